@@ -18,7 +18,9 @@ def command(ctx, source, latest, snap, key_file, endpoint, as_json):
     """Rebuild an empty store (mem --home DIR restore SOURCE) from a snapshot at SOURCE.
 
     SOURCE is a remote URL, or the name of a remote of the (empty) store at
-    --home.  Objects, refs and the search index are rebuilt.
+    --home.  Objects, refs and the search index are rebuilt.  Every
+    tombstone the remote holds is installed too, also one written after the
+    snapshot: what was forgotten since stays forgotten.
 
     \b
     Examples:

@@ -13,7 +13,9 @@ with none, from an older transcript or another harness, counts as
 interactive, as memware does); ``all`` reads every turn.
 
 **Calls.** Each call holds at most :data:`MAX_CALL_CHARS` of transcript
-(turns numbered, each cut to :data:`MAX_TURN_CHARS`) inside
+(turns numbered, each cut to :data:`MAX_TURN_CHARS`; a forgotten
+``--match`` text in a turn shown as ``[forgotten]``, as ``mem show`` and
+``mem search`` show it: ``tombstones.hider``) inside
 ``<transcript>`` tags as data, and the current keys and values of the
 session's scopes (up to :data:`MAX_KEYS`) so keys are reused.  The model
 answers one JSON object: ``{"facts": [{"key", "kind", "value", "turns":
@@ -61,6 +63,7 @@ from objstore.memory.facts import current, list_keys, remember
 from objstore.memory.writechecks import check_key_credentials, check_memory_file_write
 from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.scope import applies
+from objstore.memory.served import hider
 from objstore.memory.sessions import resolve_session, walk_turns
 
 MAX_CALL_CHARS = 24_000
@@ -210,6 +213,7 @@ def plan(store: Store, provider: Provider, *, sources: str = "interactive",
     if sessions:
         sessions = [str(resolve_session(store, s, required=True)) for s in sessions]
     state = load_state(store)
+    hide = hider(store)   # a forgotten --match text in a turn captured after the forget: never sent
     out: list[Excerpt] = []
     counts = dict.fromkeys(SOURCES, 0)
     for name, head in store.refs.iter("sessions"):
@@ -229,7 +233,9 @@ def plan(store: Store, provider: Provider, *, sources: str = "interactive",
         project = next((tv.turn.project for tv in turns if tv.turn.project), "")
         cur = Excerpt(sid, project, [], done)
         for tv in turns:
-            text = tv.turn.text[:MAX_TURN_CHARS]
+            # hidden before the cut (a text the cut splits is hidden whole), over twice the cut:
+            # a span the normalization shortens still fits, and a long turn costs a check of 8,000 characters
+            text = (hide.text(tv.turn.text[:2 * MAX_TURN_CHARS]) if hide else tv.turn.text)[:MAX_TURN_CHARS]
             if cur.turns and cur.chars + len(text) > MAX_CALL_CHARS:
                 out.append(cur)
                 cur = Excerpt(sid, project, [], cur.last_seq)

@@ -46,6 +46,7 @@ from objstore.memory.caller import person_only
 from objstore.memory.facts import current_of, remember, walk
 from objstore.memory.scope import is_memory_file_key
 from objstore.memory.proposals import looks_like_instruction
+from objstore.memory.served import hider
 from objstore.memory.sessions import walk_turns
 from objstore.memory.tombstones import all_tombstones, forgotten_check, forgotten_in
 from objstore.memory.writechecks import check_key_credentials
@@ -427,7 +428,10 @@ def export_markdown(store: Store, out_dir: Path, *, scope: str | None = None) ->
     """Write a readable Markdown tree of ``store`` under ``out_dir``: one file
     per key (``facts/<key>.md``: current value, then every version) and per
     session (``sessions/<project>/<id>.md``).  Forgotten versions show as
-    forgotten; sealed keys are listed, never their values.  Raises
+    forgotten, and a forgotten ``--match`` text in a turn as ``[forgotten]``
+    (``tombstones.hider``, as ``mem show``: the tree is for reading; the
+    jsonl export keeps objects exact); sealed keys are listed, never their
+    values.  Raises
     ForgetUnfinished (exit 6, nothing written) while a forget is unfinished."""
     refuse_while_unfinished(store.unfinished, "export")
     res = ExportResult()
@@ -454,6 +458,7 @@ def export_markdown(store: Store, out_dir: Path, *, scope: str | None = None) ->
     sealed = [n[len("sealed/"):] for n, _ in store.refs.iter("sealed") if _in_scope(n[len("sealed/"):], scope)]
     res.sealed_skipped = len(sealed)
     project = scope.split("/")[1] if scope and scope.startswith("project/") and scope.count("/") == 1 else None
+    hide = hider(store)   # a forgotten --match text in a session captured later: [forgotten], as mem show
     if scope is None or project:
         for name, oid in store.refs.iter("sessions"):
             sid = name[len("sessions/"):]
@@ -464,7 +469,7 @@ def export_markdown(store: Store, out_dir: Path, *, scope: str | None = None) ->
             lines = [f"# Session {sid}", "", f"project: {proj}", ""]
             for tv in chain:
                 t = tv.turn
-                text = f"*(forgotten {_fmt(t.forgotten)})*" if t.forgotten else t.text
+                text = f"*(forgotten {_fmt(t.forgotten)})*" if t.forgotten else hide.text(t.text) if hide else t.text
                 lines += [f"## {t.seq}. {t.role} · {_fmt(t.timestamp)}", "", text, ""]
             atomic_write(out_dir / "sessions" / proj / f"{sid}.md", ("\n".join(lines) + "\n").encode())
             res.objects["turn"] = res.objects.get("turn", 0) + len(chain)

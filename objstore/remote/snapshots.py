@@ -78,8 +78,11 @@ def restore(root: str | os.PathLike, url: str, *, snapshot: str | None = None, n
             endpoint: str | None = None, key: str | None = None, env: Mapping[str, str] | None = None,
             progress: Progress | None = None) -> tuple[Store, SyncResult]:
     """Rebuild an empty store at ``root`` from a snapshot (``None``: the
-    latest) of the remote: objects, refs and index.  Raises NotFound (no
-    snapshot), and as :func:`clone`."""
+    latest) of the remote: objects, refs and index.  Every tombstone the
+    remote holds now is installed too, also those written after the
+    snapshot, and applied to the snapshot's refs by the merge a pull runs
+    (:func:`objstore.remote.fetch.merge`): a value forgotten since stays
+    forgotten.  Raises NotFound (no snapshot), and as :func:`clone`."""
     root = Path(root).expanduser()
     existed = root.exists()
     store = open_store(root, create=True)
@@ -105,7 +108,11 @@ def restore(root: str | os.PathLike, url: str, *, snapshot: str | None = None, n
             raise NotFound(f"no snapshot {snapshot}", hint="list them: mem backup --list")
         res = SyncResult(remote=spec.name, snapshot=pick.name, bytes_received=n)
         prep = download_packs(store, r, m, spec, res, progress)
-        view = Manifest(refs=dict(pick.refs), done=list(m.done))
+        # the snapshot's refs, and every tombstone the remote holds now: a forget made after the
+        # snapshot was taken still holds here (merge installs them first and applies them, as a pull does)
+        refs = dict(pick.refs)
+        refs.update((n, oid) for n, oid in m.refs.items() if n.startswith("tombstones/"))
+        view = Manifest(refs=refs, done=list(m.done))
         try:
             with store.lock("restore"):
                 install(store, prep, spec)

@@ -31,11 +31,12 @@ def transcript(path: Path, sid: str, turns: list[tuple[str, str]], cwd: str = "/
 
 class Model:
     """A loopback chat-completions server: the answer is chosen by a marker
-    word found in the prompt; records every request.  While ``gate`` is
-    cleared, answers wait for it (up to 30 s)."""
+    word found in the prompt; records every request (``requests``: path,
+    headers, parsed body; ``received``: each body's exact bytes).  While
+    ``gate`` is cleared, answers wait for it (up to 30 s)."""
 
     def __init__(self, script: dict[str, object]) -> None:
-        self.script, self.requests = script, []
+        self.script, self.requests, self.received = script, [], []
         self.gate = threading.Event()
         self.gate.set()
         self.arrived = threading.Event()
@@ -47,7 +48,9 @@ class Model:
                 pass
 
             def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                raw = self.rfile.read(int(self.headers["content-length"]))
+                model.received.append(raw)
+                body = json.loads(raw)
                 model.requests.append((self.path, dict(self.headers), body))
                 model.arrived.set()
                 model.gate.wait(30)
