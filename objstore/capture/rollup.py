@@ -13,8 +13,9 @@ at ``Stop`` (its transcript idle for :data:`IDLE_S`), at ``SessionEnd``,
 or at the next catch-up or import, leaves a summary that says it did not
 complete (:data:`INCOMPLETE`) instead of nothing.
 
-The summary's key is ``project/<p>/summary/<child namespace>`` (``global/…``
-when the sub-agent's turns name no project): one key per sub-agent, so a
+The summary's key is ``project/<p>/summary/<child namespace>`` (``<p>``: the
+project its turns name, else its parent session's, else its cwd's; ``global/…``
+when none is known): one key per sub-agent, so a
 repeated ``SubagentStop`` or a re-import writes nothing new (the value is
 unchanged), a real final message supersedes an earlier "did not complete",
 and a "did not complete" never replaces a final message.
@@ -34,9 +35,10 @@ from pathlib import Path
 
 from objstore.capture.claude_code import subagent_outcome
 from objstore.capture.policy import capture_refused, load_config, no_capture_sessions
+from objstore.capture.transcript import project_of
 from objstore.core.errors import IntegrityError, MemError, NotFound
 from objstore.core.record import Frozen, set_fields
-from objstore.core.refs import validate_session_id
+from objstore.core.refs import session_ref, validate_session_id
 from objstore.core.store import Store
 from objstore.memory.facts import RememberResult, current_of, remember, walk
 from objstore.memory.indexbatch import IndexBatch
@@ -106,6 +108,24 @@ def is_incomplete(body: str) -> bool:
     return body.startswith(INCOMPLETE)
 
 
+def _parent_project(store: Store, parent: str, cwd: str) -> str:
+    """The project of a sub-agent whose turns name none (its transcript was
+    unreadable, or it wrote no turn yet): its parent session's newest turn's,
+    else ``cwd``'s as capture names a turn's (``sync.project_namer``), else
+    ``""`` (then the summary is a ``global/`` key, served to every project)."""
+    try:
+        head = store.refs.read(session_ref(parent))
+        turn = store.get(head) if head else None
+    except MemError:      # a bad id or a damaged head: the cwd still says
+        turn = None
+    if turn is not None and getattr(turn, "project", ""):
+        return turn.project
+    if not cwd:
+        return ""
+    from objstore.capture.sync import project_namer   # deferred: sync imports this module
+    return project_namer(store)(cwd, project_of(cwd))
+
+
 def rollup(store: Store, child: str, final: str | None, *, project: str = "", agent_type: str = "",
            description: str = "", command: str = "rollup", index_batch: IndexBatch | None = None,
            cwd: str = "", refused: str | None | bool = False, chain: ChainNotes | None = None) -> RollupResult:
@@ -143,7 +163,7 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
             chain = ChainNotes.of(session_turns(store, child))
         except (NotFound, IntegrityError):
             chain = ChainNotes()
-    project = chain.project or project
+    project = chain.project or project or _parent_project(store, parent, cwd)
     if refused is False:
         refused = capture_refused(store, child, cwd or chain.cwd)
     if refused:

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.ids import MIN_PREFIX_LEN
-from objstore.core.errors import ChangedSincePreview, CorruptObject, IntegrityError, InvalidInput, NotFound
+from objstore.core.errors import (AmbiguousId, ChangedSincePreview, CorruptObject, IntegrityError, InvalidInput,
+                                  NotFound)
 from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
 from objstore.core.text import matcher
 from objstore.core.refs import fact_ref, session_ref, validate_key
@@ -22,7 +23,7 @@ from objstore.memory import queue
 from objstore.memory.citations import FactCites
 from objstore.memory.forgetfiles import MIN_MATCH_CHARS
 from objstore.memory.facts import Version, list_keys, resolve_version, versions, walk
-from objstore.memory.scope import namespace_root
+from objstore.memory.scope import AGENT_SEP, namespace_root
 from objstore.memory.sessions import TurnVersion, load_session, resolve_session, walk_turns
 from objstore.memory.tombstones import all_tombstones, key_names, names_key_in_clear, session_scoped
 from objstore.memory.turnmeta import meta_hits
@@ -154,9 +155,11 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
         sid = resolve_session(store, session)
         if sid is None:   # forgotten before (e.g. by a forget that was killed and finished since)?
             plan.already_forgotten = forgotten_before(store, session=session)
-            if plan.already_forgotten is None:
+            if plan.already_forgotten is not None:
+                return plan
+            sid = _summarised_session(store, session)   # no turns, but its sub-agents' summaries
+            if sid is None:
                 resolve_session(store, session, required=True)   # raises NotFound
-            return plan
         # the session and the subagent sessions it started (<id>.agent-*, <id>.sidechain)
         for name, head in store.refs.iter("sessions"):
             s = name[len("sessions/"):]
@@ -209,6 +212,28 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
             return plan
     plan.keys[key] = versions(store, key)   # NotFound when there is no such key
     return plan
+
+
+def _summarised_session(store: Store, prefix: str) -> str | None:
+    """The session id ``prefix`` names (exactly, or an unambiguous prefix of
+    >= ``MIN_PREFIX_LEN`` characters) among the parents of the sub-agent
+    summaries (``*/summary/<session>.agent-<id>``, ``capture.rollup``) when
+    no turn of it is stored: a ``SubagentStop`` of a session with no turns
+    writes one.  None when none matches.  Raises AmbiguousId when several
+    sessions do."""
+    roots = set()
+    for key, _head in list_keys(store):
+        scope, sep, leaf = key.rpartition("/summary/")
+        if sep and scope and AGENT_SEP in leaf:
+            root = namespace_root(leaf)
+            if root == prefix or (len(prefix) >= MIN_PREFIX_LEN and root.startswith(prefix)):
+                roots.add(root)
+    if prefix in roots:
+        return prefix
+    if len(roots) > 1:
+        shown = ", ".join(sorted(roots)[:10])
+        raise AmbiguousId(f"{prefix} matches {len(roots)} sessions: {shown}", hint="give more characters")
+    return roots.pop() if roots else None
 
 
 #: the reason of the tombstones a ``mem forget --credentials`` writes (``forget.forget`` gives it to a

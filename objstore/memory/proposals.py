@@ -54,7 +54,7 @@ INSTRUCTION_SOURCES: tuple[tuple[str, str], ...] = (
         ("from now on", r"\bfrom now on,? (you|ignore|always|never|respond|answer|reply)\b"),
         ("system prompt", r"\b(system|developer|hidden) prompt\b"),
         ("new instructions", r"\b(new|updated|real|actual) (instructions|directives)\s*:"),
-        ("role marker", r"(?m)^[ \t]*(system|assistant)[ \t]*:"),
+        ("role marker", r"(?m)^[ \t]*([a-z]{2,20}[ \t]*:[ \t]*)?(system|assistant)[ \t]*:"),
         ("role tag", r"<\s*/?\s*(system|instructions?|im_start|im_end)\b[^>]*>|\[/?(system|inst)\]"),
         ("keep it from the user",
          r"\b(do not|don't|never) (tell|inform|mention (this |it )?to|reveal (this |it )?to) the user\b"),
@@ -69,6 +69,17 @@ INSTRUCTION_SOURCES: tuple[tuple[str, str], ...] = (
          r"\b(always|must|should) (include|add|print|send|append|paste|post|echo|log)\b[^.;,\n]{0,60}"
          r"(\$\{?\w*(key|token|secret|password|passwd|credential)\w*|\bapi[_ -]?keys?\b|\bsecrets?\b"
          r"|\bpasswords?\b|\bcredentials?\b|\baccess tokens?\b|\bprivate keys?\b|\bid_rsa\b)"),
+        # the model's own turn, not a project's process: "always run tests before pushing" is a fact,
+        # "... before answering" / "before any task, ..." addresses the agent reading it
+        ("before answering",
+         r"\b(before|prior to|instead of) ((you )?(answering|responding|replying)\b"
+         r"|(doing )?(any|every|each|your) (task|answer|response|reply|turn)[ \t]*[,:])"),
+        # a script fetched and run (curl ... | sh, sh -c "$(curl ...)", bash <(wget ...)): code an
+        # agent is told to execute, whoever wrote it; one accept stores an install line a person meant
+        ("fetch and run",
+         r"\b(curl|wget)\b[^\n|]{0,300}\|[ \t]*(sudo[ \t]+)?(ba|z|da|k|fi)?sh\b|[$<]\([ \t]*(curl|wget)\b"),
+        ("exfiltrate",
+         r"\bexfiltrat(e|es|ed|ing|ion)\b"),
 )
 
 
@@ -77,7 +88,7 @@ INSTRUCTION_SOURCES: tuple[tuple[str, str], ...] = (
 #: words).  An ASCII text none of whose lowered form holds any of them cannot
 #: match it, so the pattern is neither compiled nor run on it (~0.2-0.6 ms a
 #: compile: a new process's ``mem remember`` checked every value with all
-#: 14).  A non-ASCII text is tested in the form :func:`_anchor_form` gives:
+#: of them).  A non-ASCII text is tested in the form :func:`_anchor_form` gives:
 #: case-insensitive matching also folds a few non-ASCII letters (the Kelvin
 #: sign, the long s, the dotted and dotless i) onto ASCII ones.
 #: ``tests/memory/test_proposals_anchors.py`` checks that every match holds one.
@@ -96,6 +107,9 @@ INSTRUCTION_ANCHORS: tuple[tuple[str, ...], ...] = (
     ("note", "notice", "message", "override", "directive", "instruction"),
     ("approved", "authori"),
     ("always", "must", "should"),
+    ("before", "prior to", "instead of"),
+    ("curl", "wget"),
+    ("exfiltrat",),
 )
 
 
