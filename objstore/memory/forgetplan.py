@@ -160,6 +160,7 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
             sid = _summarised_session(store, session)   # no turns, but its sub-agents' summaries
             if sid is None:
                 resolve_session(store, session, required=True)   # raises NotFound
+            plan.sessions[sid] = []   # its session: tombstone: no later summary or turn of it is written
         # the session and the subagent sessions it started (<id>.agent-*, <id>.sidechain)
         for name, head in store.refs.iter("sessions"):
             s = name[len("sessions/"):]
