@@ -33,14 +33,18 @@ class UsageProblem(Exception):
 
 # --------------------------------------------------------------------------- the bodies
 
-def get(store, key: str, as_json: bool, as_of: int | None = None) -> int:
-    """``mem get KEY [--as-of TIME]``: print the current value, or the one
-    current at ``as_of`` (exactly the stored bytes when stdout is not a
-    terminal).  Raises NotFound when nothing was current at ``as_of``,
-    IntegrityError when the current value was lost to damage."""
+def get(store, key: str, as_json: bool, as_of: int | None = None, session: str | None = None,
+        agent: str | None = None) -> int:
+    """``mem get KEY [--as-of TIME] [--session ID [--agent NAME]]``: print the
+    current value, or the one current at ``as_of`` (exactly the stored bytes
+    when stdout is not a terminal), as the namespace of ``session``/``agent``
+    reads it (:func:`namespace_of`, as ``recall`` does).  Raises NotFound
+    when nothing was current at ``as_of``, IntegrityError when the current
+    value was lost to damage, InvalidInput for ``agent`` without a session."""
     from objstore import current, refuse_if_sealed
+    reader = namespace_of(session, agent)
     refuse_if_sealed(store, key)
-    v = current(store, key, as_of, fmt_time(as_of) if as_of is not None else "")
+    v = current(store, key, as_of, fmt_time(as_of) if as_of is not None else "", reader)
     if as_json:
         emit_json(version_json(v, current=True))
     elif sys.stdout.isatty():
@@ -542,8 +546,9 @@ _WHAT = _choice("all", "facts", "turns")
 #:             defaults, creates the store)
 #: Keep in step with the click commands: tests/cmds/test_lean.py compares them.
 SPECS: dict[str, tuple] = {
-    "get": (get, [("key", 1)], {"--as-of": ("as_of", parse_time), "--json": ("as_json", FLAG), "--plain": ("plain", FLAG)},
-            {"as_json": False, "as_of": None, "plain": False}, False),
+    "get": (get, [("key", 1)], {"--as-of": ("as_of", parse_time), "--session": ("session", _str),
+                                "--agent": ("agent", _str), "--json": ("as_json", FLAG), "--plain": ("plain", FLAG)},
+            {"as_json": False, "as_of": None, "session": None, "agent": None, "plain": False}, False),
     "recall": (recall, [("queries", -1)], {
         "--what": ("what", _WHAT), "-n": ("limit", _int_range(1, 200)), "--limit": ("limit", _int_range(1, 200)),
         "--project": ("project", _str), "--all-projects": ("all_projects", FLAG), "--as-of": ("as_of", parse_time),

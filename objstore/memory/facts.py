@@ -235,9 +235,10 @@ def current_version(store: Store, key: str, reader: str | None = None) -> tuple[
     return None if cur is None else (cur.id, cur.fact)
 
 
-def current(store: Store, key: str, as_of: int | None = None, when: str = "") -> Version:
+def current(store: Store, key: str, as_of: int | None = None, when: str = "", reader: str | None = None) -> Version:
     """The current version of ``key`` (with ``as_of``, ms: the one current
-    then, :func:`current_of`).
+    then; ``reader``: as namespace ``reader`` reads it, None the person's
+    view: :func:`current_of`, as recall chooses a key's value).
 
     Raises:
         NotFound: no such key, or none of it is current (all forgotten; none
@@ -245,7 +246,7 @@ def current(store: Store, key: str, as_of: int | None = None, when: str = "") ->
         IntegrityError: the current value was lost (``lost.lost_current``).
     """
     chain = versions(store, key)
-    cur = current_of(chain, as_of)
+    cur = current_of(chain, as_of, reader)
     if cur is not None:
         return cur
     lost = lost_current(chain, None, as_of)

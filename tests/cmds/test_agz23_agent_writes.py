@@ -29,3 +29,18 @@ def test_an_agents_project_fact_is_written(mem):
     r = mem("remember", "project/p/tests", value, env={"MEM_AGENT": "x"})
     assert "queued" not in r.stdout
     assert mem("get", "project/p/tests").stdout.strip() == value
+
+
+def test_get_reads_a_sub_agent_namespace_as_recall_does(mem):
+    """test23 Z6: ``mem get`` and ``mem recall`` resolve --session/--agent (and
+    $MEM_SESSION) with one function, so they show the same value."""
+    key = "project/p/cache"
+    mem("remember", key, "redis 7 parent", "--session", "S1abcd")
+    mem("remember", key, "redis 8 child", "--session", "S1abcd", "--agent", "A")
+    assert mem("get", key, "--session", "S1abcd", "--agent", "A").stdout.strip() == "redis 8 child"
+    assert mem("get", key, "--agent", "A", env={"MEM_SESSION": "S1abcd"}).stdout.strip() == "redis 8 child"
+    assert mem("get", key, "--session", "S1abcd").stdout.strip() == "redis 7 parent"
+    assert mem("get", key, "--session", "S1abcd", "--agent", "B").stdout.strip() == "redis 7 parent"  # a sibling
+    hits = mem("recall", "redis", "--project", "p", "--session", "S1abcd", "--agent", "A", "--json").json["hits"]
+    assert [h["text"] for h in hits if h.get("key") == key] == ["redis 8 child"]
+    assert mem("get", key, "--agent", "A", exit_code=2).exit_code == 2   # a sub-agent needs its session

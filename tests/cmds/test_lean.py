@@ -72,7 +72,8 @@ def test_root_options_match():
 
 
 def test_parse_falls_back_on_anything_unusual():
-    assert lean.parse(["get", "k"])[:2] == ("get", {"key": "k", "as_json": False, "as_of": None, "plain": False})
+    assert lean.parse(["get", "k"])[:2] == ("get", {"key": "k", "as_json": False, "as_of": None, "session": None,
+                                                   "agent": None, "plain": False})
     assert lean.parse(["get", "k", "--as-of", "@5"])[1]["as_of"] == 5
     assert lean.parse(["recall", "q", "--as-of", "soon"]) is None  # click says what is wrong
     assert lean.parse(["--home", "/x", "recall", "a", "-n5", "b", "--json"]) == (
