@@ -515,7 +515,7 @@ def _sources(store) -> list[str]:
     damaged: list[str] = []
     paths = imported_sources(store, damaged, roots=transcript_roots(), neighbours=True)
     for d in damaged:
-        click.echo(f"warning: {d}", err=True)
+        click.echo(f"warning: {safe(d)}", err=True)
     return paths
 
 
@@ -559,7 +559,7 @@ def _scrub_sources(store, match: str, yes: bool, quiet_stdout: bool = False) -> 
         n = scrub_source(hit.path, match, plain=True) if plain else scrub_captured(store, hit.path, match)
         click.echo(f"  redacted {plural(n, 'line')}", err=quiet_stdout)
         if not plain and before is not None and _inode(hit.path) != before:
-            click.echo(f"warning: {hit.path} was replaced, not rewritten in place (a line could not keep its "
+            click.echo(f"warning: {safe(str(hit.path))} was replaced, not rewritten in place (a line could not keep its "
                        "length): an agent still writing it loses what it writes from now; close that session",
                        err=True)
         done.append(str(hit.path))

@@ -183,9 +183,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
             for line in _left_for_you(remote_damage):
                 click.echo(f"repair: {line}")
         for p in rep.problems:
-            click.echo(f"error: {p}")
+            click.echo(f"error: {safe(p)}")
         for w in rep.warnings:
-            click.echo(f"warning: {w}")
+            click.echo(f"warning: {safe(w)}")
         click.echo(f"{'ok' if rep.ok else 'CORRUPT'}: {plural(rep.objects, 'object')}, {plural(rep.refs, 'ref')}, "
                    f"{rep.unreachable} unreachable, {plural(len(rep.problems), 'problem')}")
         if not rep.ok and not repair:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from ._common import ExistingPath, emit_json, json_option, plural, progress_bar, with_store
+from ._common import ExistingPath, emit_json, json_option, plural, progress_bar, safe, with_store
 from ._out import refill_summary
 
 
@@ -170,7 +170,7 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
             click.echo(f"skipped {plural(r.lines_skipped, 'bad line')} (not JSON, truncated or invalid text)",
                        err=True)
     for e in r.errors[:20]:
-        click.echo(f"warning: {e}", err=True)
+        click.echo(f"warning: {safe(e)}", err=True)   # a file name's control bytes as \xNN
     if r.index_error:
         click.echo(f"warning: turns are stored but the search index was not updated: {r.index_error}\n"
                    "hint: run 'mem reindex'", err=True)
@@ -264,7 +264,7 @@ def _import_markdown(store, harness, paths, scope, mine, as_json):
     click.echo(f"imported {plural(r.files, 'note')}: {r.written} written, {r.unchanged} unchanged, "
                f"{r.queued} queued for review, {r.retired} retired")
     for p, why in r.skipped:
-        click.echo(f"skipped {p}: {why}", err=True)
+        click.echo(f"skipped {safe(p)}: {safe(why)}", err=True)
 
 
 def _import_claude_memory(store, paths, as_json):
@@ -280,4 +280,4 @@ def _import_claude_memory(store, paths, as_json):
     if r.redacted:
         click.echo(f"redacted {plural(r.redacted, 'credential')} before proposing", err=True)
     for p, why in r.skipped:
-        click.echo(f"skipped {p}: {why}", err=True)
+        click.echo(f"skipped {safe(p)}: {safe(why)}", err=True)

@@ -44,3 +44,14 @@ def test_get_reads_a_sub_agent_namespace_as_recall_does(mem):
     hits = mem("recall", "redis", "--project", "p", "--session", "S1abcd", "--agent", "A", "--json").json["hits"]
     assert [h["text"] for h in hits if h.get("key") == key] == ["redis 8 child"]
     assert mem("get", key, "--agent", "A", exit_code=2).exit_code == 2   # a sub-agent needs its session
+
+
+def test_import_warning_escapes_a_file_names_control_bytes(mem, tmp_path):
+    """test23 Z7: the file name in an import warning is escaped as the session id
+    on the same line is (``cmds._out.safe``): a terminal-title escape is not sent."""
+    f = tmp_path / "x\x1b]0;pwned\x07.jsonl"
+    f.write_text('{"type":"user","message":{"role":"user","content":"x"}}\n')
+    r = mem("import", "claude-code", str(f))
+    assert "session id" in r.stderr and "not usable" in r.stderr
+    assert "\x1b" not in r.stderr and "\x07" not in r.stderr
+    assert "x\\x1b]0;pwned\\x07.jsonl:" in r.stderr
