@@ -42,7 +42,7 @@ from objstore.core.refs import session_ref, validate_session_id
 from objstore.core.store import Store
 from objstore.memory.facts import RememberResult, current_of, remember, walk
 from objstore.memory.indexbatch import IndexBatch
-from objstore.memory.scope import parent_namespace
+from objstore.memory.scope import parent_namespace, register_project
 from objstore.memory.sessions import ChainNotes, session_turns
 from objstore.memory.tombstones import all_tombstones
 
@@ -111,7 +111,7 @@ def is_incomplete(body: str) -> bool:
 def _parent_project(store: Store, parent: str, cwd: str) -> str:
     """The project of a sub-agent whose turns name none (its transcript was
     unreadable, or it wrote no turn yet): its parent session's newest turn's,
-    else ``cwd``'s as capture names a turn's (``sync.project_namer``), else
+    else ``cwd``'s as capture names a turn's (:func:`cwd_project`), else
     ``""`` (then the summary is a ``global/`` key, served to every project)."""
     try:
         head = store.refs.read(session_ref(parent))
@@ -120,10 +120,20 @@ def _parent_project(store: Store, parent: str, cwd: str) -> str:
         turn = None
     if turn is not None and getattr(turn, "project", ""):
         return turn.project
-    if not cwd:
-        return ""
-    from objstore.capture.sync import project_namer   # deferred: sync imports this module
-    return project_namer(store)(cwd, project_of(cwd))
+    return cwd_project(store, cwd, project_of(cwd)) if cwd else ""
+
+
+def cwd_project(store: Store, cwd: str, fallback: str) -> str:
+    """The project of working directory ``cwd`` as capture names a turn's:
+    by its identity (``objstore.memory.scope.register_project``: worktrees
+    and sub-agents map to their repository; registered in the store's
+    project registry), or ``fallback`` when ``cwd`` is not a directory here
+    or names none."""
+    try:
+        name = register_project(store, cwd) if os.path.isdir(cwd) else ""
+    except (OSError, ValueError):
+        name = ""
+    return name or fallback
 
 
 def rollup(store: Store, child: str, final: str | None, *, project: str = "", agent_type: str = "",

@@ -63,7 +63,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from stat import S_ISREG
 
-from objstore.capture.rollup import IDLE_S as ROLLUP_IDLE_S, rollup_files
+from objstore.capture.rollup import IDLE_S as ROLLUP_IDLE_S, cwd_project, rollup_files
 from objstore.capture.claude_code import ParseStats, parse_file, subagent_outcome
 from objstore.capture.nomem import subagent_excluded
 from objstore.capture.cursors import Cursor, cursor_saved, iter_cursors, load_cursor, save_cursor, text_key
@@ -82,7 +82,6 @@ from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender, message_digest
 from objstore.memory.sessions import CapturedTurn, walk_turns
 from objstore.memory.tombstones import redact_matches
-from objstore.memory.scope import register_project
 
 __all__ = ["Cursor", "SyncResult", "catch_up", "import_filter", "subagent_files", "sync_files", "MAX_SYNC_BYTES"]
 
@@ -291,10 +290,7 @@ def project_namer(store: Store):
         if not cwd:
             return fallback
         if cwd not in cache:
-            try:
-                cache[cwd] = register_project(store, cwd) if os.path.isdir(cwd) else ""
-            except (OSError, ValueError):
-                cache[cwd] = ""
+            cache[cwd] = cwd_project(store, cwd, "")
         return cache[cwd] or fallback
     return name
 
