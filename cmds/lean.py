@@ -71,9 +71,9 @@ def namespace_of(session: str | None, agent: str | None) -> str | None:
     ``$MEM_SESSION``), or with ``--agent NAME`` its sub-agent's
     ``<session>.agent-NAME``; None for none.  Raises InvalidInput for
     ``--agent`` without a session or a bad name."""
-    from objstore import child_namespace
     session = session or os.environ.get("MEM_SESSION") or None
     if agent:
+        from objstore import child_namespace   # (only then: mem get loads no scope module)
         return child_namespace(session or "", agent)
     return session
 
