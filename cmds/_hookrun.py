@@ -100,10 +100,18 @@ def log_line(root: Path, hook: str, event: str, session: str, what: str) -> None
 def _first_json(buf: bytes | bytearray):
     """The first JSON value in ``buf`` (leading whitespace skipped); what
     follows it (a second object ``{…}{…}``, a newline, garbage) is ignored.
+    Read as the import reads a transcript line (the one rule of
+    ``objstore.core.text``, ``decode_json_text`` and ``clean_decoded``): an
+    invalid UTF-8 byte, a raw NUL, a lone surrogate escape or a ``\\u0000``
+    escape costs only that character (U+FFFD), never the event.
     Raises ValueError when no JSON value starts the buffer."""
-    text = bytes(buf).decode("utf-8", "surrogatepass")
+    from objstore import clean_decoded, decode_json_text
+    raw = bytes(buf)
+    text = decode_json_text(raw)
     start = len(text) - len(text.lstrip())
-    return json.JSONDecoder().raw_decode(text, start)[0]
+    obj = json.JSONDecoder().raw_decode(text, start)[0]
+    obj = clean_decoded(obj, raw)
+    return obj
 
 
 def parse_event(buf: bytes) -> dict:

@@ -38,9 +38,11 @@ from collections.abc import Callable, Iterable
 __all__ = [
     "LazyPattern",
     "ascii_reading",
+    "clean_decoded",
     "confusable_fold",
     "confusable_lines",
     "contains",
+    "decode_json_text",
     "escape_invisible",
     "find_spans",
     "fold",
@@ -77,6 +79,52 @@ class LazyPattern:
         value = getattr(self._rx, name)
         self.__dict__[name] = value   # found before __getattr__ from now on
         return value
+
+
+# --------------------------------------------------------------------------- JSON text from outside
+#
+# The one decoding rule for JSON an agent hands mem (a transcript line read by
+# the import or a catch-up, a hook event on stdin): an invalid UTF-8 byte, a
+# raw NUL, a lone surrogate escape ("\\ud83d") or a "\\u0000" escape costs
+# only that character, replaced by U+FFFD, never the record.
+
+#: a JSON escape that decodes to a lone surrogate or a NUL: only bytes holding one need :func:`clean_decoded`
+SUSPECT_ESCAPE_RE = LazyPattern(rb"\\u(?:[dD][89a-fA-F]|0000)")
+
+
+def decode_json_text(raw: bytes) -> str:
+    """``raw`` (UTF-8 JSON bytes) as text for ``json``: each invalid byte
+    and each raw NUL becomes U+FFFD (the rule above)."""
+    text = raw.decode("utf-8", "replace")
+    return text.replace("\x00", "\ufffd") if "\x00" in text else text
+
+
+def clean_str(v: str) -> str:
+    """``v`` with each lone surrogate and NUL replaced by U+FFFD."""
+    if "\x00" in v:
+        v = v.replace("\x00", "\ufffd")
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError:
+        v = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in v)
+    return v
+
+
+def clean_decoded(obj, raw: bytes | None = None):
+    """``obj`` (what ``json`` decoded) with every string, key or value,
+    passed through :func:`clean_str`; ``obj`` itself when ``raw`` (the
+    bytes it was decoded from) holds no :data:`SUSPECT_ESCAPE_RE` escape
+    (nothing else can put a lone surrogate or NUL in it after
+    :func:`decode_json_text`)."""
+    if raw is not None and (b"\\u" not in raw or not SUSPECT_ESCAPE_RE.search(raw)):
+        return obj
+    if isinstance(obj, str):
+        return clean_str(obj)
+    if isinstance(obj, dict):
+        return {(clean_str(k) if isinstance(k, str) else k): clean_decoded(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [clean_decoded(v) for v in obj]
+    return obj
 
 
 _WS = LazyPattern(r"\s+")
