@@ -1,5 +1,5 @@
 """The paths of a tool call, as the withheld trail of sealed values reads
-them (``transcript.withholds``, trail21): shell variables and ``cd`` put in
+them (``withhold.withholds``, trail21): shell variables and ``cd`` put in
 place, and whether a call reads a folder that holds a file a withheld call
 wrote (``grep -r X DIR``, ``cat DIR/*``, ``tar -c DIR``, the ``Grep`` tool
 with a ``path`` at or above the file, or with none: the working folder).
@@ -71,7 +71,7 @@ def unfold(call: str) -> str:
     continuation taken away, as the shell reads it (``mem \\⏎ sealed show``:
     ``mem sealed show``; bash(1) QUOTING: a backslash-newline pair is removed).
     The one normalisation of a call every check of the trail starts from
-    (``transcript.prints_secret``, ``transcript.withholds``, test22 X5).
+    (``withhold.prints_secret``, ``withhold.withholds``, test22 X5).
     Text without a backslash comes back as it is."""
     if "\\\n" not in call and "\\\r" not in call and "\\\\\\" not in call:
         return call
