@@ -18,8 +18,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats,
-                                         RecordFields, as_str, cut_text, decode_line, discover_files, project_of,
-                                         read_lines, strip_mem_context, timestamp_ms)
+                                         RecordFields, as_str, cut_text, decode_line, decode_record, discover_files,
+                                         project_of, read_lines, strip_mem_context, timestamp_ms)
 from objstore.capture.withhold import (TAINT_FILE, TAINT_SHELL, bash_mode, may_print_secret, withhold_result,
                                        withholds)
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
@@ -203,33 +203,93 @@ def _assistant_blocks(content: Any, secret_calls: list | None = None, cwd: str =
     return [t for t in out if t.strip()]
 
 
-def _parent_trail(path: Path, parent: str, before: int) -> list:
-    """The withheld trail a sub-agent transcript ``path`` starts from (test22 X6): the files and
-    background shells (``withhold.TAINT_FILE`` / ``TAINT_SHELL`` entries) that the calls of its
-    parent session ``parent`` left behind in the turns up to the sub-agent's first record (``before``:
-    its timestamp in ms, 0 when not known: all of them): the sub-agent is started by the parent's
-    ``Task`` call, after them, and reads the same files.  The parent's transcript is
-    ``<dir>/<parent>.jsonl`` beside its ``<parent>/subagents/`` folder (layout >= 2.1.2) or beside
-    the sub-agent (2.0.x).  [] when it is not there or cannot be read, or holds no call printing
-    secret material.  Read once for all its sub-agents (:func:`_parent_taints`)."""
+def _tree_files(path: Path, is_sub: bool, session: str) -> tuple[Path, ...]:
+    """The transcripts of the session tree ``path`` is one of (``session``: its main session's id):
+    the main transcript ``<dir>/<session>.jsonl`` and every sub-agent file of the session: under
+    ``<dir>/<session>/subagents/`` at any depth (layout >= 2.1.2, workflows' nested fan-out), and
+    ``<dir>/agent-*.jsonl`` whose first record names the session (2.0.x).  Sorted; only those
+    that exist; () when ``session`` is not known."""
+    if not session:
+        return ()
     parts = path.parts
-    where = next((Path(*parts[:i - 1]) / f"{parts[i - 1]}.jsonl" for i in range(len(parts) - 2, 0, -1)
-                  if parts[i] == "subagents"), path.with_name(f"{parent}.jsonl") if parent else None)
-    if where is None or where == path:
-        return []
+    top = next((Path(*parts[:i - 1]) for i in range(len(parts) - 2, 0, -1) if parts[i] == "subagents"),
+               None) if is_sub else None
+    folder = top if top is not None else path.parent
+    out = [folder / f"{session}.jsonl"]
+    for d, _dirs, names in os.walk(folder / session / "subagents"):
+        out.extend(Path(d) / n for n in names if n.startswith("agent-") and n.endswith(".jsonl"))
+    out.extend(_flat_agents(str(folder)).get(session, ()))
+    return tuple(sorted({f for f in out if f == path or f.is_file()}))
+
+
+@functools.lru_cache(maxsize=64)
+def _flat_agents_at(folder: str, mtime_ns: int) -> dict[str, tuple[Path, ...]]:
+    """Session id -> the 2.0.x sub-agent files ``agent-*.jsonl`` of ``folder`` (by their first
+    record's ``sessionId``), for ``folder`` as it was at ``mtime_ns``."""
+    out: dict[str, list[Path]] = {}
     try:
-        st = where.stat()
+        names = [n for n in os.listdir(folder) if n.startswith("agent-") and n.endswith(".jsonl")]
     except OSError:
-        return []
-    read = _READ_TRAILS.get(str(where))
-    taints = read[2] if read is not None and read[:2] == (st.st_size, st.st_mtime_ns) else \
-        _parent_taints(str(where), st.st_size, st.st_mtime_ns)
-    return [t for ts, t in taints if not before or ts <= before]
+        return {}
+    for n in names:
+        try:
+            with open(os.path.join(folder, n), "rb") as f:
+                rec = decode_record(f.readline(MAX_LINE_BYTES))
+        except OSError:
+            continue
+        sid = as_str(rec.get("sessionId")) if isinstance(rec, dict) else ""
+        if sid:
+            out.setdefault(sid, []).append(Path(folder, n))
+    return {k: tuple(v) for k, v in out.items()}
 
 
-#: main transcripts this process read whole (``parse_file``, no state): path -> (size, mtime_ns, the
-#: trail as :func:`_parent_taints` gives it); their sub-agents (sorted after them) need not read them again
-_READ_TRAILS: dict[str, tuple[int, int, tuple]] = {}
+def _flat_agents(folder: str) -> dict[str, tuple[Path, ...]]:
+    """:func:`_flat_agents_at` of ``folder`` as it is now ({} when it cannot be read)."""
+    try:
+        return _flat_agents_at(folder, os.stat(folder).st_mtime_ns)
+    except OSError:
+        return {}
+
+
+#: (path, size, mtime_ns) of a transcript -> whether its calls may print secret material: its own
+#: whole read found a withheld call (``parse_file``), else ``withhold.may_print_secret`` of its bytes
+_HOT: dict[tuple[str, int, int], bool] = {}
+
+
+def _hot(key: tuple[str, int, int]) -> bool:
+    """``_HOT[key]``, found by reading the file when not known yet (False when it cannot be read)."""
+    hot = _HOT.get(key)
+    if hot is None:
+        try:
+            hot = may_print_secret(Path(key[0]).read_bytes())
+        except OSError:
+            hot = False
+        if len(_HOT) >= 4096:
+            _HOT.clear()
+        _HOT[key] = hot
+    return hot
+
+
+def _tree_trail(path: Path, is_sub: bool, session: str) -> tuple[tuple[int, str], ...]:
+    """The withheld trail of the session tree ``path`` is one of (trl23, test22b Y2): the files
+    and background shells (``withhold.TAINT_FILE`` / ``TAINT_SHELL`` entries) the calls of its
+    main session and all its sub-agents leave, each with the time (ms) of the record that left
+    it, in time order (:func:`_merged_trail`).  A record of any of them reads the entries up to
+    its own time: a parent reads a file its sub-agent wrote, a sub-agent one its parent or a
+    sibling wrote before (also while it runs in the background).  () when no other file of the
+    tree may print secret material (the cheap test, once per file: :func:`_hot`): then the
+    file's own reading is its whole trail."""
+    files = _tree_files(path, is_sub, session)
+    keys = []
+    for f in files:
+        try:
+            st = f.stat()
+        except OSError:
+            continue
+        keys.append((str(f), st.st_size, st.st_mtime_ns))
+    if not any(k[0] != str(path) and _hot(k) for k in keys):
+        return ()
+    return _merged_trail(tuple(keys))
 
 
 def _note_taints(timed: list, trail: list, ts: int) -> None:
@@ -239,24 +299,41 @@ def _note_taints(timed: list, trail: list, ts: int) -> None:
 
 
 @functools.lru_cache(maxsize=16)
-def _parent_taints(where: str, size: int, mtime_ns: int) -> tuple[tuple[int, str], ...]:
-    """The trail's files and shells the session transcript ``where`` (of ``size`` bytes, changed at
-    ``mtime_ns``: the cache's key) leaves, each with the timestamp (ms) of the turn it came with, in
-    order; () when its bytes hold no call printing secret material (``withhold.may_print_secret``,
-    the cheap test read first) or cannot be read."""
-    try:
-        data = Path(where).read_bytes()
-    except OSError:
-        return ()
-    if not may_print_secret(data):
-        return ()
-    rs = ReaderState()
+def _merged_trail(keys: tuple[tuple[str, int, int], ...]) -> tuple[tuple[int, str], ...]:
+    """The trail of the transcripts ``keys`` ((path, size, mtime_ns) each: the cache's key) read
+    as one session in time order: their turn records sorted by timestamp (a record without one
+    first; ties in file order, the main file first), each call checked by ``withhold.withholds``
+    against one trail (``_assistant_blocks``, ``user_parts``: what :func:`parse_file` runs on
+    each).  Out: ``(ms, entry)`` of each file and shell as it joined the trail.  A file that
+    cannot be read adds nothing."""
+    import io
+    recs = []
+    stats = ParseStats()
+    for n, (where, _size, _mtime) in enumerate(keys):
+        try:
+            data = Path(where).read_bytes()
+        except OSError:
+            continue
+        order = n + 1 if Path(where).name.startswith("agent-") else 0
+        for i, raw in enumerate(read_lines(io.BytesIO(data))):
+            rec = decode_line(raw, stats, i == 0, _TURN_FIELDS)
+            if rec is None:
+                continue
+            kind, _sid, _agent, _side, _uid, cwd, _ep, ts, msg, meta, compact, api_error = rec
+            if kind in ("user", "assistant") and meta is not True and compact is not True and api_error is not True:
+                content = msg.get("content") if isinstance(msg, dict) else None
+                recs.append((timestamp_ms(ts), order, i, kind, content, as_str(cwd)))
+    recs.sort(key=lambda r: r[:3])
+    trail: list = []
     out: list[tuple[int, str]] = []
-    n = 0
-    for ct in parse_file(Path(where), ParseStats(), data=data, state=rs):
-        if len(rs.secret_calls) != n:
-            n = len(rs.secret_calls)
-            _note_taints(out, rs.secret_calls, ct.timestamp)
+    for ts, _n, _i, kind, content, cwd in recs:
+        k = len(trail)
+        if kind == "assistant":
+            _assistant_blocks(content, trail, cwd)
+        else:
+            user_parts(content, trail)
+        if len(trail) != k:
+            _note_taints(out, trail, ts)
     return tuple(out)
 
 
@@ -424,8 +501,8 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
     is_sub, dir_parent = file_context(path)
     file_agent = path.stem[len("agent-"):] if is_sub else ""
     rs = state if state is not None else ReaderState()
-    inherit = is_sub and start == 0      # the parent's trail, read at the sub-agent's first record
-    timed: list[tuple[int, str]] = []    # (timestamp, entry) of the trail's files and shells, for sub-agents
+    tree: tuple | None = None            # the session tree's trail (_tree_trail), read at the first record
+    at = 0                               # how much of it the trail holds
     msg_first: dict = rs.msg_first
     hold = rs.hold_tail
     group: _Group | None = None
@@ -484,16 +561,16 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
             ep = as_str(ep)[:40]
             ts = timestamp_ms(ts)
             content = msg.get("content") if isinstance(msg, dict) else None
-            if inherit:
-                inherit = False
-                rs.secret_calls.extend(t for t in _parent_trail(path, parent, ts) if t not in rs.secret_calls)
+            if tree is None:
+                tree = _tree_trail(path, is_sub, parent if is_sub else sid or path.stem)
+            while at < len(tree) and (not ts or tree[at][0] <= ts):   # the tree's entries up to this record
+                if tree[at][1] not in rs.secret_calls:
+                    rs.secret_calls.append(tree[at][1])
+                at += 1
 
             if kind == "assistant":
                 msg_id = as_str(msg.get("id")) if isinstance(msg, dict) else ""
-                n = len(rs.secret_calls)
                 blocks = _assistant_blocks(content, rs.secret_calls, cwd)
-                if len(rs.secret_calls) != n:
-                    _note_taints(timed, rs.secret_calls, ts)
                 if group is not None and not (msg_id and group.msg_id == msg_id
                                               and group.session == session):
                     yield from flush()
@@ -516,10 +593,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
 
             # user record: a prompt is held while an assistant message is open (see ``after``)
             turns: list[CapturedTurn] = []
-            n = len(rs.secret_calls)
             text, results = user_parts(content, rs.secret_calls)
-            if len(rs.secret_calls) != n:
-                _note_taints(timed, rs.secret_calls, ts)
             project = project_of(cwd)
             if text.strip():
                 alias = rs.prompt_ids.get(uid)
@@ -546,11 +620,11 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
             pos = group.start
             group = None
             after.clear()
-        if not is_sub and not start and end is None and data is None and state is None:
+        if not start and end is None and data is None and pos:
             st = os.fstat(f.fileno())
-            if st.st_size == pos:        # read whole: its sub-agents, read next, need not read it again
-                if len(_READ_TRAILS) >= 4096:
-                    _READ_TRAILS.clear()
-                _READ_TRAILS[str(path)] = (pos, st.st_mtime_ns, tuple(timed))
+            if st.st_size == pos:        # read whole: whether its calls may print secret material is known
+                if len(_HOT) >= 4096:
+                    _HOT.clear()
+                _HOT[(str(path), st.st_size, st.st_mtime_ns)] = bool(rs.secret_calls)
         rs.resume_at = pos
         yield from flush()
