@@ -14,8 +14,8 @@ import functools
 import re
 from collections.abc import Iterable
 
-from objstore.capture.trail import (WORD, WORD_RE, expand, folder_at, home_form, plain, reads_folder, resolve,
-                                    session_ids, unfold, unquote)
+from objstore.capture.trail import (WORD, WORD_RE, expand, folder_at, home_form, home_word, plain, reads_folder,
+                                    resolve, session_ids, unfold, unquote)
 from objstore.core.text import LazyPattern
 
 
@@ -111,15 +111,56 @@ def prints_secret(call: str, aliases: Iterable[str] = ()) -> bool:
     return _prints_secret(unfold(call), aliases)
 
 
-def _prints_secret(call: str, aliases: Iterable[str] = ()) -> bool:
-    """:func:`prints_secret` of a call :func:`~objstore.capture.trail.unfold` gave."""
+def _prints_secret(call: str, aliases: Iterable[str] = (), spelt: bool = True) -> bool:
+    """:func:`prints_secret` of a call :func:`~objstore.capture.trail.unfold` gave; ``spelt``: also
+    of its command words as the shell reads them (:func:`shell_words`)."""
     if "sealed" in call or "remote" in call:
         if _MEM_SECRET_RE.search(call) is not None:
             return True
         names = (*aliases, *mem_aliases(call, aliases))
         if names and _alias_secret_re(tuple(sorted(set(names)))).search(call) is not None:
             return True
-    return "age" in call and ("-d" in call or "--decrypt" in call) and _AGE_DECRYPT_RE.search(call) is not None
+    if "age" in call and ("-d" in call or "--decrypt" in call) and _AGE_DECRYPT_RE.search(call) is not None:
+        return True
+    if spelt and ("sealed" in call or "remote" in call or ("show" in call or "export" in call or "aled" in call) and (
+            "''" in call or '\\"\\"' in call or "\\" in call)):
+        words = shell_words(call)
+        return words != call and _prints_secret(words, aliases, False) or _DOUBT_RE.search(words) is not None
+    return False
+
+
+#: ``${NAME:-WORD}`` / ``${NAME-WORD}`` / ``${NAME:=WORD}``: WORD when NAME is not set (bash(1) Parameter Expansion)
+_DEFAULT_RE = LazyPattern(r"\$\{[A-Za-z_]\w*:?[-=]([^}\s]*)\}")
+#: ``$(echo WORD)`` / ``` `echo WORD` ```: WORD
+_ECHO_RE = LazyPattern(r"\$\([ \t]*echo[ \t]+([\w\-]{1,32})[ \t]*\)|`[ \t]*echo[ \t]+([\w\-]{1,32})[ \t]*`")
+#: ``set -- A B C``: the positional parameters ``"$@"`` / ``$*`` read after it
+_SET_RE = LazyPattern(r"(?<![\w.\-])set[ \t]+--((?:[ \t]+[^\s;|&()<>\\\"']+)+)")
+_ARGS_RE = LazyPattern(r"\\?\"?\$[@*]\\?\"?|\$\{[@*]\}")
+#: a backslash before a letter, as JSON writes it (``sh\\ow``) or not (``sh\ow``; not ``\n`` ``\t`` ``\r``)
+_ESCAPED_LETTER_RE = LazyPattern(r"\\\\(?=[A-Za-z])|(?<!\\)\\(?=[a-mo-qsu-zA-Z])")
+#: in doubt (trl23 Y8): ``mem sealed`` followed by what cannot be told statically (a variable set
+#: elsewhere, a substitution): read as ``show``; measured to withhold nothing more on the bench corpus
+_DOUBT_RE = LazyPattern(rf"(?:mem(?<![\w.\-]mem)|mem(?<=\\[nt]mem)){_ARG_SEP}sealed{_ARG_SEP}(?:\$|`)")
+
+
+def shell_words(call: str) -> str:
+    """``call`` with its command words as the shell reads them (trl23 Y8):
+    quotes inside a word taken away (``m''em``, ``se''aled``: ``trail.unquote``),
+    a backslash before a letter dropped (``sh\\ow``), ``${X:-WORD}`` as WORD,
+    ``$(echo WORD)`` as WORD, variables set on the command line put in place
+    (``S=sealed; mem $S show``: ``trail.expand``) and ``"$@"`` as the words
+    of the ``set --`` before it.  For matching only (:func:`prints_secret`)."""
+    out = unquote(call)
+    if "\\" in out:
+        out = _ESCAPED_LETTER_RE.sub("", out)
+    if "$" in out or "`" in out:
+        out = _DEFAULT_RE.sub(lambda m: m.group(1), out)
+        out = _ECHO_RE.sub(lambda m: m.group(1) or m.group(2), out)
+        m = _SET_RE.search(out) if "set" in out else None
+        if m is not None:
+            out = _ARGS_RE.sub(m.group(1).strip(), out)
+        out = expand(out)
+    return out
 
 
 #: ``age`` as a word (:func:`may_print_secret`)
@@ -168,10 +209,13 @@ TAINT_ALIAS = "a:"
 #: a JSON-escaped newline, tab or quote, read as the blank it stands for
 _JSON_ESC_RE = LazyPattern(r"\\[nrt\"]")
 #: where a command writes its output: ``> F``, ``>> F``, ``2> F``, ``&> F``, ``>| F`` (not ``>&2``); ``of=F``;
-#: ``-o F`` / ``--output[=]F``; the file words of ``tee`` / ``cp`` / ``mv`` / ``install`` / ``ln`` / ``rsync``
+#: ``-o F`` / ``--output[=]F``; the file words of ``tee`` / ``cp`` / ``mv`` / ``install`` / ``ln`` / ``rsync`` /
+#: ``sponge`` (moreutils: writes its input to F); Python's ``open(F, 'w')`` / ``Path(F).write_text`` as
+#: :func:`withholds` reads a call (quotes taken away: ``python3 -c "open('/tmp/x/p','w').write(…)"``, trl23 Y7)
 _WRITES_RE = LazyPattern(
     rf"(?<![<>])[0-9&]?>>?\|?[ \t]*({WORD})|(?<![\w.\-])of=({WORD})|(?<![\w\-])(?:-o|--output)(?:=|[ \t]+)({WORD})"
-    rf"|(?<![\w.\-/])(?:tee|cp|mv|install|ln|rsync)((?:[ \t]+{WORD})+)")
+    rf"|(?<![\w.\-/])(?:tee|cp|mv|install|ln|rsync|sponge)((?:[ \t]+{WORD})+)"
+    rf"|(?<![\w.])open\([ \t]*({WORD})[ \t]*,[ \t]*[wax]|(?<![\w])Path\([ \t]*({WORD})[ \t]*\)\.write_")
 #: the result of a ``run_in_background`` Bash call: ``Command running in background with ID: ID``
 #: (2.0: ``dce0af``), later versions add ``. Output is being written to: PATH``; Codex ``exec_command``:
 #: ``Process running with session ID N``, read on by ``write_stdin`` (``session_id``)
@@ -200,7 +244,7 @@ def _taint_files(call: str, trail: list, cwd: str) -> None:
         writes += _TOOL_WRITES_RE.finditer(call)
     for m in writes:
         g = m.groups()
-        words = g[3].split() if len(g) == 4 and g[3] else [next((x for x in g if x), "")]
+        words = g[3].split() if len(g) > 3 and g[3] else [next((x for x in g if x), "")]
         here = None
         for w in words:
             if not w or w.startswith("-") or w in _NOT_FILES:
@@ -255,6 +299,8 @@ def _names_taint(call: str, trail: list, cwd: str) -> bool:
     for word in WORD_RE.findall(call):
         if word in shells:
             return True
+        if word.startswith("~") and not word.startswith("~/"):
+            word = home_word(word)      # ``~u/f`` is ``~/f`` (trl23 Y7)
         w = (word[2:] if word.startswith(("./", "~/")) else word).lstrip("/")
         if "/." in w or "//" in w:
             w = resolve(w, "").lstrip("/")
@@ -325,8 +371,7 @@ def withholds(call: str, trail: list, cwd: str = "") -> bool:
     if "alias" in call:      # mend22: ``alias m=mem`` joins the trail, then ``m sealed show`` is mem's
         known = [t[len(TAINT_ALIAS):] for t in trail if t.startswith(TAINT_ALIAS)]
         trail.extend(TAINT_ALIAS + name for name in mem_aliases(call, known))
-    printed = ("sealed" in call or "remote" in call) and _prints_secret(
-        call, [t[len(TAINT_ALIAS):] for t in trail if t.startswith(TAINT_ALIAS)])
+    printed = _prints_secret(call, [t[len(TAINT_ALIAS):] for t in trail if t.startswith(TAINT_ALIAS)])
     if not printed and not any(t.startswith((TAINT_FILE, TAINT_SHELL)) for t in trail):
         return False            # the common case: nothing withheld so far wrote a file or ran in the background
     call = unquote(expand(call))
