@@ -176,9 +176,10 @@ def may_print_secret(data: bytes) -> bool:
     read with the text around it (:data:`_HIT_BEFORE`, :data:`_HIT_AFTER`
     bytes) by :func:`prints_secret`.  The cheap test (three passes of
     ``bytes.find``: 0.18 s of CPU over the bench corpus's 76 MB of sessions
-    with sub-agents) before a parent session is read for the trail its
-    sub-agents inherit (``claude_code.parse_file``): False is never wrong
-    for a call on one line of the file."""
+    with sub-agents) before the other files of a session tree are read for its
+    trail (``claude_code.parse_file``): False is never wrong
+    for a call on one line of the file whose ``sealed`` is whole or split
+    by one empty quote pair or backslash (``se''aled``: :func:`shell_words`)."""
     def hit(i: int, n: int) -> bool:
         return prints_secret(data[max(0, i - _HIT_BEFORE):i + n + _HIT_AFTER].decode("utf-8", "replace"))
 
@@ -188,6 +189,12 @@ def may_print_secret(data: bytes) -> bool:
             if (word == b"sealed" or b"key" in data[i + 6:i + 48]) and hit(i, 6):
                 return True
             i = data.find(word, i + 6)
+    for pair in (b"''", b'\\"\\"', b"\\\\"):     # ``se''aled``, ``se\"\"aled``, ``se\\aled`` (:func:`shell_words`)
+        i = data.find(pair)
+        while i >= 0:
+            if b"sealed" in data[max(0, i - 6):i] + data[i + len(pair):i + len(pair) + 6] and hit(i, len(pair)):
+                return True
+            i = data.find(pair, i + len(pair))
     i = data.find(b"-d")                # ``-d``, and ``--decrypt`` (its ``-d``) in the same pass
     while i >= 0:
         n = 9 if data[i - 1:i] == b"-" and data[i + 2:i + 8] == b"ecrypt" else 2

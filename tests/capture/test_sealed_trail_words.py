@@ -8,7 +8,9 @@ transcript files through ``mem import``."""
 
 from __future__ import annotations
 
-from objstore.capture.withhold import SECRET_OUTPUT, prints_secret
+import json
+
+from objstore.capture.withhold import SECRET_OUTPUT, may_print_secret, prints_secret
 from tests.capture.test_sealed_trail_spellings import KEPT, SHOW, _after, _import
 from tests.capture.test_sealed_output_capture import VALUE
 
@@ -54,3 +56,5 @@ def test_command_words_as_the_shell_reads_them(tmp_path):
     got = _import(tmp_path, calls)
     assert got == [SECRET_OUTPUT] * (len(SPELT) + 2) + [KEPT] * len(kept), list(zip(calls, got))
     assert all(prints_secret(c) for c in SPELT[:-1])
+    # the cheap test before a session tree's other files are read finds a split ``sealed`` too
+    assert all(may_print_secret(json.dumps({"command": c}).encode()) for c in SPELT[:3])
