@@ -1,0 +1,66 @@
+"""red23 (tester finding Y4): a secret a here-document feeds to a secret store
+that reads it from standard input (bash(1) "Here Documents",
+https://www.gnu.org/software/bash/manual/bash.html#Here-Documents ): the store on
+the operator's line (``gh secret set N <<EOF`` LF ``value`` LF ``EOF``), or at
+the end of the pipeline the here-document feeds (``cat <<EOF | gh secret set N``).
+The stores are the echo-pipe rule's (:data:`.commandline.PIPE_STORE_CMDS`) and
+the here-string rule's; the document's lines are read by mem's own here-document
+reader (:func:`.memcommand.heredoc_body`: raw or JSON-escaped line breaks, the
+delimiter line, the end of a JSON string).  Its own module: commandline.py is
+near the 40 KB limit."""
+
+from __future__ import annotations
+
+from objstore.core.redact.checks import is_placeholder
+from objstore.core.redact.commandline import PIPE_STORE_CMDS, STDIN_SECRET_CMDS
+from objstore.core.redact.memcommand import HEREDOC, heredoc_body
+from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
+from objstore.core.redact.scanners import anchor_offsets
+
+#: the stores, anywhere on the operator's line (lowercased text)
+_STORE = Lazy(r"(?<![a-z0-9_.\-])(?:" + PIPE_STORE_CMDS + "|" + STDIN_SECRET_CMDS + ")", FLAGS)
+#: a line break before the operator's line: raw, or escaped in a JSON string
+_LINE_BREAKS = ("\n", "\\n")
+#: how far (characters) before and after the operator its command line is read
+_LINE_SPAN = 512
+
+
+def _line_start(low: str, p: int, s0: int) -> int:
+    """The start of the command line holding offset ``p`` (at most :data:`_LINE_SPAN` back)."""
+    lo = max(s0, p - _LINE_SPAN)
+    return max([lo] + [low.rfind(b, lo, p) + len(b) for b in _LINE_BREAKS if low.rfind(b, lo, p) >= 0])
+
+
+def _line_stop(low: str, p: int, e0: int) -> int:
+    """Where the command line holding ``p`` ends (its line break, raw or JSON-escaped)."""
+    hi = min(e0, p + _LINE_SPAN)
+    ends = [i for i in (low.find(b, p, hi) for b in _LINE_BREAKS) if i >= 0]
+    return min(ends) if ends else -1
+
+
+def scan_heredoc_store(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+    """Each ``<<`` (not ``<<<``) of the window whose command line names a
+    secret store: the here-document's body, unless it is empty or a whole
+    placeholder or reference (``$TOKEN``, ``${PW}``, ``changeme``).  ``low``:
+    the lowercased window, ``off`` its offset in ``text``; appends
+    ``(start, end, priority, name)`` spans of ``text`` to ``out``."""
+    s0, e0 = ws - off, we - off
+    for p in anchor_offsets(at, low, ("<<",), s0, e0):
+        if low.startswith("<<<", p) or low[p - 1:p] == "<" or (h := HEREDOC.match(low, p, e0)) is None:
+            continue
+        stop = _line_stop(low, h.end(1), e0)      # from the delimiter: HEREDOC may take a JSON escape's backslash
+        if stop < 0 or _STORE.search(low, _line_start(low, p, s0), stop) is None:
+            continue
+        for s, e in heredoc_body(low, stop, e0, h.group(1)):
+            v = text[s + off:e + off].strip()
+            if v and not is_placeholder(v):
+                out.append((s + off, e + off, rule.priority, rule.name))
+
+
+HEREDOC_RULES: list[Rule] = [
+    make_rule("cli-password",
+              "a here-document fed to a secret store that reads standard input (red23, tester finding Y4): 'gh "
+              "secret set N <<EOF', 'cat <<EOF | gh secret set N', and the stores of the echo-pipe and here-string "
+              "rules; bash(1) 'Here Documents' https://www.gnu.org/software/bash/manual/bash.html#Here-Documents",
+              r"<<", priority=45, scan=scan_heredoc_store, anchors=("<<",)),
+]
