@@ -221,7 +221,7 @@ PIPE_STORE_CMDS = (_PIPE_RUNNER + r"(?:gh[ \t]{1,4}secret[ \t]{1,4}set"
                     # red23 (Y4): kubectl's '--from-file=KEY=/dev/stdin', vault's 'KEY=-', aws's 'file:///dev/stdin',
                     # secret-tool, keyring, 'htpasswd -i', 'openssl passwd -stdin', ansible-vault encrypt_string
                     r"|kubectl[^\n\r;|&<]{0,64}?[ \t]create[ \t]{1,4}secret"
-                    r"|vault[ \t]{1,4}(?:kv[ \t]{1,4}(?:put|patch)|write)"
+                    r"|vault[ \t]{1,4}kv[ \t]{1,4}(?:put|patch)"     # not 'vault write': a policy's text
                     r"|aws[^\n\r;|&<]{0,128}?[ \t]secretsmanager[ \t]{1,4}(?:create-secret|put-secret-value|update-secret)"
                     r"|secret-tool[ \t]{1,4}store|keyring[ \t]{1,4}set"
                     r"|htpasswd[ \t]{1,4}(?:-[A-Za-z]{1,8}[ \t]{1,4}){0,4}?-[A-Za-z]{0,7}i"

@@ -23,6 +23,8 @@ _STORE = Lazy(r"(?<![a-z0-9_.\-])(?:" + PIPE_STORE_CMDS + "|" + STDIN_SECRET_CMD
 _LINE_BREAKS = ("\n", "\\n")
 #: how far (characters) before and after the operator its command line is read
 _LINE_SPAN = 512
+#: what ends a pipeline on a line (bash(1) "Lists"): the store must be in the operator's pipeline
+_LIST_OPS = (";", "&&", "||")
 
 
 def _line_start(low: str, p: int, s0: int) -> int:
@@ -49,7 +51,12 @@ def scan_heredoc_store(rule: Rule, text: str, ws: int, we: int, out: list, low: 
         if low.startswith("<<<", p) or low[p - 1:p] == "<" or (h := HEREDOC.match(low, p, e0)) is None:
             continue
         stop = _line_stop(low, h.end(1), e0)      # from the delimiter: HEREDOC may take a JSON escape's backslash
-        if stop < 0 or _STORE.search(low, _line_start(low, p, s0), stop) is None:
+        if stop < 0:
+            continue
+        ls = _line_start(low, p, s0)
+        a = max([ls] + [i + len(o) for o in _LIST_OPS if (i := low.rfind(o, ls, p)) >= 0])
+        b = min([stop] + [i for o in _LIST_OPS if (i := low.find(o, h.end(), stop)) >= 0])
+        if _STORE.search(low, a, b) is None:   # 'cat <<EOF > notes.md && gh secret set N < f': not the store's
             continue
         for s, e in heredoc_body(low, stop, e0, h.group(1)):
             v = text[s + off:e + off].strip()
