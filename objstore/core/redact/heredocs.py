@@ -23,6 +23,9 @@ _STORE = Lazy(r"(?<![a-z0-9_.\-])(?:" + PIPE_STORE_CMDS + "|" + STDIN_SECRET_CMD
 _LINE_BREAKS = ("\n", "\\n")
 #: how far (characters) before and after the operator its command line is read
 _LINE_SPAN = 512
+#: how far (characters) past its operator's line a here-document's body is read: a later ``<<`` inside what was
+#: read is not tried again, so a window costs a bounded read per body (``gh secret set <<a`` LF repeated is linear)
+_BODY_MAX = 65536
 #: what ends a pipeline on a line (bash(1) "Lists"): the store must be in the operator's pipeline
 _LIST_OPS = (";", "&&", "||")
 
@@ -33,11 +36,10 @@ def _line_start(low: str, p: int, s0: int) -> int:
     return max([lo] + [low.rfind(b, lo, p) + len(b) for b in _LINE_BREAKS if low.rfind(b, lo, p) >= 0])
 
 
-def _line_stop(low: str, p: int, e0: int) -> int:
-    """Where the command line holding ``p`` ends (its line break, raw or JSON-escaped)."""
-    hi = min(e0, p + _LINE_SPAN)
-    ends = [i for i in (low.find(b, p, hi) for b in _LINE_BREAKS) if i >= 0]
-    return min(ends) if ends else -1
+def _next_break(low: str, p: int, e0: int) -> int:
+    """The offset of the first line break (raw or JSON-escaped) in ``low[p:e0]``, or ``e0``."""
+    ends = [i for i in (low.find(b, p, e0) for b in _LINE_BREAKS) if i >= 0]
+    return min(ends) if ends else e0
 
 
 def scan_heredoc_store(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
@@ -47,18 +49,24 @@ def scan_heredoc_store(rule: Rule, text: str, ws: int, we: int, out: list, low: 
     the lowercased window, ``off`` its offset in ``text``; appends
     ``(start, end, priority, name)`` spans of ``text`` to ``out``."""
     s0, e0 = ws - off, we - off
+    done = s0          # the end of the last body read: a '<<' inside it is the body's text
+    brk = s0 - 1       # the next line break after the last operator (found once per line: '<<a' repeated is linear)
     for p in anchor_offsets(at, low, ("<<",), s0, e0):
-        if low.startswith("<<<", p) or low[p - 1:p] == "<" or (h := HEREDOC.match(low, p, e0)) is None:
+        if p < done or low.startswith("<<<", p) or low[p - 1:p] == "<" or (h := HEREDOC.match(low, p, e0)) is None:
             continue
-        stop = _line_stop(low, h.end(1), e0)      # from the delimiter: HEREDOC may take a JSON escape's backslash
-        if stop < 0:
+        if brk < h.end(1):                        # from the delimiter: HEREDOC may take a JSON escape's backslash
+            brk = _next_break(low, h.end(1), e0)
+        if brk >= e0 or brk - h.end(1) > _LINE_SPAN:
             continue
+        stop = brk
         ls = _line_start(low, p, s0)
         a = max([ls] + [i + len(o) for o in _LIST_OPS if (i := low.rfind(o, ls, p)) >= 0])
         b = min([stop] + [i for o in _LIST_OPS if (i := low.find(o, h.end(), stop)) >= 0])
         if _STORE.search(low, a, b) is None:   # 'cat <<EOF > notes.md && gh secret set N < f': not the store's
             continue
-        for s, e in heredoc_body(low, stop, e0, h.group(1)):
+        bodies = heredoc_body(low, stop, min(e0, stop + _BODY_MAX), h.group(1))
+        done = max([stop] + [e for _s, e in bodies])
+        for s, e in bodies:
             v = text[s + off:e + off].strip()
             if v and not is_placeholder(v):
                 out.append((s + off, e + off, rule.priority, rule.name))
