@@ -416,6 +416,9 @@ def _key_itself(low: str, p: int, v: str, quoted: bool, line_end: bool) -> bool:
     digits or symbols are the other checks'."""
     if len(v) < 8 or not (quoted or line_end):
         return False
+    near = low[max(0, p - 32):p]
+    if "jwt" not in near and "master" not in near:     # two finds first: most keywords have neither before them
+        return False
     i = p
     while i > 0 and p - i < 32 and low[i - 1] in _NAME_CHARS:
         i -= 1
