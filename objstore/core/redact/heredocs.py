@@ -19,7 +19,7 @@ from objstore.core.redact.scanners import anchor_offsets
 
 #: the stores, anywhere on the operator's line (lowercased text)
 _STORE = Lazy(r"(?<![a-z0-9_.\-])(?:" + PIPE_STORE_CMDS + "|" + STDIN_SECRET_CMDS + ")", FLAGS)
-#: a line break before the operator's line: raw, or escaped in a JSON string
+#: a line break: raw, or escaped in a JSON string
 _LINE_BREAKS = ("\n", "\\n")
 #: how far (characters) before and after the operator its command line is read
 _LINE_SPAN = 512
@@ -33,7 +33,7 @@ _LIST_OPS = (";", "&&", "||")
 def _line_start(low: str, p: int, s0: int) -> int:
     """The start of the command line holding offset ``p`` (at most :data:`_LINE_SPAN` back)."""
     lo = max(s0, p - _LINE_SPAN)
-    return max([lo] + [low.rfind(b, lo, p) + len(b) for b in _LINE_BREAKS if low.rfind(b, lo, p) >= 0])
+    return max([lo] + [i + len(b) for b in _LINE_BREAKS if (i := low.rfind(b, lo, p)) >= 0])
 
 
 def _next_break(low: str, p: int, e0: int) -> int:

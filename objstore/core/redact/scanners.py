@@ -403,21 +403,23 @@ _KEY_ITSELF = ("jwt", "master")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
-def _key_itself(low: str, p: int, v: str, quoted: bool, line_end: bool) -> bool:
+def _key_itself(low: str, p: int, v: str, quoted: bool, text: str, e: int) -> bool:
     """red23 (Y3): the keyword at ``p`` of the lowercased window ends a name
     holding ``jwt`` or ``master`` (``JWT_SECRET``, ``jwtSecret``,
     ``RAILS_MASTER_KEY``, ``jwt_signing_key``): its value ``v`` is the key
     itself, so a literal of letters alone is one too (``JWT_SECRET="supersecretvalue"``,
     ``jwt_secret: supersecretvalue``) when quoted or alone at its line's end
-    (``line_end``), 8+ characters, not a whole placeholder or reference
+    (``text`` at ``e``, the value's end), 8+ characters, not a whole placeholder or reference
     (``changeme``, ``${JWT_SECRET}``), not a word of :func:`labelled_password_ok`'s
     lists (``required``); unquoted, a Kubernetes name of words joined by
     ``-`` (``jwt-signing-secret``) stays (a Secret's name).  Values with
     digits or symbols are the other checks'."""
-    if len(v) < 8 or not (quoted or line_end):
+    if len(v) < 8:
         return False
     near = low[max(0, p - 32):p]
     if "jwt" not in near and "master" not in near:     # two finds first: most keywords have neither before them
+        return False
+    if not quoted and _LINE_END.match(text, e) is None:
         return False
     i = p
     while i > 0 and p - i < 32 and low[i - 1] in _NAME_CHARS:
@@ -506,7 +508,7 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
         if looks_secret(v, labelled=label) or looks_assigned(v, password=password, quoted=quoted, labelled=label) or (
                 not quoted and (label or _password_label(low, p, secret=True)) and _LINE_END.match(text, e) is not None
                 and ((label and labelled_password_ok(v)) or short_labelled_ok(v))) or (
-                _key_itself(low, p, v, quoted, _LINE_END.match(text, e) is not None)):
+                _key_itself(low, p, v, quoted, text, e)):
             out.append((s, e, rule.priority, rule.name))
 
 
