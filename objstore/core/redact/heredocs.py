@@ -19,6 +19,8 @@ from objstore.core.redact.scanners import anchor_offsets
 
 #: the stores, anywhere on the operator's line (lowercased text)
 _STORE = Lazy(r"(?<![a-z0-9_.\-])(?:" + PIPE_STORE_CMDS + "|" + STDIN_SECRET_CMDS + ")", FLAGS)
+#: a run of '<' (a here-string's '<<<', or more)
+_LT_RUN = Lazy(r"<+", FLAGS)
 #: a line break: raw, or escaped in a JSON string
 _LINE_BREAKS = ("\n", "\\n")
 #: how far (characters) before and after the operator its command line is read
@@ -52,7 +54,12 @@ def scan_heredoc_store(rule: Rule, text: str, ws: int, we: int, out: list, low: 
     done = s0          # the end of the last body read: a '<<' inside it is the body's text
     brk = s0 - 1       # the next line break after the last operator (found once per line: '<<a' repeated is linear)
     for p in anchor_offsets(at, low, ("<<",), s0, e0):
-        if p < done or low.startswith("<<<", p) or low[p - 1:p] == "<" or (h := HEREDOC.match(low, p, e0)) is None:
+        if p < done:
+            continue
+        if low.startswith("<<<", p) or low[p - 1:p] == "<":   # a here-string, or a run of '<': skipped whole
+            done = _LT_RUN.match(low, p, e0).end()
+            continue
+        if (h := HEREDOC.match(low, p, e0)) is None:
             continue
         if brk < h.end(1):                        # from the delimiter: HEREDOC may take a JSON escape's backslash
             brk = _next_break(low, h.end(1), e0)

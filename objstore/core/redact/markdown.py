@@ -175,8 +175,9 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
     if anchor_offsets(at, low, ("<th",), s0, e0):
         _scan_html_table(rule, text, s0, e0, out, low, off)
     for p in anchor_offsets(at, low, ("<dt",), s0, e0):       # red23 (Y11): '<dt>Password</dt><dd>X</dd>'
-        if (m := _HTML_DEF.match(low, p, e0)) is not None and (h := _HEAD_CELL.match(m.group("h"))) is not None:
-            _html_value(rule, text, m, _head_word(h), off, out)
+        if (m := _HTML_DEF.match(low, p, e0)) is not None and (h := _HEAD_CELL.match(m.group("h"))) is not None \
+                and (w := _head_word(h)) != "pin":          # a 'pin' term: no anchor of this rule holds it
+            _html_value(rule, text, m, w, off, out)
     if not (marked or broken or arrow):
         return
     starts = sorted([p for lit in _STARTS for p in find_each(low, lit, s0, e0)
