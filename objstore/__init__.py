@@ -151,7 +151,7 @@ _API: dict[str, tuple[str, str]] = {
     "rollup_subagent": ("objstore.capture.rollup", "rollup"),
     "rollup_files": ("objstore.capture.rollup", "rollup_files"),
     "summary_key": ("objstore.capture.rollup", "summary_key"),
-    "subagent_outcome": ("objstore.capture.claude_code", "subagent_outcome"),
+    "subagent_outcome": ("objstore.capture.claude_subagents", "subagent_outcome"),
     "import_transcripts": ("objstore.capture.importer", "import_transcripts"),
     "other_harness": ("objstore.capture.importer", "other_harness"),
     "imported_sources": ("objstore.capture.importer", "imported_sources"),

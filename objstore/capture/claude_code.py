@@ -17,12 +17,13 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, TAINT_FILE, TAINT_SHELL,
-                                         TOOL_RESULT_MAX_CHARS, ParseStats, RecordFields, as_str, bash_mode, cut_text,
-                                         decode_record, decode_line, discover_files, may_print_secret, project_of,
-                                         read_lines, strip_mem_context, timestamp_ms, withhold_result, withholds)
+from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats,
+                                         RecordFields, as_str, cut_text, decode_line, decode_record, discover_files,
+                                         project_of, read_lines, strip_mem_context, timestamp_ms)
+from objstore.capture.withhold import (TAINT_FILE, TAINT_SHELL, bash_mode, may_print_secret, withhold_result,
+                                       withholds)
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
-from objstore.core.record import Frozen, Record, set_fields
+from objstore.core.record import Record, set_fields
 from objstore.core.text import LazyPattern
 from objstore.memory.sessions import CapturedTurn
 
@@ -31,8 +32,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = ["CapturedTurn", "ParseStats", "ReaderState", "TOOL_RESULT_MAX_CHARS", "MAX_LINE_BYTES",
-           "discover", "parse_file", "prompt_alias", "prompt_hash", "scan_prompts", "SubagentOutcome",
-           "subagent_outcome"]
+           "discover", "parse_file", "prompt_alias", "prompt_hash", "scan_prompts"]
 
 
 
@@ -58,8 +58,8 @@ class ReaderState(Record):
             it (``last_assistant_message``), or "": a trailing assistant run whose text
             has this hash is whole, so ``hold_tail`` does not keep it back (then cleared).
         secret_calls: the ``tool_use`` ids of the calls that print secret material
-            (:func:`~objstore.capture.transcript.prints_secret`: ``mem sealed show`` ...) or read
-            what one left (:func:`~objstore.capture.transcript.withholds`: a file it wrote, its
+            (:func:`~objstore.capture.withhold.prints_secret`: ``mem sealed show`` ...) or read
+            what one left (:func:`~objstore.capture.withhold.withholds`: a file it wrote, its
             background shell), in the order read: their ``tool_result`` is stored as
             ``SECRET_OUTPUT``, also when it comes in a later read than the call (a hook's next
             sync); with those files (``f:PATH``) and background shells (``s:ID``).
@@ -173,7 +173,7 @@ def _flatten_result(content: Any) -> str:
 
 def _assistant_blocks(content: Any, secret_calls: list | None = None, cwd: str = "") -> list[str]:
     """The turn text blocks of an assistant record's ``message.content``; the id of each
-    ``tool_use`` whose result :func:`~objstore.capture.transcript.withholds` (``secret_calls``: its trail;
+    ``tool_use`` whose result :func:`~objstore.capture.withhold.withholds` (``secret_calls``: its trail;
     ``cwd``: the record's working folder) is appended to ``secret_calls`` (once)."""
     if isinstance(content, str):
         return [content]
@@ -203,33 +203,93 @@ def _assistant_blocks(content: Any, secret_calls: list | None = None, cwd: str =
     return [t for t in out if t.strip()]
 
 
-def _parent_trail(path: Path, parent: str, before: int) -> list:
-    """The withheld trail a sub-agent transcript ``path`` starts from (test22 X6): the files and
-    background shells (``transcript.TAINT_FILE`` / ``TAINT_SHELL`` entries) that the calls of its
-    parent session ``parent`` left behind in the turns up to the sub-agent's first record (``before``:
-    its timestamp in ms, 0 when not known: all of them): the sub-agent is started by the parent's
-    ``Task`` call, after them, and reads the same files.  The parent's transcript is
-    ``<dir>/<parent>.jsonl`` beside its ``<parent>/subagents/`` folder (layout >= 2.1.2) or beside
-    the sub-agent (2.0.x).  [] when it is not there or cannot be read, or holds no call printing
-    secret material.  Read once for all its sub-agents (:func:`_parent_taints`)."""
+def _tree_files(path: Path, is_sub: bool, session: str) -> tuple[Path, ...]:
+    """The transcripts of the session tree ``path`` is one of (``session``: its main session's id):
+    the main transcript ``<dir>/<session>.jsonl`` and every sub-agent file of the session: under
+    ``<dir>/<session>/subagents/`` at any depth (layout >= 2.1.2, workflows' nested fan-out), and
+    ``<dir>/agent-*.jsonl`` whose first record names the session (2.0.x).  Sorted; only those
+    that exist; () when ``session`` is not known."""
+    if not session:
+        return ()
     parts = path.parts
-    where = next((Path(*parts[:i - 1]) / f"{parts[i - 1]}.jsonl" for i in range(len(parts) - 2, 0, -1)
-                  if parts[i] == "subagents"), path.with_name(f"{parent}.jsonl") if parent else None)
-    if where is None or where == path:
-        return []
+    top = next((Path(*parts[:i - 1]) for i in range(len(parts) - 2, 0, -1) if parts[i] == "subagents"),
+               None) if is_sub else None
+    folder = top if top is not None else path.parent
+    out = [folder / f"{session}.jsonl"]
+    for d, _dirs, names in os.walk(folder / session / "subagents"):
+        out.extend(Path(d) / n for n in names if n.startswith("agent-") and n.endswith(".jsonl"))
+    out.extend(_flat_agents(str(folder)).get(session, ()))
+    return tuple(sorted({f for f in out if f == path or f.is_file()}))
+
+
+@functools.lru_cache(maxsize=64)
+def _flat_agents_at(folder: str, mtime_ns: int) -> dict[str, tuple[Path, ...]]:
+    """Session id -> the 2.0.x sub-agent files ``agent-*.jsonl`` of ``folder`` (by their first
+    record's ``sessionId``), for ``folder`` as it was at ``mtime_ns``."""
+    out: dict[str, list[Path]] = {}
     try:
-        st = where.stat()
+        names = [n for n in os.listdir(folder) if n.startswith("agent-") and n.endswith(".jsonl")]
     except OSError:
-        return []
-    read = _READ_TRAILS.get(str(where))
-    taints = read[2] if read is not None and read[:2] == (st.st_size, st.st_mtime_ns) else \
-        _parent_taints(str(where), st.st_size, st.st_mtime_ns)
-    return [t for ts, t in taints if not before or ts <= before]
+        return {}
+    for n in names:
+        try:
+            with open(os.path.join(folder, n), "rb") as f:
+                rec = decode_record(f.readline(MAX_LINE_BYTES))
+        except OSError:
+            continue
+        sid = as_str(rec.get("sessionId")) if isinstance(rec, dict) else ""
+        if sid:
+            out.setdefault(sid, []).append(Path(folder, n))
+    return {k: tuple(v) for k, v in out.items()}
 
 
-#: main transcripts this process read whole (``parse_file``, no state): path -> (size, mtime_ns, the
-#: trail as :func:`_parent_taints` gives it); their sub-agents (sorted after them) need not read them again
-_READ_TRAILS: dict[str, tuple[int, int, tuple]] = {}
+def _flat_agents(folder: str) -> dict[str, tuple[Path, ...]]:
+    """:func:`_flat_agents_at` of ``folder`` as it is now ({} when it cannot be read)."""
+    try:
+        return _flat_agents_at(folder, os.stat(folder).st_mtime_ns)
+    except OSError:
+        return {}
+
+
+#: (path, size, mtime_ns) of a transcript -> whether its calls may print secret material: its own
+#: whole read found a withheld call (``parse_file``), else ``withhold.may_print_secret`` of its bytes
+_HOT: dict[tuple[str, int, int], bool] = {}
+
+
+def _hot(key: tuple[str, int, int]) -> bool:
+    """``_HOT[key]``, found by reading the file when not known yet (False when it cannot be read)."""
+    hot = _HOT.get(key)
+    if hot is None:
+        try:
+            hot = may_print_secret(Path(key[0]).read_bytes())
+        except OSError:
+            hot = False
+        if len(_HOT) >= 4096:
+            _HOT.clear()
+        _HOT[key] = hot
+    return hot
+
+
+def _tree_trail(path: Path, is_sub: bool, session: str) -> tuple[tuple[int, str], ...]:
+    """The withheld trail of the session tree ``path`` is one of (trl23, test22b Y2): the files
+    and background shells (``withhold.TAINT_FILE`` / ``TAINT_SHELL`` entries) the calls of its
+    main session and all its sub-agents leave, each with the time (ms) of the record that left
+    it, in time order (:func:`_merged_trail`).  A record of any of them reads the entries up to
+    its own time: a parent reads a file its sub-agent wrote, a sub-agent one its parent or a
+    sibling wrote before (also while it runs in the background).  () when no other file of the
+    tree may print secret material (the cheap test, once per file: :func:`_hot`): then the
+    file's own reading is its whole trail."""
+    files = _tree_files(path, is_sub, session)
+    keys = []
+    for f in files:
+        try:
+            st = f.stat()
+        except OSError:
+            continue
+        keys.append((str(f), st.st_size, st.st_mtime_ns))
+    if not any(k[0] != str(path) and _hot(k) for k in keys):
+        return ()
+    return _merged_trail(tuple(keys))
 
 
 def _note_taints(timed: list, trail: list, ts: int) -> None:
@@ -239,24 +299,41 @@ def _note_taints(timed: list, trail: list, ts: int) -> None:
 
 
 @functools.lru_cache(maxsize=16)
-def _parent_taints(where: str, size: int, mtime_ns: int) -> tuple[tuple[int, str], ...]:
-    """The trail's files and shells the session transcript ``where`` (of ``size`` bytes, changed at
-    ``mtime_ns``: the cache's key) leaves, each with the timestamp (ms) of the turn it came with, in
-    order; () when its bytes hold no call printing secret material (``transcript.may_print_secret``,
-    the cheap test read first) or cannot be read."""
-    try:
-        data = Path(where).read_bytes()
-    except OSError:
-        return ()
-    if not may_print_secret(data):
-        return ()
-    rs = ReaderState()
+def _merged_trail(keys: tuple[tuple[str, int, int], ...]) -> tuple[tuple[int, str], ...]:
+    """The trail of the transcripts ``keys`` ((path, size, mtime_ns) each: the cache's key) read
+    as one session in time order: their turn records sorted by timestamp (a record without one
+    first; ties in file order, the main file first), each call checked by ``withhold.withholds``
+    against one trail (``_assistant_blocks``, ``user_parts``: what :func:`parse_file` runs on
+    each).  Out: ``(ms, entry)`` of each file and shell as it joined the trail.  A file that
+    cannot be read adds nothing."""
+    import io
+    recs = []
+    stats = ParseStats()
+    for n, (where, _size, _mtime) in enumerate(keys):
+        try:
+            data = Path(where).read_bytes()
+        except OSError:
+            continue
+        order = n + 1 if Path(where).name.startswith("agent-") else 0
+        for i, raw in enumerate(read_lines(io.BytesIO(data))):
+            rec = decode_line(raw, stats, i == 0, _TURN_FIELDS)
+            if rec is None:
+                continue
+            kind, _sid, _agent, _side, _uid, cwd, _ep, ts, msg, meta, compact, api_error = rec
+            if kind in ("user", "assistant") and meta is not True and compact is not True and api_error is not True:
+                content = msg.get("content") if isinstance(msg, dict) else None
+                recs.append((timestamp_ms(ts), order, i, kind, content, as_str(cwd)))
+    recs.sort(key=lambda r: r[:3])
+    trail: list = []
     out: list[tuple[int, str]] = []
-    n = 0
-    for ct in parse_file(Path(where), ParseStats(), data=data, state=rs):
-        if len(rs.secret_calls) != n:
-            n = len(rs.secret_calls)
-            _note_taints(out, rs.secret_calls, ct.timestamp)
+    for ts, _n, _i, kind, content, cwd in recs:
+        k = len(trail)
+        if kind == "assistant":
+            _assistant_blocks(content, trail, cwd)
+        else:
+            user_parts(content, trail)
+        if len(trail) != k:
+            _note_taints(out, trail, ts)
     return tuple(out)
 
 
@@ -273,7 +350,7 @@ class _Group(Record):
         set_fields(self, session, msg_id, source, blocks, timestamp, cwd, start, entrypoint)
 
 
-def _file_context(path: Path) -> tuple[bool, str]:
+def file_context(path: Path) -> tuple[bool, str]:
     """(is_subagent_file, parent session from directory name or "").
 
     Layout >=2.1.2: nearest ancestor dir named "subagents"; its parent dir is the session."""
@@ -302,7 +379,7 @@ def is_record(rec: dict) -> bool:
     return isinstance(kind, str) and (kind in RECORD_TYPES or "sessionId" in rec or "uuid" in rec)
 
 
-def _is_turn_record(rec: dict) -> bool:
+def is_turn_record(rec: dict) -> bool:
     """A ``user`` or ``assistant`` record that may carry a turn (not meta, a compact
     summary or an API error)."""
     return rec.get("type") in ("user", "assistant") and rec.get("isMeta") is not True \
@@ -325,11 +402,11 @@ def _record_uid(rec: dict, raw: bytes) -> str:
 BASH_PRINTED = "!bash"
 
 
-def _user_parts(content: Any, secret_calls: list | None = None) -> tuple[str, list[str]]:
+def user_parts(content: Any, secret_calls: list | None = None) -> tuple[str, list[str]]:
     """(prompt text, tool result bodies) of a user record's ``message.content``, both
     without ``<mem-context>`` elements; the text is "" when the record holds no prompt.
     The result of a call in ``secret_calls`` (by ``tool_use_id``) is ``SECRET_OUTPUT``.  A ``!``
-    bash-mode prompt goes through :func:`~objstore.capture.transcript.bash_mode`, whose flag (the
+    bash-mode prompt goes through :func:`~objstore.capture.withhold.bash_mode`, whose flag (the
     last command prints a secret) is :data:`BASH_PRINTED` in ``secret_calls`` (given: kept there)."""
     texts: list[str] = []
     results: list[str] = []
@@ -368,7 +445,7 @@ def scan_prompts(path: Path, *, start: int = 0, end: int | None = None) -> Itera
     complete lines; lines that cannot hold a user record are not decoded.  Reads nothing
     else and keeps no state (the prompt hook's snapshot).  OSError propagates."""
     stats = ParseStats()
-    bash: list = []     # bash mode's flag (_user_parts), so a prompt hashes as parse_file reads it
+    bash: list = []     # bash mode's flag (user_parts), so a prompt hashes as parse_file reads it
     with open(path, "rb") as f:
         if start:
             f.seek(start)
@@ -381,10 +458,10 @@ def scan_prompts(path: Path, *, start: int = 0, end: int | None = None) -> Itera
                 continue
             rec = decode_line(raw, stats, first)
             first = False
-            if rec is None or rec.get("type") != "user" or not _is_turn_record(rec):
+            if rec is None or rec.get("type") != "user" or not is_turn_record(rec):
                 continue
             msg = rec.get("message")
-            text, _results = _user_parts(msg.get("content") if isinstance(msg, dict) else None, bash)
+            text, _results = user_parts(msg.get("content") if isinstance(msg, dict) else None, bash)
             if text.strip():
                 yield _record_uid(rec, raw), prompt_hash(text)
 
@@ -421,11 +498,11 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
     """
     path = Path(path)
     stats.files += 1
-    is_sub, dir_parent = _file_context(path)
+    is_sub, dir_parent = file_context(path)
     file_agent = path.stem[len("agent-"):] if is_sub else ""
     rs = state if state is not None else ReaderState()
-    inherit = is_sub and start == 0      # the parent's trail, read at the sub-agent's first record
-    timed: list[tuple[int, str]] = []    # (timestamp, entry) of the trail's files and shells, for sub-agents
+    tree: tuple | None = None            # the session tree's trail (_tree_trail), read at the first record
+    at = 0                               # how much of it the trail holds
     msg_first: dict = rs.msg_first
     hold = rs.hold_tail
     group: _Group | None = None
@@ -463,7 +540,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
             # the record's values of _TURN_FIELDS' keys (ABSENT: no such key), as rec.get(key) read them
             kind, sid, agent, sidechain, uid, cwd, ep, ts, msg, meta, compact, api_error = rec
             if kind not in ("user", "assistant") or meta is True or compact is True or api_error is True:
-                # not _is_turn_record; is_record's test of the same values
+                # not is_turn_record; is_record's test of the same values
                 stats.records_ignored += 1
                 stats.records_foreign += not (isinstance(kind, str) and (
                     kind in RECORD_TYPES or sid is not ABSENT or uid is not ABSENT))
@@ -484,16 +561,16 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
             ep = as_str(ep)[:40]
             ts = timestamp_ms(ts)
             content = msg.get("content") if isinstance(msg, dict) else None
-            if inherit:
-                inherit = False
-                rs.secret_calls.extend(t for t in _parent_trail(path, parent, ts) if t not in rs.secret_calls)
+            if tree is None:
+                tree = _tree_trail(path, is_sub, parent if is_sub else sid or path.stem)
+            while at < len(tree) and (not ts or tree[at][0] <= ts):   # the tree's entries up to this record
+                if tree[at][1] not in rs.secret_calls:
+                    rs.secret_calls.append(tree[at][1])
+                at += 1
 
             if kind == "assistant":
                 msg_id = as_str(msg.get("id")) if isinstance(msg, dict) else ""
-                n = len(rs.secret_calls)
                 blocks = _assistant_blocks(content, rs.secret_calls, cwd)
-                if len(rs.secret_calls) != n:
-                    _note_taints(timed, rs.secret_calls, ts)
                 if group is not None and not (msg_id and group.msg_id == msg_id
                                               and group.session == session):
                     yield from flush()
@@ -516,10 +593,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
 
             # user record: a prompt is held while an assistant message is open (see ``after``)
             turns: list[CapturedTurn] = []
-            n = len(rs.secret_calls)
-            text, results = _user_parts(content, rs.secret_calls)
-            if len(rs.secret_calls) != n:
-                _note_taints(timed, rs.secret_calls, ts)
+            text, results = user_parts(content, rs.secret_calls)
             project = project_of(cwd)
             if text.strip():
                 alias = rs.prompt_ids.get(uid)
@@ -546,239 +620,11 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
             pos = group.start
             group = None
             after.clear()
-        if not is_sub and not start and end is None and data is None and state is None:
+        if not start and end is None and data is None and pos:
             st = os.fstat(f.fileno())
-            if st.st_size == pos:        # read whole: its sub-agents, read next, need not read it again
-                if len(_READ_TRAILS) >= 4096:
-                    _READ_TRAILS.clear()
-                _READ_TRAILS[str(path)] = (pos, st.st_mtime_ns, tuple(timed))
+            if st.st_size == pos:        # read whole: whether its calls may print secret material is known
+                if len(_HOT) >= 4096:
+                    _HOT.clear()
+                _HOT[(str(path), st.st_size, st.st_mtime_ns)] = bool(rs.secret_calls)
         rs.resume_at = pos
         yield from flush()
-
-
-# --------------------------------------------------------------------------- subagent outcome
-
-#: bytes of a subagent file's end read to find its final message (its first line is read too)
-OUTCOME_TAIL_BYTES = 1 << 20
-#: stop reasons of a final answer (None: some versions write the last text record without one)
-_FINAL_STOPS = (None, "end_turn", "stop_sequence")
-
-
-class SubagentOutcome(Frozen):
-    """How a Claude Code subagent file ends (agent-formats §2.3).
-
-    Attributes:
-        session: the session id its turns are captured under,
-            ``<parent>.agent-<agentId>`` (its namespace).
-        agent_id: the agent id (from the records, else the file name).
-        agent_type, description: from ``agent-<id>.meta.json`` ("" if none).
-        final: the text of its final assistant message, or None when the
-            file does not end with one (the subagent crashed, was killed or
-            interrupted, or is still running): its last conversational
-            record is a tool call, a tool result, a prompt, or an answer
-            cut by ``max_tokens``.
-        cwd: the working directory of its first record ("" if none).
-    """
-
-    __slots__ = ("session", "agent_id", "agent_type", "description", "final", "cwd")
-
-    def __init__(self, session: str, agent_id: str, agent_type: str, description: str, final: str | None,
-                 cwd: str = "") -> None:
-        set_fields(self, session, agent_id, agent_type, description, final, cwd)
-
-
-def subagent_outcome(path: Path) -> SubagentOutcome | None:
-    """The :class:`SubagentOutcome` of a subagent transcript ``agent-<id>.jsonl``
-    (None for a file that is not one, or holds no record).  Reads its first
-    line and at most :data:`OUTCOME_TAIL_BYTES` of its end.  OSError
-    propagates."""
-    path = Path(path)
-    is_sub, dir_parent = _file_context(path)
-    if not is_sub:
-        return None
-    agent = path.stem[len("agent-"):]
-    parent = cwd = ""
-    with open(path, "rb") as f:
-        head = f.readline(MAX_LINE_BYTES)
-        rec = decode_record(head) if head else None
-        if isinstance(rec, dict):
-            parent = as_str(rec.get("sessionId"))
-            agent = as_str(rec.get("agentId")) or agent
-            cwd = as_str(rec.get("cwd"))
-        size = f.seek(0, os.SEEK_END)
-        f.seek(max(0, size - OUTCOME_TAIL_BYTES))
-        tail = f.read().split(b"\n")
-    if size > OUTCOME_TAIL_BYTES:
-        tail = tail[1:]                     # the first piece may be a partial line
-    parent = parent or dir_parent
-    if not agent or not parent:
-        return None
-    records = []
-    for raw in reversed(tail):
-        r = decode_record(raw) if raw.strip() else None
-        if not isinstance(r, dict) or r.get("type") not in ("user", "assistant") or r.get("isMeta") is True \
-                or r.get("isApiErrorMessage") is True:
-            continue
-        if records and (r.get("type") != "assistant" or _msg_id(r) != _msg_id(records[0])):
-            break
-        records.append(r)
-        if r.get("type") != "assistant":
-            break
-    final = None
-    if records and records[0].get("type") == "assistant":
-        blocks = [b for r in reversed(records) for b in _content(r)]
-        stop = records[0]["message"].get("stop_reason")
-        if stop in _FINAL_STOPS and not any(isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks):
-            text = "\n".join(as_str(b.get("text")) for b in blocks if isinstance(b, dict) and b.get("type") == "text")
-            final = strip_mem_context(text).strip() or None
-    meta: dict = {}
-    try:
-        m = json.loads(path.with_name(path.stem + ".meta.json").read_bytes())
-        meta = m if isinstance(m, dict) else {}
-    except (OSError, ValueError):
-        pass
-    return SubagentOutcome(f"{parent}.agent-{agent}", agent, as_str(meta.get("agentType")),
-                           as_str(meta.get("description")), final, cwd)
-
-
-def _msg_id(rec: dict) -> str:
-    msg = rec.get("message")
-    return as_str(msg.get("id")) if isinstance(msg, dict) else ""
-
-
-def _content(rec: dict) -> list:
-    msg = rec.get("message")
-    c = msg.get("content") if isinstance(msg, dict) else None
-    return c if isinstance(c, list) else ([{"type": "text", "text": c}] if isinstance(c, str) else [])
-
-
-# --------------------------------------------------------------------------- sub-agents of an excluded prompt
-
-class SubagentStart(Frozen):
-    """How a Claude Code sub-agent transcript ``agent-<id>.jsonl`` begins,
-    and where its parent is (agent-formats §2.3).
-
-    Attributes:
-        session: the namespace its turns are captured under,
-            ``<parent>.agent-<agentId>`` (as :func:`parse_file` names it).
-        agent_id: its agent id (from the records, else the file name).
-        prompt: the text of its first prompt (the task its parent gave it;
-            "" when the first records hold none).
-        tool_use_id: ``toolUseId`` of its ``agent-<id>.meta.json`` ("" when absent).
-        parent: the parent's main transcript: ``<dir>/<session>.jsonl`` next
-            to the ``<session>/subagents/`` folder (layout >= 2.1.2) or next
-            to the file (2.0.x); it may not exist.
-    """
-
-    __slots__ = ("session", "agent_id", "prompt", "tool_use_id", "parent")
-
-    def __init__(self, session: str, agent_id: str, prompt: str, tool_use_id: str, parent: Path) -> None:
-        set_fields(self, session, agent_id, prompt, tool_use_id, parent)
-
-
-#: lines of a sub-agent file read to find its first prompt (it is the first record but for a
-#: leading attachment or meta line or two)
-_START_LINES = 16
-
-
-def subagent_start(path: Path) -> SubagentStart | None:
-    """The :class:`SubagentStart` of sub-agent transcript ``path``, or None
-    (not a sub-agent file, or no record names its parent).  Reads at most
-    :data:`_START_LINES` lines and the ``.meta.json`` beside it.  OSError
-    propagates."""
-    path = Path(path)
-    is_sub, dir_parent = _file_context(path)
-    if not is_sub:
-        return None
-    agent, parent, prompt = path.stem[len("agent-"):], "", ""
-    stats = ParseStats()
-    bash: list = []     # bash mode's flag (_user_parts), so a prompt hashes as parse_file reads it
-    with open(path, "rb") as f:
-        for n, raw in zip(range(_START_LINES), read_lines(f)):
-            rec = decode_line(raw, stats, n == 0)
-            if rec is None or not is_record(rec):
-                continue
-            parent = parent or as_str(rec.get("sessionId"))
-            agent = as_str(rec.get("agentId")) or agent
-            if rec.get("type") == "user" and _is_turn_record(rec):
-                msg = rec.get("message")
-                prompt = _user_parts(msg.get("content") if isinstance(msg, dict) else None)[0]
-                break
-    parent = parent or dir_parent
-    if not agent or not parent:
-        return None
-    tool = ""
-    try:
-        m = json.loads(path.with_name(path.stem + ".meta.json").read_bytes())
-        tool = as_str(m.get("toolUseId")) if isinstance(m, dict) else ""
-    except (OSError, ValueError):
-        pass
-    parts = path.parts
-    where = path.parent
-    for i in range(len(parts) - 2, 0, -1):   # <dir>/<session>/subagents/…/agent-<id>.jsonl
-        if parts[i] == "subagents":
-            where = Path(*parts[:i - 1])
-            break
-    return SubagentStart(f"{parent}.agent-{agent}", agent, prompt, tool, where / f"{parent}.jsonl")
-
-
-class MarkedCalls(Frozen):
-    """The sub-agent calls a main transcript makes while answering a marked
-    prompt (:func:`marked_agent_calls`): ``prompts`` (their task texts,
-    trimmed), ``tool_use_ids`` and ``agent_ids`` (from the calls' results,
-    ``toolUseResult.agentId``), each a frozenset."""
-
-    __slots__ = ("prompts", "tool_use_ids", "agent_ids")
-
-    def __init__(self, prompts: frozenset, tool_use_ids: frozenset, agent_ids: frozenset) -> None:
-        set_fields(self, prompts, tool_use_ids, agent_ids)
-
-    def started(self, sub: SubagentStart) -> bool:
-        """Whether sub-agent ``sub`` is one of these calls: its first prompt is
-        a call's task, or its meta file or agent id names a call."""
-        return bool((sub.prompt.strip() and sub.prompt.strip() in self.prompts)
-                    or (sub.tool_use_id and sub.tool_use_id in self.tool_use_ids)
-                    or sub.agent_id in self.agent_ids)
-
-
-def marked_agent_calls(path: Path, is_marked, *, data: bytes | None = None, sidechain: bool = False) -> MarkedCalls:
-    """The sub-agent calls (a ``tool_use`` whose ``input.prompt`` is a text:
-    ``Agent``, ``Task``) main transcript ``path`` makes in a marked stretch:
-    from a prompt ``is_marked(text)`` is true for up to the next prompt,
-    the rule ``objstore.capture.sync`` applies to the turns (prompts as
-    :func:`parse_file` reads them; sidechain records do not end a
-    stretch).  ``sidechain=True``: ``path`` is a sub-agent's own file,
-    whose records are all sidechain ones, read as the main file's are (the
-    calls a sub-agent makes: ``nomem``'s chain, red18).  ``data``: the
-    file's bytes, already read.  OSError propagates; bad lines are
-    skipped."""
-    prompts: set[str] = set()
-    tools: set[str] = set()
-    agents: set[str] = set()
-    stats = ParseStats()
-    marked = False
-    import io
-    with (io.BytesIO(data) if data is not None else open(path, "rb", buffering=READ_BUFFER)) as f:
-        for n, raw in enumerate(read_lines(f)):
-            rec = decode_line(raw, stats, n == 0)
-            if rec is None or not _is_turn_record(rec) or (rec.get("isSidechain") is True and not sidechain):
-                continue
-            msg = rec.get("message")
-            content = msg.get("content") if isinstance(msg, dict) else None
-            if rec.get("type") == "user":
-                text = _user_parts(content)[0]
-                if text.strip():
-                    marked = bool(is_marked(text))
-                elif marked:
-                    res = rec.get("toolUseResult")
-                    if isinstance(res, dict) and as_str(res.get("agentId")):
-                        agents.add(as_str(res.get("agentId")))
-                continue
-            if marked and isinstance(content, list):
-                for b in content:
-                    inp = b.get("input") if isinstance(b, dict) and b.get("type") == "tool_use" else None
-                    if isinstance(inp, dict) and isinstance(inp.get("prompt"), str):
-                        prompts.add(inp["prompt"].strip())
-                        if as_str(b.get("id")):
-                            tools.add(as_str(b.get("id")))
-    return MarkedCalls(frozenset(prompts - {""}), frozenset(tools), frozenset(agents))

@@ -29,7 +29,8 @@ from collections.abc import Iterable, Iterator
 
 from objstore.capture.transcript import (MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats, as_str,
                                          cut_text, decode_line, discover_files, project_of, read_lines,
-                                         strip_mem_context, timestamp_ms, withhold_result, withholds)
+                                         strip_mem_context, timestamp_ms)
+from objstore.capture.withhold import withhold_result, withholds
 from objstore.memory.sessions import CapturedTurn
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)

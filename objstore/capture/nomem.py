@@ -11,7 +11,7 @@ task, excluded text and all.  So whoever reads a sub-agent file (``mem
 import``, the hooks' syncs, the catch-up, the rollup of its summary) asks
 :func:`subagent_excluded` first: it reads the parent's main transcript and
 finds the sub-agent calls of its marked stretches
-(``claude_code.marked_agent_calls``); a sub-agent whose first prompt is such
+(``claude_subagents.marked_agent_calls``); a sub-agent whose first prompt is such
 a call's task, or whose ``.meta.json`` ``toolUseId`` or agent id names one,
 is marked never to capture (``policy.mark_no_capture`` of its namespace
 ``<session>.agent-<id>``), so no turn of it and no summary is written, and
@@ -36,7 +36,7 @@ import os
 import re
 from pathlib import Path
 
-from objstore.capture.claude_code import MarkedCalls, SubagentStart, marked_agent_calls, subagent_start
+from objstore.capture.claude_subagents import MarkedCalls, SubagentStart, marked_agent_calls, subagent_start
 from objstore.capture.policy import CaptureConfig, has_marker, mark_no_capture
 from objstore.core.errors import InvalidInput, MemError
 from objstore.core.store import Store

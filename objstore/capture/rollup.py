@@ -33,7 +33,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from objstore.capture.claude_code import subagent_outcome
+from objstore.capture.claude_subagents import subagent_outcome
 from objstore.capture.policy import capture_refused, load_config, no_capture_sessions
 from objstore.capture.transcript import project_of
 from objstore.core.errors import IntegrityError, MemError, NotFound

@@ -64,7 +64,8 @@ from pathlib import Path
 from stat import S_ISREG
 
 from objstore.capture.rollup import IDLE_S as ROLLUP_IDLE_S, cwd_project, rollup_files
-from objstore.capture.claude_code import ParseStats, parse_file, subagent_outcome
+from objstore.capture.claude_code import ParseStats, parse_file
+from objstore.capture.claude_subagents import subagent_outcome
 from objstore.capture.nomem import subagent_excluded
 from objstore.capture.cursors import Cursor, cursor_saved, iter_cursors, load_cursor, save_cursor, text_key
 from objstore.capture.policy import (DEFAULT_MARKER, CaptureConfig,
@@ -563,7 +564,7 @@ def write_stated(store: Store, stated: list, command: str, own: str = "") -> obj
 
 def _subagent_ended(path: Path) -> bool:
     """Whether subagent transcript ``path`` has ended: it closes with its
-    final message (:func:`claude_code.subagent_outcome`), or it has not been
+    final message (:func:`claude_subagents.subagent_outcome`), or it has not been
     written for ``rollup.IDLE_S`` (killed).  Read whole then, so its summary
     rolls up every turn at once (a summary of a partial read would be
     followed by a second version when the rest arrives)."""

@@ -1,5 +1,5 @@
 """The paths of a tool call, as the withheld trail of sealed values reads
-them (``transcript.withholds``, trail21): shell variables and ``cd`` put in
+them (``withhold.withholds``, trail21): shell variables and ``cd`` put in
 place, and whether a call reads a folder that holds a file a withheld call
 wrote (``grep -r X DIR``, ``cat DIR/*``, ``tar -c DIR``, the ``Grep`` tool
 with a ``path`` at or above the file, or with none: the working folder).
@@ -71,7 +71,7 @@ def unfold(call: str) -> str:
     continuation taken away, as the shell reads it (``mem \\⏎ sealed show``:
     ``mem sealed show``; bash(1) QUOTING: a backslash-newline pair is removed).
     The one normalisation of a call every check of the trail starts from
-    (``transcript.prints_secret``, ``transcript.withholds``, test22 X5).
+    (``withhold.prints_secret``, ``withhold.withholds``, test22 X5).
     Text without a backslash comes back as it is."""
     if "\\\n" not in call and "\\\r" not in call and "\\\\\\" not in call:
         return call
@@ -93,12 +93,28 @@ def plain(path: str) -> str:
     """A path as written, made plain for matching: ``//`` as ``/``, ``.``
     and ``..`` steps taken (``posixpath.normpath``) and a trailing ``/``
     dropped (``rsync -a /tmp/x/ /tmp/y/`` copies into ``/tmp/y``); a ``~/``
-    prefix is kept (the home folder is not the working folder)."""
+    prefix is kept (the home folder is not the working folder), and a
+    named user's home is any home (``~u/x``, ``~root/x``: ``~/x``,
+    :func:`home_word`)."""
+    if path.startswith("~") and not path.startswith("~/"):
+        path = home_word(path)
     if "//" not in path and "/." not in path and not (path.endswith("/") and len(path) > 1):
         return path
     if path.startswith("~/"):
         return "~/" + posixpath.normpath(path[2:]).lstrip("/")
     return posixpath.normpath(path)
+
+
+#: a named user's home: ``~NAME`` (bash(1) Tilde Expansion), NAME a login name
+_TILDE_USER_RE = LazyPattern(r"~[a-z_][\w.\-]{0,31}(?=/|$)")
+
+
+def home_word(word: str) -> str:
+    """``word`` with a named user's home (``~u/pin.txt``, ``~root/x``, ``~ana``) written as
+    ``~/…`` / ``~``: a transcript does not say whose home ``~`` is, so every home is one
+    (:func:`home_form`, trl23 Y7).  Other words come back as they are."""
+    m = _TILDE_USER_RE.match(word) if word.startswith("~") else None
+    return "~" + word[m.end():] if m else word
 
 
 #: a home folder as an absolute path: ``/home/NAME``, ``/Users/NAME`` (macOS), ``/root``
@@ -262,6 +278,8 @@ def _command_reads(text: str, files: list[str], cwd: str) -> bool:
         if searches and _holds(resolve(".", here), files, True):
             return True                  # it searches the working folder when given no other
         for w in WORD_RE.findall(seg):
+            if name == "git" and w.endswith("/.git"):   # ``--git-dir=/tmp/x/.git``, ``GIT_DIR=…``: the repository
+                w = w[:-5] or "/"
             if not w.startswith("-") and w != name and _holds(resolve(w, here), files, searches or w.endswith(
                     ("/", "."))):
                 return True

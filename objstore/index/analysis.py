@@ -406,18 +406,21 @@ def tokenize(text: str) -> list[str]:
 def word_tokens(word: str) -> tuple[str, ...]:
     """:func:`tokenize` of one whitespace-free word, memoised (a pure
     function of the word; a snippet tokenizes every word it looks at, and
-    the same words recur across passages; cleared at _WORDS_MAX words)."""
+    the same words recur across passages; cleared at _WORDS_MAX words);
+    an ASCII one without ESC by a regex."""
     got = _WORDS.get(word)
     if got is None:
         if len(_WORDS) >= _WORDS_MAX:
             _WORDS.clear()
-        got = _WORDS[word] = tuple(tokenize(word))
+        got = _WORDS[word] = tuple(t.lower() for t in _RUN(word) if len(t) < MAX_TOKEN_BYTES) \
+            if word.isascii() and "\x1b" not in word else tuple(tokenize(word))
     return got
 
 
 #: word -> its tokens (:func:`word_tokens`)
 _WORDS: dict[str, tuple[str, ...]] = {}
 _WORDS_MAX = 65536
+_RUN = re.compile(r"[A-Za-z0-9]+").findall
 
 
 def index_terms(text: str, analyzer: str = "stem") -> list[str]:
@@ -454,10 +457,14 @@ def stem_tokens(toks: tuple[str, ...]) -> tuple[str, ...]:
             stemmer = _analyzer(True)
             if len(memo) >= _STEMS_MAX:
                 memo.clear()
-            for i, t in enumerate(toks):
-                if out[i] is None:
+            new = [t for t in set(toks) if t not in memo and t.isascii() and t.isalnum()]
+            if len(new) > 1 and len(got := stemmer.analyze(" ".join(new))) == len(new):
+                memo.update(zip(new, got))
+            for t in toks:
+                if t not in memo:
                     s = stemmer.analyze(t)
-                    out[i] = memo[t] = s[0] if s else t
+                    memo[t] = s[0] if s else t
+            out = [memo[t] for t in toks]
     return tuple(out)
 
 

@@ -28,7 +28,7 @@ from objstore.index.generations import (
     shard_index,
 )
 from objstore.index.genwriter import new_generation
-from objstore.index.genfiles import VERIFIED, generation_files, remove_tree
+from objstore.index.genfiles import VERIFIED, generation_files, remove_generation
 from objstore.index.procmem import trim_heap
 from objstore.index.schema import IndexDoc, PlainCarriers, to_tantivy_doc
 
@@ -235,7 +235,7 @@ class GenerationBuild:
         gens, self._gens, self._bufs, self._writers, self._held = self._gens, {}, {}, {}, []
         self._run, self._run_chars = [], 0
         for name, _index in gens.values():
-            remove_tree(self.sub.dir / name, ignore_errors=True)
+            remove_generation(self.sub.dir / name)
 
     def run(self, docs: Iterable[IndexDoc]) -> None:
         """add() every doc, commit(), switch(); abort() on any error."""
@@ -268,7 +268,7 @@ def link_generation(sub: SubIndex, name: str) -> "tuple[str, tantivy.Index]":
         fsync_dir(dst)
         index = tantivy.Index.open(str(dst))
     except (OSError, ValueError) as e:
-        remove_tree(dst, ignore_errors=True)
+        remove_generation(dst)
         raise SearchIndexError(f"{dst}: cannot link generation {name}: {e}") from e
     register_analyzers(index)
     sub.fmt(new)
@@ -318,7 +318,7 @@ def isolate_segments(sub: SubIndex, name: str, ords: set[int]) -> "tuple[str, ta
         fsync_dir(dst)
         index = tantivy.Index.open(str(dst))
     except (OSError, ValueError, KeyError, TypeError) as e:
-        remove_tree(dst, ignore_errors=True)
+        remove_generation(dst)
         raise SearchIndexError(f"{dst}: cannot isolate segments of generation {name}: {e}") from e
     register_analyzers(index)
     sub.fmt(new)

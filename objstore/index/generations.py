@@ -47,8 +47,9 @@ from objstore.index.genfiles import (
     check_new_files,
     generation_files,
     merge_levels,
+    GONE,
     pad_plan,
-    remove_tree,
+    remove_generation,
     verify_file,
     verify_generation,
 )
@@ -238,20 +239,33 @@ class SubIndex:
             return []
         return sorted((n for n in names if is_gen_name(n)), key=lambda n: int(n[4:]))
 
+    def gone_dirs(self) -> list[str]:
+        """Names of the ``gen-<n>.gone`` directories on disk: generations
+        whose removal (``remove_generation``) has not finished."""
+        try:
+            names = os.listdir(self.dir)
+        except FileNotFoundError:
+            return []
+        return sorted(n for n in names if n.endswith(GONE) and is_gen_name(n[:-len(GONE)]))
+
     def next_gen_number(self) -> int:
-        """One more than the highest generation number on disk or in CURRENT."""
-        nums = [int(n[4:]) for n in self.gen_dirs()]
+        """One more than the highest generation number on disk (a
+        ``gen-<n>.gone`` included) or in CURRENT."""
+        nums = [int(n[4:]) for n in self.gen_dirs()] + [int(n[4:-len(GONE)]) for n in self.gone_dirs()]
         cur = self.manifest_lenient()
         if cur:
             nums += [int(g[4:]) for _s, g in cur.live()]
         return max(nums, default=0) + 1
 
     def remove_orphans(self, keep: set[str]) -> None:
-        """Delete every generation directory not in ``keep`` and every
-        ``CURRENT.tmp-*`` file (what a crashed writer left).  Caller holds the lock."""
-        for name in self.gen_dirs():
+        """Delete every generation directory not in ``keep``, every
+        ``gen-<n>.gone`` (a removal that did not finish) and every
+        ``CURRENT.tmp-*`` file (what a crashed writer left), each generation
+        by ``remove_generation`` (one that cannot be deleted stays, for
+        ``verify_purged`` to report).  Caller holds the lock."""
+        for name in self.gen_dirs() + self.gone_dirs():
             if name not in keep:
-                remove_tree(self.dir / name, ignore_errors=True)
+                remove_generation(self.dir / name)
         with contextlib.suppress(FileNotFoundError):
             for name in os.listdir(self.dir):
                 if name.startswith("CURRENT.tmp-"):

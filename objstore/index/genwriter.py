@@ -28,7 +28,7 @@ from objstore.index.generations import (
     raise_write_failed,
     shard_index,
 )
-from objstore.index.genfiles import held_ids, remove_tree
+from objstore.index.genfiles import held_ids, remove_generation
 from objstore.index.procmem import drop_mapped_pages, trim_heap
 from objstore.index.schema import GenFormat, IndexDoc, PlainCarriers, create_index, delete_object, to_tantivy_doc
 
@@ -52,7 +52,7 @@ def new_generation(sub: SubIndex, n: int) -> "tuple[str, tantivy.Index]":
     try:
         index = create_index(sub.new_fmt, path)
     except (ValueError, OSError) as e:
-        remove_tree(path, ignore_errors=True)
+        remove_generation(path)
         raise SearchIndexError(f"{path}: cannot create index: {e}") from e
     register_analyzers(index)
     sub.adopt_new(name)
@@ -392,7 +392,7 @@ class StreamWriter:
                 self.sub.remove_dead_files(name)
         new, self._new = self._new, {}
         for name, _index in new.values():
-            remove_tree(self.sub.dir / name, ignore_errors=True)
+            remove_generation(self.sub.dir / name)
 
     abort = close
 

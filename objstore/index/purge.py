@@ -24,7 +24,7 @@ from objstore.index.generations import (
     raise_write_failed,
     shard_index,
 )
-from objstore.index.genfiles import generation_files, held_ids, pad_plan, segment_sizes
+from objstore.index.genfiles import generation_files, held_ids, pad_plan, remove_generation, segment_sizes
 from objstore.index.schema import KINDS, IndexDoc, delete_object, id_query, ids_at, to_tantivy_doc
 
 __all__ = ["ISOLATED_MERGE", "MERGE_LEVEL_DOCS", "MERGE_SEGMENTS", "PADDED_MERGE", "PAD_KIND", "SearchIndexPurges", "isolated_is_smaller",
@@ -575,6 +575,5 @@ class SearchIndexPurges:
             del nsr
         finally:
             if not ok:
-                import shutil   # here: every reader imports this module (start-up: shutil pulls bz2, lzma)
-                shutil.rmtree(sub.dir / new, ignore_errors=True)
+                remove_generation(sub.dir / new)
         return (new, nindex) if ok else False

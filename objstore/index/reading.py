@@ -693,7 +693,8 @@ class SearchIndexReads:
         what was forgotten, and is not reported; a file in the generation dir that belongs to no live
         segment (ignoring ``meta.json``, ``.managed.json`` and lock files)
         and that tantivy's garbage collection does not remove; a ``gen-*``
-        dir that ``CURRENT`` does not name.  Raises ``ValueError`` for a
+        dir that ``CURRENT`` does not name, or a ``gen-*.gone`` one (a
+        removal that failed).  Raises ``ValueError`` for a
         malformed id, ``IndexCorruptError``.
         """
         ids = list(ids)
@@ -704,7 +705,7 @@ class SearchIndexReads:
         for k, sub in self._subs.items():
             cur = sub.open_current()
             live = set(cur[1]) if cur else set()
-            for name in sub.gen_dirs():
+            for name in sub.gen_dirs() + sub.gone_dirs():
                 if name not in live:
                     problems.append(f"{k}: orphan generation dir {sub.dir / name}")
             if cur is None:

@@ -17,7 +17,7 @@ import tantivy
 
 from objstore.index.errors import SearchIndexError
 from objstore.index.generations import Manifest, SubIndex
-from objstore.index.genfiles import generation_files, pad_plan, segment_sizes
+from objstore.index.genfiles import generation_files, pad_plan, remove_generation, segment_sizes
 from objstore.index.purge import MERGE_LEVEL_DOCS, PAD_KIND, pad_merge
 
 __all__ = ["SMALL_MERGE_DOCS", "SearchIndexMerges", "small_segments"]
@@ -151,6 +151,5 @@ class SearchIndexMerges:
             ok = False
         finally:
             if not ok:
-                import shutil   # here: every reader imports this module (start-up: shutil pulls bz2, lzma)
-                shutil.rmtree(sub.dir / new, ignore_errors=True)
+                remove_generation(sub.dir / new)
         return (new, nindex, len(targets) - 1) if ok else None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from objstore.index.analysis import QUERY_STOPWORDS, nfc, stem_tokens, tokenize, word_tokens
+from objstore.index.analysis import MAX_TOKEN_BYTES, QUERY_STOPWORDS, nfc, stem_tokens, tokenize, word_tokens
 
 __all__ = ["make_snippet"]
 
@@ -29,15 +29,19 @@ def _find_token(text: str, tokens: set[str]) -> int | None:
     token, refined to the token itself where it can be located."""
     stems = set(stem_tokens(tuple(tokens)))
     probes = sorted({t for t in tokens | stems if t}, key=len, reverse=True)
-    if text.isascii() and probes:
+    text_ascii = text.isascii()
+    if text_ascii and probes:
         # fast path: jump to words that contain a token or stem (case folds only)
         pat = re.compile("|".join(re.escape(x) for x in probes), re.I)
         word_re = re.compile(r"\S+")
         starts = (text.rfind(" ", 0, h.start()) + 1 for h in pat.finditer(text))
         matches = (word_re.match(text, st) for st in starts)
     else:
+        if not text_ascii and not _may_hold(text, tokens, stems):
+            return None  # (else a Python loop over every word of a passage that holds none)
         matches = re.finditer(r"\S+", text)
     last = -1
+    primed = 0  # the stems of text[:primed]'s ASCII runs are memoised (non-ASCII text)
     for m in matches:
         if m is None or m.start() <= last:
             continue
@@ -46,6 +50,8 @@ def _find_token(text: str, tokens: set[str]) -> int | None:
         wtoks = word_tokens(word)  # memoised: words recur within and across passages
         hit = next((t for t in wtoks if t in tokens), None)
         if hit is None:
+            if text_ascii is False and m.start() >= primed:
+                primed = _prime_stems(text, m.start())  # the next words' stems in one call, not one each
             hit = next((t for t, st in zip(wtoks, stem_tokens(wtoks)) if st in stems), None)
         if hit is None:
             continue
@@ -59,6 +65,41 @@ def _find_token(text: str, tokens: set[str]) -> int | None:
         pos = "".join(folded).find(hit)
         return m.start() + (owner[pos] if pos >= 0 else 0)
     return None
+
+
+_ASCII_RUN = re.compile(r"[A-Za-z0-9]+")
+
+
+def _may_hold(text: str, tokens: set[str], stems: set[str]) -> bool:
+    """False when no word of ``text`` (NFC, whitespace runs of one space:
+    ``make_snippet``'s) holds a token of ``tokens`` or one whose stem is in
+    ``stems``: the analyzer's tokens of the whole text, in one call, are
+    those of its words (its pattern never spans a space, and NFC composes
+    nothing across one); True when it may, or for a text holding an
+    escape character (``strip_escapes`` of a word and of the text may
+    differ)."""
+    if "\x1b" in text or "\x9b" in text:
+        return True
+    toks = set(tokenize(text))
+    if not toks.isdisjoint(tokens):
+        return True
+    return not stems.isdisjoint(stem_tokens(tuple(toks)))
+
+
+#: characters of a passage whose ASCII runs :func:`_prime_stems` stems in one call
+PRIME_CHARS = 512
+
+
+def _prime_stems(text: str, start: int) -> int:
+    """Have :func:`~objstore.index.analysis.stem_tokens` memoise the stems
+    of the ASCII letter-and-digit runs of ``text[start:start +
+    PRIME_CHARS]`` (lowercased, under MAX_TOKEN_BYTES), which it stems in
+    one analyzer call (a run cut by the window's end is memoised as the
+    string it is: a token's stem is a function of the token).  Returns
+    where the window ends (characters)."""
+    end = start + PRIME_CHARS
+    stem_tokens(tuple({r.lower() for r in _ASCII_RUN.findall(text, start, end) if len(r) < MAX_TOKEN_BYTES}))
+    return end
 
 
 def make_snippet(text: str, query: str, width: int = 160, hide=None) -> str:

@@ -59,7 +59,8 @@ from pathlib import Path
 
 from objstore.capture.statements import remember_statement
 from objstore.capture.policy import has_marker, load_config, path_excluded
-from objstore.capture.transcript import SECRET_OUTPUT, bash_mode, cut_text, prints_secret, withhold_result, withholds
+from objstore.capture.transcript import cut_text
+from objstore.capture.withhold import SECRET_OUTPUT, bash_mode, prints_secret, withhold_result, withholds
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.jsonspan import Node, scan
@@ -124,7 +125,7 @@ def _text_of(content, *, tool: bool = False, secret: frozenset = frozenset(),
     and with ``tool`` the ``tool_result`` blocks (``r<i>``; the result of a
     call in ``secret``, by ``tool_use_id``, is ``SECRET_OUTPUT``).  Thinking,
     images and tool_use are skipped; our own blocks are removed.  ``bash``:
-    ``[flag]`` of ``transcript.bash_mode`` (Claude Code's ``!`` bash mode),
+    ``[flag]`` of ``withhold.bash_mode`` (Claude Code's ``!`` bash mode),
     carried from text to text and updated in place; None: texts as they are."""
     if isinstance(content, str):
         t = _MEM_CONTEXT.sub("", content).strip()
@@ -506,11 +507,11 @@ def _writer(store: Store):
 def secret_calls(msgs: list, cwd: str = "") -> frozenset:
     """The ids of the ``tool_use`` blocks of the messages ``msgs`` (a
     conversation, in order) whose results are not captured (tester U9,
-    sec20): ``transcript.withholds`` of their input's JSON, as the Claude
+    sec20): ``withhold.withholds`` of their input's JSON, as the Claude
     Code reader renders it, along the trail of the calls before them (a
     file a ``mem sealed show`` wrote, a folder holding it, its background
     shell: the results of withheld calls go through
-    ``transcript.withhold_result``).  ``cwd``: the conversation's working
+    ``withhold.withhold_result``).  ``cwd``: the conversation's working
     folder ("" when not known)."""
     trail: list = []
     for m in msgs:

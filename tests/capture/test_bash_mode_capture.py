@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from objstore.capture.transcript import SECRET_OUTPUT, bash_mode
+from objstore.capture.withhold import SECRET_OUTPUT, bash_mode
 from tests.hooks._util import (REPO, asst, hook_env, line, payload, run_hook, text, turns, user,
                                wait_store_processes_gone)
 

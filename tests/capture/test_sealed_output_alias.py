@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from objstore.capture.transcript import SECRET_OUTPUT, mem_aliases, withholds
+from objstore.capture.withhold import SECRET_OUTPUT, mem_aliases, withholds
 from tests.capture.test_sealed_output_capture import VALUE, _mem, _not_found, _texts
 from tests.hooks._util import CWD, asst, line, tool_result, tool_use, user
 

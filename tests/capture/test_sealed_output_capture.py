@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from objstore.capture.transcript import SECRET_OUTPUT, prints_secret
+from objstore.capture.withhold import SECRET_OUTPUT, prints_secret
 from tests.hooks._util import (CWD, REPO, asst, hook_env, line, payload, run_hook, text, tool_result, tool_use,
                                turns, user, wait_store_processes_gone)
 

@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from objstore.capture.transcript import SECRET_OUTPUT
+from objstore.capture.withhold import SECRET_OUTPUT
 from tests.capture.test_sealed_output_capture import SHOW, VALUE, _mem, _not_found, _texts
 from tests.hooks._util import (CWD, asst, hook_env, line, payload, run_hook, text, tool_result, tool_use, user,
                                wait_store_processes_gone)
@@ -99,7 +99,7 @@ def test_a_copy_of_the_file_is_followed(tmp_path):
 
 
 def test_withholds_keeps_unrelated_reads():
-    from objstore.capture.transcript import withholds
+    from objstore.capture.withhold import withholds
     trail: list = []
     assert withholds(json.dumps({"command": f"{SHOW} > /tmp/pin.txt"}), trail)
     assert trail == ["f:/tmp/pin.txt"]

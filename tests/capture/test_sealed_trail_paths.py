@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from objstore.capture.transcript import SECRET_OUTPUT, withholds
+from objstore.capture.withhold import SECRET_OUTPUT, withholds
 from tests.capture.test_sealed_output_capture import SHOW, VALUE, _mem, _not_found, _texts
 from tests.hooks._util import (CWD, asst, hook_env, line, payload, run_hook, text, tool_result, tool_use, user,
                                wait_store_processes_gone)

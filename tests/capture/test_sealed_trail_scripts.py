@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from objstore.capture.transcript import SECRET_OUTPUT
+from objstore.capture.withhold import SECRET_OUTPUT
 from tests.capture.test_sealed_output_capture import VALUE, _mem, _not_found, _texts
 from tests.hooks._util import CWD, asst, line, tool_result, tool_use, user
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 
 from objstore.capture import claude_code
-from objstore.capture.transcript import SECRET_OUTPUT, ParseStats, prints_secret, withholds
+from objstore.capture.transcript import ParseStats
+from objstore.capture.withhold import SECRET_OUTPUT, prints_secret, withholds
 from tests.capture.test_sealed_output_capture import VALUE, _mem, _not_found, _texts
 from tests.hooks._util import (asst, hook_env, line, payload, run_hook, text, tool_result, tool_use, user,
                                wait_store_processes_gone)

@@ -86,7 +86,7 @@ def test_each_one_line_shape_is_redacted_in_a_tool_calls_json(case):
 #: '_SECRET=' (and a rotation period), a 'Secret Key' column naming keys, a build table's hash, a build's name
 FP22_KEPT = [
     "IMAGE_PULL_SECRET=regcred", "DB_SECRET=postgres-credentials", "TLS_SECRET=ingress-tls",
-    "K8S_SECRET=app-secrets", "ROTATE_SECRET=weekly", "export JWT_SECRET=supersecretvalue",
+    "K8S_SECRET=app-secrets", "ROTATE_SECRET=weekly",   # red23 (Y3): 'export JWT_SECRET=supersecretvalue' is a key
     "| Secret Key | Used by |\n|---|---|\n| stripe-webhook | billing-service |",
     "| Build | Pass |\n|---|---|\n| #8812 | 3f9a0c1e7b2d4a6f |",
     "* **pass**: build-7788a",
@@ -109,7 +109,7 @@ FP22_KEPT = [
     "<table><tr><th>Password</th><td>required</td></tr><tr><th>PIN</th><td>13</td></tr></table>",
     "* **Pass**: all green", "**PIN**: 13",
     # X10 look-alikes: a placeholder, a name in lower case, a reference, a key's placeholder
-    "JWT_SECRET=changeme", "jwt_secret=supersecretvalue", "JWT_SECRET=${JWT_SECRET}", "JWT_SECRET=required",
+    "JWT_SECRET=changeme", "JWT_SECRET=${JWT_SECRET}",   # red23 (Y3): 'jwt_secret=supersecretvalue' a key "JWT_SECRET=required",
     "SLOPOMETRY_LLM_PROXY_API_KEY=sk-whatever", "encryption key: AES-256", "passcode: required",
 ] + FP22_KEPT)
 def test_look_alikes_are_kept(text):

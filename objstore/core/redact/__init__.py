@@ -7,8 +7,8 @@ rule type and regex flags), ``checks`` (value checks: is a match a credential
 or prose), ``scanners`` (rule scans other than one ``finditer`` pass),
 ``rules`` (``RULES``, the table below: the token formats) and ``passwords``
 (its password labels and phrases; at their places, ``commandline``: passwords
-on a command line, in SQL and in a .pgpass / .netrc, and ``memcommand``: mem's
-own command lines; ``markdown``: labels in Markdown markup, fences, tables), ``prefilter``
+on a command line, in SQL and in a .pgpass / .netrc, ``heredocs``: a here-document
+fed to a secret store, and ``memcommand``: mem's own command lines; ``markdown``: labels in Markdown markup, fences, tables), ``prefilter``
 (which rules a window runs), ``names`` (the name rule), ``engine`` (windows,
 merging, rendering; cutting a text where no credential is split) and this
 module (the rule table below, the public API):
@@ -158,7 +158,8 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           hunterUniq2024``), also with what it opens in between
                           (``the password for the staging box is X``, ``... box:
                           X``: a preposition and 1-5 words), and a 4-12 digit
-                          ``pin is 4821`` (also ``passcode is 7741#a``);
+                          ``pin is 4821`` (also ``passcode is 7741#a``, red23:
+                          ``pincode: 4471``);
                           ``the password is stored in vault`` is left; also
                           ``the secret|token|api key is X``, a quoted value after
                           ``password|passphrase|secret is``, and ``password X``
@@ -244,6 +245,12 @@ cli-password              a password given to a command on its command line:    
                           ``docker secret create``, ``security add-generic-           gcloud secrets, doppler
                           password``, ``pass insert``, ``firebase functions:
                           secrets:set``, ``gcloud secrets``, ``doppler secrets set``
+                          red23 (Y4): also ``kubectl create secret``, ``vault kv      (red23) kubectl, vault kv put,
+                          put``, ``aws secretsmanager``, ``secret-tool store``,       secret-tool, keyring, htpasswd(1),
+                          ``keyring set``, ``htpasswd -i``, ``openssl passwd``,       ansible-vault; bash(1) Here
+                          ``ansible-vault encrypt_string``; and a here-document fed   Documents
+                          to any of these stores (``gh secret set N <<EOF``,
+                          ``cat <<EOF | gh secret set N``: its lines; heredocs.py)
 sql-password              the string literal of ``IDENTIFIED [WITH plugin] BY        MySQL CREATE USER / SET PASSWORD;
                           'pw'``, ``[WITH] [ENCRYPTED] PASSWORD 'pw'``, ``SET          PostgreSQL CREATE ROLE; Oracle
                           PASSWORD [FOR u] = 'pw'``; Oracle's unquoted ``IDENTIFIED   CREATE USER
@@ -263,7 +270,11 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           ``api key``, ``secret key`` with a blank too (redb22:
                           also ``passcode``, ``encryption_key``, ``signing_key``;
                           fp22: not ``NAME_SECRET=words``, a Kubernetes Secret's
-                          name reads the same); after a
+                          name reads the same; red23 (Y3): ``master_key``,
+                          ``app_key``, ``pass_code`` too, and under a name holding
+                          ``jwt`` or ``master`` a literal of 8+ letters quoted or
+                          ending its line: ``JWT_SECRET="supersecretvalue"``; not
+                          a placeholder, reference or dash-joined name); after a
                           password label (``password|passwd|passwort|passphrase|
                           pwd|*_pass``, not an attribute ``self.password``) a value
                           of letters alone with nothing after it on its line
@@ -321,6 +332,9 @@ markdown-secret           md21 (W1; markdown.py): a credential label in Markdown
                           ``pass`` (a value with digits or symbols) and ``PIN``       (PIN: 4-12 digits)
                           (4-12 digits) as a label or a column; an HTML table's
                           ``<th>password</th>`` column (its ``<td>`` values)
+                          red23 (Y11): ``\\|`` inside a cell, org-mode                (red23) org-mode tables; Pandoc
+                          (``|---+---|``) and grid (``+---+``) tables, ``<dl><dt>     grid tables and definition lists;
+                          Password</dt><dd>X``, a definition ``password`` LF ``: X``  WHATWG HTML 4.4.9 (dl)
 named-secret              not a text rule: :func:`redact_named` (``mem remember``,    (no vendor format: the key's own words)
                           imports, derived facts) replaces the whole value under a
                           key named for a credential (``.../staging-password``,

@@ -196,7 +196,7 @@ def _cookie_ok(v: str) -> bool:
 #: cli21: ssh-keygen's passphrase options '-P passphrase' / '-N new_passphrase' and their value
 _SSH_KEYGEN_PASS = Lazy(r"(?<![A-Za-z0-9_\-])-[PN][ \t]{0,4}" + _ARG, FLAGS)
 #: cli21: commands that read a secret from standard input, fed by a here-string (_HERE)
-_STDIN_SECRET_CMDS = (r"(?:gcloud(?<![A-Za-z0-9_.\-]gcloud)[^\n\r;|&<]{0,128}?[ \t]secrets[ \t]{1,4}"
+STDIN_SECRET_CMDS = (r"(?:gcloud(?<![A-Za-z0-9_.\-]gcloud)[^\n\r;|&<]{0,128}?[ \t]secrets[ \t]{1,4}"
                       r"(?:create|versions[ \t]{1,4}add)(?![A-Za-z0-9_.\-])"
                       "|" + _cmd("gh") + r"[ \t]{1,4}secret[ \t]{1,4}set(?![A-Za-z0-9_.\-])"
                       "|" + _cmd("docker") + r"[ \t]{1,4}secret[ \t]{1,4}create(?![A-Za-z0-9_.\-])"
@@ -207,9 +207,9 @@ _STDIN_SECRET_CMDS = (r"(?:gcloud(?<![A-Za-z0-9_.\-]gcloud)[^\n\r;|&<]{0,128}?[ 
 _PIPE_HEAD = (_cmd("echo", "printf") + r"(?:[ \t]{1,4}-[neE]{1,3}+){0,3}"
               r"(?:[ \t]{1,4}(?:\\{0,3}[\"'])?%s(?:\\{1,3}n)?(?:\\{0,3}[\"'])?)?[ \t]{1,4}(?:\$(?='))?")
 #: redb22: secret stores that read the secret from standard input (the sources in the rule below); a
-#: package runner before the command ('npx wrangler …'), sudo
+#: package runner before the command ('npx wrangler …'), sudo; red23: also what a here-document feeds them (heredocs)
 _PIPE_RUNNER = r"(?:(?:sudo|npx|bunx|yarn|pnpm(?:[ \t]{1,4}(?:exec|dlx))?)[ \t]{1,4})?"
-_PIPE_STORE_CMDS = (_PIPE_RUNNER + r"(?:gh[ \t]{1,4}secret[ \t]{1,4}set"
+PIPE_STORE_CMDS = (_PIPE_RUNNER + r"(?:gh[ \t]{1,4}secret[ \t]{1,4}set"
                     r"|wrangler(?:[ \t]{1,4}pages)?[ \t]{1,4}secret[ \t]{1,4}put"
                     r"|vercel[ \t]{1,4}env[ \t]{1,4}add"
                     r"|docker[ \t]{1,4}secret[ \t]{1,4}create"
@@ -217,7 +217,15 @@ _PIPE_STORE_CMDS = (_PIPE_RUNNER + r"(?:gh[ \t]{1,4}secret[ \t]{1,4}set"
                     r"|pass[ \t]{1,4}insert"
                     r"|firebase[ \t]{1,4}functions:secrets:set"
                     r"|gcloud[^\n\r;|&<]{0,128}?[ \t]secrets[ \t]{1,4}(?:create|versions[ \t]{1,4}add)"
-                    r"|doppler[ \t]{1,4}secrets[ \t]{1,4}set)(?![A-Za-z0-9_.\-])")
+                    r"|doppler[ \t]{1,4}secrets[ \t]{1,4}set"
+                    # red23 (Y4): kubectl's '--from-file=KEY=/dev/stdin', vault's 'KEY=-', aws's 'file:///dev/stdin',
+                    # secret-tool, keyring, 'htpasswd -i', 'openssl passwd -stdin', ansible-vault encrypt_string
+                    r"|kubectl[^\n\r;|&<]{0,64}?[ \t]create[ \t]{1,4}secret"
+                    r"|vault[ \t]{1,4}kv[ \t]{1,4}(?:put|patch)"     # not 'vault write': a policy's text
+                    r"|aws[^\n\r;|&<]{0,128}?[ \t]secretsmanager[ \t]{1,4}(?:create-secret|put-secret-value|update-secret)"
+                    r"|secret-tool[ \t]{1,4}store|keyring[ \t]{1,4}set"
+                    r"|htpasswd[ \t]{1,4}(?:-[A-Za-z]{1,8}[ \t]{1,4}){0,4}?-[A-Za-z]{0,7}i"
+                    r"|openssl[ \t]{1,4}passwd|ansible-vault[ \t]{1,4}encrypt_string)(?![A-Za-z0-9_.\-])")
 _r = make_rule   # the table below is aligned to this short name
 
 #: the command-line rules, in their order of the table (a tie in priority goes to the earlier)
@@ -422,7 +430,7 @@ COMMAND_LINE_RULES: list[Rule] = [
        "https://www.gnu.org/software/bash/manual/bash.html#Here-Strings "
        "https://cloud.google.com/sdk/gcloud/reference/secrets/versions/add https://cli.github.com/manual/gh_secret_set "
        "https://www.gnu.org/software/bash/manual/bash.html#index-read",
-       _STDIN_SECRET_CMDS + _HERE + _HERE_SECRET,
+       STDIN_SECRET_CMDS + _HERE + _HERE_SECRET,
        priority=45, check=cli_secret_ok, anchors=("<<<",), scan=scan_at("gcloud", "gh", "docker", "openssl", "read")),
     _r("cli-password",
        "a secret piped by echo/printf into a secret store that reads it from standard input (redb22, tester "
@@ -433,9 +441,14 @@ COMMAND_LINE_RULES: list[Rule] = [
        "(macOS security(1)), 'pass insert' https://git.zx2c4.com/password-store/about/ , 'firebase "
        "functions:secrets:set NAME' https://firebase.google.com/docs/functions/config-env , 'gcloud secrets "
        "create|versions add --data-file=-', 'doppler secrets set NAME' https://docs.doppler.com/docs/cli ; "
-       "printf's format '%s' before the value skipped, its quotes raw or JSON-escaped",
+       "printf's format '%s' before the value skipped, its quotes raw or JSON-escaped; red23 (Y4): 'kubectl create "
+       "secret generic N --from-file=K=/dev/stdin', 'vault kv put PATH K=-' "
+       "https://developer.hashicorp.com/vault/docs/commands/kv/put , 'aws secretsmanager put-secret-value "
+       "--secret-string file:///dev/stdin', 'secret-tool store' (libsecret), 'keyring set SERVICE USER' "
+       "https://pypi.org/project/keyring/ , 'htpasswd -i' (htpasswd(1)), 'openssl passwd -stdin', 'ansible-vault "
+       "encrypt_string' https://docs.ansible.com/ansible/latest/cli/ansible-vault.html",
        _PIPE_HEAD + r"(?:\\{0,3}[\"'])?(?P<secret>[^\s\"'`;&|<>()\\]{1,256}+)(?:\\{0,3}[\"'])?[ \t]{0,4}\|[ \t]{0,4}"
-       + _PIPE_STORE_CMDS,
+       + PIPE_STORE_CMDS,
        # gated on 'echo' / 'printf' (2 stdlib gates; the stores' 9 names were 6, +3 % of the stdlib prefilter's CPU)
        priority=45, check=cli_secret_ok, anchors=("echo", "printf"), scan=scan_at("echo", "printf")),
     _r("cli-password",

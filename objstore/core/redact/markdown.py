@@ -39,8 +39,14 @@ _FENCED = Lazy(_WORD + r"[*_`]{0,2}[ \t]{0,4}:[*_`]{0,2}[ \t]{0,8}" + _BREAK + r
 #: fp22: a word so suffixed names its value by :func:`_head_word` (``secret+key``), held to :func:`_shaped`
 _HEAD_CELL = Lazy(r"[ \t]*[*_`]{0,2}(?:[a-z0-9.\-]{1,24}[ _])?" + _WORD + r"(?:[ _-](?P<sfx>key|token|value))?[*_`]{0,2}"
                   r"(?:[ \t]{1,4}\([a-z0-9 _.,/\-]{1,32}\))?[*_`]{0,2}[ \t]*\Z", FLAGS)
-#: a GitHub Flavored Markdown table's delimiter row (GFM 0.29 4.10 'Tables (extension)')
-_DELIM_ROW = Lazy(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+(?:[ \t]*:?-{3,}:?[ \t]*)?\Z", FLAGS)
+#: a GitHub Flavored Markdown table's delimiter row (GFM 0.29 4.10 'Tables (extension)'); red23 (Y11): an org-mode
+#: table's ('|---+---|', https://orgmode.org/manual/Built_002din-Table-Editor.html ) and a grid table's border
+#: ('+---+---+', '+===+===+': Pandoc "Grid tables" https://pandoc.org/MANUAL.html#tables ), ``+`` between columns
+_DELIM_ROW = Lazy(r"[ \t]*[|+]?(?:[ \t]*:?(?:-{3,}|={3,}):?[ \t]*[|+])+(?:[ \t]*:?-{3,}:?[ \t]*)?\Z", FLAGS)
+#: red23 (Y11): a definition list's term alone on its line, its definition on the next after ': ' (Pandoc
+#: "Definition lists" https://pandoc.org/MANUAL.html#definition-lists , PHP Markdown Extra): ``Password`` LF ``: X``
+_DEFINITION = Lazy(_WORD + r"[*_`]{0,2}[ \t]{0,4}" + _BREAK + r"[ \t]{0,3}:[ \t]{1,4}(?P<q>`)?(?P<secret>" + VALUE
+                   + r"{4,256}+)(?(q)`)" + _EOL, FLAGS)
 #: a label and an arrow for its verb ('Password \u2192 X', 'API key => X'), or a word of :data:`_FOREIGN`
 #: and ':' ('Kennwort: X', 'mot de passe : X'); the value (or its code span) ends its line
 _ARROW = Lazy(r"(?:" + _WORD + r"[*`]{0,2}[ \t]{0,4}(?:\u2192|\u21d2|=>|->)|(?P<f>" + _FOREIGN + r")[*`]{0,2}[ \t]{0,4}:)"
@@ -168,6 +174,10 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
     # scan; a find of its own over every window cost ~3 % of a transcript's CPU each)
     if anchor_offsets(at, low, ("<th",), s0, e0):
         _scan_html_table(rule, text, s0, e0, out, low, off)
+    for p in anchor_offsets(at, low, ("<dt",), s0, e0):       # red23 (Y11): '<dt>Password</dt><dd>X</dd>'
+        if (m := _HTML_DEF.match(low, p, e0)) is not None and (h := _HEAD_CELL.match(m.group("h"))) is not None \
+                and (w := _head_word(h)) != "pin":          # a 'pin' term: no anchor of this rule holds it
+            _html_value(rule, text, m, w, off, out)
     if not (marked or broken or arrow):
         return
     starts = sorted([p for lit in _STARTS for p in find_each(low, lit, s0, e0)
@@ -186,6 +196,9 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
         elif (fenced and c in "*_`: \t" and (m := _FENCED.match(low, p, e0)) is not None
               or arrow and c in " \t*`:"
               and (m := _ARROW.match(low, p, e0)) is not None):
+            _keep(rule, text, m, off, out)
+        elif (broken and c in "*_` \t\r\n\\" and (m := _DEFINITION.match(low, p, e0)) is not None
+              and not low[max(s0, _line_start(low, p)):p].strip(" \t*_`")):
             _keep(rule, text, m, off, out)
         elif (broken and c in "*` \t\r\n\\" and (m := _BARE_KEY.match(low, p, e0)) is not None
               and not low[max(s0, _line_start(low, p)):p].strip(" \t*`")):
@@ -224,6 +237,8 @@ def _cells(low: str, s: int, e: int, sep: str) -> list[tuple[int, int]]:
     out, p = [], s
     while True:
         q = low.find(sep, p, e)
+        while q > p and low[q - 1] == "\\" and sep == "|":     # red23 (Y11): '\|' is a pipe inside a cell (GFM 4.10)
+            q = low.find(sep, q + 1, e)
         out.append((p, e if q < 0 else q))
         if q < 0:
             break
@@ -268,6 +283,8 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
             if d is None or _DELIM_ROW.match(low[d[0]:d[1]]) is None:
                 continue
         for _n, (rs, re_) in zip(range(_ROWS_MAX), rows):
+            if sep == "|" and low[rs:re_].lstrip(" \t").startswith("+") and _DELIM_ROW.match(low[rs:re_]):
+                continue                # red23 (Y11): a grid table's border between its rows
             row = _cells(low, rs, re_, sep)
             if sep not in low[rs:re_] or len(row) != len(head):
                 break
@@ -276,7 +293,7 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
                 v = text[a + off:b + off]
                 lead = len(v) - len(v.lstrip(" \t*_`"))
                 v = v.strip(" \t*_`")
-                if v and _VALUE_RUN.fullmatch(v) is not None and _value_ok(word, v):
+                if v and _VALUE_RUN.fullmatch(v.replace("\\|", "")) is not None and _value_ok(word, v):
                     out.append((a + lead + off, a + lead + len(v) + off, rule.priority, rule.name))
 
 
@@ -285,6 +302,11 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
 #: left)
 _HTML_CELL = Lazy(r"<t(?P<k>[hd])(?:[ \t\r\n][^<>]{0,256})?>[ \t\r\n]{0,16}(?:<(?P<i>code|b|strong|em|kbd|samp|tt)>)?"
                   r"(?P<v>[^<>]{0,256})(?(i)</(?P=i)>)[ \t\r\n]{0,16}</t(?P=k)>", FLAGS)
+#: red23 (Y11): an HTML description list's term and its description (WHATWG HTML 4.4.9 "The dl element"):
+#: ``<dt>Password</dt><dd>X</dd>`` (the term judged as a table's header cell, the description as its value)
+_HTML_DEF = Lazy(r"<dt(?:[ \t\r\n][^<>]{0,256})?>[ \t\r\n]{0,16}(?P<h>[^<>]{1,64})</dt>[ \t\r\n]{0,16}"
+                 r"<dd(?:[ \t\r\n][^<>]{0,256})?>[ \t\r\n]{0,16}(?:<(?P<i>code|b|strong|em|kbd|samp|tt)>)?"
+                 r"(?P<v>[^<>]{0,256})(?(i)</(?P=i)>)[ \t\r\n]{0,16}</dd>", FLAGS)
 #: how far after a '<th' a table's rows are read (bytes)
 _HTML_TABLE_MAX = 65536
 

@@ -96,7 +96,7 @@ _MEM_FORMAT_ONLY = Lazy(r"\\?[\"']?(?:%[sb]|\\+[nrt0])+\\?[\"']?", FLAGS)
 #: an output or input redirection word ('>', '>>', '2>', '>f', '<', '<f'; not '<<' / '<<<' / '<('), its operator
 _MEM_REDIRECT = Lazy(r"[0-9&]?(?:>>?|<(?![<(]))", FLAGS)
 #: a here-document operator and its delimiter ('<<EOF', "<<-'EOF'", '<< "END"')
-_MEM_HEREDOC = Lazy(r"<<-?[ \t]{0,4}\\?[\"']?([a-z_][a-z0-9_]{0,31})\\?[\"']?", FLAGS)
+HEREDOC = Lazy(r"<<-?[ \t]{0,4}\\?[\"']?([a-z_][a-z0-9_]{0,31})\\?[\"']?", FLAGS)
 #: a here-document's line end: a line break, raw or JSON-escaped, or the end of the JSON string holding it
 _MEM_LINE_END = Lazy(r"\r?\n|\\r\\n|\\n|(?<!\\)\"(?=[ \t]*[,}\]])", FLAGS)
 
@@ -243,10 +243,10 @@ def _feeders(low: str, start: int, stop: int, s0: int, e0: int, args: list, word
             elif i + 1 < len(args):
                 out.append(args[i + 1])
         elif w.startswith("<<"):
-            h = _MEM_HEREDOC.match(low, args[i][0], stop)
+            h = HEREDOC.match(low, args[i][0], stop)
             if h is None:
                 continue
-            out += _heredoc(low, stop, e0, h.group(1))
+            out += heredoc_body(low, stop, e0, h.group(1))
     return out
 
 
@@ -285,7 +285,7 @@ def _assigned(low: str, start: int, s0: int, names: set[str]) -> list[tuple[int,
     return out
 
 
-def _heredoc(low: str, stop: int, e0: int, delim: str) -> list[tuple[int, int]]:
+def heredoc_body(low: str, stop: int, e0: int, delim: str) -> list[tuple[int, int]]:
     """The lines of a here-document whose command line ends at ``stop``: up
     to the line ``delim`` (blanks around it ignored), or to the end of the
     text or of the JSON string holding it."""

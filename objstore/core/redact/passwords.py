@@ -15,6 +15,7 @@ from objstore.core.redact.checks import (PIN_CODE_OWNERS, bare_password_ok, cli_
                                          pin_ok, prose_token_ok, quoted_phrase_ok, short_labelled_ok,
                                          unquoted_passphrase_ok, word_passphrase_ok)
 from objstore.core.redact.commandline import COMMAND_LINE_RULES
+from objstore.core.redact.heredocs import HEREDOC_RULES
 from objstore.core.redact.memcommand import MEM_COMMAND_RULES
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import find_each, scan_at
@@ -291,8 +292,8 @@ PASSWORD_RULES: list[Rule] = [
        ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passphrase", "passcode")),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'my pin|passcode is <4-12 digits>', 'my PIN: <digits>', 'the pin "
-       "for the door is <digits>' (red16b)",
-       r"(?:pin(?<![A-Za-z0-9_\-\]]pin)(?:[ \t]{1,4}(?:code|number))?|passcode(?<![A-Za-z0-9_\-\]]passcode))"
+       "for the door is <digits>' (red16b); red23: 'pincode: 4471', 'pin_code', 'pin-number' (one word)",
+       r"(?:pin(?<![A-Za-z0-9_\-\]]pin)(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number))?|passcode(?<![A-Za-z0-9_\-\]]passcode))"
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
        + _PHRASE_COLON + r"|" + _PIN_BARE + r")(?P<secret>" + _PHRASE_TOKEN + ")",
        ci=True, priority=51, check=pin_ok, anchors=("pin", "passcode")),
@@ -327,6 +328,7 @@ PASSWORD_RULES: list[Rule] = [
        r"[^\s\"'`.,;:!?)\]])(?=[.,;:!?)\]]*(?:[\s\"'`]|$))",
        priority=53, check=bare_password_ok, anchors=("passw",)),
     *COMMAND_LINE_RULES,
+    *HEREDOC_RULES,
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'my pw is <token>', 'the pw was <token>'",
        r"pw(?<![a-z0-9_\-\]]pw)" + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",

@@ -84,10 +84,12 @@ def scan_pem(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: 
 # end of api_key / access_key / auth_key / private_key (fixed-width look-behinds).
 #: redb22 (tester finding X10): also ENCRYPTION_KEY / SIGNING_KEY (a symmetric key named by its use: Laravel's
 #: APP_KEY is an encryption key, "Encryption" https://laravel.com/docs/11.x/encryption ) and ``passcode``
-_KEY_OWNERS = ("api", "access", "auth", "private", "encryption", "signing")
+#: red23 (tester finding Y3): also MASTER_KEY (Rails' RAILS_MASTER_KEY decrypts credentials.yml.enc, "Custom
+#: Credentials" https://guides.rubyonrails.org/security.html#custom-credentials ) and APP_KEY (Laravel's encryption key)
+_KEY_OWNERS = ("api", "access", "auth", "private", "encryption", "signing", "master", "app")
 KW = (r"(?:passw(?:or)?d|passwort|passphrase|passcode|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|pass(?<![a-z0-9_]pass)(?![a-z0-9])|secret|token|key(?:"
        + "|".join(f"(?<={o}key)|(?<={o}[_\\- ]key)" for o in _KEY_OWNERS) + "))"
-       r"(?:[ _-]?(?:key(?:[_-]base)?|token|value))?")   # key_base: Rails' SECRET_KEY_BASE; 'API key:', 'secret key:'
+       r"(?:[ _-]?(?:key(?:[_-]base)?|token|value|(?<=pass_)code|(?<=pass-)code))?")   # key_base: Rails' SECRET_KEY_BASE; 'API key:', 'secret key:'; red23: 'pass_code'
 
 ASSIGN = r"(?:\\{0,3}[\"'])?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?"
 VALUE = r"(?:[^\s\"'`\\,;&<>(){}\[\]|]|&(?![&\s]|$|[A-Za-z_][A-Za-z0-9_.\-]{0,64}=))"   # ``&`` inside a value (``Tr0ub4dor&3``), not ``&&`` or ``&next=``
@@ -393,6 +395,43 @@ def _whole_json_value(v: str, password: bool, label: bool) -> bool:
         and any(not (c.isalpha() or c.isspace()) for c in v)
 
 
+#: red23 (tester finding Y3): the words before a secret's keyword that say its value is the key itself, never the
+#: name of a stored Secret (``IMAGE_PULL_SECRET=regcred`` names a Kubernetes Secret): a JWT's signing secret
+#: (RFC 7518 s3.2, HS256's shared key), a master key
+_KEY_ITSELF = ("jwt", "master")
+#: an identifier's characters, lowercased, before the keyword (``rails_master_``, ``jwt``)
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+def _key_itself(low: str, p: int, v: str, quoted: bool, text: str, e: int) -> bool:
+    """red23 (Y3): the keyword at ``p`` of the lowercased window ends a name
+    holding ``jwt`` or ``master`` (``JWT_SECRET``, ``jwtSecret``,
+    ``RAILS_MASTER_KEY``, ``jwt_signing_key``): its value ``v`` is the key
+    itself, so a literal of letters alone is one too (``JWT_SECRET="supersecretvalue"``,
+    ``jwt_secret: supersecretvalue``) when quoted or alone at its line's end
+    (``text`` at ``e``, the value's end), 8+ characters, not a whole placeholder or reference
+    (``changeme``, ``${JWT_SECRET}``), not a word of :func:`labelled_password_ok`'s
+    lists (``required``); unquoted, a Kubernetes name of words joined by
+    ``-`` (``jwt-signing-secret``) stays (a Secret's name).  Values with
+    digits or symbols are the other checks'."""
+    if len(v) < 8:
+        return False
+    near = low[max(0, p - 32):p]
+    if "jwt" not in near and "master" not in near:     # two finds first: most keywords have neither before them
+        return False
+    if not quoted and _LINE_END.match(text, e) is None:
+        return False
+    i = p
+    while i > 0 and p - i < 32 and low[i - 1] in _NAME_CHARS:
+        i -= 1
+    name = low[i:p]
+    if not any(w in name for w in _KEY_ITSELF):
+        return False
+    if not quoted and "-" in v:
+        return False
+    return labelled_password_ok(v)
+
+
 def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
     """Keyword heads, then the value after each.  A head is tried only where
     ``str.find`` saw an anchor word in the lowercased window (faster than
@@ -468,7 +507,8 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
                                                         and not low[p - 1:p].isalnum() and v[-1] != ":")
         if looks_secret(v, labelled=label) or looks_assigned(v, password=password, quoted=quoted, labelled=label) or (
                 not quoted and (label or _password_label(low, p, secret=True)) and _LINE_END.match(text, e) is not None
-                and ((label and labelled_password_ok(v)) or short_labelled_ok(v))):
+                and ((label and labelled_password_ok(v)) or short_labelled_ok(v))) or (
+                _key_itself(low, p, v, quoted, text, e)):
             out.append((s, e, rule.priority, rule.name))
 
 
