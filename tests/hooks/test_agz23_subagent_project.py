@@ -36,6 +36,12 @@ def test_an_unreadable_subagent_takes_its_sessions_project(store_path, tmp_path)
     assert rc == 0, err
     _stop(store_path, tmp_path, S, str(tmp_path / "elsewhere"), "The api uses gunicorn with 4 workers")
     assert _keys(store_path) == [f"project/api/summary/{S}.agent-sub2"]   # the session's project, not the event's
+    other = tmp_path / "other"
+    other.mkdir()
+    rc, out, err, _t = run_hook(store_path, payload("UserPromptSubmit", "49494949-2222-3333-4444-555555555555", None,
+                                                    cwd=str(other), prompt="how many gunicorn workers does it use?"))
+    assert rc == 0, err
+    assert "gunicorn" not in out          # another project is not served it
 
 
 def test_a_session_with_no_turns_takes_the_cwds_project_and_forget_reaches_it(store_path, tmp_path):
