@@ -70,8 +70,11 @@ def namespace_of(session: str | None, agent: str | None) -> str | None:
     """The namespace of this invocation: ``--session`` (else
     ``$MEM_SESSION``), or with ``--agent NAME`` its sub-agent's
     ``<session>.agent-NAME``; None for none.  Raises InvalidInput for
-    ``--agent`` without a session or a bad name."""
+    ``--agent`` without a session or a bad session id or agent name."""
     session = session or os.environ.get("MEM_SESSION") or None
+    if session:
+        from objstore import validate_session_id   # (core.refs: loaded with the store)
+        session = validate_session_id(session)
     if agent:
         from objstore import child_namespace   # (only then: mem get loads no scope module)
         return child_namespace(session or "", agent)

@@ -76,8 +76,8 @@ def command(queries, what, limit, project, all_projects, as_of, include_directiv
       mem recall "which files changed" --from-agent a4ca7529
 
     Exit status: 0 ok (also with no hits); 2 no searchable word, --project
-    or $MEM_PROJECT holding a credential (never echoed), a bad agent
-    name, --agent without a session; 4 --from-agent names no sub-agent (in
+    or $MEM_PROJECT holding a credential (never echoed), a bad session id
+    or agent name, --agent without a session; 4 --from-agent names no sub-agent (in
     --session's session, when given) or several; 10 no store; 13 unreadable
     search index (run mem reindex).
     """

@@ -54,6 +54,7 @@ _API: dict[str, tuple[str, str]] = {
     "MIN_PREFIX_LEN": ("objstore.core.ids", "MIN_PREFIX_LEN"),
     "fact_ref": ("objstore.core.refs", "fact_ref"),
     "validate_key": ("objstore.core.refs", "validate_key"),
+    "validate_session_id": ("objstore.core.refs", "validate_session_id"),
     "parse_version_spec": ("objstore.core.refs", "parse_version_spec"),
     "fsck": ("objstore.core.fsck", "fsck"),
     "forgotten_check": ("objstore.memory.tombstones", "forgotten_check"),

@@ -44,6 +44,8 @@ def test_get_reads_a_sub_agent_namespace_as_recall_does(mem):
     hits = mem("recall", "redis", "--project", "p", "--session", "S1abcd", "--agent", "A", "--json").json["hits"]
     assert [h["text"] for h in hits if h.get("key") == key] == ["redis 8 child"]
     assert mem("get", key, "--agent", "A", exit_code=2).exit_code == 2   # a sub-agent needs its session
+    for cmd in (("get", key), ("recall", "redis")):                      # a bad session id is refused by both
+        assert "bad session id" in mem(*cmd, "--session", "a/b", exit_code=2).stderr
 
 
 def test_import_warning_escapes_a_file_names_control_bytes(mem, tmp_path):
