@@ -148,7 +148,7 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
         try:
             if statement and oid and statement_of(prompt) is not None:
                 stated.append((oid, ct.replace(alias=key)))
-            mine = write_stated(store, stated, command, own=key if statement else "")
+            mine = write_stated(store, stated, command, own=key if statement else "", rules=w.filter().rules)
             w.publish(index=index)
             if cur is not None:
                 hide_forgotten_paths(store, w, [cur])

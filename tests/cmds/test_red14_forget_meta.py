@@ -167,3 +167,45 @@ def test_a_prompt_said_before_forget_match_and_stored_after_it_is_stored_as_forg
     assert all(c == "" and p == "" for _s, _x, c, p in mine), mine
     assert WORD not in (store_path / "projects.json").read_text()
     assert files_holding(store_path, WORD) == []
+
+
+_LATE_STATEMENT = """
+import sys
+import objstore
+s = objstore.open_store(sys.argv[1])
+r = objstore.capture_prompt(s, session_id=sys.argv[2], prompt=sys.argv[3], cwd=sys.argv[4],
+                            time_ms=int(sys.argv[5]), index=True, statement=True)
+print(r.status, r.stated is not None)
+s.close()
+"""
+
+
+def test_a_statement_said_before_forget_match_and_stored_after_it_writes_no_fact_holding_the_text(
+        tmp_path, mem, store_path):
+    """Session 23 Y5: the same late capture of a "remember that …" prompt
+    (``capture_prompt(statement=True)``, the hook's child) stored its turn
+    redacted but wrote its fact in the clear.  The statement's fact now
+    follows the session's ``--match`` rules (``sync.write_stated``): no
+    value holding the text is written, the turn is stored redacted."""
+    work = tmp_path / "plain" / "app"
+    work.mkdir(parents=True)
+    cwd = str(work)
+    mem("remember", "project/x/note", f"the {WORD} is a made-up animal")
+    late = "5d1e6f0a-0000-4000-8000-00000000e041"
+    said = int(time.time() * 1000) - 1000      # the prompt was said, the hook forked its child ...
+    mem("forget", "--match", WORD, "--yes")
+    p = subprocess.run([sys.executable, "-c", _LATE_STATEMENT, str(store_path), late,
+                        f"remember that the staging host is {WORD}", cwd, str(said)],
+                       capture_output=True, text=True, timeout=120, cwd=REPO,
+                       env=hook_env(store_path))   # ... which stores it only now
+    assert p.returncode == 0 and p.stdout.split()[0] == "captured", p.stderr
+    rc, _out, err, _s = run_hook(store_path, payload("UserPromptSubmit", late, None,
+                                                     prompt=f"remember that the build host is {WORD}-2",
+                                                     cwd=cwd), env=hook_env(store_path, MEM_HOOK_FORK="0"))
+    assert rc == 0, err
+    mem("gc", "--prune=now")
+    mine = sorted(x for s, x, _c, _p in _turn_fields(store_path) if s == late)
+    assert mine == ["remember that the build host is [forgotten]-2",
+                    "remember that the staging host is [forgotten]"], mine
+    assert WORD not in mem("keys", "--json").stdout
+    assert files_holding(store_path, WORD) == []
