@@ -93,3 +93,26 @@ def test_a_confirmed_forget_finishes_when_its_stdout_is_full(mem, store_path):
     mem("gc", "--prune=now")
     assert not scan_store(store_path, [b"heron velvet"])
     assert mem("get", "project/p/other").stdout.strip() == "a value that stays"
+
+
+def test_the_review_shells_confirmed_forget_finishes_when_its_stdout_is_closed(mem, store_path):
+    """Session 23: ``printf 'forget KEY\\nyes\\n' | mem review | head -1``
+    exited 141 at the shell's first line (the queue's state), before it
+    read the forget: the confirmed forget was lost.  Every line read is
+    now run, then it exits 141."""
+    with open_store(store_path, create=True) as s:
+        remember(s, "project/p/b", "heron velvet seven")
+        remember(s, "project/p/other", "a value that stays")
+    r, w = os.pipe()
+    os.close(r)                     # the reader is gone before the first line
+    p = subprocess.run([sys.executable, "-m", "cmds", "review", "--no-history"], cwd=REPO,
+                       input=b"forget project/p/b\nyes\nquit\n",
+                       env={**os.environ, **PERSON, "MEM_HOME": str(store_path)}, stdout=w,
+                       stderr=subprocess.PIPE, timeout=120)
+    os.close(w)
+    assert p.returncode == 141, p.stderr.decode()
+    assert b"Traceback" not in p.stderr, p.stderr.decode()
+    mem("get", "project/p/b", exit_code=4)
+    mem("gc", "--prune=now")
+    assert not scan_store(store_path, [b"heron velvet"])
+    assert mem("get", "project/p/other").stdout.strip() == "a value that stays"
