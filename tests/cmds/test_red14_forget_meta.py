@@ -209,3 +209,53 @@ def test_a_statement_said_before_forget_match_and_stored_after_it_writes_no_fact
                     "remember that the staging host is [forgotten]"], mine
     assert WORD not in mem("keys", "--json").stdout
     assert files_holding(store_path, WORD) == []
+
+
+_FORGET_HOLDING = """
+import sys, time
+import objstore
+from objstore.memory.forget import forget
+s = objstore.open_store(sys.argv[1])
+with s.lock("forget"):          # as 'mem forget --match TEXT --yes' holds it, from its plan to its end
+    forget(s, match=sys.argv[2])
+    time.sleep(0.05)
+    print("forgotten", flush=True)
+    sys.stdin.readline()        # ... still running (its index purge, its scrub) when the prompt is said
+s.close()
+"""
+
+
+def test_a_prompt_said_while_forget_match_runs_is_stored_as_forget_left_the_others(tmp_path, mem, store_path):
+    """Session 23 Y5: a prompt said while a ``forget --match`` ran (after
+    its tombstones' time, before it let the store lock go) was stored in
+    the clear by the hook's child, which waited for that lock: the late
+    rule only looked at forgets that started after the prompt.  The
+    capture now knows it waited behind a forget (``StoreLock.waited_for``)."""
+    mem("remember", "project/x/note", f"the {WORD} is a made-up animal")
+    late = "5d1e6f0a-0000-4000-8000-00000000e051"
+    cwd = str(tmp_path)
+    f = subprocess.Popen([sys.executable, "-c", _FORGET_HOLDING, str(store_path), WORD], cwd=REPO,
+                         env=hook_env(store_path), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert f.stdout.readline().strip() == "forgotten"
+        said = int(time.time() * 1000)             # the prompt is said now, the forget still runs
+        child = subprocess.Popen([sys.executable, "-c", _LATE_STATEMENT, str(store_path), late,
+                                  f"remember that the staging host is {WORD}", cwd, str(said)],
+                                 cwd=REPO, env=hook_env(store_path), stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)                            # the child waits for the forget's lock
+        f.stdin.write("\n")
+        f.stdin.flush()
+        assert f.wait(timeout=60) == 0
+        out, err = child.communicate(timeout=120)
+        assert child.returncode == 0 and out.split()[0] == "captured", err
+    finally:
+        for p in (f,):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    mem("gc", "--prune=now")
+    mine = [x for s, x, _c, _p in _turn_fields(store_path) if s == late]
+    assert mine == ["remember that the staging host is [forgotten]"], mine
+    assert WORD not in mem("keys", "--json").stdout
+    assert files_holding(store_path, WORD) == []
