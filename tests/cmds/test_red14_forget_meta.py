@@ -12,8 +12,8 @@ import subprocess
 import sys
 import time
 
-from tests.hooks._util import (REPO, asst, files_holding, hook_env, line, payload, run_hook, text, user,
-                               wait_store_processes_gone)
+from tests.hooks._util import (REPO, asst, files_holding, hook_env, line, payload, question_and_answer, run_hook,
+                               text, user, wait_store_processes_gone)
 
 WORD = "zebraquokka"
 
@@ -32,10 +32,7 @@ def test_forget_match_takes_the_text_out_of_cwd_project_registry_and_caches(tmp_
     work.mkdir(parents=True)
     cwd = str(work)
     sid = "5d1e6f0a-0000-4000-8000-00000000e001"
-    t = tmp_path / "cc" / ("-" + cwd.strip("/").replace("/", "-")) / f"{sid}.jsonl"
-    t.parent.mkdir(parents=True)
-    t.write_bytes(line(user("u1", "what is the build command", sid, cwd=cwd))
-                  + line(asst("a1", "m1", [text("run make all")], sid, cwd=cwd)))
+    t = question_and_answer(tmp_path / "cc" / ("-" + cwd.strip("/").replace("/", "-")) / f"{sid}.jsonl", sid, cwd)
     other = tmp_path / "cc" / "-home-u-plain" / "5d1e6f0a-0000-4000-8000-00000000e002.jsonl"
     other.parent.mkdir(parents=True)
     osid = other.stem
@@ -106,10 +103,7 @@ def test_a_session_forget_match_touched_only_by_its_cwd_keeps_it_out_of_later_tu
     (final tester D1: the later turn came back with the cwd and the text)."""
     cwd = f"/home/dev/{WORD}-orchard/app"
     sid = "5d1e6f0a-0000-4000-8000-00000000e011"
-    t = tmp_path / "cc" / "-home-dev-x" / f"{sid}.jsonl"
-    t.parent.mkdir(parents=True)
-    t.write_bytes(line(user("u1", "what is the build command", sid, cwd=cwd))
-                  + line(asst("a1", "m1", [text("run make all")], sid, cwd=cwd)))
+    t = question_and_answer(tmp_path / "cc" / "-home-dev-x" / f"{sid}.jsonl", sid, cwd)
     mem("import", "claude-code", str(tmp_path / "cc"))
     r = mem("forget", "--match", f"{WORD}-orchard", "--yes")
     assert "working directory or project name" in r.stdout, r.stdout
@@ -146,10 +140,7 @@ def test_a_prompt_said_before_forget_match_and_stored_after_it_is_stored_as_forg
     work.mkdir(parents=True)
     cwd = str(work)
     sid = "5d1e6f0a-0000-4000-8000-00000000e031"
-    t = tmp_path / "cc" / "-x" / f"{sid}.jsonl"
-    t.parent.mkdir(parents=True)
-    t.write_bytes(line(user("u1", "what is the build command", sid, cwd=cwd))
-                  + line(asst("a1", "m1", [text("run make all")], sid, cwd=cwd)))
+    t = question_and_answer(tmp_path / "cc" / "-x" / f"{sid}.jsonl", sid, cwd)
     mem("import", "claude-code", str(tmp_path / "cc"))
     late = "5d1e6f0a-0000-4000-8000-00000000e032"
     said = int(time.time() * 1000) - 1000      # the prompt was said, the hook forked its child ...
