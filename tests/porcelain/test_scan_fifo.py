@@ -47,3 +47,15 @@ def test_scan_push_and_backup_pass_a_fifo_in_a_folder_remote(mem, store_path, st
     mem("push", timeout=60)
     mem("backup", timeout=60)
     mem("fsck", timeout=60)
+
+
+@pytest.mark.parametrize("fifo", [True, False])
+def test_a_file_beside_the_fact_scopes_is_no_ref(mem, store_path, stored, fifo):
+    """A FIFO (or any file) directly under ``refs/facts/``, where only scope
+    folders go: every walk of the refs (fsck, gc, keys, export, push) failed
+    with an internal error (NotADirectoryError); it is no ref and is passed."""
+    p = store_path / "refs" / "facts" / "zz-junk"
+    os.mkfifo(p) if fifo else p.write_text("not a ref\n")
+    for args in (("fsck",), ("gc",), ("push",), ("export", "-o", str(store_path.parent / "out.jsonl"))):
+        mem(*args, timeout=60)
+    assert "project/x/a" in mem("keys").stdout
