@@ -526,7 +526,8 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
                 if cur is not None:  # (a subagent file read whole is rolled up below: ended)
                     cur.ended = cur.ended or ended or (whole and is_subagent(Path(p)))
                     cursors.append(cur)
-            write_stated(store, stated, command, rules=w.filter().rules)   # before the turns' publish: a crash between writes both again
+            # (before the turns' publish: a crash between writes both again)
+            write_stated(store, stated, command, rules=w.filter().rules if stated else None)
             w.publish(index=index)   # an index failure leaves the journal: the next writer replays it
             hide_forgotten_paths(store, w, cursors)
         finally:
