@@ -258,14 +258,18 @@ def edit_in_editor(store, data: bytes, *, extension: str = ".md") -> bytes:
 
 class _ClosableStdout(io.RawIOBase):
     """Standard output's file descriptor ``fd`` as a raw stream (under an
-    ``io.BufferedWriter``) that, once the reader closed the pipe
-    (``EPIPE``), points the descriptor at ``/dev/null``
-    (``_out.broken_pipe``) and takes every later write there, remembering
-    that it happened (``closed_early``)."""
+    ``io.BufferedWriter``) that, once a write to it failed (the reader closed
+    the pipe, ``EPIPE``; a full disk or quota, ``ENOSPC``/``EDQUOT``; an I/O
+    error, ``EIO``: ``mem forget KEY --yes > /dev/full``), points the
+    descriptor at ``/dev/null`` (``_out.broken_pipe``) and takes every later
+    write there, remembering that it happened (``closed_early``) and why
+    (``error``: the first ``OSError``, None for a pipe closed before the
+    command started).  A would-block write (``EAGAIN``) is raised as
+    before: it is no lost output."""
 
     def __init__(self, fd: int, closed_early: bool = False):
         super().__init__()
-        self.fd, self.closed_early = fd, closed_early
+        self.fd, self.closed_early, self.error = fd, closed_early, None
 
     def writable(self) -> bool:
         return True
@@ -280,8 +284,10 @@ class _ClosableStdout(io.RawIOBase):
         if not self.closed_early:
             try:
                 return os.write(self.fd, b)
-            except BrokenPipeError:
-                self.closed_early = True
+            except BlockingIOError:
+                raise
+            except OSError as e:
+                self.closed_early, self.error = True, e
                 _out.broken_pipe()
         return len(b)
 
@@ -289,11 +295,14 @@ class _ClosableStdout(io.RawIOBase):
 def finishes_when_stdout_closes(f):
     """Decorator of a write command whose work must not stop half-way when
     the reader of its standard output goes away (``mem forget KEY --yes |
-    head -1``; test22 X1): from the command's start, a write to a closed
-    pipe goes to ``/dev/null`` instead of raising ``BrokenPipeError``, the
-    command runs to its end (a forget confirmed by ``--yes`` or at the
-    prompt is carried out, a scrub of every file done), and then exits
-    141 (``_out.EXIT_BROKEN_PIPE``, docs/exit-codes.md) rather than 0; an
+    head -1``; test22 X1) or its output cannot be written (``> /dev/full``:
+    ``ENOSPC``, ``EDQUOT``, ``EIO``; session 23 Y9): from the command's
+    start, a write that fails so goes to ``/dev/null`` instead of raising,
+    the command runs to its end (a forget confirmed by ``--yes`` or at the
+    prompt is carried out, a scrub of every file done), and then exits 141
+    (``_out.EXIT_BROKEN_PIPE``) for a closed pipe, quietly, or 74
+    (``_out.EXIT_OUTPUT_LOST``) for another failed write, saying on stderr
+    that the output was lost and the work done (docs/exit-codes.md); an
     error or a signal's exit raised meanwhile keeps its own code.  Under a
     test runner whose ``sys.stdout`` has no file descriptor it changes
     nothing."""
@@ -320,6 +329,12 @@ def finishes_when_stdout_closes(f):
             except OSError:
                 pass
             sys.stdout = old
+        if raw.closed_early and raw.error is not None and not isinstance(raw.error, BrokenPipeError):
+            why = raw.error.strerror or type(raw.error).__name__
+            _out.report_error(f"standard output could not be written ({why.lower()}): the command's output "
+                              "was lost, its work was done", None, _out.EXIT_OUTPUT_LOST,
+                              bool(kwargs.get("as_json")))
+            raise click.exceptions.Exit(_out.EXIT_OUTPUT_LOST)
         if raw.closed_early:
             raise click.exceptions.Exit(_out.EXIT_BROKEN_PIPE)
         return rv

@@ -253,6 +253,12 @@ def unexpected_error(e: BaseException) -> tuple[str, str]:
 #: 128 + SIGPIPE, what a Unix tool killed by SIGPIPE reports (git, cat)
 EXIT_BROKEN_PIPE = 141
 
+#: exit code when a write to standard output failed otherwise (``ENOSPC``,
+#: ``EDQUOT``, ``EIO``: ``mem forget KEY --yes > /dev/full``) and a write
+#: command finished its work all the same (``_common.finishes_when_stdout_closes``):
+#: sysexits.h's ``EX_IOERR``, distinct from 1 (the command failed)
+EXIT_OUTPUT_LOST = 74
+
 
 def broken_pipe() -> int:
     """Standard output was closed by the reader: point it at ``/dev/null``

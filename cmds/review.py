@@ -4,7 +4,7 @@ import sys
 
 import click
 
-from ._common import with_store
+from ._common import finishes_when_stdout_closes, with_store
 
 SUMMARY = "Curate memory in an interactive shell that opens on the review queue."
 
@@ -29,7 +29,8 @@ Examples:
   printf 'accept\\nquit\\n' | mem review
 
 Exit status: 0 on quit or Ctrl-D; 10 no store; 11 store locked (a write
-waited too long).
+waited too long); 141 standard output closed early (every line read was
+still run).
 """
 
 
@@ -45,10 +46,21 @@ def make_command(name: str, summary: str) -> click.Command:
             from .shell.app import run
             run(store, history=history)
             return
-        from .shell.commands import ShellState, run_lines
-        run_lines(ShellState(store, width=100), sys.stdin, click.echo)
+        _run_piped(store)
 
     return command
+
+
+@finishes_when_stdout_closes
+def _run_piped(store) -> None:
+    """The shell's commands read one per line from standard input (not a
+    terminal): every line is run to the end, a ``forget`` confirmed by a
+    ``yes`` line included, when the reader of standard output goes away
+    (``printf 'forget KEY\\nyes\\n' | mem review | head -1``: the preview's
+    first line closed the pipe and the forget was never run; session 23),
+    then the command exits 141 (docs/exit-codes.md)."""
+    from .shell.commands import ShellState, run_lines
+    run_lines(ShellState(store, width=100), sys.stdin, click.echo)
 
 
 command = make_command("review", SUMMARY)

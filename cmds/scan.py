@@ -24,7 +24,8 @@ def command(text, files, no_remotes, as_json, store):
     under objects/, as far as they decompress), every other file of the store (logs,
     caches, the review shell's history, the quarantine's packs by their
     objects: a damaged one is searched in what still decompresses and
-    named on stderr as skipped, never a match) and the names of its files
+    named on stderr as skipped, never a match; a FIFO, a device or a
+    socket is not read, and named as skipped) and the names of its files
     (a ref is named by its key), the search index, the agent transcripts
     the store captured from (imported, or read by the hooks), the Markdown
     notes it imported, your shell history files, every remote and backup

@@ -102,13 +102,14 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
         return PromptResult("excluded")
     snap = snapshot if snapshot is not None else prompt_snapshot(store.root, transcript, prompt)
     h = prompt_hash(prompt)
-    with store.lock(command):
+    with store.lock(command) as held:
         if no_capture_of(sid, no_capture_sessions(store)):
             return PromptResult("no-capture")
         if transcript is not None and not snap.key and not is_subagent(transcript):
             return PromptResult("deferred")
         if time_ms is not None:   # a forget --match that ran since the prompt was said: as if it was stored
-            match_late_capture(store, tombstone_names(store), sid, time_ms, (prompt, cwd, project_of(cwd)))
+            match_late_capture(store, tombstone_names(store), sid, _said_before(time_ms, held.waited_for),
+                               (prompt, cwd, project_of(cwd)))
         w = TurnAppender(store, command=command)
         synced = 0
         cur = None
@@ -148,7 +149,7 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
         try:
             if statement and oid and statement_of(prompt) is not None:
                 stated.append((oid, ct.replace(alias=key)))
-            mine = write_stated(store, stated, command, own=key if statement else "")
+            mine = write_stated(store, stated, command, own=key if statement else "", rules=w.filter().rules)
             w.publish(index=index)
             if cur is not None:
                 hide_forgotten_paths(store, w, [cur])
@@ -157,6 +158,22 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
         if cur is not None:
             save_cursor(store, cur)
     return PromptResult(status, oid, key, synced, mine)
+
+
+def _said_before(time_ms: int, waited_for: list[dict]) -> int:
+    """The time (ms) a ``forget --match`` must have started after for a
+    prompt said at ``time_ms`` to be stored as that forget left the others
+    (``tombstones.match_late_capture``): ``time_ms``, or earlier when this
+    capture waited for the store lock behind a ``forget`` (``waited_for``,
+    ``StoreLock.waited_for``: ``time`` in whole seconds, when it took the
+    lock), which therefore ran on after the prompt was said and never saw
+    it: its start, less a millisecond (session 23 Y5: a prompt said while
+    the forget ran, after its tombstones' time, was stored in the clear).
+    A forget that ended before this capture first tried the lock is not
+    seen here (the hook's child tries it at once)."""
+    starts = [int(h["time"]) * 1000 - 1 for h in waited_for
+              if h.get("command") == "forget" and isinstance(h.get("time"), int)]
+    return min([time_ms, *starts])
 
 
 # --------------------------------------------------------------------------- shell capture

@@ -82,7 +82,7 @@ from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender, message_digest
 from objstore.memory.sessions import CapturedTurn, walk_turns
-from objstore.memory.tombstones import redact_matches
+from objstore.memory.tombstones import match_spans, redact_matches
 
 __all__ = ["Cursor", "SyncResult", "catch_up", "import_filter", "subagent_files", "sync_files", "MAX_SYNC_BYTES"]
 
@@ -523,7 +523,8 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
                 if cur is not None:  # (a subagent file read whole is rolled up below: ended)
                     cur.ended = cur.ended or ended or (whole and is_subagent(Path(p)))
                     cursors.append(cur)
-            write_stated(store, stated, command)   # before the turns' publish: a crash between writes both again
+            # (before the turns' publish: a crash between writes both again)
+            write_stated(store, stated, command, rules=w.filter().rules if stated else None)
             w.publish(index=index)   # an index failure leaves the journal: the next writer replays it
             hide_forgotten_paths(store, w, cursors)
         finally:
@@ -540,7 +541,8 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
     return out
 
 
-def write_stated(store: Store, stated: list, command: str, own: str = "") -> object:
+def write_stated(store: Store, stated: list, command: str, own: str = "",
+                 rules: dict[str, list[tuple[bytes, int]]] | None = None) -> object:
     """Write the statements of prompts a sync added (``sync_one``'s
     ``stated``), each citing its turn: late (``statements.write_statement``:
     never over a value written or forgotten since), except the prompt whose
@@ -548,12 +550,27 @@ def write_stated(store: Store, stated: list, command: str, own: str = "") -> obj
     whose result is returned (None when it is not among them).  A refused
     write (a sealed key) is skipped.  Caller holds the store lock and
     publishes the turns after this (the fact's index commit clears the
-    index journal, which must not hold their sessions yet)."""
+    index journal, which must not hold their sessions yet).
+
+    ``rules``: the writer's ``--match`` rules by session
+    (``TurnAppender.filter().rules``), applied here as the turn writer
+    applies them to the turn (the one place a captured prompt's text becomes
+    a fact): a statement holding a forgotten text is not written (``forget
+    --match`` leaves no value holding it), and one whose cwd holds it is
+    written without that cwd, as the turn is stored (session 23 Y5: a
+    "remember that …" prompt captured after a ``forget --match`` of its text,
+    ``tombstones.match_late_capture``, wrote its fact in the clear)."""
     mine = None
+    rules = rules or {}
     for oid, ct in stated:
         is_own = bool(own) and own in (ct.source, ct.alias)
+        mine_rules, cwd = rules.get(ct.session), ct.cwd
+        if mine_rules and match_spans(ct.text, mine_rules):
+            continue
+        if mine_rules and cwd and match_spans(cwd, mine_rules):
+            cwd = ""
         try:
-            r = write_statement(store, ct.text, cwd=ct.cwd, source=oid, command=f"{command} remember",
+            r = write_statement(store, ct.text, cwd=cwd, source=oid, command=f"{command} remember",
                                 late=not is_own)
         except MemError:
             continue

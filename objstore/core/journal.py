@@ -61,6 +61,7 @@ it; ``fsck`` reports both kinds (``--repair`` replays them so).
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from objstore.core.atomic import read_regular, read_store_file
@@ -134,12 +135,16 @@ class OwnedEntries:
 
 def _flock_if_free(path: Path) -> int | None:
     """A read-only fd of ``path`` holding its exclusive flock, or None when
-    the file is gone or another process holds the flock (its writer lives)."""
+    the file is gone or another process holds the flock (its writer lives),
+    or it is no regular file (a FIFO there is never waited on: session 23
+    Y10)."""
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return None
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(22, "not a regular file")
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         os.close(fd)
@@ -217,7 +222,7 @@ class IndexJournal:
             return []
         for name in names:
             p = self.owned_dir / name
-            if p in self._dead:
+            if p in self._dead or not p.is_file():   # (a FIFO, a folder: no writer's file)
                 continue
             fd = _flock_if_free(p)
             if fd is None:                          # its writer lives: its entries are its own

@@ -171,6 +171,11 @@ class StoreLock:
         self.on_acquire = on_acquire
         self._fd: int | None = None
         self.depth = 0
+        #: the holder records (``pid``, ``host``, ``time`` in s, ``command``)
+        #: this lock's last acquisition waited behind, in order (empty: it
+        #: waited for none); e.g. a prompt's capture that waited for a ``mem
+        #: forget`` (``objstore.capture.live.capture_prompt``)
+        self.waited_for: list[dict] = []
 
     def acquire(self) -> None:
         """Take the lock (re-entrant within one StoreLock object)."""
@@ -203,6 +208,7 @@ class StoreLock:
                     raise _busy(info, len(holders), self.timeout) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
+        self.waited_for = [dict(zip(("pid", "host", "time", "command"), h)) for h in holders]
         # fixed-size record, no ftruncate (which costs ~0.1-0.2 s on some filesystems)
         os.pwrite(fd, record(int(time.time()))[:255].ljust(256, b" "), 0)
         self._fd = fd

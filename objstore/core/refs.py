@@ -792,6 +792,8 @@ class Refs:
         if namespace in ("facts", "sealed"):
             for scope_dir in sorted(os.listdir(base) if base.is_dir() else ()):
                 d = base / scope_dir
+                if not d.is_dir():   # a file or a FIFO beside the scopes is no ref
+                    continue
                 if scope_dir == "project":
                     subs = [(f"project/{unescape_name(p)}", d / p) for p in sorted(os.listdir(d)) if (d / p).is_dir()]
                 else:

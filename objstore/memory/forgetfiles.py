@@ -14,7 +14,7 @@ import os
 import zlib
 from pathlib import Path
 
-from objstore.core.atomic import atomic_write
+from objstore.core.atomic import atomic_write, open_regular
 from objstore.core.fileid import LEDGER_SUFFIX, hidden_source, ledger_text
 from objstore.core.gc import leftover_temps, remove_temp, temp_size
 from objstore.core.errors import MemError
@@ -176,7 +176,8 @@ def _pack_frames(p: Path) -> tuple[list[bytes], bool]:
         return [], False
 
 
-def scan_store(root, needles: list[bytes], unsure: list[str] | None = None) -> list[str]:
+def scan_store(root, needles: list[bytes], unsure: list[str] | None = None,
+               irregular: list[str] | None = None) -> list[str]:
     """Sentinel scan: every file under ``root`` whose bytes, or whose
     zlib-decompressed bytes (loose objects), or any decompressed entry of a
     pack, contain any of ``needles``.
@@ -189,6 +190,13 @@ def scan_store(root, needles: list[bytes], unsure: list[str] | None = None) -> l
     reports no match), else it counts as a match (the check after a forget
     never passes what it could not read).
 
+    A FIFO, a device or a socket among the files (``fsck --repair`` sets
+    a ref that was a FIFO aside in ``quarantine/``) is neither read nor
+    waited on (``core.atomic.open_regular``; session 23 Y10: ``mem scan``
+    hung on it): it holds no stored bytes, and its path (relative to
+    ``root``) is appended to ``irregular`` when given (``mem scan`` names
+    it as skipped).
+
     Returns the matching paths relative to ``root`` (empty = clean).  Used
     after a forget to show that the value is found nowhere on disk.
     """
@@ -198,8 +206,11 @@ def scan_store(root, needles: list[bytes], unsure: list[str] | None = None) -> l
         for f in files:
             p = Path(dirpath) / f
             try:
-                data = p.read_bytes()
-            except OSError:
+                with open_regular(p) as fh:
+                    data = fh.read()
+            except OSError as e:
+                if e.errno == 22 and irregular is not None:   # EINVAL: not a regular file
+                    irregular.append(str(p.relative_to(base)))
                 continue
             views = [data]
             try:

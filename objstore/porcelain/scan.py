@@ -220,8 +220,9 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
     hits = _object_hits(store, m) + _name_hits(store, m)
     needles = sorted({text.encode(), text.strip().encode(), norm.encode()} - {b""})
     unsure: list[str] = []
+    irregular: list[str] = []
     raw = set()
-    for rel in scan_store(store.root, needles, unsure):
+    for rel in scan_store(store.root, needles, unsure, irregular):
         if rel.split("/", 1)[0] != "objects":
             hits.append(ScanHit("store file", str(store.root / rel)))
         else:
@@ -229,6 +230,8 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
     hits += _temp_hits(store, m, raw)
     hits += [ScanHit("skipped", str(store.root / rel), "a damaged pack: searched the objects that still "
                      "decompress; the rest cannot be read") for rel in unsure]
+    hits += [ScanHit("skipped", str(store.root / rel), "not a regular file (a FIFO, a device or a socket): "
+                     "not read, it stores nothing") for rel in irregular]
     if index and searchable(text):   # punctuation alone is in no index term
         try:
             for h in search(store, text, limit=50):

@@ -29,12 +29,13 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
-from objstore.core.atomic import atomic_write, fsync_dir
+from objstore.core.atomic import atomic_write, fsync_dir, open_regular
 from objstore.core.errors import InvalidInput, NotFound, RefConflict, RemoteUnavailable
 
 #: the ``AWS_*`` settings an S3 remote reads from the mapping it is given
@@ -162,7 +163,8 @@ class FolderTransport(Transport):
 
     def read(self, name: str) -> tuple[bytes, str]:
         try:
-            data = self._p(name).read_bytes()
+            with open_regular(self._p(name)) as f:   # a FIFO there: never waited on (session 23 Y10)
+                data = f.read()
         except FileNotFoundError:
             self.check()
             raise NotFound(f"{name} is not on the remote {self.where}") from None
@@ -244,6 +246,8 @@ class FolderTransport(Transport):
                         st = full.stat()
                     except FileNotFoundError:   # deleted by another writer since the walk
                         continue
+                    if not stat.S_ISREG(st.st_mode):   # a FIFO, a device: no blob (session 23 Y10)
+                        continue
                     out.append((name, st.st_size, st.st_mtime))
         return sorted(out)
 
@@ -258,7 +262,7 @@ class FolderTransport(Transport):
         for name, size, mtime in self.list(prefix):
             try:
                 h = blake3.blake3(max_threads=1)
-                with open(self.root / name, "rb") as f:
+                with open_regular(self.root / name) as f:
                     while chunk := f.read(1 << 20):
                         h.update(chunk)
             except FileNotFoundError:

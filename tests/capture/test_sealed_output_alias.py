@@ -16,7 +16,7 @@ import pytest
 
 from objstore.capture.withhold import SECRET_OUTPUT, mem_aliases, withholds
 from tests.capture.test_sealed_output_capture import VALUE, _mem, _not_found, _texts
-from tests.hooks._util import CWD, asst, line, tool_result, tool_use, user
+from tests.hooks._util import asst, codex_rollout, line, proxy_replay, tool_result, tool_use, user
 
 SID = "39393939-2222-3333-4444-555555555555"
 
@@ -52,25 +52,11 @@ def test_one_call_defining_and_using_the_alias_is_withheld():
 
 def test_codex_exec_session_keeps_the_alias(tmp_path):
     """Codex: the alias typed into an interactive exec session, the show in a later write to it."""
-    def env(kind, p):
-        return {"timestamp": "2026-03-02T10:00:00Z", "type": kind, "payload": p}
-    recs = [env("session_meta", {"id": "T-alias1", "cwd": CWD, "source": "cli"}),
-            env("response_item", {"type": "function_call", "name": "exec_command", "call_id": "c1",
-                                  "arguments": json.dumps({"cmd": "bash -i"})}),
-            env("response_item", {"type": "function_call_output", "call_id": "c1",
-                                  "output": "Process running with session ID 7"}),
-            env("response_item", {"type": "function_call", "name": "write_stdin", "call_id": "c2",
-                                  "arguments": json.dumps({"session_id": 7, "chars": "alias m=mem\n"})}),
-            env("response_item", {"type": "function_call_output", "call_id": "c2", "output": ""}),
-            env("response_item", {"type": "function_call", "name": "write_stdin", "call_id": "c3",
-                                  "arguments": json.dumps({"session_id": 7,
-                                                           "chars": "m sealed show user/bank/pin\n"})}),
-            env("response_item", {"type": "function_call_output", "call_id": "c3", "output": VALUE}),
-            env("response_item", {"type": "function_call", "name": "exec_command", "call_id": "c4",
-                                  "arguments": json.dumps({"cmd": "ls"})}),
-            env("response_item", {"type": "function_call_output", "call_id": "c4", "output": "notes.txt"})]
-    t = tmp_path / "rollout-2026-03-02T10-00-00-T-alias1.jsonl"
-    t.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    t = codex_rollout(tmp_path, "T-alias1", [
+        ("exec_command", {"cmd": "bash -i"}, "Process running with session ID 7"),
+        ("write_stdin", {"session_id": 7, "chars": "alias m=mem\n"}, ""),
+        ("write_stdin", {"session_id": 7, "chars": "m sealed show user/bank/pin\n"}, VALUE),
+        ("exec_command", {"cmd": "ls"}, "notes.txt")])
     store = tmp_path / "store"
     _mem("--home", str(store), "import", "codex", str(t))
     tools = [x for r, x in _texts(store) if r == "tool"]
@@ -79,8 +65,6 @@ def test_codex_exec_session_keeps_the_alias(tmp_path):
 
 
 def test_proxy_withholds_the_alias_use(tmp_path):
-    from objstore.integrations.proxy import capture_turns, prepare
-    from objstore.memory.opening import open_store
     msgs = [
         {"role": "user", "content": "show me my sealed bank pin"},
         {"role": "assistant", "content": [
@@ -93,11 +77,7 @@ def test_proxy_withholds_the_alias_use(tmp_path):
             {"type": "tool_result", "tool_use_id": "toolu_s", "content": VALUE},
             {"type": "tool_result", "tool_use_id": "toolu_ls", "content": "notes.txt"}]}]
     store = tmp_path / "store"
-    with open_store(store, create=True) as s:
-        for n in (1, 3, 5):
-            req = {"model": "claude", "max_tokens": 10, "messages": msgs[:n]}
-            prep = prepare(s, json.dumps(req).encode(), {"x-mem-session": "px-alias1"})
-            capture_turns(s, prep.pending)
+    proxy_replay(store, msgs, "px-alias1")
     assert sorted(x for r, x in _texts(store) if r == "tool") == sorted(["notes.txt", SECRET_OUTPUT])
     _not_found(store)
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from objstore.capture.withhold import SECRET_OUTPUT, prints_secret
-from tests.hooks._util import (CWD, REPO, asst, hook_env, line, payload, run_hook, text, tool_result, tool_use,
-                               turns, user, wait_store_processes_gone)
+from tests.hooks._util import (CWD, REPO, asst, hook_env, line, payload, proxy_replay, run_hook, text, tool_result,
+                               tool_use, turns, user, wait_store_processes_gone)
 
 SID = "37373737-2222-3333-4444-555555555555"
 VALUE = "4471-9902"                                   # the decrypted sealed PIN the tool printed
@@ -147,8 +147,6 @@ def test_import_codex_withholds_the_sealed_value(tmp_path):
 
 
 def test_proxy_withholds_the_sealed_value(tmp_path):
-    from objstore.integrations.proxy import capture_turns, prepare
-    from objstore.memory.opening import open_store
     body = {"model": "claude", "max_tokens": 10, "messages": [
         {"role": "user", "content": "show me my sealed bank pin"},
         {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_show", "name": "Bash",
@@ -159,11 +157,7 @@ def test_proxy_withholds_the_sealed_value(tmp_path):
                                      {"type": "tool_result", "tool_use_id": "toolu_ls",
                                       "content": [{"type": "text", "text": "notes.txt"}]}]}]}
     store = tmp_path / "store"
-    first = {**body, "messages": body["messages"][:1]}      # the prompt's request, then the one with the results
-    with open_store(store, create=True) as s:
-        for req in (first, body):
-            prep = prepare(s, json.dumps(req).encode(), {"x-mem-session": "px-sealed"})
-            capture_turns(s, prep.pending)
+    proxy_replay(store, body["messages"], "px-sealed", (1, 3))   # the prompt's request, then the one with the results
     got = _texts(store)
     assert ("tool", SECRET_OUTPUT) in got and ("tool", "notes.txt") in got
     _not_found(store)

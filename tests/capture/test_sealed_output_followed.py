@@ -16,8 +16,8 @@ import pytest
 
 from objstore.capture.withhold import SECRET_OUTPUT
 from tests.capture.test_sealed_output_capture import SHOW, VALUE, _mem, _not_found, _texts
-from tests.hooks._util import (CWD, asst, hook_env, line, payload, run_hook, text, tool_result, tool_use, user,
-                               wait_store_processes_gone)
+from tests.hooks._util import (asst, codex_rollout, hook_env, line, payload, proxy_replay, run_hook, text,
+                               tool_result, tool_use, user, wait_store_processes_gone)
 
 SID = "38383838-2222-3333-4444-555555555555"
 
@@ -139,20 +139,10 @@ def test_hooks_follow_the_file_across_reads(tmp_path):
 
 
 def test_import_codex_follows_the_file(tmp_path):
-    def env(kind, p):
-        return {"timestamp": "2026-03-02T10:00:00Z", "type": kind, "payload": p}
-    recs = [env("session_meta", {"id": "T-sealed2", "cwd": CWD, "source": "cli"}),
-            env("response_item", {"type": "function_call", "name": "exec_command", "call_id": "c1",
-                                  "arguments": json.dumps({"cmd": f"{SHOW} > /tmp/pin.txt"})}),
-            env("response_item", {"type": "function_call_output", "call_id": "c1", "output": ""}),
-            env("response_item", {"type": "function_call", "name": "shell", "call_id": "c2",
-                                  "arguments": json.dumps({"command": ["bash", "-lc", "cat /tmp/pin.txt"]})}),
-            env("response_item", {"type": "function_call_output", "call_id": "c2", "output": VALUE}),
-            env("response_item", {"type": "function_call", "name": "exec_command", "call_id": "c3",
-                                  "arguments": json.dumps({"cmd": "ls"})}),
-            env("response_item", {"type": "function_call_output", "call_id": "c3", "output": "notes.txt"})]
-    t = tmp_path / "rollout-2026-03-02T10-00-00-T-sealed2.jsonl"
-    t.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    t = codex_rollout(tmp_path, "T-sealed2", [
+        ("exec_command", {"cmd": f"{SHOW} > /tmp/pin.txt"}, ""),
+        ("shell", {"command": ["bash", "-lc", "cat /tmp/pin.txt"]}, VALUE),
+        ("exec_command", {"cmd": "ls"}, "notes.txt")])
     store = tmp_path / "store"
     _mem("--home", str(store), "import", "codex", str(t))
     assert [x for r, x in _texts(store) if r == "tool"] == [SECRET_OUTPUT, SECRET_OUTPUT, "notes.txt"]
@@ -162,8 +152,6 @@ def test_import_codex_follows_the_file(tmp_path):
 def test_proxy_follows_the_file_and_the_background_shell(tmp_path):
     """The write in one request, the reads in the next ones (the proxy captures each
     request's new messages: the trail is made again from the whole conversation)."""
-    from objstore.integrations.proxy import capture_turns, prepare
-    from objstore.memory.opening import open_store
     msgs = [
         {"role": "user", "content": "show me my sealed bank pin"},
         {"role": "assistant", "content": [
@@ -182,11 +170,7 @@ def test_proxy_follows_the_file_and_the_background_shell(tmp_path):
             {"type": "tool_result", "tool_use_id": "toolu_o", "content": f"<stdout>{VALUE}</stdout>"},
             {"type": "tool_result", "tool_use_id": "toolu_ls", "content": "notes.txt"}]}]
     store = tmp_path / "store"
-    with open_store(store, create=True) as s:
-        for n in (1, 3, 5):
-            req = {"model": "claude", "max_tokens": 10, "messages": msgs[:n]}
-            prep = prepare(s, json.dumps(req).encode(), {"x-mem-session": "px-sealed2"})
-            capture_turns(s, prep.pending)
+    proxy_replay(store, msgs, "px-sealed2")
     got = _texts(store)
     assert sorted(x for r, x in got if r == "tool") == sorted(["notes.txt"] + [SECRET_OUTPUT] * 4)
     _not_found(store)

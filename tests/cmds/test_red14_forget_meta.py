@@ -12,8 +12,8 @@ import subprocess
 import sys
 import time
 
-from tests.hooks._util import (REPO, asst, files_holding, hook_env, line, payload, run_hook, text, user,
-                               wait_store_processes_gone)
+from tests.hooks._util import (REPO, asst, files_holding, hook_env, line, payload, question_and_answer, run_hook,
+                               text, user, wait_store_processes_gone, waits_on)
 
 WORD = "zebraquokka"
 
@@ -32,10 +32,7 @@ def test_forget_match_takes_the_text_out_of_cwd_project_registry_and_caches(tmp_
     work.mkdir(parents=True)
     cwd = str(work)
     sid = "5d1e6f0a-0000-4000-8000-00000000e001"
-    t = tmp_path / "cc" / ("-" + cwd.strip("/").replace("/", "-")) / f"{sid}.jsonl"
-    t.parent.mkdir(parents=True)
-    t.write_bytes(line(user("u1", "what is the build command", sid, cwd=cwd))
-                  + line(asst("a1", "m1", [text("run make all")], sid, cwd=cwd)))
+    t = question_and_answer(tmp_path / "cc" / ("-" + cwd.strip("/").replace("/", "-")) / f"{sid}.jsonl", sid, cwd)
     other = tmp_path / "cc" / "-home-u-plain" / "5d1e6f0a-0000-4000-8000-00000000e002.jsonl"
     other.parent.mkdir(parents=True)
     osid = other.stem
@@ -106,10 +103,7 @@ def test_a_session_forget_match_touched_only_by_its_cwd_keeps_it_out_of_later_tu
     (final tester D1: the later turn came back with the cwd and the text)."""
     cwd = f"/home/dev/{WORD}-orchard/app"
     sid = "5d1e6f0a-0000-4000-8000-00000000e011"
-    t = tmp_path / "cc" / "-home-dev-x" / f"{sid}.jsonl"
-    t.parent.mkdir(parents=True)
-    t.write_bytes(line(user("u1", "what is the build command", sid, cwd=cwd))
-                  + line(asst("a1", "m1", [text("run make all")], sid, cwd=cwd)))
+    t = question_and_answer(tmp_path / "cc" / "-home-dev-x" / f"{sid}.jsonl", sid, cwd)
     mem("import", "claude-code", str(tmp_path / "cc"))
     r = mem("forget", "--match", f"{WORD}-orchard", "--yes")
     assert "working directory or project name" in r.stdout, r.stdout
@@ -146,10 +140,7 @@ def test_a_prompt_said_before_forget_match_and_stored_after_it_is_stored_as_forg
     work.mkdir(parents=True)
     cwd = str(work)
     sid = "5d1e6f0a-0000-4000-8000-00000000e031"
-    t = tmp_path / "cc" / "-x" / f"{sid}.jsonl"
-    t.parent.mkdir(parents=True)
-    t.write_bytes(line(user("u1", "what is the build command", sid, cwd=cwd))
-                  + line(asst("a1", "m1", [text("run make all")], sid, cwd=cwd)))
+    t = question_and_answer(tmp_path / "cc" / "-x" / f"{sid}.jsonl", sid, cwd)
     mem("import", "claude-code", str(tmp_path / "cc"))
     late = "5d1e6f0a-0000-4000-8000-00000000e032"
     said = int(time.time() * 1000) - 1000      # the prompt was said, the hook forked its child ...
@@ -166,4 +157,101 @@ def test_a_prompt_said_before_forget_match_and_stored_after_it_is_stored_as_forg
     assert sorted(x for _s, x, _c, _p in mine) == ["and [forgotten] on x86", "does [forgotten] build on arm"], mine
     assert all(c == "" and p == "" for _s, _x, c, p in mine), mine
     assert WORD not in (store_path / "projects.json").read_text()
+    assert files_holding(store_path, WORD) == []
+
+
+_LATE_STATEMENT = """
+import sys
+import objstore
+s = objstore.open_store(sys.argv[1])
+r = objstore.capture_prompt(s, session_id=sys.argv[2], prompt=sys.argv[3], cwd=sys.argv[4],
+                            time_ms=int(sys.argv[5]), index=True, statement=True)
+print(r.status, r.stated is not None)
+s.close()
+"""
+
+
+def test_a_statement_said_before_forget_match_and_stored_after_it_writes_no_fact_holding_the_text(
+        tmp_path, mem, store_path):
+    """Session 23 Y5: the same late capture of a "remember that …" prompt
+    (``capture_prompt(statement=True)``, the hook's child) stored its turn
+    redacted but wrote its fact in the clear.  The statement's fact now
+    follows the session's ``--match`` rules (``sync.write_stated``): no
+    value holding the text is written, the turn is stored redacted."""
+    work = tmp_path / "plain" / "app"
+    work.mkdir(parents=True)
+    cwd = str(work)
+    mem("remember", "project/x/note", f"the {WORD} is a made-up animal")
+    late = "5d1e6f0a-0000-4000-8000-00000000e041"
+    said = int(time.time() * 1000) - 1000      # the prompt was said, the hook forked its child ...
+    mem("forget", "--match", WORD, "--yes")
+    p = subprocess.run([sys.executable, "-c", _LATE_STATEMENT, str(store_path), late,
+                        f"remember that the staging host is {WORD}", cwd, str(said)],
+                       capture_output=True, text=True, timeout=120, cwd=REPO,
+                       env=hook_env(store_path))   # ... which stores it only now
+    assert p.returncode == 0 and p.stdout.split()[0] == "captured", p.stderr
+    rc, _out, err, _s = run_hook(store_path, payload("UserPromptSubmit", late, None,
+                                                     prompt=f"remember that the build host is {WORD}-2",
+                                                     cwd=cwd), env=hook_env(store_path, MEM_HOOK_FORK="0"))
+    assert rc == 0, err
+    mem("gc", "--prune=now")
+    mine = sorted(x for s, x, _c, _p in _turn_fields(store_path) if s == late)
+    assert mine == ["remember that the build host is [forgotten]-2",
+                    "remember that the staging host is [forgotten]"], mine
+    assert WORD not in mem("keys", "--json").stdout
+    assert files_holding(store_path, WORD) == []
+
+
+_FORGET_HOLDING = """
+import sys, time
+import objstore
+from objstore.memory.forget import forget
+s = objstore.open_store(sys.argv[1])
+with s.lock("forget"):          # as 'mem forget --match TEXT --yes' holds it, from its plan to its end
+    forget(s, match=sys.argv[2])
+    time.sleep(0.05)
+    print("forgotten", flush=True)
+    sys.stdin.readline()        # ... still running (its index purge, its scrub) when the prompt is said
+s.close()
+"""
+
+
+def test_a_prompt_said_while_forget_match_runs_is_stored_as_forget_left_the_others(tmp_path, mem, store_path):
+    """Session 23 Y5: a prompt said while a ``forget --match`` ran (after
+    its tombstones' time, before it let the store lock go) was stored in
+    the clear by the hook's child, which waited for that lock: the late
+    rule only looked at forgets that started after the prompt.  The
+    capture now knows it waited behind a forget (``StoreLock.waited_for``)."""
+    mem("remember", "project/x/note", f"the {WORD} is a made-up animal")
+    late = "5d1e6f0a-0000-4000-8000-00000000e051"
+    cwd = str(tmp_path)
+    f = subprocess.Popen([sys.executable, "-c", _FORGET_HOLDING, str(store_path), WORD], cwd=REPO,
+                         env=hook_env(store_path), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert f.stdout.readline().strip() == "forgotten"
+        said = int(time.time() * 1000)             # the prompt is said now, the forget still runs
+        child = subprocess.Popen([sys.executable, "-c", _LATE_STATEMENT, str(store_path), late,
+                                  f"remember that the staging host is {WORD}", cwd, str(said)],
+                                 cwd=REPO, env=hook_env(store_path), stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+        lock = store_path / "locks" / "store.lock"
+        deadline = time.monotonic() + 60
+        while not waits_on(child.pid, lock) and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)                       # the child waits for the forget's lock ...
+        assert child.poll() is None, child.communicate()
+        time.sleep(0.2)                            # ... and has read who holds it
+        f.stdin.write("\n")
+        f.stdin.flush()
+        assert f.wait(timeout=60) == 0
+        out, err = child.communicate(timeout=120)
+        assert child.returncode == 0 and out.split()[0] == "captured", err
+    finally:
+        for p in (f,):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    mem("gc", "--prune=now")
+    mine = [x for s, x, _c, _p in _turn_fields(store_path) if s == late]
+    assert mine == ["remember that the staging host is [forgotten]"], mine
+    assert WORD not in mem("keys", "--json").stdout
     assert files_holding(store_path, WORD) == []

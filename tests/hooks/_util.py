@@ -58,6 +58,45 @@ def bash_results(sid: str, outputs: list[tuple[str, str]], prompt: str = "show m
     return b"".join(rows)
 
 
+def question_and_answer(path: Path, sid: str, cwd: str, question: str = "what is the build command",
+                        answer: str = "run make all") -> Path:
+    """A short Claude Code session at ``path`` (its folder made): one
+    prompt, one answer, both in ``cwd``; returns ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(line(user("u1", question, sid, cwd=cwd)) + line(asst("a1", "m1", [text(answer)], sid, cwd=cwd)))
+    return path
+
+
+def codex_rollout(folder: Path, session_id: str, calls: list[tuple[str, dict, str]], cwd: str = CWD) -> Path:
+    """A Codex rollout in ``folder`` (agent-formats: ``session_meta``, then
+    ``response_item`` records): per ``(tool name, arguments, output)`` a
+    ``function_call`` and its ``function_call_output`` (call ids c1, c2, …);
+    returns its path, ``rollout-2026-03-02T10-00-00-<session_id>.jsonl``."""
+    def env(kind: str, p: dict) -> dict:
+        return {"timestamp": "2026-03-02T10:00:00Z", "type": kind, "payload": p}
+    recs = [env("session_meta", {"id": session_id, "cwd": cwd, "source": "cli"})]
+    for i, (name, args, out) in enumerate(calls, 1):
+        recs += [env("response_item", {"type": "function_call", "name": name, "call_id": f"c{i}",
+                                       "arguments": json.dumps(args)}),
+                 env("response_item", {"type": "function_call_output", "call_id": f"c{i}", "output": out})]
+    t = folder / f"rollout-2026-03-02T10-00-00-{session_id}.jsonl"
+    t.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return t
+
+
+def proxy_replay(store: Path, msgs: list[dict], session: str, counts: tuple[int, ...] = (1, 3, 5)) -> None:
+    """The proxy's capture (``objstore.integrations.proxy``: ``prepare``,
+    ``capture_turns``) of a conversation as the agent sends it: one request
+    per count in ``counts``, holding the first that many of ``msgs``, all
+    under ``x-mem-session: session``, into the store at ``store`` (created)."""
+    from objstore.integrations.proxy import capture_turns, prepare
+    from objstore.memory.opening import open_store
+    with open_store(store, create=True) as s:
+        for n in counts:
+            req = {"model": "claude", "max_tokens": 10, "messages": msgs[:n]}
+            capture_turns(s, prepare(s, json.dumps(req).encode(), {"x-mem-session": session}).pending)
+
+
 def attachment(uuid: str, sid: str = "S1", **att) -> dict:
     return {"type": "attachment", "uuid": uuid, "sessionId": sid, "attachment": att}
 

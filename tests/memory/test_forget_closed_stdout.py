@@ -71,3 +71,48 @@ def test_an_unconfirmed_forget_with_a_closed_stdout_forgets_nothing(mem, store_p
     os.close(w)
     assert p.returncode == 1, p.stderr.decode()          # not confirmed: its own exit, not 141
     assert mem("get", "project/p/b").stdout.strip() == "heron velvet seven"
+
+
+def test_a_confirmed_forget_finishes_when_its_stdout_is_full(mem, store_path):
+    """Session 23 Y9: ``mem forget KEY --yes > /dev/full`` stopped at its
+    preview with exit 1 ("no space left on device"), having forgotten
+    nothing; it now finishes the forget and exits 74 (docs/exit-codes.md),
+    saying on stderr that its output was lost."""
+    with open_store(store_path, create=True) as s:
+        remember(s, "project/p/b", "heron velvet seven")
+        remember(s, "project/p/other", "a value that stays")
+    with open("/dev/full", "wb") as full:
+        p = subprocess.run([sys.executable, "-m", "cmds", "forget", "project/p/b", "--yes"], cwd=REPO,
+                           env={**os.environ, **PERSON, "MEM_HOME": str(store_path)}, stdout=full,
+                           stderr=subprocess.PIPE, timeout=120)
+    err = p.stderr.decode()
+    assert p.returncode == 74, err
+    assert "standard output could not be written (no space left on device)" in err and "work was done" in err
+    assert "Traceback" not in err
+    mem("get", "project/p/b", exit_code=4)
+    mem("gc", "--prune=now")
+    assert not scan_store(store_path, [b"heron velvet"])
+    assert mem("get", "project/p/other").stdout.strip() == "a value that stays"
+
+
+def test_the_review_shells_confirmed_forget_finishes_when_its_stdout_is_closed(mem, store_path):
+    """Session 23: ``printf 'forget KEY\\nyes\\n' | mem review | head -1``
+    exited 141 at the shell's first line (the queue's state), before it
+    read the forget: the confirmed forget was lost.  Every line read is
+    now run, then it exits 141."""
+    with open_store(store_path, create=True) as s:
+        remember(s, "project/p/b", "heron velvet seven")
+        remember(s, "project/p/other", "a value that stays")
+    r, w = os.pipe()
+    os.close(r)                     # the reader is gone before the first line
+    p = subprocess.run([sys.executable, "-m", "cmds", "review", "--no-history"], cwd=REPO,
+                       input=b"forget project/p/b\nyes\nquit\n",
+                       env={**os.environ, **PERSON, "MEM_HOME": str(store_path)}, stdout=w,
+                       stderr=subprocess.PIPE, timeout=120)
+    os.close(w)
+    assert p.returncode == 141, p.stderr.decode()
+    assert b"Traceback" not in p.stderr, p.stderr.decode()
+    mem("get", "project/p/b", exit_code=4)
+    mem("gc", "--prune=now")
+    assert not scan_store(store_path, [b"heron velvet"])
+    assert mem("get", "project/p/other").stdout.strip() == "a value that stays"
