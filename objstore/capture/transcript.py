@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from objstore.core.record import Record, set_fields
-from objstore.core.text import LazyPattern
+from objstore.core.text import SUSPECT_ESCAPE_RE, LazyPattern, clean_decoded
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
 if TYPE_CHECKING:
@@ -37,7 +37,6 @@ _MEM_CONTEXT_RE = LazyPattern(r"<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)"
 # every text (a fifth of the CPU).
 _MEM_CONTEXT_START_RE = LazyPattern(r"<mem-context", re.I)
 # JSON escapes that may decode to a lone surrogate or NUL; only then walk the value.
-_SUSPECT_ESCAPE_RE = LazyPattern(rb"\\u(?:[dD][89a-fA-F]|0000)")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MS = timedelta(milliseconds=1)
 
@@ -112,28 +111,6 @@ def project_of(cwd: str) -> str:
     return parts[-1] if parts else ""
 
 
-def _clean_str(v: str) -> str:
-    """``v`` with each lone surrogate and NUL replaced by U+FFFD."""
-    if "\x00" in v:
-        v = v.replace("\x00", "\ufffd")
-    try:
-        v.encode("utf-8")
-    except UnicodeEncodeError:
-        v = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in v)
-    return v
-
-
-def _clean_value(obj: Any) -> Any:
-    """``obj`` with every string (key or value) passed through :func:`_clean_str`."""
-    if isinstance(obj, str):
-        return _clean_str(obj)
-    if isinstance(obj, dict):
-        return {(_clean_str(k) if isinstance(k, str) else k): _clean_value(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_clean_value(v) for v in obj]
-    return obj
-
-
 #: ``msgspec.json.Decoder().decode`` once :func:`enable_fast_json` found msgspec, else None
 _fast_decode: Callable[[bytes], Any] | None = None
 _fast_errors: tuple[type[BaseException], ...] = ()
@@ -199,8 +176,8 @@ def decode_record(raw: bytes) -> dict | None:
         else:
             if not isinstance(rec, dict):
                 return None
-            if _SUSPECT_ESCAPE_RE.search(raw):
-                rec = _clean_value(rec)
+            if SUSPECT_ESCAPE_RE.search(raw):
+                rec = clean_decoded(rec)
             return rec
     text = raw.decode("utf-8", "replace")
     if "\x00" in text:
@@ -218,8 +195,8 @@ def decode_record(raw: bytes) -> dict | None:
             return None
     if not isinstance(rec, dict):
         return None
-    if _SUSPECT_ESCAPE_RE.search(raw):
-        rec = _clean_value(rec)
+    if SUSPECT_ESCAPE_RE.search(raw):
+        rec = clean_decoded(rec)
     return rec
 
 
@@ -282,7 +259,7 @@ class RecordFields:
             except _fast_errors:
                 pass
             else:
-                if not _SUSPECT_ESCAPE_RE.search(raw):
+                if not SUSPECT_ESCAPE_RE.search(raw):
                     return _astuple(rec)
         rec = decode_record(raw)
         return None if rec is None else self.of(rec)
