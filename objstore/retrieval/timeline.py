@@ -46,10 +46,12 @@ Rule.  Item B supersedes item A when all hold:
    little), unless B holds a word that announces a change
    (:data:`UPDATE_CUES`: now, no longer, switched, moved, upgraded, …);
 4. B is relevant enough: its relevance is at least ``share`` (default 0.2)
-   times A's, unless B is a current fact: a key's value in force is the
-   present by the store's own rule, and BM25 scores a terse "Postgres 16 on
-   port 5433" far below a long turn that says more words of the question
-   (rules 1–3 still tie the two);
+   times A's, unless B is a current fact one of whose older versions held
+   a value A states (below): the key's own history ties the two, whatever
+   BM25 says of a terse "Postgres 16 on port 5433" against a long turn.  A
+   fact with no such history is held to the rule: sharing the words
+   "postgres" and "port" does not make "pgbouncer listens on 6432" the
+   answer about the primary's port;
 5. B is a statement, not tool output: what a command printed (a file's
    content, a grep) shows what a file held at that moment, which is often
    the old value a person has just said they changed, so it never
@@ -299,8 +301,8 @@ def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0
                 continue
             old_of_fact = B.kind == "fact" and bool(B.old_values & set(A.values)) \
                 and not (set(B.values) & set(A.values) - B.old_values)
-            if B.kind != "fact" and B.relevance < share * A.relevance:
-                continue  # (a current fact needs no share: rule 4)
+            if not old_of_fact and B.relevance < share * A.relevance:
+                continue  # (a fact whose older version held A's value needs no share: rule 4)
             kinds = {ta for v, t in B.values.items() if v not in A.values
                      for ta in _SUPERSEDES[t] if ta in new[a] and first[v] > new[a][ta]}
             if not kinds and not old_of_fact:
@@ -308,12 +310,7 @@ def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0
             if not old_of_fact and not B.cue and A.terms:
                 if a_terms is None:
                     a_terms = sum(tw[t] for t in A.terms)
-                    a_subject = A.terms - set(A.values)  # A's words less the values a fact replaces
-                    a_subject_w = sum(tw[t] for t in a_subject)
-                if B.kind == "fact":  # a current fact is terse: A's values weigh nothing against it
-                    if sum(tw[t] for t in a_subject & B.terms) < similar * a_subject_w:
-                        continue
-                elif sum(tw[t] for t in A.terms & B.terms) < similar * a_terms:
+                if sum(tw[t] for t in A.terms & B.terms) < similar * a_terms:
                     continue
             if kinds or old_of_fact:
                 out[a].append(b)
