@@ -300,8 +300,11 @@ def execute(store: Store, plan: GcPlan, progress: Callable[[int, int], None] | N
             remove_temp(p)
         except OSError:
             pass
-    for q in plan.quarantine:
-        shutil.rmtree(q, ignore_errors=True)
+    for q in plan.quarantine:   # a FIFO there is unlinked: shutil.rmtree opened it and waited (session 23)
+        try:
+            remove_temp(q)
+        except OSError:
+            pass
     _remove_empty_fanout(store.root / "objects")
     if progress and total:
         progress(total, total)
@@ -420,7 +423,9 @@ def temp_size(p: Path) -> int:
 
 def remove_temp(p: Path) -> None:
     """Delete a temp file, or a scratch folder with what it holds (a symlink
-    is unlinked, never followed).  Raises OSError."""
+    is unlinked, never followed; a FIFO, a device or a socket is unlinked,
+    never opened: ``shutil.rmtree`` of its path waits on a FIFO).  Also
+    how gc removes an old quarantine entry.  Raises OSError."""
     if p.is_dir() and not p.is_symlink():
         shutil.rmtree(p)
     else:
