@@ -308,10 +308,18 @@ def _rollup_files(store: Store, paths: Iterable[Path], final: bool, idle_s: floa
             if not seen:
                 seen.update(cfg=load_config(store.root), no_capture=no_capture_sessions(store),
                             tombstones=all_tombstones(store))
+            chain = chains.get(oc.session)
+            if chain is None:
+                try:
+                    chain = ChainNotes.of(session_turns(store, oc.session))
+                except (NotFound, IntegrityError):
+                    chain = ChainNotes()
+            # its transcript read again only when a result was withheld (test23b V3)
+            printed = printed_values(p) if chain.withheld else ()
             out.append(rollup(store, oc.session, oc.final, agent_type=oc.agent_type,
                               description=oc.description, command=command, index_batch=ib, cwd=oc.cwd,
                               refused=capture_refused(store, oc.session, oc.cwd, **seen),
-                              chain=chains.get(oc.session), printed=printed_values(p)))
+                              chain=chain, printed=printed))
             if ib is not None and ib.kept >= FLUSH_DOCS:  # bounded memory: the summaries' text, and
                 ib.flush()                                  # one writer's heap for their index
             if len(out) % DROP_PAGES_EVERY == 0:  # an import's thousands of rollups read chains in every

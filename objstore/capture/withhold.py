@@ -17,11 +17,12 @@ from collections.abc import Iterable
 from objstore.capture.trail import (WORD, WORD_RE, expand, folder_at, home_form, home_word, plain, reads_folder,
                                     resolve, session_ids, unfold, unquote)
 from objstore.core.text import LazyPattern
+from objstore.memory.sessions import WITHHELD
 
 
 #: what a tool call's result becomes when the call prints a sealed value or a secret key
 #: (:func:`prints_secret`): the turn keeps its place, the material is not stored
-SECRET_OUTPUT = "[REDACTED:sealed-value]"
+SECRET_OUTPUT = WITHHELD
 #: between two words of a command as a tool call's input holds it: blanks, a JSON argv's
 #: ``", "`` (Codex ``["mem", "sealed", ...]``), JSON-escaped tabs/newlines/quotes
 _ARG_SEP = r"(?:[ \t\"',]|\\[nt\"]){1,16}"
