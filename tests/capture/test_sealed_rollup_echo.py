@@ -53,15 +53,17 @@ def test_import_redacts_the_value_in_the_rollup(tmp_path, legacy):
     _check(store)
 
 
-@pytest.mark.parametrize("legacy", [True, False])
-def test_subagent_stop_hook_redacts_the_value(tmp_path, legacy):
-    """The SubagentStop hook's ``last_assistant_message`` repeats the value; then Stop."""
+@pytest.mark.parametrize("legacy,subagent_stop", [(True, True), (False, True), (False, False)])
+def test_subagent_stop_hook_redacts_the_value(tmp_path, legacy, subagent_stop):
+    """The SubagentStop hook's ``last_assistant_message`` repeats the value; then Stop.  Without
+    a SubagentStop (an older Claude Code), the parent's Stop hook rolls the ended file up."""
     main, sub = _tree(tmp_path, legacy)
     store = tmp_path / "store"
     ev = dict(agent_id=AGENT, agent_type="general-purpose", agent_transcript_path=str(sub),
               stop_hook_active=False, last_assistant_message=FINAL)
-    rc, _out, err, _dt = run_hook(store, payload("SubagentStop", SID, main, **ev), env=hook_env(store))
-    assert rc == 0, err
+    if subagent_stop:
+        rc, _out, err, _dt = run_hook(store, payload("SubagentStop", SID, main, **ev), env=hook_env(store))
+        assert rc == 0, err
     rc, _out, err, _dt = run_hook(store, payload("Stop", SID, main, stop_hook_active=False), env=hook_env(store))
     assert rc == 0, err
     _check(store)
