@@ -454,11 +454,17 @@ def _subagent_block(store, child: str, cwd: str, trace: str | None = None) -> st
 def _rollup_stop(store, child: str, data: dict, agent_path: str) -> None:
     """``SubagentStop``: the subagent's summary in its parent's namespace,
     from ``last_assistant_message`` ("did not complete" when it is blank;
-    from its transcript when the field is missing: Claude Code < 2.1.47)."""
+    from its transcript when the field is missing: Claude Code < 2.1.47); a
+    value its withheld tool results printed is redacted there (``rollup``'s ``printed``)."""
     import objstore
     final = data.get("last_assistant_message")
     kind = description = ""
+    printed: tuple = ()
     if agent_path and Path(agent_path).is_file():
+        try:    # what its withheld results printed: not repeated in the summary (test23b V3)
+            printed = objstore.subagent_printed(Path(agent_path))
+        except OSError:
+            pass
         oc = objstore.subagent_outcome(Path(agent_path))
         if oc is not None:
             kind, description = oc.agent_type, oc.description
@@ -466,7 +472,7 @@ def _rollup_stop(store, child: str, data: dict, agent_path: str) -> None:
                 final = oc.final
     objstore.rollup_subagent(store, child, final if isinstance(final, str) else None,
                              agent_type=kind or _s(data.get("agent_type")), description=description,
-                             command="hook", cwd=_s(data.get("cwd")))
+                             command="hook", cwd=_s(data.get("cwd")), printed=printed)
 
 
 def _remember_statement(store, prompt: str, cwd: str, source: str = "") -> str | None:

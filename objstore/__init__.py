@@ -150,6 +150,7 @@ _API: dict[str, tuple[str, str]] = {
     "agent_path": ("objstore.memory.scope", "agent_path"),
     "agent_namespace": ("objstore.memory.sessions", "agent_namespace"),
     "rollup_subagent": ("objstore.capture.rollup", "rollup"),
+    "subagent_printed": ("objstore.capture.rollup", "printed_values"),
     "rollup_files": ("objstore.capture.rollup", "rollup_files"),
     "summary_key": ("objstore.capture.rollup", "summary_key"),
     "subagent_outcome": ("objstore.capture.claude_subagents", "subagent_outcome"),

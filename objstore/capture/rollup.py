@@ -33,9 +33,11 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from objstore.capture.claude_code import ReaderState, parse_file
 from objstore.capture.claude_subagents import subagent_outcome
 from objstore.capture.policy import capture_refused, load_config, no_capture_sessions
-from objstore.capture.transcript import project_of
+from objstore.capture.transcript import ParseStats, project_of
+from objstore.capture.withhold import PrintedTrail, redact_printed
 from objstore.core.errors import IntegrityError, MemError, NotFound
 from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import session_ref, validate_session_id
@@ -52,6 +54,9 @@ INCOMPLETE = "did not complete"
 IDLE_S = 60.0
 #: characters of a final message kept in its summary
 MAX_SUMMARY_CHARS = 20_000
+#: characters of a sub-agent's withheld results read for the values its summary must not repeat
+#: (:func:`printed_values`; a huge withheld ``cat`` beyond them is not looked for)
+MAX_PRINTED_CHARS = 1 << 20
 #: most ``rollup_of`` edges one summary holds (the newest turns)
 MAX_EDGES = 1000
 OWNER = "rollup"
@@ -136,9 +141,29 @@ def cwd_project(store: Store, cwd: str, fallback: str) -> str:
     return name or fallback
 
 
+def printed_values(path: Path) -> tuple[str, ...]:
+    """The raw bodies of the tool results withheld in Claude Code sub-agent
+    transcript ``path`` (``agent-<id>.jsonl``), read as capture reads it
+    (``claude_code.parse_file``: its calls and its session tree's trail) with a
+    :class:`~objstore.capture.withhold.PrintedTrail`; in reading order, at most
+    :data:`MAX_PRINTED_CHARS` characters in all; kept in memory only, for
+    :func:`rollup`'s ``printed`` (test23b V3).  OSError propagates."""
+    trail = PrintedTrail()
+    for _turn in parse_file(Path(path), ParseStats(), state=ReaderState(secret_calls=trail)):
+        pass
+    out, left = [], MAX_PRINTED_CHARS
+    for body in trail.printed:
+        if left <= 0:
+            break
+        out.append(body[:left])
+        left -= len(body)
+    return tuple(out)
+
+
 def rollup(store: Store, child: str, final: str | None, *, project: str = "", agent_type: str = "",
            description: str = "", command: str = "rollup", index_batch: IndexBatch | None = None,
-           cwd: str = "", refused: str | None | bool = False, chain: ChainNotes | None = None) -> RollupResult:
+           cwd: str = "", refused: str | None | bool = False, chain: ChainNotes | None = None,
+           printed: Iterable[str] = ()) -> RollupResult:
     """Write (once) the summary of sub-agent namespace ``child`` into its
     parent's namespace.
 
@@ -159,6 +184,10 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
             ``child``'s whole chain when the caller has them (an import
             that wrote it: ``TurnAppender.subagent_chains``); else its
             turns are read from the store.
+        printed: the raw bodies of its withheld tool results
+            (:func:`printed_values` of its transcript): every value
+            they hold is :data:`~objstore.capture.withhold.SECRET_OUTPUT` in
+            the summary, complete or not (``withhold.redact_printed``, test23b V3).
     Returns:
         :class:`RollupResult`.
     Raises:
@@ -180,7 +209,7 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
         return RollupResult(child, parent, "", "skipped", False)
     key = summary_key(child, project)
     edges = chain.kept_ids(MAX_EDGES)  # forget dropped the others
-    final = (final or "").strip()
+    final = redact_printed((final or "").strip(), printed)
     complete = bool(final)
     if complete:
         if len(final) <= MAX_SUMMARY_CHARS:
@@ -197,6 +226,7 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
             tail = f" Its last turn ({chain.last_role}): {chain.last_snippet()}"
         body = (f"{INCOMPLETE}: sub-agent {child}{' ' + what if what else ''} ended without a final message "
                 f"(crash, kill or interrupt) after {n} turn{'s' if n != 1 else ''}.{tail}")
+        body = redact_printed(body, printed)
     with store.lock(command):
         if index_batch is not None:
             index_batch.before(key)  # a version of it the batch holds: its ref moves first
@@ -278,10 +308,18 @@ def _rollup_files(store: Store, paths: Iterable[Path], final: bool, idle_s: floa
             if not seen:
                 seen.update(cfg=load_config(store.root), no_capture=no_capture_sessions(store),
                             tombstones=all_tombstones(store))
+            chain = chains.get(oc.session)
+            if chain is None:
+                try:
+                    chain = ChainNotes.of(session_turns(store, oc.session))
+                except (NotFound, IntegrityError):
+                    chain = ChainNotes()
+            # its transcript read again only when a result was withheld (test23b V3)
+            printed = printed_values(p) if chain.withheld else ()
             out.append(rollup(store, oc.session, oc.final, agent_type=oc.agent_type,
                               description=oc.description, command=command, index_batch=ib, cwd=oc.cwd,
                               refused=capture_refused(store, oc.session, oc.cwd, **seen),
-                              chain=chains.get(oc.session)))
+                              chain=chain, printed=printed))
             if ib is not None and ib.kept >= FLUSH_DOCS:  # bounded memory: the summaries' text, and
                 ib.flush()                                  # one writer's heap for their index
             if len(out) % DROP_PAGES_EVERY == 0:  # an import's thousands of rollups read chains in every

@@ -17,11 +17,12 @@ from collections.abc import Iterable
 from objstore.capture.trail import (WORD, WORD_RE, expand, folder_at, home_form, home_word, plain, reads_folder,
                                     resolve, session_ids, unfold, unquote)
 from objstore.core.text import LazyPattern
+from objstore.memory.sessions import WITHHELD
 
 
 #: what a tool call's result becomes when the call prints a sealed value or a secret key
 #: (:func:`prints_secret`): the turn keeps its place, the material is not stored
-SECRET_OUTPUT = "[REDACTED:sealed-value]"
+SECRET_OUTPUT = WITHHELD
 #: between two words of a command as a tool call's input holds it: blanks, a JSON argv's
 #: ``", "`` (Codex ``["mem", "sealed", ...]``), JSON-escaped tabs/newlines/quotes
 _ARG_SEP = r"(?:[ \t\"',]|\\[nt\"]){1,16}"
@@ -390,19 +391,61 @@ def withholds(call: str, trail: list, cwd: str = "") -> bool:
     return False
 
 
+class PrintedTrail(list):
+    """A trail (:func:`withholds`' list) that also keeps, in ``printed``, the raw
+    body of each result :func:`withhold_result` withholds: what the calls
+    printed, in reading order, in memory only (never stored), for
+    :func:`redact_printed` (``rollup.printed_values``, test23b V3)."""
+
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
+        self.printed: list[str] = []
+
+
 def withhold_result(body: str, trail: list) -> str:
     """:data:`SECRET_OUTPUT`, what the result ``body`` of a withheld call is
     stored as; a background shell the body names (``Command running in
     background with ID: ID``, and ``Output is being written to: PATH``,
     Claude Code's ``run_in_background`` result) joins ``trail``
     (:data:`TAINT_SHELL`, :data:`TAINT_FILE`), so what later reads it is
-    withheld by :func:`withholds`."""
+    withheld by :func:`withholds`; a :class:`PrintedTrail` keeps ``body``."""
+    if isinstance(trail, PrintedTrail):
+        trail.printed.append(body)
     m = _BACKGROUND_RE.search(body) if "running " in body else None
     if m is not None:
         for t in (TAINT_SHELL + m.group(1), TAINT_FILE + m.group(2) if m.group(2) else ""):
             if t and t not in trail:
                 trail.append(t)
     return SECRET_OUTPUT
+
+
+#: a word of a withheld result that :func:`redact_printed` looks for: 6 characters or more between
+#: blanks, quotes, brackets and ``=:,;`` (``PIN=4471-9902`` gives ``4471-9902``)
+_PRINTED_WORD_RE = LazyPattern(r"[^\s=:,;\"'`<>()\[\]{}]{6,}")
+#: a whole line of a withheld result, stripped, is looked for when it has this many characters
+PRINTED_LINE_MIN = 4
+
+
+def redact_printed(text: str, printed: Iterable[str]) -> str:
+    """``text`` (a roll-up's summary: ``objstore.capture.rollup``) with every
+    value a withheld result printed replaced by :data:`SECRET_OUTPUT` (test23b
+    V3): ``printed`` holds the withheld results' raw bodies
+    (``rollup.printed_values``); each stripped line of
+    :data:`PRINTED_LINE_MIN` characters or more and each word of
+    :data:`_PRINTED_WORD_RE` is a value, the longest replaced first.  A word that
+    only looks like a value (a path ``grep -r`` printed) is replaced too: that
+    loses text, never a secret.  Out: ``text`` itself when it holds none."""
+    values: set[str] = set()
+    for body in printed:
+        for ln in body.splitlines():
+            ln = ln.strip()
+            if len(ln) >= PRINTED_LINE_MIN:
+                values.add(ln)
+                values.update(_PRINTED_WORD_RE.findall(ln))
+    found = sorted((v for v in values if v in text), key=len, reverse=True)
+    if not found:
+        return text
+    return re.sub("|".join(map(re.escape, found)), SECRET_OUTPUT, text)
 
 
 #: Claude Code's ``!`` bash mode: the command a user ran and what it printed, as user prompts

@@ -83,6 +83,10 @@ class SessionInfo(Frozen):
 
 
 #: characters of a sub-agent's last turn, whitespace collapsed, that its rollup
+#: what capture stores in place of a withheld tool result, a call that printed a sealed value or
+#: read what one left (``objstore.capture.withhold``, whose ``SECRET_OUTPUT`` it is); a chain
+#: holding it is :attr:`ChainNotes.withheld`
+WITHHELD = "[REDACTED:sealed-value]"
 #: quotes when the sub-agent ended without a final message (:meth:`ChainNotes.last_snippet`)
 SNIPPET_CHARS = 300
 #: a longer last text is kept by :class:`ChainNotes` as its first this many
@@ -100,16 +104,17 @@ class ChainNotes(Record):
     the last turn's (its text cut to what :meth:`last_snippet` reads: an
     import keeps the notes of every sub-agent it writes until its rollups,
     and a report of several KB each added up to tens of MB at a million
-    turns).  Built by :meth:`add` turn by turn: by
+    turns), ``withheld`` whether a turn's text holds :data:`WITHHELD` (its
+    rollup then looks for the values those results printed: test23b V3).  Built by :meth:`add` turn by turn: by
     :class:`TurnAppender` for the sub-agent sessions it writes from their
     first turn (an import), or by :meth:`of` from a chain read back."""
 
-    __slots__ = ("ids", "forgotten", "cwd", "project", "last_role", "last_text")
+    __slots__ = ("ids", "forgotten", "cwd", "project", "last_role", "last_text", "withheld")
 
     def __init__(self, ids: bytearray | None = None, forgotten: set[int] | None = None, cwd: str = "",
-                 project: str = "", last_role: str = "", last_text: str = "") -> None:
+                 project: str = "", last_role: str = "", last_text: str = "", withheld: bool = False) -> None:
         set_fields(self, bytearray() if ids is None else ids, set() if forgotten is None else forgotten, cwd,
-                   project, last_role, last_text)
+                   project, last_role, last_text, withheld)
 
     def __len__(self) -> int:
         return len(self.ids) // 32
@@ -127,6 +132,8 @@ class ChainNotes(Record):
             self.cwd = cwd
         if project:
             self.project = project
+        if role == "tool" and not self.withheld and WITHHELD in text:
+            self.withheld = True
         if len(text) > _KEEP_CHARS:
             head = text[:_KEEP_CHARS]
             if len(" ".join(head.split())) >= SNIPPET_CHARS:  # else (mostly blanks) kept whole
