@@ -413,16 +413,15 @@ class Reflog:
         return True
 
     def _ids_by_log(self):
-        """``(where, id)`` for every id a reflog entry names (old and new),
-        read the one way :meth:`iter_all_ids` and :meth:`refs_naming` both
-        use: ``where`` is ``(namespace, name)`` for a line of a packed file,
-        or the path of a reflog file under ``logs/refs``.  A file that is
-        not a regular file names nothing (fsck reports it)."""
+        """``(where, ids)`` for every reflog entry: the ids it names (old
+        and new, None for none), read the one way :meth:`iter_all_ids` and
+        :meth:`refs_naming` both use; ``where`` is ``(namespace, name)`` for
+        a line of a packed file, or the path of a reflog file under
+        ``logs/refs``.  A file that is not a regular file names nothing
+        (fsck reports it)."""
         for ns, fname in PACKED_FILES.items():
             for name, e in self._packed_lines(fname):
-                for x in (e.old, e.new):
-                    if x is not None:
-                        yield (ns, name), x
+                yield (ns, name), (e.old, e.new)
         base = self.root / "refs"
         if not base.is_dir():
             return
@@ -434,9 +433,7 @@ class Reflog:
                 except (OSError, CorruptObject):
                     continue
                 for line in text.splitlines():
-                    for x in line.split(" ", 2)[:2]:
-                        if len(x) == 64 and x != ZERO_ID:
-                            yield p, x
+                    yield p, [x for x in line.split(" ", 2)[:2] if len(x) == 64 and x != ZERO_ID]
 
     def refs_naming(self, ids: set[str]) -> set[str]:
         """The names of the refs whose reflog (its lines in a packed file,
@@ -449,8 +446,8 @@ class Reflog:
         if not ids:
             return out
         seen = set()
-        for where, x in self._ids_by_log():
-            if x not in ids or where in seen:
+        for where, named in self._ids_by_log():
+            if where in seen or not any(x in ids for x in named):
                 continue
             seen.add(where)
             path = (self.refs.root / where[0] / where[1] if isinstance(where, tuple)
@@ -463,5 +460,7 @@ class Reflog:
 
     def iter_all_ids(self):
         """Every id named by any reflog entry (gc roots)."""
-        for _where, x in self._ids_by_log():
-            yield x
+        for _where, named in self._ids_by_log():
+            for x in named:
+                if x is not None:
+                    yield x
