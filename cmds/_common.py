@@ -292,6 +292,36 @@ class _ClosableStdout(io.RawIOBase):
         return len(b)
 
 
+#: what the command running under :func:`finishes_when_stdout_closes` said of its work
+_RUN = {"changed_nothing": False}
+
+
+def changed_nothing() -> None:
+    """Mark the command running under :func:`finishes_when_stdout_closes`
+    as one that changed nothing (``mem forget --match TEXT`` that matched
+    nothing): if its output is lost, exit 74 says "it changed nothing"
+    rather than "its work was done" (a ``dry_run`` keyword does the same
+    by itself; docs/exit-codes.md)."""
+    _RUN["changed_nothing"] = True
+
+
+def _quiet_stderr() -> None:
+    """Standard error could not be written either: point its descriptor at
+    ``/dev/null`` and drop what its buffer holds, so that nothing fails
+    again (the interpreter's flush at exit included) and the exit status
+    stays the command's."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stderr.fileno())
+        os.close(fd)
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
 def finishes_when_stdout_closes(f):
     """Decorator of a write command whose work must not stop half-way when
     the reader of its standard output goes away (``mem forget KEY --yes |
@@ -302,12 +332,16 @@ def finishes_when_stdout_closes(f):
     prompt is carried out, a scrub of every file done), and then exits 141
     (``_out.EXIT_BROKEN_PIPE``) for a closed pipe, quietly, or 74
     (``_out.EXIT_OUTPUT_LOST``) for another failed write, saying on stderr
-    that the output was lost and the work done (docs/exit-codes.md); an
+    that the output was lost and the work done, or, for a dry run (a true
+    ``dry_run`` keyword) or a run that called :func:`changed_nothing`, that
+    nothing was changed (docs/exit-codes.md); the status is 74 whether or
+    not stderr can be written (``2>/dev/full``: session 23, V8).  An
     error or a signal's exit raised meanwhile keeps its own code.  Under a
     test runner whose ``sys.stdout`` has no file descriptor it changes
     nothing."""
     @functools.wraps(f)
     def run(*args, **kwargs):
+        _RUN["changed_nothing"] = False
         old = sys.stdout
         try:
             fd = old.fileno()
@@ -331,9 +365,13 @@ def finishes_when_stdout_closes(f):
             sys.stdout = old
         if raw.closed_early and raw.error is not None and not isinstance(raw.error, BrokenPipeError):
             why = raw.error.strerror or type(raw.error).__name__
-            _out.report_error(f"standard output could not be written ({why.lower()}): the command's output "
-                              "was lost, its work was done", None, _out.EXIT_OUTPUT_LOST,
-                              bool(kwargs.get("as_json")))
+            done = ("it was a dry run: nothing was changed" if kwargs.get("dry_run") else
+                    "it changed nothing" if _RUN["changed_nothing"] else "its work was done")
+            try:   # stderr may be lost too (2>/dev/full): the exit status alone then says it (V8)
+                _out.report_error(f"standard output could not be written ({why.lower()}): the command's output "
+                                  f"was lost; {done}", None, _out.EXIT_OUTPUT_LOST, bool(kwargs.get("as_json")))
+            except (OSError, ValueError):
+                _quiet_stderr()
             raise click.exceptions.Exit(_out.EXIT_OUTPUT_LOST)
         if raw.closed_early:
             raise click.exceptions.Exit(_out.EXIT_BROKEN_PIPE)

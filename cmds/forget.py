@@ -4,7 +4,7 @@ import contextlib
 
 import click
 
-from ._common import (confirm_or_exit, complete_key, finishes_when_stdout_closes, emit_json, fmt_time, json_option, note_remotes_holding, plural, safe,
+from ._common import (changed_nothing, confirm_or_exit, complete_key, finishes_when_stdout_closes, emit_json, fmt_time, json_option, note_remotes_holding, plural, safe,
                       short, with_store)
 
 PREVIEW_LINES = 50
@@ -160,9 +160,12 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     object or session; 1 not confirmed; 5 confirmed at the prompt, but a
     version or turn the preview did not show was written meanwhile
     (nothing forgotten);
-    6 run by an agent; 11 store locked; 130 interrupted; 141 standard
-    output closed early (mem forget ... --yes | head -1): a confirmed forget
-    is still carried out whole first.
+    6 run by an agent; 11 store locked; 74 standard output could not be
+    written (mem forget ... --yes > /dev/full): a confirmed forget is still
+    carried out whole first, and stderr says whether it changed anything
+    (a dry run did not); 130 interrupted; 141 standard output closed early
+    (mem forget ... --yes | head -1): a confirmed forget is still carried
+    out whole first.
     """
     from objstore import forget, plan_forget
     if scrub_sources and match is None:
@@ -193,9 +196,11 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
         plan = plan_forget(store, what=what, match=match, session=session)
         from objstore import remotes_holding
         remotes = remotes_holding(store, plan.object_ids())  # before forget deletes them: who got them from here
+        finished = False
         if plan.is_empty() and not dry_run:   # nothing is left: the same forget, if one was stopped
             from objstore import nothing_left  # before it wrote all its tombstones, is finished
-            if nothing_left(store, plan) and not as_json:
+            finished = nothing_left(store, plan)
+            if finished and not as_json:
                 click.echo("the same forget, stopped earlier before it finished, is now finished", err=True)
         scrub_only = plan.is_empty() and scrub_sources  # already forgotten (or never stored): the sources may
         if scrub_only:                                   # still hold it (asks per file: outside the lock)
@@ -227,6 +232,8 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                 _say_temps(temps)
             if match is not None:
                 _say_sealed_unsearched(store)
+            if not (finished or left or temps):
+                changed_nothing()   # a lost output then says so, not "its work was done" (V8)
             return
         else:
             if not as_json:

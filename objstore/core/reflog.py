@@ -412,23 +412,55 @@ class Reflog:
             fsync_dir(self.root)
         return True
 
-    def iter_all_ids(self):
-        """Every id named by any reflog entry (gc roots)."""
-        for fname in PACKED_FILES.values():
-            for _name, e in self._packed_lines(fname):
-                for x in (e.old, e.new):
-                    if x is not None:
-                        yield x
+    def _ids_by_log(self):
+        """``(where, ids)`` for every reflog entry: the ids it names (old
+        and new, None for none), read the one way :meth:`iter_all_ids` and
+        :meth:`refs_naming` both use; ``where`` is ``(namespace, name)`` for
+        a line of a packed file, or the path of a reflog file under
+        ``logs/refs``.  A file that is not a regular file names nothing
+        (fsck reports it)."""
+        for ns, fname in PACKED_FILES.items():
+            for name, e in self._packed_lines(fname):
+                yield (ns, name), (e.old, e.new)
         base = self.root / "refs"
         if not base.is_dir():
             return
         for dirpath, _dirs, files in os.walk(base):
             for f in files:
+                p = Path(dirpath) / f
                 try:
-                    text = log_bytes(Path(dirpath) / f).decode("utf-8", "replace")
-                except (OSError, CorruptObject):   # not a regular file: names nothing (fsck reports it)
+                    text = log_bytes(p).decode("utf-8", "replace")
+                except (OSError, CorruptObject):
                     continue
                 for line in text.splitlines():
-                    for x in line.split(" ", 2)[:2]:
-                        if len(x) == 64 and x != ZERO_ID:
-                            yield x
+                    yield p, [x for x in line.split(" ", 2)[:2] if len(x) == 64 and x != ZERO_ID]
+
+    def refs_naming(self, ids: set[str]) -> set[str]:
+        """The names of the refs whose reflog (its lines in a packed file,
+        or its own file) holds an entry whose old or new id is in ``ids``:
+        wherever :meth:`iter_all_ids` finds them, whatever key or session
+        the ids belong to (session 23, V7: a key's reflog naming another
+        key's version).  A reflog file that is no ref's is skipped.  Reads
+        every reflog once; nothing when ``ids`` is empty."""
+        out: set[str] = set()
+        if not ids:
+            return out
+        seen = set()
+        for where, named in self._ids_by_log():
+            if where in seen or not any(x in ids for x in named):
+                continue
+            seen.add(where)
+            path = (self.refs.root / where[0] / where[1] if isinstance(where, tuple)
+                    else self.refs.root / where.relative_to(self.root / "refs"))
+            try:
+                out.add(self.refs.name_of(path))
+            except (InvalidInput, ValueError):   # not the path of any ref file
+                continue
+        return out
+
+    def iter_all_ids(self):
+        """Every id named by any reflog entry (gc roots)."""
+        for _where, named in self._ids_by_log():
+            for x in named:
+                if x is not None:
+                    yield x

@@ -15,9 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from objstore.core.errors import MemError
-from objstore.core.objects import Fact, Turn
 from objstore.core.reachability import forgotten_in_reflogs, kept_by_reflogs, walk
-from objstore.core.refs import fact_ref, session_ref
 from objstore.core.store import Store
 from objstore.memory.tombstones import forgotten_check
 
@@ -45,13 +43,14 @@ def drop_forgotten_reflog_entries(store: Store, read: Callable[[str], object | N
     """Drop each reflog entry that keeps an object a tombstone forgets and
     no ref reaches: it names that object, or one whose parents lead to it
     before they reach anything a ref reaches (``core.reachability``
-    ``kept_by_reflogs``), from the reflog of the named object's key or
-    session, so that gc deletes it.  ``read(id)``: the object, or None
+    ``kept_by_reflogs``), so that gc deletes it.  ``read(id)``: the object, or None
     (default: read from the store).  ``walked`` True (``mem fsck
     --repair``): walk the store from the refs, then from the reflogs, and
     find both forms; False (``mem forget --credentials``): the cheap
     check of ``forgotten_in_reflogs`` (the walk only when an entry names a
-    forgotten object).  Caller holds the store lock.  Returns reflog ->
+    forgotten object).  The entries go from every reflog that holds one
+    (``Reflog.refs_naming``), whichever key or session it is the reflog
+    of.  Caller holds the store lock.  Returns reflog ->
     entries dropped.  Raises OSError."""
     def stored(oid: str):
         try:
@@ -64,11 +63,6 @@ def drop_forgotten_reflog_entries(store: Store, read: Callable[[str], object | N
         kept = kept_by_reflogs(walk(store, missing=[], read=get), forgotten, get)
     else:
         kept = forgotten_in_reflogs(store, forgotten, get)
-    refs = set()
-    for oid in kept:
-        obj = get(oid)
-        if isinstance(obj, Fact):
-            refs.add(fact_ref(obj.key))
-        elif isinstance(obj, Turn):
-            refs.add(session_ref(obj.session))
-    return drop_entries(store, refs, set(kept))
+    # every reflog that names one, as fsck found them (roots: any reflog), not only
+    # the named object's key or session: a key's reflog may name another key's version (V7)
+    return drop_entries(store, store.reflog.refs_naming(set(kept)), set(kept))

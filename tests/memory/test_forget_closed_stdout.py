@@ -116,3 +116,42 @@ def test_the_review_shells_confirmed_forget_finishes_when_its_stdout_is_closed(m
     mem("gc", "--prune=now")
     assert not scan_store(store_path, [b"heron velvet"])
     assert mem("get", "project/p/other").stdout.strip() == "a value that stays"
+
+
+def _forget_into_full(store_path, *args: str, stderr_full: bool = False) -> subprocess.CompletedProcess:
+    with open("/dev/full", "wb") as full:
+        return subprocess.run([sys.executable, "-m", "cmds", "forget", *args], cwd=REPO,
+                              env={**os.environ, **PERSON, "MEM_HOME": str(store_path)}, stdout=full,
+                              stderr=full if stderr_full else subprocess.PIPE, timeout=120)
+
+
+def test_a_confirmed_forget_exits_74_when_stdout_and_stderr_are_full(mem, store_path):
+    """Session 23 V8: ``mem forget KEY --yes >/dev/full 2>/dev/full``
+    forgot the key but exited 1 (the report of the lost output could not
+    be written either); the exit status no longer depends on stderr."""
+    with open_store(store_path, create=True) as s:
+        remember(s, "project/p/b", "heron velvet seven")
+        remember(s, "project/p/other", "a value that stays")
+    p = _forget_into_full(store_path, "project/p/b", "--yes", stderr_full=True)
+    assert p.returncode == 74
+    mem("get", "project/p/b", exit_code=4)
+    assert mem("get", "project/p/other").stdout.strip() == "a value that stays"
+
+
+@pytest.mark.parametrize("stderr_full", [False, True])
+@pytest.mark.parametrize("args", [("project/p/b", "--dry-run"), ("--match", "heron velvet", "--dry-run"),
+                                  ("--credentials", "--dry-run"), ("--match", "nothing stores this", "--yes")])
+def test_a_forget_that_changed_nothing_says_so_when_its_stdout_is_full(mem, store_path, args, stderr_full):
+    """Session 23 V8: ``mem forget KEY --dry-run > /dev/full`` exited 74
+    saying "its work was done" although a dry run does nothing.  It still
+    exits 74 (the output was lost), and says that nothing was changed."""
+    with open_store(store_path, create=True) as s:
+        remember(s, "project/p/b", "heron velvet seven")
+    p = _forget_into_full(store_path, *args, stderr_full=stderr_full)
+    assert p.returncode == 74, p.stderr
+    if not stderr_full:
+        err = p.stderr.decode()
+        assert "standard output could not be written (no space left on device)" in err, err
+        assert "work was done" not in err and ("nothing was changed" in err or "changed nothing" in err), err
+        assert "Traceback" not in err
+    assert mem("get", "project/p/b").stdout.strip() == "heron velvet seven"

@@ -12,6 +12,8 @@ processes check and repair it."""
 
 from __future__ import annotations
 
+import pytest
+
 from objstore import remember, scan_store
 from objstore.core.refs import fact_ref
 from objstore.memory.opening import open_store
@@ -121,3 +123,34 @@ def test_a_reflog_entry_that_keeps_a_forgotten_version_through_its_parents_is_re
     assert f"reflog entries name {', '.join(sorted([v2.id, v3.id]))}, whose parents lead to {v1.id}, a version " \
            f"of {key} that a tombstone forgets" in r.stdout, r.stdout
     _repaired_clean(mem, store_path, key, b"ghp_Q9w2E3r4T5y6U7i8", "a third value, clean")
+
+
+@pytest.mark.parametrize("through_parents", [False, True])
+def test_repair_drops_the_entry_from_another_keys_reflog_where_fsck_found_it(mem, store_path, through_parents):
+    # (session 23, V7) the entry was in the reflog of project/p/other, not of the key whose forgotten
+    # version it keeps: fsck said "'mem fsck --repair' drops the entry", the repair said "nothing to
+    # repair" and the text stayed in the pack; both now use the reflogs the entry is in
+    key, other = "project/p/a", "project/p/other"
+    with open_store(store_path, create=True) as s:
+        remember(s, key, "heron velvet seven quillwort")
+        for i in range(2, 5):
+            remember(s, key, f"clean value {i}")
+        remember(s, other, "a value that stays")
+    v4, v3, v2, v1 = _versions(store_path, key)
+    mem("forget", "--match", "heron velvet seven quillwort", "--yes", env=PERSON)
+    with open_store(store_path) as s, s.lock("test"):
+        for old in (v1, v2, v3, v4):
+            assert s.put(old.fact) == old.id
+        s.reflog.append(fact_ref(other), v3.id if through_parents else None, v4.id if through_parents else v1.id,
+                        1, "recovery (an older mem)")
+    mem("gc", "--prune=now")
+    assert scan_store(store_path, [b"quillwort"])
+    assert "'mem fsck --repair' drops the entry" in mem("fsck", exit_code=13).stdout
+
+    r = mem("fsck", "--repair")
+    assert f"dropped 1 entry of the reflog of facts/{other}" in r.stdout, r.stdout
+    mem("fsck")
+    mem("gc", "--prune=now")
+    assert not scan_store(store_path, [b"quillwort"])
+    assert mem("get", key).stdout.strip() == "clean value 4"
+    assert mem("get", other).stdout.strip() == "a value that stays"
