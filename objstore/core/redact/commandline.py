@@ -201,7 +201,12 @@ STDIN_SECRET_CMDS = (r"(?:gcloud(?<![A-Za-z0-9_.\-]gcloud)[^\n\r;|&<]{0,128}?[ \
                       "|" + _cmd("gh") + r"[ \t]{1,4}secret[ \t]{1,4}set(?![A-Za-z0-9_.\-])"
                       "|" + _cmd("docker") + r"[ \t]{1,4}secret[ \t]{1,4}create(?![A-Za-z0-9_.\-])"
                       "|" + _cmd("openssl") + r"[ \t]{1,4}passwd(?![A-Za-z0-9_.\-])"
-                      "|" + _cmd("read") + "(?=" + _flags_with("s") + "))")
+                      "|" + _cmd("read") + "(?=" + _flags_with("s") + ")"
+                      # v4r23 (tester V4): the stores the pipe rule knows that read the value from standard input
+                      "|" + _cmd("vercel") + r"[ \t]{1,4}env[ \t]{1,4}add(?![A-Za-z0-9_.\-])"
+                      "|" + _cmd("wrangler") + r"(?:[ \t]{1,4}pages)?[ \t]{1,4}secret[ \t]{1,4}put(?![A-Za-z0-9_.\-])"
+                      "|" + _cmd("doppler") + r"[ \t]{1,4}secrets[ \t]{1,4}set(?![A-Za-z0-9_.\-])"
+                      "|" + _cmd("firebase") + r"[ \t]{1,4}functions:secrets:set(?![A-Za-z0-9_.\-]))")
 #: redb22: 'echo|printf [-n…] ['%s'] ' before a value piped on (printf(1): the format '%s', '%s\\n', raw or
 #: JSON-escaped, then the value as its argument); bash's $'…' quoting
 _PIPE_HEAD = (_cmd("echo", "printf") + r"(?:[ \t]{1,4}-[neE]{1,3}+){0,3}"
@@ -426,12 +431,14 @@ COMMAND_LINE_RULES: list[Rule] = [
     _r("cli-password",
        "a secret read from standard input fed by a bash here-string ('<<< word', bash(1) 'Here Strings'): "
        "'gcloud secrets create|versions add --data-file=-', 'gh secret set', 'docker secret create NAME -', "
-       "'openssl passwd -stdin', bash 'read -s' (silent: a password prompt) "
-       "https://www.gnu.org/software/bash/manual/bash.html#Here-Strings "
+       "'openssl passwd -stdin', bash 'read -s' (silent: a password prompt); v4r23 (V4): 'vercel env add NAME "
+       "[env]' https://vercel.com/docs/cli/env , 'wrangler secret put', 'doppler secrets set', 'firebase "
+       "functions:secrets:set' https://www.gnu.org/software/bash/manual/bash.html#Here-Strings "
        "https://cloud.google.com/sdk/gcloud/reference/secrets/versions/add https://cli.github.com/manual/gh_secret_set "
        "https://www.gnu.org/software/bash/manual/bash.html#index-read",
        STDIN_SECRET_CMDS + _HERE + _HERE_SECRET,
-       priority=45, check=cli_secret_ok, anchors=("<<<",), scan=scan_at("gcloud", "gh", "docker", "openssl", "read")),
+       priority=45, check=cli_secret_ok, anchors=("<<<",), scan=scan_at("gcloud", "gh", "docker", "openssl", "read",
+                                                          "vercel", "wrangler", "doppler", "firebase")),
     _r("cli-password",
        "a secret piped by echo/printf into a secret store that reads it from standard input (redb22, tester "
        "finding X8): 'gh secret set NAME' https://cli.github.com/manual/gh_secret_set , 'wrangler secret put NAME' "
