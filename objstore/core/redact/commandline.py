@@ -459,7 +459,13 @@ COMMAND_LINE_RULES: list[Rule] = [
        # gated on 'echo' / 'printf' (2 stdlib gates; the stores' 9 names were 6, +3 % of the stdlib prefilter's CPU)
        priority=45, check=cli_secret_ok, anchors=("echo", "printf"), scan=scan_at("echo", "printf")),
     _r("cli-password",
-       "curl(1) '-b, --cookie <data|filename>' given as 'name=value' (data, not a file): the value "
+       "v4r23 (tester V4): a key written by echo/printf to Rails' key file, 'config/master.key' or "
+       "'config/credentials/<env>.key' https://guides.rubyonrails.org/security.html#custom-credentials",
+       _PIPE_HEAD + r"(?:\\{0,3}[\"'])?(?P<secret>[^\s\"'`;&|<>()\\]{1,256}+)(?:\\{0,3}[\"'])?[ \t]{0,4}>{1,2}[ \t]{0,4}"
+       r"(?:\\{0,3}[\"'])?[^\s\"';&|<>]{0,256}?(?:master|credentials/[a-z0-9_\-]{1,64})\.key(?![A-Za-z0-9_.\-])",
+       priority=45, check=cli_secret_ok, anchors=("master.key", "credentials/"), scan=scan_at("echo", "printf")),
+    _r("cli-password",
+       "curl(1) '-b, --cookie <data|filename>'' given as 'name=value' (data, not a file): the value "
        "https://curl.se/docs/manpage.html#-b",
        _cmd("curl") + _ARGS_BEFORE + r"(?:-b|--cookie)(?:[ \t]{1,4}|=)[\"']?[A-Za-z0-9_.!#$%&*+^`|~\-]{1,128}+="
        + _HERE_SECRET, priority=45, check=_cookie_ok,
