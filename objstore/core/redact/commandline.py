@@ -34,7 +34,8 @@ _MYSQL_QUOTED = (_MYSQL_HEAD + r"(?P<bs>\\{0,3})(?P<q>[\"'])(?P<secret>(?:(?!(?P
 
 # ---- passwords passed to a command on its command line ------------------------------
 # An argument: optionally quoted, up to a blank, quote or shell operator.
-_ARG = r"[\"']?(?P<secret>[^\s\"'`;&|<>()]{1,256}+)"
+#: v4r23 (V5): the opening quote raw or JSON-escaped ('--body \\"X\\"' in a tool call's JSON), as _HERE_SECRET's
+_ARG = r"(?:\\{0,3}[\"'])?(?P<secret>(?:[^\s\"'`;&|<>()\\]|\\(?!\\{0,2}[\"'])){1,256}+)"
 _WORD = r"[\"']?[^\s;|&\"']{1,256}+[\"']?"            # one positional argument
 _FLAGS_RUN = r"(?:[ \t]{1,4}-[A-Za-z]{1,8}+){1,4}+"   # a command's short-option clusters, bounded
 
