@@ -161,7 +161,9 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           ``pin is 4821`` (also ``passcode is 7741#a``, red23:
                           ``pincode: 4471``);
                           ``the password is stored in vault`` is left; also
-                          ``the secret|token|api key is X``, a quoted value after
+                          ``the secret|token|api key is X`` (v4r23: ``the rails
+                          master key is X``, ``Application key [base64:X]``), a
+                          quoted value after
                           ``password|passphrase|secret is``, and ``password X``
                           with no verb when X cannot be prose (``UpstreamPw777``);
                           ``my pw is X``; the password of a ``user / password`` pair
@@ -239,6 +241,10 @@ cli-password              a password given to a command on its command line:    
                           here-string to ``gcloud secrets``, ``gh secret set``,
                           ``docker secret create``, ``openssl passwd -stdin``,
                           ``read -s``; curl ``-b name=value``
+                          v4r23 (V4): a here-string to ``vercel env add``,            (v4r23) Vercel CLI env, Rails
+                          ``wrangler secret put``, ``doppler secrets set``,           custom credentials
+                          ``firebase functions:secrets:set``; ``echo X >
+                          config/master.key``
                           redb22 (X8): a value piped by ``echo|printf [%s]`` into     (redb22) gh secret set, wrangler,
                           a store reading standard input: ``gh secret set``,          vercel env add, docker secret create,
                           ``[npx] wrangler secret put``, ``vercel env add``,          security(1), pass(1), firebase,
@@ -335,6 +341,9 @@ markdown-secret           md21 (W1; markdown.py): a credential label in Markdown
                           red23 (Y11): ``\\|`` inside a cell, org-mode                (red23) org-mode tables; Pandoc
                           (``|---+---|``) and grid (``+---+``) tables, ``<dl><dt>     grid tables and definition lists;
                           Password</dt><dd>X``, a definition ``password`` LF ``: X``  WHATWG HTML 4.4.9 (dl)
+                          v4r23 (V4): org-mode ``- password :: X`` (the term          (v4r23) org-mode plain lists
+                          opening its item), a two-cell row with no header
+                          ``|password|X|``
 named-secret              not a text rule: :func:`redact_named` (``mem remember``,    (no vendor format: the key's own words)
                           imports, derived facts) replaces the whole value under a
                           key named for a credential (``.../staging-password``,

@@ -34,7 +34,8 @@ _MYSQL_QUOTED = (_MYSQL_HEAD + r"(?P<bs>\\{0,3})(?P<q>[\"'])(?P<secret>(?:(?!(?P
 
 # ---- passwords passed to a command on its command line ------------------------------
 # An argument: optionally quoted, up to a blank, quote or shell operator.
-_ARG = r"[\"']?(?P<secret>[^\s\"'`;&|<>()]{1,256}+)"
+#: v4r23 (V5): the opening quote raw or JSON-escaped ('--body \\"X\\"' in a tool call's JSON), as _HERE_SECRET's
+_ARG = r"(?:\\{0,3}[\"'])?(?P<secret>(?:[^\s\"'`;&|<>()\\]|\\(?!\\{0,2}[\"'])){1,256}+)"
 _WORD = r"[\"']?[^\s;|&\"']{1,256}+[\"']?"            # one positional argument
 _FLAGS_RUN = r"(?:[ \t]{1,4}-[A-Za-z]{1,8}+){1,4}+"   # a command's short-option clusters, bounded
 
@@ -201,7 +202,12 @@ STDIN_SECRET_CMDS = (r"(?:gcloud(?<![A-Za-z0-9_.\-]gcloud)[^\n\r;|&<]{0,128}?[ \
                       "|" + _cmd("gh") + r"[ \t]{1,4}secret[ \t]{1,4}set(?![A-Za-z0-9_.\-])"
                       "|" + _cmd("docker") + r"[ \t]{1,4}secret[ \t]{1,4}create(?![A-Za-z0-9_.\-])"
                       "|" + _cmd("openssl") + r"[ \t]{1,4}passwd(?![A-Za-z0-9_.\-])"
-                      "|" + _cmd("read") + "(?=" + _flags_with("s") + "))")
+                      "|" + _cmd("read") + "(?=" + _flags_with("s") + ")"
+                      # v4r23 (tester V4): the stores the pipe rule knows that read the value from standard input
+                      "|" + _cmd("vercel") + r"[ \t]{1,4}env[ \t]{1,4}add(?![A-Za-z0-9_.\-])"
+                      "|" + _cmd("wrangler") + r"(?:[ \t]{1,4}pages)?[ \t]{1,4}secret[ \t]{1,4}put(?![A-Za-z0-9_.\-])"
+                      "|" + _cmd("doppler") + r"[ \t]{1,4}secrets[ \t]{1,4}set(?![A-Za-z0-9_.\-])"
+                      "|" + _cmd("firebase") + r"[ \t]{1,4}functions:secrets:set(?![A-Za-z0-9_.\-]))")
 #: redb22: 'echo|printf [-n…] ['%s'] ' before a value piped on (printf(1): the format '%s', '%s\\n', raw or
 #: JSON-escaped, then the value as its argument); bash's $'…' quoting
 _PIPE_HEAD = (_cmd("echo", "printf") + r"(?:[ \t]{1,4}-[neE]{1,3}+){0,3}"
@@ -426,12 +432,14 @@ COMMAND_LINE_RULES: list[Rule] = [
     _r("cli-password",
        "a secret read from standard input fed by a bash here-string ('<<< word', bash(1) 'Here Strings'): "
        "'gcloud secrets create|versions add --data-file=-', 'gh secret set', 'docker secret create NAME -', "
-       "'openssl passwd -stdin', bash 'read -s' (silent: a password prompt) "
-       "https://www.gnu.org/software/bash/manual/bash.html#Here-Strings "
+       "'openssl passwd -stdin', bash 'read -s' (silent: a password prompt); v4r23 (V4): 'vercel env add NAME "
+       "[env]' https://vercel.com/docs/cli/env , 'wrangler secret put', 'doppler secrets set', 'firebase "
+       "functions:secrets:set' https://www.gnu.org/software/bash/manual/bash.html#Here-Strings "
        "https://cloud.google.com/sdk/gcloud/reference/secrets/versions/add https://cli.github.com/manual/gh_secret_set "
        "https://www.gnu.org/software/bash/manual/bash.html#index-read",
        STDIN_SECRET_CMDS + _HERE + _HERE_SECRET,
-       priority=45, check=cli_secret_ok, anchors=("<<<",), scan=scan_at("gcloud", "gh", "docker", "openssl", "read")),
+       priority=45, check=cli_secret_ok, anchors=("<<<",), scan=scan_at("gcloud", "gh", "docker", "openssl", "read",
+                                                          "vercel", "wrangler", "doppler", "firebase")),
     _r("cli-password",
        "a secret piped by echo/printf into a secret store that reads it from standard input (redb22, tester "
        "finding X8): 'gh secret set NAME' https://cli.github.com/manual/gh_secret_set , 'wrangler secret put NAME' "
@@ -452,7 +460,13 @@ COMMAND_LINE_RULES: list[Rule] = [
        # gated on 'echo' / 'printf' (2 stdlib gates; the stores' 9 names were 6, +3 % of the stdlib prefilter's CPU)
        priority=45, check=cli_secret_ok, anchors=("echo", "printf"), scan=scan_at("echo", "printf")),
     _r("cli-password",
-       "curl(1) '-b, --cookie <data|filename>' given as 'name=value' (data, not a file): the value "
+       "v4r23 (tester V4): a key written by echo/printf to Rails' key file, 'config/master.key' or "
+       "'config/credentials/<env>.key' https://guides.rubyonrails.org/security.html#custom-credentials",
+       _PIPE_HEAD + r"(?:\\{0,3}[\"'])?(?P<secret>[^\s\"'`;&|<>()\\]{1,256}+)(?:\\{0,3}[\"'])?[ \t]{0,4}>{1,2}[ \t]{0,4}"
+       r"(?:\\{0,3}[\"'])?[^\s\"';&|<>]{0,256}?(?:master|credentials/[a-z0-9_\-]{1,64})\.key(?![A-Za-z0-9_.\-])",
+       priority=45, check=cli_secret_ok, anchors=("master.key", "credentials/"), scan=scan_at("echo", "printf")),
+    _r("cli-password",
+       "curl(1) '-b, --cookie <data|filename>'' given as 'name=value' (data, not a file): the value "
        "https://curl.se/docs/manpage.html#-b",
        _cmd("curl") + _ARGS_BEFORE + r"(?:-b|--cookie)(?:[ \t]{1,4}|=)[\"']?[A-Za-z0-9_.!#$%&*+^`|~\-]{1,128}+="
        + _HERE_SECRET, priority=45, check=_cookie_ok,

@@ -48,12 +48,17 @@ _DELIM_ROW = Lazy(r"[ \t]*[|+]?(?:[ \t]*:?(?:-{3,}|={3,}):?[ \t]*[|+])+(?:[ \t]*
 _DEFINITION = Lazy(_WORD + r"[*_`]{0,2}[ \t]{0,4}" + _BREAK + r"[ \t]{0,3}:[ \t]{1,4}(?P<q>`)?(?P<secret>" + VALUE
                    + r"{4,256}+)(?(q)`)" + _EOL, FLAGS)
 #: a label and an arrow for its verb ('Password \u2192 X', 'API key => X'), or a word of :data:`_FOREIGN`
-#: and ':' ('Kennwort: X', 'mot de passe : X'); the value (or its code span) ends its line
-_ARROW = Lazy(r"(?:" + _WORD + r"[*`]{0,2}[ \t]{0,4}(?:\u2192|\u21d2|=>|->)|(?P<f>" + _FOREIGN + r")[*`]{0,2}[ \t]{0,4}:)"
+#: and ':' ('Kennwort: X', 'mot de passe : X'); the value (or its code span) ends its line; v4r23 (tester V4):
+#: an org-mode description list's ' :: ' ('- password :: X', https://orgmode.org/manual/Plain-Lists.html )
+_ARROW = Lazy(r"(?:" + _WORD + r"[*`]{0,2}[ \t]{0,4}(?:\u2192|\u21d2|=>|->|::)|(?P<f>" + _FOREIGN + r")[*`]{0,2}[ \t]{0,4}:)"
               r"[*`]{0,2}[ \t]{1,8}(?P<q>`)?(?P<secret>" + VALUE + r"{4,256}+)(?(q)`)" + _EOL, FLAGS)
 #: a key's or token's word alone on its line (markup around it or not), the value alone on the next
 _BARE_KEY = Lazy(r"(?P<w>token|api[ _-]?key|access[ _-]?key)(?![a-z0-9_])[*`]{0,2}[ \t]{0,8}" + _BREAK
                  + r"[ \t]{0,16}(?P<secret>" + VALUE + r"{8,4096}+)" + _EOL, FLAGS)
+#: v4r23 (tester V4): a table row of two cells with no header, the label's and the value's ('|password|X|', a
+#: key/value table's body row); the row ends its line
+_PAIR_ROW = Lazy(_WORD + r"[*_`]{0,2}[ \t]{0,8}\|[ \t]{0,8}(?P<q>`)?(?P<secret>" + VALUE + r"{4,256}+)(?(q)`)[ \t]{0,8}\|"
+                 + _EOL, FLAGS)
 _WORD_RE = Lazy(_WORD, FLAGS)
 #: the literals every word of :data:`_WORD` and :data:`_FOREIGN` starts with (found with ``str.find``: a
 #: pattern that starts with an alternation has no literal prefix, and ``re`` would try it at every offset)
@@ -169,7 +174,8 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
     fenced = broken and (marked and f("```", s0, e0) >= 0 or f("~", s0, e0) >= 0 and f("~~~", s0, e0) >= 0)
     arrow = (f("\u2192", s0, e0) >= 0 or f("\u21d2", s0, e0) >= 0
              or f(">", s0, e0) >= 0 and (f("=>", s0, e0) >= 0 or f("->", s0, e0) >= 0)
-             or f(":", s0, e0) >= 0 and any(f(w, s0, e0) >= 0 for w in _FOREIGN_STARTS))
+             or f(":", s0, e0) >= 0 and (f("::", s0, e0) >= 0 or any(f(w, s0, e0) >= 0 for w in _FOREIGN_STARTS)))
+    piped = f("|", s0, e0) >= 0
     # redb22: the offsets of '<th', 'pass' and a 'pin' header are the prefilter's (anchors: with the matcher no
     # scan; a find of its own over every window cost ~3 % of a transcript's CPU each)
     if anchor_offsets(at, low, ("<th",), s0, e0):
@@ -178,7 +184,7 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
         if (m := _HTML_DEF.match(low, p, e0)) is not None and (h := _HEAD_CELL.match(m.group("h"))) is not None \
                 and (w := _head_word(h)) != "pin":          # a 'pin' term: no anchor of this rule holds it
             _html_value(rule, text, m, w, off, out)
-    if not (marked or broken or arrow):
+    if not (marked or broken or arrow or piped):
         return
     starts = sorted([p for lit in _STARTS for p in find_each(low, lit, s0, e0)
                      if p == 0 or not low[p - 1].isalnum()]   # the words start on a word boundary
@@ -195,7 +201,9 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
                 _keep(rule, text, m, off, out)
         elif (fenced and c in "*_`: \t" and (m := _FENCED.match(low, p, e0)) is not None
               or arrow and c in " \t*`:"
-              and (m := _ARROW.match(low, p, e0)) is not None):
+              and (m := _ARROW.match(low, p, e0)) is not None
+              and (low.find("::", w.end(), m.start("secret")) < 0          # org's '::': the term opens its item
+                   or not low[max(s0, _line_start(low, p)):p].strip(" \t-+*"))):
             _keep(rule, text, m, off, out)
         elif (broken and c in "*_` \t\r\n\\" and (m := _DEFINITION.match(low, p, e0)) is not None
               and not low[max(s0, _line_start(low, p)):p].strip(" \t*_`")):
@@ -205,6 +213,9 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
             s, e = m.span("secret")
             if looks_secret(text[s + off:e + off], labelled=True):
                 out.append((s + off, e + off, rule.priority, rule.name))
+        elif (piped and c in "*_` \t|" and (m := _PAIR_ROW.match(low, p, e0)) is not None
+              and low[max(s0, _line_start(low, p)):p].strip(" \t*_`") == "|"):
+            _keep(rule, text, m, off, out)
     if starts and broken:
         for sep in ("|", ","):
             if low.find(sep, s0, e0) >= 0:

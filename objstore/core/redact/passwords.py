@@ -308,13 +308,18 @@ PASSWORD_RULES: list[Rule] = [
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the secret/token/api key is <token>', also with what it opens "
        "between ('the api key for stripe is <token>', 'the token for the deploy bot: <token>'), or a random run "
-       "right after the word ('deploy bot token <40 hex>': 20+ letters and digits, both; test16b B8)",
+       "right after the word ('deploy bot token <40 hex>': 20+ letters and digits, both; test16b B8); v4r23 "
+       "(tester V4): 'the rails master key is <token>' (Rails' config/master.key, \"Custom Credentials\" "
+       "https://guides.rubyonrails.org/security.html#custom-credentials ), and 'Application key [base64:<key>] set "
+       "successfully.' (the output of Laravel's 'php artisan key:generate' before Laravel 5.5; its APP_KEY "
+       "https://laravel.com/docs/11.x/encryption )",
        r"(?:secret(?<![A-Za-z0-9_\-\]]secret)|token(?<![A-Za-z0-9_\-\]]token)"
-       r"|api[ _-]?key(?<![A-Za-z0-9_\-\]]api[ _-]key)|access[ _-]?key)"
+       r"|api[ _-]?key(?<![A-Za-z0-9_\-\]]api[ _-]key)|access[ _-]?key"
+       r"|master[ _-]?key(?<![A-Za-z0-9_\-\]]master[ _-]key)|application[ _-]key)"
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
-       + _RANDOM_RUN + r")(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       + _RANDOM_RUN + r"|[ \t]{1,4}\[(?=base64:))(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=52, check=phrase_secret_bang_ok, anchors=("secret", "token", "key"),
-       scan=scan_at("secret", "token", "api", "access", leftmost=True)),
+       scan=scan_at("secret", "token", "api", "access", "master", "application", leftmost=True)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the password/passphrase/secret is \"<quoted words>\"'",
        r"(?:passw(?:or)?d|passphrase|secret)" + _PHRASE_VERB_BARE

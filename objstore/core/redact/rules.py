@@ -172,9 +172,10 @@ RULES: list[Rule] = [
        "fish 'set' (set [-x|--export] [-g|-U|-l|-f] NAME VALUE...; the shell's export NAME=VALUE, which the "
        "generic rule reads): the value of a variable named for a credential (credential_name: API_KEY, "
        "GITHUB_TOKEN, DB_PASSWORD; with no option only a name in capitals, an exported name's: not "
-       "the prose 'to set token layout') https://fishshell.com/docs/current/cmds/set.html",
+       "the prose 'to set token layout'; v4r23 (V5): not an option, 'gh secret set NAME --body X' keeps its flag) "
+       "https://fishshell.com/docs/current/cmds/set.html",
        r"set(?:(?<![a-z0-9_\-.$]set)|(?<=\\[nrt]set))(?= )(?P<flags>(?:[ \t]{1,4}-{1,2}[a-z]{1,12}+){0,4}+)[ \t]{1,4}(?P<name>[a-z_][a-z0-9_]{0,127}+)"
-       r"[ \t]{1,4}(?:\\{0,3}[\"'])?(?P<secret>[^\s\"'`;&|<>()\\]{1,4096}+)",
+       r"[ \t]{1,4}(?:\\{0,3}[\"'])?(?!-)(?P<secret>[^\s\"'`;&|<>()\\]{1,4096}+)",
        ci=True, priority=44, anchors=("set ",), scan=scan_named),
     # ---- cfg21 (tester W2): a credential-named setting in a config file's own shape ----
     _r("named-setting",
