@@ -64,3 +64,23 @@ def remember_and_import(mem, tmp_path: Path, tag: str, sid: str, texts: dict[str
     t.write_bytes(bash_results(sid, sorted(texts.items())))
     mem("import", "claude-code", str(t))
     return {case: mem("get", f"project/{tag}/{case}").stdout for case in texts}, mem("show", sid[:8]).stdout
+
+
+def check_remembered_and_imported(mem, tmp_path: Path, tag: str, sid: str, cases: dict, names, kept: str) -> None:
+    """:func:`remember_and_import` of the texts of ``names`` (keys of
+    ``cases``: ``name -> (text, secret, kept part)``) plus ``kept`` (a
+    look-alike): each shape's secret is in neither ``mem get`` nor the
+    imported session while its kept part stays; ``kept`` comes back as
+    written."""
+    names = tuple(names)
+    texts = {f"note{i}": cases[name][0] for i, name in enumerate(names)}    # keys that name no credential
+    texts["kept"] = kept
+    gets, session = remember_and_import(mem, tmp_path, tag, sid, texts)
+    for key, text in texts.items():
+        if key == "kept":
+            assert text in gets[key] and text in session
+            continue
+        name = names[int(key[4:])]
+        secret, part = cases[name][1], cases[name][2]
+        assert secret not in gets[key] and part in gets[key], f"{name}\n{gets[key]}"
+        assert secret not in session, f"{name}: imported in clear\n{session[:2000]}"

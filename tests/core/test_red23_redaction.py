@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from objstore.core.redact import redact
-from tests.core._redaction_util import assert_redacted, remember_and_import
+from tests.core._redaction_util import assert_redacted, check_remembered_and_imported
 
 #: case: (text, the secret in it, what must stay, the rule named, JSON-escaped too)
 Y3 = {
@@ -111,14 +111,5 @@ def test_mem_remember_get_and_import(tmp_path, mem):
     label, not the value) and each one a Bash result of an imported Claude
     Code transcript (``mem show``); a look-alike comes back as written."""
     cases = ("jwt-quoted", "laravel-app-key", "gh-heredoc", "vault", "org-table", "dl", "pincode")
-    texts = {f"note{i}": CASES[case][0] for i, case in enumerate(cases)}    # keys that name no credential
-    texts["kept"] = "IMAGE_PULL_SECRET=regcred"
-    gets, session = remember_and_import(mem, tmp_path, "red23", "23232323-aaaa-4bbb-8ccc-232323232323", texts)
-    for key, text in texts.items():
-        if key == "kept":
-            assert text in gets[key] and text in session
-            continue
-        case = cases[int(key[4:])]
-        secret, kept = CASES[case][1], CASES[case][2]
-        assert secret not in gets[key] and kept in gets[key], f"{case}\n{gets[key]}"
-        assert secret not in session, f"{case}: imported in clear\n{session[:2000]}"
+    check_remembered_and_imported(mem, tmp_path, "red23", "23232323-aaaa-4bbb-8ccc-232323232323", CASES, cases,
+                                  "IMAGE_PULL_SECRET=regcred")
