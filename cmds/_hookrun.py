@@ -462,7 +462,7 @@ def _rollup_stop(store, child: str, data: dict, agent_path: str) -> None:
     printed: tuple = ()
     if agent_path and Path(agent_path).is_file():
         try:    # what its withheld results printed: not repeated in the summary (test23b V3)
-            printed = objstore.subagent_printed(Path(agent_path))
+            printed = objstore.subagent_printed(Path(agent_path), child.partition(".agent-")[0])
         except OSError:
             pass
         oc = objstore.subagent_outcome(Path(agent_path))

@@ -292,6 +292,28 @@ def _tree_trail(path: Path, is_sub: bool, session: str) -> tuple[tuple[int, str]
     return _merged_trail(tuple(keys))
 
 
+def tree_may_print_secret(path: Path, session: str = "") -> bool:
+    """Whether any transcript of the session tree of ``path`` (its own file
+    included) may print secret material: the cheap test of :func:`_hot`
+    (``withhold.may_print_secret`` of each file's bytes, once per file and
+    state per process).  ``session``: the main session's id when the path
+    does not name it (layout 2.0.x); when neither does, True (the caller
+    reads the file).  False is never wrong where :func:`parse_file` would
+    withhold nothing: its trail comes only from files this test passes."""
+    is_sub, parent = file_context(path)
+    session = (parent if is_sub else path.stem) or session
+    if not session:
+        return True
+    for f in _tree_files(path, is_sub, session) or (path,):
+        try:
+            st = f.stat()
+        except OSError:
+            continue
+        if _hot((str(f), st.st_size, st.st_mtime_ns)):
+            return True
+    return False
+
+
 def _note_taints(timed: list, trail: list, ts: int) -> None:
     """Add to ``timed`` ``(ts, entry)`` for each file or shell of ``trail`` not in it yet."""
     have = {t for _ts, t in timed}
