@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-import struct
 from pathlib import Path
 
 import tantivy
 
-from objstore.core.ids import blake2b, is_full_id
+from objstore.core.ids import is_full_id
 from objstore.core.record import Frozen, set_fields
 from objstore.core.text import confusable_fold, confusable_lines, fold, reads_differently
 from objstore.index.analysis import (
@@ -43,6 +42,18 @@ from objstore.index.analysis import (
     simple_text,
     simple_tokens,
     stem_tokens,
+)
+from objstore.index.docids import (
+    FAST_ID_KEY_BYTES,
+    FOUR_U64,
+    ID_KEY_BYTES,
+    OID_COLUMNS,
+    SHORT_ID_KEY_BYTES,
+    delete_object,
+    doc_object_id,
+    id_key,
+    id_query,
+    ids_at,
 )
 from objstore.index.errors import IndexCorruptError
 
@@ -78,39 +89,6 @@ KINDS: tuple[str, ...] = ("fact", "turn", "history")
 #: Value of the ``flags`` field of a document whose case-folded body is
 #: PLAIN_MAX_TOKEN_BYTES or more (``plain`` may lack one of its tokens).
 FLAG_LONG = "long"
-#: Bytes of the key a generation with :attr:`GenFormat.id_key_field` indexes in
-#: its ``id`` field for an object id (:func:`id_key`; the whole id is stored
-#: in ``oid``).
-ID_KEY_BYTES = 16
-#: Bytes of that key in a generation with :attr:`GenFormat.fast_oid` (a
-#: 12-byte key takes ~7 B less per document in the term dictionary; two ids
-#: share one with probability 2**-96 per pair, ~2**-57 over a million turns).
-FAST_ID_KEY_BYTES = 12
-#: Bytes of that key in a generation with :attr:`GenFormat.short_key` (the
-#: turns' generations written since session 13): ~3.6 B less per document
-#: than 12 in the term dictionary (the bench corpus: 1,085,992 -> 952,170
-#: bytes of ``id`` terms); two ids share one with probability 2**-80 per
-#: pair, ~2**-41 over a million turns.
-SHORT_ID_KEY_BYTES = 10
-#: The fast fields of a :attr:`GenFormat.fast_oid` generation that hold the
-#: object id: its 32 raw bytes as four big-endian u64, in order.
-OID_COLUMNS = ("oid0", "oid1", "oid2", "oid3")
-_FOUR_U64 = struct.Struct(">4Q")
-
-
-def id_key(oid: str, size: int = ID_KEY_BYTES) -> bytes:
-    """The ``id`` term of object id ``oid`` (64 lowercase hex) in a
-    generation with :attr:`GenFormat.id_key_field`: BLAKE2b with a ``size``-byte digest
-    (RFC 7693, ``hashlib.blake2b(digest_size=size)``; :func:`objstore.core.ids.blake2b`) of its 32 raw bytes;
-    ``size`` is ID_KEY_BYTES (16), FAST_ID_KEY_BYTES (12) in a
-    :attr:`GenFormat.fast_oid` generation, SHORT_ID_KEY_BYTES (10) in a
-    :attr:`GenFormat.short_key` one (a shorter digest is not a cut longer one).
-    A hash rather than a prefix, so that ids that are not digests (tests'
-    ``"0" * 63 + "1"``) differ in their keys as digests do; two ids share a
-    key with probability 2**-(8 * size) per pair."""
-    return blake2b(bytes.fromhex(oid), digest_size=size).digest()
-
-
 # --------------------------------------------------------------------------
 # records
 
@@ -618,7 +596,7 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat, carriers: "PlainCarriers | None"
         raw = bytes.fromhex(d.id)
         if not fmt.col_id:
             doc.add_bytes("id", fmt.key(d.id))
-        for name, v in zip(OID_COLUMNS, _FOUR_U64.unpack(raw)):
+        for name, v in zip(OID_COLUMNS, FOUR_U64.unpack(raw)):
             doc.add_unsigned(name, v)
     elif fmt.id_key_field:
         doc.add_bytes("id", id_key(d.id))
@@ -666,66 +644,6 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat, carriers: "PlainCarriers | None"
                 and len(folded.encode("utf-8", "surrogatepass")) >= PLAIN_MAX_TOKEN_BYTES):
             doc.add_text("flags", FLAG_LONG)  # may hold a token the plain field dropped
     return doc
-
-
-def doc_object_id(doc: "tantivy.Document") -> str:
-    """The object id (64 lowercase hex) of a stored tantivy document, from
-    ``oid`` field (:attr:`GenFormat.id_key_field`) or of either form of the
-    ``id`` field (:attr:`GenFormat.id_bytes`); not for a
-    :attr:`GenFormat.fast_oid` generation's (:func:`ids_at`)."""
-    v = doc.get_first("oid")
-    if v is None:
-        v = doc.get_first("id")
-    return v.hex() if isinstance(v, bytes) else v
-
-
-def delete_object(writer: "tantivy.IndexWriter", schema: "tantivy.Schema", fmt: GenFormat, oid: str) -> None:
-    """Delete (at the writer's next commit) the documents of object ``oid``
-    from a generation of format ``fmt`` with schema ``schema``: by term for
-    a hex ``id``; by a term query for a bytes ``id`` (:meth:`GenFormat.key`;
-    tantivy-py 0.27 does not delete by a bytes term); by :func:`id_query`
-    in a ``col_id`` generation."""
-    if fmt.col_id:
-        writer.delete_documents_by_query(id_query(schema, fmt, oid))
-    elif fmt.id_bytes:
-        writer.delete_documents_by_query(tantivy.Query.term_query(schema, "id", fmt.key(oid)))
-    else:
-        writer.delete_documents_by_term("id", oid)
-
-
-def id_query(schema: "tantivy.Schema", fmt: GenFormat, oid: str) -> "tantivy.Query":
-    """The query of the documents of object ``oid`` (64 lowercase hex) in a
-    generation of format ``fmt`` with schema ``schema``: its ``id`` term
-    (:meth:`GenFormat.key`), or in a ``col_id`` generation ``oid0`` and
-    ``oid1`` equal to the id's first 16 bytes (two one-value range queries,
-    which tantivy answers by scanning the columns: each column read costs
-    ~0.45 ms at 130,000 documents, so two, not four; two ids share 128
-    bits with probability 2**-128 per pair, where the 10-byte ``id`` term
-    they replace shared 80).  Like any search it finds live documents
-    only: whether a deleted copy is left is :func:`~objstore.index.genfiles.held_ids`'s question.
-    Raises ``ValueError`` for a malformed id."""
-    if not fmt.col_id:
-        return tantivy.Query.term_query(schema, "id", fmt.key(oid))
-    return tantivy.Query.boolean_query([
-        (tantivy.Occur.Must, tantivy.Query.range_query(schema, name, tantivy.FieldType.Unsigned, v, v))
-        for name, v in zip(OID_COLUMNS[:2], _FOUR_U64.unpack(bytes.fromhex(oid))[:2])])
-
-
-def ids_at(searcher: "tantivy.Searcher", fmt: GenFormat, addrs: list) -> list[str]:
-    """The object id (64 lowercase hex) of the document at each
-    ``DocAddress`` of ``addrs``, in order, from a searcher of a generation
-    of format ``fmt``: its :data:`OID_COLUMNS` (one ``fast_field_values``
-    call each) in a :attr:`GenFormat.fast_oid` generation, else its stored
-    fields (:func:`doc_object_id`).  Raises ``ValueError`` (tantivy) for a
-    damaged document or column, ``IndexCorruptError`` for a document
-    without a value in a column."""
-    if not fmt.fast_oid:
-        return [doc_object_id(searcher.doc(a)) for a in addrs]
-    cols = [searcher.fast_field_values(name, addrs) for name in OID_COLUMNS]
-    try:
-        return [_FOUR_U64.pack(*parts).hex() for parts in zip(*cols)]
-    except struct.error as e:   # None: a document without its id
-        raise IndexCorruptError(f"a document without its object id in {OID_COLUMNS}: {e}") from e
 
 
 def hit_from_doc(doc: "tantivy.Document", score: float, time: int | None = None, seq: int | None = None,
