@@ -10,14 +10,15 @@ that module neared the 40 KB limit.  Formats: ``docs/format.md``,
 from __future__ import annotations
 
 import struct
+from typing import Callable, Iterable
 
 import tantivy
 
 from objstore.core.ids import blake2b
 from objstore.index.errors import IndexCorruptError
 
-__all__ = ["FAST_ID_KEY_BYTES", "FOUR_U64", "ID_KEY_BYTES", "OID_COLUMNS", "SHORT_ID_KEY_BYTES", "delete_object",
-           "doc_object_id", "id_key", "id_query", "ids_at"]
+__all__ = ["FAST_ID_KEY_BYTES", "ID_KEY_BYTES", "OID_COLUMNS", "PREFIX_HEX", "SHORT_ID_KEY_BYTES", "STAND_IN_TAIL",
+           "column_values", "delete_object", "doc_object_id", "expand", "id_key", "id_query", "ids_at", "oid_columns"]
 
 #: Bytes of the key a generation with :attr:`GenFormat.id_key_field` indexes in
 #: its ``id`` field for an object id (:func:`id_key`; the whole id is stored
@@ -36,8 +37,30 @@ SHORT_ID_KEY_BYTES = 10
 #: The fast fields of a :attr:`GenFormat.fast_oid` generation that hold the
 #: object id: its 32 raw bytes as four big-endian u64, in order.
 OID_COLUMNS = ("oid0", "oid1", "oid2", "oid3")
-#: The 32 raw bytes of an id as four big-endian u64 (:data:`OID_COLUMNS`).
-FOUR_U64 = struct.Struct(">4Q")
+_FOUR_U64 = struct.Struct(">4Q")
+_TWO_U64 = struct.Struct(">2Q")
+#: Hex digits of the id a :attr:`GenFormat.prefix_id` generation holds (in
+#: ``oid0`` and ``oid1``: its first 16 bytes).
+PREFIX_HEX = 32
+#: The tail :func:`ids_at` gives a prefix the object store does not expand to
+#: one object (none or several hold it): the stand-in ``prefix + STAND_IN_TAIL``
+#: names no object (a 64-hex id ending in 128 zero bits is not a digest) yet
+#: finds the document by :func:`id_query`, which reads the prefix only.
+STAND_IN_TAIL = "0" * (64 - PREFIX_HEX)
+
+
+def oid_columns(fmt: "GenFormat") -> tuple[str, ...]:
+    """The :data:`OID_COLUMNS` a :attr:`GenFormat.fast_oid` generation of
+    format ``fmt`` has: the first two in a :attr:`GenFormat.prefix_id` one,
+    else all four."""
+    return OID_COLUMNS[:2] if fmt.prefix_id else OID_COLUMNS
+
+
+def column_values(fmt: "GenFormat", oid: str) -> "zip[tuple[str, int]]":
+    """``(column, u64)`` of object id ``oid`` (64 lowercase hex) for each of
+    :func:`oid_columns` of ``fmt``: the id's raw bytes, big-endian, 8 a
+    column.  Raises ``ValueError`` for a malformed id."""
+    return zip(oid_columns(fmt), _FOUR_U64.unpack(bytes.fromhex(oid)))
 
 
 def id_key(oid: str, size: int = ID_KEY_BYTES) -> bytes:
@@ -93,21 +116,51 @@ def id_query(schema: "tantivy.Schema", fmt: "GenFormat", oid: str) -> "tantivy.Q
         return tantivy.Query.term_query(schema, "id", fmt.key(oid))
     return tantivy.Query.boolean_query([
         (tantivy.Occur.Must, tantivy.Query.range_query(schema, name, tantivy.FieldType.Unsigned, v, v))
-        for name, v in zip(OID_COLUMNS[:2], FOUR_U64.unpack(bytes.fromhex(oid))[:2])])
+        for name, v in zip(OID_COLUMNS[:2], _FOUR_U64.unpack(bytes.fromhex(oid)))])
 
 
-def ids_at(searcher: "tantivy.Searcher", fmt: "GenFormat", addrs: list) -> list[str]:
+def ids_at(searcher: "tantivy.Searcher", fmt: "GenFormat", addrs: list,
+           resolve: "Callable[[list[str]], list[str | None]] | None" = None, known: Iterable[str] = ()) -> list[str]:
     """The object id (64 lowercase hex) of the document at each
     ``DocAddress`` of ``addrs``, in order, from a searcher of a generation
-    of format ``fmt``: its :data:`OID_COLUMNS` (one ``fast_field_values``
+    of format ``fmt``: its :func:`oid_columns` (one ``fast_field_values``
     call each) in a :attr:`GenFormat.fast_oid` generation, else its stored
-    fields (:func:`doc_object_id`).  Raises ``ValueError`` (tantivy) for a
+    fields (:func:`doc_object_id`).  A :attr:`GenFormat.prefix_id`
+    generation holds the id's first 16 bytes only: the whole id is the
+    caller's ``known`` id (64 hex) with that prefix if any, else the one
+    ``resolve`` gives (``resolve(prefixes)``: for each 32-hex prefix of the
+    list, the one object id of the store starting with it, or None when
+    none or several do; the index's store resolver,
+    :class:`~objstore.index.searchindex.SearchIndex`), else, without a
+    resolver or with None, the prefix's stand-in ``prefix + STAND_IN_TAIL``
+    (:data:`STAND_IN_TAIL`).  Raises ``ValueError`` (tantivy) for a
     damaged document or column, ``IndexCorruptError`` for a document
     without a value in a column."""
     if not fmt.fast_oid:
         return [doc_object_id(searcher.doc(a)) for a in addrs]
-    cols = [searcher.fast_field_values(name, addrs) for name in OID_COLUMNS]
+    names = oid_columns(fmt)
+    cols = [searcher.fast_field_values(name, addrs) for name in names]
     try:
-        return [FOUR_U64.pack(*parts).hex() for parts in zip(*cols)]
+        if not fmt.prefix_id:
+            return [_FOUR_U64.pack(*parts).hex() for parts in zip(*cols)]
+        prefixes = [_TWO_U64.pack(*parts).hex() for parts in zip(*cols)]
     except struct.error as e:   # None: a document without its id
-        raise IndexCorruptError(f"a document without its object id in {OID_COLUMNS}: {e}") from e
+        raise IndexCorruptError(f"a document without its object id in {names}: {e}") from e
+    return expand(prefixes, resolve, known)
+
+
+def expand(prefixes: list[str], resolve: "Callable[[list[str]], list[str | None]] | None" = None,
+           known: Iterable[str] = ()) -> list[str]:
+    """The whole id (64 hex) of each 32-hex prefix of ``prefixes``, in
+    order, as :func:`ids_at` expands those of a :attr:`GenFormat.prefix_id`
+    generation: a ``known`` id with that prefix, else ``resolve``'s answer,
+    else the stand-in ``prefix + STAND_IN_TAIL``.  ``resolve`` is called
+    once, with the prefixes ``known`` does not answer (each once), when
+    there are any."""
+    mine = {k[:PREFIX_HEX]: k for k in known}
+    out: list = [mine.get(p) for p in prefixes]
+    ask = list(dict.fromkeys(p for p, o in zip(prefixes, out) if o is None))
+    if ask:
+        got = dict(zip(ask, resolve(ask))) if resolve is not None else {}
+        out = [o or got.get(p) or p + STAND_IN_TAIL for p, o in zip(prefixes, out)]
+    return out

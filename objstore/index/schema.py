@@ -45,15 +45,19 @@ from objstore.index.analysis import (
 )
 from objstore.index.docids import (
     FAST_ID_KEY_BYTES,
-    FOUR_U64,
     ID_KEY_BYTES,
     OID_COLUMNS,
     SHORT_ID_KEY_BYTES,
+    PREFIX_HEX,
+    STAND_IN_TAIL,
+    column_values,
     delete_object,
     doc_object_id,
     id_key,
+    expand,
     id_query,
     ids_at,
+    oid_columns,
 )
 from objstore.index.errors import IndexCorruptError
 
@@ -64,6 +68,8 @@ __all__ = [
     "FAST_ID_KEY_BYTES",
     "SHORT_ID_KEY_BYTES",
     "OID_COLUMNS",
+    "PREFIX_HEX",
+    "STAND_IN_TAIL",
     "PlainCarriers",
     "id_key",
     "GenFormat",
@@ -76,7 +82,9 @@ __all__ = [
     "hit_from_doc",
     "hits_at",
     "id_query",
+    "expand",
     "ids_at",
+    "oid_columns",
     "read_format",
     "reading_words",
     "new_format",
@@ -206,23 +214,26 @@ class GenFormat(Frozen):
     matches; ``text`` is then named ``mem_simple_stem_v``; ``col_id``: a
     ``plain_vocab`` generation without the ``id`` field: an object's
     documents are found by the :data:`OID_COLUMNS` alone (:func:`id_query`,
-    :func:`~objstore.index.genfiles.held_ids`); ``text`` is then named ``mem_simple_stem_c``.
+    :func:`~objstore.index.genfiles.held_ids`); ``text`` is then named ``mem_simple_stem_c``;
+    ``prefix_id``: a ``col_id`` generation whose columns hold the id's
+    first 16 bytes only (``oid0``, ``oid1``; no ``oid2``, ``oid3``): a
+    document's whole id comes from the object store (:func:`ids_at`).
     Formats: ``docs/format.md``, "Search index", "Index formats"."""
 
     __slots__ = ("analyzer", "has_seq", "has_plain", "no_escapes", "id_bytes", "positions", "has_pairs",
                  "simple", "id_key_field", "text_norms_only", "fast_time_seq", "plain_stop", "fast_oid",
-                 "short_key", "plain_diff", "plain_vocab", "col_id")
+                 "short_key", "plain_diff", "plain_vocab", "col_id", "prefix_id")
 
     def __init__(self, analyzer: str, has_seq: bool, has_plain: bool = False, no_escapes: bool = False,
                  id_bytes: bool = False, positions: bool = True, has_pairs: bool = False,
                  simple: bool = False, id_key_field: bool = False, text_norms_only: bool = False,
                  fast_time_seq: bool = False, plain_stop: bool = False, fast_oid: bool = False,
                  short_key: bool = False, plain_diff: bool = False, plain_vocab: bool = False,
-                 col_id: bool = False) -> None:
+                 col_id: bool = False, prefix_id: bool = False) -> None:
         set_fields(self, analyzer, has_seq, has_plain, no_escapes, id_bytes, positions, has_pairs, simple,
                    id_key_field, text_norms_only, fast_time_seq, plain_stop, fast_oid, short_key, plain_diff,
                    plain_vocab and plain_diff,   # a format without plain_diff has no vocabulary either
-                   col_id and plain_vocab and plain_diff)
+                   col_id and plain_vocab and plain_diff, prefix_id and col_id and plain_vocab and plain_diff)
 
     @property
     def tokenizer(self) -> str:
@@ -299,7 +310,7 @@ FORMATS = {"stem": GenFormat("stem", True, True, True, True, positions=False, ha
            "words": GenFormat("words", False, False)}
 
 
-def new_format(analyzer: str, kind: str) -> GenFormat:
+def new_format(analyzer: str, kind: str, prefix_id: bool = False) -> GenFormat:
     """The format of new generations of sub-index ``kind`` ("fact", "turn" or
     "history") with ``analyzer`` option: :data:`FORMATS` for the turns
     without the ``pairs`` field (since session 7: a multi-token word is the
@@ -308,9 +319,11 @@ def new_format(analyzer: str, kind: str) -> GenFormat:
     ``texts``), and for the facts without ``plain_stop`` (a few hundred
     documents, where dropping words saves little, and a ``remember`` would
     otherwise build ``mem_plain_s``: ~3-8 ms) nor ``fast_oid`` (which
-    goes with it).  ``KeyError`` for an unknown analyzer."""
+    goes with it); ``prefix_id``: the turns' generations hold the first
+    16 bytes of an id only (:attr:`GenFormat.prefix_id`; for an index
+    that can ask its store for the rest).  ``KeyError`` for an unknown analyzer."""
     fmt = FORMATS[analyzer]
-    return fmt.replace(has_pairs=False) if kind == "turn" else fmt.replace(plain_stop=False, fast_oid=False, short_key=False,
+    return fmt.replace(has_pairs=False, prefix_id=prefix_id) if kind == "turn" else fmt.replace(plain_stop=False, fast_oid=False, short_key=False,
                                                                             plain_diff=False, plain_vocab=False, col_id=False)
 
 
@@ -323,7 +336,7 @@ def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
         if not fmt.col_id:   # (col_id: the columns answer lookups: -21 B per document)
             sb.add_bytes_field("id", stored=False, indexed=True)
         if fmt.fast_oid:  # 32 random bytes: 32 B per document in columns, ~40 in the doc store
-            for name in OID_COLUMNS:
+            for name in oid_columns(fmt):   # (prefix_id: two, 16 B a document)
                 sb.add_unsigned_field(name, stored=False, indexed=False, fast=True)
         else:
             sb.add_bytes_field("oid", stored=True, indexed=False)
@@ -424,7 +437,8 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
     ``mem_plain_s`` and a ``plainall`` of ``mem_plain`` (or such fields
     under another ``text``), or a ``text`` named ``mem_simple_stem_f`` or
     ``mem_simple_stem_t`` without the fast u64 fields :data:`OID_COLUMNS` beside an indexed bytes
-    ``id`` (or such fields under another ``text``)."""
+    ``id`` (or such fields under another ``text``; a ``mem_simple_stem_c``
+    one may lack ``oid2`` and ``oid3`` both: :attr:`GenFormat.prefix_id`)."""
     try:
         if raw is None:
             raw = (gen_dir / "meta.json").read_bytes()
@@ -437,7 +451,9 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
         col_id = fields["text"]["options"]["indexing"]["tokenizer"] == SIMPLE_STEM_COLID_ANALYZER
         if col_id and ("id" in fields or not fast_oid):
             raise ValueError(f"a text of {SIMPLE_STEM_COLID_ANALYZER} goes with {', '.join(OID_COLUMNS)} and no id")
-        if fast_oid and not (all(fields[c]["type"] == "u64" and fields[c]["options"].get("fast") for c in OID_COLUMNS)
+        prefix_id = col_id and OID_COLUMNS[2] not in fields and OID_COLUMNS[3] not in fields
+        cols = OID_COLUMNS[:2] if prefix_id else OID_COLUMNS
+        if fast_oid and not (all(fields[c]["type"] == "u64" and fields[c]["options"].get("fast") for c in cols)
                              and "oid" not in fields
                              and (col_id or fields.get("id", {}).get("type") == "bytes"
                                   and fields["id"]["options"].get("indexed"))):
@@ -481,7 +497,7 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
     return GenFormat(names[tok], "seq" in fields, "plain" in fields and "flags" in fields, "noesc" in fields,
                      col_id or fields.get("id", {}).get("type") == "bytes", positions, "pairs" in fields,
                      tok in simple_names, id_key_field, norms_text_only, fast_time_seq, plain_stop, fast_oid,
-                     tok in fast_names[1:], tok in fast_names[2:], tok in fast_names[3:], col_id)
+                     tok in fast_names[1:], tok in fast_names[2:], tok in fast_names[3:], col_id, prefix_id)
 
 
 def _field_tokenizer(fields: dict, name: str) -> str | None:
@@ -593,10 +609,9 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat, carriers: "PlainCarriers | None"
     when that is PLAIN_MAX_TOKEN_BYTES or more in UTF-8."""
     doc = tantivy.Document()
     if fmt.fast_oid:
-        raw = bytes.fromhex(d.id)
         if not fmt.col_id:
             doc.add_bytes("id", fmt.key(d.id))
-        for name, v in zip(OID_COLUMNS, FOUR_U64.unpack(raw)):
+        for name, v in column_values(fmt, d.id):
             doc.add_unsigned(name, v)
     elif fmt.id_key_field:
         doc.add_bytes("id", id_key(d.id))
@@ -665,13 +680,14 @@ def hit_from_doc(doc: "tantivy.Document", score: float, time: int | None = None,
     )
 
 
-def hits_at(searcher: "tantivy.Searcher", fmt: GenFormat, scored: list) -> list[Hit]:
+def hits_at(searcher: "tantivy.Searcher", fmt: GenFormat, scored: list, resolve=None) -> list[Hit]:
     """The :class:`Hit` of each ``(score, DocAddress)`` of ``scored``, in
     order, from a searcher of a generation of format ``fmt``: the stored
     fields, and in a :attr:`GenFormat.fast_time_seq` generation ``time``
     and ``seq`` from their fast fields (one ``fast_field_values`` call
     each, tantivy-py 0.27), in a :attr:`GenFormat.fast_oid` generation the
-    object id from its columns too (:func:`ids_at`).  Raises ``ValueError``
+    object id from its columns too (:func:`ids_at`, with ``resolve``, the
+    index's store resolver, for a ``prefix_id`` one).  Raises ``ValueError``
     (tantivy) for a damaged document, ``IndexCorruptError`` for a document
     without an id."""
     docs = [searcher.doc(addr) for _score, addr in scored]
@@ -682,5 +698,5 @@ def hits_at(searcher: "tantivy.Searcher", fmt: GenFormat, scored: list) -> list[
     times = [t or 0 for t in searcher.fast_field_values("time", addrs)] if fmt.fast_time_seq else none
     seqs = [q or 0 for q in searcher.fast_field_values("seq", addrs)] if fmt.fast_time_seq and fmt.has_seq else (
         [0] * len(addrs) if fmt.fast_time_seq else none)
-    oids = ids_at(searcher, fmt, addrs) if fmt.fast_oid else none
+    oids = ids_at(searcher, fmt, addrs, resolve) if fmt.fast_oid else none
     return [hit_from_doc(d, score, t, q, o) for d, (score, _addr), t, q, o in zip(docs, scored, times, seqs, oids)]

@@ -17,6 +17,7 @@ from pathlib import Path
 from objstore.core.atomic import atomic_write
 from objstore.core.cborext import cbor2
 from objstore.core.errors import CorruptObject, UnsupportedVersion
+from objstore.core.idprefix import expand_prefixes
 from objstore.core.store import STORE_FORMAT, Store, now_ms
 
 
@@ -40,6 +41,7 @@ def open_store(root: str | os.PathLike, *, create: bool = False, lock_timeout: f
     def index_factory(store_root: Path):
         from objstore.index.searchindex import SearchIndex  # deferred: imports tantivy (~30 ms)
         return SearchIndex(store_root / "index", holds_more=lambda kind, docs: _holds_more(opened[0], kind, docs),
+                           resolve_ids=lambda prefixes: expand_prefixes(opened[0], prefixes),
                            **({"analyzer": analyzer} if analyzer else {}))
 
     opener = Store.init if create else Store.open
