@@ -25,12 +25,13 @@ def expand_prefixes(store: Any, prefixes: list[str]) -> list[str | None]:
     digests share 128 bits with probability 2**-128), the one that reads
     as a sound object (``Store.read_frame`` verifies its bytes against
     its id) if exactly one does, else None: the caller cannot tell which
-    one it meant.  When a prefix finds
-    nothing, the pack directory is scanned again once (a pack another
-    process wrote since this one listed them) and the prefixes that found
-    nothing are looked up again.  A malformed prefix finds nothing.  Never
-    raises for a missing fan-out directory; ``OSError`` from a listing that
-    fails otherwise."""
+    one it meant.  When a prefix finds nothing, the pack directory is
+    scanned again once (a pack another process wrote since this one listed
+    them) and the prefixes that found nothing are looked up again.  A malformed prefix finds nothing; so
+    does an id in a fan-out directory or pack directory that cannot be
+    listed (the caller's stand-in: a search shows no hit it cannot read).
+    Raises nothing of its own; what ``Store.packs`` raises when the store's
+    packs are first opened."""
     fans: dict[str, list[str]] = {}
     loose_root = store.objects.root
 
@@ -39,7 +40,7 @@ def expand_prefixes(store: Any, prefixes: list[str]) -> list[str | None]:
         if names is None:
             try:
                 names = fans[p[:2]] = os.listdir(loose_root / p[:2])
-            except (FileNotFoundError, NotADirectoryError):
+            except OSError:   # none (or unreadable: the ids it holds are then not found here)
                 names = fans[p[:2]] = []
         tail = p[2:]
         return {bytes.fromhex(p[:2] + n) for n in names if n.startswith(tail) and is_full_id(p[:2] + n)}
@@ -60,8 +61,11 @@ def expand_prefixes(store: Any, prefixes: list[str]) -> list[str | None]:
     found = lookup(list(dict.fromkeys(prefixes)))
     none = [p for p, h in found.items() if not h]
     if none:
-        store.packs.reload()
-        found.update(lookup(none))
+        try:
+            store.packs.reload()
+            found.update(lookup(none))
+        except OSError:   # the pack directory cannot be listed now: those stay unfound
+            pass
     for p, hits in found.items():
         if len(hits) > 1:
             found[p] = {h for h in hits if _sound(store, h.hex())}
