@@ -10,7 +10,7 @@ that module neared the 40 KB limit.  Formats: ``docs/format.md``,
 from __future__ import annotations
 
 import struct
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import tantivy
 
