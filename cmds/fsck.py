@@ -108,6 +108,11 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     and no ref reaches (left by an older mem's recovery of a killed
     forget: gc kept the forgotten value or credential for it) is a
     problem; --repair drops the entry, and gc then deletes the object.
+    A key both sealed and plain (a mem seal stopped half-way by an older
+    mem; a newer one's is finished by the next command) is a problem:
+    search, recall and the agent's context would serve the plaintext, push
+    and export refuse; --repair removes the plain copy when the sealed one
+    holds every version (--json: repair.seals_finished).
 
     \b
     Examples:
