@@ -124,7 +124,8 @@ def _prints_secret(call: str, aliases: Iterable[str] = (), spelt: bool = True) -
     if "age" in call and ("-d" in call or "--decrypt" in call) and _AGE_DECRYPT_RE.search(call) is not None:
         return True
     if spelt and ("sealed" in call or "remote" in call or ("show" in call or "export" in call or "aled" in call) and (
-            "'" in call or '\\"\\"' in call or "\\" in call)):   # mend24: "'" (se'a'led), not only "''"
+            "''" in call or '\\"\\"' in call or "\\" in call
+            or "'" in call and "sealed" in call.replace("'", ""))):   # mend24: se'a'led (a replace, not every quote)
         words = shell_words(call)
         return words != call and _prints_secret(words, aliases, False) or _DOUBT_RE.search(words) is not None
     return False
