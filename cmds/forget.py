@@ -328,7 +328,7 @@ def _forget_credentials(store, yes: bool, dry_run: bool, as_json: bool) -> None:
                 from objstore import drop_forgotten_reflog_entries, nothing_left
                 nothing_left(store, plan)
                 with store.lock("forget"):   # (test22 X2) an old text a reflog entry alone kept: gc may go
-                    dropped = drop_forgotten_reflog_entries(store)
+                    dropped = drop_forgotten_reflog_entries(store, reached=plan.walked)   # (its parent form too)
                 if dropped and not as_json:
                     click.echo(f"dropped {plural(sum(dropped.values()), 'reflog entry')} naming an old text a "
                                "tombstone forgets; 'mem gc --prune=now' deletes it", err=True)
@@ -367,7 +367,8 @@ def _forget_credentials(store, yes: bool, dry_run: bool, as_json: bool) -> None:
                 nq = len(plan.queue_redacted)
             r = forget(store, plan=plan)
             from objstore import drop_forgotten_reflog_entries
-            drop_forgotten_reflog_entries(store)   # (test22 X2) one an older mem's recovery left
+            drop_forgotten_reflog_entries(store, reached=plan.walked)   # (test22 X2) one an older mem's recovery left,
+            # naming the old text or leading to it through its parents (mend24)
     if as_json:
         emit_json({"dry_run": False, "redacted": True, **where, "tombstones": r.tombstones,
                    "objects_deleted": r.objects_deleted, "rewritten": r.rewritten,

@@ -20,8 +20,8 @@ from pathlib import Path
 from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats,
                                          RecordFields, as_str, cut_text, decode_line, decode_record, discover_files,
                                          project_of, read_lines, strip_mem_context, timestamp_ms)
-from objstore.capture.withhold import (TAINT_FILE, TAINT_SHELL, bash_mode, may_print_secret, withhold_result,
-                                       withholds)
+from objstore.capture.withhold import (TAINT_FILE, TAINT_SHELL, PrintedTrail, bash_mode, may_print_secret,
+                                       redact_printed, withhold_result, withholds)
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.record import Record, set_fields
 from objstore.core.text import LazyPattern
@@ -488,6 +488,17 @@ def scan_prompts(path: Path, *, start: int = 0, end: int | None = None) -> Itera
                 yield _record_uid(rec, raw), prompt_hash(text)
 
 
+def _printed_before(path: Path, end: int, data: bytes | None) -> list[str]:
+    """The raw bodies of the results withheld in the first ``end`` bytes of
+    sub-agent file ``path`` (:func:`parse_file`'s ``data`` if given), read
+    as :func:`parse_file` reads them: for an incremental read whose earlier
+    reads withheld some (:func:`parse_file`, mend24).  OSError propagates."""
+    trail = PrintedTrail()
+    for _turn in parse_file(path, ParseStats(), end=end, data=data, state=ReaderState(secret_calls=trail)):
+        pass
+    return trail.printed
+
+
 def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None = None,
                state: ReaderState | None = None, data: bytes | None = None) -> Iterator[CapturedTurn]:
     """Stream :class:`CapturedTurn` s from one Claude Code transcript (agent-formats §2.2-2.4).
@@ -517,12 +528,24 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
     OSError from opening/reading the file propagates.  ``data``: the file's bytes, read
     from memory instead of ``path`` (which still names the file: its session and layout;
     ``mem forget --scrub-sources`` parses a transcript as it will be once scrubbed).
+
+    A sub-agent file's assistant turn that repeats a value one of its withheld results
+    printed (its final message: "The pin is 4471-9902") is stored with that value
+    ``SECRET_OUTPUT`` (``withhold.redact_printed``, as its roll-up summary; mend24): its
+    trail is a :class:`~objstore.capture.withhold.PrintedTrail` (the bodies in memory
+    only), and a read from ``start`` whose trail already holds ids reads the bytes before
+    ``start`` again for them (only then).
     """
     path = Path(path)
     stats.files += 1
     is_sub, dir_parent = file_context(path)
     file_agent = path.stem[len("agent-"):] if is_sub else ""
     rs = state if state is not None else ReaderState()
+    if is_sub and not isinstance(rs.secret_calls, PrintedTrail):
+        rs.secret_calls = PrintedTrail(rs.secret_calls)
+        if start and rs.secret_calls:   # an earlier read withheld: what it printed, read again
+            rs.secret_calls.printed = _printed_before(path, start, data)
+    printed = rs.secret_calls.printed if is_sub else None
     tree: tuple | None = None            # the session tree's trail (_tree_trail), read at the first record
     at = 0                               # how much of it the trail holds
     msg_first: dict = rs.msg_first
@@ -537,6 +560,8 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
         g, group = group, None
         if g is not None:
             text = strip_mem_context("\n".join(g.blocks))
+            if printed:
+                text = redact_printed(text, printed)
             if text.strip():
                 yield CapturedTurn(g.session, g.source, "assistant", text,
                                    g.timestamp, g.cwd, project_of(g.cwd), entrypoint=g.entrypoint)

@@ -124,7 +124,8 @@ def _prints_secret(call: str, aliases: Iterable[str] = (), spelt: bool = True) -
     if "age" in call and ("-d" in call or "--decrypt" in call) and _AGE_DECRYPT_RE.search(call) is not None:
         return True
     if spelt and ("sealed" in call or "remote" in call or ("show" in call or "export" in call or "aled" in call) and (
-            "''" in call or '\\"\\"' in call or "\\" in call)):
+            "''" in call or '\\"\\"' in call or "\\" in call
+            or "'" in call and "sealed" in call.replace("'", ""))):   # mend24: se'a'led (a replace, not every quote)
         words = shell_words(call)
         return words != call and _prints_secret(words, aliases, False) or _DOUBT_RE.search(words) is not None
     return False
@@ -140,8 +141,11 @@ _ARGS_RE = LazyPattern(r"\\?\"?\$[@*]\\?\"?|\$\{[@*]\}")
 #: a backslash before a letter, as JSON writes it (``sh\\ow``) or not (``sh\ow``; not ``\n`` ``\t`` ``\r``)
 _ESCAPED_LETTER_RE = LazyPattern(r"\\\\(?=[A-Za-z])|(?<!\\)\\(?=[a-mo-qsu-zA-Z])")
 #: in doubt (trl23 Y8): ``mem sealed`` followed by what cannot be told statically (a variable set
-#: elsewhere, a substitution): read as ``show``; measured to withhold nothing more on the bench corpus
-_DOUBT_RE = LazyPattern(rf"(?:mem(?<![\w.\-]mem)|mem(?<=\\[nt]mem)){_ARG_SEP}sealed{_ARG_SEP}(?:\$|`)")
+#: elsewhere, a substitution): read as ``show``; measured to withhold nothing more on the bench corpus;
+#: mend24: ``mem "$@"`` with no ``set --`` before it (a wrapper, ``f() { mem "$@"; }; f sealed show K``) in a
+#: call that names ``sealed`` or ``remote`` (the only calls read here)
+_DOUBT_RE = LazyPattern(rf"(?:mem(?<![\w.\-]mem)|mem(?<=\\[nt]mem)){_ARG_SEP}(?:sealed{_ARG_SEP}(?:\$|`)"
+                        r"|\$[@*]|\$\{[@*]\})")
 
 
 def shell_words(call: str) -> str:

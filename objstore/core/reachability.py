@@ -50,7 +50,8 @@ class Reach:
 
 
 def walk(store: Store, *, include_reflogs: bool = True, missing: list | None = None,
-         damaged: list[str] | None = None, read: Callable[[str], object | None] | None = None) -> Reach:
+         damaged: list[str] | None = None, read: Callable[[str], object | None] | None = None,
+         reached: set[str] | None = None) -> Reach:
     """Walk the parent links from :func:`roots`: every ref first, then the
     reflog entries, so that what only a reflog keeps is told apart at no
     extra cost (``Reach.reflog_only``, ``Reach.named``).
@@ -64,10 +65,15 @@ def walk(store: Store, *, include_reflogs: bool = True, missing: list | None = N
         read: the object of an id, or None when it is missing or damaged
             (e.g. fsck's decoded objects); default: read and decode it from
             the store.
+        reached: ids the caller knows the refs reach, with every parent
+            below them (whole chains it just read from the heads: ``mem
+            forget --credentials``'s plan): counted live, never read again.
+            An id a ref no longer reaches among them is taken as reached
+            (a reflog-only chain then ends there: nothing is dropped for it).
     Raises:
         NotFound / CorruptObject for a broken link when ``missing`` is None.
     """
-    out = Reach()
+    out = Reach(live=set(reached) if reached else set())
     seen, only = out.live, out.reflog_only
     for where, oid in roots(store, include_reflogs=include_reflogs, damaged=(damaged if damaged is not None else [])
                            if missing is not None else None):
@@ -175,20 +181,3 @@ def lost_tombstones(store: Store, live: set[str], objs: dict | None = None) -> l
         if e.ref.startswith("tombstones/"):
             last[e.ref[len("tombstones/"):]] = e.new
     return [oid for oid in found if last.get(oid) == oid]
-
-
-def forgotten_in_reflogs(store: Store, forgotten: Callable[[object], bool],
-                         read: Callable[[str], object | None]) -> dict[str, str]:
-    """:func:`kept_by_reflogs` for a caller that has not walked the store
-    (``mem forget --credentials``): first the cheap pass, one over the
-    reflogs and one ``forgotten`` per id they name; the walk from the refs
-    (then the chains through parents too) only when one of them is marked.
-    So it finds an entry that names a forgotten object, not one that keeps
-    it through its parents alone (``mem fsck`` reports that one and ``mem
-    fsck --repair`` drops it, as they walk the store anyway).  Returns
-    named id -> the id of the forgotten object it keeps."""
-    for oid in set(store.reflog.iter_all_ids()):
-        obj = read(oid)
-        if obj is not None and forgotten(obj):
-            return kept_by_reflogs(walk(store, missing=[]), forgotten, read)
-    return {}

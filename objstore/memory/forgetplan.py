@@ -91,6 +91,9 @@ class ForgetPlan:
     #: what each chain cites, by head id (``citations``: ``cache/fact-cites``), once loaded: the
     #: execution's passes over every key read only the chains that may cite what changes
     cites: FactCites | None = field(default=None, repr=False)
+    #: the ids of every fact version and turn :func:`plan_credentials` read from the refs (ids
+    #: only): the reflog check after it (``reflog_drops``) walks from there, not every chain again
+    walked: set[str] = field(default_factory=set, repr=False)
     #: a whole key or session that no longer exists because an earlier forget
     #: removed it (:func:`forgotten_before`): ``(the key or "session:<id>",
     #: that forget's time in ms)``; the plan is then empty: nothing is left to forget
@@ -271,6 +274,7 @@ def plan_credentials(store: Store) -> ForgetPlan:
     plan.cites = FactCites.load(store)
     for key, head in plan.heads.items():
         for v in plan_chain(store, plan, head):
+            plan.walked.add(v.id)
             if v.fact.forgotten or not v.fact.body:
                 continue
             text, counts = redact_stored(v.fact.body, key)
@@ -283,6 +287,7 @@ def plan_credentials(store: Store) -> ForgetPlan:
     for name, head in store.refs.iter("sessions"):
         sid = name[len("sessions/"):]
         for tv in walk_turns(store, head):
+            plan.walked.add(tv.id)
             if tv.turn.forgotten or not tv.turn.text:
                 continue
             text, counts = redact_stored(tv.turn.text)

@@ -54,7 +54,11 @@ INSTRUCTION_SOURCES: tuple[tuple[str, str], ...] = (
         ("from now on", r"\bfrom now on,? (you|ignore|always|never|respond|answer|reply)\b"),
         ("system prompt", r"\b(system|developer|hidden) prompt\b"),
         ("new instructions", r"\b(new|updated|real|actual) (instructions|directives)\s*:"),
-        ("role marker", r"(?m)^[ \t]*([a-z]{2,20}[ \t]*:[ \t]*)?(system|assistant)[ \t]*:"),
+        # a line opening 'system:' or 'assistant:'; after a label ('IMPORTANT: system: you must …') only when
+        # what follows addresses the model (mend24: 'notes: system: 4 cores' is a label list, not a marker)
+        ("role marker", r"(?m)^[ \t]*(?:(system|assistant)[ \t]*:|[a-z]{2,20}[ \t]*:[ \t]*(system|assistant)[ \t]*:"
+                        r"[ \t]*(you|your|ignore|disregard|forget|override|always|never|do|don't|must|from|new|"
+                        r"execute|run|follow|obey|reveal|send|print)\b)"),
         ("role tag", r"<\s*/?\s*(system|instructions?|im_start|im_end)\b[^>]*>|\[/?(system|inst)\]"),
         ("keep it from the user",
          r"\b(do not|don't|never) (tell|inform|mention (this |it )?to|reveal (this |it )?to) the user\b"),

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from objstore.core.errors import MemError
-from objstore.core.reachability import forgotten_in_reflogs, kept_by_reflogs, walk
+from objstore.core.reachability import kept_by_reflogs, walk
 from objstore.core.store import Store
 from objstore.memory.tombstones import forgotten_check
 
@@ -39,16 +39,18 @@ def drop_entries(store: Store, refs: Iterable[str], gone: set[str]) -> dict[str,
 
 
 def drop_forgotten_reflog_entries(store: Store, read: Callable[[str], object | None] | None = None, *,
-                                  walked: bool = False) -> dict[str, int]:
+                                  reached: set[str] | None = None) -> dict[str, int]:
     """Drop each reflog entry that keeps an object a tombstone forgets and
     no ref reaches: it names that object, or one whose parents lead to it
     before they reach anything a ref reaches (``core.reachability``
     ``kept_by_reflogs``), so that gc deletes it.  ``read(id)``: the object, or None
-    (default: read from the store).  ``walked`` True (``mem fsck
-    --repair``): walk the store from the refs, then from the reflogs, and
-    find both forms; False (``mem forget --credentials``): the cheap
-    check of ``forgotten_in_reflogs`` (the walk only when an entry names a
-    forgotten object).  The entries go from every reflog that holds one
+    (default: read from the store).  The store is walked from the refs, then
+    from the reflogs, so both forms are found (``mem fsck --repair``, and
+    ``mem forget --credentials``: the parent form too since session 24,
+    mend24).  ``reached``: ids known reachable from the refs, not read
+    again (``core.reachability.walk``; ``ForgetPlan.walked``: the chains
+    ``plan_credentials`` has just read, so its walk reads only the new
+    heads, sealed keys and the reflog-only objects).  The entries go from every reflog that holds one
     (``Reflog.refs_naming``), whichever key or session it is the reflog
     of.  Caller holds the store lock.  Returns reflog ->
     entries dropped.  Raises OSError."""
@@ -59,10 +61,7 @@ def drop_forgotten_reflog_entries(store: Store, read: Callable[[str], object | N
             return None
     get = stored if read is None else (lambda oid: read(oid) or stored(oid))
     forgotten = forgotten_check(store, rejections=False)
-    if walked:
-        kept = kept_by_reflogs(walk(store, missing=[], read=get), forgotten, get)
-    else:
-        kept = forgotten_in_reflogs(store, forgotten, get)
+    kept = kept_by_reflogs(walk(store, missing=[], read=get, reached=reached), forgotten, get)
     # every reflog that names one, as fsck found them (roots: any reflog), not only
     # the named object's key or session: a key's reflog may name another key's version (V7)
     return drop_entries(store, store.reflog.refs_naming(set(kept)), set(kept))

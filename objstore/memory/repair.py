@@ -205,7 +205,7 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         sources = orphans + rewritten
         _mend(store, objs, rep, _from_orphans(sources, fetch, rep) if sources else fetch, drop_lost_tombstones)
         _drop_dangling_edges(store, objs, rep, now_ms())
-        rep.forgotten_entries = drop_forgotten_reflog_entries(store, objs.get, walked=True)
+        rep.forgotten_entries = drop_forgotten_reflog_entries(store, objs.get)
         for pack in orphans:
             q.move(pack)
         store.damaged.clear()

@@ -35,7 +35,21 @@ def _tree(tmp_path, legacy: bool):
     return main, sub
 
 
+def _turn_texts(store) -> list[str]:
+    """The text of every turn stored, in every session (the sub-agent's own included)."""
+    from objstore.memory.opening import open_store
+    from objstore.memory.sessions import walk_turns
+    with open_store(store) as s:
+        return [tv.turn.text for _n, head in s.refs.iter("sessions") for tv in walk_turns(s, head)]
+
+
 def _check(store) -> None:
+    # (mend24) the sub-agent's own final turn repeats the value too: stored withheld as the summary is
+    texts = _turn_texts(store)
+    assert any(f"The pin is {SECRET_OUTPUT}, saved to" in t for t in texts), texts
+    assert not any(VALUE in t for t in texts), texts
+    from objstore import scan_store
+    assert not scan_store(store, [VALUE.encode()])
     bodies = _summaries(store)
     assert bodies and not any(VALUE in b for b in bodies), bodies
     assert any(f"The pin is {SECRET_OUTPUT}, saved to" in b for b in bodies), bodies
@@ -74,3 +88,25 @@ def test_a_summary_without_a_printed_value_is_kept_whole():
     assert redact_printed(FINAL, ()) == FINAL
     assert redact_printed(FINAL, ["notes about it\n"]) == FINAL
     assert redact_printed(FINAL, ["PIN=4471-9902\n"]) == FINAL.replace(VALUE, SECRET_OUTPUT)   # a word of a line
+
+
+def test_a_later_read_of_the_sub_agent_file_withholds_the_value_its_earlier_read_saw_printed(tmp_path):
+    """(mend24) the parent's Stop hook reads the sub-agent's file while it runs (the withheld
+    result only), then again once it has ended: the second read starts past the result, and its
+    final turn still stores the value withheld (the earlier bytes are read again for it)."""
+    main, sub = _tree(tmp_path, legacy=False)
+    recs = sub.read_bytes().splitlines(keepends=True)
+    final = recs.pop()                  # the final message comes later
+    sub.write_bytes(b"".join(recs))
+    store = tmp_path / "store"
+    env = hook_env(store)
+    rc, _out, err, _dt = run_hook(store, payload("Stop", SID, main, stop_hook_active=False), env=env)
+    assert rc == 0, err
+    texts = _turn_texts(store)
+    assert "get the pin" in texts and SECRET_OUTPUT in texts, texts   # its file read up to the result
+    assert not any("The pin is" in t for t in texts), texts
+    with open(sub, "ab") as f:
+        f.write(final)
+    rc, _out, err, _dt = run_hook(store, payload("Stop", SID, main, stop_hook_active=False), env=env)
+    assert rc == 0, err
+    _check(store)

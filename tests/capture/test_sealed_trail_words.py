@@ -58,3 +58,16 @@ def test_command_words_as_the_shell_reads_them(tmp_path):
     assert all(prints_secret(c) for c in SPELT[:-1])
     # the cheap test before a session tree's other files are read finds a split ``sealed`` too
     assert all(may_print_secret(json.dumps({"command": c}).encode()) for c in SPELT[:3])
+
+
+def test_a_quoted_letter_and_a_wrapper_of_mem_are_read_as_the_shell_reads_them(tmp_path):
+    """mend24 (left open by trl23): ``se'a'led`` (a quoted letter inside the word) and
+    ``mem "$@"`` with no ``set --`` before it (a wrapper function whose words cannot be told
+    statically, in a call that names ``sealed``: in doubt, read as a show) are withheld;
+    a wrapper that runs no sealed command is kept."""
+    spelt = ["mem se'a'led show user/bank/pin", "mem 'sealed' 's'how user/bank/pin",
+             'f() { mem "$@"; }; f sealed show user/bank/pin']
+    kept = ['f() { mem "$@"; }; f recall postgres', "git show 'HEAD'", "mem se'a'led list"]
+    calls = [("Bash", {"command": c}, VALUE) for c in spelt] + [("Bash", {"command": c}, KEPT) for c in kept]
+    got = _import(tmp_path, calls)
+    assert got == [SECRET_OUTPUT] * len(spelt) + [KEPT] * len(kept), list(zip(calls, got))

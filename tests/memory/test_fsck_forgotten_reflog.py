@@ -154,3 +154,73 @@ def test_repair_drops_the_entry_from_another_keys_reflog_where_fsck_found_it(mem
     assert not scan_store(store_path, [b"quillwort"])
     assert mem("get", key).stdout.strip() == "clean value 4"
     assert mem("get", other).stdout.strip() == "a value that stays"
+
+
+def test_forget_credentials_again_drops_an_entry_that_keeps_the_old_text_through_its_parents(mem, store_path):
+    # (session 24, mend24) the parent form above, left by an older mem's recovery of a killed
+    # 'forget --credentials': running the same forget again (nothing left to redact) dropped only
+    # an entry that names the old text, never 'old v2 -> old v3' whose parents lead to it
+    key = "project/p/summary"
+    with open_store(store_path, create=True) as s:   # a cut token, as a mem before session 18 stored it
+        remember(s, key, "summary " + "b" * 3000 + " ghp_Q9w2E3r4T5y6U7i8\u2026", kind="summary")
+        remember(s, key, "a second value, clean", kind="summary")
+        remember(s, key, "a third value, clean", kind="summary")
+    v3, v2, v1 = _versions(store_path, key)
+    mem("forget", "--credentials", "--yes", env=PERSON)
+    with open_store(store_path) as s, s.lock("test"):
+        for old in (v1, v2, v3):
+            assert s.put(old.fact) == old.id
+        s.reflog.append(fact_ref(key), v2.id, v3.id, 1, "recovery (an older mem)")
+
+    r = mem("forget", "--credentials", "--yes", env=PERSON)
+    assert "dropped 1 reflog entry" in r.stderr, r.stderr
+    mem("fsck")
+    mem("gc", "--prune=now")
+    assert not scan_store(store_path, [b"ghp_Q9w2E3r4T5y6U7i8"])
+    assert mem("get", key).stdout.strip() == "a third value, clean"
+
+
+def test_forget_credentials_drops_such_an_entry_while_it_redacts_another_value(mem, store_path):
+    # the same entry, in the reflog of a third key, met by a run that has something else to redact
+    # (the second drop path; the redacted key's own reflog is written anew by its rewrite)
+    key, other, third = "project/p/summary", "project/p/notes", "project/p/third"
+    with open_store(store_path, create=True) as s:
+        remember(s, third, "a value that stays")
+        remember(s, key, "summary " + "b" * 3000 + " ghp_Q9w2E3r4T5y6U7i8\u2026", kind="summary")
+        remember(s, key, "a second value, clean", kind="summary")
+        remember(s, key, "a third value, clean", kind="summary")
+    v3, v2, v1 = _versions(store_path, key)
+    mem("forget", "--credentials", "--yes", env=PERSON)
+    with open_store(store_path) as s, s.lock("test"):
+        for old in (v1, v2, v3):
+            assert s.put(old.fact) == old.id
+        s.reflog.append(fact_ref(third), v2.id, v3.id, 1, "recovery (an older mem)")
+        remember(s, other, "summary " + "c" * 3000 + " ghp_Z8x7C6v5B4n3M2l1\u2026", kind="summary")
+
+    mem("forget", "--credentials", "--yes", env=PERSON)
+    mem("fsck")
+    mem("gc", "--prune=now")
+    assert not scan_store(store_path, [b"ghp_Q9w2E3r4T5y6U7i8"])
+    assert not scan_store(store_path, [b"ghp_Z8x7C6v5B4n3M2l1"])
+    assert mem("get", third).stdout.strip() == "a value that stays"
+
+
+@pytest.mark.parametrize("through_parents", [False, True])
+def test_a_plain_forget_leaves_no_reflog_entry_that_keeps_what_it_forgot(mem, store_path, through_parents):
+    # (session 24, mend24: checked, not a gap) entries in another key's reflog naming the versions
+    # a 'forget --match' then forgets or rewrites: the forget deletes every one of them at once,
+    # so no entry, whatever its parents, keeps the text; fsck says nothing keeps it
+    key, other = "project/p/a", "project/p/other"
+    with open_store(store_path, create=True) as s:
+        remember(s, key, "heron velvet seven quillwort")
+        for i in range(2, 5):
+            remember(s, key, f"clean value {i}")
+        remember(s, other, "a value that stays")
+    v4, v3, v2, v1 = _versions(store_path, key)
+    with open_store(store_path) as s, s.lock("test"):
+        s.reflog.append(fact_ref(other), v3.id if through_parents else None, v4.id if through_parents else v1.id,
+                        1, "an entry naming another key's versions")
+    mem("forget", "--match", "heron velvet seven quillwort", "--yes", env=PERSON)
+    mem("gc", "--prune=now")
+    assert not scan_store(store_path, [b"quillwort"])
+    assert mem("fsck", "--json").json["ok"]

@@ -159,7 +159,7 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           (``the password for the staging box is X``, ``... box:
                           X``: a preposition and 1-5 words), and a 4-12 digit
                           ``pin is 4821`` (also ``passcode is 7741#a``, red23:
-                          ``pincode: 4471``);
+                          ``pincode: 4471``; mend24: ``pin_code = 4471``);
                           ``the password is stored in vault`` is left; also
                           ``the secret|token|api key is X`` (v4r23: ``the rails
                           master key is X``, ``Application key [base64:X]``), a
@@ -206,6 +206,8 @@ pgpass-password           the password field of a ``host:port:db:user:password``
                           ~/.pgpass``); red21: or alone on its line anywhere, in
                           a strict shape (five fields, port digits or ``*``, host
                           ``*``, a name with a letter or an IPv4 address)
+                          mend24: a port other than 5432 (any 4-5 digits, gated
+                          by 5432-5439, 6432, 6543, 25060)
 netrc-password            the password of ``machine H [account A] login U password   GNU inetutils "The .netrc file";
                           P`` (blanks or line breaks between the tokens); red21:     curl "netrc" (quoted strings:
                           ``default`` entries, ``password`` before ``login``, a      curl 7.84.0)
@@ -278,7 +280,8 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           fp22: not ``NAME_SECRET=words``, a Kubernetes Secret's
                           name reads the same; red23 (Y3): ``master_key``,
                           ``app_key``, ``pass_code`` too, and under a name holding
-                          ``jwt`` or ``master`` a literal of 8+ letters quoted or
+                          ``jwt`` or ``master`` (mend24: ``session_secret``,
+                          ``cookie_secret``) a literal of 8+ letters quoted or
                           ending its line: ``JWT_SECRET="supersecretvalue"``; not
                           a placeholder, reference or dash-joined name); after a
                           password label (``password|passwd|passwort|passphrase|
@@ -344,6 +347,8 @@ markdown-secret           md21 (W1; markdown.py): a credential label in Markdown
                           v4r23 (V4): org-mode ``- password :: X`` (the term          (v4r23) org-mode plain lists
                           opening its item), a two-cell row with no header
                           ``|password|X|``
+                          mend24: ``<dt>PIN</dt><dd>X``; the row, the definition
+                          and ``</dt>``-LF-``<dd>`` inside JSON-escaped text
 named-secret              not a text rule: :func:`redact_named` (``mem remember``,    (no vendor format: the key's own words)
                           imports, derived facts) replaces the whole value under a
                           key named for a credential (``.../staging-password``,

@@ -82,13 +82,17 @@ _PGPASS_LINE = (r"(?:(?<=[\s\"'>])|(?<=\\n)|^)" + _PGPASS_FIELD + r":(?:[0-9]{1,
                 + _PGPASS_FIELD + r":(?P<secret>(?:[^\s:\"'`\\]|\\{1,2}[:\\]){1,256}+)(?![^\s\"'`\\])")
 #: red21: a password-file line with no '.pgpass' near, alone on its line, in a shape strict enough for any text:
 #: ':PORT:DATABASE:USERNAME:PASSWORD' then the line's end (raw or JSON-escaped, or the JSON string's closing
-#: quote); the port PostgreSQL's default 5432 or '*' (the rule's anchors: a rule that ran on every ':' cost 7-10 %
-#: of all redaction CPU, docs/benchmarks.md; another port needs the file named: _scan_pgpass), the database and
+#: quote); the port '*' or 4-5 digits (mend24: 5433, pgbouncer's 6432, a pooler's 6543 as well as the default
+#: 5432; the pattern still opens on ':' then a digit, re's own skip), the database and
 #: user names identifiers ('*', '@' of 'user@server', '\\:' escapes), the password one run without blanks; the
 #: host before it is checked by _scan_pgpass_line (_PGPASS_HOST)
 _PGPASS_NAME = r"(?:[A-Za-z0-9_$.@*\-]|\\{1,2}[:\\]){1,63}+"
-_PGPASS_TAIL = (r":(?:5432|\*):" + _PGPASS_NAME + ":" + _PGPASS_NAME
+_PGPASS_TAIL = (r":(?:[0-9]{4,5}|\*):" + _PGPASS_NAME + ":" + _PGPASS_NAME
                 + r":(?P<secret>(?:[^\s:\"'`\\]|\\{1,2}[:\\]){4,256}+)[ \t]{0,8}(?=\r?\n|\\{1,3}[rn]|\\{0,3}\"|$)")
+#: its anchors (mend24): the ports of PostgreSQL and its poolers, whose literals gate it (':543' for 5432-5439, ':6'
+#: for the two poolers: anchors sharing a prefix are tested as that prefix); another port is taken where one of
+#: them is in the same window, else it needs the file named (_scan_pgpass)
+_PGPASS_PORTS = (":*:", *(f":{p}:" for p in range(5432, 5440)), ":6432:", ":6543:", ":25060:")
 #: the host field of such a line: '*', a host name with a letter (not a time's '12:30:…'), a dotted IPv4 address
 _PGPASS_HOST = Lazy(r"\*|(?=[0-9.\-]{0,252}[A-Za-z])[A-Za-z0-9][A-Za-z0-9.\-]{0,252}|[0-9]{1,3}(?:\.[0-9]{1,3}){3}",
                     FLAGS)
@@ -510,10 +514,11 @@ COMMAND_LINE_RULES: list[Rule] = [
        _PGPASS_LINE, ci=True, priority=45, check=cli_secret_ok, anchors=("pgpass",), scan=_scan_pgpass),
     _r("pgpass-password",
        "the password field of a PostgreSQL password file line 'hostname:port:database:username:password' alone "
-       "on its line, no '.pgpass' named near it: exactly five fields, the port 5432 or '*', the host '*', a "
+       "on its line, no '.pgpass' named near it: exactly five fields, the port '*' or a PostgreSQL one (5432-5439, "
+       "pgbouncer's 6432, a pooler's 6543, 25060; mend24), the host '*', a "
        "name with a letter or an IPv4 address, the database and user names identifiers: PostgreSQL libpq 'The "
        "Password File' https://www.postgresql.org/docs/current/libpq-pgpass.html",
-       _PGPASS_TAIL, priority=45, check=cli_secret_ok, anchors=(":5432:", ":*:"), scan=_scan_pgpass_line),
+       _PGPASS_TAIL, priority=45, check=cli_secret_ok, anchors=_PGPASS_PORTS, scan=_scan_pgpass_line),
     _r("netrc-password",
        "the password of a .netrc entry 'machine HOST [account A] login USER [account A] password PASSWORD' "
        "(tokens separated by blanks or line breaks, raw or JSON-escaped); red21: a 'default' entry, the password "

@@ -150,6 +150,17 @@ def _head_word(m) -> str:
     return m.group("w") + ("+" + m.group("sfx").lower() if m.group("sfx") else "")
 
 
+def _line_head(low: str, s0: int, p: int) -> str:
+    """What stands before offset ``p`` on its line (from ``s0`` at most); mend24: a JSON string's opening
+    quote, after ``:``, ``[`` or ``,``, starts a line too (``{"text": "|password|X|"}``, ``"password\\n: X"``:
+    the text a tool call or a transcript holds JSON-escaped)."""
+    h = low[max(s0, _line_start(low, p)):p]
+    q = h.rfind('"')
+    if q >= 0 and h[:q].rstrip(" \t")[-1:] in (":", "[", ","):
+        return h[q + 1:]
+    return h
+
+
 def _line_start(low: str, p: int) -> int:
     """Where the line holding offset ``p`` starts (after a raw or JSON-escaped break)."""
     i = max(low.rfind("\n", 0, p), low.rfind("\r", 0, p)) + 1
@@ -182,7 +193,7 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
         _scan_html_table(rule, text, s0, e0, out, low, off)
     for p in anchor_offsets(at, low, ("<dt",), s0, e0):       # red23 (Y11): '<dt>Password</dt><dd>X</dd>'
         if (m := _HTML_DEF.match(low, p, e0)) is not None and (h := _HEAD_CELL.match(m.group("h"))) is not None \
-                and (w := _head_word(h)) != "pin":          # a 'pin' term: no anchor of this rule holds it
+                and (w := _head_word(h)) is not None:
             _html_value(rule, text, m, w, off, out)
     if not (marked or broken or arrow or piped):
         return
@@ -206,7 +217,7 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
                    or not low[max(s0, _line_start(low, p)):p].strip(" \t-+*"))):
             _keep(rule, text, m, off, out)
         elif (broken and c in "*_` \t\r\n\\" and (m := _DEFINITION.match(low, p, e0)) is not None
-              and not low[max(s0, _line_start(low, p)):p].strip(" \t*_`")):
+              and not _line_head(low, s0, p).strip(" \t*_`")):
             _keep(rule, text, m, off, out)
         elif (broken and c in "*` \t\r\n\\" and (m := _BARE_KEY.match(low, p, e0)) is not None
               and not low[max(s0, _line_start(low, p)):p].strip(" \t*`")):
@@ -214,7 +225,7 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
             if looks_secret(text[s + off:e + off], labelled=True):
                 out.append((s + off, e + off, rule.priority, rule.name))
         elif (piped and c in "*_` \t|" and (m := _PAIR_ROW.match(low, p, e0)) is not None
-              and low[max(s0, _line_start(low, p)):p].strip(" \t*_`") == "|"):
+              and _line_head(low, s0, p).strip(" \t*_`") == "|"):
             _keep(rule, text, m, off, out)
     if starts and broken:
         for sep in ("|", ","):
@@ -314,8 +325,9 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
 _HTML_CELL = Lazy(r"<t(?P<k>[hd])(?:[ \t\r\n][^<>]{0,256})?>[ \t\r\n]{0,16}(?:<(?P<i>code|b|strong|em|kbd|samp|tt)>)?"
                   r"(?P<v>[^<>]{0,256})(?(i)</(?P=i)>)[ \t\r\n]{0,16}</t(?P=k)>", FLAGS)
 #: red23 (Y11): an HTML description list's term and its description (WHATWG HTML 4.4.9 "The dl element"):
-#: ``<dt>Password</dt><dd>X</dd>`` (the term judged as a table's header cell, the description as its value)
-_HTML_DEF = Lazy(r"<dt(?:[ \t\r\n][^<>]{0,256})?>[ \t\r\n]{0,16}(?P<h>[^<>]{1,64})</dt>[ \t\r\n]{0,16}"
+#: ``<dt>Password</dt><dd>X</dd>`` (the term judged as a table's header cell, the description as its value);
+#: mend24: a JSON-escaped line break between the term and its description
+_HTML_DEF = Lazy(r"<dt(?:[ \t\r\n][^<>]{0,256})?>[ \t\r\n]{0,16}(?P<h>[^<>]{1,64})</dt>(?:[ \t\r\n]|\\{1,3}[rnt]){0,16}"
                  r"<dd(?:[ \t\r\n][^<>]{0,256})?>[ \t\r\n]{0,16}(?:<(?P<i>code|b|strong|em|kbd|samp|tt)>)?"
                  r"(?P<v>[^<>]{0,256})(?(i)</(?P=i)>)[ \t\r\n]{0,16}</dd>", FLAGS)
 #: how far after a '<th' a table's rows are read (bytes)
@@ -394,5 +406,8 @@ MARKDOWN_RULES: list[Rule] = [
               "in a fenced block after it, or in a table column headed by it",
               _MARKED_RE, ci=True, priority=52, scan=scan_markdown,
               # 'pin' only as a table's header cell (a 'pin' anchor ran this rule on every 'mapping' or 'typing')
-              anchors=("pwd", "secret", "key", "token", "kennwort", "mot de passe", "contrase", "<th", *_WEAK_ANCHORS)),
+              # or a description list's term (mend24: '<dt>PIN</dt><dd>X</dd>'; '<dt>pin', not 'pin</dt': the gate
+              # of anchors sharing a prefix is that prefix, and 'pin' would run it on every 'mapping')
+              anchors=("pwd", "secret", "key", "token", "kennwort", "mot de passe", "contrase", "<th", "<dt>pin",
+                       *_WEAK_ANCHORS)),
 ]

@@ -48,6 +48,9 @@ _CODE_ANCHORS = tuple(f"{w} code" for w in PIN_CODE_OWNERS)
 #: red17: a PIN right after its word with no verb ('my pin 4471', 'door code 4471'): 4-12 digits alone
 #: and where the clause ends ('pin 2024 release' is no PIN)
 _PIN_BARE = r"[ \t]{1,4}(?=[0-9]{4,12}(?:[\"'`.,;!?)\]}]|[ \t]*(?:\r|\n|\\[rn]|$)))"
+#: mend24: an assignment to a name ending ``code`` or ``number`` (``pin_code = 4471``, ``pincode="4471"``,
+#: ``pin_number = 4471``, ``passcode = 4471``); a bare ``pin = 13`` is a GPIO pin's number, not taken
+_PIN_ASSIGN = r"(?<=code|mber)[ \t]{0,4}=[ \t]{0,4}[\"'`]?"
 # a dash label ('Password - X', 'password \u2013 X': red10) and what follows it: blanks, or the end of
 # its line and the next line's indentation ('Password -' LF 'X', scan12); the labels: password, passwd,
 # passwort, passphrase, pwd, secret (each alternative starts with its literal: _DASH_LABELS)
@@ -292,10 +295,11 @@ PASSWORD_RULES: list[Rule] = [
        ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passphrase", "passcode")),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'my pin|passcode is <4-12 digits>', 'my PIN: <digits>', 'the pin "
-       "for the door is <digits>' (red16b); red23: 'pincode: 4471', 'pin_code', 'pin-number' (one word)",
+       "for the door is <digits>' (red16b); red23: 'pincode: 4471', 'pin_code', 'pin-number' (one word); mend24: "
+       "'pin_code = 4471' (an assignment to a name ending code or number)",
        r"(?:pin(?<![A-Za-z0-9_\-\]]pin)(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number))?|passcode(?<![A-Za-z0-9_\-\]]passcode))"
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
-       + _PHRASE_COLON + r"|" + _PIN_BARE + r")(?P<secret>" + _PHRASE_TOKEN + ")",
+       + _PHRASE_COLON + r"|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r")(?P<secret>" + _PHRASE_TOKEN + ")",
        ci=True, priority=51, check=pin_ok, anchors=("pin", "passcode")),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the door|alarm|gate|safe... code is <4-12 digits or a short "

@@ -399,6 +399,9 @@ def _whole_json_value(v: str, password: bool, label: bool) -> bool:
 #: name of a stored Secret (``IMAGE_PULL_SECRET=regcred`` names a Kubernetes Secret): a JWT's signing secret
 #: (RFC 7518 s3.2, HS256's shared key), a master key
 _KEY_ITSELF = ("jwt", "master")
+#: mend24: the names of a web framework's signing secret for its session cookies (Express's ``SESSION_SECRET``,
+#: ``COOKIE_SECRET``, Flask's ``session_secret``): the word right before ``secret``, the value the key itself
+_SIGNING_SECRET = ("session_", "session-", "session", "cookie_", "cookie-", "cookie")
 #: an identifier's characters, lowercased, before the keyword (``rails_master_``, ``jwt``)
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 
@@ -406,7 +409,9 @@ _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 def _key_itself(low: str, p: int, v: str, quoted: bool, text: str, e: int) -> bool:
     """red23 (Y3): the keyword at ``p`` of the lowercased window ends a name
     holding ``jwt`` or ``master`` (``JWT_SECRET``, ``jwtSecret``,
-    ``RAILS_MASTER_KEY``, ``jwt_signing_key``): its value ``v`` is the key
+    ``RAILS_MASTER_KEY``, ``jwt_signing_key``), or (mend24) is ``secret``
+    right after ``session`` or ``cookie`` (``SESSION_SECRET``,
+    ``COOKIE_SECRET``: a session cookie's signing key): its value ``v`` is the key
     itself, so a literal of letters alone is one too (``JWT_SECRET="supersecretvalue"``,
     ``jwt_secret: supersecretvalue``) when quoted or alone at its line's end
     (``text`` at ``e``, the value's end), 8+ characters, not a whole placeholder or reference
@@ -417,7 +422,8 @@ def _key_itself(low: str, p: int, v: str, quoted: bool, text: str, e: int) -> bo
     if len(v) < 8:
         return False
     near = low[max(0, p - 32):p]
-    if "jwt" not in near and "master" not in near:     # two finds first: most keywords have neither before them
+    signing = near.endswith(_SIGNING_SECRET) and low.startswith("secret", p)   # mend24: SESSION_SECRET=
+    if not signing and "jwt" not in near and "master" not in near:   # two finds first: most keywords have neither
         return False
     if not quoted and _LINE_END.match(text, e) is None:
         return False
@@ -425,7 +431,7 @@ def _key_itself(low: str, p: int, v: str, quoted: bool, text: str, e: int) -> bo
     while i > 0 and p - i < 32 and low[i - 1] in _NAME_CHARS:
         i -= 1
     name = low[i:p]
-    if not any(w in name for w in _KEY_ITSELF):
+    if not signing and not any(w in name for w in _KEY_ITSELF):
         return False
     if not quoted and "-" in v:
         return False
