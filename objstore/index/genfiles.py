@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import struct
 from itertools import compress, repeat
 from pathlib import Path
 
@@ -103,6 +104,9 @@ def segment_sizes(gen_dir: Path) -> list[tuple[int, int]]:
         raise IndexCorruptError(f"{gen_dir}/meta.json unreadable: {e}") from e
 
 
+#: an object id's four big-endian u64 columns (:data:`OID_COLUMNS`) as its 32 bytes
+_OID_BYTES = struct.Struct(">4Q")
+
 #: segment ordinal -> [DocAddress(ordinal, 0), ... ] as long as the longest segment of that ordinal
 #: read so far in this process (:func:`_addresses`)
 _ADDRESS_CACHE: dict[int, list] = {}
@@ -163,14 +167,13 @@ def held_ids(searcher: "tantivy.Searcher", fmt: GenFormat, oids: "list[str] | se
         if not n:
             continue
         addrs = _addresses(o, n)
-        col = searcher.fast_field_values(OID_COLUMNS[0], addrs)
-        hit = want.intersection(col)   # in C: a segment holds few of the values wanted, often none
-        if hit:
-            cand += [addrs[k] for k in compress(range(n), map(hit.__contains__, col))]
+        # the addresses whose oid0 is wanted, in one pass in C (a forget's `missing_turns` wants every
+        # session's head: most segments hold some, so a set intersection first was a second pass)
+        cand += compress(addrs, map(want.__contains__, searcher.fast_field_values(OID_COLUMNS[0], addrs)))
     if not cand:
         return set()
     cols = [searcher.fast_field_values(name, cand) for name in OID_COLUMNS]
-    found = {b"".join(v.to_bytes(8, "big") for v in parts).hex() for parts in zip(*cols) if None not in parts}
+    found = {_OID_BYTES.pack(*parts).hex() for parts in zip(*cols) if None not in parts}
     return {i for i in oids if i in found}
 
 
