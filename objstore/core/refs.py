@@ -631,6 +631,18 @@ class Refs:
         names: set[str] = set()  # a ref under its old and its escaped name (mid-migration) is one ref
         badname: set[str] = set()  # loose files whose name is not UTF-8: damage (no key or id has such a name)
         loose: set[str] = set()  # the names of the loose files (the others are read from ``packed`` alone)
+        # a packed name that escaping leaves as it is but for the '/' of a key's name (ASCII, no other '%',
+        # no capital: a session id, most keys) is its ref's canonical line: the ref is read and looked up
+        # without unescaping and escaping it again (~24,000 sessions and ~9,000 keys at 2M turns)
+        own: dict[str, str] = {}   # ref name -> such a packed name
+        other: list[str] = []      # the other packed names
+        for f in packed:
+            head, _, last = f.rpartition("/")
+            g = f"{head}/{last.replace('%2F', '/')}" if head else f
+            if g.isascii() and "%" not in g and g == g.lower():
+                own[f"{namespace}/{g}"] = f
+            else:
+                other.append(f)
         if namespace in ("facts", "sealed"):
             for scope_dir in sorted(os.listdir(base) if base.is_dir() else ()):
                 d = base / scope_dir
@@ -648,7 +660,8 @@ class Refs:
                         (badname if not_utf8(f"{sd}/{f}") else loose).add(name)
             names.update(loose)
             if namespace == "facts":  # the packed lines were checked to have the shape of ref files' paths
-                names.update(self._ref_of_packed(namespace, name) for name in packed)
+                names.update(own)
+                names.update(self._ref_of_packed(namespace, name) for name in other)
         else:
             esc = unescape_name if namespace == "sessions" else (lambda f: f)
             listed = os.listdir(base) if base.is_dir() else []
@@ -656,14 +669,16 @@ class Refs:
                      if not f.startswith(".") and not f.endswith(".lock")}
             badname = {n for n in loose if not_utf8(n)}
             loose -= badname
-            names = loose | {f"{namespace}/{unicodedata.normalize('NFC', esc(f))}" for f in packed
-                             if not f.startswith(".") and not f.endswith(".lock")}
+            names = loose | own.keys() | {f"{namespace}/{unicodedata.normalize('NFC', esc(f))}" for f in other
+                                          if not f.startswith(".") and not f.endswith(".lock")}
         for name in sorted(names | badname):
             try:
                 if name in badname:
                     raise CorruptObject(f"ref {name}: its file name is not UTF-8")
                 if name in loose or self.legacy:
                     oid = self.read(name)
+                elif name in own:
+                    oid = packed[own[name]]
                 else:  # no loose file (as listed): what :meth:`read` finds is its canonical packed line
                     oid = packed.get(self._packed_name(name, self._spath(name, escape_name))[1])
             except CorruptObject:
