@@ -213,6 +213,8 @@ class Refs:
         ``project/<escaped p>/<escaped name>``; no segment empty, starting
         with ``.`` or ending in ``.lock``.  (Whether its escapes are the
         canonical ones is :meth:`_noncanonical`'s, asked by fsck only.)"""
+        if "/" not in name:   # one segment (a session's line: ~24,000 a parse at 2M turns), without the split
+            return ns == "sessions" and name != "" and name[0] != "." and not name.endswith(".lock")
         segs = name.split("/")
         if any(not x or x.startswith(".") or x.endswith(".lock") for x in segs):
             return False

@@ -49,3 +49,13 @@ def test_packed_facts_listed_as_read(tmp_path):
     _check(refs, "facts", [("facts/global/Editor", E), ("facts/global/editor", A),
                            ("facts/project/web/summary/s-1.agent-a2", A),
                            ("facts/user/db/host", D), ("facts/user/x//y", B)])
+
+
+def test_packed_name_shapes():
+    """A packed line's name is a ref file's path: one segment for a session (checked without a split),
+    ``user/``, ``global/`` or ``project/<p>/`` and a name for a key; no segment empty, hidden or a lock."""
+    names = ["", ".", ".a", "a.lock", ".lock", "a", "x.lockx", "sess.agent-1", "é", "a/b", "/a", "user/", "user/a",
+             "user//a", "user/a/b", "global/a.lock", "global/.a", "project/p", "project/p/a", "project/p/a/b"]
+    ok = {"sessions": {"a", "x.lockx", "sess.agent-1", "é"}, "facts": {"user/a", "project/p/a"}}
+    for ns, want in ok.items():
+        assert {n for n in names if Refs._packed_name_ok(ns, n)} == want, ns
