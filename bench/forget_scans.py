@@ -6,7 +6,8 @@ parsed anew), the turn-meta cache read and its test of every session's
 values (``turnmeta._load``, ``turnmeta.meta_hits``), the substring
 prefilter of each kind (``SearchIndex.substring_candidate_refs``, after one
 untimed call that opens the generations) and the heads' presence scan
-(``SearchIndex.missing_turns``).  Prints the minimum of RUNS rounds per
+(``SearchIndex.missing_turns``), and the proof's scan for 20 ids no
+document holds (``SearchIndex.verify_purged``).  Prints the minimum of RUNS rounds per
 part; run it once per tree (``PYTHONPATH=<tree>``), in turn::
 
     PYTHONPATH=<tree> python bench/forget_scans.py HOME WORD [RUNS]
@@ -14,6 +15,7 @@ part; run it once per tree (``PYTHONPATH=<tree>``), in turn::
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import time
 from pathlib import Path
@@ -37,6 +39,7 @@ def main(argv: list[str]) -> int:
         best[label] = min(best.get(label, float("inf")), time.process_time() - t)
         return out
 
+    absent = [hashlib.sha256(b"absent %d" % i).hexdigest() for i in range(20)]   # ids no store holds
     for kind in ("turn", "fact", "history"):   # opens every generation (and checks its new files) once
         store.index.substring_candidate_refs(word, kind)
     for _ in range(runs):
@@ -50,6 +53,7 @@ def main(argv: list[str]) -> int:
         for kind in ("turn", "fact", "history"):
             clock(f"substring_candidate_refs {kind}", lambda: store.index.substring_candidate_refs(word, kind))
         clock("missing_turns", lambda: store.index.missing_turns(heads))
+        clock("verify_purged (20 absent ids)", lambda: store.index.verify_purged(absent))
     print(f"{len(heads)} sessions; CPU min of {runs} (s)")
     for k, v in best.items():
         print(f"  {k:34s} {v:.3f}")

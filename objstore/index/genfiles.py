@@ -107,6 +107,10 @@ def segment_sizes(gen_dir: Path) -> list[tuple[int, int]]:
 #: an object id's four big-endian u64 columns (:data:`OID_COLUMNS`) as its 32 bytes
 _OID_BYTES = struct.Struct(">4Q")
 
+#: :func:`held_ids` of more ids than this picks the addresses of every segment without first
+#: intersecting the segment's ``oid0`` values with them (most segments hold some)
+HELD_IDS_MANY = 64
+
 #: segment ordinal -> [DocAddress(ordinal, 0), ... ] as long as the longest segment of that ordinal
 #: read so far in this process (:func:`_addresses`)
 _ADDRESS_CACHE: dict[int, list] = {}
@@ -162,14 +166,18 @@ def held_ids(searcher: "tantivy.Searcher", fmt: GenFormat, oids: "list[str] | se
         index.reload()
         searcher = index.searcher()
     want = {int(i[:16], 16) for i in oids}
+    # a few ids (a forget's proof) are in few segments: a set intersection (in C) tells which, and is
+    # cheaper than picking addresses; many (`missing_turns`: every head of the shard) are in most
+    many = len(want) > HELD_IDS_MANY
     cand: list = []
     for o, n in enumerate(sizes):
         if not n:
             continue
         addrs = _addresses(o, n)
-        # the addresses whose oid0 is wanted, in one pass in C (a forget's `missing_turns` wants every
-        # session's head: most segments hold some, so a set intersection first was a second pass)
-        cand += compress(addrs, map(want.__contains__, searcher.fast_field_values(OID_COLUMNS[0], addrs)))
+        col = searcher.fast_field_values(OID_COLUMNS[0], addrs)
+        hit = want if many else want.intersection(col)
+        if hit:   # the addresses whose oid0 is wanted, in one pass in C
+            cand += compress(addrs, map(hit.__contains__, col))
     if not cand:
         return set()
     cols = [searcher.fast_field_values(name, cand) for name in OID_COLUMNS]
