@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import struct
 from itertools import compress, repeat
 from pathlib import Path
 
@@ -103,6 +104,13 @@ def segment_sizes(gen_dir: Path) -> list[tuple[int, int]]:
         raise IndexCorruptError(f"{gen_dir}/meta.json unreadable: {e}") from e
 
 
+#: an object id's four big-endian u64 columns (:data:`OID_COLUMNS`) as its 32 bytes
+_OID_BYTES = struct.Struct(">4Q")
+
+#: :func:`held_ids` of more ids than this picks the addresses of every segment without first
+#: intersecting the segment's ``oid0`` values with them (most segments hold some)
+HELD_IDS_MANY = 64
+
 #: segment ordinal -> [DocAddress(ordinal, 0), ... ] as long as the longest segment of that ordinal
 #: read so far in this process (:func:`_addresses`)
 _ADDRESS_CACHE: dict[int, list] = {}
@@ -159,19 +167,24 @@ def held_ids(searcher: "tantivy.Searcher", fmt: GenFormat, oids: "list[str] | se
         index.reload()
         searcher = index.searcher()
     want = {int(i[:16], 16) for i in oids}
+    # a few ids (a forget's proof) are in few segments: a set intersection (in C) tells which, and is
+    # cheaper than picking addresses; many (`missing_turns`: every head of the shard) are in most
+    many = len(want) > HELD_IDS_MANY
     cand: list = []
     for o, n in enumerate(sizes):
         if not n:
             continue
         addrs = _addresses(o, n)
         col = searcher.fast_field_values(OID_COLUMNS[0], addrs)
-        hit = want.intersection(col)   # in C: a segment holds few of the values wanted, often none
-        if hit:
-            cand += [addrs[k] for k in compress(range(n), map(hit.__contains__, col))]
+        hit = want if many else want.intersection(col)
+        if hit:   # the addresses whose oid0 is wanted, in one pass in C
+            cand += compress(addrs, map(hit.__contains__, col))
     if not cand:
         return set()
-    cols = [searcher.fast_field_values(name, cand) for name in oid_columns(fmt)]
-    found = {b"".join(v.to_bytes(8, "big") for v in parts).hex() for parts in zip(*cols) if None not in parts}
+    names = oid_columns(fmt)
+    cols = [searcher.fast_field_values(name, cand) for name in names]
+    packer = _OID_BYTES if len(names) == 4 else struct.Struct(f">{len(names)}Q")
+    found = {packer.pack(*parts).hex() for parts in zip(*cols) if None not in parts}
     if fmt.prefix_id:   # the columns hold the first 16 bytes of an id
         return {i for i in oids if i[:PREFIX_HEX] in found}
     return {i for i in oids if i in found}

@@ -24,12 +24,12 @@ from objstore.index.generations import HOME, OpenGeneration, is_panic, shard_ind
 from objstore.index.genfiles import generation_files, held_ids
 from objstore.index.gluedcheck import GLUED_FETCH, check_glued
 from objstore.index.query import (
+    SubstringQueries,
     build_query,
     filter_clauses,
     idf,
     query_words,
     substring_conditions,
-    substring_query,
 )
 from objstore.index.schema import KINDS, Hit, hits_at, ids_at
 
@@ -650,27 +650,22 @@ class SearchIndexReads:
         if not all(o.fmt.has_plain for o in opened):
             return None
         out: dict[str, str] = {}
-        queries: list[tuple[tantivy.Schema, tantivy.Query]] = []  # equal schemas (so formats) share a query
+        queries = SubstringQueries(exact, edges)  # equal schemas (so formats) share a query, or its regexes
         for o in opened:
             n = int(o.searcher.num_docs)
             if n == 0:
                 continue
-            schema = o.index.schema
-            q = None if o.fmt.plain_vocab else next((q for sc, q in queries if sc == schema), None)
-            if q is None:
-                sr, seen = o.searcher, {}
+            sr, seen = o.searcher, {}
 
-                def plain_terms(prefix: str) -> list[str]:
-                    """The generation's plain terms starting with ``prefix`` (each prefix read once)."""
-                    if prefix not in seen:
-                        seen[prefix] = [t for t, _n in sr.terms_with_prefix("plain", prefix)]
-                    return seen[prefix]
-                try:   # a plain_vocab generation's query names stems of its own plain terms
-                    q = substring_query(schema, o.fmt, exact, edges, plain_terms)
-                except ValueError:  # e.g. an automaton too large for tantivy's regex
-                    return None
-                if not o.fmt.plain_vocab:
-                    queries.append((schema, q))
+            def plain_terms(prefix: str) -> list[str]:
+                """The generation's plain terms starting with ``prefix`` (each prefix read once)."""
+                if prefix not in seen:
+                    seen[prefix] = [t for t, _n in sr.terms_with_prefix("plain", prefix)]
+                return seen[prefix]
+            try:   # a plain_vocab generation's query names stems of its own plain terms
+                q = queries.query(o.index.schema, o.fmt, plain_terms)
+            except ValueError:  # e.g. an automaton too large for tantivy's regex
+                return None
             try:
                 addrs = [addr for _score, addr in o.searcher.search(q, n, count=False).hits]
                 for addr, oid in zip(addrs, ids_at(o.searcher, o.fmt, addrs, self._resolve)):

@@ -28,18 +28,35 @@ from objstore.memory.sessions import TurnVersion, walk_turns
 META_FILE = "turn-meta"
 
 
+def _json_str(raw: str) -> str:
+    """``json.loads(raw)`` of a JSON string: a quoted run of printable
+    characters without a quote or a backslash (a session id as the cache
+    writes it) is its inside, without the decoder (~24,000 lines at a
+    million turns); anything else is decoded.  ``ValueError`` as
+    ``json.loads``; may return a non-``str`` for a damaged line."""
+    inner = raw[1:-1]
+    if len(raw) >= 2 and raw[0] == raw[-1] == '"' and '"' not in inner and "\\" not in inner and inner.isprintable():
+        return inner
+    return json.loads(raw)
+
+
 def _load(store: Store) -> dict[str, tuple[str, set[str]]]:
     out: dict[str, tuple[str, set[str]]] = {}
     try:
         raw = (store.root / "cache" / META_FILE).read_text("utf-8")
     except (OSError, UnicodeDecodeError):
         return out
+    decoded: dict[str, list[str] | None] = {}   # values as written -> as read (sessions share a few lists)
     for line in raw.splitlines():
         try:
             head, sid, values = line.split("\t", 2)
-            sid, values = json.loads(sid), json.loads(values)
-            if isinstance(sid, str) and isinstance(values, list) and all(isinstance(v, str) for v in values):
-                out[sid] = (head, set(values))
+            sid = _json_str(sid)
+            got = decoded.get(values, False)
+            if got is False:
+                got = json.loads(values)
+                got = decoded[values] = got if isinstance(got, list) and all(isinstance(v, str) for v in got) else None
+            if isinstance(sid, str) and got is not None:
+                out[sid] = (head, set(got))
         except ValueError:
             continue            # a damaged line: that session is read again
     return out
@@ -187,8 +204,9 @@ def meta_hits(store: Store, heads: dict[str, str], hits) -> dict[str, list[TurnV
     read.  A forgotten turn counts too (its fields are kept when it is
     emptied).  Raises nothing for damage (the walk stops there)."""
     out: dict[str, list[TurnVersion]] = {}
+    hit: dict[str, bool] = {}   # value -> hits(value): the sessions of a project share its few values
     for sid, values in session_values(store, heads).items():
-        if not any(hits(v) for v in values):
+        if not any(hit[v] if v in hit else hit.setdefault(v, bool(hits(v))) for v in values):
             continue
         try:
             found = [tv for tv in walk_turns(store, heads[sid]) if hits(tv.turn.cwd) or hits(tv.turn.project)]
