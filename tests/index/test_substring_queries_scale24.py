@@ -76,7 +76,7 @@ def _per_generation(store, needle: str) -> dict[str, str]:
         terms = lambda p, sr=o.searcher: [t for t, _n in sr.terms_with_prefix("plain", p)]  # noqa: E731
         q = substring_query(o.index.schema, o.fmt, exact, edges, terms)
         addrs = [a for _s, a in o.searcher.search(q, n, count=False).hits]
-        for a, oid in zip(addrs, ids_at(o.searcher, o.fmt, addrs)):
+        for a, oid in zip(addrs, ids_at(o.searcher, o.fmt, addrs, store.index._resolve)):
             out[oid] = o.searcher.doc(a).get_first("ref")
     return out
 
