@@ -101,9 +101,9 @@ def fix_mmap_threshold(n: int = MMAP_THRESHOLD_BYTES) -> None:
     where a freed block below a live one stays resident (``trim_heap`` gives
     it back only after a commit).  Fixing it also fixes ``M_TRIM_THRESHOLD``
     at its default (128 KB): an arena's free top goes back at once.  On a
-    25th of the million-turn corpus the import's peak RSS was 169–172 MB
-    with the default and 140 MB with 256 KB (``docs/benchmarks.md``,
-    session 24)."""
+    25th of the million-turn corpus the import's peak RSS was 169–175 MB
+    with the default and 137–141 MB with 256 KB, at the same CPU
+    (``docs/benchmarks.md``, "Session 24 (branch `rss24`)")."""
     try:
         import ctypes
         ctypes.CDLL("libc.so.6").mallopt(-3, n)  # M_MMAP_THRESHOLD
