@@ -1,7 +1,8 @@
 """Process memory of the index's writers and readers: giving freed heap back
 to the OS (``trim_heap``), dropping the resident pages of mapped segment
-files (``drop_mapped_pages``) and capping glibc's malloc arenas
-(``limit_malloc_arenas``).  Linux/glibc calls through ctypes; no-ops
+files (``drop_mapped_pages``), capping glibc's malloc arenas
+(``limit_malloc_arenas``) and fixing its mmap threshold
+(``fix_mmap_threshold``).  Linux/glibc calls through ctypes; no-ops
 elsewhere.  No tantivy import."""
 
 from __future__ import annotations
@@ -9,7 +10,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["drop_mapped_pages", "limit_malloc_arenas", "trim_heap"]
+__all__ = ["MMAP_THRESHOLD_BYTES", "drop_mapped_pages", "fix_mmap_threshold", "limit_malloc_arenas", "trim_heap"]
+
+#: a block malloc'd of at least this many bytes gets a mapping of its own,
+#: unmapped when freed (``fix_mmap_threshold``)
+MMAP_THRESHOLD_BYTES = 256 << 10
 
 
 _LIBC: list = []
@@ -83,3 +88,24 @@ def limit_malloc_arenas(n: int = 2) -> None:
     except (OSError, AttributeError):
         pass
 
+
+
+def fix_mmap_threshold(n: int = MMAP_THRESHOLD_BYTES) -> None:
+    """Fix glibc's mmap threshold at ``n`` bytes for the rest of the process
+    (``mallopt(M_MMAP_THRESHOLD, n)``, mallopt(3); a no-op elsewhere): a
+    block of ``n`` bytes or more is then a mapping of its own, given back to
+    the OS when freed.  By default glibc raises the threshold to the size of
+    each mapped block freed (up to 32 MB on 64-bit), so after an import's
+    first index commits tantivy's large buffers (its writers' 1 MB arena
+    pages, the buffers of its segment merges) come from the malloc arenas,
+    where a freed block below a live one stays resident (``trim_heap`` gives
+    it back only after a commit).  Fixing it also fixes ``M_TRIM_THRESHOLD``
+    at its default (128 KB): an arena's free top goes back at once.  On a
+    25th of the million-turn corpus the import's peak RSS was 169–175 MB
+    with the default and 137–141 MB with 256 KB, at the same CPU
+    (``docs/benchmarks.md``, "Session 24 (branch `rss24`)")."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").mallopt(-3, n)  # M_MMAP_THRESHOLD
+    except (OSError, AttributeError):
+        pass

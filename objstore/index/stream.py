@@ -12,7 +12,7 @@ from collections.abc import Callable
 from objstore.index.errors import SearchIndexError
 from objstore.index.generations import WRITER_HEAP_BYTES, SubIndex
 from objstore.index.genwriter import StreamWriter
-from objstore.index.procmem import limit_malloc_arenas
+from objstore.index.procmem import fix_mmap_threshold, limit_malloc_arenas
 from objstore.index.schema import IndexDoc
 
 __all__ = ["COMMIT_THREADS", "FEED_CHUNK", "IndexStream"]
@@ -74,6 +74,7 @@ class IndexStream:
                  partial: Callable[[set[str]], None] | None = None, *, fresh: bool = False,
                  kind: str | None = None) -> None:
         limit_malloc_arenas()  # before tantivy's writer threads exist: bounded import memory
+        fix_mmap_threshold()   # tantivy's large buffers unmapped when freed, not kept in the arenas
         self.kind = sub.kind if kind is None else kind  # the documents' kind (history: into facts/)
         self._partial = partial  # called with the refs of the first batch, before it creates the sub-index
         self._refs: set[str] = set()
