@@ -32,6 +32,7 @@ from objstore.capture.transcript import count_files, enable_fast_json, transcrip
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, MemError
 from objstore.core.fileid import ReadLedger, hidden_source, identity, is_hidden_source, ledger_path, load_ledger
+from objstore.core.namerule import name_rule_digest
 from objstore.core.refs import session_ref
 from objstore.core.store import Store
 from objstore.core.text import replace_spans
@@ -156,10 +157,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         raise InvalidInput(f"unknown harness {harness!r}; known: {', '.join(HARNESSES)}")
     command = command or f"import {harness}"
     paths = list(paths)
-    files, named = _credential_named(list(reader.discover(paths)))
+    found = list(reader.discover(paths))
     res = ImportResult()
-    if not files and not named:
-        res.files_other = count_files(paths)
     stats = reader.ParseStats()
     bad_sessions: set[str] = set()
     # sessions seen -> "new" (no turn stored before this import)
@@ -173,13 +172,18 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         ledger: set[str] = set()
         read_ledger = ReadLedger(ledger_path(store.root / "cache", harness), _ledger_salt(store, harness))
         lkey = _ledger_key(store, res.errors)   # a path a forget hid is keyed hidden in the read ledger too
+        reals = {p: os.path.realpath(p) for p in found}  # once: realpath is a pure-Python walk (~0.1 ms)
+        files, named = _credential_named(found, reals, _vouched(read_ledger, lkey))
+        _vouch(read_ledger, {reals[p] for p in files})
+        if not files and not named:
+            res.files_other = count_files(paths)
         read: list[tuple[str, list | None, list[str]]] = []  # files read in full, marked once their turns are published
         rolls_up = harness == "claude-code"
         held: list[tuple[str, list | None, list[str]]] = []  # sub-agent files read in full, marked after their rollup
         # what to read: a file's identity is taken before it is read (a later change reads it again)
         plan: list[tuple[str, list | None, bool, str | None]] = []  # (real path, identity, unchanged, error)
         for path in files:
-            real = os.path.realpath(path)  # once: realpath is a pure-Python walk (~0.1 ms)
+            real = reals[path]
             if not path.is_file():
                 plan.append((real, None, False, "not a regular file (or a dangling link)"))  # named once, by the caller's line
                 continue
@@ -334,7 +338,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     return res
 
 
-def _credential_named(files: list[Path]) -> tuple[list[Path], list[Path]]:
+def _credential_named(files: list[Path], reals: dict[Path, str] | None = None,
+                      vouched: Callable[[Path, str], bool] | None = None) -> tuple[list[Path], list[Path]]:
     """``(files to read, files whose name holds a credential)``: a
     transcript's name gives its session id when its records carry none
     (``<session>.jsonl``, ``agent-<id>.jsonl``) and its path is kept in the
@@ -344,12 +349,46 @@ def _credential_named(files: list[Path]) -> tuple[list[Path], list[Path]]:
     so is a file in a folder whose path holds one
     (:func:`objstore.core.redact.path_holds_credential`: ``…/sk-ant-…/x.jsonl``),
     which the ledgers and the turns' project would keep.  The one rule of
-    every sync too (:func:`objstore.capture.transcript.transcript_refused`)."""
-    named = [p for p in files if transcript_refused(p)]
+    every sync too (:func:`objstore.capture.transcript.transcript_refused`).
+    ``reals``: each file's real path, when known; ``vouched(path, real)``:
+    whether the rule need not be asked again (:func:`_vouched`)."""
+    reals = reals or {}
+    named = [p for p in files if not (vouched and vouched(p, reals[p]))
+             and transcript_refused(p, reals.get(p))]
     if not named:
         return files, []
     drop = set(named)
     return [p for p in files if p not in drop], named
+
+
+def _vouched(read_ledger: ReadLedger, lkey: Callable[[str], str]) -> Callable[[Path, str], bool] | None:
+    """``vouched(path, real)`` for :func:`_credential_named`, or None when the
+    read ledger was not vouched for under the name rule this mem runs
+    (:func:`objstore.core.namerule.name_rule_digest`, the ledger's
+    ``names``).  True when the ledger keys ``real`` (so the rule found it
+    clean) and ``path`` is ``real`` as given (no link, no ``..``): the same
+    string, the same rule, the same verdict, without compiling the rule (with
+    nothing new, ~90 of ~210 ms of CPU for the bench corpus's 451 files).  A
+    key a forget hid is asked again (the ledger holds no clear path to
+    trust)."""
+    digest = name_rule_digest()
+    if digest is None or read_ledger.names != digest:
+        return None
+    files = read_ledger.files
+    return lambda path, real: real in files and lkey(real) == real and os.path.abspath(path) == real
+
+
+def _vouch(read_ledger: ReadLedger, clean: set[str]) -> None:
+    """Vouch for ``read_ledger`` under the name rule this mem runs, once its
+    import asked the rule of its own files (``clean``: the real paths it
+    found clean): every other key it holds in the clear is asked too, and one
+    that now holds a credential (a rule added since) is dropped
+    (:meth:`ReadLedger.vouch`).  Costs one check per such key, once per
+    change of the rule; nothing when the ledger is vouched for already or
+    the rule's code cannot be read."""
+    digest = name_rule_digest()
+    if digest is not None and read_ledger.names != digest:
+        read_ledger.vouch(digest, lambda key: key in clean or is_hidden_source(key) or not transcript_refused(key))
 
 
 def _named_error(p: Path) -> str:

@@ -376,7 +376,7 @@ def _discover(roots: list[Path], is_transcript: Callable[[str], bool]) -> Iterat
                 yield p
 
 
-def transcript_refused(path: Path | str) -> bool:
+def transcript_refused(path: Path | str, real: str | None = None) -> bool:
     """Whether a transcript file is never read because its path holds a
     credential: its name (a session id is taken from it) or its folder
     (``…/sk-ant-…/x.jsonl``), as given or as resolved (a cursor keeps the
@@ -389,10 +389,11 @@ def transcript_refused(path: Path | str) -> bool:
     found by the session's id, a catch-up's neighbour, a sub-agent file), so
     a file import skips is never captured another way.  Cost: one
     ``realpath`` and cached checks; here, not in ``sync``, so the prompt
-    hook checks a found path without importing the capture chain."""
+    hook checks a found path without importing the capture chain.
+    ``real``: ``os.path.realpath(path)`` when the caller has it already."""
     from objstore.core.redact import name_hits, path_holds_credential  # deferred: the rules compile at import
     given = os.path.abspath(path)
-    for p in {given, os.path.realpath(given)}:
+    for p in {given, real if real is not None else os.path.realpath(given)}:
         if name_hits(os.path.basename(p)) or path_holds_credential(os.path.dirname(p)):
             return True
     return False
