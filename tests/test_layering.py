@@ -125,7 +125,10 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          "objstore.memory.caller", "objstore.memory.scope", "objstore.memory.tombstones",
          # off the readers' start-up (session 22): a search opens the index without the writer's
          # modules (a batch, a new generation, a bulk stream)
-         "objstore.index.genwriter", "objstore.index.genbuild", "objstore.index.stream")
+         "objstore.index.genwriter", "objstore.index.genbuild", "objstore.index.stream",
+         # off the import's catch-up (session 24): with nothing new it starts no parse worker (pickle,
+         # subprocess, threads) and a Claude Code import reads no Codex file (hashlib)
+         "objstore.capture.parseworker", "objstore.capture.codex")
 
 
 def _module_name(path: Path, root: Path = REPO) -> str:

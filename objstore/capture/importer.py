@@ -14,6 +14,7 @@ one recorded when this store last read it in full is not read again.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import os
 import sys
@@ -23,9 +24,8 @@ from pathlib import Path
 
 from blake3 import blake3
 
-from objstore.capture import claude_code, codex
+from objstore.capture import claude_code
 from objstore.capture.cursors import iter_cursors
-from objstore.capture.parseworker import ParseWorker, ParseWorkers, WorkerFailed
 from objstore.capture.rollup import rollup_files
 from objstore.capture.sync import import_filter
 from objstore.capture.transcript import count_files, enable_fast_json, transcript_refused
@@ -45,6 +45,10 @@ from objstore.memory.appender import TurnAppender
 from objstore.memory.citations import note_chains
 from objstore.memory.sessions import CapturedTurn
 
+TYPE_CHECKING = False  # typing's, without importing typing (as objstore.memory.appender)
+if TYPE_CHECKING:
+    from objstore.capture.parseworker import ParseWorker, ParseWorkers
+
 INDEX_BATCH = 20_000
 PACK_ROLL = 20_000  # objects per import pack: refs are published when a pack is complete
 #: a new turns index is laid out (``TurnAppender.start_index``: its size extrapolated from what was read)
@@ -63,8 +67,9 @@ PARALLEL2_MIN_BYTES = 64 << 20
 #: installed (``transcript.enable_fast_json``: importing it costs ~15 ms; the parse worker always does)
 FAST_JSON_MIN_BYTES = 1 << 20
 
-#: harness name -> reader module (``discover(paths)``, ``parse_file(path, stats)``)
-READERS = {"claude-code": claude_code, "codex": codex}
+#: harness name -> its reader module (``discover(paths)``, ``parse_file(path, stats)``), imported
+#: when that harness is imported (a catch-up of Claude Code transcripts never loads Codex's reader)
+READERS = {"claude-code": "objstore.capture.claude_code", "codex": "objstore.capture.codex"}
 HARNESSES = tuple(READERS)
 LEDGER_FILE = "cache/imported-files"
 
@@ -152,9 +157,9 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         InvalidInput for an unknown harness; FileNotFoundError for a path
         that does not exist; StoreLocked.
     """
-    reader = READERS.get(harness)
-    if reader is None:
+    if harness not in READERS:
         raise InvalidInput(f"unknown harness {harness!r}; known: {', '.join(HARNESSES)}")
+    reader = importlib.import_module(READERS[harness])
     command = command or f"import {harness}"
     paths = list(paths)
     found = list(reader.discover(paths))
@@ -195,6 +200,10 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         rolls_up = rolls_up and bool(agents)
         reg = read_registry(store.root)  # the child guesses the projects the import will name
         worker = _start_worker(reader, to_read, workers, harness, None if reg.damage else reg.projects)
+        failed: tuple[type[Exception], ...] = ()   # what a child's end raises, caught below
+        if worker is not None:   # the child's module is loaded only when one is started (~10 ms)
+            from objstore.capture.parseworker import WorkerFailed  # deferred: loaded with the child only
+            failed = (WorkerFailed,)
         # bytes to read, and read so far: the turns this import brings are estimated from them
         # when its first index batch is committed (a new store's turns index is sized for them)
         sizes = {}
@@ -237,7 +246,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                         lines0, skipped0 = stats.lines, stats.lines_skipped + stats.records_foreign
                         try:
                             add_file(path, file_sids)
-                        except WorkerFailed:
+                        except failed:
                             # the child is gone: this file and the rest are parsed here (what was
                             # added from the child's part of this file is known now: skipped)
                             worker.close()
@@ -458,6 +467,7 @@ def _start_worker(reader, to_read: list[Path], workers: int | None, harness: str
         if size < PARALLEL_MIN_BYTES:
             return None
         workers = 2 if size >= PARALLEL2_MIN_BYTES else 1
+    from objstore.capture.parseworker import ParseWorker, ParseWorkers  # deferred: ~10 ms, a child's only
     try:
         if workers > 1:
             return ParseWorkers(reader.__name__, to_read, harness, registry, workers)
@@ -699,6 +709,7 @@ def other_harness(path: str | os.PathLike, harness: str) -> str | None:
     other = _OTHER.get(harness)
     if other is None:
         return None
+    from objstore.capture import codex  # deferred: a Claude Code import needs it only for this hint
     mine, theirs = ((claude_code.is_record, codex.is_record) if harness == "claude-code"
                     else (codex.is_record, claude_code.is_record))
     found = False
