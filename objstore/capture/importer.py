@@ -162,7 +162,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     reader = importlib.import_module(READERS[harness])
     command = command or f"import {harness}"
     paths = list(paths)
-    found = list(reader.discover(paths))
+    reals: dict[Path, str] = {}   # each file's real path, as the walk found it
+    found = list(reader.discover(paths, reals))
     res = ImportResult()
     stats = reader.ParseStats()
     bad_sessions: set[str] = set()
@@ -177,7 +178,6 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         ledger: set[str] = set()
         read_ledger = ReadLedger(ledger_path(store.root / "cache", harness), _ledger_salt(store, harness))
         lkey = _ledger_key(store, res.errors)   # a path a forget hid is keyed hidden in the read ledger too
-        reals = {p: os.path.realpath(p) for p in found}  # once: realpath is a pure-Python walk (~0.1 ms)
         files, named = _credential_named(found, reals, _vouched(read_ledger, lkey))
         _vouch(read_ledger, {reals[p] for p in files})
         if not files and not named:
