@@ -227,6 +227,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 pass       # at its own messages
 
         laid_out = False  # app.start_index() called
+        stored: set[str] | None = None  # the session refs, listed once an unchanged file's sessions are counted
         try:
             for i, path in enumerate(files):
                 real, ident, unchanged, err = plan[i]
@@ -238,8 +239,11 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                     file_sids: set[str] = set()
                     if unchanged:  # its sessions still count in the summary, as already stored
                         for sid in read_ledger.sessions_of(lkey(real)):
-                            if sid not in seen and sid not in app.filter().sessions \
-                                    and store.refs.read(session_ref(sid)) is not None:
+                            if sid in seen or sid in app.filter().sessions:
+                                continue
+                            if stored is None:
+                                stored = _session_refs(store)
+                            if sid in stored or store.refs.read(session_ref(sid)) is not None:
                                 seen[sid] = False
                     else:
                         counts = (res.turns_seen, res.turns_skipped)
@@ -345,6 +349,19 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     res.subagent_sessions = sum(1 for sid in seen if parent_namespace(sid) is not None)
     res.sessions_new = sum(1 for sid, new in seen.items() if new and sid in grown)
     return res
+
+
+def _session_refs(store: Store) -> set[str]:
+    """The ids of the sessions that have a healthy ref, by one listing
+    (``Refs.iter``: the packed file parsed once, ~1.6 ms for the bench
+    corpus's 451 sessions, against ~8 ms for a read of each).  An id not in
+    it (a forgotten session, a damaged ref, a name the listing normalizes
+    otherwise) is read as before by the caller; so is every id when the
+    listing fails."""
+    try:
+        return {name[len("sessions/"):] for name, _oid in store.refs.iter("sessions", damaged=[])}
+    except (MemError, OSError):
+        return set()
 
 
 def _credential_named(files: list[Path], reals: dict[Path, str] | None = None,
