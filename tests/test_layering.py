@@ -127,7 +127,10 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          # modules (a batch, a new generation, a bulk stream)
          "objstore.index.genwriter", "objstore.index.genbuild", "objstore.index.stream",
          # only when an opening finds a stopped forget or seal noted (session 24, test24 T1)
-         "objstore.memory.sealstop")
+         "objstore.memory.sealstop",
+         # off the import's catch-up (session 24): with nothing new it starts no parse worker (pickle,
+         # subprocess, threads) and a Claude Code import reads no Codex file (hashlib)
+         "objstore.capture.parseworker", "objstore.capture.codex")
 
 
 def _module_name(path: Path, root: Path = REPO) -> str:

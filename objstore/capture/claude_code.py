@@ -132,7 +132,7 @@ def _is_transcript_name(name: str) -> bool:
     return name.endswith(".jsonl") and name != "journal.jsonl"
 
 
-def discover(paths: Iterable[str | os.PathLike]) -> Iterator[Path]:
+def discover(paths: Iterable[str | os.PathLike], reals: dict[Path, str] | None = None) -> Iterator[Path]:
     """Yield every Claude Code transcript ``.jsonl`` under ``paths`` (agent-formats §2.1, §2.3).
 
     Each path may be a ``~/.claude/projects`` tree, one project dir, or a single file
@@ -143,9 +143,11 @@ def discover(paths: Iterable[str | os.PathLike]) -> Iterator[Path]:
     (a main file sorts before its ``<session>/`` subagent dir); duplicates are dropped.
     Symlinked directories are not followed.
 
+    ``reals``: filled with each file yielded -> its real path.
+
     Raises FileNotFoundError (eagerly, before iteration) if any path does not exist.
     """
-    return discover_files(paths, _is_transcript_name)
+    return discover_files(paths, _is_transcript_name, reals)
 
 
 # --------------------------------------------------------------------------- helpers

@@ -72,7 +72,7 @@ _CWD_RE = re.compile(r"<cwd>\s*([^<]*?)\s*</cwd>")
 
 # --------------------------------------------------------------------------- discovery
 
-def discover(paths: Iterable[str | os.PathLike]) -> Iterator[Path]:
+def discover(paths: Iterable[str | os.PathLike], reals: dict[Path, str] | None = None) -> Iterator[Path]:
     """Yield every Codex rollout file (``rollout-*.jsonl``) under ``paths``.
 
     Each path may be a ``~/.codex/sessions`` tree (or any dir below it) or a single file
@@ -80,9 +80,11 @@ def discover(paths: Iterable[str | os.PathLike]) -> Iterator[Path]:
     path, by POSIX path string; duplicates (same real path) are dropped.  Symlinked
     directories are not followed.
 
+    ``reals``: filled with each file yielded -> its real path.
+
     Raises FileNotFoundError (eagerly, before iteration) if any path does not exist.
     """
-    return discover_files(paths, lambda name: name.startswith("rollout-") and name.endswith(".jsonl"))
+    return discover_files(paths, lambda name: name.startswith("rollout-") and name.endswith(".jsonl"), reals)
 
 
 # --------------------------------------------------------------------------- helpers

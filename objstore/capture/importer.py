@@ -14,6 +14,7 @@ one recorded when this store last read it in full is not read again.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import os
 import sys
@@ -23,15 +24,15 @@ from pathlib import Path
 
 from blake3 import blake3
 
-from objstore.capture import claude_code, codex
+from objstore.capture import claude_code
 from objstore.capture.cursors import iter_cursors
-from objstore.capture.parseworker import ParseWorker, ParseWorkers, WorkerFailed
 from objstore.capture.rollup import rollup_files
 from objstore.capture.sync import import_filter
 from objstore.capture.transcript import count_files, enable_fast_json, transcript_refused
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, MemError
 from objstore.core.fileid import ReadLedger, hidden_source, identity, is_hidden_source, ledger_path, load_ledger
+from objstore.core.namerule import name_rule_digest
 from objstore.core.refs import session_ref
 from objstore.core.store import Store
 from objstore.core.text import replace_spans
@@ -43,6 +44,10 @@ from objstore.memory.scope import parent_namespace, read_registry
 from objstore.memory.appender import TurnAppender
 from objstore.memory.citations import note_chains
 from objstore.memory.sessions import CapturedTurn
+
+TYPE_CHECKING = False  # typing's, without importing typing (as objstore.memory.appender)
+if TYPE_CHECKING:
+    from objstore.capture.parseworker import ParseWorker, ParseWorkers
 
 INDEX_BATCH = 20_000
 PACK_ROLL = 20_000  # objects per import pack: refs are published when a pack is complete
@@ -62,8 +67,9 @@ PARALLEL2_MIN_BYTES = 64 << 20
 #: installed (``transcript.enable_fast_json``: importing it costs ~15 ms; the parse worker always does)
 FAST_JSON_MIN_BYTES = 1 << 20
 
-#: harness name -> reader module (``discover(paths)``, ``parse_file(path, stats)``)
-READERS = {"claude-code": claude_code, "codex": codex}
+#: harness name -> its reader module (``discover(paths)``, ``parse_file(path, stats)``), imported
+#: when that harness is imported (a catch-up of Claude Code transcripts never loads Codex's reader)
+READERS = {"claude-code": "objstore.capture.claude_code", "codex": "objstore.capture.codex"}
 HARNESSES = tuple(READERS)
 LEDGER_FILE = "cache/imported-files"
 
@@ -151,15 +157,14 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         InvalidInput for an unknown harness; FileNotFoundError for a path
         that does not exist; StoreLocked.
     """
-    reader = READERS.get(harness)
-    if reader is None:
+    if harness not in READERS:
         raise InvalidInput(f"unknown harness {harness!r}; known: {', '.join(HARNESSES)}")
+    reader = importlib.import_module(READERS[harness])
     command = command or f"import {harness}"
     paths = list(paths)
-    files, named = _credential_named(list(reader.discover(paths)))
+    reals: dict[Path, str] = {}   # each file's real path, as the walk found it
+    found = list(reader.discover(paths, reals))
     res = ImportResult()
-    if not files and not named:
-        res.files_other = count_files(paths)
     stats = reader.ParseStats()
     bad_sessions: set[str] = set()
     # sessions seen -> "new" (no turn stored before this import)
@@ -173,13 +178,17 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         ledger: set[str] = set()
         read_ledger = ReadLedger(ledger_path(store.root / "cache", harness), _ledger_salt(store, harness))
         lkey = _ledger_key(store, res.errors)   # a path a forget hid is keyed hidden in the read ledger too
+        files, named = _credential_named(found, reals, _vouched(read_ledger, lkey))
+        _vouch(read_ledger, {reals[p] for p in files})
+        if not files and not named:
+            res.files_other = count_files(paths)
         read: list[tuple[str, list | None, list[str]]] = []  # files read in full, marked once their turns are published
         rolls_up = harness == "claude-code"
         held: list[tuple[str, list | None, list[str]]] = []  # sub-agent files read in full, marked after their rollup
         # what to read: a file's identity is taken before it is read (a later change reads it again)
         plan: list[tuple[str, list | None, bool, str | None]] = []  # (real path, identity, unchanged, error)
         for path in files:
-            real = os.path.realpath(path)  # once: realpath is a pure-Python walk (~0.1 ms)
+            real = reals[path]
             if not path.is_file():
                 plan.append((real, None, False, "not a regular file (or a dangling link)"))  # named once, by the caller's line
                 continue
@@ -191,6 +200,10 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         rolls_up = rolls_up and bool(agents)
         reg = read_registry(store.root)  # the child guesses the projects the import will name
         worker = _start_worker(reader, to_read, workers, harness, None if reg.damage else reg.projects)
+        failed: tuple[type[Exception], ...] = ()   # what a child's end raises, caught below
+        if worker is not None:   # the child's module is loaded only when one is started (~10 ms)
+            from objstore.capture.parseworker import WorkerFailed  # deferred: loaded with the child only
+            failed = (WorkerFailed,)
         # bytes to read, and read so far: the turns this import brings are estimated from them
         # when its first index batch is committed (a new store's turns index is sized for them)
         sizes = {}
@@ -214,6 +227,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 pass       # at its own messages
 
         laid_out = False  # app.start_index() called
+        stored: set[str] | None = None  # the session refs, listed once an unchanged file's sessions are counted
         try:
             for i, path in enumerate(files):
                 real, ident, unchanged, err = plan[i]
@@ -225,15 +239,18 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                     file_sids: set[str] = set()
                     if unchanged:  # its sessions still count in the summary, as already stored
                         for sid in read_ledger.sessions_of(lkey(real)):
-                            if sid not in seen and sid not in app.filter().sessions \
-                                    and store.refs.read(session_ref(sid)) is not None:
+                            if sid in seen or sid in app.filter().sessions:
+                                continue
+                            if stored is None:
+                                stored = _session_refs(store)
+                            if sid in stored or store.refs.read(session_ref(sid)) is not None:
                                 seen[sid] = False
                     else:
                         counts = (res.turns_seen, res.turns_skipped)
                         lines0, skipped0 = stats.lines, stats.lines_skipped + stats.records_foreign
                         try:
                             add_file(path, file_sids)
-                        except WorkerFailed:
+                        except failed:
                             # the child is gone: this file and the rest are parsed here (what was
                             # added from the child's part of this file is known now: skipped)
                             worker.close()
@@ -334,7 +351,21 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     return res
 
 
-def _credential_named(files: list[Path]) -> tuple[list[Path], list[Path]]:
+def _session_refs(store: Store) -> set[str]:
+    """The ids of the sessions that have a healthy ref, by one listing
+    (``Refs.iter``: the packed file parsed once, ~1.6 ms for the bench
+    corpus's 451 sessions, against ~8 ms for a read of each).  An id not in
+    it (a forgotten session, a damaged ref, a name the listing normalizes
+    otherwise) is read as before by the caller; so is every id when the
+    listing fails."""
+    try:
+        return {name[len("sessions/"):] for name, _oid in store.refs.iter("sessions", damaged=[])}
+    except (MemError, OSError):
+        return set()
+
+
+def _credential_named(files: list[Path], reals: dict[Path, str] | None = None,
+                      vouched: Callable[[Path, str], bool] | None = None) -> tuple[list[Path], list[Path]]:
     """``(files to read, files whose name holds a credential)``: a
     transcript's name gives its session id when its records carry none
     (``<session>.jsonl``, ``agent-<id>.jsonl``) and its path is kept in the
@@ -344,12 +375,46 @@ def _credential_named(files: list[Path]) -> tuple[list[Path], list[Path]]:
     so is a file in a folder whose path holds one
     (:func:`objstore.core.redact.path_holds_credential`: ``…/sk-ant-…/x.jsonl``),
     which the ledgers and the turns' project would keep.  The one rule of
-    every sync too (:func:`objstore.capture.transcript.transcript_refused`)."""
-    named = [p for p in files if transcript_refused(p)]
+    every sync too (:func:`objstore.capture.transcript.transcript_refused`).
+    ``reals``: each file's real path, when known; ``vouched(path, real)``:
+    whether the rule need not be asked again (:func:`_vouched`)."""
+    reals = reals or {}
+    named = [p for p in files if not (vouched and vouched(p, reals[p]))
+             and transcript_refused(p, reals.get(p))]
     if not named:
         return files, []
     drop = set(named)
     return [p for p in files if p not in drop], named
+
+
+def _vouched(read_ledger: ReadLedger, lkey: Callable[[str], str]) -> Callable[[Path, str], bool] | None:
+    """``vouched(path, real)`` for :func:`_credential_named`, or None when the
+    read ledger was not vouched for under the name rule this mem runs
+    (:func:`objstore.core.namerule.name_rule_digest`, the ledger's
+    ``names``).  True when the ledger keys ``real`` (so the rule found it
+    clean) and ``path`` is ``real`` as given (no link, no ``..``): the same
+    string, the same rule, the same verdict, without compiling the rule (with
+    nothing new, ~90 of ~210 ms of CPU for the bench corpus's 451 files).  A
+    key a forget hid is asked again (the ledger holds no clear path to
+    trust)."""
+    digest = name_rule_digest()
+    if digest is None or read_ledger.names != digest:
+        return None
+    files = read_ledger.files
+    return lambda path, real: real in files and lkey(real) == real and os.path.abspath(path) == real
+
+
+def _vouch(read_ledger: ReadLedger, clean: set[str]) -> None:
+    """Vouch for ``read_ledger`` under the name rule this mem runs, once its
+    import asked the rule of its own files (``clean``: the real paths it
+    found clean): every other key it holds in the clear is asked too, and one
+    that now holds a credential (a rule added since) is dropped
+    (:meth:`ReadLedger.vouch`).  Costs one check per such key, once per
+    change of the rule; nothing when the ledger is vouched for already or
+    the rule's code cannot be read."""
+    digest = name_rule_digest()
+    if digest is not None and read_ledger.names != digest:
+        read_ledger.vouch(digest, lambda key: key in clean or is_hidden_source(key) or not transcript_refused(key))
 
 
 def _named_error(p: Path) -> str:
@@ -419,6 +484,7 @@ def _start_worker(reader, to_read: list[Path], workers: int | None, harness: str
         if size < PARALLEL_MIN_BYTES:
             return None
         workers = 2 if size >= PARALLEL2_MIN_BYTES else 1
+    from objstore.capture.parseworker import ParseWorker, ParseWorkers  # deferred: ~10 ms, a child's only
     try:
         if workers > 1:
             return ParseWorkers(reader.__name__, to_read, harness, registry, workers)
@@ -660,6 +726,7 @@ def other_harness(path: str | os.PathLike, harness: str) -> str | None:
     other = _OTHER.get(harness)
     if other is None:
         return None
+    from objstore.capture import codex  # deferred: a Claude Code import needs it only for this hint
     mine, theirs = ((claude_code.is_record, codex.is_record) if harness == "claude-code"
                     else (codex.is_record, claude_code.is_record))
     found = False

@@ -44,6 +44,10 @@ transcript sync that later stores the prompt's turn writes it
 (:func:`write_statement` with ``late=True``): once, since only a turn the
 sync adds leads to a write, and never over a value written or forgotten
 since.
+
+The redaction rules (:mod:`objstore.core.redact`) are imported where a
+statement is read, not with this module: the import's catch-up loads it
+(through ``sync``) and, with nothing new, writes no statement (~4 ms).
 """
 
 from __future__ import annotations
@@ -52,7 +56,6 @@ import re
 
 from objstore.core.objects import normalize_value
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
-from objstore.core.redact import PIN_CODE_OWNERS, hardware_pin, redact_cut, remove_credentials
 from objstore.core.refs import fact_ref
 from objstore.core.text import LazyPattern
 from objstore.core.store import Store
@@ -90,6 +93,7 @@ def statement_of(prompt: str) -> str | None:
     if len(what) < 3:
         return None
     if len(what) > MAX_CHARS:   # cut before a credential crossing it, at a word's end (T19)
+        from objstore.core.redact import redact_cut   # deferred, as every use of the rules here (module doc)
         what = redact_cut(what, MAX_CHARS)[0].rstrip()
     return guard_secret_subject(what)[0]
 
@@ -100,6 +104,7 @@ _MARKER = LazyPattern(r"\[REDACTED:[^\]]*\]")
 def _content_words(statement: str) -> list[str]:
     """The statement's content words (NFC + casefold, stop words dropped),
     with every credential and redaction marker removed first."""
+    from objstore.core.redact import remove_credentials  # deferred: the rules (module doc)
     text = _MARKER.sub(" ", remove_credentials(statement))
     return [w for w in re.findall(r"\w+", normalize_value(text)) if w not in _STOP]
 
@@ -150,6 +155,7 @@ def guard_secret_subject(statement: str) -> tuple[str, bool]:
     if m is None:
         return statement, False
     cut = max(m.start() - 1, 0)
+    from objstore.core.redact import PIN_CODE_OWNERS, hardware_pin  # deferred: the rules (module doc)
     pred = re.findall(r"\w+", normalize_value(statement[m.end() - 1:]))
     pred = [w for w in pred[:next((i for i, w in enumerate(pred) if w in _OWNER_WORDS), len(pred))]
             if w not in _STOP]
@@ -173,6 +179,7 @@ def _name_words(statement: str) -> list[str]:
     shape of (:func:`_strong`) is never one of them (test16b B1)."""
     statement, secret = guard_secret_subject(statement)
     statement = re.sub(r"\S+", lambda t: " " if _strong(t.group()) else t.group(), statement)   # never a key's name
+    from objstore.core.redact import remove_credentials  # deferred: the rules (module doc)
     text = normalize_value(_MARKER.sub(" ", remove_credentials(statement)))
     m = _COPULA.search(f" {text} ")
     if m is not None and secret:

@@ -328,11 +328,14 @@ def read_lines(f, budget: int | None = None) -> Iterator[bytes | None]:
             yield line
 
 
-def discover_files(paths: Iterable[str | os.PathLike], is_transcript: Callable[[str], bool]) -> Iterator[Path]:
+def discover_files(paths: Iterable[str | os.PathLike], is_transcript: Callable[[str], bool],
+                   reals: dict[Path, str] | None = None) -> Iterator[Path]:
     """The transcript files under ``paths``: a directory is walked (symlinked
     directories are not followed) for the files whose name ``is_transcript``
     accepts, sorted by POSIX path string; a file is yielded as given,
     whatever its name.  Duplicates (same real path) are dropped.
+    ``reals``: filled with each file yielded -> its real path
+    (``os.path.realpath``), which the walk knows.
 
     Raises FileNotFoundError (eagerly, before iteration) if any path does not exist.
     """
@@ -340,7 +343,7 @@ def discover_files(paths: Iterable[str | os.PathLike], is_transcript: Callable[[
     for root in roots:
         if not root.exists():
             raise FileNotFoundError(2, "no such file or directory", str(root))   # ENOENT; the path as filename
-    return _discover(roots, is_transcript)
+    return _discover(roots, is_transcript, {} if reals is None else reals)
 
 
 def count_files(paths: Iterable[str | os.PathLike], limit: int = 1000) -> int:
@@ -361,22 +364,56 @@ def count_files(paths: Iterable[str | os.PathLike], limit: int = 1000) -> int:
     return n
 
 
-def _discover(roots: list[Path], is_transcript: Callable[[str], bool]) -> Iterator[Path]:
+def _discover(roots: list[Path], is_transcript: Callable[[str], bool], reals: dict[Path, str]) -> Iterator[Path]:
     seen: set[str] = set()
     for root in roots:
         if root.is_dir():
-            found = [Path(d) / f for d, _dirs, files in os.walk(root) for f in files if is_transcript(f)]
-            found.sort(key=lambda p: p.as_posix())
+            found = [(Path(p), real) for p, real in _walk(os.fspath(root), is_transcript)]
+            found.sort(key=lambda x: x[0].as_posix())
         else:
-            found = [root]
-        for p in found:
-            key = os.path.realpath(p)
+            found = [(root, os.path.realpath(root))]
+        for p, key in found:
             if key not in seen:
                 seen.add(key)
+                reals[p] = key
                 yield p
 
 
-def transcript_refused(path: Path | str) -> bool:
+def _walk(root: str, is_transcript: Callable[[str], bool]) -> list[tuple[str, str]]:
+    """``(path, real path)`` of the files under folder ``root`` whose name
+    ``is_transcript`` accepts, as ``os.walk`` finds them (a folder that
+    cannot be listed is skipped; a symlinked folder is not entered, a
+    symlinked file is kept).  A file's real path is ``realpath(root)`` and
+    the folders below it, none of them a link, unless the file is a link
+    itself: one ``realpath`` of the root, not one of each file (~10 lstat
+    calls each: ~6 ms for the 451 files of the bench corpus)."""
+    out: list[tuple[str, str]] = []
+    stack = [(root, os.path.realpath(root))]
+    while stack:
+        d, real_d = stack.pop()
+        try:
+            it = os.scandir(d)
+        except OSError:
+            continue
+        with it:
+            for e in it:
+                try:
+                    is_dir = e.is_dir()
+                except OSError:
+                    is_dir = False
+                try:
+                    link = e.is_symlink()
+                except OSError:
+                    link = False
+                if is_dir:
+                    if not link:
+                        stack.append((e.path, os.path.join(real_d, e.name)))
+                elif is_transcript(e.name):
+                    out.append((e.path, os.path.realpath(e.path) if link else os.path.join(real_d, e.name)))
+    return out
+
+
+def transcript_refused(path: Path | str, real: str | None = None) -> bool:
     """Whether a transcript file is never read because its path holds a
     credential: its name (a session id is taken from it) or its folder
     (``…/sk-ant-…/x.jsonl``), as given or as resolved (a cursor keeps the
@@ -389,10 +426,11 @@ def transcript_refused(path: Path | str) -> bool:
     found by the session's id, a catch-up's neighbour, a sub-agent file), so
     a file import skips is never captured another way.  Cost: one
     ``realpath`` and cached checks; here, not in ``sync``, so the prompt
-    hook checks a found path without importing the capture chain."""
+    hook checks a found path without importing the capture chain.
+    ``real``: ``os.path.realpath(path)`` when the caller has it already."""
     from objstore.core.redact import name_hits, path_holds_credential  # deferred: the rules compile at import
     given = os.path.abspath(path)
-    for p in {given, os.path.realpath(given)}:
+    for p in {given, real if real is not None else os.path.realpath(given)}:
         if name_hits(os.path.basename(p)) or path_holds_credential(os.path.dirname(p)):
             return True
     return False

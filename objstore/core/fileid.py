@@ -19,8 +19,12 @@ written atomically, not fsynced: losing it only means
 reading the files again, and the readers are idempotent), and for each file
 the ids of the sessions its read produced (``"sessions": {realpath: [id,
 ...]}``), so that a summary can count the sessions of a file it did not read
-again.  It holds paths, sizes, times, 128-bit digests of file edges and
-session ids: never file content.
+again.  ``"names"`` is the digest of the name rule
+(:func:`objstore.core.namerule.name_rule_digest`) under which every path it
+keys was found to hold no credential: while it is the digest of the running
+mem, an import need not ask the rule again of a path it keys
+(``capture.importer``).  It holds paths, sizes, times, 128-bit digests of
+file edges and session ids: never file content.
 """
 
 from __future__ import annotations
@@ -78,16 +82,27 @@ def load_ledger(path: str | os.PathLike) -> dict:
 def identity(path: str | os.PathLike) -> list | None:
     """``[dev, ino, size, mtime_ns, ctime_ns, edge digest hex]`` of ``path``
     (following links), or None when it cannot be read.  Reads at most
-    ``2 * EDGE_BYTES`` bytes."""
+    ``2 * EDGE_BYTES`` bytes: the first ``EDGE_BYTES``, then the last ones
+    (a file of at most ``2 * EDGE_BYTES`` bytes: the bytes after the first
+    ``EDGE_BYTES``, if any).  By descriptor and ``pread``, not a buffered
+    file object: an import takes one of every transcript it finds (~5.7
+    against ~7.5 ms for the bench corpus's 451 files; same digests)."""
     try:
-        with open(path, "rb") as f:
-            st = os.fstat(f.fileno())
-            h = blake3(f.read(EDGE_BYTES))
-            if st.st_size > 2 * EDGE_BYTES:
-                f.seek(st.st_size - EDGE_BYTES)
-            h.update(f.read(EDGE_BYTES))
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        st = os.fstat(fd)
+        head = os.pread(fd, EDGE_BYTES, 0)
+        h = blake3(head)
+        if st.st_size > 2 * EDGE_BYTES:
+            h.update(os.pread(fd, EDGE_BYTES, st.st_size - EDGE_BYTES))
+        elif len(head) == EDGE_BYTES:
+            h.update(os.pread(fd, EDGE_BYTES, EDGE_BYTES))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, h.hexdigest(length=16)]
 
 
@@ -105,6 +120,8 @@ class ReadLedger:
         self.salt = salt
         self.files: dict[str, list] = {}
         self.sessions: dict[str, list[str]] = {}
+        #: the name rule's digest every key was found clean under (:meth:`vouch`), or None
+        self.names: str | None = None
         self._dirty = False
         self.old = self.path[:-len(LEDGER_SUFFIX)] + OLD_SUFFIX if self.path.endswith(LEDGER_SUFFIX) else None
         try:
@@ -119,8 +136,10 @@ class ReadLedger:
                 self.files = dict(data.get("files") or {})
                 self.sessions = {k: [x for x in v if isinstance(x, str)]
                                  for k, v in dict(data.get("sessions") or {}).items() if isinstance(v, list)}
+                names = data.get("names")
+                self.names = names if isinstance(names, str) else None
         except (OSError, ValueError, AttributeError, TypeError):
-            self.files, self.sessions = {}, {}
+            self.files, self.sessions, self.names = {}, {}, None
 
     def unchanged(self, key: str, ident: list | None) -> bool:
         """True when ``ident`` is the identity recorded for ``key``."""
@@ -148,6 +167,21 @@ class ReadLedger:
         if self.sessions.pop(key, None) is not None:
             self._dirty = True
 
+    def vouch(self, names: str, clean) -> list[str]:
+        """Record that every key was found clean under the name rule of
+        digest ``names``: ``clean(key) -> bool`` is asked of each key not
+        already vouched for under it, and a key it refuses is dropped (its
+        file is read again, and refused, by the next import).  Returns the
+        keys dropped.  A no-op when :attr:`names` is ``names`` already."""
+        if self.names == names:
+            return []
+        dropped = [k for k in self.files if not clean(k)]
+        for k in dropped:
+            self.forget(k)
+        self.names = names
+        self._dirty = True
+        return dropped
+
     def save(self) -> None:
         """Write the ledger if it changed (atomic replace, not fsynced),
         compressed when its name says so (:data:`LEDGER_SUFFIX`), and delete
@@ -156,8 +190,10 @@ class ReadLedger:
             return
         from pathlib import Path
 
-        data = json.dumps({"v": LEDGER_VERSION, "salt": self.salt, "files": self.files, "sessions": self.sessions},
-                          ensure_ascii=True, separators=(",", ":")).encode()
+        obj = {"v": LEDGER_VERSION, "salt": self.salt, "files": self.files, "sessions": self.sessions}
+        if self.names is not None:
+            obj["names"] = self.names
+        data = json.dumps(obj, ensure_ascii=True, separators=(",", ":")).encode()
         if self.path.endswith(LEDGER_SUFFIX):
             data = zlib.compress(data, LEDGER_LEVEL)
         atomic_write(Path(self.path), data, durable=False)

@@ -29,7 +29,10 @@ from objstore.memory.turnmeta import record_written
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from objstore.core.packwriter import PackWriter
+    from objstore.core.redact import RedactResult
 
 
 #: ``objstore.core.redact.path_holds_credential`` once :meth:`TurnAppender._path_refused` has imported it
@@ -92,7 +95,6 @@ class TurnAppender:
 
     def __init__(self, store: Store, *, command: str, harness: str = "claude-code", pack: bool = False,
                  refill=None) -> None:
-        from objstore.core.redact import redact  # deferred: the redaction rules compile at import
         self.store = store
         self.command = command
         self.harness = harness
@@ -106,7 +108,7 @@ class TurnAppender:
         self.matches_redacted = 0
         self.secrets_redacted = 0
         self._flt: CaptureFilter | None = None
-        self._redact = redact
+        self._redact: Callable[[str], RedactResult] | None = None   # objstore.core.redact.redact, once needed
         self._valid: dict[str, str | None] = {}
         #: session ids refused because they hold a credential (:meth:`valid_sid`)
         self.credential_sids: set[str] = set()
@@ -159,6 +161,9 @@ class TurnAppender:
         """The text a turn of ``text`` stores (capped, :func:`cap_turn_text`,
         then its credentials replaced) and how many credentials were."""
         text = cap_turn_text(text)
+        if self._redact is None:   # an appender that stores no text (a catch-up with nothing new)
+            from objstore.core.redact import redact   # deferred: never loads the rules (~4 ms)
+            self._redact = redact
         red = self._redact(text)
         return (red.text, len(red.hits)) if red.hits else (text, 0)
 
