@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[1]
 INDEX = REPO / "objstore" / "index"
 #: lowest first: a module may import only modules before it
 ORDER = ["errors", "readonly", "analysis", "schema", "query", "procmem", "genfiles", "countcache", "genmanifest", "generations",
-         "genwriter", "genbuild", "snippets", "purge", "segmerge", "gluedcheck", "reading", "stream", "searchindex"]
+         "genwriter", "genbuild", "snippets", "purge", "segmerge", "gluedcheck", "heldwords", "reading", "stream", "searchindex"]
 
 
 def _objstore_imports(path: Path) -> list[ast.ImportFrom]:
