@@ -36,7 +36,9 @@ Cue-triggered injection (:func:`inject_for_prompt`), precision first
        needs ``evidence ≥ fact_threshold``; with fewer, one of them must be
        a rare word of the value (nidf ≥ ``rare_nidf``, from the prompt).  A
        turn needs ``turn_min_terms`` terms, ``turn_threshold`` and must
-       cover ``turn_coverage`` of the prompt's cue weight.
+       cover ``turn_coverage`` of the prompt's cue weight; the terms a turn
+       contains are read from the index's postings of its whole text
+       (``SearchIndex.held_words``), and only a turn to be shown is read.
     4. **Limits**: at most ``max_facts`` facts and ``max_turns`` turn
        passages, best evidence first, within ``budget_tokens`` (default
        600, ``context.prompt_budget``); a candidate
