@@ -447,8 +447,6 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
         nonlocal cursor
         while cursor < len(order) and len(got_hits) < n:
             c = order[cursor]
-            if c.kind == "turn" and c.hit_id is None:  # past the first prefetch: the next ones at once
-                _prefetch_neighbours(store, order[cursor:cursor + pool])
             cursor += 1
             got = _materialize(store, c, query_text, proj, opts, as_of, include_directives, turns, ns)
             if got is None:

@@ -70,18 +70,3 @@ def test_the_hook_matches_a_turns_words_past_20000_characters(store, add_session
                             project="acme")
     assert [c.kind for c in inj.injected] == ["turn"], inj.trace
     assert "earlier session past" in inj.text and "time-machine" in inj.text
-
-
-def test_neighbours_past_the_first_prefetch_are_read_in_batches(store, add_sessions):
-    """Recall looks up the ids of the neighbouring turns of its first
-    candidates in one index query per session; candidates past them (here:
-    after 30 copies of one question, which collapse into one hit) are looked
-    up a batch at a time (session 24), with the same answers: every
-    neighbour shown is the turn at its place in its session."""
-    add_sessions({f"s{i:02d}": [turn("when is the quokka deployment window?"),
-                                turn(f"answer {i}: it opens at {i} pm", "assistant")] for i in range(30)})
-    res = recall(store, ["quokka deployment window"], projects=("acme",), what="turns", limit=10)
-    assert res.hits[0].text == "when is the quokka deployment window?" and res.hits[0].duplicates == 29
-    assert len(res.hits) == 10
-    for h in res.hits[1:]:
-        assert h.seq == 1 and h.text == f"answer {int(h.session[1:])}: it opens at {int(h.session[1:])} pm", h
