@@ -153,6 +153,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--store", type=Path, required=True, help="an existing store (MEM_HOME)")
     ap.add_argument("--tree", action="append", default=[], metavar="NAME=PATH",
                     help="a source tree holding objstore/ and cmds/ (repeatable; default: this one)")
+    ap.add_argument("--tree-store", action="append", default=[], metavar="NAME=STORE",
+                    help="the store tree NAME runs on instead of --store (a store written by that tree, "
+                         "when the trees write different formats; repeatable)")
     ap.add_argument("--runs", type=int, default=15, help="samples per command and tree (default 15)")
     ap.add_argument("--only", default="", help="comma-separated commands (default: all)")
     ap.add_argument("--importtime", type=int, default=0, metavar="R", help="also -X importtime, R runs each")
@@ -168,14 +171,19 @@ def main(argv: list[str] | None = None) -> int:
     cmds = commands(home)
     names = [n for n in args.only.split(",") if n] or list(cmds)
 
+    stores = {t: Path(s) for t, s in (ts.split("=", 1) for ts in args.tree_store)}
+
     def env_of(tree: str) -> dict:
+        tname = next(k for k, v in trees.items() if v == tree)
         return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
-                "MEM_HOME": str(args.store), "PYTHONPATH": tree}
+                "MEM_HOME": str(stores.get(tname, args.store)), "PYTHONPATH": tree}
 
     first, mem = next(iter(trees.values())), next(iter(mems.values()))
     if "get" in names:  # a key with one version
-        subprocess.run([mem, "remember", GET_KEY, "a single value"], env=env_of(first), cwd=home,
-                       capture_output=True)
+        for tname, tree in trees.items():
+            if tname in stores or tree == first:
+                subprocess.run([mems[tname], "remember", GET_KEY, "a single value"], env=env_of(tree), cwd=home,
+                               capture_output=True)
     samples: dict = collections.defaultdict(list)
     for i in range(-1, args.runs):
         w, c, _ = run([py, "-c", "pass"], env_of(first), home, None)
@@ -186,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
             for tname, tree in trees.items():
                 w, c, code = run([mems[tname], *mk(i, tname)], env_of(tree), home, stdin(i, tname) if stdin else None)
                 if name == "hook":
-                    settle(mem, env_of(first), home, args.store)
+                    settle(mems[tname], env_of(tree), home, stores.get(tname, args.store))
                 if code != 0:
                     print(f"startup: {name} in {tname} exited {code}", file=sys.stderr)
                 if i >= 0:

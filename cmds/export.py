@@ -41,8 +41,8 @@ def command(fmt, scope, out, as_json, store):
 
     import os
 
-    from objstore import InvalidInput, export_jsonl, export_markdown, refuse_while_unfinished, validate_key
-    refuse_while_unfinished(store.unfinished, "export")   # before -o truncates a file
+    from objstore import InvalidInput, export_jsonl, export_markdown, refuse_while_stopped, validate_key
+    refuse_while_stopped(store, "export")   # before -o truncates a file
     if out == "-" and fmt == "jsonl":
         out = None   # '-' is stdout, as 'mem import -' reads stdin (tester finding W10)
     if scope is not None:

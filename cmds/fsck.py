@@ -108,6 +108,11 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     and no ref reaches (left by an older mem's recovery of a killed
     forget: gc kept the forgotten value or credential for it) is a
     problem; --repair drops the entry, and gc then deletes the object.
+    A key both sealed and plain (a mem seal stopped half-way by an older
+    mem; a newer one's is finished by the next command) is a problem:
+    search, recall and the agent's context would serve the plaintext, push
+    and export refuse; --repair removes the plain copy when the sealed one
+    holds every version (--json: repair.seals_finished).
 
     \b
     Examples:
@@ -132,9 +137,12 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
             click.echo(f"repair: {config_fixed}")
     store = open_store(ctx)
     fixed = reindexed = None
+    sealed_finished: list[str] = []
     if repair:
         from objstore import reindex, repair_store
         fixed = repair_store(store, drop_lost_tombstones=drop_lost_tombstones)
+        from objstore import finish_plain_and_sealed
+        sealed_finished = finish_plain_and_sealed(store)   # a seal stopped half-way: its plain copy goes
         if fixed.changed or verify_index(store):
             with progress_bar("indexing") as update:
                 reindexed = reindex(store, progress=lambda done: update(done))
@@ -169,7 +177,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "unresolved_refs": fixed.unresolved,
                              "reset_refs": [{"ref": n, "was": a, "now": b} for n, a, b in fixed.reset_refs],
                              "lost_heads": fixed.lost_heads, "gaps_filled": fixed.gaps_filled,
-                             "edges_dropped": fixed.edges_dropped,
+                             "edges_dropped": fixed.edges_dropped, "seals_finished": sealed_finished,
                              "refound_refs": fixed.refound,
                              "reflogs_set_aside": [{"file": f, "lines_kept": k, "lines_dropped": d}
                                                    for f, k, d in fixed.reflogs],
@@ -179,6 +187,8 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
         emit_json(doc)
     else:
         if fixed is not None:
+            for key in sealed_finished:
+                click.echo(f"repair: {safe(key)}: the plain copy a stopped 'mem seal' left removed (sealed only now)")
             _print_repair(fixed, reindexed, config_fixed)
             for line in _left_for_you(remote_damage):
                 click.echo(f"repair: {line}")

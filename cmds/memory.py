@@ -33,7 +33,9 @@ def command():
     at once; an agent's (run with CLAUDECODE, Codex's variables or MEM_AGENT
     set) go to the review queue, as 'mem memory propose …' does, and apply
     when you accept them.  soul.md is yours alone: an agent's edit of it is
-    refused (exit 6).
+    refused (exit 6).  An entry may not hold a line starting with '#' and a
+    memory file's name ('# soul.md'): it would read as a heading of the
+    session block (exit 2); a line a file holds already is shown '\\# soul.md'.
 
     \b
     Examples:

@@ -4,7 +4,10 @@ import os
 
 import click
 
-from ._common import complete_key, emit_json, fmt_time, json_option, safe, short, with_store
+from ._common import complete_key, emit_json, fmt_time, json_option, plural, safe, short, with_store
+
+#: how many lines of a proposed text ``mem queue list`` shows
+LIST_LINES = 6
 
 
 def item_json(store, it) -> dict:
@@ -122,8 +125,13 @@ def list_command(as_json, store):
             continue
         click.echo(click.style(i.id[:12], fg="yellow") + safe(f"  {q.kind:<9}  {q.key}  {fmt_time(q.time)}"))
         shown = q.note if q.kind == "memory-edit" else q.body  # an edit reads by its entries' text
-        click.echo(safe(f"    proposed: {short(shown, 66)}"))
-
+        # a text of several lines is shown as lines (test24 T6: on one line, a '# soul.md' line in a
+        # memory-file proposal did not show as the heading it would fake), the first few, each shortened
+        lines = [ln for ln in shown.split("\n") if ln.strip()] or [""]
+        for n, line in enumerate(lines[:LIST_LINES]):
+            click.echo(safe(f"    {'proposed:' if n == 0 else '         '} {short(line, 66)}"))
+        if len(lines) > LIST_LINES:
+            click.echo(f"              … {plural(len(lines) - LIST_LINES, 'more line')}: mem queue show {i.id[:12]}")
 
 def _value(store, key: str, default: str = "") -> str:
     """``key``'s current value ("(no value)" or ``default`` when it has none)."""

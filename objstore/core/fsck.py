@@ -15,6 +15,7 @@ from objstore.core.pack import PackSet
 from objstore.core.reachability import Reach, kept_by_reflogs, lost_tombstones, walk
 from objstore.core.reflog import FILE_LINE_SHAPE, line_numbers
 from objstore.core.refs import has_legacy_at, not_utf8, validate_key
+from objstore.core.sealstate import plain_and_sealed
 from objstore.core.store import Store
 from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR
@@ -189,6 +190,14 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
         rep.problems.append(f"{e} (damaged journal)")
         j = JournalEntries()
     stopped = store.unfinished.list()
+    try:
+        both = plain_and_sealed(store)
+    except CorruptObject:
+        both = []      # a damaged sealed ref file: reported by the ref checks
+    for key in both:   # a seal stopped half-way (test24 T1): readers of plain values would serve it
+        rep.problems.append(f"{key}: both sealed (refs/sealed) and plain (refs/facts): a 'mem seal' was stopped "
+                            "before it removed the plaintext, which search, recall and the agent's context serve "
+                            f"(push and export refuse); 'mem fsck --repair' (or: mem seal {key}) removes it")
     for s in stopped:   # stopped before all its tombstones were written: only the same forget finishes it
         rep.warnings.append(f"{UNFINISHED_DIR}/{s.path.name}: {s.describe()} was stopped before it had written "
                             "all its tombstones: what it removes may still be stored, and no write or repair "

@@ -19,7 +19,7 @@ import tantivy
 from objstore.index.analysis import register_analyzers
 from objstore.index.errors import IndexCorruptError
 from objstore.index.readonly import shadow_dir, writable
-from objstore.index.schema import OID_COLUMNS, GenFormat, read_format
+from objstore.index.schema import OID_COLUMNS, PREFIX_HEX, GenFormat, oid_columns, read_format
 
 __all__ = [
     "FOOTER_MAGIC",
@@ -136,7 +136,8 @@ def held_ids(searcher: "tantivy.Searcher", fmt: GenFormat, oids: "list[str] | se
     segment's ``max_doc`` (``meta.json``, whose segment count and live
     documents must be the searcher's) and the other columns of the
     documents whose ``oid0`` matches (``docs/format.md``, "Search index:
-    formats", ``col_id``).  ``index``: the open index of ``gen_dir``, for
+    formats", ``col_id``; in a ``prefix_id`` generation an id is held when
+    a document holds its first 16 bytes).  ``index``: the open index of ``gen_dir``, for
     a caller that does not hold the sub-index lock: when a commit came
     between its searcher and ``meta.json``, it is reloaded and both read
     again (up to 5 times).  Raises ``IndexCorruptError`` when ``meta.json``
@@ -169,8 +170,10 @@ def held_ids(searcher: "tantivy.Searcher", fmt: GenFormat, oids: "list[str] | se
             cand += [addrs[k] for k in compress(range(n), map(hit.__contains__, col))]
     if not cand:
         return set()
-    cols = [searcher.fast_field_values(name, cand) for name in OID_COLUMNS]
+    cols = [searcher.fast_field_values(name, cand) for name in oid_columns(fmt)]
     found = {b"".join(v.to_bytes(8, "big") for v in parts).hex() for parts in zip(*cols) if None not in parts}
+    if fmt.prefix_id:   # the columns hold the first 16 bytes of an id
+        return {i for i in oids if i[:PREFIX_HEX] in found}
     return {i for i in oids if i in found}
 
 

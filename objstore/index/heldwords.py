@@ -10,7 +10,7 @@ a token a ``simple`` format cuts into several terms: all of them), which
 covers the whole indexed body (the stored turn text, escapes removed,
 NFC), stemmed as the index stems it.  Per generation holding a turn asked
 about: one query selecting those turns by ``ref`` and ``seq`` (their
-addresses and ids, :func:`~objstore.index.schema.ids_at`), then one per
+addresses and ids, :func:`~objstore.index.docids.ids_at`), then one per
 word, that selection AND the word's terms (addresses compared).  Queries and
 fields: ``docs/format.md``, "Search index (derived)".
 """
@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 import tantivy
 
 from objstore.index.genmanifest import OpenGeneration
-from objstore.index.schema import ids_at
+from objstore.index.docids import ids_at
 
 __all__ = ["WORDS_PER_QUERY", "held_words"]
 
@@ -76,7 +76,8 @@ def held_words(opened: Sequence[OpenGeneration], turns: Iterable[tuple[str, int,
                 (should, const(term(schema, "text", ts[0]) if len(ts) == 1 else tantivy.Query.boolean_query(
                     [(must, term(schema, "text", t)) for t in ts]), float(1 << k))) for k, (_j, ts) in enumerate(part))])
             found = searcher.search(q, 2 * len(mine) + 2, count=False).hits  # room for a damaged index's twins
-            for (score, _a), oid in zip(found, ids_at(searcher, fmt, [a for _score, a in found])):
+            # (a prefix-id generation's ids: the asked turns' own, whose first 16 bytes it holds)
+            for (score, _a), oid in zip(found, ids_at(searcher, fmt, [a for _score, a in found], known=asked)):
                 if oid in asked:
                     mask = int(score)
                     held.setdefault(oid, []).extend(words[j] for k, (j, _ts) in enumerate(part) if mask >> k & 1)

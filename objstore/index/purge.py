@@ -363,7 +363,8 @@ class SearchIndexPurges:
                 if s in todo:
                     continue
                 everything = sr.search(tantivy.Query.all_query(), max(1, int(sr.num_docs))).hits
-                ids = ids_at(sr, fmt, [addr for _score, addr in everything if addr.segment_ord in segs])
+                ids = ids_at(sr, fmt, [addr for _score, addr in everything if addr.segment_ord in segs],
+                             self._resolve, doomed)
                 del sr, everything
                 keep = [i for i in ids if i not in doomed]
                 docs = [d for d in load(keep) if d.id not in doomed]
@@ -451,7 +452,7 @@ class SearchIndexPurges:
         docs = [d for d in add if d.id not in doomed]
         if len(docs) < commits:  # live documents of this generation, added again one per commit
             hits = sr.search(tantivy.Query.all_query(), commits + len(present) + 8).hits
-            ids = [i for i in ids_at(sr, fmt, [addr for _s, addr in hits]) if i not in doomed]
+            ids = [i for i in ids_at(sr, fmt, [addr for _s, addr in hits], self._resolve, doomed) if i not in doomed]
             docs += [d for d in load(ids[: commits - len(docs)]) if d.id not in doomed]
         if not docs:
             return None

@@ -293,7 +293,7 @@ class SearchIndexReads:
         for i, ks in at.items():
             try:
                 for k, h in zip(ks, hits_at(opened[i].searcher, opened[i].fmt,
-                                            [(found[k][0], found[k][2]) for k in ks])):
+                                            [(found[k][0], found[k][2]) for k in ks], self._resolve)):
                     slots[k] = h
             except BaseException as e:  # damaged stored documents can also panic in tantivy (a BaseException)
                 if not (isinstance(e, ValueError) or is_panic(e)):
@@ -466,17 +466,18 @@ class SearchIndexReads:
         out: dict[int, Hit] = {}
         try:
             for h in hits_at(searcher, sub.fmt(name),
-                             [(0.0, addr) for _score, addr in searcher.search(q, len(want) * 2 + 2, count=False).hits]):
+                             [(0.0, addr) for _score, addr in searcher.search(q, len(want) * 2 + 2, count=False).hits],
+                             self._resolve):
                 out.setdefault(h.seq, h)
         except ValueError as e:
             raise IndexCorruptError(f"search in {sub.dir / name} failed: {e}") from e
         return out
 
-    def turn_ids_of(self, session: str) -> set[str]:
+    def turn_ids_of(self, session: str, known: Iterable[str] = ()) -> set[str]:
         """Ids of every indexed turn document of ``session`` (64 hex; read
         from the session's shard only), whether or not the store can still
         read the objects: what a forget of a damaged session must purge by
-        id.  Raises ``IndexCorruptError``."""
+        id (``known``, stand-ins: ``schema.ids_at``).  Raises ``IndexCorruptError``."""
         cur = self._subs["turn"].open_current()
         if cur is None:
             return set()
@@ -490,7 +491,8 @@ class SearchIndexReads:
             searcher = index.searcher()
             q = tantivy.Query.term_query(index.schema, "ref", session)
             return set(ids_at(searcher, self._subs["turn"].fmt(name),
-                              [addr for _score, addr in searcher.search(q, max(1, searcher.num_docs), count=False).hits]))
+                              [addr for _score, addr in searcher.search(q, max(1, searcher.num_docs), count=False).hits],
+                              self._resolve, known))
         except ValueError as e:
             raise IndexCorruptError(f"search in {self._subs['turn'].dir / name} failed: {e}") from e
 
@@ -671,7 +673,7 @@ class SearchIndexReads:
                     queries.append((schema, q))
             try:
                 addrs = [addr for _score, addr in o.searcher.search(q, n, count=False).hits]
-                for addr, oid in zip(addrs, ids_at(o.searcher, o.fmt, addrs)):
+                for addr, oid in zip(addrs, ids_at(o.searcher, o.fmt, addrs, self._resolve)):
                     doc = o.searcher.doc(addr)
                     if o.only is None or doc.get_first("kind") == o.only:
                         out[oid] = doc.get_first("ref") or ""

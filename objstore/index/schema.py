@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-import struct
 from pathlib import Path
 
 import tantivy
 
-from objstore.core.ids import blake2b, is_full_id
+from objstore.core.ids import is_full_id
 from objstore.core.record import Frozen, set_fields
 from objstore.core.text import confusable_fold, confusable_lines, fold, reads_differently
 from objstore.index.analysis import (
@@ -44,6 +43,22 @@ from objstore.index.analysis import (
     simple_tokens,
     stem_tokens,
 )
+from objstore.index.docids import (
+    FAST_ID_KEY_BYTES,
+    ID_KEY_BYTES,
+    OID_COLUMNS,
+    SHORT_ID_KEY_BYTES,
+    PREFIX_HEX,
+    STAND_IN_TAIL,
+    column_values,
+    delete_object,
+    doc_object_id,
+    id_key,
+    expand,
+    id_query,
+    ids_at,
+    oid_columns,
+)
 from objstore.index.errors import IndexCorruptError
 
 __all__ = [
@@ -53,6 +68,8 @@ __all__ = [
     "FAST_ID_KEY_BYTES",
     "SHORT_ID_KEY_BYTES",
     "OID_COLUMNS",
+    "PREFIX_HEX",
+    "STAND_IN_TAIL",
     "PlainCarriers",
     "id_key",
     "GenFormat",
@@ -65,7 +82,9 @@ __all__ = [
     "hit_from_doc",
     "hits_at",
     "id_query",
+    "expand",
     "ids_at",
+    "oid_columns",
     "read_format",
     "reading_words",
     "new_format",
@@ -78,39 +97,6 @@ KINDS: tuple[str, ...] = ("fact", "turn", "history")
 #: Value of the ``flags`` field of a document whose case-folded body is
 #: PLAIN_MAX_TOKEN_BYTES or more (``plain`` may lack one of its tokens).
 FLAG_LONG = "long"
-#: Bytes of the key a generation with :attr:`GenFormat.id_key_field` indexes in
-#: its ``id`` field for an object id (:func:`id_key`; the whole id is stored
-#: in ``oid``).
-ID_KEY_BYTES = 16
-#: Bytes of that key in a generation with :attr:`GenFormat.fast_oid` (a
-#: 12-byte key takes ~7 B less per document in the term dictionary; two ids
-#: share one with probability 2**-96 per pair, ~2**-57 over a million turns).
-FAST_ID_KEY_BYTES = 12
-#: Bytes of that key in a generation with :attr:`GenFormat.short_key` (the
-#: turns' generations written since session 13): ~3.6 B less per document
-#: than 12 in the term dictionary (the bench corpus: 1,085,992 -> 952,170
-#: bytes of ``id`` terms); two ids share one with probability 2**-80 per
-#: pair, ~2**-41 over a million turns.
-SHORT_ID_KEY_BYTES = 10
-#: The fast fields of a :attr:`GenFormat.fast_oid` generation that hold the
-#: object id: its 32 raw bytes as four big-endian u64, in order.
-OID_COLUMNS = ("oid0", "oid1", "oid2", "oid3")
-_FOUR_U64 = struct.Struct(">4Q")
-
-
-def id_key(oid: str, size: int = ID_KEY_BYTES) -> bytes:
-    """The ``id`` term of object id ``oid`` (64 lowercase hex) in a
-    generation with :attr:`GenFormat.id_key_field`: BLAKE2b with a ``size``-byte digest
-    (RFC 7693, ``hashlib.blake2b(digest_size=size)``; :func:`objstore.core.ids.blake2b`) of its 32 raw bytes;
-    ``size`` is ID_KEY_BYTES (16), FAST_ID_KEY_BYTES (12) in a
-    :attr:`GenFormat.fast_oid` generation, SHORT_ID_KEY_BYTES (10) in a
-    :attr:`GenFormat.short_key` one (a shorter digest is not a cut longer one).
-    A hash rather than a prefix, so that ids that are not digests (tests'
-    ``"0" * 63 + "1"``) differ in their keys as digests do; two ids share a
-    key with probability 2**-(8 * size) per pair."""
-    return blake2b(bytes.fromhex(oid), digest_size=size).digest()
-
-
 # --------------------------------------------------------------------------
 # records
 
@@ -228,23 +214,26 @@ class GenFormat(Frozen):
     matches; ``text`` is then named ``mem_simple_stem_v``; ``col_id``: a
     ``plain_vocab`` generation without the ``id`` field: an object's
     documents are found by the :data:`OID_COLUMNS` alone (:func:`id_query`,
-    :func:`~objstore.index.genfiles.held_ids`); ``text`` is then named ``mem_simple_stem_c``.
+    :func:`~objstore.index.genfiles.held_ids`); ``text`` is then named ``mem_simple_stem_c``;
+    ``prefix_id``: a ``col_id`` generation whose columns hold the id's
+    first 16 bytes only (``oid0``, ``oid1``; no ``oid2``, ``oid3``): a
+    document's whole id comes from the object store (:func:`ids_at`).
     Formats: ``docs/format.md``, "Search index", "Index formats"."""
 
     __slots__ = ("analyzer", "has_seq", "has_plain", "no_escapes", "id_bytes", "positions", "has_pairs",
                  "simple", "id_key_field", "text_norms_only", "fast_time_seq", "plain_stop", "fast_oid",
-                 "short_key", "plain_diff", "plain_vocab", "col_id")
+                 "short_key", "plain_diff", "plain_vocab", "col_id", "prefix_id")
 
     def __init__(self, analyzer: str, has_seq: bool, has_plain: bool = False, no_escapes: bool = False,
                  id_bytes: bool = False, positions: bool = True, has_pairs: bool = False,
                  simple: bool = False, id_key_field: bool = False, text_norms_only: bool = False,
                  fast_time_seq: bool = False, plain_stop: bool = False, fast_oid: bool = False,
                  short_key: bool = False, plain_diff: bool = False, plain_vocab: bool = False,
-                 col_id: bool = False) -> None:
+                 col_id: bool = False, prefix_id: bool = False) -> None:
         set_fields(self, analyzer, has_seq, has_plain, no_escapes, id_bytes, positions, has_pairs, simple,
                    id_key_field, text_norms_only, fast_time_seq, plain_stop, fast_oid, short_key, plain_diff,
                    plain_vocab and plain_diff,   # a format without plain_diff has no vocabulary either
-                   col_id and plain_vocab and plain_diff)
+                   col_id and plain_vocab and plain_diff, prefix_id and col_id and plain_vocab and plain_diff)
 
     @property
     def tokenizer(self) -> str:
@@ -321,7 +310,7 @@ FORMATS = {"stem": GenFormat("stem", True, True, True, True, positions=False, ha
            "words": GenFormat("words", False, False)}
 
 
-def new_format(analyzer: str, kind: str) -> GenFormat:
+def new_format(analyzer: str, kind: str, prefix_id: bool = False) -> GenFormat:
     """The format of new generations of sub-index ``kind`` ("fact", "turn" or
     "history") with ``analyzer`` option: :data:`FORMATS` for the turns
     without the ``pairs`` field (since session 7: a multi-token word is the
@@ -330,9 +319,11 @@ def new_format(analyzer: str, kind: str) -> GenFormat:
     ``texts``), and for the facts without ``plain_stop`` (a few hundred
     documents, where dropping words saves little, and a ``remember`` would
     otherwise build ``mem_plain_s``: ~3-8 ms) nor ``fast_oid`` (which
-    goes with it).  ``KeyError`` for an unknown analyzer."""
+    goes with it); ``prefix_id``: the turns' generations hold the first
+    16 bytes of an id only (:attr:`GenFormat.prefix_id`; for an index
+    that can ask its store for the rest).  ``KeyError`` for an unknown analyzer."""
     fmt = FORMATS[analyzer]
-    return fmt.replace(has_pairs=False) if kind == "turn" else fmt.replace(plain_stop=False, fast_oid=False, short_key=False,
+    return fmt.replace(has_pairs=False, prefix_id=prefix_id) if kind == "turn" else fmt.replace(plain_stop=False, fast_oid=False, short_key=False,
                                                                             plain_diff=False, plain_vocab=False, col_id=False)
 
 
@@ -345,7 +336,7 @@ def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
         if not fmt.col_id:   # (col_id: the columns answer lookups: -21 B per document)
             sb.add_bytes_field("id", stored=False, indexed=True)
         if fmt.fast_oid:  # 32 random bytes: 32 B per document in columns, ~40 in the doc store
-            for name in OID_COLUMNS:
+            for name in oid_columns(fmt):   # (prefix_id: two, 16 B a document)
                 sb.add_unsigned_field(name, stored=False, indexed=False, fast=True)
         else:
             sb.add_bytes_field("oid", stored=True, indexed=False)
@@ -446,7 +437,8 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
     ``mem_plain_s`` and a ``plainall`` of ``mem_plain`` (or such fields
     under another ``text``), or a ``text`` named ``mem_simple_stem_f`` or
     ``mem_simple_stem_t`` without the fast u64 fields :data:`OID_COLUMNS` beside an indexed bytes
-    ``id`` (or such fields under another ``text``)."""
+    ``id`` (or such fields under another ``text``; a ``mem_simple_stem_c``
+    one may lack ``oid2`` and ``oid3`` both: :attr:`GenFormat.prefix_id`)."""
     try:
         if raw is None:
             raw = (gen_dir / "meta.json").read_bytes()
@@ -459,7 +451,9 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
         col_id = fields["text"]["options"]["indexing"]["tokenizer"] == SIMPLE_STEM_COLID_ANALYZER
         if col_id and ("id" in fields or not fast_oid):
             raise ValueError(f"a text of {SIMPLE_STEM_COLID_ANALYZER} goes with {', '.join(OID_COLUMNS)} and no id")
-        if fast_oid and not (all(fields[c]["type"] == "u64" and fields[c]["options"].get("fast") for c in OID_COLUMNS)
+        prefix_id = col_id and OID_COLUMNS[2] not in fields and OID_COLUMNS[3] not in fields
+        cols = OID_COLUMNS[:2] if prefix_id else OID_COLUMNS
+        if fast_oid and not (all(fields[c]["type"] == "u64" and fields[c]["options"].get("fast") for c in cols)
                              and "oid" not in fields
                              and (col_id or fields.get("id", {}).get("type") == "bytes"
                                   and fields["id"]["options"].get("indexed"))):
@@ -503,7 +497,7 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
     return GenFormat(names[tok], "seq" in fields, "plain" in fields and "flags" in fields, "noesc" in fields,
                      col_id or fields.get("id", {}).get("type") == "bytes", positions, "pairs" in fields,
                      tok in simple_names, id_key_field, norms_text_only, fast_time_seq, plain_stop, fast_oid,
-                     tok in fast_names[1:], tok in fast_names[2:], tok in fast_names[3:], col_id)
+                     tok in fast_names[1:], tok in fast_names[2:], tok in fast_names[3:], col_id, prefix_id)
 
 
 def _field_tokenizer(fields: dict, name: str) -> str | None:
@@ -615,10 +609,9 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat, carriers: "PlainCarriers | None"
     when that is PLAIN_MAX_TOKEN_BYTES or more in UTF-8."""
     doc = tantivy.Document()
     if fmt.fast_oid:
-        raw = bytes.fromhex(d.id)
         if not fmt.col_id:
             doc.add_bytes("id", fmt.key(d.id))
-        for name, v in zip(OID_COLUMNS, _FOUR_U64.unpack(raw)):
+        for name, v in column_values(fmt, d.id):
             doc.add_unsigned(name, v)
     elif fmt.id_key_field:
         doc.add_bytes("id", id_key(d.id))
@@ -668,66 +661,6 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat, carriers: "PlainCarriers | None"
     return doc
 
 
-def doc_object_id(doc: "tantivy.Document") -> str:
-    """The object id (64 lowercase hex) of a stored tantivy document, from
-    ``oid`` field (:attr:`GenFormat.id_key_field`) or of either form of the
-    ``id`` field (:attr:`GenFormat.id_bytes`); not for a
-    :attr:`GenFormat.fast_oid` generation's (:func:`ids_at`)."""
-    v = doc.get_first("oid")
-    if v is None:
-        v = doc.get_first("id")
-    return v.hex() if isinstance(v, bytes) else v
-
-
-def delete_object(writer: "tantivy.IndexWriter", schema: "tantivy.Schema", fmt: GenFormat, oid: str) -> None:
-    """Delete (at the writer's next commit) the documents of object ``oid``
-    from a generation of format ``fmt`` with schema ``schema``: by term for
-    a hex ``id``; by a term query for a bytes ``id`` (:meth:`GenFormat.key`;
-    tantivy-py 0.27 does not delete by a bytes term); by :func:`id_query`
-    in a ``col_id`` generation."""
-    if fmt.col_id:
-        writer.delete_documents_by_query(id_query(schema, fmt, oid))
-    elif fmt.id_bytes:
-        writer.delete_documents_by_query(tantivy.Query.term_query(schema, "id", fmt.key(oid)))
-    else:
-        writer.delete_documents_by_term("id", oid)
-
-
-def id_query(schema: "tantivy.Schema", fmt: GenFormat, oid: str) -> "tantivy.Query":
-    """The query of the documents of object ``oid`` (64 lowercase hex) in a
-    generation of format ``fmt`` with schema ``schema``: its ``id`` term
-    (:meth:`GenFormat.key`), or in a ``col_id`` generation ``oid0`` and
-    ``oid1`` equal to the id's first 16 bytes (two one-value range queries,
-    which tantivy answers by scanning the columns: each column read costs
-    ~0.45 ms at 130,000 documents, so two, not four; two ids share 128
-    bits with probability 2**-128 per pair, where the 10-byte ``id`` term
-    they replace shared 80).  Like any search it finds live documents
-    only: whether a deleted copy is left is :func:`~objstore.index.genfiles.held_ids`'s question.
-    Raises ``ValueError`` for a malformed id."""
-    if not fmt.col_id:
-        return tantivy.Query.term_query(schema, "id", fmt.key(oid))
-    return tantivy.Query.boolean_query([
-        (tantivy.Occur.Must, tantivy.Query.range_query(schema, name, tantivy.FieldType.Unsigned, v, v))
-        for name, v in zip(OID_COLUMNS[:2], _FOUR_U64.unpack(bytes.fromhex(oid))[:2])])
-
-
-def ids_at(searcher: "tantivy.Searcher", fmt: GenFormat, addrs: list) -> list[str]:
-    """The object id (64 lowercase hex) of the document at each
-    ``DocAddress`` of ``addrs``, in order, from a searcher of a generation
-    of format ``fmt``: its :data:`OID_COLUMNS` (one ``fast_field_values``
-    call each) in a :attr:`GenFormat.fast_oid` generation, else its stored
-    fields (:func:`doc_object_id`).  Raises ``ValueError`` (tantivy) for a
-    damaged document or column, ``IndexCorruptError`` for a document
-    without a value in a column."""
-    if not fmt.fast_oid:
-        return [doc_object_id(searcher.doc(a)) for a in addrs]
-    cols = [searcher.fast_field_values(name, addrs) for name in OID_COLUMNS]
-    try:
-        return [_FOUR_U64.pack(*parts).hex() for parts in zip(*cols)]
-    except struct.error as e:   # None: a document without its id
-        raise IndexCorruptError(f"a document without its object id in {OID_COLUMNS}: {e}") from e
-
-
 def hit_from_doc(doc: "tantivy.Document", score: float, time: int | None = None, seq: int | None = None,
                  oid: str | None = None) -> Hit:
     """The :class:`Hit` of a stored tantivy document with ``score``;
@@ -747,13 +680,14 @@ def hit_from_doc(doc: "tantivy.Document", score: float, time: int | None = None,
     )
 
 
-def hits_at(searcher: "tantivy.Searcher", fmt: GenFormat, scored: list) -> list[Hit]:
+def hits_at(searcher: "tantivy.Searcher", fmt: GenFormat, scored: list, resolve=None) -> list[Hit]:
     """The :class:`Hit` of each ``(score, DocAddress)`` of ``scored``, in
     order, from a searcher of a generation of format ``fmt``: the stored
     fields, and in a :attr:`GenFormat.fast_time_seq` generation ``time``
     and ``seq`` from their fast fields (one ``fast_field_values`` call
     each, tantivy-py 0.27), in a :attr:`GenFormat.fast_oid` generation the
-    object id from its columns too (:func:`ids_at`).  Raises ``ValueError``
+    object id from its columns too (:func:`ids_at`, with ``resolve``, the
+    index's store resolver, for a ``prefix_id`` one).  Raises ``ValueError``
     (tantivy) for a damaged document, ``IndexCorruptError`` for a document
     without an id."""
     docs = [searcher.doc(addr) for _score, addr in scored]
@@ -764,5 +698,5 @@ def hits_at(searcher: "tantivy.Searcher", fmt: GenFormat, scored: list) -> list[
     times = [t or 0 for t in searcher.fast_field_values("time", addrs)] if fmt.fast_time_seq else none
     seqs = [q or 0 for q in searcher.fast_field_values("seq", addrs)] if fmt.fast_time_seq and fmt.has_seq else (
         [0] * len(addrs) if fmt.fast_time_seq else none)
-    oids = ids_at(searcher, fmt, addrs) if fmt.fast_oid else none
+    oids = ids_at(searcher, fmt, addrs, resolve) if fmt.fast_oid else none
     return [hit_from_doc(d, score, t, q, o) for d, (score, _addr), t, q, o in zip(docs, scored, times, seqs, oids)]

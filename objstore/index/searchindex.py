@@ -67,6 +67,7 @@ from objstore.index.schema import (
     KINDS,
     Hit,
     IndexDoc,
+    new_format,
 )
 from objstore.index.purge import MERGE_LEVEL_DOCS, PAD_KIND, SearchIndexPurges
 from objstore.index.reading import SearchIndexReads
@@ -143,7 +144,8 @@ class SearchIndex(SearchIndexPurges, SearchIndexMerges, SearchIndexReads):
 
     def __init__(self, root: Path, *, lock_timeout: float = 10.0, analyzer: str = "stem",
                  shards: int | None = None,
-                 holds_more: Callable[[str, list[IndexDoc]], bool] | None = None) -> None:
+                 holds_more: Callable[[str, list[IndexDoc]], bool] | None = None,
+                 resolve_ids: Callable[[list[str]], list[str | None]] | None = None) -> None:
         """``root``: the index directory (``<store>/index``), need not exist.
         ``lock_timeout``: seconds a writer waits for the sub-index lock.
         ``analyzer``: format of the generations this instance creates
@@ -161,6 +163,11 @@ class SearchIndex(SearchIndexPurges, SearchIndexMerges, SearchIndexReads):
         create the missing sub-index of ``kind`` (``fact`` or ``turn``); True
         (the store holds facts or sessions ``docs`` lack) marks the index
         partial (:meth:`is_partial`).
+        ``resolve_ids(prefixes)``: the store's expansion of 32-hex id
+        prefixes to whole ids (one per prefix, None when no object or
+        several start with it); given, the turns' new generations hold the
+        first 16 bytes of an id only (:attr:`GenFormat.prefix_id`) and a
+        hit's id is expanded by it (:func:`~objstore.index.schema.ids_at`).
         Raises ``ValueError`` for an unknown analyzer or a shard count
         outside 1..MAX_SHARDS."""
         if analyzer not in ANALYZERS:
@@ -172,6 +179,9 @@ class SearchIndex(SearchIndexPurges, SearchIndexMerges, SearchIndexReads):
         self._shards = shards
         self._holds_more = holds_more
         self._subs = {k: SubIndex(self.root, k, lock_timeout, analyzer) for k in KINDS}
+        self._resolve = resolve_ids
+        if resolve_ids is not None:
+            self._subs["turn"].new_fmt = new_format(analyzer, "turn", prefix_id=True)
         self._count_cache: dict[tuple, int] = {}  # filtered document counts (_counts)
         self._count_files: dict[tuple, object] = {}  # (sub dir, generation) -> its countcache.GenCounts
 

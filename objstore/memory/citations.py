@@ -26,7 +26,7 @@ ids of replaced versions and of what they cited).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
@@ -35,12 +35,27 @@ from objstore.core.store import Store
 from objstore.memory.documents import indexed_versions
 from objstore.memory.facts import list_keys, walk
 
-__all__ = ["CITES_END", "CITES_FILE", "CITES_MAGIC", "FactCites", "chain_entry", "note_chains"]
+__all__ = ["CITES_END", "CITES_FILE", "CITES_MAGIC", "FactCites", "chain_entry", "cite_key", "note_chains"]
 
 #: the memo, relative to the store root
 CITES_FILE = Path("cache") / "fact-cites"
-#: its first line
-CITES_MAGIC = "mem fact-cites 1"
+#: its first line (version 2, session 24: an id cited is kept by its first 16 bytes, :func:`cite_key`)
+CITES_MAGIC = "mem fact-cites 2"
+#: the first line of version 1 (every cited string whole), still read
+CITES_MAGIC_1 = "mem fact-cites 1"
+#: hex digits of a cited 64-hex id the memo keeps
+CITE_HEX = 32
+_HEX = frozenset("0123456789abcdef")
+
+
+def cite_key(s: str) -> str:
+    """How the memo keeps a cited string ``s`` (a ``sources`` entry or an
+    edge target): a 64-hex id (an object id) by its first CITE_HEX (32)
+    digits, anything else whole.  Two ids share 128 bits with probability
+    2**-128 per pair, and sharing them only makes :meth:`FactCites.citing`
+    read a chain it need not: the memo stays a safe prefilter.  -32 B per
+    cited id (the bench corpus: 3,786 ids, 266 KB -> 145 KB)."""
+    return s[:CITE_HEX] if len(s) == 64 and _HEX.issuperset(s) else s
 #: its last line: a file without it was cut short and is read as empty
 CITES_END = "end"
 
@@ -86,21 +101,28 @@ class FactCites:
         except (OSError, UnicodeDecodeError):
             return cls(root, known)
         lines = text.split("\n")
-        if lines[0] != CITES_MAGIC or lines[-2:] != [CITES_END, ""]:   # not ours, or cut short
+        if lines[0] not in (CITES_MAGIC, CITES_MAGIC_1) or lines[-2:] != [CITES_END, ""]:   # not ours, or cut short
             return cls(root, known)
         for line in lines[1:-2]:
             parts = line.split("\t")
             if len(parts) < 2 or len(parts[0]) != 64:
                 return cls(root, {})
-            known[parts[0]] = (tuple(parts[1].split(" ")) if parts[1] else (), tuple(parts[2:]))
+            known[parts[0]] = (tuple(parts[1].split(" ")) if parts[1] else (), tuple(map(cite_key, parts[2:])))
         return cls(root, known)
 
-    def may_cite(self, head: str, wanted: Iterable[str]) -> bool:
-        """False when the memo knows that the chain of ``head`` cites none
-        of ``wanted`` (a set or a dict's keys, for the membership tests);
-        True when it cites one or the memo does not know the head."""
-        got = self.known.get(head)
-        return got is None or not wanted.isdisjoint(got[1])
+    def citing(self, wanted: Iterable[str]) -> Callable[[str], bool]:
+        """The test of a head id against ``wanted`` (ids and keys, read
+        once here): False when the memo knows that the chain of that head
+        cites none of them, True when it may cite one (an id cited by the
+        same first 16 bytes, :func:`cite_key`) or the memo does not know the
+        head."""
+        keys = {cite_key(w) for w in wanted}
+        known = self.known
+
+        def may_cite(head: str) -> bool:
+            got = known.get(head)
+            return got is None or not keys.isdisjoint(got[1])
+        return may_cite
 
     def indexed_ids(self, head: str) -> tuple[str, ...] | None:
         """The ids of the versions of ``head``'s chain that the search index
@@ -116,7 +138,7 @@ class FactCites:
             return
         got = chain_entry(chain)
         if got is not None:
-            self.known[head] = got
+            self.known[head] = (got[0], tuple(map(cite_key, got[1])))
             self._dirty = True
 
     def save(self, heads: Mapping[str, str]) -> None:

@@ -434,9 +434,9 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
             break
         passed, fresh = fresh, {}
         gone = gone_keys if _pass == 0 else set()
-        wanted = passed.keys() | gone
+        may_cite = plan.cites.citing(passed.keys() | gone)
         for key, head in list(heads.items()):
-            if not plan.cites.may_cite(head, wanted):   # its chain cites nothing that changes
+            if not may_cite(head):   # its chain cites nothing that changes
                 continue
             chain = plan_chain(store, plan, head)
             cites = [v for v in chain if not passed.keys().isdisjoint(v.fact.sources)

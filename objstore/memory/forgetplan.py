@@ -437,11 +437,11 @@ def _scan_session_turns(store: Store, plan: ForgetPlan) -> None:
         tvs.sort(key=lambda tv: (tv.turn.seq, tv.turn.timestamp, tv.id))
         # the index may hold turns whose objects are unreadable (in a pack that does not open):
         # they are purged by id with the rest
-        try:
-            indexed = store.index.turn_ids_of(sid)
+        have = {tv.id for tv in tvs} | set(plan.unreadable.get(sid, []))
+        try:   # (have: ids the index may hold by their first 16 bytes only)
+            indexed = store.index.turn_ids_of(sid, have)
         except SearchIndexError:
             indexed = set()     # a broken index is rebuilt from the objects (mem reindex): nothing to purge
-        have = {tv.id for tv in tvs} | set(plan.unreadable.get(sid, []))
         plan.unreadable.setdefault(sid, []).extend(sorted(indexed - have))
     plan.unchecked += [f"pack {Path(idx).name}" for idx, _err in store.packs.broken]
 

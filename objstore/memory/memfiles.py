@@ -31,12 +31,14 @@ action, file, entries before and after).
 from __future__ import annotations
 
 import json
+import re
 
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, MemError, NotFound, Refused
 from objstore.core.record import Record, set_fields
 from objstore.core.refs import validate_key
 from objstore.core.store import Store, now_ms
+from objstore.core.text import LazyPattern
 from objstore.memory import queue
 from objstore.memory.decay import restate
 from objstore.memory.facts import current, remember
@@ -95,6 +97,33 @@ def remove_matching(key: str, text: str, hits) -> str:
         return "\n".join("\n".join(b) for b in blocks if not hits("\n".join(b))).strip()
     kept = [e for e in split_entries(text) if not hits(e)]
     return join_entries(kept) if kept else ""
+
+
+#: a line that would read as a section heading of the session block (``# memory.md …``, :func:`render_files`):
+#: ``#`` (any number, leading blanks) and a memory file's name (test24 T6: a proposal faked a ``# soul.md`` section)
+_HEADING = LazyPattern(r"^([ \t]*)(#+[ \t]*(?:soul|memory|user|archive)\.md\b)", re.I | re.M)
+
+
+def check_new_entry(text: str) -> str:
+    """:func:`check_entry`, and InvalidInput when a line starts with ``#``
+    and a memory file's name (``# soul.md``): in the session block it would
+    read as a section of its own (test24 T6).  For every text an edit
+    writes (not the ``old`` text it names: an entry stored before may hold
+    one; :func:`render_files` escapes it)."""
+    t = check_entry(text)
+    m = _HEADING.search(t)
+    if m:
+        raise InvalidInput(f"an entry cannot have a line starting {m.group(2).strip()!r}: in the session block "
+                           "it would read as a memory file's heading",
+                           hint="write it another way (e.g. without the '#')")
+    return t
+
+
+def escape_headings(text: str) -> str:
+    """``text`` with each line that starts with ``#`` and a memory file's
+    name written ``\\# …``, so that in the session block only
+    :func:`render_files`' own labels read as headings (test24 T6)."""
+    return _HEADING.sub(lambda m: m.group(1) + "\\" + m.group(2), text) if "#" in text else text
 
 
 def check_entry(text: str) -> str:
@@ -182,9 +211,9 @@ def normalize_plan(plan: dict) -> dict:
         raise InvalidInput(f"file must be one of {', '.join(FILES)}")
     out: dict = {"action": action, "file": name}
     if action == "add":
-        out["text"] = check_entry(plan.get("text", ""))
+        out["text"] = check_new_entry(plan.get("text", ""))
     elif action == "replace":
-        out["old"], out["new"] = check_entry(plan.get("old", "")), check_entry(plan.get("new", ""))
+        out["old"], out["new"] = check_entry(plan.get("old", "")), check_new_entry(plan.get("new", ""))
     elif action == "remove":
         out["old"] = check_entry(plan.get("old", ""))
     else:
@@ -197,10 +226,10 @@ def normalize_plan(plan: dict) -> dict:
                 raise InvalidInput(f"each consolidate entry needs \"old\" and an \"op\" of {', '.join(OPS)}")
             item = {"old": check_entry(e.get("old", "")), "op": e["op"]}
             if e["op"] == "rewrite":
-                item["new"] = check_entry(e.get("new", ""))
+                item["new"] = check_new_entry(e.get("new", ""))
             norm.append(item)
         out["entries"] = norm
-        out["add"] = [check_entry(x) for x in plan.get("add") or []]
+        out["add"] = [check_new_entry(x) for x in plan.get("add") or []]
     return out
 
 
@@ -523,7 +552,7 @@ def render_files(store: Store, scopes: list[str], *, sees=None) -> str:
             if len(text) > f.limit:
                 label += f" OVER ITS LIMIT: shown cut; run: mem memory edit {name}"
                 text = text[: f.limit]
-            parts.append(label + "\n" + (text or "(empty)"))
+            parts.append(label + "\n" + (escape_headings(text) or "(empty)"))
     return "\n\n".join(parts)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from objstore.core.atomic import atomic_write
 from objstore.core.cborext import cbor2
 from objstore.core.errors import CorruptObject, UnsupportedVersion
+from objstore.core.idprefix import expand_prefixes
 from objstore.core.store import STORE_FORMAT, Store, now_ms
 
 
@@ -40,12 +41,29 @@ def open_store(root: str | os.PathLike, *, create: bool = False, lock_timeout: f
     def index_factory(store_root: Path):
         from objstore.index.searchindex import SearchIndex  # deferred: imports tantivy (~30 ms)
         return SearchIndex(store_root / "index", holds_more=lambda kind, docs: _holds_more(opened[0], kind, docs),
+                           resolve_ids=lambda prefixes: expand_prefixes(opened[0], prefixes),
                            **({"analyzer": analyzer} if analyzer else {}))
 
     opener = Store.init if create else Store.open
     store = opener(root, lock_timeout=lock_timeout, index_factory=index_factory, recovery=_recover)
     opened.append(store)
+    if _noted(store):   # a forget or a seal was stopped: a seal's plain copy goes before anything reads it
+        from objstore.memory.sealstop import finish_stopped_seals  # deferred: only after a stopped seal
+        finish_stopped_seals(store)
     return store
+
+
+#: ``objstore.core.unfinished.DIRNAME``, named here so that an opening does not import that module
+#: (off the readers' start-up; tests/vault/test_seal_killed.py checks they agree)
+NOTES_DIR = "forget-unfinished"
+
+
+def _noted(store: Store) -> bool:
+    """Whether ``forget-unfinished`` holds a note (one ``listdir``; almost always none)."""
+    try:
+        return any(not n.startswith(".") for n in os.listdir(store.root / NOTES_DIR))
+    except OSError:
+        return False
 
 
 def _holds_more(store: Store, kind: str, docs) -> bool:

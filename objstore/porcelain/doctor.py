@@ -57,10 +57,12 @@ from pathlib import Path
 
 from objstore.capture.cursors import drop_cursor, unusable_cursors
 from objstore.capture.importer import imported_sources
+from objstore.core.errors import MemError
 from objstore.core.gc import stale_temps_note
 from objstore.core.settings import config_problem
 from objstore.core.lock import lock_held, lock_holder
 from objstore.core.store import FACT_COMMIT_WAIT_S, FACT_WRITER, INIT_LOCK
+from objstore.core.sealstate import plain_and_sealed
 from objstore.core.store import Store
 from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
 from objstore.memory.scope import REGISTRY_FILE, registry_damage
@@ -79,7 +81,7 @@ class Finding:
     """One problem (``severity`` ``error``) or warning (``warning``).
 
     Attributes:
-        check: ``store`` (its config cannot be read: ``diagnose_unopened``), ``permissions``, ``forget``,
+        check: ``store`` (its config cannot be read: ``diagnose_unopened``), ``permissions``, ``forget``, ``seal``,
             ``index``, ``config``, ``projects``, ``locks``, ``temps``, ``hooks``, ``cursors``, ``transcripts``,
             ``remotes``, ``derive``.
         message: what is wrong.
@@ -120,10 +122,18 @@ def _permissions(root: Path) -> list[Finding]:
 
 
 def _unfinished(store: Store) -> list[Finding]:
-    """A forget stopped before it wrote all its tombstones (``objstore.core.unfinished``): an error each."""
-    return [Finding("forget", "error", f"{s.describe()} was stopped before it had written all its tombstones: "
-                    "what it removes may still be stored and found, and push, backup and export refuse "
-                    "until it is run again", s.rerun()) for s in store.unfinished.list()]
+    """A forget stopped before it wrote all its tombstones (``objstore.core.unfinished``), and a key
+    both sealed and plain (a seal stopped half-way, ``objstore.core.sealstate``): an error each."""
+    out = [Finding("forget", "error", f"{s.describe()} was stopped before it had written all its tombstones: "
+                   "what it removes may still be stored and found, and push, backup and export refuse "
+                   "until it is run again", s.rerun()) for s in store.unfinished.list()]
+    try:
+        both = plain_and_sealed(store)
+    except MemError:
+        both = []   # a damaged ref: mem fsck names it
+    return out + [Finding("seal", "error", f"{key} is both sealed and plain: a 'mem seal' was stopped before it "
+                          "removed the plaintext, which search, recall and the agent's context still serve",
+                          f"mem seal {key}  (or: mem fsck --repair)") for key in both]
 
 
 def _writer_at_work(store: Store) -> bool:

@@ -41,7 +41,7 @@ from objstore.core.objects import Fact, QueueItem, TYPE_NAMES, Tombstone, Turn
 from objstore.core.record import fields
 from objstore.core.refs import key_scope
 from objstore.core.store import Store, now_ms
-from objstore.core.unfinished import refuse_while_unfinished
+from objstore.core.sealstate import refuse_while_stopped
 from objstore.memory.caller import person_only
 from objstore.memory.facts import current_of, remember, walk
 from objstore.memory.scope import is_memory_file_key
@@ -168,7 +168,7 @@ def export_jsonl(store: Store, out: IO[str], *, scope: str | None = None) -> Exp
 
     Raises ForgetUnfinished (exit 6, nothing written) while a forget is
     unfinished (``objstore.core.unfinished``)."""
-    refuse_while_unfinished(store.unfinished, "export")
+    refuse_while_stopped(store, "export")
     res = ExportResult()
     for rec in iter_export(store, scope=scope, result=res):
         out.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
@@ -433,7 +433,7 @@ def export_markdown(store: Store, out_dir: Path, *, scope: str | None = None) ->
     jsonl export keeps objects exact); sealed keys are listed, never their
     values.  Raises
     ForgetUnfinished (exit 6, nothing written) while a forget is unfinished."""
-    refuse_while_unfinished(store.unfinished, "export")
+    refuse_while_stopped(store, "export")
     res = ExportResult()
     out_dir = Path(out_dir)
     for name, oid in store.refs.iter("facts"):

@@ -41,6 +41,7 @@ from pathlib import Path
 from objstore.core.errors import RefConflict
 from objstore.core.pack import Pack
 from objstore.core.store import Store, now_ms
+from objstore.core.sealstate import refuse_while_stopped
 from objstore.core.unfinished import refuse_while_unfinished
 from objstore.memory.opening import open_store
 from objstore.remote import config as rconfig
@@ -110,7 +111,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
     (``objstore.core.unfinished``): what it removes may still be stored.
     """
     action = "backup" if snapshot else "push"
-    refuse_while_unfinished(store.unfinished, action, journal=False)   # before connecting: nothing is sent
+    refuse_while_stopped(store, action, journal=False)   # before connecting: nothing is sent
     # (a forget the journal names is finished by the lock below: checked again under it)
     res = SyncResult(remote=spec.name)
     r = connect(store, spec, env, create=True)

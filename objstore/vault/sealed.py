@@ -393,8 +393,13 @@ def seal_key(store: Store, key: str, *, previewed: AbstractSet[str] | None = Non
     3. the tombstones step 2 wrote are removed (see
        :func:`_drop_seal_tombstones`).
 
-    After step 1 and before step 2 the key is both plain and sealed with the
-    same metadata; :func:`seal_key` then resumes at step 2.  No passphrase
+    Before step 1 the seal is noted in ``forget-unfinished`` (kind
+    ``what``, command ``seal``; ``objstore.core.unfinished``), fsynced; step 2
+    deletes the note.  Stopped after step 1 and before step 2 the key is
+    both plain and sealed with the same metadata: the next opening of the
+    store finishes step 2 (``objstore.memory.sealstop``) before anything
+    reads it, and :func:`seal_key` run again resumes at step 2; until
+    then fsck and doctor name it and push, backup and export refuse.  No passphrase
     is needed.  Versions emptied by an earlier forget are not sealed: below
     the newest kept version they leave a gap (:func:`unseal_key` fills it);
     above it the newest keeps its place as a forgotten stub
@@ -425,6 +430,7 @@ def seal_key(store: Store, key: str, *, previewed: AbstractSet[str] | None = Non
                 raise NotFound(f"no key {key}", hint="list keys with: mem keys")
             if store.refs.read(fact_ref(key)) is not None:  # only emptied versions remain
                 forget.forget_key(store, key, reason="seal", tombstones=False)
+            store.unfinished.done("what", key)     # a seal stopped after its plain copy went
             _drop_seal_tombstones(store, key)
             res.already = True
             return res
@@ -437,6 +443,10 @@ def seal_key(store: Store, key: str, *, previewed: AbstractSet[str] | None = Non
             res.sealed = [(s.id, s.sealed.version) for s in reversed(chain)]
             res.forgotten = next((s.sealed.version for s in chain if forgotten_stub_time(s.sealed) is not None), None)
         else:
+            # noted durably before the sealed ref moves (test24 T1: killed between that and the forget's
+            # own note, the key was both, every reader but get served the plaintext and fsck said ok):
+            # the next opening of the store finishes it (objstore.memory.sealstop), fsck and doctor name it
+            store.unfinished.mark("what", key, now_ms(), "seal")
             parent = None
             for v in oldest_first:
                 f = v.fact

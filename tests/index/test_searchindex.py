@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from objstore.core.ids import is_full_id
-from objstore.index.schema import FORMATS, new_format, read_format
+from objstore.index.schema import FORMATS, new_format, oid_columns, read_format
 from objstore.index.searchindex import (
     Hit,
     IndexBusyError,
@@ -92,13 +92,15 @@ def physical_ids(gen: Path) -> set[str]:
     from its ``oid0``..``oid3`` columns at every doc id below each
     segment's ``max_doc`` (a ``fast_oid`` generation: the ids are stored
     nowhere else, and as column values minus the column's minimum, so no
-    byte scan finds them); a forget's padding documents have none."""
+    byte scan finds them); a forget's padding documents have none.  A
+    ``prefix_id`` generation (session 24) holds 16 bytes of an id: its
+    ids are given as 32-hex prefixes."""
     assert read_format(gen).fast_oid
     sr = tantivy.Index.open(str(gen)).searcher()
     segs = json.loads((gen / "meta.json").read_text())["segments"]
     assert int(sr.num_segments) == len(segs)   # segment_ord is the order of meta.json
     addrs = [tantivy.DocAddress(o, d) for o, seg in enumerate(segs) for d in range(seg["max_doc"])]
-    cols = [sr.fast_field_values(c, addrs) for c in ("oid0", "oid1", "oid2", "oid3")]
+    cols = [sr.fast_field_values(c, addrs) for c in oid_columns(read_format(gen))]
     return {b"".join(v.to_bytes(8, "big") for v in parts).hex() for parts in zip(*cols) if None not in parts}
 
 

@@ -72,7 +72,7 @@ def test_a_warm_memo_reads_only_the_chains_that_can_match_or_cite(store, monkeyp
     assert facts.current(store, "project/p/finding").fact.sources == (f"forgotten:{new[1].id}",)
     # the memo names no replaced version and no forgotten turn
     gone = [tids[1], tids[2]]
-    assert scan_store(store.root / "cache", [i.encode() for i in gone]) == []
+    assert scan_store(store.root / "cache", [i[:32].encode() for i in gone]) == []   # what the memo keeps
 
 
 def test_a_version_missing_from_the_index_is_still_matched(store, monkeypatch):
@@ -95,7 +95,7 @@ def test_an_unknown_or_damaged_memo_is_read_whole_and_rebuilt(store, monkeypatch
     refresh(store)
     path = store.root / CITES_FILE
     text = path.read_text()
-    assert text.startswith("mem fact-cites 1\n") and text.endswith("\nend\n")
+    assert text.startswith("mem fact-cites 2\n") and text.endswith("\nend\n")
     path.write_text(text[: len(text) // 2])         # cut short: read as empty
     assert FactCites.load(store).known == {}
     reads = _reads(monkeypatch)
@@ -114,4 +114,34 @@ def test_a_fact_citing_a_forgotten_session_is_found_with_a_warm_memo(store):
     refresh(store)
     forget(store, session="s-gone")
     assert facts.current(store, "project/p/sum").fact.edges == ()
-    assert scan_store(store.root / "cache", [t.encode() for t in tids]) == []
+    assert scan_store(store.root / "cache", [t[:32].encode() for t in tids]) == []
+
+
+def test_the_memo_keeps_a_cited_id_by_its_first_16_bytes_and_reads_version_1(store, monkeypatch):
+    """Session 24: a cited id is kept by its first 32 hex digits (-32 B each);
+    a version-1 memo (every id whole) still prefilters the chains."""
+    _keys(store, 6)
+    tids = _session(store, "s-v1", ["one", "the quarrelsome tern", "three"])
+    facts.remember(store, "project/p/sum", "summary of s-v1", sources=(tids[1],),
+                   edges=[("rollup_of", t) for t in tids])
+    refresh(store)
+    path = store.root / CITES_FILE
+    lines = path.read_text().split("\n")
+    assert lines[0] == "mem fact-cites 2"
+    cited = {f for ln in lines[1:-2] for f in ln.split("\t")[2:]}
+    assert {t[:32] for t in tids} <= cited and not {t for t in tids} & cited
+    head = store.refs.read("facts/project/p/sum")
+    memo = FactCites.load(store)
+    assert memo.citing({tids[2]})(head) and not memo.citing({"0" * 64, "project/p/k01"})(head)
+    # a version-1 file, as sessions 9-23 wrote it: the same prefilter
+    v1 = ["mem fact-cites 1"] + [
+        "\t".join(ln.split("\t")[:2] + [t for t in tids for c in ln.split("\t")[2:] if t[:32] == c])
+        for ln in lines[1:-2]] + ["end", ""]
+    path.write_text("\n".join(v1))
+    assert all(len(f) == 64 for ln in v1[1:-2] for f in ln.split("\t")[2:])
+    memo = FactCites.load(store)
+    assert len(memo.known) == 7
+    assert memo.citing({tids[0]})(head) and not memo.citing({"0" * 64})(head)
+    reads = _reads(monkeypatch)
+    res = forget(store, match="quarrelsome tern")
+    assert "facts/project/p/sum" in res.rewritten and set(reads) == {"project/p/sum"}

@@ -1,0 +1,82 @@
+"""Expanding id prefixes in bulk: the search index keeps the first 16 bytes
+of a turn's id only (``docs/format.md``, "Search index", ``prefix_id``) and
+asks the object store for the rest, a few prefixes per search and a whole
+segment's per forget.  One pass over the packs' indexes
+(:meth:`objstore.core.packfile.Pack.prefix_raw`, a binary search each) and
+one listing per loose fan-out directory, shared by the prefixes of a call.
+Imported by every ``open_store`` (``objstore.memory.opening``): no ``typing``
+(~5 ms of a new process's start-up, which ``mem get`` does not import otherwise).
+"""
+
+from __future__ import annotations
+
+import os
+
+from objstore.core.errors import IntegrityError, NotFound
+from objstore.core.ids import is_full_id
+
+__all__ = ["expand_prefixes"]
+
+
+def expand_prefixes(store: object, prefixes: list[str]) -> list[str | None]:
+    """For each prefix of ``prefixes`` (4-64 lowercase hex; the index's are
+    32), in order, the one object id (64 hex) of ``store`` (a
+    :class:`~objstore.core.store.Store`) starting with it, loose or packed;
+    None when none does.  When several do (only a made-up file does: two
+    digests share 128 bits with probability 2**-128), the one that reads
+    as a sound object (``Store.read_frame`` verifies its bytes against
+    its id) if exactly one does, else None: the caller cannot tell which
+    one it meant.  When a prefix finds nothing, the pack directory is
+    scanned again once (a pack another process wrote since this one listed
+    them) and the prefixes that found nothing are looked up again.  A malformed prefix finds nothing; so
+    does an id in a fan-out directory or pack directory that cannot be
+    listed (the caller's stand-in: a search shows no hit it cannot read).
+    Raises nothing of its own; what ``Store.packs`` raises when the store's
+    packs are first opened."""
+    fans: dict[str, list[str]] = {}
+    loose_root = store.objects.root
+
+    def loose(p: str) -> set[bytes]:
+        names = fans.get(p[:2])
+        if names is None:
+            try:
+                names = fans[p[:2]] = os.listdir(loose_root / p[:2])
+            except OSError:   # none (or unreadable: the ids it holds are then not found here)
+                names = fans[p[:2]] = []
+        tail = p[2:]
+        return {bytes.fromhex(p[:2] + n) for n in names if n.startswith(tail) and is_full_id(p[:2] + n)}
+
+    def lookup(ps: list[str]) -> dict[str, set[bytes]]:
+        packs = store.packs.packs
+        got = {}
+        for p in ps:
+            if len(p) < 4 or len(p) > 64 or not all(c in "0123456789abcdef" for c in p):
+                got[p] = set()
+                continue
+            hits = loose(p)
+            for pack in packs:
+                hits.update(pack.prefix_raw(p))
+            got[p] = hits
+        return got
+
+    found = lookup(list(dict.fromkeys(prefixes)))
+    none = [p for p, h in found.items() if not h]
+    if none:
+        try:
+            store.packs.reload()
+            found.update(lookup(none))
+        except OSError:   # the pack directory cannot be listed now: those stay unfound
+            pass
+    for p, hits in found.items():
+        if len(hits) > 1:
+            found[p] = {h for h in hits if _sound(store, h.hex())}
+    return [next(iter(found[p])).hex() if len(found[p]) == 1 else None for p in prefixes]
+
+
+def _sound(store: object, oid: str) -> bool:
+    """Whether ``store`` reads object ``oid`` whole (its bytes hash to it)."""
+    try:
+        store.read_frame(oid)
+    except (NotFound, IntegrityError):
+        return False
+    return True
