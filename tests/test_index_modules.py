@@ -12,8 +12,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 INDEX = REPO / "objstore" / "index"
 #: lowest first: a module may import only modules before it
-ORDER = ["errors", "readonly", "analysis", "docids", "schema", "query", "procmem", "genfiles", "countcache", "genmanifest", "generations",
-         "genwriter", "genbuild", "snippets", "purge", "segmerge", "gluedcheck", "reading", "stream", "searchindex"]
+ORDER = ["errors", "readonly", "simpletext", "analysis", "docids", "schema", "query", "procmem", "genfiles", "countcache",
+         "genmanifest", "generations", "genwriter", "genbuild", "snippets", "purge", "segmerge", "gluedcheck", "heldwords",
+         "reading", "stream", "searchindex"]
 
 
 def _objstore_imports(path: Path) -> list[ast.ImportFrom]:

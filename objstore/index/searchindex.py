@@ -61,6 +61,7 @@ from objstore.index.generations import (
     shard_index,
 )
 from objstore.index.genfiles import segment_sizes
+from objstore.index.heldwords import held_words
 from objstore.index.query import MAX_QUERY_WORDS
 from objstore.index.schema import (
     KINDS,
@@ -309,6 +310,16 @@ class SearchIndex(SearchIndexPurges, SearchIndexMerges, SearchIndexReads):
     def turn_shard_count(self) -> int:
         """N, the number of shards of the turns sub-index (as :meth:`shard_of`)."""
         return self._turn_n()
+
+    def held_words(self, turns: Iterable[tuple[str, int, str]], words: list[str]) -> dict[str, frozenset[str]]:
+        """``{turn id: the words of ``words`` (tokenize tokens) its indexed
+        text holds}`` for ``turns`` (``(session id, seq, object id)``), from
+        the postings, without reading a turn (:mod:`objstore.index.heldwords`:
+        a turn it cannot answer for is left out).  Raises ``IndexCorruptError``."""
+        try:
+            return held_words(self._open_searchers(("turn",)), turns, words)
+        except ValueError as e:
+            raise IndexCorruptError(f"reading the turns index failed: {e}") from e
 
     # -- writing ---------------------------------------------------------
     def add(self, docs: Iterable[IndexDoc], *, delete_ids: Iterable[str] = (),

@@ -36,7 +36,9 @@ Cue-triggered injection (:func:`inject_for_prompt`), precision first
        needs ``evidence ≥ fact_threshold``; with fewer, one of them must be
        a rare word of the value (nidf ≥ ``rare_nidf``, from the prompt).  A
        turn needs ``turn_min_terms`` terms, ``turn_threshold`` and must
-       cover ``turn_coverage`` of the prompt's cue weight.
+       cover ``turn_coverage`` of the prompt's cue weight; the terms a turn
+       contains are read from the index's postings of its whole text
+       (``SearchIndex.held_words``), and only a turn to be shown is read.
     4. **Limits**: at most ``max_facts`` facts and ``max_turns`` turn
        passages, best evidence first, within ``budget_tokens`` (default
        600, ``context.prompt_budget``); a candidate
@@ -346,6 +348,20 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
     return inj
 
 
+def _shown_turn(store: Store, oid: str, c: Candidate) -> Turn | None:
+    """The turn ``oid`` of candidate ``c``, or None with ``c.reason`` set:
+    its object is missing, or it was forgotten or holds no text."""
+    try:
+        t = store.get(oid, Turn)
+    except MemError:
+        c.reason = "turn object missing"
+        return None
+    if getattr(t, "forgotten", 0) or not t.text.strip():
+        c.reason = "forgotten"
+        return None
+    return t
+
+
 def _only_session_pending(store: Store, session_id: str) -> bool:
     """Whether the index journal holds nothing but turns of ``session_id``
     (or nothing at all)."""
@@ -430,27 +446,26 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     prompt_terms = [st for _w, st in sources["prompt"][0]]
     if config.turns and config.max_turns > 0 and prompt_terms:
         total_w = sum(weight[t] * nidf[t] for t in prompt_terms) or 1.0
-        for h in idx.search(" ".join(w for w, _st in sources["prompt"][0]), limit=config.candidates,
-                            kinds=("turn",),
-                            projects=list(projects) or None, exclude_refs=[session_id],
-                            roles=config.turn_roles, stopwords=False):
+        turn_hits = idx.search(" ".join(w for w, _st in sources["prompt"][0]), limit=config.candidates,
+                               kinds=("turn",), projects=list(projects) or None, exclude_refs=[session_id],
+                               roles=config.turn_roles, stopwords=False)
+        # the prompt's words each candidate holds, from the index: a turn is read only to be shown
+        held = idx.held_words([(h.ref, h.seq, h.id) for h in turn_hits], [word_of[x] for x in prompt_terms])
+        for h in turn_hits:
             c = Candidate("turn", h.id, h.ref, bm25=h.score)
             cands.append(c)
             rank = namespace_rank(namespace, h.ref)
             if rank is None or (namespace and h.ref == namespace):
                 c.reason = "a namespace this session may not read" if rank is None else "this sub-agent's own turn"
                 continue
-            try:
-                t = store.get(h.id, Turn)
-            except MemError:
-                c.reason = "turn object missing"
-                continue
-            if getattr(t, "forgotten", 0) or not t.text.strip():
-                c.reason = "forgotten"
-                continue
-            turn_text[h.id] = (t.text, t.timestamp)
-            terms = set(index_terms(t.text[:20_000]))
-            matched = [x for x in prompt_terms if x in terms]
+            t = None
+            if (got := held.get(h.id)) is not None:
+                matched = [x for x in prompt_terms if word_of[x] in got]
+            else:
+                if (t := _shown_turn(store, h.id, c)) is None:
+                    continue
+                terms = set(index_terms(t.text[:20_000]))
+                matched = [x for x in prompt_terms if x in terms]
             c.matched = [word_of[x] for x in matched]
             c.evidence = sum(weight[x] * nidf[x] for x in matched) * namespace_weight(rank)
             cover = sum(weight[x] * nidf[x] for x in matched) / total_w
@@ -460,7 +475,10 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
                 c.reason = f"evidence {c.evidence:.2f} below the turn threshold {config.turn_threshold}"
             elif cover < config.turn_coverage:
                 c.reason = f"covers {cover:.0%} of the prompt's cues, under {config.turn_coverage:.0%}"
+            elif t is None and (t := _shown_turn(store, h.id, c)) is None:
+                continue
             else:
+                turn_text[h.id] = (t.text, t.timestamp)
                 from objstore.index.searchindex import make_snippet  # deferred: tantivy
                 when = time.strftime("%Y-%m-%d", time.gmtime(t.timestamp / 1000)) if t.timestamp else "?"
                 if hide is False:   # the forgotten --match texts, read at the first passage shown

@@ -262,22 +262,32 @@ def _with_coverage(store: Store, hits: list, score: list[float], idf: dict[str, 
     with ``scope_idf``) that the turn's text holds.  BM25 lets one rare
     word repeated in a short turn outrank a turn holding most of the
     question's words; the coverage factor is the coordination factor of
-    Lucene's classic similarity, weighted by IDF."""
+    Lucene's classic similarity, weighted by IDF.  What a turn holds is
+    read from the index's postings (``SearchIndex.held_words``: its whole
+    indexed text), not from the turn, which is read only when the index
+    cannot say (docs/benchmarks.md, session 24, lat24)."""
     from objstore.index.searchindex import index_terms  # deferred: tantivy
     weight: dict[str, float] = {}
+    stem: dict[str, str] = {}  # query word -> its term
     for w, v in idf.items():
         t = index_terms(w)
         if len(t) == 1:
             weight[t[0]] = max(weight.get(t[0], 0.0), v)
+            stem[w] = t[0]
     total = sum(weight.values())
     if not total or len(weight) < 2:
         return  # one word: every hit holds it
+    held = store.index.held_words([(h.ref, h.seq, h.id) for h in hits if h.kind == "turn"], list(stem))
     for i, h in enumerate(hits):
         if h.kind == "turn":
-            t = _turn(store, h.id, turns)
-            if t is not None:
+            got = held.get(h.id)
+            if got is not None:
+                have = {stem[w] for w in got}
+            elif (t := _turn(store, h.id, turns)) is not None:
                 have = text_terms(t.text, terms) & weight.keys()
-                score[i] = score[i] * (sum(weight[x] for x in have) / total) ** opts.coverage
+            else:
+                continue
+            score[i] = score[i] * (sum(weight[x] for x in have) / total) ** opts.coverage
 
 
 class _Lower:
