@@ -143,7 +143,8 @@ def _show_run(res, as_json, quiet=False):
         return
     for d in () if quiet else res.decisions:
         what = {"write": "admit", "invalid": "reject", "tombstoned": "skip (forgotten)",
-                "no-evidence": "reject (no evidence)", "suspicious": "queue (suspicious)",
+                "no-evidence": "reject (no evidence)", "negated": "reject (turns say otherwise)",
+                "suspicious": "queue (suspicious)",
                 "key-conflict": f"queue (replaces {d.replaces})", "change-user-stated": "queue (you stated otherwise)"}
         shown = derive_decision_json(d)["value"]   # credentials masked, as in --json
         click.echo(safe(f"{what.get(d.rule, d.rule):<28} {d.key} = {' '.join(shown.split())[:80]}"))

@@ -30,8 +30,11 @@ kind, a memory file's key (only the person writes those:
 ``tombstones.forgotten_in``: a value forgotten or rejected under this key,
 forgotten under another, or holding a forgotten text; or a key forgotten
 whole that holds no current value); ``no-evidence``
-(a content word of the value is in none of the cited turns: the
-deterministic evidence check); ``suspicious`` (reads like an instruction:
+(the value has no content word, or one is in none of the cited turns,
+compared as the index compares words: the deterministic evidence check,
+:mod:`objstore.derive.evidence`); ``negated`` (the cited turns' closest
+clause has the other polarity: "does not use" against "does use";
+rejected); ``suspicious`` (reads like an instruction:
 queued); ``key-conflict`` (``replaces`` names another key: queued);
 ``change-user-stated`` (it would change a ``user_stated`` value: queued);
 otherwise ``write`` (trust ``derived``, the cited turns as sources; the
@@ -57,6 +60,7 @@ from objstore.core.errors import IntegrityError, InvalidInput, MemError, Refused
 from objstore.core.objects import KINDS, interactive_entrypoint, normalize_value
 from objstore.core.refs import validate_key
 from objstore.core.store import Store, now_ms
+from objstore.derive.evidence import contradicted, unevidenced
 from objstore.derive.providers import Provider, ProviderError, check_ready, complete
 from objstore.memory import queue, tombstones
 from objstore.memory.facts import current, list_keys, remember
@@ -73,10 +77,6 @@ MAX_KEYS = 200
 STATE = "cache/derive-state.json"
 REPORTS = "cache/derive-reports"
 SOURCES = ("interactive", "all")
-_WORD = re.compile(r"\w+", re.UNICODE)
-STOPWORDS = frozenset("""a an and are as at be been but by can could did do does for from had has have he her his
-i if in into is it its me my no not of on or our she so that the their them then there these they this to
-too us was we were what when where which who will with would you your""".split())
 
 
 @dataclass
@@ -305,11 +305,6 @@ def parse_answer(text: str) -> dict:
     return obj
 
 
-def content_words(text: str) -> set[str]:
-    """The words of a text that must be evidenced (normalized, stopwords out)."""
-    return {w for w in _WORD.findall(normalize_value(text)) if w not in STOPWORDS}
-
-
 def decide(store: Store, prop: dict, ex: Excerpt) -> Decision:
     """Apply the rules (module doc) to one proposal of excerpt ``ex``."""
     from objstore.core.redact import redact_named, remove_credentials  # deferred: the rules compile at import
@@ -342,10 +337,14 @@ def decide(store: Store, prop: dict, ex: Excerpt) -> Decision:
     if why:
         d.rule, d.detail = "tombstoned", why
         return d
-    evidence = content_words(" ".join(by_n[n][1] for n in cited if n in by_n))
-    missing = content_words(value) - evidence
-    if not ids or missing:
-        d.rule, d.detail = "no-evidence", f"{len(missing)} word(s) in none of the cited turns"
+    texts = [by_n[n][1] for n in cited if n in by_n]
+    why = "no cited turn" if not ids else unevidenced(value, texts)
+    if why:
+        d.rule, d.detail = "no-evidence", why
+        return d
+    why = contradicted(value, texts)
+    if why:
+        d.rule, d.detail = "negated", why
         return d
     if looks_like_instruction(value):
         d.rule = "suspicious"

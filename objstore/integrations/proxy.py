@@ -32,8 +32,9 @@ Per request (:func:`prepare`):
 4. **Capture** through the one turn writer (redaction, exclusions,
    tombstones): the messages not captured yet (user text, tool results,
    assistant text) are handed to the writer before forwarding, the
-   assistant's answer when the response ends (:func:`response_turns`,
-   :func:`capture_turns`).  A prompt starting with the ignore marker
+   assistant's answer when the response ends, if it is complete (a stream
+   that reached ``message_stop``; a compressed body decoded:
+   :func:`response_turns`, :func:`capture_turns`).  A prompt starting with the ignore marker
    (``#nomem``) and everything up to the next prompt (tool results, the
    answers, the response to it) are never handed over, and nothing is
    recalled or remembered for it (:func:`nomem_stretch`).  A turn's source is
@@ -590,7 +591,15 @@ def capture_turns(store: Store, turns: list) -> int:
 def assistant_text_from_sse(data: bytes) -> str:
     """The text an SSE Messages stream produced (``text_delta`` events;
     thinking and tool input skipped)."""
-    parts = []
+    return _sse_answer(data)[0]
+
+
+def _sse_answer(data: bytes) -> tuple[str, str]:
+    """``(text, end)`` of an SSE Messages stream: its ``text_delta`` text and
+    how it ended: ``"message_stop"``, ``"error <type>"`` (an ``error`` event,
+    e.g. ``overloaded_error`` mid-stream) or ``""`` (it closed before
+    ``message_stop``)."""
+    parts, end = [], ""
     for line in data.decode("utf-8", "replace").splitlines():
         if not line.startswith("data:"):
             continue
@@ -598,11 +607,54 @@ def assistant_text_from_sse(data: bytes) -> str:
             ev = json.loads(line[5:].strip())
         except ValueError:
             continue
-        if isinstance(ev, dict) and ev.get("type") == "content_block_delta":
+        if not isinstance(ev, dict):
+            continue
+        if ev.get("type") == "content_block_delta":
             d = ev.get("delta") or {}
             if d.get("type") == "text_delta" and isinstance(d.get("text"), str):
                 parts.append(d["text"])
-    return "".join(parts)
+        elif ev.get("type") == "message_stop":
+            end = "message_stop"
+        elif ev.get("type") == "error":
+            err = ev.get("error")
+            kind = err.get("type") if isinstance(err, dict) else None
+            end = f"error {kind if isinstance(kind, str) and kind.isidentifier() else 'unknown'}"
+    return "".join(parts), end
+
+
+#: the most bytes a compressed answer is decoded to for capture (the client gets the bytes as they came)
+MAX_DECODED = 64 * 1024 * 1024
+
+
+def decode_body(data: bytes, encoding: str) -> bytes | None:
+    """``data`` decoded from its HTTP ``Content-Encoding`` (RFC 9110 8.4:
+    ``identity``, ``gzip``/``x-gzip``, ``deflate`` (zlib, or raw deflate as
+    some servers send it), a comma-separated list applied in order); None
+    for another coding (``br``, ``zstd``), a damaged body or one that would
+    decode to over :data:`MAX_DECODED` bytes.  Never raises."""
+    import zlib
+    for coding in reversed([c.strip().lower() for c in encoding.split(",") if c.strip()]):
+        if coding == "identity":
+            continue
+        if coding in ("gzip", "x-gzip"):
+            tries = (16 + zlib.MAX_WBITS,)
+        elif coding == "deflate":
+            tries = (zlib.MAX_WBITS, -zlib.MAX_WBITS)
+        else:
+            return None
+        for wbits in tries:
+            try:
+                d = zlib.decompressobj(wbits)
+                out = d.decompress(data, MAX_DECODED)
+                if d.unconsumed_tail:
+                    return None
+                data = out + d.flush()
+                break
+            except zlib.error:
+                continue
+        else:
+            return None
+    return data
 
 
 def assistant_text_from_json(data: bytes) -> str:
@@ -616,13 +668,33 @@ def assistant_text_from_json(data: bytes) -> str:
     return "\n".join(t for _p, t in _text_of(r.get("content")))
 
 
-def response_turns(prep: Prepared, data: bytes, *, streamed: bool) -> list:
+def response_turns(prep: Prepared, data: bytes, *, streamed: bool, encoding: str = "") -> list:
     """The assistant's answer to a prepared request as turns to capture (the
     answer is message ``prep.n_messages`` of the conversation); [] when it
-    holds no text."""
+    holds no text.  ``data``: the response body as the upstream sent it,
+    ``encoding`` its ``Content-Encoding`` (decoded for capture:
+    :func:`decode_body`).  A stream is an answer only once it reached
+    ``message_stop``: one that ended in an ``error`` event or closed before
+    is not captured (the client retries it, and Claude Code's own transcript
+    does not keep it either).  Why an answer with text was not captured is
+    put in ``prep.trace["answer"]`` (no text of it)."""
     if prep.conv is None or not prep.unmarked:
         return []           # the answer to a #nomem prompt is not captured either
-    text = assistant_text_from_sse(data) if streamed else assistant_text_from_json(data)
+    decoded = decode_body(data, encoding) if encoding else data
+    if decoded is None:
+        coding = encoding.strip().lower()
+        shown = coding if re.fullmatch(r"[a-z0-9, -]{1,40}", coding) else "(not a coding name)"
+        prep.trace["answer"] = f"not captured: content-encoding {shown} not decoded"
+        return []
+    if streamed:
+        text, end = _sse_answer(decoded)
+        if end != "message_stop":
+            if text.strip():
+                prep.trace["answer"] = "not captured: the stream " + (
+                    f"ended in an error event ({end[6:]})" if end else "closed before message_stop")
+            return []
+    else:
+        text = assistant_text_from_json(decoded)
     text = _MEM_CONTEXT.sub("", text).strip()
     if not text:
         return []

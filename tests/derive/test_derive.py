@@ -293,3 +293,45 @@ def test_the_report_never_shows_a_proposed_credential(rig, invoke):
     assert "project/acme-api/token" in out and ghp not in out, out
     r = invoke("derive", "--json").json
     assert ghp not in str(r["decisions"]), r["decisions"]
+
+
+# ---------------------------------------------------------------- the evidence check (session 24, T3)
+EVIDENCE_SCRIPT = {
+    "REDIS-NO": {"facts": [
+        {"key": "project/acme-api/cache", "kind": "project", "value": "The service does use redis for caching",
+         "turns": [1, 2]},
+        {"key": "project/acme-api/cache2", "kind": "project", "value": "The service doesn't use redis for caching",
+         "turns": [2]},
+        {"key": "project/acme-api/empty1", "kind": "project", "value": "It is not.", "turns": [2]},
+        {"key": "project/acme-api/empty2", "kind": "project", "value": "🔥🔥 !!! ???", "turns": [2]}]},
+    "REDIS-YES": {"facts": [
+        {"key": "project/acme-api/queue", "kind": "project", "value": "The workers use RabbitMQ queues",
+         "turns": [1]},
+        {"key": "project/acme-api/queue2", "kind": "project", "value": "The workers never use RabbitMQ queues",
+         "turns": [1]}]},
+}
+
+
+def test_evidence_rejects_inversions_and_wordless_values_and_accepts_inflections(invoke, tmp_path, monkeypatch):
+    projects = tmp_path / "claude" / "projects" / "-home-dev-acme-api"
+    transcript(projects / "no.jsonl", "no", [
+        ("user", "REDIS-NO: do we use redis for caching here?"),
+        ("assistant", "No, the service does not use redis for caching; postgres on port 5432 handles it.")])
+    transcript(projects / "yes.jsonl", "yes", [("user", "REDIS-YES: the worker uses a RabbitMQ queue now")])
+    invoke("import", "claude-code", str(tmp_path / "claude" / "projects"))
+    model = Model(EVIDENCE_SCRIPT)
+    monkeypatch.setenv("OPENAI_BASE_URL", model.url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-derive")
+    try:
+        r = invoke("derive", "--sources", "all", "--apply", "--json").json
+    finally:
+        model.close()
+    got = {d["key"]: (d["rule"], d["detail"]) for d in r["decisions"]}
+    assert got["project/acme-api/cache"][0] == "negated"          # "does use" citing "does not use"
+    assert got["project/acme-api/cache2"][0] == "write"           # the faithful negative ("doesn't" reads as not)
+    assert got["project/acme-api/empty1"] == ("no-evidence", "the value has no content word")
+    assert got["project/acme-api/empty2"] == ("no-evidence", "the value has no content word")
+    assert got["project/acme-api/queue"][0] == "write"            # "use ... queues" evidenced by "uses ... queue"
+    assert got["project/acme-api/queue2"][0] == "negated"
+    assert invoke("get", "project/acme-api/cache", exit_code=None).exit_code != 0   # the inversion is not filed
+    assert "doesn't use redis" in invoke("get", "project/acme-api/cache2").stdout

@@ -20,6 +20,7 @@ def test_labelled_set_gives_the_documented_precision(tmp_path):
     r = measure(transcripts, LABELS, tmp_path)
     assert r["failed"] == {} and r["placed"] == r["proposals"] == r["decided"] == 48  # each proposal decided once
     assert (r["right"], r["wrong"]) == (28, 20)
-    assert (r["admitted"], r["admitted_right"]) == (30, 19)                     # precision 0.633
-    assert (r["evidence_rejected_wrong"], r["evidence_rejected_right"]) == (9, 8)
+    assert (r["admitted"], r["admitted_right"]) == (31, 20)                     # precision 0.645
+    assert (r["evidence_rejected_wrong"], r["evidence_rejected_right"]) == (7, 7)
+    assert r["by_rule"]["negated"] == {"right": 0, "wrong": 2}                  # session 24: polarity
     assert r["by_rule"]["invalid"] == {"right": 1, "wrong": 0}

@@ -127,10 +127,13 @@ class Upstream:
                    {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}}]
             evs += [{"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": w + " "}}
                     for w in answer.split()]
-            evs += [{"type": "content_block_stop", "index": 1},
-                    {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                     "usage": {"output_tokens": 2}},
-                    {"type": "message_stop"}]
+            if mode == "errmid":      # overloaded after some text: Claude Code retries, its transcript keeps nothing
+                evs += [{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}]
+            elif mode != "nostop":    # nostop: the stream closes cleanly before message_stop
+                evs += [{"type": "content_block_stop", "index": 1},
+                        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                         "usage": {"output_tokens": 2}},
+                        {"type": "message_stop"}]
             out = bytearray()
             for i, e in enumerate(evs):
                 chunk = f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode()
@@ -142,9 +145,15 @@ class Upstream:
             self.finished[tag] = time.monotonic()
             await r.write_eof()
             return r
-        return web.json_response({"id": "m1", "type": "message", "role": "assistant", "model": j["model"],
-                                  "content": [{"type": "text", "text": answer}], "stop_reason": "end_turn",
-                                  "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 5}})
+        doc = {"id": "m1", "type": "message", "role": "assistant", "model": j["model"],
+               "content": [{"type": "text", "text": answer}], "stop_reason": "end_turn",
+               "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 5}}
+        if mode in ("gzip", "br"):    # compressed although the proxy asked for identity
+            import gzip
+            packed = gzip.compress(json.dumps(doc).encode()) if mode == "gzip" else b"\x0b\x02\x80answer\x03"
+            self.sent[tag] = packed
+            return web.Response(body=packed, headers={"Content-Type": "application/json", "Content-Encoding": mode})
+        return web.json_response(doc)
 
 
 @pytest.fixture(scope="module")
@@ -457,3 +466,43 @@ def test_a_fact_in_the_pinned_block_is_not_recalled_again(rig):
     body = json.loads(raw_body)
     assert "zsh with starship prompt" in body["system"][-1]["text"]
     assert raw_body.count("zsh with starship prompt") == 1  # the pinned block has it: no recall block repeats it
+
+
+def _trace_of(rig, sid: str) -> dict:
+    lines = [json.loads(x) for x in rig["trace"].read_text().splitlines()] if rig["trace"].exists() else []
+    return next((x for x in reversed(lines) if x.get("session") == sid), {})
+
+
+def test_a_stream_that_never_reached_message_stop_is_not_captured(rig):
+    # test24 T4: an error event after some text, or a clean close before message_stop, is no answer
+    h = {"x-api-key": KEY, "content-type": "application/json", "anthropic-version": "2023-06-01"}
+    for mode, word, why in (("errmid", "partial-answer-gamma", "ended in an error event (overloaded_error)"),
+                            ("nostop", "truncated-answer-beta", "closed before message_stop")):
+        sid = f"{mode}-{uuid.uuid4().hex[:8]}"
+        body = json.dumps({"model": "m", "max_tokens": 5, "stream": True,
+                           "messages": [{"role": "user", "content": f"question for {mode}"}]}).encode()
+        st, _hd, got = raw(rig["url"] + "/v1/messages", "POST", body,
+                           {**h, "x-test-mode": mode, "x-test-answer": word, "x-mem-session": sid})
+        assert st == 200 and word.encode() in got            # the client gets the stream as it came
+        trace = eventually(lambda: _trace_of(rig, sid))
+        assert trace["answer"] == f"not captured: the stream {why}" and trace["captured"] == 1
+        assert [t["role"] for t in eventually(lambda: turns_of(rig, sid))] == ["user"]
+        assert word not in mem(rig, "search", word).stdout
+
+
+def test_a_gzip_answer_is_captured_and_an_unknown_coding_is_named(rig):
+    # test24 T5: the upstream compresses although asked for identity
+    h = {"x-api-key": KEY, "content-type": "application/json", "anthropic-version": "2023-06-01"}
+    sid = f"gzip-{uuid.uuid4().hex[:8]}"
+    body = json.dumps({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "zip it"}]}).encode()
+    st, hd, got = raw(rig["url"] + "/v1/messages", "POST", body,
+                      {**h, "x-test-mode": "gzip", "x-test-answer": "gzip-answer-eta", "x-test-tag": sid,
+                       "x-mem-session": sid})
+    assert st == 200 and got == rig["up"].sent[sid] and hd.get("Content-Encoding") == "gzip"   # bytes unchanged
+    turns = eventually(lambda: len(turns_of(rig, sid)) == 2 and turns_of(rig, sid))
+    assert turns[1]["role"] == "assistant" and "gzip-answer-eta" in json.dumps(turns[1])
+    sid = f"br-{uuid.uuid4().hex[:8]}"
+    st, _hd, got = raw(rig["url"] + "/v1/messages", "POST", body,
+                       {**h, "x-test-mode": "br", "x-test-tag": sid, "x-mem-session": sid})
+    assert st == 200 and got == rig["up"].sent[sid]
+    assert eventually(lambda: _trace_of(rig, sid))["answer"] == "not captured: content-encoding br not decoded"
