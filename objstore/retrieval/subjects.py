@@ -50,6 +50,7 @@ one regular-expression pass over the first ``limit`` characters.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable
 from typing import NamedTuple
 
@@ -58,8 +59,9 @@ from objstore.core.text import LazyPattern
 #: a token as ``timeline.values_of`` reads values (8080, 3.12, v2, fly.io) and words
 _TOKEN_RE = LazyPattern(r"(?<![\w.])[\w][\w.+-]*(?<![.+-])")
 #: what ends a sentence or clause for the subject's search
-_HARD_BREAK_RE = LazyPattern(r"[.!?](?:\s|\Z)|[\n;()\[\]]")
 _NUMBER_RE = LazyPattern(r"\d+(?:\.\d+)*")
+#: the text up to the last sentence break (a greedy match, backtracked in C)
+_LAST_BREAK_RE = LazyPattern(r"(?s:.*)(?:[.!?]\s|[\n;()\[\]])")
 
 COPULAS = frozenset("is are was were be been being am".split())
 
@@ -84,6 +86,8 @@ new old current currently actual real default main's also still same whole
 """.split())
 
 _FRONT_PREPS = frozenset(("for", "in", "on"))
+#: characters read back from a value for its sentence
+_REACH = 400
 _LIST_JOINS = frozenset((",", "and", "but", "while", "whereas"))
 _NOT_VERBS_ED = frozenset("need seed feed speed shed embed breed bleed".split())
 _PRONOUNS = frozenset("i we you they he she".split())
@@ -94,21 +98,29 @@ class Subject(NamedTuple):
     it is stated of (unstemmed, in text order); ``attribute``, the word
     naming what is measured ("port"), or ``""``; ``sure``: read before a
     verb or as its object, not from a sentence without a known verb (where
-    an unknown verb may pass for a word: "we pick 8443")."""
+    an unknown verb may pass for a word: "we pick 8443"); ``stems``: the
+    words stemmed, one for one (:func:`subjects_of` fills them)."""
 
     words: tuple[str, ...]
     attribute: str = ""
     sure: bool = True
+    stems: tuple[str, ...] = ()
+
+
+_WORD_SETS: list[frozenset[str]] = []
 
 
 def _stop() -> frozenset[str]:
-    from objstore.index.analysis import QUERY_STOPWORDS  # deferred: tantivy
-    return QUERY_STOPWORDS
+    if not _WORD_SETS:
+        from objstore.index.analysis import QUERY_STOPWORDS  # deferred: tantivy
+        from objstore.retrieval.timeline import UPDATE_CUES  # (timeline imports this module)
+        _WORD_SETS.extend((QUERY_STOPWORDS, UPDATE_CUES))
+    return _WORD_SETS[0]
 
 
 def _cues() -> frozenset[str]:
-    from objstore.retrieval.timeline import UPDATE_CUES  # (timeline imports this module)
-    return UPDATE_CUES
+    _stop()
+    return _WORD_SETS[1]
 
 
 def _kind(w: str, prev: str, stop: frozenset[str], cues: frozenset[str]) -> str:
@@ -124,9 +136,20 @@ def _kind(w: str, prev: str, stop: frozenset[str], cues: frozenset[str]) -> str:
         return "verb"   # "we pick …", "they chose …"
     if w.endswith("ed") and len(w) >= 4 and w not in _NOT_VERBS_ED:
         return "verb"
-    if any(w.startswith(c) and len(w) <= len(c) + 3 for c in cues if len(c) >= 4):
-        return "verb"   # a change word: moved, switched, migrated, …
+    for n in _cue_lengths(cues):
+        if n <= len(w) <= n + 3 and w[:n] in cues:
+            return "verb"   # a change word: moved, switched, migrated, …
     return "word"
+
+
+_CUE_LENGTHS: list[tuple[int, ...]] = []
+
+
+def _cue_lengths(cues: frozenset[str]) -> tuple[int, ...]:
+    """The lengths of the change words of 4 letters or more (their prefixes are looked up)."""
+    if not _CUE_LENGTHS:
+        _CUE_LENGTHS.append(tuple(sorted({len(c) for c in cues if len(c) >= 4})))
+    return _CUE_LENGTHS[0]
 
 
 def subjects_of(text: str, values: Iterable[str], limit: int = 4000) -> dict[str, Subject]:
@@ -143,16 +166,57 @@ def subjects_of(text: str, values: Iterable[str], limit: int = 4000) -> dict[str
     if not want:
         return {}
     text = text[:limit]
-    toks = [(m.start(), m.end(), m.group(0)) for m in _TOKEN_RE.finditer(text)]
-    norm = [t.lower() if t.isascii() else _normalize(t) for _, _, t in toks]
     out: dict[str, Subject] = {}
     stop, cues = _stop(), _cues()
-    for i, v in enumerate(norm):
-        if v in want and v not in out:
-            out[v] = _subject_at(text, toks, norm, i, stop, cues)
-            if len(out) == len(want):
-                break
+    found: dict[str, int] = {}   # value -> where its first occurrence starts
+    rest = []
+    low = text.lower() if text.isascii() else None   # (same offsets)
+    for v in want:
+        if not v.isascii():
+            rest.append(v)
+        elif low is not None:
+            at = _find(low, v)
+            if at >= 0:
+                found[v] = at
+        elif m := re.search(r"(?<![\w.])" + re.escape(v) + r"(?![\w]|[.+-]\w)", text, re.I):
+            found[v] = m.start()
+    if rest:   # a value that NFC and case folding may change: found among the normalized tokens
+        for m in _TOKEN_RE.finditer(text):
+            t = m.group(0)
+            v = t.lower() if t.isascii() else _normalize(t)
+            if v in rest and v not in found:
+                found[v] = m.start()
+    for v, at in found.items():   # only the sentence before each value is read (a long turn holds many)
+        lo = max(0, at - _REACH)
+        brk = _LAST_BREAK_RE.match(text, lo, at)
+        seg = text[brk.end() if brk else lo:at] + v
+        toks = [(t.start(), t.end(), t.group(0)) for t in _TOKEN_RE.finditer(seg)]
+        if lo and brk is None and toks:   # (a token cut by the window's start is dropped)
+            toks = toks[1:]
+        norm = [t.lower() if t.isascii() else _normalize(t) for _, _, t in toks]
+        if norm and norm[-1] == v:
+            out[v] = _subject_at(seg, toks, norm, stop, cues)
+    words = tuple({w for sub in out.values() for w in sub.words})
+    if words:
+        from objstore.index.analysis import stem_tokens  # deferred: tantivy
+        stem = dict(zip(words, stem_tokens(words)))
+        out = {v: sub._replace(stems=tuple(stem[w] for w in sub.words)) for v, sub in out.items()}
     return out
+
+
+def _find(hay: str, v: str) -> int:
+    """Where ``v`` first occurs in ``hay`` as a whole token (as
+    ``_TOKEN_RE`` cuts them: no word character or dot before it, no word
+    character after it, nor ``.+-`` and a word character), or -1."""
+    i, n, end = hay.find(v), len(hay), len(v)
+    while i >= 0:
+        j = i + end
+        if (i == 0 or not (hay[i - 1].isalnum() or hay[i - 1] in "_.")) and \
+                (j == n or not (hay[j].isalnum() or hay[j] == "_"
+                                or (hay[j] in ".+-" and j + 1 < n and (hay[j + 1].isalnum() or hay[j + 1] == "_")))):
+            return i
+        i = hay.find(v, i + 1)
+    return -1
 
 
 def _normalize(t: str) -> str:
@@ -160,14 +224,14 @@ def _normalize(t: str) -> str:
     return normalize(t)
 
 
-def _subject_at(text: str, toks: list[tuple[int, int, str]], norm: list[str], i: int,
+def _subject_at(text: str, toks: list[tuple[int, int, str]], norm: list[str],
                 stop: frozenset[str], cues: frozenset[str]) -> Subject:
-    """The subject of the value at token ``i``."""
+    """The subject of the value that is the last token of a sentence's
+    start ``text`` (its tokens ``toks``, normalized ``norm``)."""
+    i = len(toks) - 1
     start = i
     while start > 0:  # back to the sentence's start, or to the list item's
         gap = text[toks[start - 1][1]:toks[start][0]]
-        if _HARD_BREAK_RE.search(gap):
-            break
         prev = norm[start - 1]
         if start < i and ("," in gap and _NUMBER_RE.fullmatch(prev)   # "… on 5432, replica on …"
                           or prev in _LIST_JOINS and start >= 2 and _NUMBER_RE.fullmatch(norm[start - 2])):
@@ -228,12 +292,6 @@ def _subject_at(text: str, toks: list[tuple[int, int, str]], norm: list[str], i:
     return Subject(got, attr, last_verb >= 0)
 
 
-def _stems(words: Iterable[str]) -> set[str]:
-    from objstore.index.analysis import stem_tokens  # deferred: tantivy
-    toks = tuple(words)
-    return set(stem_tokens(toks)) if toks else set()
-
-
 def compare(a: Subject | None, b: Subject | None, question: Collection[str] = ()) -> bool | None:
     """Whether the subjects ``a`` (of an earlier value) and ``b`` (of a
     later one) name the same thing, for a question of stems ``question``.
@@ -241,8 +299,8 @@ def compare(a: Subject | None, b: Subject | None, question: Collection[str] = ()
     Returns ``True`` when one's words hold the other's, ``False`` for
     siblings, ``None`` when it cannot be told (either empty or unknown,
     or words that differ without telling the question's subject apart).
-    Words are stemmed; :data:`GENERIC` words and both attributes are left
-    out.  Siblings: ``a`` holds a question word that ``b`` lacks and ``b``
+    Words are compared stemmed (``Subject.stems``); :data:`GENERIC` words
+    and both attributes are left out.  Siblings: ``a`` holds a question word that ``b`` lacks and ``b``
     a word foreign to the question that ``a`` lacks ("postgres primary" /
     "postgres analytics replica" for "which port does the postgres primary
     use"), or the other way round where the two share a word ("postgres
@@ -253,9 +311,9 @@ def compare(a: Subject | None, b: Subject | None, question: Collection[str] = ()
     deploys") are a paraphrase as often as another thing: unknown."""
     if a is None or b is None or not a.words or not b.words:
         return None
-    drop = {a.attribute, b.attribute}
-    sa = _stems(w for w in a.words if w not in GENERIC and w not in drop)
-    sb = _stems(w for w in b.words if w not in GENERIC and w not in drop)
+    drop = (a.attribute, b.attribute)
+    sa = {t for w, t in zip(a.words, a.stems or a.words) if w not in GENERIC and w not in drop}
+    sb = {t for w, t in zip(b.words, b.stems or b.words) if w not in GENERIC and w not in drop}
     if not sa or not sb:
         return None
     da, db = sa - sb, sb - sa

@@ -102,7 +102,7 @@ from collections.abc import Iterable, Sequence
 
 from objstore.core.record import Record, set_fields
 from objstore.core.text import LazyPattern
-from objstore.retrieval.subjects import COPULAS, VERBS, compare, subjects_of
+from objstore.retrieval.subjects import COPULAS, VERBS, Subject, compare, subjects_of
 
 
 #: a token with a digit: 8080, 3.12, v2, 5433/tcp is two
@@ -323,18 +323,40 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
         for t in it.terms:
             tdf[t] = tdf.get(t, 0) + 1
     tw = {t: math.log(1.0 + len(stating) / n) for t, n in tdf.items()}
-    subj: dict[int, dict] = {}
+    subj: dict[tuple[int, str], Subject | None] = {}
 
-    def same(a: int, b: int, pairs: Iterable[tuple[str, str]]) -> bool | None:
+    def subject_of(i: int, v: str) -> Subject | None:
+        got = subj.get((i, v), False)
+        if got is False:
+            got = subj[i, v] = subjects_of(items[i].text, (v,)).get(v)
+        return got
+
+    def same(a: int, b: int, pairs: Iterable[tuple[str, str]], want_true: bool = False) -> bool | None:
         """Rule 3's subjects: True if a pair of values (of ``a``, of ``b``)
-        is stated of one subject, False if every pair is stated of
-        siblings, else None."""
-        for i in (a, b):
-            if i not in subj:
-                subj[i] = subjects_of(items[i].text, items[i].values) if items[i].text else {}
-        verdicts = {compare(subj[a].get(va), subj[b].get(vb), items[a].matched | items[b].matched)
-                    for va, vb in pairs}
-        return True if True in verdicts else False if verdicts == {False} else None
+        is stated of one subject, False if every pair whose subjects are
+        both read is stated of siblings (and one is), else None; unless
+        ``want_true``, the first pair neither of siblings nor unread ends
+        the search.  At most :data:`PAIRS_READ` pairs are read; a tool's
+        output is not read (None)."""
+        if not items[a].text or not items[b].text or items[a].role == "tool":
+            return None
+        question = items[a].matched | items[b].matched
+        sibling = undecided = False
+        n = 0
+        for va, vb in pairs:
+            if items[a].values[va] == "initial" or items[b].values[vb] == "initial":
+                continue   # a sentence's first word ("Done", "Still"): no subject to read
+            n += 1
+            if n > PAIRS_READ:
+                break
+            sa, sb = subject_of(a, va), subject_of(b, vb)
+            if not (sa and sa.words and sb and sb.words):
+                continue   # a subject not read ("we moved it to 5433"): this pair tells nothing
+            got = compare(sa, sb, question)
+            if got or (got is None and not want_true):
+                return got
+            sibling, undecided = sibling or got is False, undecided or got is None
+        return False if sibling and not undecided else None
 
     out: list[list[int]] = [[] for _ in items]
     ahead: list[list[int]] = [[] for _ in items]
@@ -351,17 +373,17 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
             weak = not old_of_fact and B.relevance < share * A.relevance
             if weak and B.kind != "fact":
                 continue  # (a fact whose older version held A's value needs no share: rule 4; nor one of rule 6)
-            pairs = [(va, vb) for vb, tb in B.values.items() if vb not in A.values
-                     for va, ta in A.values.items() if ta in _SUPERSEDES[tb] and first[vb] > new[a][ta]]
-            if not pairs and not old_of_fact:
-                if B.kind == "fact" and _answers(B, A) and same(a, b, ((v, v) for v in A.values if v in B.values)):
+            kinds = {ta for v, t in B.values.items() if v not in A.values
+                     for ta in _SUPERSEDES[t] if ta in new[a] and first[v] > new[a][ta]}
+            pairs = _Pairs(A, B, kinds, first, new[a])
+            if not kinds and not old_of_fact:
+                if B.kind == "fact" and _answers(B, A) and same(a, b, ((v, v) for v in A.values if v in B.values), True):
                     ahead[a].append(b)  # rule 6: a current fact that says the same of the same subject
                 continue  # (before the similarity below, the costly test)
             if not old_of_fact:
-                subject = same(a, b, pairs)
-                if subject is False:
-                    continue  # rule 3: stated of a sibling ("the replica" against "the primary")
-                if not (subject and B.kind == "fact" and _answers(B, A)):  # (rule 6 vouches for the fact)
+                answers = B.kind == "fact" and _answers(B, A)
+                subject = same(a, b, pairs, True) if answers else None
+                if not subject:  # (rule 6: a fact that answers, of the same subject, needs neither test)
                     if weak:
                         continue
                     if not B.cue and A.terms:
@@ -369,8 +391,9 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
                             a_terms = sum(tw[t] for t in A.terms)
                         if sum(tw[t] for t in A.terms & B.terms) < similar * a_terms:
                             continue
+                    if (subject if answers else same(a, b, pairs)) is False:
+                        continue  # rule 3: stated of a sibling ("the replica" against "the primary")
             out[a].append(b)
-            kinds = {A.values[va] for va, _ in pairs}
             for v, t in A.values.items():
                 if (t in kinds or old_of_fact) and v not in B.values:
                     replaced.setdefault(v, set()).add(b)
@@ -387,8 +410,8 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
                     for b in replaced[v]:
                         if b != c and b not in out[c] and items[b].project == C.project \
                                 and not set(items[b].values) & set(vs) \
-                                and same(c, b, [(u, w) for u in vs for w, tw_ in items[b].values.items()
-                                                if t in _SUPERSEDES[tw_]]) is not False:
+                                and same(c, b, ((u, w) for u in vs for w, tw_ in items[b].values.items()
+                                                if t in _SUPERSEDES[tw_])) is not False:
                             out[c].append(b)
     for a in range(len(items)):  # values of two kinds that moved apart: no order between them
         out[a] = [b for b in out[a] if a not in out[b]]
@@ -396,6 +419,30 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
     for a in range(len(items)):
         out[a].sort(key=lambda b: (-last[b], -items[b].time, b))
     return out, ahead
+
+
+#: pairs of values whose subjects rule 3 reads for one pair of items, at most
+PAIRS_READ = 3
+
+
+class _Pairs:
+    """The pairs ``(value of A, value of B)`` where B's value may replace
+    A's (rule 2), generated when read (a tool's output holds dozens)."""
+
+    __slots__ = ("A", "B", "kinds", "first", "newest")
+
+    def __init__(self, A: Item, B: Item, kinds: set[str], first: dict[str, int], newest: dict[str, int]) -> None:
+        self.A, self.B, self.kinds, self.first, self.newest = A, B, kinds, first, newest
+
+    def __iter__(self):
+        A, first, newest = self.A, self.first, self.newest
+        for vb, tb in self.B.values.items():
+            if vb in A.values or first[vb] <= min((newest[t] for t in _SUPERSEDES[tb] if t in self.kinds),
+                                                  default=first[vb]):
+                continue
+            for va, ta in A.values.items():
+                if ta in self.kinds and ta in _SUPERSEDES[tb] and first[vb] > newest[ta]:
+                    yield va, vb
 
 
 def _answers(fact: Item, turn: Item) -> bool:
