@@ -52,8 +52,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable
-from typing import NamedTuple
 
+from objstore.core.record import Frozen, set_fields
 from objstore.core.text import LazyPattern
 
 #: a token as ``timeline.values_of`` reads values (8080, 3.12, v2, fly.io) and words
@@ -93,7 +93,7 @@ _NOT_VERBS_ED = frozenset("need seed feed speed shed embed breed bleed".split())
 _PRONOUNS = frozenset("i we you they he she".split())
 
 
-class Subject(NamedTuple):
+class Subject(Frozen):
     """A value's subject: ``words``, the normalized words of the noun phrase
     it is stated of (unstemmed, in text order); ``attribute``, the word
     naming what is measured ("port"), or ``""``; ``sure``: read before a
@@ -101,10 +101,11 @@ class Subject(NamedTuple):
     an unknown verb may pass for a word: "we pick 8443"); ``stems``: the
     words stemmed, one for one (:func:`subjects_of` fills them)."""
 
-    words: tuple[str, ...]
-    attribute: str = ""
-    sure: bool = True
-    stems: tuple[str, ...] = ()
+    __slots__ = ("words", "attribute", "sure", "stems")
+
+    def __init__(self, words: tuple[str, ...], attribute: str = "", sure: bool = True,
+                 stems: tuple[str, ...] = ()) -> None:
+        set_fields(self, words, attribute, sure, stems)
 
 
 _WORD_SETS: list[frozenset[str]] = []
@@ -200,7 +201,7 @@ def subjects_of(text: str, values: Iterable[str], limit: int = 4000) -> dict[str
     if words:
         from objstore.index.analysis import stem_tokens  # deferred: tantivy
         stem = dict(zip(words, stem_tokens(words)))
-        out = {v: sub._replace(stems=tuple(stem[w] for w in sub.words)) for v, sub in out.items()}
+        out = {v: sub.replace(stems=tuple(stem[w] for w in sub.words)) for v, sub in out.items()}
     return out
 
 

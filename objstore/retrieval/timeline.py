@@ -102,7 +102,10 @@ from collections.abc import Iterable, Sequence
 
 from objstore.core.record import Record, set_fields
 from objstore.core.text import LazyPattern
-from objstore.retrieval.subjects import COPULAS, VERBS, Subject, compare, subjects_of
+
+TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
+if TYPE_CHECKING:
+    from objstore.retrieval.subjects import Subject
 
 
 #: a token with a digit: 8080, 3.12, v2, 5433/tcp is two
@@ -328,6 +331,7 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
     def subject_of(i: int, v: str) -> Subject | None:
         got = subj.get((i, v), False)
         if got is False:
+            from objstore.retrieval.subjects import subjects_of  # (not loaded where no item has a text: the hook)
             got = subj[i, v] = subjects_of(items[i].text, (v,)).get(v)
         return got
 
@@ -340,6 +344,7 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
         output is not read (None)."""
         if not items[a].text or not items[b].text or items[a].role == "tool":
             return None
+        from objstore.retrieval.subjects import compare
         question = items[a].matched | items[b].matched
         sibling = undecided = False
         n = 0
@@ -458,6 +463,7 @@ _VERB_STEMS: list[frozenset[str]] = []
 def _verb_stems() -> frozenset[str]:
     if not _VERB_STEMS:
         from objstore.index.analysis import stem_tokens  # deferred: tantivy
+        from objstore.retrieval.subjects import COPULAS, VERBS
         words = tuple(sorted(VERBS | COPULAS))
         _VERB_STEMS.append(frozenset(stem_tokens(words)) | frozenset(words))
     return _VERB_STEMS[0]

@@ -190,7 +190,8 @@ def test_subjects_and_their_comparison():
     assert compare(primary, replica, q) is False
     assert compare(primary, subj("we moved the primary to port 5433", "5433"), q) is True
     assert compare(primary, subj("we moved it to port 5433", "5433"), q) is None   # a pronoun: unknown
-    assert subj("postgres primary port is 5432", "5432")[:2] == (("postgres", "primary"), "port")
+    fact = subj("postgres primary port is 5432", "5432")
+    assert (fact.words, fact.attribute) == (("postgres", "primary"), "port")
     assert subj("For staging, the api uses 8081", "8081").words == ("staging", "api")
     assert subj("the primary uses 5432 and the replica uses 5439", "5439").words == ("replica",)
     # words that differ but are not the question's: a paraphrase as often as another thing
