@@ -74,10 +74,11 @@ values".
 Rule 6, a fact that answers.  A current fact that *answers* (it holds
 every question word the turn holds, verbs aside: "postgres primary port is
 5432" for "which port does the postgres primary use") and states a value
-of the same subject as a turn's value of that kind
+of the same subject and attribute as a turn's value of that kind
 (:func:`objstore.retrieval.subjects.compare` is True: one's subject words
-hold the other's) needs neither rule 3's shared words nor rule 4's share
-to supersede the turn, history or not; where it states the turn's own
+hold the other's; both name one attribute, "port 5432" / "port is 5433",
+where "keeps 200 connections" names none) needs neither rule 3's shared
+words nor rule 4's share to supersede the turn, history or not; where it states the turn's own
 value of the same subject, it goes before the turn without marking it (it
 *confirms* the turn).  BM25 puts a long turn that repeats the question's
 words above a terse fact; the fact is the current answer.
@@ -335,13 +336,17 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
             got = subj[i, v] = subjects_of(items[i].text, (v,)).get(v)
         return got
 
-    def same(a: int, b: int, pairs: Iterable[tuple[str, str]], want_true: bool = False) -> bool | None:
+    def same(a: int, b: int, pairs: Iterable[tuple[str, str]], want_true: bool = False,
+             measure: str = "") -> bool | None:
         """Rule 3's subjects: True if a pair of values (of ``a``, of ``b``)
         is stated of one subject, False if every pair whose subjects are
         both read is stated of siblings (and one is), else None; unless
         ``want_true``, the first pair neither of siblings nor unread ends
         the search.  At most :data:`PAIRS_READ` pairs are read; a tool's
-        output is not read (None)."""
+        output is not read (None).  ``measure`` (rule 6): ``"same"``, a
+        pair is True only if both name one attribute ("port 5432" / "port
+        is 5433", not "keeps 200 connections"); ``"agree"``, unless they
+        name two."""
         if not items[a].text or not items[b].text or items[a].role == "tool":
             return None
         from objstore.retrieval.subjects import compare
@@ -358,6 +363,8 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
             if not (sa and sa.words and sb and sb.words):
                 continue   # a subject not read ("we moved it to 5433"): this pair tells nothing
             got = compare(sa, sb, question)
+            if got and not _measured(sa, sb, measure):
+                got = None   # (rule 6: the same thing, but maybe not the same setting of it)
             if got or (got is None and not want_true):
                 return got
             sibling, undecided = sibling or got is False, undecided or got is None
@@ -382,12 +389,13 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
                      for ta in _SUPERSEDES[t] if ta in new[a] and first[v] > new[a][ta]}
             pairs = _Pairs(A, B, kinds, first, new[a])
             if not kinds and not old_of_fact:
-                if B.kind == "fact" and _answers(B, A) and same(a, b, ((v, v) for v in A.values if v in B.values), True):
+                if B.kind == "fact" and _answers(B, A) and \
+                        same(a, b, ((v, v) for v in A.values if v in B.values), True, "agree"):
                     ahead[a].append(b)  # rule 6: a current fact that says the same of the same subject
                 continue  # (before the similarity below, the costly test)
             if not old_of_fact:
                 answers = B.kind == "fact" and _answers(B, A)
-                subject = same(a, b, pairs, True) if answers else None
+                subject = same(a, b, pairs, True, "same") if answers else None
                 if not subject:  # (rule 6: a fact that answers, of the same subject, needs neither test)
                     if weak:
                         continue
@@ -448,6 +456,17 @@ class _Pairs:
             for va, ta in A.values.items():
                 if ta in self.kinds and ta in _SUPERSEDES[tb] and first[vb] > newest[ta]:
                     yield va, vb
+
+
+def _measured(a: Subject, b: Subject, measure: str) -> bool:
+    """Whether two value subjects name one attribute, as ``measure`` asks
+    (``relations``' ``same``): ``"same"``, both name it; ``"agree"``, they
+    do not name two; ``""``, not asked."""
+    if measure == "same":
+        return a.attribute != "" and a.attribute == b.attribute
+    if measure == "agree":
+        return not (a.attribute and b.attribute and a.attribute != b.attribute)
+    return True
 
 
 def _answers(fact: Item, turn: Item) -> bool:

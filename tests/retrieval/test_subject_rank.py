@@ -198,3 +198,12 @@ def test_subjects_and_their_comparison():
     ttl = {"cach", "ttl"}
     assert compare(subj("The harbor gateway cache TTL is 600 seconds.", "600"),
                    subj("Cache entries expire after 1800 seconds now.", "1800"), ttl) is None
+
+
+def test_a_fact_about_another_setting_of_the_same_subject_does_not_mark_it(store, add_sessions):
+    """Rule 6 vouches for a fact only where both name one attribute: the
+    port fact does not make "keeps 200 connections" stale."""
+    add_sessions({"a": [turn("The postgres primary keeps 200 connections open.", "assistant", project="api", ts=T0)]})
+    remember(store, "project/api/db-port", "postgres primary port is 5433", valid_from=T0 + 20 * DAY)
+    res = recall(store, ["the postgres primary"], projects=("api",))
+    assert len(res.hits) == 2 and not any(h.updated_later for h in res.hits), res.hits
