@@ -21,7 +21,7 @@ decision made on a few short clauses):
   the previous number followed by ``,``/``and``/``but``/``while``.
 * Words are *stop* words (:data:`objstore.index.analysis.QUERY_STOPWORDS`:
   articles, pronouns, prepositions, modals), *verbs* (a copula, a verb of
-  :data:`VERBS`, a change word of ``timeline.UPDATE_CUES``, a word ending
+  :data:`VERBS`, a change word of :data:`UPDATE_CUES`, a word ending
   in ``-ed``), numbers (an integer or decimal: values, never subject), or
   *words*: anything else, names and codes (``v2``) included.
 * With a verb between the sentence start and the value, the subject is
@@ -51,6 +51,7 @@ one regular-expression pass over the first ``limit`` characters.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Collection, Iterable
 
 from objstore.core.record import Frozen, set_fields
@@ -67,7 +68,7 @@ COPULAS = frozenset("is are was were be been being am".split())
 
 #: Verbs that state a value ("uses 5432", "listens on 8080", "points to …"),
 #: in the forms a sentence uses them; with the copulas, the change words of
-#: ``timeline.UPDATE_CUES`` and words ending in ``-ed``, they end a subject.
+#: :data:`UPDATE_CUES` and words ending in ``-ed``, they end a subject.
 VERBS = frozenset("""
 use uses using run runs ran running listen listens listening serve serves sit sits sat live lives point points
 bind binds bound expose exposes deploy deploys set sets connect connects talk talks call calls read reads write writes
@@ -108,20 +109,32 @@ class Subject(Frozen):
         set_fields(self, words, attribute, sure, stems)
 
 
-_WORD_SETS: list[frozenset[str]] = []
+def normalize(text: str) -> str:
+    """NFC + casefold: how values (``objstore.retrieval.timeline``) and
+    subject words are compared."""
+    if text.isascii():  # NFC leaves ASCII as it is, and casefold is lower there
+        return text.lower()
+    return unicodedata.normalize("NFC", text).casefold()
+
+
+#: Stems of the words that announce a change ("we moved it to 8443", "Jest
+#: is no longer used", "from now on", "scaled prod to 16 workers"): a passage holding one needs no other
+#: word in common with the older one beyond the question's (rule 3).
+UPDATE_CUES = frozenset("""
+now anymor switch move migrat upgrad downgrad bump rais replac instead renam swap took
+chang updat increas decreas reduc lower scale drop retir deprec adopt
+""".split())
+
+
+
+_STOP: list[frozenset[str]] = []
 
 
 def _stop() -> frozenset[str]:
-    if not _WORD_SETS:
+    if not _STOP:
         from objstore.index.analysis import QUERY_STOPWORDS  # deferred: tantivy
-        from objstore.retrieval.timeline import UPDATE_CUES  # (timeline imports this module)
-        _WORD_SETS.extend((QUERY_STOPWORDS, UPDATE_CUES))
-    return _WORD_SETS[0]
-
-
-def _cues() -> frozenset[str]:
-    _stop()
-    return _WORD_SETS[1]
+        _STOP.append(QUERY_STOPWORDS)
+    return _STOP[0]
 
 
 def _kind(w: str, prev: str, stop: frozenset[str], cues: frozenset[str]) -> str:
@@ -168,7 +181,7 @@ def subjects_of(text: str, values: Iterable[str], limit: int = 4000) -> dict[str
         return {}
     text = text[:limit]
     out: dict[str, Subject] = {}
-    stop, cues = _stop(), _cues()
+    stop, cues = _stop(), UPDATE_CUES
     found: dict[str, int] = {}   # value -> where its first occurrence starts
     rest = []
     low = text.lower() if text.isascii() else None   # (same offsets)
@@ -184,7 +197,7 @@ def subjects_of(text: str, values: Iterable[str], limit: int = 4000) -> dict[str
     if rest:   # a value that NFC and case folding may change: found among the normalized tokens
         for m in _TOKEN_RE.finditer(text):
             t = m.group(0)
-            v = t.lower() if t.isascii() else _normalize(t)
+            v = t.lower() if t.isascii() else normalize(t)
             if v in rest and v not in found:
                 found[v] = m.start()
     for v, at in found.items():   # only the sentence before each value is read (a long turn holds many)
@@ -194,7 +207,7 @@ def subjects_of(text: str, values: Iterable[str], limit: int = 4000) -> dict[str
         toks = [(t.start(), t.end(), t.group(0)) for t in _TOKEN_RE.finditer(seg)]
         if lo and brk is None and toks:   # (a token cut by the window's start is dropped)
             toks = toks[1:]
-        norm = [t.lower() if t.isascii() else _normalize(t) for _, _, t in toks]
+        norm = [t.lower() if t.isascii() else normalize(t) for _, _, t in toks]
         if norm and norm[-1] == v:
             out[v] = _subject_at(seg, toks, norm, stop, cues)
     words = tuple({w for sub in out.values() for w in sub.words})
@@ -218,11 +231,6 @@ def _find(hay: str, v: str) -> int:
             return i
         i = hay.find(v, i + 1)
     return -1
-
-
-def _normalize(t: str) -> str:
-    from objstore.retrieval.timeline import normalize
-    return normalize(t)
 
 
 def _subject_at(text: str, toks: list[tuple[int, int, str]], norm: list[str],

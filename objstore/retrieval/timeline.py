@@ -98,15 +98,13 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 
 from objstore.core.record import Record, set_fields
 from objstore.core.text import LazyPattern
-
-TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
-if TYPE_CHECKING:
-    from objstore.retrieval.subjects import Subject
+# UPDATE_CUES and normalize are defined with the subjects, which read them too
+from objstore.retrieval.subjects import (COPULAS, UPDATE_CUES, VERBS, Subject, compare,  # noqa: F401  (re-exported)
+                                         normalize, subjects_of)
 
 
 #: a token with a digit: 8080, 3.12, v2, 5433/tcp is two
@@ -114,13 +112,6 @@ _DIGIT_RE = LazyPattern(r"(?<![\w.])[\w.+-]*\d[\w.+-]*(?<![.+-])")
 #: a capitalised word (possibly with dots or internal capitals: Fly.io, RabbitMQ)
 _NAME_RE = LazyPattern(r"(?<![\w.])([A-Z][\w+-]*(?:\.[A-Za-z]\w*)*)")
 _SENTENCE_START_RE = LazyPattern(r"(?:\A|[.!?]\s+|\n\s*|[\"'(\[]\s*)\Z")
-
-
-def normalize(text: str) -> str:
-    """NFC + casefold: how values are compared."""
-    if text.isascii():  # NFC leaves ASCII as it is, and casefold is lower there
-        return text.lower()
-    return unicodedata.normalize("NFC", text).casefold()
 
 
 _DEC_RE = LazyPattern(r"\d+\.\d+(?:\.\d+)*")
@@ -226,15 +217,6 @@ _SUPERSEDES = {"int": ("int",), "dec": ("dec",), "code": ("code",), "name": ("na
 #: than two) is no value: a name everyone uses, such as a speaker's.
 COMMON_VALUE_SHARE = 0.1
 
-#: Stems of the words that announce a change ("we moved it to 8443", "Jest
-#: is no longer used", "from now on", "scaled prod to 16 workers"): a passage holding one needs no other
-#: word in common with the older one beyond the question's (rule 3).
-UPDATE_CUES = frozenset("""
-now anymor switch move migrat upgrad downgrad bump rais replac instead renam swap took
-chang updat increas decreas reduc lower scale drop retir deprec adopt
-""".split())
-
-
 #: Words of a question about the past or about everything that happened
 #: ("when did we move", "what was the port", "which versions have we used"):
 #: such a question wants the old statements as much as the new ones, so the
@@ -332,7 +314,6 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
     def subject_of(i: int, v: str) -> Subject | None:
         got = subj.get((i, v), False)
         if got is False:
-            from objstore.retrieval.subjects import subjects_of  # (not loaded where no item has a text: the hook)
             got = subj[i, v] = subjects_of(items[i].text, (v,)).get(v)
         return got
 
@@ -349,7 +330,6 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
         name two."""
         if not items[a].text or not items[b].text or items[a].role == "tool":
             return None
-        from objstore.retrieval.subjects import compare
         question = items[a].matched | items[b].matched
         sibling = undecided = False
         n = 0
@@ -482,7 +462,6 @@ _VERB_STEMS: list[frozenset[str]] = []
 def _verb_stems() -> frozenset[str]:
     if not _VERB_STEMS:
         from objstore.index.analysis import stem_tokens  # deferred: tantivy
-        from objstore.retrieval.subjects import COPULAS, VERBS
         words = tuple(sorted(VERBS | COPULAS))
         _VERB_STEMS.append(frozenset(stem_tokens(words)) | frozenset(words))
     return _VERB_STEMS[0]
