@@ -150,20 +150,14 @@ def _kind(w: str, prev: str, stop: frozenset[str], cues: frozenset[str]) -> str:
         return "verb"   # "we pick …", "they chose …"
     if w.endswith("ed") and len(w) >= 4 and w not in _NOT_VERBS_ED:
         return "verb"
-    for n in _cue_lengths(cues):
+    for n in _CUE_LENGTHS:
         if n <= len(w) <= n + 3 and w[:n] in cues:
             return "verb"   # a change word: moved, switched, migrated, …
     return "word"
 
 
-_CUE_LENGTHS: list[tuple[int, ...]] = []
-
-
-def _cue_lengths(cues: frozenset[str]) -> tuple[int, ...]:
-    """The lengths of the change words of 4 letters or more (their prefixes are looked up)."""
-    if not _CUE_LENGTHS:
-        _CUE_LENGTHS.append(tuple(sorted({len(c) for c in cues if len(c) >= 4})))
-    return _CUE_LENGTHS[0]
+#: the lengths of the change words of 4 letters or more (a word's prefixes of those lengths are looked up)
+_CUE_LENGTHS = tuple(sorted({len(c) for c in UPDATE_CUES if len(c) >= 4}))
 
 
 def subjects_of(text: str, values: Iterable[str], limit: int = 4000) -> dict[str, Subject]:
