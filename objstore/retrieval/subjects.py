@@ -16,14 +16,16 @@ part-of-speech model: the taggers that exist need model files loaded at
 start-up, tens of milliseconds and megabytes per recall process, for a
 decision made on a few short clauses):
 
-* The sentence is cut at ``. ! ?`` followed by a space, a newline, ``;``
-  and brackets; a list ("primary on 5432, replica on 5439") is cut after
-  the previous number followed by ``,``/``and``/``but``/``while``.
+* The sentence is the text before the value's first occurrence, back to
+  ``. ! ?`` followed by a space, a newline, ``;`` or a bracket (at most
+  400 characters); a list ("primary on 5432, replica on 5439") is cut
+  after the previous number followed by ``,``/``and``/``but``/``while``.
 * Words are *stop* words (:data:`objstore.index.analysis.QUERY_STOPWORDS`:
   articles, pronouns, prepositions, modals), *verbs* (a copula, a verb of
   :data:`VERBS`, a change word of :data:`UPDATE_CUES`, a word ending
-  in ``-ed``), numbers (an integer or decimal: values, never subject), or
-  *words*: anything else, names and codes (``v2``) included.
+  in ``-ed``, a word right after we/I/you/they/he/she), numbers (an
+  integer or decimal: values, never subject), or *words*: anything else,
+  names and codes (``v2``) included; a one-letter token is a stop word.
 * With a verb between the sentence start and the value, the subject is
   the run of words just before the last such verb (stop words and verbs
   right before it skipped: "the primary should now use"), extended over
@@ -33,19 +35,25 @@ decision made on a few short clauses):
   "In X," / "On X," adds X ("For staging, the api uses 8081").
 * Without a verb it is every run of words before the value ("analytics
   replica: postgres on port 5439").
-* The *attribute* is the word right before the value ("port" in "port
-  5432"), or the last word of a subject followed by a copula and the value
-  ("primary port is 5433"): it names what is measured, not of what, and is
-  left out of the subject.
+* The *attribute* of a value with a digit is the word right before it
+  ("port" in "port 5432"), or the last word of a subject followed by a
+  copula and the value ("primary port is 5433"): it names what is
+  measured, not of what, and is left out of the subject.  A subject read
+  without a verb is not *sure* (an unknown verb may pass for a word).
 
-:func:`compare` stems both subjects (Snowball, as the index does), drops
-:data:`GENERIC` words (server, service, new, …) and each side's attribute,
-and answers ``False`` (siblings) when each holds a word the other lacks
-("postgres primary" / "postgres analytics replica", "staging api" /
-"production api", "v1 payments api" / "v2 payments api"), ``True`` when
-one holds the other ("postgres primary" / "primary"), ``None`` when
-either is empty (unknown: "we moved it to 5433").  Pure, no I/O; cost is
-one regular-expression pass over the first ``limit`` characters.
+:func:`compare` drops :data:`GENERIC` words (server, service, new, …) and
+both attributes, compares the stems (Snowball, as the index does), and
+answers ``True`` when one subject's words hold the other's ("postgres
+primary" / "primary"); ``False`` (siblings) when they differ in a way the
+question tells apart: one holds a question word the other lacks and the
+other a word foreign to the question ("postgres primary" / "postgres
+analytics replica" for "which port does the postgres primary use",
+"production api" / "staging api", "v1 payments api" / "v2 payments api"),
+read with verbs or sharing a word; ``None`` otherwise: either empty
+(unknown: "we moved it to 5433"), or a difference the question does not
+make (a paraphrase as often as another thing: "harbor gateway cache TTL" /
+"cache entries expire" for "what is the cache ttl").  Pure, no I/O; cost
+is a search for the value and a pass over its sentence.
 """
 
 from __future__ import annotations

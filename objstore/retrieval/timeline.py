@@ -51,8 +51,10 @@ Rule.  Item B supersedes item A when all hold:
    primary." shares every word of "which port does the postgres primary
    use" with "The postgres primary uses port 5432.", but its subject is
    the replica, not the primary (the same for staging / production, v1 /
-   v2 of an API, two services); B is held back only when every pair of
-   its new values and A's is stated of siblings;
+   v2 of an API, two services); B is held back when the pairs of its new
+   values and A's whose subjects could be read (at most
+   :data:`PAIRS_READ`; not in a tool's output) are all stated of
+   siblings;
 4. B is relevant enough: its relevance is at least ``share`` (default 0.2)
    times A's, unless B is a current fact one of whose older versions held
    a value A states (below): the key's own history ties the two, whatever
