@@ -80,9 +80,9 @@ of the same subject and attribute as a turn's value of that kind
 (:func:`objstore.retrieval.subjects.compare` is True: one's subject words
 hold the other's; both name one attribute, "port 5432" / "port is 5433",
 where "keeps 200 connections" names none) needs neither rule 3's shared
-words nor rule 4's share to supersede the turn, history or not; where it states the turn's own
-value of the same subject, it goes before the turn without marking it (it
-*confirms* the turn).  BM25 puts a long turn that repeats the question's
+words nor rule 4's share to supersede the turn, history or not; where it
+states the turn's own value of the same subject, it goes before the turn
+without marking it (it *confirms* the turn).  BM25 puts a long turn that repeats the question's
 words above a terse fact; the fact is the current answer.
 
 The rule serves questions about the present state; :func:`wants_current`
@@ -92,8 +92,8 @@ keeps the relevance order.
 
 :func:`order_by_time` turns this into an order: items keep their relevance
 order, except that an item is placed only after every item that supersedes
-or confirms it (a stable topological order).  Everything here is pure (no store, no
-I/O); cost is O(n²) for the n items compared (n ≤ a few dozen).
+or confirms it (a stable topological order).  Everything here is pure (no
+store, no I/O); cost is O(n²) for the n items compared (n ≤ a few dozen).
 """
 
 from __future__ import annotations
@@ -432,8 +432,7 @@ class _Pairs:
     def __iter__(self):
         A, first, newest = self.A, self.first, self.newest
         for vb, tb in self.B.values.items():
-            if vb in A.values or first[vb] <= min((newest[t] for t in _SUPERSEDES[tb] if t in self.kinds),
-                                                  default=first[vb]):
+            if vb in A.values:
                 continue
             for va, ta in A.values.items():
                 if ta in self.kinds and ta in _SUPERSEDES[tb] and first[vb] > newest[ta]:
