@@ -644,7 +644,7 @@ def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence
         matched = stems & terms
         items.append(Item(time=h.time or 0, project=h.project or "", values=vals, matched=matched,
                           relevance=e.rel, kind=h.kind, old_values=old, seq=h.seq or 0, terms=terms,
-                          cue=bool(every & UPDATE_CUES), role=(h.role or "") if h.kind == "turn" else ""))
+                          cue=bool(every & UPDATE_CUES), role=(h.role or "") if h.kind == "turn" else "", text=e.full))
     order, sup = order_by_time(items, share=opts.share, similar=opts.similar)
     out = []
     for i in order:

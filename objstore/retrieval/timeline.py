@@ -45,13 +45,23 @@ Rule.  Item B supersedes item A when all hold:
    words every candidate shares, such as the project's name, count
    little), unless B holds a word that announces a change
    (:data:`UPDATE_CUES`: now, no longer, switched, moved, upgraded, …);
+   and in any case B's new value is not stated of a *sibling* of the
+   subject A's value is stated of (:mod:`objstore.retrieval.subjects`):
+   "The postgres analytics replica uses port 5439, separate from the
+   primary." shares every word of "which port does the postgres primary
+   use" with "The postgres primary uses port 5432.", but its subject is
+   the replica, not the primary (the same for staging / production, v1 /
+   v2 of an API, two services); B is held back when the pairs of its new
+   values and A's whose subjects could be read (at most
+   :data:`PAIRS_READ`; not in a tool's output) are all stated of
+   siblings;
 4. B is relevant enough: its relevance is at least ``share`` (default 0.2)
    times A's, unless B is a current fact one of whose older versions held
    a value A states (below): the key's own history ties the two, whatever
-   BM25 says of a terse "Postgres 16 on port 5433" against a long turn.  A
-   fact with no such history is held to the rule: sharing the words
-   "postgres" and "port" does not make "pgbouncer listens on 6432" the
-   answer about the primary's port;
+   BM25 says of a terse "Postgres 16 on port 5433" against a long turn;
+   or a current fact of rule 6.  A fact with neither is held to the rule:
+   sharing the words "postgres" and "port" does not make "pgbouncer
+   listens on 6432" the answer about the primary's port;
 5. B is a statement, not tool output: what a command printed (a file's
    content, a grep) shows what a file held at that moment, which is often
    the old value a person has just said they changed, so it never
@@ -63,6 +73,18 @@ versions that the current version dropped (whatever the dates), as long as
 rule 3 holds: "a current fact outranks the turns that state its older
 values".
 
+Rule 6, a fact that answers.  A current fact that *answers* (it holds
+every question word the turn holds, verbs aside: "postgres primary port is
+5432" for "which port does the postgres primary use") and states a value
+of the same subject and attribute as a turn's value of that kind
+(:func:`objstore.retrieval.subjects.compare` is True: one's subject words
+hold the other's; both name one attribute, "port 5432" / "port is 5433",
+where "keeps 200 connections" names none) needs neither rule 3's shared
+words nor rule 4's share to supersede the turn, history or not; where it
+states the turn's own value of the same subject, it goes before the turn
+without marking it (it *confirms* the turn).  BM25 puts a long turn that repeats the question's
+words above a terse fact; the fact is the current answer.
+
 The rule serves questions about the present state; :func:`wants_current`
 tells them from questions about the past or about everything that happened
 ("when did …", "what was …", "which … have we used"), for which recall
@@ -70,19 +92,21 @@ keeps the relevance order.
 
 :func:`order_by_time` turns this into an order: items keep their relevance
 order, except that an item is placed only after every item that supersedes
-it (a stable topological order).  Everything here is pure (no store, no
-I/O); cost is O(n²) for the n items compared (n ≤ a few dozen).
+or confirms it (a stable topological order).  Everything here is pure (no
+store, no I/O); cost is O(n²) for the n items compared (n ≤ a few dozen).
 """
 
 from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 
 from objstore.core.record import Record, set_fields
 from objstore.core.text import LazyPattern
+# UPDATE_CUES and normalize are defined with the subjects, which read them too
+from objstore.retrieval.subjects import (COPULAS, UPDATE_CUES, VERBS, Subject, compare,  # noqa: F401  (re-exported)
+                                         normalize, subjects_of)
 
 
 #: a token with a digit: 8080, 3.12, v2, 5433/tcp is two
@@ -90,13 +114,6 @@ _DIGIT_RE = LazyPattern(r"(?<![\w.])[\w.+-]*\d[\w.+-]*(?<![.+-])")
 #: a capitalised word (possibly with dots or internal capitals: Fly.io, RabbitMQ)
 _NAME_RE = LazyPattern(r"(?<![\w.])([A-Z][\w+-]*(?:\.[A-Za-z]\w*)*)")
 _SENTENCE_START_RE = LazyPattern(r"(?:\A|[.!?]\s+|\n\s*|[\"'(\[]\s*)\Z")
-
-
-def normalize(text: str) -> str:
-    """NFC + casefold: how values are compared."""
-    if text.isascii():  # NFC leaves ASCII as it is, and casefold is lower there
-        return text.lower()
-    return unicodedata.normalize("NFC", text).casefold()
 
 
 _DEC_RE = LazyPattern(r"\d+\.\d+(?:\.\d+)*")
@@ -202,15 +219,6 @@ _SUPERSEDES = {"int": ("int",), "dec": ("dec",), "code": ("code",), "name": ("na
 #: than two) is no value: a name everyone uses, such as a speaker's.
 COMMON_VALUE_SHARE = 0.1
 
-#: Stems of the words that announce a change ("we moved it to 8443", "Jest
-#: is no longer used", "from now on", "scaled prod to 16 workers"): a passage holding one needs no other
-#: word in common with the older one beyond the question's (rule 3).
-UPDATE_CUES = frozenset("""
-now anymor switch move migrat upgrad downgrad bump rais replac instead renam swap took
-chang updat increas decreas reduc lower scale drop retir deprec adopt
-""".split())
-
-
 #: Words of a question about the past or about everything that happened
 #: ("when did we move", "what was the port", "which versions have we used"):
 #: such a question wants the old statements as much as the new ones, so the
@@ -249,21 +257,34 @@ class Item(Record):
             included: "now").
         role: a turn's role (``user``, ``assistant``, ``tool``); ``""``
             for a fact.  A ``tool`` item never supersedes (rule 5).
+        text: the text the values were read from (a fact: key words, a
+            newline, its body), for their subjects (rule 3,
+            ``objstore.retrieval.subjects``); ``""``: subjects unknown.
     """
 
     __slots__ = ("time", "project", "values", "matched", "relevance", "kind", "old_values", "seq", "terms", "cue",
-                 "role")
+                 "role", "text")
 
     def __init__(self, time: int, project: str, values: dict[str, str], matched: set[str], relevance: float,
                  kind: str = "turn", old_values: set[str] | None = None, seq: int = 0, terms: set[str] | None = None,
-                 cue: bool = False, role: str = "") -> None:
+                 cue: bool = False, role: str = "", text: str = "") -> None:
         set_fields(self, time, project, values, matched, relevance, kind, set() if old_values is None else old_values,
-                   seq, set() if terms is None else terms, cue, role)
+                   seq, set() if terms is None else terms, cue, role, text)
 
 
 def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3) -> list[list[int]]:
     """For each item, the indexes of the items that supersede it (the rule
     in the module docstring), newest superseder first."""
+    return relations(items, share=share, similar=similar)[0]
+
+
+def relations(items: Sequence[Item], *, share: float = 0.2,
+              similar: float = 0.3) -> tuple[list[list[int]], list[list[int]]]:
+    """``(superseders, confirmers)``: for each item, the indexes of the
+    items that supersede it (the rule in the module docstring, newest
+    first), and of the current facts that state its value of the same
+    subject and answer the question (rule 6): these go before it without
+    marking it."""
     vdf: dict[str, int] = {}
     for it in items:
         for v, t in it.values.items():
@@ -290,7 +311,49 @@ def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0
         for t in it.terms:
             tdf[t] = tdf.get(t, 0) + 1
     tw = {t: math.log(1.0 + len(stating) / n) for t, n in tdf.items()}
+    subj: dict[tuple[int, str], Subject | None] = {}
+
+    def subject_of(i: int, v: str) -> Subject | None:
+        got = subj.get((i, v), False)
+        if got is False:
+            got = subj[i, v] = subjects_of(items[i].text, (v,)).get(v)
+        return got
+
+    def same(a: int, b: int, pairs: Iterable[tuple[str, str]], want_true: bool = False,
+             measure: str = "") -> bool | None:
+        """Rule 3's subjects: True if a pair of values (of ``a``, of ``b``)
+        is stated of one subject, False if every pair whose subjects are
+        both read is stated of siblings (and one is), else None; unless
+        ``want_true``, the first pair neither of siblings nor unread ends
+        the search.  At most :data:`PAIRS_READ` pairs are read; a tool's
+        output is not read (None).  ``measure`` (rule 6): ``"same"``, a
+        pair is True only if both name one attribute ("port 5432" / "port
+        is 5433", not "keeps 200 connections"); ``"agree"``, unless they
+        name two."""
+        if not items[a].text or not items[b].text or items[a].role == "tool":
+            return None
+        question = items[a].matched | items[b].matched
+        sibling = undecided = False
+        n = 0
+        for va, vb in pairs:
+            if items[a].values[va] == "initial" or items[b].values[vb] == "initial":
+                continue   # a sentence's first word ("Done", "Still"): no subject to read
+            n += 1
+            if n > PAIRS_READ:
+                break
+            sa, sb = subject_of(a, va), subject_of(b, vb)
+            if not (sa and sa.words and sb and sb.words):
+                continue   # a subject not read ("we moved it to 5433"): this pair tells nothing
+            got = compare(sa, sb, question)
+            if got and not _measured(sa, sb, measure):
+                got = None   # (rule 6: the same thing, but maybe not the same setting of it)
+            if got or (got is None and not want_true):
+                return got
+            sibling, undecided = sibling or got is False, undecided or got is None
+        return False if sibling and not undecided else None
+
     out: list[list[int]] = [[] for _ in items]
+    ahead: list[list[int]] = [[] for _ in items]
     replaced: dict[str, set[int]] = {}  # value -> items that superseded an item holding it
     for a, A in enumerate(items):
         if not A.values or A.kind != "turn" or not A.matched:
@@ -301,22 +364,34 @@ def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0
                 continue
             old_of_fact = B.kind == "fact" and bool(B.old_values & set(A.values)) \
                 and not (set(B.values) & set(A.values) - B.old_values)
-            if not old_of_fact and B.relevance < share * A.relevance:
-                continue  # (a fact whose older version held A's value needs no share: rule 4)
+            weak = not old_of_fact and B.relevance < share * A.relevance
+            if weak and B.kind != "fact":
+                continue  # (a fact whose older version held A's value needs no share: rule 4; nor one of rule 6)
             kinds = {ta for v, t in B.values.items() if v not in A.values
                      for ta in _SUPERSEDES[t] if ta in new[a] and first[v] > new[a][ta]}
+            pairs = _Pairs(A, B, kinds, first, new[a])
             if not kinds and not old_of_fact:
+                if B.kind == "fact" and _answers(B, A) and \
+                        same(a, b, ((v, v) for v in A.values if v in B.values), True, "agree"):
+                    ahead[a].append(b)  # rule 6: a current fact that says the same of the same subject
                 continue  # (before the similarity below, the costly test)
-            if not old_of_fact and not B.cue and A.terms:
-                if a_terms is None:
-                    a_terms = sum(tw[t] for t in A.terms)
-                if sum(tw[t] for t in A.terms & B.terms) < similar * a_terms:
-                    continue
-            if kinds or old_of_fact:
-                out[a].append(b)
-                for v, t in A.values.items():
-                    if (t in kinds or old_of_fact) and v not in B.values:
-                        replaced.setdefault(v, set()).add(b)
+            if not old_of_fact:
+                answers = B.kind == "fact" and _answers(B, A)
+                subject = same(a, b, pairs, True, "same") if answers else None
+                if not subject:  # (rule 6: a fact that answers, of the same subject, needs neither test)
+                    if weak:
+                        continue
+                    if not B.cue and A.terms:
+                        if a_terms is None:
+                            a_terms = sum(tw[t] for t in A.terms)
+                        if sum(tw[t] for t in A.terms & B.terms) < similar * a_terms:
+                            continue
+                    if (subject if answers else same(a, b, pairs)) is False:
+                        continue  # rule 3: stated of a sibling ("the replica" against "the primary")
+            out[a].append(b)
+            for v, t in A.values.items():
+                if (t in kinds or old_of_fact) and v not in B.values:
+                    replaced.setdefault(v, set()).add(b)
     # an item that only repeats replaced values (of a kind) is superseded by what replaced them
     for c, C in enumerate(items):
         if C.kind != "turn" or not C.matched:
@@ -324,19 +399,73 @@ def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0
         by_kind: dict[str, list[str]] = {}
         for v, t in C.values.items():
             by_kind.setdefault(t, []).append(v)
-        for vs in by_kind.values():
+        for t, vs in by_kind.items():
             if all(v in replaced for v in vs):
                 for v in vs:
                     for b in replaced[v]:
                         if b != c and b not in out[c] and items[b].project == C.project \
-                                and not set(items[b].values) & set(vs):
+                                and not set(items[b].values) & set(vs) \
+                                and same(c, b, ((u, w) for u in vs for w, tw_ in items[b].values.items()
+                                                if t in _SUPERSEDES[tw_])) is not False:
                             out[c].append(b)
     for a in range(len(items)):  # values of two kinds that moved apart: no order between them
         out[a] = [b for b in out[a] if a not in out[b]]
     last = [max(n.values(), default=it.time) for n, it in zip(new, items)]
     for a in range(len(items)):
         out[a].sort(key=lambda b: (-last[b], -items[b].time, b))
-    return out
+    return out, ahead
+
+
+#: pairs of values whose subjects rule 3 reads for one pair of items, at most
+PAIRS_READ = 3
+
+
+class _Pairs:
+    """The pairs ``(value of A, value of B)`` where B's value may replace
+    A's (rule 2), generated when read (a tool's output holds dozens)."""
+
+    __slots__ = ("A", "B", "kinds", "first", "newest")
+
+    def __init__(self, A: Item, B: Item, kinds: set[str], first: dict[str, int], newest: dict[str, int]) -> None:
+        self.A, self.B, self.kinds, self.first, self.newest = A, B, kinds, first, newest
+
+    def __iter__(self):
+        A, first, newest = self.A, self.first, self.newest
+        for vb, tb in self.B.values.items():
+            if vb in A.values:
+                continue
+            for va, ta in A.values.items():
+                if ta in self.kinds and ta in _SUPERSEDES[tb] and first[vb] > newest[ta]:
+                    yield va, vb
+
+
+def _measured(a: Subject, b: Subject, measure: str) -> bool:
+    """Whether two value subjects name one attribute, as ``measure`` asks
+    (``relations``' ``same``): ``"same"``, both name it; ``"agree"``, they
+    do not name two; ``""``, not asked."""
+    if measure == "same":
+        return a.attribute != "" and a.attribute == b.attribute
+    if measure == "agree":
+        return not (a.attribute and b.attribute and a.attribute != b.attribute)
+    return True
+
+
+def _answers(fact: Item, turn: Item) -> bool:
+    """Rule 6: whether ``fact`` answers the question at least as closely as
+    ``turn``: it holds every question word the turn holds, but for verbs
+    (a fact says "port is 5432" where a turn says "uses port 5432")."""
+    return turn.matched - _verb_stems() <= fact.matched
+
+
+_VERB_STEMS: list[frozenset[str]] = []
+
+
+def _verb_stems() -> frozenset[str]:
+    if not _VERB_STEMS:
+        from objstore.index.analysis import stem_tokens  # deferred: tantivy
+        words = tuple(sorted(VERBS | COPULAS))
+        _VERB_STEMS.append(frozenset(stem_tokens(words)) | frozenset(words))
+    return _VERB_STEMS[0]
 
 
 def order_by_time(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3) -> tuple[list[int], list[list[int]]]:
@@ -344,11 +473,12 @@ def order_by_time(items: Sequence[Item], *, share: float = 0.2, similar: float =
     supersedes others takes the place of the best of them, and every item
     comes after all the items that supersede it; otherwise the given order
     stays.  Returns ``(order, superseders)`` (indexes into ``items``)."""
-    sup = superseders(items, share=share, similar=similar)
+    sup, ahead = relations(items, share=share, similar=similar)
     n = len(items)
+    before = [s + [b for b in h if b not in s] for s, h in zip(sup, ahead)]  # what must come before each item
     supersedes: list[list[int]] = [[] for _ in range(n)]
     for a in range(n):
-        for b in sup[a]:
+        for b in before[a]:
             supersedes[b].append(a)
     key = list(range(n))
     for _ in range(n):  # propagate along chains (C over B over A): at most n rounds
@@ -364,7 +494,7 @@ def order_by_time(items: Sequence[Item], *, share: float = 0.2, similar: float =
     order: list[int] = []
     while pending:
         for i in pending:
-            if all(b in placed for b in sup[i]):
+            if all(b in placed for b in before[i]):
                 break
         else:  # a cycle (not produced by the rule): keep the given order
             i = pending[0]

@@ -1,0 +1,339 @@
+"""Subjects of values: what a stated value is a value *of*.
+
+The time rule (``objstore.retrieval.timeline``) lets a later value replace
+an earlier one of the same kind when the two passages share enough of the
+question's words.  Shared words cannot tell "The postgres analytics replica
+uses port 5439, separate from the primary." from an update of "The postgres
+primary uses port 5432.": both say postgres, primary, port and use.  What
+tells them apart is the noun phrase each value is stated of, its
+*subject*: "postgres analytics replica" and "postgres primary".
+
+:func:`subjects_of` reads, for each value of a text, the subject of its
+first occurrence; :func:`compare` says whether two such subjects name the
+same thing, sibling things, or cannot be told.  The reading is a shallow
+English heuristic over the words before the value in its sentence (no
+part-of-speech model: the taggers that exist need model files loaded at
+start-up, tens of milliseconds and megabytes per recall process, for a
+decision made on a few short clauses):
+
+* The sentence is the text before the value's first occurrence, back to
+  ``. ! ?`` followed by a space, a newline, ``;`` or a bracket (at most
+  400 characters); a list ("primary on 5432, replica on 5439") is cut
+  after the previous number followed by ``,``/``and``/``but``/``while``.
+* Words are *stop* words (:data:`objstore.index.analysis.QUERY_STOPWORDS`:
+  articles, pronouns, prepositions, modals), *verbs* (a copula, a verb of
+  :data:`VERBS`, a change word of :data:`UPDATE_CUES`, a word ending
+  in ``-ed``, a word right after we/I/you/they/he/she), numbers (an
+  integer or decimal: values, never subject), or *words*: anything else,
+  names and codes (``v2``) included; a one-letter token is a stop word.
+* With a verb between the sentence start and the value, the subject is
+  the run of words just before the last such verb (stop words and verbs
+  right before it skipped: "the primary should now use"), extended over
+  "of" ("v1 of the payments api"); where that run is empty (a pronoun:
+  "we moved the primary to 5433") it is the first run of words after the
+  verb that does not touch the value.  A sentence opened by "For X," /
+  "In X," / "On X," adds X ("For staging, the api uses 8081").
+* Without a verb it is every run of words before the value ("analytics
+  replica: postgres on port 5439").
+* The *attribute* of a value with a digit is the word right before it
+  ("port" in "port 5432"), or the last word of a subject followed by a
+  copula and the value ("primary port is 5433"): it names what is
+  measured, not of what, and is left out of the subject.  A subject read
+  without a verb is not *sure* (an unknown verb may pass for a word).
+
+:func:`compare` drops :data:`GENERIC` words (server, service, new, …) and
+both attributes, compares the stems (Snowball, as the index does), and
+answers ``True`` when one subject's words hold the other's ("postgres
+primary" / "primary"); ``False`` (siblings) when they differ in a way the
+question tells apart: one holds a question word the other lacks and the
+other a word foreign to the question ("postgres primary" / "postgres
+analytics replica" for "which port does the postgres primary use",
+"production api" / "staging api", "v1 payments api" / "v2 payments api"),
+read with verbs or sharing a word; ``None`` otherwise: either empty
+(unknown: "we moved it to 5433"), or a difference the question does not
+make (a paraphrase as often as another thing: "harbor gateway cache TTL" /
+"cache entries expire" for "what is the cache ttl").  Pure, no I/O; cost
+is a search for the value and a pass over its sentence.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Collection, Iterable
+
+from objstore.core.record import Frozen, set_fields
+from objstore.core.text import LazyPattern
+
+#: a token as ``timeline.values_of`` reads values (8080, 3.12, v2, fly.io) and words
+_TOKEN_RE = LazyPattern(r"(?<![\w.])[\w][\w.+-]*(?<![.+-])")
+#: what ends a sentence or clause for the subject's search
+_NUMBER_RE = LazyPattern(r"\d+(?:\.\d+)*")
+#: the text up to the last sentence break (a greedy match, backtracked in C)
+_LAST_BREAK_RE = LazyPattern(r"(?s:.*)(?:[.!?]\s|[\n;()\[\]])")
+
+COPULAS = frozenset("is are was were be been being am".split())
+
+#: Verbs that state a value ("uses 5432", "listens on 8080", "points to …"),
+#: in the forms a sentence uses them; with the copulas, the change words of
+#: :data:`UPDATE_CUES` and words ending in ``-ed``, they end a subject.
+VERBS = frozenset("""
+use uses using run runs ran running listen listens listening serve serves sit sits sat live lives point points
+bind binds bound expose exposes deploy deploys set sets connect connects talk talks call calls read reads write writes
+keep keeps kept send sends go goes went get gets got need needs require requires want wants pin pins target targets
+build builds ship ships hold holds held contain contains stay stays default defaults accept accepts take takes took
+return returns start starts open opens say says said mean means give gives gave make makes made show shows expect
+expects allow allows wait waits reach reaches resolve resolves answer answers respond responds live lives put puts
+become becomes became remain remains stands stand used
+""".split())
+
+#: Words that name no particular thing in a subject: what a server, the
+#: service or the new instance is, is told by the other words.
+GENERIC = frozenset("""
+server servers service services app apps application instance instances process daemon container host machine box
+new old current currently actual real default main's also still same whole
+""".split())
+
+_FRONT_PREPS = frozenset(("for", "in", "on"))
+#: characters read back from a value for its sentence
+_REACH = 400
+_LIST_JOINS = frozenset((",", "and", "but", "while", "whereas"))
+_NOT_VERBS_ED = frozenset("need seed feed speed shed embed breed bleed".split())
+_PRONOUNS = frozenset("i we you they he she".split())
+
+
+class Subject(Frozen):
+    """A value's subject: ``words``, the normalized words of the noun phrase
+    it is stated of (unstemmed, in text order); ``attribute``, the word
+    naming what is measured ("port"), or ``""``; ``sure``: read before a
+    verb or as its object, not from a sentence without a known verb (where
+    an unknown verb may pass for a word: "we pick 8443"); ``stems``: the
+    words stemmed, one for one (:func:`subjects_of` fills them)."""
+
+    __slots__ = ("words", "attribute", "sure", "stems")
+
+    def __init__(self, words: tuple[str, ...], attribute: str = "", sure: bool = True,
+                 stems: tuple[str, ...] = ()) -> None:
+        set_fields(self, words, attribute, sure, stems)
+
+
+def normalize(text: str) -> str:
+    """NFC + casefold: how values (``objstore.retrieval.timeline``) and
+    subject words are compared."""
+    if text.isascii():  # NFC leaves ASCII as it is, and casefold is lower there
+        return text.lower()
+    return unicodedata.normalize("NFC", text).casefold()
+
+
+#: Stems of the words that announce a change ("we moved it to 8443", "Jest
+#: is no longer used", "from now on", "scaled prod to 16 workers"): a passage holding one needs no other
+#: word in common with the older one beyond the question's (rule 3).
+UPDATE_CUES = frozenset("""
+now anymor switch move migrat upgrad downgrad bump rais replac instead renam swap took
+chang updat increas decreas reduc lower scale drop retir deprec adopt
+""".split())
+
+
+
+_STOP: list[frozenset[str]] = []
+
+
+def _stop() -> frozenset[str]:
+    if not _STOP:
+        from objstore.index.analysis import QUERY_STOPWORDS  # deferred: tantivy
+        _STOP.append(QUERY_STOPWORDS)
+    return _STOP[0]
+
+
+def _kind(w: str, prev: str, stop: frozenset[str], cues: frozenset[str]) -> str:
+    """``stop``, ``verb``, ``num`` or ``word`` (the module docstring);
+    ``prev`` is the word before."""
+    if w in COPULAS or w in VERBS:
+        return "verb"
+    if _NUMBER_RE.fullmatch(w):
+        return "num"
+    if w in stop or len(w) == 1:
+        return "stop"
+    if prev in _PRONOUNS:
+        return "verb"   # "we pick …", "they chose …"
+    if w.endswith("ed") and len(w) >= 4 and w not in _NOT_VERBS_ED:
+        return "verb"
+    for n in _CUE_LENGTHS:
+        if n <= len(w) <= n + 3 and w[:n] in cues:
+            return "verb"   # a change word: moved, switched, migrated, …
+    return "word"
+
+
+#: the lengths of the change words of 4 letters or more (a word's prefixes of those lengths are looked up)
+_CUE_LENGTHS = tuple(sorted({len(c) for c in UPDATE_CUES if len(c) >= 4}))
+
+
+def subjects_of(text: str, values: Iterable[str], limit: int = 4000) -> dict[str, Subject]:
+    """The subject of the first occurrence of each of ``values`` in ``text``
+    (the rules of the module docstring): ``{value: Subject}``, a value not
+    found as a token left out.
+
+    Args:
+        text: the passage (a fact: key words, a newline, its body).
+        values: normalized values (``timeline.values_of`` keys).
+        limit: characters of ``text`` read.
+    """
+    want = set(values)
+    if not want:
+        return {}
+    text = text[:limit]
+    out: dict[str, Subject] = {}
+    stop, cues = _stop(), UPDATE_CUES
+    found: dict[str, int] = {}   # value -> where its first occurrence starts
+    rest = []
+    low = text.lower() if text.isascii() else None   # (same offsets)
+    for v in want:
+        if not v.isascii():
+            rest.append(v)
+        elif low is not None:
+            at = _find(low, v)
+            if at >= 0:
+                found[v] = at
+        elif m := re.search(r"(?<![\w.])" + re.escape(v) + r"(?![\w]|[.+-]\w)", text, re.I):
+            found[v] = m.start()
+    if rest:   # a value that NFC and case folding may change: found among the normalized tokens
+        for m in _TOKEN_RE.finditer(text):
+            t = m.group(0)
+            v = t.lower() if t.isascii() else normalize(t)
+            if v in rest and v not in found:
+                found[v] = m.start()
+    for v, at in found.items():   # only the sentence before each value is read (a long turn holds many)
+        lo = max(0, at - _REACH)
+        brk = _LAST_BREAK_RE.match(text, lo, at)
+        seg = text[brk.end() if brk else lo:at] + v
+        toks = [(t.start(), t.end(), t.group(0)) for t in _TOKEN_RE.finditer(seg)]
+        if lo and brk is None and toks:   # (a token cut by the window's start is dropped)
+            toks = toks[1:]
+        norm = [t.lower() if t.isascii() else normalize(t) for _, _, t in toks]
+        if norm and norm[-1] == v:
+            out[v] = _subject_at(seg, toks, norm, stop, cues)
+    words = tuple({w for sub in out.values() for w in sub.words})
+    if words:
+        from objstore.index.analysis import stem_tokens  # deferred: tantivy
+        stem = dict(zip(words, stem_tokens(words)))
+        out = {v: sub.replace(stems=tuple(stem[w] for w in sub.words)) for v, sub in out.items()}
+    return out
+
+
+def _find(hay: str, v: str) -> int:
+    """Where ``v`` first occurs in ``hay`` as a whole token (as
+    ``_TOKEN_RE`` cuts them: no word character or dot before it, no word
+    character after it, nor ``.+-`` and a word character), or -1."""
+    i, n, end = hay.find(v), len(hay), len(v)
+    while i >= 0:
+        j = i + end
+        if (i == 0 or not (hay[i - 1].isalnum() or hay[i - 1] in "_.")) and \
+                (j == n or not (hay[j].isalnum() or hay[j] == "_"
+                                or (hay[j] in ".+-" and j + 1 < n and (hay[j + 1].isalnum() or hay[j + 1] == "_")))):
+            return i
+        i = hay.find(v, i + 1)
+    return -1
+
+
+def _subject_at(text: str, toks: list[tuple[int, int, str]], norm: list[str],
+                stop: frozenset[str], cues: frozenset[str]) -> Subject:
+    """The subject of the value that is the last token of a sentence's
+    start ``text`` (its tokens ``toks``, normalized ``norm``)."""
+    i = len(toks) - 1
+    start = i
+    while start > 0:  # back to the sentence's start, or to the list item's
+        gap = text[toks[start - 1][1]:toks[start][0]]
+        prev = norm[start - 1]
+        if start < i and ("," in gap and _NUMBER_RE.fullmatch(prev)   # "… on 5432, replica on …"
+                          or prev in _LIST_JOINS and start >= 2 and _NUMBER_RE.fullmatch(norm[start - 2])):
+            break
+        start -= 1
+    kinds = [_kind(norm[j], norm[j - 1] if j else "", stop, cues) for j in range(start, i)]
+    words = norm[start:i]
+
+    def joined(j: int) -> bool:  # tokens j-1 and j are in one phrase (no comma or colon between)
+        return not any(c in text[toks[start + j - 1][1]:toks[start + j][0]] for c in ",:")
+
+    def run_back(end: int) -> list[int]:  # word tokens ending at index end (inclusive), backwards
+        got: list[int] = []
+        j = end
+        while j >= 0 and kinds[j] == "word" and (j == end or joined(j + 1)):
+            got.append(j)
+            j -= 1
+        if got and j >= 1 and words[j] in ("the", "a", "an", "our"):
+            j -= 1
+        if got and j >= 1 and words[j] == "of" and kinds[j - 1] == "word":   # "v1 of the payments api"
+            got += run_back(j - 1)
+        return got
+
+    n = len(words)
+    digit = any(c.isdigit() for c in norm[i])
+    attr = words[-1] if digit and n and kinds[-1] == "word" else ""   # "port 5432" (not "job queue RabbitMQ")
+    last_verb = max((j for j in range(n) if kinds[j] == "verb"), default=-1)
+    subj: list[int] = []
+    if last_verb >= 0:
+        j = last_verb - 1
+        while j >= 0 and kinds[j] in ("stop", "verb") and joined(j + 1):
+            j -= 1
+        if j >= 0 and kinds[j] == "word" and joined(j + 1):
+            subj = run_back(j)
+        if subj and digit and not attr and words[last_verb] in COPULAS and \
+                all(kinds[k] == "stop" and words[k] in ("now", "still", "currently") for k in range(last_verb + 1, n)):
+            attr = words[max(subj)]   # "the primary port is (now) 5433"
+        if not subj:   # "we moved the primary to port 5433": the object
+            j = last_verb + 1
+            while j < n:
+                if kinds[j] == "word":
+                    k = j
+                    while k + 1 < n and kinds[k + 1] == "word" and joined(k + 1):
+                        k += 1
+                    if k < n - 1:   # (a run touching the value is its attribute)
+                        subj = list(range(j, k + 1))
+                    break
+                j += 1
+        if n >= 3 and words[0] in _FRONT_PREPS and kinds[1] == "word":   # "For staging, the api …"
+            k = 1
+            while k + 1 < n and kinds[k + 1] == "word" and joined(k + 1):
+                k += 1
+            if k + 1 < n and not joined(k + 1) and k < last_verb:
+                subj += range(1, k + 1)
+    else:
+        subj = [j for j in range(n) if kinds[j] == "word"]
+    got = tuple(dict.fromkeys(words[j] for j in sorted(set(subj)) if words[j] != attr))
+    return Subject(got, attr, last_verb >= 0)
+
+
+def compare(a: Subject | None, b: Subject | None, question: Collection[str] = ()) -> bool | None:
+    """Whether the subjects ``a`` (of an earlier value) and ``b`` (of a
+    later one) name the same thing, for a question of stems ``question``.
+
+    Returns ``True`` when one's words hold the other's, ``False`` for
+    siblings, ``None`` when it cannot be told (either empty or unknown,
+    or words that differ without telling the question's subject apart).
+    Words are compared stemmed (``Subject.stems``); :data:`GENERIC` words
+    and both attributes are left out.  Siblings: ``a`` holds a question word that ``b`` lacks and ``b``
+    a word foreign to the question that ``a`` lacks ("postgres primary" /
+    "postgres analytics replica" for "which port does the postgres primary
+    use"), or the other way round where the two share a word ("postgres
+    analytics replica" / "postgres primary"); and both were read with a
+    verb or they share a word.  Words that differ but are not the
+    question's ("harbor gateway cache" / "cache entries expire", "quill
+    editor" / "production deploys" for "which host runs production
+    deploys") are a paraphrase as often as another thing: unknown."""
+    if a is None or b is None or not a.words or not b.words:
+        return None
+    drop = (a.attribute, b.attribute)
+    sa = {t for w, t in zip(a.words, a.stems or a.words) if w not in GENERIC and w not in drop}
+    sb = {t for w, t in zip(b.words, b.stems or b.words) if w not in GENERIC and w not in drop}
+    if not sa or not sb:
+        return None
+    da, db = sa - sb, sb - sa
+    if not (da and db):
+        return True
+    shared = sa & sb
+    if not (a.sure and b.sure) and not shared:
+        return None
+    q = set(question)
+    if (da & q and db - q) or (shared and db & q and da - q):
+        return False
+    return None
