@@ -16,7 +16,9 @@ words, rule 4's share, siblings) then decide:
   "no longer uses X", "X is no longer …", "removed / dropped / retired /
   replaced / deprecated X", "X is (now) removed / gone / dropped / retired /
   deprecated / replaced", "instead of X".  A passage that merely mentions
-  two words ("we compared fabric and ansible") names none.  X is a content
+  two words ("we compared fabric and ansible") names none, nor a question,
+  a denial or a plan ("should we move off fabric?", "we won't drop it",
+  "we could replace fabric": :data:`_NOT_YET_RE`).  X is a content
   word: no stop word, verb, number (numbers are the rule's own values),
   :data:`objstore.retrieval.subjects.GENERIC` word, nor a word of the
   question (that is the subject, not a value).
@@ -63,6 +65,14 @@ _GONE = LazyPattern("|".join((
     r"\binstead\s+of\s+" + _DET + _X.replace("([", "(?P<x4>[", 1),
     _X.replace("([", "(?P<x5>[", 1) + r"\s+(?:is|are|was|were|has\s+been|have\s+been|got)\s+(?:now\s+|also\s+)?"
     r"(?:removed|gone|dropped|retired|deprecated|replaced|no\s+longer)\b")), 2)   # re.I
+#: the end of the sentence a change statement is in
+_END_RE = LazyPattern(r"[.!?\n]")
+#: words just before a change statement that say it has not happened: a
+#: denial, a modal or a plan ("we won't move off", "we could replace",
+#: "planning to drop"); read from the sentence's start at most
+_NOT_YET_RE = LazyPattern(r"(?:\b(?:not|never|could|should|might|may|would|will|shall|want|wants|plan|plans|planning"
+                          r"|consider|considering|thinking|propose|proposed|suggest|suggested|going|if|whether)|n't|'ll)"
+                          r"\W+(?:[\w-]+\W+){0,3}$", 2)
 _WORD_RE = LazyPattern(r"(?<![\w.])[^\W\d][\w+-]*(?:\.[^\W\d]\w*)*(?<![.+-])")
 #: characters of a text read, as ``timeline.values_of``
 _LIMIT = 4000
@@ -77,6 +87,9 @@ def _gone_of(text: str) -> dict[str, str]:
     subject ("ansible-playbook instead of fabric")."""
     out: dict[str, str] = {}
     for m in _GONE.finditer(text):
+        end = _END_RE.search(text, m.end())
+        if (end and end.group(0) == "?") or _NOT_YET_RE.search(text, max(0, m.start() - 48), m.start()):
+            continue   # a question, a denial or a plan: "should we move off fabric?", "we won't drop it"
         for g in ("x1", "x2", "x3", "x4", "x5"):
             if m.group(g):
                 w = normalize(m.group(g))

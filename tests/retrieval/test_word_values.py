@@ -92,6 +92,8 @@ def test_a_later_statement_that_the_word_was_replaced_supersedes(store, add_sess
 @pytest.mark.parametrize("later", [
     "We compared fabric and ansible for deploying the web app; both work.",   # names both words, says no change
     "The web app deploy docs mention fabric and ansible.",
+    "Should we move the web app deploys off fabric to ansible?",              # a question, not a change
+    "We will not replace fabric for the web app deploys, ansible is too slow.",   # a denial
 ])
 def test_a_later_passage_that_only_mentions_the_words_changes_nothing(store, add_sessions, later):
     got = _two(store, add_sessions, FABRIC, later)
@@ -148,6 +150,10 @@ def test_questions_about_the_past_and_as_of_keep_the_search_order(store, add_ses
     ("use ansible instead of fabric", {"fabric"}),
     ("we compared fabric and ansible", set()),
     ("a drop-in dropdown from the menu", set()),
+    ("should we move off fabric?", set()),
+    ("we won't move off fabric this quarter", set()),
+    ("we could replace fabric with ansible later.", set()),
+    ("we are not planning to drop fabric. We moved the web app off fabric.", {"fabric"}),
 ])
 def test_the_change_statements_read(text, gone):
     assert set(_gone_of(text)) == gone
