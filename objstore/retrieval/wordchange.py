@@ -51,7 +51,7 @@ from objstore.retrieval.subjects import COPULAS, GENERIC, VERBS, compare, normal
 from objstore.retrieval.timeline import Item
 
 #: a cheap test before the patterns: a text without any of these names no replaced word
-_HINT_RE = LazyPattern(r"\b(?:off|from|longer|remov|instead|drop|retir|deprecat|replac|gone)", 2)  # re.I
+_HINT_RE = LazyPattern(r"\b(?:mov|migrat|switch|longer|remov|instead|drop|retir|deprecat|replac|ditch|gone)", 2)  # re.I
 _DET = r"(?:(?:the|our|a|an|old|legacy|existing|whole)\s+)*"
 _X = r"(?<![\w.])([^\W\d][\w+-]*(?:\.[^\W\d]\w*)*)"
 #: the change statements (module docstring): group "xN" is the replaced word,
@@ -63,8 +63,10 @@ _GONE = LazyPattern("|".join((
     + _DET + _X.replace("([", "(?P<x2>[", 1),
     r"\b(?:remov|drop|retir|replac|deprecat|ditch)(?:e|es|ed|ing|ped|ping)?\s+" + _DET + _X.replace("([", "(?P<x3>[", 1),
     r"\binstead\s+of\s+" + _DET + _X.replace("([", "(?P<x4>[", 1),
-    _X.replace("([", "(?P<x5>[", 1) + r"\s+(?:is|are|was|were|has\s+been|have\s+been|got)\s+(?:now\s+|also\s+)?"
+    r"\s(?:is|are|was|were|has\s+been|have\s+been|got)\s+(?:now\s+|also\s+)?"   # "X is removed": X read back
     r"(?:removed|gone|dropped|retired|deprecated|replaced|no\s+longer)\b")), 2)   # re.I
+#: the word that ends a text (the X of "X is removed")
+_LAST_RE = LazyPattern(_X + r"\Z")
 #: the end of the sentence a change statement is in
 _END_RE = LazyPattern(r"[.!?\n]")
 #: words just before a change statement that say it has not happened: a
@@ -90,13 +92,15 @@ def _gone_of(text: str) -> dict[str, str]:
         end = _END_RE.search(text, m.end())
         if (end and end.group(0) == "?") or _NOT_YET_RE.search(text, max(0, m.start() - 48), m.start()):
             continue   # a question, a denial or a plan: "should we move off fabric?", "we won't drop it"
-        for g in ("x1", "x2", "x3", "x4", "x5"):
-            if m.group(g):
-                w = normalize(m.group(g))
-                if w not in out:
-                    out[w] = text[:m.end(g)] if g == "x5" else \
-                        text[:m.start()] + " " + (m.group("between") or "") + " " + m.group(g)
-                break
+        g = next((g for g in ("x1", "x2", "x3", "x4") if m.group(g)), None)
+        if g is not None:
+            w, probe = m.group(g), text[:m.start()] + " " + (m.group("between") or "") + " " + m.group(g)
+        else:
+            last = _LAST_RE.search(text, max(0, m.start() - 60), m.start())
+            if last is None:
+                continue
+            w, probe = last.group(1), text[:m.start()]
+        out.setdefault(normalize(w), probe)
     return out
 
 
@@ -142,9 +146,7 @@ def word_changes(items: Sequence[Item], old_bodies: Sequence[Collection[str]], q
     said: list[dict[str, str]] = [{} for _ in items]   # word -> the text its subject is read from
     found = False
     for i, (it, text) in enumerate(zip(items, texts)):
-        if it.role == "tool" or not (_HINT_RE.search(text) or it.kind == "fact" and old_bodies[i]):
-            continue
-        if not read(i).matched:
+        if it.role == "tool":
             continue
         if _HINT_RE.search(text):
             said[i] = _gone_of(text)
@@ -155,6 +157,8 @@ def word_changes(items: Sequence[Item], old_bodies: Sequence[Collection[str]], q
             if old - now and now - old:
                 gone[i] |= old - now
                 added[i] = now - old
+        if gone[i] and not read(i).matched:
+            gone[i], said[i] = set(), {}
         found = found or bool(gone[i])
     if not found:
         return items
@@ -169,7 +173,15 @@ def word_changes(items: Sequence[Item], old_bodies: Sequence[Collection[str]], q
 
     gone = [{w for w in g if content(w)} for g in gone]
     added = [{w for w in a if w not in QUERY_STOPWORDS and w not in q} for a in added]
-    holds = [_words(t) if any(gone) else set() for t in texts]
+    if not any(gone):
+        return items
+    lows = [normalize(t) for t in texts]
+    held: dict[int, set[str]] = {}
+
+    def holds(a: int) -> set[str]:   # an item's words, read only for an item that may hold a replaced word
+        if a not in held:
+            held[a] = _words(texts[a]) if any(w in lows[a] for g in gone for w in g) else set()
+        return held[a]
     new_values = [dict(it.values) for it in items]
     new_old = [set(it.old_values) for it in items]
     cue = [it.cue for it in items]   # (an item read() later keeps these: read() changes only terms)
@@ -178,13 +190,13 @@ def word_changes(items: Sequence[Item], old_bodies: Sequence[Collection[str]], q
         for x in gone[b]:
             for a in range(len(items)):
                 A = items[a]
-                if a == b or A.kind != "turn" or A.project != B.project or x not in holds[a] or x in gone[a] \
+                if a == b or A.kind != "turn" or A.project != B.project or x not in lows[a] or x not in holds(a) or x in gone[a] \
                         or A.values.get(x, "name") not in ("name", "initial") or not (read(a).matched & B.matched):
                     continue
                 A = items[a]
                 fact = B.kind == "fact" and x not in said[b]   # (a fact's history, not its words)
                 if fact:
-                    if added[b] & holds[a]:
+                    if added[b] & holds(a):
                         continue   # the turn already says what the current version added
                 else:
                     if A.time >= B.time:
