@@ -118,6 +118,7 @@ from objstore.retrieval.timeline import (Item, UPDATE_CUES, lower_words_of, orde
 from objstore.retrieval.querywords import (measure_pattern, question_terms, stop_stems, text_terms, with_base_forms,
                                            without_scope_words)
 from objstore.retrieval.search import check_searchable
+from objstore.retrieval.wordchange import word_changes
 
 #: ``what`` -> index sub-indexes searched (``history``: fact versions that are not current)
 WHAT = {"all": ("fact", "history", "turn"), "facts": ("fact", "history"), "turns": ("turn",)}
@@ -645,6 +646,8 @@ def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence
         items.append(Item(time=h.time or 0, project=h.project or "", values=vals, matched=matched,
                           relevance=e.rel, kind=h.kind, old_values=old, seq=h.seq or 0, terms=terms,
                           cue=bool(every & UPDATE_CUES), role=(h.role or "") if h.kind == "turn" else "", text=e.full))
+    items = word_changes(items, [e.old_bodies for e in extra], subject, stems,   # words said replaced (T2)
+                         lambda t: text_terms(t, terms_cache) - stop)
     order, sup = order_by_time(items, share=opts.share, similar=opts.similar)
     out = []
     for i in order:

@@ -1,0 +1,216 @@
+"""Word values that a later passage or a fact's history says were replaced.
+
+The time rule (``objstore.retrieval.timeline``) reads as values only
+tokens that look like a setting: a token with a digit or a capitalised
+word.  "We deploy the web app with fabric" states a value in a lower-case
+word, and "the web app now deploys with ansible; fabric is removed" replaces
+it (tester test24's T2): neither holds a value the rule can read, so the
+older turn stayed first and unmarked.  Reading every lower-case word as a
+value would make any later passage that mentions other words "newer".  This
+module lets a word count as a value only where the items compared say it
+was replaced, so that the rule's own tests (same project, shared question
+words, rule 4's share, siblings) then decide:
+
+* **A change statement** names the replaced word X (:data:`_GONE`): "moved
+  / moving / migrated / switched off X", "… away from X", "moved from X",
+  "no longer uses X", "X is no longer …", "removed / dropped / retired /
+  replaced / deprecated X", "X is (now) removed / gone / dropped / retired /
+  deprecated / replaced", "instead of X".  A passage that merely mentions
+  two words ("we compared fabric and ansible") names none, nor a question,
+  a denial or a plan ("should we move off fabric?", "we won't drop it",
+  "we could replace fabric": :data:`_NOT_YET_RE`).  X is a content
+  word: no stop word, verb, number (numbers are the rule's own values),
+  :data:`objstore.retrieval.subjects.GENERIC` word, nor a word of the
+  question (that is the subject, not a value).
+* **A current fact's history** names the words its older versions held and
+  the current one dropped, where the current one says a word they did not
+  ("web deploys with fabric" -> "web deploys with ansible": fabric).
+
+For a word X replaced by item B (a change statement, made at B's time, or
+a fact's history) and an item A that holds X as a word, of the same
+project and sharing a question word with B, where A is older than the
+statement (for a fact, whatever its date, as rule 4), neither names X
+replaced itself nor (for a fact) holds a word the current version added,
+and A's X and B's X are not stated of sibling subjects
+(:func:`objstore.retrieval.subjects.compare`, "the replica no longer uses
+pgbouncer" against "the primary uses pgbouncer"): A gets the value X (kind
+``name``, as a capitalised word would be), and B the value ``"-X"`` (kind
+``name``; a statement that X is gone, new at B's time, held by no older
+item) and, a fact, X among its ``old_values`` (rule 4); a change statement
+also counts as a change word (``Item.cue``).  The time rule then
+supersedes A by B as for a number.  Pure, no I/O; one regular-expression
+search per item, more only for the few items that hold a change statement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+
+from objstore.core.text import LazyPattern
+from objstore.retrieval.subjects import COPULAS, GENERIC, VERBS, compare, normalize, subjects_of
+from objstore.retrieval.timeline import Item
+
+#: a cheap test before the patterns: a text without any of these names no replaced word
+_HINT_RE = LazyPattern(r"\b(?:mov|migrat|switch|longer|remov|instead|drop|retir|deprecat|replac|ditch|gone)", 2)  # re.I
+_DET = r"(?:(?:the|our|a|an|old|legacy|existing|whole)\s+)*"
+_X = r"(?<![\w.])([^\W\d][\w+-]*(?:\.[^\W\d]\w*)*)"
+#: the change statements (module docstring): group "xN" is the replaced word,
+#: "between" (a move) the words between the verb and "off" / "from"
+_GONE = LazyPattern("|".join((
+    r"\b(?:mov|migrat|switch)\w*\s+(?P<between>(?:[\w-]+\s+){0,4}?)(?:off(?:\s+of)?|away\s+from|from)\s+"
+    + _DET + _X.replace("([", "(?P<x1>[", 1),
+    r"\bno\s+longer\s+(?:use[sd]?|using|runs?|needs?|relies\s+on|depends\s+on|\w+s\s+(?:with|via|on))\s+"
+    + _DET + _X.replace("([", "(?P<x2>[", 1),
+    r"\b(?:remov|drop|retir|replac|deprecat|ditch)(?:e|es|ed|ing|ped|ping)?\s+" + _DET + _X.replace("([", "(?P<x3>[", 1),
+    r"\binstead\s+of\s+" + _DET + _X.replace("([", "(?P<x4>[", 1),
+    r"\s(?:is|are|was|were|has\s+been|have\s+been|got)\s+(?:now\s+|also\s+)?"   # "X is removed": X read back
+    r"(?:removed|gone|dropped|retired|deprecated|replaced|no\s+longer)\b")), 2)   # re.I
+#: the word that ends a text (the X of "X is removed")
+_LAST_RE = LazyPattern(_X + r"\Z")
+#: the end of the sentence a change statement is in
+_END_RE = LazyPattern(r"[.!?\n]")
+#: words just before a change statement that say it has not happened: a
+#: denial, a modal or a plan ("we won't move off", "we could replace",
+#: "planning to drop"); read from the sentence's start at most
+_NOT_YET_RE = LazyPattern(r"(?:\b(?:not|never|could|should|might|may|would|will|shall|want|wants|plan|plans|planning"
+                          r"|consider|considering|thinking|propose|proposed|suggest|suggested|going|if|whether)|n't|'ll)"
+                          r"\W+(?:[\w-]+\W+){0,3}$", 2)
+_WORD_RE = LazyPattern(r"(?<![\w.])[^\W\d][\w+-]*(?:\.[^\W\d]\w*)*(?<![.+-])")
+#: characters of a text read, as ``timeline.values_of``
+_LIMIT = 4000
+
+
+def _gone_of(text: str) -> dict[str, str]:
+    """The words ``text`` names replaced (normalized, unfiltered), each with
+    the text whose end is the word, as the subject of the change is read
+    from it (``objstore.retrieval.subjects``): the text before the change
+    statement, the moved thing ("we moved the web app deploys off"), the
+    word; never "instead of" or "no longer", which would be read as its
+    subject ("ansible-playbook instead of fabric")."""
+    out: dict[str, str] = {}
+    for m in _GONE.finditer(text):
+        end = _END_RE.search(text, m.end())
+        if (end and end.group(0) == "?") or _NOT_YET_RE.search(text, max(0, m.start() - 48), m.start()):
+            continue   # a question, a denial or a plan: "should we move off fabric?", "we won't drop it"
+        g = next((g for g in ("x1", "x2", "x3", "x4") if m.group(g)), None)
+        if g is not None:
+            w, probe = m.group(g), text[:m.start()] + " " + (m.group("between") or "") + " " + m.group(g)
+        else:
+            last = _LAST_RE.search(text, max(0, m.start() - 60), m.start())
+            if last is None:
+                continue
+            w, probe = last.group(1), text[:m.start()]
+        out.setdefault(normalize(w), probe)
+    return out
+
+
+def _words(text: str) -> set[str]:
+    """The normalized words of ``text`` (its first ``_LIMIT`` characters)."""
+    return {normalize(w) for w in _WORD_RE.findall(text[:_LIMIT])}
+
+
+def word_changes(items: Sequence[Item], old_bodies: Sequence[Collection[str]], question: Collection[str],
+                 stems: Collection[str], terms_of: Callable[[str], Collection[str]]) -> list[Item]:
+    """``items`` with the word values of the module docstring added, for
+    ``timeline.order_by_time``.
+
+    Args:
+        items: the recalled items, as ``timeline.Item`` (a fact's ``text``
+            is its key's words, a newline, its body).
+        old_bodies: for each item, the bodies of a fact's older versions
+            (empty for a turn or a fact without history).
+        question: the question's words and stems (normalized): never a
+            replaced word.
+        stems: the question's content stems (``Item.matched`` is the
+            part of them an item holds).
+        terms_of: an item's text -> its content terms (stemmed, stop words
+            dropped), as recall reads them for ``Item.terms``; called only
+            for an item without values (recall reads no terms for those)
+            that states or holds a replaced word.
+
+    Returns a new list (the items are records; those unchanged are the same
+    objects).  No error is raised for any text.
+    """
+    texts = [it.text[:_LIMIT] for it in items]
+    items = list(items)
+    st = set(stems)
+
+    def read(i: int) -> Item:   # an item without values was given no terms by recall: read them now
+        it = items[i]
+        if not it.values and not it.terms and it.text:
+            terms = set(terms_of(it.text))
+            it = items[i] = it.replace(terms=terms, matched=st & terms)
+        return it
+    gone: list[set[str]] = [set() for _ in items]
+    added: list[set[str]] = [set() for _ in items]
+    said: list[dict[str, str]] = [{} for _ in items]   # word -> the text its subject is read from
+    found = False
+    for i, (it, text) in enumerate(zip(items, texts)):
+        if it.role == "tool":
+            continue
+        if _HINT_RE.search(text):
+            said[i] = _gone_of(text)
+            gone[i] = set(said[i])
+        if it.kind == "fact" and old_bodies[i]:
+            old = set().union(*(_words(b) for b in old_bodies[i]))
+            now = _words(text.partition("\n")[2] or text)
+            if old - now and now - old:
+                gone[i] |= old - now
+                added[i] = now - old
+        if gone[i] and not read(i).matched:
+            gone[i], said[i] = set(), {}
+        found = found or bool(gone[i])
+    if not found:
+        return items
+    from objstore.index.analysis import QUERY_STOPWORDS, stem_tokens  # deferred: tantivy
+    cand = sorted({w for g in gone for w in g})
+    stems = dict(zip(cand, stem_tokens(tuple(cand))))
+    q = set(question)
+
+    def content(w: str) -> bool:
+        return (len(w) > 1 and w not in QUERY_STOPWORDS and w not in GENERIC and w not in VERBS
+                and w not in COPULAS and not w.endswith(("ed", "ing")) and w not in q and stems[w] not in q)
+
+    gone = [{w for w in g if content(w)} for g in gone]
+    added = [{w for w in a if w not in QUERY_STOPWORDS and w not in q} for a in added]
+    if not any(gone):
+        return items
+    lows = [normalize(t) for t in texts]
+    held: dict[int, set[str]] = {}
+
+    def holds(a: int) -> set[str]:   # an item's words, read only for an item that may hold a replaced word
+        if a not in held:
+            held[a] = _words(texts[a]) if any(w in lows[a] for g in gone for w in g) else set()
+        return held[a]
+    new_values = [dict(it.values) for it in items]
+    new_old = [set(it.old_values) for it in items]
+    cue = [it.cue for it in items]   # (an item read() later keeps these: read() changes only terms)
+    for b in range(len(items)):
+        B = items[b]
+        for x in gone[b]:
+            for a in range(len(items)):
+                A = items[a]
+                if a == b or A.kind != "turn" or A.project != B.project or x not in lows[a] or x not in holds(a) or x in gone[a] \
+                        or A.values.get(x, "name") not in ("name", "initial") or not (read(a).matched & B.matched):
+                    continue
+                A = items[a]
+                fact = B.kind == "fact" and x not in said[b]   # (a fact's history, not its words)
+                if fact:
+                    if added[b] & holds(a):
+                        continue   # the turn already says what the current version added
+                else:
+                    if A.time >= B.time:
+                        continue
+                    sa = subjects_of(texts[a], (x,)).get(x)
+                    sb = subjects_of(said[b][x], (x,)).get(x)
+                    if compare(sa, sb, A.matched | B.matched) is False:
+                        continue   # stated of a sibling: the replica dropped it, not the primary
+                new_values[a].setdefault(x, "name")
+                new_values[b]["-" + x] = "name"   # (the rule compares only items that state a value)
+                if fact:
+                    new_old[b].add(x)
+                else:
+                    cue[b] = True
+    return [it if (v == it.values and o == it.old_values and c == it.cue)
+            else it.replace(values=v, old_values=o, cue=c)
+            for it, v, o, c in zip(items, new_values, new_old, cue)]
