@@ -87,6 +87,7 @@ TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
     from objstore.memory.tombstones import Hider
 from objstore.retrieval.keyrank import key_name, names_key
+from objstore.retrieval.querywords import held_terms
 from objstore.retrieval.context import (
     CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, NOTE, TAG, escape_text, estimate_tokens, fact_line, is_dormant,
     load_state, record_use, save_state, state_path, store_context_config, strip_mem_context, write_trace,
@@ -464,7 +465,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
             else:
                 if (t := _shown_turn(store, h.id, c)) is None:
                     continue
-                terms = set(index_terms(t.text[:20_000]))
+                terms = held_terms(t.text)
                 matched = [x for x in prompt_terms if x in terms]
             c.matched = [word_of[x] for x in matched]
             c.evidence = sum(weight[x] * nidf[x] for x in matched) * namespace_weight(rank)

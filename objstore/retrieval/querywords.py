@@ -17,8 +17,8 @@ from objstore.core.store import Store
 def text_terms(text: str, cache: dict[str, frozenset[str]] | None = None) -> frozenset[str]:
     """The distinct index terms (``index_terms``, stemmed) of the first
     4,000 characters of ``text``, through ``cache`` (text -> terms) when
-    given: the coverage factor and the supersession rule both read the
-    terms of the same hit turns."""
+    given: the supersession rule reads the terms of the same texts more
+    than once (what ranks and matches a turn: :func:`held_terms`)."""
     got = cache.get(text) if cache is not None else None
     if got is None:
         from objstore.index.searchindex import index_terms  # deferred: tantivy
@@ -26,6 +26,17 @@ def text_terms(text: str, cache: dict[str, frozenset[str]] | None = None) -> fro
         if cache is not None:
             cache[text] = got
     return got
+
+
+def held_terms(text: str) -> frozenset[str]:
+    """The distinct index terms (``index_terms``, stemmed) of the whole of
+    ``text``: what the index's postings hold of a turn
+    (``SearchIndex.held_words``), read from its text where the index cannot
+    say (a generation that does not stem or has no ``seq``), so that recall's
+    coverage factor and the prompt hook's matched terms count the same words
+    of a long turn whatever its generation's format (session 24, snb24)."""
+    from objstore.index.searchindex import index_terms  # deferred: tantivy
+    return frozenset(index_terms(text))
 
 
 def without_scope_words(query: str, projects: Sequence[str] | None) -> str:

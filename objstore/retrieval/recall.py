@@ -115,8 +115,8 @@ from objstore.retrieval.keyrank import FACT_KINDS, key_score, named_alone, names
 from objstore.retrieval.recalltypes import RecallHit, RecallOptions, RecallResult, iso_time  # noqa: F401  (re-exported)
 from objstore.retrieval.timeline import (Item, UPDATE_CUES, lower_words_of, order_by_time, values_of,
                                          wants_current)
-from objstore.retrieval.querywords import (measure_pattern, question_terms, stop_stems, text_terms, with_base_forms,
-                                           without_scope_words)
+from objstore.retrieval.querywords import (held_terms, measure_pattern, question_terms, stop_stems, text_terms,
+                                           with_base_forms, without_scope_words)
 from objstore.retrieval.search import check_searchable
 from objstore.retrieval.wordchange import word_changes
 
@@ -201,7 +201,7 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
     # the factors multiply a score list beside the hits (a new Hit per factor and hit cost ~7 % of a recall)
     score = [h.score for h in hits]
     if opts.coverage:
-        _with_coverage(store, hits, score, weights, opts, turns, terms)
+        _with_coverage(store, hits, score, weights, opts, turns)
     measure = measure_pattern(query) if opts.measure else None
     if measure is not None:  # "how large …": the turns stating a size first
         for i, h in enumerate(hits):
@@ -256,7 +256,7 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
 
 
 def _with_coverage(store: Store, hits: list, score: list[float], idf: dict[str, float], opts: RecallOptions,
-                   turns: dict[str, Turn] | None, terms: dict[str, frozenset[str]] | None = None) -> None:
+                   turns: dict[str, Turn] | None) -> None:
     """Multiply ``score[i]`` of each turn hit ``hits[i]`` by ``coverage ** opts.coverage``:
     the share of the query's IDF mass (``idf``: its single-token content
     words with the IDF the search scored them with, in the project scope
@@ -266,7 +266,8 @@ def _with_coverage(store: Store, hits: list, score: list[float], idf: dict[str, 
     Lucene's classic similarity, weighted by IDF.  What a turn holds is
     read from the index's postings (``SearchIndex.held_words``: its whole
     indexed text), not from the turn, which is read only when the index
-    cannot say (docs/benchmarks.md, session 24, lat24)."""
+    cannot say (docs/benchmarks.md, session 24, lat24), and read whole
+    (``held_terms``: the same words whatever the generation's format)."""
     from objstore.index.searchindex import index_terms  # deferred: tantivy
     weight: dict[str, float] = {}
     stem: dict[str, str] = {}  # query word -> its term
@@ -285,7 +286,7 @@ def _with_coverage(store: Store, hits: list, score: list[float], idf: dict[str, 
             if got is not None:
                 have = {stem[w] for w in got}
             elif (t := _turn(store, h.id, turns)) is not None:
-                have = text_terms(t.text, terms) & weight.keys()
+                have = held_terms(t.text) & weight.keys()
             else:
                 continue
             score[i] = score[i] * (sum(weight[x] for x in have) / total) ** opts.coverage
