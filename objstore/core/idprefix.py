@@ -31,6 +31,10 @@ def expand_prefixes(store: object, prefixes: list[str]) -> list[str | None]:
     them) and the prefixes that found nothing are looked up again.  A malformed prefix finds nothing; so
     does an id in a fan-out directory or pack directory that cannot be
     listed (the caller's stand-in: a search shows no hit it cannot read).
+    A prefix found nowhere else is looked for in the packs whose index was
+    lost (``PackSet.orphan_ids_with_prefix``): its whole id, whose read
+    raises ``CorruptObject`` naming that pack, so a search warns of the
+    damaged object instead of missing it silently (rob9).
     Raises nothing of its own; what ``Store.packs`` raises when the store's
     packs are first opened."""
     fans: dict[str, list[str]] = {}
@@ -67,6 +71,10 @@ def expand_prefixes(store: object, prefixes: list[str]) -> list[str | None]:
             found.update(lookup(none))
         except OSError:   # the pack directory cannot be listed now: those stay unfound
             pass
+        for p in [p for p in none if not found[p]]:
+            # in a pack whose index was lost: the whole id, whose read then says so (a damaged object
+            # the front ends warn about, `mem fsck --repair` reads it back), not a silent miss
+            found[p] = {bytes.fromhex(o) for o in store.packs.orphan_ids_with_prefix(p)}
     for p, hits in found.items():
         if len(hits) > 1:
             found[p] = {h for h in hits if _sound(store, h.hex())}

@@ -258,6 +258,17 @@ class PackSet:
         ``salvage.salvage_pack`` (the whole pack, front to back) and kept:
         called on a miss only, and an orphan stays only until ``mem fsck
         --repair`` or ``mem gc`` takes it away."""
+        return next((p for p, ids in self._orphan_id_sets() if oid in ids), None)
+
+    def orphan_ids_with_prefix(self, prefix: str) -> set[str]:
+        """The ids (64 hex) of the :meth:`orphan_packs` objects that start
+        with ``prefix`` (hex): what a search index's 16-byte id finds when
+        its object is in a pack whose index was lost (read as
+        :meth:`orphan_holding` reads them; called on a miss only)."""
+        return {o for _p, ids in self._orphan_id_sets() for o in ids if o.startswith(prefix)}
+
+    def _orphan_id_sets(self):
+        """``(path, frozenset of ids)`` of each orphan pack, cached per (path, mtime)."""
         from objstore.core.salvage import salvage_pack  # deferred: imports shutil (bz2, lzma: ~2 ms of every start)
         for p in self.orphan_packs():
             try:
@@ -270,9 +281,7 @@ class PackSet:
                     ids = self._orphan_ids[key] = frozenset(o for o, _f in salvage_pack(p))
                 except OSError:
                     continue
-            if oid in ids:
-                return p
-        return None
+            yield p, ids
 
     def _list(self, keep) -> list[Path]:
         try:

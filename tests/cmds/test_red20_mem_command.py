@@ -150,7 +150,9 @@ FILES = [
     ("machine h.example.com account ops login bob password Heron-2305", "Heron-2305", "netrc-password"),
 ]
 FILES_KEPT = [
-    "db.example.com:6432:app:alice:notnear",              # no .pgpass near it, not the default port (red21)
+    # no .pgpass near it, not a PostgreSQL port (red21; since mend24 a lone line on 5432-5439, 6432, 6543 or
+    # 25060 is a pgpass line: tests/core/test_mend24_redaction.py)
+    "db.example.com:8080:app:alice:notnear",
     "echo '*:*:*:*:$PGPASSWORD' >> ~/.pgpass",             # a variable, not a password
     "machine h login u password $NETRC_PW",
     "ls -l ~/.pgpass\n-rw------- 1 u u 45 Dec  4 10:33 /home/u/.pgpass",
