@@ -7,16 +7,23 @@ import click
 from ._common import emit_json, fmt_time, home_path, json_option, open_store, parse_time
 
 NEEDS_SDK = "the MCP server needs the mcp extra: pip install 'memvcs[mcp]'"
+#: mem's own top-level packages: an import error in them is not a missing extra (redb24, U5)
+_OWN = frozenset({"cmds", "objstore", __name__.partition(".")[0]})
 
 
 def load_server():
-    """``cmds._mcpserver``, or a clear error when the ``mcp`` extra is missing."""
+    """``cmds._mcpserver``, or a clear error (:data:`NEEDS_SDK`, exit 1) when
+    the ``mcp`` extra is missing or broken: any module the server imports
+    that is not mem's own (``anyio``, ``pydantic``, ``mcp_types``, ``mcp``
+    and what they import; a name an ``mcp`` of another version lacks).  An
+    import error inside mem's own packages is a bug and propagates."""
     try:
         from . import _mcpserver
     except ImportError as e:
-        if "mcp" not in str(e) and "uvicorn" not in str(e) and "starlette" not in str(e):
+        top = (e.name or "").partition(".")[0]
+        if top in _OWN or (not top and not any(w in str(e) for w in ("mcp", "uvicorn", "starlette"))):
             raise
-        raise click.ClickException(NEEDS_SDK) from None
+        raise click.ClickException(f"{NEEDS_SDK} (missing: {top or e})") from None
     return _mcpserver
 
 

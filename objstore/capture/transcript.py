@@ -427,10 +427,9 @@ def transcript_refused(path: Path | str, real: str | None = None) -> bool:
     a file import skips is never captured another way.  Cost: one
     ``realpath`` and cached checks; here, not in ``sync``, so the prompt
     hook checks a found path without importing the capture chain.
-    ``real``: ``os.path.realpath(path)`` when the caller has it already."""
-    from objstore.core.redact import name_hits, path_holds_credential  # deferred: the rules compile at import
-    given = os.path.abspath(path)
-    for p in {given, real if real is not None else os.path.realpath(given)}:
-        if name_hits(os.path.basename(p)) or path_holds_credential(os.path.dirname(p)):
-            return True
-    return False
+    ``real``: ``os.path.realpath(path)`` when the caller has it already.
+    The verdict is :func:`objstore.core.redact.transcript_path_refused`'s
+    whole (redb24), inside the code the read ledger's name-rule digest
+    covers (:mod:`objstore.core.namerule`): keep no part of it here."""
+    from objstore.core.redact import transcript_path_refused  # deferred: the rules compile at import
+    return transcript_path_refused(path, real)

@@ -1,8 +1,11 @@
 """A digest of the code of the name rule, so a verdict it gave can be kept.
 
 ``mem import`` asks of every transcript it finds whether its path holds a
-credential (``capture.transcript.transcript_refused``: the name rule of
-:mod:`objstore.core.redact`).  With nothing new, that check was most of the
+credential (``capture.transcript.transcript_refused``, which only calls
+:func:`objstore.core.redact.transcript_path_refused`: the name rule of
+:mod:`objstore.core.redact` and how it combines a path's name and folder,
+given and resolved; redb24 moved that combination there so the digest
+covers every line that decides a verdict).  With nothing new, that check was most of the
 import's CPU (~90 of ~210 ms for the 451 files of the bench corpus, session
 24), and its answer for a path that has not changed can only change with the
 rule.  :func:`name_rule_digest` names the rule's code: the read ledger

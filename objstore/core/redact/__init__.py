@@ -415,7 +415,7 @@ from objstore.core.redact.checks import PIN_CODE_OWNERS, hardware_pin
 from objstore.core.redact.engine import (CUT_LOOKAHEAD, CUT_SEEK, DEFAULT_MAX_SCAN_CHARS, Hit, RedactResult, cut_point,
                                          redact, redact_cut, redact_value, remove_credentials)
 from objstore.core.redact.names import (NAMED_RULE, PATH_NOT_SHOWN, check_name, name_hits, path_holds_credential,
-                                        redact_named, shown_path)
+                                        redact_named, shown_path, transcript_path_refused)
 from objstore.core.redact.rule import Rule
 from objstore.core.redact.rules import RULES
 from objstore.core.redact.scanners import credential_name
@@ -424,4 +424,5 @@ __all__ = [
     "CUT_LOOKAHEAD", "CUT_SEEK", "DEFAULT_MAX_SCAN_CHARS", "NAMED_RULE", "PATH_NOT_SHOWN", "PIN_CODE_OWNERS", "RULES",
     "Hit", "RedactResult", "Rule", "check_name", "credential_name", "cut_point", "hardware_pin", "name_hits",
     "path_holds_credential", "redact", "redact_cut", "redact_named", "redact_value", "remove_credentials", "shown_path",
+    "transcript_path_refused",
 ]

@@ -1,10 +1,12 @@
 """The name rule of :mod:`objstore.core.redact` (moved out of its ``__init__`` as it was, red18):
 a name mem writes in the clear (a fact key, a session id, an agent name, a path) holding a
 credential is refused or not shown (:func:`name_hits`, :func:`check_name`,
-:func:`path_holds_credential`, :func:`shown_path`), and a value under a key named for a
+:func:`path_holds_credential`, :func:`shown_path`, :func:`transcript_path_refused`), and a value under a key named for a
 credential is redacted whole (:func:`redact_named`).  Public from :mod:`objstore.core.redact`."""
 
 from __future__ import annotations
+
+import os
 
 from objstore.core.errors import InvalidInput
 from objstore.core.redact import prefilter
@@ -153,6 +155,23 @@ def path_holds_credential(path: str) -> bool:
             _PATHS.clear()
         got = _PATHS[path] = bool(name_hits(path))
     return got
+
+
+def transcript_path_refused(path, real: str | None = None) -> bool:
+    """Whether a transcript file is never read because its path holds a
+    credential: its name (a session id is taken from it: :func:`name_hits`)
+    or its folder (``…/sk-ant-…/x.jsonl``: :func:`path_holds_credential`),
+    as given (made absolute) or as resolved (``real``:
+    ``os.path.realpath(path)`` when the caller has it, else computed here).
+    The whole verdict of ``capture.transcript.transcript_refused`` (redb24,
+    tester finding U7: here, so :func:`objstore.core.namerule.name_rule_digest`,
+    which hashes this package, changes whenever the verdict can).  ``path``:
+    a str or ``os.PathLike``.  Raises ``TypeError`` for anything else."""
+    given = os.path.abspath(path)
+    for p in {given, real if real is not None else os.path.realpath(given)}:
+        if name_hits(os.path.basename(p)) or path_holds_credential(os.path.dirname(p)):
+            return True
+    return False
 
 
 #: what a message shows in place of a path :func:`path_holds_credential` finds one in

@@ -402,6 +402,36 @@ _KEY_ITSELF = ("jwt", "master")
 #: mend24: the names of a web framework's signing secret for its session cookies (Express's ``SESSION_SECRET``,
 #: ``COOKIE_SECRET``, Flask's ``session_secret``): the word right before ``secret``, the value the key itself
 _SIGNING_SECRET = ("session_", "session-", "session", "cookie_", "cookie-", "cookie")
+#: redb24 (tester finding U2): Django's and Flask's ``SECRET_KEY`` (``app.secret_key``): the keyword itself names
+#: the signing key, so its value is the key
+_SECRET_KEY = ("secret_key", "secret-key", "secretkey")
+#: redb24: an identifier's words split at its case changes (``HTTPSServer`` -> ``HTTPS``, ``Server``)
+_CAMEL_WORD_RE = Lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+", FLAGS)
+#: redb24: the fewest letters a key-itself value of capitals or mixed case needs to be taken as random
+_RANDOM_CASE_MIN = 16
+#: redb24: words that make a long letters-only value a placeholder (``YOURSECRETKEYHERE``, ``ChangeThisSecret``)
+_PLACEHOLDER_WORDS = ("your", "change", "replace", "example", "secret", "insert", "sample")
+
+
+def _random_case(v: str) -> bool:
+    """redb24 (U2): ``v``, letters alone, reads as a random key, not an
+    identifier: :data:`_RANDOM_CASE_MIN` (16)+ ASCII letters, all capitals
+    (``QWERTYUIOPASDFGHJKLZXCVBNM``) or mixed case whose camel-case words
+    (:data:`_CAMEL_WORD_RE`) average under 3 letters
+    (``KjHgFdSaQwErTyUi``: a random mix changes case every other letter;
+    ``ChangeThisSecretValue`` and ``HTTPSServerConfig`` are names), holding
+    none of :data:`_PLACEHOLDER_WORDS`.  All lower case is
+    :func:`labelled_password_ok`'s."""
+    if len(v) < _RANDOM_CASE_MIN or not (v.isascii() and v.isalpha()) or v.islower():
+        return False
+    low = v.lower()
+    if any(w in low for w in _PLACEHOLDER_WORDS):
+        return False
+    if v.isupper():
+        return True
+    return len(v) < 3 * len(_CAMEL_WORD_RE.findall(v))
+
+
 #: an identifier's characters, lowercased, before the keyword (``rails_master_``, ``jwt``)
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 
@@ -422,7 +452,8 @@ def _key_itself(low: str, p: int, v: str, quoted: bool, text: str, e: int) -> bo
     if len(v) < 8:
         return False
     near = low[max(0, p - 32):p]
-    signing = near.endswith(_SIGNING_SECRET) and low.startswith("secret", p)   # mend24: SESSION_SECRET=
+    signing = (near.endswith(_SIGNING_SECRET) and low.startswith("secret", p)   # mend24: SESSION_SECRET=
+               or low.startswith(_SECRET_KEY, p))                           # redb24: SECRET_KEY=
     if not signing and "jwt" not in near and "master" not in near:   # two finds first: most keywords have neither
         return False
     if not quoted and _LINE_END.match(text, e) is None:
@@ -435,7 +466,7 @@ def _key_itself(low: str, p: int, v: str, quoted: bool, text: str, e: int) -> bo
         return False
     if not quoted and "-" in v:
         return False
-    return labelled_password_ok(v)
+    return labelled_password_ok(v) or _random_case(v)
 
 
 def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
