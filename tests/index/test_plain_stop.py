@@ -31,6 +31,7 @@ from objstore.index.analysis import (
 from objstore.index.errors import IndexCorruptError
 from objstore.index.schema import IndexDoc, read_format
 from objstore.index.searchindex import SearchIndex
+from objstore.index.simpletext import SIMPLE_BLANK, SIMPLE_CJK
 
 DATA = Path("/work/shared/data/transcripts")
 
@@ -88,7 +89,7 @@ def test_plain_split_chars_are_those_the_analyzers_cut_differently() -> None:
 
     def text_sep(c: str) -> bool:
         o = ord(c)
-        return not tok(c) or any(a <= o <= b for a, b in analysis._SIMPLE_CJK + analysis._SIMPLE_BLANK)
+        return not tok(c) or any(a <= o <= b for a, b in SIMPLE_CJK + SIMPLE_BLANK)
 
     found = []
     for o in range(0x80, 0x110000):
