@@ -110,9 +110,11 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     problem; --repair drops the entry, and gc then deletes the object.
     A key both sealed and plain (a mem seal stopped half-way by an older
     mem; a newer one's is finished by the next command) is a problem:
-    search, recall and the agent's context would serve the plaintext, push
-    and export refuse; --repair removes the plain copy when the sealed one
-    holds every version (--json: repair.seals_finished).
+    the plaintext is still stored (search, recall and the agent's context
+    leave the key out), push and export refuse; --repair removes the plain copy when the sealed one
+    holds every version (--json: repair.seals_finished). A mem unseal
+    stopped after it wrote the plain versions is named as one (run mem unseal
+    KEY again); --repair drops its sealed copy (repair.unseals_finished).
 
     \b
     Examples:
