@@ -58,10 +58,11 @@ def sealed_plain(store: Store, ref: str) -> bool:
         return False
     key = ref[len("facts/"):]
     try:
-        if store.refs.read("sealed/" + key) is not None:
+        # the folders first (str paths: pathlib's '/' costs more than the syscall): a store that never
+        # sealed anything has no refs/sealed; objstore.core.unfinished (DIRNAME) is not imported on a reader's path
+        if os.path.isdir(f"{store.refs.root}/sealed") and store.refs.read("sealed/" + key) is not None:
             return True
-        # a note only when its folder holds one: objstore.core.unfinished (DIRNAME) is not imported on a reader's path
-        if not os.listdir(store.root / "forget-unfinished"):
+        if not os.path.isdir(notes := f"{store.root}/forget-unfinished") or not os.listdir(notes):
             return False
         return os.path.lexists(store.unfinished.path / store.unfinished.name("what", key))
     except FileNotFoundError:
