@@ -110,9 +110,11 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     problem; --repair drops the entry, and gc then deletes the object.
     A key both sealed and plain (a mem seal stopped half-way by an older
     mem; a newer one's is finished by the next command) is a problem:
-    search, recall and the agent's context would serve the plaintext, push
-    and export refuse; --repair removes the plain copy when the sealed one
-    holds every version (--json: repair.seals_finished).
+    the plaintext is still stored (search, recall and the agent's context
+    leave the key out), push and export refuse; --repair removes the plain copy when the sealed one
+    holds every version (--json: repair.seals_finished). A mem unseal
+    stopped after it wrote the plain versions is named as one (run mem unseal
+    KEY again); --repair drops its sealed copy (repair.unseals_finished).
 
     \b
     Examples:
@@ -138,10 +140,12 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     store = open_store(ctx)
     fixed = reindexed = None
     sealed_finished: list[str] = []
+    unseals_finished: list[str] = []
     if repair:
         from objstore import reindex, repair_store
         fixed = repair_store(store, drop_lost_tombstones=drop_lost_tombstones)
-        from objstore import finish_plain_and_sealed
+        from objstore import finish_plain_and_sealed, finish_stopped_unseals
+        unseals_finished = finish_stopped_unseals(store)   # an unseal stopped: its sealed copy goes, if all is plain
         sealed_finished = finish_plain_and_sealed(store)   # a seal stopped half-way: its plain copy goes
         if fixed.changed or verify_index(store):
             with progress_bar("indexing") as update:
@@ -178,6 +182,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "reset_refs": [{"ref": n, "was": a, "now": b} for n, a, b in fixed.reset_refs],
                              "lost_heads": fixed.lost_heads, "gaps_filled": fixed.gaps_filled,
                              "edges_dropped": fixed.edges_dropped, "seals_finished": sealed_finished,
+                             "unseals_finished": unseals_finished,
                              "refound_refs": fixed.refound,
                              "reflogs_set_aside": [{"file": f, "lines_kept": k, "lines_dropped": d}
                                                    for f, k, d in fixed.reflogs],
@@ -189,6 +194,8 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
         if fixed is not None:
             for key in sealed_finished:
                 click.echo(f"repair: {safe(key)}: the plain copy a stopped 'mem seal' left removed (sealed only now)")
+            for key in unseals_finished:
+                click.echo(f"repair: {safe(key)}: the sealed copy a stopped 'mem unseal' left removed (plain only now)")
             _print_repair(fixed, reindexed, config_fixed)
             for line in _left_for_you(remote_damage):
                 click.echo(f"repair: {line}")

@@ -61,6 +61,7 @@ _API: dict[str, tuple[str, str]] = {
     "hider": ("objstore.memory.served", "hider"),
     "repair_store": ("objstore.memory.repair", "repair"),
     "finish_plain_and_sealed": ("objstore.memory.sealstop", "finish_plain_and_sealed"),
+    "finish_stopped_unseals": ("objstore.vault.sealed", "finish_stopped_unseals"),
     "drop_forgotten_reflog_entries": ("objstore.memory.reflog_drops", "drop_forgotten_reflog_entries"),
     "repair_config": ("objstore.memory.opening", "repair_config"),
     "RepairReport": ("objstore.memory.repair", "RepairReport"),

@@ -199,10 +199,8 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
                             "before it removed the plaintext, which search, recall and the agent's context serve "
                             f"(push and export refuse); 'mem fsck --repair' (or: mem seal {key}) removes it")
     for s in stopped:   # stopped before all its tombstones were written: only the same forget finishes it
-        rep.warnings.append(f"{UNFINISHED_DIR}/{s.path.name}: {s.describe()} was stopped before it had written "
-                            "all its tombstones: what it removes may still be stored, and no write or repair "
-                            f"can finish it; run it again: {s.rerun()}  (push, backup and export refuse "
-                            "until then)")
+        rep.warnings.append(f"{UNFINISHED_DIR}/{s.path.name}: {s.describe()} {s.stopped()}; run it again: "
+                            f"{s.rerun()}  (push, backup and export refuse until then)")
     if (j.forgets or j.turn_forgets or j.queue) and not stopped:
         rep.warnings.append(f"index-journal: a forget of {len(j.forgets)} key(s), {len(j.turn_forgets)} "
                             f"session(s) and {len(j.queue)} review-queue item(s) was stopped before it finished "

@@ -18,8 +18,9 @@ UTF-8 line ``<kind> TAB <selector> TAB <time ms> TAB <command> LF``:
 * ``selector``: for ``match`` the SHA-256 (64 hex) of the normalized match
   text (``objstore.core.text.value_digest``, as its tombstone holds it),
   never the text; else the key, version, id or session id as given;
-* ``command``: ``forget``, or ``seal`` for ``mem seal`` (which forgets the
-  plain copy of a key it has sealed);
+* ``command``: ``forget``, ``seal`` for ``mem seal`` (which forgets the
+  plain copy of a key it has sealed), or ``unseal`` for ``mem unseal``
+  (which drops the sealed copy once the plain one is written);
 * the name is the first 32 hex of SHA-256 of ``kind TAB selector``: the same
   forget run again writes, then deletes, the same file.
 
@@ -67,8 +68,8 @@ class StoppedForget(Record):
     def rerun(self) -> str:
         """The command that finishes it, for a person to run (a ``match``
         one cannot be named: its text is not stored)."""
-        if self.command == "seal" and self.kind == "what":
-            return f"mem seal {self.selector}"
+        if self.command in ("seal", "unseal") and self.kind == "what":
+            return f"mem {self.command} {self.selector}"
         if self.kind == "match":
             return "mem forget --match <the same text> --yes"
         if self.kind == "credentials":
@@ -78,6 +79,20 @@ class StoppedForget(Record):
         if self.kind == "what":
             return f"mem forget {self.selector} --yes"
         return "the forget that was stopped, run again"
+
+    def stopped(self) -> str:
+        """What was left undone, said after :meth:`describe` by ``mem fsck``
+        and ``mem doctor``: a forget's tombstones, or a seal's or unseal's
+        second copy (tester finding test24b U6: a seal writes no tombstone,
+        and ``mem fsck --repair`` can finish it)."""
+        if self.command == "seal" and self.kind == "what":
+            return ("was stopped before it removed the plain copy (readers leave the key out meanwhile): "
+                    "'mem fsck --repair' finishes it once its sealed ref has moved, else run the seal again")
+        if self.command == "unseal" and self.kind == "what":
+            return ("was stopped before it removed the sealed copy (readers leave the key out meanwhile): "
+                    "'mem fsck --repair' finishes it once every plain version is written, else run the unseal again")
+        return ("was stopped before it had written all its tombstones: what it removes may still be stored "
+                "and found, and no write or repair can finish it")
 
     def describe(self) -> str:
         """``mem forget --match …`` / ``mem forget KEY`` / …: which forget it was."""

@@ -23,6 +23,7 @@ from objstore.core.refs import (fact_ref, key_scope, parse_version_spec, refuse_
 from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.memory.lost import lost_current, lost_message
+from objstore.memory.served import sealed_plain
 from objstore.memory.writechecks import check_key_credentials, check_memory_file_write
 
 DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
@@ -110,7 +111,10 @@ def listed_chain(store: Store, ref: str, head: str, walker: Callable[[Store, str
     is then skipped, noted in ``store.damaged`` as a damaged ref (front ends
     warn "damaged ref (<ref>) skipped", as for a ref file holding garbage;
     ``mem fsck`` reports it, ``--repair`` mends it), and the listing goes on.
-    Readers of one key (``mem get KEY``) use :func:`versions`, which raises."""
+    Readers of one key (``mem get KEY``) use :func:`versions`, which raises.
+    None too, not noted, for a key being sealed (``served.sealed_plain``)."""
+    if sealed_plain(store, ref):
+        return None
     known = head in store.damaged
     try:
         return list(walker(store, head))

@@ -22,8 +22,9 @@ from objstore.core.sealstate import plain_and_sealed
 from objstore.core.store import Store
 from objstore.memory import forget
 
-#: seconds an opening waits for the store lock to finish a stopped seal: the
-#: holder is a live process, which opened the store (and so finished it) first
+#: seconds an opening waits for the store lock to finish a stopped seal; given
+#: up (a busy writer, a server that opened the store before the seal), readers
+#: still leave the key out (``objstore.memory.served.sealed_plain``, test24b U1)
 LOCK_WAIT_S = 0.5
 
 

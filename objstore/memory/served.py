@@ -40,3 +40,32 @@ def hider(store: Store) -> Hider | None:
         return None
     from objstore.memory.tombstones import hider as build   # deferred: only a store that forgot something
     return build(store, names)
+
+
+def sealed_plain(store: Store, ref: str) -> bool:
+    """True when ``ref`` is a key's plain ref (``facts/<key>``) and that key
+    must not be served plain: it has a sealed ref (``refs/sealed/<key>``:
+    a ``mem seal`` moved it, whether or not the plain copy is gone yet) or a
+    note of the key in ``forget-unfinished`` (``objstore.core.unfinished``,
+    kind ``what``: a ``mem seal``, ``mem unseal`` or ``mem forget KEY`` that
+    was stopped).  Tester finding test24b U1: the opening that finishes a
+    stopped seal (``objstore.memory.sealstop``) gives up on a busy lock, and
+    a server opened the store before the seal, so readers check here, at each
+    read (``facts.listed_chain``: one ref read and one ``listdir`` of
+    ``forget-unfinished``; a server sees a seal made after it started).  A
+    sealed ref or a folder that does not read counts as sealed.  Never raises."""
+    if not ref.startswith("facts/"):
+        return False
+    key = ref[len("facts/"):]
+    try:
+        # the folders first (str paths: pathlib's '/' costs more than the syscall): a store that never
+        # sealed anything has no refs/sealed; objstore.core.unfinished (DIRNAME) is not imported on a reader's path
+        if os.path.isdir(f"{store.refs.root}/sealed") and store.refs.read("sealed/" + key) is not None:
+            return True
+        if not os.path.isdir(notes := f"{store.root}/forget-unfinished") or not os.listdir(notes):
+            return False
+        return os.path.lexists(store.unfinished.path / store.unfinished.name("what", key))
+    except FileNotFoundError:
+        return False
+    except Exception:   # noqa: BLE001 -- a damaged sealed ref or folder: hide rather than serve plaintext
+        return True

@@ -124,9 +124,8 @@ def _permissions(root: Path) -> list[Finding]:
 def _unfinished(store: Store) -> list[Finding]:
     """A forget stopped before it wrote all its tombstones (``objstore.core.unfinished``), and a key
     both sealed and plain (a seal stopped half-way, ``objstore.core.sealstate``): an error each."""
-    out = [Finding("forget", "error", f"{s.describe()} was stopped before it had written all its tombstones: "
-                   "what it removes may still be stored and found, and push, backup and export refuse "
-                   "until it is run again", s.rerun()) for s in store.unfinished.list()]
+    out = [Finding("forget", "error", f"{s.describe()} {s.stopped()}; push, backup and export refuse until it "
+                   "is finished", s.rerun()) for s in store.unfinished.list()]
     try:
         both = plain_and_sealed(store)
     except MemError:

@@ -234,6 +234,13 @@ def _meta(x) -> tuple:
     return (x.version, x.valid_from, x.recorded_at, x.kind, x.trust, x.owner)
 
 
+def _same_versions(plain: list[Version], chain: list[SealedVersion]) -> bool:
+    """True when the plain versions (:func:`_plain_versions`) are the sealed
+    ones (``chain`` less its forgotten stubs), by :func:`_meta`: an unseal
+    wrote them all, or a seal copied them all."""
+    return [_meta(v.fact) for v in reversed(plain)] == [_meta(s.sealed) for s in reversed(_kept(chain))]
+
+
 # --------------------------------------------------------------------------- writing
 
 
@@ -524,10 +531,11 @@ def unseal_key(store: Store, key: str, identities: list[str], *, credentials: st
         res = UnsealResult(key)
         oldest_first = list(reversed(chain))
         if plain:
-            if [_meta(v.fact) for v in reversed(plain)] != [_meta(s.sealed) for s in reversed(_kept(chain))]:
+            if not _same_versions(plain, chain):
                 raise Refused(f"{key} is both plain and sealed, with different versions",
                               hint=f"read both (mem log {key}; mem sealed show {key} --all) and forget one")
             res.restored = [(v.id, v.fact.version) for v in reversed(plain)]
+            store.unfinished.mark("what", key, now_ms(), "unseal")   # (finding test24b U3) until the sealed ref goes
         else:
             held, rules = credential_versions(key, {s.sealed.version: texts[s.id] for s in chain if s.id in texts})
             if held:
@@ -546,6 +554,7 @@ def unseal_key(store: Store, key: str, identities: list[str], *, credentials: st
                     for s in chain:
                         if s.sealed.version in held:
                             texts[s.id] = held[s.sealed.version].text
+            store.unfinished.mark("what", key, now_ms(), "unseal")   # a stop from here on is an unseal's, not a seal's
             ref = fact_ref(key)
             old = store.refs.read(ref)  # None, or a chain of emptied versions only (replaced)
             parent = None
@@ -581,7 +590,38 @@ def unseal_key(store: Store, key: str, identities: list[str], *, credentials: st
             res.index_error = commit_version(store, key, old, parent, old_chain=old_chain, new_chain=new_chain,
                                              command="unseal")
         res.dropped = _drop_sealed(store, key, chain)
+        store.unfinished.done("what", key)
         return res
+
+
+def finish_unseal(store: Store, key: str) -> bool:
+    """Finish an unseal of ``key`` that was stopped (its note in
+    ``forget-unfinished``, command ``unseal``; tester finding test24b U3):
+    delete the sealed versions when the plain chain already holds every one
+    of them (the check :func:`unseal_key` makes when run again: same
+    version, valid_from, recorded_at, kind, trust, owner), then the note.
+    Nothing changes when the plain versions are not all written yet (only
+    ``mem unseal KEY``, with the passphrase, can write them).  Caller holds
+    the store lock.  Returns True when the unseal is finished.  Raises
+    MemError, OSError."""
+    if sealed_head(store, key) is not None:
+        chain = sealed_versions(store, key)
+        plain = _plain_versions(store, key)
+        if not plain or not _same_versions(plain, chain):
+            return False
+        _drop_sealed(store, key, chain)
+    store.unfinished.done("what", key)
+    return True
+
+
+def finish_stopped_unseals(store: Store) -> list[str]:
+    """``mem fsck --repair``: :func:`finish_unseal` every unseal noted as
+    stopped, under the store lock; the keys finished (a key left keeps its
+    note: ``mem fsck`` says to run ``mem unseal KEY`` again).  Raises
+    StoreLocked, MemError, OSError."""
+    with store.lock("fsck --repair (finishing a stopped unseal)"):
+        return [s.selector for s in store.unfinished.list()
+                if s.command == "unseal" and s.kind == "what" and finish_unseal(store, s.selector)]
 
 
 def forget_sealed(store: Store, key: str) -> int:
