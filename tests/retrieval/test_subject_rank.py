@@ -17,7 +17,6 @@ for the table of near cases."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,7 @@ from recall_helpers import turn
 from objstore.memory.facts import remember
 from objstore.retrieval.recall import recall
 from objstore.retrieval.timeline import values_of
+from tests.retrieval._sessions import write_session
 
 DAY = 86_400_000
 T0 = 1_790_000_000_000  # 2026-09-21
@@ -35,12 +35,7 @@ REPLICA = "The postgres analytics replica uses port 5439, separate from the prim
 
 
 def _session(d: Path, sid: str, day: int, lines: list[tuple[str, str]]) -> None:
-    d.mkdir(parents=True, exist_ok=True)
-    (d / f"{sid}.jsonl").write_text("".join(
-        json.dumps({"type": role, "sessionId": sid, "cwd": "/src/api", "uuid": f"{sid[:4]}{i}",
-                    "timestamp": f"2026-10-{day:02d}T10:0{i}:00Z",
-                    "message": {"role": role, "content": text if role == "user" else [{"type": "text", "text": text}]}})
-        + "\n" for i, (role, text) in enumerate(lines)))
+    write_session(d, sid, day, lines, "/src/api")
 
 
 def _import(mem, tmp_path: Path, later: str | None) -> None:

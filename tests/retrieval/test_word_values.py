@@ -14,7 +14,6 @@ near cases."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from recall_helpers import turn
 from objstore.memory.facts import remember
 from objstore.retrieval.recall import recall
 from objstore.retrieval.wordchange import _gone_of
+from tests.retrieval._sessions import write_session
 
 DAY = 86_400_000
 T0 = 1_790_000_000_000  # 2026-09-21
@@ -32,12 +32,7 @@ ANSIBLE = "Done: the web app now deploys with ansible, run ansible-playbook depl
 
 
 def _session(d: Path, sid: str, day: int, lines: list[tuple[str, str]]) -> None:
-    d.mkdir(parents=True, exist_ok=True)
-    (d / f"{sid}.jsonl").write_text("".join(
-        json.dumps({"type": role, "sessionId": sid, "cwd": "/src/web", "uuid": f"{sid[:4]}{i}",
-                    "timestamp": f"2026-10-{day:02d}T10:0{i}:00Z",
-                    "message": {"role": role, "content": text if role == "user" else [{"type": "text", "text": text}]}})
-        + "\n" for i, (role, text) in enumerate(lines)))
+    write_session(d, sid, day, lines, "/src/web")
 
 
 def _check(hits: list[dict], first: str) -> None:

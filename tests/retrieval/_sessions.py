@@ -1,0 +1,18 @@
+"""A Claude Code transcript for the time-aware recall tests: one line a turn,
+a minute apart on 2026-10-<day> (``docs/agent-formats.md``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def write_session(d: Path, sid: str, day: int, lines: list[tuple[str, str]], cwd: str) -> None:
+    """Write ``d/<sid>.jsonl`` with ``lines`` ((role, text), role 'user' or
+    'assistant') in the session folder of ``cwd``."""
+    d.mkdir(parents=True, exist_ok=True)
+    (d / f"{sid}.jsonl").write_text("".join(
+        json.dumps({"type": role, "sessionId": sid, "cwd": cwd, "uuid": f"{sid[:4]}{i}",
+                    "timestamp": f"2026-10-{day:02d}T10:0{i}:00Z",
+                    "message": {"role": role, "content": text if role == "user" else [{"type": "text", "text": text}]}})
+        + "\n" for i, (role, text) in enumerate(lines)))
