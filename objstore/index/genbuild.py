@@ -161,7 +161,8 @@ class GenerationBuild:
     def _gen(self, s: int) -> "tuple[str, tantivy.Index]":
         g = self._gens.get(s)
         if g is None:
-            g = self._gens[s] = new_generation(self.sub, self._next)
+            kept = [] if self.base is None else [g for k, g in self.base.live() if k not in self.shards]
+            g = self._gens[s] = new_generation(self.sub, self._next, kept)
             self._next += 1
         return g
 

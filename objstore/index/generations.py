@@ -21,7 +21,7 @@ import fcntl
 import _thread   # not threading: its import is ~0.8 ms of every reader's start-up (benchmarks: lat18)
 import os
 import time as _time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import tantivy
@@ -203,10 +203,24 @@ class SubIndex:
         except IndexCorruptError:
             return None
 
-    def adopt_new(self, name: str) -> None:
+    def adopt_new(self, name: str, fmt: GenFormat | None = None) -> None:
         """Record that generation ``name``, just created by this instance, has
-        the format of new generations (it has no ``meta.json`` to read yet)."""
-        self._fmts[name] = self.new_fmt
+        format ``fmt`` (None: :attr:`new_fmt`; it has no ``meta.json`` to
+        read yet)."""
+        self._fmts[name] = self.new_fmt if fmt is None else fmt
+
+    def format_beside(self, kept: "Iterable[str]") -> GenFormat:
+        """The format of a new generation that goes live beside the live
+        generations named ``kept`` (the ones that stay): :attr:`new_fmt`,
+        but with term frequencies when it has none and one of ``kept`` has
+        them (:attr:`GenFormat.no_freqs`): one search compares BM25 scores
+        across shards, so every shard counts a repeated term alike until
+        a rebuild of every shard (``kept`` empty) takes the new format.
+        Raises ``IndexCorruptError`` for a kept generation whose
+        ``meta.json`` cannot be read."""
+        if self.new_fmt.no_freqs and any(not self.fmt(g).no_freqs for g in kept):
+            return self.new_fmt.replace(no_freqs=False)
+        return self.new_fmt
 
     def publish(self, m: Manifest, new: "dict[str, tantivy.Index]") -> set[str]:
         """Write ``m`` as ``CURRENT`` (atomically) and keep the freshly built

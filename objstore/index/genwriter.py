@@ -41,21 +41,25 @@ _FEED_CONVERT = 256
 FEED_SHARDS = STREAM_SHARDS
 
 
-def new_generation(sub: SubIndex, n: int) -> "tuple[str, tantivy.Index]":
+def new_generation(sub: SubIndex, n: int, kept: Iterable[str] = ()) -> "tuple[str, tantivy.Index]":
     """Create generation ``gen-<n>`` of sub-index ``sub`` (an empty tantivy
-    index in the sub-index's new format, analyzers registered) and record
-    it as the sub-index's new generation.  Returns (name, index).  Raises
-    SearchIndexError when tantivy cannot create it (the folder is removed)."""
+    index in the sub-index's new format beside the live generations
+    ``kept`` that stay, :meth:`SubIndex.format_beside`, analyzers
+    registered) and record it as the sub-index's new generation.  Returns
+    (name, index).  Raises SearchIndexError when tantivy cannot create it
+    (the folder is removed), ``IndexCorruptError`` when a kept
+    generation's format cannot be read."""
+    fmt = sub.format_beside(kept)
     name = f"gen-{n}"
     path = sub.dir / name
     path.mkdir(parents=True)
     try:
-        index = create_index(sub.new_fmt, path)
+        index = create_index(fmt, path)
     except (ValueError, OSError) as e:
         remove_generation(path)
         raise SearchIndexError(f"{path}: cannot create index: {e}") from e
     register_analyzers(index)
-    sub.adopt_new(name)
+    sub.adopt_new(name, fmt)
     return name, index
 
 class StreamWriter:
@@ -131,7 +135,7 @@ class StreamWriter:
     def _gen_locked(self, s: int) -> "tuple[str, tantivy.Index]":
         g = self._live.get(s) or self._new.get(s)
         if g is None:
-            g = self._new[s] = new_generation(self.sub, self._next)
+            g = self._new[s] = new_generation(self.sub, self._next, [name for name, _i in self._live.values()])
             self._next += 1
         return g
 

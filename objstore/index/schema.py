@@ -217,23 +217,28 @@ class GenFormat(Frozen):
     :func:`~objstore.index.genfiles.held_ids`); ``text`` is then named ``mem_simple_stem_c``;
     ``prefix_id``: a ``col_id`` generation whose columns hold the id's
     first 16 bytes only (``oid0``, ``oid1``; no ``oid2``, ``oid3``): a
-    document's whole id comes from the object store (:func:`ids_at`).
+    document's whole id comes from the object store (:func:`ids_at`);
+    ``no_freqs``: ``text`` is indexed with document ids only (tantivy's
+    ``basic`` record, no term frequencies: BM25 counts each matching term
+    once; the turns' generations since session 25, read from the
+    ``record`` in ``meta.json``).
     Formats: ``docs/format.md``, "Search index", "Index formats"."""
 
     __slots__ = ("analyzer", "has_seq", "has_plain", "no_escapes", "id_bytes", "positions", "has_pairs",
                  "simple", "id_key_field", "text_norms_only", "fast_time_seq", "plain_stop", "fast_oid",
-                 "short_key", "plain_diff", "plain_vocab", "col_id", "prefix_id")
+                 "short_key", "plain_diff", "plain_vocab", "col_id", "prefix_id", "no_freqs")
 
     def __init__(self, analyzer: str, has_seq: bool, has_plain: bool = False, no_escapes: bool = False,
                  id_bytes: bool = False, positions: bool = True, has_pairs: bool = False,
                  simple: bool = False, id_key_field: bool = False, text_norms_only: bool = False,
                  fast_time_seq: bool = False, plain_stop: bool = False, fast_oid: bool = False,
                  short_key: bool = False, plain_diff: bool = False, plain_vocab: bool = False,
-                 col_id: bool = False, prefix_id: bool = False) -> None:
+                 col_id: bool = False, prefix_id: bool = False, no_freqs: bool = False) -> None:
         set_fields(self, analyzer, has_seq, has_plain, no_escapes, id_bytes, positions, has_pairs, simple,
                    id_key_field, text_norms_only, fast_time_seq, plain_stop, fast_oid, short_key, plain_diff,
                    plain_vocab and plain_diff,   # a format without plain_diff has no vocabulary either
-                   col_id and plain_vocab and plain_diff, prefix_id and col_id and plain_vocab and plain_diff)
+                   col_id and plain_vocab and plain_diff, prefix_id and col_id and plain_vocab and plain_diff,
+                   no_freqs and not positions)   # positions come with frequencies (tantivy's records)
 
     @property
     def tokenizer(self) -> str:
@@ -321,9 +326,13 @@ def new_format(analyzer: str, kind: str, prefix_id: bool = False) -> GenFormat:
     otherwise build ``mem_plain_s``: ~3-8 ms) nor ``fast_oid`` (which
     goes with it); ``prefix_id``: the turns' generations hold the first
     16 bytes of an id only (:attr:`GenFormat.prefix_id`; for an index
-    that can ask its store for the rest).  ``KeyError`` for an unknown analyzer."""
+    that can ask its store for the rest); the turns' ``text`` without term
+    frequencies (:attr:`GenFormat.no_freqs`, since session 25: −1.5 MB of
+    the benchmark corpus's 19.4 MB store, the retrieval evals unchanged;
+    ``docs/benchmarks.md``, "Session 25 (branch ``sz25``)").  ``KeyError``
+    for an unknown analyzer."""
     fmt = FORMATS[analyzer]
-    return fmt.replace(has_pairs=False, prefix_id=prefix_id) if kind == "turn" else fmt.replace(plain_stop=False, fast_oid=False, short_key=False,
+    return fmt.replace(has_pairs=False, prefix_id=prefix_id, no_freqs=True) if kind == "turn" else fmt.replace(plain_stop=False, fast_oid=False, short_key=False,
                                                                             plain_diff=False, plain_vocab=False, col_id=False)
 
 
@@ -354,7 +363,7 @@ def _build_schema(fmt: GenFormat) -> "tantivy.Schema":
         sb.add_text_field(name, stored=True, tokenizer_name="raw", index_option="basic")
     sb.add_text_field(
         "text", stored=False, tokenizer_name=fmt.tokenizer,
-        index_option="position" if fmt.positions else "freq",
+        index_option="position" if fmt.positions else "basic" if fmt.no_freqs else "freq",
     )
     if fmt.has_seq:
         sb.add_integer_field("seq", stored=not fmt.fast_time_seq, indexed=True, fast=True)
@@ -446,7 +455,8 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
         fields = {f["name"]: f for f in meta["schema"]}
         indexing = fields["text"]["options"]["indexing"]
         tok = indexing["tokenizer"]
-        positions = indexing.get("record", "position") == "position"
+        record = indexing.get("record", "position")
+        positions = record == "position"
         fast_oid = OID_COLUMNS[0] in fields
         col_id = fields["text"]["options"]["indexing"]["tokenizer"] == SIMPLE_STEM_COLID_ANALYZER
         if col_id and ("id" in fields or not fast_oid):
@@ -497,7 +507,8 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
     return GenFormat(names[tok], "seq" in fields, "plain" in fields and "flags" in fields, "noesc" in fields,
                      col_id or fields.get("id", {}).get("type") == "bytes", positions, "pairs" in fields,
                      tok in simple_names, id_key_field, norms_text_only, fast_time_seq, plain_stop, fast_oid,
-                     tok in fast_names[1:], tok in fast_names[2:], tok in fast_names[3:], col_id, prefix_id)
+                     tok in fast_names[1:], tok in fast_names[2:], tok in fast_names[3:], col_id, prefix_id,
+                     record == "basic")
 
 
 def _field_tokenizer(fields: dict, name: str) -> str | None:
