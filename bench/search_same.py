@@ -8,8 +8,10 @@ benchmark corpus's turns, some with no hit), runs ``mem search -n 50 --what
 turns --json QUERY`` in a new process with ``MEM_HOME`` = the store and
 ``PYTHONPATH`` = the source tree (a checkout or ``git worktree`` of the
 revision that wrote it), and compares the two JSON outputs byte for byte.
-Prints each query's hit count on each side and ``same``/``DIFFERENT``;
-exits 1 when any differ.  Used for session 16's ``plain_diff`` default
+Prints each query's hit count on each side and ``same``/``DIFFERENT``,
+how many ids of the first 10 hits both sides give and whether the first
+is the same (a ranking change: session 25's ``no_freqs``); exits 1 when
+any differ.  Used for session 16's ``plain_diff`` default
 (docs/benchmarks.md, "Session 16 (branch size16)").
 """
 
@@ -39,13 +41,20 @@ def main(argv: list[str]) -> int:
         print(__doc__.split("\n\n")[1].strip(), file=sys.stderr)
         return 2
     store_a, tree_a, store_b, tree_b, *queries = argv
-    differ = 0
+    differ = firsts = overlap = 0
     for q in queries or QUERIES:
         a, b = search(store_a, tree_a, q), search(store_b, tree_b, q)
-        hits = [len(json.loads(x or b"[]")) if (x or b"").strip().startswith(b"[") else "?" for x in (a, b)]
+        got = [json.loads(x or b"[]") if (x or b"").strip().startswith(b"[") else None for x in (a, b)]
+        hits = [len(g) if g is not None else "?" for g in got]
+        ids = [[h.get("id") for h in g[:10]] if g is not None else [] for g in got]
+        firsts += ids[0][:1] == ids[1][:1]
+        overlap += len(set(ids[0]) & set(ids[1]))
         differ += a != b
-        print(f"{q!r:26} {hits[0]!s:>4} {hits[1]!s:>4}  {'same' if a == b else 'DIFFERENT'}")
-    print(f"{len(queries or QUERIES) - differ} same, {differ} different")
+        print(f"{q!r:26} {hits[0]!s:>4} {hits[1]!s:>4}  {'same' if a == b else 'DIFFERENT'}"
+              f"  top 10 shared {len(set(ids[0]) & set(ids[1]))}, first {'same' if ids[0][:1] == ids[1][:1] else 'not'}")
+    n = len(queries or QUERIES)
+    print(f"{n - differ} same, {differ} different; the first hit the same in {firsts}, "
+          f"top 10 shared {overlap / n:.1f} of 10 on average")
     return 1 if differ else 0
 
 

@@ -327,9 +327,10 @@ def new_format(analyzer: str, kind: str, prefix_id: bool = False) -> GenFormat:
     goes with it); ``prefix_id``: the turns' generations hold the first
     16 bytes of an id only (:attr:`GenFormat.prefix_id`; for an index
     that can ask its store for the rest); the turns' ``text`` without term
-    frequencies (:attr:`GenFormat.no_freqs`, since session 25: −1.5 MB of
-    the benchmark corpus's 19.4 MB store, the retrieval evals unchanged;
-    ``docs/benchmarks.md``, "Session 25 (branch ``sz25``)").  ``KeyError``
+    frequencies (:attr:`GenFormat.no_freqs`, since session 25: −1.6 MB of
+    the benchmark corpus's 19.4 MB store; LoCoMo's R@10 0.772 → 0.768, the
+    other evaluations unchanged: ``docs/benchmarks.md``, "Session 25
+    (branch ``sz25``)").  ``KeyError``
     for an unknown analyzer."""
     fmt = FORMATS[analyzer]
     return fmt.replace(has_pairs=False, prefix_id=prefix_id, no_freqs=True) if kind == "turn" else fmt.replace(plain_stop=False, fast_oid=False, short_key=False,
