@@ -796,7 +796,11 @@ def run_shell(*, session: str, cwd: str, status: int, started_ms: int, duration_
     dog = _Watchdog()
     try:
         dog.arm(run.budget)
-        if no_capture(env) or (env.get("MEM_SHELL_CAPTURE") or "") != "1" or not command_line.strip():
+        if no_capture(env) or not command_line.strip():
+            return 0
+        if (env.get("MEM_SHELL_CAPTURE") or "") != "1":
+            run.session = "-"   # not checked for a credential: not logged (the line says why, test25 T8)
+            run.log("skipped:MEM_SHELL_CAPTURE-not-1")
             return 0
         if _holds_credential(session):
             run.session = "-"     # the id is never written, not even to the log

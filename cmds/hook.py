@@ -34,7 +34,7 @@ def command():
     \b
     Examples:
       echo '{"hook_event_name":"Stop","session_id":"s1","transcript_path":"t.jsonl"}' | mem hook claude-code
-      printf '%s' 'make test' | mem hook shell --session shell-1 --cwd ~/src --status 0 --start 1767225600000 --duration 120
+      printf '%s' 'make test' | MEM_SHELL_CAPTURE=1 mem hook shell --session shell-1 --cwd ~/src --status 0 --start 1767225600000 --duration 120
 
     Exit status: always 0, even on errors (they go to <store>/logs/hooks.log:
     time, event, session id and error type, never text), so a broken store
@@ -68,14 +68,16 @@ def claude_code():
 def shell(session, cwd, status, started_ms, duration_ms, command_line):
     """Record one command of your own shell as a turn (opt-in).
 
-    The command line is read from stdin (what the shell integrations do:
+    It records nothing unless MEM_SHELL_CAPTURE=1 is set in its environment
+    (what 'eval "$(mem shell-init bash)"' does when you set it); without it,
+    the hook log says 'skipped:MEM_SHELL_CAPTURE-not-1'.  The command line is read from stdin (what the shell integrations do:
     an argument would be readable by every local user in /proc/PID/cmdline
     while the hook runs, and a line such as 'export TOKEN=…' holds a
     secret); arguments after -- are still taken, for older shell files.
 
     \b
     Examples:
-      printf '%s' make | mem hook shell --session shell-1 --cwd . --status 1 --start 1767225600000 --duration 80
+      printf '%s' make | MEM_SHELL_CAPTURE=1 mem hook shell --session shell-1 --cwd . --status 1 --start 1767225600000 --duration 80
 
     Exit status: always 0 (errors go to the hook log).
     """

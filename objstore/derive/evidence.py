@@ -11,9 +11,13 @@ Two deterministic tests (``objstore.derive.run.decide`` applies them):
   ("It is not.", "🔥🔥 !!!") has nothing to check and is not evidence of
   anything: :func:`unevidenced` reports it.
 * **Polarity** (:func:`contradicted`): a value must not invert its evidence.
-  Texts are cut into clauses (at ``. , ; : ! ?`` and line ends); a clause is
-  negated when it holds a negation word (:data:`NEGATIONS`; a contracted
-  ``n't``, the tokens ``…n`` ``t``, reads as ``not``).  For each clause of the value, the
+  Texts are cut into sentences (at ``. ; ! ?`` and line ends) and those into
+  clauses (at ``, :``); a clause is negated when it holds a negation word
+  (:data:`NEGATIONS`; a contracted ``n't``, the tokens ``…n`` ``t``, reads as
+  ``not``).  A "not" or "cannot" that ends its clause after another word
+  dangles ("We do not, however, use X"): it negates the later clauses of its
+  sentence up to one that turns (:data:`TURNS`: "but", "yet", …); an answer or
+  an interjection ("No, the service uses X", "Oh no, we lost X") is not carried.  For each clause of the value, the
   cited clauses sharing the most content words with it are found; when
   every one of them has the other polarity, the cited turns say the
   opposite (a tie between polarities is not a contradiction: a request
@@ -37,7 +41,10 @@ i if in into is it its me my of on or our she so that the their them then there 
 too us was we were what when where which who will with would you your""".split())
 #: words that negate the clause they stand in (folded, as :func:`_tokens` yields them)
 NEGATIONS = frozenset("not no never nor neither none nobody nothing nowhere cannot without".split())
-_CLAUSE = re.compile(r"[.,;:!?\n]+")
+#: words that, opening a clause, end a dangling negation's reach ("It is not, but X uses Y")
+TURNS = frozenset("but yet instead rather though although whereas".split())
+_SENTENCE = re.compile(r"[.;!?\n]+")
+_CLAUSE = re.compile(r"[,:]+")
 
 
 def _tokens(text: str) -> list[str]:
@@ -81,13 +88,19 @@ def _negated(tokens: list[str]) -> bool:
 
 def _clauses(text: str) -> list[tuple[set[str], bool]]:
     """``(content stems, negated)`` of each clause of ``text`` that has a
-    content word."""
+    content word, a dangling negation carried (module doc, "Polarity")."""
     out = []
-    for part in _CLAUSE.split(text):
-        toks = _tokens(part)
-        stems = _stems(toks)
-        if stems:
-            out.append((stems, _negated(toks)))
+    for sentence in _SENTENCE.split(text):
+        dangling = False
+        for part in _CLAUSE.split(sentence):
+            toks = _tokens(part)
+            if toks and toks[0] in TURNS:
+                dangling = False
+            stems = _stems(toks)
+            if stems:
+                out.append((stems, dangling or _negated(toks)))
+            if len(toks) > 1 and toks[-1] in ("not", "cannot"):
+                dangling = True
     return out
 
 

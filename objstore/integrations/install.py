@@ -106,11 +106,29 @@ def is_mem_handler(h) -> bool:
 # --------------------------------------------------------------------------- spans: objstore.core.jsonspan
 
 def _parse(text: str, what: str) -> tuple[dict, Node]:
+    """``(document, span tree)`` of a settings text.  Raises InvalidInput for
+    a text that is not one JSON object, or that names a key twice in one
+    object: readers keep the last one and the span edit would reach the first,
+    so hooks written there would never run (test25 T5)."""
+    twice: list[str] = []
+
+    def pairs(items: list) -> dict:
+        seen: dict = {}
+        for k, v in items:
+            if k in seen and not twice:
+                twice.append(k)
+            seen[k] = v
+        return seen
+
     try:
-        doc = json.loads(text) if text.strip() else {}
+        doc = json.loads(text, object_pairs_hook=pairs) if text.strip() else {}
     except ValueError as e:
         raise InvalidInput(f"{what} is not valid JSON ({e}); not touching it",
                            hint="fix the file by hand, then run the command again") from None
+    if twice:
+        raise InvalidInput(f"{what} holds the key {json.dumps(twice[0])} twice in one object (JSON readers keep "
+                           "only the last); not touching it",
+                           hint="merge the two by hand, then run the command again")
     if not isinstance(doc, dict):
         raise InvalidInput(f"{what} does not hold a JSON object; not touching it")
     if not text.strip():

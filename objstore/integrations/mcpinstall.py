@@ -162,6 +162,11 @@ def _toml_str(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)  # a JSON string is a valid TOML basic string
 
 
+def _toml_value(v) -> str:
+    """A string or a list of strings as a TOML value."""
+    return f"[{', '.join(map(_toml_str, v))}]" if isinstance(v, list) else _toml_str(v)
+
+
 def codex_table(command: str, url: str | None = None, key_env: str = DEFAULT_KEY_ENV,
                 home: str | None = None) -> tuple[dict, str]:
     """``(values, TOML text)`` of the ``[mcp_servers.mem]`` table (``home``: as
@@ -172,7 +177,7 @@ def codex_table(command: str, url: str | None = None, key_env: str = DEFAULT_KEY
         values = {"command": command, "args": server_args(home)}
     lines = [f"[mcp_servers.{SERVER_NAME}]"]
     for k, v in values.items():
-        lines.append(f"{k} = [{', '.join(map(_toml_str, v))}]" if isinstance(v, list) else f"{k} = {_toml_str(v)}")
+        lines.append(f"{k} = {_toml_value(v)}")
     return values, "\n".join(lines) + "\n"
 
 
@@ -205,7 +210,15 @@ def plan_codex(path: Path, command: str, url: str | None = None, key_env: str = 
     sep = "" if not t or t.endswith("\n\n") else ("\n" if t.endswith("\n") else "\n\n")
     piece = sep + table
     after = t + piece
-    _codex_doc(path, after)
+    try:
+        tomllib.loads(after)
+    except tomllib.TOMLDecodeError as e:  # the file parses (above): mcp_servers is inline or dotted (test25 T6)
+        inline = f"{SERVER_NAME} = {{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in values.items()) + " }"
+        raise InvalidInput(f"{path} defines mcp_servers in a form that a [mcp_servers.{SERVER_NAME}] table cannot "
+                           f"join (an inline table or dotted keys: with the table appended the file would not "
+                           f"parse: {e}); not touching it",
+                           hint=f"add {inline} inside its mcp_servers by hand, or write its servers as "
+                                f"[mcp_servers.NAME] tables") from None
     return Plan(path, before, after, (f"mcp_servers.{SERVER_NAME}",), ((len(t), len(after)),))
 
 

@@ -37,6 +37,38 @@ def _dir_bytes(path: Path) -> tuple[int, int]:
     return n, size
 
 
+def _object_types(store: Store, progress=None) -> Counter:
+    """Objects by type name, each id once (``unreadable``: no sound copy).
+    Loose objects first, then each pack in body order, as ``mem fsck`` reads
+    them: a pack block is inflated once, not once per object it holds (in id
+    order, test25 T7: 4-5x the time of fsck)."""
+    types: dict[str, str | None] = {}
+    loose = list(store.objects)
+    total = len(loose) + sum(len(p) for p in store.packs.packs) if progress is not None else 0
+
+    def note(oid: str, frame) -> None:
+        if types.get(oid):
+            return                                   # a sound copy already counted
+        try:
+            if isinstance(frame, BaseException):
+                raise frame
+            types[oid] = TYPES[read_header(frame[:HEADER_LEN + 1])].TYPE_NAME
+        except MemError:
+            types[oid] = None
+        if progress is not None and len(types) % 2000 == 0:
+            progress(len(types), total)
+
+    for oid in loose:
+        try:
+            note(oid, store.read_frame(oid))
+        except MemError as e:
+            note(oid, e)
+    for pack in store.packs.packs:
+        for oid, frame in pack.frames_in_body_order():
+            note(oid, frame)
+    return Counter("unreadable" if t is None else t for t in types.values())
+
+
 @dataclass
 class StoreStats:
     """Counts of one store (every figure an int; bytes are on-disk bytes).
@@ -98,15 +130,7 @@ def store_stats(store: Store, *, progress=None, now: int | None = None) -> Store
     _, s.index_bytes = _dir_bytes(store.root / "index")
     _, s.store_bytes = _dir_bytes(store.root)
 
-    ids = set(store.objects) | set(store.packs)
-    for i, oid in enumerate(sorted(ids)):
-        try:
-            frame = store.read_frame(oid)
-            s.objects[TYPES[read_header(frame[:HEADER_LEN + 1])].TYPE_NAME] += 1
-        except MemError:
-            s.objects["unreadable"] += 1
-        if progress is not None and i % 2000 == 0:
-            progress(i, len(ids))
+    s.objects.update(_object_types(store, progress))
 
     for name, chain in key_chains(store):
         s.versions += len(chain)

@@ -324,3 +324,22 @@ def test_a_shell_command_that_ends_while_the_store_is_locked_is_still_recorded(t
     assert "StoreLocked" not in hook_log(store)
     assert [(x[0], x[2]) for x in turns(store)] == [("shell-t-1", "user")]
     assert turns(store)[0][3].startswith("$ make test\n[exit 2,")
+
+
+def test_a_shell_record_without_the_opt_in_says_why_in_the_log(tmp_path):
+    """test25 T8: `mem hook shell` called without MEM_SHELL_CAPTURE=1 (as its
+    help's example did) recorded nothing and said nothing.  It still records
+    nothing, and the hook log says why, without the session id."""
+    store = tmp_path / "store"
+    open_store(store, create=True).close()
+    argv = [sys.executable, "-m", "cmds", "hook", "shell", "--session", "shell-ghp_x", "--cwd", str(tmp_path),
+            "--status", "1", "--start", "1767225600000", "--duration", "80"]
+    env = {k: v for k, v in hook_env(store).items() if k != "MEM_SHELL_CAPTURE"}
+    r = subprocess.run(argv, input="make", text=True, env=env, cwd=REPO, capture_output=True, timeout=60)
+    assert r.returncode == 0 and r.stdout == ""
+    assert turns(store) == []
+    log = hook_log(store)
+    assert "skipped:MEM_SHELL_CAPTURE-not-1" in log and "shell-ghp_x" not in log, log
+    r = subprocess.run(argv, input="make", text=True, env={**env, "MEM_SHELL_CAPTURE": "1"}, cwd=REPO,
+                       capture_output=True, timeout=60)
+    assert [(x[0], x[2]) for x in turns(store)] == [("shell-ghp_x", "user")]

@@ -127,6 +127,20 @@ def test_bad_settings_are_refused_and_untouched(invoke, claude_dir):
         assert s.read_text() == bad
 
 
+def test_a_key_named_twice_is_refused_not_reported_installed(invoke, claude_dir):
+    """test25 T5: the handlers went into the first of two "hooks" objects, which
+    every JSON reader (Claude Code's included) drops for the second; setup said
+    "installed" and no hook ever ran."""
+    s = claude_dir / "settings.json"
+    for bad in ('{"hooks": {"Stop": []}, "hooks": {"SessionStart": []}}\n',
+                '{"hooks": {"Stop": [], "Stop": []}}\n'):
+        s.write_text(bad)
+        for argv in (("hooks", "install", "claude-code"), ("setup",)):
+            r = invoke(*argv, exit_code=2)
+            assert "twice" in r.stderr and "not touching it" in r.stderr, r.stderr
+            assert s.read_text() == bad
+
+
 def test_symlinked_settings_stay_a_symlink(invoke, claude_dir, tmp_path):
     real = tmp_path / "dotfiles" / "settings.json"
     real.parent.mkdir()

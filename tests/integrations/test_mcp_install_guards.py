@@ -96,3 +96,19 @@ def test_an_http_url_holding_a_credential_is_refused_unechoed(home, invoke, agen
         assert cfg.read_bytes() == before
     invoke("mcp", "install", agent, "--http", "http://127.0.0.1:8765/mcp")     # the address alone is fine
     assert "127.0.0.1:8765/mcp" in cfg.read_text()
+
+
+@pytest.mark.parametrize("servers", ['mcp_servers = { other = { command = "x" } }\n',
+                                     'mcp_servers = {}\n'])
+def test_an_inline_mcp_servers_is_named_not_called_invalid(home, invoke, servers):
+    """test25 T6: a valid config.toml whose mcp_servers is an inline table was
+    called "not valid TOML" (the error of the file with mem's table appended,
+    at a line the user's file does not have)."""
+    cfg = home / ".codex" / "config.toml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    before = 'model = "o3"\n' + servers
+    cfg.write_text(before)
+    r = invoke("mcp", "install", "codex", exit_code=2)
+    assert "not valid TOML" not in r.stderr, r.stderr
+    assert "inline table or dotted keys" in r.stderr and "mem = { command = " in r.stderr, r.stderr
+    assert cfg.read_text() == before

@@ -88,6 +88,26 @@ def test_stats_counts_by_type_scope_and_project(tour, invoke):
     assert "Postgres" not in invoke("stats").stdout
 
 
+def test_stats_counts_each_object_once_packed_or_loose_and_a_damaged_one_as_unreadable(tour, invoke, store_path):
+    """test25 T7: the count reads each pack in body order (one inflation a
+    block), as fsck does, and still counts an object held loose and packed
+    once, and a damaged one as unreadable."""
+    before = invoke("stats", "--json").json["objects"]
+    invoke("gc")
+    packed = invoke("stats", "--json").json
+    assert packed["objects"] == before and packed["packs"] >= 1, packed
+    assert sum(before.values()) == invoke("fsck", "--json").json["objects"]
+    invoke("remember", "user/shell", "zsh")                # one loose fact beside the packs
+    loose = [f for f in (store_path / "objects").glob("??/*")]
+    assert len(loose) == 1
+    got = invoke("stats", "--json").json["objects"]
+    assert got == {**before, "fact": before["fact"] + 1}, got
+    loose[0].chmod(0o644)
+    loose[0].write_bytes(b"\x00damaged")
+    got = invoke("stats", "--json").json["objects"]
+    assert got == {**before, "unreadable": 1}, got
+
+
 def test_export_import_round_trip_is_exact(tour, invoke, tmp_path, monkeypatch):
     out = tmp_path / "mem.jsonl"
     invoke("export", "-o", str(out))
