@@ -15,7 +15,6 @@ plan are ``genfiles``'; process memory (malloc trim, mapped pages) is
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fcntl
 import _thread   # not threading: its import is ~0.8 ms of every reader's start-up (benchmarks: lat18)
@@ -59,6 +58,7 @@ from objstore.index.schema import GenFormat, new_format, read_format
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
 if TYPE_CHECKING:
+    import contextlib
     from typing import NoReturn
 
 __all__ = [
@@ -123,10 +123,14 @@ def raise_write_failed(writer, error: BaseException, where) -> NoReturn:
     """Roll back a tantivy writer whose write failed and raise: tantivy's
     ``ValueError`` as :class:`SearchIndexError` ("<where>: write failed"),
     anything else (KeyboardInterrupt, ...) as it is."""
-    with contextlib.suppress(Exception):
+    try:
         writer.rollback()
-    with contextlib.suppress(Exception):
+    except Exception:
+        pass
+    try:
         writer.wait_merging_threads()
+    except Exception:
+        pass
     if isinstance(error, ValueError):  # tantivy's error type
         raise SearchIndexError(f"{where}: write failed: {error}") from error
     raise error
@@ -215,8 +219,10 @@ class SubIndex:
         self._write_manifest(m)
         with self._mutex:
             for name, index in new.items():
-                with contextlib.suppress(ValueError):
+                try:
                     index.reload()
+                except ValueError:
+                    pass
                 self._cache[name] = index
             keep = {g for _s, g in m.live()}
             self._cache = {k: v for k, v in self._cache.items() if k in keep}
@@ -266,11 +272,15 @@ class SubIndex:
         for name in self.gen_dirs() + self.gone_dirs():
             if name not in keep:
                 remove_generation(self.dir / name)
-        with contextlib.suppress(FileNotFoundError):
+        try:
             for name in os.listdir(self.dir):
                 if name.startswith("CURRENT.tmp-"):
-                    with contextlib.suppress(OSError):
+                    try:
                         os.unlink(self.dir / name)
+                    except OSError:
+                        pass
+        except FileNotFoundError:
+            pass
 
     def remove(self) -> None:
         """Empty this sub-index on disk: ``CURRENT`` is unlinked (the
@@ -294,10 +304,14 @@ class SubIndex:
         self.remove_orphans({g for _s, g in cur.live()} if cur else set())
 
     # -- lock ------------------------------------------------------------
-    @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
+    def locked(self) -> "contextlib.AbstractContextManager[None]":
         """Exclusive writer lock of this sub-index (flock on LOCK), waiting
         up to lock_timeout seconds; IndexBusyError after that."""
+        import contextlib   # here: a reader never locks (the module's import was ~0.4 ms of its start-up)
+        return contextlib.contextmanager(self._locked)()
+
+    def _locked(self) -> Iterator[None]:
+        """The generator of :meth:`locked`."""
         self.dir.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.dir / "LOCK", os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -470,8 +484,10 @@ class SubIndex:
         # A writer killed mid-commit leaves files meta.json does not name
         # (e.g. "<segment>.<opstamp>.del"); the next commit would try to create
         # the same name and fail with FileAlreadyExists.  Collect them first.
-        with contextlib.suppress(Exception):
+        try:
             writer.garbage_collect_files()
+        except Exception:
+            pass
         return writer
 
     def _remove_temp_files(self) -> None:
@@ -479,11 +495,15 @@ class SubIndex:
         writer left in generation dirs.  Only called with the lock held, so
         no live writer owns them."""
         for gen in self.gen_dirs():
-            with contextlib.suppress(OSError):
+            try:
                 for ent in os.scandir(self.dir / gen):
                     if ent.name.startswith(".tmp"):
-                        with contextlib.suppress(OSError):
+                        try:
                             os.unlink(ent.path)
+                        except OSError:
+                            pass
+            except OSError:
+                pass
 
     def collect_garbage(self, name: str) -> None:
         """Delete files of segments that merges made dead (tantivy leaves
@@ -491,10 +511,12 @@ class SubIndex:
         (which also drops stale ``.del`` files; a file it does not manage
         stays, for ``verify_purged`` to report).  Caller holds the lock.
         Errors are ignored: this only tidies."""
-        with contextlib.suppress(Exception):
+        try:
             writer = self.new_writer(self._open_gen(name))
             writer.garbage_collect_files()
             writer.wait_merging_threads()
+        except Exception:
+            pass
 
     def remove_dead_files(self, name: str) -> int:
         """Unlink the files of generation ``name`` that belong to no segment
@@ -511,7 +533,9 @@ class SubIndex:
             return 0
         n = 0
         for f in stray:
-            with contextlib.suppress(OSError):
+            try:
                 os.unlink(self.dir / name / f)
                 n += 1
+            except OSError:
+                pass
         return n

@@ -8,7 +8,6 @@ segments and the padding that makes a level merge (``merge_levels``,
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import struct
@@ -315,8 +314,10 @@ def check_new_files(gen_dir: Path, raw: bytes | None = None) -> None:
             tmp.write_text("".join(s + "\n" for s in sigs), encoding="utf-8")
             os.replace(tmp, gen_dir / VERIFIED)
         except OSError:
-            with contextlib.suppress(OSError):
+            try:
                 tmp.unlink()
+            except OSError:
+                pass
 
 
 def verify_generation(gen_dir: Path) -> list[str]:
