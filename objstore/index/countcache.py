@@ -16,7 +16,6 @@ store) counts every time.
 
 from __future__ import annotations
 
-import contextlib
 import os
 
 from blake3 import blake3
@@ -90,7 +89,9 @@ class GenCounts:
                 f.write(_MAGIC + self.digest + body)
             os.replace(tmp, self.path)
         except OSError:
-            with contextlib.suppress(OSError):
+            try:
                 os.unlink(tmp)
+            except OSError:
+                pass
             return
         self.data, self.added = body, {}

@@ -15,9 +15,9 @@ plan are ``genfiles``'; process memory (malloc trim, mapped pages) is
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fcntl
+import json
 import _thread   # not threading: its import is ~0.8 ms of every reader's start-up (benchmarks: lat18)
 import os
 import time as _time
@@ -59,6 +59,7 @@ from objstore.index.schema import GenFormat, new_format, read_format
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
 if TYPE_CHECKING:
+    import contextlib
     from typing import NoReturn
 
 __all__ = [
@@ -123,10 +124,14 @@ def raise_write_failed(writer, error: BaseException, where) -> NoReturn:
     """Roll back a tantivy writer whose write failed and raise: tantivy's
     ``ValueError`` as :class:`SearchIndexError` ("<where>: write failed"),
     anything else (KeyboardInterrupt, ...) as it is."""
-    with contextlib.suppress(Exception):
+    try:
         writer.rollback()
-    with contextlib.suppress(Exception):
+    except Exception:
+        pass
+    try:
         writer.wait_merging_threads()
+    except Exception:
+        pass
     if isinstance(error, ValueError):  # tantivy's error type
         raise SearchIndexError(f"{where}: write failed: {error}") from error
     raise error
@@ -165,12 +170,13 @@ class SubIndex:
         self._manifest_seen: tuple[tuple, Manifest] | None = None  # (CURRENT's signature, its parse)
         self._mutex = _thread.RLock()   # threading.RLock (its C implementation)
 
-    def fmt(self, name: str, raw: bytes | None = None) -> GenFormat:
+    def fmt(self, name: str, raw: bytes | None = None, meta: dict | None = None) -> GenFormat:
         """Format of generation ``name`` (read from its meta.json once;
-        ``raw``: that file's bytes, when the caller has read them)."""
+        ``raw``: that file's bytes, when the caller has read them; ``meta``:
+        those bytes parsed, when it has parsed them: :func:`read_format`)."""
         f = self._fmts.get(name)
         if f is None:
-            f = self._fmts[name] = read_format(self.dir / name, raw)
+            f = self._fmts[name] = read_format(self.dir / name, raw, meta)
         return f
 
     # -- CURRENT ---------------------------------------------------------
@@ -229,8 +235,10 @@ class SubIndex:
         self._write_manifest(m)
         with self._mutex:
             for name, index in new.items():
-                with contextlib.suppress(ValueError):
+                try:
                     index.reload()
+                except ValueError:
+                    pass
                 self._cache[name] = index
             keep = {g for _s, g in m.live()}
             self._cache = {k: v for k, v in self._cache.items() if k in keep}
@@ -280,11 +288,15 @@ class SubIndex:
         for name in self.gen_dirs() + self.gone_dirs():
             if name not in keep:
                 remove_generation(self.dir / name)
-        with contextlib.suppress(FileNotFoundError):
+        try:
             for name in os.listdir(self.dir):
                 if name.startswith("CURRENT.tmp-"):
-                    with contextlib.suppress(OSError):
+                    try:
                         os.unlink(self.dir / name)
+                    except OSError:
+                        pass
+        except FileNotFoundError:
+            pass
 
     def remove(self) -> None:
         """Empty this sub-index on disk: ``CURRENT`` is unlinked (the
@@ -308,10 +320,14 @@ class SubIndex:
         self.remove_orphans({g for _s, g in cur.live()} if cur else set())
 
     # -- lock ------------------------------------------------------------
-    @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
+    def locked(self) -> "contextlib.AbstractContextManager[None]":
         """Exclusive writer lock of this sub-index (flock on LOCK), waiting
         up to lock_timeout seconds; IndexBusyError after that."""
+        import contextlib   # here: a reader never locks (the module's import was ~0.4 ms of its start-up)
+        return contextlib.contextmanager(self._locked)()
+
+    def _locked(self) -> Iterator[None]:
+        """The generator of :meth:`locked`."""
         self.dir.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.dir / "LOCK", os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -353,14 +369,18 @@ class SubIndex:
             raise IndexCorruptError(f"{path}: no meta.json") from None
         except OSError as e:   # as read_format says it
             raise IndexCorruptError(f"{path}/meta.json: unreadable schema: {e}") from e
+        try:   # parsed once, for the segment-file check and the format (~0.08 ms a parse)
+            meta = json.loads(raw.decode("utf-8"))
+        except ValueError:   # each of them reads it again and reports it as before
+            meta = None
         try:
             shared = kept_generations()
             key = os.fspath(path)
             index = shared.get(key) if shared is not None else None
             if index is not None:
-                self.fmt(name, raw)
+                self.fmt(name, raw, meta)
                 return index
-            check_new_files(path, raw)   # tantivy checks no CRC: a damaged file must not answer silently
+            check_new_files(path, raw, meta)   # tantivy checks no CRC: a damaged file must not answer silently
             if not writable(path):  # a read-only store: tantivy needs a place for its lock file
                 path = shadow_dir(path)
             index = tantivy.Index.open(str(path))
@@ -370,7 +390,7 @@ class SubIndex:
             raise IndexCorruptError(f"{path}: cannot open index: {e}") from e
         # no analyzers registered here: reading builds its queries from terms (no tokenizer of
         # tantivy's runs), and a writer registers them (new_writer): ~0.12 ms a generation
-        self.fmt(name, raw)
+        self.fmt(name, raw, meta)
         self._meta_paths[name] = meta_path
         self._seen[name] = (st.st_ino, st.st_size, st.st_mtime_ns)
         self._digests[name] = blake3(raw).digest(16)  # read before the open: the handle's state or older
@@ -484,8 +504,10 @@ class SubIndex:
         # A writer killed mid-commit leaves files meta.json does not name
         # (e.g. "<segment>.<opstamp>.del"); the next commit would try to create
         # the same name and fail with FileAlreadyExists.  Collect them first.
-        with contextlib.suppress(Exception):
+        try:
             writer.garbage_collect_files()
+        except Exception:
+            pass
         return writer
 
     def _remove_temp_files(self) -> None:
@@ -493,11 +515,15 @@ class SubIndex:
         writer left in generation dirs.  Only called with the lock held, so
         no live writer owns them."""
         for gen in self.gen_dirs():
-            with contextlib.suppress(OSError):
+            try:
                 for ent in os.scandir(self.dir / gen):
                     if ent.name.startswith(".tmp"):
-                        with contextlib.suppress(OSError):
+                        try:
                             os.unlink(ent.path)
+                        except OSError:
+                            pass
+            except OSError:
+                pass
 
     def collect_garbage(self, name: str) -> None:
         """Delete files of segments that merges made dead (tantivy leaves
@@ -505,10 +531,12 @@ class SubIndex:
         (which also drops stale ``.del`` files; a file it does not manage
         stays, for ``verify_purged`` to report).  Caller holds the lock.
         Errors are ignored: this only tidies."""
-        with contextlib.suppress(Exception):
+        try:
             writer = self.new_writer(self._open_gen(name))
             writer.garbage_collect_files()
             writer.wait_merging_threads()
+        except Exception:
+            pass
 
     def remove_dead_files(self, name: str) -> int:
         """Unlink the files of generation ``name`` that belong to no segment
@@ -525,7 +553,9 @@ class SubIndex:
             return 0
         n = 0
         for f in stray:
-            with contextlib.suppress(OSError):
+            try:
                 os.unlink(self.dir / name / f)
                 n += 1
+            except OSError:
+                pass
         return n

@@ -8,7 +8,6 @@ segments and the padding that makes a level merge (``merge_levels``,
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import struct
@@ -255,7 +254,7 @@ def verify_file(path: Path) -> str | None:
     return None if got == crc else "checksum mismatch"
 
 
-def check_new_files(gen_dir: Path, raw: bytes | None = None) -> None:
+def check_new_files(gen_dir: Path, raw: bytes | None = None, meta: dict | None = None) -> None:
     """Check, before a generation is opened for reading, every file of its
     live segments that was not checked before (:func:`verify_file`: its
     tantivy footer and CRC-32): tantivy checks neither when it opens or
@@ -273,13 +272,15 @@ def check_new_files(gen_dir: Path, raw: bytes | None = None) -> None:
     inode) is found by ``mem fsck``, not here.
 
     ``raw``: the bytes of the generation's ``meta.json`` when the caller
-    has read them (the open reads it once for its format and signature).
+    has read them (the open reads it once for its format and signature);
+    ``meta``: those bytes parsed, when the caller has parsed them.
 
     Raises IndexCorruptError naming the first damaged file; a file removed
     meanwhile (a merge) is skipped: tantivy's open reports one it needs."""
     try:
-        meta = json.loads(raw.decode("utf-8") if raw is not None
-                          else (gen_dir / "meta.json").read_text(encoding="utf-8"))
+        if meta is None:
+            meta = json.loads(raw.decode("utf-8") if raw is not None
+                              else (gen_dir / "meta.json").read_text(encoding="utf-8"))
         live = {str(seg["segment_id"]).replace("-", "") for seg in meta.get("segments", [])}
         names = os.listdir(gen_dir)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -315,8 +316,10 @@ def check_new_files(gen_dir: Path, raw: bytes | None = None) -> None:
             tmp.write_text("".join(s + "\n" for s in sigs), encoding="utf-8")
             os.replace(tmp, gen_dir / VERIFIED)
         except OSError:
-            with contextlib.suppress(OSError):
+            try:
                 tmp.unlink()
+            except OSError:
+                pass
 
 
 def verify_generation(gen_dir: Path) -> list[str]:

@@ -437,10 +437,11 @@ def _norms_text_only(fields: dict) -> bool:
     return True
 
 
-def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
+def read_format(gen_dir: Path, raw: bytes | None = None, meta: dict | None = None) -> GenFormat:
     """The format of the generation in directory ``gen_dir``, from the schema
     in its ``meta.json`` (read here, or ``raw``: its bytes, read by the
-    caller).  Raises ``IndexCorruptError`` for an unreadable ``meta.json``,
+    caller; ``meta``: those bytes as ``json.loads`` gives them, parsed by the
+    caller: not read nor parsed again).  Raises ``IndexCorruptError`` for an unreadable ``meta.json``,
     an unknown tokenizer on ``text``, an ``oid`` field that is not a
     stored bytes field beside an indexed bytes ``id``, or a ``text`` named
     ``mem_simple_stem_s`` or ``mem_simple_stem_f`` without a ``plain`` of
@@ -450,9 +451,10 @@ def read_format(gen_dir: Path, raw: bytes | None = None) -> GenFormat:
     ``id`` (or such fields under another ``text``; a ``mem_simple_stem_c``
     one may lack ``oid2`` and ``oid3`` both: :attr:`GenFormat.prefix_id`)."""
     try:
-        if raw is None:
-            raw = (gen_dir / "meta.json").read_bytes()
-        meta = json.loads(raw.decode("utf-8"))
+        if meta is None:
+            if raw is None:
+                raw = (gen_dir / "meta.json").read_bytes()
+            meta = json.loads(raw.decode("utf-8"))
         fields = {f["name"]: f for f in meta["schema"]}
         indexing = fields["text"]["options"]["indexing"]
         tok = indexing["tokenizer"]

@@ -198,6 +198,37 @@ def test_a_process_without_an_editable_finder_opens_the_store_without_urllib_nor
                    "GLOB ['a.txt'] True False True True", "REAL Pattern True True"]
 
 
+@pytest.mark.parametrize("name", ["recall", "hook"])
+def test_a_reader_without_an_editable_finder_loads_no_contextlib(filled, store_path, name):
+    """The index's readers suppress errors with ``try``/``except``, and its
+    writers' lock and rebuild import ``contextlib`` where they run: a recall
+    or a prompt hook loads none (~0.4 ms of each start-up; session 25,
+    rcl25).  Run without ``site``, as the test above: this suite's editable
+    finder loads ``importlib.util``, which loads ``contextlib`` itself."""
+    import sysconfig
+    if name == "recall":
+        args, stdin = ["recall", "--all-projects", "--json", "staging database port"], None
+    else:
+        args, stdin = ["hook", "claude-code"], json.dumps(
+            {"hook_event_name": "UserPromptSubmit", "session_id": "S-startup-3", "cwd": str(filled),
+             "prompt": "which port does the staging database use?"})
+    code = ("import sys\n"
+            f"sys.path[:0] = [{str(REPO)!r}, {sysconfig.get_paths()['purelib']!r}]\n"
+            f"sys.argv = ['mem', *{args!r}]\n"
+            "import cmds.entry as e\n"
+            "_leave = e._skip_teardown\n"
+            "def _report():\n"
+            "    sys.stderr.write(f\"LOADED {'contextlib' in sys.modules} {'tantivy' in sys.modules}\\n\")\n"
+            "    _leave()\n"
+            "e._skip_teardown = _report\n"
+            "e.entry()\n")
+    p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, input=stdin,
+                       cwd=filled, env=dict(os.environ), timeout=60)
+    wait_remember_done(store_path)   # the hook's capture child
+    assert p.returncode == 0, p.stderr
+    assert "LOADED False True" in p.stderr.splitlines(), p.stderr   # it searched, without contextlib
+
+
 DATETIME_PROBE = ("import sys\nimport cmds.entry as e\n_leave = e._skip_teardown\n"
                   "def _report():\n"
                   "    import datetime\n"
