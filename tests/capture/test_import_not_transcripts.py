@@ -96,3 +96,19 @@ def test_the_no_transcripts_hint_never_echoes_a_credential_path(mem, tmp_path):
     r = mem("--home", home, "import", "claude-code", str(folder), exit_code=2)
     assert "(a path holding a credential, not shown) holds 1 file" in r.stderr
     assert token not in r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("harness, where", [("claude-code", ".claude/projects"), ("codex", ".codex/sessions"),
+                                            ("codex-memory", ".codex/memories")])
+def test_a_default_folder_that_does_not_exist_is_nothing_to_import_yet(mem, tmp_path, monkeypatch, harness, where):
+    """test25 T11: with no PATHS and no default folder (the harness never ran
+    here) the import exited 2 with a click usage block, while the docs give
+    exit 0 for a default folder holding nothing: one rule for both now."""
+    home = tmp_path / "newhome"
+    home.mkdir()
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    r = mem("--home", str(tmp_path / "s"), "import", harness, env={"HOME": str(home)})
+    assert "Usage:" not in r.stderr and "yet: " in r.stderr and str(home / where) in r.stderr, r.stderr
+    r = mem("--home", str(tmp_path / "s"), "import", harness, "--json", env={"HOME": str(home)})
+    assert json.loads(r.stdout)["files"] == 0 and "Usage:" not in r.stderr
