@@ -499,6 +499,10 @@ def context(store, project, budget: int | None, session_id, source: str, prompt,
                    "facts": [{"key": k, "id": i} for k, i in block.facts]})
     elif block.text:
         echo(block.text, nl=False)
+    else:   # say where it looked, as recall does (test25 T13: the README's tour printed nothing at all)
+        where = f" for project {safe(block.project)} (from {'--project' if override else 'the working directory'})" \
+            if block.project else ""
+        echo(f"nothing to show{where}; --project NAME shows another project's", err=True)
     return 0
 
 

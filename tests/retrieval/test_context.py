@@ -232,3 +232,14 @@ def test_hook_output_never_holds_the_old_value(store, mem, tmp_path):
     ctx = hook({"hook_event_name": "SessionStart", "session_id": "hook-2", "cwd": str(cwd), "source": "startup"})
     assert "6380" in ctx and "6379" not in ctx
     assert "6379" in mem("log", "project/acme/queue").stdout
+
+
+def test_cli_context_with_nothing_to_show_says_where_it_looked(store, invoke):
+    """test25 T13: the README tour's `mem context` printed nothing at all from
+    a folder of another project; now stderr names the project it looked at."""
+    remember(store, "project/acme/db", "PostgreSQL 16 on port 5433")
+    r = invoke("context", "--project", "nope")
+    assert r.stdout == ""
+    assert "nothing to show for project nope (from --project)" in r.stderr, r.stderr
+    r = invoke("context", "--project", "acme")
+    assert r.stdout.startswith("<mem-context") and "nothing to show" not in r.stderr
