@@ -171,8 +171,8 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
             click.echo(f"stored {plural(r.paths_refused, 'turn')} without a working directory or project: "
                        "its path holds a credential", err=True)
         if r.lines_skipped:
-            click.echo(f"skipped {plural(r.lines_skipped, 'bad line')} (not JSON, truncated or invalid text)",
-                       err=True)
+            click.echo(f"skipped {plural(r.lines_skipped, 'bad line')} (not JSON, truncated, invalid text, "
+                       "or longer than 64 MiB)", err=True)   # test25 T17: a valid record too long is one
     for e in r.errors[:20]:
         click.echo(f"warning: {safe(e)}", err=True)   # a file name's control bytes as \xNN
     if r.index_error:
