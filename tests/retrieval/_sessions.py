@@ -1,10 +1,14 @@
 """A Claude Code transcript for the time-aware recall tests: one line a turn,
-a minute apart on 2026-10-<day> (``docs/agent-formats.md``)."""
+a minute apart on 2026-10-<day> (``docs/agent-formats.md``); the day and
+the first turn's time of the tests that store turns directly."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+DAY = 86_400_000  # ms
+T0 = 1_790_000_000_000  # 2026-09-21, ms: the time of a test's first turn
 
 
 def write_session(d: Path, sid: str, day: int, lines: list[tuple[str, str]], cwd: str) -> None:
