@@ -40,7 +40,8 @@ Cue-triggered injection (:func:`inject_for_prompt`), precision first
        contains are read from the index's postings of its whole text
        (``SearchIndex.held_words``), and only a turn to be shown is read.
     4. **Limits**: at most ``max_facts`` facts and ``max_turns`` turn
-       passages, best evidence first, within ``budget_tokens`` (default
+       passages, best evidence first (a turn that only asks, stating no
+       value, after the others: ``timeline.only_asks``), within ``budget_tokens`` (default
        600, ``context.prompt_budget``); a candidate
        under ``relative`` times the best one's evidence is dropped.  A fact
        version already injected in this session (or in its start block)
@@ -93,7 +94,7 @@ from objstore.retrieval.context import (
     load_state, record_use, save_state, state_path, store_context_config, strip_mem_context, write_trace,
 )
 from objstore.retrieval.timeitems import Said, fact_text, time_items
-from objstore.retrieval.timeline import superseders, values_of
+from objstore.retrieval.timeline import only_asks, superseders, values_of
 
 MAX_CUE_CHARS = 4000
 PRIOR_DOCS = 100  # see _nidf
@@ -399,6 +400,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     cands: list[Candidate] = []
     showable: dict[str, tuple[Candidate, Fact]] = {}  # facts that may be shown (for stale turns)
     turn_text: dict[str, tuple[str, int]] = {}
+    asking: set[str] = set()   # turns that only ask (timeline rule 7)
     hide: Hider | None | bool = False
     for key, bm25 in sorted(fact_hits.items(), key=lambda kv: -kv[1]):
         c = Candidate("fact", "", key, bm25=bm25)
@@ -481,6 +483,8 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
                 continue
             else:
                 turn_text[h.id] = (t.text, t.timestamp)
+                if not values_of(t.text, {*matched, *c.matched}) and only_asks(t.text, matched):
+                    asking.add(h.id)   # a question asked before, no answer: after the turns that may answer
                 from objstore.index.searchindex import make_snippet  # deferred: tantivy
                 when = time.strftime("%Y-%m-%d", time.gmtime(t.timestamp / 1000)) if t.timestamp else "?"
                 if hide is False:   # the forgotten --match texts, read at the first passage shown
@@ -502,7 +506,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     frame = estimate_tokens(open_tag + close_tag)
     lines = []
     best = {k: max((c.evidence for c in cands if c.kind == k and not c.reason), default=0.0) for k in ("fact", "turn")}
-    for c in sorted(cands, key=lambda c: (-c.evidence, c.kind, c.ref)):
+    for c in sorted(cands, key=lambda c: (c.id in asking, -c.evidence, c.kind, c.ref)):
         if c.reason:
             inj.rejected.append(c)
             continue

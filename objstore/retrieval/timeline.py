@@ -396,8 +396,8 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
     for a, A in enumerate(items):   # rule 7: what answers a turn that only asks goes before it
         if A.values or A.kind != "turn" or A.role == "tool" or not A.matched:
             continue
-        need = A.matched - _verb_stems()
-        if need and may_ask(A.text) and asks(A.text, need):
+        if only_asks(A.text, A.matched):
+            need = A.matched - _verb_stems()
             ahead[a] = [b for b, B in enumerate(items) if b != a and B.values and B.role != "tool"
                         and B.project == A.project and need <= B.matched and of_question(b, need)]
     replaced: dict[str, set[int]] = {}  # value -> items that superseded an item holding it
@@ -540,6 +540,14 @@ def asks(text: str, terms: Collection[str]) -> bool:
             return False
         asked = True
     return asked
+
+
+def only_asks(text: str, stems: Collection[str]) -> bool:
+    """Rule 7 for a text that states no value: whether it only asks about
+    the question's stems ``stems`` it holds, verbs aside (:func:`asks`;
+    False where they are all verbs: "how do we deploy?")."""
+    need = set(stems) - _verb_stems()
+    return bool(need) and may_ask(text) and asks(text, need)
 
 
 _GENERIC_STEMS: list[frozenset[str]] = []

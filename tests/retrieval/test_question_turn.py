@@ -119,3 +119,26 @@ def test_which_turns_only_ask():
     assert not asks("The api config lives in api.yaml. what port does the api use?", terms)
     assert not asks("the api port, please", terms)
     assert not asks("what is the weather like?", terms)   # asks, but not about the question's words
+
+
+def test_the_prompt_hook_injects_the_answer_not_the_question(mem, tmp_path):
+    """The hook's one turn passage: the earlier question holds every word
+    of the prompt as the answer does (equal evidence, a better BM25); the
+    answer is injected."""
+    import json
+    import os
+    from tests.hooks._util import hook_env, payload, run_hook
+    prompt = "which port does the ledger postgres primary use"
+    answer = "The ledger postgres primary uses port 5432 by default."
+    d = tmp_path / "tx" / "-src-api"
+    write_session(d, "73737373-2222-3333-4444-555555555555", 1,
+                  [("user", prompt + "?"), ("assistant", "Let me check the config.")], "/src/api")
+    write_session(d, "74747474-2222-3333-4444-555555555555", 3,
+                  [("user", "db notes"), ("assistant", answer)], "/src/api")
+    mem("import", "claude-code", str(tmp_path / "tx"))
+    store = Path(os.environ["MEM_HOME"])
+    rc, out, err, _s = run_hook(store, payload("UserPromptSubmit", "75757575-2222-3333-4444-555555555555", None,
+                                               cwd="/src/api", prompt=prompt), env=hook_env(store, MEM_NO_HELPER="1"))
+    assert rc == 0, err
+    text = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert answer in text and prompt + "?" not in text, text
