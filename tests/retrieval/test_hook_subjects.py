@@ -14,18 +14,15 @@ and ``mem recall`` on a store imported from a transcript."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import pytest
 
-from tests.hooks._util import hook_env, payload, run_hook
-from tests.retrieval._sessions import write_session
+from tests.retrieval._sessions import prompt_hook, write_session
 
 PROMPT = "which port does the ledger postgres primary use"
 ANSWER = "The ledger postgres primary uses port 5432 by default."
-SID = "81818181-2222-3333-4444-555555555555"
 
 
 def _store(mem, tmp_path: Path, fact: str) -> Path:
@@ -39,13 +36,7 @@ def _store(mem, tmp_path: Path, fact: str) -> Path:
 
 def _hook(store: Path, tmp_path: Path) -> tuple[str, dict]:
     """The prompt hook's injected text and its trace record."""
-    trace = tmp_path / "trace.jsonl"
-    rc, out, err, _s = run_hook(store, payload("UserPromptSubmit", SID, None, cwd="/src/api", prompt=PROMPT),
-                                env=hook_env(store, MEM_TRACE=str(trace), MEM_NO_HELPER="1"))
-    assert rc == 0, err
-    text = json.loads(out)["hookSpecificOutput"]["additionalContext"] if out else ""
-    rec = [json.loads(x) for x in trace.read_text().splitlines() if '"UserPromptSubmit"' in x][-1]
-    return text, rec
+    return prompt_hook(store, PROMPT, "/src/api", tmp_path / "trace.jsonl")
 
 
 def test_a_sibling_fact_is_not_injected_as_the_answers_current_value(mem, tmp_path):

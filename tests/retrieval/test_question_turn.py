@@ -14,13 +14,14 @@ near cases."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from recall_helpers import turn
 
 from objstore.retrieval.recall import recall
-from tests.retrieval._sessions import DAY, T0, write_session
+from tests.retrieval._sessions import DAY, T0, prompt_hook, write_session
 
 QUESTION = "what port does the api use"
 ASKED = "what port does the api use?"
@@ -125,9 +126,6 @@ def test_the_prompt_hook_injects_the_answer_not_the_question(mem, tmp_path):
     """The hook's one turn passage: the earlier question holds every word
     of the prompt as the answer does (equal evidence, a better BM25); the
     answer is injected."""
-    import json
-    import os
-    from tests.hooks._util import hook_env, payload, run_hook
     prompt = "which port does the ledger postgres primary use"
     answer = "The ledger postgres primary uses port 5432 by default."
     d = tmp_path / "tx" / "-src-api"
@@ -137,8 +135,5 @@ def test_the_prompt_hook_injects_the_answer_not_the_question(mem, tmp_path):
                   [("user", "db notes"), ("assistant", answer)], "/src/api")
     mem("import", "claude-code", str(tmp_path / "tx"))
     store = Path(os.environ["MEM_HOME"])
-    rc, out, err, _s = run_hook(store, payload("UserPromptSubmit", "75757575-2222-3333-4444-555555555555", None,
-                                               cwd="/src/api", prompt=prompt), env=hook_env(store, MEM_NO_HELPER="1"))
-    assert rc == 0, err
-    text = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    text, _rec = prompt_hook(store, prompt, "/src/api", tmp_path / "trace.jsonl")
     assert answer in text and prompt + "?" not in text, text
