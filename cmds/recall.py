@@ -48,7 +48,9 @@ def command(queries, what, limit, project, all_projects, as_of, include_directiv
     whose value a later statement changed ranks below that statement and
     says "updated later" (a current fact outranks turns holding its older
     values, and turns saying what it says); a later value of another thing
-    (the replica's port, asked about the primary's) changes nothing.
+    (the replica's port, asked about the primary's) changes nothing; a
+    turn that only asks ("what port does the api use?") ranks below what
+    answers it.
     Questions about the past ("when did", "what was") keep the search order.  --as-of TIME reads the store as it stood then: each
     key's value current at TIME (as mem log --as-of) and only turns
     recorded by TIME.  Facts of kind directive (a question, an instruction,

@@ -40,7 +40,8 @@ Cue-triggered injection (:func:`inject_for_prompt`), precision first
        contains are read from the index's postings of its whole text
        (``SearchIndex.held_words``), and only a turn to be shown is read.
     4. **Limits**: at most ``max_facts`` facts and ``max_turns`` turn
-       passages, best evidence first, within ``budget_tokens`` (default
+       passages, best evidence first (a turn that only asks, stating no
+       value, after the others: ``timeline.only_asks``), within ``budget_tokens`` (default
        600, ``context.prompt_budget``); a candidate
        under ``relative`` times the best one's evidence is dropped.  A fact
        version already injected in this session (or in its start block)
@@ -52,9 +53,9 @@ Cue-triggered injection (:func:`inject_for_prompt`), precision first
 
     5. **Current facts with stale turns**: a turn passage that states an
        older value of a key in scope (:func:`stale_for_facts`) is injected
-       only with that key's current value, added just above it within the
-       budget (unless this session already had it); else the passage is
-       dropped.  Facts and passages carry their dates.
+       only with that key's current value, added (or moved) just above it
+       within the budget (unless this session already had it); else the
+       passage is dropped.  Facts and passages carry their dates.
 
     The returned :class:`Injection` carries a trace record (one JSON line
     per prompt: cues, injected and rejected candidates each with evidence,
@@ -87,12 +88,13 @@ TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
     from objstore.memory.tombstones import Hider
 from objstore.retrieval.keyrank import key_name, names_key
-from objstore.retrieval.querywords import held_terms
+from objstore.retrieval.querywords import held_terms, question_terms
 from objstore.retrieval.context import (
     CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, NOTE, TAG, escape_text, estimate_tokens, fact_line, is_dormant,
     load_state, record_use, save_state, state_path, store_context_config, strip_mem_context, write_trace,
 )
-from objstore.retrieval.timeline import Item, superseders, values_of
+from objstore.retrieval.timeitems import Said, fact_text, time_items
+from objstore.retrieval.timeline import only_asks, superseders, values_of
 
 MAX_CUE_CHARS = 4000
 PRIOR_DOCS = 100  # see _nidf
@@ -328,7 +330,7 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
     if weight:
         try:
             _gate(store, session_id, sources, weight, word_of, projects, config, inj, namespace,
-                  defer_session_index)
+                  defer_session_index, prompt or "")
         except MemError as e:  # an unreadable index: inject nothing, say why
             error = str(e)
             inj.injected, inj.text = [], ""
@@ -374,7 +376,7 @@ def _only_session_pending(store: Store, session_id: str) -> bool:
 
 def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float], word_of: dict[str, str],
           projects: tuple[str, ...], config: GateConfig, inj: Injection, namespace: str | None = None,
-          defer_session_index: bool = False) -> None:
+          defer_session_index: bool = False, prompt: str = "") -> None:
     from objstore.index.searchindex import index_terms  # deferred: tantivy
     idx = store.index
     if not (defer_session_index and _only_session_pending(store, session_id)):
@@ -398,6 +400,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     cands: list[Candidate] = []
     showable: dict[str, tuple[Candidate, Fact]] = {}  # facts that may be shown (for stale turns)
     turn_text: dict[str, tuple[str, int]] = {}
+    asking: set[str] = set()   # turns that only ask (timeline rule 7)
     hide: Hider | None | bool = False
     for key, bm25 in sorted(fact_hits.items(), key=lambda kv: -kv[1]):
         c = Candidate("fact", "", key, bm25=bm25)
@@ -480,6 +483,8 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
                 continue
             else:
                 turn_text[h.id] = (t.text, t.timestamp)
+                if not values_of(t.text, {*matched, *c.matched}) and only_asks(t.text, matched):
+                    asking.add(h.id)   # a question asked before, no answer: after the turns that may answer
                 from objstore.index.searchindex import make_snippet  # deferred: tantivy
                 when = time.strftime("%Y-%m-%d", time.gmtime(t.timestamp / 1000)) if t.timestamp else "?"
                 if hide is False:   # the forgotten --match texts, read at the first passage shown
@@ -501,7 +506,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     frame = estimate_tokens(open_tag + close_tag)
     lines = []
     best = {k: max((c.evidence for c in cands if c.kind == k and not c.reason), default=0.0) for k in ("fact", "turn")}
-    for c in sorted(cands, key=lambda c: (-c.evidence, c.kind, c.ref)):
+    for c in sorted(cands, key=lambda c: (c.id in asking, -c.evidence, c.kind, c.ref)):
         if c.reason:
             inj.rejected.append(c)
             continue
@@ -528,7 +533,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
             n_facts += 1
         else:
             n_turns += 1
-    lines = _with_current_facts(store, inj, lines, showable, turn_text, config, frame, used, set(already))
+    lines = _with_current_facts(store, inj, lines, showable, turn_text, config, frame, used, set(already), prompt)
     lost = sorted({c.ref for c in cands if c.reason == LOST_REASON})
     if lost:   # the prompt asks about a key whose value is lost: the agent is told, as recall's reader is
         inj.trace["lost_keys"] = lost
@@ -545,53 +550,62 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
         inj.trace["use_recorded"] = record_use(store, keys)
 
 
-def stale_for_facts(store: Store, text: str, when: int, facts: Sequence[tuple[str, Fact]]) -> list[str]:
+def stale_for_facts(store: Store, text: str, when: int, facts: Sequence[tuple[str, Fact]],
+                    prompt: str = "") -> list[str]:
     """The keys of ``facts`` (``(key, current version)``) whose current
     value a turn (``text`` said at ``when`` ms) contradicts with an older
-    one: it holds a value of one of the key's older versions that the
-    current one dropped, or (rule of ``objstore.retrieval.timeline``) it
-    shares the fact's words and states a value of the same kind that the
-    later fact replaced."""
-    from objstore.index.searchindex import index_terms  # deferred: tantivy
-    out = []
-    t_vals = values_of(text)
-    if not t_vals:
+    one, for the question ``prompt``: the time rule of
+    ``objstore.retrieval.timeline`` on the turn and the fact, read as
+    ``mem recall`` reads them (``objstore.retrieval.timeitems.time_items``:
+    the question's words, the values' subjects, the fact's older versions),
+    so that the hook and recall decide "updated later" alike.  The fact
+    supersedes the turn where the turn holds a value of one of the key's
+    older versions that the current one dropped, or where both hold a word
+    of the question and the fact states a later value of a kind the turn
+    states, of the same subject, not of a sibling ("the analytics replica
+    uses 5439" does not make "the primary uses 5432" stale)."""
+    out: list[str] = []
+    if not facts or not values_of(text):
         return out
-    t_terms = set(index_terms(text[:4000]))
+    question = question_terms([prompt])
+    cache: dict[str, frozenset[str]] = {}
+    turn = Said(text, when, "", "turn")
     for key, f in facts:
-        cur = values_of(f.body)
-        old: set[str] = set()
+        old: list[str] = []
         try:
             for v in walk(store, f.parent):
                 if v.fact.body and not getattr(v.fact, "forgotten", 0) and \
                         (v.fact.valid_from, v.fact.version) < (f.valid_from, f.version):
-                    old |= set(values_of(v.fact.body))
+                    old.append(v.fact.body)
         except MemError:
             pass
-        old -= set(cur)
-        f_terms = set(index_terms((key_name(key) + " " + f.body)[:4000]))
-        shared = t_terms & f_terms
-        a = Item(time=when, project="", values=t_vals, matched=shared, relevance=1.0, terms=t_terms)
-        b = Item(time=max(f.valid_from, f.recorded_at), project="", values=cur, matched=shared, relevance=1.0,
-                 kind="fact", old_values=old, terms=f_terms)
-        if shared and superseders([a, b])[0]:
+        fact = Said(fact_text(key, f.body), max(f.valid_from, f.recorded_at), "", "fact", old_bodies=old)
+        if superseders(time_items([turn, fact], [prompt], terms_cache=cache, question=question))[0]:
             out.append(key)
     return out
 
 
 def _with_current_facts(store: Store, inj: Injection, lines: list[str],
                         showable: dict[str, tuple[Candidate, Fact]], turn_text: dict[str, tuple[str, int]],
-                        config: GateConfig, frame: int, used: int, already: set[str]) -> list[str]:
+                        config: GateConfig, frame: int, used: int, already: set[str], prompt: str) -> list[str]:
     """A turn passage that states an older value of a key is never injected
-    without that key's current value: the fact is added just before the
-    passage (within the budget), unless it was already injected in this
-    session, or else the passage is dropped."""
+    without that key's current value (:func:`stale_for_facts`, for the
+    question ``prompt``): the fact is added just before the passage (within
+    the budget; one injected with it is moved there), unless it was already
+    injected earlier in this session, or else the passage is dropped."""
     for c in [c for c in inj.injected if c.kind == "turn"]:
         text, when = turn_text.get(c.id, ("", 0))
-        keys = stale_for_facts(store, text, when, [(k, f) for k, (_fc, f) in showable.items()])
+        keys = stale_for_facts(store, text, when, [(k, f) for k, (_fc, f) in showable.items()], prompt)
         for key in keys:
             fc, f = showable[key]
-            if fc in inj.injected or fc.id in already:  # shown with it, or earlier in this session
+            if fc in inj.injected:   # shown with it: above it (the gate's order is by evidence)
+                if inj.injected.index(fc) > inj.injected.index(c):
+                    inj.injected.remove(fc)
+                    inj.injected.insert(inj.injected.index(c), fc)
+                    lines.remove(fc.line)
+                    lines.insert(lines.index(c.line), fc.line)
+                continue
+            if fc.id in already:  # shown earlier in this session
                 continue
             line = fc.line or fact_line(f, limit=config.budget_tokens * CHARS_PER_TOKEN // 2)
             cost = estimate_tokens(line + "\n")

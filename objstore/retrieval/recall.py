@@ -113,12 +113,11 @@ if TYPE_CHECKING:
 from objstore.retrieval.dates import time_windows
 from objstore.retrieval.keyrank import FACT_KINDS, key_score, named_alone, names_key, older_match
 from objstore.retrieval.recalltypes import RecallHit, RecallOptions, RecallResult, iso_time  # noqa: F401  (re-exported)
-from objstore.retrieval.timeline import (Item, UPDATE_CUES, lower_words_of, order_by_time, values_of,
-                                         wants_current)
-from objstore.retrieval.querywords import (held_terms, measure_pattern, question_terms, stop_stems, text_terms,
-                                           with_base_forms, without_scope_words)
+from objstore.retrieval.timeitems import Said, fact_text, time_items
+from objstore.retrieval.timeline import lower_words_of, order_by_time, values_of, wants_current
+from objstore.retrieval.querywords import (held_terms, measure_pattern, question_terms, with_base_forms,
+                                           without_scope_words)
 from objstore.retrieval.search import check_searchable
-from objstore.retrieval.wordchange import word_changes
 
 #: ``what`` -> index sub-indexes searched (``history``: fact versions that are not current)
 WHAT = {"all": ("fact", "history", "turn"), "facts": ("fact", "history"), "turns": ("turn",)}
@@ -630,25 +629,9 @@ def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence
     """Apply the supersession rule of ``timeline`` to the materialised hits
     (a probe of :func:`_follow_forward` is kept only where it supersedes
     the hit it was found from)."""
-    stems, words = question_terms(queries)
-    stop = stop_stems()
-    subject = words | stems
-    lower = (lowered or _Lower()).of(extra)
-    items = []
-    for h, e in zip(hits, extra):
-        vals = values_of(e.full, subject, lower)
-        old: set[str] = set()
-        for body in e.old_bodies:
-            old |= set(values_of(body, subject, lower))
-        old -= set(vals)
-        every = text_terms(e.full, terms_cache) if vals else frozenset()  # only items with values compare
-        terms = every - stop
-        matched = stems & terms
-        items.append(Item(time=h.time or 0, project=h.project or "", values=vals, matched=matched,
-                          relevance=e.rel, kind=h.kind, old_values=old, seq=h.seq or 0, terms=terms,
-                          cue=bool(every & UPDATE_CUES), role=(h.role or "") if h.kind == "turn" else "", text=e.full))
-    items = word_changes(items, [e.old_bodies for e in extra], subject, stems,   # words said replaced (T2)
-                         lambda t: text_terms(t, terms_cache) - stop)
+    items = time_items([Said(e.full, h.time or 0, h.project or "", h.kind, e.rel, e.old_bodies, h.seq or 0,
+                             (h.role or "") if h.kind == "turn" else "") for h, e in zip(hits, extra)],
+                       queries, terms_cache=terms_cache, lower=(lowered or _Lower()).of(extra))
     order, sup = order_by_time(items, share=opts.share, similar=opts.similar)
     out = []
     for i in order:
@@ -724,7 +707,7 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
                              pinned=f.pinned, dormant=bool(getattr(f, "dormant", False)),
                              resolved_from=older_match(chain, oid, c.hit_id, as_of, ns.reader),
                              queries=tuple(sorted(c.queries)), edges=f.edges, namespace=f.namespace), \
-                f.key.replace("/", " ") + "\n" + f.body, older
+                fact_text(f.key, f.body), older
         oid = c.hit_id
         if oid == "":
             return None

@@ -49,7 +49,12 @@ question tells apart: one holds a question word the other lacks and the
 other a word foreign to the question ("postgres primary" / "postgres
 analytics replica" for "which port does the postgres primary use",
 "production api" / "staging api", "v1 payments api" / "v2 payments api"),
-read with verbs or sharing a word; ``None`` otherwise: either empty
+read with verbs or sharing a word; ``False`` also where one's sentence
+sets it apart from a word only the other's subject holds, whatever the
+question names ("The postgres analytics replica uses port 5439, separate
+from the primary." / "The postgres primary uses port 5432." for "which
+port does postgres use"; ``Subject.apart``, read after "separate from",
+"unlike", "next to", "apart from", …); ``None`` otherwise: either empty
 (unknown: "we moved it to 5433"), or a difference the question does not
 make (a paraphrase as often as another thing: "harbor gateway cache TTL" /
 "cache entries expire" for "what is the cache ttl").  Pure, no I/O; cost
@@ -94,6 +99,16 @@ server servers service services app apps application instance instances process 
 new old current currently actual real default main's also still same whole
 """.split())
 
+#: A phrase that sets a subject apart from another thing, and that thing's
+#: words (up to three): "separate from the primary", "unlike the reporting
+#: one", "next to the billing service".  Read in the value's sentence.
+_APART_RE = LazyPattern(r"\b(?:separate(?:ly)?\s+from|apart\s+from|distinct\s+from|different\s+from"
+                        r"|independent(?:ly)?\s+of|unlike|next\s+to|alongside|besides|as\s+opposed\s+to"
+                        r"|in\s+addition\s+to)\s+(?:(?:the|our|a|an|its|their)\s+)?"
+                        r"([^\W\d][\w-]*(?:[ \t]+[^\W\d][\w-]*){0,2})", 2)   # re.I
+#: where the value's sentence ends, after the value
+_END_RE = LazyPattern(r"[.!?](?:\s|\Z)|[\n;]")
+
 _FRONT_PREPS = frozenset(("for", "in", "on"))
 #: characters read back from a value for its sentence
 _REACH = 400
@@ -108,13 +123,16 @@ class Subject(Frozen):
     naming what is measured ("port"), or ``""``; ``sure``: read before a
     verb or as its object, not from a sentence without a known verb (where
     an unknown verb may pass for a word: "we pick 8443"); ``stems``: the
-    words stemmed, one for one (:func:`subjects_of` fills them)."""
+    words stemmed, one for one (:func:`subjects_of` fills them);
+    ``apart``: the stems of what the value's sentence sets its subject
+    apart from ("…, separate from the primary": ``("primari",)``;
+    :data:`_APART_RE`), its own words left out."""
 
-    __slots__ = ("words", "attribute", "sure", "stems")
+    __slots__ = ("words", "attribute", "sure", "stems", "apart")
 
     def __init__(self, words: tuple[str, ...], attribute: str = "", sure: bool = True,
-                 stems: tuple[str, ...] = ()) -> None:
-        set_fields(self, words, attribute, sure, stems)
+                 stems: tuple[str, ...] = (), apart: tuple[str, ...] = ()) -> None:
+        set_fields(self, words, attribute, sure, stems, apart)
 
 
 def normalize(text: str) -> str:
@@ -211,12 +229,35 @@ def subjects_of(text: str, values: Iterable[str], limit: int = 4000) -> dict[str
             toks = toks[1:]
         norm = [t.lower() if t.isascii() else normalize(t) for _, _, t in toks]
         if norm and norm[-1] == v:
-            out[v] = _subject_at(seg, toks, norm, stop, cues)
-    words = tuple({w for sub in out.values() for w in sub.words})
+            sub = _subject_at(seg, toks, norm, stop, cues)
+            end = _END_RE.search(text, at + len(v), at + len(v) + _REACH)
+            apart = _apart_of(seg + text[at + len(v):end.start() if end else at + len(v) + _REACH], stop, cues)
+            out[v] = sub.replace(apart=tuple(w for w in apart if w not in sub.words)) if apart else sub
+    words = tuple({w for sub in out.values() for w in (*sub.words, *sub.apart)})
     if words:
         from objstore.index.analysis import stem_tokens  # deferred: tantivy
         stem = dict(zip(words, stem_tokens(words)))
-        out = {v: sub.replace(stems=tuple(stem[w] for w in sub.words)) for v, sub in out.items()}
+        out = {v: sub.replace(stems=tuple(stem[w] for w in sub.words),
+                              apart=tuple(stem[w] for w in sub.apart if stem[w] not in {stem[x] for x in sub.words}))
+               for v, sub in out.items()}
+    return out
+
+
+def _apart_of(sentence: str, stop: frozenset[str], cues: frozenset[str]) -> list[str]:
+    """The words (normalized, unstemmed) of what ``sentence`` sets apart
+    from its subject (:data:`_APART_RE`): the run of words after the
+    phrase, up to a stop word, verb or number; :data:`GENERIC` words and
+    "one" left out."""
+    out: list[str] = []
+    for m in _APART_RE.finditer(sentence):
+        prev = ""
+        for t in m.group(1).split():
+            w = normalize(t)
+            if _kind(w, prev, stop, cues) != "word":
+                break
+            if w not in GENERIC and w not in ("one", "ones"):   # "unlike the reporting one"
+                out.append(w)
+            prev = w
     return out
 
 
@@ -316,10 +357,13 @@ def compare(a: Subject | None, b: Subject | None, question: Collection[str] = ()
     "postgres analytics replica" for "which port does the postgres primary
     use"), or the other way round where the two share a word ("postgres
     analytics replica" / "postgres primary"); and both were read with a
-    verb or they share a word.  Words that differ but are not the
-    question's ("harbor gateway cache" / "cache entries expire", "quill
-    editor" / "production deploys" for "which host runs production
-    deploys") are a paraphrase as often as another thing: unknown."""
+    verb or they share a word; or one's sentence sets it apart from a word
+    that only the other's subject holds (``Subject.apart``: "the replica
+    …, separate from the primary"), whatever the question names.  Other
+    words that differ but are not the question's ("harbor gateway cache" /
+    "cache entries expire", "quill editor" / "production deploys" for
+    "which host runs production deploys") are a paraphrase as often as
+    another thing: unknown."""
     if a is None or b is None or not a.words or not b.words:
         return None
     drop = (a.attribute, b.attribute)
@@ -330,6 +374,8 @@ def compare(a: Subject | None, b: Subject | None, question: Collection[str] = ()
     da, db = sa - sb, sb - sa
     if not (da and db):
         return True
+    if da & set(b.apart) or db & set(a.apart):
+        return False   # one is said to be apart from the other's thing ("…, separate from the primary")
     shared = sa & sb
     if not (a.sure and b.sure) and not shared:
         return None

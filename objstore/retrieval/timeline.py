@@ -85,6 +85,17 @@ states the turn's own value of the same subject, it goes before the turn
 without marking it (it *confirms* the turn).  BM25 puts a long turn that repeats the question's
 words above a terse fact; the fact is the current answer.
 
+Rule 7, a question is not an answer.  A turn that only asks (:func:`asks`:
+it states no value, and each of its sentences that holds a question word
+is a question: "what port does the api use?") holds every word of the
+question and often ranks first, yet says nothing of the value.  Every item
+of its project that states a value and holds every question word the turn
+holds, verbs aside (as rule 6: "The api listens on port 8080" for "what
+port does the api use?"), goes before it, without marking it: it answers
+what the turn only asked.  A turn whose question words are all verbs
+("how do we deploy?") is left where it is: any passage with a number
+would hold them.
+
 The rule serves questions about the present state; :func:`wants_current`
 tells them from questions about the past or about everything that happened
 ("when did …", "what was …", "which … have we used"), for which recall
@@ -100,12 +111,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from objstore.core.record import Record, set_fields
 from objstore.core.text import LazyPattern
 # UPDATE_CUES and normalize are defined with the subjects, which read them too
-from objstore.retrieval.subjects import (COPULAS, UPDATE_CUES, VERBS, Subject, compare,  # noqa: F401  (re-exported)
+from objstore.retrieval.subjects import (COPULAS, GENERIC, UPDATE_CUES, VERBS, Subject, compare,  # noqa: F401  (re-exported)
                                          normalize, subjects_of)
 
 
@@ -352,8 +363,43 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
             sibling, undecided = sibling or got is False, undecided or got is None
         return False if sibling and not undecided else None
 
+    def of_question(b: int, need: set[str]) -> bool:
+        """Rule 7: whether item ``b``'s values may be stated of what the
+        question (its stems ``need``) asks about: not every subject read
+        (at most :data:`PAIRS_READ`) is a sibling of the question's words
+        ("The postgres analytics replica uses port 5439, separate from the
+        primary." does not answer "which port does the postgres primary
+        use?")."""
+        asked = Subject(tuple(sorted(need - _generic_stems())), "", True)
+        sibling, n = False, 0
+        for v, t in items[b].values.items():
+            if t == "initial" or not items[b].text:
+                continue
+            n += 1
+            if n > PAIRS_READ:
+                break
+            sb = subject_of(b, v)
+            if not (sb and sb.words):
+                return True
+            mine = asked
+            if sb.attribute:   # what is measured ("port 5439") names no subject: left out of the question's too
+                from objstore.index.analysis import stem_tokens  # deferred: tantivy
+                drop = {sb.attribute, *stem_tokens((sb.attribute,))}
+                mine = Subject(tuple(w for w in asked.words if w not in drop), "", True)
+            if compare(mine, sb, need) is not False:
+                return True
+            sibling = True
+        return not sibling
+
     out: list[list[int]] = [[] for _ in items]
     ahead: list[list[int]] = [[] for _ in items]
+    for a, A in enumerate(items):   # rule 7: what answers a turn that only asks goes before it
+        if A.values or A.kind != "turn" or A.role == "tool" or not A.matched:
+            continue
+        if only_asks(A.text, A.matched):
+            need = A.matched - _verb_stems()
+            ahead[a] = [b for b, B in enumerate(items) if b != a and B.values and B.role != "tool"
+                        and B.project == A.project and need <= B.matched and of_question(b, need)]
     replaced: dict[str, set[int]] = {}  # value -> items that superseded an item holding it
     for a, A in enumerate(items):
         if not A.values or A.kind != "turn" or not A.matched:
@@ -455,6 +501,64 @@ def _answers(fact: Item, turn: Item) -> bool:
     ``turn``: it holds every question word the turn holds, but for verbs
     (a fact says "port is 5432" where a turn says "uses port 5432")."""
     return turn.matched - _verb_stems() <= fact.matched
+
+
+#: a sentence: up to ``. ! ?`` and the spaces after them, or a line
+_SENTENCE_RE = LazyPattern(r"[^\n.!?]*(?:[.!?]+|\n|\Z)")
+
+
+#: words that open a question typed without its "?" ("which port does the api use")
+ASKING_WORDS = frozenset("what which where who whose why how is are does can could should would will".split())
+
+
+#: a "?" or a sentence opened by an asking word: a text without either asks nothing
+_MAY_ASK_RE = LazyPattern(r"\?|(?:\A|[.!?\n])\s*(?:" + "|".join(sorted(ASKING_WORDS)) + r")\b", 2)   # re.I
+
+
+def may_ask(text: str) -> bool:
+    """Whether :func:`asks` can be true of ``text`` (a cheap test, no
+    stemming): it holds a "?" or a sentence opened by an asking word."""
+    return _MAY_ASK_RE.search(text, 0, 4000) is not None
+
+
+def asks(text: str, terms: Collection[str]) -> bool:
+    """Rule 7: whether ``text`` (a turn's) only asks about ``terms`` (the
+    question's stems it holds): every sentence of its first 4,000
+    characters that holds one of ``terms`` is a question, and one does: it
+    ends with "?" or opens with a word of :data:`ASKING_WORDS` ("what port
+    does the api use?", "hi. which port does the api use? thanks", a
+    prompt typed as "which port does the api use").  The caller has
+    checked that it states no value."""
+    from objstore.index.analysis import index_terms  # deferred: tantivy
+    want = set(terms)
+    asked = False
+    for m in _SENTENCE_RE.finditer(text[:4000]):
+        sentence = m.group(0).strip()
+        if not sentence or not want.intersection(index_terms(sentence)):
+            continue
+        if not (sentence.endswith("?") or sentence.split(None, 1)[0].lower() in ASKING_WORDS):
+            return False
+        asked = True
+    return asked
+
+
+def only_asks(text: str, stems: Collection[str]) -> bool:
+    """Rule 7 for a text that states no value: whether it only asks about
+    the question's stems ``stems`` it holds, verbs aside (:func:`asks`;
+    False where they are all verbs: "how do we deploy?")."""
+    need = set(stems) - _verb_stems()
+    return bool(need) and may_ask(text) and asks(text, need)
+
+
+_GENERIC_STEMS: list[frozenset[str]] = []
+
+
+def _generic_stems() -> frozenset[str]:
+    """The stems of ``subjects.GENERIC`` (computed once)."""
+    if not _GENERIC_STEMS:
+        from objstore.index.analysis import stem_tokens  # deferred: tantivy
+        _GENERIC_STEMS.append(frozenset(stem_tokens(tuple(sorted(GENERIC)))))
+    return _GENERIC_STEMS[0]
 
 
 _VERB_STEMS: list[frozenset[str]] = []

@@ -1,10 +1,14 @@
 """A Claude Code transcript for the time-aware recall tests: one line a turn,
-a minute apart on 2026-10-<day> (``docs/agent-formats.md``)."""
+a minute apart on 2026-10-<day> (``docs/agent-formats.md``); the day and
+the first turn's time of the tests that store turns directly."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+DAY = 86_400_000  # ms
+T0 = 1_790_000_000_000  # 2026-09-21, ms: the time of a test's first turn
 
 
 def write_session(d: Path, sid: str, day: int, lines: list[tuple[str, str]], cwd: str) -> None:
@@ -16,3 +20,27 @@ def write_session(d: Path, sid: str, day: int, lines: list[tuple[str, str]], cwd
                     "timestamp": f"2026-10-{day:02d}T10:0{i}:00Z",
                     "message": {"role": role, "content": text if role == "user" else [{"type": "text", "text": text}]}})
         + "\n" for i, (role, text) in enumerate(lines)))
+
+
+def prompt_hook(store: Path, prompt: str, cwd: str, trace: Path) -> tuple[str, dict]:
+    """A real ``mem hook claude-code`` process for a UserPromptSubmit of
+    ``prompt`` in ``cwd`` on ``store``: (the injected text, its trace record,
+    written to ``trace``).  On a loaded machine the hook stops at its budget
+    and fails open: it is run again, as the next prompt would be, in a new
+    session (an injection is made once a session), while it took 80 % of
+    the budget or more, at most 10 times (``tests.hooks._util.until_within_budget``)."""
+    import time
+
+    from cmds._hookclock import BUDGET_S
+    from tests.hooks._util import hook_env, payload, run_hook
+    for i in range(10):
+        t0 = time.monotonic()
+        rc, out, err, _s = run_hook(store, payload("UserPromptSubmit", f"8{i}8{i}8{i}8{i}-2222-3333-4444-555555555555", None,
+                                                   cwd=cwd, prompt=prompt),
+                                    env=hook_env(store, MEM_TRACE=str(trace), MEM_NO_HELPER="1"))
+        assert rc == 0, err
+        if time.monotonic() - t0 < 0.8 * BUDGET_S["UserPromptSubmit"]:
+            break
+    text = json.loads(out)["hookSpecificOutput"]["additionalContext"] if out else ""
+    recs = [json.loads(x) for x in trace.read_text().splitlines() if '"UserPromptSubmit"' in x] if trace.exists() else []
+    return text, recs[-1] if recs else {}

@@ -1,0 +1,106 @@
+"""The items the time rule compares, read from their texts: one builder for
+``mem recall`` and for the prompt hook.
+
+The rule (:mod:`objstore.retrieval.timeline`) decides which passage states a
+value that was changed later.  Recall (``objstore.retrieval.recall``) and
+the prompt hook's check of a turn it injects against the current facts
+(``objstore.retrieval.inject.stale_for_facts``) ask it the same question,
+so both build its items here, from the same readings of their texts:
+
+* values (``timeline.values_of``), the question's words left out (they are
+  the subject, not values); a fact's older versions' values that the
+  current one dropped (``Item.old_values``);
+* content terms (stemmed, query stop words dropped), read only for an item
+  that states a value or may be a question (``timeline.may_ask``: rule
+  7), and
+  the question's stems among them (``Item.matched``); whether the item
+  holds a change word (``Item.cue``);
+* the text the subjects of its values are read from
+  (:mod:`objstore.retrieval.subjects`): a turn's text, a fact's
+  :func:`fact_text`;
+* word values a later passage or a fact's history says were replaced
+  (:mod:`objstore.retrieval.wordchange`).
+
+A check built apart from this (the hook's was: no question, no text, so no
+subjects) decides differently: a later value of a *sibling* ("the analytics
+replica uses 5439") marked the primary's 5432 stale in the hook while
+recall kept it (session 25, tl25).  Pure: no store, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from objstore.core.record import Record, set_fields
+from objstore.retrieval.querywords import question_terms, stop_stems, text_terms
+from objstore.retrieval.timeline import UPDATE_CUES, Item, lower_words_of, may_ask, values_of
+from objstore.retrieval.wordchange import word_changes
+
+
+class Said(Record):
+    """One recalled passage or fact, as its reader has it.
+
+    Attributes:
+        text: a turn's text; a fact's :func:`fact_text`.
+        time: ms since epoch (turn timestamp, fact ``valid_from``).
+        project: the item's project (``""`` for none).
+        kind: ``turn`` or ``fact``.
+        relevance: the retrieval score (only ratios matter).
+        old_bodies: a fact's older versions' bodies (empty for a turn).
+        seq: a tie-breaker for items of one session at one time.
+        role: a turn's role (``user``, ``assistant``, ``tool``).
+    """
+
+    __slots__ = ("text", "time", "project", "kind", "relevance", "old_bodies", "seq", "role")
+
+    def __init__(self, text: str, time: int, project: str, kind: str = "turn", relevance: float = 1.0,
+                 old_bodies: Sequence[str] = (), seq: int = 0, role: str = "") -> None:
+        set_fields(self, text, time, project, kind, relevance, list(old_bodies), seq, role)
+
+
+def fact_text(key: str, body: str) -> str:
+    """The text of a fact the rule reads: its key's words, a newline, its
+    body ("project api db-port\\npostgres primary port is 5432")."""
+    return key.replace("/", " ") + "\n" + body
+
+
+def time_items(said: Sequence[Said], queries: Sequence[str], *,
+               terms_cache: dict[str, frozenset[str]] | None = None,
+               lower: set[str] | None = None,
+               question: tuple[set[str], set[str]] | None = None) -> list[Item]:
+    """The ``timeline.Item`` of each of ``said``, for the question
+    ``queries`` (its phrasings), as the module docstring reads them.
+
+    Args:
+        said: the passages and facts, best first.
+        queries: the question's phrasings (a prompt for the hook).
+        terms_cache: text -> index terms, shared with the caller's other
+            reads of the same texts (``querywords.text_terms``).
+        lower: the words written in lower case in the texts
+            (``timeline.lower_words_of``); None: read from ``said``.
+        question: ``querywords.question_terms(queries)``, where the caller
+            has it already.
+
+    Returns one item per element of ``said``, in order.  No error is raised
+    for any text.
+    """
+    stems, words = question if question is not None else question_terms(queries)
+    stop = stop_stems()
+    subject = words | stems
+    if lower is None:
+        lower = lower_words_of(s.text for s in said)
+    items = []
+    for s in said:
+        vals = values_of(s.text, subject, lower)
+        old: set[str] = set()
+        for body in s.old_bodies:
+            old |= set(values_of(body, subject, lower))
+        old -= set(vals)
+        # only items with values compare, and a question that may be answered (rule 7)
+        every = text_terms(s.text, terms_cache) if vals or s.kind == "turn" and may_ask(s.text) else frozenset()
+        terms = every - stop
+        items.append(Item(time=s.time, project=s.project, values=vals, matched=stems & terms,
+                          relevance=s.relevance, kind=s.kind, old_values=old, seq=s.seq, terms=terms,
+                          cue=bool(every & UPDATE_CUES), role=s.role if s.kind == "turn" else "", text=s.text))
+    return word_changes(items, [s.old_bodies for s in said], subject, stems,   # words said replaced (T2)
+                        lambda t: text_terms(t, terms_cache) - stop)
