@@ -159,7 +159,8 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           (``the password for the staging box is X``, ``... box:
                           X``: a preposition and 1-5 words), and a 4-12 digit
                           ``pin is 4821`` (also ``passcode is 7741#a``, red23:
-                          ``pincode: 4471``; mend24: ``pin_code = 4471``);
+                          ``pincode: 4471``; mend24: ``pin_code = 4471``; mend25:
+                          ``"pincode": "4471"``, raw or JSON-escaped);
                           ``the password is stored in vault`` is left; also
                           ``the secret|token|api key is X`` (v4r23: ``the rails
                           master key is X``, ``Application key [base64:X]``), a
@@ -283,7 +284,11 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           ``jwt`` or ``master`` (mend24: ``session_secret``,
                           ``cookie_secret``) a literal of 8+ letters quoted or
                           ending its line: ``JWT_SECRET="supersecretvalue"``; not
-                          a placeholder, reference or dash-joined name); after a
+                          a placeholder, reference or dash-joined name; mend25:
+                          under any keyword, 16+ letters alone in capitals or a
+                          random case mix quoted or ending its line,
+                          ``APP_SECRET=KjHgFdSaQwErTyUi``, not ``AppSecretName``);
+                          after a
                           password label (``password|passwd|passwort|passphrase|
                           pwd|*_pass``, not an attribute ``self.password``) a value
                           of letters alone with nothing after it on its line

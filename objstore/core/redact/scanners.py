@@ -410,7 +410,9 @@ _CAMEL_WORD_RE = Lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+", FLAGS)
 #: redb24: the fewest letters a key-itself value of capitals or mixed case needs to be taken as random
 _RANDOM_CASE_MIN = 16
 #: redb24: words that make a long letters-only value a placeholder (``YOURSECRETKEYHERE``, ``ChangeThisSecret``)
-_PLACEHOLDER_WORDS = ("your", "change", "replace", "example", "secret", "insert", "sample")
+#: (mend25: those of the other keywords too, now that any keyword's value is judged so: ``MYGITHUBTOKENVALUE``)
+_PLACEHOLDER_WORDS = ("your", "change", "replace", "example", "secret", "insert", "sample", "token", "password",
+                      "placeholder", "dummy", "default")
 
 
 def _random_case(v: str) -> bool:
@@ -545,7 +547,10 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
         if looks_secret(v, labelled=label) or looks_assigned(v, password=password, quoted=quoted, labelled=label) or (
                 not quoted and (label or _password_label(low, p, secret=True)) and _LINE_END.match(text, e) is not None
                 and ((label and labelled_password_ok(v)) or short_labelled_ok(v))) or (
-                _key_itself(low, p, v, quoted, text, e)):
+                _key_itself(low, p, v, quoted, text, e)) or (
+                _random_case(v) and (quoted or _LINE_END.match(text, e) is not None)):
+            # mend25: letters alone that read as random (_random_case) after any keyword, not only a key-itself
+            # name's (APP_SECRET=, CLIENT_SECRET=, API_TOKEN=): no identifier has that shape
             out.append((s, e, rule.priority, rule.name))
 
 
