@@ -65,6 +65,7 @@ from objstore.capture.withhold import SECRET_OUTPUT, bash_mode, prints_secret, w
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.jsonspan import Node, scan
+from objstore.core.text import clean_str
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.integrations.httpcoding import decode_body, not_decoded
@@ -547,6 +548,15 @@ def _turns_of(conv: Conversation, idx: int, msg, ts: int, secret: frozenset = fr
     return out
 
 
+def _storable(t: CapturedTurn) -> CapturedTurn:
+    """``t`` with its text, cwd and project storable as UTF-8
+    (:func:`objstore.core.text.clean_str`: each lone surrogate and NUL
+    replaced by U+FFFD, the rule of the hooks and ``mem import``); ``t``
+    itself when they are."""
+    fixed = {f: clean_str(getattr(t, f)) for f in ("text", "cwd", "project")}
+    return t if all(v == getattr(t, f) for f, v in fixed.items()) else t.replace(**fixed)
+
+
 def capture_turns(store: Store, turns: list) -> int:
     """Write captured turns through the one turn writer (redaction,
     exclusions, ``#nomem``, tombstones; a known source is skipped), one
@@ -566,6 +576,9 @@ def capture_turns(store: Store, turns: list) -> int:
     whatever the body's size.  Raises StoreLocked (nothing written)."""
     if not turns:
         return 0
+    # test25 T1: a lone surrogate (valid JSON, RFC 8259: a tool output cut inside an emoji pair) cannot be
+    # stored as UTF-8; stored with U+FFFD in its place, as the hooks store it
+    turns = [_storable(t) for t in turns]
     cfg = load_config(store.root)
     turns = [t for t in turns if not path_excluded(cfg, t.cwd)
              and not (t.role == "user" and has_marker(cfg, t.text))]

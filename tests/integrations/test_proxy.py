@@ -564,3 +564,43 @@ def test_without_the_brotli_package_a_br_answer_is_named_with_what_to_install(ri
     finally:
         proc.terminate()
         proc.wait(120)
+
+
+def test_a_lone_surrogate_is_stored_as_u_fffd_and_costs_no_other_turn(rig):
+    """test25 T1: a lone UTF-16 surrogate escape in a request (valid JSON: a
+    tool output cut inside an emoji pair) made the capture batch fail, and
+    every turn queued with it was lost, other requests' too.  Now the text is
+    stored with U+FFFD in its place (as the hooks store it), beside the good
+    blocks of the same request and the turns of requests sent with it."""
+    h = {"x-api-key": KEY, "content-type": "application/json", "anthropic-version": "2023-06-01"}
+    sid = f"surr-{uuid.uuid4().hex[:8]}"
+    body = ('{"model":"m","max_tokens":5,"messages":['
+            '{"role":"user","content":[{"type":"text","text":"good block kappa"},'
+            '{"type":"text","text":"bad \\ud800 block lambda"}]},'
+            '{"role":"assistant","content":[{"type":"tool_use","id":"tu1","name":"Bash","input":{"command":"ls"}}]},'
+            '{"role":"user","content":[{"type":"tool_result","tool_use_id":"tu1","content":"out \\udfff mu"},'
+            '{"type":"text","text":"cut \\ud83d emoji nu"}]}]}').encode()
+    goods = [f"good-{i}-{uuid.uuid4().hex[:6]}" for i in range(4)]
+    errors = []
+
+    def send(s, b):
+        try:
+            st, _h, _b = raw(rig["url"] + "/v1/messages", "POST", b, {**h, "x-mem-session": s})
+            assert st == 200
+        except Exception as e:  # noqa: BLE001 - collected, asserted below
+            errors.append(e)
+    threads = [threading.Thread(target=send, args=(sid, body))]
+    threads += [threading.Thread(target=send, args=(g, json.dumps(
+        {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": f"innocent prompt {g}"}]}).encode()))
+        for g in goods]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors, errors
+    text = json.dumps(eventually(lambda: len(turns_of(rig, sid)) >= 5 and turns_of(rig, sid)), ensure_ascii=False)
+    for word in ("good block kappa", "bad \ufffd block lambda", "out \ufffd mu", "cut \ufffd emoji nu", "Noted."):
+        assert word in text, (word, [t.get("text") for t in json.loads(text)])
+    for g in goods:
+        assert [t["role"] for t in eventually(lambda: len(turns_of(rig, g)) == 2 and turns_of(rig, g))] == \
+            ["user", "assistant"]
