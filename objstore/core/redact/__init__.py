@@ -138,6 +138,11 @@ discord-bot-token         base64url(user id) ``.`` 6 ``.`` 27..38 (three parts; 
                           naming ``discord``, or after ``Authorization: Bot``
 mailgun-key               ``key-`` + 32 hex                                           Mailgun "API keys"
 anthropic-key             ``sk-ant-`` + 20.. [A-Za-z0-9_-] (api03, admin01, oat01)    Anthropic API "Authentication"/x-api-key
+openrouter-key            ``sk-or-v1-`` + 64 hex (test25 T3)                          OpenRouter "API Keys"
+xai-key                   ``xai-`` + 60..100 [A-Za-z0-9] (80 documented)               xAI API "Quickstart"
+groq-key                  ``gsk_`` + 52 [A-Za-z0-9]                                    Groq "API keys"
+docker-hub-token          ``dckr_pat_ dckr_oat_`` + 27 [A-Za-z0-9_-]                  Docker Hub "Personal access tokens"
+pulumi-token              ``pul-`` + 40 hex                                           Pulumi "Access tokens"
 jwt                       ``eyJ...`` ``.eyJ...`` ``.sig`` (base64url)                  RFC 7519 s3 / RFC 7515 s7.1 compact form
 bearer-token              the credential after ``Authorization: Bearer|Token``, and  RFC 6750 s2.1 (b64token)
                           a random-looking (>= 20 chars) value after a bare

@@ -548,7 +548,7 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
                 not quoted and (label or _password_label(low, p, secret=True)) and _LINE_END.match(text, e) is not None
                 and ((label and labelled_password_ok(v)) or short_labelled_ok(v))) or (
                 _key_itself(low, p, v, quoted, text, e)) or (
-                _random_case(v) and (quoted or _LINE_END.match(text, e) is not None)):
+                len(v) >= _RANDOM_CASE_MIN and _random_case(v) and (quoted or _LINE_END.match(text, e) is not None)):
             # mend25: letters alone that read as random (_random_case) after any keyword, not only a key-itself
             # name's (APP_SECRET=, CLIENT_SECRET=, API_TOKEN=): no identifier has that shape
             out.append((s, e, rule.priority, rule.name))

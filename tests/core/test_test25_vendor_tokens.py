@@ -1,0 +1,64 @@
+"""test25 T3: unlabelled LLM-provider and CI vendor tokens were stored in
+the clear: OpenRouter (``sk-or-v1-`` + 64 hex), xAI (``xai-`` + 80), Groq
+(``gsk_`` + 52), Docker Hub PATs (``dckr_pat_`` + 27) and Pulumi (``pul-``
++ 40 hex), each now redacted by its format; and a token printed in groups
+of hex after a label (``API_TOKEN=a1b2c3d4_e5f6a7b8_…``), which read as a
+snake_case name.  Look-alikes stay.  Every value is fake."""
+
+from __future__ import annotations
+
+import pytest
+
+from objstore.core.redact import redact
+from tests.core._redaction_util import assert_redacted, check_remembered_and_imported
+
+OPENROUTER = "sk-or-v1-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+XAI = "xai-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEf"
+GROQ = "gsk_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMnOp"
+DOCKER = "dckr_pat_2b3e36beeb386dfdaacb9b46004"
+PULUMI = "pul-6ce4b0a7e3e1d1d1f5b8a7d0c6e2f1a9b8c7d6e5"
+GROUPS = "a1b2c3d4_e5f6a7b8_c9d0e1f2_a3b4c5d6"
+
+#: case: (text, the secret in it, what must stay, the rule named)
+CASES = {
+    "openrouter": (f"my openrouter key is {OPENROUTER}", OPENROUTER, "my openrouter key is ", "openrouter-key"),
+    "xai": (f"XAI_API_KEY={XAI}", XAI, "XAI_API_KEY=", "xai-key"),
+    "xai-bare": (f"use {XAI} here", XAI, "use ", "xai-key"),
+    "groq": (f"client = Groq(api_key='{GROQ}')", GROQ, "client = Groq(api_key='", "groq-key"),
+    "docker": (f"here is my docker hub pat {DOCKER} use it", DOCKER, "use it", "docker-hub-token"),
+    "docker-labelled": (f"DOCKERHUB_TOKEN={DOCKER}", DOCKER, "DOCKERHUB_TOKEN=", "docker-hub-token"),
+    "docker-login": (f"echo {DOCKER} | docker login -u dev --password-stdin", DOCKER, "docker login", "docker-hub-token"),
+    "pulumi": (f"use {PULUMI} for ci", PULUMI, "for ci", "pulumi-token"),
+    "hex-groups": (f"API_TOKEN={GROUPS}", GROUPS, "API_TOKEN=", "generic-secret"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_each_format_is_redacted_raw_and_json_escaped(case):
+    text, secret, kept, rule = CASES[case]
+    assert_redacted(case, text, [secret], [kept], rule)
+
+
+KEPT = [
+    "next_token2 = cafe_bead_dead_beef",
+    "token=cafe_bead_dead_beef",
+    "API_TOKEN=next_token_v2",
+    "key_id = ab12_cd34",
+    "the xai-sdk and gsk_ prefixes are documented",
+    "git checkout pul-request-fix",
+    "sk-or-v1-abc is too short",
+]
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_look_alikes_are_kept(text):
+    assert redact(text).text == text
+
+
+def test_mem_remember_get_and_import(tmp_path, mem):
+    """Real mem processes: ``mem remember`` then ``mem get``, and a Bash
+    result of an imported transcript: the token is in neither."""
+    cases = {k: v[:3] for k, v in CASES.items()}
+    check_remembered_and_imported(mem, tmp_path, "test25", "4c4c4c4c-aaaa-4bbb-8ccc-252525250003", cases,
+                                  ("openrouter", "xai", "groq", "docker", "pulumi", "hex-groups"),
+                                  "git checkout pul-request-fix")
