@@ -125,8 +125,11 @@ class Upstream:
                     "delta": {"type": "thinking_delta", "thinking": "secret thoughts"}},
                    {"type": "content_block_stop", "index": 0},
                    {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}}]
-            evs += [{"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": w + " "}}
-                    for w in answer.split()]
+            words = [w + " " for w in answer.split()]
+            if mode == "splitemoji":    # test25 T1: an emoji's surrogate pair split across two deltas
+                words = ["smile \ud83d", "\ude00 split-emoji-xi"]
+            evs += [{"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": w}}
+                    for w in words]
             if mode == "errmid":      # overloaded after some text: Claude Code retries, its transcript keeps nothing
                 evs += [{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}]
             elif mode != "nostop":    # nostop: the stream closes cleanly before message_stop
@@ -604,3 +607,18 @@ def test_a_lone_surrogate_is_stored_as_u_fffd_and_costs_no_other_turn(rig):
     for g in goods:
         assert [t["role"] for t in eventually(lambda: len(turns_of(rig, g)) == 2 and turns_of(rig, g))] == \
             ["user", "assistant"]
+
+
+def test_an_emoji_split_across_two_stream_deltas_is_captured_whole(rig):
+    """test25 T1: a surrogate pair split across two ``text_delta`` events
+    (each half a lone surrogate escape) lost the assistant's turn
+    (``capture failed (CorruptObject)``); now the halves are joined."""
+    sid = f"emoji-{uuid.uuid4().hex[:8]}"
+    body = json.dumps({"model": "m", "max_tokens": 5, "stream": True,
+                       "messages": [{"role": "user", "content": "smile please"}]}).encode()
+    st, _hd, _got = raw(rig["url"] + "/v1/messages", "POST", body,
+                        {"x-api-key": KEY, "content-type": "application/json", "anthropic-version": "2023-06-01",
+                         "x-test-mode": "splitemoji", "x-test-tag": sid, "x-mem-session": sid})
+    assert st == 200
+    turns = eventually(lambda: len(turns_of(rig, sid)) == 2 and turns_of(rig, sid))
+    assert turns[1]["role"] == "assistant" and turns[1]["text"] == "smile \U0001F600 split-emoji-xi"
