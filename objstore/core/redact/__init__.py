@@ -143,6 +143,8 @@ xai-key                   ``xai-`` + 60..100 [A-Za-z0-9] (80 documented)        
 groq-key                  ``gsk_`` + 52 [A-Za-z0-9]                                    Groq "API keys"
 docker-hub-token          ``dckr_pat_ dckr_oat_`` + 27 [A-Za-z0-9_-]                  Docker Hub "Personal access tokens"
 pulumi-token              ``pul-`` + 40 hex                                           Pulumi "Access tokens"
+google-oauth-secret       ``GOCSPX-`` + 24..40 [A-Za-z0-9_-] (test25 T12)              Google "OAuth 2.0" (client secret)
+google-oauth-token        ``ya29.`` + 30.. [A-Za-z0-9_-]                               Google "OAuth 2.0" (access token)
 jwt                       ``eyJ...`` ``.eyJ...`` ``.sig`` (base64url)                  RFC 7519 s3 / RFC 7515 s7.1 compact form
 bearer-token              the credential after ``Authorization: Bearer|Token``, and  RFC 6750 s2.1 (b64token)
                           a random-looking (>= 20 chars) value after a bare

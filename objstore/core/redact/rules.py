@@ -413,6 +413,16 @@ RULES: list[Rule] = [
        "Pulumi 'Access tokens' (pul- + 40 hex) https://www.pulumi.com/docs/pulumi-cloud/access-management/access-tokens/; "
        "GitHub secret scanning's pulumi_access_token",
        tok(("pul-",), r"[a-f0-9]{40}")),
+    # test25 T12: Google OAuth's client secret and access token (both land in an agent's sessions: a
+    # client_secret.json Read, a curl with a token)
+    _r("google-oauth-secret",
+       "Google OAuth 2.0 client secret (GOCSPX- + 28 [A-Za-z0-9_-]) "
+       "https://developers.google.com/identity/protocols/oauth2; GitHub secret scanning's google_oauth_client_secret",
+       tok(("GOCSPX-",), r"[A-Za-z0-9_-]{24,40}+", glued=True)),
+    _r("google-oauth-token",
+       "Google OAuth 2.0 access token (ya29. + base64url) https://developers.google.com/identity/protocols/oauth2; "
+       "GitHub secret scanning's google_oauth_access_token",
+       tok(("ya29.",), r"[A-Za-z0-9_-]{30,4096}+")),
     _r("openai-key",
        "OpenAI API reference 'Authentication' (project keys sk-proj-, service accounts sk-svcacct-, admin "
        "sk-admin-, legacy user keys sk- + 48 chars) https://platform.openai.com/docs/api-reference/authentication",
