@@ -247,10 +247,14 @@ class Refs:
         no capital: a session id, most keys) is canonical without
         unescaping and escaping it again (~24,000 session lines a parse at
         2M turns)."""
-        head, _, last = name.rpartition("/")
-        g = f"{head}/{last.replace('%2F', '/')}" if head else name
-        if g.isascii() and "%" not in g and g == g.lower():
-            return True
+        if "/" not in name:   # a session's line, without the split
+            if name.isascii() and "%" not in name and (name.islower() or name == name.lower()):
+                return True
+        else:
+            head, _, last = name.rpartition("/")
+            g = f"{head}/{last.replace('%2F', '/')}"
+            if g.isascii() and "%" not in g and g == g.lower():
+                return True
         try:
             return self._spath(self._ref_of_packed(ns, name), escape_name) == f"{self._root_s}/{ns}/{name}"
         except (InvalidInput, UnicodeDecodeError):   # an id holding '/'; an escape of bytes that are not UTF-8
