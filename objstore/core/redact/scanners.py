@@ -91,7 +91,7 @@ KW = (r"(?:passw(?:or)?d|passwort|passphrase|passcode|pwd|pw(?<![a-z0-9]pw)(?![a
        + "|".join(f"(?<={o}key)|(?<={o}[_\\- ]key)" for o in _KEY_OWNERS) + "))"
        r"(?:[ _-]?(?:key(?:[_-]base)?|token|value|(?<=pass_)code|(?<=pass-)code))?")   # key_base: Rails' SECRET_KEY_BASE; 'API key:', 'secret key:'; red23: 'pass_code'
 
-#: test25 T12: also a subscript's closing ``']`` (Flask's ``app.config['SECRET_KEY'] = …``, ``os.environ["TOKEN"] = …``)
+#: test25 T12: also a subscript's closing ``']`` (Flask's ``app.config['SECRET_KEY'] = …``, ``env["TOKEN"] = …``)
 ASSIGN = r"(?:\\{0,3}[\"']\]?)?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?"
 VALUE = r"(?:[^\s\"'`\\,;&<>(){}\[\]|]|&(?![&\s]|$|[A-Za-z_][A-Za-z0-9_.\-]{0,64}=))"   # ``&`` inside a value (``Tr0ub4dor&3``), not ``&&`` or ``&next=``
 VALUE_END = r"(?=[\s\"'`\\,;&)}\]>|]|$)"
