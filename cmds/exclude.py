@@ -73,13 +73,14 @@ def command(add, remove, do_list, apply, do_forget, as_json, store):
         return
     pv = exclusion_preview(store, add)
     added = forgotten = False
+    deleted = 0   # objects the forgets deleted (test25 T10: they are gone now, no gc needed)
     if apply:
         added = add_exclusion(root, add)
         if pv.sessions and (do_forget or (not as_json and sys.stdin.isatty() and click.confirm(
                 f"forget the {plural(len(pv.sessions), 'session')} already stored from there?", err=True))):
             for sid, *_ in pv.sessions:
                 try:
-                    forget(store, session=sid)
+                    deleted += forget(store, session=sid).objects_deleted
                 except NotFound:  # a subagent session goes with its parent
                     pass
             forgotten = True
@@ -102,7 +103,8 @@ def command(add, remove, do_list, apply, do_forget, as_json, store):
         if pv.sessions and not forgotten:
             click.echo("what is already stored stays; forget it with: mem forget --session ID", err=True)
         elif forgotten:
-            click.echo(f"forgot {plural(len(pv.sessions), 'session')}; run 'mem gc --prune=now' to purge them now")
+            click.echo(f"forgot {plural(len(pv.sessions), 'session')} ({plural(pv.turns, 'turn')}): "
+                       f"{plural(deleted, 'object')} deleted, search index purged")
 
 
 def _shown(glob: str) -> str:
