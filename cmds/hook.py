@@ -28,7 +28,8 @@ def command():
     end was never seen (SessionStart), and prints the memory to add as
     hookSpecificOutput.additionalContext.  'mem hook shell' records one
     command of your own shell (the shell integration calls it when
-    MEM_SHELL_CAPTURE=1); 'mem hook catch-up' syncs transcripts that grew
+    MEM_SHELL_CAPTURE=1, and it records nothing without that variable);
+    'mem hook catch-up' syncs transcripts that grew
     since their last sync.  MEM_NO_CAPTURE=1 turns capture off for a session.
 
     \b
@@ -68,14 +69,16 @@ def claude_code():
 def shell(session, cwd, status, started_ms, duration_ms, command_line):
     """Record one command of your own shell as a turn (opt-in).
 
-    The command line is read from stdin (what the shell integrations do:
+    It records nothing unless MEM_SHELL_CAPTURE=1 is set in its environment
+    (the shell integration sets it; exit 0 either way, and no log line says
+    it was off).  The command line is read from stdin (what the shell integrations do:
     an argument would be readable by every local user in /proc/PID/cmdline
     while the hook runs, and a line such as 'export TOKEN=…' holds a
     secret); arguments after -- are still taken, for older shell files.
 
     \b
     Examples:
-      printf '%s' make | mem hook shell --session shell-1 --cwd . --status 1 --start 1767225600000 --duration 80
+      printf '%s' make | MEM_SHELL_CAPTURE=1 mem hook shell --session shell-1 --cwd . --status 1 --start 1767225600000 --duration 80
 
     Exit status: always 0 (errors go to the hook log).
     """
