@@ -28,7 +28,8 @@ def command():
     end was never seen (SessionStart), and prints the memory to add as
     hookSpecificOutput.additionalContext.  'mem hook shell' records one
     command of your own shell (the shell integration calls it when
-    MEM_SHELL_CAPTURE=1); 'mem hook catch-up' syncs transcripts that grew
+    MEM_SHELL_CAPTURE=1, and it records nothing without that variable);
+    'mem hook catch-up' syncs transcripts that grew
     since their last sync.  MEM_NO_CAPTURE=1 turns capture off for a session.
 
     \b
@@ -70,8 +71,9 @@ def shell(session, cwd, status, started_ms, duration_ms, command_line):
 
     It records nothing unless MEM_SHELL_CAPTURE=1 is set in its environment
     (what 'eval "$(mem shell-init bash)"' does when you set it); without it,
-    the hook log says 'skipped:MEM_SHELL_CAPTURE-not-1'.  The command line is read from stdin (what the shell integrations do:
-    an argument would be readable by every local user in /proc/PID/cmdline
+    the hook log says 'skipped:MEM_SHELL_CAPTURE-not-1'.  The command line
+    is read from stdin (what the shell integrations do: an argument would be
+    readable by every local user in /proc/PID/cmdline
     while the hook runs, and a line such as 'export TOKEN=…' holds a
     secret); arguments after -- are still taken, for older shell files.
 

@@ -225,7 +225,7 @@ class CaptureWriter:
             item = self.q.get()
             if item is None:
                 return
-            batch = list(item)
+            groups = [item]   # one list per request
             stop = False
             while True:
                 try:
@@ -235,14 +235,24 @@ class CaptureWriter:
                 if more is None:
                     stop = True
                     break
-                batch += more
+                groups.append(more)
             try:
-                self.write(self.store, batch)
+                self.write(self.store, [t for g in groups for t in g])
             except Exception as e:  # noqa: BLE001 - a failed write is logged, the proxy goes on
-                click.echo(f"mem proxy: capture failed ({type(e).__name__}); {len(batch)} turn(s) not stored",
-                           err=True)
+                if len(groups) == 1:
+                    self._failed(e, groups[0])
+                else:   # test25 T1: one request's failure never costs the other requests' turns
+                    for g in groups:
+                        try:
+                            self.write(self.store, g)
+                        except Exception as e1:  # noqa: BLE001 - as above
+                            self._failed(e1, g)
             if stop:
                 return
+
+    @staticmethod
+    def _failed(e: Exception, turns: list) -> None:
+        click.echo(f"mem proxy: capture failed ({type(e).__name__}); {len(turns)} turn(s) not stored", err=True)
 
     def close(self) -> None:
         self.q.put(None)

@@ -156,8 +156,11 @@ class Refs:
             cut = 0 if data.endswith(b"\n") else len(lines)
             for n, line in enumerate(lines[:-1] if not cut else lines, 1):
                 m = _packed_line(line)
-                name = m[1].decode("utf-8", "replace") if m else ""
-                if m is None or not self._packed_name_ok(ns, name) or n == cut:
+                try:
+                    name = m[1].decode("utf-8") if m else ""
+                except UnicodeDecodeError:   # no ref's file name is not UTF-8
+                    m = None
+                if m is None or n == cut or not self._packed_name_ok(ns, name) or not self._canonical(ns, name):
                     bad.append((n, line))
                     continue
                 table[name] = m[0].decode("ascii")
@@ -174,7 +177,7 @@ class Refs:
         file and one search, not a split and a decode of each of its lines
         (issue 12, "Start-up").  The content is kept per file state, as the
         table is."""
-        if ns in self._packed or "\ufffd" in name:  # parsed already (a listing), or a name the table decodes lossily
+        if ns in self._packed:  # parsed already (a listing)
             return self._packed_state(ns)[1].get(name)
         if not self._packed_name_ok(ns, name):
             return None
@@ -184,8 +187,8 @@ class Refs:
             needle = b" " + name.encode("utf-8") + b"\n"
         except FileNotFoundError:
             return None
-        except UnicodeEncodeError:  # a lone surrogate: the table decodes it lossily too
-            return self._packed_state(ns)[1].get(name)
+        except UnicodeEncodeError:  # a lone surrogate: no line of the table names it
+            return None
         key = (st.st_ino, st.st_size, st.st_mtime_ns)
         cached = self._packed_raw.get(ns)
         if cached is None or cached[0] != key:
@@ -212,7 +215,7 @@ class Refs:
         fact's ``user/<escaped name>``, ``global/<escaped name>`` or
         ``project/<escaped p>/<escaped name>``; no segment empty, starting
         with ``.`` or ending in ``.lock``.  (Whether its escapes are the
-        canonical ones is :meth:`_noncanonical`'s, asked by fsck only.)"""
+        canonical ones is :meth:`_canonical`'s.)"""
         if "/" not in name:   # one segment (a session's line: ~24,000 a parse at 2M turns), without the split
             return ns == "sessions" and name != "" and name[0] != "." and not name.endswith(".lock")
         segs = name.split("/")
@@ -232,28 +235,30 @@ class Refs:
         scope = segs[0] if len(segs) == 2 else f"project/{unescape_name(segs[1])}"
         return unicodedata.normalize("NFC", f"{ns}/{scope}/{unescape_name(segs[-1])}")
 
-    def _noncanonical(self, ns: str) -> list[tuple[int, bytes]]:
-        """(line number, line) of the well-shaped lines of the packed file
-        of ``ns`` that name no ref: a path :meth:`path` would not write
-        (an escape that is not the canonical one, a key no key rule
-        allows).  Read by no reader (every lookup goes by :meth:`path`);
-        ``fsck`` reports them and :meth:`drop_bad_packed` removes them."""
-        data, table, _bad = self._packed_state(ns)
-        out = []
-        for n, line in enumerate(data.split(b"\n"), 1):
-            m = _packed_line(line)
-            if m is None:
-                continue
-            name = m[1].decode("utf-8", "replace")
-            if name not in table:
-                continue
-            try:
-                ok = self._spath(self._ref_of_packed(ns, name), escape_name) == f"{self._root_s}/{ns}/{name}"
-            except InvalidInput:
-                ok = False
-            if not ok:
-                out.append((n, line))
-        return out
+    def _canonical(self, ns: str, name: str) -> bool:
+        """Whether packed name ``name`` (of the shape :meth:`_packed_name_ok`
+        checks) is the path :meth:`path` writes for the ref it unescapes to.
+        A line under another name (``a%2fb``: an id holding '/', ``%73``
+        for ``s``, ``%ff``: not UTF-8, a key no key rule allows) names no
+        ref: it is damage, as a line that is not ``<id> <name>`` is
+        (skipped by every reader and said, ``fsck`` exits 13 naming it,
+        :meth:`drop_bad_packed` removes it).  A name that escaping leaves as
+        it is but for the ``%2F`` of a key's ``/`` (ASCII, no other ``%``,
+        no capital: a session id, most keys) is canonical without
+        unescaping and escaping it again (~24,000 session lines a parse at
+        2M turns)."""
+        if "/" not in name:   # a session's line, without the split
+            if name.isascii() and "%" not in name and (name.islower() or name == name.lower()):
+                return True
+        else:
+            head, _, last = name.rpartition("/")
+            g = f"{head}/{last.replace('%2F', '/')}"
+            if g.isascii() and "%" not in g and g == g.lower():
+                return True
+        try:
+            return self._spath(self._ref_of_packed(ns, name), escape_name) == f"{self._root_s}/{ns}/{name}"
+        except (InvalidInput, UnicodeDecodeError):   # an id holding '/'; an escape of bytes that are not UTF-8
+            return False
 
     def _packed_name(self, ref: str, p: str) -> tuple[str | None, str]:
         """(namespace, packed name) of ``ref`` whose file is ``p``
@@ -273,7 +278,7 @@ class Refs:
         out = []
         for ns in PACKED_FILES:
             try:
-                lines = sorted(self._packed_state(ns)[2] + self._noncanonical(ns))
+                lines = self._packed_state(ns)[2]
             except CorruptObject as e:   # not a regular file (a FIFO): named, never waited on
                 out.append(f"{e} (damaged packed refs)")
                 continue
@@ -301,14 +306,10 @@ class Refs:
             except CorruptObject:   # not a regular file: it holds no line; removed (``_rebuild`` sets its refs again)
                 self._write_packed(ns, {})
                 continue
-            odd = self._noncanonical(ns)
-            if not (bad or odd):
+            if not bad:
                 continue
-            table = dict(table)
-            for _n, line in odd:
-                table.pop(line.partition(b" ")[2].decode("utf-8", "replace"), None)
             cut = 0 if _data.endswith(b"\n") else _data.count(b"\n") + 1   # a truncated last line
-            for n, line in bad + odd:
+            for n, line in bad:
                 _, sp, rest = line.partition(b" ")
                 if not (sp and rest) or n == cut:   # its name may be cut short: never a ref's name
                     continue
@@ -637,14 +638,14 @@ class Refs:
         # no capital: a session id, most keys) is its ref's canonical line: the ref is read and looked up
         # without unescaping and escaping it again (~24,000 sessions and ~9,000 keys at 2M turns)
         own: dict[str, str] = {}   # ref name -> such a packed name
-        other: list[str] = []      # the other packed names
+        other: dict[str, str] = {}  # ref name -> the other packed names (canonical too: ``_packed_state``)
         for f in packed:
             head, _, last = f.rpartition("/")
             g = f"{head}/{last.replace('%2F', '/')}" if head else f
             if g.isascii() and "%" not in g and g == g.lower():
                 own[f"{namespace}/{g}"] = f
             else:
-                other.append(f)
+                other[self._ref_of_packed(namespace, f)] = f
         if namespace in ("facts", "sealed"):
             for scope_dir in sorted(os.listdir(base) if base.is_dir() else ()):
                 d = base / scope_dir
@@ -663,7 +664,7 @@ class Refs:
             names.update(loose)
             if namespace == "facts":  # the packed lines were checked to have the shape of ref files' paths
                 names.update(own)
-                names.update(self._ref_of_packed(namespace, name) for name in other)
+                names.update(other)
         else:
             esc = unescape_name if namespace == "sessions" else (lambda f: f)
             listed = os.listdir(base) if base.is_dir() else []
@@ -671,8 +672,7 @@ class Refs:
                      if not f.startswith(".") and not f.endswith(".lock")}
             badname = {n for n in loose if not_utf8(n)}
             loose -= badname
-            names = loose | own.keys() | {f"{namespace}/{unicodedata.normalize('NFC', esc(f))}" for f in other
-                                          if not f.startswith(".") and not f.endswith(".lock")}
+            names = loose | own.keys() | other.keys()
         for name in sorted(names | badname):
             try:
                 if name in badname:
@@ -681,8 +681,8 @@ class Refs:
                     oid = self.read(name)
                 elif name in own:
                     oid = packed[own[name]]
-                else:  # no loose file (as listed): what :meth:`read` finds is its canonical packed line
-                    oid = packed.get(self._packed_name(name, self._spath(name, escape_name))[1])
+                else:  # no loose file (as listed): its packed line, the canonical one :meth:`read` finds
+                    oid = packed.get(other.get(name, ""))
             except CorruptObject:
                 if damaged is None:
                     raise

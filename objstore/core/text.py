@@ -100,13 +100,16 @@ def decode_json_text(raw: bytes) -> str:
 
 
 def clean_str(v: str) -> str:
-    """``v`` with each lone surrogate and NUL replaced by U+FFFD."""
+    """``v`` with each lone surrogate and NUL replaced by U+FFFD; a high
+    surrogate right before a low one (a pair whose halves were decoded
+    apart: an emoji split across two SSE deltas, test25 T1) is joined into
+    its character first."""
     if "\x00" in v:
         v = v.replace("\x00", "\ufffd")
     try:
         v.encode("utf-8")
     except UnicodeEncodeError:
-        v = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in v)
+        v = v.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
     return v
 
 

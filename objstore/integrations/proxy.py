@@ -65,8 +65,10 @@ from objstore.capture.withhold import SECRET_OUTPUT, bash_mode, prints_secret, w
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.jsonspan import Node, scan
+from objstore.core.text import clean_str
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
+from objstore.integrations.httpcoding import decode_body, not_decoded
 from objstore.memory.writechecks import check_key_credentials
 from objstore.memory.scope import project_aliases
 from objstore.memory.appender import TurnAppender
@@ -546,6 +548,15 @@ def _turns_of(conv: Conversation, idx: int, msg, ts: int, secret: frozenset = fr
     return out
 
 
+def _storable(t: CapturedTurn) -> CapturedTurn:
+    """``t`` with its text, cwd and project storable as UTF-8
+    (:func:`objstore.core.text.clean_str`: each lone surrogate and NUL
+    replaced by U+FFFD, the rule of the hooks and ``mem import``); ``t``
+    itself when they are."""
+    fixed = {f: clean_str(getattr(t, f)) for f in ("text", "cwd", "project")}
+    return t if all(v == getattr(t, f) for f, v in fixed.items()) else t.replace(**fixed)
+
+
 def capture_turns(store: Store, turns: list) -> int:
     """Write captured turns through the one turn writer (redaction,
     exclusions, ``#nomem``, tombstones; a known source is skipped), one
@@ -565,6 +576,9 @@ def capture_turns(store: Store, turns: list) -> int:
     whatever the body's size.  Raises StoreLocked (nothing written)."""
     if not turns:
         return 0
+    # test25 T1: a lone surrogate (valid JSON, RFC 8259: a tool output cut inside an emoji pair) cannot be
+    # stored as UTF-8; stored with U+FFFD in its place, as the hooks store it
+    turns = [_storable(t) for t in turns]
     cfg = load_config(store.root)
     turns = [t for t in turns if not path_excluded(cfg, t.cwd)
              and not (t.role == "user" and has_marker(cfg, t.text))]
@@ -622,41 +636,6 @@ def _sse_answer(data: bytes) -> tuple[str, str]:
     return "".join(parts), end
 
 
-#: the most bytes a compressed answer is decoded to for capture (the client gets the bytes as they came)
-MAX_DECODED = 64 * 1024 * 1024
-
-
-def decode_body(data: bytes, encoding: str) -> bytes | None:
-    """``data`` decoded from its HTTP ``Content-Encoding`` (RFC 9110 8.4:
-    ``identity``, ``gzip``/``x-gzip``, ``deflate`` (zlib, or raw deflate as
-    some servers send it), a comma-separated list applied in order); None
-    for another coding (``br``, ``zstd``), a damaged body or one that would
-    decode to over :data:`MAX_DECODED` bytes.  Never raises."""
-    import zlib
-    for coding in reversed([c.strip().lower() for c in encoding.split(",") if c.strip()]):
-        if coding == "identity":
-            continue
-        if coding in ("gzip", "x-gzip"):
-            tries = (16 + zlib.MAX_WBITS,)
-        elif coding == "deflate":
-            tries = (zlib.MAX_WBITS, -zlib.MAX_WBITS)
-        else:
-            return None
-        for wbits in tries:
-            try:
-                d = zlib.decompressobj(wbits)
-                out = d.decompress(data, MAX_DECODED)
-                if d.unconsumed_tail:
-                    return None
-                data = out + d.flush()
-                break
-            except zlib.error:
-                continue
-        else:
-            return None
-    return data
-
-
 def assistant_text_from_json(data: bytes) -> str:
     """The text of a non-streamed Messages response ("" if not one)."""
     try:
@@ -682,9 +661,7 @@ def response_turns(prep: Prepared, data: bytes, *, streamed: bool, encoding: str
         return []           # the answer to a #nomem prompt is not captured either
     decoded = decode_body(data, encoding) if encoding else data
     if decoded is None:
-        coding = encoding.strip().lower()
-        shown = coding if re.fullmatch(r"[a-z0-9, -]{1,40}", coding) else "(not a coding name)"
-        prep.trace["answer"] = f"not captured: content-encoding {shown} not decoded"
+        prep.trace["answer"] = "not captured: " + not_decoded(encoding)
         return []
     if streamed:
         text, end = _sse_answer(decoded)

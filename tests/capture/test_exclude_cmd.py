@@ -44,3 +44,14 @@ def test_exclude_creates_the_table_and_refuses_bad_input(invoke, store_path):
     (store_path / "config.toml").write_text("not = [valid")
     r = invoke("exclude", "--add", "/x", "--apply", exit_code=2)
     assert "not valid TOML" in r.stderr
+
+
+def test_apply_forget_says_what_the_forget_deleted_and_no_gc_is_needed(invoke, store_path):
+    """test25 T10: the forget deletes the sessions' objects and purges the
+    index itself; the summary said to run 'mem gc --prune=now' for that."""
+    invoke("import", "claude-code", str(SAMPLE))
+    r = invoke("exclude", "--add", "/home/dev/acme-*", "--apply", "--forget")
+    line = r.stdout.strip().splitlines()[-1]
+    assert line.startswith("forgot 3 sessions (") and "objects deleted, search index purged" in line, r.stdout
+    assert "gc" not in r.stdout + r.stderr
+    assert invoke("gc", "--prune=now", "--dry-run", "--json").json["unreachable"] == 0   # nothing left for gc

@@ -72,7 +72,10 @@ def test_a_hook_event_whose_session_id_holds_a_credential_stores_nothing_under_i
         rc, out, err, _s = run_hook(store_path, payload(ev, sid, t, **kw, **extra), env=env)
         assert (rc, out) == (0, ""), err
     log = (store_path / "logs" / "hooks.log").read_text()
-    assert log.count("session-id-credential") == 4, log
+    # each event is refused for its id, or (on a loaded machine: test25 T2) its budget lapsed first, which
+    # stores nothing either; the refusal is seen at least once (the prompt hook checks the id before any work)
+    refused = log.count("session-id-credential")
+    assert refused >= 1 and refused + log.count("HookTimeout:budget") == 4, log
     assert not [x for x in turns(store_path)], turns(store_path)
     _nowhere(store_path, GHP)
     # the next sound session is served as before

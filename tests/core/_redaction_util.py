@@ -36,6 +36,14 @@ def assert_redacted(case: str, text: str, secrets, kept=(), rule: str | None = N
     return res.text
 
 
+def assert_kept(text: str) -> None:
+    """``redact(text)`` changes nothing, nor ``text`` JSON-escaped (a tool
+    call's input)."""
+    assert redact(text).text == text
+    esc = json.dumps({"command": text})
+    assert redact(esc).text == esc, esc
+
+
 def codex_rollout(path: Path, outputs: list[str], sid: str = "T-red", cwd: str = "/home/dev/proj") -> Path:
     """A Codex rollout file at ``path``: a session, a user message, then per
     text of ``outputs`` a shell call and its output.  Returns ``path``."""

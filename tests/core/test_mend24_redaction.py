@@ -26,7 +26,7 @@ CASES = {
     "session-secret-quoted": (f'session_secret: "{LETTERS}"', LETTERS, "session_secret: ", "generic-secret", True),
     "dt-pin": ("<dl><dt>PIN</dt><dd>4471-9902</dd></dl>", "4471-9902", "<dt>PIN</dt><dd>", "markdown-secret", True),
     "pin-code-assigned": ("pin_code = 448812", "448812", "pin_code = ", "password-phrase", True),
-    "pincode-quoted": ('PINCODE="8812"', "8812", 'PINCODE="', "password-phrase", False),   # (raw only)
+    "pincode-quoted": ('PINCODE="8812"', "8812", 'PINCODE="', "password-phrase", True),
     "pgpass-5433": (f"localhost:5433:mydb:postgres:{PW}", PW, "localhost:5433:mydb:postgres:", "pgpass-password",
                     True),
     "pgpass-pgbouncer": (f"db.internal:6432:app:app_user:{PW}", PW, "db.internal:6432:app:app_user:",

@@ -18,7 +18,7 @@ from tests.hooks._util import REPO, asst, hook_env, line, payload, text, tool_re
 #: top-level modules of the optional extras and of what they pull in
 EXTRAS = frozenset({
     "mcp", "aiohttp", "anthropic", "httpx", "obstore", "boto3", "botocore", "moto",
-    "msgspec", "ahocorasick_rs", "openai",
+    "msgspec", "ahocorasick_rs", "openai", "brotli", "backports",
 })
 SID = "7a0c1f3e-0000-4000-8000-00000000a11c"
 

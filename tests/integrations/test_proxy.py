@@ -125,8 +125,11 @@ class Upstream:
                     "delta": {"type": "thinking_delta", "thinking": "secret thoughts"}},
                    {"type": "content_block_stop", "index": 0},
                    {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}}]
-            evs += [{"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": w + " "}}
-                    for w in answer.split()]
+            words = [w + " " for w in answer.split()]
+            if mode == "splitemoji":    # test25 T1: an emoji's surrogate pair split across two deltas
+                words = ["smile \ud83d", "\ude00 split-emoji-xi"]
+            evs += [{"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": w}}
+                    for w in words]
             if mode == "errmid":      # overloaded after some text: Claude Code retries, its transcript keeps nothing
                 evs += [{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}]
             elif mode != "nostop":    # nostop: the stream closes cleanly before message_stop
@@ -148,9 +151,14 @@ class Upstream:
         doc = {"id": "m1", "type": "message", "role": "assistant", "model": j["model"],
                "content": [{"type": "text", "text": answer}], "stop_reason": "end_turn",
                "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 5}}
-        if mode in ("gzip", "br"):    # compressed although the proxy asked for identity
+        if mode in ("gzip", "br", "zstd", "compress"):    # compressed although the proxy asked for identity
             import gzip
-            packed = gzip.compress(json.dumps(doc).encode()) if mode == "gzip" else b"\x0b\x02\x80answer\x03"
+
+            import brotli
+            from backports import zstd
+            data = json.dumps(doc).encode()
+            packed = {"gzip": gzip.compress, "br": brotli.compress, "zstd": zstd.compress,
+                      "compress": lambda d: b"\x1f\x9d" + d}[mode](data)   # (no LZW coder at hand: named only)
             self.sent[tag] = packed
             return web.Response(body=packed, headers={"Content-Type": "application/json", "Content-Encoding": mode})
         return web.json_response(doc)
@@ -167,6 +175,16 @@ def rig(tmp_path_factory):
     subprocess.run([sys.executable, "-m", "cmds", "remember", "project/acme-api/db", "Postgres 16 on port 5433"],
                    env=env, check=True, cwd=REPO, capture_output=True)
     trace = home / "trace.jsonl"
+    proc, url = start_proxy(env, up, trace)
+    yield {"url": url, "up": up, "home": home, "env": env, "trace": trace}
+    proc.terminate()
+    proc.wait(120)      # the capture writer stores what is queued (a 20 MB body's index on a loaded box)
+    up.stop()
+
+
+def start_proxy(env: dict, up: Upstream, trace: Path) -> tuple[subprocess.Popen, str]:
+    """A ``mem proxy`` process (environment ``env``) in front of ``up``,
+    tracing to ``trace``, once it answers its health check: (process, url)."""
     for attempt in range(5):        # the port may be taken between _port() and the proxy's bind: another one
         port = _port()
         proc = subprocess.Popen([sys.executable, "-m", "cmds", "proxy", "--listen", f"127.0.0.1:{port}",
@@ -190,10 +208,7 @@ def rig(tmp_path_factory):
         assert "cannot listen" in err and attempt < 4, err
     else:                           # pragma: no cover
         raise AssertionError("no free port")
-    yield {"url": url, "up": up, "home": home, "env": env, "trace": trace}
-    proc.terminate()
-    proc.wait(120)      # the capture writer stores what is queued (a 20 MB body's index on a loaded box)
-    up.stop()
+    return proc, url
 
 
 def eventually(check, timeout: float = 60.0):
@@ -501,8 +516,109 @@ def test_a_gzip_answer_is_captured_and_an_unknown_coding_is_named(rig):
     assert st == 200 and got == rig["up"].sent[sid] and hd.get("Content-Encoding") == "gzip"   # bytes unchanged
     turns = eventually(lambda: len(turns_of(rig, sid)) == 2 and turns_of(rig, sid))
     assert turns[1]["role"] == "assistant" and "gzip-answer-eta" in json.dumps(turns[1])
-    sid = f"br-{uuid.uuid4().hex[:8]}"
+    sid = f"lzw-{uuid.uuid4().hex[:8]}"
     st, _hd, got = raw(rig["url"] + "/v1/messages", "POST", body,
-                       {**h, "x-test-mode": "br", "x-test-tag": sid, "x-mem-session": sid})
+                       {**h, "x-test-mode": "compress", "x-test-tag": sid, "x-mem-session": sid})
     assert st == 200 and got == rig["up"].sent[sid]
-    assert eventually(lambda: _trace_of(rig, sid))["answer"] == "not captured: content-encoding br not decoded"
+    assert eventually(lambda: _trace_of(rig, sid))["answer"] == "not captured: content-encoding compress not decoded"
+
+
+@pytest.mark.parametrize("coding", ["br", "zstd"])
+def test_a_br_or_zstd_answer_reaches_the_sdk_and_is_captured(rig, coding):
+    """mend25: an answer compressed with br or zstd (although the proxy
+    asked for identity) reaches the official SDK as it came, which decodes
+    it, and its turn is captured (before, it was only named in the trace)."""
+    sid = f"{coding}-{uuid.uuid4().hex[:8]}"
+    word = f"{coding}-answer-theta"
+    r = client(rig, **{"x-mem-session": sid}).messages.create(
+        model="m", max_tokens=5, messages=[{"role": "user", "content": f"squeeze it with {coding}"}],
+        extra_headers={"x-test-mode": coding, "x-test-answer": word, "x-test-tag": sid})
+    assert r.content[0].text == word
+    assert rig["up"].requests[-1][1].get("Accept-Encoding") == "identity"     # the proxy asked for identity
+    turns = eventually(lambda: len(turns_of(rig, sid)) == 2 and turns_of(rig, sid))
+    assert turns[1]["role"] == "assistant" and word in json.dumps(turns[1])
+    assert "answer" not in _trace_of(rig, sid)
+
+
+def test_without_the_brotli_package_a_br_answer_is_named_with_what_to_install(rig, tmp_path):
+    """A proxy whose Python has no ``brotli`` (a ``brotli`` module that
+    raises ImportError stands first on its path, as an uninstalled package
+    does): the answer still reaches the client unchanged, is not captured,
+    and the trace says which package to install."""
+    block = tmp_path / "block"
+    block.mkdir()
+    (block / "brotli.py").write_text("raise ImportError('brotli is not installed here')\n")
+    trace = tmp_path / "trace.jsonl"
+    proc, url = start_proxy({**rig["env"], "PYTHONPATH": f"{block}{os.pathsep}{REPO}"}, rig["up"], trace)
+    try:
+        sid = f"nobr-{uuid.uuid4().hex[:8]}"
+        body = json.dumps({"model": "m", "max_tokens": 5,
+                           "messages": [{"role": "user", "content": "no brotli here"}]}).encode()
+        st, hd, got = raw(url + "/v1/messages", "POST", body,
+                          {"x-api-key": KEY, "content-type": "application/json", "anthropic-version": "2023-06-01",
+                           "x-test-mode": "br", "x-test-tag": sid, "x-mem-session": sid})
+        assert st == 200 and got == rig["up"].sent[sid] and hd.get("Content-Encoding") == "br"
+
+        def line():
+            lines = [json.loads(x) for x in trace.read_text().splitlines()] if trace.exists() else []
+            return next((x for x in lines if x.get("session") == sid and "answer" in x), None)
+        assert eventually(line)["answer"] == ("not captured: content-encoding br not decoded (its decoder, the "
+                                              "brotli package, is not installed: pip install 'memvcs[proxy]')")
+    finally:
+        proc.terminate()
+        proc.wait(120)
+
+
+def test_a_lone_surrogate_is_stored_as_u_fffd_and_costs_no_other_turn(rig):
+    """test25 T1: a lone UTF-16 surrogate escape in a request (valid JSON: a
+    tool output cut inside an emoji pair) made the capture batch fail, and
+    every turn queued with it was lost, other requests' too.  Now the text is
+    stored with U+FFFD in its place (as the hooks store it), beside the good
+    blocks of the same request and the turns of requests sent with it."""
+    h = {"x-api-key": KEY, "content-type": "application/json", "anthropic-version": "2023-06-01"}
+    sid = f"surr-{uuid.uuid4().hex[:8]}"
+    body = ('{"model":"m","max_tokens":5,"messages":['
+            '{"role":"user","content":[{"type":"text","text":"good block kappa"},'
+            '{"type":"text","text":"bad \\ud800 block lambda"}]},'
+            '{"role":"assistant","content":[{"type":"tool_use","id":"tu1","name":"Bash","input":{"command":"ls"}}]},'
+            '{"role":"user","content":[{"type":"tool_result","tool_use_id":"tu1","content":"out \\udfff mu"},'
+            '{"type":"text","text":"cut \\ud83d emoji nu"}]}]}').encode()
+    goods = [f"good-{i}-{uuid.uuid4().hex[:6]}" for i in range(4)]
+    errors = []
+
+    def send(s, b):
+        try:
+            st, _h, _b = raw(rig["url"] + "/v1/messages", "POST", b, {**h, "x-mem-session": s})
+            assert st == 200
+        except Exception as e:  # noqa: BLE001 - collected, asserted below
+            errors.append(e)
+    threads = [threading.Thread(target=send, args=(sid, body))]
+    threads += [threading.Thread(target=send, args=(g, json.dumps(
+        {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": f"innocent prompt {g}"}]}).encode()))
+        for g in goods]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors, errors
+    text = json.dumps(eventually(lambda: len(turns_of(rig, sid)) >= 5 and turns_of(rig, sid)), ensure_ascii=False)
+    for word in ("good block kappa", "bad \ufffd block lambda", "out \ufffd mu", "cut \ufffd emoji nu", "Noted."):
+        assert word in text, (word, [t.get("text") for t in json.loads(text)])
+    for g in goods:
+        assert [t["role"] for t in eventually(lambda: len(turns_of(rig, g)) == 2 and turns_of(rig, g))] == \
+            ["user", "assistant"]
+
+
+def test_an_emoji_split_across_two_stream_deltas_is_captured_whole(rig):
+    """test25 T1: a surrogate pair split across two ``text_delta`` events
+    (each half a lone surrogate escape) lost the assistant's turn
+    (``capture failed (CorruptObject)``); now the halves are joined."""
+    sid = f"emoji-{uuid.uuid4().hex[:8]}"
+    body = json.dumps({"model": "m", "max_tokens": 5, "stream": True,
+                       "messages": [{"role": "user", "content": "smile please"}]}).encode()
+    st, _hd, _got = raw(rig["url"] + "/v1/messages", "POST", body,
+                        {"x-api-key": KEY, "content-type": "application/json", "anthropic-version": "2023-06-01",
+                         "x-test-mode": "splitemoji", "x-test-tag": sid, "x-mem-session": sid})
+    assert st == 200
+    turns = eventually(lambda: len(turns_of(rig, sid)) == 2 and turns_of(rig, sid))
+    assert turns[1]["role"] == "assistant" and turns[1]["text"] == "smile \U0001F600 split-emoji-xi"

@@ -72,3 +72,30 @@ def test_a_damaged_packed_reflog_line_is_said_and_dropped(invoke, imported):
     r = invoke("reflog", "--json")
     assert len(r.json) == n - 1 and "damaged" not in r.stderr
     assert invoke("fsck").stdout.startswith("ok:")
+
+
+@pytest.mark.parametrize("name", ["a%2fb", "%73", "%ff", "x%2Eb%41"])
+def test_a_packed_session_line_in_no_canonical_escaping_is_damage(invoke, imported, name):
+    """A well-shaped line whose name ``Refs.path`` would not write: ``a%2fb``
+    (an id holding '/'), ``%73`` (``s`` escaped), ``%ff`` (not UTF-8),
+    ``x%2Eb%41`` (a '.' escaped inside): every reader skips it and says so,
+    as for any damaged line; fsck exits 13 naming it; --repair drops it and
+    every stored session is still listed.  Before, ``a%2fb`` and ``%ff``
+    made ``Refs.iter`` raise (every reader of sessions failed)."""
+    p = imported / "refs" / "packed-sessions"
+    before = {s["id"] for s in invoke("sessions", "--json").json}
+    lines = p.read_text().splitlines(keepends=True)
+    n = len(lines) + 1
+    p.write_text("".join(lines) + f"{'c' * 64} {name}\n")
+    r = invoke("sessions", "--json")
+    assert {s["id"] for s in r.json} == before
+    assert f"damaged ref (refs/packed-sessions line {n}) skipped" in r.stderr, r.stderr
+    assert invoke("search", "the", "--json", exit_code=None).exit_code in (0, 1)
+    r = invoke("fsck", exit_code=13)
+    assert f"refs/packed-sessions line {n}" in r.stdout + r.stderr
+    invoke("gc", exit_code=None)             # refused or not, nothing a listed session needs goes
+    invoke("fsck", "--repair")
+    assert name not in p.read_text().split()
+    r = invoke("sessions", "--json")
+    assert {s["id"] for s in r.json} == before and "damaged" not in r.stderr
+    assert invoke("fsck").stdout.startswith("ok:")

@@ -156,3 +156,28 @@ def test_the_opening_names_the_notes_folder_as_the_notes_module_does():
     from objstore.core.unfinished import DIRNAME
     from objstore.memory.opening import NOTES_DIR
     assert NOTES_DIR == DIRNAME
+
+
+def test_a_key_left_both_ways_without_a_note_is_served_by_no_reader(mem, store_path, tmp_path):
+    """mend25: before ``fsck --repair`` or a seal runs, no reader serves
+    the plaintext of a key an older ``mem`` left both sealed and plain (no
+    note): keys, search, recall, context, export, get, log, the agent's
+    prompt hook; and the plain copy is still there for the repair."""
+    _setup(mem, tmp_path)
+    assert _killed_seal(KILL_AT_FORGET) == -signal.SIGKILL
+    for n in _notes(store_path):                           # as an older mem left it: no note
+        os.unlink(store_path / "forget-unfinished" / n)
+    assert _refs(store_path) == (True, True)
+    for args in (("keys",), ("keys", "--json"), ("context", "--project", "k"),
+                 ("search", "locker combination"), ("search", "locker combination", "--json"),
+                 ("recall", "locker combination", "--project", "k"), ("log", KEY), ("get", KEY),
+                 ("get", KEY, "--json"), ("show", KEY), ("stats",)):
+        r = mem(*args, exit_code=None)
+        assert "plainval" not in r.stdout + r.stderr, (args, r.stdout, r.stderr)
+    head = (store_path / "refs" / "facts" / KEY).read_text().strip()
+    for args in (("show", head), ("show", head[:12], "--json")):   # a plain version named by its id
+        r = mem(*args, exit_code=6)
+        assert "plainval" not in r.stdout + r.stderr and f"mem sealed show {KEY}" in r.stderr, (args, r.stderr)
+    assert _refs(store_path) == (True, True)               # nothing removed by a reader: fsck --repair's
+    r = mem("fsck", "--repair")
+    assert f"repair: {KEY}: the plain copy a stopped 'mem seal' left removed" in r.stdout, r.stdout

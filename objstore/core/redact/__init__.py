@@ -138,6 +138,13 @@ discord-bot-token         base64url(user id) ``.`` 6 ``.`` 27..38 (three parts; 
                           naming ``discord``, or after ``Authorization: Bot``
 mailgun-key               ``key-`` + 32 hex                                           Mailgun "API keys"
 anthropic-key             ``sk-ant-`` + 20.. [A-Za-z0-9_-] (api03, admin01, oat01)    Anthropic API "Authentication"/x-api-key
+openrouter-key            ``sk-or-v1-`` + 64 hex (test25 T3)                          OpenRouter "API Keys"
+xai-key                   ``xai-`` + 60..100 [A-Za-z0-9] (80 documented)               xAI API "Quickstart"
+groq-key                  ``gsk_`` + 52 [A-Za-z0-9]                                    Groq "API keys"
+docker-hub-token          ``dckr_pat_ dckr_oat_`` + 27 [A-Za-z0-9_-]                  Docker Hub "Personal access tokens"
+pulumi-token              ``pul-`` + 40 hex                                           Pulumi "Access tokens"
+google-oauth-secret       ``GOCSPX-`` + 24..40 [A-Za-z0-9_-] (test25 T12)              Google "OAuth 2.0" (client secret)
+google-oauth-token        ``ya29.`` + 30.. [A-Za-z0-9_-]                               Google "OAuth 2.0" (access token)
 jwt                       ``eyJ...`` ``.eyJ...`` ``.sig`` (base64url)                  RFC 7519 s3 / RFC 7515 s7.1 compact form
 bearer-token              the credential after ``Authorization: Bearer|Token``, and  RFC 6750 s2.1 (b64token)
                           a random-looking (>= 20 chars) value after a bare
@@ -159,7 +166,8 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           (``the password for the staging box is X``, ``... box:
                           X``: a preposition and 1-5 words), and a 4-12 digit
                           ``pin is 4821`` (also ``passcode is 7741#a``, red23:
-                          ``pincode: 4471``; mend24: ``pin_code = 4471``);
+                          ``pincode: 4471``; mend24: ``pin_code = 4471``; mend25:
+                          ``"pincode": "4471"``, raw or JSON-escaped);
                           ``the password is stored in vault`` is left; also
                           ``the secret|token|api key is X`` (v4r23: ``the rails
                           master key is X``, ``Application key [base64:X]``), a
@@ -283,7 +291,11 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           ``jwt`` or ``master`` (mend24: ``session_secret``,
                           ``cookie_secret``) a literal of 8+ letters quoted or
                           ending its line: ``JWT_SECRET="supersecretvalue"``; not
-                          a placeholder, reference or dash-joined name); after a
+                          a placeholder, reference or dash-joined name; mend25:
+                          under any keyword, 16+ letters alone in capitals or a
+                          random case mix quoted or ending its line,
+                          ``APP_SECRET=KjHgFdSaQwErTyUi``, not ``AppSecretName``);
+                          after a
                           password label (``password|passwd|passwort|passphrase|
                           pwd|*_pass``, not an attribute ``self.password``) a value
                           of letters alone with nothing after it on its line

@@ -102,9 +102,20 @@ def looks_secret(v: str, *, labelled: bool = False) -> bool:
         digits = sum(c in _DIGITS for c in v)
         if n >= 16 and digits >= 2 and _HEX_RE.fullmatch(v):
             return _entropy(v) >= 3.0
+        if n >= 16 and digits >= 2 and _hex_groups(v):   # test25 T3: 'a1b2c3d4_e5f6a7b8_c9d0e1f2_a3b4c5d6'
+            return _entropy(v.replace("_", "")) >= 3.0
         return (n >= 12 and digits >= 2 and not chars.isdisjoint(_UPPER) and not chars.isdisjoint(_LOWER)
                 and _entropy(v) >= 3.3)
     return _entropy(v) >= 3.0
+
+
+def _hex_groups(v: str) -> bool:
+    """test25 T3: ``v`` is groups of 4+ hex digits joined by ``_``, each
+    holding a digit (``a1b2c3d4_e5f6a7b8``): a token printed in groups, not
+    a snake_case name (``next_token2``, ``cafe_bead``: a group without a digit)."""
+    groups = v.split("_")
+    return len(groups) > 1 and all(len(g) >= 4 and _HEX_RE.fullmatch(g) and not set(g).isdisjoint(_DIGITS)
+                                   for g in groups)
 
 
 _SNAKE_RE = Lazy(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+", FLAGS)

@@ -50,7 +50,11 @@ _CODE_ANCHORS = tuple(f"{w} code" for w in PIN_CODE_OWNERS)
 _PIN_BARE = r"[ \t]{1,4}(?=[0-9]{4,12}(?:[\"'`.,;!?)\]}]|[ \t]*(?:\r|\n|\\[rn]|$)))"
 #: mend24: an assignment to a name ending ``code`` or ``number`` (``pin_code = 4471``, ``pincode="4471"``,
 #: ``pin_number = 4471``, ``passcode = 4471``); a bare ``pin = 13`` is a GPIO pin's number, not taken
-_PIN_ASSIGN = r"(?<=code|mber)[ \t]{0,4}=[ \t]{0,4}[\"'`]?"
+#: mend25: also a quoted key, its value quoted, raw or JSON-escaped inside a JSON string (``"pincode": "4471"``,
+#: ``{\\"PINCODE\\": \\"4471\\"}``, ``PINCODE=\\"4471\\"``)
+_PIN_ASSIGN = r"(?<=code|mber)(?:\\{0,3}[\"'])?[ \t]{0,4}[=:][ \t]{0,4}(?:\\{0,3}[\"'`])?"
+#: mend25: a PIN's token (:data:`_PHRASE_TOKEN`) also ends before a JSON-escaped quote (``\\"4471\\"``)
+_PIN_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]\\]" + r"(?=[.,;:!?)\]]*(?:[\s\"'`]|\\{1,3}[\"'`]|$))"
 # a dash label ('Password - X', 'password \u2013 X': red10) and what follows it: blanks, or the end of
 # its line and the next line's indentation ('Password -' LF 'X', scan12); the labels: password, passwd,
 # passwort, passphrase, pwd, secret (each alternative starts with its literal: _DASH_LABELS)
@@ -299,7 +303,7 @@ PASSWORD_RULES: list[Rule] = [
        "'pin_code = 4471' (an assignment to a name ending code or number)",
        r"(?:pin(?<![A-Za-z0-9_\-\]]pin)(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number))?|passcode(?<![A-Za-z0-9_\-\]]passcode))"
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
-       + _PHRASE_COLON + r"|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r")(?P<secret>" + _PHRASE_TOKEN + ")",
+       + _PHRASE_COLON + r"|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r")(?P<secret>" + _PIN_TOKEN + ")",
        ci=True, priority=51, check=pin_ok, anchors=("pin", "passcode")),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the door|alarm|gate|safe... code is <4-12 digits or a short "

@@ -394,6 +394,35 @@ RULES: list[Rule] = [
        "Anthropic API 'Authentication' (x-api-key: sk-ant-api03-..., admin keys sk-ant-admin01-, "
        "OAuth sk-ant-oat01-) https://docs.anthropic.com/en/api/overview",
        tok(("sk-ant-",), r"[A-Za-z0-9_-]{20,400}+", glued=True), priority=9),
+    # test25 T3: the LLM providers' and two CI vendors' keys an agent's sessions hold, by their fixed prefixes
+    _r("openrouter-key",
+       "OpenRouter 'API Keys' (sk-or-v1- + 64 hex) https://openrouter.ai/docs/api-reference/authentication",
+       tok(("sk-or-v1-",), r"[a-f0-9]{64}", glued=True), priority=9),
+    _r("xai-key",
+       "xAI API 'Quickstart' (xai- + 80 [A-Za-z0-9]; 60..100 taken, keys seen shorter) https://docs.x.ai/docs/overview; "
+       "gitleaks' xai-api-key",
+       tok(("xai-",), r"[A-Za-z0-9]{60,100}+")),
+    _r("groq-key",
+       "Groq 'API keys' (gsk_ + 52 [A-Za-z0-9]) https://console.groq.com/docs/quickstart; gitleaks' groq-api-key",
+       tok(("gsk_",), r"[A-Za-z0-9]{52}", glued=True)),
+    _r("docker-hub-token",
+       "Docker Hub 'Personal access tokens' (dckr_pat_ + 27 [A-Za-z0-9_-]; organization tokens dckr_oat_) "
+       "https://docs.docker.com/security/for-developers/access-tokens/; GitHub secret scanning's docker_personal_access_token",
+       tok(("dckr_pat_", "dckr_oat_"), r"[A-Za-z0-9_-]{27}", glued=True)),
+    _r("pulumi-token",
+       "Pulumi 'Access tokens' (pul- + 40 hex) https://www.pulumi.com/docs/pulumi-cloud/access-management/access-tokens/; "
+       "GitHub secret scanning's pulumi_access_token",
+       tok(("pul-",), r"[a-f0-9]{40}")),
+    # test25 T12: Google OAuth's client secret and access token (both land in an agent's sessions: a
+    # client_secret.json Read, a curl with a token)
+    _r("google-oauth-secret",
+       "Google OAuth 2.0 client secret (GOCSPX- + 28 [A-Za-z0-9_-]) "
+       "https://developers.google.com/identity/protocols/oauth2; GitHub secret scanning's google_oauth_client_secret",
+       tok(("GOCSPX-",), r"[A-Za-z0-9_-]{24,40}+", glued=True)),
+    _r("google-oauth-token",
+       "Google OAuth 2.0 access token (ya29. + base64url) https://developers.google.com/identity/protocols/oauth2; "
+       "GitHub secret scanning's google_oauth_access_token",
+       tok(("ya29.",), r"[A-Za-z0-9_-]{30,4096}+")),
     _r("openai-key",
        "OpenAI API reference 'Authentication' (project keys sk-proj-, service accounts sk-svcacct-, admin "
        "sk-admin-, legacy user keys sk- + 48 chars) https://platform.openai.com/docs/api-reference/authentication",

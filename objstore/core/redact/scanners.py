@@ -91,7 +91,8 @@ KW = (r"(?:passw(?:or)?d|passwort|passphrase|passcode|pwd|pw(?<![a-z0-9]pw)(?![a
        + "|".join(f"(?<={o}key)|(?<={o}[_\\- ]key)" for o in _KEY_OWNERS) + "))"
        r"(?:[ _-]?(?:key(?:[_-]base)?|token|value|(?<=pass_)code|(?<=pass-)code))?")   # key_base: Rails' SECRET_KEY_BASE; 'API key:', 'secret key:'; red23: 'pass_code'
 
-ASSIGN = r"(?:\\{0,3}[\"'])?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?"
+#: test25 T12: also a subscript's closing ``']`` (Flask's ``app.config['SECRET_KEY'] = …``, ``env["TOKEN"] = …``)
+ASSIGN = r"(?:\\{0,3}[\"']\]?)?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?"
 VALUE = r"(?:[^\s\"'`\\,;&<>(){}\[\]|]|&(?![&\s]|$|[A-Za-z_][A-Za-z0-9_.\-]{0,64}=))"   # ``&`` inside a value (``Tr0ub4dor&3``), not ``&&`` or ``&next=``
 VALUE_END = r"(?=[\s\"'`\\,;&)}\]>|]|$)"
 # over the lowercased text: the head alone, and head and value in one match
@@ -330,6 +331,33 @@ def _label_next_line(rule: Rule, low: str, p: int, text: str, e: int, we: int, o
 _JSON_STR_MAX = 256
 
 
+#: test25 T12: the longest quoted literal :func:`_quoted_literal_end` reads whole
+_QUOTED_MAX = 256
+
+
+def _quoted_literal_end(text: str, s: int, e: int, end: int) -> int:
+    """Where the one-word quoted literal whose content starts at ``s`` (after
+    its opening ``'`` or ``"``) ends, when a value run stopped inside it at
+    ``e`` on a character the run does not read (``(``, ``)``, ``{``): the
+    index of its closing quote (the same character; the first of its
+    backslashes when the opening one is JSON-escaped, ``\\"``), when it comes
+    within :data:`_QUOTED_MAX` characters, before ``end``, with no blank,
+    other quote, other backslash or line break before it; else -1."""
+    if s == 0 or e >= end or (qc := text[s - 1]) not in "'\"" or text[e] == qc:
+        return -1
+    k = 0   # the literal inside a JSON string (once or twice escaped): its quotes are \" (\\\")
+    while k < 4 and s - 2 - k >= 0 and text[s - 2 - k] == "\\":
+        k += 1
+    close = "\\" * k + qc
+    for i in range(e, min(end, s + _QUOTED_MAX)):
+        c = text[i]
+        if c == qc and not k or c == "\\" and k and text.startswith(close, i):
+            return i if i > e else -1
+        if c.isspace() or c in "'\"`\\":
+            return -1
+    return -1
+
+
 def _json_string_end(text: str, s: int, e: int, end: int) -> int:
     """Where the JSON string whose content starts at ``s`` (after its
     opening ``"``) ends, when a value run stopped inside it at ``e`` (at an
@@ -410,7 +438,9 @@ _CAMEL_WORD_RE = Lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+", FLAGS)
 #: redb24: the fewest letters a key-itself value of capitals or mixed case needs to be taken as random
 _RANDOM_CASE_MIN = 16
 #: redb24: words that make a long letters-only value a placeholder (``YOURSECRETKEYHERE``, ``ChangeThisSecret``)
-_PLACEHOLDER_WORDS = ("your", "change", "replace", "example", "secret", "insert", "sample")
+#: (mend25: those of the other keywords too, now that any keyword's value is judged so: ``MYGITHUBTOKENVALUE``)
+_PLACEHOLDER_WORDS = ("your", "change", "replace", "example", "secret", "insert", "sample", "token", "password",
+                      "placeholder", "dummy", "default")
 
 
 def _random_case(v: str) -> bool:
@@ -504,7 +534,18 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
         last = s
         s += off
         e += off
+        if (q := _quoted_literal_end(text, s, e, we)) > 0:
+            # test25 T12: a quoted literal the run stopped inside at a symbol ('SECRET_KEY =
+            # 'django-insecure-k7#m2(r6)t0…''): the whole literal, judged as a quoted value
+            v = text[s:q]
+            if looks_secret(v, labelled=_password_label(low, p)) or _key_itself(low, p, v, True, text, q):
+                vend = q - off
+                out.append((s, q, rule.priority, rule.name))
+                continue
         if m.group(2) is None:                     # not followed by a delimiter: not a value
+            if q > 0:
+                vend = q - off
+                continue
             if e - s < _GEN_MAX:
                 vend = e - off
                 continue
@@ -545,7 +586,10 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
         if looks_secret(v, labelled=label) or looks_assigned(v, password=password, quoted=quoted, labelled=label) or (
                 not quoted and (label or _password_label(low, p, secret=True)) and _LINE_END.match(text, e) is not None
                 and ((label and labelled_password_ok(v)) or short_labelled_ok(v))) or (
-                _key_itself(low, p, v, quoted, text, e)):
+                _key_itself(low, p, v, quoted, text, e)) or (
+                len(v) >= _RANDOM_CASE_MIN and _random_case(v) and (quoted or _LINE_END.match(text, e) is not None)):
+            # mend25: letters alone that read as random (_random_case) after any keyword, not only a key-itself
+            # name's (APP_SECRET=, CLIENT_SECRET=, API_TOKEN=): no identifier has that shape
             out.append((s, e, rule.priority, rule.name))
 
 

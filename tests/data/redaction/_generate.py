@@ -527,6 +527,38 @@ $ cat ~/.docker/config.json
 """, [(MD_PW, "markdown-secret"), (MD_TOKEN, "markdown-secret"), (COOKIE_SID, "http-cookie"),
       (ACR_TOKEN, "docker-auth")])
 
+# session 25 (test25 T3): LLM-provider and CI vendor keys by their prefixes; a seed of their own, so every
+# value above keeps its place
+_r25 = random.Random(25025)
+HEX_LOW = "0123456789abcdef"
+
+
+def _d25(n: int, alphabet: str = ALNUM) -> str:
+    return "".join(_r25.choice(alphabet) for _ in range(n))
+
+
+OPENROUTER = "sk-or-v1-" + _d25(64, HEX_LOW)
+XAI = "xai-" + _d25(3) + "FAKE" + _d25(73)
+GROQ = "gsk_" + _d25(3) + "FAKE" + _d25(45)
+DOCKER_PAT = "dckr_pat_" + _d25(3, ALNUM + "_-") + "FAKE" + _d25(20, ALNUM + "_-")
+PULUMI = "pul-" + _d25(40, HEX_LOW)
+GOCSPX = "GOCSPX-" + _d25(3) + "FAKE" + _d25(21, ALNUM + "_-")
+YA29 = "ya29." + _d25(3) + "FAKE" + _d25(140, ALNUM + "_-")
+DJANGO_KEY = "django-insecure-" + _d25(50, string.ascii_lowercase + string.digits + "!@#$%^&*(-_=+)")
+files["vendor-tokens-4.sh"] = (f"""# keys of LLM providers and CI vendors an agent is given (every value FAKE)
+export OPENROUTER_API_KEY={OPENROUTER}
+curl https://api.x.ai/v1/models -H "Authorization: Bearer {XAI}"
+client = Groq(api_key="{GROQ}")
+echo {DOCKER_PAT} | docker login -u ci --password-stdin
+pulumi login --cloud-url https://api.pulumi.com  # token {PULUMI}
+{{"installed": {{"client_id": "1234-fake.apps.googleusercontent.com", "client_secret": "{GOCSPX}"}}}}
+curl -H "X-Goog-Api-Client: x" https://www.googleapis.com/drive/v3/files?access_token={YA29}
+SECRET_KEY = '{DJANGO_KEY}'
+# look-alikes that stay: the xai-sdk package, gsk_ in a doc, git checkout pul-request-fix
+""", [(OPENROUTER, "openrouter-key"), (XAI, "xai-key"), (GROQ, "groq-key"), (DOCKER_PAT, "docker-hub-token"),
+      (PULUMI, "pulumi-token"), (GOCSPX, "google-oauth-secret"), (YA29, "google-oauth-token"),
+      (DJANGO_KEY, "generic-secret")])
+
 manifest = {}
 for name, (text, secrets) in files.items():
     (HERE / name).write_text(text, encoding="utf-8")

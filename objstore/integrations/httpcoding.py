@@ -1,0 +1,134 @@
+"""HTTP content codings decoded for the proxy's capture (RFC 9110 8.4):
+an upstream may compress an answer although ``mem proxy`` asked for
+``identity``; the client gets the bytes as they came, and capture reads
+them decoded here.  ``gzip``/``deflate`` by the standard library's zlib;
+``br`` by Google's ``brotli`` and ``zstd`` by ``backports.zstd``
+(``compression.zstd`` from Python 3.14), the libraries aiohttp and the
+anthropic SDK's HTTP client decode them with, installed by the ``proxy``
+extra.  Split from ``integrations.proxy`` (a module with one job, read by
+the proxy process only: no hook imports it, nor these libraries)."""
+
+from __future__ import annotations
+
+import re
+import zlib
+
+__all__ = ["MAX_DECODED", "decode_body", "missing_decoder", "not_decoded"]
+
+#: the most bytes a compressed answer is decoded to for capture (the client gets the bytes as they came)
+MAX_DECODED = 64 * 1024 * 1024
+
+#: coding -> the package whose library decodes it (not the standard library's before Python 3.14)
+LIBRARY_CODINGS = {"br": "brotli", "zstd": "backports.zstd"}
+
+
+def _codings(encoding: str) -> list[str]:
+    """The codings of a ``Content-Encoding`` value, lower case, in the
+    order they were applied."""
+    return [c.strip().lower() for c in encoding.split(",") if c.strip()]
+
+
+def _zlib(data: bytes, tries: tuple[int, ...]) -> bytes | None:
+    for wbits in tries:
+        try:
+            d = zlib.decompressobj(wbits)
+            out = d.decompress(data, MAX_DECODED)
+            if d.unconsumed_tail or not d.eof:   # more than MAX_DECODED, or cut short
+                return None
+            return out
+        except zlib.error:
+            continue
+    return None
+
+
+def _brotli(data: bytes) -> bytes | None:
+    import brotli   # deferred: the proxy extra's; ImportError is the caller's
+    d = brotli.Decompressor()
+    try:
+        out = d.process(data, output_buffer_limit=MAX_DECODED)
+    except brotli.error:
+        return None
+    # not finished: the body is cut short, or it decodes to more than MAX_DECODED
+    return out if d.is_finished() and len(out) <= MAX_DECODED else None
+
+
+def _zstd_module():
+    try:
+        from compression import zstd   # Python 3.14+
+    except ImportError:
+        from backports import zstd     # the proxy extra's before 3.14; ImportError is the caller's
+    return zstd
+
+
+def _zstd(data: bytes) -> bytes | None:
+    zstd = _zstd_module()
+    out = bytearray()
+    try:
+        while True:   # one frame or several, one after the other (RFC 8878 3.1); each takes input
+            d = zstd.ZstdDecompressor()
+            out += d.decompress(data, MAX_DECODED - len(out))
+            if not d.eof:   # cut short, or more than MAX_DECODED
+                return None
+            data = d.unused_data
+            if not data:
+                return bytes(out)
+    except zstd.ZstdError:
+        return None
+
+
+def decode_body(data: bytes, encoding: str) -> bytes | None:
+    """``data`` decoded from its HTTP ``Content-Encoding`` ``encoding``:
+    ``identity``, ``gzip``/``x-gzip``, ``deflate`` (zlib, or raw deflate as
+    some servers send it), ``br``, ``zstd``, or a comma-separated list of
+    them applied in order.  None for another coding, a coding whose library
+    is not installed (:func:`missing_decoder` names it), a damaged or cut
+    short body, or one that would decode to over :data:`MAX_DECODED` bytes.
+    Never raises."""
+    for coding in reversed(_codings(encoding)):
+        if coding == "identity":
+            continue
+        try:
+            if coding in ("gzip", "x-gzip"):
+                out = _zlib(data, (16 + zlib.MAX_WBITS,))
+            elif coding == "deflate":
+                out = _zlib(data, (zlib.MAX_WBITS, -zlib.MAX_WBITS))
+            elif coding == "br":
+                out = _brotli(data)
+            elif coding == "zstd":
+                out = _zstd(data)
+            else:
+                return None
+        except ImportError:
+            return None
+        if out is None:
+            return None
+        data = out
+    return data
+
+
+def missing_decoder(encoding: str) -> str:
+    """The package to install (``brotli``, ``backports.zstd``) for the first
+    coding of ``encoding`` that :func:`decode_body` cannot decode because
+    its library is not installed; "" when there is none."""
+    for coding in _codings(encoding):
+        try:
+            if coding == "br":
+                import brotli  # noqa: F401
+            elif coding == "zstd":
+                _zstd_module()
+        except ImportError:
+            return LIBRARY_CODINGS[coding]
+    return ""
+
+
+def not_decoded(encoding: str) -> str:
+    """Why an answer of ``Content-Encoding`` ``encoding`` was not decoded,
+    for the proxy's trace: ``content-encoding br not decoded``, and when its
+    decoder is not installed, which package that is and how to install it.
+    The value is shown only when it looks like a list of coding names (a
+    header is the upstream's text: never echoed otherwise)."""
+    coding = encoding.strip().lower()
+    shown = coding if re.fullmatch(r"[a-z0-9, -]{1,40}", coding) else "(not a coding name)"
+    need = missing_decoder(encoding)
+    return f"content-encoding {shown} not decoded" + (
+        f" (its decoder, the {need} package, is not installed: pip install 'memvcs[proxy]')" if need else "")

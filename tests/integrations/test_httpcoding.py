@@ -1,0 +1,53 @@
+"""``integrations.httpcoding.decode_body``: the codings an upstream may
+compress an answer with, decoded for capture with a bound (mend25: br and
+zstd by the proxy extra's brotli and backports.zstd)."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+
+import pytest
+
+from objstore.integrations import httpcoding
+from objstore.integrations.httpcoding import MAX_DECODED, decode_body, not_decoded
+
+brotli = pytest.importorskip("brotli")
+zstd = pytest.importorskip("backports.zstd")
+
+DOC = b'{"type": "message", "content": [{"type": "text", "text": "hello"}]}' * 50
+
+
+@pytest.mark.parametrize("coding, pack", [
+    ("gzip", gzip.compress), ("x-gzip", gzip.compress), ("deflate", zlib.compress),
+    ("deflate", lambda d: zlib.compress(d, wbits=-15)), ("br", brotli.compress), ("zstd", zstd.compress),
+    ("identity", lambda d: d), ("BR", brotli.compress),
+])
+def test_each_coding_decodes(coding, pack):
+    assert decode_body(pack(DOC), coding) == DOC
+
+
+def test_a_list_of_codings_is_undone_last_first():
+    assert decode_body(brotli.compress(zstd.compress(DOC)), "zstd, br") == DOC
+    assert decode_body(gzip.compress(brotli.compress(DOC)), "br,gzip") == DOC
+
+
+def test_several_zstd_frames_are_one_body():
+    assert decode_body(zstd.compress(DOC[:100]) + zstd.compress(DOC[100:]), "zstd") == DOC
+
+
+@pytest.mark.parametrize("coding, pack", [("br", brotli.compress), ("zstd", zstd.compress), ("gzip", gzip.compress)])
+def test_a_cut_short_damaged_or_too_large_body_is_none(coding, pack):
+    packed = pack(DOC)
+    assert decode_body(packed[: len(packed) // 2], coding) is None
+    assert decode_body(b"\xff" * 40, coding) is None
+    big = pack(b"\0" * (MAX_DECODED + 1))          # a bomb: a few KB that would decode to 64 MiB + 1
+    assert len(big) < 1 << 20 and decode_body(big, coding) is None
+    assert decode_body(pack(b"\0" * MAX_DECODED), coding) == b"\0" * MAX_DECODED   # the bound itself is taken
+
+
+def test_an_unknown_coding_is_none_and_named_without_an_install_hint():
+    assert decode_body(DOC, "compress") is None
+    assert not_decoded("compress") == "content-encoding compress not decoded"
+    assert not_decoded("x\n\"evil") == "content-encoding (not a coding name) not decoded"
+    assert httpcoding.missing_decoder("gzip, br, zstd") == ""   # both libraries installed here
