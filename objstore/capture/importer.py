@@ -41,7 +41,7 @@ from objstore.memory.indexbatch import IndexBatch
 from objstore.memory.refill import Refill
 from objstore.memory.scope import parent_namespace, read_registry
 from objstore.memory.appender import TurnAppender
-from objstore.memory.citations import note_chains
+from objstore.memory.citations import FactCites, note_chains
 from objstore.memory.sessions import CapturedTurn
 
 TYPE_CHECKING = False  # typing's, without importing typing (as objstore.memory.appender)
@@ -306,14 +306,15 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 # the rollups run while the last batch of turns is indexed; the index journal keeps
                 # that batch's sessions and the summaries' keys until both are written
                 ib = IndexBatch(store, defer_refs=True, clear_journal=False)
-                rolled = rollup_files(store, agents, final=True, command=command, batch=True,
-                                      chains=app.subagent_chains, index_batch=ib)
+                # the summaries' chains are in hand: noted as they are written, the first forget
+                # need not read each one again (a derived file: one not written is written by that forget)
+                cites = FactCites.load(store)
+                rollup_files(store, agents, final=True, command=command, batch=True,
+                             chains=app.subagent_chains, index_batch=ib, cites=cites)
                 ierr = app.wait_index(clear=ib.error is None)  # a failed flush: the next writer replays
                 res.index_error = res.index_error or ierr
-                # the summaries' chains are in hand: the first forget need not read each one again
-                # (a derived file: one not written is written by that forget)
                 with contextlib.suppress(MemError, OSError):
-                    note_chains(store, [(r.id, r.chain) for r in rolled], command)
+                    note_chains(store, (), command, memo=cites)
                 for entry in held:
                     _mark(read_ledger, lkey, *entry)
                 if held:

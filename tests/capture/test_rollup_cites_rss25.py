@@ -1,0 +1,51 @@
+"""An import's rollups note each summary's chain in the fact-citations memo
+as it is written (``rollup_files(cites=)``) and keep no chain or edges in
+their results: thousands of results, each with its summary's text and
+edges, were held until the last rollup (issue 12, import peak RSS).  Real
+stores, real transcripts, real tantivy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import gen_corpus
+
+from objstore.capture import claude_code
+from objstore.capture import importer
+from objstore.capture.rollup import rollup_files
+from objstore.memory.citations import CITES_FILE, FactCites, note_chains
+from objstore.memory.facts import list_keys, walk
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    """A generated corpus with several sub-agent files (bench/gen_corpus.py)."""
+    out = tmp_path_factory.mktemp("cites25") / "projects"
+    gen_corpus(out, "--sessions", "6", "--turns", "80", "--subagent-share", "0.5", "--seed", "7")
+    return out
+
+
+def test_rollups_note_their_chains_as_they_go_and_keep_none(store, corpus, monkeypatch):
+    monkeypatch.setattr(importer, "rollup_files", lambda *a, **k: [])   # the turns alone, no summary yet
+    importer.import_transcripts(store, "claude-code", [corpus])
+    agents = [p for p in claude_code.discover([corpus]) if p.name.startswith("agent-")]
+    assert len(agents) >= 3
+    memo = FactCites.load(store)
+    assert not memo.known
+    res = rollup_files(store, agents, final=True, command="import", batch=True, cites=memo)
+    written = [r for r in res if r.status == "written"]
+    assert len(written) >= 3
+    assert all(r.chain == () and r.edges == () and r.id and r.key for r in res)
+    heads = dict(list_keys(store))
+    assert {r.id for r in written} == set(memo.known) and memo.added == len(written)
+    for r in written:
+        assert heads[r.key] == r.id
+        fresh = FactCites(store.root, {})
+        fresh.note(r.id, list(walk(store, r.id)))       # what a forget would note, read from the store
+        assert memo.known[r.id] == fresh.known[r.id], r.key
+        assert memo.known[r.id][1]                        # its rollup_of edges are cited
+    assert not (store.root / CITES_FILE).exists()        # noted, not written: the caller saves
+    assert note_chains(store, (), "import", memo=memo) == len(written)
+    assert FactCites.load(store).known == memo.known
