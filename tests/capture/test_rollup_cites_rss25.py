@@ -1,8 +1,9 @@
 """An import's rollups note each summary's chain in the fact-citations memo
 as it is written (``rollup_files(cites=)``) and keep no chain or edges in
 their results: thousands of results, each with its summary's text and
-edges, were held until the last rollup (issue 12, import peak RSS).  Real
-stores, real transcripts, real tantivy."""
+edges, were held until the last rollup (issue 12, import peak RSS).  The
+memo file is written line by line (``atomic_write`` of an iterable), byte
+for byte as before.  Real stores, real transcripts, real tantivy."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from tests.conftest import gen_corpus
 from objstore.capture import claude_code
 from objstore.capture import importer
 from objstore.capture.rollup import rollup_files
-from objstore.memory.citations import CITES_FILE, FactCites, note_chains
+from objstore.core.atomic import atomic_write
+from objstore.memory.citations import CITES_END, CITES_FILE, CITES_MAGIC, FactCites, note_chains
 from objstore.memory.facts import list_keys, walk
 
 
@@ -49,3 +51,26 @@ def test_rollups_note_their_chains_as_they_go_and_keep_none(store, corpus, monke
     assert not (store.root / CITES_FILE).exists()        # noted, not written: the caller saves
     assert note_chains(store, (), "import", memo=memo) == len(written)
     assert FactCites.load(store).known == memo.known
+
+
+def test_the_memo_file_is_written_line_by_line_as_before(store, corpus):
+    importer.import_transcripts(store, "claude-code", [corpus])
+    memo = FactCites.load(store)
+    assert len(memo.known) >= 3
+    data = (store.root / CITES_FILE).read_bytes()
+    lines = [CITES_MAGIC, *("\t".join((h, " ".join(ids), *c)) for h, (ids, c) in memo.known.items()), CITES_END]
+    assert data == ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def test_atomic_write_of_parts_and_of_parts_that_fail(tmp_path):
+    p = tmp_path / "d" / "f"
+    atomic_write(p, (b"ab", b"", b"cd\n"))
+    assert p.read_bytes() == b"abcd\n"
+
+    def parts():
+        yield b"half of a new content"
+        raise OSError("the producer failed")
+    with pytest.raises(OSError, match="producer failed"):
+        atomic_write(p, parts())
+    assert p.read_bytes() == b"abcd\n"                   # the old content, whole
+    assert sorted(x.name for x in p.parent.iterdir()) == ["f"]   # no temp file left
