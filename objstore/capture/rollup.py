@@ -262,7 +262,7 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
 DROP_PAGES_EVERY = 16  # 256 left ~73 MB of pack-index pages resident at 1M turns
 
 
-def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: float = IDLE_S,
+def rollup_files(store: Store, paths: Iterable[str | os.PathLike], *, final: bool, idle_s: float = IDLE_S,
                  command: str = "rollup", batch: bool = False,
                  chains: dict[str, ChainNotes] | None = None,
                  index_batch: IndexBatch | None = None, cites: "FactCites | None" = None) -> list[RollupResult]:
@@ -308,7 +308,7 @@ def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: fl
     return _rollup_files(store, paths, final, idle_s, command, None, chains or {}, cites)
 
 
-def _rollup_files(store: Store, paths: Iterable[Path], final: bool, idle_s: float, command: str,
+def _rollup_files(store: Store, paths: Iterable[str | os.PathLike], final: bool, idle_s: float, command: str,
                   ib: IndexBatch | None, chains: dict[str, ChainNotes],
                   cites: "FactCites | None" = None) -> list[RollupResult]:
     out = []
