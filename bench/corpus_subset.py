@@ -2,7 +2,8 @@
 """A smaller corpus made of links into a ``bench/gen_corpus.py`` corpus:
 ``python bench/corpus_subset.py SRC DST N``.  Takes the first ``N // projects``
 transcripts (by name) of each project directory of ``SRC``, each with its
-sub-agents' directory, as symlinks under ``DST`` (created).  Prints the number
+sub-agents (their directories made, their files linked), as symlinks under
+``DST`` (created).  Prints the number
 of transcripts linked.  For measuring what grows with an import's size at a
 fraction of the million-turn corpus (docs/benchmarks.md, "Session 24 (branch
 `rss24`)": 600 → a 25th, 1200 → a 13th of ``scale-corpus-t1000000``)."""
@@ -11,6 +12,18 @@ from __future__ import annotations
 
 import os
 import sys
+
+
+def _link_tree(src: str, dst: str) -> None:
+    """``dst`` a tree of real directories mirroring ``src``, each file a
+    symlink to its own: ``mem import`` does not follow a symlinked
+    directory (``claude_code.discover``), so a linked ``<session>/`` would
+    leave its sub-agents out."""
+    for root, _dirs, names in os.walk(src):
+        out = os.path.join(dst, os.path.relpath(root, src))
+        os.makedirs(out, exist_ok=True)
+        for name in names:
+            os.symlink(os.path.join(root, name), os.path.join(out, name))
 
 
 def main() -> None:
@@ -26,7 +39,7 @@ def main() -> None:
             total += 1
             sub = os.path.join(sp, f[:-len(".jsonl")])
             if os.path.isdir(sub):
-                os.symlink(sub, os.path.join(dp, f[:-len(".jsonl")]))
+                _link_tree(sub, os.path.join(dp, f[:-len(".jsonl")]))
     print(total)
 
 

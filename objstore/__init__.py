@@ -159,7 +159,7 @@ _API: dict[str, tuple[str, str]] = {
     "subagent_outcome": ("objstore.capture.claude_subagents", "subagent_outcome"),
     "import_transcripts": ("objstore.capture.importer", "import_transcripts"),
     "other_harness": ("objstore.capture.importer", "other_harness"),
-    "imported_sources": ("objstore.capture.importer", "imported_sources"),
+    "imported_sources": ("objstore.capture.sourcelist", "imported_sources"),
     "list_sessions": ("objstore.memory.sessions", "list_sessions"),
     "session_turns": ("objstore.memory.sessions", "session_turns"),
     "count_sessions": ("objstore.memory.sessions", "count_sessions"),

@@ -25,13 +25,12 @@ from pathlib import Path
 from blake3 import blake3
 
 from objstore.capture import claude_code
-from objstore.capture.cursors import iter_cursors
 from objstore.capture.rollup import rollup_files
+from objstore.capture.sourcelist import ledger_sources, record_sources
 from objstore.capture.sync import import_filter
 from objstore.capture.transcript import count_files, enable_fast_json, transcript_refused
-from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, MemError
-from objstore.core.fileid import ReadLedger, hidden_source, identity, is_hidden_source, ledger_path, load_ledger
+from objstore.core.fileid import ReadLedger, hidden_source, identity, is_hidden_source, ledger_path
 from objstore.core.namerule import name_rule_digest
 from objstore.core.refs import session_ref
 from objstore.core.store import Store
@@ -42,7 +41,7 @@ from objstore.memory.indexbatch import IndexBatch
 from objstore.memory.refill import Refill
 from objstore.memory.scope import parent_namespace, read_registry
 from objstore.memory.appender import TurnAppender
-from objstore.memory.citations import note_chains
+from objstore.memory.citations import FactCites, note_chains
 from objstore.memory.sessions import CapturedTurn
 
 TYPE_CHECKING = False  # typing's, without importing typing (as objstore.memory.appender)
@@ -71,7 +70,6 @@ FAST_JSON_MIN_BYTES = 1 << 20
 #: when that harness is imported (a catch-up of Claude Code transcripts never loads Codex's reader)
 READERS = {"claude-code": "objstore.capture.claude_code", "codex": "objstore.capture.codex"}
 HARNESSES = tuple(READERS)
-LEDGER_FILE = "cache/imported-files"
 
 
 @dataclass
@@ -194,9 +192,14 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 continue
             ident = identity(path)
             plan.append((real, ident, not reread and read_ledger.unchanged(lkey(real), ident), None))
+        # the files as strings from here on, one sharing its real path's when they are equal: a Path is ~0.5 KB,
+        # held for the whole import (~12 MB for the 24,333 files of a million turns)
+        files = [r if r == (given := os.fspath(p)) else given for p, (r, *_x) in zip(files, plan)]
+        found = reals = None
         to_read = [p for p, (_r, _i, unchanged, err) in zip(files, plan) if not unchanged and err is None]
         # sub-agent files read: each gets its summary in its parent's namespace (unchanged: written)
-        agents = [p for p, (_r, _i, unchanged, _e) in zip(files, plan) if p.name.startswith("agent-") and not unchanged]
+        agents = [p for p, (_r, _i, unchanged, _e) in zip(files, plan)
+                  if os.path.basename(p).startswith("agent-") and not unchanged]
         rolls_up = rolls_up and bool(agents)
         reg = read_registry(store.root)  # the child guesses the projects the import will name
         worker = _start_worker(reader, to_read, workers, harness, None if reg.damage else reg.projects)
@@ -209,7 +212,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         sizes = {}
         for p in to_read:
             with contextlib.suppress(OSError):
-                sizes[p] = p.stat().st_size
+                sizes[p] = os.stat(p).st_size
         to_read_bytes, read_bytes = sum(sizes.values()), 0
         if worker is None and to_read_bytes >= FAST_JSON_MIN_BYTES:
             enable_fast_json()  # msgspec when installed (the fast extra): the same records, decoded faster
@@ -229,7 +232,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         laid_out = False  # app.start_index() called
         stored: set[str] | None = None  # the session refs, listed once an unchanged file's sessions are counted
         try:
-            for i, path in enumerate(files):
+            for i, name in enumerate(files):
+                path = Path(name)
                 real, ident, unchanged, err = plan[i]
                 listed = err is None   # a file that is no transcript is never recorded as a source
                 try:
@@ -276,7 +280,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                     res.errors.append(f"{path}: {e.strerror or e}")
                 if listed:   # read (or read before): cache/imported-files lists it for scan and --scrub-sources
                     ledger.add(real)
-                read_bytes += sizes.get(path, 0)
+                read_bytes += sizes.get(name, 0)
                 if not laid_out and app.added >= LAYOUT_TURNS and read_bytes * LAYOUT_PART >= to_read_bytes:
                     # tantivy indexes from here on, not only after the first publish
                     app.expected_turns = expected_turns(app.added, read_bytes, to_read_bytes)
@@ -308,14 +312,15 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 # the rollups run while the last batch of turns is indexed; the index journal keeps
                 # that batch's sessions and the summaries' keys until both are written
                 ib = IndexBatch(store, defer_refs=True, clear_journal=False)
-                rolled = rollup_files(store, agents, final=True, command=command, batch=True,
-                                      chains=app.subagent_chains, index_batch=ib)
+                # the summaries' chains are in hand: noted as they are written, the first forget
+                # need not read each one again (a derived file: one not written is written by that forget)
+                cites = FactCites.load(store)
+                rollup_files(store, agents, final=True, command=command, batch=True,
+                             chains=app.subagent_chains, index_batch=ib, cites=cites)
                 ierr = app.wait_index(clear=ib.error is None)  # a failed flush: the next writer replays
                 res.index_error = res.index_error or ierr
-                # the summaries' chains are in hand: the first forget need not read each one again
-                # (a derived file: one not written is written by that forget)
                 with contextlib.suppress(MemError, OSError):
-                    note_chains(store, [(r.id, r.chain) for r in rolled], command)
+                    note_chains(store, (), command, memo=cites)
                 for entry in held:
                     _mark(read_ledger, lkey, *entry)
                 if held:
@@ -470,7 +475,7 @@ def _add_each(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res:
             grown.add(sid)
 
 
-def _start_worker(reader, to_read: list[Path], workers: int | None, harness: str,
+def _start_worker(reader, to_read: list[str], workers: int | None, harness: str,
                   registry: dict[str, str] | None = None) -> ParseWorker | ParseWorkers | None:
     """A :class:`ParseWorker` for ``to_read`` (``workers`` 1), :class:`ParseWorkers`
     (``workers`` 2 or more), or None: ``workers`` 0, one core, less than
@@ -493,12 +498,12 @@ def _start_worker(reader, to_read: list[Path], workers: int | None, harness: str
         return None
 
 
-def _bytes_of(paths: list[Path]) -> int:
+def _bytes_of(paths: list[str]) -> int:
     """The total size of the files in ``paths`` (those that cannot be stat'ed count 0)."""
     total = 0
     for p in paths:
         try:
-            total += p.stat().st_size
+            total += os.stat(p).st_size
         except OSError:
             pass
     return total
@@ -543,8 +548,8 @@ def _ledger_key(store: Store, damaged: list[str] | None = None) -> Callable[[str
     path a forget hid in ``cache/imported-files`` (it names a forgotten
     text: ``forgetfiles``, ``core.fileid.hidden_source``), the same hidden
     form, so a re-import never writes a forgotten path back in the clear.
-    ``damaged``: as :func:`_ledger_sources` (a damaged list is rebuilt here)."""
-    hidden = {x for x in _ledger_sources(store, damaged) if is_hidden_source(x)}
+    ``damaged``: as :func:`~objstore.capture.sourcelist.ledger_sources` (a damaged list is rebuilt here)."""
+    hidden = {x for x in ledger_sources(store, damaged) if is_hidden_source(x)}
     if not hidden:
         return lambda real: real
     return lambda real: h if (h := hidden_source(real)) in hidden else real
@@ -583,130 +588,6 @@ def expected_turns(added: int, read_bytes: int, total_bytes: int) -> int:
 def import_claude_code(store: Store, paths: Iterable[str | os.PathLike], **kw) -> ImportResult:
     """:func:`import_transcripts` for Claude Code."""
     return import_transcripts(store, "claude-code", paths, **kw)
-
-
-def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: bool = True,
-                     roots: Iterable[str | os.PathLike] = (), neighbours: bool = False) -> list[str]:
-    """Every transcript file this store has captured from (absolute paths,
-    sorted): those ``mem import`` read (:func:`_ledger_sources`) and those
-    the hooks read (Claude Code capture: the path of each transcript cursor,
-    ``cache/cursors``, :func:`objstore.capture.cursors.iter_cursors`).  The
-    one list ``mem scan`` and ``mem forget --scrub-sources`` read, so a
-    transcript is scanned and scrubbed the same way whoever captured it.
-    ``damaged``: as :func:`_ledger_sources`; ``hooked=False``: the imported
-    files alone (``mem doctor`` warns about those it can no longer read;
-    Claude Code deletes old transcripts itself).  ``roots``: the
-    transcript folders (the harnesses' defaults) walked to find the files
-    of the ledger's hidden entries (a forget hid a path naming a forgotten
-    text: ``forgetfiles.hidden_source``); a hidden file elsewhere is not
-    found.  ``neighbours``: also every ``*.jsonl`` file beside a captured
-    one (same folder, not walked further): the transcripts the next import
-    or SessionStart catch-up would read from those folders, not captured
-    yet (test16b B9: ``mem scan`` said "found nowhere" and
-    ``--scrub-sources`` left such a file holding the text, which the next
-    import stored).  Never raises for the files' content."""
-    paths = set(_ledger_sources(store, damaged))
-    hooks = [c.path for c in iter_cursors(store)] if hooked else []
-    hidden = {x for x in (*paths, *hooks) if is_hidden_source(x)}   # a hidden cursor too (Cursor.hidden)
-    paths -= hidden
-    if hidden:
-        paths |= _find_hidden(hidden, roots)
-    paths.update(p for p in hooks if os.path.isabs(p) and "\0" not in p)
-    if neighbours:
-        paths |= _neighbours(paths)
-    return sorted(paths)
-
-
-def _neighbours(paths: set[str]) -> set[str]:
-    """The regular ``*.jsonl`` files in the folders of ``paths`` (not walked
-    further, symlinks not followed) that an import would read: not one whose
-    name holds a credential (:func:`_credential_named`: never captured, and
-    its path is never shown); a folder that cannot be listed adds nothing."""
-    found: set[str] = set()
-    for folder in {os.path.dirname(p) for p in paths}:
-        try:
-            with os.scandir(folder) as it:
-                found.update(e.path for e in it if e.name.endswith(".jsonl") and e.is_file(follow_symlinks=False))
-        except OSError:
-            continue
-    new = sorted(found - paths)
-    return set(map(str, _credential_named([Path(p) for p in new])[0])) if new else set()
-
-
-def _find_hidden(hidden: set[str], roots: Iterable[str | os.PathLike]) -> set[str]:
-    """The files under ``roots`` (walked, symlinked folders not followed)
-    whose absolute path hashes to one of the ``hidden`` ledger entries."""
-    found = set()
-    for root in roots:
-        for d, _dirs, files in os.walk(os.path.abspath(root)):
-            for f in files:
-                path = os.path.join(d, f)
-                if hidden_source(path) in hidden:
-                    found.add(path)
-    return found
-
-
-def _ledger_sources(store: Store, damaged: list[str] | None = None) -> list[str]:
-    """Transcript files ``mem import`` has read (absolute paths).  Kept in
-    ``<store>/cache/imported-files``:
-    one path a line, UTF-8 with undecodable bytes of a path escaped
-    (``surrogateescape``, as ``os.fsdecode``).
-
-    The file is a cache: a line that is not an absolute path (damage: a
-    stray byte, a torn write) is dropped and the file rebuilt from its sound
-    lines and the files the read ledgers (``cache/read-ledger-*.json.z``, ``*.json``) list;
-    a sentence saying so is appended to ``damaged`` when given.  Never raises
-    for the file's content."""
-    p = store.root / LEDGER_FILE
-    try:
-        data = p.read_bytes()
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    except OSError as e:
-        if damaged is not None:
-            damaged.append(f"{LEDGER_FILE} cannot be read ({e.strerror or e}): "
-                           "--scrub-sources sees only the files the read ledgers list")
-        return sorted(_read_ledger_files(store))
-    lines = data.decode("utf-8", "surrogateescape").split("\n")
-    paths = {x for x in lines if (os.path.isabs(x) and "\0" not in x) or is_hidden_source(x)}
-    bad = sum(1 for x in lines if x and x not in paths)
-    if bad:
-        paths |= _read_ledger_files(store)
-        body = "".join(x + "\n" for x in sorted(paths)).encode("utf-8", "surrogateescape")
-        try:
-            atomic_write(p, body)
-            how = "rebuilt it"
-        except OSError as e:
-            how = f"could not rewrite it: {e.strerror or e}"
-        if damaged is not None:
-            damaged.append(f"{LEDGER_FILE} (a cache) had {bad} damaged line{'s' if bad != 1 else ''}: "
-                           f"{how} from its sound lines and the read ledgers")
-    return sorted(paths)
-
-
-def _read_ledger_files(store: Store) -> set[str]:
-    """The absolute paths the read ledgers of every harness list."""
-    out: set[str] = set()
-    for f in (store.root / "cache").glob("read-ledger-*.json*"):   # compressed, or from before session 22
-        try:
-            files = load_ledger(f).get("files") or {}
-        except (OSError, ValueError, AttributeError):
-            continue
-        out.update(k for k in files if isinstance(k, str) and os.path.isabs(k) and "\0" not in k)
-    return out
-
-
-def record_sources(store: Store, paths: set[str], damaged: list[str] | None = None) -> None:
-    """Add transcript paths to the ledger of imported files (a damaged
-    ledger is rebuilt first: :func:`_ledger_sources`)."""
-    listed = set(_ledger_sources(store, damaged))
-    new = {x for x in paths - listed if hidden_source(x) not in listed}   # a hidden one stays hidden
-    if not new:
-        return
-    p = store.root / LEDGER_FILE
-    p.parent.mkdir(parents=True, exist_ok=True)
-    with open(p, "a", encoding="utf-8", errors="surrogateescape") as f:
-        f.write("".join(x.replace("\n", " ") + "\n" for x in sorted(new)))
 
 
 #: the other harness of each, for :func:`other_harness`

@@ -32,6 +32,7 @@ import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from objstore.capture.claude_code import ReaderState, parse_file, tree_may_print_secret
 from objstore.capture.claude_subagents import subagent_outcome
@@ -47,6 +48,9 @@ from objstore.memory.indexbatch import IndexBatch
 from objstore.memory.scope import parent_namespace, register_project
 from objstore.memory.sessions import ChainNotes, session_turns
 from objstore.memory.tombstones import all_tombstones
+
+if TYPE_CHECKING:
+    from objstore.memory.citations import FactCites
 
 #: how a "did not complete" summary starts
 INCOMPLETE = "did not complete"
@@ -258,10 +262,10 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
 DROP_PAGES_EVERY = 16  # 256 left ~73 MB of pack-index pages resident at 1M turns
 
 
-def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: float = IDLE_S,
+def rollup_files(store: Store, paths: Iterable[str | os.PathLike], *, final: bool, idle_s: float = IDLE_S,
                  command: str = "rollup", batch: bool = False,
                  chains: dict[str, ChainNotes] | None = None,
-                 index_batch: IndexBatch | None = None) -> list[RollupResult]:
+                 index_batch: IndexBatch | None = None, cites: "FactCites | None" = None) -> list[RollupResult]:
     """Roll up the Claude Code subagent transcripts among ``paths``
     (``agent-*.jsonl``; others are ignored) after their turns were captured.
 
@@ -278,10 +282,17 @@ def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: fl
     import); with PACK_ROLLUPS_AT sub-agent files or more, the summaries are
     written into one pack (``IndexBatch.pack``), finished before their refs move.
     ``chains``: sub-agent namespace -> its :class:`ChainNotes`, for those the
-    caller wrote whole (``TurnAppender.subagent_chains``): not read again.
+    caller wrote whole (``TurnAppender.subagent_chains``): not read again,
+    and each taken out of ``chains`` when its rollup starts.
     ``index_batch`` (with ``batch``): the :class:`~objstore.memory.indexbatch.IndexBatch`
     to use (``defer_refs``; ``mem import`` keeps the journal for its last
     turns: ``clear_journal=False``) instead of a new one; flushed here too.
+    ``cites``: the fact-citations memo (``citations.FactCites``, loaded by
+    the caller, who saves it: ``citations.note_chains(memo=)``) in which the
+    chain of each summary written is noted as it is written; the results
+    then keep neither ``chain`` nor ``edges`` (``()``): an import's thousands
+    of results, each with its summary's text and edges, held until the last
+    rollup were ~10 KB a sub-agent of its peak memory (8,333 at a million turns).
     """
     if batch:
         with store.lock(command):
@@ -291,14 +302,15 @@ def rollup_files(store: Store, paths: Iterable[Path], *, final: bool, idle_s: fl
             # many summaries: written into one pack as they come, not loose files packed afterwards
             ib.pack = sum(1 for p in paths if Path(p).name.startswith("agent-")) >= PACK_ROLLUPS_AT
             try:
-                return _rollup_files(store, paths, final, idle_s, command, ib, chains or {})
+                return _rollup_files(store, paths, final, idle_s, command, ib, chains or {}, cites)
             finally:
                 ib.flush()  # an index error leaves the journal: the next writer replays it
-    return _rollup_files(store, paths, final, idle_s, command, None, chains or {})
+    return _rollup_files(store, paths, final, idle_s, command, None, chains or {}, cites)
 
 
-def _rollup_files(store: Store, paths: Iterable[Path], final: bool, idle_s: float, command: str,
-                  ib: IndexBatch | None, chains: dict[str, ChainNotes]) -> list[RollupResult]:
+def _rollup_files(store: Store, paths: Iterable[str | os.PathLike], final: bool, idle_s: float, command: str,
+                  ib: IndexBatch | None, chains: dict[str, ChainNotes],
+                  cites: "FactCites | None" = None) -> list[RollupResult]:
     out = []
     now = time.time()
     seen: dict = {}   # what capture_refused reads, read once for all the files
@@ -315,7 +327,7 @@ def _rollup_files(store: Store, paths: Iterable[Path], final: bool, idle_s: floa
             if not seen:
                 seen.update(cfg=load_config(store.root), no_capture=no_capture_sessions(store),
                             tombstones=all_tombstones(store))
-            chain = chains.get(oc.session)
+            chain = chains.pop(oc.session, None)  # its one use: freed as the rollups go
             if chain is None:
                 try:
                     chain = ChainNotes.of(session_turns(store, oc.session))
@@ -323,10 +335,14 @@ def _rollup_files(store: Store, paths: Iterable[Path], final: bool, idle_s: floa
                     chain = ChainNotes()
             # its transcript read again only when a result was withheld (test23b V3)
             printed = printed_values(p) if chain.withheld else ()
-            out.append(rollup(store, oc.session, oc.final, agent_type=oc.agent_type,
-                              description=oc.description, command=command, index_batch=ib, cwd=oc.cwd,
-                              refused=capture_refused(store, oc.session, oc.cwd, **seen),
-                              chain=chain, printed=printed))
+            r = rollup(store, oc.session, oc.final, agent_type=oc.agent_type,
+                       description=oc.description, command=command, index_batch=ib, cwd=oc.cwd,
+                       refused=capture_refused(store, oc.session, oc.cwd, **seen), chain=chain, printed=printed)
+            if cites is not None:   # noted now: the result keeps only what names the summary
+                if r.id and r.chain:
+                    cites.note(r.id, list(r.chain))
+                r = RollupResult(r.child, r.parent, r.key, r.status, r.complete, (), r.id)
+            out.append(r)
             if ib is not None and ib.kept >= FLUSH_DOCS:  # bounded memory: the summaries' text, and
                 ib.flush()                                  # one writer's heap for their index
             if len(out) % DROP_PAGES_EVERY == 0:  # an import's thousands of rollups read chains in every

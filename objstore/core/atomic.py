@@ -15,6 +15,10 @@ from stat import S_ISREG   # (os imported stat already: free)
 
 from objstore.core.errors import CorruptObject, StoreLocked
 
+TYPE_CHECKING = False  # typing's, without importing typing (as objstore.memory.appender)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 
 def fsync_dir(path: Path) -> None:
     """fsync a directory so a rename or unlink in it is durable (no-op where
@@ -31,12 +35,14 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
+def atomic_write(path: Path, data: "bytes | Iterable[bytes]", *, durable: bool = True) -> None:
     """Replace ``path`` with ``data`` atomically.
 
     Args:
         path: destination; its parent directory is created if missing.
-        data: the complete new content.
+        data: the complete new content, or an iterable of its parts in
+            order (written as they come: a large file is never whole in
+            memory, e.g. ``citations.FactCites.save`` at a million turns).
         durable: fsync file and directory (False only for batch writers that
             sync the whole filesystem themselves before publishing).
     """
@@ -45,7 +51,10 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                f.write(data)
+            else:
+                f.writelines(data)
             if durable:
                 f.flush()
                 os.fsync(f.fileno())

@@ -26,7 +26,7 @@ ids of replaced versions and of what they cited).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
@@ -88,6 +88,8 @@ class FactCites:
         #: head id -> (ids of its chain's versions the index holds, what its chain cites)
         self.known = known
         self._dirty = False
+        #: entries :meth:`note` added since :meth:`load`
+        self.added = 0
 
     @classmethod
     def load(cls, store: Store) -> "FactCites":
@@ -140,6 +142,7 @@ class FactCites:
         if got is not None:
             self.known[head] = (got[0], tuple(map(cite_key, got[1])))
             self._dirty = True
+            self.added += 1
 
     def save(self, heads: Mapping[str, str]) -> None:
         """Write the memo with the entries of ``heads`` (key -> head id:
@@ -149,14 +152,19 @@ class FactCites:
         if not self._dirty and current.issuperset(self.known):
             return
         self.known = {h: c for h, c in self.known.items() if h in current}
-        parts = [CITES_MAGIC]
-        parts += ["\t".join((h, " ".join(ids), *c)) for h, (ids, c) in self.known.items()]
-        parts.append(CITES_END)
-        atomic_write(self.path, ("\n".join(parts) + "\n").encode("utf-8"))
+        atomic_write(self.path, self._lines())   # line by line: at a million turns the file is tens of MB
         self._dirty = False
 
+    def _lines(self) -> Iterator[bytes]:
+        """The file's lines (``docs/format.md``, "Fact citations cache"), encoded, each with its newline."""
+        yield (CITES_MAGIC + "\n").encode("utf-8")
+        for h, (ids, c) in self.known.items():
+            yield ("\t".join((h, " ".join(ids), *c)) + "\n").encode("utf-8")
+        yield (CITES_END + "\n").encode("utf-8")
 
-def note_chains(store: Store, chains: Iterable[tuple[str, list]], command: str = "import") -> int:
+
+def note_chains(store: Store, chains: Iterable[tuple[str, list]], command: str = "import", *,
+                memo: "FactCites | None" = None) -> int:
     """Add to the memo of ``store`` the entries of ``chains`` (``(head id,
     its chain: facts.Version, newest first, exactly as facts.walk reads it
     from that head)``) that a writer has in hand, so that the next forget
@@ -165,20 +173,21 @@ def note_chains(store: Store, chains: Iterable[tuple[str, list]], command: str =
     otherwise; docs/benchmarks.md, session 22, scale22).  An entry is a function of its
     chain, so one noted here is the one a forget would note.  Heads that are
     no longer any key's head are dropped as :meth:`FactCites.save` does.
-    Returns the number of entries added.  Takes the store lock; raises
-    StoreLocked."""
+    ``memo``: the memo as :meth:`FactCites.load` read it, in which the
+    writer noted chains as it wrote them (``rollup.rollup_files(cites=)``:
+    none of them kept until now); it is saved with ``chains`` noted too.
+    Returns the number of entries added to the memo since it was read.
+    Takes the store lock; raises StoreLocked."""
     chains = [(h, c) for h, c in chains if h and c]
-    if not chains:
+    if not chains and memo is None:
         return 0
     with store.lock(command):
-        memo = FactCites.load(store)
-        before = len(memo.known)
+        memo = FactCites.load(store) if memo is None else memo
         for head, chain in chains:
             memo.note(head, list(chain))
-        added = len(memo.known) - before
-        if added:
+        if memo.added:
             memo.save(dict(list_keys(store)))
-        return added
+        return memo.added
 
 
 def refresh(store: Store) -> int:

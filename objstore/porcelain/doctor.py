@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.capture.cursors import drop_cursor, unusable_cursors
-from objstore.capture.importer import imported_sources
+from objstore.capture.sourcelist import imported_sources
 from objstore.core.errors import MemError
 from objstore.core.gc import stale_temps_note
 from objstore.core.settings import config_problem

@@ -20,7 +20,7 @@ Places searched:
   text too: it can hold what a person typed);
 * **the search index**, by asking it (its document store is compressed);
 * **the agents' transcripts** this store captured from (imported, or read
-  by the hooks: ``objstore.capture.importer.imported_sources``);
+  by the hooks: ``objstore.capture.sourcelist.imported_sources``);
 * **other files** the caller names (shell history files);
 * **remotes and backups**: blobs the caller reads back and decrypts
   (``objstore.remote.inspect.remote_plaintexts``), passed as ``blobs``.

@@ -208,7 +208,7 @@ def test_sub_agent_files_are_marked_read_only_after_their_rollup(tmp_path, monke
         real = importer.rollup_files
         monkeypatch.setattr(importer, "rollup_files", lambda st, paths, **kw: calls.append(list(paths)) or real(st, paths, **kw))
         again = importer.import_transcripts(store, "claude-code", [src])
-        assert [p.name for p in calls[0]] == ["agent-a7c41e9d2b0f3e6a1.jsonl"]
+        assert [Path(p).name for p in calls[0]] == ["agent-a7c41e9d2b0f3e6a1.jsonl"]   # paths as strings (rss25)
         assert again.turns_added == 0 and again.files_unchanged == again.files - 1
         assert [k for k, _ in store.refs.iter("facts") if "/summary/" in k]
         third = importer.import_transcripts(store, "claude-code", [src])

@@ -1,0 +1,146 @@
+"""The list of transcript files a store has captured from:
+``<store>/cache/imported-files`` (the files ``mem import`` read, recorded
+by :func:`record_sources`) and the hooks' cursors, read by
+:func:`imported_sources` for ``mem scan``, ``mem forget --scrub-sources``
+and ``mem doctor``.  Split out of :mod:`objstore.capture.importer`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from objstore.capture.cursors import iter_cursors
+from objstore.capture.transcript import transcript_refused
+from objstore.core.atomic import atomic_write
+from objstore.core.fileid import hidden_source, is_hidden_source, load_ledger
+from objstore.core.store import Store
+
+__all__ = ["LEDGER_FILE", "imported_sources", "ledger_sources", "record_sources"]
+
+LEDGER_FILE = "cache/imported-files"
+
+
+def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: bool = True,
+                     roots: Iterable[str | os.PathLike] = (), neighbours: bool = False) -> list[str]:
+    """Every transcript file this store has captured from (absolute paths,
+    sorted): those ``mem import`` read (:func:`ledger_sources`) and those
+    the hooks read (Claude Code capture: the path of each transcript cursor,
+    ``cache/cursors``, :func:`objstore.capture.cursors.iter_cursors`).  The
+    one list ``mem scan`` and ``mem forget --scrub-sources`` read, so a
+    transcript is scanned and scrubbed the same way whoever captured it.
+    ``damaged``: as :func:`ledger_sources`; ``hooked=False``: the imported
+    files alone (``mem doctor`` warns about those it can no longer read;
+    Claude Code deletes old transcripts itself).  ``roots``: the
+    transcript folders (the harnesses' defaults) walked to find the files
+    of the ledger's hidden entries (a forget hid a path naming a forgotten
+    text: ``forgetfiles.hidden_source``); a hidden file elsewhere is not
+    found.  ``neighbours``: also every ``*.jsonl`` file beside a captured
+    one (same folder, not walked further): the transcripts the next import
+    or SessionStart catch-up would read from those folders, not captured
+    yet (test16b B9: ``mem scan`` said "found nowhere" and
+    ``--scrub-sources`` left such a file holding the text, which the next
+    import stored).  Never raises for the files' content."""
+    paths = set(ledger_sources(store, damaged))
+    hooks = [c.path for c in iter_cursors(store)] if hooked else []
+    hidden = {x for x in (*paths, *hooks) if is_hidden_source(x)}   # a hidden cursor too (Cursor.hidden)
+    paths -= hidden
+    if hidden:
+        paths |= _find_hidden(hidden, roots)
+    paths.update(p for p in hooks if os.path.isabs(p) and "\0" not in p)
+    if neighbours:
+        paths |= _neighbours(paths)
+    return sorted(paths)
+
+
+def _neighbours(paths: set[str]) -> set[str]:
+    """The regular ``*.jsonl`` files in the folders of ``paths`` (not walked
+    further, symlinks not followed) that an import would read: not one whose
+    path holds a credential (``transcript.transcript_refused``, the one rule
+    ``mem import`` skips such a file by: never captured, and its path is
+    never shown); a folder that cannot be listed adds nothing."""
+    found: set[str] = set()
+    for folder in {os.path.dirname(p) for p in paths}:
+        try:
+            with os.scandir(folder) as it:
+                found.update(e.path for e in it if e.name.endswith(".jsonl") and e.is_file(follow_symlinks=False))
+        except OSError:
+            continue
+    new = sorted(found - paths)
+    return {p for p in new if not transcript_refused(p)}
+
+
+def _find_hidden(hidden: set[str], roots: Iterable[str | os.PathLike]) -> set[str]:
+    """The files under ``roots`` (walked, symlinked folders not followed)
+    whose absolute path hashes to one of the ``hidden`` ledger entries."""
+    found = set()
+    for root in roots:
+        for d, _dirs, files in os.walk(os.path.abspath(root)):
+            for f in files:
+                path = os.path.join(d, f)
+                if hidden_source(path) in hidden:
+                    found.add(path)
+    return found
+
+
+def ledger_sources(store: Store, damaged: list[str] | None = None) -> list[str]:
+    """Transcript files ``mem import`` has read (absolute paths).  Kept in
+    ``<store>/cache/imported-files``:
+    one path a line, UTF-8 with undecodable bytes of a path escaped
+    (``surrogateescape``, as ``os.fsdecode``).
+
+    The file is a cache: a line that is not an absolute path (damage: a
+    stray byte, a torn write) is dropped and the file rebuilt from its sound
+    lines and the files the read ledgers (``cache/read-ledger-*.json.z``, ``*.json``) list;
+    a sentence saying so is appended to ``damaged`` when given.  Never raises
+    for the file's content."""
+    p = store.root / LEDGER_FILE
+    try:
+        data = p.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as e:
+        if damaged is not None:
+            damaged.append(f"{LEDGER_FILE} cannot be read ({e.strerror or e}): "
+                           "--scrub-sources sees only the files the read ledgers list")
+        return sorted(_read_ledger_files(store))
+    lines = data.decode("utf-8", "surrogateescape").split("\n")
+    paths = {x for x in lines if (os.path.isabs(x) and "\0" not in x) or is_hidden_source(x)}
+    bad = sum(1 for x in lines if x and x not in paths)
+    if bad:
+        paths |= _read_ledger_files(store)
+        body = "".join(x + "\n" for x in sorted(paths)).encode("utf-8", "surrogateescape")
+        try:
+            atomic_write(p, body)
+            how = "rebuilt it"
+        except OSError as e:
+            how = f"could not rewrite it: {e.strerror or e}"
+        if damaged is not None:
+            damaged.append(f"{LEDGER_FILE} (a cache) had {bad} damaged line{'s' if bad != 1 else ''}: "
+                           f"{how} from its sound lines and the read ledgers")
+    return sorted(paths)
+
+
+def _read_ledger_files(store: Store) -> set[str]:
+    """The absolute paths the read ledgers of every harness list."""
+    out: set[str] = set()
+    for f in (store.root / "cache").glob("read-ledger-*.json*"):   # compressed, or from before session 22
+        try:
+            files = load_ledger(f).get("files") or {}
+        except (OSError, ValueError, AttributeError):
+            continue
+        out.update(k for k in files if isinstance(k, str) and os.path.isabs(k) and "\0" not in k)
+    return out
+
+
+def record_sources(store: Store, paths: set[str], damaged: list[str] | None = None) -> None:
+    """Add transcript paths to the ledger of imported files (a damaged
+    ledger is rebuilt first: :func:`ledger_sources`)."""
+    listed = set(ledger_sources(store, damaged))
+    new = {x for x in paths - listed if hidden_source(x) not in listed}   # a hidden one stays hidden
+    if not new:
+        return
+    p = store.root / LEDGER_FILE
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with open(p, "a", encoding="utf-8", errors="surrogateescape") as f:
+        f.write("".join(x.replace("\n", " ") + "\n" for x in sorted(new)))
