@@ -11,7 +11,15 @@ the IDF of the whole collection), ``times`` off (no time filter), and both.
 The scoped counts are forgotten before every search (the process's cache and
 every ``index/*/gen-*/.counts``), as for a first question.  The hits differ
 without a part: this measures cost, not answers.  A QUERY whose recall does
-not follow forward (no value in its first hit) is skipped."""
+not follow forward (no value in its first hit) is skipped.
+
+``--count-forms GEN_DIR PROJECT WORD...``: instead, the cost of one scoped
+count query (``text:WORD`` and ``project:PROJECT`` in the turns generation
+GEN_DIR, as ``SearchIndexReads._counts`` builds it) against two other ways
+tantivy-py can count the same documents (``Searcher.aggregate`` with a
+``value_count`` of ``time``; ``search`` ordered by the ``time`` column, which
+scores nothing): µs CPU per query, the mean of 20 rounds over the words,
+twice in turn; the counts are checked equal first."""
 
 from __future__ import annotations
 
@@ -22,7 +30,45 @@ import sys
 import time
 
 
+def count_forms(gen_dir: str, project: str, words: list[str]) -> int:
+    """``--count-forms``: see the module doc."""
+    import tantivy
+
+    from objstore.index.query import filter_clauses
+    index = tantivy.Index.open(gen_dir)
+    sr, schema = index.searcher(), index.schema
+    pf = filter_clauses(schema, [project], (), None)
+    pt = tantivy.Query.term_query(schema, "project", project)
+
+    def term(w):
+        return (tantivy.Occur.Must, tantivy.Query.term_query(schema, "text", w))
+
+    forms = {
+        "as _counts (constant score)": lambda w: int(sr.search(tantivy.Query.const_score_query(
+            tantivy.Query.boolean_query([term(w), *pf]), 0.0), 1, count=True).count),
+        "aggregate value_count(time)": lambda w: int(sr.aggregate(tantivy.Query.boolean_query(
+            [term(w), (tantivy.Occur.Must, pt)]), {"c": {"value_count": {"field": "time"}}})["c"]["value"]),
+        "search ordered by time": lambda w: int(sr.search(tantivy.Query.boolean_query([term(w), *pf]), 1,
+                                                          count=True, order_by_field="time").count),
+    }
+    want = [forms["as _counts (constant score)"](w) for w in words]
+    for name, fn in forms.items():
+        assert [fn(w) for w in words] == want, name
+    print(f"load {os.getloadavg()[0]:.1f}; {gen_dir}: {int(sr.num_segments)} segments, {int(sr.num_docs)} "
+          f"documents; counts {want}")
+    for _ in range(2):
+        for name, fn in forms.items():
+            t = time.process_time()
+            for _ in range(20):
+                for w in words:
+                    fn(w)
+            print(f"{name}: {(time.process_time() - t) / (20 * len(words)) * 1e6:.1f} us a query")
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--count-forms"] and len(argv) >= 4:
+        return count_forms(argv[1], argv[2], argv[3:])
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
