@@ -28,7 +28,7 @@ from objstore.index.generations import (
     shard_index,
 )
 from objstore.index.genwriter import new_generation
-from objstore.index.genfiles import VERIFIED, generation_files, remove_generation
+from objstore.index.genfiles import VERIFIED, generation_files, record_written, remove_generation
 from objstore.index.procmem import trim_heap
 from objstore.index.schema import IndexDoc, PlainCarriers, to_tantivy_doc
 
@@ -215,6 +215,7 @@ class GenerationBuild:
         for name, _index in self._gens.values():
             if generation_files(self.sub.dir / name)[1]:  # merges left dead segment files
                 self.sub.collect_garbage(name)
+            record_written(self.sub.dir / name, frozenset())  # every file of a new generation is this build's
 
     def switch(self) -> None:
         """Point CURRENT at the new generations, delete the ones they replace."""

@@ -28,7 +28,7 @@ from objstore.index.generations import (
     raise_write_failed,
     shard_index,
 )
-from objstore.index.genfiles import held_ids, remove_generation
+from objstore.index.genfiles import held_ids, live_file_names, record_written, remove_generation
 from objstore.index.procmem import drop_mapped_pages, trim_heap
 from objstore.index.schema import GenFormat, IndexDoc, PlainCarriers, create_index, delete_object, to_tantivy_doc
 
@@ -117,6 +117,9 @@ class StreamWriter:
         self._adds: dict[int, dict[str, IndexDoc]] = {}
         self._dels: list[str] = []
         self._written: set[str] = set()  # generations this writer committed to
+        # generation -> the files of its live segments before this writer's first write to it
+        # (record_written: the files it wrote are named in .verified at close)
+        self._before: dict[str, frozenset[str]] = {}
         self._shard_of: dict[str, int] = {}  # session id -> shard (a BLAKE3 each otherwise)
         # open writers of :meth:`feed`: shard -> (generation name, its format, writer)
         self._open: dict[int, tuple[str, GenFormat, tantivy.IndexWriter]] = {}
@@ -137,6 +140,9 @@ class StreamWriter:
         if g is None:
             g = self._new[s] = new_generation(self.sub, self._next, [name for name, _i in self._live.values()])
             self._next += 1
+            self._before[g[0]] = frozenset()
+        elif g[0] not in self._before:
+            self._before[g[0]] = live_file_names(self.sub.dir / g[0])
         return g
 
     @property
@@ -394,6 +400,9 @@ class StreamWriter:
         for s, (name, _index) in self._live.items():
             if name in self._written:  # merges left dead segment files: unlinked (no second writer)
                 self.sub.remove_dead_files(name)
+                before = self._before.get(name)
+                if before is not None:  # the files it wrote need no CRC check by the next reader
+                    record_written(self.sub.dir / name, before)
         new, self._new = self._new, {}
         for name, _index in new.values():
             remove_generation(self.sub.dir / name)
