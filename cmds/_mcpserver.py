@@ -29,7 +29,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp_types import (INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, CallToolResult, ErrorData, JSONRPCError,
-                       JSONRPCResponse, TextContent)
+                       JSONRPCNotification, JSONRPCRequest, JSONRPCResponse, TextContent)
 from pydantic import ValidationError
 
 from objstore import (AuthError, Caller, ConfirmTokens, KeyRing, Limits, MemError, MemoryTools, RateLimited,
@@ -371,8 +371,8 @@ def make_tools(store, projects) -> MemoryTools:
 
 def run_stdio(tools: MemoryTools, caller: Caller, parse_time) -> None:
     """Serve ``caller``'s tools over stdio until the client closes stdin
-    (:meth:`MemServer.run_stdio_async`: a line the SDK cannot parse still
-    gets its reply)."""
+    and the requests read by then are answered (:meth:`MemServer.run_stdio_async`:
+    a line the SDK cannot parse still gets its reply)."""
     server = build_server(caller.tools, Runner(tools, Limits(), caller, parse_time))
     server.run("stdio")
 
@@ -381,12 +381,20 @@ class MemServer(MCPServer):
     """The SDK's ``MCPServer`` whose stdio loop answers what its transport
     cannot parse: ``run_stdio_async`` is the SDK's own (mcp 2.3.0: its
     stdio transport into its low-level ``Server.run``) with the transport's
-    read stream wrapped in :class:`_Answering`."""
+    read stream wrapped in :class:`_Answering` and its write stream in
+    :class:`_Answered`, which together hold the end of stdin back from the
+    SDK (which cancels its running handlers there) until the requests read
+    are answered or DRAIN_SECONDS have passed."""
 
     async def run_stdio_async(self) -> None:
         low = self._lowlevel_server
         async with stdio_server() as (read_stream, write_stream):
-            await low.run(_Answering(read_stream, write_stream), write_stream, low.create_initialization_options())
+            reads = _Answering(read_stream, write_stream)
+            await low.run(reads, _Answered(write_stream, reads), low.create_initialization_options())
+
+
+#: how long, at the end of stdin, ``mem mcp`` waits for the answers still being worked on (s)
+DRAIN_SECONDS = 120.0
 
 
 #: the reply to a request the SDK could not read because a string in it is no valid Unicode
@@ -416,6 +424,14 @@ class _Answering:
 
     def __init__(self, inner, write) -> None:
         self._inner, self._write = inner, write
+        self._pending: set = set()          # ids of the requests read and not answered yet
+        self._idle = anyio.Event()          # set when _pending empties
+
+    def answered(self, rid) -> None:
+        """The answer to request ``rid`` was written (:class:`_Answered`)."""
+        self._pending.discard(rid)
+        if not self._pending:
+            self._idle.set()
 
     @property
     def last_context(self):
@@ -424,8 +440,22 @@ class _Answering:
 
     async def receive(self):
         while True:
-            item = await self._inner.receive()
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                # the client closed stdin: the SDK ends the connection when told so, cancelling what
+                # it still works on; the requests already read are answered first (test25 T9)
+                with anyio.move_on_after(DRAIN_SECONDS):
+                    while self._pending:
+                        self._idle = anyio.Event()
+                        await self._idle.wait()
+                raise
             if not isinstance(item, Exception):
+                msg = getattr(item, "message", None)
+                if isinstance(msg, JSONRPCRequest):
+                    self._pending.add(msg.id)
+                elif isinstance(msg, JSONRPCNotification) and msg.method == "notifications/cancelled":
+                    self.answered((msg.params or {}).get("requestId"))   # a cancelled request gets no answer
                 return item
             await self._answer(item)
 
@@ -458,6 +488,30 @@ class _Answering:
             await self._write.send(SessionMessage(reply))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass
+
+
+class _Answered:
+    """The stdio transport's write stream, telling :class:`_Answering`
+    which requests were answered (so that the end of stdin waits for the
+    others); everything else passes to the SDK's stream as it is."""
+
+    def __init__(self, inner, reads: _Answering) -> None:
+        self._inner, self._reads = inner, reads
+
+    async def send(self, item) -> None:
+        await self._inner.send(item)
+        msg = getattr(item, "message", None)
+        if isinstance(msg, (JSONRPCResponse, JSONRPCError)) and msg.id is not None:
+            self._reads.answered(msg.id)
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self._inner.aclose()
 
 
 def _reply_to_unread(exc: Exception):

@@ -90,7 +90,9 @@ class _ValueCommand(click.Command):
                    "set user_stated.")
 @click.option("--sensitivity", type=click.Choice(["public", "private", "secret"]), default="private",
               show_default=True, help="How widely the value may be shown; 'secret' seals it (mem vault init).")
-@click.option("--valid-from", type=TimeType(), help="When the value starts to hold (ISO 8601 or 'now'; default now).")
+@click.option("--valid-from", type=TimeType(),
+              help="When the value starts to hold (ISO 8601 or 'now'; default now, or 1 ms after the version it "
+                   "replaces if that one's clock ran ahead).")
 @click.option("--expect", metavar="ID", help="Only write if the current head is ID ('none': key must be new).")
 @click.option("--pin/--no-pin", default=None, help="Pin the fact (default: keep the current pin).")
 @click.option("--relates-to", multiple=True, metavar="TARGET",

@@ -146,7 +146,9 @@ def show(key, version, show_all, raw, passphrase_file, as_json, store):
               help="Kind of fact (default: from the scope, or the current version's kind).")
 @click.option("--trust", type=click.Choice(["user_stated", "agent_observed", "derived"]),
               help="Who vouches for the value (default: user_stated, agent_observed when run by an agent).")
-@click.option("--valid-from", type=TimeType(), help="When the value starts to hold (default now).")
+@click.option("--valid-from", type=TimeType(),
+              help="When the value starts to hold (default now, or 1 ms after the version it replaces if that "
+                   "one's clock ran ahead).")
 @json_option
 @with_store()
 def import_(key, file, kind, trust, valid_from, as_json, store):

@@ -62,6 +62,7 @@ __all__ = [
     "register_writer_analyzers",
     "register_analyzers",
     "simple_text",
+    "sigma_variant",
     "simple_tokens",
     "stem_tokens",
     "text_pairs",
@@ -557,17 +558,33 @@ def simple_tokens(tok: str) -> tuple[str, ...]:
     for a token with a combining mark that is not alphabetic, which
     ``simple`` cuts there (``"हिन्दी"`` -> ``("हिन", "दी")``, cut at the virama), and ``(tok,)``
     too for a token it holds no term of (a Kangxi radical: such a token is
-    then found nowhere in that generation).  Memoised."""
+    then found nowhere in that generation).  A ``tok`` holding "i" +
+    U+0307 (the lowercase of ``İ``, which ``simple`` would cut there) is cut
+    as the body's ``İ`` is: not there (``"i̇stanbul"`` -> ``("i̇stanbul",)``,
+    the term a body's ``İstanbul`` gives).  Memoised."""
     if tok.isascii():
         return (tok,)
     got = _SIMPLE_TOKS.get(tok)
     if got is None:
-        with _ANALYZER_LOCK:
-            got = tuple(_analyzer("simple").analyze(simple_text(tok))) or (tok,)
+        with _ANALYZER_LOCK:   # "i" + U+0307 is the lowercase of a body's "İ", which simple keeps in its word
+            got = tuple(_analyzer("simple").analyze(simple_text(tok.replace("i\u0307", "\u0130")))) or (tok,)
         if len(_SIMPLE_TOKS) >= _WORDS_MAX:
             _SIMPLE_TOKS.clear()
         _SIMPLE_TOKS[tok] = got
     return got
+
+
+def sigma_variant(toks: tuple[str, ...]) -> str | None:
+    """The other spelling of a one-token Greek word's final sigma: ``σ`` <->
+    ``ς`` (``("οδος",)`` -> ``"οδοσ"``, ``("οδοσ",)`` -> ``"οδος"``), else
+    None.  The analyzers lowercase per character, so a body's ``ΟΔΟΣ`` is
+    the term ``οδοσ`` and its ``οδος`` the term ``οδος``; a query word is
+    looked up as both (the word's alternative term,
+    ``schema.GenFormat.joined``), which old generations hold as they are."""
+    if len(toks) != 1 or len(toks[0]) < 2 or toks[0][-1] not in "σς" or not toks[0][-2].isalpha():
+        return None
+    t = toks[0]
+    return t[:-1] + ("ς" if t[-1] == "σ" else "σ")
 
 
 #: tokenize token -> its simple_tokens (non-ASCII tokens only)

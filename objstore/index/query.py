@@ -103,7 +103,8 @@ def build_query(
     """SHOULD-combination of one sub-query per query word; None if no word.
 
     ``forms[i]`` are word i's terms in the generation's form, ``joins[i]``
-    its concatenation alternative (or None).  A word of several terms is a
+    its alternative term (or None: ``GenFormat.joined``; a one-term word
+    matches either term, a word of several terms as below).  A word of several terms is a
     phrase query on ``text`` when ``pairs`` is None (a generation with
     positions); otherwise (a generation with the ``pairs`` field) the
     conjunction of its terms on ``text`` (scored, BM25) and of its pair
@@ -140,6 +141,9 @@ def build_query(
     for i, toks in enumerate(forms):
         if len(toks) == 1:
             sub = boosted(term(toks[0]), i, False)
+            if joins[i] is not None:   # a one-token word's other spelling (GenFormat.joined): either term
+                sub = tantivy.Query.boolean_query(
+                    [(tantivy.Occur.Should, sub), (tantivy.Occur.Should, boosted(term(joins[i]), i, True))])
         elif pairs is None:
             phrase = made.get(toks)
             if phrase is None:

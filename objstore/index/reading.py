@@ -205,9 +205,9 @@ class SearchIndexReads:
 
             lidf: dict[str, float] = {}  # term -> its idf in generation i
             if FLAT_FILTERS:
-                # A one-term word no document of this generation holds matches
-                # nothing and adds to no score: left out (none left: nothing to search).
-                keep = [w for w, f in enumerate(forms[i]) if len(f) > 1 or df[i][f[0]] > 0]
+                # A one-term word no document here holds (nor its alternative) matches
+                # nothing, adds no score: left out (none left: no search).
+                keep = [w for w, f in enumerate(forms[i]) if len(f) > 1 or df[i][f[0]] or df[i].get(joins[i][w])]
                 if not keep:
                     continue
             else:
@@ -236,7 +236,7 @@ class SearchIndexReads:
                     glob = glob_sums[(w, toks)] = sum(glob_idf(w, toks, p) for p in range(len(toks)))
                 bw.append(glob / local if local > 0 else 1.0)
                 j = joins[i][w]
-                if j is not None and len(toks) > 1:
+                if j is not None:
                     local = idf(dfi[j], ni)
                     bj.append(glob_idf(w, toks, None) / local if local > 0 else 1.0)
                 else:

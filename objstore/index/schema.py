@@ -39,6 +39,7 @@ from objstore.index.analysis import (
     nfc,
     plain_aligned,
     plain_differing_words,
+    sigma_variant,
     simple_text,
     simple_tokens,
     stem_tokens,
@@ -295,10 +296,12 @@ class GenFormat(Frozen):
         return self.forms(self.tokens(toks))
 
     def joined(self, toks: tuple[str, ...]) -> str | None:
-        """The concatenation alternative of a query word of :func:`tokenize`
-        tokens ``toks`` (:func:`joined_token` of its :meth:`tokens`) in this
-        generation's term form, or None."""
-        j = joined_token(self.tokens(toks))
+        """The alternative term of a query word of :func:`tokenize`
+        tokens ``toks``: the concatenation (:func:`joined_token` of its
+        :meth:`tokens`), or for a one-token Greek word the other form of its
+        final sigma (:func:`~objstore.index.analysis.sigma_variant`), in this
+        generation's term form; or None."""
+        j = joined_token(self.tokens(toks)) or sigma_variant(toks)
         if j is None or self.analyzer != "stem":
             return j
         return stem_tokens((j,))[0]

@@ -24,6 +24,7 @@ from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.memory.lost import lost_current, lost_message
 from objstore.memory.served import sealed_plain
+from objstore.memory.validity import plain_valid_from
 from objstore.memory.writechecks import check_key_credentials, check_memory_file_write
 
 DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
@@ -573,7 +574,8 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         kind: one of KINDS; default from the scope (user->user,
             project->project, global->reference) or the head's kind.
         trust: one of TRUST_LEVELS.
-        valid_from: ms since epoch; default now.
+        valid_from: ms since epoch; default now, or later: after the
+            versions it supersedes (``objstore.memory.validity``).
         expect: compare-and-set: the head's id (full or >= 4 hex prefix),
             or ``"none"`` for "the key must not exist yet".
         pinned: default keeps the head's pin.
@@ -654,7 +656,8 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                                   cur.id if cur else None, queued=parked.item)  # type: ignore[arg-type]
         now = now_ms()
         fact = Fact(key=key, kind=kind, body=body, version=(prev.version + 1) if prev else 1,
-                    parent=old, valid_from=now if valid_from is None else valid_from,
+                    parent=old, valid_from=valid_from if valid_from is not None else  # skew-proof (validity)
+                    plain_valid_from(((v.fact.valid_from, v.fact.recorded_at) for v in chain), now),
                     recorded_at=now, trust=trust, sensitivity=sensitivity, owner=owner,
                     sources=tuple(sources), pinned=prev.pinned if (pinned is None and prev) else bool(pinned),
                     curated=prev.curated if prev else 0,  # a new value of a curated fact stays curated

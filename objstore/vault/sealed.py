@@ -39,6 +39,7 @@ from objstore.memory.facts import is_sealed, refuse_if_sealed, sealed_head  # no
 from objstore.memory import forget
 from objstore.memory.forgetplan import check_previewed
 from objstore.memory.lost import lost_current
+from objstore.memory.validity import plain_valid_from
 from objstore.memory.tombstones import tombstones_for
 from objstore.memory.writechecks import check_memory_file_write
 from objstore.vault.chains import SealedVersion, current_sealed, is_empty_place, sealed_versions, walk_sealed
@@ -269,9 +270,12 @@ def _write_sealed(store: Store, key: str, age_file: bytes, *, kind: str | None, 
                                "with --trust user_stated if they mean it",
                           agent_hint=PERSON_ONLY_HINT)
     now = now_ms()
+    if valid_from is None:   # after the versions it supersedes, whatever the clocks (objstore.memory.validity)
+        valid_from = plain_valid_from(((v.sealed.valid_from, v.sealed.recorded_at)
+                                       for v in (walk_sealed(store, old) if old else ())), now)
     s = Sealed(key=key, kind=kind or (prev.kind if prev else DEFAULT_KIND[key.split("/", 1)[0]]),
                version=(prev.version + 1) if prev else 1, parent=old,
-               valid_from=now if valid_from is None else valid_from, recorded_at=now,
+               valid_from=valid_from, recorded_at=now,
                trust=trust, owner=owner, age=age_file)
     oid = store.put(s)
     store.update_ref(ref, old, oid, command, time_ms=now)

@@ -1,0 +1,44 @@
+"""Search finds a Turkish word with ``İ`` by its spelling and a Greek word
+whichever case its final sigma was stored and asked in (test25 T16): the
+query side cuts ``i`` + U+0307 (the lowercase of ``İ``) as the index cut the
+body's ``İ``, and looks a word ending in ``σ``/``ς`` up as both spellings
+(``analysis.sigma_variant``), terms old generations hold as they are."""
+
+from __future__ import annotations
+
+from recall_helpers import turn
+
+from objstore import remember
+from objstore.index.analysis import sigma_variant, simple_tokens, tokenize
+from objstore.retrieval.search import search
+
+FACTS = {"project/u/tr": "İstanbul ofisi", "project/u/tr2": "DİYARBAKIR server room",
+         "project/u/gr": "ΟΔΟΣ Αθηνάς στο κέντρο", "project/u/gr2": "η οδός είναι κλειστή"}
+EXPECT = {"İstanbul": ["project/u/tr"], "DİYARBAKIR": ["project/u/tr2"], "ofisi": ["project/u/tr"],
+          "ΟΔΟΣ": ["project/u/gr"], "οδος": ["project/u/gr"], "Οδος": ["project/u/gr"],
+          "ΟΔΌΣ": ["project/u/gr2"], "οδός": ["project/u/gr2"], "Οδός": ["project/u/gr2"]}
+
+
+def _keys(store, q, kinds=("fact",)):
+    return [r.ref for r in search(store, q, kinds=kinds)]
+
+
+def test_facts_are_found_by_their_turkish_and_greek_spellings(store):
+    for k, v in FACTS.items():
+        remember(store, k, v)
+    got = {q: _keys(store, q) for q in EXPECT}
+    assert got == EXPECT
+
+
+def test_turns_are_found_alike(store, add_sessions):
+    add_sessions({"s1": [turn("the İstanbul office and the οδος Αθηνας"), turn("a turn about nothing")]})
+    for q in ("İstanbul", "οδος", "ΟΔΟΣ", "Οδος", "office"):
+        hits = search(store, q, kinds=("turn",))
+        assert [h.ref for h in hits] == ["s1"] and "İstanbul office" in hits[0].snippet, q
+
+
+def test_the_query_side_cuts_and_spells_as_the_index_does():
+    assert simple_tokens(tokenize("İstanbul")[0]) == ("i\u0307stanbul",)   # one term, as a body's İstanbul
+    assert sigma_variant(("οδος",)) == "οδοσ" and sigma_variant(("οδοσ",)) == "οδος"
+    assert sigma_variant(("σ",)) is None and sigma_variant(("οδος", "x")) is None
+    assert sigma_variant(("cafe",)) is None
