@@ -209,6 +209,22 @@ def safe(text: str) -> str:
     return text
 
 
+def refuse_output_in_store(store, out: str | None) -> None:
+    """Refuse an ``-o`` path inside ``store``'s folder (symlinks resolved):
+    writing there would replace one of the store's own files (its
+    ``config.toml`` and with it the capture exclusions, its ``config``, a
+    ref; test25 T18).  Raises ``click.BadParameter`` (exit 2) naming the
+    store; ``None`` and ``-`` (standard output) pass."""
+    if not out or out == "-":
+        return
+    root = os.path.realpath(store.root)
+    real = os.path.realpath(out)
+    if real == root or real.startswith(os.path.join(root, "")):
+        import click
+        raise click.BadParameter(f"{out} is inside the store at {store.root}; write it elsewhere",
+                                 param_hint="-o")
+
+
 def missing_path(e: FileNotFoundError) -> str:
     """The path a ``FileNotFoundError`` names, for its message: never one
     holding a credential (``objstore.shown_path``)."""

@@ -5,6 +5,7 @@ import sys
 import click
 
 from ._common import emit_json, with_store
+from ._out import refuse_output_in_store
 
 
 @click.command("export")
@@ -33,7 +34,8 @@ def command(fmt, scope, out, as_json, store):
       mem export --scope project/acme-api > acme.jsonl
 
     Exit status: 0 ok; 1 the output cannot be written; 2 bad option (markdown
-    needs -o FOLDER, not '-'; a bad --scope); 4 the output's folder does not
+    needs -o FOLDER, not '-'; a bad --scope; an -o inside the store, which
+    would replace its own files); 4 the output's folder does not
     exist; 6 a forget was stopped before it finished (rerun it first;
     nothing is written); 10 no store.
     """
@@ -43,6 +45,7 @@ def command(fmt, scope, out, as_json, store):
 
     from objstore import InvalidInput, export_jsonl, export_markdown, refuse_while_stopped, validate_key
     refuse_while_stopped(store, "export")   # before -o truncates a file
+    refuse_output_in_store(store, out)
     if out == "-" and fmt == "jsonl":
         out = None   # '-' is stdout, as 'mem import -' reads stdin (tester finding W10)
     if scope is not None:

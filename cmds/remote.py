@@ -5,6 +5,7 @@ import os
 import click
 
 from ._common import ExistingPath, emit_json, json_option, with_store
+from ._out import refuse_output_in_store
 
 
 @click.group("remote")
@@ -170,12 +171,13 @@ def key_export(output, store):
     Examples:
       mem remote key export -o mem-sync.key
 
-    Exit status: 0 ok; 4 no sync key yet (push first); 6 run by an agent
-    (whoever holds the key reads every remote); 13 the sync-key file is
-    damaged.
+    Exit status: 0 ok; 2 an -o inside the store; 4 no sync key yet (push
+    first); 6 run by an agent (whoever holds the key reads every remote);
+    13 the sync-key file is damaged.
     """
     from objstore import require_person
     require_person(os.environ, "mem remote key export", instead="ask the user to export it")
+    refuse_output_in_store(store, output)
     from objstore import export_sync_key
     text = export_sync_key(store)
     if output == "-":

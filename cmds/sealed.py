@@ -5,6 +5,7 @@ import sys
 import click
 
 from ._common import confirm_or_exit, TimeType, emit_json, fmt_time, json_option, plural, safe, with_store
+from ._out import refuse_output_in_store
 from ._vault import passphrase_file_option, read_passphrase
 
 
@@ -217,10 +218,11 @@ def export(key, version, output, armor, store):
       mem sealed export user/bank/pin | age -d -i ~/.mem/vault/identity.age
 
     Exit status: 0 written; 2 binary output to a terminal (use -o or
-    --armor); 4 no such sealed key or version.
+    --armor), or an -o inside the store; 4 no such sealed key or version.
     """
     from objstore import InvalidInput
     from objstore import NotFound, armor_sealed, forgotten_stub_time, pick_version, sealed_versions
+    refuse_output_in_store(store, output)
     sv = pick_version(sealed_versions(store, key), version)
     if forgotten_stub_time(sv.sealed) is not None:
         raise NotFound(f"{key} v{sv.sealed.version} was forgotten (mem forget): it holds no age file")

@@ -432,3 +432,24 @@ def test_porcelain_on_the_shared_transcripts(invoke, tmp_path, monkeypatch):
     assert {k: invoke("log", k, "--json").json for k in before} == before
     assert [h["id"] for h in invoke("search", "clmail project", "--json").json] == found
     assert "0 problems" in invoke("fsck").stdout
+
+
+def test_an_output_inside_the_store_is_refused_and_nothing_is_replaced(tour, invoke, store_path, tmp_path):
+    """test25 T18: `mem export -o ~/.mem/config.toml` replaced the store's
+    settings (its capture exclusions with them) with the export; `-o
+    ~/.mem/config` broke every command until fsck --repair."""
+    (store_path / "config.toml").write_text('[capture]\nexclude = ["/tmp/clients/acme"]\n')
+    before = {p: p.read_bytes() for p in (store_path / "config.toml", store_path / "config")}
+    link = tmp_path / "link-to-store"
+    link.symlink_to(store_path)
+    for out in (store_path / "config.toml", store_path / "config", link / "config.toml", store_path / "new.jsonl"):
+        r = invoke("export", "-o", str(out), exit_code=2)
+        assert "is inside the store" in r.stderr, r.stderr
+        r = invoke("export", "--format", "markdown", "-o", str(out.parent / "md"), exit_code=2)
+    r = invoke("remote", "key", "export", "-o", str(store_path / "config"), exit_code=2)
+    assert "is inside the store" in r.stderr, r.stderr
+    assert {p: p.read_bytes() for p in before} == before
+    assert not (store_path / "new.jsonl").exists() and not (store_path / "md").exists()
+    assert invoke("exclude", "--list").stdout.strip() == "/tmp/clients/acme"
+    invoke("export", "-o", str(tmp_path / "out.jsonl"))      # outside the store: written
+    assert (tmp_path / "out.jsonl").stat().st_size > 0
