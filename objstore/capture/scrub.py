@@ -10,7 +10,9 @@ in it has the matches replaced by ``[REDACTED]``, and the line is written back
 compactly; other lines are kept byte for byte.  A shell history is plain
 text (``plain=True``): a line holding the text has the matches replaced by
 ``[REDACTED]`` and every other byte of it kept (bash's ``#<time>`` lines,
-zsh's ``: <time>:0;`` prefix, fish's ``- cmd:`` entries keep their form).
+zsh's ``: <time>:0;`` prefix, fish's ``- cmd:`` entries keep their form);
+zsh's histories are read and written back "metafied" as zsh writes them
+(:func:`unmetafy`).
 The file is replaced
 atomically with its mode kept, and records the agent (or a shell) appends meanwhile are
 carried over (:func:`scrub`).  Nothing is backed up (a backup would be one
@@ -38,6 +40,36 @@ REDACTED = "[REDACTED]"
 #: the shell history files ``mem scan`` reads and ``mem forget --scrub-sources`` scrubs, under
 #: the home folder: bash, zsh, fish, and the zsh history some distributions name ``~/.histfile``
 SHELL_HISTORIES = (".bash_history", ".zsh_history", ".local/share/fish/fish_history", ".histfile")
+#: the histories zsh writes "metafied" (:func:`unmetafy`)
+ZSH_HISTORIES = (".zsh_history", ".histfile")
+#: zsh's ``Meta`` byte, and the bytes zsh writes as ``Meta`` + byte XOR 0x20 (its ``metafy``): NUL and
+#: 0x83-0xa2, read off zsh 5.9 here (a history line holding every byte 0x80-0xff, saved by ``zsh -i``)
+_META = 0x83
+_METAFIED = re.compile(rb"[\x00\x83-\xa2]")
+
+
+def unmetafy(data: bytes) -> bytes:
+    """``data`` of a zsh history file as the bytes that were typed: each
+    ``0x83 b`` becomes ``b ^ 0x20`` (zsh's ``unmetafy``; UTF-8 continuation
+    bytes such as Cyrillic's ``у`` = d1 83 are stored so, test25 T19).  A
+    lone ``0x83`` at the end is kept."""
+    if b"\x83" not in data:
+        return data
+    parts = data.split(b"\x83")
+    out = [parts[0]]
+    for part in parts[1:]:
+        out.append(bytes((part[0] ^ 0x20,)) + part[1:] if part else b"\x83")
+    return b"".join(out)
+
+
+def metafy(data: bytes) -> bytes:
+    """The inverse of :func:`unmetafy`: what zsh writes for ``data``."""
+    return _METAFIED.sub(lambda m: bytes((_META, m.group()[0] ^ 0x20)), data)
+
+
+def is_zsh_history(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is one of :data:`ZSH_HISTORIES` (read and written metafied)."""
+    return Path(path).name in ZSH_HISTORIES
 
 
 def is_regular(path: str | os.PathLike) -> bool:
@@ -137,7 +169,9 @@ def find(paths: list[str], text: str, *, plain: bool = False) -> list[ScrubHit]:
         try:
             with open_regular(p) as f:
                 if plain:       # as the scrub reads it: the whole text, a match may span lines
-                    n = len(plain_spans(f.read().decode("utf-8", "surrogateescape"), text))
+                    data = f.read()
+                    data = unmetafy(data) if is_zsh_history(p) else data
+                    n = len(plain_spans(data.decode("utf-8", "surrogateescape"), text))
                 else:
                     n = sum(1 for line in f if _line_hits(line, match, plain))
         except OSError:
@@ -198,8 +232,8 @@ class _LineScrubber:
     without its newline waits for the rest (:meth:`rest` at the end).
     ``plain``: lines of plain text (a shell history), not JSON."""
 
-    def __init__(self, text: str, plain: bool = False) -> None:
-        self.text, self.match, self.plain = text, match_pattern(text), plain
+    def __init__(self, text: str, plain: bool = False, zsh: bool = False) -> None:
+        self.text, self.match, self.plain, self.zsh = text, match_pattern(text), plain, zsh
         self.partial = b""
         self.changed = 0
         #: JSONL: bytes fed so far (complete lines), the ``(offset, new line)`` of each line
@@ -231,7 +265,7 @@ class _LineScrubber:
         ends too (a command continued on the next line, a heredoc): a span
         becomes ``[REDACTED]`` followed by the line ends it covered, so the
         file keeps its lines; every other byte is kept."""
-        body = block.decode("utf-8", "surrogateescape")
+        body = (unmetafy(block) if self.zsh else block).decode("utf-8", "surrogateescape")
         spans = plain_spans(body, self.text)
         if not spans:
             return block
@@ -241,7 +275,8 @@ class _LineScrubber:
             pos = b
         out.append(body[pos:])
         self.changed += len(spans)
-        return "".join(out).encode("utf-8", "surrogateescape")
+        new = "".join(out).encode("utf-8", "surrogateescape")
+        return metafy(new) if self.zsh else new   # whole lines: a Meta pair never straddles a block
 
     def rest(self) -> bytes:
         data, self.partial = self.partial, b""
@@ -369,7 +404,7 @@ def scrub(path: Path, text: str, *, plain: bool = False) -> int:
         n = _scrub_in_place(path, text)
         if n is not None:
             return n
-    sc = _LineScrubber(text, plain)
+    sc = _LineScrubber(text, plain, zsh=plain and is_zsh_history(path))
     with open_regular(path) as old:
         def more() -> bytes:
             return old.read()

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
-from objstore.capture.scrub import find, is_regular, open_regular, plain_spans
+from objstore.capture.scrub import find, is_regular, is_zsh_history, open_regular, plain_spans, unmetafy
 from objstore.core.codec import decode
 from objstore.core.gc import leftover_temps
 from objstore.core.packformat import TEMP_PREFIX
@@ -256,6 +256,8 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
             if p.exists() and not is_regular(p):
                 hits.append(ScanHit("skipped", str(p), "not a regular file: not read"))
             continue
+        if is_zsh_history(p):   # zsh writes its history metafied (test25 T19)
+            data = unmetafy(data)
         if any(n in data for n in needles) or m(data.decode("utf-8", "replace")) \
                 or plain_spans(data.decode("utf-8", "surrogateescape"), text):   # (a shell's continued line)
             hits.append(ScanHit("file", str(p)))
