@@ -53,7 +53,8 @@ def test_a_long_note_is_split_at_headings_into_ordered_parts(invoke, tmp_path):
 
 def test_codex_memory_reads_codex_home(invoke, tmp_path, monkeypatch):
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
-    invoke("import", "codex-memory", exit_code=2)
+    r = invoke("import", "codex-memory")   # no memories folder yet: nothing to import (test25 T11)
+    assert "no Codex memories yet" in r.stderr and "0 written" in r.stdout
     _note(tmp_path / "codex" / "memories" / "style.md", "Prefer small commits.\n")
     r = invoke("import", "codex-memory", "--json").json
     assert r["written"] == 1
