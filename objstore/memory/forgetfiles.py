@@ -49,7 +49,8 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
     Matching is ``objstore.core.text.matcher`` (NFC, case folding,
     whitespace runs).  Returns the files changed, relative to the store.
     """
-    needles = [n for n in needles if len(n.strip()) >= MIN_MATCH_CHARS]
+    # each needle once (a --match text is also a rare word of the turn it names)
+    needles = list(dict.fromkeys(n for n in needles if len(n.strip()) >= MIN_MATCH_CHARS))
     tests = [matcher(n) for n in needles]
     if not tests:
         return []
@@ -58,7 +59,7 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
     # (the probe matcher() tests first), lower-cased; a non-ASCII word cannot be in them
     # (and the needle as it reads: fullwidth 'ｚｅｂｒａ' matches an ASCII 'zebra', core.text.matcher)
     probes = [max(normalize_value(f).split(" "), key=len) for n in needles for f in (n, confusable_fold(n))]
-    ascii_probes = [p.encode("ascii") for p in probes if p.isascii()]
+    ascii_probes = _fewest_probes(p.encode("ascii") for p in probes if p.isascii())
 
     def hit(s: str) -> bool:
         return any(t(s) for t in tests)
@@ -106,6 +107,22 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
             p.unlink()
         changed.append(str(p.relative_to(store.root)))
     return changed
+
+
+def _fewest_probes(probes) -> list[bytes]:
+    """The probes (byte strings) a file must hold one of for any of
+    ``probes`` to be in it: each distinct probe once, and none that holds
+    another (a file without ``b"bebigok"`` has no ``b"bebigoks"`` either),
+    so that :func:`scrub_derived` reads each file's bytes once a probe that
+    can decide, not once a needle and a form of it (a ``--match`` of one
+    turn: its text, the match, the match again as a rare word, each as
+    typed and as it reads, 8 scans of ~45 MB at a million turns, 3 left)."""
+    distinct = sorted(set(probes), key=len)
+    out: list[bytes] = []
+    for p in distinct:
+        if not any(q in p for q in out):
+            out.append(p)
+    return out
 
 
 def drop_leftover_temps(store: Store) -> list[tuple[str, int]]:

@@ -262,3 +262,21 @@ def test_one_packed_ref_is_read_by_a_byte_search_as_the_table_reads_it(refs):
     assert refs.read("facts/user/k") == D and refs.read("facts/user/xk") is None
     assert list(refs.iter("facts")) == [("facts/user/k", D)]   # a listing parses it, and reads go by its table
     assert refs.read("facts/user/k") == D
+
+
+def test_one_ref_of_packed_reflog_lines_is_read_and_dropped_alone(store):
+    """``Reflog.read`` parses only the packed lines that hold `` <name>\\t``,
+    ``Reflog.drop`` splits only those holding `` <name>``: the ref's lines
+    and no other's, where names end or begin with one another and a command
+    quotes another ref's name (a tab in a command is written as a space)."""
+    store.update_refs([("facts/user/k", None, A), ("facts/user/kk", None, B), ("facts/user/xk", None, C)],
+                      "import user/k\tone", time_ms=5)
+    store.update_refs([("facts/user/k", A, B), ("facts/user/kk", B, C)], "rollup of user/kk", time_ms=6)
+    log = store.root / "logs" / REFLOG_PACKED_FACTS
+    assert [(e.old, e.new, e.time) for e in store.reflog.read("facts/user/k")] == [(None, A, 5), (A, B, 6)]
+    assert [(e.old, e.new, e.time) for e in store.reflog.read("facts/user/kk")] == [(None, B, 5), (B, C, 6)]
+    assert [(e.old, e.new, e.time) for e in store.reflog.read("facts/user/xk")] == [(None, C, 5)]
+    assert store.reflog.drop("facts/user/k")
+    assert store.reflog.read("facts/user/k") == [] and " user/k\t" not in log.read_text()
+    assert [e.time for e in store.reflog.read("facts/user/kk")] == [5, 6]
+    assert [e.time for e in store.reflog.read("facts/user/xk")] == [5]

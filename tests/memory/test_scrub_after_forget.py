@@ -70,3 +70,30 @@ def test_scrub_derived_finds_the_text_in_every_encoding_of_a_file(store):
         text = (cache / name).read_text()
         assert "rubifuz" not in text.lower() and "keep" in text
     assert (cache / "clean.log").read_bytes() == files["clean.log"]
+
+
+def test_scrub_derived_with_needles_holding_each_other_misses_none(store):
+    """A forget's needles repeat and hold one another (a --match word, the turn
+    holding it, the word again as a rare word): scrub_derived tests each file's
+    bytes for the fewest probes that can decide (a file without "bebigok" has
+    no "xbebigoks" either), and still removes every line any needle is in, in
+    either case and as it reads."""
+    from objstore.memory.forget import scrub_derived
+    cache = store.root / "cache" / "probes"
+    cache.mkdir(parents=True)
+    files = {
+        "longer.log": b"keep\nthe XBEBIGOKS flag\nkeep too\n",               # only the needle holding the word
+        "turn.log": b"keep\nnote: the bebigok vilabiz rollout is late\n",     # the turn's text, whitespace as stored
+        "fullwidth.log": "keep\nthe \uff56\uff49\uff4c\uff41\uff42\uff49\uff5a line\n".encode(),   # vilabiz as it reads
+        "word.log": b"keep\nsay Bebigok twice\n",                             # the shortest needle alone
+        "apart.log": b"bebi gok, vila biz, xbebigo\n",                        # no needle in it
+    }
+    for name, data in files.items():
+        (cache / name).write_bytes(data)
+    turn = "Note: the bebigok   vilabiz rollout is late"
+    changed = scrub_derived(store, [turn, "bebigok", "xbebigoks", "bebigok", "vilabiz", "vilabiz"])
+    assert sorted(Path(c).name for c in changed) == ["fullwidth.log", "longer.log", "turn.log", "word.log"]
+    assert (cache / "longer.log").read_bytes() == b"keep\nkeep too\n"
+    assert (cache / "turn.log").read_bytes() == b"keep\n"
+    assert (cache / "fullwidth.log").read_bytes() == (cache / "word.log").read_bytes() == b"keep\n"
+    assert (cache / "apart.log").read_bytes() == files["apart.log"]
