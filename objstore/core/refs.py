@@ -57,6 +57,16 @@ from objstore.core.refkeys import (  # noqa: F401  (re-exported: the ref names' 
 )
 from objstore.core.refnames import escape_name, legacy_name, not_utf8, unescape_name
 
+
+def _holds_no_name_char(name: str) -> bool:
+    """Whether ``name`` holds what no session id or key may: a control or
+    invisible formatting character (``refkeys``' rule: categories Cc, Cf)
+    or ``\\`` (test25b U1: a packed file whose line ends became CRLF).
+    ``isprintable`` first: one C pass for the usual name (no ``re`` on the
+    store-opening path)."""
+    return "\\" in name or not name.isprintable() and any(
+        unicodedata.category(c) in ("Cc", "Cf") for c in name)
+
 #: ``refs/PACKED_SESSIONS``: packed session refs (module doc)
 PACKED_SESSIONS = "packed-sessions"
 #: ``refs/PACKED_FACTS``: packed fact refs (module doc; session 9)
@@ -242,11 +252,16 @@ class Refs:
         for ``s``, ``%ff``: not UTF-8, a key no key rule allows) names no
         ref: it is damage, as a line that is not ``<id> <name>`` is
         (skipped by every reader and said, ``fsck`` exits 13 naming it,
-        :meth:`drop_bad_packed` removes it).  A name that escaping leaves as
+        :meth:`drop_bad_packed` removes it); so is a name holding what no id
+        or key may (a control or invisible formatting character, a
+        backslash: a file whose line ends became CRLF, test25b U1).  A name
+        that escaping leaves as
         it is but for the ``%2F`` of a key's ``/`` (ASCII, no other ``%``,
         no capital: a session id, most keys) is canonical without
         unescaping and escaping it again (~24,000 session lines a parse at
         2M turns)."""
+        if _holds_no_name_char(name):   # a control character or '\\' (a line end made CRLF)
+            return False
         if "/" not in name:   # a session's line, without the split
             if name.isascii() and "%" not in name and (name.islower() or name == name.lower()):
                 return True
@@ -256,7 +271,10 @@ class Refs:
             if g.isascii() and "%" not in g and g == g.lower():
                 return True
         try:
-            return self._spath(self._ref_of_packed(ns, name), escape_name) == f"{self._root_s}/{ns}/{name}"
+            ref = self._ref_of_packed(ns, name)
+            if _holds_no_name_char(ref):   # escaped ones too (test25b U1)
+                return False
+            return self._spath(ref, escape_name) == f"{self._root_s}/{ns}/{name}"
         except (InvalidInput, UnicodeDecodeError):   # an id holding '/'; an escape of bytes that are not UTF-8
             return False
 

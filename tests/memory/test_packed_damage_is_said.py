@@ -99,3 +99,23 @@ def test_a_packed_session_line_in_no_canonical_escaping_is_damage(invoke, import
     r = invoke("sessions", "--json")
     assert {s["id"] for s in r.json} == before and "damaged" not in r.stderr
     assert invoke("fsck").stdout.startswith("ok:")
+
+
+def test_crlf_line_ends_in_the_packed_files_are_damage_not_names(invoke, imported):
+    """test25b U1: with CRLF line ends every packed session read as '<id>\\r':
+    `mem sessions` listed the ids with a \\r, `mem show ID` found no session and
+    `import --reread` stored every session again.  Now each such line is damage:
+    skipped and said, gc refuses, fsck names it, fsck --repair mends it."""
+    before = {s["id"] for s in invoke("sessions", "--json").json}
+    keys = invoke("keys", "--json").json
+    for name in ("packed-sessions", "packed-facts"):
+        p = imported / "refs" / name
+        p.write_bytes(p.read_bytes().replace(b"\n", b"\r\n"))
+    r = invoke("sessions", "--json")
+    assert not [s for s in r.json if "\r" in s["id"]] and "refs/packed-sessions line 1" in r.stderr, r.stderr
+    invoke("gc", "--prune=now", exit_code=13)
+    assert "packed-sessions line 1" in (r := invoke("fsck", exit_code=13)).stdout + r.stderr
+    invoke("fsck", "--repair")
+    assert {s["id"] for s in invoke("sessions", "--json").json} == before
+    assert invoke("keys", "--json").json == keys
+    assert invoke("fsck").stdout.startswith("ok:")
