@@ -20,22 +20,22 @@ DJ50 = "django-insecure-" + "k7#m2!p9@x4$z8&q1^w5*e3(r6)t0_y-u+i=oa1b2c3d4e5f6g7
 KEY = "q8Zr2LmX7pV4nK9tW3sB6yH1"
 PW = "S3cr3tPassw0rd"
 
-CASES = {
-    "django-environ-get": (f"SECRET_KEY = os.environ.get('DJANGO_SECRET_KEY', '{DJ}')", DJ, "os.environ.get(",
-                           "django-secret-key"),
-    "django-bare": (f"the key is {DJ} now", DJ, " now", "django-secret-key"),
-    "django-50": (f"key: {DJ50}", DJ50, "key: ", "django-secret-key"),
-    "environ-get": (f"SECRET_KEY = os.environ.get('SECRET_KEY', '{KEY}')", KEY, "'SECRET_KEY', '", "generic-secret"),
-    "getenv": (f'SECRET_KEY = os.getenv("SECRET_KEY", "{KEY}")', KEY, 'os.getenv("SECRET_KEY", "', "generic-secret"),
-    "decouple": (f"SECRET_KEY = config('SECRET_KEY', default='{KEY}')", KEY, "default='", "generic-secret"),
-    "flask": (f"app.secret_key = os.environ.get('FLASK_SECRET', '{KEY}')", KEY, "app.secret_key", "generic-secret"),
-    "password": (f"password = os.environ.get('DB_PASSWORD', '{PW}')", PW, "'DB_PASSWORD', '", "generic-secret"),
-    "js-or": (f"JWT_SECRET = process.env.JWT_SECRET || '{KEY}'", KEY, "process.env.JWT_SECRET || '",
-              "generic-secret"),
-    "js-nullish": (f'const secret = process.env.SESSION_SECRET ?? "{KEY}";', KEY, '";', "generic-secret"),
-    "annotated": (f"SECRET_KEY: str = '{KEY}'", KEY, "SECRET_KEY: str = '", "generic-secret"),
-    "pydantic": (f"secret_key: str = Field(default='{KEY}')", KEY, "Field(default='", "generic-secret"),
-}
+#: case ~ text ~ its secret ~ a part that stays ~ the rule named (one case a line)
+TABLE = f"""
+django-environ-get ~ SECRET_KEY = os.environ.get('DJANGO_SECRET_KEY', '{DJ}') ~ {DJ} ~ os.environ.get( ~ django-secret-key
+django-bare ~ the key is {DJ} now ~ {DJ} ~  now ~ django-secret-key
+django-50 ~ key: {DJ50} ~ {DJ50} ~ key:  ~ django-secret-key
+environ-get ~ SECRET_KEY = os.environ.get('SECRET_KEY', '{KEY}') ~ {KEY} ~ 'SECRET_KEY', ' ~ generic-secret
+getenv ~ SECRET_KEY = os.getenv("SECRET_KEY", "{KEY}") ~ {KEY} ~ os.getenv("SECRET_KEY", " ~ generic-secret
+decouple ~ SECRET_KEY = config('SECRET_KEY', default='{KEY}') ~ {KEY} ~ default=' ~ generic-secret
+flask ~ app.secret_key = os.environ.get('FLASK_SECRET', '{KEY}') ~ {KEY} ~ app.secret_key ~ generic-secret
+password ~ password = os.environ.get('DB_PASSWORD', '{PW}') ~ {PW} ~ 'DB_PASSWORD', ' ~ generic-secret
+js-or ~ JWT_SECRET = process.env.JWT_SECRET || '{KEY}' ~ {KEY} ~ process.env.JWT_SECRET || ' ~ generic-secret
+js-nullish ~ const secret = process.env.SESSION_SECRET ?? "{KEY}"; ~ {KEY} ~ "; ~ generic-secret
+annotated ~ SECRET_KEY: str = '{KEY}' ~ {KEY} ~ SECRET_KEY: str = ' ~ generic-secret
+pydantic ~ secret_key: str = Field(default='{KEY}') ~ {KEY} ~ Field(default=' ~ generic-secret
+"""
+CASES = {row[0]: tuple(row[1:]) for row in (line.split(" ~ ") for line in TABLE.strip().splitlines())}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
