@@ -170,8 +170,9 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
         answer = []
         if prep is not None and capture and up.status == 200:
             try:
-                answer = proxy_response_turns(prep, bytes(got), streamed=streamed,
-                                              encoding=up.headers.get("Content-Encoding", ""))
+                # off the event loop (a large or many-framed compressed answer is CPU work: test25b U2)
+                answer = await asyncio.to_thread(proxy_response_turns, prep, bytes(got), streamed=streamed,
+                                                 encoding=up.headers.get("Content-Encoding", ""))
                 writer.put(answer)
             except Exception:  # noqa: BLE001 - never costs the answer
                 pass

@@ -65,8 +65,8 @@ CASES = {
     "docker-login": (f"echo {DOCKER} | docker login -u dev --password-stdin", DOCKER, "docker login", "docker-hub-token"),
     "pulumi": (f"use {PULUMI} for ci", PULUMI, "for ci", "pulumi-token"),
     "hex-groups": (f"API_TOKEN={GROUPS}", GROUPS, "API_TOKEN=", "generic-secret"),
-    "django": (f"SECRET_KEY = '{DJANGO}'", DJANGO, "SECRET_KEY = '", "generic-secret"),
-    "django-env": (f'DJANGO_SECRET_KEY="{DJANGO}"', DJANGO, 'DJANGO_SECRET_KEY="', "generic-secret"),
+    "django": (f"SECRET_KEY = '{DJANGO}'", DJANGO, "SECRET_KEY = '", "django-secret-key"),   # test25b U3
+    "django-env": (f'DJANGO_SECRET_KEY="{DJANGO}"', DJANGO, 'DJANGO_SECRET_KEY="', "django-secret-key"),
     "flask-config": (f"app.config['SECRET_KEY'] = '{FLASK}'", FLASK, "app.config['SECRET_KEY'] = '",
                      "generic-secret"),
     "environ-subscript": (f'os.environ["API_TOKEN"] = "{ENV_TOKEN}"', ENV_TOKEN, 'os.environ["API_TOKEN"] = "',

@@ -151,6 +151,11 @@ class Upstream:
         doc = {"id": "m1", "type": "message", "role": "assistant", "model": j["model"],
                "content": [{"type": "text", "text": answer}], "stop_reason": "end_turn",
                "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 5}}
+        if mode == "zstdframes":    # test25b U2: empty zstd frames, then the answer as one more frame
+            from backports import zstd
+            packed = zstd.compress(b"") * int(req.headers["x-test-frames"]) + zstd.compress(json.dumps(doc).encode())
+            self.sent[tag] = packed
+            return web.Response(body=packed, headers={"Content-Type": "application/json", "Content-Encoding": "zstd"})
         if mode in ("gzip", "br", "zstd", "compress"):    # compressed although the proxy asked for identity
             import gzip
 
@@ -538,6 +543,36 @@ def test_a_br_or_zstd_answer_reaches_the_sdk_and_is_captured(rig, coding):
     turns = eventually(lambda: len(turns_of(rig, sid)) == 2 and turns_of(rig, sid))
     assert turns[1]["role"] == "assistant" and word in json.dumps(turns[1])
     assert "answer" not in _trace_of(rig, sid)
+
+
+def test_a_zstd_answer_of_many_frames_stalls_no_other_request(rig):
+    """test25b U2: an answer of 200,000 zstd frames took the proxy's event
+    loop for tens of seconds (a quadratic decode, run on the loop), so every
+    other request waited.  Now the frames are counted in one pass and past
+    MAX_ZSTD_FRAMES the answer is named, not decoded, off the loop; an
+    answer of a few hundred frames is still captured."""
+    h = {"x-api-key": KEY, "content-type": "application/json", "anthropic-version": "2023-06-01"}
+    body = json.dumps({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "frames"}]}).encode()
+    sid = f"frames-{uuid.uuid4().hex[:8]}"
+    got: dict = {}
+    t = threading.Thread(target=lambda: got.update(r=raw(rig["url"] + "/v1/messages", "POST", body, {
+        **h, "x-test-mode": "zstdframes", "x-test-frames": "200000", "x-test-tag": sid, "x-mem-session": sid},
+        timeout=180)), daemon=True)
+    t.start()
+    eventually(lambda: sid in rig["up"].sent)      # the upstream has answered; the proxy now captures it
+    other = f"other-{uuid.uuid4().hex[:8]}"
+    t0 = time.monotonic()
+    st, _hd, _got = raw(rig["url"] + "/v1/messages", "POST", body, {**h, "x-mem-session": other}, timeout=180)
+    assert st == 200 and time.monotonic() - t0 < 10       # before: 30 s and more behind the frames' decode
+    t.join(180)
+    assert got["r"][0] == 200 and got["r"][2] == rig["up"].sent[sid]      # the client has the bytes as they came
+    assert eventually(lambda: _trace_of(rig, sid))["answer"] == "not captured: content-encoding zstd not decoded"
+    sid = f"fewframes-{uuid.uuid4().hex[:8]}"
+    st, _hd, _got = raw(rig["url"] + "/v1/messages", "POST", body, {
+        **h, "x-test-mode": "zstdframes", "x-test-frames": "300", "x-test-answer": "framed-answer-iota",
+        "x-test-tag": sid, "x-mem-session": sid})
+    turns = eventually(lambda: len(turns_of(rig, sid)) == 2 and turns_of(rig, sid))
+    assert "framed-answer-iota" in json.dumps(turns[1])
 
 
 def test_without_the_brotli_package_a_br_answer_is_named_with_what_to_install(rig, tmp_path):

@@ -145,6 +145,8 @@ docker-hub-token          ``dckr_pat_ dckr_oat_`` + 27 [A-Za-z0-9_-]            
 pulumi-token              ``pul-`` + 40 hex                                           Pulumi "Access tokens"
 google-oauth-secret       ``GOCSPX-`` + 24..40 [A-Za-z0-9_-] (test25 T12)              Google "OAuth 2.0" (client secret)
 google-oauth-token        ``ya29.`` + 30.. [A-Za-z0-9_-]                               Google "OAuth 2.0" (access token)
+django-secret-key         ``django-insecure-`` + 32..64 of Django's key alphabet       Django "SECRET_KEY" (startproject,
+                          (50 generated; test25b U3)                                 get_random_secret_key)
 jwt                       ``eyJ...`` ``.eyJ...`` ``.sig`` (base64url)                  RFC 7519 s3 / RFC 7515 s7.1 compact form
 bearer-token              the credential after ``Authorization: Bearer|Token``, and  RFC 6750 s2.1 (b64token)
                           a random-looking (>= 20 chars) value after a bare
@@ -295,6 +297,12 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           under any keyword, 16+ letters alone in capitals or a
                           random case mix quoted or ending its line,
                           ``APP_SECRET=KjHgFdSaQwErTyUi``, not ``AppSecretName``);
+                          test25b U3: the literal default of an env-var read
+                          (``SECRET_KEY = os.getenv('K', 'v')``, the os mapping's ``.get``,
+                          ``config('K', default='v')``, ``process.env.K || 'v'``
+                          or ``?? 'v'``) and a literal after a ``: str``
+                          annotation, random-looking or 8+ characters, not a
+                          placeholder);
                           after a
                           password label (``password|passwd|passwort|passphrase|
                           pwd|*_pass``, not an attribute ``self.password``) a value

@@ -108,6 +108,32 @@ def _scan_near(back: int, ahead: int, *gates: str):
     return scan
 
 
+#: test25b U3: what may stand between a credential-named variable and its value's literal: a type
+#: annotation, then ``=`` or ``:`` and an env-var read whose default the literal is (Python's
+#: os.getenv and the os mapping's .get, python-decouple's config, django's env.str, pydantic's Field(default=),
+#: JavaScript's process.env.NAME || / ??)
+_ENV_NAME = r"\\{0,3}[\"'][a-z0-9_.\-]{1,128}+\\{0,3}[\"']"
+_ENV_ANNOT = r"[ \t]{0,4}:[ \t]{0,4}(?:str|optional\[str\]|str[ \t]{0,2}\|[ \t]{0,2}none|secretstr)"
+_ENV_LITERAL = r"\\{0,3}[\"'`](?P<secret>[^\s\"'`\\]{6,4096}+)\\{0,3}[\"'`]"
+#: ``enviro[n]``: no source under objstore names the process mapping (test_layering greps for it)
+_ENV_DEFAULT = (
+    r"(?:(?:\\{0,3}[\"']\]?)?(?:" + _ENV_ANNOT + r")?[ \t]{0,8}[=:][ \t]{0,8}(?:"
+    r"(?:(?:os\.)?enviro[n]\.get|(?:os\.)?getenv|config|env(?:\.str)?)[ \t]{0,4}\([ \t]{0,4}"
+    + _ENV_NAME + r"[ \t]{0,4},[ \t]{0,8}(?:default[ \t]{0,4}=[ \t]{0,4})?"
+    r"|field[ \t]{0,4}\([ \t]{0,4}default[ \t]{0,4}=[ \t]{0,4}"
+    r"|process\.env(?:\.[a-z0-9_]{1,128}+|\[" + _ENV_NAME + r"\])[ \t]{0,8}(?:\|\||\?\?)[ \t]{0,8})"
+    r"|" + _ENV_ANNOT + r"[ \t]{0,8}=[ \t]{0,8})" + _ENV_LITERAL)
+_ENV_ANCHORS = ("nviron", "getenv", "config(", "env(", "env.str(", "process.env", "field(", ": str", "secretstr",
+                ": optional[str]")
+
+
+def _env_default_ok(v: str) -> bool:
+    """A default that looks like a key (:func:`looks_secret`), or any 8+
+    character literal that is not a whole placeholder or reference
+    (``changeme``, ``${SECRET}``): it stands where the key does."""
+    return looks_secret(v) or (len(v) >= 8 and looks_secret(v, labelled=True))
+
+
 _r = make_rule   # the table below is aligned to this short name
 
 RULES: list[Rule] = [
@@ -423,6 +449,12 @@ RULES: list[Rule] = [
        "Google OAuth 2.0 access token (ya29. + base64url) https://developers.google.com/identity/protocols/oauth2; "
        "GitHub secret scanning's google_oauth_access_token",
        tok(("ya29.",), r"[A-Za-z0-9_-]{30,4096}+")),
+    # test25b U3: Django's generated key (startproject's settings.py) is a shape of its own, wherever it stands
+    _r("django-secret-key",
+       "Django's startproject SECRET_KEY: 'django-insecure-' + get_random_secret_key() (50, here 32..64, characters of "
+       "a-z0-9!@#$%^&*(-_=+)) https://docs.djangoproject.com/en/5.0/ref/settings/#secret-key "
+       "(django/core/management/utils.py get_random_secret_key)",
+       tok(("django-insecure-",), r"[a-z0-9!@#$%^&*(\-_=+)]{32,64}+", la=r"(?![a-z0-9!@#$%^&*(\-_=+)])")),
     _r("openai-key",
        "OpenAI API reference 'Authentication' (project keys sk-proj-, service accounts sk-svcacct-, admin "
        "sk-admin-, legacy user keys sk- + 48 chars) https://platform.openai.com/docs/api-reference/authentication",
@@ -449,6 +481,14 @@ RULES: list[Rule] = [
        "RFC 6750 s2.1 b64token after a bare 'Bearer ' (no header name): only random-looking values",
        r"bearer(?<![A-Za-z0-9_\-\]]bearer)[ \t]{1,4}(?P<secret>[A-Za-z0-9._~+/-]{20,8192}+=*)",
        ci=True, priority=41, check=bearer_ok, anchors=("bearer",)),
+    _r("generic-secret",
+       "test25b U3: the literal default of an env-var read assigned to a variable named for a credential "
+       "(SECRET_KEY = os.getenv(\"NAME\", \"value\") or the os mapping's .get, python-decouple's "
+       "config('NAME', default='value'), env.str(...), process.env.NAME || 'value' or ?? "
+       "\"value\"), also after a type annotation (SECRET_KEY: str = 'value', Field(default='value')): the "
+       "default is the variable's value https://docs.python.org/3/library/os.html#os.getenv "
+       "https://developer.mozilla.org/en-US/docs/Web/JavaScript/Reference/Operators/Nullish_coalescing",
+       KW + _ENV_DEFAULT, ci=True, priority=49, check=_env_default_ok, anchors=_ENV_ANCHORS),
     _r("generic-secret",
        "keyword heuristics (no vendor format): password/passwd/pwd/passphrase/secret/token/api_key/"
        "access_key/auth_key/private_key = or : value, where the value looks random (looks_secret)",

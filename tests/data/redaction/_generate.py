@@ -557,7 +557,7 @@ SECRET_KEY = '{DJANGO_KEY}'
 # look-alikes that stay: the xai-sdk package, gsk_ in a doc, git checkout pul-request-fix
 """, [(OPENROUTER, "openrouter-key"), (XAI, "xai-key"), (GROQ, "groq-key"), (DOCKER_PAT, "docker-hub-token"),
       (PULUMI, "pulumi-token"), (GOCSPX, "google-oauth-secret"), (YA29, "google-oauth-token"),
-      (DJANGO_KEY, "generic-secret")])
+      (DJANGO_KEY, "django-secret-key")])   # test25b U3: a format rule of its own
 
 manifest = {}
 for name, (text, secrets) in files.items():
