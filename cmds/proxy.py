@@ -172,7 +172,8 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
             try:
                 # off the event loop (a large or many-framed compressed answer is CPU work: test25b U2)
                 answer = await asyncio.to_thread(proxy_response_turns, prep, bytes(got), streamed=streamed,
-                                                 encoding=up.headers.get("Content-Encoding", ""))
+                                                 # several fields are one list (RFC 9110 5.3; test25b U5)
+                                                 encoding=", ".join(up.headers.getall("Content-Encoding", [])))
                 writer.put(answer)
             except Exception:  # noqa: BLE001 - never costs the answer
                 pass

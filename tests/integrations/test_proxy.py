@@ -156,6 +156,16 @@ class Upstream:
             packed = zstd.compress(b"") * int(req.headers["x-test-frames"]) + zstd.compress(json.dumps(doc).encode())
             self.sent[tag] = packed
             return web.Response(body=packed, headers={"Content-Type": "application/json", "Content-Encoding": "zstd"})
+        if mode == "gzip-then-br":   # test25b U5: the two codings in two Content-Encoding fields
+            import gzip
+
+            import brotli
+            from multidict import CIMultiDict
+            packed = brotli.compress(gzip.compress(json.dumps(doc).encode()))
+            self.sent[tag] = packed
+            return web.Response(body=packed, headers=CIMultiDict([("Content-Type", "application/json"),
+                                                                  ("Content-Encoding", "gzip"),
+                                                                  ("Content-Encoding", "br")]))
         if mode in ("gzip", "br", "zstd", "compress"):    # compressed although the proxy asked for identity
             import gzip
 
@@ -657,3 +667,18 @@ def test_an_emoji_split_across_two_stream_deltas_is_captured_whole(rig):
     assert st == 200
     turns = eventually(lambda: len(turns_of(rig, sid)) == 2 and turns_of(rig, sid))
     assert turns[1]["role"] == "assistant" and turns[1]["text"] == "smile \U0001F600 split-emoji-xi"
+
+
+def test_codings_in_two_header_fields_are_one_list(rig):
+    """test25b U5: `Content-Encoding: gzip` and `Content-Encoding: br` as two
+    fields mean "gzip, br" (RFC 9110 5.3); only the first was read and the
+    answer was not captured."""
+    h = {"x-api-key": KEY, "content-type": "application/json", "anthropic-version": "2023-06-01"}
+    sid = f"twofields-{uuid.uuid4().hex[:8]}"
+    body = json.dumps({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "two codings"}]}).encode()
+    st, _hd, got = raw(rig["url"] + "/v1/messages", "POST", body,
+                       {**h, "x-test-mode": "gzip-then-br", "x-test-answer": "two-field-answer-rho",
+                        "x-test-tag": sid, "x-mem-session": sid})
+    assert st == 200 and got == rig["up"].sent[sid]
+    turns = eventually(lambda: len(turns_of(rig, sid)) == 2 and turns_of(rig, sid))
+    assert turns[1]["role"] == "assistant" and "two-field-answer-rho" in json.dumps(turns[1])
