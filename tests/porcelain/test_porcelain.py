@@ -426,11 +426,14 @@ def test_porcelain_on_the_shared_transcripts(invoke, tmp_path, monkeypatch):
     out = tmp_path / "x.jsonl"
     invoke("export", "-o", str(out))
     before = {k: invoke("log", k, "--json").json for k in ("project/clmail/ci",)}
-    found = [h["id"] for h in invoke("search", "clmail project", "--json").json]
+    found = [h["id"] for h in invoke("search", "clmail project", "-n", "1000", "--json").json]
     monkeypatch.setenv("MEM_HOME", str(tmp_path / "copy"))
     invoke("import", "jsonl", str(out))
     assert {k: invoke("log", k, "--json").json for k in before} == before
-    assert [h["id"] for h in invoke("search", "clmail project", "--json").json] == found
+    # the same hits, the best first; near ties may swap: tantivy's BM25 statistics count the documents of the
+    # copy's index as its own segments hold them (deleted ones included), not as the original's did
+    again = [h["id"] for h in invoke("search", "clmail project", "-n", "1000", "--json").json]
+    assert again[0] == found[0] and sorted(again) == sorted(found), (again, found)
     assert "0 problems" in invoke("fsck").stdout
 
 
