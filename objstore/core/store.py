@@ -191,19 +191,23 @@ class Store(PackRewrites):
         last, the others then find it and open.  A skeleton left by a
         creation that died before its config (empty skeleton directories
         only) is finished; anything else without a config is refused.
-        Raises StoreNotFound (empty path), InvalidInput (not a directory,
-        not empty and not a store), CorruptObject (a store whose config is
+        Raises StoreNotFound (empty path), InvalidInput (a file, a link to
+        nothing, a missing parent folder: only the store's own folder is
+        created; not empty and not a store: :mod:`objstore.core.storepath`),
+        CorruptObject (a store whose config is
         missing: :func:`config_missing`, as :meth:`open` says it)."""
         root = Path(root).expanduser()
         if not str(root):
             raise StoreNotFound("the store path is empty", hint="set --home or MEM_HOME to a directory")
         cfg = root / "config"
         if not cfg.exists():
-            if root.exists() and not root.is_dir():
-                raise InvalidInput(f"cannot create a store at {root}: it is not a directory")
+            from objstore.core.storepath import refuse_foreign, refuse_to_create
+            refuse_to_create(root)      # a link to nothing, a file, no parent folder
+            if root.is_dir():
+                refuse_foreign(root)    # before the init lock is made in someone else's folder
             import fcntl
             try:
-                root.mkdir(parents=True, exist_ok=True)
+                root.mkdir(exist_ok=True)
                 fd = os.open(root / INIT_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             except OSError as e:
                 raise InvalidInput(f"cannot use {root} as a store: {e.strerror}") from None
@@ -219,17 +223,8 @@ class Store(PackRewrites):
     def _make_skeleton(root: Path) -> None:
         """Under the init lock, with no config: the skeleton directories, then
         the config (written last: its presence says the store exists)."""
-        try:
-            entries = [e for e in os.listdir(root) if not e.startswith(".")]
-        except OSError as e:
-            raise InvalidInput(f"cannot use {root} as a store: {e.strerror}") from None
-        left = set(entries) <= set(SKELETON_DIRS) and not any(
-            files for d in entries for _p, _d, files in os.walk(root / d))   # a creation that died
-        if entries and not left:
-            if "objects" in entries and "refs" in entries:
-                raise config_missing(root)
-            raise InvalidInput(f"{root} is not empty and is not a mem store; refusing to create one there",
-                               hint="point --home / MEM_HOME at a new or empty directory")
+        from objstore.core.storepath import refuse_foreign
+        refuse_foreign(root)
         for d in ("objects", "refs/facts", "refs/sessions", "refs/tombstones", "logs", "locks", "tmp"):
             (root / d).mkdir(parents=True, exist_ok=True)
         atomic_write(root / "config", cbor2.dumps({"format": STORE_FORMAT, "hash": "blake3", "created": now_ms(),
@@ -288,8 +283,8 @@ class Store(PackRewrites):
         except (FileNotFoundError, NotADirectoryError):
             if (root / "objects").is_dir() and (root / "refs").is_dir():
                 raise config_missing(root) from None
-            raise StoreNotFound(f"no mem store at {root}",
-                                hint="run 'mem init', or point --home / MEM_HOME at a store") from None
+            from objstore.core.storepath import not_a_store_reason   # names a link to nothing, a file
+            raise not_a_store_reason(root) from None
         except OSError as e:
             raise CorruptObject(f"{root}/config cannot be read: {e.strerror}") from None
         try:
