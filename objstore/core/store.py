@@ -39,6 +39,10 @@ from objstore.core.ids import check_prefix, hash_bytes
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
 from objstore.core.refs import Refs
+# why a path cannot be a store (a file, a link to nothing, no parent folder; session 26); config_missing and
+# SKELETON_DIRS re-exported for callers
+from objstore.core.storepath import (SKELETON_DIRS, config_missing, not_a_store_reason,  # noqa: F401
+                                     refuse_foreign, refuse_to_create)
 from objstore.core.repack import PackRewrites
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
@@ -64,9 +68,6 @@ STORE_FORMAT = 2
 STORE_FORMATS = (1, 2)
 #: ref file naming: 1 = only '%' and '/' escaped; 2 = also case (``refs.escape_name``)
 REF_NAMES = 2
-#: what :meth:`Store.init` makes before the config (a creation that died
-#: leaves a subset of these, empty)
-SKELETON_DIRS = ("objects", "refs", "logs", "locks", "tmp")
 #: the lock file processes creating the same store take turns on
 INIT_LOCK = ".mem-init.lock"
 #: the lock's command of ``mem fsck --repair`` (``objstore.memory.repair.repair``): its lock is taken
@@ -93,17 +94,6 @@ def now_ms() -> int:
 
 #: indexes a :meth:`Store.close` left open for the process's exit (``keep_index``)
 _LEFT_OPEN: list = []
-
-
-def config_missing(root: Path) -> CorruptObject:
-    """The error of a store whose ``config`` is missing while its
-    ``objects/`` and ``refs/`` are there: the same for a command that reads
-    (``Store.open``) and one that writes (``Store.init``, which refuses to
-    make a new store over it): exit 13, as a damaged config, and the hint
-    names the one repair (``objstore.memory.opening.repair_config``, run by
-    ``mem fsck --repair``)."""
-    return CorruptObject(f"{root} is a mem store whose config is missing",
-                         hint="'mem fsck --repair' writes the default config back (objects and refs are kept)")
 
 
 class Store(PackRewrites):
@@ -201,7 +191,6 @@ class Store(PackRewrites):
             raise StoreNotFound("the store path is empty", hint="set --home or MEM_HOME to a directory")
         cfg = root / "config"
         if not cfg.exists():
-            from objstore.core.storepath import refuse_foreign, refuse_to_create
             refuse_to_create(root)      # a link to nothing, a file, no parent folder
             if root.is_dir():
                 refuse_foreign(root)    # before the init lock is made in someone else's folder
@@ -223,7 +212,6 @@ class Store(PackRewrites):
     def _make_skeleton(root: Path) -> None:
         """Under the init lock, with no config: the skeleton directories, then
         the config (written last: its presence says the store exists)."""
-        from objstore.core.storepath import refuse_foreign
         refuse_foreign(root)
         for d in ("objects", "refs/facts", "refs/sessions", "refs/tombstones", "logs", "locks", "tmp"):
             (root / d).mkdir(parents=True, exist_ok=True)
@@ -283,8 +271,7 @@ class Store(PackRewrites):
         except (FileNotFoundError, NotADirectoryError):
             if (root / "objects").is_dir() and (root / "refs").is_dir():
                 raise config_missing(root) from None
-            from objstore.core.storepath import not_a_store_reason   # names a link to nothing, a file
-            raise not_a_store_reason(root) from None
+            raise not_a_store_reason(root) from None   # names a link to nothing, a file
         except OSError as e:
             raise CorruptObject(f"{root}/config cannot be read: {e.strerror}") from None
         try:

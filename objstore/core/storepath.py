@@ -19,9 +19,24 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from objstore.core.errors import InvalidInput, StoreNotFound
+from objstore.core.errors import CorruptObject, InvalidInput, StoreNotFound
 
-__all__ = ["not_a_store_reason", "refuse_foreign", "refuse_to_create"]
+__all__ = ["SKELETON_DIRS", "config_missing", "not_a_store_reason", "refuse_foreign", "refuse_to_create"]
+
+#: what :meth:`Store.init` makes before the config (a creation that died
+#: leaves a subset of these, empty)
+SKELETON_DIRS = ("objects", "refs", "logs", "locks", "tmp")
+
+
+def config_missing(root: Path) -> CorruptObject:
+    """The error of a store whose ``config`` is missing while its
+    ``objects/`` and ``refs/`` are there: the same for a command that reads
+    (``Store.open``) and one that writes (``Store.init``, which refuses to
+    make a new store over it): exit 13, as a damaged config, and the hint
+    names the one repair (``objstore.memory.opening.repair_config``, run by
+    ``mem fsck --repair``)."""
+    return CorruptObject(f"{root} is a mem store whose config is missing",
+                         hint="'mem fsck --repair' writes the default config back (objects and refs are kept)")
 
 
 def _kind(root: Path) -> str | None:
@@ -75,11 +90,9 @@ def refuse_to_create(root: Path) -> None:
 def refuse_foreign(root: Path) -> None:
     """Raise unless the folder ``root`` (no config) is empty but for dot
     files, or holds only the skeleton a creation left when it died
-    (:data:`~objstore.core.store.SKELETON_DIRS`, no file in them):
-    InvalidInput for a folder of other files, CorruptObject
-    (:func:`~objstore.core.store.config_missing`) for a store whose config
-    is missing."""
-    from objstore.core.store import SKELETON_DIRS, config_missing
+    (:data:`SKELETON_DIRS`, no file in them): InvalidInput for a folder of
+    other files, CorruptObject (:func:`config_missing`) for a store whose
+    config is missing."""
     try:
         entries = [e for e in os.listdir(root) if not e.startswith(".")]
     except OSError as e:
