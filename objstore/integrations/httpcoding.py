@@ -26,7 +26,8 @@ MAX_ZSTD_FRAMES = 100_000
 #: members"; each costs a decoder, as a zstd frame does: the same bound)
 MAX_GZIP_MEMBERS = MAX_ZSTD_FRAMES
 
-#: how much of a gzip body is handed to zlib at a time: what ``unused_data`` can copy past a member's end
+#: how much of a gzip member is handed to zlib first (then twice as much each time): what
+#: ``unused_data`` copies past the end of a short member
 _GZIP_CHUNK = 16 * 1024
 
 #: coding -> the package whose library decodes it (not the standard library's before Python 3.14)
@@ -55,9 +56,10 @@ def _zlib(data: bytes, tries: tuple[int, ...]) -> bytes | None:
 def _gzip(data: bytes) -> bytes | None:
     """Every member of a gzip body, one after the other (RFC 1952 2.2; what
     ``gzip -c a b`` and a server that compresses each flush on its own
-    send), in one linear pass: the body goes to zlib :data:`_GZIP_CHUNK`
-    bytes at a time, so what ``unused_data`` copies past a member's end is
-    at most one chunk, never the rest of the body.  Zero bytes after the
+    send), in one linear pass: each member goes to zlib in chunks of
+    :data:`_GZIP_CHUNK` bytes, then twice as many each time, so what
+    ``unused_data`` copies past a member's end is less than twice the
+    member, never the rest of the body.  Zero bytes after the
     last member are padding (as the standard library's ``gzip`` reads
     them).  None past :data:`MAX_GZIP_MEMBERS` members or
     :data:`MAX_DECODED` bytes, for a member cut short, damaged, or followed
@@ -70,24 +72,33 @@ def _gzip(data: bytes) -> bytes | None:
 
 def _gzip_members(view: memoryview) -> bytes | None:
     n = len(view)
-    out, pos, members = bytearray(), 0, 0
+    parts, got, pos = [], 0, 0      # the decoded pieces, joined once at the end (no copy for one piece)
+    members = 0
     while pos < n:
         if members and view[pos] == 0:           # padding, or damage: read once, then done
-            return bytes(out) if not view[pos:].tobytes().strip(b"\0") else None
+            if view[pos:].tobytes().strip(b"\0"):
+                return None
+            break
         if members == MAX_GZIP_MEMBERS:
             return None
         members += 1
-        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        d, size = zlib.decompressobj(16 + zlib.MAX_WBITS), _GZIP_CHUNK
         while not d.eof:
             if pos >= n:
                 return None                     # cut short
-            chunk = view[pos:pos + _GZIP_CHUNK]
+            chunk = view[pos:pos + size]
             pos += len(chunk)
-            out += d.decompress(chunk, MAX_DECODED - len(out) + 1)
-            if len(out) > MAX_DECODED:
+            size *= 2                           # a long member in few calls; the copy stays under 2x its size
+            piece = d.decompress(chunk, MAX_DECODED - got + 1)
+            got += len(piece)
+            if got > MAX_DECODED:
                 return None
+            if piece:
+                parts.append(piece)
         pos -= len(d.unused_data)               # the next member starts in this chunk
-    return bytes(out) if members else None
+    if not members:
+        return None
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _brotli(data: bytes) -> bytes | None:
