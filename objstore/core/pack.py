@@ -21,7 +21,7 @@ from objstore.core.atomic import fsync_dir
 from objstore.core.errors import AmbiguousId, CorruptObject, MemError, NotFound, UnsupportedVersion
 from objstore.core.ids import check_prefix
 from objstore.core.packbytes import PackBytes
-from objstore.core.packfile import Pack, PackInfo
+from objstore.core.packfile import Pack, PackInfo, prepare_prefixes
 from objstore.core.packformat import (BLOCK_BYTES, DICT_MIN_BYTES, HEADER_LEN, IDX_MAGIC, PACK_MAGIC,
                                       PARENT_MARK, TEMP_PREFIX, TRAIN_FRAMES, U32, UPGRADE_HINT, idx_size,
                                       pack_name_id, raw_id)
@@ -200,19 +200,19 @@ class PackSet:
         """For each checked prefix of ``ps`` (4-64 lowercase hex,
         :func:`~objstore.core.ids.check_prefix`), in order, the raw ids of
         every open pack starting with it (each pack asked once for all of
-        them: :meth:`Pack.prefixes_raw`).  An id found in one pack alone is
+        them: :meth:`Pack.find_prefixed`).  An id found in one pack alone is
         remembered with that pack, so that :meth:`get` reads it there first
         (the search index resolves its 16-byte prefixes so, then reads the
         objects: at a million turns, 113 packs, ~0.3 ms an object found by
         trying the packs in turn); at most ``HINTS`` ids are kept."""
         out: list[set[bytes]] = [set() for _ in ps]
         where: dict[bytes, Pack | None] | None = {} if len(ps) <= HINTS else None  # (a forget's segment: none)
+        prepared = prepare_prefixes(ps)
         for pack in self._order:
-            for got, found in zip(out, pack.prefixes_raw(ps)):
+            for i, r in pack.find_prefixed(prepared):
+                out[i].add(r)
                 if where is not None:
-                    for r in found:
-                        where[r] = pack if r not in where else None  # in several packs: no hint
-                got.update(found)
+                    where[r] = pack if r not in where else None  # in several packs: no hint
         if where:
             hints = self._hints
             if len(hints) + len(where) > HINTS:

@@ -46,6 +46,17 @@ from objstore.core.record import Frozen, set_fields
 FIND_MIN_BYTES = 6
 
 
+def prepare_prefixes(ps: "Iterable[str]") -> list[tuple[str, bytes, int, tuple[bytes, bytes]]]:
+    """Checked prefixes (4-64 lowercase hex) as :meth:`Pack.find_prefixed`
+    takes them, converted once for every pack: ``(prefix, its whole bytes,
+    their first byte, (the whole bytes, those after the first))``."""
+    out = []
+    for p in ps:
+        whole = bytes.fromhex(p[:len(p) & ~1])
+        out.append((p, whole, whole[0], (whole, whole[1:])))
+    return out
+
+
 class PackInfo(Frozen):
     """A finished pack.
 
@@ -696,7 +707,17 @@ class Pack(PackChecks):
     def prefixes_raw(self, ps: "Iterable[str]") -> list[list[bytes]]:
         """For each checked prefix of ``ps`` (4-64 lowercase hex,
         :func:`~objstore.core.ids.check_prefix`), in order, the raw ids of
-        this pack starting with it, ascending.  A prefix of at least
+        this pack starting with it, ascending (:meth:`find_prefixed`)."""
+        prepared = prepare_prefixes(ps)
+        got: list[list[bytes]] = [[] for _ in prepared]
+        for i, r in self.find_prefixed(prepared):
+            got[i].append(r)
+        return got
+
+    def find_prefixed(self, prepared: "list[tuple]") -> list[tuple[int, bytes]]:
+        """``(i, raw id)`` for each id of this pack starting with the
+        ``i``-th prefix of ``prepared`` (:func:`prepare_prefixes`), by
+        prefix, each prefix's ids ascending.  A prefix of at least
         ``FIND_MIN_BYTES`` whole bytes past the fan-out's is found by
         ``mmap.find`` over its fan-out bucket (one C scan of ~1/256 of the
         id table; a match is kept only at a row's start), a shorter one by
@@ -704,26 +725,23 @@ class Pack(PackChecks):
         16-byte prefix a search resolves (``objstore.core.idprefix``): at a
         million turns, 113 packs, ~1.5k lookups a recall, in one call a pack."""
         mm, base, idw, fan = self._mm, self._ids_off, self._idw, self._fanout
-        cut = ID_LEN - idw  # version 5: the table holds the bytes after the first
-        got = []
-        for p in ps:
-            whole = bytes.fromhex(p[:len(p) & ~1])
-            b = whole[0]  # a prefix has >= 4 hex digits: at least two whole bytes
+        cut = ID_LEN - idw  # version 5: the table holds the bytes after the first (keys[1])
+        find = mm.find
+        got: list[tuple[int, bytes]] = []
+        for i, (p, whole, b, keys) in enumerate(prepared):
             lo, end = fan[b], fan[b + 1]
-            out: list[bytes] = []
-            got.append(out)
             if lo >= end:
                 continue
-            key = whole[cut:]
+            key = keys[cut]
             if len(key) >= FIND_MIN_BYTES:
                 stop = base + end * idw
-                o = mm.find(key, base + lo * idw, stop)
+                o = find(key, base + lo * idw, stop)
                 while o >= 0:
                     if (o - base) % idw == 0:  # a row's start: the row begins with the prefix's whole bytes
                         k = mm[o:o + idw] if not cut else whole[:1] + mm[o:o + idw]
                         if not len(p) & 1 or k.hex().startswith(p):
-                            out.append(k)
-                    o = mm.find(key, o + 1, stop)
+                            got.append((i, k))
+                    o = find(key, o + 1, stop)
                 continue
             lo_raw = bytes.fromhex((p + "0" * 64)[:64])
             hi_raw = bytes.fromhex((p + "f" * 64)[:64])
@@ -740,7 +758,7 @@ class Pack(PackChecks):
                 k = self._id_at(lo)
                 if k > hi_raw:
                     break
-                out.append(k)
+                got.append((i, k))
                 lo += 1
         return got
 
