@@ -40,7 +40,7 @@ from objstore.core.packformat import (
 from objstore.core.packcheck import PackChecks
 from objstore.core.record import Frozen, set_fields
 
-#: whole bytes of a prefix (past the fan-out's first) from which :meth:`Pack.prefix_raw` scans its
+#: whole bytes of a prefix (past the fan-out's first) from which :meth:`Pack.find_prefixed` scans its
 #: fan-out bucket with ``mmap.find`` instead of a binary search (a shorter key is found inside rows
 #: often: each such match is skipped, but by a step in Python)
 FIND_MIN_BYTES = 6
@@ -701,18 +701,8 @@ class Pack(PackChecks):
     def prefix_raw(self, p: str) -> list[bytes]:
         """Raw ids of this pack starting with the checked prefix ``p``
         (4-64 lowercase hex, :func:`~objstore.core.ids.check_prefix`),
-        ascending (:meth:`prefixes_raw` of the one prefix)."""
-        return self.prefixes_raw((p,))[0]
-
-    def prefixes_raw(self, ps: "Iterable[str]") -> list[list[bytes]]:
-        """For each checked prefix of ``ps`` (4-64 lowercase hex,
-        :func:`~objstore.core.ids.check_prefix`), in order, the raw ids of
-        this pack starting with it, ascending (:meth:`find_prefixed`)."""
-        prepared = prepare_prefixes(ps)
-        got: list[list[bytes]] = [[] for _ in prepared]
-        for i, r in self.find_prefixed(prepared):
-            got[i].append(r)
-        return got
+        ascending (:meth:`find_prefixed` of the one prefix)."""
+        return [r for _i, r in self.find_prefixed(prepare_prefixes((p,)))]
 
     def find_prefixed(self, prepared: "list[tuple]") -> list[tuple[int, bytes]]:
         """``(i, raw id)`` for each id of this pack starting with the

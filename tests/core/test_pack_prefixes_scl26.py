@@ -1,4 +1,4 @@
-"""Prefix lookups in packs (scl26): ``Pack.prefixes_raw`` finds what a scan
+"""Prefix lookups in packs (scl26): ``Pack.find_prefixed`` finds what a scan
 of every id finds, for each prefix length and pack version; ``PackSet``
 reads an object a prefix lookup found from the pack it was found in, and
 still reads it when that pack goes."""
@@ -14,7 +14,7 @@ from objstore.core.errors import NotFound
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Turn
 from objstore.core.pack import Pack, PackSet
-from objstore.core.packfile import FIND_MIN_BYTES
+from objstore.core.packfile import FIND_MIN_BYTES, prepare_prefixes
 from objstore.core.packwriter import write_pack
 
 
@@ -45,8 +45,10 @@ def test_prefixes_raw_finds_what_a_scan_finds(tmp_path, version):
         ids = list(p)
         assert len(ids) == 3000
         ps = _prefixes(ids, rng)
-        got = p.prefixes_raw(ps)
         want = [[bytes.fromhex(o) for o in ids if o.startswith(q)] for q in ps]
+        got: list[list[bytes]] = [[] for _ in ps]
+        for i, r in p.find_prefixed(prepare_prefixes(ps)):
+            got[i].append(r)
         assert got == want
         assert sum(map(len, got)) >= 40 * 13   # every real id's prefixes found it (the short ones, more)
         assert [p.prefix_raw(q) for q in ps] == want
@@ -61,7 +63,7 @@ def test_a_key_inside_a_row_is_not_a_match(tmp_path):
         ids = list(p)
         for oid in ids[:50]:
             fake = oid[:2] + oid[18:50]   # the right fan-out bucket, the key taken from inside the row
-            assert p.prefixes_raw([fake]) == [[bytes.fromhex(o) for o in ids if o.startswith(fake)]]
+            assert p.prefix_raw(fake) == [bytes.fromhex(o) for o in ids if o.startswith(fake)]
 
 
 def test_packset_reads_what_a_prefix_lookup_found(tmp_path):
