@@ -329,7 +329,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
             if worker is not None:
                 worker.close()
             app.close()
-            record_sources(store, ledger, res.errors)
+            record_sources(store, ledger, res.errors, roots=paths)
         if refill.replaced:  # turns rewritten above a filled gap: their old documents go
             ierr = refill.unindex() if res.index_error is None else None
             res.index_error = res.index_error or ierr
