@@ -31,6 +31,7 @@ import _signal as signal
 
 # the per-event budgets (seconds, counted from a hook process's start) live with the hook's clock
 from cmds._hookclock import BUDGET_S, DEFAULT_BUDGET_S, HARD_STOP_AFTER_S  # noqa: F401
+from cmds._hooknames import cwd_holds_credential, holds_credential
 from cmds._hookstdin import MAX_STDIN_BYTES, STDIN_TIMEOUT_S, HookInputError, read_stdin_bytes  # noqa: F401
 
 #: seconds to wait for the store lock before giving up quietly
@@ -397,39 +398,6 @@ def _session_start_block(store, sid: str, source: str, cwd: str, trace: str | No
     return session_start_block(store, sid, source, cwd, namespace=sid, **kw) or ""
 
 
-def _holds_credential(sid: str, agent_id: str = "") -> bool:
-    """Whether a hook event's ``session_id`` (or its ``agent_id``) holds a
-    credential by the one name rule
-    (:func:`objstore.memory.writechecks.check_key_credentials`): such an id would
-    name a session ref file, its reflog, the audit log, the index and the
-    hook log, none of which is redacted.  The event is then skipped whole
-    (nothing captured, nothing injected; one hook-log line without the id):
-    the hook fails open, and the next event of a sound session is served."""
-    from objstore import InvalidInput, check_key_credentials
-    try:
-        check_key_credentials(sid, "namespace")
-        if agent_id:
-            check_key_credentials(agent_id, "agent")
-    except InvalidInput:
-        return True
-    return False
-
-
-def _cwd_holds_credential(cwd: str) -> bool:
-    """Whether a hook event's (or a shell command's) working directory holds
-    a credential (``/home/dev/AKIA…``) by the one path rule
-    (:func:`objstore.core.redact.path_holds_credential`, the path's ``/``
-    and ``.`` read as blanks): the path would name a project in
-    ``projects.json``, ``cache/activity.json`` and the turns, none of which
-    is redacted.  The event is then skipped like one whose session id holds
-    a credential (one hook-log line, ``cwd-credential``, without the path);
-    so is one whose ``transcript_path`` or ``agent_transcript_path`` holds
-    one (``transcript-path-credential``: a cursor and the ledgers name the
-    file)."""
-    from objstore import path_holds_credential  # the one path rule (turns, registry, import)
-    return path_holds_credential(cwd)
-
-
 def _subagent_namespace(sid: str, data: dict) -> str | None:
     """``<session>.agent-<agent_id>`` of a hook event fired inside (or about)
     a subagent, or None (no or unusable ``agent_id``)."""
@@ -596,15 +564,15 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
     cwd = _s(data.get("cwd"))
     if not sid:
         raise HookInputError("no-session-id")
-    if _holds_credential(sid, _s(data.get("agent_id"))):
+    if holds_credential(sid, _s(data.get("agent_id"))):
         run.session = "-"     # the id is never written, not even to the log
         raise HookInputError("session-id-credential")
     if cwd and not _is_text(cwd):  # a path that was not UTF-8: no project, the prompt is still captured
         run.log("bad-cwd")
         cwd = ""
-    if cwd and _cwd_holds_credential(cwd):   # the path is never written, not even to the log
+    if cwd and cwd_holds_credential(cwd):   # the path is never written, not even to the log
         raise HookInputError("cwd-credential")
-    if any(_cwd_holds_credential(p) for p in (_s(data.get("transcript_path")), _s(data.get("agent_transcript_path")))
+    if any(cwd_holds_credential(p) for p in (_s(data.get("transcript_path")), _s(data.get("agent_transcript_path")))
            if p):
         raise HookInputError("transcript-path-credential")   # (its ledger and cursor would keep the path)
     if ev not in ("SessionStart", "SubagentStart", "UserPromptSubmit") + CAPTURE_EVENTS:
@@ -802,10 +770,10 @@ def run_shell(*, session: str, cwd: str, status: int, started_ms: int, duration_
             run.session = "-"   # not checked for a credential: not logged (the line says why, test25 T8)
             run.log("skipped:MEM_SHELL_CAPTURE-not-1")
             return 0
-        if _holds_credential(session):
+        if holds_credential(session):
             run.session = "-"     # the id is never written, not even to the log
             raise HookInputError("session-id-credential")
-        if cwd and _cwd_holds_credential(cwd):   # the path is never written, not even to the log
+        if cwd and cwd_holds_credential(cwd):   # the path is never written, not even to the log
             raise HookInputError("cwd-credential")
         import objstore
         store = _open_store(run.root, SHELL_LOCK_WAIT_S)
