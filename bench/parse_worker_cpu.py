@@ -11,13 +11,17 @@ redact, forecast (``sessions.TurnForecast``) and pickle the messages, with
 CPU seconds and wall time, the bytes pickled and a SHA-256 of them (the same
 digest for two trees: the same rows, redactions and forecasts).  Compare CPU,
 not wall time, on a shared machine (docs/benchmarks.md, "Session 9 (branch
-`imp9`)").
+`imp9`)").  ``--spy DIR`` samples each child with py-spy and lists, per tree,
+the functions with the most samples on their stack over all its runs (docs/benchmarks.md,
+"Session 26 (branch `imp26`)").
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import os
+import shutil
 import subprocess
 import sys
 
@@ -51,13 +55,46 @@ def run_in_turn(child: str, description: str, default_runs: int) -> None:
     ap.add_argument("trees", nargs="+")
     ap.add_argument("--corpus", default="/tmp/bench-corpus")
     ap.add_argument("--runs", type=int, default=default_runs)
+    ap.add_argument("--spy", metavar="DIR", help="sample each child with py-spy (250 Hz, on PATH or beside this "
+                    "Python): its raw stacks to DIR/run<i>-tree<j>.txt, and each tree's functions with the most "
+                    "samples on their stack (imp26)")
+    ap.add_argument("--spy-top", type=int, default=25, help="functions listed per tree with --spy (default 25)")
     a = ap.parse_args()
+    spy = []
+    if a.spy:
+        os.makedirs(a.spy, exist_ok=True)
+        spy = [shutil.which("py-spy") or os.path.join(os.path.dirname(sys.executable), "py-spy"),
+               "record", "-r", "250", "-f", "raw", "-o"]
+    stacks: dict[str, collections.Counter] = {t: collections.Counter() for t in a.trees}
     for i in range(a.runs):
-        for tree in a.trees:
+        for j, tree in enumerate(a.trees):
             load = open("/proc/loadavg").read().split()[0] if os.path.exists("/proc/loadavg") else "?"
-            out = subprocess.run([sys.executable, "-c", child, tree, a.corpus], capture_output=True, text=True,
-                                 check=True).stdout.strip()
+            raw = os.path.join(a.spy, f"run{i + 1}-tree{j + 1}.txt") if spy else ""
+            cmd = [*spy, raw, "--"] if spy else []
+            out = subprocess.run([*cmd, sys.executable, "-c", child, tree, a.corpus], capture_output=True, text=True,
+                                 check=True).stdout.strip().splitlines()
+            out = [x for x in out if x.strip() and not x.startswith("py-spy>")][-1]   # py-spy writes to stdout too
             print(f"run {i + 1}  {tree}  load {load}  {out}", flush=True)
+            if spy:
+                _count_stacks(raw, stacks[tree])
+    for tree, c in stacks.items():
+        if c:
+            print(f"\n{tree}: {c['']} samples; functions by samples on their stack (share of all)")
+            for name, k in c.most_common(a.spy_top + 1)[1:]:
+                print(f"  {k:7d}  {k / c[''] * 100:5.1f} %  {name}")
+
+
+def _count_stacks(path: str, into: collections.Counter) -> None:
+    """Add each function's samples (a function counted once per stack) from py-spy's raw
+    output ``path`` (``frame;frame;... count`` lines) to ``into``; ``into['']``: all samples."""
+    with open(path) as f:
+        for line in f:
+            stack, _, n = line.rstrip("\n").rpartition(" ")
+            if not stack:
+                continue
+            into[""] += int(n)
+            for name in {fr.split(" (")[0] for fr in stack.split(";")}:
+                into[name] += int(n)
 
 
 def main() -> None:

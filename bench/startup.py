@@ -12,10 +12,9 @@ agent does not wait for it).  Commands and trees are taken in turn, one
 warm-up round first, so that load from other processes falls on all alike;
 ``python -c pass`` runs in the same rounds as the floor.
 
-``hook`` gives each sample a new session (its first prompt: the hook asks
-the name rule of the event's names); ``hook-later`` gives every sample of a
-tree one session, so all but the warm-up round are a session's later prompts
-(the names' clean verdict is kept: ``cmds._hooknames``).
+``hook`` gives each sample a new session (its first prompt); ``hook-later``
+gives every sample of a tree one session, so all but the warm-up round are a
+session's later prompts (what it was given already is in its state).
 
 ``--importtime R`` also prints, per command and tree, the modules imported
 and the sum of each module's minimum self time over R runs of

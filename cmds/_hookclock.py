@@ -10,7 +10,7 @@ here before it imports anything else (:func:`arm_early`, from
 :func:`cmds.entry.entry`), and the hook's watchdog sets its hard stop from
 :func:`started` (its budget for work still counts from when its code runs,
 but ends half a second before that stop, so a slow start leaves the time to
-log the timeout and leave: ``cmds._hookrun._Run.left``).  Only ``os`` and
+log the timeout and leave: ``cmds._hookrun.HookRun.left``).  Only ``os`` and
 ``time`` at import (the C module ``_signal`` when a stop is armed): the
 helper client's path imports this module too.
 """
@@ -72,7 +72,7 @@ def arm_early(event: str | None = None) -> None:
     """Arm the hard stop of a new hook process: ``os._exit(0)`` (SIGALRM)
     :data:`HARD_STOP_AFTER_S` after the budget of ``event`` (unknown before
     stdin is read: :data:`DEFAULT_BUDGET_S`), counted from :func:`started`.
-    The hook's own watchdog (:class:`cmds._hookrun._Watchdog`) replaces it
+    The hook's own watchdog (:class:`cmds._hookrun.Watchdog`) replaces it
     once it runs.  Nothing where SIGALRM does not exist."""
     # the C module: ``signal`` imports enum and with it functools, operator, reprlib (~3-5 ms of
     # the helper client's ~20 ms, tests/cmds/test_helper.py)

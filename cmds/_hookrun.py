@@ -1,7 +1,7 @@
 """The hook runtime behind ``mem hook``: no click, so it starts fast.
 
-One entry per agent (:func:`run_claude_code`, :func:`run_codex`) and one for
-the shell (:func:`run_shell`).  Each is a catch-all fail-open boundary: any
+One entry per agent (:func:`run_claude_code`, :func:`run_codex`); the
+shell's, ``run_shell``, is in :mod:`cmds._hookshell`.  Each is a catch-all fail-open boundary: any
 error gives exit 0, nothing on stdout and one line in ``<store>/logs/hooks.log``
 (time, hook, event, session id, error type: never a prompt or a value).
 A hook never exits 2 (a blocking error in the hook contract).
@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import select
 import sys
 import time
 from pathlib import Path
@@ -31,7 +30,6 @@ import _signal as signal
 
 # the per-event budgets (seconds, counted from a hook process's start) live with the hook's clock
 from cmds._hookclock import BUDGET_S, DEFAULT_BUDGET_S, HARD_STOP_AFTER_S  # noqa: F401
-from cmds._hooknames import cwd_holds_credential, holds_credential
 from cmds._hookstdin import MAX_STDIN_BYTES, STDIN_TIMEOUT_S, HookInputError, read_stdin_bytes  # noqa: F401
 
 #: seconds to wait for the store lock before giving up quietly
@@ -41,11 +39,6 @@ DEFAULT_LOCK_TIMEOUT_S = 1.0
 #: the store lock, so a prompt typed while an import or a gc holds it is still stored at once
 #: after; past that the next Stop's transcript sync stores it (same key: once)
 PROMPT_CAPTURE_LOCK_WAIT_S = 30.0
-#: ``mem hook shell`` runs in the background of the person's shell (the shell integration starts
-#: it with ``&``: nobody waits for it), so it waits this long for the store lock: a command that
-#: ends while another command's record, an import or a gc holds the lock is still recorded
-SHELL_LOCK_WAIT_S = 10.0
-SHELL_BUDGET_S = SHELL_LOCK_WAIT_S + 5.0
 MAX_CONTEXT_CHARS = 9_900      # Claude Code spills additionalContext over 10,000 chars to a file
 #: transcript bytes one event may read (per file; catch-up: in all): what parses well within the
 #: budget on a slow machine (~6 MB/s with the writes); the rest is read by the next events
@@ -142,31 +135,7 @@ def read_stdin(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: int = MA
     return parse_event(read_stdin_bytes(fd, timeout=timeout, max_bytes=max_bytes))
 
 
-def read_command_line(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: int = MAX_STDIN_BYTES) -> str:
-    """A shell command line from ``fd`` (``mem hook shell``, the shell
-    integrations pipe it: never an argument, which every local user reads
-    in /proc/PID/cmdline): read to EOF or for ``timeout`` seconds, at most
-    ``max_bytes`` (the rest is dropped), UTF-8 (invalid bytes replaced),
-    one trailing newline removed; "" when nothing came."""
-    buf = bytearray()
-    deadline = time.monotonic() + timeout
-    while len(buf) <= max_bytes:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            break
-        try:
-            ready, _, _ = select.select([fd], [], [], left)
-            chunk = os.read(fd, 1 << 16) if ready else b""
-        except (OSError, ValueError):
-            break
-        if not chunk:
-            break
-        buf += chunk
-    text = bytes(buf[:max_bytes]).decode("utf-8", "replace")
-    return text[:-1] if text.endswith("\n") else text
-
-
-class _Watchdog:
+class Watchdog:
     """SIGALRM timer: raises :class:`HookTimeout` in the main thread when the
     budget is spent; if the process is still alive one second later
     (:data:`HARD_STOP_AFTER_S`) it exits 0 at once (``os._exit``), also when
@@ -276,7 +245,7 @@ def resolve_transcript(data: dict, env) -> Path | None:
     return None
 
 
-def fork_off(run: "_Run", what: str, fn, *a, budget: float | None = None, lock_wait: float | None = None,
+def fork_off(run: "HookRun", what: str, fn, *a, budget: float | None = None, lock_wait: float | None = None,
              **kw) -> bool:
     """Run ``fn`` in a detached child (new session, stdio on /dev/null, its
     own budget: ``budget`` seconds, default the event's; ``lock_wait``:
@@ -306,7 +275,7 @@ def fork_off(run: "_Run", what: str, fn, *a, budget: float | None = None, lock_w
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
-        dog = _Watchdog()
+        dog = Watchdog()
         dog.arm(run.budget if budget is None else budget)
         if lock_wait is not None and a:
             a[0].lock_timeout = lock_wait   # fn(store, ...): nobody waits for this child
@@ -329,11 +298,11 @@ OWN_PROCESS = False
 DEFERRED: list | None = None
 
 
-def _deferred(run: "_Run", what: str, fn, *a, budget: float | None = None, lock_wait: float | None = None,
+def _deferred(run: "HookRun", what: str, fn, *a, budget: float | None = None, lock_wait: float | None = None,
               **kw) -> None:
     """What a forked child does, in this process: ``fn`` under its own
     budget, its store (``a[0]``) waiting ``lock_wait`` seconds for the lock."""
-    dog = _Watchdog(hard_exit=False)
+    dog = Watchdog(hard_exit=False)
     try:
         dog.arm(run.budget if budget is None else budget)
         if lock_wait is not None and a:
@@ -345,12 +314,16 @@ def _deferred(run: "_Run", what: str, fn, *a, budget: float | None = None, lock_
         dog.disarm()
 
 
-def _open_store(root: Path, lock_timeout: float):
+def open_hook_store(root: Path, lock_timeout: float):
+    """The store at ``root`` for a hook, created when missing (never a
+    missing folder above it: objstore.core.storepath), its writer lock
+    waited for at most ``lock_timeout`` seconds.  Raises what
+    ``objstore.open_store`` raises (the hook's boundary logs it)."""
     from objstore import open_store
     return open_store(root, create=True, lock_timeout=lock_timeout)
 
 
-def start_derive_auto(run: "_Run", store) -> bool:
+def start_derive_auto(run: "HookRun", store) -> bool:
     """``derive.auto``: when a run is due (``objstore.derive.auto``), start
     ``mem derive --auto`` as a detached process (new session, stdio on
     /dev/null) and return at once: the hook never waits for a model and
@@ -378,7 +351,7 @@ def start_derive_auto(run: "_Run", store) -> bool:
     return True
 
 
-def start_helper(run: "_Run", store) -> bool:
+def start_helper(run: "HookRun", store) -> bool:
     """Start the store's resident helper (``mem helper``) detached when it is
     not running, unless ``helper.autostart`` is false or ``MEM_NO_HELPER``
     is set; never waits for it.  True when a process was started."""
@@ -403,6 +376,39 @@ def _session_start_block(store, sid: str, source: str, cwd: str, trace: str | No
         return ""
     kw = {"trace_path": trace} if trace else {}
     return session_start_block(store, sid, source, cwd, namespace=sid, **kw) or ""
+
+
+def holds_credential(sid: str, agent_id: str = "") -> bool:
+    """Whether a hook event's ``session_id`` (or its ``agent_id``) holds a
+    credential by the one name rule
+    (:func:`objstore.memory.writechecks.check_key_credentials`): such an id would
+    name a session ref file, its reflog, the audit log, the index and the
+    hook log, none of which is redacted.  The event is then skipped whole
+    (nothing captured, nothing injected; one hook-log line without the id):
+    the hook fails open, and the next event of a sound session is served."""
+    from objstore import InvalidInput, check_key_credentials
+    try:
+        check_key_credentials(sid, "namespace")
+        if agent_id:
+            check_key_credentials(agent_id, "agent")
+    except InvalidInput:
+        return True
+    return False
+
+
+def cwd_holds_credential(cwd: str) -> bool:
+    """Whether a hook event's (or a shell command's) working directory holds
+    a credential (``/home/dev/AKIA…``) by the one path rule
+    (:func:`objstore.core.redact.path_holds_credential`, the path's ``/``
+    and ``.`` read as blanks): the path would name a project in
+    ``projects.json``, ``cache/activity.json`` and the turns, none of which
+    is redacted.  The event is then skipped like one whose session id holds
+    a credential (one hook-log line, ``cwd-credential``, without the path);
+    so is one whose ``transcript_path`` or ``agent_transcript_path`` holds
+    one (``transcript-path-credential``: a cursor and the ledgers name the
+    file)."""
+    from objstore import path_holds_credential  # the one path rule (turns, registry, import)
+    return path_holds_credential(cwd)
 
 
 def _subagent_namespace(sid: str, data: dict) -> str | None:
@@ -521,7 +527,7 @@ def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None
 
 # --------------------------------------------------------------------------- Claude Code
 
-class _Run:
+class HookRun:
     """One hook invocation: what it knows and how it logs."""
 
     def __init__(self, hook: str, env, started: float | None = None) -> None:
@@ -564,7 +570,7 @@ class _Run:
             return None
 
 
-def _claude_dispatch(run: _Run, data: dict) -> dict | None:
+def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
     import objstore
     ev = run.event
     sid = _s(data.get("session_id"))
@@ -584,7 +590,7 @@ def _claude_dispatch(run: _Run, data: dict) -> dict | None:
         raise HookInputError("transcript-path-credential")   # (its ledger and cursor would keep the path)
     if ev not in ("SessionStart", "SubagentStart", "UserPromptSubmit") + CAPTURE_EVENTS:
         return None                       # not an event mem acts on
-    store = _open_store(run.root, LOCK_TIMEOUT_S.get(ev, DEFAULT_LOCK_TIMEOUT_S))
+    store = open_hook_store(run.root, LOCK_TIMEOUT_S.get(ev, DEFAULT_LOCK_TIMEOUT_S))
     try:
         capture = not no_capture(run.env)
         if not capture:
@@ -717,15 +723,15 @@ def run_claude_code(env=None, stdin_fd: int | None = None, out=None, read=None, 
     :class:`HookInputError` as :func:`read_stdin` does).  ``started``: the
     ``time.monotonic()`` of the process's start (a new hook process,
     :func:`cmds._hookclock.armed`): the hard stop comes at the latest a
-    second after the budget counted from then (:meth:`_Run.hard_stop_at`);
+    second after the budget counted from then (:meth:`HookRun.hard_stop_at`);
     default: no earlier than the budget counted from now.
     Returns the exit status: 0, also on any error (fail open)."""
     env = os.environ if env is None else env
     out = sys.stdout if out is None else out
     if _flag(env, "MEM_PROXY_ACTIVE"):
         return 0  # this session runs through mem proxy, which captures and injects: stand aside
-    run = _Run("claude-code", env, started)
-    dog = _Watchdog()
+    run = HookRun("claude-code", env, started)
+    dog = Watchdog()
     try:
         dog.hard_at = run.hard_stop_at() if started is not None else None
         dog.arm(run.left())
@@ -745,56 +751,17 @@ def run_claude_code(env=None, stdin_fd: int | None = None, out=None, read=None, 
         dog.disarm()
         if isinstance(e, SystemExit) and e.code in (0, None):
             return 0
-        run.log(_failure(e))
+        run.log(failure_of(e))
         if env.get("MEM_DEBUG"):
             import traceback
             traceback.print_exc()
         return 0
 
 
-def _failure(e: BaseException) -> str:
+def failure_of(e: BaseException) -> str:
     """What the hook log says of the error that ended a hook: its type, and
     for bad input or the time budget the reason (``HookInputError:no-session-id``)."""
     return f"{type(e).__name__}:{e}" if isinstance(e, (HookInputError, HookTimeout)) else type(e).__name__
-
-
-# --------------------------------------------------------------------------- shell
-
-def run_shell(*, session: str, cwd: str, status: int, started_ms: int, duration_ms: int,
-              command_line: str, env=None) -> int:
-    """``mem hook shell``: capture one command of the person's shell (opt-in:
-    the shell integration calls it only with ``MEM_SHELL_CAPTURE=1``).
-    Always exits 0; errors go to the hook log."""
-    env = os.environ if env is None else env
-    run = _Run("shell", env)
-    run.event, run.session, run.budget = "command", session or "-", SHELL_BUDGET_S
-    dog = _Watchdog()
-    try:
-        dog.arm(run.budget)
-        if no_capture(env) or not command_line.strip():
-            return 0
-        if (env.get("MEM_SHELL_CAPTURE") or "") != "1":
-            run.session = "-"   # not checked for a credential: not logged (the line says why, test25 T8)
-            run.log("skipped:MEM_SHELL_CAPTURE-not-1")
-            return 0
-        if holds_credential(session):
-            run.session = "-"     # the id is never written, not even to the log
-            raise HookInputError("session-id-credential")
-        if cwd and cwd_holds_credential(cwd):   # the path is never written, not even to the log
-            raise HookInputError("cwd-credential")
-        import objstore
-        store = _open_store(run.root, SHELL_LOCK_WAIT_S)
-        try:
-            objstore.capture_shell(store, session_id=session, command_line=command_line, cwd=cwd, status=status,
-                               duration_ms=max(0, duration_ms), started_ms=max(0, started_ms))
-        finally:
-            store.close()
-        return 0
-    except BaseException as e:  # noqa: BLE001 - the fail-open boundary
-        run.log(_failure(e))
-        return 0
-    finally:
-        dog.disarm()
 
 
 # --------------------------------------------------------------------------- catch-up
@@ -804,15 +771,15 @@ def run_catch_up(*, idle_s: float = 2.0, budget_s: float = 60.0, env=None) -> in
     last sync (what the shell wrapper runs after the agent exits).  Files
     idle for ``idle_s`` seconds are read to their end.  Always exits 0."""
     env = os.environ if env is None else env
-    run = _Run("catch-up", env)
+    run = HookRun("catch-up", env)
     run.event, run.budget = "catch-up", budget_s
-    dog = _Watchdog()
+    dog = Watchdog()
     try:
         dog.arm(budget_s + 1)
         if no_capture(env):
             return 0
         import objstore
-        store = _open_store(run.root, 5.0)
+        store = open_hook_store(run.root, 5.0)
         try:
             objstore.catch_up(store, idle_s=idle_s, deadline=run.t0 + budget_s, budget_bytes=1 << 40)
         finally:

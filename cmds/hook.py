@@ -65,8 +65,11 @@ def claude_code():
 @click.option("--status", type=int, default=0, help="Exit status of the command.")
 @click.option("--start", "started_ms", type=int, default=0, help="Start time, ms since the epoch.")
 @click.option("--duration", "duration_ms", type=int, default=0, help="Duration in ms.")
+@click.option("--seq", type=click.IntRange(min=0), default=0,
+              help="The command's number in its shell (1, 2, ...): the records of one shell are stored in "
+                   "this order, whichever process gets the store lock first (0: not numbered).")
 @click.argument("command_line", nargs=-1, required=False)
-def shell(session, cwd, status, started_ms, duration_ms, command_line):
+def shell(session, cwd, status, started_ms, duration_ms, seq, command_line):
     """Record one command of your own shell as a turn (opt-in).
 
     It records nothing unless MEM_SHELL_CAPTURE=1 is set in its environment
@@ -83,11 +86,11 @@ def shell(session, cwd, status, started_ms, duration_ms, command_line):
 
     Exit status: always 0 (errors go to the hook log).
     """
-    from ._hookrun import read_command_line, run_shell
+    from ._hookshell import read_command_line, run_shell
     ctx = click.get_current_context()
     line = " ".join(command_line) if command_line else read_command_line(sys.stdin.fileno())
     ctx.exit(run_shell(session=session, cwd=cwd, status=status, started_ms=started_ms, duration_ms=duration_ms,
-                       command_line=line, env=_env(ctx)))
+                       command_line=line, env=_env(ctx), seq=seq))
 
 
 @command.command("catch-up")

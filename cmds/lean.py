@@ -203,12 +203,13 @@ def older_note(resolved_from: str) -> str:
 
 def read_value_stdin() -> str:
     """The value of ``mem remember KEY -``: standard input, less one final
-    newline.  Reads at most ``MAX_BODY_CHARS`` + 2 characters: a longer
+    line end, ``\\n`` or ``\\r\\n`` (a file saved on Windows, a CRLF heredoc:
+    test25 T20).  Reads at most ``MAX_BODY_CHARS`` + 3 characters: a longer
     input is refused (InvalidInput, exit 2) before the rest is read, so a
     200 MB input costs what the limit costs, not twice its size in memory."""
     from objstore import MAX_BODY_CHARS, InvalidInput
-    text = sys.stdin.read(MAX_BODY_CHARS + 2)
-    text = text[:-1] if text.endswith("\n") else text
+    text = sys.stdin.read(MAX_BODY_CHARS + 3)
+    text = text[:-2] if text.endswith("\r\n") else text[:-1] if text.endswith("\n") else text
     if len(text) > MAX_BODY_CHARS:
         raise InvalidInput(f"body is longer than {MAX_BODY_CHARS} characters (standard input was not read further)")
     return text

@@ -95,7 +95,7 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
     import aiohttp
     from aiohttp import web
 
-    from objstore import proxy_capture_turns, proxy_prepare, proxy_response_turns
+    from objstore import PROXY_MAX_ANSWER, proxy_capture_turns, proxy_prepare, proxy_response_turns
 
     writer = CaptureWriter(store, proxy_capture_turns)
 
@@ -152,12 +152,18 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
                 resp.headers.add(k, v)
         streamed = "text/event-stream" in up.headers.get("Content-Type", "")
         await resp.prepare(request)
-        got = bytearray()
+        # kept for capture up to PROXY_MAX_ANSWER bytes; past it dropped (not captured: the trace says so),
+        # while the client still gets every chunk as it comes
+        keep = prep is not None and capture and up.status == 200
+        got, over = bytearray(), False
         ok = True
         try:
             async for chunk in up.content.iter_any():
-                if prep is not None and up.status == 200:
-                    got += chunk
+                if keep:
+                    if len(got) + len(chunk) <= PROXY_MAX_ANSWER:
+                        got += chunk
+                    else:
+                        keep, over, got = False, True, bytearray()
                 await resp.write(chunk)
         except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionResetError):
             ok = False  # the upstream dropped: so does the client's connection
@@ -171,7 +177,8 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
         if prep is not None and capture and up.status == 200:
             try:
                 # off the event loop (a large or many-framed compressed answer is CPU work: test25b U2)
-                answer = await asyncio.to_thread(proxy_response_turns, prep, bytes(got), streamed=streamed,
+                answer = await asyncio.to_thread(proxy_response_turns, prep, None if over else bytes(got),
+                                                 streamed=streamed,
                                                  # several fields are one list (RFC 9110 5.3; test25b U5)
                                                  encoding=", ".join(up.headers.getall("Content-Encoding", [])))
                 writer.put(answer)

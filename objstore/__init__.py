@@ -267,6 +267,7 @@ _API: dict[str, tuple[str, str]] = {
     "proxy_prepare": ("objstore.integrations.proxy", "prepare"),
     "proxy_response_turns": ("objstore.integrations.proxy", "response_turns"),
     "proxy_capture_turns": ("objstore.integrations.proxy", "capture_turns"),
+    "PROXY_MAX_ANSWER": ("objstore.integrations.proxy", "MAX_ANSWER"),
     "derive_config": ("objstore.derive.providers", "load_config"),
     "derive_plan": ("objstore.derive.run", "plan"),
     "derive_run": ("objstore.derive.run", "run"),

@@ -59,6 +59,7 @@ if [ "${MEM_SHELL_CAPTURE:-}" = 1 ] && [[ $- == *i* ]] && [ -z "$(trap -p DEBUG)
   __mem_sid="shell-${HOSTNAME%%.*}-$(date +%Y%m%dT%H%M%S)-$$"
   __mem_armed=
   __mem_start=
+  __mem_seq=0   # the number of the last command handed to mem: its records are stored in this order
   __mem_cwd=
   __mem_hist=$(HISTTIMEFORMAT= builtin history 1 2>/dev/null)
   __mem_hist=${__mem_hist%%[!0-9 ]*}
@@ -83,9 +84,10 @@ if [ "${MEM_SHELL_CAPTURE:-}" = 1 ] && [[ $- == *i* ]] && [ -z "$(trap -p DEBUG)
         __mem_hist=${BASH_REMATCH[1]}
         line=${BASH_REMATCH[2]}
         if [ -n "$line" ] && [ "${line:0:1}" != " " ] && [ -z "${MEM_NO_CAPTURE:-}" ]; then
+          __mem_seq=$((__mem_seq + 1))
           # the line goes on stdin (printf is a builtin): an argument is readable by every user in /proc
           ( printf '%s' "$line" | mem hook shell --session "$__mem_sid" --cwd "$__mem_cwd" --status "$st" \
-              --start "$__mem_start" --duration "$((now - __mem_start))" >/dev/null 2>&1 & )
+              --start "$__mem_start" --duration "$((now - __mem_start))" --seq "$__mem_seq" >/dev/null 2>&1 & )
         fi
       fi
     fi

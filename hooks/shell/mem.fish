@@ -67,6 +67,7 @@ end
 if test "$MEM_SHELL_CAPTURE" = 1; and status is-interactive
     set -g __mem_sid shell-(string split -m1 . (hostname))[1]-(date +%Y%m%dT%H%M%S)-$fish_pid
     set -g __mem_cwd $PWD
+    set -g __mem_seq 0   # the number of the last command handed to mem: its records are stored in this order
     function __mem_preexec --on-event fish_preexec
         set -g __mem_cwd $PWD
     end
@@ -79,8 +80,9 @@ if test "$MEM_SHELL_CAPTURE" = 1; and status is-interactive
         set -l dur $CMD_DURATION
         test -n "$dur"; or set dur 0
         set -l now (math (date +%s) \* 1000)
+        set -g __mem_seq (math $__mem_seq + 1)
         # the line goes on stdin (printf is a builtin): an argument is readable by every user in /proc
-        printf '%s' $cmd | nohup mem hook shell --session $__mem_sid --cwd $__mem_cwd --status $st --start (math $now - $dur) --duration $dur >/dev/null 2>&1 &
+        printf '%s' $cmd | nohup mem hook shell --session $__mem_sid --cwd $__mem_cwd --status $st --start (math $now - $dur) --duration $dur --seq $__mem_seq >/dev/null 2>&1 &
         disown 2>/dev/null
     end
 end

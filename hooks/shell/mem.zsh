@@ -54,6 +54,7 @@ if [[ ${MEM_SHELL_CAPTURE:-} == 1 && -o interactive ]]; then
   zmodload zsh/datetime 2>/dev/null
   typeset -g __mem_sid="shell-${HOST%%.*}-$(date +%Y%m%dT%H%M%S)-$$"
   typeset -g __mem_cmd='' __mem_start='' __mem_cwd=''
+  typeset -gi __mem_seq=0   # the number of the last command handed to mem: its records are stored in this order
   __mem_ms() { printf "%.0f" $(( ${EPOCHREALTIME:-$EPOCHSECONDS} * 1000 )) }
   __mem_preexec() {
     __mem_cmd=$1
@@ -66,9 +67,10 @@ if [[ ${MEM_SHELL_CAPTURE:-} == 1 && -o interactive ]]; then
     local cmd=$__mem_cmd start=$__mem_start now=$(__mem_ms)
     __mem_cmd=''
     if [[ $cmd != ' '* && -z ${MEM_NO_CAPTURE:-} ]]; then
+      __mem_seq=$(( __mem_seq + 1 ))
       # the line goes on stdin (print is a builtin): an argument is readable by every user in /proc
       print -rn -- $cmd | mem hook shell --session $__mem_sid --cwd $__mem_cwd --status $st --start $start \
-        --duration $(( now - start )) >/dev/null 2>&1 &!
+        --duration $(( now - start )) --seq $__mem_seq >/dev/null 2>&1 &!
     fi
     return $st
   }

@@ -184,6 +184,7 @@ import sys
 import zlib
 from array import array
 from itertools import accumulate
+from operator import mul
 
 from blake3 import blake3
 
@@ -249,6 +250,10 @@ SOURCE_RULES = ((b"", "", 0, 0), (b"cc:", "uuid", 36, 16), (b"cc:msg:msg_", "b62
 #: issue 12, "Session 22 (branch rcl22)")
 _WIDTHS = bytes(SOURCE_RULES[c][3] if c < len(SOURCE_RULES) else 0 for c in range(256))
 _B62 = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+#: imp26: each byte's base62 digit (255: none) and the powers of 62, so that an id's value is two C
+#: passes (``bytes.translate``, ``sum(map(mul, ...))``), not a Python step per character
+_B62_DIGIT = bytes(_B62.find(c) if c in _B62 else 255 for c in range(256))
+_B62_POW = tuple(62 ** i for i in range(SOURCE_RULES[2][2]))
 #: version 3: a pack keeps the frames of the last this many blocks it read
 #: (at most BLOCK_BYTES each, plus one frame larger than that; dropped by
 #: :meth:`Pack.drop_pages`): a walk up a chain reads one block at a time
@@ -598,13 +603,10 @@ def _id_bytes(kind: str, text: bytes) -> bytes | None:
             if text[8:9] + text[13:14] + text[18:19] + text[23:24] != b"----":
                 return None
             return bytes.fromhex(text.decode("ascii").replace("-", ""))
-        n = 0
-        for c in text:
-            d = _B62.find(c)
-            if d < 0:
-                return None
-            n = n * 62 + d
-        return n.to_bytes(SOURCE_RULES[2][3], "big")
+        d = text.translate(_B62_DIGIT)
+        if 255 in d or len(d) > len(_B62_POW):
+            return None
+        return sum(map(mul, d, _B62_POW[len(d) - 1::-1])).to_bytes(SOURCE_RULES[2][3], "big")
     except (ValueError, UnicodeDecodeError, OverflowError):
         return None
 
@@ -662,14 +664,20 @@ def split_sources(frames: list[bytes]) -> tuple[list[bytes], bytes, bytes]:
                 end = a + len(prefix) + chars
                 if n < len(prefix) + chars or not f.startswith(prefix, a):
                     continue
-                raw = _id_bytes(kind, f[a + len(prefix):end])
+                text = f[a + len(prefix):end]
+                raw = _id_bytes(kind, text)
                 if raw is None:
                     continue
                 s = f[:a] + f[end:]
-                try:
-                    same = put_source(s, code, raw) == f
-                except ValueError:
-                    same = False
+                if source_at(s) == at:
+                    # put_source(s, code, raw) is f[:a] + prefix + the id's text + f[end:]: the same frame when
+                    # the id reads back as ``text``; ``chars`` base62 digits always do (62**24 < 256**18)
+                    same = len(text) == chars if kind == "b62" else _id_text(kind, raw, chars) == text
+                else:   # the cut moved the last SOURCE_MARK: the whole frame put back and compared
+                    try:
+                        same = put_source(s, code, raw) == f
+                    except ValueError:
+                        same = False
                 if same:
                     f = s
                     codes[i] = code

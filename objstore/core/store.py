@@ -39,6 +39,10 @@ from objstore.core.ids import check_prefix, hash_bytes
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
 from objstore.core.refs import Refs
+# why a path cannot be a store (a file, a link to nothing, no parent folder; session 26); config_missing and
+# SKELETON_DIRS re-exported for callers
+from objstore.core.storepath import (SKELETON_DIRS, config_missing, not_a_store_reason,  # noqa: F401
+                                     refuse_foreign, refuse_to_create)
 from objstore.core.repack import PackRewrites
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
@@ -64,9 +68,6 @@ STORE_FORMAT = 2
 STORE_FORMATS = (1, 2)
 #: ref file naming: 1 = only '%' and '/' escaped; 2 = also case (``refs.escape_name``)
 REF_NAMES = 2
-#: what :meth:`Store.init` makes before the config (a creation that died
-#: leaves a subset of these, empty)
-SKELETON_DIRS = ("objects", "refs", "logs", "locks", "tmp")
 #: the lock file processes creating the same store take turns on
 INIT_LOCK = ".mem-init.lock"
 #: the lock's command of ``mem fsck --repair`` (``objstore.memory.repair.repair``): its lock is taken
@@ -93,17 +94,6 @@ def now_ms() -> int:
 
 #: indexes a :meth:`Store.close` left open for the process's exit (``keep_index``)
 _LEFT_OPEN: list = []
-
-
-def config_missing(root: Path) -> CorruptObject:
-    """The error of a store whose ``config`` is missing while its
-    ``objects/`` and ``refs/`` are there: the same for a command that reads
-    (``Store.open``) and one that writes (``Store.init``, which refuses to
-    make a new store over it): exit 13, as a damaged config, and the hint
-    names the one repair (``objstore.memory.opening.repair_config``, run by
-    ``mem fsck --repair``)."""
-    return CorruptObject(f"{root} is a mem store whose config is missing",
-                         hint="'mem fsck --repair' writes the default config back (objects and refs are kept)")
 
 
 class Store(PackRewrites):
@@ -191,19 +181,22 @@ class Store(PackRewrites):
         last, the others then find it and open.  A skeleton left by a
         creation that died before its config (empty skeleton directories
         only) is finished; anything else without a config is refused.
-        Raises StoreNotFound (empty path), InvalidInput (not a directory,
-        not empty and not a store), CorruptObject (a store whose config is
+        Raises StoreNotFound (empty path), InvalidInput (a file, a link to
+        nothing, a missing parent folder: only the store's own folder is
+        created; not empty and not a store: :mod:`objstore.core.storepath`),
+        CorruptObject (a store whose config is
         missing: :func:`config_missing`, as :meth:`open` says it)."""
         root = Path(root).expanduser()
         if not str(root):
             raise StoreNotFound("the store path is empty", hint="set --home or MEM_HOME to a directory")
         cfg = root / "config"
         if not cfg.exists():
-            if root.exists() and not root.is_dir():
-                raise InvalidInput(f"cannot create a store at {root}: it is not a directory")
+            refuse_to_create(root)      # a link to nothing, a file, no parent folder
+            if root.is_dir():
+                refuse_foreign(root)    # before the init lock is made in someone else's folder
             import fcntl
             try:
-                root.mkdir(parents=True, exist_ok=True)
+                root.mkdir(exist_ok=True)
                 fd = os.open(root / INIT_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             except OSError as e:
                 raise InvalidInput(f"cannot use {root} as a store: {e.strerror}") from None
@@ -219,17 +212,7 @@ class Store(PackRewrites):
     def _make_skeleton(root: Path) -> None:
         """Under the init lock, with no config: the skeleton directories, then
         the config (written last: its presence says the store exists)."""
-        try:
-            entries = [e for e in os.listdir(root) if not e.startswith(".")]
-        except OSError as e:
-            raise InvalidInput(f"cannot use {root} as a store: {e.strerror}") from None
-        left = set(entries) <= set(SKELETON_DIRS) and not any(
-            files for d in entries for _p, _d, files in os.walk(root / d))   # a creation that died
-        if entries and not left:
-            if "objects" in entries and "refs" in entries:
-                raise config_missing(root)
-            raise InvalidInput(f"{root} is not empty and is not a mem store; refusing to create one there",
-                               hint="point --home / MEM_HOME at a new or empty directory")
+        refuse_foreign(root)
         for d in ("objects", "refs/facts", "refs/sessions", "refs/tombstones", "logs", "locks", "tmp"):
             (root / d).mkdir(parents=True, exist_ok=True)
         atomic_write(root / "config", cbor2.dumps({"format": STORE_FORMAT, "hash": "blake3", "created": now_ms(),
@@ -288,8 +271,7 @@ class Store(PackRewrites):
         except (FileNotFoundError, NotADirectoryError):
             if (root / "objects").is_dir() and (root / "refs").is_dir():
                 raise config_missing(root) from None
-            raise StoreNotFound(f"no mem store at {root}",
-                                hint="run 'mem init', or point --home / MEM_HOME at a store") from None
+            raise not_a_store_reason(root) from None   # names a link to nothing, a file
         except OSError as e:
             raise CorruptObject(f"{root}/config cannot be read: {e.strerror}") from None
         try:

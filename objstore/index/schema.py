@@ -33,6 +33,7 @@ from objstore.index.analysis import (
     SIMPLE_STEM_KEYED_ANALYZER,
     SIMPLE_STEM_SHORT_ANALYZER,
     SIMPLE_STEM_STOP_ANALYZER,
+    dotted_i_variant,
     glued_pairs,
     joined_token,
     lower_folds,
@@ -300,8 +301,10 @@ class GenFormat(Frozen):
         tokens ``toks``: the concatenation (:func:`joined_token` of its
         :meth:`tokens`), or for a one-token Greek word the other form of its
         final sigma (:func:`~objstore.index.analysis.sigma_variant`), in this
-        generation's term form; or None."""
-        j = joined_token(self.tokens(toks)) or sigma_variant(toks)
+        generation's term form; or None.  A one-token word holding ``i``
+        has the other spelling of a Turkish ``İ`` instead
+        (:func:`~objstore.index.analysis.dotted_i_variant`)."""
+        j = joined_token(self.tokens(toks)) or sigma_variant(toks) or dotted_i_variant(toks)
         if j is None or self.analyzer != "stem":
             return j
         return stem_tokens((j,))[0]

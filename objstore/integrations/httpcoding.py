@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import zlib
 
-__all__ = ["MAX_DECODED", "MAX_ZSTD_FRAMES", "decode_body", "missing_decoder", "not_decoded"]
+__all__ = ["MAX_DECODED", "MAX_GZIP_MEMBERS", "MAX_ZSTD_FRAMES", "decode_body", "missing_decoder", "not_decoded"]
 
 #: the most bytes a compressed answer is decoded to for capture (the client gets the bytes as they came)
 MAX_DECODED = 64 * 1024 * 1024
@@ -21,6 +21,14 @@ MAX_DECODED = 64 * 1024 * 1024
 #: the most zstd frames a body is decoded from (each costs a decoder, ~10 us; an upstream that frames
 #: each event of a long stream on its own stays far below; 150,000 empty frames stalled the proxy, test25b U2)
 MAX_ZSTD_FRAMES = 100_000
+
+#: the most gzip members a body is decoded from (RFC 1952 2.2: "a gzip file consists of a series of
+#: members"; each costs a decoder, as a zstd frame does: the same bound)
+MAX_GZIP_MEMBERS = MAX_ZSTD_FRAMES
+
+#: how much of a gzip member is handed to zlib first (then twice as much each time): what
+#: ``unused_data`` copies past the end of a short member
+_GZIP_CHUNK = 16 * 1024
 
 #: coding -> the package whose library decodes it (not the standard library's before Python 3.14)
 LIBRARY_CODINGS = {"br": "brotli", "zstd": "backports.zstd"}
@@ -43,6 +51,54 @@ def _zlib(data: bytes, tries: tuple[int, ...]) -> bytes | None:
         except zlib.error:
             continue
     return None
+
+
+def _gzip(data: bytes) -> bytes | None:
+    """Every member of a gzip body, one after the other (RFC 1952 2.2; what
+    ``gzip -c a b`` and a server that compresses each flush on its own
+    send), in one linear pass: each member goes to zlib in chunks of
+    :data:`_GZIP_CHUNK` bytes, then twice as many each time, so what
+    ``unused_data`` copies past a member's end is less than twice the
+    member, never the rest of the body.  Zero bytes after the
+    last member are padding (as the standard library's ``gzip`` reads
+    them).  None past :data:`MAX_GZIP_MEMBERS` members or
+    :data:`MAX_DECODED` bytes, for a member cut short, damaged, or followed
+    by bytes that are not one."""
+    try:
+        return _gzip_members(memoryview(data))
+    except zlib.error:
+        return None
+
+
+def _gzip_members(view: memoryview) -> bytes | None:
+    n = len(view)
+    parts, got, pos = [], 0, 0      # the decoded pieces, joined once at the end (no copy for one piece)
+    members = 0
+    while pos < n:
+        if members and view[pos] == 0:           # padding, or damage: read once, then done
+            if view[pos:].tobytes().strip(b"\0"):
+                return None
+            break
+        if members == MAX_GZIP_MEMBERS:
+            return None
+        members += 1
+        d, size = zlib.decompressobj(16 + zlib.MAX_WBITS), _GZIP_CHUNK
+        while not d.eof:
+            if pos >= n:
+                return None                     # cut short
+            chunk = view[pos:pos + size]
+            pos += len(chunk)
+            size *= 2                           # a long member in few calls; the copy stays under 2x its size
+            piece = d.decompress(chunk, MAX_DECODED - got + 1)
+            got += len(piece)
+            if got > MAX_DECODED:
+                return None
+            if piece:
+                parts.append(piece)
+        pos -= len(d.unused_data)               # the next member starts in this chunk
+    if not members:
+        return None
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _brotli(data: bytes) -> bytes | None:
@@ -97,19 +153,20 @@ def _zstd(data: bytes) -> bytes | None:
 
 def decode_body(data: bytes, encoding: str) -> bytes | None:
     """``data`` decoded from its HTTP ``Content-Encoding`` ``encoding``:
-    ``identity``, ``gzip``/``x-gzip``, ``deflate`` (zlib, or raw deflate as
+    ``identity``, ``gzip``/``x-gzip`` (every member), ``deflate`` (zlib, or raw deflate as
     some servers send it), ``br``, ``zstd``, or a comma-separated list of
     them applied in order.  None for another coding, a coding whose library
     is not installed (:func:`missing_decoder` names it), a damaged or cut
     short body, one that would decode to over :data:`MAX_DECODED` bytes, or
-    a zstd body of over :data:`MAX_ZSTD_FRAMES` frames.  Linear in the
+    a zstd body of over :data:`MAX_ZSTD_FRAMES` frames or a gzip one of
+    over :data:`MAX_GZIP_MEMBERS` members.  Linear in the
     body's size.  Never raises."""
     for coding in reversed(_codings(encoding)):
         if coding == "identity":
             continue
         try:
             if coding in ("gzip", "x-gzip"):
-                out = _zlib(data, (16 + zlib.MAX_WBITS,))
+                out = _gzip(data)
             elif coding == "deflate":
                 out = _zlib(data, (zlib.MAX_WBITS, -zlib.MAX_WBITS))
             elif coding == "br":

@@ -68,7 +68,7 @@ from objstore.core.jsonspan import Node, scan
 from objstore.core.text import clean_str
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
-from objstore.integrations.httpcoding import decode_body, not_decoded
+from objstore.integrations.httpcoding import MAX_DECODED, decode_body, not_decoded
 from objstore.memory.writechecks import check_key_credentials
 from objstore.memory.scope import project_aliases
 from objstore.memory.appender import TurnAppender
@@ -77,6 +77,11 @@ from objstore.retrieval.context import escape_text, render_context, load_state a
 from objstore.retrieval.inject import inject_for_prompt
 
 STATE_DIR = "cache/proxy"
+#: the most bytes of an upstream answer, as they came (compressed or not), kept for capture: an
+#: answer past it reaches the client whole but is not captured (its request's turns are); a
+#: Messages answer is far smaller (128K output tokens: a few MB of SSE).  As many as
+#: :data:`~objstore.integrations.httpcoding.MAX_DECODED` bytes are decoded from a compressed one.
+MAX_ANSWER = MAX_DECODED
 HARNESS = "proxy"
 _WORKDIR = re.compile(r"Working directory:\s*(\S+)")
 _MEM_CONTEXT = re.compile(r"<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)", re.I | re.S)
@@ -647,10 +652,12 @@ def assistant_text_from_json(data: bytes) -> str:
     return "\n".join(t for _p, t in _text_of(r.get("content")))
 
 
-def response_turns(prep: Prepared, data: bytes, *, streamed: bool, encoding: str = "") -> list:
+def response_turns(prep: Prepared, data: bytes | None, *, streamed: bool, encoding: str = "") -> list:
     """The assistant's answer to a prepared request as turns to capture (the
     answer is message ``prep.n_messages`` of the conversation); [] when it
-    holds no text.  ``data``: the response body as the upstream sent it,
+    holds no text.  ``data``: the response body as the upstream sent it
+    (bytes-like), or None for one of over :data:`MAX_ANSWER` bytes, which
+    the proxy did not keep (not captured, and the trace says so);
     ``encoding`` its ``Content-Encoding`` (decoded for capture:
     :func:`decode_body`).  A stream is an answer only once it reached
     ``message_stop``: one that ended in an ``error`` event or closed before
@@ -659,6 +666,9 @@ def response_turns(prep: Prepared, data: bytes, *, streamed: bool, encoding: str
     put in ``prep.trace["answer"]`` (no text of it)."""
     if prep.conv is None or not prep.unmarked:
         return []           # the answer to a #nomem prompt is not captured either
+    if data is None:
+        prep.trace["answer"] = f"not captured: the answer is over {MAX_ANSWER >> 20} MiB"
+        return []
     decoded = decode_body(data, encoding) if encoding else data
     if decoded is None:
         prep.trace["answer"] = "not captured: " + not_decoded(encoding)

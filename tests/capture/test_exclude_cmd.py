@@ -47,8 +47,9 @@ def test_exclude_creates_the_table_and_refuses_bad_input(invoke, store_path):
 
 
 def test_apply_forget_says_what_the_forget_deleted_and_no_gc_is_needed(invoke, store_path):
-    """test25 T10: the forget deletes the sessions' objects and purges the
-    index itself; the summary said to run 'mem gc --prune=now' for that."""
+    """test25 T10 (lead25's and mend25's tests, one since session 26): the
+    forget deletes the sessions' objects and purges the index itself; the
+    summary said to run 'mem gc --prune=now' for that."""
     invoke("import", "claude-code", str(SAMPLE))
     r = invoke("exclude", "--add", "/home/dev/acme-*", "--apply", "--forget")
     line = r.stdout.strip().splitlines()[-1]

@@ -329,7 +329,13 @@ def test_a_shell_command_that_ends_while_the_store_is_locked_is_still_recorded(t
 def test_a_shell_record_without_the_opt_in_says_why_in_the_log(tmp_path):
     """test25 T8: `mem hook shell` called without MEM_SHELL_CAPTURE=1 (as its
     help's example did) recorded nothing and said nothing.  It still records
-    nothing, and the hook log says why, without the session id."""
+    nothing, and the hook log says why, without the session id; its help
+    says so and its example sets the variable (T8's one test: mend25 fixed
+    the help alone, lead25 the help and the log)."""
+    h = subprocess.run([sys.executable, "-m", "cmds", "hook", "shell", "--help"], text=True, cwd=REPO,
+                       capture_output=True, timeout=60)
+    assert "records nothing unless MEM_SHELL_CAPTURE=1" in " ".join(h.stdout.split()), h.stdout
+    assert "| MEM_SHELL_CAPTURE=1 mem hook shell --session" in h.stdout, h.stdout
     store = tmp_path / "store"
     open_store(store, create=True).close()
     argv = [sys.executable, "-m", "cmds", "hook", "shell", "--session", "shell-ghp_x", "--cwd", str(tmp_path),

@@ -108,11 +108,12 @@ def interactive_shell(shell: str, exe: str, home: Path, store: Path) -> tuple[di
     return env, argv
 
 
-def _pty_session(argv: list[str], env: dict, commands: list[str]) -> str:
+def _pty_session(argv: list[str], env: dict, commands: list[str], typed=None) -> str:
     """Run an interactive shell on a pseudo-terminal; type each of
     ``commands`` once the shell shows its prompt (:data:`PROMPT`) again,
-    then ``exit``.  No fixed pauses: a loaded machine may take seconds to
-    start the shell (its rc file runs ``mem shell-init``) or to run a command."""
+    then call ``typed()`` (when given) and ``exit``.  No fixed pauses: a
+    loaded machine may take seconds to start the shell (its rc file runs
+    ``mem shell-init``) or to run a command."""
     pid, fd = pty.fork()
     if pid == 0:                                   # pragma: no cover - the child
         os.execve(argv[0], argv, env)
@@ -140,6 +141,8 @@ def _pty_session(argv: list[str], env: dict, commands: list[str]) -> str:
     for i, c in enumerate(commands):
         os.write(fd, (c + "\r").encode())
         read_until_prompts(i + 2)
+    if typed is not None:
+        typed()
     os.write(fd, b"exit\r")
     end = time.monotonic() + 60
     while time.monotonic() < end:                  # read to the end, so the shell never blocks on its output
@@ -157,15 +160,21 @@ def _pty_session(argv: list[str], env: dict, commands: list[str]) -> str:
     return out.decode("utf-8", "replace")
 
 
-@pytest.mark.parametrize("shell", SHELLS)
-def test_shell_command_capture(tmp_path, shell):
+def _capturing_shell(tmp_path: Path, shell: str) -> tuple[Path, dict, list[str]]:
+    """(store, environment, argv) of an interactive ``shell`` capturing into
+    ``tmp_path/store`` (:func:`interactive_shell`); skips where the shell or
+    the mem script is missing."""
     exe = _need(shell)
     if not MEM_BIN.exists():
         pytest.skip("the mem script is not installed next to this Python")
-    store = tmp_path / "store"
     home = tmp_path / "shellhome"
     home.mkdir()
-    env, argv = interactive_shell(shell, exe, home, store)
+    return (tmp_path / "store", *interactive_shell(shell, exe, home, tmp_path / "store"))
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_shell_command_capture(tmp_path, shell):
+    store, env, argv = _capturing_shell(tmp_path, shell)
     work = tmp_path / "work dir"
     work.mkdir()
     _pty_session(argv, env, [f"cd '{work}'", "echo hello-capture", " echo secret-with-space", "false",
@@ -186,6 +195,40 @@ def test_shell_command_capture(tmp_path, shell):
     assert not any("secret-with-space" in t for t in texts)
     assert not any("hunter2secret" in t for t in texts)       # redacted before the write
     assert all(x[2] == "user" for x in got)
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_shells_commands_are_stored_in_the_order_they_were_typed(tmp_path, shell):
+    """test25 T4: each command's record is its own background writer, and
+    they were stored in the order they got the store lock (bash: 1 2 6 5 4 3,
+    zsh reversed).  Here the writers all queue on the lock, held while the
+    commands are typed; each is numbered by the shell (--seq) and stored
+    after the one before it."""
+    from objstore.memory.opening import open_store
+    store, env, argv = _capturing_shell(tmp_path, shell)
+    words = [f"echo order-{shell}-{i}" for i in range(1, 5)]
+    s = open_store(store, create=True)
+    held = [s.lock("test: the writers queue")]
+    held[0].__enter__()
+
+    def release() -> None:      # once the commands are typed (the writers are queued), before the shell exits
+        if held:
+            held.pop().__exit__(None, None, None)
+    try:
+        _pty_session(argv, env, words, typed=release)
+    finally:
+        release()
+        s.close()
+    seq_dir = store / "cache" / "shell-seq"     # written by each writer after its turn, under the lock
+    end = time.monotonic() + 90
+    while time.monotonic() < end and (len(turns(store)) < len(words) or not any(
+            p.read_bytes() in (b"4\n", b"5\n") for p in (seq_dir.iterdir() if seq_dir.exists() else ()))):
+        time.sleep(0.2)
+    got = [t[3].split("\n")[0] for t in sorted(turns(store), key=lambda t: t[1])]
+    # (fish records the final `exit` too: numbered 5, it comes after the 4 when it lands)
+    assert got[:4] == [f"$ {w}" for w in words] and got[4:] in ([], ["$ exit"]), (got, hook_log(store))
+    sid = {t[0] for t in turns(store)}.pop()
+    assert (seq_dir / sid).read_bytes() in (b"4\n", b"5\n")
 
 
 @pytest.mark.parametrize("shell", SHELLS)

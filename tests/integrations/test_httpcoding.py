@@ -50,6 +50,32 @@ def test_a_zstd_body_of_many_frames_decodes_up_to_the_frame_bound_and_no_further
     assert decode_body(zstd.compress(DOC) + b"junk", "zstd") is None
 
 
+def test_every_member_of_a_gzip_body_is_read_up_to_the_member_bound():
+    """mend26: only the first member was read, so a body compressed a flush
+    at a time (or ``gzip -c a b``) was captured cut short.  Members are read
+    a chunk at a time in one pass (16 KiB chunks across a member boundary
+    too); zero padding after the last is ignored, other bytes after it
+    refuse the body, as do a member cut short and one member past
+    MAX_GZIP_MEMBERS."""
+    parts = [DOC[:7], DOC[7:1000], b"", DOC[1000:]]
+    assert decode_body(b"".join(gzip.compress(p) for p in parts), "gzip") == DOC
+    wide = bytes(range(256)) * 400                   # 100 KiB: members that span chunks, stored not deflated
+    assert decode_body(gzip.compress(wide, 0) + gzip.compress(wide, 0), "x-gzip") == wide * 2
+    assert decode_body(gzip.compress(DOC) + b"\0" * 100, "gzip") == DOC
+    assert decode_body(gzip.compress(DOC) + b"\0\0junk", "gzip") is None
+    assert decode_body(gzip.compress(DOC) + b"junk", "gzip") is None
+    second = gzip.compress(DOC)
+    assert decode_body(gzip.compress(DOC) + second[:-4], "gzip") is None
+    empty = gzip.compress(b"")
+    body = empty * (httpcoding.MAX_GZIP_MEMBERS - 1) + gzip.compress(b"last")
+    assert decode_body(body, "gzip") == b"last"
+    assert decode_body(empty + body, "gzip") is None
+    # the decoded bound counts every member together
+    half = gzip.compress(b"\0" * (MAX_DECODED // 2))
+    assert decode_body(half + half, "gzip") == b"\0" * MAX_DECODED
+    assert decode_body(half + half + gzip.compress(b"x"), "gzip") is None
+
+
 @pytest.mark.parametrize("coding, pack", [("br", brotli.compress), ("zstd", zstd.compress), ("gzip", gzip.compress)])
 def test_a_cut_short_damaged_or_too_large_body_is_none(coding, pack):
     packed = pack(DOC)

@@ -137,6 +137,18 @@ class Upstream:
                         {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
                          "usage": {"output_tokens": 2}},
                         {"type": "message_stop"}]
+            if mode == "huge":        # mend26: x-test-mib MiB of text deltas, then message_stop (sent: sha256)
+                import hashlib
+                sha, filler = hashlib.sha256(), "z" * (1 << 20)
+                n = int(req.headers["x-test-mib"])
+                for e in evs[:-3] + [{"type": "content_block_delta", "index": 1,
+                                      "delta": {"type": "text_delta", "text": filler}}] * n + evs[-3:]:
+                    chunk = f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode()
+                    sha.update(chunk)
+                    await r.write(chunk)
+                self.sent[tag] = sha.digest()
+                await r.write_eof()
+                return r
             out = bytearray()
             for i, e in enumerate(evs):
                 chunk = f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode()
@@ -156,6 +168,12 @@ class Upstream:
             packed = zstd.compress(b"") * int(req.headers["x-test-frames"]) + zstd.compress(json.dumps(doc).encode())
             self.sent[tag] = packed
             return web.Response(body=packed, headers={"Content-Type": "application/json", "Content-Encoding": "zstd"})
+        if mode == "gzipmembers":    # mend26: one gzip member per piece (RFC 1952 2.2), as gzip -c a b writes
+            import gzip
+            data = json.dumps(doc).encode()
+            packed = b"".join(gzip.compress(data[i:i + 7]) for i in range(0, len(data), 7))
+            self.sent[tag] = packed
+            return web.Response(body=packed, headers={"Content-Type": "application/json", "Content-Encoding": "gzip"})
         if mode == "gzip-then-br":   # test25b U5: the two codings in two Content-Encoding fields
             import gzip
 

@@ -1,0 +1,106 @@
+"""Why a store path cannot be a store, named for what it is (test25 T14,
+T21): a symbolic link to nothing, a file, a folder whose parent is
+missing, a folder of someone else's files.  :class:`Store.init` and
+:class:`Store.open` ask here only when the path holds no store config, so
+opening a store costs nothing more.  The rules (docs/exit-codes.md, "The
+store path"):
+
+* the store's own folder is created when missing, never the folders above
+  it: ``HOME=/nonexistent`` (a system user's) or a ``MEM_HOME`` under a
+  folder that does not exist is refused, nothing is created;
+* a link is followed, but its target is never created;
+* a path that is a file, or a folder of other files, is never written to.
+
+A reader (:meth:`Store.open`) gets :class:`StoreNotFound` (exit 10) naming
+the problem; a writer (:meth:`Store.init`) :class:`InvalidInput` (exit 2)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from objstore.core.errors import CorruptObject, InvalidInput, StoreNotFound
+
+__all__ = ["SKELETON_DIRS", "config_missing", "not_a_store_reason", "refuse_foreign", "refuse_to_create"]
+
+#: what :meth:`Store.init` makes before the config (a creation that died
+#: leaves a subset of these, empty)
+SKELETON_DIRS = ("objects", "refs", "logs", "locks", "tmp")
+
+
+def config_missing(root: Path) -> CorruptObject:
+    """The error of a store whose ``config`` is missing while its
+    ``objects/`` and ``refs/`` are there: the same for a command that reads
+    (``Store.open``) and one that writes (``Store.init``, which refuses to
+    make a new store over it): exit 13, as a damaged config, and the hint
+    names the one repair (``objstore.memory.opening.repair_config``, run by
+    ``mem fsck --repair``)."""
+    return CorruptObject(f"{root} is a mem store whose config is missing",
+                         hint="'mem fsck --repair' writes the default config back (objects and refs are kept)")
+
+
+def _kind(root: Path) -> str | None:
+    """What is at ``root`` that cannot hold a store, as a clause: ``"is a
+    symbolic link to T, which does not exist"``, ``"is a file, not a
+    folder"``; None when it is a folder or nothing."""
+    if os.path.islink(root) and not root.exists():
+        try:
+            target = os.readlink(root)
+        except OSError:
+            target = "?"
+        return f"is a symbolic link to {target}, which does not exist"
+    if root.exists() and not root.is_dir():
+        return "is a file, not a folder" if root.is_file() else "is not a folder"
+    return None
+
+
+def not_a_store_reason(root: Path) -> StoreNotFound:
+    """The error a reader gets for ``root`` with no store config in it:
+    ``no mem store at ROOT`` with what ROOT is when that is why (a
+    dangling link, a file), and a hint that fits (``mem init`` only where
+    it can work)."""
+    kind = _kind(root)
+    if kind is None:
+        return StoreNotFound(f"no mem store at {root}", hint="run 'mem init', or point --home / MEM_HOME at a store")
+    if kind.startswith("is a symbolic link"):
+        return StoreNotFound(f"no mem store at {root}: it {kind}",
+                             hint="create the folder it points to, or remove the link; then run 'mem init'")
+    return StoreNotFound(f"no mem store at {root}: it {kind}",
+                         hint="move it away, or point --home / MEM_HOME at a store")
+
+
+def refuse_to_create(root: Path) -> None:
+    """Raise InvalidInput when a store cannot be created at ``root`` (no
+    store config there) without creating anything: a dangling link, a
+    file, a missing parent folder.  Returns when ``root`` is a folder or
+    can be made as one (its parent is a folder)."""
+    kind = _kind(root)
+    if kind is not None:
+        hint = ("create the folder it points to, or remove the link" if kind.startswith("is a symbolic link")
+                else "move it away, or point --home / MEM_HOME at a folder")
+        raise InvalidInput(f"cannot create a store at {root}: it {kind}; mem does not create "
+                           + ("a link's target" if kind.startswith("is a symbolic link") else "a store there"),
+                           hint=hint)
+    if not root.exists() and not root.parent.is_dir():
+        raise InvalidInput(f"cannot create a store at {root}: {root.parent} does not exist "
+                           "(mem creates the store's own folder, never the folders above it)",
+                           hint=f"create {root.parent} first, or point --home / MEM_HOME at a folder that exists")
+
+
+def refuse_foreign(root: Path) -> None:
+    """Raise unless the folder ``root`` (no config) is empty but for dot
+    files, or holds only the skeleton a creation left when it died
+    (:data:`SKELETON_DIRS`, no file in them): InvalidInput for a folder of
+    other files, CorruptObject (:func:`config_missing`) for a store whose
+    config is missing."""
+    try:
+        entries = [e for e in os.listdir(root) if not e.startswith(".")]
+    except OSError as e:
+        raise InvalidInput(f"cannot use {root} as a store: {e.strerror}") from None
+    left = set(entries) <= set(SKELETON_DIRS) and not any(
+        files for d in entries for _p, _d, files in os.walk(root / d))   # a creation that died
+    if entries and not left:
+        if "objects" in entries and "refs" in entries:
+            raise config_missing(root)
+        raise InvalidInput(f"{root} is not empty and is not a mem store; refusing to create one there",
+                           hint="point --home / MEM_HOME at a new or empty directory")

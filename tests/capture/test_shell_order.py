@@ -1,0 +1,54 @@
+"""``objstore.capture_shell`` with the shell's numbers (``seq``, test25
+T4): a record waits for the one numbered before it, a record left out
+(a command starting with a space) still counts as handled, and a record
+whose predecessor never comes is stored after the wait, never lost."""
+
+from __future__ import annotations
+
+import threading
+
+import objstore
+from objstore.capture.live import SHELL_SEQ_DIR, shell_seq_handled
+from objstore.memory.sessions import walk_turns
+
+SID = "shell-host-20260101T000000-42"
+
+
+def _rec(store, seq: int, line: str, wait: float = 60.0):
+    return objstore.capture_shell(store, session_id=SID, command_line=line, cwd="/tmp", status=0, duration_ms=1,
+                                  started_ms=1_767_225_600_000 + seq, seq=seq, order_wait_s=wait)
+
+
+def _lines(store) -> list[str]:
+    head = store.refs.read(f"sessions/{SID}")
+    return [tv.turn.text.split("\n")[0] for tv in sorted(walk_turns(store, head), key=lambda tv: tv.turn.seq)]
+
+
+def test_a_record_waits_for_the_one_before_it_and_a_left_out_one_counts(store):
+    third = threading.Thread(target=_rec, args=(store, 3, "echo three"))
+    third.start()                               # started first: it waits for 2, which waits for 1
+    _rec(store, 1, " echo hidden")              # left out (a leading space), but handled
+    assert shell_seq_handled(store.root / SHELL_SEQ_DIR / SID) == 1
+    _rec(store, 2, "echo two")
+    third.join(120)
+    assert not third.is_alive()
+    assert _lines(store) == ["$ echo two", "$ echo three"]
+    assert (store.root / SHELL_SEQ_DIR / SID).read_bytes() == b"3\n"
+
+
+def test_a_record_whose_predecessor_never_comes_is_stored_after_the_wait(store):
+    assert _rec(store, 5, "echo five", wait=0.2) is not None
+    assert _lines(store) == ["$ echo five"]
+    _rec(store, 4, "echo four (its writer was late)", wait=0.2)   # stored, after: the number only grows
+    assert _lines(store) == ["$ echo five", "$ echo four (its writer was late)"]
+    assert shell_seq_handled(store.root / SHELL_SEQ_DIR / SID) == 5
+
+
+def test_a_damaged_number_file_reads_as_none_handled(store, tmp_path):
+    p = tmp_path / "n"
+    for raw in (b"", b"12", b"x\n", b"-1\n", b"9" * 30 + b"\n"):
+        p.write_bytes(raw)
+        assert shell_seq_handled(p) == 0, raw
+    p.write_bytes(b"12\n")
+    assert shell_seq_handled(p) == 12
+    assert shell_seq_handled(tmp_path / "missing") == 0
