@@ -119,7 +119,7 @@ class Runner:
                 time.sleep(0.01)
             t1 = time.perf_counter()
             p.returncode = os.waitstatus_to_exitcode(status)
-        res = {"wall_s": t1 - t0, "cpu_s": ru.ru_utime + ru.ru_stime, "rss_mb": ru.ru_maxrss / 1024,
+        res = {"wall_s": t1 - t0, "cpu_s": ru.ru_utime + ru.ru_stime, "sys_s": ru.ru_stime, "rss_mb": ru.ru_maxrss / 1024,
                "rc": p.returncode,
                "stdout": out_p.read_text("utf-8", "replace"), "stderr": err_p.read_text("utf-8", "replace")}
         if check and res["rc"] != 0:
@@ -131,12 +131,15 @@ class Runner:
 def summary(runs: list[dict]) -> dict:
     """Median and spread of the wall times of ``runs`` (Runner results), in
     ms, plus the median CPU time (user + system), which load from other
-    processes on the machine disturbs much less than the wall time."""
+    processes on the machine disturbs much less than the wall time, and the
+    median of its system part alone (the kernel's: files opened, mapped and
+    stat-ed, page faults, threads)."""
     ms = sorted(r["wall_s"] * 1000 for r in runs)
     q = statistics.quantiles(ms, n=10) if len(ms) >= 2 else [ms[0]] * 9
     return {"median_ms": round(statistics.median(ms), 1), "min_ms": round(ms[0], 1),
             "p10_ms": round(q[0], 1), "p90_ms": round(q[-1], 1), "n": len(ms),
-            "cpu_median_ms": round(statistics.median(r["cpu_s"] * 1000 for r in runs), 1)}
+            "cpu_median_ms": round(statistics.median(r["cpu_s"] * 1000 for r in runs), 1),
+            "sys_median_ms": round(statistics.median(r.get("sys_s", 0.0) * 1000 for r in runs), 1)}
 
 
 def interleaved(runner: Runner, specs: dict[str, tuple], n: int, warmup: int = 1) -> dict[str, list[dict]]:

@@ -20,9 +20,18 @@ generation (``SubIndex._open_gen``; of it tantivy's ``Index.open``, the
 segment-file check ``check_new_files`` and the format read), the index
 searches (``SearchIndex.search``; of it the searchers, the scoped counts
 ``_counts``), recall's follow-forward searches, and the close of the
-sub-indexes (``SubIndex.close``; the CLI leaves it to ``os._exit``)::
+sub-indexes (``SubIndex.close``; the CLI leaves it to ``os._exit``), and
+the packs: their open (``PackSet.reload``, every pack's index), the
+index's 16-byte ids expanded to whole ones in every pack
+(``expand_prefixes``; its first call opens the packs) and the objects
+read from them (``PackSet.get``)::
 
     python bench/segment_phases.py 9 - --phases /tmp/base=zumiliz,gipevix /tmp/1m=pubibik,megamiz
+
+``--trees=A,B``: each store is read by each of these source trees in turn
+(``PYTHONPATH``; e.g. a base worktree and a branch), a column each::
+
+    python bench/segment_phases.py 9 - --phases --trees=/tmp/base-tree,. /tmp/1m=pubibik,megamiz
 """
 
 from __future__ import annotations
@@ -103,6 +112,11 @@ wrap(SearchIndex, "_open_searchers", "search: open_searchers")
 wrap(SearchIndex, "_counts", "search: scoped counts")
 wrap(RC, "_follow_forward", "recall: follow_forward")
 wrap(G.SubIndex, "close", "close: SubIndex.close")
+import objstore.core.pack as PK
+import objstore.memory.opening as OP
+wrap(PK.PackSet, "reload", "packs: open (PackSet.reload)")
+wrap(OP, "expand_prefixes", "packs: index ids expanded (expand_prefixes)")
+wrap(PK.PackSet, "get", "packs: objects read (PackSet.get)")
 store = open_store(sys.argv[1])
 store.index._subs["turn"].open_current()
 t2 = time.process_time()
@@ -126,7 +140,8 @@ def drop_counts(home: str) -> None:
 
 def main(argv: list[str]) -> int:
     phases = "--phases" in argv
-    argv = [a for a in argv if a != "--phases"]
+    trees = [a.split("=", 1)[1].split(",") for a in argv if a.startswith("--trees=")]
+    argv = [a for a in argv if a != "--phases" and not a.startswith("--trees=")]
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
@@ -135,18 +150,21 @@ def main(argv: list[str]) -> int:
     for s in argv[2:]:
         home, _, qs = s.partition("=")
         stores[home] = qs.split(",") if qs else default_q
-    rows: dict[str, list] = {s: [] for s in stores}
+    # --trees=A,B: each store read by each source tree in turn (PYTHONPATH), a column each
+    cols = [(s, t) for s in stores for t in (trees[0] if trees else [None])]
+    rows: dict[str, list] = {s if t is None else f"{s}@{t}": [] for s, t in cols}
     for i in range(runs):
-        for s, queries in stores.items():
+        for (s, t), col in zip(cols, rows):
             drop_counts(s)
-            out = subprocess.run([sys.executable, "-c", PHASES_CHILD if phases else CHILD, s, queries[i % len(queries)]],
-                                 capture_output=True, text=True, check=True).stdout
-            rows[s].append(json.loads(out) if phases else [float(x) for x in out.split()])
+            env = None if t is None else {**os.environ, "PYTHONPATH": t}
+            out = subprocess.run([sys.executable, "-c", PHASES_CHILD if phases else CHILD, s, stores[s][i % len(stores[s])]],
+                                 capture_output=True, text=True, check=True, env=env).stdout
+            rows[col].append(json.loads(out) if phases else [float(x) for x in out.split()])
     if phases:
         print(f"load {os.getloadavg()[0]:.1f}; medians of {runs} (ms CPU; '(calls)': how many outermost calls)")
         keys = list(dict.fromkeys(k for r in rows.values() for x in r for k in x))
-        print("| phase | " + " | ".join(stores) + " |")
-        print("|---|" + "---|" * len(stores))
+        print("| phase | " + " | ".join(rows) + " |")
+        print("|---|" + "---|" * len(rows))
         for k in sorted(keys, key=lambda k: (k.endswith("(calls)"), keys.index(k))):
             cells = [statistics.median(x.get(k, 0.0) for x in r) for r in rows.values()]
             fmt = "{:.0f}" if k.endswith("(calls)") else "{:.1f}"

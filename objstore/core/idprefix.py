@@ -2,7 +2,7 @@
 of a turn's id only (``docs/format.md``, "Search index", ``prefix_id``) and
 asks the object store for the rest, a few prefixes per search and a whole
 segment's per forget.  One pass over the packs' indexes
-(:meth:`objstore.core.packfile.Pack.prefix_raw`, a binary search each) and
+(:meth:`objstore.core.pack.PackSet.prefixes_raw`, each pack asked once) and
 one listing per loose fan-out directory, shared by the prefixes of a call.
 Imported by every ``open_store`` (``objstore.memory.opening``): no ``typing``
 (~5 ms of a new process's start-up, which ``mem get`` does not import otherwise).
@@ -51,17 +51,17 @@ def expand_prefixes(store: object, prefixes: list[str]) -> list[str | None]:
         return {bytes.fromhex(p[:2] + n) for n in names if n.startswith(tail) and is_full_id(p[:2] + n)}
 
     def lookup(ps: list[str]) -> dict[str, set[bytes]]:
-        packs = store.packs.packs
-        got = {}
+        got: dict[str, set[bytes]] = {}
+        good = []
         for p in ps:
             if len(p) < 4 or len(p) > 64 or not all(c in "0123456789abcdef" for c in p):
                 got[p] = set()
-                continue
-            hits = loose(p)
-            for pack in packs:
-                hits.update(pack.prefix_raw(p))
-            got[p] = hits
-        return got
+            else:
+                good.append(p)
+        for p, packed in zip(good, store.packs.prefixes_raw(good)):
+            packed.update(loose(p))
+            got[p] = packed
+        return {p: got[p] for p in ps}
 
     found = lookup(list(dict.fromkeys(prefixes)))
     none = [p for p, h in found.items() if not h]

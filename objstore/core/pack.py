@@ -21,7 +21,7 @@ from objstore.core.atomic import fsync_dir
 from objstore.core.errors import AmbiguousId, CorruptObject, MemError, NotFound, UnsupportedVersion
 from objstore.core.ids import check_prefix
 from objstore.core.packbytes import PackBytes
-from objstore.core.packfile import Pack, PackInfo
+from objstore.core.packfile import Pack, PackInfo, prepare_prefixes
 from objstore.core.packformat import (BLOCK_BYTES, DICT_MIN_BYTES, HEADER_LEN, IDX_MAGIC, PACK_MAGIC,
                                       PARENT_MARK, TEMP_PREFIX, TRAIN_FRAMES, U32, UPGRADE_HINT, idx_size,
                                       pack_name_id, raw_id)
@@ -35,6 +35,10 @@ __all__ = ["BLOCK_BYTES", "DICT_MIN_BYTES", "HEADER_LEN", "IDX_MAGIC", "PACK_MAG
 ORPHAN_AGE_S = 60.0
 #: what to do about a pack whose index is missing
 ORPHAN_HINT = "'mem fsck --repair' reads the objects the refs need back from the pack (it is self-describing)"
+
+
+#: ids :meth:`PackSet.prefixes_raw` remembers with their pack (~0.1 KB each)
+HINTS = 4096
 
 
 class PackSet:
@@ -72,6 +76,7 @@ class PackSet:
         self._packs: dict[str, Pack] = {}
         self._order: list[Pack] = []
         self._last: Pack | None = None  # the pack of the last hit (get)
+        self._hints: dict[bytes, Pack] = {}  # raw id -> the one pack prefixes_raw found it in (get)
         self.reload()
 
     def _scan(self) -> dict[str, tuple[float, Path]]:
@@ -95,8 +100,11 @@ class PackSet:
         index is gone; packs already open are kept.  Raises as the constructor.
         """
         found = self._scan()
-        for name in [k for k in self._packs if k not in found]:
+        gone = [k for k in self._packs if k not in found]
+        for name in gone:
             self._packs.pop(name).close()
+        if gone:
+            self._hints.clear()  # they may name a closed pack
         broken: list[tuple[Path, MemError]] = []
         try:
             for name, (_, idx) in found.items():
@@ -145,7 +153,11 @@ class PackSet:
         """
         raw = raw_id(oid)
         err: CorruptObject | None = None
-        last = self._last  # objects read together were mostly written together: try that pack first
+        # the pack a prefix lookup found it in (prefixes_raw), else that of the last hit: objects
+        # read together were mostly written together
+        last = self._hints.get(raw)
+        if last is None:
+            last = self._last
         if last is not None:
             i = last.find_raw(raw)
             if i >= 0:
@@ -184,14 +196,34 @@ class PackSet:
                 yield raw.hex()
                 last = raw
 
+    def prefixes_raw(self, ps: list[str]) -> list[set[bytes]]:
+        """For each checked prefix of ``ps`` (4-64 lowercase hex,
+        :func:`~objstore.core.ids.check_prefix`), in order, the raw ids of
+        every open pack starting with it (each pack asked once for all of
+        them: :meth:`Pack.find_prefixed`).  An id found in one pack alone is
+        remembered with that pack, so that :meth:`get` reads it there first
+        (the search index resolves its 16-byte prefixes so, then reads the
+        objects: at a million turns, 113 packs, ~0.3 ms an object found by
+        trying the packs in turn); at most ``HINTS`` ids are kept."""
+        out: list[set[bytes]] = [set() for _ in ps]
+        where: dict[bytes, Pack | None] | None = {} if len(ps) <= HINTS else None  # (a forget's segment: none)
+        prepared = prepare_prefixes(ps)
+        for pack in self._order:
+            for i, r in pack.find_prefixed(prepared):
+                out[i].add(r)
+                if where is not None:
+                    where[r] = pack if r not in where else None  # in several packs: no hint
+        if where:
+            hints = self._hints
+            if len(hints) + len(where) > HINTS:
+                hints.clear()
+            hints.update((r, pk) for r, pk in where.items() if pk is not None)
+        return out
+
     def resolve_prefix(self, prefix: str) -> list[str]:
         """Every id (ascending, each once) starting with ``prefix`` (4-64 hex).
         Raises InvalidInput for a malformed prefix."""
-        p = check_prefix(prefix)
-        out: set[bytes] = set()
-        for pack in self._order:
-            out.update(pack.prefix_raw(p))
-        return [r.hex() for r in sorted(out)]
+        return [r.hex() for r in sorted(self.prefixes_raw([check_prefix(prefix)])[0])]
 
     def resolve(self, prefix: str) -> str:
         """The one id starting with ``prefix``.
@@ -215,6 +247,7 @@ class PackSet:
         self._order = [p for p in self._order if p.name != pack.name]
         if self._last is not None and self._last.name == pack.name:
             self._last = None
+        self._hints.clear()
         pack.close()
         pack.idx_path.unlink(missing_ok=True)
         fsync_dir(self.pack_dir)
@@ -302,6 +335,7 @@ class PackSet:
         self._packs.clear()
         self._order = []
         self._last = None
+        self._hints.clear()
 
     def __enter__(self) -> PackSet:
         return self

@@ -15,7 +15,7 @@ import mmap
 import os
 import zlib
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from blake3 import blake3
@@ -39,6 +39,22 @@ from objstore.core.packformat import (
 )
 from objstore.core.packcheck import PackChecks
 from objstore.core.record import Frozen, set_fields
+
+#: whole bytes of a prefix (past the fan-out's first) from which :meth:`Pack.find_prefixed` scans its
+#: fan-out bucket with ``mmap.find`` instead of a binary search (a shorter key is found inside rows
+#: often: each such match is skipped, but by a step in Python)
+FIND_MIN_BYTES = 6
+
+
+def prepare_prefixes(ps: "Iterable[str]") -> list[tuple[str, bytes, int, tuple[bytes, bytes]]]:
+    """Checked prefixes (4-64 lowercase hex) as :meth:`Pack.find_prefixed`
+    takes them, converted once for every pack: ``(prefix, its whole bytes,
+    their first byte, (the whole bytes, those after the first))``."""
+    out = []
+    for p in ps:
+        whole = bytes.fromhex(p[:len(p) & ~1])
+        out.append((p, whole, whole[0], (whole, whole[1:])))
+    return out
 
 
 class PackInfo(Frozen):
@@ -90,7 +106,7 @@ class Pack(PackChecks):
     """
 
     def __init__(self, idx_path: Path | str) -> None:
-        self.idx_path = Path(idx_path)
+        self.idx_path = idx_path if isinstance(idx_path, Path) else Path(idx_path)  # (Path(a Path): 3.7 µs)
         name = pack_name_id(self.idx_path.name, ".idx")
         if name is None:
             raise InvalidInput(f"{self.idx_path}: not a pack index name (want pack-<64 hex>.idx)")
@@ -154,7 +170,7 @@ class Pack(PackChecks):
             raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need {need} "
                                 "(truncated or damaged)")
         fanout = FANOUT.unpack_from(mm, HEADER_LEN)
-        if fanout[255] != n or any(a > b for a, b in zip(fanout, fanout[1:])):
+        if fanout[255] != n or list(fanout) != sorted(fanout):  # (sorted: one C pass; 15 -> 2 µs)
             raise CorruptObject(f"{ip}: fan-out table is damaged")
         self.count = n
         self._fanout = (0,) + fanout  # _fanout[b] = start of bucket b, _fanout[b + 1] = its end
@@ -685,29 +701,56 @@ class Pack(PackChecks):
     def prefix_raw(self, p: str) -> list[bytes]:
         """Raw ids of this pack starting with the checked prefix ``p``
         (4-64 lowercase hex, :func:`~objstore.core.ids.check_prefix`),
-        ascending."""
-        lo_raw = bytes.fromhex((p + "0" * 64)[:64])
-        hi_raw = bytes.fromhex((p + "f" * 64)[:64])
-        b = lo_raw[0]  # a prefix has >= 4 hex digits: lo and hi share byte 0
-        lo, hi = self._fanout[b], self._fanout[b + 1]
-        mm, base, idw = self._mm, self._ids_off, self._idw
-        key = lo_raw[ID_LEN - idw:]  # version 5: the table holds the bytes after the first
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            o = base + mid * idw
-            if mm[o:o + idw] < key:
-                lo = mid + 1
-            else:
-                hi = mid
-        out = []
-        end = self._fanout[b + 1]
-        while lo < end:
-            k = self._id_at(lo)
-            if k > hi_raw:
-                break
-            out.append(k)
-            lo += 1
-        return out
+        ascending (:meth:`find_prefixed` of the one prefix)."""
+        return [r for _i, r in self.find_prefixed(prepare_prefixes((p,)))]
+
+    def find_prefixed(self, prepared: "list[tuple]") -> list[tuple[int, bytes]]:
+        """``(i, raw id)`` for each id of this pack starting with the
+        ``i``-th prefix of ``prepared`` (:func:`prepare_prefixes`), by
+        prefix, each prefix's ids ascending.  A prefix of at least
+        ``FIND_MIN_BYTES`` whole bytes past the fan-out's is found by
+        ``mmap.find`` over its fan-out bucket (one C scan of ~1/256 of the
+        id table; a match is kept only at a row's start), a shorter one by
+        a lower-bound binary search.  Every pack is asked for every
+        16-byte prefix a search resolves (``objstore.core.idprefix``): at a
+        million turns, 113 packs, ~1.5k lookups a recall, in one call a pack."""
+        mm, base, idw, fan = self._mm, self._ids_off, self._idw, self._fanout
+        cut = ID_LEN - idw  # version 5: the table holds the bytes after the first (keys[1])
+        find = mm.find
+        got: list[tuple[int, bytes]] = []
+        for i, (p, whole, b, keys) in enumerate(prepared):
+            lo, end = fan[b], fan[b + 1]
+            if lo >= end:
+                continue
+            key = keys[cut]
+            if len(key) >= FIND_MIN_BYTES:
+                stop = base + end * idw
+                o = find(key, base + lo * idw, stop)
+                while o >= 0:
+                    if (o - base) % idw == 0:  # a row's start: the row begins with the prefix's whole bytes
+                        k = mm[o:o + idw] if not cut else whole[:1] + mm[o:o + idw]
+                        if not len(p) & 1 or k.hex().startswith(p):
+                            got.append((i, k))
+                    o = find(key, o + 1, stop)
+                continue
+            lo_raw = bytes.fromhex((p + "0" * 64)[:64])
+            hi_raw = bytes.fromhex((p + "f" * 64)[:64])
+            key = lo_raw[cut:]
+            hi = end
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                o = base + mid * idw
+                if mm[o:o + idw] < key:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            while lo < end:
+                k = self._id_at(lo)
+                if k > hi_raw:
+                    break
+                got.append((i, k))
+                lo += 1
+        return got
 
     # -- checking: verify (PackChecks, objstore.core.packcheck) ------------
 
