@@ -73,12 +73,12 @@ def _scan_window(text: str, ws: int, we: int, out: list) -> None:
         if scan is not None:
             scan(rule, text, ws, we, out, low, off, at)
             continue
-        pattern, lowered = rule.pattern, rule.lowered
-        if lowered is not None:
+        lowered = rule.lowered
+        if lowered is not None:   # (a case-insensitive rule: its re.IGNORECASE twin is not compiled)
             matches, o = lowered.finditer(low, ws - off, we - off), off
         else:
-            matches, o = pattern.finditer(text, ws, we), 0
-        grouped = "secret" in pattern.groupindex
+            matches, o = rule.pattern.finditer(text, ws, we), 0
+        grouped = "secret" in rule.groupindex
         for m in matches:
             s, e = m.span("secret") if grouped else m.span()
             if s < 0 or s == e:

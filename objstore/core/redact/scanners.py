@@ -19,7 +19,7 @@ def _scan_plain(rule: Rule, text: str, ws: int, we: int, out: list, low: str, of
     else:
         matches, off = rule.pattern.finditer(text, ws, we), 0
     check = rule.check
-    grouped = "secret" in rule.pattern.groupindex
+    grouped = "secret" in rule.groupindex
     for m in matches:
         s, e = m.span("secret") if grouped else m.span()
         if s < 0 or s == e:
@@ -639,7 +639,7 @@ def scan_at(*starts: str, leftmost: bool = False, coarse: tuple[str, ...] | None
         else:
             hay, o, match = text, 0, rule.pattern.match
         s0, e0 = ws - o, we - o
-        grouped = "secret" in rule.pattern.groupindex
+        grouped = "secret" in rule.groupindex
         check = rule.check
         cands = _occurrences(at, hay, off - o, coarse if coarse and (at is None or at[1] is None) else starts,
                              s0, e0)
@@ -677,7 +677,7 @@ def scan_named(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off
         matches, o = rule.lowered.finditer(low, ws - off, we - off), off
     else:
         matches, o = rule.pattern.finditer(text, ws, we), 0
-    flagged = "flags" in rule.pattern.groupindex
+    flagged = "flags" in rule.groupindex
     for m in matches:
         kind = credential_name(m.group("name"))
         if kind is None:
