@@ -22,8 +22,11 @@ DEFAULT_UPSTREAM = "https://api.anthropic.com"
 #: as aiohttp.http_parser.HttpRequestParser.parse_headers takes it); another is read and sent as it came
 SERVER_DECODES = frozenset({"gzip", "deflate", "br", "zstd"})
 
+#: request fields not forwarded: hop-by-hop ones (RFC 9110 7.6.1), the length (the body may change), and
+#: ``Expect``: the proxy's server answered a ``100-continue`` itself and holds the whole body, and an
+#: HTTP/1.0 upstream never sends the 100 the client library would wait for (test26 V16: a hang)
 HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
-       "transfer-encoding", "upgrade", "host", "content-length"}
+       "transfer-encoding", "upgrade", "host", "content-length", "expect"}
 
 
 def parse_listen(text: str) -> tuple[str, int]:
