@@ -117,7 +117,8 @@ def test_jsonl_stays_valid_json():
 
 def test_rules_name_their_documented_format():
     names = set()
-    doc = redact_mod.__doc__
+    from objstore.core.redact import ruletable   # the table moved out of the package's docstring (red26)
+    doc = ruletable.__doc__
     for rule in RULES:
         assert rule.name and rule.source and rule.pattern.pattern
         names.add(rule.name)

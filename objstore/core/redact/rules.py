@@ -1,5 +1,5 @@
-"""The rule table of :mod:`objstore.core.redact` (``RULES``, documented in that package's
-docstring): the token formats here (vendor prefixes, PEM blocks, URL userinfo, ``Authorization``
+"""The rule table of :mod:`objstore.core.redact` (``RULES``, documented in
+:mod:`.ruletable`'s docstring): the token formats here (vendor prefixes, PEM blocks, URL userinfo, ``Authorization``
 headers, the ``key=value`` keyword rule), then the password labels, phrases and command lines of
 :mod:`.passwords` (``PASSWORD_RULES``)."""
 
