@@ -102,3 +102,42 @@ def whole_json_value(v: str, password: bool, label: bool) -> bool:
         return looks_secret(v, labelled=label) or looks_assigned(v, password=password, quoted=True, labelled=label)
     return password and looks_assigned(v, password=True, quoted=True, labelled=label) \
         and any(not (c.isalpha() or c.isspace()) for c in v)
+
+
+def single_quoted_end(text: str, s: int, e: int, end: int) -> int:
+    """red26: where the single-quoted literal whose content starts at ``s``
+    (after its opening ``'``) ends, when a value run stopped inside it at
+    ``e`` (at a blank: ``PASSWORD = 'correct horse battery staple'``): the
+    index of its closing quote (the first of its backslashes when the
+    opening one is escaped, ``\\'``), within :data:`QUOTED_MAX` characters
+    of ``s`` and before ``end``, with no line break (raw or escaped) and no
+    other quote of the same escape level before it; else -1."""
+    if s == 0 or text[s - 1] != "'":
+        return -1
+    k = 0
+    while k < 4 and s - 2 - k >= 0 and text[s - 2 - k] == "\\":
+        k += 1
+    close = "\\" * k + "'"
+    lim = min(end, s + QUOTED_MAX)
+    q = text.find(close, e, lim)
+    if q <= e:
+        return -1
+    inner = text[s:q]
+    if "\n" in inner or "\r" in inner or "\\n" in inner or (k == 0 and "\\" in inner):
+        return -1
+    return q
+
+
+def literal_end(text: str, s: int, e: int, end: int) -> int:
+    """The end of the quoted literal a value run stopped inside at ``e``
+    (its content starts at ``s``): :func:`json_string_end` for a double
+    quote, :func:`single_quoted_end` for a single one; -1 when ``s`` follows
+    no quote or the literal does not close."""
+    if s == 0:
+        return -1
+    c = text[s - 1]
+    if c == '"':
+        return json_string_end(text, s, e, end)
+    if c == "'":
+        return single_quoted_end(text, s, e, end)
+    return -1

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from objstore.core.redact.checks import (labelled_password_ok, looks_assigned, looks_secret, named_value_ok,
+from objstore.core.redact.checks import (cli_secret_ok, labelled_password_ok, looks_assigned, looks_secret,
+                                         named_value_ok, PASSPHRASE_MAX_WORDS, passphrase_words_ok, random_letters,
                                          short_labelled_ok)
-from objstore.core.redact.literals import json_string_end, json_unescape, quoted_literal_end, whole_json_value
+from objstore.core.redact.literals import json_unescape, literal_end, quoted_literal_end, whole_json_value
 from objstore.core.redact.rule import FLAGS, Lazy, Rule
 
 _PEM_MAX = 65_536          # how far back from an END line a headless PEM body is looked for
@@ -355,16 +356,77 @@ def _random_case(v: str) -> bool:
     (:data:`_CAMEL_WORD_RE`) average under 3 letters
     (``KjHgFdSaQwErTyUi``: a random mix changes case every other letter;
     ``ChangeThisSecretValue`` and ``HTTPSServerConfig`` are names), holding
-    none of :data:`_PLACEHOLDER_WORDS`.  All lower case is
-    :func:`labelled_password_ok`'s."""
-    if len(v) < _RANDOM_CASE_MIN or not (v.isascii() and v.isalpha()) or v.islower():
+    none of :data:`_PLACEHOLDER_WORDS`; red26 (test25b U4): or all lower
+    case that reads as random letters (:func:`random_letters`: few vowels,
+    ``qwrtzpkdmfghjlxcvbnm``; ``refreshaccesstokenifexpired`` is words)."""
+    if len(v) < _RANDOM_CASE_MIN or not (v.isascii() and v.isalpha()):
         return False
     low = v.lower()
     if any(w in low for w in _PLACEHOLDER_WORDS):
         return False
+    if v.islower():
+        return random_letters(v)
     if v.isupper():
         return True
     return len(v) < 3 * len(_CAMEL_WORD_RE.findall(v))
+
+
+#: red26: the words after a password value's first one up to its line's end (a multi-word value, unquoted)
+#: (or to a connection string field's ``;``, or to the end of the JSON string that holds the line)
+_WORDS_TO_END = Lazy(r"(?: [a-z]{2,16}){1,%d}(?=[ \t]{0,8}(?:\r|\n|\\{1,3}[rn]|$|;|\\{0,3}\"[ \t]{0,8}[,}\]]))"
+                     % (PASSPHRASE_MAX_WORDS - 1),
+                     FLAGS)
+#: red26: an identifier's characters, lowercased, and the dots of a dotted settings key (``spring.mail.password``)
+_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-.")
+#: red26: the roots of a dotted name that is an object's attribute in code, not a settings key
+_CODE_ROOTS = ("self.", "this.", "cls.", "obj.", "ctx.", "req.", "request.", "user.", "form.", "args.", "opts.",
+               "options.", "config.", "settings.", "app.")
+
+
+def _settings_assign(low: str, p: int, text: str, s: int, e: int, v: str) -> bool:
+    """red26: a password keyword's value of letters alone (``plumtree``)
+    after ``=`` with no blank around it, where a settings file or a command
+    line puts it rather than code, though the value does not end its line:
+    a command's option (``wget --password=plumtree URL``,
+    ``mysqldump --password=plumtree db``: :func:`cli_secret_ok`); an
+    environment variable's prefix to a command (``PGPASSWORD=plumtree psql``:
+    a name in capitals, the value followed by a blank); a connection
+    string's field ending at ``;`` (``User Id=sa;Password=plumtree;``); a
+    dotted settings key alone on its line (``spring.datasource.password=
+    plumtree`` in a Java ``.properties`` file: two dots or more, not an
+    object's attribute, ``self.db.password=x``).  Values with digits or
+    symbols are :func:`looks_assigned`'s; letters alone ending the line
+    after a plain label :func:`labelled_password_ok`'s already."""
+    if text[s - 1] != "=" or text[s - 2] in " \t\"'" or not low.startswith(("pass", "pw", "secret"), p):
+        return False
+    name = _key_name(low, p, s)
+    i = s - 1 - len(name)
+    if name.startswith("--"):
+        return len(v) >= 4 and cli_secret_ok(v)
+    if not labelled_password_ok(v):
+        return False
+    c = text[e:e + 1]
+    if c == ";":
+        return "." not in name
+    if c and c in " \t":
+        return "." not in name and text[i:s - 1].isupper() and (i == 0 or text[i - 1] in " \t;(\"'")
+    return _settings_key(name) and _LINE_END.match(text, e) is not None
+
+
+def _key_name(low: str, p: int, s: int) -> str:
+    """The whole name (up to 64 identifier characters and dots before the
+    keyword at ``p``) whose value starts at ``s`` after ``=``, lowercased."""
+    i = p
+    while i > 0 and p - i < 64 and low[i - 1] in _KEY_CHARS:
+        i -= 1
+    return low[i:s - 1]
+
+
+def _settings_key(name: str) -> bool:
+    """red26: ``name`` (lowercased, up to the ``=`` after it) is a dotted
+    settings key, ``spring.datasource.password`` (two dots or more, none
+    of :data:`_CODE_ROOTS`), not an object's attribute in code."""
+    return name.count(".") >= 2 and not name.startswith(_CODE_ROOTS)
 
 
 #: an identifier's characters, lowercased, before the keyword (``rails_master_``, ``jwt``)
@@ -466,13 +528,25 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
                 out.append((s, e, rule.priority, rule.name))
             continue
         vend = e - off
-        if text[s - 1] == '"' and e < we and text[e] != '"' and (c := json_string_end(text, s, e, we)) > e:
-            # red22: the run stopped inside a JSON string ('"a\\"b c"'): the whole string, or the run as before
+        if (qc := text[s - 1]) in "\"'" and e < we and text[e] != qc and (c := literal_end(text, s, e, we)) > e:
+            # red22: the run stopped inside a JSON string ('"a\\"b c"'); red26: or a single-quoted literal, and
+            # words after a password or secret label ('"correct horse battery staple"'): the whole literal, or the
+            # run as before
             password = low.startswith(("pass", "pw"), p)
-            if whole_json_value(json_unescape(text[s:c], s, text), password, _password_label(low, p)):
+            v = json_unescape(text[s:c], s, text) if qc == '"' else text[s:c]
+            if whole_json_value(v, password, _password_label(low, p)) or (
+                    _password_label(low, p, secret=True) and passphrase_words_ok(v, quoted=True)):
                 vend = c - off
                 out.append((s, c, rule.priority, rule.name))
                 continue
+        elif qc not in "`" and e < we and text[e] == " " and (w := _WORDS_TO_END.match(text, e, we)) is not None \
+                and passphrase_words_ok(text[s:w.end()], quoted=False) and (
+                    _password_label(low, p, secret=True) or (qc == "=" and _settings_key(_key_name(low, p, s)))):
+            # red26 (test25b U4): an unquoted value of words running to its line's end after a password or
+            # secret label ('APP_PASSWORD=vbqk lmzt yhrw pxne' in a .env, 'password: correct horse battery')
+            vend = w.end() - off
+            out.append((s, w.end(), rule.priority, rule.name))
+            continue
         if e == s and _label_next_line(rule, low, p, text, e, we, out):
             continue
         if e - s < 4:
@@ -492,7 +566,8 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
                 not quoted and (label or _password_label(low, p, secret=True)) and _LINE_END.match(text, e) is not None
                 and ((label and labelled_password_ok(v)) or short_labelled_ok(v))) or (
                 _key_itself(low, p, v, quoted, text, e)) or (
-                len(v) >= _RANDOM_CASE_MIN and _random_case(v) and (quoted or _LINE_END.match(text, e) is not None)):
+                len(v) >= _RANDOM_CASE_MIN and _random_case(v) and (quoted or _LINE_END.match(text, e) is not None)) or (
+                _settings_assign(low, p, text, s, e, v)):
             # mend25: letters alone that read as random (_random_case) after any keyword, not only a key-itself
             # name's (APP_SECRET=, CLIENT_SECRET=, API_TOKEN=): no identifier has that shape
             out.append((s, e, rule.priority, rule.name))
