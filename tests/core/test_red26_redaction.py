@@ -1,0 +1,131 @@
+"""red26 (tester finding test25b U4, and what sits next to it): a quoted
+password of several words was cut at its first word (``PASSWORD = "correct
+horse battery staple"`` kept ``horse battery staple``; a Google app
+password as Google shows it, ``"vbqk lmzt yhrw pxne"``, kept 3 of its 4
+groups), the same value unquoted after ``=`` was kept whole, so was a
+password given as a call's second argument (``smtp.login("me@gmail.com",
+"vbqklmztyhrwpxne")``), and random lower-case letters after a secret's
+keyword (``APP_SECRET=qwrtzpkdmfghjlxcvbnm``).  Next to them, from settings
+files and shell history: ``wget --password=plumtree``, ``PGPASSWORD=plumtree
+psql``, a connection string's ``Password=plumtree;``, a Java properties
+``spring.datasource.password=plumtree``, ``redis-server --requirepass X``,
+``auth=("bob", "X")``.  The look-alikes stay: UI texts and translations,
+prose about where a password is, lower-case words and names, variables
+given to a call.  Every value is fake."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.core._redaction_util import assert_kept, assert_redacted, check_remembered_and_imported
+
+STAPLE = "correct horse battery staple"
+GAPP = "vbqk lmzt yhrw pxne"
+GAPP1 = "vbqklmztyhrwpxne"
+RAND = "qwrtzpkdmfghjlxcvbnm"
+RAND2 = "bxkrtplmnqwzvhgdfsjc"
+
+#: case: (text, the secret's words, what must stay, the rule named)
+CASES = {
+    "settings-py": (f'PASSWORD = "{STAPLE}"', STAPLE, 'PASSWORD = "', "generic-secret"),
+    "django-email": (f'EMAIL_HOST_PASSWORD = "{GAPP}"', GAPP, 'EMAIL_HOST_PASSWORD = "', "generic-secret"),
+    "django-email-single": (f"EMAIL_HOST_PASSWORD = '{GAPP}'", GAPP, "EMAIL_HOST_PASSWORD = '", "generic-secret"),
+    "yaml-quoted": (f'password: "{GAPP}"', GAPP, 'password: "', "generic-secret"),
+    "json": (f'{{"smtp_password": "{GAPP}", "port": 587}}', GAPP, '"port": 587', "generic-secret"),
+    "django-databases": (f"'USER': 'app', 'PASSWORD': 'plum tree river', 'HOST': 'db'", "plum tree river",
+                         "'HOST': 'db'", "generic-secret"),
+    "flask-config": (f"app.config['MAIL_PASSWORD'] = '{GAPP}'", GAPP, "app.config['MAIL_PASSWORD'] = '",
+                     "generic-secret"),
+    "secret-quoted": (f'secret: "{STAPLE}"', STAPLE, 'secret: "', "generic-secret"),
+    "kubectl-literal": (f"kubectl create secret generic db --from-literal=password='{STAPLE}'", STAPLE,
+                        "kubectl create secret generic db", None),
+    "dsn-quoted": (f"psycopg2.connect(\"host=db user=app password='{STAPLE}'\")", STAPLE, "host=db user=app", None),
+    "symbols-single": ("DB_PASSWORD = 'Tr0ub4dor & 3'", "Tr0ub4dor & 3", "DB_PASSWORD = '", None),
+    "env-unquoted": (f"APP_PASSWORD={GAPP}", GAPP, "APP_PASSWORD=", "generic-secret"),
+    "env-words": (f"DB_PASS={STAPLE}", STAPLE, "DB_PASS=", "generic-secret"),
+    "compose-words": (f"      MYSQL_PASSWORD: {STAPLE}", STAPLE, "MYSQL_PASSWORD: ", "generic-secret"),
+    "properties-words": (f"spring.mail.password={GAPP}", GAPP, "spring.mail.password=", "generic-secret"),
+    "conn-string-words": (f"Server=db;User Id=sa;Password={STAPLE};", STAPLE, "User Id=sa;", "generic-secret"),
+    "smtp-login": (f'smtp.login("me@gmail.com", "{GAPP1}")', GAPP1, 'smtp.login("me@gmail.com", "', "call-password"),
+    "smtp-login-groups": (f"server.login('me@gmail.com', '{GAPP}')", GAPP, "server.login('me@gmail.com', '",
+                          "call-password"),
+    "imap-login-var": (f'imap.login(user, "{GAPP1}")', GAPP1, "imap.login(user, ", "call-password"),
+    "requests-auth": ('requests.get(url, auth=("bob", "plumtree77"))', "plumtree77", 'auth=("bob", "',
+                      "call-password"),
+    "basic-auth": ('auth=HTTPBasicAuth("bob", "plumtree")', "plumtree", 'HTTPBasicAuth("bob", "', "call-password"),
+    "app-secret-lower": (f"APP_SECRET={RAND}", RAND, "APP_SECRET=", "generic-secret"),
+    "api-token-lower": (f"API_TOKEN={RAND}zz", RAND + "zz", "API_TOKEN=", "generic-secret"),
+    "webhook-secret-lower": (f"WEBHOOK_SECRET={RAND2}", RAND2, "WEBHOOK_SECRET=", "generic-secret"),
+    "auth-token-quoted": (f'auth_token = "{RAND}zz"', RAND + "zz", 'auth_token = "', "generic-secret"),
+    "client-secret-yaml": (f"client_secret: {RAND}", RAND, "client_secret: ", "generic-secret"),
+    "wget-password": ("wget --password=plumtree https://x.example/f", "plumtree", "https://x.example/f",
+                      "generic-secret"),
+    "mysqldump-password": ("mysqldump -u root --password=plumtree app", "plumtree", " app", None),
+    "pgpassword-prefix": ("PGPASSWORD=plumtree psql -h db -U app", "plumtree", "psql -h db -U app",
+                          "generic-secret"),
+    "conn-string": ("Server=db;Database=app;User Id=sa;Password=plumtree;", "plumtree", "User Id=sa;",
+                    "generic-secret"),
+    "properties": ("spring.datasource.password=plumtree", "plumtree", "spring.datasource.password=",
+                   "generic-secret"),
+    "redis-server": ("    command: redis-server --requirepass plumtreeriver", "plumtreeriver",
+                     "redis-server --requirepass ", "config-password"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_shape_is_redacted_raw_and_json_escaped(case):
+    text, secret, kept, rule = CASES[case]
+    assert_redacted(case, text, [secret, *secret.split(" ")[1:]], kept=[kept], rule=rule)
+
+
+KEPT = [
+    "API_TOKEN=placeholder",
+    "SECRET=changeme",
+    "TOKEN=refreshaccesstokenifexpired",
+    "SECRET_NAME=mydatabasesecretname",
+    'password: "Enter your password"',
+    '"password": "mot de passe"',
+    '"password": "new password"',
+    '"password_hint": "at least eight characters"',
+    "password: not set",
+    "password: see the vault",
+    "Password: reset every ninety days",
+    "password: string or null",
+    "password = hashed and salted",
+    "secret: stored in the keychain",
+    "password: the same as staging",
+    "password: ask the admin for it",
+    'self.password = "foo bar baz"',
+    '"token": "new york city"',
+    'api_key: "some words here"',
+    "self.client.login(username, password)",
+    'smtp.login(user, os.environ["SMTP_PASSWORD"])',
+    "server.login(self.user, self.password)",
+    'ftp.login("anonymous", "")',
+    "requests.get(url, auth=(user, password))",
+    'auth=("bob", "%s")',
+    'requests.get(url, auth=HTTPBasicAuth("user", "password"))',
+    'requests.get(url, auth=HTTPBasicAuth("user", "changeme"))',
+    "user.password=form.cleaned_data",
+    "PASSWORD=secret make test",
+    "DB_PASSWORD=required by the app",
+    "--password=$DB_PASSWORD",
+    "wget --password=PASSWORD https://x",
+    "spring.datasource.password=${DB_PASSWORD}",
+    "self.db.password=value",
+    "redis-server --requirepass $REDIS_PASSWORD",
+]
+
+
+test_look_alikes_are_kept_raw_and_json_escaped = pytest.mark.parametrize("text", KEPT)(assert_kept)
+
+
+def test_mem_remember_get_and_import(tmp_path, mem):
+    """Real mem processes: ``mem remember`` then ``mem get``, and a Bash
+    result of an imported transcript: the secret's last word (what the
+    base kept of a multi-word value) is in neither."""
+    cases = {k: (v[0], v[1].split(" ")[-1], v[2]) for k, v in CASES.items()}
+    check_remembered_and_imported(mem, tmp_path, "red26", "26262626-aaaa-4bbb-8ccc-262626262626", cases,
+                                  ("django-email", "env-unquoted", "smtp-login", "app-secret-lower",
+                                   "pgpassword-prefix", "redis-server"),
+                                  'password: "Enter your password"')
