@@ -41,7 +41,12 @@ named-setting             a credential-named name/value pair's value (cfg21): k8
 config-password           wpa_supplicant ``psk="X"`` (8-63 characters) or ``psk=``    wpa_supplicant.conf(5); redis.conf
                           + 64 hex, ``sae_password``; redis ``requirepass X`` /
                           ``masterauth X`` at a line's start or after ``CONFIG SET``
-                          (cfg21)
+                          (cfg21), or redis-server's ``--requirepass X`` (red26)
+call-password             a password literal as a call's second positional argument:  Python smtplib SMTP.login, imaplib,
+                          ``smtp.login("me@gmail.com", "X")``, imaplib/ftplib         ftplib; requests authentication,
+                          ``.login(u, "X")``, requests ``auth=("u", "X")``,           aiohttp BasicAuth
+                          ``HTTPBasicAuth("u", "X")``, aiohttp ``BasicAuth``; not a
+                          variable, ``"%s"``, ``"password"`` or a placeholder (red26)
 gcp-service-account       the PEM value of a ``"private_key"`` JSON field            Google Cloud IAM, service account key file
 aws-access-key-id         ``AKIA``/``ASIA``/``ABIA``/``ACCA`` + 16 [A-Z0-9], also      AWS IAM "unique identifiers" (ID prefixes)
                           glued to a word on either side (``xAKIA…``, ``AKIA…x``)
@@ -263,6 +268,23 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           or ``?? 'v'``) and a literal after a ``: str``
                           annotation, random-looking or 8+ characters, not a
                           placeholder);
+                          red26 (test25b U4): after a password or secret label, a
+                          value of 2-6 lower-case words read whole: quoted
+                          (``PASSWORD = "correct horse battery staple"``, a Google
+                          app password ``'vbqk lmzt yhrw pxne'``, single quotes and
+                          JSON too) or, 3+ words, unquoted to its line's end
+                          (``APP_PASSWORD=vbqk lmzt yhrw pxne``); no word of prose,
+                          a UI text, a placeholder or 'password' in another language
+                          (``password: not set``, ``"mot de passe"``;
+                          ``passphrase_words_ok``); 16+ lower-case letters that read
+                          as random after any keyword
+                          (``APP_SECRET=qwrtzpkdmfghjlxcvbnm``, ``random_letters``;
+                          not ``API_TOKEN=placeholder``, ``SECRET=changeme``,
+                          ``TOKEN=refreshaccesstoken``); letters alone mid-line
+                          where a settings file or a command line puts a password:
+                          ``--password=X URL``, ``PGPASSWORD=X psql``, a connection
+                          string's ``Password=X;``, a properties key
+                          ``spring.datasource.password=X``;
                           after a
                           password label (``password|passwd|passwort|passphrase|
                           pwd|*_pass``, not an attribute ``self.password``) a value
