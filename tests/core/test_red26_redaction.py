@@ -9,9 +9,11 @@ keyword (``APP_SECRET=qwrtzpkdmfghjlxcvbnm``).  Next to them, from settings
 files and shell history: ``wget --password=plumtree``, ``PGPASSWORD=plumtree
 psql``, a connection string's ``Password=plumtree;``, a Java properties
 ``spring.datasource.password=plumtree``, ``redis-server --requirepass X``,
-``auth=("bob", "X")``.  The look-alikes stay: UI texts and translations,
-prose about where a password is, lower-case words and names, variables
-given to a call.  Every value is fake."""
+``auth=("bob", "X")``, a Kubernetes env entry's value of words (``- name:
+DB_PASSWORD`` LF ``value: "correct horse battery staple"``).  The
+look-alikes stay: UI texts and translations, prose about where a password
+is, lower-case words and names, variables given to a call.  Every value is
+fake."""
 
 from __future__ import annotations
 
@@ -46,6 +48,11 @@ CASES = {
     "compose-words": (f"      MYSQL_PASSWORD: {STAPLE}", STAPLE, "MYSQL_PASSWORD: ", "generic-secret"),
     "properties-words": (f"spring.mail.password={GAPP}", GAPP, "spring.mail.password=", "generic-secret"),
     "conn-string-words": (f"Server=db;User Id=sa;Password={STAPLE};", STAPLE, "User Id=sa;", "generic-secret"),
+    "env-comment": (f"PASSWORD={GAPP} # gmail app password", GAPP, "# gmail app password", "generic-secret"),
+    "k8s-env-words": (f'  - name: DB_PASSWORD\n    value: "{STAPLE}"\n', STAPLE, "- name: DB_PASSWORD",
+                      "named-setting"),
+    "k8s-env-unquoted": (f"  - name: SMTP_PASSWORD\n    value: {GAPP}\n", GAPP, "- name: SMTP_PASSWORD",
+                         "named-setting"),
     "smtp-login": (f'smtp.login("me@gmail.com", "{GAPP1}")', GAPP1, 'smtp.login("me@gmail.com", "', "call-password"),
     "smtp-login-groups": (f"server.login('me@gmail.com', '{GAPP}')", GAPP, "server.login('me@gmail.com', '",
                           "call-password"),
@@ -114,6 +121,8 @@ KEPT = [
     "spring.datasource.password=${DB_PASSWORD}",
     "self.db.password=value",
     "redis-server --requirepass $REDIS_PASSWORD",
+    "  - name: DB_PASSWORD\n    value: not set here\n",
+    "PASSWORD=changeme # set in production",
 ]
 
 

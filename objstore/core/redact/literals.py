@@ -7,6 +7,12 @@ a single-quoted literal, and say whether the whole literal is the credential."""
 from __future__ import annotations
 
 from objstore.core.redact.checks import looks_assigned, looks_secret
+from objstore.core.redact.rule import FLAGS, Lazy
+
+#: nothing but blanks, a closing quote and a sentence's full stop between a value and the end of its line
+#: (a raw line break, or one escaped in JSON once or more), or of the JSON string that holds it ('"}', '",')
+LINE_END = Lazy(r"(?:\\{0,3}[\"'`])?[ \t]{0,8}[.!]?[ \t]{0,8}(?:\r|\n|\\{1,3}[rn]|$)"
+                r"|\\{0,3}\"[ \t]{0,8}[,}\]]", FLAGS)
 
 #: red22: the longest JSON string value read to its closing quote past an escape or a blank (characters)
 JSON_STR_MAX = 256

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from objstore.core.redact.checks import (cli_secret_ok, labelled_password_ok, looks_assigned, looks_secret,
-                                         named_value_ok, PASSPHRASE_MAX_WORDS, passphrase_words_ok, random_letters,
-                                         short_labelled_ok)
-from objstore.core.redact.literals import json_unescape, literal_end, quoted_literal_end, whole_json_value
+from objstore.core.redact.checks import (labelled_password_ok, looks_assigned, looks_secret, named_value_ok,
+                                         passphrase_words_ok, random_letters, short_labelled_ok)
+from objstore.core.redact.literals import LINE_END, json_unescape, literal_end, quoted_literal_end, whole_json_value
 from objstore.core.redact.rule import FLAGS, Lazy, Rule
+from objstore.core.redact.settingsvalues import key_name, settings_assign, settings_key, words_to_end
 
 _PEM_MAX = 65_536          # how far back from an END line a headless PEM body is looked for
 
@@ -129,11 +129,6 @@ def credential_name(name: str) -> str | None:
     for m in _NAME_RE.finditer(seg):
         return "password" if seg.startswith(("pass", "pw"), m.start()) else "secret"
     return None
-# nothing but blanks, a closing quote and a sentence's full stop between a value and the end of its line
-# (a raw line break, or one escaped in JSON once or more), or of the JSON string that holds it ('"}', '",')
-_LINE_END = Lazy(r"(?:\\{0,3}[\"'`])?[ \t]{0,8}[.!]?[ \t]{0,8}(?:\r|\n|\\{1,3}[rn]|$)"
-                 r"|\\{0,3}\"[ \t]{0,8}[,}\]]", FLAGS)
-
 
 def _password_label(low: str, p: int, *, secret: bool = False) -> bool:
     """The keyword at ``p`` of the lowercased text is an explicit password
@@ -290,9 +285,9 @@ def _next_line_value(rule: Rule, text: str, e: int, we: int, out: list, *, bare:
     if (len(v) < 4 or v[-1] == ":" or v[0] in "-*#>+=!?"
             or text[s - 1] in "\"'`" and text[e:e + 1] != text[s - 1]):
         return
-    if (bare or key or _LINE_END.match(text, e) is None) and _STAMP.fullmatch(v.rstrip(".")) is not None:
+    if (bare or key or LINE_END.match(text, e) is None) and _STAMP.fullmatch(v.rstrip(".")) is not None:
         return                                     # 'password' LF '2026-02-27T01:24:49Z INFO ...'
-    if _LINE_END.match(text, e) is not None:       # the whole line
+    if LINE_END.match(text, e) is not None:       # the whole line
         if key:
             ok = looks_secret(v, labelled=True) or (len(v) >= KEY_NEXT_LINE_MIN and short_labelled_ok(v))
         else:
@@ -371,64 +366,6 @@ def _random_case(v: str) -> bool:
     return len(v) < 3 * len(_CAMEL_WORD_RE.findall(v))
 
 
-#: red26: the words after a password value's first one up to its line's end (a multi-word value, unquoted)
-#: (or to a connection string field's ``;``, or to the end of the JSON string that holds the line)
-_WORDS_TO_END = Lazy(r"(?: [a-z]{2,16}){1,%d}(?=[ \t]{0,8}(?:\r|\n|\\{1,3}[rn]|$|;|\\{0,3}\"[ \t]{0,8}[,}\]]))"
-                     % (PASSPHRASE_MAX_WORDS - 1),
-                     FLAGS)
-#: red26: an identifier's characters, lowercased, and the dots of a dotted settings key (``spring.mail.password``)
-_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-.")
-#: red26: the roots of a dotted name that is an object's attribute in code, not a settings key
-_CODE_ROOTS = ("self.", "this.", "cls.", "obj.", "ctx.", "req.", "request.", "user.", "form.", "args.", "opts.",
-               "options.", "config.", "settings.", "app.")
-
-
-def _settings_assign(low: str, p: int, text: str, s: int, e: int, v: str) -> bool:
-    """red26: a password keyword's value of letters alone (``plumtree``)
-    after ``=`` with no blank around it, where a settings file or a command
-    line puts it rather than code, though the value does not end its line:
-    a command's option (``wget --password=plumtree URL``,
-    ``mysqldump --password=plumtree db``: :func:`cli_secret_ok`); an
-    environment variable's prefix to a command (``PGPASSWORD=plumtree psql``:
-    a name in capitals, the value followed by a blank); a connection
-    string's field ending at ``;`` (``User Id=sa;Password=plumtree;``); a
-    dotted settings key alone on its line (``spring.datasource.password=
-    plumtree`` in a Java ``.properties`` file: two dots or more, not an
-    object's attribute, ``self.db.password=x``).  Values with digits or
-    symbols are :func:`looks_assigned`'s; letters alone ending the line
-    after a plain label :func:`labelled_password_ok`'s already."""
-    if text[s - 1] != "=" or text[s - 2] in " \t\"'" or not low.startswith(("pass", "pw", "secret"), p):
-        return False
-    name = _key_name(low, p, s)
-    i = s - 1 - len(name)
-    if name.startswith("--"):
-        return len(v) >= 4 and cli_secret_ok(v)
-    if not labelled_password_ok(v):
-        return False
-    c = text[e:e + 1]
-    if c == ";":
-        return "." not in name
-    if c and c in " \t":
-        return "." not in name and text[i:s - 1].isupper() and (i == 0 or text[i - 1] in " \t;(\"'")
-    return _settings_key(name) and _LINE_END.match(text, e) is not None
-
-
-def _key_name(low: str, p: int, s: int) -> str:
-    """The whole name (up to 64 identifier characters and dots before the
-    keyword at ``p``) whose value starts at ``s`` after ``=``, lowercased."""
-    i = p
-    while i > 0 and p - i < 64 and low[i - 1] in _KEY_CHARS:
-        i -= 1
-    return low[i:s - 1]
-
-
-def _settings_key(name: str) -> bool:
-    """red26: ``name`` (lowercased, up to the ``=`` after it) is a dotted
-    settings key, ``spring.datasource.password`` (two dots or more, none
-    of :data:`_CODE_ROOTS`), not an object's attribute in code."""
-    return name.count(".") >= 2 and not name.startswith(_CODE_ROOTS)
-
-
 #: an identifier's characters, lowercased, before the keyword (``rails_master_``, ``jwt``)
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 
@@ -453,7 +390,7 @@ def _key_itself(low: str, p: int, v: str, quoted: bool, text: str, e: int) -> bo
                or low.startswith(_SECRET_KEY, p))                           # redb24: SECRET_KEY=
     if not signing and "jwt" not in near and "master" not in near:   # two finds first: most keywords have neither
         return False
-    if not quoted and _LINE_END.match(text, e) is None:
+    if not quoted and LINE_END.match(text, e) is None:
         return False
     i = p
     while i > 0 and p - i < 32 and low[i - 1] in _NAME_CHARS:
@@ -539,13 +476,12 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
                 vend = c - off
                 out.append((s, c, rule.priority, rule.name))
                 continue
-        elif qc not in "`" and e < we and text[e] == " " and (w := _WORDS_TO_END.match(text, e, we)) is not None \
-                and passphrase_words_ok(text[s:w.end()], quoted=False) and (
-                    _password_label(low, p, secret=True) or (qc == "=" and _settings_key(_key_name(low, p, s)))):
+        elif qc not in "`" and (w := words_to_end(text, s, e, we)) > 0 and (
+                _password_label(low, p, secret=True) or (qc == "=" and settings_key(key_name(low, p, s)))):
             # red26 (test25b U4): an unquoted value of words running to its line's end after a password or
             # secret label ('APP_PASSWORD=vbqk lmzt yhrw pxne' in a .env, 'password: correct horse battery')
-            vend = w.end() - off
-            out.append((s, w.end(), rule.priority, rule.name))
+            vend = w - off
+            out.append((s, w, rule.priority, rule.name))
             continue
         if e == s and _label_next_line(rule, low, p, text, e, we, out):
             continue
@@ -563,11 +499,11 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
         password = low.startswith(("pass", "pw"), p) or (not quoted and low.startswith("secret", p)
                                                         and not low[p - 1:p].isalnum() and v[-1] != ":")
         if looks_secret(v, labelled=label) or looks_assigned(v, password=password, quoted=quoted, labelled=label) or (
-                not quoted and (label or _password_label(low, p, secret=True)) and _LINE_END.match(text, e) is not None
+                not quoted and (label or _password_label(low, p, secret=True)) and LINE_END.match(text, e) is not None
                 and ((label and labelled_password_ok(v)) or short_labelled_ok(v))) or (
                 _key_itself(low, p, v, quoted, text, e)) or (
-                len(v) >= _RANDOM_CASE_MIN and _random_case(v) and (quoted or _LINE_END.match(text, e) is not None)) or (
-                _settings_assign(low, p, text, s, e, v)):
+                len(v) >= _RANDOM_CASE_MIN and _random_case(v) and (quoted or LINE_END.match(text, e) is not None)) or (
+                text[s - 1] == "=" and settings_assign(low, p, text, s, e, v)):
             # mend25: letters alone that read as random (_random_case) after any keyword, not only a key-itself
             # name's (APP_SECRET=, CLIENT_SECRET=, API_TOKEN=): no identifier has that shape
             out.append((s, e, rule.priority, rule.name))
@@ -667,8 +603,17 @@ def scan_named(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off
             if not text[ns + o:ne + o].isupper():
                 continue
         s, e = m.span("secret")
-        if named_value_ok(text[s + o:e + o], password=kind == "password"):
-            out.append((s + o, e + o, rule.priority, rule.name))
+        s, e = s + o, e + o
+        if kind == "password" and e < we and text[e] == " ":
+            # red26: a password of words (k8s 'value: "correct horse battery staple"'): the whole value
+            if text[s - 1] in "\"'":
+                c = literal_end(text, s, e, we)
+                if c > e and passphrase_words_ok(text[s:c], quoted=True):
+                    e = c
+            elif (c := words_to_end(text, s, e, we)) > 0:
+                e = c
+        if named_value_ok(text[s:e], password=kind == "password"):
+            out.append((s, e, rule.priority, rule.name))
 
 
 #: where a command's arguments end: a line break (raw or escaped), or a ; | & between commands

@@ -1,0 +1,80 @@
+"""Where a settings file or a command line puts a password that the keyword scan
+(:func:`~.scanners.scan_generic`) would otherwise leave (red26, tester finding test25b U4 and
+next to it): a value of several words running to its line's end (``APP_PASSWORD=vbqk lmzt yhrw
+pxne`` in a .env), and letters alone after ``=`` mid-line (``--password=X URL``, ``PGPASSWORD=X
+psql``, ``Password=X;``) or under a dotted properties key (``spring.datasource.password=X``)."""
+
+from __future__ import annotations
+
+from objstore.core.redact.checks import (PASSPHRASE_MAX_WORDS, cli_secret_ok, labelled_password_ok,
+                                         passphrase_words_ok)
+from objstore.core.redact.literals import LINE_END
+from objstore.core.redact.rule import FLAGS, Lazy
+
+#: the words after a password value's first one up to its line's end (a multi-word value, unquoted), or to
+#: a connection string field's ``;``, to the end of the JSON string that holds the line, or to a comment after
+#: a blank (``PASSWORD=vbqk lmzt yhrw pxne # gmail``: a .env's unquoted value ends there)
+WORDS_TO_END = Lazy(r"(?: [a-z]{2,16}){1,%d}" % (PASSPHRASE_MAX_WORDS - 1)
+                    + r"(?=[ \t]{0,8}(?:\r|\n|\\{1,3}[rn]|$|;|\\{0,3}\"[ \t]{0,8}[,}\]])|[ \t]{1,8}#)", FLAGS)
+#: red26: an identifier's characters, lowercased, and the dots of a dotted settings key (``spring.mail.password``)
+_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-.")
+#: red26: the roots of a dotted name that is an object's attribute in code, not a settings key
+_CODE_ROOTS = ("self.", "this.", "cls.", "obj.", "ctx.", "req.", "request.", "user.", "form.", "args.", "opts.",
+               "options.", "config.", "settings.", "app.")
+
+
+def settings_assign(low: str, p: int, text: str, s: int, e: int, v: str) -> bool:
+    """red26: a password keyword's value of letters alone (``plumtree``)
+    after ``=`` with no blank around it, where a settings file or a command
+    line puts it rather than code, though the value does not end its line:
+    a command's option (``wget --password=plumtree URL``,
+    ``mysqldump --password=plumtree db``: :func:`cli_secret_ok`); an
+    environment variable's prefix to a command (``PGPASSWORD=plumtree psql``:
+    a name in capitals, the value followed by a blank); a connection
+    string's field ending at ``;`` (``User Id=sa;Password=plumtree;``); a
+    dotted settings key alone on its line (``spring.datasource.password=
+    plumtree`` in a Java ``.properties`` file: two dots or more, not an
+    object's attribute, ``self.db.password=x``).  Values with digits or
+    symbols are :func:`looks_assigned`'s; letters alone ending the line
+    after a plain label :func:`labelled_password_ok`'s already."""
+    if text[s - 1] != "=" or text[s - 2] in " \t\"'" or not low.startswith(("pass", "pw", "secret"), p):
+        return False
+    name = key_name(low, p, s)
+    i = s - 1 - len(name)
+    if name.startswith("--"):
+        return len(v) >= 4 and cli_secret_ok(v)
+    if not labelled_password_ok(v):
+        return False
+    c = text[e:e + 1]
+    if c == ";":
+        return "." not in name
+    if c and c in " \t":
+        return "." not in name and text[i:s - 1].isupper() and (i == 0 or text[i - 1] in " \t;(\"'")
+    return settings_key(name) and LINE_END.match(text, e) is not None
+
+
+def words_to_end(text: str, s: int, e: int, we: int) -> int:
+    """red26: where an unquoted value of words that starts at ``s`` ends,
+    when its first word's run stopped at a blank at ``e`` and the words
+    (:data:`WORDS_TO_END`) run to its line's end and read as a
+    passphrase (:func:`passphrase_words_ok`); else -1."""
+    if e >= we or text[e] != " " or not (text[s:e].isalpha() and text[s:e].islower()):
+        return -1
+    w = WORDS_TO_END.match(text, e, we)
+    return w.end() if w is not None and passphrase_words_ok(text[s:w.end()], quoted=False) else -1
+
+
+def key_name(low: str, p: int, s: int) -> str:
+    """The whole name (up to 64 identifier characters and dots before the
+    keyword at ``p``) whose value starts at ``s`` after ``=``, lowercased."""
+    i = p
+    while i > 0 and p - i < 64 and low[i - 1] in _KEY_CHARS:
+        i -= 1
+    return low[i:s - 1]
+
+
+def settings_key(name: str) -> bool:
+    """red26: ``name`` (lowercased, up to the ``=`` after it) is a dotted
+    settings key, ``spring.datasource.password`` (two dots or more, none
+    of :data:`_CODE_ROOTS`), not an object's attribute in code."""
+    return name.count(".") >= 2 and not name.startswith(_CODE_ROOTS)
