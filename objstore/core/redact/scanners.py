@@ -476,7 +476,7 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
                 vend = c - off
                 out.append((s, c, rule.priority, rule.name))
                 continue
-        elif qc not in "`" and (w := words_to_end(text, s, e, we)) > 0 and (
+        elif e < we and text[e] == " " and text[e - 1].islower() and (w := words_to_end(text, s, e, we)) > 0 and (
                 _password_label(low, p, secret=True) or (qc == "=" and settings_key(key_name(low, p, s)))):
             # red26 (test25b U4): an unquoted value of words running to its line's end after a password or
             # secret label ('APP_PASSWORD=vbqk lmzt yhrw pxne' in a .env, 'password: correct horse battery')
