@@ -10,7 +10,10 @@ files and shell history: ``wget --password=plumtree``, ``PGPASSWORD=plumtree
 psql``, a connection string's ``Password=plumtree;``, a Java properties
 ``spring.datasource.password=plumtree``, ``redis-server --requirepass X``,
 ``auth=("bob", "X")``, a Kubernetes env entry's value of words (``- name:
-DB_PASSWORD`` LF ``value: "correct horse battery staple"``).  The
+DB_PASSWORD`` LF ``value: "correct horse battery staple"``), a quoted
+command-line password of several words (``sshpass -p "correct horse
+battery"``, ``echo "…" | sudo -S``, ``curl -u "bob:…"``, raw or with its
+quotes JSON-escaped).  The
 look-alikes stay: UI texts and translations, prose about where a password
 is, lower-case words and names, variables given to a call.  Every value is
 fake."""
@@ -60,6 +63,17 @@ _ROWS = [
     ("requests-auth", 'requests.get(url, auth=("bob", "plumtree77"))', "plumtree77", 'auth=("bob", "',
      "call-password"),
     ("basic-auth", 'auth=HTTPBasicAuth("bob", "plumtree")', "plumtree", 'HTTPBasicAuth("bob", "', "call-password"),
+    ("sudo-echo-words", f'echo "{GAPP}" | sudo -S ls', GAPP, "| sudo -S ls", "cli-password"),
+    ("docker-stdin-words", f'printf %s "{GAPP}" | docker login --password-stdin', GAPP,
+     "| docker login --password-stdin", "cli-password"),
+    ("passwd-stdin-words", f"echo '{STAPLE}' | passwd --stdin bob", STAPLE, "passwd --stdin bob", "cli-password"),
+    ("sshpass-words", f'sshpass -p "{STAPLE}" ssh build-host', STAPLE, "ssh build-host", "cli-password"),
+    ("curl-user-words", f'curl -u "bob:{GAPP}" https://x.example', GAPP, "https://x.example", "cli-password"),
+    ("curl-user", 'curl -u "bob:Zq8mK2pLx9" https://x.example', "Zq8mK2pLx9", "https://x.example", "cli-password"),
+    ("curl-user-then-header", 'curl -u bob:plumtree99 -H "Accept: text/plain" https://x.example', "plumtree99",
+     '-H "Accept: text/plain"', "cli-password"),
+    ("here-string-words", f'docker login -u bob --password-stdin <<< "{GAPP}"', GAPP, "docker login -u bob",
+     "cli-password"),
     ("app-secret-lower", f"APP_SECRET={RAND}", RAND, "APP_SECRET=", "generic-secret"),
     ("api-token-lower", f"API_TOKEN={RAND}zz", RAND + "zz", "API_TOKEN=", "generic-secret"),
     ("webhook-secret-lower", f"WEBHOOK_SECRET={RAND2}", RAND2, "WEBHOOK_SECRET=", "generic-secret"),
@@ -124,6 +138,8 @@ KEPT = [
     "redis-server --requirepass $REDIS_PASSWORD",
     "  - name: DB_PASSWORD\n    value: not set here\n",
     "PASSWORD=changeme # set in production",
+    'echo "hello world" | grep x',
+    'echo "$PW and more" | sudo -S ls',
 ]
 
 

@@ -133,6 +133,18 @@ PIPE_STORE_CMDS = (_PIPE_RUNNER + r"(?:gh[ \t]{1,4}secret[ \t]{1,4}set"
                     r"|secret-tool[ \t]{1,4}store|keyring[ \t]{1,4}set"
                     r"|htpasswd[ \t]{1,4}(?:-[A-Za-z]{1,8}[ \t]{1,4}){0,4}?-[A-Za-z]{0,7}i"
                     r"|openssl[ \t]{1,4}passwd|ansible-vault[ \t]{1,4}encrypt_string)(?![A-Za-z0-9_.\-])")
+#: red26: a quoted argument of several words, its quotes raw or JSON-escaped (the closing one as the opening)
+_QUOTED_WORDS = r"(?P<bs>\\{0,3})(?P<q>[\"'])(?P<secret>[^\"'\\\r\n`$|;&<>]{1,256}+)(?P=bs)(?P=q)"
+
+
+def quoted_words_ok(v: str) -> bool:
+    """red26: a quoted argument of several words fed to a password reader is
+    the password (not a reference or a placeholder: :func:`cli_secret_ok`);
+    a single word is the other rules'."""
+    v = v.strip()
+    return " " in v and cli_secret_ok(v)
+
+
 _r = make_rule   # the table below is aligned to this short name
 
 #: the command-line rules, in their order of the table (a tie in priority goes to the earlier)
@@ -149,9 +161,10 @@ COMMAND_LINE_RULES: list[Rule] = [
        + r"[^\n\r;|&]{0,128}?[ \t]login(?![A-Za-z0-9_.\-])" + _ARGS_BEFORE + r"(?:-p|--password)(?:[ \t]+|=)" + _ARG,
        priority=45, check=cli_secret_ok, anchors=("login",)),
     _r("cli-password",
-       "curl(1) '-u, --user <user:password>' and '-U, --proxy-user <user:password>' https://curl.se/docs/manpage.html",
-       _cmd("curl") + _ARGS_BEFORE + r"(?:-u|--user|-U|--proxy-user)(?:[ \t]+|=)?[\"']?[^\s:\"'`]{1,128}:"
-       r"(?P<secret>[^\s\"'`;&|<>()]{1,256}+)",
+       "curl(1) '-u, --user <user:password>' and '-U, --proxy-user <user:password>' (red26: its quote JSON-escaped "
+       "too) https://curl.se/docs/manpage.html",
+       _cmd("curl") + _ARGS_BEFORE + r"(?:-u|--user|-U|--proxy-user)(?:[ \t]+|=)?(?:\\{0,3}[\"'])?[^\s:\"'`\\]{1,128}:"
+       r"(?P<secret>(?:[^\s\"'`;&|<>()\\]|\\(?!\\{0,2}[\"'])){1,256}+)",
        priority=45, check=cli_secret_ok, anchors=("curl",)),
     _r("cli-password",
        "redis-cli '-a <password>' / '--pass <password>' (https://redis.io/docs/latest/develop/tools/cli/)",
@@ -248,6 +261,15 @@ COMMAND_LINE_RULES: list[Rule] = [
        r"|[^\n\r;|&]{0,256}?--password-stdin(?![A-Za-z0-9_\-]))",
        priority=45, check=cli_secret_ok, anchors=("passwd", "--password-stdin"),
        scan=scan_at("echo", "printf")),
+    _r("cli-password",
+       "red26: a quoted password of several words ('echo \"correct horse battery\" | sudo -S …') fed by "
+       "echo|printf to a command that reads it from standard input: sudo -S, passwd, smbpasswd, "
+       "'--password-stdin' (docker login), the secret stores of the rule below "
+       "https://www.sudo.ws/docs/man/sudo.man/ https://docs.docker.com/reference/cli/docker/login/",
+       _PIPE_HEAD + _QUOTED_WORDS + r"[ \t]{0,4}\|[ \t]{0,4}(?:" + _SUDO_S
+       + r"|(?:sudo[ \t]{1,4})?(?:passwd|smbpasswd)(?![A-Za-z0-9_.\-])"
+       r"|[^\n\r;|&]{0,256}?--password-stdin(?![A-Za-z0-9_\-])|" + PIPE_STORE_CMDS + ")",
+       priority=45, check=quoted_words_ok, anchors=("echo", "printf"), scan=scan_at("echo", "printf")),
     # a family with one literal prefix is left to re's literal search; the others are tried only where
     # one of their names is (scan_at)
     *(_r("cli-password", source, (cmds if isinstance(cmds, str) else _cmd(*cmds)) + _ARGS_BEFORE + opt + _ARG,

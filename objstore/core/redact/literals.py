@@ -147,3 +147,34 @@ def literal_end(text: str, s: int, e: int, end: int) -> int:
     if c == "'":
         return single_quoted_end(text, s, e, end)
     return -1
+
+
+def quoted_arg_end(text: str, s: int, e: int, end: int) -> int:
+    """red26: where the quoted command-line argument holding a password
+    that starts at ``s`` ends, when the password's run stopped at a blank at
+    ``e`` inside it (``sshpass -p "correct horse battery"``, ``curl -u
+    "bob:vbqk lmzt yhrw pxne"``, ``<<< 'pass phrase'``: the shell reads the
+    quoted words as one argument): the index of its closing quote (the
+    first of its backslashes when the opening one is JSON-escaped, ``\\"``),
+    within :data:`QUOTED_MAX` characters of the argument's start and before
+    ``end``, with no line break (raw or escaped) and no other backslash
+    before it; else -1.  The opening quote is the one that starts the run
+    of non-blank characters ``s`` is in."""
+    if e >= end or text[e] != " ":
+        return -1
+    i, lo = s, max(0, s - 128)
+    while i > lo and text[i - 1] not in " \t\r\n\"'":
+        i -= 1
+    if i == 0 or text[i - 1] not in "\"'":
+        return -1
+    qc, k = text[i - 1], 0
+    while k < 3 and i - 2 - k >= 0 and text[i - 2 - k] == "\\":
+        k += 1
+    close = "\\" * k + qc
+    q = text.find(close, e, min(end, i + QUOTED_MAX))
+    if q <= e:
+        return -1
+    inner = text[e:q]
+    if "\n" in inner or "\r" in inner or "\\" in inner:
+        return -1
+    return q

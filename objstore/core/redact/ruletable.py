@@ -234,6 +234,11 @@ cli-password              a password given to a command on its command line:    
                           ``ansible-vault encrypt_string``; and a here-document fed   Documents
                           to any of these stores (``gh secret set N <<EOF``,
                           ``cat <<EOF | gh secret set N``: its lines; heredocs.py)
+                          red26: a quoted value of several words read whole to its
+                          closing quote (``sshpass -p "correct horse battery"``,
+                          ``curl -u "bob:X Y"``, ``<<< "X Y"``; the quote raw or
+                          JSON-escaped), and ``echo|printf "X Y" |`` into ``sudo
+                          -S``, ``passwd``, ``--password-stdin`` or a secret store
 sql-password              the string literal of ``IDENTIFIED [WITH plugin] BY        MySQL CREATE USER / SET PASSWORD;
                           'pw'``, ``[WITH] [ENCRYPTED] PASSWORD 'pw'``, ``SET          PostgreSQL CREATE ROLE; Oracle
                           PASSWORD [FOR u] = 'pw'``; Oracle's unquoted ``IDENTIFIED   CREATE USER
