@@ -14,7 +14,8 @@ from objstore.core.redact.rule import FLAGS, Lazy
 #: the words after a password value's first one up to its line's end (a multi-word value, unquoted), or to
 #: a connection string field's ``;``, to the end of the JSON string that holds the line, or to a comment after
 #: a blank (``PASSWORD=vbqk lmzt yhrw pxne # gmail``: a .env's unquoted value ends there)
-WORDS_TO_END = Lazy(r"(?: [a-z]{2,16}){1,%d}" % (PASSPHRASE_MAX_WORDS - 1)
+#: (possessive: fewer words than the run never end it, so no backtracking)
+WORDS_TO_END = Lazy(r"(?: [a-z]{2,16}+){1,%d}+" % (PASSPHRASE_MAX_WORDS - 1)
                     + r"(?=[ \t]{0,8}(?:\r|\n|\\{1,3}[rn]|$|;|\\{0,3}\"[ \t]{0,8}[,}\]])|[ \t]{1,8}#)", FLAGS)
 #: red26: an identifier's characters, lowercased, and the dots of a dotted settings key (``spring.mail.password``)
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-.")
