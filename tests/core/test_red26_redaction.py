@@ -51,6 +51,7 @@ _ROWS = [
     ("compose-words", f"      MYSQL_PASSWORD: {STAPLE}", STAPLE, "MYSQL_PASSWORD: ", "generic-secret"),
     ("properties-words", f"spring.mail.password={GAPP}", GAPP, "spring.mail.password=", "generic-secret"),
     ("conn-string-words", f"Server=db;User Id=sa;Password={STAPLE};", STAPLE, "User Id=sa;", "generic-secret"),
+    ("label-app-password", f"Password: {GAPP}", GAPP, "Password: ", None),
     ("env-comment", f"PASSWORD={GAPP} # gmail app password", GAPP, "# gmail app password", "generic-secret"),
     ("k8s-env-words", f'  - name: DB_PASSWORD\n    value: "{STAPLE}"\n', STAPLE, "- name: DB_PASSWORD",
      "named-setting"),
@@ -138,6 +139,9 @@ KEPT = [
     "redis-server --requirepass $REDIS_PASSWORD",
     "  - name: DB_PASSWORD\n    value: not set here\n",
     "PASSWORD=changeme # set in production",
+    "Password: incorrectly typed three times",
+    "password: must have four char",
+    "password: correct horse battery staple",   # a plain label's unquoted words read as prose do: left
     'echo "hello world" | grep x',
     'echo "$PW and more" | sudo -S ls',
 ]

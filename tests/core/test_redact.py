@@ -354,7 +354,12 @@ def test_whole_stdlib_hits_are_few_and_printed():
     (``login log password pass1``, ``password pa#ss``) fire, the format's
     own passwords: 23 -> 29 in 3.11.  red21: a quoted .netrc password (curl
     7.84.0, Python's netrc since 3.11) is taken, so two more of them fire,
-    ``password "pas s"`` and ``password "\\"pass"``: 31 -> 33 in 3.11."""
+    ``password "pas s"`` and ``password "\\"pass"``: 31 -> 33 in 3.11.
+    red26: a password as a call's second argument (call-password) is taken,
+    so four fixture passwords more fire, test_nntplib.py's
+    ``login('testuser', 'testpw')`` (twice), test_smtplib.py's ``sim_auth =
+    ('Mr.A@somewhere.com', 'somepassword')`` and ``smtp.login('psu',
+    'doesnotexist')``: 33 -> 37 in 3.11."""
     counts: collections.Counter[str] = collections.Counter()
     size = 0
     t0 = time.perf_counter()
@@ -374,7 +379,7 @@ def test_whole_stdlib_hits_are_few_and_printed():
     print(f"\n[redact] whole stdlib: {size / 1e6:.1f} MB in {dt:.2f} s, hits {dict(counts)}")
     for s in shown:
         print("   ", s)
-    assert sum(counts.values()) <= 33
+    assert sum(counts.values()) <= 37
 
 
 def _transcript_lines() -> list[str]:

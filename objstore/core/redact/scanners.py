@@ -10,7 +10,8 @@ from objstore.core.redact.checks import (labelled_password_ok, looks_assigned, l
                                          passphrase_words_ok, random_letters, short_labelled_ok)
 from objstore.core.redact.literals import LINE_END, json_unescape, literal_end, quoted_literal_end, whole_json_value
 from objstore.core.redact.rule import FLAGS, Lazy, Rule
-from objstore.core.redact.settingsvalues import key_name, settings_assign, settings_key, words_to_end
+from objstore.core.redact.settingsvalues import (key_name, settings_assign, settings_key, words_owner_ok,
+                                                 words_to_end)
 
 _PEM_MAX = 65_536          # how far back from an END line a headless PEM body is looked for
 
@@ -476,8 +477,9 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
                 vend = c - off
                 out.append((s, c, rule.priority, rule.name))
                 continue
-        elif e < we and text[e] == " " and text[e - 1].islower() and (w := words_to_end(text, s, e, we)) > 0 and (
-                _password_label(low, p, secret=True) or (qc == "=" and settings_key(key_name(low, p, s)))):
+        elif e < we and text[e] == " " and text[e - 1].islower() and (w := words_to_end(text, s, e, we)) > 0 \
+                and words_owner_ok(text, p + off, s, w) and (
+                    _password_label(low, p, secret=True) or (qc == "=" and settings_key(key_name(text, p + off, s)))):
             # red26 (test25b U4): an unquoted value of words running to its line's end after a password or
             # secret label ('APP_PASSWORD=vbqk lmzt yhrw pxne' in a .env, 'password: correct horse battery')
             vend = w - off
@@ -503,7 +505,7 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
                 and ((label and labelled_password_ok(v)) or short_labelled_ok(v))) or (
                 _key_itself(low, p, v, quoted, text, e)) or (
                 len(v) >= _RANDOM_CASE_MIN and _random_case(v) and (quoted or LINE_END.match(text, e) is not None)) or (
-                text[s - 1] == "=" and settings_assign(low, p, text, s, e, v)):
+                text[s - 1] == "=" and settings_assign(text, p + off, s, e, v)):
             # mend25: letters alone that read as random (_random_case) after any keyword, not only a key-itself
             # name's (APP_SECRET=, CLIENT_SECRET=, API_TOKEN=): no identifier has that shape
             out.append((s, e, rule.priority, rule.name))

@@ -7,7 +7,7 @@ psql``, ``Password=X;``) or under a dotted properties key (``spring.datasource.p
 from __future__ import annotations
 
 from objstore.core.redact.checks import (PASSPHRASE_MAX_WORDS, cli_secret_ok, labelled_password_ok,
-                                         passphrase_words_ok)
+                                         passphrase_words_ok, random_letters)
 from objstore.core.redact.literals import LINE_END
 from objstore.core.redact.rule import FLAGS, Lazy
 
@@ -17,16 +17,17 @@ from objstore.core.redact.rule import FLAGS, Lazy
 #: (possessive: fewer words than the run never end it, so no backtracking)
 WORDS_TO_END = Lazy(r"(?: [a-z]{2,16}+){1,%d}+" % (PASSPHRASE_MAX_WORDS - 1)
                     + r"(?=[ \t]{0,8}(?:\r|\n|\\{1,3}[rn]|$|;|\\{0,3}\"[ \t]{0,8}[,}\]])|[ \t]{1,8}#)", FLAGS)
-#: red26: an identifier's characters, lowercased, and the dots of a dotted settings key (``spring.mail.password``)
-_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-.")
+#: the characters of a settings key's name (``MYSQL_``, ``spring.mail.``, ``db-``, ``--http-``) before its
+#: credential keyword
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 #: red26: the roots of a dotted name that is an object's attribute in code, not a settings key
 _CODE_ROOTS = ("self.", "this.", "cls.", "obj.", "ctx.", "req.", "request.", "user.", "form.", "args.", "opts.",
                "options.", "config.", "settings.", "app.")
 
 
-def settings_assign(low: str, p: int, text: str, s: int, e: int, v: str) -> bool:
-    """red26: a password keyword's value of letters alone (``plumtree``)
-    after ``=`` with no blank around it, where a settings file or a command
+def settings_assign(text: str, k: int, s: int, e: int, v: str) -> bool:
+    """red26: a password keyword's (at ``k`` of ``text``) value ``v`` of
+    letters alone (``plumtree``, ``text[s:e]``) after ``=`` with no blank around it, where a settings file or a command
     line puts it rather than code, though the value does not end its line:
     a command's option (``wget --password=plumtree URL``,
     ``mysqldump --password=plumtree db``: :func:`cli_secret_ok`); an
@@ -38,9 +39,10 @@ def settings_assign(low: str, p: int, text: str, s: int, e: int, v: str) -> bool
     object's attribute, ``self.db.password=x``).  Values with digits or
     symbols are :func:`looks_assigned`'s; letters alone ending the line
     after a plain label :func:`labelled_password_ok`'s already."""
-    if text[s - 1] != "=" or text[s - 2] in " \t\"'" or not low.startswith(("pass", "pw", "secret"), p):
+    if text[s - 1] != "=" or text[s - 2] in " \t\"'" or not text[k:k + 6].lower().startswith(
+            ("pass", "pw", "secret")):
         return False
-    name = key_name(low, p, s)
+    name = key_name(text, k, s)
     i = s - 1 - len(name)
     if name.startswith("--"):
         return len(v) >= 4 and cli_secret_ok(v)
@@ -65,13 +67,34 @@ def words_to_end(text: str, s: int, e: int, we: int) -> int:
     return w.end() if w is not None and passphrase_words_ok(text[s:w.end()], quoted=False) else -1
 
 
-def key_name(low: str, p: int, s: int) -> str:
+#: a Google app password as Google shows it: 4 groups of 4 lower-case letters
+_APP_PASSWORD = Lazy(r"[a-z]{4}(?: [a-z]{4}){3}", FLAGS)
+
+
+def words_owner_ok(text: str, p: int, s: int, w: int) -> bool:
+    """red26: an unquoted value of words (``text[s:w]``) after the keyword
+    at ``p`` is a setting's, not prose after a label (``Password: incorrectly
+    typed three times``): ``=`` right before it (``APP_PASSWORD=…``), or a
+    name that is a settings key, the keyword after ``_``, ``-`` or ``.``
+    (``MYSQL_PASSWORD: …``, ``db-password: …``) or in capitals
+    (``PASSWORD: …``); or the value is a Google app password's 4 groups of 4
+    letters that read as random (:func:`random_letters`: ``Password: vbqk
+    lmzt yhrw pxne``, not ``must have four char``)."""
+    if text[s - 1] == "=" or text[p - 1:p] in ("_", "-", ".") and text[p - 2:p - 1] in _NAME_CHARS:
+        return True
+    if text[p:p + 4].isupper():
+        return True
+    v = text[s:w]
+    return _APP_PASSWORD.fullmatch(v) is not None and random_letters(v.replace(" ", ""))
+
+
+def key_name(text: str, k: int, s: int) -> str:
     """The whole name (up to 64 identifier characters and dots before the
-    keyword at ``p``) whose value starts at ``s`` after ``=``, lowercased."""
-    i = p
-    while i > 0 and p - i < 64 and low[i - 1] in _KEY_CHARS:
+    keyword at ``k``) whose value starts at ``s`` after ``=``, lowercased."""
+    i = k
+    while i > 0 and k - i < 64 and text[i - 1] in _NAME_CHARS:
         i -= 1
-    return low[i:s - 1]
+    return text[i:s - 1].lower()
 
 
 def settings_key(name: str) -> bool:
