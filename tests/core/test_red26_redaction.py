@@ -147,6 +147,17 @@ KEPT = [
 ]
 
 
+@pytest.mark.parametrize("case", ["pgpassword-prefix", "properties", "env-unquoted", "wget-password", "conn-string",
+                                  "smtp-login", "sshpass-words", "k8s-env-words", "settings-py"])
+def test_shape_past_the_first_window_and_after_a_line_break(case):
+    """The shape on a line of its own after 360,000 characters of prose: the
+    second scan window (its lowercased copy offset from the text) finds it
+    as the first does."""
+    text, secret, kept, rule = CASES[case]
+    assert_redacted(case, "lorem ipsum dolor " * 20_000 + "\n" + text + "\n", [secret, *secret.split(" ")[1:]],
+                    kept=[kept], rule=rule, escaped=False)
+
+
 @pytest.mark.parametrize("text", KEPT)
 def test_look_alike_stays(text):
     """A UI text, prose, a name, a variable, a reference or a placeholder

@@ -52,7 +52,8 @@ def settings_assign(text: str, k: int, s: int, e: int, v: str) -> bool:
     if c == ";":
         return "." not in name
     if c and c in " \t":
-        return "." not in name and text[i:s - 1].isupper() and (i == 0 or text[i - 1] in " \t;(\"'")
+        return "." not in name and text[i:s - 1].isupper() and (
+            i == 0 or text[i - 1] in " \t\r\n;(\"'" or text[i - 2:i] == "\\n")
     return settings_key(name) and LINE_END.match(text, e) is not None
 
 
