@@ -30,8 +30,8 @@ def settings_assign(text: str, k: int, s: int, e: int, v: str) -> bool:
     letters alone (``plumtree``, ``text[s:e]``) after ``=`` with no blank around it, where a settings file or a command
     line puts it rather than code, though the value does not end its line:
     a command's option (``wget --password=plumtree URL``,
-    ``mysqldump --password=plumtree db``: :func:`cli_secret_ok`); an
-    environment variable's prefix to a command (``PGPASSWORD=plumtree psql``:
+    ``mysqldump --password=plumtree db``: :func:`cli_secret_ok`); a
+    shell variable's prefix to a command (``PGPASSWORD=plumtree psql``:
     a name in capitals, the value followed by a blank); a connection
     string's field ending at ``;`` (``User Id=sa;Password=plumtree;``); a
     dotted settings key alone on its line (``spring.datasource.password=
