@@ -23,7 +23,7 @@ from objstore.core.objects import normalize_value, value_digest
 from objstore.core.pack import Pack
 from objstore.core.salvage import salvage_pack
 from objstore.core.store import Store
-from objstore.core.text import confusable_fold, fold, matcher
+from objstore.core.text import confusable_fold, matcher, text_form
 from objstore.memory.tombstones import all_tombstones
 
 #: the shortest text (normalized) that ``--match`` forgets and that a scrub looks for
@@ -68,7 +68,8 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
     ascii_probes = _fewest_probes(p.encode("ascii") for p in probes if p.isascii())
 
     def hit(s: str) -> bool:
-        return any(t(s) for t in tests)
+        forms: dict = {}    # s folded once for all the tests (core.text.text_form)
+        return any(t(s, forms) for t in tests)
 
     def cannot_hit(data: bytes) -> bool:
         if not data.isascii() or b"\x1b" in data:
@@ -126,8 +127,9 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
     return changed
 
 
-#: a needle of hex digits alone, normalized (:func:`derived_matcher`)
+#: a needle of hex digits alone, normalized, and what may not adjoin it (:func:`derived_matcher`)
 _HEX = re.compile(r"[0-9a-f]+")
+_ALNUM = frozenset("0123456789abcdefghijklmnopqrstuvwxyz")
 
 
 def derived_matcher(needle: str):
@@ -140,17 +142,24 @@ def derived_matcher(needle: str):
     found in a time ``1768901144943000078``, and the 2.4 MB read ledger of
     a million-turn store deleted).  Tested on the text folded as it is and,
     for a non-ASCII text, as it reads (``confusable_fold``), as ``matcher``
-    does.  Returns a predicate ``f(text) -> bool``."""
+    does.  Returns a predicate ``f(text, forms=None) -> bool`` (``forms``:
+    as ``matcher``'s)."""
     norm = normalize_value(needle)
     if not _HEX.fullmatch(norm):
         return matcher(needle)
-    whole = re.compile(rf"(?<![0-9a-z]){norm}(?![0-9a-z])")
+    def whole(f: str) -> bool:   # an occurrence no letter or digit adjoins (each one found by str.find)
+        at = f.find(norm)
+        while at >= 0:
+            end = at + len(norm)
+            if (at == 0 or f[at - 1] not in _ALNUM) and (end == len(f) or f[end] not in _ALNUM):
+                return True
+            at = f.find(norm, at + 1)
+        return False
 
-    def match(text: str) -> bool:
-        f = fold(text)
-        if norm in f and whole.search(f):
+    def match(text: str, forms: dict | None = None) -> bool:
+        if whole(text_form(text, forms, "fold")):
             return True
-        return not text.isascii() and whole.search(fold(confusable_fold(text))) is not None
+        return not text.isascii() and whole(text_form(text, forms, "seen"))
 
     return match
 
