@@ -15,19 +15,8 @@ from objstore.capture.importer import import_claude_code
 from objstore.memory import turnmeta
 from objstore.memory.opening import open_store
 from objstore.memory.sessions import walk_turns
-from tests.hooks._util import asst, line, text, user
-
-A = "5d1e6f0a-0000-4000-8000-0000000000a1"
-B = "5d1e6f0a-0000-4000-8000-0000000000b2"
-C = "5d1e6f0a-0000-4000-8000-0000000000c3"
-
-
-def _write(path: Path, *records: dict) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for i, r in enumerate(records):
-        r["timestamp"] = f"2026-01-05T10:00:{i:02d}Z"
-    path.write_bytes(b"".join(line(r) for r in records))
-    return path
+from tests.hooks._util import asst, text, user
+from tests.memory.test_turn_tombstones import A, B, C, _write
 
 
 def _corpus(tmp_path: Path) -> list[Path]:
