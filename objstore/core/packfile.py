@@ -191,7 +191,8 @@ class Pack(PackChecks):
         if version not in READ_VERSIONS:
             raise version_problem(str(pp), "pack", version, other=self.version)
         if version != self.version:
-            raise CorruptObject(f"{pp}: pack version {version}, but its index has version {self.version} (damaged)")
+            raise CorruptObject(f"{pp}: pack version {version}, but its index {self.idx_path.name} has version "
+                                f"{self.version} (one of them damaged)")
         if pn != n:
             raise CorruptObject(f"{pp}: header says {pn} objects, its index {n}")
         if os.pread(fd, SUM_LEN, self.size - SUM_LEN) != recorded:

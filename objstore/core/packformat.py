@@ -199,10 +199,11 @@ IDX_MAGIC = b"MIDX"
 #: when it is the id of an earlier frame of its block; 5: the pack of
 #: version 4 with a smaller index: ids without their first byte, one body
 #: position per object, positions POS_WIDTH bytes wide; 6: version 5 whose
-#: blocks hold the turns' sources' ids as bytes, SOURCE_RULES); all six are read
-PACK_VERSION = 6
-IDX_VERSION = 6
-READ_VERSIONS = (1, 2, 3, 4, 5, 6)
+#: blocks hold the turns' sources' ids as bytes, SOURCE_RULES; 7: version 6
+#: whose blocks are zstd frames, objstore.core.packzstd); all seven are read
+PACK_VERSION = 7
+IDX_VERSION = 7
+READ_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
 #: version 2: the DEFLATE level and zlib memLevel new entries are written at
 #: (level 4, memLevel 6: 2.4 s and 18.2 MB for the bench corpus's 43.7 MB of
 #: frames, against 4.6 s and 17.5 MB at 6/8; docs/benchmarks.md)
@@ -259,6 +260,8 @@ BLOCK_CACHE = 4
 TRAIN_FRAMES = 2000
 TRAIN_BYTES = 4 << 20
 DICT_BYTES = 32 * 1024
+#: version 7 (zstd blocks, objstore.core.packzstd): a dictionary of up to 64 KiB, made by the same rule
+ZSTD_DICT_BYTES = 64 * 1024
 #: version 4: a pack whose frames, all of them, total under this many bytes
 #: is written without a dictionary (stored raw, up to 32 KiB, it outweighs
 #: what it saves: a pack of 50 corpus turns takes 43.7 KB with one, 24.3 KB
@@ -425,14 +428,22 @@ class DeflateReader:
     a copy into its window)."""
 
     def __init__(self, dict_data: bytes, version: int = 3) -> None:
-        if len(dict_data) > DICT_BYTES:
-            raise ValueError(f"a preset dictionary of {len(dict_data)} bytes (at most {DICT_BYTES})")
+        most = DICT_BYTES if version < 7 else ZSTD_DICT_BYTES
+        if len(dict_data) > most:
+            raise ValueError(f"a preset dictionary of {len(dict_data)} bytes (at most {most})")
         self._dict = bytes(dict_data)
         self.version = version
+        self._zd = None  # version 7: the zstd dictionary, loaded on the first block
 
     def decompressor(self):
         """A new ``zlib`` decompressor of raw DEFLATE (RFC 1951) with this
-        pack's preset dictionary (none when it is empty)."""
+        pack's preset dictionary (none when it is empty); version 7: a
+        ``packzstd.ZstdInflater`` of one zstd frame with it."""
+        if self.version >= 7:
+            from objstore.core import packzstd  # deferred: only a version-7 pack needs zstd
+            if self._zd is None and self._dict:
+                self._zd = packzstd.prepared_dict(self._dict)
+            return packzstd.ZstdInflater(self._zd)
         return zlib.decompressobj(-15, zdict=self._dict) if self._dict else zlib.decompressobj(-15)
 
     def decompress(self, data, limit: int) -> bytes:

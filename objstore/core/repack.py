@@ -68,8 +68,8 @@ class PackRewrites:
         left out and noted.  Caller holds the store lock."""
         from objstore.core.packformat import PACK_VERSION, TRAIN_BYTES, TRAIN_FRAMES, body_version  # deferred: packs
         from objstore.core.packwriter import (  # deferred: readers never write a pack
-            PackWriter, dictionary_sources, make_dictionary)
-        if pack.version not in (2, 3, 4, 5, 6):
+            PackWriter, dict_bytes, dictionary_sources, make_dictionary)
+        if pack.version not in (2, 3, 4, 5, 6, 7):
             return False
         try:
             d = pack.dictionary()
@@ -85,7 +85,9 @@ class PackRewrites:
                     size += len(frame)
                     if len(frames) >= TRAIN_FRAMES or size >= TRAIN_BYTES:
                         break
-                if make_dictionary(frames) != d or not all(keep(pack, order[i]) for i in dictionary_sources(frames)):
+                size = dict_bytes(pack.version)
+                if make_dictionary(frames, size) != d or \
+                        not all(keep(pack, order[i]) for i in dictionary_sources(frames, size)):
                     return False
         except CorruptObject:
             return False

@@ -75,7 +75,7 @@ def _frames(data: bytes, version: int, trailer: bool = True) -> Iterator[tuple[s
     end = max(_HEADER_LEN, len(data) - (_SUM_LEN if trailer else 0))
     off = _HEADER_LEN
     zr = None
-    if version in (2, 3, 4, 5, 6):
+    if version in (2, 3, 4, 5, 6, 7):
         d = _LEN.unpack_from(data, _HEADER_LEN)[0]
         off = _HEADER_LEN + 4 + d
         try:

@@ -64,7 +64,7 @@ def test_a_bundle_read_in_memory_follows_the_same_bound(store_path, imported, ve
 
 
 @pytest.mark.parametrize("which, version", [("idx", PACK_VERSION + 1), ("pack", PACK_VERSION + 1), ("idx", 255),
-                                            ("pack", 7)])
+                                            ("pack", 255)])
 def test_one_file_of_a_pair_at_a_newer_version_is_damage(invoke, store_path, imported, which, version):
     """Session 13 (fix13): an index whose header reads 5 beside its pack
     reading 4 (4 -> 5 is one flipped bit) read as "a newer mem" (exit 14)
