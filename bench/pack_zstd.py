@@ -12,8 +12,8 @@ level 6 with the 32 KiB dictionary (version 6), then zstd with a raw
 content dictionary of each size (the first 512 bytes of frames spread
 over the pack, ``make_dictionary``'s rule; a pack under 1,000 frames has
 none) at each level, a zstd block ended after the codes and after the
-column, and the CPU microseconds of decoding one whole block (median
-block).  Nothing in STORE is written.  docs/benchmarks.md, Session 26
+column, and for each the CPU microseconds of decoding one whole block
+(median block).  Nothing in STORE is written.  docs/benchmarks.md, Session 26
 (branch sz26).
 """
 
@@ -54,8 +54,8 @@ def blocks(pairs: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes, bytes]]
     return out
 
 
-def deflate(packs) -> tuple[int, float]:
-    total, t = 0, time.process_time()
+def deflate(packs) -> tuple[int, float, float]:
+    total, t, decode = 0, time.process_time(), []
     for frames, bl in packs:
         d = make_dictionary(frames) if len(frames) >= 1000 else b""
         c = zlib.compressobj(BLOCK_LEVEL, zlib.DEFLATED, -15, BLOCK_MEMLEVEL, zlib.Z_DEFAULT_STRATEGY,
@@ -67,8 +67,12 @@ def deflate(packs) -> tuple[int, float]:
             if col:
                 parts += [cc.compress(col), cc.flush(zlib.Z_BLOCK)]
             parts += [cc.compress(body), cc.flush()]
-            total += 4 + len(b"".join(parts))
-    return total, time.process_time() - t
+            out = b"".join(parts)
+            total += 4 + len(out)
+            t0 = time.process_time()
+            (zlib.decompressobj(-15, zdict=d) if d else zlib.decompressobj(-15)).decompress(out)
+            decode.append(time.process_time() - t0)
+    return total, time.process_time() - t - sum(decode), statistics.median(decode)
 
 
 def zstd(packs, level: int, dict_bytes: int) -> tuple[int, float, float]:
@@ -104,8 +108,9 @@ def main() -> None:
         packs.append(([f for _i, f in pairs], blocks(pairs)))
     print(f"{sum(len(f) for f, _b in packs)} objects, {sum(len(b) for _f, b in packs)} blocks, "
           f"{sum(len(h) + len(c) + len(b) for _f, bl in packs for h, c, b in bl):,} B of block content")
-    n, cpu = deflate(packs)
-    print(f"deflate level {BLOCK_LEVEL}, {DICT_BYTES // 1024} KiB dictionary: {n:,} B, {cpu:.2f} s", flush=True)
+    n, cpu, dec = deflate(packs)
+    print(f"deflate level {BLOCK_LEVEL}, {DICT_BYTES // 1024} KiB dictionary: {n:,} B, {cpu:.2f} s, "
+          f"decode {dec * 1e6:.0f} us a block", flush=True)
     for kib in map(int, a.dicts.split(",")):
         for level in map(int, a.levels.split(",")):
             n2, cpu, dec = zstd(packs, level, kib * 1024)
