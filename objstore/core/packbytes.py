@@ -29,11 +29,11 @@ _IDS = HEADER_LEN + FANOUT_LEN  # 1036: where the id table begins
 class PackBytes:
     """A pack and its index held in memory (a remote's bundle), read by id
     without writing them anywhere: the same layout and checks as
-    :class:`Pack` for lookups, versions 1 to 5 (versions 4, 5: a left-out
-    parent id put back by hashing the frame it names).
+    :class:`Pack` for lookups, versions 1 to 7 (versions 4 to 7: a left-out
+    parent id put back by hashing the frame it names; 7: zstd blocks).
 
     Raises CorruptObject (a malformed header; a version of 0 or above
-    ``MAX_FORMAT_VERSION``) or UnsupportedVersion (a version from 6 up to it)."""
+    ``MAX_FORMAT_VERSION``) or UnsupportedVersion (a version from 8 up to it)."""
 
     def __init__(self, pack: bytes, idx: bytes) -> None:
         self.pack, self.idx = pack, idx
