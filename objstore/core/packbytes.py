@@ -15,12 +15,12 @@ from blake3 import blake3
 from objstore.core.errors import CorruptObject
 from objstore.core.packformat import (
     DICT_AT, FANOUT, FANOUT_LEN, HEADER, HEADER_LEN, ID_LEN, IDX5_ID_LEN, IDX_FIXED, IDX_MAGIC, MAX_ENTRY,
-    PACK_MAGIC, PACK_MIN, READ_VERSIONS, SUM_LEN, U16, U32, U64,
+    PACK_MAGIC, PACK_MIN, SUM_LEN, U16, U32, U64,
     DeflateReader,
     idx_size,
     pos_width,
     raw_id,
-    version_problem,
+    readable,
 )
 
 _IDS = HEADER_LEN + FANOUT_LEN  # 1036: where the id table begins
@@ -44,8 +44,9 @@ class PackBytes:
         if magic != IDX_MAGIC or pmagic != PACK_MAGIC or pn != n:
             raise CorruptObject("pack bundle: not a pack and its index")
         for what, v, other in (("pack index", version, pversion), ("pack", pversion, version)):
-            if v not in READ_VERSIONS:
-                raise version_problem("pack bundle", what, v, other=other)
+            problem = readable("pack bundle", what, v, other=other)
+            if problem is not None:
+                raise problem
         if pversion != version:
             raise CorruptObject(f"pack bundle: pack version {pversion}, index version {version}")
         # version 5: ids without their first byte, then W-byte body positions; 3, 4: block numbers, positions

@@ -200,9 +200,12 @@ IDX_MAGIC = b"MIDX"
 #: version 4 with a smaller index: ids without their first byte, one body
 #: position per object, positions POS_WIDTH bytes wide; 6: version 5 whose
 #: blocks hold the turns' sources' ids as bytes, SOURCE_RULES; 7: version 6
-#: whose blocks are zstd frames, objstore.core.packzstd); all seven are read
-PACK_VERSION = 7
-IDX_VERSION = 7
+#: whose blocks are zstd frames, objstore.core.packzstd, written only when the
+#: store's config.toml asks for it, ZSTD_VERSION); all seven are read (7: with
+#: the zstd codec, the extra memvcs[zstd]; without it, exit 14: readable())
+PACK_VERSION = 6
+IDX_VERSION = 6
+ZSTD_VERSION = 7
 READ_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
 #: version 2: the DEFLATE level and zlib memLevel new entries are written at
 #: (level 4, memLevel 6: 2.4 s and 18.2 MB for the bench corpus's 43.7 MB of
@@ -331,6 +334,20 @@ def version_problem(where: str, what: str, version: int, other: int | None = Non
                              "(a mem writes a pack and its index with one version)")
     return UnsupportedVersion(f"{where}: {what} version {version} is not supported "
                               f"(this mem reads {', '.join(map(str, READ_VERSIONS))})", hint=UPGRADE_HINT)
+
+
+def readable(where: str, what: str, version: int, other: int | None = None) -> MemError | None:
+    """None when this mem reads a pack or index of header ``version``, else
+    the error to raise: :func:`version_problem`'s for a version it does not
+    know; CodecMissing (exit 14) for version 7 when the zstd codec does not
+    import (``packzstd.missing``: a format it knows, on a Python without
+    the extra ``memvcs[zstd]``; never damage)."""
+    if version not in READ_VERSIONS:
+        return version_problem(where, what, version, other)
+    if version >= ZSTD_VERSION:
+        from objstore.core.packzstd import missing  # deferred: only a version-7 pack needs zstd
+        return missing(where)
+    return None
 
 
 def header_version(path) -> int | None:

@@ -20,13 +20,13 @@ from pathlib import Path
 from blake3 import blake3
 
 from objstore.core.atomic import fsync_dir
-from objstore.core.errors import InvalidInput
+from objstore.core.errors import CodecMissing, InvalidInput
 from objstore.core.packfile import PackInfo
 from objstore.core.packformat import (
     BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, BLOCK_OBJECTS, DEFLATE_LEVEL, DEFLATE_MEMLEVEL, DICT_BYTES,
     DICT_MIN_BYTES, FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN, IDX5_ID_LEN, IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS,
     PACK_MAGIC, PACK_VERSION, PARENT_MARK, READ_VERSIONS, SUM_LEN, TEMP_PREFIX, TRAIN_BYTES, TRAIN_FRAMES, U32,
-    ZSTD_DICT_BYTES, body_version,
+    ZSTD_DICT_BYTES, ZSTD_VERSION, body_version,
     idx_size,
     pos_width,
     split_sources,
@@ -196,7 +196,9 @@ class PackWriter:
         level: version 1: zlib level 0-9 (default 6, as loose objects);
             version 2: DEFLATE level 0-9 (default DEFLATE_LEVEL, 4);
             versions 3-6: DEFLATE level 0-9 (default BLOCK_LEVEL, 6).
-        version: the pack format to write (default PACK_VERSION, 6: the
+        version: the pack format to write (7: version 6's blocks as zstd
+            frames, a store's when it asks for it, :func:`write_version`;
+            default PACK_VERSION, 6: the
             index of version 5, blocks whose frames leave the ids of
             their sources to a column (SOURCE_RULES); 5: the
             pack of version 4 with the smaller index; 4: raw
@@ -797,6 +799,26 @@ class PackWriter:
             self.abort()
         elif self._state == "open":
             self.finish()
+
+
+def write_version(root: Path | str) -> int:
+    """The pack version the store at ``root`` writes new packs in (import,
+    capture, gc): PACK_VERSION (6, DEFLATE blocks) unless its config.toml
+    sets ``store.pack_codec = "zstd"``: ZSTD_VERSION (7, zstd blocks,
+    ``objstore.core.packzstd``).  Raises CodecMissing (exit 14) when it
+    asks for zstd and the codec does not import (never a silent version 6
+    the person did not choose; called before a pack is begun, so nothing
+    is written), InvalidInput for a config.toml that does not parse or a
+    value that is not deflate or zstd (``settings.value``)."""
+    from objstore.core.settings import value  # deferred: readers never write a pack
+    if value(root, "store.pack_codec") != "zstd":
+        return PACK_VERSION
+    from objstore.core.packzstd import missing  # deferred: only a zstd store needs the codec
+    problem = missing(f'store.pack_codec = "zstd" in {Path(root) / "config.toml"}')
+    if problem is not None:
+        raise CodecMissing(f"{problem.message}; nothing was written", hint=f"{problem.hint}; or write "
+                           "version 6 again: mem config store.pack_codec deflate")
+    return ZSTD_VERSION
 
 
 def write_pack(pack_dir: Path | str, frames: Iterable[bytes], *, level: int | None = None,

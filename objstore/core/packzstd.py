@@ -15,19 +15,31 @@ The two classes give the zlib objects' interfaces that the block code of
 ``decompress(data, max_length)``/``unconsumed_tail``/``eof``/``unused_data``),
 so a block is built and read by the same code in every version.  The codec
 is the standard library's ``compression.zstd`` (Python 3.14) or its backport
-``backports.zstd`` (the same module for 3.9 to 3.13, a dependency of mem
-there); ``packformat`` and ``packwriter`` import this module on the first
-version-7 block only (its import costs ~1 ms of a new process's CPU).
+``backports.zstd`` (the same module for 3.9 to 3.13: the optional extra
+``memvcs[zstd]``, not a core dependency); ``packformat`` and ``packwriter``
+import this module for a version-7 pack only (its import costs ~1 ms of a
+new process's CPU).  Without the codec the module still imports: a
+version-7 pack is refused when it is opened (:func:`missing`, exit 14)
+and a store that asks for version 7 refuses to write
+(``packwriter.write_version``), before any byte is read or written.
 """
 
 from __future__ import annotations
 
 import zlib
 
+from objstore.core.errors import CodecMissing
+
 try:
     from compression import zstd  # Python 3.14
 except ImportError:
-    from backports import zstd  # pyproject.toml: a dependency before 3.14
+    try:
+        from backports import zstd  # pyproject.toml: the extra `zstd` before 3.14
+    except ImportError:
+        zstd = None  # version 7 is refused: missing()
+
+#: how to get the codec (every message about a missing one ends with it)
+INSTALL_HINT = "pip install 'memvcs[zstd]' (Python 3.14 has the codec built in)"
 
 #: version 7: the zstd level blocks are compressed at (the bench corpus:
 #: level 9 takes the CPU of DEFLATE level 6; 15 takes 9x that for −0.44 MB more)
@@ -46,6 +58,7 @@ class ZstdBlockCompressor:
     __slots__ = ("_dict", "_opts", "_c")
 
     def __init__(self, dictionary: bytes, level: int = ZSTD_LEVEL) -> None:
+        zstd = _codec()
         self._dict = prepared_dict(dictionary)
         self._opts = {zstd.CompressionParameter.compression_level: level,
                       zstd.CompressionParameter.window_log: ZSTD_WINDOW_LOG}
@@ -56,7 +69,7 @@ class ZstdBlockCompressor:
         dictionary is loaded once per pack)."""
         new = object.__new__(ZstdBlockCompressor)
         new._dict, new._opts = self._dict, self._opts
-        new._c = zstd.ZstdCompressor(options=self._opts, zstd_dict=self._dict)
+        new._c = _codec().ZstdCompressor(options=self._opts, zstd_dict=self._dict)
         return new
 
     def compress(self, data: bytes) -> bytes:
@@ -80,7 +93,7 @@ class ZstdInflater:
     __slots__ = ("_d", "_fed", "unconsumed_tail")
 
     def __init__(self, zstd_dict) -> None:
-        self._d = zstd.ZstdDecompressor(zstd_dict=zstd_dict)
+        self._d = _codec().ZstdDecompressor(zstd_dict=zstd_dict)
         self._fed = False
         self.unconsumed_tail = b""
 
@@ -111,7 +124,24 @@ class ZstdInflater:
         return self._d.unused_data if self._d.eof else b""
 
 
+def missing(where: str) -> CodecMissing | None:
+    """The error for a version-7 pack (``where``: the file, or what is
+    being written, for the message) when the zstd codec does not import,
+    else None.  Returned, not raised (``packformat.readable``)."""
+    if zstd is not None:
+        return None
+    return CodecMissing(f"{where}: pack version 7 (zstd blocks) needs the zstd codec, which this Python does "
+                        "not have", hint=INSTALL_HINT)
+
+
+def _codec():
+    """The zstd module; raises CodecMissing when it did not import."""
+    if zstd is None:
+        raise missing("a version-7 pack")  # type: ignore[misc]
+    return zstd
+
+
 def prepared_dict(dictionary: bytes):
     """The zstd dictionary object of a version-7 pack's ``dictionary``
     (raw content), or None when it is empty."""
-    return zstd.ZstdDict(bytes(dictionary), is_raw=True) if dictionary else None
+    return _codec().ZstdDict(bytes(dictionary), is_raw=True) if dictionary else None

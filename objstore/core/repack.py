@@ -160,7 +160,8 @@ class PackRewrites:
         total = len(loose) + sum(len(p) for p in old)
         done = count = 0
         kept_old: list[Pack] = []
-        from objstore.core.packwriter import PackWriter  # deferred: readers never write a pack
+        from objstore.core.packwriter import PackWriter, write_version  # deferred: readers never write a pack
+        version = write_version(self.root)  # 6, or 7 (zstd) when config.toml asks: before anything is written
         pack_dir = self.root / "objects" / "pack"
         pack_dir.mkdir(parents=True, exist_ok=True)
         writers: list[PackWriter] = []
@@ -172,7 +173,7 @@ class PackRewrites:
                 count += writers[-1].count
                 writers[-1].finish()  # durable; the old packs go only after the last one is
             if not writers or writers[-1].info is not None:
-                writers.append(PackWriter(pack_dir))
+                writers.append(PackWriter(pack_dir, version=version))
             return writers[-1]
         try:
             for oid in loose:

@@ -31,8 +31,8 @@ def pack_dir(tmp_path):
     return tmp_path / "store" / "objects" / "pack"
 
 
-def test_new_packs_are_version_7():
-    assert PACK_VERSION == 7  # version 5's index; its blocks: test_pack_v6.py, test_pack_v7.py
+def test_new_packs_are_version_6():
+    assert PACK_VERSION == 6  # version 5's index; its blocks: test_pack_v6.py (7, zstd, opt-in: test_pack_codec.py)
 
 
 @pytest.mark.parametrize("count, width", [(0, 2), (1, 2), (65536, 2), (65537, 3), (1 << 24, 3),
