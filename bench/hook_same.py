@@ -15,6 +15,9 @@ the store's resident helper does not answer) and compares stdout and the
 exit status byte for byte.  Each tree's event has a session id of its own
 (a session's injection state says what it was already given).  Prints one
 line per event, ``same`` or ``DIFFERENT``; exits 1 when any differ.
+``--tree-store NAME=STORE``: tree NAME on its own store, as it wrote it (a
+format change an older tree cannot read; docs/benchmarks.md, Session 26
+(sz26)).
 """
 
 from __future__ import annotations
@@ -41,8 +44,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--store", required=True)
     ap.add_argument("--tree", action="append", required=True, help="NAME=PATH (two or more)")
     ap.add_argument("--corpus", type=Path, help="a bench/gen_corpus.py corpus: its needles are prompts too")
+    ap.add_argument("--tree-store", action="append", default=[], metavar="NAME=STORE",
+                    help="the store tree NAME runs on instead of --store (a store written by that tree, "
+                         "when the trees write different formats; repeatable; as bench/startup.py's)")
     ap.add_argument("--prompt", action="append")
     a = ap.parse_args(argv)
+    stores = dict(s.split("=", 1) for s in a.tree_store)
     trees = [t.split("=", 1) for t in a.tree]
     prompts = list(a.prompt or PROMPTS)
     if a.corpus and (a.corpus / "needles.json").exists():
@@ -56,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
             for name, tree in trees:
                 event = json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": f"same-{run}-{name}-{total}",
                                     "cwd": cwd, "transcript_path": "/nonexistent.jsonl", "prompt": prompt})
-                env = dict(os.environ, MEM_HOME=a.store, PYTHONPATH=os.path.abspath(tree), MEM_NO_CAPTURE="1",
+                env = dict(os.environ, MEM_HOME=stores.get(name, a.store), PYTHONPATH=os.path.abspath(tree), MEM_NO_CAPTURE="1",
                            MEM_NO_HELPER="1")
                 p = subprocess.run([sys.executable, "-m", "cmds", "hook", "claude-code"], env=env, cwd="/",
                                    input=event.encode(), capture_output=True)

@@ -10,6 +10,9 @@ QUERY`` (text) in a new process per tree (``PYTHONPATH`` = the tree,
 ``MEM_HOME`` = STORE, which a recall never writes) and compares stdout,
 stderr and the exit status byte for byte.  Prints one line per command
 line, ``same`` or ``DIFFERENT``; exits 1 when any differ.
+``--tree-store NAME=STORE``: tree NAME on its own store, as it wrote it (a
+format change an older tree cannot read; docs/benchmarks.md, Session 26
+(sz26)).
 """
 
 from __future__ import annotations
@@ -30,16 +33,20 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--store", required=True)
     ap.add_argument("--tree", action="append", required=True, help="NAME=PATH (two)")
+    ap.add_argument("--tree-store", action="append", default=[], metavar="NAME=STORE",
+                    help="the store tree NAME runs on instead of --store (a store written by that tree, "
+                         "when the trees write different formats; repeatable; as bench/startup.py's)")
     ap.add_argument("--query", action="append")
     a = ap.parse_args(argv)
-    trees = [t.partition("=")[2] for t in a.tree]
+    trees = [t.partition("=")[::2] for t in a.tree]
+    stores = dict(s.split("=", 1) for s in a.tree_store)
     differ = 0
     for q in a.query or QUERIES:
         for form in (["--json"], []):
             argv_ = ["recall", "--all-projects", *form, "-n", "10", q]
             outs = []
-            for tree in trees:
-                env = dict(os.environ, MEM_HOME=a.store, PYTHONPATH=os.path.abspath(tree), NO_COLOR="1")
+            for name, tree in trees:
+                env = dict(os.environ, MEM_HOME=stores.get(name, a.store), PYTHONPATH=os.path.abspath(tree), NO_COLOR="1")
                 p = subprocess.run([sys.executable, "-m", "cmds", *argv_], env=env, cwd="/", capture_output=True)
                 outs.append((p.returncode, p.stdout, p.stderr))
             same = all(o == outs[0] for o in outs)

@@ -37,8 +37,10 @@ def command(name, value, as_json, store):
     is anyone's; setting is the person's: run by an agent (CLAUDECODE,
     Codex's variables or MEM_AGENT set) NAME VALUE is refused with exit 6,
     since the settings decide what leaves the machine (derive.*), what is
-    captured (capture.ignore_marker), what is injected (context.*) and when
-    facts go dormant (decay.days).
+    captured (capture.ignore_marker), what is injected (context.*), when
+    facts go dormant (decay.days) and which mem can read the store
+    (store.pack_codec zstd: smaller packs, pack version 7, readable only
+    with pip install 'memvcs[zstd]').
 
     \b
     Examples:
@@ -47,11 +49,13 @@ def command(name, value, as_json, store):
       mem config derive.auto true
       mem config derive.sources all
       mem config decay.days 90
+      mem config store.pack_codec zstd
       mem config context.prompt_budget
 
     Exit status: 0 ok; 2 unknown setting, bad value (a number out of its
     range included), or a config.toml mem cannot edit safely; 6 set by an
-    agent; 10 no store; 16 read-only store.
+    agent; 10 no store; 14 store.pack_codec zstd without the zstd codec
+    (nothing written); 16 read-only store.
     """
     from objstore import config_read, config_set, config_setting, config_settings
     settings = config_settings

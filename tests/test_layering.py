@@ -130,7 +130,9 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          "objstore.memory.sealstop",
          # off the import's catch-up (session 24): with nothing new it starts no parse worker (pickle,
          # subprocess, threads) and a Claude Code import reads no Codex file (hashlib)
-         "objstore.capture.parseworker", "objstore.capture.codex")
+         "objstore.capture.parseworker", "objstore.capture.codex",
+         # only a version-7 pack's block needs zstd (session 26): its module's import costs ~1 ms
+         "objstore.core.packzstd")
 
 
 def _module_name(path: Path, root: Path = REPO) -> str:

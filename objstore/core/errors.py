@@ -164,6 +164,14 @@ class UnsupportedVersion(MemError):
     exit_code = 14
 
 
+class CodecMissing(UnsupportedVersion):
+    """A pack format this mem knows but this Python cannot read or write:
+    pack version 7's zstd codec (``compression.zstd``, or before Python
+    3.14 the ``zstd`` extra's ``backports.zstd``) does not import (exit 14,
+    as a format this mem does not read; nothing is changed).  Its hint
+    names the extra to install."""
+
+
 class RemoteUnavailable(MemError):
     """A remote cannot be used: its endpoint does not answer, the credentials
     are refused, the bucket or folder does not exist (exit 15).  Nothing local

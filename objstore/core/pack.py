@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from objstore.core.atomic import fsync_dir
-from objstore.core.errors import AmbiguousId, CorruptObject, MemError, NotFound, UnsupportedVersion
+from objstore.core.errors import AmbiguousId, CodecMissing, CorruptObject, MemError, NotFound, UnsupportedVersion
 from objstore.core.ids import check_prefix
 from objstore.core.packbytes import PackBytes
 from objstore.core.packfile import Pack, PackInfo, prepare_prefixes
@@ -135,8 +135,7 @@ class PackSet:
         the sessions they hold)."""
         for idx, err in self.broken:
             if isinstance(err, UnsupportedVersion):
-                raise UnsupportedVersion(f"{err.message}: a newer mem wrote this store's pack {idx.stem}; "
-                                         f"{doing} changed nothing", hint=UPGRADE_HINT)
+                raise refused(err, idx, "", f"; {doing} changed nothing")
 
     @property
     def packs(self) -> list[Pack]:
@@ -342,3 +341,15 @@ class PackSet:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def refused(err: UnsupportedVersion, idx: Path, before: str = "", after: str = "") -> UnsupportedVersion:
+    """The exit-14 error for a pack (index file ``idx``) left out by
+    ``err``, a version this mem does not read: "a newer mem wrote this
+    store's pack", hint "upgrade mem"; or, for a version-7 pack without
+    the zstd codec (CodecMissing), ``err``'s message and its install hint.
+    ``before`` and ``after`` frame the message (what was being done)."""
+    if isinstance(err, CodecMissing):
+        return CodecMissing(f"{before}{err.message}{after}", hint=err.hint)
+    return UnsupportedVersion(f"{before}{err.message}: a newer mem wrote this store's pack {idx.stem}{after}",
+                              hint=UPGRADE_HINT)

@@ -15,12 +15,12 @@ from blake3 import blake3
 from objstore.core.errors import CorruptObject
 from objstore.core.packformat import (
     DICT_AT, FANOUT, FANOUT_LEN, HEADER, HEADER_LEN, ID_LEN, IDX5_ID_LEN, IDX_FIXED, IDX_MAGIC, MAX_ENTRY,
-    PACK_MAGIC, PACK_MIN, READ_VERSIONS, SUM_LEN, U16, U32, U64,
+    PACK_MAGIC, PACK_MIN, SUM_LEN, U16, U32, U64,
     DeflateReader,
     idx_size,
     pos_width,
     raw_id,
-    version_problem,
+    readable,
 )
 
 _IDS = HEADER_LEN + FANOUT_LEN  # 1036: where the id table begins
@@ -29,11 +29,11 @@ _IDS = HEADER_LEN + FANOUT_LEN  # 1036: where the id table begins
 class PackBytes:
     """A pack and its index held in memory (a remote's bundle), read by id
     without writing them anywhere: the same layout and checks as
-    :class:`Pack` for lookups, versions 1 to 5 (versions 4, 5: a left-out
-    parent id put back by hashing the frame it names).
+    :class:`Pack` for lookups, versions 1 to 7 (versions 4 to 7: a left-out
+    parent id put back by hashing the frame it names; 7: zstd blocks).
 
     Raises CorruptObject (a malformed header; a version of 0 or above
-    ``MAX_FORMAT_VERSION``) or UnsupportedVersion (a version from 6 up to it)."""
+    ``MAX_FORMAT_VERSION``) or UnsupportedVersion (a version from 8 up to it)."""
 
     def __init__(self, pack: bytes, idx: bytes) -> None:
         self.pack, self.idx = pack, idx
@@ -44,8 +44,9 @@ class PackBytes:
         if magic != IDX_MAGIC or pmagic != PACK_MAGIC or pn != n:
             raise CorruptObject("pack bundle: not a pack and its index")
         for what, v, other in (("pack index", version, pversion), ("pack", pversion, version)):
-            if v not in READ_VERSIONS:
-                raise version_problem("pack bundle", what, v, other=other)
+            problem = readable("pack bundle", what, v, other=other)
+            if problem is not None:
+                raise problem
         if pversion != version:
             raise CorruptObject(f"pack bundle: pack version {pversion}, index version {version}")
         # version 5: ids without their first byte, then W-byte body positions; 3, 4: block numbers, positions

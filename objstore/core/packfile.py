@@ -24,7 +24,7 @@ from objstore.core.errors import CorruptObject, InvalidInput, NotFound
 from objstore.core.ids import check_prefix, is_full_id
 from objstore.core.packformat import (
     BLOCK_CACHE, DICT_AT, FANOUT, FANOUT_LEN, HEADER, HEADER_LEN, ID_LEN, IDX5_ID_LEN, IDX_FIXED, IDX_MAGIC,
-    MAX_ENTRY, PACK_MAGIC, PACK_MIN, PARENT_MARK, READ_VERSIONS, SUM_LEN, U16, U32, U64,
+    MAX_ENTRY, PACK_MAGIC, PACK_MIN, PARENT_MARK, SUM_LEN, U16, U32, U64,
     BlockSources,
     DeflateReader,
     header_version,
@@ -34,8 +34,8 @@ from objstore.core.packformat import (
     pos_width,
     put_parent,
     raw_id,
+    readable,
     uint_table,
-    version_problem,
 )
 from objstore.core.packcheck import PackChecks
 from objstore.core.record import Frozen, set_fields
@@ -137,8 +137,9 @@ class Pack(PackChecks):
         magic, version, n = HEADER.unpack_from(mm, 0)
         if magic != IDX_MAGIC:
             raise CorruptObject(f"{ip}: not a pack index (bad magic {magic!r})")
-        if version not in READ_VERSIONS:
-            raise version_problem(str(ip), "pack index", version, other=header_version(self.pack_path))
+        problem = readable(str(ip), "pack index", version, other=header_version(self.pack_path))
+        if problem is not None:
+            raise problem
         self.version = version
         self._ids_off = HEADER_LEN + FANOUT_LEN
         #: bytes of an id in the id table (version 5: without its first byte, which the fan-out gives)
@@ -204,10 +205,12 @@ class Pack(PackChecks):
         magic, version, pn = HEADER.unpack(os.pread(fd, HEADER_LEN, 0))
         if magic != PACK_MAGIC:
             raise CorruptObject(f"{pp}: not a pack (bad magic {magic!r})")
-        if version not in READ_VERSIONS:
-            raise version_problem(str(pp), "pack", version, other=self.version)
+        problem = readable(str(pp), "pack", version, other=self.version)
+        if problem is not None:
+            raise problem
         if version != self.version:
-            raise CorruptObject(f"{pp}: pack version {version}, but its index has version {self.version} (damaged)")
+            raise CorruptObject(f"{pp}: pack version {version}, but its index {self.idx_path.name} has version "
+                                f"{self.version} (one of them damaged)")
         if pn != n:
             raise CorruptObject(f"{pp}: header says {pn} objects, its index {n}")
         if os.pread(fd, SUM_LEN, self.size - SUM_LEN) != recorded:

@@ -200,10 +200,14 @@ IDX_MAGIC = b"MIDX"
 #: when it is the id of an earlier frame of its block; 5: the pack of
 #: version 4 with a smaller index: ids without their first byte, one body
 #: position per object, positions POS_WIDTH bytes wide; 6: version 5 whose
-#: blocks hold the turns' sources' ids as bytes, SOURCE_RULES); all six are read
+#: blocks hold the turns' sources' ids as bytes, SOURCE_RULES; 7: version 6
+#: whose blocks are zstd frames, objstore.core.packzstd, written only when the
+#: store's config.toml asks for it, ZSTD_VERSION); all seven are read (7: with
+#: the zstd codec, the extra memvcs[zstd]; without it, exit 14: readable())
 PACK_VERSION = 6
 IDX_VERSION = 6
-READ_VERSIONS = (1, 2, 3, 4, 5, 6)
+ZSTD_VERSION = 7
+READ_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
 #: version 2: the DEFLATE level and zlib memLevel new entries are written at
 #: (level 4, memLevel 6: 2.4 s and 18.2 MB for the bench corpus's 43.7 MB of
 #: frames, against 4.6 s and 17.5 MB at 6/8; docs/benchmarks.md)
@@ -264,6 +268,8 @@ BLOCK_CACHE = 4
 TRAIN_FRAMES = 2000
 TRAIN_BYTES = 4 << 20
 DICT_BYTES = 32 * 1024
+#: version 7 (zstd blocks, objstore.core.packzstd): a dictionary of up to 64 KiB, made by the same rule
+ZSTD_DICT_BYTES = 64 * 1024
 #: version 4: a pack whose frames, all of them, total under this many bytes
 #: is written without a dictionary (stored raw, up to 32 KiB, it outweighs
 #: what it saves: a pack of 50 corpus turns takes 43.7 KB with one, 24.3 KB
@@ -333,6 +339,20 @@ def version_problem(where: str, what: str, version: int, other: int | None = Non
                              "(a mem writes a pack and its index with one version)")
     return UnsupportedVersion(f"{where}: {what} version {version} is not supported "
                               f"(this mem reads {', '.join(map(str, READ_VERSIONS))})", hint=UPGRADE_HINT)
+
+
+def readable(where: str, what: str, version: int, other: int | None = None) -> MemError | None:
+    """None when this mem reads a pack or index of header ``version``, else
+    the error to raise: :func:`version_problem`'s for a version it does not
+    know; CodecMissing (exit 14) for version 7 when the zstd codec does not
+    import (``packzstd.missing``: a format it knows, on a Python without
+    the extra ``memvcs[zstd]``; never damage)."""
+    if version not in READ_VERSIONS:
+        return version_problem(where, what, version, other)
+    if version >= ZSTD_VERSION:
+        from objstore.core.packzstd import missing  # deferred: only a version-7 pack needs zstd
+        return missing(where)
+    return None
 
 
 def header_version(path) -> int | None:
@@ -430,14 +450,22 @@ class DeflateReader:
     a copy into its window)."""
 
     def __init__(self, dict_data: bytes, version: int = 3) -> None:
-        if len(dict_data) > DICT_BYTES:
-            raise ValueError(f"a preset dictionary of {len(dict_data)} bytes (at most {DICT_BYTES})")
+        most = DICT_BYTES if version < 7 else ZSTD_DICT_BYTES
+        if len(dict_data) > most:
+            raise ValueError(f"a preset dictionary of {len(dict_data)} bytes (at most {most})")
         self._dict = bytes(dict_data)
         self.version = version
+        self._zd = None  # version 7: the zstd dictionary, loaded on the first block
 
     def decompressor(self):
         """A new ``zlib`` decompressor of raw DEFLATE (RFC 1951) with this
-        pack's preset dictionary (none when it is empty)."""
+        pack's preset dictionary (none when it is empty); version 7: a
+        ``packzstd.ZstdInflater`` of one zstd frame with it."""
+        if self.version >= 7:
+            from objstore.core import packzstd  # deferred: only a version-7 pack needs zstd
+            if self._zd is None and self._dict:
+                self._zd = packzstd.prepared_dict(self._dict)
+            return packzstd.ZstdInflater(self._zd)
         return zlib.decompressobj(-15, zdict=self._dict) if self._dict else zlib.decompressobj(-15)
 
     def decompress(self, data, limit: int) -> bytes:

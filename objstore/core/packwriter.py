@@ -20,13 +20,13 @@ from pathlib import Path
 from blake3 import blake3
 
 from objstore.core.atomic import fsync_dir
-from objstore.core.errors import InvalidInput
+from objstore.core.errors import CodecMissing, InvalidInput
 from objstore.core.packfile import PackInfo
 from objstore.core.packformat import (
     BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, BLOCK_OBJECTS, DEFLATE_LEVEL, DEFLATE_MEMLEVEL, DICT_BYTES,
     DICT_MIN_BYTES, FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN, IDX5_ID_LEN, IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS,
     PACK_MAGIC, PACK_VERSION, PARENT_MARK, READ_VERSIONS, SUM_LEN, TEMP_PREFIX, TRAIN_BYTES, TRAIN_FRAMES, U32,
-    body_version,
+    ZSTD_DICT_BYTES, ZSTD_VERSION, body_version,
     idx_size,
     pos_width,
     split_sources,
@@ -54,7 +54,7 @@ def _compress(frame: bytes, level: int) -> bytes:
     return c.compress(frame) + c.flush()
 
 
-def make_dictionary(frames: list[bytes]) -> bytes:
+def make_dictionary(frames: list[bytes], size: int = DICT_BYTES) -> bytes:
     """A version-2 or version-3 pack's preset dictionary from its first ``frames``: the
     first 512 bytes of up to 200 frames spread evenly over them, the last
     DICT_BYTES (32 KiB) of that.  zlib's advice for a preset dictionary is
@@ -64,27 +64,33 @@ def make_dictionary(frames: list[bytes]) -> bytes:
     frames are fewer than 16 or give under 4 KiB (too little to gain from).
     Standard-library zlib has no dictionary trainer; measured on the bench
     corpus this gives 18.2 MB against 25.0 MB for no dictionary
-    (docs/benchmarks.md)."""
-    return b"".join(frames[i][:512] for i in dictionary_sources(frames))[-DICT_BYTES:]
+    (docs/benchmarks.md).  Version 7: ``size`` ZSTD_DICT_BYTES (64 KiB)."""
+    return b"".join(frames[i][:512] for i in dictionary_sources(frames, size))[-size:]
 
 
-def dictionary_sources(frames: list[bytes]) -> list[int]:
+def dictionary_sources(frames: list[bytes], size: int = DICT_BYTES) -> list[int]:
     """The indexes of the ``frames`` whose bytes :func:`make_dictionary`
     puts in the dictionary (none when it makes none): a pack rewrite that
     drops none of them may keep the dictionary (``Store.delete_objects``)."""
     if len(frames) < 16:
         return []
-    step = max(1, len(frames) // 200)
+    step = max(1, len(frames) // (200 * size // DICT_BYTES))
     picked = list(range(0, len(frames), step))
     if sum(len(frames[i][:512]) for i in picked) < 4096:
         return []
-    out, size = [], 0
-    for i in reversed(picked):  # the last DICT_BYTES of the joined heads
-        if size >= DICT_BYTES:
+    out, got = [], 0
+    for i in reversed(picked):  # the last ``size`` bytes of the joined heads
+        if got >= size:
             break
         out.append(i)
-        size += len(frames[i][:512])
+        got += len(frames[i][:512])
     return out[::-1]
+
+
+def dict_bytes(version: int) -> int:
+    """The most bytes a pack dictionary of ``version`` holds: DICT_BYTES
+    (32 KiB, zlib's window), ZSTD_DICT_BYTES (64 KiB) from version 7."""
+    return DICT_BYTES if version < 7 else ZSTD_DICT_BYTES
 
 
 def _deflate_block(c, frames: list[bytes], ids: list[bytes] | None, sources: bool = False) -> bytes:
@@ -190,7 +196,9 @@ class PackWriter:
         level: version 1: zlib level 0-9 (default 6, as loose objects);
             version 2: DEFLATE level 0-9 (default DEFLATE_LEVEL, 4);
             versions 3-6: DEFLATE level 0-9 (default BLOCK_LEVEL, 6).
-        version: the pack format to write (default PACK_VERSION, 6: the
+        version: the pack format to write (7: version 6's blocks as zstd
+            frames, a store's when it asks for it, :func:`write_version`;
+            default PACK_VERSION, 6: the
             index of version 5, blocks whose frames leave the ids of
             their sources to a column (SOURCE_RULES); 5: the
             pack of version 4 with the smaller index; 4: raw
@@ -213,8 +221,9 @@ class PackWriter:
             level = {1: 6, 2: DEFLATE_LEVEL}.get(version, BLOCK_LEVEL)
         if not 0 <= level <= 9:
             raise InvalidInput(f"zlib level must be 0..9, not {level}")
-        if dictionary is not None and len(dictionary) > DICT_BYTES:
-            raise InvalidInput(f"a pack dictionary holds at most {DICT_BYTES} bytes, not {len(dictionary)}")
+        most = dict_bytes(version)
+        if dictionary is not None and len(dictionary) > most:
+            raise InvalidInput(f"a pack dictionary holds at most {most} bytes, not {len(dictionary)}")
         self.pack_dir = Path(pack_dir)
         self.level = level
         self.version = version
@@ -374,10 +383,14 @@ class PackWriter:
         d = self.dictionary
         if d is None:
             small = final and self.version >= 4 and self._pending_bytes < DICT_MIN_BYTES
-            d = self.dictionary = b"" if small else make_dictionary(self._pending)
+            d = self.dictionary = b"" if small else make_dictionary(self._pending, dict_bytes(self.version))
         mem = BLOCK_MEMLEVEL if self.version >= 3 else DEFLATE_MEMLEVEL
-        self._zc = zlib.compressobj(self.level, zlib.DEFLATED, -15, mem, zlib.Z_DEFAULT_STRATEGY,
-                                    *((d,) if d else ()))
+        if self.version >= 7:  # zstd blocks (packzstd): ZSTD_LEVEL, not the zlib level
+            from objstore.core.packzstd import ZstdBlockCompressor  # deferred: zstd for version 7 only
+            self._zc = ZstdBlockCompressor(d)
+        else:
+            self._zc = zlib.compressobj(self.level, zlib.DEFLATED, -15, mem, zlib.Z_DEFAULT_STRATEGY,
+                                        *((d,) if d else ()))
         self._open_file()
         self._file.write(U32.pack(len(d)))
         self._file.write(d)
@@ -786,6 +799,26 @@ class PackWriter:
             self.abort()
         elif self._state == "open":
             self.finish()
+
+
+def write_version(root: Path | str) -> int:
+    """The pack version the store at ``root`` writes new packs in (import,
+    capture, gc): PACK_VERSION (6, DEFLATE blocks) unless its config.toml
+    sets ``store.pack_codec = "zstd"``: ZSTD_VERSION (7, zstd blocks,
+    ``objstore.core.packzstd``).  Raises CodecMissing (exit 14) when it
+    asks for zstd and the codec does not import (never a silent version 6
+    the person did not choose; called before a pack is begun, so nothing
+    is written), InvalidInput for a config.toml that does not parse or a
+    value that is not deflate or zstd (``settings.value``)."""
+    from objstore.core.settings import value  # deferred: readers never write a pack
+    if value(root, "store.pack_codec") != "zstd":
+        return PACK_VERSION
+    from objstore.core.packzstd import missing  # deferred: only a zstd store needs the codec
+    problem = missing(f'store.pack_codec = "zstd" in {Path(root) / "config.toml"}')
+    if problem is not None:
+        raise CodecMissing(f"{problem.message}; nothing was written", hint=f"{problem.hint}; or write "
+                           "version 6 again: mem config store.pack_codec deflate")
+    return ZSTD_VERSION
 
 
 def write_pack(pack_dir: Path | str, frames: Iterable[bytes], *, level: int | None = None,

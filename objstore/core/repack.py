@@ -68,8 +68,8 @@ class PackRewrites:
         left out and noted.  Caller holds the store lock."""
         from objstore.core.packformat import PACK_VERSION, TRAIN_BYTES, TRAIN_FRAMES, body_version  # deferred: packs
         from objstore.core.packwriter import (  # deferred: readers never write a pack
-            PackWriter, dictionary_sources, make_dictionary)
-        if pack.version not in (2, 3, 4, 5, 6):
+            PackWriter, dict_bytes, dictionary_sources, make_dictionary)
+        if pack.version not in (2, 3, 4, 5, 6, 7):
             return False
         try:
             d = pack.dictionary()
@@ -85,7 +85,9 @@ class PackRewrites:
                     size += len(frame)
                     if len(frames) >= TRAIN_FRAMES or size >= TRAIN_BYTES:
                         break
-                if make_dictionary(frames) != d or not all(keep(pack, order[i]) for i in dictionary_sources(frames)):
+                size = dict_bytes(pack.version)
+                if make_dictionary(frames, size) != d or \
+                        not all(keep(pack, order[i]) for i in dictionary_sources(frames, size)):
                     return False
         except CorruptObject:
             return False
@@ -158,7 +160,8 @@ class PackRewrites:
         total = len(loose) + sum(len(p) for p in old)
         done = count = 0
         kept_old: list[Pack] = []
-        from objstore.core.packwriter import PackWriter  # deferred: readers never write a pack
+        from objstore.core.packwriter import PackWriter, write_version  # deferred: readers never write a pack
+        version = write_version(self.root)  # 6, or 7 (zstd) when config.toml asks: before anything is written
         pack_dir = self.root / "objects" / "pack"
         pack_dir.mkdir(parents=True, exist_ok=True)
         writers: list[PackWriter] = []
@@ -170,7 +173,7 @@ class PackRewrites:
                 count += writers[-1].count
                 writers[-1].finish()  # durable; the old packs go only after the last one is
             if not writers or writers[-1].info is not None:
-                writers.append(PackWriter(pack_dir))
+                writers.append(PackWriter(pack_dir, version=version))
             return writers[-1]
         try:
             for oid in loose:

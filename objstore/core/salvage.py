@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from objstore.core.ids import hash_bytes
-from objstore.core.packformat import MAX_ENTRY, READ_VERSIONS, DeflateReader, header_version
+from objstore.core.packformat import MAX_ENTRY, READ_VERSIONS, DeflateReader, header_version, readable
 
 _HEADER_LEN = 12             # magic, version, count (docs/format.md)
 _LEN = struct.Struct(">I")   # entry length prefix
@@ -47,7 +47,8 @@ def salvage_pack(pack_path: Path, *, trailer: bool = True) -> Iterator[tuple[str
     one is readable, else in each version, newest first, and the reading
     that yields the most frames is kept (a newer version's frames read as
     an older one's lose their left-out parent ids and do not decode).
-    Never raises for damaged content; OSError if the file cannot be read.
+    Never raises for damaged content; OSError if the file cannot be read;
+    CodecMissing (exit 14) for a version-7 pack without the zstd codec.
     ``trailer=False``: the file has no 32-byte checksum at its end (a
     ``tmp-pack-*`` file a killed writer left: its last entry runs to the
     end, a torn one yields what of it decompresses)."""
@@ -57,6 +58,9 @@ def salvage_pack(pack_path: Path, *, trailer: bool = True) -> Iterator[tuple[str
     if version not in READ_VERSIONS:
         version = header_version(pack_path.with_suffix(".idx")) or 0
     if version in READ_VERSIONS:
+        problem = readable(str(pack_path), "pack", version)
+        if problem is not None:  # version 7 without the zstd codec: refused, never read as holding nothing
+            raise problem
         yield from _frames(data, version, trailer)
         return
     best: list[tuple[str, bytes]] = []
@@ -75,7 +79,7 @@ def _frames(data: bytes, version: int, trailer: bool = True) -> Iterator[tuple[s
     end = max(_HEADER_LEN, len(data) - (_SUM_LEN if trailer else 0))
     off = _HEADER_LEN
     zr = None
-    if version in (2, 3, 4, 5, 6):
+    if version in (2, 3, 4, 5, 6, 7):
         d = _LEN.unpack_from(data, _HEADER_LEN)[0]
         off = _HEADER_LEN + 4 + d
         try:

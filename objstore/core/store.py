@@ -389,12 +389,10 @@ class Store(PackRewrites):
             try:
                 return packs.get(oid)
             except NotFound:
-                from objstore.core.pack import ORPHAN_HINT   # deferred: a miss only
-                from objstore.core.packformat import UPGRADE_HINT   # deferred: a miss only
+                from objstore.core.pack import ORPHAN_HINT, refused   # deferred: a miss only
                 newer = next(((i, e) for i, e in packs.broken if isinstance(e, UnsupportedVersion)), None)
                 if newer is not None:  # not damage: docs/format.md's exit 14, never 'fsck --repair'
-                    raise UnsupportedVersion(f"object {oid} is not readable here: {newer[1].message}: a newer mem "
-                                             f"wrote this store's pack {newer[0].stem}", hint=UPGRADE_HINT) from None
+                    raise refused(newer[1], newer[0], f"object {oid} is not readable here: ") from None
                 if packs.broken:
                     err = CorruptObject(f"object {oid} is not readable: it may be in damaged pack "
                                         f"{packs.broken[0][0].name} ({packs.broken[0][1]})")
@@ -486,10 +484,13 @@ class Store(PackRewrites):
 
     def pack_writer(self) -> PackWriter:
         """A :class:`objstore.core.packwriter.PackWriter` into this store's
-        pack dir, writing the current pack format."""
-        from objstore.core.packwriter import PackWriter  # deferred: readers never write a pack
+        pack dir, writing the store's pack format (``packwriter.write_version``:
+        6, or 7 when config.toml asks for zstd; CodecMissing, exit 14, when
+        that codec does not import)."""
+        from objstore.core.packwriter import PackWriter, write_version  # deferred: readers never write a pack
+        version = write_version(self.root)
         (self.root / "objects" / "pack").mkdir(parents=True, exist_ok=True)
-        return PackWriter(self.root / "objects" / "pack")
+        return PackWriter(self.root / "objects" / "pack", version=version)
 
     def batch(self) -> "_Batch":
         """A context manager: write objects without per-object fsync; sync the

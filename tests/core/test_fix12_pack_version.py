@@ -15,9 +15,12 @@ import pytest
 
 from objstore.core.errors import CorruptObject, UnsupportedVersion
 from objstore.core.packbytes import PackBytes
-from objstore.core.packformat import MAX_FORMAT_VERSION, PACK_VERSION
+from objstore.core.packformat import MAX_FORMAT_VERSION, PACK_VERSION, READ_VERSIONS
 from objstore.core.salvage import salvage_pack
 from tests.core.test_store_damage import _flip, _packs, imported  # noqa: F401 - the fixture
+
+#: a version no mem writes yet (8: this mem reads 1 to 7; PACK_VERSION + 1 is 7, which it reads)
+NEWER = READ_VERSIONS[-1] + 1
 
 
 @pytest.mark.parametrize("which, at", [("pack", 5), ("pack", 4), ("idx", 5), ("idx", 6)])
@@ -47,7 +50,7 @@ def test_salvage_reads_a_pack_whose_version_field_is_damaged_without_its_index(t
     assert want
 
 
-@pytest.mark.parametrize("version, error", [(PACK_VERSION + 1, UnsupportedVersion), (MAX_FORMAT_VERSION, UnsupportedVersion),
+@pytest.mark.parametrize("version, error", [(NEWER, UnsupportedVersion), (MAX_FORMAT_VERSION, UnsupportedVersion),
                                             (MAX_FORMAT_VERSION + 1, CorruptObject), (0x00FF0004, CorruptObject),
                                             (0, CorruptObject)])
 def test_a_bundle_read_in_memory_follows_the_same_bound(store_path, imported, version, error):
@@ -63,8 +66,8 @@ def test_a_bundle_read_in_memory_follows_the_same_bound(store_path, imported, ve
         which[4:8] = version.to_bytes(4, "big")
 
 
-@pytest.mark.parametrize("which, version", [("idx", PACK_VERSION + 1), ("pack", PACK_VERSION + 1), ("idx", 255),
-                                            ("pack", 7)])
+@pytest.mark.parametrize("which, version", [("idx", NEWER), ("pack", NEWER), ("idx", 255),
+                                            ("pack", 255)])
 def test_one_file_of_a_pair_at_a_newer_version_is_damage(invoke, store_path, imported, which, version):
     """Session 13 (fix13): an index whose header reads 5 beside its pack
     reading 4 (4 -> 5 is one flipped bit) read as "a newer mem" (exit 14)

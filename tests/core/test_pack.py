@@ -1050,8 +1050,8 @@ def test_a_newer_pack_version_is_refused_as_unsupported(pack_dir, which):
     as a newer mem writes them.  One of the two alone at 6 beside the
     other's 5 is a damaged field (session 13): CorruptObject, exit 13."""
     from objstore.core.pack import PackBytes
-    from objstore.core.packformat import PACK_VERSION
-    newer = PACK_VERSION + 1
+    from objstore.core.packformat import READ_VERSIONS
+    newer = READ_VERSIONS[-1] + 1  # 8 (PACK_VERSION + 1 is 7, which this mem reads: opt-in zstd)
     info = write_pack(pack_dir, _turns(40))
     for path in ([info.pack_path] if which == "pack" else [info.idx_path] if which == "idx"
                  else [info.pack_path, info.idx_path]):

@@ -31,7 +31,7 @@ def _spans(p: Pack):
     return p._body_spans(int_table(p._mm, "Q", p._boffs_off, nb), int_table(p._mm, "I", p._blens_off, nb))
 
 
-@pytest.mark.parametrize("version", [5, 6])
+@pytest.mark.parametrize("version", [5, 6, 7])
 def test_blocks_from_the_inverse_table_are_the_pack_body(tmp_path, version):
     """Every block once, by offset, its ids those of the frames it holds in
     the order they were written, its stream the pack's bytes after the

@@ -32,7 +32,7 @@ def pack_dir(tmp_path):
 
 
 def test_new_packs_are_version_6():
-    assert PACK_VERSION == 6  # version 5's index; its blocks: test_pack_v6.py
+    assert PACK_VERSION == 6  # version 5's index; its blocks: test_pack_v6.py (7, zstd, opt-in: test_pack_codec.py)
 
 
 @pytest.mark.parametrize("count, width", [(0, 2), (1, 2), (65536, 2), (65537, 3), (1 << 24, 3),

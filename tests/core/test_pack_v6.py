@@ -137,9 +137,10 @@ def test_every_source_of_the_shared_transcripts_round_trips(tmp_path):
 
 def test_a_generated_corpus_imports_into_version_6_packs_that_read_back(tmp_path, monkeypatch):
     """A real ``mem import`` of bench/gen_corpus.py's sessions (its three
-    source shapes): the packs are version 6, every turn's source is coded,
-    ``mem fsck`` finds nothing, and the packs are smaller than the same
-    frames in version 5."""
+    source shapes): the packs are version 6 (a store's default; 7, zstd, is
+    opt-in: test_pack_codec.py), every turn's source is coded, ``mem fsck``
+    finds nothing, and the same frames take fewer bytes in version 6 than
+    in 5, and in 7 than in 6."""
     import json
     import subprocess
     import sys
@@ -163,6 +164,7 @@ def test_a_generated_corpus_imports_into_version_6_packs_that_read_back(tmp_path
     v5 = write_pack(tmp_path / "v5", turns, version=5)
     v6 = write_pack(tmp_path / "v6", turns, version=6)
     assert v6.size < v5.size - 8 * len(turns)  # more than 8 bytes a turn (the corpus: 13.4)
+    assert write_pack(tmp_path / "v7", turns, version=7).size < v6.size
 
 
 def test_a_damaged_source_column_or_code_is_found():
@@ -237,9 +239,10 @@ def test_version_6_block_content_layout(tmp_path):
 
 
 def test_a_version_5_pack_still_reads_and_a_repack_writes_version_6(tmp_path):
-    """gc's rewrite (``Store.repack``) writes version 6; a forget
-    (``delete_objects``) in a version-6 pack keeps version 6 and every
-    other frame; in a version-5 pack it keeps version 5."""
+    """gc's rewrite (``Store.repack``) writes version 6 (a store that does
+    not ask for zstd); a forget (``delete_objects``) in a version-6 pack
+    keeps version 6 and every other frame; in a version-5 pack it keeps
+    version 5."""
     from objstore.core.store import Store
     store = Store.init(tmp_path / "s")
     frames = _chain([f"cc:{_UUID[:-3]}{i:03d}" for i in range(50)])
