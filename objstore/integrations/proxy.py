@@ -314,8 +314,9 @@ def message_identity(msg) -> str:
     message): a hash of the role and the texts the proxy captures from it
     (:func:`_text_of`, our own blocks removed, each stripped) with the ids
     of the tool calls its results answer.  ``cache_control`` markers,
-    thinking and images, which a harness moves or drops between requests,
-    are left out.  An assistant message is its text alone with every
+    thinking, images and the text of tool results, which a harness moves,
+    drops or clears between requests (Claude Code clears old tool results:
+    test26b W1), are left out.  An assistant message is its text alone with every
     white-space character removed (:func:`answer_identity`: a stream's
     deltas join its blocks without a separator, and a client may trim the
     answer it sends back); one without text is "" (unknown: never a fork)."""
@@ -325,7 +326,7 @@ def message_identity(msg) -> str:
     content = msg.get("content")
     if role == "assistant":
         return answer_identity("".join(t for _p, t in _text_of(content)))
-    parts = [str(role)] + [t for _p, t in _text_of(content, tool=True)]
+    parts = [str(role)] + [t for _p, t in _text_of(content)]
     for b in content if isinstance(content, list) else []:
         if isinstance(b, dict) and b.get("type") == "tool_result":
             parts.append(str(b.get("tool_use_id") or ""))
@@ -351,10 +352,22 @@ def _diverges(ids: list[str], mine: list[str]) -> int:
     return -1
 
 
+def _agrees_last(ids: list[str], mine: list[str], i: int) -> bool:
+    """Whether the latest message after index ``i`` that both lists know is
+    the same: an earlier message was edited in place (a harness shortened
+    an old turn) and the conversation goes on as noted, no fork
+    (test26b W1: every later turn was captured a second time)."""
+    for j in range(min(len(ids), len(mine)) - 1, i, -1):
+        if ids[j] and mine[j]:
+            return ids[j] == mine[j]
+    return False
+
+
 def resolve_thread(store: Store, conv: Conversation, msgs: list) -> tuple[Conversation, State | None, int]:
     """The thread a request goes on (module doc, item 1): from the thread
     of its first message, while the state of the thread knows a different
-    message at some index, the fork at that index.  Returns the resolved
+    message at some index and the latest message both know differs too
+    (:func:`_agrees_last`), the fork at that index.  Returns the resolved
     conversation, the parent's state and the fork index when the resolved
     thread is new (the caller seeds it: :func:`_seed_fork`), else
     ``(conv, None, -1)``.  Reads state files only; never raises for their
@@ -367,7 +380,7 @@ def resolve_thread(store: Store, conv: Conversation, msgs: list) -> tuple[Conver
             break
         st = load_state(path)
         i = _diverges(st.ids, mine)
-        if i < 0:
+        if i < 0 or _agrees_last(st.ids, mine, i):
             parent, at = None, -1
             break
         parent, at, thread = st, i, _fork_of(thread, i, mine[i])
@@ -428,6 +441,8 @@ class Prepared:
             error.
         n_messages: the number of messages (the answer becomes message n).
         state: the conversation's state file (None when not a Messages request).
+        prefill: the text of a last assistant message the answer goes on from
+            (None: the request ends with the user's turn).
         pending: the turns to capture (``CapturedTurn``), for :func:`capture_turns`.
         unmarked: False when the newest prompt starts with the ignore marker
             (``#nomem``, :func:`nomem_stretch`): the answer to it is not
@@ -442,6 +457,7 @@ class Prepared:
     n_messages: int = 0
     unmarked: bool = True
     state: Path | None = None
+    prefill: str | None = None
 
 
 def _is_user_text(msg) -> bool:
@@ -512,10 +528,23 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
     out.unmarked = not marked[-1]
     if at >= 0:
         out.trace["fork"] = at
+    # a last assistant message is a prefill the answer goes on from (test26b W1): it is captured with
+    # the answer, as one turn, and its identity is the whole message's, noted when the answer ends
+    prefill = isinstance(msgs[-1], dict) and msgs[-1].get("role") == "assistant"
+    if prefill:
+        c = msgs[-1].get("content")     # as sent, not stripped: the answer's first word goes on from it
+        out.prefill = c if isinstance(c, str) else "".join(
+            b["text"] for b in c if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        ) if isinstance(c, list) else ""
+    upto = len(msgs) - 1 if prefill else len(msgs)
+    known: set[str] = set()
     with locked_state(out.state) as st:
         if parent is not None and st.captured < 0 and not st.ids:
             _seed_fork(st, parent, at)
-        for i, m in enumerate(msgs):    # what this thread's messages are, for the next request's fork test
+            # what the parent noted anywhere is captured already (a harness that dropped messages in
+            # the middle moved the rest to lower indices: test26b W1)
+            known = {x for x in parent.ids if x}
+        for i, m in enumerate(msgs[:upto]):    # what this thread's messages are, for the next request's fork test
             if i >= len(st.ids):
                 st.ids.append(message_identity(m))
             elif not st.ids[i]:
@@ -531,10 +560,10 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
             if 0 <= st.captured < len(msgs) and isinstance(msgs[st.captured], dict) \
                     and msgs[st.captured].get("role") == "user":
                 _text_of(msgs[st.captured].get("content"), bash=bash)
-            for idx in range(st.captured + 1, len(msgs)):
-                if not marked[idx]:
+            for idx in range(st.captured + 1, upto):
+                if not marked[idx] and not (known and message_identity(msgs[idx]) in known):
                     out.pending += _turns_of(conv, idx, msgs[idx], ts, secret, bash)
-            st.captured = len(msgs) - 1
+            st.captured = max(st.captured, upto - 1)
             out.turns = len(out.pending)
         try:
             edits = _plan_edits(store, conv, text, root, mnode, msgs, st, out.trace, marked[-1])
@@ -785,20 +814,23 @@ def response_turns(prep: Prepared, data: bytes | None, *, streamed: bool, encodi
             return []
     else:
         text = assistant_text_from_json(decoded)
+    n = prep.n_messages
+    if prep.prefill is not None:      # the answer goes on from the request's last message: one turn, there
+        text, n = prep.prefill + text, n - 1
     text = _MEM_CONTEXT.sub("", text).strip()
     if not text:
         return []
-    thread = _answer_thread(prep, answer_identity(text))
+    thread = _answer_thread(prep, answer_identity(text), n)
     conv = prep.conv
-    return [CapturedTurn(conv.session, f"px:{thread}:{prep.n_messages}:t0", "assistant", text, now_ms(),
+    return [CapturedTurn(conv.session, f"px:{thread}:{n}:t0", "assistant", text, now_ms(),
                          conv.cwd, conv.project)]
 
 
-def _answer_thread(prep: Prepared, ident: str) -> str:
+def _answer_thread(prep: Prepared, ident: str, n: int) -> str:
     """The thread an answer is captured in: the request's, where the answer
     is noted as message n; a fork of it when another answer was noted there
     (a regenerated answer: test26 V6)."""
-    conv, n = prep.conv, prep.n_messages
+    conv = prep.conv
     if prep.state is None or not ident:
         return conv.thread
     with locked_state(prep.state) as st:

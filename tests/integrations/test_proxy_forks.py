@@ -99,9 +99,56 @@ def test_a_rewound_and_edited_prompt_is_captured_and_a_tool_conversation_does_no
     # the person rewinds to the first prompt and asks something else
     c.messages.create(model="m", max_tokens=9, messages=[{"role": "user", "content": "read the Makefile instead"}],
                       extra_headers={"x-test-answer": "Reading the Makefile."})
-    c.messages.create(model="m", max_tokens=9, messages=m2[:2] + [
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu9", "content": "image: postgres:17"}]}],
-        extra_headers={"x-test-answer": "Now Postgres 17."})
+    c.messages.create(model="m", max_tokens=9, messages=m1 + [{"role": "assistant", "content": "Reading it."},
+                                                               {"role": "user", "content": "no, stop: use podman"}],
+                      extra_headers={"x-test-answer": "Podman then."})
     texts = [t for _r, t in _texts(rig, sid, 10)]
-    assert "read the Makefile instead" in texts and "image: postgres:17" in texts and "Now Postgres 17." in texts
+    assert "read the Makefile instead" in texts and "no, stop: use podman" in texts and "Podman then." in texts
     assert texts.count("Reading it.") == 1 and texts.count("image: postgres:16") == 1 and len(texts) == 10, texts
+
+
+def test_a_cleared_old_tool_result_and_dropped_middle_messages_store_nothing_twice(rig):
+    """test26b W1: a harness that clears an old tool result (Claude Code does
+    in long sessions) or drops messages from the middle when the context
+    fills forked the thread and captured every later turn again."""
+    sid = f"clear-{uuid.uuid4().hex[:8]}"
+    c = client(rig, **{"x-mem-session": sid})
+    m = [{"role": "user", "content": "list the files"}]
+    c.messages.create(model="m", max_tokens=9, messages=m, extra_headers={"x-test-answer": "Listing."})
+    m += [{"role": "assistant", "content": [{"type": "text", "text": "Listing."},
+                                            {"type": "tool_use", "id": "tl1", "name": "Bash", "input": {"c": "ls"}}]},
+          {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tl1", "content": "alpha.txt beta.txt"}]}]
+    c.messages.create(model="m", max_tokens=9, messages=m, extra_headers={"x-test-answer": "Two files."})
+    m += [{"role": "assistant", "content": "Two files."}, {"role": "user", "content": "now the ocelot task"}]
+    c.messages.create(model="m", max_tokens=9, messages=m, extra_headers={"x-test-answer": "ocelot done."})
+    assert len(_texts(rig, sid, 6)) == 6
+    cleared = json.loads(json.dumps(m))
+    cleared[2]["content"][0]["content"] = "[Old tool result content cleared]"
+    c.messages.create(model="m", max_tokens=9, messages=cleared + [
+        {"role": "assistant", "content": "ocelot done."}, {"role": "user", "content": "and the lynx task"}],
+        extra_headers={"x-test-answer": "lynx done."})
+    texts = [t for _r, t in _texts(rig, sid, 8)]
+    assert len(texts) == 8 and texts.count("now the ocelot task") == 1 and "lynx done." in texts, texts
+    # the middle dropped (the opener kept): the moved messages are not stored again, the new ones are
+    c.messages.create(model="m", max_tokens=9, messages=[m[0]] + m[3:] + [
+        {"role": "assistant", "content": "ocelot done."}, {"role": "user", "content": "and the lynx task"},
+        {"role": "assistant", "content": "lynx done."}, {"role": "user", "content": "finally the puma task"}],
+        extra_headers={"x-test-answer": "puma done."})
+    texts = [t for _r, t in _texts(rig, sid, 10)]
+    assert len(texts) == 10 and texts.count("now the ocelot task") == 1 and "puma done." in texts, texts
+
+
+def test_an_assistant_prefill_and_its_answer_are_one_turn(rig):
+    """test26b W1: a request ending with a prefill (``{``) forked every next
+    request and stored each answer three times."""
+    sid = f"prefill-{uuid.uuid4().hex[:8]}"
+    c = client(rig, **{"x-mem-session": sid})
+    m = [{"role": "user", "content": "name an animal as JSON"}]
+    for i, animal in enumerate(("genet", "okapi", "tapir")):
+        c.messages.create(model="m", max_tokens=9, messages=m + [{"role": "assistant", "content": "{"}],
+                          extra_headers={"x-test-answer": f'"animal": "{animal}"}}'})
+        m += [{"role": "assistant", "content": f'{{"animal": "{animal}"}}'},
+              {"role": "user", "content": f"another one, not a {animal}"}]
+    texts = [t for _r, t in _texts(rig, sid, 6)]
+    assert texts == ["name an animal as JSON", '{"animal": "genet"}', "another one, not a genet",
+                     '{"animal": "okapi"}', "another one, not a okapi", '{"animal": "tapir"}'], texts
