@@ -477,11 +477,16 @@ def _updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int
     A's project, later than A's version, holding a change word
     (:data:`UPDATE_CUES`) and a question word A holds; it states, not
     asks (:func:`states`), a value of a kind A states that A does not
-    hold, first appearing after A's values of that kind; and one such pair
-    of values is read as stated of one subject and one attribute ("staging
-    database … port 5432" / "the staging database moved to port 6543";
-    ``relations``' ``same`` with ``measure="same"``): never a sibling, nor a
-    subject or an attribute left unread.  ``same`` is ``relations``'."""
+    hold, first appearing after A's values of that kind; no such pair of
+    values is stated of siblings (``relations``' ``same`` False); and
+    either one is read as stated of one subject and one attribute
+    ("staging database … port 5432" / "the staging database moved to port
+    6543"; ``same`` with ``measure="same"``), or, where the subjects cannot
+    be read ("We run 4 workers in production." / "We run 8 workers in
+    production now."; "service" names nothing), the content words (values
+    aside) A's body and B share are two at least, and at least
+    :data:`FACT_COVER` of each side's: the two say the same of one thing (a
+    long passage that holds every word of the fact says other things).  ``same`` is ``relations``'."""
     if B.kind != "turn" or B.role != "user" or B.project != A.project or not B.cue or B.time <= A.time \
             or not B.values or not (B.matched & A.matched):
         return False
@@ -490,7 +495,32 @@ def _updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int
     if not kinds:
         return False
     stated = [(va, vb) for va, vb in _Pairs(A, B, kinds, first, newest) if states(B.text, vb)]
-    return bool(stated) and same(a, b, stated, True, "same") is True
+    if not stated:
+        return False
+    if same(a, b, stated, True, "same") is True:
+        return True
+    if same(a, b, stated) is False:
+        return False   # a sibling's value
+    from objstore.index.analysis import index_terms  # deferred: tantivy
+    body = set(index_terms(A.text.split("\n", 1)[-1][:4000])) - set(A.values) - _stop_stems()
+    said = B.terms - set(B.values)
+    shared = body & said
+    return len(shared) >= 2 and len(shared) >= FACT_COVER * len(body) and len(shared) >= FACT_COVER * len(said)
+
+
+#: rule 8 without a subject read: the share of a fact's body's content words, and of a later turn's, both hold
+FACT_COVER = 0.6
+
+_STOP_STEMS: list[frozenset[str]] = []
+
+
+def _stop_stems() -> frozenset[str]:
+    """``querywords.stop_stems()``, computed once (imported when first
+    needed, as this module's other analysis helpers are)."""
+    if not _STOP_STEMS:
+        from objstore.retrieval.querywords import stop_stems
+        _STOP_STEMS.append(frozenset(stop_stems()))
+    return _STOP_STEMS[0]
 
 
 class _Pairs:
