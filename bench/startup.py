@@ -53,6 +53,10 @@ def commands(home: Path, cwd: Path | None = None) -> dict:
         return json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": f"bench-hook-{t}-{i}-{os.getpid()}",
                            "cwd": str(cwd or home), "transcript_path": str(home / "none.jsonl"),
                            "prompt": PROMPTS[i % len(PROMPTS)]}).encode()
+    def start(i: int, t: str) -> bytes:  # a new session each time: its block is rendered, not the stored bytes
+        return json.dumps({"hook_event_name": "SessionStart", "session_id": f"bench-start-{t}-{i}-{os.getpid()}",
+                           "cwd": str(cwd or home), "transcript_path": str(home / "none.jsonl"),
+                           "source": "startup"}).encode()
     return {
         "help": (lambda i, t: ["--help"], None),
         "get": (lambda i, t: ["get", GET_KEY], None),
@@ -60,6 +64,7 @@ def commands(home: Path, cwd: Path | None = None) -> dict:
         "search": (lambda i, t: ["search", "--json", "-n", "10", QUERIES[i % 4]], None),
         "context": (lambda i, t: ["context"], None),
         "hook": (lambda i, t: ["hook", "claude-code"], event),
+        "hook-start": (lambda i, t: ["hook", "claude-code"], start),
         # a new value each time (the same value again writes nothing)
         "remember": (lambda i, t: ["remember", "project/bench/api-port", f"api listens on {8000 + i} ({t})"],
                      None),

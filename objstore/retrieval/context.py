@@ -74,11 +74,12 @@ from objstore.core.text import LazyPattern, escape_invisible
 from objstore.memory.decay import decay_days, touch
 from objstore.memory.facts import current_of, current_version, list_keys, listed_chain, visible
 from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
+from objstore.memory.served import hider
+from objstore.retrieval.laterturns import SNIPPET_CHARS, LaterTurn, later_turns
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
     from objstore.memory.tombstones import Hider
-    from objstore.retrieval.laterturns import LaterTurn
 
 DEFAULT_BUDGET = 1500
 DEFAULT_PROMPT_BUDGET = 600
@@ -274,13 +275,12 @@ def fact_line(f: Fact, limit: int = MAX_FACT_CHARS, conflicts: Sequence[str] = (
     return f"- {escape_text(f.key)} ({when}): {body}"
 
 
-def later_turn_line(lt: "LaterTurn", hide: "Hider | None" = None) -> str:
+def later_turn_line(lt: LaterTurn, hide: "Hider | None" = None) -> str:
     """``- later turn, session SID (DATE, user, PROJECT): TEXT``: the
     person's turn that says a served fact's value changed
     (``laterturns.LaterTurn``), its text cut at
     ``laterturns.SNIPPET_CHARS`` characters, forgotten ``--match`` texts
     hidden (``hide``), placed just above the fact's :func:`fact_line`."""
-    from objstore.retrieval.laterturns import SNIPPET_CHARS
     text = " ".join((hide.text(lt.text) if hide else lt.text).split())
     if len(text) > SNIPPET_CHARS:
         text = text[: SNIPPET_CHARS - 1].rstrip() + "…"
@@ -487,11 +487,9 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     for items in tiers:
         items.sort(key=lambda x: (namespace_rank(namespace, x[1].namespace) or 0,
                                   _TRUST_RANK.get(x[1].trust, 9), -x[1].valid_from, x[1].key))
-    from objstore.retrieval.laterturns import later_turns   # deferred: the prompt hook renders no block
     later = later_turns(store, [f for items in tiers for _oid, f in items]) if primary else {}
     hide = None
     if later:
-        from objstore.memory.served import hider
         hide = hider(store)
     for ti, items in enumerate(tiers):
         title = f"{_TIERS[ti]}:" if ti < len(_TIERS) - 1 else f"Project {primary}:" if primary else "Project:"

@@ -94,6 +94,7 @@ from objstore.retrieval.context import (
     later_turn_line,
     load_state, record_use, save_state, state_path, store_context_config, strip_mem_context, write_trace,
 )
+from objstore.retrieval.laterturns import later_turns
 from objstore.retrieval.timeitems import Said, fact_text, time_items
 from objstore.retrieval.timeline import only_asks, superseders, values_of
 
@@ -600,7 +601,6 @@ def _with_later_turns(store: Store, session_id: str, inj: Injection, lines: list
     facts = [c for c in inj.injected if c.kind == "fact" and c.ref in showable]
     if not facts:
         return lines
-    from objstore.retrieval.laterturns import later_turns   # deferred: most prompts inject no fact
     later = later_turns(store, [showable[c.ref][1] for c in facts], prompt=prompt, skip_sessions=[session_id])
     hide: Hider | None | bool = False
     for c in facts:

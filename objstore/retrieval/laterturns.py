@@ -25,11 +25,16 @@ the hook with the turn's passage put before the fact.  The reader (the
 model, the person) then knows the value may be stale and where it was
 said; to supersede it the person records the new value (``mem remember``).
 
-Cost: one index search (turns of one project, role ``user``, after the
-fact's time, at most :data:`TURNS_READ` hits) and at most that many turns
-read per fact checked; only facts of a project whose value holds a value
-(``timeline.values_of``) are checked, at most :data:`FACTS_CHECKED` of
-them a call.
+Cost: one index search per project first, for the person's turns after
+the oldest checked fact that hold a change word (:data:`CUE_QUERY`; rule
+8 needs one).  None: nothing to mark, nothing more read.  Fewer than
+:data:`CUE_READ`: they are every candidate, and each fact is compared with
+the :data:`TURNS_READ` later ones that share most of its words.  Else one
+search per fact, for its words (and the prompt's), :data:`TURNS_READ`
+turns read.  Only facts of a project whose body states a value
+(``timeline.values_of``) are checked, at most :data:`FACTS_CHECKED` a
+call.  (A search per fact always cost the session block 30 ms CPU for 20
+facts: ``docs/benchmarks.md``, session 26.)
 """
 
 from __future__ import annotations
@@ -41,11 +46,19 @@ from objstore.core.objects import Fact, Turn
 from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
 from objstore.memory.scope import key_project
+from objstore.retrieval.querywords import text_terms
 from objstore.retrieval.timeitems import Said, fact_text, time_items
 from objstore.retrieval.timeline import relations, values_of
 
-#: the person's later turns of a fact's project read per fact, at most
+#: the person's later turns of a fact's project compared with each fact, at most
 TURNS_READ = 3
+#: the person's later turns holding a change word read for one project's
+#: facts; fewer found: they are every candidate (no search per fact)
+CUE_READ = 12
+#: words whose stems are ``subjects.UPDATE_CUES`` (the index stems them alike)
+CUE_QUERY = ("now anymore switched moved migrated upgraded downgraded bumped raised replaced instead renamed "
+             "swapped took changed updated increased decreased reduced lowered scaled dropped retired deprecated "
+             "adopted")
 #: facts checked in one call, at most (a session block lists a few dozen)
 FACTS_CHECKED = 24
 #: characters of the turn's text a mark quotes
@@ -88,6 +101,7 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
     the fact unmarked.
     """
     out: dict[str, LaterTurn] = {}
+    groups: dict[str, list[tuple[Fact, int, str, str]]] = {}   # project -> (fact, time, text, own words)
     n = 0
     for f in facts:
         project = key_project(f.key) or ""
@@ -97,32 +111,54 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
         if not vals:
             continue
         n += 1
-        when = max(f.valid_from, f.recorded_at)
         text = fact_text(f.key, f.body)
-        # the question: the prompt's words, else the fact's own less its values (values are never subject)
+        # the fact's own words less its values (values are never the subject)
         own = " ".join(w for w in text.split() if w.strip(".,;:()").lower() not in vals)
-        question = prompt or own
+        groups.setdefault(project, []).append((f, max(f.valid_from, f.recorded_at), text, own))
+    cache: dict[str, frozenset[str]] = {}
+    exclude = list(skip_sessions)
+    for project, group in groups.items():
+        oldest = min(g[1] for g in group)
+        # rule 8 needs a change word: the person's later turns that hold one, if they are few, are every candidate
+        got = _read(store, CUE_QUERY, project, oldest, CUE_READ, exclude, stopwords=False)
+        if got is None or not got:
+            continue
+        few = len(got) < CUE_READ
+        for f, when, text, own in group:
+            if few:
+                mine = text_terms(own, cache)
+                near = sorted(((len(mine & text_terms(t.text, cache)), i) for i, (_oid, t) in enumerate(got)
+                               if t.timestamp > when), reverse=True)
+                pick = [got[i] for shared, i in near[:TURNS_READ] if shared >= 2]   # (rule 8 needs two)
+            else:   # many: the ones about this fact
+                pick = _read(store, f"{own} {prompt}", project, when, TURNS_READ, exclude) or []
+            if not pick:
+                continue
+            said = [Said(text, when, project, "fact")] + [
+                Said(t.text, t.timestamp, project, "turn", 1.0, (), t.seq, "user") for _oid, t in pick]
+            sup, _ahead = relations(time_items(said, [prompt or own], terms_cache=cache))
+            if sup[0]:
+                oid, t = pick[sup[0][0] - 1]   # the newest (relations orders them newest first)
+                out[f.key] = LaterTurn(f.key, oid, t.session, t.seq, t.timestamp, t.text)
+    return out
+
+
+def _read(store: Store, query: str, project: str, after: int, limit: int, exclude: list[str],
+          stopwords: bool = True) -> list[tuple[str, Turn]] | None:
+    """The person's turns of ``project`` recorded after ``after`` (ms) that
+    ``query`` finds, best first, at most ``limit``, read: ``(id, Turn)``;
+    forgotten and empty ones left out.  None: the index could not be read."""
+    try:
+        hits = store.index.search(query, limit=limit, kinds=("turn",), projects=[project], roles=("user",),
+                                  exclude_refs=exclude, times=[(after + 1, 2 ** 62)], stopwords=stopwords)
+    except MemError:
+        return None
+    out = []
+    for h in hits:
         try:
-            hits = store.index.search(f"{own} {prompt}", limit=TURNS_READ, kinds=("turn",), projects=[project],
-                                      roles=("user",), exclude_refs=list(skip_sessions),
-                                      times=[(when + 1, 2 ** 62)])
+            t = store.get(h.id, Turn)
         except MemError:
             continue
-        said = [Said(text, when, project, "fact")]
-        turns: list[tuple[str, Turn]] = []
-        for h in hits:
-            try:
-                t = store.get(h.id, Turn)
-            except MemError:
-                continue
-            if getattr(t, "forgotten", 0) or not t.text.strip() or t.role != "user":
-                continue
-            turns.append((h.id, t))
-            said.append(Said(t.text, t.timestamp, project, "turn", 1.0, (), t.seq, "user"))
-        if not turns:
-            continue
-        sup, _ahead = relations(time_items(said, [question]))
-        if sup[0]:
-            oid, t = turns[sup[0][0] - 1]   # the newest (relations orders them newest first)
-            out[f.key] = LaterTurn(f.key, oid, t.session, t.seq, t.timestamp, t.text)
+        if not getattr(t, "forgotten", 0) and t.text.strip() and t.role == "user":
+            out.append((h.id, t))
     return out

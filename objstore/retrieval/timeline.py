@@ -115,6 +115,7 @@ from collections.abc import Collection, Iterable, Sequence
 
 from objstore.core.record import Record, set_fields
 from objstore.core.text import LazyPattern
+from objstore.retrieval.querywords import stop_stems
 # UPDATE_CUES and normalize are defined with the subjects, which read them too
 from objstore.retrieval.subjects import (COPULAS, GENERIC, UPDATE_CUES, VERBS, Subject, compare,  # noqa: F401  (re-exported)
                                          normalize, subjects_of)
@@ -515,10 +516,8 @@ _STOP_STEMS: list[frozenset[str]] = []
 
 
 def _stop_stems() -> frozenset[str]:
-    """``querywords.stop_stems()``, computed once (imported when first
-    needed, as this module's other analysis helpers are)."""
+    """``querywords.stop_stems()``, computed once."""
     if not _STOP_STEMS:
-        from objstore.retrieval.querywords import stop_stems
         _STOP_STEMS.append(frozenset(stop_stems()))
     return _STOP_STEMS[0]
 
