@@ -31,7 +31,9 @@ the oldest checked fact that hold a change word (:data:`CUE_QUERY`; rule
 :data:`CUE_READ`: they are every candidate, and each fact is compared with
 the :data:`TURNS_READ` later ones that share most of its words.  Else one
 search per fact, for its words (and the prompt's), :data:`TURNS_READ`
-turns read.  Only facts of a project whose body states a value
+turns read, for the :data:`FACTS_SEARCHED` oldest facts only (a fact
+recorded long ago is the likeliest to have changed; each search costs
+~2 ms CPU).  Only facts of a project whose body states a value
 (``timeline.values_of``) are checked, at most :data:`FACTS_CHECKED` a
 call.  (A search per fact always cost the session block 30 ms CPU for 20
 facts: ``docs/benchmarks.md``, session 26.)
@@ -55,6 +57,8 @@ TURNS_READ = 3
 #: the person's later turns holding a change word read for one project's
 #: facts; fewer found: they are every candidate (no search per fact)
 CUE_READ = 12
+#: facts of one project searched for one by one when the later turns with a change word are many, at most
+FACTS_SEARCHED = 6
 #: words whose stems are ``subjects.UPDATE_CUES`` (the index stems them alike)
 CUE_QUERY = ("now anymore switched moved migrated upgraded downgraded bumped raised replaced instead renamed "
              "swapped took changed updated increased decreased reduced lowered scaled dropped retired deprecated "
@@ -124,7 +128,11 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
         if got is None or not got:
             continue
         few = len(got) < CUE_READ
+        # many: a search per fact, for the oldest FACTS_SEARCHED (the likeliest to have changed)
+        searched = set() if few else {id(g[0]) for g in sorted(group, key=lambda g: g[1])[:FACTS_SEARCHED]}
         for f, when, text, own in group:
+            if not few and id(f) not in searched:
+                continue
             if few:
                 mine = text_terms(own, cache)
                 near = sorted(((len(mine & text_terms(t.text, cache)), i) for i, (_oid, t) in enumerate(got)

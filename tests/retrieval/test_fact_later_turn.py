@@ -107,3 +107,14 @@ def test_a_correction_said_before_the_fact_marks_nothing(mem, tmp_path):
     hits = mem("recall", QUESTION, "--project", "billing", "--json").json["hits"]
     assert next(h for h in hits if h["kind"] == "fact")["updated_later"] is None, hits
     assert "MAY BE OUT OF DATE" not in mem("context", "--project", "billing").stdout
+
+
+def test_among_many_later_turns_with_a_change_word_the_correction_is_found(mem, tmp_path):
+    """More later turns of the person with a change word than
+    ``laterturns.CUE_READ``: each fact is searched for on its own words."""
+    from objstore.retrieval.laterturns import CUE_READ
+    chatter = [x for i in range(CUE_READ + 3) for x in (("user", f"ok now run test suite {i} again"),
+                                                         ("assistant", "done"))]
+    _later(mem, tmp_path, chatter + [("user", MOVED), ("assistant", CONFIRM)])
+    block = mem("context", "--project", "billing").stdout
+    assert "MAY BE OUT OF DATE" in block and MOVED in block, block
