@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     from objstore.memory.sessions import list_sessions, session_turns
     from objstore.retrieval import laterturns
     from objstore.retrieval.timeline import values_of
-    laterturns.FACTS_CHECKED = 10 ** 9   # every fact given, not a block's first few dozen
+    laterturns.FACTS_CHECKED = laterturns.FACTS_SEARCHED = 10 ** 9   # every fact given, not a block's first few
     out: dict = {}
     firsts: list = []
     if args.ku:
