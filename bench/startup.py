@@ -49,17 +49,22 @@ QUERIES = ["tuzadez bibotak", "parebuq fekivik", "database migration", "api port
 GET_KEY = "project/bench/one"
 
 
-def commands(home: Path) -> dict:
+def commands(home: Path, cwd: Path | None = None) -> dict:
     """name -> (argv after ``mem`` for sample i and tree t, stdin bytes for
-    sample i and tree t or None)."""
+    sample i and tree t or None); ``cwd``: the hook's working directory
+    (default ``home``)."""
     def event(i: int, t: str) -> bytes:  # a new session each time: nothing was injected in it yet
         return json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": f"bench-hook-{t}-{i}-{os.getpid()}",
-                           "cwd": str(home), "transcript_path": str(home / "none.jsonl"),
+                           "cwd": str(cwd or home), "transcript_path": str(home / "none.jsonl"),
                            "prompt": PROMPTS[i % len(PROMPTS)]}).encode()
     def later(i: int, t: str) -> bytes:  # one session for every sample of a tree: a session's later prompts
         return json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": f"bench-later-{t}-{os.getpid()}",
                            "cwd": str(home), "transcript_path": str(home / "none.jsonl"),
                            "prompt": PROMPTS[i % len(PROMPTS)]}).encode()
+    def start(i: int, t: str) -> bytes:  # a new session each time: its block is rendered, not the stored bytes
+        return json.dumps({"hook_event_name": "SessionStart", "session_id": f"bench-start-{t}-{i}-{os.getpid()}",
+                           "cwd": str(cwd or home), "transcript_path": str(home / "none.jsonl"),
+                           "source": "startup"}).encode()
     return {
         "help": (lambda i, t: ["--help"], None),
         "get": (lambda i, t: ["get", GET_KEY], None),
@@ -68,6 +73,7 @@ def commands(home: Path) -> dict:
         "context": (lambda i, t: ["context"], None),
         "hook": (lambda i, t: ["hook", "claude-code"], event),
         "hook-later": (lambda i, t: ["hook", "claude-code"], later),
+        "hook-start": (lambda i, t: ["hook", "claude-code"], start),
         # a new value each time (the same value again writes nothing)
         "remember": (lambda i, t: ["remember", "project/bench/api-port", f"api listens on {8000 + i} ({t})"],
                      None),
@@ -169,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="comma-separated commands (default: all)")
     ap.add_argument("--importtime", type=int, default=0, metavar="R", help="also -X importtime, R runs each")
     ap.add_argument("--work", type=Path, default=Path("/tmp/mem-startup"), help="virtualenv and home")
+    ap.add_argument("--cwd", type=Path, help="the folder the commands run in, and the hook's cwd (default: home; "
+                                             "a folder named after a project: its session block and injection)")
     ap.add_argument("--json", type=Path, help="write the samples' medians here too")
     args = ap.parse_args(argv)
     trees = dict(t.split("=", 1) for t in args.tree) if args.tree else {"this": str(REPO)}
@@ -177,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     home = args.work / "home"
     home.mkdir(exist_ok=True)
     py, mems = make_env(args.work, trees)
-    cmds = commands(home)
+    cmds = commands(home, args.cwd)
+    where = args.cwd or home
     names = [n for n in args.only.split(",") if n] or list(cmds)
 
     stores = {t: Path(s) for t, s in (ts.split("=", 1) for ts in args.tree_store)}
@@ -195,15 +204,15 @@ def main(argv: list[str] | None = None) -> int:
                                capture_output=True)
     samples: dict = collections.defaultdict(list)
     for i in range(-1, args.runs):
-        w, c, _ = run([py, "-c", "pass"], env_of(first), home, None)
+        w, c, _ = run([py, "-c", "pass"], env_of(first), where, None)
         if i >= 0:
             samples[("python -c pass", "")].append((w, c))
         for name in names:
             mk, stdin = cmds[name]
             for tname, tree in trees.items():
-                w, c, code = run([mems[tname], *mk(i, tname)], env_of(tree), home, stdin(i, tname) if stdin else None)
+                w, c, code = run([mems[tname], *mk(i, tname)], env_of(tree), where, stdin(i, tname) if stdin else None)
                 if name.startswith("hook"):
-                    settle(mems[tname], env_of(tree), home, stores.get(tname, args.store))
+                    settle(mems[tname], env_of(tree), where, stores.get(tname, args.store))
                 if code != 0:
                     print(f"startup: {name} in {tname} exited {code}", file=sys.stderr)
                 if i >= 0:

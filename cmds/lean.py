@@ -144,8 +144,11 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
         if h.updated_later:
             u = h.updated_later
             where = u.get("key") or f"{u.get('session')}#{u.get('seq')}"
-            echo(style(safe(f"    updated later ({fmt_time(u['time'])}, {where}): "
+            said = "a later turn says" if h.kind == "fact" else "updated later"   # a fact changes only by a version
+            echo(style(safe(f"    {said} ({fmt_time(u['time'])}, {where}): "
                             + " ".join(u["text"].split())[:160]), fg="magenta"))
+            if h.kind == "fact":
+                echo(style(safe(f"    (the fact is unchanged until a new version: mem remember {h.key} …)"), dim=True))
         if h.duplicates:
             echo(style(f"    (+{h.duplicates} identical)", dim=True))
     return 0

@@ -50,7 +50,10 @@ def command(queries, what, limit, project, all_projects, as_of, include_directiv
     values, and turns saying what it says); a later value of another thing
     (the replica's port, asked about the primary's) changes nothing; a
     turn that only asks ("what port does the api use?") ranks below what
-    answers it.
+    answers it.  A fact whose value a later turn of the person says
+    changed ("the staging database moved to port 6543") ranks below that
+    turn and says "a later turn says"; its value stays until a new version
+    (mem remember).
     Questions about the past ("when did", "what was") keep the search order.  --as-of TIME reads the store as it stood then: each
     key's value current at TIME (as mem log --as-of) and only turns
     recorded by TIME.  Facts of kind directive (a question, an instruction,

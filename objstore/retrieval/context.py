@@ -74,6 +74,12 @@ from objstore.core.text import LazyPattern, escape_invisible
 from objstore.memory.decay import decay_days, touch
 from objstore.memory.facts import current_of, current_version, list_keys, listed_chain, visible
 from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
+from objstore.memory.served import hider
+from objstore.retrieval.laterturns import SNIPPET_CHARS, LaterTurn, later_turns
+
+TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
+if TYPE_CHECKING:
+    from objstore.memory.tombstones import Hider
 
 DEFAULT_BUDGET = 1500
 DEFAULT_PROMPT_BUDGET = 600
@@ -244,11 +250,14 @@ def _date(ms: int) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(ms / 1000)) if ms and ms > 0 else "?"
 
 
-def fact_line(f: Fact, limit: int = MAX_FACT_CHARS, conflicts: Sequence[str] = ()) -> str:
+def fact_line(f: Fact, limit: int = MAX_FACT_CHARS, conflicts: Sequence[str] = (), later: bool = False) -> str:
     """``- KEY (recorded DATE[, valid from DATE][, a KIND that may have
-    moved][, IN CONFLICT with OTHER: awaiting review]): VALUE`` (the value
-    cut at ``limit`` characters; ``conflicts``: the keys a waiting review
-    item says this one conflicts with, ``queue.disputed``)."""
+    moved][, IN CONFLICT with OTHER: awaiting review][, MAY BE OUT OF DATE:
+    …]): VALUE`` (the value cut at ``limit`` characters; ``conflicts``: the
+    keys a waiting review item says this one conflicts with,
+    ``queue.disputed``; ``later``: a later turn of the person says the value
+    changed, ``laterturns.later_turns``, shown just above by
+    :func:`later_turn_line`)."""
     body = " ".join(f.body.split()) if "\n" not in f.body.strip() else f.body.strip()
     if len(body) > limit:
         body = body[: limit - 1].rstrip() + f"… (mem get {f.key})"
@@ -261,7 +270,23 @@ def fact_line(f: Fact, limit: int = MAX_FACT_CHARS, conflicts: Sequence[str] = (
         when += f", a {moving} that may have moved"
     if conflicts:
         when += f", IN CONFLICT with {escape_text(', '.join(conflicts))}: awaiting review"
+    if later:
+        when += ", MAY BE OUT OF DATE: the later turn above says it changed; not recorded as a new version"
     return f"- {escape_text(f.key)} ({when}): {body}"
+
+
+def later_turn_line(lt: LaterTurn, hide: "Hider | None" = None) -> str:
+    """``- later turn, session SID (DATE, user, PROJECT): TEXT``: the
+    person's turn that says a served fact's value changed
+    (``laterturns.LaterTurn``), its text cut at
+    ``laterturns.SNIPPET_CHARS`` characters, forgotten ``--match`` texts
+    hidden (``hide``), placed just above the fact's :func:`fact_line`."""
+    text = " ".join((hide.text(lt.text) if hide else lt.text).split())
+    if len(text) > SNIPPET_CHARS:
+        text = text[: SNIPPET_CHARS - 1].rstrip() + "…"
+    project = key_project(lt.key) or ""
+    return (f"- later turn, session {escape_text(lt.session)} ({_date(lt.time)}, user"
+            f"{', ' + escape_text(project) if project else ''}): {escape_text(text)}")
 
 
 class ContextConfig(Frozen):
@@ -337,15 +362,17 @@ class ContextBlock(Record):
         budget: the token budget it was rendered within.
         disputed: keys of the facts in it marked as in conflict (a
             review item waits: ``queue.disputed``), sorted.
+        later: keys of the facts in it marked as out of date by a later
+            turn of the person (``laterturns.later_turns``), in order.
     """
 
-    __slots__ = ("text", "facts", "omitted", "tokens", "project", "stale_moving", "budget", "disputed")
+    __slots__ = ("text", "facts", "omitted", "tokens", "project", "stale_moving", "budget", "disputed", "later")
 
     def __init__(self, text: str, facts: list[tuple[str, str]], omitted: int, tokens: int, project: str,
                  stale_moving: list[str] | None = None, budget: int = DEFAULT_BUDGET,
-                 disputed: list[str] | None = None) -> None:
+                 disputed: list[str] | None = None, later: list[str] | None = None) -> None:
         set_fields(self, text, facts, omitted, tokens, project, [] if stale_moving is None else stale_moving, budget,
-                   [] if disputed is None else disputed)
+                   [] if disputed is None else disputed, [] if later is None else later)
 
 
 #: dormant keys named in the session block's notice
@@ -457,13 +484,20 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     body: list[str] = [files] if files else []
     chosen: list[tuple[str, str]] = []
     omitted = 0
-    for ti, items in enumerate(tiers):
+    for items in tiers:
         items.sort(key=lambda x: (namespace_rank(namespace, x[1].namespace) or 0,
                                   _TRUST_RANK.get(x[1].trust, 9), -x[1].valid_from, x[1].key))
+    later = later_turns(store, [f for items in tiers for _oid, f in items]) if primary else {}
+    hide = None
+    if later:
+        hide = hider(store)
+    for ti, items in enumerate(tiers):
         title = f"{_TIERS[ti]}:" if ti < len(_TIERS) - 1 else f"Project {primary}:" if primary else "Project:"
         section: list[str] = []
         for oid, f in items:
-            line = fact_line(f, conflicts=conflicts.get(f.key, ())) + "\n"
+            line = fact_line(f, conflicts=conflicts.get(f.key, ()), later=f.key in later) + "\n"
+            if f.key in later:   # the turn that says it changed, just above it
+                line = later_turn_line(later[f.key], hide) + "\n" + line
             cost = estimate_tokens(line) + (0 if section else estimate_tokens(title + "\n"))
             if used + cost > budget:
                 omitted += 1
@@ -481,7 +515,7 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
         return ContextBlock("", [], omitted, 0, primary, stale_moving, budget)
     text = head + "".join(body) + tail
     return ContextBlock(text, chosen, omitted, estimate_tokens(text), primary, stale_moving, budget,
-                        sorted(k for k, _ in chosen if k in conflicts))
+                        sorted(k for k, _ in chosen if k in conflicts), [k for k, _ in chosen if k in later])
 
 
 def _still_current(store: Store, facts: Iterable, dormant: Callable[[Fact], bool],
@@ -556,7 +590,8 @@ def session_start_block(store: Store, session_id: str, source: str, cwd: str | N
         write_trace(trace_path, {"time": now, "event": "SessionStart", "session": session_id, "project": primary,
                                  "source": source, "decision": "rendered", "tokens": block.tokens,
                                  "budget": block.budget, "facts": [k for k, _ in block.facts],
-                                 "omitted": block.omitted, "stale_moving": block.stale_moving, "use_recorded": used,
+                                 "omitted": block.omitted, "stale_moving": block.stale_moving,
+                                 "later_turns": block.later, "use_recorded": used,
                                  "elapsed_ms": round((time.perf_counter() - t0) * 1000, 2)})
     return block.text
 

@@ -91,8 +91,10 @@ from objstore.retrieval.keyrank import key_name, names_key
 from objstore.retrieval.querywords import held_terms, question_terms
 from objstore.retrieval.context import (
     CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, NOTE, TAG, escape_text, estimate_tokens, fact_line, is_dormant,
+    later_turn_line,
     load_state, record_use, save_state, state_path, store_context_config, strip_mem_context, write_trace,
 )
+from objstore.retrieval.laterturns import later_turns
 from objstore.retrieval.timeitems import Said, fact_text, time_items
 from objstore.retrieval.timeline import only_asks, superseders, values_of
 
@@ -534,6 +536,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
         else:
             n_turns += 1
     lines = _with_current_facts(store, inj, lines, showable, turn_text, config, frame, used, set(already), prompt)
+    lines = _with_later_turns(store, session_id, inj, lines, showable, config, frame, prompt)
     lost = sorted({c.ref for c in cands if c.reason == LOST_REASON})
     if lost:   # the prompt asks about a key whose value is lost: the agent is told, as recall's reader is
         inj.trace["lost_keys"] = lost
@@ -594,6 +597,47 @@ def stale_for_facts(store: Store, text: str, when: int, facts: Sequence[tuple[st
         if superseders(time_items([turn, fact], [prompt], terms_cache=cache, question=question))[0]:
             out.append(key)
     return out
+
+
+def _with_later_turns(store: Store, session_id: str, inj: Injection, lines: list[str],
+                      showable: dict[str, tuple[Candidate, Fact]], config: GateConfig, frame: int,
+                      prompt: str) -> list[str]:
+    """A fact whose value a later turn of the person says changed
+    (``laterturns.later_turns``, for the question ``prompt``; the turns of
+    this session are not read: the model has them) is never injected
+    without that turn: the turn's passage (``context.later_turn_line``;
+    one injected already is moved there) goes just above the fact, whose
+    line is marked out of date, within the budget; else the fact is
+    dropped.  Returns the lines."""
+    facts = [c for c in inj.injected if c.kind == "fact" and c.ref in showable]
+    if not facts:
+        return lines
+    later = later_turns(store, [showable[c.ref][1] for c in facts], prompt=prompt, skip_sessions=[session_id])
+    hide: Hider | None | bool = False
+    for c in facts:
+        lt = later.get(c.ref)
+        if lt is None:
+            continue
+        for t in [t for t in inj.injected if t.kind == "turn" and t.id == lt.id]:   # shown in its new place
+            inj.injected.remove(t)
+            lines.remove(t.line)
+        if hide is False:
+            hide = hider(store)
+        pair = (later_turn_line(lt, hide or None),
+                fact_line(showable[c.ref][1], limit=config.budget_tokens * CHARS_PER_TOKEN // 2, later=True))
+        cost = estimate_tokens("\n".join(pair) + "\n")
+        used = sum(x.tokens for x in inj.injected if x is not c)
+        at = lines.index(c.line)
+        if frame + used + cost <= config.budget_tokens:
+            lines[at:at + 1] = list(pair)
+            c.line, c.tokens = "\n".join(pair), cost
+            inj.trace.setdefault("later_turns", []).append({"key": c.ref, "turn": lt.id})
+        else:
+            del lines[at]
+            inj.injected.remove(c)
+            c.reason = "a later turn says its value changed, and that turn does not fit the budget"
+            inj.rejected.append(c)
+    return lines
 
 
 def _with_current_facts(store: Store, inj: Injection, lines: list[str],

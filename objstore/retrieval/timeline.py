@@ -115,6 +115,7 @@ from collections.abc import Collection, Iterable, Sequence
 
 from objstore.core.record import Record, set_fields
 from objstore.core.text import LazyPattern
+from objstore.retrieval.querywords import stop_stems
 # UPDATE_CUES and normalize are defined with the subjects, which read them too
 from objstore.retrieval.subjects import (COPULAS, GENERIC, UPDATE_CUES, VERBS, Subject, compare,  # noqa: F401  (re-exported)
                                          normalize, subjects_of)
@@ -204,7 +205,7 @@ def _initial_name(v: str, lower_words: set[str] | None) -> bool:
     -ing, -ly)."""
     from objstore.index.analysis import QUERY_STOPWORDS  # deferred: tantivy
     return (lower_words is not None and v not in lower_words and v not in QUERY_STOPWORDS
-            and not v.endswith(("ed", "ing", "ly", "'s")) and v.isalpha())
+            and not v.endswith(("ed", "ing", "ly", "'s")) and v.isalpha() and v not in VERBS)
 
 
 def lower_words_of(texts: Iterable[str]) -> set[str]:
@@ -454,6 +455,11 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
                                 and same(c, b, ((u, w) for u in vs for w, tw_ in items[b].values.items()
                                                 if t in _SUPERSEDES[tw_])) is not False:
                             out[c].append(b)
+    for a, A in enumerate(items):   # rule 8: a later user turn that says a fact's value changed
+        if A.kind == "fact" and A.values and A.matched:
+            out[a] = [b for b, B in enumerate(items) if _updates_fact(A, B, new[a], first, same, a, b)]
+            for b in out[a]:   # (it no longer confirms the turn that replaces it)
+                ahead[b] = [x for x in ahead[b] if x != a]
     for a in range(len(items)):  # values of two kinds that moved apart: no order between them
         out[a] = [b for b in out[a] if a not in out[b]]
     last = [max(n.values(), default=it.time) for n, it in zip(new, items)]
@@ -464,6 +470,56 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
 
 #: pairs of values whose subjects rule 3 reads for one pair of items, at most
 PAIRS_READ = 3
+
+
+def _updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int], same, a: int, b: int) -> bool:
+    """Rule 8: whether turn ``B`` (index ``b``) says that fact ``A``'s
+    (index ``a``) value changed: B is a person's turn (role ``user``) of
+    A's project, later than A's version, holding a change word
+    (:data:`UPDATE_CUES`) and a question word A holds; it states, not
+    asks (:func:`states`), a value of a kind A states that A does not
+    hold, first appearing after A's values of that kind; no such pair of
+    values is stated of siblings (``relations``' ``same`` False); and
+    either one is read as stated of one subject and one attribute
+    ("staging database … port 5432" / "the staging database moved to port
+    6543"; ``same`` with ``measure="same"``), or, where the subjects cannot
+    be read ("We run 4 workers in production." / "We run 8 workers in
+    production now."; "service" names nothing), the content words (values
+    aside) A's body and B share are two at least, and at least
+    :data:`FACT_COVER` of each side's: the two say the same of one thing (a
+    long passage that holds every word of the fact says other things).  ``same`` is ``relations``'."""
+    if B.kind != "turn" or B.role != "user" or B.project != A.project or not B.cue or B.time <= A.time \
+            or not B.values or not (B.matched & A.matched):
+        return False
+    kinds = {ta for v, t in B.values.items() if v not in A.values
+             for ta in _SUPERSEDES[t] if ta in newest and first[v] > newest[ta]}
+    if not kinds:
+        return False
+    stated = [(va, vb) for va, vb in _Pairs(A, B, kinds, first, newest) if states(B.text, vb)]
+    if not stated:
+        return False
+    if same(a, b, stated, True, "same") is True:
+        return True
+    if same(a, b, stated) is False:
+        return False   # a sibling's value
+    from objstore.index.analysis import index_terms  # deferred: tantivy
+    body = set(index_terms(A.text.split("\n", 1)[-1][:4000])) - set(A.values) - _stop_stems()
+    said = B.terms - set(B.values)
+    shared = body & said
+    return len(shared) >= 2 and len(shared) >= FACT_COVER * len(body) and len(shared) >= FACT_COVER * len(said)
+
+
+#: rule 8 without a subject read: the share of a fact's body's content words, and of a later turn's, both hold
+FACT_COVER = 0.6
+
+_STOP_STEMS: list[frozenset[str]] = []
+
+
+def _stop_stems() -> frozenset[str]:
+    """``querywords.stop_stems()``, computed once."""
+    if not _STOP_STEMS:
+        _STOP_STEMS.append(frozenset(stop_stems()))
+    return _STOP_STEMS[0]
 
 
 class _Pairs:
@@ -540,6 +596,19 @@ def asks(text: str, terms: Collection[str]) -> bool:
             return False
         asked = True
     return asked
+
+
+def states(text: str, value: str) -> bool:
+    """Rule 8: whether a sentence of ``text`` (its first 4,000 characters)
+    that holds ``value`` (normalized, as :func:`values_of` gives it) is a
+    statement: it neither ends with "?" nor opens with a word of
+    :data:`ASKING_WORDS` ("is the staging db on 6543 now?" asks)."""
+    for m in _SENTENCE_RE.finditer(text[:4000]):
+        sentence = m.group(0).strip()
+        if sentence and value in normalize(sentence) and not (
+                sentence.endswith("?") or sentence.split(None, 1)[0].lower() in ASKING_WORDS):
+            return True
+    return False
 
 
 def only_asks(text: str, stems: Collection[str]) -> bool:

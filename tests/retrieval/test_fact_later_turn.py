@@ -1,0 +1,120 @@
+"""A fact that a later turn of the person says has changed is marked, and
+that turn goes before it, in ``mem recall``, in the prompt hook's block and
+in the session-start block (session 26, test26 V3;
+``objstore.retrieval.timeline`` rule 8, ``objstore.retrieval.laterturns``).
+
+``mem remember project/billing/staging-db "staging database on port 5432"``,
+then a later Claude Code session of that project where the person says the
+staging database moved to 6543: recall put the fact first with no mark and
+the session block served 5432 as the only current value.  The fact's value
+is never changed by a turn (``mem get`` still says 5432): it is marked, so
+the reader knows and the person can record the new value.  A later turn
+that only names the subject, asks about it, repeats the old value, speaks of
+a sibling, or is the assistant's, marks nothing.  Real ``mem`` processes on
+real Claude Code transcripts."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.retrieval._sessions import prompt_hook
+
+KEY = "project/billing/staging-db"
+FACT = "staging database on port 5432"
+MOVED = "Heads up: the staging database moved to port 6543 this morning, 5432 is gone."
+CONFIRM = "Got it, staging database is on port 6543 now."
+QUESTION = "what port is the staging database on"
+CWD = "/home/dev/billing"
+
+
+def _session(root: Path, sid: str, lines: list[tuple[str, str]], start_ms: int) -> Path:
+    """A Claude Code transcript of ``lines`` ((role, text)) in ``CWD``'s
+    folder, a second apart from ``start_ms`` (real time: the fact is
+    recorded now, so a later turn must be later than now)."""
+    d = root / "-home-dev-billing"
+    d.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for i, (role, text) in enumerate(lines):
+        ts = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(start_ms / 1000 + i)) + ".000Z"
+        rows.append(json.dumps({"type": role, "sessionId": sid, "cwd": CWD, "uuid": f"{sid[:6]}-{i}",
+                                "timestamp": ts, "message": {"role": role, "content": text if role == "user"
+                                                             else [{"type": "text", "text": text}]}}) + "\n")
+    (d / f"{sid}.jsonl").write_text("".join(rows))
+    return root
+
+
+def _later(mem, tmp_path: Path, lines: list[tuple[str, str]]) -> None:
+    """The fact, then a session of ``lines`` two seconds later, imported."""
+    mem("remember", KEY, FACT)
+    _session(tmp_path / "tx", "aaaabbbb-2222-3333-4444-555555555555", lines, int(time.time() * 1000) + 2000)
+    mem("import", "claude-code", str(tmp_path / "tx"))
+
+
+def test_a_correction_in_a_later_session_marks_the_fact(mem, tmp_path):
+    _later(mem, tmp_path, [("user", MOVED), ("assistant", CONFIRM)])
+    hits = mem("recall", QUESTION, "--project", "billing", "--json").json["hits"]
+    assert hits[0]["kind"] == "turn" and hits[0]["text"] == MOVED, hits
+    fact = next(h for h in hits if h["kind"] == "fact")
+    assert hits.index(fact) > 0
+    assert fact["updated_later"]["kind"] == "turn" and fact["updated_later"]["text"] == MOVED, fact
+    out = mem("recall", QUESTION, "--project", "billing").stdout
+    assert "a later turn says (" in out and f"mem remember {KEY}" in out, out
+    block = mem("context", "--project", "billing").stdout
+    lines = block.splitlines()
+    at = next(i for i, x in enumerate(lines) if x.startswith(f"- {KEY} ("))
+    assert "MAY BE OUT OF DATE" in lines[at] and lines[at].endswith(FACT), block
+    assert lines[at - 1].startswith("- later turn, session aaaabbbb-2222-3333-4444-555555555555 (") \
+        and lines[at - 1].endswith(MOVED), block
+    assert mem("get", KEY).stdout.strip() == FACT   # a turn never changes the fact's value
+    # the prompt hook: the turn just above the fact, the fact marked
+    text, trace = prompt_hook(tmp_path / "store", QUESTION, CWD, tmp_path / "trace.jsonl")   # MEM_HOME
+    got = text.splitlines()
+    at = next(i for i, x in enumerate(got) if x.startswith(f"- {KEY} ("))
+    assert "MAY BE OUT OF DATE" in got[at] and got[at - 1].startswith("- later turn, session aaaabbbb"), text
+    assert trace["later_turns"][0]["key"] == KEY, trace
+
+
+#: later turns of the person that do not change the fact's value
+NOT_UPDATES = [
+    [("user", "Please restart the staging database before the demo.")],                   # names the subject
+    [("user", "Is the staging database still on port 5432?")],                            # asks
+    [("user", "Did the staging database move to port 6543 this morning?")],               # asks, with a new value
+    [("user", "The staging database is on port 5432, connect there now.")],               # repeats the old value
+    [("user", "The analytics replica moved to port 6544, the staging database did not.")],  # a sibling
+    [("user", "status?"), ("assistant", "The staging database moved to port 6543 now.")],   # the assistant's
+]
+
+
+@pytest.mark.parametrize("lines", NOT_UPDATES, ids=range(len(NOT_UPDATES)))
+def test_a_turn_that_does_not_change_the_value_marks_nothing(mem, tmp_path, lines):
+    _later(mem, tmp_path, lines)
+    hits = mem("recall", QUESTION, "--project", "billing", "--json").json["hits"]
+    fact = next(h for h in hits if h["kind"] == "fact")
+    assert fact["updated_later"] is None, hits
+    assert "MAY BE OUT OF DATE" not in mem("context", "--project", "billing").stdout
+
+
+def test_a_correction_said_before_the_fact_marks_nothing(mem, tmp_path):
+    """The person recorded the fact after the turn: the fact is the newer word."""
+    _session(tmp_path / "tx", "ccccdddd-2222-3333-4444-555555555555", [("user", MOVED)],
+             int(time.time() * 1000) - 86_400_000)
+    mem("import", "claude-code", str(tmp_path / "tx"))
+    mem("remember", KEY, FACT)
+    hits = mem("recall", QUESTION, "--project", "billing", "--json").json["hits"]
+    assert next(h for h in hits if h["kind"] == "fact")["updated_later"] is None, hits
+    assert "MAY BE OUT OF DATE" not in mem("context", "--project", "billing").stdout
+
+
+def test_among_many_later_turns_with_a_change_word_the_correction_is_found(mem, tmp_path):
+    """More later turns of the person with a change word than
+    ``laterturns.CUE_READ``: each fact is searched for on its own words."""
+    from objstore.retrieval.laterturns import CUE_READ
+    chatter = [x for i in range(CUE_READ + 3) for x in (("user", f"ok now run test suite {i} again"),
+                                                         ("assistant", "done"))]
+    _later(mem, tmp_path, chatter + [("user", MOVED), ("assistant", CONFIRM)])
+    block = mem("context", "--project", "billing").stdout
+    assert "MAY BE OUT OF DATE" in block and MOVED in block, block
