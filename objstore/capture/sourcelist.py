@@ -168,7 +168,7 @@ def record_sources(store: Store, paths: set[str], damaged: list[str] | None = No
     ledger is rebuilt first: :func:`ledger_sources`), and ``roots`` (the
     paths named to the import: a folder as it is, a file by its folder,
     made absolute) to :func:`import_roots`."""
-    _record_roots(store, roots)
+    _record_roots(store, roots, paths)
     listed = set(ledger_sources(store, damaged))
     new = {x for x in paths - listed if hidden_source(x) not in listed}   # a hidden one stays hidden
     if not new:
@@ -179,12 +179,17 @@ def record_sources(store: Store, paths: set[str], damaged: list[str] | None = No
         f.write("".join(x.replace("\n", " ") + "\n" for x in sorted(new)))
 
 
-def _record_roots(store: Store, roots: Iterable[str | os.PathLike]) -> None:
-    """Append the folders of ``roots`` not listed yet to ``cache/import-roots``."""
+def _record_roots(store: Store, roots: Iterable[str | os.PathLike], paths: set[str]) -> None:
+    """Append the folders of ``roots`` not listed yet to ``cache/import-roots``:
+    only a folder that holds one of the transcript ``paths`` read (test26b W10:
+    a folder where nothing was found was listed, and walked by every scan)."""
     folders = set()
     for r in roots:
         a = os.path.abspath(os.fsdecode(r))
-        folders.add(a if os.path.isdir(a) else os.path.dirname(a))
+        folder = a if os.path.isdir(a) else os.path.dirname(a)
+        top = folder.rstrip(os.sep) + os.sep
+        if any(p.startswith(top) for p in paths):
+            folders.add(folder)
     # a folder whose name holds a credential is written nowhere (as a transcript path so named, never read)
     new = {f for f in folders - set(import_roots(store)) - {"", os.sep} if not transcript_refused(f)}
     if not new:

@@ -382,7 +382,8 @@ def _discover(roots: list[Path], is_transcript: Callable[[str], bool], reals: di
 def _walk(root: str, is_transcript: Callable[[str], bool]) -> list[tuple[str, str]]:
     """``(path, real path)`` of the files under folder ``root`` whose name
     ``is_transcript`` accepts, as ``os.walk`` finds them (a folder that
-    cannot be listed is skipped; a symlinked folder is not entered, a
+    cannot be listed is skipped, one whose listing fails part-way keeps what
+    it listed; a symlinked folder is not entered, a
     symlinked file is kept).  A file's real path is ``realpath(root)`` and
     the folders below it, none of them a link, unless the file is a link
     itself: one ``realpath`` of the root, not one of each file (~10 lstat
@@ -396,7 +397,13 @@ def _walk(root: str, is_transcript: Callable[[str], bool]) -> list[tuple[str, st
         except OSError:
             continue
         with it:
-            for e in it:
+            while True:
+                try:
+                    e = next(it)
+                except StopIteration:
+                    break
+                except OSError:     # a listing that fails part-way (/proc/<pid>/net: test26b W10): the rest skipped
+                    break
                 try:
                     is_dir = e.is_dir()
                 except OSError:

@@ -118,3 +118,17 @@ def test_a_default_folder_that_does_not_exist_is_nothing_to_import_yet(mem, tmp_
     assert "Usage:" not in r.stderr and "yet: " in r.stderr and str(home / where) in r.stderr, r.stderr
     r = mem("--home", str(tmp_path / "s"), "import", harness, "--json", env={"HOME": str(home)})
     assert json.loads(r.stdout)["files"] == 0 and "Usage:" not in r.stderr
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="no /proc here")
+def test_a_listing_that_fails_part_way_is_skipped_not_an_internal_error(mem, tmp_path):
+    """test26b W10: ``mem import claude-code /`` ended in "internal error"
+    when a folder's listing failed part-way (/proc/1/map_files, /proc/<pid>/net:
+    EACCES or EINVAL from the iterator, not from opening it); and a folder
+    where nothing was found was still written to ``cache/import-roots``."""
+    from objstore.capture.transcript import _walk
+    assert _walk("/proc", lambda n: n.endswith(".jsonl")) == []
+    home = tmp_path / "s"
+    r = mem("--home", str(home), "import", "claude-code", "/proc", exit_code=2, timeout=120)
+    assert "internal error" not in r.stderr and "nothing given is a claude-code transcript" in r.stderr
+    assert not (home / "cache" / "import-roots").exists()
