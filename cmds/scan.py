@@ -40,7 +40,8 @@ def command(text, files, no_remotes, as_json, store):
       mem scan "staging password" --file ~/notes.txt --json
 
     Exit status: 0 found nowhere; 1 found somewhere; 2 a blank text;
-    10 no store.
+    3 found nowhere it looked, but captured transcript files a forget hid
+    the names of were not found to check (named on stderr); 10 no store.
     """
     from objstore import imported_notes, scan_everywhere, shell_histories
 
@@ -80,6 +81,8 @@ def command(text, files, no_remotes, as_json, store):
         click.echo(_next_step(hits, keys_naming(store, text), kept_only_by_reflogs(store, hits)), err=True)
     if hits:
         raise click.exceptions.Exit(1)
+    if unchecked:       # found nowhere it could look, but not everything captured was looked at (test26b W2)
+        raise click.exceptions.Exit(3)
 
 
 def _nowhere(store, skipped: bool, unreadable: int) -> str:
