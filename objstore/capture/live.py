@@ -191,7 +191,8 @@ def capture_shell(store: Store, *, session_id: str, command_line: str, cwd: str,
                   order_wait_s: float = 0.0) -> str | None:
     """Store one command the person ran in their shell as a user turn of a
     ``shell`` session: the command line (redacted), then ``[exit N, T s,
-    cwd]``.  Source ``sh:<started ms>:<hash>`` makes a repeat call a no-op.
+    cwd]``.  Source ``sh:<started ms>:<hash>`` (``sh:<started ms>:<seq>:<hash>``
+    for a numbered one) makes a repeat call a no-op.
     A command starting with a space, a marked one, an excluded path or a
     no-capture session is not stored.  Returns the new id or None.
 
@@ -221,7 +222,9 @@ def capture_shell(store: Store, *, session_id: str, command_line: str, cwd: str,
         oid = None
         if not skip and not no_capture_of(sid, no_capture_sessions(store)):
             text = f"$ {line}\n[exit {status}, {duration_ms / 1000:.2f} s, {cwd}]"
-            src = f"sh:{started_ms}:{text_key(line)[:16]}"
+            # a numbered record's number is in its source: fish gives whole seconds, and a line run twice
+            # in one second was the same source, the second dropped (test26b W3)
+            src = f"sh:{started_ms}:{seq}:{text_key(line)[:16]}" if seq else f"sh:{started_ms}:{text_key(line)[:16]}"
             w = TurnAppender(store, command="hook shell", harness="shell")
             oid = w.add(CapturedTurn(sid, src, "user", text, started_ms, cwd, project_of(cwd)))
             w.publish(index=False)

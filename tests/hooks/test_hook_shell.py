@@ -263,3 +263,21 @@ def test_setup_with_a_custom_store_writes_a_line_that_carries_it(tmp_path, shell
     p = subprocess.run([str(MEM_BIN), "setup", "--undo", "--no-hooks", "--shell", shell],
                        env=dict(env, MEM_HOME=str(store)), capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and not rc.exists(), p.stderr   # setup made it, nothing else is in it (W11)
+
+
+def test_a_line_run_twice_in_one_second_is_stored_twice(tmp_path):
+    """test26b W3: fish's start times are whole seconds, and a line run twice
+    in one second had one source (``sh:<start>:<hash>``): the second was
+    dropped.  A numbered record's source holds its number; a repeat call of
+    one record (the same number) still stores nothing."""
+    store = tmp_path / "s"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEM_")}
+    env.update(MEM_HOME=str(store), MEM_SHELL_CAPTURE="1", HOME=str(tmp_path))
+    for seq in (1, 2, 2):
+        p = subprocess.run([sys.executable, "-m", "cmds", "hook", "shell", "--session", "fishy-1", "--cwd",
+                            str(tmp_path), "--status", "0", "--start", "1767225600000", "--duration", "5",
+                            "--seq", str(seq)], input="make", env=env, cwd=REPO, capture_output=True, text=True,
+                           timeout=120)
+        assert p.returncode == 0, p.stderr
+    got = [t[3].split("\n")[0] for t in turns(store)]
+    assert got == ["$ make", "$ make"], got
