@@ -41,16 +41,21 @@ __all__ = [
     "clean_decoded",
     "confusable_fold",
     "confusable_lines",
+    "confusable_skeleton",
     "contains",
     "decode_json_text",
     "escape_invisible",
+    "escape_lookalike",
     "find_spans",
     "fold",
+    "is_lookalike",
+    "lookalike_mix",
     "matcher",
     "normalize_value",
     "normalized_map",
     "reading_span",
     "reads_differently",
+    "script_of",
     "replace_matches",
     "replace_spans",
     "strip_escapes",
@@ -514,3 +519,160 @@ def replace_matches(text: str, needle: str, replacement: str) -> tuple[str, int]
     if not spans:
         return text, 0
     return replace_spans(text, spans, replacement), len(spans)
+
+
+# --------------------------------------------------------------------------- look-alike names (UTS #39)
+#
+# Unicode Technical Standard #39 "Unicode Security Mechanisms": a name whose
+# letters come from two scripts that hold look-alikes (Latin "deploy" with a
+# Cyrillic "е") reads as another name.  The Script property and the
+# confusables data are the ``confusable_homoglyphs`` package's (Scripts.txt
+# and confusables.txt of Unicode 15, MIT; the standard library has neither):
+# loaded on the first non-ASCII name only, an ASCII name costs one
+# ``str.isascii``.
+
+#: scripts a name may mix with Latin (UTS #39 section 5.2, "Highly Restrictive": Japanese, Chinese, Korean)
+_CJK_SETS = (frozenset({"LATIN", "HAN", "HIRAGANA", "KATAKANA"}), frozenset({"LATIN", "HAN", "BOPOMOFO"}),
+             frozenset({"LATIN", "HAN", "HANGUL"}))
+#: what no script is (Scripts.txt's Common and Inherited: digits, punctuation, combining marks)
+_NO_SCRIPT = frozenset({"COMMON", "INHERITED", "Unknown"})
+_PROTOTYPES: dict[str, str] | None = None
+_SCRIPTS: tuple[list[int], list[int], list[str]] | None = None
+
+
+def _package_json(name: str):
+    """One data file of the ``confusable_homoglyphs`` package, read as its
+    own loader does but without importing that loader (its module imports
+    ``urllib.request`` and ``http.client``, +45-80 ms a process, to update
+    the files from the web, which mem never does)."""
+    import json
+    from importlib.resources import files
+    return json.loads((files("confusable_homoglyphs") / name).read_bytes())
+
+
+def script_of(ch: str) -> str:
+    """The Unicode Script property of the character ``ch`` (Scripts.txt),
+    upper case: ``"LATIN"``, ``"CYRILLIC"``, ``"GREEK"``, ``"HAN"``;
+    ``"COMMON"`` for digits and punctuation, ``"INHERITED"`` for combining
+    marks, ``"Unknown"`` for an unassigned code point.  A binary search in
+    the package's ``categories.json`` (ranges of code points, sorted)."""
+    global _SCRIPTS
+    if _SCRIPTS is None:
+        data = _package_json("categories.json")
+        ranges = data["code_points_ranges"]
+        names = data["iso_15924_aliases"]
+        _SCRIPTS = ([r[0] for r in ranges], [r[1] for r in ranges], [names[r[2]] for r in ranges])
+    starts, ends, scripts = _SCRIPTS
+    cp = ord(ch)
+    i = bisect.bisect_right(starts, cp) - 1
+    return scripts[i] if i >= 0 and cp <= ends[i] else "Unknown"
+
+
+def _prototypes() -> dict[str, str]:
+    """The confusables mapping of UTS #39 (confusables.txt: a character ->
+    its prototype, one or more characters), from the two-way table the
+    ``confusable_homoglyphs`` package keeps: a source character is listed
+    with its one prototype and a prototype with every source, so a
+    character listed with one single-character partner that is listed with
+    several is a source of that partner; two characters listed only with
+    each other are one class, named by the smaller."""
+    global _PROTOTYPES
+    if _PROTOTYPES is None:
+        data = _package_json("confusables.json")   # ~0.9 MB: read on the first non-ASCII name that needs it
+        protos: dict[str, str] = {}
+        for ch, partners in data.items():
+            if len(ch) != 1 or len(partners) != 1:
+                continue   # a sequence, or a prototype (listed with its sources): it stays itself
+            other = partners[0]["c"]
+            if len(other) > 1 or len(data.get(other, ())) > 1:
+                protos[ch] = other
+            elif other < ch:
+                protos[ch] = other
+        _PROTOTYPES = protos
+    return _PROTOTYPES
+
+
+def confusable_skeleton(text: str) -> str:
+    """The UTS #39 skeleton of ``text`` (section 4): two texts that look
+    alike have the same one.  ``text`` as it reads (:func:`confusable_fold`:
+    NFKC, default-ignorables dropped), then NFD, each character replaced by
+    its prototype (:func:`_prototypes`), NFD again.
+    ``confusable_skeleton("d\\u0435ploy") == confusable_skeleton("deploy")``
+    (Cyrillic ``е``); ``"ｄｅｐｌｏｙ"`` (fullwidth) too.  Note the standard
+    folds some ASCII as well (``"m"`` and ``"rn"``, ``"l"``, ``"I"`` and
+    ``"1"`` share one), so callers compare skeletons where a name is not
+    ASCII.  Not a display form: only for comparing."""
+    protos = _prototypes()
+    nfd = unicodedata.normalize("NFD", confusable_fold(text))
+    return unicodedata.normalize("NFD", "".join(protos.get(c, c) for c in nfd))
+
+
+def lookalike_mix(segment: str) -> str | None:
+    """Why ``segment`` (one part of a name, between ``/``) mixes scripts so
+    that it reads as another, or None.  UTS #39 section 5.2 "Moderately
+    Restrictive", with the scripts of Scripts.txt (Common and Inherited
+    count as none): one script; or Latin with Han, Hiragana and Katakana,
+    with Han and Bopomofo, or with Han and Hangul; or Latin and one other
+    script but Cyrillic and Greek, where no letter of the other script
+    looks like a Latin letter (its skeleton is ASCII: Armenian ``օ``).
+    ``lookalike_mix("d\\u0435ploy")`` names the Cyrillic ``е``;
+    ``"проект"``, ``"κλειδί"``, ``"api文档"``, ``"deployの日"`` are None.
+    An ASCII segment costs one ``str.isascii``."""
+    if segment.isascii():
+        return None
+    scripts: dict[str, str] = {}
+    for ch in segment:
+        s = script_of(ch)
+        if s not in _NO_SCRIPT:
+            scripts.setdefault(s, ch)
+    if len(scripts) < 2 or any(scripts.keys() <= allowed for allowed in _CJK_SETS):
+        return None
+    protos = _prototypes()
+    if len(scripts) == 2 and "LATIN" in scripts:
+        other = next(s for s in scripts if s != "LATIN")
+        if other not in ("CYRILLIC", "GREEK"):
+            alike = [ch for ch in segment if script_of(ch) == other and protos.get(ch, ch).isascii()]
+            if not alike:
+                return None
+            scripts[other] = alike[0]
+    names = sorted(scripts)
+    odd = [ch for ch in segment if script_of(ch) not in _NO_SCRIPT and script_of(ch) != names[0]] \
+        if "LATIN" not in scripts else [ch for ch in segment if script_of(ch) not in _NO_SCRIPT | {"LATIN"}]
+    ch = odd[0]
+    look = protos.get(ch, ch)
+    like = f", which looks like {look!r}" if look != ch and look.isascii() else ""
+    return (f"it mixes {' and '.join(s.title() for s in names)} letters ({ch!r}, U+{ord(ch):04X} "
+            f"{unicodedata.name(ch, 'unnamed')}{like})")
+
+
+def is_lookalike(segment: str) -> bool:
+    """Whether ``segment`` (not ASCII) reads as another, ASCII, segment: it
+    mixes scripts (:func:`lookalike_mix`), or its skeleton
+    (:func:`confusable_skeleton`) is ASCII (a whole-script look-alike:
+    Cyrillic ``"рор"`` reads as ``"pop"``, fullwidth ``"ｄｂ"`` as ``"db"``).
+    False for an ASCII segment and for one in another script that reads as
+    itself (``"проект"``, ``"ключ"``, ``"文档"``)."""
+    if segment.isascii():
+        return False
+    if lookalike_mix(segment) is not None:
+        return True
+    nfd = unicodedata.normalize("NFD", confusable_fold(segment))
+    if any(unicodedata.combining(c) and c != "\U0001d16d" for c in nfd):
+        return False   # a mark no prototype drops ("café"): not ASCII, without reading the confusables
+    return confusable_skeleton(segment).isascii()
+
+
+def escape_lookalike(name: str) -> str:
+    """``name`` (a key, ``/``-separated) as every display that lists names
+    shows it: each segment that reads as another (:func:`is_lookalike`) with
+    its non-ASCII characters written as ``\\uNNNN`` (``project/api/d\\u0435ploy-day``),
+    so two keys that look alike never look the same; every other segment
+    as it is (``project/проект/ключ``).  ``name`` itself when ASCII."""
+    if name.isascii():
+        return name
+    parts = name.split("/")
+    for i, seg in enumerate(parts):
+        if is_lookalike(seg):
+            parts[i] = "".join(c if c.isascii() else (f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}")
+                               for c in seg)
+    return "/".join(parts)
