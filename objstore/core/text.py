@@ -536,18 +536,23 @@ _CJK_SETS = (frozenset({"LATIN", "HAN", "HIRAGANA", "KATAKANA"}), frozenset({"LA
              frozenset({"LATIN", "HAN", "HANGUL"}))
 #: what no script is (Scripts.txt's Common and Inherited: digits, punctuation, combining marks)
 _NO_SCRIPT = frozenset({"COMMON", "INHERITED", "Unknown"})
-_PROTOTYPES: dict[str, str] | None = None
+_PROTOTYPES: dict[str, str] = {}
+_CONFUSABLES: str | None = None
 _SCRIPTS: tuple[list[int], list[int], list[str]] | None = None
 
 
-def _package_json(name: str):
-    """One data file of the ``confusable_homoglyphs`` package, read as its
-    own loader does but without importing that loader (its module imports
-    ``urllib.request`` and ``http.client``, +45-80 ms a process, to update
-    the files from the web, which mem never does)."""
-    import json
-    from importlib.resources import files
-    return json.loads((files("confusable_homoglyphs") / name).read_bytes())
+def _package_file(name: str) -> str:
+    """The text of one data file of the ``confusable_homoglyphs`` package,
+    found as an import would find it but without running the package's
+    code (its loader module imports ``urllib.request`` and ``http.client``,
+    +45-80 ms a process, to update the files from the web, which mem never
+    does) or importing ``importlib.resources`` (~7 ms)."""
+    import importlib.util
+    spec = importlib.util.find_spec("confusable_homoglyphs")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("the confusable_homoglyphs package (a dependency of mem) is not installed")
+    with open(f"{list(spec.submodule_search_locations)[0]}/{name}", encoding="ascii") as f:
+        return f.read()
 
 
 def script_of(ch: str) -> str:
@@ -558,7 +563,8 @@ def script_of(ch: str) -> str:
     the package's ``categories.json`` (ranges of code points, sorted)."""
     global _SCRIPTS
     if _SCRIPTS is None:
-        data = _package_json("categories.json")
+        import json
+        data = json.loads(_package_file("categories.json"))
         ranges = data["code_points_ranges"]
         names = data["iso_15924_aliases"]
         _SCRIPTS = ([r[0] for r in ranges], [r[1] for r in ranges], [names[r[2]] for r in ranges])
@@ -568,43 +574,59 @@ def script_of(ch: str) -> str:
     return scripts[i] if i >= 0 and cp <= ends[i] else "Unknown"
 
 
-def _prototypes() -> dict[str, str]:
-    """The confusables mapping of UTS #39 (confusables.txt: a character ->
-    its prototype, one or more characters), from the two-way table the
-    ``confusable_homoglyphs`` package keeps: a source character is listed
-    with its one prototype and a prototype with every source, so a
-    character listed with one single-character partner that is listed with
-    several is a source of that partner; two characters listed only with
-    each other are one class, named by the smaller."""
-    global _PROTOTYPES
-    if _PROTOTYPES is None:
-        data = _package_json("confusables.json")   # ~0.9 MB: read on the first non-ASCII name that needs it
-        protos: dict[str, str] = {}
-        for ch, partners in data.items():
-            if len(ch) != 1 or len(partners) != 1:
-                continue   # a sequence, or a prototype (listed with its sources): it stays itself
-            other = partners[0]["c"]
-            if len(other) > 1 or len(data.get(other, ())) > 1:
-                protos[ch] = other
-            elif other < ch:
-                protos[ch] = other
-        _PROTOTYPES = protos
-    return _PROTOTYPES
+def _partners(ch: str) -> list[str] | None:
+    """The characters (or sequences) the package's ``confusables.json``
+    lists with ``ch``, or None when it lists none.  The file (0.9 MB,
+    written with ASCII escapes) is read as text once and only the entry of
+    ``ch`` is decoded (a ``str.find`` of its escaped name and a
+    ``raw_decode`` of its list): parsing it whole costs ~20 ms of CPU, which
+    every ``mem keys`` or session block of a store holding one Cyrillic key
+    would pay."""
+    global _CONFUSABLES
+    import json
+    if _CONFUSABLES is None:
+        _CONFUSABLES = _package_file("confusables.json")
+    needle = json.dumps(ch) + ": ["
+    i = _CONFUSABLES.find(needle)
+    if i < 0:
+        return None
+    found, _end = json.JSONDecoder().raw_decode(_CONFUSABLES, i + len(needle) - 1)
+    return [d["c"] for d in found]
+
+
+def _prototype(ch: str) -> str:
+    """The prototype of the character ``ch`` in UTS #39's confusables
+    mapping (confusables.txt: one or more characters; ``ch`` itself when it
+    maps to nothing), from the two-way table the ``confusable_homoglyphs``
+    package keeps: a source character is listed with its one prototype and
+    a prototype with every source, so a character listed with one
+    single-character partner that is listed with several is a source of that
+    partner; two characters listed only with each other are one class,
+    named by the smaller.  Kept per character."""
+    proto = _PROTOTYPES.get(ch)
+    if proto is None:
+        partners = _partners(ch)
+        proto = ch
+        if partners is not None and len(partners) == 1:
+            other = partners[0]
+            if len(other) > 1 or len(_partners(other) or ()) > 1 or other < ch:
+                proto = other
+        _PROTOTYPES[ch] = proto
+    return proto
 
 
 def confusable_skeleton(text: str) -> str:
     """The UTS #39 skeleton of ``text`` (section 4): two texts that look
     alike have the same one.  ``text`` as it reads (:func:`confusable_fold`:
     NFKC, default-ignorables dropped), then NFD, each character replaced by
-    its prototype (:func:`_prototypes`), NFD again.
+    its prototype (:func:`_prototype`), NFD again.
     ``confusable_skeleton("d\\u0435ploy") == confusable_skeleton("deploy")``
     (Cyrillic ``е``); ``"ｄｅｐｌｏｙ"`` (fullwidth) too.  Note the standard
     folds some ASCII as well (``"m"`` and ``"rn"``, ``"l"``, ``"I"`` and
     ``"1"`` share one), so callers compare skeletons where a name is not
     ASCII.  Not a display form: only for comparing."""
-    protos = _prototypes()
     nfd = unicodedata.normalize("NFD", confusable_fold(text))
-    return unicodedata.normalize("NFD", "".join(protos.get(c, c) for c in nfd))
+    return unicodedata.normalize("NFD", "".join(map(_prototype, nfd)))
 
 
 def lookalike_mix(segment: str) -> str | None:
@@ -627,11 +649,10 @@ def lookalike_mix(segment: str) -> str | None:
             scripts.setdefault(s, ch)
     if len(scripts) < 2 or any(scripts.keys() <= allowed for allowed in _CJK_SETS):
         return None
-    protos = _prototypes()
     if len(scripts) == 2 and "LATIN" in scripts:
         other = next(s for s in scripts if s != "LATIN")
         if other not in ("CYRILLIC", "GREEK"):
-            alike = [ch for ch in segment if script_of(ch) == other and protos.get(ch, ch).isascii()]
+            alike = [ch for ch in segment if script_of(ch) == other and _prototype(ch).isascii()]
             if not alike:
                 return None
             scripts[other] = alike[0]
@@ -639,7 +660,7 @@ def lookalike_mix(segment: str) -> str | None:
     odd = [ch for ch in segment if script_of(ch) not in _NO_SCRIPT and script_of(ch) != names[0]] \
         if "LATIN" not in scripts else [ch for ch in segment if script_of(ch) not in _NO_SCRIPT | {"LATIN"}]
     ch = odd[0]
-    look = protos.get(ch, ch)
+    look = _prototype(ch)
     like = f", which looks like {look!r}" if look != ch and look.isascii() else ""
     return (f"it mixes {' and '.join(s.title() for s in names)} letters ({ch!r}, U+{ord(ch):04X} "
             f"{unicodedata.name(ch, 'unnamed')}{like})")

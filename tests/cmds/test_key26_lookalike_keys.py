@@ -169,3 +169,26 @@ def test_the_mcp_remember_tool_refuses_a_mixed_key_and_queues_a_look_alike(mem, 
     mem("get", LOOKALIKE, exit_code=4)
     mem("get", "project/api/рор", exit_code=4)
     assert [i["kind"] for i in mem("queue", "list", "--json").json] == ["challenge"]
+
+
+def test_the_prototype_read_per_character_is_the_whole_tables():
+    """``_prototype`` decodes one entry of the package's confusables.json at a
+    time; it must give what the whole table gives by the same rule."""
+    import json
+    from importlib.resources import files
+
+    from objstore.core.text import _prototype
+    data = json.loads((files("confusable_homoglyphs") / "confusables.json").read_text())
+    checked = 0
+    for ch, partners in list(data.items())[::5]:
+        if len(ch) != 1:
+            continue
+        want = ch
+        if len(partners) == 1:
+            other = partners[0]["c"]
+            if len(other) > 1 or len(data.get(other, ())) > 1 or other < ch:
+                want = other
+        assert _prototype(ch) == want, (ch, want)
+        checked += 1
+    assert checked > 1000
+    assert _prototype("\u0435") == "e" and _prototype("m") == "rn" and _prototype("\U0001d41d") == "d"
