@@ -28,6 +28,7 @@ from objstore.core.ids import check_prefix
 from objstore.core.objects import Fact, Turn
 from objstore.core.refs import validate_key
 from objstore.core.store import Store
+from objstore.core.text import escape_lookalike
 from objstore.integrations.access import ADMIN_TOOLS, CONFIRM_TOOLS, Caller, ConfirmTokens, check_namespace
 from objstore.memory.caller import person_only
 from objstore.memory.decay import pin, reinforce
@@ -71,6 +72,8 @@ def _fact_item(oid: str, f, *, current: bool | None = None) -> dict:
          "pinned": bool(f.pinned)}
     if f.namespace:
         d["namespace"] = f.namespace
+    if not f.key.isascii() and escape_lookalike(f.key) != f.key:   # reads as another key (UTS #39)
+        d["key_lookalike"] = escape_lookalike(f.key)
     if current is not None:
         d["current"] = current
     return d

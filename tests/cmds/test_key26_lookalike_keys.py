@@ -165,9 +165,13 @@ def test_the_mcp_remember_tool_refuses_a_mixed_key_and_queues_a_look_alike(mem, 
                 alike = await s.call_tool("remember", {"key": "project/api/рор", "value": "agent"})
                 assert not alike.is_error and alike.structured_content["written"] is False
                 assert alike.structured_content["queued"]
+                mem("remember", "project/api/рор", "a person's own key", env=PERSON)
+                found = await s.call_tool("recall", {"queries": "a person's own key"})
+                item = next(i for i in found.structured_content["items"] if i.get("key") == "project/api/рор")
+                assert item["key_lookalike"] == "project/api/\\u0440\\u043e\\u0440"
+                assert all("key_lookalike" not in i for i in found.structured_content["items"] if i is not item)
     anyio.run(main)
     mem("get", LOOKALIKE, exit_code=4)
-    mem("get", "project/api/рор", exit_code=4)
     assert [i["kind"] for i in mem("queue", "list", "--json").json] == ["challenge"]
 
 
