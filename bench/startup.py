@@ -12,6 +12,10 @@ agent does not wait for it).  Commands and trees are taken in turn, one
 warm-up round first, so that load from other processes falls on all alike;
 ``python -c pass`` runs in the same rounds as the floor.
 
+``hook`` gives each sample a new session (its first prompt); ``hook-later``
+gives every sample of a tree one session, so all but the warm-up round are a
+session's later prompts (what it was given already is in its state).
+
 ``--importtime R`` also prints, per command and tree, the modules imported
 and the sum of each module's minimum self time over R runs of
 ``python -X importtime`` (stdlib / third party / objstore / cmds).
@@ -52,6 +56,10 @@ def commands(home: Path) -> dict:
         return json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": f"bench-hook-{t}-{i}-{os.getpid()}",
                            "cwd": str(home), "transcript_path": str(home / "none.jsonl"),
                            "prompt": PROMPTS[i % len(PROMPTS)]}).encode()
+    def later(i: int, t: str) -> bytes:  # one session for every sample of a tree: a session's later prompts
+        return json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": f"bench-later-{t}-{os.getpid()}",
+                           "cwd": str(home), "transcript_path": str(home / "none.jsonl"),
+                           "prompt": PROMPTS[i % len(PROMPTS)]}).encode()
     return {
         "help": (lambda i, t: ["--help"], None),
         "get": (lambda i, t: ["get", GET_KEY], None),
@@ -59,6 +67,7 @@ def commands(home: Path) -> dict:
         "search": (lambda i, t: ["search", "--json", "-n", "10", QUERIES[i % 4]], None),
         "context": (lambda i, t: ["context"], None),
         "hook": (lambda i, t: ["hook", "claude-code"], event),
+        "hook-later": (lambda i, t: ["hook", "claude-code"], later),
         # a new value each time (the same value again writes nothing)
         "remember": (lambda i, t: ["remember", "project/bench/api-port", f"api listens on {8000 + i} ({t})"],
                      None),
@@ -193,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             mk, stdin = cmds[name]
             for tname, tree in trees.items():
                 w, c, code = run([mems[tname], *mk(i, tname)], env_of(tree), home, stdin(i, tname) if stdin else None)
-                if name == "hook":
+                if name.startswith("hook"):
                     settle(mems[tname], env_of(tree), home, stores.get(tname, args.store))
                 if code != 0:
                     print(f"startup: {name} in {tname} exited {code}", file=sys.stderr)
@@ -223,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
             for tname, tree in trees.items():
                 it = importtime(py, mems[tname], mk(0, tname), env_of(tree), home, stdin(0, tname) if stdin else None,
                                 args.importtime)
-                if name == "hook":
+                if name.startswith("hook"):
                     settle(mem, env_of(first), home, args.store)
                 out["importtime"][f"{name} {tname}"] = it
                 rest = ", ".join(f"{k} {v}" for k, v in it.items() if k not in ("modules", "ms"))

@@ -75,7 +75,14 @@ def no_inject(env) -> bool:
 
 
 def _clean(text, n: int = 80) -> str:
-    return re.sub(r"[^A-Za-z0-9._:-]", "?", str(text))[:n] or "-"
+    """``text`` for a hook-log field: each character but ``A-Za-z0-9._:-``
+    as ``?``, at most ``n`` characters, ``-`` when empty.  An ASCII word
+    (an event's name, every hook's) is returned without the substitution,
+    whose pattern compiling was ~0.14 ms of every hook process."""
+    text = str(text)
+    if text.isascii() and text.isalnum():
+        return text[:n]
+    return re.sub(r"[^A-Za-z0-9._:-]", "?", text)[:n] or "-"
 
 
 def log_line(root: Path, hook: str, event: str, session: str, what: str) -> None:

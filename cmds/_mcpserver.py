@@ -589,7 +589,7 @@ class Gate:
         if path == "/mcp" and rec.role == "owner":
             return await self._deny(send, path, rec.name, 403, "an owner key never works on /mcp; use /admin/mcp")
         if path == "/admin/mcp" and rec.role != "owner":
-            return await self._deny(send, path, rec.name, 403, f"a {rec.role} key cannot use /admin/mcp")
+            return await self._deny(send, path, rec.name, 403, f"{_an(rec.role)} key cannot use /admin/mcp")
         caller = rec.caller()
         app = self.apps[rec.role]
         body = b""
@@ -612,7 +612,7 @@ class Gate:
                      if isinstance(m, dict) and m.get("method") == "tools/call" and isinstance(m.get("params"), dict)]
             for name in calls:
                 if isinstance(name, str) and name in WRITING_TOOLS and not caller.may(name):
-                    return await self._deny(send, path, rec.name, 403, f"a {rec.role} key may not call {name}")
+                    return await self._deny(send, path, rec.name, 403, f"{_an(rec.role)} key may not call {name}")
             try:
                 self.limiter.hit(rec.name, "request", max(1, len(batch)))
                 writes = sum(1 for n in calls if n in WRITING_TOOLS)
@@ -698,3 +698,8 @@ def run_http(tools: MemoryTools, keyring: KeyRing, limits: Limits, parse_time, h
             ready(server)
         server.startup = startup  # type: ignore[method-assign]
     server.run()
+
+
+def _an(word: str) -> str:
+    """``word`` with its English article ("an agent", "a reader"; test26 V5)."""
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word

@@ -261,8 +261,9 @@ def report_error(message: str, hint: str | None, code: int, as_json: bool) -> No
 
 
 def unexpected_error(e: BaseException) -> tuple[str, str]:
-    """Message and hint for an exception no handler knew (exit 1): a full disk
-    or a quota (``ENOSPC``/``EDQUOT``) is the machine's state, not a bug, and
+    """Message and hint for an exception no handler knew (exit 1): a full disk,
+    a quota (``ENOSPC``/``EDQUOT``) or a file size limit (``EFBIG``) is the
+    machine's state, not a bug, and
     what was stored before is intact (every write is atomic); anything else is
     an internal error to report (a decoding error by its type and position
     only: its repr holds the bytes read, which may be key material)."""
@@ -271,6 +272,10 @@ def unexpected_error(e: BaseException) -> tuple[str, str]:
         where = f" writing {e.filename}" if e.filename else ""
         return (f"no space left on device{where}",
                 "free some space and run the command again; nothing already stored was lost")
+    if isinstance(e, OSError) and e.errno == errno.EFBIG:   # test26 V8: a file size limit (ulimit -f)
+        where = f" writing {e.filename}" if e.filename else ""
+        return (f"file size limit reached{where} (the shell's 'ulimit -f', or the file system's largest file)",
+                "raise the limit and run the command again; nothing already stored was lost")
     if isinstance(e, UnicodeError):   # its repr holds the bytes it read (a key file's, say): never echoed
         return (f"internal error: {type(e).__name__}: {getattr(e, 'encoding', '')} {getattr(e, 'reason', '')} "
                 f"at byte {getattr(e, 'start', '?')}", "run with MEM_DEBUG=1 for the traceback, and report it")

@@ -517,13 +517,13 @@ def _signals_deferred():
 
 def _sources(store) -> list[str]:
     """The imported transcript files; a damaged ledger (a cache) is a warning."""
-    from objstore import imported_sources
-
-    from .import_ import transcript_roots
+    from .import_ import captured_sources, unchecked_note
     damaged: list[str] = []
-    paths = imported_sources(store, damaged, roots=transcript_roots(), neighbours=True)
+    paths, unchecked = captured_sources(store, damaged)
     for d in damaged:
         click.echo(f"warning: {safe(d)}", err=True)
+    if unchecked:
+        click.echo(f"warning: {unchecked_note(unchecked)}", err=True)
     return paths
 
 

@@ -23,6 +23,25 @@ def transcript_roots() -> list[str]:
     return [p for h in ("claude-code", "codex") for p in default_paths(h)]
 
 
+def captured_sources(store, damaged: list[str] | None = None) -> tuple[list[str], int]:
+    """The transcript files ``mem scan`` and ``forget --scrub-sources`` read
+    (``objstore.imported_sources`` with the harnesses' folders and the
+    neighbours) and how many captured files a forget hid the names of and
+    that were found nowhere (not checked; :func:`unchecked_note`)."""
+    from objstore import imported_sources
+    unfound: list[int] = []
+    paths = imported_sources(store, damaged, roots=transcript_roots(), neighbours=True, unfound=unfound)
+    return paths, sum(unfound)
+
+
+def unchecked_note(n: int) -> str:
+    """What a scan or a scrub says of ``n`` captured files it could not check (test26 V10)."""
+    return (f"{plural(n, 'captured transcript file')} not checked: a forget hid "
+            f"{'its name' if n == 1 else 'their names'} and {'it is' if n == 1 else 'they are'} in none of the "
+            "folders imports were given nor the harnesses' folders (moved or deleted?); "
+            "a 'mem import' of the folder they are in now lets scan and --scrub-sources find them")
+
+
 #: what a folder given to ``mem import HARNESS`` is searched for (the names the harness gives its
 #: transcripts: objstore.capture.claude_code.discover / codex.discover); a file named directly is read
 #: whatever its name

@@ -42,9 +42,9 @@ def command(text, files, no_remotes, as_json, store):
     Exit status: 0 found nowhere; 1 found somewhere; 2 a blank text;
     10 no store.
     """
-    from objstore import imported_notes, imported_sources, scan_everywhere, shell_histories
+    from objstore import imported_notes, scan_everywhere, shell_histories
 
-    from .import_ import transcript_roots
+    from .import_ import captured_sources, unchecked_note
     if text is None:
         import sys
         if sys.stdin.isatty():
@@ -56,7 +56,8 @@ def command(text, files, no_remotes, as_json, store):
     extra = shell_histories(os.path.expanduser("~"))
     blobs, unreadable = _remote_blobs(store, no_remotes)
     notes = imported_notes(store)  # Markdown notes 'mem import markdown' read
-    hits = scan_everywhere(store, text, transcripts=imported_sources(store, roots=transcript_roots(), neighbours=True),
+    transcripts, unchecked = captured_sources(store)
+    hits = scan_everywhere(store, text, transcripts=transcripts,
                            files=[*extra, *notes, *map(Path, files)], blobs=blobs)
     for name, why in unreadable:
         click.echo(f"could not read remote {name}: {why}", err=True)
@@ -64,10 +65,14 @@ def command(text, files, no_remotes, as_json, store):
     hits = [h for h in hits if h.place != "skipped"]
     for h in skipped:
         click.echo(f"skipped {h.where}: {h.detail}", err=True)
+    if unchecked:
+        click.echo(f"skipped {unchecked_note(unchecked)}", err=True)
     if as_json:
         emit_json([{"place": h.place, "where": h.where, "detail": h.detail} for h in hits])
     elif not hits:
-        click.echo("found nowhere: " + _nowhere(store, no_remotes, len(unreadable)))
+        click.echo("found nowhere: " + _nowhere(store, no_remotes, len(unreadable))
+                   + (f" ({unchecked} captured transcript {'file' if unchecked == 1 else 'files'} not checked: "
+                      "see above)" if unchecked else ""))
     else:
         for h in hits:
             click.echo(f"{h.place:<11} {h.where}" + (f"  {h.detail}" if h.detail else ""))

@@ -1,6 +1,7 @@
 """The list of transcript files a store has captured from:
 ``<store>/cache/imported-files`` (the files ``mem import`` read, recorded
-by :func:`record_sources`) and the hooks' cursors, read by
+by :func:`record_sources`, with the folders named to those imports in
+``cache/import-roots``) and the hooks' cursors, read by
 :func:`imported_sources` for ``mem scan``, ``mem forget --scrub-sources``
 and ``mem doctor``.  Split out of :mod:`objstore.capture.importer`.
 """
@@ -16,13 +17,17 @@ from objstore.core.atomic import atomic_write
 from objstore.core.fileid import hidden_source, is_hidden_source, load_ledger
 from objstore.core.store import Store
 
-__all__ = ["LEDGER_FILE", "imported_sources", "ledger_sources", "record_sources"]
+__all__ = ["LEDGER_FILE", "ROOTS_FILE", "imported_sources", "import_roots", "ledger_sources", "record_sources"]
 
 LEDGER_FILE = "cache/imported-files"
+#: the folders named to ``mem import`` (a file named: its folder), one absolute path a line: where
+#: the files of the ledger's hidden entries are looked for besides the harnesses' folders (test26 V10)
+ROOTS_FILE = "cache/import-roots"
 
 
 def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: bool = True,
-                     roots: Iterable[str | os.PathLike] = (), neighbours: bool = False) -> list[str]:
+                     roots: Iterable[str | os.PathLike] = (), neighbours: bool = False,
+                     unfound: list[int] | None = None) -> list[str]:
     """Every transcript file this store has captured from (absolute paths,
     sorted): those ``mem import`` read (:func:`ledger_sources`) and those
     the hooks read (Claude Code capture: the path of each transcript cursor,
@@ -34,8 +39,12 @@ def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: 
     Claude Code deletes old transcripts itself).  ``roots``: the
     transcript folders (the harnesses' defaults) walked to find the files
     of the ledger's hidden entries (a forget hid a path naming a forgotten
-    text: ``forgetfiles.hidden_source``); a hidden file elsewhere is not
-    found.  ``neighbours``: also every ``*.jsonl`` file beside a captured
+    text: ``forgetfiles.hidden_source``), with the folders imports were
+    given (:func:`import_roots`); a hidden file elsewhere (moved, deleted,
+    or its folder's name forgotten too) is not found, and ``unfound`` (a
+    list) gets the number of such entries appended, so a caller can say
+    that many captured files were not checked (test26 V10: ``mem scan``
+    said "found nowhere" of a text the transcripts still held).  ``neighbours``: also every ``*.jsonl`` file beside a captured
     one (same folder, not walked further): the transcripts the next import
     or SessionStart catch-up would read from those folders, not captured
     yet (test16b B9: ``mem scan`` said "found nowhere" and
@@ -46,7 +55,10 @@ def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: 
     hidden = {x for x in (*paths, *hooks) if is_hidden_source(x)}   # a hidden cursor too (Cursor.hidden)
     paths -= hidden
     if hidden:
-        paths |= _find_hidden(hidden, roots)
+        found = _find_hidden(hidden, (*roots, *import_roots(store)))
+        paths |= found
+        if unfound is not None:
+            unfound.append(len(hidden) - len({hidden_source(p) for p in found} & hidden))
     paths.update(p for p in hooks if os.path.isabs(p) and "\0" not in p)
     if neighbours:
         paths |= _neighbours(paths)
@@ -71,10 +83,13 @@ def _neighbours(paths: set[str]) -> set[str]:
 
 
 def _find_hidden(hidden: set[str], roots: Iterable[str | os.PathLike]) -> set[str]:
-    """The files under ``roots`` (walked, symlinked folders not followed)
-    whose absolute path hashes to one of the ``hidden`` ledger entries."""
+    """The files under ``roots`` (walked, symlinked folders not followed;
+    a folder under another walked once) whose absolute path hashes to one
+    of the ``hidden`` ledger entries."""
     found = set()
-    for root in roots:
+    tops = sorted({os.path.abspath(r) for r in roots})
+    tops = [r for i, r in enumerate(tops) if not any(r.startswith(t.rstrip(os.sep) + os.sep) for t in tops[:i])]
+    for root in tops:
         for d, _dirs, files in os.walk(os.path.abspath(root)):
             for f in files:
                 path = os.path.join(d, f)
@@ -133,9 +148,27 @@ def _read_ledger_files(store: Store) -> set[str]:
     return out
 
 
-def record_sources(store: Store, paths: set[str], damaged: list[str] | None = None) -> None:
+def import_roots(store: Store) -> list[str]:
+    """The folders named to imports (``cache/import-roots``: absolute paths,
+    one a line, as :func:`record_sources` writes them); a line that is no
+    absolute path (damage) is skipped.  A forget drops a line naming a
+    forgotten text (``forgetfiles.scrub_derived``: a line-oriented cache).
+    Never raises for the file."""
+    try:
+        data = (store.root / ROOTS_FILE).read_bytes()
+    except OSError:
+        return []
+    lines = data.decode("utf-8", "surrogateescape").split("\n")
+    return [x for x in lines if os.path.isabs(x) and "\0" not in x]
+
+
+def record_sources(store: Store, paths: set[str], damaged: list[str] | None = None,
+                   roots: Iterable[str | os.PathLike] = ()) -> None:
     """Add transcript paths to the ledger of imported files (a damaged
-    ledger is rebuilt first: :func:`ledger_sources`)."""
+    ledger is rebuilt first: :func:`ledger_sources`), and ``roots`` (the
+    paths named to the import: a folder as it is, a file by its folder,
+    made absolute) to :func:`import_roots`."""
+    _record_roots(store, roots)
     listed = set(ledger_sources(store, damaged))
     new = {x for x in paths - listed if hidden_source(x) not in listed}   # a hidden one stays hidden
     if not new:
@@ -144,3 +177,19 @@ def record_sources(store: Store, paths: set[str], damaged: list[str] | None = No
     p.parent.mkdir(parents=True, exist_ok=True)
     with open(p, "a", encoding="utf-8", errors="surrogateescape") as f:
         f.write("".join(x.replace("\n", " ") + "\n" for x in sorted(new)))
+
+
+def _record_roots(store: Store, roots: Iterable[str | os.PathLike]) -> None:
+    """Append the folders of ``roots`` not listed yet to ``cache/import-roots``."""
+    folders = set()
+    for r in roots:
+        a = os.path.abspath(os.fsdecode(r))
+        folders.add(a if os.path.isdir(a) else os.path.dirname(a))
+    # a folder whose name holds a credential is written nowhere (as a transcript path so named, never read)
+    new = {f for f in folders - set(import_roots(store)) - {"", os.sep} if not transcript_refused(f)}
+    if not new:
+        return
+    p = store.root / ROOTS_FILE
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with open(p, "a", encoding="utf-8", errors="surrogateescape") as f:
+        f.write("".join(x + "\n" for x in sorted(new) if "\n" not in x))

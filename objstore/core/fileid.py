@@ -221,6 +221,41 @@ def hidden_source(path: str) -> str:
     return HIDDEN_PREFIX + sha256(path.encode("utf-8", "surrogateescape")).hexdigest()
 
 
+def is_ledger_name(name: str) -> bool:
+    """Whether file name ``name`` (no folder) is a read ledger's:
+    ``read-ledger-<harness>`` and :data:`LEDGER_SUFFIX`, or the uncompressed
+    :data:`OLD_SUFFIX` of a ledger written before session 22."""
+    return name.startswith("read-ledger-") and name.endswith((LEDGER_SUFFIX, OLD_SUFFIX))
+
+
+def hide_ledger_paths(data: bytes, name: str, hit) -> bytes | None:
+    """A read ledger (file ``name``, bytes ``data``: :func:`ledger_text`) with
+    every path a forgotten text is in keyed by :func:`hidden_source` instead,
+    as ``cache/imported-files`` hides it (the next import keys that file so:
+    ``capture.importer``, and still knows it read); None when no path holds
+    one (the file stays as it is).  Only its paths are tested, whole, by
+    ``hit(text) -> bool`` (given all the paths at once first, one a
+    line): the rest is sizes, times, inodes, digests and
+    session ids, which quote no text (a forgotten number inside a time in
+    ns is no quote of it; test25b U6: each such forget deleted the 2.4 MB
+    ledger of a million-turn store).  The bytes returned are as
+    :meth:`ReadLedger.save` writes them.  Raises ``ValueError`` for a
+    damaged ledger (or one of another shape), which cannot be tested."""
+    obj = json.loads(ledger_text(data, name))
+    if not isinstance(obj, dict) or not all(isinstance(obj.get(k, {}), dict) for k in ("files", "sessions")):
+        raise ValueError(f"read ledger {name} is not a ledger object")
+    paths = {k for key in ("files", "sessions") for k in obj.get(key, {}) if not is_hidden_source(k)}
+    # one test of them all first (a million turns: 24,000 paths), then each path of a ledger that hits
+    doomed = {k for k in paths if hit(k)} if paths and hit("\n".join(paths)) else set()
+    if not doomed:
+        return None
+    for k in ("files", "sessions"):
+        if k in obj:
+            obj[k] = {hidden_source(p) if p in doomed else p: v for p, v in obj[k].items()}
+    out = json.dumps(obj, ensure_ascii=True, separators=(",", ":")).encode()
+    return zlib.compress(out, LEDGER_LEVEL) if name.endswith(LEDGER_SUFFIX) else out
+
+
 def is_hidden_source(line: str) -> bool:
     """Whether a ledger line is a :func:`hidden_source` entry."""
     tail = line[len(HIDDEN_PREFIX):]

@@ -361,32 +361,51 @@ def value_digest(text: str) -> bytes:
     return hashlib.sha256(normalize_value(text).encode("utf-8")).digest()
 
 
-def matcher(needle: str) -> Callable[[str], bool]:
-    """A predicate ``f(text) -> bool``: whether ``text`` contains ``needle``
-    (see the module docstring), as it is or as it reads
+def matcher(needle: str) -> Callable[..., bool]:
+    """A predicate ``f(text, forms=None) -> bool``: whether ``text``
+    contains ``needle`` (see the module docstring), as it is or as it reads
     (:func:`confusable_fold` of both: a zero-width space or a soft hyphen
     inside the text, fullwidth letters, do not hide it; test16 F14).
     Precomputes the needle's forms, and rejects most texts with one
     substring test on ``fold(text)`` before collapsing its whitespace (an
     ASCII text reads as it is: the second test only for a needle that does not).  A needle that normalizes to ``""``
-    matches nothing."""
+    matches nothing.  ``forms``: a dict the caller keeps for one text
+    while it tests it against many needles (:func:`text_form` fills it):
+    the text is folded once, not once a needle (a forget's scrub of a
+    15 MB cache file against a session's ~180 texts and words)."""
     norm = normalize_value(needle)
     if not norm:
-        return lambda _text: False
+        return lambda _text, forms=None: False
     probe = max(norm.split(" "), key=len)  # has no whitespace: a test on fold() is exact
     seen = normalize_value(confusable_fold(needle))
     sprobe = max(seen.split(" "), key=len)
 
-    def match(text: str) -> bool:
-        f = fold(text)
-        if probe in f and norm in _WS.sub(" ", f):
+    def match(text: str, forms: dict | None = None) -> bool:
+        f = text_form(text, forms, "fold")
+        if probe in f and norm in text_form(text, forms, "fold ws"):
             return True
         if not seen or (text.isascii() and seen == norm):   # an ASCII text reads as it is
             return False
-        f = fold(confusable_fold(text))
-        return sprobe in f and seen in _WS.sub(" ", f)
+        f = text_form(text, forms, "seen")
+        return sprobe in f and seen in text_form(text, forms, "seen ws")
 
     return match
+
+
+def text_form(text: str, forms: dict | None, kind: str) -> str:
+    """A form of ``text`` a matcher tests (:func:`matcher`): ``"fold"``
+    (:func:`fold`), ``"seen"`` (``fold(confusable_fold(text))``: as it
+    reads), each with ``" ws"`` (its whitespace runs as one space).  Kept in
+    ``forms`` (made once) when it is a dict, else made anew."""
+    got = forms.get(kind) if forms is not None else None
+    if got is None:
+        base, _sp, ws = kind.partition(" ")
+        got = text_form(text, forms, base) if ws else fold(text) if base == "fold" else fold(confusable_fold(text))
+        if ws:
+            got = _WS.sub(" ", got)
+        if forms is not None:
+            forms[kind] = got
+    return got
 
 
 def contains(text: str, needle: str) -> bool:

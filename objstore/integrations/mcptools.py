@@ -304,6 +304,18 @@ class MemoryTools:
                 "facts": [{"key": k, "id": i} for k, i in block.facts], "omitted": block.omitted}
 
     # ------------------------------------------------------------------ write
+    def _queued_note(self, item_id: str) -> str:
+        """Why a write was queued, as its queue item says (test26 V4: every
+        queued write was said to meet a user_stated value, an instruction-like
+        value on a new key too)."""
+        try:
+            kind = resolve(self.store, item_id).item.kind
+        except MemError:        # decided meanwhile
+            kind = ""
+        why = {"injection": "the value reads like an instruction to a model",
+               "challenge": "a user_stated value holds this key"}.get(kind, "the write needs a person's review")
+        return why + ": the proposal waits in the review queue"
+
     def tool_remember(self, caller: Caller, key: str, value: str, kind: str | None = None,
                       valid_from: int | None = None, expect: str | None = None, session: str | None = None,
                       agent: str | None = None, edges: dict[str, Sequence[str]] | None = None) -> dict:
@@ -328,7 +340,7 @@ class MemoryTools:
                      namespace=self._namespace(session, agent) or "", edges=pairs)
         if r.queued:
             return {"key": r.key, "written": False, "queued": r.queued, "current": r.current,
-                    "note": "a user_stated value holds this key: the proposal waits in the review queue"}
+                    "note": self._queued_note(r.queued)}
         out = {"key": r.key, "written": r.written, "id": r.version.id, "version": r.version.fact.version,
                "trust": r.version.fact.trust, "current": r.current, "previous": r.previous,
                "redacted": r.redacted}

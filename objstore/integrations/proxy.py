@@ -9,7 +9,13 @@ Per request (:func:`prepare`):
    Code's ``x-claude-code-session-id`` (``…-agent-<hash>`` for a subagent,
    from ``x-claude-code-agent-id``), else ``px-`` + a hash of the system
    prompt and the first message.  The thread is a hash of the first
-   message.  The project is ``X-Mem-Project``, else the working directory
+   message, then a fork's (:func:`resolve_thread`): a conversation that
+   shares its first messages with one seen before (an opener or a system
+   prompt many scripts send) and then says something else at an index
+   already captured, or a regenerated answer, goes on in a thread of its
+   own, named by its parent, the index and that message's identity
+   (:func:`message_identity`), so its turns are captured, never taken for
+   the parent's.  The project is ``X-Mem-Project``, else the working directory
    the system prompt names (``Working directory: /path``).  A header that
    is no valid name, or that holds a credential by the one name rule
    (``objstore.core.redact.check_name``: a session id names refs, logs and
@@ -18,7 +24,8 @@ Per request (:func:`prepare`):
 2. **State** (``<store>/cache/proxy/<session hash>-<thread>``, JSON lines,
    no suffix so ``mem forget`` drops the lines that hold a forgotten text):
    the pinned block, every recall block with the index and hash of the
-   message it went into and the ids it injected, the last captured message.
+   message it went into and the ids it injected, the last captured message,
+   and the identity of each message seen (the answers' included).
 3. **Injection that keeps the prompt cache.** The pinned block (the session
    block: pinned, user, feedback and project facts) is rendered on the first
    request of a conversation and appended after the existing ``system``
@@ -235,6 +242,7 @@ class State:
     pinned_ids: list[str] = field(default_factory=list)
     recall: dict[int, tuple[str, str, list[str]]] = field(default_factory=dict)  # idx -> (msg hash, block, ids)
     captured: int = -1
+    ids: list[str] = field(default_factory=list)    # message index -> message_identity ("" unknown)
 
 
 def state_file(store: Store, conv: Conversation) -> Path:
@@ -262,6 +270,8 @@ def load_state(path: Path) -> State:
             st.recall[r["recall"]] = (str(r.get("msg", "")), r["block"], [str(x) for x in r.get("ids") or []])
         elif isinstance(r.get("captured"), int):
             st.captured = max(st.captured, r["captured"])
+        elif isinstance(r.get("ids"), list):
+            st.ids = [x if isinstance(x, str) else "" for x in r["ids"]]
     return st
 
 
@@ -274,6 +284,8 @@ def save_state(path: Path, st: State) -> None:
         h, block, ids = st.recall[idx]
         lines.append({"recall": idx, "msg": h, "block": block, "ids": ids})
     lines.append({"captured": st.captured})
+    if st.ids:
+        lines.append({"ids": st.ids})
     atomic_write(path, "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines).encode("utf-8"),
                  durable=False)
 
@@ -292,6 +304,86 @@ def locked_state(path: Path):
         save_state(path, st)
     finally:
         os.close(fd)
+
+
+MAX_FORKS = 256     # forks followed from one first message (each step moves past an index: also bounded by it)
+
+
+def message_identity(msg) -> str:
+    """What tells two messages at one index apart (16 hex; "" for no
+    message): a hash of the role and the texts the proxy captures from it
+    (:func:`_text_of`, our own blocks removed, each stripped) with the ids
+    of the tool calls its results answer.  ``cache_control`` markers,
+    thinking and images, which a harness moves or drops between requests,
+    are left out.  An assistant message is its text alone with every
+    white-space character removed (:func:`answer_identity`: a stream's
+    deltas join its blocks without a separator, and a client may trim the
+    answer it sends back); one without text is "" (unknown: never a fork)."""
+    if not isinstance(msg, dict):
+        return ""
+    role = msg.get("role")
+    content = msg.get("content")
+    if role == "assistant":
+        return answer_identity("".join(t for _p, t in _text_of(content)))
+    parts = [str(role)] + [t for _p, t in _text_of(content, tool=True)]
+    for b in content if isinstance(content, list) else []:
+        if isinstance(b, dict) and b.get("type") == "tool_result":
+            parts.append(str(b.get("tool_use_id") or ""))
+    return _h("\0".join(parts))
+
+
+def answer_identity(text: str) -> str:
+    """:func:`message_identity` of an assistant message whose text is ``text`` ("" for no text)."""
+    bare = "".join(text.split())
+    return _h("assistant\0" + bare) if bare else ""
+
+
+def _fork_of(thread: str, idx: int, ident: str) -> str:
+    """The thread that goes on from ``thread`` with message ``idx`` whose identity is ``ident``."""
+    return _h(f"fork\0{thread}\0{idx}\0{ident}")
+
+
+def _diverges(ids: list[str], mine: list[str]) -> int:
+    """The first index where both lists know a message and disagree, else -1."""
+    for i, (a, b) in enumerate(zip(ids, mine)):
+        if a and b and a != b:
+            return i
+    return -1
+
+
+def resolve_thread(store: Store, conv: Conversation, msgs: list) -> tuple[Conversation, State | None, int]:
+    """The thread a request goes on (module doc, item 1): from the thread
+    of its first message, while the state of the thread knows a different
+    message at some index, the fork at that index.  Returns the resolved
+    conversation, the parent's state and the fork index when the resolved
+    thread is new (the caller seeds it: :func:`_seed_fork`), else
+    ``(conv, None, -1)``.  Reads state files only; never raises for their
+    content."""
+    mine = [message_identity(m) for m in msgs]
+    thread, parent, at = conv.thread, None, -1
+    for _ in range(MAX_FORKS):
+        path = store.root / STATE_DIR / f"{_h(conv.session)}-{thread}"
+        if not path.exists():
+            break
+        st = load_state(path)
+        i = _diverges(st.ids, mine)
+        if i < 0:
+            parent, at = None, -1
+            break
+        parent, at, thread = st, i, _fork_of(thread, i, mine[i])
+    if thread == conv.thread:
+        return conv, None, -1
+    return Conversation(conv.session, thread, conv.project, conv.cwd, conv.ignored), parent, at
+
+
+def _seed_fork(st: State, parent: State, at: int) -> None:
+    """A new fork's state from its parent's: what came before index ``at``
+    (captured already, under the parent's sources; the pinned block and the
+    recall blocks kept, so the prompt cache holds)."""
+    st.pinned, st.pinned_ids = parent.pinned, list(parent.pinned_ids)
+    st.recall = {i: v for i, v in parent.recall.items() if i < at}
+    st.captured = min(parent.captured, at - 1)
+    st.ids = parent.ids[:at]
 
 
 # -- splicing --------------------------------------------------------------------
@@ -335,6 +427,7 @@ class Prepared:
             pinned_ids, recall_ids, cues (count), candidates ``[(id, score)]``,
             error.
         n_messages: the number of messages (the answer becomes message n).
+        state: the conversation's state file (None when not a Messages request).
         pending: the turns to capture (``CapturedTurn``), for :func:`capture_turns`.
         unmarked: False when the newest prompt starts with the ignore marker
             (``#nomem``, :func:`nomem_stretch`): the answer to it is not
@@ -348,6 +441,7 @@ class Prepared:
     trace: dict = field(default_factory=dict)
     n_messages: int = 0
     unmarked: bool = True
+    state: Path | None = None
 
 
 def _is_user_text(msg) -> bool:
@@ -397,8 +491,8 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list) or not body["messages"]:
         return Prepared(raw, trace={"error": "no messages: forwarded unchanged"})
     msgs = body["messages"]
-    conv = identify(headers, body)
-    out = Prepared(raw, conv, n_messages=len(msgs),
+    conv, parent, at = resolve_thread(store, identify(headers, body), msgs)
+    out = Prepared(raw, conv, n_messages=len(msgs), state=state_file(store, conv),
                    trace={"session": conv.session, "thread": conv.thread,
                           "roles": [m.get("role") if isinstance(m, dict) else None for m in msgs]})
     if conv.ignored:    # the header's name, never its value
@@ -416,7 +510,16 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
     except MemError:        # an unreadable config.toml: the writer refuses every turn anyway
         marked = [False] * len(msgs)
     out.unmarked = not marked[-1]
-    with locked_state(state_file(store, conv)) as st:
+    if at >= 0:
+        out.trace["fork"] = at
+    with locked_state(out.state) as st:
+        if parent is not None and st.captured < 0 and not st.ids:
+            _seed_fork(st, parent, at)
+        for i, m in enumerate(msgs):    # what this thread's messages are, for the next request's fork test
+            if i >= len(st.ids):
+                st.ids.append(message_identity(m))
+            elif not st.ids[i]:
+                st.ids[i] = message_identity(m)
         if capture:
             ts = now_ms()
             # a tool result answers the calls of the message just before it (the Messages API's rule)
@@ -685,6 +788,28 @@ def response_turns(prep: Prepared, data: bytes | None, *, streamed: bool, encodi
     text = _MEM_CONTEXT.sub("", text).strip()
     if not text:
         return []
+    thread = _answer_thread(prep, answer_identity(text))
     conv = prep.conv
-    return [CapturedTurn(conv.session, f"px:{conv.thread}:{prep.n_messages}:t0", "assistant", text, now_ms(),
+    return [CapturedTurn(conv.session, f"px:{thread}:{prep.n_messages}:t0", "assistant", text, now_ms(),
                          conv.cwd, conv.project)]
+
+
+def _answer_thread(prep: Prepared, ident: str) -> str:
+    """The thread an answer is captured in: the request's, where the answer
+    is noted as message n; a fork of it when another answer was noted there
+    (a regenerated answer: test26 V6)."""
+    conv, n = prep.conv, prep.n_messages
+    if prep.state is None or not ident:
+        return conv.thread
+    with locked_state(prep.state) as st:
+        st.ids += [""] * (n + 1 - len(st.ids))
+        if not st.ids[n] or st.ids[n] == ident:
+            st.ids[n] = ident
+            return conv.thread
+        fork = _fork_of(conv.thread, n, ident)
+        with locked_state(prep.state.with_name(f"{_h(conv.session)}-{fork}")) as child:
+            if child.captured < 0 and not child.ids:
+                _seed_fork(child, st, n)
+                child.ids.append(ident)
+    prep.trace["fork"] = n
+    return fork

@@ -25,7 +25,7 @@ from objstore.memory.scope import AGENT_SEP
 from objstore.memory.sessions import (CapturedTurn, ChainNotes, SessionState, cap_turn_text, digest_text, load_session,
                                       save_session_state, taints_after, turn_doc, turn_doc_fields, walk_turns)
 from objstore.memory.tombstones import CaptureFilter, capture_filter, redact_matches
-from objstore.memory.turnmeta import record_written
+from objstore.memory.turnmeta import record_written, source_marks
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
 if TYPE_CHECKING:
@@ -143,7 +143,8 @@ class TurnAppender:
         self.refill = refill
         #: pack mode: session -> the non-empty cwd and project values of its turns written since the
         #: last publish; ``_meta``: session -> [head before this appender's first publish of it, head
-        #: now, values], or None when a chain was rewritten or moved by another writer meanwhile:
+        #: now, values, the marks of its chain's sources], or None when a chain was rewritten or moved
+        #: by another writer meanwhile:
         #: given to ``turnmeta.record_written`` by :meth:`close` (the first forget --match reads no chain)
         self._meta_new: dict[str, set[str]] = {}
         self._meta: dict[str, list | None] = {}
@@ -211,19 +212,21 @@ class TurnAppender:
         self._close_stream()
         meta, self._meta = self._meta, {}
         self._meta_new.clear()
-        written = {sid: (m[0], m[1], m[2]) for sid, m in meta.items() if m is not None}
+        written = {sid: (m[0], m[1], m[2], m[3]) for sid, m in meta.items() if m is not None}
         if written:
             record_written(self.store, written)
 
     def _note_published(self, moves: list[tuple[str, str | None]]) -> None:
         """Pack mode, after :meth:`publish` moved the refs of ``moves``
         (session, its head before): note each session's old and new head and
-        the values of the turns written on top, for :meth:`close`."""
+        the values of the turns written on top, and the marks of its chain's
+        sources (``turnmeta.source_marks``), for :meth:`close`."""
         for sid, base in moves:
             vals = self._meta_new.pop(sid, set())
             head = self.states[sid].head
+            marks = source_marks(self.states[sid].sources)   # the whole chain's (the state has them all)
             if sid not in self._meta:
-                self._meta[sid] = [base, head, vals]
+                self._meta[sid] = [base, head, vals, marks]
                 continue
             m = self._meta[sid]
             if m is None:
@@ -233,6 +236,7 @@ class TurnAppender:
                 continue
             m[1] = head
             m[2] |= vals
+            m[3] = marks
 
     def _close_stream(self) -> None:
         stream, self._stream = self._stream, None

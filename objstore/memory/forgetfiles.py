@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import zlib
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write, open_regular
-from objstore.core.fileid import LEDGER_SUFFIX, hidden_source, ledger_text
+from objstore.core.fileid import hidden_source, hide_ledger_paths, is_ledger_name
 from objstore.core.gc import leftover_temps, remove_temp, temp_size
 from objstore.core.errors import MemError
 from objstore.core.objects import normalize_value, value_digest
 from objstore.core.pack import Pack
 from objstore.core.salvage import salvage_pack
 from objstore.core.store import Store
-from objstore.core.text import confusable_fold, matcher
+from objstore.core.text import confusable_fold, matcher, text_form
 from objstore.memory.tombstones import all_tombstones
 
 #: the shortest text (normalized) that ``--match`` forgets and that a scrub looks for
@@ -38,20 +39,25 @@ SOURCES_FILE = "cache/imported-files"
 
 def scrub_derived(store: Store, needles: list[str]) -> list[str]:
     """Remove forgotten texts from derived files: every file under
-    ``<store>/cache`` and every ``<store>/logs/*.log``; a read ledger's
-    compressed JSON (``fileid.LEDGER_SUFFIX``) is tested inflated, and a
-    damaged one, which cannot be tested, is deleted.  A line-oriented text
-    file loses the lines that contain a needle (rewritten atomically); any
-    other file containing one is deleted (caches are rebuilt on demand).
+    ``<store>/cache`` and every file in ``<store>/logs``.  A line-oriented
+    text file loses the lines that contain a needle (rewritten atomically);
+    any other file containing one is deleted (caches are rebuilt on
+    demand), but a read ledger (``core.fileid``; its compressed JSON tested
+    inflated) keeps its place: its paths alone are tested, and a path
+    holding a needle is hidden there (``fileid.hide_ledger_paths``), as in
+    ``cache/imported-files``; a damaged one, which cannot be tested, is
+    deleted.
     A FIFO, a device or a socket there holds nothing stored and is skipped,
     never read or waited on (``core.atomic.open_regular``; session 23: a
     forget hung on a FIFO in ``cache/``).
     Matching is ``objstore.core.text.matcher`` (NFC, case folding,
-    whitespace runs).  Returns the files changed, relative to the store.
+    whitespace runs), except for a needle of hex digits alone (a number, a
+    piece of a hash): :func:`derived_matcher`.  Returns the files changed,
+    relative to the store.
     """
     # each needle once (a --match text is also a rare word of the turn it names)
     needles = list(dict.fromkeys(n for n in needles if len(n.strip()) >= MIN_MATCH_CHARS))
-    tests = [matcher(n) for n in needles]
+    tests = [derived_matcher(n) for n in needles]
     if not tests:
         return []
     # a file of ASCII bytes without ESC folds to its .lower() (NFC and casefold of ASCII, no escape
@@ -62,13 +68,17 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
     ascii_probes = _fewest_probes(p.encode("ascii") for p in probes if p.isascii())
 
     def hit(s: str) -> bool:
-        return any(t(s) for t in tests)
+        forms: dict = {}    # s folded once for all the tests (core.text.text_form)
+        return any(t(s, forms) for t in tests)
 
     def cannot_hit(data: bytes) -> bool:
         if not data.isascii() or b"\x1b" in data:
             return False
         low = data.lower()
         return not any(p in low for p in ascii_probes)
+
+    def hit_any(s: str) -> bool:   # hit(), after the probes where they decide
+        return not (s.isascii() and cannot_hit(s.encode("ascii"))) and hit(s)
 
     changed = []
     # string paths: a store of a million turns has ~25,000 small files under cache/lineage,
@@ -83,14 +93,22 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
                 data = fh.read()
         except OSError:
             continue
-        if name.endswith(LEDGER_SUFFIX):   # its JSON is stored compressed: tested as it reads
-            try:
-                data = ledger_text(data, name)
-            except ValueError:
-                data = None                # cannot be tested: a cache, deleted below
-        if data is not None and (cannot_hit(data) or not hit(data.decode("utf-8", "replace"))):
-            continue
         p = Path(name)
+        if is_ledger_name(p.name) and p.parent == store.root / "cache":   # its paths tested, whole
+            try:
+                hidden = hide_ledger_paths(data, name, hit_any)
+            except ValueError:
+                hidden = b""               # cannot be tested (damaged): a cache, deleted
+            if hidden is None:
+                continue
+            if hidden:
+                atomic_write(p, hidden, durable=False)
+            else:
+                p.unlink()
+            changed.append(str(p.relative_to(store.root)))
+            continue
+        if cannot_hit(data) or not hit(data.decode("utf-8", "replace")):
+            continue
         text_like = p.suffix in (".log", ".txt", "") or p.name.endswith("history")
         if name == os.path.join(store.root, SOURCES_FILE):
             # the transcripts a later --scrub-sources must still find: hidden, never dropped
@@ -107,6 +125,43 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
             p.unlink()
         changed.append(str(p.relative_to(store.root)))
     return changed
+
+
+#: a needle of hex digits alone, normalized, and what may not adjoin it (:func:`derived_matcher`)
+_HEX = re.compile(r"[0-9a-f]+")
+_ALNUM = frozenset("0123456789abcdefghijklmnopqrstuvwxyz")
+
+
+def derived_matcher(needle: str):
+    """``objstore.core.text.matcher(needle)`` for the derived files
+    :func:`scrub_derived` tests, but a needle that is hex digits alone once
+    normalized (``114494``, ``8080``, ``facade``) hits only where no ASCII
+    letter or digit adjoins it: inside a longer number or hash (the times
+    in ns of a read ledger, the ids of a reflog, a cache or the lineage
+    log) it is no quote of a text (test25b U6: a forgotten ``114494`` was
+    found in a time ``1768901144943000078``, and the 2.4 MB read ledger of
+    a million-turn store deleted).  Tested on the text folded as it is and,
+    for a non-ASCII text, as it reads (``confusable_fold``), as ``matcher``
+    does.  Returns a predicate ``f(text, forms=None) -> bool`` (``forms``:
+    as ``matcher``'s)."""
+    norm = normalize_value(needle)
+    if not _HEX.fullmatch(norm):
+        return matcher(needle)
+    def whole(f: str) -> bool:   # an occurrence no letter or digit adjoins (each one found by str.find)
+        at = f.find(norm)
+        while at >= 0:
+            end = at + len(norm)
+            if (at == 0 or f[at - 1] not in _ALNUM) and (end == len(f) or f[end] not in _ALNUM):
+                return True
+            at = f.find(norm, at + 1)
+        return False
+
+    def match(text: str, forms: dict | None = None) -> bool:
+        if whole(text_form(text, forms, "fold")):
+            return True
+        return not text.isascii() and whole(text_form(text, forms, "seen"))
+
+    return match
 
 
 def _fewest_probes(probes) -> list[bytes]:

@@ -24,9 +24,9 @@ from objstore.memory.citations import FactCites
 from objstore.memory.forgetfiles import MIN_MATCH_CHARS
 from objstore.memory.facts import Version, list_keys, resolve_version, versions, walk
 from objstore.memory.scope import AGENT_SEP, namespace_root
-from objstore.memory.sessions import TurnVersion, load_session, resolve_session, walk_turns
+from objstore.memory.sessions import TurnVersion, resolve_session, walk_turns
 from objstore.memory.tombstones import all_tombstones, key_names, names_key_in_clear, session_scoped
-from objstore.memory.turnmeta import meta_hits
+from objstore.memory.turnmeta import meta_hits, source_sessions
 
 
 @dataclass
@@ -457,9 +457,10 @@ def _add_copies(store: Store, plan: ForgetPlan) -> None:
     record id: ``tombstones.turn_tombstone_key``): a turn of the same
     source and text, e.g. in a resumed session that copied the record.  The
     tombstone forgets the copy too (``tombstones.TurnForgets``), so forget
-    takes it now, as capture and push would.  Cost: each session's cached
-    state (its sources) is read; only a session holding one of the sources
-    is walked."""
+    takes it now, as capture and push would.  Cost: the turn-meta cache's
+    marks of each session's sources are read
+    (``turnmeta.source_sessions``: a session without them is read once and
+    gets them); only a session that may hold one of the sources is walked."""
     want: set[tuple[str, bytes]] = set()
     for sid, tvs in (*plan.sessions.items(), *plan.turns.items()):
         for tv in tvs:
@@ -468,14 +469,10 @@ def _add_copies(store: Store, plan: ForgetPlan) -> None:
     if not want:
         return
     sources = {src for src, _d in want}
-    for name, head in list(store.refs.iter("sessions")):
-        sid = name[len("sessions/"):]
-        if sid in plan.sessions:
-            continue
+    heads = {name[len("sessions/"):]: head for name, head in store.refs.iter("sessions")}
+    for sid in sorted(source_sessions(store, heads, sources) - set(plan.sessions)):
         try:
-            if sources.isdisjoint(load_session(store, sid).sources):
-                continue
-            chain = list(walk_turns(store, head))
+            chain = list(walk_turns(store, heads[sid]))
         except (IntegrityError, NotFound):
             continue                  # a damaged session: fsck --repair; the tombstone still forgets the copy
         planned = {tv.id for tv in plan.turns.get(sid, [])}

@@ -551,7 +551,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
 
 
 def stale_for_facts(store: Store, text: str, when: int, facts: Sequence[tuple[str, Fact]],
-                    prompt: str = "") -> list[str]:
+                    prompt: str = "", memo: dict | None = None) -> list[str]:
     """The keys of ``facts`` (``(key, current version)``) whose current
     value a turn (``text`` said at ``when`` ms) contradicts with an older
     one, for the question ``prompt``: the time rule of
@@ -563,22 +563,33 @@ def stale_for_facts(store: Store, text: str, when: int, facts: Sequence[tuple[st
     older versions that the current one dropped, or where both hold a word
     of the question and the fact states a later value of a kind the turn
     states, of the same subject, not of a sibling ("the analytics replica
-    uses 5439" does not make "the primary uses 5432" stale)."""
+    uses 5439" does not make "the primary uses 5432" stale).
+
+    ``memo``: a dict the caller keeps for one prompt and passes to each
+    call for that prompt (empty at first), so the question's terms, the
+    texts' terms and each fact's older versions are read once per prompt,
+    not once per turn passage; ``None``: this call's own."""
     out: list[str] = []
     if not facts or not values_of(text):
         return out
-    question = question_terms([prompt])
-    cache: dict[str, frozenset[str]] = {}
+    memo = {} if memo is None else memo
+    if "question" not in memo:
+        memo["question"] = question_terms([prompt])
+    question = memo["question"]
+    cache: dict[str, frozenset[str]] = memo.setdefault("terms", {})
+    olds: dict[tuple[str, str | None], list[str]] = memo.setdefault("old", {})
     turn = Said(text, when, "", "turn")
     for key, f in facts:
-        old: list[str] = []
-        try:
-            for v in walk(store, f.parent):
-                if v.fact.body and not getattr(v.fact, "forgotten", 0) and \
-                        (v.fact.valid_from, v.fact.version) < (f.valid_from, f.version):
-                    old.append(v.fact.body)
-        except MemError:
-            pass
+        old = olds.get((key, f.parent))
+        if old is None:
+            old = olds[(key, f.parent)] = []
+            try:
+                for v in walk(store, f.parent):
+                    if v.fact.body and not getattr(v.fact, "forgotten", 0) and \
+                            (v.fact.valid_from, v.fact.version) < (f.valid_from, f.version):
+                        old.append(v.fact.body)
+            except MemError:
+                pass
         fact = Said(fact_text(key, f.body), max(f.valid_from, f.recorded_at), "", "fact", old_bodies=old)
         if superseders(time_items([turn, fact], [prompt], terms_cache=cache, question=question))[0]:
             out.append(key)
@@ -593,9 +604,11 @@ def _with_current_facts(store: Store, inj: Injection, lines: list[str],
     question ``prompt``): the fact is added just before the passage (within
     the budget; one injected with it is moved there), unless it was already
     injected earlier in this session, or else the passage is dropped."""
+    memo: dict = {}   # the prompt's terms and the facts' older versions: read once for all passages
+    facts = [(k, f) for k, (_fc, f) in showable.items()]
     for c in [c for c in inj.injected if c.kind == "turn"]:
         text, when = turn_text.get(c.id, ("", 0))
-        keys = stale_for_facts(store, text, when, [(k, f) for k, (_fc, f) in showable.items()], prompt)
+        keys = stale_for_facts(store, text, when, facts, prompt, memo)
         for key in keys:
             fc, f = showable[key]
             if fc in inj.injected:   # shown with it: above it (the gate's order is by evidence)

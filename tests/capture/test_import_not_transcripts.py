@@ -57,6 +57,12 @@ def test_a_folder_with_a_transcript_and_binary_files_exits_0_with_the_count(mem,
     assert (out["files"], out["files_skipped"], out["files_not_transcripts"]) == (1, 1, 1)
     assert out["turns_added"] > 0 and "not a claude-code transcript" in r.stderr
     assert "5f0c9a52" in _sessions(mem, home)
+    # the skipped file's lines are not counted again as bad lines (test26 V14): the transcript's own alone
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(SAMPLE / TRANSCRIPT, alone / TRANSCRIPT)
+    own = json.loads(mem("--home", str(tmp_path / "s2"), "import", "claude-code", str(alone), "--json").stdout)
+    assert out["lines_skipped"] == own["lines_skipped"] == 1, (out, own)
     again = mem("--home", home, "import", "claude-code", str(folder))   # the binary file is said again
     assert "and skipped 1" in again.stdout and "1 unchanged file not read again" in again.stdout
 

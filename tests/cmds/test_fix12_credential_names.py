@@ -83,3 +83,17 @@ def test_a_hook_event_whose_session_id_holds_a_credential_stores_nothing_under_i
     rc, _out, err, _s = run_hook(store_path, payload("Stop", "S2", t2), env=env)
     assert rc == 0, err
     assert {x[0] for x in turns(store_path)} == {"S2"}
+
+
+def test_show_refuses_a_credential_without_echoing_it(mem, store_path):
+    """test26 V18: ``mem show TOKEN`` said "nothing named 'TOKEN'", echoing it;
+    get, log, forget and diff refuse such an argument without echoing it."""
+    mem("remember", "project/x/k", "v")
+    tok = "ghp_Q9w2E3r4T5y6U7i8O9p0AaBbCcDdEeFfGgHh"
+    r = mem("show", tok, exit_code=2)
+    assert tok not in r.stdout + r.stderr and "the argument holds a credential" in r.stderr
+    mem("show", "project/x/k")        # a key and an id still show (exit 0)
+    oid = mem("show", "project/x/k", "--json").json["id"]
+    mem("show", oid[:12])
+    r = mem("show", "nosuchthing", exit_code=4)
+    assert "nothing named 'nosuchthing'" in r.stderr

@@ -59,3 +59,35 @@ def test_scrub_sources_dry_run_lists_the_files_when_the_store_holds_the_text_too
     j = mem("forget", "--match", word, "--scrub-sources", "--dry-run", "--json", env=env).json
     assert [Path(p).name for p in j["sources"]] == [name]
     assert word in (projects / "-home-dev-acme-api" / name).read_text()   # a dry run changes nothing
+
+
+def test_v10_scan_finds_files_of_named_roots(mem, tmp_path, store_path):
+    """test26 V10: the files of a forgotten text imported from a folder
+    the user named (not a harness's folder) were hidden in the ledger and
+    then looked for in the harnesses' folders only: ``mem scan`` said
+    "found nowhere" and ``--scrub-sources`` found 0 files while they held
+    the text.  The folders named to imports are walked too
+    (``cache/import-roots``), and a hidden file found nowhere is named as
+    not checked, never counted clean."""
+    name = "5f0c9a52-7a43-4d6e-9b1e-2d1f8c0e4a11.jsonl"
+    named = tmp_path / "exports" / "-home-dev-acme-api"
+    named.mkdir(parents=True)
+    (named / name).write_text((SAMPLE / name).read_text())
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}      # an empty harness folder: not where the file is
+    mem("import", "claude-code", str(tmp_path / "exports"), env=env)
+    assert (store_path / "cache" / "import-roots").read_text() == str(tmp_path / "exports") + "\n"
+    word = "acme-api"     # in the file's folder, not in the folder named (the test's name has no word of 6+ letters)
+    mem("forget", "--match", word, "--yes", env=env)
+    assert (store_path / "cache" / "import-roots").read_text() == str(tmp_path / "exports") + "\n"
+    assert all(x.startswith("sha256:") for x in (store_path / "cache" / "imported-files").read_text().split())
+    r = mem("scan", word, "--no-remotes", env=env, exit_code=1)
+    assert "transcript " in r.stdout and name in r.stdout, r.stdout
+    r = mem("forget", "--match", word, "--scrub-sources", "--dry-run", env=env)
+    assert "would scrub 1 transcript file" in r.stdout, r.stdout
+    # the file moved away: not found, and said so (not "found nowhere" alone)
+    (named / name).rename(tmp_path / name)
+    r = mem("scan", word, "--no-remotes", env=env)
+    assert "1 captured transcript file not checked" in r.stderr and "not checked: see above" in r.stdout, \
+        (r.stdout, r.stderr)
+    r = mem("forget", "--match", word, "--scrub-sources", "--dry-run", env=env)
+    assert "warning: 1 captured transcript file not checked" in r.stderr, r.stderr

@@ -126,3 +126,22 @@ def test_a_misspelt_option_with_a_value_is_an_error_not_the_value(tmp_path):
     r = _mem("remember", "project/x/n", "--", "--flag=value", cwd=tmp_path, env=env)
     assert r.returncode == 0
     assert _mem("get", "project/x/n", cwd=tmp_path, env=env).stdout == "--flag=value\n"
+
+
+def test_a_file_size_limit_is_not_an_internal_error(tmp_path):
+    """test26 V8: under ``ulimit -f`` a write fails with EFBIG (Python ignores
+    SIGXFSZ): named as the limit it is, exit 1, nothing stored lost."""
+    import base64
+    import resource
+    env = _env(MEM_HOME=str(tmp_path / "s"), MEM_NO_HELPER="1")
+    assert _mem("remember", "project/u/a", "before", cwd=tmp_path, env=env).returncode == 0
+    big = base64.b64encode(os.urandom(30000)).decode()
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+    r = subprocess.run([sys.executable, "-m", "cmds", "remember", "project/u/a", big], capture_output=True, text=True,
+                       cwd=tmp_path, env=env, timeout=60, preexec_fn=limit)
+    assert r.returncode == 1 and "Error: file size limit reached" in r.stderr, r.stderr
+    assert "internal error" not in r.stderr and "nothing already stored was lost" in r.stderr
+    assert _mem("get", "project/u/a", cwd=tmp_path, env=env).stdout.strip() == "before"
+    assert _mem("fsck", cwd=tmp_path, env=env).returncode == 0

@@ -117,7 +117,8 @@ def test_jsonl_stays_valid_json():
 
 def test_rules_name_their_documented_format():
     names = set()
-    doc = redact_mod.__doc__
+    from objstore.core.redact import ruletable   # the table moved out of the package's docstring (red26)
+    doc = ruletable.__doc__
     for rule in RULES:
         assert rule.name and rule.source and rule.pattern.pattern
         names.add(rule.name)
@@ -341,19 +342,14 @@ def test_stdlib_sources_and_prose_have_no_false_positives():
 
 def test_whole_stdlib_hits_are_few_and_printed():
     """Every .py under the stdlib, tests included: print what fires.  The
-    hits seen (3.11) are literal passwords in fixtures and docstrings
-    (distutils/tests/test_config.py ``password:yh^%#rest-of-my-password``,
-    urllib/request.py ``passwd='geheim$parole'``, test_urllib2net.py
-    ``http://evil:thing@``): true positives by format.  Since quoted string
-    literals after a password keyword count (bandit B105), the test fixtures'
-    hard-coded passwords fire too (``password = 'python'``, ``PASSWD =
-    "test123"``, ``pwd="python"``: ~20 in 3.11), still no false positive.
-    Since red13b a token right after the word password in prose is one
-    (``use password hunter2x9``): test_netrc.py's six ``.netrc`` lines
-    (``login log password pass1``, ``password pa#ss``) fire, the format's
-    own passwords: 23 -> 29 in 3.11.  red21: a quoted .netrc password (curl
-    7.84.0, Python's netrc since 3.11) is taken, so two more of them fire,
-    ``password "pas s"`` and ``password "\\"pass"``: 31 -> 33 in 3.11."""
+    hits (3.11) are literal passwords of fixtures and docstrings, true
+    positives by format: ``password:yh^%#rest-of-my-password``,
+    ``passwd='geheim$parole'``, ``http://evil:thing@``; quoted literals after
+    a password keyword (bandit B105: ``password = 'python'``, ~20); since
+    red13b test_netrc.py's six ``.netrc`` lines (23 -> 29), red21 two quoted
+    ones (-> 33); red26 four given to a call (``login('testuser',
+    'testpw')`` twice, ``sim_auth = ('Mr.A@…', 'somepassword')``,
+    ``smtp.login('psu', 'doesnotexist')``): 33 -> 37."""
     counts: collections.Counter[str] = collections.Counter()
     size = 0
     t0 = time.perf_counter()
@@ -373,7 +369,7 @@ def test_whole_stdlib_hits_are_few_and_printed():
     print(f"\n[redact] whole stdlib: {size / 1e6:.1f} MB in {dt:.2f} s, hits {dict(counts)}")
     for s in shown:
         print("   ", s)
-    assert sum(counts.values()) <= 33
+    assert sum(counts.values()) <= 37
 
 
 def _transcript_lines() -> list[str]:

@@ -335,9 +335,18 @@ def hf_token_ok(v: str) -> bool:
     third of its letters, where English words and identifiers such as
     ``hf_downloadconfigurationresolver`` have ~40%; random letters ~19%) and
     no alphabet run (``abcdefgh...``, ``qwerty...`` is random enough)."""
-    if mixed_case(v):
-        return True
-    body = v[3:].lower()
+    return mixed_case(v) or random_letters(v[3:].lower())
+
+
+def random_letters(body: str) -> bool:
+    """``body`` (lower case letters, maybe digits) reads as random rather
+    than as words or an identifier: 8+ letters, few vowels (under a third of
+    its letters, where English words and identifiers such as
+    ``downloadconfigurationresolver`` have ~40%; random letters ~19%), no
+    alphabet run (8+ steps of one letter to the next; ``qwerty...`` is
+    random enough) and 3.5+ bits of character entropy.  Shared by
+    :func:`hf_token_ok` and (red26) a keyword's value of lower-case letters
+    alone (``APP_SECRET=qwrtzpkdmfghjlxcvbnm``)."""
     letters = [c for c in body if c in _LOWER]
     if len(letters) < 8:
         return False
@@ -384,6 +393,49 @@ def pair_slash_ok(v: str) -> bool:
     and a password by :func:`pair_password_ok`."""
     return (len(v) >= 6 and "." not in v and any(c.isdigit() for c in v) and any(c.isalpha() for c in v)
             and pair_password_ok(v))
+
+
+#: red26: "password" in the languages a translation file holds it in (a quoted ``"password": "mot de passe"`` is
+#: a label's translation, not a passphrase), and words of a sentence that tells where a password is
+_PASSPHRASE_NOT_WORDS = frozenset((
+    "mot de passe passwort kennwort wachtwoord contrasena senha parola heslo haslo salasana adgangskode passord "
+    "losenord jelszo sifre geslo lozinka parool please via contact check get got send email mail login account "
+    "user username admin ask look find call click show hide forgot forgotten confirm confirmation current old "
+    "repeat retype type plain plaintext cleartext encrypted hashed salted masked redacted omitted removed hidden "
+    "unknown missing disabled enabled interactive keyring keychain vault config configured provided supplied "
+    "boolean integer number object array char varchar field input value column".split()))
+#: red26: the most words and characters a multi-word password value may have (a passphrase of 2-6 words)
+PASSPHRASE_MAX_WORDS = 6
+_PASSPHRASE_MAX = 96
+
+
+def passphrase_words_ok(v: str, *, quoted: bool) -> bool:
+    """red26 (test25b U4): a password value of several words, read whole:
+    ``"correct horse battery staple"``, a Google app password as Google
+    shows it (``vbqk lmzt yhrw pxne``, 4 groups of 4 letters).  2 to
+    :data:`PASSPHRASE_MAX_WORDS` words (3+ unquoted: a value that runs on to
+    its line's end) of 2-16 lower-case ASCII letters joined by single
+    blanks, at most 96 characters; no word of prose, of talk about
+    passwords, of a type or of where a password is kept (``not set``,
+    ``see the vault``, ``reset every day``, ``string or null``; a single
+    word's list, :data:`_LABEL_NOT_VALUES`, would refuse ``correct horse
+    battery staple`` for ``correct``), no placeholder or
+    filler word (``enter new password``, ``your token``), no word of a UI
+    text or of "password" in another language (``forgot password``, ``mot de
+    passe``).  Capitalised words (``Enter Password``, a UI label) are not
+    taken; values with digits or symbols are :func:`looks_assigned`'s."""
+    if len(v) > _PASSPHRASE_MAX:
+        return False
+    words = v.split(" ")
+    if not (2 if quoted else 3) <= len(words) <= PASSPHRASE_MAX_WORDS:
+        return False
+    for w in words:
+        if not (2 <= len(w) <= 16 and w.isascii() and w.isalpha() and w.islower()):
+            return False
+        if (w in _NOT_VALUES or w in _PROSE_WORDS or w in _PASSWORD_TALK or w in _PLACEHOLDER_MARKERS
+                or w in _PLACEHOLDER_FILLER or w in _PASSPHRASE_NOT_WORDS):
+            return False
+    return True
 
 
 def word_passphrase_ok(v: str) -> bool:

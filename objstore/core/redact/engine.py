@@ -12,6 +12,7 @@ from collections import Counter, namedtuple
 
 from objstore.core.record import Frozen, set_fields
 from objstore.core.redact import prefilter
+from objstore.core.redact.literals import quoted_arg_end
 from objstore.core.redact.rules import RULES
 from objstore.core.text import ascii_reading, reading_span, replace_spans
 
@@ -69,16 +70,17 @@ def _scan_window(text: str, ws: int, we: int, out: list) -> None:
     # no match can lack an anchor (Rule.anchors): a rule none of whose gates occur is skipped,
     # and not even compiled
     present, fast, at = prefilter.present(low, plan)
+    first = len(out)
     for rule, scan, check, pri, name in plan.todo(present, fast):
         if scan is not None:
             scan(rule, text, ws, we, out, low, off, at)
             continue
-        pattern, lowered = rule.pattern, rule.lowered
-        if lowered is not None:
+        lowered = rule.lowered
+        if lowered is not None:   # (a case-insensitive rule: its re.IGNORECASE twin is not compiled)
             matches, o = lowered.finditer(low, ws - off, we - off), off
         else:
-            matches, o = pattern.finditer(text, ws, we), 0
-        grouped = "secret" in pattern.groupindex
+            matches, o = rule.pattern.finditer(text, ws, we), 0
+        grouped = "secret" in rule.groupindex
         for m in matches:
             s, e = m.span("secret") if grouped else m.span()
             if s < 0 or s == e:
@@ -88,6 +90,12 @@ def _scan_window(text: str, ws: int, we: int, out: list) -> None:
             if check is not None and not check(text[s:e]):
                 continue
             append((s, e, pri, name))
+    for i in range(first, len(out)):
+        c = out[i]
+        if c[3] == "cli-password" and (q := quoted_arg_end(text, c[0], c[1], we)) > 0:
+            # red26: a password option's quoted value of several words ('sshpass -p "correct horse battery"'):
+            # the rule's value run stops at the first blank; the shell reads the quoted words as one argument
+            out[i] = (c[0], q, c[2], c[3])
 
 
 def _find(text: str, window: int) -> list[list]:

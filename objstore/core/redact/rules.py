@@ -1,5 +1,5 @@
-"""The rule table of :mod:`objstore.core.redact` (``RULES``, documented in that package's
-docstring): the token formats here (vendor prefixes, PEM blocks, URL userinfo, ``Authorization``
+"""The rule table of :mod:`objstore.core.redact` (``RULES``, documented in
+:mod:`.ruletable`'s docstring): the token formats here (vendor prefixes, PEM blocks, URL userinfo, ``Authorization``
 headers, the ``key=value`` keyword rule), then the password labels, phrases and command lines of
 :mod:`.passwords` (``PASSWORD_RULES``)."""
 
@@ -9,6 +9,7 @@ from objstore.core.redact.checks import (b64_private_key_ok, named_value_ok, bea
                                          discord_bot_token_ok, docker_auth_ok, hf_token_ok,
                                          k8s_secret_value_ok, looks_secret, not_placeholder, sas_sig_ok,
                                          url_password_ok, vault_token_ok)
+from objstore.core.redact.callargs import CALL_RULES
 from objstore.core.redact.markdown import MARKDOWN_RULES
 from objstore.core.redact.passwords import PASSWORD_RULES
 from objstore.core.redact.rule import LA_CAPS, Rule, make_rule, tok
@@ -243,8 +244,9 @@ RULES: list[Rule] = [
        ci=True, priority=44, anchors=("psk", "sae_password"), scan=_scan_q),
     _r("config-password",
        "redis.conf 'requirepass <password>' / 'masterauth <password>' (also CONFIG SET requirepass <password>), "
-       "a directive at the start of its line https://redis.io/docs/latest/operate/oss_and_stack/management/config-file/",
-       r"(?:^|(?<=\n)|(?<=\\n)|(?<=config set ))[ \t]{0,8}(?:requirepass|masterauth)"
+       "a directive at the start of its line, or (red26) a redis-server option '--requirepass <password>' "
+       "https://redis.io/docs/latest/operate/oss_and_stack/management/config-file/",
+       r"(?:^|(?<=\n)|(?<=\\n)|(?<=config set )|(?<=--))[ \t]{0,8}(?:requirepass|masterauth)"
        r"[ \t]{1,8}(?:\\{0,3}[\"'])?(?P<secret>[^\s\"'`\\]{1,4096}+)",
        ci=True, priority=44, anchors=("requirepass", "masterauth"), check=_redis_ok),
     _r("aws-access-key-id",
@@ -495,5 +497,6 @@ RULES: list[Rule] = [
        KW + ASSIGN + r"(?P<secret>" + VALUE + r"{8,4096}+)" + VALUE_END,
        ci=True, priority=50, check=looks_secret, scan=scan_generic, anchors=GEN_ANCHORS),
     *PASSWORD_RULES,
+    *CALL_RULES,
     *MARKDOWN_RULES,
 ]

@@ -7,8 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from objstore.core.redact.checks import (labelled_password_ok, looks_assigned, looks_secret, named_value_ok,
-                                         short_labelled_ok)
+                                         passphrase_words_ok, random_letters, short_labelled_ok)
+from objstore.core.redact.literals import LINE_END, json_unescape, literal_end, quoted_literal_end, whole_json_value
 from objstore.core.redact.rule import FLAGS, Lazy, Rule
+from objstore.core.redact.settingsvalues import (key_name, settings_assign, settings_key, words_owner_ok,
+                                                 words_to_end)
 
 _PEM_MAX = 65_536          # how far back from an END line a headless PEM body is looked for
 
@@ -19,7 +22,7 @@ def _scan_plain(rule: Rule, text: str, ws: int, we: int, out: list, low: str, of
     else:
         matches, off = rule.pattern.finditer(text, ws, we), 0
     check = rule.check
-    grouped = "secret" in rule.pattern.groupindex
+    grouped = "secret" in rule.groupindex
     for m in matches:
         s, e = m.span("secret") if grouped else m.span()
         if s < 0 or s == e:
@@ -127,11 +130,6 @@ def credential_name(name: str) -> str | None:
     for m in _NAME_RE.finditer(seg):
         return "password" if seg.startswith(("pass", "pw"), m.start()) else "secret"
     return None
-# nothing but blanks, a closing quote and a sentence's full stop between a value and the end of its line
-# (a raw line break, or one escaped in JSON once or more), or of the JSON string that holds it ('"}', '",')
-_LINE_END = Lazy(r"(?:\\{0,3}[\"'`])?[ \t]{0,8}[.!]?[ \t]{0,8}(?:\r|\n|\\{1,3}[rn]|$)"
-                 r"|\\{0,3}\"[ \t]{0,8}[,}\]]", FLAGS)
-
 
 def _password_label(low: str, p: int, *, secret: bool = False) -> bool:
     """The keyword at ``p`` of the lowercased text is an explicit password
@@ -288,9 +286,9 @@ def _next_line_value(rule: Rule, text: str, e: int, we: int, out: list, *, bare:
     if (len(v) < 4 or v[-1] == ":" or v[0] in "-*#>+=!?"
             or text[s - 1] in "\"'`" and text[e:e + 1] != text[s - 1]):
         return
-    if (bare or key or _LINE_END.match(text, e) is None) and _STAMP.fullmatch(v.rstrip(".")) is not None:
+    if (bare or key or LINE_END.match(text, e) is None) and _STAMP.fullmatch(v.rstrip(".")) is not None:
         return                                     # 'password' LF '2026-02-27T01:24:49Z INFO ...'
-    if _LINE_END.match(text, e) is not None:       # the whole line
+    if LINE_END.match(text, e) is not None:       # the whole line
         if key:
             ok = looks_secret(v, labelled=True) or (len(v) >= KEY_NEXT_LINE_MIN and short_labelled_ok(v))
         else:
@@ -327,102 +325,6 @@ def _label_next_line(rule: Rule, low: str, p: int, text: str, e: int, we: int, o
     return False
 
 
-#: red22: the longest JSON string value read to its closing quote past an escape or a blank (characters)
-_JSON_STR_MAX = 256
-
-
-#: test25 T12: the longest quoted literal :func:`_quoted_literal_end` reads whole
-_QUOTED_MAX = 256
-
-
-def _quoted_literal_end(text: str, s: int, e: int, end: int) -> int:
-    """Where the one-word quoted literal whose content starts at ``s`` (after
-    its opening ``'`` or ``"``) ends, when a value run stopped inside it at
-    ``e`` on a character the run does not read (``(``, ``)``, ``{``): the
-    index of its closing quote (the same character; the first of its
-    backslashes when the opening one is JSON-escaped, ``\\"``), when it comes
-    within :data:`_QUOTED_MAX` characters, before ``end``, with no blank,
-    other quote, other backslash or line break before it; else -1."""
-    if s == 0 or e >= end or (qc := text[s - 1]) not in "'\"" or text[e] == qc:
-        return -1
-    k = 0   # the literal inside a JSON string (once or twice escaped): its quotes are \" (\\\")
-    while k < 4 and s - 2 - k >= 0 and text[s - 2 - k] == "\\":
-        k += 1
-    close = "\\" * k + qc
-    for i in range(e, min(end, s + _QUOTED_MAX)):
-        c = text[i]
-        if c == qc and not k or c == "\\" and k and text.startswith(close, i):
-            return i if i > e else -1
-        if c.isspace() or c in "'\"`\\":
-            return -1
-    return -1
-
-
-def _json_string_end(text: str, s: int, e: int, end: int) -> int:
-    """Where the JSON string whose content starts at ``s`` (after its
-    opening ``"``) ends, when a value run stopped inside it at ``e`` (at an
-    escape ``\\"``, a blank, a comma): the index of the closing quote's
-    first character (its own escape backslashes included), or -1 (no
-    double quote opens it; no closing quote within :data:`_JSON_STR_MAX`
-    characters of ``s``, before ``end`` or before a raw line break).
-
-    The string may sit at JSON escape level 0, 1 or 2 (``"v"``, ``\\"v\\"``
-    in a JSON-escaped transcript field, ``\\\\\\"v\\\\\\"`` one level further),
-    told by the ``k`` = 0, 1, 3 backslashes before its opening quote; inside
-    it, a quote preceded by a run of ``r`` backslashes closes it when
-    ``r mod (2k + 2) == k`` (each level doubles the backslashes of the one
-    inside and escapes the quote once more: RFC 8259 s7 applied k times).
-    Raises nothing."""
-    if s == 0 or text[s - 1] != '"':
-        return -1
-    k = 0
-    while k < 4 and s - 2 - k >= 0 and text[s - 2 - k] == "\\":
-        k += 1
-    if k not in (0, 1, 3):
-        return -1
-    mod = 2 * k + 2
-    lim = min(end, s + _JSON_STR_MAX + k + 1)
-    q = text.find('"', e, lim)
-    while q >= 0:
-        r = 0
-        while q - 1 - r >= s and text[q - 1 - r] == "\\":
-            r += 1
-        if r % mod == k:
-            return -1 if "\n" in text[s:q] or "\r" in text[s:q] else q - k
-        q = text.find('"', q + 1, lim)
-    return -1
-
-
-def _json_unescape(v: str, s: int, text: str) -> str:
-    """The content ``v`` of a JSON string read by :func:`_json_string_end`
-    (opening quote at ``s - 1``), its escapes undone at every level (what
-    the value's checks read); ``v`` itself when it does not decode."""
-    import json   # here: `mem remember` loads this module and never reads a JSON string value (start-up guard)
-    k = 0
-    while k < 3 and s - 2 - k >= 0 and text[s - 2 - k] == "\\":
-        k += 1
-    try:
-        for _ in range({0: 1, 1: 2, 3: 3}.get(k, 1)):
-            v = json.loads('"' + v + '"')
-    except ValueError:
-        return v
-    return v
-
-
-def _whole_json_value(v: str, password: bool, label: bool) -> bool:
-    """red22: a JSON string value read whole past an escape, a blank or a
-    comma (``{"password": "a\\"b c"}``) is the credential when, decoded: with
-    no blank, it passes the value checks of a quoted value
-    (:func:`looks_secret`, :func:`looks_assigned`); with blanks, only after
-    a password keyword, as a quoted password literal (:func:`looks_assigned`)
-    holding a digit or a symbol (a UI text, ``"Enter your password"``, has
-    none)."""
-    if not any(c.isspace() for c in v):
-        return looks_secret(v, labelled=label) or looks_assigned(v, password=password, quoted=True, labelled=label)
-    return password and looks_assigned(v, password=True, quoted=True, labelled=label) \
-        and any(not (c.isalpha() or c.isspace()) for c in v)
-
-
 #: red23 (tester finding Y3): the words before a secret's keyword that say its value is the key itself, never the
 #: name of a stored Secret (``IMAGE_PULL_SECRET=regcred`` names a Kubernetes Secret): a JWT's signing secret
 #: (RFC 7518 s3.2, HS256's shared key), a master key
@@ -450,13 +352,16 @@ def _random_case(v: str) -> bool:
     (:data:`_CAMEL_WORD_RE`) average under 3 letters
     (``KjHgFdSaQwErTyUi``: a random mix changes case every other letter;
     ``ChangeThisSecretValue`` and ``HTTPSServerConfig`` are names), holding
-    none of :data:`_PLACEHOLDER_WORDS`.  All lower case is
-    :func:`labelled_password_ok`'s."""
-    if len(v) < _RANDOM_CASE_MIN or not (v.isascii() and v.isalpha()) or v.islower():
+    none of :data:`_PLACEHOLDER_WORDS`; red26 (test25b U4): or all lower
+    case that reads as random letters (:func:`random_letters`: few vowels,
+    ``qwrtzpkdmfghjlxcvbnm``; ``refreshaccesstokenifexpired`` is words)."""
+    if len(v) < _RANDOM_CASE_MIN or not (v.isascii() and v.isalpha()):
         return False
     low = v.lower()
     if any(w in low for w in _PLACEHOLDER_WORDS):
         return False
+    if v.islower():
+        return random_letters(v)
     if v.isupper():
         return True
     return len(v) < 3 * len(_CAMEL_WORD_RE.findall(v))
@@ -486,7 +391,7 @@ def _key_itself(low: str, p: int, v: str, quoted: bool, text: str, e: int) -> bo
                or low.startswith(_SECRET_KEY, p))                           # redb24: SECRET_KEY=
     if not signing and "jwt" not in near and "master" not in near:   # two finds first: most keywords have neither
         return False
-    if not quoted and _LINE_END.match(text, e) is None:
+    if not quoted and LINE_END.match(text, e) is None:
         return False
     i = p
     while i > 0 and p - i < 32 and low[i - 1] in _NAME_CHARS:
@@ -534,7 +439,7 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
         last = s
         s += off
         e += off
-        if (q := _quoted_literal_end(text, s, e, we)) > 0:
+        if (q := quoted_literal_end(text, s, e, we)) > 0:
             # test25 T12: a quoted literal the run stopped inside at a symbol ('SECRET_KEY =
             # 'django-insecure-k7#m2(r6)t0…''): the whole literal, judged as a quoted value
             v = text[s:q]
@@ -561,13 +466,25 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
                 out.append((s, e, rule.priority, rule.name))
             continue
         vend = e - off
-        if text[s - 1] == '"' and e < we and text[e] != '"' and (c := _json_string_end(text, s, e, we)) > e:
-            # red22: the run stopped inside a JSON string ('"a\\"b c"'): the whole string, or the run as before
+        if (qc := text[s - 1]) in "\"'" and e < we and text[e] != qc and (c := literal_end(text, s, e, we)) > e:
+            # red22: the run stopped inside a JSON string ('"a\\"b c"'); red26: or a single-quoted literal, and
+            # words after a password or secret label ('"correct horse battery staple"'): the whole literal, or the
+            # run as before
             password = low.startswith(("pass", "pw"), p)
-            if _whole_json_value(_json_unescape(text[s:c], s, text), password, _password_label(low, p)):
+            v = json_unescape(text[s:c], s, text) if qc == '"' else text[s:c]
+            if whole_json_value(v, password, _password_label(low, p)) or (
+                    _password_label(low, p, secret=True) and passphrase_words_ok(v, quoted=True)):
                 vend = c - off
                 out.append((s, c, rule.priority, rule.name))
                 continue
+        elif e < we and text[e] == " " and text[e - 1].islower() and (w := words_to_end(text, s, e, we)) > 0 \
+                and words_owner_ok(text, p + off, s, w) and (
+                    _password_label(low, p, secret=True) or (qc == "=" and settings_key(key_name(text, p + off, s)))):
+            # red26 (test25b U4): an unquoted value of words running to its line's end after a password or
+            # secret label ('APP_PASSWORD=vbqk lmzt yhrw pxne' in a .env, 'password: correct horse battery')
+            vend = w - off
+            out.append((s, w, rule.priority, rule.name))
+            continue
         if e == s and _label_next_line(rule, low, p, text, e, we, out):
             continue
         if e - s < 4:
@@ -584,10 +501,11 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
         password = low.startswith(("pass", "pw"), p) or (not quoted and low.startswith("secret", p)
                                                         and not low[p - 1:p].isalnum() and v[-1] != ":")
         if looks_secret(v, labelled=label) or looks_assigned(v, password=password, quoted=quoted, labelled=label) or (
-                not quoted and (label or _password_label(low, p, secret=True)) and _LINE_END.match(text, e) is not None
+                not quoted and (label or _password_label(low, p, secret=True)) and LINE_END.match(text, e) is not None
                 and ((label and labelled_password_ok(v)) or short_labelled_ok(v))) or (
                 _key_itself(low, p, v, quoted, text, e)) or (
-                len(v) >= _RANDOM_CASE_MIN and _random_case(v) and (quoted or _LINE_END.match(text, e) is not None)):
+                len(v) >= _RANDOM_CASE_MIN and _random_case(v) and (quoted or LINE_END.match(text, e) is not None)) or (
+                text[s - 1] == "=" and settings_assign(text, p + off, s, e, v)):
             # mend25: letters alone that read as random (_random_case) after any keyword, not only a key-itself
             # name's (APP_SECRET=, CLIENT_SECRET=, API_TOKEN=): no identifier has that shape
             out.append((s, e, rule.priority, rule.name))
@@ -639,7 +557,7 @@ def scan_at(*starts: str, leftmost: bool = False, coarse: tuple[str, ...] | None
         else:
             hay, o, match = text, 0, rule.pattern.match
         s0, e0 = ws - o, we - o
-        grouped = "secret" in rule.pattern.groupindex
+        grouped = "secret" in rule.groupindex
         check = rule.check
         cands = _occurrences(at, hay, off - o, coarse if coarse and (at is None or at[1] is None) else starts,
                              s0, e0)
@@ -677,7 +595,7 @@ def scan_named(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off
         matches, o = rule.lowered.finditer(low, ws - off, we - off), off
     else:
         matches, o = rule.pattern.finditer(text, ws, we), 0
-    flagged = "flags" in rule.pattern.groupindex
+    flagged = "flags" in rule.groupindex
     for m in matches:
         kind = credential_name(m.group("name"))
         if kind is None:
@@ -687,8 +605,17 @@ def scan_named(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off
             if not text[ns + o:ne + o].isupper():
                 continue
         s, e = m.span("secret")
-        if named_value_ok(text[s + o:e + o], password=kind == "password"):
-            out.append((s + o, e + o, rule.priority, rule.name))
+        s, e = s + o, e + o
+        if kind == "password" and e < we and text[e] == " ":
+            # red26: a password of words (k8s 'value: "correct horse battery staple"'): the whole value
+            if text[s - 1] in "\"'":
+                c = literal_end(text, s, e, we)
+                if c > e and passphrase_words_ok(text[s:c], quoted=True):
+                    e = c
+            elif (c := words_to_end(text, s, e, we)) > 0:
+                e = c
+        if named_value_ok(text[s:e], password=kind == "password"):
+            out.append((s, e, rule.priority, rule.name))
 
 
 #: where a command's arguments end: a line break (raw or escaped), or a ; | & between commands

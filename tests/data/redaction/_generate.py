@@ -559,6 +559,25 @@ SECRET_KEY = '{DJANGO_KEY}'
       (PULUMI, "pulumi-token"), (GOCSPX, "google-oauth-secret"), (YA29, "google-oauth-token"),
       (DJANGO_KEY, "django-secret-key")])   # test25b U3: a format rule of its own
 
+# session 26 (red26, test25b U4): settings files and shell history: passwords of several words, a call's password
+# argument, random lower-case letters after a keyword; a seed of their own, so every value above keeps its place
+_r26 = random.Random(26026)
+
+
+def _d26(n: int, alphabet: str = string.ascii_lowercase) -> str:
+    return "".join(_r26.choice(alphabet) for _ in range(n))
+
+
+APP_PW_GROUPS = " ".join(_d26(4, "bcdfghjklmnpqrstvwxz") for _ in range(4))
+APP_PW_LOGIN = _d26(16, "bcdfghjklmnpqrstvwxz")
+LOWER_SECRET = _d26(22, "bcdfghjklmnpqrstvwxz")
+files["settings-red26.txt"] = (f"""# a Django settings.py, a .env and a shell history (every value FAKE)
+EMAIL_HOST_PASSWORD = "{APP_PW_GROUPS}"
+server.login("dev@example.com", "{APP_PW_LOGIN}")
+WEBHOOK_SECRET={LOWER_SECRET}
+# look-alikes that stay: password: "Enter your password", API_TOKEN=placeholder, smtp.login(user, password)
+""", [(APP_PW_GROUPS, "generic-secret"), (APP_PW_LOGIN, "call-password"), (LOWER_SECRET, "generic-secret")])
+
 manifest = {}
 for name, (text, secrets) in files.items():
     (HERE / name).write_text(text, encoding="utf-8")

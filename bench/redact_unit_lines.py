@@ -1,0 +1,40 @@
+"""CPU of ``redact()`` on 256 KB lines that repeat one unit near a red26 shape (a password of
+several words, a call's password argument, a settings assignment), for the tree on ``PYTHONPATH``:
+the median of 3 calls a line, in ms.  The units are the worst cases of the red26 rules
+(docs/benchmarks.md, "Session 26 (branch `red26`)"); the tests' pathological lines are
+``bench_redact.py``'s.
+
+    PYTHONPATH=<tree> python bench/redact_unit_lines.py     # for each tree, interleaved
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from objstore.core.redact.engine import redact   # the tree on PYTHONPATH (this script measures a base tree too)
+
+N = 262_144
+#: name: the unit repeated to N characters
+UNITS = {
+    "login": ".login(a, '", "login2": '.login("u", "x', "auth": "auth=(", "basicauth": 'basicauth(x, "',
+    "password-sq-words": "password: 'a b ", "password-words": "password: ab cd ef gh",
+    "password-dq-words": 'password="a b c d ', "password-sq": "password='", "env-prefix": "PGPASSWORD=plumtree ",
+    "option": "--password=a", "properties": "a.b.password=x ", "sudo-echo": 'echo "a b" | sudo -S x; ',
+    "sshpass": 'sshpass -p "a b ',
+}
+
+
+def main() -> None:
+    for name, unit in UNITS.items():
+        line = (unit * (N // len(unit) + 1))[:N]
+        times = []
+        for _ in range(3):
+            t = time.process_time()
+            redact(line)
+            times.append(time.process_time() - t)
+        print(f"{name:18s} {statistics.median(times) * 1000:8.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
