@@ -309,11 +309,14 @@ class MemoryTools:
         queued write was said to meet a user_stated value, an instruction-like
         value on a new key too)."""
         try:
-            kind = resolve(self.store, item_id).item.kind
+            item = resolve(self.store, item_id).item
+            kind, note = item.kind, item.note
         except MemError:        # decided meanwhile
-            kind = ""
+            kind = note = ""
         why = {"injection": "the value reads like an instruction to a model",
                "challenge": "a user_stated value holds this key"}.get(kind, "the write needs a person's review")
+        if kind == "challenge" and " looks like the existing key " in note:   # proposals.lookalike_key (test26 V7)
+            why = "this key" + note[note.index(" looks like the existing key "):].split(" (UTS #39", 1)[0]
         return why + ": the proposal waits in the review queue"
 
     def tool_remember(self, caller: Caller, key: str, value: str, kind: str | None = None,

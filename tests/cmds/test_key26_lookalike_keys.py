@@ -165,6 +165,8 @@ def test_the_mcp_remember_tool_refuses_a_mixed_key_and_queues_a_look_alike(mem, 
                 alike = await s.call_tool("remember", {"key": "project/api/рор", "value": "agent"})
                 assert not alike.is_error and alike.structured_content["written"] is False
                 assert alike.structured_content["queued"]
+                assert alike.structured_content["note"] == ("this key looks like the existing key project/api/pop: "
+                                                            "the proposal waits in the review queue")
                 mem("remember", "project/api/рор", "a person's own key", env=PERSON)
                 found = await s.call_tool("recall", {"queries": "a person's own key"})
                 item = next(i for i in found.structured_content["items"] if i.get("key") == "project/api/рор")
