@@ -546,9 +546,14 @@ def replace_matches(text: str, needle: str, replacement: str) -> tuple[str, int]
 # letters come from two scripts that hold look-alikes (Latin "deploy" with a
 # Cyrillic "е") reads as another name.  The Script property and the
 # confusables data are the ``confusable_homoglyphs`` package's (Scripts.txt
-# and confusables.txt of Unicode 15, MIT; the standard library has neither):
-# loaded on the first non-ASCII name only, an ASCII name costs one
-# ``str.isascii``.
+# and confusables.txt of Unicode 15, MIT; the standard library has neither),
+# from the optional extra ``memvcs[confusables]`` (the core dependencies are
+# fixed): loaded on the first non-ASCII name only, an ASCII name costs one
+# ``str.isascii``.  Without the package a character's script is read from its
+# Unicode name (``unicodedata``: "CYRILLIC SMALL LETTER IE"), so a name mixing
+# Latin with Cyrillic or Greek letters is refused all the same, and no
+# character has a prototype but what NFKC gives (fullwidth letters): a
+# whole-script look-alike (Cyrillic "рор" for "pop") is then not seen.
 
 #: scripts a name may mix with Latin (UTS #39 section 5.2, "Highly Restrictive": Japanese, Chinese, Korean)
 _CJK_SETS = (frozenset({"LATIN", "HAN", "HIRAGANA", "KATAKANA"}), frozenset({"LATIN", "HAN", "BOPOMOFO"}),
@@ -560,18 +565,55 @@ _CONFUSABLES: str | None = None
 _SCRIPTS: tuple[list[int], list[int], list[str]] | None = None
 
 
-def _package_file(name: str) -> str:
+def _package_file(name: str) -> str | None:
     """The text of one data file of the ``confusable_homoglyphs`` package,
     found as an import would find it but without running the package's
     code (its loader module imports ``urllib.request`` and ``http.client``,
     +45-80 ms a process, to update the files from the web, which mem never
-    does) or importing ``importlib.resources`` (~7 ms)."""
+    does) or importing ``importlib.resources`` (~7 ms).  None when the
+    package (the extra ``memvcs[confusables]``) is not installed, or
+    ``MEM_NO_CONFUSABLES`` is set (how the tests run without it)."""
     import importlib.util
+    import os
+    if os.environ.get("MEM_NO_CONFUSABLES"):
+        return None
     spec = importlib.util.find_spec("confusable_homoglyphs")
     if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("the confusable_homoglyphs package (a dependency of mem) is not installed")
-    with open(f"{list(spec.submodule_search_locations)[0]}/{name}", encoding="ascii") as f:
-        return f.read()
+        return None
+    try:
+        with open(f"{list(spec.submodule_search_locations)[0]}/{name}", encoding="ascii") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+#: Unicode name words that are no script's name: the script is the next word
+_NAME_PREFIXES = frozenset({"FULLWIDTH", "HALFWIDTH", "MATHEMATICAL", "SMALL", "CAPITAL", "MODIFIER"})
+_NAME_SCRIPTS = {"CJK": "HAN"}
+
+
+def script_by_name(ch: str) -> str:
+    """:func:`script_of` without the package: digits, punctuation, symbols
+    and spaces (categories N, P, S, Z) are ``"COMMON"``, marks ``"INHERITED"``,
+    a letter's script the first word of its Unicode name that names one
+    (``"CYRILLIC SMALL LETTER IE"``: ``"CYRILLIC"``; ``"CJK UNIFIED
+    IDEOGRAPH-…"``: ``"HAN"``); ``"Unknown"`` for a character without a name.
+    A script's own digits (Arabic-Indic ``٣``) are ``"COMMON"`` here (no
+    mixed-number check is made either way).  Agrees with Scripts.txt on the
+    letters of the scripts a look-alike mixes (Latin,
+    Cyrillic, Greek, Armenian, Han, Kana, Hangul:
+    tests/cmds/test_key26_lookalike_keys.py)."""
+    cat = unicodedata.category(ch)
+    if cat[0] in "NPSZ":
+        return "COMMON"
+    if cat[0] == "M":
+        return "INHERITED"
+    words = unicodedata.name(ch, "").split()
+    while words and words[0] in _NAME_PREFIXES:
+        words = words[1:]
+    if not words:
+        return "Unknown"
+    return _NAME_SCRIPTS.get(words[0], words[0])
 
 
 def script_of(ch: str) -> str:
@@ -583,11 +625,17 @@ def script_of(ch: str) -> str:
     global _SCRIPTS
     if _SCRIPTS is None:
         import json
-        data = json.loads(_package_file("categories.json"))
+        text = _package_file("categories.json")
+        if text is None:            # no package: by name, from now on
+            _SCRIPTS = ([], [], [])
+            return script_by_name(ch)
+        data = json.loads(text)
         ranges = data["code_points_ranges"]
         names = data["iso_15924_aliases"]
         _SCRIPTS = ([r[0] for r in ranges], [r[1] for r in ranges], [names[r[2]] for r in ranges])
     starts, ends, scripts = _SCRIPTS
+    if not starts:
+        return script_by_name(ch)
     cp = ord(ch)
     i = bisect.bisect_right(starts, cp) - 1
     return scripts[i] if i >= 0 and cp <= ends[i] else "Unknown"
@@ -604,7 +652,7 @@ def _partners(ch: str) -> list[str] | None:
     global _CONFUSABLES
     import json
     if _CONFUSABLES is None:
-        _CONFUSABLES = _package_file("confusables.json")
+        _CONFUSABLES = _package_file("confusables.json") or ""
     needle = json.dumps(ch) + ": ["
     i = _CONFUSABLES.find(needle)
     if i < 0:
