@@ -14,7 +14,7 @@ import click
 
 from . import _out
 from ._out import (warn_config, warn_damage, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, plural, safe,  # noqa: F401
-                   short)
+                   short, shown_key)
 
 
 def home_path(ctx: click.Context) -> Path:

@@ -209,6 +209,18 @@ def safe(text: str) -> str:
     return text
 
 
+def shown_key(key: str) -> str:
+    """A key as every listing shows it: a segment that reads as another
+    (Cyrillic letters in a Latin name, a whole-script look-alike) with its
+    non-ASCII characters as ``\\uNNNN`` (``objstore.escape_lookalike``,
+    UTS #39), so two keys that look alike never look the same; an ASCII key
+    as it is.  ``--json`` keeps the key as stored."""
+    if key.isascii():
+        return key
+    from objstore import escape_lookalike
+    return escape_lookalike(key)
+
+
 def refuse_output_in_store(store, out: str | None) -> None:
     """Refuse an ``-o`` path inside ``store``'s folder (symlinks resolved):
     writing there would replace one of the store's own files (its

@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import emit_json, json_option, safe, short, with_store
+from ._common import emit_json, json_option, safe, short, shown_key, with_store
 
 
 @click.command("keys")
@@ -32,4 +32,4 @@ def command(prefix, as_json, store):
                    for k, c, n in rows])
         return
     for k, c, n in rows:
-        click.echo(safe(f"{k}  v{c.fact.version}/{n}  {short(c.fact.body, 60)}"))
+        click.echo(safe(f"{shown_key(k)}  v{c.fact.version}/{n}  {short(c.fact.body, 60)}"))

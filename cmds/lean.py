@@ -22,7 +22,7 @@ import unicodedata
 
 from ._out import broken_pipe, warn_redacted, hint_of, rebuild_missing_index, refuse_bad_utf8, unexpected_error, warn_config, warn_damage, wants_json, working_dir
 from ._out import (ascii_streams, needs_ascii, echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, missing_path, parse_time, report_error,
-                   safe, style, version_json, edges_json)
+                   safe, style, version_json, edges_json, shown_key)
 
 EXIT_INTERRUPTED = 130
 
@@ -128,7 +128,7 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
         ns = style(safe(f"  {ns}"), fg="blue") if ns else ""
         if h.kind == "fact":
             flags = "".join([" pinned" if h.pinned else "", " dormant" if h.dormant else ""])
-            echo(style(safe(f"fact  {h.key}"), fg="yellow")
+            echo(style(safe(f"fact  {shown_key(h.key)}"), fg="yellow")
                  + safe(f"  v{h.version}  {fmt_time(h.valid_from or 0)}  {h.trust}{flags}  {h.id[:12]}") + ns)
             body = h.text if len(h.text) <= 800 else h.text[:799] + f"… (mem get {h.key})"
             echo("    " + safe(body).replace("\n", "\n    "))
@@ -190,7 +190,7 @@ def search(store, query, limit: int, what: str, exit_code: bool, as_json: bool,
     else:
         for h in hits:
             label = "fact" if h.kind == "fact" else f"turn/{h.role}"
-            echo(style(safe(f"{label}  {h.ref}"), fg="yellow")
+            echo(style(safe(f"{label}  {shown_key(h.ref) if h.kind == 'fact' else h.ref}"), fg="yellow")
                  + f"  {fmt_time(h.time)}  {h.id[:12]}  score {h.score:.2f}")
             echo(f"    {safe(h.snippet)}")
             if h.resolved_from:
@@ -273,7 +273,7 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
             emit_json({"key": r.key, "written": False, "queued": r.queued, "id": r.version and r.version.id,
                        "previous": r.previous, "current": r.current, "redacted": r.redacted})
         else:
-            echo(f"queued for review: {r.queued[:12]} (the value of {r.key} is unchanged; see mem queue)")
+            echo(f"queued for review: {r.queued[:12]} (the value of {shown_key(r.key)} is unchanged; see mem queue)")
             if agent and trust != "user_stated":
                 echo(f"note: written from {agent} (an agent), so as {trust}; a person accepts it with "
                      f"mem queue accept {r.queued[:12]}", err=True)
@@ -300,7 +300,7 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
         echo(f"wrote {r.key} v{f.version} {r.version.id[:12]} (backfill: the current value "
              f"is still {r.current[:12]}, valid from later)")
     else:
-        echo(f"wrote {r.key} v{f.version} {r.version.id[:12]}")
+        echo(f"wrote {shown_key(r.key)} v{f.version} {r.version.id[:12]}")
     return 0
 
 

@@ -4,7 +4,7 @@ import os
 
 import click
 
-from ._common import complete_key, emit_json, fmt_time, json_option, plural, safe, short, with_store
+from ._common import complete_key, emit_json, fmt_time, json_option, plural, safe, short, shown_key, with_store
 
 #: how many lines of a proposed text ``mem queue list`` shows
 LIST_LINES = 6
@@ -123,7 +123,7 @@ def list_command(as_json, store):
             for verb, key in (("accept", q.other), ("reject", q.key)):
                 click.echo(safe(f"    {verb} keeps {key}: {short(_value(store, key, q.body), 56)}"))
             continue
-        click.echo(click.style(i.id[:12], fg="yellow") + safe(f"  {q.kind:<9}  {q.key}  {fmt_time(q.time)}"))
+        click.echo(click.style(i.id[:12], fg="yellow") + safe(f"  {q.kind:<9}  {shown_key(q.key)}  {fmt_time(q.time)}"))
         shown = q.note if q.kind == "memory-edit" else q.body  # an edit reads by its entries' text
         # a text of several lines is shown as lines (test24 T6: on one line, a '# soul.md' line in a
         # memory-file proposal did not show as the heading it would fake), the first few, each shortened
@@ -165,7 +165,7 @@ def show_command(item_id, as_json, store):
         click.echo(safe("the other key takes the kept value (accept --value V writes V to both)"))
         return
     click.echo(safe(f"kind:      {q.kind}  ({q.note})" if q.note else f"kind:      {q.kind}"))
-    click.echo(safe(f"key:       {q.key}" + (f"   other: {q.other}" if q.other else "")))
+    click.echo(safe(f"key:       {shown_key(q.key)}" + (f"   other: {q.other}" if q.other else "")))
     click.echo(safe(f"proposed:  {q.trust} by {q.owner or '-'} at {fmt_time(q.time)}"))
     if q.sources:
         click.echo(safe(f"sources:   {', '.join(q.sources)}"))

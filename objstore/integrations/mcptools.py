@@ -28,6 +28,7 @@ from objstore.core.ids import check_prefix
 from objstore.core.objects import Fact, Turn
 from objstore.core.refs import validate_key
 from objstore.core.store import Store
+from objstore.core.text import escape_lookalike
 from objstore.integrations.access import ADMIN_TOOLS, CONFIRM_TOOLS, Caller, ConfirmTokens, check_namespace
 from objstore.memory.caller import person_only
 from objstore.memory.decay import pin, reinforce
@@ -71,6 +72,8 @@ def _fact_item(oid: str, f, *, current: bool | None = None) -> dict:
          "pinned": bool(f.pinned)}
     if f.namespace:
         d["namespace"] = f.namespace
+    if not f.key.isascii() and escape_lookalike(f.key) != f.key:   # reads as another key (UTS #39)
+        d["key_lookalike"] = escape_lookalike(f.key)
     if current is not None:
         d["current"] = current
     return d
@@ -306,11 +309,14 @@ class MemoryTools:
         queued write was said to meet a user_stated value, an instruction-like
         value on a new key too)."""
         try:
-            kind = resolve(self.store, item_id).item.kind
+            item = resolve(self.store, item_id).item
+            kind, note = item.kind, item.note
         except MemError:        # decided meanwhile
-            kind = ""
+            kind = note = ""
         why = {"injection": "the value reads like an instruction to a model",
                "challenge": "a user_stated value holds this key"}.get(kind, "the write needs a person's review")
+        if kind == "challenge" and " looks like the existing key " in note:   # proposals.lookalike_key (test26 V7)
+            why = "this key" + note[note.index(" looks like the existing key "):].split(" (UTS #39", 1)[0]
         return why + ": the proposal waits in the review queue"
 
     def tool_remember(self, caller: Caller, key: str, value: str, kind: str | None = None,

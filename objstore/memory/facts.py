@@ -25,7 +25,7 @@ from objstore.core.store import Store, now_ms, syncfs
 from objstore.memory.lost import lost_current, lost_message
 from objstore.memory.served import sealed_plain
 from objstore.memory.validity import plain_valid_from
-from objstore.memory.writechecks import check_key_credentials, check_memory_file_write
+from objstore.memory.writechecks import check_key_credentials, check_key_lookalike, check_memory_file_write
 
 DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
 MAX_BODY_CHARS = 100_000
@@ -598,6 +598,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         StoreLocked: the store lock was not obtained in time.
     """
     key = validate_key(key)
+    check_key_lookalike(key)
     check_text(body)
     check_memory_file_write(key, trust)
     if namespace:

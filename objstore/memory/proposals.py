@@ -9,7 +9,10 @@ id>`` (:func:`enqueue`):
 
 * **challenge**: a write with trust ``agent_observed`` or ``derived``
   would replace a key whose current value is ``user_stated`` with a
-  different value;
+  different value, or would write a key that looks like another existing key
+  (:func:`lookalike_key`: ``project/api/рор`` in Cyrillic beside
+  ``project/api/pop``), which an agent could use to stand beside the
+  person's value unreviewed;
 * **injection**: a lower-trust value reads like an instruction to a model
   (:func:`looks_like_instruction`), whatever the key holds.
 
@@ -22,7 +25,7 @@ import functools
 import re
 
 from objstore.core.objects import QueueItem, normalize_value
-from objstore.core.text import confusable_fold
+from objstore.core.text import confusable_fold, confusable_skeleton, escape_lookalike
 from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store, now_ms
 
@@ -203,6 +206,28 @@ def enqueue(store: Store, item: QueueItem, *, command: str = "queue") -> Parked:
     return Parked(iid, True)
 
 
+def lookalike_key(store: Store, key: str) -> str | None:
+    """An existing key other than ``key`` that looks the same
+    (:func:`objstore.core.text.confusable_skeleton` equal, UTS #39): Cyrillic
+    ``project/api/рор`` and ``project/api/pop``, fullwidth ``project/api/ｄｂ``
+    and ``project/api/db``; None when there is none.  Shown escaped
+    (:func:`objstore.core.text.escape_lookalike`) when it is not ASCII.
+    For an ASCII ``key`` None at once (two ASCII keys are told apart as
+    typed; UTS #39 also folds ``rn``/``m``, ``l``/``1``); otherwise one
+    skeleton a key listed (an ASCII key only when ``key``'s skeleton is
+    ASCII: otherwise it cannot match); the facts refs as ``facts.list_keys``
+    reads them (a ref file holding no id is passed over)."""
+    if key.isascii():
+        return None
+    want = confusable_skeleton(key)
+    ascii_too = want.isascii()
+    for name, _head in store.refs.iter("facts", damaged=[]):   # a damaged ref: the readers note it
+        other = name[len("facts/"):]
+        if other != key and (ascii_too or not other.isascii()) and confusable_skeleton(other) == want:
+            return escape_lookalike(other)
+    return None
+
+
 def park(store: Store, key: str, body: str, *, current, kind: str, trust: str,
          sensitivity: str = "private", owner: str = "", sources: tuple[str, ...] = (),
          reviewed: bool = False) -> Parked | None:
@@ -232,7 +257,11 @@ def park(store: Store, key: str, body: str, *, current, kind: str, trust: str,
             return Parked(None, False)
         qkind, note = "challenge", f"{trust} write against the user_stated v{cur.fact.version}"
     else:
-        return None
+        alike = lookalike_key(store, key)
+        if alike is None:
+            return None
+        qkind, note = "challenge", (f"{trust} write of a key that looks like the existing key {alike} "
+                                    f"(UTS #39 confusables): it would read as that key")
     item = QueueItem(kind=qkind, key=key, body=body, fact_kind=kind, trust=trust, sensitivity=sensitivity,
                      owner=owner, sources=tuple(sources), note=note, time=now_ms())
     return enqueue(store, item, command="remember")

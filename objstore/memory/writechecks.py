@@ -1,14 +1,15 @@
 """The checks every writer applies to what it stores in the clear besides
 the value (split from ``objstore.memory.facts``): a name holding a
-credential (:func:`check_key_credentials`, :func:`writing_agent`) and a
-write below ``user_stated`` of a memory file's key
-(:func:`check_memory_file_write`)."""
+credential (:func:`check_key_credentials`, :func:`writing_agent`), a key
+that reads as another (:func:`check_key_lookalike`) and a write below
+``user_stated`` of a memory file's key (:func:`check_memory_file_write`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from objstore.core.errors import Refused
+from objstore.core.errors import InvalidInput, Refused
+from objstore.core.text import escape_lookalike, lookalike_mix
 
 
 def check_key_credentials(key: str, what: str = "key") -> None:
@@ -32,6 +33,29 @@ def check_key_credentials(key: str, what: str = "key") -> None:
         return
     from objstore.core.redact import check_name  # deferred: the redaction rules compile at import
     check_name(key, what)
+
+
+def check_key_lookalike(key: str) -> None:
+    """Raise InvalidInput (exit 2) when a segment of ``key`` (validated,
+    NFC) mixes scripts so that it reads as another key
+    (:func:`objstore.core.text.lookalike_mix`, UTS #39 "Moderately
+    Restrictive": Latin with Cyrillic or Greek letters, ``project/api/d\u0435ploy-day``
+    with a Cyrillic ``е``): the one rule for every new key a writer stores
+    (``facts.remember``, so the CLI, the MCP tool and the imports, and
+    sealed writes).  The message shows the key escaped
+    (:func:`objstore.core.text.escape_lookalike`) and names the character.
+    Keys a store already holds (an older mem's, a pull's, a restore's) are
+    read, listed and forgotten as before: only writing a new version is
+    refused.  An ASCII key costs one ``str.isascii``; a key in one script
+    (``project/проект/ключ``, Greek, CJK) passes."""
+    if key.isascii():
+        return
+    for seg in key.split("/"):
+        why = lookalike_mix(seg)
+        if why is not None:
+            raise InvalidInput(f"bad key '{escape_lookalike(key)}': the segment '{escape_lookalike(seg)}' reads as "
+                               f"another key: {why}",
+                               hint="write each part of a key in one script (the Latin letters for a Latin name)")
 
 
 def writing_agent(env: Mapping[str, str]) -> str | None:

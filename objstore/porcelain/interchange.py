@@ -42,6 +42,7 @@ from objstore.core.record import fields
 from objstore.core.refs import key_scope
 from objstore.core.store import Store, now_ms
 from objstore.core.sealstate import refuse_while_stopped
+from objstore.core.text import lookalike_mix
 from objstore.memory.caller import person_only
 from objstore.memory.facts import current_of, remember, walk
 from objstore.memory.scope import is_memory_file_key
@@ -200,8 +201,10 @@ def person_only_content(obj) -> str | None:
     """What in ``obj`` (an object of an export) only a person may bring into
     a store, or None: a fact version stated ``user_stated``, pinned,
     curated or standing, a memory file (``soul.md``, ``memory.md``,
-    ``user.md``, …), a value that reads like an instruction to a model or
-    holds a credential (``remember`` would queue or redact it, and an
+    ``user.md``, …), a key that mixes scripts so that it reads as another
+    (``writechecks.check_key_lookalike``: a person's import keeps it, as a
+    pull does, and every listing shows it escaped), a value that reads like
+    an instruction to a model or holds a credential (``remember`` would queue or redact it, and an
     import keeps ids, so it can do neither), or a tombstone (it forgets).
     ``person_only_content(Fact(..., pinned=True)) == "a pinned fact"``."""
     if isinstance(obj, Tombstone):
@@ -211,6 +214,9 @@ def person_only_content(obj) -> str | None:
     from objstore.core.redact import redact_named  # deferred: the redaction rules compile at import
     if is_memory_file_key(obj.key):
         return "a memory file"
+    if not obj.key.isascii():
+        if any(lookalike_mix(seg) for seg in obj.key.split("/")):
+            return "a fact under a key that reads as another (its letters mix scripts)"
     if obj.trust == "user_stated":
         return "a user_stated fact"
     if obj.pinned:

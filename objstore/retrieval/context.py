@@ -70,7 +70,7 @@ from objstore.core.objects import Fact
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
-from objstore.core.text import LazyPattern, escape_invisible
+from objstore.core.text import LazyPattern, escape_invisible, escape_lookalike
 from objstore.memory.decay import decay_days, touch
 from objstore.memory.facts import current_of, current_version, list_keys, listed_chain, visible
 from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
@@ -269,10 +269,10 @@ def fact_line(f: Fact, limit: int = MAX_FACT_CHARS, conflicts: Sequence[str] = (
     if moving:
         when += f", a {moving} that may have moved"
     if conflicts:
-        when += f", IN CONFLICT with {escape_text(', '.join(conflicts))}: awaiting review"
+        when += f", IN CONFLICT with {escape_text(', '.join(map(escape_lookalike, conflicts)))}: awaiting review"
     if later:
         when += ", MAY BE OUT OF DATE: the later turn above says it changed; not recorded as a new version"
-    return f"- {escape_text(f.key)} ({when}): {body}"
+    return f"- {escape_text(escape_lookalike(f.key))} ({when}): {body}"
 
 
 def later_turn_line(lt: LaterTurn, hide: "Hider | None" = None) -> str:

@@ -41,7 +41,7 @@ from objstore.memory.forgetplan import check_previewed
 from objstore.memory.lost import lost_current
 from objstore.memory.validity import plain_valid_from
 from objstore.memory.tombstones import tombstones_for
-from objstore.memory.writechecks import check_memory_file_write
+from objstore.memory.writechecks import check_key_lookalike, check_memory_file_write
 from objstore.vault.chains import SealedVersion, current_sealed, is_empty_place, sealed_versions, walk_sealed
 from objstore.vault.identity import vault_info
 
@@ -310,9 +310,11 @@ def remember_sealed(store: Store, key: str, body: str, *, kind: str | None = Non
             :func:`seal_key`), a lower-trust write of a forgotten value, or
             a lower-trust write over a ``user_stated`` current sealed value
             (sealed values are not queued for review).
-        InvalidInput, RefConflict, StoreLocked.
+        InvalidInput (also a key that reads as another:
+            ``writechecks.check_key_lookalike``), RefConflict, StoreLocked.
     """
     key = validate_key(key)
+    check_key_lookalike(key)
     check_text(body)
     _check_kind(kind)
     with store.lock(command):
