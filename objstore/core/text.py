@@ -571,12 +571,9 @@ def _package_file(name: str) -> str | None:
     code (its loader module imports ``urllib.request`` and ``http.client``,
     +45-80 ms a process, to update the files from the web, which mem never
     does) or importing ``importlib.resources`` (~7 ms).  None when the
-    package (the extra ``memvcs[confusables]``) is not installed, or
-    ``MEM_NO_CONFUSABLES`` is set (how the tests run without it)."""
+    package (the extra ``memvcs[confusables]``) is not installed or its
+    file cannot be read."""
     import importlib.util
-    import os
-    if os.environ.get("MEM_NO_CONFUSABLES"):
-        return None
     spec = importlib.util.find_spec("confusable_homoglyphs")
     if spec is None or not spec.submodule_search_locations:
         return None

@@ -200,14 +200,17 @@ def test_the_prototype_read_per_character_is_the_whole_tables():
     assert _prototype("\u0435") == "e" and _prototype("m") == "rn" and _prototype("\U0001d41d") == "d"
 
 
-def test_without_the_confusables_package_the_script_is_read_from_the_name(mem):
+def test_without_the_confusables_package_the_script_is_read_from_the_name(mem, tmp_path):
     """The data package is an optional extra (the core dependencies are
     fixed): without it a character's script comes from its Unicode name, so
     a key mixing Latin with Cyrillic or Greek is refused all the same."""
     from objstore.core.text import script_by_name, script_of
     sample = "aZé\u0435\u0416\u03b1\u03a9\u0585\u6587\u306e\u30ab\ud55c\u3105\u0627\u05d0\uff44\u0301-_.7"
     assert [script_by_name(c) for c in sample] == [script_of(c) for c in sample]
-    r = mem("remember", LOOKALIKE, "Deploys happen on Monday", env={**PERSON, "MEM_NO_CONFUSABLES": "1"},
-            exit_code=2)
+    # an empty package of that name first on the path: its data files are not there, as without the extra
+    (tmp_path / "shadow" / "confusable_homoglyphs").mkdir(parents=True)
+    (tmp_path / "shadow" / "confusable_homoglyphs" / "__init__.py").write_text("")
+    without = {**PERSON, "PYTHONPATH": f"{tmp_path / 'shadow'}{os.pathsep}{Path(__file__).resolve().parents[2]}"}
+    r = mem("remember", LOOKALIKE, "Deploys happen on Monday", env=without, exit_code=2)
     assert "Cyrillic and Latin" in r.stderr
-    mem("remember", "project/проект/ключ", "значение", env={**PERSON, "MEM_NO_CONFUSABLES": "1"})
+    mem("remember", "project/проект/ключ", "значение", env=without)
