@@ -404,6 +404,12 @@ def seal_key(store: Store, key: str, *, previewed: AbstractSet[str] | None = Non
     3. the tombstones step 2 wrote are removed (see
        :func:`_drop_seal_tombstones`).
 
+    Between steps 1 and 2 a withdrawal record of every plain version
+    holding a value is written (``tombstones.withdraw_plain``: a hash of
+    its metadata, never of the value), which takes the other machines'
+    plain copies at their next pull or push (docs/vault.md, "Other
+    machines").
+
     Before step 1 the seal is noted in ``forget-unfinished`` (kind
     ``what``, command ``seal``; ``objstore.core.unfinished``), fsynced; step 2
     deletes the note.  Stopped after step 1 and before step 2 the key is

@@ -135,3 +135,24 @@ def test_library_seal_travels_on_folder_and_s3(machines):
     c = machines("c", clone_from=a)
     assert c.store.refs.read("facts/user/wifi") is None
     assert c.store.refs.read("facts/project/x/other") is not None
+
+
+def test_the_withdrawal_record_is_the_one_docs_format_md_shows():
+    """docs/format.md, "Seal withdrawal records": the digest and frame of
+    the example, byte for byte, and a different value gives the same
+    record (it holds nothing of the value)."""
+    import blake3
+
+    from objstore.core.codec import encode
+    from objstore.core.objects import Fact
+    from objstore.memory.tombstones import withdrawal_digest, withdrawal_tombstone
+
+    def fact(body: str) -> Fact:
+        return Fact(key="user/wifi", kind="user", body=body, version=1, parent=None, valid_from=1772000000000,
+                    recorded_at=1772000000000, trust="user_stated", sensitivity="private", owner="user")
+    d = withdrawal_digest(fact(VALUE))
+    assert d.hex() == "475c65fbbf6cb4afffba2ad82fcfd7e03e8ef56e990b350a1f4102a6d29e3bda"
+    assert withdrawal_digest(fact("1234")) == d
+    frame = encode(withdrawal_tombstone(fact(VALUE), 1772000100000))
+    assert len(frame) == 103
+    assert blake3.blake3(frame).hexdigest() == "ce07f3a5a058cf2d991ddaca5dc584d5667c610c03cb4045c1f8a63b30a4ee1a"
