@@ -25,8 +25,9 @@ from __future__ import annotations
 
 
 from objstore.core.atomic import atomic_write
+from objstore.core.cborext import cbor2
 from objstore.core.errors import CorruptObject, LostTombstone, NotFound
-from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
+from objstore.core.ids import hash_bytes, sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.objects import Fact, Tombstone, Turn, value_digest
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
@@ -295,11 +296,8 @@ def withdrawal_digest(f: Fact) -> bytes:
     ``parent``, not ``sources``): with the metadata in the clear (a sealed
     version shows it) an id is a hash a four-digit PIN can be guessed from
     in 10,000 tries, this is not."""
-    import blake3   # deferred: the prompt hook imports this module and never needs it
-    from objstore.core.cborext import cbor2
-    return blake3.blake3(cbor2.dumps(["mem seal-withdraw v1", f.key, f.version, f.kind, f.valid_from,
-                                      f.recorded_at, f.trust, f.owner, f.sensitivity],
-                                     canonical=True)).digest()
+    return bytes.fromhex(hash_bytes(cbor2.dumps(["mem seal-withdraw v1", f.key, f.version, f.kind, f.valid_from,
+                                                 f.recorded_at, f.trust, f.owner, f.sensitivity], canonical=True)))
 
 
 def withdrawal_tombstone(f: Fact, time: int) -> Tombstone:
