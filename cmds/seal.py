@@ -42,7 +42,7 @@ def command(key, as_json, store):
     never sends it back, and a new clone never gets it.  Until then that
     machine still holds the plaintext; a copy made outside mem (a disk
     backup of it, an export) keeps it.  With a remote configured the
-    command says so (--json: other_machines).
+    command says so (--json: other_machines, the remotes it travels by).
 
     Exit status: 0 sealed (or sealed already); 4 no such key or no vault;
     6 the key is both plain and sealed with different versions, or run by
@@ -78,7 +78,7 @@ def command(key, as_json, store):
         click.echo(f"warning: index: {p}", err=True)
     note_remotes_holding(remotes, "the plain value")
     if synced:
-        click.echo(f"note: another machine syncing with {', '.join(synced)} still holds the plain value until the seal "
+        click.echo("note: every other machine syncing with this store still holds the plain value until the seal "
                    "reaches it ('mem push' here, then its next 'mem pull' or 'mem push' drops it; the seal travels as a withdrawal record, never "
                    "a hash of the value); a copy made outside mem (a disk backup, an export) keeps it", err=True)
     click.echo("run 'mem gc --prune=now' to drop any other copy at once", err=True)

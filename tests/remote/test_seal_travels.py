@@ -38,7 +38,7 @@ def _homes(tmp_path, mem):
 def test_a_seal_empties_every_other_copy_and_none_comes_back(tmp_path, mem):
     ea, eb, a, b, r = _homes(tmp_path, mem)
     out = mem("seal", "user/wifi", env=ea)
-    assert "another machine syncing with origin still holds the plain value" in out.stderr, out.stderr
+    assert "every other machine syncing with this store still holds the plain value" in out.stderr, out.stderr
     mem("gc", "--prune=now", env=ea)
     mem("push", env=ea)
     # B's pull drops its plain copy; its next push sends nothing of it
@@ -105,7 +105,7 @@ def test_unseal_then_push_keeps_the_plain_value_everywhere(tmp_path, mem):
     mem("pull", env=eb)
     assert json.loads(mem("get", "user/wifi", "--json", env=ea).stdout)["body"] == VALUE
     assert json.loads(mem("get", "user/wifi", "--json", env=eb).stdout)["body"] == VALUE
-    mem("seal", "user/wifi", env=ea)
+    assert mem("seal", "user/wifi", "--json", env=ea).json["other_machines"] == ["origin"]
     mem("push", env=ea)
     mem("pull", env=eb)
     assert mem("get", "user/wifi", env=eb, exit_code=None).exit_code == 4
