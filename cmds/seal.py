@@ -36,7 +36,13 @@ def command(key, as_json, store):
 
     A remote a push from here sent the plain value to still holds it: the
     command names each such remote and the push that purges it there (as
-    after a forget; --json: remotes_holding).
+    after a forget; --json: remotes_holding).  The seal travels as a
+    withdrawal record (never a hash of the value): every other machine
+    syncing with a remote drops its plain copy at its next pull or push and
+    never sends it back, and a new clone never gets it.  Until then that
+    machine still holds the plaintext; a copy made outside mem (a disk
+    backup of it, an export) keeps it.  With a remote configured the
+    command says so (--json: other_machines, the remotes it travels by).
 
     Exit status: 0 sealed (or sealed already); 4 no such key or no vault;
     6 the key is both plain and sealed with different versions, or run by
@@ -49,12 +55,14 @@ def command(key, as_json, store):
     r = seal_key(store, key)
     from objstore import remotes_holding
     remotes = remotes_holding(store, {i for i, _n in r.removed})   # a push from here sent the plain value
+    from objstore import list_remotes
+    synced = [s.name for s in list_remotes(store)] if r.removed else []   # other machines may hold a copy
     if as_json:
         emit_json({"key": r.key, "already": r.already, "sealed": [{"id": i, "version": n} for i, n in r.sealed],
                    "removed": [{"id": i, "version": n} for i, n in r.removed], "lost": r.lost,
                    "forgotten": r.forgotten,
                    "objects_deleted": r.objects_deleted, "index_clean": not r.index_problems,
-                   "remotes_holding": remotes})
+                   "remotes_holding": remotes, "other_machines": synced})
         return
     if r.already:
         click.echo(f"{r.key} is sealed already")
@@ -69,4 +77,8 @@ def command(key, as_json, store):
     for p in r.index_problems:
         click.echo(f"warning: index: {p}", err=True)
     note_remotes_holding(remotes, "the plain value")
+    if synced:
+        click.echo("note: every other machine syncing with this store still holds the plain value until the seal "
+                   "reaches it ('mem push' here, then its next 'mem pull' or 'mem push' drops it; the seal travels as a withdrawal record, never "
+                   "a hash of the value); a copy made outside mem (a disk backup, an export) keeps it", err=True)
     click.echo("run 'mem gc --prune=now' to drop any other copy at once", err=True)

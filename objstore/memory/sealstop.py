@@ -21,6 +21,7 @@ from objstore.core.refs import fact_ref, sealed_ref
 from objstore.core.sealstate import plain_and_sealed
 from objstore.core.store import Store
 from objstore.memory import forget
+from objstore.memory.tombstones import withdraw_plain
 
 #: seconds an opening waits for the store lock to finish a stopped seal; given
 #: up (a busy writer, a server that opened the store before the seal), readers
@@ -37,8 +38,9 @@ def stopped_seals(store: Store) -> list[str]:
 def finish_seal(store: Store, key: str) -> bool:
     """Remove the plain copy of ``key`` when its sealed chain holds every
     plain version (same version number and recorded_at): what a stopped
-    ``seal_key`` had left to do (``forget.forget_key``, reason ``seal``, no
-    tombstone), its note deleted.  Nothing changes when the key has no
+    ``seal_key`` had left to do (its withdrawal records,
+    ``tombstones.withdraw_plain``, then ``forget.forget_key``, reason
+    ``seal``, no value tombstone), its note deleted.  Nothing changes when the key has no
     sealed ref (the seal stopped before it; only ``mem seal KEY`` can
     encrypt) or the two chains differ (``mem seal`` refuses that too: the
     person reads both).  Caller holds the store lock.  Returns True when
@@ -52,6 +54,7 @@ def finish_seal(store: Store, key: str) -> bool:
         plain = [f for _id, f in store.walk_chain(head, Fact, "fact version") if not f.forgotten]
         if any((f.version, f.recorded_at) not in sealed for f in plain):
             return False
+        withdraw_plain(store, key, plain)   # the records seal_key writes before its forget
         forget.forget_key(store, key, reason="seal", tombstones=False)
     store.unfinished.done("what", key)
     return True

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 
 from objstore.core.atomic import atomic_write
+from objstore.core.cborext import cbor2
 from objstore.core.errors import CorruptObject, LostTombstone, NotFound
-from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
+from objstore.core.ids import hash_bytes, sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.objects import Fact, Tombstone, Turn, value_digest
 from objstore.core.record import Record, set_fields
-from objstore.core.store import Store
+from objstore.core.store import Store, now_ms
 from objstore.core.text import confusable_fold, normalized_map, replace_spans
 
 
@@ -280,6 +281,99 @@ def turn_target(t: Tombstone) -> tuple[str | None, str] | None:
     return (None, k)
 
 
+#: the ``reason`` of a seal's withdrawal record (:func:`withdrawal_tombstone`)
+SEAL_WITHDRAW = "seal-withdraw"
+#: the ``sources`` entry of a version ``mem unseal`` restored: ``unsealed:<ms>`` (the unseal's time)
+UNSEALED_SOURCE = "unsealed:"
+
+
+def withdrawal_digest(f: Fact) -> bytes:
+    """The 32 bytes a seal's withdrawal record holds for the plain version
+    ``f``: BLAKE3 of the canonical CBOR array ``["mem seal-withdraw v1",
+    key, version, kind, valid_from, recorded_at, trust, owner,
+    sensitivity]`` (docs/format.md, "Tombstone").  Only metadata, never
+    the value or anything hashed from it (not the object id, not
+    ``parent``, not ``sources``): with the metadata in the clear (a sealed
+    version shows it) an id is a hash a four-digit PIN can be guessed from
+    in 10,000 tries, this is not."""
+    return bytes.fromhex(hash_bytes(cbor2.dumps(["mem seal-withdraw v1", f.key, f.version, f.kind, f.valid_from,
+                                                 f.recorded_at, f.trust, f.owner, f.sensitivity], canonical=True)))
+
+
+def withdrawal_tombstone(f: Fact, time: int) -> Tombstone:
+    """The withdrawal record of the plain version ``f`` sealed at ``time``
+    (``vault.sealed.seal_key``): a tombstone of ``f.key`` whose
+    ``value_sha256`` is :func:`withdrawal_digest` and whose reason is
+    :data:`SEAL_WITHDRAW`.  It travels with the other tombstones, so every
+    machine's next pull or push empties its plain copy of that version
+    (:class:`Withdrawals`).  An older mem reads it as a forget tombstone of
+    a value no text hashes to, and ignores it."""
+    return Tombstone(key=f.key, value_sha256=withdrawal_digest(f), time=time, reason=SEAL_WITHDRAW)
+
+
+def withdraw_plain(store: Store, key: str, facts: list[Fact]) -> int:
+    """Write the withdrawal record (:func:`withdrawal_tombstone`) of every
+    version of ``facts`` (plain versions of ``key``) that holds a value,
+    unless one written after its last unseal (:func:`unsealed_at`) is
+    here already (a rerun of the same seal); returns how many were
+    written.  Called by a seal, and by the finish of a stopped one
+    (``objstore.memory.sealstop``), before the plain versions are removed.
+    Caller holds the lock."""
+    have: dict[bytes, int] = {}
+    for t in tombstones_for(store, key):
+        if t.reason == SEAL_WITHDRAW:
+            have[t.value_sha256] = max(have.get(t.value_sha256, 0), t.time)
+    now, n = now_ms(), 0
+    for f in facts:
+        if f.body and not f.forgotten and have.get(withdrawal_digest(f), -1) <= unsealed_at(f):
+            put_tombstone(store, withdrawal_tombstone(f, now))
+            n += 1
+    return n
+
+
+def unsealed_at(f: Fact) -> int:
+    """The time (ms) ``mem unseal`` restored ``f`` (its ``unsealed:<ms>``
+    source), or 0."""
+    best = 0
+    for s in f.sources:
+        if s.startswith(UNSEALED_SOURCE) and s[len(UNSEALED_SOURCE):].isdigit():
+            best = max(best, int(s[len(UNSEALED_SOURCE):]))
+    return best
+
+
+class Withdrawals:
+    """Which plain versions a seal withdrew: **the one rule**, used by
+    push/pull (``objstore.remote.merge.ForgetIndex``) and gc
+    (:func:`forgotten_check`).  A live version is withdrawn when a
+    :data:`SEAL_WITHDRAW` tombstone of its key holds its
+    :func:`withdrawal_digest` and it was not restored by a ``mem unseal``
+    made after that seal (:func:`unsealed_at`).  Time: the latest such
+    seal, the same on every machine holding the same tombstones."""
+
+    __slots__ = ("seals",)
+
+    def __init__(self) -> None:
+        self.seals: dict[tuple[str, bytes], int] = {}
+
+    def add(self, t: Tombstone) -> bool:
+        """Record ``t`` when it is a withdrawal record; True if it was."""
+        if t.reason != SEAL_WITHDRAW:
+            return False
+        k = (t.key, t.value_sha256)
+        self.seals[k] = max(self.seals.get(k, 0), t.time)
+        return True
+
+    def when(self, f: Fact) -> int | None:
+        """The seal's time when it withdrew the live version ``f``, else None."""
+        if not self.seals or f.forgotten or not f.body:
+            return None
+        t = self.seals.get((f.key, withdrawal_digest(f)))
+        return t if t is not None and unsealed_at(f) < t else None
+
+    def __bool__(self) -> bool:
+        return bool(self.seals)
+
+
 class TurnForgets:
     """Which turns the turn tombstones forget: **the one rule**, used by
     local forget (``forget.resume_forget``, gc's ``forgotten_check``),
@@ -463,7 +557,8 @@ def forgotten_check(store: Store, *, strict: bool = False, rejections: bool = Tr
     if not rejections:
         tombs = [t for t in tombs if t.reason != "rejected"]
     flt = _filter(tombs)
-    facts = {(t.key, t.value_sha256) for t in tombs if t.key.startswith(_FACT_SCOPES)}
+    seals = Withdrawals()
+    facts = {(t.key, t.value_sha256) for t in tombs if t.key.startswith(_FACT_SCOPES) and not seals.add(t)}
     hidden = any(HIDDEN_MARK in k for k, _d in facts)   # (a hash per fact only then)
 
     def check(obj) -> bool:
@@ -473,7 +568,8 @@ def forgotten_check(store: Store, *, strict: bool = False, rejections: bool = Tr
             if not obj.body:
                 return False
             digest = value_digest(obj.body)
-            return (obj.key, digest) in facts or (hidden and (hidden_key(obj.key), digest) in facts)
+            return (obj.key, digest) in facts or (hidden and (hidden_key(obj.key), digest) in facts) or \
+                (bool(seals) and seals.when(obj) is not None)   # a plain copy a seal withdrew
         return False
     return check
 

@@ -65,7 +65,8 @@ from objstore.core.codec import encode
 from objstore.core.objects import (LOST_SOURCE, Fact, QueueItem, Tombstone, Turn, is_lost_stub, normalize_value,
                                    value_digest)
 from objstore.memory.refill import refill_from
-from objstore.memory.tombstones import HIDDEN_MARK, TEXT_KEY, TurnForgets, forgotten_in, hidden_key, holds_text
+from objstore.memory.tombstones import (HIDDEN_MARK, TEXT_KEY, TurnForgets, Withdrawals, forgotten_in, hidden_key,
+                                        holds_text)
 
 
 @dataclass
@@ -91,12 +92,16 @@ class ForgetIndex:
     #: ``[((sha256, length), earliest forget time)]`` of the rules *that side lacked*
     #: (``fetch.unseen_rules``); see :meth:`unseen_time`
     unseen: dict[str, list[tuple[tuple[bytes, int], int]]] = field(default_factory=dict)
+    #: the plain versions a seal withdrew (``tombstones.Withdrawals``: a seal on any machine)
+    sealed: Withdrawals = field(default_factory=Withdrawals)
 
     def add(self, t: Tombstone) -> None:
         """Record a tombstone (rejections are not forgets and are ignored;
         ``match:`` rules and text tombstones only serve
         ``tombstones.forgotten_in`` for lower-trust versions)."""
         if t.reason == "rejected":
+            return
+        if self.sealed.add(t):   # not a forget of a value: never in forgets (forgotten_in) nor facts
             return
         self.forgets.append(t)
         self.latest = max(self.latest, t.time)
@@ -116,7 +121,10 @@ class ForgetIndex:
         below ``user_stated``, which ``facts.remember`` would refuse here
         (``tombstones.forgotten_in``: a value forgotten under another key or
         holding a forgotten text; time: the latest forget, the same on every
-        machine with the same tombstones)."""
+        machine with the same tombstones), or a plain copy a seal withdrew
+        (``tombstones.Withdrawals``: time, the seal's)."""
+        if self.sealed and (when := self.sealed.when(f)) is not None:
+            return when
         if not self.forgets or f.forgotten or not f.body:
             return None
         digest = value_digest(f.body)
@@ -156,7 +164,7 @@ class ForgetIndex:
         return self.turns.when(t.session, t.source, t.text)
 
     def __bool__(self) -> bool:
-        return bool(self.facts or self.turns or self.sessions or self.forgets)
+        return bool(self.facts or self.turns or self.sessions or self.forgets or self.sealed)
 
     def queue_item_forgotten(self, q: QueueItem) -> bool:
         """True when a proposal's value was forgotten for its key."""

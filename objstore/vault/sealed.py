@@ -40,7 +40,7 @@ from objstore.memory import forget
 from objstore.memory.forgetplan import check_previewed
 from objstore.memory.lost import lost_current
 from objstore.memory.validity import plain_valid_from
-from objstore.memory.tombstones import tombstones_for
+from objstore.memory.tombstones import UNSEALED_SOURCE, tombstones_for, withdraw_plain
 from objstore.memory.writechecks import check_key_lookalike, check_memory_file_write
 from objstore.vault.chains import SealedVersion, current_sealed, is_empty_place, sealed_versions, walk_sealed
 from objstore.vault.identity import vault_info
@@ -406,6 +406,12 @@ def seal_key(store: Store, key: str, *, previewed: AbstractSet[str] | None = Non
     3. the tombstones step 2 wrote are removed (see
        :func:`_drop_seal_tombstones`).
 
+    Between steps 1 and 2 a withdrawal record of every plain version
+    holding a value is written (``tombstones.withdraw_plain``: a hash of
+    its metadata, never of the value), which takes the other machines'
+    plain copies at their next pull or push (docs/vault.md, "Other
+    machines").
+
     Before step 1 the seal is noted in ``forget-unfinished`` (kind
     ``what``, command ``seal``; ``objstore.core.unfinished``), fsynced; step 2
     deletes the note.  Stopped after step 1 and before step 2 the key is
@@ -482,6 +488,7 @@ def seal_key(store: Store, key: str, *, previewed: AbstractSet[str] | None = Non
                 res.forgotten = f.version
             store.update_ref(sref, None, parent, "seal")
         res.lost = [v.fact.version for v in oldest_first if is_lost_stub(v.fact)]
+        withdraw_plain(store, key, [v.fact for v in plain])   # before they go (a stopped seal's finish does too)
         fr = forget.forget_key(store, key, reason="seal", tombstones=False)
         res.removed = list(fr.versions)
         res.objects_deleted = fr.objects_deleted
@@ -580,10 +587,10 @@ def unseal_key(store: Store, key: str, identities: list[str], *, credentials: st
                         forgotten=now)
                     parent = store.put(g)
                     new_chain.insert(0, Version(parent, g))
-                if s.id in texts:
+                if s.id in texts:   # marked unsealed now: a withdrawal record of an earlier seal leaves it
                     f = Fact(key=key, kind=m.kind, body=texts[s.id], version=m.version, parent=parent,
                              valid_from=m.valid_from, recorded_at=m.recorded_at, trust=m.trust,
-                             sensitivity="private", owner=m.owner)
+                             sensitivity="private", owner=m.owner, sources=(f"{UNSEALED_SOURCE}{now}",))
                 elif (gone := forgotten_stub_time(m)) is not None:   # a forgotten newest version: its place again
                     f = Fact(key=key, kind=m.kind, body="", version=m.version, parent=parent,
                              valid_from=m.valid_from, recorded_at=m.recorded_at, trust=m.trust,

@@ -181,3 +181,31 @@ def test_a_key_left_both_ways_without_a_note_is_served_by_no_reader(mem, store_p
     assert _refs(store_path) == (True, True)               # nothing removed by a reader: fsck --repair's
     r = mem("fsck", "--repair")
     assert f"repair: {KEY}: the plain copy a stopped 'mem seal' left removed" in r.stdout, r.stdout
+
+
+#: ``mem seal ARGS`` that SIGKILLs itself when the seal starts writing its withdrawal records (test26 V11)
+KILL_AT_WITHDRAW = """
+import os, signal
+from objstore.vault import sealed
+sealed.withdraw_plain = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)
+from cmds.entry import entry
+entry()
+"""
+
+
+def test_a_seal_killed_before_its_withdrawal_records_gets_them_from_the_finish(mem, store_path, tmp_path):
+    """The finish of a stopped seal writes the withdrawal records the seal
+    had not written (one per plain version, never a hash of a value), so
+    the other machines still drop their plain copies."""
+    from objstore.core.objects import value_digest
+    from objstore.core.store import Store
+    from objstore.memory.tombstones import SEAL_WITHDRAW, tombstones_for
+    _setup(mem, tmp_path)
+    assert _killed_seal(KILL_AT_WITHDRAW) == -signal.SIGKILL
+    assert _refs(store_path) == (True, True)
+    assert tombstones_for(Store(store_path), KEY) == []
+    _readers_serve_no_plaintext(mem)                      # the first reader finished it
+    assert _refs(store_path) == (False, True)
+    left = tombstones_for(Store(store_path), KEY)
+    assert [t.reason for t in left] == [SEAL_WITHDRAW] * 3
+    assert not {t.value_sha256 for t in left} & {value_digest(VALUE % v) for v in range(1, 4)}
