@@ -110,6 +110,8 @@ docker-hub-token          ``dckr_pat_ dckr_oat_`` + 27 [A-Za-z0-9_-]            
 pulumi-token              ``pul-`` + 40 hex                                           Pulumi "Access tokens"
 google-oauth-secret       ``GOCSPX-`` + 24..40 [A-Za-z0-9_-] (test25 T12)              Google "OAuth 2.0" (client secret)
 google-oauth-token        ``ya29.`` + 30.. [A-Za-z0-9_-]                               Google "OAuth 2.0" (access token)
+google-oauth-refresh-token ``1//0`` + 40.. [A-Za-z0-9_-], both letter cases and a    Google "OAuth 2.0" (refresh token)
+                          digit; JSON-escaped (a backslash before each /) too (test26 V1)
 django-secret-key         ``django-insecure-`` + 32..64 of Django's key alphabet       Django "SECRET_KEY" (startproject,
                           (50 generated; test25b U3)                                 get_random_secret_key)
 jwt                       ``eyJ...`` ``.eyJ...`` ``.sig`` (base64url)                  RFC 7519 s3 / RFC 7515 s7.1 compact form
