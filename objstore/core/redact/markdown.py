@@ -428,6 +428,8 @@ MARKDOWN_RULES: list[Rule] = [
               # 'pin' only as a table's header cell (a 'pin' anchor ran this rule on every 'mapping' or 'typing')
               # or a description list's term (mend24: '<dt>PIN</dt><dd>X</dd>'; '<dt>pin', not 'pin</dt': the gate
               # of anchors sharing a prefix is that prefix, and 'pin' would run it on every 'mapping')
-              anchors=("pwd", "secret", "key", "token", *_FOREIGN_STARTS, "<th", "<dt>pin",
+              # red26b: 'enha' for 'senha' (with 'secret' it would make the gate 'se', in most English windows)
+              anchors=("pwd", "secret", "key", "token", *(w if w != "senha" else "enha" for w in _FOREIGN_STARTS),
+                       "<th", "<dt>pin",
                        *_WEAK_ANCHORS)),
 ]

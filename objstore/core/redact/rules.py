@@ -464,7 +464,8 @@ RULES: list[Rule] = [
        "Google OAuth 2.0 refresh token ('1//0' + base64url, ~100 characters as gcloud prints it; 40.. taken) "
        "https://developers.google.com/identity/protocols/oauth2; GitHub secret scanning's "
        "google_oauth_refresh_token",
-       tok(("1//0", "1\\/\\/0", "1\\\\/\\\\/0"), r"[A-Za-z0-9_-]{40,4096}+"), check=_refresh_ok),
+       tok(("1//0", "1\\/\\/0", "1\\\\/\\\\/0"), r"[A-Za-z0-9_-]{40,4096}+"), check=_refresh_ok,
+       anchors=("1//0", "\\/0")),    # (the escaped prefixes' own would share the gate '1\\', in every '1\\n')
     # test25b U3: Django's generated key (startproject's settings.py) is a shape of its own, wherever it stands
     _r("django-secret-key",
        "Django's startproject SECRET_KEY: 'django-insecure-' + get_random_secret_key() (50, here 32..64, characters of "
