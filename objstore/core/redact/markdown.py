@@ -76,6 +76,10 @@ _FOREIGN_STARTS = ("kennwort", "mot de passe", "contrase", "senha", "wachtwoord"
                    "has\u0142o", "heslo", "l\u00f6senord", "passord", "adgangskode", "salasana", *_CJK.split("|"))
 _ARROWS = ("\u2192", "\u21d2", "=>", "->")
 _STARTS = ("passw", "passphrase", "pwd", "secret", *_FOREIGN_STARTS, "api", "access", "token")
+#: red26b: those an ASCII window (``str.isascii``, a flag CPython keeps) can hold: a hook's prompt scan (no
+#: matcher) looks for no CJK or Cyrillic word in English text
+_FOREIGN_ASCII = tuple(w for w in _FOREIGN_STARTS if w.isascii())
+_STARTS_ASCII = tuple(w for w in _STARTS if w.isascii())
 #: redb22: where 'pass' or a 'pin' header cell may start (anchors of the rule below), and the whole word there
 #: (one 'pin' anchor: the stdlib prefilter tests anchors sharing a prefix as that prefix, and 'pin' is in
 #: 'mapping'; a header '|pin|' without blanks is missed)
@@ -193,13 +197,14 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
     # what each form needs somewhere in the window, one-character tests first (a multi-character
     # str.find costs ~10 times one of a single character): a text with none of it costs no more
     f = low.find
+    asc = low.isascii()
     marked = f("*", s0, e0) >= 0 or f("`", s0, e0) >= 0
     broken = f("\n", s0, e0) >= 0 or f("\r", s0, e0) >= 0 or (f("\\", s0, e0) >= 0 and f("\\n", s0, e0) >= 0)
     fenced = broken and (marked and f("```", s0, e0) >= 0 or f("~", s0, e0) >= 0 and f("~~~", s0, e0) >= 0)
     arrow = (f("\u2192", s0, e0) >= 0 or f("\u21d2", s0, e0) >= 0
              or f(">", s0, e0) >= 0 and (f("=>", s0, e0) >= 0 or f("->", s0, e0) >= 0)
              or f(":", s0, e0) >= 0 and f("::", s0, e0) >= 0
-             or bool(anchor_offsets(at, low, _FOREIGN_STARTS, s0, e0)))
+             or bool(anchor_offsets(at, low, _FOREIGN_ASCII if asc else _FOREIGN_STARTS, s0, e0)))
     piped = f("|", s0, e0) >= 0
     # redb22: the offsets of '<th', 'pass' and a 'pin' header are the prefilter's (anchors: with the matcher no
     # scan; a find of its own over every window cost ~3 % of a transcript's CPU each)
@@ -213,7 +218,7 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
         return
     # imp26: the words' offsets are the prefilter's too (the matcher tracks every scanner's starts): a
     # str.find pass per word per window was ~1/8 of the redaction's CPU in an import
-    starts = sorted([p for p in anchor_offsets(at, low, _STARTS, s0, e0)
+    starts = sorted([p for p in anchor_offsets(at, low, _STARTS_ASCII if asc else _STARTS, s0, e0)
                      if p == 0 or not low[p - 1].isalnum() or low[p] >= "\u3000"]   # on a word boundary (CJK: none)
                     + [p for p in anchor_offsets(at, low, _WEAK_ANCHORS, s0, e0)
                        if (p == 0 or not low[p - 1].isalnum()) and _WEAK_START.match(low, p, e0) is not None])
