@@ -34,6 +34,7 @@ _ROWS = [
     ("zh-colon", "密码: Mima2025xyz", "Mima2025xyz", "密码: ", "markdown-secret"),
     ("zh-fullwidth", "DB 密码：Mima2025xyz", "Mima2025xyz", "DB 密码：", "markdown-secret"),
     ("zh-copula", "数据库密码是 Mima2025xyz", "Mima2025xyz", "数据库密码是 ", "markdown-secret"),
+    ("zh-punctuation", "密码：Mima2025xyz，请保管", "Mima2025xyz", "，请保管", "markdown-secret"),
     ("zh-traditional", "密碼：Mima2025xyz", "Mima2025xyz", "密碼：", "markdown-secret"),
     ("ja-colon", "パスワード: Pasuwado99x", "Pasuwado99x", "パスワード: ", "markdown-secret"),
     ("ja-topic", "パスワードは Pasuwado99x", "Pasuwado99x", "パスワードは ", "markdown-secret"),

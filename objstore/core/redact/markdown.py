@@ -59,9 +59,16 @@ _DEFINITION = Lazy(_WORD + r"[*_`]{0,2}[ \t]{0,4}" + _BREAK + r"[ \t]{0,3}:[ \t]
 #: copula or topic particle that joins it to its value (Chinese \u662f/\u4e3a/\u70ba 'is', Japanese \u306f, Korean \ub294/\uc740:
 #: '\u6570\u636e\u5e93\u5bc6\u7801\u662f X', '\u30d1\u30b9\u30ef\u30fc\u30c9\u306f X'), the value then ending its line as after ':'
 _CJK_JOIN = "\uff1a:\u662f\u4e3a\u70ba\u306f\ub294\uc740"
+#: a value after a CJK word holds no CJK character (U+3000-9FFF: punctuation, kana, ideographs; Hangul syllables;
+#: compatibility ideographs and full-width forms) and may end at CJK or full-width punctuation ('\u5bc6\u7801\uff1aX\uff0c\u8bf7\u4fdd\u7ba1'):
+#: a run of CJK text after the word is not read 256 characters deep at every word (a line of '\u5bc6\u7801\uff1a' repeated)
+_CJK_CHARS = "\u3000-\u9fff\uac00-\ud7af\uf900-\uffff"
+_CJK_VALUE = "[^\\s\"'`\\\\,;&<>(){}\\[\\]|" + _CJK_CHARS + "]"
+_CJK_EOL = "(?=[\u3000-\u303f\uff00-\uffef]|" + _EOL[3:]
 _ARROW = Lazy(r"(?:(?:" + _WORD + r"[*`]{0,2}[ \t]{0,4}(?:\u2192|\u21d2|=>|->|::)|(?P<f>" + _FOREIGN + r")[*`]{0,2}[ \t]{0,4}:)"
               r"[*`]{0,2}[ \t]{1,8}|(?P<j>" + _CJK + r")[*`]{0,2}[ \t]{0,4}[" + _CJK_JOIN + r"][*`]{0,2}[ \t]{0,8})"
-              r"(?P<q>`)?(?P<secret>" + VALUE + r"{4,256}+)(?(q)`)" + _EOL, FLAGS)
+              r"(?P<q>`)?(?P<secret>(?(j)" + _CJK_VALUE + r"{4,256}+|" + VALUE + r"{4,256}+))(?(q)`)(?(j)" + _CJK_EOL + "|"
+              + _EOL + ")", FLAGS)
 #: a key's or token's word alone on its line (markup around it or not), the value alone on the next
 _BARE_KEY = Lazy(r"(?P<w>token|api[ _-]?key|access[ _-]?key)(?![a-z0-9_])[*`]{0,2}[ \t]{0,8}" + _BREAK
                  + r"[ \t]{0,16}(?P<secret>" + VALUE + r"{8,4096}+)" + _EOL, FLAGS)
