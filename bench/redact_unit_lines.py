@@ -1,5 +1,6 @@
 """CPU of ``redact()`` on 256 KB lines that repeat one unit near a red26 shape (a password of
-several words, a call's password argument, a settings assignment), for the tree on ``PYTHONPATH``:
+several words, a call's password argument, a settings assignment; red26b: a refresh token's prefix, a
+password label in Chinese, Russian, Portuguese), for the tree on ``PYTHONPATH``:
 the median of 3 calls a line, in ms.  The units are the worst cases of the red26 rules
 (docs/benchmarks.md, "Session 26 (branch `red26`)"); the tests' pathological lines are
 ``bench_redact.py``'s.
@@ -22,6 +23,10 @@ UNITS = {
     "password-dq-words": 'password="a b c d ', "password-sq": "password='", "env-prefix": "PGPASSWORD=plumtree ",
     "option": "--password=a", "properties": "a.b.password=x ", "sudo-echo": 'echo "a b" | sudo -S x; ',
     "sshpass": 'sshpass -p "a b ',
+    # red26b (test26 V1, V2): the refresh token's prefix, and a password label in the new languages
+    "refresh": "1//0", "refresh-body": "1//0aB3", "refresh-escaped": "1\\/\\/0aB3 ",
+    "cjk-colon": "\u5bc6\u7801\uff1a", "cjk-value": "\u5bc6\u7801\uff1aAb1 ", "cjk-copula": "\u5bc6\u7801\u662f",
+    "cyrillic": "\u043f\u0430\u0440\u043e\u043b\u044c: a1 ", "senha": "senha: a1 ",
 }
 
 

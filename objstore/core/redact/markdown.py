@@ -13,7 +13,12 @@ from objstore.core.redact.scanners import KEY_NEXT_LINE_MIN, VALUE, anchor_offse
 #: the credential words of a label (lowercased); a password's (judged as one), then a key's or a token's
 #: and (W1) the word in German, French and Spanish (Kennwort; mot de passe; contrase\u00f1a; Passwort is
 #: ``passw(or)?t``): the translations of 'password' in Wiktionary https://en.wiktionary.org/wiki/password
-_FOREIGN = r"kennwort|mot de passe|contrase(?:\u00f1|n)a"
+#: red26b (test26 V2): Portuguese senha, Dutch wachtwoord, Russian/Ukrainian \u043f\u0430\u0440\u043e\u043b\u044c, Polish has\u0142o,
+#: Czech heslo, Swedish l\u00f6senord, Norwegian passord, Danish adgangskode, Finnish salasana, and the CJK
+#: words of :data:`_CJK` (the text is lowercased with str.lower, so '\u041f\u0430\u0440\u043e\u043b\u044c', 'SENHA' match too)
+_CJK = "\u5bc6\u7801|\u5bc6\u78bc|\u30d1\u30b9\u30ef\u30fc\u30c9|\ube44\ubc00\ubc88\ud638|\ud328\uc2a4\uc6cc\ub4dc"
+_FOREIGN = (r"kennwort|mot de passe|contrase(?:\u00f1|n)a|senha|wachtwoord|\u043f\u0430\u0440\u043e\u043b\u044c|has\u0142o|heslo|"
+            r"l\u00f6senord|passord|adgangskode|salasana|" + _CJK)
 _PW_WORDS = r"passw(?:or)?[dt]|passphrase|pwd|secret|" + _FOREIGN
 #: redb22 (tester finding X9): 'pass' and 'PIN' as a label or a column's header (``**pass**: `X```, ``| PIN |``),
 #: their values held to :func:`_weak_value_ok` (a bare 'pass' is also a test's result, a 'pin' a board's pin)
@@ -50,8 +55,20 @@ _DEFINITION = Lazy(_WORD + r"[*_`]{0,2}[ \t]{0,4}" + _BREAK + r"[ \t]{0,3}:[ \t]
 #: a label and an arrow for its verb ('Password \u2192 X', 'API key => X'), or a word of :data:`_FOREIGN`
 #: and ':' ('Kennwort: X', 'mot de passe : X'); the value (or its code span) ends its line; v4r23 (tester V4):
 #: an org-mode description list's ' :: ' ('- password :: X', https://orgmode.org/manual/Plain-Lists.html )
-_ARROW = Lazy(r"(?:" + _WORD + r"[*`]{0,2}[ \t]{0,4}(?:\u2192|\u21d2|=>|->|::)|(?P<f>" + _FOREIGN + r")[*`]{0,2}[ \t]{0,4}:)"
-              r"[*`]{0,2}[ \t]{1,8}(?P<q>`)?(?P<secret>" + VALUE + r"{4,256}+)(?(q)`)" + _EOL, FLAGS)
+#: red26b (test26 V2): after a CJK word also a full-width colon (U+FF1A) or ':' with no blank after it, or the
+#: copula or topic particle that joins it to its value (Chinese \u662f/\u4e3a/\u70ba 'is', Japanese \u306f, Korean \ub294/\uc740:
+#: '\u6570\u636e\u5e93\u5bc6\u7801\u662f X', '\u30d1\u30b9\u30ef\u30fc\u30c9\u306f X'), the value then ending its line as after ':'
+_CJK_JOIN = "\uff1a:\u662f\u4e3a\u70ba\u306f\ub294\uc740"
+#: a value after a CJK word holds no CJK character (U+3000-9FFF: punctuation, kana, ideographs; Hangul syllables;
+#: compatibility ideographs and full-width forms) and may end at CJK or full-width punctuation ('\u5bc6\u7801\uff1aX\uff0c\u8bf7\u4fdd\u7ba1'):
+#: a run of CJK text after the word is not read 256 characters deep at every word (a line of '\u5bc6\u7801\uff1a' repeated)
+_CJK_CHARS = "\u3000-\u9fff\uac00-\ud7af\uf900-\uffff"
+_CJK_VALUE = "[^\\s\"'`\\\\,;&<>(){}\\[\\]|" + _CJK_CHARS + "]"
+_CJK_EOL = "(?=[\u3000-\u303f\uff00-\uffef]|" + _EOL[3:]
+_ARROW = Lazy(r"(?:(?:" + _WORD + r"[*`]{0,2}[ \t]{0,4}(?:\u2192|\u21d2|=>|->|::)|(?P<f>" + _FOREIGN + r")[*`]{0,2}[ \t]{0,4}:)"
+              r"[*`]{0,2}[ \t]{1,8}|(?P<j>" + _CJK + r")[*`]{0,2}[ \t]{0,4}[" + _CJK_JOIN + r"][*`]{0,2}[ \t]{0,8})"
+              r"(?P<q>`)?(?P<secret>(?(j)" + _CJK_VALUE + r"{4,256}+|" + VALUE + r"{4,256}+))(?(q)`)(?(j)" + _CJK_EOL + "|"
+              + _EOL + ")", FLAGS)
 #: a key's or token's word alone on its line (markup around it or not), the value alone on the next
 _BARE_KEY = Lazy(r"(?P<w>token|api[ _-]?key|access[ _-]?key)(?![a-z0-9_])[*`]{0,2}[ \t]{0,8}" + _BREAK
                  + r"[ \t]{0,16}(?P<secret>" + VALUE + r"{8,4096}+)" + _EOL, FLAGS)
@@ -62,9 +79,14 @@ _PAIR_ROW = Lazy(_WORD + r"[*_`]{0,2}[ \t]{0,8}\|[ \t]{0,8}(?P<q>`)?(?P<secret>"
 _WORD_RE = Lazy(_WORD, FLAGS)
 #: the literals every word of :data:`_WORD` and :data:`_FOREIGN` starts with (found with ``str.find``: a
 #: pattern that starts with an alternation has no literal prefix, and ``re`` would try it at every offset)
-_FOREIGN_STARTS = ("kennwort", "mot de passe", "contrase")
+_FOREIGN_STARTS = ("kennwort", "mot de passe", "contrase", "senha", "wachtwoord", "\u043f\u0430\u0440\u043e\u043b\u044c",
+                   "has\u0142o", "heslo", "l\u00f6senord", "passord", "adgangskode", "salasana", *_CJK.split("|"))
 _ARROWS = ("\u2192", "\u21d2", "=>", "->")
-_STARTS = ("passw", "passphrase", "pwd", "secret", "kennwort", "mot de passe", "contrase", "api", "access", "token")
+_STARTS = ("passw", "passphrase", "pwd", "secret", *_FOREIGN_STARTS, "api", "access", "token")
+#: red26b: those an ASCII window (``str.isascii``, a flag CPython keeps) can hold: a hook's prompt scan (no
+#: matcher) looks for no CJK or Cyrillic word in English text
+_FOREIGN_ASCII = tuple(w for w in _FOREIGN_STARTS if w.isascii())
+_STARTS_ASCII = tuple(w for w in _STARTS if w.isascii())
 #: redb22: where 'pass' or a 'pin' header cell may start (anchors of the rule below), and the whole word there
 #: (one 'pin' anchor: the stdlib prefilter tests anchors sharing a prefix as that prefix, and 'pin' is in
 #: 'mapping'; a header '|pin|' without blanks is missed)
@@ -92,7 +114,9 @@ def _value_ok(word: str, v: str) -> bool:
         return _weak_value_ok(word, v)
     if "+" in word:                        # fp22: a 'Secret Key' column also names keys (``stripe-webhook``)
         return _shaped(v) and _value_ok(word.partition("+")[0], v)
-    if word.startswith(("kennwort", "mot de", "contrase")):    # no word list of those languages: not letters alone
+    if word.startswith(_FOREIGN_STARTS):    # no word list of those languages: not letters alone
+        if not v.isascii() and not any(c.isdigit() for c in v):   # red26b: that language's words ('obrigat\u00f3ria')
+            return False
         return looks_secret(v, labelled=True) or looks_assigned(v, password=True, quoted=False) or short_labelled_ok(v)
     if word.startswith(("pass", "pwd", "secret")):
         return (looks_secret(v, labelled=True) or looks_assigned(v, password=True, quoted=False, labelled=True)
@@ -180,12 +204,14 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
     # what each form needs somewhere in the window, one-character tests first (a multi-character
     # str.find costs ~10 times one of a single character): a text with none of it costs no more
     f = low.find
+    asc = low.isascii()
     marked = f("*", s0, e0) >= 0 or f("`", s0, e0) >= 0
     broken = f("\n", s0, e0) >= 0 or f("\r", s0, e0) >= 0 or (f("\\", s0, e0) >= 0 and f("\\n", s0, e0) >= 0)
     fenced = broken and (marked and f("```", s0, e0) >= 0 or f("~", s0, e0) >= 0 and f("~~~", s0, e0) >= 0)
     arrow = (f("\u2192", s0, e0) >= 0 or f("\u21d2", s0, e0) >= 0
              or f(">", s0, e0) >= 0 and (f("=>", s0, e0) >= 0 or f("->", s0, e0) >= 0)
-             or f(":", s0, e0) >= 0 and (f("::", s0, e0) >= 0 or bool(anchor_offsets(at, low, _FOREIGN_STARTS, s0, e0))))
+             or f(":", s0, e0) >= 0 and f("::", s0, e0) >= 0
+             or bool(anchor_offsets(at, low, _FOREIGN_ASCII if asc else _FOREIGN_STARTS, s0, e0)))
     piped = f("|", s0, e0) >= 0
     # redb22: the offsets of '<th', 'pass' and a 'pin' header are the prefilter's (anchors: with the matcher no
     # scan; a find of its own over every window cost ~3 % of a transcript's CPU each)
@@ -199,8 +225,8 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
         return
     # imp26: the words' offsets are the prefilter's too (the matcher tracks every scanner's starts): a
     # str.find pass per word per window was ~1/8 of the redaction's CPU in an import
-    starts = sorted([p for p in anchor_offsets(at, low, _STARTS, s0, e0)
-                     if p == 0 or not low[p - 1].isalnum()]   # the words start on a word boundary
+    starts = sorted([p for p in anchor_offsets(at, low, _STARTS_ASCII if asc else _STARTS, s0, e0)
+                     if p == 0 or not low[p - 1].isalnum() or low[p] >= "\u3000"]   # on a word boundary (CJK: none)
                     + [p for p in anchor_offsets(at, low, _WEAK_ANCHORS, s0, e0)
                        if (p == 0 or not low[p - 1].isalnum()) and _WEAK_START.match(low, p, e0) is not None])
     for p in starts:
@@ -213,7 +239,7 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
             if o >= 0 and low[o + len(mk):o + len(mk) + 1] not in (" ", "\t", ""):
                 _keep(rule, text, m, off, out)
         elif (fenced and c in "*_`: \t" and (m := _FENCED.match(low, p, e0)) is not None
-              or arrow and c in " \t*`:"
+              or arrow and c in " \t*`" + _CJK_JOIN
               and (m := _ARROW.match(low, p, e0)) is not None
               and (low.find("::", w.end(), m.start("secret")) < 0          # org's '::': the term opens its item
                    or not low[max(s0, _line_start(low, p)):p].strip(" \t-+*"))):
@@ -242,7 +268,8 @@ def _keep(rule: Rule, text: str, m, off: int, out: list) -> None:
     """Append the span of ``m``'s ``secret`` group (offsets of the lowercased window, ``off`` before the
     text's) to ``out`` when :func:`_value_ok` takes it after ``m``'s word."""
     s, e = m.span("secret")
-    if _value_ok(m.group("w") or m.group("f") if "f" in m.re.groupindex else m.group("w"), text[s + off:e + off]):
+    g = m.re.groupindex
+    if _value_ok(m.group("w") or ("f" in g and m.group("f")) or ("j" in g and m.group("j")) or "", text[s + off:e + off]):
         out.append((s + off, e + off, rule.priority, rule.name))
 
 
@@ -413,6 +440,8 @@ MARKDOWN_RULES: list[Rule] = [
               # 'pin' only as a table's header cell (a 'pin' anchor ran this rule on every 'mapping' or 'typing')
               # or a description list's term (mend24: '<dt>PIN</dt><dd>X</dd>'; '<dt>pin', not 'pin</dt': the gate
               # of anchors sharing a prefix is that prefix, and 'pin' would run it on every 'mapping')
-              anchors=("pwd", "secret", "key", "token", "kennwort", "mot de passe", "contrase", "<th", "<dt>pin",
+              # red26b: 'enha' for 'senha' (with 'secret' it would make the gate 'se', in most English windows)
+              anchors=("pwd", "secret", "key", "token", *(w if w != "senha" else "enha" for w in _FOREIGN_STARTS),
+                       "<th", "<dt>pin",
                        *_WEAK_ANCHORS)),
 ]

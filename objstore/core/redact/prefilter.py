@@ -86,7 +86,8 @@ class Plan:
     name).  Two prefilters find which gates occur in a window: the stdlib
     one tests ``tests`` one by one (the gates of :func:`_gates`, shortest
     first, each with the index of the longest other gate it contains or -1:
-    when that one is absent, so is this one, and it is not scanned); the
+    when that one is absent, so is this one, and it is not scanned;
+    ``ascii_tests`` those of an ASCII window, whose gates are ASCII); the
     optional matcher (:func:`_gate_matcher`) finds every anchor of
     ``fast_gates`` (the anchors themselves: more of them cost it nothing,
     and a rule runs only where one of its own anchors occurs) in one pass.
@@ -98,7 +99,7 @@ class Plan:
     frozenset of present gate indices to the entries to run, in ``RULES``
     order."""
 
-    __slots__ = ("rules", "n", "entries", "tests", "slow_sets", "fast_gates", "fast_sets", "slow_runs",
+    __slots__ = ("rules", "n", "entries", "tests", "ascii_tests", "slow_sets", "fast_gates", "fast_sets", "slow_runs",
                  "fast_runs", "literals", "tracked")
 
     def __init__(self, rules: list[Rule]) -> None:
@@ -109,6 +110,9 @@ class Plan:
         at = {g: i for i, g in enumerate(gates)}
         self.slow_sets = [None if gs is None else frozenset(at[g] for g in gs) for gs in merged]
         self.tests = _tests(gates, at)
+        # red26b: an ASCII window (str.isascii: a flag CPython keeps, no scan) holds no gate with a letter beyond
+        # ASCII (the CJK and Cyrillic password words), and an ASCII gate holds only ASCII gates
+        self.ascii_tests = tuple(t for t in self.tests if t[1].isascii())
         self.fast_gates = tuple(sorted({a for r in rules if r.anchors is not None for a in r.anchors}))
         at = {g: i for i, g in enumerate(self.fast_gates)}
         self.fast_sets = [None if r.anchors is None else frozenset(at[a] for a in r.anchors) for r in rules]
@@ -198,7 +202,7 @@ def present(low: str, plan: Plan) -> tuple[frozenset[int], bool, tuple | None]:
                     offsets[g] = [s]
             return frozenset([i for i, _s, _e in found if i < n]), True, (offsets, plan.tracked, low)
     found: set[int] = set()
-    for i, g, within in plan.tests:   # each gate scanned once per window (not once per rule naming it)
+    for i, g, within in plan.ascii_tests if low.isascii() else plan.tests:   # each gate once per window
         if (within < 0 or within in found) and g in low:
             found.add(i)
     return frozenset(found), False, ({}, None, low)

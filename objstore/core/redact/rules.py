@@ -75,6 +75,13 @@ def _redis_ok(v: str) -> bool:
     return named_value_ok(v, password=True)
 
 
+def _refresh_ok(v: str) -> bool:
+    """test26 V1: the body after ``1//0`` reads as random base64url: upper- and lower-case letters and a digit
+    (not a path's or a URL's long word after a ``1//0``)."""
+    b = v.partition("/0")[2]
+    return any(c.isupper() for c in b) and any(c.islower() for c in b) and any(c.isdigit() for c in b)
+
+
 def _scan_q(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
     """The wpa_supplicant ``psk``: the quoted passphrase (group ``q``, not a placeholder) or the 64 hex
     digits (``secret``), whichever matched."""
@@ -451,6 +458,14 @@ RULES: list[Rule] = [
        "Google OAuth 2.0 access token (ya29. + base64url) https://developers.google.com/identity/protocols/oauth2; "
        "GitHub secret scanning's google_oauth_access_token",
        tok(("ya29.",), r"[A-Za-z0-9_-]{30,4096}+")),
+    # test26 V1: the refresh token, the long-lived half of the pair (gcloud auth print-refresh-token,
+    # application_default_credentials.json), also with its '/' JSON-escaped once or twice; random-looking (_refresh_ok)
+    _r("google-oauth-refresh-token",
+       "Google OAuth 2.0 refresh token ('1//0' + base64url, ~100 characters as gcloud prints it; 40.. taken) "
+       "https://developers.google.com/identity/protocols/oauth2; GitHub secret scanning's "
+       "google_oauth_refresh_token",
+       tok(("1//0", "1\\/\\/0", "1\\\\/\\\\/0"), r"[A-Za-z0-9_-]{40,4096}+"), check=_refresh_ok,
+       anchors=("1//0", "\\/0")),    # (the escaped prefixes' own would share the gate '1\\', in every '1\\n')
     # test25b U3: Django's generated key (startproject's settings.py) is a shape of its own, wherever it stands
     _r("django-secret-key",
        "Django's startproject SECRET_KEY: 'django-insecure-' + get_random_secret_key() (50, here 32..64, characters of "

@@ -110,6 +110,8 @@ docker-hub-token          ``dckr_pat_ dckr_oat_`` + 27 [A-Za-z0-9_-]            
 pulumi-token              ``pul-`` + 40 hex                                           Pulumi "Access tokens"
 google-oauth-secret       ``GOCSPX-`` + 24..40 [A-Za-z0-9_-] (test25 T12)              Google "OAuth 2.0" (client secret)
 google-oauth-token        ``ya29.`` + 30.. [A-Za-z0-9_-]                               Google "OAuth 2.0" (access token)
+google-oauth-refresh-token ``1//0`` + 40.. [A-Za-z0-9_-], both letter cases and a    Google "OAuth 2.0" (refresh token)
+                          digit; JSON-escaped (a backslash before each /) too (test26 V1)
 django-secret-key         ``django-insecure-`` + 32..64 of Django's key alphabet       Django "SECRET_KEY" (startproject,
                           (50 generated; test25b U3)                                 get_random_secret_key)
 jwt                       ``eyJ...`` ``.eyJ...`` ``.sig`` (base64url)                  RFC 7519 s3 / RFC 7515 s7.1 compact form
@@ -340,7 +342,12 @@ markdown-secret           md21 (W1; markdown.py): a credential label in Markdown
                           token word (``| user | password |``, ``user,password``),
                           an arrow for the verb (``Password \u2192 X``), the word in
                           German, French, Spanish (``Kennwort: X``, ``mot de passe
-                          : X``, ``contrase\u00f1a: X``), ``token`` alone on its line
+                          : X``, ``contrase\u00f1a: X``; red26b, test26 V2: also
+                          Portuguese, Dutch, Russian, Polish, Czech, Swedish,
+                          Norwegian, Danish, Finnish, Chinese, Japanese, Korean:
+                          ``senha: X``, ``\u043f\u0430\u0440\u043e\u043b\u044c: X``, ``\u5bc6\u7801\uff1aX``,
+                          ``\u6570\u636e\u5e93\u5bc6\u7801\u662f X``, ``\u30d1\u30b9\u30ef\u30fc\u30c9\u306f X``; letters of
+                          those languages alone are prose), ``token`` alone on its line
                           and a random-looking value on the next; values judged as
                           after ``Password:`` (a key's, a token's: a key's shape)
                           (named generic-secret until red22)

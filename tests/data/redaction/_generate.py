@@ -578,6 +578,19 @@ WEBHOOK_SECRET={LOWER_SECRET}
 # look-alikes that stay: password: "Enter your password", API_TOKEN=placeholder, smtp.login(user, password)
 """, [(APP_PW_GROUPS, "generic-secret"), (APP_PW_LOGIN, "call-password"), (LOWER_SECRET, "generic-secret")])
 
+# session 26 (red26b, test26 V1 and V2): a bare Google OAuth refresh token as gcloud prints it, and passwords after
+# a Chinese, Russian and Portuguese label; a seed of their own, so every value above keeps its place
+_r26b = random.Random(262)
+REFRESH = "1//0g" + "".join(_r26b.choice(string.ascii_letters + string.digits + "-_") for _ in range(98))
+MIMA = "".join(_r26b.choice(string.ascii_letters) for _ in range(6)) + "".join(_r26b.choice(string.digits) for _ in range(4))
+PAROL = "".join(_r26b.choice(string.ascii_letters) for _ in range(5)) + "".join(_r26b.choice(string.digits) for _ in range(3))
+files["gcloud-and-labels-red26b.txt"] = (f"""$ gcloud auth print-refresh-token   (every value FAKE)
+{REFRESH}
+\u6570\u636e\u5e93\u5bc6\u7801\uff1a{MIMA}
+\u043f\u0430\u0440\u043e\u043b\u044c: {PAROL}
+# look-alikes that stay: /srv/1//0/archive, \u5bc6\u7801\uff1a\u8bf7\u8f93\u5165\u60a8\u7684\u5bc6\u7801, senha: obrigat\u00f3ria
+""", [(REFRESH, "google-oauth-refresh-token"), (MIMA, "markdown-secret"), (PAROL, "markdown-secret")])
+
 manifest = {}
 for name, (text, secrets) in files.items():
     (HERE / name).write_text(text, encoding="utf-8")
