@@ -26,6 +26,7 @@ from objstore.capture.sync import (PRE_SYNC_MAX_BYTES, hide_forgotten_paths, pro
                                    valid_text, write_stated)
 from objstore.capture.transcript import project_of, strip_mem_context
 from objstore.core.atomic import atomic_write
+from objstore.core.lock import lock_held
 from objstore.core.record import Record, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
@@ -200,8 +201,9 @@ def capture_shell(store: Store, *, session_id: str, command_line: str, cwd: str,
     A shell starts one writer per command, in the background, and they race
     for the store lock (test25 T4: a shell's turns were stored in the order
     their writers got it).  A numbered one first waits, for at most
-    ``order_wait_s`` seconds, until the shell's command ``seq - 1`` is
-    handled (stored, or left out by the rules above), as the file
+    ``order_wait_s`` seconds of the store lock being free (and never past
+    ``order_wait_s`` plus the store's lock timeout), until the shell's
+    command ``seq - 1`` is handled (stored, or left out by the rules above), as the file
     ``cache/shell-seq/<session>`` says (:func:`shell_seq_handled`); under
     the store lock it then stores its turn and writes its number there.
     Past the wait (a writer before it that failed or was not started) it is
@@ -215,8 +217,18 @@ def capture_shell(store: Store, *, session_id: str, command_line: str, cwd: str,
         return None
     seq_file = store.root / SHELL_SEQ_DIR / sid
     if seq > 1:
-        deadline = time.monotonic() + order_wait_s
-        while shell_seq_handled(seq_file) < seq - 1 and time.monotonic() < deadline:
+        # the wait is counted while the store lock is free: while a writer holds it (an import, a
+        # gc) the record before may be queued on it too, and goes first when it is let go (under
+        # load the 5 s passed while all were queued: order lost); bounded by the lock's own timeout
+        start = time.monotonic()
+        deadline, hard = start + order_wait_s, start + order_wait_s + store.lock_timeout
+        lock_file = store.root / "locks" / "store.lock"
+        while shell_seq_handled(seq_file) < seq - 1:
+            now = time.monotonic()
+            if now >= hard or (now >= deadline and not lock_held(lock_file)):
+                break
+            if now >= deadline:
+                deadline = now + 0.5    # a grace once the lock is let go: the one before takes it first
             time.sleep(0.02)
     with store.lock("hook shell"):
         oid = None
