@@ -363,15 +363,16 @@ def _agrees_last(ids: list[str], mine: list[str], i: int) -> bool:
     return False
 
 
-def resolve_thread(store: Store, conv: Conversation, msgs: list) -> tuple[Conversation, State | None, int]:
+def resolve_thread(store: Store, conv: Conversation, msgs: list) -> tuple[Conversation, State | None, int, list[str]]:
     """The thread a request goes on (module doc, item 1): from the thread
     of its first message, while the state of the thread knows a different
     message at some index and the latest message both know differs too
     (:func:`_agrees_last`), the fork at that index.  Returns the resolved
     conversation, the parent's state and the fork index when the resolved
-    thread is new (the caller seeds it: :func:`_seed_fork`), else
-    ``(conv, None, -1)``.  Reads state files only; never raises for their
-    content."""
+    thread is new (the caller seeds it: :func:`_seed_fork`), else ``None,
+    -1``, and the request's message identities (:func:`message_identity`,
+    by index: computed once a request).  Reads state files only; never
+    raises for their content."""
     mine = [message_identity(m) for m in msgs]
     thread, parent, at = conv.thread, None, -1
     for _ in range(MAX_FORKS):
@@ -385,8 +386,8 @@ def resolve_thread(store: Store, conv: Conversation, msgs: list) -> tuple[Conver
             break
         parent, at, thread = st, i, _fork_of(thread, i, mine[i])
     if thread == conv.thread:
-        return conv, None, -1
-    return Conversation(conv.session, thread, conv.project, conv.cwd, conv.ignored), parent, at
+        return conv, None, -1, mine
+    return Conversation(conv.session, thread, conv.project, conv.cwd, conv.ignored), parent, at, mine
 
 
 def _seed_fork(st: State, parent: State, at: int) -> None:
@@ -507,7 +508,7 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list) or not body["messages"]:
         return Prepared(raw, trace={"error": "no messages: forwarded unchanged"})
     msgs = body["messages"]
-    conv, parent, at = resolve_thread(store, identify(headers, body), msgs)
+    conv, parent, at, mine = resolve_thread(store, identify(headers, body), msgs)
     out = Prepared(raw, conv, n_messages=len(msgs), state=state_file(store, conv),
                    trace={"session": conv.session, "thread": conv.thread,
                           "roles": [m.get("role") if isinstance(m, dict) else None for m in msgs]})
@@ -544,11 +545,11 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
             # what the parent noted anywhere is captured already (a harness that dropped messages in
             # the middle moved the rest to lower indices: test26b W1)
             known = {x for x in parent.ids if x}
-        for i, m in enumerate(msgs[:upto]):    # what this thread's messages are, for the next request's fork test
+        for i in range(upto):    # what this thread's messages are, for the next request's fork test
             if i >= len(st.ids):
-                st.ids.append(message_identity(m))
+                st.ids.append(mine[i])
             elif not st.ids[i]:
-                st.ids[i] = message_identity(m)
+                st.ids[i] = mine[i]
         if capture:
             ts = now_ms()
             # a tool result answers the calls of the message just before it (the Messages API's rule)
@@ -561,7 +562,7 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
                     and msgs[st.captured].get("role") == "user":
                 _text_of(msgs[st.captured].get("content"), bash=bash)
             for idx in range(st.captured + 1, upto):
-                if not marked[idx] and not (known and message_identity(msgs[idx]) in known):
+                if not marked[idx] and not (known and mine[idx] in known):
                     out.pending += _turns_of(conv, idx, msgs[idx], ts, secret, bash)
             st.captured = max(st.captured, upto - 1)
             out.turns = len(out.pending)
