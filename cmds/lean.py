@@ -205,15 +205,19 @@ def older_note(resolved_from: str) -> str:
 
 
 def read_value_stdin() -> str:
-    """The value of ``mem remember KEY -``: standard input, less one final
-    line end, ``\\n`` or ``\\r\\n`` (a file saved on Windows, a CRLF heredoc:
-    test25 T20).  Reads at most ``MAX_BODY_CHARS`` + 3 characters: a longer
-    input is refused (InvalidInput, exit 2) before the rest is read, so a
-    200 MB input costs what the limit costs, not twice its size in memory."""
+    """The value of ``mem remember KEY -``: standard input with every CRLF
+    read as LF (a file saved on Windows, a CRLF heredoc: test25 T20,
+    test26b W6; as git's ``core.autocrlf`` reads a text file), less one
+    final line end.  A lone CR stays.  Reads at most
+    ``2 * MAX_BODY_CHARS + 2`` characters (a value of CRLF lines is up to
+    twice its length): a longer input is refused (InvalidInput, exit 2)
+    before the rest is read, so a 200 MB input costs what the limit costs,
+    not its size in memory."""
     from objstore import MAX_BODY_CHARS, InvalidInput
-    text = sys.stdin.read(MAX_BODY_CHARS + 3)
-    text = text[:-2] if text.endswith("\r\n") else text[:-1] if text.endswith("\n") else text
-    if len(text) > MAX_BODY_CHARS:
+    raw = sys.stdin.read(2 * MAX_BODY_CHARS + 2)
+    text = raw.replace("\r\n", "\n") if "\r" in raw else raw
+    text = text[:-1] if text.endswith("\n") else text
+    if len(text) > MAX_BODY_CHARS or len(raw) > 2 * MAX_BODY_CHARS + 1:
         raise InvalidInput(f"body is longer than {MAX_BODY_CHARS} characters (standard input was not read further)")
     return text
 

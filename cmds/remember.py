@@ -114,7 +114,8 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, relate
     """Write a new version of KEY; the old value stays in the log.
 
     KEY is <scope>/<name> with scope user, global or project/<name>.
-    TEXT '-' reads the value from standard input; a TEXT starting with '-'
+    TEXT '-' reads the value from standard input (CRLF read as LF, one final
+    line end dropped); a TEXT starting with '-'
     (a PEM block) is taken as the value, and a usage error never echoes it.  Credentials in a plain
     value (API keys, tokens, private keys, 'Password: X') are replaced by [REDACTED:<rule>]
     before writing, with a warning, and so is the whole value, whatever its shape, under a KEY

@@ -140,7 +140,7 @@ def _owned_files(journal) -> list[Path]:
     out = []
     try:
         names = os.listdir(journal.owned_dir)
-    except FileNotFoundError:
+    except OSError:   # no store there (a missing folder, a link loop)
         return out
     for n in names:
         try:

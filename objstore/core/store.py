@@ -23,6 +23,7 @@ reflogs, then the index entries, then objects.
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from _thread import get_ident   # the running thread's id (the threading module costs start-up)
@@ -273,6 +274,8 @@ class Store(PackRewrites):
                 raise config_missing(root) from None
             raise not_a_store_reason(root) from None   # names a link to nothing, a file
         except OSError as e:
+            if e.errno == errno.ELOOP:                                  # the store path loops (test26b W4)
+                raise not_a_store_reason(root) from None
             raise CorruptObject(f"{root}/config cannot be read: {e.strerror}") from None
         try:
             cfg = cbor2.loads(raw)

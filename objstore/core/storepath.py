@@ -8,7 +8,8 @@ store path"):
 * the store's own folder is created when missing, never the folders above
   it: ``HOME=/nonexistent`` (a system user's) or a ``MEM_HOME`` under a
   folder that does not exist is refused, nothing is created;
-* a link is followed, but its target is never created;
+* a link is followed, but its target is never created; a link that loops
+  (``ELOOP``) is named as such, not read as a damaged store (test26b W4);
 * a path that is a file, or a folder of other files, is never written to.
 
 A reader (:meth:`Store.open`) gets :class:`StoreNotFound` (exit 10) naming
@@ -16,6 +17,7 @@ the problem; a writer (:meth:`Store.init`) :class:`InvalidInput` (exit 2)."""
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -41,8 +43,13 @@ def config_missing(root: Path) -> CorruptObject:
 
 def _kind(root: Path) -> str | None:
     """What is at ``root`` that cannot hold a store, as a clause: ``"is a
-    symbolic link to T, which does not exist"``, ``"is a file, not a
-    folder"``; None when it is a folder or nothing."""
+    symbolic link to T, which does not exist"``, ``"is a symbolic link
+    that loops (T)"`` (``ELOOP``: a link to itself, or links that point at
+    each other), ``"is a file, not a folder"``; None when it is a folder or
+    nothing."""
+    loops = _loops(root)
+    if loops is not None:
+        return loops
     if os.path.islink(root) and not root.exists():
         try:
             target = os.readlink(root)
@@ -54,6 +61,25 @@ def _kind(root: Path) -> str | None:
     return None
 
 
+def _loops(path: Path) -> str | None:
+    """``"is a symbolic link that loops (…)"`` when resolving ``path`` or
+    a folder above it fails with ``ELOOP`` (test26b W4), naming the link
+    ``path`` points at, or ``"is under a symbolic link that loops"`` for
+    a folder above it; None otherwise (any other error is left to the
+    caller's own check)."""
+    try:
+        os.stat(path)
+    except OSError as e:
+        if e.errno != errno.ELOOP:
+            return None
+        try:
+            target = os.readlink(path)
+        except OSError:   # not a link itself: a folder above it is one
+            return "is under a symbolic link that loops (a folder above it)"
+        return f"is a symbolic link that loops (it points to {target})"
+    return None
+
+
 def not_a_store_reason(root: Path) -> StoreNotFound:
     """The error a reader gets for ``root`` with no store config in it:
     ``no mem store at ROOT`` with what ROOT is when that is why (a
@@ -62,6 +88,9 @@ def not_a_store_reason(root: Path) -> StoreNotFound:
     kind = _kind(root)
     if kind is None:
         return StoreNotFound(f"no mem store at {root}", hint="run 'mem init', or point --home / MEM_HOME at a store")
+    if "link that loops" in kind:
+        return StoreNotFound(f"no mem store at {root}: it {kind}",
+                             hint="remove the link, or point it at a folder; then run 'mem init'")
     if kind.startswith("is a symbolic link"):
         return StoreNotFound(f"no mem store at {root}: it {kind}",
                              hint="create the folder it points to, or remove the link; then run 'mem init'")
@@ -76,10 +105,11 @@ def refuse_to_create(root: Path) -> None:
     can be made as one (its parent is a folder)."""
     kind = _kind(root)
     if kind is not None:
-        hint = ("create the folder it points to, or remove the link" if kind.startswith("is a symbolic link")
+        hint = ("remove the link, or point it at a folder" if "link that loops" in kind
+                else "create the folder it points to, or remove the link" if kind.startswith("is a symbolic link")
                 else "move it away, or point --home / MEM_HOME at a folder")
         raise InvalidInput(f"cannot create a store at {root}: it {kind}; mem does not create "
-                           + ("a link's target" if kind.startswith("is a symbolic link") else "a store there"),
+                           + ("a link's target" if kind.startswith("is a symbolic link to") else "a store there"),
                            hint=hint)
     if not root.exists() and not root.parent.is_dir():
         raise InvalidInput(f"cannot create a store at {root}: {root.parent} does not exist "

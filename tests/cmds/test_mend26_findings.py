@@ -18,9 +18,18 @@ def test_remember_from_stdin_drops_one_final_crlf_as_it_drops_one_lf(mem, tmp_pa
     r = mem("--home", home, "remember", "user/s", "-", input="value one\r\n", env=PERSON)
     assert "unchanged" in r.stdout + r.stderr, r.stdout + r.stderr
     assert [b for _v, _f, b in fact_chain(home, "user/s")] == ["value one"]
-    # only the final line end goes: a CR inside, or a second line end, stays
+    # every CRLF is a line end (test26b W6: a multi-line Windows file is its LF twin); only the final one goes,
+    # and a lone CR stays
     mem("--home", home, "remember", "user/t", "-", input="a\r\nb\r\n\r\n", env=PERSON)
-    assert fact_chain(home, "user/t")[0][2] == "a\r\nb\r\n"
+    assert fact_chain(home, "user/t")[0][2] == "a\nb\n"
+    mem("--home", home, "remember", "user/g", "-", input="host: db1\nport: 5432\n", env=PERSON)
+    r = mem("--home", home, "remember", "user/g", "-", input="host: db1\r\nport: 5432\r\n", env=PERSON)
+    assert "unchanged" in r.stdout + r.stderr, r.stdout + r.stderr
+    mem("--home", home, "remember", "user/c", "-", input="only\r", env=PERSON)
+    assert fact_chain(home, "user/c")[0][2] == "only\r"
+    # a value of CRLF lines at the limit is taken whole (its raw input is longer than the limit)
+    mem("--home", home, "remember", "user/lines", "-", input="v\r\n" * 50_000, env=PERSON)
+    assert fact_chain(home, "user/lines")[0][2] == "v\n" * 49_999 + "v"
     # at the limit (plus the CRLF it drops) the value is written; one character more is refused
     mem("--home", home, "remember", "user/big", "-", input="v" * 100_000 + "\r\n", env=PERSON)
     assert fact_chain(home, "user/big")[0][2] == "v" * 100_000
@@ -89,3 +98,28 @@ def test_a_missing_home_folder_is_never_created(mem, tmp_path):
     # the store's own folder is still made when its parent is there
     mem("remember", "user/x", "y", env={**PERSON, "MEM_HOME": str(tmp_path / "new")})
     assert fact_chain(tmp_path / "new", "user/x")[0][2] == "y"
+
+
+def test_a_store_path_that_is_a_link_loop_is_named_as_such_not_as_damage(mem, tmp_path):
+    """test26b W4: ``MEM_HOME`` a link to itself read as store damage (exit
+    13, "run mem fsck --repair"), which no repair could mend.  Readers exit
+    10 and writers 2, naming the loop; nothing is created; a path under a
+    loop of two links is named too; a hook stores nothing and exits 0."""
+    w = tmp_path / "w"
+    w.mkdir()
+    loop = w / "loop"
+    loop.symlink_to(loop)
+    for args in (["get", "user/a"], ["fsck", "--repair"], ["recall", "x"]):
+        r = mem("--home", str(loop), *args, env=PERSON, exit_code=10)
+        assert "is a symbolic link that loops" in r.stderr and "fsck" not in r.stderr, r.stderr
+    for args in (["remember", "user/a", "b"], ["init"]):
+        r = mem("--home", str(loop), *args, env=PERSON, exit_code=2)
+        assert "is a symbolic link that loops" in r.stderr, r.stderr
+    a = w / "a"
+    a.mkdir()
+    (a / "x").symlink_to(a / "y")
+    (a / "y").symlink_to(a / "x")
+    r = mem("--home", str(a / "x" / "s"), "get", "user/a", env=PERSON, exit_code=10)
+    assert "is under a symbolic link that loops" in r.stderr, r.stderr
+    mem("--home", str(loop), "hook", "claude-code", input="{}", env=PERSON)
+    assert _tree(w) == ["a", "a/x", "a/y", "loop"]
