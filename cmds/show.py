@@ -3,7 +3,7 @@
 import click
 
 from ._common import emit_json, fmt_time, json_option, plural, safe, with_store
-from ._out import body_text, edge_lines
+from ._out import body_text, edge_lines, shown_key
 
 
 def object_json(oid: str, obj) -> dict:
@@ -55,7 +55,7 @@ def _print_object(oid: str, obj, status: str | None = None, store=None, current_
     from objstore import Fact, Sealed, Tombstone, Turn, is_lost_stub
     click.echo(click.style(f"{obj.TYPE_NAME} {oid}", fg="yellow"))
     if isinstance(obj, Sealed):
-        click.echo(safe(f"key:         {obj.key}  (v{obj.version}, sealed)"))
+        click.echo(safe(f"key:         {shown_key(obj.key)}  (v{obj.version}, sealed)"))
         click.echo(f"kind:        {obj.kind}    trust: {obj.trust}    owner: {safe(obj.owner)}")
         click.echo(f"valid_from:  {fmt_time(obj.valid_from)}    recorded_at: {fmt_time(obj.recorded_at)}")
         click.echo(f"parent:      {obj.parent or '-'}")
@@ -67,7 +67,7 @@ def _print_object(oid: str, obj, status: str | None = None, store=None, current_
         if status in ("not current", "forgotten", "lost") or (status or "").startswith("superseded"):
             if current_version is not None and status != f"superseded by v{current_version}":
                 shown = f"{status}; current: v{current_version}"  # the successor is not the current one
-        click.echo(safe(f"key:         {obj.key}  (v{obj.version}{', ' + shown if shown else ''})"))
+        click.echo(safe(f"key:         {shown_key(obj.key)}  (v{obj.version}{', ' + shown if shown else ''})"))
         if status and status.startswith(("superseded", "not current")):
             click.echo(safe(f"note:        not the current value; see it with: mem get {obj.key}"))
         click.echo(f"kind:        {obj.kind}    trust: {obj.trust}    sensitivity: {obj.sensitivity}")
@@ -104,7 +104,7 @@ def _print_object(oid: str, obj, status: str | None = None, store=None, current_
         click.echo("")
         click.echo(body_text(obj))
     elif isinstance(obj, Tombstone):
-        click.echo(safe(f"key:         {obj.key}"))
+        click.echo(safe(f"key:         {shown_key(obj.key)}"))
         click.echo(f"value sha256: {obj.value_sha256.hex()}")
         click.echo(f"time:        {fmt_time(obj.time)}    reason: {obj.reason}")
 

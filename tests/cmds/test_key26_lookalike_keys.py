@@ -98,7 +98,8 @@ def test_an_agents_whole_script_look_alike_is_queued_the_persons_is_written(mem)
 
 def test_every_listing_shows_a_look_alike_escaped(tmp_path, mem, store_path):
     """A key an older mem wrote (before this check) stays readable and is
-    shown escaped: context, keys, recall, queue."""
+    shown escaped: context, keys, recall, queue, and `mem show` of one of
+    its versions (a single-key display)."""
     _old_store_key(store_path)
     mem("remember", "project/api/deploy-day", "Deploys happen on Friday", env=PERSON)
     mem("reindex")
@@ -112,6 +113,8 @@ def test_every_listing_shows_a_look_alike_escaped(tmp_path, mem, store_path):
     found = mem("search", "deploys").stdout
     assert f"fact  {SHOWN}" in found and LOOKALIKE not in found
     assert mem("keys", "--json").json[1]["key"] == LOOKALIKE   # --json keeps the key as stored
+    shown = mem("show", LOOKALIKE).stdout
+    assert f"key:         {SHOWN}  (v1, current)" in shown and LOOKALIKE not in shown, shown
     assert mem("get", LOOKALIKE).stdout.strip() == "Deploys happen on Monday"   # read as before
     mem("remember", LOOKALIKE, "again", env=PERSON, exit_code=2)   # a new version is refused
     mem("forget", LOOKALIKE, "--yes", env=PERSON)                  # forgotten as before
