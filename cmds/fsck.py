@@ -86,7 +86,11 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     such tombstones) and a damaged index-journal record (--repair, like any
     write, rebuilds the index).  Warnings, not problems (exit 0: a process
     killed mid-way leaves them, and any write finishes them): a forget
-    that was stopped before it finished, and a torn last journal record.
+    stopped after it wrote its tombstones, and a torn last journal record.
+    A forget stopped before it wrote all its tombstones is no damage, but
+    what it removes may still be stored and only the same forget run again
+    finishes it: fsck names it as an error with that command and exits 6
+    (push, backup and export refuse meanwhile).
 
     A reflog file (logs/refs/...) holding a line that is not '<old id>
     <new id> <ms> <command>' (garbage, a line cut short) is a problem too:
@@ -123,7 +127,8 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
       mem fsck --repair
       mem fsck --repair --drop-lost-tombstones
 
-    Exit status: 0 clean (after --repair: clean now); 13 corruption found,
+    Exit status: 0 clean (after --repair: clean now); 6 no corruption, but
+    a forget stopped before its tombstones must be run again; 13 corruption found,
     a damaged search index, remotes.json or sync-key included (or left
     after --repair); 10 no store; 11 store locked; 16 read-only store.
     """
@@ -168,7 +173,8 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     rep.problems.extend(p for p, _todo in remote_damage)
     if as_json:
         doc = {"ok": rep.ok, "objects": rep.objects, "refs": rep.refs,
-               "unreachable": rep.unreachable, "problems": rep.problems, "warnings": rep.warnings}
+               "unreachable": rep.unreachable, "problems": rep.problems, "warnings": rep.warnings,
+               "unfinished_forgets": rep.unfinished}
         if fixed is not None:
             doc["repair"] = {"quarantine": fixed.quarantine, "quarantined": fixed.quarantined,
                              "salvaged": fixed.salvaged, "dropped_objects": fixed.dropped_objects,
@@ -201,10 +207,14 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                 click.echo(f"repair: {line}")
         for p in rep.problems:
             click.echo(f"error: {safe(p)}")
+        for u in rep.unfinished:
+            click.echo(f"error: {safe(u)}")
         for w in rep.warnings:
             click.echo(f"warning: {safe(w)}")
-        click.echo(f"{'ok' if rep.ok else 'CORRUPT'}: {plural(rep.objects, 'object')}, {plural(rep.refs, 'ref')}, "
-                   f"{rep.unreachable} unreachable, {plural(len(rep.problems), 'problem')}")
+        click.echo(f"{'CORRUPT' if not rep.ok else 'UNFINISHED' if rep.unfinished else 'ok'}: "
+                   f"{plural(rep.objects, 'object')}, {plural(rep.refs, 'ref')}, "
+                   f"{rep.unreachable} unreachable, {plural(len(rep.problems), 'problem')}"
+                   + (f", {plural(len(rep.unfinished), 'unfinished forget')}" if rep.unfinished else ""))
         if not rep.ok and not repair:
             if len(rep.problems) > len(remote_damage):
                 click.echo("hint: 'mem fsck --repair' sets the damage aside and keeps everything readable", err=True)
@@ -212,6 +222,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                 click.echo(f"hint: {p.split(' ', 1)[0]}: {todo}", err=True)
     if not rep.ok:
         raise click.exceptions.Exit(IntegrityError.exit_code)
+    if rep.unfinished:   # not damage: the forget run again finishes it (its line names the command)
+        from objstore import ForgetUnfinished
+        raise click.exceptions.Exit(ForgetUnfinished.exit_code)
 
 
 def _say(text: str, err: bool = False) -> None:

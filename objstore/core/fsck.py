@@ -31,6 +31,10 @@ class FsckReport:
         unreachable: objects no ref or reflog reaches (not a problem; gc removes them).
         warnings: things that are not corruption but need a person's eye,
             e.g. a key holding ``@`` that an older mem wrote.
+        unfinished: forgets stopped before they wrote all their tombstones
+            (``objstore.core.unfinished``), one line each: not corruption,
+            but what they remove may still be stored and only the same
+            forget run again finishes them (``mem fsck`` exits 6; test27 V7).
     """
 
     objects: int = 0
@@ -38,6 +42,7 @@ class FsckReport:
     unreachable: int = 0
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    unfinished: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -199,8 +204,9 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
                             "before it removed the plaintext, which search, recall and the agent's context serve "
                             f"(push and export refuse); 'mem fsck --repair' (or: mem seal {key}) removes it")
     for s in stopped:   # stopped before all its tombstones were written: only the same forget finishes it
-        rep.warnings.append(f"{UNFINISHED_DIR}/{s.path.name}: {s.describe()} {s.stopped()}; run it again: "
-                            f"{s.rerun()}  (push, backup and export refuse until then)")
+        said = rep.warnings if s.command in ("seal", "unseal") else rep.unfinished   # (a seal's: --repair)
+        said.append(f"{UNFINISHED_DIR}/{s.path.name}: {s.describe()} {s.stopped()}; run it again: "
+                    f"{s.rerun()}  (push, backup and export refuse until then)")
     if (j.forgets or j.turn_forgets or j.queue) and not stopped:
         rep.warnings.append(f"index-journal: a forget of {len(j.forgets)} key(s), {len(j.turn_forgets)} "
                             f"session(s) and {len(j.queue)} review-queue item(s) was stopped before it finished "

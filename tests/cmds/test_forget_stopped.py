@@ -69,9 +69,13 @@ def test_forget_killed_before_its_tombstones_are_all_written_is_kept_until_rerun
     assert "widget5" in mem("search", "widget5").stdout
     assert (store_path / "index-journal").stat().st_size == 0
     assert _left_in_store(mem)                              # the value is still stored
-    r = mem("fsck")                                         # a warning (exit 0): the store is not damaged
-    assert "was stopped before it had written all its tombstones" in r.stdout
+    # not damage, but not "ok" either (test27 V7): an error line naming the forget to rerun, exit 6
+    r = mem("fsck", exit_code=6)
+    assert "error: forget-unfinished/" in r.stdout and "was stopped before it had written all its tombstones" in r.stdout
     assert "mem forget --match <the same text> --yes" in r.stdout
+    assert "UNFINISHED: " in r.stdout and "0 problems, 1 unfinished forget" in r.stdout and "ok:" not in r.stdout
+    assert "--repair" not in r.stderr                       # no repair can finish it
+    assert len(mem("fsck", "--json", exit_code=6).json["unfinished_forgets"]) == 1
 
     # nothing copies it out: push refuses, and the remote gets nothing
     r = mem("push", exit_code=6)
