@@ -20,7 +20,7 @@ from objstore.capture.policy import CONFIG_FILE, CaptureConfig, load_config, pat
 from objstore.core.errors import InvalidInput
 from objstore.core.store import Store
 from objstore.core.tomledit import set_value
-from objstore.memory.sessions import walk_turns
+from objstore.memory.sessions import session_project, walk_turns
 
 
 @dataclass
@@ -64,14 +64,10 @@ def preview(store: Store, glob: str) -> ExcludePreview:
     cfg = CaptureConfig(exclude=(normalize_glob(glob),))
     out = ExcludePreview(glob)
     for name, oid in store.refs.iter("sessions"):
-        cwd = project = ""
-        n = 0
-        for tv in walk_turns(store, oid):
-            n += 1
-            cwd = tv.turn.cwd or cwd
-            project = tv.turn.project or project
+        chain = list(walk_turns(store, oid))
+        cwd = next((tv.turn.cwd for tv in reversed(chain) if tv.turn.cwd), "")   # where it started
         if cwd and path_excluded(cfg, cwd):
-            out.sessions.append((name[len("sessions/"):], project, cwd, n))
+            out.sessions.append((name[len("sessions/"):], session_project(chain), cwd, len(chain)))
     return out
 
 

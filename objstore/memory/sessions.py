@@ -286,6 +286,17 @@ class TurnForecast:
                  ct.entrypoint, taints), frame, digest, after, msg)
 
 
+def session_project(chain_newest_first) -> str:
+    """The project of a session: that of its newest turn that knows one
+    (a last record without ``cwd`` does not blank it; a session whose
+    working directory moved is under the project it ended in), ``""``
+    when none does.  ``chain_newest_first``: TurnVersions as
+    :func:`walk_turns` yields them.  The one rule of ``mem sessions``,
+    ``mem stats``, ``mem exclude``'s preview and ``mem export`` (test27 V2:
+    they disagreed)."""
+    return next((tv.turn.project for tv in chain_newest_first if tv.turn.project), "")
+
+
 def list_sessions(store: Store) -> list[SessionInfo]:
     """Every session, oldest start first."""
     out = []
@@ -296,8 +307,7 @@ def list_sessions(store: Store) -> list[SessionInfo]:
         except IntegrityError:
             chain = []
         times = [tv.turn.timestamp for tv in chain if tv.turn.timestamp]
-        # the newest turn that knows its project (a last record without cwd does not blank it)
-        project = next((tv.turn.project for tv in chain if tv.turn.project), "")
+        project = session_project(chain)
         out.append(SessionInfo(id=name[len("sessions/"):], project=project,
                                started=min(times) if times else 0, last=max(times) if times else 0,
                                turns=len(chain), head=oid,

@@ -48,7 +48,7 @@ from objstore.memory.facts import current_of, remember, walk
 from objstore.memory.scope import is_memory_file_key
 from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.served import hider
-from objstore.memory.sessions import walk_turns
+from objstore.memory.sessions import session_project, walk_turns
 from objstore.memory.tombstones import all_tombstones, forgotten_check, forgotten_in
 from objstore.memory.writechecks import check_key_credentials
 from objstore.retrieval.search import reindex
@@ -469,7 +469,7 @@ def export_markdown(store: Store, out_dir: Path, *, scope: str | None = None) ->
         for name, oid in store.refs.iter("sessions"):
             sid = name[len("sessions/"):]
             chain = _chain_oldest_first(walk_turns(store, oid))
-            proj = next((tv.turn.project for tv in chain if tv.turn.project), "") or "_"
+            proj = session_project(reversed(chain)) or "_"
             if project and proj != project:
                 continue
             lines = [f"# Session {sid}", "", f"project: {proj}", ""]

@@ -19,7 +19,7 @@ from objstore.core.refs import key_scope
 from objstore.core.store import Store, now_ms
 from objstore.memory.facts import current_of, key_chains, listed_chain
 from objstore.memory.queue import count as queue_count
-from objstore.memory.sessions import walk_turns
+from objstore.memory.sessions import session_project, walk_turns
 
 DAY_MS = 86_400_000
 
@@ -156,15 +156,13 @@ def store_stats(store: Store, *, progress=None, now: int | None = None) -> Store
         chain = listed_chain(store, name, oid, walk_turns)
         if chain is None:
             continue   # a damaged ref: noted in store.damaged, warned about
-        project = ""
         for tv in chain:
             t = tv.turn
-            project = t.project or project
             s.turns_by_project[t.project or "-"] += 1
             s.turns_by_harness[t.harness or "-"] += 1
             if t.timestamp >= start:
                 turns_day[(t.timestamp - start) // DAY_MS] += 1
-        s.sessions_by_project[project or "-"] += 1
+        s.sessions_by_project[session_project(chain) or "-"] += 1
 
     s.growth = [(start + d * DAY_MS, facts_day[d], turns_day[d]) for d in range(30)]
     return s
