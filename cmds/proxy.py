@@ -225,13 +225,25 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
 class CaptureWriter:
     """One background thread that writes captured turns in arrival order,
     a batch at a time (one store lock, one index commit per batch), so no
-    request waits for an index commit.  ``close`` writes what is queued."""
+    request waits for an index commit.  A batch the store lock cannot be
+    had for within the lock timeout (an import or a ``gc`` holding it) is
+    kept and tried again, every ``RETRY_S`` seconds for up to
+    ``RETRY_FOR_S`` seconds, with what arrived meanwhile queued behind it
+    (test27 V19: a proxy-only harness has no transcript to import it from
+    later).  ``close`` writes what is queued (a batch still locked out
+    after that is said lost on stderr)."""
+
+    #: seconds between tries of a batch the store lock was not had for
+    RETRY_S = 1.0
+    #: seconds a locked-out batch is tried for before it is said lost
+    RETRY_FOR_S = 600.0
 
     def __init__(self, store, write) -> None:
         import queue
         import threading
         self.store, self.write = store, write
         self.q: queue.Queue = queue.Queue()
+        self.closing = threading.Event()
         self.t = threading.Thread(target=self._run, name="mem-proxy-capture", daemon=True)
         self.t.start()
 
@@ -257,18 +269,36 @@ class CaptureWriter:
                     break
                 groups.append(more)
             try:
-                self.write(self.store, [t for g in groups for t in g])
+                self._write_retrying([t for g in groups for t in g])
             except Exception as e:  # noqa: BLE001 - a failed write is logged, the proxy goes on
                 if len(groups) == 1:
                     self._failed(e, groups[0])
                 else:   # test25 T1: one request's failure never costs the other requests' turns
                     for g in groups:
                         try:
-                            self.write(self.store, g)
+                            self._write_retrying(g)
                         except Exception as e1:  # noqa: BLE001 - as above
                             self._failed(e1, g)
             if stop:
                 return
+
+    def _write_retrying(self, turns: list) -> None:
+        """Write ``turns``; while the store lock is held by another process
+        (StoreLocked after the store's lock timeout), wait ``RETRY_S`` and
+        try again, for up to ``RETRY_FOR_S`` seconds (not past ``close``'s
+        own wait); then raise the last StoreLocked."""
+        import time
+
+        from objstore import StoreLocked
+        give_up = time.monotonic() + self.RETRY_FOR_S
+        while True:
+            try:
+                self.write(self.store, turns)
+                return
+            except StoreLocked:
+                if time.monotonic() >= give_up or self.closing.is_set():
+                    raise
+                self.closing.wait(self.RETRY_S)
 
     @staticmethod
     def _failed(e: Exception, turns: list) -> None:
@@ -277,6 +307,9 @@ class CaptureWriter:
     def close(self) -> None:
         self.q.put(None)
         self.t.join(60)
+        if self.t.is_alive():   # still locked out: the next try is its last
+            self.closing.set()
+            self.t.join(60)
 
 
 @command.command("health")

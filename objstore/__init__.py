@@ -39,6 +39,7 @@ _API: dict[str, tuple[str, str]] = {
     "NotFound": ("objstore.core.errors", "NotFound"),
     "Refused": ("objstore.core.errors", "Refused"),
     "ForgetUnfinished": ("objstore.core.errors", "ForgetUnfinished"),
+    "StoreLocked": ("objstore.core.errors", "StoreLocked"),
     "Fact": ("objstore.core.objects", "Fact"),
     "Sealed": ("objstore.core.objects", "Sealed"),
     "Tombstone": ("objstore.core.objects", "Tombstone"),

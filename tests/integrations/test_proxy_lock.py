@@ -198,3 +198,39 @@ def test_a_proxy_killed_before_its_index_commit_leaves_it_to_the_next_writer(pri
     assert _mem(env, "remember", "user/pager", "less").returncode == 0   # takes the lock: replays it
     assert _journal_clear(home)
     assert _found(prig, word)
+
+
+def test_a_batch_locked_out_past_the_lock_timeout_is_kept_and_stored_later(tmp_path):
+    """test27 V19: while an import (here: the test) held the store lock past
+    the proxy's lock timeout, the captured prompt was dropped for good
+    ("capture failed (StoreLocked)") and its answer stored alone.  The
+    writer now keeps the batch and tries again: once the lock is free the
+    prompt and its answer are stored, in order, and nothing is said lost."""
+    import fcntl
+    home = tmp_path / "store"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEM_")}
+    env.update(MEM_HOME=str(home), HOME=str(tmp_path / "home"), MEM_NO_HELPER="1", MEM_LOCK_TIMEOUT="1")
+    assert _mem(env, "remember", "user/editor", "helix").returncode == 0
+    up = Upstream()
+    proc, url = _start_proxy(env, up)
+    rig = {"home": home, "env": env, "url": url, "proc": proc, "up": up}
+    try:
+        fd = os.open(home / "locks" / "store.lock", os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            _send(rig, "locked-1", "the tapir enclosure opens at nine")
+            # the writer's first try waits its 1 s lock timeout and fails; let it fail a few times
+            time.sleep(4)
+            assert _turn_texts(rig, "locked-1") == []          # nothing could be stored meanwhile
+        finally:
+            os.close(fd)
+        _wait(lambda: len(_turn_texts(rig, "locked-1")) == 2, what="both turns stored")
+        texts = _turn_texts(rig, "locked-1")
+        assert "tapir enclosure" in texts[0] and "Noted" in texts[1], texts
+    finally:
+        proc.terminate()
+        proc.wait(120)
+        err = proc.stderr.read().decode()
+        proc.stderr.close()
+        up.stop()
+    assert "capture failed" not in err, err
