@@ -71,7 +71,7 @@ def command(text, files, no_remotes, as_json, store):
     if as_json:
         emit_json([{"place": h.place, "where": h.where, "detail": h.detail} for h in hits])
     elif not hits:
-        click.echo("found nowhere: " + _nowhere(store, no_remotes, len(unreadable))
+        click.echo("found nowhere: " + _nowhere(store, no_remotes, len(unreadable), extra)
                    + (f" ({unchecked} captured transcript {'file' if unchecked == 1 else 'files'} not checked: "
                       "see above)" if unchecked else ""))
     else:
@@ -85,12 +85,16 @@ def command(text, files, no_remotes, as_json, store):
         raise click.exceptions.Exit(3)
 
 
-def _nowhere(store, skipped: bool, unreadable: int) -> str:
+def _nowhere(store, skipped: bool, unreadable: int, histories=()) -> str:
     """Where a scan that found nothing looked, remotes included (their
-    names: a remote not read is said so, never counted as clean)."""
-    from objstore import list_remotes
+    names: a remote not read is said so, never counted as clean), the
+    shell history files by name (test27 V17: "the shell history" read as
+    every history, while a custom ``$HISTFILE`` not exported was not read)."""
+    from objstore import list_remotes, shown_path
     names = [] if skipped else [spec.name for spec in list_remotes(store)]
-    looked = "not in the store, the index, the captured transcripts, the shell history"
+    hist = (", ".join(shown_path(str(p)) for p in histories) if histories else
+            "no shell history file (none of ~/.bash_history, ~/.zsh_history, fish's, ~/.histfile, $HISTFILE)")
+    looked = f"not in the store, the index, the captured transcripts, {hist}"
     if skipped:
         return looked + " (remotes and backups not read: --no-remotes)"
     if not names:

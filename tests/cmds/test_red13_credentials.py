@@ -222,3 +222,26 @@ def test_scrub_sources_alone_reaches_a_linked_history_and_keeps_the_link(tmp_pat
     assert r.json["sources_scrubbed"] == [str(home / ".bash_history")], r.json
     assert (home / ".bash_history").is_symlink() and real.read_bytes() == b"echo [REDACTED]\npwd\n"
     _nowhere(mem, SECRET)
+
+
+def test_scan_and_scrub_read_histfile_and_name_the_histories_they_read(tmp_path, mem, store_path):
+    """test27 V17: a custom ``$HISTFILE`` holding the token was never read,
+    and "found nowhere: …, the shell history" read as an all-clear.  It is
+    read (and scrubbed) when the command is given it, and a scan that finds
+    nothing names the history files it read."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    custom = tmp_path / "hist" / "my_history"
+    custom.parent.mkdir()
+    custom.write_bytes(b"ls\nexport API_TOKEN=" + SECRET.encode() + b"\n")
+    mem("remember", "user/editor", "helix")
+    r = mem("scan", SECRET, "--no-remotes")
+    assert r.stdout.startswith("found nowhere") and "no shell history file" in r.stdout, r.stdout
+    env = {"HISTFILE": str(custom)}
+    r = mem("scan", SECRET, "--no-remotes", "--json", env=env, exit_code=1)
+    assert [h["where"] for h in r.json] == [str(custom)], r.json
+    r = mem("forget", "--match", SECRET, "--scrub-sources", "--yes", env=env)
+    assert f"shell history {custom}: the text is on 1 line" in r.stdout, r.stdout
+    assert custom.read_bytes() == b"ls\nexport API_TOKEN=[REDACTED]\n"
+    r = mem("scan", SECRET, "--no-remotes", env=env)
+    assert r.stdout.startswith("found nowhere") and str(custom) in r.stdout, r.stdout
