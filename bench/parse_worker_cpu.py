@@ -13,7 +13,11 @@ digest for two trees: the same rows, redactions and forecasts).  Compare CPU,
 not wall time, on a shared machine (docs/benchmarks.md, "Session 9 (branch
 `imp9`)").  ``--spy DIR`` samples each child with py-spy and lists, per tree,
 the functions with the most samples on their stack over all its runs (docs/benchmarks.md,
-"Session 26 (branch `imp26`)").
+"Session 26 (branch `imp26`)").  ``--children N`` splits the files as the import's
+``ParseWorkers`` of that tree would for N children (``parseworker.split_paths`` where the tree
+has it, else the files taken in turn) and runs each part in its own process, one after the
+other: the CPU summed over the parts, each part's on the line (docs/benchmarks.md, "Session 27
+(branch `imp27`)"); the digest is then of the parts' messages in turn.
 """
 
 from __future__ import annotations
@@ -35,6 +39,14 @@ from objstore.capture.transcript import enable_fast_json
 from objstore.memory.sessions import TurnForecast
 enable_fast_json()
 files = list(claude_code.discover([sys.argv[2]]))
+if len(sys.argv) > 3:                   # one child's part of N: k/N
+    k, of = map(int, sys.argv[3].split("/"))
+    try:
+        from objstore.capture.parseworker import split_paths
+    except ImportError:                 # a tree before session 27: the files taken in turn
+        files = files[k::of]
+    else:
+        files = [f for f, c in zip(files, split_paths(files, of, getattr(claude_code, "tree_key", None))) if c == k]
 h, n = hashlib.sha256(), 0
 t0, c0 = time.perf_counter(), time.process_time()
 fc, guess = TurnForecast("claude-code"), project_guesser({})
@@ -44,13 +56,15 @@ for p in files:
         n += len(b)
         h.update(b)
 print(f"cpu {time.process_time() - c0:.2f} s  wall {time.perf_counter() - t0:.2f} s  "
-      f"pickled {n / 1e6:.1f} MB  sha256 {h.hexdigest()[:16]}")
+      f"pickled {n / 1e6:.1f} MB  sha256 {h.hexdigest()[:16]}  files {len(files)}")
 """
 
 
-def run_in_turn(child: str, description: str, default_runs: int) -> None:
+def run_in_turn(child: str, description: str, default_runs: int, parts: bool = False) -> None:
     """Run the script ``child`` (argv: TREE CORPUS) once per tree per run, the trees in turn,
-    printing each child's one line with the load average; ``bench/tantivy_doc_cpu.py`` shares it."""
+    printing each child's one line with the load average; ``bench/tantivy_doc_cpu.py`` shares it.
+    ``parts``: the ``--children N`` option, ``child`` run N times per tree and run with a third
+    argument ``k/N`` (the part), its CPU summed."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("trees", nargs="+")
     ap.add_argument("--corpus", default="/tmp/bench-corpus")
@@ -59,7 +73,11 @@ def run_in_turn(child: str, description: str, default_runs: int) -> None:
                     "Python): its raw stacks to DIR/run<i>-tree<j>.txt, and each tree's functions with the most "
                     "samples on their stack (imp26)")
     ap.add_argument("--spy-top", type=int, default=25, help="functions listed per tree with --spy (default 25)")
+    if parts:
+        ap.add_argument("--children", type=int, default=0, help="split the files as the import's N children "
+                        "would and run each part in its own process, the CPU summed (imp27)")
     a = ap.parse_args()
+    n_parts = getattr(a, "children", 0)
     spy = []
     if a.spy:
         os.makedirs(a.spy, exist_ok=True)
@@ -71,9 +89,16 @@ def run_in_turn(child: str, description: str, default_runs: int) -> None:
             load = open("/proc/loadavg").read().split()[0] if os.path.exists("/proc/loadavg") else "?"
             raw = os.path.join(a.spy, f"run{i + 1}-tree{j + 1}.txt") if spy else ""
             cmd = [*spy, raw, "--"] if spy else []
-            out = subprocess.run([*cmd, sys.executable, "-c", child, tree, a.corpus], capture_output=True, text=True,
-                                 check=True).stdout.strip().splitlines()
-            out = [x for x in out if x.strip() and not x.startswith("py-spy>")][-1]   # py-spy writes to stdout too
+            lines = []
+            for part in ([f"{k}/{n_parts}" for k in range(n_parts)] if n_parts else [None]):
+                out = subprocess.run([*cmd, sys.executable, "-c", child, tree, a.corpus, *([part] if part else [])],
+                                     capture_output=True, text=True, check=True).stdout.strip().splitlines()
+                lines.append([x for x in out if x.strip() and not x.startswith("py-spy>")][-1])  # py-spy writes to stdout too
+            if len(lines) == 1:
+                out = lines[0]
+            else:
+                total = sum(float(x.split()[1]) for x in lines)
+                out = f"cpu summed {total:.2f} s  parts: " + " | ".join(lines)
             print(f"run {i + 1}  {tree}  load {load}  {out}", flush=True)
             if spy:
                 _count_stacks(raw, stacks[tree])
@@ -98,7 +123,7 @@ def _count_stacks(path: str, into: collections.Counter) -> None:
 
 
 def main() -> None:
-    run_in_turn(CHILD, __doc__.splitlines()[0], 3)
+    run_in_turn(CHILD, __doc__.splitlines()[0], 3, parts=True)
 
 
 if __name__ == "__main__":

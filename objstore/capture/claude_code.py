@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = ["CapturedTurn", "ParseStats", "ReaderState", "TOOL_RESULT_MAX_CHARS", "MAX_LINE_BYTES",
-           "discover", "parse_file", "prompt_alias", "prompt_hash", "scan_prompts"]
+           "discover", "parse_file", "prompt_alias", "prompt_hash", "scan_prompts", "tree_key"]
 
 
 
@@ -385,6 +385,27 @@ def file_context(path: Path) -> tuple[bool, str]:
         if parts[i] == "subagents":
             return True, parts[i - 1]
     return True, ""   # layout 2.0.x: agent-<id>.jsonl next to sessions
+
+
+def tree_key(path: str | os.PathLike) -> str:
+    """The session tree a transcript belongs to, as far as its path says
+    (the file system is not read): ``<dir>/<session>`` for a main
+    transcript ``<dir>/<session>.jsonl`` and for a sub-agent file under
+    ``<dir>/<session>/subagents/`` (any depth); the path itself for any
+    other file (a 2.0.x ``agent-*.jsonl`` beside the sessions names its
+    session only in its first record).  The files of one tree read each
+    other (:func:`_tree_trail`), so ``parseworker.ParseWorkers`` gives them
+    to one child; only that uses it, and a wrong guess costs time, never
+    changes what is imported."""
+    p = os.fspath(path)
+    name = os.path.basename(p)
+    if not name.startswith("agent-"):
+        return p[:-6] if name.endswith(".jsonl") else p
+    parts = Path(p).parts[:-1]
+    for i in range(len(parts) - 1, 0, -1):
+        if parts[i] == "subagents":
+            return os.path.join(*parts[:i])
+    return p
 
 
 #: the record ``type`` s Claude Code writes (agent-formats §2.2, observed 1.0.24 -> 2.1.177, and

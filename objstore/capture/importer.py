@@ -58,7 +58,7 @@ LAYOUT_PART = 10
 #: bytes of transcripts to read from which an import parses them in a child process (its start costs ~50 ms)
 PARALLEL_MIN_BYTES = 8 << 20
 #: bytes of transcripts to read from which an import (``workers`` None, two cores or more) parses them in
-#: two children (``ParseWorkers``, the files taken in turn) rather than one: below it the second child's
+#: two children (``ParseWorkers``, each session tree's files in one) rather than one: below it the second child's
 #: start (~0.15 s of CPU) and the forecasts it loses at sessions that cross files cost more than it saves
 #: (docs/benchmarks.md, "Session 15 (branch imp15)")
 PARALLEL2_MIN_BYTES = 64 << 20
@@ -144,7 +144,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         workers: 1 parses and redacts the files in a child process
             (``objstore.capture.parseworker``) while this one stores what it
             has sent (the machine's second core); 2 or more, in that many
-            children, the files taken in turn (``ParseWorkers``); 0 parses here; None (default)
+            children, a session tree's files in one (``ParseWorkers``); 0 parses here; None (default)
             uses one child when there are two cores and at least
             :data:`PARALLEL_MIN_BYTES` to read, two from
             :data:`PARALLEL2_MIN_BYTES`.  The result is the same
@@ -495,7 +495,8 @@ def _start_worker(reader, to_read: list[str], workers: int | None, harness: str,
     from objstore.capture.parseworker import ParseWorker, ParseWorkers  # deferred: ~10 ms, a child's only
     try:
         if workers > 1:
-            return ParseWorkers(reader.__name__, to_read, harness, registry, workers)
+            return ParseWorkers(reader.__name__, to_read, harness, registry, workers,
+                                tree_of=getattr(reader, "tree_key", None))  # a session tree in one child
         return ParseWorker(reader.__name__, to_read, harness, registry)
     except OSError:
         return None

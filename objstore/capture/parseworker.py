@@ -53,7 +53,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from objstore.capture.transcript import enable_fast_json
@@ -62,7 +62,7 @@ from objstore.memory.scope import identity_of, name_in
 from objstore.memory.sessions import TurnForecast, cap_turn_text
 
 __all__ = ["CHUNK_CHARS", "CHUNK_TURNS", "ParseWorker", "ParseWorkers", "WorkerFailed", "parse_rows",
-           "project_guesser"]
+           "project_guesser", "split_paths"]
 
 CHUNK_TURNS = 256
 CHUNK_CHARS = 1 << 20
@@ -241,22 +241,57 @@ class ParseWorker:
         self.close()
 
 
+def split_paths(paths: list, n: int, tree_of: Callable[[str], str] | None = None) -> list[int]:
+    """Which of ``n`` children parses each of ``paths`` (its index, one per
+    path, in order): the files of one session tree (``tree_of(path)``, the
+    reader's ``tree_key``; None: each file its own tree) go to one child,
+    the one with the fewest bytes given so far when the tree's first file
+    comes, so the children stay about even along the order in which the
+    importer reads them.  A child parsing a file reads the tree's other
+    files for their taint (``claude_code._tree_trail``, once per process)
+    and forecasts a session's turns only from the files it parsed itself:
+    the files taken in turn (session 15) split a tree in two, and both
+    children read its files (docs/benchmarks.md, "Session 27 (branch
+    `imp27`)").  A file that cannot be stat'ed weighs 0 bytes."""
+    n = max(1, n)
+    loads = [0] * n
+    child_of: dict[str, int] = {}
+    out = []
+    for p in paths:
+        key = os.fspath(p) if tree_of is None else tree_of(p)
+        k = child_of.get(key)
+        if k is None:
+            k = child_of[key] = loads.index(min(loads))
+        try:
+            loads[k] += os.stat(p).st_size
+        except OSError:
+            pass
+        out.append(k)
+    return out
+
+
 class ParseWorkers:
-    """``n`` :class:`ParseWorker` children sharing ``paths``: the i-th path
-    is parsed by child ``i % n``, and :meth:`messages` reads the files'
+    """``n`` :class:`ParseWorker` children sharing ``paths``: each file goes
+    to the child :func:`split_paths` gives it (with ``tree_of``, the
+    reader's ``tree_key``, a session tree's files to one child; without it
+    each file is its own tree), and :meth:`messages` reads the files'
     messages in the order of ``paths``, as one worker gives them.  Each
     child keeps its own forecast chains and project guesses, so a session
     that goes on in another child's file is not forecast there (the
-    importer then encodes those turns itself: the same result).  Memory:
-    each child's queue and pipe.  Raises ``OSError`` if a child cannot be
-    started (those started are ended)."""
+    importer then encodes those turns itself: the same result).  No child
+    starts after the last one given a file.  Memory: each child's queue
+    and pipe.  Raises ``OSError`` if a child cannot be started (those
+    started are ended)."""
 
     def __init__(self, reader_module: str, paths: list[Path], harness: str | None = None,
-                 registry: dict[str, str] | None = None, n: int = 2) -> None:
+                 registry: dict[str, str] | None = None, n: int = 2,
+                 tree_of: Callable[[str], str] | None = None) -> None:
         self._workers: list[ParseWorker] = []
+        self._child_of = split_paths(paths, n, tree_of)
         try:
-            for k in range(max(1, n)):
-                self._workers.append(ParseWorker(reader_module, paths[k::max(1, n)], harness, registry))
+            for k in range(max(self._child_of, default=0) + 1):
+                self._workers.append(ParseWorker(reader_module, [p for p, c in zip(paths, self._child_of) if c == k],
+                                                 harness, registry))
         except OSError:
             self.close()
             raise
@@ -265,9 +300,11 @@ class ParseWorkers:
     def messages(self) -> Iterator[tuple]:
         """The next file's messages (:meth:`ParseWorker.messages`), from the
         child that parsed it.  Raises :class:`WorkerFailed`."""
-        w = self._workers[self._next % len(self._workers)]
+        i = self._next
         self._next += 1
-        return w.messages()
+        if i >= len(self._child_of):   # asked for more files than given: the first child says so
+            return self._workers[0].messages()
+        return self._workers[self._child_of[i]].messages()
 
     def close(self) -> None:
         """End every child.  Idempotent."""

@@ -55,7 +55,7 @@ def _summary(r) -> tuple:
             r.index_error)
 
 
-@pytest.mark.parametrize("workers", [1, 2])  # 2: two children, files taken in turn
+@pytest.mark.parametrize("workers", [1, 2])  # 2: two children, a session tree in each
 def test_worker_stores_what_an_import_in_process_stores(corpus, tmp_path, workers):
     here, refs_here = _import(tmp_path / "here", corpus, 0)
     child, refs_child = _import(tmp_path / "child", corpus, workers)
@@ -132,6 +132,38 @@ def test_the_default_takes_two_children_from_parallel2_min_bytes(corpus, tmp_pat
     default, refs_default = _import(tmp_path / "default", corpus, None)   # the last thresholds
     assert started == [2]
     assert refs_default == refs_here and _summary(default) == _summary(here)
+
+
+def test_two_children_take_each_session_tree_whole_in_the_paths_order(corpus):
+    """``ParseWorkers`` with the reader's ``tree_key`` (``split_paths``): a
+    main transcript and its sub-agents' files go to one child (each child
+    reads a tree's other files for their taint: the files taken in turn
+    had both children read them), the trees about even in bytes; the
+    messages still come file by file in the paths' order, the rows those
+    parsed here."""
+    from objstore.capture import claude_code
+    from objstore.capture.parseworker import parse_rows, split_paths
+    files = [str(p) for p in claude_code.discover([corpus])]
+    subs = [f for f in files if f"{os.sep}subagents{os.sep}" in f]
+    assert subs and len(files) >= 6
+    child_of = dict(zip(files, split_paths(files, 2, claude_code.tree_key)))
+    for s in subs:
+        assert child_of[s] == child_of[s.split(f"{os.sep}subagents{os.sep}")[0] + ".jsonl"]
+    assert files.index(subs[0]) % 2 != files.index(subs[0].split(f"{os.sep}subagents{os.sep}")[0] + ".jsonl") % 2
+    assert set(child_of.values()) == {0, 1}
+    size = {f: os.path.getsize(f) if os.path.isfile(f) else 0 for f in files}
+    trees: dict[str, int] = {}
+    for f in files:
+        trees[claude_code.tree_key(f)] = trees.get(claude_code.tree_key(f), 0) + size[f]
+    loads = [sum(size[f] for f in files if child_of[f] == k) for k in (0, 1)]
+    assert abs(loads[0] - loads[1]) <= max(trees.values())
+    with ParseWorkers("objstore.capture.claude_code", files, n=2, tree_of=claude_code.tree_key) as w:
+        assert len(w._workers) == 2
+        got = [list(w.messages()) for _ in files]
+    for f, msgs in zip(files, got):
+        here = list(parse_rows("objstore.capture.claude_code", Path(f)))
+        assert [m[0] for m in msgs] == [m[0] for m in here] and msgs[-1] == here[-1]
+        assert [r for m in msgs[:-1] for r in m[1]] == [r for m in here[:-1] for r in m[1]]
 
 
 def test_worker_reports_its_end(tmp_path):
