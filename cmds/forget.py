@@ -534,7 +534,8 @@ def _source_hits(store, match: str) -> list:
 
     from objstore import find_in_sources, shell_histories
     hits = [(h, False) for h in find_in_sources(_sources(store), match)]
-    histories = [str(p) for p in shell_histories(os.path.expanduser("~"))]
+    histories = [str(p) for p in shell_histories(os.path.expanduser("~"), os.environ.get("HISTFILE", ""),
+                                                 os.environ.get("XDG_DATA_HOME", ""))]
     return hits + [(h, True) for h in find_in_sources(histories, match, plain=True)]
 
 

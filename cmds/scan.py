@@ -54,7 +54,8 @@ def command(text, files, no_remotes, as_json, store):
             text = sys.stdin.readline().rstrip("\n")
     if not text.strip():
         raise click.BadParameter("the text is blank", param_hint="TEXT")
-    extra = shell_histories(os.path.expanduser("~"))
+    extra = shell_histories(os.path.expanduser("~"), os.environ.get("HISTFILE", ""),
+                            os.environ.get("XDG_DATA_HOME", ""))
     blobs, unreadable = _remote_blobs(store, no_remotes)
     notes = imported_notes(store)  # Markdown notes 'mem import markdown' read
     transcripts, unchecked = captured_sources(store)

@@ -27,7 +27,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 
 from objstore.core import jsonspan
 from objstore.core.atomic import open_regular  # noqa: F401 - the one non-blocking open (scan, scrubguard)
@@ -82,20 +82,17 @@ def is_regular(path: str | os.PathLike) -> bool:
         return False
 
 
-def shell_histories(home: str | os.PathLike, environ: Mapping[str, str] | None = None) -> list[Path]:
+def shell_histories(home: str | os.PathLike, hist: str = "", data: str = "") -> list[Path]:
     """The shell history files that exist (as regular files): those of
     :data:`SHELL_HISTORIES` under ``home`` (the person's home folder), in
-    that order, then ``$HISTFILE`` (bash's and zsh's own setting, when it
-    is exported or given to the command: test27 V17) and fish's under
-    ``$XDG_DATA_HOME``, each once.  ``environ``: the environment
-    (``os.environ`` when None)."""
-    env = os.environ if environ is None else environ
+    that order, then ``hist`` (the caller's ``$HISTFILE``, bash's and zsh's
+    own setting, when it is exported or given to the command: test27 V17;
+    relative: under ``home``) and fish's history under ``data`` (the
+    caller's ``$XDG_DATA_HOME``), each file once."""
     found = [Path(home) / h for h in SHELL_HISTORIES]
-    hist = env.get("HISTFILE", "")
     if hist:
         found.append(Path(os.path.expanduser(hist)) if os.path.isabs(os.path.expanduser(hist))
                      else Path(home) / hist)
-    data = env.get("XDG_DATA_HOME", "")
     if data and os.path.isabs(data):
         found.append(Path(data) / "fish" / "fish_history")
     out: list[Path] = []
