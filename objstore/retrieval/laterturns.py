@@ -132,7 +132,7 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
     the fact unmarked.
     """
     out: dict[str, LaterTurn] = {}
-    groups: dict[str, list[tuple[Fact, int, str, str]]] = {}   # project -> (fact, time, text, id)
+    groups: dict[str, list[tuple[Fact, int, str, str, tuple | None]]] = {}  # project -> (fact, time, text, id, values)
     kept = _Verdicts(store) if ids is not None and len(ids) == len(facts) and not prompt and not skip_sessions \
         else None
     n = 0
@@ -140,16 +140,18 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
         project = key_project(f.key) or ""
         if not project or n >= FACTS_CHECKED or not f.body.strip():
             continue
+        vals = None
         has = None if kept is None else kept.get(d := kept.digest(ids[i], "values", ()))
-        if has is None:   # (its words are read when a verdict is not kept: _own)
-            has = 1 if values_of(f.body) else 0
+        if has is None:   # (else its values are read only when a verdict is not kept: _own)
+            vals = tuple(values_of(f.body))
+            has = 1 if vals else 0
             if kept is not None:
                 kept.put(d, has)
         if not has:
             continue
         n += 1
         groups.setdefault(project, []).append((f, max(f.valid_from, f.recorded_at), fact_text(f.key, f.body),
-                                               ids[i] if kept is not None else ""))
+                                               ids[i] if kept is not None else "", vals))
     cache: dict[str, frozenset[str]] = {}
     exclude = list(skip_sessions)
     for project, group in groups.items():
@@ -161,7 +163,7 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
         few = len(got) < CUE_READ
         # many: a search per fact, for the oldest FACTS_SEARCHED (the likeliest to have changed)
         searched = set() if few else {id(g[0]) for g in sorted(group, key=lambda g: g[1])[:FACTS_SEARCHED]}
-        for f, when, text, fid in group:
+        for f, when, text, fid, vals in group:
             if not few and id(f) not in searched:
                 continue
             if few:
@@ -171,12 +173,12 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
                         if v < len(got):
                             _mark(out, f, *got[v])
                         continue
-                mine = text_terms(own := _own(text, f.body), cache)
+                mine = text_terms(own := _own(text, f.body, vals), cache)
                 near = sorted(((len(mine & text_terms(t.text, cache)), i) for i, (_oid, t) in enumerate(got)
                                if t.timestamp > when), reverse=True)
                 pick = [got[i] for shared, i in near[:TURNS_READ] if shared >= 2]   # (rule 8 needs two)
             else:   # many: the ones about this fact
-                pick = _read(store, f"{(own := _own(text, f.body))} {prompt}", project, when, TURNS_READ,
+                pick = _read(store, f"{(own := _own(text, f.body, vals))} {prompt}", project, when, TURNS_READ,
                              exclude) or []
                 if kept is not None:
                     digest = kept.digest(fid, "many", pick)
@@ -200,10 +202,11 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
     return out
 
 
-def _own(text: str, body: str) -> str:
+def _own(text: str, body: str, vals: tuple | None) -> str:
     """The fact's own words (``text``: :func:`fact_text`) less its values
-    (values are never the subject)."""
-    vals = values_of(body)
+    (``vals``, or read from ``body``: values are never the subject)."""
+    if vals is None:
+        vals = values_of(body)
     return " ".join(w for w in text.split() if w.strip(".,;:()").lower() not in vals)
 
 
