@@ -16,14 +16,13 @@ The session's transcript is written beside the store (``STORE.transcripts``).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
-CWD = "/home/ana/code/acme-web"
+import rank_store   # (bench/ is on sys.path: the script's folder)
+
 #: the two turns that change a fact (the others hold no change word)
 CHANGES = {0: "Heads up: the api moved to port 9090 now, 8080 is gone.",
            10: "The staging database switched to port 6543 this morning."}
@@ -40,21 +39,10 @@ def facts() -> dict[str, str]:
 
 def transcript(folder: Path) -> Path:
     """The later session as a Claude Code transcript in ``folder`` (dated 2027, after the facts)."""
-    sid, lines, parent = str(uuid.UUID(int=4242)), [], None
-    for i in range(30):
-        role = "user" if i % 2 == 0 else "assistant"
-        text = CHANGES.get(i, f"turn {i} about the modal layout and the router")
-        msg = ({"role": role, "content": text} if role == "user" else
-               {"role": role, "content": [{"type": "text", "text": text}], "model": "claude", "id": f"m{i}",
-                "type": "message"})
-        u = str(uuid.UUID(int=90000 + i))
-        lines.append({"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": CWD,
-                      "sessionId": sid, "version": "2.1.42", "type": role, "message": msg, "uuid": u,
-                      "timestamp": f"2027-01-0{1 + i // 10}T10:{i:02d}:00.000Z"})
-        parent = u
-    folder.mkdir(parents=True)
-    (folder / f"{sid}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
-    return folder
+    turns = [("user" if i % 2 == 0 else "assistant", CHANGES.get(i, f"turn {i} about the modal layout and the router"))
+             for i in range(30)]
+    return rank_store.transcript(folder, turns, sid=4242, first_uuid=90000,
+                                 stamp=lambda i: f"2027-01-0{1 + i // 10}T10:{i:02d}:00.000Z")
 
 
 def main() -> int:
