@@ -56,18 +56,22 @@ TURNS = [
 ]
 
 
-def transcript(folder: Path) -> Path:
-    """Write the session as a Claude Code transcript in ``folder``."""
-    sid = str(uuid.UUID(int=13))
+def transcript(folder: Path, turns: list[tuple[str, str]] = TURNS, *, sid: int = 13, first_uuid: int = 1000,
+               stamp=lambda i: f"2026-04-2{i // 5}T10:{i:02d}:00.000Z") -> Path:
+    """Write the session of ``turns`` ((role, text)) as a Claude Code
+    transcript in ``folder`` (``cwd`` the acme-web checkout); its session id
+    and turn uuids from the integers ``sid`` and ``first_uuid``, turn ``i``'s
+    timestamp ``stamp(i)``."""
+    sid = str(uuid.UUID(int=sid))
     lines, parent = [], None
-    for i, (role, text) in enumerate(TURNS):
-        u = str(uuid.UUID(int=1000 + i))
+    for i, (role, text) in enumerate(turns):
+        u = str(uuid.UUID(int=first_uuid + i))
         msg = ({"role": role, "content": text} if role == "user" else
                {"role": role, "content": [{"type": "text", "text": text}], "model": "claude", "id": f"m{i}",
                 "type": "message"})
         lines.append({"parentUuid": parent, "isSidechain": False, "userType": "external",
                       "cwd": "/home/ana/code/acme-web", "sessionId": sid, "version": "2.1.42", "type": role,
-                      "message": msg, "uuid": u, "timestamp": f"2026-04-2{i // 5}T10:{i:02d}:00.000Z"})
+                      "message": msg, "uuid": u, "timestamp": stamp(i)})
         parent = u
     folder.mkdir(parents=True)
     (folder / f"{sid}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))

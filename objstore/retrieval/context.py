@@ -487,7 +487,8 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     for items in tiers:
         items.sort(key=lambda x: (namespace_rank(namespace, x[1].namespace) or 0,
                                   _TRUST_RANK.get(x[1].trust, 9), -x[1].valid_from, x[1].key))
-    later = later_turns(store, [f for items in tiers for _oid, f in items]) if primary else {}
+    later = later_turns(store, [f for items in tiers for _oid, f in items],
+                        ids=[oid for items in tiers for oid, _f in items]) if primary else {}
     hide = None
     if later:
         hide = hider(store)

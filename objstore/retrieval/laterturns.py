@@ -37,13 +37,27 @@ recorded long ago is the likeliest to have changed; each search costs
 (``timeline.values_of``) are checked, at most :data:`FACTS_CHECKED` a
 call.  (A search per fact always cost the session block 30 ms CPU for 20
 facts: ``docs/benchmarks.md``, session 26.)
+
+The session block's verdicts are kept (:data:`VERDICTS_FILE`, :class:`_Verdicts`):
+the rule's answer for a fact is a pure function of the fact's version (its
+object id), the later turns it was compared with (their ids: turns never
+change under an id) and the code of the rule, so it is looked up under the
+digest of those, and a session block whose facts and candidate turns are
+the ones an earlier block saw reads no term and runs no rule (~9 of the
+~18 ms CPU the rule cost a block of 20 facts; docs/benchmarks.md, session
+27).  A new turn or version is a new digest, so nothing is ever stale.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 
+from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
+from objstore.core.ids import blake3, to_raw
 from objstore.core.objects import Fact, Turn
 from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
@@ -67,6 +81,15 @@ CUE_QUERY = ("now anymore switched moved migrated upgraded downgraded bumped rai
 FACTS_CHECKED = 24
 #: characters of the turn's text a mark quotes
 SNIPPET_CHARS = 160
+#: the session block's kept verdicts (docs/format.md, "Derived files under cache/")
+VERDICTS_FILE = "cache/later-turns"
+#: verdicts kept, at most (the newest first; 17 bytes each)
+VERDICTS_MAX = 1024
+_VERDICTS_HEAD = b"mem later-turns 1\n"
+#: the modules whose code decides a verdict: their files' size and time are part of its digest
+_RULE_MODULES = ("objstore.retrieval.laterturns", "objstore.retrieval.timeline", "objstore.retrieval.timeitems",
+                 "objstore.retrieval.subjects", "objstore.retrieval.wordchange", "objstore.retrieval.querywords",
+                 "objstore.index.analysis", "tantivy.tantivy")
 
 
 class LaterTurn(Frozen):
@@ -85,7 +108,7 @@ class LaterTurn(Frozen):
 
 
 def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
-                skip_sessions: Sequence[str] = ()) -> dict[str, LaterTurn]:
+                skip_sessions: Sequence[str] = (), ids: Sequence[str] | None = None) -> dict[str, LaterTurn]:
     """For each of ``facts`` (current versions) whose value a later turn of
     the person changes (module docstring), the newest such turn:
     ``{key: LaterTurn}``.
@@ -100,25 +123,35 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
             question.
         skip_sessions: sessions whose turns are not read (the session being
             served: its turns are in the model's context already).
+        ids: the object ids of ``facts`` (64 hex), in order: given without
+            a prompt and ``skip_sessions`` (the session block), the
+            verdicts are looked up in and added to :data:`VERDICTS_FILE`
+            (module docstring); None: none kept.
 
     Never raises for a damaged store: an unreadable index or turn leaves
     the fact unmarked.
     """
     out: dict[str, LaterTurn] = {}
-    groups: dict[str, list[tuple[Fact, int, str, str]]] = {}   # project -> (fact, time, text, own words)
+    groups: dict[str, list[tuple[Fact, int, str, str, tuple | None]]] = {}  # project -> (fact, time, text, id, values)
+    kept = _Verdicts(store) if ids is not None and len(ids) == len(facts) and not prompt and not skip_sessions \
+        else None
     n = 0
-    for f in facts:
+    for i, f in enumerate(facts):
         project = key_project(f.key) or ""
         if not project or n >= FACTS_CHECKED or not f.body.strip():
             continue
-        vals = values_of(f.body)
-        if not vals:
+        vals = None
+        has = None if kept is None else kept.get(d := kept.digest(ids[i], "values", ()))
+        if has is None:   # (else its values are read only when a verdict is not kept: _own)
+            vals = tuple(values_of(f.body))
+            has = 1 if vals else 0
+            if kept is not None:
+                kept.put(d, has)
+        if not has:
             continue
         n += 1
-        text = fact_text(f.key, f.body)
-        # the fact's own words less its values (values are never the subject)
-        own = " ".join(w for w in text.split() if w.strip(".,;:()").lower() not in vals)
-        groups.setdefault(project, []).append((f, max(f.valid_from, f.recorded_at), text, own))
+        groups.setdefault(project, []).append((f, max(f.valid_from, f.recorded_at), fact_text(f.key, f.body),
+                                               ids[i] if kept is not None else "", vals))
     cache: dict[str, frozenset[str]] = {}
     exclude = list(skip_sessions)
     for project, group in groups.items():
@@ -130,25 +163,127 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
         few = len(got) < CUE_READ
         # many: a search per fact, for the oldest FACTS_SEARCHED (the likeliest to have changed)
         searched = set() if few else {id(g[0]) for g in sorted(group, key=lambda g: g[1])[:FACTS_SEARCHED]}
-        for f, when, text, own in group:
+        for f, when, text, fid, vals in group:
             if not few and id(f) not in searched:
                 continue
             if few:
-                mine = text_terms(own, cache)
+                if kept is not None:   # compared with the same turns before: that verdict
+                    digest = kept.digest(fid, "few", got)
+                    if (v := kept.get(digest)) is not None:
+                        if v < len(got):
+                            _mark(out, f, *got[v])
+                        continue
+                mine = text_terms(own := _own(text, f.body, vals), cache)
                 near = sorted(((len(mine & text_terms(t.text, cache)), i) for i, (_oid, t) in enumerate(got)
                                if t.timestamp > when), reverse=True)
                 pick = [got[i] for shared, i in near[:TURNS_READ] if shared >= 2]   # (rule 8 needs two)
             else:   # many: the ones about this fact
-                pick = _read(store, f"{own} {prompt}", project, when, TURNS_READ, exclude) or []
-            if not pick:
-                continue
-            said = [Said(text, when, project, "fact")] + [
-                Said(t.text, t.timestamp, project, "turn", 1.0, (), t.seq, "user") for _oid, t in pick]
-            sup, _ahead = relations(time_items(said, [prompt or own], terms_cache=cache))
-            if sup[0]:
-                oid, t = pick[sup[0][0] - 1]   # the newest (relations orders them newest first)
-                out[f.key] = LaterTurn(f.key, oid, t.session, t.seq, t.timestamp, t.text)
+                pick = _read(store, f"{(own := _own(text, f.body, vals))} {prompt}", project, when, TURNS_READ,
+                             exclude) or []
+                if kept is not None:
+                    digest = kept.digest(fid, "many", pick)
+                    if (v := kept.get(digest)) is not None:
+                        if v < len(pick):
+                            _mark(out, f, *pick[v])
+                        continue
+            verdict = _NONE
+            if pick:
+                said = [Said(text, when, project, "fact")] + [
+                    Said(t.text, t.timestamp, project, "turn", 1.0, (), t.seq, "user") for _oid, t in pick]
+                sup, _ahead = relations(time_items(said, [prompt or own], terms_cache=cache))
+                if sup[0]:
+                    oid, t = pick[sup[0][0] - 1]   # the newest (relations orders them newest first)
+                    _mark(out, f, oid, t)
+                    verdict = (got if few else pick).index((oid, t))
+            if kept is not None:
+                kept.put(digest, verdict)
+    if kept is not None:
+        kept.save()
     return out
+
+
+def _own(text: str, body: str, vals: tuple | None) -> str:
+    """The fact's own words (``text``: :func:`fact_text`) less its values
+    (``vals``, or read from ``body``: values are never the subject)."""
+    if vals is None:
+        vals = values_of(body)
+    return " ".join(w for w in text.split() if w.strip(".,;:()").lower() not in vals)
+
+
+def _mark(out: dict[str, LaterTurn], f: Fact, oid: str, t: Turn) -> None:
+    out[f.key] = LaterTurn(f.key, oid, t.session, t.seq, t.timestamp, t.text)
+
+
+#: the verdict "no later turn changes it" (else the index of the turn among those compared)
+_NONE = 255
+_RULE_CODE: list[bytes] = []   # the code signature, once a process
+
+
+class _Verdicts:
+    """The kept verdicts of :func:`later_turns` (:data:`VERDICTS_FILE`):
+    after :data:`_VERDICTS_HEAD`, 17-byte records, the newest first: the
+    first 16 bytes of BLAKE3 of the rule's code signature (each of
+    :data:`_RULE_MODULES`' file size and modification time), the fact's
+    version id, how its turns were found (``few``: the project's turns with
+    a change word, ``many``: a search for the fact) and those turns' ids in
+    order, all raw; then one byte, the index among those turns of the one
+    that changes the fact, or 255 for none.  Only digests and indices: no
+    value, word or id of the store can be read back.  A file that does not
+    parse is read as empty; it is replaced (atomically, not durably) when a
+    call added verdicts and the store can be written, and errors are
+    ignored: it is derived, deleting it loses nothing."""
+
+    def __init__(self, store: Store) -> None:
+        self.path = Path(store.root) / VERDICTS_FILE
+        try:
+            raw = self.path.read_bytes()
+        except OSError:
+            raw = b""
+        h = len(_VERDICTS_HEAD)
+        self.body = raw[h:] if raw.startswith(_VERDICTS_HEAD) and (len(raw) - h) % 17 == 0 else b""
+        self.new: dict[bytes, int] = {}
+
+    def digest(self, fact_id: str, how: str, turns: Sequence[tuple[str, Turn]]) -> bytes:
+        """The record key of a fact's verdict over ``turns`` ((id, Turn))."""
+        if not _RULE_CODE:
+            sig = []
+            for name in _RULE_MODULES:
+                try:
+                    st = os.stat(sys.modules[name].__file__)   # (each is imported by the time a verdict is asked)
+                    sig.append(f"{name} {st.st_size} {st.st_mtime_ns}")
+                except (KeyError, AttributeError, TypeError, OSError):
+                    sig.append(f"{name} ?")
+            _RULE_CODE.append("\n".join(sig).encode())
+        try:
+            ids = b"".join(to_raw(x) for x in [fact_id, *(oid for oid, _t in turns)])
+        except ValueError:   # not hex: an id no record can name
+            ids = "\n".join([fact_id, *(oid for oid, _t in turns)]).encode("utf-8", "surrogateescape")
+        return blake3(_RULE_CODE[0] + b"\0" + how.encode() + b"\0" + ids).digest()[:16]
+
+    def get(self, digest: bytes) -> int | None:
+        """The kept verdict under ``digest``, or None."""
+        if digest in self.new:
+            return self.new[digest]
+        at = self.body.find(digest)
+        while at >= 0 and at % 17:   # (a digest's bytes across two records)
+            at = self.body.find(digest, at + 1)
+        return None if at < 0 else self.body[at + 16]
+
+    def put(self, digest: bytes, verdict: int) -> None:
+        """Keep ``verdict`` under ``digest`` (written by :meth:`save`)."""
+        self.new[digest] = verdict
+
+    def save(self) -> None:
+        """Write the file with the new verdicts first, if there are any."""
+        if not self.new:
+            return
+        recs = [d + bytes([v]) for d, v in self.new.items()]
+        old = (self.body[i:i + 17] for i in range(0, len(self.body), 17))
+        recs += [r for r in old if r[:16] not in self.new]
+        try:
+            atomic_write(self.path, _VERDICTS_HEAD + b"".join(recs[:VERDICTS_MAX]), durable=False)
+        except (OSError, MemError):
+            pass
 
 
 def _read(store: Store, query: str, project: str, after: int, limit: int, exclude: list[str],

@@ -71,8 +71,8 @@ _PAIR_WORDS = ("login", "log in", "log-in", "logon", "sign in", "signin", "sign-
                "credentials", "credential", "user/pass", "user / pass", "username/password",
                "username / password", "user/password")
 #: literals every _PAIR_WORDS word starts with (the stdlib prefilter tests them as log, sign, cred, user)
-_PAIR_STARTS = ("login", "log in", "log-in", "logon", "sign in", "signin", "sign-in", "cred", "user/", "user /",
-                "username")
+_PAIR_STARTS = ("login", "log in", "log-in", "logon", "sign in", "signin", "sign-in", "cred", "user/pass",
+                "user / pass", "username")
 _PAIR_COARSE = ("log", "sign", "cred", "user")   # without the matcher: 4 scans, not 11
 _PAIR_HEAD = ("(?:" + "|".join(f"{re.escape(w)}(?<![a-z0-9_\\-\\]]{re.escape(w)})" for w in _PAIR_WORDS)
               + r")(?:word)?s?(?![a-z0-9_])"

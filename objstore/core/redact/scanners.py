@@ -552,15 +552,20 @@ def scan_at(*starts: str, leftmost: bool = False, coarse: tuple[str, ...] | None
     literals, one of which every start begins with, looked for instead
     without the matcher (fewer scans, more tries)."""
     def scan(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
-        if rule.lowered is not None:
-            hay, o, match = low, off, rule.lowered.match
-        else:
-            hay, o, match = text, 0, rule.pattern.match
+        hay, o = (low, off) if rule.ci else (text, 0)   # a case-insensitive rule runs its twin on the lowercased
         s0, e0 = ws - o, we - o
+        if coarse and (at is None or at[1] is None):
+            # only where a start begins (no match begins elsewhere): a window with none compiles no pattern
+            # (a long alternation's is ~1 ms: "user/memory/soul.md", which every session block checks)
+            cands = [p for p in _occurrences(at, hay, off - o, coarse, s0, e0)
+                     if any(hay.startswith(s, p) for s in starts)]
+        else:
+            cands = _occurrences(at, hay, off - o, starts, s0, e0)
+        if not cands:
+            return
+        match = (rule.lowered if rule.ci else rule.pattern).match
         grouped = "secret" in rule.groupindex
         check = rule.check
-        cands = _occurrences(at, hay, off - o, coarse if coarse and (at is None or at[1] is None) else starts,
-                             s0, e0)
         done = s0      # end of the last accepted match (of any match: leftmost): a start inside it is not tried
         for p in cands:
             if p < done or (m := match(hay, p, e0)) is None:
