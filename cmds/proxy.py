@@ -29,6 +29,33 @@ HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", 
        "transfer-encoding", "upgrade", "host", "content-length", "expect"}
 
 
+def browser_refusal(headers) -> str | None:
+    """Why a request is refused before anything is read or forwarded, or
+    None: one that carries ``Origin`` (test27 V20).  A browser sends
+    ``Origin`` with every cross-site POST and with a CORS preflight, and a
+    ``text/plain`` POST needs no preflight, so any page the person visits
+    could otherwise plant "the person said …" turns through a proxy on
+    loopback; an API client (the SDKs, Claude Code, curl) sends none."""
+    origin = headers.get("Origin")
+    if origin is None:
+        return None
+    return (f"mem proxy refuses requests from a web page (Origin: {origin[:100]}): it serves API clients on "
+            "this machine, and a page must not write turns into your memory")
+
+
+def capturable(headers) -> bool:
+    """Whether a ``POST /v1/messages`` may be read for injection and
+    capture: a JSON body (``Content-Type`` ``application/json`` or
+    ``…+json``) with an API credential (``x-api-key`` or
+    ``Authorization``): the requests the Messages API can accept.  Any
+    other goes upstream unchanged and nothing of it is stored (test27 V20:
+    a page's keyless ``text/plain`` POST, rejected 401 upstream, was stored
+    as the person's turn)."""
+    ctype = headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+    json_body = ctype == "application/json" or (ctype.startswith("application/") and ctype.endswith("+json"))
+    return json_body and bool(headers.get("x-api-key") or headers.get("Authorization"))
+
+
 def parse_listen(text: str) -> tuple[str, int]:
     """``HOST:PORT`` -> (host, port); only loopback addresses (127.0.0.0/8,
     ::1, localhost).  Raises click.BadParameter."""
@@ -67,8 +94,9 @@ def command(ctx, listen, upstream, trace, no_capture, timeout):
     newest user message; user and assistant turns are stored as they pass.
     Existing bytes are never changed, so prompt caching keeps working.
     Every other path is forwarded unchanged; headers (API keys, OAuth
-    bearers, anthropic-beta) pass through and are never stored.  See
-    docs/proxy.md.  Needs: pip install 'memvcs[proxy]'.
+    bearers, anthropic-beta) pass through and are never stored.  A request
+    from a web page (an Origin header) is refused with 403: a page must not
+    write turns into your memory.  See docs/proxy.md.  Needs: pip install 'memvcs[proxy]'.
 
     \b
     Examples:
@@ -125,10 +153,15 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
 
     async def handle(request: web.Request):
         t0 = time.perf_counter()
+        refused = browser_refusal(request.headers)
+        if refused:   # before the body is read: nothing forwarded, nothing stored
+            write_trace({"time": int(time.time() * 1000), "path": request.path, "status": 403,
+                         "error": "refused: the request came from a web page (Origin)"})
+            return _error(403, refused)
         raw = await request.read()
         prep = None
         body = raw
-        if request.method == "POST" and request.path == "/v1/messages":
+        if request.method == "POST" and request.path == "/v1/messages" and capturable(request.headers):
             try:
                 prep = await asyncio.to_thread(proxy_prepare, store, raw, dict(request.headers), capture=capture)
                 body = prep.body
