@@ -266,7 +266,7 @@ _API: dict[str, tuple[str, str]] = {
     "remove_exclusion": ("objstore.capture.exclusions", "remove_exclusion"),
     "list_exclusions": ("objstore.capture.exclusions", "list_exclusions"),
     "proxy_prepare": ("objstore.integrations.proxy", "prepare"),
-    "proxy_response_turns": ("objstore.integrations.proxy", "response_turns"),
+    "proxy_response_turns": ("objstore.integrations.proxyanswer", "response_turns"),
     "proxy_capture_turns": ("objstore.integrations.proxy", "capture_turns"),
     "PROXY_MAX_ANSWER": ("objstore.integrations.proxy", "MAX_ANSWER"),
     "derive_config": ("objstore.derive.providers", "load_config"),
