@@ -89,6 +89,10 @@ STATE_DIR = "cache/proxy"
 #: Messages answer is far smaller (128K output tokens: a few MB of SSE).  As many as
 #: :data:`~objstore.integrations.httpcoding.MAX_DECODED` bytes are decoded from a compressed one.
 MAX_ANSWER = MAX_DECODED
+#: the most bytes of a ``POST /v1/messages`` body, as it came and decoded from its ``Content-Encoding``:
+#: the proxy answers 413 past it, having read or decoded no more (test26b W9: a 400 KB gzip bomb was
+#: decoded to 256 MiB); twice the 32 MB the Messages API itself takes
+MAX_REQUEST = MAX_DECODED
 HARNESS = "proxy"
 _WORKDIR = re.compile(r"Working directory:\s*(\S+)")
 #: one of our own ``<mem-context>`` blocks (to its end, or the end of the text): never captured

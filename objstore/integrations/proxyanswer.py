@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from objstore.core.store import now_ms
-from objstore.integrations.httpcoding import decode_body, not_decoded
+from objstore.integrations.httpcoding import TooLarge, decode_body, not_decoded
 from objstore.integrations.proxy import (MAX_ANSWER, MEM_CONTEXT, Prepared, answer_identity, fork_of,
                                          locked_state, seed_fork, short_hash, text_of)
 from objstore.memory.sessions import CapturedTurn
@@ -71,17 +71,21 @@ def response_turns(prep: Prepared, data: bytes | None, *, streamed: bool, encodi
     (bytes-like), or None for one of over :data:`MAX_ANSWER` bytes, which
     the proxy did not keep (not captured, and the trace says so);
     ``encoding`` its ``Content-Encoding`` (decoded for capture:
-    :func:`decode_body`).  A stream is an answer only once it reached
-    ``message_stop``: one that ended in an ``error`` event or closed before
-    is not captured (the client retries it, and Claude Code's own transcript
-    does not keep it either).  Why an answer with text was not captured is
+    ``httpcoding.decode_body``, up to its 64 MiB bound).  A stream is an
+    answer only once it reached ``message_stop``: one that ended in an
+    ``error`` event or closed before is not captured (the client retries
+    it, and Claude Code's own transcript does not keep it either).  Why an answer with text was not captured is
     put in ``prep.trace["answer"]`` (no text of it)."""
     if prep.conv is None or not prep.unmarked:
         return []           # the answer to a #nomem prompt is not captured either
     if data is None:
         prep.trace["answer"] = f"not captured: the answer is over {MAX_ANSWER >> 20} MiB"
         return []
-    decoded = decode_body(data, encoding) if encoding else data
+    try:
+        decoded = decode_body(data, encoding) if encoding else data
+    except TooLarge as e:       # the bound, not a decoder fault (test26b W8)
+        prep.trace["answer"] = f"not captured: the answer decodes to over {e.limit >> 20} MiB"
+        return []
     if decoded is None:
         prep.trace["answer"] = "not captured: " + not_decoded(encoding)
         return []
