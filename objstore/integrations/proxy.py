@@ -456,6 +456,10 @@ class Prepared:
         unmarked: False when the newest prompt starts with the ignore marker
             (``#nomem``, :func:`nomem_stretch`): the answer to it is not
             captured either.
+        unnoted: the store, when the state did not note the identity of
+            every message it captured (a conversation begun under a proxy
+            older than session 26): the answer is compared with the turn
+            stored at its source (``proxyanswer``; test26b W11); else None.
     """
 
     body: bytes
@@ -467,6 +471,7 @@ class Prepared:
     unmarked: bool = True
     state: Path | None = None
     prefill: str | None = None
+    unnoted: Store | None = None
 
 
 def _is_user_text(msg) -> bool:
@@ -548,6 +553,8 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
     upto = len(msgs) - 1 if prefill else len(msgs)
     known: set[str] = set()
     with locked_state(out.state) as st:
+        if len(st.ids) <= st.captured:      # captured, identities not noted: the answer checks the store
+            out.unnoted = store
         if parent is not None and st.captured < 0 and not st.ids:
             seed_fork(st, parent, at)
             # what the parent noted anywhere is captured already (a harness that dropped messages in
@@ -649,7 +656,8 @@ def _content_node(msg_node: Node) -> Node | None:
 
 # -- capture ------------------------------------------------------------------------
 
-def _writer(store: Store):
+def turn_writer(store: Store) -> TurnAppender:
+    """The one turn writer of the proxy's captures (``TurnAppender``, harness ``proxy``)."""
     return TurnAppender(store, command="proxy", harness=HARNESS)
 
 
@@ -730,7 +738,7 @@ def capture_turns(store: Store, turns: list) -> int:
              and not (t.role == "user" and has_marker(cfg, t.text))]
     if not turns:
         return 0
-    w = _writer(store)
+    w = turn_writer(store)
     try:
         # outside the lock: redaction, then the turns chained on the heads read now (encoding,
         # compression, object writes, made durable): under it, only checked and published

@@ -13,7 +13,7 @@ import json
 from objstore.core.store import now_ms
 from objstore.integrations.httpcoding import TooLarge, decode_body, not_decoded
 from objstore.integrations.proxy import (MAX_ANSWER, MEM_CONTEXT, Prepared, answer_identity, fork_of,
-                                         locked_state, seed_fork, short_hash, text_of)
+                                         locked_state, seed_fork, short_hash, text_of, turn_writer)
 from objstore.memory.sessions import CapturedTurn
 
 __all__ = ["assistant_text_from_json", "assistant_text_from_sse", "response_turns"]
@@ -104,21 +104,26 @@ def response_turns(prep: Prepared, data: bytes | None, *, streamed: bool, encodi
     text = MEM_CONTEXT.sub("", text).strip()
     if not text:
         return []
-    thread = _answer_thread(prep, answer_identity(text), n)
+    thread = _answer_thread(prep, answer_identity(text), n, text)
     conv = prep.conv
     return [CapturedTurn(conv.session, f"px:{thread}:{n}:t0", "assistant", text, now_ms(),
                          conv.cwd, conv.project)]
 
 
-def _answer_thread(prep: Prepared, ident: str, n: int) -> str:
-    """The thread an answer is captured in: the request's, where the answer
-    is noted as message n; a fork of it when another answer was noted there
-    (a regenerated answer: test26 V6)."""
+def _answer_thread(prep: Prepared, ident: str, n: int, text: str) -> str:
+    """The thread an answer (``text``, identity ``ident``) is captured in:
+    the request's, where the answer is noted as message n; a fork of it
+    when another answer was noted there, or, with nothing noted there in a
+    state that did not note what it captured (``prep.unnoted``), another
+    answer is stored at its source (a regenerated answer: test26 V6, and
+    after an upgrade: test26b W11)."""
     conv = prep.conv
     if prep.state is None or not ident:
         return conv.thread
     with locked_state(prep.state) as st:
         st.ids += [""] * (n + 1 - len(st.ids))
+        if not st.ids[n] and prep.unnoted is not None:
+            st.ids[n] = _stored_answer(prep.unnoted, conv, n, ident, text)
         if not st.ids[n] or st.ids[n] == ident:
             st.ids[n] = ident
             return conv.thread
@@ -129,3 +134,29 @@ def _answer_thread(prep: Prepared, ident: str, n: int) -> str:
                 child.ids.append(ident)
     prep.trace["fork"] = n
     return fork
+
+
+def _stored_answer(store, conv, n: int, ident: str, text: str) -> str:
+    """The identity of the answer stored at message ``n`` of the thread
+    (source ``px:<thread>:<n>:t0``): ``ident`` when it is this answer (as
+    sent, or as a turn of it stores it: capped, credentials replaced), ""
+    when none is stored or the session cannot be read.  Walks the session's
+    chain: only for a state that did not note what it captured."""
+    from objstore.core.errors import MemError
+    from objstore.memory.sessions import session_turns
+    source = f"px:{conv.thread}:{n}:t0"
+    try:
+        stored = next((tv.turn.text for tv in reversed(session_turns(store, conv.session))
+                       if tv.turn.source == source), None)
+    except MemError:
+        return ""
+    if stored is None:
+        return ""
+    had = answer_identity(stored)
+    if had == ident:
+        return ident
+    w = turn_writer(store)
+    try:
+        return ident if answer_identity(w.stored_text(text)) == had else had
+    finally:
+        w.close()
