@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 
+from objstore.core.errors import MemError
 from objstore.core.store import now_ms
 from objstore.integrations.httpcoding import TooLarge, decode_body, not_decoded
 from objstore.integrations.proxy import (MAX_ANSWER, MEM_CONTEXT, Prepared, answer_identity, fork_of,
                                          locked_state, seed_fork, short_hash, text_of, turn_writer)
-from objstore.memory.sessions import CapturedTurn
+from objstore.memory.sessions import CapturedTurn, session_turns
 
 __all__ = ["assistant_text_from_json", "assistant_text_from_sse", "response_turns"]
 
@@ -142,8 +143,6 @@ def _stored_answer(store, conv, n: int, ident: str, text: str) -> str:
     sent, or as a turn of it stores it: capped, credentials replaced), ""
     when none is stored or the session cannot be read.  Walks the session's
     chain: only for a state that did not note what it captured."""
-    from objstore.core.errors import MemError
-    from objstore.memory.sessions import session_turns
     source = f"px:{conv.thread}:{n}:t0"
     try:
         stored = next((tv.turn.text for tv in reversed(session_turns(store, conv.session))
