@@ -135,7 +135,9 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
         # a length over the bound is refused before "100 Continue", so the client sends no body (test26b W9)
         if (request.content_length or 0) > limit_of(request):
             return too_large(limit_of(request))
-        if request.version == aiohttp.HttpVersion11 and request.headers.get("Expect", "").lower() == "100-continue":
+        if request.version != aiohttp.HttpVersion11:    # then as aiohttp's own expect handler does
+            return None
+        if request.headers.get("Expect", "").lower() == "100-continue":
             await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
             request.writer.output_size = 0
             return None
