@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -27,14 +28,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import tests.integrations.test_proxy as rig  # noqa: E402  (the upstream and the proxy starter)
 
 
-def peak_rss_kib(pid: int) -> int:
-    """``VmHWM`` of process ``pid`` in KiB."""
+def peak_rss_kib(pid: int, field: str = "VmHWM") -> int:
+    """``VmHWM`` (the peak RSS; or another ``field`` of its status, ``VmRSS``) of process ``pid`` in KiB."""
     with open(f"/proc/{pid}/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+        return next(int(line.split()[1]) for line in f if line.startswith(field + ":"))
 
 
-def one(tree: Path, mib: int) -> tuple[int, int]:
-    """(bytes the client read, the proxy's peak RSS in KiB) for ``tree``."""
+@contextmanager
+def proxy_of(tree: Path):
+    """A ``mem proxy`` of ``tree`` (``python -m cmds`` run from it) on a new
+    store in front of a new loopback upstream: yields (process, url); both
+    are stopped on exit."""
     rig.REPO = tree            # start_proxy runs `python -m cmds` from it
     tmp = Path(tempfile.mkdtemp(prefix="proxy-rss-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEM_")}
@@ -42,6 +46,16 @@ def one(tree: Path, mib: int) -> tuple[int, int]:
     up = rig.Upstream()
     proc, url = rig.start_proxy(env, up, tmp / "trace.jsonl")
     try:
+        yield proc, url
+    finally:
+        proc.terminate()
+        proc.wait(120)
+        up.stop()
+
+
+def one(tree: Path, mib: int) -> tuple[int, int]:
+    """(bytes the client read, the proxy's peak RSS in KiB) for ``tree``."""
+    with proxy_of(tree) as (proc, url):
         sid = f"huge-{uuid.uuid4().hex[:8]}"
         body = json.dumps({"model": "m", "max_tokens": 5, "stream": True,
                            "messages": [{"role": "user", "content": "a very long answer please"}]}).encode()
@@ -59,10 +73,6 @@ def one(tree: Path, mib: int) -> tuple[int, int]:
         c.close()
         time.sleep(5)                       # the capture runs after the answer ends
         return n, peak_rss_kib(proc.pid)
-    finally:
-        proc.terminate()
-        proc.wait(120)
-        up.stop()
 
 
 def main() -> int:

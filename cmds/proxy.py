@@ -17,13 +17,12 @@ from ._common import FiniteFloatRange, home_path, lock_timeout
 
 DEFAULT_LISTEN = "127.0.0.1:7077"
 DEFAULT_UPSTREAM = "https://api.anthropic.com"
-#: hop-by-hop headers (RFC 9110 7.6.1) and those the proxy recomputes
-#: the request codings aiohttp's server decodes before the handler reads the body (one coding alone,
-#: as aiohttp.http_parser.HttpRequestParser.parse_headers takes it); another is read and sent as it came
-SERVER_DECODES = frozenset({"gzip", "deflate", "br", "zstd"})
+#: the most bytes of a request body on another path than ``POST /v1/messages`` (forwarded as it came;
+#: the Message Batches API takes up to 256 MB): 413 past it, read no further
+MAX_BODY = 256 * 1024 * 1024
 
 #: request fields not forwarded: hop-by-hop ones (RFC 9110 7.6.1), the length (the body may change), and
-#: ``Expect``: the proxy's server answered a ``100-continue`` itself and holds the whole body, and an
+#: ``Expect``: the proxy answered a ``100-continue`` itself and holds the whole body, and an
 #: HTTP/1.0 upstream never sends the 100 the client library would wait for (test26 V16: a hang)
 HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
        "transfer-encoding", "upgrade", "host", "content-length", "expect"}
@@ -130,7 +129,8 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
     import aiohttp
     from aiohttp import web
 
-    from objstore import PROXY_MAX_ANSWER, proxy_capture_turns, proxy_prepare, proxy_response_turns
+    from objstore import (PROXY_MAX_ANSWER, PROXY_MAX_REQUEST, ProxyTooLarge, proxy_capture_turns, proxy_decode_body,
+                          proxy_not_decoded, proxy_prepare, proxy_response_turns)
 
     writer = CaptureWriter(store, proxy_capture_turns)
 
@@ -151,6 +151,40 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
     async def health(_request):
         return web.json_response({"ok": True, "service": "mem proxy", "upstream": upstream})
 
+    def limit_of(request: web.Request) -> int:
+        return PROXY_MAX_REQUEST if request.method == "POST" and request.path == "/v1/messages" else MAX_BODY
+
+    def too_large(limit: int):
+        resp = _error(413, f"mem proxy: the request body is over {limit >> 20} MiB", "request_too_large")
+        resp.force_close()      # the rest of the body is not read: the connection cannot carry another request
+        return resp
+
+    async def expect(request: web.Request):
+        # a length over the bound is refused before "100 Continue", so the client sends no body (test26b W9)
+        if (request.content_length or 0) > limit_of(request):
+            return too_large(limit_of(request))
+        if request.version != aiohttp.HttpVersion11:    # then as aiohttp's own expect handler does
+            return None
+        if request.headers.get("Expect", "").lower() == "100-continue":
+            await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            request.writer.output_size = 0
+            return None
+        raise web.HTTPExpectationFailed(text="Unknown Expect")
+
+    async def read_body(request: web.Request, limit: int) -> bytes:
+        """The body as it came; ProxyTooLarge past ``limit`` bytes, read no further."""
+        if (request.content_length or 0) > limit:
+            raise ProxyTooLarge(limit)
+        parts, n = [], 0
+        while True:             # bounded: every read brings bytes, and at most ``limit`` of them are taken
+            chunk = await request.content.readany()
+            if not chunk:
+                return b"".join(parts)
+            n += len(chunk)
+            if n > limit:
+                raise ProxyTooLarge(limit)
+            parts.append(chunk)
+
     async def handle(request: web.Request):
         t0 = time.perf_counter()
         refused = browser_refusal(request.headers)
@@ -158,23 +192,35 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
             write_trace({"time": int(time.time() * 1000), "path": request.path, "status": 403,
                          "error": "refused: the request came from a web page (Origin)"})
             return _error(403, refused)
-        raw = await request.read()
+        try:
+            raw = await read_body(request, limit_of(request))
+        except ProxyTooLarge as e:
+            return too_large(e.limit)
         prep = None
         body = raw
+        coded = request.headers.get("Content-Encoding", "")
+        decoded = raw
+        note = ""
         if request.method == "POST" and request.path == "/v1/messages" and capturable(request.headers):
             try:
-                prep = await asyncio.to_thread(proxy_prepare, store, raw, dict(request.headers), capture=capture)
-                body = prep.body
-                writer.put(prep.pending)  # handed to the writer before the request goes upstream
-            except Exception as e:  # noqa: BLE001 - the request goes through whatever happens here
-                prep = None
-                body = raw
-                write_trace({"time": int(time.time() * 1000), "path": request.path,
-                             "error": f"prepare failed: {type(e).__name__}"})
+                if coded.strip():   # decoded here, never past the bound (aiohttp's server does not: test26b W8, W9)
+                    decoded = await asyncio.to_thread(proxy_decode_body, raw, coded, PROXY_MAX_REQUEST)
+            except ProxyTooLarge as e:
+                return too_large(e.limit)
+            if decoded is None:     # a coding nobody here reads, or a body damaged or cut short
+                note = proxy_not_decoded(coded) + ": forwarded as it came"
+            else:
+                try:
+                    prep = await asyncio.to_thread(proxy_prepare, store, decoded, dict(request.headers),
+                                                   capture=capture)
+                    writer.put(prep.pending)  # handed to the writer before the request goes upstream
+                    if prep.body is not decoded:
+                        body = prep.body    # changed: goes on decoded, so without its coding (test26 V15)
+                except Exception as e:  # noqa: BLE001 - the request goes through whatever happens here
+                    prep = None
+                    note = f"prepare failed: {type(e).__name__}"
         headers = {k: v for k, v in request.headers.items() if k.lower() not in HOP}
-        if request.headers.get("Content-Encoding", "").strip().lower() in SERVER_DECODES:
-            # aiohttp's server gave us the body decoded: it goes on as it is now, so without its coding
-            # (test26 V15: plain JSON under "Content-Encoding: gzip", which the upstream rejected)
+        if body is not raw:
             headers = {k: v for k, v in headers.items() if k.lower() != "content-encoding"}
         headers["Accept-Encoding"] = "identity"  # bytes pass through as they are; capture can read them
         url = upstream + request.rel_url.path_qs
@@ -228,21 +274,21 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
                 writer.put(answer)
             except Exception:  # noqa: BLE001 - never costs the answer
                 pass
-        if prep is not None and trace:
+        if (prep is not None or note) and trace:
             write_trace({"time": int(time.time() * 1000), "path": request.path, "status": up.status,
-                         "ms": round((time.perf_counter() - t0) * 1000, 1), "captured": prep.turns + len(answer),
-                         **prep.trace})
+                         "ms": round((time.perf_counter() - t0) * 1000, 1),
+                         "captured": prep.turns + len(answer) if prep is not None else 0,
+                         **(prep.trace if prep is not None else {"error": note})})
         return resp
 
-    def _error(status: int, message: str):
-        return web.json_response({"type": "error", "error": {"type": "api_error", "message": message}},
-                                 status=status)
+    def _error(status: int, message: str, kind: str = "api_error"):
+        return web.json_response({"type": "error", "error": {"type": kind, "message": message}}, status=status)
 
-    app = web.Application(client_max_size=256 * 1024 * 1024)
+    app = web.Application(client_max_size=MAX_BODY)
     app.on_startup.append(on_startup)
     app.on_cleanup.append(on_cleanup)
     app.router.add_get("/mem/health", health)
-    app.router.add_route("*", "/{tail:.*}", handle)
+    app.router.add_route("*", "/{tail:.*}", handle, expect_handler=expect)
     shown = f"[{host}]" if ":" in host else host
 
     async def announce(_app):  # after the socket is bound: a taken port never prints "on …"
@@ -250,7 +296,8 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
 
     app.on_startup.append(announce)
     try:
-        web.run_app(app, host=host, port=port, print=None, handle_signals=True)
+        # the server decodes no request coding: the handler does, bounded (test26b W8, W9)
+        web.run_app(app, host=host, port=port, print=None, handle_signals=True, auto_decompress=False)
     except OSError as e:
         raise click.ClickException(f"cannot listen on {shown}:{port}: {e.strerror}") from None
 

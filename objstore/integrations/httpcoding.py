@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 import zlib
 
-__all__ = ["MAX_DECODED", "MAX_GZIP_MEMBERS", "MAX_ZSTD_FRAMES", "decode_body", "missing_decoder", "not_decoded"]
+__all__ = ["MAX_DECODED", "MAX_GZIP_MEMBERS", "MAX_ZSTD_FRAMES", "TooLarge", "decode_body", "missing_decoder",
+           "not_decoded"]
 
 #: the most bytes a compressed answer is decoded to for capture (the client gets the bytes as they came)
 MAX_DECODED = 64 * 1024 * 1024
@@ -30,6 +31,17 @@ MAX_GZIP_MEMBERS = MAX_ZSTD_FRAMES
 #: ``unused_data`` copies past the end of a short member
 _GZIP_CHUNK = 16 * 1024
 
+class TooLarge(ValueError):
+    """A body that decodes to more than the bound it is decoded under
+    (:func:`decode_body`'s ``limit``): decoding stopped there, so a
+    compression bomb costs no more than the bound.  ``limit``: that bound in
+    bytes."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"decodes to over {limit} bytes")
+        self.limit = limit
+
+
 #: coding -> the package whose library decodes it (not the standard library's before Python 3.14)
 LIBRARY_CODINGS = {"br": "brotli", "zstd": "backports.zstd"}
 
@@ -40,12 +52,14 @@ def _codings(encoding: str) -> list[str]:
     return [c.strip().lower() for c in encoding.split(",") if c.strip()]
 
 
-def _zlib(data: bytes, tries: tuple[int, ...]) -> bytes | None:
+def _zlib(data: bytes, tries: tuple[int, ...], limit: int) -> bytes | None:
     for wbits in tries:
         try:
             d = zlib.decompressobj(wbits)
-            out = d.decompress(data, MAX_DECODED)
-            if d.unconsumed_tail or not d.eof:   # more than MAX_DECODED, or cut short
+            out = d.decompress(data, limit + 1)
+            if len(out) > limit:
+                raise TooLarge(limit)
+            if not d.eof:   # cut short
                 return None
             return out
         except zlib.error:
@@ -53,7 +67,7 @@ def _zlib(data: bytes, tries: tuple[int, ...]) -> bytes | None:
     return None
 
 
-def _gzip(data: bytes) -> bytes | None:
+def _gzip(data: bytes, limit: int) -> bytes | None:
     """Every member of a gzip body, one after the other (RFC 1952 2.2; what
     ``gzip -c a b`` and a server that compresses each flush on its own
     send), in one linear pass: each member goes to zlib in chunks of
@@ -61,16 +75,16 @@ def _gzip(data: bytes) -> bytes | None:
     ``unused_data`` copies past a member's end is less than twice the
     member, never the rest of the body.  Zero bytes after the
     last member are padding (as the standard library's ``gzip`` reads
-    them).  None past :data:`MAX_GZIP_MEMBERS` members or
-    :data:`MAX_DECODED` bytes, for a member cut short, damaged, or followed
-    by bytes that are not one."""
+    them).  None past :data:`MAX_GZIP_MEMBERS` members, for a member
+    cut short, damaged, or followed by bytes that are not one;
+    :class:`TooLarge` past ``limit`` bytes."""
     try:
-        return _gzip_members(memoryview(data))
+        return _gzip_members(memoryview(data), limit)
     except zlib.error:
         return None
 
 
-def _gzip_members(view: memoryview) -> bytes | None:
+def _gzip_members(view: memoryview, limit: int) -> bytes | None:
     n = len(view)
     parts, got, pos = [], 0, 0      # the decoded pieces, joined once at the end (no copy for one piece)
     members = 0
@@ -89,10 +103,10 @@ def _gzip_members(view: memoryview) -> bytes | None:
             chunk = view[pos:pos + size]
             pos += len(chunk)
             size *= 2                           # a long member in few calls; the copy stays under 2x its size
-            piece = d.decompress(chunk, MAX_DECODED - got + 1)
+            piece = d.decompress(chunk, limit - got + 1)
             got += len(piece)
-            if got > MAX_DECODED:
-                return None
+            if got > limit:
+                raise TooLarge(limit)
             if piece:
                 parts.append(piece)
         pos -= len(d.unused_data)               # the next member starts in this chunk
@@ -101,15 +115,16 @@ def _gzip_members(view: memoryview) -> bytes | None:
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
-def _brotli(data: bytes) -> bytes | None:
+def _brotli(data: bytes, limit: int) -> bytes | None:
     import brotli   # deferred: the proxy extra's; ImportError is the caller's
     d = brotli.Decompressor()
     try:
-        out = d.process(data, output_buffer_limit=MAX_DECODED)
+        out = d.process(data, output_buffer_limit=limit + 1)
     except brotli.error:
         return None
-    # not finished: the body is cut short, or it decodes to more than MAX_DECODED
-    return out if d.is_finished() and len(out) <= MAX_DECODED else None
+    if len(out) > limit:
+        raise TooLarge(limit)
+    return out if d.is_finished() else None     # not finished: cut short
 
 
 def _zstd_module():
@@ -120,14 +135,14 @@ def _zstd_module():
     return zstd
 
 
-def _zstd(data: bytes) -> bytes | None:
+def _zstd(data: bytes, limit: int) -> bytes | None:
     """One zstd frame or several, one after the other (RFC 8878 3.1), in
     one linear pass: each frame's length is read from its header and blocks
     (``get_frame_size``) and decoded from a memoryview slice (no copy of the
     rest of the body per frame, as ``unused_data`` would make: quadratic).
     None past :data:`MAX_ZSTD_FRAMES` frames (counted before any is decoded:
-    each costs a decoder) or :data:`MAX_DECODED` bytes, or for a damaged or
-    cut short body."""
+    each costs a decoder), or for a damaged or cut short body;
+    :class:`TooLarge` past ``limit`` bytes."""
     zstd = _zstd_module()
     view = memoryview(data)
     try:
@@ -142,8 +157,10 @@ def _zstd(data: bytes) -> bytes | None:
         out, start = bytearray(), 0
         for end in ends:
             d = zstd.ZstdDecompressor()
-            out += d.decompress(view[start:end], MAX_DECODED - len(out))
-            if not d.eof:   # cut short, or more than MAX_DECODED
+            out += d.decompress(view[start:end], limit - len(out) + 1)
+            if len(out) > limit:
+                raise TooLarge(limit)
+            if not d.eof:   # cut short
                 return None
             start = end
         return bytes(out)
@@ -151,28 +168,30 @@ def _zstd(data: bytes) -> bytes | None:
         return None
 
 
-def decode_body(data: bytes, encoding: str) -> bytes | None:
+def decode_body(data: bytes, encoding: str, limit: int = MAX_DECODED) -> bytes | None:
     """``data`` decoded from its HTTP ``Content-Encoding`` ``encoding``:
-    ``identity``, ``gzip``/``x-gzip`` (every member), ``deflate`` (zlib, or raw deflate as
-    some servers send it), ``br``, ``zstd``, or a comma-separated list of
-    them applied in order.  None for another coding, a coding whose library
-    is not installed (:func:`missing_decoder` names it), a damaged or cut
-    short body, one that would decode to over :data:`MAX_DECODED` bytes, or
-    a zstd body of over :data:`MAX_ZSTD_FRAMES` frames or a gzip one of
-    over :data:`MAX_GZIP_MEMBERS` members.  Linear in the
-    body's size.  Never raises."""
+    ``identity``, ``gzip``/``x-gzip`` (every member; RFC 9110 8.4.1.3: the
+    same coding), ``deflate`` (zlib, or raw deflate as some servers send
+    it), ``br``, ``zstd``, or a comma-separated list of them applied in
+    order.  None for another coding, a coding whose library is not
+    installed (:func:`missing_decoder` names it), a damaged or cut short
+    body, or a zstd body of over :data:`MAX_ZSTD_FRAMES` frames or a gzip
+    one of over :data:`MAX_GZIP_MEMBERS` members.  Raises :class:`TooLarge`
+    for one that decodes to over ``limit`` bytes (:data:`MAX_DECODED` unless
+    given; at any step of a list), having decoded no more than ``limit`` + 1
+    bytes.  Linear in the body's size; raises nothing else."""
     for coding in reversed(_codings(encoding)):
         if coding == "identity":
             continue
         try:
             if coding in ("gzip", "x-gzip"):
-                out = _gzip(data)
+                out = _gzip(data, limit)
             elif coding == "deflate":
-                out = _zlib(data, (zlib.MAX_WBITS, -zlib.MAX_WBITS))
+                out = _zlib(data, (zlib.MAX_WBITS, -zlib.MAX_WBITS), limit)
             elif coding == "br":
-                out = _brotli(data)
+                out = _brotli(data, limit)
             elif coding == "zstd":
-                out = _zstd(data)
+                out = _zstd(data, limit)
             else:
                 return None
         except ImportError:

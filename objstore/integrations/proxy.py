@@ -41,7 +41,7 @@ Per request (:func:`prepare`):
    assistant text) are handed to the writer before forwarding, the
    assistant's answer when the response ends, if it is complete (a stream
    that reached ``message_stop``; a compressed body decoded:
-   :func:`response_turns`, :func:`capture_turns`).  A prompt starting with the ignore marker
+   ``proxyanswer.response_turns``, :func:`capture_turns`).  A prompt starting with the ignore marker
    (``#nomem``) and everything up to the next prompt (tool results, the
    answers, the response to it) are never handed over, and nothing is
    recalled or remembered for it (:func:`nomem_stretch`).  A turn's source is
@@ -75,7 +75,7 @@ from objstore.core.jsonspan import Node, scan
 from objstore.core.text import clean_str
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
-from objstore.integrations.httpcoding import MAX_DECODED, decode_body, not_decoded
+from objstore.integrations.httpcoding import MAX_DECODED
 from objstore.memory.writechecks import check_key_credentials
 from objstore.memory.scope import project_aliases
 from objstore.memory.appender import TurnAppender
@@ -89,12 +89,20 @@ STATE_DIR = "cache/proxy"
 #: Messages answer is far smaller (128K output tokens: a few MB of SSE).  As many as
 #: :data:`~objstore.integrations.httpcoding.MAX_DECODED` bytes are decoded from a compressed one.
 MAX_ANSWER = MAX_DECODED
+#: the most bytes of a ``POST /v1/messages`` body, as it came and decoded from its ``Content-Encoding``:
+#: the proxy answers 413 past it, having read or decoded no more (test26b W9: a 400 KB gzip bomb was
+#: decoded to 256 MiB); twice the 32 MB the Messages API itself takes
+MAX_REQUEST = MAX_DECODED
 HARNESS = "proxy"
 _WORKDIR = re.compile(r"Working directory:\s*(\S+)")
-_MEM_CONTEXT = re.compile(r"<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)", re.I | re.S)
+#: one of our own ``<mem-context>`` blocks (to its end, or the end of the text): never captured
+MEM_CONTEXT = re.compile(r"<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)", re.I | re.S)
 
 
-def _h(text: str | bytes, n: int = 16) -> str:
+def short_hash(text: str | bytes, n: int = 16) -> str:
+    """The first ``n`` hex digits of the SHA-256 of ``text`` (a str is
+    hashed as UTF-8, lone surrogates kept): state file names, threads,
+    message identities."""
     b = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     return hashlib.sha256(b).hexdigest()[:n]
 
@@ -134,7 +142,7 @@ def _result_text(c) -> str:
         if isinstance(c, list) else ""
 
 
-def _text_of(content, *, tool: bool = False, secret: frozenset = frozenset(),
+def text_of(content, *, tool: bool = False, secret: frozenset = frozenset(),
              bash: list | None = None) -> list[tuple[str, str]]:
     """``(part, text)`` of a message's content: ``text`` blocks (part ``t<i>``),
     and with ``tool`` the ``tool_result`` blocks (``r<i>``; the result of a
@@ -143,7 +151,7 @@ def _text_of(content, *, tool: bool = False, secret: frozenset = frozenset(),
     ``[flag]`` of ``withhold.bash_mode`` (Claude Code's ``!`` bash mode),
     carried from text to text and updated in place; None: texts as they are."""
     if isinstance(content, str):
-        t = _MEM_CONTEXT.sub("", content).strip()
+        t = MEM_CONTEXT.sub("", content).strip()
         if bash is not None:
             t, bash[0] = bash_mode(t, bash[0])
         return [("t0", t)] if t else []
@@ -152,7 +160,7 @@ def _text_of(content, *, tool: bool = False, secret: frozenset = frozenset(),
         if not isinstance(b, dict):
             continue
         if b.get("type") == "text" and isinstance(b.get("text"), str):
-            t = _MEM_CONTEXT.sub("", b["text"]).strip()
+            t = MEM_CONTEXT.sub("", b["text"]).strip()
             if bash is not None:
                 t, bash[0] = bash_mode(t, bash[0])
             if t:
@@ -179,7 +187,7 @@ def _session_of(headers: Mapping[str, str], ignored: list[str]) -> str:
             continue
         if name == "x-claude-code-session-id":
             agent = _hdr(headers, "x-claude-code-agent-id")
-            sid += f"-agent-{_h(agent, 12)}" if agent else ""
+            sid += f"-agent-{short_hash(agent, 12)}" if agent else ""
         sid = _valid_session(sid)
         if not sid:
             ignored.append(name)
@@ -217,9 +225,9 @@ def identify(headers: Mapping[str, str], body: dict) -> Conversation:
     """The conversation of a request (module doc, item 1)."""
     msgs = body.get("messages") or []
     first = json.dumps(msgs[0] if msgs else None, sort_keys=True, ensure_ascii=False)
-    thread = _h(first)
+    thread = short_hash(first)
     ignored: list[str] = []
-    sid = _session_of(headers, ignored) or "px-" + _h(_system_text(body.get("system")) + "\0" + first)
+    sid = _session_of(headers, ignored) or "px-" + short_hash(_system_text(body.get("system")) + "\0" + first)
     m = _WORKDIR.search(_system_text(body.get("system")))
     cwd = m.group(1) if m else ""
     named = _hdr(headers, "x-mem-project")
@@ -247,7 +255,7 @@ class State:
 
 def state_file(store: Store, conv: Conversation) -> Path:
     """The state file of a conversation."""
-    return store.root / STATE_DIR / f"{_h(conv.session)}-{conv.thread}"
+    return store.root / STATE_DIR / f"{short_hash(conv.session)}-{conv.thread}"
 
 
 def load_state(path: Path) -> State:
@@ -312,7 +320,7 @@ MAX_FORKS = 256     # forks followed from one first message (each step moves pas
 def message_identity(msg) -> str:
     """What tells two messages at one index apart (16 hex; "" for no
     message): a hash of the role and the texts the proxy captures from it
-    (:func:`_text_of`, our own blocks removed, each stripped) with the ids
+    (:func:`text_of`, our own blocks removed, each stripped) with the ids
     of the tool calls its results answer.  ``cache_control`` markers,
     thinking, images and the text of tool results, which a harness moves,
     drops or clears between requests (Claude Code clears old tool results:
@@ -325,23 +333,23 @@ def message_identity(msg) -> str:
     role = msg.get("role")
     content = msg.get("content")
     if role == "assistant":
-        return answer_identity("".join(t for _p, t in _text_of(content)))
-    parts = [str(role)] + [t for _p, t in _text_of(content)]
+        return answer_identity("".join(t for _p, t in text_of(content)))
+    parts = [str(role)] + [t for _p, t in text_of(content)]
     for b in content if isinstance(content, list) else []:
         if isinstance(b, dict) and b.get("type") == "tool_result":
             parts.append(str(b.get("tool_use_id") or ""))
-    return _h("\0".join(parts))
+    return short_hash("\0".join(parts))
 
 
 def answer_identity(text: str) -> str:
     """:func:`message_identity` of an assistant message whose text is ``text`` ("" for no text)."""
     bare = "".join(text.split())
-    return _h("assistant\0" + bare) if bare else ""
+    return short_hash("assistant\0" + bare) if bare else ""
 
 
-def _fork_of(thread: str, idx: int, ident: str) -> str:
+def fork_of(thread: str, idx: int, ident: str) -> str:
     """The thread that goes on from ``thread`` with message ``idx`` whose identity is ``ident``."""
-    return _h(f"fork\0{thread}\0{idx}\0{ident}")
+    return short_hash(f"fork\0{thread}\0{idx}\0{ident}")
 
 
 def _diverges(ids: list[str], mine: list[str]) -> int:
@@ -369,14 +377,14 @@ def resolve_thread(store: Store, conv: Conversation, msgs: list) -> tuple[Conver
     message at some index and the latest message both know differs too
     (:func:`_agrees_last`), the fork at that index.  Returns the resolved
     conversation, the parent's state and the fork index when the resolved
-    thread is new (the caller seeds it: :func:`_seed_fork`), else ``None,
+    thread is new (the caller seeds it: :func:`seed_fork`), else ``None,
     -1``, and the request's message identities (:func:`message_identity`,
     by index: computed once a request).  Reads state files only; never
     raises for their content."""
     mine = [message_identity(m) for m in msgs]
     thread, parent, at = conv.thread, None, -1
     for _ in range(MAX_FORKS):
-        path = store.root / STATE_DIR / f"{_h(conv.session)}-{thread}"
+        path = store.root / STATE_DIR / f"{short_hash(conv.session)}-{thread}"
         if not path.exists():
             break
         st = load_state(path)
@@ -384,13 +392,13 @@ def resolve_thread(store: Store, conv: Conversation, msgs: list) -> tuple[Conver
         if i < 0 or _agrees_last(st.ids, mine, i):
             parent, at = None, -1
             break
-        parent, at, thread = st, i, _fork_of(thread, i, mine[i])
+        parent, at, thread = st, i, fork_of(thread, i, mine[i])
     if thread == conv.thread:
         return conv, None, -1, mine
     return Conversation(conv.session, thread, conv.project, conv.cwd, conv.ignored), parent, at, mine
 
 
-def _seed_fork(st: State, parent: State, at: int) -> None:
+def seed_fork(st: State, parent: State, at: int) -> None:
     """A new fork's state from its parent's: what came before index ``at``
     (captured already, under the parent's sources; the pinned block and the
     recall blocks kept, so the prompt cache holds)."""
@@ -448,6 +456,10 @@ class Prepared:
         unmarked: False when the newest prompt starts with the ignore marker
             (``#nomem``, :func:`nomem_stretch`): the answer to it is not
             captured either.
+        unnoted: the store, when the state did not note the identity of
+            every message it captured (a conversation begun under a proxy
+            older than session 26): the answer is compared with the turn
+            stored at its source (``proxyanswer``; test26b W11); else None.
     """
 
     body: bytes
@@ -459,10 +471,11 @@ class Prepared:
     unmarked: bool = True
     state: Path | None = None
     prefill: str | None = None
+    unnoted: Store | None = None
 
 
 def _is_user_text(msg) -> bool:
-    return isinstance(msg, dict) and msg.get("role") == "user" and bool(_text_of(msg.get("content")))
+    return isinstance(msg, dict) and msg.get("role") == "user" and bool(text_of(msg.get("content")))
 
 
 def _is_prompt(msg) -> bool:
@@ -488,7 +501,7 @@ def nomem_stretch(cfg, msgs: list) -> list[bool]:
     out, skipping = [], False
     for m in msgs:
         if _is_prompt(m):
-            skipping = any(has_marker(cfg, t) for _p, t in _text_of(m.get("content")))
+            skipping = any(has_marker(cfg, t) for _p, t in text_of(m.get("content")))
         out.append(skipping)
     return out
 
@@ -540,8 +553,10 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
     upto = len(msgs) - 1 if prefill else len(msgs)
     known: set[str] = set()
     with locked_state(out.state) as st:
+        if len(st.ids) <= st.captured:      # captured, identities not noted: the answer checks the store
+            out.unnoted = store
         if parent is not None and st.captured < 0 and not st.ids:
-            _seed_fork(st, parent, at)
+            seed_fork(st, parent, at)
             # what the parent noted anywhere is captured already (a harness that dropped messages in
             # the middle moved the rest to lower indices: test26b W1)
             known = {x for x in parent.ids if x}
@@ -560,7 +575,7 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
             bash = [False]
             if 0 <= st.captured < len(msgs) and isinstance(msgs[st.captured], dict) \
                     and msgs[st.captured].get("role") == "user":
-                _text_of(msgs[st.captured].get("content"), bash=bash)
+                text_of(msgs[st.captured].get("content"), bash=bash)
             for idx in range(st.captured + 1, upto):
                 if not marked[idx] and not (known and mine[idx] in known):
                     out.pending += _turns_of(conv, idx, msgs[idx], ts, secret, bash)
@@ -599,11 +614,11 @@ def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict, ma
             edits.append(_append_block(text, snode, st.pinned))
     last = len(msgs) - 1
     if marked and _is_user_text(msgs[last]) and last not in st.recall:
-        st.recall[last] = (_h(text[mnode.items[last].start:mnode.items[last].end]), "", [])
+        st.recall[last] = (short_hash(text[mnode.items[last].start:mnode.items[last].end]), "", [])
     elif _is_user_text(msgs[last]) and last not in st.recall:
-        prompt = "\n".join(t for _p, t in _text_of(msgs[last]["content"]))
+        prompt = "\n".join(t for _p, t in text_of(msgs[last]["content"]))
         prev = msgs[last - 1] if last > 0 else None
-        prev_text = "\n".join(t for _p, t in _text_of(prev.get("content"))) if isinstance(prev, dict) \
+        prev_text = "\n".join(t for _p, t in text_of(prev.get("content"))) if isinstance(prev, dict) \
             and prev.get("role") == "assistant" else None
         inj = inject_for_prompt(store, conv.session, prompt, previous_assistant=prev_text,
                                 cwd=conv.cwd or None, project=conv.project or None)
@@ -616,7 +631,7 @@ def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict, ma
                     f"you asked (user_stated): {escape_text(r.key)} = {escape_text(r.version.fact.body)}"
                     "</mem-context>")
             block = f"{note}\n{block}" if block else note
-        st.recall[last] = (_h(text[mnode.items[last].start:mnode.items[last].end]), block, ids)
+        st.recall[last] = (short_hash(text[mnode.items[last].start:mnode.items[last].end]), block, ids)
         trace["cues"] = sum(len(v) for v in (inj.cues or {}).values())
         trace["recall_ids"] = ids
         trace["rejected"] = [[c.id, round(c.evidence, 4), c.reason] for c in inj.rejected][:20]
@@ -624,7 +639,7 @@ def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict, ma
         if not block or idx > last:
             continue
         node = mnode.items[idx]
-        if _h(text[node.start:node.end]) != h:
+        if short_hash(text[node.start:node.end]) != h:
             continue  # the harness rewrote that message: its block goes
         cnode = _content_node(node)
         if cnode is not None:
@@ -641,7 +656,8 @@ def _content_node(msg_node: Node) -> Node | None:
 
 # -- capture ------------------------------------------------------------------------
 
-def _writer(store: Store):
+def turn_writer(store: Store) -> TurnAppender:
+    """The one turn writer of the proxy's captures (``TurnAppender``, harness ``proxy``)."""
     return TurnAppender(store, command="proxy", harness=HARNESS)
 
 
@@ -679,7 +695,7 @@ def _turns_of(conv: Conversation, idx: int, msg, ts: int, secret: frozenset = fr
         return []
     role = msg.get("role")
     out = []
-    for part, t in _text_of(msg.get("content"), tool=role == "user", secret=secret,
+    for part, t in text_of(msg.get("content"), tool=role == "user", secret=secret,
                             bash=bash if role == "user" else None):
         r = "tool" if part.startswith("r") else ("assistant" if role == "assistant" else "user")
         out.append(CapturedTurn(conv.session, f"px:{conv.thread}:{idx}:{part}", r, t, ts, conv.cwd, conv.project))
@@ -722,7 +738,7 @@ def capture_turns(store: Store, turns: list) -> int:
              and not (t.role == "user" and has_marker(cfg, t.text))]
     if not turns:
         return 0
-    w = _writer(store)
+    w = turn_writer(store)
     try:
         # outside the lock: redaction, then the turns chained on the heads read now (encoding,
         # compression, object writes, made durable): under it, only checked and published
@@ -738,111 +754,3 @@ def capture_turns(store: Store, turns: list) -> int:
         w.close()
     w.index_deferred()                        # outside the store lock
     return n
-
-
-def assistant_text_from_sse(data: bytes) -> str:
-    """The text an SSE Messages stream produced (``text_delta`` events;
-    thinking and tool input skipped)."""
-    return _sse_answer(data)[0]
-
-
-def _sse_answer(data: bytes) -> tuple[str, str]:
-    """``(text, end)`` of an SSE Messages stream: its ``text_delta`` text and
-    how it ended: ``"message_stop"``, ``"error <type>"`` (an ``error`` event,
-    e.g. ``overloaded_error`` mid-stream) or ``""`` (it closed before
-    ``message_stop``)."""
-    parts, end = [], ""
-    for line in data.decode("utf-8", "replace").splitlines():
-        if not line.startswith("data:"):
-            continue
-        try:
-            ev = json.loads(line[5:].strip())
-        except ValueError:
-            continue
-        if not isinstance(ev, dict):
-            continue
-        if ev.get("type") == "content_block_delta":
-            d = ev.get("delta") or {}
-            if d.get("type") == "text_delta" and isinstance(d.get("text"), str):
-                parts.append(d["text"])
-        elif ev.get("type") == "message_stop":
-            end = "message_stop"
-        elif ev.get("type") == "error":
-            err = ev.get("error")
-            kind = err.get("type") if isinstance(err, dict) else None
-            end = f"error {kind if isinstance(kind, str) and kind.isidentifier() else 'unknown'}"
-    return "".join(parts), end
-
-
-def assistant_text_from_json(data: bytes) -> str:
-    """The text of a non-streamed Messages response ("" if not one)."""
-    try:
-        r = json.loads(data)
-    except ValueError:
-        return ""
-    if not isinstance(r, dict) or r.get("type") != "message":
-        return ""
-    return "\n".join(t for _p, t in _text_of(r.get("content")))
-
-
-def response_turns(prep: Prepared, data: bytes | None, *, streamed: bool, encoding: str = "") -> list:
-    """The assistant's answer to a prepared request as turns to capture (the
-    answer is message ``prep.n_messages`` of the conversation); [] when it
-    holds no text.  ``data``: the response body as the upstream sent it
-    (bytes-like), or None for one of over :data:`MAX_ANSWER` bytes, which
-    the proxy did not keep (not captured, and the trace says so);
-    ``encoding`` its ``Content-Encoding`` (decoded for capture:
-    :func:`decode_body`).  A stream is an answer only once it reached
-    ``message_stop``: one that ended in an ``error`` event or closed before
-    is not captured (the client retries it, and Claude Code's own transcript
-    does not keep it either).  Why an answer with text was not captured is
-    put in ``prep.trace["answer"]`` (no text of it)."""
-    if prep.conv is None or not prep.unmarked:
-        return []           # the answer to a #nomem prompt is not captured either
-    if data is None:
-        prep.trace["answer"] = f"not captured: the answer is over {MAX_ANSWER >> 20} MiB"
-        return []
-    decoded = decode_body(data, encoding) if encoding else data
-    if decoded is None:
-        prep.trace["answer"] = "not captured: " + not_decoded(encoding)
-        return []
-    if streamed:
-        text, end = _sse_answer(decoded)
-        if end != "message_stop":
-            if text.strip():
-                prep.trace["answer"] = "not captured: the stream " + (
-                    f"ended in an error event ({end[6:]})" if end else "closed before message_stop")
-            return []
-    else:
-        text = assistant_text_from_json(decoded)
-    n = prep.n_messages
-    if prep.prefill is not None:      # the answer goes on from the request's last message: one turn, there
-        text, n = prep.prefill + text, n - 1
-    text = _MEM_CONTEXT.sub("", text).strip()
-    if not text:
-        return []
-    thread = _answer_thread(prep, answer_identity(text), n)
-    conv = prep.conv
-    return [CapturedTurn(conv.session, f"px:{thread}:{n}:t0", "assistant", text, now_ms(),
-                         conv.cwd, conv.project)]
-
-
-def _answer_thread(prep: Prepared, ident: str, n: int) -> str:
-    """The thread an answer is captured in: the request's, where the answer
-    is noted as message n; a fork of it when another answer was noted there
-    (a regenerated answer: test26 V6)."""
-    conv = prep.conv
-    if prep.state is None or not ident:
-        return conv.thread
-    with locked_state(prep.state) as st:
-        st.ids += [""] * (n + 1 - len(st.ids))
-        if not st.ids[n] or st.ids[n] == ident:
-            st.ids[n] = ident
-            return conv.thread
-        fork = _fork_of(conv.thread, n, ident)
-        with locked_state(prep.state.with_name(f"{_h(conv.session)}-{fork}")) as child:
-            if child.captured < 0 and not child.ids:
-                _seed_fork(child, st, n)
-                child.ids.append(ident)
-    prep.trace["fork"] = n
-    return fork

@@ -73,17 +73,24 @@ def test_every_member_of_a_gzip_body_is_read_up_to_the_member_bound():
     # the decoded bound counts every member together
     half = gzip.compress(b"\0" * (MAX_DECODED // 2))
     assert decode_body(half + half, "gzip") == b"\0" * MAX_DECODED
-    assert decode_body(half + half + gzip.compress(b"x"), "gzip") is None
+    with pytest.raises(httpcoding.TooLarge):
+        decode_body(half + half + gzip.compress(b"x"), "gzip")
 
 
 @pytest.mark.parametrize("coding, pack", [("br", brotli.compress), ("zstd", zstd.compress), ("gzip", gzip.compress)])
-def test_a_cut_short_damaged_or_too_large_body_is_none(coding, pack):
+def test_a_cut_short_or_damaged_body_is_none_and_a_too_large_one_raises_too_large(coding, pack):
     packed = pack(DOC)
     assert decode_body(packed[: len(packed) // 2], coding) is None
     assert decode_body(b"\xff" * 40, coding) is None
     big = pack(b"\0" * (MAX_DECODED + 1))          # a bomb: a few KB that would decode to 64 MiB + 1
-    assert len(big) < 1 << 20 and decode_body(big, coding) is None
+    assert len(big) < 1 << 20
+    with pytest.raises(httpcoding.TooLarge) as e:   # told apart from damage: the proxy answers 413 for it
+        decode_body(big, coding)
+    assert e.value.limit == MAX_DECODED
     assert decode_body(pack(b"\0" * MAX_DECODED), coding) == b"\0" * MAX_DECODED   # the bound itself is taken
+    with pytest.raises(httpcoding.TooLarge):        # a bound of the caller's
+        decode_body(pack(b"\0" * 1001), coding, 1000)
+    assert decode_body(pack(b"\0" * 1000), coding, 1000) == b"\0" * 1000
 
 
 def test_an_unknown_coding_is_none_and_named_without_an_install_hint():

@@ -81,7 +81,7 @@ class Upstream:
         asyncio.set_event_loop(self.loop)
         app = web.Application(client_max_size=256 << 20)
         app.router.add_route("*", "/{tail:.*}", self.handle)
-        self.runner = web.AppRunner(app)
+        self.runner = web.AppRunner(app, auto_decompress=False)    # requests recorded as they came, coded or not
         self.loop.run_until_complete(self.runner.setup())
         self.loop.run_until_complete(web.TCPSite(self.runner, "127.0.0.1", 0).start())
         self.port = self.runner.addresses[0][1]
@@ -184,6 +184,12 @@ class Upstream:
             return web.Response(body=packed, headers=CIMultiDict([("Content-Type", "application/json"),
                                                                   ("Content-Encoding", "gzip"),
                                                                   ("Content-Encoding", "br")]))
+        if mode == "gzipbomb":      # test26b W8: a few hundred KB that decode to over 64 MiB
+            import gzip
+            doc["content"][0]["text"] += " " * (65 << 20)
+            packed = gzip.compress(json.dumps(doc).encode(), 1)
+            self.sent[tag] = packed
+            return web.Response(body=packed, headers={"Content-Type": "application/json", "Content-Encoding": "gzip"})
         if mode in ("gzip", "br", "zstd", "compress"):    # compressed although the proxy asked for identity
             import gzip
 

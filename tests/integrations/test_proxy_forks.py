@@ -152,3 +152,31 @@ def test_an_assistant_prefill_and_its_answer_are_one_turn(rig):
     texts = [t for _r, t in _texts(rig, sid, 6)]
     assert texts == ["name an animal as JSON", '{"animal": "genet"}', "another one, not a genet",
                      '{"animal": "okapi"}', "another one, not a okapi", '{"animal": "tapir"}'], texts
+
+
+def test_a_regenerated_answer_of_a_conversation_begun_before_ids_were_noted_is_captured(rig):
+    """test26b W11: a state written by a proxy older than session 26 notes
+    no message identities; the first answer regenerated after the upgrade
+    took the first answer's source and was dropped as already stored.  Now
+    the answer is compared with the turn stored at its source."""
+    from objstore.integrations.proxy import short_hash
+    sid = f"oldregen-{uuid.uuid4().hex[:8]}"
+    c = client(rig, **{"x-mem-session": sid})
+    q = [{"role": "user", "content": "dormouse question"}]
+    c.messages.create(model="m", max_tokens=9, messages=q, extra_headers={"x-test-answer": "first answer hazel"})
+    assert len(_texts(rig, sid, 2)) == 2
+    states = [p for p in (rig["home"] / "cache" / "proxy").glob(short_hash(sid) + "-*") if p.suffix != ".lk"]
+    assert len(states) == 1
+    lines = [ln for ln in states[0].read_text().splitlines() if set(json.loads(ln)) != {"ids"}]
+    assert len(lines) < len(states[0].read_text().splitlines())
+    states[0].write_text("".join(ln + "\n" for ln in lines))       # as the older proxy left it
+    c.messages.create(model="m", max_tokens=9, messages=q, extra_headers={"x-test-answer": "regenerated chestnut"})
+    c.messages.create(model="m", max_tokens=9, messages=q + [
+        {"role": "assistant", "content": "regenerated chestnut"}, {"role": "user", "content": "continue walnut"}],
+        extra_headers={"x-test-answer": "third answer acorn"})
+    texts = [t for _r, t in _texts(rig, sid, 5)]
+    assert sorted(texts) == sorted(["dormouse question", "first answer hazel", "regenerated chestnut",
+                                    "continue walnut", "third answer acorn"]), texts
+    # the same answer again is no regeneration: stored once
+    c.messages.create(model="m", max_tokens=9, messages=q, extra_headers={"x-test-answer": "first answer hazel"})
+    assert sum(1 for t in (x["text"] for x in turns_of(rig, sid)) if t == "first answer hazel") == 1
