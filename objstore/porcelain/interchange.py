@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from objstore.core.atomic import atomic_write
-from objstore.core.codec import object_id
+from objstore.core.codec import encode, object_id
 from objstore.core.redact import redact, redact_named
 from objstore.core.errors import PERSON_ONLY_HINT, InvalidInput, MemError, Refused
 from objstore.core.objects import Fact, QueueItem, TYPE_NAMES, Tombstone, Turn
@@ -259,8 +259,10 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                  progress=None, keep_existing: bool = False, agent: str | None = None) -> ImportResult:
     """Bring a ``mem-export/1`` export into ``store`` (see module doc).
 
-    Objects are written first and refs after, so a failure part-way leaves
-    no ref pointing at a missing object.  A ref the store already has at
+    Objects are written into one new pack, installed (durable) only once
+    every line was read and checked, and refs after it: a refused import
+    (a bad line, a missing object, a clash) leaves nothing behind, neither
+    a ref nor an object (test27 V23).  A ref the store already has at
     another id makes the import refuse before any ref moves (Refused), or
     with ``keep_existing`` is left alone and reported
     (``refs_kept``/``conflicts``).
@@ -285,9 +287,8 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
     Raises:
         InvalidInput: not a ``mem-export/1`` stream, a malformed line, an
             object whose id is not the one recorded, or a name that holds a
-            credential (:func:`_check_names`; a ref's name too) (nothing
-            after that line is written; refs are only written after every
-            object was read).
+            credential (:func:`_check_names`; a ref's name too) (nothing is
+            written).
         Refused: refs of the export exist here at other versions (and not
             ``keep_existing``); or ``agent`` and the export holds forgotten
             or person-only content (no ref is changed).
@@ -308,7 +309,12 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                 return True
             return isinstance(obj, Fact) and obj.trust != "user_stated" and bool(obj.body) \
                 and forgotten_in(tombs, obj.key, obj.body) is not None
-        with store.batch():  # objects without per-object fsync; synced once before any ref moves
+        # the objects go into one new pack, installed only once every line was read and checked: a refused
+        # import (a bad line, a clash) leaves nothing behind (test27 V23: its objects, stored without refs,
+        # made fsck call a good store damaged, and the advised repair made half the refused file live)
+        pw = store.pack_writer()
+        written: set[str] = set()
+        try:
             for lineno, line in enumerate(lines, 1):
                 if not line.strip():
                     continue
@@ -354,10 +360,11 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                                       f"removed; an agent ({agent}) may not bring it back: no ref was changed",
                                       hint=PERSON_ONLY_HINT)
                     continue
-                if store.has(oid):
+                if oid in written or store.has(oid):
                     res.present += 1
                 else:
-                    store.put(obj)
+                    pw.add(encode(obj))
+                    written.add(oid)
                     res.objects += 1
                     if isinstance(obj, Turn) and obj.text and redact(obj.text).hits:
                         res.turns_with_credentials += 1
@@ -365,20 +372,24 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                             res.sessions_with_credentials.append(obj.session)
                 if progress is not None and lineno % 1000 == 0:
                     progress(lineno, None)
-        if not header_seen:
-            raise InvalidInput(f"empty input: not a {FORMAT} export")
-        res.forgotten = [n for n, o in refs if o in tainted]
-        refs = [(n, o) for n, o in refs if o not in tainted]
-        missing = [(n, o) for n, o in refs if not store.has(o)]
-        if missing:
-            raise InvalidInput(f"ref {missing[0][0]} points at {missing[0][1][:12]}, which the export does not "
-                               f"hold ({len(missing)} such ref(s)); no ref was changed")
-        clash = [name for name, oid in refs if store.refs.read(name) not in (None, oid)]
-        if clash and not keep_existing:
-            raise Refused(f"{len(clash)} ref(s) of the export already exist here at other versions "
-                          f"(first: {clash[0]}); no ref was changed",
-                          hint="import into an empty store, or keep this store's refs with --keep-existing "
-                               "(the export's versions of those refs are then not kept)")
+            if not header_seen:
+                raise InvalidInput(f"empty input: not a {FORMAT} export")
+            res.forgotten = [n for n, o in refs if o in tainted]
+            refs = [(n, o) for n, o in refs if o not in tainted]
+            missing = [(n, o) for n, o in refs if o not in written and not store.has(o)]
+            if missing:
+                raise InvalidInput(f"ref {missing[0][0]} points at {missing[0][1][:12]}, which the export does not "
+                                   f"hold ({len(missing)} such ref(s)); nothing was imported")
+            clash = [name for name, oid in refs if store.refs.read(name) not in (None, oid)]
+            if clash and not keep_existing:
+                raise Refused(f"{len(clash)} ref(s) of the export already exist here at other versions "
+                              f"(first: {clash[0]}); nothing was imported",
+                              hint="import into an empty store, or keep this store's refs with --keep-existing "
+                                   "(the export's versions of those refs are then not kept)")
+            pw.finish()   # durable (fsynced) and readable before any ref names what it holds
+        except BaseException:
+            pw.abort()    # the temp pack goes: nothing of the refused import stays
+            raise
         now = now_ms()
         for name, oid in refs:
             old = store.refs.read(name)

@@ -1,0 +1,55 @@
+"""test27 V23: a refused ``mem import jsonl`` (an export cut short: a bad
+line) kept the objects it had read, without refs, so ``mem fsck`` called a
+good store damaged (exit 13), ``gc`` kept them, and the advised ``fsck
+--repair`` made half of the refused file live.  A refused import now
+leaves nothing behind: the store is exactly as it was.  Real ``mem``
+processes."""
+
+from __future__ import annotations
+
+import os
+
+PERSON = {"MEM_AGENT": "0"}
+
+
+def _tree(root) -> dict:
+    out = {}
+    for d, _dirs, files in os.walk(root):
+        for f in files:
+            p = os.path.join(d, f)
+            out[os.path.relpath(p, root)] = os.path.getsize(p)
+    return out
+
+
+def test_a_refused_import_leaves_the_store_as_it_was(mem, tmp_path):
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    for i in range(12):
+        mem("--home", str(src), "remember", f"project/api/k{i}", f"value number {i} of the api", env=PERSON)
+        mem("--home", str(src), "remember", f"project/api/k{i}", f"value number {i} changed", env=PERSON)
+    export = tmp_path / "memory.jsonl"
+    mem("--home", str(src), "export", "-o", str(export))
+    lines = export.read_bytes().splitlines(keepends=True)
+    assert len(lines) > 30
+    cut = tmp_path / "trunc.jsonl"
+    cut.write_bytes(b"".join(lines[:20]) + lines[20][:15])     # an export cut short mid-line
+    mem("--home", str(dst), "remember", "project/own/x", "mine", env=PERSON)
+    mem("--home", str(dst), "gc", "--prune=now")
+    before = _tree(dst / "objects")
+    r = mem("--home", str(dst), "import", "jsonl", str(cut), exit_code=2)
+    assert "line 21: not JSON" in r.stderr, r.stderr
+    assert _tree(dst / "objects") == before                     # no object of the refused file stays
+    r = mem("--home", str(dst), "fsck")
+    assert r.stdout.startswith("ok:") and "0 problems" in r.stdout, r.stdout
+    assert [k["key"] for k in mem("--home", str(dst), "keys", "--json").json] == ["project/own/x"]
+    # the whole export imports, and a clash refused afterwards leaves nothing either
+    mem("--home", str(dst), "import", "jsonl", str(export))
+    assert len(mem("--home", str(dst), "keys", "--json").json) == 13
+    mem("--home", str(src), "remember", "project/api/k0", "value zero moved on", env=PERSON)
+    mem("--home", str(src), "remember", "project/api/new", "a key only the second export has", env=PERSON)
+    export2 = tmp_path / "memory2.jsonl"
+    mem("--home", str(src), "export", "-o", str(export2))
+    before = _tree(dst / "objects")
+    r = mem("--home", str(dst), "import", "jsonl", str(export2), exit_code=6)
+    assert "already exist here at other versions" in r.stderr and "nothing was imported" in r.stderr, r.stderr
+    assert _tree(dst / "objects") == before
+    assert mem("--home", str(dst), "fsck").stdout.startswith("ok:")
