@@ -59,7 +59,9 @@ from objstore.capture.cursors import drop_cursor, unusable_cursors
 from objstore.capture.sourcelist import imported_sources
 from objstore.core.errors import MemError
 from objstore.core.gc import stale_temps_note
-from objstore.core.settings import config_problem
+from objstore.core import packzstd
+from objstore.core.packformat import ZSTD_VERSION, header_version
+from objstore.core.settings import config_problem, value
 from objstore.core.lock import lock_held, lock_holder
 from objstore.core.store import FACT_COMMIT_WAIT_S, FACT_WRITER, INIT_LOCK
 from objstore.core.sealstate import plain_and_sealed
@@ -81,7 +83,7 @@ class Finding:
     """One problem (``severity`` ``error``) or warning (``warning``).
 
     Attributes:
-        check: ``store`` (its config cannot be read: ``diagnose_unopened``), ``permissions``, ``forget``, ``seal``,
+        check: ``store`` (its config cannot be read: ``diagnose_unopened``), ``permissions``, ``codec``, ``forget``, ``seal``,
             ``index``, ``config``, ``projects``, ``locks``, ``temps``, ``hooks``, ``cursors``, ``transcripts``,
             ``remotes``, ``derive``.
         message: what is wrong.
@@ -119,6 +121,28 @@ def _permissions(root: Path) -> list[Finding]:
     return [Finding("permissions", "error",
                     f"{len(loose)} file(s) or folder(s) of the store can be read by other users "
                     f"(e.g. {loose[0]})", f"chmod -R go-rwx {root}  (or: mem doctor --fix)", tuple(loose))]
+
+
+def _codec(store: Store) -> list[Finding]:
+    """An error when this Python has no zstd codec (``objstore.core.packzstd``)
+    while the store holds version-7 packs or asks for them
+    (``store.pack_codec = "zstd"``): every command that reads those packs, or
+    writes one, exits 14 (test27 V10: doctor said "no problem found").  One
+    header read per pack, and only without the codec."""
+    if packzstd.zstd is not None:
+        return []
+    packs = sorted((store.root / "objects" / "pack").glob("*.pack"))
+    v7 = [p for p in packs if header_version(p) == ZSTD_VERSION]
+    try:
+        asks = value(store.root, "store.pack_codec") == "zstd"
+    except MemError:
+        asks = False   # a config.toml that does not parse: the config check names it
+    if not v7 and not asks:
+        return []
+    what = (f"{len(v7)} of the store's {len(packs)} packs are version 7 (zstd blocks)" if v7 else
+            'config.toml asks for version-7 packs (store.pack_codec = "zstd")')
+    return [Finding("codec", "error", f"{what} and this Python has no zstd codec: every command that reads "
+                    "them" + (" or writes a pack" if asks else "") + " exits 14", packzstd.INSTALL_HINT)]
 
 
 def _unfinished(store: Store) -> list[Finding]:
@@ -337,7 +361,7 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
             (``objstore.derive.run.state_damage``, asked by the caller).
     """
     now = time.time() if now is None else now
-    out = (_permissions(store.root) + _unfinished(store) + _index(store) + _config(store.root) + _projects(store.root)
+    out = (_permissions(store.root) + _codec(store) + _unfinished(store) + _index(store) + _config(store.root) + _projects(store.root)
            + _locks(store.root, now) + _temps(store)
            + _hooks(list(settings), hook_command) + _cursors(store)
            + _transcripts(imported_sources(store, hooked=False))

@@ -121,6 +121,12 @@ def test_a_version_7_store_without_the_codec_is_refused_and_nothing_changes(invo
         out = r.stdout + r.stderr
         assert _HINT in out and "pack version 7" in out and "objects/pack/pack-" in out, (args, out)
         assert "damaged" not in out and "newer mem" not in out, (args, out)
+    # doctor, where a person goes when every command exits 14, names it (test27 V10: "no problem found")
+    r = no_zstd("doctor", "--json", exit_code=None)
+    codec = [f for f in r.json["findings"] if f["check"] == "codec"]
+    assert len(codec) == 1 and codec[0]["severity"] == "error" and "version 7" in codec[0]["message"], r.json
+    assert _HINT in codec[0]["fix"]
+    assert not [f for f in invoke("doctor", "--json", exit_code=None).json["findings"] if f["check"] == "codec"]
     assert _stored(store_path) == before  # nothing set aside, rewritten or removed
     assert not (store_path / "quarantine").exists()
     assert {s["id"]: s["turns"] for s in invoke("sessions", "--json").json} == sessions  # with the codec again
