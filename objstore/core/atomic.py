@@ -239,3 +239,70 @@ def read_store_file(path: str | os.PathLike, max_bytes: int, what: str) -> bytes
         if e.errno not in (22, 27):   # EINVAL: not a regular file; EFBIG: over the cap
             raise
         raise CorruptObject(f"{what} {os.fsdecode(path)} is not readable: {e.strerror}") from None
+
+
+#: a derived file stored compressed has this suffix after its name: a zlib stream (RFC 1950, level
+#: :data:`Z_LEVEL`, one stream, nothing after it) of the bytes the uncompressed file held
+#: (``cache/turn-meta.z``, ``cache/fact-cites.z`` since session 27: docs/format.md, "Derived files
+#: under cache/"), as the read ledger's ``.json.z`` (``core.fileid``) since session 22.
+Z_SUFFIX = ".z"
+Z_LEVEL = 6
+_Z_CHUNK = 1 << 16   # a part given to zlib at a time (a million turns: tens of MB in all)
+
+
+def read_z(path: Path) -> bytes:
+    """The content of the derived file ``path`` (its name without
+    :data:`Z_SUFFIX`): ``path``'s bytes as they are when it exists (an
+    uncompressed file, which an older mem writes; :func:`write_z` deletes it,
+    so beside ``path.z`` it is the newer of the two), else ``path.z``
+    inflated.
+
+    Raises ``OSError`` when neither can be read (FileNotFoundError when
+    neither exists) and ``ValueError`` when ``path.z`` is not one whole zlib
+    stream (damaged or cut short); a caller treats both as a missing cache.
+    """
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        pass
+    zpath = path.with_name(path.name + Z_SUFFIX)
+    return inflate_whole(zpath.read_bytes(), str(zpath))
+
+
+def inflate_whole(data: bytes, name: str) -> bytes:
+    """``data``, one whole zlib stream (RFC 1950) and nothing after it,
+    inflated.  Raises ``ValueError`` naming ``name`` when it is not."""
+    import zlib
+
+    d = zlib.decompressobj()
+    try:
+        out = d.decompress(data)
+    except zlib.error as e:
+        raise ValueError(f"{name}: damaged zlib stream ({e})") from None
+    if not d.eof or d.unused_data:
+        raise ValueError(f"{name}: zlib stream cut short or followed by other bytes")
+    return out
+
+
+def write_z(path: Path, data: "bytes | Iterable[bytes]", *, durable: bool = True) -> None:
+    """Replace the derived file ``path`` by ``path.z``: ``data`` (bytes or
+    parts in order, as :func:`atomic_write` takes them) compressed at
+    :data:`Z_LEVEL`, written by :func:`atomic_write`; then delete ``path``,
+    the uncompressed file an older mem wrote, if there is one.  Raises
+    ``OSError`` as :func:`atomic_write`."""
+    import zlib
+
+    def parts():
+        c = zlib.compressobj(Z_LEVEL)
+        for part in ([data] if isinstance(data, (bytes, bytearray, memoryview)) else data):
+            for i in range(0, len(part), _Z_CHUNK):
+                out = c.compress(part[i:i + _Z_CHUNK])
+                if out:
+                    yield out
+        yield c.flush()
+
+    atomic_write(path.with_name(path.name + Z_SUFFIX), parts(), durable=durable)
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
