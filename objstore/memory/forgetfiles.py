@@ -15,7 +15,7 @@ import re
 import zlib
 from pathlib import Path
 
-from objstore.core.atomic import Z_LEVEL, Z_SUFFIX, atomic_write, inflate_whole, open_regular
+from objstore.core.atomic import Z_SUFFIX, atomic_write, deflate_z, inflate_whole, open_regular
 from objstore.core.fileid import hidden_source, hide_ledger_paths, is_ledger_name
 from objstore.core.gc import leftover_temps, remove_temp, temp_size
 from objstore.core.errors import MemError
@@ -130,7 +130,7 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
         elif text_like:
             lines = data.splitlines(keepends=True)
             kept = b"".join(ln for ln in lines if not hit(ln.decode("utf-8", "replace")))
-            atomic_write(p, zlib.compress(kept, Z_LEVEL) if packed else kept)
+            atomic_write(p, deflate_z(kept) if packed else kept)
         else:
             p.unlink()
         changed.append(str(p.relative_to(store.root)))
