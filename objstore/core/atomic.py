@@ -256,12 +256,24 @@ Z_STRATEGY = 2   # zlib.Z_HUFFMAN_ONLY (zlib.h), without importing zlib here
 _Z_CHUNK = 1 << 16   # a part given to zlib at a time (a million turns: tens of MB in all)
 
 
+#: what this process last read or wrote of each compressed derived file: its path -> (the file's
+#: identity, :func:`_identity`, its content inflated).  A forget reads turn-meta.z three times (its
+#: lines, their drop, the scrub of derived files) and at 2.07M turns each inflation of the two
+#: files costs ~0.11 s; an atomic replace is a new inode, so a changed file never matches.  At most
+#: one entry a file (two files; ~23 MB at 2.07M turns in a process that read both).
+_Z_KNOWN: dict[str, tuple[tuple[int, ...], bytes]] = {}
+
+
+def _identity(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
 def read_z(path: Path) -> bytes:
     """The content of the derived file ``path`` (its name without
     :data:`Z_SUFFIX`): ``path``'s bytes as they are when it exists (an
     uncompressed file, which an older mem writes; :func:`write_z` deletes it,
     so beside ``path.z`` it is the newer of the two), else ``path.z``
-    inflated.
+    inflated (:func:`inflate_z`).
 
     Raises ``OSError`` when neither can be read (FileNotFoundError when
     neither exists) and ``ValueError`` when ``path.z`` is not one whole zlib
@@ -272,7 +284,22 @@ def read_z(path: Path) -> bytes:
     except FileNotFoundError:
         pass
     zpath = path.with_name(path.name + Z_SUFFIX)
-    return inflate_whole(zpath.read_bytes(), str(zpath))
+    with open_regular(zpath) as f:
+        return inflate_z(str(zpath), f.read(), os.fstat(f.fileno()))
+
+
+def inflate_z(name: str, data: bytes, st: os.stat_result) -> bytes:
+    """The compressed derived file ``name``'s bytes ``data``, read from the
+    file whose ``os.fstat`` is ``st``, inflated (:func:`inflate_whole`); the
+    content this process last read or wrote when the file is still that one
+    (same device, inode, size, modification and change times), without
+    inflating again.  Raises ``ValueError`` as :func:`inflate_whole`."""
+    known = _Z_KNOWN.get(name)
+    if known is not None and known[0] == _identity(st):
+        return known[1]
+    out = inflate_whole(data, name)
+    _Z_KNOWN[name] = (_identity(st), out)
+    return out
 
 
 def inflate_whole(data: bytes, name: str) -> bytes:
@@ -311,7 +338,14 @@ def write_z(path: Path, data: "bytes | Iterable[bytes]", *, durable: bool = True
     :func:`deflate_z`, written by :func:`atomic_write`; then delete ``path``,
     the uncompressed file an older mem wrote, if there is one.  Raises
     ``OSError`` as :func:`atomic_write`."""
-    atomic_write(path.with_name(path.name + Z_SUFFIX), deflate_z(data), durable=durable)
+    zpath = path.with_name(path.name + Z_SUFFIX)
+    _Z_KNOWN.pop(str(zpath), None)
+    atomic_write(zpath, deflate_z(data), durable=durable)
+    if isinstance(data, bytes):   # kept for the next read (parts: not joined to keep them)
+        try:
+            _Z_KNOWN[str(zpath)] = (_identity(os.stat(zpath)), data)
+        except OSError:
+            pass
     try:
         path.unlink()
     except FileNotFoundError:

@@ -15,7 +15,7 @@ import re
 import zlib
 from pathlib import Path
 
-from objstore.core.atomic import Z_SUFFIX, atomic_write, deflate_z, inflate_whole, open_regular
+from objstore.core.atomic import Z_SUFFIX, atomic_write, deflate_z, inflate_z, open_regular
 from objstore.core.fileid import hidden_source, hide_ledger_paths, is_ledger_name
 from objstore.core.gc import leftover_temps, remove_temp, temp_size
 from objstore.core.errors import MemError
@@ -93,6 +93,7 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
         try:
             with open_regular(name) as fh:   # a FIFO in cache/: skipped, never waited on (session 23)
                 data = fh.read()
+                st = os.fstat(fh.fileno())
         except OSError:
             continue
         p = Path(name)
@@ -112,7 +113,7 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
         packed = p.suffix == Z_SUFFIX and p.parent == store.root / "cache"   # a compressed line cache
         if packed:
             try:
-                data = inflate_whole(data, name)
+                data = inflate_z(name, data, st)   # inflated once a process (a forget read it already)
             except ValueError:   # damaged: it cannot be tested, and a cache is rebuilt on demand
                 p.unlink()
                 changed.append(str(p.relative_to(store.root)))

@@ -15,7 +15,7 @@ import pytest
 
 from objstore import forget
 from objstore.capture.importer import import_claude_code
-from objstore.core.atomic import read_z, write_z
+from objstore.core.atomic import atomic_write, read_z, write_z
 from objstore.memory import facts, turnmeta
 from objstore.memory.citations import CITES_FILE, FactCites, refresh
 from objstore.memory.forgetfiles import scan_store, scrub_derived
@@ -51,6 +51,11 @@ def test_read_z_and_write_z(tmp_path):
     assert read_z(p) == b"older mem\n"
     write_z(p, b"again\n")                               # and goes when the compressed one is written
     assert not p.exists() and read_z(p) == b"again\n"
+    # what this process wrote or read is kept by the file's identity: a file replaced (another process,
+    # the same size) is read anew, never the kept content
+    for again in (b"again\n", b"agaim\n", b"other text\n"):
+        atomic_write(z, zlib.compress(again))
+        assert read_z(p) == again
     for bad in (z.read_bytes()[:-3], z.read_bytes() + b"x", b"not zlib"):
         z.write_bytes(bad)
         with pytest.raises(ValueError):
