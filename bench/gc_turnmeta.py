@@ -28,7 +28,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=9)
     a = ap.parse_args()
     env = {**os.environ, "MEM_HOME": a.store, "MEM_NO_HELPER": "1", "PYTHONPATH": str(TREE)}
-    cache = Path(a.store) / "cache" / "turn-meta"
+    cache = Path(a.store) / "cache" / "turn-meta.z"   # compressed since session 27 (sz27)
+    if not cache.exists():
+        cache = cache.with_name("turn-meta")           # a store and tree from before
     imported = cache.read_bytes()
 
     def cpu(*args: str) -> float:

@@ -25,12 +25,14 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     store = open_store(Path(argv[0]))
-    (store.root / CITES_FILE).unlink(missing_ok=True)
+    memo = store.root / CITES_FILE
+    for p in (memo, memo.with_name(memo.name + ".z")):   # compressed since session 27 (sz27)
+        p.unlink(missing_ok=True)
     chains = [(h, list(walk(store, h))) for k, h in list_keys(store) if "/summary/" in k]
     t = time.process_time()
     n = note_chains(store, chains)
     print(f"{len(chains)} summaries, {n} entries noted: {time.process_time() - t:.3f} s CPU, "
-          f"memo {(store.root / CITES_FILE).stat().st_size:,} bytes")
+          f"memo {sum(p.stat().st_size for p in (memo, memo.with_name(memo.name + '.z')) if p.exists()):,} bytes")
     return 0
 
 

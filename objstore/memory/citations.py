@@ -7,7 +7,9 @@ forgotten or rewritten object (``docs/forget.md``, step 2).  No index
 answers which facts cite an object, so the forget read every key's whole
 chain for it: O(facts) reads and decodes (at a million turns, 8,330
 sub-agent summaries of up to 1,000 ``rollup_of`` edges each, ~1.3 s).
-The memo ``<store>/cache/fact-cites`` keeps, per chain head id, the ids
+The memo ``<store>/cache/fact-cites.z`` (a zlib stream of the text, since
+session 27; ``cache/fact-cites`` uncompressed before, still read:
+``core.atomic.read_z``) keeps, per chain head id, the ids
 of the chain's versions the search index should hold (``documents.indexed_versions``)
 and every source and edge target of its versions.  With the first, a
 ``--match`` forget trusts the facts index's substring prefilter for a key
@@ -29,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
-from objstore.core.atomic import atomic_write
+from objstore.core.atomic import read_z, write_z
 from objstore.core.errors import IntegrityError
 from objstore.core.store import Store
 from objstore.memory.documents import indexed_versions
@@ -99,8 +101,8 @@ class FactCites:
         root = store.root
         known: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         try:
-            text = (root / CITES_FILE).read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError):
+            text = read_z(root / CITES_FILE).decode("utf-8")
+        except (OSError, ValueError):   # missing, unreadable, damaged (UnicodeDecodeError is a ValueError)
             return cls(root, known)
         lines = text.split("\n")
         if lines[0] not in (CITES_MAGIC, CITES_MAGIC_1) or lines[-2:] != [CITES_END, ""]:   # not ours, or cut short
@@ -152,7 +154,7 @@ class FactCites:
         if not self._dirty and current.issuperset(self.known):
             return
         self.known = {h: c for h, c in self.known.items() if h in current}
-        atomic_write(self.path, self._lines())   # line by line: at a million turns the file is tens of MB
+        write_z(self.path, self._lines())   # line by line: at a million turns the file is tens of MB
         self._dirty = False
 
     def _lines(self) -> Iterator[bytes]:

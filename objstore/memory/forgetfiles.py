@@ -15,7 +15,7 @@ import re
 import zlib
 from pathlib import Path
 
-from objstore.core.atomic import atomic_write, open_regular
+from objstore.core.atomic import Z_SUFFIX, atomic_write, deflate_z, inflate_z, open_regular
 from objstore.core.fileid import hidden_source, hide_ledger_paths, is_ledger_name
 from objstore.core.gc import leftover_temps, remove_temp, temp_size
 from objstore.core.errors import MemError
@@ -40,8 +40,10 @@ SOURCES_FILE = "cache/imported-files"
 def scrub_derived(store: Store, needles: list[str]) -> list[str]:
     """Remove forgotten texts from derived files: every file under
     ``<store>/cache`` and every file in ``<store>/logs``.  A line-oriented
-    text file loses the lines that contain a needle (rewritten atomically);
-    any other file containing one is deleted (caches are rebuilt on
+    text file loses the lines that contain a needle (rewritten atomically;
+    a compressed one under ``cache/``, ``*.z`` as ``core.atomic.write_z``
+    writes it, is tested inflated and written compressed again, or deleted
+    when it does not inflate); any other file containing one is deleted (caches are rebuilt on
     demand), but a read ledger (``core.fileid``; its compressed JSON tested
     inflated) keeps its place: its paths alone are tested, and a path
     holding a needle is hidden there (``fileid.hide_ledger_paths``), as in
@@ -91,6 +93,7 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
         try:
             with open_regular(name) as fh:   # a FIFO in cache/: skipped, never waited on (session 23)
                 data = fh.read()
+                st = os.fstat(fh.fileno())
         except OSError:
             continue
         p = Path(name)
@@ -107,9 +110,17 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
                 p.unlink()
             changed.append(str(p.relative_to(store.root)))
             continue
+        packed = p.suffix == Z_SUFFIX and p.parent == store.root / "cache"   # a compressed line cache
+        if packed:
+            try:
+                data = inflate_z(name, data, st)   # inflated once a process (a forget read it already)
+            except ValueError:   # damaged: it cannot be tested, and a cache is rebuilt on demand
+                p.unlink()
+                changed.append(str(p.relative_to(store.root)))
+                continue
         if cannot_hit(data) or not hit(data.decode("utf-8", "replace")):
             continue
-        text_like = p.suffix in (".log", ".txt", "") or p.name.endswith("history")
+        text_like = packed or p.suffix in (".log", ".txt", "") or p.name.endswith("history")
         if name == os.path.join(store.root, SOURCES_FILE):
             # the transcripts a later --scrub-sources must still find: hidden, never dropped
             lines = data.decode("utf-8", "surrogateescape").splitlines()
@@ -119,8 +130,8 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
             atomic_write(p, hid, durable=False)   # a hook's cursor: its path by hash, its place kept
         elif text_like:
             lines = data.splitlines(keepends=True)
-            kept = [ln for ln in lines if not hit(ln.decode("utf-8", "replace"))]
-            atomic_write(p, b"".join(kept))
+            kept = b"".join(ln for ln in lines if not hit(ln.decode("utf-8", "replace")))
+            atomic_write(p, deflate_z(kept) if packed else kept)
         else:
             p.unlink()
         changed.append(str(p.relative_to(store.root)))

@@ -5,7 +5,9 @@ out of the turn (the field is emptied, the text kept: ``docs/forget.md``
 "What --match covers").
 
 The search index holds no ``cwd``, so finding the turns means reading the
-sessions.  The cache ``<store>/cache/turn-meta`` keeps, per session, the
+sessions.  The cache ``<store>/cache/turn-meta.z`` (a zlib stream of the
+text below, since session 27; ``cache/turn-meta`` uncompressed before,
+still read: ``core.atomic.read_z``) keeps, per session, the
 distinct values its turns carry: one line ``<head id>\\t<session id as
 JSON>\\t<values as a JSON list>\\t<marks>`` per session (UTF-8, values
 sorted), the marks naming its turns' record sources (:func:`source_marks`,
@@ -25,7 +27,7 @@ import json
 import zlib
 from bisect import bisect_right
 
-from objstore.core.atomic import atomic_write
+from objstore.core.atomic import read_z, write_z
 from objstore.core.errors import IntegrityError, MemError
 from objstore.core.store import Store
 from objstore.memory.sessions import TurnVersion, walk_turns
@@ -70,8 +72,8 @@ def _load(store: Store, marks: dict[str, str] | None = None) -> dict[str, tuple[
     unchecked) for each such line that has one."""
     out: dict[str, tuple[str, set[str]]] = {}
     try:
-        raw = (store.root / "cache" / META_FILE).read_text("utf-8")
-    except (OSError, UnicodeDecodeError):
+        raw = read_z(store.root / "cache" / META_FILE).decode("utf-8")
+    except (OSError, ValueError):   # missing, unreadable, damaged (UnicodeDecodeError is a ValueError)
         return out
     decoded: dict[str, list[str] | None] = {}   # values as written -> as read (sessions share a few lists)
     for line in raw.splitlines():
@@ -219,7 +221,7 @@ def _save(store: Store, entries: dict[str, tuple[str, set[str]]], marks: dict[st
              for sid, (head, v) in sorted(entries.items())]
     try:
         (store.root / "cache").mkdir(exist_ok=True)
-        atomic_write(store.root / "cache" / META_FILE, "".join(lines).encode("utf-8"), durable=False)
+        write_z(store.root / "cache" / META_FILE, "".join(lines).encode("utf-8"), durable=False)
     except OSError:
         pass
 
@@ -296,8 +298,8 @@ def drop_sessions(store: Store, sids) -> None:
     sids = set(sids)
     path = store.root / "cache" / META_FILE
     try:
-        lines = path.read_text("utf-8").splitlines(keepends=True)
-    except (OSError, UnicodeDecodeError):
+        lines = read_z(path).decode("utf-8").splitlines(keepends=True)
+    except (OSError, ValueError):
         return
     keep = []
     for line in lines:
@@ -309,7 +311,7 @@ def drop_sessions(store: Store, sids) -> None:
             keep.append(line)
     if len(keep) != len(lines):
         try:
-            atomic_write(path, "".join(keep).encode("utf-8"), durable=False)
+            write_z(path, "".join(keep).encode("utf-8"), durable=False)
         except OSError:
             pass
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from objstore import forget
+from objstore.core.atomic import read_z
 from objstore.capture.importer import import_claude_code
 from objstore.memory import turnmeta
 from objstore.memory.opening import open_store
@@ -35,7 +36,7 @@ def _texts(store, sid: str) -> list[str]:
 
 
 def _lines(store) -> dict[str, list[str]]:
-    raw = (store.root / "cache" / turnmeta.META_FILE).read_text("utf-8")
+    raw = read_z(store.root / "cache" / turnmeta.META_FILE).decode("utf-8")   # turn-meta.z, or turn-meta
     return {ln.split("\t")[1].strip('"'): ln.split("\t") for ln in raw.splitlines()}
 
 
@@ -75,7 +76,7 @@ def test_lines_without_marks_or_no_cache_are_read_whole_and_get_them(tmp_path):
             if case == "old lines":     # as a mem before session 26 wrote them: three fields
                 cache.write_text("".join("\t".join(v[:3]) + "\n" for v in _lines(s).values()), "utf-8")
             else:
-                cache.unlink()
+                cache.with_name(cache.name + ".z").unlink()
             _forget_finds_the_copy(s)
             lines = _lines(s)   # C read whole, given its marks; A (gone) and B (rewritten) dropped by the forget
             assert list(lines) == [C] and len(lines[C]) == 4, lines

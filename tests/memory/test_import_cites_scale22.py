@@ -18,6 +18,7 @@ from objstore.capture import claude_code, importer
 from objstore.capture.importer import import_transcripts
 from objstore.capture.rollup import rollup_files
 from objstore.core.atomic import atomic_write
+from objstore.core.atomic import read_z
 from objstore.memory.citations import CITES_END, CITES_FILE, CITES_MAGIC, FactCites, note_chains
 from objstore.memory.facts import current, list_keys, walk
 from objstore.memory.forget import forget
@@ -77,7 +78,7 @@ def test_a_summary_holding_the_text_is_still_forgotten(store, corpus):
 
 def test_note_chains_keeps_only_current_heads(store):
     import_transcripts(store, "claude-code", [SAMPLE])
-    (store.root / "cache" / "fact-cites").unlink()
+    (store.root / "cache" / "fact-cites.z").unlink()
     key, head = next(iter(_summaries(store).items()))
     chain = list(walk(store, head))
     assert note_chains(store, [(head, chain), ("0" * 64, chain)]) == 2
@@ -107,16 +108,21 @@ def test_rollups_note_their_chains_as_they_go_and_keep_none(store, corpus, monke
         fresh.note(r.id, list(walk(store, r.id)))       # what a forget would note, read from the store
         assert memo.known[r.id] == fresh.known[r.id], r.key
         assert memo.known[r.id][1]                        # its rollup_of edges are cited
-    assert not (store.root / CITES_FILE).exists()        # noted, not written: the caller saves
+    assert not read_z_exists(store.root / CITES_FILE)    # noted, not written: the caller saves
     assert note_chains(store, (), "import", memo=memo) == len(written)
     assert FactCites.load(store).known == memo.known
+
+
+def read_z_exists(path) -> bool:
+    """Whether the derived file ``path`` is there, in either form (``core.atomic.read_z``)."""
+    return path.exists() or path.with_name(path.name + ".z").exists()
 
 
 def test_the_memo_file_is_written_line_by_line_as_before(store, corpus):
     importer.import_transcripts(store, "claude-code", [corpus])
     memo = FactCites.load(store)
     assert len(memo.known) >= 3
-    data = (store.root / CITES_FILE).read_bytes()
+    data = read_z(store.root / CITES_FILE)                # the memo's text: fact-cites.z inflated
     lines = [CITES_MAGIC, *("\t".join((h, " ".join(ids), *c)) for h, (ids, c) in memo.known.items()), CITES_END]
     assert data == ("\n".join(lines) + "\n").encode("utf-8")
 
