@@ -507,8 +507,12 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         # only the segments that hold the forgotten turns are rewritten (their
         # other turns read back from the objects); a shard where that cannot be
         # done is rebuilt whole ([searchindex shards])
+        # each rewritten or forgotten session's old tail: every turn from the oldest one changed on
+        # (deleted from the index by one query a session where it finds doomed turns only)
+        tails = {sid: tail[-1].turn.seq for sid, tail in turn_rewrites.items() if tail}
+        tails.update((sid, 0) for sid in plan.sessions)
         purge_turn_shards(store, lambda: store.index.purge_turns(doomed, lambda ids: turn_docs(store, ids),
-                                                                 tw.docs))
+                                                                 tw.docs, tails))
     res.index_problems = store.index.verify_purged(sorted(doomed))
 
     # 4. the objects, loose and packed, at once
