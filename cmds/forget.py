@@ -39,6 +39,9 @@ def _preview(plan, dry_run: bool, store=None) -> None:
     click.echo(f"{verb} {plural(c['versions'], 'fact version')} and {plural(c['turns'], 'turn')}"
                + (f" (whole keys: {c['keys']}, whole sessions: {c['sessions']})" if c["keys"] or c["sessions"] else "")
                + (f"; and take it out of {_meta_phrase(c['meta'])}" if c["meta"] else ""))
+    if store is not None:
+        from objstore import later_turns
+        _say_later(later_turns(store, plan), "would write" if dry_run else "will write")
     lines = []
     for key, vs in plan.keys.items():
         lines.append(f"  key {key} (all {plural(len(vs), 'version')})")
@@ -67,6 +70,12 @@ def _preview(plan, dry_run: bool, store=None) -> None:
         click.echo(safe(line))
     if len(lines) > PREVIEW_LINES:
         click.echo(f"  … and {len(lines) - PREVIEW_LINES} more")
+
+
+def _say_later(n: int, verb: str) -> None:
+    """The turns the history rewrite writes again (new ids: each turn names the one before it)."""
+    if n:
+        click.echo(f"  and {verb} {plural(n, 'later turn')} again (new ids: each turn names the one before it)")
 
 
 def _meta_phrase(n: int) -> str:
@@ -167,7 +176,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     (mem forget ... --yes | head -1): a confirmed forget is still carried
     out whole first.
     """
-    from objstore import forget, plan_forget
+    from objstore import forget, later_turns, plan_forget
     if scrub_sources and match is None:
         raise click.UsageError("--scrub-sources goes with --match")
     if not dry_run:
@@ -241,7 +250,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
             if dry_run:
                 hits = _source_hits(store, match) if scrub_sources and match is not None else None
                 if as_json:
-                    emit_json({"dry_run": True, **_plan_json(plan),
+                    emit_json({"dry_run": True, **_plan_json(plan), "later_turns": later_turns(store, plan),
                                **({"sources": [str(h.path) for h, _p in hits]} if hits is not None else {})})
                 elif hits is not None:
                     _say_would_scrub("and then", hits)
@@ -267,7 +276,8 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     if scrub_sources:
         scrubbed_files = _scrub_sources(store, match, yes, quiet_stdout=as_json)
     if as_json:
-        emit_json({"dry_run": False, "forgotten": True, **_plan_json(r.plan), "tombstones": r.tombstones,
+        emit_json({"dry_run": False, "forgotten": True, **_plan_json(r.plan), "later_turns": r.later_turns,
+                   "tombstones": r.tombstones,
                    "objects_deleted": r.objects_deleted, "rewritten": r.rewritten,
                    "index_clean": not r.index_problems, "scrubbed": r.scrubbed,
                    "sources_scrubbed": scrubbed_files, "remotes_holding": remotes,
@@ -287,7 +297,9 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     click.echo(f"forgot {plural(c['versions'], 'fact version')} and {plural(c['turns'], 'turn')}"
                + (f", took it out of {_meta_phrase(c['meta'])}" if c["meta"] else "") + ": "
                f"{plural(len(r.tombstones), 'tombstone')} written, {len(r.rewritten)} "
-               f"{'history' if len(r.rewritten) == 1 else 'histories'} rewritten, {plural(r.objects_deleted, 'object')} deleted, search index purged")
+               f"{'history' if len(r.rewritten) == 1 else 'histories'} rewritten"
+               + (f" ({plural(r.later_turns, 'later turn')} written again)" if r.later_turns else "")
+               + f", {plural(r.objects_deleted, 'object')} deleted, search index purged")
     for p in r.index_problems:
         click.echo(f"warning: index: {p}", err=True)
     if r.plan.unchecked:

@@ -125,6 +125,7 @@ _API: dict[str, tuple[str, str]] = {
     "plan_forget": ("objstore.memory.forget", "plan_forget"),
     "plan_credentials": ("objstore.memory.forgetplan", "plan_credentials"),
     "check_previewed": ("objstore.memory.forgetplan", "check_previewed"),
+    "later_turns": ("objstore.memory.forgetplan", "later_turns"),
     "memory_file_rest": ("objstore.memory.forget", "memory_file_rest"),
     "scrub_leftovers": ("objstore.memory.forget", "scrub_leftovers"),
     "drop_leftover_temps": ("objstore.memory.forget", "drop_leftover_temps"),

@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[1]
 INDEX = REPO / "objstore" / "index"
 #: lowest first: a module may import only modules before it
 ORDER = ["errors", "readonly", "simpletext", "analysis", "docids", "schema", "query", "procmem", "genfiles", "countcache",
-         "genmanifest", "generations", "genwriter", "genbuild", "snippets", "purge", "segmerge", "gluedcheck", "heldwords",
+         "genmanifest", "generations", "genwriter", "genbuild", "snippets", "taildeletes", "purge", "segmerge", "gluedcheck", "heldwords",
          "reading", "stream", "searchindex"]
 
 

@@ -26,6 +26,7 @@ from objstore.index.generations import (
 )
 from objstore.index.genfiles import generation_files, held_ids, pad_plan, remove_generation, segment_sizes
 from objstore.index.schema import KINDS, IndexDoc, delete_object, id_query, ids_at, to_tantivy_doc
+from objstore.index.taildeletes import tail_deletes, tail_query
 
 __all__ = ["ISOLATED_MERGE", "MERGE_LEVEL_DOCS", "MERGE_SEGMENTS", "PADDED_MERGE", "PAD_KIND", "SearchIndexPurges", "isolated_is_smaller",
            "pad_merge"]
@@ -279,7 +280,7 @@ class SearchIndexPurges:
             build.run(docs())
 
     def purge_turns(self, doomed: Iterable[str], load: Callable[[list[str]], Iterable[IndexDoc]],
-                    add: Iterable[IndexDoc] = ()) -> set[int]:
+                    add: Iterable[IndexDoc] = (), tails: dict[str, int] | None = None) -> set[int]:
         """Physically remove the turn documents ``doomed``.  First, in a shard
         whose segments are all small, by a merge of its segments
         (:meth:`_purge_by_merge`: no document analysed again); otherwise by
@@ -300,7 +301,11 @@ class SearchIndexPurges:
         deletes): the caller purges those whole with
         :meth:`purge_turn_shards`.  Tantivy merges a shard's segments as it
         grows, so on a large store the segments holding a turn are often most
-        of its shard.  Nothing is written when there is no
+        of its shard.  ``tails``: session -> the first ``seq`` from which
+        every turn of the session is doomed (a rewritten or forgotten
+        session's old tail): deleted by one query each where that query
+        finds doomed documents only (``taildeletes``), not one per turn.
+        Nothing is written when there is no
         turns index.  Raises ``ValueError`` for a bad document,
         ``IndexBusyError``, ``SearchIndexError``."""
         doomed = set(doomed)
@@ -331,7 +336,8 @@ class SearchIndexPurges:
                 present = [i for i in doomed if i in held]
                 if not present:
                     continue
-                merged = self._purge_by_merge(sub, name, index, sr, doomed, present, load, adds.get(s, []))
+                merged = self._purge_by_merge(sub, name, index, sr, doomed, present, load, adds.get(s, []),
+                                              tails=tails)
                 if merged is not None:  # tried: clean, or the whole shard is rebuilt (the adds with it)
                     if merged:
                         adds.pop(s, None)
@@ -340,7 +346,7 @@ class SearchIndexPurges:
                     continue
                 index.reload()
                 sr = index.searcher()
-                padded = (self._purge_by_padded_merge(sub, name, index, sr, present, adds.get(s, []))
+                padded = (self._purge_by_padded_merge(sub, name, index, sr, present, adds.get(s, []), tails=tails)
                           if PADDED_MERGE else None)
                 if padded is not None:  # tried: the new generation is clean, or the shard is rebuilt whole
                     if padded:
@@ -382,22 +388,27 @@ class SearchIndexPurges:
         return todo
 
     def _write_purge(self, sub: SubIndex, name: str, index: "tantivy.Index", heap: int, delete: Iterable[str],
-                     batches: list[list[IndexDoc]], *, replace: bool) -> "tantivy.Searcher":
+                     batches: list[list[IndexDoc]], *, replace: "bool | set[str]",
+                     tails: "list[tuple[str, int]]" = ()) -> "tantivy.Searcher":
         """The one writer of a forget's purge of generation ``name`` of
-        ``sub``: delete the ids ``delete``, then add each batch of documents
+        ``sub``: delete the sessions' tails ``tails`` (``taildeletes``) and
+        the ids ``delete``, then add each batch of documents
         and commit after it (``replace``: delete each document's id before
-        adding it), wait for tantivy's merges, drop the writer, and return a
+        adding it; a set: only the ids it holds, those the generation
+        holds), wait for tantivy's merges, drop the writer, and return a
         searcher of the result (:meth:`_reopen`).  A failed write is rolled
         back and raised as SearchIndexError (``raise_write_failed``).  Caller holds the
         sub-index lock."""
         fmt = sub.fmt(name)
         writer = sub.new_writer(index, heap)
         try:
+            for sid, first in tails:
+                writer.delete_documents_by_query(tail_query(index.schema, sid, first))
             for i in delete:
                 delete_object(writer, index.schema, fmt, i)
             for batch in batches:
                 for d in batch:
-                    if replace:
+                    if replace is True or (replace and d.id in replace):
                         delete_object(writer, index.schema, fmt, d.id)
                     writer.add_document(to_tantivy_doc(d, fmt))
                 writer.commit()
@@ -420,7 +431,8 @@ class SearchIndexPurges:
 
     def _purge_by_merge(self, sub: SubIndex, name: str, index: "tantivy.Index", sr: "tantivy.Searcher",
                         doomed: set[str], present: list[str], load: Callable[[list[str]], Iterable[IndexDoc]],
-                        add: list[IndexDoc], kinds: tuple[str, ...] = ("turn",)) -> bool | None:
+                        add: list[IndexDoc], kinds: tuple[str, ...] = ("turn",),
+                        tails: dict[str, int] | None = None) -> bool | None:
         """[forget by merge] Physically remove ``present`` (doomed ids counted in
         generation ``name``) by letting tantivy merge every segment of the
         generation into one: delete them, then commit one-document segments
@@ -443,10 +455,16 @@ class SearchIndexPurges:
         # the one-document commits make up for it, so that MERGE_SEGMENTS segments are left to merge
         where: dict[int, int] = {}
         fmt = sub.fmt(name)
+        # a rewritten session's old tail: one delete query, its documents' segments from that query
+        by_tail, seg_of = tail_deletes(sr, index.schema, fmt, tails or {}, set(present), self._resolve)
         if int(sr.num_segments) == len(sizes):   # segment_ord is the order of meta.json
             for i in present:
-                for _s, addr in sr.search(id_query(index.schema, fmt, i), 1).hits:
-                    where[addr.segment_ord] = where.get(addr.segment_ord, 0) + 1
+                o = seg_of.get(i)
+                if o is None:
+                    o = next((addr.segment_ord for _s, addr in sr.search(id_query(index.schema, fmt, i), 1).hits),
+                             None)
+                if o is not None:
+                    where[o] = where.get(o, 0) + 1
         kept = sum(1 for k, (md, dl) in enumerate(sizes) if md - dl - where.get(k, 0) > 0)
         commits = max(1, MERGE_SEGMENTS - kept)
         docs = [d for d in add if d.id not in doomed]
@@ -462,7 +480,9 @@ class SearchIndexPurges:
         batches = [docs[i:i + 1] for i in range(min(commits, len(docs)) - 1)]
         batches.append(docs[len(batches):])
         fmt = sub.fmt(name)
-        sr = self._write_purge(sub, name, index, WRITER_HEAP_BYTES, present, batches, replace=True)
+        # (a document's replacing delete only where the generation holds its id: a new turn's is new)
+        sr = self._write_purge(sub, name, index, WRITER_HEAP_BYTES, [i for i in present if i not in seg_of], batches,
+                               replace=held_ids(sr, fmt, [d.id for d in docs], sub.dir / name), tails=by_tail)
         stray = generation_files(sub.dir / name)[1]
         return (not stray and self._only_pad_deletes(sub, name, sr, index.schema)
                 and not held_ids(sr, fmt, present, sub.dir / name))
@@ -488,7 +508,8 @@ class SearchIndexPurges:
 
     def _purge_by_padded_merge(self, sub: SubIndex, name: str, index: "tantivy.Index", sr: "tantivy.Searcher",
                                present: list[str], add: list[IndexDoc], kinds: tuple[str, ...] = ("turn",),
-                               isolated_only: bool = False) -> "tuple[str, tantivy.Index] | bool | None":
+                               isolated_only: bool = False, tails: dict[str, int] | None = None
+                               ) -> "tuple[str, tantivy.Index] | bool | None":
         """[padded merge] Physically remove ``present`` (doomed ids counted
         in generation ``name`` of ``sub``) from a copy of the generation by a
         merge of only the segments tantivy's merge policy puts in one level
@@ -519,21 +540,28 @@ class SearchIndexPurges:
         if int(sr.num_segments) != len(sizes):
             return None
         fmt = sub.fmt(name)
+        gone = set(present)   # (once: a set built per document made this quadratic, 60,000 x 60,000: V17)
+        # a rewritten session's old tail: one delete query, its documents' segments from that query
+        by_tail, seg_of = tail_deletes(sr, index.schema, fmt, tails or {}, gone, self._resolve)
         where: dict[int, int] = {}
         for i in present:
-            hits = sr.search(id_query(index.schema, fmt, i), 1).hits
-            if not hits:
-                return None
-            o = hits[0][1].segment_ord
+            o = seg_of.get(i)
+            if o is None:
+                hits = sr.search(id_query(index.schema, fmt, i), 1).hits
+                if not hits:
+                    return None
+                o = hits[0][1].segment_ord
             where[o] = where.get(o, 0) + 1
         after = [(md, md - dl - where.get(k, 0)) for k, (md, dl) in enumerate(sizes)]
-        docs = [d for d in add if d.id not in set(present)]
+        docs = [d for d in add if d.id not in gone]
         extra = [len(docs)] if docs else []
+        # the added documents the generation holds a copy of (a new turn's id is new: none, as a rule)
+        held_new = held_ids(sr, fmt, [d.id for d in docs], sub.dir / name)
         # [isolated merge] the segments holding them alone, when padding makes them merge there and
         # no document added has a copy in another segment (its replacing delete reaches no other)
         targets = sorted(where)
         plan = pad_plan([after[k] for k in targets], set(range(len(targets))), extra) if ISOLATED_MERGE \
-            and not held_ids(sr, fmt, [d.id for d in docs], sub.dir / name) else None
+            and not held_new else None
         isolated = plan is not None
         if plan is None and not isolated_only:
             plan = pad_plan(after, set(where), extra)
@@ -553,10 +581,14 @@ class SearchIndexPurges:
 
         def first(writer: "tantivy.IndexWriter") -> None:
             """The forget's deletes and the session's new documents, before the padding."""
+            for sid, first_seq in by_tail:
+                writer.delete_documents_by_query(tail_query(nindex.schema, sid, first_seq))
             for i in present:
-                delete_object(writer, nindex.schema, fmt, i)
+                if i not in seg_of:
+                    delete_object(writer, nindex.schema, fmt, i)
             for d in docs:
-                delete_object(writer, nindex.schema, fmt, d.id)
+                if d.id in held_new:   # (its replacing delete: only where a copy is held)
+                    delete_object(writer, nindex.schema, fmt, d.id)
                 writer.add_document(to_tantivy_doc(d, fmt))
         try:
             pad_merge(sub, new, nindex, pads, per, first)

@@ -60,7 +60,7 @@ from objstore.memory.forgetplan import (CREDENTIALS_REASON, ForgetPlan, forget_s
                                         forgotten_before, plan_chain, plan_forget)
 from objstore.memory.facts import Version, list_keys, remember, versions
 from objstore.memory.memfiles import remove_matching
-from objstore.memory.rewrite import rewrite_chain, rewrite_facts, tail_from
+from objstore.memory.rewrite import TailWriter, rewrite_chain, rewrite_facts, tail_from
 from objstore.memory.scope import REGISTRY_FILE, forget_projects, is_memory_file_key
 from objstore.memory.sessions import drop_session_cache, walk_turns
 from objstore.memory.turnmeta import drop_sessions
@@ -99,6 +99,9 @@ class ForgetResult:
     temps_deleted: list[tuple[str, int]] = field(default_factory=list)
     #: ``(key, new version id)`` of memory files written again without the matching entries
     kept_entries: list[tuple[str, str]] = field(default_factory=list)
+    #: turns the history rewrite (step 2) wrote again unchanged but for their new ids and parents:
+    #: those after the oldest turn it changed in each session (``forgetplan.later_turns`` beforehand)
+    later_turns: int = 0
 
 
 
@@ -407,19 +410,29 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
                                         reason, texts=plan.texts)
         idmap.update(ids)  # edges naming a rewritten or forgotten version follow it below
         res.rewritten.append(fact_ref(key))
-    new_turns: list[str] = []  # the rewritten sessions' new turns, to index
+    # the rewritten sessions' turns: into one pack when they are many (as an import writes them),
+    # durable and readable before any ref names them; their index documents kept as written
+    tw = TailWriter(store, sum(map(len, turn_rewrites.values())))
+    new_heads: dict[str, str | None] = {}
+    try:
+        for sid, tail in turn_rewrites.items():
+            forget_ids = {tv.id for tv in plan.turns.get(sid, ())}
+            new_heads[sid], ids = rewrite_chain(
+                store, tail, lambda tv, gone, parent: tv.turn.replace(
+                    text="" if gone else plan.texts.get(tv.id, tv.turn.text), parent=parent,
+                    forgotten=now if gone else tv.turn.forgotten,
+                    cwd="" if meta_hit(tv.turn.cwd) else tv.turn.cwd,
+                    project="" if meta_hit(tv.turn.project) else tv.turn.project),
+                forget_ids, tail[-1].turn.parent if tail else None, put=tw.put)
+            idmap.update(ids)
+            changed = {tv.id for tv in (*plan.turns.get(sid, ()), *plan.meta.get(sid, ()),
+                                        *plan.redacted.get(sid, ()))}
+            res.later_turns += sum(1 for tv in tail if tv.id not in changed)
+        tw.publish()
+    finally:
+        tw.abort()
     for sid, tail in turn_rewrites.items():
-        forget_ids = {tv.id for tv in plan.turns.get(sid, ())}
-        new_head, ids = rewrite_chain(
-            store, tail, lambda tv, gone, parent: tv.turn.replace(
-                text="" if gone else plan.texts.get(tv.id, tv.turn.text), parent=parent,
-                forgotten=now if gone else tv.turn.forgotten,
-                cwd="" if meta_hit(tv.turn.cwd) else tv.turn.cwd,
-                project="" if meta_hit(tv.turn.project) else tv.turn.project),
-            forget_ids, tail[-1].turn.parent if tail else None)
-        idmap.update(ids)
-        new_turns.extend(n for n in ids.values() if not n.startswith("forgotten:"))
-        store.update_ref(session_ref(sid), tail[0].id, new_head, "forget: history rewritten", time_ms=now,
+        store.update_ref(session_ref(sid), tail[0].id, new_heads[sid], "forget: history rewritten", time_ms=now,
                          rewrite=True)
         drop_session_cache(store, sid)  # it names the replaced head; the next writer walks the new chain
         res.rewritten.append(session_ref(sid))
@@ -494,8 +507,12 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         # only the segments that hold the forgotten turns are rewritten (their
         # other turns read back from the objects); a shard where that cannot be
         # done is rebuilt whole ([searchindex shards])
+        # each rewritten or forgotten session's old tail: every turn from the oldest one changed on
+        # (deleted from the index by one query a session where it finds doomed turns only)
+        tails = {sid: tail[-1].turn.seq for sid, tail in turn_rewrites.items() if tail}
+        tails.update((sid, 0) for sid in plan.sessions)
         purge_turn_shards(store, lambda: store.index.purge_turns(doomed, lambda ids: turn_docs(store, ids),
-                                                                 turn_docs(store, new_turns)))
+                                                                 tw.docs, tails))
     res.index_problems = store.index.verify_purged(sorted(doomed))
 
     # 4. the objects, loose and packed, at once

@@ -128,6 +128,28 @@ class ForgetPlan:
 
 
 
+def later_turns(store: Store, plan: ForgetPlan) -> int:
+    """How many turns the history rewrite of ``plan`` writes again that it
+    does not change: in each session it forgets turns of (or empties their
+    ``cwd``/``project``), every turn after the oldest such one gets a new id,
+    as each names the one before it (``docs/forget.md``, step 2).  Counted
+    from the turns' ``seq`` (their place in the chain) and the head's: one
+    object read a session.  A session whose head does not read counts 0.
+    Reads only."""
+    n = 0
+    for sid in dict.fromkeys((*plan.turns, *plan.meta)):
+        changed = {tv.id: tv.turn.seq for tv in (*plan.turns.get(sid, ()), *plan.meta.get(sid, ()))}
+        head = store.refs.read(session_ref(sid))
+        if not changed or head is None:
+            continue
+        try:
+            last = store.get(head, Turn).seq
+        except (IntegrityError, NotFound, CorruptObject, InvalidInput):
+            continue
+        n += max(0, last - min(changed.values()) + 1 - len(changed))
+    return n
+
+
 # -- planning ----------------------------------------------------------------
 
 #: what a key holds when mem named it from a stated value (``capture.statements.statement_key``)

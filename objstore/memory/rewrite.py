@@ -7,10 +7,67 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from objstore.core.codec import encode
 from objstore.core.errors import MemError
+from objstore.core.objects import MemObject, Turn
 from objstore.core.refs import fact_ref
 from objstore.core.store import Store
 from objstore.memory.facts import Version, commit_version, walk
+from objstore.memory.sessions import turn_doc
+
+#: a forget rewriting at least this many turns writes them into one pack, not
+#: as loose objects (test26 V17: 59,900 loose turns cost 223 s CPU and 770 MB)
+PACK_AT = 256
+
+
+class TailWriter:
+    """Where a forget writes the turns it rewrites (step 2 of
+    ``docs/forget.md``): loose objects (``Store.put``, each durable) when
+    there are fewer than :data:`PACK_AT`, else one pack (``Store.pack_writer``,
+    as ``mem import`` writes), made durable and readable by :meth:`publish`,
+    which the caller runs before any ref names what it holds.  It also keeps
+    the index document of each live turn it writes (:attr:`docs`), so the
+    index is updated from the objects in hand, not read back.
+
+    A forget killed before :meth:`publish` leaves a temp pack
+    (``objects/pack/tmp-pack-*``) no ref names: the next holder of the store
+    lock finishes the forget from its tombstones (``recovery``) and the temp
+    file goes as every killed writer's does (``forgetfiles.drop_leftover_temps``,
+    ``mem gc``)."""
+
+    def __init__(self, store: Store, expected: int) -> None:
+        self.store = store
+        self.docs: list = []
+        self.written = 0
+        self._writer = store.pack_writer() if expected >= PACK_AT else None
+
+    @property
+    def packed(self) -> bool:
+        """True when the turns go into a pack."""
+        return self._writer is not None
+
+    def put(self, obj: MemObject) -> str:
+        """Write ``obj`` (loose and durable, or into the pack); return its id."""
+        oid = self.store.put(obj) if self._writer is None else self._writer.add(encode(obj))
+        self.written += 1
+        if isinstance(obj, Turn) and not obj.forgotten:
+            self.docs.append(turn_doc(oid, obj))
+        return oid
+
+    def publish(self) -> None:
+        """The pack (if any) and its index fsynced, then renamed into place
+        (the directory fsynced) and read by the store: what :meth:`put`
+        wrote is durable and readable.  Raises ``OSError`` (the temp files
+        removed)."""
+        writer, self._writer = self._writer, None
+        if writer is not None and writer.finish() is not None:
+            self.store.packs.reload()
+
+    def abort(self) -> None:
+        """Drop an unpublished pack's temp files (an error before :meth:`publish`)."""
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.abort()
 
 
 def tail_from(chain_newest_first: list, ids: set[str]) -> list:
@@ -20,7 +77,8 @@ def tail_from(chain_newest_first: list, ids: set[str]) -> list:
 
 
 def rewrite_chain(store: Store, tail: list, remake: Callable, forget_ids: set[str],
-                  parent: str | None) -> tuple[str | None, dict[str, str]]:
+                  parent: str | None, put: Callable[[MemObject], str] | None = None
+                  ) -> tuple[str | None, dict[str, str]]:
     """The one history rewrite, for fact chains and turn chains alike.
 
     ``tail`` is the end of a chain (newest first: ``facts.Version`` or
@@ -31,13 +89,16 @@ def rewrite_chain(store: Store, tail: list, remake: Callable, forget_ids: set[st
     ``forget_ids``).  Returns ``(new head id, {old id: new id, or
     "forgotten:<new id>" for a forgotten element})``.  The caller moves the
     ref (``facts.commit_version`` or ``Store.update_ref``, with
-    ``rewrite=True``).
+    ``rewrite=True``).  ``put`` writes each object (default ``store.put``:
+    loose, durable; a :meth:`TailWriter.put`, whose ``publish`` then comes
+    before the ref moves).
     """
+    put = put or store.put
     new_head = parent
     idmap: dict[str, str] = {}
     for x in reversed(tail):
         gone = x.id in forget_ids
-        new_head = store.put(remake(x, gone, new_head))
+        new_head = put(remake(x, gone, new_head))
         idmap[x.id] = f"forgotten:{new_head}" if gone else new_head
     return new_head, idmap
 
