@@ -35,7 +35,7 @@ _EOL = r"(?=[ \t]{0,8}(?:\r|\n|\\{1,3}[rn]|\\{0,3}\"|$))"
 #: red27 (W7): the value one run of 4+ characters, or words joined by single blanks (a passphrase, judged by
 #: :func:`_phrase_ok`: ``**Password:** correct horse battery staple``, ``**Password**: `Winter 2025 pass```)
 _SECRET = (r"(?P<secret>" + VALUE + r"{4,256}+|" + VALUE + r"{1,64}+(?: " + VALUE + r"{1,64}+){1,%d}+)"
-           % (QUOTED_PHRASE_MAX // 2))
+           % (QUOTED_PHRASE_MAX // 8))
 _MARKED_RE = (_WORD + r"(?P<c>:)?(?P<m>\*{1,2}|`)(?(c)|:)[ \t]{1,8}(?P<q>\*{1,2}|`)?"
               + _SECRET + r"(?(q)(?P=q))" + _EOL)
 _MARKED = Lazy(_MARKED_RE, FLAGS)
