@@ -100,6 +100,7 @@ KEPT = [
     "| token | new york city |",
     "at 10:30:00 the meeting:5432:a:b:see you there",
     "use `password: str` in the model",
+    "password: " + " ".join(["abcdefghijklmnopqrstuvw"] * 8),    # past the 128-character cap: no line end seen
 ]
 
 

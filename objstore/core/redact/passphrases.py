@@ -108,8 +108,9 @@ def settings_words_end(text: str, p: int, s: int, e: int, we: int) -> int:
     if text[j] == ":" and j + 1 < s:
         if not (key.islower() or key.isupper()) or not _line_start(text, i):
             return -1
-        m = _SETTINGS_END.search(text, e, min(we, s + QUOTED_PHRASE_MAX + 1))
-        if m is None:
+        lim = min(we, s + QUOTED_PHRASE_MAX + 1)
+        m = _SETTINGS_END.search(text, e, lim)
+        if m is None or (lim < we and m.end() == lim and not m.group().strip()):   # '$' at the cap: no line end
             return -1
         end = m.start()
     elif text[j] == "=" and j + 1 == s and i > 0 and text[i - 1] == ";":
