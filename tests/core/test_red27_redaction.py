@@ -101,6 +101,13 @@ KEPT = [
     "at 10:30:00 the meeting:5432:a:b:see you there",
     "use `password: str` in the model",
     "password: " + " ".join(["abcdefghijklmnopqrstuvw"] * 8),    # past the 128-character cap: no line end seen
+    # the repository's own docs: a backtick or a quote that closes a label's span is no opening quote, and a
+    # comma-separated line of prose after a line holding 'password' is no CSV table of passphrases
+    "`SESSION_SECRET=`, `COOKIE_SECRET=`, `JWT_SECRET=` and (new to the key-itself names) `SECRET_KEY=`",
+    "# ('Password:' LF LF 'the value'): a chat sets the value apart",
+    "characters after a password keyword (``password``, ``passwd``,\n    ``passphrase``, ``pwd``) and 8 after the others",
+    "(`mem remember --sensitivity\n  secret`, an agent's `mem sealed import`, which is `agent_observed`) over a\n"
+    "  `user_stated` current sealed value is refused (exit 6), not queued\n",
 ]
 
 

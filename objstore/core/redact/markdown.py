@@ -366,9 +366,10 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
                 a, b = row[i]
                 v = text[a + off:b + off]
                 lead = len(v) - len(v.lstrip(" \t*_`"))
-                code = v.lstrip(" \t").startswith("`")
+                c = v.strip(" \t*_")
+                code = len(c) > 2 and c[0] == c[-1] == "`" and "`" not in c[1:-1]    # the whole cell one code span
                 v = v.strip(" \t*_`")
-                if v and (_phrase_ok(word, v, code) if " " in v else (
+                if v and (sep == "|" and _phrase_ok(word, v, code) if " " in v else (
                         _VALUE_RUN.fullmatch(v.replace("\\|", "")) is not None and _value_ok(word, v))):
                     out.append((a + lead + off, a + lead + len(v) + off, rule.priority, rule.name))
 

@@ -48,7 +48,8 @@ def quoted_passphrase_ok(v: str) -> bool:
     label, holding a blank: the secret whatever its words or case
     (``Correct Horse Battery Staple``, ``open sesame please``, ``Winter 2025
     pass``, 7+ words), unless it is longer than :data:`QUOTED_PHRASE_MAX`
-    characters or holds a line break; a word naming a password or a secret
+    characters, holds a line break or starts or ends with a blank (a
+    closing quote read as an opening one: ``JWT_SECRET=` and more `x``); a word naming a password or a secret
     in any language of :data:`_NAMES_A_PASSWORD` or a CJK one (a UI text or
     a translation: ``Enter your password``, ``mot de passe``, ``Client
     secret``); a word of a validation message (:data:`_VALIDATION`: ``Must
@@ -57,7 +58,7 @@ def quoted_passphrase_ok(v: str) -> bool:
     ``${USER} ${PASS}``); or is a whole placeholder
     (:func:`~.checks.is_placeholder`: ``your password here``, ``xxx xxx``).
     Values with no blank are the other checks'."""
-    if not 3 <= len(v) <= QUOTED_PHRASE_MAX or " " not in v.strip() or "\n" in v or "\r" in v:
+    if not 3 <= len(v) <= QUOTED_PHRASE_MAX or " " not in v or v != v.strip() or "\n" in v or "\r" in v:
         return False
     t = v.rstrip()
     if t.endswith(("?", ":", "...", "\u2026")) or any(m in v for m in _TEMPLATE) or is_placeholder(v):

@@ -160,6 +160,14 @@ def _phrase_label(low: str, p: int, text: str, off: int) -> bool:
         text.startswith("PASS", p + off) and not low[p + 4:p + 5].isalpha())
 
 
+def _outside_code_span(text: str, k: int) -> bool:
+    """red27: the label at ``k`` of ``text`` stands outside a Markdown code span: an even number of backticks
+    before it on its line (looked for 256 characters back at most), so a backtick after it opens its value's
+    span rather than closing the label's (```JWT_SECRET=`, `COOKIE_SECRET=```)."""
+    lo = max(0, k - 256)
+    return text.count("`", max(lo, text.rfind("\n", lo, k) + 1), k) % 2 == 0
+
+
 def _find_all(s: str, sub: str, start: int, end: int) -> list[int]:
     out = []
     i = s.find(sub, start, end)
@@ -483,7 +491,8 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
             password = low.startswith(("pass", "pw"), p)
             v = json_unescape(text[s:c], s, text) if qc == '"' else text[s:c]
             if whole_json_value(v, password, _password_label(low, p)) or (
-                    _phrase_label(low, p, text, off) and quoted_passphrase_ok(v)):
+                    _phrase_label(low, p, text, off) and quoted_passphrase_ok(v)
+                    and (qc != "`" or _outside_code_span(text, p + off))):
                 vend = c - off
                 out.append((s, c, rule.priority, rule.name))
                 continue
