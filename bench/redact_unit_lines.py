@@ -1,6 +1,7 @@
 """CPU of ``redact()`` on 256 KB lines that repeat one unit near a red26 shape (a password of
 several words, a call's password argument, a settings assignment; red26b: a refresh token's prefix, a
-password label in Chinese, Russian, Portuguese), for the tree on ``PYTHONPATH``:
+password label in Chinese, Russian, Portuguese; red27: a passphrase in a code span, after a Markdown label, a
+YAML key, in a connection string, a .pgpass line), for the tree on ``PYTHONPATH``:
 the median of 3 calls a line, in ms.  The units are the worst cases of the red26 rules
 (docs/benchmarks.md, "Session 26 (branch `red26`)"); the tests' pathological lines are
 ``bench_redact.py``'s.
@@ -27,6 +28,11 @@ UNITS = {
     "refresh": "1//0", "refresh-body": "1//0aB3", "refresh-escaped": "1\\/\\/0aB3 ",
     "cjk-colon": "\u5bc6\u7801\uff1a", "cjk-value": "\u5bc6\u7801\uff1aAb1 ", "cjk-copula": "\u5bc6\u7801\u662f",
     "cyrillic": "\u043f\u0430\u0440\u043e\u043b\u044c: a1 ", "senha": "senha: a1 ",
+    # red27 (test26b W7): a passphrase read whole in a code span, after PASS=, a Markdown label or table cell, a
+    # YAML key starting its line, a connection string's field, a .pgpass line, a here-string into keyring
+    "backtick-words": "password: `a b ", "pass-caps": 'PASS="a b ', "md-bold-words": "**password:** a b ",
+    "md-pair-words": "| password | a b ", "yaml-lines": "\n  password: a b c", "conn-field": ";Password=a b ",
+    "pgpass-words": "h:5432:d:u:a b ", "keyring-here": 'keyring set a b <<< "a b ',
 }
 
 

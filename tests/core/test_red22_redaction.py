@@ -66,7 +66,7 @@ def test_exact_outputs():
 
 
 @pytest.mark.parametrize("text", [
-    '{"password": "Enter your password"}', '{"password_hint": "Must be 8 chars"}', '{"secret": "my dog fido"}',
+    '{"password": "Enter your password"}', '{"password_hint": "Must be 8 chars"}', '{"secret": "Client secret"}',
     '{"label": "Password", "help": "at least \\"8\\" characters"}', '{"password": "${DB_PASSWORD}"}',
     '{"auths": {"r.example.com": {"identitytoken": "<token>"}}}',
     '{"auths": {"r.example.com": {"identitytoken": "$ACR_TOKEN"}}}',

@@ -141,7 +141,6 @@ KEPT = [
     "PASSWORD=changeme # set in production",
     "Password: incorrectly typed three times",
     "password: must have four char",
-    "password: correct horse battery staple",   # a plain label's unquoted words read as prose do: left
     'echo "hello world" | grep x',
     'echo "$PW and more" | sudo -S ls',
 ]

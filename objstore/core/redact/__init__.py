@@ -6,7 +6,8 @@ built to be cheap on ordinary text and bounded on hostile text.  The package, by
 rule type and regex flags), ``checks`` (value checks: is a match a credential
 or prose), ``scanners`` (rule scans other than one ``finditer`` pass),
 ``rules`` (``RULES``: the token formats; ``ruletable``: their table) and ``passwords``
-(its password labels and phrases; at their places, ``commandline``: passwords
+(its password labels and phrases; ``passphrases``: a value of several words after a label, read
+whole; at their places, ``commandline``: passwords
 on a command line, in SQL and in a .pgpass / .netrc, ``heredocs``: a here-document
 fed to a secret store, and ``memcommand``: mem's own command lines; ``markdown``: labels in Markdown markup, fences, tables), ``prefilter``
 (which rules a window runs), ``names`` (the name rule), ``engine`` (windows,
@@ -61,7 +62,11 @@ or prose, or the WHOLE value is a placeholder (``checks.is_placeholder``:
 free prose (``the password for the staging box is X``) only a token that
 looks like a password is (a digit, a symbol or an inner capital), so
 ``the password is stored in the vault`` and ``the password is
-correcthorsebattery`` are both left as typed.
+correcthorsebattery`` are both left as typed.  A value of several words after
+a password, passphrase or secret label goes whole when a quote or a backtick
+closes it, whatever its words or case; unquoted, when a settings file's key
+starting its line, a connection string's field, a ``.pgpass`` line or a
+Markdown label holds it and no word of it is prose (red27, :mod:`.passphrases`).
 
 When matches overlap they are merged into one ``[REDACTED:<rule>]`` named after
 the most specific rule (vendor formats before ``jwt``, ``url-password``,

@@ -432,10 +432,19 @@ def passphrase_words_ok(v: str, *, quoted: bool) -> bool:
     for w in words:
         if not (2 <= len(w) <= 16 and w.isascii() and w.isalpha() and w.islower()):
             return False
-        if (w in _NOT_VALUES or w in _PROSE_WORDS or w in _PASSWORD_TALK or w in _PLACEHOLDER_MARKERS
-                or w in _PLACEHOLDER_FILLER or w in _PASSPHRASE_NOT_WORDS):
+        if prose_word(w) or w in _PLACEHOLDER_MARKERS or w in _PLACEHOLDER_FILLER:
             return False
     return True
+
+
+def prose_word(w: str) -> bool:
+    """``w`` (one lower-case word) is a word of prose, of talk about
+    passwords, of a type or of where a password is kept, or "password" in
+    another language (``the``, ``see``, ``reset``, ``string``, ``vault``,
+    ``mot``): a value of several words holding one reads as a sentence or
+    a UI text, not a passphrase (red26's :func:`passphrase_words_ok`;
+    red27: a settings file's unquoted value, ``password: see the vault``)."""
+    return w in _NOT_VALUES or w in _PROSE_WORDS or w in _PASSWORD_TALK or w in _PASSPHRASE_NOT_WORDS
 
 
 def word_passphrase_ok(v: str) -> bool:

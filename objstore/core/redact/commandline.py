@@ -108,7 +108,10 @@ STDIN_SECRET_CMDS = (r"(?:gcloud(?<![A-Za-z0-9_.\-]gcloud)[^\n\r;|&<]{0,128}?[ \
                       "|" + _cmd("vercel") + r"[ \t]{1,4}env[ \t]{1,4}add(?![A-Za-z0-9_.\-])"
                       "|" + _cmd("wrangler") + r"(?:[ \t]{1,4}pages)?[ \t]{1,4}secret[ \t]{1,4}put(?![A-Za-z0-9_.\-])"
                       "|" + _cmd("doppler") + r"[ \t]{1,4}secrets[ \t]{1,4}set(?![A-Za-z0-9_.\-])"
-                      "|" + _cmd("firebase") + r"[ \t]{1,4}functions:secrets:set(?![A-Za-z0-9_.\-]))")
+                      "|" + _cmd("firebase") + r"[ \t]{1,4}functions:secrets:set(?![A-Za-z0-9_.\-])"
+                      # red27 (test26b W7): the stores the pipe rule knows that a here-string feeds as well
+                      "|" + _cmd("keyring") + r"[ \t]{1,4}set(?![A-Za-z0-9_.\-])"
+                      "|" + _cmd("secret-tool") + r"[ \t]{1,4}store(?![A-Za-z0-9_.\-]))")
 #: redb22: 'echo|printf [-n…] ['%s'] ' before a value piped on (printf(1): the format '%s', '%s\\n', raw or
 #: JSON-escaped, then the value as its argument); bash's $'…' quoting
 _PIPE_HEAD = (_cmd("echo", "printf") + r"(?:[ \t]{1,4}-[neE]{1,3}+){0,3}"
@@ -359,10 +362,12 @@ COMMAND_LINE_RULES: list[Rule] = [
        "[env]' https://vercel.com/docs/cli/env , 'wrangler secret put', 'doppler secrets set', 'firebase "
        "functions:secrets:set' https://www.gnu.org/software/bash/manual/bash.html#Here-Strings "
        "https://cloud.google.com/sdk/gcloud/reference/secrets/versions/add https://cli.github.com/manual/gh_secret_set "
-       "https://www.gnu.org/software/bash/manual/bash.html#index-read",
+       "https://www.gnu.org/software/bash/manual/bash.html#index-read ; red27: 'keyring set SERVICE USER' "
+       "https://pypi.org/project/keyring/ , 'secret-tool store' (libsecret)",
        STDIN_SECRET_CMDS + _HERE + _HERE_SECRET,
        priority=45, check=cli_secret_ok, anchors=("<<<",), scan=scan_at("gcloud", "gh", "docker", "openssl", "read",
-                                                          "vercel", "wrangler", "doppler", "firebase")),
+                                                          "vercel", "wrangler", "doppler", "firebase", "keyring",
+                                                          "secret-tool")),
     _r("cli-password",
        "a secret piped by echo/printf into a secret store that reads it from standard input (redb22, tester "
        "finding X8): 'gh secret set NAME' https://cli.github.com/manual/gh_secret_set , 'wrangler secret put NAME' "

@@ -134,11 +134,27 @@ def single_quoted_end(text: str, s: int, e: int, end: int) -> int:
     return q
 
 
+def backtick_end(text: str, s: int, e: int, end: int) -> int:
+    """red27: where the code span whose content starts at ``s`` (after its
+    opening backtick) ends, when a value run stopped inside it at ``e``
+    (``password: `correct horse battery staple```): the index of its closing
+    backtick, within :data:`QUOTED_MAX` characters of ``s`` and before
+    ``end``, with no line break (raw or escaped) before it; else -1."""
+    if s == 0 or text[s - 1] != "`":
+        return -1
+    q = text.find("`", e, min(end, s + QUOTED_MAX))
+    if q <= e:
+        return -1
+    inner = text[s:q]
+    return -1 if "\n" in inner or "\r" in inner or "\\n" in inner else q
+
+
 def literal_end(text: str, s: int, e: int, end: int) -> int:
     """The end of the quoted literal a value run stopped inside at ``e``
     (its content starts at ``s``): :func:`json_string_end` for a double
-    quote, :func:`single_quoted_end` for a single one; -1 when ``s`` follows
-    no quote or the literal does not close."""
+    quote, :func:`single_quoted_end` for a single one, :func:`backtick_end`
+    for a backtick (red27); -1 when ``s`` follows no quote or the literal
+    does not close."""
     if s == 0:
         return -1
     c = text[s - 1]
@@ -146,6 +162,8 @@ def literal_end(text: str, s: int, e: int, end: int) -> int:
         return json_string_end(text, s, e, end)
     if c == "'":
         return single_quoted_end(text, s, e, end)
+    if c == "`":
+        return backtick_end(text, s, e, end)
     return -1
 
 

@@ -6,7 +6,9 @@ Markdown or CSV table whose column is headed by a credential word (``| user | pa
 
 from __future__ import annotations
 
-from objstore.core.redact.checks import labelled_password_ok, looks_assigned, looks_secret, short_labelled_ok
+from objstore.core.redact.checks import (labelled_password_ok, looks_assigned, looks_secret, passphrase_words_ok,
+                                         short_labelled_ok)
+from objstore.core.redact.passphrases import QUOTED_PHRASE_MAX, quoted_passphrase_ok
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import KEY_NEXT_LINE_MIN, VALUE, anchor_offsets
 
@@ -30,8 +32,12 @@ _BREAK = r"(?:\r?\n|\\{1,3}(?:r\\{1,3})?n)"
 _EOL = r"(?=[ \t]{0,8}(?:\r|\n|\\{1,3}[rn]|\\{0,3}\"|$))"
 #: the closing emphasis or code span of a label (CommonMark 0.31.2 6.1 'Code spans', 6.2 'Emphasis and strong
 #: emphasis'), one ':' inside or after it, blanks, the value (in its own emphasis or code span) ending its line
+#: red27 (W7): the value one run of 4+ characters, or words joined by single blanks (a passphrase, judged by
+#: :func:`_phrase_ok`: ``**Password:** correct horse battery staple``, ``**Password**: `Winter 2025 pass```)
+_SECRET = (r"(?P<secret>" + VALUE + r"{4,256}+|" + VALUE + r"{1,64}+(?: " + VALUE + r"{1,64}+){1,%d}+)"
+           % (QUOTED_PHRASE_MAX // 8))
 _MARKED_RE = (_WORD + r"(?P<c>:)?(?P<m>\*{1,2}|`)(?(c)|:)[ \t]{1,8}(?P<q>\*{1,2}|`)?"
-              r"(?P<secret>" + VALUE + r"{4,256}+)(?(q)(?P=q))" + _EOL)
+              + _SECRET + r"(?(q)(?P=q))" + _EOL)
 _MARKED = Lazy(_MARKED_RE, FLAGS)
 #: a label ending its line (markup around it or not), then a fenced code block (CommonMark 0.31.2 4.5 'Fenced
 #: code blocks': 3+ backticks or tildes, an info string) holding one line, the value
@@ -74,7 +80,7 @@ _BARE_KEY = Lazy(r"(?P<w>token|api[ _-]?key|access[ _-]?key)(?![a-z0-9_])[*`]{0,
                  + r"[ \t]{0,16}(?P<secret>" + VALUE + r"{8,4096}+)" + _EOL, FLAGS)
 #: v4r23 (tester V4): a table row of two cells with no header, the label's and the value's ('|password|X|', a
 #: key/value table's body row); the row ends its line
-_PAIR_ROW = Lazy(_WORD + r"[*_`]{0,2}[ \t]{0,8}\|[ \t]{0,8}(?P<q>`)?(?P<secret>" + VALUE + r"{4,256}+)(?(q)`)[ \t]{0,8}\|"
+_PAIR_ROW = Lazy(_WORD + r"[*_`]{0,2}[ \t]{0,8}\|[ \t]{0,8}(?P<q>`)?" + _SECRET + r"(?(q)`)[ \t]{0,8}\|"
                  + _EOL, FLAGS)
 _WORD_RE = Lazy(_WORD, FLAGS)
 #: the literals every word of :data:`_WORD` and :data:`_FOREIGN` starts with (found with ``str.find``: a
@@ -269,8 +275,22 @@ def _keep(rule: Rule, text: str, m, off: int, out: list) -> None:
     text's) to ``out`` when :func:`_value_ok` takes it after ``m``'s word."""
     s, e = m.span("secret")
     g = m.re.groupindex
-    if _value_ok(m.group("w") or ("f" in g and m.group("f")) or ("j" in g and m.group("j")) or "", text[s + off:e + off]):
+    w, v = m.group("w") or ("f" in g and m.group("f")) or ("j" in g and m.group("j")) or "", text[s + off:e + off]
+    if _phrase_ok(w, v, "q" in g and m.group("q") == "`") if " " in v else _value_ok(w, v):
         out.append((s + off, e + off, rule.priority, rule.name))
+
+
+def _phrase_ok(word: str, v: str, code: bool) -> bool:
+    """red27 (W7): a value of several words after a password's, a
+    passphrase's or a secret's label in Markdown (``word``: bold, a table's
+    header or pair cell; not ``pass``, a key's or a token's, another
+    language's): in a code span (``code``), whatever its words
+    (:func:`~.passphrases.quoted_passphrase_ok`); bare, lower-case words of
+    no prose (:func:`~.checks.passphrase_words_ok`: ``correct horse battery
+    staple``, not ``see the vault``)."""
+    if word in _WEAK_WORDS or "+" in word or not word.startswith(("passw", "passp", "pwd", "secret")):
+        return False
+    return quoted_passphrase_ok(v) if code else passphrase_words_ok(v, quoted=False)
 
 
 
@@ -346,8 +366,11 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
                 a, b = row[i]
                 v = text[a + off:b + off]
                 lead = len(v) - len(v.lstrip(" \t*_`"))
+                c = v.strip(" \t*_")
+                code = len(c) > 2 and c[0] == c[-1] == "`" and "`" not in c[1:-1]    # the whole cell one code span
                 v = v.strip(" \t*_`")
-                if v and _VALUE_RUN.fullmatch(v.replace("\\|", "")) is not None and _value_ok(word, v):
+                if v and (sep == "|" and _phrase_ok(word, v, code) if " " in v else (
+                        _VALUE_RUN.fullmatch(v.replace("\\|", "")) is not None and _value_ok(word, v))):
                     out.append((a + lead + off, a + lead + len(v) + off, rule.priority, rule.name))
 
 

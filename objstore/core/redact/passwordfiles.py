@@ -7,6 +7,7 @@ PostgreSQL ``.pgpass`` line and of a ``.netrc`` entry, shown or written on a com
 from __future__ import annotations
 
 from objstore.core.redact.checks import cli_secret_ok
+from objstore.core.redact.passphrases import quoted_passphrase_ok
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import scan_at
 
@@ -22,9 +23,13 @@ _PGPASS_LINE = (r"(?:(?<=[\s\"'>])|(?<=\\n)|^)" + _PGPASS_FIELD + r":(?:[0-9]{1,
 #: 5432; the pattern still opens on ':' then a digit, re's own skip), the database and
 #: user names identifiers ('*', '@' of 'user@server', '\\:' escapes), the password one run without blanks; the
 #: host before it is checked by _scan_pgpass_line (_PGPASS_HOST)
+#: red27 (test26b W7): one character of the password field; the field may hold blanks (libpq splits the line at
+#: ':' alone): its words joined by single blanks, up to the line's end ('h:5432:app:bob:my pg pass here')
+_PGPASS_CHAR = r"(?:[^\s:\"'`\\]|\\{1,2}[:\\])"
 _PGPASS_NAME = r"(?:[A-Za-z0-9_$.@*\-]|\\{1,2}[:\\]){1,63}+"
 _PGPASS_TAIL = (r":(?:[0-9]{4,5}|\*):" + _PGPASS_NAME + ":" + _PGPASS_NAME
-                + r":(?P<secret>(?:[^\s:\"'`\\]|\\{1,2}[:\\]){4,256}+)[ \t]{0,8}(?=\r?\n|\\{1,3}[rn]|\\{0,3}\"|$)")
+                + r":(?P<secret>" + _PGPASS_CHAR + r"{4,256}+|" + _PGPASS_CHAR + r"{1,64}+(?: " + _PGPASS_CHAR
+                + r"{1,64}+){1,15}+)[ \t]{0,8}(?=\r?\n|\\{1,3}[rn]|\\{0,3}\"|$)")
 #: its anchors (mend24): the ports of PostgreSQL and its poolers, whose literals gate it (':543' for 5432-5439, ':6'
 #: for the two poolers: anchors sharing a prefix are tested as that prefix); another port is taken where one of
 #: them is in the same window, else it needs the file named (_scan_pgpass)
@@ -92,7 +97,9 @@ def _scan_pgpass_line(rule: Rule, text: str, ws: int, we: int, out: list, low: s
     strict shape of :data:`_PGPASS_TAIL` and :data:`_PGPASS_HOST` (exactly
     five fields; PostgreSQL libpq "The Password File",
     https://www.postgresql.org/docs/current/libpq-pgpass.html); the password
-    by :func:`~.checks.cli_secret_ok` and not digits alone.  Read from each
+    by :func:`~.checks.cli_secret_ok` and not digits alone (red27: words
+    joined by blanks, by :func:`~.passphrases.quoted_passphrase_ok`: the
+    field runs to the line's end).  Read from each
     ``:PORT:`` back to its line's start: ``re`` finds the ``:`` fast, where
     a pattern starting at a line's host would be tried at every offset."""
     for m in rule.pattern.finditer(text, ws, we):
@@ -111,7 +118,7 @@ def _scan_pgpass_line(rule: Rule, text: str, ws: int, we: int, out: list, low: s
         if _PGPASS_HOST.fullmatch(host) is None or _HEX_GROUP.fullmatch(host) is not None:
             continue
         v = m.group("secret")
-        if not v.isdigit() and rule.check(v):
+        if not v.isdigit() and (quoted_passphrase_ok(v) if " " in v else rule.check(v)):
             out.append((m.start("secret"), m.end("secret"), rule.priority, rule.name))
 
 

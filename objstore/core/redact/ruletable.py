@@ -185,6 +185,8 @@ pgpass-password           the password field of a ``host:port:db:user:password``
                           ``*``, a name with a letter or an IPv4 address)
                           mend24: a port other than 5432 (any 4-5 digits, gated
                           by 5432-5439, 6432, 6543, 25060)
+                          red27: alone on its line, a password of words joined by
+                          blanks (``h:5432:app:bob:my pg pass here``)
 netrc-password            the password of ``machine H [account A] login U password   GNU inetutils "The .netrc file";
                           P`` (blanks or line breaks between the tokens); red21:     curl "netrc" (quoted strings:
                           ``default`` entries, ``password`` before ``login``, a      curl 7.84.0)
@@ -224,6 +226,8 @@ cli-password              a password given to a command on its command line:    
                           ``wrangler secret put``, ``doppler secrets set``,           custom credentials
                           ``firebase functions:secrets:set``; ``echo X >
                           config/master.key``
+                          red27: a here-string to ``keyring set``, ``secret-tool      (red27) keyring, libsecret
+                          store`` (``keyring set app bob <<< "a b c"``)
                           redb22 (X8): a value piped by ``echo|printf [%s]`` into     (redb22) gh secret set, wrangler,
                           a store reading standard input: ``gh secret set``,          vercel env add, docker secret create,
                           ``[npx] wrangler secret put``, ``vercel env add``,          security(1), pass(1), firebase,
@@ -292,6 +296,20 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           ``--password=X URL``, ``PGPASSWORD=X psql``, a connection
                           string's ``Password=X;``, a properties key
                           ``spring.datasource.password=X``;
+                          red27 (test26b W7): after a password, passphrase or
+                          secret label (or ``PASS=``) a quoted value of several
+                          words read to its closing quote (``"``, ``'``, a backtick)
+                          whatever its words or case, up to 128 characters
+                          (``password="Correct Horse Battery Staple"``, ``"open
+                          sesame please"``), not a UI text naming a password,
+                          a validation message, a prompt, a template or a
+                          placeholder (``quoted_passphrase_ok``); a settings
+                          file's unquoted value of 2-12 words of no prose after
+                          a password key starting its line (YAML
+                          ``  password: correct horse battery staple``,
+                          ``MYSQL_ROOT_PASSWORD: Open Sesame 42``) or in a
+                          connection string's field (``;Password=Str0ng Pass 1;``)
+                          to the line's or field's end (``settings_words_end``);
                           after a
                           password label (``password|passwd|passwort|passphrase|
                           pwd|*_pass``, not an attribute ``self.password``) a value
@@ -363,6 +381,11 @@ markdown-secret           md21 (W1; markdown.py): a credential label in Markdown
                           ``|password|X|``
                           mend24: ``<dt>PIN</dt><dd>X``; the row, the definition
                           and ``</dt>``-LF-``<dd>`` inside JSON-escaped text
+                          red27 (test26b W7): after a password or secret word in
+                          bold, a pair row or a column, a value of several words:
+                          in a code span whatever its words (``**Password**:
+                          `Winter 2025 pass```), bare lower-case words of no prose
+                          (``**Password:** correct horse battery staple``)
 named-secret              not a text rule: :func:`redact_named` (``mem remember``,    (no vendor format: the key's own words)
                           imports, derived facts) replaces the whole value under a
                           key named for a credential (``.../staging-password``,

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from objstore.core.redact.checks import (labelled_password_ok, looks_assigned, looks_secret, named_value_ok,
-                                         passphrase_words_ok, random_letters, short_labelled_ok)
+                                         random_letters, short_labelled_ok)
 from objstore.core.redact.literals import LINE_END, json_unescape, literal_end, quoted_literal_end, whole_json_value
+from objstore.core.redact.passphrases import quoted_passphrase_ok, settings_words_end
 from objstore.core.redact.rule import FLAGS, Lazy, Rule
 from objstore.core.redact.settingsvalues import (key_name, settings_assign, settings_key, words_owner_ok,
                                                  words_to_end)
@@ -148,6 +149,23 @@ def _password_label(low: str, p: int, *, secret: bool = False) -> bool:
     while i > 0 and i > p - 64 and (low[i - 1].isalnum() or low[i - 1] == "_"):
         i -= 1
     return low[i - 1:i] not in (".", "$", ">", "@")
+
+
+def _phrase_label(low: str, p: int, text: str, off: int) -> bool:
+    """red27 (W7): the keyword at ``p`` of the lowercased window (``off``
+    before the text's) labels a passphrase read whole when quoted: a
+    password or secret label (:func:`_password_label`), or ``PASS`` in
+    capitals (``PASS="correct horse battery staple"``, a shell variable)."""
+    return _password_label(low, p, secret=True) or (
+        text.startswith("PASS", p + off) and not low[p + 4:p + 5].isalpha())
+
+
+def _outside_code_span(text: str, k: int) -> bool:
+    """red27: the label at ``k`` of ``text`` stands outside a Markdown code span: an even number of backticks
+    before it on its line (looked for 256 characters back at most), so a backtick after it opens its value's
+    span rather than closing the label's (```JWT_SECRET=`, `COOKIE_SECRET=```)."""
+    lo = max(0, k - 256)
+    return text.count("`", max(lo, text.rfind("\n", lo, k) + 1), k) % 2 == 0
 
 
 def _find_all(s: str, sub: str, start: int, end: int) -> list[int]:
@@ -466,14 +484,15 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
                 out.append((s, e, rule.priority, rule.name))
             continue
         vend = e - off
-        if (qc := text[s - 1]) in "\"'" and e < we and text[e] != qc and (c := literal_end(text, s, e, we)) > e:
+        if (qc := text[s - 1]) in "\"'`" and e < we and text[e] != qc and (c := literal_end(text, s, e, we)) > e:
             # red22: the run stopped inside a JSON string ('"a\\"b c"'); red26: or a single-quoted literal, and
             # words after a password or secret label ('"correct horse battery staple"'): the whole literal, or the
-            # run as before
+            # run as before; red27 (W7): or a code span, and whatever the words' case (quoted_passphrase_ok)
             password = low.startswith(("pass", "pw"), p)
             v = json_unescape(text[s:c], s, text) if qc == '"' else text[s:c]
             if whole_json_value(v, password, _password_label(low, p)) or (
-                    _password_label(low, p, secret=True) and passphrase_words_ok(v, quoted=True)):
+                    _phrase_label(low, p, text, off) and quoted_passphrase_ok(v)
+                    and (qc != "`" or _outside_code_span(text, p + off))):
                 vend = c - off
                 out.append((s, c, rule.priority, rule.name))
                 continue
@@ -482,6 +501,13 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
                     _password_label(low, p, secret=True) or (qc == "=" and settings_key(key_name(text, p + off, s)))):
             # red26 (test25b U4): an unquoted value of words running to its line's end after a password or
             # secret label ('APP_PASSWORD=vbqk lmzt yhrw pxne' in a .env, 'password: correct horse battery')
+            vend = w - off
+            out.append((s, w, rule.priority, rule.name))
+            continue
+        elif e < we and text[e] == " " and _password_label(low, p, secret=True) and (
+                w := settings_words_end(text, p + off, s, e, we)) > 0:
+            # red27 (W7): a settings file's value of words after a password key that starts its line
+            # ('  password: Correct Horse Battery Staple' in YAML) or in a connection string ('Password=Str0ng Pass 1;')
             vend = w - off
             out.append((s, w, rule.priority, rule.name))
             continue
@@ -615,7 +641,7 @@ def scan_named(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off
             # red26: a password of words (k8s 'value: "correct horse battery staple"'): the whole value
             if text[s - 1] in "\"'":
                 c = literal_end(text, s, e, we)
-                if c > e and passphrase_words_ok(text[s:c], quoted=True):
+                if c > e and quoted_passphrase_ok(text[s:c]):
                     e = c
             elif (c := words_to_end(text, s, e, we)) > 0:
                 e = c
