@@ -65,6 +65,8 @@ CUE_QUERY = ("now anymore switched moved migrated upgraded downgraded bumped rai
              "adopted")
 #: facts checked in one call, at most (a session block lists a few dozen)
 FACTS_CHECKED = 24
+#: characters of a served passage whose words search for its later turns (a fact's whole text is read)
+TURN_WORDS_CHARS = 400
 #: characters of the turn's text a mark quotes
 SNIPPET_CHARS = 160
 
@@ -73,27 +75,33 @@ class LaterTurn(Frozen):
     """A turn said after a fact's version that changes its value.
 
     Attributes:
-        key: the fact's key.  id: the turn's object id.
-        session, seq: where it was said.  time: its timestamp (ms).
-        text: its text (whole; the caller cuts and hides what it shows).
+        key: the fact's key (a passage's: its turn's id).  id: the
+        later turn's object id.  session, seq: where it was said.  time:
+        its timestamp (ms).  text: its text (whole; the caller cuts and
+        hides what it shows).  project: its project.
     """
 
-    __slots__ = ("key", "id", "session", "seq", "time", "text")
+    __slots__ = ("key", "id", "session", "seq", "time", "text", "project")
 
-    def __init__(self, key: str, id: str, session: str, seq: int, time: int, text: str) -> None:
-        set_fields(self, key, id, session, seq, time, text)
+    def __init__(self, key: str, id: str, session: str, seq: int, time: int, text: str, project: str = "") -> None:
+        set_fields(self, key, id, session, seq, time, text, project)
 
 
 def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
-                skip_sessions: Sequence[str] = ()) -> dict[str, LaterTurn]:
+                skip_sessions: Sequence[str] = (), turns: Sequence[tuple[str, Turn]] = ()) -> dict[str, LaterTurn]:
     """For each of ``facts`` (current versions) whose value a later turn of
     the person changes (module docstring), the newest such turn:
-    ``{key: LaterTurn}``.
+    ``{key: LaterTurn}``; and the same for each of ``turns``, keyed by the
+    turn's id (``LaterTurn.key``).
 
     Args:
         facts: the facts served, best first; the first
             :data:`FACTS_CHECKED` of a project whose body states a value
             are checked.
+        turns: ``(id, Turn)`` of passages served (the prompt hook's), best
+            first, checked as facts are and counted with them: a turn is
+            judged by rule 8 as a fact is (``timeline.relations``,
+            ``strict``).
         prompt: the question being answered (the hook's prompt): its words
             join the fact's in the search and count as the question's in
             the rule; "" (the session block): the fact's own words are the
@@ -105,20 +113,27 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
     the fact unmarked.
     """
     out: dict[str, LaterTurn] = {}
-    groups: dict[str, list[tuple[Fact, int, str, str]]] = {}   # project -> (fact, time, text, own words)
+    groups: dict[str, list[tuple[str, int, Said, str]]] = {}   # project -> (key, time, as said, own words)
+    served: list[tuple[str, str, str, Fact | Turn]] = [(f.key, key_project(f.key) or "", f.body, f) for f in facts]
+    served += [(oid, t.project, t.text, t) for oid, t in turns]
     n = 0
-    for f in facts:
-        project = key_project(f.key) or ""
-        if not project or n >= FACTS_CHECKED or not f.body.strip():
+    for key, project, body, obj in served:
+        if not project or n >= FACTS_CHECKED or not body.strip():
             continue
-        vals = values_of(f.body)
+        vals = values_of(body)
         if not vals:
             continue
         n += 1
-        text = fact_text(f.key, f.body)
-        # the fact's own words less its values (values are never the subject)
-        own = " ".join(w for w in text.split() if w.strip(".,;:()").lower() not in vals)
-        groups.setdefault(project, []).append((f, max(f.valid_from, f.recorded_at), text, own))
+        if isinstance(obj, Fact):
+            when = max(obj.valid_from, obj.recorded_at)
+            said = Said(fact_text(key, body), when, project, "fact")
+        else:   # (a passage: its first words are the search's, as a fact's whole text is)
+            when = obj.timestamp
+            said = Said(body, when, project, "turn", 1.0, (), obj.seq, obj.role, obj.session)
+        # the item's own words less its values (values are never the subject)
+        own = " ".join(w for w in (said.text if isinstance(obj, Fact) else body[:TURN_WORDS_CHARS]).split()
+                       if w.strip(".,;:()").lower() not in vals)
+        groups.setdefault(project, []).append((key, when, said, own))
     cache: dict[str, frozenset[str]] = {}
     exclude = list(skip_sessions)
     for project, group in groups.items():
@@ -129,9 +144,9 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
             continue
         few = len(got) < CUE_READ
         # many: a search per fact, for the oldest FACTS_SEARCHED (the likeliest to have changed)
-        searched = set() if few else {id(g[0]) for g in sorted(group, key=lambda g: g[1])[:FACTS_SEARCHED]}
-        for f, when, text, own in group:
-            if not few and id(f) not in searched:
+        searched = set() if few else {g[0] for g in sorted(group, key=lambda g: g[1])[:FACTS_SEARCHED]}
+        for key, when, said, own in group:
+            if not few and key not in searched:
                 continue
             if few:
                 mine = text_terms(own, cache)
@@ -142,12 +157,13 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
                 pick = _read(store, f"{own} {prompt}", project, when, TURNS_READ, exclude) or []
             if not pick:
                 continue
-            said = [Said(text, when, project, "fact")] + [
-                Said(t.text, t.timestamp, project, "turn", 1.0, (), t.seq, "user") for _oid, t in pick]
-            sup, _ahead = relations(time_items(said, [prompt or own], terms_cache=cache))
+            pick = [(oid, t) for oid, t in pick if oid != key]
+            items = [said] + [Said(t.text, t.timestamp, project, "turn", 1.0, (), t.seq, "user", t.session)
+                              for _oid, t in pick]
+            sup, _ahead = relations(time_items(items, [prompt or own], terms_cache=cache), strict=(0,))
             if sup[0]:
                 oid, t = pick[sup[0][0] - 1]   # the newest (relations orders them newest first)
-                out[f.key] = LaterTurn(f.key, oid, t.session, t.seq, t.timestamp, t.text)
+                out[key] = LaterTurn(key, oid, t.session, t.seq, t.timestamp, t.text, project)
     return out
 
 

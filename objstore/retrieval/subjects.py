@@ -383,3 +383,96 @@ def compare(a: Subject | None, b: Subject | None, question: Collection[str] = ()
     if (da & q and db - q) or (shared and db & q and da - q):
         return False
     return None
+
+
+#: the words after a number that name what it counts ("500 requests per
+#: minute"), read up to this many (the joins of :data:`_UNIT_JOINS` aside)
+UNIT_WORDS = 3
+#: stop words a unit may hold between its words ("requests per minute", "calls a day")
+_UNIT_JOINS = frozenset(("per", "a", "an", "each", "every"))
+#: a word right after a number or the one before it: spaces or a slash between ("100 req/min")
+_UNIT_STEP_RE = LazyPattern(r"(?:[ \t]+|[ \t]*/[ \t]*)([^\W\d_][\w-]*)")
+
+
+class Quantity(Frozen):
+    """What a number counts, and what its sentence says it of.
+
+    ``unit``: the stems of the words right after the number that name
+    what it counts, joins left out ("500 requests per minute":
+    ``("request", "minut")``); ``words``: the stems of its sentence's other
+    content words, numbers and the unit aside ("Bump the gateway limit:
+    from today keys get 500 requests per minute.": bump, gateway, limit,
+    today, key, get); ``before``: for each of ``words``, the stem of the
+    word that qualifies it, right before it in one phrase (no ``, : ; (``
+    between), neither a stop word, a verb nor a :data:`GENERIC` word
+    ("the staging gateway limit": gateway -> stage, limit -> gateway), or
+    ``""``."""
+
+    __slots__ = ("unit", "words", "before")
+
+    def __init__(self, unit: tuple[str, ...], words: frozenset[str], before: dict[str, str]) -> None:
+        set_fields(self, unit, words, before)
+
+
+def qualified_apart(a: Quantity, b: Quantity) -> bool:
+    """Whether two quantities are said of sibling things: a word both
+    sentences hold is qualified in each by a word the other sentence lacks
+    ("the public gateway" / "the staging gateway"; not "the API rate
+    limit" / "the gateway limit", whose "gateway" the first sentence holds
+    too, nor "the public gateway" / "the gateway")."""
+    for w in a.words & b.words:
+        qa, qb = a.before.get(w, ""), b.before.get(w, "")
+        if qa and qb and qa != qb and qa not in b.words and qb not in a.words:
+            return True
+    return False
+
+
+def quantity_of(text: str, value: str, limit: int = 4000) -> Quantity | None:
+    """The :class:`Quantity` of the first occurrence of the number ``value``
+    (normalized, as ``timeline.values_of`` gives it) in ``text``, or None
+    where no unit follows it: the next word is a stop word other than
+    :data:`_UNIT_JOINS`, a verb, a number or punctuation ("port 5432.",
+    "5432 is gone").  Up to :data:`UNIT_WORDS` words are the unit, read
+    while only spaces or a slash come between them; the sentence is read
+    back :data:`_REACH` characters to ``. ! ?``, a newline or ``;``, and on
+    to the next such break.  Pure; no error raised for any text."""
+    text = text[:limit]
+    low = text.lower() if text.isascii() else normalize(text)   # (normalize keeps offsets for what it maps)
+    at = _find(low, value)
+    if at < 0:
+        return None
+    stop = _stop()
+    pos, unit = at + len(value), []
+    while len(unit) < UNIT_WORDS + 2:
+        m = _UNIT_STEP_RE.match(low, pos)
+        if m is None:
+            break
+        w = m.group(1)
+        if w in COPULAS or w in VERBS or (w in stop or len(w) == 1) and (w not in _UNIT_JOINS or not unit) \
+                or w in _UNIT_JOINS and any(u in _UNIT_JOINS for u in unit):
+            break   # (one join: "requests per minute per key" counts requests per minute)
+        unit.append(w)
+        pos = m.end()
+    while unit and unit[-1] in _UNIT_JOINS:
+        unit.pop()
+    unit = [w for w in unit if w not in _UNIT_JOINS][:UNIT_WORDS]
+    if not unit:
+        return None
+    lo = max(0, at - _REACH)
+    brk = _LAST_BREAK_RE.match(low, lo, at)
+    end = _END_RE.search(low, pos, pos + _REACH)
+    sentence = low[brk.end() if brk else lo:end.start() if end else pos + _REACH]
+    from objstore.index.analysis import QUERY_STOPWORDS, index_terms, stem_tokens  # deferred: tantivy
+    stems = stem_tokens(tuple(unit))
+    words = frozenset(t for t in index_terms(sentence) if not _NUMBER_RE.fullmatch(t)) \
+        - set(stems) - set(stem_tokens(tuple(sorted(QUERY_STOPWORDS)))) - _UNIT_JOINS
+    toks = [(m.start(), m.end(), m.group(0)) for m in _TOKEN_RE.finditer(sentence)]
+    tstems = stem_tokens(tuple(t for _s, _e, t in toks))
+    before: dict[str, str] = {}
+    for j, st in enumerate(tstems):
+        if st not in words or st in before:
+            continue
+        prev = toks[j - 1][2] if j else ""
+        before[st] = tstems[j - 1] if prev and _kind(prev, "", stop, UPDATE_CUES) == "word" and \
+            prev not in GENERIC and prev not in _UNIT_JOINS and not any(c in sentence[toks[j - 1][1]:toks[j][0]] for c in ",:;(") else ""
+    return Quantity(stems, words, before)

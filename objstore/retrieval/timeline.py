@@ -272,16 +272,18 @@ class Item(Record):
         text: the text the values were read from (a fact: key words, a
             newline, its body), for their subjects (rule 3,
             ``objstore.retrieval.subjects``); ``""``: subjects unknown.
+        session: a turn's session (``""``: unknown), with ``seq`` for
+            the exchange rule (:func:`answer_to`).
     """
 
     __slots__ = ("time", "project", "values", "matched", "relevance", "kind", "old_values", "seq", "terms", "cue",
-                 "role", "text")
+                 "role", "text", "session")
 
     def __init__(self, time: int, project: str, values: dict[str, str], matched: set[str], relevance: float,
                  kind: str = "turn", old_values: set[str] | None = None, seq: int = 0, terms: set[str] | None = None,
-                 cue: bool = False, role: str = "", text: str = "") -> None:
+                 cue: bool = False, role: str = "", text: str = "", session: str = "") -> None:
         set_fields(self, time, project, values, matched, relevance, kind, set() if old_values is None else old_values,
-                   seq, set() if terms is None else terms, cue, role, text)
+                   seq, set() if terms is None else terms, cue, role, text, session)
 
 
 def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3) -> list[list[int]]:
@@ -290,13 +292,17 @@ def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0
     return relations(items, share=share, similar=similar)[0]
 
 
-def relations(items: Sequence[Item], *, share: float = 0.2,
-              similar: float = 0.3) -> tuple[list[list[int]], list[list[int]]]:
+def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3,
+              strict: Collection[int] = ()) -> tuple[list[list[int]], list[list[int]]]:
     """``(superseders, confirmers)``: for each item, the indexes of the
     items that supersede it (the rule in the module docstring, newest
     first), and of the current facts that state its value of the same
     subject and answer the question (rule 6): these go before it without
-    marking it."""
+    marking it.  ``strict``: indexes of turns judged as a fact is, by rule
+    8 alone (the prompt hook's passages against the later turns it
+    searched for, ``laterturns.later_turns``: found by a search for change
+    words, not ranked for the question, so rule 3's shared words and rule
+    4's share say nothing of them)."""
     vdf: dict[str, int] = {}
     for it in items:
         for v, t in it.values.items():
@@ -409,10 +415,12 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
         for b, B in enumerate(items):
             if b == a or B.role == "tool" or B.project != A.project or not B.values or not (B.matched & A.matched):
                 continue
+            if answer_to(items, a, b):
+                continue  # rule 9: the answer to a prompt does not update it ("Done: … now 500 …")
             old_of_fact = B.kind == "fact" and bool(B.old_values & set(A.values)) \
                 and not (set(B.values) & set(A.values) - B.old_values)
             weak = not old_of_fact and B.relevance < share * A.relevance
-            if weak and B.kind != "fact":
+            if weak and B.kind != "fact" and not _may_restate(B):
                 continue  # (a fact whose older version held A's value needs no share: rule 4; nor one of rule 6)
             kinds = {ta for v, t in B.values.items() if v not in A.values
                      for ta in _SUPERSEDES[t] if ta in new[a] and first[v] > new[a][ta]}
@@ -426,15 +434,19 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
                 answers = B.kind == "fact" and _answers(B, A)
                 subject = same(a, b, pairs, True, "same") if answers else None
                 if not subject:  # (rule 6: a fact that answers, of the same subject, needs neither test)
-                    if weak:
-                        continue
-                    if not B.cue and A.terms:
+                    apart = weak
+                    if not apart and not B.cue and A.terms:
                         if a_terms is None:
                             a_terms = sum(tw[t] for t in A.terms)
-                        if sum(tw[t] for t in A.terms & B.terms) < similar * a_terms:
-                            continue
-                    if (subject if answers else same(a, b, pairs)) is False:
+                        apart = sum(tw[t] for t in A.terms & B.terms) < similar * a_terms
+                    restated = None   # (rule 10: the person restating the quantity needs none of these tests)
+                    if apart and not (restated := _may_restate(B) and restates(A, B, pairs)):
+                        continue
+                    if (subject if answers else same(a, b, pairs)) is False and not (
+                            restated if restated is not None else _may_restate(B) and restates(A, B, pairs)):
                         continue  # rule 3: stated of a sibling ("the replica" against "the primary")
+            if B.kind == "turn" and not any(states(B.text, vb) for _va, vb in pairs):
+                continue   # it asks ("is the gateway limit now 500 …?"): a question changes nothing
             out[a].append(b)
             for v, t in A.values.items():
                 if (t in kinds or old_of_fact) and v not in B.values:
@@ -450,13 +462,13 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
             if all(v in replaced for v in vs):
                 for v in vs:
                     for b in replaced[v]:
-                        if b != c and b not in out[c] and items[b].project == C.project \
+                        if b != c and b not in out[c] and items[b].project == C.project and not answer_to(items, c, b) \
                                 and not set(items[b].values) & set(vs) \
                                 and same(c, b, ((u, w) for u in vs for w, tw_ in items[b].values.items()
                                                 if t in _SUPERSEDES[tw_])) is not False:
                             out[c].append(b)
     for a, A in enumerate(items):   # rule 8: a later user turn that says a fact's value changed
-        if A.kind == "fact" and A.values and A.matched:
+        if (A.kind == "fact" or a in strict) and A.values and A.matched:
             out[a] = [b for b, B in enumerate(items) if _updates_fact(A, B, new[a], first, same, a, b)]
             for b in out[a]:   # (it no longer confirms the turn that replaces it)
                 ahead[b] = [x for x in ahead[b] if x != a]
@@ -500,13 +512,89 @@ def _updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int
         return False
     if same(a, b, stated, True, "same") is True:
         return True
+    if restates(A, B, stated):
+        return True    # the same quantity of one thing (rule 10)
     if same(a, b, stated) is False:
         return False   # a sibling's value
     from objstore.index.analysis import index_terms  # deferred: tantivy
-    body = set(index_terms(A.text.split("\n", 1)[-1][:4000])) - set(A.values) - _stop_stems()
+    body = set(index_terms((A.text.split("\n", 1)[-1] if A.kind == "fact" else A.text)[:4000])) \
+        - set(A.values) - _stop_stems()
     said = B.terms - set(B.values)
     shared = body & said
     return len(shared) >= 2 and len(shared) >= FACT_COVER * len(body) and len(shared) >= FACT_COVER * len(said)
+
+
+def _may_restate(B: Item) -> bool:
+    """Whether ``B`` may restate a quantity for rule 10: the person's
+    turn, holding a change word."""
+    return B.kind == "turn" and B.role == "user" and B.cue
+
+
+def restates(A: Item, B: Item, pairs: Iterable[tuple[str, str]]) -> bool:
+    """Rule 10, the same quantity restated: whether a pair of numbers
+    (of ``A``, of ``B``; at most :data:`PAIRS_READ` pairs of kind ``int``
+    or ``dec`` are read) counts one thing, where B *states* its number
+    (:func:`states`): both are followed by one unit
+    (``subjects.quantity_of``: "100 requests per minute per key" / "500
+    requests per minute"), and the words of their sentences (a fact's:
+    all its words, key and body), numbers and unit aside, share two at
+    least, one a question word both hold ("The API rate limit for the
+    public gateway is 100 requests per minute" / "Bump the gateway limit:
+    from today keys get 500 requests per minute.": gateway, limit, key).
+    BM25 ranks such a terse later statement far below the earlier one, and
+    it shares too few of its words for rule 3; the unit ties the two.
+    The callers ask it only of the person's turn with a change word
+    (:func:`_may_restate`).  A pair is held back where a word both
+    sentences hold is qualified apart in each (``subjects.qualified_apart``:
+    "the public gateway" / "the staging gateway"), or where the values'
+    subjects (``subjects.subjects_of``) share a word and ``compare`` reads
+    them as siblings ("the staging gateway limit" / "the production
+    gateway limit" for a question naming production); subjects with no
+    word in common tell nothing here ("The public gateway API rate limit
+    is 100 …" / "… from today keys get 500 …": the unit and the sentences'
+    words say more than a subject read from the words before a verb)."""
+    from objstore.retrieval.subjects import qualified_apart, quantity_of
+    question = A.matched & B.matched
+    if not question:
+        return False
+    asked = A.matched | B.matched
+    n = 0
+    for va, vb in pairs:
+        if A.values.get(va) not in ("int", "dec") or B.values.get(vb) not in ("int", "dec"):
+            continue
+        n += 1
+        if n > PAIRS_READ:
+            break
+        qb = quantity_of(B.text, vb) if states(B.text, vb) else None
+        qa = quantity_of(A.text, va) if qb else None
+        if qa is None or qb is None or qa.unit != qb.unit or qualified_apart(qa, qb):
+            continue   # (another count, or the same count of a sibling: "the staging gateway")
+        shared = (qa.words | A.terms if A.kind == "fact" else qa.words) & qb.words
+        if len(shared) < 2 or not shared & question:
+            continue
+        sa, sb = subjects_of(A.text, (va,)).get(va), subjects_of(B.text, (vb,)).get(vb)
+        if sa and sb and set(sa.stems) & set(sb.stems) and compare(sa, sb, asked) is False:
+            continue   # siblings: "staging gateway" / "production gateway"
+        return True
+    return False
+
+
+def answer_to(items: Sequence[Item], a: int, b: int) -> bool:
+    """Rule 9, an exchange: whether item ``b`` answers the person's turn
+    ``a`` ("Bump the gateway limit: … 500 requests per minute." / "Done:
+    gateway/limits.py now allows 500 …"): ``a`` is a ``user`` turn, ``b``
+    a later turn of its session (higher ``seq``) that is not the person's,
+    and no ``user`` turn of that session among ``items`` comes between
+    them.  Such a turn acknowledges or carries out the prompt; it never
+    marks it as updated later.  (A prompt of the session said between the
+    two but not among ``items`` is not seen: the answer to a later prompt
+    is then taken for this one's, and marks nothing.)"""
+    A, B = items[a], items[b]
+    if A.kind != "turn" or B.kind != "turn" or A.role != "user" or B.role == "user" \
+            or not A.session or B.session != A.session or B.seq <= A.seq:
+        return False
+    return not any(C.kind == "turn" and C.role == "user" and C.session == A.session and A.seq < C.seq < B.seq
+                   for C in items)
 
 
 #: rule 8 without a subject read: the share of a fact's body's content words, and of a later turn's, both hold
