@@ -10,7 +10,11 @@ block checks them (no prompt):
   a value (``timeline.values_of``), each read as if the person had recorded
   it as a fact at the turn's time (key ``project/<p>/t<i>``, its text the
   body): the commonest fact is a person's statement, and whether a later
-  turn of the person changes its value is what rule 8 decides.
+  turn of the person changes its value is what rule 8 decides;
+* with ``--as-passages N``: the first N turns of each project, of any
+  role, that state a value, checked as the prompt hook checks the
+  passages it injects (``later_turns(..., turns=…)``: rule 8, and rule 10,
+  the same quantity restated, session 27).
 
 With ``--ku FILE`` (``eval/knowledge_update.json``) the store is built
 from that scenario in a temporary folder (as ``mem eval knowledge-update``
@@ -24,6 +28,7 @@ a copy of a store: opening a store may finish its recovery.
 
     python bench/later_turn_marks.py --store /tmp/tl26/bstore --as-facts 40
     python bench/later_turn_marks.py --ku eval/knowledge_update.json --as-facts 40
+    python bench/later_turn_marks.py --store /tmp/tl27/bstore --as-passages 40
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ku", type=Path, help="build the store from this knowledge-update scenario instead")
     ap.add_argument("--as-facts", type=int, default=0, metavar="N",
                     help="also check the first N value-stating user turns of each project as facts")
+    ap.add_argument("--as-passages", type=int, default=0, metavar="N",
+                    help="also check the first N value-stating turns of each project as the prompt hook's passages")
     ap.add_argument("--json", type=Path, help="write the counts here")
     args = ap.parse_args(argv)
     from objstore import open_store
@@ -89,6 +96,24 @@ def main(argv: list[str] | None = None) -> int:
             out["turns_as_facts"] = {"projects": len(per), "facts": len(turns), "marked": len(marked),
                                      "cpu_ms_per_checked": round(1000 * cpu / max(1, len(turns)), 2)}
             _show("user turns as facts", turns, marked)
+        if args.as_passages:
+            got_p: dict[str, list] = {}
+            for s in list_sessions(store):
+                if not s.project or len(got_p.get(s.project, ())) >= args.as_passages:
+                    continue
+                for tv in session_turns(store, s.id):
+                    t = tv.turn
+                    mine = got_p.setdefault(s.project, [])
+                    if t.role in ("user", "assistant") and len(mine) < args.as_passages and t.text.strip() \
+                            and not getattr(t, "forgotten", 0) and values_of(t.text):
+                        mine.append((tv.id, t))
+            passages = [x for xs in got_p.values() for x in xs]
+            t0 = time.process_time()
+            marked = laterturns.later_turns(store, [], turns=passages)
+            cpu = time.process_time() - t0
+            out["passages"] = {"projects": len(got_p), "passages": len(passages), "marked": len(marked),
+                               "cpu_ms_per_checked": round(1000 * cpu / max(1, len(passages)), 2)}
+            _show("turns as the prompt hook's passages", [_as_fact(oid, t) for oid, t in passages], marked)
         if firsts:
             t0 = time.process_time()
             marked = laterturns.later_turns(store, firsts)
@@ -132,6 +157,12 @@ def _ku_store(path: Path, root: Path) -> list:
                                 when, when))
                 break
     return out
+
+
+def _as_fact(oid: str, t):
+    """A passage ``(id, Turn)`` shown as ``_show`` shows a fact (key: its id)."""
+    from objstore.core.objects import Fact
+    return Fact(oid, "project", t.text, 1, None, t.timestamp, t.timestamp)
 
 
 def _show(title: str, facts, marked) -> None:

@@ -47,6 +47,7 @@ from objstore.core.errors import MemError
 from objstore.core.objects import Fact, Turn
 from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
+from objstore.memory.provenance import turn_author
 from objstore.memory.scope import key_project
 from objstore.retrieval.querywords import text_terms
 from objstore.retrieval.timeitems import Said, fact_text, time_items
@@ -183,6 +184,6 @@ def _read(store: Store, query: str, project: str, after: int, limit: int, exclud
             t = store.get(h.id, Turn)
         except MemError:
             continue
-        if not getattr(t, "forgotten", 0) and t.text.strip() and t.role == "user":
+        if not getattr(t, "forgotten", 0) and t.text.strip() and turn_author(t) == "person":
             out.append((h.id, t))
     return out

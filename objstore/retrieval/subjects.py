@@ -399,27 +399,35 @@ class Quantity(Frozen):
 
     ``unit``: the stems of the words right after the number that name
     what it counts, joins left out ("500 requests per minute":
-    ``("request", "minut")``); ``words``: the stems of its sentence's other
-    content words, numbers and the unit aside ("Bump the gateway limit:
-    from today keys get 500 requests per minute.": bump, gateway, limit,
-    today, key, get); ``before``: for each of ``words``, the stem of the
-    word that qualifies it, right before it in one phrase (no ``, : ; (``
-    between), neither a stop word, a verb nor a :data:`GENERIC` word
-    ("the staging gateway limit": gateway -> stage, limit -> gateway), or
-    ``""``."""
+    ``("request", "minut")``); ``words``: the stems of the words
+    its sentence says it of, up to the number: stop words, verbs, change
+    words (:data:`UPDATE_CUES`), :data:`GENERIC` words, numbers and the
+    unit aside ("Bump the gateway limit: from today keys get 500 requests
+    per minute.": gateway, limit, today, key; "Right now `f` is
+    called from 17 places": right, f); ``before``: for each of ``words``,
+    the stem of the word of ``words`` right before it in one phrase (no
+    ``, : ; (`` between: "the staging gateway limit": gateway -> stage,
+    limit -> gateway), or ``""``; ``names``: those of ``words`` that name
+    code (with ``_ . /`` inside, or in backquotes: "Right now
+    `format_client` is called from 57 places": format_client)."""
 
-    __slots__ = ("unit", "words", "before")
+    __slots__ = ("unit", "words", "before", "names")
 
-    def __init__(self, unit: tuple[str, ...], words: frozenset[str], before: dict[str, str]) -> None:
-        set_fields(self, unit, words, before)
+    def __init__(self, unit: tuple[str, ...], words: frozenset[str], before: dict[str, str],
+                 names: frozenset[str] = frozenset()) -> None:
+        set_fields(self, unit, words, before, names)
 
 
 def qualified_apart(a: Quantity, b: Quantity) -> bool:
-    """Whether two quantities are said of sibling things: a word both
-    sentences hold is qualified in each by a word the other sentence lacks
-    ("the public gateway" / "the staging gateway"; not "the API rate
-    limit" / "the gateway limit", whose "gateway" the first sentence holds
-    too, nor "the public gateway" / "the gateway")."""
+    """Whether two quantities are said of different things: each names
+    code the other does not ("`format_client` is called from 57 places" /
+    "`update_job` is called from 41 places"), or a word both sentences
+    hold is qualified in each by a word the other sentence lacks ("the
+    public gateway" / "the staging gateway"; not "the API rate limit" /
+    "the gateway limit", whose "gateway" the first sentence holds too, nor
+    "the public gateway" / "the gateway")."""
+    if a.names - b.names and b.names - a.names:
+        return True
     for w in a.words & b.words:
         qa, qb = a.before.get(w, ""), b.before.get(w, "")
         if qa and qb and qa != qb and qa not in b.words and qb not in a.words:
@@ -460,19 +468,24 @@ def quantity_of(text: str, value: str, limit: int = 4000) -> Quantity | None:
         return None
     lo = max(0, at - _REACH)
     brk = _LAST_BREAK_RE.match(low, lo, at)
-    end = _END_RE.search(low, pos, pos + _REACH)
-    sentence = low[brk.end() if brk else lo:end.start() if end else pos + _REACH]
-    from objstore.index.analysis import QUERY_STOPWORDS, index_terms, stem_tokens  # deferred: tantivy
+    sentence = low[brk.end() if brk else lo:at]   # what the number is said of: its sentence up to it
+    from objstore.index.analysis import stem_tokens  # deferred: tantivy
     stems = stem_tokens(tuple(unit))
-    words = frozenset(t for t in index_terms(sentence) if not _NUMBER_RE.fullmatch(t)) \
-        - set(stems) - set(stem_tokens(tuple(sorted(QUERY_STOPWORDS)))) - _UNIT_JOINS
     toks = [(m.start(), m.end(), m.group(0)) for m in _TOKEN_RE.finditer(sentence)]
-    tstems = stem_tokens(tuple(t for _s, _e, t in toks))
+    norm = [t for _s, _e, t in toks]
+    kinds = [_kind(w, norm[j - 1] if j else "", stop, UPDATE_CUES) for j, w in enumerate(norm)]
+    code = [any(c in w for c in "_./") or sentence[toks[j][0] - 1:toks[j][0]] == "`" for j, w in enumerate(norm)]
+    tstems = [w if c else st for w, c, st in zip(norm, code, stem_tokens(tuple(norm)))]   # (code: as written)
+    keep = [k == "word" and w not in GENERIC and w not in _UNIT_JOINS and st not in UPDATE_CUES and st not in stems
+            for w, k, st in zip(norm, kinds, tstems)]
+    words: set[str] = set()
     before: dict[str, str] = {}
     for j, st in enumerate(tstems):
-        if st not in words or st in before:
+        if not keep[j]:
             continue
-        prev = toks[j - 1][2] if j else ""
-        before[st] = tstems[j - 1] if prev and _kind(prev, "", stop, UPDATE_CUES) == "word" and \
-            prev not in GENERIC and prev not in _UNIT_JOINS and not any(c in sentence[toks[j - 1][1]:toks[j][0]] for c in ",:;(") else ""
-    return Quantity(stems, words, before)
+        words.add(st)
+        if st not in before:
+            joined = j > 0 and keep[j - 1] and not any(c in sentence[toks[j - 1][1]:toks[j][0]] for c in ",:;(")
+            before[st] = tstems[j - 1] if joined else ""
+    names = frozenset(st for j, st in enumerate(tstems) if keep[j] and code[j])
+    return Quantity(stems, frozenset(words), before, names)

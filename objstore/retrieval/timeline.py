@@ -96,6 +96,20 @@ what the turn only asked.  A turn whose question words are all verbs
 ("how do we deploy?") is left where it is: any passage with a number
 would hold them.
 
+Rule 8, a fact a later turn of the person says changed
+(:func:`_updates_fact`): a current fact is superseded, for ranking and
+marking only, by a later turn of the person that states a new value of it
+(``docs/design.md``, "A fact a later turn says has changed").  The prompt
+hook's passages are judged by it too (``relations``' ``strict``).
+
+Rules 9 (an exchange: the answer to a prompt never supersedes it) and 10
+(the same quantity restated by the person) are
+:mod:`objstore.retrieval.restated`'s.
+
+A turn that asks its new value ("is the gateway limit now 500 requests
+per minute?", :func:`states`) supersedes nothing: a question changes no
+value.
+
 The rule serves questions about the present state; :func:`wants_current`
 tells them from questions about the past or about everything that happened
 ("when did …", "what was …", "which … have we used"), for which recall
@@ -116,6 +130,7 @@ from collections.abc import Collection, Iterable, Sequence
 from objstore.core.record import Record, set_fields
 from objstore.core.text import LazyPattern
 from objstore.retrieval.querywords import stop_stems
+from objstore.retrieval.restated import answer_to, may_restate, restates
 # UPDATE_CUES and normalize are defined with the subjects, which read them too
 from objstore.retrieval.subjects import (COPULAS, GENERIC, UPDATE_CUES, VERBS, Subject, compare,  # noqa: F401  (re-exported)
                                          normalize, subjects_of)
@@ -420,7 +435,7 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
             old_of_fact = B.kind == "fact" and bool(B.old_values & set(A.values)) \
                 and not (set(B.values) & set(A.values) - B.old_values)
             weak = not old_of_fact and B.relevance < share * A.relevance
-            if weak and B.kind != "fact" and not _may_restate(B):
+            if weak and B.kind != "fact" and not may_restate(B):
                 continue  # (a fact whose older version held A's value needs no share: rule 4; nor one of rule 6)
             kinds = {ta for v, t in B.values.items() if v not in A.values
                      for ta in _SUPERSEDES[t] if ta in new[a] and first[v] > new[a][ta]}
@@ -440,12 +455,12 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
                             a_terms = sum(tw[t] for t in A.terms)
                         apart = sum(tw[t] for t in A.terms & B.terms) < similar * a_terms
                     restated = None   # (rule 10: the person restating the quantity needs none of these tests)
-                    if apart and not (restated := _may_restate(B) and restates(A, B, pairs)):
+                    if apart and not (restated := may_restate(B) and restates(A, B, pairs)):
                         continue
                     if (subject if answers else same(a, b, pairs)) is False and not (
-                            restated if restated is not None else _may_restate(B) and restates(A, B, pairs)):
+                            restated if restated is not None else may_restate(B) and restates(A, B, pairs)):
                         continue  # rule 3: stated of a sibling ("the replica" against "the primary")
-            if B.kind == "turn" and not any(states(B.text, vb) for _va, vb in pairs):
+            if B.kind == "turn" and B.text and not any(states(B.text, vb) for _va, vb in pairs):
                 continue   # it asks ("is the gateway limit now 500 …?"): a question changes nothing
             out[a].append(b)
             for v, t in A.values.items():
@@ -516,85 +531,14 @@ def _updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int
         return True    # the same quantity of one thing (rule 10)
     if same(a, b, stated) is False:
         return False   # a sibling's value
+    if A.kind != "fact":
+        return False   # (a passage judged as a fact: the shared share below is for a fact's short body)
     from objstore.index.analysis import index_terms  # deferred: tantivy
     body = set(index_terms((A.text.split("\n", 1)[-1] if A.kind == "fact" else A.text)[:4000])) \
         - set(A.values) - _stop_stems()
     said = B.terms - set(B.values)
     shared = body & said
     return len(shared) >= 2 and len(shared) >= FACT_COVER * len(body) and len(shared) >= FACT_COVER * len(said)
-
-
-def _may_restate(B: Item) -> bool:
-    """Whether ``B`` may restate a quantity for rule 10: the person's
-    turn, holding a change word."""
-    return B.kind == "turn" and B.role == "user" and B.cue
-
-
-def restates(A: Item, B: Item, pairs: Iterable[tuple[str, str]]) -> bool:
-    """Rule 10, the same quantity restated: whether a pair of numbers
-    (of ``A``, of ``B``; at most :data:`PAIRS_READ` pairs of kind ``int``
-    or ``dec`` are read) counts one thing, where B *states* its number
-    (:func:`states`): both are followed by one unit
-    (``subjects.quantity_of``: "100 requests per minute per key" / "500
-    requests per minute"), and the words of their sentences (a fact's:
-    all its words, key and body), numbers and unit aside, share two at
-    least, one a question word both hold ("The API rate limit for the
-    public gateway is 100 requests per minute" / "Bump the gateway limit:
-    from today keys get 500 requests per minute.": gateway, limit, key).
-    BM25 ranks such a terse later statement far below the earlier one, and
-    it shares too few of its words for rule 3; the unit ties the two.
-    The callers ask it only of the person's turn with a change word
-    (:func:`_may_restate`).  A pair is held back where a word both
-    sentences hold is qualified apart in each (``subjects.qualified_apart``:
-    "the public gateway" / "the staging gateway"), or where the values'
-    subjects (``subjects.subjects_of``) share a word and ``compare`` reads
-    them as siblings ("the staging gateway limit" / "the production
-    gateway limit" for a question naming production); subjects with no
-    word in common tell nothing here ("The public gateway API rate limit
-    is 100 …" / "… from today keys get 500 …": the unit and the sentences'
-    words say more than a subject read from the words before a verb)."""
-    from objstore.retrieval.subjects import qualified_apart, quantity_of
-    question = A.matched & B.matched
-    if not question:
-        return False
-    asked = A.matched | B.matched
-    n = 0
-    for va, vb in pairs:
-        if A.values.get(va) not in ("int", "dec") or B.values.get(vb) not in ("int", "dec"):
-            continue
-        n += 1
-        if n > PAIRS_READ:
-            break
-        qb = quantity_of(B.text, vb) if states(B.text, vb) else None
-        qa = quantity_of(A.text, va) if qb else None
-        if qa is None or qb is None or qa.unit != qb.unit or qualified_apart(qa, qb):
-            continue   # (another count, or the same count of a sibling: "the staging gateway")
-        shared = (qa.words | A.terms if A.kind == "fact" else qa.words) & qb.words
-        if len(shared) < 2 or not shared & question:
-            continue
-        sa, sb = subjects_of(A.text, (va,)).get(va), subjects_of(B.text, (vb,)).get(vb)
-        if sa and sb and set(sa.stems) & set(sb.stems) and compare(sa, sb, asked) is False:
-            continue   # siblings: "staging gateway" / "production gateway"
-        return True
-    return False
-
-
-def answer_to(items: Sequence[Item], a: int, b: int) -> bool:
-    """Rule 9, an exchange: whether item ``b`` answers the person's turn
-    ``a`` ("Bump the gateway limit: … 500 requests per minute." / "Done:
-    gateway/limits.py now allows 500 …"): ``a`` is a ``user`` turn, ``b``
-    a later turn of its session (higher ``seq``) that is not the person's,
-    and no ``user`` turn of that session among ``items`` comes between
-    them.  Such a turn acknowledges or carries out the prompt; it never
-    marks it as updated later.  (A prompt of the session said between the
-    two but not among ``items`` is not seen: the answer to a later prompt
-    is then taken for this one's, and marks nothing.)"""
-    A, B = items[a], items[b]
-    if A.kind != "turn" or B.kind != "turn" or A.role != "user" or B.role == "user" \
-            or not A.session or B.session != A.session or B.seq <= A.seq:
-        return False
-    return not any(C.kind == "turn" and C.role == "user" and C.session == A.session and A.seq < C.seq < B.seq
-                   for C in items)
 
 
 #: rule 8 without a subject read: the share of a fact's body's content words, and of a later turn's, both hold
@@ -647,8 +591,9 @@ def _answers(fact: Item, turn: Item) -> bool:
     return turn.matched - _verb_stems() <= fact.matched
 
 
-#: a sentence: up to ``. ! ?`` and the spaces after them, or a line
-_SENTENCE_RE = LazyPattern(r"[^\n.!?]*(?:[.!?]+|\n|\Z)")
+#: a sentence: up to ``. ! ?`` and the spaces after them, or a line; a ``.`` inside a token ("3.11",
+#: "limits.py") ends none
+_SENTENCE_RE = LazyPattern(r"(?:[^\n.!?]|[.!?](?=[^\s.!?]))*(?:[.!?]+|\n|\Z)")
 
 
 #: words that open a question typed without its "?" ("which port does the api use")

@@ -83,7 +83,7 @@ def test_v12_the_later_limit_goes_before_the_earlier_and_marks_it(mem, tmp_path)
 
 def test_v12_the_prompt_hook_puts_the_later_turn_above_the_stale_passage(mem, tmp_path):
     _v12(mem, tmp_path)
-    text, trace = prompt_hook(tmp_path / "store", MAY_Q, CWD, tmp_path / "trace.jsonl")   # MEM_HOME
+    text, trace = prompt_hook(tmp_path / "store", MAY_Q, CWD, tmp_path / "trace.jsonl", fresh=True)   # MEM_HOME
     got = text.splitlines()
     at = next(i for i, x in enumerate(got) if x.endswith(MAY_A))
     assert "MAY BE OUT OF DATE: the later turn above says it changed" in got[at], text
@@ -125,7 +125,8 @@ def test_a_fact_restated_by_a_later_turn_is_marked_and_the_block_header_says_so(
     block = mem("context", "--project", "gateway").stdout
     assert "current values only" not in block and "a value marked MAY BE OUT OF DATE is one a later turn" in block, block
     assert f"- later turn, session {S2} (" in block, block
-    text, _trace = prompt_hook(tmp_path / "store", "what is the API rate limit", CWD, tmp_path / "trace.jsonl")
+    text, _trace = prompt_hook(tmp_path / "store", "what is the API rate limit", CWD, tmp_path / "trace.jsonl",
+                               fresh=True)
     assert "MAY BE OUT OF DATE" in text and OCT_Q in text, text
     assert mem("get", key).stdout.strip() == fact
 
@@ -140,7 +141,8 @@ def test_the_answer_to_a_later_prompt_of_the_session_is_no_answer_to_this_one():
     """Rule 9 reads an exchange as a prompt and the turns after it up to the
     next prompt: an assistant turn after a later prompt of the same session
     may still supersede the first prompt's value."""
-    from objstore.retrieval.timeline import Item, answer_to, relations
+    from objstore.retrieval.restated import answer_to
+    from objstore.retrieval.timeline import Item, relations
     mk = lambda seq, role, v, t: Item(time=t, project="p", values={v: "int"}, matched={"port"}, relevance=1.0,  # noqa: E731
                                       terms={"port", "api"}, cue=True, role=role, seq=seq, session="s",
                                       text=f"the api port is {v} now")
