@@ -19,6 +19,15 @@ not hold and newer than the fact's, of the same subject and attribute
 6544", never counts).  A turn that merely names the subject, asks about it
 or repeats the old value does not mark the fact.
 
+The prompt hook checks the turn passages it injects the same way
+(``turns=``; a passage judged as a fact is, ``timeline.relations``'
+``strict``; rule 10, the same quantity restated, ``restated.restates``,
+counts for both): "The API rate limit for the public gateway is 100
+requests per minute per key." and, months later, the person's "Bump the
+gateway limit: from today keys get 500 requests per minute." (session
+27, test26 V12).  Only the person's turns are read (a sub-agent's prompt
+is its parent agent's, ``provenance.turn_author``).
+
 The caller marks the fact with the turn (its date, session, and its words
 up to :data:`SNIPPET_CHARS`): the session-start block on the fact's line,
 the hook with the turn's passage put before the fact.  The reader (the

@@ -19,18 +19,46 @@ gateway limit: …") ranks far below a long earlier answer and repeats few
 of its words.  A word both sentences qualify apart ("the public gateway" /
 "the staging gateway") holds it back.
 
-Pure: no store, no I/O.
+The sentence reading the time rule's rules share lives here too:
+:func:`states` (a value said in a statement, not a question),
+:data:`SENTENCE_RE`, :data:`ASKING_WORDS`.  Pure: no store, no I/O.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
-from objstore.retrieval.subjects import compare, qualified_apart, quantity_of, subjects_of
+from objstore.core.record import Record
+from objstore.core.text import LazyPattern
+from objstore.retrieval.subjects import compare, normalize, qualified_apart, quantity_of, subjects_of
 
-if TYPE_CHECKING:
-    from objstore.retrieval.timeline import Item
+#: what the rules read: a ``timeline.Item`` (typed by its base here: the time rule imports this module)
+Item = Record
+
+#: pairs of values whose subjects rule 3 reads for one pair of items, at most
+PAIRS_READ = 3
+
+#: a sentence: up to ``. ! ?`` and the spaces after them, or a line; a ``.`` inside a token ("3.11",
+#: "limits.py") ends none
+SENTENCE_RE = LazyPattern(r"(?:[^\n.!?]|[.!?](?=[^\s.!?]))*(?:[.!?]+|\n|\Z)")
+
+
+#: words that open a question typed without its "?" ("which port does the api use")
+ASKING_WORDS = frozenset("what which where who whose why how is are does can could should would will".split())
+
+
+def states(text: str, value: str) -> bool:
+    """Rules 8 and 10, and every rule of a turn that supersedes another:
+    whether a sentence of ``text`` (its first 4,000 characters) that holds
+    ``value`` (normalized, as ``timeline.values_of`` gives it) is a
+    statement: it neither ends with "?" nor opens with a word of
+    :data:`ASKING_WORDS` ("is the staging db on 6543 now?" asks)."""
+    for m in SENTENCE_RE.finditer(text[:4000]):
+        sentence = m.group(0).strip()
+        if sentence and value in normalize(sentence) and not (
+                sentence.endswith("?") or sentence.split(None, 1)[0].lower() in ASKING_WORDS):
+            return True
+    return False
 
 
 def may_restate(B: Item) -> bool:
@@ -42,8 +70,8 @@ def may_restate(B: Item) -> bool:
 def restates(A: Item, B: Item, pairs: Iterable[tuple[str, str]]) -> bool:
     """Rule 10, the same quantity restated: whether a pair of numbers
     (of ``A``, of ``B``; at most three pairs of kind ``int``
-    or ``dec`` are read, ``timeline.PAIRS_READ``) counts one thing, where B *states* its number
-    (``timeline.states``): both are followed by one unit
+    or ``dec`` are read, :data:`PAIRS_READ`) counts one thing, where B *states* its number
+    (:func:`states`): both are followed by one unit
     (``subjects.quantity_of``: "100 requests per minute per key" / "500
     requests per minute"), and the words their sentences say them of
     (``Quantity.words``: up to the number, verbs, change words and the
@@ -63,7 +91,6 @@ def restates(A: Item, B: Item, pairs: Iterable[tuple[str, str]]) -> bool:
     word in common tell nothing here ("The public gateway API rate limit
     is 100 …" / "… from today keys get 500 …": the unit and the sentences'
     words say more than a subject read from the words before a verb)."""
-    from objstore.retrieval.timeline import PAIRS_READ, states  # deferred: timeline imports this module
     question = A.matched & B.matched
     if not question:
         return False

@@ -130,7 +130,8 @@ from collections.abc import Collection, Iterable, Sequence
 from objstore.core.record import Record, set_fields
 from objstore.core.text import LazyPattern
 from objstore.retrieval.querywords import stop_stems
-from objstore.retrieval.restated import answer_to, may_restate, restates
+from objstore.retrieval.restated import (ASKING_WORDS, PAIRS_READ, SENTENCE_RE, answer_to, may_restate,  # noqa: F401
+                                         restates, states)   # (ASKING_WORDS, PAIRS_READ, states: re-exported)
 # UPDATE_CUES and normalize are defined with the subjects, which read them too
 from objstore.retrieval.subjects import (COPULAS, GENERIC, UPDATE_CUES, VERBS, Subject, compare,  # noqa: F401  (re-exported)
                                          normalize, subjects_of)
@@ -495,8 +496,6 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
     return out, ahead
 
 
-#: pairs of values whose subjects rule 3 reads for one pair of items, at most
-PAIRS_READ = 3
 
 
 def _updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int], same, a: int, b: int) -> bool:
@@ -591,15 +590,6 @@ def _answers(fact: Item, turn: Item) -> bool:
     return turn.matched - _verb_stems() <= fact.matched
 
 
-#: a sentence: up to ``. ! ?`` and the spaces after them, or a line; a ``.`` inside a token ("3.11",
-#: "limits.py") ends none
-_SENTENCE_RE = LazyPattern(r"(?:[^\n.!?]|[.!?](?=[^\s.!?]))*(?:[.!?]+|\n|\Z)")
-
-
-#: words that open a question typed without its "?" ("which port does the api use")
-ASKING_WORDS = frozenset("what which where who whose why how is are does can could should would will".split())
-
-
 #: a "?" or a sentence opened by an asking word: a text without either asks nothing
 _MAY_ASK_RE = LazyPattern(r"\?|(?:\A|[.!?\n])\s*(?:" + "|".join(sorted(ASKING_WORDS)) + r")\b", 2)   # re.I
 
@@ -621,7 +611,7 @@ def asks(text: str, terms: Collection[str]) -> bool:
     from objstore.index.analysis import index_terms  # deferred: tantivy
     want = set(terms)
     asked = False
-    for m in _SENTENCE_RE.finditer(text[:4000]):
+    for m in SENTENCE_RE.finditer(text[:4000]):
         sentence = m.group(0).strip()
         if not sentence or not want.intersection(index_terms(sentence)):
             continue
@@ -629,19 +619,6 @@ def asks(text: str, terms: Collection[str]) -> bool:
             return False
         asked = True
     return asked
-
-
-def states(text: str, value: str) -> bool:
-    """Rule 8: whether a sentence of ``text`` (its first 4,000 characters)
-    that holds ``value`` (normalized, as :func:`values_of` gives it) is a
-    statement: it neither ends with "?" nor opens with a word of
-    :data:`ASKING_WORDS` ("is the staging db on 6543 now?" asks)."""
-    for m in _SENTENCE_RE.finditer(text[:4000]):
-        sentence = m.group(0).strip()
-        if sentence and value in normalize(sentence) and not (
-                sentence.endswith("?") or sentence.split(None, 1)[0].lower() in ASKING_WORDS):
-            return True
-    return False
 
 
 def only_asks(text: str, stems: Collection[str]) -> bool:
