@@ -52,7 +52,6 @@ def main(argv: list[str] | None = None) -> int:
     from objstore import open_store
     from objstore.core.objects import Fact
     from objstore.memory.facts import current_version, list_keys
-    from objstore.memory.sessions import list_sessions, session_turns
     from objstore.retrieval import laterturns
     from objstore.retrieval.timeline import values_of
     laterturns.FACTS_CHECKED = laterturns.FACTS_SEARCHED = 10 ** 9   # every fact given, not a block's first few
@@ -78,18 +77,10 @@ def main(argv: list[str] | None = None) -> int:
                               "cpu_ms_per_checked": round(1000 * cpu / max(1, checked), 2)}
         _show("store facts", facts, marked)
         if args.as_facts:
-            per: dict[str, list] = {}
-            for s in list_sessions(store):
-                if not s.project or len(per.get(s.project, ())) >= args.as_facts:
-                    continue
-                for tv in session_turns(store, s.id):
-                    t = tv.turn
-                    got = per.setdefault(s.project, [])
-                    if t.role == "user" and len(got) < args.as_facts and values_of(t.text[:600]) \
-                            and len(t.text) <= 600:
-                        key = f"project/{s.project}/t{len(got)}"
-                        got.append(Fact(key, "project", t.text, 1, None, t.timestamp, t.timestamp))
-            turns = [f for fs in per.values() for f in fs]
+            per = _first_turns(store, args.as_facts, lambda t: t.role == "user" and len(t.text) <= 600
+                               and bool(values_of(t.text[:600])))
+            turns = [Fact(f"project/{p}/t{i}", "project", tv.turn.text, 1, None, tv.turn.timestamp, tv.turn.timestamp)
+                     for p, tvs in per.items() for i, tv in enumerate(tvs)]
             t0 = time.process_time()
             marked = laterturns.later_turns(store, turns)
             cpu = time.process_time() - t0
@@ -97,21 +88,13 @@ def main(argv: list[str] | None = None) -> int:
                                      "cpu_ms_per_checked": round(1000 * cpu / max(1, len(turns)), 2)}
             _show("user turns as facts", turns, marked)
         if args.as_passages:
-            got_p: dict[str, list] = {}
-            for s in list_sessions(store):
-                if not s.project or len(got_p.get(s.project, ())) >= args.as_passages:
-                    continue
-                for tv in session_turns(store, s.id):
-                    t = tv.turn
-                    mine = got_p.setdefault(s.project, [])
-                    if t.role in ("user", "assistant") and len(mine) < args.as_passages and t.text.strip() \
-                            and not getattr(t, "forgotten", 0) and values_of(t.text):
-                        mine.append((tv.id, t))
-            passages = [x for xs in got_p.values() for x in xs]
+            per = _first_turns(store, args.as_passages, lambda t: t.role in ("user", "assistant") and t.text.strip()
+                               and not getattr(t, "forgotten", 0) and bool(values_of(t.text)))
+            passages = [(tv.id, tv.turn) for tvs in per.values() for tv in tvs]
             t0 = time.process_time()
             marked = laterturns.later_turns(store, [], turns=passages)
             cpu = time.process_time() - t0
-            out["passages"] = {"projects": len(got_p), "passages": len(passages), "marked": len(marked),
+            out["passages"] = {"projects": len(per), "passages": len(passages), "marked": len(marked),
                                "cpu_ms_per_checked": round(1000 * cpu / max(1, len(passages)), 2)}
             _show("turns as the prompt hook's passages", [_as_fact(oid, t) for oid, t in passages], marked)
         if firsts:
@@ -157,6 +140,21 @@ def _ku_store(path: Path, root: Path) -> list:
                                 when, when))
                 break
     return out
+
+
+def _first_turns(store, n: int, keep) -> dict[str, list]:
+    """The first ``n`` turns of each project (sessions in start order)
+    for which ``keep(turn)`` is true: ``{project: [TurnVersion]}``."""
+    from objstore.memory.sessions import list_sessions, session_turns
+    per: dict[str, list] = {}
+    for s in list_sessions(store):
+        if not s.project or len(per.get(s.project, ())) >= n:
+            continue
+        got = per.setdefault(s.project, [])
+        for tv in session_turns(store, s.id):
+            if len(got) < n and keep(tv.turn):
+                got.append(tv)
+    return per
 
 
 def _as_fact(oid: str, t):

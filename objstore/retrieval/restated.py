@@ -40,7 +40,7 @@ PAIRS_READ = 3
 
 #: a sentence: up to ``. ! ?`` and the spaces after them, or a line; a ``.`` inside a token ("3.11",
 #: "limits.py") ends none
-SENTENCE_RE = LazyPattern(r"(?:[^\n.!?]|[.!?](?=[^\s.!?]))*(?:[.!?]+|\n|\Z)")
+SENTENCE_RE = LazyPattern(r"[^\n.!?]*(?:[.!?](?=[^\s.!?])[^\n.!?]*)*(?:[.!?]+|\n|\Z)")   # (unrolled: as fast as without)
 
 
 #: words that open a question typed without its "?" ("which port does the api use")

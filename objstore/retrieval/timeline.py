@@ -461,8 +461,9 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
                     if (subject if answers else same(a, b, pairs)) is False and not (
                             restated if restated is not None else may_restate(B) and restates(A, B, pairs)):
                         continue  # rule 3: stated of a sibling ("the replica" against "the primary")
-            if B.kind == "turn" and B.text and not any(states(B.text, vb) for _va, vb in pairs):
+            if B.kind == "turn" and B.text and not any(vb.startswith("-") or states(B.text, vb) for _va, vb in pairs):
                 continue   # it asks ("is the gateway limit now 500 …?"): a question changes nothing
+                # (a "-word" is wordchange's: the word said replaced, not a value the text holds)
             out[a].append(b)
             for v, t in A.values.items():
                 if (t in kinds or old_of_fact) and v not in B.values:
