@@ -10,7 +10,11 @@ block checks them (no prompt):
   a value (``timeline.values_of``), each read as if the person had recorded
   it as a fact at the turn's time (key ``project/<p>/t<i>``, its text the
   body): the commonest fact is a person's statement, and whether a later
-  turn of the person changes its value is what rule 8 decides.
+  turn of the person changes its value is what rule 8 decides;
+* with ``--as-passages N``: the first N turns of each project, of any
+  role, that state a value, checked as the prompt hook checks the
+  passages it injects (``later_turns(..., turns=…)``: rule 8, and rule 10,
+  the same quantity restated, session 27).
 
 With ``--ku FILE`` (``eval/knowledge_update.json``) the store is built
 from that scenario in a temporary folder (as ``mem eval knowledge-update``
@@ -24,6 +28,7 @@ a copy of a store: opening a store may finish its recovery.
 
     python bench/later_turn_marks.py --store /tmp/tl26/bstore --as-facts 40
     python bench/later_turn_marks.py --ku eval/knowledge_update.json --as-facts 40
+    python bench/later_turn_marks.py --store /tmp/tl27/bstore --as-passages 40
 """
 
 from __future__ import annotations
@@ -40,12 +45,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ku", type=Path, help="build the store from this knowledge-update scenario instead")
     ap.add_argument("--as-facts", type=int, default=0, metavar="N",
                     help="also check the first N value-stating user turns of each project as facts")
+    ap.add_argument("--as-passages", type=int, default=0, metavar="N",
+                    help="also check the first N value-stating turns of each project as the prompt hook's passages")
     ap.add_argument("--json", type=Path, help="write the counts here")
     args = ap.parse_args(argv)
     from objstore import open_store
     from objstore.core.objects import Fact
     from objstore.memory.facts import current_version, list_keys
-    from objstore.memory.sessions import list_sessions, session_turns
     from objstore.retrieval import laterturns
     from objstore.retrieval.timeline import values_of
     laterturns.FACTS_CHECKED = laterturns.FACTS_SEARCHED = 10 ** 9   # every fact given, not a block's first few
@@ -71,24 +77,26 @@ def main(argv: list[str] | None = None) -> int:
                               "cpu_ms_per_checked": round(1000 * cpu / max(1, checked), 2)}
         _show("store facts", facts, marked)
         if args.as_facts:
-            per: dict[str, list] = {}
-            for s in list_sessions(store):
-                if not s.project or len(per.get(s.project, ())) >= args.as_facts:
-                    continue
-                for tv in session_turns(store, s.id):
-                    t = tv.turn
-                    got = per.setdefault(s.project, [])
-                    if t.role == "user" and len(got) < args.as_facts and values_of(t.text[:600]) \
-                            and len(t.text) <= 600:
-                        key = f"project/{s.project}/t{len(got)}"
-                        got.append(Fact(key, "project", t.text, 1, None, t.timestamp, t.timestamp))
-            turns = [f for fs in per.values() for f in fs]
+            per = _first_turns(store, args.as_facts, lambda t: t.role == "user" and len(t.text) <= 600
+                               and bool(values_of(t.text[:600])))
+            turns = [Fact(f"project/{p}/t{i}", "project", tv.turn.text, 1, None, tv.turn.timestamp, tv.turn.timestamp)
+                     for p, tvs in per.items() for i, tv in enumerate(tvs)]
             t0 = time.process_time()
             marked = laterturns.later_turns(store, turns)
             cpu = time.process_time() - t0
             out["turns_as_facts"] = {"projects": len(per), "facts": len(turns), "marked": len(marked),
                                      "cpu_ms_per_checked": round(1000 * cpu / max(1, len(turns)), 2)}
             _show("user turns as facts", turns, marked)
+        if args.as_passages:
+            per = _first_turns(store, args.as_passages, lambda t: t.role in ("user", "assistant") and t.text.strip()
+                               and not getattr(t, "forgotten", 0) and bool(values_of(t.text)))
+            passages = [(tv.id, tv.turn) for tvs in per.values() for tv in tvs]
+            t0 = time.process_time()
+            marked = laterturns.later_turns(store, [], turns=passages)
+            cpu = time.process_time() - t0
+            out["passages"] = {"projects": len(per), "passages": len(passages), "marked": len(marked),
+                               "cpu_ms_per_checked": round(1000 * cpu / max(1, len(passages)), 2)}
+            _show("turns as the prompt hook's passages", [_as_fact(oid, t) for oid, t in passages], marked)
         if firsts:
             t0 = time.process_time()
             marked = laterturns.later_turns(store, firsts)
@@ -132,6 +140,27 @@ def _ku_store(path: Path, root: Path) -> list:
                                 when, when))
                 break
     return out
+
+
+def _first_turns(store, n: int, keep) -> dict[str, list]:
+    """The first ``n`` turns of each project (sessions in start order)
+    for which ``keep(turn)`` is true: ``{project: [TurnVersion]}``."""
+    from objstore.memory.sessions import list_sessions, session_turns
+    per: dict[str, list] = {}
+    for s in list_sessions(store):
+        if not s.project or len(per.get(s.project, ())) >= n:
+            continue
+        got = per.setdefault(s.project, [])
+        for tv in session_turns(store, s.id):
+            if len(got) < n and keep(tv.turn):
+                got.append(tv)
+    return per
+
+
+def _as_fact(oid: str, t):
+    """A passage ``(id, Turn)`` shown as ``_show`` shows a fact (key: its id)."""
+    from objstore.core.objects import Fact
+    return Fact(oid, "project", t.text, 1, None, t.timestamp, t.timestamp)
 
 
 def _show(title: str, facts, marked) -> None:

@@ -90,8 +90,8 @@ if TYPE_CHECKING:
 from objstore.retrieval.keyrank import key_name, names_key
 from objstore.retrieval.querywords import held_terms, question_terms
 from objstore.retrieval.context import (
-    CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, NOTE, TAG, escape_text, estimate_tokens, fact_line, is_dormant,
-    later_turn_line,
+    CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, LATER_MARK, NOTE, TAG, escape_text, estimate_tokens, fact_line,
+    is_dormant, later_turn_line,
     load_state, record_use, save_state, state_path, store_context_config, strip_mem_context, write_trace,
 )
 from objstore.retrieval.laterturns import later_turns
@@ -602,36 +602,47 @@ def stale_for_facts(store: Store, text: str, when: int, facts: Sequence[tuple[st
 def _with_later_turns(store: Store, session_id: str, inj: Injection, lines: list[str],
                       showable: dict[str, tuple[Candidate, Fact]], config: GateConfig, frame: int,
                       prompt: str) -> list[str]:
-    """A fact whose value a later turn of the person says changed
-    (``laterturns.later_turns``, for the question ``prompt``; the turns of
-    this session are not read: the model has them) is never injected
-    without that turn: the turn's passage (``context.later_turn_line``;
-    one injected already is moved there) goes just above the fact, whose
-    line is marked out of date, within the budget; else the fact is
-    dropped.  Returns the lines."""
+    """A fact or a passage whose value a later turn of the person says
+    changed (``laterturns.later_turns``, for the question ``prompt``; the
+    turns of this session are not read: the model has them) is never
+    injected without that turn: the turn's passage
+    (``context.later_turn_line``; one injected already is moved there) goes
+    just above it, and its line is marked out of date
+    (``context.LATER_MARK``), within the budget; else it is dropped.
+    Returns the lines."""
     facts = [c for c in inj.injected if c.kind == "fact" and c.ref in showable]
-    if not facts:
+    passages: list[tuple[Candidate, Turn]] = []
+    for c in inj.injected:
+        if c.kind == "turn":
+            try:
+                passages.append((c, store.get(c.id, Turn)))
+            except MemError:
+                continue   # (read a moment ago to be shown: a store damaged since marks nothing)
+    if not facts and not passages:
         return lines
-    later = later_turns(store, [showable[c.ref][1] for c in facts], prompt=prompt, skip_sessions=[session_id])
+    later = later_turns(store, [showable[c.ref][1] for c in facts], prompt=prompt, skip_sessions=[session_id],
+                        turns=[(c.id, t) for c, t in passages])
     hide: Hider | None | bool = False
-    for c in facts:
-        lt = later.get(c.ref)
-        if lt is None:
+    for c in facts + [c for c, _t in passages]:
+        lt = later.get(c.ref if c.kind == "fact" else c.id)
+        if lt is None or c not in inj.injected:
             continue
         for t in [t for t in inj.injected if t.kind == "turn" and t.id == lt.id]:   # shown in its new place
             inj.injected.remove(t)
             lines.remove(t.line)
         if hide is False:
             hide = hider(store)
-        pair = (later_turn_line(lt, hide or None),
-                fact_line(showable[c.ref][1], limit=config.budget_tokens * CHARS_PER_TOKEN // 2, later=True))
+        mine = fact_line(showable[c.ref][1], limit=config.budget_tokens * CHARS_PER_TOKEN // 2, later=True) \
+            if c.kind == "fact" else c.line.replace("): ", f", {LATER_MARK}): ", 1)
+        pair = (later_turn_line(lt, hide or None), mine)
         cost = estimate_tokens("\n".join(pair) + "\n")
         used = sum(x.tokens for x in inj.injected if x is not c)
         at = lines.index(c.line)
         if frame + used + cost <= config.budget_tokens:
             lines[at:at + 1] = list(pair)
             c.line, c.tokens = "\n".join(pair), cost
-            inj.trace.setdefault("later_turns", []).append({"key": c.ref, "turn": lt.id})
+            inj.trace.setdefault("later_turns", []).append(
+                {"key": c.ref, "turn": lt.id} if c.kind == "fact" else {"passage": c.id, "turn": lt.id})
         else:
             del lines[at]
             inj.injected.remove(c)

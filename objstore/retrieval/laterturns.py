@@ -19,6 +19,15 @@ not hold and newer than the fact's, of the same subject and attribute
 6544", never counts).  A turn that merely names the subject, asks about it
 or repeats the old value does not mark the fact.
 
+The prompt hook checks the turn passages it injects the same way
+(``turns=``; a passage judged as a fact is, ``timeline.relations``'
+``strict``; rule 10, the same quantity restated, ``restated.restates``,
+counts for both): "The API rate limit for the public gateway is 100
+requests per minute per key." and, months later, the person's "Bump the
+gateway limit: from today keys get 500 requests per minute." (session
+27, test26 V12).  Only the person's turns are read (a sub-agent's prompt
+is its parent agent's, ``provenance.turn_author``).
+
 The caller marks the fact with the turn (its date, session, and its words
 up to :data:`SNIPPET_CHARS`): the session-start block on the fact's line,
 the hook with the turn's passage put before the fact.  The reader (the
@@ -61,6 +70,7 @@ from objstore.core.ids import blake3, to_raw
 from objstore.core.objects import Fact, Turn
 from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
+from objstore.memory.provenance import turn_author
 from objstore.memory.scope import key_project
 from objstore.retrieval.querywords import text_terms
 from objstore.retrieval.timeitems import Said, fact_text, time_items
@@ -79,6 +89,8 @@ CUE_QUERY = ("now anymore switched moved migrated upgraded downgraded bumped rai
              "adopted")
 #: facts checked in one call, at most (a session block lists a few dozen)
 FACTS_CHECKED = 24
+#: characters of a served passage whose words search for its later turns (a fact's whole text is read)
+TURN_WORDS_CHARS = 400
 #: characters of the turn's text a mark quotes
 SNIPPET_CHARS = 160
 #: the session block's kept verdicts (docs/format.md, "Derived files under cache/")
@@ -89,34 +101,42 @@ _VERDICTS_HEAD = b"mem later-turns 1\n"
 #: the modules whose code decides a verdict: their files' size and time are part of its digest
 _RULE_MODULES = ("objstore.retrieval.laterturns", "objstore.retrieval.timeline", "objstore.retrieval.timeitems",
                  "objstore.retrieval.subjects", "objstore.retrieval.wordchange", "objstore.retrieval.querywords",
-                 "objstore.index.analysis", "tantivy.tantivy")
+                 "objstore.retrieval.restated", "objstore.memory.provenance", "objstore.index.analysis",
+                 "tantivy.tantivy")
 
 
 class LaterTurn(Frozen):
     """A turn said after a fact's version that changes its value.
 
     Attributes:
-        key: the fact's key.  id: the turn's object id.
-        session, seq: where it was said.  time: its timestamp (ms).
-        text: its text (whole; the caller cuts and hides what it shows).
+        key: the fact's key (a passage's: its turn's id).  id: the
+        later turn's object id.  session, seq: where it was said.  time:
+        its timestamp (ms).  text: its text (whole; the caller cuts and
+        hides what it shows).  project: its project.
     """
 
-    __slots__ = ("key", "id", "session", "seq", "time", "text")
+    __slots__ = ("key", "id", "session", "seq", "time", "text", "project")
 
-    def __init__(self, key: str, id: str, session: str, seq: int, time: int, text: str) -> None:
-        set_fields(self, key, id, session, seq, time, text)
+    def __init__(self, key: str, id: str, session: str, seq: int, time: int, text: str, project: str = "") -> None:
+        set_fields(self, key, id, session, seq, time, text, project)
 
 
 def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
-                skip_sessions: Sequence[str] = (), ids: Sequence[str] | None = None) -> dict[str, LaterTurn]:
+                skip_sessions: Sequence[str] = (), ids: Sequence[str] | None = None,
+                turns: Sequence[tuple[str, Turn]] = ()) -> dict[str, LaterTurn]:
     """For each of ``facts`` (current versions) whose value a later turn of
     the person changes (module docstring), the newest such turn:
-    ``{key: LaterTurn}``.
+    ``{key: LaterTurn}``; and the same for each of ``turns``, keyed by the
+    turn's id (``LaterTurn.key``).
 
     Args:
         facts: the facts served, best first; the first
             :data:`FACTS_CHECKED` of a project whose body states a value
             are checked.
+        turns: ``(id, Turn)`` of passages served (the prompt hook's), best
+            first, checked as facts are and counted with them: a turn is
+            judged by rule 8 as a fact is (``timeline.relations``,
+            ``strict``); their verdicts are never kept.
         prompt: the question being answered (the hook's prompt): its words
             join the fact's in the search and count as the question's in
             the rule; "" (the session block): the fact's own words are the
@@ -132,26 +152,36 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
     the fact unmarked.
     """
     out: dict[str, LaterTurn] = {}
-    groups: dict[str, list[tuple[Fact, int, str, str, tuple | None]]] = {}  # project -> (fact, time, text, id, values)
+    # project -> (key, time, as said, words, body, id or "", values or None)
+    groups: dict[str, list[tuple[str, int, Said, str, str, str, tuple | None]]] = {}
     kept = _Verdicts(store) if ids is not None and len(ids) == len(facts) and not prompt and not skip_sessions \
         else None
+    served: list[tuple[str, str, str, Fact | Turn, str]] = [
+        (f.key, key_project(f.key) or "", f.body, f, ids[i] if kept is not None else "") for i, f in enumerate(facts)]
+    served += [(oid, t.project, t.text, t, "") for oid, t in turns]
     n = 0
-    for i, f in enumerate(facts):
-        project = key_project(f.key) or ""
-        if not project or n >= FACTS_CHECKED or not f.body.strip():
+    for key, project, body, obj, fid in served:
+        if not project or n >= FACTS_CHECKED or not body.strip():
             continue
         vals = None
-        has = None if kept is None else kept.get(d := kept.digest(ids[i], "values", ()))
+        has = None if not fid else kept.get(d := kept.digest(fid, "values", ()))
         if has is None:   # (else its values are read only when a verdict is not kept: _own)
-            vals = tuple(values_of(f.body))
+            vals = tuple(values_of(body))
             has = 1 if vals else 0
-            if kept is not None:
+            if fid:
                 kept.put(d, has)
         if not has:
             continue
         n += 1
-        groups.setdefault(project, []).append((f, max(f.valid_from, f.recorded_at), fact_text(f.key, f.body),
-                                               ids[i] if kept is not None else "", vals))
+        if isinstance(obj, Fact):
+            when = max(obj.valid_from, obj.recorded_at)
+            said = Said(fact_text(key, body), when, project, "fact")
+            words = said.text
+        else:   # (a passage: its first words are the search's, as a fact's whole text is)
+            when = obj.timestamp
+            said = Said(body, when, project, "turn", 1.0, (), obj.seq, obj.role, obj.session)
+            words = body[:TURN_WORDS_CHARS]
+        groups.setdefault(project, []).append((key, when, said, words, body, fid, vals))
     cache: dict[str, frozenset[str]] = {}
     exclude = list(skip_sessions)
     for project, group in groups.items():
@@ -162,56 +192,58 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
             continue
         few = len(got) < CUE_READ
         # many: a search per fact, for the oldest FACTS_SEARCHED (the likeliest to have changed)
-        searched = set() if few else {id(g[0]) for g in sorted(group, key=lambda g: g[1])[:FACTS_SEARCHED]}
-        for f, when, text, fid, vals in group:
-            if not few and id(f) not in searched:
+        searched = set() if few else {g[0] for g in sorted(group, key=lambda g: g[1])[:FACTS_SEARCHED]}
+        for key, when, said, words, body, fid, vals in group:
+            if not few and key not in searched:
                 continue
             if few:
-                if kept is not None:   # compared with the same turns before: that verdict
+                if fid:   # compared with the same turns before: that verdict
                     digest = kept.digest(fid, "few", got)
                     if (v := kept.get(digest)) is not None:
                         if v < len(got):
-                            _mark(out, f, *got[v])
+                            _mark(out, key, project, *got[v])
                         continue
-                mine = text_terms(own := _own(text, f.body, vals), cache)
+                mine = text_terms(own := _own(words, body, vals), cache)
                 near = sorted(((len(mine & text_terms(t.text, cache)), i) for i, (_oid, t) in enumerate(got)
                                if t.timestamp > when), reverse=True)
                 pick = [got[i] for shared, i in near[:TURNS_READ] if shared >= 2]   # (rule 8 needs two)
             else:   # many: the ones about this fact
-                pick = _read(store, f"{(own := _own(text, f.body, vals))} {prompt}", project, when, TURNS_READ,
+                pick = _read(store, f"{(own := _own(words, body, vals))} {prompt}", project, when, TURNS_READ,
                              exclude) or []
-                if kept is not None:
+                if fid:
                     digest = kept.digest(fid, "many", pick)
                     if (v := kept.get(digest)) is not None:
                         if v < len(pick):
-                            _mark(out, f, *pick[v])
+                            _mark(out, key, project, *pick[v])
                         continue
+            pick = [(oid, t) for oid, t in pick if oid != key]
             verdict = _NONE
             if pick:
-                said = [Said(text, when, project, "fact")] + [
-                    Said(t.text, t.timestamp, project, "turn", 1.0, (), t.seq, "user") for _oid, t in pick]
-                sup, _ahead = relations(time_items(said, [prompt or own], terms_cache=cache))
+                items = [said] + [Said(t.text, t.timestamp, project, "turn", 1.0, (), t.seq, "user", t.session)
+                                  for _oid, t in pick]
+                sup, _ahead = relations(time_items(items, [prompt or own], terms_cache=cache), strict=(0,))
                 if sup[0]:
                     oid, t = pick[sup[0][0] - 1]   # the newest (relations orders them newest first)
-                    _mark(out, f, oid, t)
+                    _mark(out, key, project, oid, t)
                     verdict = (got if few else pick).index((oid, t))
-            if kept is not None:
+            if fid:
                 kept.put(digest, verdict)
     if kept is not None:
         kept.save()
     return out
 
 
-def _own(text: str, body: str, vals: tuple | None) -> str:
-    """The fact's own words (``text``: :func:`fact_text`) less its values
+def _own(words: str, body: str, vals: tuple | None) -> str:
+    """An item's own words (``words``: a fact's :func:`fact_text`, a
+    passage's first :data:`TURN_WORDS_CHARS` characters) less its values
     (``vals``, or read from ``body``: values are never the subject)."""
     if vals is None:
         vals = values_of(body)
-    return " ".join(w for w in text.split() if w.strip(".,;:()").lower() not in vals)
+    return " ".join(w for w in words.split() if w.strip(".,;:()").lower() not in vals)
 
 
-def _mark(out: dict[str, LaterTurn], f: Fact, oid: str, t: Turn) -> None:
-    out[f.key] = LaterTurn(f.key, oid, t.session, t.seq, t.timestamp, t.text)
+def _mark(out: dict[str, LaterTurn], key: str, project: str, oid: str, t: Turn) -> None:
+    out[key] = LaterTurn(key, oid, t.session, t.seq, t.timestamp, t.text, project)
 
 
 #: the verdict "no later turn changes it" (else the index of the turn among those compared)
@@ -302,6 +334,6 @@ def _read(store: Store, query: str, project: str, after: int, limit: int, exclud
             t = store.get(h.id, Turn)
         except MemError:
             continue
-        if not getattr(t, "forgotten", 0) and t.text.strip() and t.role == "user":
+        if not getattr(t, "forgotten", 0) and t.text.strip() and turn_author(t) == "person":
             out.append((h.id, t))
     return out

@@ -383,3 +383,109 @@ def compare(a: Subject | None, b: Subject | None, question: Collection[str] = ()
     if (da & q and db - q) or (shared and db & q and da - q):
         return False
     return None
+
+
+#: the words after a number that name what it counts ("500 requests per
+#: minute"), read up to this many (the joins of :data:`_UNIT_JOINS` aside)
+UNIT_WORDS = 3
+#: stop words a unit may hold between its words ("requests per minute", "calls a day")
+_UNIT_JOINS = frozenset(("per", "a", "an", "each", "every"))
+#: a word right after a number or the one before it: spaces or a slash between ("100 req/min")
+_UNIT_STEP_RE = LazyPattern(r"(?:[ \t]+|[ \t]*/[ \t]*)([^\W\d_][\w-]*)")
+
+
+class Quantity(Frozen):
+    """What a number counts, and what its sentence says it of.
+
+    ``unit``: the stems of the words right after the number that name
+    what it counts, joins left out ("500 requests per minute":
+    ``("request", "minut")``); ``words``: the stems of the words
+    its sentence says it of, up to the number: stop words, verbs, change
+    words (:data:`UPDATE_CUES`), :data:`GENERIC` words, numbers and the
+    unit aside ("Bump the gateway limit: from today keys get 500 requests
+    per minute.": gateway, limit, today, key; "Right now `f` is
+    called from 17 places": right, f); ``before``: for each of ``words``,
+    the stem of the word of ``words`` right before it in one phrase (no
+    ``, : ; (`` between: "the staging gateway limit": gateway -> stage,
+    limit -> gateway), or ``""``; ``names``: those of ``words`` that name
+    code (with ``_ . /`` inside, or in backquotes: "Right now
+    `format_client` is called from 57 places": format_client)."""
+
+    __slots__ = ("unit", "words", "before", "names")
+
+    def __init__(self, unit: tuple[str, ...], words: frozenset[str], before: dict[str, str],
+                 names: frozenset[str] = frozenset()) -> None:
+        set_fields(self, unit, words, before, names)
+
+
+def qualified_apart(a: Quantity, b: Quantity) -> bool:
+    """Whether two quantities are said of different things: each names
+    code the other does not ("`format_client` is called from 57 places" /
+    "`update_job` is called from 41 places"), or a word both sentences
+    hold is qualified in each by a word the other sentence lacks ("the
+    public gateway" / "the staging gateway"; not "the API rate limit" /
+    "the gateway limit", whose "gateway" the first sentence holds too, nor
+    "the public gateway" / "the gateway")."""
+    if a.names - b.names and b.names - a.names:
+        return True
+    for w in a.words & b.words:
+        qa, qb = a.before.get(w, ""), b.before.get(w, "")
+        if qa and qb and qa != qb and qa not in b.words and qb not in a.words:
+            return True
+    return False
+
+
+def quantity_of(text: str, value: str, limit: int = 4000) -> Quantity | None:
+    """The :class:`Quantity` of the first occurrence of the number ``value``
+    (normalized, as ``timeline.values_of`` gives it) in ``text``, or None
+    where no unit follows it: the next word is a stop word other than
+    :data:`_UNIT_JOINS`, a verb, a number or punctuation ("port 5432.",
+    "5432 is gone").  Up to :data:`UNIT_WORDS` words are the unit, read
+    while only spaces or a slash come between them; the sentence is read
+    back :data:`_REACH` characters to ``. ! ?``, a newline or ``;``, and on
+    to the next such break.  Pure; no error raised for any text."""
+    text = text[:limit]
+    low = text.lower() if text.isascii() else normalize(text)   # (normalize keeps offsets for what it maps)
+    at = _find(low, value)
+    if at < 0:
+        return None
+    stop = _stop()
+    pos, unit = at + len(value), []
+    while len(unit) < UNIT_WORDS + 2:
+        m = _UNIT_STEP_RE.match(low, pos)
+        if m is None:
+            break
+        w = m.group(1)
+        if w in COPULAS or w in VERBS or (w in stop or len(w) == 1) and (w not in _UNIT_JOINS or not unit) \
+                or w in _UNIT_JOINS and any(u in _UNIT_JOINS for u in unit):
+            break   # (one join: "requests per minute per key" counts requests per minute)
+        unit.append(w)
+        pos = m.end()
+    while unit and unit[-1] in _UNIT_JOINS:
+        unit.pop()
+    unit = [w for w in unit if w not in _UNIT_JOINS][:UNIT_WORDS]
+    if not unit:
+        return None
+    lo = max(0, at - _REACH)
+    brk = _LAST_BREAK_RE.match(low, lo, at)
+    sentence = low[brk.end() if brk else lo:at]   # what the number is said of: its sentence up to it
+    from objstore.index.analysis import stem_tokens  # deferred: tantivy
+    stems = stem_tokens(tuple(unit))
+    toks = [(m.start(), m.end(), m.group(0)) for m in _TOKEN_RE.finditer(sentence)]
+    norm = [t for _s, _e, t in toks]
+    kinds = [_kind(w, norm[j - 1] if j else "", stop, UPDATE_CUES) for j, w in enumerate(norm)]
+    code = [any(c in w for c in "_./") or sentence[toks[j][0] - 1:toks[j][0]] == "`" for j, w in enumerate(norm)]
+    tstems = [w if c else st for w, c, st in zip(norm, code, stem_tokens(tuple(norm)))]   # (code: as written)
+    keep = [k == "word" and w not in GENERIC and w not in _UNIT_JOINS and st not in UPDATE_CUES and st not in stems
+            for w, k, st in zip(norm, kinds, tstems)]
+    words: set[str] = set()
+    before: dict[str, str] = {}
+    for j, st in enumerate(tstems):
+        if not keep[j]:
+            continue
+        words.add(st)
+        if st not in before:
+            joined = j > 0 and keep[j - 1] and not any(c in sentence[toks[j - 1][1]:toks[j][0]] for c in ",:;(")
+            before[st] = tstems[j - 1] if joined else ""
+    names = frozenset(st for j, st in enumerate(tstems) if keep[j] and code[j])
+    return Quantity(stems, frozenset(words), before, names)

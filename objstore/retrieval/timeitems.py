@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from objstore.core.record import Record, set_fields
+from objstore.memory.provenance import is_subagent_session
 from objstore.retrieval.querywords import question_terms, stop_stems, text_terms
 from objstore.retrieval.timeline import UPDATE_CUES, Item, lower_words_of, may_ask, values_of
 from objstore.retrieval.wordchange import word_changes
@@ -49,13 +50,25 @@ class Said(Record):
         old_bodies: a fact's older versions' bodies (empty for a turn).
         seq: a tie-breaker for items of one session at one time.
         role: a turn's role (``user``, ``assistant``, ``tool``).
+        session: a turn's session (``""``: unknown; the exchange rule,
+            ``timeline.answer_to``, reads it with ``seq``).
     """
 
-    __slots__ = ("text", "time", "project", "kind", "relevance", "old_bodies", "seq", "role")
+    __slots__ = ("text", "time", "project", "kind", "relevance", "old_bodies", "seq", "role", "session")
 
     def __init__(self, text: str, time: int, project: str, kind: str = "turn", relevance: float = 1.0,
-                 old_bodies: Sequence[str] = (), seq: int = 0, role: str = "") -> None:
-        set_fields(self, text, time, project, kind, relevance, list(old_bodies), seq, role)
+                 old_bodies: Sequence[str] = (), seq: int = 0, role: str = "", session: str = "") -> None:
+        set_fields(self, text, time, project, kind, relevance, list(old_bodies), seq, role, session)
+
+
+def _role(s: Said) -> str:
+    """The role the rule reads: a turn's, but ``parent_agent`` for a
+    sub-agent session's ``user`` turn (its prompt, written by the parent
+    agent: not the person's word, ``provenance.turn_author``); ``""`` for
+    a fact."""
+    if s.kind != "turn":
+        return ""
+    return "parent_agent" if s.role == "user" and s.session and is_subagent_session(s.session) else s.role
 
 
 def fact_text(key: str, body: str) -> str:
@@ -101,6 +114,7 @@ def time_items(said: Sequence[Said], queries: Sequence[str], *,
         terms = every - stop
         items.append(Item(time=s.time, project=s.project, values=vals, matched=stems & terms,
                           relevance=s.relevance, kind=s.kind, old_values=old, seq=s.seq, terms=terms,
-                          cue=bool(every & UPDATE_CUES), role=s.role if s.kind == "turn" else "", text=s.text))
+                          cue=bool(every & UPDATE_CUES), role=_role(s), text=s.text,
+                          session=s.session if s.kind == "turn" else ""))
     return word_changes(items, [s.old_bodies for s in said], subject, stems,   # words said replaced (T2)
                         lambda t: text_terms(t, terms_cache) - stop)

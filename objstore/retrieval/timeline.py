@@ -96,6 +96,20 @@ what the turn only asked.  A turn whose question words are all verbs
 ("how do we deploy?") is left where it is: any passage with a number
 would hold them.
 
+Rule 8, a fact a later turn of the person says changed
+(:func:`_updates_fact`): a current fact is superseded, for ranking and
+marking only, by a later turn of the person that states a new value of it
+(``docs/design.md``, "A fact a later turn says has changed").  The prompt
+hook's passages are judged by it too (``relations``' ``strict``).
+
+Rules 9 (an exchange: the answer to a prompt never supersedes it) and 10
+(the same quantity restated by the person) are
+:mod:`objstore.retrieval.restated`'s.
+
+A turn that asks its new value ("is the gateway limit now 500 requests
+per minute?", :func:`states`) supersedes nothing: a question changes no
+value.
+
 The rule serves questions about the present state; :func:`wants_current`
 tells them from questions about the past or about everything that happened
 ("when did …", "what was …", "which … have we used"), for which recall
@@ -116,6 +130,8 @@ from collections.abc import Collection, Iterable, Sequence
 from objstore.core.record import Record, set_fields
 from objstore.core.text import LazyPattern
 from objstore.retrieval.querywords import stop_stems
+from objstore.retrieval.restated import (ASKING_WORDS, PAIRS_READ, SENTENCE_RE, answer_to, may_restate,  # noqa: F401
+                                         restates, states)   # (ASKING_WORDS, PAIRS_READ, states: re-exported)
 # UPDATE_CUES and normalize are defined with the subjects, which read them too
 from objstore.retrieval.subjects import (COPULAS, GENERIC, UPDATE_CUES, VERBS, Subject, compare,  # noqa: F401  (re-exported)
                                          normalize, subjects_of)
@@ -272,16 +288,18 @@ class Item(Record):
         text: the text the values were read from (a fact: key words, a
             newline, its body), for their subjects (rule 3,
             ``objstore.retrieval.subjects``); ``""``: subjects unknown.
+        session: a turn's session (``""``: unknown), with ``seq`` for
+            the exchange rule (:func:`answer_to`).
     """
 
     __slots__ = ("time", "project", "values", "matched", "relevance", "kind", "old_values", "seq", "terms", "cue",
-                 "role", "text")
+                 "role", "text", "session")
 
     def __init__(self, time: int, project: str, values: dict[str, str], matched: set[str], relevance: float,
                  kind: str = "turn", old_values: set[str] | None = None, seq: int = 0, terms: set[str] | None = None,
-                 cue: bool = False, role: str = "", text: str = "") -> None:
+                 cue: bool = False, role: str = "", text: str = "", session: str = "") -> None:
         set_fields(self, time, project, values, matched, relevance, kind, set() if old_values is None else old_values,
-                   seq, set() if terms is None else terms, cue, role, text)
+                   seq, set() if terms is None else terms, cue, role, text, session)
 
 
 def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3) -> list[list[int]]:
@@ -290,13 +308,17 @@ def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0
     return relations(items, share=share, similar=similar)[0]
 
 
-def relations(items: Sequence[Item], *, share: float = 0.2,
-              similar: float = 0.3) -> tuple[list[list[int]], list[list[int]]]:
+def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3,
+              strict: Collection[int] = ()) -> tuple[list[list[int]], list[list[int]]]:
     """``(superseders, confirmers)``: for each item, the indexes of the
     items that supersede it (the rule in the module docstring, newest
     first), and of the current facts that state its value of the same
     subject and answer the question (rule 6): these go before it without
-    marking it."""
+    marking it.  ``strict``: indexes of turns judged as a fact is, by rule
+    8 alone (the prompt hook's passages against the later turns it
+    searched for, ``laterturns.later_turns``: found by a search for change
+    words, not ranked for the question, so rule 3's shared words and rule
+    4's share say nothing of them)."""
     vdf: dict[str, int] = {}
     for it in items:
         for v, t in it.values.items():
@@ -409,10 +431,12 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
         for b, B in enumerate(items):
             if b == a or B.role == "tool" or B.project != A.project or not B.values or not (B.matched & A.matched):
                 continue
+            if answer_to(items, a, b):
+                continue  # rule 9: the answer to a prompt does not update it ("Done: … now 500 …")
             old_of_fact = B.kind == "fact" and bool(B.old_values & set(A.values)) \
                 and not (set(B.values) & set(A.values) - B.old_values)
             weak = not old_of_fact and B.relevance < share * A.relevance
-            if weak and B.kind != "fact":
+            if weak and B.kind != "fact" and not may_restate(B):
                 continue  # (a fact whose older version held A's value needs no share: rule 4; nor one of rule 6)
             kinds = {ta for v, t in B.values.items() if v not in A.values
                      for ta in _SUPERSEDES[t] if ta in new[a] and first[v] > new[a][ta]}
@@ -426,15 +450,20 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
                 answers = B.kind == "fact" and _answers(B, A)
                 subject = same(a, b, pairs, True, "same") if answers else None
                 if not subject:  # (rule 6: a fact that answers, of the same subject, needs neither test)
-                    if weak:
-                        continue
-                    if not B.cue and A.terms:
+                    apart = weak
+                    if not apart and not B.cue and A.terms:
                         if a_terms is None:
                             a_terms = sum(tw[t] for t in A.terms)
-                        if sum(tw[t] for t in A.terms & B.terms) < similar * a_terms:
-                            continue
-                    if (subject if answers else same(a, b, pairs)) is False:
+                        apart = sum(tw[t] for t in A.terms & B.terms) < similar * a_terms
+                    restated = None   # (rule 10: the person restating the quantity needs none of these tests)
+                    if apart and not (restated := may_restate(B) and restates(A, B, pairs)):
+                        continue
+                    if (subject if answers else same(a, b, pairs)) is False and not (
+                            restated if restated is not None else may_restate(B) and restates(A, B, pairs)):
                         continue  # rule 3: stated of a sibling ("the replica" against "the primary")
+            if B.kind == "turn" and B.text and not any(vb.startswith("-") or states(B.text, vb) for _va, vb in pairs):
+                continue   # it asks ("is the gateway limit now 500 …?"): a question changes nothing
+                # (a "-word" is wordchange's: the word said replaced, not a value the text holds)
             out[a].append(b)
             for v, t in A.values.items():
                 if (t in kinds or old_of_fact) and v not in B.values:
@@ -450,13 +479,13 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
             if all(v in replaced for v in vs):
                 for v in vs:
                     for b in replaced[v]:
-                        if b != c and b not in out[c] and items[b].project == C.project \
+                        if b != c and b not in out[c] and items[b].project == C.project and not answer_to(items, c, b) \
                                 and not set(items[b].values) & set(vs) \
                                 and same(c, b, ((u, w) for u in vs for w, tw_ in items[b].values.items()
                                                 if t in _SUPERSEDES[tw_])) is not False:
                             out[c].append(b)
     for a, A in enumerate(items):   # rule 8: a later user turn that says a fact's value changed
-        if A.kind == "fact" and A.values and A.matched:
+        if (A.kind == "fact" or a in strict) and A.values and A.matched:
             out[a] = [b for b, B in enumerate(items) if _updates_fact(A, B, new[a], first, same, a, b)]
             for b in out[a]:   # (it no longer confirms the turn that replaces it)
                 ahead[b] = [x for x in ahead[b] if x != a]
@@ -468,8 +497,6 @@ def relations(items: Sequence[Item], *, share: float = 0.2,
     return out, ahead
 
 
-#: pairs of values whose subjects rule 3 reads for one pair of items, at most
-PAIRS_READ = 3
 
 
 def _updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int], same, a: int, b: int) -> bool:
@@ -500,10 +527,15 @@ def _updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int
         return False
     if same(a, b, stated, True, "same") is True:
         return True
+    if restates(A, B, stated):
+        return True    # the same quantity of one thing (rule 10)
     if same(a, b, stated) is False:
         return False   # a sibling's value
+    if A.kind != "fact":
+        return False   # (a passage judged as a fact: the shared share below is for a fact's short body)
     from objstore.index.analysis import index_terms  # deferred: tantivy
-    body = set(index_terms(A.text.split("\n", 1)[-1][:4000])) - set(A.values) - _stop_stems()
+    body = set(index_terms((A.text.split("\n", 1)[-1] if A.kind == "fact" else A.text)[:4000])) \
+        - set(A.values) - _stop_stems()
     said = B.terms - set(B.values)
     shared = body & said
     return len(shared) >= 2 and len(shared) >= FACT_COVER * len(body) and len(shared) >= FACT_COVER * len(said)
@@ -559,14 +591,6 @@ def _answers(fact: Item, turn: Item) -> bool:
     return turn.matched - _verb_stems() <= fact.matched
 
 
-#: a sentence: up to ``. ! ?`` and the spaces after them, or a line
-_SENTENCE_RE = LazyPattern(r"[^\n.!?]*(?:[.!?]+|\n|\Z)")
-
-
-#: words that open a question typed without its "?" ("which port does the api use")
-ASKING_WORDS = frozenset("what which where who whose why how is are does can could should would will".split())
-
-
 #: a "?" or a sentence opened by an asking word: a text without either asks nothing
 _MAY_ASK_RE = LazyPattern(r"\?|(?:\A|[.!?\n])\s*(?:" + "|".join(sorted(ASKING_WORDS)) + r")\b", 2)   # re.I
 
@@ -588,7 +612,7 @@ def asks(text: str, terms: Collection[str]) -> bool:
     from objstore.index.analysis import index_terms  # deferred: tantivy
     want = set(terms)
     asked = False
-    for m in _SENTENCE_RE.finditer(text[:4000]):
+    for m in SENTENCE_RE.finditer(text[:4000]):
         sentence = m.group(0).strip()
         if not sentence or not want.intersection(index_terms(sentence)):
             continue
@@ -596,19 +620,6 @@ def asks(text: str, terms: Collection[str]) -> bool:
             return False
         asked = True
     return asked
-
-
-def states(text: str, value: str) -> bool:
-    """Rule 8: whether a sentence of ``text`` (its first 4,000 characters)
-    that holds ``value`` (normalized, as :func:`values_of` gives it) is a
-    statement: it neither ends with "?" nor opens with a word of
-    :data:`ASKING_WORDS` ("is the staging db on 6543 now?" asks)."""
-    for m in _SENTENCE_RE.finditer(text[:4000]):
-        sentence = m.group(0).strip()
-        if sentence and value in normalize(sentence) and not (
-                sentence.endswith("?") or sentence.split(None, 1)[0].lower() in ASKING_WORDS):
-            return True
-    return False
 
 
 def only_asks(text: str, stems: Collection[str]) -> bool:

@@ -22,18 +22,26 @@ def write_session(d: Path, sid: str, day: int, lines: list[tuple[str, str]], cwd
         + "\n" for i, (role, text) in enumerate(lines)))
 
 
-def prompt_hook(store: Path, prompt: str, cwd: str, trace: Path) -> tuple[str, dict]:
+def prompt_hook(store: Path, prompt: str, cwd: str, trace: Path, fresh: bool = False) -> tuple[str, dict]:
     """A real ``mem hook claude-code`` process for a UserPromptSubmit of
     ``prompt`` in ``cwd`` on ``store``: (the injected text, its trace record,
     written to ``trace``).  On a loaded machine the hook stops at its budget
     and fails open: it is run again, as the next prompt would be, in a new
     session (an injection is made once a session), while it took 80 % of
-    the budget or more, at most 10 times (``tests.hooks._util.until_within_budget``)."""
+    the budget or more, at most 10 times (``tests.hooks._util.until_within_budget``).
+    ``fresh``: each run on a new copy of ``store`` as it was (the prompt a
+    run stores is a turn of the project: its words' weight changes what
+    the next run injects)."""
+    import shutil
     import time
 
     from cmds._hookclock import BUDGET_S
     from tests.hooks._util import hook_env, payload, run_hook
+    pristine = store
     for i in range(10):
+        if fresh:
+            store = pristine.with_name(f"{pristine.name}-hook{i}")
+            shutil.copytree(pristine, store, symlinks=True)
         t0 = time.monotonic()
         rc, out, err, _s = run_hook(store, payload("UserPromptSubmit", f"8{i}8{i}8{i}8{i}-2222-3333-4444-555555555555", None,
                                                    cwd=cwd, prompt=prompt),

@@ -1,0 +1,142 @@
+"""Which later turn restates or answers an earlier one: rules 9 and 10 of
+the time rule (:mod:`objstore.retrieval.timeline`, whose :class:`Item` they
+read), kept apart from its other rules (session 27, test26 V12).
+
+Rule 9, an exchange (:func:`answer_to`): the turns that answer a prompt
+(its session's turns after it, up to the next prompt) never supersede it.
+"Bump the gateway limit: from today keys get 500 requests per minute." is
+not "updated later" by "Done: gateway/limits.py now allows 500 …": the
+answer's first word ("Done") read as a name replaced the prompt's
+("Bump"), and the answer acknowledges the prompt, it does not change it.
+
+Rule 10, the same quantity restated (:func:`restates`): the person's later
+turn with a change word that states a number followed by the same unit as
+an earlier value's ("100 requests per minute per key" / "500 requests per
+minute"), in a sentence sharing two words with the earlier one's, one a
+question word both hold, supersedes it without rule 3's similarity or rule
+4's share (rule 8 for a fact alike).  Such a terse statement ("Bump the
+gateway limit: …") ranks far below a long earlier answer and repeats few
+of its words.  A word both sentences qualify apart ("the public gateway" /
+"the staging gateway") holds it back.
+
+The sentence reading the time rule's rules share lives here too:
+:func:`states` (a value said in a statement, not a question),
+:data:`SENTENCE_RE`, :data:`ASKING_WORDS`.  Pure: no store, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from objstore.core.record import Record
+from objstore.core.text import LazyPattern
+from objstore.retrieval.subjects import compare, normalize, qualified_apart, quantity_of, subjects_of
+
+#: what the rules read: a ``timeline.Item`` (typed by its base here: the time rule imports this module)
+Item = Record
+
+#: pairs of values whose subjects rule 3 reads for one pair of items, at most
+PAIRS_READ = 3
+
+#: a sentence: up to ``. ! ?`` and the spaces after them, or a line; a ``.`` inside a token ("3.11",
+#: "limits.py") ends none
+SENTENCE_RE = LazyPattern(r"[^\n.!?]*(?:[.!?](?=[^\s.!?])[^\n.!?]*)*(?:[.!?]+|\n|\Z)")   # (unrolled: as fast as without)
+
+
+#: words that open a question typed without its "?" ("which port does the api use")
+ASKING_WORDS = frozenset("what which where who whose why how is are does can could should would will".split())
+
+
+def states(text: str, value: str) -> bool:
+    """Rules 8 and 10, and every rule of a turn that supersedes another:
+    whether a sentence of ``text`` (its first 4,000 characters) that holds
+    ``value`` (normalized, as ``timeline.values_of`` gives it) is a
+    statement: it neither ends with "?" nor opens with a word of
+    :data:`ASKING_WORDS` ("is the staging db on 6543 now?" asks)."""
+    for m in SENTENCE_RE.finditer(text[:4000]):
+        sentence = m.group(0).strip()
+        if sentence and value in normalize(sentence) and not (
+                sentence.endswith("?") or sentence.split(None, 1)[0].lower() in ASKING_WORDS):
+            return True
+    return False
+
+
+def may_restate(B: Item) -> bool:
+    """Whether ``B`` may restate a quantity for rule 10: the person's
+    turn, holding a change word."""
+    return B.kind == "turn" and B.role == "user" and B.cue
+
+
+def restates(A: Item, B: Item, pairs: Iterable[tuple[str, str]]) -> bool:
+    """Rule 10, the same quantity restated: whether a pair of numbers
+    (of ``A``, of ``B``; at most three pairs of kind ``int``
+    or ``dec`` are read, :data:`PAIRS_READ`) counts one thing, where B *states* its number
+    (:func:`states`): both are followed by one unit
+    (``subjects.quantity_of``: "100 requests per minute per key" / "500
+    requests per minute"), and the words their sentences say them of
+    (``Quantity.words``: up to the number, verbs, change words and the
+    like aside; a fact's with its key's last part) share two at least, one
+    a question word both hold ("The API rate limit for the public gateway
+    is 100 requests per minute" / "Bump the gateway limit: from today keys
+    get 500 requests per minute.": gateway, limit).
+    BM25 ranks such a terse later statement far below the earlier one, and
+    it shares too few of its words for rule 3; the unit ties the two.
+    The callers ask it only of the person's turn with a change word
+    (:func:`may_restate`).  A pair is held back where a word both
+    sentences hold is qualified apart in each (``subjects.qualified_apart``:
+    "the public gateway" / "the staging gateway"), or where the values'
+    subjects (``subjects.subjects_of``) share a word and ``compare`` reads
+    them as siblings ("the staging gateway limit" / "the production
+    gateway limit" for a question naming production); subjects with no
+    word in common tell nothing here ("The public gateway API rate limit
+    is 100 …" / "… from today keys get 500 …": the unit and the sentences'
+    words say more than a subject read from the words before a verb)."""
+    question = A.matched & B.matched
+    if not question:
+        return False
+    asked = A.matched | B.matched
+    n = 0
+    for va, vb in pairs:
+        if A.values.get(va) not in ("int", "dec") or B.values.get(vb) not in ("int", "dec"):
+            continue
+        n += 1
+        if n > PAIRS_READ:
+            break
+        qb = quantity_of(B.text, vb) if states(B.text, vb) else None
+        qa = quantity_of(A.text, va) if qb else None
+        if qa is None or qb is None or qa.unit != qb.unit or qualified_apart(qa, qb):
+            continue   # (another count, or the same count of a sibling: "the staging gateway")
+        shared = (qa.words | _key_words(A) if A.kind == "fact" else qa.words) & qb.words
+        if len(shared) < 2 or not shared & question:
+            continue
+        sa, sb = subjects_of(A.text, (va,)).get(va), subjects_of(B.text, (vb,)).get(vb)
+        if sa and sb and set(sa.stems) & set(sb.stems) and compare(sa, sb, asked) is False:
+            continue   # siblings: "staging gateway" / "production gateway"
+        return True
+    return False
+
+
+def _key_words(A: Item) -> set[str]:
+    """The stems of a fact's key's last part ("project gateway rate-limit":
+    rate, limit; ``timeitems.fact_text`` puts the key on the first line)."""
+    from objstore.index.analysis import index_terms  # deferred: tantivy
+    head = A.text.split("\n", 1)[0].split()
+    return set(index_terms(head[-1])) if head else set()
+
+
+def answer_to(items: Sequence[Item], a: int, b: int) -> bool:
+    """Rule 9, an exchange: whether item ``b`` answers the person's turn
+    ``a`` ("Bump the gateway limit: … 500 requests per minute." / "Done:
+    gateway/limits.py now allows 500 …"): ``a`` is a ``user`` turn, ``b``
+    a later turn of its session (higher ``seq``) that is not the person's,
+    and no ``user`` turn of that session among ``items`` comes between
+    them.  Such a turn acknowledges or carries out the prompt; it never
+    marks it as updated later.  (A prompt of the session said between the
+    two but not among ``items`` is not seen: the answer to a later prompt
+    is then taken for this one's, and marks nothing.)"""
+    A, B = items[a], items[b]
+    if A.kind != "turn" or B.kind != "turn" or A.role != "user" or B.role == "user" \
+            or not A.session or B.session != A.session or B.seq <= A.seq:
+        return False
+    return not any(C.kind == "turn" and C.role == "user" and C.session == A.session and A.seq < C.seq < B.seq
+                   for C in items)
