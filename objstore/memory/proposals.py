@@ -11,7 +11,7 @@ id>`` (:func:`enqueue`):
   would replace a key whose current value is ``user_stated`` with a
   different value, or would write a key that looks like another existing key
   (:func:`lookalike_key`: ``project/api/рор`` in Cyrillic beside
-  ``project/api/pop``), which an agent could use to stand beside the
+  ``project/api/pop``, ``project/api/DEPLOY_DAY`` beside ``deploy-day``), which an agent could use to stand beside the
   person's value unreviewed;
 * **injection**: a lower-trust value reads like an instruction to a model
   (:func:`looks_like_instruction`), whatever the key holds.
@@ -25,7 +25,7 @@ import functools
 import re
 
 from objstore.core.objects import QueueItem, normalize_value
-from objstore.core.text import confusable_fold, confusable_skeleton, escape_lookalike
+from objstore.core.text import confusable_fold, escape_lookalike, key_skeleton
 from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store, now_ms
 
@@ -207,23 +207,22 @@ def enqueue(store: Store, item: QueueItem, *, command: str = "queue") -> Parked:
 
 
 def lookalike_key(store: Store, key: str) -> str | None:
-    """An existing key other than ``key`` that looks the same
-    (:func:`objstore.core.text.confusable_skeleton` equal, UTS #39): Cyrillic
-    ``project/api/рор`` and ``project/api/pop``, fullwidth ``project/api/ｄｂ``
-    and ``project/api/db``; None when there is none.  Shown escaped
+    """An existing key other than ``key`` that reads as it, or is typed as
+    it (:func:`objstore.core.text.key_skeleton` equal: case, ``_``/``.``
+    for ``-``, an accent, dotless ``ı``, ``1`` for ``l``, a small capital,
+    UTS #39 confusables): ``project/api/DEPLOY_DAY`` and
+    ``project/api/deploy-day``, Cyrillic ``project/api/рор`` and
+    ``project/api/pop`` either way, fullwidth ``project/api/ｄｂ`` and
+    ``project/api/db``; None when there is none.  Shown escaped
     (:func:`objstore.core.text.escape_lookalike`) when it is not ASCII.
-    For an ASCII ``key`` None at once (two ASCII keys are told apart as
-    typed; UTS #39 also folds ``rn``/``m``, ``l``/``1``); otherwise one
-    skeleton a key listed (an ASCII key only when ``key``'s skeleton is
-    ASCII: otherwise it cannot match); the facts refs as ``facts.list_keys``
-    reads them (a ref file holding no id is passed over)."""
-    if key.isascii():
-        return None
-    want = confusable_skeleton(key)
-    ascii_too = want.isascii()
+    The facts refs as ``facts.list_keys`` reads them (a ref file holding no
+    id is passed over); an ASCII key's form is one ``str.lower`` and
+    ``str.translate``.  Like the skeleton it folds ``m``/``rn`` and
+    ``0``/``o`` too: such a pair is queued for review (nothing is lost)."""
+    want = key_skeleton(key)
     for name, _head in store.refs.iter("facts", damaged=[]):   # a damaged ref: the readers note it
         other = name[len("facts/"):]
-        if other != key and (ascii_too or not other.isascii()) and confusable_skeleton(other) == want:
+        if other != key and key_skeleton(other) == want:
             return escape_lookalike(other)
     return None
 
@@ -261,7 +260,7 @@ def park(store: Store, key: str, body: str, *, current, kind: str, trust: str,
         if alike is None:
             return None
         qkind, note = "challenge", (f"{trust} write of a key that looks like the existing key {alike} "
-                                    f"(UTS #39 confusables): it would read as that key")
+                                    f"(UTS #39 confusables, case, accents, separators): it would read as that key")
     item = QueueItem(kind=qkind, key=key, body=body, fact_kind=kind, trust=trust, sensitivity=sensitivity,
                      owner=owner, sources=tuple(sources), note=note, time=now_ms())
     return enqueue(store, item, command="remember")
