@@ -215,14 +215,16 @@ def lookalike_key(store: Store, key: str) -> str | None:
     ``project/api/pop`` either way, fullwidth ``project/api/ｄｂ`` and
     ``project/api/db``; None when there is none.  Shown escaped
     (:func:`objstore.core.text.escape_lookalike`) when it is not ASCII.
-    The facts refs as ``facts.list_keys`` reads them (a ref file holding no
-    id is passed over); an ASCII key's form is one ``str.lower`` and
+    The facts refs' names as listed (``Refs.names``: no ref file is read,
+    so a damaged one counts too); an ASCII key's form is one ``str.lower`` and
     ``str.translate``.  Like the skeleton it folds ``m``/``rn`` and
     ``0``/``o`` too: such a pair is queued for review (nothing is lost)."""
     want = key_skeleton(key)
-    for name, _head in store.refs.iter("facts", damaged=[]):   # a damaged ref: the readers note it
-        other = name[len("facts/"):]
-        if other != key and key_skeleton(other) == want:
+    others = [name[len("facts/"):] for name in store.refs.names("facts")]   # names only: no ref file is read
+    joined = "\n".join(others)   # no key holds a line break (refs.validate_key)
+    forms = key_skeleton(joined).split("\n") if joined.isascii() else map(key_skeleton, others)
+    for other, form in zip(others, forms):
+        if form == want and other != key:
             return escape_lookalike(other)
     return None
 
