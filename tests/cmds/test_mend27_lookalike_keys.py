@@ -9,7 +9,6 @@ processes."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -17,6 +16,9 @@ import anyio
 import pytest
 
 from objstore.core.text import _ASCII_SKELETON, confusable_fold, confusable_skeleton, key_skeleton
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "system"))
+from mcp_helpers import stdio_session  # noqa: E402
 
 PERSON = {"MEM_AGENT": "0", "CLAUDECODE": ""}
 AGENT = {"MEM_AGENT": "claude"}
@@ -82,26 +84,22 @@ def test_an_agents_look_alike_of_a_memory_file_key_is_refused(mem, key):
     mem("remember", "user/memory/notes.md", "an agent's own note", env=AGENT)   # not a memory file's name
 
 
-def test_the_mcp_remember_tool_queues_a_case_variant(mem, store_path):
+def test_the_mcp_remember_tool_queues_a_case_variant(mem, store_path, monkeypatch):
     pytest.importorskip("mcp")
-    from mcp import ClientSession, StdioServerParameters
-    from mcp.client.stdio import stdio_client
     mem("remember", "project/shop/db-port", "The shop database listens on port 5432", env=PERSON)
-    params = StdioServerParameters(command=sys.executable, args=["-m", "cmds", "mcp", "--project", "shop"],
-                                   env={**os.environ, "CLAUDECODE": "1"}, cwd=str(Path(__file__).parents[2]))
+    monkeypatch.setenv("CLAUDECODE", "1")   # the MCP server's caller: an agent
 
     async def main():
-        async with stdio_client(params) as (r, w):
-            async with ClientSession(r, w) as s:
-                await s.initialize()
-                got = await s.call_tool("remember", {"key": "project/shop/DB-PORT",
-                                                     "value": "The shop database listens on port 6543"})
-                assert not got.is_error and got.structured_content["written"] is False
-                assert got.structured_content["queued"]
-                assert got.structured_content["note"] == ("this key looks like the existing key project/shop/db-port: "
-                                                          "the proposal waits in the review queue")
-                found = await s.call_tool("recall", {"queries": "which port does the shop database use"})
-                assert all("6543" not in str(i) for i in found.structured_content["items"])
+        async with stdio_session("--project", "shop") as s:
+            got = await s.call_tool("remember", {"key": "project/shop/DB-PORT",
+                                                 "value": "The shop database listens on port 6543"})
+            assert not got.is_error and got.structured_content["written"] is False
+            assert got.structured_content["queued"]
+            assert got.structured_content["note"] == ("this key looks like the existing key project/shop/db-port: "
+                                                      "the proposal waits in the review queue")
+            found = await s.call_tool("recall", {"queries": "which port does the shop database use"})
+            assert all("6543" not in str(i) for i in found.structured_content["items"])
+            assert any("5432" in str(i) for i in found.structured_content["items"])
     anyio.run(main)
     mem("get", "project/shop/DB-PORT", exit_code=4)
     assert [i["kind"] for i in mem("queue", "list", "--json").json] == ["challenge"]
