@@ -231,12 +231,14 @@ def lookalike_key(store: Store, key: str) -> str | None:
 
 def park(store: Store, key: str, body: str, *, current, kind: str, trust: str,
          sensitivity: str = "private", owner: str = "", sources: tuple[str, ...] = (),
-         reviewed: bool = False) -> Parked | None:
+         reviewed: bool = False, named_by_mem: bool = False) -> Parked | None:
     """Decide whether a write must be parked instead of written; queue it if so.
 
     Called by ``facts.remember`` with the store lock held, after it read the
     head and before it writes; ``current`` is the key's current
-    ``facts.Version`` (None: no value yet).
+    ``facts.Version`` (None: no value yet).  ``named_by_mem``: mem chose
+    the key (a sub-agent's summary key), so it is not checked for looking
+    like another (:func:`lookalike_key` lists every key).
 
     Returns:
         None: write as usual (trust ``user_stated``, or nothing to protect).
@@ -258,7 +260,7 @@ def park(store: Store, key: str, body: str, *, current, kind: str, trust: str,
             return Parked(None, False)
         qkind, note = "challenge", f"{trust} write against the user_stated v{cur.fact.version}"
     else:
-        alike = lookalike_key(store, key)
+        alike = None if named_by_mem else lookalike_key(store, key)
         if alike is None:
             return None
         qkind, note = "challenge", (f"{trust} write of a key that looks like the existing key {alike} "
