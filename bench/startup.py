@@ -177,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=Path("/tmp/mem-startup"), help="virtualenv and home")
     ap.add_argument("--cwd", type=Path, help="the folder the commands run in, and the hook's cwd (default: home; "
                                              "a folder named after a project: its session block and injection)")
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                    help="also set this in every command's environment (e.g. MEM_AGENT=1: the commands as an agent's)")
     ap.add_argument("--json", type=Path, help="write the samples' medians here too")
     args = ap.parse_args(argv)
     trees = dict(t.split("=", 1) for t in args.tree) if args.tree else {"this": str(REPO)}
@@ -190,11 +192,12 @@ def main(argv: list[str] | None = None) -> int:
     names = [n for n in args.only.split(",") if n] or list(cmds)
 
     stores = {t: Path(s) for t, s in (ts.split("=", 1) for ts in args.tree_store)}
+    extra_env = dict(e.split("=", 1) for e in args.env)
 
     def env_of(tree: str) -> dict:
         tname = next(k for k, v in trees.items() if v == tree)
         return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
-                "MEM_HOME": str(stores.get(tname, args.store)), "PYTHONPATH": tree}
+                "MEM_HOME": str(stores.get(tname, args.store)), "PYTHONPATH": tree, **extra_env}
 
     first, mem = next(iter(trees.values())), next(iter(mems.values()))
     if "get" in names:  # a key with one version

@@ -249,7 +249,8 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
         r: RememberResult = remember(store, key, body, kind="summary", trust="agent_observed", owner=OWNER,
                                      edges=[("rollup_of", t) for t in edges], replace_edges=True,
                                      namespace=parent, command=command, index_batch=index_batch,
-                                     known_turns=frozenset(edges))  # just read from its chain
+                                     known_turns=frozenset(edges),  # just read from its chain
+                                     named_by_mem=True)  # summary_key: no agent picks it
     if r.queued:
         return RollupResult(child, parent, key, "queued", complete, edges)
     # the chain now, known without reading it again: the new head on the one just walked

@@ -637,18 +637,23 @@ class Refs:
             names |= set(self._packed_state("sessions")[1])
         return len(names)
 
-    def iter(self, namespace: str, *, damaged: list[str] | None = None) -> Iterator[tuple[str, str]]:
-        """``(ref name, id)`` for every ref under ``facts``, ``sealed``,
-        ``sessions``, ``tombstones`` or ``queue``, sorted by name.
+    def names(self, namespace: str) -> list[str]:
+        """The ref names under ``facts``, ``sealed``, ``sessions``,
+        ``tombstones`` or ``queue``, sorted, without reading a ref file
+        (:meth:`iter` without the ids: directory listings and the packed
+        table); a ref file whose name is not UTF-8 is left out."""
+        _packed, names, _badname, _loose, _own, _other = self._listing(namespace)
+        return sorted(names)
 
-        A ref file that does not hold an id raises CorruptObject, unless
-        ``damaged`` is a list: then its name is appended there and the other
-        refs are still yielded (readers go on with the healthy part;
-        ``mem fsck --repair`` restores it from its reflog)."""
+    def _listing(self, namespace: str) -> tuple[dict, set, set, set, dict, dict]:
+        """What :meth:`iter` and :meth:`names` list: ``(packed table, ref
+        names, names of loose files that are not UTF-8, names of the loose
+        files, ref name -> its packed name when that is canonical as it is,
+        ref name -> the other packed names)``."""
         base = self.root / namespace
         packed = self._packed_state(namespace)[1] if namespace in PACKED_FILES else {}
         if not base.is_dir() and not packed:
-            return
+            return packed, set(), set(), set(), {}, {}
         names: set[str] = set()  # a ref under its old and its escaped name (mid-migration) is one ref
         badname: set[str] = set()  # loose files whose name is not UTF-8: damage (no key or id has such a name)
         loose: set[str] = set()  # the names of the loose files (the others are read from ``packed`` alone)
@@ -674,9 +679,12 @@ class Refs:
                 else:
                     subs = [(scope_dir, d)]
                 for scope, sd in subs:
-                    for f in sorted(os.listdir(sd)):
-                        if f.startswith(".") or f.endswith(".lock"):
-                            continue
+                    files = [f for f in os.listdir(sd) if not (f.startswith(".") or f.endswith(".lock"))]
+                    prefix, joined = f"{namespace}/{scope}/", "".join(files)
+                    if joined.isascii() and "%" not in joined and prefix.isascii() and not not_utf8(str(sd)):
+                        loose.update([prefix + f for f in files])   # nothing to unescape, NFC and UTF-8 as they are
+                        continue
+                    for f in files:
                         name = unicodedata.normalize("NFC", f"{namespace}/{scope}/{unescape_name(f)}")
                         (badname if not_utf8(f"{sd}/{f}") else loose).add(name)
             names.update(loose)
@@ -691,6 +699,17 @@ class Refs:
             badname = {n for n in loose if not_utf8(n)}
             loose -= badname
             names = loose | own.keys() | other.keys()
+        return packed, names, badname, loose, own, other
+
+    def iter(self, namespace: str, *, damaged: list[str] | None = None) -> Iterator[tuple[str, str]]:
+        """``(ref name, id)`` for every ref under ``facts``, ``sealed``,
+        ``sessions``, ``tombstones`` or ``queue``, sorted by name.
+
+        A ref file that does not hold an id raises CorruptObject, unless
+        ``damaged`` is a list: then its name is appended there and the other
+        refs are still yielded (readers go on with the healthy part;
+        ``mem fsck --repair`` restores it from its reflog)."""
+        packed, names, badname, loose, own, other = self._listing(namespace)
         for name in sorted(names | badname):
             try:
                 if name in badname:

@@ -49,6 +49,7 @@ __all__ = [
     "find_spans",
     "fold",
     "is_lookalike",
+    "key_skeleton",
     "lookalike_mix",
     "matcher",
     "normalize_value",
@@ -745,6 +746,46 @@ def is_lookalike(segment: str) -> bool:
     if any(unicodedata.combining(c) and c != "\U0001d16d" for c in nfd):
         return False   # a mark no prototype drops ("café"): not ASCII, without reading the confusables
     return confusable_skeleton(segment).isascii()
+
+
+#: :func:`key_skeleton` of each printable ASCII character it changes (UTS #39 prototypes of confusables.txt,
+#: Unicode 15, after ``str.lower``, then case-folded; ``_`` and ``.`` read as ``-``): an ASCII name costs one
+#: ``str.lower`` and one ``str.translate``, no read of the package's data (tests/cmds/test_mend27_key_skeleton.py
+#: checks this table against the general path)
+_ASCII_SKELETON = str.maketrans({'"': "''", "%": "\u00ba/\u2080", "0": "o", "1": "l", "m": "rn", "`": "'", "|": "l",
+                                 "_": "-", ".": "-"})
+
+
+def key_skeleton(name: str) -> str:
+    """The form two names share when one reads as, or is typed as, the
+    other: case-folded, NFKD with its combining marks dropped (``é``, a
+    combining acute), as it reads (:func:`confusable_fold`), the UTS #39
+    skeleton (:func:`confusable_skeleton`: dotless ``ı`` and ``i``,
+    ``1`` and ``l``; a Latin small capital ``ᴅ`` read as ``d``, Cyrillic ``р`` and ``p``),
+    case-folded again, and ``_`` and ``.`` read as ``-``.
+    ``key_skeleton("project/api/DEPLOY_DAY") == key_skeleton("project/api/dep1oy-day")``.
+    Like the skeleton it also folds some ASCII (``m`` and ``rn``, ``0`` and
+    ``o``): only for comparing, never shown.  An ASCII ``name`` costs one
+    ``str.lower`` and ``str.translate`` (:data:`_ASCII_SKELETON`); another
+    reads the confusables data (the extra ``memvcs[confusables]``; without
+    it only NFKC look-alikes fold)."""
+    if name.isascii():
+        return name.lower().translate(_ASCII_SKELETON)
+    t = unicodedata.normalize("NFKD", confusable_fold(name).casefold())
+    t = "".join(map(_small_capital, (c for c in t if not unicodedata.combining(c))))
+    return confusable_skeleton(t).casefold().translate(_ASCII_SKELETON)
+
+
+def _small_capital(ch: str) -> str:
+    """The small letter a Latin small capital (``ᴅ``, U+1D05 LATIN LETTER
+    SMALL CAPITAL D) stands for, by its Unicode name (confusables.txt pairs
+    it with a Cherokee letter only); ``ch`` itself otherwise."""
+    if ch.isascii():
+        return ch
+    name = unicodedata.name(ch, "")
+    if name.startswith("LATIN LETTER SMALL CAPITAL ") and len(name) == len("LATIN LETTER SMALL CAPITAL ") + 1:
+        return name[-1].lower()
+    return ch
 
 
 def escape_lookalike(name: str) -> str:

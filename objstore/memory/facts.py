@@ -540,7 +540,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
              command: str = "remember", reviewed: bool = False,
              edges=(), replace_edges: bool = False, namespace: str = "",
              index_batch: "indexbatch.IndexBatch | None" = None, later: list | None = None,
-             known_turns: Collection[str] = ()) -> RememberResult:
+             known_turns: Collection[str] = (), named_by_mem: bool = False) -> RememberResult:
     """Write a new version of ``key`` (supersession) and move its ref.
 
     ``namespace``: the namespace the version is written in (a session id,
@@ -553,6 +553,9 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
     process's ``remember`` answer first); the caller may run it after it
     has released the store lock.
 
+    ``named_by_mem``: mem named the key itself (a sub-agent's summary,
+    ``capture.rollup.summary_key``), not the writer: ``proposals.park``
+    skips the look-alike key check (one listing of every key per write).
     ``reviewed``: a person reviewed this value (queue accept): the
     instruction-shape check, which otherwise parks a write of any trust, is
     skipped.
@@ -650,7 +653,8 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         # value of any trust is reviewed before it can be injected: the review queue
         from objstore.memory.proposals import park  # deferred: readers (get, recall) never park
         parked = park(store, key, body, current=current_of(chain), kind=kind, trust=trust,
-                      sensitivity=sensitivity, owner=owner, sources=tuple(sources), reviewed=reviewed)
+                      sensitivity=sensitivity, owner=owner, sources=tuple(sources), reviewed=reviewed,
+                      named_by_mem=named_by_mem)
         if parked is not None:
             cur = current_of(chain)
             return RememberResult(key, False, chain[0] if chain else None, old,  # type: ignore[arg-type]

@@ -11,7 +11,7 @@ id>`` (:func:`enqueue`):
   would replace a key whose current value is ``user_stated`` with a
   different value, or would write a key that looks like another existing key
   (:func:`lookalike_key`: ``project/api/рор`` in Cyrillic beside
-  ``project/api/pop``), which an agent could use to stand beside the
+  ``project/api/pop``, ``project/api/DEPLOY_DAY`` beside ``deploy-day``), which an agent could use to stand beside the
   person's value unreviewed;
 * **injection**: a lower-trust value reads like an instruction to a model
   (:func:`looks_like_instruction`), whatever the key holds.
@@ -25,7 +25,7 @@ import functools
 import re
 
 from objstore.core.objects import QueueItem, normalize_value
-from objstore.core.text import confusable_fold, confusable_skeleton, escape_lookalike
+from objstore.core.text import confusable_fold, escape_lookalike, key_skeleton
 from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store, now_ms
 
@@ -207,35 +207,38 @@ def enqueue(store: Store, item: QueueItem, *, command: str = "queue") -> Parked:
 
 
 def lookalike_key(store: Store, key: str) -> str | None:
-    """An existing key other than ``key`` that looks the same
-    (:func:`objstore.core.text.confusable_skeleton` equal, UTS #39): Cyrillic
-    ``project/api/рор`` and ``project/api/pop``, fullwidth ``project/api/ｄｂ``
-    and ``project/api/db``; None when there is none.  Shown escaped
+    """An existing key other than ``key`` that reads as it, or is typed as
+    it (:func:`objstore.core.text.key_skeleton` equal: case, ``_``/``.``
+    for ``-``, an accent, dotless ``ı``, ``1`` for ``l``, a small capital,
+    UTS #39 confusables): ``project/api/DEPLOY_DAY`` and
+    ``project/api/deploy-day``, Cyrillic ``project/api/рор`` and
+    ``project/api/pop`` either way, fullwidth ``project/api/ｄｂ`` and
+    ``project/api/db``; None when there is none.  Shown escaped
     (:func:`objstore.core.text.escape_lookalike`) when it is not ASCII.
-    For an ASCII ``key`` None at once (two ASCII keys are told apart as
-    typed; UTS #39 also folds ``rn``/``m``, ``l``/``1``); otherwise one
-    skeleton a key listed (an ASCII key only when ``key``'s skeleton is
-    ASCII: otherwise it cannot match); the facts refs as ``facts.list_keys``
-    reads them (a ref file holding no id is passed over)."""
-    if key.isascii():
-        return None
-    want = confusable_skeleton(key)
-    ascii_too = want.isascii()
-    for name, _head in store.refs.iter("facts", damaged=[]):   # a damaged ref: the readers note it
-        other = name[len("facts/"):]
-        if other != key and (ascii_too or not other.isascii()) and confusable_skeleton(other) == want:
+    The facts refs' names as listed (``Refs.names``: no ref file is read,
+    so a damaged one counts too); an ASCII key's form is one ``str.lower`` and
+    ``str.translate``.  Like the skeleton it folds ``m``/``rn`` and
+    ``0``/``o`` too: such a pair is queued for review (nothing is lost)."""
+    want = key_skeleton(key)
+    others = [name[len("facts/"):] for name in store.refs.names("facts")]   # names only: no ref file is read
+    joined = "\n".join(others)   # no key holds a line break (refs.validate_key)
+    forms = key_skeleton(joined).split("\n") if joined.isascii() else map(key_skeleton, others)
+    for other, form in zip(others, forms):
+        if form == want and other != key:
             return escape_lookalike(other)
     return None
 
 
 def park(store: Store, key: str, body: str, *, current, kind: str, trust: str,
          sensitivity: str = "private", owner: str = "", sources: tuple[str, ...] = (),
-         reviewed: bool = False) -> Parked | None:
+         reviewed: bool = False, named_by_mem: bool = False) -> Parked | None:
     """Decide whether a write must be parked instead of written; queue it if so.
 
     Called by ``facts.remember`` with the store lock held, after it read the
     head and before it writes; ``current`` is the key's current
-    ``facts.Version`` (None: no value yet).
+    ``facts.Version`` (None: no value yet).  ``named_by_mem``: mem chose
+    the key (a sub-agent's summary key), so it is not checked for looking
+    like another (:func:`lookalike_key` lists every key).
 
     Returns:
         None: write as usual (trust ``user_stated``, or nothing to protect).
@@ -257,11 +260,11 @@ def park(store: Store, key: str, body: str, *, current, kind: str, trust: str,
             return Parked(None, False)
         qkind, note = "challenge", f"{trust} write against the user_stated v{cur.fact.version}"
     else:
-        alike = lookalike_key(store, key)
+        alike = None if named_by_mem else lookalike_key(store, key)
         if alike is None:
             return None
         qkind, note = "challenge", (f"{trust} write of a key that looks like the existing key {alike} "
-                                    f"(UTS #39 confusables): it would read as that key")
+                                    f"(UTS #39 confusables, case, accents, separators): it would read as that key")
     item = QueueItem(kind=qkind, key=key, body=body, fact_kind=kind, trust=trust, sensitivity=sensitivity,
                      owner=owner, sources=tuple(sources), note=note, time=now_ms())
     return enqueue(store, item, command="remember")

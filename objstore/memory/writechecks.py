@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from objstore.core.errors import InvalidInput, Refused
-from objstore.core.text import escape_lookalike, lookalike_mix
+from objstore.core.text import escape_lookalike, key_skeleton, lookalike_mix
 
 
 def check_key_credentials(key: str, what: str = "key") -> None:
@@ -79,9 +79,26 @@ def check_memory_file_write(key: str, trust: str) -> None:
     ``scope.is_memory_file_key``) and ``trust`` is not ``user_stated``:
     those files open every session block, so they are the person's; an
     agent proposes an edit (``mem memory propose``, the MCP ``memory``
-    tool), which waits for review.  The one check for every writer: the
+    tool), which waits for review.  A key that reads as a memory file's
+    (:func:`is_memory_file_lookalike`: ``user/memory/Soul.md``) is one.  The one check for every writer: the
     CLI, the MCP tools, imports, sealed writes."""
-    from objstore.memory.scope import is_memory_file_key   # deferred: a write's
-    if trust != "user_stated" and is_memory_file_key(key):
+    if trust != "user_stated" and is_memory_file_lookalike(key):
         raise Refused(f"{key} is a memory file: only the person writes it (this write is {trust})",
                       hint="propose an edit instead: mem memory add|replace|remove (it waits in the review queue)")
+
+
+def is_memory_file_lookalike(key: str) -> bool:
+    """Whether ``key`` is a memory file's (``scope.is_memory_file_key``) or
+    reads as one (:func:`objstore.core.text.key_skeleton` equal:
+    ``user/memory/Soul.md``, ``user/Memory/soul.md``,
+    ``project/p/memory/USER.md`` for ``project/p/memory/user.md``): such a
+    key would open every session block as the person's file."""
+    from objstore.memory.scope import RESERVED, is_memory_file_key   # deferred: a write's
+    if is_memory_file_key(key):
+        return True
+    parts = key.split("/")
+    if len(parts) not in (3, 4):
+        return False
+    want = key_skeleton(key)
+    head = "user/memory" if len(parts) == 3 else f"project/{parts[1]}/memory"
+    return any(key_skeleton(f"{head}/{name}") == want for name in RESERVED)
