@@ -496,29 +496,41 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     if sees is not None and conflicts:
         conflicts = {k: tuple(o for o in others if sees(o)) for k, others in conflicts.items()}
         conflicts = {k: others for k, others in conflicts.items() if others}
-    body: list[str] = [files] if files else []
-    chosen: list[tuple[str, str]] = []
-    omitted = 0
     hide = None
     if later:
         hide = hider(store)
-    for ti, items in enumerate(tiers):
-        title = f"{_TIERS[ti]}:" if ti < len(_TIERS) - 1 else f"Project {primary}:" if primary else "Project:"
-        section: list[str] = []
-        for oid, f in items:
-            line = fact_line(f, conflicts=conflicts.get(f.key, ()), later=f.key in later) + "\n"
-            if f.key in later:   # the turn that says it changed, just above it
-                line = later_turn_line(later[f.key], hide) + "\n" + line
-            cost = estimate_tokens(line) + (0 if section else estimate_tokens(title + "\n"))
-            if used + cost > budget:
-                omitted += 1
-                continue
-            if not section:
-                section.append(title + "\n")
-            section.append(line)
-            used += cost
-            chosen.append((f.key, oid))
-        body.extend(section)
+
+    def fill(limit: int) -> tuple[list[str], list[tuple[str, str]], int, int]:
+        """The tiers' lines that fit ``limit`` tokens: (lines, chosen, omitted, tokens used)."""
+        out: list[str] = []
+        picked: list[tuple[str, str]] = []
+        left, spent = 0, used
+        for ti, items in enumerate(tiers):
+            title = f"{_TIERS[ti]}:" if ti < len(_TIERS) - 1 else f"Project {primary}:" if primary else "Project:"
+            section: list[str] = []
+            for oid, f in items:
+                line = fact_line(f, conflicts=conflicts.get(f.key, ()), later=f.key in later) + "\n"
+                if f.key in later:   # the turn that says it changed, just above it
+                    line = later_turn_line(later[f.key], hide) + "\n" + line
+                cost = estimate_tokens(line) + (0 if section else estimate_tokens(title + "\n"))
+                if spent + cost > limit:
+                    left += 1
+                    continue
+                if not section:
+                    section.append(title + "\n")
+                section.append(line)
+                spent += cost
+                picked.append((f.key, oid))
+            out.extend(section)
+        return out, picked, left, spent
+
+    lines, chosen, omitted, spent = fill(budget)
+    if omitted:   # said in the block, so an agent does not take it for the whole memory (test27 V13)
+        reserve = estimate_tokens(omitted_note(sum(map(len, tiers))))
+        if spent + reserve > budget:
+            lines, chosen, omitted, _spent = fill(budget - reserve)
+        lines.append(omitted_note(omitted))
+    body: list[str] = ([files] if files else []) + lines
     note = dormant_note(store, sleeping)
     if note:
         body.append(note)
@@ -529,6 +541,14 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     text = head + "".join(body) + tail
     return ContextBlock(text, chosen, omitted, estimate_tokens(text), primary, stale_moving, budget,
                         sorted(k for k, _ in chosen if k in conflicts), [k for k, _ in chosen if k in later])
+
+
+def omitted_note(n: int) -> str:
+    """The session block's last line when ``n`` facts that apply did not
+    fit its budget (test27 V13: the agent read the block as the whole
+    project memory): how many, and where the rest is."""
+    return (f"({n} more stored fact{'s' if n != 1 else ''} not shown here, to keep to the session budget: "
+            "recall finds them)\n")
 
 
 def _still_current(store: Store, facts: Iterable, dormant: Callable[[Fact], bool],

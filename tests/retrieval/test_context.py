@@ -243,3 +243,20 @@ def test_cli_context_with_nothing_to_show_says_where_it_looked(store, invoke):
     assert "nothing to show for project nope (from --project)" in r.stderr, r.stderr
     r = invoke("context", "--project", "acme")
     assert r.stdout.startswith("<mem-context") and "nothing to show" not in r.stderr
+
+
+def test_a_block_that_leaves_facts_out_says_how_many(tmp_path):
+    """test27 V13: a project of 400 facts gave a block of 45 that said
+    nothing of the 355 left out, so an agent read it as the whole project
+    memory.  The last line says how many did not fit, within the budget."""
+    from objstore import open_store, remember, render_context
+    with open_store(tmp_path / "s", create=True) as st:
+        for i in range(80):
+            remember(st, f"project/big/fact-{i}", f"fact number {i}: the service s{i} listens on port {1000 + i}")
+        for budget in (300, 1500):
+            b = render_context(st, ["big"], budget=budget)
+            assert b.omitted > 0 and b.tokens <= budget, (budget, b.omitted, b.tokens)
+            assert f"({b.omitted} more stored facts not shown here, to keep to the session budget: recall finds them)" \
+                in b.text
+        b = render_context(st, ["big"], budget=20_000)
+        assert b.omitted == 0 and "not shown here" not in b.text
