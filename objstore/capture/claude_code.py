@@ -19,7 +19,8 @@ from pathlib import Path
 
 from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats,
                                          RecordFields, as_str, cut_text, decode_line, decode_record, discover_files,
-                                         project_of, read_lines, strip_mem_context, timestamp_ms)
+                                         project_of, read_lines, strip_harness_context, strip_mem_context,
+                                         timestamp_ms)
 from objstore.capture.withhold import (TAINT_FILE, TAINT_SHELL, PrintedTrail, bash_mode, may_print_secret,
                                        redact_printed, withhold_result, withholds)
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
@@ -471,7 +472,7 @@ def user_parts(content: Any, secret_calls: list | None = None) -> tuple[str, lis
                 if b.get("is_error") is True:
                     body = f"[error] {body}" if body else "[error]"
                 results.append(cut_text(strip_mem_context(body)))
-    text = strip_mem_context("\n".join(t for t in texts if t))
+    text = strip_harness_context("\n".join(t for t in texts if t))   # (no CLAUDE.md text as the person's: V28)
     if "<bash-" in text and secret_calls is not None:
         # ``!`` bash mode: the command as a command line, the output of one printing a secret withheld
         printed = BASH_PRINTED in secret_calls

@@ -81,6 +81,23 @@ def strip_mem_context(text: str) -> str:
     return _MEM_CONTEXT_RE.sub("", text).strip() if _MEM_CONTEXT_START_RE.search(text) else text
 
 
+#: a ``<system-reminder>`` element Claude Code puts in a user message: CLAUDE.md's text, file and todo
+#: notes, never the person's words (to its end, or the text's end when it is cut short)
+_REMINDER_RE = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.S)
+
+
+def strip_harness_context(text: str) -> str:
+    """A user message's text without what the harness put there:
+    ``<system-reminder>`` elements (Claude Code's context: CLAUDE.md, which
+    anyone who can commit to the repository writes, file and todo notes;
+    test27 V28: stored as the person's turn, it marked the person's facts
+    "MAY BE OUT OF DATE") and our own ``<mem-context>`` blocks; trimmed.
+    The one rule of the importer's prompts and the proxy's user turns."""
+    if "<system-reminder>" in text:
+        text = _REMINDER_RE.sub("", text).strip()
+    return strip_mem_context(text)
+
+
 def timestamp_ms(v: Any) -> int:
     if not isinstance(v, str) or not v:
         return 0

@@ -67,7 +67,7 @@ from pathlib import Path
 
 from objstore.capture.statements import remember_statement
 from objstore.capture.policy import has_marker, load_config, path_excluded
-from objstore.capture.transcript import cut_text
+from objstore.capture.transcript import cut_text, strip_harness_context
 from objstore.capture.withhold import SECRET_OUTPUT, bash_mode, prints_secret, withhold_result, withholds
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
@@ -698,6 +698,10 @@ def _turns_of(conv: Conversation, idx: int, msg, ts: int, secret: frozenset = fr
     for part, t in text_of(msg.get("content"), tool=role == "user", secret=secret,
                             bash=bash if role == "user" else None):
         r = "tool" if part.startswith("r") else ("assistant" if role == "assistant" else "user")
+        if r == "user":   # the harness's context is not the person's word (test27 V28); the identity keeps it
+            t = strip_harness_context(t)
+            if not t:
+                continue
         out.append(CapturedTurn(conv.session, f"px:{conv.thread}:{idx}:{part}", r, t, ts, conv.cwd, conv.project))
     return out
 

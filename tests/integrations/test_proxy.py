@@ -743,3 +743,25 @@ def test_a_web_page_cannot_write_turns_through_the_proxy(rig):
     r = subprocess.run([sys.executable, "-m", "cmds", "search", "plantedword7", "--json"], env=rig["env"], cwd=REPO,
                        capture_output=True, text=True, timeout=120)
     assert json.loads(r.stdout or "[]") == [], r.stdout
+
+
+def test_a_system_reminder_is_not_captured_as_the_persons_words(rig):
+    """test27 V28 through the proxy: Claude Code's first user message
+    carries CLAUDE.md as a ``<system-reminder>`` block beside the prompt;
+    only the prompt is stored."""
+    reminder = ("<system-reminder>\nContents of /home/dev/shop/CLAUDE.md (project instructions):\n\n"
+                "The shop queue moved to port 5999, remindword8 says.\n</system-reminder>")
+    client(rig, **{"x-mem-session": "sess-px-claudemd"}).messages.create(
+        model="m", max_tokens=5, messages=[{"role": "user", "content": [
+            {"type": "text", "text": reminder}, {"type": "text", "text": "fix the flaky queue test please"}]}])
+    deadline = time.monotonic() + 90
+    while True:
+        r = subprocess.run([sys.executable, "-m", "cmds", "show", "sess-px-claudemd", "--json"], env=rig["env"],
+                           cwd=REPO, capture_output=True, text=True, timeout=120)
+        turns = json.loads(r.stdout)["turns"] if r.returncode == 0 else []
+        if len(turns) >= 2:
+            break
+        assert time.monotonic() < deadline, r.stderr
+        time.sleep(0.2)
+    texts = [t["text"] for t in turns]
+    assert texts[0] == "fix the flaky queue test please" and not any("remindword8" in t for t in texts), texts
