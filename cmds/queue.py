@@ -182,9 +182,11 @@ def show_command(item_id, as_json, store):
 @command.command("accept")
 @click.argument("item_id", metavar="ID", shell_complete=complete_item)
 @click.option("--value", help="Write this (edited) value instead of the proposed one.")
+@click.option("--force", is_flag=True,
+              help="Accept even when you wrote a newer value of the key after the proposal was queued.")
 @json_option
 @with_store()
-def accept_command(item_id, value, as_json, store):
+def accept_command(item_id, value, force, as_json, store):
     """Write the item's value (or --value) as user_stated; drop the item.
 
     Only a person accepts: run by an agent (CLAUDECODE, Codex's variables
@@ -195,12 +197,17 @@ def accept_command(item_id, value, as_json, store):
       mem queue accept 5f56b6b2
       mem queue accept 5f56b6b2 --value "postgres 17 on port 5433"
 
+    A proposal whose key you wrote again after it was queued is refused
+    (exit 6): accepting would replace your newer value; --force accepts it
+    anyway, --value writes the value you give.
+
     Exit status: 0 accepted; 4 no such item; 6 refused (an agent caller,
-    or a memory-file proposal that no longer applies); 11 store locked.
+    a memory-file proposal that no longer applies, or a key you wrote
+    since, without --force); 11 store locked.
     """
     from objstore import queue_accept as accept, require_person
     require_person(os.environ, "queue accept")
-    d = accept(store, item_id, body=value)
+    d = accept(store, item_id, body=value, replace_newer=force)
     if as_json:
         emit_json(decision_json(d))
         return

@@ -473,17 +473,18 @@ def describe(plan: dict) -> str:
     return f"consolidate {name}: " + "; ".join(parts)
 
 
-def accept_item(store: Store, prefix: str, *, body: str | None = None):
+def accept_item(store: Store, prefix: str, *, body: str | None = None, replace_newer: bool = False):
     """Accept a queued item: a ``memory-edit`` is applied as the owner's edit
     (:func:`apply_edit`, then closed); any other kind is
-    ``objstore.memory.queue.accept``.  Returns that function's Decision (for a
-    memory edit: decision ``accepted``, value the result message)."""
+    ``objstore.memory.queue.accept`` (``replace_newer`` passed on).  Returns
+    that function's Decision (for a memory edit: decision ``accepted``,
+    value the result message)."""
     with store.lock("queue accept"):
         it = queue.resolve(store, prefix)
         if it.item.kind != EDIT_KIND:
             if is_memory_file_key(it.item.key) and body is None:
                 _check_whole_file(store, it)
-            return queue.accept(store, prefix, body=body)
+            return queue.accept(store, prefix, body=body, replace_newer=replace_newer)
         plan = json.loads(it.item.body)
         res = apply_edit(store, plan.pop("scope", "user"), plan, session=plan.pop("session", "-"),
                          approval=it.id, command="queue accept", reviewed=True)

@@ -255,7 +255,7 @@ def close(store: Store, it: Item, command: str) -> None:
     store.update_ref(item_ref(it.id), it.oid, None, command)
 
 
-def accept(store: Store, prefix: str, *, body: str | None = None) -> Decision:
+def accept(store: Store, prefix: str, *, body: str | None = None, replace_newer: bool = False) -> Decision:
     """Accept a queued item: write its value (or ``body``, an edited value)
     to its key as ``user_stated`` (``facts.remember``), then remove the item
     from the queue (ref deleted, reflog entry ``queue accept``).
@@ -263,8 +263,15 @@ def accept(store: Store, prefix: str, *, body: str | None = None) -> Decision:
     Order: the fact first, then the ref: a crash in between leaves the item
     queued, and accepting it again writes nothing new.
 
+    A proposed value (not an edited ``body``) is refused when the key's
+    current version is the person's (``user_stated``) and was recorded
+    after the item was queued, unless ``replace_newer``: accepting would
+    silently replace what the person wrote since (test27 V18; a memory
+    file's proposal is refused the same way, ``memfiles``).
+
     Raises NotFound, AmbiguousId, InvalidInput (an empty edited body),
-    StoreLocked; ``facts.remember``'s errors.
+    Refused (a newer value of the person's, above), StoreLocked;
+    ``facts.remember``'s errors.
     """
     with store.lock("queue accept"):
         it = resolve(store, prefix)
@@ -275,6 +282,13 @@ def accept(store: Store, prefix: str, *, body: str | None = None) -> Decision:
         if q.kind == "contradiction":
             return _settle(store, it, keep=q.other, edited=body)
         value = q.body if body is None else body
+        cur = current_version(store, q.key) if body is None and not replace_newer else None
+        if cur is not None and cur.fact.trust == "user_stated" and cur.fact.recorded_at > q.time \
+                and normalize_value(cur.fact.body) != normalize_value(q.body):
+            raise Refused(f"{q.key} has v{cur.fact.version}, which you wrote after this proposal was queued: "
+                          f"accepting {it.id[:12]} would replace it",
+                          hint=f"mem queue accept {it.id[:12]} --force replaces it; mem queue reject {it.id[:12]} "
+                               "drops the proposal")
         r = remember(store, q.key, value, kind=q.fact_kind, trust="user_stated", reviewed=True, sensitivity=q.sensitivity,
                      owner="user", sources=q.sources, command="queue accept")
         close(store, it, "queue accept" if body is None else "queue accept (edited)")
