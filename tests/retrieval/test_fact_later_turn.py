@@ -159,3 +159,21 @@ def test_db_and_database_are_one_thing_for_a_later_turn(mem, tmp_path, old, new,
     assert texts.index(new) < texts.index(old), hits
     stale = hits[texts.index(old)]
     assert stale["updated_later"] and stale["updated_later"]["text"] == new, stale
+
+
+def test_a_change_said_before_and_again_after_the_fact_marks_it(mem, tmp_path):
+    """test27 V22: the person said 6543 before recording 5432, then again
+    after: the later turn goes first and marks the fact, in recall as in
+    the session block; the fact never "updates" the turn said after it."""
+    early = "IMPORTANT: the deploy notes are in the wiki. Also the staging database moved to port 6543."
+    _session(tmp_path / "tx", "11112222-2222-3333-4444-555555555555", [("user", early)],
+             int(time.time() * 1000) - 60_000)
+    mem("import", "claude-code", str(tmp_path / "tx"))
+    _later(mem, tmp_path, [("user", MOVED)])
+    hits = mem("recall", QUESTION, "--project", "billing", "--json").json["hits"]
+    texts = [h["text"] for h in hits]
+    fact = next(h for h in hits if h["kind"] == "fact")
+    assert texts.index(MOVED) < hits.index(fact), hits
+    assert fact["updated_later"] and fact["updated_later"]["text"] == MOVED, fact
+    assert hits[texts.index(MOVED)]["updated_later"] is None, hits
+    assert "MAY BE OUT OF DATE" in mem("context", "--project", "billing").stdout
