@@ -177,3 +177,18 @@ def test_a_change_said_before_and_again_after_the_fact_marks_it(mem, tmp_path):
     assert fact["updated_later"] and fact["updated_later"]["text"] == MOVED, fact
     assert hits[texts.index(MOVED)]["updated_later"] is None, hits
     assert "MAY BE OUT OF DATE" in mem("context", "--project", "billing").stdout
+
+
+def test_a_turn_stamped_in_the_future_is_not_later_than_a_new_version(mem, tmp_path):
+    """test27 V15: a transcript line stamped a year ahead (a skewed clock)
+    does not mark the versions the person records after importing it
+    (``timeitems.FUTURE_SLACK_MS``: its time reads as unknown)."""
+    _session(tmp_path / "tx", "77778888-2222-3333-4444-555555555555", [("user", MOVED)],
+             int(time.time() * 1000) + 365 * 86_400_000)
+    mem("import", "claude-code", str(tmp_path / "tx"))
+    mem("remember", KEY, FACT)
+    mem("remember", KEY, FACT + " (re-checked)")
+    hits = mem("recall", QUESTION, "--project", "billing", "--json").json["hits"]
+    fact = next(h for h in hits if h["kind"] == "fact")
+    assert hits.index(fact) == 0 and fact["updated_later"] is None, hits
+    assert "MAY BE OUT OF DATE" not in mem("context", "--project", "billing").stdout
