@@ -69,6 +69,7 @@ from collections.abc import Collection, Iterable
 
 from objstore.core.record import Frozen, set_fields
 from objstore.core.text import LazyPattern
+from objstore.retrieval.keyrank import key_term
 
 #: a token as ``timeline.values_of`` reads values (8080, 3.12, v2, fly.io) and words
 _TOKEN_RE = LazyPattern(r"(?<![\w.])[\w][\w.+-]*(?<![.+-])")
@@ -381,7 +382,6 @@ def compare(a: Subject | None, b: Subject | None, question: Collection[str] = ()
     da, db = sa - sb, sb - sa
     one = _same_word
     if da and db:   # a short and a long spelling of one word ("db" / "database") name one thing (test27 V8)
-        from objstore.retrieval.keyrank import key_term  # deferred: tantivy
         one = key_term
         sa, sb = {one(t) for t in sa}, {one(t) for t in sb}
         da, db = sa - sb, sb - sa
