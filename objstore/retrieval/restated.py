@@ -47,16 +47,37 @@ SENTENCE_RE = LazyPattern(r"[^\n.!?]*(?:[.!?](?=[^\s.!?])[^\n.!?]*)*(?:[.!?]+|\n
 ASKING_WORDS = frozenset("what which where who whose why how is are does can could should would will".split())
 
 
+#: where a sentence's clauses part: ``, ; :`` before a space, a dash, "but"; a negation
+#: (:data:`NEGATION_RE`) in the clause that holds a value denies it ("did not move to 6543; it stays on
+#: 5432" denies only 6543); a value across a mark ("https://…", "1,000") is read in its whole sentence
+CLAUSE_SPLIT_RE = LazyPattern(r"[,;:](?=\s)|\s[\u2014\u2013-]\s|\u2014|\bbut\b", 2)   # re.I
+
+#: words that deny what their clause says ("not", "never", "didn't"); "no longer" is a change, not a denial
+NEGATION_RE = LazyPattern(r"\b(?:not|never|nor|neither|cannot)\b|n[\u2019']t\b", 2)   # re.I
+
+#: words that turn down a change the sentence names ("… move to port 6543 but we rejected it")
+REJECTION_RE = LazyPattern(r"\b(?:reject|declin|veto|turned down|voted down|decided against|ruled out)", 2)  # re.I
+
+
 def states(text: str, value: str) -> bool:
     """Rules 8 and 10, and every rule of a turn that supersedes another:
     whether a sentence of ``text`` (its first 4,000 characters) that holds
     ``value`` (normalized, as ``timeline.values_of`` gives it) is a
     statement: it neither ends with "?" nor opens with a word of
-    :data:`ASKING_WORDS` ("is the staging db on 6543 now?" asks)."""
+    :data:`ASKING_WORDS` ("is the staging db on 6543 now?" asks), it does
+    not turn the change down (:data:`REJECTION_RE`: "Bob suggested the move
+    to port 6543 but we rejected it"), and the clause holding ``value``
+    (:data:`CLAUSE_SPLIT_RE`) does not deny it (:data:`NEGATION_RE`: "The
+    database did not move to port 6543; it stays on 5432." states 5432, not
+    6543; "It is 6543, not 5432" states 6543) (test27 V5)."""
     for m in SENTENCE_RE.finditer(text[:4000]):
         sentence = m.group(0).strip()
-        if sentence and value in normalize(sentence) and not (
-                sentence.endswith("?") or sentence.split(None, 1)[0].lower() in ASKING_WORDS):
+        if not sentence or value not in normalize(sentence) or \
+                sentence.endswith("?") or sentence.split(None, 1)[0].lower() in ASKING_WORDS or \
+                REJECTION_RE.search(sentence):
+            continue
+        holders = [c for c in CLAUSE_SPLIT_RE.split(sentence) if value in normalize(c)] or [sentence]
+        if not all(NEGATION_RE.search(c) for c in holders):
             return True
     return False
 

@@ -69,6 +69,7 @@ from collections.abc import Collection, Iterable
 
 from objstore.core.record import Frozen, set_fields
 from objstore.core.text import LazyPattern
+from objstore.retrieval.keyrank import key_term
 
 #: a token as ``timeline.values_of`` reads values (8080, 3.12, v2, fly.io) and words
 _TOKEN_RE = LazyPattern(r"(?<![\w.])[\w][\w.+-]*(?<![.+-])")
@@ -344,6 +345,11 @@ def _subject_at(text: str, toks: list[tuple[int, int, str]], norm: list[str],
     return Subject(got, attr, last_verb >= 0)
 
 
+def _same_word(term: str) -> str:
+    """A stem as it is (``compare`` when no two spellings differ)."""
+    return term
+
+
 def compare(a: Subject | None, b: Subject | None, question: Collection[str] = ()) -> bool | None:
     """Whether the subjects ``a`` (of an earlier value) and ``b`` (of a
     later one) name the same thing, for a question of stems ``question``.
@@ -351,7 +357,9 @@ def compare(a: Subject | None, b: Subject | None, question: Collection[str] = ()
     Returns ``True`` when one's words hold the other's, ``False`` for
     siblings, ``None`` when it cannot be told (either empty or unknown,
     or words that differ without telling the question's subject apart).
-    Words are compared stemmed (``Subject.stems``); :data:`GENERIC` words
+    Words are compared stemmed (``Subject.stems``), the spellings of one
+    ``keyrank.KEY_ABBREVIATIONS`` group as one (``keyrank.key_term``:
+    "shop db" / "shop database"); :data:`GENERIC` words
     and both attributes are left out.  Siblings: ``a`` holds a question word that ``b`` lacks and ``b``
     a word foreign to the question that ``a`` lacks ("postgres primary" /
     "postgres analytics replica" for "which port does the postgres primary
@@ -372,14 +380,19 @@ def compare(a: Subject | None, b: Subject | None, question: Collection[str] = ()
     if not sa or not sb:
         return None
     da, db = sa - sb, sb - sa
+    one = _same_word
+    if da and db:   # a short and a long spelling of one word ("db" / "database") name one thing (test27 V8)
+        one = key_term
+        sa, sb = {one(t) for t in sa}, {one(t) for t in sb}
+        da, db = sa - sb, sb - sa
     if not (da and db):
         return True
-    if da & set(b.apart) or db & set(a.apart):
+    if da & {one(t) for t in b.apart} or db & {one(t) for t in a.apart}:
         return False   # one is said to be apart from the other's thing ("…, separate from the primary")
     shared = sa & sb
     if not (a.sure and b.sure) and not shared:
         return None
-    q = set(question)
+    q = {one(t) for t in question}
     if (da & q and db - q) or (shared and db & q and da - q):
         return False
     return None

@@ -24,11 +24,13 @@ so both build its items here, from the same readings of their texts:
 A check built apart from this (the hook's was: no question, no text, so no
 subjects) decides differently: a later value of a *sibling* ("the analytics
 replica uses 5439") marked the primary's 5432 stale in the hook while
-recall kept it (session 25, tl25).  Pure: no store, no I/O.
+recall kept it (session 25, tl25).  A turn stamped in the future is read
+as of an unknown time (:data:`FUTURE_SLACK_MS`).  No store, no I/O.
 """
 
 from __future__ import annotations
 
+import time as _time
 from collections.abc import Sequence
 
 from objstore.core.record import Record, set_fields
@@ -77,10 +79,16 @@ def fact_text(key: str, body: str) -> str:
     return key.replace("/", " ") + "\n" + body
 
 
+#: a turn stamped more than this past now (ms) has no time the rule can trust (a skewed clock, an edited
+#: transcript): read as unknown (0), so a version recorded after it was captured is the newer word (test27 V15)
+FUTURE_SLACK_MS = 3_600_000
+
+
 def time_items(said: Sequence[Said], queries: Sequence[str], *,
                terms_cache: dict[str, frozenset[str]] | None = None,
                lower: set[str] | None = None,
-               question: tuple[set[str], set[str]] | None = None) -> list[Item]:
+               question: tuple[set[str], set[str]] | None = None,
+               now: int | None = None) -> list[Item]:
     """The ``timeline.Item`` of each of ``said``, for the question
     ``queries`` (its phrasings), as the module docstring reads them.
 
@@ -93,6 +101,9 @@ def time_items(said: Sequence[Said], queries: Sequence[str], *,
             (``timeline.lower_words_of``); None: read from ``said``.
         question: ``querywords.question_terms(queries)``, where the caller
             has it already.
+        now: ms since epoch (None: the clock); a turn stamped more than
+            :data:`FUTURE_SLACK_MS` after it gets time 0 (unknown): "later"
+            than nothing (test27 V15).
 
     Returns one item per element of ``said``, in order.  No error is raised
     for any text.
@@ -102,6 +113,7 @@ def time_items(said: Sequence[Said], queries: Sequence[str], *,
     subject = words | stems
     if lower is None:
         lower = lower_words_of(s.text for s in said)
+    future = (int(_time.time() * 1000) if now is None else now) + FUTURE_SLACK_MS
     items = []
     for s in said:
         vals = values_of(s.text, subject, lower)
@@ -112,7 +124,7 @@ def time_items(said: Sequence[Said], queries: Sequence[str], *,
         # only items with values compare, and a question that may be answered (rule 7)
         every = text_terms(s.text, terms_cache) if vals or s.kind == "turn" and may_ask(s.text) else frozenset()
         terms = every - stop
-        items.append(Item(time=s.time, project=s.project, values=vals, matched=stems & terms,
+        items.append(Item(time=0 if s.time > future and s.kind == "turn" else s.time, project=s.project, values=vals, matched=stems & terms,
                           relevance=s.relevance, kind=s.kind, old_values=old, seq=s.seq, terms=terms,
                           cue=bool(every & UPDATE_CUES), role=_role(s), text=s.text,
                           session=s.session if s.kind == "turn" else ""))

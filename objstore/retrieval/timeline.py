@@ -487,8 +487,9 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
     for a, A in enumerate(items):   # rule 8: a later user turn that says a fact's value changed
         if (A.kind == "fact" or a in strict) and A.values and A.matched:
             out[a] = [b for b, B in enumerate(items) if _updates_fact(A, B, new[a], first, same, a, b)]
-            for b in out[a]:   # (it no longer confirms the turn that replaces it)
+            for b in out[a]:   # (it no longer confirms, nor supersedes, the turn that replaces it: test27 V22)
                 ahead[b] = [x for x in ahead[b] if x != a]
+                out[b] = [x for x in out[b] if x != a]
     for a in range(len(items)):  # values of two kinds that moved apart: no order between them
         out[a] = [b for b in out[a] if a not in out[b]]
     last = [max(n.values(), default=it.time) for n, it in zip(new, items)]
@@ -505,7 +506,8 @@ def _updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int
     A's project, later than A's version, holding a change word
     (:data:`UPDATE_CUES`) and a question word A holds; it states, not
     asks (:func:`states`), a value of a kind A states that A does not
-    hold, first appearing after A's values of that kind; no such pair of
+    hold (B says it after A's version: new, even if an older turn said it
+    before A's, test27 V22); no such pair of
     values is stated of siblings (``relations``' ``same`` False); and
     either one is read as stated of one subject and one attribute
     ("staging database … port 5432" / "the staging database moved to port
@@ -518,6 +520,7 @@ def _updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int
     if B.kind != "turn" or B.role != "user" or B.project != A.project or not B.cue or B.time <= A.time \
             or not B.values or not (B.matched & A.matched):
         return False
+    first = dict.fromkeys(B.values, B.time)   # B is later than A: a value it states is new (test27 V22)
     kinds = {ta for v, t in B.values.items() if v not in A.values
              for ta in _SUPERSEDES[t] if ta in newest and first[v] > newest[ta]}
     if not kinds:

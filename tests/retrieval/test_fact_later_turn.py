@@ -86,7 +86,27 @@ NOT_UPDATES = [
     [("user", "The staging database is on port 5432, connect there now.")],               # repeats the old value
     [("user", "The analytics replica moved to port 6544, the staging database did not.")],  # a sibling
     [("user", "status?"), ("assistant", "The staging database moved to port 6543 now.")],   # the assistant's
+    [("user", "The staging database did not move to port 6543; it stays on 5432.")],      # denied (test27 V5)
+    [("user", "Bob suggested the staging database move to port 6543 but we rejected it.")],  # turned down
+    [("user", "We never moved the staging database to port 6543 after all.")],             # denied
 ]
+
+
+#: later turns that change the value while a negation denies another part of the sentence (test27 V5)
+DENIED_ELSEWHERE = [
+    "Port 5432 is no longer used: the staging database moved to port 6543 this morning.",
+    "Heads up: the staging database moved to port 6543, not 5433 as planned.",
+    "We did not keep 5432; the staging database moved to port 6543 today.",
+]
+
+
+@pytest.mark.parametrize("said", DENIED_ELSEWHERE, ids=range(len(DENIED_ELSEWHERE)))
+def test_a_negation_of_another_clause_still_marks(mem, tmp_path, said):
+    _later(mem, tmp_path, [("user", said)])
+    hits = mem("recall", QUESTION, "--project", "billing", "--json").json["hits"]
+    fact = next(h for h in hits if h["kind"] == "fact")
+    assert fact["updated_later"] and fact["updated_later"]["text"] == said, hits
+    assert "MAY BE OUT OF DATE" in mem("context", "--project", "billing").stdout
 
 
 @pytest.mark.parametrize("lines", NOT_UPDATES, ids=range(len(NOT_UPDATES)))
@@ -118,3 +138,57 @@ def test_among_many_later_turns_with_a_change_word_the_correction_is_found(mem, 
     _later(mem, tmp_path, chatter + [("user", MOVED), ("assistant", CONFIRM)])
     block = mem("context", "--project", "billing").stdout
     assert "MAY BE OUT OF DATE" in block and MOVED in block, block
+
+
+@pytest.mark.parametrize("old,new,question", [
+    ("The staging db port is 5432.", "From today the staging database port is 6543.", "what's the staging db port"),
+    ("The staging database port is 5432.", "From today the staging db port is 6543.",
+     "what's the staging database port"),
+])
+def test_db_and_database_are_one_thing_for_a_later_turn(mem, tmp_path, old, new, question):
+    """test27 V8: the correction goes first and the old turn says "updated
+    later" whichever spelling of ``keyrank.KEY_ABBREVIATIONS`` either turn
+    uses (``subjects.compare`` reads them as one word)."""
+    day = 86_400_000
+    start = int(time.time() * 1000) - 3 * day
+    _session(tmp_path / "tx", "eeeeffff-2222-3333-4444-555555555555", [("user", old), ("assistant", "ok")], start)
+    _session(tmp_path / "tx", "eeeeffff-9999-3333-4444-555555555555", [("user", new), ("assistant", "ok")], start + day)
+    mem("import", "claude-code", str(tmp_path / "tx"))
+    hits = mem("recall", question, "--project", "billing", "--what", "turns", "--json").json["hits"]
+    texts = [h["text"] for h in hits]
+    assert texts.index(new) < texts.index(old), hits
+    stale = hits[texts.index(old)]
+    assert stale["updated_later"] and stale["updated_later"]["text"] == new, stale
+
+
+def test_a_change_said_before_and_again_after_the_fact_marks_it(mem, tmp_path):
+    """test27 V22: the person said 6543 before recording 5432, then again
+    after: the later turn goes first and marks the fact, in recall as in
+    the session block; the fact never "updates" the turn said after it."""
+    early = "IMPORTANT: the deploy notes are in the wiki. Also the staging database moved to port 6543."
+    _session(tmp_path / "tx", "11112222-2222-3333-4444-555555555555", [("user", early)],
+             int(time.time() * 1000) - 60_000)
+    mem("import", "claude-code", str(tmp_path / "tx"))
+    _later(mem, tmp_path, [("user", MOVED)])
+    hits = mem("recall", QUESTION, "--project", "billing", "--json").json["hits"]
+    texts = [h["text"] for h in hits]
+    fact = next(h for h in hits if h["kind"] == "fact")
+    assert texts.index(MOVED) < hits.index(fact), hits
+    assert fact["updated_later"] and fact["updated_later"]["text"] == MOVED, fact
+    assert hits[texts.index(MOVED)]["updated_later"] is None, hits
+    assert "MAY BE OUT OF DATE" in mem("context", "--project", "billing").stdout
+
+
+def test_a_turn_stamped_in_the_future_is_not_later_than_a_new_version(mem, tmp_path):
+    """test27 V15: a transcript line stamped a year ahead (a skewed clock)
+    does not mark the versions the person records after importing it
+    (``timeitems.FUTURE_SLACK_MS``: its time reads as unknown)."""
+    _session(tmp_path / "tx", "77778888-2222-3333-4444-555555555555", [("user", MOVED)],
+             int(time.time() * 1000) + 365 * 86_400_000)
+    mem("import", "claude-code", str(tmp_path / "tx"))
+    mem("remember", KEY, FACT)
+    mem("remember", KEY, FACT + " (re-checked)")
+    hits = mem("recall", QUESTION, "--project", "billing", "--json").json["hits"]
+    fact = next(h for h in hits if h["kind"] == "fact")
+    assert hits.index(fact) == 0 and fact["updated_later"] is None, hits
+    assert "MAY BE OUT OF DATE" not in mem("context", "--project", "billing").stdout
