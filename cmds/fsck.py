@@ -172,7 +172,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     remote_damage = remote_files_damage(store)   # left as they are: only the user can mend them
     rep.problems.extend(p for p, _todo in remote_damage)
     if as_json:
-        doc = {"ok": rep.ok, "objects": rep.objects, "refs": rep.refs,
+        doc = {"ok": rep.ok and not rep.unfinished, "objects": rep.objects, "refs": rep.refs,   # (test27b X6)
                "unreachable": rep.unreachable, "problems": rep.problems, "warnings": rep.warnings,
                "unfinished_forgets": rep.unfinished}
         if fixed is not None:

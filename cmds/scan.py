@@ -95,6 +95,8 @@ def _nowhere(store, skipped: bool, unreadable: int, histories=()) -> str:
     names = [] if skipped else [spec.name for spec in list_remotes(store)]
     hist = (", ".join(shown_path(str(p)) for p in histories) if histories else
             "no shell history file (none of ~/.bash_history, ~/.zsh_history, fish's, ~/.histfile, $HISTFILE)")
+    if "HISTFILE" not in os.environ:   # bash and zsh keep it unexported (test27b X4): say how to hand it over
+        hist += " ($HISTFILE is not in this command's environment: HISTFILE=$HISTFILE mem scan … reads yours)"
     looked = f"not in the store, the index, the captured transcripts, {hist}"
     if skipped:
         return looked + " (remotes and backups not read: --no-remotes)"

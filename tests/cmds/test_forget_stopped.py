@@ -75,7 +75,8 @@ def test_forget_killed_before_its_tombstones_are_all_written_is_kept_until_rerun
     assert "mem forget --match <the same text> --yes" in r.stdout
     assert "UNFINISHED: " in r.stdout and "0 problems, 1 unfinished forget" in r.stdout and "ok:" not in r.stdout
     assert "--repair" not in r.stderr                       # no repair can finish it
-    assert len(mem("fsck", "--json", exit_code=6).json["unfinished_forgets"]) == 1
+    doc = mem("fsck", "--json", exit_code=6).json
+    assert len(doc["unfinished_forgets"]) == 1 and doc["ok"] is False and doc["problems"] == []   # (test27b X6)
 
     # nothing copies it out: push refuses, and the remote gets nothing
     r = mem("push", exit_code=6)
