@@ -44,14 +44,16 @@ def test_shape_redacted(case):
 
 
 def test_label_then_words_on_the_next_line():
-    """The label ends its line, the passphrase is the next line (raw text)."""
-    assert_redacted("next-line", f"Password:\n{STAPLE}\n", [STAPLE], kept=["Password:"], rule=PHRASE,
-                    escaped=False)
+    """The label ends its line, the passphrase is the next line (raw and JSON-escaped)."""
+    assert_redacted("next-line", f"Password:\n{STAPLE}\n", [STAPLE], kept=["Password:"], rule=PHRASE)
+    assert_redacted("next-line-crlf", f"Password:\r\n{STAPLE}\r\n", [STAPLE], kept=["Password:"], rule=PHRASE)
 
 
 @pytest.mark.parametrize("text", [
     "Password: see the vault",
     "Password: Incorrectly typed three times",
+    "Password: incorrectly typed three times",
+    "password: successfully changed last week",
     "Reset password: click the link below",
     "password: must be long enough",
     "Password: Correct Horse Battery Staple",      # Title Case after a label: a form's text (left, see the report)

@@ -264,9 +264,10 @@ def _scan_pair_before(rule: Rule, text: str, ws: int, we: int, out: list, low: s
 def _label_words_ok(v: str) -> bool:
     """red27b (test27 V6): the words after a password label are a passphrase
     (:func:`~.checks.passphrase_words_ok` unquoted: 3+ lower-case words, none
-    of prose), so ``Password: see the vault`` and ``Password: Incorrectly typed
-    three times`` stay."""
-    return passphrase_words_ok(v, quoted=False)
+    of prose), and no adverb of 7+ letters in ``-ly`` (a status message after a
+    form's label: ``Password: incorrectly typed three times``, ``successfully
+    changed``), so ``Password: see the vault`` stays too."""
+    return passphrase_words_ok(v, quoted=False) and not any(len(w) >= 7 and w.endswith("ly") for w in v.split(" "))
 
 
 _r = make_rule   # the table below is aligned to this short name
@@ -393,7 +394,7 @@ PASSWORD_RULES: list[Rule] = [
        "red27b (test27 V6): a passphrase of 3-6 lower-case words after an explicit password label ('Password: "
        "correct horse battery staple', 'WiFi password = tulip river amber', 'Password -', the words alone on the "
        "next line) to the end of the line or sentence, no word of prose, talk or placeholder (passphrase_words_ok)",
-       r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d[ \t]{0,4}(?:[:=]|-(?=[ \t]))[ \t]{0,4}(?:(?:\r?\n|\\r?\\n)[ \t]{0,8})?"
+       r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d[ \t]{0,4}(?:[:=]|-(?=[ \t]))[ \t]{0,4}(?:(?:\r?\n|(?:\\r)?\\n)[ \t]{0,8})?"
        r"(?P<secret>[a-z]{2,16}+(?:[ \t]{1,2}[a-z]{2,16}+){2,5})(?=[ \t]{0,4}(?:\\{0,3}[\"'`,;.!?]|\r|\n|\\[rn]|$))",
        ci=True, priority=51, check=_label_words_ok, anchors=("passw",)),
     # ---- redact8: phrases that were stored in clear (fresh7 F5) ----
