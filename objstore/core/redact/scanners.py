@@ -117,6 +117,7 @@ _NAME_RE = Lazy(r"(?:" + KW + r")\Z", FLAGS)
 #: red27b (test27 V11): last words of a key naming a credential the keywords miss (lowercased, after a
 #: separator or alone): a credentials file, a private key, a Wi-Fi pre-shared key, a one-time-password seed,
 #: 2FA recovery codes, a cookie (a session's bearer)
+_NAME_WORD_ANCHORS = ("cred", "privkey", "psk", "otp", "codes", "cookie")   # one is in every match: no compile without
 _NAME_WORDS_RE = Lazy(r"(?:\A|[_.\- ])(?:credentials?|privkey|psk|otp(?:[_-]?(?:seed|secret|key))?|recovery[_-]?codes?"
                       r"|backup[_-]?codes|(?:session[_-]?)?cookies?)\Z", FLAGS)
 
@@ -135,7 +136,7 @@ def credential_name(name: str) -> str | None:
     ``recovery-codes``, ``session-cookie``)."""
     raw = name.rsplit("/", 1)[-1]
     seg = raw.lower()
-    if _NAME_WORDS_RE.search(seg):
+    if any(a in seg for a in _NAME_WORD_ANCHORS) and _NAME_WORDS_RE.search(seg):
         return "secret"
     if raw.endswith("Pass") and raw[-5:-4].islower():
         return "password"
