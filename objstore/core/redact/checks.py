@@ -156,6 +156,27 @@ def not_placeholder(v: str) -> bool:
     return _PLACEHOLDER_RE.search(v) is None
 
 
+def basic_credentials_ok(v: str) -> bool:
+    """red27b (test27 V9): ``v`` is base64 (RFC 4648 s4, padding optional) of
+    ``user-id:password`` as RFC 7617 s2 builds HTTP Basic credentials: it
+    decodes to printable UTF-8 text without blanks holding a ``:`` with a
+    user before it and a password after it (``YWxpY2U6V29uZGVybGFuZDk5`` is
+    ``alice:Wonderland99``), and is no placeholder.  So a ``Basic <x>``
+    outside an ``Authorization:`` header (``AUTH=Basic …``, ``BASIC_AUTH=…``)
+    is taken only when it is one; a word after ``basic`` never decodes so."""
+    import base64
+    import binascii
+    body = v.rstrip("=")
+    if len(body) < 8 or len(body) % 4 == 1 or not not_placeholder(v):
+        return False
+    try:
+        text = base64.b64decode(body + "=" * (-len(body) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return False
+    user, sep, pw = text.partition(":")
+    return bool(sep and user and pw) and text.isprintable() and not any(c.isspace() for c in text)
+
+
 def bearer_ok(v: str) -> bool:
     """A bare ``Bearer <x>`` (no Authorization header) counts only when x looks random."""
     v = v.rstrip("=")

@@ -13,7 +13,7 @@ from functools import partial
 from objstore.core.redact.checks import (PIN_CODE_OWNERS, bare_password_ok, cli_secret_ok, hardware_pin,
                                          labelled_phrase_ok, pair_password_ok, pair_slash_ok, phrase_secret_bang_ok,
                                          pin_ok, prose_token_ok, quoted_phrase_ok, short_labelled_ok,
-                                         unquoted_passphrase_ok, word_passphrase_ok)
+                                         passphrase_words_ok, unquoted_passphrase_ok, word_passphrase_ok)
 from objstore.core.redact.commandline import COMMAND_LINE_RULES
 from objstore.core.redact.heredocs import HEREDOC_RULES
 from objstore.core.redact.memcommand import MEM_COMMAND_RULES
@@ -261,6 +261,15 @@ def _scan_pair_before(rule: Rule, text: str, ws: int, we: int, out: list, low: s
                 out.append((g.end() + off, e + off, rule.priority, rule.name))
 
 
+def _label_words_ok(v: str) -> bool:
+    """red27b (test27 V6): the words after a password label are a passphrase
+    (:func:`~.checks.passphrase_words_ok` unquoted: 3+ lower-case words, none
+    of prose), and no adverb of 7+ letters in ``-ly`` (a status message after a
+    form's label: ``Password: incorrectly typed three times``, ``successfully
+    changed``), so ``Password: see the vault`` stays too."""
+    return passphrase_words_ok(v, quoted=False) and not any(len(w) >= 7 and w.endswith("ly") for w in v.split(" "))
+
+
 _r = make_rule   # the table below is aligned to this short name
 
 #: the rules after ``rules.RULES``'s token formats, in table order (a tie in priority goes to the earlier)
@@ -381,6 +390,13 @@ PASSWORD_RULES: list[Rule] = [
        r"(?P<secret>[a-z0-9]{2,24}+(?:(?:-|[ \t]{1,2})[a-z0-9]{2,24}+){2,9})"
        r"(?=[ \t]{0,4}(?:[\"'`,;.!?]|\r|\n|\\[rn]|$))",   # a sentence's end too ('... lamp.')
        ci=True, priority=51, check=word_passphrase_ok, anchors=("passphrase",)),
+    _r("password-phrase",
+       "red27b (test27 V6): a passphrase of 3-6 lower-case words after an explicit password label ('Password: "
+       "correct horse battery staple', 'WiFi password = tulip river amber', 'Password -', the words alone on the "
+       "next line) to the end of the line or sentence, no word of prose, talk or placeholder (passphrase_words_ok)",
+       r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d[ \t]{0,4}(?:[:=]|-(?=[ \t]))[ \t]{0,4}(?:(?:\r?\n|(?:\\r)?\\n)[ \t]{0,8})?"
+       r"(?P<secret>[a-z]{2,16}+(?:[ \t]{1,2}[a-z]{2,16}+){2,5})(?=[ \t]{0,4}(?:\\{0,3}[\"'`,;.!?]|\r|\n|\\[rn]|$))",
+       ci=True, priority=51, check=_label_words_ok, anchors=("passw",)),
     # ---- redact8: phrases that were stored in clear (fresh7 F5) ----
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'db pw <token>' with no verb, only for a token that cannot be "

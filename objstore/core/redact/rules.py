@@ -5,7 +5,7 @@ headers, the ``key=value`` keyword rule), then the password labels, phrases and 
 
 from __future__ import annotations
 
-from objstore.core.redact.checks import (b64_private_key_ok, named_value_ok, bearer_ok, cli_secret_ok,
+from objstore.core.redact.checks import (b64_private_key_ok, basic_credentials_ok, named_value_ok, bearer_ok, cli_secret_ok,
                                          discord_bot_token_ok, docker_auth_ok, hf_token_ok,
                                          k8s_secret_value_ok, looks_secret, not_placeholder, sas_sig_ok,
                                          url_password_ok, vault_token_ok)
@@ -490,6 +490,12 @@ RULES: list[Rule] = [
        "RFC 7617 s2 'Authorization: Basic base64(user-id:password)'",
        _AUTH_HDR + r"basic[ \t]{1,8}(?P<secret>[A-Za-z0-9+/]{4,4096}+={0,2})",
        ci=True, priority=40, check=not_placeholder, anchors=("authorization",)),
+    _r("basic-auth",
+       "red27b (test27 V9): RFC 7617 s2 credentials after 'Basic' outside an Authorization header (AUTH=Basic x, "
+       "auth: Basic x, header Basic x) or as a BASIC_AUTH value: only base64 that decodes to user:password",
+       r"basic(?<![A-Za-z0-9]basic)(?:[_-]?auth(?:[_-]?(?:header|token|credentials?))?)?(?:[ \t]{1,8}|[ \t]{0,8}[=:]"
+       r"[ \t]{0,8}\\{0,3}[\"']?(?:basic[ \t]{1,8})?)(?P<secret>[A-Za-z0-9+/]{8,4096}+={0,2})(?![A-Za-z0-9+/=])",
+       ci=True, priority=40, check=basic_credentials_ok, anchors=("basic",)),
     _r("bearer-token",
        "RFC 6750 s2.1 'Authorization: Bearer b64token' (also GitHub's 'Authorization: token ...')",
        _AUTH_HDR + r"(?:bearer|token)[ \t]{1,8}(?P<secret>[A-Za-z0-9._~+/-]{8,8192}+=*)",

@@ -122,6 +122,10 @@ http-cookie               the value of a ``Cookie:`` / ``Set-Cookie:`` header (t
                           first cookie's name kept; cli21, named bearer-token until   cookie is a bearer credential)
                           red22)
 basic-auth                the credential after ``Authorization: Basic``               RFC 7617 s2
+                          red27b (test27 V9): also after a bare ``Basic``
+                          (``AUTH=Basic X``, ``auth: Basic X``) or as a
+                          ``BASIC_AUTH=X`` value, when X is base64 of
+                          ``user:password`` (``basic_credentials_ok``)
 url-password              the password in ``scheme://user:password@host``             RFC 3986 s3.2.1 (userinfo)
                           (user and host are kept)
 mysql-password            the password attached to ``-p`` on a ``mysql``/``mysqldump``/  MySQL "Command Options for Connection
@@ -164,6 +168,11 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           (no prose word); ``the wifi passphrase Tiger99xx`` (no
                           verb, as ``password hunter2x9``); ``passphrase: <3+
                           words>`` to the end of the line (not ``passphrase: not set``)
+                          red27b (test27 V6): ``Password: <3-6 lower-case words>``
+                          (also ``WiFi password =``, ``Password -``, the words on
+                          the next line) to its line's or sentence's end, no word
+                          of prose (``passphrase_words_ok``; ``Password: see the
+                          vault`` and Title Case words stay)
 mem-command               mem's own command lines (test17 T10: shell capture, an      docs/cli.md (``remember``, ``forget``,
                           agent's Bash call): the VALUE of ``mem remember KEY VALUE   ``scan``, ``sealed import``,
                           --sensitivity secret`` or of a KEY named for a              ``--passphrase-file``); bash(1)
@@ -251,7 +260,7 @@ sql-password              the string literal of ``IDENTIFIED [WITH plugin] BY   
                           BY Pw2024x`` (not ``identified by email``, ``$1``, hashes)
 generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphrase|   (no vendor format: keyword heuristics,
                           token|api_key|access_key|auth_key|private_key|              see ``looks_secret``)
-                          client_secret|secret_key_base|pass|*_pass`` ``= / : / =>`` assignments (a value of any
+                          client_secret|secret_key_base|pass|*_pass|*_credential(s)`` ``= / : / =>`` assignments (a value of any
                           length: past 4,096 characters redacted whole when its first
                           128 read as a value after a label, cred20) when the value
                           looks random (see ``looks_secret``), or mixes letters
@@ -393,5 +402,8 @@ named-secret              not a text rule: :func:`redact_named` (``mem remember`
                           token or a passphrase (``hunter2``, ``Example#2024``;
                           not ``stored in 1Password``, ``$DB_PASSWORD``,
                           ``changeme``: ``named_value_ok``)
+                          red27b (test27 V11): also a key ending ``credentials``,
+                          ``privkey``, ``psk``, ``otp(-seed)``, ``recovery-codes``,
+                          ``cookie`` or a camel-case ``...Pass`` (``DbPass``)
 ========================  ==========================================================  ==========================================
 """

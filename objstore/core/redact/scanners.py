@@ -90,8 +90,9 @@ def scan_pem(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: 
 #: APP_KEY is an encryption key, "Encryption" https://laravel.com/docs/11.x/encryption ) and ``passcode``
 #: red23 (tester finding Y3): also MASTER_KEY (Rails' RAILS_MASTER_KEY decrypts credentials.yml.enc, "Custom
 #: Credentials" https://guides.rubyonrails.org/security.html#custom-credentials ) and APP_KEY (Laravel's encryption key)
+#: red27b (test27 V9): also a name ending ``_CREDENTIAL(S)`` (``MY_SERVICE_CREDENTIAL=…``), a secret label like ``_TOKEN``
 _KEY_OWNERS = ("api", "access", "auth", "private", "encryption", "signing", "master", "app")
-KW = (r"(?:passw(?:or)?d|passwort|passphrase|passcode|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|pass(?<![a-z0-9_]pass)(?![a-z0-9])|secret|token|key(?:"
+KW = (r"(?:passw(?:or)?d|passwort|passphrase|passcode|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|pass(?<![a-z0-9_]pass)(?![a-z0-9])|secret|token|(?<=_)credentials?(?![a-z])|key(?:"
        + "|".join(f"(?<={o}key)|(?<={o}[_\\- ]key)" for o in _KEY_OWNERS) + "))"
        r"(?:[ _-]?(?:key(?:[_-]base)?|token|value|(?<=pass_)code|(?<=pass-)code))?")   # key_base: Rails' SECRET_KEY_BASE; 'API key:', 'secret key:'; red23: 'pass_code'
 
@@ -111,8 +112,14 @@ _GEN_END = Lazy(VALUE_END, FLAGS)
 _LONG_SAMPLE = 128
 
 
-GEN_ANCHORS = ("pass", "pw", "secret", "token", "key")   # every KW alternative starts with one
+GEN_ANCHORS = ("pass", "pw", "secret", "token", "credential", "key")   # every KW alternative starts with one
 _NAME_RE = Lazy(r"(?:" + KW + r")\Z", FLAGS)
+#: red27b (test27 V11): last words of a key naming a credential the keywords miss (lowercased, after a
+#: separator or alone): a credentials file, a private key, a Wi-Fi pre-shared key, a one-time-password seed,
+#: 2FA recovery codes, a cookie (a session's bearer)
+_NAME_WORD_ANCHORS = ("cred", "privkey", "psk", "otp", "codes", "cookie")   # one is in every match: no compile without
+_NAME_WORDS_RE = Lazy(r"(?:\A|[_.\- ])(?:credentials?|privkey|psk|otp(?:[_-]?(?:seed|secret|key))?|recovery[_-]?codes?"
+                      r"|backup[_-]?codes|(?:session[_-]?)?cookies?)\Z", FLAGS)
 
 
 def credential_name(name: str) -> str | None:
@@ -122,8 +129,17 @@ def credential_name(name: str) -> str | None:
     ``wifi-passphrase``, ``DB_PASS``, ``pwd``; ``"secret"`` for
     ``github-token``, ``api-key``, ``openai_api_key``, ``client-secret``,
     ``secret-key-base``; None for ``password-policy``, ``tokens``,
-    ``token-budget``, ``keyboard``, ``bypass``."""
-    seg = name.rsplit("/", 1)[-1].lower()
+    ``token-budget``, ``keyboard``, ``bypass``.  red27b (test27 V11): also
+    ``"password"`` for a camel-case ``…Pass`` (``DbPass``), ``"secret"``
+    for a last word naming a credential (:data:`_NAME_WORDS`:
+    ``credentials``, ``privkey``, ``wifi-psk``, ``otp-seed``,
+    ``recovery-codes``, ``session-cookie``)."""
+    raw = name.rsplit("/", 1)[-1]
+    seg = raw.lower()
+    if any(a in seg for a in _NAME_WORD_ANCHORS) and _NAME_WORDS_RE.search(seg):
+        return "secret"
+    if raw.endswith("Pass") and raw[-5:-4].islower():
+        return "password"
     # every match of :data:`KW` starts with one of its anchors: a name without any never
     # compiles the pattern (~2-4 ms: remember and the prompt hook check every key and id)
     if not any(a in seg for a in GEN_ANCHORS):
