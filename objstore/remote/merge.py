@@ -66,7 +66,7 @@ from objstore.core.objects import (LOST_SOURCE, Fact, QueueItem, Tombstone, Turn
                                    value_digest)
 from objstore.memory.refill import refill_from
 from objstore.memory.tombstones import (HIDDEN_MARK, TEXT_KEY, TurnForgets, Withdrawals, forgotten_in, hidden_key,
-                                        holds_text)
+                                        holds_text, named_forget_time)
 
 
 @dataclass
@@ -94,6 +94,9 @@ class ForgetIndex:
     unseen: dict[str, list[tuple[tuple[bytes, int], int]]] = field(default_factory=dict)
     #: the plain versions a seal withdrew (``tombstones.Withdrawals``: a seal on any machine)
     sealed: Withdrawals = field(default_factory=Withdrawals)
+    #: ``(key, sha256)`` -> every forget time (ms) of that value, sorted (:meth:`fact_time`: a
+    #: ``user_stated`` version recorded after the last of them stays, as it does locally)
+    fact_times: dict[tuple[str, bytes], list[int]] = field(default_factory=dict)
 
     def add(self, t: Tombstone) -> None:
         """Record a tombstone (rejections are not forgets and are ignored;
@@ -115,10 +118,19 @@ class ForgetIndex:
         else:
             return
         d[k] = min(d.get(k, t.time), t.time)
+        if d is self.facts:
+            self.fact_times.setdefault(k, []).append(t.time)
+            self.fact_times[k].sort()
+
+    def _named_time(self, f: Fact, k: tuple[str, bytes]) -> int | None:
+        """``tombstones.named_forget_time`` of live version ``f`` by the
+        forgets of ``k`` (its key, or hidden key, and value digest)."""
+        return named_forget_time(self.fact_times.get(k, []), f)
 
     def fact_time(self, f: Fact) -> int | None:
-        """Forget time for a live version whose value a tombstone names, or,
-        below ``user_stated``, which ``facts.remember`` would refuse here
+        """Forget time for a live version whose value a tombstone names
+        (a ``user_stated`` one recorded after every such forget excepted:
+        :meth:`_named_time`), or, below ``user_stated``, which ``facts.remember`` would refuse here
         (``tombstones.forgotten_in``: a value forgotten under another key or
         holding a forgotten text; time: the latest forget, the same on every
         machine with the same tombstones), or a plain copy a seal withdrew
@@ -128,9 +140,9 @@ class ForgetIndex:
         if not self.forgets or f.forgotten or not f.body:
             return None
         digest = value_digest(f.body)
-        when = self.facts.get((f.key, digest))
+        when = self._named_time(f, (f.key, digest))
         if when is None and self.hidden:   # a key forgotten by hash (tombstones.hidden_key)
-            when = self.facts.get((hidden_key(f.key), digest))
+            when = self._named_time(f, (hidden_key(f.key), digest))
         if when is None and f.trust != "user_stated" and forgotten_in(self.forgets, f.key, f.body) is not None:
             when = self.latest
         return when
@@ -144,7 +156,8 @@ class ForgetIndex:
         forget would have forgotten it there (time: the earliest forget of
         the text, the same on every machine).  A version a side that knew
         the text kept live (a person stated it again after the forget) is
-        left alone.  Cost: nothing without such texts; else one SHA-256 per
+        left alone, and so is a ``user_stated`` version recorded after the
+        forget (the rule of ``facts.remember`` there: test27 V14).  Cost: nothing without such texts; else one SHA-256 per
         word start of the body and rule length."""
         if not self.unseen or f.forgotten or not f.body or not sides:
             return None
@@ -152,6 +165,8 @@ class ForgetIndex:
         if not lacked:
             return None
         for rule, when in sorted(self.unseen[sides[0]], key=lambda rw: (rw[1], rw[0])):
+            if f.trust == "user_stated" and when < f.recorded_at:
+                continue   # the person wrote it after that forget: it stays, as it would there (test27 V14)
             if rule in lacked and holds_text(f.body, [rule]):
                 return when
         return None
