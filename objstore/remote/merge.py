@@ -22,14 +22,18 @@ set, so every machine that merges the same inputs writes the same objects
 3. Every version whose value a *forget* tombstone names (key + SHA-256 of
    the normalized value) is emptied: ``body`` "" and ``forgotten`` = the
    tombstone's time (the earliest, if several) - exactly what ``mem forget``
-   wrote on the machine that forgot it.  A version below ``user_stated``
+   wrote on the machine that forgot it - except a ``user_stated`` version
+   recorded after every such forget, which stays as ``mem remember`` lets
+   it (its time: the earliest forget at or after it;
+   ``tombstones.named_forget_time``, test27 V14).  A version below ``user_stated``
    that ``mem remember`` would refuse here (its value was forgotten under
    another key, or holds a forgotten text: ``tombstones.forgotten_in``) is
    emptied the same way, ``forgotten`` = the latest forget's time.  A
    version of any trust that holds a forgotten text which the side it came
    from did not hold yet (``ForgetIndex.unseen_time``: written on a machine
    the ``forget --match`` had not reached) is emptied too, ``forgotten`` =
-   that text's earliest forget.
+   that text's earliest forget (a ``user_stated`` one recorded after that
+   forget excepted, as above).
 4. The chain is rebuilt on the prefix: each version re-linked to the one
    before and numbered one more; a version that did not change keeps its id.
    A chain with no live version left is removed (the key goes).
