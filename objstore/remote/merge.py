@@ -32,8 +32,8 @@ set, so every machine that merges the same inputs writes the same objects
    version of any trust that holds a forgotten text which the side it came
    from did not hold yet (``ForgetIndex.unseen_time``: written on a machine
    the ``forget --match`` had not reached) is emptied too, ``forgotten`` =
-   that text's earliest forget (a ``user_stated`` one recorded after that
-   forget excepted, as above).
+   that text's earliest forget (a ``user_stated`` write of a key's
+   forgotten value back to it, recorded after its forgets, excepted).
 4. The chain is rebuilt on the prefix: each version re-linked to the one
    before and numbered one more; a version that did not change keeps its id.
    A chain with no live version left is removed (the key goes).
@@ -131,6 +131,14 @@ class ForgetIndex:
         forgets of ``k`` (its key, or hidden key, and value digest)."""
         return named_forget_time(self.fact_times.get(k, []), f)
 
+    def _stated_back(self, f: Fact) -> bool:
+        """True when a forget of ``f``'s key named exactly its value and
+        every such forget came before ``f`` was recorded (the person wrote
+        the forgotten value back to the key: :meth:`_named_time` keeps it)."""
+        digest = value_digest(f.body)
+        keys = [(f.key, digest)] + ([(hidden_key(f.key), digest)] if self.hidden else [])
+        return any(k in self.fact_times and self._named_time(f, k) is None for k in keys)
+
     def fact_time(self, f: Fact) -> int | None:
         """Forget time for a live version whose value a tombstone names
         (a ``user_stated`` one recorded after every such forget excepted:
@@ -160,17 +168,20 @@ class ForgetIndex:
         forget would have forgotten it there (time: the earliest forget of
         the text, the same on every machine).  A version a side that knew
         the text kept live (a person stated it again after the forget) is
-        left alone, and so is a ``user_stated`` version recorded after the
-        forget (the rule of ``facts.remember`` there: test27 V14).  Cost: nothing without such texts; else one SHA-256 per
+        left alone, and so is a ``user_stated`` version that writes a key's
+        forgotten value back to that key after every forget of it
+        (:meth:`_stated_back`, test27 V14); any other value holding the
+        text is forgotten whatever its trust (test16 F7).  Cost: nothing without such texts; else one SHA-256 per
         word start of the body and rule length."""
         if not self.unseen or f.forgotten or not f.body or not sides:
             return None
         lacked = set.intersection(*({r for r, _w in self.unseen.get(s, ())} for s in sides))
         if not lacked:
             return None
+        stated_back = f.trust == "user_stated" and self._stated_back(f)
         for rule, when in sorted(self.unseen[sides[0]], key=lambda rw: (rw[1], rw[0])):
-            if f.trust == "user_stated" and when < f.recorded_at:
-                continue   # the person wrote it after that forget: it stays, as it would there (test27 V14)
+            if stated_back and when < f.recorded_at:
+                continue   # the person wrote a key's forgotten value back after the forget (test27 V14)
             if rule in lacked and holds_text(f.body, [rule]):
                 return when
         return None
