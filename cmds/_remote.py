@@ -77,6 +77,12 @@ def summary(res) -> str:
     if res.forgotten_text:
         parts.append(f"{plural(res.forgotten_text, 'value')} holding a text 'forget --match' forgot, written "
                      f"where that forget had not arrived, forgotten as it would have been")
+    if res.sealed_here:
+        parts.append(f"{plural(res.sealed_here, 'plain value')} written elsewhere to a key sealed here, sealed "
+                     f"here and withdrawn from the other machines")
+    if res.sealed_refused:
+        parts.append(f"{plural(res.sealed_refused, 'plain value')} written elsewhere to a key sealed here refused "
+                     f"and withdrawn (below user_stated, or a proposal for review: refused here too)")
     if res.remote_packs_rewritten:
         parts.append(f"{plural(res.remote_packs_rewritten, 'remote pack')} rewritten")
     if res.remote_packs_adopted:

@@ -541,11 +541,27 @@ def _filter(tombstones: list[Tombstone]) -> CaptureFilter:
     return flt
 
 
+def named_forget_time(times: list[int], f: Fact) -> int | None:
+    """The forget time (ms) of the live version ``f`` by the tombstones
+    naming its key and value, ``times`` (their times, ascending): the
+    earliest; for a ``user_stated`` version, the earliest at or after its
+    ``recorded_at``, None when every such forget came before it (a person
+    wrote the value back after the forget, which ``facts.remember`` allows:
+    it stays, here and through a sync, test27 V14).  The one rule of
+    :func:`forgotten_check` (a resumed forget, gc) and of the push/pull merge
+    (``objstore.remote.merge.ForgetIndex``)."""
+    if not times:
+        return None
+    if f.trust != "user_stated":
+        return times[0]
+    return next((t for t in times if t >= f.recorded_at), None)
+
+
 def forgotten_check(store: Store, *, strict: bool = False, rejections: bool = True):
     """``check(obj) -> bool``: True for a fact version or turn whose value
     a tombstone of ``store`` forgets (a turn of a forgotten session, a turn
     whose source or text a tombstone names, a version whose key + value
-    digest a tombstone names).  gc deletes unreachable objects it marks at
+    digest a tombstone names: :func:`named_forget_time`).  gc deletes unreachable objects it marks at
     once (``objstore.core.gc.plan_gc`` ``forgotten``).  ``strict``: as
     :func:`all_tombstones` (raises LostTombstone); otherwise a lost
     tombstone marks nothing (gc and forget still run: gc then keeps those
@@ -558,7 +574,12 @@ def forgotten_check(store: Store, *, strict: bool = False, rejections: bool = Tr
         tombs = [t for t in tombs if t.reason != "rejected"]
     flt = _filter(tombs)
     seals = Withdrawals()
-    facts = {(t.key, t.value_sha256) for t in tombs if t.key.startswith(_FACT_SCOPES) and not seals.add(t)}
+    facts: dict[tuple[str, bytes], list[int]] = {}
+    for t in tombs:
+        if t.key.startswith(_FACT_SCOPES) and not seals.add(t):
+            facts.setdefault((t.key, t.value_sha256), []).append(t.time)
+    for times in facts.values():
+        times.sort()
     hidden = any(HIDDEN_MARK in k for k, _d in facts)   # (a hash per fact only then)
 
     def check(obj) -> bool:
@@ -568,7 +589,8 @@ def forgotten_check(store: Store, *, strict: bool = False, rejections: bool = Tr
             if not obj.body:
                 return False
             digest = value_digest(obj.body)
-            return (obj.key, digest) in facts or (hidden and (hidden_key(obj.key), digest) in facts) or \
+            return named_forget_time(facts.get((obj.key, digest), []), obj) is not None or \
+                (hidden and named_forget_time(facts.get((hidden_key(obj.key), digest), []), obj) is not None) or \
                 (bool(seals) and seals.when(obj) is not None)   # a plain copy a seal withdrew
         return False
     return check

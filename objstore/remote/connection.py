@@ -48,6 +48,12 @@ class SyncResult:
     #: of ``forgotten``: values holding a text a ``forget --match`` forgot, written where that forget
     #: had not arrived (``merge.ForgetIndex.unseen_time``), forgotten as it would have forgotten them
     forgotten_text: int = 0
+    #: a pull's merge: plain versions of a key sealed here, written on a machine the seal had not
+    #: reached, sealed here and withdrawn everywhere (``vault.incoming``); those below
+    #: ``user_stated`` over a ``user_stated`` sealed value withdrawn without being sealed, and review
+    #: proposals for such a key decided here (refused: every machine drops them)
+    sealed_here: int = 0
+    sealed_refused: int = 0
     remote_packs_rewritten: int = 0
     attempts: int = 0
     snapshot: str | None = None

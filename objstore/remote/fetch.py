@@ -22,9 +22,10 @@ from objstore.memory.recovery import recover
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import Manifest
-from objstore.memory.tombstones import HIDDEN_MARK, all_tombstones, hidden_key, text_rule
+from objstore.memory.tombstones import HIDDEN_MARK, all_tombstones, hidden_key, text_rule, tombstones_for
 from objstore.remote.merge import ForgetIndex, merge_chain
 from objstore.remote.connection import REPAIR_HINT, Progress, Remote, SyncResult, pack_place
+from objstore.vault.incoming import seal_incoming
 
 
 SYNCED = ("facts", "sessions", "tombstones", "queue")
@@ -303,6 +304,30 @@ def unseen_rules(held: dict[str, Tombstone], local: set[str], remote: set[str]
     return out
 
 
+def _seal_from_elsewhere(store: Store, key: str, rh: str, remote: RemoteObjects, fidx: ForgetIndex,
+                         res: SyncResult, journal: list[str], command: str) -> bool:
+    """The remote's plain chain ``rh`` of ``key``, sealed here: its live
+    versions no tombstone forgets nor seal withdrew are sealed here and
+    withdrawn (``vault.incoming.seal_incoming``), its objects journalled for
+    deletion; counted in ``res.sealed_here`` / ``res.sealed_refused``.
+    Returns True when it withdrew any (the remote still holds them plain).
+    A store without a vault leaves them as before (never merged here)."""
+    chain = read_chain(store, rh, Fact, remote=remote)
+    live = [f for _o, f in chain if f.body and not f.forgotten and fidx.fact_time(f) is None]
+    if not live:
+        return False
+    try:
+        out = seal_incoming(store, key, live, command)
+    except NotFound:   # no vault to seal to
+        return False
+    for t in tombstones_for(store, key):
+        fidx.add(t)
+    res.sealed_here += len(out.sealed)
+    res.sealed_refused += out.refused
+    journal += [f"D\t{o}" for o, _f in chain]
+    return True
+
+
 @dataclass
 class MergeReport:
     remote_rewritten: bool = False
@@ -339,7 +364,12 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
         if lh == rh:
             continue
         if is_fact and name[len("facts/"):] in sealed:
-            continue   # sealed here: a plain copy from elsewhere never comes back in the clear
+            # sealed here: a plain copy from elsewhere never comes back in the clear; a value written
+            # there before the seal arrived is sealed here and withdrawn everywhere (test27 V3)
+            if rh is not None and _seal_from_elsewhere(store, name[len("facts/"):], rh, remote, fidx, res,
+                                                       journal, command):
+                rep.remote_rewritten = True
+            continue
         if not is_fact and name[len("sessions/"):] in fidx.sessions:
             out_head, rewritten, dropped, final = None, True, set(), set()
             lc = read_chain(store, lh, Turn)
@@ -398,6 +428,14 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
             continue
         q = store.get(oid, QueueItem)
         if fidx.queue_item_forgotten(q):
+            rep.remote_rewritten = True
+            continue
+        if q.key in sealed:   # a plain proposal to a key sealed here: refused as a plain write here is,
+            # decided here (its ref made and removed: the push's ``done``), so every machine drops it
+            store.update_ref(name, None, oid, f"{command}: proposed elsewhere", time_ms=now)
+            store.update_ref(name, oid, None, f"{command}: refused, {q.key} is sealed here", time_ms=now)
+            store.delete_objects({oid})   # its value in the clear: gone now (the reflog keeps the id only)
+            res.sealed_refused += 1
             rep.remote_rewritten = True
             continue
         store.update_ref(name, None, oid, f"{command}: queued elsewhere", time_ms=now)

@@ -22,14 +22,18 @@ set, so every machine that merges the same inputs writes the same objects
 3. Every version whose value a *forget* tombstone names (key + SHA-256 of
    the normalized value) is emptied: ``body`` "" and ``forgotten`` = the
    tombstone's time (the earliest, if several) - exactly what ``mem forget``
-   wrote on the machine that forgot it.  A version below ``user_stated``
+   wrote on the machine that forgot it - except a ``user_stated`` version
+   recorded after every such forget, which stays as ``mem remember`` lets
+   it (its time: the earliest forget at or after it;
+   ``tombstones.named_forget_time``, test27 V14).  A version below ``user_stated``
    that ``mem remember`` would refuse here (its value was forgotten under
    another key, or holds a forgotten text: ``tombstones.forgotten_in``) is
    emptied the same way, ``forgotten`` = the latest forget's time.  A
    version of any trust that holds a forgotten text which the side it came
    from did not hold yet (``ForgetIndex.unseen_time``: written on a machine
    the ``forget --match`` had not reached) is emptied too, ``forgotten`` =
-   that text's earliest forget.
+   that text's earliest forget (a ``user_stated`` write of a key's
+   forgotten value back to it, recorded after its forgets, excepted).
 4. The chain is rebuilt on the prefix: each version re-linked to the one
    before and numbered one more; a version that did not change keeps its id.
    A chain with no live version left is removed (the key goes).
@@ -66,7 +70,7 @@ from objstore.core.objects import (LOST_SOURCE, Fact, QueueItem, Tombstone, Turn
                                    value_digest)
 from objstore.memory.refill import refill_from
 from objstore.memory.tombstones import (HIDDEN_MARK, TEXT_KEY, TurnForgets, Withdrawals, forgotten_in, hidden_key,
-                                        holds_text)
+                                        holds_text, named_forget_time)
 
 
 @dataclass
@@ -94,6 +98,9 @@ class ForgetIndex:
     unseen: dict[str, list[tuple[tuple[bytes, int], int]]] = field(default_factory=dict)
     #: the plain versions a seal withdrew (``tombstones.Withdrawals``: a seal on any machine)
     sealed: Withdrawals = field(default_factory=Withdrawals)
+    #: ``(key, sha256)`` -> every forget time (ms) of that value, sorted (:meth:`fact_time`: a
+    #: ``user_stated`` version recorded after the last of them stays, as it does locally)
+    fact_times: dict[tuple[str, bytes], list[int]] = field(default_factory=dict)
 
     def add(self, t: Tombstone) -> None:
         """Record a tombstone (rejections are not forgets and are ignored;
@@ -115,10 +122,27 @@ class ForgetIndex:
         else:
             return
         d[k] = min(d.get(k, t.time), t.time)
+        if d is self.facts:
+            self.fact_times.setdefault(k, []).append(t.time)
+            self.fact_times[k].sort()
+
+    def _named_time(self, f: Fact, k: tuple[str, bytes]) -> int | None:
+        """``tombstones.named_forget_time`` of live version ``f`` by the
+        forgets of ``k`` (its key, or hidden key, and value digest)."""
+        return named_forget_time(self.fact_times.get(k, []), f)
+
+    def _stated_back(self, f: Fact) -> bool:
+        """True when a forget of ``f``'s key named exactly its value and
+        every such forget came before ``f`` was recorded (the person wrote
+        the forgotten value back to the key: :meth:`_named_time` keeps it)."""
+        digest = value_digest(f.body)
+        keys = [(f.key, digest)] + ([(hidden_key(f.key), digest)] if self.hidden else [])
+        return any(k in self.fact_times and self._named_time(f, k) is None for k in keys)
 
     def fact_time(self, f: Fact) -> int | None:
-        """Forget time for a live version whose value a tombstone names, or,
-        below ``user_stated``, which ``facts.remember`` would refuse here
+        """Forget time for a live version whose value a tombstone names
+        (a ``user_stated`` one recorded after every such forget excepted:
+        :meth:`_named_time`), or, below ``user_stated``, which ``facts.remember`` would refuse here
         (``tombstones.forgotten_in``: a value forgotten under another key or
         holding a forgotten text; time: the latest forget, the same on every
         machine with the same tombstones), or a plain copy a seal withdrew
@@ -128,9 +152,9 @@ class ForgetIndex:
         if not self.forgets or f.forgotten or not f.body:
             return None
         digest = value_digest(f.body)
-        when = self.facts.get((f.key, digest))
+        when = self._named_time(f, (f.key, digest))
         if when is None and self.hidden:   # a key forgotten by hash (tombstones.hidden_key)
-            when = self.facts.get((hidden_key(f.key), digest))
+            when = self._named_time(f, (hidden_key(f.key), digest))
         if when is None and f.trust != "user_stated" and forgotten_in(self.forgets, f.key, f.body) is not None:
             when = self.latest
         return when
@@ -144,14 +168,20 @@ class ForgetIndex:
         forget would have forgotten it there (time: the earliest forget of
         the text, the same on every machine).  A version a side that knew
         the text kept live (a person stated it again after the forget) is
-        left alone.  Cost: nothing without such texts; else one SHA-256 per
+        left alone, and so is a ``user_stated`` version that writes a key's
+        forgotten value back to that key after every forget of it
+        (:meth:`_stated_back`, test27 V14); any other value holding the
+        text is forgotten whatever its trust (test16 F7).  Cost: nothing without such texts; else one SHA-256 per
         word start of the body and rule length."""
         if not self.unseen or f.forgotten or not f.body or not sides:
             return None
         lacked = set.intersection(*({r for r, _w in self.unseen.get(s, ())} for s in sides))
         if not lacked:
             return None
+        stated_back = f.trust == "user_stated" and self._stated_back(f)
         for rule, when in sorted(self.unseen[sides[0]], key=lambda rw: (rw[1], rw[0])):
+            if stated_back and when < f.recorded_at:
+                continue   # the person wrote a key's forgotten value back after the forget (test27 V14)
             if rule in lacked and holds_text(f.body, [rule]):
                 return when
         return None

@@ -146,7 +146,10 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
                 res.snapshots_pruned = [s.name for i, s in enumerate(snaps) if i not in keep]
                 snaps = [s for i, s in enumerate(snaps) if i in keep]
             have = {cache[p][i:i + 32].hex() for p in m.packs if p in cache for i in range(0, len(cache[p]), 32)}
-            gc = rep.remote_rewritten or any(n not in refs for n in m.refs if not n.startswith("queue/")) \
+            # (a queue item gone here is kept on the remote, unless this store deleted its object: a
+            # proposal to a key sealed here that a pull refused, fetch.merge)
+            gc = rep.remote_rewritten or any(n not in refs and (not n.startswith("queue/") or not store.has(o))
+                                             for n, o in m.refs.items()) \
                 or bool(res.snapshots_pruned) or (r.adopted and bool(m.packs))  # adopted: rewritten
             replaced: list[str] = []
             try:

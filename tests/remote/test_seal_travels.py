@@ -73,10 +73,10 @@ def test_a_seal_empties_every_other_copy_and_none_comes_back(tmp_path, mem):
 
 
 def test_b_pushing_before_it_pulled_the_seal_is_emptied_on_arrival(tmp_path, mem):
-    """B wrote a newer version offline (not withdrawn: B's own value stays
-    plain, the seal did not see it); its push pulls first and empties only
-    the version A sealed; A's pull deletes the plaintext object B had sent
-    before (an older mem on B) at once."""
+    """B wrote a newer version offline (the seal did not see it); its push
+    pulls first and empties only the version A sealed; A's pull seals B's
+    value there and withdraws it (session 27, test27 V3:
+    test_sealed_elsewhere_converges.py), so no plaintext stays on A."""
     ea, eb, a, b, r = _homes(tmp_path, mem)
     mem("remember", "user/wifi", "wifi moved to heron-5g", env=eb)
     mem("seal", "user/wifi", env=ea)
