@@ -35,8 +35,6 @@ import bisect
 import unicodedata
 from collections.abc import Callable, Iterable
 
-from objstore.core.jsonspan import json_escape, json_unescaped
-
 __all__ = [
     "LazyPattern",
     "ascii_reading",
@@ -369,7 +367,7 @@ def matcher(needle: str) -> Callable[..., bool]:
     contains ``needle`` (see the module docstring), as it is or as it reads
     (:func:`confusable_fold` of both: a zero-width space or a soft hyphen
     inside the text, fullwidth letters, do not hide it; test16 F14), or
-    with its JSON string escapes read (:func:`json_unescaped`: a tool
+    with its JSON string escapes read (``core.jsonspan.json_unescaped``: a tool
     call's input is stored as its JSON text, so the person's
     ``echo "x"`` is ``echo \\"x\\"`` there; test27 V29) when the needle
     holds a space, quote or backslash.
@@ -386,7 +384,10 @@ def matcher(needle: str) -> Callable[..., bool]:
     probe = max(norm.split(" "), key=len)  # has no whitespace: a test on fold() is exact
     seen = normalize_value(confusable_fold(needle))
     sprobe = max(seen.split(" "), key=len)
-    jprobe = json_escape(probe) if _json_special(norm) else None  # the probe as a JSON string holds it
+    jprobe = None
+    if _json_special(norm):   # the probe as a JSON string holds it
+        from objstore.core.jsonspan import json_escape  # defer: re, dataclasses
+        jprobe = json_escape(probe)
 
     def match(text: str, forms: dict | None = None) -> bool:
         f = text_form(text, forms, "fold")
@@ -412,13 +413,17 @@ def _json_special(norm: str) -> bool:
 def text_form(text: str, forms: dict | None, kind: str) -> str:
     """A form of ``text`` a matcher tests (:func:`matcher`): ``"fold"``
     (:func:`fold`), ``"seen"`` (``fold(confusable_fold(text))``: as it
-    reads), ``"json"`` (``fold`` of :func:`json_unescaped`), each with ``" ws"`` (its whitespace runs as one space).  Kept in
-    ``forms`` (made once) when it is a dict, else made anew."""
+    reads), ``"json"`` (``fold`` of ``core.jsonspan.json_unescaped``: its
+    JSON string escapes read), each with ``" ws"`` (its whitespace runs as
+    one space).  Kept in ``forms`` (made once) when it is a dict, else made anew."""
     got = forms.get(kind) if forms is not None else None
     if got is None:
         base, _sp, ws = kind.partition(" ")
-        got = (text_form(text, forms, base) if ws else fold(text) if base == "fold"
-               else fold(json_unescaped(text)[0]) if base == "json" else fold(confusable_fold(text)))
+        if base == "json" and not ws:
+            from objstore.core.jsonspan import json_unescaped  # defer: re, dataclasses
+            text = json_unescaped(text)[0]
+        got = (text_form(text, forms, base) if ws else fold(text) if base in ("fold", "json")
+               else fold(confusable_fold(text)))
         if ws:
             got = _WS.sub(" ", got)
         if forms is not None:
@@ -515,6 +520,7 @@ def find_spans(text: str, needle: str) -> list[tuple[int, int]]:
         if nd:
             spans += _spans_of(text, nd, seen)
     if "\\" in text and _json_special(norm_needle):   # inside a JSON string too (matcher; test27 V29)
+        from objstore.core.jsonspan import json_unescaped  # defer: re, dataclasses
         decoded, jst, jend = json_unescaped(text)
         if decoded != text:
             spans += [(jst[a], jend[b - 1]) for a, b in _spans_of(decoded, norm_needle, False)]

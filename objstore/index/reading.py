@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable, Mapping
 import tantivy
 
 from objstore.core.ids import is_full_id
-from objstore.core.jsonspan import json_escape
 from objstore.core.text import confusable_fold
 from objstore.index.analysis import tokenize, word_pairs
 from objstore.index.countcache import GenCounts, count_key
@@ -632,6 +631,7 @@ class SearchIndexReads:
         (session id or fact key): ``{id: ref}``, or None."""
         if kind not in KINDS:
             raise ValueError(f"unknown kind {kind!r}; expected one of {KINDS}")
+        from objstore.core.jsonspan import json_escape  # defer: re, dataclasses (startup)
         out: dict[str, str] = {}  # as typed, as it reads (fullwidth, invisible), in a JSON string (test27 V29)
         for form in dict.fromkeys((text, confusable_fold(text), json_escape(text))):
             got = self._candidate_refs(form, kind)
