@@ -47,6 +47,13 @@ def test_forget_match_finds_a_quoted_command_in_a_claude_code_tool_use(tmp_path,
     _forget_and_check(mem, store_path, body, ["Osprey"])
     shown = mem("show", sid).stdout
     assert shown.count("(forgotten at") == 2 and "noted" in shown and "note it down" in shown, shown
+    # the agent runs it again later in the session: the capture filter (the forget's match: rule) stores it redacted
+    with open(t, "ab") as fh:
+        fh.write(line(asst("a4", "m4", [tool_use("toolu_4", "Bash", command=cmd)], sid, ts="2026-01-05T10:05:00Z")))
+    mem("import", "claude-code", str(tmp_path / "cc"))
+    assert "[forgotten] >> notes.txt" in mem("show", sid).stdout
+    mem("gc", "--prune=now")
+    assert files_holding(store_path, "Initech") == []
 
 
 def test_forget_match_finds_a_backslash_in_a_codex_function_call(tmp_path, mem, store_path):
