@@ -13,6 +13,10 @@ of a few long strings scans in milliseconds; the structure around them is
 walked in Python.  :func:`scan` assumes the text already parsed with
 ``json.loads`` (the caller checks); on malformed input it raises
 ``ValueError``.
+
+:func:`json_unescaped` reads the string escapes of a JSON text kept as
+text (a tool call's input inside a turn) with the span each character comes
+from; :func:`json_escape` writes a text as the inside of a JSON string.
 """
 
 from __future__ import annotations
@@ -125,3 +129,43 @@ def scan(text: str, i: int = 0) -> Node:
     if m is None:
         raise ValueError(f"unexpected {c!r} at {i}")
     return Node(i, m.end(), "scalar")
+
+
+def json_escape(text: str) -> str:
+    """``text`` as the inside of a JSON string (``json.dumps``,
+    ``ensure_ascii=False``, as the importers store a tool call's input)."""
+    import json  # here: most importers of core.text never escape a needle
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+#: a JSON string escape (RFC 8259 section 7) that :func:`json_unescaped` reads
+_JSON_ESCAPE = re.compile(r'\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})')
+
+
+def json_unescaped(text: str) -> tuple[str, list[int], list[int]]:
+    """``(decoded, starts, ends)``: ``text`` with each JSON string escape
+    (RFC 8259 section 7: ``\\"``, ``\\\\``, ``\\/``, ``\\n`` ...,
+    ``\\uXXXX``) replaced by the character it stands for, and for each
+    character of ``decoded`` the span ``text[starts[k]:ends[k]]`` it comes
+    from.  Any other character, a lone backslash included, is kept as it
+    is, so any text can be given (a tool call's JSON input inside a turn's
+    text: test27 V29)."""
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    pos = 0
+    for m in _JSON_ESCAPE.finditer(text):
+        a, b = m.span()
+        out.extend(text[pos:a])
+        starts.extend(range(pos, a))
+        ends.extend(range(pos + 1, a + 1))
+        e = m.group()[1]
+        out.append(chr(int(m.group()[2:], 16)) if e == "u" else
+                   {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}.get(e, e))
+        starts.append(a)
+        ends.append(b)
+        pos = b
+    out.extend(text[pos:])
+    starts.extend(range(pos, len(text)))
+    ends.extend(range(pos + 1, len(text) + 1))
+    return "".join(out), starts, ends

@@ -366,7 +366,11 @@ def matcher(needle: str) -> Callable[..., bool]:
     """A predicate ``f(text, forms=None) -> bool``: whether ``text``
     contains ``needle`` (see the module docstring), as it is or as it reads
     (:func:`confusable_fold` of both: a zero-width space or a soft hyphen
-    inside the text, fullwidth letters, do not hide it; test16 F14).
+    inside the text, fullwidth letters, do not hide it; test16 F14), or
+    with its JSON string escapes read (``core.jsonspan.json_unescaped``: a tool
+    call's input is stored as its JSON text, so the person's
+    ``echo "x"`` is ``echo \\"x\\"`` there; test27 V29) when the needle
+    holds a space, quote or backslash.
     Precomputes the needle's forms, and rejects most texts with one
     substring test on ``fold(text)`` before collapsing its whitespace (an
     ASCII text reads as it is: the second test only for a needle that does not).  A needle that normalizes to ``""``
@@ -380,10 +384,16 @@ def matcher(needle: str) -> Callable[..., bool]:
     probe = max(norm.split(" "), key=len)  # has no whitespace: a test on fold() is exact
     seen = normalize_value(confusable_fold(needle))
     sprobe = max(seen.split(" "), key=len)
+    jprobe = None
+    if _json_special(norm):   # the probe as a JSON string holds it
+        from objstore.core.jsonspan import json_escape  # defer: re, dataclasses
+        jprobe = json_escape(probe)
 
     def match(text: str, forms: dict | None = None) -> bool:
         f = text_form(text, forms, "fold")
         if probe in f and norm in text_form(text, forms, "fold ws"):
+            return True
+        if jprobe is not None and "\\" in text and jprobe in f and norm in text_form(text, forms, "json ws"):
             return True
         if not seen or (text.isascii() and seen == norm):   # an ASCII text reads as it is
             return False
@@ -393,15 +403,27 @@ def matcher(needle: str) -> Callable[..., bool]:
     return match
 
 
+def _json_special(norm: str) -> bool:
+    """Whether a normalized needle may be stored JSON-escaped differently
+    from how it reads: it holds a quote, a backslash or whitespace (which
+    a JSON string may hold as ``\\n``, ``\\t``, ``\\r``)."""
+    return " " in norm or '"' in norm or "\\" in norm
+
+
 def text_form(text: str, forms: dict | None, kind: str) -> str:
     """A form of ``text`` a matcher tests (:func:`matcher`): ``"fold"``
     (:func:`fold`), ``"seen"`` (``fold(confusable_fold(text))``: as it
-    reads), each with ``" ws"`` (its whitespace runs as one space).  Kept in
-    ``forms`` (made once) when it is a dict, else made anew."""
+    reads), ``"json"`` (``fold`` of ``core.jsonspan.json_unescaped``: its
+    JSON string escapes read), each with ``" ws"`` (its whitespace runs as
+    one space).  Kept in ``forms`` (made once) when it is a dict, else made anew."""
     got = forms.get(kind) if forms is not None else None
     if got is None:
         base, _sp, ws = kind.partition(" ")
-        got = text_form(text, forms, base) if ws else fold(text) if base == "fold" else fold(confusable_fold(text))
+        if base == "json" and not ws:
+            from objstore.core.jsonspan import json_unescaped  # defer: re, dataclasses
+            text = json_unescaped(text)[0]
+        got = (text_form(text, forms, base) if ws else fold(text) if base in ("fold", "json")
+               else fold(confusable_fold(text)))
         if ws:
             got = _WS.sub(" ", got)
         if forms is not None:
@@ -495,18 +517,30 @@ def find_spans(text: str, needle: str) -> list[tuple[int, int]]:
     if not text.isascii() or seen != norm_needle:   # as it reads too (matcher): fullwidth, a zero-width space
         forms.append((True, seen))
     for seen, nd in forms:
-        if not nd:
-            continue
-        norm, starts, ends = normalized_map(text, seen)
-        pos = 0
-        while True:
-            s = norm.find(nd, pos)
-            if s < 0:
-                break
-            e = s + len(nd)
-            spans.append((starts[s], ends[e - 1]))
-            pos = e
+        if nd:
+            spans += _spans_of(text, nd, seen)
+    if "\\" in text and _json_special(norm_needle):   # inside a JSON string too (matcher; test27 V29)
+        from objstore.core.jsonspan import json_unescaped  # defer: re, dataclasses
+        decoded, jst, jend = json_unescaped(text)
+        if decoded != text:
+            spans += [(jst[a], jend[b - 1]) for a, b in _spans_of(decoded, norm_needle, False)]
     return _merge(spans)
+
+
+def _spans_of(text: str, nd: str, seen: bool) -> list[tuple[int, int]]:
+    """Spans of ``text`` whose normalized form (``seen``: as it reads) is
+    the normalized needle ``nd`` (:func:`find_spans`)."""
+    spans: list[tuple[int, int]] = []
+    norm, starts, ends = normalized_map(text, seen)
+    pos = 0
+    while True:
+        s = norm.find(nd, pos)
+        if s < 0:
+            break
+        e = s + len(nd)
+        spans.append((starts[s], ends[e - 1]))
+        pos = e
+    return spans
 
 
 def _merge(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -631,11 +631,14 @@ class SearchIndexReads:
         (session id or fact key): ``{id: ref}``, or None."""
         if kind not in KINDS:
             raise ValueError(f"unknown kind {kind!r}; expected one of {KINDS}")
-        seen = confusable_fold(text)
-        if seen != text:   # a needle with fullwidth letters or invisible characters: as typed, and as it reads
-            a, b = self._candidate_refs(text, kind), self._candidate_refs(seen, kind)
-            return None if a is None or b is None else {**a, **b}
-        return self._candidate_refs(text, kind)
+        from objstore.core.jsonspan import json_escape  # defer: re, dataclasses (startup)
+        out: dict[str, str] = {}  # as typed, as it reads (fullwidth, invisible), in a JSON string (test27 V29)
+        for form in dict.fromkeys((text, confusable_fold(text), json_escape(text))):
+            got = self._candidate_refs(form, kind)
+            if got is None:
+                return None
+            out.update(got)
+        return out
 
     def _candidate_refs(self, text: str, kind: str) -> dict[str, str] | None:
         """:meth:`substring_candidate_refs` of one form of the needle."""

@@ -618,11 +618,22 @@ def match_spans(text: str, rules: list[tuple[bytes, int]], *, word_starts: bool 
     """``(start, end)`` offsets into ``text`` (sorted; they may overlap) of
     every span whose normalized form hashes to a rule of ``rules``
     (``[(sha256, length)]``), found by :func:`find_matches` (``word_starts``
-    as there): what :func:`redact_matches` replaces."""
+    as there): what :func:`redact_matches` replaces.  A text with a
+    backslash is also read with its JSON string escapes decoded (a tool
+    call's input is stored as its JSON text; ``core.text.find_spans``,
+    test27 V29): such a span covers whole escapes."""
     if not rules or not text:
         return []
     norm, starts, ends = normalized_map(text)
-    return [(starts[s], ends[e - 1]) for s, e in find_matches(norm, rules, word_starts=word_starts)]
+    spans = [(starts[s], ends[e - 1]) for s, e in find_matches(norm, rules, word_starts=word_starts)]
+    if "\\" in text:
+        from objstore.core.jsonspan import json_unescaped  # defer: re, dataclasses
+        decoded, jst, jend = json_unescaped(text)
+        if decoded != text:
+            norm, starts, ends = normalized_map(decoded)
+            spans += [(jst[starts[s]], jend[ends[e - 1] - 1])
+                      for s, e in find_matches(norm, rules, word_starts=word_starts)]
+    return sorted(spans)
 
 
 def match_late_capture(store: Store, names: list[str], session: str, time_ms: int, texts: tuple[str, ...]) -> int:

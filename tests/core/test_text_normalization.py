@@ -113,3 +113,21 @@ def test_confusable_fold_drops_exactly_the_default_ignorables_then_nfkc():
     assert all(confusable_fold(f"\u00e9{chr(c)}x") == "\u00e9x" for c in ignorable)
     assert confusable_fold("Wal\u200brus \uff37\u00e9") == "Walrus W\u00e9"
     assert confusable_fold("lone \ud800 surrogate\u00ad") == "lone \ud800 surrogate"
+
+
+def test_a_needle_is_found_in_a_json_string_and_replaced_escapes_whole():
+    """test27 V29: a tool call's input is kept as its JSON text; the text as
+    the person copies it (a quote, a line break, a backslash) matches there,
+    and a replacement covers whole escapes, so the JSON still parses."""
+    import json
+    from objstore.core.jsonspan import json_unescaped
+    from objstore.core.text import find_spans, matcher, replace_matches
+    raw = json.dumps({"command": 'echo "Initech closes" && cat C:\\tmp\\x', "content": "planned:\nteam Osprey"},
+                     ensure_ascii=False)
+    for needle in ('echo "initech closes"', "C:\\tmp\\x", "planned:\nteam Osprey", "planned: team osprey"):
+        assert matcher(needle)(raw), needle
+        out, n = replace_matches(raw, needle, "[X]")
+        assert n == 1 and "[X]" in json.dumps(json.loads(out)), (needle, out)
+    assert not matcher('echo "initech opens"')(raw)
+    assert find_spans('a \\q "b"', 'a \\q "b"') == [(0, 8)]        # a lone backslash stays as it is
+    assert json_unescaped('x\\u00e9\\"') == ('xé"', [0, 1, 7], [1, 7, 9])
