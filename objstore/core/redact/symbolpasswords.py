@@ -24,8 +24,8 @@ _LETTER = re.compile(r"[A-Za-z]")
 _DIGIT_OR_SYMBOL = re.compile(r"[^A-Za-z]")
 #: code, not a password: a call or a subscript that closes the token (``get(x)``, ``env["PW"]``,
 #: ``f(a,b)``), a string concatenation or a format
-#: (also one whose closing quote and bracket the token left out: ``form['password``)
-_CODE = re.compile(r"[A-Za-z_][\w.]*(?:\(.*\)|\[.*\]|[(\[][\"'`]?[\w.\-]*)[,;]?"
+#: (also one whose closing quote and bracket the token left out: ``form['password``, ``partition(':``)
+_CODE = re.compile(r"[A-Za-z_][\w.]*(?:\(.*\)|\[.*\]|[(\[](?:[rbfuRBFU]{0,2}[\"'`].*|[\w.\-]*))[,;]?"
                    r"|.*\b(?:os\.environ|getenv|input|getpass)\b.*", re.S)
 
 _LABEL = (r"(?:passw(?<![A-Za-z0-9\-]passw)(?:or)?d|passwort(?<![A-Za-z0-9\-]passwort)"
