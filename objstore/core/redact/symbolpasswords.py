@@ -21,12 +21,16 @@ from objstore.core.redact.rule import Rule, make_rule
 #: the symbols that stop the other rules' values: one of them inside a token makes this rule's case
 _INNER = frozenset("\"'`\\;|<>(){}[],/")
 _LETTER = re.compile(r"[A-Za-z]")
+_ESCAPED_LINE_END = re.compile(r"\\[nrt]")
 _DIGIT_OR_SYMBOL = re.compile(r"[^A-Za-z]")
 #: code, not a password: a call or a subscript that closes the token (``get(x)``, ``env["PW"]``,
 #: ``f(a,b)``), a string concatenation or a format
 #: (also one whose closing quote and bracket the token left out: ``form['password``, ``partition(':``)
 _CODE = re.compile(r"[A-Za-z_][\w.]*(?:\(.*\)|\[.*\]|[(\[](?:[rbfuRBFU]{0,2}[\"'`].*|[\w.\-]*))[,;]?"
                    r"|.*\b(?:os\.environ|getenv|input|getpass)\b.*", re.S)
+
+#: a name right before a bracket: code when it is dotted, snake_case or has no digit (a password's head has one)
+_CALL = re.compile(r"([A-Za-z_][\w.]*)[(\[]")
 
 _LABEL = (r"(?:passw(?<![A-Za-z0-9\-]passw)(?:or)?d|passwort(?<![A-Za-z0-9\-]passwort)"
           r"|passphrase(?<![A-Za-z0-9\-]passphrase)|pwd(?<![A-Za-z0-9\-_]pwd)|pass(?<=_pass))(?![A-Za-z0-9])")
@@ -49,8 +53,13 @@ def symbol_password_ok(v: str) -> bool:
         return False
     if _INNER.isdisjoint(v[:-1]) or "://" in v or _LETTER.search(v) is None:
         return False
+    if _ESCAPED_LINE_END.search(v):
+        return False                          # 'password = -1\\n    if …': a JSON-escaped line end, not a password
     if _DIGIT_OR_SYMBOL.search("".join(c for c in v if c not in _INNER)) is None:
         return False                          # words joined by symbols ('read/write', 'yes,no', "don't")
+    call = _CALL.match(v)
+    if call and ("." in call[1] or "_" in call[1] or not any(c.isdigit() for c in call[1])):
+        return False                          # 'self.get(\"x', 'Cache(result=path': a call, not 'Hx8(kq)Lm3'
     if _CODE.fullmatch(v) or is_placeholder(v):
         return False
     return True
