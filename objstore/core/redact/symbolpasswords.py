@@ -9,7 +9,7 @@ takes the whole token after an explicit password label (``password``, ``passwd``
 token ends at a blank or the end of the text; the quotes that close a JSON or shell string around it
 (``echo \\"Password: Zq7\\\\\\"mm2x!\\""``: a tool call stored JSON-escaped) and trailing sentence
 punctuation are left out of it.  :func:`symbol_password_ok` tells it from code (``password=get(x)``,
-``pwd=os.environ["PW"]``, ``password=f(a,b)``), references, paths and URLs."""
+``pwd=os.getenv("PW")``, ``password=f(a,b)``), references, paths and URLs."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ _DIGIT_OR_SYMBOL = re.compile(r"[^A-Za-z]")
 #: ``f(a,b)``), a string concatenation or a format
 #: (also one whose closing quote and bracket the token left out: ``form['password``, ``partition(':``)
 _CODE = re.compile(r"[A-Za-z_][\w.]*(?:\(.*\)|\[.*\]|[(\[](?:[rbfuRBFU]{0,2}[\"'`].*|[\w.\-]*))[,;]?"
-                   r"|.*\b(?:os\.environ|getenv|input|getpass)\b.*", re.S)
+                   r"|.*\b(?:os\.env(?:iron)?|getenv|input|getpass)\b.*", re.S)
 
 #: a name right before a bracket: code when it is dotted, snake_case or has no digit (a password's head has one)
 _CALL = re.compile(r"([A-Za-z_][\w.]*)[(\[]")
@@ -48,7 +48,7 @@ def symbol_password_ok(v: str) -> bool:
     holds a symbol the other rules stop at (:data:`_INNER`) before its last character, and besides
     those symbols letters with digits or other symbols (not words joined by them: ``read/write``), 4 to 256 characters, not a reference (``$PW``, ``%s``, ``{pw}``,
     ``<pw>``), a path or URL (``/etc/pw``, ``~/x``, ``a://b``), a whole placeholder
-    (:func:`.checks.is_placeholder`), nor code (``get(x)``, ``env["PW"]``, ``os.environ…``)."""
+    (:func:`.checks.is_placeholder`), nor code (``get(x)``, ``env["PW"]``, ``os.getenv(…)``)."""
     if not (4 <= len(v) <= 256) or v[0] in "$%/~.#{<*([&@=":
         return False
     if _INNER.isdisjoint(v[:-1]) or "://" in v or _LETTER.search(v) is None:
