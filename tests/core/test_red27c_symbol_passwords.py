@@ -61,7 +61,7 @@ KEPT = [
     "password=get_password(user)", 'pwd=os.environ["PW"]', "password = input(prompt)",
     "password=request.form['password']", "DB_PASS=${DB_PASS}", "Password: <your-password>",
     "password: /etc/app/secret.txt", "password: read/write", "password: yes,no",
-    "passwd=f(a,b)", "password: https://vault.example/x", "Password: (see below)",
+    "passwd=f(a,b)", "password: https://vault.example/x", "Password: (see below)", "Password::make($x)",
 ]
 
 

@@ -49,7 +49,7 @@ def symbol_password_ok(v: str) -> bool:
     those symbols letters with digits or other symbols (not words joined by them: ``read/write``), 4 to 256 characters, not a reference (``$PW``, ``%s``, ``{pw}``,
     ``<pw>``), a path or URL (``/etc/pw``, ``~/x``, ``a://b``), a whole placeholder
     (:func:`.checks.is_placeholder`), nor code (``get(x)``, ``env["PW"]``, ``os.getenv(…)``)."""
-    if not (4 <= len(v) <= 256) or v[0] in "$%/~.#{<*([&@=":
+    if not (4 <= len(v) <= 256) or v[0] in "$%/~.#{<*([&@=:":
         return False
     if _INNER.isdisjoint(v[:-1]) or "://" in v or _LETTER.search(v) is None:
         return False
