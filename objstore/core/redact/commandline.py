@@ -165,9 +165,9 @@ COMMAND_LINE_RULES: list[Rule] = [
        priority=45, check=cli_secret_ok, anchors=("login",)),
     _r("cli-password",
        "curl(1) '-u, --user <user:password>' and '-U, --proxy-user <user:password>' (red26: its quote JSON-escaped "
-       "too) https://curl.se/docs/manpage.html",
+       "too; test27 V30: an escaped quote inside the password, 'admin:Zq7\\\"mm2x', is part of it) https://curl.se/docs/manpage.html",
        _cmd("curl") + _ARGS_BEFORE + r"(?:-u|--user|-U|--proxy-user)(?:[ \t]+|=)?(?:\\{0,3}[\"'])?[^\s:\"'`\\]{1,128}:"
-       r"(?P<secret>(?:[^\s\"'`;&|<>()\\]|\\(?!\\{0,2}[\"'])){1,256}+)",
+       r"(?P<secret>(?:[^\s\"'`;&|<>()\\]|\\(?:\\\\)?[\"'](?=[^\s\"'`\\;&|<>()])|\\(?!\\{0,2}[\"'])){1,256}+)",
        priority=45, check=cli_secret_ok, anchors=("curl",)),
     _r("cli-password",
        "redis-cli '-a <password>' / '--pass <password>' (https://redis.io/docs/latest/develop/tools/cli/)",

@@ -19,6 +19,7 @@ from objstore.core.redact.heredocs import HEREDOC_RULES
 from objstore.core.redact.memcommand import MEM_COMMAND_RULES
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import find_each, scan_at
+from objstore.core.redact.symbolpasswords import SYMBOL_PASSWORD_RULES
 
 
 # ``password is X``, ``my db passphrase was X``, ``the password is now: X``, over the lowercased
@@ -349,6 +350,7 @@ PASSWORD_RULES: list[Rule] = [
        r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d[ \t]{1,4}(?P<secret>[A-Za-z0-9][^\s\"'`]{6,126}?"
        r"[^\s\"'`.,;:!?)\]])(?=[.,;:!?)\]]*(?:[\s\"'`]|$))",
        priority=53, check=bare_password_ok, anchors=("passw",)),
+    *SYMBOL_PASSWORD_RULES,
     *COMMAND_LINE_RULES,
     *HEREDOC_RULES,
     _r("password-phrase",

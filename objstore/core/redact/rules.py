@@ -13,6 +13,7 @@ from objstore.core.redact.callargs import CALL_RULES
 from objstore.core.redact.markdown import MARKDOWN_RULES
 from objstore.core.redact.passwords import PASSWORD_RULES
 from objstore.core.redact.rule import LA_CAPS, Rule, make_rule, tok
+from objstore.core.redact.vendortokens import VENDOR_TOKEN_RULES
 from objstore.core.redact.scanners import (ASSIGN, GEN_ANCHORS, KW, PEM_BODY, VALUE, VALUE_END, scan_at,
                                            scan_aws_pair, scan_generic, scan_named, scan_pem)
 
@@ -316,6 +317,7 @@ RULES: list[Rule] = [
        "npm 'About access tokens' / GitHub blog 'npm's new access token format' (npm_ + 36 chars) "
        "https://github.blog/2021-09-23-announcing-npms-new-access-token-format/",
        tok(("npm_",), r"[A-Za-z0-9]{36}", glued=True)),
+    *VENDOR_TOKEN_RULES,   # red27c (test27 V26): Figma, Postman, Sentry, Grafana, New Relic, … (vendortokens)
     _r("mem-key",
        "mem MCP server keys: memk_ + 43 base64url characters (256 random bits), docs/mcp.md",
        tok(("memk_",), r"[A-Za-z0-9_-]{43}", glued=True)),

@@ -68,6 +68,16 @@ slack-webhook             path after ``hooks.slack.com/services|workflows|trigge
 stripe-key                ``sk_live_ rk_live_ sk_test_ rk_test_`` + 10..247 alnum;    Stripe "API keys"; "Webhook signatures"
                           ``whsec_`` + base64
 npm-token                 ``npm_`` + 36 [A-Za-z0-9]                                    npm/GitHub "npm's new access token format"
+figma-token               ``figd_`` + 36..64 [A-Za-z0-9_-] (red27c, test27 V26)        Figma "Access tokens"
+postman-key               ``PMAK-`` + 24 hex + ``-`` + 34 hex                          Postman API authentication; gitleaks
+sentry-token              ``sntrys_`` (org) / ``sntryu_`` (user) + 40.. base64         Sentry "Auth Tokens"; gitleaks
+grafana-token             ``glsa_`` service account, ``glc_`` Cloud token + 32..       Grafana service accounts; gitleaks
+newrelic-key              ``NRAK- NRJS- NRII-`` + 19..40 [A-Za-z0-9_-]                 New Relic "API keys"; gitleaks
+netlify-token             ``nfp_ nfc_ nfo_`` + 36..64 [A-Za-z0-9]                      Netlify API authentication
+terraform-cloud-token     14 alnum + ``.atlasv1.`` + 60..70 [A-Za-z0-9_=-]             HCP Terraform "API tokens"; gitleaks
+flyio-token               ``fo1_`` + 43; ``fm1a_ fm1r_ fm2_`` + 100.. base64           Fly.io "Access tokens"; gitleaks
+render-key                ``rnd_`` + 32..48 [A-Za-z0-9]                                Render "API keys"
+jfrog-key                 ``AKCp`` + 69 [A-Za-z0-9]                                    JFrog API key; gitleaks jfrog-api-key
 mem-key                   ``memk_`` + 43 [A-Za-z0-9_-]                                 mem's own MCP keys (docs/mcp.md)
 age-secret-key            ``AGE-SECRET-KEY-1`` + 58 Bech32 upper case; plugin         age v1 spec (X25519 identities); C2SP
                           identities ``AGE-PLUGIN-<NAME>-1`` + Bech32 (mem's sync     age-plugin "Identities"

@@ -591,6 +591,32 @@ files["gcloud-and-labels-red26b.txt"] = (f"""$ gcloud auth print-refresh-token  
 # look-alikes that stay: /srv/1//0/archive, \u5bc6\u7801\uff1a\u8bf7\u8f93\u5165\u60a8\u7684\u5bc6\u7801, senha: obrigat\u00f3ria
 """, [(REFRESH, "google-oauth-refresh-token"), (MIMA, "markdown-secret"), (PAROL, "markdown-secret")])
 
+# session 27 (red27c, test27 V26): vendor tokens known by their documented prefix; a seed of their own, so every
+# value above keeps its place
+_r27c = random.Random(2727)
+
+
+def _d27(n: int, alphabet: str = ALNUM) -> str:
+    return "".join(_r27c.choice(alphabet) for _ in range(n))
+
+
+HEXL = "0123456789abcdef"
+V26 = [("figd_FAKE" + _d27(36, ALNUM + "_-"), "figma-token"),
+       ("PMAK-" + _d27(24, HEXL) + "-" + _d27(34, HEXL), "postman-key"),
+       ("sntryu_" + _d27(64, HEXL), "sentry-token"),
+       ("glsa_FAKE" + _d27(28) + "_" + _d27(8, HEXL), "grafana-token"),
+       ("NRAK-FAKE" + _d27(23, UPPER_NUM), "newrelic-key"),
+       ("nfp_FAKE" + _d27(32), "netlify-token"),
+       (_d27(14, string.ascii_lowercase + string.digits) + ".atlasv1.FAKE" + _d27(60, ALNUM + "_-"),
+        "terraform-cloud-token"),
+       ("fo1_FAKE" + _d27(39, ALNUM + "_-"), "flyio-token"),
+       ("rnd_FAKE" + _d27(28), "render-key"),
+       ("AKCpFAKE" + _d27(65), "jfrog-key")]
+files["vendor-tokens-red27c.sh"] = ("# vendor tokens an agent is handed, no label (every value FAKE)\n"
+                                   + "".join(f"deploy --with {t} # step {i}\n" for i, (t, _) in enumerate(V26))
+                                   + "# look-alikes that stay: nfp_utils, rnd_module_name, figd_thing, AKCpython\n",
+                                   V26)
+
 manifest = {}
 for name, (text, secrets) in files.items():
     (HERE / name).write_text(text, encoding="utf-8")

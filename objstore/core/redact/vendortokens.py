@@ -1,0 +1,61 @@
+"""Vendor token formats added by red27c (test27 V26), each by its documented prefix and shape, so a
+token is caught without a label ('here is the key figd_…').  The shapes follow the vendors' own pages
+and gitleaks' public rules (https://github.com/gitleaks/gitleaks/tree/master/cmd/generate/config/rules),
+the same reference as the formats in :mod:`.rules`, whose table (``RULES``) splices these in."""
+
+from __future__ import annotations
+
+from objstore.core.redact.rule import Rule, make_rule, tok
+
+_r = make_rule
+
+#: the rules, in table order
+VENDOR_TOKEN_RULES: list[Rule] = [
+    _r("figma-token",
+       "Figma personal access tokens: figd_ + 40 [A-Za-z0-9_-] "
+       "https://www.figma.com/developers/api#access-tokens",
+       tok(("figd_",), r"[A-Za-z0-9_-]{36,64}+", glued=True)),
+    _r("postman-key",
+       "Postman API keys: PMAK- + 24 hex + - + 34 hex (gitleaks postman-api-token) "
+       "https://learning.postman.com/docs/developer/postman-api/authentication/",
+       tok(("PMAK-",), r"[a-fA-F0-9]{24}-[a-fA-F0-9]{34}", glued=True)),
+    _r("sentry-token",
+       "Sentry auth tokens: sntrys_ org token (base64 payload), sntryu_ user token + 64 hex (gitleaks "
+       "sentry-org-token, sentry-user-token) https://docs.sentry.io/account/auth-tokens/",
+       tok(("sntrys_", "sntryu_"), r"[A-Za-z0-9+/=_]{40,512}+", glued=True)),
+    _r("grafana-token",
+       "Grafana service account tokens glsa_ + 32 alnum + _ + 8 hex, Grafana Cloud access policy tokens glc_ "
+       "+ base64 (gitleaks grafana-service-account-token, grafana-cloud-api-token) "
+       "https://grafana.com/docs/grafana/latest/administration/service-accounts/",
+       tok(("glsa_", "glc_"), r"[A-Za-z0-9+/_]{32,400}+={0,2}", glued=True)),
+    _r("newrelic-key",
+       "New Relic keys: NRAK- user key + 27, NRJS- browser key + 19, NRII- insert key + 32 (gitleaks new-relic-"
+       "user-api-key, new-relic-browser-api-token, new-relic-insert-key) "
+       "https://docs.newrelic.com/docs/apis/intro-apis/new-relic-api-keys/",
+       tok(("NRAK-", "NRJS-", "NRII-"), r"[A-Za-z0-9_-]{19,40}", glued=True)),
+    _r("netlify-token",
+       "Netlify personal access tokens: nfp_ + 36 [A-Za-z0-9] (also the nfc_, nfo_ OAuth and CLI forms) "
+       "https://docs.netlify.com/api/get-started/#authentication",
+       tok(("nfp_", "nfc_", "nfo_"), r"[A-Za-z0-9]{36,64}")),
+    _r("terraform-cloud-token",
+       "HCP Terraform (Terraform Cloud/Enterprise) API tokens: 14 alnum + .atlasv1. + 60-70 [A-Za-z0-9_=-] "
+       "(gitleaks hashicorp-tf-api-token) https://developer.hashicorp.com/terraform/cloud-docs/users-teams-"
+       "organizations/api-tokens",
+       r"(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,70}(?![A-Za-z0-9_=\-])",
+       anchors=(".atlasv1.",)),
+    _r("flyio-token",
+       "Fly.io tokens: fo1_ + 43 [A-Za-z0-9_-] OAuth token; fm1a_/fm1r_/fm2_ + base64 macaroon (gitleaks "
+       "flyio-access-token) https://fly.io/docs/security/tokens/",
+       tok(("fo1_",), r"[A-Za-z0-9_-]{43}", glued=True)),
+    _r("flyio-token",
+       "Fly.io macaroon tokens: fm1a_, fm1r_, fm2_ + base64, also after 'FlyV1 ' "
+       "https://fly.io/docs/security/tokens/",
+       tok(("fm1a_", "fm1r_", "fm2_"), r"[A-Za-z0-9+/_-]{100,}+={0,3}", glued=True)),
+    _r("render-key",
+       "Render API keys: rnd_ + 32 [A-Za-z0-9] https://render.com/docs/api#1-create-an-api-key",
+       tok(("rnd_",), r"[A-Za-z0-9]{32,48}")),
+    _r("jfrog-key",
+       "JFrog Artifactory API keys: AKCp + 69 [A-Za-z0-9] (73 characters; gitleaks jfrog-api-key) "
+       "https://jfrog.com/help/r/jfrog-platform-administration-documentation/api-key",
+       tok(("AKCp",), r"[A-Za-z0-9]{69}")),
+]
