@@ -528,8 +528,9 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     if omitted:   # said in the block, so an agent does not take it for the whole memory (test27 V13)
         reserve = estimate_tokens(omitted_note(sum(map(len, tiers))))
         if spent + reserve > budget:
-            lines, chosen, omitted, _spent = fill(budget - reserve)
-        lines.append(omitted_note(omitted))
+            lines, chosen, omitted, spent = fill(budget - reserve)
+        if spent + reserve <= budget:   # (the memory files alone may fill it: then no room for the line)
+            lines.append(omitted_note(omitted))
     body: list[str] = ([files] if files else []) + lines
     note = dormant_note(store, sleeping)
     if note:

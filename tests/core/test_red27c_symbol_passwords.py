@@ -103,3 +103,14 @@ def test_vendor_token_without_a_label(rule):
                                   "PMAK-123", "import nfp_utils", "fo1_short"])
 def test_vendor_prefix_look_alikes_are_kept(text):
     assert redact(text).text == text
+
+
+def test_a_cut_mark_after_the_password_is_never_read_into():
+    """The CI of the merged batch: the symbol rule read ``…[cut 9 chars]``,
+    the importers' cut mark, as part of the password and left ``9 chars]``.
+    The token ends at ``…``; the mark stays whole."""
+    from objstore.core.redact import redact
+    out = redact('x Password: Zq7"mm2x!…[cut 9 chars]').text
+    assert out.endswith("…[cut 9 chars]") and "mm2x" not in out, out
+    out = redact("a" * 40 + " DB_PASSWORD=Zq7mm9xQ!Lark#552…[cut 9 chars]").text
+    assert out.endswith("…[cut 9 chars]"), out

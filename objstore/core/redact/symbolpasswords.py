@@ -38,8 +38,8 @@ _LINK = r"(?:[ \t]{0,8}(?::|=)[ \t]{0,8}|[ \t]{1,4}(?:is|was)[ \t]{1,4}(?::[ \t]
 #: the token, lazily, then what may close it: quotes (each after up to 3 backslashes) and then sentence or
 #: bracket punctuation, or sentence punctuation alone (a bracket that closes the token is part of it, so that
 #: a call or subscript is seen whole: ``get(user)``), then a blank, an escaped line end or the end
-_END = r"(?:\\{1,3}[nrt]|\s|$)"
-_TOKEN = (r"(?P<secret>[^\s\"'`\\]\S{2,255}?)(?=(?:\\{0,3}[\"'`])+[.,;:?)}\]]*" + _END
+_END = r"(?:\\{1,3}[nrt]|\s|$|…)"   # (… starts a cut mark, "…[cut N chars]": never read into it)
+_TOKEN = (r"(?P<secret>[^\s\"'`\\…][^\s…]{2,255}?)(?=(?:\\{0,3}[\"'`])+[.,;:?)}\]]*" + _END
           + r"|[.,;:?]*" + _END + ")")
 
 
