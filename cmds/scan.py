@@ -27,7 +27,9 @@ def command(text, files, no_remotes, as_json, store):
     named on stderr as skipped, never a match; a FIFO, a device or a
     socket is not read, and named as skipped) and the names of its files
     (a ref is named by its key), the search index, the agent transcripts
-    the store captured from (imported, or read by the hooks), the Markdown
+    the store captured from (imported, or read by the hooks) and their file
+    and folder names (Claude Code names a folder after the working
+    directory: mem cannot rename it, the scan says so), the Markdown
     notes it imported, your shell history files, every remote and backup
     (read back and decrypted with the sync key), and any --file.
     Use it to check a forget.  Without TEXT it asks for it without echo, so

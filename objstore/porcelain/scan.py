@@ -20,7 +20,8 @@ Places searched:
   text too: it can hold what a person typed);
 * **the search index**, by asking it (its document store is compressed);
 * **the agents' transcripts** this store captured from (imported, or read
-  by the hooks: ``objstore.capture.sourcelist.imported_sources``);
+  by the hooks: ``objstore.capture.sourcelist.imported_sources``), and
+  their file and folder names;
 * **other files** the caller names (shell history files);
 * **remotes and backups**: blobs the caller reads back and decrypts
   (``objstore.remote.inspect.remote_plaintexts``), passed as ``blobs``.
@@ -245,6 +246,11 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
                  for p in transcripts if os.path.exists(p) and not is_regular(p)]
         for th in find(transcripts, text):
             hits.append(ScanHit("transcript", str(th.path), f"{th.lines} line(s)"))
+        # a name holds text too: Claude Code names a project's folder after its working directory (test28 Y3)
+        named = {str(q) for q in (Path(t) for t in transcripts) for q in (q.parent, q) if m(q.name)}
+        hits += [ScanHit("transcript", n, "its name holds it (Claude Code names a project's folder after the "
+                         "working directory): mem cannot rename it; rename or delete it yourself")
+                 for n in sorted(named)]
     for place, name, data in blobs:
         if any(n in data for n in needles) or m(data.decode("utf-8", "replace")):
             hits.append(ScanHit(place, name))
