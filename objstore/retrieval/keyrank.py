@@ -41,6 +41,15 @@ whichever version matched.  So a key is ranked, not a version:
    named keys (``mem search deploy`` over 40 facts saying "deploy" more
    often than ``project/acme/deploy`` does).
 
+5. **One name, the narrower scope first** (``recall``; test28 Y10).  When
+   facts of one name (:func:`key_name`) in several scopes are among the
+   hits (``project/api/style``, ``user/style``, ``global/style``), they
+   keep the places they won but take them narrowest first: the project's
+   own value (only when recall is scoped to projects: the project is the
+   one asked about), then the person's (``user/``), then ``global/``
+   (:func:`narrower_first`).  A project value overrides the person's
+   default; an agent that takes the first fact follows it.
+
 The rules are pure but :func:`named_alone`, which searches the index; ``index_terms`` needs tantivy's stemmer, imported when
 first called.
 """
@@ -135,6 +144,31 @@ def key_name(key: str) -> str:
     ``"editor"``, ``project/acme/deploy/prod`` -> ``"deploy prod"``."""
     parts = key.split("/")
     return " ".join(parts[2:] if parts[0] == "project" else parts[1:])
+
+
+_SCOPE_RANK = {"project": 0, "user": 1, "global": 2}
+
+
+def narrower_first(hits: list, scoped: bool) -> list:
+    """Rule 5: ``hits`` (objects with ``kind`` and ``key``) with the facts of
+    one :func:`key_name` reordered among the places they hold, narrowest
+    scope first (``project`` when ``scoped``, then ``user``, then
+    ``global``; unscoped, a project's fact keeps its place and rank among
+    them by score order).  Every other hit keeps its place.  Returns a new
+    list; O(len(hits))."""
+    groups: dict[str, list[int]] = {}
+    for i, h in enumerate(hits):
+        if getattr(h, "kind", None) == "fact" and h.key:
+            scope = h.key.split("/", 1)[0]
+            if scope in _SCOPE_RANK and (scoped or scope != "project"):
+                groups.setdefault(key_name(h.key).casefold(), []).append(i)
+    out = list(hits)
+    for places in groups.values():
+        if len(places) > 1:
+            ordered = sorted(places, key=lambda i: (_SCOPE_RANK[hits[i].key.split("/", 1)[0]], i))
+            for at, i in zip(places, ordered):
+                out[at] = hits[i]
+    return out
 
 
 def name_terms(key: str, cache: dict[str, frozenset[str]] | None = None) -> frozenset[str]:

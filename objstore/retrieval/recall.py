@@ -111,7 +111,7 @@ TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
     from objstore.memory.tombstones import Hider
 from objstore.retrieval.dates import time_windows
-from objstore.retrieval.keyrank import FACT_KINDS, key_score, named_alone, names_key, older_match
+from objstore.retrieval.keyrank import FACT_KINDS, key_score, named_alone, names_key, narrower_first, older_match
 from objstore.retrieval.recalltypes import RecallHit, RecallOptions, RecallResult, iso_time  # noqa: F401  (re-exported)
 from objstore.retrieval.timeitems import Said, fact_text, time_items
 from objstore.retrieval.timeline import lower_words_of, order_by_time, values_of, wants_current
@@ -488,6 +488,7 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
                         opts, as_of, turns, ns, lower)
     if opts.supersede and len(got_hits) > 1 and wants_current(qs):
         got_hits = _order_by_time(got_hits, extra, qs, opts, terms, lower)
+    got_hits = narrower_first(got_hits, scoped=proj is not None)   # keyrank rule 5 (test28 Y10)
     hide = hider(store) if any(h.kind == "turn" or h.updated_later for h in got_hits[:limit]) else None
     res.hits = [_snippet(h, query_text, opts, hide) for h in got_hits[:limit]]
     res.superseded = sum(1 for h in res.hits if h.updated_later)
