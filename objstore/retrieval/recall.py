@@ -196,7 +196,7 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
         alone, _ = named_alone(store, query, qterms, opts.depth, hits=None if "turn" in kinds else hits,
                                projects=None if projects is None else [*projects, ""],
                                roles=roles, stopwords=opts.stopwords, scope_idf=opts.scope_idf)
-    gate = content_words(query) if opts.gate else []
+    gate = content_words(query, opts.stopwords) if opts.gate else []
     cover = coverage_weights(weights) if opts.coverage else {}
     held: dict[str, frozenset[str]] = {}
     if gate or len(cover) > 1:  # what each turn hit holds of the words: the postings, read once for both

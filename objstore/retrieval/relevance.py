@@ -39,25 +39,29 @@ args arguments input output result type text
 """.split())
 
 
-def content_words(query: str) -> list[frozenset[str]]:
+def content_words(query: str, stopwords: bool = True) -> list[frozenset[str]]:
     """The content words of ``query`` (module docstring) as the sets of
     index terms (``index_terms``, stemmed) a turn must hold all of:
     ``content_words("which port does postgres use")`` ->
     ``[{"port"}, {"postgr"}]``; a word of several tokens is one set
     (``m34.py`` -> ``{"m34", "py"}``), kept when one of its tokens is a
     content word.  One-character tokens are no content word.  ``[]``:
-    nothing to gate on."""
+    nothing to gate on, also when every word the search matches is a
+    content word (``stopwords``: the search drops the stop words), since
+    then every hit holds one (no postings need reading)."""
     from objstore.index.searchindex import QUERY_STOPWORDS, index_terms, tokenize  # deferred: tantivy
     skip = QUERY_STOPWORDS | GENERIC_WORDS | FIELD_WORDS
     out: list[frozenset[str]] = []
+    other = False   # a word the search matches that is no content word
     for word in query.split():
         toks = tokenize(word)
         if not any(len(t) > 1 and t not in skip and not set(index_terms(t)) <= skip for t in toks):
+            other = other or bool(toks) and not (stopwords and len(toks) == 1 and toks[0] in QUERY_STOPWORDS)
             continue
         terms = frozenset(index_terms(" ".join(toks)))
         if terms and terms not in out:
             out.append(terms)
-    return out
+    return out if other else []
 
 
 def held_of_hits(store: Store, hits: Sequence, words: Sequence[str],
