@@ -45,7 +45,8 @@ def content_words(query: str, stopwords: bool = True) -> list[frozenset[str]]:
     ``content_words("which port does postgres use")`` ->
     ``[{"port"}, {"postgr"}]``; a word of several tokens is one set
     (``m34.py`` -> ``{"m34", "py"}``), kept when one of its tokens is a
-    content word.  One-character tokens are no content word.  ``[]``:
+    content word.  One-character tokens are no content word, nor needed
+    (``Melanie's`` -> ``{"melani"}``).  ``[]``:
     nothing to gate on, also when every word the search matches is a
     content word (``stopwords``: the search drops the stop words), since
     then every hit holds one (no postings need reading)."""
@@ -58,7 +59,7 @@ def content_words(query: str, stopwords: bool = True) -> list[frozenset[str]]:
         if not any(len(t) > 1 and t not in skip and not set(index_terms(t)) <= skip for t in toks):
             other = other or bool(toks) and not (stopwords and len(toks) == 1 and toks[0] in QUERY_STOPWORDS)
             continue
-        terms = frozenset(index_terms(" ".join(toks)))
+        terms = frozenset(index_terms(" ".join(t for t in toks if len(t) > 1)))   # not the "s" of "Melanie's"
         if terms and terms not in out:
             out.append(terms)
     return out if other else []
