@@ -115,3 +115,10 @@ def test_a_later_value_without_another_identifier_still_updates(mem, tmp_path):
     assert texts[0] == "from today the svc_api service listens on port 8443", hits
     old = hits[texts.index("the svc_api service listens on port 8080")]
     assert old["updated_later"] and old["updated_later"]["text"].endswith("port 8443"), old
+
+
+def test_a_turn_of_the_day_the_question_names_is_kept_whatever_words_it_holds(mem, tmp_path):
+    _import(mem, tmp_path, [("11111111-2222-3333-4444-555555555555", 3, [("user", "we fixed the parser today")]),
+                            ("22222222-2222-3333-4444-555555555555", 9, [("user", "we fixed the lexer today")])])
+    texts = _texts(mem, "what did we fix on 3 October 2026")   # "fix" is generic; October and 2026 no turn says
+    assert texts == ["we fixed the parser today"], texts
