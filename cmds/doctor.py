@@ -14,7 +14,9 @@ from ._common import emit_json, home_path, json_option, open_store
 def command(ctx, do_fix, as_json):
     """Check the store and its wiring; each finding names the command that fixes it.
 
-    Checks: the store is the owner's only (0700/0600); the search index
+    Checks: the store is the owner's only (0700/0600); every pack file
+    and its index are as written (their checksums; mem fsck reads each
+    object); the search index
     exists, is in step with the refs and is not damaged (its files match
     their checksums, as mem fsck checks); no stale lock file left by a
     killed writer; Claude Code's settings run mem's hooks with a command

@@ -291,15 +291,19 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
     app.router.add_route("*", "/{tail:.*}", handle, expect_handler=expect)
     shown = f"[{host}]" if ":" in host else host
 
-    async def announce(_app):  # after the socket is bound: a taken port never prints "on …"
-        click.echo(f"mem proxy on http://{shown}:{port} -> {upstream} (store {store.root})", err=True)
-
-    app.on_startup.append(announce)
-    try:
-        # the server decodes no request coding: the handler does, bounded (test26b W8, W9)
-        web.run_app(app, host=host, port=port, print=None, handle_signals=True, auto_decompress=False)
+    import socket
+    try:   # bound here, so a taken port never prints "on …" and port 0 is said as the port it got (test28 Y4)
+        sock = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
     except OSError as e:
         raise click.ClickException(f"cannot listen on {shown}:{port}: {e.strerror}") from None
+    bound = sock.getsockname()[1]
+
+    async def announce(_app):
+        click.echo(f"mem proxy on http://{shown}:{bound} -> {upstream} (store {store.root})", err=True)
+
+    app.on_startup.append(announce)
+    # the server decodes no request coding: the handler does, bounded (test26b W8, W9)
+    web.run_app(app, sock=sock, print=None, handle_signals=True, auto_decompress=False)
 
 
 class CaptureWriter:

@@ -200,6 +200,30 @@ def text_rule(t: Tombstone) -> tuple[bytes, int] | None:
     return _rule(t)
 
 
+def fact_value_digests(tombs) -> set[bytes]:
+    """The value digests of the fact tombstones (a ``user/``, ``global/`` or
+    ``project/`` key, by name or by hash) among ``tombs`` (an iterable of
+    ``Tombstone``): what :func:`match_text_rule` tells a forgotten value's
+    text tombstone by."""
+    return {t.value_sha256 for t in tombs if t.key.startswith(_FACT_SCOPES)}
+
+
+def match_text_rule(t: Tombstone, values: set[bytes]) -> tuple[bytes, int] | None:
+    """``(sha256, length)`` when ``t`` names a ``mem forget --match`` text
+    (a ``match:`` rule, or a :data:`TEXT_KEY` tombstone that is no
+    forgotten fact value's: ``values``, :func:`fact_value_digests` of the
+    store's tombstones; a key forget writes a text tombstone of the value it
+    forgets, with the key's tombstone of the same digest), else None.  A
+    forgotten value's text only refuses lower-trust writes
+    (:func:`forgotten_in`); a ``--match`` text is also redacted wherever a
+    turn is served (:func:`served_rules`) and forgets, at a pull, any value
+    written where that forget had not arrived (``merge.ForgetIndex.unseen_time``)."""
+    r = text_rule(t)
+    if r is None or (t.key == TEXT_KEY and t.value_sha256 in values):
+        return None
+    return r
+
+
 def holds_text(body: str, rules: list[tuple[bytes, int]], seen: str | None = None) -> bool:
     """True when ``body`` holds a forgotten text of ``rules``
     (``[(sha256, length)]``: :func:`text_rule`) starting where a word starts,
@@ -655,7 +679,7 @@ def match_late_capture(store: Store, names: list[str], session: str, time_ms: in
     if not served_rules(store, names):
         return 0
     tombs = all_tombstones(store)
-    values = {t.value_sha256 for t in tombs if t.key.startswith(_FACT_SCOPES)}
+    values = fact_value_digests(tombs)
     have = {(t.value_sha256, t.reason) for t in tombs if t.key == f"match:{session}"}
     n = 0
     for t in tombs:
@@ -708,9 +732,8 @@ def served_rules(store: Store, names: list[str]) -> list[tuple[bytes, int]]:
     except (OSError, ValueError):
         pass
     tombs = all_tombstones(store)
-    values = {t.value_sha256 for t in tombs if t.key.startswith(_FACT_SCOPES)}
-    rules = sorted({r for t in tombs if (r := text_rule(t)) is not None
-                    and (t.key != TEXT_KEY or t.value_sha256 not in values)})
+    values = fact_value_digests(tombs)
+    rules = sorted({r for t in tombs if (r := match_text_rule(t, values)) is not None})
     try:
         atomic_write(path, "".join(f"{x}\n" for x in [key, *(f"{d.hex()} {n}" for d, n in rules)]).encode("ascii"),
                      durable=False)

@@ -22,7 +22,8 @@ from objstore.memory.recovery import recover
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import Manifest
-from objstore.memory.tombstones import HIDDEN_MARK, all_tombstones, hidden_key, text_rule, tombstones_for
+from objstore.memory.tombstones import (HIDDEN_MARK, all_tombstones, fact_value_digests, hidden_key, match_text_rule,
+                                        tombstones_for)
 from objstore.remote.merge import ForgetIndex, merge_chain
 from objstore.remote.connection import REPAIR_HINT, Progress, Remote, SyncResult, pack_place
 from objstore.vault.incoming import seal_incoming
@@ -282,13 +283,18 @@ def unseen_rules(held: dict[str, Tombstone], local: set[str], remote: set[str]
     ``tombstones/<id>`` ref names this store held before the pull and the
     remote's manifest names; ``held``: every readable tombstone here now,
     by ref name (both sides', the remote's installed).  A text is held by a
-    side when any of its tombstones names the rule.  Pure: reads nothing
-    (a tombstone that cannot be read is not in ``held``)."""
+    side when any of its tombstones names the rule.  Only ``forget --match``
+    texts count (``tombstones.match_text_rule``): a key forget's text of the
+    value it forgot leaves another key's value alone here as it does on the
+    machine that forgot it (test28 Y2).  Pure: reads nothing (a tombstone
+    that cannot be read is not in ``held``)."""
+    values = fact_value_digests(held.values())
+
     def rules(names) -> dict[tuple[bytes, int], int]:
         out: dict[tuple[bytes, int], int] = {}
         for n in names:
             t = held.get(n)
-            r = text_rule(t) if t is not None else None
+            r = match_text_rule(t, values) if t is not None else None
             if r is not None:
                 out[r] = min(out.get(r, t.time), t.time)
         return out

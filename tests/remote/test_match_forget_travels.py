@@ -106,3 +106,32 @@ def test_library_pull_on_folder_and_s3(machines):
     a.push()
     res = b.pull()
     assert b.store.refs.read("facts/project/a/k1") is None
+
+
+def test_a_key_forget_leaves_another_key_holding_its_value(tmp_path, mem):
+    """test28 Y2: a whole-key forget on A (no ``--match``) forgets that key's
+    versions on every machine, and nothing else: a value the person wrote on
+    B under another key, which merely holds the forgotten value, stays at B's
+    pull (as it stays on A when written there), and so does a key forget's
+    value on A's own store."""
+    ea, eb, a, b = _homes(tmp_path, mem)
+    mem("remember", "project/x/db", "Postgres on port 5432", env=ea)
+    mem("push", env=ea)
+    mem("pull", env=eb)
+    mem("remember", "project/api/db", "We run Postgres on port 5432 in CI and locally", env=eb)  # not pushed
+    mem("forget", "project/x/db", "--yes", env=ea)
+    mem("push", env=ea)
+    out = mem("pull", env=eb)
+    assert "holding a text" not in out.stdout and "1 forgotten value purged" in out.stdout, out.stdout
+    assert json.loads(_get(mem, eb, "project/api/db").stdout)["body"] == (
+        "We run Postgres on port 5432 in CI and locally")
+    assert _get(mem, eb, "project/x/db").exit_code != 0    # the forgotten key is gone on B too
+    mem("push", env=eb)
+    mem("pull", env=ea)
+    assert json.loads(_get(mem, ea, "project/api/db").stdout)["body"] == (
+        "We run Postgres on port 5432 in CI and locally")
+    assert _get(mem, ea, "project/x/db").exit_code != 0
+    # an agent's value holding the forgotten value is still refused on the machine that learnt of the forget
+    r = mem("remember", "project/api/note", "Postgres on port 5432 again", env={**eb, "MEM_AGENT": "claude"},
+            exit_code=6)
+    assert "holds a text that was forgotten" in r.stderr

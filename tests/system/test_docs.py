@@ -39,3 +39,12 @@ def test_exit_codes_documented():
             assert f"| {cls.exit_code} |" in table, cls
     for code in (0, 1, 2, 130):
         assert f"| {code} |" in table
+
+
+def test_every_bench_script_has_one_row():
+    """bench/README.md's table names each script under bench/ exactly once (merges had doubled rows and new
+    scripts had come without one)."""
+    import re
+    rows = re.findall(r"^\| `([\w.]+\.py)` \|", (REPO / "bench" / "README.md").read_text(), flags=re.M)
+    scripts = sorted(p.name for p in (REPO / "bench").glob("*.py"))
+    assert sorted(rows) == scripts
