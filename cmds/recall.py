@@ -50,7 +50,11 @@ def command(queries, what, limit, project, all_projects, as_of, include_directiv
     values, and turns saying what it says); a later value of another thing
     (the replica's port, asked about the primary's) changes nothing; a
     turn that only asks ("what port does the api use?") ranks below what
-    answers it.  A fact whose value a later turn of the person says
+    answers it; asked about an identifier by name (t39998, m34.py,
+    test_login), a later turn about another one is not its update.  A
+    turn holding none of the question's content words (only "use", "fix"
+    or a tool call's field names) is not recalled: "nothing recalled"
+    rather than unrelated turns.  A fact whose value a later turn of the person says
     changed ("the staging database moved to port 6543") ranks below that
     turn and says "a later turn says"; its value stays until a new version
     (mem remember).

@@ -14,7 +14,7 @@ INDEX = REPO / "objstore" / "index"
 #: lowest first: a module may import only modules before it
 ORDER = ["errors", "readonly", "simpletext", "analysis", "docids", "schema", "query", "procmem", "genfiles", "countcache",
          "genmanifest", "generations", "genwriter", "genbuild", "snippets", "taildeletes", "purge", "segmerge", "gluedcheck", "heldwords",
-         "reading", "stream", "searchindex"]
+         "lookups", "reading", "stream", "searchindex"]
 
 
 def _objstore_imports(path: Path) -> list[ast.ImportFrom]:

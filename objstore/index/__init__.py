@@ -29,8 +29,11 @@ Modules, lowest first (each imports only those above it):
   (forget by rebuild, merge, padded merge);
 * ``segmerge``: ``SearchIndexMerges``, gc's merge of each turn shard's small
   segments;
+* ``lookups``: ``SearchIndexLookups``, the lookups of ``SearchIndex``
+  without ranking (live searchers, turns by seq, term statistics, the
+  substring prefilter's candidates, purge proof);
 * ``reading``: ``SearchIndexReads``, the read side of ``SearchIndex``
-  (search, counts, lookups, purge proof);
+  (BM25 search and its counts; derives from ``SearchIndexLookups``);
 * ``stream``: ``IndexStream``, a bulk import's writer;
 * ``searchindex``: ``SearchIndex``, the facade every caller uses.
 

@@ -35,7 +35,7 @@ def held_words(opened: Sequence[OpenGeneration], turns: Iterable[tuple[str, int,
     """``{turn id: the words of ``words`` its indexed text holds}`` for the
     turns ``turns`` (``(session id, seq, object id)``, the id 64 lowercase
     hex), read from the open turn generations ``opened``
-    (``SearchIndexReads._open_searchers(("turn",))``).
+    (``SearchIndexLookups._open_searchers(("turn",))``).
 
     ``words`` are :func:`~objstore.index.analysis.tokenize` tokens; a word
     is held when the turn's document holds every term of it in the

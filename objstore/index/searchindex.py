@@ -27,8 +27,12 @@ by concern in this package (imports go down the list):
 * ``snippets``: :func:`make_snippet`;
 * ``purge``: :class:`SearchIndexPurges`, the purge side of
   :class:`SearchIndex` (forget by rebuild, merge, padded merge);
+* ``lookups``: :class:`SearchIndexLookups`, the lookups of
+  :class:`SearchIndex` without ranking (live searchers, turns by seq,
+  term statistics, prefilter candidates, purge proof);
 * ``reading``: :class:`SearchIndexReads`, the read side of
-  :class:`SearchIndex` (search, counts, lookups, purge proof);
+  :class:`SearchIndex` (BM25 search and its counts; derives from
+  ``SearchIndexLookups``);
 * ``stream``: :class:`IndexStream`, a bulk import's writer;
 * ``searchindex`` (this module): :class:`SearchIndex`, the one entry point:
   its layout, writes and rebuilds, and the purge and read sides it inherits.

@@ -164,9 +164,9 @@ def locomo_steps() -> list[LocomoConfig]:
     """The pipeline built up one step at a time; the last is the default."""
     plain = RecallOptions(stopwords=False, neighbours=0.0, neighbours2=0.0, session_boost=0.0, recency=0.0,
                           supersede=False, scope_idf=False, dates=0.0, coverage=0.0, follow=0, base_forms=False,
-                          measure=0.0)
+                          measure=0.0, gate=False)
     timed = RecallOptions().replace(scope_idf=False, dates=0.0, coverage=0.0, follow=0, base_forms=False,
-                                    measure=0.0)
+                                    measure=0.0, gate=False)
     return [
         LocomoConfig("BM25, mem_words analyzer, turn text only", "words", False, False, plain),
         LocomoConfig("+ speaker name and image caption in the turn text", "words", True, True, plain),
@@ -186,7 +186,7 @@ def locomo_steps() -> list[LocomoConfig]:
                      timed.replace(scope_idf=True, dates=RecallOptions().dates)),
         LocomoConfig("+ coverage (score x share of the question's IDF mass the turn holds)", "stem", True, True,
                      timed.replace(scope_idf=True, dates=RecallOptions().dates, coverage=RecallOptions().coverage)),
-        LocomoConfig("+ follow the first hit, agent nouns as verbs, measure bonus = default", "stem", True, True,
+        LocomoConfig("+ follow the first hit, agent nouns as verbs, measure bonus, content gate = default", "stem", True, True,
                      RecallOptions()),
     ]
 

@@ -88,7 +88,7 @@ TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
     from objstore.memory.tombstones import Hider
 from objstore.retrieval.keyrank import key_name, names_key
-from objstore.retrieval.querywords import held_terms, question_terms
+from objstore.retrieval.querywords import GENERIC_WORDS, held_terms, question_terms
 from objstore.retrieval.context import (
     CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, LATER_MARK, NOTE, TAG, escape_text, estimate_tokens, fact_line,
     is_dormant, later_turn_line,
@@ -101,20 +101,6 @@ from objstore.retrieval.timeline import only_asks, superseders, values_of
 MAX_CUE_CHARS = 4000
 PRIOR_DOCS = 100  # see _nidf
 PREFIX_MIN = 5  # a cue stem this long also matches a longer word it starts (postgr -> postgresql)
-
-#: Words too common in prompts to be cues (beyond the index's stop words).
-GENERIC_WORDS = frozenset("""
-able actually add added also always another anything anyway around ask back bad be best better
-big bit call can change changed changes check code could create current currently do does doing
-done dont either else every everything example file files find fine first fix fixed following
-get gets give go going good got great help here hey hi how instead issue it just keep know last
-let lets like line lines look looks lot make makes many maybe mean might more much must need
-needs new next nice no not now number ok okay old one only open other please probably put quick
-quickly re really right run same say see seems set should show simple since so some something
-still sure take tell than thank thanks that thing things think this time try two up update use
-used using want way well what whole why will with without work works would write wrong yeah yes
-you
-""".split())
 
 
 #: Everyday software words: a store's own statistics cannot tell yet that they

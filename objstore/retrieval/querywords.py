@@ -14,6 +14,23 @@ from collections.abc import Sequence
 from objstore.core.store import Store
 
 
+#: Words too common in prompts to be cues (beyond the index's stop words):
+#: the prompt hook's cues (``inject.extract_cues``) and recall's content words
+#: (``relevance.content_words``) leave them out.
+GENERIC_WORDS = frozenset("""
+able actually add added also always another anything anyway around ask back bad be best better
+big bit call can change changed changes check code could create current currently do does doing
+done dont either else every everything example file files find fine first fix fixed following
+get gets give go going good got great help here hey hi how instead issue it just keep know last
+let lets like line lines look looks lot make makes many maybe mean might more much must need
+needs new next nice no not now number ok okay old one only open other please probably put quick
+quickly re really right run same say see seems set should show simple since so some something
+still sure take tell than thank thanks that thing things think this time try two up update use
+used using want way well what whole why will with without work works would write wrong yeah yes
+you
+""".split())
+
+
 def text_terms(text: str, cache: dict[str, frozenset[str]] | None = None) -> frozenset[str]:
     """The distinct index terms (``index_terms``, stemmed) of the first
     4,000 characters of ``text``, through ``cache`` (text -> terms) when

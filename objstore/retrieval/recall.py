@@ -26,7 +26,9 @@ Pipeline (:func:`recall`), per query phrasing:
    :func:`measure_pattern`) and by the
    **recency factor** ``1 + recency * 0.5 ** (age / half_life)``
    (age from the query's newest turn hit; memware ranks BM25 × recency ×
-   use the same way).
+   use the same way).  Before these, the **content gate** drops a turn hit
+   holding none of the question's content words ("use" alone does not
+   answer "which port does postgres use": :mod:`objstore.retrieval.relevance`).
 2. **Neighbouring turns.**  Scores are divided by the best score of the
    query (so they lie in 0..1).  Each turn hit gives ``neighbours`` times
    its score to the turns just before and after it in its session (the
@@ -115,8 +117,9 @@ from objstore.retrieval.keyrank import FACT_KINDS, key_score, named_alone, names
 from objstore.retrieval.recalltypes import RecallHit, RecallOptions, RecallResult, iso_time  # noqa: F401  (re-exported)
 from objstore.retrieval.timeitems import Said, fact_text, time_items
 from objstore.retrieval.timeline import lower_words_of, order_by_time, values_of, wants_current
-from objstore.retrieval.querywords import (held_terms, measure_pattern, question_terms, with_base_forms,
+from objstore.retrieval.querywords import (measure_pattern, question_terms, with_base_forms,
                                            without_scope_words)
+from objstore.retrieval.relevance import content_words, coverage_weights, gate_keeps, held_of_hits, with_coverage
 from objstore.retrieval.search import check_searchable
 
 #: ``what`` -> index sub-indexes searched (``history``: fact versions that are not current)
@@ -193,14 +196,23 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
         alone, _ = named_alone(store, query, qterms, opts.depth, hits=None if "turn" in kinds else hits,
                                projects=None if projects is None else [*projects, ""],
                                roles=roles, stopwords=opts.stopwords, scope_idf=opts.scope_idf)
+    gate = content_words(query, opts.stopwords) if opts.gate else []
+    cover = coverage_weights(weights) if opts.coverage else {}
+    held: dict[str, frozenset[str]] = {}
+    if gate or len(cover) > 1:  # what each turn hit holds of the words: the postings, read once for both
+        from objstore.index.searchindex import index_terms, tokenize  # deferred: tantivy
+        want = set().union(*gate) | cover.keys()
+        held = held_of_hits(store, hits, [t for t in dict.fromkeys([*weights, *tokenize(query)])
+                                          if (x := index_terms(t)) and x[0] in want], lambda i: _text(store, i, turns))
+        hits = [h for h in hits if gate_keeps(h, gate, held, windows)]  # the content gate (test27 V25)
     if not hits and not alone:
         return []
     raw = {h.id: h.score for h in hits}
     raw_top = max(raw.values(), default=0.0) or 1.0
     # the factors multiply a score list beside the hits (a new Hit per factor and hit cost ~7 % of a recall)
     score = [h.score for h in hits]
-    if opts.coverage:
-        _with_coverage(store, hits, score, weights, opts, turns)
+    if len(cover) > 1:
+        with_coverage(hits, score, cover, opts.coverage, held)
     measure = measure_pattern(query) if opts.measure else None
     if measure is not None:  # "how large …": the turns stating a size first
         for i, h in enumerate(hits):
@@ -254,43 +266,6 @@ def rank_query(store: Store, query: str, *, kinds: tuple[str, ...], projects: Se
     return sorted(cands.values(), key=_cand_order)
 
 
-def _with_coverage(store: Store, hits: list, score: list[float], idf: dict[str, float], opts: RecallOptions,
-                   turns: dict[str, Turn] | None) -> None:
-    """Multiply ``score[i]`` of each turn hit ``hits[i]`` by ``coverage ** opts.coverage``:
-    the share of the query's IDF mass (``idf``: its single-token content
-    words with the IDF the search scored them with, in the project scope
-    with ``scope_idf``) that the turn's text holds.  BM25 lets one rare
-    word repeated in a short turn outrank a turn holding most of the
-    question's words; the coverage factor is the coordination factor of
-    Lucene's classic similarity, weighted by IDF.  What a turn holds is
-    read from the index's postings (``SearchIndex.held_words``: its whole
-    indexed text), not from the turn, which is read only when the index
-    cannot say (docs/benchmarks.md, session 24, lat24), and read whole
-    (``held_terms``: the same words whatever the generation's format)."""
-    from objstore.index.searchindex import index_terms  # deferred: tantivy
-    weight: dict[str, float] = {}
-    stem: dict[str, str] = {}  # query word -> its term
-    for w, v in idf.items():
-        t = index_terms(w)
-        if len(t) == 1:
-            weight[t[0]] = max(weight.get(t[0], 0.0), v)
-            stem[w] = t[0]
-    total = sum(weight.values())
-    if not total or len(weight) < 2:
-        return  # one word: every hit holds it
-    held = store.index.held_words([(h.ref, h.seq, h.id) for h in hits if h.kind == "turn"], list(stem))
-    for i, h in enumerate(hits):
-        if h.kind == "turn":
-            got = held.get(h.id)
-            if got is not None:
-                have = {stem[w] for w in got}
-            elif (t := _turn(store, h.id, turns)) is not None:
-                have = held_terms(t.text) & weight.keys()
-            else:
-                continue
-            score[i] = score[i] * (sum(weight[x] for x in have) / total) ** opts.coverage
-
-
 class _Lower:
     """``timeline.lower_words_of`` of a growing list of ``_Extra`` texts,
     read once each (the forward probes and the rule read the same hits)."""
@@ -330,6 +305,12 @@ def _turn(store: Store, oid: str, turns: dict[str, Turn] | None) -> Turn | None:
         if turns is not None:
             turns[oid] = t
     return t
+
+
+def _text(store: Store, oid: str, turns: dict[str, Turn] | None) -> str | None:
+    """The text of turn ``oid`` (:func:`_turn`); None if unreadable."""
+    t = _turn(store, oid, turns)
+    return None if t is None else t.text
 
 
 def _text_digest(full: str) -> bytes:

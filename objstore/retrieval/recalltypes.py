@@ -57,6 +57,9 @@ class RecallOptions(Frozen):
         base_forms: an agent noun of the query that no document of the
             scope holds is searched as the verb it is made from
             (:func:`with_base_forms`: "test runner" -> "run").
+        gate: the content gate (``objstore.retrieval.relevance``): a turn
+            hit holding none of the question's content words is dropped
+            (False: every BM25 hit ranks).
         follow: for a question about the present, follow the first
             ``follow`` turn hits forward in time: the later turns of their
             project that restate their words are compared by the
@@ -66,16 +69,16 @@ class RecallOptions(Frozen):
 
     __slots__ = ("depth", "neighbours", "neighbours2", "session_boost", "stopwords", "rrf_k", "snippet", "recency",
                  "half_life_days", "supersede", "share", "similar", "pool", "scope_idf", "dates", "follow",
-                 "coverage", "base_forms", "measure")
+                 "coverage", "base_forms", "measure", "gate")
 
     def __init__(self, depth: int = 30, neighbours: float = 0.4, neighbours2: float = 0.2, session_boost: float = 0.1,
                  stopwords: bool = True, rrf_k: int = 60, snippet: int = 320, recency: float = 0.2,
                  half_life_days: float = 30.0, supersede: bool = True, share: float = 0.2, similar: float = 0.3,
                  pool: int = 15, scope_idf: bool = True, dates: float = 1.0, follow: int = 1, coverage: float = 1.0,
-                 base_forms: bool = True, measure: float = 0.5) -> None:
+                 base_forms: bool = True, measure: float = 0.5, gate: bool = True) -> None:
         set_fields(self, depth, neighbours, neighbours2, session_boost, stopwords, rrf_k, snippet, recency,
                    half_life_days, supersede, share, similar, pool, scope_idf, dates, follow, coverage, base_forms,
-                   measure)
+                   measure, gate)
 
 
 class RecallHit(Frozen):

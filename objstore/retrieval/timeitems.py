@@ -19,7 +19,9 @@ so both build its items here, from the same readings of their texts:
   (:mod:`objstore.retrieval.subjects`): a turn's text, a fact's
   :func:`fact_text`;
 * word values a later passage or a fact's history says were replaced
-  (:mod:`objstore.retrieval.wordchange`).
+  (:mod:`objstore.retrieval.wordchange`);
+* the identifiers the question names that it holds, and the other
+  identifiers it holds (``Item.ids``, ``Item.others``: rule 11).
 
 A check built apart from this (the hook's was: no question, no text, so no
 subjects) decides differently: a later value of a *sibling* ("the analytics
@@ -36,7 +38,7 @@ from collections.abc import Sequence
 from objstore.core.record import Record, set_fields
 from objstore.memory.provenance import is_subagent_session
 from objstore.retrieval.querywords import question_terms, stop_stems, text_terms
-from objstore.retrieval.timeline import UPDATE_CUES, Item, lower_words_of, may_ask, values_of
+from objstore.retrieval.timeline import UPDATE_CUES, Item, identifiers, lower_words_of, may_ask, values_of
 from objstore.retrieval.wordchange import word_changes
 
 
@@ -114,6 +116,7 @@ def time_items(said: Sequence[Said], queries: Sequence[str], *,
     if lower is None:
         lower = lower_words_of(s.text for s in said)
     future = (int(_time.time() * 1000) if now is None else now) + FUTURE_SLACK_MS
+    asked = frozenset(identifiers(" ".join(queries)))   # rule 11: the identifiers the question names
     items = []
     for s in said:
         vals = values_of(s.text, subject, lower)
@@ -124,9 +127,11 @@ def time_items(said: Sequence[Said], queries: Sequence[str], *,
         # only items with values compare, and a question that may be answered (rule 7)
         every = text_terms(s.text, terms_cache) if vals or s.kind == "turn" and may_ask(s.text) else frozenset()
         terms = every - stop
+        held = identifiers(s.text) if asked else set()
         items.append(Item(time=0 if s.time > future and s.kind == "turn" else s.time, project=s.project, values=vals, matched=stems & terms,
                           relevance=s.relevance, kind=s.kind, old_values=old, seq=s.seq, terms=terms,
                           cue=bool(every & UPDATE_CUES), role=_role(s), text=s.text,
-                          session=s.session if s.kind == "turn" else ""))
+                          session=s.session if s.kind == "turn" else "", ids=asked & held,
+                          others=frozenset(held - asked)))
     return word_changes(items, [s.old_bodies for s in said], subject, stems,   # words said replaced (T2)
                         lambda t: text_terms(t, terms_cache) - stop)

@@ -106,6 +106,12 @@ Rules 9 (an exchange: the answer to a prompt never supersedes it) and 10
 (the same quantity restated by the person) are
 :mod:`objstore.retrieval.restated`'s.
 
+Rule 11, the identifier asked about.  When the question names an
+identifier exactly (:func:`identifiers`: ``t39998``, ``m34.py``,
+``test_login``), an item that holds it is superseded by no item that lacks
+it and holds another identifier (:func:`another_id`: "fix flaky test
+t38834" is no update of "fix flaky test t39998", test27 V31).
+
 A turn that asks its new value ("is the gateway limit now 500 requests
 per minute?", :func:`states`) supersedes nothing: a question changes no
 value.
@@ -290,16 +296,21 @@ class Item(Record):
             ``objstore.retrieval.subjects``); ``""``: subjects unknown.
         session: a turn's session (``""``: unknown), with ``seq`` for
             the exchange rule (:func:`answer_to`).
+        ids: the identifiers the question names exactly that the item
+            holds (:func:`identifiers`; rule 11).
+        others: the other identifiers it holds (rule 11; read only when
+            the question names one).
     """
 
     __slots__ = ("time", "project", "values", "matched", "relevance", "kind", "old_values", "seq", "terms", "cue",
-                 "role", "text", "session")
+                 "role", "text", "session", "ids", "others")
 
     def __init__(self, time: int, project: str, values: dict[str, str], matched: set[str], relevance: float,
                  kind: str = "turn", old_values: set[str] | None = None, seq: int = 0, terms: set[str] | None = None,
-                 cue: bool = False, role: str = "", text: str = "", session: str = "") -> None:
+                 cue: bool = False, role: str = "", text: str = "", session: str = "",
+                 ids: frozenset[str] = frozenset(), others: frozenset[str] = frozenset()) -> None:
         set_fields(self, time, project, values, matched, relevance, kind, set() if old_values is None else old_values,
-                   seq, set() if terms is None else terms, cue, role, text, session)
+                   seq, set() if terms is None else terms, cue, role, text, session, ids, others)
 
 
 def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3) -> list[list[int]]:
@@ -431,6 +442,8 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
         for b, B in enumerate(items):
             if b == a or B.role == "tool" or B.project != A.project or not B.values or not (B.matched & A.matched):
                 continue
+            if another_id(A, B):
+                continue  # rule 11: a later turn about another identifier than the one asked about
             if answer_to(items, a, b):
                 continue  # rule 9: the answer to a prompt does not update it ("Done: … now 500 …")
             old_of_fact = B.kind == "fact" and bool(B.old_values & set(A.values)) \
@@ -480,13 +493,15 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
                 for v in vs:
                     for b in replaced[v]:
                         if b != c and b not in out[c] and items[b].project == C.project and not answer_to(items, c, b) \
+                                and not another_id(C, items[b]) \
                                 and not set(items[b].values) & set(vs) \
                                 and same(c, b, ((u, w) for u in vs for w, tw_ in items[b].values.items()
                                                 if t in _SUPERSEDES[tw_])) is not False:
                             out[c].append(b)
     for a, A in enumerate(items):   # rule 8: a later user turn that says a fact's value changed
         if (A.kind == "fact" or a in strict) and A.values and A.matched:
-            out[a] = [b for b, B in enumerate(items) if _updates_fact(A, B, new[a], first, same, a, b)]
+            out[a] = [b for b, B in enumerate(items)
+                      if not another_id(A, B) and _updates_fact(A, B, new[a], first, same, a, b)]
             for b in out[a]:   # (it no longer confirms, nor supersedes, the turn that replaces it: test27 V22)
                 ahead[b] = [x for x in ahead[b] if x != a]
                 out[b] = [x for x in out[b] if x != a]
@@ -498,6 +513,40 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
     return out, ahead
 
 
+
+
+#: a word of a question or a text that may be an identifier: word characters joined by ``.``, ``/``, ``-``, ``_``
+_ID_RE = LazyPattern(r"(?<![\w./-])\w[\w./-]*\w")   # (two characters at least)
+_ID_DOT_RE = LazyPattern(r"[^\W_]{2}\.[^\W_]{2}")
+
+
+def identifiers(text: str, limit: int = 4000) -> set[str]:
+    """The identifiers ``text`` names (its first ``limit`` characters),
+    casefolded: tokens that mix letters and digits (``t8``, ``t39998``,
+    ``node18``), or of three characters or more that join word characters
+    by ``_`` or ``/`` (``test_login``, ``src/app``), or by a dot with two
+    characters on each side (``m34.py``, ``fly.io``); never a number
+    (``8080``, ``3.12``) nor a hyphenated word (``follow-up``)."""
+    out = set()
+    for m in _ID_RE.finditer(text[:limit]):
+        tok = m.group(0)
+        if not any(c.isalpha() for c in tok):
+            continue
+        if any(c.isdigit() for c in tok) or "_" in tok or "/" in tok or _ID_DOT_RE.search(tok):
+            out.add(tok.casefold())
+    return out
+
+
+def another_id(A: Item, B: Item) -> bool:
+    """Rule 11: whether ``B`` is about another identifier than one the
+    question names exactly and ``A`` holds: B lacks it and holds another
+    identifier (:func:`identifiers`).  Then B updates nothing of A ("fix
+    flaky test t38834", or "done: changed m69.py", is not the news of "…
+    test t39998" asked about; test27 V31); a B that names no identifier
+    ("moved the port to 8443") still may.  The price: asked about
+    ``node18`` by name, "we moved the build to node20" no longer marks
+    "the build uses node18" (both are still recalled)."""
+    return bool(B.others) and any(q not in B.ids for q in A.ids)
 
 
 def _updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int], same, a: int, b: int) -> bool:
