@@ -15,7 +15,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from objstore.core.text import _ASCII_SKELETON, confusable_fold, confusable_skeleton, key_skeleton
+from objstore.core.lookalike import _ASCII_SKELETON, confusable_skeleton, key_skeleton
+from objstore.core.text import confusable_fold
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "system"))
 from mcp_helpers import stdio_session  # noqa: E402
