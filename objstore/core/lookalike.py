@@ -44,6 +44,13 @@ _CJK_SETS = (frozenset({"LATIN", "HAN", "HIRAGANA", "KATAKANA"}), frozenset({"LA
 #: what no script is (Scripts.txt's Common and Inherited: digits, punctuation, combining marks)
 _NO_SCRIPT = frozenset({"COMMON", "INHERITED", "Unknown"})
 _PROTOTYPES: dict[str, str] = {}
+#: the characters confusables.txt (Unicode 15) reads as ``-``: its sources of ``-`` but the Arabic full
+#: stop it lists between direction marks (HYPHEN U+2010, NON-BREAKING HYPHEN U+2011, FIGURE DASH U+2012,
+#: EN DASH U+2013, SMALL EM DASH U+FE58, HYPHEN BULLET U+2043, MODIFIER LETTER MINUS SIGN U+02D7, MINUS
+#: SIGN U+2212, HEAVY MINUS SIGN U+2796, COPTIC CAPITAL LETTER DIALECT-P NI U+2CBA): :func:`_prototype`
+#: gives them ``-`` without the package as well (test27b X2; tests/cmds/test_key28_dash_keys.py checks
+#: this set against the package's table)
+_DASH_SOURCES = frozenset("\u2010\u2011\u2012\u2013\ufe58\u2043\u02d7\u2212\u2796\u2cba")
 _CONFUSABLES: str | None = None
 _SCRIPTS: tuple[list[int], list[int], list[str]] | None = None
 
@@ -149,11 +156,13 @@ def _prototype(ch: str) -> str:
     a prototype with every source, so a character listed with one
     single-character partner that is listed with several is a source of that
     partner; two characters listed only with each other are one class,
-    named by the smaller.  Kept per character."""
+    named by the smaller.  A dash the table reads as ``-``
+    (:data:`_DASH_SOURCES`) is ``-`` without the package too.  Kept per
+    character."""
     proto = _PROTOTYPES.get(ch)
     if proto is None:
         partners = _partners(ch)
-        proto = ch
+        proto = "-" if ch in _DASH_SOURCES else ch
         if partners is not None and len(partners) == 1:
             other = partners[0]
             if len(other) > 1 or len(_partners(other) or ()) > 1 or other < ch:
@@ -231,11 +240,11 @@ def is_lookalike(segment: str) -> bool:
 
 
 #: :func:`key_skeleton` of each printable ASCII character it changes (UTS #39 prototypes of confusables.txt,
-#: Unicode 15, after ``str.lower``, then case-folded; ``_`` and ``.`` read as ``-``): an ASCII name costs one
+#: Unicode 15, after ``str.lower``, then case-folded; ``_``, ``.`` and a space read as ``-``): an ASCII name costs one
 #: ``str.lower`` and one ``str.translate``, no read of the package's data (tests/cmds/test_mend27_lookalike_keys.py
 #: checks this table against the general path)
 _ASCII_SKELETON = str.maketrans({'"': "''", "%": "\u00ba/\u2080", "0": "o", "1": "l", "m": "rn", "`": "'", "|": "l",
-                                 "_": "-", ".": "-"})
+                                 "_": "-", ".": "-", " ": "-"})
 
 
 def key_skeleton(name: str) -> str:
@@ -244,26 +253,40 @@ def key_skeleton(name: str) -> str:
     combining acute), as it reads (:func:`confusable_fold`), the UTS #39
     skeleton (:func:`confusable_skeleton`: dotless ``ı`` and ``i``,
     ``1`` and ``l``; a Latin small capital ``ᴅ`` read as ``d``, Cyrillic ``р`` and ``p``),
-    case-folded again, and ``_`` and ``.`` read as ``-``.
-    ``key_skeleton("project/api/DEPLOY_DAY") == key_skeleton("project/api/dep1oy-day")``.
+    case-folded again; a dash (Unicode category Pd: ``‐`` U+2010, ``–``
+    U+2013, ``—`` U+2014; and what confusables.txt reads as ``-``: ``−``
+    U+2212, ``˗`` U+02D7), ``_``, ``.`` and a space read as ``-``, and a run
+    of them as one (``deploy--day``, ``deploy - day``; test27b X2).
+    ``key_skeleton("project/api/DEPLOY_DAY") == key_skeleton("project/api/dep1oy\u2013day")``.
     Like the skeleton it also folds some ASCII (``m`` and ``rn``, ``0`` and
     ``o``): only for comparing, never shown.  An ASCII ``name`` costs one
     ``str.lower`` and ``str.translate`` (:data:`_ASCII_SKELETON`); another
     reads the confusables data (the extra ``memvcs[confusables]``; without
     it only NFKC look-alikes fold)."""
     if name.isascii():
-        return name.lower().translate(_ASCII_SKELETON)
+        return _one_dash(name.lower().translate(_ASCII_SKELETON))
     t = unicodedata.normalize("NFKD", confusable_fold(name).casefold())
-    t = "".join(map(_small_capital, (c for c in t if not unicodedata.combining(c))))
-    return confusable_skeleton(t).casefold().translate(_ASCII_SKELETON)
+    t = "".join(map(_key_char, (c for c in t if not unicodedata.combining(c))))
+    return _one_dash(confusable_skeleton(t).casefold().translate(_ASCII_SKELETON))
 
 
-def _small_capital(ch: str) -> str:
-    """The small letter a Latin small capital (``ᴅ``, U+1D05 LATIN LETTER
-    SMALL CAPITAL D) stands for, by its Unicode name (confusables.txt pairs
-    it with a Cherokee letter only); ``ch`` itself otherwise."""
+def _one_dash(form: str) -> str:
+    """``form`` with every run of ``-`` written as one."""
+    while "--" in form:
+        form = form.replace("--", "-")
+    return form
+
+
+def _key_char(ch: str) -> str:
+    """``-`` for a dash (category Pd: the em dash an editor makes of ``--``,
+    which confusables.txt reads as a Katakana mark); the small letter a
+    Latin small capital (``ᴅ``, U+1D05 LATIN LETTER SMALL CAPITAL D) stands
+    for, by its Unicode name (confusables.txt pairs it with a Cherokee
+    letter only); ``ch`` itself otherwise."""
     if ch.isascii():
         return ch
+    if unicodedata.category(ch) == "Pd":
+        return "-"
     name = unicodedata.name(ch, "")
     if name.startswith("LATIN LETTER SMALL CAPITAL ") and len(name) == len("LATIN LETTER SMALL CAPITAL ") + 1:
         return name[-1].lower()
