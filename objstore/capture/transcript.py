@@ -77,7 +77,12 @@ def cut_text(text: str) -> str:
 
 
 def strip_mem_context(text: str) -> str:
-    """Remove <mem-context ...>...</mem-context> blocks (then trim) if any are present."""
+    """``text`` without mem's own ``<mem-context …>…</mem-context>`` blocks
+    (attributes, any case, across lines; an unclosed one runs to the end),
+    trimmed; ``text`` itself when it holds none.  The one rule of every
+    path that must not take our injections back: the transcript readers,
+    the live hook capture, the proxy's captured texts and answers, and the
+    prompt cues of ``retrieval.inject.extract_cues``."""
     return _MEM_CONTEXT_RE.sub("", text).strip() if _MEM_CONTEXT_START_RE.search(text) else text
 
 

@@ -128,14 +128,6 @@ def _attr(value: str) -> str:
             .replace(">", "&gt;").replace("\n", " "))
 
 
-def strip_mem_context(text: str) -> str:
-    """``text`` without ``<mem-context …>…</mem-context>`` elements (our own
-    injections must never become cues)."""
-    if "<mem-context" not in text.lower():
-        return text
-    return re.sub(r"<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)", " ", text, flags=re.I | re.S)
-
-
 # -- session state ----------------------------------------------------------------
 
 def state_path(store: Store, session_id: str) -> Path | None:
