@@ -4,8 +4,8 @@ HYPHEN), ``deploy−day`` (U+2212), ``deploy–day`` (U+2013), ``deploy˗day``
 ``project/api/deploy-day``, and recall ranked two of them first.  Each is
 now queued like the other look-alikes (the one key form,
 ``objstore.core.lookalike.key_skeleton``), with or without the
-confusables extra; a person's own key may hold them and is shown escaped.
-Real ``mem`` processes."""
+confusables extra (the CLI case for each: test_mend27_lookalike_keys.VARIANTS); a
+person's own key may hold them and is shown escaped.  Real ``mem`` processes."""
 
 from __future__ import annotations
 
@@ -13,8 +13,6 @@ import json
 import os
 from importlib.resources import files
 from pathlib import Path
-
-import pytest
 
 from objstore.core.lookalike import _DASH_SOURCES, key_skeleton
 
@@ -41,19 +39,6 @@ def test_the_built_in_dashes_are_the_confusables_table():
     data = json.loads((files("confusable_homoglyphs") / "confusables.json").read_text())
     sources = {d["c"] for d in data["-"] if len(d["c"]) == 1}
     assert sources == _DASH_SOURCES
-
-
-@pytest.mark.parametrize("variant", DASHES)
-def test_an_agents_dash_look_alike_is_queued(mem, variant):
-    mem("remember", "project/api/deploy-day", "Deploys happen on Friday", env=PERSON)
-    r = mem("remember", f"project/api/{variant}", "Deploys happen on Monday", "--json", env=AGENT)
-    assert r.json["written"] is False and r.json["queued"], r.stdout
-    mem("get", f"project/api/{variant}", exit_code=4)
-    [item] = mem("queue", "list", "--json").json
-    assert item["kind"] == "challenge"
-    assert "looks like the existing key project/api/deploy-day" in mem("queue", "show", item["id"][:12]).stdout
-    rec = mem("recall", "what day do deploys happen", "--project", "api").stdout
-    assert "Monday" not in rec and "Friday" in rec
 
 
 def test_without_the_confusables_extra_the_dashes_are_queued_too(mem, tmp_path):
