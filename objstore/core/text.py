@@ -54,6 +54,7 @@ __all__ = [
     "replace_matches",
     "replace_spans",
     "strip_escapes",
+    "strip_mem_context",
     "value_digest",
 ]
 
@@ -567,3 +568,23 @@ def replace_matches(text: str, needle: str, replacement: str) -> tuple[str, int]
     if not spans:
         return text, 0
     return replace_spans(text, spans, replacement), len(spans)
+
+
+# mem's own injected element (``retrieval.context``): never captured back.  Tolerant: attributes,
+# any case, spans lines, an unclosed block runs to the end of the text.
+_MEM_CONTEXT_RE = LazyPattern(r"(?is)<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)")
+# Whether a text may hold one: finds what ``"<mem-context" in text.lower()`` finds (no
+# non-ASCII letter lowers or case-folds onto these letters), without a lowered copy of
+# every text (a fifth of the CPU).
+_MEM_CONTEXT_START_RE = LazyPattern(r"(?i)<mem-context")
+
+
+def strip_mem_context(text: str) -> str:
+    """``text`` without mem's own ``<mem-context …>…</mem-context>`` blocks
+    (attributes, any case, across lines; an unclosed one runs to the end),
+    trimmed; ``text`` itself when it holds none.  The one rule of every
+    path that must not take our injections back: the transcript readers,
+    the live hook capture, the proxy's captured texts and answers, and the
+    prompt cues of ``retrieval.inject.extract_cues``.  Here, below capture
+    and retrieval, so that both layers call this one."""
+    return _MEM_CONTEXT_RE.sub("", text).strip() if _MEM_CONTEXT_START_RE.search(text) else text

@@ -67,12 +67,12 @@ from pathlib import Path
 
 from objstore.capture.statements import remember_statement
 from objstore.capture.policy import has_marker, load_config, path_excluded
-from objstore.capture.transcript import cut_text, strip_harness_context, strip_mem_context
+from objstore.capture.transcript import cut_text, strip_harness_context
 from objstore.capture.withhold import SECRET_OUTPUT, bash_mode, prints_secret, withhold_result, withholds
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.jsonspan import Node, scan
-from objstore.core.text import clean_str
+from objstore.core.text import clean_str, strip_mem_context
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.integrations.httpcoding import MAX_DECODED

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 
-from objstore.capture.transcript import strip_mem_context
 from objstore.core.errors import MemError
 from objstore.core.store import now_ms
+from objstore.core.text import strip_mem_context
 from objstore.integrations.httpcoding import TooLarge, decode_body, not_decoded
 from objstore.integrations.proxy import (MAX_ANSWER, Prepared, answer_identity, fork_of,
                                          locked_state, seed_fork, short_hash, text_of, turn_writer)

@@ -73,11 +73,11 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from objstore.capture.transcript import strip_mem_context
 from objstore.core.errors import MemError, ReadOnlyStore, StoreLocked
 from objstore.core.objects import Fact, Turn
 from objstore.core.record import Frozen, Record, fields, set_fields
 from objstore.core.store import FACT_WAIT_S, Store, now_ms
+from objstore.core.text import strip_mem_context
 from objstore.memory.decay import touch
 from objstore.memory.facts import current_version, visible, walk
 from objstore.memory.lost import lost_keys_warning

@@ -1,14 +1,16 @@
 """key28: mem's own ``<mem-context>`` blocks were removed from captured text
 by three copies of one rule (the transcript readers, the proxy, the prompt
 cues), and the cue copy differed (``"<mem-context" in text.lower()``, no
-trim).  Now every path calls ``capture.transcript.strip_mem_context``."""
+trim).  Now every path calls ``core.text.strip_mem_context`` (capture.transcript
+re-exports it to the readers: capture and retrieval may not import each other)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from objstore.capture.transcript import strip_harness_context, strip_mem_context
+from objstore.capture.transcript import strip_harness_context
+from objstore.core.text import strip_mem_context
 from objstore.integrations.proxy import text_of
 from objstore.retrieval.inject import extract_cues
 
@@ -20,10 +22,10 @@ BLOCKS = ['postgres <mem-context kind="prompt">zebra quokka</mem-context> migrat
 
 
 def test_one_pattern_in_the_source():
-    """The block's pattern is written once, in capture/transcript.py."""
+    """The block's pattern is written once, in core/text.py (below capture and retrieval)."""
     found = [p.relative_to(REPO).as_posix() for d in ("objstore", "cmds", "hooks") for p in (REPO / d).rglob("*.py")
              if re.search(r"<mem-context\\b", p.read_text(encoding="utf-8"))]
-    assert found == ["objstore/capture/transcript.py"]
+    assert found == ["objstore/core/text.py"]
 
 
 def test_every_path_drops_the_same_blocks():
