@@ -41,7 +41,8 @@ def command(text, files, no_remotes, as_json, store):
       mem scan "hunter2"
       mem scan "staging password" --file ~/notes.txt --json
 
-    Exit status: 0 found nowhere; 1 found somewhere; 2 a blank text;
+    Exit status: 0 found nowhere; 1 found somewhere (the reverse of grep:
+    `if mem scan X; then` means X was found nowhere); 2 a blank text;
     3 found nowhere it looked, but captured transcript files a forget hid
     the names of were not found to check (named on stderr); 10 no store.
     """

@@ -50,7 +50,7 @@ _API: dict[str, tuple[str, str]] = {
     "decode": ("objstore.core.codec", "decode"),
     "check_prefix": ("objstore.core.ids", "check_prefix"),
     "escape_invisible": ("objstore.core.text", "escape_invisible"),
-    "escape_lookalike": ("objstore.core.text", "escape_lookalike"),
+    "escape_lookalike": ("objstore.core.lookalike", "escape_lookalike"),
     "decode_json_text": ("objstore.core.text", "decode_json_text"),
     "clean_decoded": ("objstore.core.text", "clean_decoded"),
     "MIN_PREFIX_LEN": ("objstore.core.ids", "MIN_PREFIX_LEN"),

@@ -1,7 +1,8 @@
 """What every transcript reader (``claude_code``, ``codex``) shares: the
 parse counters, bounded line reading, record decoding, and the small value
 helpers (timestamps, project names, cutting long tool output, removing mem's
-own injected context).  Formats: ``docs/agent-formats.md``.
+own injected context: ``strip_mem_context``, :mod:`objstore.core.text`'s, for
+the readers, and the harness's, ``strip_harness_context``).  Formats: ``docs/agent-formats.md``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from objstore.core.record import Record, set_fields
-from objstore.core.text import SUSPECT_ESCAPE_RE, LazyPattern, clean_decoded
+from objstore.core.text import SUSPECT_ESCAPE_RE, clean_decoded, strip_mem_context
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
 if TYPE_CHECKING:
@@ -29,13 +30,6 @@ MAX_LINE_BYTES = 64 * 1024 * 1024   # longer lines are skipped (and counted) wit
 READ_BUFFER = 256 * 1024
 _CHUNK = 1 << 20
 
-# Our own hook injection tag: must never be re-imported.  Tolerant: attributes,
-# any case, spans lines, an unclosed block runs to the end of the text.
-_MEM_CONTEXT_RE = LazyPattern(r"<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)", re.I | re.S)
-# Whether a text may hold one: finds what ``"<mem-context" in text.lower()`` finds (no
-# non-ASCII letter lowers or case-folds onto these letters), without a lowered copy of
-# every text (a fifth of the CPU).
-_MEM_CONTEXT_START_RE = LazyPattern(r"<mem-context", re.I)
 # JSON escapes that may decode to a lone surrogate or NUL; only then walk the value.
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MS = timedelta(milliseconds=1)
@@ -74,11 +68,6 @@ def cut_text(text: str) -> str:
     from objstore.core.redact import redact_cut  # deferred: the redaction rules compile at import
     head, over = redact_cut(text, TOOL_RESULT_MAX_CHARS)
     return f"{head}…[cut {over} chars]" if over else head
-
-
-def strip_mem_context(text: str) -> str:
-    """Remove <mem-context ...>...</mem-context> blocks (then trim) if any are present."""
-    return _MEM_CONTEXT_RE.sub("", text).strip() if _MEM_CONTEXT_START_RE.search(text) else text
 
 
 #: a ``<system-reminder>`` element Claude Code puts in a user message: CLAUDE.md's text, file and todo

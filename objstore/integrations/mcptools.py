@@ -25,10 +25,10 @@ from typing import Any, Callable, Sequence
 
 from objstore.core.errors import InvalidInput, MemError, NotFound, Refused
 from objstore.core.ids import check_prefix
+from objstore.core.lookalike import escape_lookalike
 from objstore.core.objects import Fact, Turn
 from objstore.core.refs import validate_key
 from objstore.core.store import Store
-from objstore.core.text import escape_lookalike
 from objstore.integrations.access import ADMIN_TOOLS, CONFIRM_TOOLS, Caller, ConfirmTokens, check_namespace
 from objstore.memory.caller import person_only
 from objstore.memory.decay import pin, reinforce

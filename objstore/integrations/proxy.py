@@ -72,7 +72,7 @@ from objstore.capture.withhold import SECRET_OUTPUT, bash_mode, prints_secret, w
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.jsonspan import Node, scan
-from objstore.core.text import clean_str
+from objstore.core.text import clean_str, strip_mem_context
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.integrations.httpcoding import MAX_DECODED
@@ -95,8 +95,6 @@ MAX_ANSWER = MAX_DECODED
 MAX_REQUEST = MAX_DECODED
 HARNESS = "proxy"
 _WORKDIR = re.compile(r"Working directory:\s*(\S+)")
-#: one of our own ``<mem-context>`` blocks (to its end, or the end of the text): never captured
-MEM_CONTEXT = re.compile(r"<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)", re.I | re.S)
 
 
 def short_hash(text: str | bytes, n: int = 16) -> str:
@@ -151,7 +149,7 @@ def text_of(content, *, tool: bool = False, secret: frozenset = frozenset(),
     ``[flag]`` of ``withhold.bash_mode`` (Claude Code's ``!`` bash mode),
     carried from text to text and updated in place; None: texts as they are."""
     if isinstance(content, str):
-        t = MEM_CONTEXT.sub("", content).strip()
+        t = strip_mem_context(content).strip()
         if bash is not None:
             t, bash[0] = bash_mode(t, bash[0])
         return [("t0", t)] if t else []
@@ -160,7 +158,7 @@ def text_of(content, *, tool: bool = False, secret: frozenset = frozenset(),
         if not isinstance(b, dict):
             continue
         if b.get("type") == "text" and isinstance(b.get("text"), str):
-            t = MEM_CONTEXT.sub("", b["text"]).strip()
+            t = strip_mem_context(b["text"]).strip()
             if bash is not None:
                 t, bash[0] = bash_mode(t, bash[0])
             if t:

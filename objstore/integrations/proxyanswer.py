@@ -12,8 +12,9 @@ import json
 
 from objstore.core.errors import MemError
 from objstore.core.store import now_ms
+from objstore.core.text import strip_mem_context
 from objstore.integrations.httpcoding import TooLarge, decode_body, not_decoded
-from objstore.integrations.proxy import (MAX_ANSWER, MEM_CONTEXT, Prepared, answer_identity, fork_of,
+from objstore.integrations.proxy import (MAX_ANSWER, Prepared, answer_identity, fork_of,
                                          locked_state, seed_fork, short_hash, text_of, turn_writer)
 from objstore.memory.sessions import CapturedTurn, session_turns
 
@@ -102,7 +103,7 @@ def response_turns(prep: Prepared, data: bytes | None, *, streamed: bool, encodi
     n = prep.n_messages
     if prep.prefill is not None:      # the answer goes on from the request's last message: one turn, there
         text, n = prep.prefill + text, n - 1
-    text = MEM_CONTEXT.sub("", text).strip()
+    text = strip_mem_context(text).strip()
     if not text:
         return []
     thread = _answer_thread(prep, answer_identity(text), n, text)

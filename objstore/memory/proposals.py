@@ -24,10 +24,11 @@ from __future__ import annotations
 import functools
 import re
 
+from objstore.core.lookalike import escape_lookalike, key_skeleton
 from objstore.core.objects import QueueItem, normalize_value
-from objstore.core.text import confusable_fold, escape_lookalike, key_skeleton
 from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store, now_ms
+from objstore.core.text import confusable_fold
 
 NAMESPACE = "queue"
 
@@ -208,13 +209,13 @@ def enqueue(store: Store, item: QueueItem, *, command: str = "queue") -> Parked:
 
 def lookalike_key(store: Store, key: str) -> str | None:
     """An existing key other than ``key`` that reads as it, or is typed as
-    it (:func:`objstore.core.text.key_skeleton` equal: case, ``_``/``.``
+    it (:func:`objstore.core.lookalike.key_skeleton` equal: case, ``_``/``.``
     for ``-``, an accent, dotless ``ı``, ``1`` for ``l``, a small capital,
     UTS #39 confusables): ``project/api/DEPLOY_DAY`` and
     ``project/api/deploy-day``, Cyrillic ``project/api/рор`` and
     ``project/api/pop`` either way, fullwidth ``project/api/ｄｂ`` and
     ``project/api/db``; None when there is none.  Shown escaped
-    (:func:`objstore.core.text.escape_lookalike`) when it is not ASCII.
+    (:func:`objstore.core.lookalike.escape_lookalike`) when it is not ASCII.
     The facts refs' names as listed (``Refs.names``: no ref file is read,
     so a damaged one counts too); an ASCII key's form is one ``str.lower`` and
     ``str.translate``.  Like the skeleton it folds ``m``/``rn`` and

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from objstore.core.errors import InvalidInput, Refused
-from objstore.core.text import escape_lookalike, key_skeleton, lookalike_mix
+from objstore.core.lookalike import escape_lookalike, key_skeleton, lookalike_mix
 
 
 def check_key_credentials(key: str, what: str = "key") -> None:
@@ -38,12 +38,12 @@ def check_key_credentials(key: str, what: str = "key") -> None:
 def check_key_lookalike(key: str) -> None:
     """Raise InvalidInput (exit 2) when a segment of ``key`` (validated,
     NFC) mixes scripts so that it reads as another key
-    (:func:`objstore.core.text.lookalike_mix`, UTS #39 "Moderately
+    (:func:`objstore.core.lookalike.lookalike_mix`, UTS #39 "Moderately
     Restrictive": Latin with Cyrillic or Greek letters, ``project/api/d\u0435ploy-day``
     with a Cyrillic ``е``): the one rule for every new key a writer stores
     (``facts.remember``, so the CLI, the MCP tool and the imports, and
     sealed writes).  The message shows the key escaped
-    (:func:`objstore.core.text.escape_lookalike`) and names the character.
+    (:func:`objstore.core.lookalike.escape_lookalike`) and names the character.
     Keys a store already holds (an older mem's, a pull's, a restore's) are
     read, listed and forgotten as before: only writing a new version is
     refused.  An ASCII key costs one ``str.isascii``; a key in one script
@@ -89,7 +89,7 @@ def check_memory_file_write(key: str, trust: str) -> None:
 
 def is_memory_file_lookalike(key: str) -> bool:
     """Whether ``key`` is a memory file's (``scope.is_memory_file_key``) or
-    reads as one (:func:`objstore.core.text.key_skeleton` equal:
+    reads as one (:func:`objstore.core.lookalike.key_skeleton` equal:
     ``user/memory/Soul.md``, ``user/Memory/soul.md``,
     ``project/p/memory/USER.md`` for ``project/p/memory/user.md``): such a
     key would open every session block as the person's file."""

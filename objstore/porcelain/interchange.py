@@ -42,7 +42,7 @@ from objstore.core.record import fields
 from objstore.core.refs import key_scope
 from objstore.core.store import Store, now_ms
 from objstore.core.sealstate import refuse_while_stopped
-from objstore.core.text import lookalike_mix
+from objstore.core.lookalike import lookalike_mix
 from objstore.memory.caller import person_only
 from objstore.memory.facts import current_of, remember, walk
 from objstore.memory.scope import is_memory_file_key

@@ -66,11 +66,12 @@ from pathlib import Path
 
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput, MemError, ReadOnlyStore, StoreLocked
+from objstore.core.lookalike import escape_lookalike
 from objstore.core.objects import Fact
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
-from objstore.core.text import LazyPattern, escape_invisible, escape_lookalike
+from objstore.core.text import LazyPattern, escape_invisible
 from objstore.memory.decay import decay_days, touch
 from objstore.memory.facts import current_of, current_version, list_keys, listed_chain, visible
 from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
@@ -125,14 +126,6 @@ def escape_text(text: str) -> str:
 def _attr(value: str) -> str:
     return (value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
             .replace(">", "&gt;").replace("\n", " "))
-
-
-def strip_mem_context(text: str) -> str:
-    """``text`` without ``<mem-context …>…</mem-context>`` elements (our own
-    injections must never become cues)."""
-    if "<mem-context" not in text.lower():
-        return text
-    return re.sub(r"<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)", " ", text, flags=re.I | re.S)
 
 
 # -- session state ----------------------------------------------------------------

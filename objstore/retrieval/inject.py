@@ -77,6 +77,7 @@ from objstore.core.errors import MemError, ReadOnlyStore, StoreLocked
 from objstore.core.objects import Fact, Turn
 from objstore.core.record import Frozen, Record, fields, set_fields
 from objstore.core.store import FACT_WAIT_S, Store, now_ms
+from objstore.core.text import strip_mem_context
 from objstore.memory.decay import touch
 from objstore.memory.facts import current_version, visible, walk
 from objstore.memory.lost import lost_keys_warning
@@ -92,7 +93,7 @@ from objstore.retrieval.querywords import GENERIC_WORDS, held_terms, question_te
 from objstore.retrieval.context import (
     CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, LATER_MARK, NOTE, TAG, escape_text, estimate_tokens, fact_line,
     is_dormant, later_turn_line,
-    load_state, record_use, save_state, state_path, store_context_config, strip_mem_context, write_trace,
+    load_state, record_use, save_state, state_path, store_context_config, write_trace,
 )
 from objstore.retrieval.laterturns import later_turns
 from objstore.retrieval.timeitems import Said, fact_text, time_items
@@ -234,7 +235,7 @@ def extract_cues(text: str | None, limit: int = MAX_CUE_CHARS, tail: bool = Fals
     from objstore.index.searchindex import QUERY_STOPWORDS, index_terms, tokenize  # deferred: tantivy
     if not text:
         return []
-    text = strip_mem_context(text)
+    text = strip_mem_context(text)   # our own injections never become cues
     text = text[-limit:] if tail else text[:limit]
     words = [w for w in tokenize(text)
              if len(w) > 1 and w not in QUERY_STOPWORDS and w not in GENERIC_WORDS]

@@ -18,7 +18,7 @@ import anyio
 import pytest
 
 from objstore.core.objects import Fact
-from objstore.core.text import confusable_skeleton, escape_lookalike, is_lookalike, lookalike_mix
+from objstore.core.lookalike import confusable_skeleton, escape_lookalike, is_lookalike, lookalike_mix
 
 PERSON = {"MEM_AGENT": "0", "CLAUDECODE": ""}
 AGENT = {"MEM_AGENT": "codex"}
@@ -186,7 +186,7 @@ def test_the_prototype_read_per_character_is_the_whole_tables():
     import json
     from importlib.resources import files
 
-    from objstore.core.text import _prototype
+    from objstore.core.lookalike import _prototype
     data = json.loads((files("confusable_homoglyphs") / "confusables.json").read_text())
     checked = 0
     for ch, partners in list(data.items())[::5]:
@@ -207,7 +207,7 @@ def test_without_the_confusables_package_the_script_is_read_from_the_name(mem, t
     """The data package is an optional extra (the core dependencies are
     fixed): without it a character's script comes from its Unicode name, so
     a key mixing Latin with Cyrillic or Greek is refused all the same."""
-    from objstore.core.text import script_by_name, script_of
+    from objstore.core.lookalike import script_by_name, script_of
     sample = "aZé\u0435\u0416\u03b1\u03a9\u0585\u6587\u306e\u30ab\ud55c\u3105\u0627\u05d0\uff44\u0301-_.7"
     assert [script_by_name(c) for c in sample] == [script_of(c) for c in sample]
     # an empty package of that name first on the path: its data files are not there, as without the extra

@@ -15,7 +15,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from objstore.core.text import _ASCII_SKELETON, confusable_fold, confusable_skeleton, key_skeleton
+from objstore.core.lookalike import _ASCII_SKELETON, confusable_skeleton, key_skeleton
+from objstore.core.text import confusable_fold
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "system"))
 from mcp_helpers import stdio_session  # noqa: E402
@@ -23,7 +24,9 @@ from mcp_helpers import stdio_session  # noqa: E402
 PERSON = {"MEM_AGENT": "0", "CLAUDECODE": ""}
 AGENT = {"MEM_AGENT": "claude"}
 VARIANTS = ["DEPLOY-DAY", "deploy_day", "deploy.day", "\u1d05eploy-day", "d\u0117ploy-day", "de\u0301ploy-day",
-            "dep1oy-day", "Deploy_Day"]
+            "dep1oy-day", "Deploy_Day",
+            # key28 (test27b X2): the dash look-alikes, a space, a run of dashes
+            "deploy\u2010day", "deploy\u2212day", "deploy\u2013day", "deploy\u02d7day", "deploy day", "deploy--day"]
 
 
 def test_the_ascii_table_is_the_general_path():

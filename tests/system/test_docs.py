@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from cmds.docgen import REPO, cli_markdown, completion_files
@@ -44,7 +45,38 @@ def test_exit_codes_documented():
 def test_every_bench_script_has_one_row():
     """bench/README.md's table names each script under bench/ exactly once (merges had doubled rows and new
     scripts had come without one)."""
-    import re
     rows = re.findall(r"^\| `([\w.]+\.py)` \|", (REPO / "bench" / "README.md").read_text(), flags=re.M)
     scripts = sorted(p.name for p in (REPO / "bench").glob("*.py"))
     assert sorted(rows) == scripts
+
+
+#: a repository path in prose or code: ``objstore/…``, ``cmds/…``, ``bench/…``, ``tests/…``, ``hooks/…``,
+#: not inside another path (``/tmp/mem-bench/base``, ``project/bench/one``, ``$PROTO/bench/…``) and not
+#: a path at another revision in git's ``REV:path`` form (``07a6d608^:objstore/core/redact.py``)
+_DOC_PATH_RE = re.compile(r"(?<![\w./~$:^-])((?:objstore|cmds|bench|tests|hooks)/[\w./*<>-]*[\w*>])")
+
+
+def _doc_paths() -> list[tuple[str, int, str]]:
+    """``(file, line number, path)`` of every repository path README.md,
+    docs/*.md and bench/README.md name; a ``<placeholder>`` or ``*`` in a
+    path is a glob (``hooks/shell/mem.<shell>``, ``tests/core/test_pack*.py``)."""
+    out = []
+    for f in [REPO / "README.md", REPO / "bench" / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
+            out += [(f.relative_to(REPO).as_posix(), n, m.group(1)) for m in _DOC_PATH_RE.finditer(line)]
+    return out
+
+
+def test_every_path_the_docs_name_exists():
+    """test27 V24: the docs named modules that had moved into subpackages
+    (``objstore/vault.py``, ``objstore/journal.py``, …)."""
+    found = _doc_paths()
+    names = {p for _f, _n, p in found}
+    assert {"objstore/core/journal.py", "hooks/shell/mem.<shell>", "bench/README.md"} <= names   # the scan reads them
+    missing = []
+    for f, n, p in found:
+        pattern = re.sub(r"<[^>]*>", "*", p)
+        ok = any(REPO.glob(pattern)) if "*" in pattern else (REPO / pattern).exists()
+        if not ok:
+            missing.append(f"{f}:{n}: {p}")
+    assert missing == []

@@ -1,0 +1,41 @@
+"""key28: mem's own ``<mem-context>`` blocks were removed from captured text
+by three copies of one rule (the transcript readers, the proxy, the prompt
+cues), and the cue copy differed (``"<mem-context" in text.lower()``, no
+trim).  Now every path calls ``core.text.strip_mem_context`` (capture.transcript
+re-exports it to the readers: capture and retrieval may not import each other)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from objstore.capture.transcript import strip_harness_context
+from objstore.core.text import strip_mem_context
+from objstore.integrations.proxy import text_of
+from objstore.retrieval.inject import extract_cues
+
+REPO = Path(__file__).resolve().parents[2]
+BLOCKS = ['postgres <mem-context kind="prompt">zebra quokka</mem-context> migration',
+          "postgres <MEM-CONTEXT>zebra quokka</mem-context > migration",
+          "postgres <mem-context source=mem>\nzebra\nquokka\n</mem-context>\nmigration",
+          "postgres migration <mem-context>zebra quokka (unclosed, runs to the end"]
+
+
+def test_one_pattern_in_the_source():
+    """The block's pattern is written once, in core/text.py (below capture and retrieval)."""
+    found = [p.relative_to(REPO).as_posix() for d in ("objstore", "cmds", "hooks") for p in (REPO / d).rglob("*.py")
+             if re.search(r"<mem-context\\b", p.read_text(encoding="utf-8"))]
+    assert found == ["objstore/core/text.py"]
+
+
+def test_every_path_drops_the_same_blocks():
+    for text in BLOCKS:
+        want = strip_mem_context(text)
+        assert "zebra" not in want and "postgres" in want and "migration" in want, text
+        assert strip_harness_context(text) == want
+        assert text_of(text) == [("t0", want)]                                     # the proxy's user text
+        assert text_of([{"type": "text", "text": text}]) == [("t0", want)]
+        words = [w for w, _stem in extract_cues(text)]                             # the prompt hook's cues
+        assert "zebra" not in words and "quokka" not in words and "postgres" in words, (text, words)
+    assert text_of("<mem-context>only ours</mem-context>") == []
+    assert strip_mem_context("  no block here  ") == "  no block here  "   # untouched when none
