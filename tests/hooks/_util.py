@@ -251,6 +251,23 @@ def waits_on(pid: int, path: Path) -> bool:
     return False
 
 
+def sleeping(pid: int) -> bool:
+    """Whether process ``pid`` is in a timed sleep (``time.sleep``): its
+    ``/proc/PID/wchan`` names the kernel's nanosleep, or where that is
+    hidden (``0``), its ``/proc/PID/syscall`` is nanosleep or
+    clock_nanosleep (x86-64: 35, 230; arm64: 101, 115).  With
+    :func:`waits_on`: a process that has the store lock open and sleeps
+    has tried the lock, read its holder and waits to try again
+    (``objstore.core.lock.StoreLock.acquire``)."""
+    try:
+        if "nanosleep" in Path(f"/proc/{pid}/wchan").read_text():
+            return True
+        nr = Path(f"/proc/{pid}/syscall").read_text().split()[0]
+    except (OSError, IndexError):
+        return False
+    return nr in {"x86_64": ("35", "230"), "aarch64": ("101", "115")}.get(os.uname().machine, ())
+
+
 def files_holding(root, secret: str) -> list[str]:
     """Every file under ``root`` whose bytes hold ``secret`` (``grep -rl``)."""
     out = []
