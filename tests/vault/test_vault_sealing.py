@@ -359,9 +359,9 @@ def test_sealing_1kb_is_well_under_a_millisecond(vstore):
     rcpt = identity.vault_info(vstore).recipient
     value = ("x" * 1023) + "y"
     vault.encrypt_value(rcpt, value)
-    times = []
+    times = []   # CPU time of this process (not wall-clock: the machine's load is not the code's cost)
     for _ in range(200):
-        t = time.perf_counter()
+        t = time.process_time()
         vault.encrypt_value(rcpt, value)
-        times.append(time.perf_counter() - t)
+        times.append(time.process_time() - t)
     assert statistics.median(times) < 1e-3, f"median {statistics.median(times) * 1e6:.0f} us"
