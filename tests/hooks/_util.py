@@ -311,6 +311,21 @@ def until_within_budget(event: str, run, tries: int = 10, reset=None, store: Pat
     return p, False
 
 
+def run_hook_done(store: Path, data: dict, *, env: dict | None = None) -> tuple[int, str, str, float]:
+    """:func:`run_hook`, delivered again while it reached its budget or
+    logged a failure (:func:`until_within_budget` with ``store``'s hook
+    log), as the agent's next hook would catch up: for a test that asserts
+    what the hook stored, not how fast the machine is.  The last run's
+    ``(rc, stdout, stderr, seconds)``."""
+    got = []
+
+    def run() -> subprocess.CompletedProcess:
+        got.append(run_hook(store, data, env=env))
+        return subprocess.CompletedProcess([], got[-1][0], got[-1][1], got[-1][2])
+    until_within_budget(data["hook_event_name"], run, store=store)
+    return got[-1]
+
+
 def hook_stopped(store: Path, since: int = 0) -> bool:
     """The hook log of ``store`` has a line after character ``since``: a
     hook logs only what failed open (exit 0) and left its work undone (its
