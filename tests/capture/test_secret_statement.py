@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.capture.test_fresh6_capture import SID, _files_holding, _keys, _prompt
+from tests.conftest import word_in
 
 
 @pytest.mark.parametrize("prompt, secret, key, turn", [
@@ -20,7 +21,8 @@ from tests.capture.test_fresh6_capture import SID, _files_holding, _keys, _promp
     # a short PIN-like token before 'my door pin' (red17: redacted in the prompt's turn too; 'GPIO17 is the LED
     # pin' is hardware, test_a_hardware_pin_is_not_a_secret)
     ("remember that kq77 is my door pin", "kq77", "project/p5/remembered/door-pin", True),
-    ("remember that 4471 is the alarm code", "4471", "project/p5/remembered/alarm-code", True),
+    # (8 digits: every file of the store is searched for it, and 4 digits stood in ~1 % of runs' object ids/times)
+    ("remember that 44719302 is the alarm code", "44719302", "project/p5/remembered/alarm-code", True),
     # test16b B1: 'pass' and 'login' name a secret too (red16b, red17: the prompt's turn redacted as well)
     ("remember that Wombat#4471 is the root pass", "Wombat", "project/p5/remembered/root-pass", True),
     ("remember that admin / Lark#5521 is the login", "Lark", "project/p5/remembered/login", True),
@@ -71,4 +73,4 @@ def test_a_hardware_pin_is_not_a_secret(tmp_path, mem):
     e = {"MEM_HOME": str(store)}
     assert mem("get", "project/p5/remembered/gpio17", env=e).stdout.strip() == "GPIO17 is the LED pin"
     assert "4471" not in mem("get", "project/p5/remembered/door-pin", env=e).stdout
-    assert "4471" not in mem("show", SID, env=e).stdout and "GPIO17 is the LED pin" in mem("show", SID, env=e).stdout
+    assert not word_in("4471", mem("show", SID, env=e).stdout) and "GPIO17 is the LED pin" in mem("show", SID, env=e).stdout

@@ -3,6 +3,7 @@ key that exists (tester test14 (f)): now it says there is nothing to diff,
 exit 0; a version that does not exist is still exit 4."""
 
 from __future__ import annotations
+from tests.conftest import word_in
 
 
 def test_diff_of_a_single_version_is_nothing_to_diff(invoke):
@@ -27,7 +28,7 @@ def test_diff_says_a_version_was_forgotten(invoke):
     invoke("forget", "project/a/db@v1", "--yes")
     out = invoke("diff", "project/a/db", "v1").stdout
     assert "note: v1 forgotten at " in out and "diffs as empty" in out and "{+postgres 5433 now+}" in out
-    assert "5432" not in out
+    assert not word_in("5432", out)   # a word: the ids and the time beside it are hex and digits
     assert out.count("note:") == 1 and "note: v1" in invoke("diff", "project/a/db", "v2", "v1").stdout
     d = invoke("diff", "project/a/db", "--json").json
     assert d["a"]["forgotten"] > 0 and d["b"]["forgotten"] == 0

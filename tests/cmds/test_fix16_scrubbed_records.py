@@ -115,14 +115,15 @@ def test_the_stop_hook_of_a_live_session_does_not_bring_a_scrubbed_prompt_back(m
     --scrub-sources`` emptied and scrubbed the prompt, the session went on
     and its next Stop hook (which reads the rewritten file again) stored the
     prompt's rest as a new turn."""
-    from tests.hooks._util import asst, line, payload, run_hook, text, turns, user, wait_store_processes_gone
+    from tests.hooks._util import (asst, line, payload, run_hook, run_hook_done, text, turns, user,
+                                   wait_store_processes_gone)
     sid = "22222222-2222-3333-4444-555555555555"
     t = tmp_path / "home" / ".claude" / "projects" / "-tmp-proj" / f"{sid}.jsonl"
     t.parent.mkdir(parents=True)
     t.write_bytes(line(user("u1", f"the deploy box is called {SECRET} near {REST}", sid=sid))
                   + line(asst("a1", "msg_1", [text("Noted.")], sid=sid)) + line(user("u2", "thanks", sid=sid,
                                                                                   ts="2026-01-05T10:00:02Z")))
-    assert run_hook(store_path, payload("SessionEnd", sid, t))[0] == 0
+    assert run_hook_done(store_path, payload("SessionEnd", sid, t))[0] == 0   # (again if it met its budget)
     wait_store_processes_gone(store_path)          # a hook's capture may finish in a detached child
     assert any(REST in x[3] for x in turns(store_path))
     mem("forget", "--match", SECRET, "--scrub-sources", "--yes")

@@ -9,7 +9,7 @@ no cursor names it, the hook logs ``transcript-path-credential`` and exits
 
 from __future__ import annotations
 
-from tests.hooks._util import asst, files_holding, hook_env, line, payload, run_hook, text, turns, user
+from tests.hooks._util import asst, files_holding, hook_env, line, payload, run_hook, run_hook_done, text, turns, user
 
 GH = "ghp_" + "Q9w2E3r4T5y6U7i8O9p0AaSsDdFfGgHhJjK9"
 SID = "abababab-2222-3333-4444-555555555555"
@@ -40,7 +40,8 @@ def test_a_transcript_found_by_session_id_in_a_sound_folder_is_still_read(tmp_pa
     claude = tmp_path / "claude"
     _transcript(claude / "projects" / "-tmp-app" / f"{SID}.jsonl", SID, "hello from a sound dir")
     env = hook_env(store_path, MEM_HOOK_FORK="0", CLAUDE_CONFIG_DIR=str(claude))
-    rc, _out, err, _s = run_hook(store_path, payload("Stop", SID, tmp_path / "gone.jsonl", cwd=str(tmp_path)), env=env)
+    rc, _out, err, _s = run_hook_done(store_path, payload("Stop", SID, tmp_path / "gone.jsonl", cwd=str(tmp_path)),
+                                      env=env)
     assert rc == 0, err
     assert "hello from a sound dir" in {t[3] for t in turns(store_path)}
 
@@ -51,14 +52,14 @@ def test_catch_up_does_not_read_a_neighbour_whose_name_holds_a_credential(tmp_pa
     known = folder / f"{SID}.jsonl"
     _transcript(known, SID, "the first session")
     env = hook_env(store_path, MEM_HOOK_FORK="0", CLAUDE_CONFIG_DIR=str(tmp_path / "claude"))
-    rc, _o, err, _s = run_hook(store_path, payload("SessionEnd", SID, known, cwd=str(tmp_path)), env=env)
+    rc, _o, err, _s = run_hook_done(store_path, payload("SessionEnd", SID, known, cwd=str(tmp_path)), env=env)
     assert rc == 0, err
     # a later file beside it, named after a credential (import skips it: "the file name holds a credential")
     _transcript(folder / f"{GH}.jsonl", "cdcdcdcd-2222-3333-4444-555555555555", "a neighbour named after a token")
     sid2 = "efefefef-2222-3333-4444-555555555555"
     _transcript(folder / f"{sid2}.jsonl", sid2, "the second session")
-    rc, _o, err, _s = run_hook(store_path, payload("SessionStart", sid2, folder / f"{sid2}.jsonl", cwd=str(tmp_path),
-                                                    source="startup"), env=env)
+    rc, _o, err, _s = run_hook_done(store_path, payload("SessionStart", sid2, folder / f"{sid2}.jsonl",
+                                                         cwd=str(tmp_path), source="startup"), env=env)
     assert rc == 0, err
     said = {t[3] for t in turns(store_path)}
     assert "the second session" in said and "a neighbour named after a token" not in said, said
@@ -75,7 +76,7 @@ def test_a_subagent_file_under_a_credential_folder_is_not_read(tmp_path, mem, st
     sub.write_bytes(line(user("su1", "sub-agent task text", SID, isSidechain=True, agentId="a1b2c3"))
                     + line(asst("sa1", "ms1", [text("sub-agent answer")], SID, isSidechain=True, agentId="a1b2c3")))
     env = hook_env(store_path, MEM_HOOK_FORK="0", CLAUDE_CONFIG_DIR=str(tmp_path / "claude"))
-    rc, _o, err, _s = run_hook(store_path, payload("SessionEnd", SID, main, cwd=str(tmp_path)), env=env)
+    rc, _o, err, _s = run_hook_done(store_path, payload("SessionEnd", SID, main, cwd=str(tmp_path)), env=env)
     assert rc == 0, err
     said = {t[3] for t in turns(store_path)}
     assert "the main session" in said and not any("sub-agent" in s for s in said), said

@@ -32,8 +32,8 @@ def test_plural_of_entry():
 
 
 def test_proxy_health_says_when_none_answers(mem):
-    with socket.socket() as s:      # a port nothing listens on
-        s.bind(("127.0.0.1", 0))
+    with socket.socket() as s:      # a port nothing listens on: bound, not listening, until the check is done
+        s.bind(("127.0.0.1", 0))    # (closed first, another process could take it meanwhile)
         port = s.getsockname()[1]
-    r = mem("proxy", "health", "--url", f"http://127.0.0.1:{port}", "--timeout", "1", exit_code=1)
+        r = mem("proxy", "health", "--url", f"http://127.0.0.1:{port}", "--timeout", "1", exit_code=1)
     assert "no mem proxy answers" in r.stderr

@@ -13,7 +13,7 @@ import sys
 import time
 
 from tests.hooks._util import (REPO, asst, files_holding, hook_env, line, payload, question_and_answer, run_hook,
-                               text, user, wait_store_processes_gone, waits_on)
+                               sleeping, text, user, wait_store_processes_gone, waits_on)
 
 WORD = "zebraquokka"
 
@@ -236,10 +236,12 @@ def test_a_prompt_said_while_forget_match_runs_is_stored_as_forget_left_the_othe
                                  stderr=subprocess.PIPE, text=True)
         lock = store_path / "locks" / "store.lock"
         deadline = time.monotonic() + 60
-        while not waits_on(child.pid, lock) and child.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)                       # the child waits for the forget's lock ...
+        # the child waits for the forget's lock and has read who holds it: it sleeps between two tries
+        # (a fixed 0.2 s was too short for that under load: the forget would end unseen)
+        while not (waits_on(child.pid, lock) and sleeping(child.pid)) and child.poll() is None \
+                and time.monotonic() < deadline:
+            time.sleep(0.005)
         assert child.poll() is None, child.communicate()
-        time.sleep(0.2)                            # ... and has read who holds it
         f.stdin.write("\n")
         f.stdin.flush()
         assert f.wait(timeout=60) == 0

@@ -251,6 +251,23 @@ def waits_on(pid: int, path: Path) -> bool:
     return False
 
 
+def sleeping(pid: int) -> bool:
+    """Whether process ``pid`` is in a timed sleep (``time.sleep``): its
+    ``/proc/PID/wchan`` names the kernel's nanosleep, or where that is
+    hidden (``0``), its ``/proc/PID/syscall`` is nanosleep or
+    clock_nanosleep (x86-64: 35, 230; arm64: 101, 115).  With
+    :func:`waits_on`: a process that has the store lock open and sleeps
+    has tried the lock, read its holder and waits to try again
+    (``objstore.core.lock.StoreLock.acquire``)."""
+    try:
+        if "nanosleep" in Path(f"/proc/{pid}/wchan").read_text():
+            return True
+        nr = Path(f"/proc/{pid}/syscall").read_text().split()[0]
+    except (OSError, IndexError):
+        return False
+    return nr in {"x86_64": ("35", "230"), "aarch64": ("101", "115")}.get(os.uname().machine, ())
+
+
 def files_holding(root, secret: str) -> list[str]:
     """Every file under ``root`` whose bytes hold ``secret`` (``grep -rl``)."""
     out = []
@@ -263,7 +280,7 @@ def files_holding(root, secret: str) -> list[str]:
     return out
 
 
-def until_within_budget(event: str, run, tries: int = 10):
+def until_within_budget(event: str, run, tries: int = 10, reset=None, store: Path | None = None):
     """``run()`` (one ``mem hook`` process for ``event``; returns its
     ``CompletedProcess``), run again while it took 80 % of the event's
     budget (``cmds._hookclock.BUDGET_S``) or more, at most ``tries`` times;
@@ -273,11 +290,44 @@ def until_within_budget(event: str, run, tries: int = 10):
     has 1.2 s, a new interpreter can take longer to start): a test that
     asserts what one hook stored runs it again as that next hook would, so
     it checks the product, not the load.  A hook that ends sooner must have
-    done all its work: not run again."""
+    done all its work: not run again, unless ``store`` is given and the
+    run wrote a line to that store's hook log (:func:`hook_stopped`): a part
+    of it failed open, maybe without waiting (a locked store).  (Session 28:
+    a remembered key was still missing under load 28 with the 80 % rule
+    alone.)
+    ``reset()``, when given, runs before each run after the first: it puts
+    back what the run's own result depends on (e.g. the store as it was,
+    when a stored prompt changes what the next run does)."""
     from cmds._hookclock import BUDGET_S, DEFAULT_BUDGET_S
-    for _ in range(tries):
+    for i in range(tries):
+        if i and reset is not None:
+            reset()
+        seen = len(hook_log(store)) if store is not None else 0
         t0 = time.monotonic()
         p = run()
-        if p.returncode != 0 or time.monotonic() - t0 < 0.8 * BUDGET_S.get(event, DEFAULT_BUDGET_S):
+        if p.returncode != 0 or (time.monotonic() - t0 < 0.8 * BUDGET_S.get(event, DEFAULT_BUDGET_S)
+                                 and not (store is not None and hook_stopped(store, seen))):
             return p, True
     return p, False
+
+
+def run_hook_done(store: Path, data: dict, *, env: dict | None = None) -> tuple[int, str, str, float]:
+    """:func:`run_hook`, delivered again while it reached its budget or
+    logged a failure (:func:`until_within_budget` with ``store``'s hook
+    log), as the agent's next hook would catch up: for a test that asserts
+    what the hook stored, not how fast the machine is.  The last run's
+    ``(rc, stdout, stderr, seconds)``."""
+    got = []
+
+    def run() -> subprocess.CompletedProcess:
+        got.append(run_hook(store, data, env=env))
+        return subprocess.CompletedProcess([], got[-1][0], got[-1][1], got[-1][2])
+    until_within_budget(data["hook_event_name"], run, store=store)
+    return got[-1]
+
+
+def hook_stopped(store: Path, since: int = 0) -> bool:
+    """The hook log of ``store`` has a line after character ``since``: a
+    hook logs only what failed open (exit 0) and left its work undone (its
+    budget: ``HookTimeout``; a locked store: ``StoreLocked``; an error)."""
+    return bool(hook_log(store)[since:].strip())

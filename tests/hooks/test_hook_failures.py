@@ -18,7 +18,8 @@ import pytest
 
 from objstore.memory.opening import open_store
 from tests.hooks._util import (REPO, asst, bag, hook_env, hook_log, line, lock_held, payload, run_hook, text,
-                               tool_result, tool_use, turns, user, wait_store_processes_gone, waits_on)
+                               tool_result, tool_use, turns, until_within_budget, user, wait_store_processes_gone,
+                               waits_on)
 
 SID = "0a1b2c3d-0000-4000-8000-00000000000a"
 
@@ -54,20 +55,26 @@ def _texts(store: Path) -> list[str]:
 def test_session_end_stdin_never_closed(tmp_path):
     store = tmp_path / "store"
     t, _ = _transcript(tmp_path / "p")
-    p = subprocess.Popen([sys.executable, "-m", "cmds", "hook", "claude-code"], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=hook_env(store), cwd=REPO)
-    t0 = time.monotonic()
-    p.stdin.write(json.dumps(payload("SessionEnd", SID, t, reason="other")).encode())
-    p.stdin.flush()
-    try:
-        rc = p.wait(timeout=30)
-    finally:
-        p.stdin.close()
-        out = p.stdout.read()
-        p.stdout.close()
-        p.stderr.close()
-    assert rc == 0 and out == b""
-    assert time.monotonic() - t0 < 15
+
+    def run() -> subprocess.CompletedProcess:
+        p = subprocess.Popen([sys.executable, "-m", "cmds", "hook", "claude-code"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=hook_env(store), cwd=REPO)
+        t0 = time.monotonic()
+        p.stdin.write(json.dumps(payload("SessionEnd", SID, t, reason="other")).encode())
+        p.stdin.flush()
+        try:
+            rc = p.wait(timeout=30)
+        finally:
+            p.stdin.close()
+            out = p.stdout.read()
+            p.stdout.close()
+            p.stderr.close()
+        assert rc == 0 and out == b""
+        assert time.monotonic() - t0 < 15
+        return subprocess.CompletedProcess(p.args, rc, out)
+    # SessionEnd's 1.2 s count from its process's start: under load it can reach them before its final
+    # read and fail open; delivered again then (until_within_budget), the store is what is checked
+    until_within_budget("SessionEnd", run, store=store)
     assert "finished 1" in _texts(store)         # a final read: the last message too
 
 

@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-from tests.hooks._util import REPO, asst, hook_env, line, payload, text, tool_result, tool_use, user
+from tests.hooks._util import (REPO, asst, hook_env, line, payload, text, tool_result, tool_use, until_within_budget,
+                               user)
 
 #: top-level modules of the optional extras and of what they pull in
 EXTRAS = frozenset({
@@ -23,11 +24,20 @@ EXTRAS = frozenset({
 SID = "7a0c1f3e-0000-4000-8000-00000000a11c"
 
 
-def imported(store, data: dict) -> set[str]:
-    """Modules (dotted names) a ``mem hook claude-code`` process imported."""
-    env = hook_env(store, MEM_NO_HELPER="1")
-    p = subprocess.run([sys.executable, "-X", "importtime", "-m", "cmds", "hook", "claude-code"],
-                       input=json.dumps(data).encode(), capture_output=True, env=env, timeout=120, cwd=REPO)
+def imported(tmp_path, data: dict) -> set[str]:
+    """Modules (dotted names) a ``mem hook claude-code`` process imported,
+    on a new store under ``tmp_path``.  A run that took 80 % of the event's
+    budget or more may have stopped before its sync (the hook fails open;
+    a SessionEnd has 1.2 s, and on a loaded machine the reader was never
+    imported, session 27): run again on another new store
+    (``until_within_budget``)."""
+    stores = iter(range(100))
+
+    def run():
+        env = hook_env(tmp_path / f"store{next(stores)}", MEM_NO_HELPER="1")
+        return subprocess.run([sys.executable, "-X", "importtime", "-m", "cmds", "hook", "claude-code"],
+                              input=json.dumps(data).encode(), capture_output=True, env=env, timeout=120, cwd=REPO)
+    p, _within = until_within_budget(data["hook_event_name"], run)
     assert p.returncode == 0, p.stderr.decode("utf-8", "replace")[-2000:]
     mods = set()
     for ln in p.stderr.decode("utf-8", "replace").splitlines():
@@ -55,14 +65,13 @@ def transcript(tmp_path):
 
 @pytest.mark.parametrize("event", ["SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"])
 def test_a_hook_imports_no_optional_extra(tmp_path, transcript, event):
-    store = tmp_path / "store"
     extra = {"prompt": "how did we fix the flaky parser test?"} if event == "UserPromptSubmit" else {}
     if event == "SessionStart":
         extra["source"] = "startup"
     if event != "SessionStart":  # a store with the session in it: Stop/SessionEnd then sync more of it
         with transcript.open("ab") as f:
             f.write(line(asst("late", "msg_late", [text("all green now")], SID)))
-    mods = imported(store, payload(event, SID, transcript, **extra))
+    mods = imported(tmp_path, payload(event, SID, transcript, **extra))
     tops = {m.split(".")[0] for m in mods}
     assert not tops & EXTRAS, f"{event} imported {sorted(tops & EXTRAS)}"
     if event in ("Stop", "SessionEnd"):  # the sync really ran here: the reader and redaction were loaded

@@ -458,11 +458,11 @@ def test_encrypt_1kb_to_x25519_is_fast():
     _, rcpt = age.generate_x25519()
     value = _data(1024)
     age.encrypt(value, [rcpt])
-    times = []
+    times = []   # CPU time of this process (not wall-clock: the machine's load is not the code's cost)
     for _ in range(300):
-        t = time.perf_counter()
+        t = time.process_time()
         age.encrypt(value, [rcpt])
-        times.append(time.perf_counter() - t)
+        times.append(time.process_time() - t)
     assert statistics.median(times) < 1e-3, f"median {statistics.median(times) * 1e6:.0f} us"
 
 
