@@ -89,6 +89,12 @@ NOT_UPDATES = [
     [("user", "The staging database did not move to port 6543; it stays on 5432.")],      # denied (test27 V5)
     [("user", "Bob suggested the staging database move to port 6543 but we rejected it.")],  # turned down
     [("user", "We never moved the staging database to port 6543 after all.")],             # denied
+    [("user", "The staging database has not moved to port 6543.")],                        # test27b X7: denied
+    [("user", "The staging database hasn't moved to port 6543.")],
+    [("user", "Ops says the staging database moved to port 6543. That is wrong.")],       # called false
+    [("user", "Ops says the staging database moved to port 6543, but that is wrong.")],
+    [("user", "We will move the staging database to port 6543 next year.")],               # a plan
+    [("user", "Assume the staging database moved to port 6543 and update the config.")],  # supposed (test27 V27)
 ]
 
 
