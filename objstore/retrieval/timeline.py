@@ -12,7 +12,8 @@ refuse to inject a stale turn without the current fact
 
 Values.  The *values* of a text (:func:`values_of`) are its tokens that look
 like a setting rather than prose: a token with a digit (``8080``, ``3.12``,
-``v2``; type ``int``, ``dec`` or ``code``) or a capitalised word inside
+``v2``; type ``int``, ``dec`` or ``code``), an absolute path of two parts
+or more (``/srv/shop-new``; type ``code``) or a capitalised word inside
 a sentence (``Vitest``, ``RabbitMQ``, ``Fly.io``, and ``Render`` in
 "deploys go to Render" even where "render time" is said too; type
 ``name``); a sentence's first word only if it is never written in lower
@@ -139,6 +140,8 @@ from objstore.retrieval.subjects import (COPULAS, GENERIC, UPDATE_CUES, VERBS, S
 
 #: a token with a digit: 8080, 3.12, v2, 5433/tcp is two
 _DIGIT_RE = LazyPattern(r"(?<![\w.])[\w.+-]*\d[\w.+-]*(?<![.+-])")
+#: an absolute path of two parts or more ("/srv/shop-new", "~/work/shop"), not a URL's or a relative one's tail
+_PATH_RE = LazyPattern(r"(?<![\w.~/:-])~?/[A-Za-z_][\w.-]*(?:/[\w.-]+)+/?")
 #: a capitalised word (possibly with dots or internal capitals: Fly.io, RabbitMQ)
 _NAME_RE = LazyPattern(r"(?<![\w.])([A-Z][\w+-]*(?:\.[A-Za-z]\w*)*)")
 _SENTENCE_START_RE = LazyPattern(r"(?:\A|[.!?]\s+|\n\s*|[\"'(\[]\s*)\Z")
@@ -179,6 +182,13 @@ def values_of(text: str, subject: Iterable[str] = (), lower_words: set[str] | No
         v = tok.lower() if tok.isascii() else normalize(tok)
         if v not in subj and v not in out:
             out[v] = _type_of(tok)
+    if "/" in text:   # a path names a place whatever its words: "/srv/shop-new" (test27 V21)
+        for m in _PATH_RE.finditer(text):
+            tok = m.group(0).rstrip("/.")
+            if len(tok) <= 80 and tok.count("/") >= 2 and "//" not in tok:
+                v = tok.lower() if tok.isascii() else normalize(tok)
+                if v not in subj and v not in out:
+                    out[v] = "code"
     for m in _NAME_RE.finditer(text):
         tok = m.group(1)
         if len(tok) < 2:
@@ -379,7 +389,7 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
             if not (sa and sa.words and sb and sb.words):
                 continue   # a subject not read ("we moved it to 5433"): this pair tells nothing
             got = compare(sa, sb, question)
-            if got and not _measured(sa, sb, measure):
+            if got and not _measured(sa, sb, measure, va, vb):
                 got = None   # (rule 6: the same thing, but maybe not the same setting of it)
             if got or (got is None and not want_true):
                 return got
@@ -576,15 +586,43 @@ class _Pairs:
                     yield va, vb
 
 
-def _measured(a: Subject, b: Subject, measure: str) -> bool:
+def _measured(a: Subject, b: Subject, measure: str, va: str = "", vb: str = "") -> bool:
     """Whether two value subjects name one attribute, as ``measure`` asks
-    (``relations``' ``same``): ``"same"``, both name it; ``"agree"``, they
-    do not name two; ``""``, not asked."""
+    (``relations``' ``same``): ``"same"``, both name it, or neither does and
+    the values ``va``, ``vb`` are of one shape (:func:`shape_of`: "The shop
+    cache runs on cache-1.internal" / "the shop cache moved to
+    cache-9.internal": a host is what a host replaces, test27 V21);
+    ``"agree"``, they do not name two; ``""``, not asked."""
     if measure == "same":
-        return a.attribute != "" and a.attribute == b.attribute
+        if not a.attribute and not b.attribute:
+            return shape_of(va) != "" and shape_of(va) == shape_of(vb)
+        return a.attribute == b.attribute
     if measure == "agree":
         return not (a.attribute and b.attribute and a.attribute != b.attribute)
     return True
+
+
+#: a host name: dotted labels, the last of letters ("cache-1.internal", "api-v2.shop.internal")
+_HOST_RE = LazyPattern(r"[a-z0-9](?:[\w-]*[a-z0-9])?(?:\.[a-z0-9](?:[\w-]*[a-z0-9])?)*\.[a-z]{2,}")
+#: a dotted name that is a file's, not a host's ("limits.py")
+_FILE_SUFFIXES = frozenset("py js ts tsx jsx json yaml yml toml md txt cfg ini conf sh go rs rb java kt c h cc cpp hpp "
+                           "lock log csv sql html css scss xml env pem key crt gz zip tar whl so dll exe".split())
+
+
+def shape_of(value: str) -> str:
+    """The shape of a normalized value that names where or what it is,
+    whatever its words: ``url`` ("https://api-v2.shop.internal"), ``path``
+    ("/srv/shop-2"), ``email``, ``host`` ("cache-1.internal"; a file name
+    such as "limits.py" is none), else ""."""
+    if "://" in value:
+        return "url"
+    if value.startswith(("/", "~/")):
+        return "path"
+    if "@" in value:
+        return "email"
+    if "." in value and _HOST_RE.fullmatch(value) and value.rsplit(".", 1)[1] not in _FILE_SUFFIXES:
+        return "host"
+    return ""
 
 
 def _answers(fact: Item, turn: Item) -> bool:
