@@ -51,7 +51,8 @@ class Said(Record):
         relevance: the retrieval score (only ratios matter).
         old_bodies: a fact's older versions' bodies (empty for a turn).
         seq: a tie-breaker for items of one session at one time.
-        role: a turn's role (``user``, ``assistant``, ``tool``).
+        role: a turn's role (``user``, ``assistant``, ``tool``); a fact's
+            ``""``, or ``agent`` if its trust is not ``user_stated``.
         session: a turn's session (``""``: unknown; the exchange rule,
             ``timeline.answer_to``, reads it with ``seq``).
     """
@@ -67,9 +68,9 @@ def _role(s: Said) -> str:
     """The role the rule reads: a turn's, but ``parent_agent`` for a
     sub-agent session's ``user`` turn (its prompt, written by the parent
     agent: not the person's word, ``provenance.turn_author``); ``""`` for
-    a fact."""
+    a fact, ``agent`` for one an agent wrote (``timeline`` rule 11)."""
     if s.kind != "turn":
-        return ""
+        return "agent" if s.role == "agent" else ""
     return "parent_agent" if s.role == "user" and s.session and is_subagent_session(s.session) else s.role
 
 

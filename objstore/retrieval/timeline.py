@@ -103,6 +103,15 @@ marking only, by a later turn of the person that states a new value of it
 (``docs/design.md``, "A fact a later turn says has changed").  The prompt
 hook's passages are judged by it too (``relations``' ``strict``).
 
+Rule 11, the person's word first (test27b X2): a current fact the person
+stated (role ``""``) goes before, without marking it, a current fact an
+agent wrote (role ``agent``: trust other than ``user_stated``, under
+another key: "shop database port: 6543" beside the person's "The shop
+database is Postgres on port 5432") of the same project that states a
+value of a kind it also states, where it holds every question word the
+agent's holds, verbs aside (as rule 6).  BM25 puts the agent's terse
+key-worded fact first; the person's is the one to trust.
+
 Rules 9 (an exchange: the answer to a prompt never supersedes it) and 10
 (the same quantity restated by the person) are
 :mod:`objstore.retrieval.restated`'s.
@@ -253,6 +262,9 @@ _LOWER_RE = LazyPattern(r"(?<![\w.])[a-z][\w.+-]*")
 _SUPERSEDES = {"int": ("int",), "dec": ("dec",), "code": ("code",), "name": ("name", "initial"),
                "initial": ("initial",)}
 
+#: rule 11's kinds of value: a sentence's first word taken for a name is a name
+_KIND_OF = {"int": "int", "dec": "dec", "code": "code", "name": "name", "initial": "name"}
+
 #: A name held by more than this share of the items compared (and by more
 #: than two) is no value: a name everyone uses, such as a speaker's.
 COMMON_VALUE_SHARE = 0.1
@@ -293,8 +305,8 @@ class Item(Record):
         terms: the item's content terms (stemmed, stop words dropped).
         cue: the item holds a word of :data:`UPDATE_CUES` (stop words
             included: "now").
-        role: a turn's role (``user``, ``assistant``, ``tool``); ``""``
-            for a fact.  A ``tool`` item never supersedes (rule 5).
+        role: a turn's role (``user``, ``assistant``, ``tool``); a fact's
+            ``""``, or ``agent`` for one an agent wrote (rule 11).  A ``tool`` item never supersedes (rule 5).
         text: the text the values were read from (a fact: key words, a
             newline, its body), for their subjects (rule 3,
             ``objstore.retrieval.subjects``); ``""``: subjects unknown.
@@ -500,6 +512,12 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
             for b in out[a]:   # (it no longer confirms, nor supersedes, the turn that replaces it: test27 V22)
                 ahead[b] = [x for x in ahead[b] if x != a]
                 out[b] = [x for x in out[b] if x != a]
+    for a, A in enumerate(items):   # rule 11: the person's fact before an agent's on the same question
+        if A.kind == "fact" and A.role == "agent" and A.values and A.matched:
+            need, kinds = A.matched - _verb_stems(), {_KIND_OF[t] for t in A.values.values()}
+            ahead[a] += [b for b, B in enumerate(items) if B.kind == "fact" and not B.role and B.project == A.project
+                         and need <= B.matched and kinds & {_KIND_OF[t] for t in B.values.values()}
+                         and b not in ahead[a]]
     for a in range(len(items)):  # values of two kinds that moved apart: no order between them
         out[a] = [b for b in out[a] if a not in out[b]]
     last = [max(n.values(), default=it.time) for n, it in zip(new, items)]
