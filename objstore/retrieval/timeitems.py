@@ -52,7 +52,8 @@ class Said(Record):
         old_bodies: a fact's older versions' bodies (empty for a turn).
         seq: a tie-breaker for items of one session at one time.
         role: a turn's role (``user``, ``assistant``, ``tool``); a fact's
-            ``""``, or ``agent`` if its trust is not ``user_stated``.
+            trust (``user_stated``, ``agent_observed``, …; ``""``: the
+            person's), read as the role ``agent`` unless the person's.
         session: a turn's session (``""``: unknown; the exchange rule,
             ``timeline.answer_to``, reads it with ``seq``).
     """
@@ -70,7 +71,7 @@ def _role(s: Said) -> str:
     agent: not the person's word, ``provenance.turn_author``); ``""`` for
     a fact, ``agent`` for one an agent wrote (``timeline`` rule 11)."""
     if s.kind != "turn":
-        return "agent" if s.role == "agent" else ""
+        return "agent" if s.role not in ("", "user_stated") else ""
     return "parent_agent" if s.role == "user" and s.session and is_subagent_session(s.session) else s.role
 
 
