@@ -13,7 +13,7 @@ refuse to inject a stale turn without the current fact
 Values.  The *values* of a text (:func:`values_of`) are its tokens that look
 like a setting rather than prose: a token with a digit (``8080``, ``3.12``,
 ``v2``; type ``int``, ``dec`` or ``code``), an absolute path of two parts
-or more (``/srv/shop-new``; type ``code``) or a capitalised word inside
+or more, not a file's (``/srv/shop-new``; type ``code``) or a capitalised word inside
 a sentence (``Vitest``, ``RabbitMQ``, ``Fly.io``, and ``Render`` in
 "deploys go to Render" even where "render time" is said too; type
 ``name``); a sentence's first word only if it is never written in lower
@@ -149,7 +149,8 @@ from objstore.retrieval.subjects import (COPULAS, GENERIC, UPDATE_CUES, VERBS, S
 
 #: a token with a digit: 8080, 3.12, v2, 5433/tcp is two
 _DIGIT_RE = LazyPattern(r"(?<![\w.])[\w.+-]*\d[\w.+-]*(?<![.+-])")
-#: an absolute path of two parts or more ("/srv/shop-new", "~/work/shop"), not a URL's or a relative one's tail
+#: an absolute path of two parts or more ("/srv/shop-new", "~/work/shop"), not a URL's or a relative one's tail;
+#: a file's ("/Users/u/app/index.html": the last part holds a dot) is a mention far more often than a setting
 _PATH_RE = LazyPattern(r"(?<![\w.~/:-])~?/[A-Za-z_][\w.-]*(?:/[\w.-]+)+/?")
 #: a capitalised word (possibly with dots or internal capitals: Fly.io, RabbitMQ)
 _NAME_RE = LazyPattern(r"(?<![\w.])([A-Z][\w+-]*(?:\.[A-Za-z]\w*)*)")
@@ -194,7 +195,7 @@ def values_of(text: str, subject: Iterable[str] = (), lower_words: set[str] | No
     if "/" in text:   # a path names a place whatever its words: "/srv/shop-new" (test27 V21)
         for m in _PATH_RE.finditer(text):
             tok = m.group(0).rstrip("/.")
-            if len(tok) <= 80 and tok.count("/") >= 2 and "//" not in tok:
+            if len(tok) <= 80 and tok.count("/") >= 2 and "//" not in tok and "." not in tok.rsplit("/", 1)[1]:
                 v = tok.lower() if tok.isascii() else normalize(tok)
                 if v not in subj and v not in out:
                     out[v] = "code"
