@@ -61,6 +61,8 @@ READINGS = [
     ("We're going to move the db to 6543 next week.", "6543", False),
     ("From today keys will get 500 requests per minute.", "500", True),
     ("The db moved to 6543; we'll move it again next year.", "6543", True),
+    ("The db moved to 6543 and the app will need a restart.", "6543", True),     # the future word after the value
+    ("I want to let you know the db moved to 6543.", "6543", True),
     ("Assume the shop database moved to port 6543 and update the config accordingly.", "6543", False),
     ("If the db moved to 6543, the config breaks.", "6543", False),
     ("Heads up: the staging database moved to port 6543, not 5433 as planned.", "6543", True),
