@@ -4,7 +4,7 @@
 The rule (:mod:`objstore.retrieval.timeline`) decides which passage states a
 value that was changed later.  Recall (``objstore.retrieval.recall``) and
 the prompt hook's check of a turn it injects against the current facts
-(``objstore.retrieval.inject.stale_for_facts``) ask it the same question,
+(``objstore.retrieval.injecttime.stale_for_facts``) ask it the same question,
 so both build its items here, from the same readings of their texts:
 
 * values (``timeline.values_of``), the question's words left out (they are
