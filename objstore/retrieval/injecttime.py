@@ -32,7 +32,7 @@ from objstore.retrieval.timeline import superseders, values_of
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
     from objstore.memory.tombstones import Hider
-    from objstore.retrieval.inject import Candidate, GateConfig, Injection
+# (Candidate, GateConfig, Injection: ``inject``'s, named in annotations only; inject imports this module)
 
 
 def stale_for_facts(store: Store, text: str, when: int, facts: Sequence[tuple[str, Fact]],
