@@ -93,7 +93,8 @@ from objstore.retrieval.context import (
     CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, NOTE, TAG, escape_text, estimate_tokens, fact_line, is_dormant,
     load_state, record_use, save_state, state_path, store_context_config, strip_mem_context, write_trace,
 )
-from objstore.retrieval.injecttime import stale_for_facts, with_current_facts, with_later_turns  # noqa: F401  (re-exported)
+from objstore.retrieval.injecttime import (person_first, stale_for_facts,  # noqa: F401  (re-exported)
+                                           with_current_facts, with_later_turns)
 from objstore.retrieval.timeline import only_asks, values_of
 
 MAX_CUE_CHARS = 4000
@@ -506,11 +507,13 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     frame = estimate_tokens(open_tag + close_tag)
     lines = []
     best = {k: max((c.evidence for c in cands if c.kind == k and not c.reason), default=0.0) for k in ("fact", "turn")}
-    for c in sorted(cands, key=lambda c: (c.id in asking, -c.evidence, c.kind, c.ref)):
+    lead = person_first(showable)   # the person's fact before an agent's (timeline rule 11)
+    for c in sorted(cands, key=lambda c: (c.id in asking, -lead.get((c.kind, c.ref), c.evidence),
+                                          (c.kind, c.ref) not in lead, c.kind, c.ref)):
         if c.reason:
             inj.rejected.append(c)
             continue
-        if c.evidence < config.relative * best[c.kind]:
+        if lead.get((c.kind, c.ref), c.evidence) < config.relative * best[c.kind]:
             c.reason = f"evidence {c.evidence:.2f} under {config.relative:.0%} of the best {c.kind}'s {best[c.kind]:.2f}"
         elif c.id in already:
             c.reason = "already injected in this session"

@@ -7,9 +7,11 @@ whose gate picks the facts and passages first; kept apart from it, session
   fact (:func:`with_current_facts`);
 * :func:`with_later_turns`: a fact or passage whose value a later turn of
   the person says changed is injected with that turn just above it, and
-  marked (``laterturns.later_turns``).
+  marked (``laterturns.later_turns``);
+* :func:`person_first`: the person's fact goes before an agent's fact
+  under another key that the prompt matches no better (rule 11).
 
-Both decide by the time rule (``objstore.retrieval.timeline``), as ``mem
+All decide by the time rule (``objstore.retrieval.timeline``), as ``mem
 recall`` does.
 """
 
@@ -21,6 +23,7 @@ from objstore.core.errors import MemError
 from objstore.core.objects import Fact, Turn
 from objstore.core.store import Store
 from objstore.memory.facts import walk
+from objstore.memory.scope import key_project
 from objstore.memory.served import hider
 from objstore.retrieval.context import (CHARS_PER_TOKEN, LATER_MARK, estimate_tokens, fact_line,
                                         later_turn_line)
@@ -175,3 +178,38 @@ def with_current_facts(store: Store, inj: Injection, lines: list[str],
                 break
     return lines
 
+
+def person_first(facts: dict[str, tuple[Candidate, Fact]]) -> dict[tuple[str, str], float]:
+    """The hook's side of the time rule's rule 11 (``timeline``, test27b
+    X2): the person's fact before an agent's fact under another key on the
+    same prompt ("shop database port: 6543" written by an agent beside the
+    person's "The shop database is Postgres on port 5432"; the agent's key
+    words weigh more, and with two facts a prompt an agent's near keys could
+    keep the person's out).
+
+    Args:
+        facts: the gate's facts that may be shown, ``{key: (candidate,
+            current version)}``.
+
+    Returns ``{("fact", key): evidence}`` for each fact of the person
+    (trust ``user_stated``, not rejected) that holds every word an agent's
+    fact of its project matched (any other trust, not rejected), where the
+    two state a value of one kind (``timeline.values_of``) and the agent's
+    evidence is as high or higher: the agent's evidence, which the gate
+    sorts and judges the person's fact by (it goes first on a tie)."""
+    agents = [(c, f) for c, f in facts.values() if f.trust != "user_stated" and not c.reason and c.matched]
+    out: dict[tuple[str, str], float] = {}
+    if not agents:
+        return out
+
+    def kinds(f: Fact) -> set[str]:
+        return {"name" if t == "initial" else t for t in values_of(f.body).values()}
+    for key, (c, f) in facts.items():
+        if f.trust != "user_stated" or c.reason:
+            continue
+        mine, project = set(c.matched), key_project(key)
+        for ac, af in agents:
+            if ac.evidence >= out.get(("fact", key), c.evidence) and key_project(af.key) == project \
+                    and set(ac.matched) <= mine and kinds(f) & kinds(af):
+                out[("fact", key)] = ac.evidence
+    return out

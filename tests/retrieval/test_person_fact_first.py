@@ -10,9 +10,12 @@ for "which port does the shop database use".  Real ``mem`` processes."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from objstore.retrieval.restated import states
+from tests.retrieval._sessions import prompt_hook
 
 QUESTION = "which port does the shop database use"
 
@@ -38,6 +41,24 @@ def test_near_keys_of_an_agent_rank_below_the_persons(mem):
         mem("remember", f"project/api/{key}", "Deploys happen on Monday", env={"MEM_AGENT": "claude"})
     got = _keys(mem, "what day do deploys happen", "api")
     assert got[0] == ("project/api/deploy-day", "user_stated"), got
+
+
+def test_the_prompt_hook_injects_the_persons_fact_first(mem, tmp_path):
+    """The hook's gate (``injecttime.person_first``): the person's fact
+    before the agent's; with two facts a prompt, two near keys of an
+    agent no longer keep the person's out."""
+    mem("remember", "project/shop/db", "The shop database is Postgres on port 5432")
+    mem("remember", "project/shop/database-port", "shop database port: 6543", env={"MEM_AGENT": "claude"})
+    _text, trace = prompt_hook(tmp_path / "store", QUESTION + "?", "/home/dev/shop", tmp_path / "t1.jsonl", fresh=True)
+    assert [c["key"] for c in trace["injected"] if c["kind"] == "fact"][:1] == ["project/shop/db"], trace
+    for copy in tmp_path.glob("store-hook*"):   # (the first prompt's copies of the store)
+        shutil.rmtree(copy)
+    mem("remember", "project/api/deploy-day", "Deploys happen on Friday")
+    for key in ("deploy day", "deploy--day"):
+        mem("remember", f"project/api/{key}", "Deploys happen on Monday", env={"MEM_AGENT": "claude"})
+    _text, trace = prompt_hook(tmp_path / "store", "what day do deploys happen?", "/home/dev/api", tmp_path / "t2.jsonl",
+                               fresh=True)
+    assert [c["key"] for c in trace["injected"] if c["kind"] == "fact"][:1] == ["project/api/deploy-day"], trace
 
 
 def test_an_agents_fact_of_another_thing_keeps_its_place(mem):
