@@ -4,7 +4,7 @@ their identifiers (test27 V31's shape: "turn I please refactor module
 m<I % 97> and fix flaky test t<I>", each answered "done with turn I: changed
 m<I % 97>.py and the test"), timestamps shuffled over two days (seeded), to
 stdout.  Recall of "flaky test t<I>" must rank turn I's prompt first
-(timeline rule 11; docs/benchmarks.md, "Session 28 (branch `rec28`)").
+(timeline rule 12; docs/benchmarks.md, "Session 28 (branch `rec28`)").
 
     python bench/id_session.py 4000 > DIR/p/s.jsonl; mem import claude-code DIR
     mem recall "flaky test t3998" --project big

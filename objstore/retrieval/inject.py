@@ -79,7 +79,7 @@ from objstore.core.record import Frozen, Record, fields, set_fields
 from objstore.core.store import FACT_WAIT_S, Store, now_ms
 from objstore.core.text import strip_mem_context
 from objstore.memory.decay import touch
-from objstore.memory.facts import current_version, visible, walk
+from objstore.memory.facts import current_version, visible
 from objstore.memory.lost import lost_keys_warning
 from objstore.memory.provenance import turn_author
 from objstore.memory.scope import namespace_rank, namespace_weight, project_aliases, visibility
@@ -89,15 +89,14 @@ TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
     from objstore.memory.tombstones import Hider
 from objstore.retrieval.keyrank import key_name, names_key
-from objstore.retrieval.querywords import GENERIC_WORDS, held_terms, question_terms
+from objstore.retrieval.querywords import GENERIC_WORDS, held_terms
 from objstore.retrieval.context import (
-    CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, LATER_MARK, NOTE, TAG, escape_text, estimate_tokens, fact_line,
-    is_dormant, later_turn_line,
+    CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, NOTE, TAG, escape_text, estimate_tokens, fact_line, is_dormant,
     load_state, record_use, save_state, state_path, store_context_config, write_trace,
 )
-from objstore.retrieval.laterturns import later_turns
-from objstore.retrieval.timeitems import Said, fact_text, time_items
-from objstore.retrieval.timeline import only_asks, superseders, values_of
+from objstore.retrieval.injecttime import (person_first, stale_for_facts,  # noqa: F401  (re-exported)
+                                           with_current_facts, with_later_turns)
+from objstore.retrieval.timeline import only_asks, values_of
 
 MAX_CUE_CHARS = 4000
 PRIOR_DOCS = 100  # see _nidf
@@ -495,11 +494,13 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     frame = estimate_tokens(open_tag + close_tag)
     lines = []
     best = {k: max((c.evidence for c in cands if c.kind == k and not c.reason), default=0.0) for k in ("fact", "turn")}
-    for c in sorted(cands, key=lambda c: (c.id in asking, -c.evidence, c.kind, c.ref)):
+    lead = person_first(showable)   # the person's fact before an agent's (timeline rule 11)
+    for c in sorted(cands, key=lambda c: (c.id in asking, -lead.get((c.kind, c.ref), c.evidence),
+                                          (c.kind, c.ref) not in lead, c.kind, c.ref)):
         if c.reason:
             inj.rejected.append(c)
             continue
-        if c.evidence < config.relative * best[c.kind]:
+        if lead.get((c.kind, c.ref), c.evidence) < config.relative * best[c.kind]:
             c.reason = f"evidence {c.evidence:.2f} under {config.relative:.0%} of the best {c.kind}'s {best[c.kind]:.2f}"
         elif c.id in already:
             c.reason = "already injected in this session"
@@ -522,8 +523,8 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
             n_facts += 1
         else:
             n_turns += 1
-    lines = _with_current_facts(store, inj, lines, showable, turn_text, config, frame, used, set(already), prompt)
-    lines = _with_later_turns(store, session_id, inj, lines, showable, config, frame, prompt)
+    lines = with_current_facts(store, inj, lines, showable, turn_text, config, frame, used, set(already), prompt)
+    lines = with_later_turns(store, session_id, inj, lines, showable, config, frame, prompt)
     lost = sorted({c.ref for c in cands if c.reason == LOST_REASON})
     if lost:   # the prompt asks about a key whose value is lost: the agent is told, as recall's reader is
         inj.trace["lost_keys"] = lost
@@ -538,147 +539,3 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     keys = [c.ref for c in inj.injected if c.kind == "fact"]
     if keys and state_path(store, session_id) is not None:  # a preview without a session is not a use
         inj.trace["use_recorded"] = record_use(store, keys)
-
-
-def stale_for_facts(store: Store, text: str, when: int, facts: Sequence[tuple[str, Fact]],
-                    prompt: str = "", memo: dict | None = None) -> list[str]:
-    """The keys of ``facts`` (``(key, current version)``) whose current
-    value a turn (``text`` said at ``when`` ms) contradicts with an older
-    one, for the question ``prompt``: the time rule of
-    ``objstore.retrieval.timeline`` on the turn and the fact, read as
-    ``mem recall`` reads them (``objstore.retrieval.timeitems.time_items``:
-    the question's words, the values' subjects, the fact's older versions),
-    so that the hook and recall decide "updated later" alike.  The fact
-    supersedes the turn where the turn holds a value of one of the key's
-    older versions that the current one dropped, or where both hold a word
-    of the question and the fact states a later value of a kind the turn
-    states, of the same subject, not of a sibling ("the analytics replica
-    uses 5439" does not make "the primary uses 5432" stale).
-
-    ``memo``: a dict the caller keeps for one prompt and passes to each
-    call for that prompt (empty at first), so the question's terms, the
-    texts' terms and each fact's older versions are read once per prompt,
-    not once per turn passage; ``None``: this call's own."""
-    out: list[str] = []
-    if not facts or not values_of(text):
-        return out
-    memo = {} if memo is None else memo
-    if "question" not in memo:
-        memo["question"] = question_terms([prompt])
-    question = memo["question"]
-    cache: dict[str, frozenset[str]] = memo.setdefault("terms", {})
-    olds: dict[tuple[str, str | None], list[str]] = memo.setdefault("old", {})
-    turn = Said(text, when, "", "turn")
-    for key, f in facts:
-        old = olds.get((key, f.parent))
-        if old is None:
-            old = olds[(key, f.parent)] = []
-            try:
-                for v in walk(store, f.parent):
-                    if v.fact.body and not getattr(v.fact, "forgotten", 0) and \
-                            (v.fact.valid_from, v.fact.version) < (f.valid_from, f.version):
-                        old.append(v.fact.body)
-            except MemError:
-                pass
-        fact = Said(fact_text(key, f.body), max(f.valid_from, f.recorded_at), "", "fact", old_bodies=old)
-        if superseders(time_items([turn, fact], [prompt], terms_cache=cache, question=question))[0]:
-            out.append(key)
-    return out
-
-
-def _with_later_turns(store: Store, session_id: str, inj: Injection, lines: list[str],
-                      showable: dict[str, tuple[Candidate, Fact]], config: GateConfig, frame: int,
-                      prompt: str) -> list[str]:
-    """A fact or a passage whose value a later turn of the person says
-    changed (``laterturns.later_turns``, for the question ``prompt``; the
-    turns of this session are not read: the model has them) is never
-    injected without that turn: the turn's passage
-    (``context.later_turn_line``; one injected already is moved there) goes
-    just above it, and its line is marked out of date
-    (``context.LATER_MARK``), within the budget; else it is dropped.
-    Returns the lines."""
-    facts = [c for c in inj.injected if c.kind == "fact" and c.ref in showable]
-    passages: list[tuple[Candidate, Turn]] = []
-    for c in inj.injected:
-        if c.kind == "turn":
-            try:
-                passages.append((c, store.get(c.id, Turn)))
-            except MemError:
-                continue   # (read a moment ago to be shown: a store damaged since marks nothing)
-    if not facts and not passages:
-        return lines
-    later = later_turns(store, [showable[c.ref][1] for c in facts], prompt=prompt, skip_sessions=[session_id],
-                        turns=[(c.id, t) for c, t in passages])
-    hide: Hider | None | bool = False
-    for c in facts + [c for c, _t in passages]:
-        lt = later.get(c.ref if c.kind == "fact" else c.id)
-        if lt is None or c not in inj.injected:
-            continue
-        for t in [t for t in inj.injected if t.kind == "turn" and t.id == lt.id]:   # shown in its new place
-            inj.injected.remove(t)
-            lines.remove(t.line)
-        if hide is False:
-            hide = hider(store)
-        mine = fact_line(showable[c.ref][1], limit=config.budget_tokens * CHARS_PER_TOKEN // 2, later=True) \
-            if c.kind == "fact" else c.line.replace("): ", f", {LATER_MARK}): ", 1)
-        pair = (later_turn_line(lt, hide or None), mine)
-        cost = estimate_tokens("\n".join(pair) + "\n")
-        used = sum(x.tokens for x in inj.injected if x is not c)
-        at = lines.index(c.line)
-        if frame + used + cost <= config.budget_tokens:
-            lines[at:at + 1] = list(pair)
-            c.line, c.tokens = "\n".join(pair), cost
-            inj.trace.setdefault("later_turns", []).append(
-                {"key": c.ref, "turn": lt.id} if c.kind == "fact" else {"passage": c.id, "turn": lt.id})
-        else:
-            del lines[at]
-            inj.injected.remove(c)
-            c.reason = "a later turn says its value changed, and that turn does not fit the budget"
-            inj.rejected.append(c)
-    return lines
-
-
-def _with_current_facts(store: Store, inj: Injection, lines: list[str],
-                        showable: dict[str, tuple[Candidate, Fact]], turn_text: dict[str, tuple[str, int]],
-                        config: GateConfig, frame: int, used: int, already: set[str], prompt: str) -> list[str]:
-    """A turn passage that states an older value of a key is never injected
-    without that key's current value (:func:`stale_for_facts`, for the
-    question ``prompt``): the fact is added just before the passage (within
-    the budget; one injected with it is moved there), unless it was already
-    injected earlier in this session, or else the passage is dropped."""
-    memo: dict = {}   # the prompt's terms and the facts' older versions: read once for all passages
-    facts = [(k, f) for k, (_fc, f) in showable.items()]
-    for c in [c for c in inj.injected if c.kind == "turn"]:
-        text, when = turn_text.get(c.id, ("", 0))
-        keys = stale_for_facts(store, text, when, facts, prompt, memo)
-        for key in keys:
-            fc, f = showable[key]
-            if fc in inj.injected:   # shown with it: above it (the gate's order is by evidence)
-                if inj.injected.index(fc) > inj.injected.index(c):
-                    inj.injected.remove(fc)
-                    inj.injected.insert(inj.injected.index(c), fc)
-                    lines.remove(fc.line)
-                    lines.insert(lines.index(c.line), fc.line)
-                continue
-            if fc.id in already:  # shown earlier in this session
-                continue
-            line = fc.line or fact_line(f, limit=config.budget_tokens * CHARS_PER_TOKEN // 2)
-            cost = estimate_tokens(line + "\n")
-            if frame + used + cost <= config.budget_tokens:
-                fc.line, fc.tokens, fc.reason = line, cost, ""
-                if fc in inj.rejected:
-                    inj.rejected.remove(fc)
-                inj.injected.insert(inj.injected.index(c), fc)
-                lines.insert(lines.index(c.line), line)
-                used += cost
-                inj.trace.setdefault("added_current_facts", []).append({"key": key, "for_turn": c.id})
-            else:
-                inj.injected.remove(c)
-                lines.remove(c.line)
-                c.reason = f"states an older value of {key}, whose current value does not fit the budget"
-                inj.rejected.append(c)
-                break
-    return lines
-
-
-

@@ -612,7 +612,7 @@ def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence
     (a probe of :func:`_follow_forward` is kept only where it supersedes
     the hit it was found from)."""
     items = time_items([Said(e.full, h.time or 0, h.project or "", h.kind, e.rel, e.old_bodies, h.seq or 0,
-                             (h.role or "") if h.kind == "turn" else "", h.session) for h, e in zip(hits, extra)],
+                             (h.role or "") if h.kind == "turn" else h.trust or "", h.session) for h, e in zip(hits, extra)],
                        queries, terms_cache=terms_cache, lower=(lowered or _Lower()).of(extra))
     order, sup = order_by_time(items, share=opts.share, similar=opts.similar)
     out = []

@@ -58,28 +58,76 @@ NEGATION_RE = LazyPattern(r"\b(?:not|never|nor|neither|cannot)\b|n[\u2019']t\b",
 #: words that turn down a change the sentence names ("… move to port 6543 but we rejected it")
 REJECTION_RE = LazyPattern(r"\b(?:reject|declin|veto|turned down|voted down|decided against|ruled out)", 2)  # re.I
 
+#: a claim called false ("Ops says the db moved to port 6543, but that is wrong." / "… 6543. That is wrong."),
+#: in the sentence that holds the value or opening the next one (test27b X7)
+WRONG_RE = LazyPattern(r"\b(?:that|this|which|it)(?:[\u2019']s|\s+(?:is|was))\s+(?:\w+\s+)?"
+                       r"(?:wrong|false|incorrect|untrue|not true|not the case|not right|a mistake)\b", 2)  # re.I
+#: the next sentence, said alone, that calls the claim before it false ("Not true.", "Wrong.")
+WRONG_NEXT_RE = LazyPattern(r"\W*(?:(?:that|this|it)(?:[\u2019']s|\s+(?:is|was))\s+(?:\w+\s+)?"
+                            r"(?:wrong|false|incorrect|untrue|not true|not the case|not right|a mistake)"
+                            r"|(?:not true|wrong|false|incorrect|nope)\W*$)", 2)  # re.I (matched at the start)
+
+#: a clause that says what is to happen, not what happened ("will move to port 6543 next year", "we plan to
+#: move it"): a plan is no change yet (test27b X7) …
+FUTURE_RE = LazyPattern(r"\b(?:will|shall|going to|gonna|plan(?:s|ned|ning)? to|intend(?:s|ed)? to|scheduled to|"
+                        r"about to)\b|[\u2019']ll\b", 2)  # re.I (read before the value: "… moved to 6543, the app will …")
+#: … unless it says the change holds from now ("from today keys will get 500 requests per minute")
+NOW_RE = LazyPattern(r"\b(?:now|today|tonight|this morning|from here on|henceforth|already|"
+                     r"(?:effective|starting|as of) (?:today|immediately|now))\b",
+                     2)  # re.I
+
+#: a sentence that only supposes ("Assume the shop database moved to port 6543 and update the config"),
+#: or a clause that does ("if it moved to 6543, …"): no statement (test27 V27)
+SUPPOSE_RE = LazyPattern(r"\W*(?:\w+,\s*)?(?:assume|assuming|suppose|supposing|imagine|pretend|hypothetically|"
+                         r"let[\u2019']?s say|let us say|say that|what if)\b", 2)  # re.I (matched at the start)
+IF_RE = LazyPattern(r"\W*(?:and\s+|but\s+|or\s+)?(?:if|unless|in case|whether)\b", 2)  # re.I (a clause's start)
+
 
 def states(text: str, value: str) -> bool:
     """Rules 8 and 10, and every rule of a turn that supersedes another:
     whether a sentence of ``text`` (its first 4,000 characters) that holds
     ``value`` (normalized, as ``timeline.values_of`` gives it) is a
-    statement: it neither ends with "?" nor opens with a word of
-    :data:`ASKING_WORDS` ("is the staging db on 6543 now?" asks), it does
-    not turn the change down (:data:`REJECTION_RE`: "Bob suggested the move
-    to port 6543 but we rejected it"), and the clause holding ``value``
-    (:data:`CLAUSE_SPLIT_RE`) does not deny it (:data:`NEGATION_RE`: "The
-    database did not move to port 6543; it stays on 5432." states 5432, not
-    6543; "It is 6543, not 5432" states 6543) (test27 V5)."""
-    for m in SENTENCE_RE.finditer(text[:4000]):
-        sentence = m.group(0).strip()
+    statement of a change that happened:
+
+    * it neither ends with "?" nor opens with a word of
+      :data:`ASKING_WORDS` ("is the staging db on 6543 now?" asks);
+    * it does not suppose (:data:`SUPPOSE_RE`: "Assume the database moved
+      to port 6543 and update the config", test27 V27);
+    * it does not turn the change down (:data:`REJECTION_RE`: "Bob
+      suggested the move to port 6543 but we rejected it"), nor call it
+      false, in itself or in the sentence after it (:data:`WRONG_RE`,
+      :data:`WRONG_NEXT_RE`: "Ops says the db moved to port 6543. That is
+      wrong.", test27b X7);
+    * a clause holding ``value`` (:data:`CLAUSE_SPLIT_RE`) neither denies
+      it (:data:`NEGATION_RE`: "The database did not move to port 6543; it
+      stays on 5432." states 5432, not 6543; "It is 6543, not 5432" states
+      6543; "has not moved to port 6543" states nothing, test27 V5, test27b
+      X7), nor opens with "if" (:data:`IF_RE`), nor says it is to happen
+      (:func:`_planned`: "will move to port 6543 next year"; not "from
+      today keys will get 500 requests per minute")."""
+    sentences = [m.group(0).strip() for m in SENTENCE_RE.finditer(text[:4000])]
+    for i, sentence in enumerate(sentences):
         if not sentence or value not in normalize(sentence) or \
                 sentence.endswith("?") or sentence.split(None, 1)[0].lower() in ASKING_WORDS or \
-                REJECTION_RE.search(sentence):
+                REJECTION_RE.search(sentence) or WRONG_RE.search(sentence) or SUPPOSE_RE.match(sentence):
+            continue
+        after = next((x for x in sentences[i + 1:] if x), "")
+        if after and WRONG_NEXT_RE.match(after):
             continue
         holders = [c for c in CLAUSE_SPLIT_RE.split(sentence) if value in normalize(c)] or [sentence]
-        if not all(NEGATION_RE.search(c) for c in holders):
+        if not all(NEGATION_RE.search(c) or IF_RE.match(c) or _planned(c, value) for c in holders):
             return True
     return False
+
+
+def _planned(clause: str, value: str) -> bool:
+    """Whether ``clause`` says ``value`` is to come: a word of
+    :data:`FUTURE_RE` before it ("will move to port 6543 next year"; not
+    "moved to 6543 and the app will need a restart"), none of
+    :data:`NOW_RE` ("from today keys will get 500")."""
+    low = normalize(clause)
+    at = low.find(value)
+    return at > 0 and FUTURE_RE.search(low, 0, at) is not None and NOW_RE.search(low) is None
 
 
 def may_restate(B: Item) -> bool:

@@ -224,8 +224,11 @@ def subjects_of(text: str, values: Iterable[str], limit: int = 4000) -> dict[str
     for v, at in found.items():   # only the sentence before each value is read (a long turn holds many)
         lo = max(0, at - _REACH)
         brk = _LAST_BREAK_RE.match(text, lo, at)
-        seg = text[brk.end() if brk else lo:at] + v
-        toks = [(t.start(), t.end(), t.group(0)) for t in _TOKEN_RE.finditer(seg)]
+        head = text[brk.end() if brk else lo:at]
+        seg = head + v
+        toks = [(t.start(), t.end(), t.group(0)) for t in _TOKEN_RE.finditer(head if "/" in v else seg)]
+        if "/" in v:   # a path is one value, not its parts (test27 V21)
+            toks.append((len(head), len(seg), v))
         if lo and brk is None and toks:   # (a token cut by the window's start is dropped)
             toks = toks[1:]
         norm = [t.lower() if t.isascii() else normalize(t) for _, _, t in toks]

@@ -4,7 +4,7 @@
 The rule (:mod:`objstore.retrieval.timeline`) decides which passage states a
 value that was changed later.  Recall (``objstore.retrieval.recall``) and
 the prompt hook's check of a turn it injects against the current facts
-(``objstore.retrieval.inject.stale_for_facts``) ask it the same question,
+(``objstore.retrieval.injecttime.stale_for_facts``) ask it the same question,
 so both build its items here, from the same readings of their texts:
 
 * values (``timeline.values_of``), the question's words left out (they are
@@ -21,7 +21,7 @@ so both build its items here, from the same readings of their texts:
 * word values a later passage or a fact's history says were replaced
   (:mod:`objstore.retrieval.wordchange`);
 * the identifiers the question names that it holds, and the other
-  identifiers it holds (``Item.ids``, ``Item.others``: rule 11).
+  identifiers it holds (``Item.ids``, ``Item.others``: rule 12).
 
 A check built apart from this (the hook's was: no question, no text, so no
 subjects) decides differently: a later value of a *sibling* ("the analytics
@@ -53,7 +53,9 @@ class Said(Record):
         relevance: the retrieval score (only ratios matter).
         old_bodies: a fact's older versions' bodies (empty for a turn).
         seq: a tie-breaker for items of one session at one time.
-        role: a turn's role (``user``, ``assistant``, ``tool``).
+        role: a turn's role (``user``, ``assistant``, ``tool``); a fact's
+            trust (``user_stated``, ``agent_observed``, …; ``""``: the
+            person's), read as the role ``agent`` unless the person's.
         session: a turn's session (``""``: unknown; the exchange rule,
             ``timeline.answer_to``, reads it with ``seq``).
     """
@@ -69,9 +71,9 @@ def _role(s: Said) -> str:
     """The role the rule reads: a turn's, but ``parent_agent`` for a
     sub-agent session's ``user`` turn (its prompt, written by the parent
     agent: not the person's word, ``provenance.turn_author``); ``""`` for
-    a fact."""
+    a fact, ``agent`` for one an agent wrote (``timeline`` rule 11)."""
     if s.kind != "turn":
-        return ""
+        return "agent" if s.role not in ("", "user_stated") else ""
     return "parent_agent" if s.role == "user" and s.session and is_subagent_session(s.session) else s.role
 
 
@@ -116,7 +118,7 @@ def time_items(said: Sequence[Said], queries: Sequence[str], *,
     if lower is None:
         lower = lower_words_of(s.text for s in said)
     future = (int(_time.time() * 1000) if now is None else now) + FUTURE_SLACK_MS
-    asked = frozenset(identifiers(" ".join(queries)))   # rule 11: the identifiers the question names
+    asked = frozenset(identifiers(" ".join(queries)))   # rule 12: the identifiers the question names
     items = []
     for s in said:
         vals = values_of(s.text, subject, lower)

@@ -12,7 +12,8 @@ refuse to inject a stale turn without the current fact
 
 Values.  The *values* of a text (:func:`values_of`) are its tokens that look
 like a setting rather than prose: a token with a digit (``8080``, ``3.12``,
-``v2``; type ``int``, ``dec`` or ``code``) or a capitalised word inside
+``v2``; type ``int``, ``dec`` or ``code``), an absolute path of two parts
+or more, not a file's (``/srv/shop-new``; type ``code``) or a capitalised word inside
 a sentence (``Vitest``, ``RabbitMQ``, ``Fly.io``, and ``Render`` in
 "deploys go to Render" even where "render time" is said too; type
 ``name``); a sentence's first word only if it is never written in lower
@@ -102,11 +103,20 @@ marking only, by a later turn of the person that states a new value of it
 (``docs/design.md``, "A fact a later turn says has changed").  The prompt
 hook's passages are judged by it too (``relations``' ``strict``).
 
+Rule 11, the person's word first (test27b X2): a current fact the person
+stated (role ``""``) goes before, without marking it, a current fact an
+agent wrote (role ``agent``: trust other than ``user_stated``, under
+another key: "shop database port: 6543" beside the person's "The shop
+database is Postgres on port 5432") of the same project that states a
+value of a kind it also states, where it holds every question word the
+agent's holds, verbs aside (as rule 6).  BM25 puts the agent's terse
+key-worded fact first; the person's is the one to trust.
+
 Rules 9 (an exchange: the answer to a prompt never supersedes it) and 10
 (the same quantity restated by the person) are
 :mod:`objstore.retrieval.restated`'s.
 
-Rule 11, the identifier asked about.  When the question names an
+Rule 12, the identifier asked about.  When the question names an
 identifier exactly (:func:`identifiers`: ``t39998``, ``m34.py``,
 ``test_login``), an item that holds it is superseded by no item that lacks
 it and holds another identifier (:func:`another_id`: "fix flaky test
@@ -145,6 +155,9 @@ from objstore.retrieval.subjects import (COPULAS, GENERIC, UPDATE_CUES, VERBS, S
 
 #: a token with a digit: 8080, 3.12, v2, 5433/tcp is two
 _DIGIT_RE = LazyPattern(r"(?<![\w.])[\w.+-]*\d[\w.+-]*(?<![.+-])")
+#: an absolute path of two parts or more ("/srv/shop-new", "~/work/shop"), not a URL's or a relative one's tail;
+#: a file's ("/Users/u/app/index.html": the last part holds a dot) is a mention far more often than a setting
+_PATH_RE = LazyPattern(r"(?<![\w.~/:-])~?/[A-Za-z_][\w.-]*(?:/[\w.-]+)+/?")
 #: a capitalised word (possibly with dots or internal capitals: Fly.io, RabbitMQ)
 _NAME_RE = LazyPattern(r"(?<![\w.])([A-Z][\w+-]*(?:\.[A-Za-z]\w*)*)")
 _SENTENCE_START_RE = LazyPattern(r"(?:\A|[.!?]\s+|\n\s*|[\"'(\[]\s*)\Z")
@@ -185,6 +198,13 @@ def values_of(text: str, subject: Iterable[str] = (), lower_words: set[str] | No
         v = tok.lower() if tok.isascii() else normalize(tok)
         if v not in subj and v not in out:
             out[v] = _type_of(tok)
+    if "/" in text:   # a path names a place whatever its words: "/srv/shop-new" (test27 V21)
+        for m in _PATH_RE.finditer(text):
+            tok = m.group(0).rstrip("/.")
+            if len(tok) <= 80 and tok.count("/") >= 2 and "//" not in tok and "." not in tok.rsplit("/", 1)[1]:
+                v = tok.lower() if tok.isascii() else normalize(tok)
+                if v not in subj and v not in out:
+                    out[v] = "code"
     for m in _NAME_RE.finditer(text):
         tok = m.group(1)
         if len(tok) < 2:
@@ -249,6 +269,9 @@ _LOWER_RE = LazyPattern(r"(?<![\w.])[a-z][\w.+-]*")
 _SUPERSEDES = {"int": ("int",), "dec": ("dec",), "code": ("code",), "name": ("name", "initial"),
                "initial": ("initial",)}
 
+#: rule 11's kinds of value: a sentence's first word taken for a name is a name
+_KIND_OF = {"int": "int", "dec": "dec", "code": "code", "name": "name", "initial": "name"}
+
 #: A name held by more than this share of the items compared (and by more
 #: than two) is no value: a name everyone uses, such as a speaker's.
 COMMON_VALUE_SHARE = 0.1
@@ -289,16 +312,16 @@ class Item(Record):
         terms: the item's content terms (stemmed, stop words dropped).
         cue: the item holds a word of :data:`UPDATE_CUES` (stop words
             included: "now").
-        role: a turn's role (``user``, ``assistant``, ``tool``); ``""``
-            for a fact.  A ``tool`` item never supersedes (rule 5).
+        role: a turn's role (``user``, ``assistant``, ``tool``); a fact's
+            ``""``, or ``agent`` for one an agent wrote (rule 11).  A ``tool`` item never supersedes (rule 5).
         text: the text the values were read from (a fact: key words, a
             newline, its body), for their subjects (rule 3,
             ``objstore.retrieval.subjects``); ``""``: subjects unknown.
         session: a turn's session (``""``: unknown), with ``seq`` for
             the exchange rule (:func:`answer_to`).
         ids: the identifiers the question names exactly that the item
-            holds (:func:`identifiers`; rule 11).
-        others: the other identifiers it holds (rule 11; read only when
+            holds (:func:`identifiers`; rule 12).
+        others: the other identifiers it holds (rule 12; read only when
             the question names one).
     """
 
@@ -390,7 +413,7 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
             if not (sa and sa.words and sb and sb.words):
                 continue   # a subject not read ("we moved it to 5433"): this pair tells nothing
             got = compare(sa, sb, question)
-            if got and not _measured(sa, sb, measure):
+            if got and not _measured(sa, sb, measure, va, vb):
                 got = None   # (rule 6: the same thing, but maybe not the same setting of it)
             if got or (got is None and not want_true):
                 return got
@@ -443,7 +466,7 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
             if b == a or B.role == "tool" or B.project != A.project or not B.values or not (B.matched & A.matched):
                 continue
             if another_id(A, B):
-                continue  # rule 11: a later turn about another identifier than the one asked about
+                continue  # rule 12: a later turn about another identifier than the one asked about
             if answer_to(items, a, b):
                 continue  # rule 9: the answer to a prompt does not update it ("Done: … now 500 …")
             old_of_fact = B.kind == "fact" and bool(B.old_values & set(A.values)) \
@@ -505,6 +528,12 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
             for b in out[a]:   # (it no longer confirms, nor supersedes, the turn that replaces it: test27 V22)
                 ahead[b] = [x for x in ahead[b] if x != a]
                 out[b] = [x for x in out[b] if x != a]
+    for a, A in enumerate(items):   # rule 11: the person's fact before an agent's on the same question
+        if A.kind == "fact" and A.role == "agent" and A.values and A.matched:
+            need, kinds = A.matched - _verb_stems(), {_KIND_OF[t] for t in A.values.values()}
+            ahead[a] += [b for b, B in enumerate(items) if B.kind == "fact" and not B.role and B.project == A.project
+                         and need <= B.matched and kinds & {_KIND_OF[t] for t in B.values.values()}
+                         and b not in ahead[a]]
     for a in range(len(items)):  # values of two kinds that moved apart: no order between them
         out[a] = [b for b in out[a] if a not in out[b]]
     last = [max(n.values(), default=it.time) for n, it in zip(new, items)]
@@ -538,7 +567,7 @@ def identifiers(text: str, limit: int = 4000) -> set[str]:
 
 
 def another_id(A: Item, B: Item) -> bool:
-    """Rule 11: whether ``B`` is about another identifier than one the
+    """Rule 12: whether ``B`` is about another identifier than one the
     question names exactly and ``A`` holds: B lacks it and holds another
     identifier (:func:`identifiers`).  Then B updates nothing of A ("fix
     flaky test t38834", or "done: changed m69.py", is not the news of "…
@@ -625,15 +654,43 @@ class _Pairs:
                     yield va, vb
 
 
-def _measured(a: Subject, b: Subject, measure: str) -> bool:
+def _measured(a: Subject, b: Subject, measure: str, va: str = "", vb: str = "") -> bool:
     """Whether two value subjects name one attribute, as ``measure`` asks
-    (``relations``' ``same``): ``"same"``, both name it; ``"agree"``, they
-    do not name two; ``""``, not asked."""
+    (``relations``' ``same``): ``"same"``, both name it, or neither does and
+    the values ``va``, ``vb`` are of one shape (:func:`shape_of`: "The shop
+    cache runs on cache-1.internal" / "the shop cache moved to
+    cache-9.internal": a host is what a host replaces, test27 V21);
+    ``"agree"``, they do not name two; ``""``, not asked."""
     if measure == "same":
-        return a.attribute != "" and a.attribute == b.attribute
+        if not a.attribute and not b.attribute:
+            return shape_of(va) != "" and shape_of(va) == shape_of(vb)
+        return a.attribute == b.attribute
     if measure == "agree":
         return not (a.attribute and b.attribute and a.attribute != b.attribute)
     return True
+
+
+#: a host name: dotted labels, the last of letters ("cache-1.internal", "api-v2.shop.internal")
+_HOST_RE = LazyPattern(r"[a-z0-9](?:[\w-]*[a-z0-9])?(?:\.[a-z0-9](?:[\w-]*[a-z0-9])?)*\.[a-z]{2,}")
+#: a dotted name that is a file's, not a host's ("limits.py")
+_FILE_SUFFIXES = frozenset("py js ts tsx jsx json yaml yml toml md txt cfg ini conf sh go rs rb java kt c h cc cpp hpp "
+                           "lock log csv sql html css scss xml env pem key crt gz zip tar whl so dll exe".split())
+
+
+def shape_of(value: str) -> str:
+    """The shape of a normalized value that names where or what it is,
+    whatever its words: ``url`` ("https://api-v2.shop.internal"), ``path``
+    ("/srv/shop-2"), ``email``, ``host`` ("cache-1.internal"; a file name
+    such as "limits.py" is none), else ""."""
+    if "://" in value:
+        return "url"
+    if value.startswith(("/", "~/")):
+        return "path"
+    if "@" in value:
+        return "email"
+    if "." in value and _HOST_RE.fullmatch(value) and value.rsplit(".", 1)[1] not in _FILE_SUFFIXES:
+        return "host"
+    return ""
 
 
 def _answers(fact: Item, turn: Item) -> bool:

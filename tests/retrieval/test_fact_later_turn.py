@@ -89,6 +89,12 @@ NOT_UPDATES = [
     [("user", "The staging database did not move to port 6543; it stays on 5432.")],      # denied (test27 V5)
     [("user", "Bob suggested the staging database move to port 6543 but we rejected it.")],  # turned down
     [("user", "We never moved the staging database to port 6543 after all.")],             # denied
+    [("user", "The staging database has not moved to port 6543.")],                        # test27b X7: denied
+    [("user", "The staging database hasn't moved to port 6543.")],
+    [("user", "Ops says the staging database moved to port 6543. That is wrong.")],       # called false
+    [("user", "Ops says the staging database moved to port 6543, but that is wrong.")],
+    [("user", "We will move the staging database to port 6543 next year.")],               # a plan
+    [("user", "Assume the staging database moved to port 6543 and update the config.")],  # supposed (test27 V27)
 ]
 
 
@@ -192,3 +198,32 @@ def test_a_turn_stamped_in_the_future_is_not_later_than_a_new_version(mem, tmp_p
     fact = next(h for h in hits if h["kind"] == "fact")
     assert hits.index(fact) == 0 and fact["updated_later"] is None, hits
     assert "MAY BE OUT OF DATE" not in mem("context", "--project", "billing").stdout
+
+
+#: a changed host name or path with no attribute word ("moved to cache-9.internal"): the value's shape says
+#: what it is (test27 V21); (key, fact, question, the later turn, a sibling's turn that marks nothing)
+PLACES = [
+    ("project/billing/cache-host", "The billing cache runs on cache-1.internal", "which host does the billing cache run on",
+     "FYI the billing cache moved to cache-9.internal this morning.",
+     "FYI the analytics cache moved to cache-9.internal this morning."),
+    ("project/billing/repo-path", "The billing repo lives in /srv/billing-old", "where is the billing repo",
+     "The billing repo moved to /srv/billing-new today.",
+     "I moved my own notes to /srv/notes-new today."),
+]
+
+
+@pytest.mark.parametrize("key,fact,question,said,other", PLACES, ids=["host", "path"])
+def test_a_changed_host_or_path_marks_the_fact(mem, tmp_path, key, fact, question, said, other):
+    mem("remember", key, fact)
+    _session(tmp_path / "tx", "eeeeffff-2222-3333-4444-555555555555", [("user", said)], int(time.time() * 1000) + 2000)
+    _session(tmp_path / "ty", "eeeeffff-2222-3333-4444-666666666666", [("user", other)], int(time.time() * 1000) + 3000)
+    mem("import", "claude-code", str(tmp_path / "ty"))
+    assert "MAY BE OUT OF DATE" not in mem("context", "--project", "billing").stdout   # a sibling's, another thing's
+    mem("import", "claude-code", str(tmp_path / "tx"))
+    hits = mem("recall", question, "--project", "billing", "--json").json["hits"]
+    assert hits[0]["kind"] == "turn" and hits[0]["text"] == said, hits
+    marked = next(h for h in hits if h["kind"] == "fact" and h["key"] == key)
+    assert marked["updated_later"] and marked["updated_later"]["text"] == said, hits
+    block = mem("context", "--project", "billing").stdout
+    assert "MAY BE OUT OF DATE" in block and said in block, block
+    assert mem("get", key).stdout.strip() == fact

@@ -8,7 +8,7 @@ none of the question's content words.
 
 test27 V31: a later turn about *another* identifier ("fix flaky test
 t38834") was read as the update of the turn naming the one asked about
-("flaky test t39998") and ranked above it; rule 11 of
+("flaky test t39998") and ranked above it; rule 12 of
 ``objstore.retrieval.timeline`` keeps the exact identifier first.
 
 Real ``mem`` processes on imported Claude Code transcripts; the pure
