@@ -24,7 +24,7 @@ from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.memory.lost import lost_current, lost_message
 from objstore.memory.served import sealed_plain
-from objstore.memory.validity import plain_valid_from
+from objstore.memory.validity import clamped_valid_from, plain_valid_from
 from objstore.memory.writechecks import check_key_credentials, check_key_lookalike, check_memory_file_write
 
 DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
@@ -181,16 +181,16 @@ def current_of(chain: list[Version], as_of: int | None = None, reader: str | Non
     module doc.  Returns None when no version qualifies.
     """
     live = _weighed(chain, reader)
-    if as_of is None:
-        # a version valid only from a future time is not current yet; if every
-        # version is future-dated, the earliest rule applies (there is no other value)
-        now = now_ms()
-        cands = [v for v in live if v.fact.valid_from <= now] or live
-    else:
-        cands = [v for v in live if v.fact.recorded_at <= as_of and v.fact.valid_from <= as_of]
+    if as_of is not None:   # what was recorded by then, read as it was read then
+        live = [v for v in live if v.fact.recorded_at <= as_of]
+    vf = _valid_from(live)
+    # a version valid only from a future time is not current yet; if every
+    # version is future-dated, the earliest rule applies (there is no other value)
+    at = now_ms() if as_of is None else as_of
+    cands = [v for v in live if vf[v.id] <= at] or (live if as_of is None else [])
     if not cands:
         return None
-    best = max(cands, key=lambda v: (v.fact.valid_from, v.fact.version))
+    best = max(cands, key=lambda v: (vf[v.id], v.fact.version))
     if lost_current(chain, best, as_of) is not None:
         return None   # the current value was lost to damage: an older one is not served in its place
     return best
@@ -211,9 +211,18 @@ def successor_of(chain: list[Version], oid: str) -> Version | None:
     if me is None:
         return None
     now = now_ms()
-    order = (me.fact.valid_from, me.fact.version)
-    later = [v for v in live if (v.fact.valid_from, v.fact.version) > order and v.fact.valid_from <= now]
-    return min(later, key=lambda v: (v.fact.valid_from, v.fact.version), default=None)
+    vf = _valid_from(live)
+    order = (vf[me.id], me.fact.version)
+    later = [v for v in live if (vf[v.id], v.fact.version) > order and vf[v.id] <= now]
+    return min(later, key=lambda v: (vf[v.id], v.fact.version), default=None)
+
+
+def _valid_from(live: list[Version]) -> dict[str, int]:
+    """Version id -> the ``valid_from`` the rule reads
+    (``validity.clamped_valid_from``: a fast clock's version never takes
+    over from a later write)."""
+    return dict(zip((v.id for v in live), clamped_valid_from(
+        [(v.fact.version, v.fact.valid_from, v.fact.recorded_at) for v in live])))
 
 
 def visible(f: Fact, include_directives: bool = False) -> bool:

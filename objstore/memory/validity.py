@@ -14,7 +14,43 @@ version it supersedes, whichever is later.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+
+#: A version recorded more than this (ms) after a later version of its key
+#: was recorded came from a clock that ran ahead by more than clocks drift
+#: (a VM after suspend, a dead CMOS battery: test28 Y12): the later write
+#: does not wait for it (:func:`plain_valid_from`) and it never takes over
+#: from that write (:func:`clamped_valid_from`).  One hour, as turns stamped
+#: in the future (``objstore.retrieval.timeitems.FUTURE_SLACK_MS``).
+SKEW_SLACK_MS = 3_600_000
+
+
+def clamped_valid_from(items: Sequence[tuple[int, int, int]]) -> list[int]:
+    """The ``valid_from`` the supersession rule reads for each version of one
+    key: ``items`` are ``(version, valid_from, recorded_at)`` (ms), in any
+    order; returns one time per item, in that order.  A version recorded
+    more than :data:`SKEW_SLACK_MS` after a higher-numbered version of the
+    key was recorded (that write came after it, so its clock was ahead) is
+    read as valid from no later than that earliest such recording; every
+    other version keeps its own ``valid_from``.  A version scheduled for a
+    later time on a right clock (``--valid-from`` ahead, ``recorded_at``
+    now) is untouched.  Pure, the same on every machine (object fields
+    only); O(n log n)."""
+    order = sorted(range(len(items)), key=lambda i: -items[i][0])
+    out = [0] * len(items)
+    later: int | None = None   # the earliest recorded_at of the versions numbered above the group at hand
+    k = 0
+    while k < len(order):
+        group = [order[k]]
+        while k + len(group) < len(order) and items[order[k + len(group)]][0] == items[order[k]][0]:
+            group.append(order[k + len(group)])
+        for i in group:
+            _n, vf, rec = items[i]
+            out[i] = min(vf, later) if later is not None and rec > later + SKEW_SLACK_MS else vf
+        low = min(items[i][2] for i in group)
+        later = low if later is None else min(later, low)
+        k += len(group)
+    return out
 
 
 def plain_valid_from(times: Iterable[tuple[int, int]], now: int) -> int:
@@ -26,6 +62,11 @@ def plain_valid_from(times: Iterable[tuple[int, int]], now: int) -> int:
     recorded_at``, whatever the clocks of the machines that wrote them), if
     that is later.  A version scheduled with an explicit later
     ``valid_from`` (after its ``recorded_at`` and after ``now``) is not
-    counted: it still takes over when it comes due.  Never raises."""
-    top = max((vf for vf, rec in times if vf <= now or vf <= rec), default=now - 1)
+    counted: it still takes over when it comes due.  Nor is a version
+    recorded more than :data:`SKEW_SLACK_MS` after ``now`` (its clock ran
+    ahead by hours: the write made now is current at once, and
+    :func:`clamped_valid_from` keeps that version from taking over later;
+    test28 Y12).  Never raises."""
+    top = max((vf for vf, rec in times if (vf <= now or vf <= rec) and rec <= now + SKEW_SLACK_MS),
+              default=now - 1)
     return max(now, top + 1)

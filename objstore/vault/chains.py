@@ -17,6 +17,7 @@ from objstore.core.objects import Sealed, forgotten_stub_time, is_lost_stub
 from objstore.core.refs import sealed_ref, validate_key
 from objstore.core.store import Store
 from objstore.memory.lost import lost_current, lost_message
+from objstore.memory.validity import clamped_valid_from
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,13 +58,16 @@ def sealed_versions(store: Store, key: str) -> list[SealedVersion]:
 
 def current_sealed(chain: list[SealedVersion], as_of: int | None = None) -> SealedVersion | None:
     """The current version of a sealed chain: the greatest ``valid_from``
-    (ties: the higher version), as ``facts.current_of``; with ``as_of``
-    (ms), among the versions valid by then.  None when no version qualifies
+    (ties: the higher version; a fast clock's version read as
+    ``validity.clamped_valid_from`` reads it), as ``facts.current_of``; with
+    ``as_of`` (ms), among the versions recorded and valid by then.  None when no version qualifies
     or the current value was lost to damage (a lost stub of ``mem fsck
     --repair`` numbered above that version, ``lost.lost_current``: the
     older value is never served as current)."""
-    best = max((v for v in chain if not is_empty_place(v.sealed) and (as_of is None or v.sealed.valid_from <= as_of)),
-               key=lambda v: (v.sealed.valid_from, v.sealed.version), default=None)
+    live = [v for v in chain if not is_empty_place(v.sealed) and (as_of is None or v.sealed.recorded_at <= as_of)]
+    vf = clamped_valid_from([(v.sealed.version, v.sealed.valid_from, v.sealed.recorded_at) for v in live])
+    best = max(((f, v) for f, v in zip(vf, live) if as_of is None or f <= as_of),
+               key=lambda fv: (fv[0], fv[1].sealed.version), default=(0, None))[1]
     if best is None or lost_current(chain, best, as_of) is not None:
         return None
     return best

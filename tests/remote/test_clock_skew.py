@@ -106,3 +106,46 @@ def test_an_explicit_valid_from_keeps_the_backfill_and_scheduling_rules(machines
     assert current(a.store, "project/x/cache").fact.body == "redis 8"
     _clock(monkeypatch, 61 * MIN)
     assert current(a.store, "project/x/cache").fact.body == "valkey"
+
+
+def test_a_clock_hours_ahead_does_not_freeze_the_key_for_everyone(machines, monkeypatch):
+    """test28 Y12: B's clock runs 3 hours ahead; its write reaches A, whose
+    person then writes on top of it.  That write is current at once (it
+    does not wait 3 hours behind B's stamp), on both machines, and B's
+    version never takes over when its time comes."""
+    a = machines("a")
+    remember(a.store, "project/x/db", "port 5432")
+    a.push()
+    b = machines("b", clone_from=a)
+    _clock(monkeypatch, 180 * MIN)                    # B's clock is 3 hours fast
+    remember(b.store, "project/x/db", "port 6000 (B, clock 3h fast)")
+    b.push()
+    _clock(monkeypatch, 0)
+    a.pull()
+    mine = remember(a.store, "project/x/db", "port 8000 (A, later)").version
+    assert mine.fact.valid_from <= real_now()         # valid now, not after B's stamp
+    for later in (0, 181 * MIN, 24 * 60 * MIN):
+        _clock(monkeypatch, later)
+        assert current(a.store, "project/x/db").fact.body == "port 8000 (A, later)", later
+    _clock(monkeypatch, 0)
+    a.push()
+    b.pull()
+    for later in (0, 181 * MIN):
+        _clock(monkeypatch, later)
+        assert current(b.store, "project/x/db").fact.body == "port 8000 (A, later)", later
+    assert [v.fact.body for v in versions(b.store, "project/x/db")][0] == "port 8000 (A, later)"
+
+
+def test_a_version_scheduled_ahead_on_a_right_clock_still_takes_over():
+    """The clamp reads only a clock that ran ahead (recorded after a later
+    write by more than an hour): a right clock's ``--valid-from`` ahead keeps
+    the scheduling rule."""
+    from objstore.memory.validity import SKEW_SLACK_MS, clamped_valid_from
+    t = 1_800_000_000_000
+    # v2 scheduled 5 h ahead, recorded at t; v3 written at t + 1 min: v2 keeps its time
+    assert clamped_valid_from([(1, t - MIN, t - MIN), (2, t + 300 * MIN, t), (3, t + MIN, t + MIN)]) == [
+        t - MIN, t + 300 * MIN, t + MIN]
+    # v2 recorded 3 h "after" v3 was (its clock ran ahead): read as valid from v3's recording
+    assert clamped_valid_from([(2, t + 180 * MIN, t + 180 * MIN), (3, t, t)]) == [t, t]
+    # within the slack nothing moves (minutes of drift keep the +1 ms chaining rule)
+    assert clamped_valid_from([(2, t + SKEW_SLACK_MS, t + SKEW_SLACK_MS), (3, t, t)]) == [t + SKEW_SLACK_MS, t]
