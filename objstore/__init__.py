@@ -270,6 +270,7 @@ _API: dict[str, tuple[str, str]] = {
     "proxy_prepare": ("objstore.integrations.proxy", "prepare"),
     "proxy_response_turns": ("objstore.integrations.proxyanswer", "response_turns"),
     "proxy_capture_turns": ("objstore.integrations.proxy", "capture_turns"),
+    "proxy_rejected": ("objstore.integrations.proxy", "rejected"),
     "PROXY_MAX_ANSWER": ("objstore.integrations.proxy", "MAX_ANSWER"),
     "PROXY_MAX_REQUEST": ("objstore.integrations.proxy", "MAX_REQUEST"),
     "proxy_decode_body": ("objstore.integrations.httpcoding", "decode_body"),
