@@ -179,7 +179,7 @@ _API: dict[str, tuple[str, str]] = {
     "has_marker": ("objstore.capture.policy", "has_marker"),
     "path_excluded": ("objstore.capture.policy", "path_excluded"),
     "prompt_snapshot": ("objstore.capture.snapshot", "prompt_snapshot"),
-    "capture_shell": ("objstore.capture.live", "capture_shell"),
+    "capture_shell": ("objstore.capture.shellcap", "capture_shell"),
     "capture_prompt": ("objstore.capture.live", "capture_prompt"),
     "mark_no_capture": ("objstore.capture.policy", "mark_no_capture"),
     "load_capture_config": ("objstore.capture.policy", "load_config"),
