@@ -424,8 +424,8 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
         for name, oid in refs:   # the imported head of a fact (also set before, by an import stopped
             if name.startswith("facts/") and store.refs.read(name) == oid:   # after its refs): redact on top
                 _redact_on_top(store, name[len("facts/"):], res, command)
-    if res.refs:
-        reindex(store)
+        if res.refs:   # under the import's lock: the journal's notes of its refs are not replayed first
+            reindex(store)
     return res
 
 
