@@ -254,6 +254,15 @@ def _spool_files(root: Path):
                 yield base / sid / n
 
 
+def spool_waiting(root: Path) -> int:
+    """How many shell records are in the spool of the store at ``root``
+    (``cache/shell-spool``): not stored yet (a writer may be storing them
+    now; when their writers stopped before the store lock was free, the
+    next shell record's writer stores them).  Takes no lock: a writer that
+    finds the drainer's flock taken leaves its record to its holder."""
+    return sum(1 for _ in _spool_files(root))
+
+
 def _oldest_waited(root: Path) -> float:
     """Seconds the oldest spooled record has waited (by its file's time)."""
     now, oldest = time.time(), 0.0

@@ -84,7 +84,8 @@ class Finding:
 
     Attributes:
         check: ``store`` (its config cannot be read: ``diagnose_unopened``), ``permissions``, ``codec``, ``forget``, ``seal``,
-            ``index``, ``config``, ``projects``, ``locks``, ``temps``, ``hooks``, ``cursors``, ``transcripts``,
+            ``index``, ``config``, ``projects``, ``locks``, ``temps``, ``capture`` (shell records in the
+            spool), ``hooks``, ``cursors``, ``transcripts``,
             ``remotes``, ``derive``.
         message: what is wrong.
         fix: the command that fixes it.
@@ -274,6 +275,18 @@ def _temps(store: Store) -> list[Finding]:
     return [Finding("temps", "warning", note, "mem gc  (deletes them)")] if note else []
 
 
+def _shell_spool(store: Store) -> list[Finding]:
+    """Shell records kept in the spool whose writers stopped before they
+    were stored (``objstore.capture.shellcap``, test27b X5)."""
+    from objstore.capture.shellcap import spool_waiting   # deferred: the capture chain, for doctor alone
+    n = spool_waiting(store.root)
+    if not n:
+        return []
+    return [Finding("capture", "warning", f"{n} shell command record{'s' if n != 1 else ''} not stored yet, "
+                    "kept in cache/shell-spool (the store lock was held, or a writer is storing them now)",
+                    "nothing to do  (the next recorded shell command stores them)")]
+
+
 def _hooks(settings: list[Path], command: str) -> list[Finding]:
     out = []
     for path in settings:
@@ -362,7 +375,7 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
     """
     now = time.time() if now is None else now
     out = (_permissions(store.root) + _codec(store) + _unfinished(store) + _index(store) + _config(store.root) + _projects(store.root)
-           + _locks(store.root, now) + _temps(store)
+           + _locks(store.root, now) + _temps(store) + _shell_spool(store)
            + _hooks(list(settings), hook_command) + _cursors(store)
            + _transcripts(imported_sources(store, hooked=False))
            + _remote_files(list(remote_files)) + _remotes(list(remotes)) + _derive_state(store, derive_state))

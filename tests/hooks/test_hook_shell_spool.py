@@ -85,6 +85,9 @@ def test_a_record_whose_writer_was_killed_is_stored_by_the_next(tmp_path, mem):
         first.send_signal(signal.SIGKILL)                        # a logout, the budget's hard stop
         first.wait(60)
     assert _lines(store) == [] and _spooled(store) == 1          # kept, not lost
+    r = mem("--home", str(store), "doctor", "--json", exit_code=None)
+    assert any(f["check"] == "capture" and f["message"].startswith("1 shell command record not stored yet")
+               for f in r.json["findings"]), r.stdout
     second = _record(env, 2, "echo nextwriter")
     assert second.wait(180) == 0
     assert _lines(store) == ["$ echo killedwriter", "$ echo nextwriter"]
