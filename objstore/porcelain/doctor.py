@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.capture.cursors import drop_cursor, unusable_cursors
+from objstore.capture.shellcap import spool_waiting
 from objstore.capture.sourcelist import imported_sources
 from objstore.core.errors import MemError
 from objstore.core.gc import stale_temps_note
@@ -278,7 +279,6 @@ def _temps(store: Store) -> list[Finding]:
 def _shell_spool(store: Store) -> list[Finding]:
     """Shell records kept in the spool whose writers stopped before they
     were stored (``objstore.capture.shellcap``, test27b X5)."""
-    from objstore.capture.shellcap import spool_waiting   # deferred: the capture chain, for doctor alone
     n = spool_waiting(store.root)
     if not n:
         return []
