@@ -85,9 +85,8 @@ class Finding:
 
     Attributes:
         check: ``store`` (its config cannot be read: ``diagnose_unopened``), ``permissions``, ``codec``, ``forget``, ``seal``,
-            ``index``, ``config``, ``projects``, ``locks``, ``temps``, ``capture`` (shell records in the
-            spool), ``hooks``, ``cursors``, ``transcripts``,
-            ``remotes``, ``derive``.
+            ``index``, ``config``, ``projects``, ``locks``, ``temps``, ``hooks``, ``cursors``, ``transcripts``,
+            ``remotes``, ``derive``, ``capture`` (shell records in the spool).
         message: what is wrong.
         fix: the command that fixes it.
         paths: the files concerned (for ``--fix``), may be empty.
@@ -375,10 +374,11 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
     """
     now = time.time() if now is None else now
     out = (_permissions(store.root) + _codec(store) + _unfinished(store) + _index(store) + _config(store.root) + _projects(store.root)
-           + _locks(store.root, now) + _temps(store) + _shell_spool(store)
+           + _locks(store.root, now) + _temps(store)
            + _hooks(list(settings), hook_command) + _cursors(store)
            + _transcripts(imported_sources(store, hooked=False))
-           + _remote_files(list(remote_files)) + _remotes(list(remotes)) + _derive_state(store, derive_state))
+           + _remote_files(list(remote_files)) + _remotes(list(remotes)) + _derive_state(store, derive_state)
+           + _shell_spool(store))
     return sorted(out, key=lambda f: f.severity != "error")
 
 
