@@ -2,10 +2,10 @@
 (opt-in, ``MEM_SHELL_CAPTURE=1``), a fail-open boundary as every hook in
 :mod:`cmds._hookrun` (split from it in session 26: it was at the module
 size limit).  The shell integrations (``hooks/shell/``) start one
-background process per command and number them (``--seq``), so the
-records of one shell are stored in the order the commands were typed,
-whichever process gets the store lock first (test25 T4;
-``objstore.capture_shell``)."""
+background process per command and number them (``--seq``); each record is
+spooled before anything waits, so none is lost to a held store lock
+(test27b X5), and stored in the order the commands were typed, whichever
+process runs first (test25 T4, test27 V12; ``objstore.capture.shellcap``)."""
 
 from __future__ import annotations
 
@@ -18,13 +18,19 @@ from cmds._hookrun import (HookInputError, HookRun, Watchdog, cwd_holds_credenti
 from cmds._hookstdin import MAX_STDIN_BYTES, STDIN_TIMEOUT_S
 
 #: ``mem hook shell`` runs in the background of the person's shell (the shell integration starts
-#: it with ``&``: nobody waits for it), so it waits this long for the store lock: a command that
-#: ends while another command's record, an import or a gc holds the lock is still recorded
+#: it with ``&``: nobody waits for it); its record is in the spool before it waits for anything, and
+#: the one writer storing the spool (the others leave at once) waits this long for each try at the
+#: store lock: a command that ends while another command's record, an import or a gc holds it is
+#: still recorded
 SHELL_LOCK_WAIT_S = 10.0
-#: how long a numbered record waits for the record before it (same shell, ``--seq`` one less) to be
-#: handled, so the two are stored in the order they were typed; past it, it is stored anyway
-SHELL_ORDER_WAIT_S = 5.0
-SHELL_BUDGET_S = SHELL_LOCK_WAIT_S + SHELL_ORDER_WAIT_S + 5.0
+#: how long a numbered record waits in the spool for the record before it (same shell, ``--seq``
+#: one less) so the two are stored in the order they were typed; past it, it is stored anyway
+#: (test27 V12: 5 s was less than a loaded machine took to start the one before)
+SHELL_ORDER_WAIT_S = 30.0
+#: how long the writer storing the spool keeps trying (the store lock held by a long import or gc,
+#: test27b X5); what is left then waits in the spool for the next record's writer
+SHELL_DRAIN_S = 120.0
+SHELL_BUDGET_S = SHELL_DRAIN_S + SHELL_LOCK_WAIT_S + 5.0
 
 
 def read_command_line(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: int = MAX_STDIN_BYTES) -> str:
@@ -56,8 +62,11 @@ def run_shell(*, session: str, cwd: str, status: int, started_ms: int, duration_
     """``mem hook shell``: capture one command of the person's shell (opt-in:
     the shell integration calls it only with ``MEM_SHELL_CAPTURE=1``);
     ``seq`` its number in the shell (1, 2, …; 0: not numbered, an older
-    shell file), waited on as :func:`objstore.capture_shell` says, at most
-    :data:`SHELL_ORDER_WAIT_S`.  Always exits 0; errors go to the hook log."""
+    shell file).  The record is spooled first, then stored by whichever
+    writer drains the spool, in the shell's order (a record waits at most
+    :data:`SHELL_ORDER_WAIT_S` for the one before it;
+    :mod:`objstore.capture.shellcap`).  Always exits 0; errors go to the
+    hook log (a record spooled before one stays for the next writer)."""
     env = os.environ if env is None else env
     run = HookRun("shell", env)
     run.event, run.session, run.budget = "command", session or "-", SHELL_BUDGET_S
@@ -80,7 +89,8 @@ def run_shell(*, session: str, cwd: str, status: int, started_ms: int, duration_
         try:
             objstore.capture_shell(store, session_id=session, command_line=command_line, cwd=cwd, status=status,
                                    duration_ms=max(0, duration_ms), started_ms=max(0, started_ms),
-                                   seq=max(0, seq), order_wait_s=SHELL_ORDER_WAIT_S)
+                                   seq=max(0, seq), order_wait_s=SHELL_ORDER_WAIT_S, deadline_s=SHELL_DRAIN_S,
+                                   log=run.log)
         finally:
             store.close()
         return 0

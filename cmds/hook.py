@@ -67,7 +67,8 @@ def claude_code():
 @click.option("--duration", "duration_ms", type=int, default=0, help="Duration in ms.")
 @click.option("--seq", type=click.IntRange(min=0), default=0,
               help="The command's number in its shell (1, 2, ...): the records of one shell are stored in "
-                   "this order, whichever process gets the store lock first (0: not numbered).")
+                   "this order, whichever process runs first; a record waits up to 30 s for the one before "
+                   "it (0: not numbered).")
 @click.argument("command_line", nargs=-1, required=False)
 def shell(session, cwd, status, started_ms, duration_ms, seq, command_line):
     """Record one command of your own shell as a turn (opt-in).
@@ -79,6 +80,9 @@ def shell(session, cwd, status, started_ms, duration_ms, seq, command_line):
     readable by every local user in /proc/PID/cmdline
     while the hook runs, and a line such as 'export TOKEN=…' holds a
     secret); arguments after -- are still taken, for older shell files.
+    The record is written to the store's spool (cache/shell-spool) before
+    anything waits, so a record made while an import or gc holds the store
+    lock is kept: stored once the lock is free, or by the next record.
 
     \b
     Examples:

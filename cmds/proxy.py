@@ -130,7 +130,7 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
     from aiohttp import web
 
     from objstore import (PROXY_MAX_ANSWER, PROXY_MAX_REQUEST, ProxyTooLarge, proxy_capture_turns, proxy_decode_body,
-                          proxy_not_decoded, proxy_prepare, proxy_response_turns)
+                          proxy_not_decoded, proxy_prepare, proxy_rejected, proxy_response_turns)
 
     writer = CaptureWriter(store, proxy_capture_turns)
 
@@ -213,7 +213,6 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
                 try:
                     prep = await asyncio.to_thread(proxy_prepare, store, decoded, dict(request.headers),
                                                    capture=capture)
-                    writer.put(prep.pending)  # handed to the writer before the request goes upstream
                     if prep.body is not decoded:
                         body = prep.body    # changed: goes on decoded, so without its coding (test26 V15)
                 except Exception as e:  # noqa: BLE001 - the request goes through whatever happens here
@@ -228,14 +227,23 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
             up = await request.app["http"].request(request.method, url, data=body, headers=headers,
                                                    allow_redirects=False)
         except asyncio.TimeoutError:
+            await not_taken(prep)
             return _error(504, "mem proxy: the upstream did not answer in time")
         except (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError):
+            await not_taken(prep)
             # the upstream dropped the connection: drop the client's the same way
             if request.transport is not None:
                 request.transport.close()
             return web.Response(status=502)
         except aiohttp.ClientError as e:
+            await not_taken(prep)
             return _error(502, f"mem proxy: cannot reach the upstream ({type(e).__name__})")
+        if prep is not None and 200 <= up.status < 300:
+            # the request's turns only once the API took it (test27b X8: a request it rejected, 401 with a
+            # made-up key or any 4xx/5xx, stored its user turn as the person's); before its answer's turns
+            writer.put(prep.pending)
+        else:
+            await not_taken(prep)
         resp = web.StreamResponse(status=up.status, reason=up.reason)
         for k, v in up.headers.items():
             if k.lower() not in HOP:
@@ -280,6 +288,15 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
                          "captured": prep.turns + len(answer) if prep is not None else 0,
                          **(prep.trace if prep is not None else {"error": note})})
         return resp
+
+    async def not_taken(prep) -> None:
+        """The upstream did not take the request: none of its turns is stored, and its conversation's
+        state is set back so that the client's retry captures them (``proxy_rejected``)."""
+        if prep is not None:
+            try:
+                await asyncio.to_thread(proxy_rejected, prep)
+            except OSError:   # the state stays ahead: the retry's turns are not captured, the answer goes on
+                pass
 
     def _error(status: int, message: str, kind: str = "api_error"):
         return web.json_response({"type": "error", "error": {"type": kind, "message": message}}, status=status)

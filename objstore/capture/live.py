@@ -1,6 +1,6 @@
-"""Capture as it happens: one prompt (the UserPromptSubmit hook) or one
-shell command (``mem hook shell``) stored as a user turn at once, under the
-store lock, through the one turn appender.
+"""Capture as it happens: one prompt (the UserPromptSubmit hook) stored as a
+user turn at once, under the store lock, through the one turn appender
+(one shell command, ``mem hook shell``: :mod:`objstore.capture.shellcap`).
 
 Split from :mod:`objstore.capture.sync` (the incremental transcript sync,
 whose cursor, lineage and filters the prompt path shares).  Keys and
@@ -13,11 +13,10 @@ import this chain, and is re-exported here).
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 from objstore.capture.claude_code import prompt_hash
-from objstore.capture.cursors import load_cursor, save_cursor, text_key
+from objstore.capture.cursors import load_cursor, save_cursor
 from objstore.capture.policy import (CaptureConfig, has_marker, load_config, no_capture_of,
                                     no_capture_sessions, path_excluded)
 from objstore.capture.statements import statement_of
@@ -25,8 +24,6 @@ from objstore.capture.snapshot import SNAPSHOT_MAX_BYTES, PromptSnapshot, is_sub
 from objstore.capture.sync import (PRE_SYNC_MAX_BYTES, hide_forgotten_paths, project_namer, sync_one,
                                    valid_text, write_stated)
 from objstore.capture.transcript import project_of, strip_mem_context
-from objstore.core.atomic import atomic_write
-from objstore.core.lock import lock_held
 from objstore.core.record import Record, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
@@ -35,14 +32,8 @@ from objstore.memory.served import tombstone_names
 from objstore.memory.sessions import CapturedTurn
 from objstore.memory.tombstones import match_late_capture, match_spans
 
-__all__ = ["PromptResult", "PromptSnapshot", "SHELL_SEQ_DIR", "SNAPSHOT_MAX_BYTES", "capture_prompt", "capture_shell",
-           "prompt_snapshot", "shell_seq_handled"]
+__all__ = ["PromptResult", "PromptSnapshot", "SNAPSHOT_MAX_BYTES", "capture_prompt", "prompt_snapshot"]
 
-#: one file per shell session: the number of its last command handled (:func:`capture_shell`)
-SHELL_SEQ_DIR = "cache/shell-seq"
-#: a shell's file untouched this long is removed when another shell's first one is made (a shell
-#: idle longer loses order for one wait at its next command, never a command)
-SHELL_SEQ_KEEP_S = 7 * 86400
 
 
 # --------------------------------------------------------------------------- prompt capture
@@ -183,92 +174,3 @@ def _said_before(time_ms: int, waited_for: list[dict]) -> int:
     starts = [int(h["time"]) * 1000 - 1 for h in waited_for
               if h.get("command") == "forget" and isinstance(h.get("time"), int)]
     return min([time_ms, *starts])
-
-
-# --------------------------------------------------------------------------- shell capture
-
-def capture_shell(store: Store, *, session_id: str, command_line: str, cwd: str, status: int,
-                  duration_ms: int, started_ms: int, cfg: CaptureConfig | None = None, seq: int = 0,
-                  order_wait_s: float = 0.0) -> str | None:
-    """Store one command the person ran in their shell as a user turn of a
-    ``shell`` session: the command line (redacted), then ``[exit N, T s,
-    cwd]``.  Source ``sh:<started ms>:<hash>`` (``sh:<started ms>:<seq>:<hash>``
-    for a numbered one) makes a repeat call a no-op.
-    A command starting with a space, a marked one, an excluded path or a
-    no-capture session is not stored.  Returns the new id or None.
-
-    ``seq``: the command's number in its shell (1, 2, …; 0 not numbered).
-    A shell starts one writer per command, in the background, and they race
-    for the store lock (test25 T4: a shell's turns were stored in the order
-    their writers got it).  A numbered one first waits, for at most
-    ``order_wait_s`` seconds of the store lock being free (and never past
-    ``order_wait_s`` plus the store's lock timeout), until the shell's
-    command ``seq - 1`` is handled (stored, or left out by the rules above), as the file
-    ``cache/shell-seq/<session>`` says (:func:`shell_seq_handled`); under
-    the store lock it then stores its turn and writes its number there.
-    Past the wait (a writer before it that failed or was not started) it is
-    stored all the same: order is lost, never a command."""
-    cfg = cfg if cfg is not None else load_config(store.root)
-    sid = validate_session_id(session_id)
-    line = valid_text(command_line).rstrip("\n")
-    cwd = valid_text(cwd)
-    skip = not line.strip() or line[:1].isspace() or has_marker(cfg, line) or path_excluded(cfg, cwd)
-    if skip and not seq:
-        return None
-    seq_file = store.root / SHELL_SEQ_DIR / sid
-    if seq > 1:
-        # the wait is counted while the store lock is free: while a writer holds it (an import, a
-        # gc) the record before may be queued on it too, and goes first when it is let go (under
-        # load the 5 s passed while all were queued: order lost); bounded by the lock's own timeout
-        start = time.monotonic()
-        deadline, hard = start + order_wait_s, start + order_wait_s + store.lock_timeout
-        lock_file = store.root / "locks" / "store.lock"
-        while shell_seq_handled(seq_file) < seq - 1:
-            now = time.monotonic()
-            if now >= hard or (now >= deadline and not lock_held(lock_file)):
-                break
-            if now >= deadline:
-                deadline = now + 0.5    # a grace once the lock is let go: the one before takes it first
-            time.sleep(0.02)
-    with store.lock("hook shell"):
-        oid = None
-        if not skip and not no_capture_of(sid, no_capture_sessions(store)):
-            text = f"$ {line}\n[exit {status}, {duration_ms / 1000:.2f} s, {cwd}]"
-            # a numbered record's number is in its source: fish gives whole seconds, and a line run twice
-            # in one second was the same source, the second dropped (test26b W3)
-            src = f"sh:{started_ms}:{seq}:{text_key(line)[:16]}" if seq else f"sh:{started_ms}:{text_key(line)[:16]}"
-            w = TurnAppender(store, command="hook shell", harness="shell")
-            oid = w.add(CapturedTurn(sid, src, "user", text, started_ms, cwd, project_of(cwd)))
-            w.publish(index=False)
-        if seq > shell_seq_handled(seq_file):
-            if not seq_file.exists():
-                _prune_shell_seq(seq_file.parent)
-            seq_file.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(seq_file, b"%d\n" % seq)
-    return oid
-
-
-def _prune_shell_seq(folder: Path) -> None:
-    """Remove the files of shells untouched for :data:`SHELL_SEQ_KEEP_S`."""
-    old = time.time() - SHELL_SEQ_KEEP_S
-    try:
-        with os.scandir(folder) as it:
-            for e in it:
-                if e.is_file(follow_symlinks=False) and e.stat(follow_symlinks=False).st_mtime < old:
-                    os.unlink(e.path)
-    except OSError:
-        pass
-
-
-def shell_seq_handled(path: Path) -> int:
-    """The number of the last command of a shell handled by
-    :func:`capture_shell` (the file ``cache/shell-seq/<session>``: ASCII
-    decimal and a newline, replaced whole); 0 when the file is missing or
-    holds anything else (a cache: losing it loses order for one wait, never
-    a command)."""
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        return 0
-    return int(raw) if raw[-1:] == b"\n" and raw[:-1].isdigit() and len(raw) < 20 else 0
-

@@ -458,6 +458,9 @@ class Prepared:
             every message it captured (a conversation begun under a proxy
             older than session 26): the answer is compared with the turn
             stored at its source (``proxyanswer``; test26b W11); else None.
+        undo: ``(captured before, captured after, ids before, ids after)``
+            of the state file, for :func:`rejected`; None when the state
+            was not changed.
     """
 
     body: bytes
@@ -470,6 +473,7 @@ class Prepared:
     state: Path | None = None
     prefill: str | None = None
     unnoted: Store | None = None
+    undo: tuple[int, int, int, int] | None = None
 
 
 def _is_user_text(msg) -> bool:
@@ -551,6 +555,7 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
     upto = len(msgs) - 1 if prefill else len(msgs)
     known: set[str] = set()
     with locked_state(out.state) as st:
+        was = (st.captured, len(st.ids))
         if len(st.ids) <= st.captured:      # captured, identities not noted: the answer checks the store
             out.unnoted = store
         if parent is not None and st.captured < 0 and not st.ids:
@@ -579,6 +584,7 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
                     out.pending += _turns_of(conv, idx, msgs[idx], ts, secret, bash)
             st.captured = max(st.captured, upto - 1)
             out.turns = len(out.pending)
+        out.undo = (was[0], st.captured, was[1], len(st.ids))
         try:
             edits = _plan_edits(store, conv, text, root, mnode, msgs, st, out.trace, marked[-1])
         except Exception as e:  # noqa: BLE001 - nor does injection
@@ -587,6 +593,25 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
     if edits:
         out.body = splice(text, edits).encode("utf-8")
     return out
+
+
+def rejected(prep: Prepared) -> None:
+    """The upstream did not take the request :func:`prepare` made ``prep``
+    of (an answer not 2xx, or none): its ``pending`` turns are not written
+    (test27b X8: a request rejected 401 for a made-up key stored its user
+    turn as the person's), and the conversation's state file is set back to
+    what it was before, so the client's retry of the same messages captures
+    them.  Left as it is when another request of the conversation moved the
+    state on since (its own capture stands).  Raises OSError (the state
+    file cannot be written)."""
+    if prep.state is None or prep.undo is None:
+        return
+    captured, after, n_ids, ids_after = prep.undo
+    with locked_state(prep.state) as st:
+        if st.captured == after:
+            st.captured = captured
+        if len(st.ids) == ids_after:
+            del st.ids[n_ids:]
 
 
 def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict, marked: bool = False) -> list:

@@ -10,7 +10,7 @@ non-empty.  Every step is idempotent.
 from __future__ import annotations
 
 from objstore.core.errors import MemError
-from objstore.core.objects import Fact, Turn
+from objstore.core.objects import Fact, QueueItem, Tombstone, Turn
 from objstore.core.reachability import reachable
 from objstore.core.record import Record, set_fields
 from objstore.core.refs import fact_ref, sealed_ref, session_ref
@@ -82,7 +82,9 @@ def _set_new_refs(store: Store, new_refs: dict[str, str]) -> None:
     session's turns (each stored, down to its first), and no tombstone
     forgets it (its writer was killed after the objects and before the
     ref: finished, as the writer would have: tester finding W8, an import's
-    sub-agent summaries and, session 22, its new sessions); its key or
+    sub-agent summaries and, session 22, its new sessions), or for
+    ``tombstones/<id>`` and ``queue/<id>`` a tombstone or review-queue item
+    (``mem import jsonl`` stopped in its ref phase, test27b X3); its key or
     session is noted for the replay to index.  A ref that exists (it moved
     before the stop, or later) or an object not stored (the stop came
     first) is left alone: run again, nothing moves."""
@@ -90,10 +92,15 @@ def _set_new_refs(store: Store, new_refs: dict[str, str]) -> None:
     moves, keys, sids = [], [], []
     for ref, oid in sorted(new_refs.items()):
         try:
-            if not ref.startswith(("facts/", "sessions/")) or store.refs.read(ref) is not None \
+            if not ref.startswith(("facts/", "sessions/", "tombstones/", "queue/")) \
+                    or store.refs.read(ref) is not None \
                     or not store.has(oid):
                 continue
             obj = store.get(oid)
+            if ref.startswith(("tombstones/", "queue/")):   # an import's (test27b X3): its own object, by kind
+                if isinstance(obj, Tombstone if ref.startswith("tombstones/") else QueueItem):
+                    moves.append((ref, None, oid))
+                continue
             if isinstance(obj, Turn):
                 if session_ref(obj.session) != ref or not _whole_chain(store, obj, forgotten):
                     continue

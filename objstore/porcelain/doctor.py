@@ -60,6 +60,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.capture.cursors import drop_cursor, unusable_cursors
+from objstore.capture.shellcap import spool_waiting
 from objstore.capture.sourcelist import imported_sources
 from objstore.core.errors import MemError
 from objstore.core.gc import stale_temps_note
@@ -90,7 +91,7 @@ class Finding:
         check: ``store`` (its config cannot be read: ``diagnose_unopened``), ``permissions``, ``codec``, ``packs``,
             ``forget``, ``seal``,
             ``index``, ``config``, ``projects``, ``locks``, ``temps``, ``hooks``, ``cursors``, ``transcripts``,
-            ``remotes``, ``derive``.
+            ``remotes``, ``derive``, ``capture`` (shell records in the spool).
         message: what is wrong.
         fix: the command that fixes it.
         paths: the files concerned (for ``--fix``), may be empty.
@@ -297,6 +298,17 @@ def _temps(store: Store) -> list[Finding]:
     return [Finding("temps", "warning", note, "mem gc  (deletes them)")] if note else []
 
 
+def _shell_spool(store: Store) -> list[Finding]:
+    """Shell records kept in the spool whose writers stopped before they
+    were stored (``objstore.capture.shellcap``, test27b X5)."""
+    n = spool_waiting(store.root)
+    if not n:
+        return []
+    return [Finding("capture", "warning", f"{n} shell command record{'s' if n != 1 else ''} not stored yet, "
+                    "kept in cache/shell-spool (the store lock was held, or a writer is storing them now)",
+                    "nothing to do  (the next recorded shell command stores them)")]
+
+
 def _hooks(settings: list[Path], command: str) -> list[Finding]:
     out = []
     for path in settings:
@@ -388,7 +400,8 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
            + _locks(store.root, now) + _temps(store)
            + _hooks(list(settings), hook_command) + _cursors(store)
            + _transcripts(imported_sources(store, hooked=False))
-           + _remote_files(list(remote_files)) + _remotes(list(remotes)) + _derive_state(store, derive_state))
+           + _remote_files(list(remote_files)) + _remotes(list(remotes)) + _derive_state(store, derive_state)
+           + _shell_spool(store))
     return sorted(out, key=lambda f: f.severity != "error")
 
 

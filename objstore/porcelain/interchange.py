@@ -268,6 +268,16 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
     (``refs_kept``/``conflicts``).
     The search index is brought up to date at the end (``mem reindex``).
 
+    Stopped in its ref phase (SIGTERM, kill -9: test27b X3), it leaves a
+    consistent store: the refs to set for the first time are noted in the
+    index journal (``N`` lines, with their sessions and keys to index)
+    before the pack can be read, so ``mem fsck`` warns and the next holder
+    of the store lock sets and indexes them (``objstore.memory.recovery``);
+    the refs are set one namespace at a time, tombstones first.  A fact
+    whose imported value holds a credential gets its redacted version on
+    top from this import or, when it was stopped first, from running the
+    same import again (an imported head not redacted yet is redacted then).
+
     Tombstones: an export made before a forget must not bring the forgotten
     back.  An object is *forgotten* when this store's tombstones forget it
     as gc and capture see it (``tombstones.forgotten_check``: a turn of a
@@ -386,25 +396,36 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                               f"(first: {clash[0]}); nothing was imported",
                               hint="import into an empty store, or keep this store's refs with --keep-existing "
                                    "(the export's versions of those refs are then not kept)")
+            firsts = {name: oid for name, oid in reversed(refs) if store.refs.read(name) is None}
+            new = [(name, firsts.pop(name)) for name, _oid in refs if name in firsts]   # the first of each name
+            # before any of their objects can be read: an import stopped in its ref phase (SIGTERM, kill -9)
+            # leaves these for the next holder of the store lock to set and index (recovery), not a store
+            # fsck calls CORRUPT (test27b X3)
+            if new:
+                store.journal.sessions([(n[len("sessions/"):], None) for n, _o in new if n.startswith("sessions/")],
+                                       new_refs=new)
+                store.journal.fact(*[n[len("facts/"):] for n, _o in new if n.startswith("facts/")])
             pw.finish()   # durable (fsynced) and readable before any ref names what it holds
         except BaseException:
             pw.abort()    # the temp pack goes: nothing of the refused import stays
             raise
+        will = {**{n: store.refs.read(n) for n, _o in refs}, **dict(new)}   # each ref's id once this import is done
+        res.conflicts = [n for n, o in refs if will[n] != o]
+        res.refs_kept = len(res.conflicts)
         now = now_ms()
-        for name, oid in refs:
-            old = store.refs.read(name)
-            if old == oid:
-                continue
-            if old is not None:
-                res.refs_kept += 1
-                res.conflicts.append(name)
-                continue
-            store.update_ref(name, None, oid, command, time_ms=now)
-            res.refs += 1
-            if name.startswith("facts/"):
+        # one step per namespace (a packed namespace is one file), tombstones first: no imported
+        # value is live before the tombstones that forget it
+        order = ("tombstones", "facts", "sessions", "queue")
+        for ns in sorted({n.partition("/")[0] for n, _o in new},
+                         key=lambda x: (order.index(x) if x in order else len(order), x)):
+            moves = [(n, None, o) for n, o in new if n.partition("/")[0] == ns]
+            store.update_refs(moves, command, time_ms=now)
+            res.refs += len(moves)
+        for name, oid in refs:   # the imported head of a fact (also set before, by an import stopped
+            if name.startswith("facts/") and store.refs.read(name) == oid:   # after its refs): redact on top
                 _redact_on_top(store, name[len("facts/"):], res, command)
-    if res.refs:
-        reindex(store)
+        if res.refs:   # under the import's lock: the journal's notes of its refs are not replayed first
+            reindex(store)
     return res
 
 

@@ -6,9 +6,10 @@ whose predecessor never comes is stored after the wait, never lost."""
 from __future__ import annotations
 
 import threading
+import time
 
 import objstore
-from objstore.capture.live import SHELL_SEQ_DIR, shell_seq_handled
+from objstore.capture.shellcap import SHELL_SEQ_DIR, SHELL_SPOOL_DIR, shell_seq_handled
 from objstore.memory.sessions import walk_turns
 
 SID = "shell-host-20260101T000000-42"
@@ -26,14 +27,17 @@ def _lines(store) -> list[str]:
 
 def test_a_record_waits_for_the_one_before_it_and_a_left_out_one_counts(store):
     third = threading.Thread(target=_rec, args=(store, 3, "echo three"))
-    third.start()                               # started first: it waits for 2, which waits for 1
-    _rec(store, 1, " echo hidden")              # left out (a leading space), but handled
-    assert shell_seq_handled(store.root / SHELL_SEQ_DIR / SID) == 1
-    _rec(store, 2, "echo two")
+    third.start()                               # started first: it drains the spool, waiting for 1 and 2
+    while not any((store.root / SHELL_SPOOL_DIR).glob("*/*.json")):
+        assert third.is_alive()
+        time.sleep(0.01)
+    assert _rec(store, 1, " echo hidden") is None   # left out (a leading space), but counted: spooled
+    _rec(store, 2, "echo two")                  # spooled: the drainer stores it (or this call does)
     third.join(120)
     assert not third.is_alive()
     assert _lines(store) == ["$ echo two", "$ echo three"]
     assert (store.root / SHELL_SEQ_DIR / SID).read_bytes() == b"3\n"
+    assert not any((store.root / SHELL_SPOOL_DIR).glob("*/*.json"))    # every record stored is gone
 
 
 def test_a_record_whose_predecessor_never_comes_is_stored_after_the_wait(store):

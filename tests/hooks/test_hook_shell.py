@@ -213,10 +213,10 @@ def test_a_shells_commands_are_stored_in_the_order_they_were_typed(tmp_path, she
 
     def release() -> None:      # once the commands are typed (the writers are queued), before the shell exits
         if held:
-            # held past the writers' order wait, as a long import or a loaded machine holds it: the wait
-            # counts while the lock is free, so order still holds (it was lost under load in CI)
-            from cmds._hookshell import SHELL_ORDER_WAIT_S
-            time.sleep(SHELL_ORDER_WAIT_S + 1)
+            # held past a writer's wait for the lock, as a long import or a loaded machine holds it: the
+            # records wait in the spool and are stored in order once it is free (test27b X5, test27 V12)
+            from cmds._hookshell import SHELL_LOCK_WAIT_S
+            time.sleep(SHELL_LOCK_WAIT_S + 1)
             held.pop().__exit__(None, None, None)
     try:
         _pty_session(argv, env, words, typed=release)

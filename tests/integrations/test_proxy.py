@@ -97,6 +97,9 @@ class Upstream:
         self.requests.append((req.path_qs, dict(req.headers), body))
         mode = req.headers.get("x-test-mode", "")
         tag = req.headers.get("x-test-tag", "")
+        if mode == "status":          # test27b X8: any error status the API answers
+            return web.Response(status=int(req.headers["x-test-status"]), content_type="application/json",
+                                body=b'{"type":"error","error":{"type":"authentication_error","message":"no"}}')
         if mode == "500":
             return web.Response(status=500, body=b'{"type":"error","error":{"type":"api_error","message":"boom"}}',
                                 content_type="application/json")
