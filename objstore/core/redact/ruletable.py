@@ -10,6 +10,9 @@ private-key               PEM ``-----BEGIN ... PRIVATE KEY-----`` blocks (RSA, E
                           DSA, ENCRYPTED, OPENSSH, PGP ``PRIVATE KEY BLOCK``), also   PROTOCOL.key; RFC 4880 s6.2 (PGP armor)
                           blocks with no END line and tails with no BEGIN line,
                           raw or JSON-escaped (``\\n``)
+                          red28 (test27 V26): an OpenSSH key's body without its
+                          BEGIN line, base64 lines from ``b3BlbnNzaC1rZXktdjEAAAAA``
+                          (``openssh-key-v1`` NUL), wrapped at 70/64/76 or one line
 private-key-base64        a PEM private key in base64 (``LS0tLS1CRUdJTi…``, decoded: RFC 4648 s4 of RFC 7468;
                           ``-----BEGIN … PRIVATE KEY-----``): a kubeconfig's          Kubernetes "Secrets" (data values are
                           ``client-key-data``, a Secret's ``tls.key``; one line or    base64), kubeconfig ``client-key-data``
@@ -78,6 +81,7 @@ terraform-cloud-token     14 alnum + ``.atlasv1.`` + 60..70 [A-Za-z0-9_=-]      
 flyio-token               ``fo1_`` + 43; ``fm1a_ fm1r_ fm2_`` + 100.. base64           Fly.io "Access tokens"; gitleaks
 render-key                ``rnd_`` + 32..48 [A-Za-z0-9]                                Render "API keys"
 jfrog-key                 ``AKCp`` + 69 [A-Za-z0-9]                                    JFrog API key; gitleaks jfrog-api-key
+                          reference token ``cmVmdGtu`` + 56 [A-Za-z0-9] (red28)       JFrog "Understanding Identity Tokens"
 mem-key                   ``memk_`` + 43 [A-Za-z0-9_-]                                 mem's own MCP keys (docs/mcp.md)
 age-secret-key            ``AGE-SECRET-KEY-1`` + 58 Bech32 upper case; plugin         age v1 spec (X25519 identities); C2SP
                           identities ``AGE-PLUGIN-<NAME>-1`` + Bech32 (mem's sync     age-plugin "Identities"
