@@ -287,10 +287,11 @@ def _phrase_ok(word: str, v: str, code: bool) -> bool:
     language's): in a code span (``code``), whatever its words
     (:func:`~.passphrases.quoted_passphrase_ok`); bare, lower-case words of
     no prose (:func:`~.checks.passphrase_words_ok`: ``correct horse battery
-    staple``, not ``see the vault``)."""
+    staple``, not ``see the vault``); red28 (test27b X1): in Title Case too
+    (``**Password:** Correct Horse Battery Staple``), as after a plain label."""
     if word in _WEAK_WORDS or "+" in word or not word.startswith(("passw", "passp", "pwd", "secret")):
         return False
-    return quoted_passphrase_ok(v) if code else passphrase_words_ok(v, quoted=False)
+    return quoted_passphrase_ok(v) if code else passphrase_words_ok(v, quoted=False, title=True)
 
 
 

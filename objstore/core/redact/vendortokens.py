@@ -14,10 +14,12 @@ _r = make_rule
 #: ``#define AUTH_MAGIC "openssh-key-v1"``), what the body of every OpenSSH private key file starts with
 _OPENSSH_MAGIC = "b3BlbnNzaC1rZXktdjEAAAAA"
 #: the rest of the body: wrapped at 70 characters a line (ssh-keygen, sshbuf_dtob64), 64 or 76 (other tools'
-#: base64), or one line; the first line holds 24 characters of the magic
-_OPENSSH_BODY = ("(?:" + "|".join(B64C + "{%d}" % (w - 24) + B64NL + "(?:" + B64C + "{%d}" % w + B64NL + "){0,2048}+"
-                                  + B64C + "{0,%d}+" % w for w in (70, 64, 76))
-                 + "|" + B64C + "{16,65536}+)={0,2}")
+#: base64), or one line; the first line holds 24 characters of the magic.  Each further line is read only
+#: whole (a full line, or a last one that ends its line), so the words of a line after the key stay
+_LINE_END = r"(?=[ \t]{0,8}(?:\r|\n|\\{1,3}[rn\"]|[\"'`]|$))"
+_OPENSSH_BODY = ("(?:" + "|".join(B64C + "{%d}" % (w - 24) + "(?:" + B64NL + B64C + "{%d}" % w + "){0,2048}+(?:" + B64NL
+                                  + B64C + "{1,%d}+={0,2}" % w + _LINE_END + ")?" for w in (70, 64, 76))
+                 + "|" + B64C + "{16,65536}+={0,2})")
 
 #: the rules, in table order
 VENDOR_TOKEN_RULES: list[Rule] = [
