@@ -186,7 +186,9 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           (also ``WiFi password =``, ``Password -``, the words on
                           the next line) to its line's or sentence's end, no word
                           of prose (``passphrase_words_ok``; ``Password: see the
-                          vault`` and Title Case words stay)
+                          vault`` stays); red28 (test27b X1): words in Title Case
+                          or capitals, letters beyond ASCII, after ``Passwort``,
+                          ``Kennwort``, ``mot de passe`` (German, French prose stays)
 mem-command               mem's own command lines (test17 T10: shell capture, an      docs/cli.md (``remember``, ``forget``,
                           agent's Bash call): the VALUE of ``mem remember KEY VALUE   ``scan``, ``sealed import``,
                           --sensitivity secret`` or of a KEY named for a              ``--passphrase-file``); bash(1)
