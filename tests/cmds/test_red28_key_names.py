@@ -21,13 +21,13 @@ from tests.capture.test_fresh6_capture import _files_holding, _keys, _prompt
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "system"))
 from mcp_helpers import stdio_session  # noqa: E402
 
-KEYS = {
-    "lower": ("project/x/password: correct horse battery staple", "battery staple"),
-    "title": ("project/x/Password: Correct Horse Battery Staple", "Battery Staple"),
-    "capitals": ("project/x/PASSWORD: CORRECT HORSE BATTERY STAPLE", "BATTERY STAPLE"),
-    "german": ("project/x/Kennwort: Korrektes Pferd Batterie Heftklammer", "Batterie Heftklammer"),
-    "french": ("project/x/mot de passe : cheval correct batterie agrafe", "batterie agrafe"),
-}
+#: case -> (the key, words of it no file may hold): a label and its words after ``project/x/``
+KEYS = {case: (f"project/x/{label}{words}", words.rsplit(" ", 2)[-2] + " " + words.rsplit(" ", 1)[-1])
+        for case, label, words in (("lower", "password: ", "correct horse battery staple"),
+                                   ("title", "Password: ", "Correct Horse Battery Staple"),
+                                   ("capitals", "PASSWORD: ", "CORRECT HORSE BATTERY STAPLE"),
+                                   ("german", "Kennwort: ", "Korrektes Pferd Batterie Heftklammer"),
+                                   ("french", "mot de passe : ", "cheval correct batterie agrafe"))}
 
 
 @pytest.mark.parametrize("case", sorted(KEYS))

@@ -37,29 +37,29 @@ def _openssh_body(width: int, seed: int) -> str:
 JFROG_REF = "cmVmdGtu" + "".join(random.Random(28).choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
                                  for _ in range(56))
 
+#: a label's shapes: case -> (what stands before the words, the words); the text is the two joined, the
+#: words are the secret, what stands before them stays, password-phrase names the hit
+LABELLED = {
+    "title": ("Password: ", TITLE),
+    "title-three": ("Password: ", "Tulip River Amber"),
+    "capitals": ("Password: ", TITLE.upper()),
+    "sentence-case": ("Password: ", TITLE.capitalize()),
+    "mid-line": ("I set up the NAS and the password: ", TITLE.lower()),
+    "list-dash": ("- Password: ", TITLE),
+    "list-star": ("* password: ", TITLE.lower()),
+    "list-number": ("1. Password: ", TITLE),
+    "quote": ("> Password: ", TITLE),
+    "heading": ("## Password: ", TITLE),
+    "passwort-ascii": ("Passwort: ", "korrektes Pferd Batterie Heftklammer"),
+    "kennwort": ("Kennwort: ", "Korrektes Pferd Batterie Heftklammer"),
+    "mot-de-passe": ("mot de passe : ", "cheval correct batterie agrafe"),
+    "mot-de-passe-title": ("Mot de passe: ", "Cheval Correct Batterie Agrafe"),
+}
 #: case -> (text, the secret, what must stay, the rule named)
 CASES = {
-    "title": (f"Password: {TITLE}", TITLE, "Password: ", PHRASE),
-    "title-three": ("Password: Tulip River Amber", "Tulip River Amber", "Password: ", PHRASE),
-    "capitals": ("Password: CORRECT HORSE BATTERY STAPLE", "CORRECT HORSE BATTERY STAPLE", "Password: ", PHRASE),
-    "sentence-case": ("Password: Correct horse battery staple", "Correct horse battery staple", "Password: ", PHRASE),
-    "mid-line": ("I set up the NAS and the password: correct horse battery staple", "correct horse battery staple",
-                 "I set up the NAS", PHRASE),
+    **{case: (before + words, words, before, PHRASE) for case, (before, words) in LABELLED.items()},
     "mid-line-title": (f"Set up the NAS. Password: {TITLE}.", TITLE, "Set up the NAS.", PHRASE),
-    "list-dash": (f"- Password: {TITLE}", TITLE, "- Password: ", PHRASE),
-    "list-star": ("* password: correct horse battery staple", "correct horse battery staple", "* password: ", PHRASE),
-    "list-number": (f"1. Password: {TITLE}", TITLE, "1. Password: ", PHRASE),
-    "quote": (f"> Password: {TITLE}", TITLE, "> Password: ", PHRASE),
-    "heading": (f"## Password: {TITLE}", TITLE, "## Password: ", PHRASE),
     "passwort": ("Passwort: gr\u00fcner Baum blauer Himmel", "gr\u00fcner Baum blauer Himmel", "Passwort: ", None),
-    "passwort-ascii": ("Passwort: korrektes Pferd Batterie Heftklammer", "korrektes Pferd Batterie Heftklammer",
-                       "Passwort: ", PHRASE),
-    "kennwort": ("Kennwort: Korrektes Pferd Batterie Heftklammer", "Korrektes Pferd Batterie Heftklammer",
-                 "Kennwort: ", PHRASE),
-    "mot-de-passe": ("mot de passe : cheval correct batterie agrafe", "cheval correct batterie agrafe",
-                     "mot de passe : ", PHRASE),
-    "mot-de-passe-title": ("Mot de passe: Cheval Correct Batterie Agrafe", "Cheval Correct Batterie Agrafe",
-                           "Mot de passe: ", PHRASE),
     "md-bold-title": (f"**Password:** {TITLE}", TITLE, "**Password:** ", MD),
     "md-table-title": (f"| Password | {TITLE} |", TITLE, "| Password |", MD),
     "openssh-70": (_openssh_body(70, 1), _openssh_body(70, 1).split("\n")[2], "", KEY),
