@@ -3,7 +3,7 @@ passphrase (``project/x/password: correct horse battery staple``, any case of
 its words, the German and French labels) is refused on every path that takes
 a key, by the one name rule (``name_hits``, which reads a name as the value
 rules read a value): ``mem remember``, the MCP ``remember`` tool, ``mem import
-jsonl`` (a ref line), and a prompt the hook remembers; nothing of the words
+jsonl`` (a ref line), and a statement a prompt remembers; nothing of the words
 lands in a ref file name, the audit log or any other file.  Real ``mem``
 processes on real stores."""
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.capture.test_fresh6_capture import _files_holding, _keys, _prompt
+from tests.capture.test_fresh6_capture import _files_holding
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "system"))
 from mcp_helpers import stdio_session  # noqa: E402
@@ -66,12 +66,17 @@ def test_import_jsonl_refuses_the_ref(mem, store_path, tmp_path):
     assert _files_holding(store_path, words) == []
 
 
-def test_a_prompt_the_hook_remembers_keeps_no_word(mem, tmp_path):
-    """The prompt hook's statement: its key is named from the words before
-    the label, the value and the prompt's turn are redacted."""
-    store = tmp_path / "store"
-    _prompt(store, tmp_path, "remember that the wifi Password: Correct Horse Battery Staple")
-    remembered = [k for k in _keys(mem, store) if "/remembered/" in k]
-    assert remembered == ["project/p5/remembered/wifi-password"], remembered
-    assert "Battery Staple" not in mem("get", remembered[0], env={"MEM_HOME": str(store)}).stdout
-    assert _files_holding(store, "Battery Staple") == []
+def test_a_remembered_statement_keeps_no_word(mem, store_path):
+    """A "remember that …" prompt's statement (what the prompt hook, or the
+    transcript sync after it, writes: ``write_statement``; called here, as a
+    hook under load leaves it to the sync): its key is named from the words
+    before the label, and the value is redacted."""
+    from objstore.capture.statements import write_statement
+    from objstore.memory.opening import open_store
+    with open_store(store_path, create=True) as s:
+        r = write_statement(s, "remember that the wifi Password: Correct Horse Battery Staple", cwd="/tmp/p5")
+        assert r is not None
+    remembered = [k for k in mem("keys", "--json").json if "/remembered/" in k["key"]]
+    assert [k["key"] for k in remembered] == ["project/p5/remembered/wifi-password"], remembered
+    assert "Battery Staple" not in mem("get", remembered[0]["key"]).stdout
+    assert _files_holding(store_path, "Battery Staple") == []
