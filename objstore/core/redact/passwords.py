@@ -277,7 +277,7 @@ def _label_words_ok(v: str) -> bool:
 #: ``Passwort``/``Kennwort``, French ``mot de passe`` (also with the French blank before ``:``)
 _WORDS_LABELS = ((r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or[dt]|d)", ("passw",)),
                  (r"kennwort(?<![A-Za-z0-9_\-\]]kennwort)", ("kennwort",)),
-                 (r"mot[ \t]de[ \t]passe(?<![A-Za-z0-9_\-\]]mot[ \t]de[ \t]passe)", ("mot de passe", "mot\tde")))
+                 (r"mot de passe(?<![A-Za-z0-9_\-\]]mot de passe)", ("mot de passe",)))
 #: a word of a passphrase after such a label: letters, any script's (``grüner``), 2-16
 _LABEL_WORD = r"(?u:[^\W\d_]{2,16}+)"
 
