@@ -148,3 +148,28 @@ def test_stored_by_remember_and_import(tmp_path, mem):
     check_remembered_and_imported(mem, tmp_path, "red28", "28282828-aaaa-4bbb-8ccc-282828282828", CASES,
                                   ("title", "heading", "kennwort", "md-bold-title", "openssh-70", "jfrog-reference"),
                                   "Password: See The Vault")
+
+
+#: test28 Y1: a password label in another language before '=' (the .env / ini form), and the Spanish and French
+#: prose forms; the value is a fake password
+Y1_VALUE = "Zq7mm2x!rT"
+Y1_LABELS = ["contrase\u00f1a=", "senha = ", "\u043f\u0430\u0440\u043e\u043b\u044c=", "\u5bc6\u7801=",
+             "\u30d1\u30b9\u30ef\u30fc\u30c9=", "\ube44\ubc00\ubc88\ud638=", "wachtwoord = ", "has\u0142o = ",
+             "heslo = ", "l\u00f6senord = ", "passord = ", "adgangskode = ", "salasana = ", "Kennwort = ", "SENHA:=",
+             "+senha=", "la contrase\u00f1a es ", "la contrasena era ", "le mot de passe est ",
+             "Le mot de passe \u00e9tait "]
+
+
+@pytest.mark.parametrize("label", Y1_LABELS)
+def test_a_label_in_another_language_before_equals_or_in_prose(label):
+    assert_redacted(label, label + Y1_VALUE, [Y1_VALUE, "mm2x"], kept=[label.strip()], escaped=label.isascii())
+    esc = redact(json.dumps({"command": label + Y1_VALUE}, ensure_ascii=False)).text
+    assert "mm2x" not in esc, esc
+
+
+@pytest.mark.parametrize("text", ["senha = obrigat\u00f3ria", "wachtwoord = changeme", "kennwort = ${DB_PASS}",
+                                  "senha = <senha>", "la contrase\u00f1a es muy segura", "La contrase\u00f1a es incorrecta.",
+                                  "le mot de passe est oubli\u00e9", "Votre mot de passe est inactif. Votre compte",
+                                  "Le mot de passe est trop court (8 caract\u00e8res minimum)"])
+def test_a_label_in_another_language_before_prose_kept(text):
+    assert redact(text).text == text

@@ -278,6 +278,13 @@ def _label_words_ok(v: str) -> bool:
 _WORDS_LABELS = ((r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or[dt]|d)", ("passw",)),
                  (r"kennwort(?<![A-Za-z0-9_\-\]]kennwort)", ("kennwort",)),
                  (r"mot de passe(?<![A-Za-z0-9_\-\]]mot de passe)", ("mot de passe",)))
+#: the word for 'password' in German, Spanish and French prose, the verbs that join it to its value ('is',
+#: 'was', German 'lautet'), the adverbs between ('now', 'still'), and its anchors
+_COPULAS = ((r"passwort(?<![a-z0-9_\-\]]passwort)", "ist|lautet|war", "jetzt|noch", ("passwort",)),
+            (r"contrase(?:\u00f1|n)a(?<![a-z0-9_\-\]]contrase\u00f1a)(?<![a-z0-9_\-\]]contrasena)", "es|era",
+             "ahora|todav\u00eda", ("contrase",)),
+            (r"mot de passe(?<![a-z0-9_\-\]]mot de passe)", "est|\u00e9tait", "maintenant|toujours",
+             ("mot de passe",)))
 #: a word of a passphrase after such a label: letters, any script's (``grüner``), 2-16
 _LABEL_WORD = r"(?u:[^\W\d_]{2,16}+)"
 
@@ -389,12 +396,13 @@ PASSWORD_RULES: list[Rule] = [
        r"pass(?:" + "|".join(f"(?<={re.escape(w)} pass)" for w in _PASS_OWNERS) + r")(?![a-z0-9_])"
        + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("pass",)),
-    _r("password-phrase",
-       "keyword heuristics (no vendor format): German 'das Passwort ist|lautet|war <token>'",
-       r"passwort(?<![a-z0-9_\-\]]passwort)"
-       r"[ \t]{1,4}(?:ist|lautet|war)(?:[ \t]{1,4}(?:jetzt|noch))?[ \t]{0,4}:?[ \t]{1,4}[\"'`]?"
-       r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
-       ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passwort",)),
+    *(_r("password-phrase",
+         "keyword heuristics (no vendor format): German 'das Passwort ist|lautet|war <token>'; red28 (test28 Y1): "
+         "Spanish 'la contrase\u00f1a es|era <token>', French 'le mot de passe est|\u00e9tait <token>'",
+         word + r"[ \t]{1,4}(?:" + verbs + r")(?:[ \t]{1,4}(?:" + adverbs + r"))?[ \t]{0,4}:?[ \t]{1,4}[\"'`]?"
+         r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+         ci=True, priority=51, check=phrase_secret_bang_ok, anchors=anchors)
+      for word, verbs, adverbs, anchors in _COPULAS),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'passphrase: <several words>' to the end of the line "
        "('passphrase: correct horse battery staple', 'passphrase=correct-horse-battery-staple'), not prose "
