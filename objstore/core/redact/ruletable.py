@@ -176,7 +176,9 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           shaped like a password and not a whole placeholder,
                           or a short value that ends its line: see below);
                           ``the vpn|wifi|admin|root... pass is X``; German ``das
-                          Passwort ist|lautet X`` (a trailing ``!`` kept with X);
+                          Passwort ist|lautet X`` (a trailing ``!`` kept with X;
+                          red28: Spanish ``la contrase\u00f1a es X``, French ``le mot
+                          de passe est X``);
                           ``db pw X`` (no verb; X cannot be prose); ``sign in as
                           admin with X``; ``the password is <4+ words>`` unquoted
                           (no prose word); ``the wifi passphrase Tiger99xx`` (no
@@ -410,7 +412,9 @@ markdown-secret           md21 (W1; markdown.py): a credential label in Markdown
                           bold, a pair row or a column, a value of several words:
                           in a code span whatever its words (``**Password**:
                           `Winter 2025 pass```), bare lower-case words of no prose
-                          (``**Password:** correct horse battery staple``)
+                          (``**Password:** correct horse battery staple``); red28:
+                          in Title Case too; after a word of another language,
+                          ``=``, `` = ``, ``:=`` as ``:`` (``senha=X``, ``\u5bc6\u7801=X``)
 named-secret              not a text rule: :func:`redact_named` (``mem remember``,    (no vendor format: the key's own words)
                           imports, derived facts) replaces the whole value under a
                           key named for a credential (``.../staging-password``,
