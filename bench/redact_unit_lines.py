@@ -40,6 +40,9 @@ UNITS = {
     "mot-de-passe": "mot de passe : ab cd ", "umlaut-words": "Passwort: \u00fcb cd ",
     "openssh-magic": "b3BlbnNzaC1rZXktdjEAAAAA ", "openssh-lines": "b3BlbnNzaC1rZXktdjEAAAAA" + "A" * 46 + "\n",
     "jfrog-ref": "cmVmdGtu ",
+    # red28 (test28 Y1): '=' after a label in another language, the Spanish and French prose forms
+    "senha-equals": "senha=a1 ", "senha-equals-lines": "senha=Zq7mm2x!\n", "contrasena-es": "contrase\u00f1a es a1 ",
+    "mot-de-passe-est": "mot de passe est a1 ",
 }
 
 
