@@ -1,7 +1,8 @@
 """CPU of ``redact()`` on 256 KB lines that repeat one unit near a red26 shape (a password of
 several words, a call's password argument, a settings assignment; red26b: a refresh token's prefix, a
 password label in Chinese, Russian, Portuguese; red27: a passphrase in a code span, after a Markdown label, a
-YAML key, in a connection string, a .pgpass line), for the tree on ``PYTHONPATH``:
+YAML key, in a connection string, a .pgpass line; red28: Title Case words after a label, German and French
+labels, an OpenSSH key body, a JFrog reference token), for the tree on ``PYTHONPATH``:
 the median of 3 calls a line, in ms.  The units are the worst cases of the red26 rules
 (docs/benchmarks.md, "Session 26 (branch `red26`)"); the tests' pathological lines are
 ``bench_redact.py``'s.
@@ -33,6 +34,15 @@ UNITS = {
     "backtick-words": "password: `a b ", "pass-caps": 'PASS="a b ', "md-bold-words": "**password:** a b ",
     "md-pair-words": "| password | a b ", "yaml-lines": "\n  password: a b c", "conn-field": ";Password=a b ",
     "pgpass-words": "h:5432:d:u:a b ", "keyring-here": 'keyring set a b <<< "a b ',
+    # red28 (test27b X1, test27 V26): words in Title Case after a label, the German and French labels, a word
+    # beyond ASCII, one such passphrase a line; an OpenSSH key body's magic, its wrapped lines, a JFrog reference
+    "title-words": "Password: Ab Cd Ef ", "title-lines": "Password: Ab Cd Ef\n", "kennwort": "Kennwort: ab cd ",
+    "mot-de-passe": "mot de passe : ab cd ", "umlaut-words": "Passwort: \u00fcb cd ",
+    "openssh-magic": "b3BlbnNzaC1rZXktdjEAAAAA ", "openssh-lines": "b3BlbnNzaC1rZXktdjEAAAAA" + "A" * 46 + "\n",
+    "jfrog-ref": "cmVmdGtu ",
+    # red28 (test28 Y1): '=' after a label in another language, the Spanish and French prose forms
+    "senha-equals": "senha=a1 ", "senha-equals-lines": "senha=Zq7mm2x!\n", "contrasena-es": "contrase\u00f1a es a1 ",
+    "mot-de-passe-est": "mot de passe est a1 ",
 }
 
 

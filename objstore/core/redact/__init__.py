@@ -66,7 +66,9 @@ correcthorsebattery`` are both left as typed.  A value of several words after
 a password, passphrase or secret label goes whole when a quote or a backtick
 closes it, whatever its words or case; unquoted, when a settings file's key
 starting its line, a connection string's field, a ``.pgpass`` line or a
-Markdown label holds it and no word of it is prose (red27, :mod:`.passphrases`).
+Markdown label holds it and no word of it is prose (red27, :mod:`.passphrases`); after an explicit label
+(``Password:``, German ``Passwort:``/``Kennwort:``, French ``mot de passe :``), 3-6 words to the line's or
+sentence's end in any case (red28: ``Password: Correct Horse Battery Staple``) with no word of prose.
 
 When matches overlap they are merged into one ``[REDACTED:<rule>]`` named after
 the most specific rule (vendor formats before ``jwt``, ``url-password``,

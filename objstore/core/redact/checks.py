@@ -425,12 +425,24 @@ _PASSPHRASE_NOT_WORDS = frozenset((
     "repeat retype type plain plaintext cleartext encrypted hashed salted masked redacted omitted removed hidden "
     "unknown missing disabled enabled interactive keyring keychain vault config configured provided supplied "
     "boolean integer number object array char varchar field input value column".split()))
+#: red28 (test27b X1): the function words of German and French prose and UI texts after a ``Passwort:``,
+#: ``Kennwort:`` or ``mot de passe :`` label (``nicht gesetzt``, ``siehe den Tresor``, ``voir le coffre``), and
+#: words of a heading or a form about passwords (``Password: Storage Best Practices``): a value holding one is
+#: no passphrase
+_PROSE_DE_FR = frozenset((
+    "der die das den dem des ein eine einen einem einer ist sind war nicht kein keine bitte siehe im am an auf "
+    "aus bei mit nach von zu zum zur und oder aber wird werden wurde ihr ihre dein deine mein meine unser "
+    "gesetzt gespeichert vergessen eingeben \u00e4ndern ge\u00e4ndert falsch leer hier dort noch schon nur auch "
+    "wie was wo le la les un une du est sont pas ne voir dans en sur avec pour par et ou mais votre vos mon ma "
+    "mes notre ici encore aussi comme d\u00e9fini oubli\u00e9 saisir saisissez entrez modifier vide incorrect "
+    "invalide policy policies requirements rules manager management storage recovery strength overview guide "
+    "guidelines best practices settings options hint hints protection security authentication lorem ipsum".split()))
 #: red26: the most words and characters a multi-word password value may have (a passphrase of 2-6 words)
 PASSPHRASE_MAX_WORDS = 6
 _PASSPHRASE_MAX = 96
 
 
-def passphrase_words_ok(v: str, *, quoted: bool) -> bool:
+def passphrase_words_ok(v: str, *, quoted: bool, title: bool = False) -> bool:
     """red26 (test25b U4): a password value of several words, read whole:
     ``"correct horse battery staple"``, a Google app password as Google
     shows it (``vbqk lmzt yhrw pxne``, 4 groups of 4 letters).  2 to
@@ -444,14 +456,21 @@ def passphrase_words_ok(v: str, *, quoted: bool) -> bool:
     filler word (``enter new password``, ``your token``), no word of a UI
     text or of "password" in another language (``forgot password``, ``mot de
     passe``).  Capitalised words (``Enter Password``, a UI label) are not
-    taken; values with digits or symbols are :func:`looks_assigned`'s."""
+    taken; values with digits or symbols are :func:`looks_assigned`'s.
+    ``title=True`` (red28, test27b X1: the words after an explicit password
+    label, ``Password: Correct Horse Battery Staple``, ``Passwort: grüner
+    Baum blauer Himmel``): a word may also be capitalised or in capitals
+    (not mixed inside: ``McDonald``, ``iPhone``) and hold letters beyond
+    ASCII; it is judged lowered."""
     if len(v) > _PASSPHRASE_MAX:
         return False
     words = v.split(" ")
     if not (2 if quoted else 3) <= len(words) <= PASSPHRASE_MAX_WORDS:
         return False
     for w in words:
-        if not (2 <= len(w) <= 16 and w.isascii() and w.isalpha() and w.islower()):
+        if title and 2 <= len(w) and w.isalpha() and (w.islower() or w.isupper() or w[1:].islower()):
+            w = w.lower()
+        if not (2 <= len(w) <= 16 and (title or w.isascii()) and w.isalpha() and w.islower()):
             return False
         if prose_word(w) or w in _PLACEHOLDER_MARKERS or w in _PLACEHOLDER_FILLER:
             return False
@@ -465,7 +484,8 @@ def prose_word(w: str) -> bool:
     ``mot``): a value of several words holding one reads as a sentence or
     a UI text, not a passphrase (red26's :func:`passphrase_words_ok`;
     red27: a settings file's unquoted value, ``password: see the vault``)."""
-    return w in _NOT_VALUES or w in _PROSE_WORDS or w in _PASSWORD_TALK or w in _PASSPHRASE_NOT_WORDS
+    return (w in _NOT_VALUES or w in _PROSE_WORDS or w in _PASSWORD_TALK or w in _PASSPHRASE_NOT_WORDS
+            or w in _PROSE_DE_FR)
 
 
 def word_passphrase_ok(v: str) -> bool:

@@ -59,20 +59,21 @@ _DELIM_ROW = Lazy(r"[ \t]*[|+]?(?:[ \t]*:?(?:-{3,}|={3,}):?[ \t]*[|+])+(?:[ \t]*
 _DEFINITION = Lazy(_WORD + r"[*_`]{0,2}[ \t]{0,4}" + _BREAK + r"[ \t]{0,3}:[ \t]{1,4}(?P<q>`)?(?P<secret>" + VALUE
                    + r"{4,256}+)(?(q)`)" + _EOL, FLAGS)
 #: a label and an arrow for its verb ('Password \u2192 X', 'API key => X'), or a word of :data:`_FOREIGN`
-#: and ':' ('Kennwort: X', 'mot de passe : X'); the value (or its code span) ends its line; v4r23 (tester V4):
+#: and ':' ('Kennwort: X', 'mot de passe : X'; red28, test28 Y1: or '=', ' = ', ':=', the .env and ini form,
+#: 'senha=X', and '=' after a CJK word); the value (or its code span) ends its line; v4r23 (tester V4):
 #: an org-mode description list's ' :: ' ('- password :: X', https://orgmode.org/manual/Plain-Lists.html )
 #: red26b (test26 V2): after a CJK word also a full-width colon (U+FF1A) or ':' with no blank after it, or the
 #: copula or topic particle that joins it to its value (Chinese \u662f/\u4e3a/\u70ba 'is', Japanese \u306f, Korean \ub294/\uc740:
 #: '\u6570\u636e\u5e93\u5bc6\u7801\u662f X', '\u30d1\u30b9\u30ef\u30fc\u30c9\u306f X'), the value then ending its line as after ':'
-_CJK_JOIN = "\uff1a:\u662f\u4e3a\u70ba\u306f\ub294\uc740"
+_CJK_JOIN = "\uff1a:=\u662f\u4e3a\u70ba\u306f\ub294\uc740"
 #: a value after a CJK word holds no CJK character (U+3000-9FFF: punctuation, kana, ideographs; Hangul syllables;
 #: compatibility ideographs and full-width forms) and may end at CJK or full-width punctuation ('\u5bc6\u7801\uff1aX\uff0c\u8bf7\u4fdd\u7ba1'):
 #: a run of CJK text after the word is not read 256 characters deep at every word (a line of '\u5bc6\u7801\uff1a' repeated)
 _CJK_CHARS = "\u3000-\u9fff\uac00-\ud7af\uf900-\uffff"
 _CJK_VALUE = "[^\\s\"'`\\\\,;&<>(){}\\[\\]|" + _CJK_CHARS + "]"
 _CJK_EOL = "(?=[\u3000-\u303f\uff00-\uffef]|" + _EOL[3:]
-_ARROW = Lazy(r"(?:(?:" + _WORD + r"[*`]{0,2}[ \t]{0,4}(?:\u2192|\u21d2|=>|->|::)|(?P<f>" + _FOREIGN + r")[*`]{0,2}[ \t]{0,4}:)"
-              r"[*`]{0,2}[ \t]{1,8}|(?P<j>" + _CJK + r")[*`]{0,2}[ \t]{0,4}[" + _CJK_JOIN + r"][*`]{0,2}[ \t]{0,8})"
+_ARROW = Lazy(r"(?:(?:" + _WORD + r"[*`]{0,2}[ \t]{0,4}(?:\u2192|\u21d2|=>|->|::)|(?P<f>" + _FOREIGN
+              + r")[*`]{0,2}[ \t]{0,4}(?::(?!=)|(?P<eq>:?=)))[*`]{0,2}(?(eq)[ \t]{0,8}|[ \t]{1,8})|(?P<j>" + _CJK + r")[*`]{0,2}[ \t]{0,4}[" + _CJK_JOIN + r"][*`]{0,2}[ \t]{0,8})"
               r"(?P<q>`)?(?P<secret>(?(j)" + _CJK_VALUE + r"{4,256}+|" + VALUE + r"{4,256}+))(?(q)`)(?(j)" + _CJK_EOL + "|"
               + _EOL + ")", FLAGS)
 #: a key's or token's word alone on its line (markup around it or not), the value alone on the next
@@ -245,7 +246,7 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
             if o >= 0 and low[o + len(mk):o + len(mk) + 1] not in (" ", "\t", ""):
                 _keep(rule, text, m, off, out)
         elif (fenced and c in "*_`: \t" and (m := _FENCED.match(low, p, e0)) is not None
-              or arrow and c in " \t*`" + _CJK_JOIN
+              or arrow and c in " \t*`=" + _CJK_JOIN
               and (m := _ARROW.match(low, p, e0)) is not None
               and (low.find("::", w.end(), m.start("secret")) < 0          # org's '::': the term opens its item
                    or not low[max(s0, _line_start(low, p)):p].strip(" \t-+*"))):
@@ -287,10 +288,11 @@ def _phrase_ok(word: str, v: str, code: bool) -> bool:
     language's): in a code span (``code``), whatever its words
     (:func:`~.passphrases.quoted_passphrase_ok`); bare, lower-case words of
     no prose (:func:`~.checks.passphrase_words_ok`: ``correct horse battery
-    staple``, not ``see the vault``)."""
+    staple``, not ``see the vault``); red28 (test27b X1): in Title Case too
+    (``**Password:** Correct Horse Battery Staple``), as after a plain label."""
     if word in _WEAK_WORDS or "+" in word or not word.startswith(("passw", "passp", "pwd", "secret")):
         return False
-    return quoted_passphrase_ok(v) if code else passphrase_words_ok(v, quoted=False)
+    return quoted_passphrase_ok(v) if code else passphrase_words_ok(v, quoted=False, title=True)
 
 
 

@@ -268,7 +268,25 @@ def _label_words_ok(v: str) -> bool:
     of prose), and no adverb of 7+ letters in ``-ly`` (a status message after a
     form's label: ``Password: incorrectly typed three times``, ``successfully
     changed``), so ``Password: see the vault`` stays too."""
-    return passphrase_words_ok(v, quoted=False) and not any(len(w) >= 7 and w.endswith("ly") for w in v.split(" "))
+    return (passphrase_words_ok(v, quoted=False, title=True)
+            and not any(len(w) >= 7 and w.lower().endswith("ly") for w in v.split(" ")))
+
+
+#: red28 (test27b X1): the labels :func:`_label_words_ok`'s rule reads words after, one rule each (a pattern
+#: that starts with one literal is searched by ``re`` in C): English ``password``/``passwd``, German
+#: ``Passwort``/``Kennwort``, French ``mot de passe`` (also with the French blank before ``:``)
+_WORDS_LABELS = ((r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or[dt]|d)", ("passw",)),
+                 (r"kennwort(?<![A-Za-z0-9_\-\]]kennwort)", ("kennwort",)),
+                 (r"mot de passe(?<![A-Za-z0-9_\-\]]mot de passe)", ("mot de passe",)))
+#: the word for 'password' in German, Spanish and French prose, the verbs that join it to its value ('is',
+#: 'was', German 'lautet'), the adverbs between ('now', 'still'), and its anchors
+_COPULAS = ((r"passwort(?<![a-z0-9_\-\]]passwort)", "ist|lautet|war", "jetzt|noch", ("passwort",)),
+            (r"contrase(?:\u00f1|n)a(?<![a-z0-9_\-\]]contrase\u00f1a)(?<![a-z0-9_\-\]]contrasena)", "es|era",
+             "ahora|todav\u00eda", ("contrase",)),
+            (r"mot de passe(?<![a-z0-9_\-\]]mot de passe)", "est|\u00e9tait", "maintenant|toujours",
+             ("mot de passe",)))
+#: a word of a passphrase after such a label: letters, any script's (``grüner``), 2-16
+_LABEL_WORD = r"(?u:[^\W\d_]{2,16}+)"
 
 
 _r = make_rule   # the table below is aligned to this short name
@@ -378,12 +396,13 @@ PASSWORD_RULES: list[Rule] = [
        r"pass(?:" + "|".join(f"(?<={re.escape(w)} pass)" for w in _PASS_OWNERS) + r")(?![a-z0-9_])"
        + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("pass",)),
-    _r("password-phrase",
-       "keyword heuristics (no vendor format): German 'das Passwort ist|lautet|war <token>'",
-       r"passwort(?<![a-z0-9_\-\]]passwort)"
-       r"[ \t]{1,4}(?:ist|lautet|war)(?:[ \t]{1,4}(?:jetzt|noch))?[ \t]{0,4}:?[ \t]{1,4}[\"'`]?"
-       r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
-       ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passwort",)),
+    *(_r("password-phrase",
+         "keyword heuristics (no vendor format): German 'das Passwort ist|lautet|war <token>'; red28 (test28 Y1): "
+         "Spanish 'la contrase\u00f1a es|era <token>', French 'le mot de passe est|\u00e9tait <token>'",
+         word + r"[ \t]{1,4}(?:" + verbs + r")(?:[ \t]{1,4}(?:" + adverbs + r"))?[ \t]{0,4}:?[ \t]{1,4}[\"'`]?"
+         r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+         ci=True, priority=51, check=phrase_secret_bang_ok, anchors=anchors)
+      for word, verbs, adverbs, anchors in _COPULAS),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'passphrase: <several words>' to the end of the line "
        "('passphrase: correct horse battery staple', 'passphrase=correct-horse-battery-staple'), not prose "
@@ -392,13 +411,17 @@ PASSWORD_RULES: list[Rule] = [
        r"(?P<secret>[a-z0-9]{2,24}+(?:(?:-|[ \t]{1,2})[a-z0-9]{2,24}+){2,9})"
        r"(?=[ \t]{0,4}(?:[\"'`,;.!?]|\r|\n|\\[rn]|$))",   # a sentence's end too ('... lamp.')
        ci=True, priority=51, check=word_passphrase_ok, anchors=("passphrase",)),
-    _r("password-phrase",
-       "red27b (test27 V6): a passphrase of 3-6 lower-case words after an explicit password label ('Password: "
-       "correct horse battery staple', 'WiFi password = tulip river amber', 'Password -', the words alone on the "
-       "next line) to the end of the line or sentence, no word of prose, talk or placeholder (passphrase_words_ok)",
-       r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d[ \t]{0,4}(?:[:=]|-(?=[ \t]))[ \t]{0,4}(?:(?:\r?\n|(?:\\r)?\\n)[ \t]{0,8})?"
-       r"(?P<secret>[a-z]{2,16}+(?:[ \t]{1,2}[a-z]{2,16}+){2,5})(?=[ \t]{0,4}(?:\\{0,3}[\"'`,;.!?]|\r|\n|\\[rn]|$))",
-       ci=True, priority=51, check=_label_words_ok, anchors=("passw",)),
+    *(_r("password-phrase",
+         "red27b (test27 V6): a passphrase of 3-6 words after an explicit password label ('Password: correct horse "
+         "battery staple', 'WiFi password = tulip river amber', 'Password -', the words alone on the next line) to "
+         "the end of the line or sentence, no word of prose, talk or placeholder (passphrase_words_ok); red28 "
+         "(test27b X1): words in Title Case ('Password: Correct Horse Battery Staple'), letters beyond ASCII, and "
+         "the German and French labels ('Passwort:', 'Kennwort:', 'mot de passe :')",
+         label + r"[ \t]{0,4}(?:[:=]|-(?=[ \t]))[ \t]{0,4}(?:(?:\r?\n|(?:\\r)?\\n)[ \t]{0,8})?"
+         r"(?P<secret>" + _LABEL_WORD + r"(?:[ \t]{1,2}" + _LABEL_WORD + r"){2,5})"
+         r"(?=[ \t]{0,4}(?:\\{0,3}[\"'`,;.!?]|\r|\n|\\[rn]|$))",
+         ci=True, priority=51, check=_label_words_ok, anchors=anchors)
+      for label, anchors in _WORDS_LABELS),
     # ---- redact8: phrases that were stored in clear (fresh7 F5) ----
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'db pw <token>' with no verb, only for a token that cannot be "

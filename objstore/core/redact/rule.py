@@ -33,6 +33,10 @@ ESCAPES_BEFORE = (r"_", r"\\[ntr0]", r"\\x[0-9A-Fa-f]{2}", r"\\u[0-9A-Fa-f]{4}",
 #: red17 (test16b B5): the look-ahead of a token whose body is capitals and digits alone (``AKIA`` + 16): a
 #: lower-case letter after it ends it (``AKIAIOSFODNN7EXAMPLEx``, a token glued to the word after it)
 LA_CAPS = r"(?![A-Z0-9+\-\[])"
+#: one base64 character (RFC 4648 s4), and a line break inside wrapped base64, raw or escaped in JSON (key bodies:
+#: :mod:`.rules`' PEM-in-base64, :mod:`.vendortokens`' OpenSSH body)
+B64C = r"[A-Za-z0-9+/]"
+B64NL = r"(?:\r?\n|\\{1,3}(?:r\\{1,3})?n)"
 
 
 class Tok(str):

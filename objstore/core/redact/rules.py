@@ -12,7 +12,7 @@ from objstore.core.redact.checks import (b64_private_key_ok, basic_credentials_o
 from objstore.core.redact.callargs import CALL_RULES
 from objstore.core.redact.markdown import MARKDOWN_RULES
 from objstore.core.redact.passwords import PASSWORD_RULES
-from objstore.core.redact.rule import LA_CAPS, Rule, make_rule, tok
+from objstore.core.redact.rule import B64C, B64NL, LA_CAPS, Rule, make_rule, tok
 from objstore.core.redact.vendortokens import VENDOR_TOKEN_RULES
 from objstore.core.redact.scanners import (ASSIGN, GEN_ANCHORS, KW, PEM_BODY, VALUE, VALUE_END, scan_at,
                                            scan_aws_pair, scan_generic, scan_named, scan_pem)
@@ -39,8 +39,7 @@ _AWS_IDS = ("AKIA", "ASIA", "ABIA", "ACCA")
 #: words, identifiers and base64 blobs hold them glued)
 
 # ---- cred20 helpers ---------------------------------------------------------------------
-_B64C = r"[A-Za-z0-9+/]"
-_B64NL = r"(?:\r?\n|\\{1,3}(?:r\\{1,3})?n)"     # a line break, raw or escaped in JSON
+_B64C, _B64NL = B64C, B64NL   # a base64 character, a line break raw or escaped in JSON (rule.py)
 #: the base64 of a PEM block after its first 14 characters (``LS0tLS1CRUdJTi``, ``-----BEGIN``): wrapped at 76
 #: (base64(1)) or 64 (openssl base64) characters a line, or one line (a kubeconfig's ``client-key-data``)
 _B64_PEM_BODY = ("(?:" + _B64C + "{62}" + _B64NL + "(?:" + _B64C + "{76}" + _B64NL + "){1,2048}+" + _B64C + "{0,76}+"

@@ -10,6 +10,9 @@ private-key               PEM ``-----BEGIN ... PRIVATE KEY-----`` blocks (RSA, E
                           DSA, ENCRYPTED, OPENSSH, PGP ``PRIVATE KEY BLOCK``), also   PROTOCOL.key; RFC 4880 s6.2 (PGP armor)
                           blocks with no END line and tails with no BEGIN line,
                           raw or JSON-escaped (``\\n``)
+                          red28 (test27 V26): an OpenSSH key's body without its
+                          BEGIN line, base64 lines from ``b3BlbnNzaC1rZXktdjEAAAAA``
+                          (``openssh-key-v1`` NUL), wrapped at 70/64/76 or one line
 private-key-base64        a PEM private key in base64 (``LS0tLS1CRUdJTi…``, decoded: RFC 4648 s4 of RFC 7468;
                           ``-----BEGIN … PRIVATE KEY-----``): a kubeconfig's          Kubernetes "Secrets" (data values are
                           ``client-key-data``, a Secret's ``tls.key``; one line or    base64), kubeconfig ``client-key-data``
@@ -78,6 +81,7 @@ terraform-cloud-token     14 alnum + ``.atlasv1.`` + 60..70 [A-Za-z0-9_=-]      
 flyio-token               ``fo1_`` + 43; ``fm1a_ fm1r_ fm2_`` + 100.. base64           Fly.io "Access tokens"; gitleaks
 render-key                ``rnd_`` + 32..48 [A-Za-z0-9]                                Render "API keys"
 jfrog-key                 ``AKCp`` + 69 [A-Za-z0-9]                                    JFrog API key; gitleaks jfrog-api-key
+                          reference token ``cmVmdGtu`` + 56 [A-Za-z0-9] (red28)       JFrog "Understanding Identity Tokens"
 mem-key                   ``memk_`` + 43 [A-Za-z0-9_-]                                 mem's own MCP keys (docs/mcp.md)
 age-secret-key            ``AGE-SECRET-KEY-1`` + 58 Bech32 upper case; plugin         age v1 spec (X25519 identities); C2SP
                           identities ``AGE-PLUGIN-<NAME>-1`` + Bech32 (mem's sync     age-plugin "Identities"
@@ -172,7 +176,9 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           shaped like a password and not a whole placeholder,
                           or a short value that ends its line: see below);
                           ``the vpn|wifi|admin|root... pass is X``; German ``das
-                          Passwort ist|lautet X`` (a trailing ``!`` kept with X);
+                          Passwort ist|lautet X`` (a trailing ``!`` kept with X;
+                          red28: Spanish ``la contrase\u00f1a es X``, French ``le mot
+                          de passe est X``);
                           ``db pw X`` (no verb; X cannot be prose); ``sign in as
                           admin with X``; ``the password is <4+ words>`` unquoted
                           (no prose word); ``the wifi passphrase Tiger99xx`` (no
@@ -182,7 +188,9 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           (also ``WiFi password =``, ``Password -``, the words on
                           the next line) to its line's or sentence's end, no word
                           of prose (``passphrase_words_ok``; ``Password: see the
-                          vault`` and Title Case words stay)
+                          vault`` stays); red28 (test27b X1): words in Title Case
+                          or capitals, letters beyond ASCII, after ``Passwort``,
+                          ``Kennwort``, ``mot de passe`` (German, French prose stays)
 mem-command               mem's own command lines (test17 T10: shell capture, an      docs/cli.md (``remember``, ``forget``,
                           agent's Bash call): the VALUE of ``mem remember KEY VALUE   ``scan``, ``sealed import``,
                           --sensitivity secret`` or of a KEY named for a              ``--passphrase-file``); bash(1)
@@ -404,7 +412,9 @@ markdown-secret           md21 (W1; markdown.py): a credential label in Markdown
                           bold, a pair row or a column, a value of several words:
                           in a code span whatever its words (``**Password**:
                           `Winter 2025 pass```), bare lower-case words of no prose
-                          (``**Password:** correct horse battery staple``)
+                          (``**Password:** correct horse battery staple``); red28:
+                          in Title Case too; after a word of another language,
+                          ``=``, `` = ``, ``:=`` as ``:`` (``senha=X``, ``\u5bc6\u7801=X``)
 named-secret              not a text rule: :func:`redact_named` (``mem remember``,    (no vendor format: the key's own words)
                           imports, derived facts) replaces the whole value under a
                           key named for a credential (``.../staging-password``,

@@ -1,13 +1,25 @@
 """Vendor token formats added by red27c (test27 V26), each by its documented prefix and shape, so a
-token is caught without a label ('here is the key figd_…').  The shapes follow the vendors' own pages
+token is caught without a label ('here is the key figd_…'); red28 (test27 V26's rest): JFrog reference
+tokens and an OpenSSH private key's body without its BEGIN line, also by their documented prefixes.  The shapes follow the vendors' own pages
 and gitleaks' public rules (https://github.com/gitleaks/gitleaks/tree/master/cmd/generate/config/rules),
 the same reference as the formats in :mod:`.rules`, whose table (``RULES``) splices these in."""
 
 from __future__ import annotations
 
-from objstore.core.redact.rule import Rule, make_rule, tok
+from objstore.core.redact.rule import B64C, B64NL, Rule, make_rule, tok
 
 _r = make_rule
+
+#: base64 of ``openssh-key-v1`` NUL and the first 3 bytes of the cipher name's length (OpenSSH PROTOCOL.key:
+#: ``#define AUTH_MAGIC "openssh-key-v1"``), what the body of every OpenSSH private key file starts with
+_OPENSSH_MAGIC = "b3BlbnNzaC1rZXktdjEAAAAA"
+#: the rest of the body: wrapped at 70 characters a line (ssh-keygen, sshbuf_dtob64), 64 or 76 (other tools'
+#: base64), or one line; the first line holds 24 characters of the magic.  Each further line is read only
+#: whole (a full line, or a last one that ends its line), so the words of a line after the key stay
+_LINE_END = r"(?=[ \t]{0,8}(?:\r|\n|\\{1,3}[rn\"]|[\"'`]|$))"
+_OPENSSH_BODY = ("(?:" + "|".join(B64C + "{%d}" % (w - 24) + "(?:" + B64NL + B64C + "{%d}" % w + "){0,2048}+(?:" + B64NL
+                                  + B64C + "{1,%d}+={0,2}" % w + _LINE_END + ")?" for w in (70, 64, 76))
+                 + "|" + B64C + "{16,65536}+={0,2})")
 
 #: the rules, in table order
 VENDOR_TOKEN_RULES: list[Rule] = [
@@ -58,4 +70,14 @@ VENDOR_TOKEN_RULES: list[Rule] = [
        "JFrog Artifactory API keys: AKCp + 69 [A-Za-z0-9] (73 characters; gitleaks jfrog-api-key) "
        "https://jfrog.com/help/r/jfrog-platform-administration-documentation/api-key",
        tok(("AKCp",), r"[A-Za-z0-9]{69}")),
+    _r("jfrog-key",
+       "JFrog reference tokens: cmVmdGtu (base64 of 'reftkn') + 56 [A-Za-z0-9], 64 characters (JFrog 'Understanding "
+       "Identity Tokens': reference tokens start cmVmd and are 64 characters) "
+       "https://jfrog.com/help/r/jfrog-platform-administration-documentation/understanding-identity-tokens",
+       tok(("cmVmdGtu",), r"[A-Za-z0-9]{56}")),
+    _r("private-key",
+       "OpenSSH private key body without its BEGIN line: base64 lines starting " + _OPENSSH_MAGIC + " (openssh-key-v1 "
+       "NUL, OpenSSH PROTOCOL.key), wrapped at 70 (ssh-keygen), 64 or 76 characters, or one line "
+       "https://github.com/openssh/openssh-portable/blob/master/PROTOCOL.key",
+       tok((_OPENSSH_MAGIC,), _OPENSSH_BODY, glued=True), priority=2),
 ]
