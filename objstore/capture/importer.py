@@ -33,6 +33,7 @@ from objstore.core.errors import InvalidInput, MemError
 from objstore.core.fileid import ReadLedger, hidden_source, identity, is_hidden_source, ledger_path
 from objstore.core.namerule import name_rule_digest
 from objstore.core.refs import session_ref
+from objstore.core.repack import MAX_PACKS
 from objstore.core.store import Store
 from objstore.core.text import replace_spans
 from objstore.index.errors import IndexBusyError, SearchIndexError
@@ -362,17 +363,19 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
 
 
 def _merge_packs(store: Store, before: set[str], res: ImportResult) -> None:
-    """Merge the small packs this import wrote (those not named in
-    ``before``; one every :data:`PACK_ROLL` objects, ~5 MB at the
-    million-turn corpus's 113) into packs of up to ``PACK_TARGET_BYTES``
-    (``Store.merge_small``, gc's rule): a large import leaves about as
-    many packs as ``mem gc`` would, and every later recall opens fewer
-    (docs/benchmarks.md, "Session 28 (branch `pk28`)").  Runs once the refs
-    and the index are written; an older pack is never rewritten (its
-    cost is gc's), so this costs what the import wrote.  A merge that fails
-    (a full disk) leaves every object readable and is told in
-    ``res.errors``; a kill leaves what gc removes or merges."""
+    """When the store holds more than ``MAX_PACKS`` packs (gc's rule), merge
+    the small packs this import wrote (those not named in ``before``; one
+    every :data:`PACK_ROLL` objects, ~5 MB: 113 at the million-turn corpus)
+    into packs of up to ``PACK_TARGET_BYTES`` (``Store.merge_small``): a
+    large import leaves about as many packs as ``mem gc`` would, and every
+    later recall opens fewer (docs/benchmarks.md, "Session 28 (branch
+    `pk28`)").  Runs once the refs and the index are written; an older pack
+    is never rewritten (its cost is gc's), so this costs what the import
+    wrote.  A merge that fails (a full disk) leaves every object readable
+    and is told in ``res.errors``; a kill leaves what gc removes or merges."""
     store.packs.reload()
+    if len(store.packs.packs) <= MAX_PACKS:
+        return
     mine = [p for p in store.packs.packs if p.name not in before]
     try:
         store.merge_small(mine)

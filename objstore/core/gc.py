@@ -39,14 +39,13 @@ from objstore.core.errors import IntegrityError, InvalidInput
 from objstore.core.lock import lock_held, pid_alive
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.refs import PACKED_FILES
-from objstore.core.repack import small_packs
+from objstore.core.repack import MAX_PACKS, small_packs
 from objstore.core.salvage import quarantine_files
 from objstore.core.store import Store
 from objstore.core.unfinished import DIRNAME
 from objstore.core.unnamed import ref_check, unnamed_chains
 
 DEFAULT_GRACE_S = 14 * 24 * 3600
-MAX_PACKS = 16
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 

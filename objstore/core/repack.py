@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 #: so its cost is bounded by this, not by the store (one 1.2 GB pack at a
 #: million turns took a one-turn forget to minutes)
 PACK_TARGET_BYTES = 32 * 1024 * 1024
+#: the packs a store may hold before gc merges its small ones (and an import
+#: the small ones it wrote): below it a merge's CPU (a few seconds per 50 MB:
+#: every object inflated, verified and compressed again) buys a reader
+#: about a millisecond (docs/benchmarks.md, "Session 28 (branch `pk28`)")
+MAX_PACKS = 16
 
 
 def small_packs(packs: Iterable[Pack]) -> list[Pack]:

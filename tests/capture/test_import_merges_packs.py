@@ -1,8 +1,9 @@
 """Session 28 (pk28, issue 12 item 5): ``mem import`` publishes its turns
 every ``PACK_ROLL`` objects, one pack each (113 packs of ~5 MB at a million
-turns), and every later recall opened each of them.  At its end the import
-now merges the small packs it wrote (``Store.merge_small``, gc's rule) into
-packs of up to ``PACK_TARGET_BYTES``; an older pack is not rewritten.
+turns), and every later recall opened each of them.  At its end, when the
+store holds more than ``MAX_PACKS`` packs (gc's rule), the import now merges
+the small packs it wrote (``Store.merge_small``) into packs of up to
+``PACK_TARGET_BYTES``; an older pack is not rewritten.
 
 A kill at any point of the merge leaves every object readable: ``mem fsck``
 exits 0, the store holds what an import that was not killed stores (``mem
@@ -12,7 +13,6 @@ in a child process kills itself with SIGKILL at a fixed point, as
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -22,22 +22,25 @@ import textwrap
 
 import pytest
 
+from tests.capture.test_import_killed_sessions import _export
 from tests.conftest import REPO, gen_corpus
 
 from objstore import open_store
 from objstore.capture import importer
 from objstore.core.fsck import fsck
-from objstore.porcelain.interchange import iter_export
+from objstore.core.repack import MAX_PACKS
 
 ROLL = 1   # a publish, and a pack, after every file read
 
 
 @pytest.fixture(scope="module")
 def corpora(tmp_path_factory):
-    """Two corpora of one project each, six sessions (of several files each, with sub-agents)."""
+    """Three corpora of one project each: eighteen sessions twice (a pack each file with ROLL: more than
+    MAX_PACKS), then four."""
     root = tmp_path_factory.mktemp("merge")
-    return tuple(gen_corpus(root / name, "--sessions", "6", "--turns", "160", "--projects", "1",
-                            "--subagent-share", "0.5", "--seed", seed) for name, seed in (("a", "11"), ("b", "12")))
+    return tuple(gen_corpus(root / name, "--sessions", n, "--turns", str(10 * int(n)), "--projects", "1",
+                            "--subagent-share", "0.5", "--seed", seed)
+                 for name, n, seed in (("a", "18", "11"), ("b", "18", "12"), ("c", "4", "13")))
 
 
 @pytest.fixture(scope="module")
@@ -49,13 +52,13 @@ def _pack_names(root) -> set[str]:
     return {n[:-len(".pack")] for n in os.listdir(root / "objects" / "pack") if n.endswith(".pack")}
 
 
-def test_an_import_of_many_packs_leaves_one_and_a_later_one_leaves_the_older_pack(corpora, tmp_path, monkeypatch):
-    first, rest = corpora
-    # the same import in one publish: the objects the merged store must hold
+def test_an_import_of_many_packs_leaves_few_and_never_rewrites_an_older_one(mem, corpora, tmp_path, monkeypatch):
+    first, rest, small = corpora
+    # the same import in one publish: what the merged store must hold
     whole = open_store(tmp_path / "whole", create=True)
     try:
         importer.import_transcripts(whole, "claude-code", [first], workers=0)
-        want = _view(whole)
+        want = _export(mem, {"MEM_HOME": str(tmp_path / "whole")})
     finally:
         whole.close()
     monkeypatch.setattr(importer, "PACK_ROLL", ROLL)
@@ -64,16 +67,20 @@ def test_an_import_of_many_packs_leaves_one_and_a_later_one_leaves_the_older_pac
     try:
         r = importer.import_transcripts(store, "claude-code", [first], workers=0)
         assert r.errors == [] and r.index_error is None
-        assert r.files >= 3 and r.turns_added    # three publishes or more: as many packs written
-        assert len(_pack_names(root)) == 1       # merged into one (the packs are far under PACK_TARGET_BYTES)
-        assert _view(store) == want                # every turn, session and fact readable
+        assert r.files > MAX_PACKS and r.turns_added   # as many publishes, each its pack: more than MAX_PACKS
+        assert len(_pack_names(root)) == 1             # merged into one (far under PACK_TARGET_BYTES)
+        assert _export(mem, {"MEM_HOME": str(root)}) == want                    # every turn, session and fact readable
         assert not list(store.packs.temp_files())
         assert fsck(store).ok
         old = _pack_names(root)
         r2 = importer.import_transcripts(store, "claude-code", [rest], workers=0)
-        assert r2.errors == [] and r2.files >= 3 and r2.turns_added
+        assert r2.errors == [] and r2.files > MAX_PACKS and r2.turns_added
         now = _pack_names(root)
-        assert old < now and len(now) == 2      # the first import's pack kept as it is, the new ones merged
+        assert old < now and len(now) == 2            # the first import's pack kept as it is, the new ones merged
+        # a few packs more, the store under MAX_PACKS: left as written (a merge would cost more than it saves)
+        r3 = importer.import_transcripts(store, "claude-code", [small], workers=0)
+        assert r3.errors == [] and 3 <= r3.files and len(now) + r3.files <= MAX_PACKS
+        assert now < _pack_names(root) and len(_pack_names(root)) >= len(now) + 3
         assert fsck(store).ok
         hit = store.index.search("the", kinds=("turn",), limit=5)
         assert hit and all(store.get(h.id) for h in hit)   # found, and read from the merged packs
@@ -113,29 +120,6 @@ _KILLED_MERGE = textwrap.dedent('''
 ''')
 
 
-def _normal(rec: dict) -> str:
-    """An export record as sorted JSON, without the times a fact version (a
-    rollup's summary) is written at, and so its id and its ref's (as
-    ``test_import_killed_sessions._export``)."""
-    if rec.get("object") == "fact":
-        rec["id"] = None
-        for f in ("valid_from", "recorded_at"):
-            rec["fields"].pop(f, None)
-    elif rec.get("ref", "").startswith("facts/"):
-        rec["id"] = None
-    return json.dumps(rec, sort_keys=True)
-
-
-def _export(mem, env=None) -> set[str]:
-    """``mem export`` (:func:`_normal`), without its header (its time)."""
-    return {_normal(json.loads(line)) for line in mem("export", env=env).stdout.splitlines()[1:]}
-
-
-def _view(store) -> set[str]:
-    """What :func:`_export` shows, read in this process: every turn, session ref and fact."""
-    return {_normal(json.loads(json.dumps(rec))) for rec in iter_export(store) if "format" not in rec}
-
-
 @pytest.mark.parametrize("where,nth", [("finish", 1), ("remove", 1), ("remove", 3)])
 def test_an_import_killed_in_its_merge_loses_nothing(mem, store_path, corpus, tmp_path, where, nth):
     env = {"MEM_HOME": str(tmp_path / "whole")}
@@ -147,7 +131,7 @@ def test_an_import_killed_in_its_merge_loses_nothing(mem, store_path, corpus, tm
                        timeout=300, env={**os.environ, "PYTHONPATH": str(REPO), "MEM_HOME": str(store_path)},
                        capture_output=True, text=True)
     assert r.returncode == -signal.SIGKILL, r.stderr[-2000:]
-    assert len(_pack_names(store_path)) > 2                    # killed before the merge removed them all
+    assert len(_pack_names(store_path)) > MAX_PACKS            # killed before the merge removed them all
     f = mem("fsck", exit_code=None)
     assert f.exit_code == 0 and "missing" not in f.stdout, f.stdout
     assert _export(mem) == whole                                 # every turn, session and ref readable
