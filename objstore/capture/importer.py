@@ -33,6 +33,7 @@ from objstore.core.errors import InvalidInput, MemError
 from objstore.core.fileid import ReadLedger, hidden_source, identity, is_hidden_source, ledger_path
 from objstore.core.namerule import name_rule_digest
 from objstore.core.refs import session_ref
+from objstore.core.repack import MAX_PACKS
 from objstore.core.store import Store
 from objstore.core.text import replace_spans
 from objstore.index.errors import IndexBusyError, SearchIndexError
@@ -169,6 +170,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     seen: dict[str, bool] = {}
     grown: set[str] = set()  # sessions this import added turns to
     with store.lock(command):
+        packs_before = {p.name for p in store.packs.packs}   # the packs this import writes are the others
         refill = Refill(store)  # a mended session's lost turns go back in their places
         app = TurnAppender(store, command=command, harness=harness, pack=True, refill=refill)
         # exclusions (no-capture sessions, excluded paths, #nomem) and records copied by a resume/fork
@@ -343,6 +345,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 pass  # another writer holds the turns index: the next import lays it out
             except SearchIndexError as e:
                 res.index_error = str(e)
+        _merge_packs(store, packs_before, res)
     res.turns_added = app.written
     res.turns_forgotten = app.forgotten + app.matches_redacted
     res.secrets_redacted = app.secrets_redacted
@@ -357,6 +360,27 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     res.subagent_sessions = sum(1 for sid in seen if parent_namespace(sid) is not None)
     res.sessions_new = sum(1 for sid, new in seen.items() if new and sid in grown)
     return res
+
+
+def _merge_packs(store: Store, before: set[str], res: ImportResult) -> None:
+    """When the store holds more than ``MAX_PACKS`` packs (gc's rule), merge
+    the small packs this import wrote (those not named in ``before``; one
+    every :data:`PACK_ROLL` objects, ~5 MB: 113 at the million-turn corpus)
+    into packs of up to ``PACK_TARGET_BYTES`` (``Store.merge_small``): a
+    large import leaves about as many packs as ``mem gc`` would, and every
+    later recall opens fewer (docs/benchmarks.md, "Session 28 (branch
+    `pk28`)").  Runs once the refs and the index are written; an older pack
+    is never rewritten (its cost is gc's), so this costs what the import
+    wrote.  A merge that fails (a full disk) leaves every object readable
+    and is told in ``res.errors``; a kill leaves what gc removes or merges."""
+    store.packs.reload()
+    if len(store.packs.packs) <= MAX_PACKS:
+        return
+    mine = [p for p in store.packs.packs if p.name not in before]
+    try:
+        store.merge_small(mine)
+    except (MemError, OSError) as e:
+        res.errors.append(f"the {len(mine)} packs this import wrote were not merged ({e}); 'mem gc' merges them")
 
 
 def _session_refs(store: Store) -> set[str]:

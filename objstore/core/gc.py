@@ -39,14 +39,13 @@ from objstore.core.errors import IntegrityError, InvalidInput
 from objstore.core.lock import lock_held, pid_alive
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.refs import PACKED_FILES
-from objstore.core.repack import PACK_TARGET_BYTES
+from objstore.core.repack import MAX_PACKS, small_packs
 from objstore.core.salvage import quarantine_files
 from objstore.core.store import Store
 from objstore.core.unfinished import DIRNAME
 from objstore.core.unnamed import ref_check, unnamed_chains
 
 DEFAULT_GRACE_S = 14 * 24 * 3600
-MAX_PACKS = 16
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
@@ -239,7 +238,7 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
         # merge the small packs (and those rewritten anyway) into packs of
         # up to PACK_TARGET_BYTES; a full one is left as it is
         done = {p.name for p in packs}
-        small = [p for p in store.packs.packs if p.name not in done and p.info().size < PACK_TARGET_BYTES // 2]
+        small = [p for p in small_packs(store.packs.packs) if p.name not in done]
         if len(small) + len(packs) + (1 if loose_to_pack else 0) > 1:
             packs.extend(PackPlan(p.name, "rewrite", len(p), 0, p.info().size) for p in small)
     # a .pack without its .idx is a crash leftover, unless the store misses objects: then its index

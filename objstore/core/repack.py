@@ -24,6 +24,19 @@ if TYPE_CHECKING:
 #: so its cost is bounded by this, not by the store (one 1.2 GB pack at a
 #: million turns took a one-turn forget to minutes)
 PACK_TARGET_BYTES = 32 * 1024 * 1024
+#: the packs a store may hold before gc merges its small ones (and an import
+#: the small ones it wrote): below it a merge's CPU (a few seconds per 50 MB:
+#: every object inflated, verified and compressed again) buys a reader
+#: about a millisecond (docs/benchmarks.md, "Session 28 (branch `pk28`)")
+MAX_PACKS = 16
+
+
+def small_packs(packs: Iterable[Pack]) -> list[Pack]:
+    """The packs of ``packs`` that a merge takes (gc when more than
+    ``MAX_PACKS`` remain, an import at its end: :meth:`PackRewrites.merge_small`):
+    those under half of :data:`PACK_TARGET_BYTES` on disk (``.pack`` bytes,
+    ``Pack.info().size``), in the order given; a fuller one is left as it is."""
+    return [p for p in packs if p.info().size < PACK_TARGET_BYTES // 2]
 
 
 class PackRewrites:
@@ -195,6 +208,9 @@ class PackRewrites:
                         damaged = True
                         continue
                     writer().add(frame)
+                # its index pages, read whole for the body order, leave this process's resident memory (a merge
+                # of 29 packs, a quarter of the 1M corpus's import: peak RSS 86,308 -> 74,188 kB)
+                pack.drop_pages()
                 if damaged and not dropped:
                     kept_old.append(pack)
             if writers and writers[-1].info is None:
@@ -210,6 +226,25 @@ class PackRewrites:
             if pack not in kept_old:
                 self.packs.remove_pack(pack)
         return count
+
+    def merge_small(self, packs: Iterable[Pack]) -> int:
+        """Merge the small ones of ``packs`` (:func:`small_packs`; two at
+        least, else nothing is written) into packs of up to
+        :data:`PACK_TARGET_BYTES` with :meth:`repack`, every object kept:
+        for a writer that has just written many small packs (an import
+        publishes every ``importer.PACK_ROLL`` objects: 113 packs of
+        ~5 MB at a million turns), since each pack a reader opens costs
+        every later ``recall`` its index pages and id lookups.  The refs
+        are not touched: every object stays readable throughout (the new
+        packs are durable before an old one goes), and a kill at any point
+        leaves the old packs, or duplicates of their objects, or leftover
+        temp files (gc's), never a missing object.  Returns the number of
+        objects written (0 when fewer than two packs are small).  Caller
+        holds the store lock."""
+        small = small_packs(packs)
+        if len(small) < 2:
+            return 0
+        return self.repack(small, keep=lambda _pack, _oid: True)
 
     def pack_loose(self, oids: Iterable[str]) -> int:
         """Move the loose objects ``oids`` into one new pack (:meth:`repack`

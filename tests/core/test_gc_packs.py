@@ -119,10 +119,8 @@ def test_many_packs_are_merged(store):
 
 
 def test_gc_writes_bounded_packs_and_a_forget_rewrites_only_the_one_it_hits(store, store_path, monkeypatch):
-    import objstore.core.gc as gcmod
     import objstore.core.repack as repackmod
-    monkeypatch.setattr(repackmod, "PACK_TARGET_BYTES", 6_000)
-    monkeypatch.setattr(gcmod, "PACK_TARGET_BYTES", 6_000)
+    monkeypatch.setattr(repackmod, "PACK_TARGET_BYTES", 6_000)   # repack's and small_packs' (gc's) bound
     for i in range(20):  # 20 one-object packs: more than MAX_PACKS, all small
         facts.remember(store, f"user/b{i}", f"bounded value {i} " + "filler text %d " % i * 40)
         gc(store)
