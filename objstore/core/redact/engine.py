@@ -162,6 +162,31 @@ def _back(pos: int, moves: list[tuple[int, int, int, int]], end: bool) -> int:
     return e + (pos - oe)
 
 
+def _readings(text: str) -> list[tuple[str, tuple]]:
+    """``[(reading, moves chain)]``: ``text`` as it reads where that differs
+    (``reading_span`` through each moves of the chain, in order, maps a span
+    of the reading back to ``text``): a token with an invisible or fullwidth
+    character inside, a Unicode space or fullwidth sign by a label
+    (``ascii_reading``: red17, test16b B5; test28 Y11); a text with JSON
+    string escapes with them decoded (``core.jsonspan.json_reading``: a
+    tool call's input is stored as its JSON text, where ``cd /srv\\nmysql
+    -pX`` puts an ``n`` before the command; test28 Y5), and that as it
+    reads too.  ``[]`` for most texts: ASCII without a backslash."""
+    out: list[tuple[str, tuple]] = []
+    read = ascii_reading(text)
+    if read is not None:
+        out.append((read[0], (read[1],)))
+    if "\\" in text:
+        from objstore.core.jsonspan import json_reading   # here: the hooks' start-up loads no dataclasses
+        decoded = json_reading(text)
+        if decoded is not None:
+            out.append((decoded[0], (decoded[1],)))
+            read = ascii_reading(decoded[0])
+            if read is not None:
+                out.append((read[0], (read[1], decoded[1])))
+    return out
+
+
 def redact(text: str, *, max_scan_chars: int = DEFAULT_MAX_SCAN_CHARS) -> RedactResult:
     """Replace every credential in ``text`` with ``[REDACTED:<rule>]``.
 
@@ -183,12 +208,15 @@ def redact(text: str, *, max_scan_chars: int = DEFAULT_MAX_SCAN_CHARS) -> Redact
         return RedactResult(text)
     window = max(int(max_scan_chars), _MIN_WINDOW)
     spans = _find(text, window)
-    read = ascii_reading(text)
-    if read is not None:
-        # a token with an invisible or fullwidth character inside (red17, test16b B5): the rules run over
-        # the text as it reads too, and each hit there takes the characters it reads from
-        reading, rmoves = read
-        spans = _merge(spans + [[*reading_span(rmoves, s, e), p, n] for s, e, p, n in _find(reading, window)])
+    readings = _readings(text)
+    for reading, chain in readings:
+        # the rules run over the text as it reads too, and each hit there takes the characters it reads from
+        for s, e, p, n in _find(reading, window):
+            for rmoves in chain:
+                s, e = reading_span(rmoves, s, e)
+            spans.append([s, e, p, n])
+    if readings:
+        spans = _merge(spans)
     if not spans:
         return RedactResult(text)
     cur, moves = _render(text, spans)
