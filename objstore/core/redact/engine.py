@@ -177,7 +177,7 @@ def _readings(text: str) -> list[tuple[str, tuple]]:
     if read is not None:
         out.append((read[0], (read[1],)))
     if "\\" in text:
-        from objstore.core.jsonspan import json_reading   # here: the hooks' start-up loads no dataclasses
+        from objstore.core.jsonspan import json_reading   # defer: re, dataclasses (the hooks' start-up)
         decoded = json_reading(text)
         if decoded is not None:
             out.append((decoded[0], (decoded[1],)))
