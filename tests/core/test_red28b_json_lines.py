@@ -143,7 +143,7 @@ def test_forget_credentials_finds_what_an_older_mem_stored(monkeypatch, mem, sto
     texts = [("user", "set up the db"), ("tool", _tool_text("Bash", command=f"cd /srv\nmysql -uroot -p{PW} shop")),
              ("tool", _tool_text("Bash", command=HEREDOC)), ("assistant", "done")]
     with monkeypatch.context() as m:
-        m.setattr(jsonspan, "json_reading", lambda text: None)   # the turn writer before this lane
+        m.setattr(jsonspan, "json_decoded", lambda text: None)   # the turn writer before this lane
         with open_store(store_path, create=True) as s:
             app = TurnAppender(s, command="import claude-code")
             with s.lock("import"):

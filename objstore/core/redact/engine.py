@@ -162,28 +162,31 @@ def _back(pos: int, moves: list[tuple[int, int, int, int]], end: bool) -> int:
     return e + (pos - oe)
 
 
-def _readings(text: str) -> list[tuple[str, tuple]]:
-    """``[(reading, moves chain)]``: ``text`` as it reads where that differs
-    (``reading_span`` through each moves of the chain, in order, maps a span
-    of the reading back to ``text``): a token with an invisible or fullwidth
+def _readings(text: str) -> list:
+    """``[(reading, chain)]``: ``text`` as it reads where that differs
+    (``reading_span`` through each moves of the tuple ``chain()`` returns,
+    in order, maps a span of the reading back to ``text``; made only for a
+    reading with a hit): a token with an invisible or fullwidth
     character inside, a Unicode space or fullwidth sign by a label
     (``ascii_reading``: red17, test16b B5; test28 Y11); a text with JSON
     string escapes with them decoded (``core.jsonspan.json_reading``: a
     tool call's input is stored as its JSON text, where ``cd /srv\\nmysql
     -pX`` puts an ``n`` before the command; test28 Y5), and that as it
     reads too.  ``[]`` for most texts: ASCII without a backslash."""
-    out: list[tuple[str, tuple]] = []
+    out: list = []
     read = ascii_reading(text)
     if read is not None:
-        out.append((read[0], (read[1],)))
+        out.append((read[0], lambda: (read[1],)))
     if "\\" in text:
-        from objstore.core.jsonspan import json_reading   # defer: re, dataclasses (the hooks' start-up)
-        decoded = json_reading(text)
+        from objstore.core.jsonspan import json_decoded, json_reading   # defer: re, dataclasses (the hooks' start-up)
+        decoded = json_decoded(text)
         if decoded is not None:
-            out.append((decoded[0], (decoded[1],)))
-            read = ascii_reading(decoded[0])
-            if read is not None:
-                out.append((read[0], (read[1], decoded[1])))
+            def moves() -> list:
+                return json_reading(text)[1]
+            out.append((decoded, lambda: (moves(),)))
+            again = ascii_reading(decoded)
+            if again is not None:
+                out.append((again[0], lambda: (again[1], moves())))
     return out
 
 
@@ -211,8 +214,10 @@ def redact(text: str, *, max_scan_chars: int = DEFAULT_MAX_SCAN_CHARS) -> Redact
     readings = _readings(text)
     for reading, chain in readings:
         # the rules run over the text as it reads too, and each hit there takes the characters it reads from
-        for s, e, p, n in _find(reading, window):
-            for rmoves in chain:
+        found = _find(reading, window)
+        maps = chain() if found else ()
+        for s, e, p, n in found:
+            for rmoves in maps:
                 s, e = reading_span(rmoves, s, e)
             spans.append([s, e, p, n])
     if readings:
