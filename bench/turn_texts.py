@@ -7,15 +7,19 @@ count of texts, their characters, how many are tool calls and how many
 hold a backslash (the texts the redaction also reads with their JSON
 escapes decoded)::
 
-    python bench/turn_texts.py OUT.pkl [FOLDER ...]
+    PYTHONPATH=<tree> python bench/turn_texts.py OUT.pkl [FOLDER ...]
 """
 
 from __future__ import annotations
 
 import json
-import os
 import pickle
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from redact_decoded_hits import jsonl_records  # noqa: E402  (the one walk over the .jsonl files)
 
 DEFAULT_ROOTS = ("/work/shared/data/transcripts", "/tmp/bench-corpus")
 
@@ -41,17 +45,8 @@ def _texts(rec) -> list[str]:
 
 def main(out: str, roots: list[str]) -> None:
     texts: list[str] = []
-    for root in roots:
-        for d, _dirs, names in os.walk(root):
-            for name in sorted(names):
-                if not name.endswith(".jsonl"):
-                    continue
-                with open(os.path.join(d, name), encoding="utf-8", errors="replace") as f:
-                    for ln in f:
-                        try:
-                            texts += _texts(json.loads(ln))
-                        except ValueError:
-                            continue
+    for _name, _i, rec in jsonl_records(roots):
+        texts += _texts(rec)
     texts = [t for t in texts if t]
     with open(out, "wb") as f:
         pickle.dump(texts, f)

@@ -25,11 +25,10 @@ from objstore import scan_store
 from objstore.core.jsonspan import json_reading, json_unescaped
 from objstore.core.redact import redact
 from objstore.core.text import reading_span
-from objstore.memory.appender import TurnAppender
 from objstore.memory.opening import open_store
-from objstore.memory.sessions import CapturedTurn
 
 from tests.hooks._util import asst, codex_rollout, files_holding, line, tool_use, turns, user
+from tests.memory.test_forget_credentials import write_turns
 
 PW = "Zq7mm2x!"
 #: the second line of a command, as an agent writes it (test28 Y5's list)
@@ -145,13 +144,7 @@ def test_forget_credentials_finds_what_an_older_mem_stored(monkeypatch, mem, sto
     with monkeypatch.context() as m:
         m.setattr(jsonspan, "json_decoded", lambda text: None)   # the turn writer before this lane
         with open_store(store_path, create=True) as s:
-            app = TurnAppender(s, command="import claude-code")
-            with s.lock("import"):
-                for i, (role, text) in enumerate(texts):
-                    app.add(CapturedTurn(session=sid, source=f"cc:{sid[:8]}-{i}", role=role, text=text,
-                                         timestamp=1_772_000_000_000 + i, cwd="/home/u/demo", project="demo"))
-                app.publish()
-            app.close()
+            write_turns(s, sid, texts)
     assert scan_store(store_path, [b"mm2x"])                  # the old store holds it (the test can fail)
     r = mem("forget", "--credentials", "--dry-run")
     assert "would redact" in r.stdout and "2 turns" in r.stdout, r.stdout
