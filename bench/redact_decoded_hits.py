@@ -33,9 +33,10 @@ def _strings(o):
             yield from _strings(v)
 
 
-def main(out: str, roots) -> None:
-    hits: list[str] = []
-    n = 0
+def jsonl_records(roots):
+    """``(file name, line number, decoded record)`` of every JSON line of
+    every ``.jsonl`` file under ``roots``, in order (a line that does not
+    parse is left out); also ``bench/turn_texts.py``'s."""
     for root in roots:
         for d, _dirs, names in os.walk(root):
             for name in sorted(names):
@@ -44,12 +45,18 @@ def main(out: str, roots) -> None:
                 with open(os.path.join(d, name), encoding="utf-8", errors="replace") as f:
                     for i, line in enumerate(f):
                         try:
-                            obj = json.loads(line)
+                            yield name, i, json.loads(line)
                         except ValueError:
                             continue
-                        for s in _strings(obj):
-                            n += 1
-                            hits += [f"{name}:{i}:{h.rule}:{s[h.start:h.end]}" for h in redact(s).hits]
+
+
+def main(out: str, roots) -> None:
+    hits: list[str] = []
+    n = 0
+    for name, i, obj in jsonl_records(roots):
+        for s in _strings(obj):
+            n += 1
+            hits += [f"{name}:{i}:{h.rule}:{s[h.start:h.end]}" for h in redact(s).hits]
     text = "\n".join(hits)
     with open(out, "w", encoding="utf-8") as f:
         f.write(text + "\n")

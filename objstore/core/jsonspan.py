@@ -16,7 +16,8 @@ walked in Python.  :func:`scan` assumes the text already parsed with
 
 :func:`json_unescaped` reads the string escapes of a JSON text kept as
 text (a tool call's input inside a turn) with the span each character comes
-from; :func:`json_escape` writes a text as the inside of a JSON string.
+from (:func:`json_reading`: with the span of each escape, for the
+redaction); :func:`json_escape` writes a text as the inside of a JSON string.
 """
 
 from __future__ import annotations
@@ -142,6 +143,18 @@ def json_escape(text: str) -> str:
 _JSON_ESCAPE = re.compile(r'\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})')
 
 
+_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def _escapes(text: str):
+    """``(start, end, character)`` of each JSON string escape of ``text``
+    (:data:`_JSON_ESCAPE`), in order: the one decoding of
+    :func:`json_unescaped` and :func:`json_reading`."""
+    for m in _JSON_ESCAPE.finditer(text):
+        g = m.group()
+        yield m.start(), m.end(), chr(int(g[2:], 16)) if g[1] == "u" else _ESCAPED.get(g[1], g[1])
+
+
 def json_unescaped(text: str) -> tuple[str, list[int], list[int]]:
     """``(decoded, starts, ends)``: ``text`` with each JSON string escape
     (RFC 8259 section 7: ``\\"``, ``\\\\``, ``\\/``, ``\\n`` ...,
@@ -154,14 +167,11 @@ def json_unescaped(text: str) -> tuple[str, list[int], list[int]]:
     starts: list[int] = []
     ends: list[int] = []
     pos = 0
-    for m in _JSON_ESCAPE.finditer(text):
-        a, b = m.span()
+    for a, b, ch in _escapes(text):
         out.extend(text[pos:a])
         starts.extend(range(pos, a))
         ends.extend(range(pos + 1, a + 1))
-        e = m.group()[1]
-        out.append(chr(int(m.group()[2:], 16)) if e == "u" else
-                   {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}.get(e, e))
+        out.append(ch)
         starts.append(a)
         ends.append(b)
         pos = b
@@ -169,3 +179,49 @@ def json_unescaped(text: str) -> tuple[str, list[int], list[int]]:
     starts.extend(range(pos, len(text)))
     ends.extend(range(pos + 1, len(text) + 1))
     return "".join(out), starts, ends
+
+
+#: the escapes :func:`json_decoded` reads with ``str.replace`` (a text without ``\\\\`` and ``\\u``)
+_SHORT = (('\\"', '"'), ("\\n", "\n"), ("\\t", "\t"), ("\\r", "\r"), ("\\/", "/"), ("\\b", "\b"), ("\\f", "\f"))
+
+
+def json_decoded(text: str) -> str | None:
+    """``json_reading(text)[0]`` (None when ``text`` holds no escape), at C
+    speed for a text with no ``\\\\`` nor ``\\u`` escape (then every
+    backslash starts an escape or stands alone, so ``str.replace`` of each
+    kind in turn reads it; a Python step per escape cost the redaction of a
+    tool call's input more than its second pass: red28b)."""
+    if "\\" not in text:
+        return None
+    if "\\\\" in text or "\\u" in text:
+        read = json_reading(text)
+        return None if read is None else read[0]
+    out = text
+    for esc, ch in _SHORT:
+        if esc in out:
+            out = out.replace(esc, ch)
+    return None if out is text else out
+
+
+def json_reading(text: str) -> tuple[str, list[tuple[int, int, int, int]]] | None:
+    """``(decoded, moves)``: :func:`json_unescaped`'s text with one move per
+    escape instead of a span per character (a 10 MB text costs no lists of
+    ints), in the form of ``core.text.ascii_reading``'s moves, which
+    ``core.text.reading_span`` maps back: ``(decoded start, decoded end,
+    start, end in text)``, in order.  None when ``text`` holds no escape.
+    The redaction reads a tool call's input as it reads this way (test28
+    Y5: ``cd /srv\\nmysql -pX``, the ``n`` of the escape is no word break)."""
+    parts: list[str] = []
+    moves: list[tuple[int, int, int, int]] = []
+    pos = r = 0
+    for a, b, ch in _escapes(text):
+        parts.append(text[pos:a])
+        r += a - pos
+        parts.append(ch)
+        moves.append((r, r + 1, a, b))
+        r += 1
+        pos = b
+    if not moves:
+        return None
+    parts.append(text[pos:])
+    return "".join(parts), moves

@@ -207,8 +207,14 @@ def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
     return "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges)
 
 
-#: the characters :func:`ascii_reading` replaces: default-ignorables and ASCII look-alikes
-_HIDING = LazyPattern("[" + _char_class(_IGNORABLE_RANGES + _LOOKALIKE_RANGES) + "]")
+#: test28 Y11: Unicode spaces and the fullwidth colon and equals sign, read as ASCII (NFKC) by
+#: :func:`ascii_reading` in a text where such a space stands before a sign (French ``mot de passe\u202f:``)
+#: or such a sign after a Latin letter, digit or space (``Password\uff1aX``; a CJK label's alone is no cause)
+_SIGN_RANGES = ((0x00A0, 0x00A0), (0x2000, 0x200A), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000),
+                (0xFF1A, 0xFF1A), (0xFF1D, 0xFF1D))
+_SIGNED = LazyPattern("[\u00a0\u2000-\u200a\u202f\u205f\u3000][:=\uff1a\uff1d]|[A-Za-z0-9 ][\uff1a\uff1d]")
+#: the characters :func:`ascii_reading` replaces: default-ignorables, ASCII look-alikes, spaces and signs
+_HIDING = LazyPattern("[" + _char_class(_IGNORABLE_RANGES + _LOOKALIKE_RANGES + _SIGN_RANGES) + "]")
 #: the ASCII look-alikes alone
 _LOOKALIKE = LazyPattern("[" + _char_class(_LOOKALIKE_RANGES) + "]")
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -225,7 +231,7 @@ def _hides(text: str) -> bool:
             if (i and text[i - 1] in _TOKEN_CHARS) or text[i + 1:i + 2] in _TOKEN_CHARS:
                 return True
             i = text.find(c, i + 1)
-    return not unicodedata.is_normalized("NFKC", text) and _LOOKALIKE.search(text) is not None
+    return not unicodedata.is_normalized("NFKC", text) and (_LOOKALIKE.search(text) or _SIGNED.search(text)) is not None
 
 
 def ascii_reading(text: str) -> tuple[str, list[tuple[int, int, int]]] | None:
@@ -234,9 +240,10 @@ def ascii_reading(text: str) -> tuple[str, list[tuple[int, int, int]]] | None:
     fullwidth ``ｇｈｐ_…``, a soft hyphen inside ``AKIA…``), for the credential
     rules, which are ASCII: every default-ignorable code point dropped and
     every fullwidth or mathematical letter, digit, ``_``, ``-`` or ``.``
-    replaced by its NFKC (one ASCII character); the rest of the text as it
+    replaced by its NFKC (one ASCII character), and a space or sign of
+    :data:`_SIGNED` too; the rest of the text as it
     is, so offsets map back exactly (:func:`reading_span`).  ``moves``: per
-    replaced character, ``(reading start, reading end, its offset in
+    replaced character, ``(reading start, reading end, its start, end in
     text)``, in order.  None (nothing to read differently) for an ASCII
     text, or one with no look-alike and no common invisible character
     (:data:`_COMMON_INVISIBLE`: the rarer ignorables, variation selectors,
@@ -264,7 +271,7 @@ def ascii_reading(text: str) -> tuple[str, list[tuple[int, int, int]]] | None:
         r += a - pos
         ch = m.group()
         rep = "" if _IGNORABLE.match(ch) else unicodedata.normalize("NFKC", ch)
-        moves.append((r, r + len(rep), a))
+        moves.append((r, r + len(rep), a, a + 1))
         parts.append(rep)
         r += len(rep)
         pos = a + 1
@@ -272,18 +279,19 @@ def ascii_reading(text: str) -> tuple[str, list[tuple[int, int, int]]] | None:
     return "".join(parts), moves
 
 
-def reading_span(moves: list[tuple[int, int, int]], start: int, end: int) -> tuple[int, int]:
+def reading_span(moves: list[tuple[int, int, int, int]], start: int, end: int) -> tuple[int, int]:
     """The span of the text that the span ``[start, end)`` of its
-    :func:`ascii_reading` reads from (``moves`` as that returns): a
-    replaced character is taken whole, an ignorable inside the span too."""
+    :func:`ascii_reading` (or ``core.jsonspan.json_reading``) reads from
+    (``moves`` as that returns): a replaced character (a JSON escape) is
+    taken whole, an ignorable inside the span too."""
     i = bisect.bisect_right(moves, start, key=lambda mv: mv[0]) - 1
     if i >= 0:
-        rs, re_, o = moves[i]
-        start = o if start < re_ else o + 1 + start - re_
+        _rs, re_, o, oe = moves[i]
+        start = o if start < re_ else oe + start - re_
     j = bisect.bisect_left(moves, end, key=lambda mv: mv[0]) - 1
     if j >= 0:
-        rs, re_, o = moves[j]
-        end = o + 1 if end < re_ else o + 1 + end - re_
+        _rs, re_, o, oe = moves[j]
+        end = oe if end < re_ else oe + end - re_
     return start, end
 
 

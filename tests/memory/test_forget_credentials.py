@@ -34,15 +34,21 @@ TEXTS = [
 SUMMARY_KEY = f"project/demo/summary/{SID}.agent-a1"
 
 
+def write_turns(s, sid: str, texts: list[tuple[str, str]]) -> None:
+    """``texts`` (``[(role, text)]``) written as session ``sid``'s turns through
+    the one turn writer, as an import does (also red28b's test)."""
+    app = TurnAppender(s, command="import claude-code")
+    with s.lock("import"):
+        for i, (role, text) in enumerate(texts):
+            app.add(CapturedTurn(session=sid, source=f"cc:{sid[:8]}-{i}", role=role, text=text,
+                                 timestamp=1_772_000_000_000 + i, cwd="/home/u/demo", project="demo"))
+        app.publish()
+    app.close()
+
+
 def _old_store(store_path) -> None:
     with open_store(store_path, create=True) as s:
-        app = TurnAppender(s, command="import claude-code")
-        with s.lock("import"):
-            for i, (role, text) in enumerate(TEXTS):
-                app.add(CapturedTurn(session=SID, source=f"cc:{SID[:8]}-{i}", role=role, text=text,
-                                     timestamp=1_772_000_000_000 + i, cwd="/home/u/demo", project="demo"))
-            app.publish()
-        app.close()
+        write_turns(s, SID, TEXTS)
         remember(s, SUMMARY_KEY, "b" * 19_990 + " ghp_Q9w2…", kind="summary")
         remember(s, "project/demo/db", "the staging database is db-7 on port 5432")
 

@@ -40,7 +40,13 @@ module (the public API):
   scanned **as it reads** (:func:`objstore.core.text.ascii_reading`), and
   each hit there redacts the characters it reads from (``ghp\u200b_…``,
   ``ＡＫＩＡ…``; red17, test16b B5); an ASCII text costs nothing more, a
-  non-ASCII one a few ``str.find`` and an NFKC quick check.
+  non-ASCII one a few ``str.find`` and an NFKC quick check.  So is one with a
+  Unicode space before a label's sign or a fullwidth ``：``/``＝`` after a
+  Latin label (``mot de passe\u202f: X``, ``Password：X``; test28 Y11), and
+  one holding JSON string escapes, with them decoded
+  (:func:`objstore.core.jsonspan.json_reading`: a tool call's input is
+  stored as JSON text, ``cd /srv\\nmysql -pX``; a hit takes whole escapes,
+  so the JSON stays valid; test28 Y5).
 
 Rules: the table of every rule (``RULES``), what it matches and the format its ``source``
 field names, is the docstring of :mod:`.ruletable` (moved there whole, red26: this module's docstring

@@ -162,6 +162,34 @@ def _back(pos: int, moves: list[tuple[int, int, int, int]], end: bool) -> int:
     return e + (pos - oe)
 
 
+def _readings(text: str) -> list:
+    """``[(reading, chain)]``: ``text`` as it reads where that differs
+    (``reading_span`` through each moves of the tuple ``chain()`` returns,
+    in order, maps a span of the reading back to ``text``; made only for a
+    reading with a hit): a token with an invisible or fullwidth
+    character inside, a Unicode space or fullwidth sign by a label
+    (``ascii_reading``: red17, test16b B5; test28 Y11); a text with JSON
+    string escapes with them decoded (``core.jsonspan.json_reading``: a
+    tool call's input is stored as its JSON text, where ``cd /srv\\nmysql
+    -pX`` puts an ``n`` before the command; test28 Y5), and that as it
+    reads too.  ``[]`` for most texts: ASCII without a backslash."""
+    out: list = []
+    read = ascii_reading(text)
+    if read is not None:
+        out.append((read[0], lambda: (read[1],)))
+    if "\\" in text:
+        from objstore.core.jsonspan import json_decoded, json_reading   # defer: re, dataclasses (the hooks' start-up)
+        decoded = json_decoded(text)
+        if decoded is not None:
+            def moves() -> list:
+                return json_reading(text)[1]
+            out.append((decoded, lambda: (moves(),)))
+            again = ascii_reading(decoded)
+            if again is not None:
+                out.append((again[0], lambda: (again[1], moves())))
+    return out
+
+
 def redact(text: str, *, max_scan_chars: int = DEFAULT_MAX_SCAN_CHARS) -> RedactResult:
     """Replace every credential in ``text`` with ``[REDACTED:<rule>]``.
 
@@ -183,12 +211,17 @@ def redact(text: str, *, max_scan_chars: int = DEFAULT_MAX_SCAN_CHARS) -> Redact
         return RedactResult(text)
     window = max(int(max_scan_chars), _MIN_WINDOW)
     spans = _find(text, window)
-    read = ascii_reading(text)
-    if read is not None:
-        # a token with an invisible or fullwidth character inside (red17, test16b B5): the rules run over
-        # the text as it reads too, and each hit there takes the characters it reads from
-        reading, rmoves = read
-        spans = _merge(spans + [[*reading_span(rmoves, s, e), p, n] for s, e, p, n in _find(reading, window)])
+    readings = _readings(text)
+    for reading, chain in readings:
+        # the rules run over the text as it reads too, and each hit there takes the characters it reads from
+        found = _find(reading, window)
+        maps = chain() if found else ()
+        for s, e, p, n in found:
+            for rmoves in maps:
+                s, e = reading_span(rmoves, s, e)
+            spans.append([s, e, p, n])
+    if readings:
+        spans = _merge(spans)
     if not spans:
         return RedactResult(text)
     cur, moves = _render(text, spans)
