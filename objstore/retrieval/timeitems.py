@@ -38,7 +38,8 @@ from collections.abc import Sequence
 from objstore.core.record import Record, set_fields
 from objstore.memory.provenance import is_subagent_session
 from objstore.retrieval.querywords import question_terms, stop_stems, text_terms
-from objstore.retrieval.timeline import UPDATE_CUES, Item, identifiers, lower_words_of, may_ask, values_of
+from objstore.retrieval.timeline import UPDATE_CUES, Item, lower_words_of, may_ask, values_of
+from objstore.retrieval.valueshape import identifiers
 from objstore.retrieval.wordchange import word_changes
 
 
