@@ -187,7 +187,8 @@ def _kind(w: str, prev: str, stop: frozenset[str], cues: frozenset[str]) -> str:
 _CUE_LENGTHS = tuple(sorted({len(c) for c in UPDATE_CUES if len(c) >= 4}))
 
 
-def subjects_of(text: str, values: Iterable[str], limit: int = 4000) -> dict[str, Subject]:
+def subjects_of(text: str, values: Iterable[str], limit: int = 4000, project: str = "",
+                fact: bool = False) -> dict[str, Subject]:
     """The subject of the first occurrence of each of ``values`` in ``text``
     (the rules of the module docstring): ``{value: Subject}``, a value not
     found as a token left out.
@@ -196,6 +197,16 @@ def subjects_of(text: str, values: Iterable[str], limit: int = 4000) -> dict[str
         text: the passage (a fact: key words, a newline, its body).
         values: normalized values (``timeline.values_of`` keys).
         limit: characters of ``text`` read.
+        project: the passage's project ("" for none): its name is left out
+            of a subject that holds another word than it and
+            :data:`GENERIC` words ("the api database" in project ``api``
+            is "database": every turn of ``api`` is about the api).
+        fact: ``text`` is a fact's (``timeitems.fact_text``): the words of
+            its key's name (after the scope and project: ``db`` of
+            ``project/api/db``, ``db port`` of ``…/db-port``) join each
+            value's subject: the key names what the value is of (test28
+            Y6: "Postgres 15 on port 5432" under ``project/api/db`` is the
+            api database's port).
     """
     want = set(values)
     if not want:
@@ -237,6 +248,10 @@ def subjects_of(text: str, values: Iterable[str], limit: int = 4000) -> dict[str
             end = _END_RE.search(text, at + len(v), at + len(v) + _REACH)
             apart = _apart_of(seg + text[at + len(v):end.start() if end else at + len(v) + _REACH], stop, cues)
             out[v] = sub.replace(apart=tuple(w for w in apart if w not in sub.words)) if apart else sub
+    if project or fact:
+        named = _key_words(text, stop, cues) if fact else ()
+        out = {v: sub.replace(words=_in_project(tuple(dict.fromkeys((*sub.words, *named))), normalize(project)))
+               for v, sub in out.items()}
     words = tuple({w for sub in out.values() for w in (*sub.words, *sub.apart)})
     if words:
         from objstore.index.analysis import stem_tokens  # deferred: tantivy
@@ -245,6 +260,31 @@ def subjects_of(text: str, values: Iterable[str], limit: int = 4000) -> dict[str
                               apart=tuple(stem[w] for w in sub.apart if stem[w] not in {stem[x] for x in sub.words}))
                for v, sub in out.items()}
     return out
+
+
+def _key_words(text: str, stop: frozenset[str], cues: frozenset[str]) -> tuple[str, ...]:
+    """The words of the key's name on a fact text's first line ("project
+    api db-port": ``("db", "port")``): after the scope, and the project of
+    a ``project`` key; stop words, verbs, numbers and :data:`GENERIC` words
+    left out."""
+    parts = text.split("\n", 1)[0].split()
+    name = parts[2:] if parts[:1] == ["project"] else parts[1:]
+    words = [normalize(w) for p in name for w in re.split(r"[-_.]+", p) if w]
+    return tuple(w for w in dict.fromkeys(words) if w not in GENERIC and _kind(w, "", stop, cues) == "word")
+
+
+def _in_project(words: tuple[str, ...], project: str) -> tuple[str, ...]:
+    """``words`` less the ``project``'s name where another word than it and
+    :data:`GENERIC` words remains (``subjects_of``)."""
+    if project and project in words and any(w != project and w not in GENERIC for w in words):
+        return tuple(w for w in words if w != project)
+    return words
+
+
+def item_subject(item, value: str) -> Subject | None:
+    """The subject of ``value`` in a ``timeline.Item`` (its text, project
+    and kind: :func:`subjects_of`), or None where not read."""
+    return subjects_of(item.text, (value,), project=item.project, fact=item.kind == "fact").get(value)
 
 
 def _apart_of(sentence: str, stop: frozenset[str], cues: frozenset[str]) -> list[str]:
