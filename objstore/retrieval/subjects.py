@@ -127,13 +127,17 @@ class Subject(Frozen):
     words stemmed, one for one (:func:`subjects_of` fills them);
     ``apart``: the stems of what the value's sentence sets its subject
     apart from ("…, separate from the primary": ``("primari",)``;
-    :data:`_APART_RE`), its own words left out."""
+    :data:`_APART_RE`), its own words left out; ``key``: a fact's, the
+    words of its key's name, ``(word, stem)`` (:func:`subjects_of`,
+    ``fact``); ``project``: the item's project's name, where ``words`` hold
+    it (``project``)."""
 
-    __slots__ = ("words", "attribute", "sure", "stems", "apart")
+    __slots__ = ("words", "attribute", "sure", "stems", "apart", "key", "project")
 
     def __init__(self, words: tuple[str, ...], attribute: str = "", sure: bool = True,
-                 stems: tuple[str, ...] = (), apart: tuple[str, ...] = ()) -> None:
-        set_fields(self, words, attribute, sure, stems, apart)
+                 stems: tuple[str, ...] = (), apart: tuple[str, ...] = (),
+                 key: tuple[tuple[str, str], ...] = (), project: str = "") -> None:
+        set_fields(self, words, attribute, sure, stems, apart, key, project)
 
 
 def normalize(text: str) -> str:
@@ -187,7 +191,8 @@ def _kind(w: str, prev: str, stop: frozenset[str], cues: frozenset[str]) -> str:
 _CUE_LENGTHS = tuple(sorted({len(c) for c in UPDATE_CUES if len(c) >= 4}))
 
 
-def subjects_of(text: str, values: Iterable[str], limit: int = 4000) -> dict[str, Subject]:
+def subjects_of(text: str, values: Iterable[str], limit: int = 4000, project: str = "",
+                fact: bool = False) -> dict[str, Subject]:
     """The subject of the first occurrence of each of ``values`` in ``text``
     (the rules of the module docstring): ``{value: Subject}``, a value not
     found as a token left out.
@@ -196,6 +201,15 @@ def subjects_of(text: str, values: Iterable[str], limit: int = 4000) -> dict[str
         text: the passage (a fact: key words, a newline, its body).
         values: normalized values (``timeline.values_of`` keys).
         limit: characters of ``text`` read.
+        project: the passage's project ("" for none): kept in
+            ``Subject.project`` where the subject holds its name
+            (:func:`compare` may read it without).
+        fact: ``text`` is a fact's (``timeitems.fact_text``): the words of
+            its key's name (after the scope and project: ``db`` of
+            ``project/api/db``, ``db port`` of ``…/db-port``; the value's
+            attribute left out) are kept in ``Subject.key``: the key names
+            what the value is of (test28 Y6: "Postgres 15 on port 5432"
+            under ``project/api/db`` is the api database's port).
     """
     want = set(values)
     if not want:
@@ -237,14 +251,54 @@ def subjects_of(text: str, values: Iterable[str], limit: int = 4000) -> dict[str
             end = _END_RE.search(text, at + len(v), at + len(v) + _REACH)
             apart = _apart_of(seg + text[at + len(v):end.start() if end else at + len(v) + _REACH], stop, cues)
             out[v] = sub.replace(apart=tuple(w for w in apart if w not in sub.words)) if apart else sub
-    words = tuple({w for sub in out.values() for w in (*sub.words, *sub.apart)})
+    named = _key_words(text, stop, cues) if fact else ()
+    project = normalize(project)
+    words = tuple({w for sub in out.values() for w in (*sub.words, *sub.apart)} | set(named))
     if words:
         from objstore.index.analysis import stem_tokens  # deferred: tantivy
         stem = dict(zip(words, stem_tokens(words)))
         out = {v: sub.replace(stems=tuple(stem[w] for w in sub.words),
-                              apart=tuple(stem[w] for w in sub.apart if stem[w] not in {stem[x] for x in sub.words}))
+                              apart=tuple(stem[w] for w in sub.apart if stem[w] not in {stem[x] for x in sub.words}),
+                              key=tuple((w, stem[w]) for w in named if w != sub.attribute),
+                              project=project if project in sub.words else "")
                for v, sub in out.items()}
     return out
+
+
+def _key_words(text: str, stop: frozenset[str], cues: frozenset[str]) -> tuple[str, ...]:
+    """The words of the key's name on a fact text's first line ("project
+    api db-port": ``("db", "port")``): after the scope, and the project of
+    a ``project`` key; stop words, verbs, numbers and :data:`GENERIC` words
+    left out."""
+    parts = text.split("\n", 1)[0].split()
+    name = parts[2:] if parts[:1] == ["project"] else parts[1:]
+    words = [normalize(w) for p in name for w in re.split(r"[-_.]+", p) if w]
+    return tuple(w for w in dict.fromkeys(words) if w not in GENERIC and _kind(w, "", stop, cues) == "word")
+
+
+def _widened(s: Subject, other: Subject) -> Subject:
+    """``s`` as :func:`compare` reads it a second time: a fact's subject
+    with its key's words (``Subject.key``); another item's, against a
+    fact's (``other.key``) that does not name the project, without the
+    project's name where another word than it and :data:`GENERIC` words
+    remains ("the api database" in project ``api``: every turn of ``api``
+    is about the api)."""
+    if s.key:
+        have = set(s.words)
+        add = [(w, t) for w, t in s.key if w not in have]
+        return s.replace(words=s.words + tuple(w for w, _ in add), stems=(s.stems or s.words) + tuple(t for _, t in add))
+    p = s.project
+    if p and other.key and p not in other.words and p not in {w for w, _ in other.key} \
+            and any(w != p and w not in GENERIC for w in s.words):
+        keep = [(w, t) for w, t in zip(s.words, s.stems or s.words) if w != p]
+        return s.replace(words=tuple(w for w, _ in keep), stems=tuple(t for _, t in keep))
+    return s
+
+
+def item_subject(item, value: str) -> Subject | None:
+    """The subject of ``value`` in a ``timeline.Item`` (its text, project
+    and kind: :func:`subjects_of`), or None where not read."""
+    return subjects_of(item.text, (value,), project=item.project, fact=item.kind == "fact").get(value)
 
 
 def _apart_of(sentence: str, stop: frozenset[str], cues: frozenset[str]) -> list[str]:
@@ -354,6 +408,21 @@ def _same_word(term: str) -> str:
 
 
 def compare(a: Subject | None, b: Subject | None, question: Collection[str] = ()) -> bool | None:
+    """Whether the subjects ``a`` (of an earlier value) and ``b`` (of a
+    later one) name the same thing, for a question of stems ``question``
+    (:func:`_compare`); where one is a fact's (``Subject.key``) and they
+    are not read as one thing, read again with the fact's key's words and
+    without the other's project name (:func:`_widened`, test28 Y6:
+    ``project/api/db`` "Postgres 15 on port 5432" / "the api database
+    moved to port 6543"): that second reading only ever says ``True``."""
+    got = _compare(a, b, question)
+    if got is not True and a is not None and b is not None and (a.key or b.key) \
+            and _compare(_widened(a, b), _widened(b, a), question) is True:
+        return True
+    return got
+
+
+def _compare(a: Subject | None, b: Subject | None, question: Collection[str] = ()) -> bool | None:
     """Whether the subjects ``a`` (of an earlier value) and ``b`` (of a
     later one) name the same thing, for a question of stems ``question``.
 

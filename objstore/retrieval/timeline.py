@@ -151,7 +151,7 @@ from objstore.retrieval.restated import (ASKING_WORDS, PAIRS_READ, SENTENCE_RE, 
                                          restates, states)   # (ASKING_WORDS, PAIRS_READ, states: re-exported)
 # UPDATE_CUES and normalize are defined with the subjects, which read them too
 from objstore.retrieval.subjects import (COPULAS, GENERIC, UPDATE_CUES, VERBS, Subject, compare,  # noqa: F401  (re-exported)
-                                         normalize, subjects_of)
+                                         item_subject, normalize, subjects_of)
 
 
 #: a token with a digit: 8080, 3.12, v2, 5433/tcp is two
@@ -385,7 +385,7 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
     def subject_of(i: int, v: str) -> Subject | None:
         got = subj.get((i, v), False)
         if got is False:
-            got = subj[i, v] = subjects_of(items[i].text, (v,)).get(v)
+            got = subj[i, v] = item_subject(items[i], v)
         return got
 
     def same(a: int, b: int, pairs: Iterable[tuple[str, str]], want_true: bool = False,

@@ -227,3 +227,29 @@ def test_a_changed_host_or_path_marks_the_fact(mem, tmp_path, key, fact, questio
     block = mem("context", "--project", "billing").stdout
     assert "MAY BE OUT OF DATE" in block and said in block, block
     assert mem("get", key).stdout.strip() == fact
+
+
+#: test28 Y6: the key names the fact's subject ("Postgres 15 on port 5432" under ``project/billing/db`` is the
+#: billing database's port; ``subjects.subjects_of``, ``fact``); the project's name in a turn of it names nothing
+#: more (``project``); (the later turn, whether it marks the fact)
+KEYED = [
+    ("Heads up: the billing database moved to port 6543 this morning, 5432 is gone.", True),
+    ("Heads up: the billing db moved to port 6543 this morning.", True),
+    ("Heads up: the db moved to port 6543 this morning.", True),
+    ("Heads up: the billing api moved to port 8080 this morning.", False),
+    ("Heads up: the analytics db moved to port 6543 this morning.", False),
+]
+
+
+@pytest.mark.parametrize("said,marks", KEYED, ids=range(len(KEYED)))
+def test_the_key_names_the_subject_of_a_fact(mem, tmp_path, said, marks):
+    mem("remember", "project/billing/db", "Postgres 15 on port 5432")
+    _session(tmp_path / "tx", "abab0000-2222-3333-4444-555555555555", [("user", said)], int(time.time() * 1000) + 2000)
+    mem("import", "claude-code", str(tmp_path / "tx"))
+    hits = mem("recall", "which port does postgres use", "--project", "billing", "--json").json["hits"]
+    fact = next(h for h in hits if h["kind"] == "fact")
+    assert bool(fact["updated_later"]) is marks and (not marks or fact["updated_later"]["text"] == said), hits
+    block = mem("context", "--project", "billing").stdout
+    assert ("MAY BE OUT OF DATE" in block) is marks, block
+    if marks:
+        assert hits[0]["kind"] == "turn" and hits[0]["text"] == said, hits
