@@ -219,10 +219,17 @@ def test_hook_output_never_holds_the_old_value(store, mem, tmp_path):
         import sys
 
         from tests.conftest import REPO
+        from tests.hooks._util import until_within_budget
         out = tmp_path / "hook.out"
-        with open(out, "wb") as f:
-            p = subprocess.run([sys.executable, "-m", "cmds", "hook", "claude-code"], input=json.dumps(ev).encode(),
-                               stdout=f, stderr=subprocess.DEVNULL, cwd=REPO, timeout=60)
+
+        def run() -> subprocess.CompletedProcess:
+            with open(out, "wb") as f:
+                return subprocess.run([sys.executable, "-m", "cmds", "hook", "claude-code"],
+                                      input=json.dumps(ev).encode(), stdout=f, stderr=subprocess.DEVNULL, cwd=REPO,
+                                      timeout=60)
+        # delivered again while it met its budget or logged a failure: under load a hook failed open
+        # and served nothing (session 28); the served block is what is checked
+        p, _within = until_within_budget(ev["hook_event_name"], run, store=tmp_path / "store")
         assert p.returncode == 0
         return json.loads(out.read_text())["hookSpecificOutput"]["additionalContext"]
 
