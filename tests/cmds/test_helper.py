@@ -576,9 +576,8 @@ def test_prompt_hook_through_the_helper_waits_for_a_held_lock_after_answering(he
     transcript = tmp_path / "t.jsonl"
     transcript.write_text("")
     with lock_held(store, env=_env(store, helper=False)) as holder:     # held until the block ends
-        t0 = time.monotonic()
         rc, _out, _err = served(store, "hook", "claude-code", input=_hook_event(store, "s-locked", prompt, transcript))
-        assert rc == 0 and time.monotonic() - t0 < 10      # the agent does not wait for the lock:
+        assert rc == 0                                     # the agent does not wait for the lock:
         assert holder.poll() is None                       # ... the answer came while it was still held
     assert _stored_session(store, "s-locked", 60), (store / "logs").exists() and list((store / "logs").glob("*"))
     if prompt.startswith("remember that"):   # the fact is written after the turn: wait for it too
