@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from objstore.capture.withhold import SECRET_OUTPUT, bash_mode
-from tests.hooks._util import (REPO, asst, hook_env, line, payload, run_hook, text, turns, user,
+from tests.hooks._util import (REPO, asst, hook_env, line, payload, run_hook_done, text, turns, user,
                                wait_store_processes_gone)
 
 SID = "38383838-2222-3333-4444-555555555555"
@@ -101,13 +101,13 @@ def test_stop_hook_withholds_the_output_read_in_a_later_sync(tmp_path):
     t = tmp_path / f"{SID}.jsonl"
     t.write_bytes(b"".join(recs[:5] + [line(asst("a0", "msg_0", [text("Ran it.")], SID))]))
     env = hook_env(store)
-    rc, _out, err, _dt = run_hook(store, payload("Stop", SID, t, stop_hook_active=False), env=env)
+    rc, _out, err, _dt = run_hook_done(store, payload("Stop", SID, t, stop_hook_active=False), env=env)
     assert rc == 0, err
     wait_store_processes_gone(store)
     assert [r for r, _x in _texts(store)] == ["user"] * 5    # the last answer may grow: read next time
     with open(t, "ab") as f:
         f.write(b"".join(recs[5:]))
-    rc, _out, err, _dt = run_hook(store, payload("Stop", SID, t, stop_hook_active=False), env=env)
+    rc, _out, err, _dt = run_hook_done(store, payload("Stop", SID, t, stop_hook_active=False), env=env)
     assert rc == 0, err
     wait_store_processes_gone(store)
     got = _texts(store)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from tests.hooks._util import asst, line, payload, run_hook, tool_result, tool_use, turns, user
+from tests.hooks._util import asst, line, payload, run_hook_done, tool_result, tool_use, turns, user
 
 AWS = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9wPLmKEY"
 DBPW = "Zq7mm9xQ!Lark#5521xyz"
@@ -109,7 +109,7 @@ def test_subagent_summary_cut_keeps_no_prefix_of_a_token(store_path, tmp_path):
     sub.write_bytes(line(user("b1", "check it", sid=S, isSidechain=True, agentId="adelta04")))
     ev = payload("SubagentStop", S, main, agent_id="adelta04", agent_type="general-purpose",
                  agent_transcript_path=str(sub), last_assistant_message=final, stop_hook_active=False)
-    rc, out, err, _t = run_hook(store_path, ev)
+    rc, out, err, _t = run_hook_done(store_path, ev)
     assert rc == 0, err
     with open_store(store_path) as s:
         vs = versions(s, summary_key(f"{S}.agent-adelta04", "proj"))
@@ -168,7 +168,7 @@ def test_a_tail_starts_after_a_marker_a_word_and_a_crossing_credential():
 
 def test_the_stop_hook_capture_keeps_no_prefix_of_a_credential_at_the_cut(store_path, tmp_path):
     f = _claude(tmp_path)
-    rc, _out, err, _t = run_hook(store_path, payload("Stop", S, f, stop_hook_active=False))
+    rc, _out, err, _t = run_hook_done(store_path, payload("Stop", S, f, stop_hook_active=False))
     assert rc == 0, err
     texts = "\n".join(t for _s, _q, _r, t, _src in turns(store_path))
     # the four tool results (the last record, the Write, may wait for the next capture)

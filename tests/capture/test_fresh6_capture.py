@@ -22,7 +22,8 @@ import sys
 
 import pytest
 
-from tests.hooks._util import REPO, asst, hook_env, line, payload, run_hook, text, until_within_budget, user
+from tests.hooks._util import (REPO, asst, hook_env, line, payload, run_hook, store_as_it_was, text, until_within_budget,
+                               user)
 
 SID = "f6f6f6f6-0000-4000-8000-000000000001"
 SECRETS = ("walrus7carpet", "Qm9vZ1x7Tz3RkP0aLw9vN2cYd8Hf1JeUq4sX", "pgurlsecret42")
@@ -35,19 +36,12 @@ def _prompt(store, tmp_path, prompt: str, cwd: str = "/tmp/p5", **extra) -> str:
     before its write (the hook fails open: on a loaded 2-core machine the
     remembered key was missing, session 27): it is run again on the store
     as it was before it (``until_within_budget``)."""
-    import shutil
     if not store.exists():
         subprocess.run([sys.executable, "-m", "cmds", "init"], env={**os.environ, "MEM_HOME": str(store)},
                        cwd=REPO, check=True, capture_output=True, timeout=120)
     t = tmp_path / "t.jsonl"
     t.touch()
-    before = tmp_path / "store-before-prompt"
-    shutil.rmtree(before, ignore_errors=True)
-    shutil.copytree(store, before, symlinks=True)
-
-    def reset() -> None:
-        shutil.rmtree(store)
-        shutil.copytree(before, store, symlinks=True)
+    reset = store_as_it_was(store, tmp_path / "store-before-prompt")
     data, env = payload("UserPromptSubmit", SID, t, cwd=cwd, prompt=prompt, **extra), \
         hook_env(store, MEM_HOOK_FORK="0", MEM_NO_HELPER="1")
     p, _within = until_within_budget("UserPromptSubmit", lambda: subprocess.run(

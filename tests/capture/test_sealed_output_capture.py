@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from objstore.capture.withhold import SECRET_OUTPUT, prints_secret
-from tests.hooks._util import (CWD, REPO, asst, hook_env, line, payload, proxy_replay, run_hook, text, tool_result,
+from tests.hooks._util import (CWD, REPO, asst, hook_env, line, payload, proxy_replay, run_hook_done, text, tool_result,
                                tool_use, turns, user, wait_store_processes_gone)
 
 SID = "37373737-2222-3333-4444-555555555555"
@@ -102,14 +102,14 @@ def test_hooks_withhold_it_when_the_result_comes_in_a_later_sync(tmp_path):
         line(user("u2", [tool_result("toolu_ls", "notes.txt")], SID)),
     ]))
     env = hook_env(store)
-    rc, _out, err, _dt = run_hook(store, payload("Stop", SID, t, stop_hook_active=False), env=env)
+    rc, _out, err, _dt = run_hook_done(store, payload("Stop", SID, t, stop_hook_active=False), env=env)
     assert rc == 0, err
     wait_store_processes_gone(store)
     assert [r for r, _x in _texts(store)] == ["user", "assistant", "tool"]
     with open(t, "ab") as f:
         f.write(line(user("u3", [tool_result("toolu_show", VALUE)], SID)))
         f.write(line(asst("a2", "msg_2", [text("Done.")], SID)))
-    rc, _out, err, _dt = run_hook(store, payload("SessionEnd", SID, t, reason="exit"), env=env)
+    rc, _out, err, _dt = run_hook_done(store, payload("SessionEnd", SID, t, reason="exit"), env=env)
     assert rc == 0, err
     wait_store_processes_gone(store)
     got = _texts(store)

@@ -16,7 +16,7 @@ import pytest
 
 from objstore.capture.withhold import SECRET_OUTPUT
 from tests.capture.test_sealed_output_capture import SHOW, VALUE, _mem, _not_found, _texts
-from tests.hooks._util import (asst, codex_rollout, hook_env, line, payload, proxy_replay, run_hook, text,
+from tests.hooks._util import (asst, codex_rollout, hook_env, line, payload, proxy_replay, run_hook_done, text,
                                tool_result, tool_use, user, wait_store_processes_gone)
 
 SID = "38383838-2222-3333-4444-555555555555"
@@ -121,7 +121,7 @@ def test_hooks_follow_the_file_across_reads(tmp_path):
         line(asst("a2", "msg_2", [text("Saved.")], SID)),
     ]))
     env = hook_env(store)
-    rc, _out, err, _dt = run_hook(store, payload("Stop", SID, t, stop_hook_active=False), env=env)
+    rc, _out, err, _dt = run_hook_done(store, payload("Stop", SID, t, stop_hook_active=False), env=env)
     assert rc == 0, err
     wait_store_processes_gone(store)
     assert [r for r, _x in _texts(store)][:3] == ["user", "assistant", "tool"]   # the last run is held
@@ -130,7 +130,7 @@ def test_hooks_follow_the_file_across_reads(tmp_path):
         f.write(line(asst("a3", "msg_3", [tool_use("toolu_r", "Read", file_path="/tmp/pin.txt")], SID)))
         f.write(line(user("u4", [tool_result("toolu_r", VALUE)], SID)))
         f.write(line(asst("a4", "msg_4", [text("Done.")], SID)))
-    rc, _out, err, _dt = run_hook(store, payload("SessionEnd", SID, t, reason="exit"), env=env)
+    rc, _out, err, _dt = run_hook_done(store, payload("SessionEnd", SID, t, reason="exit"), env=env)
     assert rc == 0, err
     wait_store_processes_gone(store)
     got = _texts(store)

@@ -12,7 +12,7 @@ import pytest
 from objstore.capture.withhold import SECRET_OUTPUT, redact_printed
 from tests.capture.test_sealed_output_capture import VALUE, _mem
 from tests.capture.test_sealed_trail_tree import SHOW, SID, _calls, _summaries, _ts, _write
-from tests.hooks._util import asst, hook_env, payload, run_hook, text, user
+from tests.hooks._util import asst, hook_env, payload, run_hook, run_hook_done, text, user
 
 AGENT = "dddd4444"
 FINAL = f"The pin is {VALUE}, saved to /tmp/y/pin.txt."
@@ -76,9 +76,9 @@ def test_subagent_stop_hook_redacts_the_value(tmp_path, legacy, subagent_stop):
     ev = dict(agent_id=AGENT, agent_type="general-purpose", agent_transcript_path=str(sub),
               stop_hook_active=False, last_assistant_message=FINAL)
     if subagent_stop:
-        rc, _out, err, _dt = run_hook(store, payload("SubagentStop", SID, main, **ev), env=hook_env(store))
+        rc, _out, err, _dt = run_hook_done(store, payload("SubagentStop", SID, main, **ev), env=hook_env(store))
         assert rc == 0, err
-    rc, _out, err, _dt = run_hook(store, payload("Stop", SID, main, stop_hook_active=False), env=hook_env(store))
+    rc, _out, err, _dt = run_hook_done(store, payload("Stop", SID, main, stop_hook_active=False), env=hook_env(store))
     assert rc == 0, err
     _check(store)
 
@@ -100,13 +100,13 @@ def test_a_later_read_of_the_sub_agent_file_withholds_the_value_its_earlier_read
     sub.write_bytes(b"".join(recs))
     store = tmp_path / "store"
     env = hook_env(store)
-    rc, _out, err, _dt = run_hook(store, payload("Stop", SID, main, stop_hook_active=False), env=env)
+    rc, _out, err, _dt = run_hook_done(store, payload("Stop", SID, main, stop_hook_active=False), env=env)
     assert rc == 0, err
     texts = _turn_texts(store)
     assert "get the pin" in texts and SECRET_OUTPUT in texts, texts   # its file read up to the result
     assert not any("The pin is" in t for t in texts), texts
     with open(sub, "ab") as f:
         f.write(final)
-    rc, _out, err, _dt = run_hook(store, payload("Stop", SID, main, stop_hook_active=False), env=env)
+    rc, _out, err, _dt = run_hook_done(store, payload("Stop", SID, main, stop_hook_active=False), env=env)
     assert rc == 0, err
     _check(store)

@@ -14,7 +14,7 @@ import json
 
 from objstore.capture.withhold import SECRET_OUTPUT, withholds
 from tests.capture.test_sealed_output_capture import SHOW, VALUE, _mem, _not_found, _texts
-from tests.hooks._util import (CWD, asst, hook_env, line, payload, run_hook, text, tool_result, tool_use, user,
+from tests.hooks._util import (CWD, asst, hook_env, line, payload, run_hook_done, text, tool_result, tool_use, user,
                                wait_store_processes_gone)
 
 SID = "21212121-2222-3333-4444-555555555555"
@@ -209,7 +209,7 @@ def test_hook_follows_a_folder_read_across_reads(tmp_path):
         line(asst("a3", "msg_3", [text("Saved.")], SID)),
     ]))
     env = hook_env(store)
-    rc, _out, err, _dt = run_hook(store, payload("Stop", SID, t, stop_hook_active=False), env=env)
+    rc, _out, err, _dt = run_hook_done(store, payload("Stop", SID, t, stop_hook_active=False), env=env)
     assert rc == 0, err
     wait_store_processes_gone(store)
     with open(t, "ab") as f:
@@ -221,7 +221,7 @@ def test_hook_follows_a_folder_read_across_reads(tmp_path):
         f.write(line(asst("a6", "msg_6", [tool_use("toolu_k", command="git status --short")], SID)))
         f.write(line(user("u7", [tool_result("toolu_k", KEPT)], SID)))
         f.write(line(asst("a7", "msg_7", [text("Done.")], SID)))
-    rc, _out, err, _dt = run_hook(store, payload("SessionEnd", SID, t, reason="exit"), env=env)
+    rc, _out, err, _dt = run_hook_done(store, payload("SessionEnd", SID, t, reason="exit"), env=env)
     assert rc == 0, err
     wait_store_processes_gone(store)
     got = _texts(store)

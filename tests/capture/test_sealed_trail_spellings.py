@@ -16,7 +16,7 @@ from objstore.capture import claude_code
 from objstore.capture.transcript import ParseStats
 from objstore.capture.withhold import SECRET_OUTPUT, prints_secret, withholds
 from tests.capture.test_sealed_output_capture import VALUE, _mem, _not_found, _texts
-from tests.hooks._util import (asst, hook_env, line, payload, run_hook, text, tool_result, tool_use, user,
+from tests.hooks._util import (asst, hook_env, line, payload, run_hook_done, text, tool_result, tool_use, user,
                                wait_store_processes_gone)
 
 SID = "22222222-3333-4444-5555-666666666666"
@@ -175,7 +175,7 @@ def test_hook_withholds_a_continued_show(tmp_path):
         ("Read", {"file_path": "/tmp/h/pin.txt"}, VALUE),
         ("Bash", {"command": "mem sealed \\\n show user/bank/pin"}, VALUE),
         ("Bash", {"command": "git status"}, KEPT)])) + line(asst("az", "msg_z", [text("Done.")], SID)))
-    rc, _out, err, _dt = run_hook(store, payload("Stop", SID, t, stop_hook_active=False), env=hook_env(store))
+    rc, _out, err, _dt = run_hook_done(store, payload("Stop", SID, t, stop_hook_active=False), env=hook_env(store))
     assert rc == 0, err
     wait_store_processes_gone(store)
     got = _texts(store)

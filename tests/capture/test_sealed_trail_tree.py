@@ -12,7 +12,7 @@ from objstore.capture import claude_code
 from objstore.capture.transcript import ParseStats
 from objstore.capture.withhold import SECRET_OUTPUT
 from tests.capture.test_sealed_output_capture import VALUE, _mem, _not_found, _texts
-from tests.hooks._util import asst, hook_env, line, payload, run_hook, text, tool_result, tool_use, user
+from tests.hooks._util import asst, hook_env, line, payload, run_hook_done, text, tool_result, tool_use, user
 
 SID = "23232323-3333-4444-5555-666666666666"
 SHOW = "mem sealed show user/bank/pin"
@@ -126,10 +126,10 @@ def test_the_hooks_withhold_across_the_tree(tmp_path):
     for agent, sub in subs.items():
         ev = dict(agent_id=agent, agent_type="general-purpose", agent_transcript_path=str(sub),
                   stop_hook_active=False)
-        rc, _out, err, _dt = run_hook(store, payload("SubagentStop", SID, main, **ev), env=hook_env(store))
+        rc, _out, err, _dt = run_hook_done(store, payload("SubagentStop", SID, main, **ev), env=hook_env(store))
         assert rc == 0, err
-    rc, _out, err, _dt = run_hook(store, payload("Stop", SID, main, stop_hook_active=False), env=hook_env(store))
+    rc, _out, err, _dt = run_hook_done(store, payload("Stop", SID, main, stop_hook_active=False), env=hook_env(store))
     assert rc == 0, err
-    rc, _out, err, _dt = run_hook(store, payload("SessionEnd", SID, main, reason="exit"), env=hook_env(store))
+    rc, _out, err, _dt = run_hook_done(store, payload("SessionEnd", SID, main, reason="exit"), env=hook_env(store))
     assert rc == 0, err
     _check(store)

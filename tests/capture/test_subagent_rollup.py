@@ -155,7 +155,7 @@ def test_the_real_sample_through_the_hooks_matches_the_import(store_path, tmp_pa
     from objstore.memory.facts import remember, versions
     from objstore.memory.opening import open_store
     from objstore.memory.sessions import session_turns
-    from tests.hooks._util import payload, run_hook
+    from tests.hooks._util import payload, run_hook_done
     dst = tmp_path / "projects" / "-experiments-worktrees"
     shutil.copytree(_sample(), dst, copy_function=shutil.copyfile)   # written just now, as in a live session
     # (with the sample's own old mtimes every file looks idle and is read whole:
@@ -169,7 +169,7 @@ def test_the_real_sample_through_the_hooks_matches_the_import(store_path, tmp_pa
         remember(s, "user/finding-marker", "the sibling's marker finding zebrafish-17", namespace=children[0])
 
     def hook(event, **kw):
-        rc, out, err, _t = run_hook(store_path, payload(event, SID, main, cwd=cwd, **kw))
+        rc, out, err, _t = run_hook_done(store_path, payload(event, SID, main, cwd=cwd, **kw))
         assert rc == 0, (event, err)
         return out
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from objstore.memory.sessions import MAX_TURN_CHARS, cap_turn_text
-from tests.hooks._util import asst, line, payload, run_hook, text, turns, user
+from tests.hooks._util import asst, line, payload, run_hook_done, text, turns, user
 
 TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 _MARK = re.compile(r"\n\[… (\d+) characters cut …\]\n")
@@ -44,7 +44,7 @@ def test_import_and_hook_store_the_same_capped_turn_once(tmp_path, invoke, store
     assert len(stored) <= MAX_TURN_CHARS and _MARK.search(stored)
     assert stored.startswith("start of the paste") and stored.endswith("end of the paste")
     assert "MIDDLEWORD" not in stored and TOKEN not in stored and "[REDACTED" in stored
-    rc, _out, _err, _s = run_hook(store_path, payload("Stop", "S1", t))
+    rc, _out, _err, _s = run_hook_done(store_path, payload("Stop", "S1", t))
     assert rc == 0
     assert [x[3] for x in turns(store_path) if x[2] == "user"] == [stored]    # the hook's sync adds nothing
     r = invoke("import", "claude-code", str(t))

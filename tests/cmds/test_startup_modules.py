@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from tests.conftest import REPO, wait_remember_done
+from tests.hooks._util import until_within_budget
 
 # the list is written from inside entry's own last exit step (_skip_teardown, which ends
 # the process by os._exit: an atexit callback registered before it would never run)
@@ -99,8 +100,11 @@ def filled(store_path, tmp_path):
     env = {**os.environ, "MEM_HOOK_FORK": "0"}
     for args, stdin in ((["remember", "project/startup/db", "postgres 16 on port 5433"], None),
                         (["hook", "claude-code"], hook)):
-        p = subprocess.run([sys.executable, "-m", "cmds", *args], input=stdin, capture_output=True, text=True,
-                           cwd=REPO, env=env, timeout=60)
+        def run(args=args, stdin=stdin) -> subprocess.CompletedProcess:
+            return subprocess.run([sys.executable, "-m", "cmds", *args], input=stdin, capture_output=True, text=True,
+                                  cwd=REPO, env=env, timeout=60)
+        # (the hook again while it met its budget or logged a failure: under load it can fail open unstored)
+        p = until_within_budget("UserPromptSubmit", run, store=store_path)[0] if stdin else run()
         assert p.returncode == 0, p.stderr
         wait_remember_done(store_path)
     # the prompt hook stores its prompt with index=False (the index journal notes it): the first
@@ -127,9 +131,16 @@ def test_a_new_process_leaves_these_modules_unimported(filled, store_path, name)
         transcript = filled / "S-startup-2.jsonl"   # one earlier prompt in it: the snapshot scans it
         transcript.write_text(json.dumps({"type": "user", "uuid": "u-startup-1", "sessionId": "S-startup-2",
                                           "message": {"role": "user", "content": "an earlier prompt"}}) + "\n")
-        mods = modules_of("hook", "claude-code", input=json.dumps(
-            {"hook_event_name": "UserPromptSubmit", "session_id": "S-startup-2", "cwd": str(filled),
-             "transcript_path": str(transcript), "prompt": "which port does the staging database use?"}))
+        got = []
+
+        def run() -> subprocess.CompletedProcess:
+            got.append(modules_of("hook", "claude-code", input=json.dumps(
+                {"hook_event_name": "UserPromptSubmit", "session_id": "S-startup-2", "cwd": str(filled),
+                 "transcript_path": str(transcript), "prompt": "which port does the staging database use?"})))
+            return subprocess.CompletedProcess([], 0)
+        # (again while it met its budget or logged a failure: a hook that failed open searched nothing)
+        until_within_budget("UserPromptSubmit", run, store=store_path)
+        mods = got[-1]
         assert "tantivy" in mods   # it searched for the injection
         assert "objstore.capture.snapshot" in mods and "objstore.capture.claude_code" in mods   # it read the file
     assert "objstore.core.store" in mods   # it opened the store
@@ -222,9 +233,14 @@ def test_a_reader_without_an_editable_finder_loads_no_contextlib(filled, store_p
             "    _leave()\n"
             "e._skip_teardown = _report\n"
             "e.entry()\n")
-    p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, input=stdin,
-                       cwd=filled, env=dict(os.environ), timeout=60)
-    wait_remember_done(store_path)   # the hook's capture child
+    def run() -> subprocess.CompletedProcess:
+        p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, input=stdin,
+                           cwd=filled, env=dict(os.environ), timeout=60)
+        wait_remember_done(store_path)   # the hook's capture child
+        return p
+    # the hook again while it met its budget or logged a failure: under load it failed open before its
+    # search (contextlib[hook] failed so once, session 28); a recall runs once
+    p = until_within_budget("UserPromptSubmit", run, store=store_path)[0] if name == "hook" else run()
     assert p.returncode == 0, p.stderr
     assert "LOADED False True" in p.stderr.splitlines(), p.stderr   # it searched, without contextlib
 

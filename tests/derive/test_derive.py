@@ -127,9 +127,13 @@ def test_remember_that_in_a_prompt_is_written_at_once(store_path, tmp_path):
     repo = Path(__file__).resolve().parents[2]
     payload = json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "rem-1", "cwd": "/home/dev/acme-api",
                           "prompt": "remember that the staging db is on port 6000. Now fix the flaky test."})
+    from tests.hooks._util import store_as_it_was, until_within_budget
     env = {**os.environ, "MEM_HOME": str(store_path)}
-    r = subprocess.run([sys.executable, "-m", "cmds", "hook", "claude-code"], input=payload, text=True,
-                       capture_output=True, env=env, cwd=repo, timeout=60)
+    # delivered again, on the store as it was, while it met its budget or logged a failure: under load
+    # the hook failed open before its write (session 28); what it wrote and said is what is checked
+    r, _within = until_within_budget("UserPromptSubmit", lambda: subprocess.run(
+        [sys.executable, "-m", "cmds", "hook", "claude-code"], input=payload, text=True, capture_output=True, env=env,
+        cwd=repo, timeout=60), reset=store_as_it_was(store_path, tmp_path / "store-before"), store=store_path)
     assert r.returncode == 0
     ctx = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "Remembered as you asked (user_stated)" in ctx and "staging db is on port 6000" in ctx

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.derive._util import Model, transcript
-from tests.hooks._util import REPO, hook_env, payload, run_hook
+from tests.hooks._util import REPO, hook_env, payload, run_hook, run_hook_done
 
 
 def _turns(store_path: Path) -> dict[str, list[str]]:
@@ -75,7 +75,7 @@ def test_capture_records_entrypoint_and_derive_reads_interactive_turns(invoke, t
 def test_the_prompt_hook_records_the_agents_entrypoint(tmp_path):
     store = tmp_path / "store"
     env = hook_env(store, CLAUDE_CODE_ENTRYPOINT="sdk-cli", MEM_HOOK_FORK="0")
-    rc, *_ = run_hook(store, payload("UserPromptSubmit", "ep-1", None, prompt="list the failing tests"), env=env)
+    rc, *_ = run_hook_done(store, payload("UserPromptSubmit", "ep-1", None, prompt="list the failing tests"), env=env)
     assert rc == 0
     assert _turns(store) == {"ep-1": ["sdk-cli"]}
 
@@ -142,8 +142,10 @@ def test_derive_auto_runs_once_a_day_in_the_background_from_the_session_start_ho
         shown = _mem(store, "derive", "--plan", env=env)
         assert shown.returncode == 0 and "derive.auto is on: the next session start runs this" in shown.stdout
         model.gate.clear()                                   # the model answers only when the test says so
-        rc, out, _err, secs = run_hook(store, start, env=env)
-        assert rc == 0 and secs < 10
+        # (again while it met its budget or logged a failure: under load it could fail open before the
+        # start; the hook returns while the gate is closed, and no report is filed: it did not wait)
+        rc, out, _err, _secs = run_hook_done(store, start, env=env)
+        assert rc == 0
         assert model.arrived.wait(30), "the background run never called the model"
         assert not (store / "cache" / "derive-reports").exists() or not list((store / "cache" / "derive-reports").iterdir())
         # while the model is thinking, nothing holds the store lock: a write goes through at once
@@ -165,7 +167,7 @@ def test_derive_auto_runs_once_a_day_in_the_background_from_the_session_start_ho
         stamp.write_text(f"{int(time.time() * 1000) - 25 * 3600 * 1000}\n")   # a day later
         transcript(proj / "s3.jsonl", "s3", [("user", "AUTO-SESSION again on port 8081")], entrypoint="cli")
         assert _mem(store, "import", "claude-code", str(tmp_path / "claude" / "projects"), env=env).returncode == 0
-        assert run_hook(store, start, env=env)[0] == 0
+        assert run_hook_done(store, start, env=env)[0] == 0
         assert _wait(lambda: len(json.loads(_mem(store, "derive", "report", "--json", env=env).stdout)) == 2)
         assert len(model.requests) == 2                      # only the new session was read
 
@@ -189,7 +191,7 @@ def test_derive_auto_fails_open_when_the_model_is_down(tmp_path, request):
     assert _mem(store, "import", "claude-code", str(tmp_path / "p"), env=env).returncode == 0
     assert _mem(store, "config", "derive.auto", "true", env=env).returncode == 0
     assert _mem(store, "derive", "--plan", env=env).returncode == 0
-    rc, out, err, _s = run_hook(store, payload("SessionStart", "d2", None, source="startup"), env=env)
+    rc, out, err, _s = run_hook_done(store, payload("SessionStart", "d2", None, source="startup"), env=env)
     assert rc == 0 and err == ""
     assert _wait(lambda: json.loads(_mem(store, "derive", "report", "--json", env=env).stdout or "[]"))
     rep = json.loads(_mem(store, "derive", "report", "--json", env=env).stdout)[0]

@@ -311,19 +311,41 @@ def until_within_budget(event: str, run, tries: int = 10, reset=None, store: Pat
     return p, False
 
 
-def run_hook_done(store: Path, data: dict, *, env: dict | None = None) -> tuple[int, str, str, float]:
+def run_hook_done(store: Path, data: dict, *, env: dict | None = None, reset=None) -> tuple[int, str, str, float]:
     """:func:`run_hook`, delivered again while it reached its budget or
     logged a failure (:func:`until_within_budget` with ``store``'s hook
     log), as the agent's next hook would catch up: for a test that asserts
-    what the hook stored, not how fast the machine is.  The last run's
-    ``(rc, stdout, stderr, seconds)``."""
+    what the hook stored, not how fast the machine is.  ``reset``: as for
+    :func:`until_within_budget` (e.g. :func:`store_as_it_was`).  The last
+    run's ``(rc, stdout, stderr, seconds)``."""
     got = []
 
     def run() -> subprocess.CompletedProcess:
         got.append(run_hook(store, data, env=env))
         return subprocess.CompletedProcess([], got[-1][0], got[-1][1], got[-1][2])
-    until_within_budget(data["hook_event_name"], run, store=store)
+    until_within_budget(data["hook_event_name"], run, store=store, reset=reset)
     return got[-1]
+
+
+def store_as_it_was(store: Path, copy: Path):
+    """A ``reset`` for :func:`until_within_budget`: ``store`` is copied to
+    ``copy`` now (nothing, when there is no store yet); the function
+    returned waits until the store's detached processes are gone (a
+    hook's capture child) and puts the store back as it was, so that a
+    run again answers as the first one would have (a prompt stored by a
+    run, or a fact it remembered, changes what the next run says)."""
+    import shutil
+    shutil.rmtree(copy, ignore_errors=True)
+    had = store.exists()
+    if had:
+        shutil.copytree(store, copy, symlinks=True)
+
+    def reset() -> None:
+        wait_store_processes_gone(store)
+        shutil.rmtree(store, ignore_errors=True)
+        if had:
+            shutil.copytree(copy, store, symlinks=True)
+    return reset
 
 
 def hook_stopped(store: Path, since: int = 0) -> bool:

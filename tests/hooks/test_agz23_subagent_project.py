@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.hooks._util import REPO, hook_env, payload, run_hook
+from tests.hooks._util import REPO, hook_env, payload, run_hook_done
 
 S = "47474747-2222-3333-4444-555555555555"
 NO_TURNS = "46464646-2222-3333-4444-555555555555"
@@ -22,7 +22,7 @@ def _keys(store_path) -> list[str]:
 
 
 def _stop(store_path, tmp_path, sid: str, cwd: str, final: str) -> None:
-    rc, _out, err, _t = run_hook(store_path, payload(
+    rc, _out, err, _t = run_hook_done(store_path, payload(
         "SubagentStop", sid, None, cwd=cwd, agent_id="sub2", agent_transcript_path=str(tmp_path / "none.jsonl"),
         last_assistant_message=final))
     assert rc == 0, err
@@ -31,15 +31,16 @@ def _stop(store_path, tmp_path, sid: str, cwd: str, final: str) -> None:
 def test_an_unreadable_subagent_takes_its_sessions_project(store_path, tmp_path):
     api = tmp_path / "api"
     api.mkdir()
-    rc, _o, err, _t = run_hook(store_path, payload("UserPromptSubmit", S, None, cwd=str(api),
-                                                   prompt="check the server config"))
+    rc, _o, err, _t = run_hook_done(store_path, payload("UserPromptSubmit", S, None, cwd=str(api),
+                                                        prompt="check the server config"))
     assert rc == 0, err
     _stop(store_path, tmp_path, S, str(tmp_path / "elsewhere"), "The api uses gunicorn with 4 workers")
     assert _keys(store_path) == [f"project/api/summary/{S}.agent-sub2"]   # the session's project, not the event's
     other = tmp_path / "other"
     other.mkdir()
-    rc, out, err, _t = run_hook(store_path, payload("UserPromptSubmit", "49494949-2222-3333-4444-555555555555", None,
-                                                    cwd=str(other), prompt="how many gunicorn workers does it use?"))
+    rc, out, err, _t = run_hook_done(store_path, payload(
+        "UserPromptSubmit", "49494949-2222-3333-4444-555555555555", None, cwd=str(other),
+        prompt="how many gunicorn workers does it use?"))
     assert rc == 0, err
     assert "gunicorn" not in out          # another project is not served it
 

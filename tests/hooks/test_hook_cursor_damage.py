@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from tests.hooks._util import asst, bag, chains_ok, hook_env, hook_log, line, payload, run_hook, text, user
+from tests.hooks._util import asst, bag, chains_ok, hook_env, hook_log, line, payload, run_hook_done, text, user
 
 SID = "dddddddd-2222-3333-4444-555555555555"
 
@@ -23,7 +23,7 @@ def _exchange(i: int) -> bytes:
 
 
 def _stop(store_path, t, event: str = "Stop") -> None:
-    rc, _out, err, _s = run_hook(store_path, payload(event, SID, t, stop_hook_active=False, reason="other"))
+    rc, _out, err, _s = run_hook_done(store_path, payload(event, SID, t, stop_hook_active=False, reason="other"))
     assert rc == 0, err
 
 
@@ -95,8 +95,8 @@ def test_the_prompt_hook_reads_past_a_negative_offset_in_the_state_file(tmp_path
     r = json.loads(st.read_text())
     r["offset"] = -50
     st.write_text(json.dumps(r))
-    rc, _out, err, _s = run_hook(store_path, payload("UserPromptSubmit", SID, t, prompt="the next question"),
-                                 env=hook_env(store_path, MEM_HOOK_FORK="0"))
+    rc, _out, err, _s = run_hook_done(store_path, payload("UserPromptSubmit", SID, t, prompt="the next question"),
+                                      env=hook_env(store_path, MEM_HOOK_FORK="0"))
     assert rc == 0, err
     assert bag(store_path)[(SID, "user", "the next question")] == 1       # stored at once, not deferred
     assert set(bag(store_path).values()) == {1}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from tests.hooks._util import asst, hook_env, hook_log, line, payload, run_hook, text, user
+from tests.hooks._util import asst, hook_env, hook_log, line, payload, run_hook_done, store_as_it_was, text, user
 
 SID = "abc.lock"
 
@@ -34,7 +34,10 @@ def test_a_folder_with_an_at_and_a_session_id_ending_in_lock(tmp_path, mem):
     for ev, extra in (("SessionStart", {"source": "startup"}),
                       ("UserPromptSubmit", {"prompt": "remember that the frobnicator port is 7411"}),
                       ("Stop", {"last_assistant_message": "noted the frobnicator port"})):
-        rc, out, _err, _dt = run_hook(store, payload(ev, SID, t, cwd=str(proj), **extra), env=env)
+        # (again while it met its budget or logged a failure; the prompt on the store as it was: the
+        # remembered key is what is checked)
+        reset = store_as_it_was(store, tmp_path / "store-before") if ev == "UserPromptSubmit" else None
+        rc, out, _err, _dt = run_hook_done(store, payload(ev, SID, t, cwd=str(proj), **extra), env=env, reset=reset)
         assert rc == 0
         if ev == "UserPromptSubmit":
             ctx = json.loads(out)["hookSpecificOutput"]["additionalContext"]

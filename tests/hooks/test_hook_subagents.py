@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from tests.hooks._util import asst, line, payload, run_hook, text, tool_result, tool_use, user
+from tests.hooks._util import asst, line, payload, run_hook, run_hook_done, text, tool_result, tool_use, user
 
 S = "5e55a0e1-0000-4000-8000-000000000001"
 
@@ -54,8 +54,8 @@ def _summary(store_path, agent):
 
 def test_subagent_start_holds_the_ancestors_facts_and_none_of_a_siblings(store_path):
     _facts(store_path)
-    rc, out, err, _t = run_hook(store_path, payload("SubagentStart", S, None, agent_id="abeta002",
-                                                    agent_type="general-purpose"))
+    rc, out, err, _t = run_hook_done(store_path, payload("SubagentStart", S, None, agent_id="abeta002",
+                                                         agent_type="general-purpose"))
     assert rc == 0, err
     ctx = json.loads(out)["hookSpecificOutput"]
     assert ctx["hookEventName"] == "SubagentStart"
@@ -63,7 +63,7 @@ def test_subagent_start_holds_the_ancestors_facts_and_none_of_a_siblings(store_p
     assert "postgres 16 on port 5433" in block and "migrating auth to oauth" in block
     assert "token cache leak" not in block and "retry storm" not in block
     # the sibling itself reads its own finding (and the same ancestors)
-    rc, out, err, _t = run_hook(store_path, payload("SubagentStart", S, None, agent_id="aalpha01"))
+    rc, out, err, _t = run_hook_done(store_path, payload("SubagentStart", S, None, agent_id="aalpha01"))
     block = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert "token cache leak" in block and "migrating auth to oauth" in block
     # the parent's session block reads its subtree, its own facts first
@@ -88,7 +88,7 @@ def test_subagent_stop_writes_the_rollup_once_even_when_repeated(store_path, tmp
     assert f.body == final and f.kind == "summary" and f.namespace == S
     assert turn_ids and set(f.edges_of("rollup_of")) == set(turn_ids)
     # the Stop of the parent that follows writes nothing more either
-    rc, _o, err, _t = run_hook(store_path, payload("Stop", S, main, stop_hook_active=False))
+    rc, _o, err, _t = run_hook_done(store_path, payload("Stop", S, main, stop_hook_active=False))
     assert rc == 0 and len(_summary(store_path, "abeta002")[0]) == 1
 
 
@@ -96,7 +96,7 @@ def test_subagent_stop_without_a_final_message_leaves_did_not_complete(store_pat
     main, sub = _transcripts(tmp_path, "agamma03", None)
     ev = payload("SubagentStop", S, main, agent_id="agamma03", agent_transcript_path=str(sub),
                  last_assistant_message="", stop_hook_active=False)
-    rc, _o, err, _t = run_hook(store_path, ev)
+    rc, _o, err, _t = run_hook_done(store_path, ev)
     assert rc == 0, err
     vs, turn_ids = _summary(store_path, "agamma03")
     body = vs[0].fact.body
@@ -111,7 +111,7 @@ def test_a_subagent_killed_midway_is_noticed_at_the_parents_stop(store_path, tmp
     import os
     import time
     main, sub = _transcripts(tmp_path, "adelta04", None)
-    rc, _o, err, _t = run_hook(store_path, payload("Stop", S, main, stop_hook_active=False))
+    rc, _o, err, _t = run_hook_done(store_path, payload("Stop", S, main, stop_hook_active=False))
     assert rc == 0, err
     from objstore.capture.rollup import summary_key
     from objstore.memory.facts import list_keys
@@ -123,7 +123,7 @@ def test_a_subagent_killed_midway_is_noticed_at_the_parents_stop(store_path, tmp
                           agentId="adelta04")))
     old = time.time() - 120
     os.utime(sub, (old, old))
-    rc, _o, err, _t = run_hook(store_path, payload("Stop", S, main, stop_hook_active=False))
+    rc, _o, err, _t = run_hook_done(store_path, payload("Stop", S, main, stop_hook_active=False))
     assert rc == 0, err
     vs, turn_ids = _summary(store_path, "adelta04")
     assert vs[0].fact.body.startswith("did not complete") and len(turn_ids) == 4

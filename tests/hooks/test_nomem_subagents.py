@@ -12,7 +12,7 @@ import json
 import subprocess
 import sys
 
-from tests.hooks._util import REPO, asst, hook_env, line, payload, run_hook, text, tool_result, tool_use, user
+from tests.hooks._util import REPO, asst, hook_env, line, payload, run_hook_done, text, tool_result, tool_use, user
 
 SID = "11111111-2222-3333-4444-555555555555"
 SECRET = "tapir-violet-93"
@@ -96,7 +96,7 @@ def test_hooks_leave_out_a_subagent_of_a_nomem_answer(tmp_path):
                                                                         "toolUseId": "toolu_1"}))
 
     def hook(event, **kw):
-        rc, out, err, _s = run_hook(store, payload(event, SID, main, **kw))
+        rc, out, err, _s = run_hook_done(store, payload(event, SID, main, **kw))
         assert rc == 0, err
         return out
 
@@ -178,7 +178,7 @@ def test_hooks_leave_out_a_nested_subagent_of_a_nomem_answer(tmp_path):
     _mem(store, "init")
 
     def hook(event, **kw):
-        rc, _out, err, _s = run_hook(store, payload(event, SID, main, **kw))
+        rc, _out, err, _s = run_hook_done(store, payload(event, SID, main, **kw))
         assert rc == 0, err
 
     hook("SessionStart", source="startup")

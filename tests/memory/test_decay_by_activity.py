@@ -8,7 +8,7 @@ import json
 from objstore.core.store import now_ms
 from objstore.memory import decay, facts
 from objstore.retrieval.context import render_context
-from tests.hooks._util import payload, run_hook
+from tests.hooks._util import payload, run_hook_done
 
 DAY = decay.DAY_MS
 
@@ -35,7 +35,7 @@ def test_a_project_you_leave_does_not_decay(store):
 def test_session_start_hook_records_the_projects_activity(tmp_path):
     store = tmp_path / "store"
     before = now_ms() // DAY
-    rc, _out, _err, _ = run_hook(store, payload("SessionStart", "S-act", None, source="startup"))
+    rc, _out, _err, _ = run_hook_done(store, payload("SessionStart", "S-act", None, source="startup"))
     assert rc == 0
     days = json.loads((store / "cache" / "activity.json").read_text())["days"]
     assert days["project/proj"] == days["*"] and days["*"] in ([before], [now_ms() // DAY])   # (UTC midnight)

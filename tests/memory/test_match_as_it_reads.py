@@ -9,7 +9,7 @@ processes (remember, the prompt hook, forget, scan, gc) on a real store."""
 from __future__ import annotations
 
 from objstore.core.text import contains, find_spans, matcher, normalize_value, value_digest
-from tests.hooks._util import hook_env, payload, run_hook
+from tests.hooks._util import hook_env, payload, run_hook_done
 
 ZWSP_FACT = "the host is gir\u200baffe-opal-12"
 FULLWIDTH_FACT = "use \uff5a\uff45\uff42\uff52\uff41-host"          # fullwidth 'zebra'
@@ -24,8 +24,9 @@ def test_forget_match_and_scan_find_a_text_behind_invisible_or_fullwidth_charact
     mem("remember", "project/a/z", FULLWIDTH_FACT, env=e)
     t = tmp_path / "t.jsonl"
     t.touch()
-    rc, _out, _err, _dt = run_hook(store, payload("UserPromptSubmit", "s-f14", t, cwd=str(tmp_path), prompt=SHY_PROMPT),
-                                   env=hook_env(store, MEM_HOOK_FORK="0", MEM_NO_HELPER="1"))
+    rc, _out, _err, _dt = run_hook_done(store, payload("UserPromptSubmit", "s-f14", t, cwd=str(tmp_path),
+                                                       prompt=SHY_PROMPT),
+                                        env=hook_env(store, MEM_HOOK_FORK="0", MEM_NO_HELPER="1"))
     assert rc == 0
     for text, where in (("giraffe-opal", "project/a/x"), ("zebra-host", "project/a/z"), ("penguin-slate", "s-f14")):
         hits = mem("scan", text, "--json", env=e, exit_code=1).json

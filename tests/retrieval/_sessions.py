@@ -28,27 +28,37 @@ def prompt_hook(store: Path, prompt: str, cwd: str, trace: Path, fresh: bool = F
     written to ``trace``).  On a loaded machine the hook stops at its budget
     and fails open: it is run again, as the next prompt would be, in a new
     session (an injection is made once a session), while it took 80 % of
-    the budget or more, at most 10 times (``tests.hooks._util.until_within_budget``).
-    ``fresh``: each run on a new copy of ``store`` as it was (the prompt a
+    the budget or more or its run (with its capture child, waited for)
+    logged a failure, at most 10 times (``tests.hooks._util.until_within_budget``
+    with ``store``; session 28: a run again found the store locked by the
+    last run's capture child and served nothing).
+    ``fresh``: each run on a copy of ``store`` as it was (``<store>-hook``) (the prompt a
     run stores is a turn of the project: its words' weight changes what
     the next run injects)."""
     import shutil
-    import time
+    import subprocess
 
-    from cmds._hookclock import BUDGET_S
-    from tests.hooks._util import hook_env, payload, run_hook
-    pristine = store
-    for i in range(10):
-        if fresh:
-            store = pristine.with_name(f"{pristine.name}-hook{i}")
-            shutil.copytree(pristine, store, symlinks=True)
-        t0 = time.monotonic()
+    from tests.hooks._util import hook_env, payload, run_hook, until_within_budget, wait_store_processes_gone
+    pristine, runs, got = store, iter(range(10)), []
+
+    def copy() -> None:
+        shutil.rmtree(store, ignore_errors=True)
+        shutil.copytree(pristine, store, symlinks=True)
+    if fresh:
+        store = pristine.with_name(f"{pristine.name}-hook")
+        copy()
+
+    def run() -> subprocess.CompletedProcess:
+        i = next(runs)
         rc, out, err, _s = run_hook(store, payload("UserPromptSubmit", f"8{i}8{i}8{i}8{i}-2222-3333-4444-555555555555", None,
                                                    cwd=cwd, prompt=prompt),
                                     env=hook_env(store, MEM_TRACE=str(trace), MEM_NO_HELPER="1"))
         assert rc == 0, err
-        if time.monotonic() - t0 < 0.8 * BUDGET_S["UserPromptSubmit"]:
-            break
+        wait_store_processes_gone(store)          # its capture child: done, and what it logged is seen
+        got.append(out)
+        return subprocess.CompletedProcess([], rc, out, err)
+    until_within_budget("UserPromptSubmit", run, store=store, reset=copy if fresh else None)
+    out = got[-1]
     text = json.loads(out)["hookSpecificOutput"]["additionalContext"] if out else ""
     recs = [json.loads(x) for x in trace.read_text().splitlines() if '"UserPromptSubmit"' in x] if trace.exists() else []
     return text, recs[-1] if recs else {}
