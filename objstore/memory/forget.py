@@ -284,11 +284,20 @@ def _tombstone(store: Store, res: ForgetResult, have: set, key: str, digest: byt
     res.tombstones.append(put_tombstone(store, Tombstone(key=key, value_sha256=digest, time=now, reason=reason)))
 
 
-def _text_tombstone(store: Store, res: ForgetResult, have: set, digest: bytes, length: int, now: int) -> None:
-    if (TEXT_KEY, digest) in have or have is _NO_TOMBSTONES:
+def _text_tombstone(store: Store, res: ForgetResult, have: set, digest: bytes, length: int, now: int,
+                    of_value: bool = False) -> None:
+    k = (_have_key(TEXT_KEY, f"{'value' if of_value else 'text'}:"), digest)
+    if k in have or have is _NO_TOMBSTONES:
         return
-    have.add((TEXT_KEY, digest))
-    res.tombstones.append(put_tombstone(store, text_tombstone(digest, length, now)))
+    have.add(k)
+    res.tombstones.append(put_tombstone(store, text_tombstone(digest, length, now, of_value)))
+
+
+def _have_key(key: str, reason: str) -> str:
+    """A tombstone's place in ``_execute``'s ``have``: its key, and for a
+    text tombstone which kind (a value's and a ``--match`` text of one
+    digest are two tombstones: docs/format.md, "Tombstone")."""
+    return f"{key}/value" if key == TEXT_KEY and reason.startswith("value:") else key
 
 
 _NO_TOMBSTONES: set = set()
@@ -297,7 +306,7 @@ _NO_TOMBSTONES: set = set()
 def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tombstones: bool = True,
              clear_journal: bool = True) -> None:
     now = now_ms()
-    have = {(t.key, t.value_sha256) for t in all_tombstones(store)} if tombstones else _NO_TOMBSTONES
+    have = {(_have_key(t.key, t.reason), t.value_sha256) for t in all_tombstones(store)} if tombstones else _NO_TOMBSTONES
     # a forget stopped before its D lines below has tombstones for part of what it removes only,
     # and a --match text cannot be read back: nothing but a rerun can finish it, and this note
     # (no value: a digest for --match) keeps it said after a reader clears the journal
@@ -323,7 +332,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
                 _tombstone(store, res, have, tkey, value_digest(v.fact.body), now, reason)
                 n = len(normalize_value(v.fact.body))
                 if n >= MIN_TEXT_CHARS:   # nor may it come back inside another value
-                    _text_tombstone(store, res, have, value_digest(v.fact.body), n, now)
+                    _text_tombstone(store, res, have, value_digest(v.fact.body), n, now, of_value=True)
     # a value or turn rewritten redacted (--credentials): its old text may not come back (a pull),
     # the redacted one differs from it (a tombstone names a value by its digest)
     for key, vs in plan.redacted_versions.items():

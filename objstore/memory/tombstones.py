@@ -130,11 +130,14 @@ MIN_TEXT_CHARS = 8
 _FACT_SCOPES = ("user/", "global/", "project/")
 
 
-def text_tombstone(digest: bytes, length: int, time: int) -> Tombstone:
+def text_tombstone(digest: bytes, length: int, time: int, of_value: bool = False) -> Tombstone:
     """The :data:`TEXT_KEY` tombstone of a forgotten text whose normalized
     form (``objstore.core.text.normalize_value``) is ``length`` characters
-    long and hashes to ``digest``: reason ``text:<length>``."""
-    return Tombstone(key=TEXT_KEY, value_sha256=digest, time=time, reason=f"text:{length}")
+    long and hashes to ``digest``: reason ``text:<length>`` for a ``forget
+    --match`` text, ``value:<length>`` for a forgotten fact value
+    (``of_value``; docs/format.md, "Tombstone")."""
+    return Tombstone(key=TEXT_KEY, value_sha256=digest, time=time,
+                     reason=f"{'value' if of_value else 'text'}:{length}")
 
 
 def _rule(t: Tombstone) -> tuple[bytes, int] | None:
@@ -203,23 +206,26 @@ def text_rule(t: Tombstone) -> tuple[bytes, int] | None:
 def fact_value_digests(tombs) -> set[bytes]:
     """The value digests of the fact tombstones (a ``user/``, ``global/`` or
     ``project/`` key, by name or by hash) among ``tombs`` (an iterable of
-    ``Tombstone``): what :func:`match_text_rule` tells a forgotten value's
-    text tombstone by."""
-    return {t.value_sha256 for t in tombs if t.key.startswith(_FACT_SCOPES)}
+    ``Tombstone``) that no ``value:`` text tombstone names: what
+    :func:`match_text_rule` tells an older mem's text tombstone of a
+    forgotten value by (it wrote ``text:`` for both kinds)."""
+    tombs = list(tombs)
+    marked = {t.value_sha256 for t in tombs if t.key == TEXT_KEY and t.reason.startswith("value:")}
+    return {t.value_sha256 for t in tombs if t.key.startswith(_FACT_SCOPES)} - marked
 
 
 def match_text_rule(t: Tombstone, values: set[bytes]) -> tuple[bytes, int] | None:
     """``(sha256, length)`` when ``t`` names a ``mem forget --match`` text
-    (a ``match:`` rule, or a :data:`TEXT_KEY` tombstone that is no
-    forgotten fact value's: ``values``, :func:`fact_value_digests` of the
-    store's tombstones; a key forget writes a text tombstone of the value it
-    forgets, with the key's tombstone of the same digest), else None.  A
+    (a ``match:`` rule, or a :data:`TEXT_KEY` tombstone of reason ``text:``
+    that is no forgotten fact value's: a forget writes ``value:`` for a
+    value; ``values``, :func:`fact_value_digests` of the store's tombstones,
+    tells an older mem's ``text:`` of a value), else None.  A
     forgotten value's text only refuses lower-trust writes
     (:func:`forgotten_in`); a ``--match`` text is also redacted wherever a
     turn is served (:func:`served_rules`) and forgets, at a pull, any value
     written where that forget had not arrived (``merge.ForgetIndex.unseen_time``)."""
     r = text_rule(t)
-    if r is None or (t.key == TEXT_KEY and t.value_sha256 in values):
+    if r is None or (t.key == TEXT_KEY and (t.reason.startswith("value:") or t.value_sha256 in values)):
         return None
     return r
 
@@ -683,7 +689,7 @@ def match_late_capture(store: Store, names: list[str], session: str, time_ms: in
     have = {(t.value_sha256, t.reason) for t in tombs if t.key == f"match:{session}"}
     n = 0
     for t in tombs:
-        r = text_rule(t) if t.time > time_ms and t.key == TEXT_KEY and t.value_sha256 not in values else None
+        r = match_text_rule(t, values) if t.time > time_ms and t.key == TEXT_KEY else None
         reason = f"match:{r[1]}" if r is not None else ""
         if r is None or (r[0], reason) in have or not any(match_spans(x, [r]) for x in texts if x):
             continue

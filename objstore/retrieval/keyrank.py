@@ -48,7 +48,9 @@ whichever version matched.  So a key is ranked, not a version:
    own value (only when recall is scoped to projects: the project is the
    one asked about), then the person's (``user/``), then ``global/``
    (:func:`narrower_first`).  A project value overrides the person's
-   default; an agent that takes the first fact follows it.
+   default; an agent that takes the first fact follows it.  Trust comes
+   first: what the person stated goes before an agent's value of the name
+   in any scope.
 
 The rules are pure but :func:`named_alone`, which searches the index; ``index_terms`` needs tantivy's stemmer, imported when
 first called.
@@ -154,8 +156,10 @@ def narrower_first(hits: list, scoped: bool) -> list:
     one :func:`key_name` reordered among the places they hold, narrowest
     scope first (``project`` when ``scoped``, then ``user``, then
     ``global``; unscoped, a project's fact keeps its place and rank among
-    them by score order).  Every other hit keeps its place.  Returns a new
-    list; O(len(hits))."""
+    them by score order); the person's (``trust`` ``user_stated``) before an
+    agent's whatever their scopes (test28b Z2: an agent's guess in the
+    project does not override what the person stated for themselves).
+    Every other hit keeps its place.  Returns a new list; O(len(hits))."""
     groups: dict[str, list[int]] = {}
     for i, h in enumerate(hits):
         if getattr(h, "kind", None) == "fact" and h.key:
@@ -165,7 +169,8 @@ def narrower_first(hits: list, scoped: bool) -> list:
     out = list(hits)
     for places in groups.values():
         if len(places) > 1:
-            ordered = sorted(places, key=lambda i: (_SCOPE_RANK[hits[i].key.split("/", 1)[0]], i))
+            ordered = sorted(places, key=lambda i: (getattr(hits[i], "trust", "user_stated") != "user_stated",
+                                                    _SCOPE_RANK[hits[i].key.split("/", 1)[0]], i))
             for at, i in zip(places, ordered):
                 out[at] = hits[i]
     return out

@@ -135,3 +135,25 @@ def test_a_key_forget_leaves_another_key_holding_its_value(tmp_path, mem):
     r = mem("remember", "project/api/note", "Postgres on port 5432 again", env={**eb, "MEM_AGENT": "claude"},
             exit_code=6)
     assert "holds a text that was forgotten" in r.stderr
+
+
+def test_a_match_text_that_is_a_whole_value_still_travels(tmp_path, mem):
+    """test28b Z1: ``forget --match X`` where X is also the whole value of a
+    fact it forgets writes a key tombstone and a text tombstone of one
+    digest, as a key forget of X does; the reasons tell them apart now
+    (``text:`` / ``value:``), so the --match text still forgets, at B's
+    pull, the values B wrote holding it before the forget arrived."""
+    ea, eb, a, b = _homes(tmp_path, mem)
+    mem("remember", "project/x/codename", "saffron-walrus-3390", env=ea)
+    mem("push", env=ea)
+    mem("pull", env=eb)
+    mem("remember", "project/x/note", "the codename saffron-walrus-3390 is public from Monday", env=eb)
+    mem("forget", "--match", "saffron-walrus-3390", "--yes", env=ea)
+    mem("push", env=ea)
+    out = mem("pull", env=eb)
+    assert "1 value holding a text 'forget --match' forgot" in out.stdout, out.stdout
+    assert _get(mem, eb, "project/x/note").exit_code != 0
+    mem("push", env=eb)
+    mem("pull", env=ea)
+    mem("gc", "--prune=now", env=ea)
+    assert scan_store(a, [b"saffron-walrus", b"SAFFRON-WALRUS"]) == []

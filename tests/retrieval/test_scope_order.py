@@ -37,3 +37,11 @@ def test_other_hits_keep_their_places():
     assert got == ["project/api/style", None, "user/db", "user/style", "global/style"]
     got = [h.key for h in narrower_first(hits, scoped=False)]
     assert got == ["user/style", None, "user/db", "project/api/style", "global/style"]
+
+
+def test_the_person_comes_before_an_agent_whatever_the_scope(store):
+    """test28b Z2: an agent's guess under the project does not go before
+    the person's own user-wide value of the name."""
+    remember(store, "user/style", "spaces, 4 wide")
+    remember(store, "project/api/style", "tabs here I think", trust="agent_observed")
+    assert _keys(recall(store, ["indentation style"], projects=("api",)))[:2] == ["user/style", "project/api/style"]
