@@ -38,8 +38,15 @@ def another_id(A, B) -> bool:
     test t39998" asked about; test27 V31); a B that names no identifier
     ("moved the port to 8443") still may.  The price: asked about
     ``node18`` by name, "we moved the build to node20" no longer marks
-    "the build uses node18" (both are still recalled).  ``A``, ``B``:
-    ``timeline.Item`` (its ``ids`` and ``others``)."""
+    "the build uses node18" (both are still recalled).  Never for a B the
+    person said with a change word (``B.cue``, role ``user``: "The shop
+    image is now shop-api:v1.5.0 after today's deploy" is the news of
+    "shop-api:v1.4.2" asked about: there the identifier is the value, not
+    the thing; test28b Z9); an agent's "done: changed m7.py" stays apart.
+    ``A``, ``B``: ``timeline.Item`` (its ``ids``, ``others``, ``cue``,
+    ``role``)."""
+    if B.cue and B.role == "user":
+        return False
     return bool(B.others) and any(q not in B.ids for q in A.ids)
 
 

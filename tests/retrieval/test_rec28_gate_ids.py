@@ -122,3 +122,17 @@ def test_a_turn_of_the_day_the_question_names_is_kept_whatever_words_it_holds(me
                             ("22222222-2222-3333-4444-555555555555", 9, [("user", "we fixed the lexer today")])])
     texts = _texts(mem, "what did we fix on 3 October 2026")   # "fix" is generic; October and 2026 no turn says
     assert texts == ["we fixed the parser today"], texts
+
+
+def test_the_persons_change_of_the_identifier_asked_about_still_updates(mem, tmp_path):
+    """test28b Z9: asked "do we deploy shop-api:v1.4.2", the person's later
+    "now shop-api:v1.5.0 after today's deploy" is the news, not another
+    thing: it goes first and the old turn is marked."""
+    old = "The shop image is shop-api:v1.4.2"
+    new = "The shop image is now shop-api:v1.5.0 after today's deploy."
+    _import(mem, tmp_path, [("11111111-2222-3333-4444-555555555555", 1, [("user", old)]),
+                            ("22222222-2222-3333-4444-555555555555", 3, [("user", new)])])
+    hits = mem("recall", "do we deploy shop-api:v1.4.2", "--project", "shop", "--json").json["hits"]
+    texts = [h["text"] for h in hits]
+    assert texts[0] == new, hits
+    assert hits[texts.index(old)]["updated_later"], hits
