@@ -579,8 +579,9 @@ def replace_matches(text: str, needle: str, replacement: str) -> tuple[str, int]
 
 
 # mem's own injected element (``retrieval.context``): never captured back.  Tolerant: attributes,
-# any case, spans lines, an unclosed block runs to the end of the text.
-_MEM_CONTEXT_RE = LazyPattern(r"(?is)<mem-context\b[^>]*>.*?(?:</mem-context\s*>|\Z)")
+# any case, spans lines; an unclosed block of mem's shape (attributes: mem writes ``kind=``) runs to
+# the end of the text, while a bare ``<mem-context>`` never closed is a person naming the tag (test28b Z8)
+_MEM_CONTEXT_RE = LazyPattern(r"(?is)<mem-context\b[^>]*>.*?</mem-context\s*>|<mem-context\s[^>]*=[^>]*>.*\Z")
 # Whether a text may hold one: finds what ``"<mem-context" in text.lower()`` finds (no
 # non-ASCII letter lowers or case-folds onto these letters), without a lowered copy of
 # every text (a fifth of the CPU).
@@ -589,7 +590,9 @@ _MEM_CONTEXT_START_RE = LazyPattern(r"(?i)<mem-context")
 
 def strip_mem_context(text: str) -> str:
     """``text`` without mem's own ``<mem-context …>…</mem-context>`` blocks
-    (attributes, any case, across lines; an unclosed one runs to the end),
+    (attributes, any case, across lines; an unclosed one with attributes,
+    as mem writes its blocks, runs to the end; a bare ``<mem-context>``
+    never closed is kept with the words after it: test28b Z8),
     trimmed; ``text`` itself when it holds none.  The one rule of every
     path that must not take our injections back: the transcript readers,
     the live hook capture, the proxy's captured texts and answers, and the

@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 BLOCKS = ['postgres <mem-context kind="prompt">zebra quokka</mem-context> migration',
           "postgres <MEM-CONTEXT>zebra quokka</mem-context > migration",
           "postgres <mem-context source=mem>\nzebra\nquokka\n</mem-context>\nmigration",
-          "postgres migration <mem-context>zebra quokka (unclosed, runs to the end"]
+          'postgres migration <mem-context kind="prompt">zebra quokka (unclosed, runs to the end']
 
 
 def test_one_pattern_in_the_source():
@@ -39,3 +39,11 @@ def test_every_path_drops_the_same_blocks():
         assert "zebra" not in words and "quokka" not in words and "postgres" in words, (text, words)
     assert text_of("<mem-context>only ours</mem-context>") == []
     assert strip_mem_context("  no block here  ") == "  no block here  "   # untouched when none
+
+
+def test_a_person_naming_the_tag_keeps_their_words():
+    """test28b Z8: a bare ``<mem-context>`` never closed is a person writing
+    about the tag, not mem's block: the words after it stay."""
+    from objstore.core.text import strip_mem_context
+    prompt = "Please rename the XML element <mem-context> to <memctx> in parser.py; keyword amber-lynx-12."
+    assert strip_mem_context(prompt) == prompt
