@@ -33,6 +33,7 @@ only where it was found.
 from __future__ import annotations
 
 import os
+import re
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -246,8 +247,12 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
                  for p in transcripts if os.path.exists(p) and not is_regular(p)]
         for th in find(transcripts, text):
             hits.append(ScanHit("transcript", str(th.path), f"{th.lines} line(s)"))
-        # a name holds text too: Claude Code names a project's folder after its working directory (test28 Y3)
-        named = {str(q) for q in (Path(t) for t in transcripts) for q in (q.parent, q) if m(q.name)}
+        # a name holds text too: Claude Code names a project's folder after its working directory, every
+        # character but a letter or digit written '-' (test28 Y3, test28b Z6: "Zeb Quill" -> "Zeb-Quill")
+        folder = re.sub(r"[^A-Za-z0-9]", "-", text)
+        fm = matcher(folder) if folder.strip("-") and folder != text else None
+        named = {str(q) for q in (Path(t) for t in transcripts) for q in (q.parent, q)
+                 if m(q.name) or (fm is not None and fm(q.name))}
         hits += [ScanHit("transcript", n, "its name holds it (Claude Code names a project's folder after the "
                          "working directory): mem cannot rename it; rename or delete it yourself")
                  for n in sorted(named)]

@@ -27,3 +27,18 @@ def test_a_transcript_folder_named_for_the_text_is_named(tmp_path, mem):
     assert "mem cannot rename it" in got[0]["detail"]
     r = mem("scan", "shop box runs", "--no-remotes", "--json", exit_code=None)
     assert not [h for h in (r.json if r.stdout.strip() else []) if "its name holds it" in h["detail"]]
+
+
+def test_the_folder_is_named_in_claude_codes_spelling_of_the_text(tmp_path, mem):
+    """test28b Z6: a cwd "/home/dev/Zeb Quill/shop" is the folder
+    "-home-dev-Zeb-Quill-shop" (every character but a letter or digit is
+    '-'): a scan for "Zeb Quill" names it."""
+    folder = tmp_path / "projects" / "-home-dev-Zeb-Quill-shop"
+    folder.mkdir(parents=True)
+    t = folder / f"{SID}.jsonl"
+    t.write_bytes(line(user("u1", "Zeb Quill owns the shop box", SID, cwd="/home/dev/Zeb Quill/shop"))
+                  + line(asst("a1", "m1", [text("noted")], SID)))
+    mem("import", "claude-code", str(tmp_path / "projects"))
+    mem("forget", "--match", "Zeb Quill", "--scrub-sources", "--yes")
+    r = mem("scan", "Zeb Quill", "--no-remotes", "--json", exit_code=1)
+    assert str(folder) in [h["where"] for h in r.json if h["place"] == "transcript"], r.json
