@@ -16,7 +16,7 @@ def command(ctx, do_fix, as_json):
 
     Checks: the store is the owner's only (0700/0600); every pack file
     and its index are as written (their checksums; mem fsck reads each
-    object); the search index
+    packed object) and every loose object hashes to its id; the search index
     exists, is in step with the refs and is not damaged (its files match
     their checksums, as mem fsck checks); no stale lock file left by a
     killed writer; Claude Code's settings run mem's hooks with a command

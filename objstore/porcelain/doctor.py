@@ -16,7 +16,9 @@ Checks (each returns findings, never raises for what it finds):
 * ``packs``: every pack file and its index are as written (each pack's
   whole-file checksums, ``Pack.verify_checksums``: a BLAKE3 of every byte,
   nothing inflated; test28 Y7) and every pack can be opened.  It does not
-  read each object: ``mem fsck`` does (and names each damaged object).
+  read each packed object: ``mem fsck`` does (and names each damaged object).
+* ``objects``: every loose object (a write since the last gc) decompresses
+  and hashes to its id (test28b Z7).
 * ``forget``: no forget was stopped before it wrote all its tombstones
   (``objstore.core.unfinished``): only the same forget, run again,
   finishes one; push, backup and export refuse until then.
@@ -62,7 +64,7 @@ from pathlib import Path
 from objstore.capture.cursors import drop_cursor, unusable_cursors
 from objstore.capture.shellcap import spool_waiting
 from objstore.capture.sourcelist import imported_sources
-from objstore.core.errors import MemError
+from objstore.core.errors import CorruptObject, MemError, NotFound
 from objstore.core.gc import stale_temps_note
 from objstore.core import packzstd
 from objstore.core.packformat import ZSTD_VERSION, header_version
@@ -89,7 +91,7 @@ class Finding:
 
     Attributes:
         check: ``store`` (its config cannot be read: ``diagnose_unopened``), ``permissions``, ``codec``, ``packs``,
-            ``forget``, ``seal``,
+            ``objects``, ``forget``, ``seal``,
             ``index``, ``config``, ``projects``, ``locks``, ``temps``, ``hooks``, ``cursors``, ``transcripts``,
             ``remotes``, ``derive``, ``capture`` (shell records in the spool).
         message: what is wrong.
@@ -167,6 +169,24 @@ def _packs(store: Store) -> list[Finding]:
     return [Finding("packs", "error", f"{len(bad)} pack problem(s): the objects they hold may be lost "
                     f"(first: {bad[0]})", "mem fsck  (names each damaged object; then: mem fsck --repair)",
                     tuple(bad))]
+
+
+def _loose(store: Store) -> list[Finding]:
+    """An error naming the loose objects (every write since the last gc)
+    that do not decompress or hash to their id (``LooseObjects.get``, as
+    fsck reads them; test28b Z7).  O(loose objects): gc packs them."""
+    bad = []
+    for oid in store.objects:
+        try:
+            store.objects.get(oid)
+        except NotFound:
+            continue   # gc packed it meanwhile
+        except CorruptObject as e:
+            bad.append(str(e))
+    if not bad:
+        return []
+    return [Finding("objects", "error", f"{len(bad)} damaged loose object(s) (first: {bad[0]})",
+                    "mem fsck  (names what holds them; then: mem fsck --repair)", ())]
 
 
 def _unfinished(store: Store) -> list[Finding]:
@@ -396,7 +416,7 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
             (``objstore.derive.run.state_damage``, asked by the caller).
     """
     now = time.time() if now is None else now
-    out = (_permissions(store.root) + _codec(store) + _packs(store) + _unfinished(store) + _index(store) + _config(store.root) + _projects(store.root)
+    out = (_permissions(store.root) + _codec(store) + _packs(store) + _loose(store) + _unfinished(store) + _index(store) + _config(store.root) + _projects(store.root)
            + _locks(store.root, now) + _temps(store)
            + _hooks(list(settings), hook_command) + _cursors(store)
            + _transcripts(imported_sources(store, hooked=False))

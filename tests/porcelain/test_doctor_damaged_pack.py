@@ -31,3 +31,19 @@ def test_a_damaged_pack_is_an_error_a_sound_one_is_not(mem, tmp_path):
     assert not doc["ok"] and "packs" in [f["check"] for f in doc["findings"] if f["severity"] == "error"]
     assert big.read_bytes() == bytes(b)          # left for fsck --repair: doctor never rewrites a pack
     mem("--home", str(home), "fsck", exit_code=13)
+
+
+def test_a_damaged_loose_object_is_an_error(mem, tmp_path):
+    """test28b Z7: a loose object (a write since the last gc) with a flipped
+    byte: doctor names it, as fsck does."""
+    home = tmp_path / "s"
+    mem("--home", str(home), "remember", "project/d/loose", "a loose value here")
+    loose = [p for p in (home / "objects").rglob("*") if p.is_file() and "pack" not in p.parts]
+    assert loose
+    for p in loose:
+        b = bytearray(p.read_bytes())
+        b[-3] ^= 0xFF
+        p.write_bytes(bytes(b))
+    r = mem("--home", str(home), "doctor", exit_code=1)
+    assert "error: [objects]" in r.stdout and "damaged loose object" in r.stdout, r.stdout
+    mem("--home", str(home), "fsck", exit_code=13)
