@@ -110,7 +110,9 @@ another key: "shop database port: 6543" beside the person's "The shop
 database is Postgres on port 5432") of the same project that states a
 value of a kind it also states, where it holds every question word the
 agent's holds, verbs aside (as rule 6).  BM25 puts the agent's terse
-key-worded fact first; the person's is the one to trust.
+key-worded fact first; the person's is the one to trust.  Not for a
+person's fact a later turn says changed (rule 8): then nothing is moved
+(test28b Z11: the chain of waits lifted an empty "Noted." first).
 
 Rules 9 (an exchange: the answer to a prompt never supersedes it) and 10
 (the same quantity restated by the person) are
@@ -534,7 +536,7 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
             need, kinds = A.matched - _verb_stems(), {_KIND_OF[t] for t in A.values.values()}
             ahead[a] += [b for b, B in enumerate(items) if B.kind == "fact" and not B.role and B.project == A.project
                          and need <= B.matched and kinds & {_KIND_OF[t] for t in B.values.values()}
-                         and b not in ahead[a]]
+                         and not out[b] and b not in ahead[a]]   # (a fact a later turn changed waits: Z11)
     for a in range(len(items)):  # values of two kinds that moved apart: no order between them
         out[a] = [b for b in out[a] if a not in out[b]]
     last = [max(n.values(), default=it.time) for n, it in zip(new, items)]

@@ -93,3 +93,28 @@ READINGS = [
 @pytest.mark.parametrize("text,value,stated", READINGS, ids=range(len(READINGS)))
 def test_what_a_sentence_states(text, value, stated):
     assert states(text, value) is stated
+
+
+def test_a_person_fact_a_later_turn_changed_does_not_reorder(mem, tmp_path):
+    """test28b Z11: the person's fact is marked by their later turn; rule 11
+    then moves nothing, and the assistant's empty reply is not lifted first."""
+    import json
+    import time
+    mem("remember", "project/shop/db", "The shop database is Postgres on port 5432")
+    time.sleep(0.05)
+    sid = "7d1e6f0a-0000-4000-8000-00000000a11e"
+    d = tmp_path / "tx" / "-home-dev-shop"
+    d.mkdir(parents=True)
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(time.time() + 2))
+    lines = [("user", "FYI the shop database moved to port 6543 this morning, please update your notes."),
+             ("assistant", "Noted.")]
+    (d / f"{sid}.jsonl").write_text("".join(json.dumps(
+        {"type": role, "sessionId": sid, "cwd": "/home/dev/shop", "uuid": f"z11{i}", "timestamp": f"{stamp}.{i}00Z",
+         "message": {"role": role, "content": t if role == "user" else [{"type": "text", "text": t}]}}) + "\n"
+        for i, (role, t) in enumerate(lines)))
+    mem("import", "claude-code", str(tmp_path / "tx"))
+    mem("remember", "project/shop/database-port", "shop database port: 6543", env={"MEM_AGENT": "claude"})
+    hits = mem("recall", QUESTION, "--project", "shop", "--json").json["hits"]
+    assert hits[0]["text"] != "Noted.", hits
+    db = next(h for h in hits if h.get("key") == "project/shop/db")
+    assert db["updated_later"], hits
