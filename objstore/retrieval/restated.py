@@ -62,10 +62,16 @@ REJECTION_RE = LazyPattern(r"\b(?:reject|declin|veto|turned down|voted down|deci
 #: in the sentence that holds the value or opening the next one (test27b X7)
 WRONG_RE = LazyPattern(r"\b(?:that|this|which|it)(?:[\u2019']s|\s+(?:is|was))\s+(?:\w+\s+)?"
                        r"(?:wrong|false|incorrect|untrue|not true|not the case|not right|a mistake)\b", 2)  # re.I
-#: the next sentence, said alone, that calls the claim before it false ("Not true.", "Wrong.")
+#: the next sentence, said alone, that calls the claim before it false ("Not true.", "Wrong."); not a
+#: noun's adjective ("That is wrong info in the wiki.", test28b Z3)
 WRONG_NEXT_RE = LazyPattern(r"\W*(?:(?:that|this|it)(?:[\u2019']s|\s+(?:is|was))\s+(?:\w+\s+)?"
-                            r"(?:wrong|false|incorrect|untrue|not true|not the case|not right|a mistake)"
+                            r"(?:wrong|false|incorrect|untrue|not true|not the case|not right|a mistake)\b"
+                            r"(?![ \t]+(?!(?:and|but|so|or|because|since|as|though|anyway|either|too|btw|by|i|we|it|"
+                            r"they|you|he|she|again|sorry)\b)\w)"   # "That is wrong info in the wiki." rejects no claim
                             r"|(?:not true|wrong|false|incorrect|nope)\W*$)", 2)  # re.I (matched at the start)
+
+#: a clause's end right after a rejection that opens a sentence ("That is wrong, it moved to port 7000")
+CLAUSE_BREAK_RE = LazyPattern(r"\s*(?:[,;:\u2014\u2013-]|but\b)", 2)  # re.I
 
 #: a clause that says what is to happen, not what happened ("will move to port 6543 next year", "we plan to
 #: move it"): a plan is no change yet (test27b X7) …
@@ -107,6 +113,7 @@ def states(text: str, value: str) -> bool:
       today keys will get 500 requests per minute")."""
     sentences = [m.group(0).strip() for m in SENTENCE_RE.finditer(text[:4000])]
     for i, sentence in enumerate(sentences):
+        sentence = _after_rejection(sentence, value)
         if not sentence or value not in normalize(sentence) or \
                 sentence.endswith("?") or sentence.split(None, 1)[0].lower() in ASKING_WORDS or \
                 REJECTION_RE.search(sentence) or WRONG_RE.search(sentence) or SUPPOSE_RE.match(sentence):
@@ -118,6 +125,20 @@ def states(text: str, value: str) -> bool:
         if not all(NEGATION_RE.search(c) or IF_RE.match(c) or _planned(c, value) for c in holders):
             return True
     return False
+
+
+def _after_rejection(sentence: str, value: str) -> str:
+    """The part of ``sentence`` after a rejection of what came before it
+    that opens it, where that part holds ``value`` in a clause of its own
+    ("That is wrong, it moved to port 7000.": "it moved to port 7000.",
+    test28b Z3); else ``sentence`` as it is ("That is wrong that it moved
+    to 7000" rejects the value itself)."""
+    m = WRONG_NEXT_RE.match(sentence)
+    if m is None:
+        return sentence
+    rest = sentence[m.end():]
+    cut = CLAUSE_BREAK_RE.match(rest)
+    return rest[cut.end():].strip() if cut and value in normalize(rest) else sentence
 
 
 def _planned(clause: str, value: str) -> bool:

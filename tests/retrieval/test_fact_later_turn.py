@@ -103,6 +103,8 @@ DENIED_ELSEWHERE = [
     "Port 5432 is no longer used: the staging database moved to port 6543 this morning.",
     "Heads up: the staging database moved to port 6543, not 5433 as planned.",
     "We did not keep 5432; the staging database moved to port 6543 today.",
+    # test28b Z3: "wrong" says what the wiki holds, it rejects no claim
+    "Forget what I said earlier, the staging database moved to port 6543. That is wrong info in the wiki.",
 ]
 
 

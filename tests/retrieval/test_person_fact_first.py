@@ -87,6 +87,12 @@ READINGS = [
     ("Assume the shop database moved to port 6543 and update the config accordingly.", "6543", False),
     ("If the db moved to 6543, the config breaks.", "6543", False),
     ("Heads up: the staging database moved to port 6543, not 5433 as planned.", "6543", True),
+    # test28b Z3: a rejection that then states the real change; a rejection of something else
+    ("Ops says the db moved to port 6543. That is wrong, it moved to port 7000.", "7000", True),
+    ("Ops says the db moved to port 6543. That is wrong, it moved to port 7000.", "6543", False),
+    ("That is wrong that the db moved to 7000.", "7000", False),
+    ("Forget what I said earlier, the db moved to port 7000. That is wrong info in the wiki.", "7000", True),
+    ("The db moved to port 7000. That is wrong, sorry.", "7000", False),
 ]
 
 
