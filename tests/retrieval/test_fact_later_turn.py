@@ -234,6 +234,19 @@ def test_a_changed_host_or_path_marks_the_fact(mem, tmp_path, key, fact, questio
     assert mem("get", key).stdout.strip() == fact
 
 
+@pytest.mark.parametrize("key", ["project/billing/cache2", "project/billing/redis6", "project/billing/cache-host-v2"])
+def test_a_changed_host_marks_the_fact_under_a_key_with_a_digit(mem, tmp_path, key):
+    """test28b Z4: the key's digit token (``cache2``) is no identifier the later turn fails to name."""
+    said = "FYI the billing cache is now on cache-9.internal."
+    mem("remember", key, "The billing cache runs on cache-1.internal")
+    _session(tmp_path / "tx", "eeeeffff-2222-3333-4444-888888888888", [("user", said)], int(time.time() * 1000) + 2000)
+    mem("import", "claude-code", str(tmp_path / "tx"))
+    hits = mem("recall", "which host does the billing cache run on", "--project", "billing", "--json").json["hits"]
+    fact = next(h for h in hits if h["kind"] == "fact" and h["key"] == key)
+    assert fact["updated_later"] and fact["updated_later"]["text"] == said, hits
+    assert "MAY BE OUT OF DATE" in mem("context", "--project", "billing").stdout
+
+
 #: test28b Z5: a host or path of a part of the subject (its logs, backups, dashboards) is another thing's
 PARTS = [
     ("project/billing/repo", "The billing repo lives at /srv/billing-old", "where does the billing repo live",
