@@ -96,6 +96,9 @@ NOT_UPDATES = [
     [("user", "We will move the staging database to port 6543 next year.")],               # a plan
     [("user", "Assume the staging database moved to port 6543 and update the config.")],  # supposed (test27 V27)
     [("user", "Ops says the analytics replica moved to port 5433. That is wrong, it moved to port 6543.")],  # "it": a sibling
+    [("user", "The claim that the staging database moved to port 6543 is false.")],      # test28b Z3
+    [("user", "Someone said the staging database moved to port 6543 - not true, it's still 5432.")],
+    [("user", "We might move the staging database to port 6543 someday.")],
 ]
 
 
