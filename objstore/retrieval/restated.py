@@ -60,17 +60,28 @@ REJECTION_RE = LazyPattern(r"\b(?:reject|declin|veto|turned down|voted down|deci
 
 #: a claim called false ("Ops says the db moved to port 6543, but that is wrong." / "… 6543. That is wrong."),
 #: in the sentence that holds the value or opening the next one (test27b X7)
-WRONG_RE = LazyPattern(r"\b(?:that|this|which|it)(?:[\u2019']s|\s+(?:is|was))\s+(?:\w+\s+)?"
+WRONG_RE = LazyPattern(r"\b(?:(?:that|this|which|it)(?:[\u2019']s|\s+(?:is|was))|(?:claim|report|rumou?r|story)\b.*"
+                       r"\b(?:is|was))\s+(?:\w+\s+)?"
                        r"(?:wrong|false|incorrect|untrue|not true|not the case|not right|a mistake)\b", 2)  # re.I
-#: the next sentence, said alone, that calls the claim before it false ("Not true.", "Wrong.")
+#: the next sentence, said alone, that calls the claim before it false ("Not true.", "Wrong."); not a
+#: noun's adjective ("That is wrong info in the wiki.", test28b Z3)
 WRONG_NEXT_RE = LazyPattern(r"\W*(?:(?:that|this|it)(?:[\u2019']s|\s+(?:is|was))\s+(?:\w+\s+)?"
-                            r"(?:wrong|false|incorrect|untrue|not true|not the case|not right|a mistake)"
+                            r"(?:wrong|false|incorrect|untrue|not true|not the case|not right|a mistake)\b"
+                            r"(?![ \t]+(?!(?:and|but|so|or|because|since|as|though|anyway|either|too|btw|by|i|we|it|"
+                            r"they|you|he|she|again|sorry)\b)\w)"   # "That is wrong info in the wiki." rejects no claim
                             r"|(?:not true|wrong|false|incorrect|nope)\W*$)", 2)  # re.I (matched at the start)
+
+#: the clause after the value's that calls it false ("moved to port 6543 - not true, it's still 5432", test28b Z3)
+FALSE_NEXT_RE = LazyPattern(r"\W*(?:not true|untrue|false|wrong|incorrect|nope)\b", 2)  # re.I (at the start)
+
+#: a clause's end right after a rejection that opens a sentence ("That is wrong, it moved to port 7000")
+CLAUSE_BREAK_RE = LazyPattern(r"\s*(?:[,;:\u2014\u2013-]|but\b)", 2)  # re.I
 
 #: a clause that says what is to happen, not what happened ("will move to port 6543 next year", "we plan to
 #: move it"): a plan is no change yet (test27b X7) …
 FUTURE_RE = LazyPattern(r"\b(?:will|shall|going to|gonna|plan(?:s|ned|ning)? to|intend(?:s|ed)? to|scheduled to|"
-                        r"about to)\b|[\u2019']ll\b", 2)  # re.I (read before the value: "… moved to 6543, the app will …")
+                        r"about to|might|should|want(?:s|ed)? to (?:move|switch|migrate|change|upgrade)|tomorrow|"
+                        r"next (?:week|month|year|quarter|sprint))\b|[\u2019']ll\b", 2)  # re.I (read before the value: "… moved to 6543, the app will …")
 #: … unless it says the change holds from now ("from today keys will get 500 requests per minute")
 NOW_RE = LazyPattern(r"\b(?:now|today|tonight|this morning|from here on|henceforth|already|"
                      r"(?:effective|starting|as of) (?:today|immediately|now))\b",
@@ -78,7 +89,7 @@ NOW_RE = LazyPattern(r"\b(?:now|today|tonight|this morning|from here on|hencefor
 
 #: a sentence that only supposes ("Assume the shop database moved to port 6543 and update the config"),
 #: or a clause that does ("if it moved to 6543, …"): no statement (test27 V27)
-SUPPOSE_RE = LazyPattern(r"\W*(?:\w+,\s*)?(?:assume|assuming|suppose|supposing|imagine|pretend|hypothetically|"
+SUPPOSE_RE = LazyPattern(r"\W*(?:\w+,\s*)?(?:assume|assuming|suppose|supposing|imagine|pretend|hypothetically|i hope|hopefully|"
                          r"let[\u2019']?s say|let us say|say that|what if)\b", 2)  # re.I (matched at the start)
 IF_RE = LazyPattern(r"\W*(?:and\s+|but\s+|or\s+)?(?:if|unless|in case|whether)\b", 2)  # re.I (a clause's start)
 
@@ -97,16 +108,23 @@ def states(text: str, value: str) -> bool:
       suggested the move to port 6543 but we rejected it"), nor call it
       false, in itself or in the sentence after it (:data:`WRONG_RE`,
       :data:`WRONG_NEXT_RE`: "Ops says the db moved to port 6543. That is
-      wrong.", test27b X7);
+      wrong.", test27b X7; "The claim that … is false."), nor is it called
+      false by the clause after it (:data:`FALSE_NEXT_RE`: "… moved to
+      port 6543 - not true, it's still 5432", test28b Z3); a rejection
+      that opens the sentence rejects what came before
+      (:func:`_after_rejection`: "That is wrong, it moved to port 7000.");
+      it does not hope ("I hope the db moved …");
     * a clause holding ``value`` (:data:`CLAUSE_SPLIT_RE`) neither denies
       it (:data:`NEGATION_RE`: "The database did not move to port 6543; it
       stays on 5432." states 5432, not 6543; "It is 6543, not 5432" states
       6543; "has not moved to port 6543" states nothing, test27 V5, test27b
       X7), nor opens with "if" (:data:`IF_RE`), nor says it is to happen
-      (:func:`_planned`: "will move to port 6543 next year"; not "from
+      (:func:`_planned`: "will move to port 6543 next year", "might",
+      "should", "want to move", "next week", test28b Z3; not "from
       today keys will get 500 requests per minute")."""
     sentences = [m.group(0).strip() for m in SENTENCE_RE.finditer(text[:4000])]
     for i, sentence in enumerate(sentences):
+        sentence = _after_rejection(sentence, value)
         if not sentence or value not in normalize(sentence) or \
                 sentence.endswith("?") or sentence.split(None, 1)[0].lower() in ASKING_WORDS or \
                 REJECTION_RE.search(sentence) or WRONG_RE.search(sentence) or SUPPOSE_RE.match(sentence):
@@ -114,10 +132,29 @@ def states(text: str, value: str) -> bool:
         after = next((x for x in sentences[i + 1:] if x), "")
         if after and WRONG_NEXT_RE.match(after):
             continue
-        holders = [c for c in CLAUSE_SPLIT_RE.split(sentence) if value in normalize(c)] or [sentence]
-        if not all(NEGATION_RE.search(c) or IF_RE.match(c) or _planned(c, value) for c in holders):
+        clauses = CLAUSE_SPLIT_RE.split(sentence)
+        held = [j for j, c in enumerate(clauses) if value in normalize(c)]
+        if not held:
+            clauses, held = [sentence], [0]
+        if not all(NEGATION_RE.search(c) or IF_RE.match(c) or _planned(c, value) or
+                   (j + 1 < len(clauses) and FALSE_NEXT_RE.match(clauses[j + 1]))
+                   for j, c in ((j, clauses[j]) for j in held)):
             return True
     return False
+
+
+def _after_rejection(sentence: str, value: str) -> str:
+    """The part of ``sentence`` after a rejection of what came before it
+    that opens it, where that part holds ``value`` in a clause of its own
+    ("That is wrong, it moved to port 7000.": "it moved to port 7000.",
+    test28b Z3); else ``sentence`` as it is ("That is wrong that it moved
+    to 7000" rejects the value itself)."""
+    m = WRONG_NEXT_RE.match(sentence)
+    if m is None:
+        return sentence
+    rest = sentence[m.end():]
+    cut = CLAUSE_BREAK_RE.match(rest)
+    return rest[cut.end():].strip() if cut and value in normalize(rest) else sentence
 
 
 def _planned(clause: str, value: str) -> bool:

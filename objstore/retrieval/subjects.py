@@ -248,6 +248,8 @@ def subjects_of(text: str, values: Iterable[str], limit: int = 4000, project: st
         norm = [t.lower() if t.isascii() else normalize(t) for _, _, t in toks]
         if norm and norm[-1] == v:
             sub = _subject_at(seg, toks, norm, stop, cues)
+            if not sub.words and sub.attribute and brk and _IT_RE.search(head):
+                sub = _referred(text[:brk.end()], sub) or sub
             end = _END_RE.search(text, at + len(v), at + len(v) + _REACH)
             apart = _apart_of(seg + text[at + len(v):end.start() if end else at + len(v) + _REACH], stop, cues)
             out[v] = sub.replace(apart=tuple(w for w in apart if w not in sub.words)) if apart else sub
@@ -263,6 +265,25 @@ def subjects_of(text: str, values: Iterable[str], limit: int = 4000, project: st
                               project=project if project in sub.words else "")
                for v, sub in out.items()}
     return out
+
+
+#: a value's sentence that says it of "it" ("That is wrong, it moved to port 7000.")
+_IT_RE = LazyPattern(r"\bit\b", 2)   # re.I
+
+
+def _referred(before: str, sub: Subject) -> Subject | None:
+    """The subject of a value said of "it" with no subject word of its own
+    (``sub``): the subject of the last value of the same attribute in the
+    sentences ``before`` it ("Ops says the shop database moved to port
+    6543. That is wrong, it moved to port 7000.": the shop database's
+    port, test28b Z3); None where there is none, or it names no word."""
+    last = None
+    for last in re.finditer(r"\b" + re.escape(sub.attribute) + r"\s+([^\s,;:!?]+?)[.]?(?=[\s,;:!?]|\Z)", before, re.I):
+        pass
+    if last is None:
+        return None
+    prev = subjects_of(before, (normalize(last.group(1)),)).get(normalize(last.group(1)))
+    return sub.replace(words=prev.words) if prev and prev.words and prev.attribute == sub.attribute else None
 
 
 def _key_words(text: str, stop: frozenset[str], cues: frozenset[str]) -> tuple[str, ...]:
@@ -405,6 +426,20 @@ def _subject_at(text: str, toks: list[tuple[int, int, str]], norm: list[str],
 def _same_word(term: str) -> str:
     """A stem as it is (``compare`` when no two spellings differ)."""
     return term
+
+
+def one_head(a: Subject, b: Subject) -> bool:
+    """Whether the last word of each subject (not :data:`GENERIC`; stemmed,
+    one spelling of a ``keyrank.KEY_ABBREVIATIONS`` group) is among the
+    other's words or its fact's key's: "shop cache" / "the cache" are one
+    head; "shop repo" / "shop repo CI logs", "shop cache" / "shop cache
+    dashboards" are not (the logs of the repo are another thing, test28b
+    Z5).  A subject with no such word has any head."""
+    def heads(s: Subject) -> tuple[str, set[str]]:
+        words = [key_term(t) for w, t in zip(s.words, s.stems or s.words) if w not in GENERIC]
+        return (words[-1] if words else ""), set(words) | {key_term(t) for _, t in s.key}
+    (ha, wa), (hb, wb) = heads(a), heads(b)
+    return (not ha or ha in wb) and (not hb or hb in wa)
 
 
 def compare(a: Subject | None, b: Subject | None, question: Collection[str] = ()) -> bool | None:

@@ -153,7 +153,7 @@ from objstore.retrieval.restated import (ASKING_WORDS, PAIRS_READ, SENTENCE_RE, 
                                          restates, states)   # (ASKING_WORDS, PAIRS_READ, states: re-exported)
 # UPDATE_CUES and normalize are defined with the subjects, which read them too
 from objstore.retrieval.subjects import (COPULAS, GENERIC, UPDATE_CUES, VERBS, Subject, compare,  # noqa: F401  (re-exported)
-                                         item_subject, normalize, subjects_of)
+                                         item_subject, normalize, one_head, subjects_of)
 
 
 #: a token with a digit: 8080, 3.12, v2, 5433/tcp is two
@@ -629,8 +629,8 @@ def _measured(a: Subject, b: Subject, measure: str, va: str = "", vb: str = "") 
     cache-9.internal": a host is what a host replaces, test27 V21);
     ``"agree"``, they do not name two; ``""``, not asked."""
     if measure == "same":
-        if not a.attribute and not b.attribute:
-            return shape_of(va) != "" and shape_of(va) == shape_of(vb)
+        if not a.attribute and not b.attribute:   # (a part of it is another thing: "shop repo CI logs", test28b Z5)
+            return shape_of(va) != "" and shape_of(va) == shape_of(vb) and one_head(a, b)
         return a.attribute == b.attribute
     if measure == "agree":
         return not (a.attribute and b.attribute and a.attribute != b.attribute)

@@ -95,6 +95,10 @@ NOT_UPDATES = [
     [("user", "Ops says the staging database moved to port 6543, but that is wrong.")],
     [("user", "We will move the staging database to port 6543 next year.")],               # a plan
     [("user", "Assume the staging database moved to port 6543 and update the config.")],  # supposed (test27 V27)
+    [("user", "Ops says the analytics replica moved to port 5433. That is wrong, it moved to port 6543.")],  # "it": a sibling
+    [("user", "The claim that the staging database moved to port 6543 is false.")],      # test28b Z3
+    [("user", "Someone said the staging database moved to port 6543 - not true, it's still 5432.")],
+    [("user", "We might move the staging database to port 6543 someday.")],
 ]
 
 
@@ -103,6 +107,10 @@ DENIED_ELSEWHERE = [
     "Port 5432 is no longer used: the staging database moved to port 6543 this morning.",
     "Heads up: the staging database moved to port 6543, not 5433 as planned.",
     "We did not keep 5432; the staging database moved to port 6543 today.",
+    # test28b Z3: "wrong" says what the wiki holds, it rejects no claim
+    "Forget what I said earlier, the staging database moved to port 6543. That is wrong info in the wiki.",
+    # test28b Z3: the rejection of a wrong report that states the real change, said of "it"
+    "Ops says the staging database moved to port 5433. That is wrong, it moved to port 6543.",
 ]
 
 
@@ -227,6 +235,41 @@ def test_a_changed_host_or_path_marks_the_fact(mem, tmp_path, key, fact, questio
     block = mem("context", "--project", "billing").stdout
     assert "MAY BE OUT OF DATE" in block and said in block, block
     assert mem("get", key).stdout.strip() == fact
+
+
+@pytest.mark.parametrize("key", ["project/billing/cache2", "project/billing/redis6", "project/billing/cache-host-v2"])
+def test_a_changed_host_marks_the_fact_under_a_key_with_a_digit(mem, tmp_path, key):
+    """test28b Z4: the key's digit token (``cache2``) is no identifier the later turn fails to name."""
+    said = "FYI the billing cache is now on cache-9.internal."
+    mem("remember", key, "The billing cache runs on cache-1.internal")
+    _session(tmp_path / "tx", "eeeeffff-2222-3333-4444-888888888888", [("user", said)], int(time.time() * 1000) + 2000)
+    mem("import", "claude-code", str(tmp_path / "tx"))
+    hits = mem("recall", "which host does the billing cache run on", "--project", "billing", "--json").json["hits"]
+    fact = next(h for h in hits if h["kind"] == "fact" and h["key"] == key)
+    assert fact["updated_later"] and fact["updated_later"]["text"] == said, hits
+    assert "MAY BE OUT OF DATE" in mem("context", "--project", "billing").stdout
+
+
+#: test28b Z5: a host or path of a part of the subject (its logs, backups, dashboards) is another thing's
+PARTS = [
+    ("project/billing/repo", "The billing repo lives at /srv/billing-old", "where does the billing repo live",
+     "The billing repo CI logs are in /var/log/billing-ci now."),
+    ("project/billing/repo", "The billing repo lives at /srv/billing-old", "where does the billing repo live",
+     "The billing repo backups go to /mnt/backup/billing now."),
+    ("project/billing/cache", "The billing cache runs on cache-1.internal", "which host does the billing cache run on",
+     "The billing cache dashboards moved to grafana-3.internal today."),
+]
+
+
+@pytest.mark.parametrize("key,fact,question,said", PARTS, ids=["logs", "backups", "dashboards"])
+def test_a_host_or_path_of_a_part_marks_nothing(mem, tmp_path, key, fact, question, said):
+    mem("remember", key, fact)
+    _session(tmp_path / "tx", "eeeeffff-2222-3333-4444-777777777777", [("user", said)], int(time.time() * 1000) + 2000)
+    mem("import", "claude-code", str(tmp_path / "tx"))
+    hits = mem("recall", question, "--project", "billing", "--json").json["hits"]
+    fact_hit = next(h for h in hits if h["kind"] == "fact" and h["key"] == key)
+    assert fact_hit["updated_later"] is None, hits
+    assert "MAY BE OUT OF DATE" not in mem("context", "--project", "billing").stdout
 
 
 #: test28 Y6: the key names the fact's subject ("Postgres 15 on port 5432" under ``project/billing/db`` is the

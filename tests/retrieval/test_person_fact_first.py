@@ -87,6 +87,23 @@ READINGS = [
     ("Assume the shop database moved to port 6543 and update the config accordingly.", "6543", False),
     ("If the db moved to 6543, the config breaks.", "6543", False),
     ("Heads up: the staging database moved to port 6543, not 5433 as planned.", "6543", True),
+    # test28b Z3: a rejection that then states the real change; a rejection of something else
+    ("Ops says the db moved to port 6543. That is wrong, it moved to port 7000.", "7000", True),
+    ("Ops says the db moved to port 6543. That is wrong, it moved to port 7000.", "6543", False),
+    ("That is wrong that the db moved to 7000.", "7000", False),
+    ("Forget what I said earlier, the db moved to port 7000. That is wrong info in the wiki.", "7000", True),
+    ("The db moved to port 7000. That is wrong, sorry.", "7000", False),
+    # test28b Z3's other wordings: a claim called false, a plan, a hope
+    ("The claim that the shop database moved to port 6543 is false.", "6543", False),
+    ("We might move the shop database to port 6543 someday.", "6543", False),
+    ("The shop database should move to port 6543.", "6543", False),
+    ("Next week the shop database moves to port 6543.", "6543", False),
+    ("We want to move the shop database to port 6543.", "6543", False),
+    ("I hope the shop database moved to port 6543 already.", "6543", False),
+    ("The db moved to 6543 so you should update the config.", "6543", True),
+    ("The db moved to 6543 and might need a restart.", "6543", True),
+    ("Someone said the shop database moved to port 6543 - not true, it's still 5432.", "6543", False),
+    ("Someone said it moved to 6543 - not true, it moved to 7000.", "7000", True),
 ]
 
 
