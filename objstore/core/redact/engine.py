@@ -181,8 +181,12 @@ def _readings(text: str) -> list:
         from objstore.core.jsonspan import json_decoded, json_reading   # defer: re, dataclasses (the hooks' start-up)
         decoded = json_decoded(text)
         if decoded is not None:
+            memo: list = []
+
             def moves() -> list:
-                return json_reading(text)[1]
+                if not memo:   # both readings may hit: decode the moves once
+                    memo.append(json_reading(text)[1])
+                return memo[0]
             out.append((decoded, lambda: (moves(),)))
             again = ascii_reading(decoded)
             if again is not None:
