@@ -120,7 +120,8 @@ def command(ctx, listen, upstream, trace, no_capture, timeout):
     try:
         import aiohttp  # noqa: F401
     except ImportError:
-        raise click.ClickException("mem proxy needs aiohttp: pip install 'memvcs[proxy]'") from None
+        raise click.ClickException("mem proxy needs aiohttp: pip install 'memvcs[proxy]' "
+                                   "(from a clone of mem: pip install '.[proxy]' in it)") from None
     from objstore import open_store
     store = open_store(home_path(ctx), create=True, lock_timeout=lock_timeout(ctx))
     ctx.call_on_close(store.close)
