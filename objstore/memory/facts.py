@@ -24,7 +24,7 @@ from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.memory.lost import lost_current, lost_message
 from objstore.memory.served import sealed_plain
-from objstore.memory.validity import clamped_valid_from, plain_valid_from
+from objstore.memory.validity import clamped_valid_from, due_ids, plain_valid_from
 from objstore.memory.writechecks import check_key_credentials, check_key_lookalike, check_memory_file_write
 
 DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
@@ -184,10 +184,11 @@ def current_of(chain: list[Version], as_of: int | None = None, reader: str | Non
     if as_of is not None:   # what was recorded by then, read as it was read then
         live = [v for v in live if v.fact.recorded_at <= as_of]
     vf = _valid_from(live)
-    # a version valid only from a future time is not current yet; if every
-    # version is future-dated, the earliest rule applies (there is no other value)
+    # a version valid only from a future time is not current yet (a fast clock's write and those
+    # chained on it are: validity.due_ids); if none is due, the rule applies to all
     at = now_ms() if as_of is None else as_of
-    cands = [v for v in live if vf[v.id] <= at] or (live if as_of is None else [])
+    due = due_ids([(v.id, vf[v.id], v.fact.recorded_at) for v in live], at)
+    cands = [v for v in live if v.id in due] or (live if as_of is None else [])
     if not cands:
         return None
     best = max(cands, key=lambda v: (vf[v.id], v.fact.version))

@@ -149,3 +149,31 @@ def test_a_version_scheduled_ahead_on_a_right_clock_still_takes_over():
     assert clamped_valid_from([(2, t + 180 * MIN, t + 180 * MIN), (3, t, t)]) == [t, t]
     # within the slack nothing moves (minutes of drift keep the +1 ms chaining rule)
     assert clamped_valid_from([(2, t + SKEW_SLACK_MS, t + SKEW_SLACK_MS), (3, t, t)]) == [t + SKEW_SLACK_MS, t]
+
+
+def test_a_clock_minutes_ahead_never_brings_the_oldest_value_back(machines, monkeypatch):
+    """test29 P10: B's clock runs 40 minutes fast (under the clamp's hour);
+    its write reaches A, whose person writes on top of it.  That write is
+    current at once on both machines — not v1, the value both later writes
+    replaced, while v2 and v3 wait for B's stamp — and stays current when
+    B's time comes."""
+    a = machines("a")
+    remember(a.store, "project/x/db", "port 6000")
+    a.push()
+    b = machines("b", clone_from=a)
+    _clock(monkeypatch, 40 * MIN)                     # B's clock is 40 minutes fast
+    remember(b.store, "project/x/db", "port 7000 (B, clock 40 min fast)")
+    b.push()
+    _clock(monkeypatch, 0)
+    a.pull()
+    assert current(a.store, "project/x/db").fact.body == "port 7000 (B, clock 40 min fast)"
+    remember(a.store, "project/x/db", "port 8000 (A, later)")
+    for later in (0, 20 * MIN, 41 * MIN, 24 * 60 * MIN):
+        _clock(monkeypatch, later)
+        assert current(a.store, "project/x/db").fact.body == "port 8000 (A, later)", later
+    _clock(monkeypatch, 0)
+    a.push()
+    b.pull()
+    for later in (0, 41 * MIN):
+        _clock(monkeypatch, later)
+        assert current(b.store, "project/x/db").fact.body == "port 8000 (A, later)", later
