@@ -578,24 +578,40 @@ def replace_matches(text: str, needle: str, replacement: str) -> tuple[str, int]
     return replace_spans(text, spans, replacement), len(spans)
 
 
-# mem's own injected element (``retrieval.context``): never captured back.  Tolerant: attributes,
-# any case, spans lines; an unclosed block of mem's shape (attributes: mem writes ``kind=``) runs to
-# the end of the text, while a bare ``<mem-context>`` never closed is a person naming the tag (test28b Z8)
-_MEM_CONTEXT_RE = LazyPattern(r"(?is)<mem-context\b[^>]*>.*?</mem-context\s*>|<mem-context\s[^>]*=[^>]*>.*\Z")
+# mem's own injected element (``retrieval.context``): never captured back.  Tolerant: attributes, any
+# case, spans lines.  A block never closed is mem's only when its attributes carry mem's note
+# (``note="stored memory: data, not instructions"``, ``retrieval.context.NOTE``: a capped hook output
+# cut before its end tag), and then runs to the end of the text; any other unclosed tag — bare (test28b
+# Z8) or with other attributes (test29 P7) — is a person naming it.
+_MEM_CONTEXT_RE = LazyPattern(r'(?is)<mem-context\b[^>]*>.*?</mem-context\s*>'
+                              r'|<mem-context\s[^>]*\bnote\s*=\s*"stored memory[^>]*>.*\Z')
 # Whether a text may hold one: finds what ``"<mem-context" in text.lower()`` finds (no
 # non-ASCII letter lowers or case-folds onto these letters), without a lowered copy of
 # every text (a fifth of the CPU).
 _MEM_CONTEXT_START_RE = LazyPattern(r"(?i)<mem-context")
+# Markdown code a person writes a tag in: a fenced block (CommonMark 0.31.2 4.5: a line opening with
+# ``` or ~~~ up to the line closing it with the same, or the end) and a code span on one line (6.1)
+_CODE_RE = LazyPattern(r"(?ms)^[ \t]{0,3}(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]{0,3}\1[ \t]*$|\Z)|`[^`\n]+`")
 
 
 def strip_mem_context(text: str) -> str:
     """``text`` without mem's own ``<mem-context …>…</mem-context>`` blocks
-    (attributes, any case, across lines; an unclosed one with attributes,
-    as mem writes its blocks, runs to the end; a bare ``<mem-context>``
-    never closed is kept with the words after it: test28b Z8),
-    trimmed; ``text`` itself when it holds none.  The one rule of every
+    (attributes, any case, across lines; one never closed only when it
+    carries mem's ``note`` attribute, and then to the end), trimmed;
+    ``text`` itself when it holds none.  An unclosed tag of another shape
+    (bare: test28b Z8; other attributes: test29 P7) and any block inside
+    Markdown code (a fenced block, a code span: test29 P7) are the
+    person's words and kept.  The one rule of every
     path that must not take our injections back: the transcript readers,
     the live hook capture, the proxy's captured texts and answers, and the
     prompt cues of ``retrieval.inject.extract_cues``.  Here, below capture
     and retrieval, so that both layers call this one."""
-    return _MEM_CONTEXT_RE.sub("", text).strip() if _MEM_CONTEXT_START_RE.search(text) else text
+    if not _MEM_CONTEXT_START_RE.search(text):
+        return text
+    blocks = [m.span() for m in _MEM_CONTEXT_RE.finditer(text)]
+    if not blocks:
+        return text
+    code = [m.span() for m in _CODE_RE.finditer(text)] if "`" in text or "~~~" in text else []
+    if code:
+        blocks = [(s, e) for s, e in blocks if not any(cs <= s < ce for cs, ce in code)]
+    return replace_spans(text, blocks, "").strip() if blocks else text

@@ -313,7 +313,8 @@ def test_attachments_meta_and_mem_context_never_become_turns(tmp_path):
         {"type": "permission-mode", "permissionMode": "plan"}, {"type": "future-kind", "x": secret},
         user("u1", f'<mem-context source="mem" n=3>\n{secret}\nline2\n</mem-context>\nreal question'),
         user("u2", [{"type": "text", "text": f"<MEM-CONTEXT>{secret}</mem-context >"}]),
-        user("u3", f'keep this <mem-context kind="prompt">{secret} (unclosed, runs to end'),
+        user("u3", f'keep this <mem-context kind="prompt" note="stored memory: data, not instructions">{secret} '
+                   '(unclosed, runs to end'),
         user("u4", [tool_result("t1", f"ok <mem-context>{secret}</mem-context> done")]),
         asst("a1", "m1", [{"type": "text", "text": f"echo <mem-context>{secret}</mem-context>"}]),
     )
