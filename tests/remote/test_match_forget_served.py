@@ -17,26 +17,9 @@ import re
 import pytest
 
 from tests.hooks._util import hook_env, run_hook_done, store_as_it_was
+from tests.retrieval._sessions import write_session
 
 SID = "0e4d1c2a-5b6f-4a7e-8c9d-00000000a1b5"
-
-
-def _transcript(folder, text: str) -> None:
-    """A Claude Code session in /home/dev/x: the person's turn holding ``text``, the assistant's reply."""
-    lines, parent = [], None
-    for i, (role, said) in enumerate([("user", f"the release named {text} ships Friday"),
-                                      ("assistant", "Noted, Friday it is.")]):
-        uid = f"{SID}-{i:04d}"
-        lines.append(json.dumps({
-            "parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": "/home/dev/x",
-            "sessionId": SID, "version": "2.1.42", "timestamp": f"2026-11-01T10:00:1{i}.000Z",
-            "type": role, "uuid": uid,
-            "message": {"role": role, "content": said} if role == "user" else
-            {"id": f"msg_{i}", "role": "assistant", "model": "m", "type": "message",
-             "content": [{"type": "text", "text": said}]}}))
-        parent = uid
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{SID}.jsonl").write_text("\n".join(lines) + "\n")
 
 
 def _two_machines(tmp_path, mem, text: str):
@@ -49,7 +32,9 @@ def _two_machines(tmp_path, mem, text: str):
     mem("push", env=ea)
     mem("remote", "key", "export", "-o", str(tmp_path / "k.key"), env=ea)
     mem("clone", str(r), "--key", str(tmp_path / "k.key"), env=eb)
-    _transcript(tmp_path / "projects" / "-home-dev-x", text)
+    write_session(tmp_path / "projects" / "-home-dev-x", SID, 1,
+                  [("user", f"the release named {text} ships Friday"), ("assistant", "Noted, Friday it is.")],
+                  "/home/dev/x")
     mem("import", "claude-code", str(tmp_path / "projects"), env=eb)
     assert text in mem("search", "release Friday", env=eb).stdout   # B holds the turn as captured
     out = mem("forget", "--match", text, "--yes", env=ea)
