@@ -511,7 +511,11 @@ def _capture_prompt(store, **kw):
 
 
 def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None = None,
-                       namespace: str | None = None, forked: bool = False) -> str:
+                       namespace: str | None = None, forked: bool = False, log=None) -> str:
+    """The prompt's ``<mem-context>`` block, or "".  An injection that
+    failed open inside (an unreadable index: its trace's ``decision`` is
+    ``error``) is one hook-log line through ``log``, as a raised error is
+    (test29 P9: the hook went silent and said nothing)."""
     try:
         from objstore import inject_for_prompt
     except ImportError:
@@ -522,7 +526,11 @@ def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None
     if forked:   # the prompt is being stored by the capture child: it indexes its turn itself
         kw["defer_session_index"] = True
     inj = inject_for_prompt(store, sid, prompt, cwd=cwd or None, **kw)
-    return (getattr(inj, "text", "") or "") if inj is not None else ""
+    if inj is None:
+        return ""
+    if log is not None and inj.trace.get("decision") == "error":
+        log(f"{inj.trace.get('error_type') or 'MemError'}:context")
+    return inj.text or ""
 
 
 # --------------------------------------------------------------------------- Claude Code
@@ -687,7 +695,7 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             clean = prompt.encode("utf-8", "replace").decode("utf-8")     # no lone surrogates past here
             child = _subagent_namespace(sid, data)   # inside a subagent: as it may read
             text = run.guarded("context", _inject_for_prompt, store, child or sid, clean, cwd,
-                               run.env.get("MEM_TRACE"), child, forked)
+                               run.env.get("MEM_TRACE"), child, forked, run.log)
             if stated:
                 text = f"{stated}\n{text}" if text else stated
             return context_output(ev, text or "")

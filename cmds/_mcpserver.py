@@ -266,9 +266,11 @@ def build_server(names: tuple[str, ...], runner: Runner) -> MCPServer:
                                          what=what, limit=limit, include_directives=include_directives,
                                          session=session, agent=agent, from_agent=from_agent))
 
-    def get(key: str, ctx: Context | None = None) -> dict[str, Any]:
-        """The current value of KEY (e.g. project/api/port) with its trust and origin."""
-        return r.run(ctx, "get", dict(key=key))
+    def get(key: str, session: str | None = None, agent: str | None = None,
+            ctx: Context | None = None) -> dict[str, Any]:
+        """The current value of KEY (e.g. project/api/port) with its trust and origin (session/agent: as that
+        session or its sub-agent reads it; never a sibling sub-agent's value)."""
+        return r.run(ctx, "get", dict(key=key, session=session, agent=agent))
 
     def log(key: str, limit: int = 20, ctx: Context | None = None) -> dict[str, Any]:
         """Every version of KEY, newest first; `current` marks the value in force."""

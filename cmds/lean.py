@@ -95,7 +95,8 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
     within = None
     if from_agent:  # (objstore.memory.sessions is imported only then)
         from objstore import agent_namespace
-        within = agent_namespace(store, from_agent, session or os.environ.get("MEM_SESSION") or None)
+        within = agent_namespace(store, from_agent, session or os.environ.get("MEM_SESSION") or None,
+                                 reader if agent else None)
     res = _recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of,
                   include_directives=include_directives, namespace=reader, within=within)
     from objstore import sealed_message, sealed_named

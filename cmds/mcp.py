@@ -6,7 +6,8 @@ import click
 
 from ._common import emit_json, fmt_time, home_path, json_option, open_store, parse_time
 
-NEEDS_SDK = "the MCP server needs the mcp extra: pip install 'memvcs[mcp]'"
+NEEDS_SDK = ("the MCP server needs the mcp extra: pip install 'memvcs[mcp]' "
+             "(from a clone of mem: pip install '.[mcp]' in it)")
 #: mem's own top-level packages: an import error in them is not a missing extra (redb24, U5)
 _OWN = frozenset({"cmds", "objstore", __name__.partition(".")[0]})
 

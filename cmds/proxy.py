@@ -105,17 +105,23 @@ def command(ctx, listen, upstream, trace, no_capture, timeout):
       mem proxy health           # exit 0 when a proxy answers
 
     Exit status: 0 stopped; 1 the extra is missing or the port is taken;
-    2 a non-loopback --listen; 10 no store.
+    2 a non-loopback --listen, or an --upstream URL holding a credential
+    (user:password@, ?key=; not shown); 10 no store.
     """
     if ctx.invoked_subcommand is not None:
         return
     host, port = parse_listen(listen)
+    from objstore import check_name   # a credential in the URL is never echoed nor kept (test29 P12)
+    check_name(upstream, "--upstream URL", where="the proxy's start line, its health answer and its traces",
+               hint="give the URL without user:password@ or ?key=; the client's own key header goes through",
+               url=True)
     if not upstream.lower().startswith(("http://", "https://")):
         raise click.BadParameter(f"{upstream!r} is not an http(s) URL", param_hint="--upstream")
     try:
         import aiohttp  # noqa: F401
     except ImportError:
-        raise click.ClickException("mem proxy needs aiohttp: pip install 'memvcs[proxy]'") from None
+        raise click.ClickException("mem proxy needs aiohttp: pip install 'memvcs[proxy]' "
+                                   "(from a clone of mem: pip install '.[proxy]' in it)") from None
     from objstore import open_store
     store = open_store(home_path(ctx), create=True, lock_timeout=lock_timeout(ctx))
     ctx.call_on_close(store.close)
@@ -235,7 +241,7 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
             if request.transport is not None:
                 request.transport.close()
             return web.Response(status=502)
-        except aiohttp.ClientError as e:
+        except (aiohttp.ClientError, ValueError, OSError) as e:   # ValueError: a request aiohttp refuses to send
             await not_taken(prep)
             return _error(502, f"mem proxy: cannot reach the upstream ({type(e).__name__})")
         if prep is not None and 200 <= up.status < 300:

@@ -57,6 +57,34 @@ LOST_TOMBSTONE = ("; what it forgot is unknown, so no turn is captured until 'me
 _EXPECT = {"facts": Fact, "sealed": Sealed, "sessions": Turn, "tombstones": Tombstone, "queue": QueueItem}
 
 
+def ref_file_problems(store: Store) -> tuple[list[str], dict[str, list[tuple[str, str]]]]:
+    """The ref and reflog files' own damage, read without decoding an
+    object: ``packed-refs`` lines, packed and per-ref reflog lines, ref files
+    that hold no object id or whose name is not UTF-8 (fsck's messages, one
+    per problem), and ``{namespace: [(ref name, object id)]}`` of the sound
+    refs of each namespace fsck checks (a namespace that cannot be listed is
+    a problem and left out).  The one reading of ``mem fsck`` and ``mem
+    doctor`` (test29 P6)."""
+    problems = list(store.refs.packed_problems())
+    problems += [f"{where}: not '<old id> <new id> <ms> <ref> TAB <command>' (damaged reflog line)"
+                 for where in store.reflog.packed_damage()]
+    problems += [f"{store.reflog.shown(p)} {line_numbers(bad)}: not '{FILE_LINE_SHAPE}' (damaged reflog)" if bad
+                 else f"{store.reflog.shown(p)}: not a regular file (damaged reflog)"
+                 for p, bad in store.reflog.file_damage()]
+    by_ns: dict[str, list[tuple[str, str]]] = {}
+    for ns in _EXPECT:
+        damaged: list[str] = []
+        try:
+            by_ns[ns] = list(store.refs.iter(ns, damaged=damaged))
+        except MemError as e:
+            problems.append(f"refs/{ns}: {e}")
+            continue
+        problems += [f"ref {name.encode('utf-8', 'backslashreplace').decode()}: its file name is not UTF-8 "
+                     "(damaged ref file)" if not_utf8(name) else
+                     f"ref {name}: does not hold an object id (damaged ref file)" for name in damaged]
+    return problems, by_ns
+
+
 def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
          forgotten: Callable[[object], bool] | None = None) -> FsckReport:
     """Check the whole store.  See the module doc.  Raises UnsupportedVersion
@@ -117,22 +145,10 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
     rep.objects = len(seen)
     rep.problems.extend(errs[o] for o in sorted(errs))
     packs.close()
-    rep.problems += store.refs.packed_problems()
-    rep.problems += [f"{where}: not '<old id> <new id> <ms> <ref> TAB <command>' (damaged reflog line)"
-                     for where in store.reflog.packed_damage()]
-    rep.problems += [f"{store.reflog.shown(p)} {line_numbers(bad)}: not '{FILE_LINE_SHAPE}' (damaged reflog)" if bad
-                     else f"{store.reflog.shown(p)}: not a regular file (damaged reflog)"
-                     for p, bad in store.reflog.file_damage()]
-    for ns, cls in _EXPECT.items():
-        damaged: list[str] = []
-        try:
-            refs = list(store.refs.iter(ns, damaged=damaged))
-        except MemError as e:
-            rep.problems.append(f"refs/{ns}: {e}")
-            continue
-        rep.problems += [f"ref {name.encode('utf-8', 'backslashreplace').decode()}: its file name is not UTF-8 "
-                         "(damaged ref file)" if not_utf8(name) else
-                         f"ref {name}: does not hold an object id (damaged ref file)" for name in damaged]
+    problems, by_ns = ref_file_problems(store)
+    rep.problems += problems
+    for ns, refs in by_ns.items():
+        cls = _EXPECT[ns]
         for name, oid in refs:
             rep.refs += 1
             obj = objs.get(oid)

@@ -39,7 +39,7 @@ except ImportError:
         zstd = None  # version 7 is refused: missing()
 
 #: how to get the codec (every message about a missing one ends with it)
-INSTALL_HINT = "pip install 'memvcs[zstd]' (Python 3.14 has the codec built in)"
+INSTALL_HINT = "pip install 'memvcs[zstd]', from a clone of mem '.[zstd]' (Python 3.14 has the codec built in)"
 
 #: version 7: the zstd level blocks are compressed at (the bench corpus:
 #: level 9 takes the CPU of DEFLATE level 6; 15 takes 9x that for −0.44 MB more)

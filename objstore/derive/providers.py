@@ -62,7 +62,9 @@ def from_config(cfg: Mapping, env: Mapping[str, str], override: str | None = Non
     """The provider from the ``[derive]`` config table and the process env
     (``OPENAI_BASE_URL``, ``OPENAI_MODEL``, ``OPENAI_API_KEY`` work with no
     config, as the OpenAI clients do).  ``override``: ``--provider``.
-    Raises MemError for an unknown provider name."""
+    Raises InvalidInput (exit 2) for an unknown provider name, a bad
+    timeout or key variable name, and a base URL that holds a credential
+    (:func:`_check_url`)."""
     name = override or cfg.get("provider") or ("openai" if env.get("OPENAI_BASE_URL") or env.get("OPENAI_API_KEY")
                                                else "claude")
     if name not in PROVIDERS:
@@ -73,6 +75,8 @@ def from_config(cfg: Mapping, env: Mapping[str, str], override: str | None = Non
         timeout = -1.0
     if not 0 < timeout < float("inf"):
         raise InvalidInput(f"derive.timeout must be a number of seconds > 0, not {cfg.get('timeout')!r}")
+    if name in ("openai", "ollama"):
+        _check_url(cfg, env, name)
     if name == "openai":
         if cfg.get("api_key_env") and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", str(cfg["api_key_env"])):
             raise InvalidInput("derive.api_key_env holds the NAME of the variable that holds the key, not a key",
@@ -84,6 +88,24 @@ def from_config(cfg: Mapping, env: Mapping[str, str], override: str | None = Non
         return Provider(name, cfg.get("model", ""), (cfg.get("base_url") or "http://127.0.0.1:11434").rstrip("/"),
                         "", timeout)
     return Provider(name, cfg.get("model", ""), "", "", timeout)
+
+
+def _check_url(cfg: Mapping, env: Mapping[str, str], name: str) -> None:
+    """Refuse (InvalidInput, exit 2, the URL never echoed) a base URL that
+    holds a credential — a ``user:key@`` userinfo, a ``?key=``-style query
+    parameter, a token anywhere (``objstore.core.redact.check_name`` with
+    ``url=True``, the rule ``mem config derive.base_url`` and a remote's URL
+    take) — whether ``config.toml`` or ``OPENAI_BASE_URL`` gives it: the URL
+    is shown by ``--plan`` and written to ``cache/derive-plan-shown.json``
+    and every ``cache/derive-reports/<id>.json`` (test29 P2)."""
+    from objstore.core.redact import check_name   # defer: the rules compile at import (a derive run only)
+    if cfg.get("base_url"):
+        check_name(str(cfg["base_url"]), "setting derive.base_url", where="derive's plan and reports",
+                   hint="edit config.toml: the key goes in the env variable that derive.api_key_env names",
+                   url=True)
+    elif name == "openai" and env.get("OPENAI_BASE_URL"):
+        check_name(str(env["OPENAI_BASE_URL"]), "OPENAI_BASE_URL", where="derive's plan and reports",
+                   hint="give the URL without user:key@ or ?key=; export the key as OPENAI_API_KEY", url=True)
 
 
 def _post_once(url: str, body: dict, headers: dict, timeout: float) -> dict:

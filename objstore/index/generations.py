@@ -137,6 +137,15 @@ def raise_write_failed(writer, error: BaseException, where) -> NoReturn:
     raise error
 
 
+def _short(e: BaseException) -> str:
+    """tantivy's error for a message: its first line, without the file's
+    contents it quotes (``Content: "…"``: a damaged ``meta.json`` whole,
+    ~6 KB, test29 P9), at most 300 characters."""
+    text = str(e).split(" Content: ", 1)[0].strip().splitlines()
+    text = text[0] if text else type(e).__name__
+    return text if len(text) <= 300 else text[:299] + "…"
+
+
 def is_panic(e: BaseException) -> bool:
     """Whether ``e`` is a Rust panic raised through tantivy-py
     (``pyo3_runtime.PanicException``, a BaseException): what tantivy does on
@@ -387,7 +396,7 @@ class SubIndex:
         except BaseException as e:   # a damaged segment can also panic in tantivy
             if not (isinstance(e, (ValueError, OSError)) or is_panic(e)):
                 raise
-            raise IndexCorruptError(f"{path}: cannot open index: {e}") from e
+            raise IndexCorruptError(f"{path}: cannot open index: {_short(e)}") from e
         # no analyzers registered here: reading builds its queries from terms (no tokenizer of
         # tantivy's runs), and a writer registers them (new_writer): ~0.12 ms a generation
         self.fmt(name, raw, meta)

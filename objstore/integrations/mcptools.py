@@ -161,13 +161,15 @@ class MemoryTools:
             return child_namespace(session or "", agent)
         return session or None
 
-    def _from_agent(self, caller: Caller, agent: str, session: str | None) -> str:
+    def _from_agent(self, caller: Caller, agent: str, session: str | None, reader: str | None = None) -> str:
         """``sessions.agent_namespace`` for ``recall``'s ``from_agent``.  Its
         errors list the sub-agents and sessions the store holds (a hint
         "its sub-agents: …", the namespaces an ambiguous name matches):
-        a confined caller gets one NotFound for every miss instead."""
+        a confined caller gets one NotFound for every miss instead.
+        ``reader``: the sub-agent namespace asking (``agent`` given): never
+        a sibling's (test29 P3)."""
         try:
-            return agent_namespace(self.store, agent, session)
+            return agent_namespace(self.store, agent, session, reader)
         except NotFound:        # AmbiguousId too
             if not caller.namespaces:
                 raise
@@ -200,7 +202,8 @@ class MemoryTools:
         limit = self._limit(limit)
         projects = self._projects(caller, project, all_projects)
         want = limit if not caller.namespaces else min(200, limit * 5)
-        within = self._from_agent(caller, from_agent, session) if from_agent else None
+        within = (self._from_agent(caller, from_agent, session, self._namespace(session, agent) if agent else None)
+                  if from_agent else None)
         for k in [k for k in self.store.damaged if k.startswith("lost facts/")]:
             self.store.damaged.pop(k, None)   # a long-lived server: only what this call reads is said
         res = recall(self.store, queries, what=what, projects=projects, limit=want,
@@ -237,13 +240,16 @@ class MemoryTools:
             out["warning"] = warning
         return out
 
-    def tool_get(self, caller: Caller, key: str) -> dict:
-        """The current value of ``key``."""
+    def tool_get(self, caller: Caller, key: str, session: str | None = None, agent: str | None = None) -> dict:
+        """The current value of ``key``; ``session``/``agent``: as that
+        session or its sub-agent reads it (``facts.current``'s ``reader``:
+        a key only a sibling sub-agent wrote is ``no key``, test29 P3)."""
         key = self._need_key(caller, key)
+        reader = self._namespace(session, agent)
         if is_sealed(self.store, key):
             return {"key": key, "sealed": True, "value": None,
                     "note": "sealed: its value never leaves through MCP (the owner reads it with mem sealed show)"}
-        v = current(self.store, key)
+        v = current(self.store, key, reader=reader)
         if v.fact.sensitivity == "secret":
             raise NotFound(f"no key {key}")
         return {"item": _fact_item(v.id, v.fact, current=True)}

@@ -255,14 +255,20 @@ def current(store: Store, key: str, as_of: int | None = None, when: str = "", re
     view: :func:`current_of`, as recall chooses a key's value).
 
     Raises:
-        NotFound: no such key, or none of it is current (all forgotten; none
-            valid by ``as_of``, which the message writes as ``when``).
+        NotFound: no such key (also, for a ``reader``, a key whose every live
+            version is in a namespace it may not read: ``no key``, as for a
+            key that does not exist), or none of it is current (all
+            forgotten; none valid by ``as_of``, which the message writes as
+            ``when``).
         IntegrityError: the current value was lost (``lost.lost_current``).
     """
     chain = versions(store, key)
     cur = current_of(chain, as_of, reader)
     if cur is not None:
         return cur
+    if reader and chain and not _weighed(chain, reader) and _weighed(chain, None):
+        # a key only a sibling sub-agent wrote reads as no key at all (test29 P3)
+        raise NotFound(f"no key {key}", hint="list keys with: mem keys")
     lost = lost_current(chain, None, as_of)
     if lost is None:
         raise NotFound(f"{key} had no current value at {when or as_of}" if as_of is not None

@@ -65,8 +65,9 @@ from objstore.memory.scope import REGISTRY_FILE, forget_projects, is_memory_file
 from objstore.memory.sessions import drop_session_cache, walk_turns
 from objstore.memory.turnmeta import drop_sessions
 from objstore.memory.turnmeta import refresh as turnmeta_refresh
-from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, all_tombstones, capture_filter, forgotten_check,
-                                        hidden_key, put_tombstone, text_tombstone, turn_tombstone_key)
+from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, VERSION_REASON, all_tombstones, capture_filter,
+                                        forgotten_check, hidden_key, put_tombstone, text_tombstone,
+                                        turn_tombstone_key)
 
 
 @dataclass
@@ -278,9 +279,10 @@ def preview(store: Store, key: str) -> list[Version]:
 
 
 def _tombstone(store: Store, res: ForgetResult, have: set, key: str, digest: bytes, now: int, reason: str) -> None:
-    if (key, digest) in have or have is _NO_TOMBSTONES:
+    k = (_have_key(key, reason), digest)
+    if k in have or have is _NO_TOMBSTONES:
         return
-    have.add((key, digest))
+    have.add(k)
     res.tombstones.append(put_tombstone(store, Tombstone(key=key, value_sha256=digest, time=now, reason=reason)))
 
 
@@ -296,7 +298,10 @@ def _text_tombstone(store: Store, res: ForgetResult, have: set, digest: bytes, l
 def _have_key(key: str, reason: str) -> str:
     """A tombstone's place in ``_execute``'s ``have``: its key, and for a
     text tombstone which kind (a value's and a ``--match`` text of one
-    digest are two tombstones: docs/format.md, "Tombstone")."""
+    digest are two tombstones: docs/format.md, "Tombstone"; so are a
+    version's, :data:`tombstones.VERSION_REASON`, and its value's)."""
+    if reason.startswith(VERSION_REASON):
+        return f"{key}/{reason}"
     return f"{key}/value" if key == TEXT_KEY and reason.startswith("value:") else key
 
 
@@ -327,9 +332,12 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     named = matcher(plan.match) if plan.match else (lambda _k: False)
     for key, vs in (*plan.keys.items(), *plan.versions.items()):
         tkey = hidden_key(key) if named(key) else key
+        chosen = key in plan.versions and key not in plan.keys and reason == "forget"
         for v in vs:
             if not v.fact.forgotten:
-                _tombstone(store, res, have, tkey, value_digest(v.fact.body), now, reason)
+                # chosen versions of a key that keeps others: each named by its recorded_at (test29 P1)
+                _tombstone(store, res, have, tkey, value_digest(v.fact.body), now,
+                           f"{VERSION_REASON}{v.fact.recorded_at}" if chosen else reason)
                 n = len(normalize_value(v.fact.body))
                 if n >= MIN_TEXT_CHARS:   # nor may it come back inside another value
                     _text_tombstone(store, res, have, value_digest(v.fact.body), n, now, of_value=True)

@@ -31,7 +31,7 @@ from objstore.core.objects import Turn
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import session_ref, validate_session_id
 from objstore.memory.provenance import reads_outside
-from objstore.memory.scope import AGENT_SEP, check_agent, is_ancestor, namespace_root, parent_namespace
+from objstore.memory.scope import AGENT_SEP, check_agent, is_ancestor, namespace_rank, namespace_root, parent_namespace
 
 TYPE_CHECKING = False  # typing's, without importing typing (docs/benchmarks.md, session 16)
 if TYPE_CHECKING:
@@ -388,7 +388,7 @@ def _agent_of(ns: str) -> str:
     return ns[i + len(AGENT_SEP):] if i > 0 else ""
 
 
-def agent_namespace(store: Store, agent: str, session: str | None = None) -> str:
+def agent_namespace(store: Store, agent: str, session: str | None = None, reader: str | None = None) -> str:
     """The namespace of the sub-agent ``agent`` names (``mem recall
     --from-agent``): ``agent`` is a sub-agent name or id (``explorer``,
     ``a4ca7529859c158c2``, also ``agent-a4ca…`` as its file is named), an
@@ -397,6 +397,9 @@ def agent_namespace(store: Store, agent: str, session: str | None = None) -> str
     :func:`subagent_namespaces`: with ``session`` (an id or an unambiguous
     prefix, :func:`resolve_session`; a session with no turns by its id) only
     that session's, else every session's.  An exact id wins over a prefix.
+    ``reader``: the namespace asking (``--agent``); only sub-agents it may
+    read count (``scope.namespace_rank``: never a sibling's), and a miss
+    says ``no sub-agent <agent>`` with no list (test29 P3).
 
     Raises:
         InvalidInput: a bad agent name or session id.
@@ -410,7 +413,20 @@ def agent_namespace(store: Store, agent: str, session: str | None = None) -> str
     known = subagent_namespaces(store)
     if sid is not None:
         known = {ns for ns in known if namespace_root(ns) == sid}
-    where = f"session {sid}" if sid is not None else "this store"
+    if reader:
+        known = {ns for ns in known if namespace_rank(reader, ns) is not None}
+        try:
+            return agent_namespace_in(agent, known, "reach")
+        except NotFound:
+            raise NotFound(f"no sub-agent {agent}") from None
+    return agent_namespace_in(agent, known, f"session {sid}" if sid is not None else "this store",
+                              sid is not None)
+
+
+def agent_namespace_in(agent: str, known: set, where: str, list_known: bool = False) -> str:
+    """:func:`agent_namespace` among the sub-agent namespaces ``known``
+    (``where`` names them in a message; ``list_known``: a miss's hint lists
+    them).  Raises InvalidInput, NotFound, AmbiguousId as it does."""
     if parent_namespace(agent) is not None:  # a whole namespace name
         ns = validate_session_id(agent)
         if any(k == ns or is_ancestor(ns, k) for k in known):
@@ -423,7 +439,7 @@ def agent_namespace(store: Store, agent: str, session: str | None = None) -> str
     if not hits:
         hits = sorted(ns for ns in known for n in names if len(n) >= 4 and _agent_of(ns).startswith(n))
     if not hits:
-        here = sorted(known) if sid is not None else []
+        here = sorted(known) if list_known else []
         hint = (f"its sub-agents: {', '.join(_agent_of(k) or k for k in here[:10])}" if here
                 else "list sessions with: mem sessions (a sub-agent is <session>.agent-<id>)")
         raise NotFound(f"no sub-agent {agent} in {where}", hint=hint)

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 
 from objstore.core.atomic import atomic_write
-from objstore.core.cborext import cbor2
 from objstore.core.errors import CorruptObject, LostTombstone, NotFound
-from objstore.core.ids import hash_bytes, sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
+from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.objects import Fact, Tombstone, Turn, value_digest
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
 from objstore.core.text import confusable_fold, normalized_map, replace_spans
+from objstore.memory.withdrawals import SEAL_WITHDRAW, Withdrawals, unsealed_at, withdrawal_digest, withdrawal_tombstone
 
 
 def put_tombstone(store: Store, tombstone: Tombstone) -> str:
@@ -313,36 +313,6 @@ def turn_target(t: Tombstone) -> tuple[str | None, str] | None:
     return (None, k)
 
 
-#: the ``reason`` of a seal's withdrawal record (:func:`withdrawal_tombstone`)
-SEAL_WITHDRAW = "seal-withdraw"
-#: the ``sources`` entry of a version ``mem unseal`` restored: ``unsealed:<ms>`` (the unseal's time)
-UNSEALED_SOURCE = "unsealed:"
-
-
-def withdrawal_digest(f: Fact) -> bytes:
-    """The 32 bytes a seal's withdrawal record holds for the plain version
-    ``f``: BLAKE3 of the canonical CBOR array ``["mem seal-withdraw v1",
-    key, version, kind, valid_from, recorded_at, trust, owner,
-    sensitivity]`` (docs/format.md, "Tombstone").  Only metadata, never
-    the value or anything hashed from it (not the object id, not
-    ``parent``, not ``sources``): with the metadata in the clear (a sealed
-    version shows it) an id is a hash a four-digit PIN can be guessed from
-    in 10,000 tries, this is not."""
-    return bytes.fromhex(hash_bytes(cbor2.dumps(["mem seal-withdraw v1", f.key, f.version, f.kind, f.valid_from,
-                                                 f.recorded_at, f.trust, f.owner, f.sensitivity], canonical=True)))
-
-
-def withdrawal_tombstone(f: Fact, time: int) -> Tombstone:
-    """The withdrawal record of the plain version ``f`` sealed at ``time``
-    (``vault.sealed.seal_key``): a tombstone of ``f.key`` whose
-    ``value_sha256`` is :func:`withdrawal_digest` and whose reason is
-    :data:`SEAL_WITHDRAW`.  It travels with the other tombstones, so every
-    machine's next pull or push empties its plain copy of that version
-    (:class:`Withdrawals`).  An older mem reads it as a forget tombstone of
-    a value no text hashes to, and ignores it."""
-    return Tombstone(key=f.key, value_sha256=withdrawal_digest(f), time=time, reason=SEAL_WITHDRAW)
-
-
 def withdraw_plain(store: Store, key: str, facts: list[Fact]) -> int:
     """Write the withdrawal record (:func:`withdrawal_tombstone`) of every
     version of ``facts`` (plain versions of ``key``) that holds a value,
@@ -361,49 +331,6 @@ def withdraw_plain(store: Store, key: str, facts: list[Fact]) -> int:
             put_tombstone(store, withdrawal_tombstone(f, now))
             n += 1
     return n
-
-
-def unsealed_at(f: Fact) -> int:
-    """The time (ms) ``mem unseal`` restored ``f`` (its ``unsealed:<ms>``
-    source), or 0."""
-    best = 0
-    for s in f.sources:
-        if s.startswith(UNSEALED_SOURCE) and s[len(UNSEALED_SOURCE):].isdigit():
-            best = max(best, int(s[len(UNSEALED_SOURCE):]))
-    return best
-
-
-class Withdrawals:
-    """Which plain versions a seal withdrew: **the one rule**, used by
-    push/pull (``objstore.remote.merge.ForgetIndex``) and gc
-    (:func:`forgotten_check`).  A live version is withdrawn when a
-    :data:`SEAL_WITHDRAW` tombstone of its key holds its
-    :func:`withdrawal_digest` and it was not restored by a ``mem unseal``
-    made after that seal (:func:`unsealed_at`).  Time: the latest such
-    seal, the same on every machine holding the same tombstones."""
-
-    __slots__ = ("seals",)
-
-    def __init__(self) -> None:
-        self.seals: dict[tuple[str, bytes], int] = {}
-
-    def add(self, t: Tombstone) -> bool:
-        """Record ``t`` when it is a withdrawal record; True if it was."""
-        if t.reason != SEAL_WITHDRAW:
-            return False
-        k = (t.key, t.value_sha256)
-        self.seals[k] = max(self.seals.get(k, 0), t.time)
-        return True
-
-    def when(self, f: Fact) -> int | None:
-        """The seal's time when it withdrew the live version ``f``, else None."""
-        if not self.seals or f.forgotten or not f.body:
-            return None
-        t = self.seals.get((f.key, withdrawal_digest(f)))
-        return t if t is not None and unsealed_at(f) < t else None
-
-    def __bool__(self) -> bool:
-        return bool(self.seals)
 
 
 class TurnForgets:
@@ -573,20 +500,42 @@ def _filter(tombstones: list[Tombstone]) -> CaptureFilter:
     return flt
 
 
-def named_forget_time(times: list[int], f: Fact) -> int | None:
+#: the ``reason`` prefix of the fact key's tombstone a forget of chosen versions writes (``mem forget
+#: KEY@vN``, a ``--match`` that leaves the key other values): ``version:<ms>``, ``<ms>`` the forgotten
+#: version's ``recorded_at`` in decimal: it forgets that version and its copies, not another version
+#: of the key stating the same value (the forget left it live: test29 P1)
+VERSION_REASON = "version:"
+
+
+def version_exact(t: Tombstone) -> int | None:
+    """The ``recorded_at`` (ms) of the one version the fact key's tombstone
+    ``t`` forgets (reason ``version:<ms>``: :data:`VERSION_REASON`), or None
+    for a tombstone of the value (``forget``, ``rejected``, any other)."""
+    if t.reason.startswith(VERSION_REASON) and t.reason[len(VERSION_REASON):].isdigit():
+        return int(t.reason[len(VERSION_REASON):])
+    return None
+
+
+def named_forget_time(times: list[tuple[int, int | None]], f: Fact) -> int | None:
     """The forget time (ms) of the live version ``f`` by the tombstones
-    naming its key and value, ``times`` (their times, ascending): the
-    earliest; for a ``user_stated`` version, the earliest at or after its
-    ``recorded_at``, None when every such forget came before it (a person
-    wrote the value back after the forget, which ``facts.remember`` allows:
-    it stays, here and through a sync, test27 V14).  The one rule of
-    :func:`forgotten_check` (a resumed forget, gc) and of the push/pull merge
-    (``objstore.remote.merge.ForgetIndex``)."""
-    if not times:
-        return None
-    if f.trust != "user_stated":
-        return times[0]
-    return next((t for t in times if t >= f.recorded_at), None)
+    naming its key and value, ``times`` (``(time, exact)`` each, by time
+    ascending; ``exact``: :func:`version_exact`): the earliest that forgets
+    it.  A tombstone of one version (``exact`` set) forgets the version
+    recorded at ``exact`` only — a copy of it; another version of the key
+    with the same value stays, as the forget left it live where it ran
+    (test29 P1).  A tombstone of the value forgets any version below
+    ``user_stated``, and a ``user_stated`` one recorded at or before the
+    forget: a person who wrote the value back after it keeps it
+    (``facts.remember`` allows it), here and through a sync (test27 V14).
+    The one rule of :func:`forgotten_check` (a resumed forget, gc) and of
+    the push/pull merge (``objstore.remote.merge.ForgetIndex``)."""
+    for t, exact in times:
+        if exact is not None:
+            if exact == f.recorded_at:
+                return t
+        elif f.trust != "user_stated" or t >= f.recorded_at:
+            return t
+    return None
 
 
 def forgotten_check(store: Store, *, strict: bool = False, rejections: bool = True):
@@ -606,12 +555,12 @@ def forgotten_check(store: Store, *, strict: bool = False, rejections: bool = Tr
         tombs = [t for t in tombs if t.reason != "rejected"]
     flt = _filter(tombs)
     seals = Withdrawals()
-    facts: dict[tuple[str, bytes], list[int]] = {}
+    facts: dict[tuple[str, bytes], list[tuple[int, int | None]]] = {}
     for t in tombs:
         if t.key.startswith(_FACT_SCOPES) and not seals.add(t):
-            facts.setdefault((t.key, t.value_sha256), []).append(t.time)
+            facts.setdefault((t.key, t.value_sha256), []).append((t.time, version_exact(t)))
     for times in facts.values():
-        times.sort()
+        times.sort(key=lambda e: e[0])
     hidden = any(HIDDEN_MARK in k for k, _d in facts)   # (a hash per fact only then)
 
     def check(obj) -> bool:

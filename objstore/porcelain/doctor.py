@@ -40,6 +40,10 @@ Checks (each returns findings, never raises for what it finds):
   with its size; ``mem gc`` deletes them.
 * ``hooks``: the agent settings files the caller names run ``mem hook
   claude-code`` for every event mem installs, with a command that exists.
+* ``refs``: ref and reflog files that hold no object id or a damaged line
+  (``objstore.core.fsck.ref_file_problems``, fsck's own reading), and refs
+  naming an object the store does not hold — a tombstone's above all, since
+  what it forgets could then be written back (test29 P6).  Reads no object.
 * ``transcripts``: the transcripts the store imported from can still be read
   (a warning: capture goes on without them).
 * ``remotes``: every remote answers and this store's sync key opens it.
@@ -65,6 +69,7 @@ from objstore.capture.cursors import drop_cursor, unusable_cursors
 from objstore.capture.shellcap import spool_waiting
 from objstore.capture.sourcelist import imported_sources
 from objstore.core.errors import CorruptObject, MemError, NotFound
+from objstore.core.fsck import ref_file_problems
 from objstore.core.gc import stale_temps_note
 from objstore.core import packzstd
 from objstore.core.packformat import ZSTD_VERSION, header_version
@@ -91,7 +96,7 @@ class Finding:
 
     Attributes:
         check: ``store`` (its config cannot be read: ``diagnose_unopened``), ``permissions``, ``codec``, ``packs``,
-            ``objects``, ``forget``, ``seal``,
+            ``objects``, ``refs``, ``forget``, ``seal``,
             ``index``, ``config``, ``projects``, ``locks``, ``temps``, ``hooks``, ``cursors``, ``transcripts``,
             ``remotes``, ``derive``, ``capture`` (shell records in the spool).
         message: what is wrong.
@@ -187,6 +192,22 @@ def _loose(store: Store) -> list[Finding]:
         return []
     return [Finding("objects", "error", f"{len(bad)} damaged loose object(s) (first: {bad[0]})",
                     "mem fsck  (names what holds them; then: mem fsck --repair)", ())]
+
+
+def _refs(store: Store) -> list[Finding]:
+    """An error naming damaged ref and reflog files and refs whose object
+    is missing (a tombstone's: what it forgets could be written back).
+    O(refs): one index lookup a ref, no object read."""
+    bad, by_ns = ref_file_problems(store)
+    for ns, refs in by_ns.items():
+        for name, oid in refs:
+            if not store.has(oid):
+                bad.append(f"ref {name} -> {oid[:12]}: the object is missing" + (
+                    " (what this tombstone forgets could be written back)" if ns == "tombstones" else ""))
+    if not bad:
+        return []
+    return [Finding("refs", "error", f"{len(bad)} damaged ref(s) or reflog(s) (first: {bad[0]})",
+                    "mem fsck  (names each; then: mem fsck --repair)", ())]
 
 
 def _unfinished(store: Store) -> list[Finding]:
@@ -416,7 +437,7 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
             (``objstore.derive.run.state_damage``, asked by the caller).
     """
     now = time.time() if now is None else now
-    out = (_permissions(store.root) + _codec(store) + _packs(store) + _loose(store) + _unfinished(store) + _index(store) + _config(store.root) + _projects(store.root)
+    out = (_permissions(store.root) + _codec(store) + _packs(store) + _loose(store) + _refs(store) + _unfinished(store) + _index(store) + _config(store.root) + _projects(store.root)
            + _locks(store.root, now) + _temps(store)
            + _hooks(list(settings), hook_command) + _cursors(store)
            + _transcripts(imported_sources(store, hooked=False))

@@ -69,8 +69,9 @@ from objstore.core.codec import encode
 from objstore.core.objects import (LOST_SOURCE, Fact, QueueItem, Tombstone, Turn, is_lost_stub, normalize_value,
                                    value_digest)
 from objstore.memory.refill import refill_from
-from objstore.memory.tombstones import (HIDDEN_MARK, TEXT_KEY, TurnForgets, Withdrawals, forgotten_in, hidden_key,
-                                        holds_text, named_forget_time)
+from objstore.memory.tombstones import (HIDDEN_MARK, TEXT_KEY, TurnForgets, forgotten_in, hidden_key, holds_text,
+                                        named_forget_time, version_exact)
+from objstore.memory.withdrawals import Withdrawals
 
 
 @dataclass
@@ -98,9 +99,10 @@ class ForgetIndex:
     unseen: dict[str, list[tuple[tuple[bytes, int], int]]] = field(default_factory=dict)
     #: the plain versions a seal withdrew (``tombstones.Withdrawals``: a seal on any machine)
     sealed: Withdrawals = field(default_factory=Withdrawals)
-    #: ``(key, sha256)`` -> every forget time (ms) of that value, sorted (:meth:`fact_time`: a
-    #: ``user_stated`` version recorded after the last of them stays, as it does locally)
-    fact_times: dict[tuple[str, bytes], list[int]] = field(default_factory=dict)
+    #: ``(key, sha256)`` -> ``(time, exact)`` of every forget of that value, by time
+    #: (``tombstones.named_forget_time``: a ``user_stated`` version recorded after the last of them
+    #: stays, as it does locally; ``exact``: a forget of the version recorded then only)
+    fact_times: dict[tuple[str, bytes], list[tuple[int, int | None]]] = field(default_factory=dict)
 
     def add(self, t: Tombstone) -> None:
         """Record a tombstone (rejections are not forgets and are ignored;
@@ -123,8 +125,8 @@ class ForgetIndex:
             return
         d[k] = min(d.get(k, t.time), t.time)
         if d is self.facts:
-            self.fact_times.setdefault(k, []).append(t.time)
-            self.fact_times[k].sort()
+            self.fact_times.setdefault(k, []).append((t.time, version_exact(t)))
+            self.fact_times[k].sort(key=lambda e: e[0])
 
     def _named_time(self, f: Fact, k: tuple[str, bytes]) -> int | None:
         """``tombstones.named_forget_time`` of live version ``f`` by the

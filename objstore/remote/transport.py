@@ -295,7 +295,7 @@ class S3Transport(Transport):
             from obstore.store import S3Store
         except ImportError:
             raise RemoteUnavailable("S3 remotes need the s3 extra",
-                                    hint="pip install 'memvcs[s3]'") from None
+                                    hint="pip install 'memvcs[s3]' (from a clone of mem: pip install '.[s3]' in it)") from None
         self._ob = obstore
         env = dict(env or {})
         endpoint = endpoint or env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL")

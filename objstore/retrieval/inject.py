@@ -298,7 +298,8 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
     Returns:
         :class:`Injection` (``text`` "" when nothing cleared the gate).
         A store whose index cannot be read gives an empty injection whose
-        trace says why; other MemErrors propagate.
+        trace says why (``decision`` ``error``, ``error``, ``error_type``:
+        the exception's class name); other MemErrors propagate.
     """
     from objstore.core.redact import remove_credentials  # deferred: compiles the rules
     t0 = time.perf_counter()
@@ -326,7 +327,7 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
             _gate(store, session_id, sources, weight, word_of, projects, config, inj, namespace,
                   defer_session_index, prompt or "")
         except MemError as e:  # an unreadable index: inject nothing, say why
-            error = str(e)
+            error, error_type = str(e), type(e).__name__
             inj.injected, inj.text = [], ""
     inj.trace = {
         "time": now_ms(), "event": "UserPromptSubmit", "session": session_id, "project": primary,
@@ -339,7 +340,7 @@ def inject_for_prompt(store: Store, session_id: str, prompt: str, *, previous_as
         **inj.trace,  # what the gate added (use_recorded)
     }
     if error:
-        inj.trace["error"] = error
+        inj.trace["error"], inj.trace["error_type"] = error, error_type
     if trace_path:
         write_trace(trace_path, inj.trace)
     return inj

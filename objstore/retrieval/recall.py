@@ -353,12 +353,16 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
             is the reader's (``facts.current_of``).  None: the person's
             view (every namespace; sub-agents' demoted by depth).
         within: only what namespace ``within`` and its descendants hold
-            (``mem recall --from-agent``); read as ``within`` itself.
+            (``mem recall --from-agent``); read as ``within`` itself.  With
+            ``namespace`` too, ``within`` must be one ``namespace`` may read
+            (itself, an ancestor, a descendant, another session's), else
+            NotFound: a sub-agent never reads a sibling's memory.
     Returns:
         :class:`RecallResult` (the algorithm is in the module docstring).
     Raises:
         InvalidInput: no query with a searchable word, bad ``what`` or
             ``limit``.
+        NotFound: ``within`` is a namespace ``namespace`` may not read.
         IndexCorruptError: the index cannot be read (``mem reindex``).
     """
     qs = [queries] if isinstance(queries, str) else list(queries)
@@ -381,6 +385,8 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     check_searchable(qs)  # '"' or '...': nothing the index could match
     store.try_recover()
     proj = None if projects is None else tuple(projects)
+    if within and namespace and namespace_rank(namespace, within) is None:
+        raise NotFound("no sub-agent in reach of the reader")   # a sibling's memory: never (test29 P3)
     reader = within if within else namespace
     ns = _NsView(reader, within)
     fused: dict[tuple, _Cand] = {}

@@ -40,7 +40,8 @@ from objstore.memory import forget
 from objstore.memory.forgetplan import check_previewed
 from objstore.memory.lost import lost_current
 from objstore.memory.validity import plain_valid_from
-from objstore.memory.tombstones import UNSEALED_SOURCE, tombstones_for, withdraw_plain
+from objstore.memory.tombstones import tombstones_for, withdraw_plain
+from objstore.memory.withdrawals import UNSEALED_SOURCE
 from objstore.memory.writechecks import check_key_lookalike, check_memory_file_write
 from objstore.vault.chains import SealedVersion, current_sealed, is_empty_place, sealed_versions, walk_sealed
 from objstore.vault.identity import vault_info

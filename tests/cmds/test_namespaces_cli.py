@@ -56,3 +56,33 @@ def test_plain_recall_names_the_namespace(mem, store):
     assert heads["project/shop/goal"].endswith("  session 0f1e2d3c")
     assert heads["S1.agent-explorer#0"].endswith("  agent explorer")
     assert heads["S1#0"].endswith("agent_observed  " + heads["S1#0"].split()[-1])  # its own turn: the id says it
+
+
+def test_a_sub_agent_never_reads_a_sibling_by_from_agent_nor_get(invoke, monkeypatch):
+    """test29 P3: ``--from-agent`` naming a sibling answers as a missing
+    sub-agent when ``--agent`` is given (the parent's use stays), and ``get``
+    of a key only a sibling wrote reads as a key that does not exist."""
+    monkeypatch.setenv("MEM_PROJECT", "shop")
+    invoke("remember", "project/shop/cache", "redis 6 on cache-1")
+    invoke("remember", "project/shop/cache", "redis 7 on cache-a1", "--session", "S1", "--agent", "alpha")
+    invoke("remember", "project/shop/cache", "memcached on cache-b2", "--session", "S1", "--agent", "beta")
+    invoke("remember", "project/shop/secretplan", "alpha-only: quokka-delta-88", "--session", "S1", "--agent", "alpha")
+    for q in ("quokka plan", "shop cache"):
+        r = invoke("recall", q, "--session", "S1", "--agent", "beta", "--from-agent", "alpha", exit_code=4)
+        assert "quokka" not in r.stdout + r.stderr and "cache-a1" not in r.stdout + r.stderr
+        assert "no sub-agent alpha" in r.stderr and "S1.agent-" not in r.stderr
+    # the parent, and the person, still read alpha's alone
+    hits = invoke("recall", "quokka plan", "--session", "S1", "--from-agent", "alpha", "--json").json["hits"]
+    assert [h["key"] for h in hits if h.get("kind") == "fact"] == ["project/shop/secretplan"]
+    # a sub-agent reads its own subtree with --from-agent
+    invoke("remember", "project/shop/deep", "gamma found quokka tracks", "--session", "S1.agent-beta",
+           "--agent", "gamma")
+    own = invoke("recall", "quokka", "--session", "S1", "--agent", "beta", "--from-agent", "gamma", "--json").json
+    assert [h["key"] for h in own["hits"] if h.get("kind") == "fact"] == ["project/shop/deep"]
+    # get: a sibling's key reads as no key at all; a shared key gives beta its own value
+    sib = invoke("get", "project/shop/secretplan", "--session", "S1", "--agent", "beta", exit_code=4)
+    none = invoke("get", "project/shop/nokey", "--session", "S1", "--agent", "beta", exit_code=4)
+    assert sib.stderr.replace("secretplan", "K") == none.stderr.replace("nokey", "K")
+    assert invoke("get", "project/shop/cache", "--session", "S1", "--agent", "beta").stdout.strip() == \
+        "memcached on cache-b2"
+    assert invoke("get", "project/shop/secretplan", "--session", "S1").stdout.strip() == "alpha-only: quokka-delta-88"

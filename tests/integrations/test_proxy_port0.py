@@ -56,3 +56,17 @@ def test_a_taken_port_is_refused_without_an_announcement(tmp_path):
                            capture_output=True, text=True, timeout=120)
     assert r.returncode == 1, r.stderr
     assert f"cannot listen on 127.0.0.1:{port}" in r.stderr and "mem proxy on" not in r.stderr
+
+
+@pytest.mark.parametrize("upstream", ["http://gwuser:gwpass-Zq7mm2xLp99@127.0.0.1:9",
+                                      "http://gwpass-Zq7mm2xLp99@127.0.0.1:9",
+                                      "http://127.0.0.1:9/?key=gwpass-Zq7mm2xLp99"])
+def test_an_upstream_holding_a_credential_is_refused_unshown(tmp_path, upstream):
+    """test29 P12: an ``--upstream`` with ``user:password@`` (or a key in
+    its query) was printed on the start line and sent as an extra
+    ``Authorization`` header, which crashed every request that had one."""
+    r = subprocess.run([sys.executable, "-m", "cmds", "proxy", "--listen", "127.0.0.1:0", "--upstream", upstream],
+                       env=_env(tmp_path), cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert "the --upstream URL holds a credential" in r.stderr
+    assert "Zq7mm2xLp99" not in r.stdout + r.stderr and "mem proxy on" not in r.stderr

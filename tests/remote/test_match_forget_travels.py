@@ -157,3 +157,42 @@ def test_a_match_text_that_is_a_whole_value_still_travels(tmp_path, mem):
     mem("pull", env=ea)
     mem("gc", "--prune=now", env=ea)
     assert scan_store(a, [b"saffron-walrus", b"SAFFRON-WALRUS"]) == []
+
+
+def test_a_version_forget_leaves_a_later_version_stating_the_value_again(tmp_path, mem):
+    """test29 P1: ``mem forget KEY@v1`` on A forgets that version on every
+    machine, and nothing else: B's newer version of the key stating v1's
+    text again (a rollback B wrote before the forget reached it) stays
+    current at B's pull and A's, as a same-text version stays on A when the
+    forget runs there, also through A's own push (it used to be purged)."""
+    ea, eb, a, b = _homes(tmp_path, mem)
+    mem("remember", "project/x/db", "Postgres on port 5432", env=ea)
+    mem("remember", "project/x/db", "Postgres on port 6543", env=ea)
+    mem("push", env=ea)
+    mem("pull", env=eb)
+    mem("remember", "project/x/db", "Postgres on port 5432", env=eb)       # B rolls back (v3)
+    mem("forget", "project/x/db@v1", "--yes", env=ea)
+    mem("push", env=ea)
+    out = mem("pull", env=eb)
+    assert "purged" not in out.stdout, out.stdout
+    for env in (eb, ea):
+        if env is ea:
+            mem("push", env=eb)
+            mem("pull", env=ea)
+        cur = json.loads(_get(mem, env, "project/x/db").stdout)
+        assert cur["body"] == "Postgres on port 5432" and cur["version"] == 3, cur
+        log = json.loads(mem("log", "project/x/db", "--json", env=env).stdout)
+        assert [v["version"] for v in log if not v["body"]] == [1], log
+    # locally: the same order keeps the later version through a push and a gc
+    mem("remember", "project/y/db", "MySQL on port 3306", env=ea)
+    mem("remember", "project/y/db", "MySQL on port 3307", env=ea)
+    mem("remember", "project/y/db", "MySQL on port 3306", env=ea)
+    mem("forget", "project/y/db@v1", "--yes", env=ea)
+    mem("push", env=ea)
+    mem("gc", "--prune=now", env=ea)
+    assert json.loads(_get(mem, ea, "project/y/db").stdout)["version"] == 3
+    assert "0 problems" in mem("fsck", env=ea).stdout
+    # a copy of the forgotten version itself still goes: B never saw y's forget, its v1 is purged at pull
+    mem("pull", env=eb)
+    log = json.loads(mem("log", "project/y/db", "--json", env=eb).stdout)
+    assert [v["version"] for v in log if not v["body"]] == [1], log

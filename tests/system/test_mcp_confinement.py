@@ -170,3 +170,35 @@ def test_sub_agent_and_queue_lookups_list_nothing_outside(store):
     with serve() as (base, _log):
         anyio.run(main, base + "/mcp", base + "/admin/mcp")
     assert _mem("get", "project/apiv2/port").stdout.strip() == "apiv2 port 9090"
+
+
+def test_a_sub_agent_never_reads_a_sibling_through_mcp(store):
+    """test29 P3: MCP ``recall`` with ``agent`` and a sibling's
+    ``from_agent`` answers as a missing sub-agent; ``get`` takes
+    ``session``/``agent`` as the CLI does, a sibling's key reading as a
+    missing one."""
+    _mem("remember", "project/api/cache", "redis 6 on cache-1")
+    _mem("remember", "project/api/cache", "redis 7 on cache-a1", "--session", "S1", "--agent", "alpha")
+    _mem("remember", "project/api/cache", "memcached on cache-b2", "--session", "S1", "--agent", "beta")
+    _mem("remember", "project/api/secretplan", "alpha-only: quokka-delta-88", "--session", "S1", "--agent", "alpha")
+    key = _mint("all-bot", "agent")
+
+    async def main(url):
+        async with http_session(url, key) as s:
+            err = _err(await s.call_tool("recall", {"queries": "quokka plan", "project": "api", "session": "S1",
+                                                    "agent": "beta", "from_agent": "alpha"}))
+            assert err == "not_found: no sub-agent alpha"
+            mine = _sc(await s.call_tool("recall", {"queries": "quokka plan", "project": "api", "session": "S1",
+                                                     "from_agent": "alpha"}))
+            assert [i["key"] for i in mine["items"] if i.get("key")] == ["project/api/secretplan"]
+            sib = _err(await s.call_tool("get", {"key": "project/api/secretplan", "session": "S1", "agent": "beta"}))
+            none = _err(await s.call_tool("get", {"key": "project/api/nokey", "session": "S1", "agent": "beta"}))
+            assert sib.replace("secretplan", "K") == none.replace("nokey", "K")
+            assert sib.startswith("not_found: no key project/api/secretplan")
+            own = _sc(await s.call_tool("get", {"key": "project/api/cache", "session": "S1", "agent": "beta"}))
+            assert own["item"]["value"] == "memcached on cache-b2"
+            person = _sc(await s.call_tool("get", {"key": "project/api/cache"}))
+            assert person["item"]["value"] == "redis 6 on cache-1"
+
+    with serve() as (base, _log):
+        anyio.run(main, base + "/mcp")

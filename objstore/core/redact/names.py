@@ -201,11 +201,34 @@ def check_name(name: str, what: str = "key", *, where: str = "file names and log
     ``TypeError`` for a non-str.  ``url=True``: the name is a URL, and any
     user or key before an ``@`` of its authority (``s3://TOKEN@bucket``,
     ``https://user:pw@host``) is refused the same way, whatever its shape
-    (test16b B10: a bare 40-hex token there matched no rule)."""
-    if name_hits(name) or (url and _url_userinfo(name)):
+    (test16b B10: a bare 40-hex token there matched no rule), and so is a
+    query parameter named as a key (:data:`URL_KEY_PARAMS`: ``?key=…``, the
+    way Google's API keys ride in a URL; test29 P2)."""
+    if name_hits(name) or (url and (_url_userinfo(name) or _url_key_param(name))):
         raise InvalidInput(f"the {what} holds a credential: it would be stored in the clear in {where}",
                            hint=hint or ("name what the value is, not the value" if what == "key"
                                          else f"name the {what} for what it is, not with a secret"))
+
+
+#: query parameter names (folded: lower case, ``-`` as ``_``) whose value is a credential in a URL:
+#: Google API keys (``key``), Azure and gateway keys, OAuth tokens, SAS/presigned signatures
+URL_KEY_PARAMS = frozenset({"key", "api_key", "apikey", "x_api_key", "token", "access_token", "auth", "auth_token",
+                            "password", "pass", "pwd", "secret", "client_secret", "sig", "signature",
+                            "x_amz_signature", "x_goog_signature", "subscription_key"})
+
+
+def _url_key_param(text: str) -> bool:
+    """Whether the URL ``text`` has a query parameter of :data:`URL_KEY_PARAMS`
+    with a value (RFC 3986 3.4: the query is what follows the first ``?``, up
+    to a ``#``; parameters split on ``&`` and ``;``)."""
+    query = text.partition("?")[2].partition("#")[0]
+    if not query:
+        return False
+    for part in query.replace(";", "&").split("&"):
+        name, eq, val = part.partition("=")
+        if eq and val.strip() and name.strip().lower().replace("-", "_") in URL_KEY_PARAMS:
+            return True
+    return False
 
 
 def _url_userinfo(text: str) -> bool:
