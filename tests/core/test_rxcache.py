@@ -65,32 +65,40 @@ def test_kept_programs_build_the_patterns_re_builds(tmp_path):
     first = _run(tmp_path)
     assert first["patterns"] > 150 and first["differ"] == []
     f = _cache_file(tmp_path)
-    assert f.is_file() and f.read_bytes()[:6] == b"MEMRX1"
+    assert f.is_file() and f.read_bytes()[:6] == b"MEMRX2"
     second = _run(tmp_path)   # every pattern now built from the file
     assert second["differ"] == []
     assert second["kept"] == second["patterns"] and second["new"] == 0
 
 
-@pytest.mark.parametrize("damage", ["truncated", "crc", "shape", "program"])
+@pytest.mark.parametrize("damage", ["truncated", "crc", "shape", "program", "words"])
 def test_a_damaged_file_is_ignored_and_written_again(tmp_path, damage):
     _run(tmp_path)
     f = _cache_file(tmp_path)
     raw = f.read_bytes()
+    n = int.from_bytes(raw[6:10], "big")
     if damage == "truncated":
-        bad = raw[: len(raw) // 2]
+        bad = raw[: 14 + n // 2]
     elif damage == "crc":
-        bad = raw[:6] + bytes(4) + raw[10:]
+        bad = raw[:10] + bytes(4) + raw[14:]
+    elif damage == "words":   # a program's bytes changed: its CRC fails, re compiles that one
+        bad = raw[:-1] + bytes([raw[-1] ^ 1])
     else:
         import marshal
         import zlib
         if damage == "shape":
-            body = marshal.dumps(["not", "a", "dict"])
+            head, blobs = marshal.dumps(["not", "a", "dict"]), b""
         else:   # the right shape, a program _sre refuses, for a pattern the child compiles
-            body = marshal.dumps({("(?<![\\w.])[a-z][\\w.+-]*", 0): (32, [1, 2, 3], 0, {}, (None,))})
-        bad = b"MEMRX1" + zlib.crc32(body).to_bytes(4, "big") + body
+            blobs = bytes(range(12))
+            head = marshal.dumps({("(?<![\\w.])[a-z][\\w.+-]*", 0): (32, 0, {}, (None,), 0, 3, zlib.crc32(blobs))})
+        bad = b"MEMRX2" + len(head).to_bytes(4, "big") + zlib.crc32(head).to_bytes(4, "big") + head + blobs
     f.write_bytes(bad)
     got = _run(tmp_path)
-    assert got["differ"] == [] and got["kept"] == (1 if damage == "program" else 0)
+    assert got["differ"] == []
+    if damage == "words":   # that one program compiled again, every other one built from the file
+        assert got["new"] == 1 and got["kept"] >= got["patterns"] - 1
+    else:
+        assert got["kept"] == (1 if damage == "program" else 0)
     assert _run(tmp_path)["kept"] == got["patterns"]   # written sound again
 
 
