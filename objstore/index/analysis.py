@@ -25,6 +25,7 @@ import unicodedata
 
 import tantivy
 
+from objstore.core.rxcache import compile_pattern
 from objstore.core.text import LazyPattern, strip_escapes
 from objstore.index.folds import dotted_i_variant, greek_fold, sigma_variant  # (re-exported)
 from objstore.index.simpletext import SIMPLE_BLANK, SIMPLE_CJK, simple_text  # (simple_text re-exported)
@@ -439,7 +440,7 @@ def word_tokens(word: str) -> tuple[str, ...]:
 #: word -> its tokens (:func:`word_tokens`)
 _WORDS: dict[str, tuple[str, ...]] = {}
 _WORDS_MAX = 65536
-_RUN = re.compile(r"[A-Za-z0-9]+").findall
+_RUN = compile_pattern(r"[A-Za-z0-9]+").findall
 
 
 def index_terms(text: str, analyzer: str = "stem") -> list[str]:
