@@ -24,9 +24,8 @@ File ``<store>/index-journal``, UTF-8 lines, tab-separated::
                                        (``objstore.core.unfinished``) goes
     N <TAB> <ref> <TAB> <new id>       a ref set for the first time by a bulk writer
                                        whose object may be stored before the ref is:
-                                       recovery sets it (``IndexBatch.flush``,
-                                       ``TurnAppender.publish``'s new sessions, a
-                                       pull's new refs: ``remote.fetch.note_new_refs``)
+                                       recovery sets it (``IndexBatch.flush``, and
+                                       ``TurnAppender.publish``'s new sessions)
 
 Only keys (and their refs' names), session ids, object and item ids and note
 names appear, never values; the file is emptied when the operation completes.

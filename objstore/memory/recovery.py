@@ -79,8 +79,7 @@ def _set_new_refs(store: Store, new_refs: dict[str, str]) -> None:
     that does not exist yet to its object, when that object is stored and
     is, for ``facts/<key>``, a fact version of that key, the key not
     sealed, or, for ``sessions/<id>``, the head of a whole chain of that
-    session's turns (for a key: of its versions; each stored, down to its
-    first), and no tombstone
+    session's turns (each stored, down to its first), and no tombstone
     forgets it (its writer was killed after the objects and before the
     ref: finished, as the writer would have: tester finding W8, an import's
     sub-agent summaries and, session 22, its new sessions), or for
@@ -106,7 +105,7 @@ def _set_new_refs(store: Store, new_refs: dict[str, str]) -> None:
                 if session_ref(obj.session) != ref or not _whole_chain(store, obj, forgotten):
                     continue
                 sids.append(obj.session)
-            elif not isinstance(obj, Fact) or fact_ref(obj.key) != ref or not _whole_chain(store, obj, forgotten) \
+            elif not isinstance(obj, Fact) or fact_ref(obj.key) != ref or forgotten(obj) \
                     or store.refs.read(sealed_ref(obj.key)) is not None:   # sealed since: no plain value back
                 continue
             else:
@@ -122,22 +121,19 @@ def _set_new_refs(store: Store, new_refs: dict[str, str]) -> None:
         store.update_refs(moves, NEW_REF_MESSAGE)
 
 
-def _whole_chain(store: Store, head: Turn | Fact, forgotten) -> bool:
-    """True when ``head`` and every turn (version) below it are stored
-    turns of its session (versions of its key) that no tombstone forgets,
-    down to the first (no parent): a pulled key with an older version a
-    rule here forgets is the merge's to rewrite, never set as it came.
+def _whole_chain(store: Store, head: Turn, forgotten) -> bool:
+    """True when ``head`` and every turn below it are stored turns of its
+    session that no tombstone forgets, down to the first (no parent).
     Raises MemError (a damaged object)."""
-    typ, same = (Turn, "session") if isinstance(head, Turn) else (Fact, "key")
-    obj = head
-    for _ in range((head.seq if typ is Turn else head.version) + 2):   # bounded: it counts down to the first
-        if not isinstance(obj, typ) or getattr(obj, same) != getattr(head, same) or forgotten(obj):
+    turn = head
+    for _ in range(head.seq + 2):   # bounded: a chain's seq counts down to its first turn's
+        if not isinstance(turn, Turn) or turn.session != head.session or forgotten(turn):
             return False
-        if obj.parent is None:
+        if turn.parent is None:
             return True
-        if not store.has(obj.parent):
+        if not store.has(turn.parent):
             return False
-        obj = store.get(obj.parent)
+        turn = store.get(turn.parent)
     return False
 
 

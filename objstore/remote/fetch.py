@@ -477,25 +477,6 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
     return rep
 
 
-def note_new_refs(store: Store, m: Manifest) -> None:
-    """Note in the index journal (``N`` lines; caller holds the store
-    lock) each session and fact key of the manifest that has no ref here
-    yet (a key sealed here left out: its plain value never comes back),
-    before :func:`install` makes the remote's objects readable: a pull or
-    push killed in its ref phase (kill -9, test28's note on X3) leaves refs
-    the next holder of the store lock sets, as the merge would have
-    (``objstore.memory.recovery``: only a whole chain no tombstone here
-    forgets), not stored turns and versions ``mem fsck`` calls a lost
-    ref.  The merge sets them itself; its journal replay then finds them
-    set and clears the lines."""
-    local = local_refs(store)
-    sealed = {n[len("sealed/"):] for n, _ in store.refs.iter("sealed")}
-    new = [(n, o) for n, o in sorted(m.refs.items()) if n.startswith(("facts/", "sessions/")) and n not in local
-           and not (n.startswith("facts/") and n[len("facts/"):] in sealed)]
-    if new:
-        store.journal.new_refs(new)
-
-
 def fetch(store: Store, r: Remote, spec: RemoteSpec, res: SyncResult, progress: Progress | None,
           command: str) -> tuple[Manifest, str | None, dict[str, bytes], MergeReport]:
     m, etag, n = r.manifest()
@@ -503,7 +484,6 @@ def fetch(store: Store, r: Remote, spec: RemoteSpec, res: SyncResult, progress: 
     prep = download_packs(store, r, m, spec, res, progress)
     try:
         with store.lock(command):   # one hold: a journal replay must not run between install and merge
-            note_new_refs(store, m)
             cache = install(store, prep, spec)
             rep = merge(store, m, res, command, RemoteObjects(r, cache))
     finally:
