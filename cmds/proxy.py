@@ -135,10 +135,11 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
     import aiohttp
     from aiohttp import web
 
-    from objstore import (PROXY_MAX_ANSWER, PROXY_MAX_REQUEST, ProxyTooLarge, proxy_capture_turns, proxy_decode_body,
-                          proxy_not_decoded, proxy_prepare, proxy_rejected, proxy_response_turns)
+    from objstore import (PROXY_MAX_ANSWER, PROXY_MAX_REQUEST, ProxyTooLarge, proxy_decode_body, proxy_drain_spool,
+                          proxy_not_decoded, proxy_prepare, proxy_rejected, proxy_response_turns,
+                          proxy_spool_turns)
 
-    writer = CaptureWriter(store, proxy_capture_turns)
+    writer = CaptureWriter(store, proxy_spool_turns, proxy_drain_spool)
 
     def write_trace(rec: dict) -> None:
         if trace:
@@ -330,27 +331,32 @@ def serve(store, host: str, port: int, upstream: str, *, trace: str | None, capt
 
 
 class CaptureWriter:
-    """One background thread that writes captured turns in arrival order,
-    a batch at a time (one store lock, one index commit per batch), so no
-    request waits for an index commit.  A batch the store lock cannot be
-    had for within the lock timeout (an import or a ``gc`` holding it) is
-    kept and tried again, every ``RETRY_S`` seconds for up to
-    ``RETRY_FOR_S`` seconds, with what arrived meanwhile queued behind it
+    """One background thread that stores captured turns in arrival order,
+    a batch at a time, so no request waits for the store.  Each batch is
+    first put in the spool on disk (``spool``: redacted, no lock), then the
+    spool is stored (``drain``: one store lock, one index commit for what
+    waits; ``objstore.integrations.proxyspool``).  While the store lock
+    cannot be had (an import or a ``gc`` holding it) the spool is tried
+    again every ``RETRY_S`` seconds for up to ``RETRY_FOR_S`` seconds, and
+    the batches that arrive meanwhile are spooled behind it between tries
     (test27 V19: a proxy-only harness has no transcript to import it from
-    later).  ``close`` writes what is queued (a batch still locked out
-    after that is said lost on stderr)."""
+    later; test28 Y9: a proxy killed meanwhile loses none of them).  What
+    is still locked out then, or at ``close``, stays in the spool for the
+    next proxy started on this store, which stores it first."""
 
-    #: seconds between tries of a batch the store lock was not had for
+    #: seconds a try waits for the store lock (at most; the store's lock timeout when shorter): the
+    #: batches that arrive meanwhile are in memory only until the try ends
     RETRY_S = 1.0
-    #: seconds a locked-out batch is tried for before it is said lost
+    #: seconds a locked-out spool is tried for before it is left to the next proxy
     RETRY_FOR_S = 600.0
 
-    def __init__(self, store, write) -> None:
+    def __init__(self, store, spool, drain) -> None:
         import queue
         import threading
-        self.store, self.write = store, write
+        self.store, self.spool, self.drain = store, spool, drain
         self.q: queue.Queue = queue.Queue()
         self.closing = threading.Event()
+        self.stop = False
         self.t = threading.Thread(target=self._run, name="mem-proxy-capture", daemon=True)
         self.t.start()
 
@@ -359,62 +365,74 @@ class CaptureWriter:
             self.q.put(list(turns))
 
     def _run(self) -> None:
-        import queue
-        while True:
+        self._drain_retrying()     # what a proxy stopped before it stored it left in the spool
+        while not self.stop:
             item = self.q.get()
             if item is None:
                 return
-            groups = [item]   # one list per request
-            stop = False
-            while True:
-                try:
-                    more = self.q.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    stop = True
-                    break
-                groups.append(more)
-            try:
-                self._write_retrying([t for g in groups for t in g])
-            except Exception as e:  # noqa: BLE001 - a failed write is logged, the proxy goes on
-                if len(groups) == 1:
-                    self._failed(e, groups[0])
-                else:   # test25 T1: one request's failure never costs the other requests' turns
-                    for g in groups:
-                        try:
-                            self._write_retrying(g)
-                        except Exception as e1:  # noqa: BLE001 - as above
-                            self._failed(e1, g)
-            if stop:
-                return
+            self._spool(item)
+            self._spool_queued()
+            self._drain_retrying()
 
-    def _write_retrying(self, turns: list) -> None:
-        """Write ``turns``; while the store lock is held by another process
-        (StoreLocked after the store's lock timeout), wait ``RETRY_S`` and
-        try again, for up to ``RETRY_FOR_S`` seconds (not past ``close``'s
-        own wait); then raise the last StoreLocked."""
-        import time
+    def _spool(self, turns: list) -> None:
+        try:
+            self.spool(self.store, turns)
+        except Exception as e:  # noqa: BLE001 - test25 T1: one request's failure never costs the others'
+            self._failed(e, len(turns))
 
-        from objstore import StoreLocked
-        give_up = time.monotonic() + self.RETRY_FOR_S
+    def _spool_queued(self) -> None:
+        """Spool every batch queued now, in order (a ``None``: stop after this)."""
+        import queue
         while True:
             try:
-                self.write(self.store, turns)
+                item = self.q.get_nowait()
+            except queue.Empty:
                 return
+            if item is None:
+                self.stop = True
+                return
+            self._spool(item)
+
+    def _drain_retrying(self) -> None:
+        """Store the spool; while the store lock is held by another process
+        (StoreLocked after a try of at most ``RETRY_S`` seconds), spool what
+        arrived and try again, for up to ``RETRY_FOR_S`` seconds (not past
+        ``close``'s own wait); then leave the spool to the next proxy."""
+        import time
+
+        from objstore import StoreLocked, proxy_spool_waiting
+        give_up = time.monotonic() + self.RETRY_FOR_S
+        while True:
+            t0 = time.monotonic()
+            try:
+                res = self.drain(self.store, lock_timeout=min(self.store.lock_timeout, self.RETRY_S))
             except StoreLocked:
+                self.closing.wait(max(0.0, self.RETRY_S - (time.monotonic() - t0)))   # (a lock timeout of 0)
+                self._spool_queued()
                 if time.monotonic() >= give_up or self.closing.is_set():
-                    raise
-                self.closing.wait(self.RETRY_S)
+                    batches, turns = proxy_spool_waiting(self.store.root)
+                    click.echo(f"mem proxy: the store stayed locked; {turns} turn(s) of {batches} batch(es) "
+                               "kept in cache/proxy-spool: the next mem proxy started on this store stores "
+                               "them", err=True)
+                    return
+                continue
+            except Exception as e:  # noqa: BLE001 - a failed write is logged, the proxy goes on
+                click.echo(f"mem proxy: capture failed ({type(e).__name__}); the spooled turns are "
+                           "tried again with the next batch", err=True)
+                return
+            for n, name in res.failed:
+                self._failed(name, n)
+            return
 
     @staticmethod
-    def _failed(e: Exception, turns: list) -> None:
-        click.echo(f"mem proxy: capture failed ({type(e).__name__}); {len(turns)} turn(s) not stored", err=True)
+    def _failed(e, n: int) -> None:
+        name = e if isinstance(e, str) else type(e).__name__
+        click.echo(f"mem proxy: capture failed ({name}); {n} turn(s) not stored", err=True)
 
     def close(self) -> None:
         self.q.put(None)
         self.t.join(60)
-        if self.t.is_alive():   # still locked out: the next try is its last
+        if self.t.is_alive():   # still locked out: the next try is its last (the spool keeps the rest)
             self.closing.set()
             self.t.join(60)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 INDEX = REPO / "objstore" / "index"
 #: lowest first: a module may import only modules before it
-ORDER = ["errors", "readonly", "simpletext", "analysis", "docids", "schema", "query", "procmem", "genfiles", "countcache",
+ORDER = ["errors", "readonly", "simpletext", "folds", "analysis", "docids", "schema", "query", "procmem", "genfiles", "countcache",
          "genmanifest", "generations", "genwriter", "genbuild", "snippets", "taildeletes", "purge", "segmerge", "gluedcheck", "heldwords",
          "lookups", "reading", "stream", "searchindex"]
 

@@ -17,12 +17,12 @@ each shell's in the order of its numbers, and deletes their files.  So:
   machine starts processes late) waits in the spool, never more than the
   order wait, and is then stored after it (test27 V12; test25 T4).
 
+The spool's file mechanics are shared with the proxy's (:mod:`objstore.core.spool`).
 Formats: ``docs/format.md`` (``cache/shell-spool``, ``cache/shell-seq``).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
@@ -32,22 +32,17 @@ from objstore.capture.policy import CaptureConfig, has_marker, load_config, no_c
     path_excluded
 from objstore.capture.sync import valid_text
 from objstore.capture.transcript import project_of
+from objstore.core import spool
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import StoreLocked
 from objstore.core.refs import validate_session_id
+from objstore.core.spool import SHELL_SPOOL_DIR
 from objstore.core.store import Store
 from objstore.memory.appender import TurnAppender
 from objstore.memory.sessions import CapturedTurn
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: every writer drains (the store lock orders them)
-    fcntl = None  # type: ignore[assignment]
-
 #: one file per shell session: the number of its last command handled (:func:`capture_shell`)
 SHELL_SEQ_DIR = "cache/shell-seq"
-#: the records not stored yet, one folder per shell session (:func:`spool_record`)
-SHELL_SPOOL_DIR = "cache/shell-spool"
 #: a shell's file untouched this long is removed when another shell's first one is made (a shell
 #: idle longer loses order for one wait at its next command, never a command)
 SHELL_SEQ_KEEP_S = 7 * 86400
@@ -82,11 +77,8 @@ def spool_record(root: Path, *, session_id: str, command_line: str, cwd: str, st
         key = text_key(line)[:16]
         rec["source"] = f"sh:{rec['started_ms']}:{rec['seq']}:{key}" if seq else f"sh:{rec['started_ms']}:{key}"
         rec["text"] = redact(f"$ {line}\n[exit {status}, {max(0, duration_ms) / 1000:.2f} s, {cwd}]").text
-    folder = root / SHELL_SPOOL_DIR / sid
-    path = folder / f"{rec['seq']:012d}-{rec['started_ms']}-{os.getpid()}-{os.urandom(3).hex()}.json"
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    atomic_write(path, json.dumps(rec).encode("utf-8"))   # (0600)
-    return path
+    name = f"{rec['seq']:012d}-{rec['started_ms']}-{os.getpid()}-{os.urandom(3).hex()}.json"
+    return spool.write_record(root / SHELL_SPOOL_DIR / sid / name, rec)
 
 
 def _spooled(root: Path) -> dict[str, list[tuple[Path, dict]]]:
@@ -107,13 +99,10 @@ def _spooled(root: Path) -> dict[str, list[tuple[Path, dict]]]:
             continue
         for n in names:
             p = base / sid / n
-            try:
-                rec = json.loads(p.read_bytes())
-                ok = isinstance(rec, dict) and rec.get("session") == sid and isinstance(rec.get("seq"), int) \
-                    and isinstance(rec.get("started_ms"), int) and (rec.get("skip") is True or (
-                        isinstance(rec.get("text"), str) and isinstance(rec.get("source"), str)))
-            except (OSError, ValueError):
-                ok = False
+            rec = spool.read_record(p)
+            ok = rec is not None and rec.get("session") == sid and isinstance(rec.get("seq"), int) \
+                and isinstance(rec.get("started_ms"), int) and (rec.get("skip") is True or (
+                    isinstance(rec.get("text"), str) and isinstance(rec.get("source"), str)))
             if not ok:
                 p.unlink(missing_ok=True)
                 continue
@@ -170,22 +159,6 @@ def _store_spooled(store: Store, order_wait_s: float, mine: Path | None) -> tupl
     return oid, waiting, lost
 
 
-def _take_drainer(root: Path) -> int | None:
-    """The drainer's flock (``cache/shell-spool.lock``), taken without
-    waiting: its fd, or None when another writer drains."""
-    if fcntl is None:
-        return -1
-    p = root / "cache" / "shell-spool.lock"
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(p, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        return None
-    return fd
-
-
 def drain_spool(store: Store, *, order_wait_s: float, deadline_s: float, mine: Path | None = None,
                 log=None) -> str | None:
     """Store the spooled shell records (module doc) unless another writer
@@ -202,7 +175,7 @@ def drain_spool(store: Store, *, order_wait_s: float, deadline_s: float, mine: P
     end = time.monotonic() + deadline_s
     oid = None
     while True:
-        fd = _take_drainer(store.root)
+        fd = spool.take_drainer(store.root, SHELL_SPOOL_DIR)
         if fd is None:
             return oid     # the drainer sees this record: it was written before this try
         try:
@@ -219,39 +192,21 @@ def drain_spool(store: Store, *, order_wait_s: float, deadline_s: float, mine: P
                 if lost and log is not None:
                     log(f"order-lost:{lost}")
                 if waiting:
-                    seen = len(list(_spool_files(store.root)))
-                    while time.monotonic() < end and len(list(_spool_files(store.root))) == seen:
+                    seen = spool.waiting(store.root, SHELL_SPOOL_DIR)
+                    while time.monotonic() < end and spool.waiting(store.root, SHELL_SPOOL_DIR) == seen:
                         time.sleep(POLL_S)
-                        if _oldest_waited(store.root) >= order_wait_s:
+                        if spool.oldest_waited(store.root, SHELL_SPOOL_DIR) >= order_wait_s:
                             break
                 if time.monotonic() >= end:
                     if waiting and log is not None:
                         log("left-in-spool")
                     return oid
         finally:
-            if fd >= 0:
-                os.close(fd)
+            spool.let_go(fd)
         # a record written after the last look and before the drainer lock was let go had its writer
         # find the drainer busy: look once more
-        if not any(True for _ in _spool_files(store.root)) or time.monotonic() >= end:
+        if not spool.waiting(store.root, SHELL_SPOOL_DIR) or time.monotonic() >= end:
             return oid
-
-
-def _spool_files(root: Path):
-    """The spool's record files (paths), any session."""
-    base = root / SHELL_SPOOL_DIR
-    try:
-        sessions = os.listdir(base)
-    except OSError:
-        return
-    for sid in sessions:
-        try:
-            names = os.listdir(base / sid)
-        except OSError:
-            continue
-        for n in names:
-            if n.endswith(".json") and not n.startswith("."):
-                yield base / sid / n
 
 
 def spool_waiting(root: Path) -> int:
@@ -260,18 +215,7 @@ def spool_waiting(root: Path) -> int:
     now; when their writers stopped before the store lock was free, the
     next shell record's writer stores them).  Takes no lock: a writer that
     finds the drainer's flock taken leaves its record to its holder."""
-    return sum(1 for _ in _spool_files(root))
-
-
-def _oldest_waited(root: Path) -> float:
-    """Seconds the oldest spooled record has waited (by its file's time)."""
-    now, oldest = time.time(), 0.0
-    for p in _spool_files(root):
-        try:
-            oldest = max(oldest, now - p.stat().st_mtime)
-        except OSError:
-            pass
-    return oldest
+    return spool.waiting(root, SHELL_SPOOL_DIR)
 
 
 def capture_shell(store: Store, *, session_id: str, command_line: str, cwd: str, status: int,

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from objstore.core.record import Record, set_fields
+from objstore.core.rxcache import compile_pattern
 from objstore.core.text import SUSPECT_ESCAPE_RE, clean_decoded, strip_mem_context
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
@@ -72,7 +73,7 @@ def cut_text(text: str) -> str:
 
 #: a ``<system-reminder>`` element Claude Code puts in a user message: CLAUDE.md's text, file and todo
 #: notes, never the person's words (to its end, or the text's end when it is cut short)
-_REMINDER_RE = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.S)
+_REMINDER_RE = compile_pattern(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.S)
 
 
 def strip_harness_context(text: str) -> str:

@@ -16,6 +16,7 @@ from objstore.core.reachability import Reach, kept_by_reflogs, lost_tombstones, 
 from objstore.core.reflog import FILE_LINE_SHAPE, line_numbers
 from objstore.core.refs import has_legacy_at, not_utf8, validate_key
 from objstore.core.sealstate import plain_and_sealed
+from objstore.core.spool import spooled_sources
 from objstore.core.store import Store
 from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR
@@ -254,12 +255,16 @@ def _check_unnamed(store: Store, objs: dict, forgotten: Callable[[object], bool]
     warning instead when its head is what an ``N`` line of the index
     journal says its ref was about to be set to (a writer stopped between
     its objects and its refs: the next holder of the store lock sets it,
-    ``objstore.memory.recovery``)."""
+    ``objstore.memory.recovery``), or, for a session, when its head's
+    source waits in a capture spool (``objstore.core.spool``: a proxy
+    killed while its batch waited for the store lock; the next proxy
+    stores the batch)."""
     found = unnamed_chains(objs, ref_check(store), forgotten)
     try:   # the refs a bulk writer stopped before setting (journal ``N`` lines): recovery sets them
         pending = store.journal.read().new_refs if found else {}
     except CorruptObject:   # a journal that is not a regular file: reported below
         pending = {}
+    spooled = spooled_sources(store.root) if any(n.startswith("sessions/") for n in found) else {}
     logs = store.reflog.read_many(sorted(found))
     for name in sorted(found):
         what = "turns" if name.startswith("sessions/") else "versions"
@@ -267,6 +272,13 @@ def _check_unnamed(store: Store, objs: dict, forgotten: Callable[[object], bool]
             rep.warnings.append(f"ref {name}: not set yet, while {len(found[name]['ids'])} of its {what} are "
                                 "stored: a writer (e.g. an import) was stopped before it set it; the next "
                                 "write sets it ('mem fsck --repair', or any write)")
+            continue
+        mine = spooled.get(name[len("sessions/"):], ()) if name.startswith("sessions/") else ()
+        if any(getattr(objs[h], "source", None) in mine for h in found[name]["heads"]):   # test28 Y9
+            rep.warnings.append(f"ref {name}: not set yet, while {len(found[name]['ids'])} of its turns are "
+                                "stored: their batch waits in the capture spool (a mem proxy was stopped "
+                                "while it waited for the store lock); the next mem proxy started on this "
+                                "store stores it")
             continue
         named = any(e.new in found[name]["heads"] for e in logs[name])
         rep.problems.append(f"ref {name}: missing, while {len(found[name]['ids'])} of its {what} are stored"

@@ -64,7 +64,9 @@ class LazyPattern:
     ``LazyPattern(pattern, flags).match(...)`` acts as
     ``re.compile(pattern, flags).match(...)``.  For module-level patterns
     that a process may never use: every compile at import is paid by each new
-    process (~0.1-0.4 ms a pattern; start-up, docs/benchmarks.md).  Each
+    process (~0.1-0.4 ms a pattern; start-up, docs/benchmarks.md), and the
+    first use builds it from the program an earlier process kept
+    (:func:`objstore.core.rxcache.compile_pattern`).  Each
     attribute looked up is kept on the instance, so later uses (``.search``
     on every line a reader decodes) are plain attribute reads, not a call
     of :meth:`__getattr__`."""
@@ -75,8 +77,9 @@ class LazyPattern:
 
     def __getattr__(self, name: str):
         if self._rx is None:
-            import re   # here: a process that never matches (``mem get``) loads no re, nor its enum
-            self._rx = re.compile(*self.args)
+            # deferred: rxcache loads re (and its enum), which a process that never matches (``mem get``) needs not
+            from objstore.core.rxcache import compile_pattern   # deferred: loads re; programs kept across processes
+            self._rx = compile_pattern(*self.args)
         value = getattr(self._rx, name)
         self.__dict__[name] = value   # found before __getattr__ from now on
         return value

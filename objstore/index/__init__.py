@@ -10,6 +10,8 @@ Modules, lowest first (each imports only those above it):
 * ``errors``: ``SearchIndexError``, ``IndexBusyError``, ``IndexCorruptError``;
 * ``readonly``: reading an index on a read-only filesystem (a shadow
   directory of links where tantivy can take its lock);
+* ``folds``: the spelling folds and variants (``greek_fold``: the Greek
+  accents; ``sigma_variant``, ``dotted_i_variant``), re-exported by ``analysis``;
 * ``analysis``: the analyzers (``mem_words``, ``mem_stem``, ``mem_simple_stem``, ``mem_plain``, ``mem_plain_s``),
   ``tokenize``, ``index_terms``, ``QUERY_STOPWORDS``;
 * ``schema``: ``IndexDoc``, ``Hit``, the generation formats, tantivy schema

@@ -25,11 +25,14 @@ import unicodedata
 
 import tantivy
 
+from objstore.core.rxcache import compile_pattern
 from objstore.core.text import LazyPattern, strip_escapes
+from objstore.index.folds import dotted_i_variant, greek_fold, sigma_variant  # (re-exported)
 from objstore.index.simpletext import SIMPLE_BLANK, SIMPLE_CJK, simple_text  # (simple_text re-exported)
 
 __all__ = [
     "ANALYZERS",
+    "GREEK_FOLD_SUFFIX",
     "MAX_TOKEN_BYTES",
     "PLAIN_MAX_TOKEN_BYTES",
     "PLAIN_ANALYZER",
@@ -48,6 +51,7 @@ __all__ = [
     "WORDS_ANALYZER",
     "index_terms",
     "glued_in",
+    "greek_fold",
     "holds_term",
     "glued_pairs",
     "is_cjk_token",
@@ -130,6 +134,13 @@ SIMPLE_STEM_VOCAB_ANALYZER = "mem_simple_stem_v"
 #: would find no document by its ``id`` term, so it must report such a
 #: generation as damaged instead
 SIMPLE_STEM_COLID_ANALYZER = "mem_simple_stem_c"
+#: The end of the ``text`` tokenizer's name (``mem_simple_stem`` and each
+#: of its names above, then this) in the generations whose ``text`` had
+#: the diacritics of Greek letters dropped (:func:`greek_fold`;
+#: ``schema.GenFormat.greek_fold``, since session 29): a ``mem`` from before
+#: would look an accented Greek word up as it is spelled and miss it, so it
+#: must report such a generation as damaged instead
+GREEK_FOLD_SUFFIX = "_g"
 #: ``mem_plain`` followed by tantivy's stop-word filter of the words of
 #: ``plainwords.txt`` (:func:`plain_stop_words`): the ``plain`` of a
 #: ``plain_stop`` generation, registered on the indexes a writer writes
@@ -262,7 +273,8 @@ _REGISTERED: dict[str, "tantivy.TextAnalyzer"] = {}  # the objects registered on
 
 def register_analyzers(index: "tantivy.Index") -> None:
     """Register ``mem_words``, ``mem_stem``, ``mem_simple_stem`` (also as
-    ``mem_simple_stem_k``), ``mem_plain`` and ``mem_pairs`` on ``index``
+    ``mem_simple_stem_k`` and its other names, each also with
+    GREEK_FOLD_SUFFIX), ``mem_plain`` and ``mem_pairs`` on ``index``
     (a ``tantivy.Index``; needed before a writer of it is made:
     ``SubIndex.new_writer`` calls it, a generation opened for reading goes
     without, as its queries are built from terms).  The analyzer objects are built
@@ -279,13 +291,12 @@ def register_analyzers(index: "tantivy.Index") -> None:
                                 PAIRS_ANALYZER: _analyzer("pairs")})
         for name, a in _REGISTERED.items():
             index.register_tokenizer(name, a)
-        index.register_tokenizer(SIMPLE_STEM_KEYED_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
-        index.register_tokenizer(SIMPLE_STEM_STOP_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
-        index.register_tokenizer(SIMPLE_STEM_FAST_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
-        index.register_tokenizer(SIMPLE_STEM_SHORT_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
-        index.register_tokenizer(SIMPLE_STEM_DIFF_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
-        index.register_tokenizer(SIMPLE_STEM_VOCAB_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
-        index.register_tokenizer(SIMPLE_STEM_COLID_ANALYZER, _REGISTERED[SIMPLE_STEM_ANALYZER])
+        simple = _REGISTERED[SIMPLE_STEM_ANALYZER]   # (the Greek fold is applied to the text before it)
+        for name in (SIMPLE_STEM_ANALYZER, SIMPLE_STEM_KEYED_ANALYZER, SIMPLE_STEM_STOP_ANALYZER,
+                     SIMPLE_STEM_FAST_ANALYZER, SIMPLE_STEM_SHORT_ANALYZER, SIMPLE_STEM_DIFF_ANALYZER,
+                     SIMPLE_STEM_VOCAB_ANALYZER, SIMPLE_STEM_COLID_ANALYZER):
+            index.register_tokenizer(name, simple)
+            index.register_tokenizer(name + GREEK_FOLD_SUFFIX, simple)
 
 
 def register_writer_analyzers(index: "tantivy.Index") -> None:
@@ -388,10 +399,13 @@ def nfc(text: str) -> str:
     return unicodedata.normalize("NFC", strip_escapes(text))
 
 
-def tokenize(text: str) -> list[str]:
+def tokenize(text: str, greek: bool = True) -> list[str]:
     """Tokens of ``text`` exactly as the index sees them.
 
-    ``text`` is NFC-normalised, split by the ``mem_words`` regex (an ASCII
+    ``text`` is NFC-normalised, its Greek diacritics dropped
+    (:func:`greek_fold`, as in a ``schema.GenFormat.greek_fold``
+    generation; not with ``greek`` False: as an older generation holds
+    them), split by the ``mem_words`` regex (an ASCII
     one by ``simple``, which cuts it at the same places: the regex's
     classes on ASCII are letters and digits), lowercased and ASCII-folded;
     tokens of 64 or more UTF-8 bytes are dropped.  Example:
@@ -404,7 +418,7 @@ def tokenize(text: str) -> list[str]:
         raise TypeError(f"tokenize() needs str, got {type(text).__name__}")
     if not text:
         return []
-    text = nfc(text)
+    text = greek_fold(nfc(text)) if greek else nfc(text)
     with _ANALYZER_LOCK:  # ASCII: tantivy's ``simple`` tokenizer cuts as the regex does, at half its CPU
         return list(_analyzer("simple" if text.isascii() else False).analyze(text))
 
@@ -426,14 +440,15 @@ def word_tokens(word: str) -> tuple[str, ...]:
 #: word -> its tokens (:func:`word_tokens`)
 _WORDS: dict[str, tuple[str, ...]] = {}
 _WORDS_MAX = 65536
-_RUN = re.compile(r"[A-Za-z0-9]+").findall
+_RUN = compile_pattern(r"[A-Za-z0-9]+").findall
 
 
 def index_terms(text: str, analyzer: str = "stem") -> list[str]:
     """Terms of ``text`` as a generation built with ``analyzer`` (``"stem"``
     or ``"words"``, see :data:`ANALYZERS`) holds them in its ``text`` field.
 
-    ``"words"`` is :func:`tokenize`; ``"stem"`` stems each of those tokens
+    ``"words"`` is :func:`tokenize` (Greek diacritics dropped, as new
+    generations hold them); ``"stem"`` stems each of those tokens
     (Snowball English), one term per token, in order:
     ``index_terms("Running databases")`` -> ``['run', 'databas']``.
     Raises ``TypeError`` for a non-str, ``ValueError`` for an unknown analyzer.
@@ -446,7 +461,7 @@ def index_terms(text: str, analyzer: str = "stem") -> list[str]:
         raise TypeError(f"index_terms() needs str, got {type(text).__name__}")
     if not text:
         return []
-    text = nfc(text)
+    text = greek_fold(nfc(text))
     with _ANALYZER_LOCK:  # ASCII: as tokenize()
         return list(_analyzer("simple_stem" if text.isascii() else True).analyze(text))
 
@@ -575,41 +590,6 @@ def simple_tokens(tok: str) -> tuple[str, ...]:
     return got
 
 
-def sigma_variant(toks: tuple[str, ...]) -> str | None:
-    """The other spelling of a one-token Greek word's final sigma: ``σ`` <->
-    ``ς`` (``("οδος",)`` -> ``"οδοσ"``, ``("οδοσ",)`` -> ``"οδος"``), else
-    None.  The analyzers lowercase per character, so a body's ``ΟΔΟΣ`` is
-    the term ``οδοσ`` and its ``οδος`` the term ``οδος``; a query word is
-    looked up as both (the word's alternative term,
-    ``schema.GenFormat.joined``), which old generations hold as they are."""
-    if len(toks) != 1 or len(toks[0]) < 2 or toks[0][-1] not in "σς" or not toks[0][-2].isalpha():
-        return None
-    t = toks[0]
-    return t[:-1] + ("ς" if t[-1] == "σ" else "σ")
-
-
-def dotted_i_variant(toks: tuple[str, ...]) -> str | None:
-    """The other spelling of a one-token word's Turkish ``İ``: a token
-    holding ``i`` + U+0307 (the case fold of ``İ``, which the index keeps
-    as it is: ``İstanbul`` is the term ``i̇stanbul``) with each of them a
-    plain ``i`` (``"i̇stanbul"`` -> ``"istanbul"``); else a token holding
-    ``i`` with its first ``i`` dotted (``"istanbul"`` -> ``"i̇stanbul"``,
-    ``"diyarbakir"`` -> ``"di̇yarbakir"``: a title-case word, or an
-    upper-case one with one ``İ``, as Turkish writes them); else None.  A
-    query word is looked up as both (the word's alternative term,
-    ``schema.GenFormat.joined``), so ``istanbul`` finds a body's
-    ``İstanbul`` and ``İstanbul`` a body's ``Istanbul``, in every
-    generation, old ones included (test25 T16; an index-side fold would
-    need a new analyzer and leave old generations unfound)."""
-    if len(toks) != 1:
-        return None
-    t = toks[0]
-    if "i\u0307" in t:
-        return t.replace("i\u0307", "i")
-    i = t.find("i")
-    return t[:i + 1] + "\u0307" + t[i + 1:] if i >= 0 else None
-
-
 #: tokenize token -> its simple_tokens (non-ASCII tokens only)
 _SIMPLE_TOKS: dict[str, tuple[str, ...]] = {}
 
@@ -702,13 +682,13 @@ def glued_pairs(text: str) -> str:
 
 def word_pairs(word: str) -> tuple[str, ...]:
     """The ``pairs`` terms of one whitespace-free query word: the pairs of
-    :func:`glued_pairs` (of the word's NFC form) as ``mem_pairs`` turns them
+    :func:`glued_pairs` (of the word's NFC form, :func:`greek_fold`) as ``mem_pairs`` turns them
     into terms, distinct, in order.  ``word_pairs("Auth.PY")`` ->
     ``("auth_py",)``; ``()`` for a word with fewer than two tokens.  A
     document holds every one of them wherever the word stands in it
     glued (no whitespace inside), since a pair depends on its two tokens
     alone."""
-    p = glued_pairs(nfc(word))
+    p = glued_pairs(greek_fold(nfc(word)))
     if not p:
         return ()
     with _ANALYZER_LOCK:
@@ -717,11 +697,11 @@ def word_pairs(word: str) -> tuple[str, ...]:
 
 def text_pairs(text: str) -> frozenset[str]:
     """The ``pairs`` terms a body ``text`` would have (:func:`glued_pairs`
-    of its NFC form through ``mem_pairs``): a query word of
+    of its NFC form, :func:`greek_fold`, through ``mem_pairs``): a query word of
     :func:`word_pairs` ``p`` stands glued in the body iff ``set(p) <=
     text_pairs(text)``, the test ``SearchIndex.search`` makes against the
     hits of a generation without the ``pairs`` field.  ~40 ns a character."""
-    p = glued_pairs(nfc(text))
+    p = glued_pairs(greek_fold(nfc(text)))
     if not p:
         return frozenset()
     with _ANALYZER_LOCK:
@@ -738,11 +718,14 @@ def holds_term(text: str, term: str | None, stem: bool) -> bool:
     unstemmed cut) is ``term``: a hit of a multi-token word that matched
     through its joined alternative (``reindex`` for ``re-index``,
     :func:`joined_token`), which the glued check must keep as a generation
-    with ``pairs`` does.  False for no ``term``.  O(len(text))."""
+    with ``pairs`` does.  Greek diacritics are dropped from both
+    (:func:`greek_fold`: a term of an older generation that holds them
+    matches as in a newer one).  False for no ``term``.  O(len(text))."""
     if not term:
         return False
+    term = greek_fold(term)
     with _ANALYZER_LOCK:
-        toks = _analyzer("simple").analyze(simple_text(nfc(text)))
+        toks = _analyzer("simple").analyze(simple_text(greek_fold(nfc(text))))
     if not stem:
         return term in toks
     cand = tuple({t for t in toks if t[:1] == term[:1]})
@@ -762,7 +745,7 @@ def glued_in(text: str, pairs: tuple[str, ...]) -> bool:
     taken as indexed (:func:`nfc`)."""
     if not pairs:
         return True
-    text = nfc(text)  # as indexed: escape sequences out, accents composed
+    text = greek_fold(nfc(text))  # as indexed: escape sequences out, accents composed, Greek ones dropped
     if all(p.isascii() for p in pairs):
         low = text.lower()
         for p in pairs:

@@ -12,11 +12,11 @@ prefilter of ``mem forget --match``.  Specified in ``docs/format.md``
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterable, Sequence
 
 import tantivy
 
+from objstore.core.rxcache import compile_pattern
 from objstore.core.text import normalize_value
 from objstore.index.analysis import (
     MAX_TOKEN_BYTES,
@@ -43,7 +43,7 @@ __all__ = [
 #: Distinct query words used; the rest of a longer query is ignored.
 MAX_QUERY_WORDS = 64
 #: a run of letters, marks and digits (what the analyzers make a token of, give or take CJK)
-_RUN = re.compile(r"[^\W_]+")
+_RUN = compile_pattern(r"[^\W_]+")
 
 
 def _lost_a_token(word: str) -> bool:

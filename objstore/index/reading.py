@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 import tantivy
 
-from objstore.index.analysis import word_pairs
+from objstore.index.analysis import tokenize, word_pairs
 from objstore.index.countcache import GenCounts, count_key
 from objstore.index.errors import IndexCorruptError
 from objstore.index.generations import OpenGeneration, is_panic
@@ -117,18 +117,26 @@ class SearchIndexReads(SearchIndexLookups):
         if not opened:
             return []
         # word i in each generation's own term form (its terms depend on the format alone; a
-        # `simple` format may cut a non-ASCII word into more terms than another format does)
-        by_fmt: dict[tuple[str, bool], tuple[list, list]] = {}
+        # `simple` format may cut a non-ASCII word into more terms than another format does; one
+        # without `greek_fold` holds a Greek word as spelled: its tokens come from the word as typed)
+        by_fmt: dict[tuple[str, bool, bool], tuple[list, list]] = {}
+        spelled: list | None = None
         for o in opened:
-            fk = (o.fmt.analyzer, o.fmt.simple)
+            fk = (o.fmt.analyzer, o.fmt.simple, o.fmt.greek_fold)
             if fk not in by_fmt:
-                by_fmt[fk] = ([o.fmt.word_terms(toks) for toks in words], [o.fmt.joined(toks) for toks in words])
+                ws = words
+                if not o.fmt.greek_fold:
+                    if spelled is None:
+                        spelled = [t if w.isascii() else tuple(tokenize(w, greek=False)) or t
+                                   for t, w in zip(words, raw)]
+                    ws = spelled
+                by_fmt[fk] = ([o.fmt.word_terms(toks) for toks in ws], [o.fmt.joined(toks) for toks in ws])
         # a generation without positions answers a multi-token word with its pairs (build_query)
         pairs = ([word_pairs(w) if any(len(f[0][k]) > 1 for f in by_fmt.values()) else ()
                   for k, w in enumerate(raw)]
                  if any(not o.fmt.positions for o in opened) else None)
-        forms = [by_fmt[(o.fmt.analyzer, o.fmt.simple)][0] for o in opened]
-        joins = [by_fmt[(o.fmt.analyzer, o.fmt.simple)][1] for o in opened]
+        forms = [by_fmt[(o.fmt.analyzer, o.fmt.simple, o.fmt.greek_fold)][0] for o in opened]
+        joins = [by_fmt[(o.fmt.analyzer, o.fmt.simple, o.fmt.greek_fold)][1] for o in opened]
         num_docs = [int(o.searcher.num_docs) for o in opened]
         # every generation is asked for the terms of every format searched, so that a term's
         # collection-wide document frequency counts it wherever it is held

@@ -33,8 +33,10 @@ from objstore.index.analysis import (
     SIMPLE_STEM_KEYED_ANALYZER,
     SIMPLE_STEM_SHORT_ANALYZER,
     SIMPLE_STEM_STOP_ANALYZER,
+    GREEK_FOLD_SUFFIX,
     dotted_i_variant,
     glued_pairs,
+    greek_fold,
     joined_token,
     lower_folds,
     nfc,
@@ -223,28 +225,38 @@ class GenFormat(Frozen):
     ``no_freqs``: ``text`` is indexed with document ids only (tantivy's
     ``basic`` record, no term frequencies: BM25 counts each matching term
     once; the turns' generations since session 25, read from the
-    ``record`` in ``meta.json``).
+    ``record`` in ``meta.json``); ``greek_fold``: a ``simple``
+    generation whose ``text`` (and ``pairs``) had the diacritics of
+    Greek letters dropped (:func:`~objstore.index.analysis.greek_fold`;
+    ``plain`` keeps them): its ``text`` tokenizer's name ends in
+    ``GREEK_FOLD_SUFFIX`` (``_g``; since session 29, test26b W5), and a
+    query word is looked up there folded, elsewhere as it is spelled.
     Formats: ``docs/format.md``, "Search index", "Index formats"."""
 
     __slots__ = ("analyzer", "has_seq", "has_plain", "no_escapes", "id_bytes", "positions", "has_pairs",
                  "simple", "id_key_field", "text_norms_only", "fast_time_seq", "plain_stop", "fast_oid",
-                 "short_key", "plain_diff", "plain_vocab", "col_id", "prefix_id", "no_freqs")
+                 "short_key", "plain_diff", "plain_vocab", "col_id", "prefix_id", "no_freqs", "greek_fold")
 
     def __init__(self, analyzer: str, has_seq: bool, has_plain: bool = False, no_escapes: bool = False,
                  id_bytes: bool = False, positions: bool = True, has_pairs: bool = False,
                  simple: bool = False, id_key_field: bool = False, text_norms_only: bool = False,
                  fast_time_seq: bool = False, plain_stop: bool = False, fast_oid: bool = False,
                  short_key: bool = False, plain_diff: bool = False, plain_vocab: bool = False,
-                 col_id: bool = False, prefix_id: bool = False, no_freqs: bool = False) -> None:
+                 col_id: bool = False, prefix_id: bool = False, no_freqs: bool = False,
+                 greek_fold: bool = False) -> None:
         set_fields(self, analyzer, has_seq, has_plain, no_escapes, id_bytes, positions, has_pairs, simple,
                    id_key_field, text_norms_only, fast_time_seq, plain_stop, fast_oid, short_key, plain_diff,
                    plain_vocab and plain_diff,   # a format without plain_diff has no vocabulary either
                    col_id and plain_vocab and plain_diff, prefix_id and col_id and plain_vocab and plain_diff,
-                   no_freqs and not positions)   # positions come with frequencies (tantivy's records)
+                   no_freqs and not positions,   # positions come with frequencies (tantivy's records)
+                   greek_fold and simple)        # (a suffix of the simple tokenizers' names)
 
     @property
     def tokenizer(self) -> str:
-        """The tokenizer name of this format's ``text`` field (as in ``meta.json``)."""
+        """The tokenizer name of this format's ``text`` field (as in ``meta.json``):
+        with ``greek_fold``, that of the format without it and GREEK_FOLD_SUFFIX."""
+        if self.greek_fold:
+            return self.replace(greek_fold=False).tokenizer + GREEK_FOLD_SUFFIX
         if self.simple:
             if self.col_id:
                 return SIMPLE_STEM_COLID_ANALYZER
@@ -317,7 +329,8 @@ class GenFormat(Frozen):
 #: ``size16``)").
 FORMATS = {"stem": GenFormat("stem", True, True, True, True, positions=False, has_pairs=True, simple=True,
                             id_key_field=True, text_norms_only=True, fast_time_seq=True, plain_stop=True,
-                            fast_oid=True, short_key=True, plain_diff=True, plain_vocab=True, col_id=True),
+                            fast_oid=True, short_key=True, plain_diff=True, plain_vocab=True, col_id=True,
+                            greek_fold=True),
            "words": GenFormat("words", False, False)}
 
 
@@ -464,10 +477,13 @@ def read_format(gen_dir: Path, raw: bytes | None = None, meta: dict | None = Non
         fields = {f["name"]: f for f in meta["schema"]}
         indexing = fields["text"]["options"]["indexing"]
         tok = indexing["tokenizer"]
+        greek = isinstance(tok, str) and tok.endswith(GREEK_FOLD_SUFFIX) and tok.startswith(SIMPLE_STEM_ANALYZER)
+        if greek:   # the folding generations' names: those of the formats without the fold, and the suffix
+            tok = tok[:-len(GREEK_FOLD_SUFFIX)]
         record = indexing.get("record", "position")
         positions = record == "position"
         fast_oid = OID_COLUMNS[0] in fields
-        col_id = fields["text"]["options"]["indexing"]["tokenizer"] == SIMPLE_STEM_COLID_ANALYZER
+        col_id = tok == SIMPLE_STEM_COLID_ANALYZER
         if col_id and ("id" in fields or not fast_oid):
             raise ValueError(f"a text of {SIMPLE_STEM_COLID_ANALYZER} goes with {', '.join(OID_COLUMNS)} and no id")
         prefix_id = col_id and OID_COLUMNS[2] not in fields and OID_COLUMNS[3] not in fields
@@ -517,7 +533,7 @@ def read_format(gen_dir: Path, raw: bytes | None = None, meta: dict | None = Non
                      col_id or fields.get("id", {}).get("type") == "bytes", positions, "pairs" in fields,
                      tok in simple_names, id_key_field, norms_text_only, fast_time_seq, plain_stop, fast_oid,
                      tok in fast_names[1:], tok in fast_names[2:], tok in fast_names[3:], col_id, prefix_id,
-                     record == "basic")
+                     record == "basic", greek)
 
 
 def _field_tokenizer(fields: dict, name: str) -> str | None:
@@ -620,7 +636,8 @@ def reading_words(text: str, folded: str) -> str:
 def to_tantivy_doc(d: IndexDoc, fmt: GenFormat, carriers: "PlainCarriers | None" = None) -> "tantivy.Document":
     """The tantivy document of ``d`` for a generation of format ``fmt``: the
     stored fields, the NFC body in ``text`` (through :func:`simple_text` in
-    a ``simple`` format), if ``fmt.has_pairs`` its
+    a ``simple`` format, before it :func:`greek_fold` in a ``greek_fold``
+    one, for ``pairs`` too), if ``fmt.has_pairs`` its
     :func:`glued_pairs` in ``pairs`` and, if ``fmt.has_plain``, the
     case-folded body in ``plain`` (with ``fmt.plain_stop``: in ``plainall``
     instead when it is not :func:`plain_aligned`; with ``fmt.plain_diff``
@@ -647,11 +664,12 @@ def to_tantivy_doc(d: IndexDoc, fmt: GenFormat, carriers: "PlainCarriers | None"
     doc.add_text("role", d.role)
     text = nfc(d.text)
     common = lower_folds(text)  # one scan: each form below is then the text's own (the import's many bodies)
-    doc.add_text("text", simple_text(text) if fmt.simple and not common else text)
+    body = greek_fold(text) if fmt.greek_fold and not common else text   # (plain keeps the diacritics)
+    doc.add_text("text", simple_text(body) if fmt.simple and not common else body)
     if fmt.has_seq:
         doc.add_integer("seq", d.seq)
     if fmt.has_pairs:
-        pairs = glued_pairs(text)
+        pairs = glued_pairs(body)
         if pairs:
             doc.add_text("pairs", pairs)
     if fmt.has_plain:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from objstore.core.rxcache import compile_pattern
 from objstore.index.analysis import MAX_TOKEN_BYTES, QUERY_STOPWORDS, nfc, stem_tokens, tokenize, word_tokens
 
 __all__ = ["make_snippet"]
@@ -67,7 +68,7 @@ def _find_token(text: str, tokens: set[str]) -> int | None:
     return None
 
 
-_ASCII_RUN = re.compile(r"[A-Za-z0-9]+")
+_ASCII_RUN = compile_pattern(r"[A-Za-z0-9]+")
 
 
 def _may_hold(text: str, tokens: set[str], stems: set[str]) -> bool:

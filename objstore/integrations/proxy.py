@@ -41,7 +41,8 @@ Per request (:func:`prepare`):
    assistant text) are handed to the writer before forwarding, the
    assistant's answer when the response ends, if it is complete (a stream
    that reached ``message_stop``; a compressed body decoded:
-   ``proxyanswer.response_turns``, :func:`capture_turns`).  A prompt starting with the ignore marker
+   ``proxyanswer.response_turns``; each batch spooled on disk before it waits
+   for the store lock: ``proxyspool``).  A prompt starting with the ignore marker
    (``#nomem``) and everything up to the next prompt (tool results, the
    answers, the response to it) are never handed over, and nothing is
    recalled or remembered for it (:func:`nomem_stretch`).  A turn's source is
@@ -72,13 +73,13 @@ from objstore.capture.withhold import SECRET_OUTPUT, bash_mode, prints_secret, w
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.jsonspan import Node, scan
-from objstore.core.text import clean_str, strip_mem_context
+from objstore.core.text import strip_mem_context
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.integrations.httpcoding import MAX_DECODED
+from objstore.integrations.proxyspool import capture_turns, turn_writer  # noqa: F401 - the capture side
 from objstore.memory.writechecks import check_key_credentials
 from objstore.memory.scope import project_aliases
-from objstore.memory.appender import TurnAppender
 from objstore.memory.sessions import CapturedTurn
 from objstore.retrieval.context import escape_text, render_context, load_state as context_load_state, save_state as context_save_state
 from objstore.retrieval.inject import inject_for_prompt
@@ -93,7 +94,6 @@ MAX_ANSWER = MAX_DECODED
 #: the proxy answers 413 past it, having read or decoded no more (test26b W9: a 400 KB gzip bomb was
 #: decoded to 256 MiB); twice the 32 MB the Messages API itself takes
 MAX_REQUEST = MAX_DECODED
-HARNESS = "proxy"
 _WORKDIR = re.compile(r"Working directory:\s*(\S+)")
 
 
@@ -679,11 +679,6 @@ def _content_node(msg_node: Node) -> Node | None:
 
 # -- capture ------------------------------------------------------------------------
 
-def turn_writer(store: Store) -> TurnAppender:
-    """The one turn writer of the proxy's captures (``TurnAppender``, harness ``proxy``)."""
-    return TurnAppender(store, command="proxy", harness=HARNESS)
-
-
 def secret_calls(msgs: list, cwd: str = "") -> frozenset:
     """The ids of the ``tool_use`` blocks of the messages ``msgs`` (a
     conversation, in order) whose results are not captured (tester U9,
@@ -727,57 +722,3 @@ def _turns_of(conv: Conversation, idx: int, msg, ts: int, secret: frozenset = fr
                 continue
         out.append(CapturedTurn(conv.session, f"px:{conv.thread}:{idx}:{part}", r, t, ts, conv.cwd, conv.project))
     return out
-
-
-def _storable(t: CapturedTurn) -> CapturedTurn:
-    """``t`` with its text, cwd and project storable as UTF-8
-    (:func:`objstore.core.text.clean_str`: each lone surrogate and NUL
-    replaced by U+FFFD, the rule of the hooks and ``mem import``); ``t``
-    itself when they are."""
-    fixed = {f: clean_str(getattr(t, f)) for f in ("text", "cwd", "project")}
-    return t if all(v == getattr(t, f) for f, v in fixed.items()) else t.replace(**fixed)
-
-
-def capture_turns(store: Store, turns: list) -> int:
-    """Write captured turns through the one turn writer (redaction,
-    exclusions, ``#nomem``, tombstones; a known source is skipped), one
-    publish and one index commit for the batch.  Returns turns written.
-
-    The store lock is held only for what must be atomic with the refs:
-    the exclusions, the credential redaction (seconds for a 20 MB body)
-    and the turn objects (encoded, compressed, written and made durable,
-    chained on the session heads read then) are done before it is taken;
-    under it the heads, the tombstones and the objects are checked
-    (``TurnAppender.revalidate``: when a writer, a forget or a gc came in
-    between, the turns are added again there) and the journal and the refs
-    written; the index commit (most of the cost) is made after it is
-    released, under the turns index's writer lock, through journal entries
-    this process owns (``TurnAppender.publish(defer_index=True)``).  So a
-    ``mem forget`` or ``remember`` typed meanwhile waits milliseconds,
-    whatever the body's size.  Raises StoreLocked (nothing written)."""
-    if not turns:
-        return 0
-    # test25 T1: a lone surrogate (valid JSON, RFC 8259: a tool output cut inside an emoji pair) cannot be
-    # stored as UTF-8; stored with U+FFFD in its place, as the hooks store it
-    turns = [_storable(t) for t in turns]
-    cfg = load_config(store.root)
-    turns = [t for t in turns if not path_excluded(cfg, t.cwd)
-             and not (t.role == "user" and has_marker(cfg, t.text))]
-    if not turns:
-        return 0
-    w = turn_writer(store)
-    try:
-        # outside the lock: redaction, then the turns chained on the heads read now (encoding,
-        # compression, object writes, made durable): under it, only checked and published
-        w.redact_ahead(t.text for t in turns)
-        n = sum(1 for t in turns if w.add(t))
-        w.sync_objects()
-        with store.lock("proxy"):
-            if not w.revalidate():          # a writer, a forget or a gc came in between: again, here
-                w.reset()
-                n = sum(1 for t in turns if w.add(t))
-            w.publish(index=True, defer_index=True)
-    finally:
-        w.close()
-    w.index_deferred()                        # outside the store lock
-    return n

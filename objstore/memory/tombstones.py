@@ -219,13 +219,15 @@ def match_text_rule(t: Tombstone, values: set[bytes]) -> tuple[bytes, int] | Non
     (a ``match:`` rule, or a :data:`TEXT_KEY` tombstone of reason ``text:``
     that is no forgotten fact value's: a forget writes ``value:`` for a
     value; ``values``, :func:`fact_value_digests` of the store's tombstones,
-    tells an older mem's ``text:`` of a value), else None.  A
+    tells an older mem's ``text:`` of a value, never shorter than
+    :data:`MIN_TEXT_CHARS`: test28b Z1b), else None.  A
     forgotten value's text only refuses lower-trust writes
     (:func:`forgotten_in`); a ``--match`` text is also redacted wherever a
     turn is served (:func:`served_rules`) and forgets, at a pull, any value
     written where that forget had not arrived (``merge.ForgetIndex.unseen_time``)."""
     r = text_rule(t)
-    if r is None or (t.key == TEXT_KEY and (t.reason.startswith("value:") or t.value_sha256 in values)):
+    if r is None or (t.key == TEXT_KEY and (t.reason.startswith("value:")
+                                            or (t.value_sha256 in values and r[1] >= MIN_TEXT_CHARS))):
         return None
     return r
 
@@ -656,9 +658,7 @@ SERVED_RULES_FILE = "cache/match-rules"
 
 def served_rules(store: Store, names: list[str]) -> list[tuple[bytes, int]]:
     """``[(sha256, length)]`` of every ``mem forget --match`` text of
-    ``store``: the ``match:<session>`` rules of any session, and the
-    :data:`TEXT_KEY` tombstones that are no forgotten fact value's (a fact
-    key's tombstone holds the same digest; a forgotten value is not
+    ``store`` (:func:`match_text_rule`: a forgotten value's text is not
     redacted from turns), distinct, sorted.  What every path that serves a
     turn's text redacts (:class:`Hider`), so a session imported after the
     forget, which capture does not check (docs/forget.md, "No

@@ -67,6 +67,7 @@ from pathlib import Path
 
 from objstore.capture.cursors import drop_cursor, unusable_cursors
 from objstore.capture.shellcap import spool_waiting
+from objstore.integrations.proxyspool import waiting_turns
 from objstore.capture.sourcelist import imported_sources
 from objstore.core.errors import CorruptObject, MemError, NotFound
 from objstore.core.fsck import ref_file_problems
@@ -98,7 +99,7 @@ class Finding:
         check: ``store`` (its config cannot be read: ``diagnose_unopened``), ``permissions``, ``codec``, ``packs``,
             ``objects``, ``refs``, ``forget``, ``seal``,
             ``index``, ``config``, ``projects``, ``locks``, ``temps``, ``hooks``, ``cursors``, ``transcripts``,
-            ``remotes``, ``derive``, ``capture`` (shell records in the spool).
+            ``remotes``, ``derive``, ``capture`` (shell records or proxy batches in a spool).
         message: what is wrong.
         fix: the command that fixes it.
         paths: the files concerned (for ``--fix``), may be empty.
@@ -350,6 +351,19 @@ def _shell_spool(store: Store) -> list[Finding]:
                     "nothing to do  (the next recorded shell command stores them)")]
 
 
+def _proxy_spool(store: Store) -> list[Finding]:
+    """Proxy capture batches kept in the spool whose proxy stopped (or
+    still waits) before they were stored (``objstore.integrations.proxyspool``,
+    test28 Y9)."""
+    batches, turns = waiting_turns(store.root)
+    if not batches:
+        return []
+    return [Finding("capture", "warning", f"{turns} proxy turn{'s' if turns != 1 else ''} ({batches} "
+                    f"batch{'es' if batches != 1 else ''}) not stored yet, kept in cache/proxy-spool (the store "
+                    "lock was held when the proxy stopped, or a proxy is storing them now)",
+                    "mem proxy  (a proxy started on this store stores them first)")]
+
+
 def _hooks(settings: list[Path], command: str) -> list[Finding]:
     out = []
     for path in settings:
@@ -442,7 +456,7 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
            + _hooks(list(settings), hook_command) + _cursors(store)
            + _transcripts(imported_sources(store, hooked=False))
            + _remote_files(list(remote_files)) + _remotes(list(remotes)) + _derive_state(store, derive_state)
-           + _shell_spool(store))
+           + _shell_spool(store) + _proxy_spool(store))
     return sorted(out, key=lambda f: f.severity != "error")
 
 

@@ -46,6 +46,11 @@ Cue-triggered injection (:func:`inject_for_prompt`), precision first
        under ``relative`` times the best one's evidence is dropped.  A fact
        version already injected in this session (or in its start block)
        is not injected again; a dormant fact (:func:`is_dormant`) never.
+       One name's facts keep recall's order (``keyrank`` rule 5,
+       ``injectscope.one_name_order``): the project's value before the
+       person's ``user/`` default before ``global/``, the person's before
+       an agent's; one that goes before an injected fact is injected with
+       it, first, or the later one is not injected.
        Nothing at all is injected when nothing clears the gate.  An injected
        fact's use is recorded (:func:`record_use`: its decay clock restarts);
        the session-start block does not count as use, or nothing in it could
@@ -96,6 +101,7 @@ from objstore.retrieval.context import (
 )
 from objstore.retrieval.injecttime import (person_first, stale_for_facts,  # noqa: F401  (re-exported)
                                            with_current_facts, with_later_turns)
+from objstore.retrieval.injectscope import one_name_order
 from objstore.retrieval.timeline import only_asks, values_of
 
 MAX_CUE_CHARS = 4000
@@ -496,12 +502,20 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     lines = []
     best = {k: max((c.evidence for c in cands if c.kind == k and not c.reason), default=0.0) for k in ("fact", "turn")}
     lead = person_first(showable)   # the person's fact before an agent's (timeline rule 11)
+    # one name's facts in recall's order (keyrank rule 5): the project's before the person's default
+    order = one_name_order(store, cands, showable, projects, namespace, config.dormant,
+                           config.budget_tokens * CHARS_PER_TOKEN // 2, lead, Candidate)
+    shown: set[str] = set()
     for c in sorted(cands, key=lambda c: (c.id in asking, -lead.get((c.kind, c.ref), c.evidence),
+                                          order.get(c.ref, (0,))[0] if c.kind == "fact" else 0,
                                           (c.kind, c.ref) not in lead, c.kind, c.ref)):
         if c.reason:
             inj.rejected.append(c)
             continue
-        if lead.get((c.kind, c.ref), c.evidence) < config.relative * best[c.kind]:
+        before = [k for k in order.get(c.ref, (0, []))[1] if k not in shown] if c.kind == "fact" else []
+        if before:
+            c.reason = f"{before[0]} goes first (one name: the narrower scope, the person's) and is not in this block"
+        elif lead.get((c.kind, c.ref), c.evidence) < config.relative * best[c.kind]:
             c.reason = f"evidence {c.evidence:.2f} under {config.relative:.0%} of the best {c.kind}'s {best[c.kind]:.2f}"
         elif c.id in already:
             c.reason = "already injected in this session"
@@ -522,6 +536,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
         inj.injected.append(c)
         if c.kind == "fact":
             n_facts += 1
+            shown.add(c.ref)
         else:
             n_turns += 1
     lines = with_current_facts(store, inj, lines, showable, turn_text, config, frame, used, set(already), prompt)

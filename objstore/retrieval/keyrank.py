@@ -41,7 +41,8 @@ whichever version matched.  So a key is ranked, not a version:
    named keys (``mem search deploy`` over 40 facts saying "deploy" more
    often than ``project/acme/deploy`` does).
 
-5. **One name, the narrower scope first** (``recall``; test28 Y10).  When
+5. **One name, the narrower scope first** (``recall`` and the prompt
+   hook; test28 Y10, test28b Z10).  When
    facts of one name (:func:`key_name`) in several scopes are among the
    hits (``project/api/style``, ``user/style``, ``global/style``), they
    keep the places they won but take them narrowest first: the project's
@@ -50,7 +51,9 @@ whichever version matched.  So a key is ranked, not a version:
    (:func:`narrower_first`).  A project value overrides the person's
    default; an agent that takes the first fact follows it.  Trust comes
    first: what the person stated goes before an agent's value of the name
-   in any scope.
+   in any scope.  The prompt hook keeps the same order (test28b Z10,
+   ``injectscope.one_name_order``): a fact of the name that goes before an
+   injected one is injected with it, first, or the later one is not.
 
 The rules are pure but :func:`named_alone`, which searches the index; ``index_terms`` needs tantivy's stemmer, imported when
 first called.
@@ -149,6 +152,21 @@ def key_name(key: str) -> str:
 
 
 _SCOPE_RANK = {"project": 0, "user": 1, "global": 2}
+
+
+def same_name_keys(key: str, projects: Sequence[str]) -> list[str]:
+    """The keys of ``key``'s :func:`key_name` in every scope a reader in
+    ``projects`` (project names) sees, narrowest first, ``key`` among them:
+    ``user/style`` with ``("api",)`` -> ``["project/api/style",
+    "user/style", "global/style"]``.  [] for a key of no fact scope.  The
+    group rule 5 orders; the prompt hook looks these keys up (a fact of
+    the name the prompt's words did not find still goes first)."""
+    scope, _, rest = key.partition("/")
+    if scope == "project":
+        rest = rest.partition("/")[2]
+    elif scope not in _SCOPE_RANK:
+        return []
+    return [*(f"project/{p}/{rest}" for p in projects), f"user/{rest}", f"global/{rest}"] if rest else []
 
 
 def narrower_first(hits: list, scoped: bool) -> list:

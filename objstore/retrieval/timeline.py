@@ -142,7 +142,6 @@ store, no I/O); cost is O(n²) for the n items compared (n ≤ a few dozen).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Collection, Iterable, Sequence
 
 from objstore.core.record import Record, set_fields
@@ -263,6 +262,7 @@ def lower_words_of(texts: Iterable[str]) -> set[str]:
 
 
 _LOWER_RE = LazyPattern(r"(?<![\w.])[a-z][\w.+-]*")
+_WORD_RE = LazyPattern(r"\w+")
 
 
 #: which kinds of value a value of each kind can replace: a sentence's first
@@ -294,7 +294,7 @@ def wants_current(queries: Iterable[str]) -> bool:
     api use", "what is the cache ttl"): none of its phrasings holds a word
     of :data:`PAST_WORDS` (case-folded words)."""
     for q in queries:
-        if set(re.findall(r"\w+", normalize(q))) & PAST_WORDS:
+        if set(_WORD_RE.findall(normalize(q))) & PAST_WORDS:
             return False
     return True
 

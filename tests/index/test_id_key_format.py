@@ -101,7 +101,7 @@ def test_new_generation_schema_and_round_trip(root: Path) -> None:
             assert not fields[c]["options"]["stored"] and not fields[c]["options"]["indexed"]
         assert not any(f["options"].get("stored") for n, f in fields.items() if n not in ("kind", "ref", "project", "role"))
         assert with_norms(fields) == {"text"}
-        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_c"  # older mem: unknown
+        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_c_g"  # older mem: unknown
         assert not fields["time"]["options"]["stored"] and fields["time"]["options"]["fast"]
         assert not fields["seq"]["options"]["stored"] and fields["seq"]["options"]["fast"]
         fmt = read_format(gen)
@@ -132,7 +132,7 @@ def test_new_generation_schema_and_round_trip(root: Path) -> None:
         fields = schema_fields(facts)
         assert fields["oid"]["type"] == "bytes" and fields["oid"]["options"]["stored"]
         assert not fields["oid"]["options"]["indexed"] and OID_COLUMNS[0] not in fields
-        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_k"
+        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_k_g"
         assert not read_format(facts).fast_oid and not read_format(facts).short_key
         assert {h.id for h in ix.search("alpha", kinds=("fact", "turn"))} == {b, oid("f1")}
         sr = tantivy.Index.open(str(facts)).searcher()
@@ -212,8 +212,8 @@ def test_an_oid_field_goes_with_the_keyed_tokenizer_only(root: Path) -> None:
         ix.close()
     gen = live_gen(root, "facts")
     text = (gen / "meta.json").read_text()
-    assert '"mem_simple_stem_k"' in text
-    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_k"', '"mem_simple_stem"'))
+    assert '"mem_simple_stem_k_g"' in text
+    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_k_g"', '"mem_simple_stem_g"'))
     with pytest.raises(IndexCorruptError, match="oid"):
         read_format(gen)
     assert verify_generation(gen)
@@ -237,7 +237,7 @@ def test_the_id_columns_go_with_their_tokenizer_and_are_fast_u64(root: Path) -> 
     text = (gen / "meta.json").read_text()
     assert read_format(gen).fast_oid and read_format(gen).short_key and read_format(gen).col_id
     for older in ("f", "t", "d", "v"):   # the columns without an id: no tokenizer but _c's
-        (gen / "meta.json").write_text(text.replace('"mem_simple_stem_c"', f'"mem_simple_stem_{older}"'))
+        (gen / "meta.json").write_text(text.replace('"mem_simple_stem_c_g"', f'"mem_simple_stem_{older}_g"'))
         with pytest.raises(IndexCorruptError, match="oid0"):
             read_format(gen)
     meta = json.loads(text)
@@ -246,7 +246,7 @@ def test_the_id_columns_go_with_their_tokenizer_and_are_fast_u64(root: Path) -> 
     (gen / "meta.json").write_text(json.dumps(meta))
     with pytest.raises(IndexCorruptError, match="mem_simple_stem_c"):
         read_format(gen)
-    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_c"', '"mem_simple_stem_s"'))
+    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_c_g"', '"mem_simple_stem_s_g"'))
     with pytest.raises(IndexCorruptError, match="oid0"):
         read_format(gen)
     assert verify_generation(gen)

@@ -84,7 +84,7 @@ def test_a_new_generation_keeps_only_differing_words_in_plain(tmp_path: Path) ->
         ix.add([turn("a", "Quokka running visionkit"), turn("b", "İstanbul quokka", 1), turn("c", "ZEBRA", 2)])
         (gen,) = live_gens(root)
         fmt = read_format(gen)
-        assert fmt.plain_diff and fmt.plain_stop and fmt.tokenizer == "mem_simple_stem_c"
+        assert fmt.plain_diff and fmt.plain_stop and fmt.tokenizer == "mem_simple_stem_c_g"
         sr = tantivy.Index.open(str(gen)).searcher()
         assert sr.doc_freq("plain", "quokka") == 0 and sr.doc_freq("text", "quokka") == 2
         assert sr.doc_freq("plain", "visionkit") == 0 and sr.doc_freq("plain", "zebra") == 0
@@ -147,8 +147,8 @@ def test_prefilter_holds_the_older_candidates_on_real_transcripts(tmp_path: Path
 def write_older_generation(root: Path, monkeypatch, docs: list, **flags: bool) -> Path:
     """Index ``docs`` into a new one-shard index at ``root`` in the turns'
     format with ``flags`` changed (``GenFormat.replace``: an older mem's
-    format), then put the default format back; returns the generation."""
-    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(**flags))
+    format, without ``greek_fold``: session 29's), then put the default format back; returns the generation."""
+    monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(**{"greek_fold": False, **flags}))
     monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
     ix = SearchIndex(root, shards=1)
     try:

@@ -271,7 +271,7 @@ def test_a_generation_of_before_is_read_and_rewritten_in_the_new_format(tmp_path
     a purge of its shard rewrites it with ``plain_stop``."""
     root = tmp_path / "index"
     monkeypatch.setitem(schema_mod.FORMATS, "stem", schema_mod.FORMATS["stem"].replace(
-        plain_stop=False, fast_oid=False, short_key=False, plain_diff=False))
+        plain_stop=False, fast_oid=False, short_key=False, plain_diff=False, greek_fold=False))
     monkeypatch.setattr(schema_mod, "_SCHEMAS", {})
     old = SearchIndex(root)
     docs = [turn("o1", "the function returns"), turn("o2", "the value", 1)]
@@ -317,8 +317,8 @@ def test_plainall_and_the_stop_plain_go_with_their_text_tokenizer_only(tmp_path:
     damaged (unknown tokenizer) rather than miss a word."""
     (gen,) = live_gens(_one_turn_index(tmp_path, "golf hotel"))
     text = (gen / "meta.json").read_text()
-    assert '"mem_simple_stem_c"' in text and '"mem_plain_s"' in text
-    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_c"', '"mem_simple_stem_k"'))
+    assert '"mem_simple_stem_c_g"' in text and '"mem_plain_s"' in text
+    (gen / "meta.json").write_text(text.replace('"mem_simple_stem_c_g"', '"mem_simple_stem_k_g"'))
     with pytest.raises(IndexCorruptError, match="plainall"):
         read_format(gen)
     (gen / "meta.json").write_text(text.replace('"mem_plain_s"', '"mem_plain"'))

@@ -58,7 +58,7 @@ def test_a_session_carries_a_changed_word_once_and_the_prefilter_finds_every_hol
                 turn("d", "the runner runs", 3), turn("e", "running too", 0, session="s2")])
         (gen,) = live_gens(root)
         fmt = read_format(gen)
-        assert fmt.plain_vocab and fmt.plain_diff and fmt.tokenizer == "mem_simple_stem_c"
+        assert fmt.plain_vocab and fmt.plain_diff and fmt.tokenizer == "mem_simple_stem_c_g"
         sr = tantivy.Index.open(str(gen)).searcher()
         assert sr.doc_freq("plain", "running") == 2                 # a of s1, e of s2
         assert sr.doc_freq("plain", "café") == 1 and sr.doc_freq("text", "run") == 5

@@ -1339,7 +1339,7 @@ def test_new_generations_use_the_simple_analyzer_and_old_ones_keep_the_regex(roo
     try:
         ix.add([fact("h2", "हिन्दी notes about auth.py"), fact("c2", "日本語の文書")])
         fields = {f["name"]: f for f in json.loads((live_gen(root, "facts") / "meta.json").read_text())["schema"]}
-        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_k"
+        assert fields["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_k_g"
         both = ("fact", "turn")
         assert set(ids(ix.search("हिन्दी", kinds=both))) == {oid("h1"), oid("h2")}
         assert set(ids(ix.search("auth.py", kinds=both))) == {oid("h1"), oid("h2")}
@@ -1353,7 +1353,7 @@ def test_new_generations_use_the_simple_analyzer_and_old_ones_keep_the_regex(roo
     finally:
         ix.close()
     tok = {f["name"]: f for f in json.loads((live_gen(root, "turns") / "meta.json").read_text())["schema"]}
-    assert tok["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_c"
+    assert tok["text"]["options"]["indexing"]["tokenizer"] == "mem_simple_stem_c_g"
 
 
 _GLUE_PIECES = st.sampled_from(list("authpyAUTHPY.._-/ \n\téÉ日本") + ["\u0301", "\x1b[1m", "ß", "ǅ"])

@@ -45,3 +45,14 @@ def test_the_person_comes_before_an_agent_whatever_the_scope(store):
     remember(store, "user/style", "spaces, 4 wide")
     remember(store, "project/api/style", "tabs here I think", trust="agent_observed")
     assert _keys(recall(store, ["indentation style"], projects=("api",)))[:2] == ["user/style", "project/api/style"]
+
+
+def test_same_name_keys_are_the_names_places_in_every_scope_a_reader_sees():
+    """What the prompt hook looks up for a fact that cleared its gate (test28b Z10)."""
+    from objstore.retrieval.keyrank import same_name_keys
+    want = ["project/api/style", "project/api-v2/style", "user/style", "global/style"]
+    assert same_name_keys("global/style", ("api", "api-v2")) == want
+    assert same_name_keys("project/web/style", ("api", "api-v2")) == want
+    assert same_name_keys("user/deploy/prod", ()) == ["user/deploy/prod", "global/deploy/prod"]
+    assert same_name_keys("session:abc", ("api",)) == []
+    assert same_name_keys("project/api", ("api",)) == []

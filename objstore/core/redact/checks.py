@@ -8,6 +8,7 @@ import re
 from collections import Counter
 
 from objstore.core.redact.rule import FLAGS, IFLAGS, Lazy
+from objstore.core.rxcache import compile_pattern
 
 _PLACEHOLDERS = ("xxx", "***", "...", "your", "example", "changeme", "change_me", "placeholder",
                  "redacted", "dummy", "sample", "replace", "insert", "todo", "fixme", "<", ">")
@@ -653,7 +654,7 @@ def discord_bot_token_ok(v: str) -> bool:
 
 # ---- cred20: base64-wrapped keys and Kubernetes Secret values ------------------------------------
 #: the armor line of a private key (RFC 7468 s2 label, as ``scanners.PEM_BODY`` reads it) at the start of a decoded value
-_PEM_PRIVATE_HEAD = re.compile(rb"-----BEGIN (?:[A-Z0-9]{1,16} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_PRIVATE_HEAD = compile_pattern(rb"-----BEGIN (?:[A-Z0-9]{1,16} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
 _B64_BREAKS = Lazy(r"\\{1,3}r|\\{1,3}n|\s", FLAGS)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
+from objstore.core.rxcache import compile_pattern
 from objstore.core.text import LazyPattern
 
 FLAGS = re.ASCII
@@ -101,13 +102,13 @@ class Rule:
     @property
     def pattern(self) -> re.Pattern[str]:
         if self._pattern is None:
-            self._pattern = re.compile(self.regex, IFLAGS if self.ci else FLAGS)
+            self._pattern = compile_pattern(self.regex, IFLAGS if self.ci else FLAGS)
         return self._pattern
 
     @property
     def lowered(self) -> re.Pattern[str] | None:
         if self.ci and self._lowered is None:
-            self._lowered = re.compile(self.regex, FLAGS)
+            self._lowered = compile_pattern(self.regex, FLAGS)
         return self._lowered
 
     @property

@@ -17,20 +17,21 @@ import re
 
 from objstore.core.redact.checks import is_placeholder
 from objstore.core.redact.rule import Rule, make_rule
+from objstore.core.rxcache import compile_pattern
 
 #: the symbols that stop the other rules' values: one of them inside a token makes this rule's case
 _INNER = frozenset("\"'`\\;|<>(){}[],/")
-_LETTER = re.compile(r"[A-Za-z]")
-_ESCAPED_LINE_END = re.compile(r"\\[nrt]")
-_DIGIT_OR_SYMBOL = re.compile(r"[^A-Za-z]")
+_LETTER = compile_pattern(r"[A-Za-z]")
+_ESCAPED_LINE_END = compile_pattern(r"\\[nrt]")
+_DIGIT_OR_SYMBOL = compile_pattern(r"[^A-Za-z]")
 #: code, not a password: a call or a subscript that closes the token (``get(x)``, ``env["PW"]``,
 #: ``f(a,b)``), a string concatenation or a format
 #: (also one whose closing quote and bracket the token left out: ``form['password``, ``partition(':``)
-_CODE = re.compile(r"[A-Za-z_][\w.]*(?:\(.*\)|\[.*\]|[(\[](?:[rbfuRBFU]{0,2}[\"'`].*|[\w.\-]*))[,;]?"
+_CODE = compile_pattern(r"[A-Za-z_][\w.]*(?:\(.*\)|\[.*\]|[(\[](?:[rbfuRBFU]{0,2}[\"'`].*|[\w.\-]*))[,;]?"
                    r"|.*\b(?:os\.env(?:iron)?|getenv|input|getpass)\b.*", re.S)
 
 #: a name right before a bracket: code when it is dotted, snake_case or has no digit (a password's head has one)
-_CALL = re.compile(r"([A-Za-z_][\w.]*)[(\[]")
+_CALL = compile_pattern(r"([A-Za-z_][\w.]*)[(\[]")
 
 _LABEL = (r"(?:passw(?<![A-Za-z0-9\-]passw)(?:or)?d|passwort(?<![A-Za-z0-9\-]passwort)"
           r"|passphrase(?<![A-Za-z0-9\-]passphrase)|pwd(?<![A-Za-z0-9\-_]pwd)|pass(?<=_pass))(?![A-Za-z0-9])")

@@ -1,0 +1,225 @@
+"""The proxy's capture writes: each batch of captured turns goes to the
+spool on disk first, then the spool is stored, in order (test28 Y9).
+
+A batch is what one request (its prompt and tool results) or one answer
+adds to a conversation.  :func:`spool_turns` applies the capture rules
+that read the text as it came (a ``#nomem`` prompt, an excluded folder),
+replaces each text by what a turn stores (capped, credentials redacted:
+``TurnAppender.stored_text``) and writes the batch to
+``cache/proxy-spool/<time ns>-<pid>-<6 hex>.json`` (0600, replaced whole;
+``docs/format.md``) before any object is written or any lock waited for.
+:func:`drain` then stores every spooled batch, oldest first, and deletes
+each file once its turns are published; so
+
+* a proxy killed (kill -9, OOM, power) while its batch waits for the
+  store lock (an import or a gc holding it) loses nothing: the next
+  drainer, the next proxy started on this store or the running proxy of
+  another, stores it;
+* a batch is stored once: a drainer killed after its publish and before
+  it deleted the file stores nothing twice (each turn's source is known);
+* a turn object written before its session's ref (the objects are made
+  outside the store lock) and orphaned by the kill is not damage to
+  ``mem fsck`` while its batch waits in the spool
+  (``objstore.core.spool.spooled_sources``).
+
+The spool's file mechanics are shared with the shell capture's
+(:mod:`objstore.core.spool`).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from objstore.capture.policy import has_marker, load_config, path_excluded
+from objstore.core import spool
+from objstore.core.errors import StoreLocked
+from objstore.core.record import Record, set_fields
+from objstore.core.spool import PROXY_SPOOL_DIR
+from objstore.core.store import Store
+from objstore.core.text import clean_str
+from objstore.memory.appender import TurnAppender
+from objstore.memory.sessions import CapturedTurn
+
+#: the harness the proxy's turns are stored under
+HARNESS = "proxy"
+#: the fields of a spooled turn, in ``CapturedTurn``'s order
+TURN_FIELDS = ("session", "source", "role", "text", "timestamp", "cwd", "project")
+
+_last_ns = 0
+
+
+def turn_writer(store: Store) -> TurnAppender:
+    """The one turn writer of the proxy's captures (``TurnAppender``, harness ``proxy``)."""
+    return TurnAppender(store, command="proxy", harness=HARNESS)
+
+
+def _storable(t: CapturedTurn) -> CapturedTurn:
+    """``t`` with its text, cwd and project storable as UTF-8
+    (:func:`objstore.core.text.clean_str`: each lone surrogate and NUL
+    replaced by U+FFFD, the rule of the hooks and ``mem import``); ``t``
+    itself when they are."""
+    fixed = {f: clean_str(getattr(t, f)) for f in ("text", "cwd", "project")}
+    return t if all(v == getattr(t, f) for f, v in fixed.items()) else t.replace(**fixed)
+
+
+def spool_turns(store: Store, turns: list) -> Path | None:
+    """Put one batch of captured turns (``CapturedTurn``, in order) in the
+    spool of ``store``: made storable (:func:`_storable`), without a user
+    turn holding the ``#nomem`` marker or a turn of an excluded folder,
+    each text as a turn stores it (capped, credentials replaced), in a new
+    file named after the time (ns; later than this process's last).
+    Returns the file, or None when no turn is left to store.  Takes no
+    lock.  Raises OSError, MemError (an unreadable config)."""
+    global _last_ns
+    if not turns:
+        return None
+    # test25 T1: a lone surrogate (valid JSON, RFC 8259: a tool output cut inside an emoji pair) cannot be
+    # stored as UTF-8; stored with U+FFFD in its place, as the hooks store it
+    turns = [_storable(t) for t in turns]
+    cfg = load_config(store.root)
+    turns = [t for t in turns if not path_excluded(cfg, t.cwd)
+             and not (t.role == "user" and has_marker(cfg, t.text))]
+    if not turns:
+        return None
+    w = turn_writer(store)
+    try:   # the redaction (seconds for a 20 MB body) before the file: no credential reaches the spool
+        rows = [{f: w.stored_text(t.text) if f == "text" else getattr(t, f) for f in TURN_FIELDS} for t in turns]
+    finally:
+        w.close()
+    _last_ns = max(time.time_ns(), _last_ns + 1)
+    name = f"{_last_ns:020d}-{os.getpid()}-{os.urandom(3).hex()}.json"
+    return spool.write_record(store.root / PROXY_SPOOL_DIR / name,
+                              {"spooled": time.time(), "turns": rows})
+
+
+def spooled_batches(root: Path) -> list[tuple[Path, list[CapturedTurn]]]:
+    """The batches waiting in the spool of the store at ``root``, oldest
+    first (by file name), each with its turns.  A file that does not read
+    as a batch is deleted (files are replaced whole: a torn write is never
+    one)."""
+    out = []
+    for p in sorted(spool.files(root, PROXY_SPOOL_DIR), key=lambda q: q.name):
+        rec = spool.read_record(p)
+        rows = rec.get("turns") if rec is not None else None
+        ok = isinstance(rows, list) and all(
+            isinstance(r, dict) and all(isinstance(r.get(f), int if f == "timestamp" else str) for f in TURN_FIELDS)
+            for r in rows)
+        if not ok:
+            p.unlink(missing_ok=True)
+            continue
+        out.append((p, [CapturedTurn(*(r[f] for f in TURN_FIELDS)) for r in rows]))
+    return out
+
+
+class DrainResult(Record):
+    """What :func:`drain` did: ``turns`` written, ``batches`` stored (their
+    files deleted), ``failed``: ``(turns, error class name)`` of each batch
+    that could not be stored even alone (its file deleted, as a request
+    the store refuses)."""
+
+    __slots__ = ("turns", "batches", "failed")
+
+    def __init__(self, turns: int = 0, batches: int = 0, failed: list | None = None) -> None:
+        set_fields(self, turns, batches, [] if failed is None else failed)
+
+
+def _store(store: Store, batches: list[tuple[Path, list[CapturedTurn]]], lock_timeout: float | None) -> int:
+    """Store the turns of ``batches`` in order, as one publish and one
+    index commit, and delete their files once published.  The store lock
+    is held only for what must be atomic with the refs: the turn objects
+    (encoded, compressed, written and made durable, chained on the session
+    heads read then) are written before it is taken; under it the heads,
+    the tombstones and the objects are checked (``TurnAppender.revalidate``:
+    when a writer, a forget or a gc came in between, the turns are added
+    again there) and the journal and the refs written; the index commit
+    (most of the cost) is made after it is released, under the turns
+    index's writer lock, through journal entries this process owns
+    (``TurnAppender.publish(defer_index=True)``).  So a ``mem forget`` or
+    ``remember`` typed meanwhile waits milliseconds, whatever the batch's
+    size.  Returns turns written.  Raises StoreLocked (nothing published)."""
+    turns = [t for _p, ts in batches for t in ts]
+    w = turn_writer(store)
+    try:
+        for t in turns:   # redacted when spooled (spool_turns): not scanned again
+            w.redactions.setdefault(t.text, (t.text, 0))
+        n = sum(1 for t in turns if w.add(t))
+        w.sync_objects()
+        with store.lock("proxy", timeout=lock_timeout):
+            if not w.revalidate():          # a writer, a forget or a gc came in between: again, here
+                w.reset()
+                n = sum(1 for t in turns if w.add(t))
+            w.publish(index=True, defer_index=True)
+    finally:
+        w.close()
+    for p, _ts in batches:   # published: a stop before this stores nothing twice (the sources are known)
+        p.unlink(missing_ok=True)
+    w.index_deferred()                        # outside the store lock
+    return n
+
+
+def drain(store: Store, *, lock_timeout: float | None = None) -> DrainResult:
+    """Store every batch waiting in the spool of ``store``, oldest first
+    (module doc), as the one drainer (``cache/proxy-spool.lock``: waited
+    for; its holder is storing the spool).  The store lock is waited for
+    ``lock_timeout`` seconds (None: the store's).  When the batches
+    together fail (not for the lock), each is tried alone, so one batch the
+    store refuses never costs the others (test25 T1).  Raises StoreLocked
+    (what is not stored stays in the spool), OSError (the spool's lock)."""
+    res = DrainResult()
+    fd = spool.take_drainer(store.root, PROXY_SPOOL_DIR, wait=True)
+    try:
+        batches = spooled_batches(store.root)
+        if not batches:
+            return res
+        try:
+            res.turns += _store(store, batches, lock_timeout)
+            res.batches += len(batches)
+            return res
+        except StoreLocked:
+            raise
+        except Exception as e:  # noqa: BLE001 - tried again one batch at a time below
+            if len(batches) == 1:
+                batches[0][0].unlink(missing_ok=True)
+                res.failed.append((len(batches[0][1]), type(e).__name__))
+                return res
+        for b in batches:
+            try:
+                res.turns += _store(store, [b], lock_timeout)
+                res.batches += 1
+            except StoreLocked:
+                raise
+            except Exception as e:  # noqa: BLE001 - this batch is said lost, the rest go on
+                b[0].unlink(missing_ok=True)
+                res.failed.append((len(b[1]), type(e).__name__))
+        return res
+    finally:
+        spool.let_go(fd)
+
+
+def capture_turns(store: Store, turns: list) -> int:
+    """Capture one batch of turns (``CapturedTurn``): spool it
+    (:func:`spool_turns`: the capture rules, redaction), then store the
+    spool (:func:`drain`: this batch after any that wait before it).
+    Returns turns written (this batch's and those that waited before it).
+    Raises StoreLocked (the batch stays in the spool: a later
+    :func:`drain` stores it), OSError, MemError."""
+    if spool_turns(store, turns) is None:
+        return 0
+    res = drain(store)
+    if res.failed:
+        raise OSError(f"{sum(n for n, _e in res.failed)} turn(s) not stored ({res.failed[0][1]})")
+    return res.turns
+
+
+def waiting_turns(root: Path) -> tuple[int, int]:
+    """(batches, turns) waiting in the proxy spool of the store at ``root``
+    (``mem doctor``); takes no lock and leaves every file as it is."""
+    batches = turns = 0
+    for p in spool.files(root, PROXY_SPOOL_DIR):
+        rec = spool.read_record(p)
+        rows = rec.get("turns") if rec is not None else None
+        if isinstance(rows, list):
+            batches, turns = batches + 1, turns + len(rows)
+    return batches, turns
