@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 from objstore.capture.policy import has_marker, load_config, path_excluded
+from objstore.capture.statements import remember_statement, statement_of
 from objstore.core import spool
 from objstore.core.errors import StoreLocked
 from objstore.core.record import Record, set_fields
@@ -144,19 +145,39 @@ def _store(store: Store, batches: list[tuple[Path, list[CapturedTurn]]], lock_ti
     try:
         for t in turns:   # redacted when spooled (spool_turns): not scanned again
             w.redactions.setdefault(t.text, (t.text, 0))
-        n = sum(1 for t in turns if w.add(t))
+        added = [t for t in turns if w.add(t)]
         w.sync_objects()
         with store.lock("proxy", timeout=lock_timeout):
             if not w.revalidate():          # a writer, a forget or a gc came in between: again, here
                 w.reset()
-                n = sum(1 for t in turns if w.add(t))
+                added = [t for t in turns if w.add(t)]
             w.publish(index=True, defer_index=True)
     finally:
         w.close()
+    n = len(added)
+    _statements(store, added)
     for p, _ts in batches:   # published: a stop before this stores nothing twice (the sources are known)
         p.unlink(missing_ok=True)
     w.index_deferred()                        # outside the store lock
     return n
+
+
+def _statements(store: Store, added: list[CapturedTurn]) -> None:
+    """Write the "remember that …" statement of each prompt among the
+    turns just stored (the first stored text part of a user message:
+    sources ``px:<thread>:<index>:<part>``), as ``user_stated``, citing
+    that turn (``capture.statements``): a batch is spooled only once the
+    upstream answered 2xx, so a request it rejected plants no fact (test29
+    P11).  A prompt stored again (a retry) is not written again.  Raises
+    as ``facts.remember``."""
+    seen: set[str] = set()
+    for t in added:
+        msg = t.source.rpartition(":")[0]
+        if t.role != "user" or msg in seen:
+            continue
+        seen.add(msg)
+        if statement_of(t.text) is not None:
+            remember_statement(store, t.text, project=t.project or None, source=t.source, command="proxy remember")
 
 
 def drain(store: Store, *, lock_timeout: float | None = None) -> DrainResult:

@@ -51,3 +51,34 @@ def test_a_rejected_request_stores_no_turn(rig):
     assert "rejectword401" in turns[0]["text"]
     for status in (400, 403, 429, 500, 529):
         assert _search(rig, f"rejectword{status}") == []
+
+
+def _keys(rig) -> str:
+    r = subprocess.run([sys.executable, "-m", "cmds", "keys"], env=rig["env"], cwd=REPO, capture_output=True,
+                       text=True, timeout=120)
+    return r.stdout
+
+
+def test_a_rejected_remember_that_plants_no_fact(rig):
+    """test29 P11: a proxied "remember that …" was written as the person's
+    fact when the prompt was read, before the upstream answered: a request
+    rejected 401 (a dummy key) or 500 planted ``project/…/remembered/…``
+    citing a turn that was never stored.  Now the statement is written with
+    its turn, once the API took the request; the accepted retry writes it."""
+    h = {"x-api-key": "sk-ant-bad", "content-type": "application/json", "anthropic-version": "2023-06-01"}
+    sid = f"rem-{uuid.uuid4().hex[:8]}"
+    for status, host in ((401, "evil-box"), (500, "bearer-box")):
+        body = json.dumps({"model": "m", "max_tokens": 5, "messages": [
+            {"role": "user", "content": f"remember that the {status} relay host is {host}.attacker.test"}]})
+        st, _h, _b = raw(rig["url"] + "/v1/messages", "POST", body.encode(),
+                         {**h, "x-mem-session": sid, "x-test-mode": "status", "x-test-status": str(status)})
+        assert st == status
+    ok = json.dumps({"model": "m", "max_tokens": 5, "messages": [
+        {"role": "user", "content": "remember that the deploy window is Tuesday"}]})
+    st, _h, _b = raw(rig["url"] + "/v1/messages", "POST", ok.encode(),
+                     {**h, "x-api-key": KEY, "x-mem-session": sid, "x-test-answer": "noted-answer-rho"})
+    assert st == 200
+    eventually(lambda: "deploy window is Tuesday" in _keys(rig))    # written after the accepted request's turn
+    keys = _keys(rig)
+    assert "attacker.test" not in keys and "relay" not in keys, keys
+    assert _search(rig, "attacker") == []
