@@ -332,7 +332,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     named = matcher(plan.match) if plan.match else (lambda _k: False)
     for key, vs in (*plan.keys.items(), *plan.versions.items()):
         tkey = hidden_key(key) if named(key) else key
-        chosen = key in plan.versions and key not in plan.keys and reason == "forget"
+        chosen = key in plan.versions and key not in plan.keys and reason != "seal"   # any caller's words (test29b Q1)
         for v in vs:
             if not v.fact.forgotten:
                 # chosen versions of a key that keeps others: each named by its recorded_at (test29 P1)

@@ -196,3 +196,23 @@ def test_a_version_forget_leaves_a_later_version_stating_the_value_again(tmp_pat
     mem("pull", env=eb)
     log = json.loads(mem("log", "project/y/db", "--json", env=eb).stdout)
     assert [v["version"] for v in log if not v["body"]] == [1], log
+
+
+def test_a_version_forget_with_any_reason_names_the_version(tmp_path):
+    """test29b Q1: the MCP admin ``forget`` passes its own reason words
+    (``mcp forget (<caller>)``); its version forget must still write the
+    version's tombstone, or A's own push empties A's later version stating
+    the same value."""
+    from objstore import open_store, remember, versions
+    from objstore.memory.forget import forget
+    from objstore.memory.tombstones import all_tombstones, forgotten_check, version_exact
+    with open_store(tmp_path / "s", create=True) as st:
+        for v in ("Postgres on port 5432", "Postgres on port 6543", "Postgres on port 5432"):
+            remember(st, "project/x/db", v)
+        v1 = [v for v in versions(st, "project/x/db") if v.fact.version == 1][0]
+        forget(st, what="project/x/db@v1", reason="mcp forget (owner)")
+        keyed = [t for t in all_tombstones(st) if t.key == "project/x/db"]
+        assert [version_exact(t) for t in keyed] == [v1.fact.recorded_at], [t.reason for t in keyed]
+        check = forgotten_check(st)
+        live = [v for v in versions(st, "project/x/db") if not v.fact.forgotten]
+        assert [v.fact.version for v in live if check(v.fact)] == []      # v3 (same value) is not forgotten
