@@ -40,7 +40,7 @@ def command(name, value, as_json, store):
     captured (capture.ignore_marker), what is injected (context.*), when
     facts go dormant (decay.days) and which mem can read the store
     (store.pack_codec zstd: smaller packs, pack version 7, readable only
-    with pip install 'memvcs[zstd]').
+    with pip install 'memvcs[zstd]', from a clone of mem '.[zstd]').
 
     \b
     Examples:

@@ -95,7 +95,7 @@ def command(ctx, listen, upstream, trace, no_capture, timeout):
     Every other path is forwarded unchanged; headers (API keys, OAuth
     bearers, anthropic-beta) pass through and are never stored.  A request
     from a web page (an Origin header) is refused with 403: a page must not
-    write turns into your memory.  See docs/proxy.md.  Needs: pip install 'memvcs[proxy]'.
+    write turns into your memory.  See docs/proxy.md.  Needs: pip install 'memvcs[proxy]' (from a clone of mem: '.[proxy]').
 
     \b
     Examples:

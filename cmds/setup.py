@@ -228,7 +228,7 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
             lines.append(f"mcp ({agent}): {did if plan.changed else 'already in'} {plan.path}")
         if "codex" not in mcp_agents and _codex_unconnected():
             lines.append("mcp: Codex is installed but not connected to mem: run 'mem setup --mcp codex' "
-                         "(or 'mem mcp install codex'; needs pip install 'memvcs[mcp]')")
+                         "(or 'mem mcp install codex'; needs pip install 'memvcs[mcp]', from a clone of mem '.[mcp]')")
     if as_json:
         emit_json(report)
         return

@@ -83,7 +83,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     Setting("capture.ignore_marker", "str", "#nomem", "a prompt starting with it is neither captured nor "
             "answered with memory"),
     Setting("store.pack_codec", "choice", "deflate", "how new packs are compressed: deflate (pack version 6) or "
-            "zstd (version 7, packs ~11% smaller; needs pip install 'memvcs[zstd]' wherever the store is read)",
+            "zstd (version 7, packs ~11% smaller; needs pip install 'memvcs[zstd]', from a clone of mem '.[zstd]', wherever the store is read)",
             choices=("deflate", "zstd")),
     Setting("decay.days", "int", 60, "idle active days after which an unpinned fact goes dormant (mem decay)",
             minimum=1, maximum=36500, legacy="decay_days"),

@@ -111,16 +111,18 @@ def _check_url(cfg: Mapping, env: Mapping[str, str], name: str) -> None:
 def _post_once(url: str, body: dict, headers: dict, timeout: float) -> dict:
     import urllib.error  # deferred (~15 ms): the session-start hook reads the provider, never calls it
     import urllib.request
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                 headers={"content-type": "application/json", **headers})
     try:
+        req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                     headers={"content-type": "application/json", **headers})
         with urllib.request.urlopen(req, timeout=timeout) as r:
-            return json.loads(r.read())
+            raw = r.read()
     except urllib.error.HTTPError as e:
         raise ProviderError(f"the model endpoint answered HTTP {e.code}") from None
-    except (urllib.error.URLError, TimeoutError, OSError) as e:
+    except (urllib.error.URLError, TimeoutError, OSError, ValueError) as e:   # ValueError: a bad port (test29b Q2)
         reason = getattr(e, "reason", e)
         raise ProviderError(f"the model endpoint could not be reached ({reason})") from None
+    try:
+        return json.loads(raw)
     except ValueError:
         raise ProviderError("the model endpoint did not answer JSON") from None
 

@@ -227,4 +227,4 @@ def not_decoded(encoding: str) -> str:
     shown = coding if re.fullmatch(r"[a-z0-9, -]{1,40}", coding) else "(not a coding name)"
     need = missing_decoder(encoding)
     return f"content-encoding {shown} not decoded" + (
-        f" (its decoder, the {need} package, is not installed: pip install 'memvcs[proxy]')" if need else "")
+        f" (its decoder, the {need} package, is not installed: pip install 'memvcs[proxy]', from a clone of mem '.[proxy]')" if need else "")

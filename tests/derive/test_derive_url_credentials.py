@@ -69,3 +69,22 @@ def test_plain_env_base_url_still_works_for_the_plan(home, mem):
                                      "OPENAI_API_KEY": "x"})
     assert "openai fake at http://127.0.0.1:9/v1" in r.stdout
     assert (home / "cache" / "derive-plan-shown.json").exists()
+
+
+@pytest.mark.parametrize("url", ["http://gwuser:wJalrXUtnFEMI/K7MDENG/bPxRfiCYzzQq9@127.0.0.1:9/v1",
+                                 "http://127.0.0.1:9/v1?api%5Fkey=ZzQ9kLmN3pRt7VwX2yB5cD8fG1hJ4sA6"])
+def test_a_slashed_password_and_an_encoded_key_name_are_refused(home, mem, url):
+    """test29b Q2: a password holding ``/`` (AWS/MinIO secret keys) put its
+    ``/`` before the ``@``, and ``api%5Fkey`` is ``api_key``: both passed."""
+    r = mem("derive", "--plan", exit_code=2, env={"OPENAI_BASE_URL": url, "OPENAI_MODEL": "fake",
+                                                  "OPENAI_API_KEY": "x"})
+    assert "wJalrXUtnFEMI" not in r.stdout + r.stderr and "ZzQ9kLmN3pRt7" not in r.stdout + r.stderr
+    r = mem("remote", "add", "o", "s3://minio:wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz@bucket/p", exit_code=2)
+    assert "wJalrXUtnFEMI" not in r.stdout + r.stderr
+    assert b"wJalrXUtnFEMI" not in _store_files(home)
+
+
+def test_a_bad_port_is_a_clear_error(home, mem):
+    r = mem("derive", "--apply", exit_code=None, env={"OPENAI_BASE_URL": "http://127.0.0.1:99999999/v1",
+                                                      "OPENAI_MODEL": "fake", "OPENAI_API_KEY": "x"})
+    assert "internal error" not in r.stderr.lower() and "Traceback" not in r.stderr, r.stderr

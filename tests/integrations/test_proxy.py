@@ -637,7 +637,8 @@ def test_without_the_brotli_package_a_br_answer_is_named_with_what_to_install(ri
             lines = [json.loads(x) for x in trace.read_text().splitlines()] if trace.exists() else []
             return next((x for x in lines if x.get("session") == sid and "answer" in x), None)
         assert eventually(line)["answer"] == ("not captured: content-encoding br not decoded (its decoder, the "
-                                              "brotli package, is not installed: pip install 'memvcs[proxy]')")
+                                              "brotli package, is not installed: pip install 'memvcs[proxy]', from a clone of "
+                                              "mem '.[proxy]')")
     finally:
         proc.terminate()
         proc.wait(120)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 from objstore.core.errors import InvalidInput
+from objstore.core.text import LazyPattern
 from objstore.core.redact import prefilter
 from objstore.core.redact.engine import Hit, RedactResult, redact
 from objstore.core.redact.checks import named_value_ok
@@ -217,6 +218,11 @@ URL_KEY_PARAMS = frozenset({"key", "api_key", "apikey", "x_api_key", "token", "a
                             "x_amz_signature", "x_goog_signature", "subscription_key"})
 
 
+#: ``scheme://user:password@`` where the password holds a ``/`` (AWS and MinIO secret keys do), which
+#: puts its ``/`` before the ``@`` (test29b Q2); not ``host:port/…@`` (a port is digits then ``/`` or the end)
+_SLASHED_USERINFO = LazyPattern(r"(?i)^\s*[a-z][a-z0-9+.\-]*://[^/@:\s]+:(?!\d+(?:[/?#]|\s*$))[^\s@]*@")
+
+
 def _url_key_param(text: str) -> bool:
     """Whether the URL ``text`` has a query parameter of :data:`URL_KEY_PARAMS`
     with a value (RFC 3986 3.4: the query is what follows the first ``?``, up
@@ -224,10 +230,11 @@ def _url_key_param(text: str) -> bool:
     query = text.partition("?")[2].partition("#")[0]
     if not query:
         return False
+    from urllib.parse import unquote   # defer: a URL with a query only
     for part in query.replace(";", "&").split("&"):
         name, eq, val = part.partition("=")
-        if eq and val.strip() and name.strip().lower().replace("-", "_") in URL_KEY_PARAMS:
-            return True
+        if eq and val.strip() and unquote(name).strip().lower().replace("-", "_") in URL_KEY_PARAMS:
+            return True   # (a name percent-encoded, ?api%5Fkey=, is the same name: test29b Q2)
     return False
 
 
@@ -235,4 +242,5 @@ def _url_userinfo(text: str) -> bool:
     """Whether ``text`` is ``scheme://…@…`` with an ``@`` before the first
     ``/`` after the scheme (RFC 3986 3.2.1 userinfo)."""
     scheme, sep, rest = text.strip().partition("://")
-    return bool(sep) and "@" in rest.split("/", 1)[0] and scheme.replace("+", "").isalnum()
+    return bool(sep) and scheme.replace("+", "").isalnum() and (
+        "@" in rest.split("/", 1)[0] or _SLASHED_USERINFO.search(text) is not None)
