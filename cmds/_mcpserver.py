@@ -272,16 +272,19 @@ def build_server(names: tuple[str, ...], runner: Runner) -> MCPServer:
         session or its sub-agent reads it; never a sibling sub-agent's value)."""
         return r.run(ctx, "get", dict(key=key, session=session, agent=agent))
 
-    def log(key: str, limit: int = 20, ctx: Context | None = None) -> dict[str, Any]:
-        """Every version of KEY, newest first; `current` marks the value in force."""
-        return r.run(ctx, "log", dict(key=key, limit=limit))
+    def log(key: str, limit: int = 20, session: str | None = None, agent: str | None = None,
+            ctx: Context | None = None) -> dict[str, Any]:
+        """Every version of KEY, newest first; `current` marks the value in force (session/agent: the versions
+        that session or its sub-agent may read; never a sibling sub-agent's)."""
+        return r.run(ctx, "log", dict(key=key, limit=limit, session=session, agent=agent))
 
     def search(query: str, what: Literal["all", "facts", "turns"] = "all", limit: int = 10,
-               include_directives: bool = False, ctx: Context | None = None) -> dict[str, Any]:
+               include_directives: bool = False, session: str | None = None, agent: str | None = None,
+               ctx: Context | None = None) -> dict[str, Any]:
         """BM25 keyword search over current facts and captured turns, every project (directive facts only
-        with include_directives)."""
+        with include_directives; session/agent: as that session or its sub-agent reads)."""
         return r.run(ctx, "search", dict(query=query, what=what, limit=limit,
-                                         include_directives=include_directives))
+                                         include_directives=include_directives, session=session, agent=agent))
 
     def context(project: str | None = None, session: str | None = None, agent: str | None = None,
                 ctx: Context | None = None) -> dict[str, Any]:

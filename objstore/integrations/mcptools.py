@@ -40,7 +40,7 @@ from objstore.memory.lost import lost_keys, lost_keys_warning
 from objstore.memory.memfiles import accept_item, apply_edit, promote, propose_edit
 from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.queue import items, reject, resolve
-from objstore.memory.scope import child_namespace, project_aliases
+from objstore.memory.scope import child_namespace, namespace_rank, project_aliases
 from objstore.memory.sessions import agent_namespace
 from objstore.retrieval.context import render_context
 from objstore.retrieval.recall import recall
@@ -254,21 +254,32 @@ class MemoryTools:
             raise NotFound(f"no key {key}")
         return {"item": _fact_item(v.id, v.fact, current=True)}
 
-    def tool_log(self, caller: Caller, key: str, limit: int = 20) -> dict:
-        """Every version of ``key``, newest first, the current one marked."""
+    def tool_log(self, caller: Caller, key: str, limit: int = 20, session: str | None = None,
+                 agent: str | None = None) -> dict:
+        """Every version of ``key``, newest first, the current one marked;
+        ``session``/``agent``: only the versions that session or its
+        sub-agent may read (never a sibling sub-agent's), the current one as
+        it reads it; a key it may read none of is ``no key`` (test29b Q3)."""
         key = self._need_key(caller, key)
+        reader = self._namespace(session, agent)
         chain = versions(self.store, key)
+        if reader:
+            chain = [v for v in chain if namespace_rank(reader, v.fact.namespace) is not None]
         if not chain:
             raise NotFound(f"no key {key}")
-        cur = current_of(chain)
+        cur = current_of(chain, reader=reader)
         items = [_fact_item(v.id, v.fact, current=(cur is not None and v.id == cur.id))
                  for v in chain[: self._limit(limit, 20)] if v.fact.sensitivity != "secret"]
         return {"key": key, "versions": len(chain), "items": items}
 
     def tool_search(self, caller: Caller, query: str, what: str = "all", limit: int = 10,
-                    include_directives: bool = False) -> dict:
+                    include_directives: bool = False, session: str | None = None,
+                    agent: str | None = None) -> dict:
         """BM25 over current facts and captured turns (one phrasing, no fusion);
-        directive facts only with ``include_directives``."""
+        directive facts only with ``include_directives``; ``session``/``agent``:
+        as that session or its sub-agent reads (a key's value as it reads it,
+        nothing of a sibling sub-agent's: test29b Q3)."""
+        reader = self._namespace(session, agent)
         limit = self._limit(limit)
         kinds = {"all": ("fact", "turn"), "facts": ("fact",), "turns": ("turn",)}.get(what)
         if kinds is None:
@@ -281,14 +292,22 @@ class MemoryTools:
             if r.kind == "fact":
                 if not caller.sees_key(r.ref):
                     continue
-                f = self.store.get(r.id, Fact)
+                f, fid = self.store.get(r.id, Fact), r.id
+                if reader:   # the index holds the person's view: the key's value as the reader reads it
+                    try:
+                        v = current(self.store, r.ref, reader=reader)
+                    except NotFound:
+                        continue
+                    f, fid = v.fact, v.id
                 if f.sensitivity == "secret":
                     continue
-                item = _fact_item(r.id, f)
+                item = _fact_item(fid, f)
             else:
                 if not caller.sees_project(r.project):
                     continue
                 t = self.store.get(r.id, Turn)
+                if reader and namespace_rank(reader, t.session) is None:
+                    continue
                 item = {"kind": "passage", "text": r.snippet, "id": r.id, "trust": turn_trust(t),
                         "author": turn_author(t), "untrusted": t.untrusted,
                         "origin": {"session": r.ref, "role": r.role, "project": r.project or None},

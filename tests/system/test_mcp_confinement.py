@@ -199,6 +199,16 @@ def test_a_sub_agent_never_reads_a_sibling_through_mcp(store):
             assert own["item"]["value"] == "memcached on cache-b2"
             person = _sc(await s.call_tool("get", {"key": "project/api/cache"}))
             assert person["item"]["value"] == "redis 6 on cache-1"
+            # test29b Q3: log and search take session/agent too
+            sib = _err(await s.call_tool("log", {"key": "project/api/secretplan", "session": "S1", "agent": "beta"}))
+            assert sib.startswith("not_found: no key project/api/secretplan")
+            log = _sc(await s.call_tool("log", {"key": "project/api/cache", "session": "S1", "agent": "beta"}))
+            assert "redis 7 on cache-a1" not in json.dumps(log) and "memcached on cache-b2" in json.dumps(log)
+            found = _sc(await s.call_tool("search", {"query": "quokka", "session": "S1", "agent": "beta"}))
+            assert "quokka-delta-88" not in json.dumps(found), found
+            found = _sc(await s.call_tool("search", {"query": "cache", "session": "S1", "agent": "beta"}))
+            vals = [i.get("value") for i in found["items"] if i.get("key") == "project/api/cache"]
+            assert vals == ["memcached on cache-b2"], found
 
     with serve() as (base, _log):
         anyio.run(main, base + "/mcp")
