@@ -39,7 +39,8 @@ Cue-triggered injection (:func:`inject_for_prompt`), precision first
        cover ``turn_coverage`` of the prompt's cue weight; the terms a turn
        contains are read from the index's postings of its whole text
        (``SearchIndex.held_words``), and only a turn to be shown is read.
-    4. **Limits**: at most ``max_facts`` facts and ``max_turns`` turn
+    4. **Limits**: at most ``max_facts`` facts (the facts of one name,
+       ``injectscope.one_name_order``, count as one) and ``max_turns`` turn
        passages, best evidence first (a turn that only asks, stating no
        value, after the others: ``timeline.only_asks``), within ``budget_tokens`` (default
        600, ``context.prompt_budget``); a candidate
@@ -513,13 +514,16 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
             inj.rejected.append(c)
             continue
         before = [k for k in order.get(c.ref, (0, []))[1] if k not in shown] if c.kind == "fact" else []
+        # a name's facts count as one against the limit: the later ones come with the first (test29b Q7)
+        later = c.kind == "fact" and order.get(c.ref, (0,))[0] > 0
         if before:
             c.reason = f"{before[0]} goes first (one name: the narrower scope, the person's) and is not in this block"
         elif lead.get((c.kind, c.ref), c.evidence) < config.relative * best[c.kind]:
             c.reason = f"evidence {c.evidence:.2f} under {config.relative:.0%} of the best {c.kind}'s {best[c.kind]:.2f}"
         elif c.id in already:
             c.reason = "already injected in this session"
-        elif (c.kind == "fact" and n_facts >= config.max_facts) or (c.kind == "turn" and n_turns >= config.max_turns):
+        elif (c.kind == "fact" and not later and n_facts >= config.max_facts) or \
+                (c.kind == "turn" and n_turns >= config.max_turns):
             c.reason = f"over the limit of {config.max_facts if c.kind == 'fact' else config.max_turns} {c.kind}s"
         elif c.line in seen_text:
             c.reason = "same text as an injected item"
@@ -535,7 +539,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
         lines.append(c.line)
         inj.injected.append(c)
         if c.kind == "fact":
-            n_facts += 1
+            n_facts += 0 if later else 1
             shown.add(c.ref)
         else:
             n_turns += 1

@@ -81,7 +81,8 @@ def _injected(tmp_path, template, prompt: str, cwd: str = API, session: str = "s
 ])
 def test_the_projects_value_goes_first_and_the_global_one_never_alone(tmp_path, stores, prompt):
     got, trace = _injected(tmp_path, stores["person"], prompt)
-    assert got == ["project/api/style", "user/style"], trace
+    # the name's three values count as one fact against the limit (test29b Q7): the found one comes last
+    assert got == ["project/api/style", "user/style", "global/style"], trace
 
 
 def test_a_prompt_the_project_value_answers_alone_stays_alone(tmp_path, stores):
@@ -100,7 +101,7 @@ def test_an_agents_guess_in_the_project_goes_after_the_persons_values(tmp_path, 
     """test28b Z2 in the hook: the agent's ``tabs here I think`` matched with
     ``global/style``; the person's ``user/style`` goes first, as in recall."""
     got, trace = _injected(tmp_path, stores["agent"], "style here: tabs?")
-    assert got == ["user/style", "global/style"], trace
+    assert got[:2] == ["user/style", "global/style"], trace
 
 
 def test_a_value_the_session_already_had_keeps_the_later_ones_out(tmp_path, stores):
@@ -109,3 +110,26 @@ def test_a_value_the_session_already_had_keeps_the_later_ones_out(tmp_path, stor
     start = {"hook_event_name": "SessionStart", "session_id": "scope-start", "cwd": API, "source": "startup"}
     got, trace = _injected(tmp_path, stores["person"], "should I use tabs?", session="scope-start", before=[start])
     assert got == [], trace
+
+
+def test_the_name_the_prompt_found_is_injected_with_its_narrower_values(tmp_path):
+    """test29b Q7 (a regression of the rule above): the global value the
+    prompt's words found came with the project's and the person's values of
+    its name, which took the two facts the limit allows, and the found one
+    was dropped "over the limit"; a name's values now count as one."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO, wait_remember_done
+    home = tmp_path / "g5"
+    for key, value in (("global/deploy", "to deploy to staging run make stage from the repo root"),
+                       ("project/api/deploy", "the api deploys through the platform team's pipeline"),
+                       ("user/deploy", "I deploy on fridays only"),
+                       *((f"project/api/k{i}", f"unrelated fact number {i} about caching layers") for i in range(6))):
+        subprocess.run([sys.executable, "-m", "cmds", "remember", key, value], env=hook_env(home), cwd=REPO,
+                       check=True, capture_output=True, timeout=120)
+        wait_remember_done(home)
+    for prompt in ("deploy staging command?", "how do I deploy to staging with make stage?"):
+        keys, trace = _injected(tmp_path, home, prompt)
+        assert "global/deploy" in keys, (prompt, keys, trace)
+        assert keys.index("project/api/deploy") < keys.index("global/deploy"), keys
