@@ -10,7 +10,9 @@ narrowest scope first, the person's before an agent's; the hook now keeps
 that order (:func:`one_name_order`): a fact of the name that goes before
 an injected one is a candidate too, injected first, and a fact whose
 predecessors are not all injected in the same block (the limit, the
-budget, already injected in the session) is not injected alone.
+budget, already injected in the session) is not injected alone; nor is one
+whose narrower value of the name is sealed (test29b Q6: the global host was
+given alone in the project whose own host is sealed).
 
 Imported on the prompt hook's path: no tantivy, no click.
 """
@@ -21,7 +23,7 @@ from collections.abc import Callable, Sequence
 
 from objstore.core.objects import Fact
 from objstore.core.store import Store
-from objstore.memory.facts import current_version, visible
+from objstore.memory.facts import current_version, is_sealed, visible
 from objstore.memory.scope import visibility
 from objstore.retrieval.context import fact_line
 from objstore.retrieval.keyrank import narrower_first, same_name_keys
@@ -70,6 +72,12 @@ def one_name_order(store: Store, cands: list, showable: dict, projects: Sequence
         if key in out:
             continue
         names = same_name_keys(key, projects)
+        sealed = next((nk for nk in names if nk not in showable and is_sealed(store, nk)), None)
+        if sealed is not None:   # a narrower value the reader may not be shown withholds the broader ones (test29b Q6)
+            for nk in names[names.index(sealed) + 1:]:
+                if nk in showable and not showable[nk][0].reason:
+                    showable[nk][0].reason = f"{sealed} goes first (one name) and is sealed: its value is not shown"
+            continue
         for nk in names:
             if nk in showable:
                 continue

@@ -133,3 +133,27 @@ def test_the_name_the_prompt_found_is_injected_with_its_narrower_values(tmp_path
         keys, trace = _injected(tmp_path, home, prompt)
         assert "global/deploy" in keys, (prompt, keys, trace)
         assert keys.index("project/api/deploy") < keys.index("global/deploy"), keys
+
+
+def test_a_sealed_project_value_withholds_the_global_one(tmp_path):
+    """test29b Q6: the project's own value of the name is sealed (not shown):
+    the global value of the name is not given alone in that project."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO, wait_remember_done
+    home = tmp_path / "sealed"
+    pp = tmp_path / "pp"
+    pp.write_text("correct horse battery staple\n")
+
+    def mem(*args):
+        subprocess.run([sys.executable, "-m", "cmds", *args], env=hook_env(home), cwd=REPO, check=True,
+                       capture_output=True, timeout=120)
+        wait_remember_done(home)
+    mem("remember", "global/db-host", "the database host is db.internal")
+    mem("vault", "init", "--passphrase-file", str(pp))
+    mem("remember", "project/api/db-host", "the database host is 10.0.0.5", "--sensitivity", "secret")
+    keys, trace = _injected(tmp_path, home, "which database host should I connect to?")
+    assert "global/db-host" not in keys, trace
+    keys, trace = _injected(tmp_path, home, "which database host should I connect to?", cwd="/home/dev/web")
+    assert keys == ["global/db-host"], trace      # another project: the global value as before
