@@ -38,7 +38,9 @@ Cost: one index search per project first, for the person's turns after
 the oldest checked fact that hold a change word (:data:`CUE_QUERY`; rule
 8 needs one).  None: nothing to mark, nothing more read.  Fewer than
 :data:`CUE_READ`: they are every candidate, and each fact is compared with
-the :data:`TURNS_READ` later ones that share most of its words.  Else one
+the :data:`TURNS_READ` later ones that share most of its words (two at
+least, or one that the turn names a value of: "We upgraded to Postgres
+16" for ``project/api/db`` "Postgres 15 on port 5432", test28 Y6).  Else one
 search per fact, for its words (and the prompt's), :data:`TURNS_READ`
 turns read, for the :data:`FACTS_SEARCHED` oldest facts only (a fact
 recorded long ago is the likeliest to have changed; each search costs
@@ -70,6 +72,7 @@ from objstore.core.ids import blake3, to_raw
 from objstore.core.objects import Fact, Turn
 from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
+from objstore.core.text import LazyPattern
 from objstore.memory.provenance import turn_author
 from objstore.memory.scope import key_project
 from objstore.retrieval.querywords import text_terms
@@ -204,7 +207,7 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
                             _mark(out, key, project, *got[v])
                         continue
                 mine = text_terms(own := _own(words, body, vals), cache)
-                near = sorted(((len(mine & text_terms(t.text, cache)), i) for i, (_oid, t) in enumerate(got)
+                near = sorted(((_shared(mine, t.text, cache), i) for i, (_oid, t) in enumerate(got)
                                if t.timestamp > when), reverse=True)
                 pick = [got[i] for shared, i in near[:TURNS_READ] if shared >= 2]   # (rule 8 needs two)
             else:   # many: the ones about this fact
@@ -221,7 +224,8 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
             if pick:
                 items = [said] + [Said(t.text, t.timestamp, project, "turn", 1.0, (), t.seq, "user", t.session)
                                   for _oid, t in pick]
-                sup, _ahead = relations(time_items(items, [prompt or own], terms_cache=cache), strict=(0,))
+                sup, _ahead = relations(time_items(items, [prompt or own], terms_cache=cache, keep_named=bool(prompt)),
+                                         strict=(0,))
                 if sup[0]:
                     oid, t = pick[sup[0][0] - 1]   # the newest (relations orders them newest first)
                     _mark(out, key, project, oid, t)
@@ -231,6 +235,22 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
     if kept is not None:
         kept.save()
     return out
+
+
+#: a word right before a number: what the value is of ("Postgres 16", "port 6543")
+_OF_VALUE_RE = LazyPattern(r"(?<![\w.])([^\W\d_][\w-]*)[ \t]+v?\d")
+
+
+def _shared(mine: frozenset[str], text: str, cache: dict[str, frozenset[str]]) -> int:
+    """How many of a fact's words ``mine`` (terms) a later turn's ``text``
+    shares, one shared word counted twice where the turn names a value of
+    it (the word right before a number: "We upgraded to Postgres 16" shares
+    "postgres" with ``project/api/db`` "Postgres 15 on port 5432", test28
+    Y6)."""
+    n = len(both := mine & text_terms(text, cache))
+    if n == 1 and both & text_terms(" ".join(_OF_VALUE_RE.findall(text[:TURN_WORDS_CHARS])), cache):
+        return 2
+    return n
 
 
 def _own(words: str, body: str, vals: tuple | None) -> str:

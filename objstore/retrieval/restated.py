@@ -124,7 +124,7 @@ def states(text: str, value: str) -> bool:
       today keys will get 500 requests per minute")."""
     sentences = [m.group(0).strip() for m in SENTENCE_RE.finditer(text[:4000])]
     for i, sentence in enumerate(sentences):
-        sentence = _after_rejection(sentence, value)
+        sentence = _after_rejection(_after_semicolon(sentence, value), value)
         if not sentence or value not in normalize(sentence) or \
                 sentence.endswith("?") or sentence.split(None, 1)[0].lower() in ASKING_WORDS or \
                 REJECTION_RE.search(sentence) or WRONG_RE.search(sentence) or SUPPOSE_RE.match(sentence):
@@ -157,14 +157,50 @@ def _after_rejection(sentence: str, value: str) -> str:
     return rest[cut.end():].strip() if cut and value in normalize(rest) else sentence
 
 
+def _after_semicolon(sentence: str, value: str) -> str:
+    """The part of ``sentence`` after its last ``;`` where only that part
+    holds ``value`` and the part before it rejects or calls false what it
+    says (:data:`REJECTION_RE`, :data:`WRONG_RE`): "The report that said
+    5432 was wrong; the shop db moved to 6543 this morning." states 6543
+    (tl28c's left-out); else ``sentence`` as it is ("Bob suggested port
+    6543; we rejected it" rejects 6543)."""
+    if ";" not in sentence:
+        return sentence
+    head, _, tail = sentence.rpartition(";")
+    if value in normalize(tail) and value not in normalize(head) and (REJECTION_RE.search(head) or WRONG_RE.search(head)) \
+            and not (REJECTION_RE.search(tail) or WRONG_RE.search(tail)):
+        return tail.strip()
+    return sentence
+
+
+#: a change said as done after a plan word, of another verb ("Tomorrow I'll tell them the db moved to 6543"): a
+#: change word's past form, not after "have"/"be" ("should have moved", "will be moved") nor "if"/"whether"
+DONE_RE = LazyPattern(r"\b(?:(have|has|had|be|been|being|if|whether)\s+)?(?:mov|migrat|switch|chang|upgrad|downgrad|"
+                      r"bump|replac|renam|swapp|rais|increas|decreas|reduc|lower|scal|dropp|retir)ed\b", 2)   # re.I
+
+
 def _planned(clause: str, value: str) -> bool:
     """Whether ``clause`` says ``value`` is to come: a word of
     :data:`FUTURE_RE` before it ("will move to port 6543 next year"; not
     "moved to 6543 and the app will need a restart"), none of
-    :data:`NOW_RE` ("from today keys will get 500")."""
+    :data:`NOW_RE` ("from today keys will get 500"), and no change said
+    as done between the last such word and the value (:data:`DONE_RE`:
+    "Tomorrow I'll tell them the db moved to port 6543" states 6543;
+    tl28c's left-out)."""
     low = normalize(clause)
     at = low.find(value)
-    return at > 0 and FUTURE_RE.search(low, 0, at) is not None and NOW_RE.search(low) is None
+    if at <= 0 or NOW_RE.search(low) is not None:
+        return False
+    plan = None
+    for plan in FUTURE_RE.finditer(low, 0, at):
+        pass
+    if plan is None:
+        return False
+    done = [m for m in DONE_RE.finditer(low, plan.end(), at)]
+    return not done or any(m.group(1) for m in done) or _IF_WORD_RE.search(low, plan.end(), at) is not None
+
+
+_IF_WORD_RE = LazyPattern(r"\b(?:if|whether)\b")
 
 
 def may_restate(B: Item) -> bool:

@@ -70,6 +70,7 @@ from collections.abc import Collection, Iterable
 from objstore.core.record import Frozen, set_fields
 from objstore.core.text import LazyPattern
 from objstore.retrieval.keyrank import key_term
+from objstore.retrieval.valueshape import shape_of
 
 #: a token as ``timeline.values_of`` reads values (8080, 3.12, v2, fly.io) and words
 _TOKEN_RE = LazyPattern(r"(?<![\w.])[\w][\w.+-]*(?<![.+-])")
@@ -130,14 +131,16 @@ class Subject(Frozen):
     :data:`_APART_RE`), its own words left out; ``key``: a fact's, the
     words of its key's name, ``(word, stem)`` (:func:`subjects_of`,
     ``fact``); ``project``: the item's project's name, where ``words`` hold
-    it (``project``)."""
+    it (``project``); ``named``: the attribute is written capitalised
+    inside its sentence, a product's name ("upgraded to Postgres 16"),
+    not a measure ("port 6543")."""
 
-    __slots__ = ("words", "attribute", "sure", "stems", "apart", "key", "project")
+    __slots__ = ("words", "attribute", "sure", "stems", "apart", "key", "project", "named")
 
     def __init__(self, words: tuple[str, ...], attribute: str = "", sure: bool = True,
                  stems: tuple[str, ...] = (), apart: tuple[str, ...] = (),
-                 key: tuple[tuple[str, str], ...] = (), project: str = "") -> None:
-        set_fields(self, words, attribute, sure, stems, apart, key, project)
+                 key: tuple[tuple[str, str], ...] = (), project: str = "", named: bool = False) -> None:
+        set_fields(self, words, attribute, sure, stems, apart, key, project, named)
 
 
 def normalize(text: str) -> str:
@@ -248,8 +251,12 @@ def subjects_of(text: str, values: Iterable[str], limit: int = 4000, project: st
         norm = [t.lower() if t.isascii() else normalize(t) for _, _, t in toks]
         if norm and norm[-1] == v:
             sub = _subject_at(seg, toks, norm, stop, cues)
-            if not sub.words and sub.attribute and brk and _IT_RE.search(head):
-                sub = _referred(text[:brk.end()], sub) or sub
+            if sub.attribute and len(toks) >= 3 and norm[-2] == sub.attribute and toks[-2][2][:1].isupper():
+                sub = sub.replace(named=True)   # "we upgraded to Postgres 16" (not a sentence's first word)
+            if not sub.words and brk and _IT_RE.search(head) and (sub.attribute or shape_of(v)):
+                sub = _referred(text[:brk.end()], sub, v) or sub
+            if fact and not sub.words and not sub.attribute and len(toks) == 1 and not _TOKEN_RE.search(text, at + len(v)):
+                sub = _key_subject(text, sub, stop, cues)   # the body is the value alone (test28 Y6)
             end = _END_RE.search(text, at + len(v), at + len(v) + _REACH)
             apart = _apart_of(seg + text[at + len(v):end.start() if end else at + len(v) + _REACH], stop, cues)
             out[v] = sub.replace(apart=tuple(w for w in apart if w not in sub.words)) if apart else sub
@@ -271,19 +278,41 @@ def subjects_of(text: str, values: Iterable[str], limit: int = 4000, project: st
 _IT_RE = LazyPattern(r"\bit\b", 2)   # re.I
 
 
-def _referred(before: str, sub: Subject) -> Subject | None:
+def _referred(before: str, sub: Subject, value: str = "") -> Subject | None:
     """The subject of a value said of "it" with no subject word of its own
     (``sub``): the subject of the last value of the same attribute in the
     sentences ``before`` it ("Ops says the shop database moved to port
     6543. That is wrong, it moved to port 7000.": the shop database's
-    port, test28b Z3); None where there is none, or it names no word."""
+    port, test28b Z3); with no attribute, of the last value of the shape
+    of ``value`` (``valueshape.shape_of``: "… the shop cache moved to
+    cache-5.internal. That is wrong, it moved to cache-9.internal.": the
+    shop cache's host); None where there is none, or it names no word."""
     last = None
-    for last in re.finditer(r"\b" + re.escape(sub.attribute) + r"\s+([^\s,;:!?]+?)[.]?(?=[\s,;:!?]|\Z)", before, re.I):
-        pass
-    if last is None:
+    if sub.attribute:
+        for last in re.finditer(r"\b" + re.escape(sub.attribute) + r"\s+([^\s,;:!?]+?)[.]?(?=[\s,;:!?]|\Z)", before, re.I):
+            pass
+        got = normalize(last.group(1)) if last else ""
+    else:
+        shape = shape_of(value)
+        got = next((w for w in reversed([normalize(m.group(0)) for m in _TOKEN_RE.finditer(before)])
+                    if shape_of(w) == shape), "")
+    if not got:
         return None
-    prev = subjects_of(before, (normalize(last.group(1)),)).get(normalize(last.group(1)))
+    prev = subjects_of(before, (got,)).get(got)
     return sub.replace(words=prev.words) if prev and prev.words and prev.attribute == sub.attribute else None
+
+
+def _key_subject(text: str, sub: Subject, stop: frozenset[str], cues: frozenset[str]) -> Subject:
+    """The subject of a fact's value whose body is the value alone
+    (``project/api/db-port`` "5432"): the key names it, the project's name
+    and the key's words (:func:`_key_words`) but the last, which is the
+    attribute ("api db", ``port``); ``sub`` where the key has no word."""
+    named = _key_words(text, stop, cues)
+    if not named:
+        return sub
+    parts = text.split("\n", 1)[0].split()
+    project = (normalize(parts[1]),) if parts[:1] == ["project"] and len(parts) > 2 else ()
+    return sub.replace(words=tuple(dict.fromkeys(project + named[:-1])), attribute=named[-1], sure=True)
 
 
 def _key_words(text: str, stop: frozenset[str], cues: frozenset[str]) -> tuple[str, ...]:
@@ -449,12 +478,26 @@ def compare(a: Subject | None, b: Subject | None, question: Collection[str] = ()
     are not read as one thing, read again with the fact's key's words and
     without the other's project name (:func:`_widened`, test28 Y6:
     ``project/api/db`` "Postgres 15 on port 5432" / "the api database
-    moved to port 6543"): that second reading only ever says ``True``."""
+    moved to port 6543"): that second reading only ever says ``True``;
+    so does a product's name said again with no subject on either side
+    (:func:`_named_alike`: "Postgres 15 …" / "We upgraded to Postgres
+    16")."""
     got = _compare(a, b, question)
     if got is not True and a is not None and b is not None and (a.key or b.key) \
-            and _compare(_widened(a, b), _widened(b, a), question) is True:
+            and (_compare(_widened(a, b), _widened(b, a), question) is True or _named_alike(a, b)):
         return True
     return got
+
+
+def _named_alike(a: Subject, b: Subject) -> bool:
+    """Whether a fact's value and another item's, neither with a subject
+    word of its own (a fact's key aside), are values of one product's name
+    written capitalised in the other item: ``project/api/db`` "Postgres 15
+    on port 5432" / "We upgraded to Postgres 16 this morning." (test28
+    Y6); never a measure word ("we now listen on port 8080" names no
+    thing)."""
+    f, o = (a, b) if a.key else (b, a)
+    return not f.words and not o.words and o.named and f.attribute == o.attribute != ""
 
 
 def _compare(a: Subject | None, b: Subject | None, question: Collection[str] = ()) -> bool | None:

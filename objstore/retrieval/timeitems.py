@@ -7,8 +7,10 @@ the prompt hook's check of a turn it injects against the current facts
 (``objstore.retrieval.injecttime.stale_for_facts``) ask it the same question,
 so both build its items here, from the same readings of their texts:
 
-* values (``timeline.values_of``), the question's words left out (they are
-  the subject, not values); a fact's older versions' values that the
+* values (``timeline.values_of``), a turn's with the question's words left
+  out (they are the subject, not values; a fact keeps those its body
+  states: "is the shop cache still on cache-1.internal" asks whether its
+  value still holds, test28b Z9); a fact's older versions' values that the
   current one dropped (``Item.old_values``);
 * content terms (stemmed, query stop words dropped), read only for an item
   that states a value or may be a question (``timeline.may_ask``: rule
@@ -93,7 +95,7 @@ def time_items(said: Sequence[Said], queries: Sequence[str], *,
                terms_cache: dict[str, frozenset[str]] | None = None,
                lower: set[str] | None = None,
                question: tuple[set[str], set[str]] | None = None,
-               now: int | None = None) -> list[Item]:
+               now: int | None = None, keep_named: bool = True) -> list[Item]:
     """The ``timeline.Item`` of each of ``said``, for the question
     ``queries`` (its phrasings), as the module docstring reads them.
 
@@ -109,6 +111,11 @@ def time_items(said: Sequence[Said], queries: Sequence[str], *,
         now: ms since epoch (None: the clock); a turn stamped more than
             :data:`FUTURE_SLACK_MS` after it gets time 0 (unknown): "later"
             than nothing (test27 V15).
+        keep_named: ``queries`` is a question asked (recall's, the hook's
+            prompt): a fact keeps the values its body states that it names
+            (test28b Z9); False (``laterturns``' session block, whose
+            question is the fact's own words): they are left out, as a
+            turn's are.
 
     Returns one item per element of ``said``, in order.  No error is raised
     for any text.
@@ -122,10 +129,13 @@ def time_items(said: Sequence[Said], queries: Sequence[str], *,
     asked = frozenset(identifiers(" ".join(queries)))   # rule 12: the identifiers the question names
     items = []
     for s in said:
-        vals = values_of(s.text, subject, lower)
+        # a value a fact's body states stays its value whatever the question names: "is the shop cache still on
+        # cache-1.internal" asks whether it still holds (test28b Z9); a turn's words the question names are its subject
+        of = subject - values_of(s.text.split("\n", 1)[-1]).keys() if s.kind == "fact" and keep_named else subject
+        vals = values_of(s.text, of, lower)
         old: set[str] = set()
         for body in s.old_bodies:
-            old |= set(values_of(body, subject, lower))
+            old |= set(values_of(body, of, lower))
         old -= set(vals)
         # only items with values compare, and a question that may be answered (rule 7)
         every = text_terms(s.text, terms_cache) if vals or s.kind == "turn" and may_ask(s.text) else frozenset()
