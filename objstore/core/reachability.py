@@ -176,8 +176,16 @@ def lost_tombstones(store: Store, live: set[str], objs: dict | None = None) -> l
         found = sorted(o for o, obj in objs.items() if isinstance(obj, Tombstone) and o not in live)
     if not found:
         return []
+    last = set_tombstones(store)
+    return [oid for oid in found if oid in last]
+
+
+def set_tombstones(store: Store) -> set[str]:
+    """Ids of the tombstones whose ref ``tombstones/<id>`` the audit log's
+    last entry for it set (no removal recorded after): those a ref must
+    name.  Reads the audit log once."""
     last: dict[str, str | None] = {}
     for e in audit.read(store.reflog.root):
         if e.ref.startswith("tombstones/"):
             last[e.ref[len("tombstones/"):]] = e.new
-    return [oid for oid in found if last.get(oid) == oid]
+    return {tid for tid, new in last.items() if new == tid}
