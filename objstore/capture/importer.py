@@ -38,6 +38,7 @@ from objstore.core.store import Store
 from objstore.core.text import replace_spans
 from objstore.index.errors import IndexBusyError, SearchIndexError
 from objstore.memory.documents import grow_turn_layout
+from objstore.memory.forget import merge_index_segments
 from objstore.memory.indexbatch import IndexBatch
 from objstore.memory.refill import Refill
 from objstore.memory.scope import parent_namespace, read_registry
@@ -398,7 +399,6 @@ def _merge_segments(store: Store, res: ImportResult) -> None:
     (docs/benchmarks.md, "Session 29 (branch `scl29`)").  Another writer
     holding the turns index (``IndexBusyError``) leaves them to gc; a
     failed merge leaves the shard as it was and is told in ``res.errors``."""
-    from objstore.memory.forget import merge_index_segments  # deferred: gc's module, a large import's end only
     try:
         merge_index_segments(store)
     except IndexBusyError:
