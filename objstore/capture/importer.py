@@ -38,6 +38,7 @@ from objstore.core.store import Store
 from objstore.core.text import replace_spans
 from objstore.index.errors import IndexBusyError, SearchIndexError
 from objstore.memory.documents import grow_turn_layout
+from objstore.memory.forget import merge_index_segments
 from objstore.memory.indexbatch import IndexBatch
 from objstore.memory.refill import Refill
 from objstore.memory.scope import parent_namespace, read_registry
@@ -345,7 +346,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 pass  # another writer holds the turns index: the next import lays it out
             except SearchIndexError as e:
                 res.index_error = str(e)
-        _merge_packs(store, packs_before, res)
+        if _merge_packs(store, packs_before, res) and res.index_error is None:
+            _merge_segments(store, res)
     res.turns_added = app.written
     res.turns_forgotten = app.forgotten + app.matches_redacted
     res.secrets_redacted = app.secrets_redacted
@@ -362,7 +364,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     return res
 
 
-def _merge_packs(store: Store, before: set[str], res: ImportResult) -> None:
+def _merge_packs(store: Store, before: set[str], res: ImportResult) -> bool:
     """When the store holds more than ``MAX_PACKS`` packs (gc's rule), merge
     the small packs this import wrote (those not named in ``before``; one
     every :data:`PACK_ROLL` objects, ~5 MB: 113 at the million-turn corpus)
@@ -372,15 +374,37 @@ def _merge_packs(store: Store, before: set[str], res: ImportResult) -> None:
     `pk28`)").  Runs once the refs and the index are written; an older pack
     is never rewritten (its cost is gc's), so this costs what the import
     wrote.  A merge that fails (a full disk) leaves every object readable
-    and is told in ``res.errors``; a kill leaves what gc removes or merges."""
+    and is told in ``res.errors``; a kill leaves what gc removes or merges.
+    Returns whether the store held more than ``MAX_PACKS`` packs (a large
+    import: :func:`_merge_segments` follows)."""
     store.packs.reload()
     if len(store.packs.packs) <= MAX_PACKS:
-        return
+        return False
     mine = [p for p in store.packs.packs if p.name not in before]
     try:
         store.merge_small(mine)
     except (MemError, OSError) as e:
         res.errors.append(f"the {len(mine)} packs this import wrote were not merged ({e}); 'mem gc' merges them")
+    return True
+
+
+def _merge_segments(store: Store, res: ImportResult) -> None:
+    """After a large import (one that left more than ``MAX_PACKS`` packs),
+    merge each turn shard's small search-index segments as ``mem gc`` does
+    (``objstore.memory.forget.merge_index_segments``): tantivy's merge
+    policy leaves up to 7 small segments a shard beside the import's large
+    ones, and every later new process opens each segment's files.  At the
+    2.07M-turn corpus: 137 -> 106 segments for ~1.4 s CPU, the prompt hook
+    ~5 % less CPU, recall ~2 %, every recall answer the same
+    (docs/benchmarks.md, "Session 29 (branch `scl29`)").  Another writer
+    holding the turns index (``IndexBusyError``) leaves them to gc; a
+    failed merge leaves the shard as it was and is told in ``res.errors``."""
+    try:
+        merge_index_segments(store)
+    except IndexBusyError:
+        pass  # another writer holds the turns index: 'mem gc' merges them
+    except (SearchIndexError, MemError, OSError) as e:
+        res.errors.append(f"the small search index segments were not merged ({e}); 'mem gc' merges them")
 
 
 def _session_refs(store: Store) -> set[str]:

@@ -29,6 +29,7 @@ from objstore import open_store
 from objstore.capture import importer
 from objstore.core.fsck import fsck
 from objstore.core.repack import MAX_PACKS
+from objstore.index.genfiles import segment_sizes
 
 ROLL = 1   # a publish, and a pack, after every file read
 
@@ -86,6 +87,48 @@ def test_an_import_of_many_packs_leaves_few_and_never_rewrites_an_older_one(mem,
         assert hit and all(store.get(h.id) for h in hit)   # found, and read from the merged packs
     finally:
         store.close()
+
+
+def _segments(root) -> int:
+    """The segments of the turns index's live generations (``meta.json`` of each)."""
+    store = open_store(root)
+    try:
+        sub = store.index._subs["turn"]
+        return sum(len(segment_sizes(sub.dir / name)) for _s, name in sub.manifest().live())
+    finally:
+        store.close()
+
+
+def test_an_import_of_many_packs_merges_the_small_index_segments_as_gc_does(mem, corpus, tmp_path, monkeypatch):
+    """Session 29 (scl29): the import that merged its packs also merges each turn shard's small
+    segments (gc's ``merge_index_segments``): none is left for gc to merge, fewer segments than the
+    same import leaves without that step, the same stored content and the same turns found."""
+    monkeypatch.setattr(importer, "PACK_ROLL", ROLL)
+    roots = {}
+    for name, merge in (("kept", False), ("merged", True)):
+        with monkeypatch.context() as m:
+            if not merge:
+                m.setattr(importer, "_merge_segments", lambda store, res: None)
+            roots[name] = root = tmp_path / name
+            store = open_store(root, create=True)
+            try:
+                r = importer.import_transcripts(store, "claude-code", [corpus], workers=0)
+                assert r.errors == [] and r.index_error is None and r.files > MAX_PACKS
+                plan = store.index.small_segment_plan()
+                assert (plan == []) is merge, plan   # many publishes leave small segments; the import merged them
+            finally:
+                store.close()
+    assert _segments(roots["merged"]) < _segments(roots["kept"])
+    assert _export(mem, {"MEM_HOME": str(roots["merged"])}) == _export(mem, {"MEM_HOME": str(roots["kept"])})
+    found = {}
+    for name, root in roots.items():
+        store = open_store(root)
+        try:
+            found[name] = [{h.id for h in store.index.search(q, kinds=("turn",), limit=1000)}
+                           for q in ("the", "test", "error build")]
+        finally:
+            store.close()
+    assert found["merged"] == found["kept"] and all(found["kept"])
 
 
 # ``mem import claude-code DIR`` with a publish after every file, SIGKILLed by itself inside its merge:
