@@ -339,7 +339,8 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
                 _tombstone(store, res, have, tkey, value_digest(v.fact.body), now,
                            f"{VERSION_REASON}{v.fact.recorded_at}" if chosen else reason)
                 n = len(normalize_value(v.fact.body))
-                if n >= MIN_TEXT_CHARS:   # nor may it come back inside another value
+                if n >= MIN_TEXT_CHARS and not chosen:   # nor may it come back inside another value
+                    # (a version forget forgets that version: the value may stand elsewhere, test29b Q9)
                     _text_tombstone(store, res, have, value_digest(v.fact.body), n, now, of_value=True)
     # a value or turn rewritten redacted (--credentials): its old text may not come back (a pull),
     # the redacted one differs from it (a tombstone names a value by its digest)

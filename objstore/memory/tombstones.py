@@ -149,7 +149,7 @@ def _rule(t: Tombstone) -> tuple[bytes, int] | None:
     return (t.value_sha256, n) if n > 0 else None
 
 
-def forgotten_in(tombstones: list[Tombstone], key: str, body: str) -> str | None:
+def forgotten_in(tombstones: list[Tombstone], key: str, body: str, recorded_at: int | None = None) -> str | None:
     """Why a lower-trust write of ``body`` under ``key`` must be refused,
     or None.  ``tombstones``: :func:`all_tombstones`.
 
@@ -167,6 +167,13 @@ def forgotten_in(tombstones: list[Tombstone], key: str, body: str) -> str | None
     characters removed), so fullwidth letters or a zero-width space do not
     hide a forgotten value.
 
+    ``recorded_at``: asked of a version that exists (a sync's merge, an
+    import), recorded then: a version forget's tombstone (``version:<ms>``,
+    :func:`version_exact`) forgets only the version recorded at ``<ms>``
+    under its key, and no other key's (the forget left those live where it
+    ran: test29 P1, test29b Q9); asked of a write (None), it refuses the
+    value under its key as a value forget does.
+
     Cost: one SHA-256 of ``body``, and with text rules one SHA-256 per
     word start of the normalized ``body`` and distinct rule length (50
     forgotten texts of distinct lengths and a 540-character body: ~5 ms);
@@ -179,14 +186,16 @@ def forgotten_in(tombstones: list[Tombstone], key: str, body: str) -> str | None
     other = False
     names = key_names(key)
     for t in tombstones:
+        exact = version_exact(t) if recorded_at is not None else None
         if t.key in names:
-            if t.value_sha256 in digests:
+            if t.value_sha256 in digests and (exact is None or exact == recorded_at):
                 return "key"
         elif t.key == TEXT_KEY or t.key.startswith("match:"):
             r = _rule(t)
             if r is not None:
                 rules.append(r)
-        elif t.key.startswith(_FACT_SCOPES) and t.reason != "rejected" and t.value_sha256 in digests:
+        elif t.key.startswith(_FACT_SCOPES) and t.reason != "rejected" and t.value_sha256 in digests \
+                and exact is None:
             other = True
     if other:
         return "value"

@@ -318,7 +318,7 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
             if getattr(obj, "parent", None) in tainted or gone(obj):
                 return True
             return isinstance(obj, Fact) and obj.trust != "user_stated" and bool(obj.body) \
-                and forgotten_in(tombs, obj.key, obj.body) is not None
+                and forgotten_in(tombs, obj.key, obj.body, obj.recorded_at) is not None
         # the objects go into one new pack, installed only once every line was read and checked: a refused
         # import (a bad line, a clash) leaves nothing behind (test27 V23: its objects, stored without refs,
         # made fsck call a good store damaged, and the advised repair made half the refused file live)

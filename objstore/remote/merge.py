@@ -157,7 +157,8 @@ class ForgetIndex:
         when = self._named_time(f, (f.key, digest))
         if when is None and self.hidden:   # a key forgotten by hash (tombstones.hidden_key)
             when = self._named_time(f, (hidden_key(f.key), digest))
-        if when is None and f.trust != "user_stated" and forgotten_in(self.forgets, f.key, f.body) is not None:
+        if when is None and f.trust != "user_stated" and \
+                forgotten_in(self.forgets, f.key, f.body, f.recorded_at) is not None:
             when = self.latest
         return when
 

@@ -216,3 +216,28 @@ def test_a_version_forget_with_any_reason_names_the_version(tmp_path):
         check = forgotten_check(st)
         live = [v for v in versions(st, "project/x/db") if not v.fact.forgotten]
         assert [v.fact.version for v in live if check(v.fact)] == []      # v3 (same value) is not forgotten
+
+
+def test_a_version_forget_leaves_an_agents_copy_under_another_key(tmp_path, mem):
+    """test29b Q9: an agent's note under another key stating the value of
+    the version the person forgets stays through the forget and gc (as the
+    forget's preview shows) and now through A's push and B's pull too: the
+    merge read the version tombstone as a forget of the value everywhere
+    and removed the note's key whole."""
+    ea, eb, a, b = _homes(tmp_path, mem)
+    mem("remember", "project/x/db", "Postgres on port 5432", env=ea)
+    mem("remember", "project/x/db", "Postgres on port 6543", env=ea)
+    mem("remember", "project/x/other", "Postgres on port 5432", env={**ea, "MEM_AGENT": "claude"})
+    mem("push", env=ea)
+    mem("pull", env=eb)
+    mem("forget", "project/x/db@v1", "--yes", env=ea)
+    mem("gc", "--prune=now", env=ea)
+    out = mem("push", env=ea)
+    assert "purged" not in out.stdout, out.stdout
+    mem("pull", env=eb)
+    for env in (ea, eb):
+        assert json.loads(_get(mem, env, "project/x/other").stdout)["body"] == "Postgres on port 5432"
+        assert json.loads(_get(mem, env, "project/x/db").stdout)["body"] == "Postgres on port 6543"
+    # the same key still refuses an agent's write of the forgotten version's value
+    r = mem("remember", "project/x/db", "Postgres on port 5432", env={**ea, "MEM_AGENT": "claude"}, exit_code=None)
+    assert r.exit_code == 6, (r.stdout, r.stderr)
