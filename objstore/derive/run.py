@@ -35,9 +35,12 @@ compared as the index compares words: the deterministic evidence check,
 :mod:`objstore.derive.evidence`); ``negated`` (the cited turns' closest
 clause has the other polarity: "does not use" against "does use";
 rejected); ``suspicious`` (reads like an instruction:
-queued); ``key-conflict`` (``replaces`` names another key: queued);
+queued); ``out-of-scope`` (the key is not ``user/…`` nor
+``project/<the session's project>/…``: queued, :func:`in_session_scope`);
+``key-conflict`` (``replaces`` names another key: queued);
 ``change-user-stated`` (it would change a ``user_stated`` value: queued);
-otherwise ``write`` (trust ``derived``, the cited turns as sources; the
+``updated-later`` (a later ``user_stated`` fact updated a cited turn:
+queued, :func:`updated_later`); otherwise ``write`` (trust ``derived``, the cited turns as sources; the
 supersession rule applies).  Duplicates collapse first.
 
 **Output.** ``--plan`` sends nothing; a dry run calls the model and files
