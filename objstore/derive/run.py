@@ -60,7 +60,7 @@ from dataclasses import asdict, dataclass, field
 
 from objstore.core.atomic import atomic_write, read_regular
 from objstore.core.errors import IntegrityError, InvalidInput, MemError, Refused
-from objstore.core.objects import KINDS, interactive_entrypoint, normalize_value
+from objstore.core.objects import KINDS, Turn, interactive_entrypoint, normalize_value
 from objstore.core.refs import validate_key
 from objstore.core.store import Store, now_ms
 from objstore.derive.evidence import contradicted, unevidenced
@@ -392,9 +392,8 @@ def updated_later(store: Store, project: str, turn_ids: list[str], value: str) -
     turn (``injecttime.stale_for_facts``, the proposal's value less its
     values as the question), else None.  A derived fact is filed valid from now, so a
     value the person already replaced would come back as current (test29 P8)."""
-    from objstore.core.objects import Turn
-    from objstore.retrieval.injecttime import stale_for_facts  # deferred: only a proposal that would be written
-    from objstore.retrieval.timeline import values_of
+    from objstore.retrieval.injecttime import stale_for_facts  # deferred: off the session-start hook (derive.auto)
+    from objstore.retrieval.timeline import values_of  # deferred: as above
     facts = []
     for key, _h in list_keys(store):
         if not in_session_scope(key, project):
