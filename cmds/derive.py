@@ -145,7 +145,8 @@ def _show_run(res, as_json, quiet=False):
         what = {"write": "admit", "invalid": "reject", "tombstoned": "skip (forgotten)",
                 "no-evidence": "reject (no evidence)", "negated": "reject (turns say otherwise)",
                 "suspicious": "queue (suspicious)",
-                "key-conflict": f"queue (replaces {d.replaces})", "change-user-stated": "queue (you stated otherwise)"}
+                "key-conflict": f"queue (replaces {d.replaces})", "change-user-stated": "queue (you stated otherwise)",
+                "out-of-scope": "queue (outside the session)", "updated-later": "queue (you updated it later)"}
         shown = derive_decision_json(d)["value"]   # credentials masked, as in --json
         click.echo(safe(f"{what.get(d.rule, d.rule):<28} {d.key} = {' '.join(shown.split())[:80]}"))
     for sid, why in res.failed.items():

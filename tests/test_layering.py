@@ -107,6 +107,9 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          "objstore.core.tomledit", "objstore.core.settings",
          # off every start-up: a pack is salvaged only on a miss while a .pack has lost its .idx
          "objstore.core.salvage",
+         # off the session-start hook's start-up (session 29): derive.auto imports derive.run; only a derive
+         # proposal that would be written asks whether the person's later fact updated its turn (test29 P8)
+         "objstore.retrieval.injecttime", "objstore.retrieval.timeline",
          # off `mem get`'s start-up (session 29): a pattern is built (rxcache loads re and its enum) on first use
          "objstore.core.rxcache",
          # off the readers' start-up (session 27): the JSON-escaped form of a match text (test27 V29) is

@@ -20,7 +20,8 @@ def test_labelled_set_gives_the_documented_precision(tmp_path):
     r = measure(transcripts, LABELS, tmp_path)
     assert r["failed"] == {} and r["placed"] == r["proposals"] == r["decided"] == 48  # each proposal decided once
     assert (r["right"], r["wrong"]) == (28, 20)
-    assert (r["admitted"], r["admitted_right"]) == (31, 20)                     # precision 0.645
+    assert (r["admitted"], r["admitted_right"]) == (26, 17)                     # precision 0.654
+    assert r["by_rule"]["out-of-scope"] == {"right": 3, "wrong": 2}             # test29 P17: global/ queued
     assert (r["evidence_rejected_wrong"], r["evidence_rejected_right"]) == (7, 7)
     assert r["by_rule"]["negated"] == {"right": 0, "wrong": 2}                  # session 24: polarity
     assert r["by_rule"]["invalid"] == {"right": 1, "wrong": 0}
