@@ -31,7 +31,7 @@ from objstore.index.schema import KINDS, IndexDoc, delete_object, id_query, ids_
 from objstore.index.taildeletes import tail_deletes, tail_query
 
 __all__ = ["ISOLATED_MERGE", "MERGE_LEVEL_DOCS", "MERGE_SEGMENTS", "PADDED_MERGE", "PAD_ID_BYTES", "PAD_KIND", "SearchIndexPurges",
-           "isolated_is_smaller", "pad_document", "pad_merge"]
+           "isolated_is_smaller", "pad_document", "pad_merge", "pads_take_values"]
 
 #: [forget by merge] tantivy's default merge policy (``LogMergePolicy``: a
 #: level of at least 8 segments is merged; segments under 10,000 live documents
@@ -95,14 +95,28 @@ def pad_document(gen_dir: Path, index: "tantivy.Index | None" = None) -> "tantiv
     return pad
 
 
+def pads_take_values(pads: int, per: int, merged: int) -> bool:
+    """Whether the padding of a padded merge (``pads`` segments of ``per``
+    documents, :func:`~objstore.index.genfiles.pad_plan`'s answer) gets a
+    value in each fast column (:func:`pad_document`): when it is at most as
+    many documents as the ``merged`` live ones it pads.  Measured both ways
+    (docs/benchmarks.md, Session 29 (branch ``sz29``)): gc's merge of the
+    bench store's small segments, 6 pads beside 9,662 documents, takes its
+    columns 964,409 → 801,455 bytes with the values; a forget at 2.07M
+    turns, 83,461 pads beside 20,050 documents, 468,619 → 490,957 bytes
+    (tantivy's optional column is then the smaller)."""
+    return pads * per <= merged
+
+
 def pad_merge(sub: SubIndex, new: str, nindex: "tantivy.Index", pads: int, per: int,
-              first: "Callable[[tantivy.IndexWriter], None] | None" = None) -> None:
+              first: "Callable[[tantivy.IndexWriter], None] | None" = None, *, values: bool = False) -> None:
     """[padded merge] Make tantivy merge a level of generation ``new`` of
     ``sub`` (open as ``nindex``, not live: a copy this process writes alone):
     one writer runs ``first(writer)`` (the caller's deletes and adds) and
     commits, then commits ``pads`` segments of ``per`` ``PAD_KIND``
-    documents each (:func:`pad_document`: no text, a value in each fast column) (:func:`~objstore.index.genfiles.pad_plan`'s answer), so
-    that the level reaches LOG_MERGE_MIN_SEGMENTS segments and its merge
+    documents each (:func:`~objstore.index.genfiles.pad_plan`'s answer; no
+    text; with ``values`` a value in each fast column, :func:`pad_document`,
+    as :func:`pads_take_values` decides), so that the level reaches LOG_MERGE_MIN_SEGMENTS segments and its merge
     runs, and waits for it; a second writer deletes the padding documents
     (they stay as deleted documents without text, ~13 bytes each, in the
     merged segment until it is merged again).  Raises SearchIndexError when a write
@@ -113,7 +127,7 @@ def pad_merge(sub: SubIndex, new: str, nindex: "tantivy.Index", pads: int, per: 
         if first is not None:
             first(writer)
         writer.commit()
-        pad = pad_document(sub.dir / new, nindex)   # (one document object, added again and again)
+        pad = pad_document(sub.dir / new, nindex) if values else tantivy.Document(kind=[PAD_KIND])   # (one document object, added again and again)
         for _ in range(pads):
             for _k in range(per):
                 writer.add_document(pad)
@@ -635,7 +649,8 @@ class SearchIndexPurges:
                     delete_object(writer, nindex.schema, fmt, d.id)
                 writer.add_document(to_tantivy_doc(d, fmt))
         try:
-            pad_merge(sub, new, nindex, pads, per, first)
+            merged = sum(after[k][1] for k in targets) + len(docs)   # the live documents it pads
+            pad_merge(sub, new, nindex, pads, per, first, values=pads_take_values(pads, per, merged))
             if isolated:   # the shard's other segments, as they are, beside the merged ones
                 del nindex
                 try:
