@@ -113,14 +113,15 @@ def _object_type_rows(store: Path) -> list[tuple[str, int, int]]:
         sel = [[(i, f) for i, f in ps if f[5] == code] for ps in packs]
         n = sum(len(s) for s in sel)
         raw = sum(len(f) for s in sel for _i, f in s)
-        rows.append((f"    {TYPES.get(code, code)}: {n:,} objects, {raw:,} B of frames, alone re-compressed",
-                     packed_bytes([s for s in sel if s]), 0))
+        label = f"    {TYPES.get(code, code)}: {n:,} objects, {raw:,} B of frames, alone re-compressed"
+        rows.append((label, packed_bytes([s for s in sel if s]), 0))
     return rows
 
 
 def breakdown(store: Path, types: bool = True) -> tuple[int, list[tuple[str, int, int]]]:
-    """(turn objects (``types`` false: packed objects, none inflated), rows of (label, apparent bytes, allocated bytes)) of ``store``; sub-rows
-    (labels indented) have allocated 0 and are parts of the row above them."""
+    """(turn objects (``types`` false: packed objects, none inflated), rows of
+    (label, apparent bytes, allocated bytes)) of ``store``; sub-rows (labels
+    indented) have allocated 0 and are parts of the row above them."""
     rows: list[tuple[str, int, int]] = []
     turns = 0
     packdir = store / "objects" / "pack"

@@ -30,8 +30,8 @@ from objstore.index.genfiles import generation_files, held_ids, pad_plan, remove
 from objstore.index.schema import KINDS, IndexDoc, delete_object, id_query, ids_at, to_tantivy_doc
 from objstore.index.taildeletes import tail_deletes, tail_query
 
-__all__ = ["ISOLATED_MERGE", "MERGE_LEVEL_DOCS", "MERGE_SEGMENTS", "PADDED_MERGE", "PAD_ID_BYTES", "PAD_KIND", "SearchIndexPurges",
-           "isolated_is_smaller", "pad_document", "pad_merge", "pads_take_values"]
+__all__ = ["ISOLATED_MERGE", "MERGE_LEVEL_DOCS", "MERGE_SEGMENTS", "PADDED_MERGE", "PAD_ID_BYTES", "PAD_KIND",
+           "SearchIndexPurges", "isolated_is_smaller", "pad_document", "pad_merge", "pads_take_values"]
 
 #: [forget by merge] tantivy's default merge policy (``LogMergePolicy``: a
 #: level of at least 8 segments is merged; segments under 10,000 live documents
@@ -71,8 +71,9 @@ def pad_document(gen_dir: Path, index: "tantivy.Index | None" = None) -> "tantiv
     that a document has no value in is stored by tantivy as an optional
     column: +4 to 11 bytes a document of the segment the padded merge makes
     (the bench store's four shards 801 → 964 KB of ``.fast`` after ``mem
-    gc``; docs/benchmarks.md, Session 29 (branch ``sz29``)).  A field a generation lacks gets no value.  Raises
-    ``IndexCorruptError`` for an unreadable ``meta.json``."""
+    gc``; docs/benchmarks.md, Session 29 (branch ``sz29``)).  A field a
+    generation lacks gets no value.  Raises ``IndexCorruptError`` for an
+    unreadable ``meta.json``."""
     try:
         fields = json.loads((gen_dir / "meta.json").read_bytes())["schema"]
     except (OSError, ValueError, KeyError, TypeError) as e:
@@ -116,18 +117,20 @@ def pad_merge(sub: SubIndex, new: str, nindex: "tantivy.Index", pads: int, per: 
     commits, then commits ``pads`` segments of ``per`` ``PAD_KIND``
     documents each (:func:`~objstore.index.genfiles.pad_plan`'s answer; no
     text; with ``values`` a value in each fast column, :func:`pad_document`,
-    as :func:`pads_take_values` decides), so that the level reaches LOG_MERGE_MIN_SEGMENTS segments and its merge
-    runs, and waits for it; a second writer deletes the padding documents
-    (they stay as deleted documents without text, ~13 bytes each, in the
-    merged segment until it is merged again).  Raises SearchIndexError when a write
-    fails (``raise_write_failed``: rolled back); the caller removes ``new``.
+    as :func:`pads_take_values` decides), so that the level reaches
+    LOG_MERGE_MIN_SEGMENTS segments and its merge runs, and waits for it; a
+    second writer deletes the padding documents (they stay as deleted
+    documents without text, ~13 bytes each, in the merged segment until it
+    is merged again).  Raises SearchIndexError when a write fails
+    (``raise_write_failed``: rolled back); the caller removes ``new``.
     Caller holds the sub-index lock."""
     writer = sub.new_writer(nindex, WRITER_HEAP_BYTES if per < 20_000 else BULK_HEAP_BYTES)
     try:
         if first is not None:
             first(writer)
         writer.commit()
-        pad = pad_document(sub.dir / new, nindex) if values else tantivy.Document(kind=[PAD_KIND])   # (one document object, added again and again)
+        # (one document object, added again and again)
+        pad = pad_document(sub.dir / new, nindex) if values else tantivy.Document(kind=[PAD_KIND])
         for _ in range(pads):
             for _k in range(per):
                 writer.add_document(pad)
