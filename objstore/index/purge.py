@@ -8,7 +8,9 @@ Algorithms and proofs: ``docs/format.md``, "Search index: physical purge"."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 
 import tantivy
 
@@ -28,8 +30,8 @@ from objstore.index.genfiles import generation_files, held_ids, pad_plan, remove
 from objstore.index.schema import KINDS, IndexDoc, delete_object, id_query, ids_at, to_tantivy_doc
 from objstore.index.taildeletes import tail_deletes, tail_query
 
-__all__ = ["ISOLATED_MERGE", "MERGE_LEVEL_DOCS", "MERGE_SEGMENTS", "PADDED_MERGE", "PAD_KIND", "SearchIndexPurges", "isolated_is_smaller",
-           "pad_merge"]
+__all__ = ["ISOLATED_MERGE", "MERGE_LEVEL_DOCS", "MERGE_SEGMENTS", "PADDED_MERGE", "PAD_ID_BYTES", "PAD_KIND",
+           "SearchIndexPurges", "isolated_is_smaller", "pad_document", "pad_merge", "pads_take_values"]
 
 #: [forget by merge] tantivy's default merge policy (``LogMergePolicy``: a
 #: level of at least 8 segments is merged; segments under 10,000 live documents
@@ -43,6 +45,10 @@ MERGE_LEVEL_DOCS = 16_800  # 10,000 * 2**0.75 = 16,818
 #: (``SearchIndex._purge_by_padded_merge``); every one is deleted before the
 #: generation is published, and no document of a real kind is ever one
 PAD_KIND = "pad"
+#: [padded merge] what a padding document holds in each u64 fast column (``oid0``, ``oid1``, …): the
+#: id bytes ``padding-document`` and zeros, 8 bytes a column; a column a document has no value in
+#: becomes optional in tantivy, +4 to 11 bytes a document of the merged segment (docs/format.md)
+PAD_ID_BYTES = b"padding-document" + bytes(16)
 #: [padded merge] False: a shard with segments above MERGE_LEVEL_DOCS is
 #: purged by rewriting its segments from the objects (the path before it)
 PADDED_MERGE = True
@@ -51,25 +57,80 @@ PADDED_MERGE = True
 ISOLATED_MERGE = True
 
 
+def pad_document(gen_dir: Path, index: "tantivy.Index | None" = None) -> "tantivy.Document":
+    """The padding document of the generation in ``gen_dir``: ``kind`` =
+    PAD_KIND and a value in every fast u64 or i64 field of its schema
+    (``meta.json``): the column ``oidK`` the ``K``-th 8 bytes of
+    PAD_ID_BYTES as a big-endian u64 (no object id: a real id's first 16
+    bytes are not ``padding-document``), any other u64 0, and every i64
+    (``time``, ``seq``) the value of the first document of ``index`` (the
+    generation, open; its first segment's doc 0, deleted or not) that has
+    one, else 0: a value inside the column's range leaves its bit width as
+    it is (a ``time`` of 0 beside milliseconds since 1970 widens every
+    value of the merged segment: +0.9 bytes a document).  A fast column
+    that a document has no value in is stored by tantivy as an optional
+    column: +4 to 11 bytes a document of the segment the padded merge makes
+    (the bench store's four shards 801 → 964 KB of ``.fast`` after ``mem
+    gc``; docs/benchmarks.md, Session 29 (branch ``sz29``)).  A field a
+    generation lacks gets no value.  Raises ``IndexCorruptError`` for an
+    unreadable ``meta.json``."""
+    try:
+        fields = json.loads((gen_dir / "meta.json").read_bytes())["schema"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise IndexCorruptError(f"{gen_dir / 'meta.json'}: unreadable schema: {e}") from e
+    pad = tantivy.Document(kind=[PAD_KIND])
+    sr = index.searcher() if index is not None else None
+    first = [tantivy.DocAddress(0, 0)] if sr is not None and int(sr.num_segments) else []   # max_doc ≥ 1
+    for f in fields:
+        name, kind, opts = f.get("name"), f.get("type"), f.get("options") or {}
+        if not opts.get("fast") or kind not in ("u64", "i64"):
+            continue
+        if kind == "i64":
+            v = sr.fast_field_values(name, first)[0] if first else None
+            pad.add_integer(name, v if isinstance(v, int) else 0)
+        elif name[:3] == "oid" and name[3:].isdigit() and int(name[3:]) < len(PAD_ID_BYTES) // 8:
+            k = int(name[3:])
+            pad.add_unsigned(name, int.from_bytes(PAD_ID_BYTES[8 * k:8 * k + 8], "big"))
+        else:
+            pad.add_unsigned(name, 0)
+    return pad
+
+
+def pads_take_values(pads: int, per: int, merged: int) -> bool:
+    """Whether the padding of a padded merge (``pads`` segments of ``per``
+    documents, :func:`~objstore.index.genfiles.pad_plan`'s answer) gets a
+    value in each fast column (:func:`pad_document`): when it is at most as
+    many documents as the ``merged`` live ones it pads.  Measured both ways
+    (docs/benchmarks.md, Session 29 (branch ``sz29``)): gc's merge of the
+    bench store's small segments, 6 pads beside 9,662 documents, takes its
+    columns 964,409 → 801,455 bytes with the values; a forget at 2.07M
+    turns, 83,461 pads beside 20,050 documents, 468,619 → 490,957 bytes
+    (tantivy's optional column is then the smaller)."""
+    return pads * per <= merged
+
+
 def pad_merge(sub: SubIndex, new: str, nindex: "tantivy.Index", pads: int, per: int,
-              first: "Callable[[tantivy.IndexWriter], None] | None" = None) -> None:
+              first: "Callable[[tantivy.IndexWriter], None] | None" = None, *, values: bool = False) -> None:
     """[padded merge] Make tantivy merge a level of generation ``new`` of
     ``sub`` (open as ``nindex``, not live: a copy this process writes alone):
     one writer runs ``first(writer)`` (the caller's deletes and adds) and
-    commits, then commits ``pads`` segments of ``per`` empty ``PAD_KIND``
-    documents each (:func:`~objstore.index.genfiles.pad_plan`'s answer), so
-    that the level reaches LOG_MERGE_MIN_SEGMENTS segments and its merge
-    runs, and waits for it; a second writer deletes the padding documents
-    (they stay as deleted, empty documents, ~13 bytes each, in the merged
-    segment until it is merged again).  Raises SearchIndexError when a write
-    fails (``raise_write_failed``: rolled back); the caller removes ``new``.
+    commits, then commits ``pads`` segments of ``per`` ``PAD_KIND``
+    documents each (:func:`~objstore.index.genfiles.pad_plan`'s answer; no
+    text; with ``values`` a value in each fast column, :func:`pad_document`,
+    as :func:`pads_take_values` decides), so that the level reaches
+    LOG_MERGE_MIN_SEGMENTS segments and its merge runs, and waits for it; a
+    second writer deletes the padding documents (they stay as deleted
+    documents without text, ~13 bytes each, in the merged segment until it
+    is merged again).  Raises SearchIndexError when a write fails
+    (``raise_write_failed``: rolled back); the caller removes ``new``.
     Caller holds the sub-index lock."""
     writer = sub.new_writer(nindex, WRITER_HEAP_BYTES if per < 20_000 else BULK_HEAP_BYTES)
     try:
         if first is not None:
             first(writer)
         writer.commit()
-        pad = tantivy.Document(kind=[PAD_KIND])   # (one document object, added again and again)
+        # (one document object, added again and again)
+        pad = pad_document(sub.dir / new, nindex) if values else tantivy.Document(kind=[PAD_KIND])
         for _ in range(pads):
             for _k in range(per):
                 writer.add_document(pad)
@@ -591,7 +652,8 @@ class SearchIndexPurges:
                     delete_object(writer, nindex.schema, fmt, d.id)
                 writer.add_document(to_tantivy_doc(d, fmt))
         try:
-            pad_merge(sub, new, nindex, pads, per, first)
+            merged = sum(after[k][1] for k in targets) + len(docs)   # the live documents it pads
+            pad_merge(sub, new, nindex, pads, per, first, values=pads_take_values(pads, per, merged))
             if isolated:   # the shard's other segments, as they are, beside the merged ones
                 del nindex
                 try:

@@ -18,7 +18,7 @@ import tantivy
 from objstore.index.errors import SearchIndexError
 from objstore.index.generations import Manifest, SubIndex
 from objstore.index.genfiles import generation_files, pad_plan, remove_generation, segment_sizes
-from objstore.index.purge import MERGE_LEVEL_DOCS, PAD_KIND, pad_merge
+from objstore.index.purge import MERGE_LEVEL_DOCS, PAD_KIND, pad_merge, pads_take_values
 
 __all__ = ["SMALL_MERGE_DOCS", "SearchIndexMerges", "small_segments"]
 
@@ -137,7 +137,8 @@ class SearchIndexMerges:
             return None
         ok = False
         try:
-            pad_merge(sub, new, nindex, *plan)
+            merged = sum(sizes[o][0] - sizes[o][1] for o in ords)
+            pad_merge(sub, new, nindex, *plan, values=pads_take_values(*plan, merged))
             del nindex
             nindex = graft_segments(sub, new, name, meta, targets)
             nindex.reload()

@@ -171,3 +171,57 @@ def test_every_shard_is_merged_on_its_own(tmp_path, shards):
     assert fewer == sum(segs) - len(after) and all(n == 1 for n in after)
     assert sorted(h.id for h in idx.search("deploy", limit=1000)) == ids and len(ids) == 360
     idx.close()
+
+
+def _fast_bytes(root: Path) -> int:
+    gen = root / "turns" / _current(root)
+    return sum(p.stat().st_size for p in gen.glob("*.fast"))
+
+
+def test_the_padding_leaves_the_merged_columns_as_small(tmp_path):
+    # session 29 (sz29): a padding document without a value in the fast columns made every column of
+    # the merged segment an optional one (+4.4 bytes a document: the bench store's .fast 801 -> 964 KB
+    # after gc; here 193,594 -> 258,664 bytes); with a value in each (an i64 one the segment's own),
+    # the merged segment's columns take less than a byte a document more than the small segments'
+    # (196,917 bytes)
+    root = tmp_path / "index"
+    idx = SearchIndex(root, shards=1)
+    for b in range(4):
+        idx.add([_doc(1_500 * b + k, session=f"s-{b}") for k in range(1_500)])
+    before = _fast_bytes(root)
+    ids = sorted(h.id for h in idx.search("deploy", limit=10_000))
+    assert len(_segments(root)) == 4 and len(ids) == 6_000
+
+    assert idx.merge_small_segments() == 3
+    merged = _segments(root)
+    assert len(merged) == 1 and merged[0][1] > 0          # the padding, deleted, is in it
+    assert _fast_bytes(root) <= before + 6_000
+    assert sorted(h.id for h in idx.search("deploy", limit=10_000)) == ids
+    hit = idx.search("turn 4077", limit=1)[0]
+    assert (hit.id, hit.time, hit.seq) == (_doc(4_077).id, 1_700_000_004_077, 4_077)
+    assert idx.verify() == [] and PAD_KIND not in {h.kind for h in idx.search("turn deploy", limit=500)}
+    # a forget of a turn of the merged segment still proves it gone (the padding's column values
+    # are no id: `held_ids` reads every document, deleted ones too)
+    assert idx.purge_turns({_doc(3_005).id}, load=lambda ids: []) == set()
+    assert idx.verify_purged([_doc(3_005).id]) == []
+    assert _doc(3_005).id not in physical_turn_ids(root) and _doc(5).id in physical_turn_ids(root)
+    idx.close()
+
+
+def test_a_padding_document_holds_a_value_in_each_fast_column(tmp_path):
+    from objstore.index.purge import PAD_ID_BYTES, pad_document, pads_take_values
+    # gc's small merge (a few pads) gets the values, a forget's merge of a large level padded with
+    # several times its documents (83,461 beside 20,050 at 2.07M turns) does not
+    assert pads_take_values(6, 1, 9_662) and pads_take_values(2, 5, 10)
+    assert not pads_take_values(7, 11_923, 20_050) and not pads_take_values(1, 11, 10)
+    root = tmp_path / "index"
+    idx = SearchIndex(root, shards=1)
+    idx.add([_doc(7, session="s-7")])
+    gen = root / "turns" / _current(root)
+    pad = pad_document(gen).to_dict()
+    fields = {f["name"]: f for f in json.loads((gen / "meta.json").read_text())["schema"]}
+    fast = {n for n, f in fields.items() if (f.get("options") or {}).get("fast") and f["type"] in ("u64", "i64")}
+    assert fast and fast <= set(pad) and pad["kind"] == [PAD_KIND]
+    assert pad["oid0"] == [int.from_bytes(PAD_ID_BYTES[:8], "big")] and PAD_ID_BYTES[:16] == b"padding-document"
+    assert all(pad[n] == [0] for n in fast if fields[n]["type"] == "i64")   # no index given: 0
+    idx.close()
