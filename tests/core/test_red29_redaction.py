@@ -1,0 +1,100 @@
+"""red29 (tester finding test29 P5): password shapes that were stored in the
+clear: a label with a bracketed qualifier (``DB password (prod): X``).  Each
+shape is read by the one entry point (:func:`objstore.core.redact.redact`),
+so ``mem remember``, the prompt hook and a transcript import store it
+redacted, a key name holding one is refused by the one name rule, and
+``mem forget --credentials`` finds what an older ``mem`` stored.  Every
+secret is fake."""
+
+from __future__ import annotations
+
+import pytest
+
+from objstore import scan_store
+from objstore.core.redact import RedactResult, name_hits, redact
+from objstore.memory.opening import open_store
+from tests.cmds._credentials import run_prompt_hooks, stored_texts
+from tests.core._redaction_util import check_remembered_and_imported
+from tests.hooks._util import hook_env
+from tests.memory.test_forget_credentials import write_turns
+
+PW = "Zq7mm2xLp"
+
+#: case -> (text, the secret, what must stay, the rule named)
+CASES = {
+    "qualifier-round": (f"DB password (prod): {PW}", PW, "DB password (prod): ", "generic-secret"),
+    "qualifier-staging": (f"Password (staging): {PW}", PW, "Password (staging): ", "generic-secret"),
+    "qualifier-square": (f"DB password [prod]: {PW}", PW, "DB password [prod]: ", "generic-secret"),
+    "qualifier-equals": (f"Password (prod) = {PW}", PW, "Password (prod) = ", "generic-secret"),
+    "qualifier-title": (f"Admin Password (new): {PW}", PW, "Admin Password (new): ", "generic-secret"),
+    "qualifier-glued": (f"password(prod): {PW}", PW, "password(prod): ", "generic-secret"),
+}
+
+#: texts that hold a label and a bracket but no secret: stored as typed
+LOOKALIKES = [
+    "password (str): the user's password", "token (optional): a bearer token", "def password(self): return self._pw",
+    "Password (required): string", "api_key (str): Your API key.", "password(prod): ${DB_PASSWORD}",
+    "password [optional]: <password>", "if check_password(user): login_user(user)", "Password (8+ chars): required",
+]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_shape_redacted(case):
+    text, secret, kept, rule = CASES[case]
+    r = redact(text)
+    assert secret not in r.text and r.text.startswith(kept), r.text
+    assert f"[REDACTED:{rule}]" in r.text, r.text
+    assert redact(r.text).text == r.text                  # idempotent
+
+
+@pytest.mark.parametrize("text", LOOKALIKES)
+def test_look_alike_kept(text):
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_key_name_holding_the_shape_hits(case):
+    """The one name rule reads a key as values are read (test29 P5: the password was in a ref file's name)."""
+    assert name_hits("project/x/" + CASES[case][0]), case
+
+
+@pytest.mark.parametrize("key", ["project/x/password (prod)", "project/x/db password [staging] notes"])
+def test_a_key_name_about_a_qualified_password_is_no_credential(key):
+    assert not name_hits(key), key
+
+
+def test_stored_by_remember_and_import(tmp_path, mem):
+    """Real ``mem remember``/``get`` and an imported transcript's Bash result."""
+    check_remembered_and_imported(mem, tmp_path, "red29", "29292929-aaaa-4bbb-8ccc-292929292929", CASES,
+                                  sorted(CASES), LOOKALIKES[0])
+
+
+def test_the_key_name_is_refused_by_remember(mem):
+    mem("remember", "project/x/other", "a value")
+    r = mem("remember", f"project/x/DB password (prod): {PW}", "v", exit_code=2)
+    assert PW not in r.stdout + r.stderr and "credential" in r.stderr, r.stderr
+    assert "no stored value or turn holds a credential" in mem("forget", "--credentials", "--dry-run").stdout
+
+
+def test_the_prompt_hook_stores_them_redacted(tmp_path):
+    store = tmp_path / "store"
+    prompts = ["Use this: " + "\n".join(t for t, *_ in CASES.values()), "Keep: " + LOOKALIKES[0]]
+    run_prompt_hooks(store, hook_env(store), "d1111111-0000-4000-8000-000000000029", prompts)
+    texts = stored_texts(store)
+    assert texts.count("[REDACTED:") >= len(CASES) and PW not in texts, texts
+    assert LOOKALIKES[0] in texts
+
+
+def test_forget_credentials_finds_what_an_older_mem_stored(monkeypatch, mem, store_path):
+    """Turns written with the secret in them (as a mem before this lane did) are found and redacted."""
+    import objstore.core.redact as red
+    with monkeypatch.context() as m:
+        m.setattr(red, "redact", lambda text, *a, **k: RedactResult(text))   # the turn writer stores as typed
+        with open_store(store_path, create=True) as s:
+            write_turns(s, "29292929-bbbb-4ccc-8ddd-292929292929", [("user", t) for t, *_ in CASES.values()])
+    assert scan_store(store_path, [PW.encode()])          # the old store holds it (the test can fail)
+    r = mem("forget", "--credentials", "--dry-run")
+    assert "would redact" in r.stdout, r.stdout
+    mem("forget", "--credentials", "--yes")
+    mem("gc", "--prune=now")
+    assert scan_store(store_path, [PW.encode()]) == []
