@@ -1,5 +1,6 @@
 """red29 (tester finding test29 P5): password shapes that were stored in the
-clear: a label with a bracketed qualifier (``DB password (prod): X``).  Each
+clear: a label with a bracketed qualifier (``DB password (prod): X``), a plural
+label and the user the password is for (``passwords: admin=X``).  Each
 shape is read by the one entry point (:func:`objstore.core.redact.redact`),
 so ``mem remember``, the prompt hook and a transcript import store it
 redacted, a key name holding one is refused by the one name rule, and
@@ -28,6 +29,8 @@ CASES = {
     "qualifier-equals": (f"Password (prod) = {PW}", PW, "Password (prod) = ", "generic-secret"),
     "qualifier-title": (f"Admin Password (new): {PW}", PW, "Admin Password (new): ", "generic-secret"),
     "qualifier-glued": (f"password(prod): {PW}", PW, "password(prod): ", "generic-secret"),
+    "plural-user": (f"passwords: admin={PW}", PW, "passwords: admin=", "generic-secret"),
+    "plural-user-spaced": (f"Passwords: root = {PW}", PW, "Passwords: root = ", "generic-secret"),
 }
 
 #: texts that hold a label and a bracket but no secret: stored as typed
@@ -35,6 +38,7 @@ LOOKALIKES = [
     "password (str): the user's password", "token (optional): a bearer token", "def password(self): return self._pw",
     "Password (required): string", "api_key (str): Your API key.", "password(prod): ${DB_PASSWORD}",
     "password [optional]: <password>", "if check_password(user): login_user(user)", "Password (8+ chars): required",
+    "passwords: min_length=12", "secrets: count=42", "passwords: see=below",
 ]
 
 

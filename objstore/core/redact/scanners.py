@@ -97,8 +97,10 @@ KW = (r"(?:passw(?:or)?d|passwort|passphrase|passcode|pwd|pw(?<![a-z0-9]pw)(?![a
        r"(?:[ _-]?(?:key(?:[_-]base)?|token|value|(?<=pass_)code|(?<=pass-)code))?")   # key_base: Rails' SECRET_KEY_BASE; 'API key:', 'secret key:'; red23: 'pass_code'
 
 #: test25 T12: also a subscript's closing ``']`` (Flask's ``app.config['SECRET_KEY'] = …``, ``env["TOKEN"] = …``)
-#: red29 (test29 P5): or a bracketed qualifier before the sign ('DB password (prod): X', 'Password [staging] = X')
-ASSIGN = r"(?:\\{0,3}[\"']\]?|[ \t]{0,4}(?:\([a-z0-9 _.\-]{1,24}\)|\[[a-z0-9 _.\-]{1,24}\]))?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?"
+#: red29 (test29 P5): or a bracketed qualifier before the sign ('DB password (prod): X', 'Password [staging] = X'),
+#: or a plural label and the user the value is for ('passwords: admin=X')
+ASSIGN = (r"(?:\\{0,3}[\"']\]?|[ \t]{0,4}(?:\([a-z0-9 _.\-]{1,24}\)|\[[a-z0-9 _.\-]{1,24}\])"
+          r"|(?<=[dt])s[ \t]{0,4}:[ \t]{0,8}[a-z0-9_.@\-]{1,32}(?=[ \t]{0,4}=))?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?")
 VALUE = r"(?:[^\s\"'`\\,;&<>(){}\[\]|]|&(?![&\s]|$|[A-Za-z_][A-Za-z0-9_.\-]{0,64}=))"   # ``&`` inside a value (``Tr0ub4dor&3``), not ``&&`` or ``&next=``
 VALUE_END = r"(?=[\s\"'`\\,;&)}\]>|]|$)"
 # over the lowercased text: the head alone, and head and value in one match
