@@ -1,6 +1,9 @@
 """red29 (tester finding test29 P5): password shapes that were stored in the
 clear: a label with a bracketed qualifier (``DB password (prod): X``), a plural
-label and the user the password is for (``passwords: admin=X``).  Each
+label and the user the password is for (``passwords: admin=X``), a label in
+another language before a quoted value or as a JSON key (``kennwort="X"``,
+``{"contraseña": "X"}``) or written as a shell variable's name
+(``MOT_DE_PASSE=X``, ``DB_HASLO=X``).  Each
 shape is read by the one entry point (:func:`objstore.core.redact.redact`),
 so ``mem remember``, the prompt hook and a transcript import store it
 redacted, a key name holding one is refused by the one name rule, and
@@ -8,6 +11,8 @@ redacted, a key name holding one is refused by the one name rule, and
 secret is fake."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -30,6 +35,14 @@ CASES = {
     "qualifier-title": (f"Admin Password (new): {PW}", PW, "Admin Password (new): ", "generic-secret"),
     "qualifier-glued": (f"password(prod): {PW}", PW, "password(prod): ", "generic-secret"),
     "plural-user": (f"passwords: admin={PW}", PW, "passwords: admin=", "generic-secret"),
+    "foreign-quoted": (f'kennwort="{PW}"', PW, 'kennwort="', "markdown-secret"),
+    "foreign-single-quoted": (f"export SENHA='{PW}'", PW, "export SENHA='", "markdown-secret"),
+    "foreign-json-key": (f'{{"contrase\u00f1a": "{PW}", "user": "bob"}}', PW, '{"contrase\u00f1a": "', "markdown-secret"),
+    "foreign-json-key-de": (f'{{"Kennwort":"{PW}"}}', PW, '{"Kennwort":"', "markdown-secret"),
+    "foreign-env-fr": (f"mot_de_passe={PW}", PW, "mot_de_passe=", "markdown-secret"),
+    "foreign-env-fr-caps": (f"MOT_DE_PASSE={PW}", PW, "MOT_DE_PASSE=", "markdown-secret"),
+    "foreign-env-pl": (f"db_haslo={PW}", PW, "db_haslo=", "markdown-secret"),
+    "foreign-env-pl-caps": (f"export DB_HASLO={PW}", PW, "export DB_HASLO=", "markdown-secret"),
     "plural-user-spaced": (f"Passwords: root = {PW}", PW, "Passwords: root = ", "generic-secret"),
 }
 
@@ -39,6 +52,8 @@ LOOKALIKES = [
     "Password (required): string", "api_key (str): Your API key.", "password(prod): ${DB_PASSWORD}",
     "password [optional]: <password>", "if check_password(user): login_user(user)", "Password (8+ chars): required",
     "passwords: min_length=12", "secrets: count=42", "passwords: see=below",
+    'kennwort="changeme"', '{"contrase\u00f1a": "obligatoria"}', 'senha="${SENHA}"', "mot_de_passe = changeme",
+    "db_haslo=${HASLO}", "the haslo library",
 ]
 
 
@@ -102,3 +117,11 @@ def test_forget_credentials_finds_what_an_older_mem_stored(monkeypatch, mem, sto
     mem("forget", "--credentials", "--yes")
     mem("gc", "--prune=now")
     assert scan_store(store_path, [PW.encode()]) == []
+
+
+@pytest.mark.parametrize("case", sorted(c for c in CASES if c.startswith("foreign")))
+def test_a_foreign_shape_inside_a_json_string(case):
+    """A tool call's argument holds the text JSON-escaped (the quotes as ``\\"``)."""
+    text, secret = CASES[case][:2]
+    esc = redact(json.dumps({"command": text}, ensure_ascii=False)).text
+    assert secret not in esc, esc
