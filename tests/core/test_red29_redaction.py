@@ -4,7 +4,9 @@ label and the user the password is for (``passwords: admin=X``), a label in
 another language before a quoted value or as a JSON key (``kennwort="X"``,
 ``{"contraseña": "X"}``) or written as a shell variable's name
 (``MOT_DE_PASSE=X``, ``DB_HASLO=X``), ``STRIPE_KEY=X`` and npm's ``_auth=``
-(base64 of ``user:password``).  Each
+(base64 of ``user:password``), and the prose forms in Portuguese, Italian and
+Dutch and with a few words between the label and its verb or sign (``das
+Passwort für die DB lautet X``, ``password del db: X``).  Each
 shape is read by the one entry point (:func:`objstore.core.redact.redact`),
 so ``mem remember``, the prompt hook and a transcript import store it
 redacted, a key name holding one is refused by the one name rule, and
@@ -47,6 +49,15 @@ CASES = {
     "stripe-key": ("STRIPE_KEY=Bb2secretPwB", "Bb2secretPwB", "STRIPE_KEY=", "generic-secret"),
     "npm-auth": ("//registry.npmjs.org/:_auth=Ym9iOnE4WnQzTHg5VmIyTm03S3A0", "Ym9iOnE4WnQzTHg5VmIyTm03S3A0",
                  "//registry.npmjs.org/:_auth=", "basic-auth"),
+    "prose-pt": (f"a senha \u00e9 {PW}", PW, "a senha \u00e9 ", "password-phrase"),
+    "prose-pt-en-word": (f"o password \u00e9 {PW}", PW, "o password \u00e9 ", "password-phrase"),
+    "prose-it": (f"la password \u00e8 {PW}", PW, "la password \u00e8 ", "password-phrase"),
+    "prose-nl": (f"het wachtwoord is {PW}", PW, "het wachtwoord is ", "password-phrase"),
+    "prose-de-owner": (f"das Passwort f\u00fcr die DB lautet {PW}", PW, "das Passwort f\u00fcr die DB lautet ",
+                       "password-phrase"),
+    "prose-es-owner": (f"la contrase\u00f1a de la base de datos es {PW}", PW,
+                       "la contrase\u00f1a de la base de datos es ", "password-phrase"),
+    "owner-es-colon": (f"password del db: {PW}", PW, "password del db: ", "password-phrase"),
     "plural-user-spaced": (f"Passwords: root = {PW}", PW, "Passwords: root = ", "generic-secret"),
 }
 
@@ -59,6 +70,9 @@ LOOKALIKES = [
     'kennwort="changeme"', '{"contrase\u00f1a": "obligatoria"}', 'senha="${SENHA}"', "mot_de_passe = changeme",
     "db_haslo=${HASLO}", "the haslo library", "STRIPE_KEY=${STRIPE_KEY}", "stripe key: see the dashboard",
     "_auth=dGVzdA==", "oauth_author=Ym9iOnE4WnQzTHg5VmIyTm03S3A0",
+    "a senha \u00e9 obrigat\u00f3ria", "het wachtwoord is onjuist", "la password \u00e8 troppo corta",
+    "o password \u00e9 inv\u00e1lido", "Das Passwort f\u00fcr die DB lautet: siehe Vault",
+    "la contrase\u00f1a de la base de datos es muy segura", "password del db: ver el vault",
 ]
 
 
