@@ -29,37 +29,29 @@ from tests.memory.test_forget_credentials import write_turns
 
 PW = "Zq7mm2xLp"
 
+Q, J = "qualifier", "foreign"
+#: (case, text, the rule named); the secret is PW or the case's token in OTHER, what stands before it stays
+SHAPES = [
+    (f"{Q}-round", "DB password (prod): " + PW, "generic-secret"), (f"{Q}-staging", "Password (staging): " + PW,
+     "generic-secret"), (f"{Q}-square", "DB password [prod]: " + PW, "generic-secret"),
+    (f"{Q}-equals", "Password (prod) = " + PW, "generic-secret"), (f"{Q}-title", "Admin Password (new): " + PW,
+     "generic-secret"), (f"{Q}-glued", "password(prod): " + PW, "generic-secret"),
+    ("plural-user", "passwords: admin=" + PW, "generic-secret"), ("plural-user-spaced", "Passwords: root = " + PW,
+     "generic-secret"), ("stripe-key", "STRIPE_KEY=Bb2secretPwB", "generic-secret"),
+    (f"{J}-quoted", 'kennwort="' + PW + '"', "markdown-secret"), (f"{J}-single-quoted", "export SENHA='" + PW + "'",
+     "markdown-secret"), (f"{J}-json-key", '{"contrase\u00f1a": "' + PW + '", "user": "bob"}', "markdown-secret"),
+    (f"{J}-json-key-de", '{"Kennwort":"' + PW + '"}', "markdown-secret"), (f"{J}-env-fr", "mot_de_passe=" + PW,
+     "markdown-secret"), (f"{J}-env-fr-caps", "MOT_DE_PASSE=" + PW, "markdown-secret"),
+    (f"{J}-env-pl", "db_haslo=" + PW, "markdown-secret"), (f"{J}-env-pl-caps", "export DB_HASLO=" + PW, "markdown-secret"),
+    ("npm-auth", "//registry.npmjs.org/:_auth=Ym9iOnE4WnQzTHg5VmIyTm03S3A0", "basic-auth"),
+    *((f"prose-{c}", t + PW, "password-phrase") for c, t in (
+        ("pt", "a senha \u00e9 "), ("pt-en-word", "o password \u00e9 "), ("it", "la password \u00e8 "),
+        ("nl", "het wachtwoord is "), ("de-owner", "das Passwort f\u00fcr die DB lautet "),
+        ("es-owner", "la contrase\u00f1a de la base de datos es "), ("owner-es-colon", "password del db: "))),
+]
+OTHER = {"stripe-key": "Bb2secretPwB", "npm-auth": "Ym9iOnE4WnQzTHg5VmIyTm03S3A0"}
 #: case -> (text, the secret, what must stay, the rule named)
-CASES = {
-    "qualifier-round": (f"DB password (prod): {PW}", PW, "DB password (prod): ", "generic-secret"),
-    "qualifier-staging": (f"Password (staging): {PW}", PW, "Password (staging): ", "generic-secret"),
-    "qualifier-square": (f"DB password [prod]: {PW}", PW, "DB password [prod]: ", "generic-secret"),
-    "qualifier-equals": (f"Password (prod) = {PW}", PW, "Password (prod) = ", "generic-secret"),
-    "qualifier-title": (f"Admin Password (new): {PW}", PW, "Admin Password (new): ", "generic-secret"),
-    "qualifier-glued": (f"password(prod): {PW}", PW, "password(prod): ", "generic-secret"),
-    "plural-user": (f"passwords: admin={PW}", PW, "passwords: admin=", "generic-secret"),
-    "foreign-quoted": (f'kennwort="{PW}"', PW, 'kennwort="', "markdown-secret"),
-    "foreign-single-quoted": (f"export SENHA='{PW}'", PW, "export SENHA='", "markdown-secret"),
-    "foreign-json-key": (f'{{"contrase\u00f1a": "{PW}", "user": "bob"}}', PW, '{"contrase\u00f1a": "', "markdown-secret"),
-    "foreign-json-key-de": (f'{{"Kennwort":"{PW}"}}', PW, '{"Kennwort":"', "markdown-secret"),
-    "foreign-env-fr": (f"mot_de_passe={PW}", PW, "mot_de_passe=", "markdown-secret"),
-    "foreign-env-fr-caps": (f"MOT_DE_PASSE={PW}", PW, "MOT_DE_PASSE=", "markdown-secret"),
-    "foreign-env-pl": (f"db_haslo={PW}", PW, "db_haslo=", "markdown-secret"),
-    "foreign-env-pl-caps": (f"export DB_HASLO={PW}", PW, "export DB_HASLO=", "markdown-secret"),
-    "stripe-key": ("STRIPE_KEY=Bb2secretPwB", "Bb2secretPwB", "STRIPE_KEY=", "generic-secret"),
-    "npm-auth": ("//registry.npmjs.org/:_auth=Ym9iOnE4WnQzTHg5VmIyTm03S3A0", "Ym9iOnE4WnQzTHg5VmIyTm03S3A0",
-                 "//registry.npmjs.org/:_auth=", "basic-auth"),
-    "prose-pt": (f"a senha \u00e9 {PW}", PW, "a senha \u00e9 ", "password-phrase"),
-    "prose-pt-en-word": (f"o password \u00e9 {PW}", PW, "o password \u00e9 ", "password-phrase"),
-    "prose-it": (f"la password \u00e8 {PW}", PW, "la password \u00e8 ", "password-phrase"),
-    "prose-nl": (f"het wachtwoord is {PW}", PW, "het wachtwoord is ", "password-phrase"),
-    "prose-de-owner": (f"das Passwort f\u00fcr die DB lautet {PW}", PW, "das Passwort f\u00fcr die DB lautet ",
-                       "password-phrase"),
-    "prose-es-owner": (f"la contrase\u00f1a de la base de datos es {PW}", PW,
-                       "la contrase\u00f1a de la base de datos es ", "password-phrase"),
-    "owner-es-colon": (f"password del db: {PW}", PW, "password del db: ", "password-phrase"),
-    "plural-user-spaced": (f"Passwords: root = {PW}", PW, "Passwords: root = ", "generic-secret"),
-}
+CASES = {case: (text, OTHER.get(case, PW), text[:text.index(OTHER.get(case, PW))], rule) for case, text, rule in SHAPES}
 
 #: texts that hold a label and a bracket but no secret: stored as typed
 LOOKALIKES = [
