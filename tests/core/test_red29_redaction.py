@@ -44,6 +44,9 @@ SHAPES = [
      "markdown-secret"), (f"{J}-env-fr-caps", "MOT_DE_PASSE=" + PW, "markdown-secret"),
     (f"{J}-env-pl", "db_haslo=" + PW, "markdown-secret"), (f"{J}-env-pl-caps", "export DB_HASLO=" + PW, "markdown-secret"),
     ("npm-auth", "//registry.npmjs.org/:_auth=Ym9iOnE4WnQzTHg5VmIyTm03S3A0", "basic-auth"),
+    *((f"{J}-owner-{c}", t + PW, "markdown-secret") for c, t in (
+        ("ru", "\u043f\u0430\u0440\u043e\u043b\u044c \u043e\u0442 \u0431\u0430\u0437\u044b: "), ("pt", "senha do banco: "),
+        ("de", "Kennwort f\u00fcr die DB: "))),
     *((f"prose-{c}", t + PW, "password-phrase") for c, t in (
         ("pt", "a senha \u00e9 "), ("pt-en-word", "o password \u00e9 "), ("it", "la password \u00e8 "),
         ("nl", "het wachtwoord is "), ("de-owner", "das Passwort f\u00fcr die DB lautet "),
@@ -65,6 +68,7 @@ LOOKALIKES = [
     "a senha \u00e9 obrigat\u00f3ria", "het wachtwoord is onjuist", "la password \u00e8 troppo corta",
     "o password \u00e9 inv\u00e1lido", "Das Passwort f\u00fcr die DB lautet: siehe Vault",
     "la contrase\u00f1a de la base de datos es muy segura", "password del db: ver el vault",
+    "Kennwort f\u00fcr die DB: siehe Vault", "senha do banco: obrigat\u00f3ria",
 ]
 
 

@@ -74,10 +74,14 @@ _CJK_JOIN = "\uff1a:=\u662f\u4e3a\u70ba\u306f\ub294\uc740"
 _CJK_CHARS = "\u3000-\u9fff\uac00-\ud7af\uf900-\uffff"
 _CJK_VALUE = "[^\\s\"'`\\\\,;&<>(){}\\[\\]|" + _CJK_CHARS + "]"
 _CJK_EOL = "(?=[\u3000-\u303f\uff00-\uffef]|" + _EOL[3:]
+#: red29 (test29 P5): what the password opens between the word and its sign, a preposition and 1-4 words
+#: ('\u043f\u0430\u0440\u043e\u043b\u044c \u043e\u0442 \u0431\u0430\u0437\u044b: X', 'senha do banco: X', 'Kennwort f\u00fcr die DB: X')
+_OWNER = (r"[ \t]{1,4}(?:\u043e\u0442|\u0434\u043b\u044f|f\u00fcr|von|de|del|do|da|di|van|voor)"
+          r"(?:[ \t]{1,4}[^\s:=\"'`]{1,32}){1,4}?")
 #: red29 (test29 P5): a word of :data:`_FOREIGN` as a quoted (JSON) key and its value quoted ('kennwort="X"',
 #: '{"contrase\u00f1a": "X"}', raw or JSON-escaped): the closing quote ends the value as the line's end does
 _ARROW = Lazy(r"(?:(?:" + _WORD + r"[*`]{0,2}[ \t]{0,4}(?:\u2192|\u21d2|=>|->|::)|(?P<f>" + _FOREIGN
-              + r")(?:\\{0,3}[\"'])?[*`]{0,2}[ \t]{0,4}(?::(?!=)|(?P<eq>:?=)))[*`]{0,2}(?(eq)[ \t]{0,8}|(?:[ \t]{1,8}|(?=\\{0,3}[\"'])))"
+              + r")(?:" + _OWNER + r")?(?:\\{0,3}[\"'])?[*`]{0,2}[ \t]{0,4}(?::(?!=)|(?P<eq>:?=)))[*`]{0,2}(?(eq)[ \t]{0,8}|(?:[ \t]{1,8}|(?=\\{0,3}[\"'])))"
               r"|(?P<j>" + _CJK + r")[*`]{0,2}[ \t]{0,4}[" + _CJK_JOIN + r"][*`]{0,2}[ \t]{0,8})"
               r"(?:(?P<q>`)|(?(f)(?P<vq>\\{0,3}[\"'])))?(?P<secret>(?(j)" + _CJK_VALUE + r"{4,256}+|" + VALUE
               + r"{4,256}+))(?(q)`)(?(vq)(?P=vq))(?(j)" + _CJK_EOL + "|(?(vq)|" + _EOL + "))", FLAGS)
