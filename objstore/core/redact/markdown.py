@@ -19,7 +19,9 @@ from objstore.core.redact.scanners import KEY_NEXT_LINE_MIN, VALUE, anchor_offse
 #: Czech heslo, Swedish l\u00f6senord, Norwegian passord, Danish adgangskode, Finnish salasana, and the CJK
 #: words of :data:`_CJK` (the text is lowercased with str.lower, so '\u041f\u0430\u0440\u043e\u043b\u044c', 'SENHA' match too)
 _CJK = "\u5bc6\u7801|\u5bc6\u78bc|\u30d1\u30b9\u30ef\u30fc\u30c9|\ube44\ubc00\ubc88\ud638|\ud328\uc2a4\uc6cc\ub4dc"
-_FOREIGN = (r"kennwort|mot de passe|contrase(?:\u00f1|n)a|senha|wachtwoord|\u043f\u0430\u0440\u043e\u043b\u044c|has\u0142o|heslo|"
+#: red29 (test29 P5): also as a shell variable's name writes them ('MOT_DE_PASSE=X', 'DB_HASLO=X': '_' for the
+#: blanks, ASCII 'l' for '\u0142')
+_FOREIGN = (r"kennwort|mot[ _]de[ _]passe|contrase(?:\u00f1|n)a|senha|wachtwoord|\u043f\u0430\u0440\u043e\u043b\u044c|has(?:\u0142|l)o|heslo|"
             r"l\u00f6senord|passord|adgangskode|salasana|" + _CJK)
 _PW_WORDS = r"passw(?:or)?[dt]|passphrase|pwd|secret|" + _FOREIGN
 #: redb22 (tester finding X9): 'pass' and 'PIN' as a label or a column's header (``**pass**: `X```, ``| PIN |``),
@@ -72,10 +74,17 @@ _CJK_JOIN = "\uff1a:=\u662f\u4e3a\u70ba\u306f\ub294\uc740"
 _CJK_CHARS = "\u3000-\u9fff\uac00-\ud7af\uf900-\uffff"
 _CJK_VALUE = "[^\\s\"'`\\\\,;&<>(){}\\[\\]|" + _CJK_CHARS + "]"
 _CJK_EOL = "(?=[\u3000-\u303f\uff00-\uffef]|" + _EOL[3:]
+#: red29 (test29 P5): what the password opens between the word and its sign, a preposition and 1-4 words
+#: ('\u043f\u0430\u0440\u043e\u043b\u044c \u043e\u0442 \u0431\u0430\u0437\u044b: X', 'senha do banco: X', 'Kennwort f\u00fcr die DB: X')
+_OWNER = (r"[ \t]{1,4}(?:\u043e\u0442|\u0434\u043b\u044f|f\u00fcr|von|de|del|do|da|di|van|voor)"
+          r"(?:[ \t]{1,4}[^\s:=\"'`]{1,32}){1,4}?")
+#: red29 (test29 P5): a word of :data:`_FOREIGN` as a quoted (JSON) key and its value quoted ('kennwort="X"',
+#: '{"contrase\u00f1a": "X"}', raw or JSON-escaped): the closing quote ends the value as the line's end does
 _ARROW = Lazy(r"(?:(?:" + _WORD + r"[*`]{0,2}[ \t]{0,4}(?:\u2192|\u21d2|=>|->|::)|(?P<f>" + _FOREIGN
-              + r")[*`]{0,2}[ \t]{0,4}(?::(?!=)|(?P<eq>:?=)))[*`]{0,2}(?(eq)[ \t]{0,8}|[ \t]{1,8})|(?P<j>" + _CJK + r")[*`]{0,2}[ \t]{0,4}[" + _CJK_JOIN + r"][*`]{0,2}[ \t]{0,8})"
-              r"(?P<q>`)?(?P<secret>(?(j)" + _CJK_VALUE + r"{4,256}+|" + VALUE + r"{4,256}+))(?(q)`)(?(j)" + _CJK_EOL + "|"
-              + _EOL + ")", FLAGS)
+              + r")(?:" + _OWNER + r")?(?:\\{0,3}[\"'])?[*`]{0,2}[ \t]{0,4}(?::(?!=)|(?P<eq>:?=)))[*`]{0,2}(?(eq)[ \t]{0,8}|(?:[ \t]{1,8}|(?=\\{0,3}[\"'])))"
+              r"|(?P<j>" + _CJK + r")[*`]{0,2}[ \t]{0,4}[" + _CJK_JOIN + r"][*`]{0,2}[ \t]{0,8})"
+              r"(?:(?P<q>`)|(?(f)(?P<vq>\\{0,3}[\"'])))?(?P<secret>(?(j)" + _CJK_VALUE + r"{4,256}+|" + VALUE
+              + r"{4,256}+))(?(q)`)(?(vq)(?P=vq))(?(j)" + _CJK_EOL + "|(?(vq)|" + _EOL + "))", FLAGS)
 #: a key's or token's word alone on its line (markup around it or not), the value alone on the next
 _BARE_KEY = Lazy(r"(?P<w>token|api[ _-]?key|access[ _-]?key)(?![a-z0-9_])[*`]{0,2}[ \t]{0,8}" + _BREAK
                  + r"[ \t]{0,16}(?P<secret>" + VALUE + r"{8,4096}+)" + _EOL, FLAGS)
@@ -86,8 +95,9 @@ _PAIR_ROW = Lazy(_WORD + r"[*_`]{0,2}[ \t]{0,8}\|[ \t]{0,8}(?P<q>`)?" + _SECRET 
 _WORD_RE = Lazy(_WORD, FLAGS)
 #: the literals every word of :data:`_WORD` and :data:`_FOREIGN` starts with (found with ``str.find``: a
 #: pattern that starts with an alternation has no literal prefix, and ``re`` would try it at every offset)
-_FOREIGN_STARTS = ("kennwort", "mot de passe", "contrase", "senha", "wachtwoord", "\u043f\u0430\u0440\u043e\u043b\u044c",
-                   "has\u0142o", "heslo", "l\u00f6senord", "passord", "adgangskode", "salasana", *_CJK.split("|"))
+_FOREIGN_STARTS = ("kennwort", "mot de passe", "mot_de_passe", "contrase", "senha", "wachtwoord",
+                   "\u043f\u0430\u0440\u043e\u043b\u044c", "has\u0142o", "haslo", "heslo", "l\u00f6senord", "passord",
+                   "adgangskode", "salasana", *_CJK.split("|"))
 _ARROWS = ("\u2192", "\u21d2", "=>", "->")
 _STARTS = ("passw", "passphrase", "pwd", "secret", *_FOREIGN_STARTS, "api", "access", "token")
 #: red26b: those an ASCII window (``str.isascii``, a flag CPython keeps) can hold: a hook's prompt scan (no
@@ -246,7 +256,7 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
             if o >= 0 and low[o + len(mk):o + len(mk) + 1] not in (" ", "\t", ""):
                 _keep(rule, text, m, off, out)
         elif (fenced and c in "*_`: \t" and (m := _FENCED.match(low, p, e0)) is not None
-              or arrow and c in " \t*`=" + _CJK_JOIN
+              or arrow and c in " \t*`=\"'\\" + _CJK_JOIN
               and (m := _ARROW.match(low, p, e0)) is not None
               and (low.find("::", w.end(), m.start("secret")) < 0          # org's '::': the term opens its item
                    or not low[max(s0, _line_start(low, p)):p].strip(" \t-+*"))):

@@ -32,7 +32,7 @@ _PHRASE_VERB_BARE = (r"[ \t]{0,4}(?:(?<=[ \t])(?:is|was)(?:[ \t]{1,4}(?:now|stil
 _PHRASE_VERB = _PHRASE_VERB_BARE + r"[\"'`]?"
 # what a password opens, between it and its verb: 'for|of|to|on|at|in|from' and 1-5 words ('the password for the
 # staging box is X', 'the password of db.example.com was X'); a word does not end a sentence or a clause
-_PHRASE_OWNER = r"[ \t]{1,4}(?:for|of|to|on|at|in|from)(?:[ \t]{1,4}[^\s,;:!?]{0,63}[^\s.,;:!?]){1,5}"
+_PHRASE_OWNER = r"[ \t]{1,4}(?:for|of|to|on|at|in|from|del|de|di|f\u00fcr)(?:[ \t]{1,4}[^\s,;:!?]{0,63}[^\s.,;:!?]){1,5}"
 # red16b: the owner of a token, api key, secret or pin: 'for|of' and 1-5 words ('the api key for stripe is X'; not
 # 'token at shard use like upload_record is id=…' in a log line)
 _PHRASE_OWNER_FOR = r"[ \t]{1,4}(?:for|of)(?:[ \t]{1,4}[^\s,;:!?=]{0,63}[^\s.,;:!?=]){1,5}"
@@ -284,7 +284,15 @@ _COPULAS = ((r"passwort(?<![a-z0-9_\-\]]passwort)", "ist|lautet|war", "jetzt|noc
             (r"contrase(?:\u00f1|n)a(?<![a-z0-9_\-\]]contrase\u00f1a)(?<![a-z0-9_\-\]]contrasena)", "es|era",
              "ahora|todav\u00eda", ("contrase",)),
             (r"mot de passe(?<![a-z0-9_\-\]]mot de passe)", "est|\u00e9tait", "maintenant|toujours",
-             ("mot de passe",)))
+             ("mot de passe",)),
+            # red29 (test29 P5): Portuguese 'a senha \u00e9 X', Dutch 'het wachtwoord is X', Italian and Portuguese
+            # with the English word ('la password \u00e8 X', 'o password \u00e9 X')
+            (r"senha(?<![a-z0-9_\-\]]senha)", "\u00e9|era", "agora|ainda", ("senha",)),
+            (r"wachtwoord(?<![a-z0-9_\-\]]wachtwoord)", "is|was", "nu|nog", ("wachtwoord",)),
+            (r"passw(?<![a-z0-9_\-\]]passw)(?:or)?d", "\u00e8|\u00e9", "ora|ancora|agora|ainda", ("passw",)))
+#: red29 (test29 P5): what the password opens, between the word and its verb ('das Passwort f\u00fcr die DB lautet X',
+#: 'la contrase\u00f1a de la base de datos es X'): a preposition and 1-5 words
+_COPULA_OWNER = (r"(?:[ \t]{1,4}(?:f\u00fcr|von|de|del|da|do|di|della|van|voor)(?:[ \t]{1,4}[^\s,;:!?]{1,63}){1,5}?)?")
 #: a word of a passphrase after such a label: letters, any script's (``grüner``), 2-16
 _LABEL_WORD = r"(?u:[^\W\d_]{2,16}+)"
 
@@ -399,7 +407,7 @@ PASSWORD_RULES: list[Rule] = [
     *(_r("password-phrase",
          "keyword heuristics (no vendor format): German 'das Passwort ist|lautet|war <token>'; red28 (test28 Y1): "
          "Spanish 'la contrase\u00f1a es|era <token>', French 'le mot de passe est|\u00e9tait <token>'",
-         word + r"[ \t]{1,4}(?:" + verbs + r")(?:[ \t]{1,4}(?:" + adverbs + r"))?[ \t]{0,4}:?[ \t]{1,4}[\"'`]?"
+         word + _COPULA_OWNER + r"[ \t]{1,4}(?:" + verbs + r")(?:[ \t]{1,4}(?:" + adverbs + r"))?[ \t]{0,4}:?[ \t]{1,4}[\"'`]?"
          r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
          ci=True, priority=51, check=phrase_secret_bang_ok, anchors=anchors)
       for word, verbs, adverbs, anchors in _COPULAS),

@@ -497,6 +497,11 @@ RULES: list[Rule] = [
        r"basic(?<![A-Za-z0-9]basic)(?:[_-]?auth(?:[_-]?(?:header|token|credentials?))?)?(?:[ \t]{1,8}|[ \t]{0,8}[=:]"
        r"[ \t]{0,8}\\{0,3}[\"']?(?:basic[ \t]{1,8})?)(?P<secret>[A-Za-z0-9+/]{8,4096}+={0,2})(?![A-Za-z0-9+/=])",
        ci=True, priority=40, check=basic_credentials_ok, anchors=("basic",)),
+    _r("basic-auth",
+       "red29 (test29 P5): npm's _auth in an .npmrc ('//registry.npmjs.org/:_auth=<base64 user:password>', "
+       "https://docs.npmjs.com/cli/v10/configuring-npm/npmrc#auth-related-configuration ): only base64 of user:password",
+       r"_auth[ \t]{0,8}=[ \t]{0,8}[\"']?(?P<secret>[A-Za-z0-9+/]{8,4096}+={0,2})(?![A-Za-z0-9+/=])",
+       ci=True, priority=40, check=basic_credentials_ok, anchors=("_auth",)),
     _r("bearer-token",
        "RFC 6750 s2.1 'Authorization: Bearer b64token' (also GitHub's 'Authorization: token ...')",
        _AUTH_HDR + r"(?:bearer|token)[ \t]{1,8}(?P<secret>[A-Za-z0-9._~+/-]{8,8192}+=*)",

@@ -91,13 +91,17 @@ def scan_pem(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: 
 #: red23 (tester finding Y3): also MASTER_KEY (Rails' RAILS_MASTER_KEY decrypts credentials.yml.enc, "Custom
 #: Credentials" https://guides.rubyonrails.org/security.html#custom-credentials ) and APP_KEY (Laravel's encryption key)
 #: red27b (test27 V9): also a name ending ``_CREDENTIAL(S)`` (``MY_SERVICE_CREDENTIAL=…``), a secret label like ``_TOKEN``
-_KEY_OWNERS = ("api", "access", "auth", "private", "encryption", "signing", "master", "app")
+#: red29 (test29 P5): also STRIPE_KEY (Laravel Cashier's name for the Stripe key, https://laravel.com/docs/11.x/billing )
+_KEY_OWNERS = ("api", "access", "auth", "private", "encryption", "signing", "master", "app", "stripe")
 KW = (r"(?:passw(?:or)?d|passwort|passphrase|passcode|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|pass(?<![a-z0-9_]pass)(?![a-z0-9])|secret|token|(?<=_)credentials?(?![a-z])|key(?:"
        + "|".join(f"(?<={o}key)|(?<={o}[_\\- ]key)" for o in _KEY_OWNERS) + "))"
        r"(?:[ _-]?(?:key(?:[_-]base)?|token|value|(?<=pass_)code|(?<=pass-)code))?")   # key_base: Rails' SECRET_KEY_BASE; 'API key:', 'secret key:'; red23: 'pass_code'
 
 #: test25 T12: also a subscript's closing ``']`` (Flask's ``app.config['SECRET_KEY'] = …``, ``env["TOKEN"] = …``)
-ASSIGN = r"(?:\\{0,3}[\"']\]?)?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?"
+#: red29 (test29 P5): or a bracketed qualifier before the sign ('DB password (prod): X', 'Password [staging] = X'),
+#: or a plural label and the user the value is for ('passwords: admin=X')
+ASSIGN = (r"(?:\\{0,3}[\"']\]?|[ \t]{0,4}(?:\([a-z0-9 _.\-]{1,24}\)|\[[a-z0-9 _.\-]{1,24}\])"
+          r"|(?<=[dt])s[ \t]{0,4}:[ \t]{0,8}[a-z0-9_.@\-]{1,32}(?=[ \t]{0,4}=))?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?")
 VALUE = r"(?:[^\s\"'`\\,;&<>(){}\[\]|]|&(?![&\s]|$|[A-Za-z_][A-Za-z0-9_.\-]{0,64}=))"   # ``&`` inside a value (``Tr0ub4dor&3``), not ``&&`` or ``&next=``
 VALUE_END = r"(?=[\s\"'`\\,;&)}\]>|]|$)"
 # over the lowercased text: the head alone, and head and value in one match
