@@ -129,3 +129,28 @@ def test_catch_up_takes_a_large_backlog_a_stop_began(tmp_path):
     assert _offset(store, t) == t.stat().st_size
     got = bag(store)
     assert set(got.values()) == {1} and got == _fresh_import(tmp_path, t)
+
+
+def _doctor(store: Path) -> list[dict]:
+    p = subprocess.run([sys.executable, "-m", "cmds", "doctor", "--json"], capture_output=True, text=True,
+                       env=hook_env(store), cwd=REPO, timeout=120)
+    assert p.returncode in (0, 1), p.stderr
+    return [f for f in json.loads(p.stdout)["findings"] if f["check"] == "behind"]
+
+
+def test_doctor_names_a_transcript_whose_capture_is_behind(tmp_path):
+    from objstore.capture import sync
+    store = tmp_path / "store"
+    t = _transcript(tmp_path / "home" / ".claude" / "projects" / "-tmp-proj", n=2000)    # ~10 MB
+    with open_store(store, create=True) as s:
+        [r] = sync.sync_files(s, [t], max_bytes=1 << 20)       # the first MiB, as a hook's first chunk
+    assert r.more and t.stat().st_size - r.offset > (8 << 20)
+    [f] = _doctor(store)
+    assert f["severity"] == "warning" and str(t) in f["message"] and "mem hook catch-up" in f["fix"]
+    os.utime(t, (t.stat().st_atime - 600, t.stat().st_mtime - 600))
+    for _ in range(5):
+        subprocess.run([sys.executable, "-m", "cmds", "hook", "catch-up"], capture_output=True,
+                       env=hook_env(store), cwd=REPO, timeout=300)
+        if _offset(store, t) >= t.stat().st_size:
+            break
+    assert _doctor(store) == []
