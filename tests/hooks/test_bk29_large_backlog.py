@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,9 +17,9 @@ import time
 from pathlib import Path
 
 from objstore.capture.cursors import cursor_key
-from objstore.capture.importer import import_transcripts
 from objstore.memory.opening import open_store
 from tests.hooks._util import REPO, asst, bag, chains_ok, hook_env, line, payload, text, tool_result, user
+from tests.hooks.test_hook_sync import _fresh_import   # what a plain import of the file stores
 
 SID = "b29b29b2-0000-4000-8000-000000000015"
 WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split()
@@ -38,14 +37,6 @@ def _transcript(folder: Path, n: int = 1200) -> Path:
         recs.append(line(user(f"r{i}", [tool_result(f"t{i}", out)], SID)))
     t.write_bytes(b"".join(recs))
     return t
-
-
-def _fresh_import(tmp: Path, t: Path):
-    other = tmp / "fresh-store"
-    shutil.rmtree(other, ignore_errors=True)
-    with open_store(other, create=True) as s:
-        import_transcripts(s, "claude-code", [t])
-    return bag(other)
 
 
 def _offset(store: Path, t: Path) -> int:
