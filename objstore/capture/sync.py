@@ -88,6 +88,9 @@ __all__ = ["Cursor", "SyncResult", "catch_up", "import_filter", "subagent_files"
 
 MAX_SYNC_BYTES = 16 << 20      # bytes one sync reads from one file; the rest waits for the next
 PRE_SYNC_MAX_BYTES = 4 << 20   # the prompt hook reads its own transcript only when this little is new
+#: bytes of one file one sync reads before it commits (publishes the turns, saves the cursor) and
+#: goes on: a sync stopped later keeps each committed chunk (~1,000 Claude Code turns)
+CHUNK_BYTES = 1 << 20
 FP_BYTES = 4096                # fingerprint of a file's first bytes (detects a rewrite in place)
 LINEAGE_LOOKAHEAD = 64         # turns held back while looking for a file's first message id
 NEW_FILE_LOOKBACK_MS = 86_400_000  # catch-up takes new files of a known folder written since a day before
@@ -465,6 +468,49 @@ def sync_one(store: Store, writer: TurnAppender, path: Path, *, final: bool, cfg
     return res, cur
 
 
+def _sync_chunked(store: Store, w: TurnAppender, path: Path, *, whole: bool, cfg: CaptureConfig,
+                  no_capture: set[str], max_bytes: int, deadline: float | None, stopped: str | None,
+                  stated: list, ended: bool, cursors: list[Cursor], commit) -> SyncResult:
+    """:func:`sync_one` of ``path`` in chunks of at most :data:`CHUNK_BYTES`
+    (``max_bytes`` in all), each chunk but the last committed (``commit``:
+    statements, turns published, cursors saved) before the next is read, so
+    a hook stopped by its budget or killed in a large backlog keeps what it
+    stored and the next event goes on from the saved cursor (test29 P15: a
+    41 MB transcript never captured, each Stop timing out on its first
+    8 MB).  No next chunk once ``deadline`` has passed, nor when the last
+    chunk's time, read and commit, would end past it, nor when less than a
+    chunk of ``max_bytes`` is left (a remainder would read a long line
+    whole: past ``max_bytes``).  The cursor of the
+    last chunk is appended to ``cursors`` for the caller's commit.  Returns
+    the file's result over all chunks (``start`` of the first, ``offset``
+    of the last, the counts summed)."""
+    total: SyncResult | None = None
+    left = max_bytes
+    while True:
+        t0 = time.monotonic()
+        res, cur = sync_one(store, w, path, final=whole, cfg=cfg, no_capture=no_capture,
+                            max_bytes=min(left, CHUNK_BYTES), stopped=stopped, stated=stated)
+        if cur is not None:  # (a subagent file read whole is rolled up by the caller: ended)
+            cur.ended = cur.ended or ended or (whole and is_subagent(path))
+            cursors.append(cur)
+        if total is None:
+            total = res
+        else:
+            total.offset, total.size, total.more = res.offset, res.size, res.more
+            total.session = total.session or res.session
+            total.turns_seen += res.turns_seen
+            total.turns_added += res.turns_added
+            total.lines_skipped += res.lines_skipped
+        left -= res.offset - res.start
+        if cur is None or not res.more or left < CHUNK_BYTES or res.offset <= res.start:
+            return total
+        commit()   # this chunk is kept whatever stops the next one
+        now = time.monotonic()
+        if deadline is not None and now + (now - t0) > deadline:
+            total.more = True
+            return total
+
+
 def subagent_files(transcript: Path) -> list[Path]:
     """Subagent transcripts of a main transcript ``<dir>/<session>.jsonl``:
     ``<dir>/<session>/subagents/**/agent-*.jsonl`` (agent-formats §2.3)."""
@@ -511,26 +557,30 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
             cursors: list[Cursor] = []
             stated: list = []
             done: set[str] = set()     # subagent files read to their end (final, or idle: it ended)
+
+            def commit() -> None:
+                # (the statements before the turns' publish: a crash between writes both again)
+                write_stated(store, stated, command, rules=w.filter().rules if stated else None)
+                stated.clear()
+                w.publish(index=index)   # an index failure leaves the journal: the next writer replays it
+                hide_forgotten_paths(store, w, cursors)
+                for c in cursors:        # after the publish: a crash before this re-reads, never skips
+                    save_cursor(store, c)
+                cursors.clear()
+
             for p in paths:
                 if deadline is not None and time.monotonic() > deadline:
                     break
                 whole = final or (is_subagent(Path(p)) and _subagent_ended(Path(p)))
-                res, cur = sync_one(store, w, Path(p), final=whole, cfg=cfg, no_capture=no_cap,
-                                     max_bytes=max_bytes, stopped=stopped, stated=stated)
+                res = _sync_chunked(store, w, Path(p), whole=whole, cfg=cfg, no_capture=no_cap, max_bytes=max_bytes,
+                                    deadline=deadline, stopped=stopped, stated=stated, ended=ended,
+                                    cursors=cursors, commit=commit)
                 if whole:
                     done.add(res.path)
                 out.append(res)
-                if cur is not None:  # (a subagent file read whole is rolled up below: ended)
-                    cur.ended = cur.ended or ended or (whole and is_subagent(Path(p)))
-                    cursors.append(cur)
-            # (before the turns' publish: a crash between writes both again)
-            write_stated(store, stated, command, rules=w.filter().rules if stated else None)
-            w.publish(index=index)   # an index failure leaves the journal: the next writer replays it
-            hide_forgotten_paths(store, w, cursors)
+            commit()
         finally:
             w.close()
-        for cur in cursors:
-            save_cursor(store, cur)
         if rollup:  # a subagent file that grew, or ended, is rolled up into its parent
             subs = [r for r in out if is_subagent(Path(r.path)) and not r.missing]
             ended_ = [Path(r.path) for r in subs if r.path in done]

@@ -44,6 +44,8 @@ Checks (each returns findings, never raises for what it finds):
   (``objstore.core.fsck.ref_file_problems``, fsck's own reading), and refs
   naming an object the store does not hold — a tombstone's above all, since
   what it forgets could then be written back (test29 P6).  Reads no object.
+* ``behind``: no hooked transcript is more than ``BEHIND_BYTES`` past its
+  cursor (a warning: the hooks store a part per event; test29 P15).
 * ``transcripts``: the transcripts the store imported from can still be read
   (a warning: capture goes on without them).
 * ``remotes``: every remote answers and this store's sync key opens it.
@@ -65,7 +67,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from objstore.capture.cursors import drop_cursor, unusable_cursors
+from objstore.capture.cursors import drop_cursor, iter_cursors, unusable_cursors
 from objstore.capture.shellcap import spool_waiting
 from objstore.integrations.proxyspool import waiting_turns
 from objstore.capture.sourcelist import imported_sources
@@ -84,6 +86,9 @@ from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
 from objstore.memory.scope import REGISTRY_FILE, registry_damage
 
 LOCK_GRACE_S = 60
+#: a hooked transcript this many bytes past its cursor is named (``behind``): more than one
+#: hook event reads (``cmds._hookrun.SYNC_BYTES``), so its capture is behind (test29 P15)
+BEHIND_BYTES = 8 << 20
 
 #: folders of the store whose ``*.lock`` files are flocked, not created
 #: per write: ``locks`` (the store lock) and ``run`` (the resident helper's
@@ -101,6 +106,9 @@ class Finding:
             ``objects``, ``refs``, ``forget``, ``seal``,
             ``index``, ``config``, ``projects``, ``locks``, ``temps``, ``hooks``, ``cursors``, ``transcripts``,
             ``remotes``, ``derive``, ``capture`` (shell records or proxy batches in a spool).
+            ``index``, ``config``, ``projects``, ``locks``, ``temps``, ``hooks``, ``cursors``, ``behind``,
+            ``transcripts``,
+            ``remotes``, ``derive``, ``capture`` (shell records in the spool).
         message: what is wrong.
         fix: the command that fixes it.
         paths: the files concerned (for ``--fix``), may be empty.
@@ -422,6 +430,30 @@ def _cursors(store: Store) -> list[Finding]:
                     "mem doctor --fix  (removes them)", tuple(n for n, _why in bad))]
 
 
+def _behind(store: Store) -> list[Finding]:
+    """Transcripts the hooks capture (a saved cursor, not hidden: a hidden
+    one's path is never written) that grew more than :data:`BEHIND_BYTES`
+    past their cursor (the same file: device and inode): the hooks catch
+    up a chunk per event, ``mem hook catch-up`` or an import at once."""
+    behind: list[tuple[str, int]] = []
+    for cur in iter_cursors(store):
+        if cur.hidden:
+            continue
+        try:
+            st = os.stat(cur.path)
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) == (cur.dev, cur.ino) and st.st_size - cur.offset > BEHIND_BYTES:
+            behind.append((cur.path, st.st_size - cur.offset))
+    if not behind:
+        return []
+    behind.sort(key=lambda b: -b[1])
+    path, n = behind[0]
+    return [Finding("behind", "warning", f"{len(behind)} transcript(s) the hooks capture are behind (e.g. {path}: "
+                    f"{n / (1 << 20):.1f} MiB not stored yet); each hook event stores a part",
+                    f"mem hook catch-up  (or mem import claude-code {path})", tuple(p for p, _n in behind))]
+
+
 def _transcripts(sources: list[str]) -> list[Finding]:
     gone = [p for p in sources if not os.access(p, os.R_OK)]
     if not gone:
@@ -468,7 +500,7 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
     now = time.time() if now is None else now
     out = (_permissions(store.root) + _codec(store) + _packs(store) + _loose(store) + _refs(store) + _unfinished(store) + _index(store) + _config(store.root) + _projects(store.root)
            + _locks(store.root, now) + _temps(store)
-           + _hooks(list(settings), hook_command) + _cursors(store)
+           + _hooks(list(settings), hook_command) + _cursors(store) + _behind(store)
            + _transcripts(imported_sources(store, hooked=False))
            + _remote_files(list(remote_files)) + _remotes(list(remotes)) + _derive_state(store, derive_state)
            + _shell_spool(store) + _proxy_spool(store))
