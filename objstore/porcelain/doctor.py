@@ -104,11 +104,8 @@ class Finding:
     Attributes:
         check: ``store`` (its config cannot be read: ``diagnose_unopened``), ``permissions``, ``codec``, ``packs``,
             ``objects``, ``refs``, ``forget``, ``seal``,
-            ``index``, ``config``, ``projects``, ``locks``, ``temps``, ``hooks``, ``cursors``, ``transcripts``,
-            ``remotes``, ``derive``, ``capture`` (shell records or proxy batches in a spool).
             ``index``, ``config``, ``projects``, ``locks``, ``temps``, ``hooks``, ``cursors``, ``behind``,
-            ``transcripts``,
-            ``remotes``, ``derive``, ``capture`` (shell records in the spool).
+            ``transcripts``, ``remotes``, ``derive``, ``capture`` (shell records or proxy batches in a spool).
         message: what is wrong.
         fix: the command that fixes it.
         paths: the files concerned (for ``--fix``), may be empty.
