@@ -50,6 +50,7 @@ def _offset(store: Path, t: Path) -> int:
 def _stop_cmd(budget: float) -> list[str]:
     code = ("import sys, cmds._hookrun as h, objstore.capture.sync as s\n"
             f"h.BUDGET_S['Stop'] = {budget}\n"
+            "h.SYNC_BYTES['Stop'] = 1 << 20\n"   # a Stop reads 1 MiB of the 6 MB at most, however fast the machine
             "s.CHUNK_BYTES = 256 << 10\n"
             "sys.exit(h.run_claude_code())\n")
     return [sys.executable, "-c", code]
