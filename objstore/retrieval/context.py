@@ -218,6 +218,47 @@ def _tier(f: Fact) -> int | None:
     return None
 
 
+class _View:
+    """What ``keyrank.narrower_first`` reads of a fact in the block."""
+
+    __slots__ = ("kind", "key", "trust")
+
+    def __init__(self, f: Fact) -> None:
+        self.kind, self.key, self.trust = "fact", f.key, f.trust or "user_stated"
+
+
+def one_name_order(tiers: list[list[tuple[str, Fact]]], scoped: bool) -> None:
+    """Put the block's facts of one name (``keyrank.key_name``) in recall's
+    order (``keyrank`` rule 5, ``narrower_first``: the person's before an
+    agent's, then the project's, the person's ``user/``, ``global/``), in
+    place: ``tiers`` are the block's sections, each a list of ``(id,
+    Fact)``; a fact that would come before one its name's order puts
+    ahead of it moves to just after that one, into its section (test29
+    P18: an agent's ``user/style`` under "User:" above the person's
+    ``project/api/style``).  Every other fact keeps its place.  ``scoped``:
+    the block is a project's (unscoped, a project's fact is no one's
+    narrower value)."""
+    from objstore.retrieval.keyrank import key_name, narrower_first  # deferred: its imports
+    groups: dict[str, list[Fact]] = {}
+    where: dict[str, tuple[int, int]] = {}   # key -> (section, place): the block's order
+    for ti, items in enumerate(tiers):
+        for i, (_oid, f) in enumerate(items):
+            groups.setdefault(key_name(f.key).casefold(), []).append(f)
+            where[f.key] = (ti, i)
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        ordered = [v.key for v in narrower_first([_View(f) for f in group], scoped=scoped)]
+        for prev, key in zip(ordered, ordered[1:]):
+            if where[key] > where[prev]:
+                continue
+            ti, i = where[key]
+            item = tiers[ti].pop(i)
+            pt, pi = where[prev] if ti != where[prev][0] else (where[prev][0], where[prev][1] - 1)
+            tiers[pt].insert(pi + 1, item)
+            where = {f.key: (t, j) for t, items in enumerate(tiers) for j, (_o, f) in enumerate(items)}
+
+
 _MOVING = (
     ("version", LazyPattern(r"(?i)\bv?\d+\.\d+(?:\.\d+)*\b|\bversion\b|\brelease[sd]?\b")),
     ("measurement", LazyPattern(r"(?i)\b\d+(?:\.\d+)?\s*(?:%|percent\b|ms\b|s\b|sec(?:ond)?s?\b|min(?:ute)?s?\b|"
@@ -254,10 +295,17 @@ def _date(ms: int) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(ms / 1000)) if ms and ms > 0 else "?"
 
 
+#: the mark of a fact whose value is not the person's word (its ``trust``), by trust (test29 P18): an
+#: agent's guess under "User:" read as what the person said
+ORIGIN_MARKS = {"agent_observed": "an agent's note", "derived": "derived"}
+
+
 def fact_line(f: Fact, limit: int = MAX_FACT_CHARS, conflicts: Sequence[str] = (), later: bool = False) -> str:
-    """``- KEY (recorded DATE[, valid from DATE][, a KIND that may have
-    moved][, IN CONFLICT with OTHER: awaiting review][, MAY BE OUT OF DATE:
-    …]): VALUE`` (the value cut at ``limit`` characters; ``conflicts``: the
+    """``- KEY (recorded DATE[, valid from DATE][, ORIGIN][, a KIND that may
+    have moved][, IN CONFLICT with OTHER: awaiting review][, MAY BE OUT OF
+    DATE: …]): VALUE`` (ORIGIN: :data:`ORIGIN_MARKS` of a fact whose
+    ``trust`` is not ``user_stated``, ``an agent's note`` or ``derived``;
+    the value cut at ``limit`` characters; ``conflicts``: the
     keys a waiting review item says this one conflicts with,
     ``queue.disputed``; ``later``: a later turn of the person says the value
     changed, ``laterturns.later_turns``, shown just above by
@@ -270,6 +318,8 @@ def fact_line(f: Fact, limit: int = MAX_FACT_CHARS, conflicts: Sequence[str] = (
     when = f"recorded {_date(f.recorded_at)}"
     if 0 < f.valid_from < f.recorded_at - DAY_MS:
         when += f", valid from {_date(f.valid_from)}"
+    if f.trust in ORIGIN_MARKS:
+        when += f", {ORIGIN_MARKS[f.trust]}"
     if moving:
         when += f", a {moving} that may have moved"
     if conflicts:
@@ -472,6 +522,7 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     for items in tiers:
         items.sort(key=lambda x: (namespace_rank(namespace, x[1].namespace) or 0,
                                   _TRUST_RANK.get(x[1].trust, 9), -x[1].valid_from, x[1].key))
+    one_name_order(tiers, scoped=bool(projects))
     later = later_turns(store, [f for items in tiers for _oid, f in items],
                         ids=[oid for items in tiers for oid, _f in items]) if primary else {}
     attrs = f'kind="session-start" project="{_attr(primary)}" note="{NOTE}"'
