@@ -218,15 +218,6 @@ def _tier(f: Fact) -> int | None:
     return None
 
 
-class _View:
-    """What ``keyrank.narrower_first`` reads of a fact in the block."""
-
-    __slots__ = ("kind", "key", "trust")
-
-    def __init__(self, f: Fact) -> None:
-        self.kind, self.key, self.trust = "fact", f.key, f.trust or "user_stated"
-
-
 def one_name_order(tiers: list[list[tuple[str, Fact]]], scoped: bool) -> None:
     """Put the block's facts of one name (``keyrank.key_name``) in recall's
     order (``keyrank`` rule 5, ``narrower_first``: the person's before an
@@ -238,7 +229,7 @@ def one_name_order(tiers: list[list[tuple[str, Fact]]], scoped: bool) -> None:
     ``project/api/style``).  Every other fact keeps its place.  ``scoped``:
     the block is a project's (unscoped, a project's fact is no one's
     narrower value)."""
-    from objstore.retrieval.keyrank import key_name, narrower_first  # deferred: its imports
+    from objstore.retrieval.keyrank import FactView, key_name, narrower_first  # deferred: its imports
     groups: dict[str, list[Fact]] = {}
     where: dict[str, tuple[int, int]] = {}   # key -> (section, place): the block's order
     for ti, items in enumerate(tiers):
@@ -248,7 +239,7 @@ def one_name_order(tiers: list[list[tuple[str, Fact]]], scoped: bool) -> None:
     for group in groups.values():
         if len(group) < 2:
             continue
-        ordered = [v.key for v in narrower_first([_View(f) for f in group], scoped=scoped)]
+        ordered = [v.key for v in narrower_first([FactView(f.key, f.trust) for f in group], scoped=scoped)]
         for prev, key in zip(ordered, ordered[1:]):
             if where[key] > where[prev]:
                 continue
