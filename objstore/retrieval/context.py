@@ -76,6 +76,7 @@ from objstore.memory.decay import decay_days, touch
 from objstore.memory.facts import current_of, current_version, list_keys, listed_chain, visible
 from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
 from objstore.memory.served import hider
+from objstore.retrieval.keyrank import FactView, key_name, narrower_first
 from objstore.retrieval.laterturns import SNIPPET_CHARS, LaterTurn, later_turns
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
@@ -229,7 +230,6 @@ def one_name_order(tiers: list[list[tuple[str, Fact]]], scoped: bool) -> None:
     ``project/api/style``).  Every other fact keeps its place.  ``scoped``:
     the block is a project's (unscoped, a project's fact is no one's
     narrower value)."""
-    from objstore.retrieval.keyrank import FactView, key_name, narrower_first  # deferred: its imports
     groups: dict[str, list[Fact]] = {}
     where: dict[str, tuple[int, int]] = {}   # key -> (section, place): the block's order
     for ti, items in enumerate(tiers):
