@@ -25,7 +25,10 @@ Session-start block (:func:`render_context`)
     fact's value is cut at ``MAX_FACT_CHARS``.  Secret, forgotten and
     dormant facts are never shown, nor facts of another project.  Every
     line carries the date the fact was recorded (and its ``valid_from``
-    when older); a value that moves on its own (:func:`moving_kind`: a
+    when older) and, for a value that is not the person's word (``trust``
+    not ``user_stated``), ``an agent's note`` or ``derived``
+    (:data:`ORIGIN_MARKS`); one name's facts keep ``keyrank`` rule 5's
+    order across the sections (:func:`one_name_order`); a value that moves on its own (:func:`moving_kind`: a
     version, a count or measurement, a status) is marked so, and left out
     when its ``valid_from`` is older than ``context.moving_max_age_days``
     (default 30) unless pinned: a month-old build status or version is
