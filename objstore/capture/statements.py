@@ -35,7 +35,12 @@ already holds a different statement (its content words differ), the
 new one is written under that key plus ``-`` and the first 8 hex digits of
 the SHA-256 of its content words, so it never supersedes the other.  The
 same statement again (case, punctuation and stop words aside) keeps its
-key; to give a remembered thing a new value, use ``mem remember KEY VALUE``.
+key.  A new value of the same subject (both statements named by the same
+words before their copula: "the shop deploy day is Thursday" after "… is
+Friday", test29 P16) is the key's next version: the person restated it,
+and the earlier value stays in the key's history (``mem log``).  A
+statement written late (below) never supersedes: it takes the suffixed
+key, as the value at its key may have been set since.
 
 A statement is never lost: the prompt hook writes it with the prompt's turn
 under one store lock (``capture.live.capture_prompt``); when the hook could
@@ -170,7 +175,14 @@ def guard_secret_subject(statement: str) -> tuple[str, bool]:
 
 
 def _name_words(statement: str) -> list[str]:
-    """The words a statement's key is named from: the content words of its
+    """:func:`_named`'s words."""
+    return _named(statement)[0]
+
+
+def _named(statement: str) -> tuple[list[str], bool]:
+    """``(words, of its subject)``: the words a statement's key is named from
+    and whether they are its subject's (the copula case, not a secret's
+    predicate nor the first three words).  The words: the content words of its
     subject, the part before its first ``is``/``are``/``was``/``were``,
     ``=`` or ``:`` ("the deploy host is walrus-orchid-77": ``deploy``,
     ``host``), at most six; a statement with no such word, or with no
@@ -183,42 +195,50 @@ def _name_words(statement: str) -> list[str]:
     text = normalize_value(_MARKER.sub(" ", remove_credentials(statement)))
     m = _COPULA.search(f" {text} ")
     if m is not None and secret:
-        return [w for w in re.findall(r"\w+", text[m.end() - 1:]) if w not in _STOP][:6]
+        return [w for w in re.findall(r"\w+", text[m.end() - 1:]) if w not in _STOP][:6], False
     if m is not None:
         subject = [w for w in re.findall(r"\w+", text[:max(m.start() - 1, 0)]) if w not in _STOP]
         if subject:
-            return subject[:6]
-    return [w for w in re.findall(r"\w+", text) if w not in _STOP][:3]
+            return subject[:6], True
+    return [w for w in re.findall(r"\w+", text) if w not in _STOP][:3], False
 
 
-def statement_key(statement: str, project: str | None, store: Store | None = None) -> str:
+def statement_key(statement: str, project: str | None, store: Store | None = None, update: bool = True) -> str:
     """The key a statement is written under (module doc): named from its
     subject (:func:`_name_words`), never holds a credential.  With
     ``store``: when that key holds a different statement, the key with a
-    hash suffix (distinct statements, distinct keys)."""
+    hash suffix (distinct statements, distinct keys), unless ``update`` and
+    both statements name the same subject (:func:`_named`: "the shop deploy
+    day is Thursday" after "… is Friday", test29 P16): then the key itself,
+    the new statement its next version."""
     words = _content_words(statement)
     scope = f"project/{project}" if project else "user"
-    key = f"{scope}/remembered/{'-'.join(_name_words(statement) or ['note'])[:120]}"
+    name, of_subject = _named(statement)
+    key = f"{scope}/remembered/{'-'.join(name or ['note'])[:120]}"
     if store is None:
         return key
     head = store.refs.read(fact_ref(key))
     if head is None:
         return key
-    held = store.get(head)
-    if _content_words(getattr(held, "body", "") or "") == words:
+    held = getattr(store.get(head), "body", "") or ""
+    if _content_words(held) == words:
         return key                       # the same statement again: its key
+    if update and of_subject and _named(held) == (name, True):
+        return key                       # a new value of the same subject: its next version
     return f"{key}-{sha256(' '.join(words).encode('utf-8')).hexdigest()[:8]}"
 
 
 def remember_statement(store: Store, prompt: str, *, project: str | None, source: str = "",
-                       command: str = "hook remember"):
+                       command: str = "hook remember", update: bool = True):
     """Write the statement of a "remember that …" prompt as ``user_stated``;
     returns ``facts.RememberResult`` or None when the prompt states nothing.
+    ``update``: a new value of a subject already stated is its key's next
+    version (:func:`statement_key`).
     Raises as ``facts.remember`` (StoreLocked, Refused for a sealed key)."""
     what = statement_of(prompt)
     if what is None:
         return None
-    return remember(store, statement_key(what, project, store), what, trust="user_stated", owner="user",
+    return remember(store, statement_key(what, project, store, update), what, trust="user_stated", owner="user",
                     sources=(source,) if source else (), command=command)
 
 
@@ -239,7 +259,7 @@ def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "
         what = statement_of(prompt)
         if what is None:
             return None
-        key = statement_key(what, project, store)
+        key = statement_key(what, project, store, update=False)
         if store.refs.read(fact_ref(key)) is not None or forgotten_in(all_tombstones(store), key, what):
             return None
-    return remember_statement(store, prompt, project=project, source=source, command=command)
+    return remember_statement(store, prompt, project=project, source=source, command=command, update=not late)

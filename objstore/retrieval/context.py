@@ -25,7 +25,10 @@ Session-start block (:func:`render_context`)
     fact's value is cut at ``MAX_FACT_CHARS``.  Secret, forgotten and
     dormant facts are never shown, nor facts of another project.  Every
     line carries the date the fact was recorded (and its ``valid_from``
-    when older); a value that moves on its own (:func:`moving_kind`: a
+    when older) and, for a value that is not the person's word (``trust``
+    not ``user_stated``), ``an agent's note`` or ``derived``
+    (:data:`ORIGIN_MARKS`); one name's facts keep ``keyrank`` rule 5's
+    order across the sections (:func:`one_name_order`); a value that moves on its own (:func:`moving_kind`: a
     version, a count or measurement, a status) is marked so, and left out
     when its ``valid_from`` is older than ``context.moving_max_age_days``
     (default 30) unless pinned: a month-old build status or version is
@@ -76,6 +79,7 @@ from objstore.memory.decay import decay_days, touch
 from objstore.memory.facts import current_of, current_version, list_keys, listed_chain, visible
 from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
 from objstore.memory.served import hider
+from objstore.retrieval.keyrank import FactView, key_name, narrower_first
 from objstore.retrieval.laterturns import SNIPPET_CHARS, LaterTurn, later_turns
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
@@ -218,6 +222,37 @@ def _tier(f: Fact) -> int | None:
     return None
 
 
+def one_name_order(tiers: list[list[tuple[str, Fact]]], scoped: bool) -> None:
+    """Put the block's facts of one name (``keyrank.key_name``) in recall's
+    order (``keyrank`` rule 5, ``narrower_first``: the person's before an
+    agent's, then the project's, the person's ``user/``, ``global/``), in
+    place: ``tiers`` are the block's sections, each a list of ``(id,
+    Fact)``; a fact that would come before one its name's order puts
+    ahead of it moves to just after that one, into its section (test29
+    P18: an agent's ``user/style`` under "User:" above the person's
+    ``project/api/style``).  Every other fact keeps its place.  ``scoped``:
+    the block is a project's (unscoped, a project's fact is no one's
+    narrower value)."""
+    groups: dict[str, list[Fact]] = {}
+    where: dict[str, tuple[int, int]] = {}   # key -> (section, place): the block's order
+    for ti, items in enumerate(tiers):
+        for i, (_oid, f) in enumerate(items):
+            groups.setdefault(key_name(f.key).casefold(), []).append(f)
+            where[f.key] = (ti, i)
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        ordered = [v.key for v in narrower_first([FactView(f.key, f.trust) for f in group], scoped=scoped)]
+        for prev, key in zip(ordered, ordered[1:]):
+            if where[key] > where[prev]:
+                continue
+            ti, i = where[key]
+            item = tiers[ti].pop(i)
+            pt, pi = where[prev] if ti != where[prev][0] else (where[prev][0], where[prev][1] - 1)
+            tiers[pt].insert(pi + 1, item)
+            where = {f.key: (t, j) for t, items in enumerate(tiers) for j, (_o, f) in enumerate(items)}
+
+
 _MOVING = (
     ("version", LazyPattern(r"(?i)\bv?\d+\.\d+(?:\.\d+)*\b|\bversion\b|\brelease[sd]?\b")),
     ("measurement", LazyPattern(r"(?i)\b\d+(?:\.\d+)?\s*(?:%|percent\b|ms\b|s\b|sec(?:ond)?s?\b|min(?:ute)?s?\b|"
@@ -254,10 +289,17 @@ def _date(ms: int) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(ms / 1000)) if ms and ms > 0 else "?"
 
 
+#: the mark of a fact whose value is not the person's word (its ``trust``), by trust (test29 P18): an
+#: agent's guess under "User:" read as what the person said
+ORIGIN_MARKS = {"agent_observed": "an agent's note", "derived": "derived"}
+
+
 def fact_line(f: Fact, limit: int = MAX_FACT_CHARS, conflicts: Sequence[str] = (), later: bool = False) -> str:
-    """``- KEY (recorded DATE[, valid from DATE][, a KIND that may have
-    moved][, IN CONFLICT with OTHER: awaiting review][, MAY BE OUT OF DATE:
-    …]): VALUE`` (the value cut at ``limit`` characters; ``conflicts``: the
+    """``- KEY (recorded DATE[, valid from DATE][, ORIGIN][, a KIND that may
+    have moved][, IN CONFLICT with OTHER: awaiting review][, MAY BE OUT OF
+    DATE: …]): VALUE`` (ORIGIN: :data:`ORIGIN_MARKS` of a fact whose
+    ``trust`` is not ``user_stated``, ``an agent's note`` or ``derived``;
+    the value cut at ``limit`` characters; ``conflicts``: the
     keys a waiting review item says this one conflicts with,
     ``queue.disputed``; ``later``: a later turn of the person says the value
     changed, ``laterturns.later_turns``, shown just above by
@@ -270,6 +312,8 @@ def fact_line(f: Fact, limit: int = MAX_FACT_CHARS, conflicts: Sequence[str] = (
     when = f"recorded {_date(f.recorded_at)}"
     if 0 < f.valid_from < f.recorded_at - DAY_MS:
         when += f", valid from {_date(f.valid_from)}"
+    if f.trust in ORIGIN_MARKS:
+        when += f", {ORIGIN_MARKS[f.trust]}"
     if moving:
         when += f", a {moving} that may have moved"
     if conflicts:
@@ -472,6 +516,7 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     for items in tiers:
         items.sort(key=lambda x: (namespace_rank(namespace, x[1].namespace) or 0,
                                   _TRUST_RANK.get(x[1].trust, 9), -x[1].valid_from, x[1].key))
+    one_name_order(tiers, scoped=bool(projects))
     later = later_turns(store, [f for items in tiers for _oid, f in items],
                         ids=[oid for items in tiers for oid, _f in items]) if primary else {}
     attrs = f'kind="session-start" project="{_attr(primary)}" note="{NOTE}"'

@@ -26,16 +26,7 @@ from objstore.core.store import Store
 from objstore.memory.facts import current_version, is_sealed, visible
 from objstore.memory.scope import visibility
 from objstore.retrieval.context import fact_line
-from objstore.retrieval.keyrank import narrower_first, same_name_keys
-
-
-class _View:
-    """What :func:`narrower_first` reads of a hit: a fact's key and trust."""
-
-    __slots__ = ("kind", "key", "trust")
-
-    def __init__(self, key: str, f: Fact) -> None:
-        self.kind, self.key, self.trust = "fact", key, f.trust or "user_stated"
+from objstore.retrieval.keyrank import FactView, narrower_first, same_name_keys
 
 
 def one_name_order(store: Store, cands: list, showable: dict, projects: Sequence[str], namespace: str | None,
@@ -91,7 +82,7 @@ def one_name_order(store: Store, cands: list, showable: dict, projects: Sequence
         group = [k for k in names if k in showable]
         if len(group) < 2:
             continue
-        ordered = [v.key for v in narrower_first([_View(k, showable[k][1]) for k in group], scoped=bool(projects))]
+        ordered = [v.key for v in narrower_first([FactView(k, showable[k][1].trust) for k in group], scoped=bool(projects))]
         last = max(i for i, k in enumerate(ordered) if not showable[k][0].reason)
         best = max(lead.get(("fact", k), showable[k][0].evidence) for k in ordered if not showable[k][0].reason)
         for i, k in enumerate(ordered[:last + 1]):

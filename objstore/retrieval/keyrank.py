@@ -169,6 +169,17 @@ def same_name_keys(key: str, projects: Sequence[str]) -> list[str]:
     return [*(f"project/{p}/{rest}" for p in projects), f"user/{rest}", f"global/{rest}"] if rest else []
 
 
+class FactView:
+    """A fact as :func:`narrower_first` reads it: ``key`` and ``trust`` (None:
+    ``user_stated``), kind ``fact`` (the prompt hook's candidates and the
+    session block's facts, which are not search hits)."""
+
+    __slots__ = ("kind", "key", "trust")
+
+    def __init__(self, key: str, trust: str | None) -> None:
+        self.kind, self.key, self.trust = "fact", key, trust or "user_stated"
+
+
 def narrower_first(hits: list, scoped: bool) -> list:
     """Rule 5: ``hits`` (objects with ``kind`` and ``key``) with the facts of
     one :func:`key_name` reordered among the places they hold, narrowest

@@ -67,6 +67,9 @@ Then each candidate is resolved against the objects, best first:
   many); facts of kind ``directive`` are left out unless asked for
   (:func:`visible`).
 
+A turn that only asks about the question comes after the facts found
+(:func:`asking_last`, test29 P19).
+
 **Time** (``objstore.retrieval.timeline``): for a question about the
 present (:func:`objstore.retrieval.timeline.wants_current`), the first
 ``pool`` resolved hits are ordered so that a passage whose value a later
@@ -116,7 +119,7 @@ from objstore.retrieval.dates import time_windows
 from objstore.retrieval.keyrank import FACT_KINDS, key_score, named_alone, names_key, narrower_first, older_match
 from objstore.retrieval.recalltypes import RecallHit, RecallOptions, RecallResult, iso_time  # noqa: F401  (re-exported)
 from objstore.retrieval.timeitems import Said, fact_text, time_items
-from objstore.retrieval.timeline import lower_words_of, order_by_time, values_of, wants_current
+from objstore.retrieval.timeline import lower_words_of, only_asks, order_by_time, values_of, wants_current
 from objstore.retrieval.querywords import (measure_pattern, question_terms, with_base_forms,
                                            without_scope_words)
 from objstore.retrieval.relevance import content_words, coverage_weights, gate_keeps, held_of_hits, with_coverage
@@ -476,11 +479,37 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     if opts.supersede and len(got_hits) > 1 and wants_current(qs):
         got_hits = _order_by_time(got_hits, extra, qs, opts, terms, lower)
     got_hits = narrower_first(got_hits, scoped=proj is not None)   # keyrank rule 5 (test28 Y10)
+    got_hits = asking_last(got_hits[:limit], query_text) + got_hits[limit:]   # test29 P19
     hide = hider(store) if any(h.kind == "turn" or h.updated_later for h in got_hits[:limit]) else None
     res.hits = [_snippet(h, query_text, opts, hide) for h in got_hits[:limit]]
     res.superseded = sum(1 for h in res.hits if h.updated_later)
     res.resolved = sum(1 for h in res.hits if h.resolved_from)
     return res
+
+
+def asking_last(hits: Sequence[RecallHit], query: str) -> list[RecallHit]:
+    """``hits`` (turn hits holding their whole text) with each turn that only
+    asks about the question ``query`` moved to just after the last fact
+    among the hits before it (test29 P19: the prompt hook stores every
+    prompt, and "which port does the api database use?" asked once came
+    before the fact ``project/api/pg-port``).  Such a turn is not a tool's,
+    states no value (``timeline.values_of``) and only asks about the
+    question's words (``timeline.only_asks``, rule 7's test).  A fact
+    recall found is a stored statement, the question a copy of what is
+    asked; a turn that answers it goes first by rule 7 (``timeline``), and
+    a question with no fact or answer after it keeps its place.  A new
+    list, the same hits."""
+    last = max((i for i, h in enumerate(hits) if h.kind == "fact"), default=-1)
+    if last < 1 or not any(h.kind == "turn" for h in hits[:last]):
+        return list(hits)
+    stems, words = question_terms([query])
+    moved = [i for i, h in enumerate(hits[:last]) if h.kind == "turn" and h.role != "tool"
+             and not values_of(h.text, words | stems) and only_asks(h.text, stems)]
+    if not moved:
+        return list(hits)
+    keep = [h for i, h in enumerate(hits) if i not in moved]
+    at = last - len(moved) + 1   # (every moved turn was before the last fact)
+    return keep[:at] + [hits[i] for i in moved] + keep[at:]
 
 
 def restatements_dropped(store: Store, hits: Sequence[RecallHit]) -> list[bool]:

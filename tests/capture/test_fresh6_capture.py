@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -110,6 +111,28 @@ def test_distinct_statements_get_distinct_keys(tmp_path, mem):
     bodies = {mem("get", k, env=e).stdout.strip().lower() for k in keys}
     assert bodies == {"the quarterly infrastructure budget review meeting for the platform team happens on mondays",
                       "the quarterly infrastructure budget review meeting for the platform team needs the cfo sign-off"}
+
+
+def test_a_new_value_of_the_same_subject_is_the_keys_next_version(tmp_path, mem):
+    """test29 P16: "… is Thursday" after "… is Friday" wrote a second key and
+    left Friday current, injected first.  The same subject words before the
+    copula: the key's v2, Friday in its history; a statement of the subject
+    with no copula is another statement, its own key."""
+    store = tmp_path / "store"
+    _prompt(store, tmp_path, "remember that the shop deploy day is Friday", cwd="/home/dev/shop")
+    out = _prompt(store, tmp_path, "remember that the shop deploy day is Thursday", cwd="/home/dev/shop")
+    assert "Remembered as you asked (user_stated): project/shop/remembered/shop-deploy-day = " \
+           "the shop deploy day is Thursday (replaces the earlier value: mem log project/shop/remembered/shop-deploy-day)" \
+           in json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    _prompt(store, tmp_path, "remember that the shop deploy day needs a sign-off", cwd="/home/dev/shop")
+    keys = {k: v for k, v in _keys(mem, store).items() if "/remembered/" in k}
+    e = {"MEM_HOME": str(store)}
+    assert mem("get", "project/shop/remembered/shop-deploy-day", env=e).stdout.strip() == "the shop deploy day is Thursday"
+    assert "the shop deploy day is Friday" in mem("log", "project/shop/remembered/shop-deploy-day", env=e).stdout
+    assert len(keys) == 2, keys
+    other = next(k for k in keys if k != "project/shop/remembered/shop-deploy-day")
+    assert re.fullmatch(r"project/shop/remembered/shop-deploy-day-[0-9a-f]{8}", other), keys
+    assert mem("get", other, env=e).stdout.strip() == "the shop deploy day needs a sign-off"
 
 
 def test_only_the_persons_own_first_line_is_a_statement(tmp_path, mem):

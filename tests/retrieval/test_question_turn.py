@@ -14,12 +14,14 @@ near cases."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
 from recall_helpers import turn
 
+from objstore.memory.facts import remember
 from objstore.retrieval.recall import recall
 from tests.retrieval._sessions import DAY, T0, prompt_hook, write_session
 
@@ -137,3 +139,38 @@ def test_the_prompt_hook_injects_the_answer_not_the_question(mem, tmp_path):
     store = Path(os.environ["MEM_HOME"])
     text, _rec = prompt_hook(store, prompt, "/src/api", tmp_path / "trace.jsonl")
     assert answer in text and prompt + "?" not in text, text
+
+
+# -- test29 P19: a stored copy of the question after the facts recall found (recall.asking_last)
+
+def _recalled(mem, query: str, project: str) -> list[tuple[str, str]]:
+    got = json.loads(mem("recall", query, "--project", project, "--json").stdout)
+    return [(h["kind"], h.get("key") or h.get("text", "")) for h in got["hits"]]
+
+
+def test_a_stored_question_comes_after_the_fact_that_answers_it(store, add_sessions, mem):
+    """P19 through ``mem recall``: the person asked once (the prompt hook
+    stored it); asking again gets the fact first, then the question."""
+    remember(store, "project/api/pg-port", "5432")
+    add_sessions({"q1": [turn("which port does the api database use?", project="api",
+                              ts=4_000_000_000_000)]})
+    store.close()
+    hits = _recalled(mem, "which port does the api database use", "api")
+    assert ("fact", "project/api/pg-port") in hits
+    asked = [i for i, (kind, text) in enumerate(hits) if kind == "turn" and "which port" in text]
+    assert asked and hits.index(("fact", "project/api/pg-port")) < asked[0]
+
+
+def test_a_question_with_no_fact_after_it_keeps_its_place(store, add_sessions, mem):
+    """Only a fact among the hits, or a turn that answers (rule 7, unchanged),
+    goes before a stored question: a turn that does not answer stays below it."""
+    remember(store, "project/web/test-cmd", "make check")
+    add_sessions({"t1": [turn("how do I run the tests?", project="web", ts=4_000_000_000_000)],
+                  "t0": [turn("the tests were slow yesterday", project="web")]})
+    store.close()
+    hits = _recalled(mem, "how do I run the tests", "web")
+    kinds = [(kind, text.split("\n")[0]) for kind, text in hits]
+    assert kinds[0] == ("fact", "project/web/test-cmd"), hits
+    asked = [i for i, (kind, text) in enumerate(hits) if kind == "turn" and text.startswith("how do I run")]
+    slow = [i for i, (kind, text) in enumerate(hits) if kind == "turn" and "slow" in text]
+    assert asked and (not slow or asked[0] < slow[0]), hits
