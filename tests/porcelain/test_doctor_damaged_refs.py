@@ -31,22 +31,14 @@ def _garbage_reflog(home):
     return "reflog"
 
 
-def _zeroed_tombstone(mem, home):
+def _damaged_tombstone_refs(mem, home, delete: bool):
+    """Forget a key, then overwrite its tombstone refs with another id (or delete them)."""
     mem("--home", str(home), "forget", "project/d/b", "--yes")
     refs = [p for p in (home / "refs" / "tombstones").rglob("*") if p.is_file()]
     assert refs
     for p in refs:
-        p.write_text("0" * 64 + "\n")
-    return "could be written back"
-
-
-def _deleted_tombstone_ref(mem, home):
-    mem("--home", str(home), "forget", "project/d/b", "--yes")
-    refs = [p for p in (home / "refs" / "tombstones").rglob("*") if p.is_file()]
-    assert refs
-    for p in refs:
-        p.unlink()
-    return "its ref tombstones/"
+        p.unlink() if delete else p.write_text("0" * 64 + "\n")
+    return "its ref tombstones/" if delete else "could be written back"
 
 
 @pytest.mark.parametrize("damage", ["ref", "reflog", "tombstone", "tombstone-ref-deleted"])
@@ -54,8 +46,8 @@ def test_a_damaged_ref_reflog_or_tombstone_ref_is_an_error(mem, tmp_path, damage
     home = tmp_path / "s"
     _store(mem, home)
     said = {"ref": lambda: _garbage_ref(home), "reflog": lambda: _garbage_reflog(home),
-            "tombstone": lambda: _zeroed_tombstone(mem, home),
-            "tombstone-ref-deleted": lambda: _deleted_tombstone_ref(mem, home)}[damage]()   # test29b Q4
+            "tombstone": lambda: _damaged_tombstone_refs(mem, home, False),
+            "tombstone-ref-deleted": lambda: _damaged_tombstone_refs(mem, home, True)}[damage]()   # test29b Q4
     r = mem("--home", str(home), "doctor", exit_code=1)
     assert "error: [refs]" in r.stdout and said in r.stdout and "fix: mem fsck" in r.stdout, r.stdout
     assert "no problem found" not in r.stdout

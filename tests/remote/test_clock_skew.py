@@ -113,24 +113,37 @@ def test_a_clock_hours_ahead_does_not_freeze_the_key_for_everyone(machines, monk
     person then writes on top of it.  That write is current at once (it
     does not wait 3 hours behind B's stamp), on both machines, and B's
     version never takes over when its time comes."""
+    a, b = _a_fast_machines_write(machines, monkeypatch, 180, "port 6000 (B, clock 3h fast)")
+    mine = remember(a.store, "project/x/db", "port 8000 (A, later)").version
+    assert mine.fact.valid_from <= real_now()         # valid now, not after B's stamp
+    _mine_stays_current(a, b, monkeypatch, (0, 181 * MIN, 24 * 60 * MIN), (0, 181 * MIN))
+
+
+def _a_fast_machines_write(machines, monkeypatch, ahead_min: int, body: str):
+    """A writes ``project/x/db`` v1 and pushes; B (a clone) writes ``body``
+    with its clock ``ahead_min`` minutes fast and pushes; A pulls.  (a, b)."""
     a = machines("a")
     remember(a.store, "project/x/db", "port 5432")
     a.push()
     b = machines("b", clone_from=a)
-    _clock(monkeypatch, 180 * MIN)                    # B's clock is 3 hours fast
-    remember(b.store, "project/x/db", "port 6000 (B, clock 3h fast)")
+    _clock(monkeypatch, ahead_min * MIN)
+    remember(b.store, "project/x/db", body)
     b.push()
     _clock(monkeypatch, 0)
     a.pull()
-    mine = remember(a.store, "project/x/db", "port 8000 (A, later)").version
-    assert mine.fact.valid_from <= real_now()         # valid now, not after B's stamp
-    for later in (0, 181 * MIN, 24 * 60 * MIN):
+    return a, b
+
+
+def _mine_stays_current(a, b, monkeypatch, on_a, on_b) -> None:
+    """A's "port 8000 (A, later)" is current on A at each offset of ``on_a``,
+    and, after A's push and B's pull, on B at each of ``on_b``."""
+    for later in on_a:
         _clock(monkeypatch, later)
         assert current(a.store, "project/x/db").fact.body == "port 8000 (A, later)", later
     _clock(monkeypatch, 0)
     a.push()
     b.pull()
-    for later in (0, 181 * MIN):
+    for later in on_b:
         _clock(monkeypatch, later)
         assert current(b.store, "project/x/db").fact.body == "port 8000 (A, later)", later
     assert [v.fact.body for v in versions(b.store, "project/x/db")][0] == "port 8000 (A, later)"
@@ -157,23 +170,7 @@ def test_a_clock_minutes_ahead_never_brings_the_oldest_value_back(machines, monk
     current at once on both machines — not v1, the value both later writes
     replaced, while v2 and v3 wait for B's stamp — and stays current when
     B's time comes."""
-    a = machines("a")
-    remember(a.store, "project/x/db", "port 6000")
-    a.push()
-    b = machines("b", clone_from=a)
-    _clock(monkeypatch, 40 * MIN)                     # B's clock is 40 minutes fast
-    remember(b.store, "project/x/db", "port 7000 (B, clock 40 min fast)")
-    b.push()
-    _clock(monkeypatch, 0)
-    a.pull()
+    a, b = _a_fast_machines_write(machines, monkeypatch, 40, "port 7000 (B, clock 40 min fast)")
     assert current(a.store, "project/x/db").fact.body == "port 7000 (B, clock 40 min fast)"
     remember(a.store, "project/x/db", "port 8000 (A, later)")
-    for later in (0, 20 * MIN, 41 * MIN, 24 * 60 * MIN):
-        _clock(monkeypatch, later)
-        assert current(a.store, "project/x/db").fact.body == "port 8000 (A, later)", later
-    _clock(monkeypatch, 0)
-    a.push()
-    b.pull()
-    for later in (0, 41 * MIN):
-        _clock(monkeypatch, later)
-        assert current(b.store, "project/x/db").fact.body == "port 8000 (A, later)", later
+    _mine_stays_current(a, b, monkeypatch, (0, 20 * MIN, 41 * MIN, 24 * 60 * MIN), (0, 41 * MIN))
