@@ -35,7 +35,7 @@ from pathlib import Path
 from objstore.capture.policy import has_marker, load_config, path_excluded
 from objstore.capture.statements import remember_statement, statement_of
 from objstore.core import spool
-from objstore.core.errors import StoreLocked
+from objstore.core.errors import MemError, StoreLocked
 from objstore.core.record import Record, set_fields
 from objstore.core.spool import PROXY_SPOOL_DIR
 from objstore.core.store import Store
@@ -168,8 +168,10 @@ def _statements(store: Store, added: list[CapturedTurn]) -> None:
     sources ``px:<thread>:<index>:<part>``), as ``user_stated``, citing
     that turn (``capture.statements``): a batch is spooled only once the
     upstream answered 2xx, so a request it rejected plants no fact (test29
-    P11).  A prompt stored again (a retry) is not written again.  Raises
-    as ``facts.remember``."""
+    P11).  A prompt stored again (a retry) is not written again.  A write
+    refused or not made (a sealed key, the store lock taken meanwhile) is
+    skipped, as the hooks' sync skips it (``sync.write_stated``): the turns
+    are stored, and a failure here must not report their batch lost."""
     seen: set[str] = set()
     for t in added:
         msg = t.source.rpartition(":")[0]
@@ -177,7 +179,11 @@ def _statements(store: Store, added: list[CapturedTurn]) -> None:
             continue
         seen.add(msg)
         if statement_of(t.text) is not None:
-            remember_statement(store, t.text, project=t.project or None, source=t.source, command="proxy remember")
+            try:
+                remember_statement(store, t.text, project=t.project or None, source=t.source,
+                                   command="proxy remember")
+            except MemError:
+                continue
 
 
 def drain(store: Store, *, lock_timeout: float | None = None) -> DrainResult:
