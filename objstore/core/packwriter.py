@@ -29,9 +29,9 @@ from objstore.core.packformat import (
     ZSTD_DICT_BYTES, ZSTD_VERSION, body_version,
     idx_size,
     pos_width,
-    split_sources,
     uint_bytes,
 )
+from objstore.core.packsources import split_sources
 
 assert array("H").itemsize == 2 and array("I").itemsize == 4 and array("Q").itemsize == 8
 _SWAP = sys.byteorder == "little"  # arrays are native-endian, the files big-endian
@@ -98,7 +98,7 @@ def _deflate_block(c, frames: list[bytes], ids: list[bytes] | None, sources: boo
     K, the K frame lengths, version 4 (``ids`` given: the frames' raw ids):
     the K parent references and each frame without a parent id that is an
     earlier frame's (:func:`split_parents`), version 6 (``sources``): the K
-    source codes and the source column (:func:`~objstore.core.packformat.split_sources`),
+    source codes and the source column (:func:`~objstore.core.packsources.split_sources`),
     then the frames) with ``c``, a copy of the pack's primed compressor
     (zlib releases the GIL while it deflates, so this runs beside the
     caller's thread).  Version 6 ends a DEFLATE block (``Z_BLOCK``) after
