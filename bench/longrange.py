@@ -89,7 +89,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from objstore.core.pack import PackSet  # noqa: E402
 from objstore.core.packformat import BLOCK_BYTES, raw_id  # noqa: E402
-from objstore.core.packwriter import make_dictionary, split_parents  # noqa: E402
+from objstore.core.packencode import make_dictionary, split_parents  # noqa: E402
 
 WINDOW = 32 * 1024
 #: the block size the forms close blocks at (``--block``; format 4: BLOCK_BYTES)

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from objstore.core.pack import Pack  # noqa: E402
 from objstore.core.packformat import BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, DICT_BYTES  # noqa: E402
-from objstore.core.packwriter import _deflate_block, make_dictionary  # noqa: E402
+from objstore.core.packencode import deflate_block, make_dictionary  # noqa: E402
 
 
 def heads(n: int, width: int, train: int = 2000):
@@ -111,7 +111,7 @@ def main() -> None:
                                  *((d,) if d else ()))
             total += 4 + len(d)
             for b in blocks(pairs, a.block):
-                total += 4 + len(_deflate_block(c.copy(), [f for _i, f in b], [i for i, _f in b]))
+                total += 4 + len(deflate_block(c.copy(), [f for _i, f in b], [i for i, _f in b]))
         base = total if base is None else base
         print(f"{name:<26} {total:>12,} B  {total - base:>+10,} vs none  dictionary CPU {t_dict:6.3f} s  "
               f"all {time.process_time() - t:6.3f} s")

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import pack_zstd  # noqa: E402
 from objstore.core.pack import Pack  # noqa: E402
 from objstore.core.packformat import BLOCK_MEMLEVEL  # noqa: E402
-from objstore.core.packwriter import make_dictionary  # noqa: E402
+from objstore.core.packencode import make_dictionary  # noqa: E402
 
 
 def measure(packs, block_bytes: int, codec: str, level: int) -> tuple[int, float, float]:

@@ -30,8 +30,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from objstore.core.pack import Pack  # noqa: E402
-from objstore.core.packformat import BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, DICT_BYTES, split_sources  # noqa: E402
-from objstore.core.packwriter import make_dictionary, split_parents  # noqa: E402
+from objstore.core.packformat import BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, DICT_BYTES  # noqa: E402
+from objstore.core.packsources import split_sources  # noqa: E402
+from objstore.core.packencode import make_dictionary, split_parents  # noqa: E402
 from objstore.core.packzstd import ZSTD_WINDOW_LOG, zstd as z  # noqa: E402
 
 U32 = struct.Struct(">I")

@@ -48,7 +48,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from objstore.core.pack import PackSet  # noqa: E402
-from objstore.core.packwriter import PackWriter, make_dictionary  # noqa: E402
+from objstore.core.packencode import make_dictionary  # noqa: E402
+from objstore.core.packwriter import PackWriter  # noqa: E402
 
 
 def _blocks(frames: list[bytes], size: int):

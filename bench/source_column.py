@@ -30,9 +30,9 @@ import zlib
 from pathlib import Path
 
 from objstore.core.packfile import Pack
-from objstore.core.packformat import (
-    BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, SOURCE_RULES, split_sources, source_at)
-from objstore.core.packwriter import split_parents
+from objstore.core.packformat import BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL
+from objstore.core.packsources import SOURCE_RULES, source_at, split_sources
+from objstore.core.packencode import split_parents
 
 
 def _z(d: bytes):

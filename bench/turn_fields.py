@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from objstore.core.cborext import cbor2  # noqa: E402
 from objstore.core.pack import Pack  # noqa: E402
 from objstore.core.packformat import BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL  # noqa: E402
-from objstore.core.packwriter import _deflate_block, make_dictionary  # noqa: E402
+from objstore.core.packencode import deflate_block, make_dictionary  # noqa: E402
 
 TURN = 2
 BLANKS = (("source", lambda v: "x" * len(v)), ("timestamp", lambda v: 1_700_000_000_000), ("seq", lambda v: 0),
@@ -50,7 +50,7 @@ def packed_bytes(packs: list[list[tuple[bytes, bytes]]]) -> int:
                 block.append(pair)
                 n += len(pair[1])
             if block and (pair is None or n >= BLOCK_BYTES):
-                total += 4 + len(_deflate_block(c.copy(), [f for _i, f in block], [i for i, _f in block]))
+                total += 4 + len(deflate_block(c.copy(), [f for _i, f in block], [i for i, _f in block]))
                 block, n = [], 0
     return total
 

@@ -102,6 +102,8 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          "objstore.core.redact.leftovers",
          # off the start-up paths: readers never write a pack; the prompt hook never renders memory files
          "objstore.core.packwriter", "objstore.memory.memfiles",
+         # the writer's block and dictionary encoding, split from packwriter (session 30): writers only
+         "objstore.core.packencode",
          # off the hooks' start-up: only 'mem config NAME VALUE' edits the file; the settings table is read
          # only where a setting is used (decay, derive.auto)
          "objstore.core.tomledit", "objstore.core.settings",

@@ -25,7 +25,6 @@ from objstore.core.ids import check_prefix, is_full_id
 from objstore.core.packformat import (
     BLOCK_CACHE, DICT_AT, FANOUT, FANOUT_LEN, HEADER, HEADER_LEN, ID_LEN, IDX5_ID_LEN, IDX_FIXED, IDX_MAGIC,
     MAX_ENTRY, PACK_MAGIC, PACK_MIN, PARENT_MARK, SUM_LEN, U16, U32, U64,
-    BlockSources,
     DeflateReader,
     header_version,
     idx_size,
@@ -38,6 +37,7 @@ from objstore.core.packformat import (
     uint_table,
 )
 from objstore.core.packcheck import PackChecks
+from objstore.core.packsources import BlockSources
 from objstore.core.record import Frozen, set_fields
 
 #: whole bytes of a prefix (past the fan-out's first) from which :meth:`Pack.find_prefixed` scans its

@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 import mmap
 import os
-import struct
 import sys
 import zlib
 from array import array
@@ -22,14 +21,14 @@ from blake3 import blake3
 from objstore.core.atomic import fsync_dir
 from objstore.core.errors import CodecMissing, InvalidInput
 from objstore.core.packfile import PackInfo
+from objstore.core.packencode import deflate_block, dict_bytes, make_dictionary
 from objstore.core.packformat import (
-    BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, BLOCK_OBJECTS, DEFLATE_LEVEL, DEFLATE_MEMLEVEL, DICT_BYTES,
-    DICT_MIN_BYTES, FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN, IDX5_ID_LEN, IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS,
-    PACK_MAGIC, PACK_VERSION, PARENT_MARK, READ_VERSIONS, SUM_LEN, TEMP_PREFIX, TRAIN_BYTES, TRAIN_FRAMES, U32,
-    ZSTD_DICT_BYTES, ZSTD_VERSION, body_version,
+    BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, BLOCK_OBJECTS, DEFLATE_LEVEL, DEFLATE_MEMLEVEL, DICT_MIN_BYTES,
+    FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN, IDX5_ID_LEN, IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS, PACK_MAGIC,
+    PACK_VERSION, READ_VERSIONS, SUM_LEN, TEMP_PREFIX, TRAIN_BYTES, TRAIN_FRAMES, U32, ZSTD_VERSION,
+    body_version,
     idx_size,
     pos_width,
-    split_sources,
     uint_bytes,
 )
 
@@ -52,98 +51,6 @@ def _compress(frame: bytes, level: int) -> bytes:
     wbits = min(15, max(9, (len(frame) - 1).bit_length()))
     c = zlib.compressobj(level, zlib.DEFLATED, wbits, wbits - 7)
     return c.compress(frame) + c.flush()
-
-
-def make_dictionary(frames: list[bytes], size: int = DICT_BYTES) -> bytes:
-    """A version-2 or version-3 pack's preset dictionary from its first ``frames``: the
-    first 512 bytes of up to 200 frames spread evenly over them, the last
-    DICT_BYTES (32 KiB) of that.  zlib's advice for a preset dictionary is
-    "strings likely to be encountered later", the most common last; the
-    heads of frames hold what every object repeats (the frame and CBOR
-    headers, map keys, kinds, session and project names).  Empty when the
-    frames are fewer than 16 or give under 4 KiB (too little to gain from).
-    Standard-library zlib has no dictionary trainer; measured on the bench
-    corpus this gives 18.2 MB against 25.0 MB for no dictionary
-    (docs/benchmarks.md).  Version 7: ``size`` ZSTD_DICT_BYTES (64 KiB)."""
-    return b"".join(frames[i][:512] for i in dictionary_sources(frames, size))[-size:]
-
-
-def dictionary_sources(frames: list[bytes], size: int = DICT_BYTES) -> list[int]:
-    """The indexes of the ``frames`` whose bytes :func:`make_dictionary`
-    puts in the dictionary (none when it makes none): a pack rewrite that
-    drops none of them may keep the dictionary (``Store.delete_objects``)."""
-    if len(frames) < 16:
-        return []
-    step = max(1, len(frames) // (200 * size // DICT_BYTES))
-    picked = list(range(0, len(frames), step))
-    if sum(len(frames[i][:512]) for i in picked) < 4096:
-        return []
-    out, got = [], 0
-    for i in reversed(picked):  # the last ``size`` bytes of the joined heads
-        if got >= size:
-            break
-        out.append(i)
-        got += len(frames[i][:512])
-    return out[::-1]
-
-
-def dict_bytes(version: int) -> int:
-    """The most bytes a pack dictionary of ``version`` holds: DICT_BYTES
-    (32 KiB, zlib's window), ZSTD_DICT_BYTES (64 KiB) from version 7."""
-    return DICT_BYTES if version < 7 else ZSTD_DICT_BYTES
-
-
-def _deflate_block(c, frames: list[bytes], ids: list[bytes] | None, sources: bool = False) -> bytes:
-    """Versions 3 to 6: the raw DEFLATE stream of a block's content (u32
-    K, the K frame lengths, version 4 (``ids`` given: the frames' raw ids):
-    the K parent references and each frame without a parent id that is an
-    earlier frame's (:func:`split_parents`), version 6 (``sources``): the K
-    source codes and the source column (:func:`~objstore.core.packformat.split_sources`),
-    then the frames) with ``c``, a copy of the pack's primed compressor
-    (zlib releases the GIL while it deflates, so this runs beside the
-    caller's thread).  Version 6 ends a DEFLATE block (``Z_BLOCK``) after
-    the codes and after the column: the ids' bytes get their own Huffman
-    codes and leave the frames' text its own (the bench corpus's blocks:
-    −0.50 MB against version 5, −0.37 MB with the column after the frames in
-    one stream, −0.26 MB before them, −0.21 MB with the ids' bytes in the
-    frames; ``bench/source_column.py``, docs/benchmarks.md, Session 21)."""
-    k = len(frames)
-    if ids is None:
-        head = U32.pack(k) + struct.pack(f">{k}I", *map(len, frames))
-        return c.compress(head + b"".join(frames)) + c.flush()
-    frames, refs = split_parents(frames, ids)
-    if not sources:
-        head = U32.pack(k) + struct.pack(f">{k}I", *map(len, frames)) + struct.pack(f">{k}H", *refs)
-        return c.compress(head + b"".join(frames)) + c.flush()
-    frames, codes, column = split_sources(frames)
-    head = U32.pack(k) + struct.pack(f">{k}I", *map(len, frames)) + struct.pack(f">{k}H", *refs) + codes
-    out = [c.compress(head), c.flush(zlib.Z_BLOCK)]
-    if column:
-        out += [c.compress(column), c.flush(zlib.Z_BLOCK)]
-    out += [c.compress(b"".join(frames)), c.flush()]
-    return b"".join(out)
-
-
-def split_parents(frames: list[bytes], ids: list[bytes]) -> tuple[list[bytes], list[int]]:
-    """Version 4: a block's stored frames and parent references from its
-    ``frames`` and their raw ``ids`` (block order): where the 32 bytes after
-    the last PARENT_MARK of a frame are the id of an earlier frame ``j`` of
-    the block, the frame is stored without them and its reference is
-    ``j + 1``; otherwise it is stored whole, reference 0.  The inverse of
-    :func:`objstore.core.packformat.join_parents` (``docs/format.md``, "Packs")."""
-    at = {d: j for j, d in enumerate(ids)}
-    out, refs = [], []
-    m = len(PARENT_MARK)
-    for i, f in enumerate(frames):
-        p = f.rfind(PARENT_MARK)
-        j = at.get(f[p + m:p + m + ID_LEN], i) if p >= 0 else i
-        if j < i:
-            f = f[:p + m] + f[p + m + ID_LEN:]
-            refs.append(j + 1)
-        else:
-            refs.append(0)
-        out.append(f)
-    return out, refs
 
 
 def _be(a: array) -> bytes:
@@ -437,12 +344,12 @@ class PackWriter:
             ids = None
         sources = self.version >= 6
         if not DEFLATE_THREAD:
-            self._put_block(_deflate_block(self._zc.copy(), frames, ids, sources), k)
+            self._put_block(deflate_block(self._zc.copy(), frames, ids, sources), k)
             return
         if self._pool is None:
             from concurrent.futures import ThreadPoolExecutor  # deferred: only a writer of blocks needs it
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="pack-deflate")
-        self._inflight.append((self._pool.submit(_deflate_block, self._zc.copy(), frames, ids, sources), k, n))
+        self._inflight.append((self._pool.submit(deflate_block, self._zc.copy(), frames, ids, sources), k, n))
         self._inflight_bytes += n
         while len(self._inflight) > INFLIGHT_BLOCKS:
             self._write_inflight()

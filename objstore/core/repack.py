@@ -80,8 +80,9 @@ class PackRewrites:
         block loses an object: then its objects that no longer read are
         left out and noted.  Caller holds the store lock."""
         from objstore.core.packformat import PACK_VERSION, TRAIN_BYTES, TRAIN_FRAMES, body_version  # deferred: packs
-        from objstore.core.packwriter import (  # deferred: readers never write a pack
-            PackWriter, dict_bytes, dictionary_sources, make_dictionary)
+        from objstore.core.packencode import (  # deferred: readers never write a pack
+            dict_bytes, dictionary_sources, make_dictionary)
+        from objstore.core.packwriter import PackWriter  # deferred: readers never write a pack
         if pack.version not in (2, 3, 4, 5, 6, 7):
             return False
         try:

@@ -837,7 +837,7 @@ def test_delete_copies_entries_when_the_dictionary_holds_no_dropped_object(tmp_p
     the same dictionary (which the new pack's first frames give again); one
     of those frames dropped makes a new dictionary without it."""
     from objstore.core.pack import TRAIN_FRAMES
-    from objstore.core.packwriter import make_dictionary
+    from objstore.core.packencode import make_dictionary
     from objstore.core.store import Store
     store = Store.init(tmp_path / "s")
     frames = _turns(TRAIN_FRAMES + 300)

@@ -1,5 +1,5 @@
 """Pack version 6: the turns' sources' ids stored as bytes in a column of
-each block (``docs/format.md``, "Packs"; ``packformat.SOURCE_RULES``).
+each block (``docs/format.md``, "Packs"; ``packsources.SOURCE_RULES``).
 
 Every source shape of ../shared/data/transcripts (where present) and of the
 generator's corpus goes through a version-6 pack and reads back exactly;
@@ -19,7 +19,7 @@ from objstore.core.errors import CorruptObject
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Turn
 from objstore.core.pack import Pack
-from objstore.core.packformat import SOURCE_RULES, BlockSources, column_len, join_sources, split_sources
+from objstore.core.packsources import SOURCE_RULES, BlockSources, column_len, join_sources, split_sources
 from objstore.core.packwriter import write_pack
 from objstore.core.salvage import salvage_pack
 from tests.conftest import gen_corpus, shared_path
