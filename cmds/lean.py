@@ -75,7 +75,7 @@ def namespace_of(session: str | None, agent: str | None) -> str | None:
     if session:
         from objstore import validate_session_id   # (core.refs: loaded with the store)
         session = validate_session_id(session)
-    if agent:
+    if agent is not None:   # "" is a bad name (exit 2), never "no agent"
         from objstore import child_namespace   # (only then: mem get loads no scope module)
         return child_namespace(session or "", agent)
     return session
@@ -93,10 +93,10 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
     rebuild_missing_index(store)
     reader = namespace_of(session, agent)
     within = None
-    if from_agent:  # (objstore.memory.sessions is imported only then)
+    if from_agent is not None:  # "" names no sub-agent: refused, not read as no filter (objstore.memory.sessions is imported only then)
         from objstore import agent_namespace
         within = agent_namespace(store, from_agent, session or os.environ.get("MEM_SESSION") or None,
-                                 reader if agent else None)
+                                 reader if agent is not None else None)
     res = _recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of,
                   include_directives=include_directives, namespace=reader, within=within)
     from objstore import sealed_message, sealed_named
@@ -477,7 +477,7 @@ def context(store, project, budget: int | None, session_id, source: str, prompt,
     with ``agent`` as sub-agent ``agent`` of ``session_id`` sees it."""
     from objstore import project_aliases, render_context, session_start_block
     override = project or os.environ.get("MEM_PROJECT") or None
-    namespace = namespace_of(session_id, agent) if agent else None
+    namespace = namespace_of(session_id, agent) if agent is not None else None
     if namespace:
         session_id = namespace  # a sub-agent's state is its own
     cwd = None if override else working_dir()

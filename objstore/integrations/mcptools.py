@@ -157,7 +157,7 @@ class MemoryTools:
     def _namespace(session: str | None, agent: str | None) -> str | None:
         """The namespace a call reads or writes as: ``session``, or its
         sub-agent ``agent`` (``<session>.agent-<agent>``); None for none."""
-        if agent:
+        if agent is not None:   # "" is a bad name, never "no agent"
             return child_namespace(session or "", agent)
         return session or None
 
@@ -202,8 +202,8 @@ class MemoryTools:
         limit = self._limit(limit)
         projects = self._projects(caller, project, all_projects)
         want = limit if not caller.namespaces else min(200, limit * 5)
-        within = (self._from_agent(caller, from_agent, session, self._namespace(session, agent) if agent else None)
-                  if from_agent else None)
+        within = (self._from_agent(caller, from_agent, session, self._namespace(session, agent) if agent is not None else None)
+                  if from_agent is not None else None)
         for k in [k for k in self.store.damaged if k.startswith("lost facts/")]:
             self.store.damaged.pop(k, None)   # a long-lived server: only what this call reads is said
         res = recall(self.store, queries, what=what, projects=projects, limit=want,
