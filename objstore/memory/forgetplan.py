@@ -95,8 +95,8 @@ class ForgetPlan:
     #: only): the reflog check after it (``reflog_drops``) walks from there, not every chain again
     walked: set[str] = field(default_factory=set, repr=False)
     #: a whole key or session that no longer exists because an earlier forget
-    #: removed it (:func:`forgotten_before`): ``(the key or "session:<id>",
-    #: that forget's time in ms)``; the plan is then empty: nothing is left to forget
+    #: removed it (:func:`forgotten_before`), or the version it names is emptied already: ``(the key,
+    #: "KEY@vN" or "session:<id>", that forget's time in ms)``; the plan is then empty: nothing is left to forget
     already_forgotten: tuple[str, int] | None = None
     #: ``(kind, selector)`` naming this forget in ``objstore.core.unfinished`` (the
     #: digest of a ``--match`` text, never the text); None for a resumed forget
@@ -505,6 +505,9 @@ def _add_copies(store: Store, plan: ForgetPlan) -> None:
 
 
 def _add_version(store: Store, plan: ForgetPlan, v: Version) -> None:
+    if v.fact.forgotten:   # emptied already: nothing to forget, and its history is not rewritten again
+        plan.already_forgotten = (f"{v.fact.key}@v{v.fact.version}", v.fact.forgotten)
+        return
     chain = versions(store, v.fact.key)
     live = [x for x in chain if not x.fact.forgotten]
     if len(live) == 1 and live[0].id == v.id:
