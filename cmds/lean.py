@@ -99,13 +99,15 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
                                  reader if agent is not None else None)
     res = _recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of,
                   include_directives=include_directives, namespace=reader, within=within)
-    from objstore import sealed_message, sealed_named
+    from objstore import sealed_message, sealed_named, sealed_over
     sealed = sealed_named(store, queries, projects) if what != "turns" else []
+    over = sealed_over([h.key for h in res.hits if h.kind == "fact" and h.key], sealed) if sealed else {}
     if as_json:
         emit_json({"queries": res.queries, "project": projects[0] if projects else None,
                    "projects": list(projects) if projects else None, "resolved": res.resolved,
                    "superseded": res.superseded, "as_of": as_of, "sealed": sealed,
-                   "hits": [h.to_json() for h in res.hits]})
+                   "hits": [{**h.to_json(), **({"overridden_by": over[h.key]} if h.key in over else {})}
+                            for h in res.hits]})
         return 0
     for key in sealed:   # never recalled: say so rather than "nothing recalled" alone
         echo(safe(f"note: {sealed_message(key)}"), err=True)
@@ -135,6 +137,9 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
             echo("    " + safe(body).replace("\n", "\n    "))
             if h.resolved_from:
                 echo(older_note(h.resolved_from))
+            if h.key in over:   # a narrower sealed value of the name is the one in force there (rule 5)
+                echo(style(safe(f"    (overridden by {over[h.key]}, sealed: mem sealed show {over[h.key]})"),
+                           fg="magenta"))
         else:
             where = f"{h.session}#{h.seq}"
             who = h.author if h.author in ("parent_agent",) else h.role  # a sub-agent's prompt is not the person's
@@ -196,6 +201,9 @@ def search(store, query, limit: int, what: str, exit_code: bool, as_json: bool,
             echo(f"    {safe(h.snippet)}")
             if h.resolved_from:
                 echo(older_note(h.resolved_from))
+            if h.key in over:   # a narrower sealed value of the name is the one in force there (rule 5)
+                echo(style(safe(f"    (overridden by {over[h.key]}, sealed: mem sealed show {over[h.key]})"),
+                           fg="magenta"))
     return 1 if exit_code and not hits else 0
 
 

@@ -333,3 +333,28 @@ def sealed_named(store, queries: Collection[str], projects: Collection[str] | No
     terms = [question_terms([q])[0] for q in queries]
     return sorted(k for k in keys if applies(k, None if projects is None else tuple(projects))
                   and any(names_key(k, t, cache) for t in terms))
+
+
+def sealed_over(keys: Collection[str], sealed: Collection[str]) -> dict[str, str]:
+    """``{key: sealed key}`` for each of ``keys`` (fact keys a recall
+    shows) that a narrower sealed key of the same :func:`key_name` among
+    ``sealed`` (:func:`sealed_named`) overrides by rule 5: a sealed
+    ``project/api/db-host`` over ``user/db-host`` and ``global/db-host``, a
+    sealed ``user/x`` over ``global/x``.  Recall marks such a hit: the value
+    it shows is not the one in force where the sealed key applies
+    (test29b Q6).  O(len(keys) + len(sealed))."""
+    by_name: dict[str, list[str]] = {}
+    for k in sealed:
+        if k.split("/", 1)[0] in _SCOPE_RANK:
+            by_name.setdefault(key_name(k).casefold(), []).append(k)
+    out: dict[str, str] = {}
+    for key in keys:
+        scope = key.split("/", 1)[0]
+        if scope not in _SCOPE_RANK:
+            continue
+        narrower = [k for k in by_name.get(key_name(key).casefold(), ())
+                    if _SCOPE_RANK[k.split("/", 1)[0]] < _SCOPE_RANK[scope]]
+        if narrower:
+            out[key] = min(narrower, key=lambda k: (_SCOPE_RANK[k.split("/", 1)[0]], k))
+    return out
+
