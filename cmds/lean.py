@@ -201,9 +201,6 @@ def search(store, query, limit: int, what: str, exit_code: bool, as_json: bool,
             echo(f"    {safe(h.snippet)}")
             if h.resolved_from:
                 echo(older_note(h.resolved_from))
-            if h.key in over:   # a narrower sealed value of the name is the one in force there (rule 5)
-                echo(style(safe(f"    (overridden by {over[h.key]}, sealed: mem sealed show {over[h.key]})"),
-                           fg="magenta"))
     return 1 if exit_code and not hits else 0
 
 
