@@ -245,7 +245,8 @@ def remember_statement(store: Store, prompt: str, *, project: str | None, source
 def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "",
                     command: str = "hook remember", late: bool = False):
     """Write the statement of a "remember that …" prompt typed in ``cwd``
-    (its project: ``project_aliases(cwd)[0]``, as the hooks name it),
+    (its project: ``project_aliases(cwd, store_root=store.root)[0]``, as
+    the hooks name it),
     citing ``source``; returns ``facts.RememberResult`` or None.
 
     ``late``: the prompt was typed earlier and its hook did not write the
@@ -253,7 +254,7 @@ def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "
     its key holds no value (the hook's write, or a value the person set
     since, stands) and the value was not forgotten since (a tombstone).
     Raises as ``facts.remember``."""
-    aliases = project_aliases(cwd or None) if cwd else ()
+    aliases = project_aliases(cwd or None, store_root=store.root) if cwd else ()
     project = aliases[0] if aliases else None
     if late:
         what = statement_of(prompt)

@@ -148,7 +148,7 @@ class MemoryTools:
 
     def _projects(self, caller: Caller, project: str | None, all_projects: bool) -> tuple[str, ...] | None:
         if project:
-            return project_aliases(None, override=project) or None
+            return project_aliases(None, override=project, store_root=self.store.root) or None
         if all_projects:
             return None
         return self.default_projects
