@@ -33,6 +33,21 @@ def _fallbacks(store, plan) -> list[str]:
     return out
 
 
+def _say_now_current(store, plan) -> None:
+    """After a version forget: each key whose current value went, and the
+    version current now (the preview's note, said again: test30 R10)."""
+    from objstore import MemError, current
+    for key, vs in plan.versions.items():
+        if not any(v.fact.body for v in vs):
+            continue
+        try:
+            now = current(store, key)
+        except MemError:
+            continue
+        if now.id not in {v.id for v in vs} and now.fact.recorded_at < max(v.fact.recorded_at for v in vs):
+            click.echo(safe(f"{key}: v{now.fact.version} is current now: {short(now.fact.body, 50)}"))
+
+
 def _preview(plan, dry_run: bool, store=None) -> None:
     c = plan.counts()
     verb = "would forget" if dry_run else "will forget"
@@ -305,6 +320,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                f"{'history' if len(r.rewritten) == 1 else 'histories'} rewritten"
                + (f" ({plural(r.later_turns, 'later turn')} written again)" if r.later_turns else "")
                + f", {plural(r.objects_deleted, 'object')} deleted, search index purged")
+    _say_now_current(store, r.plan)
     for p in r.index_problems:
         click.echo(f"warning: index: {p}", err=True)
     if r.plan.unchecked:

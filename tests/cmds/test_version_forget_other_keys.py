@@ -28,3 +28,17 @@ def test_a_version_forget_refuses_its_value_under_its_key_only(mem):
     mem("forget", "project/d/token", "--yes", env=PERSON)
     r = mem("remember", "project/e/token", "the deploy phrase is ochre-lantern-42", env=AGENT, exit_code=6)
     assert "under another key" in r.stderr
+
+
+def test_forgetting_the_current_version_says_which_value_is_current_now(mem):
+    """test30 R10: the preview and the result line both say that the older
+    value is current again (a forget of the newest version revives it)."""
+    mem("init")
+    mem("remember", "project/x/db", "Postgres on port 5432", env=PERSON)
+    mem("remember", "project/x/db", "Postgres on port 6543", env=PERSON)
+    r = mem("forget", "project/x/db@v2", "--yes", env=PERSON)
+    assert "v1 becomes current again: Postgres on port 5432" in r.stdout
+    assert "project/x/db: v1 is current now: Postgres on port 5432" in r.stdout
+    mem("remember", "project/x/db", "Postgres on port 7000", env=PERSON)
+    r = mem("forget", "project/x/db@v1", "--yes", env=PERSON)        # not the current one: nothing to say
+    assert "current" not in r.stdout
