@@ -99,15 +99,17 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
                                  reader if agent is not None else None)
     res = _recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of,
                   include_directives=include_directives, namespace=reader, within=within)
-    from objstore import sealed_message, sealed_named, sealed_over
-    sealed = sealed_named(store, queries, projects) if what != "turns" else []
+    from objstore import sealed_message, sealed_named, sealed_newer, sealed_over
+    sealed = sealed_named(store, queries, projects)
     over = sealed_over([h.key for h in res.hits if h.kind == "fact" and h.key], sealed) if sealed else {}
+    newer = sealed_newer(store, res.hits, sealed) if sealed else {}
+    sealed = sealed if what != "turns" else []
     if as_json:
         emit_json({"queries": res.queries, "project": projects[0] if projects else None,
                    "projects": list(projects) if projects else None, "resolved": res.resolved,
                    "superseded": res.superseded, "as_of": as_of, "sealed": sealed,
-                   "hits": [{**h.to_json(), **({"overridden_by": over[h.key]} if h.key in over else {})}
-                            for h in res.hits]})
+                   "hits": [{**h.to_json(), **({"overridden_by": over[h.key]} if h.key in over else {}),
+                             **({"sealed_later": newer[h.id]} if h.id in newer else {})} for h in res.hits]})
         return 0
     for key in sealed:   # never recalled: say so rather than "nothing recalled" alone
         echo(safe(f"note: {sealed_message(key)}"), err=True)
@@ -147,6 +149,9 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
                  + safe(f"  {who}  {fmt_time(h.time)}  {h.project or '-'}  {h.trust}  {h.id[:12]}") + ns
                  + (style("  untrusted", fg="red") if h.untrusted else ""))
             echo("    " + safe(h.text))
+            if h.id in newer and not h.updated_later:
+                echo(style(safe(f"    (a newer sealed value of {newer[h.id]} may replace this: "
+                                f"mem sealed show {newer[h.id]})"), fg="magenta"))
         if h.updated_later:
             u = h.updated_later
             where = u.get("key") or f"{u.get('session')}#{u.get('seq')}"

@@ -43,6 +43,7 @@ from objstore.memory.queue import items, reject, resolve
 from objstore.memory.scope import child_namespace, namespace_rank, project_aliases
 from objstore.memory.sessions import agent_namespace
 from objstore.retrieval.context import render_context
+from objstore.retrieval.keyrank import sealed_named, sealed_newer
 from objstore.retrieval.recall import recall
 from objstore.retrieval.search import search
 from objstore.vault.chains import list_sealed
@@ -209,6 +210,9 @@ class MemoryTools:
         res = recall(self.store, queries, what=what, projects=projects, limit=want,
                      include_directives=bool(include_directives), namespace=self._namespace(session, agent),
                      within=within)
+        sealed = [k for k in sealed_named(self.store, [queries] if isinstance(queries, str) else queries, projects)
+                  if caller.sees_key(k)]
+        newer = sealed_newer(self.store, res.hits, sealed) if sealed else {}
         items = []
         for h in res.hits:
             if h.kind == "fact":
@@ -231,6 +235,9 @@ class MemoryTools:
                 later = _updated_later(caller, h.updated_later)
                 if later:
                     item["updated_later"] = later
+                elif h.id in newer:   # a newer sealed value may replace it (its value never leaves: R7)
+                    item["sealed_later"] = {"key": newer[h.id],
+                                            "note": "a newer sealed value of this key may replace what this says"}
             items.append(item)
             if len(items) >= limit:
                 break

@@ -358,3 +358,36 @@ def sealed_over(keys: Collection[str], sealed: Collection[str]) -> dict[str, str
             out[key] = min(narrower, key=lambda k: (_SCOPE_RANK[k.split("/", 1)[0]], k))
     return out
 
+
+def sealed_newer(store, hits: Iterable, sealed: Collection[str]) -> dict[str, str]:
+    """``{turn hit id: sealed key}`` for each turn among ``hits`` (recall
+    hits: ``kind``, ``id``, ``time`` ms, ``project``) said before the head
+    of a sealed key of ``sealed`` (:func:`sealed_named`: the question names
+    it) that applies in the turn's project: the sealed value is newer and
+    may replace what the turn says, but recall cannot compare a value it
+    never reads, so it says so instead of leaving the turn unmarked as the
+    answer (test30 R7: sealing the current fact took the "updated later"
+    mark off the turns its value had updated).  The sealed head's
+    ``valid_from`` and ``recorded_at`` are in the clear (``Sealed``).
+    Cost: one ref read and one object read per sealed key."""
+    from objstore.core.objects import Sealed
+    heads: dict[str, int] = {}
+    for key in sealed:
+        oid = store.refs.read(f"sealed/{key}")
+        if oid is None:
+            continue
+        try:
+            s = store.get(oid, Sealed)
+        except Exception:   # (a damaged sealed head: fsck's; no mark rather than a failed recall)
+            continue
+        heads[key] = max(s.valid_from, s.recorded_at)
+    out: dict[str, str] = {}
+    for h in hits:
+        if getattr(h, "kind", None) != "turn" or not h.time:
+            continue
+        for key, t in sorted(heads.items()):
+            if h.time < t and applies(key, (h.project,) if h.project else ()):
+                out[h.id] = key
+                break
+    return out
+
