@@ -63,6 +63,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
+from objstore.core.errors import MemError
+from objstore.core.objects import Sealed
 from objstore.core.record import Frozen, set_fields
 from objstore.memory.scope import applies, namespace_rank
 from objstore.retrieval.querywords import question_terms, stop_stems
@@ -370,7 +372,6 @@ def sealed_newer(store, hits: Iterable, sealed: Collection[str]) -> dict[str, st
     mark off the turns its value had updated).  The sealed head's
     ``valid_from`` and ``recorded_at`` are in the clear (``Sealed``).
     Cost: one ref read and one object read per sealed key."""
-    from objstore.core.objects import Sealed
     heads: dict[str, int] = {}
     for key in sealed:
         oid = store.refs.read(f"sealed/{key}")
@@ -378,7 +379,7 @@ def sealed_newer(store, hits: Iterable, sealed: Collection[str]) -> dict[str, st
             continue
         try:
             s = store.get(oid, Sealed)
-        except Exception:   # (a damaged sealed head: fsck's; no mark rather than a failed recall)
+        except MemError:   # (a damaged sealed head: fsck's; no mark rather than a failed recall)
             continue
         heads[key] = max(s.valid_from, s.recorded_at)
     out: dict[str, str] = {}

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from tests.derive._util import Model, transcript
+from tests.derive._util import serve_model, transcript
 
 SCRIPT = {
     "LINTER-SESSION": {"facts": [], "episode": {
@@ -31,11 +31,7 @@ def rig(invoke, tmp_path, monkeypatch):
                                                    ("assistant", "I pinned pytest to 8.2 and the suite passes.")])
     invoke("import", "claude-code", str(tmp_path / "claude" / "projects"))
     invoke("remember", "project/acme-api/database", "the api database is Postgres 16")
-    model = Model(SCRIPT)
-    monkeypatch.setenv("OPENAI_BASE_URL", model.url)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-derive")
-    yield model
-    model.close()
+    yield from serve_model(monkeypatch, SCRIPT)
 
 
 def test_an_episode_stating_what_no_turn_said_is_not_filed(rig, invoke):
