@@ -261,13 +261,16 @@ def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "
     statement (a transcript sync stores its turn now): written only when
     its key holds no value (the hook's write, or a value the person set
     since, stands) and the value was not forgotten since (a tombstone).
+    A prompt that states nothing (most of them) returns None before its
+    project is looked up (the registry read, the identity and path rules:
+    the prompt hook runs this on every prompt).
     Raises as ``facts.remember``."""
+    what = statement_of(prompt)
+    if what is None:
+        return None
     aliases = project_aliases(cwd or None, store_root=store.root) if cwd else ()
     project = aliases[0] if aliases else None
     if late:
-        what = statement_of(prompt)
-        if what is None:
-            return None
         key = statement_key(what, project, store, update=False)
         if store.refs.read(fact_ref(key)) is not None or forgotten_in(all_tombstones(store), key, what):
             return None
