@@ -565,16 +565,15 @@ class PlainCarriers:
 
     #: words remembered in all before the memo is cleared (~100 B each)
     MAX = 262_144
-    __slots__ = ("_first", "_n", "_top")
+    __slots__ = ("_first", "_n")
 
     def __init__(self) -> None:
         self._first: dict[str, dict[bytes, int]] = {}
         self._n = 0
-        self._top: dict[str, int] = {}   # per session, the largest seq recorded in _first
 
     def clear(self) -> None:
         """Forget every carrier (after a delete or a rolled-back write)."""
-        self._first, self._n, self._top = {}, 0, {}
+        self._first, self._n = {}, 0
 
     def carried(self, ref: str, seq: int, words: "set[bytes]") -> "set[bytes] | list[bytes]":
         """The words of ``words`` (:func:`~objstore.index.analysis.plain_differing_words`
@@ -585,16 +584,6 @@ class PlainCarriers:
             if self._n >= self.MAX:
                 self.clear()
             first = self._first[ref] = {}
-        top = self._top.get(ref, -1)
-        if seq > top:
-            # a session's documents in seq order (an import): every recorded carrier is before this
-            # one, so it carries exactly the words not recorded (one C pass, not one lookup a word)
-            self._top[ref] = seq
-            new = words.difference(first)
-            fresh = [w for w in new if w.isascii() and len(w) < MAX_TOKEN_BYTES]
-            first.update(dict.fromkeys(fresh, seq))
-            self._n += len(fresh)
-            return list(new)
         out = []
         added = 0
         for w in words:

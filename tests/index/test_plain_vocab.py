@@ -40,30 +40,6 @@ def test_carriers_keep_a_changed_word_for_the_first_holder_of_each_session() -> 
     assert c.carried("s1", 7, {b"running"}) == [b"running"]
 
 
-def test_carriers_in_seq_order_and_out_of_it_follow_the_one_rule() -> None:
-    """The in-order path (a session's seqs rising, as an import writes them) and the
-    word-by-word one give what the class doc's rule gives, whatever the order."""
-    import random
-    rng = random.Random(30)
-    vocab = [b"running", b"jumps", b"caf\xc3\xa9", b"q" * MAX_TOKEN_BYTES, b"cats", b"walked", b"\xce\xb1"]
-    c, memo = PlainCarriers(), {}
-    for step in range(400):
-        ref = rng.choice(("s1", "s2", "s3"))
-        seq = rng.randrange(30) if step % 7 == 0 else step   # mostly rising, now and then an earlier seq
-        words = set(rng.sample(vocab, rng.randrange(len(vocab) + 1)))
-        first = memo.setdefault(ref, {})
-        want = set()
-        for w in words:
-            short = w.isascii() and len(w) < MAX_TOKEN_BYTES
-            if short and first.get(w, seq) < seq:
-                continue
-            want.add(w)
-            if short:
-                first[w] = seq
-        got = c.carried(ref, seq, words)
-        assert isinstance(got, list) and len(got) == len(set(got)) and set(got) == want, (step, ref, seq)
-
-
 def test_carriers_are_cleared_at_their_bound(monkeypatch) -> None:
     monkeypatch.setattr(PlainCarriers, "MAX", 3)
     c = PlainCarriers()
