@@ -52,11 +52,6 @@ print(f"turns {len(cts)}  parse_file {parse:.3f} s  of which redact_cut {cut:.3f
 """
 
 
-def main() -> None:
+if __name__ == "__main__":   # parse_worker_cpu's runner: the trees in turn, a new process each
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from parse_worker_cpu import run_in_turn
-    run_in_turn(CHILD, __doc__.splitlines()[0], 2)
-
-
-if __name__ == "__main__":
-    main()
+    __import__("parse_worker_cpu").run_in_turn(CHILD, __doc__.splitlines()[0], 2)
