@@ -9,25 +9,24 @@ name here; nothing here imports ``timeline``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import re
 
+from objstore.core.record import Record
 from objstore.core.text import LazyPattern
 from objstore.retrieval.querywords import stop_stems
 from objstore.retrieval.restated import PAIRS_READ, restates, states
 from objstore.retrieval.subjects import Subject, one_head
 from objstore.retrieval.valueshape import shape_of
 
-if TYPE_CHECKING:
-    from objstore.retrieval.timeline import Item
+#: what the rule reads: a ``timeline.Item`` (typed by its base here: the time rule imports this module)
+Item = Record
 
 
 #: which kinds of value a value of each kind can replace: a sentence's first
 #: word taken for a name ("Priya owns …", kind ``initial``) is replaced by
 #: a name or another such word, but never replaces a name itself (it may be
 #: prose: "Reminder that …")
-_SUPERSEDES = {"int": ("int",), "dec": ("dec",), "code": ("code",), "name": ("name", "initial"),
+SUPERSEDES = {"int": ("int",), "dec": ("dec",), "code": ("code",), "name": ("name", "initial"),
                "initial": ("initial",)}
 
 
@@ -46,7 +45,7 @@ def _changed_from(text: str, old: str, new: str) -> bool:
                      text[:4000], re.I) is not None
 
 
-def _updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int], same, a: int, b: int) -> bool:
+def updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int], same, a: int, b: int) -> bool:
     """Rule 8: whether turn ``B`` (index ``b``) says that fact ``A``'s
     (index ``a``) value changed: B is a person's turn (role ``user``) of
     A's project, later than A's version, holding a change word
@@ -68,10 +67,10 @@ def _updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int
         return False
     first = dict.fromkeys(B.values, B.time)   # B is later than A: a value it states is new (test27 V22)
     kinds = {ta for v, t in B.values.items() if v not in A.values
-             for ta in _SUPERSEDES[t] if ta in newest and first[v] > newest[ta]}
+             for ta in SUPERSEDES[t] if ta in newest and first[v] > newest[ta]}
     if not kinds:
         return False
-    stated = [(va, vb) for va, vb in _Pairs(A, B, kinds, first, newest) if states(B.text, vb)]
+    stated = [(va, vb) for va, vb in ValuePairs(A, B, kinds, first, newest) if states(B.text, vb)]
     if not stated:
         return False
     if same(a, b, stated, True, "same") is True:
@@ -105,7 +104,7 @@ def _stop_stems() -> frozenset[str]:
     return _STOP_STEMS[0]
 
 
-class _Pairs:
+class ValuePairs:
     """The pairs ``(value of A, value of B)`` where B's value may replace
     A's (rule 2), generated when read (a tool's output holds dozens)."""
 
@@ -120,11 +119,11 @@ class _Pairs:
             if vb in A.values:
                 continue
             for va, ta in A.values.items():
-                if ta in self.kinds and ta in _SUPERSEDES[tb] and first[vb] > newest[ta]:
+                if ta in self.kinds and ta in SUPERSEDES[tb] and first[vb] > newest[ta]:
                     yield va, vb
 
 
-def _measured(a: Subject, b: Subject, measure: str, va: str = "", vb: str = "") -> bool:
+def measured(a: Subject, b: Subject, measure: str, va: str = "", vb: str = "") -> bool:
     """Whether two value subjects name one attribute, as ``measure`` asks
     (``relations``' ``same``): ``"same"``, both name it, or neither does and
     the values ``va``, ``vb`` are of one shape (:func:`shape_of`: "The shop

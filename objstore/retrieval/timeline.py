@@ -98,7 +98,7 @@ what the turn only asked.  A turn whose question words are all verbs
 would hold them.
 
 Rule 8, a fact a later turn of the person says changed
-(:func:`_updates_fact`): a current fact is superseded, for ranking and
+(:func:`updates_fact`): a current fact is superseded, for ranking and
 marking only, by a later turn of the person that states a new value of it
 (``docs/design.md``, "A fact a later turn says has changed").  The prompt
 hook's passages are judged by it too (``relations``' ``strict``).
@@ -153,8 +153,7 @@ from objstore.retrieval.restated import (ASKING_WORDS, PAIRS_READ, SENTENCE_RE, 
 from objstore.retrieval.subjects import (COPULAS, GENERIC, UPDATE_CUES, VERBS, Subject, compare,  # noqa: F401  (re-exported)
                                          item_subject, normalize, one_head, subjects_of)
 # rule 8 (a later turn that says a fact's value changed) and the value pairs rule 2 compares
-from objstore.retrieval.factchange import (_SUPERSEDES, FACT_COVER, _Pairs, _measured,  # noqa: F401  (re-exported)
-                                           _stop_stems, _updates_fact)
+from objstore.retrieval.factchange import FACT_COVER, SUPERSEDES, ValuePairs, measured, updates_fact  # noqa: F401
 
 
 #: a token with a digit: 8080, 3.12, v2, 5433/tcp is two
@@ -412,7 +411,7 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
             if not (sa and sb and (sa.words or sa.key) and (sb.words or sb.key or sb.named)):
                 continue   # a subject not read ("we moved it to 5433"): this pair tells nothing (a fact's key, test28 Y6)
             got = compare(sa, sb, question)
-            if got and not _measured(sa, sb, measure, va, vb):
+            if got and not measured(sa, sb, measure, va, vb):
                 got = None   # (rule 6: the same thing, but maybe not the same setting of it)
             if got or (got is None and not want_true):
                 return got
@@ -474,8 +473,8 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
             if weak and B.kind != "fact" and not may_restate(B):
                 continue  # (a fact whose older version held A's value needs no share: rule 4; nor one of rule 6)
             kinds = {ta for v, t in B.values.items() if v not in A.values
-                     for ta in _SUPERSEDES[t] if ta in new[a] and first[v] > new[a][ta]}
-            pairs = _Pairs(A, B, kinds, first, new[a])
+                     for ta in SUPERSEDES[t] if ta in new[a] and first[v] > new[a][ta]}
+            pairs = ValuePairs(A, B, kinds, first, new[a])
             if not kinds and not old_of_fact:
                 if B.kind == "fact" and _answers(B, A) and \
                         same(a, b, ((v, v) for v in A.values if v in B.values), True, "agree"):
@@ -518,12 +517,12 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
                                 and not another_id(C, items[b]) \
                                 and not set(items[b].values) & set(vs) \
                                 and same(c, b, ((u, w) for u in vs for w, tw_ in items[b].values.items()
-                                                if t in _SUPERSEDES[tw_])) is not False:
+                                                if t in SUPERSEDES[tw_])) is not False:
                             out[c].append(b)
     for a, A in enumerate(items):   # rule 8: a later user turn that says a fact's value changed
         if (A.kind == "fact" or a in strict) and A.values and A.matched:
             out[a] = [b for b, B in enumerate(items)
-                      if not another_id(A, B) and _updates_fact(A, B, new[a], first, same, a, b)]
+                      if not another_id(A, B) and updates_fact(A, B, new[a], first, same, a, b)]
             for b in out[a]:   # (it no longer confirms, nor supersedes, the turn that replaces it: test27 V22)
                 ahead[b] = [x for x in ahead[b] if x != a]
                 out[b] = [x for x in out[b] if x != a]
