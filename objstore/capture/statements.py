@@ -2,7 +2,7 @@
 at once as ``user_stated`` (issue: derive, item 6).
 
 :func:`statement_of` recognises a prompt (or a sentence of it) that starts
-with ``remember that``, ``remember:``, ``remember,``, ``remember -``,
+with ``remember that``, ``remember this``, ``remember:``, ``remember,``, ``remember -``,
 ``remember X is Y`` (a bare "remember" followed by a statement: a copula or
 an assignment, not "to …" nor a question word), each also after
 ``please``/``pls``, ``note that``, ``keep in mind that`` or ``don't forget
@@ -78,13 +78,29 @@ MAX_CHARS = 600
 #: compiled on first use: most prompts are ASCII and hold none of :data:`_CUE_WORDS`
 #: (the prompt hook of a new process need not compile it, ~0.3 ms)
 _CUE = LazyPattern(r"(?:^|(?<=[.!?]))\s*(?:(?:please|pls|plz)\s*,?\s+)?"
-                   r"(?:remember(?:\s+that\s*[:,]?|\s*[:,]|\s+[-\u2013\u2014]|(?P<bare>\s))|note\s+that"
+                   r"(?:remember(?:\s+(?:that|this)\s*[:,\-\u2013\u2014]?|\s*[:,]|\s+[-\u2013\u2014]|(?P<bare>\s))"
+                   r"|note\s+that"
                    r"|keep\s+in\s+mind\s+that|don'?t\s+forget\s+that)\s*(?P<what>.+)", re.I | re.S)
 #: what a bare "remember X" (no "that", no colon) may not start with: a plan or a question, not a statement
 _NOT_STATED = LazyPattern(r"(?:to|when|what|how|if|why|where|who|whether|me|us|you|him|her|them)\b", re.I)
 #: a word every match of :data:`_CUE` holds
 _CUE_WORDS = ("remember", "note", "keep", "forget")
 _STOP = frozenset("a an the is are was were be our my we i to of on in at for and that this it".split())
+
+
+def _bare_statement(what: str) -> bool:
+    """Whether the words after a bare "remember" (no "that", "this" nor a
+    colon) state a fact: a subject holding a content word, then a copula
+    or an assignment; never a plan ("to …"), a question word's clause, an
+    object pronoun ("remember me"), nor a question ("… was down?", test30b
+    S2)."""
+    if _NOT_STATED.match(what):
+        return False
+    first = re.split(r"(?<=[.!?])\s", what.split("\n", 1)[0].strip(), maxsplit=1)[0]   # its first sentence
+    m = _COPULA.search(f" {first} ")
+    if m is None or first.rstrip().endswith("?"):
+        return False
+    return any(w not in _STOP for w in re.findall(r"\w+", normalize_value(first[:max(m.start() - 1, 0)])))
 
 
 def statement_of(prompt: str) -> str | None:
@@ -100,7 +116,7 @@ def statement_of(prompt: str) -> str | None:
     if not m:
         return None
     what = m.group("what").strip()
-    if m.group("bare") is not None and (_NOT_STATED.match(what) or not _COPULA.search(what)):
+    if m.group("bare") is not None and not _bare_statement(what):
         return None   # "remember to run the tests", "remember when …": no statement of a fact (test30 R11)
     # a sentence ends at . ! ? and a blank, not before a copula: "Hunter2x9! is the admin password" (test16 F12)
     end = re.search(r"(?<=[.!?])\s(?!\s*(?:is|was|are|were)\s)", what, re.I)
