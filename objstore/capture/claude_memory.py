@@ -32,7 +32,7 @@ from objstore.core.errors import InvalidInput, MemError
 from objstore.core.redact import redact, shown_path
 from objstore.core.store import Store
 from objstore.memory.memfiles import propose_edit, read_file, utf8_text
-from objstore.memory.scope import project_aliases
+from objstore.memory.scope import register_project
 
 #: the largest note read (a memory file holds at most a few thousand characters)
 MAX_NOTE_BYTES = 1 << 20
@@ -82,10 +82,11 @@ def entries_of(text: str) -> list[str]:
     return out
 
 
-def _project_of(project_dir: Path, store_root: Path) -> str | None:
+def _project_of(project_dir: Path, store: Store) -> str | None:
     """The project of a Claude Code project folder: the ``cwd`` one of its
     transcripts records (the folder's name is a lossy encoding of it), as
-    the registry of the store at ``store_root`` names it."""
+    the store's registry names it, registered there if new (the name kept,
+    as the hooks and the transcript import keep it: test30b S5)."""
     for p in sorted(project_dir.glob("*.jsonl"))[:5]:
         try:
             with open(p, encoding="utf-8", errors="replace") as f:
@@ -95,8 +96,7 @@ def _project_of(project_dir: Path, store_root: Path) -> str | None:
                     except (ValueError, AttributeError):
                         continue
                     if isinstance(cwd, str) and cwd:
-                        names = project_aliases(cwd, store_root=store_root)
-                        return names[0] if names else None
+                        return register_project(store, cwd) or None
         except OSError:
             continue
     return None
@@ -110,7 +110,7 @@ def import_claude_memory(store: Store, claude_home: str | Path, *, owner: str = 
     if (home / "CLAUDE.md").is_file():
         targets.append((home / "CLAUDE.md", "user", "user"))
     for mem_dir in sorted(home.glob("projects/*/memory")):
-        project = _project_of(mem_dir.parent, store.root)
+        project = _project_of(mem_dir.parent, store)
         if not project:
             res.skipped.append((shown_path(str(mem_dir)), "no transcript there says which project it is"))
             continue

@@ -41,6 +41,7 @@ from objstore.core.spool import PROXY_SPOOL_DIR
 from objstore.core.store import Store
 from objstore.core.text import clean_str
 from objstore.memory.appender import TurnAppender
+from objstore.memory.scope import register_project
 from objstore.memory.sessions import CapturedTurn
 
 #: the harness the proxy's turns are stored under
@@ -151,6 +152,8 @@ def _store(store: Store, batches: list[tuple[Path, list[CapturedTurn]]], lock_ti
             if not w.revalidate():          # a writer, a forget or a gc came in between: again, here
                 w.reset()
                 added = [t for t in turns if w.add(t)]
+            for cwd in dict.fromkeys(t.cwd for t in added if t.cwd):   # its name kept, as the hooks and the
+                register_project(store, cwd)   # transcript import keep it (test30b S5: a hook later took it)
             w.publish(index=True, defer_index=True)
     finally:
         w.close()

@@ -771,3 +771,21 @@ def test_a_system_reminder_is_not_captured_as_the_persons_words(rig):
         time.sleep(0.2)
     texts = [t["text"] for t in turns]
     assert texts[0] == "fix the flaky queue test please" and not any("remindword8" in t for t in texts), texts
+
+
+def test_a_proxied_conversation_registers_its_project(rig):
+    """test30b S5: the proxy's capture keeps the working directory's project
+    name in the store's registry, as the hooks and the transcript import do;
+    else a repository a hook met later took the same short name and read
+    this one's turns and facts."""
+    repo = rig["home"] / "globex" / "api"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "config").write_text('[core]\n\tbare = false\n[remote "origin"]\n'
+                                          '\turl = git@github.com:globex/api.git\n')
+    c = client(rig, **{"x-mem-session": "reg-1"})
+    c.messages.create(model="m", max_tokens=10, system=f"You are Claude Code.\nWorking directory: {repo}",
+                      messages=[{"role": "user", "content": "the globex deploy is on tuesdays"}],
+                      extra_headers={"x-test-answer": "noted"})
+    eventually(lambda: turns_of(rig, "reg-1") or None)
+    reg = json.loads((rig["home"] / "projects.json").read_text())["projects"]
+    assert reg.get("github.com/globex/api") == "api", reg
