@@ -99,11 +99,11 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
                                  reader if agent is not None else None)
     res = _recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of,
                   include_directives=include_directives, namespace=reader, within=within)
-    from objstore import sealed_message, sealed_named, sealed_newer, sealed_over
-    sealed = sealed_named(store, queries, projects)
-    over = sealed_over([h.key for h in res.hits if h.kind == "fact" and h.key], sealed) if sealed else {}
-    newer = sealed_newer(store, res.hits, sealed) if sealed else {}
-    sealed = sealed if what != "turns" else []
+    from objstore import sealed_in_scope, sealed_message, sealed_named, sealed_newer, sealed_over
+    scoped = sealed_in_scope(store, projects)   # (whatever words the question used: test30b S3, S4)
+    over = sealed_over([h.key for h in res.hits if h.kind == "fact" and h.key], scoped) if scoped else {}
+    newer = sealed_newer(store, res.hits, scoped) if scoped else {}
+    sealed = sealed_named(store, queries, projects) if scoped and what != "turns" else []
     if as_json:
         emit_json({"queries": res.queries, "project": projects[0] if projects else None,
                    "projects": list(projects) if projects else None, "resolved": res.resolved,

@@ -43,7 +43,7 @@ from objstore.memory.queue import items, reject, resolve
 from objstore.memory.scope import child_namespace, namespace_rank, project_aliases
 from objstore.memory.sessions import agent_namespace
 from objstore.retrieval.context import render_context
-from objstore.retrieval.keyrank import sealed_named, sealed_newer
+from objstore.retrieval.keyrank import sealed_in_scope, sealed_newer, sealed_over
 from objstore.retrieval.recall import recall
 from objstore.retrieval.search import search
 from objstore.vault.chains import list_sealed
@@ -210,9 +210,9 @@ class MemoryTools:
         res = recall(self.store, queries, what=what, projects=projects, limit=want,
                      include_directives=bool(include_directives), namespace=self._namespace(session, agent),
                      within=within)
-        sealed = [k for k in sealed_named(self.store, [queries] if isinstance(queries, str) else queries, projects)
-                  if caller.sees_key(k)]
+        sealed = [k for k in sealed_in_scope(self.store, projects) if caller.sees_key(k)]
         newer = sealed_newer(self.store, res.hits, sealed) if sealed else {}
+        over = sealed_over([h.key for h in res.hits if h.kind == "fact" and h.key], sealed) if sealed else {}
         items = []
         for h in res.hits:
             if h.kind == "fact":
@@ -223,6 +223,8 @@ class MemoryTools:
                     continue
                 item = _fact_item(h.id, f)
                 item["dormant"] = h.dormant
+                if h.key in over:   # a narrower sealed value of its name is in force there (test30b S3)
+                    item["overridden_by"] = over[h.key]
             else:
                 if not caller.sees_project(h.project):
                     continue

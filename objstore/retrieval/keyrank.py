@@ -361,17 +361,28 @@ def sealed_over(keys: Collection[str], sealed: Collection[str]) -> dict[str, str
     return out
 
 
+def sealed_in_scope(store, projects: Collection[str] | None) -> list[str]:
+    """Every sealed key (``refs/sealed/``) that applies in ``projects``
+    (None: every project), sorted: the keys whose newer value recall may
+    not show, whatever words a question uses (test30b S3, S4).  Cheap: no
+    ref of that namespace, no work."""
+    keys = [n[len("sealed/"):] if n.startswith("sealed/") else n for n, _oid in store.refs.iter("sealed")]
+    return sorted(k for k in keys if applies(k, None if projects is None else tuple(projects)))
+
+
 def sealed_newer(store, hits: Iterable, sealed: Collection[str]) -> dict[str, str]:
     """``{turn hit id: sealed key}`` for each turn among ``hits`` (recall
-    hits: ``kind``, ``id``, ``time`` ms, ``project``) said before the head
-    of a sealed key of ``sealed`` (:func:`sealed_named`: the question names
-    it) that applies in the turn's project: the sealed value is newer and
-    may replace what the turn says, but recall cannot compare a value it
-    never reads, so it says so instead of leaving the turn unmarked as the
-    answer (test30 R7: sealing the current fact took the "updated later"
-    mark off the turns its value had updated).  The sealed head's
-    ``valid_from`` and ``recorded_at`` are in the clear (``Sealed``).
-    Cost: one ref read and one object read per sealed key."""
+    hits: ``kind``, ``id``, ``time`` ms, ``project``, ``text``) that names
+    a sealed key of ``sealed`` (:func:`sealed_in_scope`; :func:`names_key`
+    over the turn's own words) applying in the turn's project, said before
+    that key's head: the sealed value is newer and may replace what the
+    turn says, but recall cannot compare a value it never reads, so it says
+    so instead of leaving the turn unmarked as the answer (test30 R7:
+    sealing the current fact took the "updated later" mark off the turns
+    its value had updated; test30b S4: whatever words the question used).
+    The sealed head's ``valid_from`` and ``recorded_at`` are in the clear
+    (``Sealed``).  Cost: one ref and one object read per sealed key, one
+    tokenization per turn hit."""
     heads: dict[str, int] = {}
     for key in sealed:
         oid = store.refs.read(f"sealed/{key}")
@@ -383,12 +394,15 @@ def sealed_newer(store, hits: Iterable, sealed: Collection[str]) -> dict[str, st
             continue
         heads[key] = max(s.valid_from, s.recorded_at)
     out: dict[str, str] = {}
+    cache: dict[str, frozenset[str]] = {}
     for h in hits:
-        if getattr(h, "kind", None) != "turn" or not h.time:
+        if getattr(h, "kind", None) != "turn" or not h.time or not heads:
             continue
+        terms = None
         for key, t in sorted(heads.items()):
             if h.time < t and applies(key, (h.project,) if h.project else ()):
-                out[h.id] = key
-                break
+                terms = terms if terms is not None else question_terms([h.text or ""])[0]
+                if names_key(key, terms, cache):
+                    out[h.id] = key
+                    break
     return out
-

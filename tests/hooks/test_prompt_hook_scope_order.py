@@ -171,3 +171,15 @@ def test_a_sealed_project_value_withholds_the_global_one(tmp_path):
     hits = [h for h in json.loads(recall("api", "--json"))["hits"] if h.get("key") == "global/db-host"]
     assert [h.get("overridden_by") for h in hits] == ["project/api/db-host"]
     assert "overridden by" not in recall("web")
+    # test30b S3: a question that does not name the key gets the mark too, and MCP recall carries it
+    from objstore.integrations.access import Caller
+    from objstore.integrations.mcptools import MemoryTools
+    from objstore.memory.opening import open_store
+    st = open_store(home)
+    try:
+        got = MemoryTools(st).tool_recall(Caller(name="t", role="read"), ["database host"], project="api")
+        facts = [i for i in got["items"] if i.get("key") == "global/db-host"]
+        assert facts and facts[0]["overridden_by"] == "project/api/db-host"
+        assert "10.0.0.5" not in json.dumps(got)
+    finally:
+        st.close()

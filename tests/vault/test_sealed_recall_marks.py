@@ -35,6 +35,12 @@ def test_turns_before_a_sealed_value_are_marked(invoke, tmp_path, store_path):
     assert "(a newer sealed value of project/api/port may replace this: mem sealed show project/api/port)" in out
     hits = [h for h in invoke("recall", Q, "--project", "api", "--json").json["hits"] if h["kind"] == "turn"]
     assert hits and all(h.get("sealed_later") == "project/api/port" for h in hits)
+    # test30b S4: a question in other words (it names no key) finds the same turns marked
+    other = [h for h in invoke("recall", "where does the api run in staging", "--project", "api", "--json").json["hits"]
+             if h["kind"] == "turn" and "8080" in h["text"]]
+    assert other and all(h.get("sealed_later") == "project/api/port" for h in other)
+    # another project's recall marks nothing
+    assert not any(h.get("sealed_later") for h in invoke("recall", "staging", "--project", "web", "--json").json["hits"])
     st = open_store(store_path)
     try:
         got = MemoryTools(st).tool_recall(Caller(name="t", role="read"), [Q], project="api")
