@@ -123,18 +123,31 @@ def contradicted(value: str, cited: list[str]) -> str:
     return ""
 
 
-def episode_unevidenced(body: str, turns: list[str]) -> str:
+def episode_unevidenced(body: str, turns: list[str], claims: str = "") -> str:
     """Why an episode (the model's ``situation``/``action``/``outcome``/
     ``lesson`` summary of a session excerpt, ``body``) is not evidenced by
-    the excerpt's ``turns`` (their texts), else "": a value it states — a
-    number or version, a name (a capitalised word inside a sentence), a
-    host, a path (``objstore.retrieval.timeline.values_of``) — that none of
-    the turns holds (case ignored).  A summary's own words need not be the
-    turns' (it summarises); its values must be (test30 R3: a lesson that
-    "the api database is MongoDB 3.6 on mongo-legacy-1" from a session that
-    never named either).  The reason counts the values, never quotes them."""
+    the excerpt's ``turns`` (their texts), else "":
+
+    * a value it states — a number or version, a name (a capitalised word
+      inside a sentence), a host, a path
+      (``objstore.retrieval.timeline.values_of``) — that none of the turns
+      holds as a whole token (case ignored; test30 R3: "the api database is
+      MongoDB 3.6 on mongo-legacy-1" from a session that never named either);
+    * ``claims`` (its ``outcome`` and ``lesson``: what it says is so, where
+      ``situation``/``action`` may use the model's own words) holding a
+      content word none of the turns holds (:func:`unevidenced`), or saying
+      the opposite of them (:func:`contradicted`; test30b S1: "the api
+      database is mongodb now, postgres was dropped" in lower case).
+
+    The reason counts, never quotes them."""
     from objstore.retrieval.timeline import values_of  # deferred: as the rest of derive's checks
     said = " ".join(" ".join(turns).split()).casefold()
-    missing = [v for v in values_of(body) if v.casefold() not in said]
-    return f"{len(missing)} value(s) of the episode in none of the session's turns" if missing else ""
-
+    missing = [v for v in values_of(body)
+               if not re.search(rf"(?<![\w.-]){re.escape(v.casefold())}(?![\w-])", said)]
+    if missing:
+        return f"{len(missing)} value(s) of the episode in none of the session's turns"
+    if claims.strip():
+        why = unevidenced(claims, turns) or contradicted(claims, turns)
+        if why and why != "the value has no content word":
+            return f"its outcome or lesson: {why}"
+    return ""

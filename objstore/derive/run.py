@@ -501,7 +501,8 @@ def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False, m
         if isinstance(ep, dict) and any(isinstance(ep.get(k), str) and ep.get(k) for k in
                                         ("situation", "action", "outcome", "lesson")):
             body = episode_body(ep)
-            why = episode_unevidenced(body, [text for _n, _oid, _r, text in ex.turns])
+            claims = "\n".join(str(ep.get(k, "")).strip() for k in ("outcome", "lesson") if str(ep.get(k, "")).strip())
+            why = episode_unevidenced(body, [text for _n, _oid, _r, text in ex.turns], claims)
             episodes[ex.session] = {"body": body, "_project": ex.project}
             if why:
                 res.episodes_refused[ex.session] = why

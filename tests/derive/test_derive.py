@@ -25,7 +25,8 @@ SCRIPT = {
         {"key": "project/acme-api/essay", "kind": "project", "value": "port " * 130, "turns": [1]},
         {"key": "project/acme-api/empty", "kind": "project", "value": "  ", "turns": [1]},
         {"key": "project/acme-api/kindless", "kind": "opinion", "value": "port 5433", "turns": [1]}],
-        "episode": {"situation": "db upgrade", "action": "moved to 16", "outcome": "tests pass", "lesson": "pin it"}},
+        "episode": {"situation": "db upgrade", "action": "moved to 16", "outcome": "the db is on Postgres 16",
+                    "lesson": "Postgres 16 on port 5433"}},
     "BROKEN-SESSION": "this is not json at all",
     "FAILING-SESSION": "500",
 }
