@@ -188,7 +188,12 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
             if plan.already_forgotten is not None:
                 return plan
             sid = _summarised_session(store, session)   # no turns, but its sub-agents' summaries
-            if sid is None:
+            if sid is None:   # its turns stored, unpublished (a writer killed before its ref: test30b S6)?
+                plan.orphans = loose_orphans(store, plan, lambda _oid, o: isinstance(o, Turn) and (
+                    o.session == session or o.session.startswith(session + ".agent-")), {})
+                if plan.orphans:
+                    plan.sessions[session] = []   # its session: tombstone, as for a published one
+                    return plan
                 resolve_session(store, session, required=True)   # raises NotFound
             plan.sessions[sid] = []   # its session: tombstone: no later summary or turn of it is written
         # the session and the subagent sessions it started (<id>.agent-*, <id>.sidechain)
@@ -230,6 +235,11 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
         elif isinstance(obj, Turn):
             head = store.refs.read(session_ref(obj.session))
             if head is None or oid not in {t.id for t in walk_turns(store, head)}:
+                # stored and unpublished (a writer killed before its ref: test30b S6), with the turns after it
+                plan.orphans = loose_orphans(store, plan, lambda o_id, _o: o_id == oid,
+                                             {obj.session: head} if head is not None else {})
+                if plan.orphans:
+                    return plan
                 raise NotFound(f"turn {oid} is not in session {obj.session}")
             plan.turns.setdefault(obj.session, []).append(TurnVersion(oid, obj))
             _add_copies(store, plan)
@@ -582,7 +592,7 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
             plan.turns[sid] = list(reversed(hit))
     # what a turn carries besides its text: its cwd and project (the index holds neither)
     plan.meta = meta_hits(store, heads, hits)
-    plan.orphans = loose_orphans(store, plan, hits, heads)
+    plan.orphans = loose_orphans(store, plan, lambda _oid, o: hits(o.text if isinstance(o, Turn) else o.body), heads)
     # proposals, waiting for review or decided (a rejected one keeps its object in the item's reflog)
     for iid, _cur, _oids, got in queue.traces(store):
         if any(hits(q.body) for q in got):
@@ -590,10 +600,11 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
     return plan
 
 
-def loose_orphans(store: Store, plan: ForgetPlan, hits, sessions: dict[str, str]) -> dict[str, object]:
-    """The loose objects holding a text (``hits(text)``, the ``--match``
-    matcher) that no ref reaches: object id -> its :class:`Turn` (not
-    emptied) or :class:`Fact`.  A writer that makes its objects before it
+def loose_orphans(store: Store, plan: ForgetPlan, want, sessions: dict[str, str]) -> dict[str, object]:
+    """The loose objects ``want(object id, object)`` picks (a turn or fact
+    version holding the ``--match`` text, a turn of a session or the turn
+    a forget names) that no ref reaches: object id -> its :class:`Turn`
+    (not emptied) or :class:`Fact` (with a value).  A writer that makes its objects before it
     takes the store lock (the proxy's capture, the hooks') and is killed
     before its ref moves leaves them (test30 R4): ``mem scan`` finds them,
     ``mem fsck --repair`` would set a ref to them again.  The forget writes
@@ -619,9 +630,9 @@ def loose_orphans(store: Store, plan: ForgetPlan, hits, sessions: dict[str, str]
             continue
         if isinstance(obj, Turn):
             loose_turns.setdefault(obj.session, {})[oid] = obj
-        if isinstance(obj, Turn) and not obj.forgotten and hits(obj.text):
+        if isinstance(obj, Turn) and not obj.forgotten and want(oid, obj):
             name, head = f"sessions/{obj.session}", sessions.get(obj.session)
-        elif isinstance(obj, Fact) and obj.body and hits(obj.body):
+        elif isinstance(obj, Fact) and obj.body and want(oid, obj):
             name, head = f"facts/{obj.key}", (plan.heads or {}).get(obj.key)
         else:
             continue

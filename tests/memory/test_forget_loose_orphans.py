@@ -68,3 +68,27 @@ def test_a_published_turn_is_not_taken_as_unreferenced(mem, store_path):
     r = json.loads(mem("forget", "--match", WORD, "--yes", "--json", env=PERSON).stdout)
     assert r["turns"] == 1 and r["unreferenced"] == 0
     assert not scan_store(store_path, [WORD.encode()])
+
+
+def test_forget_session_or_turn_id_takes_an_unpublished_session(mem, store_path):
+    """test30b S6: ``forget --session SID`` and ``forget <turn id>`` of a
+    session whose turns are stored but were never published answered "no
+    session", and ``fsck --repair`` then published them with the text."""
+    mem("init")
+    _unpublished(store_path, "pxs4", [("user", f"the door code is {WORD}"), ("assistant", "noted")])
+    r = mem("forget", "--session", "pxs4", "--yes", env=PERSON)
+    assert "2 unreferenced objects" in r.stdout, r.stdout
+    mem("fsck", "--repair", exit_code=None)
+    assert "pxs4" not in mem("sessions").stdout and not scan_store(store_path, [WORD.encode()])
+    # by a turn's id: that turn and the unpublished turns after it
+    _unpublished(store_path, "pxs5", [("user", "a harmless first prompt"), ("user", f"the door code is {WORD}"),
+                                      ("assistant", "noted again")])
+    from objstore.memory.opening import open_store as _open
+    st = _open(store_path)
+    try:
+        second = next(oid for oid in st.objects if getattr(st.get(oid), "text", "").startswith("the door code"))
+    finally:
+        st.close()
+    r = mem("forget", second[:12], "--yes", env=PERSON)
+    assert "2 unreferenced objects" in r.stdout, r.stdout
+    assert not scan_store(store_path, [WORD.encode()])
