@@ -252,18 +252,25 @@ class Reflog:
             out += [f"logs/{fname} line {n}" for n in bad]
         return out
 
-    def drop_bad_packed(self) -> int:
+    def drop_bad_packed(self, quarantine=None) -> int:
         """Rewrite each packed reflog file without its damaged lines
         (:meth:`packed_damage`), atomically and durably; returns how many
-        lines were dropped.  Caller holds the store lock."""
+        lines were dropped.  A packed reflog that is no regular file (a
+        folder, a FIFO: it holds no line) is moved into ``quarantine``
+        (``core.salvage.Quarantine``) as ``logs-<file name>`` (without
+        one, a file in its place is removed).  Caller holds the store
+        lock."""
         dropped = 0
         for fname in PACKED_FILES.values():
             bad: list[int] = []
             p = self.root / fname
             try:
                 self._packed_lines(fname, bad)
-            except CorruptObject:   # not a regular file: it holds no line, removed
-                p.unlink()
+            except CorruptObject:   # not a regular file: it holds no line, set aside
+                if quarantine is None:
+                    p.unlink()
+                else:
+                    quarantine.move(p, "logs-" + fname)
                 fsync_dir(self.root)
                 continue
             if not bad:

@@ -43,7 +43,7 @@ from objstore.core.refs import Refs
 # why a path cannot be a store (a file, a link to nothing, no parent folder; session 26); config_missing and
 # SKELETON_DIRS re-exported for callers
 from objstore.core.storepath import (SKELETON_DIRS, config_missing, not_a_store_reason,  # noqa: F401
-                                     refuse_foreign, refuse_to_create)
+                                     refs_dir_damage, refuse_foreign, refuse_to_create)
 from objstore.core.repack import PackRewrites
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
@@ -288,6 +288,11 @@ class Store(PackRewrites):
             raise UnsupportedVersion(f"store format {fmt!r} with hash {hash_name!r} is not supported "
                                      f"(this mem knows formats {', '.join(map(str, STORE_FORMATS))}, blake3)",
                                      hint="upgrade mem")
+        refs_damage = refs_dir_damage(root)
+        if refs_damage is not None:
+            raise CorruptObject(f"{root}/refs {refs_damage}: no key or session can be read",
+                                hint="'mem fsck --repair' sets it aside and sets each key's and session's ref "
+                                     "again from their reflogs and stored objects")
         st = cls(root, **kw)
         st._config = cfg
         st.refs.legacy = cfg.get("ref_names", 1) < REF_NAMES

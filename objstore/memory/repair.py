@@ -420,8 +420,8 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
     ref is set again to the newest id its reflog moved it to whose object
     is sound and of the ref's type (``restored_refs``), else it is gone
     (``dropped_refs``; its reflog stays, so gc keeps what it names)."""
-    bad_packed = store.refs.drop_bad_packed()  # lines of refs/packed-sessions, packed-facts that name no id
-    store.reflog.drop_bad_packed()             # and of logs/packed-sessions, packed-facts: read by nobody
+    bad_packed = store.refs.drop_bad_packed(q)  # lines of refs/packed-sessions, packed-facts that name no id
+    store.reflog.drop_bad_packed(q)             # and of logs/packed-sessions, packed-facts: read by nobody
     rep.reflogs = store.reflog.set_aside_damaged(q)   # a reflog file holding garbage: its readable lines kept
     for ns, cls in _REF_TYPES.items():
         damaged: list[str] = []

@@ -82,6 +82,7 @@ from objstore.core.lock import lock_held, lock_holder
 from objstore.core.store import FACT_COMMIT_WAIT_S, FACT_WRITER, INIT_LOCK
 from objstore.core.sealstate import plain_and_sealed
 from objstore.core.store import Store
+from objstore.core.storepath import refs_dir_damage
 from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
 from objstore.memory.scope import REGISTRY_FILE, registry_damage
 
@@ -507,7 +508,8 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
 def diagnose_unopened(root: Path, why: str, *, settings: list[Path] = (), hook_command: str = "mem",
                       now: float | None = None) -> list[Finding]:
     """The findings of a store that cannot be opened because its ``config``
-    is missing or damaged (``why``: the open's message, e.g. ``<root>/config
+    is missing or damaged, or a file or a link stands in place of ``refs/``
+    (``core.storepath.refs_dir_damage``; ``why``: the open's message, e.g. ``<root>/config
     is not a mem store config``): that one as an error (``check`` ``store``,
     fixed by ``mem fsck --repair``, ``objstore.memory.opening.repair_config``), then every
     check that needs no open store (permissions, ``config.toml``, the
@@ -516,10 +518,13 @@ def diagnose_unopened(root: Path, why: str, *, settings: list[Path] = (), hook_c
     remotes) wait for the repair: the error says so."""
     now = time.time() if now is None else now
     root = Path(root)
+    refs = refs_dir_damage(root) is not None
     out = [Finding("store", "error", f"{why}; the checks that read the store (index, forgets, temp files, "
                    "cursors, transcripts, remotes) were skipped until it is repaired",
+                   "mem fsck --repair  (sets what stands in place of refs/ aside in the quarantine and sets "
+                   "each ref again from its reflog or objects)" if refs else
                    "mem fsck --repair  (sets a damaged config aside as config.damaged-<ms> and writes the "
-                   "default one; objects and refs are kept)", (str(root / "config"),))]
+                   "default one; objects and refs are kept)", (str(root / ("refs" if refs else "config")),))]
     out += (_permissions(root) + _config(root) + _projects(root) + _locks(root, now)
             + _hooks(list(settings), hook_command))
     return sorted(out, key=lambda f: f.severity != "error")
