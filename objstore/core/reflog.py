@@ -22,7 +22,9 @@ every later line goes to it.  ``docs/format.md``, "Reflogs".
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 
 from objstore.core import audit
@@ -143,6 +145,30 @@ class Reflog:
                 os.fsync(fd)
         finally:
             os.close(fd)
+
+    def check_writable(self, ref: str) -> None:
+        """Raise CorruptObject (exit 13) naming ``ref``'s reflog file when a
+        line cannot be appended to it: a folder, a FIFO or a device in its
+        place, a link that loops, or a file where a folder above it should
+        be.  ``Store.update_ref`` asks before it moves the ref, so such a
+        write fails with nothing moved (it moved the ref, then failed on the
+        reflog with an internal error: test29b Q4).  One ``stat``."""
+        p = self.path(ref)
+        try:
+            st = os.stat(p)
+        except FileNotFoundError:
+            return
+        except OSError as e:
+            if e.errno not in (errno.ENOTDIR, errno.ELOOP):
+                raise
+            why = "a file stands where a folder above it should" if e.errno == errno.ENOTDIR else "a symlink loop"
+        else:
+            if stat.S_ISREG(st.st_mode):
+                return
+            why = "not a regular file"
+        raise CorruptObject(f"{self.shown(p)}: {why} (damaged reflog): {ref} was not moved, so the write "
+                            "did not happen",
+                            hint="'mem fsck --repair' sets it aside (its readable lines are kept)")
 
     def append(self, ref: str, old: str | None, new: str | None, time_ms: int, command: str,
                *, durable: bool = True) -> None:
@@ -292,7 +318,11 @@ class Reflog:
         if ref is not None:
             files = [self.path(ref)]
         else:
-            files = [Path(d) / f for d, _dirs, fs in os.walk(self.root / "refs") for f in sorted(fs)]
+            files = []
+            for d, dirs, fs in os.walk(self.root / "refs"):
+                files += [Path(d) / f for f in fs]
+                # a folder where a ref's reflog file should be (test29b Q4): its ref is a file
+                files += [Path(d) / x for x in dirs if os.path.isfile(self._ref_file_of(Path(d) / x))]
         out = []
         for p in sorted(files):
             try:
@@ -307,6 +337,10 @@ class Reflog:
             if bad:
                 out.append((p, bad))
         return out
+
+    def _ref_file_of(self, p: Path) -> Path:
+        """The ref file whose reflog is ``p`` (``logs/refs/X`` -> ``refs/X``)."""
+        return self.refs.root / p.relative_to(self.root / "refs")
 
     def shown(self, p: Path) -> str:
         """A reflog file's path as messages give it: ``logs/refs/…``."""

@@ -657,12 +657,15 @@ class Store(PackRewrites):
         Order, every mode (docs/format.md): the ref(s) (``rename``: the new
         set, the old deleted), then the reflog; run again, a stopped move
         ends.  Caller holds the store lock.  Raises RefConflict when ``ref``
-        is not at ``old`` (nothing moved); ValueError: ``idmap``/``rename``
-        without ``rewrite``.
+        is not at ``old`` (nothing moved); CorruptObject when its reflog
+        file cannot take a line (``Reflog.check_writable``: nothing moved);
+        ValueError: ``idmap``/``rename`` without ``rewrite``.
         """
         if (idmap is not None or rename is not None) and not rewrite:
             raise ValueError("update_ref: idmap and rename are modes of rewrite=True")
         dest = ref if rename is None else rename
+        if not audit_only:   # a reflog that cannot take the line fails the move before the ref moves (test29b Q4)
+            self.reflog.check_writable(dest)
         # 1. the ref(s)
         if dest == ref:
             if old is not None or new is not None:
@@ -710,6 +713,9 @@ class Store(PackRewrites):
             return
         if not moves:
             return
+        if message is not None:
+            for ref, _old, _new in moves:
+                self.reflog.check_writable(ref)
         self.refs.set_many_if_equals(moves, lambda: syncfs(self.root))
         if message is None:
             return
