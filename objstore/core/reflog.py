@@ -29,7 +29,7 @@ from pathlib import Path
 
 from objstore.core import audit
 from objstore.core.atomic import atomic_write, fsync_dir, read_store_file
-from objstore.core.errors import CorruptObject, InvalidInput
+from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, MemError
 from objstore.core.ids import ZERO_ID
 from objstore.core.record import Frozen, set_fields
 
@@ -395,6 +395,54 @@ class Reflog:
             except FileNotFoundError:
                 return out
         return out + _file_entries(data)
+
+    def refuse_lost_heads(self, moves: list[tuple[str, str]]) -> None:
+        """Raise IntegrityError (exit 13) when a fact or sealed ref of
+        ``moves`` (``(ref, new id)``, each a creation: no ref now) has a
+        reflog whose last move set it to another id: its ref was lost (a
+        ref file, ``refs/facts`` or a ``refs/packed-facts`` line deleted),
+        and creating it anew would start the key again at v1 beside its
+        stored history (session 29's fresh helper).  ``mem fsck --repair``
+        sets it again from the reflog.  Reads the reflogs of those refs
+        (each packed file at most once)."""
+        refs = [r for r, _new in moves if r.startswith(("facts/", "sealed/"))]
+        if not refs:
+            return
+        logs = {refs[0]: self.read(refs[0])} if len(refs) == 1 else self.read_many(refs)
+        for ref, new in moves:
+            head = logs[ref][-1].new if logs.get(ref) else None
+            if head is not None and head != new:
+                raise IntegrityError(f"ref {ref} is missing while its reflog names its head {head[:12]}: "
+                                     "nothing was written (a new value would start the key again at v1)",
+                                     hint="'mem fsck --repair' sets the ref again from its reflog")
+
+    def lost_heads(self, present: set[str]) -> list[tuple[str, str]]:
+        """``(ref, head id)`` of each fact, sealed or session ref not in
+        ``present`` whose reflog's last move set it (no deletion): a ref
+        file deleted, ``refs/facts`` or ``refs/packed-sessions`` removed
+        (``mem doctor``; ``mem fsck`` finds them from the objects).  Reads
+        every packed reflog and reflog file once; unreadable ones are
+        passed over (:meth:`file_damage` names them)."""
+        last: dict[str, str | None] = {}
+        for ns, fname in PACKED_FILES.items():
+            for name, e in self._packed_lines(fname):
+                try:
+                    last[self.refs.name_of(self.refs.root / ns / name)] = e.new
+                except (InvalidInput, ValueError):
+                    continue
+        base = self.root / "refs"
+        for ns in ("facts", "sealed", "sessions"):
+            for d, _dirs, fs in os.walk(base / ns):
+                for f in fs:
+                    p = Path(d) / f
+                    try:
+                        ref = self.refs.name_of(self.refs.root / p.relative_to(base))
+                        entries = _file_entries(log_bytes(p).decode("utf-8", "replace"))
+                    except (InvalidInput, ValueError, OSError, MemError):
+                        continue
+                    if entries:   # a file's lines come after its packed ones (:meth:`read`)
+                        last[ref] = entries[-1].new
+        return [(r, h) for r, h in last.items() if h is not None and r not in present]
 
     def read_many(self, refs: list[str]) -> dict[str, list[ReflogEntry]]:
         """:meth:`read` of each of ``refs`` (ref name -> entries, oldest

@@ -628,7 +628,7 @@ class Store(PackRewrites):
 
     def update_ref(self, ref: str, old: str | None, new: str | None, message: str | None = None, *,
                    time_ms: int | None = None, rewrite: bool = False, audit_only: bool = False,
-                   idmap: dict[str, str] | None = None, rename: str | None = None) -> None:
+                   idmap: dict[str, str] | None = None, rename: str | None = None, restore: bool = False) -> None:
         """The one way a ref moves: compare-and-swap ``ref`` from ``old`` to
         ``new`` (None: must not exist / delete), then record the move in its
         reflog as ``old new time message`` (dulwich's
@@ -658,7 +658,9 @@ class Store(PackRewrites):
         set, the old deleted), then the reflog; run again, a stopped move
         ends.  Caller holds the store lock.  Raises RefConflict when ``ref``
         is not at ``old`` (nothing moved); CorruptObject when its reflog
-        file cannot take a line (``Reflog.check_writable``: nothing moved);
+        file cannot take a line (``Reflog.check_writable``), IntegrityError
+        when a created fact ref lost its head (``Reflog.refuse_lost_heads``;
+        ``restore=True``, fsck --repair, skips it): nothing moved;
         ValueError: ``idmap``/``rename`` without ``rewrite``.
         """
         if (idmap is not None or rename is not None) and not rewrite:
@@ -666,6 +668,8 @@ class Store(PackRewrites):
         dest = ref if rename is None else rename
         if not audit_only:   # a reflog that cannot take the line fails the move before the ref moves (test29b Q4)
             self.reflog.check_writable(dest)
+        if old is None and new is not None and not (rewrite or restore):
+            self.reflog.refuse_lost_heads([(ref, new)])
         # 1. the ref(s)
         if dest == ref:
             if old is not None or new is not None:
@@ -700,7 +704,7 @@ class Store(PackRewrites):
             self.reflog.append(ref, old, new, t, message)
 
     def update_refs(self, moves: list[tuple[str, str | None, str | None]], message: str | None = None, *,
-                    time_ms: int | None = None) -> None:
+                    time_ms: int | None = None, restore: bool = False) -> None:
         """:meth:`update_ref` for many refs at once (a bulk import publishing
         its sessions): every ``(ref, old, new)`` is checked first (a
         RefConflict moves none of them), then the refs move and their reflog
@@ -709,13 +713,15 @@ class Store(PackRewrites):
         same order as :meth:`update_ref` (refs durable, then reflogs); one
         move is exactly :meth:`update_ref`.  Caller holds the store lock."""
         if len(moves) == 1:
-            self.update_ref(*moves[0], message, time_ms=time_ms)
+            self.update_ref(*moves[0], message, time_ms=time_ms, restore=restore)
             return
         if not moves:
             return
         if message is not None:
             for ref, _old, _new in moves:
                 self.reflog.check_writable(ref)
+        if not restore:
+            self.reflog.refuse_lost_heads([(r, n) for r, o, n in moves if o is None and n is not None])
         self.refs.set_many_if_equals(moves, lambda: syncfs(self.root))
         if message is None:
             return

@@ -437,7 +437,7 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
             if target is None:
                 rep.dropped_refs.append(name)
                 continue
-            store.update_ref(name, None, target, "fsck --repair: ref restored from its reflog")
+            store.update_ref(name, None, target, "fsck --repair: ref restored from its reflog", restore=True)
             rep.restored_refs.append(name)
         if ns in ROLLBACK_CHECKED:   # a ref set back to an older version of its history
             for name, oid in list(store.refs.iter(ns, damaged=[])):
@@ -489,7 +489,7 @@ def _rebuild(store: Store, objs: dict, rep: RepairReport, kind: "_Kind") -> None
         if len(heads) > 1:
             if kind.cls is Fact:   # which value is current is not the repair's to guess
                 for h in heads:   # named by the reflog (a gc root), the ref left unset
-                    store.update_ref(name, None, h, "fsck --repair: candidate head", time_ms=now)
+                    store.update_ref(name, None, h, "fsck --repair: candidate head", time_ms=now, restore=True)
                     store.update_ref(name, h, None, "fsck --repair: several candidate heads, none picked",
                                      time_ms=now)
                 rep.unresolved[name] = heads
@@ -500,10 +500,10 @@ def _rebuild(store: Store, objs: dict, rep: RepairReport, kind: "_Kind") -> None
         head = max(heads, key=lambda oid: (oid in (named or ()), kind.num(mine[oid]), kind.time(mine[oid]), oid))
         moves.append((name, None, head))
     if restored:   # one bulk move each (refs/packed-*), as an import's
-        store.update_refs(restored, "fsck --repair: ref restored from its reflog")
+        store.update_refs(restored, "fsck --repair: ref restored from its reflog", restore=True)
         rep.refound.extend(m[0] for m in restored)
     if moves:
-        store.update_refs(moves, "fsck --repair: rebuilt from objects")
+        store.update_refs(moves, "fsck --repair: rebuilt from objects", restore=True)
         rep.rebuilt.extend(m[0] for m in moves)
     done = {m[0] for m in moves + restored}
     rep.dropped_refs[:] = [n for n in rep.dropped_refs if n not in done]

@@ -72,6 +72,7 @@ from objstore.capture.shellcap import spool_waiting
 from objstore.integrations.proxyspool import waiting_turns
 from objstore.capture.sourcelist import imported_sources
 from objstore.core.errors import CorruptObject, MemError, NotFound
+from objstore.core.objects import Fact
 from objstore.core.fsck import ref_file_problems
 from objstore.core.reachability import set_tombstones
 from objstore.core.gc import stale_temps_note
@@ -209,7 +210,9 @@ REF_LOOKUPS = 200_000
 
 
 def _refs(store: Store) -> list[Finding]:
-    """An error naming damaged ref and reflog files, a tombstone ref whose
+    """An error naming damaged ref and reflog files, a ref that lost its
+    head (:func:`_lost_heads`), a fact ref naming another key's version
+    (:func:`_other_keys`, within the lookup budget), a tombstone ref whose
     object is missing or a tombstone whose ref is gone (what it forgets
     could be written back: the audit log's last entry for
     ``tombstones/<id>`` set it and no ref names it now; test29b Q4), and,
@@ -224,12 +227,45 @@ def _refs(store: Store) -> list[Finding]:
     bad += [f"tombstone {tid[:12]}: its ref tombstones/{tid} is missing (deleted?), so what it forgets could be "
             "written back" for tid in set_tombstones(store) if f"tombstones/{tid}" not in tombs]
     others = [(name, oid) for ns, refs in by_ns.items() if ns != "tombstones" for name, oid in refs]
+    bad += _lost_heads(store, {name for refs in by_ns.values() for name, _oid in refs})
     if len(others) * max(1, len(store.packs.packs)) <= REF_LOOKUPS:
         bad += [f"ref {name} -> {oid[:12]}: the object is missing" for name, oid in others if not store.has(oid)]
+        bad += _other_keys(store, by_ns.get("facts", []))
     if not bad:
         return []
     return [Finding("refs", "error", f"{len(bad)} damaged ref(s) or reflog(s) (first: {bad[0]})",
                     "mem fsck  (names each; then: mem fsck --repair)", ())]
+
+
+def _lost_heads(store: Store, present: set[str]) -> list[str]:
+    """A fact, sealed or session ref that is gone while its reflog's last
+    move set it (a deleted ref file, ``refs/facts``, ``refs/packed-sessions``:
+    the key or session lost its head; ``Reflog.lost_heads``)."""
+    out = []
+    for name, head in store.reflog.lost_heads(present):
+        try:
+            if store.refs.read(name) is not None:
+                continue
+        except MemError:   # a damaged ref file: named above
+            continue
+        out.append(f"ref {name}: missing, while its reflog names its head {head[:12]} (deleted?)")
+    return out
+
+
+def _other_keys(store: Store, facts: list[tuple[str, str]]) -> list[str]:
+    """A fact ref naming a version of another key, or an object that is no
+    fact version (fsck's check, ``core.fsck``; ``mem get`` would answer it)."""
+    out = []
+    for name, oid in facts:
+        try:
+            f = store.get(oid)
+        except MemError:   # missing or damaged: named by the object checks
+            continue
+        if not isinstance(f, Fact):
+            out.append(f"ref {name} -> {oid[:12]}: not a fact version ({type(f).__name__})")
+        elif f"facts/{f.key}" != name:
+            out.append(f"ref {name} -> {oid[:12]}: a version of another key ({f.key})")
+    return out
 
 
 def _unfinished(store: Store) -> list[Finding]:
