@@ -69,7 +69,7 @@ def test_refs_replaced_is_exit_13_and_repair_restores_every_key(home, mem, what)
     assert mem("get", "project/x/b").stdout.strip() == "the narwhal port is open"
     assert "v2" in mem("log", "project/x/a").stdout
     mem("fsck")
-    kept = list((home / "quarantine").glob("*/refs"))
+    kept = [d / "refs" for d in (home / "quarantine").iterdir() if os.path.lexists(d / "refs")]
     assert len(kept) == 1 and os.path.islink(kept[0]) == (what == "loop")
 
 
