@@ -43,7 +43,11 @@ Checks (each returns findings, never raises for what it finds):
 * ``refs``: ref and reflog files that hold no object id or a damaged line
   (``objstore.core.fsck.ref_file_problems``, fsck's own reading), and refs
   naming an object the store does not hold — a tombstone's above all, since
-  what it forgets could then be written back (test29 P6).  Reads no object.
+  what it forgets could then be written back (test29 P6); a fact, sealed or
+  session ref that is gone while its reflog names its head (a deleted ref
+  file, ``refs/facts``, ``refs/packed-sessions``), and a fact ref naming
+  another key's version (session 29's fresh helper).  Reads no object but
+  the fact refs' heads (within ``REF_LOOKUPS``).
 * ``behind``: no hooked transcript is more than ``BEHIND_BYTES`` past its
   cursor (a warning: the hooks store a part per event; test29 P15).
 * ``transcripts``: the transcripts the store imported from can still be read
