@@ -89,31 +89,6 @@ def _recover(store: Store) -> None:
     recover(store)
 
 
-def repair_refs_dir(root: str | os.PathLike) -> str | None:
-    """Set aside what stands at ``<root>/refs`` in place of a folder (a
-    file, a link to nothing, a link that loops:
-    ``core.storepath.refs_dir_damage``, which ``Store.open`` refuses) into
-    the quarantine (``quarantine/<time>-<pid>/refs``, the link itself, not
-    what it points at) and make an empty ``refs/``: ``mem fsck --repair``
-    then sets each key's and session's ref again from its reflog or its
-    objects (``objstore.core.unnamed``).  Returns what was done (a
-    sentence), or None when ``refs`` is a folder or missing, or ``root``
-    holds no ``objects/`` (not a store).  Caller: ``mem fsck --repair``,
-    before it opens the store."""
-    from objstore.core.salvage import Quarantine
-    from objstore.core.storepath import refs_dir_damage
-    root = Path(root).expanduser()
-    what = refs_dir_damage(root)
-    if what is None or not (root / "objects").is_dir():
-        return None
-    q = Quarantine(root)
-    q.dir.mkdir(parents=True, exist_ok=True)
-    dest = q.dir / "refs"
-    os.replace(root / "refs", dest)
-    (root / "refs").mkdir(mode=0o700)
-    return f"refs {what}: set it aside as {dest.relative_to(root).as_posix()} and made an empty refs/"
-
-
 def repair_config(root: str | os.PathLike) -> str | None:
     """Rewrite a missing or damaged ``<root>/config`` when ``root`` is
     otherwise a store (it has ``objects/`` and ``refs/``): the documented

@@ -45,6 +45,7 @@ was readable is dropped.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +59,7 @@ from objstore.core.pack import PackSet
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
+from objstore.core.storepath import refs_dir_damage
 from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.memory.reflog_drops import drop_forgotten_reflog_entries
 from objstore.memory.tombstones import forgotten_check
@@ -734,3 +736,26 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
     elif parent != head:
         store.update_ref(name, head, parent, "fsck --repair", time_ms=now)
         rep.mended.append(name)
+
+
+def repair_refs_dir(root: str | os.PathLike) -> str | None:
+    """Set aside what stands at ``<root>/refs`` in place of a folder (a
+    file, a link to nothing, a link that loops:
+    ``core.storepath.refs_dir_damage``, which ``Store.open`` refuses) into
+    the quarantine (``quarantine/<time>-<pid>/refs``, the link itself, not
+    what it points at) and make an empty ``refs/``: ``mem fsck --repair``
+    then sets each key's and session's ref again from its reflog or its
+    objects (``objstore.core.unnamed``).  Returns what was done (a
+    sentence), or None when ``refs`` is a folder or missing, or ``root``
+    holds no ``objects/`` (not a store).  Caller: ``mem fsck --repair``,
+    before it opens the store."""
+    root = Path(root).expanduser()
+    what = refs_dir_damage(root)
+    if what is None or not (root / "objects").is_dir():
+        return None
+    q = Quarantine(root)
+    q.dir.mkdir(parents=True, exist_ok=True)
+    dest = q.dir / "refs"
+    os.replace(root / "refs", dest)
+    (root / "refs").mkdir(mode=0o700)
+    return f"refs {what}: set it aside as {dest.relative_to(root).as_posix()} and made an empty refs/"
