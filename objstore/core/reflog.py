@@ -406,6 +406,14 @@ class Reflog:
         sets it again from the reflog.  Reads the reflogs of those refs
         (each packed file at most once)."""
         refs = [r for r, _new in moves if r.startswith(("facts/", "sealed/"))]
+        if len(refs) == 1 and not self.refs.legacy and not os.path.lexists(self.path(refs[0])):
+            where = self._packed_name(refs[0])   # a byte search of the packed reflog, no parse: a new key
+            try:                                 # of a 1M-turn store paid 22 ms for a read + parse (load 32)
+                raw = log_bytes(self.root / where[0]) if where is not None else b""
+            except FileNotFoundError:
+                raw = b""
+            if where is None or f" {where[1]}\t".encode("utf-8") not in raw:
+                return
         if not refs:
             return
         logs = {refs[0]: self.read(refs[0])} if len(refs) == 1 else self.read_many(refs)
