@@ -183,7 +183,8 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "refetched": fixed.refetched, "unindexed": fixed.unindexed, "lost": fixed.lost, "stubs": fixed.stubs,
                              "placeholders": fixed.stubs_in,
                              "mended": fixed.mended, "dropped_refs": fixed.dropped_refs,
-                             "restored_refs": fixed.restored_refs, "lost_tombstones": fixed.lost_tombstones,
+                             "restored_refs": fixed.restored_refs, "relogged": fixed.relogged,
+                             "lost_tombstones": fixed.lost_tombstones,
                              "rebuilt_refs": fixed.rebuilt, "misnamed_refs": fixed.misnamed,
                              "unresolved_refs": fixed.unresolved,
                              "reset_refs": [{"ref": n, "was": a, "now": b} for n, a, b in fixed.reset_refs],
@@ -278,6 +279,9 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
         else:
             _say(f"repair: restored {name} from its reflog (a damaged ref file is in the quarantine; "
                        "a ref set back is moved forward)")
+    for name in r.relogged:
+        _say(f"repair: added to the reflog of {name} the line of a write that moved it and stopped before its "
+             "line (a full disk, a crash)")
     for name in r.refound:
         _say(f"repair: restored {name} from its reflog (no ref named its stored "
                    f"{'turns' if name.startswith('sessions/') else 'versions'})")

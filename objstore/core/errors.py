@@ -134,6 +134,18 @@ class IntegrityError(MemError):
     default_hint = "'mem fsck' lists the damage; 'mem fsck --repair' sets it aside and keeps the rest"
 
 
+class WrittenUnlogged(IntegrityError):
+    """A ref moved (the write is stored and in force), then the line that
+    records the move could not be written (its reflog or the audit log: a
+    full disk, a damaged log path): exit 13, never "run it again" (test30
+    R12: a retry wrote the value twice).  ``mem fsck`` names the ref,
+    ``mem fsck --repair`` adds the missing reflog line; the search index
+    catches up from the journal."""
+
+    default_hint = ("do not run it again: free the space or mend the log path, then 'mem fsck --repair' adds the "
+                    "missing reflog line")
+
+
 class CorruptObject(IntegrityError):
     """An object's bytes cannot be decoded, are not canonical, or have the wrong
     type (exit 13)."""

@@ -174,6 +174,10 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
             if newer is not None:
                 rep.problems.append(f"ref {name} -> {oid}: set back to an older version; its reflog's last "
                                     f"entry moved it to {newer} ('mem fsck --repair' restores that)")
+            elif ns in ROLLBACK_CHECKED and unlogged(store, name, oid, obj):
+                rep.warnings.append(f"ref {name} -> {oid}: its reflog does not record this move (a write stopped "
+                                    "between its ref and its log line: a full disk, a crash); 'mem fsck --repair' "
+                                    "adds the line")
     if forgotten is not None:
         _check_unnamed(store, objs, forgotten, rep)
     missing: list = []
@@ -306,6 +310,25 @@ def _check_kept_by_reflogs(kept: dict[str, str], objs: dict, rep: FsckReport) ->
                     "tombstone forgets")
         rep.problems.append(f"{head}: only the reflog keeps it, so gc never deletes it; "
                             "'mem fsck --repair' drops the entry")
+
+
+def unlogged(store: Store, name: str, oid: str, obj: object) -> tuple[str | None, str] | None:
+    """``(old, new)`` of the one move of ``name`` to ``oid`` (its object
+    ``obj``, a version with a ``parent``) that its reflog does not record:
+    the reflog's last entry moved it to ``obj``'s parent (or there is no
+    entry and ``obj`` is the first version), so exactly the last write's
+    line is missing (``WrittenUnlogged``: the ref moved, then the line
+    could not be written; test30 R12).  None when the reflog records it,
+    or holds anything else (an older store, a rewrite: nothing to add)."""
+    try:
+        entries = store.reflog.read(name)
+    except CorruptObject:   # its reflog is not a regular file: fsck names it (``Reflog.file_damage``)
+        return None
+    parent = getattr(obj, "parent", None)
+    last = entries[-1].new if entries else None
+    if (entries and last == oid) or last != parent or (not entries and parent is not None):
+        return None
+    return (parent, oid)
 
 
 def rolled_back(store: Store, name: str, oid: str, objs: dict) -> str | None:

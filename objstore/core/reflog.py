@@ -153,7 +153,11 @@ class Reflog:
         be.  ``Store.update_ref`` asks before it moves the ref, so such a
         write fails with nothing moved (it moved the ref, then failed on the
         reflog with an internal error: test29b Q4).  One ``stat``."""
-        p = self.path(ref)
+        for p in (self.path(ref), self.root / audit.AUDIT_FILE):   # its line goes to both (test30 R1: the audit)
+            self._check_appendable(ref, p)
+
+    def _check_appendable(self, ref: str, p: Path) -> None:
+        """:meth:`check_writable` for one file ``p`` of ``ref``'s move."""
         try:
             st = os.stat(p)
         except FileNotFoundError:
@@ -166,9 +170,11 @@ class Reflog:
             if stat.S_ISREG(st.st_mode):
                 return
             why = "not a regular file"
-        raise CorruptObject(f"{self.shown(p)}: {why} (damaged reflog): {ref} was not moved, so the write "
+        kind = "audit log" if p.name == audit.AUDIT_FILE and p.parent == self.root else "reflog"
+        raise CorruptObject(f"{self.shown(p)}: {why} (damaged {kind}): {ref} was not moved, so the write "
                             "did not happen",
-                            hint="'mem fsck --repair' sets it aside (its readable lines are kept)")
+                            hint="'mem fsck --repair' sets it aside (its readable lines are kept)" if kind == "reflog"
+                            else f"move {self.shown(p)} out of the store (it is no file), then run it again")
 
     def append(self, ref: str, old: str | None, new: str | None, time_ms: int, command: str,
                *, durable: bool = True) -> None:

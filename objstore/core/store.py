@@ -35,7 +35,7 @@ from objstore.core.cborext import cbor2
 from objstore.core.logfiles import append_log, is_store, logs_path  # noqa: F401  (re-exported for callers)
 from objstore.core.codec import decode, encode
 from objstore.core.errors import (AmbiguousId, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
-                                  RefConflict, StoreLocked, StoreNotFound, UnsupportedVersion)
+                                  RefConflict, StoreLocked, StoreNotFound, UnsupportedVersion, WrittenUnlogged)
 from objstore.core.ids import check_prefix, hash_bytes
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
@@ -641,8 +641,17 @@ class Store(PackRewrites, ChainWalk):
                 self.refs.set_if_equals(dest, None, new)
             if old is not None:
                 self.refs.set_if_equals(ref, old, None)
-        # 2. the reflog
-        t = now_ms() if time_ms is None else time_ms
+        # 2. the reflog: a failure now is said as a stored write (WrittenUnlogged), never as one to run again
+        try:
+            self._log_move(ref, dest, old, new, message, now_ms() if time_ms is None else time_ms, rewrite,
+                           audit_only, idmap)
+        except OSError as e:
+            raise WrittenUnlogged(f"{dest} moved to {(new or 'nothing')[:12]}: the write is stored, but its log "
+                                  f"line could not be written ({e.strerror or e})") from e
+
+    def _log_move(self, ref: str, dest: str, old: str | None, new: str | None, message: str | None, t: int,
+                  rewrite: bool, audit_only: bool, idmap: dict[str, str] | None) -> None:
+        """Step 2 of :meth:`update_ref`: the move's reflog (or audit) line."""
         if audit_only:
             if message is not None:
                 from objstore.core import audit   # deferred: only a ref's deletion writes it
@@ -684,7 +693,11 @@ class Store(PackRewrites, ChainWalk):
         if message is None:
             return
         # session and fact refs without a reflog file: their lines in logs/packed-sessions, logs/packed-facts (reflog.py)
-        self.reflog.append_many(moves, now_ms() if time_ms is None else time_ms, message)
+        try:
+            self.reflog.append_many(moves, now_ms() if time_ms is None else time_ms, message)
+        except OSError as e:
+            raise WrittenUnlogged(f"{len(moves)} refs moved: the write is stored, but their log lines could not "
+                                  f"be written ({e.strerror or e})") from e
         syncfs(self.root)
 
     def touch_ref(self, ref: str, head: str, message: str, *, time_ms: int | None = None) -> None:

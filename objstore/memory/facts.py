@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator
 
 from objstore.core.errors import (PERSON_ONLY_HINT, AmbiguousId, IntegrityError, InvalidInput, NotFound, RefConflict,
-                                  Refused)
+                                  Refused, WrittenUnlogged)
 from objstore.core.ids import check_prefix
 from objstore.core.objects import EDGE_KINDS, HELD_OUT_KINDS, Fact, KINDS, Turn, edge_target_kind, normalize_edges
 from objstore.core.record import Frozen, set_fields
@@ -378,6 +378,10 @@ def commit_version(store: Store, key: str, old: str | None, new: str | None, *, 
             if objects_ready is not None:
                 objects_ready()  # the object durable before a ref names it
             store.update_ref(fact_ref(key), old, new, command, time_ms=time_ms, rewrite=rewrite, idmap=idmap)
+        except WrittenUnlogged:
+            if owned is not None:
+                owned.abandon()  # the ref moved: the next holder of the store lock indexes it (test30 R12)
+            raise
         except BaseException:
             if owned is not None:
                 owned.done()     # nothing moved: nothing to index

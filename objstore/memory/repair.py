@@ -52,7 +52,7 @@ from pathlib import Path
 
 from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, MemError, NotFound, UnsupportedVersion
-from objstore.core.fsck import ROLLBACK_CHECKED, rolled_back
+from objstore.core.fsck import ROLLBACK_CHECKED, rolled_back, unlogged
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, lost_sealed_age
 from objstore.core.pack import PackSet
@@ -149,6 +149,8 @@ class RepairReport:
     mended: list[str] = field(default_factory=list)
     dropped_refs: list[str] = field(default_factory=list)
     restored_refs: list[str] = field(default_factory=list)
+    #: refs whose reflog got the line of a write that moved them and stopped before its line (test30 R12)
+    relogged: list[str] = field(default_factory=list)
     lost_tombstones: list[str] = field(default_factory=list)
     rebuilt: list[str] = field(default_factory=list)
     rebuilt_ambiguous: list[str] = field(default_factory=list)
@@ -166,7 +168,8 @@ class RepairReport:
     def changed(self) -> bool:
         """True when anything was changed."""
         return bool(self.quarantined or self.salvaged or self.dropped_objects or self.misindexed or self.refetched
-                    or self.stubs or self.mended or self.dropped_refs or self.restored_refs or self.rebuilt
+                    or self.stubs or self.mended or self.dropped_refs or self.restored_refs or self.relogged
+                    or self.rebuilt
                     or self.misnamed or self.unresolved or self.reset_refs or self.refound or self.lost_heads
                     or self.edges_dropped or self.reflogs or self.forgotten_entries)
 
@@ -447,6 +450,10 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
                 if newer is not None and isinstance(objs.get(newer), cls):
                     store.update_ref(name, oid, newer, "fsck --repair: ref restored from its reflog (set back)")
                     rep.restored_refs.append(name)
+                elif newer is None and (move := unlogged(store, name, oid, objs.get(oid))) is not None:
+                    store.reflog.append(name, move[0], move[1], now_ms(), "fsck --repair: the line a stopped "
+                                        "write did not add")   # (test30 R12)
+                    rep.relogged.append(name)
     for oid in lost_tombstones(store, reachable(store, missing=[]), objs):
         store.update_ref(f"tombstones/{oid}", None, oid, "fsck --repair: tombstone ref restored", audit_only=True)
         rep.restored_refs.append(f"tombstones/{oid}")
