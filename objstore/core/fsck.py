@@ -17,7 +17,7 @@ from objstore.core.reflog import FILE_LINE_SHAPE, line_numbers
 from objstore.core.refs import has_legacy_at, not_utf8, validate_key
 from objstore.core.sealstate import plain_and_sealed
 from objstore.core.spool import spooled_sources
-from objstore.core.store import Store
+from objstore.core.store import Store, now_ms
 from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR
 
@@ -329,6 +329,13 @@ def unlogged(store: Store, name: str, oid: str, obj: object) -> tuple[str | None
     if (entries and last == oid) or last != parent or (not entries and parent is not None):
         return None
     return (parent, oid)
+
+
+def add_unlogged_line(store: Store, name: str, move: tuple[str | None, str]) -> None:
+    """Append to ``name``'s reflog the line of the move :func:`unlogged`
+    found missing (``fsck --repair``): the ref moved already, so this is
+    no move (``Store.update_ref`` would refuse it), only its record."""
+    store.reflog.append(name, move[0], move[1], now_ms(), "fsck --repair: the line a stopped write did not add")
 
 
 def rolled_back(store: Store, name: str, oid: str, objs: dict) -> str | None:

@@ -52,7 +52,7 @@ from pathlib import Path
 
 from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, MemError, NotFound, UnsupportedVersion
-from objstore.core.fsck import ROLLBACK_CHECKED, rolled_back, unlogged
+from objstore.core.fsck import ROLLBACK_CHECKED, add_unlogged_line, rolled_back, unlogged
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, lost_sealed_age
 from objstore.core.pack import PackSet
@@ -451,8 +451,7 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
                     store.update_ref(name, oid, newer, "fsck --repair: ref restored from its reflog (set back)")
                     rep.restored_refs.append(name)
                 elif newer is None and (move := unlogged(store, name, oid, objs.get(oid))) is not None:
-                    store.reflog.append(name, move[0], move[1], now_ms(), "fsck --repair: the line a stopped "
-                                        "write did not add")   # (test30 R12)
+                    add_unlogged_line(store, name, move)   # (test30 R12)
                     rep.relogged.append(name)
     for oid in lost_tombstones(store, reachable(store, missing=[]), objs):
         store.update_ref(f"tombstones/{oid}", None, oid, "fsck --repair: tombstone ref restored", audit_only=True)
