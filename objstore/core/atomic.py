@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from stat import S_ISREG   # (os imported stat already: free)
 
-from objstore.core.errors import CorruptObject, StoreLocked
+from objstore.core.errors import CorruptObject, IntegrityError, StoreLocked
 
 TYPE_CHECKING = False  # typing's, without importing typing (as objstore.memory.appender)
 if TYPE_CHECKING:
@@ -35,6 +35,17 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def make_parent(path: Path) -> None:
+    """Create ``path``'s parent folders; IntegrityError (exit 13) naming
+    the file that stands where one of them should."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        bad = next((p for p in (path.parent, *path.parent.parents) if p.exists() and not p.is_dir()), path.parent)
+        raise IntegrityError(f"{bad}: not a folder, where the store keeps one: {path.name} cannot be written",
+                             hint=f"move {bad} out of the way, then run it again") from None
+
+
 def atomic_write(path: Path, data: "bytes | Iterable[bytes]", *, durable: bool = True) -> None:
     """Replace ``path`` with ``data`` atomically.
 
@@ -45,8 +56,11 @@ def atomic_write(path: Path, data: "bytes | Iterable[bytes]", *, durable: bool =
             memory, e.g. ``citations.FactCites.save`` at a million turns).
         durable: fsync file and directory (False only for batch writers that
             sync the whole filesystem themselves before publishing).
+    Raises IntegrityError (exit 13) when a file stands where a folder of
+    ``path`` should (a damaged store: ``cache`` replaced by a file, test30
+    R1, was an internal error), OSError otherwise.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_parent(path)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:

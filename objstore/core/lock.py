@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from objstore.core.errors import ReadOnlyStore, StoreLocked
+from objstore.core.errors import IntegrityError, ReadOnlyStore, StoreLocked
 
 try:
     import fcntl
@@ -190,6 +190,12 @@ class StoreLock:
             if e.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
                 raise ReadOnlyStore(f"the store at {self.path.parent.parent} is read-only "
                                     f"({e.strerror.lower()}): writing is not possible") from None
+            if e.errno in (errno.EEXIST, errno.ENOTDIR, errno.EISDIR, errno.ELOOP):   # test30 R1: not a crash
+                what = self.path.parent if e.errno in (errno.EEXIST, errno.ENOTDIR) else self.path
+                raise IntegrityError(f"{what}: not a {'folder' if what == self.path.parent else 'file'} "
+                                     f"({e.strerror.lower()}): the store lock cannot be taken, nothing was written",
+                                     hint=f"move {what} out of the way (it holds no data), then run it again")\
+                    from None
             raise
         deadline = time.monotonic() + self.timeout
         delay = 0.002

@@ -60,3 +60,29 @@ def test_a_folder_in_place_of_the_audit_log_fails_before_the_ref_moves(mem, stor
     r = mem("remember", "project/a/k9", "newval", env=PERSON, exit_code=13)
     assert "damaged audit log" in r.stderr and "was not moved" in r.stderr
     mem("get", "project/a/k9", exit_code=4)
+
+
+def test_lock_and_cache_paths_of_the_wrong_type_are_named_not_internal_errors(mem, store_path):
+    """test30 R1's other paths: ``locks/`` a file, ``locks/store.lock`` a
+    folder, ``cache/`` a file: exit 13 naming the path, nothing written
+    (they were internal errors, and the value's write was unclear)."""
+    import shutil
+    mem("init")
+    mem("remember", "project/a/k", "v", env=PERSON)
+    locks = store_path / "locks"
+    shutil.rmtree(locks)
+    locks.write_text("x")
+    r = mem("remember", "project/a/k9", "newval", env=PERSON, exit_code=13)
+    assert "locks: not a folder" in r.stderr and "nothing was written" in r.stderr
+    locks.unlink()
+    locks.mkdir()
+    (locks / "store.lock").mkdir()
+    r = mem("gc", exit_code=13)
+    assert "store.lock: not a file" in r.stderr
+    (locks / "store.lock").rmdir()
+    mem("get", "project/a/k9", exit_code=4)
+    cache = store_path / "cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    cache.write_text("x")
+    r = mem("gc", exit_code=13)
+    assert "cache: not a folder" in r.stderr and "internal error" not in r.stderr
