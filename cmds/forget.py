@@ -78,7 +78,9 @@ def _preview(plan, dry_run: bool, store=None) -> None:
               if tv.id not in {x.id for x in plan.turns.get(sid, ())}]
     lines += [f"  queued proposal {iid[:12]}" for iid in plan.queue_items]
     lines += [f"  unreferenced {'turn ' + o.session + ' #' + str(o.seq) if hasattr(o, 'seq') else 'version of ' + o.key}"
-              f"  {oid[:12]}  (no ref reaches it: a writer stopped before it published it)"
+              f"  {oid[:12]}  " + ("(unpublished, after one that holds it: deleted, not forgotten; a writer still "
+                                   "running writes it again)" if oid in plan.orphan_tail else
+                                   "(no ref reaches it: a writer stopped before it published it)")
               for oid, o in plan.orphans.items()]
     if plan.retomb:
         lines.append(f"  {plural(len(plan.retomb), 'tombstone')} of a forgotten key whose name holds it "

@@ -369,12 +369,14 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
             _tombstone(store, res, have, turn_tombstone_key(sid, tv.turn.source), value_digest(tv.turn.text),
                        now, reason)
     for oid, o in plan.orphans.items():   # loose objects no ref reaches (test30 R4): garbage to gc and repair now
+        if oid in plan.orphan_tail:   # only after one: deleted, not forgotten (a live writer keeps it: test30b S7)
+            continue
         if isinstance(o, Turn):
             _tombstone(store, res, have, turn_tombstone_key(o.session, o.source), value_digest(o.text), now, reason)
         else:
             _tombstone(store, res, have, hidden_key(o.key) if named(o.key) else o.key, value_digest(o.body), now,
                        reason)
-    orphan_sessions = [o.session for o in plan.orphans.values() if isinstance(o, Turn)]
+    orphan_sessions = [o.session for i, o in plan.orphans.items() if isinstance(o, Turn) and i not in plan.orphan_tail]
     if plan.match:   # the session's later turns: the text, and a cwd/project holding it (plan.meta) too
         for sid in dict.fromkeys((*plan.turns, *plan.meta, *orphan_sessions)):
             _tombstone(store, res, have, f"match:{sid}", value_digest(plan.match), now,

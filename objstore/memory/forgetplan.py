@@ -97,6 +97,9 @@ class ForgetPlan:
     #: loose objects holding the ``--match`` text that no ref reaches: object id -> the turn or
     #: fact version (a writer killed between its objects and its ref: test30 R4; :func:`loose_orphans`)
     orphans: dict[str, object] = field(default_factory=dict)
+    #: the ids among ``orphans`` taken only because they follow such a turn in its chain: deleted,
+    #: never tombstoned (a live writer writes them again as they were: test30b S7)
+    orphan_tail: set[str] = field(default_factory=set)
     #: a whole key or session that no longer exists because an earlier forget
     #: removed it (:func:`forgotten_before`), or the version it names is emptied already: ``(the key,
     #: "KEY@vN" or "session:<id>", that forget's time in ms)``; the plan is then empty: nothing is left to forget
@@ -655,6 +658,7 @@ def loose_orphans(store: Store, plan: ForgetPlan, want, sessions: dict[str, str]
             for oid, t in mine.items():
                 if oid not in out and t.parent in out and oid not in reach.get(f"sessions/{sid}", ()):
                     out[oid] = t
+                    plan.orphan_tail.add(oid)
                     grew = True
     return out
 

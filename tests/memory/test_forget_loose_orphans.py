@@ -92,3 +92,28 @@ def test_forget_session_or_turn_id_takes_an_unpublished_session(mem, store_path)
     r = mem("forget", second[:12], "--yes", env=PERSON)
     assert "2 unreferenced objects" in r.stdout, r.stdout
     assert not scan_store(store_path, [WORD.encode()])
+
+
+def test_a_live_writer_writes_the_turns_after_the_forgotten_one_again_as_they_were(mem, store_path):
+    """test30b S7: the unpublished turns after the one holding the text are
+    deleted, never tombstoned: the writer still waiting for the lock (here,
+    the same turns added again by a turn writer, as ``revalidate``/``reset``
+    does) stores them with their text; only the matched turn is emptied."""
+    mem("init")
+    turns = [("user", "hello, warm-up"), ("user", f"the safe combination is {WORD}"), ("assistant", "ok"),
+             ("user", "and after that, run the tests")]
+    _unpublished(store_path, "re1", turns)
+    r = mem("forget", "--match", WORD, "--yes", env=PERSON)
+    assert "4 unreferenced objects" not in r.stdout and "unreferenced objects" in r.stdout
+    store = open_store(store_path)
+    try:   # the writer that was waiting: its objects are gone, so it adds its batch again under the lock
+        w = TurnAppender(store, command="proxy", harness="proxy")
+        for i, (role, text) in enumerate(turns):
+            w.add(CapturedTurn("re1", f"px:re1:{i}", role, text, 1796400000000 + i, "/home/dev/shop", "shop"))
+        w.publish()
+        w.close()
+    finally:
+        store.close()
+    shown = mem("show", "re1").stdout
+    assert "and after that, run the tests" in shown and "hello, warm-up" in shown and WORD not in shown
+    assert not scan_store(store_path, [WORD.encode()])
