@@ -134,20 +134,30 @@ def episode_unevidenced(body: str, turns: list[str], claims: str = "") -> str:
       holds as a whole token (case ignored; test30 R3: "the api database is
       MongoDB 3.6 on mongo-legacy-1" from a session that never named either);
     * ``claims`` (its ``outcome`` and ``lesson``: what it says is so, where
-      ``situation``/``action`` may use the model's own words) holding a
-      content word none of the turns holds (:func:`unevidenced`), or saying
-      the opposite of them (:func:`contradicted`; test30b S1: "the api
-      database is mongodb now, postgres was dropped" in lower case).
+      ``situation``/``action`` may use the model's own words) of whose
+      content words (:func:`content_words`) the turns hold fewer than half,
+      or saying the opposite of them (:func:`contradicted`; test30b S1:
+      "the api database is mongodb now, postgres was dropped" in lower
+      case; a summary's own words, "look in pyproject first", are fine).
+
+    Each field is read alone, so its first word is a sentence's start, not
+    a name (test30b S11: "The user asked …").
 
     The reason counts, never quotes them."""
     from objstore.retrieval.timeline import values_of  # deferred: as the rest of derive's checks
     said = " ".join(" ".join(turns).split()).casefold()
-    missing = [v for v in values_of(body)
-               if not re.search(rf"(?<![\w.-]){re.escape(v.casefold())}(?![\w-])", said)]
+    # each field read alone, its own first word a sentence start (test30b S11: "The user asked …" is prose)
+    fields = [line.partition(": ")[2] or line for line in body.splitlines()]
+    missing = {v for f in fields for v in values_of(f)
+               if not re.search(rf"(?<![\w.-]){re.escape(v.casefold())}(?![\w-])", said)}
     if missing:
         return f"{len(missing)} value(s) of the episode in none of the session's turns"
     if claims.strip():
-        why = unevidenced(claims, turns) or contradicted(claims, turns)
-        if why and why != "the value has no content word":
+        words = content_words(claims)
+        held = words & content_words(" ".join(turns))
+        if words and len(held) * 2 < len(words):   # a summary may add words; not most of what it claims
+            return f"its outcome or lesson: {len(words) - len(held)} of its {len(words)} words in none of the turns"
+        why = contradicted(claims, turns)
+        if why:
             return f"its outcome or lesson: {why}"
     return ""

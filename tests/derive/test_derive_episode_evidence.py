@@ -22,6 +22,9 @@ SCRIPT = {
     "REVERSED-SESSION": {"facts": [], "episode": {
         "situation": "asked about the database", "action": "read docker-compose", "outcome": "Postgres 16",
         "lesson": "the api database is not Postgres 16"}},
+    "CASED-SESSION": {"facts": [], "episode": {
+        "situation": "The user asked which linter the project uses", "action": "Checked pyproject",
+        "outcome": "Ruff is the linter", "lesson": "Look in pyproject first"}},
     "TESTS-SESSION": {"facts": [], "episode": {
         "situation": "the flaky test in test_orders", "action": "pinned pytest to 8.2",
         "outcome": "the suite passes", "lesson": "pin pytest"}},
@@ -37,6 +40,8 @@ def rig(invoke, tmp_path, monkeypatch):
                                                    ("assistant", "ruff, configured in pyproject.")])
     transcript(projects / "reversed.jsonl", "reversed", [("user", "REVERSED-SESSION: is the api database Postgres 16?"),
                                                          ("assistant", "Yes, Postgres 16, per the docker-compose file.")])
+    transcript(projects / "cased.jsonl", "cased", [("user", "CASED-SESSION: what linter do we use?"),
+                                                   ("assistant", "ruff, configured in pyproject.")])
     transcript(projects / "tests.jsonl", "tests", [("user", "TESTS-SESSION: test_orders is flaky again"),
                                                    ("assistant", "I pinned pytest to 8.2 and the suite passes.")])
     invoke("import", "claude-code", str(tmp_path / "claude" / "projects"))
@@ -48,20 +53,21 @@ def test_an_episode_stating_what_no_turn_said_is_not_filed(rig, invoke):
     dry = invoke("derive", "--json").json
     assert sorted(dry["episodes_refused"]) == ["lint", "lower", "reversed"]
     assert "in none of the session's turns" in dry["episodes_refused"]["lint"]
-    assert "in none of the cited turns" in dry["episodes_refused"]["lower"]      # test30b S1: lower case
+    assert "words in none of the turns" in dry["episodes_refused"]["lower"]      # test30b S1: lower case
     assert "closest clause" in dry["episodes_refused"]["reversed"]                # its turns say otherwise
     r = invoke("derive", "--apply", "--json").json
-    assert r["episodes"] == 1 and sorted(r["episodes_refused"]) == ["lint", "lower", "reversed"]
+    assert r["episodes"] == 2 and sorted(r["episodes_refused"]) == ["lint", "lower", "reversed"]
     assert "MongoDB" not in json.dumps(r)                               # the reason never quotes the value
     invoke("get", "project/acme-api/episodes/lint", exit_code=4)
     assert "pinned pytest to 8.2" in invoke("get", "project/acme-api/episodes/tests").stdout
+    assert "Ruff is the linter" in invoke("get", "project/acme-api/episodes/cased").stdout   # test30b S11
     hits = invoke("recall", "which database does the api use", "--project", "acme-api", "--json").json["hits"]
     assert not any("MongoDB" in (h.get("text") or "") for h in hits)
     rep = invoke("derive", "report", "--json").json[0]
-    assert rep["episodes"] == 1 and sorted(rep["episodes_refused"]) == ["lint", "lower", "reversed"]
+    assert rep["episodes"] == 2 and sorted(rep["episodes_refused"]) == ["lint", "lower", "reversed"]
 
 
 def test_the_run_summary_names_the_rejected_episode(rig, invoke):
     out = invoke("derive", "--apply").stdout
     assert "reject (episode)" in out and "session lint" in out
-    assert "1 episode written; 3 episodes rejected" in out and "MongoDB" not in out
+    assert "2 episodes written; 3 episodes rejected" in out and "MongoDB" not in out
