@@ -79,7 +79,7 @@ from objstore.memory.decay import decay_days, touch
 from objstore.memory.facts import current_of, current_version, list_keys, listed_chain, visible
 from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
 from objstore.memory.served import hider
-from objstore.retrieval.keyrank import FactView, key_name, narrower_first
+from objstore.retrieval.keyrank import FactView, key_name, narrower_first, sealed_in_scope, sealed_over
 from objstore.retrieval.laterturns import SNIPPET_CHARS, LaterTurn, later_turns
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
@@ -513,6 +513,10 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
         t = _tier(f)
         if t is not None:
             tiers[t].append((oid, f))
+    over = sealed_over([f.key for items in tiers for _oid, f in items], sealed_in_scope(store, projects)) \
+        if projects else {}
+    if over:   # a narrower sealed value of the name is in force here: the broader one is not (test30b S12)
+        tiers = [[(oid, f) for oid, f in items if f.key not in over] for items in tiers]
     for items in tiers:
         items.sort(key=lambda x: (namespace_rank(namespace, x[1].namespace) or 0,
                                   _TRUST_RANK.get(x[1].trust, 9), -x[1].valid_from, x[1].key))
@@ -573,7 +577,10 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     note = dormant_note(store, sleeping)
     if note:
         body.append(note)
-    if not chosen and not files and not note:
+    for key, by in sorted(over.items()):   # said, without either value (as the prompt hook withholds it)
+        body.append(escape_text(f"(not shown: {key}, which {by} overrides here; {by} is sealed: mem sealed show {by})")
+                    + "\n")
+    if not chosen and not files and not note and not over:
         return ContextBlock("", [], omitted, 0, primary, stale_moving, budget)
     if later and not any(k in later for k, _ in chosen):   # (no marked fact fitted: the shorter header)
         head = head.replace(HEAD_LATER, HEAD_CURRENT)

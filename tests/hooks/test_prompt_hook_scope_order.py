@@ -171,6 +171,15 @@ def test_a_sealed_project_value_withholds_the_global_one(tmp_path):
     hits = [h for h in json.loads(recall("api", "--json"))["hits"] if h.get("key") == "global/db-host"]
     assert [h.get("overridden_by") for h in hits] == ["project/api/db-host"]
     assert "overridden by" not in recall("web")
+    # test30b S12: the session block of api withholds the global value and says why; web's shows it
+    def context(project):
+        return subprocess.run([sys.executable, "-m", "cmds", "context", "--project", project], env=hook_env(home),
+                              cwd=REPO, check=True, capture_output=True, text=True, timeout=120).stdout
+    mem("remember", "global/db-host", "the database host is db.internal", "--kind", "user")   # a kind the block shows
+    block = context("api")
+    assert "db.internal" not in block and "10.0.0.5" not in block
+    assert "not shown: global/db-host, which project/api/db-host overrides here" in block
+    assert "db.internal" in context("web")
     # test30b S3: a question that does not name the key gets the mark too, and MCP recall carries it
     from objstore.integrations.access import Caller
     from objstore.integrations.mcptools import MemoryTools
