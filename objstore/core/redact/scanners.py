@@ -1,6 +1,7 @@
 """Scanners of :mod:`objstore.core.redact`: a rule's ``scan`` that replaces the plain
-``finditer`` pass (PEM blocks read from both ends, keyword assignments, AWS key pairs,
-and :func:`scan_at`: a pattern tried only where one of its start literals occurs)."""
+``finditer`` pass (keyword assignments, AWS key pairs, and :func:`scan_at`: a pattern
+tried only where one of its start literals occurs; PEM blocks read from both ends are
+:mod:`.pem`'s, split from here by red30 for the module size limit)."""
 
 from __future__ import annotations
 
@@ -13,75 +14,6 @@ from objstore.core.redact.passphrases import quoted_passphrase_ok, settings_word
 from objstore.core.redact.rule import FLAGS, Lazy, Rule
 from objstore.core.redact.settingsvalues import (key_name, settings_assign, settings_key, words_owner_ok,
                                                  words_to_end)
-
-_PEM_MAX = 65_536          # how far back from an END line a headless PEM body is looked for
-
-
-def _scan_plain(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int) -> None:
-    if rule.lowered is not None:
-        matches = rule.lowered.finditer(low, ws - off, we - off)
-    else:
-        matches, off = rule.pattern.finditer(text, ws, we), 0
-    check = rule.check
-    grouped = "secret" in rule.groupindex
-    for m in matches:
-        s, e = m.span("secret") if grouped else m.span()
-        if s < 0 or s == e:
-            continue
-        s += off
-        e += off
-        if check is not None and not check(text[s:e]):
-            continue
-        out.append((s, e, rule.priority, rule.name))
-
-
-# ---- PEM private keys --------------------------------------------------------------
-# A line break, raw or JSON-escaped once or more (``\n``, ``\\n``, ``\r\n``).
-_NL = r"(?:\r?\n|\r|\\{1,8}(?:r\\{1,8})?n)"
-_SEP = r"[ \t]{0,16}(?:" + _NL + r"[ \t]{0,16}){1,4}"
-_B64 = r"[A-Za-z0-9+/=]"
-_HDRLINE = r"[A-Za-z][A-Za-z0-9-]{0,40}:[^\r\n\\]{0,256}"   # Proc-Type:, DEK-Info:, Version:, Comment:
-_PEM_LABEL = r"(?:[A-Z0-9]{1,16}[ ]){0,3}PRIVATE[ ]KEY(?:[ ]BLOCK)?"
-PEM_BODY = (
-    r"-----BEGIN[ ]" + _PEM_LABEL + r"-----"
-    r"(?:" + _SEP + _HDRLINE + r"){0,8}"                                  # RFC 1421 / 4880 armor headers
-    r"(?:(?:" + _SEP + r"|[ ]{0,16})" + _B64 + r"{16,16384}+){1,2048}"     # base64 lines (or one long line)
-    r"(?:" + _SEP + _B64 + r"{1,15}+)?"                                   # a short last line / PGP checksum
-    r"(?:(?:" + _SEP + r"|[ ]{0,16})-----END[ ]" + _PEM_LABEL + r"-----)?"
-)
-_PEM_END_RE = Lazy(r"-----END[ ]" + _PEM_LABEL + r"-----", FLAGS)
-# The body read backwards from an END line (the text before it, reversed):
-# an escaped ``\n`` reads ``n\``, ``\r\n`` reads ``n\r\``.
-_RNL = r"(?:\n\r?|\r|n\\{1,8}(?:r\\{1,8})?)"
-_RSEP = r"[ \t]{0,16}(?:" + _RNL + r"[ \t]{0,16}){1,4}"
-_RB64 = r"(?:[A-Za-mo-z0-9+/=]|n(?!\\))"   # reversed, ``n\`` is a line break, not a base64 ``n``
-_PEM_REV_RE = Lazy(
-    r"(?:" + _RSEP + r"|[ ]{0,16})" + _RB64 + r"{1,16384}+"
-    r"(?:(?:" + _RSEP + r"|[ ]{0,16})" + _RB64 + r"{16,16384}+){0,2048}",
-    FLAGS,
-)
-
-
-def scan_pem(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
-    """BEGIN-anchored blocks (complete or truncated), then END lines whose BEGIN
-    is missing (a tool output cut at the front): the base64 lines just before
-    the END line, read backwards, are redacted with it."""
-    _scan_plain(rule, text, ws, we, out, low, off)
-    pos = floor = ws
-    while True:
-        p = text.find("-----END ", pos, we)
-        if p < 0:
-            return
-        pos = p + 9
-        m = _PEM_END_RE.match(text, p, we)
-        if m is None:
-            continue
-        lo = max(floor, p - _PEM_MAX)
-        floor = m.end()
-        r = _PEM_REV_RE.match(text[lo:p][::-1])
-        if r is not None and r.end() >= 16:
-            out.append((p - r.end(), m.end(), rule.priority, rule.name))
-
 
 # ---- generic keyword assignments -------------------------------------------------------
 # ``key`` alone is too common (cache_key, primary_key); it counts only as the
