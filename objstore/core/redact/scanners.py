@@ -24,9 +24,11 @@ from objstore.core.redact.settingsvalues import (key_name, settings_assign, sett
 #: Credentials" https://guides.rubyonrails.org/security.html#custom-credentials ) and APP_KEY (Laravel's encryption key)
 #: red27b (test27 V9): also a name ending ``_CREDENTIAL(S)`` (``MY_SERVICE_CREDENTIAL=…``), a secret label like ``_TOKEN``
 #: red29 (test29 P5): also STRIPE_KEY (Laravel Cashier's name for the Stripe key, https://laravel.com/docs/11.x/billing )
+#: red30: also a URL's ``key`` parameter in its query, fragment or path (``?key=``, ``#key=``, ``;key=``: Google's
+#: API keys ride so, https://cloud.google.com/docs/authentication/api-keys-use )
 _KEY_OWNERS = ("api", "access", "auth", "private", "encryption", "signing", "master", "app", "stripe")
 KW = (r"(?:passw(?:or)?d|passwort|passphrase|passcode|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|pass(?<![a-z0-9_]pass)(?![a-z0-9])|secret|token|(?<=_)credentials?(?![a-z])|key(?:"
-       + "|".join(f"(?<={o}key)|(?<={o}[_\\- ]key)" for o in _KEY_OWNERS) + "))"
+       + "|".join(f"(?<={o}key)|(?<={o}[_\\- ]key)" for o in _KEY_OWNERS) + r"|(?<=[?#;&]key)))"
        r"(?:[ _-]?(?:key(?:[_-]base)?|token|value|(?<=pass_)code|(?<=pass-)code))?")   # key_base: Rails' SECRET_KEY_BASE; 'API key:', 'secret key:'; red23: 'pass_code'
 
 #: test25 T12: also a subscript's closing ``']`` (Flask's ``app.config['SECRET_KEY'] = …``, ``env["TOKEN"] = …``)
