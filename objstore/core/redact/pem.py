@@ -7,26 +7,9 @@ BEGIN line was cut off, backwards from its END line.  Split from :mod:`.scanners
 from __future__ import annotations
 
 from objstore.core.redact.rule import FLAGS, Lazy, Rule
+from objstore.core.redact.scanners import scan_plain
 
 _PEM_MAX = 65_536          # how far back from an END line a headless PEM body is looked for
-
-
-def _scan_plain(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int) -> None:
-    if rule.lowered is not None:
-        matches = rule.lowered.finditer(low, ws - off, we - off)
-    else:
-        matches, off = rule.pattern.finditer(text, ws, we), 0
-    check = rule.check
-    grouped = "secret" in rule.groupindex
-    for m in matches:
-        s, e = m.span("secret") if grouped else m.span()
-        if s < 0 or s == e:
-            continue
-        s += off
-        e += off
-        if check is not None and not check(text[s:e]):
-            continue
-        out.append((s, e, rule.priority, rule.name))
 
 
 # ---- PEM private keys --------------------------------------------------------------
@@ -60,7 +43,7 @@ def scan_pem(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: 
     """BEGIN-anchored blocks (complete or truncated), then END lines whose BEGIN
     is missing (a tool output cut at the front): the base64 lines just before
     the END line, read backwards, are redacted with it."""
-    _scan_plain(rule, text, ws, we, out, low, off)
+    scan_plain(rule, text, ws, we, out, low, off)
     pos = floor = ws
     while True:
         p = text.find("-----END ", pos, we)

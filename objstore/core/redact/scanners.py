@@ -15,6 +15,28 @@ from objstore.core.redact.rule import FLAGS, Lazy, Rule
 from objstore.core.redact.settingsvalues import (key_name, settings_assign, settings_key, words_owner_ok,
                                                  words_to_end)
 
+
+def scan_plain(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int) -> None:
+    """One ``finditer`` pass of ``rule`` over ``text[ws:we]`` (over ``low``, the window lowercased from
+    ``off``, for a case-insensitive rule): each match's ``secret`` group (or the whole match) that
+    ``rule.check`` takes is appended to ``out`` as (start, end, priority, name)."""
+    if rule.lowered is not None:
+        matches = rule.lowered.finditer(low, ws - off, we - off)
+    else:
+        matches, off = rule.pattern.finditer(text, ws, we), 0
+    check = rule.check
+    grouped = "secret" in rule.groupindex
+    for m in matches:
+        s, e = m.span("secret") if grouped else m.span()
+        if s < 0 or s == e:
+            continue
+        s += off
+        e += off
+        if check is not None and not check(text[s:e]):
+            continue
+        out.append((s, e, rule.priority, rule.name))
+
+
 # ---- generic keyword assignments -------------------------------------------------------
 # ``key`` alone is too common (cache_key, primary_key); it counts only as the
 # end of api_key / access_key / auth_key / private_key (fixed-width look-behinds).
