@@ -96,6 +96,8 @@ def test_the_quoted_qualifier_is_no_sql_literal():
     assert redact("DB password 'prod': " + pw(0)).text == "DB password 'prod': [REDACTED:generic-secret]"
     sql = "ALTER ROLE app WITH PASSWORD '" + pw(1) + "';"
     assert redact(sql).text == "ALTER ROLE app WITH PASSWORD '[REDACTED:sql-password]';"
+    commented = "ALTER USER bob WITH PASSWORD '" + pw(2) + "' -- rotated"     # '--' opens an SQL comment, no sign
+    assert redact(commented).text == "ALTER USER bob WITH PASSWORD '[REDACTED:sql-password]' -- rotated"
 
 
 @pytest.mark.parametrize("text", LOOKALIKES)
