@@ -44,6 +44,10 @@ _SHAPES = [
     ("fullwidth-colon", "DB password (prod)\uff1a", None, "", "generic-secret"),
     ("fullwidth-equals", "Password [staging]\uff1d", None, "", "generic-secret"),
     ("plural-qualified", "DB passwords (prod): ", None, "", "generic-secret"),
+    ("slash-comma-qualifier", "DB password (prod/eu, b): ", None, "", "generic-secret"),
+    ("json-key-qualified", '{"DB password (prod)": "', None, '"}', "generic-secret"),
+    ("qualified-next-line", "DB password (prod):\n    ", None, "", "generic-secret"),
+    ("for-user-phrase", "password for root: ", PHRASE, "", "password-phrase"),
     ("pwd-for", "pwd for root: ", None, "", "generic-secret"),
     ("foreign-qualified", "Kennwort (prod): ", None, "", "markdown-secret"),
     ("dash-qualified", "Password (staging) - ", None, "", "password-phrase"),
@@ -76,7 +80,8 @@ LOOKALIKES = [
     "token <optional>: a bearer token", "Password (required) - string", "password -- see the vault",
     'wachtwoord: "Voer uw wachtwoord in"', 'Kennwort: "bitte eingeben:"', "https://example.com/docs#key=value-pairs",
     "https://example.com/docs#token=", "SELECT 1 FROM users WHERE password 'x' IS NULL",
-    "passwd -- alice", "pwd for root: see the vault",
+    "passwd -- alice", "pwd for root: see the vault", "password for root: see the vault please",
+    "password (str, optional): the password",
 ]
 
 

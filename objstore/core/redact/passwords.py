@@ -444,7 +444,7 @@ PASSWORD_RULES: list[Rule] = [
          "the end of the line or sentence, no word of prose, talk or placeholder (passphrase_words_ok); red28 "
          "(test27b X1): words in Title Case ('Password: Correct Horse Battery Staple'), letters beyond ASCII, and "
          "the German and French labels ('Passwort:', 'Kennwort:', 'mot de passe :')",
-         label + r"[ \t]{0,4}(?:[:=]|-(?=[ \t]))[ \t]{0,4}(?:(?:\r?\n|(?:\\r)?\\n)[ \t]{0,8})?"
+         label + r"(?:[ \t]{1,4}for[ \t]{1,4}[^\s:=]{1,32})?[ \t]{0,4}(?:[:=]|-(?=[ \t]))[ \t]{0,4}(?:(?:\r?\n|(?:\\r)?\\n)[ \t]{0,8})?"
          r"(?P<secret>" + _LABEL_WORD + r"(?:[ \t]{1,2}" + _LABEL_WORD + r"){2,5})"
          r"(?=[ \t]{0,4}(?:\\{0,3}[\"'`,;.!?]|\r|\n|\\[rn]|$))",
          ci=True, priority=51, check=_label_words_ok, anchors=anchors)

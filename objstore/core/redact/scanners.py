@@ -57,10 +57,11 @@ KW = (r"(?:passw(?:or)?d|passwort|passphrase|passcode|pwd|pw(?<![a-z0-9]pw)(?![a
 #: red29 (test29 P5): or a bracketed qualifier before the sign ('DB password (prod): X', 'Password [staging] = X'),
 #: or a plural label and the user the value is for ('passwords: admin=X'); red30: the qualifier in any bracket
 #: or quotes ('{prod}', '<prod>', '"prod"', "'prod'", '`prod`'), two of them, after a plural label too
-#: (``QUALIFIER``: the dash and foreign labels take it too), and 'pwd for root: X' (the user it is for)
+#: (``QUALIFIER``: the dash and foreign labels take it too), inside a quoted key ('{"password (prod)": "X"}'),
+#: and 'pwd for root: X' (the user it is for)
 QUALIFIER = r"(?:\([q]{1,24}\)|\[[q]{1,24}\]|\{[q]{1,24}\}|<[q]{1,24}>|\\{0,3}\"[q]{1,24}\\{0,3}\"|'[q]{1,24}'|`[q]{1,24}`)"
-QUALIFIER = QUALIFIER.replace("q", r"a-z0-9 _.\-")
-ASSIGN = (r"(?:\\{0,3}[\"']\]?|(?:(?<=[dt])s)?[ \t]{0,4}" + QUALIFIER + r"(?:[ \t]{0,4}" + QUALIFIER + r")?"
+QUALIFIER = QUALIFIER.replace("q", r"a-z0-9 _.,/\-")
+ASSIGN = (r"(?:\\{0,3}[\"']\]?|(?:(?<=[dt])s)?[ \t]{0,4}" + QUALIFIER + r"(?:[ \t]{0,4}" + QUALIFIER + r")?(?:\\{0,3}[\"'])?"
           r"|(?<=pw|wd)[ \t]{1,4}for[ \t]{1,4}[a-z0-9_.@\-]{1,32}"
           r"|(?<=[dt])s[ \t]{0,4}:[ \t]{0,8}[a-z0-9_.@\-]{1,32}(?=[ \t]{0,4}=))?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?")
 VALUE = r"(?:[^\s\"'`\\,;&<>(){}\[\]|]|&(?![&\s]|$|[A-Za-z_][A-Za-z0-9_.\-]{0,64}=))"   # ``&`` inside a value (``Tr0ub4dor&3``), not ``&&`` or ``&next=``
