@@ -21,7 +21,7 @@ import pytest
 
 from objstore import scan_store
 from objstore.core.errors import InvalidInput
-from objstore.core.redact import check_name, redact
+from objstore.core.redact import check_name, name_hits, redact
 from tests.cmds._credentials import run_prompt_hooks, stored_texts
 from tests.core._redaction_util import check_remembered_and_imported
 from tests.hooks._util import hook_env
@@ -108,6 +108,18 @@ def test_the_quoted_qualifier_is_no_sql_literal():
 @pytest.mark.parametrize("text", LOOKALIKES)
 def test_look_alike_kept(text):
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_key_name_holding_the_shape_hits(case):
+    """The one name rule reads a key as values are read (a ref file's name is stored in the clear)."""
+    assert name_hits("project/x/" + CASES[case][0]), case
+
+
+@pytest.mark.parametrize("key", ["project/x/password (prod)", "project/x/db password {prod} notes",
+                                 "project/x/vpn secret is rotated monthly"])
+def test_a_key_name_about_a_qualified_password_is_no_credential(key):
+    assert not name_hits(key), key
 
 
 @pytest.mark.parametrize("url", ["https://llm.example.com/v1#key=" + pw(0), "https://llm.example.com/v1;key=" + pw(0),
