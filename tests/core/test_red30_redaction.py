@@ -22,8 +22,8 @@ import pytest
 from objstore import scan_store
 from objstore.core.errors import InvalidInput
 from objstore.core.redact import check_name, name_hits, redact
-from tests.cmds._credentials import run_prompt_hooks, stored_texts
-from tests.core._redaction_util import check_remembered_and_imported
+from tests.cmds._credentials import assert_none_stored, run_prompt_hooks
+from tests.core._redaction_util import assert_redacted, check_remembered_and_imported
 from tests.hooks._util import hook_env
 
 
@@ -87,13 +87,10 @@ LOOKALIKES = [
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_shape_redacted(case):
+    """Raw, and JSON-escaped as a tool call's argument holds it (the shared check, idempotence included)."""
     text, secret, kept, rule = CASES[case]
-    r = redact(text)
-    assert secret not in r.text and r.text.startswith(kept), r.text
-    assert f"[REDACTED:{rule}]" in r.text, r.text
-    assert redact(r.text).text == r.text                  # idempotent
-    esc = redact(json.dumps({"command": text}, ensure_ascii=False)).text   # a tool call's argument
-    assert secret not in esc, esc
+    assert assert_redacted(case, text, [secret], rule=rule).startswith(kept)
+    assert secret not in redact(json.dumps({"command": text}, ensure_ascii=False)).text   # non-ASCII kept raw
 
 
 def test_the_quoted_qualifier_is_no_sql_literal():
@@ -110,16 +107,16 @@ def test_look_alike_kept(text):
     assert redact(text).text == text
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_a_key_name_holding_the_shape_hits(case):
-    """The one name rule reads a key as values are read (a ref file's name is stored in the clear)."""
-    assert name_hits("project/x/" + CASES[case][0]), case
+#: a key name holding a shape is refused; one about a qualified password or a named account's secret is not
+_KEY_NAMES = [("project/x/" + CASES[c][0], True) for c in sorted(CASES)] + [
+    (k, False) for k in ("project/x/password (prod)", "project/x/db password {prod} notes",
+                         "project/x/vpn secret is rotated monthly")]
 
 
-@pytest.mark.parametrize("key", ["project/x/password (prod)", "project/x/db password {prod} notes",
-                                 "project/x/vpn secret is rotated monthly"])
-def test_a_key_name_about_a_qualified_password_is_no_credential(key):
-    assert not name_hits(key), key
+@pytest.mark.parametrize("key, refused", _KEY_NAMES)
+def test_the_name_rule_reads_a_key_as_values_are_read(key, refused):
+    """A ref file's name is stored in the clear: the one name rule reads it through the same rules."""
+    assert bool(name_hits(key)) is refused, key
 
 
 @pytest.mark.parametrize("url", ["https://llm.example.com/v1#key=" + pw(0), "https://llm.example.com/v1;key=" + pw(0),
@@ -146,10 +143,10 @@ def test_stored_by_remember_and_import(tmp_path, mem, store_path):
 
 
 def test_the_prompt_hook_stores_them_redacted(tmp_path):
+    """The real UserPromptSubmit hook stores each shape redacted and the look-alikes as typed; then no file of the
+    store (packs decompressed) holds any secret."""
     store = tmp_path / "store"
-    prompts = ["Use this: " + "\n".join(t for t, *_ in CASES.values()), "Keep: " + LOOKALIKES[0]]
-    run_prompt_hooks(store, hook_env(store), "d1111111-0000-4000-8000-000000000030", prompts)
-    texts = stored_texts(store)
-    assert texts.count("[REDACTED:") >= len(CASES) and not any(c[1] in texts for c in CASES.values()), texts
-    assert LOOKALIKES[0] in texts
+    run_prompt_hooks(store, hook_env(store), "d1111111-0000-4000-8000-000000000030",
+                     ["Use this: " + "\n".join(t for t, *_ in CASES.values()), "Keep: " + "\n".join(LOOKALIKES[:3])])
+    assert_none_stored(store, [(text, secret, rule) for text, secret, _kept, rule in CASES.values()], LOOKALIKES)
     assert scan_store(store, [c[1].encode() for c in CASES.values()]) == []
