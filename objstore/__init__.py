@@ -222,6 +222,8 @@ _API: dict[str, tuple[str, str]] = {
     "seal_key": ("objstore.vault.sealed", "seal_key"),
     "sealed_message": ("objstore.memory.facts", "sealed_message"),
     "sealed_named": ("objstore.retrieval.keyrank", "sealed_named"),
+    "sealed_over": ("objstore.retrieval.keyrank", "sealed_over"),
+    "sealed_newer": ("objstore.retrieval.keyrank", "sealed_newer"),
     "sealed_versions": ("objstore.vault.chains", "sealed_versions"),
     "unseal_key": ("objstore.vault.sealed", "unseal_key"),
     "RemoteUnavailable": ("objstore.core.errors", "RemoteUnavailable"),

@@ -2,8 +2,11 @@
 at once as ``user_stated`` (issue: derive, item 6).
 
 :func:`statement_of` recognises a prompt (or a sentence of it) that starts
-with ``remember that``, ``remember:``, ``please remember``, ``note that``,
-``keep in mind that`` or ``don't forget that``, and returns the statement.
+with ``remember that``, ``remember:``, ``remember,``, ``remember -``,
+``remember X is Y`` (a bare "remember" followed by a statement: a copula or
+an assignment, not "to …" nor a question word), each also after
+``please``/``pls``, ``note that``, ``keep in mind that`` or ``don't forget
+that``, and returns the statement.
 Only the person's own words count: the cue must open the prompt's first
 non-blank line or a sentence of it, and the statement ends at that line's
 end.  A cue on a later line (a pasted log, README or issue), in a quoted
@@ -71,8 +74,11 @@ from objstore.memory.tombstones import all_tombstones, forgotten_in
 MAX_CHARS = 600
 #: compiled on first use: most prompts are ASCII and hold none of :data:`_CUE_WORDS`
 #: (the prompt hook of a new process need not compile it, ~0.3 ms)
-_CUE = LazyPattern(r"(?:^|(?<=[.!?]))\s*(?:please\s+)?(?:remember(?:\s+that|\s*:)|note\s+that|keep\s+in\s+mind\s+that"
-                   r"|don'?t\s+forget\s+that)\s+(?P<what>.+)", re.I | re.S)
+_CUE = LazyPattern(r"(?:^|(?<=[.!?]))\s*(?:(?:please|pls|plz)\s*,?\s+)?"
+                   r"(?:remember(?:\s+that\s*[:,]?|\s*[:,]|\s+[-\u2013\u2014]|(?P<bare>\s))|note\s+that"
+                   r"|keep\s+in\s+mind\s+that|don'?t\s+forget\s+that)\s*(?P<what>.+)", re.I | re.S)
+#: what a bare "remember X" (no "that", no colon) may not start with: a plan or a question, not a statement
+_NOT_STATED = LazyPattern(r"(?:to|when|what|how|if|why|where|who|whether|me|us|you|him|her|them)\b", re.I)
 #: a word every match of :data:`_CUE` holds
 _CUE_WORDS = ("remember", "note", "keep", "forget")
 _STOP = frozenset("a an the is are was were be our my we i to of on in at for and that this it".split())
@@ -91,6 +97,8 @@ def statement_of(prompt: str) -> str | None:
     if not m:
         return None
     what = m.group("what").strip()
+    if m.group("bare") is not None and (_NOT_STATED.match(what) or not _COPULA.search(what)):
+        return None   # "remember to run the tests", "remember when …": no statement of a fact (test30 R11)
     # a sentence ends at . ! ? and a blank, not before a copula: "Hunter2x9! is the admin password" (test16 F12)
     end = re.search(r"(?<=[.!?])\s(?!\s*(?:is|was|are|were)\s)", what, re.I)
     what = what[: end.start()] if end else what
@@ -245,20 +253,24 @@ def remember_statement(store: Store, prompt: str, *, project: str | None, source
 def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "",
                     command: str = "hook remember", late: bool = False):
     """Write the statement of a "remember that …" prompt typed in ``cwd``
-    (its project: ``project_aliases(cwd)[0]``, as the hooks name it),
+    (its project: ``project_aliases(cwd, store_root=store.root)[0]``, as
+    the hooks name it),
     citing ``source``; returns ``facts.RememberResult`` or None.
 
     ``late``: the prompt was typed earlier and its hook did not write the
     statement (a transcript sync stores its turn now): written only when
     its key holds no value (the hook's write, or a value the person set
     since, stands) and the value was not forgotten since (a tombstone).
+    A prompt that states nothing (most of them) returns None before its
+    project is looked up (the registry read, the identity and path rules:
+    the prompt hook runs this on every prompt).
     Raises as ``facts.remember``."""
-    aliases = project_aliases(cwd or None) if cwd else ()
+    what = statement_of(prompt)
+    if what is None:
+        return None
+    aliases = project_aliases(cwd or None, store_root=store.root) if cwd else ()
     project = aliases[0] if aliases else None
     if late:
-        what = statement_of(prompt)
-        if what is None:
-            return None
         key = statement_key(what, project, store, update=False)
         if store.refs.read(fact_ref(key)) is not None or forgotten_in(all_tombstones(store), key, what):
             return None
