@@ -147,6 +147,7 @@ _API: dict[str, tuple[str, str]] = {
     "project_aliases": ("objstore.memory.scope", "project_aliases"),
     "register_project": ("objstore.memory.scope", "register_project"),
     "registry_damage": ("objstore.memory.scope", "registry_damage"),
+    "rebuild_registry": ("objstore.memory.registryfix", "rebuild_registry"),
     "identity_of": ("objstore.memory.scope", "identity_of"),
     "child_namespace": ("objstore.memory.scope", "child_namespace"),
     "check_agent": ("objstore.memory.scope", "check_agent"),

@@ -369,8 +369,8 @@ def _projects(root: Path) -> list[Finding]:
         return []
     return [Finding("projects", "error", f"{why}: projects it no longer names go by their qualified names "
                     "(owner-repo) until it is fixed; it is not rewritten meanwhile",
-                    f"restore {root / REGISTRY_FILE} from a backup, or fix it by hand "
-                    '({"v": 1, "projects": {"<identity>": "<name>"}})', (str(root / REGISTRY_FILE),))]
+                    "mem fsck --repair  (rebuilds it from the folders the captured turns recorded; the "
+                    "damaged file goes to the quarantine)", (str(root / REGISTRY_FILE),))]
 
 
 def _locks(root: Path, now: float) -> list[Finding]:
