@@ -22,6 +22,7 @@ from pathlib import Path
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.record import Frozen, set_fields
+from objstore.core.salvage import Quarantine
 from objstore.memory.scope import REGISTRY_FILE, clean_name, identity_of, read_registry
 
 
@@ -72,7 +73,6 @@ def rebuild_registry(store) -> RegistryRebuild | None:
     (``project``).  Raises StoreLocked, OSError."""
     if not read_registry(store.root).damage:
         return None
-    from objstore.core.salvage import Quarantine
     with store.lock("project"):
         r = read_registry(store.root)
         if not r.damage:
