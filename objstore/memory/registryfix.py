@@ -7,8 +7,9 @@ while it is damaged every project it no longer names goes by its qualified
 name and the memory stored under its short name is not injected.  The store
 still knows the names: each captured turn records its working directory
 (``cwd``) and the project name capture gave it.  :func:`rebuild_registry`
-takes, for each identity (``scope.identity_of`` of a recorded ``cwd``), the
-name of its oldest session, keeps every entry still readable in the damaged
+takes, for each identity (``scope.identity_of`` of a recorded ``cwd`` that
+is a folder on this machine, as capture registers them), the name of its
+oldest session, oldest identity first, keeps every entry still readable in the damaged
 file first, never gives one name to two identities, moves the damaged file
 to the quarantine and writes the rebuilt one.
 """
@@ -60,6 +61,8 @@ def _names_by_identity(store) -> dict[str, list[tuple[int, str]]]:
     from objstore.core.redact import path_holds_credential  # deferred: the rules compile at import
     out: dict[str, list[tuple[int, str]]] = {}
     for cwd, seen in by_cwd.items():
+        if not os.path.isdir(cwd):
+            continue        # a folder not on this machine is never registered (capture's rule)
         ident = identity_of(cwd)
         if ident is None or path_holds_credential(ident.id) or path_holds_credential(cwd):
             continue        # never registered (scope.register_project's path rule)
@@ -80,7 +83,8 @@ def rebuild_registry(store) -> RegistryRebuild | None:
         reg = dict(r.projects)
         taken = set(reg.values())
         found, other_names = [], []
-        for ident_id, seen in sorted(_names_by_identity(store).items()):
+        # the identity seen first is named first: it had its name before any later one
+        for ident_id, seen in sorted(_names_by_identity(store).items(), key=lambda kv: (min(kv[1]), kv[0])):
             names = [n for _t, n in sorted(seen)]
             if ident_id in reg:
                 continue
