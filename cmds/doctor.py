@@ -14,7 +14,9 @@ from ._common import emit_json, home_path, json_option, open_store
 def command(ctx, do_fix, as_json):
     """Check the store and its wiring; each finding names the command that fixes it.
 
-    Checks: the store is the owner's only (0700/0600); every pack file
+    Checks: no file or folder of the store is of the other type (a
+    folder where index-journal or logs/audit should be, a file where
+    cache/ or locks/ should be); the store is the owner's only (0700/0600); every pack file
     and its index are as written (their checksums; mem fsck reads each
     packed object) and every loose object hashes to its id; the search index
     exists, is in step with the refs and is not damaged (its files match
@@ -30,7 +32,8 @@ def command(ctx, do_fix, as_json):
     whose config is missing or damaged (every other command exits 13) is a
     finding too: doctor says so, names 'mem fsck --repair', and runs the
     checks that need no open store (permissions, config.toml, projects,
-    locks, hooks).
+    locks, hooks).  A check that damage stops is a finding too: doctor
+    reports, it never stops half-way.
 
     \b
     Examples:
