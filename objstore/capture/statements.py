@@ -41,7 +41,10 @@ same statement again (case, punctuation and stop words aside) keeps its
 key.  A new value of the same subject (both statements named by the same
 words before their copula: "the shop deploy day is Thursday" after "… is
 Friday", test29 P16) is the key's next version: the person restated it,
-and the earlier value stays in the key's history (``mem log``).  A
+and the earlier value stays in the key's history (``mem log``).  So is a
+statement that says the same words but for its values ("the api listens on
+port 9090" after "… on port 8080", no copula: test30 R5), and a possessive
+``'s`` names what the word alone names ("the api's port" is "the api port").  A
 statement written late (below) never supersedes: it takes the suffixed
 key, as the value at its key may have been set since.
 
@@ -119,7 +122,30 @@ def _content_words(statement: str) -> list[str]:
     with every credential and redaction marker removed first."""
     from objstore.core.redact import remove_credentials  # deferred: the rules (module doc)
     text = _MARKER.sub(" ", remove_credentials(statement))
-    return [w for w in re.findall(r"\w+", normalize_value(text)) if w not in _STOP]
+    return [w for w in re.findall(r"\w+", _unpossessive(normalize_value(text))) if w not in _STOP]
+
+
+#: a possessive ``'s`` (or ``’s``) after a word: "the api's port" names what "the api port" names (test30 R5)
+_POSSESSIVE = LazyPattern(r"(?<=\w)['\u2019]s\b")
+
+
+def _unpossessive(text: str) -> str:
+    """``text`` with every possessive ``'s`` removed ("the api's port" ->
+    "the api port"), so a subject said with and without it is one key."""
+    return _POSSESSIVE.sub("", text) if "s" in text else text
+
+
+def _same_but_values(held: str, statement: str) -> bool:
+    """True when two statements say the same words but for their values
+    (tokens holding a digit): "the api listens on port 8080" and "the api
+    listens on port 9090" (test30 R5: no copula names the subject, yet the
+    second restates the first).  Both need a value, the values differ and
+    some other word is shared; stop words, case and a possessive aside."""
+    a, b = _content_words(held), _content_words(statement)
+    words_a = [w for w in a if not any(c.isdigit() for c in w)]
+    words_b = [w for w in b if not any(c.isdigit() for c in w)]
+    vals_a, vals_b = [w for w in a if w not in words_a], [w for w in b if w not in words_b]
+    return bool(words_a) and words_a == words_b and bool(vals_a) and bool(vals_b) and vals_a != vals_b
 
 
 #: what ends a statement's subject: a copula or an assignment ("the deploy host is …", "port = …")
@@ -200,7 +226,7 @@ def _named(statement: str) -> tuple[list[str], bool]:
     statement, secret = guard_secret_subject(statement)
     statement = re.sub(r"\S+", lambda t: " " if _strong(t.group()) else t.group(), statement)   # never a key's name
     from objstore.core.redact import remove_credentials  # deferred: the rules (module doc)
-    text = normalize_value(_MARKER.sub(" ", remove_credentials(statement)))
+    text = _unpossessive(normalize_value(_MARKER.sub(" ", remove_credentials(statement))))
     m = _COPULA.search(f" {text} ")
     if m is not None and secret:
         return [w for w in re.findall(r"\w+", text[m.end() - 1:]) if w not in _STOP][:6], False
@@ -217,7 +243,8 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
     ``store``: when that key holds a different statement, the key with a
     hash suffix (distinct statements, distinct keys), unless ``update`` and
     both statements name the same subject (:func:`_named`: "the shop deploy
-    day is Thursday" after "… is Friday", test29 P16): then the key itself,
+    day is Thursday" after "… is Friday", test29 P16) or say the same words
+    but for their values (:func:`_same_but_values`): then the key itself,
     the new statement its next version."""
     words = _content_words(statement)
     scope = f"project/{project}" if project else "user"
@@ -233,6 +260,8 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
         return key                       # the same statement again: its key
     if update and of_subject and _named(held) == (name, True):
         return key                       # a new value of the same subject: its next version
+    if update and _same_but_values(held, statement):
+        return key                       # the same words, another value ("… listens on port 9090"): its next version
     return f"{key}-{sha256(' '.join(words).encode('utf-8')).hexdigest()[:8]}"
 
 
