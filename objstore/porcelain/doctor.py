@@ -636,7 +636,9 @@ def diagnose_unopened(root: Path, why: str, *, settings: list[Path] = (), hook_c
                    "each ref again from its reflog or objects)" if refs else
                    "mem fsck --repair  (sets a damaged config aside as config.damaged-<ms> and writes the "
                    "default one; objects and refs are kept)", (str(root / ("refs" if refs else "config")),))]
-    out += [f for name, check, *args in (("store", _layout, root), ("permissions", _permissions, root),
+    named = out[0].paths      # (the layout check does not name it twice)
+    out += [f for name, check, *args in (("store", lambda r: [f for f in _layout(r) if f.paths != named], root),
+                                         ("permissions", _permissions, root),
                                          ("config", _config, root), ("projects", _projects, root),
                                          ("locks", _locks, root, now), ("hooks", _hooks, list(settings), hook_command))
             for f in run_check(name, check, *args)]

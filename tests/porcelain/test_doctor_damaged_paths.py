@@ -25,7 +25,7 @@ def _swap(path):
 
 
 @pytest.mark.parametrize("rel", ["index-journal", "logs/audit", "locks", "locks/store.lock", "index-journal.d",
-                                 "cache", "refs"])
+                                 "cache", "objects"])
 def test_doctor_names_a_path_of_the_other_type_and_goes_on(mem, store_path, rel):
     mem("remember", "project/api/db", "Postgres 16 on port 5433")
     for d in ("cache", "index-journal.d"):    # made on first use: here before they are damaged
