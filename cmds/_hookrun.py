@@ -609,6 +609,10 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
         if capture:
             cfg = run.guarded("config", objstore.load_capture_config, store.root)
             capture = cfg is not None      # an unreadable config stops capture
+        if cwd and ev in ("SessionStart", "UserPromptSubmit") and run.guarded("projects", objstore.registry_damage,
+                                                                             store.root):
+            # projects it no longer names go by their qualified names: say why the memory seems cut off
+            run.log("DamagedRegistry:projects")   # (mem doctor names it; mem fsck --repair rebuilds it)
         transcript = resolve_transcript(data, run.env) if capture else None
         if transcript is not None and objstore.transcript_refused(transcript):
             # found by the session's id (the given path is stale): the rule of the given path and of import

@@ -14,7 +14,9 @@ from ._common import emit_json, home_path, json_option, open_store
 def command(ctx, do_fix, as_json):
     """Check the store and its wiring; each finding names the command that fixes it.
 
-    Checks: the store is the owner's only (0700/0600); every pack file
+    Checks: no file or folder of the store is of the other type (a
+    folder where index-journal or logs/audit should be, a file where
+    cache/ or locks/ should be); the store is the owner's only (0700/0600); every pack file
     and its index are as written (their checksums; mem fsck reads each
     packed object) and every loose object hashes to its id; the search index
     exists, is in step with the refs and is not damaged (its files match
@@ -30,7 +32,8 @@ def command(ctx, do_fix, as_json):
     whose config is missing or damaged (every other command exits 13) is a
     finding too: doctor says so, names 'mem fsck --repair', and runs the
     checks that need no open store (permissions, config.toml, projects,
-    locks, hooks).
+    locks, hooks).  A check that damage stops is a finding too: doctor
+    reports, it never stops half-way.
 
     \b
     Examples:
@@ -43,7 +46,8 @@ def command(ctx, do_fix, as_json):
     """
     import os
 
-    from objstore import IntegrityError, derive_state_damage, diagnose, doctor_fix, list_remotes, remote_files_damage, remote_reachable
+    from objstore import IntegrityError, derive_state_damage, diagnose, doctor_check, doctor_fix, list_remotes, remote_files_damage, remote_reachable
+    from objstore import DoctorFinding as Finding
     from .hooks_install import mem_command, settings_path
     try:
         store = open_store(ctx)
@@ -57,18 +61,30 @@ def command(ctx, do_fix, as_json):
                                          hook_command=mem_command())
         _report(findings, done, as_json)
         return
-    remote_files = remote_files_damage(store)    # a damaged remotes.json is a finding, not the end of doctor
+    # what diagnose is given is gathered under doctor_check too: damage there is a finding, never the end
+    stopped: list = []
+
+    def gathered(name, read, default):
+        found = doctor_check(name, lambda: [read()])
+        if found and not isinstance(found[0], Finding):
+            return found[0]
+        stopped.extend(found)
+        return default
+
+    remote_files = gathered("remotes", lambda: remote_files_damage(store), [])
     remotes = [] if any(p.startswith("remotes.json") for p, _todo in remote_files) else \
-        [(s.name, remote_reachable(store, s, os.environ)) for s in list_remotes(store)]
+        gathered("remotes", lambda: [(s.name, remote_reachable(store, s, os.environ)) for s in list_remotes(store)],
+                 [])
+    derive_state = gathered("derive", lambda: derive_state_damage(store), None)
     findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command(), remotes=remotes,
-                        remote_files=remote_files, derive_state=derive_state_damage(store))
+                        remote_files=remote_files, derive_state=derive_state) + stopped
     done = []
     if do_fix:
         done = doctor_fix(store, findings)
         if done:
             findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command(), remotes=remotes,
-                                remote_files=remote_files, derive_state=derive_state_damage(store))
-    _report(findings, done, as_json)
+                                remote_files=remote_files, derive_state=derive_state) + stopped
+    _report(sorted(findings, key=lambda f: f.severity != "error"), done, as_json)
 
 
 def _report(findings, done: list[str], as_json: bool) -> None:

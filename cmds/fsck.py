@@ -96,9 +96,11 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     <new id> <ms> <command>' (garbage, a line cut short) is a problem too:
     --repair moves it to the quarantine and writes its readable lines back.
 
-    A damaged project registry (projects.json) is a problem too; --repair
-    leaves it alone (mem doctor tells how to fix it): until it is fixed,
-    projects it no longer names go by their qualified names.
+    A damaged project registry (projects.json) is a problem too: until it
+    is fixed, projects it no longer names go by their qualified names.
+    --repair moves it to the quarantine and rebuilds it: the entries still
+    readable in it, then each folder the captured turns recorded named as
+    its oldest session was (never one name for two projects).
 
     So are a damaged remotes.json (not JSON, or not the shape docs/format.md
     gives) and a damaged sync-key (no age identity in it: garbage, cut
@@ -166,6 +168,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                             "made current" for name, n in fixed.lost_heads.items())
     store.damaged.clear()  # reported below, not as a warning
     from objstore import registry_damage
+    rebuilt_registry = None
+    if repair:   # rebuilt from the turns' recorded folders, the damaged file set aside (test30 R8)
+        from objstore import rebuild_registry
+        rebuilt_registry = rebuild_registry(store)
     why = registry_damage(store.root)
     if why:       # names would be handed out again: never silently reset (mem doctor says how to fix)
         rep.problems.append(f"project registry: {why}")
@@ -196,7 +202,11 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                                                    for f, k, d in fixed.reflogs],
                              "forgotten_reflog_entries": fixed.forgotten_entries,
                              "reindexed": reindexed,
-                             "config": config_fixed, "left_for_you": _left_for_you(remote_damage)}
+                             "config": config_fixed, "left_for_you": _left_for_you(remote_damage),
+                             "project_registry": None if rebuilt_registry is None else {
+                                 "set_aside": rebuilt_registry.set_aside, "kept": rebuilt_registry.kept,
+                                 "rebuilt": dict(rebuilt_registry.found),
+                                 "other_names": [list(x) for x in rebuilt_registry.other_names]}}
         emit_json(doc)
     else:
         if fixed is not None:
@@ -204,7 +214,8 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                 click.echo(f"repair: {safe(key)}: the plain copy a stopped 'mem seal' left removed (sealed only now)")
             for key in unseals_finished:
                 click.echo(f"repair: {safe(key)}: the sealed copy a stopped 'mem unseal' left removed (plain only now)")
-            _print_repair(fixed, reindexed, config_fixed)
+            _print_repair(fixed, reindexed, config_fixed, rebuilt_registry is not None)
+            _print_registry(rebuilt_registry)
             for line in _left_for_you(remote_damage):
                 click.echo(f"repair: {line}")
         for p in rep.problems:
@@ -243,9 +254,22 @@ def _left_for_you(remote_damage: list[tuple[str, str]]) -> list[str]:
     return [f"left {p.split(' ', 1)[0]} as it is: {todo}" for p, todo in remote_damage]
 
 
-def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> None:
+def _print_registry(rb) -> None:
+    """The lines of a rebuilt project registry (``objstore.memory.registryfix``); none for None."""
+    if rb is None:
+        return
+    _say(f"repair: rebuilt the project registry: {plural(rb.kept, 'entry')} still readable kept, "
+         f"{plural(len(rb.found), 'project')} named again from the turns' folders"
+         + (f"; the damaged file moved to {rb.set_aside}" if rb.set_aside else ""))
+    for name, other in rb.other_names:
+        _say(f"repair: project {name}: some of its sessions were captured as {other} (while the registry was "
+             f"damaged); facts under project/{other}/ are not served in {name}: 'mem keys project/{other}/' lists them")
+
+
+def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, other: bool = False) -> None:
     """The repair's lines after the config's (printed before the open): one
-    summary, "nothing to repair" only when nothing at all was repaired."""
+    summary, "nothing to repair" only when nothing at all was repaired
+    (``other``: another repair, the project registry's, was made)."""
     if reindexed is not None:
         _say(f"repair: rebuilt the search index ({plural(reindexed, 'document')})")
     for name in r.lost_tombstones:
@@ -254,7 +278,7 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None) -> 
         _say("hint: 'mem pull' from a remote that holds it restores it; 'mem fsck --repair "
                    "--drop-lost-tombstones' drops it (what it forgot may then be captured again)", err=True)
     if not r.changed:
-        if reindexed is None and not config_fixed and not r.lost_tombstones:
+        if reindexed is None and not config_fixed and not r.lost_tombstones and not other:
             _say("repair: nothing to repair")
         return
     if r.quarantine:

@@ -212,10 +212,11 @@ def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
 
 #: test28 Y11: Unicode spaces and the fullwidth colon and equals sign, read as ASCII (NFKC) by
 #: :func:`ascii_reading` in a text where such a space stands before a sign (French ``mot de passe\u202f:``)
-#: or such a sign after a Latin letter, digit or space (``Password\uff1aX``; a CJK label's alone is no cause)
+#: or such a sign after a Latin letter, digit or space (``Password\uff1aX``; a CJK label's alone is no cause);
+#: red30: or after a closing bracket or quote (a qualifier's: ``DB password (prod)\uff1aX``)
 _SIGN_RANGES = ((0x00A0, 0x00A0), (0x2000, 0x200A), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000),
                 (0xFF1A, 0xFF1A), (0xFF1D, 0xFF1D))
-_SIGNED = LazyPattern("[\u00a0\u2000-\u200a\u202f\u205f\u3000][:=\uff1a\uff1d]|[A-Za-z0-9 ][\uff1a\uff1d]")
+_SIGNED = LazyPattern("[\u00a0\u2000-\u200a\u202f\u205f\u3000][:=\uff1a\uff1d]|[A-Za-z0-9 )\\]}>\"'`][\uff1a\uff1d]")
 #: the characters :func:`ascii_reading` replaces: default-ignorables, ASCII look-alikes, spaces and signs
 _HIDING = LazyPattern("[" + _char_class(_IGNORABLE_RANGES + _LOOKALIKE_RANGES + _SIGN_RANGES) + "]")
 #: the ASCII look-alikes alone

@@ -188,13 +188,18 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
             (nothing is changed).
     """
     rep = RepairReport()
+    q = Quarantine(store.root)
+    journal = store.root / "index-journal"
+    if journal.is_symlink() or journal.exists() and not journal.is_file():
+        # a folder (or a FIFO, a link) where the journal should be stops every lock's recovery, this
+        # one's too: no writer can use it, so it goes to the quarantine first (test30 R2)
+        q.move(journal)
     with store.lock(REPAIR_COMMAND):
         ps = PackSet(store.root / "objects" / "pack", skip_broken=True)
         try:
             ps.refuse_newer("fsck --repair")  # a newer mem's pack is not damage to set aside
         finally:
             ps.close()
-        q = Quarantine(store.root)
         rewritten = _set_aside(store, q, rep)
         objs = _scan(store)
         _restore_refs(store, q, objs, rep)

@@ -3,6 +3,10 @@ finding with the command that fixes it.
 
 Checks (each returns findings, never raises for what it finds):
 
+* ``store``: each path of :data:`LAYOUT` present is of its type (a folder
+  where a file should be stops the commands that use it); a check stopped
+  by damage it reads is a finding of that check (:func:`run_check`):
+  doctor reports, never stops.
 * ``permissions``: the store directory is the owner's only (0700 folders,
   0600 files); the store holds private text.
 * ``index``: the derived search index exists, is complete (no ``PARTIAL``
@@ -108,7 +112,8 @@ class Finding:
     """One problem (``severity`` ``error``) or warning (``warning``).
 
     Attributes:
-        check: ``store`` (its config cannot be read: ``diagnose_unopened``), ``permissions``, ``codec``, ``packs``,
+        check: ``store`` (its config cannot be read: ``diagnose_unopened``; a path of
+            :data:`LAYOUT` of the other file type), ``permissions``, ``codec``, ``packs``,
             ``objects``, ``refs``, ``forget``, ``seal``,
             ``index``, ``config``, ``projects``, ``locks``, ``temps``, ``hooks``, ``cursors``, ``behind``,
             ``transcripts``, ``remotes``, ``derive``, ``capture`` (shell records or proxy batches in a spool).
@@ -147,6 +152,44 @@ def _permissions(root: Path) -> list[Finding]:
     return [Finding("permissions", "error",
                     f"{len(loose)} file(s) or folder(s) of the store can be read by other users "
                     f"(e.g. {loose[0]})", f"chmod -R go-rwx {root}  (or: mem doctor --fix)", tuple(loose))]
+
+
+#: paths of the store and the type each must have (``dir``/``file``), when
+#: present: one replaced by the other type stops the commands that use it
+#: (test30 R1, R2), so doctor names it first.  ``fsck``: ``mem fsck --repair``
+#: mends it; else the path is moved aside by hand (caches and locks are made
+#: again; the audit log's history stays in the moved file).
+LAYOUT = (("objects", "dir", True), ("refs", "dir", True), ("logs", "dir", False), ("logs/audit", "file", False),
+          ("locks", "dir", False), ("locks/store.lock", "file", False), ("tmp", "dir", False),
+          ("index", "dir", False), ("index-journal", "file", True), ("index-journal.d", "dir", False),
+          ("cache", "dir", False), ("config", "file", True), ("config.toml", "file", False),
+          ("projects.json", "file", True), ("remotes.json", "file", False))
+
+
+def _layout(root: Path) -> list[Finding]:
+    out = []
+    for rel, kind, by_fsck in LAYOUT:
+        p = root / rel
+        try:
+            mode = os.lstat(p).st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as e:      # a parent of the other type (ENOTDIR) is named on its own line
+            if e.errno == 20:
+                continue
+            out.append(Finding("store", "error", f"{p} cannot be read ({e.strerror})", f"check {p}", (str(p),)))
+            continue
+        if (stat.S_ISDIR(mode) if kind == "dir" else stat.S_ISREG(mode)):
+            continue
+        other = ("a folder" if stat.S_ISDIR(mode) else "a symlink" if stat.S_ISLNK(mode)
+                 else "a file" if stat.S_ISREG(mode) else "a special file")
+        want = "a folder" if kind == "dir" else "a file"
+        out.append(Finding("store", "error", f"{p} is {other} where the store keeps {want}: the commands "
+                           "that use it stop with an error",
+                           "mem fsck --repair  (sets it aside)" if by_fsck else
+                           f"mv {p} {p}.damaged  (mem makes it again{'; the old audit lines stay in the moved file' if rel == 'logs/audit' else ''})",
+                           (str(p),)))
+    return out
 
 
 def _codec(store: Store) -> list[Finding]:
@@ -367,8 +410,8 @@ def _projects(root: Path) -> list[Finding]:
         return []
     return [Finding("projects", "error", f"{why}: projects it no longer names go by their qualified names "
                     "(owner-repo) until it is fixed; it is not rewritten meanwhile",
-                    f"restore {root / REGISTRY_FILE} from a backup, or fix it by hand "
-                    '({"v": 1, "projects": {"<identity>": "<name>"}})', (str(root / REGISTRY_FILE),))]
+                    "mem fsck --repair  (rebuilds it from the folders the captured turns recorded; the "
+                    "damaged file goes to the quarantine)", (str(root / REGISTRY_FILE),))]
 
 
 def _locks(root: Path, now: float) -> list[Finding]:
@@ -519,6 +562,29 @@ def _derive_state(store: Store, why: str | None) -> list[Finding]:
                     "session again)", (str(store.root / "cache" / "derive-state.json"),))]
 
 
+def run_check(name: str, check, *args) -> list[Finding]:
+    """``check(*args)``'s findings; a check stopped by damage it reads
+    (a ``MemError`` such as a directory where the index journal should be,
+    an ``OSError`` of a store path replaced by the other file type, a
+    ``ValueError`` of garbage in a state file) is itself a finding (``error``,
+    check ``name``, its message, the error's hint or ``mem fsck --repair``
+    as the fix): doctor reports every damage and runs its other checks,
+    never stops (test30 R2).  Callers that gather a check's input outside
+    :func:`diagnose` (``cmds/doctor.py``) use it too."""
+    try:
+        return check(*args)
+    except MemError as e:
+        return [Finding(name, "error", f"the check could not run: {e}",
+                        e.hint or "mem fsck  (it names the damage; mem fsck --repair sets it aside)")]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
+        where = f" ({e.filename})" if isinstance(e, OSError) and e.filename else ""
+        what = (e.strerror or type(e).__name__) if isinstance(e, OSError) else f"{type(e).__name__}: {str(e)[:80]}"
+        return [Finding(name, "error", f"the check could not run: {what}{where}: a file or folder of the "
+                        "store is damaged or of the other type",
+                        "mem fsck  (it names the damage; mem fsck --repair sets it aside), or move the path "
+                        "named aside by hand")]
+
+
 def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "mem",
              now: float | None = None, remotes: list[tuple[str, str | None]] = (),
              remote_files: list[tuple[str, str]] = (), derive_state: str | None = None) -> list[Finding]:
@@ -536,12 +602,17 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
             (``objstore.derive.run.state_damage``, asked by the caller).
     """
     now = time.time() if now is None else now
-    out = (_permissions(store.root) + _codec(store) + _packs(store) + _loose(store) + _refs(store) + _unfinished(store) + _index(store) + _config(store.root) + _projects(store.root)
-           + _locks(store.root, now) + _temps(store)
-           + _hooks(list(settings), hook_command) + _cursors(store) + _behind(store)
-           + _transcripts(imported_sources(store, hooked=False))
-           + _remote_files(list(remote_files)) + _remotes(list(remotes)) + _derive_state(store, derive_state)
-           + _shell_spool(store) + _proxy_spool(store))
+    checks = (("store", _layout, store.root), ("permissions", _permissions, store.root), ("codec", _codec, store), ("packs", _packs, store),
+              ("objects", _loose, store), ("refs", _refs, store), ("forget", _unfinished, store),
+              ("index", _index, store), ("config", _config, store.root), ("projects", _projects, store.root),
+              ("locks", _locks, store.root, now), ("temps", _temps, store),
+              ("hooks", _hooks, list(settings), hook_command), ("cursors", _cursors, store),
+              ("behind", _behind, store), ("transcripts", lambda s: _transcripts(imported_sources(s, hooked=False)),
+                                            store),
+              ("remotes", _remote_files, list(remote_files)), ("remotes", _remotes, list(remotes)),
+              ("derive", _derive_state, store, derive_state), ("capture", _shell_spool, store),
+              ("capture", _proxy_spool, store))
+    out = [f for name, check, *args in checks for f in run_check(name, check, *args)]
     return sorted(out, key=lambda f: f.severity != "error")
 
 
@@ -565,8 +636,12 @@ def diagnose_unopened(root: Path, why: str, *, settings: list[Path] = (), hook_c
                    "each ref again from its reflog or objects)" if refs else
                    "mem fsck --repair  (sets a damaged config aside as config.damaged-<ms> and writes the "
                    "default one; objects and refs are kept)", (str(root / ("refs" if refs else "config")),))]
-    out += (_permissions(root) + _config(root) + _projects(root) + _locks(root, now)
-            + _hooks(list(settings), hook_command))
+    named = out[0].paths      # (the layout check does not name it twice)
+    out += [f for name, check, *args in (("store", lambda r: [f for f in _layout(r) if f.paths != named], root),
+                                         ("permissions", _permissions, root),
+                                         ("config", _config, root), ("projects", _projects, root),
+                                         ("locks", _locks, root, now), ("hooks", _hooks, list(settings), hook_command))
+            for f in run_check(name, check, *args)]
     return sorted(out, key=lambda f: f.severity != "error")
 
 

@@ -1,5 +1,5 @@
-"""test29 P2: a base URL that holds a credential (``user:key@``, ``?key=``)
-is refused wherever it comes from — ``OPENAI_BASE_URL``, a hand-edited
+"""test29 P2: a base URL that holds a credential (``user:key@``, ``?key=``;
+red30: ``#key=``, ``;key=``) is refused wherever it comes from — ``OPENAI_BASE_URL``, a hand-edited
 ``config.toml``, ``mem config derive.base_url`` — and never reaches the
 terminal, the plan-shown record or a derive report.  Real ``mem``
 processes; the URLs point at a closed loopback port, so no call is made."""
@@ -31,7 +31,8 @@ def home(mem, tmp_path):
 
 @pytest.mark.parametrize("url", [f"http://user:{KEY}@127.0.0.1:9/v1", f"http://{KEY}@127.0.0.1:9/v1",
                                  f"http://127.0.0.1:9/v1?key={GOOGLE}", f"http://127.0.0.1:9/v1?api-key={GOOGLE}",
-                                 f"http://127.0.0.1:9/v1?foo=1&access_token={GOOGLE}"])
+                                 f"http://127.0.0.1:9/v1?foo=1&access_token={GOOGLE}",
+                                 f"http://127.0.0.1:9/v1#key={GOOGLE}", f"http://127.0.0.1:9/v1;key={GOOGLE}"])
 @pytest.mark.parametrize("args", [("derive", "--plan"), ("derive", "--apply"), ("derive", "--json")])
 def test_env_base_url_with_a_credential_is_refused_and_written_nowhere(home, mem, url, args):
     secret = KEY if KEY in url else GOOGLE

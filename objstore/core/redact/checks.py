@@ -653,7 +653,7 @@ def discord_bot_token_ok(v: str) -> bool:
 
 
 # ---- cred20: base64-wrapped keys and Kubernetes Secret values ------------------------------------
-#: the armor line of a private key (RFC 7468 s2 label, as ``scanners.PEM_BODY`` reads it) at the start of a decoded value
+#: the armor line of a private key (RFC 7468 s2 label, as ``pem.PEM_BODY`` reads it) at the start of a decoded value
 _PEM_PRIVATE_HEAD = compile_pattern(rb"-----BEGIN (?:[A-Z0-9]{1,16} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
 _B64_BREAKS = Lazy(r"\\{1,3}r|\\{1,3}n|\s", FLAGS)
 

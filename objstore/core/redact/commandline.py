@@ -427,7 +427,10 @@ COMMAND_LINE_RULES: list[Rule] = [
        "MySQL 'SET PASSWORD [FOR user] = 'auth_string'' https://www.postgresql.org/docs/current/sql-createrole.html "
        "https://dev.mysql.com/doc/refman/8.0/en/set-password.html",
        r"password(?<![a-z0-9_]password)(?:[ \t]{1,4}for[ \t]{1,4}[^=\n\r;]{1,128}?[ \t]{0,4}=|[ \t]{0,4}=)?"
-       r"[ \t]{1,4}(?P<q>\\{0,3}')(?P<secret>[^'\\\n\r]{1,256}+)(?P=q)",
+       r"[ \t]{1,4}(?P<q>\\{0,3}')(?P<secret>[^'\\\n\r]{1,256}+)(?P=q)"
+       # red30: not a qualifier before a label's sign ("DB password 'prod': X" is the generic rule's; SQL puts no
+       # sign after the literal; '--' after it opens an SQL comment, so only a dash then a blank is a sign)
+       r"(?![ \t]{0,4}(?:[:=\uff1a\uff1d]|-[ \t]))",
        ci=True, priority=44, check=sql_literal_ok, anchors=("password",)),
     # ---- password files shown or written on a command line (red20): passwordfiles.py ----
     *PASSWORD_FILE_RULES,

@@ -61,7 +61,7 @@ class RedactResult(Frozen):
 def _scan_window(text: str, ws: int, we: int, out: list) -> None:
     # One lowercased copy of the window (and 16 characters before it, for
     # look-behinds), offsets unchanged, serves every case-insensitive rule.
-    # The plain finditer pass of _scan_plain is inlined here: this loop runs
+    # The plain finditer pass of scanners.scan_plain is inlined here: this loop runs
     # for every rule on every captured text.
     off = max(0, ws - 16)
     low = prefilter.lower(text if (off == 0 and we == len(text)) else text[off:we])

@@ -10,7 +10,7 @@ from objstore.core.redact.checks import (labelled_password_ok, looks_assigned, l
                                          short_labelled_ok)
 from objstore.core.redact.passphrases import QUOTED_PHRASE_MAX, quoted_passphrase_ok
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
-from objstore.core.redact.scanners import KEY_NEXT_LINE_MIN, VALUE, anchor_offsets
+from objstore.core.redact.scanners import KEY_NEXT_LINE_MIN, QUALIFIER, VALUE, anchor_offsets
 
 #: the credential words of a label (lowercased); a password's (judged as one), then a key's or a token's
 #: and (W1) the word in German, French and Spanish (Kennwort; mot de passe; contrase\u00f1a; Passwort is
@@ -80,11 +80,14 @@ _OWNER = (r"[ \t]{1,4}(?:\u043e\u0442|\u0434\u043b\u044f|f\u00fcr|von|de|del|do|
           r"(?:[ \t]{1,4}[^\s:=\"'`]{1,32}){1,4}?")
 #: red29 (test29 P5): a word of :data:`_FOREIGN` as a quoted (JSON) key and its value quoted ('kennwort="X"',
 #: '{"contrase\u00f1a": "X"}', raw or JSON-escaped): the closing quote ends the value as the line's end does
+#: red30: a quoted value after a word of :data:`_FOREIGN` may hold blanks (a passphrase: 'wachtwoord: "Zq7 mm
+#: horse"'), judged by :func:`~.passphrases.quoted_passphrase_ok` (:func:`_phrase_ok`)
+_QUOTED_WORDS = r"[^\s\"'`\\](?:[^\"'`\\\r\n]{2,%d}+)" % QUOTED_PHRASE_MAX
 _ARROW = Lazy(r"(?:(?:" + _WORD + r"[*`]{0,2}[ \t]{0,4}(?:\u2192|\u21d2|=>|->|::)|(?P<f>" + _FOREIGN
-              + r")(?:" + _OWNER + r")?(?:\\{0,3}[\"'])?[*`]{0,2}[ \t]{0,4}(?::(?!=)|(?P<eq>:?=)))[*`]{0,2}(?(eq)[ \t]{0,8}|(?:[ \t]{1,8}|(?=\\{0,3}[\"'])))"
+              + r")(?:" + _OWNER + r")?(?:[ \t]{0,4}" + QUALIFIER + r"){0,2}(?:\\{0,3}[\"'])?[*`]{0,2}[ \t]{0,4}(?::(?!=)|(?P<eq>:?=)))[*`]{0,2}(?(eq)[ \t]{0,8}|(?:[ \t]{1,8}|(?=\\{0,3}[\"'])))"
               r"|(?P<j>" + _CJK + r")[*`]{0,2}[ \t]{0,4}[" + _CJK_JOIN + r"][*`]{0,2}[ \t]{0,8})"
-              r"(?:(?P<q>`)|(?(f)(?P<vq>\\{0,3}[\"'])))?(?P<secret>(?(j)" + _CJK_VALUE + r"{4,256}+|" + VALUE
-              + r"{4,256}+))(?(q)`)(?(vq)(?P=vq))(?(j)" + _CJK_EOL + "|(?(vq)|" + _EOL + "))", FLAGS)
+              r"(?:(?P<q>`)|(?(f)(?P<vq>\\{0,3}[\"'])))?(?P<secret>(?(j)" + _CJK_VALUE + r"{4,256}+|(?(vq)"
+              + _QUOTED_WORDS + r"|" + VALUE + r"{4,256}+)))(?(q)`)(?(vq)(?P=vq))(?(j)" + _CJK_EOL + "|(?(vq)|" + _EOL + "))", FLAGS)
 #: a key's or token's word alone on its line (markup around it or not), the value alone on the next
 _BARE_KEY = Lazy(r"(?P<w>token|api[ _-]?key|access[ _-]?key)(?![a-z0-9_])[*`]{0,2}[ \t]{0,8}" + _BREAK
                  + r"[ \t]{0,16}(?P<secret>" + VALUE + r"{8,4096}+)" + _EOL, FLAGS)
@@ -287,7 +290,8 @@ def _keep(rule: Rule, text: str, m, off: int, out: list) -> None:
     s, e = m.span("secret")
     g = m.re.groupindex
     w, v = m.group("w") or ("f" in g and m.group("f")) or ("j" in g and m.group("j")) or "", text[s + off:e + off]
-    if _phrase_ok(w, v, "q" in g and m.group("q") == "`") if " " in v else _value_ok(w, v):
+    quoted = "q" in g and m.group("q") == "`" or "vq" in g and m.group("vq") is not None
+    if _phrase_ok(w, v, quoted) if " " in v else _value_ok(w, v):
         out.append((s + off, e + off, rule.priority, rule.name))
 
 
@@ -300,6 +304,8 @@ def _phrase_ok(word: str, v: str, code: bool) -> bool:
     no prose (:func:`~.checks.passphrase_words_ok`: ``correct horse battery
     staple``, not ``see the vault``); red28 (test27b X1): in Title Case too
     (``**Password:** Correct Horse Battery Staple``), as after a plain label."""
+    if word.startswith(_FOREIGN_STARTS):     # red30: another language's label, its value quoted (no word lists)
+        return code and quoted_passphrase_ok(v)
     if word in _WEAK_WORDS or "+" in word or not word.startswith(("passw", "passp", "pwd", "secret")):
         return False
     return quoted_passphrase_ok(v) if code else passphrase_words_ok(v, quoted=False, title=True)

@@ -204,7 +204,8 @@ def check_name(name: str, what: str = "key", *, where: str = "file names and log
     ``https://user:pw@host``) is refused the same way, whatever its shape
     (test16b B10: a bare 40-hex token there matched no rule), and so is a
     query parameter named as a key (:data:`URL_KEY_PARAMS`: ``?key=…``, the
-    way Google's API keys ride in a URL; test29 P2)."""
+    way Google's API keys ride in a URL; test29 P2), or such a parameter in
+    its fragment or a path segment (``#key=…``, ``/v1;key=…``; red30)."""
     if name_hits(name) or (url and (_url_userinfo(name) or _url_key_param(name))):
         raise InvalidInput(f"the {what} holds a credential: it would be stored in the clear in {where}",
                            hint=hint or ("name what the value is, not the value" if what == "key"
@@ -224,14 +225,18 @@ _SLASHED_USERINFO = LazyPattern(r"(?i)^\s*[a-z][a-z0-9+.\-]*://[^/@:\s]+:(?!\d+(
 
 
 def _url_key_param(text: str) -> bool:
-    """Whether the URL ``text`` has a query parameter of :data:`URL_KEY_PARAMS`
-    with a value (RFC 3986 3.4: the query is what follows the first ``?``, up
-    to a ``#``; parameters split on ``&`` and ``;``)."""
-    query = text.partition("?")[2].partition("#")[0]
-    if not query:
-        return False
-    from urllib.parse import unquote   # defer: a URL with a query only
-    for part in query.replace(";", "&").split("&"):
+    """Whether the URL ``text`` has a parameter of :data:`URL_KEY_PARAMS`
+    with a value: in its query (RFC 3986 3.4: what follows the first ``?``,
+    up to a ``#``; parameters split on ``&`` and ``;``), and (red30) in its
+    fragment (3.5: ``#key=…``, ``#access_token=…`` as OAuth's implicit grant
+    returns it) or a path segment's parameters (3.3: ``/v1;key=…``)."""
+    from urllib.parse import unquote, urlsplit   # defer: a URL check only
+    try:
+        u = urlsplit(text.strip())
+        parts = [u.query, u.fragment, *(seg.partition(";")[2] for seg in u.path.split("/"))]
+    except ValueError:                           # (an unbalanced '[' in the host): every part after a delimiter
+        parts = text.replace("?", "&").replace("#", "&").split("&")[1:]
+    for part in ";".join(parts).replace(";", "&").split("&"):
         name, eq, val = part.partition("=")
         if eq and val.strip() and unquote(name).strip().lower().replace("-", "_") in URL_KEY_PARAMS:
             return True   # (a name percent-encoded, ?api%5Fkey=, is the same name: test29b Q2)

@@ -1,6 +1,7 @@
 """Scanners of :mod:`objstore.core.redact`: a rule's ``scan`` that replaces the plain
-``finditer`` pass (PEM blocks read from both ends, keyword assignments, AWS key pairs,
-and :func:`scan_at`: a pattern tried only where one of its start literals occurs)."""
+``finditer`` pass (keyword assignments, AWS key pairs, and :func:`scan_at`: a pattern
+tried only where one of its start literals occurs; PEM blocks read from both ends are
+:mod:`.pem`'s, split from here by red30 for the module size limit)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,11 @@ from objstore.core.redact.rule import FLAGS, Lazy, Rule
 from objstore.core.redact.settingsvalues import (key_name, settings_assign, settings_key, words_owner_ok,
                                                  words_to_end)
 
-_PEM_MAX = 65_536          # how far back from an END line a headless PEM body is looked for
 
-
-def _scan_plain(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int) -> None:
+def scan_plain(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int) -> None:
+    """One ``finditer`` pass of ``rule`` over ``text[ws:we]`` (over ``low``, the window lowercased from
+    ``off``, for a case-insensitive rule): each match's ``secret`` group (or the whole match) that
+    ``rule.check`` takes is appended to ``out`` as (start, end, priority, name)."""
     if rule.lowered is not None:
         matches = rule.lowered.finditer(low, ws - off, we - off)
     else:
@@ -35,54 +37,6 @@ def _scan_plain(rule: Rule, text: str, ws: int, we: int, out: list, low: str, of
         out.append((s, e, rule.priority, rule.name))
 
 
-# ---- PEM private keys --------------------------------------------------------------
-# A line break, raw or JSON-escaped once or more (``\n``, ``\\n``, ``\r\n``).
-_NL = r"(?:\r?\n|\r|\\{1,8}(?:r\\{1,8})?n)"
-_SEP = r"[ \t]{0,16}(?:" + _NL + r"[ \t]{0,16}){1,4}"
-_B64 = r"[A-Za-z0-9+/=]"
-_HDRLINE = r"[A-Za-z][A-Za-z0-9-]{0,40}:[^\r\n\\]{0,256}"   # Proc-Type:, DEK-Info:, Version:, Comment:
-_PEM_LABEL = r"(?:[A-Z0-9]{1,16}[ ]){0,3}PRIVATE[ ]KEY(?:[ ]BLOCK)?"
-PEM_BODY = (
-    r"-----BEGIN[ ]" + _PEM_LABEL + r"-----"
-    r"(?:" + _SEP + _HDRLINE + r"){0,8}"                                  # RFC 1421 / 4880 armor headers
-    r"(?:(?:" + _SEP + r"|[ ]{0,16})" + _B64 + r"{16,16384}+){1,2048}"     # base64 lines (or one long line)
-    r"(?:" + _SEP + _B64 + r"{1,15}+)?"                                   # a short last line / PGP checksum
-    r"(?:(?:" + _SEP + r"|[ ]{0,16})-----END[ ]" + _PEM_LABEL + r"-----)?"
-)
-_PEM_END_RE = Lazy(r"-----END[ ]" + _PEM_LABEL + r"-----", FLAGS)
-# The body read backwards from an END line (the text before it, reversed):
-# an escaped ``\n`` reads ``n\``, ``\r\n`` reads ``n\r\``.
-_RNL = r"(?:\n\r?|\r|n\\{1,8}(?:r\\{1,8})?)"
-_RSEP = r"[ \t]{0,16}(?:" + _RNL + r"[ \t]{0,16}){1,4}"
-_RB64 = r"(?:[A-Za-mo-z0-9+/=]|n(?!\\))"   # reversed, ``n\`` is a line break, not a base64 ``n``
-_PEM_REV_RE = Lazy(
-    r"(?:" + _RSEP + r"|[ ]{0,16})" + _RB64 + r"{1,16384}+"
-    r"(?:(?:" + _RSEP + r"|[ ]{0,16})" + _RB64 + r"{16,16384}+){0,2048}",
-    FLAGS,
-)
-
-
-def scan_pem(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
-    """BEGIN-anchored blocks (complete or truncated), then END lines whose BEGIN
-    is missing (a tool output cut at the front): the base64 lines just before
-    the END line, read backwards, are redacted with it."""
-    _scan_plain(rule, text, ws, we, out, low, off)
-    pos = floor = ws
-    while True:
-        p = text.find("-----END ", pos, we)
-        if p < 0:
-            return
-        pos = p + 9
-        m = _PEM_END_RE.match(text, p, we)
-        if m is None:
-            continue
-        lo = max(floor, p - _PEM_MAX)
-        floor = m.end()
-        r = _PEM_REV_RE.match(text[lo:p][::-1])
-        if r is not None and r.end() >= 16:
-            out.append((p - r.end(), m.end(), rule.priority, rule.name))
-
-
 # ---- generic keyword assignments -------------------------------------------------------
 # ``key`` alone is too common (cache_key, primary_key); it counts only as the
 # end of api_key / access_key / auth_key / private_key (fixed-width look-behinds).
@@ -92,15 +46,23 @@ def scan_pem(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: 
 #: Credentials" https://guides.rubyonrails.org/security.html#custom-credentials ) and APP_KEY (Laravel's encryption key)
 #: red27b (test27 V9): also a name ending ``_CREDENTIAL(S)`` (``MY_SERVICE_CREDENTIAL=…``), a secret label like ``_TOKEN``
 #: red29 (test29 P5): also STRIPE_KEY (Laravel Cashier's name for the Stripe key, https://laravel.com/docs/11.x/billing )
+#: red30: also a URL's ``key`` parameter in its query, fragment or path (``?key=``, ``#key=``, ``;key=``: Google's
+#: API keys ride so, https://cloud.google.com/docs/authentication/api-keys-use )
 _KEY_OWNERS = ("api", "access", "auth", "private", "encryption", "signing", "master", "app", "stripe")
 KW = (r"(?:passw(?:or)?d|passwort|passphrase|passcode|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|pass(?<![a-z0-9_]pass)(?![a-z0-9])|secret|token|(?<=_)credentials?(?![a-z])|key(?:"
-       + "|".join(f"(?<={o}key)|(?<={o}[_\\- ]key)" for o in _KEY_OWNERS) + "))"
+       + "|".join(f"(?<={o}key)|(?<={o}[_\\- ]key)" for o in _KEY_OWNERS) + r"|(?<=[?#;&]key)))"
        r"(?:[ _-]?(?:key(?:[_-]base)?|token|value|(?<=pass_)code|(?<=pass-)code))?")   # key_base: Rails' SECRET_KEY_BASE; 'API key:', 'secret key:'; red23: 'pass_code'
 
 #: test25 T12: also a subscript's closing ``']`` (Flask's ``app.config['SECRET_KEY'] = …``, ``env["TOKEN"] = …``)
 #: red29 (test29 P5): or a bracketed qualifier before the sign ('DB password (prod): X', 'Password [staging] = X'),
-#: or a plural label and the user the value is for ('passwords: admin=X')
-ASSIGN = (r"(?:\\{0,3}[\"']\]?|[ \t]{0,4}(?:\([a-z0-9 _.\-]{1,24}\)|\[[a-z0-9 _.\-]{1,24}\])"
+#: or a plural label and the user the value is for ('passwords: admin=X'); red30: the qualifier in any bracket
+#: or quotes ('{prod}', '<prod>', '"prod"', "'prod'", '`prod`'), two of them, after a plural label too
+#: (``QUALIFIER``: the dash and foreign labels take it too), inside a quoted key ('{"password (prod)": "X"}'),
+#: and 'pwd for root: X' (the user it is for)
+QUALIFIER = r"(?:\([q]{1,24}\)|\[[q]{1,24}\]|\{[q]{1,24}\}|<[q]{1,24}>|\\{0,3}\"[q]{1,24}\\{0,3}\"|'[q]{1,24}'|`[q]{1,24}`)"
+QUALIFIER = QUALIFIER.replace("q", r"a-z0-9 _.,/\-")
+ASSIGN = (r"(?:\\{0,3}[\"']\]?|(?:(?<=[dt])s)?[ \t]{0,4}" + QUALIFIER + r"(?:[ \t]{0,4}" + QUALIFIER + r")?(?:\\{0,3}[\"'])?"
+          r"|(?<=pw|wd)[ \t]{1,4}for[ \t]{1,4}[a-z0-9_.@\-]{1,32}"
           r"|(?<=[dt])s[ \t]{0,4}:[ \t]{0,8}[a-z0-9_.@\-]{1,32}(?=[ \t]{0,4}=))?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?")
 VALUE = r"(?:[^\s\"'`\\,;&<>(){}\[\]|]|&(?![&\s]|$|[A-Za-z_][A-Za-z0-9_.\-]{0,64}=))"   # ``&`` inside a value (``Tr0ub4dor&3``), not ``&&`` or ``&next=``
 VALUE_END = r"(?=[\s\"'`\\,;&)}\]>|]|$)"
