@@ -95,3 +95,24 @@ def test_a_bad_port_is_a_clear_error(home, mem, url):
     assert "internal error" not in r.stderr.lower() and "Traceback" not in r.stderr, r.stderr
     assert "could not be reached" in r.stdout + r.stderr, (r.stdout, r.stderr)
     assert mem("keys", "--json").stdout.strip() in ("[]", "")
+
+
+R6 = "Zq9kLmN3pRt7VwX2yB5cD8fG1hJ4sA6e"
+
+
+@pytest.mark.parametrize("url", [f"http://127.0.0.1:9/v1?code={R6}", f"http://127.0.0.1:9/v1?key%3D{R6}",
+                                 f"http://127.0.0.1:9/{R6}/v1"])
+def test_mem_config_refuses_a_function_code_an_encoded_sign_and_a_key_in_the_path(home, mem, url):
+    """test30 R6: Azure Functions' ``?code=``, a ``key`` whose ``=`` is
+    percent-encoded and a path segment shaped like a generated key are
+    refused, and written nowhere; ordinary paths stay accepted."""
+    r = mem("config", "derive.base_url", url, exit_code=2)
+    assert R6 not in r.stdout + r.stderr
+    assert R6.encode() not in _store_files(home)
+
+
+@pytest.mark.parametrize("url", ["https://api.example.com/v1/models/gpt-4o-mini-2024-07-18",
+                                 "https://x.test/u/550e8400-e29b-41d4-a716-446655440000/v1",
+                                 "https://docs.example.com/AzureFunctionsReferenceGuide2024/v1"])
+def test_mem_config_takes_an_ordinary_path(home, mem, url):
+    mem("config", "derive.base_url", url)

@@ -213,10 +213,11 @@ def check_name(name: str, what: str = "key", *, where: str = "file names and log
 
 
 #: query parameter names (folded: lower case, ``-`` as ``_``) whose value is a credential in a URL:
-#: Google API keys (``key``), Azure and gateway keys, OAuth tokens, SAS/presigned signatures
+#: Google API keys (``key``), Azure and gateway keys (Azure Functions' ``code``), OAuth tokens and codes,
+#: SAS/presigned signatures
 URL_KEY_PARAMS = frozenset({"key", "api_key", "apikey", "x_api_key", "token", "access_token", "auth", "auth_token",
                             "password", "pass", "pwd", "secret", "client_secret", "sig", "signature",
-                            "x_amz_signature", "x_goog_signature", "subscription_key"})
+                            "x_amz_signature", "x_goog_signature", "subscription_key", "code"})
 
 
 #: ``scheme://user:password@`` where the password holds a ``/`` (AWS and MinIO secret keys do), which
@@ -229,18 +230,36 @@ def _url_key_param(text: str) -> bool:
     with a value: in its query (RFC 3986 3.4: what follows the first ``?``,
     up to a ``#``; parameters split on ``&`` and ``;``), and (red30) in its
     fragment (3.5: ``#key=…``, ``#access_token=…`` as OAuth's implicit grant
-    returns it) or a path segment's parameters (3.3: ``/v1;key=…``)."""
+    returns it) or a path segment's parameters (3.3: ``/v1;key=…``); a
+    parameter whose ``=`` is percent-encoded (``?key%3D…``), and a path
+    segment shaped like a generated key (:func:`_generated`) (test30 R6)."""
     from urllib.parse import unquote, urlsplit   # defer: a URL check only
     try:
         u = urlsplit(text.strip())
-        parts = [u.query, u.fragment, *(seg.partition(";")[2] for seg in u.path.split("/"))]
+        segments = u.path.split("/")
+        parts = [u.query, u.fragment, *(seg.partition(";")[2] for seg in segments)]
     except ValueError:                           # (an unbalanced '[' in the host): every part after a delimiter
-        parts = text.replace("?", "&").replace("#", "&").split("&")[1:]
+        parts, segments = text.replace("?", "&").replace("#", "&").split("&")[1:], []
     for part in ";".join(parts).replace(";", "&").split("&"):
         name, eq, val = part.partition("=")
+        if not eq:   # '=' itself percent-encoded (?key%3DX, test30 R6) is the same parameter to a server that decodes
+            name, eq, val = unquote(part).partition("=")
         if eq and val.strip() and unquote(name).strip().lower().replace("-", "_") in URL_KEY_PARAMS:
             return True   # (a name percent-encoded, ?api%5Fkey=, is the same name: test29b Q2)
-    return False
+    return any(_generated(seg.partition(";")[0]) for seg in segments)
+
+
+def _generated(segment: str) -> bool:
+    """A path segment shaped like a generated key (a gateway's ``/<key>/v1``,
+    test30 R6): 24+ characters of letters, digits, ``-`` and ``_``, upper
+    and lower case, digits in 3 or more runs (a commit hash or a UUID has
+    one case; ``ReferenceGuide2024`` one run)."""
+    return (len(segment) >= 24 and _KEYISH.fullmatch(segment) is not None and not segment.islower()
+            and not segment.isupper() and len(_DIGIT_RUNS.findall(segment)) >= 3)
+
+
+_KEYISH = LazyPattern(r"[A-Za-z0-9_\-]+")
+_DIGIT_RUNS = LazyPattern(r"\d+")
 
 
 def _url_userinfo(text: str) -> bool:
