@@ -36,16 +36,9 @@ def _fallbacks(store, plan) -> list[str]:
 def _say_now_current(store, plan) -> None:
     """After a version forget: each key whose current value went, and the
     version current now (the preview's note, said again: test30 R10)."""
-    from objstore import MemError, current
-    for key, vs in plan.versions.items():
-        if not any(v.fact.body for v in vs):
-            continue
-        try:
-            now = current(store, key)
-        except MemError:
-            continue
-        if now.id not in {v.id for v in vs} and now.fact.recorded_at < max(v.fact.recorded_at for v in vs):
-            click.echo(safe(f"{key}: v{now.fact.version} is current now: {short(now.fact.body, 50)}"))
+    from objstore import revived_values
+    for key, now in revived_values(store, plan).items():
+        click.echo(safe(f"{key}: v{now.fact.version} is current now: {short(now.fact.body, 50)}"))
 
 
 def _preview(plan, dry_run: bool, store=None) -> None:
@@ -297,7 +290,10 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     if scrub_sources:
         scrubbed_files = _scrub_sources(store, match, yes, quiet_stdout=as_json)
     if as_json:
+        from objstore import revived_values
         emit_json({"dry_run": False, "forgotten": True, **_plan_json(r.plan), "later_turns": r.later_turns,
+                   "now_current": {k: {"version": v.fact.version, "id": v.id}
+                                   for k, v in revived_values(store, r.plan).items()},
                    "tombstones": r.tombstones,
                    "objects_deleted": r.objects_deleted, "rewritten": r.rewritten,
                    "index_clean": not r.index_problems, "scrubbed": r.scrubbed,

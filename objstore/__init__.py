@@ -126,6 +126,7 @@ _API: dict[str, tuple[str, str]] = {
     "forgotten_at": ("objstore.memory.forget", "forgotten_at"),
     "forget_key": ("objstore.memory.forget", "forget_key"),
     "plan_forget": ("objstore.memory.forget", "plan_forget"),
+    "revived_values": ("objstore.memory.forgetplan", "revived_values"),
     "plan_credentials": ("objstore.memory.forgetplan", "plan_credentials"),
     "check_previewed": ("objstore.memory.forgetplan", "check_previewed"),
     "later_turns": ("objstore.memory.forgetplan", "later_turns"),

@@ -35,7 +35,7 @@ from objstore.memory.decay import pin, reinforce
 from objstore.memory.edges import flag_contradictions
 from objstore.memory.facts import check_text, current, current_of, remember, versions
 from objstore.memory.forget import forget, plan_forget
-from objstore.memory.forgetplan import check_previewed
+from objstore.memory.forgetplan import check_previewed, revived_values
 from objstore.memory.lost import lost_keys, lost_keys_warning
 from objstore.memory.memfiles import accept_item, apply_edit, promote, propose_edit
 from objstore.memory.provenance import turn_author, turn_trust
@@ -490,7 +490,9 @@ class MemoryTools:
             check_previewed(shown, plan)
             res = forget(self.store, what=target, reason=f"mcp forget ({caller.name})", plan=plan)
         return {"done": True, "forgotten": _plan_preview(res.plan)["counts"], "tombstones": len(res.tombstones),
-                "index_problems": res.index_problems}
+                "index_problems": res.index_problems,
+                "now_current": {k: {"version": v.fact.version, "value": v.fact.body[:200]}   # test30b S10
+                                for k, v in revived_values(self.store, res.plan).items()}}
 
     def tool_forget_matching(self, caller: Caller, text: str, confirm: str | None = None) -> dict:
         """Forget every fact version and turn containing ``text``: two calls."""
@@ -507,7 +509,9 @@ class MemoryTools:
             return p
         res = forget(self.store, match=text, reason=f"mcp forget_matching ({caller.name})")
         return {"done": True, "forgotten": _plan_preview(res.plan)["counts"], "tombstones": len(res.tombstones),
-                "index_problems": res.index_problems}
+                "index_problems": res.index_problems,
+                "now_current": {k: {"version": v.fact.version, "value": v.fact.body[:200]}   # test30b S10
+                                for k, v in revived_values(self.store, res.plan).items()}}
 
     def tool_seal(self, caller: Caller, key: str, confirm: str | None = None) -> dict:
         """Seal ``key``: encrypt every version to the vault, remove the plaintext: two calls.

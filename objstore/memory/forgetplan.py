@@ -12,7 +12,7 @@ from pathlib import Path
 
 from objstore.core.ids import MIN_PREFIX_LEN
 from objstore.core.errors import (AmbiguousId, ChangedSincePreview, CorruptObject, IntegrityError, InvalidInput,
-                                  NotFound)
+                                  MemError, NotFound)
 from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
 from objstore.core.text import matcher
 from objstore.core.refs import fact_ref, session_ref, validate_key
@@ -22,7 +22,7 @@ from objstore.index.errors import SearchIndexError
 from objstore.memory import queue
 from objstore.memory.citations import FactCites
 from objstore.memory.forgetfiles import MIN_MATCH_CHARS
-from objstore.memory.facts import Version, list_keys, resolve_version, versions, walk
+from objstore.memory.facts import Version, current_of, list_keys, resolve_version, versions, walk
 from objstore.memory.scope import AGENT_SEP, namespace_root
 from objstore.memory.sessions import TurnVersion, resolve_session, walk_turns
 from objstore.memory.tombstones import all_tombstones, key_names, names_key_in_clear, session_scoped
@@ -601,6 +601,26 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
         if any(hits(q.body) for q in got):
             plan.queue_items.append(iid)
     return plan
+
+
+def revived_values(store: Store, plan: ForgetPlan) -> dict[str, Version]:
+    """After a version forget: ``{key: its version current now}`` for each
+    key of ``plan.versions`` whose current value the forget took, when an
+    older version is current now (the supersession rule brings it back:
+    said by the CLI's result, ``--json`` and MCP ``forget``; test30 R10,
+    test30b S10).  Reads each such key's chain once."""
+    out: dict[str, Version] = {}
+    for key, vs in plan.versions.items():
+        if not any(v.fact.body for v in vs):
+            continue
+        try:
+            now = current_of(versions(store, key))
+        except MemError:
+            continue
+        if now is not None and now.id not in {v.id for v in vs} and \
+                now.fact.recorded_at < max(v.fact.recorded_at for v in vs):
+            out[key] = now
+    return out
 
 
 def loose_orphans(store: Store, plan: ForgetPlan, want, sessions: dict[str, str]) -> dict[str, object]:

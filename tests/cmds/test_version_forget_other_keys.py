@@ -6,6 +6,8 @@ refused until a person writes it (test29's helper)."""
 
 from __future__ import annotations
 
+import json
+
 PERSON = {"MEM_AGENT": "0", "CLAUDECODE": ""}
 AGENT = {"MEM_AGENT": "claude"}
 
@@ -42,3 +44,7 @@ def test_forgetting_the_current_version_says_which_value_is_current_now(mem):
     mem("remember", "project/x/db", "Postgres on port 7000", env=PERSON)
     r = mem("forget", "project/x/db@v1", "--yes", env=PERSON)        # not the current one: nothing to say
     assert "current" not in r.stdout
+    # test30b S10: --json says it too
+    mem("remember", "project/x/db", "Postgres on port 7001", env=PERSON)
+    j = json.loads(mem("forget", "project/x/db@v4", "--yes", "--json", env=PERSON).stdout)
+    assert j["now_current"]["project/x/db"]["version"] == 3
