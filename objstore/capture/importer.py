@@ -14,6 +14,7 @@ one recorded when this store last read it in full is not read again.
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import json
 import os
@@ -37,6 +38,7 @@ from objstore.core.repack import MAX_PACKS
 from objstore.core.store import Store
 from objstore.core.text import replace_spans
 from objstore.index.errors import IndexBusyError, SearchIndexError
+from objstore.index.procmem import trim_heap
 from objstore.memory.documents import grow_turn_layout
 from objstore.memory.forget import merge_index_segments
 from objstore.memory.indexbatch import IndexBatch
@@ -336,6 +338,9 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 worker.close()
             app.close()
             record_sources(store, ledger, res.errors, roots=paths)
+        # the run's lists and ledgers are done with: freed before the end merges, which reuse their memory
+        plan = to_read = agents = sizes = read = held = ledger = read_ledger = reg = wrap = stored = None
+        ib = cites = None
         if refill.replaced:  # turns rewritten above a filled gap: their old documents go
             ierr = refill.unindex() if res.index_error is None else None
             res.index_error = res.index_error or ierr
@@ -381,6 +386,11 @@ def _merge_packs(store: Store, before: set[str], res: ImportResult) -> bool:
     if len(store.packs.packs) <= MAX_PACKS:
         return False
     mine = [p for p in store.packs.packs if p.name not in before]
+    # what the import freed (its appender's state, its lists, tantivy's writers) goes back to the OS first,
+    # so that the merge's buffers do not grow the heap above it (docs/benchmarks.md, "Session 30 (branch `rss30`)")
+    gc.collect()
+    store.packs.drop_pages()
+    trim_heap()
     try:
         store.merge_small(mine)
     except (MemError, OSError) as e:

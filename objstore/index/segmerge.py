@@ -18,6 +18,7 @@ import tantivy
 from objstore.index.errors import SearchIndexError
 from objstore.index.generations import Manifest, SubIndex
 from objstore.index.genfiles import generation_files, pad_plan, remove_generation, segment_sizes
+from objstore.index.procmem import drop_mapped_pages, trim_heap
 from objstore.index.purge import MERGE_LEVEL_DOCS, PAD_KIND, pad_merge, pads_take_values
 
 __all__ = ["SMALL_MERGE_DOCS", "SearchIndexMerges", "small_segments"]
@@ -88,6 +89,11 @@ class SearchIndexMerges:
                 live_m = Manifest(tuple(gens))
                 sub.remove_orphans(sub.publish(live_m, {new[0]: new[1]}))
                 fewer += new[2]
+                # the merge's writer freed its buffers and its segments stay mapped: both leave this
+                # process before the next shard's (at the end of a 1M import the merge otherwise grew
+                # its peak by ~70 MB: docs/benchmarks.md, "Session 30 (branch `rss30`)")
+                trim_heap()
+                drop_mapped_pages(sub.dir)
         return fewer
 
     def small_segment_plan(self) -> list[tuple[str, int, int]]:

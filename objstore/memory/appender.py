@@ -205,7 +205,9 @@ class TurnAppender:
     def close(self) -> None:
         """Drop an unpublished pack (after an error, too); in pack mode, note
         the published sessions' cwd and project values in the turn-meta cache
-        (``turnmeta.record_written``)."""
+        (``turnmeta.record_written``); then drop the run's per-session state
+        (states, message digests, validated ids, sub-agent chains; the
+        counters and the turns :meth:`index_deferred` indexes stay)."""
         if self._writer is not None:
             self._writer.abort()
             self._writer = None
@@ -215,6 +217,10 @@ class TurnAppender:
         written = {sid: (m[0], m[1], m[2], m[3]) for sid, m in meta.items() if m is not None}
         if written:
             record_written(self.store, written)
+        # the run's per-session state goes with it (its counters stay, and the turns whose indexing
+        # was deferred: index_deferred runs after close): a large import frees it before its end
+        # merges (docs/benchmarks.md, "Session 30 (branch `rss30`)")
+        self.states, self.message_digests, self._valid, self.subagent_chains, self._whole = {}, {}, {}, {}, {}
 
     def _note_published(self, moves: list[tuple[str, str | None]]) -> None:
         """Pack mode, after :meth:`publish` moved the refs of ``moves``
