@@ -6,7 +6,10 @@ ordered parts split at headings: ``<key>/part-1``, ``<key>/part-2`` …):
 
 * **key**: the frontmatter's ``key`` when present, else
   ``<scope>/notes/<folder>/<path below the folder without .md>`` with each
-  segment made a valid key segment;
+  segment made a valid key segment; ``<folder>`` is the folder's own name
+  (however it was given: ``.``, ``..``, a link), and for a second folder
+  of one name in a scope, that name and 6 hex of its id
+  (:func:`folder_segment`: test30 R14, test30b S9);
 * **value**: the text after the frontmatter, trimmed;
 * **kind** and **valid_from**: the frontmatter's ``kind`` and ``valid_from``
   (ISO date or date-time) when present.
@@ -140,6 +143,26 @@ def folder_id(folder: Path) -> str:
     return hashlib.sha256(str(Path(folder).resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
+def folder_segment(ledger: dict, fkey: str, scope: str, real_base: Path, new: bool) -> str:
+    """The key segment naming the folder ``real_base`` (resolved, its ledger
+    entry ``ledger[fkey]``) in ``scope``: the segment its entry recorded,
+    else its name (:func:`_segment`) — or, for a folder ``new`` to the
+    ledger when another folder of the same name was imported into the
+    scope before, the name and 6 hex of its id (``docs-1a2b3c``): two
+    folders called ``docs`` never share a key, so one's import never
+    overwrites or retires the other's notes (test30b S9).  Recorded in the
+    entry (``segment``)."""
+    entry = ledger[fkey]
+    if entry.get("segment"):
+        return entry["segment"]
+    seg = _segment(real_base.name)
+    taken = new and any(k != fkey and e.get("scope") == scope and
+                        (e.get("segment") or _segment(Path(e.get("folder", "")).name)) == seg
+                        for k, e in ledger.items())
+    entry["segment"] = f"{seg}-{fkey[:6]}" if taken else seg
+    return entry["segment"]
+
+
 def _load_ledger(store: Store) -> dict:
     try:
         return json.loads((store.root / LEDGER).read_text("utf-8"))
@@ -200,9 +223,11 @@ def import_markdown(store: Store, folders: list[str | Path], *, scope: str = "us
         fid = folder_id(base)
         real_base = base.resolve()
         fkey = f"{fid}:{scope}"
+        new = fkey not in ledger
         seen = ledger.setdefault(fkey, {"folder": str(base.resolve()), "scope": scope, "files": {}})
         touched[fkey] = touched.get(fkey, False) or whole
         who = owner or f"markdown:{_segment(real_base.name)}"   # the folder's own name: '.' or '..' is none (test30 R14)
+        seg = folder_segment(ledger, fkey, scope, real_base, new)
         present: set[str] = set()
         for i, p in enumerate(files):
             rel = p.relative_to(base).as_posix()
@@ -231,7 +256,7 @@ def import_markdown(store: Store, folders: list[str | Path], *, scope: str = "us
                 continue
             res.files += 1
             stem = rel[:-3] if rel.lower().endswith(".md") else rel
-            key = meta.get("key") or "/".join([scope, "notes", _segment(real_base.name),
+            key = meta.get("key") or "/".join([scope, "notes", seg,
                                                 *(_segment(s) for s in stem.split("/"))])
             parts = split_parts(body)
             keys = [key] if len(parts) == 1 else [f"{key}/part-{n}" for n in range(1, len(parts) + 1)]

@@ -111,3 +111,20 @@ def test_one_folder_by_any_spelling_is_one_key_and_a_note_back_is_woken(invoke, 
     assert (r["written"], r["unchanged"]) == (0, 1)
     now = invoke("log", key, "--json").json[0]
     assert now["dormant"] is False and "make stage" in now["body"]
+
+
+def test_two_folders_of_one_name_keep_their_own_keys(invoke, tmp_path):
+    """test30b S9: ``p1/docs`` and ``p2/docs`` shared ``user/notes/docs/…``:
+    each import overwrote the other's note and a file deleted in one
+    retired the other's.  The folder imported second gets its name and 6
+    hex of its id."""
+    _note(tmp_path / "p1" / "docs" / "ops.md", "deploy with make a\n")
+    _note(tmp_path / "p2" / "docs" / "ops.md", "deploy with make b\n")
+    a = invoke("import", "markdown", str(tmp_path / "p1" / "docs"), "--json").json["keys"]
+    b = invoke("import", "markdown", str(tmp_path / "p2" / "docs"), "--json").json["keys"]
+    assert a == ["user/notes/docs/ops"] and len(b) == 1 and b[0].startswith("user/notes/docs-") and b != a
+    assert invoke("import", "markdown", str(tmp_path / "p1" / "docs"), "--json").json["unchanged"] == 1
+    (tmp_path / "p2" / "docs" / "ops.md").unlink()
+    assert invoke("import", "markdown", str(tmp_path / "p2" / "docs"), "--json").json["retired"] == 1
+    assert invoke("get", "user/notes/docs/ops").stdout.strip() == "deploy with make a"
+    assert invoke("log", "user/notes/docs/ops", "--json").json[0]["dormant"] is False
