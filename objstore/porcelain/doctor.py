@@ -27,7 +27,9 @@ Checks (each returns findings, never raises for what it finds):
   hooks only log it.
 * ``projects``: the project registry (``<store>/projects.json``) can be
   read: while it is damaged, projects it no longer names go by their
-  qualified names and it is not rewritten (``objstore.memory.scope``).
+  qualified names and it is not rewritten (``objstore.memory.scope``); a
+  folder it names whose identity changed (a remote added or changed) and
+  that now goes by another name is a warning (``scope.moved_projects``).
 * ``locks``: no ``*.lock`` file left by a killed writer (a ref's or a
   file's lock, git's lockfile protocol) older than a minute.  A lock file a
   live process holds an flock on (``objstore.core.lock.lock_held``) is
@@ -83,7 +85,7 @@ from objstore.core.store import FACT_COMMIT_WAIT_S, FACT_WRITER, INIT_LOCK
 from objstore.core.sealstate import plain_and_sealed
 from objstore.core.store import Store
 from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
-from objstore.memory.scope import REGISTRY_FILE, registry_damage
+from objstore.memory.scope import REGISTRY_FILE, moved_projects, registry_damage
 
 LOCK_GRACE_S = 60
 #: a hooked transcript this many bytes past its cursor is named (``behind``): more than one
@@ -330,6 +332,26 @@ def _projects(root: Path) -> list[Finding]:
                     '({"v": 1, "projects": {"<identity>": "<name>"}})', (str(root / REGISTRY_FILE),))]
 
 
+def _moved(root: Path) -> list[Finding]:
+    """A registered folder whose identity changed (test30 R15): a warning
+    when its new identity goes by another name (its old facts and turns
+    are still read there as an alias, new ones go under the new name);
+    none when the name was carried over (``scope.register_project``)."""
+    out = []
+    for m in moved_projects(root):
+        if m.new_name == m.old_name:
+            continue   # the name was carried over: nothing is cut off
+        out.append(Finding(
+            "projects", "warning",
+            f"{m.folder} was project {m.old_name!r} ({m.old_id}) and is now {m.new_id}, project "
+            f"{m.new_name!r}{'' if m.registered else ' when next used'}: 'project/{m.old_name}/…' facts and "
+            f"its turns are still read there (an alias), but new ones go under 'project/{m.new_name}/…'",
+            f"to keep one name, give the new identity the old one in {root / REGISTRY_FILE} "
+            f'("{m.new_id}": "{m.old_name}") while no session runs there',
+            (str(root / REGISTRY_FILE),)))
+    return out
+
+
 def _locks(root: Path, now: float) -> list[Finding]:
     stale = []
     for dirpath, dirs, files in os.walk(root):
@@ -496,7 +518,7 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
     """
     now = time.time() if now is None else now
     out = (_permissions(store.root) + _codec(store) + _packs(store) + _loose(store) + _refs(store) + _unfinished(store) + _index(store) + _config(store.root) + _projects(store.root)
-           + _locks(store.root, now) + _temps(store)
+           + _moved(store.root) + _locks(store.root, now) + _temps(store)
            + _hooks(list(settings), hook_command) + _cursors(store) + _behind(store)
            + _transcripts(imported_sources(store, hooked=False))
            + _remote_files(list(remote_files)) + _remotes(list(remotes)) + _derive_state(store, derive_state)
@@ -520,7 +542,7 @@ def diagnose_unopened(root: Path, why: str, *, settings: list[Path] = (), hook_c
                    "cursors, transcripts, remotes) were skipped until it is repaired",
                    "mem fsck --repair  (sets a damaged config aside as config.damaged-<ms> and writes the "
                    "default one; objects and refs are kept)", (str(root / "config"),))]
-    out += (_permissions(root) + _config(root) + _projects(root) + _locks(root, now)
+    out += (_permissions(root) + _config(root) + _projects(root) + _moved(root) + _locks(root, now)
             + _hooks(list(settings), hook_command))
     return sorted(out, key=lambda f: f.severity != "error")
 
