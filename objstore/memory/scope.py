@@ -349,13 +349,15 @@ def _carried_name(ident: ProjectIdentity, r: Registry, old: tuple[str, ...]) -> 
 
 
 def _write_registry(root: Path, reg: dict, folders: dict, durable: bool = True) -> None:
-    """Write ``projects.json`` (format in :func:`read_registry`)."""
+    """Write ``projects.json`` (format in :func:`read_registry`): the names
+    before the folders, so a file cut short keeps its names first (they are
+    what ``read_registry`` salvages)."""
     import json
-    doc = {"v": 1, "projects": reg}
-    folders = {k: v for k, v in folders.items() if k in reg}
+    doc = {"projects": dict(sorted(reg.items())), "v": 1}
+    folders = {k: v for k, v in sorted(folders.items()) if k in reg}
     if folders:
         doc["folders"] = folders
-    atomic_write(root / REGISTRY_FILE, json.dumps(doc, indent=1, sort_keys=True).encode("utf-8"), durable=durable)
+    atomic_write(root / REGISTRY_FILE, json.dumps(doc, indent=1).encode("utf-8"), durable=durable)
 
 
 class MovedProject(Frozen):
