@@ -113,3 +113,15 @@ def test_hooks_keep_injecting_after_git_remote_add(store, store_path, tmp_path):
     assert "pg-local-1" in _hook(store_path, "SessionStart", api)
     assert "pg-local-1" in _hook(store_path, "UserPromptSubmit", api, "which db host should I use?")
     assert registry(store_path)["projects"]["github.com/acme/api"] == "api"
+
+
+def test_forget_match_drops_an_entry_by_its_recorded_folder(store, tmp_path):
+    from objstore.memory.scope import forget_projects
+    api = repo(tmp_path / "zanzibarfolder" / "api", "git@github.com:acme/api.git")
+    other = repo(tmp_path / "b" / "web", "git@github.com:acme/web.git")
+    register_project(store, api)
+    register_project(store, other)
+    assert forget_projects(store, lambda t: "zanzibarfolder" in t) == 1
+    reg = registry(store.root)
+    assert reg["projects"] == {"github.com/acme/web": "web"}
+    assert "zanzibarfolder" not in (store.root / "projects.json").read_text()
