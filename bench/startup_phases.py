@@ -24,7 +24,9 @@ Usage::
 
 ``--hook PROMPT`` runs ``mem hook claude-code`` with a UserPromptSubmit
 event of a new session each sample (capture off: ``MEM_NO_CAPTURE=1``, so
-the samples leave the store as it was).
+the samples leave the store as it was; ``--capture``: on, as
+``bench/run.py``'s hook row runs it, the prompt stored by the forked child,
+whose CPU is not counted).
 """
 
 from __future__ import annotations
@@ -93,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--phase", action="append", default=[], metavar="MODULE:QUALNAME")
     ap.add_argument("--hook", metavar="PROMPT", help="run the prompt hook with this prompt instead of a command")
     ap.add_argument("--cwd", default=os.getcwd(), help="the hook event's cwd (its project)")
+    ap.add_argument("--capture", action="store_true",
+                    help="with --hook: capture on, as bench/run.py's hook row runs it (each prompt is stored: "
+                         "use a copy of the store)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("command", nargs=argparse.REMAINDER, help="the mem command line")
     args = ap.parse_args(argv)
@@ -101,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     env = {**os.environ, "PYTHONPATH": str(Path(args.tree).resolve()), "MEM_HOME": str(args.store)}
     cmd = ["hook", "claude-code"] if args.hook else args.command
-    if args.hook:
+    if args.hook and not args.capture:
         env["MEM_NO_CAPTURE"] = "1"
     figures: dict[str, list[float]] = collections.defaultdict(list)
     for _ in range(args.runs):

@@ -138,7 +138,7 @@ def _show_run(res, as_json, quiet=False):
     from objstore import derive_decision_json
     if as_json:
         emit_json({"applied": res.applied, "calls": res.calls, "counts": res.counts(), "failed": res.failed,
-                   "episodes": res.episodes, "report": res.report,
+                   "episodes": res.episodes, "episodes_refused": res.episodes_refused, "report": res.report,
                    "decisions": [derive_decision_json(d) for d in res.decisions]})
         return
     for d in () if quiet else res.decisions:
@@ -149,6 +149,8 @@ def _show_run(res, as_json, quiet=False):
                 "out-of-scope": "queue (outside the session)", "updated-later": "queue (you updated it later)"}
         shown = derive_decision_json(d)["value"]   # credentials masked, as in --json
         click.echo(safe(f"{what.get(d.rule, d.rule):<28} {d.key} = {' '.join(shown.split())[:80]}"))
+    for sid, why in () if quiet else res.episodes_refused.items():
+        click.echo(safe(f"{'reject (episode)':<28} session {sid}: {why}"))
     for sid, why in res.failed.items():
         click.echo(safe(f"failed: session {sid}: {why} (stays unread)"), err=True)
     tail = f"report {res.report}" if res.applied else "nothing filed (add --apply)"
@@ -156,8 +158,12 @@ def _show_run(res, as_json, quiet=False):
         tail += f"; {plural(res.deferred, 'excerpt')} left for the next run"
     counts = ", ".join(f"{n} {r}" for r, n in sorted(res.counts().items()))
     failed = f", {plural(len(res.failed), 'session')} failed" if res.failed else ""
+    eps = ""
+    if res.episodes or res.episodes_refused:
+        eps = (f"; {plural(res.episodes, 'episode')} written" if res.applied else "") \
+            + (f"; {plural(len(res.episodes_refused), 'episode')} rejected" if res.episodes_refused else "")
     click.echo(f"{plural(res.calls, 'call')}{failed}, {plural(len(res.decisions), 'proposal')}"
-               + (f": {counts}" if counts else "") + f"; {tail}")
+               + (f": {counts}" if counts else "") + f"{eps}; {tail}")
 
 
 @command.command("report")

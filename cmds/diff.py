@@ -9,10 +9,11 @@ from ._out import body_text
 def _version(text):
     if text is None:
         return None
-    t = text[1:] if text[:1] in ("v", "V") else text
-    if not t.isdigit() or int(t) < 1:
-        raise click.BadParameter(f"{text!r} is not a version (want vN, e.g. v2)")
-    return int(t)
+    from objstore import clip_spec, version_number
+    n = version_number(text)
+    if n is None:
+        raise click.BadParameter(f"{clip_spec(text)} is not a version (want vN, e.g. v2)")
+    return n
 
 
 @click.command("diff")

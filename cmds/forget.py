@@ -33,12 +33,28 @@ def _fallbacks(store, plan) -> list[str]:
     return out
 
 
+def _say_now_current(store, plan) -> None:
+    """After a version forget: each key whose current value went, and the
+    version current now (the preview's note, said again: test30 R10)."""
+    from objstore import MemError, current
+    for key, vs in plan.versions.items():
+        if not any(v.fact.body for v in vs):
+            continue
+        try:
+            now = current(store, key)
+        except MemError:
+            continue
+        if now.id not in {v.id for v in vs} and now.fact.recorded_at < max(v.fact.recorded_at for v in vs):
+            click.echo(safe(f"{key}: v{now.fact.version} is current now: {short(now.fact.body, 50)}"))
+
+
 def _preview(plan, dry_run: bool, store=None) -> None:
     c = plan.counts()
     verb = "would forget" if dry_run else "will forget"
     click.echo(f"{verb} {plural(c['versions'], 'fact version')} and {plural(c['turns'], 'turn')}"
                + (f" (whole keys: {c['keys']}, whole sessions: {c['sessions']})" if c["keys"] or c["sessions"] else "")
-               + (f"; and take it out of {_meta_phrase(c['meta'])}" if c["meta"] else ""))
+               + (f"; and take it out of {_meta_phrase(c['meta'])}" if c["meta"] else "")
+               + (f"; and {plural(c['unreferenced'], 'unreferenced object')}" if c["unreferenced"] else ""))
     if store is not None:
         from objstore import later_turns
         _say_later(later_turns(store, plan), "would write" if dry_run else "will write")
@@ -61,6 +77,9 @@ def _preview(plan, dry_run: bool, store=None) -> None:
               "text kept)" for sid, tvs in plan.meta.items() for tv in tvs
               if tv.id not in {x.id for x in plan.turns.get(sid, ())}]
     lines += [f"  queued proposal {iid[:12]}" for iid in plan.queue_items]
+    lines += [f"  unreferenced {'turn ' + o.session + ' #' + str(o.seq) if hasattr(o, 'seq') else 'version of ' + o.key}"
+              f"  {oid[:12]}  (no ref reaches it: a writer stopped before it published it)"
+              for oid, o in plan.orphans.items()]
     if plan.retomb:
         lines.append(f"  {plural(len(plan.retomb), 'tombstone')} of a forgotten key whose name holds it "
                      "(written again naming the key by hash)")
@@ -295,11 +314,13 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
         click.echo(f"dropped {plural(len(r.queue_dropped), 'queued proposal')} holding the text")
         return
     click.echo(f"forgot {plural(c['versions'], 'fact version')} and {plural(c['turns'], 'turn')}"
-               + (f", took it out of {_meta_phrase(c['meta'])}" if c["meta"] else "") + ": "
+               + (f", took it out of {_meta_phrase(c['meta'])}" if c["meta"] else "")
+               + (f", and {plural(c['unreferenced'], 'unreferenced object')}" if c["unreferenced"] else "") + ": "
                f"{plural(len(r.tombstones), 'tombstone')} written, {len(r.rewritten)} "
                f"{'history' if len(r.rewritten) == 1 else 'histories'} rewritten"
                + (f" ({plural(r.later_turns, 'later turn')} written again)" if r.later_turns else "")
                + f", {plural(r.objects_deleted, 'object')} deleted, search index purged")
+    _say_now_current(store, r.plan)
     for p in r.index_problems:
         click.echo(f"warning: index: {p}", err=True)
     if r.plan.unchecked:

@@ -138,8 +138,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
         raise InvalidInput("--drop-lost-tombstones works only with --repair")
     config_fixed = None
     if repair:   # before opening: a damaged or missing config would refuse the open
-        from objstore import repair_config
-        config_fixed = repair_config(home_path(ctx))
+        from objstore import repair_config, repair_refs_dir
+        done = [repair_refs_dir(home_path(ctx)), repair_config(home_path(ctx))]   # refs/ first: config's needs it
+        config_fixed = "; ".join(filter(None, done)) or None
         if config_fixed and not as_json:   # said now: an open that still fails must not hide it
             click.echo(f"repair: {config_fixed}")
     store = open_store(ctx)

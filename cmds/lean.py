@@ -75,7 +75,7 @@ def namespace_of(session: str | None, agent: str | None) -> str | None:
     if session:
         from objstore import validate_session_id   # (core.refs: loaded with the store)
         session = validate_session_id(session)
-    if agent:
+    if agent is not None:   # "" is a bad name (exit 2), never "no agent"
         from objstore import child_namespace   # (only then: mem get loads no scope module)
         return child_namespace(session or "", agent)
     return session
@@ -93,19 +93,23 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
     rebuild_missing_index(store)
     reader = namespace_of(session, agent)
     within = None
-    if from_agent:  # (objstore.memory.sessions is imported only then)
+    if from_agent is not None:  # "" names no sub-agent: refused, not read as no filter (objstore.memory.sessions is imported only then)
         from objstore import agent_namespace
         within = agent_namespace(store, from_agent, session or os.environ.get("MEM_SESSION") or None,
-                                 reader if agent else None)
+                                 reader if agent is not None else None)
     res = _recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of,
                   include_directives=include_directives, namespace=reader, within=within)
-    from objstore import sealed_message, sealed_named
-    sealed = sealed_named(store, queries, projects) if what != "turns" else []
+    from objstore import sealed_message, sealed_named, sealed_newer, sealed_over
+    sealed = sealed_named(store, queries, projects)
+    over = sealed_over([h.key for h in res.hits if h.kind == "fact" and h.key], sealed) if sealed else {}
+    newer = sealed_newer(store, res.hits, sealed) if sealed else {}
+    sealed = sealed if what != "turns" else []
     if as_json:
         emit_json({"queries": res.queries, "project": projects[0] if projects else None,
                    "projects": list(projects) if projects else None, "resolved": res.resolved,
                    "superseded": res.superseded, "as_of": as_of, "sealed": sealed,
-                   "hits": [h.to_json() for h in res.hits]})
+                   "hits": [{**h.to_json(), **({"overridden_by": over[h.key]} if h.key in over else {}),
+                             **({"sealed_later": newer[h.id]} if h.id in newer else {})} for h in res.hits]})
         return 0
     for key in sealed:   # never recalled: say so rather than "nothing recalled" alone
         echo(safe(f"note: {sealed_message(key)}"), err=True)
@@ -135,6 +139,9 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
             echo("    " + safe(body).replace("\n", "\n    "))
             if h.resolved_from:
                 echo(older_note(h.resolved_from))
+            if h.key in over:   # a narrower sealed value of the name is the one in force there (rule 5)
+                echo(style(safe(f"    (overridden by {over[h.key]}, sealed: mem sealed show {over[h.key]})"),
+                           fg="magenta"))
         else:
             where = f"{h.session}#{h.seq}"
             who = h.author if h.author in ("parent_agent",) else h.role  # a sub-agent's prompt is not the person's
@@ -142,6 +149,9 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
                  + safe(f"  {who}  {fmt_time(h.time)}  {h.project or '-'}  {h.trust}  {h.id[:12]}") + ns
                  + (style("  untrusted", fg="red") if h.untrusted else ""))
             echo("    " + safe(h.text))
+            if h.id in newer and not h.updated_later:
+                echo(style(safe(f"    (a newer sealed value of {newer[h.id]} may replace this: "
+                                f"mem sealed show {newer[h.id]})"), fg="magenta"))
         if h.updated_later:
             u = h.updated_later
             where = u.get("key") or f"{u.get('session')}#{u.get('seq')}"
@@ -477,7 +487,7 @@ def context(store, project, budget: int | None, session_id, source: str, prompt,
     with ``agent`` as sub-agent ``agent`` of ``session_id`` sees it."""
     from objstore import project_aliases, render_context, session_start_block
     override = project or os.environ.get("MEM_PROJECT") or None
-    namespace = namespace_of(session_id, agent) if agent else None
+    namespace = namespace_of(session_id, agent) if agent is not None else None
     if namespace:
         session_id = namespace  # a sub-agent's state is its own
     cwd = None if override else working_dir()

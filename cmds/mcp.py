@@ -77,7 +77,7 @@ def command(ctx, admin, project):
     store = open_store(ctx, create=True)
     from ._out import working_dir
     override = project or os.environ.get("MEM_PROJECT") or None
-    projects = project_aliases(None if override else working_dir(), override=override) or None
+    projects = project_aliases(None if override else working_dir(), override=override, store_root=store.root) or None
     caller = Caller("user", "admin") if admin else Caller("mcp", "agent")
     srv.run_stdio(srv.make_tools(store, projects), caller, parse_time)
 

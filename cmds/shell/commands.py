@@ -370,11 +370,12 @@ def cmd_log(state: ShellState, arg: str) -> Reply:
 
 
 def _pick(chain, spec: str):
-    s = spec.lower().lstrip("v")
-    if not s.isdigit():
-        raise NotFound(f"bad version {spec!r}: want vN")
+    from objstore import clip_spec, version_number
+    n = version_number(spec)
+    if n is None:
+        raise NotFound(f"bad version {clip_spec(spec)}: want vN")
     for v in chain:
-        if v.fact.version == int(s):
+        if v.fact.version == n:
             return v
     raise NotFound(f"no version {spec}")
 

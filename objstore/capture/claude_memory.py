@@ -82,9 +82,10 @@ def entries_of(text: str) -> list[str]:
     return out
 
 
-def _project_of(project_dir: Path) -> str | None:
+def _project_of(project_dir: Path, store_root: Path) -> str | None:
     """The project of a Claude Code project folder: the ``cwd`` one of its
-    transcripts records (the folder's name is a lossy encoding of it)."""
+    transcripts records (the folder's name is a lossy encoding of it), as
+    the registry of the store at ``store_root`` names it."""
     for p in sorted(project_dir.glob("*.jsonl"))[:5]:
         try:
             with open(p, encoding="utf-8", errors="replace") as f:
@@ -94,7 +95,7 @@ def _project_of(project_dir: Path) -> str | None:
                     except (ValueError, AttributeError):
                         continue
                     if isinstance(cwd, str) and cwd:
-                        names = project_aliases(cwd)
+                        names = project_aliases(cwd, store_root=store_root)
                         return names[0] if names else None
         except OSError:
             continue
@@ -109,7 +110,7 @@ def import_claude_memory(store: Store, claude_home: str | Path, *, owner: str = 
     if (home / "CLAUDE.md").is_file():
         targets.append((home / "CLAUDE.md", "user", "user"))
     for mem_dir in sorted(home.glob("projects/*/memory")):
-        project = _project_of(mem_dir.parent)
+        project = _project_of(mem_dir.parent, store.root)
         if not project:
             res.skipped.append((shown_path(str(mem_dir)), "no transcript there says which project it is"))
             continue

@@ -202,7 +202,7 @@ def import_markdown(store: Store, folders: list[str | Path], *, scope: str = "us
         fkey = f"{fid}:{scope}"
         seen = ledger.setdefault(fkey, {"folder": str(base.resolve()), "scope": scope, "files": {}})
         touched[fkey] = touched.get(fkey, False) or whole
-        who = owner or f"markdown:{_segment(base.name)}"
+        who = owner or f"markdown:{_segment(real_base.name)}"   # the folder's own name: '.' or '..' is none (test30 R14)
         present: set[str] = set()
         for i, p in enumerate(files):
             rel = p.relative_to(base).as_posix()
@@ -231,7 +231,7 @@ def import_markdown(store: Store, folders: list[str | Path], *, scope: str = "us
                 continue
             res.files += 1
             stem = rel[:-3] if rel.lower().endswith(".md") else rel
-            key = meta.get("key") or "/".join([scope, "notes", _segment(base.name),
+            key = meta.get("key") or "/".join([scope, "notes", _segment(real_base.name),
                                                 *(_segment(s) for s in stem.split("/"))])
             parts = split_parts(body)
             keys = [key] if len(parts) == 1 else [f"{key}/part-{n}" for n in range(1, len(parts) + 1)]
@@ -249,6 +249,11 @@ def import_markdown(store: Store, folders: list[str | Path], *, scope: str = "us
                         res.written += 1
                     else:
                         res.unchanged += 1
+                        if r.version is not None and r.version.fact.dormant and k not in seen["files"].get(rel, []):
+                            # retired by an earlier run (the ledger no longer names it for this file: it vanished,
+                            # or was read under another key, test30 R14), present again: woken (never a key
+                            # decay made dormant while the ledger kept it)
+                            restate(store, k, dormant=False, command="import markdown (present again)")
             except MemError as e:
                 res.skipped.append((shown, e.message))
                 continue

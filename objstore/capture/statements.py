@@ -2,8 +2,11 @@
 at once as ``user_stated`` (issue: derive, item 6).
 
 :func:`statement_of` recognises a prompt (or a sentence of it) that starts
-with ``remember that``, ``remember:``, ``please remember``, ``note that``,
-``keep in mind that`` or ``don't forget that``, and returns the statement.
+with ``remember that``, ``remember:``, ``remember,``, ``remember -``,
+``remember X is Y`` (a bare "remember" followed by a statement: a copula or
+an assignment, not "to …" nor a question word), each also after
+``please``/``pls``, ``note that``, ``keep in mind that`` or ``don't forget
+that``, and returns the statement.
 Only the person's own words count: the cue must open the prompt's first
 non-blank line or a sentence of it, and the statement ends at that line's
 end.  A cue on a later line (a pasted log, README or issue), in a quoted
@@ -38,7 +41,10 @@ same statement again (case, punctuation and stop words aside) keeps its
 key.  A new value of the same subject (both statements named by the same
 words before their copula: "the shop deploy day is Thursday" after "… is
 Friday", test29 P16) is the key's next version: the person restated it,
-and the earlier value stays in the key's history (``mem log``).  A
+and the earlier value stays in the key's history (``mem log``).  So is a
+statement that says the same words but for its values ("the api listens on
+port 9090" after "… on port 8080", no copula: test30 R5), and a possessive
+``'s`` names what the word alone names ("the api's port" is "the api port").  A
 statement written late (below) never supersedes: it takes the suffixed
 key, as the value at its key may have been set since.
 
@@ -71,8 +77,11 @@ from objstore.memory.tombstones import all_tombstones, forgotten_in
 MAX_CHARS = 600
 #: compiled on first use: most prompts are ASCII and hold none of :data:`_CUE_WORDS`
 #: (the prompt hook of a new process need not compile it, ~0.3 ms)
-_CUE = LazyPattern(r"(?:^|(?<=[.!?]))\s*(?:please\s+)?(?:remember(?:\s+that|\s*:)|note\s+that|keep\s+in\s+mind\s+that"
-                   r"|don'?t\s+forget\s+that)\s+(?P<what>.+)", re.I | re.S)
+_CUE = LazyPattern(r"(?:^|(?<=[.!?]))\s*(?:(?:please|pls|plz)\s*,?\s+)?"
+                   r"(?:remember(?:\s+that\s*[:,]?|\s*[:,]|\s+[-\u2013\u2014]|(?P<bare>\s))|note\s+that"
+                   r"|keep\s+in\s+mind\s+that|don'?t\s+forget\s+that)\s*(?P<what>.+)", re.I | re.S)
+#: what a bare "remember X" (no "that", no colon) may not start with: a plan or a question, not a statement
+_NOT_STATED = LazyPattern(r"(?:to|when|what|how|if|why|where|who|whether|me|us|you|him|her|them)\b", re.I)
 #: a word every match of :data:`_CUE` holds
 _CUE_WORDS = ("remember", "note", "keep", "forget")
 _STOP = frozenset("a an the is are was were be our my we i to of on in at for and that this it".split())
@@ -91,6 +100,8 @@ def statement_of(prompt: str) -> str | None:
     if not m:
         return None
     what = m.group("what").strip()
+    if m.group("bare") is not None and (_NOT_STATED.match(what) or not _COPULA.search(what)):
+        return None   # "remember to run the tests", "remember when …": no statement of a fact (test30 R11)
     # a sentence ends at . ! ? and a blank, not before a copula: "Hunter2x9! is the admin password" (test16 F12)
     end = re.search(r"(?<=[.!?])\s(?!\s*(?:is|was|are|were)\s)", what, re.I)
     what = what[: end.start()] if end else what
@@ -111,7 +122,30 @@ def _content_words(statement: str) -> list[str]:
     with every credential and redaction marker removed first."""
     from objstore.core.redact import remove_credentials  # deferred: the rules (module doc)
     text = _MARKER.sub(" ", remove_credentials(statement))
-    return [w for w in re.findall(r"\w+", normalize_value(text)) if w not in _STOP]
+    return [w for w in re.findall(r"\w+", _unpossessive(normalize_value(text))) if w not in _STOP]
+
+
+#: a possessive ``'s`` (or ``’s``) after a word: "the api's port" names what "the api port" names (test30 R5)
+_POSSESSIVE = LazyPattern(r"(?<=\w)['\u2019]s\b")
+
+
+def _unpossessive(text: str) -> str:
+    """``text`` with every possessive ``'s`` removed ("the api's port" ->
+    "the api port"), so a subject said with and without it is one key."""
+    return _POSSESSIVE.sub("", text) if "s" in text else text
+
+
+def _same_but_values(held: str, statement: str) -> bool:
+    """True when two statements say the same words but for their values
+    (tokens holding a digit): "the api listens on port 8080" and "the api
+    listens on port 9090" (test30 R5: no copula names the subject, yet the
+    second restates the first).  Both need a value, the values differ and
+    some other word is shared; stop words, case and a possessive aside."""
+    a, b = _content_words(held), _content_words(statement)
+    words_a = [w for w in a if not any(c.isdigit() for c in w)]
+    words_b = [w for w in b if not any(c.isdigit() for c in w)]
+    vals_a, vals_b = [w for w in a if w not in words_a], [w for w in b if w not in words_b]
+    return bool(words_a) and words_a == words_b and bool(vals_a) and bool(vals_b) and vals_a != vals_b
 
 
 #: what ends a statement's subject: a copula or an assignment ("the deploy host is …", "port = …")
@@ -192,7 +226,7 @@ def _named(statement: str) -> tuple[list[str], bool]:
     statement, secret = guard_secret_subject(statement)
     statement = re.sub(r"\S+", lambda t: " " if _strong(t.group()) else t.group(), statement)   # never a key's name
     from objstore.core.redact import remove_credentials  # deferred: the rules (module doc)
-    text = normalize_value(_MARKER.sub(" ", remove_credentials(statement)))
+    text = _unpossessive(normalize_value(_MARKER.sub(" ", remove_credentials(statement))))
     m = _COPULA.search(f" {text} ")
     if m is not None and secret:
         return [w for w in re.findall(r"\w+", text[m.end() - 1:]) if w not in _STOP][:6], False
@@ -209,7 +243,8 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
     ``store``: when that key holds a different statement, the key with a
     hash suffix (distinct statements, distinct keys), unless ``update`` and
     both statements name the same subject (:func:`_named`: "the shop deploy
-    day is Thursday" after "… is Friday", test29 P16): then the key itself,
+    day is Thursday" after "… is Friday", test29 P16) or say the same words
+    but for their values (:func:`_same_but_values`): then the key itself,
     the new statement its next version."""
     words = _content_words(statement)
     scope = f"project/{project}" if project else "user"
@@ -225,6 +260,8 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
         return key                       # the same statement again: its key
     if update and of_subject and _named(held) == (name, True):
         return key                       # a new value of the same subject: its next version
+    if update and _same_but_values(held, statement):
+        return key                       # the same words, another value ("… listens on port 9090"): its next version
     return f"{key}-{sha256(' '.join(words).encode('utf-8')).hexdigest()[:8]}"
 
 
@@ -245,20 +282,24 @@ def remember_statement(store: Store, prompt: str, *, project: str | None, source
 def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "",
                     command: str = "hook remember", late: bool = False):
     """Write the statement of a "remember that …" prompt typed in ``cwd``
-    (its project: ``project_aliases(cwd)[0]``, as the hooks name it),
+    (its project: ``project_aliases(cwd, store_root=store.root)[0]``, as
+    the hooks name it),
     citing ``source``; returns ``facts.RememberResult`` or None.
 
     ``late``: the prompt was typed earlier and its hook did not write the
     statement (a transcript sync stores its turn now): written only when
     its key holds no value (the hook's write, or a value the person set
     since, stands) and the value was not forgotten since (a tombstone).
+    A prompt that states nothing (most of them) returns None before its
+    project is looked up (the registry read, the identity and path rules:
+    the prompt hook runs this on every prompt).
     Raises as ``facts.remember``."""
-    aliases = project_aliases(cwd or None) if cwd else ()
+    what = statement_of(prompt)
+    if what is None:
+        return None
+    aliases = project_aliases(cwd or None, store_root=store.root) if cwd else ()
     project = aliases[0] if aliases else None
     if late:
-        what = statement_of(prompt)
-        if what is None:
-            return None
         key = statement_key(what, project, store, update=False)
         if store.refs.read(fact_ref(key)) is not None or forgotten_in(all_tombstones(store), key, what):
             return None

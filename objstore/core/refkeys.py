@@ -18,6 +18,9 @@ __all__ = [
     "has_legacy_at",
     "key_scope",
     "parse_version_spec",
+    "version_number",
+    "clip_spec",
+    "MAX_VERSION_DIGITS",
     "refuse_if_credential",
     "validate_key",
     "validate_session_id",
@@ -137,10 +140,36 @@ def parse_version_spec(spec: str) -> tuple[str, int | None]:
     key, at, v = spec.partition("@")
     if not at:
         return spec, None
-    num = v[1:] if v[:1] in ("v", "V") else v
-    if not (num.isascii() and num.isdigit()) or int(num) < 1:
-        raise InvalidInput(f"bad version in {spec!r}: want KEY@vN (N = 1, 2, ...)")
-    return key, int(num)
+    n = version_number(v)
+    if n is None:
+        raise InvalidInput(f"bad version in {clip_spec(spec)}: want KEY@vN (N = 1, 2, ... with at most "
+                           f"{MAX_VERSION_DIGITS} digits)")
+    return key, n
+
+
+#: the most digits a version number may have: no key has 10**18 versions, and a longer number
+#: would reach ``int()``'s 4,300-digit limit or a file name's 255 bytes (a legacy key's ref) (test29 end)
+MAX_VERSION_DIGITS = 18
+
+
+def version_number(text: str) -> int | None:
+    """``vN``, ``VN`` or ``N`` -> N; None when ``text`` is no version
+    number: not ASCII digits after the ``v`` (``²`` is a digit to
+    ``str.isdigit`` and no number to ``int``), N < 1, or more than
+    :data:`MAX_VERSION_DIGITS` digits.  The one reading of a version
+    number (``KEY@vN``, ``mem diff KEY vA vB``, the review shell)."""
+    num = text[1:] if text[:1] in ("v", "V") else text
+    if not (num.isascii() and num.isdigit()) or len(num) > MAX_VERSION_DIGITS or int(num) < 1:
+        return None
+    return int(num)
+
+
+def clip_spec(spec: str, limit: int = 80) -> str:
+    """``repr(spec)`` for a message, cut to about ``limit`` characters with
+    the number of characters left out (a 5,000-digit selector is not echoed)."""
+    if len(spec) <= limit:
+        return repr(spec)
+    return repr(spec[:limit]) + f" (and {len(spec) - limit:,} more characters)"
 
 
 def has_legacy_at(key: str) -> bool:

@@ -36,6 +36,7 @@ the file never names an id a ref no longer points at.  Format:
 
 from __future__ import annotations
 
+import errno
 import os
 import unicodedata
 from collections.abc import Iterator
@@ -312,17 +313,27 @@ class Refs:
             return []
         return [f"refs/{PACKED_FILES[ns]} line {n}" for n, _line in self._packed_state(ns)[2]]
 
-    def drop_bad_packed(self) -> list[str]:
+    def drop_bad_packed(self, quarantine=None) -> list[str]:
         """Rewrite each packed file without its bad lines; returns the ref
         names those lines seem to name (the text after their first space),
-        for the caller to restore from their reflogs.  Caller holds the
-        store lock."""
+        for the caller to restore from their reflogs.  A packed file that
+        is no regular file (a folder, a FIFO: it holds no line) is moved
+        into ``quarantine`` (``core.salvage.Quarantine``) as
+        ``refs-<file name>`` (a folder cannot be unlinked; session 29's
+        fresh helper); without one, a file in its place is removed.
+        Caller holds the store lock."""
         names = []
         for ns in PACKED_FILES:
             try:
                 _data, table, bad = self._packed_state(ns)
-            except CorruptObject:   # not a regular file: it holds no line; removed (``_rebuild`` sets its refs again)
-                self._write_packed(ns, {})
+            except CorruptObject:   # not a regular file: no line; set aside (``_rebuild`` sets its refs again)
+                if quarantine is None:
+                    self._write_packed(ns, {})
+                    continue
+                quarantine.move(self.root / PACKED_FILES[ns], "refs-" + PACKED_FILES[ns])
+                self._packed_key.pop(ns, None)
+                self._packed.pop(ns, None)
+                self._packed_raw.pop(ns, None)
                 continue
             if not bad:
                 continue
@@ -463,6 +474,12 @@ class Refs:
             return None
         except NotADirectoryError:
             raise CorruptObject(f"ref {ref} is not readable as an id: a file stands where a folder of {p} should") from None
+        except OSError as e:
+            if e.errno == errno.ENAMETOOLONG:   # no ref file can have that name (a long legacy KEY@vN)
+                return None
+            if e.errno == errno.ELOOP:
+                raise CorruptObject(f"ref {ref} is not readable as an id: {p} is a symlink loop") from None
+            raise
         try:
             text = data.decode("ascii").strip()
         except UnicodeDecodeError:

@@ -43,8 +43,9 @@ from objstore.core.refs import Refs
 # why a path cannot be a store (a file, a link to nothing, no parent folder; session 26); config_missing and
 # SKELETON_DIRS re-exported for callers
 from objstore.core.storepath import (SKELETON_DIRS, config_missing, not_a_store_reason,  # noqa: F401
-                                     refuse_foreign, refuse_to_create)
+                                     refs_dir_damage, refuse_foreign, refuse_to_create)
 from objstore.core.repack import PackRewrites
+from objstore.core.chainwalk import ChainWalk
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def now_ms() -> int:
 _LEFT_OPEN: list = []
 
 
-class Store(PackRewrites):
+class Store(PackRewrites, ChainWalk):
     """An open store.
 
     Use :meth:`open` (existing store) or :meth:`init` (create if missing).
@@ -288,6 +289,11 @@ class Store(PackRewrites):
             raise UnsupportedVersion(f"store format {fmt!r} with hash {hash_name!r} is not supported "
                                      f"(this mem knows formats {', '.join(map(str, STORE_FORMATS))}, blake3)",
                                      hint="upgrade mem")
+        refs_damage = refs_dir_damage(root)
+        if refs_damage is not None:
+            raise CorruptObject(f"{root}/refs {refs_damage}: no key or session can be read",
+                                hint="'mem fsck --repair' sets it aside and sets each key's and session's ref "
+                                     "again from their reflogs and stored objects")
         st = cls(root, **kw)
         st._config = cfg
         st.refs.legacy = cfg.get("ref_names", 1) < REF_NAMES
@@ -421,49 +427,6 @@ class Store(PackRewrites):
         """Every object id, loose then packed (an id in both appears twice)."""
         yield from self.objects
         yield from self.packs
-
-    def walk_chain(self, oid: str | None, expected: type[T], what: str) -> Iterator[tuple[str, T]]:
-        """``(id, object)`` from ``oid`` back along ``parent`` links (a fact,
-        sealed-version or turn chain), newest first; stops at a repeated id.
-
-        A damaged or missing *older* object ends the walk there (the history
-        above it stays readable; the id is noted in :attr:`damaged` and ``mem
-        fsck --repair`` mends the chain).
-
-        Loose first: while the packs are not open yet (a new process's
-        first read) each object is read from its loose file, as long as the
-        chain's objects are loose (a key written since the last gc: the
-        head and its recent parents); at the first one that is not, and for
-        a damaged loose copy, :meth:`get` reads it (packs first, then loose)
-        and the rest of the chain.  The bytes are the same either way (both
-        copies are verified against the id): a ``mem get`` of such a key
-        never opens a pack (issue 12, "Start-up").
-
-        Raises:
-            IntegrityError: the first object (``oid`` itself) is missing or
-                damaged ("<what> <id> is missing or damaged: …")."""
-        seen = set()
-        first = True
-        loose = self._packs is None
-        while oid is not None and oid not in seen:
-            seen.add(oid)
-            try:
-                obj = None
-                if loose:
-                    try:
-                        obj = decode(self.objects.get(oid), expected, strict=False)
-                    except (NotFound, CorruptObject):
-                        loose = False
-                if obj is None:
-                    obj = self.get(oid, expected)
-            except (NotFound, CorruptObject) as e:
-                self.damaged.setdefault(oid, str(e))
-                if not first:
-                    return
-                raise IntegrityError(f"{what} {oid} is missing or damaged: {e}") from None
-            first = False
-            yield oid, obj
-            oid = obj.parent  # type: ignore[attr-defined]
 
     def has(self, oid: str) -> bool:
         """True when the object exists, loose or packed."""
@@ -623,7 +586,7 @@ class Store(PackRewrites):
 
     def update_ref(self, ref: str, old: str | None, new: str | None, message: str | None = None, *,
                    time_ms: int | None = None, rewrite: bool = False, audit_only: bool = False,
-                   idmap: dict[str, str] | None = None, rename: str | None = None) -> None:
+                   idmap: dict[str, str] | None = None, rename: str | None = None, restore: bool = False) -> None:
         """The one way a ref moves: compare-and-swap ``ref`` from ``old`` to
         ``new`` (None: must not exist / delete), then record the move in its
         reflog as ``old new time message`` (dulwich's
@@ -652,12 +615,19 @@ class Store(PackRewrites):
         Order, every mode (docs/format.md): the ref(s) (``rename``: the new
         set, the old deleted), then the reflog; run again, a stopped move
         ends.  Caller holds the store lock.  Raises RefConflict when ``ref``
-        is not at ``old`` (nothing moved); ValueError: ``idmap``/``rename``
-        without ``rewrite``.
+        is not at ``old`` (nothing moved); CorruptObject when its reflog
+        file cannot take a line (``Reflog.check_writable``), IntegrityError
+        when a created fact ref lost its head (``Reflog.refuse_lost_heads``;
+        ``restore=True``, fsck --repair, skips it): nothing moved;
+        ValueError: ``idmap``/``rename`` without ``rewrite``.
         """
         if (idmap is not None or rename is not None) and not rewrite:
             raise ValueError("update_ref: idmap and rename are modes of rewrite=True")
         dest = ref if rename is None else rename
+        if not audit_only:   # a reflog that cannot take the line fails the move before the ref moves (test29b Q4)
+            self.reflog.check_writable(dest)
+        if old is None and new is not None and not (rewrite or restore):
+            self.reflog.refuse_lost_heads([(ref, new)])
         # 1. the ref(s)
         if dest == ref:
             if old is not None or new is not None:
@@ -692,7 +662,7 @@ class Store(PackRewrites):
             self.reflog.append(ref, old, new, t, message)
 
     def update_refs(self, moves: list[tuple[str, str | None, str | None]], message: str | None = None, *,
-                    time_ms: int | None = None) -> None:
+                    time_ms: int | None = None, restore: bool = False) -> None:
         """:meth:`update_ref` for many refs at once (a bulk import publishing
         its sessions): every ``(ref, old, new)`` is checked first (a
         RefConflict moves none of them), then the refs move and their reflog
@@ -701,10 +671,15 @@ class Store(PackRewrites):
         same order as :meth:`update_ref` (refs durable, then reflogs); one
         move is exactly :meth:`update_ref`.  Caller holds the store lock."""
         if len(moves) == 1:
-            self.update_ref(*moves[0], message, time_ms=time_ms)
+            self.update_ref(*moves[0], message, time_ms=time_ms, restore=restore)
             return
         if not moves:
             return
+        if message is not None:
+            for ref, _old, _new in moves:
+                self.reflog.check_writable(ref)
+        if not restore:
+            self.reflog.refuse_lost_heads([(r, n) for r, o, n in moves if o is None and n is not None])
         self.refs.set_many_if_equals(moves, lambda: syncfs(self.root))
         if message is None:
             return

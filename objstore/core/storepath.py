@@ -23,7 +23,8 @@ from pathlib import Path
 
 from objstore.core.errors import CorruptObject, InvalidInput, StoreNotFound
 
-__all__ = ["SKELETON_DIRS", "config_missing", "not_a_store_reason", "refuse_foreign", "refuse_to_create"]
+__all__ = ["SKELETON_DIRS", "config_missing", "not_a_store_reason", "refs_dir_damage", "refuse_foreign",
+           "refuse_to_create"]
 
 #: what :meth:`Store.init` makes before the config (a creation that died
 #: leaves a subset of these, empty)
@@ -39,6 +40,20 @@ def config_missing(root: Path) -> CorruptObject:
     ``mem fsck --repair``)."""
     return CorruptObject(f"{root} is a mem store whose config is missing",
                          hint="'mem fsck --repair' writes the default config back (objects and refs are kept)")
+
+
+def refs_dir_damage(root: Path) -> str | None:
+    """What stands at ``<root>/refs`` in place of a folder, as
+    :func:`_kind`'s clause (a file, a link to nothing, a link that loops);
+    None when it is a folder, or missing (a store whose refs are all gone:
+    ``mem fsck`` names each key and session no ref names).  One ``stat``
+    when it is a folder.  ``Store.open`` refuses such a store (exit 13,
+    every command: it was an internal error, session 29's fresh helper);
+    ``objstore.memory.opening.repair_refs_dir`` sets it aside."""
+    p = Path(root) / "refs"
+    if os.path.isdir(p) or not os.path.lexists(p):
+        return None
+    return _kind(p) or "is not a folder"
 
 
 def _kind(root: Path) -> str | None:

@@ -121,3 +121,20 @@ def contradicted(value: str, cited: list[str]) -> str:
             side = "negates" if not negated else "affirms"
             return f"the cited turns' closest clause {side} what the value states"
     return ""
+
+
+def episode_unevidenced(body: str, turns: list[str]) -> str:
+    """Why an episode (the model's ``situation``/``action``/``outcome``/
+    ``lesson`` summary of a session excerpt, ``body``) is not evidenced by
+    the excerpt's ``turns`` (their texts), else "": a value it states — a
+    number or version, a name (a capitalised word inside a sentence), a
+    host, a path (``objstore.retrieval.timeline.values_of``) — that none of
+    the turns holds (case ignored).  A summary's own words need not be the
+    turns' (it summarises); its values must be (test30 R3: a lesson that
+    "the api database is MongoDB 3.6 on mongo-legacy-1" from a session that
+    never named either).  The reason counts the values, never quotes them."""
+    from objstore.retrieval.timeline import values_of  # deferred: as the rest of derive's checks
+    said = " ".join(" ".join(turns).split()).casefold()
+    missing = [v for v in values_of(body) if v.casefold() not in said]
+    return f"{len(missing)} value(s) of the episode in none of the session's turns" if missing else ""
+

@@ -109,6 +109,7 @@ def _check_url(cfg: Mapping, env: Mapping[str, str], name: str) -> None:
 
 
 def _post_once(url: str, body: dict, headers: dict, timeout: float) -> dict:
+    import http.client
     import urllib.error  # deferred (~15 ms): the session-start hook reads the provider, never calls it
     import urllib.request
     try:
@@ -118,7 +119,9 @@ def _post_once(url: str, body: dict, headers: dict, timeout: float) -> dict:
             raw = r.read()
     except urllib.error.HTTPError as e:
         raise ProviderError(f"the model endpoint answered HTTP {e.code}") from None
-    except (urllib.error.URLError, TimeoutError, OSError, ValueError) as e:   # ValueError: a bad port (test29b Q2)
+    except (urllib.error.URLError, http.client.HTTPException, TimeoutError, OSError, ValueError) as e:
+        # ValueError: a port out of range (test29b Q2); http.client.InvalidURL (an HTTPException, no
+        # ValueError): a port that is no number; BadStatusLine & co: an endpoint that is no HTTP server
         reason = getattr(e, "reason", e)
         raise ProviderError(f"the model endpoint could not be reached ({reason})") from None
     try:

@@ -63,7 +63,7 @@ from objstore.core.errors import IntegrityError, InvalidInput, MemError, Refused
 from objstore.core.objects import KINDS, Turn, interactive_entrypoint, normalize_value
 from objstore.core.refs import validate_key
 from objstore.core.store import Store, now_ms
-from objstore.derive.evidence import contradicted, unevidenced
+from objstore.derive.evidence import contradicted, episode_unevidenced, unevidenced
 from objstore.derive.providers import Provider, ProviderError, check_ready, complete
 from objstore.memory import queue, tombstones
 from objstore.memory.facts import current, list_keys, remember
@@ -140,6 +140,8 @@ class RunResult:
     decisions: list[Decision] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
     episodes: int = 0
+    #: session -> why its episode was not written (its evidence check, or the write refused); never a value
+    episodes_refused: dict[str, str] = field(default_factory=dict)
     calls: int = 0
     #: excerpts not sent because of ``max_calls`` (read next time)
     deferred: int = 0
@@ -498,7 +500,13 @@ def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False, m
         ep = ans.get("episode")
         if isinstance(ep, dict) and any(isinstance(ep.get(k), str) and ep.get(k) for k in
                                         ("situation", "action", "outcome", "lesson")):
-            episodes[ex.session] = {**ep, "_project": ex.project}
+            body = episode_body(ep)
+            why = episode_unevidenced(body, [text for _n, _oid, _r, text in ex.turns])
+            episodes[ex.session] = {"body": body, "_project": ex.project}
+            if why:
+                res.episodes_refused[ex.session] = why
+            else:
+                res.episodes_refused.pop(ex.session, None)
         advanced[ex.session] = ex.last_seq
     if progress is not None and p.excerpts:
         progress(len(p.excerpts), len(p.excerpts))
@@ -508,10 +516,13 @@ def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False, m
         state = load_state(store)   # before filing: a state damaged since the plan files nothing
         _file(store, res)
         for sid, ep in episodes.items():
-            if sid in res.failed:
+            if sid in res.failed or sid in res.episodes_refused:
                 continue
-            _episode(store, sid, ep)
-            res.episodes += 1
+            why = _episode(store, sid, ep)
+            if why:
+                res.episodes_refused[sid] = why
+            else:
+                res.episodes += 1
         for sid, seq in advanced.items():
             if sid not in res.failed:
                 state[sid] = max(state.get(sid, -1), seq)
@@ -552,16 +563,27 @@ def _file(store: Store, res: RunResult) -> None:
                     d.detail = (d.detail + "; " if d.detail else "") + "refused: forgotten"
 
 
-def _episode(store: Store, sid: str, ep: dict) -> None:
+def episode_body(ep: dict) -> str:
+    """The text an episode is stored as: its non-empty ``situation``,
+    ``action``, ``outcome`` and ``lesson``, one ``name: text`` line each,
+    at most 2,000 characters."""
+    return "\n".join(f"{k}: {str(ep.get(k, '')).strip()}" for k in ("situation", "action", "outcome", "lesson")
+                     if str(ep.get(k, "")).strip())[:2000]
+
+
+def _episode(store: Store, sid: str, ep: dict) -> str:
+    """Write the episode ``ep`` (``body``, ``_project``) of session ``sid``
+    as ``<scope>/episodes/<session>`` (derived); "" when written (or
+    queued by remember's checks), else why not (the write refused: a
+    forgotten text, a sealed key; never the value)."""
     scope = f"project/{ep['_project']}" if ep.get("_project") else "user"
     slug = re.sub(r"[^\w.-]+", "-", sid)[:80] or "session"
-    body = "\n".join(f"{k}: {str(ep.get(k, '')).strip()}" for k in ("situation", "action", "outcome", "lesson")
-                     if str(ep.get(k, "")).strip())
     try:
-        remember(store, f"{scope}/episodes/{slug}", body[:2000], kind="reference", trust="derived", owner="derive",
+        remember(store, f"{scope}/episodes/{slug}", ep["body"], kind="reference", trust="derived", owner="derive",
                  command="derive episode")
-    except MemError:
-        pass
+    except MemError as e:
+        return f"refused: {type(e).__name__}"
+    return ""
 
 
 def _report(store: Store, res: RunResult, p: Plan, trigger: str) -> str:
@@ -570,6 +592,7 @@ def _report(store: Store, res: RunResult, p: Plan, trigger: str) -> str:
     rep = {"id": rid, "time": t, "provider": p.provider.destination(), "calls": res.calls,
            "trigger": trigger, "sources": p.sources, "deferred": res.deferred,
            "sessions": p.sessions, "counts": res.counts(), "episodes": res.episodes,
+           "episodes_refused": res.episodes_refused,
            "failed": sorted(res.failed),
            "decisions": [{"rule": d.rule, "key": d.key, "session": d.session, "turns": d.turns,
                           "written": d.written, "queued": d.queued} for d in res.decisions]}

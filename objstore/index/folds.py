@@ -10,12 +10,17 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from objstore.core.text import LazyPattern
+
 __all__ = ["GREEK_RANGES", "dotted_i_variant", "greek_fold", "sigma_variant"]
 
 #: The Greek blocks (code point ranges): Greek and Coptic, Greek Extended.
 GREEK_RANGES = ((0x0370, 0x03FF), (0x1F00, 0x1FFF))
 _GREEK = "".join(f"{chr(a)}-{chr(b)}" for a, b in GREEK_RANGES)
-#: [any Greek character, a Greek letter with a diacritic, combining marks after a Greek character,
+#: any Greek character: the one test a non-ASCII text without Greek (an em dash, an accented
+#: Latin word) pays; its program is kept across processes (:class:`LazyPattern`)
+_ANY_GREEK = LazyPattern("[" + _GREEK + "]")
+#: [a Greek letter with a diacritic, combining marks after a Greek character,
 #: {letter with diacritic: the letter}]: built on the first text holding a Greek character
 _FOLD: list = []
 
@@ -27,7 +32,7 @@ def _greek_letter(c: str) -> bool:
 
 def _fold_tables() -> list:
     """The patterns and table of :func:`greek_fold` (built once per process,
-    ~1 ms): every letter of :data:`GREEK_RANGES` whose canonical
+    ~1 ms, on the first text holding a Greek character): every letter of :data:`GREEK_RANGES` whose canonical
     decomposition (NFD) is a Greek letter and combining marks, mapped to
     that letter; the combining marks (U+0300-U+036F) that follow a Greek
     character."""
@@ -41,7 +46,7 @@ def _fold_tables() -> list:
                 base = "".join(ch for ch in unicodedata.normalize("NFD", c) if not unicodedata.combining(ch))
                 if base != c and _greek_letter(base):
                     table[c] = base
-        _FOLD[:] = [re.compile("[" + _GREEK + "]"), re.compile("[" + "".join(sorted(table)) + "]"),
+        _FOLD[:] = [re.compile("[" + "".join(sorted(table)) + "]"),
                     re.compile("(?<=[" + _GREEK + "])[\u0300-\u036f]+"), table]
     return _FOLD
 
@@ -59,12 +64,11 @@ def greek_fold(text: str) -> str:
     text of a generation with ``schema.GenFormat.greek_fold`` and every
     query word and body the retrieval compares with it go through it
     (``docs/format.md``, "Analyzers").  Returns ``text`` itself when it
-    is ASCII or holds no Greek character (one regex scan)."""
-    if text.isascii():
+    is ASCII or holds no Greek character (one regex scan; the fold's
+    table is built only for a text that holds one)."""
+    if text.isascii() or _ANY_GREEK.search(text) is None:
         return text
-    any_greek, marked, marks, table = _fold_tables()
-    if any_greek.search(text) is None:
-        return text
+    marked, marks, table = _fold_tables()
     return marks.sub("", marked.sub(lambda m: table[m.group()], text))
 
 

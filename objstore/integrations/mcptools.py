@@ -43,6 +43,7 @@ from objstore.memory.queue import items, reject, resolve
 from objstore.memory.scope import child_namespace, namespace_rank, project_aliases
 from objstore.memory.sessions import agent_namespace
 from objstore.retrieval.context import render_context
+from objstore.retrieval.keyrank import sealed_named, sealed_newer
 from objstore.retrieval.recall import recall
 from objstore.retrieval.search import search
 from objstore.vault.chains import list_sealed
@@ -148,7 +149,7 @@ class MemoryTools:
 
     def _projects(self, caller: Caller, project: str | None, all_projects: bool) -> tuple[str, ...] | None:
         if project:
-            return project_aliases(None, override=project) or None
+            return project_aliases(None, override=project, store_root=self.store.root) or None
         if all_projects:
             return None
         return self.default_projects
@@ -157,7 +158,7 @@ class MemoryTools:
     def _namespace(session: str | None, agent: str | None) -> str | None:
         """The namespace a call reads or writes as: ``session``, or its
         sub-agent ``agent`` (``<session>.agent-<agent>``); None for none."""
-        if agent:
+        if agent is not None:   # "" is a bad name, never "no agent"
             return child_namespace(session or "", agent)
         return session or None
 
@@ -202,13 +203,16 @@ class MemoryTools:
         limit = self._limit(limit)
         projects = self._projects(caller, project, all_projects)
         want = limit if not caller.namespaces else min(200, limit * 5)
-        within = (self._from_agent(caller, from_agent, session, self._namespace(session, agent) if agent else None)
-                  if from_agent else None)
+        within = (self._from_agent(caller, from_agent, session, self._namespace(session, agent) if agent is not None else None)
+                  if from_agent is not None else None)
         for k in [k for k in self.store.damaged if k.startswith("lost facts/")]:
             self.store.damaged.pop(k, None)   # a long-lived server: only what this call reads is said
         res = recall(self.store, queries, what=what, projects=projects, limit=want,
                      include_directives=bool(include_directives), namespace=self._namespace(session, agent),
                      within=within)
+        sealed = [k for k in sealed_named(self.store, [queries] if isinstance(queries, str) else queries, projects)
+                  if caller.sees_key(k)]
+        newer = sealed_newer(self.store, res.hits, sealed) if sealed else {}
         items = []
         for h in res.hits:
             if h.kind == "fact":
@@ -231,6 +235,9 @@ class MemoryTools:
                 later = _updated_later(caller, h.updated_later)
                 if later:
                     item["updated_later"] = later
+                elif h.id in newer:   # a newer sealed value may replace it (its value never leaves: R7)
+                    item["sealed_later"] = {"key": newer[h.id],
+                                            "note": "a newer sealed value of this key may replace what this says"}
             items.append(item)
             if len(items) >= limit:
                 break

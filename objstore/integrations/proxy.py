@@ -207,20 +207,21 @@ def _valid_session(sid: str) -> str:
 
 
 @lru_cache(maxsize=1024)
-def _header_project(named: str) -> str:
+def _header_project(named: str, root: str) -> str:
     """An ``X-Mem-Project`` value as a project name, as ``--project`` takes
     it (``scope.project_aliases``: cleaned, refused when it holds a
     credential); "" when it is refused or nothing usable is left.  Cached
     as :func:`_valid_session`."""
     try:
-        aliases = project_aliases(None, override=named)
+        aliases = project_aliases(None, override=named, store_root=root)
     except MemError:
         return ""
     return aliases[0] if aliases else ""
 
 
-def identify(headers: Mapping[str, str], body: dict) -> Conversation:
-    """The conversation of a request (module doc, item 1)."""
+def identify(headers: Mapping[str, str], body: dict, store_root: str) -> Conversation:
+    """The conversation of a request (module doc, item 1); ``store_root``:
+    the store whose project registry names the working directory's project."""
     msgs = body.get("messages") or []
     first = json.dumps(msgs[0] if msgs else None, sort_keys=True, ensure_ascii=False)
     thread = short_hash(first)
@@ -229,11 +230,11 @@ def identify(headers: Mapping[str, str], body: dict) -> Conversation:
     m = _WORKDIR.search(_system_text(body.get("system")))
     cwd = m.group(1) if m else ""
     named = _hdr(headers, "x-mem-project")
-    project = _header_project(named) if named else ""
+    project = _header_project(named, store_root) if named else ""
     if named and not project:
         ignored.append("x-mem-project")
     if not project and cwd:
-        aliases = project_aliases(cwd)
+        aliases = project_aliases(cwd, store_root=store_root)
         project = aliases[0] if aliases else ""
     return Conversation(sid, thread, project, cwd, tuple(ignored))
 
@@ -523,7 +524,7 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list) or not body["messages"]:
         return Prepared(raw, trace={"error": "no messages: forwarded unchanged"})
     msgs = body["messages"]
-    conv, parent, at, mine = resolve_thread(store, identify(headers, body), msgs)
+    conv, parent, at, mine = resolve_thread(store, identify(headers, body, str(store.root)), msgs)
     out = Prepared(raw, conv, n_messages=len(msgs), state=state_file(store, conv),
                    trace={"session": conv.session, "thread": conv.thread,
                           "roles": [m.get("role") if isinstance(m, dict) else None for m in msgs]})

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from objstore.core import gc as core_gc
 from objstore.core.audit import redact_ids
 from objstore.core.errors import IntegrityError, InvalidInput, NotFound
-from objstore.core.objects import Fact, QueueItem, Tombstone, normalize_value, value_digest
+from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, normalize_value, value_digest
 from objstore.core.text import matcher
 from objstore.core.refs import fact_ref, session_ref, validate_key
 from objstore.core.store import Store, now_ms
@@ -141,7 +141,7 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
         if dry_run:
             return res
         if not (plan.keys or plan.versions or plan.sessions or plan.turns or plan.meta  # nothing stored holds it
-                or plan.retomb or plan.redacted or plan.redacted_versions or plan.queue_redacted):
+                or plan.retomb or plan.redacted or plan.redacted_versions or plan.queue_redacted or plan.orphans):
             if plan.queue_items:                                             # (but queued proposals may)
                 res.queue_dropped = queue.drop(store, needles=[plan.match] if plan.match else [])
             nothing_left(store, plan)
@@ -368,8 +368,15 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
         for tv in tvs:
             _tombstone(store, res, have, turn_tombstone_key(sid, tv.turn.source), value_digest(tv.turn.text),
                        now, reason)
+    for oid, o in plan.orphans.items():   # loose objects no ref reaches (test30 R4): garbage to gc and repair now
+        if isinstance(o, Turn):
+            _tombstone(store, res, have, turn_tombstone_key(o.session, o.source), value_digest(o.text), now, reason)
+        else:
+            _tombstone(store, res, have, hidden_key(o.key) if named(o.key) else o.key, value_digest(o.body), now,
+                       reason)
+    orphan_sessions = [o.session for o in plan.orphans.values() if isinstance(o, Turn)]
     if plan.match:   # the session's later turns: the text, and a cwd/project holding it (plan.meta) too
-        for sid in dict.fromkeys((*plan.turns, *plan.meta)):
+        for sid in dict.fromkeys((*plan.turns, *plan.meta, *orphan_sessions)):
             _tombstone(store, res, have, f"match:{sid}", value_digest(plan.match), now,
                        f"match:{len(plan.match)}")
     doomed: set[str] = set()
@@ -388,6 +395,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
             doomed.add(tvs[0].turn.parent)
     for ids in plan.unreadable.values():          # damaged turns of the sessions: deleted unread
         doomed.update(ids)
+    doomed.update(plan.orphans)
     # rewritten chains: everything from the first forgotten element on is replaced
     fact_rewrites = {key: tail_from(plan_chain(store, plan, store.refs.read(fact_ref(key))),
                                     {v.id for v in (*plan.versions.get(key, ()), *plan.redacted_versions.get(key, ()))})

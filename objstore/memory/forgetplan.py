@@ -94,9 +94,12 @@ class ForgetPlan:
     #: the ids of every fact version and turn :func:`plan_credentials` read from the refs (ids
     #: only): the reflog check after it (``reflog_drops``) walks from there, not every chain again
     walked: set[str] = field(default_factory=set, repr=False)
+    #: loose objects holding the ``--match`` text that no ref reaches: object id -> the turn or
+    #: fact version (a writer killed between its objects and its ref: test30 R4; :func:`loose_orphans`)
+    orphans: dict[str, object] = field(default_factory=dict)
     #: a whole key or session that no longer exists because an earlier forget
-    #: removed it (:func:`forgotten_before`): ``(the key or "session:<id>",
-    #: that forget's time in ms)``; the plan is then empty: nothing is left to forget
+    #: removed it (:func:`forgotten_before`), or the version it names is emptied already: ``(the key,
+    #: "KEY@vN" or "session:<id>", that forget's time in ms)``; the plan is then empty: nothing is left to forget
     already_forgotten: tuple[str, int] | None = None
     #: ``(kind, selector)`` naming this forget in ``objstore.core.unfinished`` (the
     #: digest of a ``--match`` text, never the text); None for a resumed forget
@@ -105,7 +108,8 @@ class ForgetPlan:
     def is_empty(self) -> bool:
         """True when nothing matched."""
         return not (self.keys or self.versions or self.sessions or self.turns or self.meta or self.queue_items
-                    or self.retomb or self.redacted or self.redacted_versions or self.queue_redacted)
+                    or self.retomb or self.redacted or self.redacted_versions or self.queue_redacted
+                    or self.orphans)
 
     def object_ids(self) -> set[str]:
         """Ids of the fact versions and turns that hold what is forgotten."""
@@ -124,7 +128,8 @@ class ForgetPlan:
                 "turns": sum(map(len, self.sessions.values())) + sum(map(len, self.turns.values())),
                 "meta": sum(1 for sid, tvs in self.meta.items() for t in tvs
                             if t.id not in {x.id for x in self.turns.get(sid, ())}),
-                "redacted": sum(map(len, self.redacted.values())) + sum(map(len, self.redacted_versions.values()))}
+                "redacted": sum(map(len, self.redacted.values())) + sum(map(len, self.redacted_versions.values())),
+                "unreferenced": len(self.orphans)}
 
 
 
@@ -505,6 +510,9 @@ def _add_copies(store: Store, plan: ForgetPlan) -> None:
 
 
 def _add_version(store: Store, plan: ForgetPlan, v: Version) -> None:
+    if v.fact.forgotten:   # emptied already: nothing to forget, and its history is not rewritten again
+        plan.already_forgotten = (f"{v.fact.key}@v{v.fact.version}", v.fact.forgotten)
+        return
     chain = versions(store, v.fact.key)
     live = [x for x in chain if not x.fact.forgotten]
     if len(live) == 1 and live[0].id == v.id:
@@ -574,11 +582,70 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
             plan.turns[sid] = list(reversed(hit))
     # what a turn carries besides its text: its cwd and project (the index holds neither)
     plan.meta = meta_hits(store, heads, hits)
+    plan.orphans = loose_orphans(store, plan, hits, heads)
     # proposals, waiting for review or decided (a rejected one keeps its object in the item's reflog)
     for iid, _cur, _oids, got in queue.traces(store):
         if any(hits(q.body) for q in got):
             plan.queue_items.append(iid)
     return plan
+
+
+def loose_orphans(store: Store, plan: ForgetPlan, hits, sessions: dict[str, str]) -> dict[str, object]:
+    """The loose objects holding a text (``hits(text)``, the ``--match``
+    matcher) that no ref reaches: object id -> its :class:`Turn` (not
+    emptied) or :class:`Fact`.  A writer that makes its objects before it
+    takes the store lock (the proxy's capture, the hooks') and is killed
+    before its ref moves leaves them (test30 R4): ``mem scan`` finds them,
+    ``mem fsck --repair`` would set a ref to them again.  The forget writes
+    their tombstones (so gc and repair treat them as garbage:
+    ``core.unnamed``) and deletes them; a live writer waiting for the lock
+    finds its objects gone or the tombstones changed and writes again
+    (``TurnAppender.revalidate``).  ``sessions``: session id -> head.
+    Cost: every loose object read and decoded once (gc packs them: few),
+    and the chain of a key or session only where a loose object of it
+    holds the text.  The unreferenced loose turns after such a turn in its
+    chain are taken too (a repair would rebuild the session from them).
+    Damaged or unreadable objects are skipped (fsck's)."""
+    known = plan.object_ids()
+    reach: dict[str, set[str]] = {}
+    out: dict[str, object] = {}
+    loose_turns: dict[str, dict[str, Turn]] = {}
+    for oid in store.objects:
+        if oid in known:
+            continue
+        try:
+            obj = store.get(oid)
+        except (CorruptObject, NotFound, IntegrityError):
+            continue
+        if isinstance(obj, Turn):
+            loose_turns.setdefault(obj.session, {})[oid] = obj
+        if isinstance(obj, Turn) and not obj.forgotten and hits(obj.text):
+            name, head = f"sessions/{obj.session}", sessions.get(obj.session)
+        elif isinstance(obj, Fact) and obj.body and hits(obj.body):
+            name, head = f"facts/{obj.key}", (plan.heads or {}).get(obj.key)
+        else:
+            continue
+        if head is not None:
+            if name not in reach:
+                try:
+                    reach[name] = ({t.id for t in walk_turns(store, head)} if isinstance(obj, Turn)
+                                   else {v.id for v in plan_chain(store, plan, head)})
+                except IntegrityError:   # a damaged chain: fsck's, the object may be part of it
+                    reach[name] = {oid}
+            if oid in reach[name]:
+                continue
+        out[oid] = obj
+    # the unpublished turns after such a turn in its chain go with it (the batch is gone: its
+    # spool file held the text too), else a repair would rebuild the session from them
+    for sid in {o.session for o in out.values() if isinstance(o, Turn)}:
+        mine, grew = loose_turns.get(sid, {}), True
+        while grew:
+            grew = False
+            for oid, t in mine.items():
+                if oid not in out and t.parent in out and oid not in reach.get(f"sessions/{sid}", ()):
+                    out[oid] = t
+                    grew = True
+    return out
 
 
 def _match_keys(store: Store, match: str, heads: dict[str, str], cites: FactCites) -> set[str] | None:

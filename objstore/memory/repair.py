@@ -45,6 +45,7 @@ was readable is dropped.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +59,7 @@ from objstore.core.pack import PackSet
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
+from objstore.core.storepath import refs_dir_damage
 from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.memory.reflog_drops import drop_forgotten_reflog_entries
 from objstore.memory.tombstones import forgotten_check
@@ -420,8 +422,8 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
     ref is set again to the newest id its reflog moved it to whose object
     is sound and of the ref's type (``restored_refs``), else it is gone
     (``dropped_refs``; its reflog stays, so gc keeps what it names)."""
-    bad_packed = store.refs.drop_bad_packed()  # lines of refs/packed-sessions, packed-facts that name no id
-    store.reflog.drop_bad_packed()             # and of logs/packed-sessions, packed-facts: read by nobody
+    bad_packed = store.refs.drop_bad_packed(q)  # lines of refs/packed-sessions, packed-facts that name no id
+    store.reflog.drop_bad_packed(q)             # and of logs/packed-sessions, packed-facts: read by nobody
     rep.reflogs = store.reflog.set_aside_damaged(q)   # a reflog file holding garbage: its readable lines kept
     for ns, cls in _REF_TYPES.items():
         damaged: list[str] = []
@@ -437,7 +439,7 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
             if target is None:
                 rep.dropped_refs.append(name)
                 continue
-            store.update_ref(name, None, target, "fsck --repair: ref restored from its reflog")
+            store.update_ref(name, None, target, "fsck --repair: ref restored from its reflog", restore=True)
             rep.restored_refs.append(name)
         if ns in ROLLBACK_CHECKED:   # a ref set back to an older version of its history
             for name, oid in list(store.refs.iter(ns, damaged=[])):
@@ -489,7 +491,7 @@ def _rebuild(store: Store, objs: dict, rep: RepairReport, kind: "_Kind") -> None
         if len(heads) > 1:
             if kind.cls is Fact:   # which value is current is not the repair's to guess
                 for h in heads:   # named by the reflog (a gc root), the ref left unset
-                    store.update_ref(name, None, h, "fsck --repair: candidate head", time_ms=now)
+                    store.update_ref(name, None, h, "fsck --repair: candidate head", time_ms=now, restore=True)
                     store.update_ref(name, h, None, "fsck --repair: several candidate heads, none picked",
                                      time_ms=now)
                 rep.unresolved[name] = heads
@@ -500,10 +502,10 @@ def _rebuild(store: Store, objs: dict, rep: RepairReport, kind: "_Kind") -> None
         head = max(heads, key=lambda oid: (oid in (named or ()), kind.num(mine[oid]), kind.time(mine[oid]), oid))
         moves.append((name, None, head))
     if restored:   # one bulk move each (refs/packed-*), as an import's
-        store.update_refs(restored, "fsck --repair: ref restored from its reflog")
+        store.update_refs(restored, "fsck --repair: ref restored from its reflog", restore=True)
         rep.refound.extend(m[0] for m in restored)
     if moves:
-        store.update_refs(moves, "fsck --repair: rebuilt from objects")
+        store.update_refs(moves, "fsck --repair: rebuilt from objects", restore=True)
         rep.rebuilt.extend(m[0] for m in moves)
     done = {m[0] for m in moves + restored}
     rep.dropped_refs[:] = [n for n in rep.dropped_refs if n not in done]
@@ -734,3 +736,26 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
     elif parent != head:
         store.update_ref(name, head, parent, "fsck --repair", time_ms=now)
         rep.mended.append(name)
+
+
+def repair_refs_dir(root: str | os.PathLike) -> str | None:
+    """Set aside what stands at ``<root>/refs`` in place of a folder (a
+    file, a link to nothing, a link that loops:
+    ``core.storepath.refs_dir_damage``, which ``Store.open`` refuses) into
+    the quarantine (``quarantine/<time>-<pid>/refs``, the link itself, not
+    what it points at) and make an empty ``refs/``: ``mem fsck --repair``
+    then sets each key's and session's ref again from its reflog or its
+    objects (``objstore.core.unnamed``).  Returns what was done (a
+    sentence), or None when ``refs`` is a folder or missing, or ``root``
+    holds no ``objects/`` (not a store).  Caller: ``mem fsck --repair``,
+    before it opens the store."""
+    root = Path(root).expanduser()
+    what = refs_dir_damage(root)
+    if what is None or not (root / "objects").is_dir():
+        return None
+    q = Quarantine(root)
+    q.dir.mkdir(parents=True, exist_ok=True)
+    dest = q.dir / "refs"
+    os.replace(root / "refs", dest)
+    (root / "refs").mkdir(mode=0o700)
+    return f"refs {what}: set it aside as {dest.relative_to(root).as_posix()} and made an empty refs/"

@@ -464,12 +464,14 @@ def forget_projects(store, hits) -> int:
 
 
 def project_aliases(cwd: str | os.PathLike | None, *, override: str | None = None,
-                    store_root: str | os.PathLike | None = None) -> tuple[str, ...]:
+                    store_root: str | os.PathLike | None) -> tuple[str, ...]:
     """Every name the project of ``cwd`` may go by, its name first, without
     repeats (rules in the module doc).  ``override`` replaces the working
     directory's project.  ``store_root``: the store whose project registry
-    names it (None: names as a store with an empty registry would give
-    them).  Raises InvalidInput (exit 2, ``the project holds a
+    names it, always given (None: names as a store with an empty registry
+    would give them, for a caller with no store; a writer or reader that
+    has one passes it, else two repositories of one short name share a
+    project: test30 R9).  Raises InvalidInput (exit 2, ``the project holds a
     credential``, the name never shown) for an ``override`` holding one
     (``objstore.core.redact.check_name``; a name the registry holds is not
     scanned again).  ``()`` when there is no project, and for a ``cwd`` holding a

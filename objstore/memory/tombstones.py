@@ -172,7 +172,9 @@ def forgotten_in(tombstones: list[Tombstone], key: str, body: str, recorded_at: 
     :func:`version_exact`) forgets only the version recorded at ``<ms>``
     under its key, and no other key's (the forget left those live where it
     ran: test29 P1, test29b Q9); asked of a write (None), it refuses the
-    value under its key as a value forget does.
+    value under its key as a value forget does.  Under another key a
+    version forget's tombstone never refuses (the value may well be live
+    there, as the forget left it: test29 helper).
 
     Cost: one SHA-256 of ``body``, and with text rules one SHA-256 per
     word start of the normalized ``body`` and distinct rule length (50
@@ -195,7 +197,7 @@ def forgotten_in(tombstones: list[Tombstone], key: str, body: str, recorded_at: 
             if r is not None:
                 rules.append(r)
         elif t.key.startswith(_FACT_SCOPES) and t.reason != "rejected" and t.value_sha256 in digests \
-                and exact is None:
+                and version_exact(t) is None:   # a version forget is of that key's version alone
             other = True
     if other:
         return "value"

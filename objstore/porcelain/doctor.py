@@ -45,7 +45,11 @@ Checks (each returns findings, never raises for what it finds):
 * ``refs``: ref and reflog files that hold no object id or a damaged line
   (``objstore.core.fsck.ref_file_problems``, fsck's own reading), and refs
   naming an object the store does not hold — a tombstone's above all, since
-  what it forgets could then be written back (test29 P6).  Reads no object.
+  what it forgets could then be written back (test29 P6); a fact, sealed or
+  session ref that is gone while its reflog names its head (a deleted ref
+  file, ``refs/facts``, ``refs/packed-sessions``), and a fact ref naming
+  another key's version (session 29's fresh helper).  Reads no object but
+  the fact refs' heads (within ``REF_LOOKUPS``).
 * ``behind``: no hooked transcript is more than ``BEHIND_BYTES`` past its
   cursor (a warning: the hooks store a part per event; test29 P15).
 * ``transcripts``: the transcripts the store imported from can still be read
@@ -74,6 +78,7 @@ from objstore.capture.shellcap import spool_waiting
 from objstore.integrations.proxyspool import waiting_turns
 from objstore.capture.sourcelist import imported_sources
 from objstore.core.errors import CorruptObject, MemError, NotFound
+from objstore.core.objects import Fact
 from objstore.core.fsck import ref_file_problems
 from objstore.core.reachability import set_tombstones
 from objstore.core.gc import stale_temps_note
@@ -84,6 +89,7 @@ from objstore.core.lock import lock_held, lock_holder
 from objstore.core.store import FACT_COMMIT_WAIT_S, FACT_WRITER, INIT_LOCK
 from objstore.core.sealstate import plain_and_sealed
 from objstore.core.store import Store
+from objstore.core.storepath import refs_dir_damage
 from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
 from objstore.memory.scope import REGISTRY_FILE, moved_projects, registry_damage
 
@@ -210,7 +216,9 @@ REF_LOOKUPS = 200_000
 
 
 def _refs(store: Store) -> list[Finding]:
-    """An error naming damaged ref and reflog files, a tombstone ref whose
+    """An error naming damaged ref and reflog files, a ref that lost its
+    head (:func:`_lost_heads`), a fact ref naming another key's version
+    (:func:`_other_keys`, within the lookup budget), a tombstone ref whose
     object is missing or a tombstone whose ref is gone (what it forgets
     could be written back: the audit log's last entry for
     ``tombstones/<id>`` set it and no ref names it now; test29b Q4), and,
@@ -225,12 +233,45 @@ def _refs(store: Store) -> list[Finding]:
     bad += [f"tombstone {tid[:12]}: its ref tombstones/{tid} is missing (deleted?), so what it forgets could be "
             "written back" for tid in set_tombstones(store) if f"tombstones/{tid}" not in tombs]
     others = [(name, oid) for ns, refs in by_ns.items() if ns != "tombstones" for name, oid in refs]
+    bad += _lost_heads(store, {name for refs in by_ns.values() for name, _oid in refs})
     if len(others) * max(1, len(store.packs.packs)) <= REF_LOOKUPS:
         bad += [f"ref {name} -> {oid[:12]}: the object is missing" for name, oid in others if not store.has(oid)]
+        bad += _other_keys(store, by_ns.get("facts", []))
     if not bad:
         return []
     return [Finding("refs", "error", f"{len(bad)} damaged ref(s) or reflog(s) (first: {bad[0]})",
                     "mem fsck  (names each; then: mem fsck --repair)", ())]
+
+
+def _lost_heads(store: Store, present: set[str]) -> list[str]:
+    """A fact, sealed or session ref that is gone while its reflog's last
+    move set it (a deleted ref file, ``refs/facts``, ``refs/packed-sessions``:
+    the key or session lost its head; ``Reflog.lost_heads``)."""
+    out = []
+    for name, head in store.reflog.lost_heads(present):
+        try:
+            if store.refs.read(name) is not None:
+                continue
+        except MemError:   # a damaged ref file: named above
+            continue
+        out.append(f"ref {name}: missing, while its reflog names its head {head[:12]} (deleted?)")
+    return out
+
+
+def _other_keys(store: Store, facts: list[tuple[str, str]]) -> list[str]:
+    """A fact ref naming a version of another key, or an object that is no
+    fact version (fsck's check, ``core.fsck``; ``mem get`` would answer it)."""
+    out = []
+    for name, oid in facts:
+        try:
+            f = store.get(oid)
+        except MemError:   # missing or damaged: named by the object checks
+            continue
+        if not isinstance(f, Fact):
+            out.append(f"ref {name} -> {oid[:12]}: not a fact version ({type(f).__name__})")
+        elif f"facts/{f.key}" != name:
+            out.append(f"ref {name} -> {oid[:12]}: a version of another key ({f.key})")
+    return out
 
 
 def _unfinished(store: Store) -> list[Finding]:
@@ -529,7 +570,8 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
 def diagnose_unopened(root: Path, why: str, *, settings: list[Path] = (), hook_command: str = "mem",
                       now: float | None = None) -> list[Finding]:
     """The findings of a store that cannot be opened because its ``config``
-    is missing or damaged (``why``: the open's message, e.g. ``<root>/config
+    is missing or damaged, or a file or a link stands in place of ``refs/``
+    (``core.storepath.refs_dir_damage``; ``why``: the open's message, e.g. ``<root>/config
     is not a mem store config``): that one as an error (``check`` ``store``,
     fixed by ``mem fsck --repair``, ``objstore.memory.opening.repair_config``), then every
     check that needs no open store (permissions, ``config.toml``, the
@@ -538,10 +580,13 @@ def diagnose_unopened(root: Path, why: str, *, settings: list[Path] = (), hook_c
     remotes) wait for the repair: the error says so."""
     now = time.time() if now is None else now
     root = Path(root)
+    refs = refs_dir_damage(root) is not None
     out = [Finding("store", "error", f"{why}; the checks that read the store (index, forgets, temp files, "
                    "cursors, transcripts, remotes) were skipped until it is repaired",
+                   "mem fsck --repair  (sets what stands in place of refs/ aside in the quarantine and sets "
+                   "each ref again from its reflog or objects)" if refs else
                    "mem fsck --repair  (sets a damaged config aside as config.damaged-<ms> and writes the "
-                   "default one; objects and refs are kept)", (str(root / "config"),))]
+                   "default one; objects and refs are kept)", (str(root / ("refs" if refs else "config")),))]
     out += (_permissions(root) + _config(root) + _projects(root) + _moved(root) + _locks(root, now)
             + _hooks(list(settings), hook_command))
     return sorted(out, key=lambda f: f.severity != "error")

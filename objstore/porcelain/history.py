@@ -17,7 +17,7 @@ from pathlib import Path
 from objstore.core.errors import AmbiguousId, IntegrityError, InvalidInput, NotFound, Refused
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, is_lost_stub, value_digest
 from objstore.core.reflog import FILE_LINE_SHAPE, is_rewrite, line_numbers, rewritten_at
-from objstore.core.refs import fact_ref, refuse_if_credential, validate_key, validate_session_id
+from objstore.core.refs import fact_ref, parse_version_spec, refuse_if_credential, validate_key, validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import restate
 from objstore.memory.facts import Version, current_of, remember, versions
@@ -295,12 +295,9 @@ class RevertResult:
 
 def _target(store: Store, spec: str) -> tuple[list[Version], Version]:
     if "@" in spec:
-        key, _, n = spec.rpartition("@")
-        n = n[1:] if n[:1] in ("v", "V") else n
-        if not n.isdigit():
-            raise InvalidInput(f"bad version in {spec!r}: want KEY@vN")
+        key, n = parse_version_spec(spec)
         chain = versions(store, key)
-        return chain, _pick(chain, int(n), chain[0].fact.key)
+        return chain, _pick(chain, n, chain[0].fact.key)
     if all(c in "0123456789abcdef" for c in spec) and 4 <= len(spec) <= 64 and "/" not in spec:
         oid = store.resolve(spec)
         try:

@@ -63,6 +63,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
+from objstore.core.errors import MemError
+from objstore.core.objects import Sealed
 from objstore.core.record import Frozen, set_fields
 from objstore.memory.scope import applies, namespace_rank
 from objstore.retrieval.querywords import question_terms, stop_stems
@@ -333,3 +335,60 @@ def sealed_named(store, queries: Collection[str], projects: Collection[str] | No
     terms = [question_terms([q])[0] for q in queries]
     return sorted(k for k in keys if applies(k, None if projects is None else tuple(projects))
                   and any(names_key(k, t, cache) for t in terms))
+
+
+def sealed_over(keys: Collection[str], sealed: Collection[str]) -> dict[str, str]:
+    """``{key: sealed key}`` for each of ``keys`` (fact keys a recall
+    shows) that a narrower sealed key of the same :func:`key_name` among
+    ``sealed`` (:func:`sealed_named`) overrides by rule 5: a sealed
+    ``project/api/db-host`` over ``user/db-host`` and ``global/db-host``, a
+    sealed ``user/x`` over ``global/x``.  Recall marks such a hit: the value
+    it shows is not the one in force where the sealed key applies
+    (test29b Q6).  O(len(keys) + len(sealed))."""
+    by_name: dict[str, list[str]] = {}
+    for k in sealed:
+        if k.split("/", 1)[0] in _SCOPE_RANK:
+            by_name.setdefault(key_name(k).casefold(), []).append(k)
+    out: dict[str, str] = {}
+    for key in keys:
+        scope = key.split("/", 1)[0]
+        if scope not in _SCOPE_RANK:
+            continue
+        narrower = [k for k in by_name.get(key_name(key).casefold(), ())
+                    if _SCOPE_RANK[k.split("/", 1)[0]] < _SCOPE_RANK[scope]]
+        if narrower:
+            out[key] = min(narrower, key=lambda k: (_SCOPE_RANK[k.split("/", 1)[0]], k))
+    return out
+
+
+def sealed_newer(store, hits: Iterable, sealed: Collection[str]) -> dict[str, str]:
+    """``{turn hit id: sealed key}`` for each turn among ``hits`` (recall
+    hits: ``kind``, ``id``, ``time`` ms, ``project``) said before the head
+    of a sealed key of ``sealed`` (:func:`sealed_named`: the question names
+    it) that applies in the turn's project: the sealed value is newer and
+    may replace what the turn says, but recall cannot compare a value it
+    never reads, so it says so instead of leaving the turn unmarked as the
+    answer (test30 R7: sealing the current fact took the "updated later"
+    mark off the turns its value had updated).  The sealed head's
+    ``valid_from`` and ``recorded_at`` are in the clear (``Sealed``).
+    Cost: one ref read and one object read per sealed key."""
+    heads: dict[str, int] = {}
+    for key in sealed:
+        oid = store.refs.read(f"sealed/{key}")
+        if oid is None:
+            continue
+        try:
+            s = store.get(oid, Sealed)
+        except MemError:   # (a damaged sealed head: fsck's; no mark rather than a failed recall)
+            continue
+        heads[key] = max(s.valid_from, s.recorded_at)
+    out: dict[str, str] = {}
+    for h in hits:
+        if getattr(h, "kind", None) != "turn" or not h.time:
+            continue
+        for key, t in sorted(heads.items()):
+            if h.time < t and applies(key, (h.project,) if h.project else ()):
+                out[h.id] = key
+                break
+    return out
+

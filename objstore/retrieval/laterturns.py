@@ -102,7 +102,8 @@ VERDICTS_FILE = "cache/later-turns"
 VERDICTS_MAX = 1024
 _VERDICTS_HEAD = b"mem later-turns 1\n"
 #: the modules whose code decides a verdict: their files' size and time are part of its digest
-_RULE_MODULES = ("objstore.retrieval.laterturns", "objstore.retrieval.timeline", "objstore.retrieval.timeitems",
+_RULE_MODULES = ("objstore.retrieval.laterturns", "objstore.retrieval.timeline", "objstore.retrieval.factchange",
+                 "objstore.retrieval.timeitems",
                  "objstore.retrieval.subjects", "objstore.retrieval.wordchange", "objstore.retrieval.querywords",
                  "objstore.retrieval.restated", "objstore.memory.provenance", "objstore.index.analysis",
                  "tantivy.tantivy")

@@ -98,7 +98,7 @@ what the turn only asked.  A turn whose question words are all verbs
 would hold them.
 
 Rule 8, a fact a later turn of the person says changed
-(:func:`_updates_fact`): a current fact is superseded, for ranking and
+(:func:`updates_fact`): a current fact is superseded, for ranking and
 marking only, by a later turn of the person that states a new value of it
 (``docs/design.md``, "A fact a later turn says has changed").  The prompt
 hook's passages are judged by it too (``relations``' ``strict``).
@@ -146,13 +146,14 @@ from collections.abc import Collection, Iterable, Sequence
 
 from objstore.core.record import Record, set_fields
 from objstore.core.text import LazyPattern
-from objstore.retrieval.querywords import stop_stems
 from objstore.retrieval.valueshape import another_id, identifiers, shape_of  # noqa: F401  (re-exported)
 from objstore.retrieval.restated import (ASKING_WORDS, PAIRS_READ, SENTENCE_RE, answer_to, may_restate,  # noqa: F401
                                          restates, states)   # (ASKING_WORDS, PAIRS_READ, states: re-exported)
 # UPDATE_CUES and normalize are defined with the subjects, which read them too
 from objstore.retrieval.subjects import (COPULAS, GENERIC, UPDATE_CUES, VERBS, Subject, compare,  # noqa: F401  (re-exported)
                                          item_subject, normalize, one_head, subjects_of)
+# rule 8 (a later turn that says a fact's value changed) and the value pairs rule 2 compares
+from objstore.retrieval.factchange import FACT_COVER, SUPERSEDES, ValuePairs, measured, updates_fact  # noqa: F401
 
 
 #: a token with a digit: 8080, 3.12, v2, 5433/tcp is two
@@ -265,12 +266,6 @@ _LOWER_RE = LazyPattern(r"(?<![\w.])[a-z][\w.+-]*")
 _WORD_RE = LazyPattern(r"\w+")
 
 
-#: which kinds of value a value of each kind can replace: a sentence's first
-#: word taken for a name ("Priya owns …", kind ``initial``) is replaced by
-#: a name or another such word, but never replaces a name itself (it may be
-#: prose: "Reminder that …")
-_SUPERSEDES = {"int": ("int",), "dec": ("dec",), "code": ("code",), "name": ("name", "initial"),
-               "initial": ("initial",)}
 
 #: rule 11's kinds of value: a sentence's first word taken for a name is a name
 _KIND_OF = {"int": "int", "dec": "dec", "code": "code", "name": "name", "initial": "name"}
@@ -416,7 +411,7 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
             if not (sa and sb and (sa.words or sa.key) and (sb.words or sb.key or sb.named)):
                 continue   # a subject not read ("we moved it to 5433"): this pair tells nothing (a fact's key, test28 Y6)
             got = compare(sa, sb, question)
-            if got and not _measured(sa, sb, measure, va, vb):
+            if got and not measured(sa, sb, measure, va, vb):
                 got = None   # (rule 6: the same thing, but maybe not the same setting of it)
             if got or (got is None and not want_true):
                 return got
@@ -478,8 +473,8 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
             if weak and B.kind != "fact" and not may_restate(B):
                 continue  # (a fact whose older version held A's value needs no share: rule 4; nor one of rule 6)
             kinds = {ta for v, t in B.values.items() if v not in A.values
-                     for ta in _SUPERSEDES[t] if ta in new[a] and first[v] > new[a][ta]}
-            pairs = _Pairs(A, B, kinds, first, new[a])
+                     for ta in SUPERSEDES[t] if ta in new[a] and first[v] > new[a][ta]}
+            pairs = ValuePairs(A, B, kinds, first, new[a])
             if not kinds and not old_of_fact:
                 if B.kind == "fact" and _answers(B, A) and \
                         same(a, b, ((v, v) for v in A.values if v in B.values), True, "agree"):
@@ -522,12 +517,12 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
                                 and not another_id(C, items[b]) \
                                 and not set(items[b].values) & set(vs) \
                                 and same(c, b, ((u, w) for u in vs for w, tw_ in items[b].values.items()
-                                                if t in _SUPERSEDES[tw_])) is not False:
+                                                if t in SUPERSEDES[tw_])) is not False:
                             out[c].append(b)
     for a, A in enumerate(items):   # rule 8: a later user turn that says a fact's value changed
         if (A.kind == "fact" or a in strict) and A.values and A.matched:
             out[a] = [b for b, B in enumerate(items)
-                      if not another_id(A, B) and _updates_fact(A, B, new[a], first, same, a, b)]
+                      if not another_id(A, B) and updates_fact(A, B, new[a], first, same, a, b)]
             for b in out[a]:   # (it no longer confirms, nor supersedes, the turn that replaces it: test27 V22)
                 ahead[b] = [x for x in ahead[b] if x != a]
                 out[b] = [x for x in out[b] if x != a]
@@ -543,98 +538,6 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
     for a in range(len(items)):
         out[a].sort(key=lambda b: (-last[b], -items[b].time, b))
     return out, ahead
-
-
-def _updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int], same, a: int, b: int) -> bool:
-    """Rule 8: whether turn ``B`` (index ``b``) says that fact ``A``'s
-    (index ``a``) value changed: B is a person's turn (role ``user``) of
-    A's project, later than A's version, holding a change word
-    (:data:`UPDATE_CUES`) and a question word A holds; it states, not
-    asks (:func:`states`), a value of a kind A states that A does not
-    hold (B says it after A's version: new, even if an older turn said it
-    before A's, test27 V22); no such pair of
-    values is stated of siblings (``relations``' ``same`` False); and
-    either one is read as stated of one subject and one attribute
-    ("staging database … port 5432" / "the staging database moved to port
-    6543"; ``same`` with ``measure="same"``), or, where the subjects cannot
-    be read ("We run 4 workers in production." / "We run 8 workers in
-    production now."; "service" names nothing), the content words (values
-    aside) A's body and B share are two at least, and at least
-    :data:`FACT_COVER` of each side's: the two say the same of one thing (a
-    long passage that holds every word of the fact says other things).  ``same`` is ``relations``'."""
-    if B.kind != "turn" or B.role != "user" or B.project != A.project or not B.cue or B.time <= A.time \
-            or not B.values or not (B.matched & A.matched):
-        return False
-    first = dict.fromkeys(B.values, B.time)   # B is later than A: a value it states is new (test27 V22)
-    kinds = {ta for v, t in B.values.items() if v not in A.values
-             for ta in _SUPERSEDES[t] if ta in newest and first[v] > newest[ta]}
-    if not kinds:
-        return False
-    stated = [(va, vb) for va, vb in _Pairs(A, B, kinds, first, newest) if states(B.text, vb)]
-    if not stated:
-        return False
-    if same(a, b, stated, True, "same") is True:
-        return True
-    if restates(A, B, stated):
-        return True    # the same quantity of one thing (rule 10)
-    if same(a, b, stated) is False:
-        return False   # a sibling's value
-    if A.kind != "fact":
-        return False   # (a passage judged as a fact: the shared share below is for a fact's short body)
-    from objstore.index.analysis import index_terms  # deferred: tantivy
-    body = set(index_terms((A.text.split("\n", 1)[-1] if A.kind == "fact" else A.text)[:4000])) \
-        - set(A.values) - _stop_stems()
-    said = B.terms - set(B.values)
-    shared = body & said
-    return len(shared) >= 2 and len(shared) >= FACT_COVER * len(body) and len(shared) >= FACT_COVER * len(said)
-
-
-#: rule 8 without a subject read: the share of a fact's body's content words, and of a later turn's, both hold
-FACT_COVER = 0.6
-
-_STOP_STEMS: list[frozenset[str]] = []
-
-
-def _stop_stems() -> frozenset[str]:
-    """``querywords.stop_stems()``, computed once."""
-    if not _STOP_STEMS:
-        _STOP_STEMS.append(frozenset(stop_stems()))
-    return _STOP_STEMS[0]
-
-
-class _Pairs:
-    """The pairs ``(value of A, value of B)`` where B's value may replace
-    A's (rule 2), generated when read (a tool's output holds dozens)."""
-
-    __slots__ = ("A", "B", "kinds", "first", "newest")
-
-    def __init__(self, A: Item, B: Item, kinds: set[str], first: dict[str, int], newest: dict[str, int]) -> None:
-        self.A, self.B, self.kinds, self.first, self.newest = A, B, kinds, first, newest
-
-    def __iter__(self):
-        A, first, newest = self.A, self.first, self.newest
-        for vb, tb in self.B.values.items():
-            if vb in A.values:
-                continue
-            for va, ta in A.values.items():
-                if ta in self.kinds and ta in _SUPERSEDES[tb] and first[vb] > newest[ta]:
-                    yield va, vb
-
-
-def _measured(a: Subject, b: Subject, measure: str, va: str = "", vb: str = "") -> bool:
-    """Whether two value subjects name one attribute, as ``measure`` asks
-    (``relations``' ``same``): ``"same"``, both name it, or neither does and
-    the values ``va``, ``vb`` are of one shape (:func:`shape_of`: "The shop
-    cache runs on cache-1.internal" / "the shop cache moved to
-    cache-9.internal": a host is what a host replaces, test27 V21);
-    ``"agree"``, they do not name two; ``""``, not asked."""
-    if measure == "same":
-        if not a.attribute and not b.attribute:   # (a part of it is another thing: "shop repo CI logs", test28b Z5)
-            return shape_of(va) != "" and shape_of(va) == shape_of(vb) and one_head(a, b)
-        return a.attribute == b.attribute
-    if measure == "agree":
-        return not (a.attribute and b.attribute and a.attribute != b.attribute)
-    return True
 
 
 def _answers(fact: Item, turn: Item) -> bool:

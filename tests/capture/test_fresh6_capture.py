@@ -326,3 +326,41 @@ def test_a_key_holding_a_credential_is_refused(tmp_path, mem):
     assert "holds a credential" in r.stderr
     mem("remember", "project/x/db-password-policy", "rotate quarterly", env=e)
     assert _files_holding(tmp_path / "store", "Qm9vZ1x7Tz3RkP0aLw9vN2cYd8Hf1JeUq4sX") == []
+
+
+@pytest.mark.parametrize("first,second,key", [
+    ("the api's port is 8080", "the api port is 9090", "project/api/remembered/api-port"),            # possessive
+    ("the api listens on port 8080", "the api listens on port 9090", "project/api/remembered/api-listens-port"),
+])
+def test_a_restatement_in_another_shape_is_the_keys_next_version(tmp_path, mem, first, second, key):
+    """test30 R5: a possessive subject ("the api's port") and a statement with
+    no copula ("the api listens on port …") took a second key, both current,
+    the older injected first.  A possessive ``'s`` names the word alone, and
+    the same words but for the value restate it: the key's v2, 8080 in its
+    history, one ``remembered`` key, and the hook injects 9090 alone."""
+    store = tmp_path / "store"
+    _prompt(store, tmp_path, f"remember that {first}", cwd="/home/dev/api")
+    out = _prompt(store, tmp_path, f"remember that {second}", cwd="/home/dev/api")
+    assert f"(replaces the earlier value: mem log {key})" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    e = {"MEM_HOME": str(store)}
+    assert [k for k in _keys(mem, store) if "/remembered/" in k] == [key]
+    assert mem("get", key, env=e).stdout.strip() == second
+    assert first in mem("log", key, env=e).stdout
+    from tests.retrieval._sessions import prompt_hook
+    ctx, _trace = prompt_hook(store, "which port does the api use?", "/home/dev/api", tmp_path / "trace.jsonl")
+    assert "9090" in ctx and "8080" not in ctx, ctx
+
+
+def test_other_words_or_no_value_stay_their_own_key(tmp_path, mem):
+    """The same words but for the value, nothing else: "the api listens on
+    port 9090 in staging" (one more word) and "the api listens on a socket"
+    (no value) are other statements, each its own key, both current."""
+    store = tmp_path / "store"
+    for said in ("the api listens on port 8080", "the api listens on port 9090 in staging",
+                 "the api listens on a socket"):
+        _prompt(store, tmp_path, f"remember that {said}", cwd="/home/dev/api")
+    e = {"MEM_HOME": str(store)}
+    keys = [k for k in _keys(mem, store) if "/remembered/" in k]
+    assert len(keys) == 3, keys
+    assert {mem("get", k, env=e).stdout.strip() for k in keys} == {
+        "the api listens on port 8080", "the api listens on port 9090 in staging", "the api listens on a socket"}

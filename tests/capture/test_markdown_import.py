@@ -85,3 +85,29 @@ def test_one_file_retires_nothing_else_and_scopes_keep_their_own_ledger(invoke, 
     (tmp_path / "x.md").write_bytes(b"caf\xe9 latin-1\n")
     r = invoke("import", "markdown", str(tmp_path / "x.md"), "--json").json
     assert r["skipped"][0]["reason"] == "not valid UTF-8 text"
+
+
+def test_one_folder_by_any_spelling_is_one_key_and_a_note_back_is_woken(invoke, tmp_path, monkeypatch):
+    """test30 R14: the folder imported as ``.`` or ``..`` names its keys by
+    its own name (it named them ``note``, and each import retired the other
+    spelling's key, so the note ended dormant under two keys); a note whose
+    file vanished (retired: dormant) and came back unchanged is woken."""
+    folder = tmp_path / "mdd"
+    _note(folder / "notes" / "ops.md", "# Ops notes\n\n- deploy with `make stage`\n")
+    key = "user/notes/mdd/notes/ops"
+    assert invoke("import", "markdown", str(folder), "--json").json["keys"] == [key]
+    monkeypatch.chdir(folder / "notes")
+    r = invoke("import", "markdown", "..", "--json").json
+    assert r["keys"] == [key] and (r["written"], r["retired"]) == (0, 0)
+    monkeypatch.chdir(folder)
+    assert invoke("import", "markdown", ".", "--json").json["keys"] == [key]
+    assert [k.split()[0] for k in invoke("keys").stdout.splitlines()] == [key]
+    saved = (folder / "notes" / "ops.md").read_text()
+    (folder / "notes" / "ops.md").unlink()
+    assert invoke("import", "markdown", str(folder), "--json").json["retired"] == 1
+    assert invoke("log", key, "--json").json[0]["dormant"] is True
+    _note(folder / "notes" / "ops.md", saved)
+    r = invoke("import", "markdown", str(folder), "--json").json
+    assert (r["written"], r["unchanged"]) == (0, 1)
+    now = invoke("log", key, "--json").json[0]
+    assert now["dormant"] is False and "make stage" in now["body"]

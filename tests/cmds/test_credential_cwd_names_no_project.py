@@ -27,7 +27,7 @@ def test_no_message_names_a_project_whose_path_holds_a_credential(tmp_path, stor
     bad, plain = tmp_path / f"x-{AKIA}", tmp_path / "plainproj"
     bad.mkdir()
     plain.mkdir()
-    assert project_aliases(bad) == () and project_aliases(plain) == ("plainproj",)
+    assert project_aliases(bad, store_root=None) == () and project_aliases(plain, store_root=None) == ("plainproj",)
     assert _mem(plain, "remember", "user/editor", "neovim").returncode == 0
     for args in (("recall", "hello"), ("recall", "hello", "--json"), ("search", "hello"), ("context",)):
         p = _mem(bad, *args)

@@ -64,3 +64,23 @@ def test_rerun_of_a_whole_key_forget_says_already_forgotten(mem):
     assert "project/f7/pw was already forgotten" in r.stdout
     mem("forget", "project/f7/never", "--yes", env=PERSON, exit_code=4)
     mem("forget", "project/f7/pw", "--dry-run", env=PERSON)           # a dry run says the same, exit 0
+
+
+def test_a_forgotten_version_forgotten_again_is_left_as_it_is(mem):
+    """A second ``mem forget KEY@vN`` (or by the emptied version's object
+    id) of a version already forgotten changes nothing: no history rewrite
+    (every version keeps its id), no new tombstone; it says so and exits 0
+    (it rewrote the history again, giving each version new ids)."""
+    mem("init")
+    mem("remember", "project/shop/port", "port 5432", env=PERSON)
+    mem("remember", "project/shop/port", "port 6543", env=PERSON)
+    mem("forget", "project/shop/port@v1", "--yes", env=PERSON)
+    before = json.loads(mem("log", "project/shop/port", "--json").stdout)
+    ids = [v["id"] for v in before]
+    r = mem("forget", "project/shop/port@v1", "--yes", env=PERSON)
+    assert "project/shop/port@v1 was already forgotten" in r.stdout and "nothing left to forget" in r.stdout
+    r = mem("forget", ids[-1], "--yes", "--json", env=PERSON)
+    assert json.loads(r.stdout)["already_forgotten"]["name"] == "project/shop/port@v1"
+    after = json.loads(mem("log", "project/shop/port", "--json").stdout)
+    assert [v["id"] for v in after] == ids and after == before
+    assert json.loads(mem("get", "project/shop/port", "--json").stdout)["body"] == "port 6543"

@@ -86,3 +86,20 @@ def test_a_sub_agent_never_reads_a_sibling_by_from_agent_nor_get(invoke, monkeyp
     assert invoke("get", "project/shop/cache", "--session", "S1", "--agent", "beta").stdout.strip() == \
         "memcached on cache-b2"
     assert invoke("get", "project/shop/secretplan", "--session", "S1").stdout.strip() == "alpha-only: quokka-delta-88"
+
+
+def test_an_empty_agent_name_is_refused_never_read_as_no_filter(invoke, monkeypatch):
+    """``--from-agent ""`` (and ``--agent ""``) is a bad name (exit 2), not
+    "no filter": a script passing an unset variable would otherwise get every
+    sub-agent's memory as if it were the one asked for (test30 lead)."""
+    monkeypatch.setenv("MEM_PROJECT", "shop")
+    invoke("remember", "project/shop/cache", "redis 7 on cache-a1", "--session", "S1", "--agent", "alpha")
+    invoke("remember", "project/shop/queue", "rabbitmq on queue-b2", "--session", "S1", "--agent", "beta")
+    for args in (("--from-agent", ""), ("--session", "S1", "--from-agent", ""), ("--session", "S1", "--agent", "")):
+        r = invoke("recall", "cache queue", *args, exit_code=2)
+        assert "bad agent name" in r.stderr and "cache-a1" not in r.stdout and "queue-b2" not in r.stdout
+    invoke("get", "project/shop/cache", "--session", "S1", "--agent", "", exit_code=2)
+    invoke("context", "--session", "S1", "--agent", "", exit_code=2)
+    # the named filter still reads alpha's alone
+    hits = invoke("recall", "cache queue", "--from-agent", "alpha", "--json").json["hits"]
+    assert [h["key"] for h in hits if h.get("kind") == "fact"] == ["project/shop/cache"]

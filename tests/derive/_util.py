@@ -86,3 +86,16 @@ class Model:
 def snapshot(root: Path) -> dict[str, str]:
     return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def serve_model(monkeypatch, script: dict):
+    """A :class:`Model` with ``script``, and ``OPENAI_BASE_URL``/``OPENAI_API_KEY``
+    pointing mem at it; yields the model and closes it (a fixture's body:
+    ``yield from serve_model(monkeypatch, SCRIPT)``)."""
+    model = Model(script)
+    monkeypatch.setenv("OPENAI_BASE_URL", model.url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-derive")
+    try:
+        yield model
+    finally:
+        model.close()

@@ -154,6 +154,15 @@ def test_statement_recognition():
     assert statement_of("ok. Don't forget that CI needs Postgres 16!") == "CI needs Postgres 16"
     assert statement_of("what do you remember about the db?") is None
     assert statement_of("remember") is None
+    # test30 R11: everyday wordings of the cue, and what a bare "remember" is not
+    for said in ("please remember the deploy window is 2-4pm", "Remember that: the deploy window is 2-4pm",
+                 "Please remember, the deploy window is 2-4pm", "remember, the deploy window is 2-4pm",
+                 "Remember - the deploy window is 2-4pm", "Remember the deploy window is 2-4pm",
+                 "pls remember that the deploy window is 2-4pm"):
+        assert statement_of(said) == "the deploy window is 2-4pm", said
+    for chatter in ("remember to run the tests before pushing", "remember when we moved the db? it was fun",
+                    "Remember the milk", "I remember the db is slow", "remember me"):
+        assert statement_of(chatter) is None, chatter
     assert statement_key("the staging db is on port 6000", None) == "user/remembered/staging-db"
 
 

@@ -84,7 +84,13 @@ def test_a_slashed_password_and_an_encoded_key_name_are_refused(home, mem, url):
     assert b"wJalrXUtnFEMI" not in _store_files(home)
 
 
-def test_a_bad_port_is_a_clear_error(home, mem):
-    r = mem("derive", "--apply", exit_code=None, env={"OPENAI_BASE_URL": "http://127.0.0.1:99999999/v1",
+@pytest.mark.parametrize("url", ["http://127.0.0.1:99999999/v1", "http://127.0.0.1:8o8o/v1"])
+def test_a_bad_port_is_a_clear_error(home, mem, url):
+    """test29b Q2 (a port out of range) and the session-29 helper's
+    non-numeric port (``http.client.InvalidURL``, no ValueError): the
+    session is reported failed with the reason, nothing is filed."""
+    r = mem("derive", "--apply", exit_code=None, env={"OPENAI_BASE_URL": url,
                                                       "OPENAI_MODEL": "fake", "OPENAI_API_KEY": "x"})
     assert "internal error" not in r.stderr.lower() and "Traceback" not in r.stderr, r.stderr
+    assert "could not be reached" in r.stdout + r.stderr, (r.stdout, r.stderr)
+    assert mem("keys", "--json").stdout.strip() in ("[]", "")

@@ -137,7 +137,8 @@ def test_the_name_the_prompt_found_is_injected_with_its_narrower_values(tmp_path
 
 def test_a_sealed_project_value_withholds_the_global_one(tmp_path):
     """test29b Q6: the project's own value of the name is sealed (not shown):
-    the global value of the name is not given alone in that project."""
+    the global value of the name is not given alone in that project, and
+    recall marks it overridden there."""
     import subprocess
     import sys
 
@@ -157,3 +158,16 @@ def test_a_sealed_project_value_withholds_the_global_one(tmp_path):
     assert "global/db-host" not in keys, trace
     keys, trace = _injected(tmp_path, home, "which database host should I connect to?", cwd="/home/dev/web")
     assert keys == ["global/db-host"], trace      # another project: the global value as before
+    # recall's side: the global hit is marked overridden in api (text and --json), not in web
+
+    def recall(project, *extra):
+        return subprocess.run([sys.executable, "-m", "cmds", "recall", "which database host should I connect to",
+                               "--project", project, *extra], env=hook_env(home), cwd=REPO, check=True,
+                              capture_output=True, text=True, timeout=120).stdout
+    out = recall("api")
+    assert "the database host is db.internal" in out
+    assert "(overridden by project/api/db-host, sealed: mem sealed show project/api/db-host)" in out
+    assert "10.0.0.5" not in out
+    hits = [h for h in json.loads(recall("api", "--json"))["hits"] if h.get("key") == "global/db-host"]
+    assert [h.get("overridden_by") for h in hits] == ["project/api/db-host"]
+    assert "overridden by" not in recall("web")

@@ -37,7 +37,7 @@ def test_project_from_git_remote_in_a_subdirectory(tmp_path):
     sub = repo / "src" / "pkg"
     sub.mkdir(parents=True)
     assert project_of(sub) == "billing-api"
-    assert project_aliases(sub) == ("billing-api", "checkout-folder")  # a subfolder is not a project (issue 21)
+    assert project_aliases(sub, store_root=None) == ("billing-api", "checkout-folder")  # a subfolder is not a project (issue 21)
 
 
 def test_project_from_top_folder_without_remote(tmp_path):
@@ -52,8 +52,8 @@ def test_project_of_a_plain_directory_and_the_override(tmp_path):
     d.mkdir()
     assert project_of(d) == "scratch"
     assert project_of(d, override="Billing") == "Billing"
-    assert project_aliases(d, override="billing")[0] == "billing"
-    assert project_of(None) == "" and project_aliases(None) == ()
+    assert project_aliases(d, override="billing", store_root=None)[0] == "billing"
+    assert project_of(None) == "" and project_aliases(None, store_root=None) == ()
     assert project_of("/") == ""
 
 

@@ -82,6 +82,13 @@ def _later(mem, tmp_path, key: str, fact: str, said: str) -> None:
 
 @pytest.mark.parametrize("key,fact,said,question", MARKS, ids=range(len(MARKS)))
 def test_the_later_turn_marks_the_fact(mem, tmp_path, key, fact, said, question):
+    assert_marks(mem, tmp_path, key, fact, said, question)
+
+
+def assert_marks(mem, tmp_path, key: str, fact: str, said: str, question: str) -> None:
+    """The fact, the person's later turn ``said`` imported; then recall puts
+    the turn first and marks the fact, ``mem context`` and the prompt hook
+    put the turn just above the fact's marked line; the value unchanged."""
     _later(mem, tmp_path, key, fact, said)
     hits = mem("recall", question, "--project", "billing", "--json").json["hits"]
     assert hits[0]["kind"] == "turn" and hits[0]["text"] == said, hits

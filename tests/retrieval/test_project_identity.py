@@ -63,7 +63,7 @@ def test_worktrees_and_subagents_belong_to_their_repository(tmp_path):
     wt = main / ".claude" / "worktrees" / "agent-a1b2"
     wt.mkdir(parents=True)
     (wt / ".git").write_text(f"gitdir: {wt_git}\n")
-    assert project_aliases(wt) == ("checkout",)
+    assert project_aliases(wt, store_root=None) == ("checkout",)
     assert identity_of(wt).id == f"path:{main}"
     # a transcript read where the worktree no longer exists
     assert _project("/home/u/api/.claude/worktrees/agent-a1b2") == "api"
@@ -78,7 +78,7 @@ def test_project_option_replaces_the_working_directory(tmp_path, invoke, monkeyp
     r = invoke("recall", "value", "--project", "other", "--json").json
     assert r["projects"] == ["other"]
     assert [h["key"] for h in r["hits"]] == ["project/other/x"]
-    assert project_aliases(repo, override="other") == ("other",)
+    assert project_aliases(repo, override="other", store_root=None) == ("other",)
 
 
 def _two_apis(store, tmp_path):
@@ -118,3 +118,37 @@ def test_a_garbage_registry_never_hands_a_name_to_another_project(store, tmp_pat
     assert "projects.json" in doc.stdout and doc.exit_code != 0, doc
     f = invoke("fsck", exit_code=13)
     assert "project registry" in f.stdout
+
+
+def test_a_statement_in_a_same_named_repository_goes_to_its_own_project(tmp_path):
+    """test30 R9: "remember that …" typed in a second repository called
+    ``api`` (registered ``globex-api``) is written under ``globex-api``, never
+    as a new version of the first ``api``'s key, and the first repository's
+    prompts do not get it.  Real ``mem hook`` processes."""
+    import uuid
+
+    from tests.hooks._util import payload, run_hook
+    store = tmp_path / "store"
+    acme = git_repo(tmp_path / "acme" / "api", "git@github.com:acme/api.git")
+    globex = git_repo(tmp_path / "globex" / "api", "git@github.com:globex/api.git")
+
+    def hook(event, cwd, **kw):
+        rc, out, _err, _s = run_hook(store, payload(event, str(uuid.uuid4()), None, cwd=str(cwd), **kw))
+        assert rc == 0
+        return out
+    for repo in (acme, globex):
+        hook("SessionStart", repo, source="startup")
+    hook("UserPromptSubmit", acme, prompt="remember that the db host is acme-db-1")
+    out = hook("UserPromptSubmit", globex, prompt="remember that the db host is globex-db-9")
+    assert "replaces" not in out
+    with facts_store(store) as s:
+        got = {k: facts.current(s, k).fact.body for k, _h in facts.list_keys(s) if "/remembered/" in k}
+    assert got == {"project/api/remembered/db-host": "the db host is acme-db-1",
+                   "project/globex-api/remembered/db-host": "the db host is globex-db-9"}, got
+    said = hook("UserPromptSubmit", acme, prompt="which db host should I use?")
+    assert "acme-db-1" in said and "globex-db-9" not in said
+
+
+def facts_store(path):
+    from objstore.memory.opening import open_store
+    return open_store(path)

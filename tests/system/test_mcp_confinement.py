@@ -191,6 +191,10 @@ def test_a_sub_agent_never_reads_a_sibling_through_mcp(store):
             mine = _sc(await s.call_tool("recall", {"queries": "quokka plan", "project": "api", "session": "S1",
                                                      "from_agent": "alpha"}))
             assert [i["key"] for i in mine["items"] if i.get("key")] == ["project/api/secretplan"]
+            # an empty name is refused, never read as "no filter" (nor an empty agent as "no agent")
+            for args in ({"from_agent": ""}, {"agent": "", "session": "S1"}):
+                err = _err(await s.call_tool("recall", {"queries": "quokka plan", "project": "api", **args}))
+                assert "bad agent name" in err and "quokka-delta-88" not in err
             sib = _err(await s.call_tool("get", {"key": "project/api/secretplan", "session": "S1", "agent": "beta"}))
             none = _err(await s.call_tool("get", {"key": "project/api/nokey", "session": "S1", "agent": "beta"}))
             assert sib.replace("secretplan", "K") == none.replace("nokey", "K")

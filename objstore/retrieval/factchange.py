@@ -1,0 +1,142 @@
+"""Rule 8 of the time rule (``objstore.retrieval.timeline``'s module doc):
+a later turn of the person that says a fact's value changed, and the pieces
+of rule 2 it shares with ``timeline.relations`` (which kinds of value replace
+which, the value pairs compared, whether two subjects name one attribute).
+
+Split from ``timeline`` (session 30), which imports and re-exports every
+name here; nothing here imports ``timeline``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from objstore.core.record import Record
+from objstore.core.text import LazyPattern
+from objstore.retrieval.querywords import stop_stems
+from objstore.retrieval.restated import PAIRS_READ, restates, states
+from objstore.retrieval.subjects import Subject, one_head
+from objstore.retrieval.valueshape import shape_of
+
+#: what the rule reads: a ``timeline.Item`` (typed by its base here: the time rule imports this module)
+Item = Record
+
+
+#: which kinds of value a value of each kind can replace: a sentence's first
+#: word taken for a name ("Priya owns …", kind ``initial``) is replaced by
+#: a name or another such word, but never replaces a name itself (it may be
+#: prose: "Reminder that …")
+SUPERSEDES = {"int": ("int",), "dec": ("dec",), "code": ("code",), "name": ("name", "initial"),
+               "initial": ("initial",)}
+
+
+#: an arrow between two values: "port 5432 -> 6543", "5432 → 6543" (a change, as "from 5432 to 6543" is)
+_ARROW_RE = LazyPattern(r"\s(?:-{1,2}>|=>|\u2192|\u21d2|\u27f6)\s")
+
+
+def _changed_from(text: str, old: str, new: str) -> bool:
+    """Whether ``text`` says value ``old`` became ``new`` in so many words:
+    ``old -> new`` (or ``=>``, ``→``) or ``from old to new`` (a word, such
+    as the attribute, may come before either: "from port 5432 to port
+    6543"), within its first 4,000 characters; case aside."""
+    o, n = re.escape(old), re.escape(new)
+    return re.search(rf"(?<![\w.]){o}\s*(?:-{{1,2}}>|=>|\u2192|\u21d2|\u27f6)\s*{n}(?![\w])"
+                     rf"|\bfrom\s+(?:[^\W\d]\w*\s+)?{o}\s+to\s+(?:[^\W\d]\w*\s+)?{n}(?![\w])",
+                     text[:4000], re.I) is not None
+
+
+def updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int], same, a: int, b: int) -> bool:
+    """Rule 8: whether turn ``B`` (index ``b``) says that fact ``A``'s
+    (index ``a``) value changed: B is a person's turn (role ``user``) of
+    A's project, later than A's version, holding a change word
+    (:data:`UPDATE_CUES`) and a question word A holds; it states, not
+    asks (:func:`states`), a value of a kind A states that A does not
+    hold (B says it after A's version: new, even if an older turn said it
+    before A's, test27 V22); no such pair of
+    values is stated of siblings (``relations``' ``same`` False); and
+    either one is read as stated of one subject and one attribute
+    ("staging database … port 5432" / "the staging database moved to port
+    6543"; ``same`` with ``measure="same"``), or, where the subjects cannot
+    be read ("We run 4 workers in production." / "We run 8 workers in
+    production now."; "service" names nothing), the content words (values
+    aside) A's body and B share are two at least, and at least
+    :data:`FACT_COVER` of each side's: the two say the same of one thing (a
+    long passage that holds every word of the fact says other things).  ``same`` is ``relations``'."""
+    if B.kind != "turn" or B.role != "user" or B.project != A.project or B.time <= A.time \
+            or not B.values or not (B.matched & A.matched) or not (B.cue or _ARROW_RE.search(B.text, 0, 4000)):
+        return False
+    first = dict.fromkeys(B.values, B.time)   # B is later than A: a value it states is new (test27 V22)
+    kinds = {ta for v, t in B.values.items() if v not in A.values
+             for ta in SUPERSEDES[t] if ta in newest and first[v] > newest[ta]}
+    if not kinds:
+        return False
+    stated = [(va, vb) for va, vb in ValuePairs(A, B, kinds, first, newest) if states(B.text, vb)]
+    if not stated:
+        return False
+    if same(a, b, stated, True, "same") is True:
+        return True
+    if any(_changed_from(B.text, va, vb) for va, vb in stated[:PAIRS_READ]) and same(a, b, stated) is not False:
+        return True    # "port 5432 -> 6543", "changed from 5432 to 6543": A's own value said replaced (test29 P4)
+    if restates(A, B, stated):
+        return True    # the same quantity of one thing (rule 10)
+    if same(a, b, stated) is False:
+        return False   # a sibling's value
+    if A.kind != "fact":
+        return False   # (a passage judged as a fact: the shared share below is for a fact's short body)
+    from objstore.index.analysis import index_terms  # deferred: tantivy
+    body = set(index_terms((A.text.split("\n", 1)[-1] if A.kind == "fact" else A.text)[:4000])) \
+        - set(A.values) - _stop_stems()
+    said = B.terms - set(B.values)
+    shared = body & said
+    return len(shared) >= 2 and len(shared) >= FACT_COVER * len(body) and len(shared) >= FACT_COVER * len(said)
+
+
+#: rule 8 without a subject read: the share of a fact's body's content words, and of a later turn's, both hold
+FACT_COVER = 0.6
+
+_STOP_STEMS: list[frozenset[str]] = []
+
+
+def _stop_stems() -> frozenset[str]:
+    """``querywords.stop_stems()``, computed once."""
+    if not _STOP_STEMS:
+        _STOP_STEMS.append(frozenset(stop_stems()))
+    return _STOP_STEMS[0]
+
+
+class ValuePairs:
+    """The pairs ``(value of A, value of B)`` where B's value may replace
+    A's (rule 2), generated when read (a tool's output holds dozens)."""
+
+    __slots__ = ("A", "B", "kinds", "first", "newest")
+
+    def __init__(self, A: Item, B: Item, kinds: set[str], first: dict[str, int], newest: dict[str, int]) -> None:
+        self.A, self.B, self.kinds, self.first, self.newest = A, B, kinds, first, newest
+
+    def __iter__(self):
+        A, first, newest = self.A, self.first, self.newest
+        for vb, tb in self.B.values.items():
+            if vb in A.values:
+                continue
+            for va, ta in A.values.items():
+                if ta in self.kinds and ta in SUPERSEDES[tb] and first[vb] > newest[ta]:
+                    yield va, vb
+
+
+def measured(a: Subject, b: Subject, measure: str, va: str = "", vb: str = "") -> bool:
+    """Whether two value subjects name one attribute, as ``measure`` asks
+    (``relations``' ``same``): ``"same"``, both name it, or neither does and
+    the values ``va``, ``vb`` are of one shape (:func:`shape_of`: "The shop
+    cache runs on cache-1.internal" / "the shop cache moved to
+    cache-9.internal": a host is what a host replaces, test27 V21);
+    ``"agree"``, they do not name two; ``""``, not asked."""
+    if measure == "same":
+        if not a.attribute and not b.attribute:   # (a part of it is another thing: "shop repo CI logs", test28b Z5)
+            return shape_of(va) != "" and shape_of(va) == shape_of(vb) and one_head(a, b)
+        if a.attribute and b.attribute or a.attribute == b.attribute:
+            return a.attribute == b.attribute
+        named, other = (a, b) if a.attribute else (b, a)   # "port 5432" / "the shop DB port changed to 6543" (test29 P4)
+        return named.attribute in other.words
+    if measure == "agree":
+        return not (a.attribute and b.attribute and a.attribute != b.attribute)
+    return True
