@@ -17,7 +17,11 @@ name in the store's project registry (``<store>/projects.json``, identity
 -> name, written when a session starts there): then ``<owner>-<repo>``
 (``globex-api``), or ``<parent folder>-<folder>`` for a path.  So two
 repositories called ``api`` never share facts or turns, and the names in a
-store never change once given (existing stores keep theirs).
+store never change once given (existing stores keep theirs).  A folder
+whose identity changes (``git remote add``, ``set-url``, ``remove``) keeps
+its name: the new identity takes its folder's earlier identity's name
+(:func:`predecessors`, :func:`register_project`), or reads it as an alias
+when it was registered before that rule.
 
 The project of a working directory (:func:`project_aliases`), first is its
 name:
@@ -160,12 +164,15 @@ class ProjectIdentity(Frozen):
         qualified: the name it takes when ``name`` belongs to another
             identity (``owner-repo``, ``parent-folder``).
         folder: the main work tree's folder name (an older alias).
+        top: the main work tree's absolute path (the directory itself
+            outside git): the folder a registry entry is carried over by
+            (:func:`predecessors`).
     """
 
-    __slots__ = ("id", "name", "qualified", "folder")
+    __slots__ = ("id", "name", "qualified", "folder", "top")
 
-    def __init__(self, id: str, name: str, qualified: str, folder: str) -> None:
-        set_fields(self, id, name, qualified, folder)
+    def __init__(self, id: str, name: str, qualified: str, folder: str, top: str = "") -> None:
+        set_fields(self, id, name, qualified, folder, top)
 
 
 _SCHEME_RE = LazyPattern(r"^[a-z][a-z0-9+.-]*://", re.I)
@@ -206,7 +213,7 @@ def identity_of(cwd: str | os.PathLike | None) -> ProjectIdentity | None:
         name = clean_name(p.name)
         if not name:
             return None
-        return ProjectIdentity(f"path:{p}", name, clean_name(f"{p.parent.name}-{p.name}") or name, name)
+        return ProjectIdentity(f"path:{p}", name, clean_name(f"{p.parent.name}-{p.name}") or name, name, str(p))
     top, git_dir = found
     if git_dir.name == ".git" and git_dir.parent != top:   # a linked worktree: the main work tree
         top = git_dir.parent
@@ -217,13 +224,13 @@ def identity_of(cwd: str | os.PathLike | None) -> ProjectIdentity | None:
         name = repo_name_from_url(remote) or folder
         parts = rid.split("/")
         owner = parts[-2] if len(parts) >= 3 else parts[0]
-        return ProjectIdentity(rid, name, clean_name(f"{owner}-{name}") or name, folder)
+        return ProjectIdentity(rid, name, clean_name(f"{owner}-{name}") or name, folder, str(top))
     if rid:
         name = repo_name_from_url(remote) or folder
-        return ProjectIdentity(rid, name, clean_name(f"{Path(rid[5:]).parent.name}-{name}") or name, folder)
+        return ProjectIdentity(rid, name, clean_name(f"{Path(rid[5:]).parent.name}-{name}") or name, folder, str(top))
     if not folder:
         return None
-    return ProjectIdentity(f"path:{top}", folder, clean_name(f"{top.parent.name}-{top.name}") or folder, folder)
+    return ProjectIdentity(f"path:{top}", folder, clean_name(f"{top.parent.name}-{top.name}") or folder, folder, str(top))
 
 
 REGISTRY_FILE = "projects.json"
@@ -232,22 +239,26 @@ _PAIR_RE = LazyPattern(r'"((?:[^"\\\x00-\x1f]|\\.)*)"\s*:\s*"((?:[^"\\\x00-\x1f]
 
 class Registry(Frozen):
     """The store's project registry as read: ``projects`` identity -> name;
-    ``damage`` is "" for a sound (or absent) file, else why it is damaged
+    ``folders`` remote identity -> the absolute path of the main work tree
+    it was registered from (a path identity is its folder; older files have
+    none: ``{}``); ``damage`` is "" for a sound (or absent) file, else why it is damaged
     (then ``projects`` holds the ``"identity": "name"`` pairs still readable
     in it).  A damaged registry is never rewritten (:func:`register_project`)
     and a project it does not name gets its qualified name only
     (:func:`name_in`), so a lost entry never hands one project's name, and
     facts, to another."""
 
-    __slots__ = ("projects", "damage")
+    __slots__ = ("projects", "damage", "folders")
 
-    def __init__(self, projects: dict, damage: str = "") -> None:
-        set_fields(self, projects, damage)
+    def __init__(self, projects: dict, damage: str = "", folders: dict | None = None) -> None:
+        set_fields(self, projects, damage, dict(folders or {}))
 
 
 def read_registry(store_root: str | os.PathLike | None) -> Registry:
     """Read ``<store_root>/projects.json`` (format: ``{"v": 1, "projects":
-    {identity: name}}``); never raises (an unreadable file is ``damage``)."""
+    {identity: name}, "folders": {identity: path}}``, ``folders`` optional,
+    docs/format.md); never raises (an unreadable file is ``damage``; a
+    ``folders`` that is not a string -> string table is read as none)."""
     if store_root is None:
         return Registry({})
     import json
@@ -263,7 +274,11 @@ def read_registry(store_root: str | os.PathLike | None) -> Registry:
         reg = doc.get("projects") if isinstance(doc, dict) else None
         if not isinstance(reg, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in reg.items()):
             raise ValueError("no identity -> name table")
-        return Registry(dict(reg))
+        folders = doc.get("folders")
+        if not isinstance(folders, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                    for k, v in folders.items()):
+            folders = {}
+        return Registry(dict(reg), "", folders)
     except (ValueError, RecursionError) as e:
         salvaged = {}
         for k, v in _PAIR_RE.findall(raw.decode("utf-8", "replace")):
@@ -308,32 +323,123 @@ def name_in(ident: ProjectIdentity, registry: dict[str, str], damaged: bool = Fa
     return name
 
 
+def predecessors(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
+    """The other identities ``r`` registered for the folder of ``ident``
+    (its main work tree, ``ident.top``), in the registry's order: the path
+    identity the repository had before ``git remote add``, the remote it
+    had before ``git remote set-url``, the remote it had before the remote
+    was removed.  The folder now resolves to ``ident``, so they are its own
+    earlier identities (test30 R15); ``()`` for a damaged registry."""
+    if not ident.top or r.damage:
+        return ()
+    own = "path:" + ident.top
+    return tuple(k for k in r.projects if k != ident.id and (k == own or r.folders.get(k) == ident.top))
+
+
+def _carried_name(ident: ProjectIdentity, r: Registry, old: tuple[str, ...]) -> str:
+    """The name an unregistered ``ident`` takes over from its folder's
+    latest earlier identity (:func:`predecessors` ``old``), or "" when there
+    is none or another identity -- not one of ``old`` -- holds that name."""
+    if not old or ident.id in r.projects:
+        return ""
+    name = r.projects[old[-1]]
+    if clean_name(name) != name or any(v == name and k not in old for k, v in r.projects.items()):
+        return ""
+    return name
+
+
+def _write_registry(root: Path, reg: dict, folders: dict, durable: bool = True) -> None:
+    """Write ``projects.json`` (format in :func:`read_registry`): the names
+    before the folders, so a file cut short keeps its names first (they are
+    what ``read_registry`` salvages)."""
+    import json
+    doc = {"projects": dict(sorted(reg.items())), "v": 1}
+    folders = {k: v for k, v in sorted(folders.items()) if k in reg}
+    if folders:
+        doc["folders"] = folders
+    atomic_write(root / REGISTRY_FILE, json.dumps(doc, indent=1).encode("utf-8"), durable=durable)
+
+
+class MovedProject(Frozen):
+    """A registered folder that now resolves to another identity
+    (:func:`moved_projects`): ``folder`` (absolute path), ``old_id`` and
+    ``old_name`` (the entry registered for it), ``new_id`` and ``new_name``
+    (what the folder is now, and its name in the store, registered or
+    not: ``registered``)."""
+
+    __slots__ = ("folder", "old_id", "old_name", "new_id", "new_name", "registered")
+
+    def __init__(self, folder: str, old_id: str, old_name: str, new_id: str, new_name: str,
+                 registered: bool) -> None:
+        set_fields(self, folder, old_id, old_name, new_id, new_name, registered)
+
+
+def moved_projects(store_root: str | os.PathLike) -> list[MovedProject]:
+    """Each folder the store's registry names (a path identity's path, a
+    remote identity's recorded folder) that still exists on this machine
+    but now resolves to another identity (a remote added, changed or
+    removed), in the registry's order; ``[]`` for a damaged registry.
+    Reads each folder's git files (a few ``stat`` calls each; never runs
+    git); for ``mem doctor``."""
+    r = read_registry(store_root)
+    if r.damage:
+        return []
+    out = []
+    seen: set[str] = set()
+    for k, v in r.projects.items():
+        folder = k[5:] if k.startswith("path:") else r.folders.get(k, "")
+        if not folder or folder in seen or not os.path.isdir(folder):
+            continue
+        try:
+            now = identity_of(folder)
+        except OSError:
+            continue
+        if now is None or now.id == k or now.top != folder:
+            continue   # the same identity, or the folder is now inside another repository's tree
+        seen.add(folder)
+        name = _carried_name(now, r, predecessors(now, r)) or name_in(now, r.projects)
+        out.append(MovedProject(folder, k, v, now.id, name, now.id in r.projects))
+    return out
+
+
 def register_project(store, cwd: str | os.PathLike | None) -> str:
     """Give the project of ``cwd`` its name in the store's registry (once;
     names never change) and return it; ``""`` for no project.  Takes the
     store lock; the file holds identities and names, never credentials
     (a ``cwd`` holding one, ``objstore.core.redact.path_holds_credential``,
     gets ``""`` and is not registered).  A damaged registry is left as it is (``mem doctor`` reports it): the
-    name is given for now, not written."""
+    name is given for now, not written.  A remote identity's folder is
+    recorded with it (``folders``); an identity new to the store whose
+    folder an earlier identity was registered for (:func:`predecessors`:
+    a remote added, changed or removed) takes that identity's name, unless
+    a third identity holds it, so its facts and turns stay its own."""
     ident = identity_of(cwd)
     if ident is None:
         return ""
     from objstore.core.redact import path_holds_credential  # deferred: the rules compile at import
     if path_holds_credential(ident.id) or path_holds_credential(os.fspath(cwd)):
         return ""                   # a credential in the path is written nowhere (the one path rule)
-    import json
-    reg = load_registry(store.root)
-    if ident.id in reg:
-        return name_in(ident, reg)   # (a name an older mem gave is read as a key segment, not rewritten)
+    r = read_registry(store.root)
+
+    def known(r: Registry) -> bool:   # registered, with its folder when it has one to record
+        return ident.id in r.projects and (ident.id == "path:" + ident.top or not ident.top
+                                           or ident.id in r.folders or bool(r.damage)
+                                           or path_holds_credential(ident.top))
+    if known(r):
+        return name_in(ident, r.projects)   # (a name an older mem gave is read as a key segment, not rewritten)
     with store.lock("project"):
         r = read_registry(store.root)
         reg = r.projects
-        name = name_in(ident, reg, bool(r.damage))
-        if reg.get(ident.id) != name and not r.damage:
+        if known(r):
+            return name_in(ident, reg)
+        name = (reg.get(ident.id) and name_in(ident, reg)) or _carried_name(ident, r, predecessors(ident, r)) \
+            or name_in(ident, reg, bool(r.damage))
+        if not r.damage:
             reg[ident.id] = name
-            atomic_write(store.root / REGISTRY_FILE,
-                         json.dumps({"v": 1, "projects": reg}, indent=1, sort_keys=True).encode("utf-8"),
-                         durable=False)
+            folders = r.folders
+            if ident.top and ident.id != "path:" + ident.top and not path_holds_credential(ident.top):
+                folders.setdefault(ident.id, ident.top)
+            _write_registry(store.root, reg, folders, durable=False)
     return name
 
 
@@ -345,16 +451,15 @@ def forget_projects(store, hits) -> int:
     registered again (:func:`register_project`).  A damaged registry is
     left as it is (``mem doctor`` reports it).  Takes the store lock
     (re-entrant); returns the entries removed.  Raises StoreLocked, OSError."""
-    import json
-    if not any(hits(k) or hits(v) for k, v in load_registry(store.root).items()):
+    r = read_registry(store.root)
+    if not any(hits(k) or hits(v) for k, v in r.projects.items()) and not any(map(hits, r.folders.values())):
         return 0
     with store.lock("project"):
         r = read_registry(store.root)
-        keep = {k: v for k, v in r.projects.items() if not (hits(k) or hits(v))}
+        keep = {k: v for k, v in r.projects.items() if not (hits(k) or hits(v) or hits(r.folders.get(k, "")))}
         gone = len(r.projects) - len(keep)
         if gone and not r.damage:
-            atomic_write(store.root / REGISTRY_FILE,
-                         json.dumps({"v": 1, "projects": keep}, indent=1, sort_keys=True).encode("utf-8"))
+            _write_registry(store.root, keep, r.folders)
         return gone if not r.damage else 0
 
 
@@ -392,12 +497,15 @@ def project_aliases(cwd: str | os.PathLike | None, *, override: str | None = Non
         from objstore.core.redact import path_holds_credential  # deferred: the rules compile at import
         if path_holds_credential(ident.id) or path_holds_credential(os.fspath(cwd)):
             return ()               # the one path rule, as register_project
-    name = name_in(ident, reg, bool(r.damage))
+    old = predecessors(ident, r)
+    name = _carried_name(ident, r, old) or name_in(ident, reg, bool(r.damage))
     if r.damage and ident.id not in reg:
         return (name,)
-    others = {v for k, v in reg.items() if k != ident.id}
-    # an older name it was registered under still finds the turns captured under it
-    names = [name, *(n for n in (ident.name, ident.folder, reg.get(ident.id, "")) if n not in others)]
+    others = {v for k, v in reg.items() if k != ident.id and k not in old}
+    # an older name it was registered under (or its folder's earlier identities were: a remote
+    # added or changed) still finds the facts and turns stored under it
+    names = [name, *(n for n in (*(reg[k] for k in reversed(old)), ident.name, ident.folder,
+                                  reg.get(ident.id, "")) if n not in others)]
     return tuple(n for n in dict.fromkeys(names) if n)
 
 

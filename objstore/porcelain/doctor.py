@@ -31,7 +31,9 @@ Checks (each returns findings, never raises for what it finds):
   hooks only log it.
 * ``projects``: the project registry (``<store>/projects.json``) can be
   read: while it is damaged, projects it no longer names go by their
-  qualified names and it is not rewritten (``objstore.memory.scope``).
+  qualified names and it is not rewritten (``objstore.memory.scope``); a
+  folder it names whose identity changed (a remote added or changed) and
+  that now goes by another name is a warning (``scope.moved_projects``).
 * ``locks``: no ``*.lock`` file left by a killed writer (a ref's or a
   file's lock, git's lockfile protocol) older than a minute.  A lock file a
   live process holds an flock on (``objstore.core.lock.lock_held``) is
@@ -93,7 +95,7 @@ from objstore.core.sealstate import plain_and_sealed
 from objstore.core.store import Store
 from objstore.core.storepath import refs_dir_damage
 from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
-from objstore.memory.scope import REGISTRY_FILE, registry_damage
+from objstore.memory.scope import REGISTRY_FILE, moved_projects, registry_damage
 
 LOCK_GRACE_S = 60
 #: a hooked transcript this many bytes past its cursor is named (``behind``): more than one
@@ -414,6 +416,26 @@ def _projects(root: Path) -> list[Finding]:
                     "damaged file goes to the quarantine)", (str(root / REGISTRY_FILE),))]
 
 
+def _moved(root: Path) -> list[Finding]:
+    """A registered folder whose identity changed (test30 R15): a warning
+    when its new identity goes by another name (its old facts and turns
+    are still read there as an alias, new ones go under the new name);
+    none when the name was carried over (``scope.register_project``)."""
+    out = []
+    for m in moved_projects(root):
+        if m.new_name == m.old_name:
+            continue   # the name was carried over: nothing is cut off
+        out.append(Finding(
+            "projects", "warning",
+            f"{m.folder} was project {m.old_name!r} ({m.old_id}) and is now {m.new_id}, project "
+            f"{m.new_name!r}{'' if m.registered else ' when next used'}: 'project/{m.old_name}/…' facts and "
+            f"its turns are still read there (an alias), but new ones go under 'project/{m.new_name}/…'",
+            f"to keep one name, give the new identity the old one in {root / REGISTRY_FILE} "
+            f'("{m.new_id}": "{m.old_name}") while no session runs there',
+            (str(root / REGISTRY_FILE),)))
+    return out
+
+
 def _locks(root: Path, now: float) -> list[Finding]:
     stale = []
     for dirpath, dirs, files in os.walk(root):
@@ -605,6 +627,7 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
     checks = (("store", _layout, store.root), ("permissions", _permissions, store.root), ("codec", _codec, store), ("packs", _packs, store),
               ("objects", _loose, store), ("refs", _refs, store), ("forget", _unfinished, store),
               ("index", _index, store), ("config", _config, store.root), ("projects", _projects, store.root),
+              ("projects", _moved, store.root),
               ("locks", _locks, store.root, now), ("temps", _temps, store),
               ("hooks", _hooks, list(settings), hook_command), ("cursors", _cursors, store),
               ("behind", _behind, store), ("transcripts", lambda s: _transcripts(imported_sources(s, hooked=False)),
@@ -640,6 +663,7 @@ def diagnose_unopened(root: Path, why: str, *, settings: list[Path] = (), hook_c
     out += [f for name, check, *args in (("store", lambda r: [f for f in _layout(r) if f.paths != named], root),
                                          ("permissions", _permissions, root),
                                          ("config", _config, root), ("projects", _projects, root),
+                                         ("projects", _moved, root),
                                          ("locks", _locks, root, now), ("hooks", _hooks, list(settings), hook_command))
             for f in run_check(name, check, *args)]
     return sorted(out, key=lambda f: f.severity != "error")
