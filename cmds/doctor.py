@@ -81,7 +81,9 @@ def command(ctx, do_fix, as_json):
     done = []
     if do_fix:
         done = doctor_fix(store, findings)
-        if done:
+        if done:   # (what a fix changed is read again: a damaged derive state it set aside is gone)
+            stopped = [f for f in stopped if f.check != "derive"]
+            derive_state = gathered("derive", lambda: derive_state_damage(store), None)
             findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command(), remotes=remotes,
                                 remote_files=remote_files, derive_state=derive_state) + stopped
     _report(sorted(findings, key=lambda f: f.severity != "error"), done, as_json)
