@@ -3,10 +3,12 @@ at once as ``user_stated`` (issue: derive, item 6).
 
 :func:`statement_of` recognises a prompt (or a sentence of it) that starts
 with ``remember that``, ``remember this``, ``remember:``, ``remember,``, ``remember -``,
-``remember X is Y`` (a bare "remember" followed by a statement: a copula or
-an assignment, not "to …" nor a question word), each also after
-``please``/``pls``, ``note that``, ``keep in mind that`` or ``don't forget
-that``, and returns the statement.
+``please remember X is Y`` (a bare "remember" after "please" or "pls",
+followed by one statement: a copula or an assignment, no question, no
+exclamation, no second clause; never a bare "Remember the api is on fire,
+fix it now!": test30b S15), each also after ``please``/``pls``, ``note
+that``, ``keep in mind that`` or ``don't forget that``, and returns the
+statement.
 Only the person's own words count: the cue must open the prompt's first
 non-blank line or a sentence of it, and the statement ends at that line's
 end.  A cue on a later line (a pasted log, README or issue), in a quoted
@@ -77,7 +79,7 @@ from objstore.memory.tombstones import all_tombstones, forgotten_in
 MAX_CHARS = 600
 #: compiled on first use: most prompts are ASCII and hold none of :data:`_CUE_WORDS`
 #: (the prompt hook of a new process need not compile it, ~0.3 ms)
-_CUE = LazyPattern(r"(?:^|(?<=[.!?]))\s*(?:(?:please|pls|plz)\s*,?\s+)?"
+_CUE = LazyPattern(r"(?:^|(?<=[.!?]))\s*(?P<please>(?:please|pls|plz)\s*,?\s+)?"
                    r"(?:remember(?:\s+(?:that|this)\s*[:,\-\u2013\u2014]?|\s*[:,]|\s+[-\u2013\u2014]|(?P<bare>\s))"
                    r"|note\s+that"
                    r"|keep\s+in\s+mind\s+that|don'?t\s+forget\s+that)\s*(?P<what>.+)", re.I | re.S)
@@ -98,8 +100,8 @@ def _bare_statement(what: str) -> bool:
         return False
     first = re.split(r"(?<=[.!?])\s", what.split("\n", 1)[0].strip(), maxsplit=1)[0]   # its first sentence
     m = _COPULA.search(f" {first} ")
-    if m is None or first.rstrip().endswith("?"):
-        return False
+    if m is None or first.rstrip().endswith(("?", "!")) or re.search(r"[,;]", first[m.end() - 1:]):
+        return False   # a question, an exclamation, a clause after it ("…, so run only the unit ones"): a task
     return any(w not in _STOP for w in re.findall(r"\w+", normalize_value(first[:max(m.start() - 1, 0)])))
 
 
@@ -116,7 +118,7 @@ def statement_of(prompt: str) -> str | None:
     if not m:
         return None
     what = m.group("what").strip()
-    if m.group("bare") is not None and not _bare_statement(what):
+    if m.group("bare") is not None and (m.group("please") is None or not _bare_statement(what)):
         return None   # "remember to run the tests", "remember when …": no statement of a fact (test30 R11)
     # a sentence ends at . ! ? and a blank, not before a copula: "Hunter2x9! is the admin password" (test16 F12)
     end = re.search(r"(?<=[.!?])\s(?!\s*(?:is|was|are|were)\s)", what, re.I)

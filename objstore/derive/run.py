@@ -582,8 +582,8 @@ def _episode(store: Store, sid: str, ep: dict) -> str:
     try:
         remember(store, f"{scope}/episodes/{slug}", ep["body"], kind="reference", trust="derived", owner="derive",
                  command="derive episode")
-    except MemError as e:
-        return f"refused: {type(e).__name__}"
+    except MemError as e:   # (its message names the key, never the value: facts.remember's refusals)
+        return f"refused: {e.message}"
     return ""
 
 

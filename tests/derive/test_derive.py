@@ -158,14 +158,17 @@ def test_statement_recognition():
     # test30 R11: everyday wordings of the cue, and what a bare "remember" is not
     for said in ("please remember the deploy window is 2-4pm", "Remember that: the deploy window is 2-4pm",
                  "Please remember, the deploy window is 2-4pm", "remember, the deploy window is 2-4pm",
-                 "Remember - the deploy window is 2-4pm", "Remember the deploy window is 2-4pm",
+                 "Remember - the deploy window is 2-4pm",
                  "pls remember that the deploy window is 2-4pm", "remember this: the deploy window is 2-4pm",
                  "please remember this \u2014 the deploy window is 2-4pm"):
         assert statement_of(said) == "the deploy window is 2-4pm", said
     for chatter in ("remember to run the tests before pushing", "remember when we moved the db? it was fun",
                     "Remember the milk", "I remember the db is slow", "remember me",
                     "remember the time the db was down? that was a bad week", "remember it is 2-4pm",
-                    "Remember the deploy window is 2-4pm or not?"):
+                    "Remember the deploy window is 2-4pm or not?",
+                    # test30b S15: a task opening with "Remember …" is no fact to keep (a bare cue needs "please")
+                    "Remember the api is on fire, fix it now!", "Remember the tests are slow, so run only the unit ones",
+                    "Remember the deploy window is 2-4pm"):
         assert statement_of(chatter) is None, chatter
     assert statement_key("the staging db is on port 6000", None) == "user/remembered/staging-db"
 
