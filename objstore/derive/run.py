@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 
@@ -71,7 +70,7 @@ from objstore.memory.writechecks import check_key_credentials, check_memory_file
 from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.scope import applies
 from objstore.memory.served import hider
-from objstore.memory.sessions import resolve_session, walk_turns
+from objstore.memory.sessions import episode_leaf, resolve_session, walk_turns
 
 MAX_CALL_CHARS = 24_000
 MAX_TURN_CHARS = 4_000
@@ -578,7 +577,7 @@ def _episode(store: Store, sid: str, ep: dict) -> str:
     queued by remember's checks), else why not (the write refused: a
     forgotten text, a sealed key; never the value)."""
     scope = f"project/{ep['_project']}" if ep.get("_project") else "user"
-    slug = re.sub(r"[^\w.-]+", "-", sid)[:80] or "session"
+    slug = episode_leaf(sid)
     try:
         remember(store, f"{scope}/episodes/{slug}", ep["body"], kind="reference", trust="derived", owner="derive",
                  command="derive episode")

@@ -24,7 +24,7 @@ from objstore.memory.citations import FactCites
 from objstore.memory.forgetfiles import MIN_MATCH_CHARS
 from objstore.memory.facts import Version, current_of, list_keys, resolve_version, versions, walk
 from objstore.memory.scope import AGENT_SEP, namespace_root
-from objstore.memory.sessions import TurnVersion, resolve_session, walk_turns
+from objstore.memory.sessions import TurnVersion, episode_leaf, resolve_session, walk_turns
 from objstore.memory.tombstones import all_tombstones, key_names, names_key_in_clear, session_scoped
 from objstore.memory.turnmeta import meta_hits, source_sessions
 
@@ -212,9 +212,12 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
                     plan.unreadable.setdefault(s, []).append(chain[0].turn.parent)
                 plan.sessions[s] = chain
         # its sub-agents' summaries (``capture.rollup``, ``*/summary/<id>.agent-*``) hold its text too
+        episode = episode_leaf(sid)   # derive's episode of it: the model's summary of its turns
         for key, _head in list_keys(store):
             scope, sep, leaf = key.rpartition("/summary/")
             if sep and scope and (leaf in plan.sessions or leaf.startswith(sid + ".agent-")):
+                plan.keys[key] = versions(store, key)
+            elif key.endswith(f"/episodes/{episode}") and key.count("/") <= 3:   # (test30b S14)
                 plan.keys[key] = versions(store, key)
         if plan.unreadable:
             _scan_session_turns(store, plan)

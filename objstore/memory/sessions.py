@@ -18,6 +18,7 @@ writes none.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -386,6 +387,14 @@ def _agent_of(ns: str) -> str:
     """The last sub-agent id of a namespace (``S.agent-a.agent-b`` -> ``b``), "" for none."""
     i = ns.rfind(AGENT_SEP)
     return ns[i + len(AGENT_SEP):] if i > 0 else ""
+
+
+def episode_leaf(sid: str) -> str:
+    """The last segment of the key derive files a session's episode under
+    (``<scope>/episodes/<leaf>``: ``objstore.derive.run``), which a forget
+    of the session takes too: ``sid`` with each run of characters other
+    than word characters, ``.`` and ``-`` made ``-``, at most 80."""
+    return re.sub(r"[^\w.-]+", "-", sid)[:80] or "session"
 
 
 def agent_namespace(store: Store, agent: str, session: str | None = None, reader: str | None = None) -> str:

@@ -71,3 +71,13 @@ def test_the_run_summary_names_the_rejected_episode(rig, invoke):
     out = invoke("derive", "--apply").stdout
     assert "reject (episode)" in out and "session lint" in out
     assert "2 episodes written; 3 episodes rejected" in out and "MongoDB" not in out
+
+
+def test_forget_session_takes_its_episode(rig, invoke):
+    """test30b S14: ``forget --session`` takes derive's episode of the
+    session (``<scope>/episodes/<session>``, the model's summary of it)."""
+    invoke("derive", "--apply")
+    assert "pinned pytest" in invoke("get", "project/acme-api/episodes/tests").stdout
+    invoke("forget", "--session", "tests", "--yes")
+    invoke("get", "project/acme-api/episodes/tests", exit_code=4)
+    assert "pytest" not in invoke("search", "pinned pytest").stdout
