@@ -231,12 +231,14 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
         elif plan.is_empty():
             left = []
             temps = []
+            ruled = False
             if match is not None and not dry_run:   # caches, logs and the registry may still name it
-                from objstore import drop_leftover_temps, scrub_leftovers
+                from objstore import drop_leftover_temps, scrub_leftovers, text_rule_ahead
                 left = scrub_leftovers(store, match)
                 temps = drop_leftover_temps(store)   # and a killed writer's temp pack may hold it
+                ruled = not plan.already_forgotten and text_rule_ahead(store, match)   # a sync yet to come (S16)
             if as_json:
-                emit_json({"dry_run": dry_run, "forgotten": False, "scrubbed": left,
+                emit_json({"dry_run": dry_run, "forgotten": False, "scrubbed": left, "text_rule_written": ruled,
                            "temps_deleted": [p for p, _n in temps], **_plan_json(plan),
                            **({"keys_naming": _keys_naming(store, match), "sealed_not_searched": _sealed(store)}
                               if match is not None else {})})
@@ -251,6 +253,9 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                            f"nothing stored holds it as a value; scrubbed {plural(len(left), 'derived file')} "
                            f"that named it ({', '.join(left[:5])})")
                 _say_keys_naming(named)
+                if ruled:
+                    click.echo("wrote its text rule (a hash): a turn captured later that holds it is never served "
+                               "with it; 'mem scan TEXT' also reads the agents' transcripts, which may hold it")
             if not as_json:
                 _say_temps(temps)
             if match is not None:

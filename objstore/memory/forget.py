@@ -167,6 +167,23 @@ def nothing_left(store: Store, plan: ForgetPlan) -> bool:
         return store.unfinished.done(*plan.selector)
 
 
+def text_rule_ahead(store: Store, match: str) -> bool:
+    """For a ``--match`` text nothing stored holds (yet: a hook's sync
+    blocked by the store lock, test30b S16): write its text tombstone
+    (``text:<n>``, a hash, never the text) so a turn captured later that
+    holds it is never served with it (``served_rules``) and a lower-trust
+    value holding it is refused, as after a forget that found it.  True
+    when written (False: one was there).  Takes the store lock."""
+    norm = normalize_value(match)
+    digest = value_digest(norm)
+    with store.lock("forget"):
+        if any(t.key == TEXT_KEY and t.value_sha256 == digest and t.reason.startswith("text:")
+               for t in all_tombstones(store)):
+            return False
+        put_tombstone(store, text_tombstone(digest, len(norm), now_ms()))
+        return True
+
+
 def scrub_leftovers(store: Store, match: str) -> list[str]:
     """For a ``--match`` text no object holds any more (forgotten before,
     or a session forgotten whole by ``--session``): step 5 alone, under the

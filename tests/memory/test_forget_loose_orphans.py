@@ -117,3 +117,20 @@ def test_a_live_writer_writes_the_turns_after_the_forgotten_one_again_as_they_we
     shown = mem("show", "re1").stdout
     assert "and after that, run the tests" in shown and "hello, warm-up" in shown and WORD not in shown
     assert not scan_store(store_path, [WORD.encode()])
+
+
+def test_forget_match_of_a_text_not_stored_yet_writes_its_rule(mem, store_path, tmp_path):
+    """test30b S16: a ``--match`` text nothing stored holds yet (a hook's
+    sync blocked by the lock) gets its text rule all the same, so the turn
+    captured later is never served with it."""
+    from tests.derive._util import transcript
+    mem("init")
+    r = mem("forget", "--match", WORD, "--yes", env=PERSON)
+    assert "nothing matches" in r.stdout and "wrote its text rule" in r.stdout
+    again = json.loads(mem("forget", "--match", WORD, "--yes", "--json", env=PERSON).stdout)
+    assert again["text_rule_written"] is False                       # once
+    t = tmp_path / "cc" / "-home-dev-shop" / "later.jsonl"
+    transcript(t, "later", [("user", f"the locker code is {WORD}"), ("assistant", "ok")])
+    mem("import", "claude-code", str(t.parent), env=PERSON)
+    shown = mem("search", "locker").stdout
+    assert "locker code is" in shown and WORD not in shown and "[forgotten]" in shown
