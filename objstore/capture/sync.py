@@ -597,8 +597,9 @@ def write_stated(store: Store, stated: list, command: str, own: str = "",
     ``stated``), each citing its turn: late (``statements.write_statement``:
     never over a value written or forgotten since), except the prompt whose
     source or alias is ``own`` (the prompt hook's own prompt, typed now),
-    whose result is returned (None when it is not among them).  A refused
-    write (a sealed key) is skipped.  Caller holds the store lock and
+    whose result is returned (None when it is not among them; the
+    ``MemError`` when its write was refused, a sealed key).  Another refused
+    write is skipped.  Caller holds the store lock and
     publishes the turns after this (the fact's index commit clears the
     index journal, which must not hold their sessions yet).
 
@@ -622,7 +623,9 @@ def write_stated(store: Store, stated: list, command: str, own: str = "",
         try:
             r = write_statement(store, ct.text, cwd=cwd, source=oid, command=f"{command} remember",
                                 late=not is_own)
-        except MemError:
+        except MemError as e:
+            if is_own:   # the prompt typed now: its hook says it was not stored, and why (test30b S17)
+                mine = e
             continue
         if is_own:
             mine = r
