@@ -100,7 +100,7 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
     res = _recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of,
                   include_directives=include_directives, namespace=reader, within=within)
     from objstore import sealed_in_scope, sealed_message, sealed_named, sealed_newer, sealed_over
-    scoped = sealed_in_scope(store, projects)   # (whatever words the question used: test30b S3, S4)
+    scoped = sealed_in_scope(store, projects) if as_of is None else []   # (any words: test30b S3, S4; not --as-of)
     over = sealed_over([h.key for h in res.hits if h.kind == "fact" and h.key], scoped) if scoped else {}
     newer = sealed_newer(store, res.hits, scoped) if scoped else {}
     sealed = sealed_named(store, queries, projects) if scoped and what != "turns" else []
@@ -140,7 +140,9 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
             if h.resolved_from:
                 echo(older_note(h.resolved_from))
             if h.key in over:   # a narrower sealed value of the name is the one in force there (rule 5)
-                echo(style(safe(f"    (overridden by {over[h.key]}, sealed: mem sealed show {over[h.key]})"),
+                echo(style(safe(f"    (overridden in project {over[h.key].split('/')[1]} by {over[h.key]}, sealed: "
+                                f"mem sealed show {over[h.key]})" if over[h.key].startswith("project/") else
+                                f"    (overridden by {over[h.key]}, sealed: mem sealed show {over[h.key]})"),
                            fg="magenta"))
         else:
             where = f"{h.session}#{h.seq}"

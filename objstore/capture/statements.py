@@ -90,6 +90,12 @@ _CUE_WORDS = ("remember", "note", "keep", "forget")
 _STOP = frozenset("a an the is are was were be our my we i to of on in at for and that this it".split())
 
 
+#: a short label before a colon that opens a bare cue's statement ("for later:", "important:", "fyi:"):
+#: not its subject (the key was named "later" and the next such prompt replaced the value: test30b S20)
+_LABEL = LazyPattern(r"^(?:for\s+(?:later|now|(?:the\s+)?future|next\s+\w+|the\s+record)|important|fyi|note|heads\s+up|"
+                     r"btw|reminder|key\s+point)\s*:\s+(?=\S)", re.I)
+
+
 def _bare_statement(what: str) -> bool:
     """Whether the words after a bare "remember" (no "that", "this" nor a
     colon) state a fact: a subject holding a content word, then a copula
@@ -118,8 +124,10 @@ def statement_of(prompt: str) -> str | None:
     if not m:
         return None
     what = m.group("what").strip()
-    if m.group("bare") is not None and (m.group("please") is None or not _bare_statement(what)):
-        return None   # "remember to run the tests", "remember when …": no statement of a fact (test30 R11)
+    if m.group("bare") is not None:
+        what = _LABEL.sub("", what, count=1)   # "please remember for later: X" states X (test30b S20)
+        if m.group("please") is None or not _bare_statement(what):
+            return None   # "remember to run the tests", "remember when …": no statement of a fact (test30 R11)
     # a sentence ends at . ! ? and a blank, not before a copula: "Hunter2x9! is the admin password" (test16 F12)
     end = re.search(r"(?<=[.!?])\s(?!\s*(?:is|was|are|were)\s)", what, re.I)
     what = what[: end.start()] if end else what

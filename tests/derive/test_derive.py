@@ -162,6 +162,10 @@ def test_statement_recognition():
                  "pls remember that the deploy window is 2-4pm", "remember this: the deploy window is 2-4pm",
                  "please remember this \u2014 the deploy window is 2-4pm"):
         assert statement_of(said) == "the deploy window is 2-4pm", said
+    # test30b S20: a label before the statement is not its subject (it named the key "later")
+    assert statement_key(statement_of("please remember for later: the staging db is pg-9"), "api") == \
+        "project/api/remembered/staging-db"
+    assert statement_of("please remember FYI: the db is pg-2") == "the db is pg-2"
     for chatter in ("remember to run the tests before pushing", "remember when we moved the db? it was fun",
                     "Remember the milk", "I remember the db is slow", "remember me",
                     "remember the time the db was down? that was a bad week", "remember it is 2-4pm",

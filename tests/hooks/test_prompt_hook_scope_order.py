@@ -166,7 +166,7 @@ def test_a_sealed_project_value_withholds_the_global_one(tmp_path):
                               capture_output=True, text=True, timeout=120).stdout
     out = recall("api")
     assert "the database host is db.internal" in out
-    assert "(overridden by project/api/db-host, sealed: mem sealed show project/api/db-host)" in out
+    assert "(overridden in project api by project/api/db-host, sealed: mem sealed show project/api/db-host)" in out
     assert "10.0.0.5" not in out
     hits = [h for h in json.loads(recall("api", "--json"))["hits"] if h.get("key") == "global/db-host"]
     assert [h.get("overridden_by") for h in hits] == ["project/api/db-host"]
