@@ -341,16 +341,18 @@ class MergeReport:
 
 
 def merge(store: Store, m: Manifest, res: SyncResult, command: str,
-          remote: RemoteObjects | None = None, *, noted: str | None = None) -> MergeReport:
+          remote: RemoteObjects | None = None, *, noted: str | None = None,
+          local: dict[str, str] | None = None) -> MergeReport:
     """Merge the manifest's refs into the store (caller holds the lock).
     ``noted``: the remote whose pull noted its new refs
     (``objstore.core.pullstop``): the note goes once every ref is set (what
     follows, the queue and the journal replay, the next pull or lock holder
-    finishes)."""
+    finishes).  ``local``: :func:`local_refs` as the caller read it in the
+    same lock hold, with no ref moved since (else read here)."""
     remote = remote or RemoteObjects(None, {})
     rep = MergeReport()
     now = now_ms()
-    local = local_refs(store)
+    local = local_refs(store) if local is None else local
     # 1. tombstones first
     for name, oid in sorted(m.refs.items()):
         if name.startswith("tombstones/") and name not in local:
@@ -496,7 +498,7 @@ def fetch(store: Store, r: Remote, spec: RemoteSpec, res: SyncResult, progress: 
                                                   if n.startswith(("facts/", "sessions/")) and n not in local},
                           now_ms())    # doctor say "mem pull again" (objstore.core.pullstop)
             cache = install(store, prep, spec)
-            rep = merge(store, m, res, command, RemoteObjects(r, cache), noted=spec.name)
+            rep = merge(store, m, res, command, RemoteObjects(r, cache), noted=spec.name, local=local)
     finally:
         shutil.rmtree(prep.tmp, ignore_errors=True)
     return m, etag, cache, rep
