@@ -87,6 +87,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     write, rebuilds the index).  Warnings, not problems (exit 0: a process
     killed mid-way leaves them, and any write finishes them): a forget
     stopped after it wrote its tombstones, and a torn last journal record.
+    A pull stopped after it stored a remote's objects and before it set
+    their new refs is a warning too, naming the 'mem pull REMOTE' that
+    finishes it (only the pull's merge knows which values a forget --match
+    removed, so --repair leaves those refs to it).
     A forget stopped before it wrote all its tombstones is no damage, but
     what it removes may still be stored and only the same forget run again
     finishes it: fsck names it as an error with that command and exits 6

@@ -16,6 +16,7 @@ from objstore.core.reachability import Reach, kept_by_reflogs, lost_tombstones, 
 from objstore.core.reflog import FILE_LINE_SHAPE, line_numbers
 from objstore.core.refs import has_legacy_at, not_utf8, validate_key
 from objstore.core.sealstate import plain_and_sealed
+from objstore.core.pullstop import pending_refs
 from objstore.core.spool import spooled_sources
 from objstore.core.store import Store, now_ms
 from objstore.core.unnamed import ref_check, unnamed_chains
@@ -262,13 +263,18 @@ def _check_unnamed(store: Store, objs: dict, forgotten: Callable[[object], bool]
     ``objstore.memory.recovery``), or, for a session, when its head's
     source waits in a capture spool (``objstore.core.spool``: a proxy
     killed while its batch waited for the store lock; the next proxy
-    stores the batch)."""
+    stores the batch), or when a stopped pull noted it as a ref it was
+    to set with that head (``objstore.core.pullstop``: only that pull run
+    again merges it), or when the index journal names each of its
+    objects for deletion (``D`` lines: the next lock holder deletes them)."""
     found = unnamed_chains(objs, ref_check(store), forgotten)
     try:   # the refs a bulk writer stopped before setting (journal ``N`` lines): recovery sets them
-        pending = store.journal.read().new_refs if found else {}
+        jr = store.journal.read() if found else None
     except CorruptObject:   # a journal that is not a regular file: reported below
-        pending = {}
+        jr = None
+    pending, doomed = (jr.new_refs, jr.deletes) if jr is not None else ({}, set())
     spooled = spooled_sources(store.root) if any(n.startswith("sessions/") for n in found) else {}
+    pulls = pending_refs(store.root) if found else {}
     logs = store.reflog.read_many(sorted(found))
     for name in sorted(found):
         what = "turns" if name.startswith("sessions/") else "versions"
@@ -276,6 +282,18 @@ def _check_unnamed(store: Store, objs: dict, forgotten: Callable[[object], bool]
             rep.warnings.append(f"ref {name}: not set yet, while {len(found[name]['ids'])} of its {what} are "
                                 "stored: a writer (e.g. an import) was stopped before it set it; the next "
                                 "write sets it ('mem fsck --repair', or any write)")
+            continue
+        if doomed and all(i in doomed for i in found[name]["ids"]):   # a merge or forget emptied it (pull30)
+            rep.warnings.append(f"ref {name}: not set, while {len(found[name]['ids'])} of its {what} are "
+                                "stored: the index journal names them all for deletion (a pull or forget was "
+                                "stopped before it deleted them); the next write deletes them")
+            continue
+        pulled = pulls.get(name)
+        if pulled is not None and pulled[0] in found[name]["heads"]:   # not damage: a pull stopped (pull30)
+            again = f"mem pull {pulled[1]}" if pulled[1] else "mem pull"
+            rep.warnings.append(f"ref {name}: not set yet, while {len(found[name]['ids'])} of its {what} are "
+                                f"stored: a pull was stopped after it stored them and before it set the ref; "
+                                f"run '{again}' again (it merges it)")
             continue
         mine = spooled.get(name[len("sessions/"):], ()) if name.startswith("sessions/") else ()
         if any(getattr(objs[h], "source", None) in mine for h in found[name]["heads"]):   # test28 Y9

@@ -59,6 +59,7 @@ from objstore.core.pack import PackSet
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
+from objstore.core.pullstop import pending_refs
 from objstore.core.storepath import refs_dir_damage
 from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.memory.reflog_drops import drop_forgotten_reflog_entries
@@ -486,15 +487,21 @@ def _rebuild(store: Store, objs: dict, rep: RepairReport, kind: "_Kind") -> None
     reflog, so gc keeps them, and the caller exits 13).  Moves go through
     :meth:`Store.update_refs` with the reflog message ``fsck --repair:
     rebuilt from objects`` (``rebuilt``).  Cost: one pass over ``objs``, a
-    walk of each candidate's chain and one read of the packed reflog."""
+    walk of each candidate's chain and one read of the packed reflog.
+    A ref a stopped pull noted with one of its heads
+    (``objstore.core.pullstop``) is left unset: the merge decides it with
+    every forgotten text rule, this check does not (``mem pull`` again)."""
     mine = {oid: o for oid, o in objs.items() if isinstance(o, kind.cls)}
     found = unnamed_chains(mine, ref_check(store), forgotten_check(store, rejections=False))
     logs = store.reflog.read_many(sorted(found))
     named = None
     moves, restored = [], []
     now = now_ms()
+    pulled = pending_refs(store.root) if found else {}
     for name in sorted(found):
         heads = found[name]["heads"]
+        if name in pulled and pulled[name][0] in heads:   # a stopped pull's: only its merge may set it
+            continue
         logged = next((e.new for e in reversed(logs[name]) if e.new in heads), None)
         if logged is not None:   # its own reflog names the head: restored, not guessed
             restored.append((name, None, logged))

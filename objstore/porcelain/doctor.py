@@ -26,6 +26,9 @@ Checks (each returns findings, never raises for what it finds):
 * ``forget``: no forget was stopped before it wrote all its tombstones
   (``objstore.core.unfinished``): only the same forget, run again,
   finishes one; push, backup and export refuse until then.
+* ``pull``: no pull was stopped after it installed its packs and before it
+  set every ref new here (``objstore.core.pullstop``): a warning, with the
+  ``mem pull`` that finishes it.
 * ``config``: ``<store>/config.toml`` can be read: an unreadable one stops
   capture (an exclusion that cannot be read must not be ignored), and the
   hooks only log it.
@@ -86,7 +89,7 @@ from objstore.core.objects import Fact
 from objstore.core.fsck import ref_file_problems
 from objstore.core.reachability import set_tombstones
 from objstore.core.gc import stale_temps_note
-from objstore.core import packzstd
+from objstore.core import packzstd, pullstop
 from objstore.core.packformat import ZSTD_VERSION, header_version
 from objstore.core.settings import config_problem, value
 from objstore.core.lock import lock_held, lock_holder
@@ -116,7 +119,7 @@ class Finding:
     Attributes:
         check: ``store`` (its config cannot be read: ``diagnose_unopened``; a path of
             :data:`LAYOUT` of the other file type), ``permissions``, ``codec``, ``packs``,
-            ``objects``, ``refs``, ``forget``, ``seal``,
+            ``objects``, ``refs``, ``forget``, ``seal``, ``pull``,
             ``index``, ``config``, ``projects``, ``locks``, ``temps``, ``hooks``, ``cursors``, ``behind``,
             ``transcripts``, ``remotes``, ``derive``, ``capture`` (shell records or proxy batches in a spool).
         message: what is wrong.
@@ -326,6 +329,15 @@ def _unfinished(store: Store) -> list[Finding]:
         both = plain_and_sealed(store)
     except MemError:
         both = []   # a damaged ref: mem fsck names it
+    for p in pullstop.stopped(store.root):   # (a note whose refs are all set: stopped after its merge)
+        try:
+            unset = [n for n in p.refs if store.refs.read(n) is None]
+        except MemError:   # a damaged ref: mem fsck names it
+            unset = list(p.refs)
+        if unset or p.remote is None:
+            out.append(Finding("pull", "warning", f"a pull{' from ' + p.remote if p.remote else ''} was stopped "
+                               f"before it had set {len(unset)} new ref(s) (their objects are stored, not yet "
+                               "readable); only the pull run again merges them", p.rerun()))
     return out + [Finding("seal", "error", f"{key} is both sealed and plain: a 'mem seal' was stopped before it "
                           "removed the plaintext, which search, recall and the agent's context still serve",
                           f"mem seal {key}  (or: mem fsck --repair)") for key in both]

@@ -9,6 +9,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from objstore.core import pullstop
 from objstore.core.atomic import fsync_dir
 from objstore.core.codec import decode
 from objstore.core.pack import PackBytes
@@ -340,12 +341,18 @@ class MergeReport:
 
 
 def merge(store: Store, m: Manifest, res: SyncResult, command: str,
-          remote: RemoteObjects | None = None) -> MergeReport:
-    """Merge the manifest's refs into the store (caller holds the lock)."""
+          remote: RemoteObjects | None = None, *, noted: str | None = None,
+          local: dict[str, str] | None = None) -> MergeReport:
+    """Merge the manifest's refs into the store (caller holds the lock).
+    ``noted``: the remote whose pull noted its new refs
+    (``objstore.core.pullstop``): the note goes once every ref is set (what
+    follows, the queue and the journal replay, the next pull or lock holder
+    finishes).  ``local``: :func:`local_refs` as the caller read it in the
+    same lock hold, with no ref moved since (else read here)."""
     remote = remote or RemoteObjects(None, {})
     rep = MergeReport()
     now = now_ms()
-    local = local_refs(store)
+    local = local_refs(store) if local is None else local
     # 1. tombstones first
     for name, oid in sorted(m.refs.items()):
         if name.startswith("tombstones/") and name not in local:
@@ -424,6 +431,8 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
         else:
             store.update_ref(name, old, new, command, time_ms=now)
         res.refs_updated.append(name)
+    if noted is not None:
+        pullstop.done(store.root, noted)
     # 2. review queue: the union, minus what was decided anywhere or forgotten
     done = set(m.done) | decided_items(store)
     for name, oid in sorted(m.refs.items()):
@@ -484,8 +493,12 @@ def fetch(store: Store, r: Remote, spec: RemoteSpec, res: SyncResult, progress: 
     prep = download_packs(store, r, m, spec, res, progress)
     try:
         with store.lock(command):   # one hold: a journal replay must not run between install and merge
+            local = local_refs(store)   # the refs it sets for the first time, noted: killed before they
+            pullstop.note(store.root, spec.name, {n: h for n, h in m.refs.items()   # are set, fsck and
+                                                  if n.startswith(("facts/", "sessions/")) and n not in local},
+                          now_ms())    # doctor say "mem pull again" (objstore.core.pullstop)
             cache = install(store, prep, spec)
-            rep = merge(store, m, res, command, RemoteObjects(r, cache))
+            rep = merge(store, m, res, command, RemoteObjects(r, cache), noted=spec.name, local=local)
     finally:
         shutil.rmtree(prep.tmp, ignore_errors=True)
     return m, etag, cache, rep
