@@ -30,7 +30,7 @@ from pathlib import Path
 from objstore.capture.cursors import text_key
 from objstore.capture.policy import CaptureConfig, has_marker, load_config, no_capture_of, no_capture_sessions, \
     path_excluded
-from objstore.capture.sync import valid_text
+from objstore.capture.sync import project_namer, valid_text
 from objstore.capture.transcript import project_of
 from objstore.core import spool
 from objstore.core.atomic import atomic_write
@@ -124,6 +124,7 @@ def _store_spooled(store: Store, order_wait_s: float, mine: Path | None) -> tupl
     done: list[Path] = []
     seqs: dict[str, int] = {}
     blocked = no_capture_sessions(store)
+    namer = project_namer(store)   # by the store's registry, registering it, as the hooks name it (test30b S5)
     try:
         for sid, recs in _spooled(store.root).items():
             seq_file = store.root / SHELL_SEQ_DIR / sid
@@ -137,7 +138,7 @@ def _store_spooled(store: Store, order_wait_s: float, mine: Path | None) -> tupl
                     lost += 1          # its predecessor never came
                 if not rec["skip"] and not no_capture_of(sid, blocked):
                     got = w.add(CapturedTurn(sid, rec["source"], "user", rec["text"], rec["started_ms"],
-                                             rec["cwd"], project_of(rec["cwd"])))
+                                             rec["cwd"], namer(rec["cwd"], project_of(rec["cwd"]))))
                     lost += bool(got and 0 < seq <= handled)    # stored after its successor
                     if p == mine:
                         oid = got

@@ -56,3 +56,20 @@ def test_a_damaged_number_file_reads_as_none_handled(store, tmp_path):
     p.write_bytes(b"12\n")
     assert shell_seq_handled(p) == 12
     assert shell_seq_handled(tmp_path / "missing") == 0
+
+
+def test_a_shell_command_is_named_by_the_store_s_registry_and_registers_it(store, tmp_path):
+    """test30b S5: the shell capture named a command's project from its
+    folder alone (``api`` for a second repository called api, whose name
+    is ``globex-api`` here) and never registered a new one."""
+    from objstore.memory.scope import register_project
+    from tests.retrieval.test_project_identity import git_repo
+    acme = git_repo(tmp_path / "acme" / "api", "git@github.com:acme/api.git")
+    globex = git_repo(tmp_path / "globex" / "api", "git@github.com:globex/api.git")
+    assert register_project(store, acme) == "api"
+    objstore.capture_shell(store, session_id=SID, command_line="make deploy", cwd=str(globex), status=0,
+                           duration_ms=1, started_ms=1_767_225_600_000, seq=1, order_wait_s=0.2)
+    head = store.refs.read(f"sessions/{SID}")
+    assert [tv.turn.project for tv in walk_turns(store, head)] == ["globex-api"]
+    reg = (store.root / "projects.json").read_text()
+    assert "github.com/globex/api" in reg
