@@ -60,6 +60,11 @@ def test_a_folder_in_place_of_the_audit_log_fails_before_the_ref_moves(mem, stor
     r = mem("remember", "project/a/k9", "newval", env=PERSON, exit_code=13)
     assert "damaged audit log" in r.stderr and "was not moved" in r.stderr
     mem("get", "project/a/k9", exit_code=4)
+    # test30c T5: the refused new key left no version for fsck to call a lost ref, nor for a repair to publish
+    audit.rmdir()
+    assert "0 problems" in mem("fsck").stdout
+    mem("fsck", "--repair", exit_code=None)
+    mem("get", "project/a/k9", exit_code=4)
 
 
 def test_lock_and_cache_paths_of_the_wrong_type_are_named_not_internal_errors(mem, store_path):
