@@ -236,7 +236,9 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                 from objstore import drop_leftover_temps, scrub_leftovers, text_rule_ahead
                 left = scrub_leftovers(store, match)
                 temps = drop_leftover_temps(store)   # and a killed writer's temp pack may hold it
-                ruled = not plan.already_forgotten and text_rule_ahead(store, match)   # a sync yet to come (S16)
+                # a sync yet to come (test30b S16), only when confirmed and at least as long as a value's
+                # text rule (test30c T1: "run" hid every later "running", unasked)
+                ruled = bool(yes) and not plan.already_forgotten and text_rule_ahead(store, match)
             if as_json:
                 emit_json({"dry_run": dry_run, "forgotten": False, "scrubbed": left, "text_rule_written": ruled,
                            "temps_deleted": [p for p, _n in temps], **_plan_json(plan),
@@ -256,6 +258,9 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                 if ruled:
                     click.echo("wrote its text rule (a hash): a turn captured later that holds it is never served "
                                "with it; 'mem scan TEXT' also reads the agents' transcripts, which may hold it")
+                elif match is not None and not plan.already_forgotten and not dry_run:
+                    click.echo("no text rule written (it needs --yes and 8 or more characters): a turn captured "
+                               "later that holds it is served as it is")
             if not as_json:
                 _say_temps(temps)
             if match is not None:

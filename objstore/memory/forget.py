@@ -173,8 +173,12 @@ def text_rule_ahead(store: Store, match: str) -> bool:
     (``text:<n>``, a hash, never the text) so a turn captured later that
     holds it is never served with it (``served_rules``) and a lower-trust
     value holding it is refused, as after a forget that found it.  True
-    when written (False: one was there).  Takes the store lock."""
+    when written (False: one was there, or the text is shorter than
+    ``MIN_TEXT_CHARS``: it would hide common words for good).  Takes the
+    store lock."""
     norm = normalize_value(match)
+    if len(norm) < MIN_TEXT_CHARS:   # a short text would hide common words for good (test30c T1)
+        return False
     digest = value_digest(norm)
     with store.lock("forget"):
         if any(t.key == TEXT_KEY and t.value_sha256 == digest and t.reason.startswith("text:")

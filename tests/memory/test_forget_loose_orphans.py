@@ -134,3 +134,16 @@ def test_forget_match_of_a_text_not_stored_yet_writes_its_rule(mem, store_path, 
     mem("import", "claude-code", str(t.parent), env=PERSON)
     shown = mem("search", "locker").stdout
     assert "locker code is" in shown and WORD not in shown and "[forgotten]" in shown
+
+
+def test_a_short_or_unconfirmed_text_gets_no_rule_ahead(mem, store_path):
+    """test30c T1: the rule ahead (test30b S16) is written only with --yes
+    and for 8 or more characters: a forget of "run" with nothing stored
+    hid every later "running" for good, unasked."""
+    mem("init")
+    r = mem("forget", "--match", "run", "--yes", env=PERSON)
+    assert "no text rule written" in r.stdout
+    r = mem("forget", "--match", WORD, env=PERSON, input="")
+    assert "no text rule written" in r.stdout
+    mem("remember", "project/a/k", f"running the job; {WORD} noted", env={"MEM_AGENT": "claude"})
+    assert "running the job" in mem("get", "project/a/k").stdout
