@@ -83,7 +83,15 @@ def command(prune, dry_run, as_json, store):
     for g, n, d in plan.segment_merges:
         click.echo(f"would merge {plural(n, 'small search index segment')} of turns generation {g} "
                    f"({plural(d, 'document')} in all) into one segment: {plural(n - 1, 'segment')} fewer")
+    pulled = {}
     if plan.unnamed:
+        from objstore import stopped_pull_refs
+        pulled = stopped_pull_refs(store.root)
+    if plan.unnamed and all(name in pulled for name in plan.unnamed):   # a stopped pull's: only it sets them (T7)
+        remote = next((r for _h, r in pulled.values() if r), None)
+        click.echo(f"kept every unreachable object: a pull was stopped before it set {plural(len(plan.unnamed), 'ref')} "
+                   f"whose objects are stored; run 'mem pull {remote or '<remote>'}' again, then gc again")
+    elif plan.unnamed:
         n = len(plan.unnamed)
         click.echo(f"kept every unreachable object: {plural(n, 'session')} or key{'s' if n != 1 else ''} "
                    f"({plan.unnamed[0]}{', …' if len(plan.unnamed) > 1 else ''}) {'has' if len(plan.unnamed) == 1 else 'have'} "

@@ -132,6 +132,7 @@ _API: dict[str, tuple[str, str]] = {
     "later_turns": ("objstore.memory.forgetplan", "later_turns"),
     "memory_file_rest": ("objstore.memory.forget", "memory_file_rest"),
     "scrub_leftovers": ("objstore.memory.forget", "scrub_leftovers"),
+    "stopped_pull_refs": ("objstore.core.pullstop", "pending_refs"),
     "text_rule_ahead": ("objstore.memory.forget", "text_rule_ahead"),
     "drop_leftover_temps": ("objstore.memory.forget", "drop_leftover_temps"),
     "stale_temps": ("objstore.core.gc", "stale_temps"),

@@ -109,6 +109,8 @@ def test_a_pull_killed_in_its_ref_phase_is_named_and_finished_by_the_next_pull(t
         assert pulls == []    # every ref is set: nothing is left to the pull
     else:
         assert len(pulls) == 1 and pulls[0]["severity"] == "warning" and "mem pull origin" in pulls[0]["fix"]
+        gc = mem("gc", "--dry-run", env=ea).stdout     # test30c T7: the pull sets them, not fsck --repair
+        assert "run 'mem pull origin' again" in gc and "fsck --repair" not in gc, gc
     # the next command works; --repair leaves the pull's refs to the pull and never sets the forgotten key
     mem("remember", "project/a/after", "written after the killed pull", env=ea)
     mem("fsck", "--repair", env=ea)
