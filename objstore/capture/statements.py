@@ -92,8 +92,14 @@ _STOP = frozenset("a an the is are was were be our my we i to of on in at for an
 
 #: a short label before a colon that opens a bare cue's statement ("for later:", "important:", "fyi:"):
 #: not its subject (the key was named "later" and the next such prompt replaced the value: test30b S20)
-_LABEL = LazyPattern(r"^(?:for\s+(?:later|now|(?:the\s+)?future|next\s+\w+|the\s+record)|important|fyi|note|heads\s+up|"
-                     r"btw|reminder|key\s+point)\s*:\s+(?=\S)", re.I)
+_LABEL = LazyPattern(r"^(?:(?:that|this)\s+)?(?:for\s+(?:later|now|(?:the\s+)?future|next\s+\w+|the\s+record)|"
+                     r"important|fyi|note|heads\s+up|btw|reminder|key\s+point|(?:(?:this|a|one)\s+)?(?:fact|thing))"
+                     r"\s*[:,\-\u2013\u2014]\s+(?=\S)", re.I)
+#: an instruction after a bare cue's statement ("… so run only the unit ones", "… and don't push"): a task
+_TASK = LazyPattern(r"\b(?:so|then|and|but)\s+(?:please\s+)?(?:run|do|don'?t|never|always|fix|use|make|push|"
+                    r"deploy|skip|stop|start)\b|\bdo\s+not\b|\bdon'?t\b", re.I)
+#: thanks or please closing a statement ("…, thanks!"): not part of it (test30c T3)
+_THANKS = LazyPattern(r"[\s,;.!]*\b(?:thanks|thank\s+you|thx|ty|please|pls)\b[\s.!]*$", re.I)
 
 
 def _bare_statement(what: str) -> bool:
@@ -106,7 +112,8 @@ def _bare_statement(what: str) -> bool:
         return False
     first = re.split(r"(?<=[.!?])\s", what.split("\n", 1)[0].strip(), maxsplit=1)[0]   # its first sentence
     m = _COPULA.search(f" {first} ")
-    if m is None or first.rstrip().endswith(("?", "!")) or re.search(r"[,;]", first[m.end() - 1:]):
+    if m is None or first.rstrip().endswith(("?", "!")) or re.search(r"[,;]", first[m.end() - 1:]) \
+            or _TASK.search(first):
         return False   # a question, an exclamation, a clause after it ("…, so run only the unit ones"): a task
     return any(w not in _STOP for w in re.findall(r"\w+", normalize_value(first[:max(m.start() - 1, 0)])))
 
@@ -124,8 +131,9 @@ def statement_of(prompt: str) -> str | None:
     if not m:
         return None
     what = m.group("what").strip()
+    what = _LABEL.sub("", what, count=1)   # "please remember for later: X" states X (test30b S20, test30c T2)
     if m.group("bare") is not None:
-        what = _LABEL.sub("", what, count=1)   # "please remember for later: X" states X (test30b S20)
+        what = _THANKS.sub("", what)
         if m.group("please") is None or not _bare_statement(what):
             return None   # "remember to run the tests", "remember when …": no statement of a fact (test30 R11)
     # a sentence ends at . ! ? and a blank, not before a copula: "Hunter2x9! is the admin password" (test16 F12)

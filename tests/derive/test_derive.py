@@ -166,6 +166,13 @@ def test_statement_recognition():
     assert statement_key(statement_of("please remember for later: the staging db is pg-9"), "api") == \
         "project/api/remembered/staging-db"
     assert statement_of("please remember FYI: the db is pg-2") == "the db is pg-2"
+    for said in ("remember, note: the db is pg-2", "remember, reminder: the db is pg-2",   # test30c T2
+                 "remember that for later: the db is pg-2", "remember this fact: the db is pg-2",
+                 "remember, for the record: the db is pg-2", "please remember the db is pg-2, thanks!"):
+        assert statement_of(said) == "the db is pg-2", said
+    for task in ("please remember the tests are slow so run only the unit ones",   # test30c T3
+                 "please remember the build is broken and don't push"):
+        assert statement_of(task) is None, task
     for chatter in ("remember to run the tests before pushing", "remember when we moved the db? it was fun",
                     "Remember the milk", "I remember the db is slow", "remember me",
                     "remember the time the db was down? that was a bad week", "remember it is 2-4pm",
