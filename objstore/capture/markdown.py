@@ -158,7 +158,8 @@ def folder_segment(ledger: dict, fkey: str, scope: str, real_base: Path, new: bo
     seg = _segment(real_base.name)
     taken = new and any(k != fkey and e.get("scope") == scope and
                         (e.get("segment") or _segment(Path(e.get("folder", "")).name)) == seg
-                        for k, e in ledger.items())
+                        and Path(e.get("folder", "")).is_dir()   # a folder moved or renamed away keeps its keys
+                        for k, e in ledger.items())            # (test30c T8: it got a second key)
     entry["segment"] = f"{seg}-{fkey[:6]}" if taken else seg
     return entry["segment"]
 

@@ -128,3 +128,15 @@ def test_two_folders_of_one_name_keep_their_own_keys(invoke, tmp_path):
     assert invoke("import", "markdown", str(tmp_path / "p2" / "docs"), "--json").json["retired"] == 1
     assert invoke("get", "user/notes/docs/ops").stdout.strip() == "deploy with make a"
     assert invoke("log", "user/notes/docs/ops", "--json").json[0]["dormant"] is False
+
+
+def test_a_moved_notes_folder_keeps_its_key(invoke, tmp_path):
+    """test30c T8: a notes folder moved (or its parent renamed) is the same
+    notes: it keeps its key rather than taking a second one (``docs-<hex>``)
+    beside the old, which stayed current."""
+    _note(tmp_path / "old" / "docs" / "ops.md", "deploy with make a\n")
+    assert invoke("import", "markdown", str(tmp_path / "old" / "docs"), "--json").json["keys"] == ["user/notes/docs/ops"]
+    (tmp_path / "old").rename(tmp_path / "new")
+    r = invoke("import", "markdown", str(tmp_path / "new" / "docs"), "--json").json
+    assert r["keys"] == ["user/notes/docs/ops"] and r["unchanged"] == 1
+
