@@ -20,7 +20,7 @@ from objstore.core.redact.memcommand import MEM_COMMAND_RULES
 from objstore.core.redact.passwordphrases import (PHRASE_COLON as _PHRASE_COLON, PHRASE_OWNER as _PHRASE_OWNER,
                                                   PHRASE_OWNER_FOR as _PHRASE_OWNER_FOR, PHRASE_TOKEN as _PHRASE_TOKEN,
                                                   PHRASE_TOKEN_BANG as _PHRASE_TOKEN_BANG, PHRASE_VERB as _PHRASE_VERB,
-                                                  PHRASE_VERB_BARE as _PHRASE_VERB_BARE)
+                                                  PHRASE_VERB_BARE as _PHRASE_VERB_BARE, VERB_PHRASE_RULES)
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at
 from objstore.core.redact.symbolpasswords import SYMBOL_PASSWORD_RULES
@@ -311,6 +311,7 @@ PASSWORD_RULES: list[Rule] = [
        r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d(?:" + _PHRASE_OWNER + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON
        + r")|" + _PHRASE_VERB + r")(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passw",)),
+    *VERB_PHRASE_RULES,     # red30b: 'has been changed to X', 'my password, it is X' (passwordphrases.py)
     _r("password-phrase",
        "keyword heuristics (no vendor format): a dash label 'Password - <token>' (red10; also passwd, "
        "passwort, passphrase, pwd, secret, and the token alone on the next line: scan12; red30: a qualifier "
