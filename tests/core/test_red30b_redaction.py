@@ -2,7 +2,8 @@
 facts: a verb beyond 'is|was' ('has been changed to X', 'got rotated to X', 'would be X', 'stays X', 'became X',
 'being X'), a comma, '?' or '(' and 'it|which' between the label and its verb ('my github password, it is X',
 'the db password (it is X)', 'the root password? it is X'), a comma after the verb ('is, X') and a relative
-clause ('the password that I use is X', 'the password we picked was X').  One rule of
+clause ('the password that I use is X', 'the password we picked was X'); after these heads a quoted passphrase
+or 4+ plain words, judged as after 'is|was'.  Three rules of
 :mod:`objstore.core.redact.passwordphrases`, read by the one entry point, so ``mem remember``, an imported
 transcript, the prompt hook (turn and "remember" fact) and the proxy's capture store each redacted; prose about a
 password stays.  Every secret is fake."""
@@ -45,6 +46,9 @@ _SHAPES = [
     ("became", "the new password became ", None, ""),
     ("owner-rotated", "the password for the staging box got rotated to ", None, ""),
     ("passphrase-comma", "my ssh passphrase, it is ", "blue-otter-canyon", ""),
+    ("passphrase-quoted", 'my ssh passphrase, it is "', "correct horse battery", '"'),
+    ("passphrase-words", "the wifi password, it is ", "tulip river amber canyon", ""),
+    ("passphrase-changed", "the vpn password has been changed to ", "otter maple quartz lantern", "."),
 ]
 #: case -> (text, the secret, what must stay before it)
 CASES = {case: (before + (secret or pw(i)) + after, secret or pw(i), before)
@@ -60,6 +64,9 @@ LOOKALIKES = [
     "the password that I use is secret", "the password would be nice to have",
     "the password has been set to expire in 90 days", "the password will be emailed to you",
     "the password is, as always, in the vault", "passwords would be hashed with argon2",
+    "the password has been changed to something much stronger now",
+    "the password would be reset by the IT team tomorrow", "the password, which is stored in the vault as usual",
+    "the password will be sent to you by email", "the password that we use is the same as before",
 ]
 
 

@@ -7,7 +7,7 @@ it is X', 'the db password (it is X)', 'the password that I use is X', 'the pass
 
 from __future__ import annotations
 
-from objstore.core.redact.checks import phrase_secret_bang_ok
+from objstore.core.redact.checks import phrase_secret_bang_ok, quoted_phrase_ok, unquoted_passphrase_ok
 from objstore.core.redact.rule import Rule, make_rule
 from objstore.core.redact.scanners import scan_at
 
@@ -45,7 +45,13 @@ _VERB_WIDE = (r"[ \t]{1,4}(?:(?:(?:has|have|had)[ \t]{1,4}been|was|were|is|are|g
               r"(?:changed|rotated|reset|set|updated)[ \t]{1,4}to"     # first: a check refuses 'reset', not backtracks
               r"|(?:would|will|should|shall|must|could|might|can|may)[ \t]{1,4}be"
               r"|is|was|be|being|became|becomes|stays|stayed|remains|remained)"
-              r"[ \t]{0,4}[,:]?[ \t]{1,4}[\"'`]?")
+              r"[ \t]{0,4}[,:]?[ \t]{1,4}")
+#: a passphrase's value after a verb: quoted words ('is "correct horse battery"', quoted_phrase_ok) or 4-10 plain
+#: words to the end of the line or sentence ('is correct horse battery staple', unquoted_passphrase_ok)
+QUOTED_WORDS = r"(?P<q>[\"'`])(?P<secret>[^\"'`\n\r]{4,128})(?P=q)"
+PLAIN_WORDS = (r"(?P<secret>[a-z0-9]{2,24}+(?:[ \t]{1,2}[a-z0-9]{2,24}+){3,9})"
+               r"(?=[ \t]{0,4}(?:[\"'`,;.!?]|\r|\n|\\[rn]|$))")
+_WIDE_HEAD = _VERB_LABEL + r"(?:" + PHRASE_OWNER + r")?(?:" + _VERB_BETWEEN + r")?" + _VERB_WIDE
 
 #: red30b (test30b S13): the verb-phrase rules, in table order (spliced into ``passwords.PASSWORD_RULES``)
 VERB_PHRASE_RULES: list[Rule] = [
@@ -56,8 +62,20 @@ VERB_PHRASE_RULES: list[Rule] = [
               "<token>', 'the db password (it is <token>)') or a relative clause ('the password that I use is "
               "<token>', 'we picked was'; red30b, test30b S13), where the token looks like a password "
               "(phrase_secret: not 'changed to meet the policy', 'would be reset by IT')",
-              _VERB_LABEL + r"(?:" + PHRASE_OWNER + r")?(?:" + _VERB_BETWEEN + r")?" + _VERB_WIDE
-              + r"(?P<secret>" + PHRASE_TOKEN_BANG + ")",
+              _WIDE_HEAD + r"[\"'`]?(?P<secret>" + PHRASE_TOKEN_BANG + ")",
               ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passw", "passphrase"),
+              scan=scan_at("passw", "passphrase")),
+    make_rule("password-phrase",
+              "keyword heuristics (no vendor format): the same heads with a quoted passphrase ('my ssh passphrase, "
+              "it is \"correct horse battery\"'; red30b; quoted_phrase_ok, as after 'is|was')",
+              _WIDE_HEAD + QUOTED_WORDS,
+              ci=True, priority=51, check=quoted_phrase_ok, anchors=("passw", "passphrase"),
+              scan=scan_at("passw", "passphrase")),
+    make_rule("password-phrase",
+              "keyword heuristics (no vendor format): the same heads with 4+ plain words to the end of the line or "
+              "sentence ('the wifi password, it is correct horse battery staple'; red30b; unquoted_passphrase_ok: "
+              "no word of prose, docs or talk about passwords, as after 'is|was')",
+              _WIDE_HEAD + PLAIN_WORDS,
+              ci=True, priority=51, check=unquoted_passphrase_ok, anchors=("passw", "passphrase"),
               scan=scan_at("passw", "passphrase")),
 ]

@@ -20,7 +20,8 @@ from objstore.core.redact.memcommand import MEM_COMMAND_RULES
 from objstore.core.redact.passwordphrases import (PHRASE_COLON as _PHRASE_COLON, PHRASE_OWNER as _PHRASE_OWNER,
                                                   PHRASE_OWNER_FOR as _PHRASE_OWNER_FOR, PHRASE_TOKEN as _PHRASE_TOKEN,
                                                   PHRASE_TOKEN_BANG as _PHRASE_TOKEN_BANG, PHRASE_VERB as _PHRASE_VERB,
-                                                  PHRASE_VERB_BARE as _PHRASE_VERB_BARE, VERB_PHRASE_RULES)
+                                                  PHRASE_VERB_BARE as _PHRASE_VERB_BARE, PLAIN_WORDS, QUOTED_WORDS,
+                                                  VERB_PHRASE_RULES)
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at
 from objstore.core.redact.symbolpasswords import SYMBOL_PASSWORD_RULES
@@ -372,7 +373,7 @@ PASSWORD_RULES: list[Rule] = [
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the password/passphrase/secret is \"<quoted words>\"'",
        r"(?:passw(?:or)?d|passphrase|secret)" + _PHRASE_VERB_BARE
-       + r"(?P<q>[\"'`])(?P<secret>[^\"'`\n\r]{4,128})(?P=q)",
+       + QUOTED_WORDS,
        ci=True, priority=51, check=quoted_phrase_ok, anchors=("passw", "passphrase", "secret"),
        scan=scan_at("passw", "passphrase", "secret", leftmost=True)),
     _r("password-phrase",
@@ -456,8 +457,7 @@ PASSWORD_RULES: list[Rule] = [
        "a secret of a named account), not prose "
        "(unquoted_passphrase_ok: no word of prose, docs or talk about passwords)",
        r"(?:passw(?:or)?d|passphrase|secret(?:" + _SECRET_OWNERS + r"))" + _PHRASE_VERB_BARE
-       + r"(?P<secret>[a-z0-9]{2,24}+(?:[ \t]{1,2}[a-z0-9]{2,24}+){3,9})"
-       r"(?=[ \t]{0,4}(?:[\"'`,;.!?]|\r|\n|\\[rn]|$))",
+       + PLAIN_WORDS,
        ci=True, priority=51, check=unquoted_passphrase_ok, anchors=("passw", "passphrase", "secret is", "secret was"),
        scan=scan_at("passw", "passphrase", "secret is", "secret was")),   # not at every 'secret': +1 % of 10 MB    # ---- fix16d: a password next to the word, not after a verb (test16 F12) ----
     _r("password-phrase",
