@@ -220,15 +220,15 @@ def word_changes(items: Sequence[Item], old_bodies: Sequence[Collection[str]], q
 
 
 #: the person's own word that a ``user/`` fact's word X became Y (test29 P13, "I use vim as my editor"):
-#: "from X to Y", "X -> Y", "dropped X for Y", "Y now, not X"; "switched / moved to Y" or "my <attribute>
-#: is Y now / these days", the attribute being the key's last word, where the turn names X or the attribute ("I moved to
-#: helix as my editor", "My editor is helix these days").  ``{x}``, ``{y}``, ``{attr}`` are filled in.
+#: "from X to Y", "X -> Y", "dropped X for Y", "Y now, not X"; ``{x}``, ``{y}`` are filled in
 _USER_CHANGES = (
     r"\bfrom\s+{x}\s+to\s+{y}\b",
     r"(?<![\w.]){x}\s*(?:-{{1,2}}>|=>|\u2192|\u21d2)\s*{y}\b",
     r"\b(?:dropp|ditch|replac|swapp|trad)(?:e|ed|ped)?\s+{x}\s+(?:for|with)\s+{y}\b",
     r"\b{y}\s+now\s*,?\s+not\s+{x}\b",
 )
+#: and, in a sentence that names the attribute (``{attr}``: the key's last word, "editor"), "switched /
+#: moved to Y" ("I moved to helix as my editor") or "my <attribute> is Y now / these days"
 _USER_TO = (r"\b(?:switch|mov|migrat|chang)(?:e|es|ed|ing)?\s+(?:over\s+)?to\s+{y}\b",
             r"\bmy\s+{attr}\s+(?:is|'s)\s+(?:now\s+)?{y}\s*,?\s+(?:now|these\s+days|nowadays)\b")
 #: a word that may be the new value Y of a user/ fact: a lower-case word (a name such as "helix")
@@ -267,22 +267,26 @@ def user_word_changes(items: Sequence[Item], terms_of: Callable[[str], Collectio
         head, _, body = A.text[:_LIMIT].partition("\n")
         own = _words(body)
         xs = sorted(w for w in own if plain(w) and w not in head.split())
-        attr = re.escape(head.split()[-1].replace("-", " ")) if len(head.split()) > 1 else ""
+        last = normalize(head.split()[-1]) if len(head.split()) > 1 else ""
+        attr = re.escape(last.replace("-", " ")) if re.fullmatch(r"[a-z]+(?:-[a-z]+)*", last) else ""
         for b, B in enumerate(items):
             if B.kind != "turn" or B.role != "user" or B.time <= A.time or not B.text:
                 continue
             low = normalize(B.text[:_LIMIT])
             for x in xs:
-                if x not in low and not (attr and re.search(attr, low)):
+                if x not in low and not (attr and re.search(rf"\b{attr}\b", low)):
                     continue
-                pats = [p.format(x=re.escape(x), y=_USER_Y, attr=attr) for p in _USER_CHANGES]
-                if attr or re.search(rf"\b{re.escape(x)}\b", low):
-                    pats += [p.format(x=re.escape(x), y=_USER_Y, attr=attr or "(?!)") for p in _USER_TO]
-                for p in pats:
+                pats = [(p.format(x=re.escape(x), y=_USER_Y, attr=attr), False) for p in _USER_CHANGES]
+                if attr:   # "moved to Y": only in a sentence that names the attribute ("… as my editor")
+                    pats += [(p.format(x=re.escape(x), y=_USER_Y, attr=attr), True) for p in _USER_TO]
+                for p, named in pats:
                     m = re.search(p, low)
                     if m is None or m.group("y") in own or not plain(m.group("y")):
                         continue
                     end = _END_RE.search(low, m.end())
+                    start = max((low.rfind(c, 0, m.start()) for c in ".!?\n"), default=-1) + 1
+                    if named and not re.search(rf"\b{attr}\b", low[start:end.start() if end else len(low)]):
+                        continue
                     if (end and end.group(0) == "?") or _NOT_YET_RE.search(low, max(0, m.start() - 48), m.start()):
                         continue
                     A2, B2 = out[a], out[b]
