@@ -591,8 +591,8 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
                     turns: dict[str, Turn] | None = None, ns: _NsView | None = None,
                     lowered: _Lower | None = None) -> int:
     """Follow the subject forward in time: for each of the first
-    ``opts.follow`` turn hits (and ``user/`` facts: the person's turns of
-    the recall's projects), search the turns of its project recorded
+    ``opts.follow`` turn hits (and as many ``user/`` facts: the person's
+    turns of the recall's projects), search the turns of its project recorded
     after it for its own words and the question's (a later statement of a
     value reuses the words of the earlier one more than the question's:
     "We use Mocha as the test runner for the unit tests" -> "Switched the
@@ -601,14 +601,14 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
     :func:`_order_by_time` only if it supersedes a hit."""
     from objstore.index.searchindex import QUERY_STOPWORDS, tokenize  # deferred: tantivy
     end = (as_of + 1) if as_of is not None else 2 ** 62
-    n = added = 0
+    n = added = u = 0
     stems, words = question_terms([query])
     lower: set[str] | None = None
     for i, (h, e) in enumerate(list(zip(hits, extra))[:opts.pool]):
         user = h.kind == "fact" and h.key.startswith("user/")   # the person's later word, in any project (P13)
-        if n >= opts.follow or h.kind != "turn" and not user or not h.time or h.time + 1 >= end:
+        if (u if user else n) >= opts.follow or h.kind != "turn" and not user or not h.time or h.time + 1 >= end:
             continue
-        n += 1
+        u, n = (u + 1, n) if user else (u, n + 1)   # (a user/ fact takes no turn's place)
         if lower is None:
             lower = (lowered or _Lower()).of(extra)
         if not user and not values_of(e.full, words | stems, lower):
