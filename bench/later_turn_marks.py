@@ -11,6 +11,11 @@ block checks them (no prompt):
   it as a fact at the turn's time (key ``project/<p>/t<i>``, its text the
   body): the commonest fact is a person's statement, and whether a later
   turn of the person changes its value is what rule 8 decides;
+* with ``--as-user-facts N``: the first N user turns of each project, each
+  stated as a ``user/`` fact at the turn's time, checked against the
+  person's later turns of that project (``later_turns(..., project=p)``,
+  session 30): a ``user/`` fact marked by their own word that one of its
+  words was replaced;
 * with ``--as-passages N``: the first N turns of each project, of any
   role, that state a value, checked as the prompt hook checks the
   passages it injects (``later_turns(..., turns=…)``: rule 8, and rule 10,
@@ -47,6 +52,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="also check the first N value-stating user turns of each project as facts")
     ap.add_argument("--as-passages", type=int, default=0, metavar="N",
                     help="also check the first N value-stating turns of each project as the prompt hook's passages")
+    ap.add_argument("--as-user-facts", type=int, default=0, metavar="N",
+                    help="also check the first N user turns of each project as user/ facts, against the person's "
+                         "later turns of that project (session 30, test29 P13)")
     ap.add_argument("--json", type=Path, help="write the counts here")
     args = ap.parse_args(argv)
     from objstore import open_store
@@ -97,6 +105,20 @@ def main(argv: list[str] | None = None) -> int:
             out["passages"] = {"projects": len(per), "passages": len(passages), "marked": len(marked),
                                "cpu_ms_per_checked": round(1000 * cpu / max(1, len(passages)), 2)}
             _show("turns as the prompt hook's passages", [_as_fact(oid, t) for oid, t in passages], marked)
+        if args.as_user_facts:
+            per = _first_turns(store, args.as_user_facts, lambda t: t.role == "user" and 0 < len(t.text.strip()) <= 600
+                               and not getattr(t, "forgotten", 0))
+            t0 = time.process_time()
+            marked, users = {}, []
+            for p, tvs in per.items():   # (a user/ fact is checked against the turns of the project served)
+                mine = [Fact(f"user/{p}-t{i}", "user", tv.turn.text, 1, None, tv.turn.timestamp, tv.turn.timestamp)
+                        for i, tv in enumerate(tvs)]
+                users += mine
+                marked.update(laterturns.later_turns(store, mine, project=p))
+            cpu = time.process_time() - t0
+            out["turns_as_user_facts"] = {"projects": len(per), "facts": len(users), "marked": len(marked),
+                                          "cpu_ms_per_checked": round(1000 * cpu / max(1, len(users)), 2)}
+            _show("user turns as user/ facts", users, marked)
         if firsts:
             t0 = time.process_time()
             marked = laterturns.later_turns(store, firsts)

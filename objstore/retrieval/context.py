@@ -522,7 +522,7 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
                                   _TRUST_RANK.get(x[1].trust, 9), -x[1].valid_from, x[1].key))
     one_name_order(tiers, scoped=bool(projects))
     later = later_turns(store, [f for items in tiers for _oid, f in items],
-                        ids=[oid for items in tiers for oid, _f in items]) if primary else {}
+                        ids=[oid for items in tiers for oid, _f in items], project=primary) if primary else {}
     attrs = f'kind="session-start" project="{_attr(primary)}" note="{NOTE}"'
     head = f"<{TAG} {attrs}>\nStored memory for this session: {HEAD_LATER if later else HEAD_CURRENT}\n"
     tail = f"</{TAG}>\n"

@@ -62,6 +62,9 @@ def updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int]
     aside) A's body and B share are two at least, and at least
     :data:`FACT_COVER` of each side's: the two say the same of one thing (a
     long passage that holds every word of the fact says other things).  ``same`` is ``relations``'."""
+    if A.kind == "fact" and B.kind == "turn" and B.role == "user" and B.time > A.time \
+            and any("-" + v in B.values for v in A.values) and A.text.startswith("user "):
+        return True    # the person's own word that a user/ fact's word was replaced, in any project (test29 P13)
     if B.kind != "turn" or B.role != "user" or B.project != A.project or B.time <= A.time \
             or not B.values or not (B.matched & A.matched) or not (B.cue or _ARROW_RE.search(B.text, 0, 4000)):
         return False

@@ -544,7 +544,8 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
         else:
             n_turns += 1
     lines = with_current_facts(store, inj, lines, showable, turn_text, config, frame, used, set(already), prompt)
-    lines = with_later_turns(store, session_id, inj, lines, showable, config, frame, prompt)
+    lines = with_later_turns(store, session_id, inj, lines, showable, config, frame, prompt,
+                             projects[0] if projects else "")
     lost = sorted({c.ref for c in cands if c.reason == LOST_REASON})
     if lost:   # the prompt asks about a key whose value is lost: the agent is told, as recall's reader is
         inj.trace["lost_keys"] = lost

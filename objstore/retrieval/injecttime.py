@@ -86,7 +86,7 @@ def stale_for_facts(store: Store, text: str, when: int, facts: Sequence[tuple[st
 
 def with_later_turns(store: Store, session_id: str, inj: Injection, lines: list[str],
                       showable: dict[str, tuple[Candidate, Fact]], config: GateConfig, frame: int,
-                      prompt: str) -> list[str]:
+                      prompt: str, project: str = "") -> list[str]:
     """A fact or a passage whose value a later turn of the person says
     changed (``laterturns.later_turns``, for the question ``prompt``; the
     turns of this session are not read: the model has them) is never
@@ -94,7 +94,8 @@ def with_later_turns(store: Store, session_id: str, inj: Injection, lines: list[
     (``context.later_turn_line``; one injected already is moved there) goes
     just above it, and its line is marked out of date
     (``context.LATER_MARK``), within the budget; else it is dropped.
-    Returns the lines."""
+    ``project``: the cwd's, whose turns a ``user/`` fact is checked
+    against (``later_turns``).  Returns the lines."""
     facts = [c for c in inj.injected if c.kind == "fact" and c.ref in showable]
     passages: list[tuple[Candidate, Turn]] = []
     for c in inj.injected:
@@ -106,7 +107,7 @@ def with_later_turns(store: Store, session_id: str, inj: Injection, lines: list[
     if not facts and not passages:
         return lines
     later = later_turns(store, [showable[c.ref][1] for c in facts], prompt=prompt, skip_sessions=[session_id],
-                        turns=[(c.id, t) for c, t in passages])
+                        turns=[(c.id, t) for c, t in passages], project=project)
     hide: Hider | None | bool = False
     for c in facts + [c for c, _t in passages]:
         lt = later.get(c.ref if c.kind == "fact" else c.id)

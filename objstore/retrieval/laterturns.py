@@ -127,7 +127,7 @@ class LaterTurn(Frozen):
 
 def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
                 skip_sessions: Sequence[str] = (), ids: Sequence[str] | None = None,
-                turns: Sequence[tuple[str, Turn]] = ()) -> dict[str, LaterTurn]:
+                turns: Sequence[tuple[str, Turn]] = (), project: str = "") -> dict[str, LaterTurn]:
     """For each of ``facts`` (current versions) whose value a later turn of
     the person changes (module docstring), the newest such turn:
     ``{key: LaterTurn}``; and the same for each of ``turns``, keyed by the
@@ -147,6 +147,13 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
             question.
         skip_sessions: sessions whose turns are not read (the session being
             served: its turns are in the model's context already).
+        project: the project served (the session block's, the hook's):
+            a ``user/`` fact, which applies in every project, is checked
+            against the person's later turns of it (test29 P13), found by
+            one search for their words (and the prompt's) whatever their
+            change words, at most :data:`FACTS_SEARCHED` such facts; only the
+            person's own word that one of its words was replaced marks it
+            (``wordchange.user_word_changes``); "": none checked.
         ids: the object ids of ``facts`` (64 hex), in order: given without
             a prompt and ``skip_sessions`` (the session block), the
             verdicts are looked up in and added to :data:`VERDICTS_FILE`
@@ -156,19 +163,22 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
     the fact unmarked.
     """
     out: dict[str, LaterTurn] = {}
-    # project -> (key, time, as said, words, body, id or "", values or None)
-    groups: dict[str, list[tuple[str, int, Said, str, str, str, tuple | None]]] = {}
+    # project -> (key, time, as said, words, body, id or "", values or None, a user/ fact)
+    groups: dict[str, list[tuple[str, int, Said, str, str, str, tuple | None, bool]]] = {}
     kept = _Verdicts(store) if ids is not None and len(ids) == len(facts) and not prompt and not skip_sessions \
         else None
+    here = project
     served: list[tuple[str, str, str, Fact | Turn, str]] = [
-        (f.key, key_project(f.key) or "", f.body, f, ids[i] if kept is not None else "") for i, f in enumerate(facts)]
+        (f.key, key_project(f.key) or (here if f.key.startswith("user/") else ""), f.body, f,
+         ids[i] if kept is not None else "") for i, f in enumerate(facts)]
     served += [(oid, t.project, t.text, t, "") for oid, t in turns]
-    n = 0
+    n = users = 0
     for key, project, body, obj, fid in served:
-        if not project or n >= FACTS_CHECKED or not body.strip():
+        user = isinstance(obj, Fact) and key.startswith("user/")
+        if not project or n >= FACTS_CHECKED or not body.strip() or user and users >= FACTS_SEARCHED:
             continue
         vals = None
-        has = None if not fid else kept.get(d := kept.digest(fid, "values", ()))
+        has = 1 if user else None if not fid else kept.get(d := kept.digest(fid, "values", ()))
         if has is None:   # (else its values are read only when a verdict is not kept: _own)
             vals = tuple(values_of(body))
             has = 1 if vals else 0
@@ -176,31 +186,38 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
                 kept.put(d, has)
         if not has:
             continue
-        n += 1
+        n, users = n + 1, users + user
         if isinstance(obj, Fact):
             when = max(obj.valid_from, obj.recorded_at)
-            said = Said(fact_text(key, body), when, project, "fact")
+            # (a user/ fact has no project, as recall reads it: only the person's word on its own word marks it)
+            said = Said(fact_text(key, body), when, "" if user else project, "fact")
             words = said.text
         else:   # (a passage: its first words are the search's, as a fact's whole text is)
             when = obj.timestamp
             said = Said(body, when, project, "turn", 1.0, (), obj.seq, obj.role, obj.session)
             words = body[:TURN_WORDS_CHARS]
-        groups.setdefault(project, []).append((key, when, said, words, body, fid, vals))
+        groups.setdefault(project, []).append((key, when, said, words, body, fid, vals, user))
     cache: dict[str, frozenset[str]] = {}
     exclude = list(skip_sessions)
     for project, group in groups.items():
         oldest = min(g[1] for g in group)
         # rule 8 needs a change word: the person's later turns that hold one, if they are few, are every candidate
-        got = _read(store, CUE_QUERY, project, oldest, CUE_READ, exclude, stopwords=False)
-        if got is None or not got:
+        got = _read(store, CUE_QUERY, project, oldest, CUE_READ, exclude, stopwords=False) \
+            if not all(g[7] for g in group) else []
+        if got is None:
             continue
         few = len(got) < CUE_READ
         # many: a search per fact, for the oldest FACTS_SEARCHED (the likeliest to have changed)
         searched = set() if few else {g[0] for g in sorted(group, key=lambda g: g[1])[:FACTS_SEARCHED]}
-        for key, when, said, words, body, fid, vals in group:
-            if not few and key not in searched:
+        users = [g for g in group if g[7]]   # one search for every user/ fact's words (~4 ms CPU a search)
+        mine_u = []   # (their words less the scope word "user": "editor I use vim as my editor")
+        if users:
+            mine_u = _read(store, " ".join(_own(g[3].partition(" ")[2], g[4], g[6]) for g in users) + f" {prompt}",
+                           project, min(g[1] for g in users), TURNS_READ * len(users), exclude) or []
+        for key, when, said, words, body, fid, vals, user in group:
+            if not user and (not got or not few and key not in searched):
                 continue
-            if few:
+            if few and not user:
                 if fid:   # compared with the same turns before: that verdict
                     digest = kept.digest(fid, "few", got)
                     if (v := kept.get(digest)) is not None:
@@ -211,9 +228,14 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
                 near = sorted(((_shared(mine, t.text, cache), i) for i, (_oid, t) in enumerate(got)
                                if t.timestamp > when), reverse=True)
                 pick = [got[i] for shared, i in near[:TURNS_READ] if shared >= 2]   # (rule 8 needs two)
+            elif user:   # the turns of the one search that hold a word of this fact
+                mine = text_terms(own := _own(words.partition(" ")[2], body, vals), cache)   # (not "user")
+                pick = [(oid, t) for oid, t in mine_u
+                        if t.timestamp > when and _shared(mine, t.text, cache)][:TURNS_READ]
             else:   # many: the ones about this fact
                 pick = _read(store, f"{(own := _own(words, body, vals))} {prompt}", project, when, TURNS_READ,
                              exclude) or []
+            if not few or user:
                 if fid:
                     digest = kept.digest(fid, "many", pick)
                     if (v := kept.get(digest)) is not None:
@@ -230,7 +252,7 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
                 if sup[0]:
                     oid, t = pick[sup[0][0] - 1]   # the newest (relations orders them newest first)
                     _mark(out, key, project, oid, t)
-                    verdict = (got if few else pick).index((oid, t))
+                    verdict = (got if few and not user else pick).index((oid, t))
             if fid:
                 kept.put(digest, verdict)
     if kept is not None:

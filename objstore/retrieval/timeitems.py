@@ -42,7 +42,7 @@ from objstore.memory.provenance import is_subagent_session
 from objstore.retrieval.querywords import question_terms, stop_stems, text_terms
 from objstore.retrieval.timeline import UPDATE_CUES, Item, lower_words_of, may_ask, values_of
 from objstore.retrieval.valueshape import identifiers
-from objstore.retrieval.wordchange import word_changes
+from objstore.retrieval.wordchange import user_word_changes, word_changes
 
 
 class Said(Record):
@@ -146,5 +146,6 @@ def time_items(said: Sequence[Said], queries: Sequence[str], *,
                           cue=bool(every & UPDATE_CUES), role=_role(s), text=s.text,
                           session=s.session if s.kind == "turn" else "", ids=asked & held,
                           others=frozenset(held - asked)))
-    return word_changes(items, [s.old_bodies for s in said], subject, stems,   # words said replaced (T2)
-                        lambda t: text_terms(t, terms_cache) - stop)
+    items = word_changes(items, [s.old_bodies for s in said], subject, stems,   # words said replaced (T2)
+                         lambda t: text_terms(t, terms_cache) - stop)
+    return user_word_changes(items, lambda t: text_terms(t, terms_cache) - stop, stems)   # a user/ fact's (P13)

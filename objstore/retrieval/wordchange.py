@@ -217,3 +217,82 @@ def word_changes(items: Sequence[Item], old_bodies: Sequence[Collection[str]], q
     return [it if (v == it.values and o == it.old_values and c == it.cue)
             else it.replace(values=v, old_values=o, cue=c)
             for it, v, o, c in zip(items, new_values, new_old, cue)]
+
+
+#: the person's own word that a ``user/`` fact's word X became Y (test29 P13, "I use vim as my editor"):
+#: "from X to Y", "X -> Y", "dropped X for Y", "Y now, not X"; ``{x}``, ``{y}`` are filled in
+_USER_CHANGES = (
+    r"\bfrom\s+{x}\s+to\s+{y}\b",
+    r"(?<![\w.]){x}\s*(?:-{{1,2}}>|=>|\u2192|\u21d2)\s*{y}\b",
+    r"\b(?:dropp|ditch|replac|swapp|trad)(?:e|ed|ped)?\s+{x}\s+(?:for|with)\s+{y}\b",
+    r"\b{y}\s+now\s*,?\s+not\s+{x}\b",
+)
+#: and, in a sentence that names the attribute (``{attr}``: the key's last word, "editor"), "switched /
+#: moved to Y" ("I moved to helix as my editor") or "my <attribute> is Y now / these days"
+_USER_TO = (r"\b(?:switch|mov|migrat|chang)(?:e|es|ed|ing)?\s+(?:over\s+)?to\s+{y}\b",
+            r"\bmy\s+{attr}\s+(?:is|'s)\s+(?:now\s+)?{y}\s*,?\s+(?:now|these\s+days|nowadays)\b")
+#: a word that may be the new value Y of a user/ fact: a lower-case word (a name such as "helix")
+_USER_Y = r"(?P<y>[a-z][\w+-]*[\w+])"
+
+
+def user_word_changes(items: Sequence[Item], terms_of: Callable[[str], Collection[str]],
+                      stems: Collection[str]) -> list[Item]:
+    """``items`` with the words of a ``user/`` fact that the person's later
+    turn says were replaced (test29 P13), for ``timeline.order_by_time``:
+    a ``user/`` fact applies in every project, so a turn of the person
+    (role ``user``, any project) later than the fact's version that says
+    in so many words (:data:`_USER_CHANGES`, :data:`_USER_TO`) that a
+    content word X of the fact's body became a word Y it does not hold
+    (not a question, a denial nor a plan: :data:`_NOT_YET_RE`; Y not a
+    stop word, verb or generic word) gives the fact the value X and the
+    turn the value ``"-X"`` (both kind ``name``, as :func:`word_changes`
+    does), which rule 8 (``factchange.updates_fact``) reads as the fact
+    changed.  A fact is known as ``user/`` by its text's first word (its
+    key's words, ``timeitems.fact_text``).  ``terms_of`` and ``stems`` as
+    for :func:`word_changes` (both items' terms are read when changed).
+    Returns a new list; no error is raised for any text."""
+    facts = [a for a, it in enumerate(items) if it.kind == "fact" and it.text.startswith("user ")]
+    if not facts:
+        return list(items)
+    import re
+    from objstore.index.analysis import QUERY_STOPWORDS  # deferred: tantivy
+    out = list(items)
+    st = set(stems)
+
+    def plain(w: str) -> bool:
+        return len(w) > 1 and w not in QUERY_STOPWORDS and w not in GENERIC and w not in VERBS \
+            and w not in COPULAS and not w.endswith(("ed", "ing"))
+    for a in facts:
+        A = items[a]
+        head, _, body = A.text[:_LIMIT].partition("\n")
+        own = _words(body)
+        xs = sorted(w for w in own if plain(w) and w not in head.split())
+        last = normalize(head.split()[-1]) if len(head.split()) > 1 else ""
+        attr = re.escape(last.replace("-", " ")) if re.fullmatch(r"[a-z]+(?:-[a-z]+)*", last) else ""
+        for b, B in enumerate(items):
+            if B.kind != "turn" or B.role != "user" or B.time <= A.time or not B.text:
+                continue
+            low = normalize(B.text[:_LIMIT])
+            for x in xs:
+                if x not in low and not (attr and re.search(rf"\b{attr}\b", low)):
+                    continue
+                pats = [(p.format(x=re.escape(x), y=_USER_Y, attr=attr), False) for p in _USER_CHANGES]
+                if attr:   # "moved to Y": only in a sentence that names the attribute ("… as my editor")
+                    pats += [(p.format(x=re.escape(x), y=_USER_Y, attr=attr), True) for p in _USER_TO]
+                for p, named in pats:
+                    m = re.search(p, low)
+                    if m is None or m.group("y") in own or not plain(m.group("y")):
+                        continue
+                    end = _END_RE.search(low, m.end())
+                    start = max((low.rfind(c, 0, m.start()) for c in ".!?\n"), default=-1) + 1
+                    if named and not re.search(rf"\b{attr}\b", low[start:end.start() if end else len(low)]):
+                        continue
+                    if (end and end.group(0) == "?") or _NOT_YET_RE.search(low, max(0, m.start() - 48), m.start()):
+                        continue
+                    A2, B2 = out[a], out[b]
+                    ta = A2.terms or set(terms_of(A2.text))
+                    tb = B2.terms or set(terms_of(B2.text))
+                    out[a] = A2.replace(values={**A2.values, x: "name"}, terms=ta, matched=st & ta)
+                    out[b] = B2.replace(values={**B2.values, "-" + x: "name"}, terms=tb, matched=st & tb, cue=True)
+                    break
+    return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from objstore import scan_store
 from objstore.core.redact import redact
 from tests.hooks._util import bash_results
 
@@ -74,12 +75,14 @@ def remember_and_import(mem, tmp_path: Path, tag: str, sid: str, texts: dict[str
     return {case: mem("get", f"project/{tag}/{case}").stdout for case in texts}, mem("show", sid[:8]).stdout
 
 
-def check_remembered_and_imported(mem, tmp_path: Path, tag: str, sid: str, cases: dict, names, kept: str) -> None:
+def check_remembered_and_imported(mem, tmp_path: Path, tag: str, sid: str, cases: dict, names, kept: str,
+                                  store: Path | None = None) -> None:
     """:func:`remember_and_import` of the texts of ``names`` (keys of
     ``cases``: ``name -> (text, secret, kept part)``) plus ``kept`` (a
     look-alike): each shape's secret is in neither ``mem get`` nor the
     imported session while its kept part stays; ``kept`` comes back as
-    written."""
+    written.  With ``store`` (red30b), no file of it (packs decompressed,
+    :func:`objstore.scan_store`) holds the secret of any of ``cases``."""
     names = tuple(names)
     texts = {f"note{i}": cases[name][0] for i, name in enumerate(names)}    # keys that name no credential
     texts["kept"] = kept
@@ -92,3 +95,5 @@ def check_remembered_and_imported(mem, tmp_path: Path, tag: str, sid: str, cases
         secret, part = cases[name][1], cases[name][2]
         assert secret not in gets[key] and part in gets[key], f"{name}\n{gets[key]}"
         assert secret not in session, f"{name}: imported in clear\n{session[:2000]}"
+    if store is not None:
+        assert scan_store(store, [c[1].encode() for c in cases.values()]) == []

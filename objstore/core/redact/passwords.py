@@ -17,30 +17,20 @@ from objstore.core.redact.checks import (PIN_CODE_OWNERS, bare_password_ok, cli_
 from objstore.core.redact.commandline import COMMAND_LINE_RULES
 from objstore.core.redact.heredocs import HEREDOC_RULES
 from objstore.core.redact.memcommand import MEM_COMMAND_RULES
+from objstore.core.redact.passwordphrases import (PHRASE_COLON as _PHRASE_COLON, PHRASE_OWNER as _PHRASE_OWNER,
+                                                  PHRASE_OWNER_FOR as _PHRASE_OWNER_FOR, PHRASE_TOKEN as _PHRASE_TOKEN,
+                                                  PHRASE_TOKEN_BANG as _PHRASE_TOKEN_BANG, PHRASE_VERB as _PHRASE_VERB,
+                                                  PHRASE_VERB_BARE as _PHRASE_VERB_BARE, PLAIN_WORDS, QUOTED_WORDS,
+                                                  VERB_PHRASE_RULES)
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at
 from objstore.core.redact.symbolpasswords import SYMBOL_PASSWORD_RULES
 
 
-# ``password is X``, ``my db passphrase was X``, ``the password is now: X``, over the lowercased
-# text; the token ends before trailing sentence punctuation (``... is hunter2024.``).
-# red16b (test16b B8): an arrow stands for the verb ('prod password -> X'), and 'is the same as staging: X'
-# names the value after the other owner's
-_PHRASE_VERB_BARE = (r"[ \t]{0,4}(?:(?<=[ \t])(?:is|was)(?:[ \t]{1,4}(?:now|still|set[ \t]{1,4}to|changed[ \t]{1,4}to))?"
-                     r"[ \t]{0,4}:?|->)[ \t]{1,4}"
-                     r"(?:(?:the[ \t]{1,4})?same[ \t]{1,4}as(?:[ \t]{1,4}[^\s,;:!?]{1,64}){1,4}[ \t]{0,4}:[ \t]{1,4})?")
-_PHRASE_VERB = _PHRASE_VERB_BARE + r"[\"'`]?"
-# what a password opens, between it and its verb: 'for|of|to|on|at|in|from' and 1-5 words ('the password for the
-# staging box is X', 'the password of db.example.com was X'); a word does not end a sentence or a clause
-_PHRASE_OWNER = r"[ \t]{1,4}(?:for|of|to|on|at|in|from|del|de|di|f\u00fcr)(?:[ \t]{1,4}[^\s,;:!?]{0,63}[^\s.,;:!?]){1,5}"
-# red16b: the owner of a token, api key, secret or pin: 'for|of' and 1-5 words ('the api key for stripe is X'; not
-# 'token at shard use like upload_record is id=…' in a log line)
-_PHRASE_OWNER_FOR = r"[ \t]{1,4}(?:for|of)(?:[ \t]{1,4}[^\s,;:!?=]{0,63}[^\s.,;:!?=]){1,5}"
 #: red16b: a run right after 'token', 'secret', 'api key' with no verb ('deploy bot token <40 hex>', test16b B8):
 #: 20+ letters and digits, both (in the one rule of those words: a rule of its own cost +3% of a prompt's scan)
 _RANDOM_RUN = (r"s?[ \t]{1,4}[\"'`]?(?=[a-z0-9]{0,255}?[0-9])(?=[a-z0-9]{0,255}?[a-z])"
                r"(?=[a-z0-9]{20,256}+(?![a-z0-9_\-.\[]))")
-_PHRASE_COLON = r"[ \t]{0,4}:[ \t]{1,4}[\"'`]?"     # 'the password for the staging box: X'
 #: red17: the code of a keypad ('door code', 'alarm code': :data:`~.checks.PIN_CODE_OWNERS`), and its anchors
 #: (each phrase, not 'code': a literal that most transcript lines hold costs the matcher a Python step per
 #: occurrence, and every rule it gates a run)
@@ -64,9 +54,6 @@ _DASH_HEAD = (r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or[dt]|d)|passphrase(?<![A-
               r"|pwd(?<![A-Za-z0-9_\-\]]pwd)|secret(?<![A-Za-z0-9_\-\]]secret))"
               r"(?:[ \t]{1,4}" + QUALIFIER + r"){0,2}"     # red30: 'Password (staging) - X', '-- X'
               r"[ \t]{1,4}(?:--?|[\u2013\u2014])(?:[ \t]{1,4}|[ \t]{0,8}(?:\r?\n|\\{1,3}(?:r\\{1,3})?n)[ \t]{0,16})[\"'`]?")
-_PHRASE_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]]" + r"(?=[.,;:!?)\]]*(?:[\s\"'`]|$))"
-# the same, greedy, and a trailing ``!`` kept with the token (German ``... lautet Geheim123!``)
-_PHRASE_TOKEN_BANG = r"[^\s\"'`]{0,127}[^\s\"'`.,;:?)\]]" + r"(?=[.,;:?)\]]*(?:[\s\"'`]|$))"
 # Credential words that introduce a 'user / password' pair in chat ('login admin / Pw!2024x',
 # 'creds: admin / Pw!2024x'), over the lowercased text; each alternative starts on a word boundary.
 _PAIR_WORDS = ("login", "log in", "log-in", "logon", "sign in", "signin", "sign-in", "creds", "cred",
@@ -325,6 +312,7 @@ PASSWORD_RULES: list[Rule] = [
        r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d(?:" + _PHRASE_OWNER + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON
        + r")|" + _PHRASE_VERB + r")(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passw",)),
+    *VERB_PHRASE_RULES,     # red30b: 'has been changed to X', 'my password, it is X' (passwordphrases.py)
     _r("password-phrase",
        "keyword heuristics (no vendor format): a dash label 'Password - <token>' (red10; also passwd, "
        "passwort, passphrase, pwd, secret, and the token alone on the next line: scan12; red30: a qualifier "
@@ -385,7 +373,7 @@ PASSWORD_RULES: list[Rule] = [
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the password/passphrase/secret is \"<quoted words>\"'",
        r"(?:passw(?:or)?d|passphrase|secret)" + _PHRASE_VERB_BARE
-       + r"(?P<q>[\"'`])(?P<secret>[^\"'`\n\r]{4,128})(?P=q)",
+       + QUOTED_WORDS,
        ci=True, priority=51, check=quoted_phrase_ok, anchors=("passw", "passphrase", "secret"),
        scan=scan_at("passw", "passphrase", "secret", leftmost=True)),
     _r("password-phrase",
@@ -469,8 +457,7 @@ PASSWORD_RULES: list[Rule] = [
        "a secret of a named account), not prose "
        "(unquoted_passphrase_ok: no word of prose, docs or talk about passwords)",
        r"(?:passw(?:or)?d|passphrase|secret(?:" + _SECRET_OWNERS + r"))" + _PHRASE_VERB_BARE
-       + r"(?P<secret>[a-z0-9]{2,24}+(?:[ \t]{1,2}[a-z0-9]{2,24}+){3,9})"
-       r"(?=[ \t]{0,4}(?:[\"'`,;.!?]|\r|\n|\\[rn]|$))",
+       + PLAIN_WORDS,
        ci=True, priority=51, check=unquoted_passphrase_ok, anchors=("passw", "passphrase", "secret is", "secret was"),
        scan=scan_at("passw", "passphrase", "secret is", "secret was")),   # not at every 'secret': +1 % of 10 MB    # ---- fix16d: a password next to the word, not after a verb (test16 F12) ----
     _r("password-phrase",
