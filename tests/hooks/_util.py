@@ -353,3 +353,16 @@ def hook_stopped(store: Path, since: int = 0) -> bool:
     hook logs only what failed open (exit 0) and left its work undone (its
     budget: ``HookTimeout``; a locked store: ``StoreLocked``; an error)."""
     return bool(hook_log(store)[since:].strip())
+
+
+def mem_runner(store: Path):
+    """``run(*args)``: ``mem ARGS`` as a real process on ``store`` (the
+    hooks' environment, :func:`hook_env`), checked, then waiting for a
+    remember's index commit (``tests.conftest.wait_remember_done``)."""
+    from tests.conftest import REPO, wait_remember_done
+
+    def run(*args: str) -> None:
+        subprocess.run([sys.executable, "-m", "cmds", *args], env=hook_env(store), cwd=REPO, check=True,
+                       capture_output=True, timeout=120)
+        wait_remember_done(store)
+    return run

@@ -6,12 +6,9 @@ believed it stored).  Real ``mem hook claude-code`` processes."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import uuid
 
-from tests.conftest import REPO, wait_remember_done
-from tests.hooks._util import hook_env, payload, run_hook
+from tests.hooks._util import mem_runner, payload, run_hook
 
 
 def test_a_statement_on_a_sealed_key_says_it_was_not_stored(tmp_path):
@@ -20,11 +17,7 @@ def test_a_statement_on_a_sealed_key_says_it_was_not_stored(tmp_path):
     cwd.mkdir(parents=True)
     pp = tmp_path / "pp"
     pp.write_text("correct horse battery staple x\n")
-
-    def mem(*args):
-        subprocess.run([sys.executable, "-m", "cmds", *args], env=hook_env(home), cwd=REPO, check=True,
-                       capture_output=True, timeout=120)
-        wait_remember_done(home)
+    mem = mem_runner(home)
 
     def prompt(text):
         rc, out, _err, _s = run_hook(home, payload("UserPromptSubmit", str(uuid.uuid4()), None, cwd=str(cwd),
