@@ -43,7 +43,7 @@ from objstore.core.refs import Refs
 # why a path cannot be a store (a file, a link to nothing, no parent folder; session 26); config_missing and
 # SKELETON_DIRS re-exported for callers
 from objstore.core.storepath import (SKELETON_DIRS, config_missing, not_a_store_reason,  # noqa: F401
-                                     refs_dir_damage, refuse_foreign, refuse_to_create)
+                                     folder_damage, refs_dir_damage, refuse_foreign, refuse_to_create)
 from objstore.core.repack import PackRewrites
 from objstore.core.chainwalk import ChainWalk
 
@@ -294,6 +294,12 @@ class Store(PackRewrites, ChainWalk):
             raise CorruptObject(f"{root}/refs {refs_damage}: no key or session can be read",
                                 hint="'mem fsck --repair' sets it aside and sets each key's and session's ref "
                                      "again from their reflogs and stored objects")
+        for name in ("objects", "logs"):   # a file in place of one: every read or write failed inside (test30c T12)
+            bad = folder_damage(root / name)
+            if bad is not None:
+                raise CorruptObject(f"{root}/{name} {bad}: the store's {name} cannot be read or written",
+                                    hint=f"move {root}/{name} out of the way, then restore it from a backup "
+                                         "(mem fsck names what is then missing)")
         st = cls(root, **kw)
         st._config = cfg
         st.refs.legacy = cfg.get("ref_names", 1) < REF_NAMES

@@ -56,6 +56,14 @@ def refs_dir_damage(root: Path) -> str | None:
     return _kind(p) or "is not a folder"
 
 
+def folder_damage(path: Path) -> str | None:
+    """What stands at ``path`` (a folder of a store: ``objects``, ``logs``)
+    in place of a folder, as :func:`_kind`'s clause; None for a folder or
+    nothing.  ``Store.open`` refuses such a store with exit 13 (test30c
+    T12: every read or write failed inside, an internal error)."""
+    return _kind(Path(path)) if os.path.lexists(path) else None
+
+
 def _kind(root: Path) -> str | None:
     """What is at ``root`` that cannot hold a store, as a clause: ``"is a
     symbolic link to T, which does not exist"``, ``"is a symbolic link

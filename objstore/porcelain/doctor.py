@@ -96,7 +96,7 @@ from objstore.core.lock import lock_held, lock_holder
 from objstore.core.store import FACT_COMMIT_WAIT_S, FACT_WRITER, INIT_LOCK
 from objstore.core.sealstate import plain_and_sealed
 from objstore.core.store import Store
-from objstore.core.storepath import refs_dir_damage
+from objstore.core.storepath import folder_damage, refs_dir_damage
 from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
 from objstore.memory.scope import REGISTRY_FILE, moved_projects, registry_damage
 
@@ -665,12 +665,15 @@ def diagnose_unopened(root: Path, why: str, *, settings: list[Path] = (), hook_c
     now = time.time() if now is None else now
     root = Path(root)
     refs = refs_dir_damage(root) is not None
+    folder = next((n for n in ("objects", "logs") if folder_damage(root / n) is not None), None)
     out = [Finding("store", "error", f"{why}; the checks that read the store (index, forgets, temp files, "
                    "cursors, transcripts, remotes) were skipped until it is repaired",
                    "mem fsck --repair  (sets what stands in place of refs/ aside in the quarantine and sets "
                    "each ref again from its reflog or objects)" if refs else
+                   f"move {root / folder} out of the way, then restore it from a backup" if folder else
                    "mem fsck --repair  (sets a damaged config aside as config.damaged-<ms> and writes the "
-                   "default one; objects and refs are kept)", (str(root / ("refs" if refs else "config")),))]
+                   "default one; objects and refs are kept)",
+                   (str(root / ("refs" if refs else folder or "config")),))]
     named = out[0].paths      # (the layout check does not name it twice)
     out += [f for name, check, *args in (("store", lambda r: [f for f in _layout(r) if f.paths != named], root),
                                          ("permissions", _permissions, root),

@@ -91,3 +91,24 @@ def test_lock_and_cache_paths_of_the_wrong_type_are_named_not_internal_errors(me
     cache.write_text("x")
     r = mem("gc", exit_code=13)
     assert "cache: not a folder" in r.stderr and "internal error" not in r.stderr
+
+
+def test_a_file_in_place_of_objects_or_logs_is_named_by_every_command(mem, store_path):
+    """test30c T12: ``logs/`` or ``objects/`` a file was an internal error
+    in ``fsck``, ``gc`` and ``remember``; now every command exits 13 naming
+    it, and doctor gives the fix."""
+    import shutil
+    mem("init")
+    mem("remember", "project/a/k", "v", env=PERSON)
+    for name in ("logs", "objects"):
+        saved = store_path / f"{name}.saved"
+        shutil.move(str(store_path / name), saved)
+        (store_path / name).write_text("x")
+        for args in (("fsck",), ("gc",), ("remember", "project/a/k2", "v2")):
+            r = mem(*args, env=PERSON, exit_code=13)
+            assert f"{name} is a file, not a folder" in r.stderr and "internal error" not in r.stderr, r.stderr
+        d = json.loads(mem("doctor", "--json", exit_code=1).stdout)
+        assert any(f"move {store_path / name} out of the way" in f["fix"] for f in d["findings"])
+        (store_path / name).unlink()
+        shutil.move(str(saved), store_path / name)
+    assert mem("get", "project/a/k").stdout.strip() == "v"
