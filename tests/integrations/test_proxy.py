@@ -789,3 +789,20 @@ def test_a_proxied_conversation_registers_its_project(rig):
     eventually(lambda: turns_of(rig, "reg-1") or None)
     reg = json.loads((rig["home"] / "projects.json").read_text())["projects"]
     assert reg.get("github.com/globex/api") == "api", reg
+
+
+def test_a_proxied_remember_that_on_a_sealed_key_is_not_confirmed(rig, tmp_path):
+    """test30c T11: "remember that …" whose key is sealed is refused at the
+    write; the model was told "Remembered as you asked … = <value>"."""
+    pp = tmp_path / "pp"
+    pp.write_text("correct horse battery staple x\n")
+    mem(rig, "vault", "init", "--passphrase-file", str(pp))
+    r = mem(rig, "remember", "project/acme-api/remembered/db-host", "the db host is pg-1", "--sensitivity", "secret")
+    assert r.returncode == 0, r.stderr
+    c = client(rig, **{"x-mem-session": "sealed-1"})
+    c.messages.create(model="m", max_tokens=10, system=SYSTEM,
+                      messages=[{"role": "user", "content": "remember that the db host is pg-2"}],
+                      extra_headers={"x-test-answer": "noted"})
+    sent = rig["up"].requests[-1][2].decode()
+    assert "Not stored, though asked: project/acme-api/remembered/db-host is sealed" in sent
+    assert "Remembered as you asked" not in sent
