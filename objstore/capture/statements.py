@@ -87,7 +87,8 @@ _CUE = LazyPattern(r"(?:^|(?<=[.!?]))\s*(?P<please>(?:please|pls|plz)\s*,?\s+)?"
 _NOT_STATED = LazyPattern(r"(?:to|when|what|how|if|why|where|who|whether|me|us|you|him|her|them)\b", re.I)
 #: a word every match of :data:`_CUE` holds
 _CUE_WORDS = ("remember", "note", "keep", "forget")
-_STOP = frozenset("a an the is are was were be our my we i to of on in at for and that this it".split())
+_STOP = frozenset("a an the is are was were be our my we i to of on in at for and that this it "
+                  "there here they these those".split())   # ("there are 3 replicas": no subject, test30c T15)
 
 
 #: a short label before a colon that opens a bare cue's statement ("for later:", "important:", "fyi:"):
@@ -268,7 +269,7 @@ def _named(statement: str) -> tuple[list[str], bool]:
         subject = [w for w in re.findall(r"\w+", text[:max(m.start() - 1, 0)]) if w not in _STOP]
         if subject:
             return subject[:6], True
-    return [w for w in re.findall(r"\w+", text) if w not in _STOP][:3], False
+    return [w for w in re.findall(r"\w+", text) if w not in _STOP and not w.isdigit()][:3], False
 
 
 def statement_key(statement: str, project: str | None, store: Store | None = None, update: bool = True) -> str:

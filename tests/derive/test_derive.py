@@ -170,6 +170,8 @@ def test_statement_recognition():
                  "remember that for later: the db is pg-2", "remember this fact: the db is pg-2",
                  "remember, for the record: the db is pg-2", "please remember the db is pg-2, thanks!"):
         assert statement_of(said) == "the db is pg-2", said
+    # test30c T15: "there are …" names no subject: two such statements never share (and replace) one key
+    assert statement_key("there are 3 replicas of the db", "api") != statement_key("there are 2 on-call engineers", "api")
     for task in ("please remember the tests are slow so run only the unit ones",   # test30c T3
                  "please remember the build is broken and don't push"):
         assert statement_of(task) is None, task
