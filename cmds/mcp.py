@@ -77,6 +77,12 @@ def command(ctx, admin, project):
     store = open_store(ctx, create=True)
     from ._out import working_dir
     override = project or os.environ.get("MEM_PROJECT") or None
+    if not override:   # its name kept in the registry, as the hooks keep it (test30c T13: a later repo took it)
+        from objstore import MemError, register_project
+        try:
+            register_project(store, working_dir())
+        except MemError:   # (the store locked: named as the working directory's project reads it, as before)
+            pass
     projects = project_aliases(None if override else working_dir(), override=override, store_root=store.root) or None
     caller = Caller("user", "admin") if admin else Caller("mcp", "agent")
     srv.run_stdio(srv.make_tools(store, projects), caller, parse_time)

@@ -152,3 +152,23 @@ def test_a_statement_in_a_same_named_repository_goes_to_its_own_project(tmp_path
 def facts_store(path):
     from objstore.memory.opening import open_store
     return open_store(path)
+
+
+def test_mem_mcp_registers_its_working_directory_s_project(tmp_path):
+    """test30c T13: ``mem mcp`` started in a repository names its default
+    project by the registry and registers it, as the hooks do (unregistered,
+    the name went to the next repository a hook met)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+    globex = git_repo(tmp_path / "globex" / "api", "git@github.com:globex/api.git")
+    store = tmp_path / "store"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEM_")}
+    env.update(MEM_HOME=str(store), PYTHONPATH=str(REPO))
+    p = subprocess.run([sys.executable, "-m", "cmds", "mcp"], cwd=globex, env=env, stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    reg = json.loads((store / "projects.json").read_text())["projects"]
+    assert reg == {"github.com/globex/api": "api"}
