@@ -324,16 +324,19 @@ def name_in(ident: ProjectIdentity, registry: dict[str, str], damaged: bool = Fa
 
 
 def predecessors(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
-    """The other identities ``r`` registered for the folder of ``ident``
-    (its main work tree, ``ident.top``), in the registry's order: the path
-    identity the repository had before ``git remote add``, the remote it
-    had before ``git remote set-url``, the remote it had before the remote
-    was removed.  The folder now resolves to ``ident``, so they are its own
-    earlier identities (test30 R15); ``()`` for a damaged registry."""
-    if not ident.top or r.damage:
+    """The earlier identity ``r`` registered for the folder of remote
+    identity ``ident`` (its main work tree, ``ident.top``): the path
+    identity the repository had before ``git remote add`` (test30 R15);
+    ``()`` otherwise, and for a damaged registry.  Another remote identity
+    once registered for the same folder is not one: a folder is reused for
+    another repository (deleted and cloned again from another remote, a
+    ``/workspace`` or CI checkout) as often as a remote is renamed, and
+    taking its name gave another company's memory to the new one (test30c
+    T20); ``mem doctor`` names such a folder (:func:`moved_projects`)."""
+    if not ident.top or r.damage or ident.id.startswith("path:"):
         return ()
     own = "path:" + ident.top
-    return tuple(k for k in r.projects if k != ident.id and (k == own or r.folders.get(k) == ident.top))
+    return (own,) if own in r.projects and own != ident.id else ()
 
 
 def _carried_name(ident: ProjectIdentity, r: Registry, old: tuple[str, ...]) -> str:

@@ -42,16 +42,29 @@ def test_remote_added_then_changed_keeps_the_name(store, tmp_path):
     assert register_project(store, api) == "api"                  # carried over, not acme-api
     assert project_aliases(api, store_root=store.root)[0] == "api"
     assert "pg-local-1" in render_context(store, project_aliases(api, store_root=store.root)).text
+    # the remote changed: another repository may stand in that folder now (test30c T20), so no name is carried;
+    # doctor names the folder and how to keep one name
     git("-C", str(api), "remote", "set-url", "origin", "git@github.com:acme-corp/api.git")
-    assert register_project(store, api) == "api"                  # an organisation renamed: still api
-    reg = registry(store.root)
-    assert reg["projects"] == {f"path:{api}": "api", "github.com/acme/api": "api",
-                               "github.com/acme-corp/api": "api"}
-    assert reg["folders"] == {"github.com/acme/api": str(api), "github.com/acme-corp/api": str(api)}
+    assert register_project(store, api) != "api"
+    assert any(m.folder == str(api) and m.new_id == "github.com/acme-corp/api" for m in moved_projects(store.root))
     # the remote removed again: the path identity it started as, same name
     git("-C", str(api), "remote", "remove", "origin")
     assert register_project(store, api) == "api"
-    assert moved_projects(store.root) == [] or all(m.new_name == m.old_name for m in moved_projects(store.root))
+
+
+def test_a_folder_reused_for_another_repository_takes_no_name_and_no_memory(store, tmp_path):
+    """test30c T20: a folder deleted and cloned again from another remote
+    (a /workspace, a CI checkout) is another project, never the first
+    one's name nor its facts."""
+    import shutil
+    d = repo(tmp_path / "work" / "api", "git@github.com:acme/api.git")
+    assert register_project(store, d) == "api"
+    facts.remember(store, "project/api/db-host", "the db host is acme-db-1")
+    shutil.rmtree(d)
+    repo(d, "git@github.com:globex/api.git")
+    name = register_project(store, d)
+    assert name != "api" and "api" not in project_aliases(d, store_root=store.root)
+    assert "acme-db-1" not in render_context(store, project_aliases(d, store_root=store.root)).text
 
 
 def test_a_name_a_third_identity_holds_is_not_carried(store, tmp_path):
