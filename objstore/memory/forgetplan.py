@@ -192,10 +192,16 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
                 return plan
             sid = _summarised_session(store, session)   # no turns, but its sub-agents' summaries
             if sid is None:   # its turns stored, unpublished (a writer killed before its ref: test30b S6)?
+                short = len(session) >= MIN_PREFIX_LEN   # (a prefix names it, as for a published one: test30c T18)
                 plan.orphans = loose_orphans(store, plan, lambda _oid, o: isinstance(o, Turn) and (
-                    o.session == session or o.session.startswith(session + ".agent-")), {})
+                    o.session == session or o.session.startswith(session + ".agent-")
+                    or (short and o.session.startswith(session))), {})
+                roots = {namespace_root(o.session) for o in plan.orphans.values()}
+                if len(roots) > 1:
+                    raise AmbiguousId(f"{session} matches {len(roots)} sessions: {', '.join(sorted(roots)[:10])}",
+                                      hint="give more characters")
                 if plan.orphans:
-                    plan.sessions[session] = []   # its session: tombstone, as for a published one
+                    plan.sessions[roots.pop()] = []   # its session: tombstone, as for a published one
                     return plan
                 resolve_session(store, session, required=True)   # raises NotFound
             plan.sessions[sid] = []   # its session: tombstone: no later summary or turn of it is written

@@ -75,8 +75,8 @@ def test_forget_session_or_turn_id_takes_an_unpublished_session(mem, store_path)
     session whose turns are stored but were never published answered "no
     session", and ``fsck --repair`` then published them with the text."""
     mem("init")
-    _unpublished(store_path, "pxs4", [("user", f"the door code is {WORD}"), ("assistant", "noted")])
-    r = mem("forget", "--session", "pxs4", "--yes", env=PERSON)
+    _unpublished(store_path, "pxs4-unpublished", [("user", f"the door code is {WORD}"), ("assistant", "noted")])
+    r = mem("forget", "--session", "pxs4-u", "--yes", env=PERSON)   # a prefix names it too (test30c T18)
     assert "2 unreferenced objects" in r.stdout, r.stdout
     mem("fsck", "--repair", exit_code=None)
     assert "pxs4" not in mem("sessions").stdout and not scan_store(store_path, [WORD.encode()])
