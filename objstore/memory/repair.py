@@ -434,6 +434,7 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
     bad_packed = store.refs.drop_bad_packed(q)  # lines of refs/packed-sessions, packed-facts that name no id
     store.reflog.drop_bad_packed(q)             # and of logs/packed-sessions, packed-facts: read by nobody
     rep.reflogs = store.reflog.set_aside_damaged(q)   # a reflog file holding garbage: its readable lines kept
+    set_aside = {p for p, _kept, _dropped in rep.reflogs}
     for ns, cls in _REF_TYPES.items():
         damaged: list[str] = []
         for _ in store.refs.iter(ns, damaged=damaged):
@@ -456,8 +457,9 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
                 if newer is not None and isinstance(objs.get(newer), cls):
                     store.update_ref(name, oid, newer, "fsck --repair: ref restored from its reflog (set back)")
                     rep.restored_refs.append(name)
-                elif newer is None and (move := unlogged(store, name, oid, objs.get(oid))) is not None:
-                    add_unlogged_line(store, name, move)   # (test30 R12)
+                elif newer is None and store.reflog.shown(store.reflog.path(name)) not in set_aside and \
+                        (move := unlogged(store, name, oid, objs.get(oid))) is not None:
+                    add_unlogged_line(store, name, move)   # (test30 R12; not for a reflog set aside just now)
                     rep.relogged.append(name)
     for oid in lost_tombstones(store, reachable(store, missing=[]), objs):
         store.update_ref(f"tombstones/{oid}", None, oid, "fsck --repair: tombstone ref restored", audit_only=True)
