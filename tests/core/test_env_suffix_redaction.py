@@ -12,14 +12,10 @@ import pytest
 from tests.core._redaction_util import assert_redacted, check_remembered_and_imported
 
 SECRET = "Zq7mmKx92"
-CASES = {
-    "env-prod": (f"DB_PASSWORD_PROD={SECRET}", SECRET, "DB_PASSWORD_PROD="),
-    "export": (f"export PASSWORD_STAGING={SECRET}", SECRET, "export PASSWORD_STAGING="),
-    "number": (f"SMTP_PASSWORD_2={SECRET}", SECRET, "SMTP_PASSWORD_2="),
-    "pass": (f"DB_PASS_PROD={SECRET}", SECRET, "DB_PASS_PROD="),
-    "kebab": (f"db-password-prod: {SECRET}", SECRET, "db-password-prod:"),
-    "token-dev": (f"API_TOKEN_DEV={SECRET}", SECRET, "API_TOKEN_DEV="),
-}
+#: name -> what stands before the value (the variable and its sign)
+HEADS = {"env-prod": "DB_PASSWORD_PROD=", "export": "export PASSWORD_STAGING=", "number": "SMTP_PASSWORD_2=",
+         "pass": "DB_PASS_PROD=", "kebab": "db-password-prod: ", "token-dev": "API_TOKEN_DEV="}
+CASES = {name: (head + SECRET, SECRET, head.rstrip()) for name, head in HEADS.items()}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
