@@ -328,13 +328,12 @@ def sealed_named(store, queries: Collection[str], projects: Collection[str] | No
     (``facts.sealed_message``) rather than answering "nothing recalled"
     as if the store held nothing.  Cheap: no ref of that namespace, no
     work."""
-    keys = [n[len("sealed/"):] if n.startswith("sealed/") else n for n, _oid in store.refs.iter("sealed")]
+    keys = sealed_in_scope(store, projects)   # (the one listing of the sealed keys in scope)
     if not keys:
         return []
     cache: dict[str, frozenset[str]] = {}
     terms = [question_terms([q])[0] for q in queries]
-    return sorted(k for k in keys if applies(k, None if projects is None else tuple(projects))
-                  and any(names_key(k, t, cache) for t in terms))
+    return [k for k in keys if any(names_key(k, t, cache) for t in terms)]
 
 
 def sealed_over(keys: Collection[str], sealed: Collection[str]) -> dict[str, str]:
