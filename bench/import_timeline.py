@@ -34,44 +34,33 @@ from __future__ import annotations
 
 import argparse
 import collections
+import glob
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from import_rss import _children  # noqa: E402  (the import's children, as import_rss samples them)
 
 HZ = os.sysconf("SC_CLK_TCK")
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 GROUPS = ("main", "py", "tantivy", "children")
 
 
-def _children(pid: int) -> list[int]:
-    out: list[int] = []
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/children") as f:
-                out += [int(x) for x in f.read().split()]
-    except OSError:
-        pass
-    return out
-
-
 def _threads(pid: int):
     """(tid, name, CPU seconds) of each thread of ``pid`` (none when it is gone)."""
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return
-    for tid in tids:
+    for stat in glob.glob(f"/proc/{pid}/task/*/stat"):
         try:
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                raw = f.read()
+            raw = Path(stat).read_text()
         except OSError:
             continue
-        name = raw[raw.index("(") + 1:raw.rindex(")")]
-        fields = raw[raw.rindex(")") + 2:].split()
-        yield int(tid), name, (int(fields[11]) + int(fields[12])) / HZ
+        head, _, rest = raw.rpartition(")")
+        fields = rest.split()
+        yield int(stat.split("/")[4]), head.partition("(")[2], (int(fields[11]) + int(fields[12])) / HZ
 
 
 def _rss_kb(pid: int) -> int:
