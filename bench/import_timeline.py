@@ -52,7 +52,8 @@ GROUPS = ("main", "py", "tantivy", "children")
 
 
 def _threads(pid: int):
-    """(tid, name, CPU seconds) of each thread of ``pid`` (none when it is gone)."""
+    """((tid, start tick), name, CPU seconds) of each thread of ``pid`` (none when it is gone): a
+    thread id the kernel gives again to a later thread is told apart by its start time."""
     for stat in glob.glob(f"/proc/{pid}/task/*/stat"):
         try:
             raw = Path(stat).read_text()
@@ -60,7 +61,7 @@ def _threads(pid: int):
             continue
         head, _, rest = raw.rpartition(")")
         fields = rest.split()
-        yield int(stat.split("/")[4]), head.partition("(")[2], (int(fields[11]) + int(fields[12])) / HZ
+        yield (int(stat.split("/")[4]), fields[19]), head.partition("(")[2], (int(fields[11]) + int(fields[12])) / HZ
 
 
 def _rss_kb(pid: int) -> int:
@@ -110,8 +111,8 @@ def run(tree: str, store: str, corpus: str, tick: float, bucket: float, max_s: f
         b = int(now / bucket)
         phase = "parallel" if kids else ("head" if last_child is None else "tail")
         for pid in [p.pid, *kids]:
-            for tid, name, cpu in _threads(pid):
-                key = (pid, tid)
+            for (tid, start), name, cpu in _threads(pid):
+                key = (pid, tid, start)
                 d = cpu - last.get(key, 0.0)
                 last[key] = cpu
                 if d:
@@ -128,7 +129,8 @@ def run(tree: str, store: str, corpus: str, tick: float, bucket: float, max_s: f
     cpu = collections.Counter()
     for c in buckets.values():
         cpu.update(c)
-    return {"wall": wall, "rc": p.returncode, "tree_cpu": rusage.ru_utime + rusage.ru_stime, "maxrss": rusage.ru_maxrss, "cpu": cpu,
+    return {"wall": wall, "rc": p.returncode, "tree_cpu": rusage.ru_utime + rusage.ru_stime,
+            "maxrss": rusage.ru_maxrss, "cpu": cpu,
             "buckets": buckets, "phases": phases, "bucket": bucket, "head_end": first_child or 0.0,
             "tail_start": last_child if last_child is not None else wall,
             "rss_main": rss_main, "rss_kids": rss_kids, "rss_sum": rss_sum}
