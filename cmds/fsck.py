@@ -321,7 +321,9 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
         _say(f"repair: set {name} to {now[:12]}, the head its reflog names: it held {was[:12]}, which "
                    "is not in this store (a damaged ref; no object was lost)")
     for name in r.misnamed:
-        _say(f"repair: removed {name}: its turns are of another session (a damaged name)")
+        _say(f"repair: removed {name}: its head is "
+             f"{'a turn of another session' if name.startswith('sessions/') else 'a version of another key'} "
+             "(a damaged name)")
     for name in r.rebuilt:
         _say(f"repair: rebuilt {name} from its {'turn' if name.startswith('sessions/') else 'version'} "
                    "objects (its ref was damaged or missing)"
