@@ -181,7 +181,7 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
                                     "adds the line" if move[0] is not None or getattr(obj, "parent", None) is None
                                     else f"ref {name} -> {oid}: its reflog is missing or empty (deleted?): the moves "
                                     "of this ref are not known; 'mem fsck --repair' records its head")
-            if ns in ROLLBACK_CHECKED and (gaps := reflog_gaps(store, name)):
+            if ns in ROLLBACK_CHECKED and (gaps := reflog_gaps(store, name, objs)):
                 rep.warnings.append(f"{name}: its reflog lacks the move before entry {', '.join(map(str, gaps))} "
                                     "(a line lost: the versions are kept); 'mem fsck --repair' records the lost move")
     if forgotten is not None:
@@ -356,28 +356,40 @@ def unlogged(store: Store, name: str, oid: str, obj: object) -> tuple[str | None
     return (parent, oid)
 
 
-def reflog_gaps(store: Store, name: str) -> list[int]:
+def reflog_gaps(store: Store, name: str, objs: dict) -> list[int]:
     """The (1-based) entry numbers of ``name``'s reflog whose move starts
-    from another id than the entry before it moved the ref to: a line lost
-    in the middle (test31 U6).  A creation (old id zero: a rewrite, a key
-    set again) and a move ``fsck --repair`` made (from a damaged or set-back
-    ref) start a new run and are no gap.  ``[]`` for a reflog that is not a
-    regular file (named by ``Reflog.file_damage``)."""
+    from a version that descends from the one the entry before moved the ref
+    to (through the ``parent`` links of ``objs``, decoded objects by id):
+    the move(s) between were recorded once and their line is lost (test31
+    U6).  Anything else is no gap: a creation (old id zero: a rewrite, a key
+    set again), a move ``fsck --repair`` made, entries a forget left out
+    with the versions they named (those ids are gone).  ``[]`` for a reflog
+    that is not a regular file (named by ``Reflog.file_damage``)."""
     try:
         entries = store.reflog.read(name)
     except CorruptObject:
         return []
+    def descends(oid: str, ancestor: str | None) -> bool:
+        seen: set[str] = set()
+        cur = objs.get(oid)
+        while cur is not None and getattr(cur, "parent", None) is not None and cur.parent not in seen:
+            if cur.parent == ancestor:
+                return True
+            seen.add(cur.parent)
+            cur = objs.get(cur.parent)
+        return False
     return [n for n, (a, b) in enumerate(zip(entries, entries[1:]), 2)
-            if b.old is not None and b.old != a.new and not b.command.startswith(REPAIR_COMMAND)]
+            if b.old is not None and b.old != a.new and not b.command.startswith(REPAIR_COMMAND)
+            and descends(b.old, a.new)]
 
 
-def bridge_reflog_gaps(store: Store, name: str) -> int:
+def bridge_reflog_gaps(store: Store, name: str, objs: dict) -> int:
     """``fsck --repair`` of :func:`reflog_gaps`: write ``name``'s reflog anew
     (``Reflog.replace``) with, before each entry after a gap, one line of
     the lost move(s): ``<the id the entry before moved it to> <this
     entry's old id>`` at this entry's time, command ``fsck --repair: a lost
     line``.  Returns the number of lines added (0: nothing written)."""
-    gaps = set(reflog_gaps(store, name))
+    gaps = set(reflog_gaps(store, name, objs))
     if not gaps:
         return 0
     entries, out = store.reflog.read(name), []

@@ -436,7 +436,6 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
     bad_packed = store.refs.drop_bad_packed(q)  # lines of refs/packed-sessions, packed-facts that name no id
     store.reflog.drop_bad_packed(q)             # and of logs/packed-sessions, packed-facts: read by nobody
     rep.reflogs = store.reflog.set_aside_damaged(q)   # a reflog file holding garbage: its readable lines kept
-    set_aside = {p for p, _kept, _dropped in rep.reflogs}
     for ns, cls in _REF_TYPES.items():
         damaged: list[str] = []
         for _ in store.refs.iter(ns, damaged=damaged):
@@ -459,14 +458,11 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
                 if newer is not None and isinstance(objs.get(newer), cls):
                     store.update_ref(name, oid, newer, "fsck --repair: ref restored from its reflog (set back)")
                     rep.restored_refs.append(name)
-                elif newer is None and (store.reflog.shown(store.reflog.path(name)) not in set_aside
-                                        or store.reflog.path(name).is_file()) and \
-                        (move := unlogged(store, name, oid, objs.get(oid))) is not None:
-                    # (test30 R12; not for a reflog set aside just now with no readable line: a FIFO stays gone)
+                elif newer is None and (move := unlogged(store, name, oid, objs.get(oid))) is not None:
                     lost = move[0] is None and getattr(objs.get(oid), "parent", None) is not None
                     add_unlogged_line(store, name, move, lost)
                     (rep.relost if lost else rep.relogged).append(name)
-                if bridge_reflog_gaps(store, name):
+                if bridge_reflog_gaps(store, name, objs):
                     rep.relogged.append(name)
     for oid in lost_tombstones(store, reachable(store, missing=[]), objs):
         store.update_ref(f"tombstones/{oid}", None, oid, "fsck --repair: tombstone ref restored", audit_only=True)
