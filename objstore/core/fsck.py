@@ -369,18 +369,23 @@ def reflog_gaps(store: Store, name: str, objs: dict) -> list[int]:
         entries = store.reflog.read(name)
     except CorruptObject:
         return []
-    def descends(oid: str, ancestor: str | None) -> bool:
-        seen: set[str] = set()
-        cur = objs.get(oid)
-        while cur is not None and getattr(cur, "parent", None) is not None and cur.parent not in seen:
-            if cur.parent == ancestor:
-                return True
-            seen.add(cur.parent)
-            cur = objs.get(cur.parent)
-        return False
     return [n for n, (a, b) in enumerate(zip(entries, entries[1:]), 2)
             if b.old is not None and b.old != a.new and not b.command.startswith(REPAIR_COMMAND)
-            and descends(b.old, a.new)]
+            and descends(objs, b.old, a.new)]
+
+
+def descends(objs: dict, oid: str, ancestor: str | None) -> bool:
+    """Whether version (or turn) ``oid`` descends from ``ancestor``: its
+    ``parent`` links through ``objs`` (decoded objects by id) reach it.
+    False when a link leaves ``objs`` or loops."""
+    seen: set[str] = set()
+    cur = objs.get(oid)
+    while cur is not None and getattr(cur, "parent", None) is not None and cur.parent not in seen:
+        if cur.parent == ancestor:
+            return True
+        seen.add(cur.parent)
+        cur = objs.get(cur.parent)
+    return False
 
 
 def bridge_reflog_gaps(store: Store, name: str, objs: dict) -> int:
@@ -425,13 +430,7 @@ def rolled_back(store: Store, name: str, oid: str, objs: dict) -> str | None:
     if not entries or entries[-1].new is None or entries[-1].new == oid:
         return None
     newer = entries[-1].new
-    cur, seen = objs.get(newer), set()
-    while cur is not None and getattr(cur, "parent", None) is not None and cur.parent not in seen:
-        if cur.parent == oid:
-            return newer
-        seen.add(cur.parent)
-        cur = objs.get(cur.parent)
-    return None
+    return newer if descends(objs, newer, oid) else None
 
 
 #: what fsck says of a fact chain with missing version numbers (an unseal before session 15
