@@ -193,7 +193,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "refetched": fixed.refetched, "unindexed": fixed.unindexed, "lost": fixed.lost, "stubs": fixed.stubs,
                              "placeholders": fixed.stubs_in,
                              "mended": fixed.mended, "dropped_refs": fixed.dropped_refs,
-                             "restored_refs": fixed.restored_refs, "relogged": fixed.relogged,
+                             "restored_refs": fixed.restored_refs, "relogged": fixed.relogged, "relost": fixed.relost,
                              "lost_tombstones": fixed.lost_tombstones,
                              "rebuilt_refs": fixed.rebuilt, "misnamed_refs": fixed.misnamed,
                              "unresolved_refs": fixed.unresolved,
@@ -307,9 +307,12 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
         else:
             _say(f"repair: restored {name} from its reflog (a damaged ref file is in the quarantine; "
                        "a ref set back is moved forward)")
+    for name in r.relost:
+        _say(f"repair: recorded the head of {name} in its reflog, which was missing or empty (its earlier moves "
+             "are not known)")
     for name in r.relogged:
-        _say(f"repair: added to the reflog of {name} the line of a write that moved it and stopped before its "
-             "line (a full disk, a crash)")
+        _say(f"repair: added to the reflog of {name} the line of a move it lost (a write that stopped before its "
+             "line: a full disk, a crash; or a line lost since)")
     for name in r.refound:
         _say(f"repair: restored {name} from its reflog (no ref named its stored "
                    f"{'turns' if name.startswith('sessions/') else 'versions'})")
@@ -321,7 +324,9 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
         _say(f"repair: set {name} to {now[:12]}, the head its reflog names: it held {was[:12]}, which "
                    "is not in this store (a damaged ref; no object was lost)")
     for name in r.misnamed:
-        _say(f"repair: removed {name}: its turns are of another session (a damaged name)")
+        _say(f"repair: removed {name}: its head is "
+             f"{'a turn of another session' if name.startswith('sessions/') else 'a version of another key'} "
+             "(a damaged name)")
     for name in r.rebuilt:
         _say(f"repair: rebuilt {name} from its {'turn' if name.startswith('sessions/') else 'version'} "
                    "objects (its ref was damaged or missing)"

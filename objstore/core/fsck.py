@@ -13,12 +13,12 @@ from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, is_lost_stub
 from objstore.core.pack import PackSet
 from objstore.core.reachability import Reach, kept_by_reflogs, lost_tombstones, walk
-from objstore.core.reflog import FILE_LINE_SHAPE, line_numbers
+from objstore.core.reflog import FILE_LINE_SHAPE, ReflogEntry, line_numbers
 from objstore.core.refs import has_legacy_at, not_utf8, validate_key
 from objstore.core.sealstate import plain_and_sealed
 from objstore.core.pullstop import pending_refs
 from objstore.core.spool import spooled_sources
-from objstore.core.store import Store, now_ms
+from objstore.core.store import REPAIR_COMMAND, Store, now_ms
 from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR
 
@@ -175,10 +175,15 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
             if newer is not None:
                 rep.problems.append(f"ref {name} -> {oid}: set back to an older version; its reflog's last "
                                     f"entry moved it to {newer} ('mem fsck --repair' restores that)")
-            elif ns in ROLLBACK_CHECKED and unlogged(store, name, oid, obj):
+            elif ns in ROLLBACK_CHECKED and (move := unlogged(store, name, oid, obj)):
                 rep.warnings.append(f"ref {name} -> {oid}: its reflog does not record this move (a write stopped "
                                     "between its ref and its log line: a full disk, a crash); 'mem fsck --repair' "
-                                    "adds the line")
+                                    "adds the line" if move[0] is not None or getattr(obj, "parent", None) is None
+                                    else f"ref {name} -> {oid}: its reflog is missing or empty (deleted?): the moves "
+                                    "of this ref are not known; 'mem fsck --repair' records its head")
+            if ns in ROLLBACK_CHECKED and (gaps := reflog_gaps(store, name, objs)):
+                rep.warnings.append(f"{name}: its reflog lacks the move before entry {', '.join(map(str, gaps))} "
+                                    "(a line lost: the versions are kept); 'mem fsck --repair' records the lost move")
     if forgotten is not None:
         _check_unnamed(store, objs, forgotten, rep)
     missing: list = []
@@ -333,27 +338,82 @@ def _check_kept_by_reflogs(kept: dict[str, str], objs: dict, rep: FsckReport) ->
 def unlogged(store: Store, name: str, oid: str, obj: object) -> tuple[str | None, str] | None:
     """``(old, new)`` of the one move of ``name`` to ``oid`` (its object
     ``obj``, a version with a ``parent``) that its reflog does not record:
-    the reflog's last entry moved it to ``obj``'s parent (or there is no
-    entry and ``obj`` is the first version), so exactly the last write's
-    line is missing (``WrittenUnlogged``: the ref moved, then the line
-    could not be written; test30 R12).  None when the reflog records it,
-    or holds anything else (an older store, a rewrite: nothing to add)."""
+    the reflog's last entry moved it to ``obj``'s parent, so exactly the
+    last write's line is missing (``WrittenUnlogged``: the ref moved, then
+    the line could not be written; test30 R12); ``(None, oid)`` when the
+    reflog has no entry at all (deleted or emptied: test31 U6; for a first
+    version that is the one move).  None when the reflog records it, or
+    holds anything else (a rewrite: nothing to add)."""
     try:
         entries = store.reflog.read(name)
     except CorruptObject:   # its reflog is not a regular file: fsck names it (``Reflog.file_damage``)
         return None
+    if not entries:
+        return (None, oid)
     parent = getattr(obj, "parent", None)
-    last = entries[-1].new if entries else None
-    if (entries and last == oid) or last != parent or (not entries and parent is not None):
+    if entries[-1].new == oid or entries[-1].new != parent:
         return None
     return (parent, oid)
 
 
-def add_unlogged_line(store: Store, name: str, move: tuple[str | None, str]) -> None:
+def reflog_gaps(store: Store, name: str, objs: dict) -> list[int]:
+    """The (1-based) entry numbers of ``name``'s reflog whose move starts
+    from a version that descends from the one the entry before moved the ref
+    to (through the ``parent`` links of ``objs``, decoded objects by id):
+    the move(s) between were recorded once and their line is lost (test31
+    U6).  Anything else is no gap: a creation (old id zero: a rewrite, a key
+    set again), a move ``fsck --repair`` made, entries a forget left out
+    with the versions they named (those ids are gone).  ``[]`` for a reflog
+    that is not a regular file (named by ``Reflog.file_damage``)."""
+    try:
+        entries = store.reflog.read(name)
+    except CorruptObject:
+        return []
+    return [n for n, (a, b) in enumerate(zip(entries, entries[1:]), 2)
+            if b.old is not None and b.old != a.new and not b.command.startswith(REPAIR_COMMAND)
+            and descends(objs, b.old, a.new)]
+
+
+def descends(objs: dict, oid: str, ancestor: str | None) -> bool:
+    """Whether version (or turn) ``oid`` descends from ``ancestor``: its
+    ``parent`` links through ``objs`` (decoded objects by id) reach it.
+    False when a link leaves ``objs`` or loops."""
+    seen: set[str] = set()
+    cur = objs.get(oid)
+    while cur is not None and getattr(cur, "parent", None) is not None and cur.parent not in seen:
+        if cur.parent == ancestor:
+            return True
+        seen.add(cur.parent)
+        cur = objs.get(cur.parent)
+    return False
+
+
+def bridge_reflog_gaps(store: Store, name: str, objs: dict) -> int:
+    """``fsck --repair`` of :func:`reflog_gaps`: write ``name``'s reflog anew
+    (``Reflog.replace``) with, before each entry after a gap, one line of
+    the lost move(s): ``<the id the entry before moved it to> <this
+    entry's old id>`` at this entry's time, command ``fsck --repair: a lost
+    line``.  Returns the number of lines added (0: nothing written)."""
+    gaps = set(reflog_gaps(store, name, objs))
+    if not gaps:
+        return 0
+    entries, out = store.reflog.read(name), []
+    for n, e in enumerate(entries, 1):
+        if n in gaps:
+            out.append(ReflogEntry(entries[n - 2].new, e.old, e.time, f"{REPAIR_COMMAND}: a lost line"))
+        out.append(e)
+    store.reflog.replace(name, out)
+    return len(gaps)
+
+
+def add_unlogged_line(store: Store, name: str, move: tuple[str | None, str], lost: bool = False) -> None:
     """Append to ``name``'s reflog the line of the move :func:`unlogged`
     found missing (``fsck --repair``): the ref moved already, so this is
-    no move (``Store.update_ref`` would refuse it), only its record."""
-    store.reflog.append(name, move[0], move[1], now_ms(), "fsck --repair: the line a stopped write did not add")
+    no move (``Store.update_ref`` would refuse it), only its record.
+    ``lost``: the whole reflog was missing (its earlier moves are unknown)."""
+    store.reflog.append(name, move[0], move[1], now_ms(),
+                        "fsck --repair: the reflog was lost; the ref's head recorded" if lost
+                        else "fsck --repair: the line a stopped write did not add")
 
 
 def rolled_back(store: Store, name: str, oid: str, objs: dict) -> str | None:
@@ -370,13 +430,7 @@ def rolled_back(store: Store, name: str, oid: str, objs: dict) -> str | None:
     if not entries or entries[-1].new is None or entries[-1].new == oid:
         return None
     newer = entries[-1].new
-    cur, seen = objs.get(newer), set()
-    while cur is not None and getattr(cur, "parent", None) is not None and cur.parent not in seen:
-        if cur.parent == oid:
-            return newer
-        seen.add(cur.parent)
-        cur = objs.get(cur.parent)
-    return None
+    return newer if descends(objs, newer, oid) else None
 
 
 #: what fsck says of a fact chain with missing version numbers (an unseal before session 15

@@ -75,11 +75,17 @@ def _file_entries(data: str, bad: list[int] | None = None) -> list["ReflogEntry"
     """The entries of a reflog file's text, oldest first: each line
     ``<old> SP <new> SP <ms> [SP <command>]`` with two ids (64 lower-case
     hex) and a decimal time; ``bad`` receives the (1-based) number of every
-    other line (damage: :meth:`Reflog.file_damage`), which no reader uses."""
+    other line (damage: :meth:`Reflog.file_damage`), which no reader uses.
+    A last line without its LF is cut short (a crash in the middle of an
+    append: every writer ends each line with one) and is damage too, whatever
+    it holds: its time or command may be a prefix of the real one (test31 U6)."""
     out = []
-    for n, line in enumerate(data.splitlines(), 1):
+    lines = data.splitlines()
+    cut = len(lines) if data and not data.endswith("\n") else 0
+    for n, line in enumerate(lines, 1):
         parts = line.split(" ", 3)
-        if len(parts) < 3 or not (parts[2].isascii() and parts[2].isdigit()) or not all(_is_id(x) for x in parts[:2]):
+        if n == cut or len(parts) < 3 or not (parts[2].isascii() and parts[2].isdigit()) \
+                or not all(_is_id(x) for x in parts[:2]):
             if bad is not None:
                 bad.append(n)
             continue

@@ -78,7 +78,7 @@ from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.integrations.httpcoding import MAX_DECODED
 from objstore.integrations.proxyspool import capture_turns, turn_writer  # noqa: F401 - the capture side
-from objstore.memory.facts import is_sealed
+from objstore.memory.served import is_sealed
 from objstore.memory.writechecks import check_key_credentials
 from objstore.memory.scope import project_aliases
 from objstore.memory.sessions import CapturedTurn

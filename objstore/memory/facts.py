@@ -90,7 +90,18 @@ def versions(store: Store, key: str) -> list[Version]:
     if oid is None:
         refuse_if_credential(key, "key")   # (echoed below: never a key holding a secret)
         raise NotFound(f"no key {key}", hint="list keys with: mem keys")
-    return list(walk(store, oid))
+    return own_chain(key, list(walk(store, oid)))
+
+
+def own_chain(key: str, chain: list[Version]) -> list[Version]:
+    """``chain`` (newest first) when its head is a version of ``key``.
+    Raises IntegrityError when ``refs/facts/<key>`` names another key's
+    version (a damaged or hand-made ref, which ``mem fsck`` and doctor
+    name): its value is never served as ``key``'s."""
+    if chain and chain[0].fact.key != key:
+        raise IntegrityError(f"refs/facts/{key} names a version of another key ({chain[0].fact.key})",
+                             hint="run: mem fsck --repair")
+    return chain
 
 
 def walk(store: Store, oid: str | None) -> Iterator[Version]:
@@ -118,7 +129,8 @@ def listed_chain(store: Store, ref: str, head: str, walker: Callable[[Store, str
         return None
     known = head in store.damaged
     try:
-        return list(walker(store, head))
+        chain = list(walker(store, head))
+        return own_chain(ref[6:], chain) if ref.startswith("facts/") else chain
     except IntegrityError as e:
         why = store.damaged.get(head, str(e)) if known else store.damaged.pop(head, str(e))
         store.damaged.setdefault(f"ref {ref}", f"names {head}, which is missing or damaged: {why}")
@@ -246,7 +258,7 @@ def current_version(store: Store, key: str, reader: str | None = None) -> tuple[
     head = store.refs.read("facts/" + key)
     if head is None:
         return None
-    cur = current_noting_lost(store, key, list(walk(store, head)), reader=reader)
+    cur = current_noting_lost(store, key, own_chain(key, list(walk(store, head))), reader=reader)
     return None if cur is None else (cur.id, cur.fact)
 
 
@@ -707,31 +719,6 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                     pass
         new_cur = current_of(new_chain)
         return RememberResult(key, True, Version(oid, fact), old, new_cur.id, index_error, redacted=redacted)
-
-
-def sealed_head(store: Store, key: str) -> str | None:
-    """Id of the last sealed version of ``key`` (validated), or None.  Here
-    rather than in :mod:`objstore.vault.sealed` so that readers of plain values
-    (``mem get``) do not import the vault."""
-    return store.refs.read(sealed_ref(validate_key(key)))
-
-
-def is_sealed(store: Store, key: str) -> bool:
-    """True when ``key`` has sealed versions.  Cheap: one ref read."""
-    return sealed_head(store, key) is not None
-
-
-def refuse_if_sealed(store: Store, key: str) -> None:
-    """Raise Refused when ``key`` is sealed: for readers of plain values
-    (``mem get``), which must say so rather than print anything."""
-    if is_sealed(store, key):
-        raise Refused(sealed_message(validate_key(key)))
-
-
-def sealed_message(key: str) -> str:
-    """What every reader of plain values says of sealed ``key`` (``mem get``
-    refusing it, ``mem recall`` noting one its question names)."""
-    return f"{key} is sealed: its value is shown only by 'mem sealed show {key}', which asks for the vault passphrase"
 
 
 def list_keys(store: Store, prefix: str = "") -> list[tuple[str, str]]:

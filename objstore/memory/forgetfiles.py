@@ -126,7 +126,9 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
             lines = data.decode("utf-8", "surrogateescape").splitlines()
             kept_s = [hidden_source(ln) if hit(ln) and os.path.isabs(ln) else ln for ln in lines]
             atomic_write(p, "".join(ln + "\n" for ln in kept_s).encode("utf-8", "surrogateescape"))
-        elif p.parent.name == "cursors" and p.suffix == ".json" and (hid := _hidden_cursor(data, hit)):
+        elif p.parent.name in _ID_RECORDS and p.suffix == ".json" and (hid := _scrubbed_record(data, hit)):
+            if hid == data:   # the hit is in its field names only: no quote of a text (test31 U4)
+                continue
             atomic_write(p, hid, durable=False)   # a hook's cursor: its path by hash, its place kept
         elif text_like:
             lines = data.splitlines(keepends=True)
@@ -213,22 +215,42 @@ def drop_leftover_temps(store: Store) -> list[tuple[str, int]]:
     return out
 
 
-def _hidden_cursor(data: bytes, hit) -> bytes | None:
-    """A hook cursor's header (``capture.cursors``) whose only hit is its
-    ``path``, written again with the path by hash (``hidden_source``; the
-    hook keeps it so: ``Cursor.hidden``), so the next hook neither reads
-    the transcript again from its start nor writes the path back; None
-    when anything else in it holds the text (the file is deleted)."""
+#: the cache folders of JSON records of ids, counts and one path (``cursors/``: a hook's cursor,
+#: ``capture.cursors``; ``session-state/``: a session's head and source ids, ``memory.sessions``)
+_ID_RECORDS = ("cursors", "session-state")
+
+
+def _values(obj) -> list[str]:
+    """The string values of a decoded JSON record (nested ones too), never its field names."""
+    if isinstance(obj, dict):
+        return [s for v in obj.values() for s in _values(v)]
+    if isinstance(obj, list):
+        return [s for v in obj for s in _values(v)]
+    return [obj] if isinstance(obj, str) else []
+
+
+def _scrubbed_record(data: bytes, hit) -> bytes | None:
+    """A record of :data:`_ID_RECORDS` tested by its values, not its field
+    names (a rare word of a forgotten text such as ``session`` is no quote
+    of it: test31 U4, where a forgotten JSON value deleted every cursor and
+    ``mem scan`` then found the transcripts nowhere).  A hook cursor whose
+    ``path`` holds the text is written again with the path by hash
+    (``hidden_source``; the hook keeps it so: ``Cursor.hidden``), so the
+    next hook neither reads the transcript again from its start nor writes
+    the path back.  Returns the bytes to keep (``data`` itself when no value
+    holds the text), or None when another value holds it or the record
+    does not decode (the file is deleted)."""
     try:
         h = json.loads(data)
-        path = h["path"]
-    except (ValueError, KeyError, TypeError):
+    except ValueError:
         return None
-    if not isinstance(path, str) or not os.path.isabs(path) or not hit(path):
+    if not isinstance(h, dict):
         return None
-    h["path"] = hidden_source(path)
-    out = json.dumps(h).encode()
-    return None if hit(out.decode("utf-8", "replace")) else out
+    path = h.get("path")
+    if isinstance(path, str) and os.path.isabs(path) and hit(path):
+        h["path"] = hidden_source(path)
+        data = json.dumps(h).encode()
+    return None if any(hit(v) for v in _values(h)) else data
 
 
 # -- verification -----------------------------------------------------------------

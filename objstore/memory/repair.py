@@ -52,7 +52,7 @@ from pathlib import Path
 
 from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, MemError, NotFound, UnsupportedVersion
-from objstore.core.fsck import ROLLBACK_CHECKED, add_unlogged_line, rolled_back, unlogged
+from objstore.core.fsck import ROLLBACK_CHECKED, add_unlogged_line, bridge_reflog_gaps, rolled_back, unlogged
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, lost_sealed_age
 from objstore.core.pack import PackSet
@@ -152,6 +152,8 @@ class RepairReport:
     restored_refs: list[str] = field(default_factory=list)
     #: refs whose reflog got the line of a write that moved them and stopped before its line (test30 R12)
     relogged: list[str] = field(default_factory=list)
+    #: refs whose reflog was missing or empty: their head recorded (test31 U6)
+    relost: list[str] = field(default_factory=list)
     lost_tombstones: list[str] = field(default_factory=list)
     rebuilt: list[str] = field(default_factory=list)
     rebuilt_ambiguous: list[str] = field(default_factory=list)
@@ -170,7 +172,7 @@ class RepairReport:
         """True when anything was changed."""
         return bool(self.quarantined or self.salvaged or self.dropped_objects or self.misindexed or self.refetched
                     or self.stubs or self.mended or self.dropped_refs or self.restored_refs or self.relogged
-                    or self.rebuilt
+                    or self.relost or self.rebuilt
                     or self.misnamed or self.unresolved or self.reset_refs or self.refound or self.lost_heads
                     or self.edges_dropped or self.reflogs or self.forgotten_entries)
 
@@ -434,7 +436,6 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
     bad_packed = store.refs.drop_bad_packed(q)  # lines of refs/packed-sessions, packed-facts that name no id
     store.reflog.drop_bad_packed(q)             # and of logs/packed-sessions, packed-facts: read by nobody
     rep.reflogs = store.reflog.set_aside_damaged(q)   # a reflog file holding garbage: its readable lines kept
-    set_aside = {p for p, _kept, _dropped in rep.reflogs}
     for ns, cls in _REF_TYPES.items():
         damaged: list[str] = []
         for _ in store.refs.iter(ns, damaged=damaged):
@@ -457,9 +458,11 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
                 if newer is not None and isinstance(objs.get(newer), cls):
                     store.update_ref(name, oid, newer, "fsck --repair: ref restored from its reflog (set back)")
                     rep.restored_refs.append(name)
-                elif newer is None and store.reflog.shown(store.reflog.path(name)) not in set_aside and \
-                        (move := unlogged(store, name, oid, objs.get(oid))) is not None:
-                    add_unlogged_line(store, name, move)   # (test30 R12; not for a reflog set aside just now)
+                elif newer is None and (move := unlogged(store, name, oid, objs.get(oid))) is not None:
+                    lost = move[0] is None and getattr(objs.get(oid), "parent", None) is not None
+                    add_unlogged_line(store, name, move, lost)
+                    (rep.relost if lost else rep.relogged).append(name)
+                if bridge_reflog_gaps(store, name, objs):
                     rep.relogged.append(name)
     for oid in lost_tombstones(store, reachable(store, missing=[]), objs):
         store.update_ref(f"tombstones/{oid}", None, oid, "fsck --repair: tombstone ref restored", audit_only=True)

@@ -2,11 +2,17 @@
 serves a turn's text (search, recall, the prompt hook's passages, ``mem
 show``): a store whose ``refs/tombstones/`` holds no tombstone has nothing
 to hide, and answers without importing :mod:`objstore.memory.tombstones`
-(~3 ms of a new process's ``recall``; docs/benchmarks.md, session 21)."""
+(~3 ms of a new process's ``recall``; docs/benchmarks.md, session 21).
+It also holds the gate in front of sealed keys (:func:`refuse_if_sealed`,
+:func:`is_sealed`): a reader of plain values (``mem get``) says a key is
+sealed rather than print anything, without importing the vault."""
 
 from __future__ import annotations
 
 import os
+
+from objstore.core.errors import Refused
+from objstore.core.refs import sealed_ref, validate_key
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
@@ -69,3 +75,28 @@ def sealed_plain(store: Store, ref: str) -> bool:
         return False
     except Exception:   # noqa: BLE001 -- a damaged sealed ref or folder: hide rather than serve plaintext
         return True
+
+
+def sealed_head(store: Store, key: str) -> str | None:
+    """Id of the last sealed version of ``key`` (validated), or None.  Here
+    rather than in :mod:`objstore.vault.sealed` so that readers of plain values
+    (``mem get``) do not import the vault."""
+    return store.refs.read(sealed_ref(validate_key(key)))
+
+
+def is_sealed(store: Store, key: str) -> bool:
+    """True when ``key`` has sealed versions.  Cheap: one ref read."""
+    return sealed_head(store, key) is not None
+
+
+def refuse_if_sealed(store: Store, key: str) -> None:
+    """Raise Refused when ``key`` is sealed: for readers of plain values
+    (``mem get``), which must say so rather than print anything."""
+    if is_sealed(store, key):
+        raise Refused(sealed_message(validate_key(key)))
+
+
+def sealed_message(key: str) -> str:
+    """What every reader of plain values says of sealed ``key`` (``mem get``
+    refusing it, ``mem recall`` noting one its question names)."""
+    return f"{key} is sealed: its value is shown only by 'mem sealed show {key}', which asks for the vault passphrase"

@@ -23,8 +23,9 @@ from collections.abc import Callable, Sequence
 
 from objstore.core.objects import Fact
 from objstore.core.store import Store
-from objstore.memory.facts import current_version, is_sealed, visible
+from objstore.memory.facts import current_version, visible
 from objstore.memory.scope import visibility
+from objstore.memory.served import is_sealed
 from objstore.retrieval.context import fact_line
 from objstore.retrieval.keyrank import FactView, narrower_first, same_name_keys
 

@@ -325,7 +325,7 @@ def sealed_named(store, queries: Collection[str], projects: Collection[str] | No
     """The sealed keys (``refs/sealed/``) that one of ``queries`` names
     (:func:`names_key`) in the scope ``projects`` (None: every project),
     sorted: recall never shows a sealed value, and says so for these
-    (``facts.sealed_message``) rather than answering "nothing recalled"
+    (``served.sealed_message``) rather than answering "nothing recalled"
     as if the store held nothing.  Cheap: no ref of that namespace, no
     work."""
     keys = sealed_in_scope(store, projects)   # (the one listing of the sealed keys in scope)

@@ -35,7 +35,7 @@ from objstore.core.objects import (KINDS, LOST_SOURCE, Fact, Sealed, Tombstone, 
 from objstore.core.refs import fact_ref, refuse_if_credential, sealed_ref, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.memory.facts import DEFAULT_KIND, Version, check_text, commit_version, walk
-from objstore.memory.facts import is_sealed, refuse_if_sealed, sealed_head  # noqa: F401 - re-exported
+from objstore.memory.served import is_sealed, refuse_if_sealed, sealed_head  # noqa: F401 - re-exported
 from objstore.memory import forget
 from objstore.memory.forgetplan import check_previewed
 from objstore.memory.lost import lost_current

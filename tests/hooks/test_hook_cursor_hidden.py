@@ -60,3 +60,28 @@ def test_the_hook_never_writes_a_forgotten_path_back(mem, tmp_path, store_path):
     assert scan_store(store_path, [TEXT.encode()]) == []
     r = mem("scan", TEXT, exit_code=1)
     assert str(t) in r.stdout, r.stdout + r.stderr                  # still found, by walking the folder
+
+
+def test_a_rare_word_of_a_forgotten_value_does_not_delete_the_cursors(mem, tmp_path, store_path):
+    """test31 U4: a forgotten value holding JSON (a memory file's journal)
+    made its rare words (``session``, ``approval``) needles, every hook
+    cursor was deleted for its field names, and ``mem scan`` then said the
+    text was found nowhere while the transcript held it.  A cursor is
+    tested by its values: it stays, and scan names the transcript."""
+    code = "plum-kestrel-4403"
+    home = tmp_path / "home"
+    t = home / ".claude" / "projects" / "-tmp-proj-web" / "s1.jsonl"
+    t.parent.mkdir(parents=True)
+    t.write_text(json.dumps({"type": "user", "sessionId": "s1", "uuid": "u1", "parentUuid": None, "cwd": CWD,
+                             "timestamp": "2026-12-03T16:00:01.000Z",
+                             "message": {"role": "user", "content": f"the lab door word is {code}"}}) + "\n")
+    _hook("UserPromptSubmit", t, "what next")
+    _hook("Stop", t)
+    mem("remember", "project/web/journal", json.dumps({"session": "-", "approval": "-", "note": code}))
+    cursors = sorted((store_path / "cache" / "cursors").glob("*.json"))
+    before = [f.read_bytes() for f in cursors]
+    assert before and all(b"session" in b for b in before)
+    mem("forget", "--match", code, "--yes")
+    assert [f.read_bytes() for f in cursors] == before
+    r = mem("scan", code, exit_code=1)
+    assert str(t) in r.stdout, r.stdout + r.stderr

@@ -5,6 +5,7 @@ stored.  Real ``mem`` processes on real stores."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -167,3 +168,24 @@ def test_a_ref_naming_another_keys_version_is_named_by_doctor(home, mem):
     shutil.copyfile(d / "b", d / "a")
     assert "facts/project/x/a" in _refs_problems(mem) and "another key (project/x/b)" in _refs_problems(mem)
     mem("fsck", exit_code=13)
+
+
+def test_a_ref_naming_another_keys_version_is_never_served_as_its_value(home, mem):
+    """crash30's left-out: ``mem get``, recall and the session block served the
+    other key's value under the damaged ref's key.  Now get exits 13 naming
+    the damage, the listing readers skip the key with a warning, and
+    ``fsck --repair`` sets the ref back to its own key's head."""
+    d = home / "refs" / "facts" / "project" / "x"
+    shutil.copyfile(d / "b", d / "a")
+    r = mem("get", "project/x/a", exit_code=13)
+    assert "narwhal" not in r.stdout and "names a version of another key (project/x/b)" in r.stderr, r
+    _no_crash(r)
+    r = mem("recall", "walrus deploys", "--project", "x", "--json")
+    facts = [(h.get("key"), h.get("text")) for h in json.loads(r.stdout)["hits"] if h.get("kind") == "fact"]
+    assert not any("narwhal" in (t or "") for _k, t in facts), facts
+    r = mem("keys")
+    assert "project/x/a" not in r.stdout and "project/x/b" in r.stdout
+    r = mem("fsck", "--repair")
+    assert "removed facts/project/x/a: its head is a version of another key" in r.stdout, r.stdout
+    assert mem("get", "project/x/a").stdout == "walrus deploys on monday\n"
+    mem("fsck")

@@ -2,7 +2,7 @@
 placeholder (``mem fsck --repair``'s) dropped the placeholder and sealed the
 older value as current; now the placeholder keeps its place as a sealed
 lost stub.  And the readers of plain values say a sealed key is sealed with
-one text (``facts.sealed_message``): ``get`` exits 6 with it, ``recall``
+one text (``served.sealed_message``): ``get`` exits 6 with it, ``recall``
 notes a sealed key its question names instead of only "nothing
 recalled"."""
 
