@@ -351,7 +351,7 @@ def _carried_name(ident: ProjectIdentity, r: Registry, old: tuple[str, ...]) -> 
     return name
 
 
-def _write_registry(root: Path, reg: dict, folders: dict, durable: bool = True) -> None:
+def write_registry(root: Path, reg: dict, folders: dict, durable: bool = True) -> None:
     """Write ``projects.json`` (format in :func:`read_registry`): the names
     before the folders, so a file cut short keeps its names first (they are
     what ``read_registry`` salvages)."""
@@ -442,7 +442,7 @@ def register_project(store, cwd: str | os.PathLike | None) -> str:
             folders = r.folders
             if ident.top and ident.id != "path:" + ident.top and not path_holds_credential(ident.top):
                 folders.setdefault(ident.id, ident.top)
-            _write_registry(store.root, reg, folders, durable=False)
+            write_registry(store.root, reg, folders, durable=False)
     return name
 
 
@@ -462,7 +462,7 @@ def forget_projects(store, hits) -> int:
         keep = {k: v for k, v in r.projects.items() if not (hits(k) or hits(v) or hits(r.folders.get(k, "")))}
         gone = len(r.projects) - len(keep)
         if gone and not r.damage:
-            _write_registry(store.root, keep, r.folders)
+            write_registry(store.root, keep, r.folders)
         return gone if not r.damage else 0
 
 
