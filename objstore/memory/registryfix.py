@@ -40,7 +40,7 @@ from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.record import Frozen, set_fields
 from objstore.core.salvage import Quarantine
-from objstore.memory.scope import REGISTRY_FILE, clean_name, identity_of, read_registry, write_registry
+from objstore.memory.scope import REGISTRY_FILE, clean_name, identity_of, read_registry, repo_birth, write_registry
 
 
 class RegistryRebuild(Frozen):
@@ -206,6 +206,11 @@ def rebuild_registry(store) -> RegistryRebuild | None:
                                          and n not in reg.values()))
         q = Quarantine(store.root)
         aside = q.move(path) if os.path.lexists(path) else None
-        write_registry(store.root, reg, folders)
+        births = {}
+        for k in reg:      # a path identity's repository, told by its birth wherever it moves (scope.moved_from)
+            now = identity_of(k[5:]) if k.startswith("path:") and os.path.isdir(k[5:]) else None
+            if now is not None and now.top == k[5:] and repo_birth(now):
+                births[k] = repo_birth(now)
+        write_registry(store.root, reg, folders, births=births)
         return RegistryRebuild(len(r.projects), found, other_names, str(aside) if aside else "",
                                {k: v for k, v in folders.items() if k in reg}, not_given)

@@ -131,3 +131,4 @@ def test_repair_records_a_remotes_folder_so_a_changed_remote_is_named(mem, tmp_p
     doc = mem(*home, "doctor", "--json", exit_code=None).json
     moved = [f for f in doc["findings"] if f["check"] == "projects"]
     assert moved and str(api) in moved[0]["message"] and "github.com/acme-corp/api" in moved[0]["message"]
+    assert "are not read there" in moved[0]["message"]   # (since test30c T20 a changed remote carries no alias)

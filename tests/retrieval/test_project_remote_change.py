@@ -46,7 +46,8 @@ def test_remote_added_then_changed_keeps_the_name(store, tmp_path):
     # doctor names the folder and how to keep one name
     git("-C", str(api), "remote", "set-url", "origin", "git@github.com:acme-corp/api.git")
     assert register_project(store, api) != "api"
-    assert any(m.folder == str(api) and m.new_id == "github.com/acme-corp/api" for m in moved_projects(store.root))
+    assert any(m.folder == str(api) and m.new_id == "github.com/acme-corp/api" and not m.alias
+               for m in moved_projects(store.root))
     # the remote removed again: the path identity it started as, same name
     git("-C", str(api), "remote", "remove", "origin")
     assert register_project(store, api) == "api"
