@@ -40,7 +40,8 @@ from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.record import Frozen, set_fields
 from objstore.core.salvage import Quarantine
-from objstore.memory.scope import REGISTRY_FILE, clean_name, identity_of, read_registry, repo_birth, write_registry
+from objstore.memory.scope import (REGISTRY_FILE, ProjectIdentity, clean_name, identity_of, read_registry, repo_birth,
+                                   write_registry)
 
 
 class RegistryRebuild(Frozen):
@@ -146,7 +147,6 @@ def _entries(by_cwd: dict, since: float) -> tuple[list, list]:
 
 def _path_ident(folder: str):
     """The identity ``folder`` had as a path identity (no remote)."""
-    from objstore.memory.scope import ProjectIdentity
     p = Path(folder)
     name = clean_name(p.name)
     return ProjectIdentity("path:" + folder, name, clean_name(f"{p.parent.name}-{p.name}") or name, name, folder)
