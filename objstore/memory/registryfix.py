@@ -207,9 +207,10 @@ def rebuild_registry(store) -> RegistryRebuild | None:
         q = Quarantine(store.root)
         aside = q.move(path) if os.path.lexists(path) else None
         births = {}
-        for k in reg:      # a path identity's repository, told by its birth wherever it moves (scope.moved_from)
-            now = identity_of(k[5:]) if k.startswith("path:") and os.path.isdir(k[5:]) else None
-            if now is not None and now.top == k[5:] and repo_birth(now):
+        for k in reg:      # the repository at an identity's folder (scope.moved_from, scope.predecessors)
+            folder = k[5:] if k.startswith("path:") else folders.get(k, "")
+            now = identity_of(folder) if folder and os.path.isdir(folder) else None
+            if now is not None and now.top == folder and repo_birth(now):
                 births[k] = repo_birth(now)
         write_registry(store.root, reg, folders, births=births)
         return RegistryRebuild(len(r.projects), found, other_names, str(aside) if aside else "",

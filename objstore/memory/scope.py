@@ -278,8 +278,8 @@ class Registry(Frozen):
     it was registered from (a path identity is its folder; older files have
     none: ``{}``); ``damage`` is "" for a sound (or absent) file, else why it is damaged
     (then ``projects`` holds the ``"identity": "name"`` pairs still readable
-    in it); ``births`` path identity -> its repository's :func:`repo_birth`
-    (``{}`` in older files).  A damaged registry is never rewritten (:func:`register_project`)
+    in it); ``births`` path identity, or remote identity at its recorded
+    folder -> that repository's :func:`repo_birth` (``{}`` in older files).  A damaged registry is never rewritten (:func:`register_project`)
     and a project it does not name gets its qualified name only
     (:func:`name_in`), so a lost entry never hands one project's name, and
     facts, to another."""
@@ -371,7 +371,10 @@ def predecessors(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
     another repository (deleted and cloned again from another remote, a
     ``/workspace`` or CI checkout) as often as a remote is renamed, and
     taking its name gave another company's memory to the new one (test30c
-    T20); ``mem doctor`` names such a folder (:func:`moved_projects`).  For
+    T20); ``mem doctor`` names such a folder (:func:`moved_projects`) --
+    unless its repository is the one registered there (the same
+    :func:`repo_birth`: the remote changed in place, ``git remote
+    set-url``; looked at for an unregistered ``ident`` only).  For
     a path identity: the path identities it was before it moved
     (:func:`moved_from`)."""
     if r.damage:
@@ -381,7 +384,14 @@ def predecessors(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
     if not ident.top:
         return ()
     own = "path:" + ident.top
-    return (own,) if own in r.projects and own != ident.id else ()
+    out = [own] if own in r.projects and own != ident.id else []
+    birth = None
+    for k, f in (r.folders.items() if ident.id not in r.projects else ()):
+        if f == ident.top and k != ident.id and k in r.projects and k in r.births:
+            birth = repo_birth(ident) if birth is None else birth
+            if same_birth(r.births[k], birth):
+                out.append(k)   # the same repository, its remote changed in place (set-url: test30c T19)
+    return tuple(out)
 
 
 def moved_from(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
@@ -502,7 +512,8 @@ def register_project(store, cwd: str | os.PathLike | None) -> str:
             return ident.id in r.projects
         if ident.id == "path:" + ident.top:
             return not ident.git or ident.id in r.births or not repo_birth(ident)
-        return not ident.top or ident.id in r.folders or path_holds_credential(ident.top)
+        return not ident.top or path_holds_credential(ident.top) or ident.id in r.folders and (
+            ident.id in r.births or r.folders[ident.id] != ident.top or not repo_birth(ident))
     if known(r):
         return name_in(ident, r.projects)   # (a name an older mem gave is read as a key segment, not rewritten)
     with store.lock("project"):
@@ -517,8 +528,9 @@ def register_project(store, cwd: str | os.PathLike | None) -> str:
             folders, births = r.folders, r.births
             if ident.top and ident.id != "path:" + ident.top and not path_holds_credential(ident.top):
                 folders.setdefault(ident.id, ident.top)
-            elif ident.id == "path:" + ident.top and repo_birth(ident):
-                births[ident.id] = repo_birth(ident)
+            mine = ident.id == "path:" + ident.top or folders.get(ident.id) == ident.top
+            if ident.top and mine and repo_birth(ident):   # its folder's repository (predecessors, moved_from)
+                births.setdefault(ident.id, repo_birth(ident))
             write_registry(store.root, reg, folders, durable=False, births=births)
     return name
 

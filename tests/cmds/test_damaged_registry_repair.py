@@ -109,10 +109,12 @@ def test_repair_keeps_a_folders_path_name_beside_its_remotes_name(mem, tmp_path)
     assert {d: _hook(store, "SessionStart", d, source="startup") for d in (a, c)} == served
 
 
-def test_repair_records_a_remotes_folder_so_a_changed_remote_is_named(mem, tmp_path):
-    """test30c T19: the rebuilt registry had no ``folders``, so after a
-    ``git remote set-url`` doctor did not name the folder whose project
-    changed; the salvaged folder of a file cut short is kept too."""
+def test_repair_records_a_remotes_folder_so_its_remote_can_change_in_place(mem, tmp_path):
+    """test30c T19: the rebuilt registry had no ``folders`` (nor the
+    repository's birth), so a ``git remote set-url`` after the repair
+    renamed the project and its memory was no longer injected; now the
+    rebuilt file is the one written before the damage (from nothing
+    readable, and from a file cut short), and the name is kept."""
     store = tmp_path / "store"
     home = ("--home", str(store))
     api = tmp_path / "rfr" / "api"
@@ -122,13 +124,13 @@ def test_repair_records_a_remotes_folder_so_a_changed_remote_is_named(mem, tmp_p
     _hook(store, "UserPromptSubmit", api, prompt="remember that the db host is pg-rf")
     reg = store / "projects.json"
     before = json.loads(reg.read_text())
-    assert before["folders"] == {"github.com/acme/api": str(api)}
-    for damage in ("garbage\n", reg.read_text()[:-3]):   # nothing readable; cut short, every pair still there
+    assert before["folders"] == {"github.com/acme/api": str(api)} and list(before["births"]) == ["github.com/acme/api"]
+    for damage in ("garbage\n", reg.read_text()[:-3]):   # nothing readable; cut short, every name still there
         reg.write_text(damage)
         mem(*home, "fsck", "--repair")
         assert json.loads(reg.read_text()) == before, damage
     _git("-C", str(api), "remote", "set-url", "origin", "git@github.com:acme-corp/api.git")
+    assert "pg-rf" in _hook(store, "SessionStart", api, source="startup")
+    assert json.loads(reg.read_text())["projects"]["github.com/acme-corp/api"] == "api"
     doc = mem(*home, "doctor", "--json", exit_code=None).json
-    moved = [f for f in doc["findings"] if f["check"] == "projects"]
-    assert moved and str(api) in moved[0]["message"] and "github.com/acme-corp/api" in moved[0]["message"]
-    assert "are not read there" in moved[0]["message"]   # (since test30c T20 a changed remote carries no alias)
+    assert not [f for f in doc["findings"] if f["check"] == "projects"]
