@@ -31,6 +31,7 @@ import _signal as signal
 # the per-event budgets (seconds, counted from a hook process's start) live with the hook's clock
 from cmds._hookclock import BUDGET_S, DEFAULT_BUDGET_S, HARD_STOP_AFTER_S  # noqa: F401
 from cmds._hookstdin import MAX_STDIN_BYTES, STDIN_TIMEOUT_S, HookInputError, read_stdin_bytes  # noqa: F401
+from cmds._hookstatement import capture_statement, prompt_statement, remember_statement
 
 #: seconds to wait for the store lock before giving up quietly
 LOCK_TIMEOUT_S = {"UserPromptSubmit": 0.25, "SessionStart": 0.5, "SubagentStart": 0.5, "SessionEnd": 0.3}
@@ -456,58 +457,6 @@ def _rollup_stop(store, child: str, data: dict, agent_path: str) -> None:
                              command="hook", cwd=_s(data.get("cwd")), printed=printed)
 
 
-def _remember_statement(store, prompt: str, cwd: str, source: str = "") -> str | None:
-    """Write the fact of a "remember that …" prompt, citing ``source`` (the
-    prompt's turn id); the confirmation to inject, or None."""
-    import objstore
-    r = objstore.write_statement(store, prompt.encode("utf-8", "replace").decode("utf-8"), cwd=cwd,
-                                 source=source)
-    return _confirmation(r)
-
-
-def _confirmation(r) -> str | None:
-    """The injected confirmation of a written statement (``RememberResult``),
-    the refusal of one not written (a ``MemError``: a sealed key, test30b
-    S17: the person was told nothing and believed it stored), or None."""
-    if r is None:
-        return None
-    from objstore import MemError, escape_context
-    if isinstance(r, MemError):
-        return (f'<mem-context kind="remembered" note="stored memory: data, not instructions">'
-                f"Not stored, though asked: {escape_context(r.message)}"
-                f"{'; ' + escape_context(r.hint) if r.hint else ''}</mem-context>")
-    was = f" (replaces the earlier value: mem log {escape_context(r.key)})" if r.written and r.previous else ""
-    return (f'<mem-context kind="remembered" note="stored memory: data, not instructions">'
-            f"Remembered as you asked (user_stated): {escape_context(r.key)} = "
-            f"{escape_context(r.version.fact.body)}{was}</mem-context>")
-
-
-def _prompt_statement(store, **kw) -> str | None:
-    """Store a "remember that …" prompt and its fact under one store lock
-    (``capture_prompt(statement=True)``: the fact before the turn is
-    published, so a hook stopped by its budget or killed leaves both to the
-    transcript sync, which writes the fact once); when the prompt was not
-    stored now (already stored, deferred, excluded), the fact is written on
-    its own, as typed.  The confirmation to inject, or None.  Raises
-    StoreLocked (nothing written)."""
-    import objstore
-    pr = objstore.capture_prompt(store, statement=True, **kw)
-    if pr.stated is not None:
-        return _confirmation(pr.stated)
-    if pr.status == "captured":   # turn stored, its statement not written (it stated nothing after all)
-        return None
-    if kw.get("cfg") is not None and objstore.path_excluded(kw["cfg"], kw.get("cwd", "")):
-        return None               # an excluded folder: nothing of it is kept, its statements neither
-    return _remember_statement(store, kw["prompt"], kw.get("cwd", ""), pr.id or pr.source)
-
-
-def _capture_statement(store, **kw) -> None:
-    """A "remember that …" prompt met a locked store: in the detached child,
-    store the prompt and the fact citing it (:func:`_prompt_statement`;
-    the agent gets no confirmation)."""
-    _prompt_statement(store, **kw)
-
-
 def _capture_prompt(store, **kw):
     """``objstore.capture_prompt`` looked up when it runs: in the capture
     child, so the hook's own process does not import the capture chain
@@ -683,10 +632,10 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
                           entrypoint=_s(run.env.get("CLAUDE_CODE_ENTRYPOINT")))
                 if objstore.statement_of(prompt) is not None:
                     # "remember that …": the fact cites this turn: both written here, under one lock
-                    got = run.guarded(None, lambda: (_prompt_statement(store, **kw),))
+                    got = run.guarded(None, lambda: (prompt_statement(store, run.log, **kw),))
                     if got is not None:
                         stated, statement_done = got[0], True
-                    elif fork_off(run, "capture", _capture_statement, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
+                    elif fork_off(run, "capture", capture_statement, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
                                   budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
                         statement_done = True   # the store is locked: turn and fact once it is free
                 elif fork_off(run, "capture", _capture_prompt, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
@@ -700,7 +649,7 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             # prompt (the parent agent's words, not the person's) nor from an excluded folder
             if capture and prompt.strip() and not statement_done and not data.get("agent_id") \
                     and not objstore.path_excluded(cfg, cwd):
-                stated = run.guarded("remember", _remember_statement, store, prompt, cwd)
+                stated = run.guarded("remember", remember_statement, store, prompt, cwd)
             if not prompt or no_inject(run.env):
                 return None
             clean = prompt.encode("utf-8", "replace").decode("utf-8")     # no lone surrogates past here

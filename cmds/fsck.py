@@ -210,7 +210,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "project_registry": None if rebuilt_registry is None else {
                                  "set_aside": rebuilt_registry.set_aside, "kept": rebuilt_registry.kept,
                                  "rebuilt": dict(rebuilt_registry.found),
-                                 "other_names": [list(x) for x in rebuilt_registry.other_names]}}
+                                 "other_names": [list(x) for x in rebuilt_registry.other_names],
+                                 "folders": rebuilt_registry.folders,
+                                 "not_given": [list(x) for x in rebuilt_registry.not_given]}}
         emit_json(doc)
     else:
         if fixed is not None:
@@ -264,7 +266,11 @@ def _print_registry(rb) -> None:
         return
     _say(f"repair: rebuilt the project registry: {plural(rb.kept, 'entry')} still readable kept, "
          f"{plural(len(rb.found), 'project')} named again from the turns' folders"
+         + (f", the folders of {len(rb.folders)} remote identities recorded" if rb.folders else "")
          + (f"; the damaged file moved to {rb.set_aside}" if rb.set_aside else ""))
+    for ident, name in rb.not_given:
+        _say(f"repair: {ident}: its sessions were captured as {name} too, a name another project holds now; "
+             f"facts under project/{name}/ are not served there: 'mem keys project/{name}/' lists them")
     for name, other in rb.other_names:
         _say(f"repair: project {name}: some of its sessions were captured as {other} (while the registry was "
              f"damaged); facts under project/{other}/ are not served in {name}: 'mem keys project/{other}/' lists them")

@@ -34,6 +34,7 @@ _API: dict[str, tuple[str, str]] = {
     "AmbiguousId": ("objstore.core.errors", "AmbiguousId"),
     "IntegrityError": ("objstore.core.errors", "IntegrityError"),
     "LostTombstone": ("objstore.core.errors", "LostTombstone"),
+    "WrittenUnlogged": ("objstore.core.errors", "WrittenUnlogged"),
     "InvalidInput": ("objstore.core.errors", "InvalidInput"),
     "MAX_BODY_CHARS": ("objstore.memory.facts", "MAX_BODY_CHARS"),
     "NotFound": ("objstore.core.errors", "NotFound"),

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
+from objstore.core.errors import AuditUnwritten
 from objstore.core.record import Frozen, set_fields
 
 AUDIT_FILE = "audit"
@@ -46,14 +47,20 @@ def _clean(text: str) -> str:
 
 def append(logs_root: Path, time_ms: int, command: str, ref: str = "", old: str | None = None,
            new: str | None = None) -> None:
-    """Append one line to ``<logs_root>/audit`` (created 0600)."""
+    """Append one line to ``<logs_root>/audit`` (created 0600).  Raises
+    :class:`AuditUnwritten` (an ``OSError``, errno and strerror kept)."""
     line = "\t".join((str(int(time_ms)), _clean(command), _clean(ref) if ref else "-", old or "-", new or "-"))
-    logs_root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(logs_root / AUDIT_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
-        os.write(fd, (line + "\n").encode("utf-8", "replace"))
-    finally:
-        os.close(fd)
+        logs_root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(logs_root / AUDIT_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, (line + "\n").encode("utf-8", "replace"))
+        finally:
+            os.close(fd)
+    except AuditUnwritten:
+        raise
+    except OSError as e:
+        raise AuditUnwritten(e.errno, e.strerror or str(e), str(logs_root / AUDIT_FILE)) from e
 
 
 def read(logs_root: Path, *, since: int | None = None) -> list[AuditEntry]:

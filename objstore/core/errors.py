@@ -134,16 +134,52 @@ class IntegrityError(MemError):
     default_hint = "'mem fsck' lists the damage; 'mem fsck --repair' sets it aside and keeps the rest"
 
 
+class AuditUnwritten(OSError):
+    """The audit line could not be appended (a full disk, a log file that
+    refuses writes): the ``OSError`` ``core.audit.append`` raises, so a
+    caller can tell the audit log from a reflog (:class:`WrittenUnlogged`:
+    nothing adds a lost audit line later, unlike a reflog line).  Not a
+    MemError: it is an OSError with its errno and strerror."""
+
+
 class WrittenUnlogged(IntegrityError):
     """A ref moved (the write is stored and in force), then the line that
     records the move could not be written (its reflog or the audit log: a
     full disk, a damaged log path): exit 13, never "run it again" (test30
-    R12: a retry wrote the value twice).  ``mem fsck`` names the ref,
-    ``mem fsck --repair`` adds the missing reflog line; the search index
-    catches up from the journal."""
+    R12: a retry wrote the value twice).  A lost reflog line: ``mem fsck``
+    names the ref, ``mem fsck --repair`` adds it.  A lost audit line
+    (``log == "audit"``: the reflog line is written): nothing adds it later,
+    the message says so (test30c T17: it sent people to a repair that does
+    not apply).  The search index catches up from the journal.
+
+    Attributes (besides MemError's): ``ref`` the ref that moved ("" for a
+    bulk move), ``new`` the id it now names (None: deleted), ``log``
+    ``"reflog"`` or ``"audit"``."""
 
     default_hint = ("do not run it again: free the space or mend the log path, then 'mem fsck --repair' adds the "
                     "missing reflog line")
+
+    def __init__(self, message: str, *, hint: str | None = None, ref: str = "", new: str | None = None,
+                 log: str = "reflog") -> None:
+        super().__init__(message, hint=hint)
+        self.ref, self.new, self.log = ref, new, log
+
+    @classmethod
+    def of(cls, what: str, new: str | None, err: OSError, *, ref: str = "",
+           lines: str = "its log line") -> WrittenUnlogged:
+        """The error for ``what`` (``facts/KEY moved to <id>``, ``N refs
+        moved``) whose log append raised ``err``: an :class:`AuditUnwritten`
+        is the audit log's (the reflog's lines are written), any other
+        ``OSError`` the reflog's."""
+        why = err.strerror or str(err)
+        if not isinstance(err, AuditUnwritten):
+            return cls(f"{what}: the write is stored, but {lines.replace('log', 'reflog')} could not be written "
+                       f"({why})", ref=ref, new=new)
+        return cls(f"{what}: the write is stored, with its reflog line, but its audit log line (logs/audit) could "
+                   f"not be written ({why})", ref=ref, new=new, log="audit",
+                   hint="do not run it again: make logs/audit writable (free the space, mend its permissions or "
+                        "move it out of the way: mem makes it again); nothing adds the lost audit line later, "
+                        "'mem reflog' still shows the move; 'mem doctor' checks the rest")
 
 
 class CorruptObject(IntegrityError):

@@ -657,8 +657,7 @@ class Store(PackRewrites, ChainWalk):
             self._log_move(ref, dest, old, new, message, now_ms() if time_ms is None else time_ms, rewrite,
                            audit_only, idmap)
         except OSError as e:
-            raise WrittenUnlogged(f"{dest} moved to {(new or 'nothing')[:12]}: the write is stored, but its log "
-                                  f"line could not be written ({e.strerror or e})") from e
+            raise WrittenUnlogged.of(f"{dest} moved to {(new or 'nothing')[:12]}", new, e, ref=dest) from e
 
     def _log_move(self, ref: str, dest: str, old: str | None, new: str | None, message: str | None, t: int,
                   rewrite: bool, audit_only: bool, idmap: dict[str, str] | None) -> None:
@@ -707,8 +706,7 @@ class Store(PackRewrites, ChainWalk):
         try:
             self.reflog.append_many(moves, now_ms() if time_ms is None else time_ms, message)
         except OSError as e:
-            raise WrittenUnlogged(f"{len(moves)} refs moved: the write is stored, but their log lines could not "
-                                  f"be written ({e.strerror or e})") from e
+            raise WrittenUnlogged.of(f"{len(moves)} refs moved", None, e, lines="their log lines") from e
         syncfs(self.root)
 
     def touch_ref(self, ref: str, head: str, message: str, *, time_ms: int | None = None) -> None:

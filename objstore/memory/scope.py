@@ -18,10 +18,11 @@ name in the store's project registry (``<store>/projects.json``, identity
 (``globex-api``), or ``<parent folder>-<folder>`` for a path.  So two
 repositories called ``api`` never share facts or turns, and the names in a
 store never change once given (existing stores keep theirs).  A folder
-whose identity changes (``git remote add``, ``set-url``, ``remove``) keeps
-its name: the new identity takes its folder's earlier identity's name
-(:func:`predecessors`, :func:`register_project`), or reads it as an alias
-when it was registered before that rule.
+whose identity changes by ``git remote add`` keeps its name: the new
+identity takes its folder's path identity's name (:func:`predecessors`,
+:func:`register_project`), or reads it as an alias when it was registered
+before that rule.  A repository without a remote that moves keeps its name
+too: the registry records its birth (:func:`repo_birth`, :func:`moved_from`).
 
 The project of a working directory (:func:`project_aliases`), first is its
 name:
@@ -167,12 +168,14 @@ class ProjectIdentity(Frozen):
         top: the main work tree's absolute path (the directory itself
             outside git): the folder a registry entry is carried over by
             (:func:`predecessors`).
+        git: the repository's git directory ("" outside git): where its
+            :func:`repo_birth` is read.
     """
 
-    __slots__ = ("id", "name", "qualified", "folder", "top")
+    __slots__ = ("id", "name", "qualified", "folder", "top", "git")
 
-    def __init__(self, id: str, name: str, qualified: str, folder: str, top: str = "") -> None:
-        set_fields(self, id, name, qualified, folder, top)
+    def __init__(self, id: str, name: str, qualified: str, folder: str, top: str = "", git: str = "") -> None:
+        set_fields(self, id, name, qualified, folder, top, git)
 
 
 _SCHEME_RE = LazyPattern(r"^[a-z][a-z0-9+.-]*://", re.I)
@@ -224,13 +227,45 @@ def identity_of(cwd: str | os.PathLike | None) -> ProjectIdentity | None:
         name = repo_name_from_url(remote) or folder
         parts = rid.split("/")
         owner = parts[-2] if len(parts) >= 3 else parts[0]
-        return ProjectIdentity(rid, name, clean_name(f"{owner}-{name}") or name, folder, str(top))
+        return ProjectIdentity(rid, name, clean_name(f"{owner}-{name}") or name, folder, str(top), str(git_dir))
     if rid:
         name = repo_name_from_url(remote) or folder
-        return ProjectIdentity(rid, name, clean_name(f"{Path(rid[5:]).parent.name}-{name}") or name, folder, str(top))
+        return ProjectIdentity(rid, name, clean_name(f"{Path(rid[5:]).parent.name}-{name}") or name, folder, str(top),
+                               str(git_dir))
     if not folder:
         return None
-    return ProjectIdentity(f"path:{top}", folder, clean_name(f"{top.parent.name}-{top.name}") or folder, folder, str(top))
+    return ProjectIdentity(f"path:{top}", folder, clean_name(f"{top.parent.name}-{top.name}") or folder, folder, str(top),
+                           str(git_dir))
+
+
+def repo_birth(ident: ProjectIdentity) -> str:
+    """What tells a repository without a remote from another one wherever
+    it lies (test30c T16: moved, or a parent folder renamed):
+    ``"<mtime ns>:<device>:<inode>"`` of its git directory's
+    ``description``, a file ``git init`` and ``git clone`` write once and
+    git never writes again, whose time ``mv``, ``cp -a`` and ``rsync -a``
+    keep; ``""`` outside git, for a repository without it (an empty
+    template) or when it cannot be read.  One ``stat``; never runs git.
+    Two repositories agree (:func:`same_birth`) when the times are equal
+    and, on one device, the inode too."""
+    if not ident.git:
+        return ""
+    try:
+        st = os.stat(os.path.join(ident.git, "description"))
+    except OSError:
+        return ""
+    return f"{st.st_mtime_ns}:{st.st_dev}:{st.st_ino}"
+
+
+def same_birth(a: str, b: str) -> bool:
+    """Whether two :func:`repo_birth` values are one repository's: the same
+    nanosecond time, and the same inode when on the same device (two
+    repositories made in one clock tick on one disk differ there; a move
+    to another disk keeps the time, not the inode)."""
+    if not a or not b:
+        return False
+    (ta, da, ia), (tb, db, ib) = a.split(":", 2), b.split(":", 2)
+    return ta == tb and (da != db or ia == ib)
 
 
 REGISTRY_FILE = "projects.json"
@@ -243,22 +278,25 @@ class Registry(Frozen):
     it was registered from (a path identity is its folder; older files have
     none: ``{}``); ``damage`` is "" for a sound (or absent) file, else why it is damaged
     (then ``projects`` holds the ``"identity": "name"`` pairs still readable
-    in it).  A damaged registry is never rewritten (:func:`register_project`)
+    in it); ``births`` path identity, or remote identity at its recorded
+    folder -> that repository's :func:`repo_birth` (``{}`` in older files).  A damaged registry is never rewritten (:func:`register_project`)
     and a project it does not name gets its qualified name only
     (:func:`name_in`), so a lost entry never hands one project's name, and
     facts, to another."""
 
-    __slots__ = ("projects", "damage", "folders")
+    __slots__ = ("projects", "damage", "folders", "births")
 
-    def __init__(self, projects: dict, damage: str = "", folders: dict | None = None) -> None:
-        set_fields(self, projects, damage, dict(folders or {}))
+    def __init__(self, projects: dict, damage: str = "", folders: dict | None = None,
+                 births: dict | None = None) -> None:
+        set_fields(self, projects, damage, dict(folders or {}), dict(births or {}))
 
 
 def read_registry(store_root: str | os.PathLike | None) -> Registry:
     """Read ``<store_root>/projects.json`` (format: ``{"v": 1, "projects":
-    {identity: name}, "folders": {identity: path}}``, ``folders`` optional,
-    docs/format.md); never raises (an unreadable file is ``damage``; a
-    ``folders`` that is not a string -> string table is read as none)."""
+    {identity: name}, "folders": {identity: path}, "births": {identity:
+    birth}}``, ``folders`` and ``births`` optional, docs/format.md); never
+    raises (an unreadable file is ``damage``; a ``folders`` or ``births``
+    that is not a string -> string table is read as none)."""
     if store_root is None:
         return Registry({})
     import json
@@ -274,11 +312,12 @@ def read_registry(store_root: str | os.PathLike | None) -> Registry:
         reg = doc.get("projects") if isinstance(doc, dict) else None
         if not isinstance(reg, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in reg.items()):
             raise ValueError("no identity -> name table")
-        folders = doc.get("folders")
-        if not isinstance(folders, dict) or not all(isinstance(k, str) and isinstance(v, str)
-                                                    for k, v in folders.items()):
-            folders = {}
-        return Registry(dict(reg), "", folders)
+        tables = []
+        for name in ("folders", "births"):
+            t = doc.get(name)
+            tables.append(t if isinstance(t, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                                          for k, v in t.items()) else {})
+        return Registry(dict(reg), "", *tables)
     except (ValueError, RecursionError) as e:
         salvaged = {}
         for k, v in _PAIR_RE.findall(raw.decode("utf-8", "replace")):
@@ -332,11 +371,51 @@ def predecessors(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
     another repository (deleted and cloned again from another remote, a
     ``/workspace`` or CI checkout) as often as a remote is renamed, and
     taking its name gave another company's memory to the new one (test30c
-    T20); ``mem doctor`` names such a folder (:func:`moved_projects`)."""
-    if not ident.top or r.damage or ident.id.startswith("path:"):
+    T20); ``mem doctor`` names such a folder (:func:`moved_projects`) --
+    unless its repository is the one registered there (the same
+    :func:`repo_birth`: the remote changed in place, ``git remote
+    set-url``; looked at for an unregistered ``ident`` only).  For
+    a path identity: the path identities it was before it moved
+    (:func:`moved_from`)."""
+    if r.damage:
+        return ()
+    if ident.id.startswith("path:"):
+        return moved_from(ident, r)
+    if not ident.top:
         return ()
     own = "path:" + ident.top
-    return (own,) if own in r.projects and own != ident.id else ()
+    out = [own] if own in r.projects and own != ident.id else []
+    birth = None
+    for k, f in (r.folders.items() if ident.id not in r.projects else ()):
+        if f == ident.top and k != ident.id and k in r.projects and k in r.births:
+            birth = repo_birth(ident) if birth is None else birth
+            if same_birth(r.births[k], birth):
+                out.append(k)   # the same repository, its remote changed in place (set-url: test30c T19)
+    return tuple(out)
+
+
+def moved_from(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
+    """The registered path identities an unregistered path identity
+    ``ident`` was before it moved (test30c T16: a repository without a
+    remote moved, or a parent folder renamed): those whose recorded
+    :func:`repo_birth` is this repository's (:func:`same_birth`) and whose
+    folder no longer holds it (gone, or another repository there now), in
+    the registry's order; ``()`` when there is none, and when the old
+    folder still holds it (a copy, ``cp -a``: another project).  Costs one
+    ``stat`` and a look at the candidates' folders, for an identity not
+    registered yet only."""
+    if ident.id in r.projects or not r.births:
+        return ()
+    birth = repo_birth(ident)
+    out = []
+    for k, b in r.births.items():
+        if k == ident.id or k not in r.projects or not same_birth(b, birth):
+            continue
+        there = identity_of(k[5:]) if os.path.isdir(k[5:]) else None
+        if there is not None and there.top == k[5:] and same_birth(repo_birth(there), birth):
+            return ()   # the first folder still holds this repository: a copy, not a move
+        out.append(k)
+    return tuple(out)
 
 
 def _carried_name(ident: ProjectIdentity, r: Registry, old: tuple[str, ...]) -> str:
@@ -351,15 +430,17 @@ def _carried_name(ident: ProjectIdentity, r: Registry, old: tuple[str, ...]) -> 
     return name
 
 
-def _write_registry(root: Path, reg: dict, folders: dict, durable: bool = True) -> None:
+def write_registry(root: Path, reg: dict, folders: dict, durable: bool = True, births: dict | None = None) -> None:
     """Write ``projects.json`` (format in :func:`read_registry`): the names
-    before the folders, so a file cut short keeps its names first (they are
-    what ``read_registry`` salvages)."""
+    before the folders and births, so a file cut short keeps its names
+    first (they are what ``read_registry`` salvages); a folder or birth of
+    an identity ``reg`` does not name is dropped."""
     import json
     doc = {"projects": dict(sorted(reg.items())), "v": 1}
-    folders = {k: v for k, v in sorted(folders.items()) if k in reg}
-    if folders:
-        doc["folders"] = folders
+    for name, table in (("folders", folders), ("births", births or {})):
+        table = {k: v for k, v in sorted(table.items()) if k in reg}
+        if table:
+            doc[name] = table
     atomic_write(root / REGISTRY_FILE, json.dumps(doc, indent=1).encode("utf-8"), durable=durable)
 
 
@@ -368,13 +449,14 @@ class MovedProject(Frozen):
     (:func:`moved_projects`): ``folder`` (absolute path), ``old_id`` and
     ``old_name`` (the entry registered for it), ``new_id`` and ``new_name``
     (what the folder is now, and its name in the store, registered or
-    not: ``registered``)."""
+    not: ``registered``); ``alias``: the old name is still read there
+    (:func:`project_aliases`)."""
 
-    __slots__ = ("folder", "old_id", "old_name", "new_id", "new_name", "registered")
+    __slots__ = ("folder", "old_id", "old_name", "new_id", "new_name", "registered", "alias")
 
     def __init__(self, folder: str, old_id: str, old_name: str, new_id: str, new_name: str,
-                 registered: bool) -> None:
-        set_fields(self, folder, old_id, old_name, new_id, new_name, registered)
+                 registered: bool, alias: bool = True) -> None:
+        set_fields(self, folder, old_id, old_name, new_id, new_name, registered, alias)
 
 
 def moved_projects(store_root: str | os.PathLike) -> list[MovedProject]:
@@ -401,7 +483,8 @@ def moved_projects(store_root: str | os.PathLike) -> list[MovedProject]:
             continue   # the same identity, or the folder is now inside another repository's tree
         seen.add(folder)
         name = _carried_name(now, r, predecessors(now, r)) or name_in(now, r.projects)
-        out.append(MovedProject(folder, k, v, now.id, name, now.id in r.projects))
+        out.append(MovedProject(folder, k, v, now.id, name, now.id in r.projects,
+                                v in project_aliases(folder, store_root=store_root)))
     return out
 
 
@@ -424,10 +507,13 @@ def register_project(store, cwd: str | os.PathLike | None) -> str:
         return ""                   # a credential in the path is written nowhere (the one path rule)
     r = read_registry(store.root)
 
-    def known(r: Registry) -> bool:   # registered, with its folder when it has one to record
-        return ident.id in r.projects and (ident.id == "path:" + ident.top or not ident.top
-                                           or ident.id in r.folders or bool(r.damage)
-                                           or path_holds_credential(ident.top))
+    def known(r: Registry) -> bool:   # registered, with its folder (its birth) when it has one to record
+        if ident.id not in r.projects or r.damage:
+            return ident.id in r.projects
+        if ident.id == "path:" + ident.top:
+            return not ident.git or ident.id in r.births or not repo_birth(ident)
+        return not ident.top or path_holds_credential(ident.top) or ident.id in r.folders and (
+            ident.id in r.births or r.folders[ident.id] != ident.top or not repo_birth(ident))
     if known(r):
         return name_in(ident, r.projects)   # (a name an older mem gave is read as a key segment, not rewritten)
     with store.lock("project"):
@@ -439,10 +525,13 @@ def register_project(store, cwd: str | os.PathLike | None) -> str:
             or name_in(ident, reg, bool(r.damage))
         if not r.damage:
             reg[ident.id] = name
-            folders = r.folders
+            folders, births = r.folders, r.births
             if ident.top and ident.id != "path:" + ident.top and not path_holds_credential(ident.top):
                 folders.setdefault(ident.id, ident.top)
-            _write_registry(store.root, reg, folders, durable=False)
+            mine = ident.id == "path:" + ident.top or folders.get(ident.id) == ident.top
+            if ident.top and mine and repo_birth(ident):   # its folder's repository (predecessors, moved_from)
+                births.setdefault(ident.id, repo_birth(ident))
+            write_registry(store.root, reg, folders, durable=False, births=births)
     return name
 
 
@@ -462,7 +551,7 @@ def forget_projects(store, hits) -> int:
         keep = {k: v for k, v in r.projects.items() if not (hits(k) or hits(v) or hits(r.folders.get(k, "")))}
         gone = len(r.projects) - len(keep)
         if gone and not r.damage:
-            _write_registry(store.root, keep, r.folders)
+            write_registry(store.root, keep, r.folders, births=r.births)
         return gone if not r.damage else 0
 
 

@@ -441,7 +441,8 @@ def _moved(root: Path) -> list[Finding]:
             "projects", "warning",
             f"{m.folder} was project {m.old_name!r} ({m.old_id}) and is now {m.new_id}, project "
             f"{m.new_name!r}{'' if m.registered else ' when next used'}: 'project/{m.old_name}/…' facts and "
-            f"its turns are still read there (an alias), but new ones go under 'project/{m.new_name}/…'",
+            f"its turns are {'still read there (an alias)' if m.alias else 'not read there'}, "
+            f"{'but ' if m.alias else 'and '}new ones go under 'project/{m.new_name}/…'",
             f"to keep one name, give the new identity the old one in {root / REGISTRY_FILE} "
             f'("{m.new_id}": "{m.old_name}") while no session runs there',
             (str(root / REGISTRY_FILE),)))

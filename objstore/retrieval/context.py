@@ -683,7 +683,9 @@ def record_use(store: Store, keys: list[str], *, wait: float = USE_LOCK_WAIT) ->
     (``decay.touch``, command ``inject``: a reflog entry that restarts their
     decay clock).  Waits at most ``wait`` seconds for the store lock, so a
     long import never holds up a prompt or a session's start; returns the
-    number recorded, or why nothing was."""
+    number recorded, or why nothing was (a log line that cannot be written,
+    a full disk or a refusing ``logs/audit``, is one: the injection is made
+    without it, test30c T17)."""
     try:
         with store.lock("inject", timeout=wait):
             return touch(store, keys, command="inject")
@@ -691,6 +693,8 @@ def record_use(store: Store, keys: list[str], *, wait: float = USE_LOCK_WAIT) ->
         return "skipped: the store is busy"
     except ReadOnlyStore:
         return "skipped: the store is read-only"
+    except OSError as e:
+        return f"skipped: its log line could not be written ({e.strerror or e})"
 
 
 def _record_shown(store: Store, session_id: str, keys: list[str]) -> int | str:

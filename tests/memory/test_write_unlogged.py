@@ -19,6 +19,8 @@ import sys
 from tests.conftest import REPO
 
 PERSON = {"MEM_AGENT": "0", "CLAUDECODE": ""}
+#: a process under the file-size limit must not write a byte-code file: one cut short breaks every later import
+NO_PYC = {"PYTHONDONTWRITEBYTECODE": "1"}
 
 
 def _limited(limit: int):
@@ -35,7 +37,7 @@ def test_a_write_whose_reflog_line_fails_says_it_is_stored(mem, store_path):
     reflog = store_path / "logs" / "refs" / "facts" / "project" / "a" / "k"
     size = reflog.stat().st_size     # the reflog is the largest file the write appends to
     p = subprocess.run([sys.executable, "-m", "cmds", "remember", "project/a/k", "value thirteen zebrafish"],
-                       env={**os.environ, **PERSON}, cwd=REPO, capture_output=True, text=True, timeout=120,
+                       env={**os.environ, **PERSON, **NO_PYC}, cwd=REPO, capture_output=True, text=True, timeout=120,
                        preexec_fn=_limited(size))
     assert p.returncode == 13, (p.stdout, p.stderr)
     assert "the write is stored" in p.stderr and "do not run it again" in p.stderr
@@ -112,3 +114,71 @@ def test_a_file_in_place_of_objects_or_logs_is_named_by_every_command(mem, store
         (store_path / name).unlink()
         shutil.move(str(saved), store_path / name)
     assert mem("get", "project/a/k").stdout.strip() == "v"
+
+
+def _grow_audit(mem, n: int = 30) -> None:
+    """Writes to other keys, so the audit log (every key's lines) is larger
+    than any reflog or new object a following write appends to."""
+    for i in range(n):
+        mem("remember", f"project/a/other{i}", f"another value {i}", env=PERSON)
+
+
+def test_a_write_whose_audit_line_fails_names_the_audit_log_not_a_reflog_repair(mem, store_path):
+    """test30c T17: when the audit append fails after the ref and its reflog
+    line are written, the message names the audit log and a fix that
+    applies (it said "its log line" and sent people to ``fsck --repair``,
+    which adds reflog lines only); fsck finds no reflog line missing."""
+    mem("init")
+    mem("remember", "project/a/k", "first value", env=PERSON)
+    _grow_audit(mem)
+    audit = store_path / "logs" / "audit"
+    p = subprocess.run([sys.executable, "-m", "cmds", "remember", "project/a/k", "second value narwhal"],
+                       env={**os.environ, **PERSON, **NO_PYC}, cwd=REPO, capture_output=True, text=True, timeout=120,
+                       preexec_fn=_limited(audit.stat().st_size))
+    assert p.returncode == 13, (p.stdout, p.stderr)
+    assert "its audit log line (logs/audit) could not be written" in p.stderr, p.stderr
+    assert "do not run it again" in p.stderr and "make logs/audit writable" in p.stderr
+    assert "fsck --repair" not in p.stderr and "reflog line could not" not in p.stderr
+    assert mem("get", "project/a/k").stdout.strip() == "second value narwhal"
+    assert "its reflog does not record this move" not in mem("fsck").stdout     # the reflog line is there
+    assert "second value narwhal" not in audit.read_text() and len(mem("reflog", "project/a/k").stdout.splitlines()) == 2
+
+
+def test_the_prompt_hook_confirms_and_injects_when_the_audit_line_fails(mem, store_path, tmp_path):
+    """test30c T17, the hook: a "remember that …" stored while the audit
+    append fails is confirmed ("Remembered …", saying its audit line was
+    lost), and the prompt's injection does not depend on the audit append
+    (recording the injected facts' use failed and took the injection with
+    it: nothing was said and nothing injected)."""
+    from tests.hooks._util import hook_env
+    mem("init")
+    mem("remember", "project/api/db-host", "the db host is pg-audit-7", env=PERSON)
+    _grow_audit(mem)
+    audit = store_path / "logs" / "audit"
+    api = tmp_path / "w" / "api"
+    api.mkdir(parents=True)
+    before = audit.read_bytes()
+
+    def hook(prompt: str) -> str:
+        data = {"hook_event_name": "UserPromptSubmit", "session_id": "5e55a17e-0000-4000-8000-000000000017",
+                "cwd": str(api), "prompt": prompt, "transcript_path": "/nonexistent.jsonl"}
+        p = subprocess.run([sys.executable, "-m", "cmds", "hook", "claude-code"], input=json.dumps(data), text=True,
+                           env=hook_env(store_path, **NO_PYC), cwd=REPO, capture_output=True, timeout=120,
+                           preexec_fn=_limited(len(before)))
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)["hookSpecificOutput"]["additionalContext"] if p.stdout.strip() else ""
+
+    said = hook("remember that the queue is rabbit-5")
+    assert "Remembered as you asked (user_stated): project/api/remembered/queue = the queue is rabbit-5" in said
+    assert "its audit log line could not be written" in said
+    assert mem("get", "project/api/remembered/queue").stdout.strip() == "the queue is rabbit-5"
+    assert "pg-audit-7" in hook("which db host should the api use?")
+    assert audit.read_bytes() == before            # every audit append failed: the case under test
+    # the audit log writable again: the same prompt is confirmed without the note
+    again = subprocess.run([sys.executable, "-m", "cmds", "hook", "claude-code"], text=True, cwd=REPO,
+                           input=json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "s-t17-b",
+                                             "cwd": str(api), "prompt": "remember that the queue is rabbit-6",
+                                             "transcript_path": "/nonexistent.jsonl"}),
+                           env=hook_env(store_path), capture_output=True, timeout=120)
+    out = json.loads(again.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "project/api/remembered/queue = the queue is rabbit-6" in out and "could not be written" not in out

@@ -42,11 +42,11 @@ def test_remote_added_then_changed_keeps_the_name(store, tmp_path):
     assert register_project(store, api) == "api"                  # carried over, not acme-api
     assert project_aliases(api, store_root=store.root)[0] == "api"
     assert "pg-local-1" in render_context(store, project_aliases(api, store_root=store.root)).text
-    # the remote changed: another repository may stand in that folder now (test30c T20), so no name is carried;
-    # doctor names the folder and how to keep one name
+    # the remote changed in place: the same repository (its birth, scope.repo_birth), so the name is carried
+    # (test30c T19); a folder holding another repository now is not (test30c T20, the next test)
     git("-C", str(api), "remote", "set-url", "origin", "git@github.com:acme-corp/api.git")
-    assert register_project(store, api) != "api"
-    assert any(m.folder == str(api) and m.new_id == "github.com/acme-corp/api" for m in moved_projects(store.root))
+    assert register_project(store, api) == "api"
+    assert all(m.new_name == m.old_name for m in moved_projects(store.root))
     # the remote removed again: the path identity it started as, same name
     git("-C", str(api), "remote", "remove", "origin")
     assert register_project(store, api) == "api"
@@ -65,6 +65,9 @@ def test_a_folder_reused_for_another_repository_takes_no_name_and_no_memory(stor
     name = register_project(store, d)
     assert name != "api" and "api" not in project_aliases(d, store_root=store.root)
     assert "acme-db-1" not in render_context(store, project_aliases(d, store_root=store.root)).text
+    # doctor names the folder, and says the first one's facts are not read there
+    moved = [m for m in moved_projects(store.root) if m.folder == str(d)]
+    assert moved and moved[0].new_id == "github.com/globex/api" and not moved[0].alias
 
 
 def test_a_name_a_third_identity_holds_is_not_carried(store, tmp_path):

@@ -1,0 +1,84 @@
+"""test30c T16: a repository without a remote is known by its path, so
+moving it (or renaming a parent folder) made it a new project: a new name,
+nothing of its memory injected, doctor silent.  The registry now records
+each such repository's birth (its git directory's ``description`` file's
+time and inode: ``scope.repo_birth``), and a new path identity whose
+repository is one registered at a folder that no longer holds it keeps that
+name.  A copy beside the original, and another repository made anywhere
+(the same folder name, the old folder reused), get a name of their own and
+none of the memory.  Real git folders, real ``mem`` hook processes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+from objstore.memory.scope import project_aliases, read_registry, register_project
+from tests.retrieval.test_project_remote_change import _hook
+
+
+def git_init(path: Path) -> Path:
+    path.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(path)], check=True, capture_output=True, timeout=60)
+    return path
+
+
+def test_a_moved_repository_keeps_its_name_and_memory(store, store_path, tmp_path, invoke):
+    store.close()
+    old = git_init(tmp_path / "mvr" / "old" / "api")
+    _hook(store_path, "SessionStart", old)
+    _hook(store_path, "UserPromptSubmit", old, "remember that the db host is pg-mv")
+    (tmp_path / "mvr" / "old").rename(tmp_path / "mvr" / "new")          # a parent folder renamed
+    new = tmp_path / "mvr" / "new" / "api"
+    assert "pg-mv" in _hook(store_path, "SessionStart", new)
+    said = _hook(store_path, "UserPromptSubmit", new, "remember that the cache is redis-mv")
+    assert "project/api/remembered/cache" in said
+    reg = json.loads((store_path / "projects.json").read_text())
+    assert reg["projects"] == {f"path:{old}": "api", f"path:{new}": "api"}
+    shutil.move(str(new), str(tmp_path / "elsewhere"))                   # moved again, under another name
+    assert "redis-mv" in _hook(store_path, "SessionStart", tmp_path / "elsewhere")
+    doc = invoke("doctor", "--json", exit_code=None).json
+    assert not [f for f in doc["findings"] if f["check"] == "projects"]
+
+
+def test_a_copy_or_another_repository_gets_its_own_name_and_no_memory(store, tmp_path):
+    from objstore.memory import facts
+    from objstore.retrieval.context import render_context
+    api = git_init(tmp_path / "a" / "api")
+    assert register_project(store, api) == "api"
+    facts.remember(store, "project/api/db-host", "the db host is pg-first")
+    copy = tmp_path / "b" / "api"
+    shutil.copytree(api, copy, symlinks=True)         # copy2: the same times, another inode, the original there
+    other = git_init(tmp_path / "c" / "api")          # another repository of the same folder name
+    for d in (copy, other):
+        name = register_project(store, d)
+        assert name != "api" and "api" not in project_aliases(d, store_root=store.root)
+        assert "pg-first" not in render_context(store, project_aliases(d, store_root=store.root)).text
+    shutil.rmtree(api)
+    git_init(api)                                     # the first folder reused for a new repository
+    moved = git_init(tmp_path / "d" / "api")          # a new repository elsewhere: not the first one moved
+    assert register_project(store, moved) != "api"
+
+
+def test_an_older_registry_records_the_birth_on_first_use_then_follows_a_move(store, tmp_path):
+    api = git_init(tmp_path / "x" / "api")
+    (store.root / "projects.json").write_text(json.dumps({"v": 1, "projects": {f"path:{api}": "api"}}))
+    assert register_project(store, api) == "api"
+    assert f"path:{api}" in read_registry(store.root).births
+    (tmp_path / "x").rename(tmp_path / "y")
+    assert register_project(store, tmp_path / "y" / "api") == "api"
+
+
+def test_fsck_repair_rebuilds_the_births(store_path, tmp_path, invoke):
+    api = git_init(tmp_path / "r" / "api")
+    _hook(store_path, "UserPromptSubmit", api, "remember that the db host is pg-rb")
+    reg = store_path / "projects.json"
+    before = json.loads(reg.read_text())
+    assert list(before["births"]) == [f"path:{api}"]
+    reg.write_text("garbage\n")
+    invoke("fsck", "--repair", exit_code=None)
+    assert json.loads(reg.read_text()) == before
+    (tmp_path / "r").rename(tmp_path / "s")
+    assert "pg-rb" in _hook(store_path, "SessionStart", tmp_path / "s" / "api")
