@@ -233,6 +233,15 @@ _USER_TO = (r"\b(?:switch|mov|migrat|chang)(?:e|es|ed|ing)?\s+(?:over\s+)?to\s+{
             r"\bmy\s+{attr}\s+(?:is|'s)\s+(?:now\s+)?{y}\s*,?\s+(?:now|these\s+days|nowadays)\b")
 #: a word that may be the new value Y of a user/ fact: a lower-case word (a name such as "helix")
 _USER_Y = r"(?P<y>[a-z][\w+-]*[\w+])"
+#: words that say how a thing is, not which it is ("My editor is slow these days", tl30b's left-out): never Y
+STATE_WORDS = frozenset("""
+slow slower fast faster laggy buggy broken fine great good bad worse better awful terrible annoying weird flaky
+unstable stable crashing sluggish unusable ok okay nice cool frozen stuck down up busy outdated heavy clunky janky
+glitchy unresponsive perfect amazing horrible snappy quick responsive smooth noisy messy cluttered ugly pretty
+fun boring painful solid reliable unreliable usable free expensive cheap old new different same open closed
+""".split())
+#: endings of such words: "sluggish", "useless", "wonderful", "unbearable", "enormous", "intrusive"
+_STATE_ENDS = ("ish", "less", "ful", "able", "ible", "ous", "ive")
 
 
 def user_word_changes(items: Sequence[Item], terms_of: Callable[[str], Collection[str]],
@@ -244,7 +253,8 @@ def user_word_changes(items: Sequence[Item], terms_of: Callable[[str], Collectio
     in so many words (:data:`_USER_CHANGES`, :data:`_USER_TO`) that a
     content word X of the fact's body became a word Y it does not hold
     (not a question, a denial nor a plan: :data:`_NOT_YET_RE`; Y not a
-    stop word, verb or generic word) gives the fact the value X and the
+    stop word, verb or generic word, nor a word of how a thing is,
+    :data:`STATE_WORDS` and their endings) gives the fact the value X and the
     turn the value ``"-X"`` (both kind ``name``, as :func:`word_changes`
     does), which rule 8 (``factchange.updates_fact``) reads as the fact
     changed.  A fact is known as ``user/`` by its text's first word (its
@@ -281,8 +291,9 @@ def user_word_changes(items: Sequence[Item], terms_of: Callable[[str], Collectio
                     pats += [(p.format(x=re.escape(x), y=_USER_Y, attr=attr), True) for p in _USER_TO]
                 for p, named in pats:
                     m = re.search(p, low)
-                    if m is None or m.group("y") in own or not plain(m.group("y")):
-                        continue
+                    if m is None or m.group("y") in own or not plain(m.group("y")) \
+                            or m.group("y") in STATE_WORDS or m.group("y").endswith(_STATE_ENDS):
+                        continue   # (a state, not a new thing: "My editor is slow these days")
                     end = _END_RE.search(low, m.end())
                     start = max((low.rfind(c, 0, m.start()) for c in ".!?\n"), default=-1) + 1
                     if named and not re.search(rf"\b{attr}\b", low[start:end.start() if end else len(low)]):

@@ -37,6 +37,8 @@ KEEPS = [
     [("user", "I won't drop vim for helix.")],                   # a denial
     [("user", "My editor is vim these days.")],                  # the fact's own word
     [("user", "helix -> vim, finally.")],                        # the other way round
+    [("user", "My editor is slow these days.")],                 # how it is, not which (tl30b's left-out)
+    [("user", "My editor is sluggish these days.")],
     [("user", "which editor do I use?"), ("assistant", "You switched from vim to helix.")],   # not the person's
 ]
 
