@@ -133,8 +133,10 @@ def updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int]
     :data:`FACT_COVER` of each side's: the two say the same of one thing (a
     long passage that holds every word of the fact says other things).  ``same`` is ``relations``'."""
     if A.kind == "fact" and B.kind == "turn" and B.role == "user" and B.time > A.time \
-            and any("-" + v in B.values for v in A.values) and A.text.startswith("user "):
-        return True    # the person's own word that a user/ fact's word was replaced, in any project (test29 P13)
+            and (A.text.startswith("user ") or B.project == A.project):
+        if any("-" + v in B.values and not _narrowed(A.text, B.text, v) for v in A.values):
+            return True   # the person's own word that a fact's word was replaced: a user/ fact's in any project
+            # (test29 P13); a project fact's in its project, not of a sibling (wordchange; tl30's P4 Redis wordings)
     if B.kind != "turn" or B.role != "user" or B.project != A.project or B.time <= A.time \
             or not B.values or not (B.matched & A.matched) or not (B.cue or _ARROW_RE.search(B.text, 0, 4000)):
         return False

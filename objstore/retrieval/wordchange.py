@@ -28,7 +28,10 @@ words, rule 4's share, siblings) then decide:
 
 For a word X replaced by item B (a change statement, made at B's time, or
 a fact's history) and an item A that holds X as a word, of the same
-project and sharing a question word with B, where A is older than the
+project and sharing a question word with B (a turn; or a fact, where B is
+the person's turn: tl30's P4 "The shop no longer uses Redis." against
+``project/shop/cache`` "The shop uses Redis for caching", read by rule 8),
+where A is older than the
 statement (for a fact, whatever its date, as rule 4), neither names X
 replaced itself nor (for a fact) holds a word the current version added,
 and A's X and B's X are not stated of sibling subjects
@@ -193,7 +196,8 @@ def word_changes(items: Sequence[Item], old_bodies: Sequence[Collection[str]], q
         for x in gone[b]:
             for a in range(len(items)):
                 A = items[a]
-                if a == b or A.kind != "turn" or A.project != B.project or x not in lows[a] or x not in holds(a) or x in gone[a] \
+                if a == b or not (A.kind == "turn" or A.kind == "fact" and B.kind == "turn" and B.role == "user") \
+                        or A.project != B.project or x not in lows[a] or x not in holds(a) or x in gone[a] \
                         or A.values.get(x, "name") not in ("name", "initial") or not (read(a).matched & B.matched):
                     continue
                 A = items[a]
@@ -204,10 +208,12 @@ def word_changes(items: Sequence[Item], old_bodies: Sequence[Collection[str]], q
                 else:
                     if A.time >= B.time:
                         continue
-                    sa = subjects_of(texts[a], (x,)).get(x)
+                    sa = subjects_of(texts[a], (x,), fact=A.kind == "fact").get(x)
                     sb = subjects_of(said[b][x], (x,)).get(x)
-                    if compare(sa, sb, A.matched | B.matched) is False:
-                        continue   # stated of a sibling: the replica dropped it, not the primary
+                    got = compare(sa, sb, A.matched | B.matched)
+                    if got is False or got is None and A.kind == "fact" and sb is not None and sb.words:
+                        continue   # stated of a sibling: the replica dropped it, not the primary (of a fact:
+                        # of its own subject, or of none, "we replaced Redis": "the billing service no longer uses it")
                 new_values[a].setdefault(x, "name")
                 new_values[b]["-" + x] = "name"   # (the rule compares only items that state a value)
                 if fact:

@@ -7,7 +7,9 @@ local … for testing", "on the staging replica only"), or naming another
 attribute ("the … backup port").  None marks the unqualified fact in
 recall, the session block or the prompt hook; the same change said of the
 fact's own thing still does, and a fact of the staging database is changed
-by its staging turn.  Real ``mem`` processes on a real Claude Code
+by its staging turn; so does the person's "no longer uses Redis" / "replaced
+Redis with Memcached" for a fact whose word Redis is (tl30's P4), not a
+sibling's nor a plan.  Real ``mem`` processes on a real Claude Code
 transcript, as ``test_later_turn_wordings`` does."""
 
 from __future__ import annotations
@@ -45,15 +47,26 @@ MARKS = [
 ]
 
 
-@pytest.mark.parametrize("said", KEEPS, ids=range(len(KEEPS)))
-def test_a_change_taken_back_or_narrowed_marks_nothing(mem, tmp_path, said):
-    key, fact = FACT
+CACHE = ("project/billing/cache", "The billing service uses Redis for caching")
+CACHE_Q = "what does the billing service use for caching"
+
+#: tl30's P4 Redis wordings: the fact's word said gone (``wordchange``), of its subject, in its project
+MARKS += [(*CACHE, "The billing service no longer uses Redis.", CACHE_Q),
+          (*CACHE, "We replaced Redis with Memcached in the billing service.", CACHE_Q)]
+KEEPS = [(*FACT, said, QUESTION) for said in KEEPS] + [
+    (*CACHE, "The search service no longer uses Redis.", CACHE_Q),                      # a sibling
+    (*CACHE, "We might drop Redis from the billing service next year.", CACHE_Q),       # a plan
+]
+
+
+@pytest.mark.parametrize("key,fact,said,question", KEEPS, ids=range(len(KEEPS)))
+def test_a_change_taken_back_or_narrowed_marks_nothing(mem, tmp_path, key, fact, said, question):
     _later(mem, tmp_path, key, fact, said)
-    hits = mem("recall", QUESTION, "--project", "billing", "--json").json["hits"]
+    hits = mem("recall", question, "--project", "billing", "--json").json["hits"]
     got = next(h for h in hits if h["kind"] == "fact" and h["key"] == key)
     assert got["updated_later"] is None, hits
     assert "MAY BE OUT OF DATE" not in mem("context", "--project", "billing").stdout
-    text, _trace = prompt_hook(tmp_path / "store", QUESTION, CWD, tmp_path / "trace.jsonl")
+    text, _trace = prompt_hook(tmp_path / "store", question, CWD, tmp_path / "trace.jsonl")
     assert key in text and "MAY BE OUT OF DATE" not in text, text
 
 
