@@ -63,8 +63,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
-from objstore.core.errors import MemError
-from objstore.core.objects import Sealed
 from objstore.core.record import Frozen, set_fields
 from objstore.memory.scope import applies, namespace_rank
 from objstore.retrieval.querywords import question_terms, stop_stems
@@ -367,64 +365,3 @@ def sealed_in_scope(store, projects: Collection[str] | None) -> list[str]:
     ref of that namespace, no work."""
     keys = [n[len("sealed/"):] if n.startswith("sealed/") else n for n, _oid in store.refs.iter("sealed")]
     return sorted(k for k in keys if applies(k, None if projects is None else tuple(projects)))
-
-
-def sealed_newer(store, hits: Iterable, sealed: Collection[str]) -> dict[str, str]:
-    """``{turn hit id: sealed key}`` for each turn among ``hits`` (recall
-    hits: ``kind``, ``id``, ``time`` ms, ``project``, ``text``) said before
-    the head of a sealed key of ``sealed`` (:func:`sealed_in_scope`) that
-    applies in the turn's project, and that states a value of that key's
-    subject (``subjects.of_key``: the key's scope and name read as the time
-    rule reads a fact's: "the api runs on port 8080" for ``project/api/port``,
-    not "redis runs on port 6379", test30b S8), or holds such a turn's
-    value ("Noted: staging api on 8080.", test30c T10), or, holding no
-    value, names every word of the key and its project (:func:`names_key`):
-    the sealed value is newer and may replace what the turn says, but
-    recall cannot compare a value it never reads, so it says so instead of
-    leaving the turn unmarked as the answer (test30 R7: sealing the current
-    fact took the "updated later" mark off the turns its value had updated;
-    test30b S4: whatever words the question used).  The sealed head's
-    ``valid_from`` and ``recorded_at`` are in the clear (``Sealed``).
-    Cost: one ref and one object read per sealed key; a values and
-    subjects reading per turn hit older than one."""
-    heads: dict[str, int] = {}
-    for key in sealed:
-        oid = store.refs.read(f"sealed/{key}")
-        if oid is None:
-            continue
-        try:
-            s = store.get(oid, Sealed)
-        except MemError:   # (a damaged sealed head: fsck's; no mark rather than a failed recall)
-            continue
-        heads[key] = max(s.valid_from, s.recorded_at)
-    if not heads:
-        return {}
-    from objstore.retrieval.subjects import key_subject, of_key  # deferred: subjects imports this module
-    from objstore.retrieval.timeline import values_of
-    out: dict[str, str] = {}
-    subjects = {key: key_subject(key) for key in heads}
-    said: dict[str, set[str]] = {}   # key -> the values the turns marked for it state of its subject
-    rest: list[tuple[object, str, dict[str, str]]] = []
-    for h in hits:
-        if getattr(h, "kind", None) != "turn" or not h.time:
-            continue
-        values = None
-        for key, t in sorted(heads.items()):
-            if h.time < t and applies(key, (h.project,) if h.project else ()):
-                values = values if values is not None else values_of(h.text or "")
-                if not values:
-                    terms = question_terms([h.text or ""])[0]
-                    if names_key(key, terms) and all(w in terms for w in subjects[key].stems):
-                        out[h.id] = key
-                        break
-                    continue
-                got = of_key(subjects[key], h.text or "", values, h.project or "")
-                if got:
-                    out[h.id] = key
-                    said.setdefault(key, set()).update(got)
-                    break
-                rest.append((h, key, values))
-    for h, key, values in rest:   # a turn that holds a value a marked turn states of the key's subject
-        if h.id not in out and said.get(key, set()) & set(values):
-            out[h.id] = key
-    return out

@@ -324,7 +324,7 @@ def key_subject(key: str) -> Subject:
     ``token``; ``project/api/remembered/db-host``: ``("api", "db")``,
     ``host``); ``words`` empty where the name has one word and no project
     (``user/editor``).  For a sealed key, whose value is never read
-    (``keyrank.sealed_newer``, test30b S8)."""
+    (``sealedmarks.sealed_newer``, test30b S8)."""
     parts = key.split("/")
     project = [normalize(parts[1])] if parts[:1] == ["project"] and len(parts) > 2 else []
     stop = _stop()
