@@ -63,12 +63,7 @@ def test_only_turns_about_the_sealed_keys_subject_are_marked(invoke, tmp_path):
             ("u3", "the web frontend listens on port 3000")]
     t.write_bytes(b"".join(line(user(u, x, sid=SID, cwd="/home/dev/api")) if u[0] == "u"
                            else line(asst(u, "m" + u, [text(x)], sid=SID, cwd="/home/dev/api")) for u, x in said))
-    invoke("import", "claude-code", str(t))
-    invoke("remember", "project/api/port", "the api runs on port 9090 in staging")
-    pp = tmp_path / "pp"
-    pp.write_text("correct horse battery staple x\n")
-    invoke("vault", "init", "--passphrase-file", str(pp))
-    invoke("seal", "project/api/port")
+    _sealed_after(invoke, tmp_path, t, "project/api/port", "the api runs on port 9090 in staging")
     for q in ("what port does redis use", "which port does the frontend listen on", "which port does the api use"):
         hits = {h["text"]: h.get("sealed_later") for h in invoke("recall", q, "--project", "api", "--json").json["hits"]
                 if h["kind"] == "turn"}
@@ -89,15 +84,20 @@ def test_a_sealed_user_key_marks_its_own_subject_in_any_project(invoke, tmp_path
                             sid=SID, cwd="/home/dev/web"))
                   + line(user("u2", "my github token expires on 2027-01-31, the github token is rotated yearly",
                               sid=SID, cwd="/home/dev/web")))
-    invoke("import", "claude-code", str(t))
-    invoke("remember", "user/github-token", "the github token expires on 2028-01-31")
-    pp = tmp_path / "pp"
-    pp.write_text("correct horse battery staple x\n")
-    invoke("vault", "init", "--passphrase-file", str(pp))
-    invoke("seal", "user/github-token")
+    _sealed_after(invoke, tmp_path, t, "user/github-token", "the github token expires on 2028-01-31")
     hits = {h["text"]: h.get("sealed_later")
             for h in invoke("recall", "which token do we use, the github token?", "--project", "web", "--json").json["hits"]
             if h["kind"] == "turn"}
     assert hits.get("my github token expires on 2027-01-31, the github token is rotated yearly") == "user/github-token", hits
     deploy = "the deploy token for web is stored in the CI secrets as WEB_DEPLOY_TOKEN_V2"
     assert deploy in hits and hits[deploy] is None, hits
+
+
+def _sealed_after(invoke, tmp_path, transcript, key: str, value: str) -> None:
+    """The transcript imported, then ``key`` remembered as ``value`` and sealed."""
+    invoke("import", "claude-code", str(transcript))
+    invoke("remember", key, value)
+    pp = tmp_path / "pp"
+    pp.write_text("correct horse battery staple x\n")
+    invoke("vault", "init", "--passphrase-file", str(pp))
+    invoke("seal", key)
