@@ -60,7 +60,9 @@ def command(queries, what, limit, project, all_projects, as_of, include_directiv
     (mem remember).  A sealed value is never shown: a question naming a
     sealed key gets a note, and a broader fact of the same name (global/X
     beside a sealed project/P/X) is marked "overridden by" the sealed key,
-    and a turn said before the sealed value "may be replaced" by it.
+    and a turn said before the sealed value that states a value of the
+    sealed key's subject (its project and name: "the api runs on port
+    8080" for project/api/port, not redis's port) "may be replaced" by it.
     Questions about the past ("when did", "what was") keep the search order.  --as-of TIME reads the store as it stood then: each
     key's value current at TIME (as mem log --as-of) and only turns
     recorded by TIME.  Facts of kind directive (a question, an instruction,

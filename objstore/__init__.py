@@ -231,7 +231,7 @@ _API: dict[str, tuple[str, str]] = {
     "sealed_message": ("objstore.memory.served", "sealed_message"),
     "sealed_named": ("objstore.retrieval.keyrank", "sealed_named"),
     "sealed_over": ("objstore.retrieval.keyrank", "sealed_over"),
-    "sealed_newer": ("objstore.retrieval.keyrank", "sealed_newer"),
+    "sealed_newer": ("objstore.retrieval.sealedmarks", "sealed_newer"),
     "sealed_in_scope": ("objstore.retrieval.keyrank", "sealed_in_scope"),
     "sealed_versions": ("objstore.vault.chains", "sealed_versions"),
     "unseal_key": ("objstore.vault.sealed", "unseal_key"),

@@ -43,7 +43,8 @@ from objstore.memory.queue import items, reject, resolve
 from objstore.memory.scope import child_namespace, namespace_rank, project_aliases
 from objstore.memory.sessions import agent_namespace
 from objstore.retrieval.context import render_context
-from objstore.retrieval.keyrank import sealed_in_scope, sealed_newer, sealed_over
+from objstore.retrieval.keyrank import sealed_in_scope, sealed_over
+from objstore.retrieval.sealedmarks import sealed_newer
 from objstore.retrieval.recall import recall
 from objstore.retrieval.search import search
 from objstore.vault.chains import list_sealed

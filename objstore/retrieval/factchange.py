@@ -45,6 +45,76 @@ def _changed_from(text: str, old: str, new: str) -> bool:
                      text[:4000], re.I) is not None
 
 
+#: a sentence that says a value is (still) the one in force: "it is still 5432", "back to 5432", "stays on 5432"
+_IN_FORCE_RE = LazyPattern(r"\b(?:still|is|it[\u2019']s|remains?|stays?|back\s+(?:to|on)|reverted\s+to|unchanged|kept)\b", 2)
+#: … unless it says that value is the old one: "it was 5432", "the old 5432", "from 5432"
+_PAST_RE = LazyPattern(r"\b(?:was|were|used\s+to|old|older|previous(?:ly)?|formerly|before|earlier|from|no\s+longer)\b", 2)
+#: what a sentence ends at (as ``subjects``' sentence search reads it)
+_SENTENCE_END_RE = LazyPattern(r"[.!?](?:\s|\Z)|[\n;]")
+
+
+def _kept(fact: str, text: str, old: str, new: str) -> bool:
+    """Whether ``text``, after the sentence where ``new`` first stands,
+    says in a sentence of its own that ``old`` is the value in force
+    (:data:`_IN_FORCE_RE`, not :data:`_PAST_RE`) without ``new``, of the
+    thing ``fact`` names (no :data:`NARROWING` word ``fact`` lacks): "The
+    shop DB port changed to 6543. No, it is still 5432." takes the change
+    back (test30c T21); "… 6543. It was 5432." and "…; staging stays on
+    5432" do not.  The first 4,000 characters read; case aside."""
+    low = text[:4000].lower()
+    at = re.search(rf"(?<![\w.]){re.escape(new)}(?!\w)", low)
+    if at is None or old not in low[at.end():]:
+        return False
+    end = _SENTENCE_END_RE.search(low, at.end())
+    pos = end.end() if end else len(low)
+    while pos < len(low):
+        stop = _SENTENCE_END_RE.search(low, pos)
+        sentence = low[pos:stop.end() if stop else len(low)]
+        if re.search(rf"(?<![\w.]){re.escape(old)}(?!\w)", sentence) and new not in sentence \
+                and _IN_FORCE_RE.search(sentence) and not _PAST_RE.search(sentence) \
+                and not _narrows(fact, sentence):
+            return True
+        if stop is None:
+            break
+        pos = stop.end()
+    return False
+
+
+#: words that narrow a change to one copy, place or trial of a thing ("my local shop DB", "on the staging replica
+#: only", "for testing"), or name another attribute before the fact's ("the shop DB backup port")
+NARROWING = frozenset("""
+local locally staging stage dev development test tests testing sandbox replica replicas standby secondary backup
+backups mirror preview canary qa uat demo experiment experimental laptop personal worktree branch
+""".split())
+#: a narrowing word in the value's sentence, or "only" after the value ("… to 6543 for the importer only")
+_NARROW_RE = LazyPattern(r"\b(?:" + "|".join(sorted(NARROWING)) + r")\b", 2)
+
+
+def _narrowed(fact: str, text: str, new: str) -> bool:
+    """Whether the sentence of ``text`` where ``new`` first stands says
+    the change of one copy, place or trial of the thing (a word of
+    :data:`NARROWING` that ``fact`` does not hold: "I changed my local
+    shop DB port to 6543 for testing.", "… changed to 6543 on the staging
+    replica only.", "The shop DB backup port changed to 6543.", test30c
+    T21), or says "only" after the value; a fact that says it of staging
+    itself is changed by its staging turn.  Case aside; the first 4,000
+    characters read."""
+    low = text[:4000].lower()
+    at = re.search(rf"(?<![\w.]){re.escape(new)}(?!\w)", low)
+    if at is None:
+        return False
+    start = max((m.end() for m in _SENTENCE_END_RE.finditer(low, 0, at.start())), default=0)
+    end = _SENTENCE_END_RE.search(low, at.end())
+    sentence = low[start:end.start() if end else len(low)]
+    return re.search(r"\bonly\b", sentence[at.end() - start:]) is not None or _narrows(fact, sentence)
+
+
+def _narrows(fact: str, sentence: str) -> bool:
+    """Whether lower-cased ``sentence`` holds a :data:`NARROWING` word that ``fact`` does not."""
+    own = fact.lower()
+    return any(not re.search(rf"\b{m.group(0)}\b", own) for m in _NARROW_RE.finditer(sentence))
+
+
 def updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int], same, a: int, b: int) -> bool:
     """Rule 8: whether turn ``B`` (index ``b``) says that fact ``A``'s
     (index ``a``) value changed: B is a person's turn (role ``user``) of
@@ -63,8 +133,10 @@ def updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int]
     :data:`FACT_COVER` of each side's: the two say the same of one thing (a
     long passage that holds every word of the fact says other things).  ``same`` is ``relations``'."""
     if A.kind == "fact" and B.kind == "turn" and B.role == "user" and B.time > A.time \
-            and any("-" + v in B.values for v in A.values) and A.text.startswith("user "):
-        return True    # the person's own word that a user/ fact's word was replaced, in any project (test29 P13)
+            and (A.text.startswith("user ") or B.project == A.project):
+        if any("-" + v in B.values and not _narrowed(A.text, B.text, v) for v in A.values):
+            return True   # the person's own word that a fact's word was replaced: a user/ fact's in any project
+            # (test29 P13); a project fact's in its project, not of a sibling (wordchange; tl30's P4 Redis wordings)
     if B.kind != "turn" or B.role != "user" or B.project != A.project or B.time <= A.time \
             or not B.values or not (B.matched & A.matched) or not (B.cue or _ARROW_RE.search(B.text, 0, 4000)):
         return False
@@ -74,8 +146,16 @@ def updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int]
     if not kinds:
         return False
     stated = [(va, vb) for va, vb in ValuePairs(A, B, kinds, first, newest) if states(B.text, vb)]
-    if not stated:
+    if not stated or not _verdict(A, B, stated, same, a, b):
         return False
+    # (read only for a change found: a turn that takes it back or narrows it, test30c T21; a passage is long)
+    held = [(va, vb) for va, vb in stated if not _kept(A.text, B.text, va, vb) and not _narrowed(A.text, B.text, vb)]
+    return len(held) == len(stated) or bool(held) and _verdict(A, B, held, same, a, b)
+
+
+def _verdict(A: Item, B: Item, stated: list[tuple[str, str]], same, a: int, b: int) -> bool:
+    """Rule 8's readings of the value pairs ``stated`` (``updates_fact``'s
+    docstring, from its subject reading on)."""
     if same(a, b, stated, True, "same") is True:
         return True
     if any(_changed_from(B.text, va, vb) for va, vb in stated[:PAIRS_READ]) and same(a, b, stated) is not False:

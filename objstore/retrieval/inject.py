@@ -34,7 +34,9 @@ Cue-triggered injection (:func:`inject_for_prompt`), precision first
        :data:`COMMON_WORDS` (everyday software vocabulary) count at most
        ``common_nidf``.  A fact with ``min_terms`` or more matched terms
        needs ``evidence ≥ fact_threshold``; with fewer, one of them must be
-       a rare word of the value (nidf ≥ ``rare_nidf``, from the prompt).  A
+       a rare word of the value (nidf ≥ ``rare_nidf``, from the prompt), or
+       the prompt a question whose words are the key's name and nothing
+       else ("which editor do I use?" for ``user/editor``).  A
        turn needs ``turn_min_terms`` terms, ``turn_threshold`` and must
        cover ``turn_coverage`` of the prompt's cue weight; the terms a turn
        contains are read from the index's postings of its whole text
@@ -103,6 +105,7 @@ from objstore.retrieval.context import (
 from objstore.retrieval.injecttime import (person_first, stale_for_facts,  # noqa: F401  (re-exported)
                                            with_current_facts, with_later_turns)
 from objstore.retrieval.injectscope import one_name_order
+from objstore.retrieval.restated import ASKING_WORDS
 from objstore.retrieval.timeline import only_asks, values_of
 
 MAX_CUE_CHARS = 4000
@@ -394,6 +397,9 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
             if h.kind == "history":
                 old_hits.setdefault(h.ref, set()).add(h.id)
     cands: list[Candidate] = []
+    words = prompt.split(None, 1)
+    asked = {st for _w, st in sources["prompt"][0]} \
+        if words and (prompt.rstrip().endswith("?") or words[0].lower() in ASKING_WORDS) else set()
     showable: dict[str, tuple[Candidate, Fact]] = {}  # facts that may be shown (for stale turns)
     turn_text: dict[str, tuple[str, int]] = {}
     asking: set[str] = set()   # turns that only ask (timeline rule 7)
@@ -438,7 +444,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
             c.reason = "dormant"
         elif len(matched) >= config.min_terms and c.evidence < config.fact_threshold:
             c.reason = f"evidence {c.evidence:.2f} below the threshold {config.fact_threshold}"
-        elif len(matched) < config.min_terms and not rare:
+        elif len(matched) < config.min_terms and not rare and not (asked and set(matched) == key_terms == asked):
             c.reason = (f"{len(matched)} matched term(s), fewer than {config.min_terms}, "
                         f"and no rare word of the value (nidf >= {config.rare_nidf})")
         else:

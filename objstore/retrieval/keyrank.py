@@ -63,8 +63,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
-from objstore.core.errors import MemError
-from objstore.core.objects import Sealed
 from objstore.core.record import Frozen, set_fields
 from objstore.memory.scope import applies, namespace_rank
 from objstore.retrieval.querywords import question_terms, stop_stems
@@ -367,41 +365,3 @@ def sealed_in_scope(store, projects: Collection[str] | None) -> list[str]:
     ref of that namespace, no work."""
     keys = [n[len("sealed/"):] if n.startswith("sealed/") else n for n, _oid in store.refs.iter("sealed")]
     return sorted(k for k in keys if applies(k, None if projects is None else tuple(projects)))
-
-
-def sealed_newer(store, hits: Iterable, sealed: Collection[str]) -> dict[str, str]:
-    """``{turn hit id: sealed key}`` for each turn among ``hits`` (recall
-    hits: ``kind``, ``id``, ``time`` ms, ``project``, ``text``) that names
-    a sealed key of ``sealed`` (:func:`sealed_in_scope`; :func:`names_key`
-    over the turn's own words) applying in the turn's project, said before
-    that key's head: the sealed value is newer and may replace what the
-    turn says, but recall cannot compare a value it never reads, so it says
-    so instead of leaving the turn unmarked as the answer (test30 R7:
-    sealing the current fact took the "updated later" mark off the turns
-    its value had updated; test30b S4: whatever words the question used).
-    The sealed head's ``valid_from`` and ``recorded_at`` are in the clear
-    (``Sealed``).  Cost: one ref and one object read per sealed key, one
-    tokenization per turn hit."""
-    heads: dict[str, int] = {}
-    for key in sealed:
-        oid = store.refs.read(f"sealed/{key}")
-        if oid is None:
-            continue
-        try:
-            s = store.get(oid, Sealed)
-        except MemError:   # (a damaged sealed head: fsck's; no mark rather than a failed recall)
-            continue
-        heads[key] = max(s.valid_from, s.recorded_at)
-    out: dict[str, str] = {}
-    cache: dict[str, frozenset[str]] = {}
-    for h in hits:
-        if getattr(h, "kind", None) != "turn" or not h.time or not heads:
-            continue
-        terms = None
-        for key, t in sorted(heads.items()):
-            if h.time < t and applies(key, (h.project,) if h.project else ()):
-                terms = terms if terms is not None else question_terms([h.text or ""])[0]
-                if names_key(key, terms, cache):
-                    out[h.id] = key
-                    break
-    return out

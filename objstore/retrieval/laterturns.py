@@ -89,7 +89,9 @@ FACTS_SEARCHED = 6
 #: words whose stems are ``subjects.UPDATE_CUES`` (the index stems them alike)
 CUE_QUERY = ("now anymore switched moved migrated upgraded downgraded bumped raised replaced instead renamed "
              "swapped took changed updated increased decreased reduced lowered scaled dropped retired deprecated "
-             "adopted")
+             "adopted longer ditched")   # (the last two: wordchange's "no longer uses X", "ditched X", tl30's P4;
+#   not "removed": a word of most coding turns, each one more turn the block reads)
+
 #: facts checked in one call, at most (a session block lists a few dozen)
 FACTS_CHECKED = 24
 #: characters of a served passage whose words search for its later turns (a fact's whole text is read)

@@ -69,10 +69,16 @@ WRONG_NEXT_RE = LazyPattern(r"\W*(?:(?:that|this|it)(?:[\u2019']s|\s+(?:is|was))
                             r"(?:wrong|false|incorrect|untrue|not true|not the case|not right|a mistake)\b"
                             r"(?![ \t]+(?!(?:and|but|so|or|because|since|as|though|anyway|either|too|btw|by|i|we|it|"
                             r"they|you|he|she|again|sorry)\b)\w)"   # "That is wrong info in the wiki." rejects no claim
-                            r"|(?:not true|wrong|false|incorrect|nope)\W*$)", 2)  # re.I (matched at the start)
+                            r"|(?:not true|wrong|false|incorrect|nope)\W*$"
+                            r"|(?:just\s+kidding|kidding|j/?k|never\s*mind|scratch\s+that|ignore\s+(?:that|this)"
+                            r"|disregard\s+(?:that|this)|false\s+alarm|my\s+(?:mistake|bad)|(?:oh\s+)?wait,?\s+no"
+                            r"|no,?\s+wait|actually,?\s+no|sorry,?\s+(?:no|wrong))\b(?=\s*(?:[,;:.!\u2014\u2013-]|$)))", 2)
+#: (re.I, matched at the start; the last line: the person taking back what they just said, "Just kidding,
+#: it is still 5432.", "Scratch that."; not "Never mind the docs", test30c T21)
 
-#: the clause after the value's that calls it false ("moved to port 6543 - not true, it's still 5432", test28b Z3)
-FALSE_NEXT_RE = LazyPattern(r"\W*(?:not true|untrue|false|wrong|incorrect|nope)\b", 2)  # re.I (at the start)
+#: the clause after the value's that calls it false ("moved to port 6543 - not true, it's still 5432", test28b Z3;
+#: "… to 6543, just kidding", test30c T21)
+FALSE_NEXT_RE = LazyPattern(r"\W*(?:not true|untrue|false|wrong|incorrect|nope|just kidding|kidding|j/?k)\b", 2)  # re.I (at the start)
 
 #: a clause's end right after a rejection that opens a sentence ("That is wrong, it moved to port 7000")
 CLAUSE_BREAK_RE = LazyPattern(r"\s*(?:[,;:\u2014\u2013-]|but\b)", 2)  # re.I
@@ -108,7 +114,8 @@ def states(text: str, value: str) -> bool:
       suggested the move to port 6543 but we rejected it"), nor call it
       false, in itself or in the sentence after it (:data:`WRONG_RE`,
       :data:`WRONG_NEXT_RE`: "Ops says the db moved to port 6543. That is
-      wrong.", test27b X7; "The claim that … is false."), nor is it called
+      wrong.", test27b X7; "The claim that … is false."; nor taken back:
+      "… changed to 6543. Just kidding, it is still 5432.", test30c T21), nor is it called
       false by the clause after it (:data:`FALSE_NEXT_RE`: "… moved to
       port 6543 - not true, it's still 5432", test28b Z3); a rejection
       that opens the sentence rejects what came before

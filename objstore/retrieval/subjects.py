@@ -315,6 +315,72 @@ def _key_subject(text: str, sub: Subject, stop: frozenset[str], cues: frozenset[
     return sub.replace(words=tuple(dict.fromkeys(project + named[:-1])), attribute=named[-1], sure=True)
 
 
+def key_subject(key: str) -> Subject:
+    """What a key's name says its value is of: the project's name and the
+    name's words but the last (``words``, stemmed in ``stems``; stop
+    words, verbs, numbers and :data:`GENERIC` words left out), the last
+    word the ``attribute``, generic or not (``project/api/port``:
+    ``("api",)``, ``port``; ``user/github-token``: ``("github",)``,
+    ``token``; ``project/api/remembered/db-host``: ``("api", "db")``,
+    ``host``); ``words`` empty where the name has one word and no project
+    (``user/editor``).  For a sealed key, whose value is never read
+    (``sealedmarks.sealed_newer``, test30b S8)."""
+    parts = key.split("/")
+    project = [normalize(parts[1])] if parts[:1] == ["project"] and len(parts) > 2 else []
+    stop = _stop()
+    name = [normalize(w) for p in parts[1 + len(project):] for w in re.split(r"[-_.]+", p) if w]
+    name = [w for w in name if _kind(w, "", stop, UPDATE_CUES) == "word"]
+    if not name:
+        return Subject(tuple(project))
+    words = tuple(dict.fromkeys(project + [w for w in name[:-1] if w not in GENERIC]))
+    if not words:
+        return Subject((), name[-1])
+    from objstore.index.analysis import stem_tokens  # deferred: tantivy
+    return Subject(words, name[-1], True, tuple(stem_tokens(words)))
+
+
+def of_key(key: Subject, text: str, values: Iterable[str], project: str = "") -> set[str]:
+    """Those of ``values`` (normalized) that ``text`` states of the thing
+    the key subject ``key`` (:func:`key_subject`) names: the value's
+    attribute (:func:`subjects_of`) is the key's last word, or its subject
+    holds that word ("the shop database … port 5432" for ``project/shop/db``);
+    and its subject words are the key's (:func:`compare` True: "the
+    staging api" for ``project/api/port``), the project's name left out
+    of both where the value's subject does not hold it ("the db host is
+    pg-1" for ``project/api/…/db-host`` in project api); a value with no
+    other subject word is of the key's where the key has only its
+    project's name ("we moved the port to 9000").  A
+    value of another thing ("redis runs on port 6379" against
+    ``project/api/port``, test30b S8) is not."""
+    if not key.attribute:
+        return set()
+    project = normalize(project)
+    want = key_term(stem_word(key.attribute))
+    out: set[str] = set()
+    for v, sub in subjects_of(text, values).items():
+        stems = [key_term(t) for t in (sub.stems or sub.words)]
+        if not (sub.attribute and key_term(stem_word(sub.attribute)) == want or want in stems):
+            continue
+        named = project in sub.words   # "the staging api … port 8080": the project's api (else "redis … port")
+        words = [(w, t) for w, t in zip(sub.words, sub.stems or sub.words)
+                 if key_term(t) != want and (named or w != project) and w not in GENERIC]
+        mine = [(w, t) for w, t in zip(key.words, key.stems or key.words) if named or w != project]
+        if not words:
+            if not mine:
+                out.add(v)
+            continue
+        if mine and compare(Subject(tuple(w for w, _ in mine), "", True, tuple(t for _, t in mine)),
+                            Subject(tuple(w for w, _ in words), "", sub.sure, tuple(t for _, t in words))) is True:
+            out.add(v)
+    return out
+
+
+def stem_word(word: str) -> str:
+    """``word``'s Snowball stem, as the index stems it."""
+    from objstore.index.analysis import stem_tokens  # deferred: tantivy
+    return stem_tokens((word,))[0]
+
+
 def _key_words(text: str, stop: frozenset[str], cues: frozenset[str]) -> tuple[str, ...]:
     """The words of the key's name on a fact text's first line ("project
     api db-port": ``("db", "port")``): after the scope, and the project of

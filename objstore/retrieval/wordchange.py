@@ -28,7 +28,10 @@ words, rule 4's share, siblings) then decide:
 
 For a word X replaced by item B (a change statement, made at B's time, or
 a fact's history) and an item A that holds X as a word, of the same
-project and sharing a question word with B, where A is older than the
+project and sharing a question word with B (a turn; or a fact, where B is
+the person's turn: tl30's P4 "The shop no longer uses Redis." against
+``project/shop/cache`` "The shop uses Redis for caching", read by rule 8),
+where A is older than the
 statement (for a fact, whatever its date, as rule 4), neither names X
 replaced itself nor (for a fact) holds a word the current version added,
 and A's X and B's X are not stated of sibling subjects
@@ -193,7 +196,8 @@ def word_changes(items: Sequence[Item], old_bodies: Sequence[Collection[str]], q
         for x in gone[b]:
             for a in range(len(items)):
                 A = items[a]
-                if a == b or A.kind != "turn" or A.project != B.project or x not in lows[a] or x not in holds(a) or x in gone[a] \
+                if a == b or not (A.kind == "turn" or A.kind == "fact" and B.kind == "turn" and B.role == "user") \
+                        or A.project != B.project or x not in lows[a] or x not in holds(a) or x in gone[a] \
                         or A.values.get(x, "name") not in ("name", "initial") or not (read(a).matched & B.matched):
                     continue
                 A = items[a]
@@ -204,10 +208,12 @@ def word_changes(items: Sequence[Item], old_bodies: Sequence[Collection[str]], q
                 else:
                     if A.time >= B.time:
                         continue
-                    sa = subjects_of(texts[a], (x,)).get(x)
+                    sa = subjects_of(texts[a], (x,), fact=A.kind == "fact").get(x)
                     sb = subjects_of(said[b][x], (x,)).get(x)
-                    if compare(sa, sb, A.matched | B.matched) is False:
-                        continue   # stated of a sibling: the replica dropped it, not the primary
+                    got = compare(sa, sb, A.matched | B.matched)
+                    if got is False or got is None and A.kind == "fact" and sb is not None and sb.words:
+                        continue   # stated of a sibling: the replica dropped it, not the primary (of a fact:
+                        # of its own subject, or of none, "we replaced Redis": "the billing service no longer uses it")
                 new_values[a].setdefault(x, "name")
                 new_values[b]["-" + x] = "name"   # (the rule compares only items that state a value)
                 if fact:
@@ -233,6 +239,15 @@ _USER_TO = (r"\b(?:switch|mov|migrat|chang)(?:e|es|ed|ing)?\s+(?:over\s+)?to\s+{
             r"\bmy\s+{attr}\s+(?:is|'s)\s+(?:now\s+)?{y}\s*,?\s+(?:now|these\s+days|nowadays)\b")
 #: a word that may be the new value Y of a user/ fact: a lower-case word (a name such as "helix")
 _USER_Y = r"(?P<y>[a-z][\w+-]*[\w+])"
+#: words that say how a thing is, not which it is ("My editor is slow these days", tl30b's left-out): never Y
+STATE_WORDS = frozenset("""
+slow slower fast faster laggy buggy broken fine great good bad worse better awful terrible annoying weird flaky
+unstable stable crashing sluggish unusable ok okay nice cool frozen stuck down up busy outdated heavy clunky janky
+glitchy unresponsive perfect amazing horrible snappy quick responsive smooth noisy messy cluttered ugly pretty
+fun boring painful solid reliable unreliable usable free expensive cheap old new different same open closed
+""".split())
+#: endings of such words: "sluggish", "useless", "wonderful", "unbearable", "enormous", "intrusive"
+_STATE_ENDS = ("ish", "less", "ful", "able", "ible", "ous", "ive")
 
 
 def user_word_changes(items: Sequence[Item], terms_of: Callable[[str], Collection[str]],
@@ -244,7 +259,8 @@ def user_word_changes(items: Sequence[Item], terms_of: Callable[[str], Collectio
     in so many words (:data:`_USER_CHANGES`, :data:`_USER_TO`) that a
     content word X of the fact's body became a word Y it does not hold
     (not a question, a denial nor a plan: :data:`_NOT_YET_RE`; Y not a
-    stop word, verb or generic word) gives the fact the value X and the
+    stop word, verb or generic word, nor a word of how a thing is,
+    :data:`STATE_WORDS` and their endings) gives the fact the value X and the
     turn the value ``"-X"`` (both kind ``name``, as :func:`word_changes`
     does), which rule 8 (``factchange.updates_fact``) reads as the fact
     changed.  A fact is known as ``user/`` by its text's first word (its
@@ -281,8 +297,9 @@ def user_word_changes(items: Sequence[Item], terms_of: Callable[[str], Collectio
                     pats += [(p.format(x=re.escape(x), y=_USER_Y, attr=attr), True) for p in _USER_TO]
                 for p, named in pats:
                     m = re.search(p, low)
-                    if m is None or m.group("y") in own or not plain(m.group("y")):
-                        continue
+                    if m is None or m.group("y") in own or not plain(m.group("y")) \
+                            or m.group("y") in STATE_WORDS or m.group("y").endswith(_STATE_ENDS):
+                        continue   # (a state, not a new thing: "My editor is slow these days")
                     end = _END_RE.search(low, m.end())
                     start = max((low.rfind(c, 0, m.start()) for c in ".!?\n"), default=-1) + 1
                     if named and not re.search(rf"\b{attr}\b", low[start:end.start() if end else len(low)]):

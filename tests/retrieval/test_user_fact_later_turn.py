@@ -15,7 +15,8 @@ import time
 
 import pytest
 
-from tests.retrieval.test_fact_later_turn import _session
+from tests.retrieval._sessions import prompt_hook
+from tests.retrieval.test_fact_later_turn import CWD, _session
 
 KEY, FACT = "user/editor", "I use vim as my editor"
 QUESTION = "which editor do I use"
@@ -37,6 +38,8 @@ KEEPS = [
     [("user", "I won't drop vim for helix.")],                   # a denial
     [("user", "My editor is vim these days.")],                  # the fact's own word
     [("user", "helix -> vim, finally.")],                        # the other way round
+    [("user", "My editor is slow these days.")],                 # how it is, not which (tl30b's left-out)
+    [("user", "My editor is sluggish these days.")],
     [("user", "which editor do I use?"), ("assistant", "You switched from vim to helix.")],   # not the person's
 ]
 
@@ -72,3 +75,27 @@ def test_a_turn_that_changes_nothing_leaves_the_user_fact_unmarked(mem, tmp_path
     got = _fact(hits)
     assert got["updated_later"] is None and hits[0] == got, hits
     assert "MAY BE OUT OF DATE" not in mem("context", "--project", "billing").stdout
+
+
+@pytest.mark.parametrize("said", MARKS[:2], ids=range(2))
+def test_the_prompt_hook_injects_the_user_fact_marked(mem, tmp_path, said):
+    """tl30b's left-out: "which editor do I use?" names the key and asks
+    nothing else, so the gate injects ``user/editor`` (one matched word,
+    the key's whole name), marked by the person's later turn in that
+    project, the turn just above it."""
+    _import(mem, tmp_path, [("user", said)])
+    text, _trace = prompt_hook(tmp_path / "store", "which editor do I use?", CWD, tmp_path / "trace.jsonl")
+    lines = text.splitlines()
+    at = next(i for i, x in enumerate(lines) if x.startswith(f"- {KEY} ("))
+    assert "MAY BE OUT OF DATE" in lines[at] and lines[at - 1].startswith("- later turn, session cdcd0000") \
+        and lines[at - 1].endswith(said), text
+
+
+def test_the_prompt_hook_injects_the_user_fact_for_its_name_alone(mem, tmp_path):
+    """The same question with the fact alone: injected, unmarked; a prompt
+    that says more than the key's name ("fix the editor config") is not."""
+    mem("remember", KEY, FACT)
+    text, _trace = prompt_hook(tmp_path / "store", "which editor do I use?", CWD, tmp_path / "trace.jsonl")
+    assert f"- {KEY} (" in text and "MAY BE OUT OF DATE" not in text, text
+    text, trace = prompt_hook(tmp_path / "store", "fix the editor config loading", CWD, tmp_path / "trace2.jsonl")
+    assert KEY not in text and any(r.get("key") == KEY for r in trace["rejected"]), trace

@@ -49,3 +49,55 @@ def test_turns_before_a_sealed_value_are_marked(invoke, tmp_path, store_path):
         assert "9090" not in json.dumps(got)
     finally:
         st.close()
+
+
+def test_only_turns_about_the_sealed_keys_subject_are_marked(invoke, tmp_path):
+    """test30b S8 / test30c T10: a sealed ``project/api/port`` marks the
+    turns that say the api's port, and one that holds their value without
+    the word ("Noted: staging api on 8080."); not redis's nor the web
+    frontend's port turns, which only share the key's word."""
+    t = tmp_path / "t" / f"{SID}.jsonl"
+    t.parent.mkdir()
+    said = [("u1", "redis runs on port 6379 for the cache"), ("a1", "Right, redis cache on port 6379."),
+            ("u2", "the api runs on port 8080 in staging"), ("a2", "Noted: staging api on 8080."),
+            ("u3", "the web frontend listens on port 3000")]
+    t.write_bytes(b"".join(line(user(u, x, sid=SID, cwd="/home/dev/api")) if u[0] == "u"
+                           else line(asst(u, "m" + u, [text(x)], sid=SID, cwd="/home/dev/api")) for u, x in said))
+    _sealed_after(invoke, tmp_path, t, "project/api/port", "the api runs on port 9090 in staging")
+    for q in ("what port does redis use", "which port does the frontend listen on", "which port does the api use"):
+        hits = {h["text"]: h.get("sealed_later") for h in invoke("recall", q, "--project", "api", "--json").json["hits"]
+                if h["kind"] == "turn"}
+        assert hits.get("the api runs on port 8080 in staging") == "project/api/port", (q, hits)
+        assert hits.get("Noted: staging api on 8080.") == "project/api/port", (q, hits)
+        for other in ("redis runs on port 6379 for the cache", "Right, redis cache on port 6379.",
+                      "the web frontend listens on port 3000"):
+            assert other not in hits or hits[other] is None, (q, hits)
+        assert any(x in hits for x in ("redis runs on port 6379 for the cache", "the web frontend listens on port 3000"))
+
+
+def test_a_sealed_user_key_marks_its_own_subject_in_any_project(invoke, tmp_path):
+    """test30b S8: a sealed ``user/github-token`` marks web's older turn
+    that says the github token, not web's deploy token turn."""
+    t = tmp_path / "t" / f"{SID}.jsonl"
+    t.parent.mkdir()
+    t.write_bytes(line(user("u1", "the deploy token for web is stored in the CI secrets as WEB_DEPLOY_TOKEN_V2",
+                            sid=SID, cwd="/home/dev/web"))
+                  + line(user("u2", "my github token expires on 2027-01-31, the github token is rotated yearly",
+                              sid=SID, cwd="/home/dev/web")))
+    _sealed_after(invoke, tmp_path, t, "user/github-token", "the github token expires on 2028-01-31")
+    hits = {h["text"]: h.get("sealed_later")
+            for h in invoke("recall", "which token do we use, the github token?", "--project", "web", "--json").json["hits"]
+            if h["kind"] == "turn"}
+    assert hits.get("my github token expires on 2027-01-31, the github token is rotated yearly") == "user/github-token", hits
+    deploy = "the deploy token for web is stored in the CI secrets as WEB_DEPLOY_TOKEN_V2"
+    assert deploy in hits and hits[deploy] is None, hits
+
+
+def _sealed_after(invoke, tmp_path, transcript, key: str, value: str) -> None:
+    """The transcript imported, then ``key`` remembered as ``value`` and sealed."""
+    invoke("import", "claude-code", str(transcript))
+    invoke("remember", key, value)
+    pp = tmp_path / "pp"
+    pp.write_text("correct horse battery staple x\n")
+    invoke("vault", "init", "--passphrase-file", str(pp))
+    invoke("seal", key)
