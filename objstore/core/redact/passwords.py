@@ -20,7 +20,8 @@ from objstore.core.redact.memcommand import MEM_COMMAND_RULES
 from objstore.core.redact.passwordphrases import (PHRASE_COLON as _PHRASE_COLON, PHRASE_OWNER as _PHRASE_OWNER,
                                                   PHRASE_OWNER_FOR as _PHRASE_OWNER_FOR, PHRASE_TOKEN as _PHRASE_TOKEN,
                                                   PHRASE_TOKEN_BANG as _PHRASE_TOKEN_BANG, PHRASE_VERB as _PHRASE_VERB,
-                                                  PHRASE_VERB_BARE as _PHRASE_VERB_BARE, PLAIN_WORDS, QUOTED_WORDS,
+                                                  PHRASE_VERB_BARE as _PHRASE_VERB_BARE, PIN_TOKEN as _PIN_TOKEN,
+                                                  PLAIN_WORDS, QUOTED_WORDS, PASS_OWNERS as _PASS_OWNERS,
                                                   VERB_PHRASE_RULES)
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at
@@ -44,8 +45,6 @@ _PIN_BARE = r"[ \t]{1,4}(?=[0-9]{4,12}(?:[\"'`.,;!?)\]}]|[ \t]*(?:\r|\n|\\[rn]|$
 #: mend25: also a quoted key, its value quoted, raw or JSON-escaped inside a JSON string (``"pincode": "4471"``,
 #: ``{\\"PINCODE\\": \\"4471\\"}``, ``PINCODE=\\"4471\\"``)
 _PIN_ASSIGN = r"(?<=code|mber)(?:\\{0,3}[\"'])?[ \t]{0,4}[=:][ \t]{0,4}(?:\\{0,3}[\"'`])?"
-#: mend25: a PIN's token (:data:`_PHRASE_TOKEN`) also ends before a JSON-escaped quote (``\\"4471\\"``)
-_PIN_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]\\]" + r"(?=[.,;:!?)\]]*(?:[\s\"'`]|\\{1,3}[\"'`]|$))"
 # a dash label ('Password - X', 'password \u2013 X': red10) and what follows it: blanks, or the end of
 # its line and the next line's indentation ('Password -' LF 'X', scan12); the labels: password, passwd,
 # passwort, passphrase, pwd, secret (each alternative starts with its literal: _DASH_LABELS)
@@ -74,11 +73,6 @@ _PAIR_NOT_USER = ("page", "screen", "form", "button", "flow", "url", "link", "vi
                   "method", "option", "dialog", "modal", "window", "component", "feature", "check", "and", "or")
 _PAIR_USER = (r"(?!(?:" + "|".join(_PAIR_NOT_USER) + r")(?:s|es|ed|ing)?[ \t/:])"
               r"[\"'`]?[a-z][a-z0-9_.@+\\\-]{0,63}+[\"'`]?")
-
-#: the accounts whose 'X pass is <token>' is a password ('the vpn pass is ...'), not a pass of a program
-_PASS_OWNERS = ("vpn", "wifi", "wi-fi", "wlan", "my", "admin", "root", "login", "account", "db", "database",
-                "ssh", "sudo", "server", "router", "email", "mail", "portal", "user", "app", "vault", "ftp",
-                "sftp", "smtp", "imap", "laptop", "bios", "door", "alarm", "master")
 
 #: red30 (test29 P5): a secret of a named account is a password ('our vpn secret is correct horse battery staple');
 #: 'the secret is to keep it simple' names none
