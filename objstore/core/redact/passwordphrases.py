@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 
-from objstore.core.redact.checks import phrase_secret_bang_ok, pin_ok, quoted_phrase_ok, unquoted_passphrase_ok
-from objstore.core.redact.rule import Rule, make_rule
-from objstore.core.redact.scanners import QUALIFIER, scan_at
+from objstore.core.redact.checks import (labelled_phrase_ok, phrase_secret_bang_ok, pin_ok, quoted_phrase_ok,
+                                         unquoted_passphrase_ok)
+from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
+from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at
 
 # ``password is X``, ``my db passphrase was X``, ``the password is now: X``, over the lowercased
 # text; the token ends before trailing sentence punctuation (``... is hunter2024.``).
@@ -107,6 +108,47 @@ _WIDE_HEAD = _PW_LABEL + _QUALIFIED + _WIDE_TAIL
 _PW_STARTS = ("pass",)
 _TOKEN_STARTS = ("secret", "token", "key")
 
+#: red31 (red29's and red30's left-out, test30c T14): a plural password label and a list of its pairs ('Passwords: root
+#: = X, admin = Y', 'DB passwords: prod X, staging Y', 'passwords - prod: X / staging: Y'): the head, then each pair
+_LIST_HEAD = (r"passw(?<![a-z0-9_\-\]]passw)(?:or)?ds(?:[ \t]{0,4}" + QUALIFIER
+              + r")?[ \t]{0,4}(?::|-{1,2}|=)[ \t]{0,8}")
+#: a pair: a user or scope, a sign ('=', ':', '->') or blanks, the value, then a list separator or the line's end
+_LIST_PAIR = (r"[a-z0-9_.@\-]{1,32}(?P<sign>[ \t]{0,4}(?:=|:|->)[ \t]{0,4}|[ \t]{1,4})[\"'`]?"
+              r"(?P<secret>[^\s\"'`,;/|]{1,128}?)[\"'`]?"
+              r"(?:[ \t]{0,4}(?:[,;/|]|[ \t]and(?=[ \t]))[ \t]{0,4}|(?P<end>(?=[.!?]?[ \t]{0,8}(?:\r|\n|\\[rn]|$))))")
+_LIST_HEAD_RE = Lazy(_LIST_HEAD, FLAGS)
+_LIST_PAIR_RE = Lazy(_LIST_PAIR, FLAGS)
+_LIST_MAX = 16      # pairs read after one head
+
+
+def scan_pair_list(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+    """red31: each value of a plural password label's list of pairs (``Passwords: root = X, admin = Y``,
+    ``DB passwords: prod X, staging Y``; the generic rule took only the first pair's): at each ``passw`` of the
+    lowercased window ``low`` (``off``: its offset in ``text``; ``ws``/``we``: the window in ``text``) where
+    :data:`_LIST_HEAD` matches, up to :data:`_LIST_MAX` pairs of :data:`_LIST_PAIR` in a row, each value judged by
+    :func:`~.checks.labelled_phrase_ok` (a password's shape, not a whole placeholder); a pair with no sign
+    ('prod X') only in a list of two or more (not 'Passwords: see 1Password'). Appends ``(start, end, priority,
+    name)`` spans of ``text`` to ``out``; raises nothing."""
+    s0, e0 = ws - off, we - off
+    head, pair = _LIST_HEAD_RE.match, _LIST_PAIR_RE.match
+    for p in find_each(low, "passw", s0, e0):
+        if (m := head(low, p, e0)) is None:
+            continue
+        q, found = m.end(), []
+        for _n in range(_LIST_MAX):
+            if (pm := pair(low, q, e0)) is None:
+                break
+            s, e = pm.span("secret")
+            if labelled_phrase_ok(text[s + off:e + off]):
+                found.append((s, e, pm.group("sign").strip(" \t") != ""))
+            if pm.group("end") is not None or pm.end() == q:
+                break
+            q = pm.end()
+        for s, e, signed in found:
+            if signed or len(found) > 1:
+                out.append((s + off, e + off, rule.priority, rule.name))
+
+
 #: red30b (test30b S13): the verb-phrase rules, in table order (spliced into ``passwords.PASSWORD_RULES``)
 VERB_PHRASE_RULES: list[Rule] = [
     make_rule("password-phrase",
@@ -145,4 +187,9 @@ VERB_PHRASE_RULES: list[Rule] = [
               "where the token is a PIN (pin_ok: 4-12 digits, or a short run of letters and digits, no GPIO pin)",
               _PIN_LABEL + _QUALIFIED + _WIDE_TAIL + r"[\"'`]?(?P<secret>" + PIN_TOKEN + ")",
               ci=True, priority=51, check=pin_ok, anchors=("pin", "passcode"), scan=scan_at("pin", "passcode")),
+    make_rule("password-phrase",
+              "keyword heuristics (no vendor format): each value of a plural password label's list of pairs "
+              "('Passwords: root = X, admin = Y', 'DB passwords: prod X, staging Y'; red31: the second pair was "
+              "kept), where the value looks like a password (labelled_phrase_ok)",
+              _LIST_HEAD + _LIST_PAIR, ci=True, priority=51, anchors=("passw",), scan=scan_pair_list),
 ]

@@ -51,7 +51,8 @@ _PIN_ASSIGN = r"(?<=code|mber)(?:\\{0,3}[\"'])?[ \t]{0,4}[=:][ \t]{0,4}(?:\\{0,3
 _DASH_LABELS = ("passw", "passphrase", "pwd", "secret")
 _DASH_HEAD = (r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or[dt]|d)|passphrase(?<![A-Za-z0-9_\-\]]passphrase)"
               r"|pwd(?<![A-Za-z0-9_\-\]]pwd)|secret(?<![A-Za-z0-9_\-\]]secret))"
-              r"(?:[ \t]{1,4}" + QUALIFIER + r"){0,2}"     # red30: 'Password (staging) - X', '-- X'
+              r"(?:[ \t]{0,4}" + QUALIFIER + r"){0,2}"     # red30: 'Password (staging) - X', '-- X'; red31: '（prod）'
+              r"(?:[ \t]{1,4}for[ \t]{1,4}[a-z0-9_.@\-]{1,32})?"     # red31 (T14): 'DB password for prod - X'
               r"[ \t]{1,4}(?:--?|[\u2013\u2014])(?:[ \t]{1,4}|[ \t]{0,8}(?:\r?\n|\\{1,3}(?:r\\{1,3})?n)[ \t]{0,16})[\"'`]?")
 # Credential words that introduce a 'user / password' pair in chat ('login admin / Pw!2024x',
 # 'creds: admin / Pw!2024x'), over the lowercased text; each alternative starts on a word boundary.
