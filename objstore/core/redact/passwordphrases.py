@@ -68,14 +68,16 @@ _CHANGED = (r"[ \t]{1,4}(?:has|have|had|was|were|got|just)(?:[ \t]{1,4}been)?[ \
 #: password, it is X', 'the root password? it is X', 'the db password (it is X)'), or a relative clause of a
 #: pronoun and one or two words ('the password that I use is X', 'the password we picked was X'); red31: also
 #: ';', ':' or a dash, 'the new one' ('...; the new one is X'), after a changed-clause (:data:`_CHANGED`)
-_VERB_BETWEEN = (r"(?:(?:" + _CHANGED + r")?[ \t]{0,4}[,?(;:\-\u2014][ \t]{0,4}"
+_VERB_BETWEEN = (r"(?:[ \t]{0,4},(?:[ \t]{1,4}[a-z]{1,12}){1,4}[ \t]{0,4},"     # red31: 'the password, by the way, is X'
+                 r"|(?:" + _CHANGED + r")?[ \t]{0,4}[,?(;:\-\u2014][ \t]{0,4}"
                  r"(?:it|which|that|the[ \t]{1,4}new[ \t]{1,4}(?:one|value))"
                  r"|[ \t]{1,4}(?:(?:that|which)[ \t]{1,4})?(?:i|we|you|they|he|she)(?:[ \t]{1,4}[a-z]{2,12}){1,2})")
 #: red30b: the verbs beyond PHRASE_VERB's 'is|was': 'be|being|became|becomes|stays|stayed|remains', a modal and
 #: 'be' ('would be', 'will be', 'should be'), and '(has been|was|is|got|gets|been) (changed|rotated|reset|set|
 #: updated) to'; then an optional ',' or ':' ('the db password is, X'); red31 (T6): an adverb before the participle
 #: ('is now set to X'), the participle alone ('changed to X', 'changed -> X', 'rotated: X'), 'now|still' after the
-#: copula ('(prod) is now X'), and "it's" after 'it' ("my password? it's X", the apostrophe typographic too)
+#: copula ('(prod) is now X'), "it's" after 'it' ("my password? it's X", the apostrophe typographic too), "the
+#: password's now X", 'password now: X', 'is going to be X' / 'is gonna be X'
 def _verb_wide(copulas: str, modals: str) -> str:
     """The verb pattern after a label and what stands between (see above): ``copulas`` the bare verbs ('is|was|be'),
     ``modals`` those before 'be' ('would|will')."""
@@ -83,9 +85,9 @@ def _verb_wide(copulas: str, modals: str) -> str:
             r"[ \t]{1,4})?(?:(?:now|just|already|recently|finally|since|then|also)[ \t]{1,4})?"
             r"(?:changed|rotated|reset|set|updated|switched|regenerated)"   # first: a check refuses 'reset', not backtracks
             r"(?:[ \t]{1,4}to|[ \t]{0,4}(?:->|=>|:))"
-            r"|(?:" + modals + r")[ \t]{1,4}be"
+            r"|(?:" + modals + r"|(?:is|are|was)[ \t]{1,4}(?:going[ \t]{1,4}to|gonna))[ \t]{1,4}be"
             r"|(?:" + copulas + r")(?:[ \t]{1,4}(?:now|still))?)"
-            r"|(?<=it)['\u2019]s(?:[ \t]{1,4}(?:now|still))?)"
+            r"|(?<=it)['\u2019]s(?:[ \t]{1,4}(?:now|still))?|['\u2019]s[ \t]{1,4}(?:now|still)|[ \t]{1,4}now[ \t]{0,4}:)"
             r"[ \t]{0,4}[,:]?[ \t]{1,4}")
 
 
@@ -111,11 +113,12 @@ _TOKEN_STARTS = ("secret", "token", "key")
 #: red31 (red29's and red30's left-out, test30c T14): a plural password label and a list of its pairs ('Passwords: root
 #: = X, admin = Y', 'DB passwords: prod X, staging Y', 'passwords - prod: X / staging: Y'): the head, then each pair
 _LIST_HEAD = (r"passw(?<![a-z0-9_\-\]]passw)(?:or)?ds(?:[ \t]{0,4}" + QUALIFIER
-              + r")?[ \t]{0,4}(?::|-{1,2}|=)[ \t]{0,8}")
+              + r")?[ \t]{0,4}(?::|-{1,2}|=|[\u2013\u2014])[ \t]{0,8}(?:(?:\r?\n|\\n)[ \t]{1,16})?")
 #: a pair: a user or scope, a sign ('=', ':', '->') or blanks, the value, then a list separator or the line's end
 _LIST_PAIR = (r"[a-z0-9_.@\-]{1,32}(?P<sign>[ \t]{0,4}(?:=|:|->)[ \t]{0,4}|[ \t]{1,4})[\"'`]?"
               r"(?P<secret>[^\s\"'`,;/|]{1,128}?)[\"'`]?"
-              r"(?:[ \t]{0,4}(?:[,;/|]|[ \t]and(?=[ \t]))[ \t]{0,4}|(?P<end>(?=[.!?]?[ \t]{0,8}(?:\r|\n|\\[rn]|$))))")
+              r"(?:[ \t]{0,4}(?:[,;/|]|[ \t]and(?=[ \t]))[ \t]{0,4}|[ \t]{0,8}(?:\r?\n|\\n)[ \t]{1,16}(?=[a-z0-9_.@\-]{1,32}:)"
+              r"|(?P<end>(?=[.!?]?[ \t]{0,8}(?:\r|\n|\\[rn]|$))))")
 _LIST_HEAD_RE = Lazy(_LIST_HEAD, FLAGS)
 _LIST_PAIR_RE = Lazy(_LIST_PAIR, FLAGS)
 _LIST_MAX = 16      # pairs read after one head

@@ -267,15 +267,17 @@ _WORDS_LABELS = ((r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or[dt]|d)", ("passw",)),
                  (r"mot de passe(?<![A-Za-z0-9_\-\]]mot de passe)", ("mot de passe",)))
 #: the word for 'password' in German, Spanish and French prose, the verbs that join it to its value ('is',
 #: 'was', German 'lautet'), the adverbs between ('now', 'still'), and its anchors
-_COPULAS = ((r"passwort(?<![a-z0-9_\-\]]passwort)", "ist|lautet|war", "jetzt|noch", ("passwort",)),
-            (r"contrase(?:\u00f1|n)a(?<![a-z0-9_\-\]]contrase\u00f1a)(?<![a-z0-9_\-\]]contrasena)", "es|era",
+#: red31: the changed-to forms first (a check that refuses a value does not backtrack), 'wurde auf X ge\u00e4ndert',
+#: 'cambi\u00f3 a X', 'a \u00e9t\u00e9 chang\u00e9 en X', 'is gewijzigd naar X'; and a qualifier after the word ('Passwort (prod) lautet X')
+_COPULAS = ((r"passwort(?<![a-z0-9_\-\]]passwort)", "wurde[ \t]{1,4}(?:ge\u00e4ndert[ \t]{1,4})?(?:auf|zu)|ist|lautet|war", "jetzt|noch", ("passwort",)),
+            (r"contrase(?:\u00f1|n)a(?<![a-z0-9_\-\]]contrase\u00f1a)(?<![a-z0-9_\-\]]contrasena)", "cambi\u00f3[ \t]{1,4}a|ha[ \t]{1,4}cambiado[ \t]{1,4}a|es|era|ser\u00e1",
              "ahora|todav\u00eda", ("contrase",)),
-            (r"mot de passe(?<![a-z0-9_\-\]]mot de passe)", "est|\u00e9tait", "maintenant|toujours",
+            (r"mot de passe(?<![a-z0-9_\-\]]mot de passe)", "a[ \t]{1,4}\u00e9t\u00e9[ \t]{1,4}(?:chang\u00e9|modifi\u00e9)[ \t]{1,4}(?:en|pour|\u00e0)|est|\u00e9tait|sera", "maintenant|toujours",
              ("mot de passe",)),
             # red29 (test29 P5): Portuguese 'a senha \u00e9 X', Dutch 'het wachtwoord is X', Italian and Portuguese
             # with the English word ('la password \u00e8 X', 'o password \u00e9 X')
             (r"senha(?<![a-z0-9_\-\]]senha)", "\u00e9|era", "agora|ainda", ("senha",)),
-            (r"wachtwoord(?<![a-z0-9_\-\]]wachtwoord)", "is|was", "nu|nog", ("wachtwoord",)),
+            (r"wachtwoord(?<![a-z0-9_\-\]]wachtwoord)", "is[ \t]{1,4}(?:gewijzigd|veranderd)[ \t]{1,4}(?:naar|in)|is|was", "nu|nog", ("wachtwoord",)),
             (r"passw(?<![a-z0-9_\-\]]passw)(?:or)?d", "\u00e8|\u00e9", "ora|ancora|agora|ainda", ("passw",)),
             # red30 (test29 P5): Polish 'has\u0142o to|jest X', Czech 'heslo je X', Swedish 'l\u00f6senordet \u00e4r X',
             # Norwegian 'passordet er X', Danish 'adgangskoden|kodeordet er X', Finnish 'salasana on X'
@@ -409,7 +411,7 @@ PASSWORD_RULES: list[Rule] = [
          "keyword heuristics (no vendor format): German 'das Passwort ist|lautet|war <token>'; red28 (test28 Y1): "
          "Spanish 'la contrase\u00f1a es|era <token>', French 'le mot de passe est|\u00e9tait <token>'; red29, red30: "
          "Portuguese, Dutch, Italian, Polish, Czech, Swedish, Norwegian, Danish, Finnish",
-         word + _COPULA_OWNER + r"[ \t]{1,4}(?:" + verbs + r")(?:[ \t]{1,4}(?:" + adverbs + r"))?[ \t]{0,4}:?[ \t]{1,4}[\"'`]?"
+         word + r"(?:[ \t]{0,4}" + QUALIFIER + r"){0,2}" + _COPULA_OWNER + r"[ \t]{1,4}(?:" + verbs + r")(?:[ \t]{1,4}(?:" + adverbs + r"))?[ \t]{0,4}:?[ \t]{1,4}[\"'`]?"
          r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
          ci=True, priority=51, check=phrase_secret_bang_ok, anchors=anchors)
       for word, verbs, adverbs, anchors in _COPULAS),
