@@ -101,6 +101,8 @@ _PAIR_ROW = Lazy(_WORD + r"[*_`]{0,2}(?:[ \t]{0,4}" + QUALIFIER + r"){0,2}[ \t]{
 #: red31: what may stand before the label's word in a pair row's first cell: the pipe and one word ('| db password')
 _PAIR_LEAD = Lazy(r"\|[ \t*_`]*(?:[a-z0-9.\-]{1,24})?\Z", FLAGS)
 _WORD_RE = Lazy(_WORD, FLAGS)
+#: red31: what follows a table's last row when the table is a JSON string's text (its closing quote, raw or escaped)
+_JSON_END = Lazy(r"\\{0,3}\"[ \t}\],]*", FLAGS)
 #: the literals every word of :data:`_WORD` and :data:`_FOREIGN` starts with (found with ``str.find``: a
 #: pattern that starts with an alternation has no literal prefix, and ``re`` would try it at every offset)
 _FOREIGN_STARTS = ("kennwort", "mot de passe", "mot_de_passe", "contrase", "senha", "wachtwoord",
@@ -343,8 +345,8 @@ def _cells(low: str, s: int, e: int, sep: str) -> list[tuple[int, int]]:
     if sep == "|":
         if out and not low[out[0][0]:out[0][1]].strip():
             out.pop(0)
-        if out and not low[out[-1][0]:out[-1][1]].strip():
-            out.pop()
+        if out and (not (t := low[out[-1][0]:out[-1][1]].strip()) or _JSON_END.fullmatch(t)):
+            out.pop()     # red31: or the JSON string's end after a table's last row ('| root | X |"}')
     return out
 
 
@@ -364,6 +366,7 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
         hs = max(s0, _line_start(low, p))
         if hs <= done:
             continue
+        hs = p - len(_line_head(low, s0, p))     # red31: after a JSON string's opening quote ('{"content": "| user |')
         br = _LINE_BREAK.search(low, w.end(), e0)
         he = done = e0 if br is None else br.start()
         if br is None or sep not in low[hs:he]:

@@ -115,10 +115,10 @@ _TOKEN_STARTS = ("secret", "token", "key")
 _LIST_HEAD = (r"passw(?<![a-z0-9_\-\]]passw)(?:or)?ds(?:[ \t]{0,4}" + QUALIFIER
               + r")?[ \t]{0,4}(?::|-{1,2}|=|[\u2013\u2014])[ \t]{0,8}(?:(?:\r?\n|\\n)[ \t]{1,16})?")
 #: a pair: a user or scope, a sign ('=', ':', '->') or blanks, the value, then a list separator or the line's end
-_LIST_PAIR = (r"[a-z0-9_.@\-]{1,32}(?P<sign>[ \t]{0,4}(?:=|:|->)[ \t]{0,4}|[ \t]{1,4})[\"'`]?"
-              r"(?P<secret>[^\s\"'`,;/|]{1,128}?)[\"'`]?"
+_LIST_PAIR = (r"[a-z0-9_.@\-]{1,32}(?P<sign>[ \t]{0,4}(?:=|:|->)[ \t]{0,4}|[ \t]{1,4})(?P<oq>[\"'`])?"
+              r"(?P<secret>[^\s\"'`,;/|\\]{1,128}?)(?(oq)(?P=oq))"
               r"(?:[ \t]{0,4}(?:[,;/|]|[ \t]and(?=[ \t]))[ \t]{0,4}|[ \t]{0,8}(?:\r?\n|\\n)[ \t]{1,16}(?=[a-z0-9_.@\-]{1,32}:)"
-              r"|(?P<end>(?=[.!?]?[ \t]{0,8}(?:\r|\n|\\[rn]|$))))")
+              r"|(?P<end>(?=[.!?]?[ \t]{0,8}(?:\r|\n|\\[rn]|\\{0,3}\"|$))))")     # or a JSON string's end
 _LIST_HEAD_RE = Lazy(_LIST_HEAD, FLAGS)
 _LIST_PAIR_RE = Lazy(_LIST_PAIR, FLAGS)
 _LIST_MAX = 16      # pairs read after one head
