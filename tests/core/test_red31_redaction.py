@@ -16,9 +16,7 @@ import pytest
 
 from objstore import scan_store
 from objstore.core.redact import name_hits, redact
-from tests.cmds._credentials import assert_none_stored, run_prompt_hooks
-from tests.core._redaction_util import assert_redacted, check_remembered_and_imported
-from tests.hooks._util import hook_env
+from tests.core._redaction_util import assert_redacted, check_prompt_hook, check_remembered_and_imported
 
 
 def pw(i: int) -> str:
@@ -30,53 +28,56 @@ def pw(i: int) -> str:
 #: object ids and times cannot hold it by chance, as a digits-only PIN could
 PIN = "kq47zw"
 
-#: (case, text before the secret, the secret (None: pw(i)), text after it, the rule that takes it)
+#: (case, its text with "{}" where the secret stands, the secret (None: pw(i)))
 _SHAPES = [
     # test30c T6
-    ("got-updated", "my db password got updated to ", None, "", "password-phrase"),
-    ("is-now-set-to", "the db password is now set to ", None, "", "password-phrase"),
-    ("should-be", "the db password should be ", None, "", "password-phrase"),
-    ("pin-code-changed", "my pin code has been changed to ", PIN, "", "password-phrase"),
-    ("db-pass-changed", "the db pass has been changed to ", None, "", "password-phrase"),
-    ("changed-it-s", "the password has changed, it's ", None, " now", "password-phrase"),
-    ("changed-arrow", "password changed -> ", None, "", "password-phrase"),
-    ("reset-new-one", "the password has been reset; the new one is ", None, "", "password-phrase"),
+    ("got-updated", "my db password got updated to {}"),
+    ("is-now-set-to", "the db password is now set to {}"),
+    ("should-be", "the db password should be {}"),
+    ("pin-code-changed", "my pin code has been changed to {}", PIN),
+    ("db-pass-changed", "the db pass has been changed to {}"),
+    ("changed-it-s", "the password has changed, it's {} now"),
+    ("changed-arrow", "password changed -> {}"),
+    ("reset-new-one", "the password has been reset; the new one is {}"),
     # test30c T14's rest
-    ("qualified-is", "The db password (prod) is ", None, "", "password-phrase"),
-    ("qualified-for-dash", "DB password for prod - ", None, "", "password-phrase"),
-    ("table-no-delimiter", "| user | password |\n| root | ", None, " |", "markdown-secret"),
-    ("qualified-pair-row", "| db password (prod) | ", None, " |", "markdown-secret"),
+    ("qualified-is", "The db password (prod) is {}"),
+    ("qualified-for-dash", "DB password for prod - {}"),
+    ("table-no-delimiter", "| user | password |\n| root | {} |"),
+    ("qualified-pair-row", "| db password (prod) | {} |"),
     # red30's left-out
-    ("fullwidth-qualifier", "Password\uff08prod\uff09: ", None, "", "generic-secret"),
-    ("fullwidth-sign", "DB password\uff08prod\uff09\uff1a", None, "", "generic-secret"),
-    ("long-qualifier", "DB password (production eu-west-1 primary): ", None, "", "generic-secret"),
-    ("list-second-pair", "Passwords: root = Zq7mrAAxLpW, admin = ", None, "", "password-phrase"),
-    ("list-blank-pairs", "DB passwords: prod Zq7mrBBxLpW, staging ", None, "", "password-phrase"),
-    ("list-indented", "passwords:\n  root: Zq7mrCCxLpW\n  admin: ", None, "", "password-phrase"),
+    ("fullwidth-qualifier", "Password\uff08prod\uff09: {}"),
+    ("fullwidth-sign", "DB password\uff08prod\uff09\uff1a{}"),
+    ("long-qualifier", "DB password (production eu-west-1 primary): {}"),
+    ("list-second-pair", "Passwords: root = Zq7mrAAxLpW, admin = {}"),
+    ("list-blank-pairs", "DB passwords: prod Zq7mrBBxLpW, staging {}"),
+    ("list-indented", "passwords:\n  root: Zq7mrCCxLpW\n  admin: {}"),
     # red30b's left-out
-    ("question-it-s", "my password? it's ", None, "", "password-phrase"),
-    ("typographic-it-s", "my password? it\u2019s ", None, "", "password-phrase"),
-    ("token-changed", "the api token has been changed to ", None, "", "password-phrase"),
-    ("api-key-rotated", "our api key got rotated to ", None, "", "password-phrase"),
-    ("secret-comma-it-is", "the webhook secret, it is ", None, "", "password-phrase"),
-    ("secret-became", "the new signing secret became ", None, "", "password-phrase"),
-    ("pin-became", "my pin became ", PIN, "", "password-phrase"),
-    ("passcode-reset", "the alarm passcode was reset to ", PIN, "", "password-phrase"),
+    ("question-it-s", "my password? it's {}"),
+    ("typographic-it-s", "my password? it\u2019s {}"),
+    ("token-changed", "the api token has been changed to {}"),
+    ("api-key-rotated", "our api key got rotated to {}"),
+    ("secret-comma-it-is", "the webhook secret, it is {}"),
+    ("secret-became", "the new signing secret became {}"),
+    ("pin-became", "my pin became {}", PIN),
+    ("passcode-reset", "the alarm passcode was reset to {}", PIN),
     # further shapes of the same families
-    ("going-to-be", "the password is going to be ", None, "", "password-phrase"),
-    ("possessive-now", "the password's now ", None, "", "password-phrase"),
-    ("now-colon", "password now: ", None, "", "password-phrase"),
-    ("aside-between", "the password, by the way, is ", None, "", "password-phrase"),
-    ("list-dash", "Passwords \u2014 root: Zq7mrDDxLpW, admin: ", None, "", "password-phrase"),
-    ("german-changed", "das Passwort wurde auf ", None, " ge\u00e4ndert", "password-phrase"),
-    ("german-qualified", "das Passwort (prod) lautet ", None, "", "password-phrase"),
-    ("spanish-changed", "la contrase\u00f1a cambi\u00f3 a ", None, "", "password-phrase"),
-    ("french-changed", "le mot de passe a \u00e9t\u00e9 chang\u00e9 en ", None, "", "password-phrase"),
-    ("dutch-changed", "het wachtwoord is gewijzigd naar ", None, "", "password-phrase"),
+    ("going-to-be", "the password is going to be {}"),
+    ("possessive-now", "the password's now {}"),
+    ("now-colon", "password now: {}"),
+    ("aside-between", "the password, by the way, is {}"),
+    ("list-dash", "Passwords \u2014 root: Zq7mrDDxLpW, admin: {}"),
+    ("german-changed", "das Passwort wurde auf {} ge\u00e4ndert"),
+    ("german-qualified", "das Passwort (prod) lautet {}"),
+    ("spanish-changed", "la contrase\u00f1a cambi\u00f3 a {}"),
+    ("french-changed", "le mot de passe a \u00e9t\u00e9 chang\u00e9 en {}"),
+    ("dutch-changed", "het wachtwoord is gewijzigd naar {}"),
 ]
+#: the rule that takes a case's secret where it is not password-phrase
+RULE_OF = {"table-no-delimiter": "markdown-secret", "qualified-pair-row": "markdown-secret",
+           "fullwidth-qualifier": "generic-secret", "fullwidth-sign": "generic-secret", "long-qualifier": "generic-secret"}
 #: case -> (text, the secret, what must stay before it, the rule)
-CASES = {case: (before + (secret or pw(i)) + after, secret or pw(i), before.split("Zq7mr")[0], rule)
-         for i, (case, before, secret, after, rule) in enumerate(_SHAPES)}
+CASES = {case: (tmpl.format(secret), secret, tmpl.split("{}")[0].split("Zq7mr")[0], RULE_OF.get(case, "password-phrase"))
+         for i, (case, tmpl, *sec) in enumerate(_SHAPES) for secret in [sec[0] if sec else pw(i)]}
 #: the list cases' first pair's secret, redacted too
 _FIRST_PAIRS = {"list-second-pair": "Zq7mrAAxLpW", "list-blank-pairs": "Zq7mrBBxLpW",
                 "list-indented": "Zq7mrCCxLpW", "list-dash": "Zq7mrDDxLpW"}
@@ -146,11 +147,6 @@ def test_stored_by_remember_and_import(tmp_path, mem, store_path):
 def test_the_prompt_hook_stores_them_redacted(tmp_path):
     """The real UserPromptSubmit hook stores each shape redacted, the "remember ..." prompt's fact too, and the
     look-alikes as typed; then no file of the store (packs decompressed) holds any secret."""
-    store = tmp_path / "store"
-    secret = CASES["token-changed"][1]
-    run_prompt_hooks(store, hook_env(store), "d1111111-0000-4000-8000-000000003131",
-                     ["Use this: " + "\n".join(t for t, *_ in CASES.values()), "Keep: " + "\n".join(LOOKALIKES[:3]),
-                      "remember the api token has been changed to " + secret])
-    assert_none_stored(store, [(text, s, rule) for text, s, _kept, rule in CASES.values()], LOOKALIKES)
-    assert scan_store(store, [c[1].encode() for c in CASES.values()]
-                      + [s.encode() for s in _FIRST_PAIRS.values()]) == []
+    check_prompt_hook(tmp_path / "store", "d1111111-0000-4000-8000-000000003131", CASES, LOOKALIKES,
+                      "remember the api token has been changed to " + CASES["token-changed"][1],
+                      extra=_FIRST_PAIRS.values())

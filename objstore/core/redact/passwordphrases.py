@@ -48,11 +48,6 @@ PIN_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]\\]" + r"(?=[.,;:!?)\]]*(?:[\s\"
 _PW_LABEL = (r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d|passphrase(?<![A-Za-z0-9_\-\]]passphrase)"
              r"|passcode(?<![A-Za-z0-9_\-\]]passcode)"
              r"|pass(?:" + "|".join(f"(?<={re.escape(w)} pass)" for w in PASS_OWNERS) + r")(?![a-z0-9_]))s?")
-#: red31 (red30b's left-out): the secret and token labels take the same verbs ('the api token has been changed to X',
-#: 'the webhook secret, it is X', 'our api key got rotated to X'), the token judged as after 'the token is'
-_TOKEN_LABEL = (r"(?:secret(?<![A-Za-z0-9_\-\]]secret)|token(?<![A-Za-z0-9_\-\]]token)"
-                r"|key(?:(?<=api key)|(?<=api_key)|(?<=api-key)|(?<=apikey))(?<![A-Za-z0-9_\-\]]api.key)"
-                r"(?<![A-Za-z0-9_\-\]]apikey))")
 #: red31 (test30c T6, red30b's left-out): a PIN's label ('my pin became 4711', 'the pin code has been changed to
 #: 482913'), its token a PIN (4-12 digits, or a short one of letters and digits: pin_ok)
 _PIN_LABEL = (r"(?:pin(?<![A-Za-z0-9_\-\]]pin)(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number))?"
@@ -96,8 +91,15 @@ _VERB_WIDE = _verb_wide("is|was|be|being|became|becomes|stays|stayed|remains|rem
 #: red31: after a secret's or token's label not a bare 'be' (a log line's word salad, 'cache token be ensure_helm'),
 #: nor a hedge ('the encoded word tokens of this part may be RFC2047': the stdlib's email parser), and what it opens
 #: only after 'for|of' (:data:`PHRASE_OWNER_FOR`, as the 'the token is X' rule reads it)
-_TOKEN_TAIL = (r"(?:" + PHRASE_OWNER_FOR + r")?(?:" + _VERB_BETWEEN + r")?"
-               + _verb_wide("is|was|being|became|becomes|stays|stayed|remains|remained", "would|will|should|shall|must"))
+#: red31 (red30b's left-out): the tail the secret/token/api key rule of :mod:`.passwords` tries first ('the api token
+#: has been changed to X', 'the webhook secret, it is X', 'API key (prod) is X', 'the token was regenerated: X'), one
+#: rule's match at each such word rather than a second rule's; a bare 'is|was' only after what stands between or a
+#: qualifier (the rule's own 'is|was' alternatives read the rest: 'is the same as staging: X')
+_TOKEN_MODALS = "would|will|should|shall|must"
+TOKEN_VERB_TAIL = (r"(?:" + PHRASE_OWNER_FOR + r")?(?:" + _VERB_BETWEEN + r"|(?:[ \t]{0,4}" + QUALIFIER + r"){1,2})"
+                   + _verb_wide("is|was|being|became|becomes|stays|stayed|remains|remained", _TOKEN_MODALS)
+                   + r"[\"'`]?|(?:" + PHRASE_OWNER_FOR + r")?"
+                   + _verb_wide("being|became|becomes|stays|stayed|remains|remained", _TOKEN_MODALS) + r"[\"'`]?")
 #: a passphrase's value after a verb: quoted words ('is "correct horse battery"', quoted_phrase_ok) or 4-10 plain
 #: words to the end of the line or sentence ('is correct horse battery staple', unquoted_passphrase_ok)
 QUOTED_WORDS = r"(?P<q>[\"'`])(?P<secret>[^\"'`\n\r]{4,128})(?P=q)"
@@ -108,7 +110,6 @@ _WIDE_HEAD = _PW_LABEL + _QUALIFIED + _WIDE_TAIL
 
 #: red31: where a match of the rules below may start (the labels' literals; 'pass' holds passw, passphrase, passcode)
 _PW_STARTS = ("pass",)
-_TOKEN_STARTS = ("secret", "token", "key")
 
 #: red31 (red29's and red30's left-out, test30c T14): a plural password label and a list of its pairs ('Passwords: root
 #: = X, admin = Y', 'DB passwords: prod X, staging Y', 'passwords - prod: X / staging: Y'): the head, then each pair
@@ -126,7 +127,8 @@ _LIST_MAX = 16      # pairs read after one head
 
 def scan_pair_list(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
     """red31: each value of a plural password label's list of pairs (``Passwords: root = X, admin = Y``,
-    ``DB passwords: prod X, staging Y``; the generic rule took only the first pair's): at each ``passw`` of the
+    ``DB passwords: prod X, staging Y``; the generic rule took only the first pair's): at each ``passwords`` or
+    ``passwds`` of the
     lowercased window ``low`` (``off``: its offset in ``text``; ``ws``/``we``: the window in ``text``) where
     :data:`_LIST_HEAD` matches, up to :data:`_LIST_MAX` pairs of :data:`_LIST_PAIR` in a row, each value judged by
     :func:`~.checks.labelled_phrase_ok` (a password's shape, not a whole placeholder); a pair with no sign
@@ -134,7 +136,7 @@ def scan_pair_list(rule: Rule, text: str, ws: int, we: int, out: list, low: str,
     name)`` spans of ``text`` to ``out``; raises nothing."""
     s0, e0 = ws - off, we - off
     head, pair = _LIST_HEAD_RE.match, _LIST_PAIR_RE.match
-    for p in find_each(low, "passw", s0, e0):
+    for p in (p for lit in ("passwords", "passwds") for p in find_each(low, lit, s0, e0)):   # not every 'passw'
         if (m := head(low, p, e0)) is None:
             continue
         q, found = m.end(), []
@@ -166,14 +168,6 @@ VERB_PHRASE_RULES: list[Rule] = [
               _WIDE_HEAD + r"[\"'`]?(?P<secret>" + PHRASE_TOKEN_BANG + ")",
               ci=True, priority=51, check=phrase_secret_bang_ok, anchors=_PW_STARTS, scan=scan_at(*_PW_STARTS)),
     make_rule("password-phrase",
-              "keyword heuristics (no vendor format): a secret's, token's or api key's label and the same verbs "
-              "('the api token has been changed to <token>', 'the webhook secret, it is <token>', 'the new signing "
-              "secret became <token>'; red31, red30b's left-out), not a bare 'be', the owner after 'for|of' only; "
-              "the token judged as after 'the token is' (phrase_secret)",
-              _TOKEN_LABEL + _QUALIFIED + _TOKEN_TAIL + r"[\"'`]?(?P<secret>" + PHRASE_TOKEN_BANG + ")",
-              ci=True, priority=52, check=phrase_secret_bang_ok, anchors=_TOKEN_STARTS,
-              scan=scan_at(*_TOKEN_STARTS)),
-    make_rule("password-phrase",
               "keyword heuristics (no vendor format): the same heads with a quoted passphrase ('my ssh passphrase, "
               "it is \"correct horse battery\"'; red30b; quoted_phrase_ok, as after 'is|was')",
               _WIDE_HEAD + QUOTED_WORDS,
@@ -194,5 +188,5 @@ VERB_PHRASE_RULES: list[Rule] = [
               "keyword heuristics (no vendor format): each value of a plural password label's list of pairs "
               "('Passwords: root = X, admin = Y', 'DB passwords: prod X, staging Y'; red31: the second pair was "
               "kept), where the value looks like a password (labelled_phrase_ok)",
-              _LIST_HEAD + _LIST_PAIR, ci=True, priority=51, anchors=("passw",), scan=scan_pair_list),
+              _LIST_HEAD + _LIST_PAIR, ci=True, priority=51, anchors=("passwords", "passwds"), scan=scan_pair_list),
 ]

@@ -22,7 +22,7 @@ from objstore.core.redact.passwordphrases import (PHRASE_COLON as _PHRASE_COLON,
                                                   PHRASE_TOKEN_BANG as _PHRASE_TOKEN_BANG, PHRASE_VERB as _PHRASE_VERB,
                                                   PHRASE_VERB_BARE as _PHRASE_VERB_BARE, PIN_TOKEN as _PIN_TOKEN,
                                                   PLAIN_WORDS, QUOTED_WORDS, PASS_OWNERS as _PASS_OWNERS,
-                                                  VERB_PHRASE_RULES)
+                                                  TOKEN_VERB_TAIL, VERB_PHRASE_RULES)
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at
 from objstore.core.redact.symbolpasswords import SYMBOL_PASSWORD_RULES
@@ -359,12 +359,13 @@ PASSWORD_RULES: list[Rule] = [
        "(tester V4): 'the rails master key is <token>' (Rails' config/master.key, \"Custom Credentials\" "
        "https://guides.rubyonrails.org/security.html#custom-credentials ), and 'Application key [base64:<key>] set "
        "successfully.' (the output of Laravel's 'php artisan key:generate' before Laravel 5.5; its APP_KEY "
-       "https://laravel.com/docs/11.x/encryption )",
+       "https://laravel.com/docs/11.x/encryption ); red31: the verbs beyond is|was after it ('the api token has been "
+       "changed to <token>', 'the webhook secret, it is <token>', passwordphrases.TOKEN_VERB_TAIL)",
        r"(?:secret(?<![A-Za-z0-9_\-\]]secret)|token(?<![A-Za-z0-9_\-\]]token)"
        r"|api[ _-]?key(?<![A-Za-z0-9_\-\]]api[ _-]key)|access[ _-]?key"
        r"|master[ _-]?key(?<![A-Za-z0-9_\-\]]master[ _-]key)|application[ _-]key)"
-       + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
-       + _RANDOM_RUN + r"|[ \t]{1,4}\[(?=base64:))(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       + r"(?:" + TOKEN_VERB_TAIL + r"|" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|"
+       + _PHRASE_VERB + r"|" + _RANDOM_RUN + r"|[ \t]{1,4}\[(?=base64:))(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=52, check=phrase_secret_bang_ok, anchors=("secret", "token", "key"),
        scan=scan_at("secret", "token", "api", "access", "master", "application", leftmost=True)),
     _r("password-phrase",
