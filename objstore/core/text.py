@@ -216,7 +216,7 @@ def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
 #: red30: or after a closing bracket or quote (a qualifier's: ``DB password (prod)\uff1aX``)
 _SIGN_RANGES = ((0x00A0, 0x00A0), (0x2000, 0x200A), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000),
                 (0xFF1A, 0xFF1A), (0xFF1D, 0xFF1D))
-_SIGNED = LazyPattern("[\u00a0\u2000-\u200a\u202f\u205f\u3000][:=\uff1a\uff1d]|[A-Za-z0-9 )\\]}>\"'`][\uff1a\uff1d]")
+_SIGNED = LazyPattern("[\u00a0\u2000-\u200a\u202f\u205f\u3000][:=\uff1a\uff1d]|[A-Za-z0-9 )\\]}>\"'`\uff09][\uff1a\uff1d]")
 #: the characters :func:`ascii_reading` replaces: default-ignorables, ASCII look-alikes, spaces and signs
 _HIDING = LazyPattern("[" + _char_class(_IGNORABLE_RANGES + _LOOKALIKE_RANGES + _SIGN_RANGES) + "]")
 #: the ASCII look-alikes alone

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from objstore import scan_store
 from objstore.core.redact import redact
-from tests.hooks._util import bash_results
+from tests.hooks._util import bash_results, hook_env
 
 
 def assert_redacted(case: str, text: str, secrets, kept=(), rule: str | None = None, escaped: bool = True) -> str:
@@ -97,3 +97,16 @@ def check_remembered_and_imported(mem, tmp_path: Path, tag: str, sid: str, cases
         assert secret not in session, f"{name}: imported in clear\n{session[:2000]}"
     if store is not None:
         assert scan_store(store, [c[1].encode() for c in cases.values()]) == []
+
+
+def check_prompt_hook(store: Path, sid: str, cases: dict, lookalikes, remember: str, extra=()) -> None:
+    """The real UserPromptSubmit hook (red31: red30b's steps, shared): one prompt holding the text of every case
+    of ``cases`` (``name -> (text, secret, ...)``), one the first three ``lookalikes``, and ``remember`` (a
+    "remember ..." prompt, its fact stored too); then each case's secret is in no stored turn while the
+    look-alikes are stored as typed, and no file of ``store`` (packs decompressed) holds any secret nor any
+    string of ``extra``."""
+    from tests.cmds._credentials import assert_none_stored, run_prompt_hooks   # the cmds helpers import hooks'
+    run_prompt_hooks(store, hook_env(store), sid, ["Use this: " + "\n".join(c[0] for c in cases.values()),
+                                                   "Keep: " + "\n".join(lookalikes[:3]), remember])
+    assert_none_stored(store, [(c[0], c[1], "") for c in cases.values()], lookalikes)
+    assert scan_store(store, [c[1].encode() for c in cases.values()] + [s.encode() for s in extra]) == []

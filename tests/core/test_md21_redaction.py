@@ -60,7 +60,8 @@ def test_exact_outputs_of_the_w1_reproductions():
     "Password:\n```python\npassword = getpass()\n```",
     "| field | type |\n|---|---|\n| password | string |",
     "| name | password |\n|---|---|\n| admin | **** |\n| bob | `<redacted>` |",
-    "| user | password | note |\n| admin | Tabl3Pw9x | no delimiter row: not a table |",
+    # red31 (test30c T14): a pipe table typed without its delimiter row is read as a table now (its password
+    # redacted: tests/core/test_red31_redaction.py), so that look-alike left this list
     "user,password\nadmin,changeme\n",
     "token,count\nabc,12\n",
     "token\ncount",

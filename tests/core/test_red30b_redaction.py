@@ -14,11 +14,8 @@ import json
 
 import pytest
 
-from objstore import scan_store
 from objstore.core.redact import name_hits, redact
-from tests.cmds._credentials import assert_none_stored, run_prompt_hooks
-from tests.core._redaction_util import assert_redacted, check_remembered_and_imported
-from tests.hooks._util import hook_env
+from tests.core._redaction_util import assert_redacted, check_prompt_hook, check_remembered_and_imported
 
 
 def pw(i: int) -> str:
@@ -99,10 +96,5 @@ def test_stored_by_remember_and_import(tmp_path, mem, store_path):
 def test_the_prompt_hook_stores_them_redacted(tmp_path):
     """The real UserPromptSubmit hook stores each shape redacted, the "remember ..." prompt's fact too, and the
     look-alikes as typed; then no file of the store (packs decompressed) holds any secret."""
-    store = tmp_path / "store"
-    secret = CASES["passphrase-comma"][1]
-    run_prompt_hooks(store, hook_env(store), "d1111111-0000-4000-8000-00000030b30b",
-                     ["Use this: " + "\n".join(t for t, *_ in CASES.values()), "Keep: " + "\n".join(LOOKALIKES[:3]),
-                      "remember my ssh passphrase, it is " + secret])
-    assert_none_stored(store, [(text, s, "password-phrase") for text, s, _kept in CASES.values()], LOOKALIKES)
-    assert scan_store(store, [c[1].encode() for c in CASES.values()]) == []
+    check_prompt_hook(tmp_path / "store", "d1111111-0000-4000-8000-00000030b30b", CASES, LOOKALIKES,
+                      "remember my ssh passphrase, it is " + CASES["passphrase-comma"][1])

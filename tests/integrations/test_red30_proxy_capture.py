@@ -1,5 +1,5 @@
-"""red30, red30b: the password shapes of ``tests/core/test_red30_redaction.py``
-and ``tests/core/test_red30b_redaction.py`` sent through a real ``mem proxy``
+"""red30, red30b, red31: the password shapes of ``tests/core/test_red30_redaction.py``,
+``test_red30b_redaction.py`` and ``test_red31_redaction.py`` sent through a real ``mem proxy``
 (a loopback upstream, the Anthropic SDK as the client) are captured redacted:
 no file of the store, packs decompressed, holds any of their secrets, and the
 proxied request still carries the person's text as typed (the proxy redacts
@@ -15,11 +15,12 @@ pytest.importorskip("aiohttp")
 pytest.importorskip("anthropic")
 
 from objstore import scan_store  # noqa: E402
-from tests.core import test_red30_redaction, test_red30b_redaction  # noqa: E402
+from tests.core import test_red30_redaction, test_red30b_redaction, test_red31_redaction  # noqa: E402
 from tests.integrations.test_proxy import client, eventually, rig, turns_of  # noqa: E402,F401  (rig: the fixture)
 
 
-@pytest.mark.parametrize("shapes", [test_red30_redaction, test_red30b_redaction], ids=["red30", "red30b"])
+@pytest.mark.parametrize("shapes", [test_red30_redaction, test_red30b_redaction, test_red31_redaction],
+                         ids=["red30", "red30b", "red31"])
 def test_the_proxy_captures_the_shapes_redacted(rig, shapes):  # noqa: F811
     cases, kept = shapes.CASES, shapes.LOOKALIKES[0]
     session = "proxy-" + shapes.__name__.rsplit("_", 2)[-2]

@@ -6,6 +6,8 @@ Markdown or CSV table whose column is headed by a credential word (``| user | pa
 
 from __future__ import annotations
 
+import itertools
+
 from objstore.core.redact.checks import (labelled_password_ok, looks_assigned, looks_secret, passphrase_words_ok,
                                          short_labelled_ok)
 from objstore.core.redact.passphrases import QUOTED_PHRASE_MAX, quoted_passphrase_ok
@@ -92,10 +94,15 @@ _ARROW = Lazy(r"(?:(?:" + _WORD + r"[*`]{0,2}[ \t]{0,4}(?:\u2192|\u21d2|=>|->|::
 _BARE_KEY = Lazy(r"(?P<w>token|api[ _-]?key|access[ _-]?key)(?![a-z0-9_])[*`]{0,2}[ \t]{0,8}" + _BREAK
                  + r"[ \t]{0,16}(?P<secret>" + VALUE + r"{8,4096}+)" + _EOL, FLAGS)
 #: v4r23 (tester V4): a table row of two cells with no header, the label's and the value's ('|password|X|', a
-#: key/value table's body row); the row ends its line
-_PAIR_ROW = Lazy(_WORD + r"[*_`]{0,2}[ \t]{0,8}\|[ \t]{0,8}(?P<q>`)?" + _SECRET + r"(?(q)`)[ \t]{0,8}\|"
+#: key/value table's body row); the row ends its line; red31 (test30c T14): the label qualified and named
+#: ('| db password (prod) | X |': one word before it in the cell, :data:`_PAIR_LEAD`)
+_PAIR_ROW = Lazy(_WORD + r"[*_`]{0,2}(?:[ \t]{0,4}" + QUALIFIER + r"){0,2}[ \t]{0,8}\|[ \t]{0,8}(?P<q>`)?" + _SECRET + r"(?(q)`)[ \t]{0,8}\|"
                  + _EOL, FLAGS)
+#: red31: what may stand before the label's word in a pair row's first cell: the pipe and one word ('| db password')
+_PAIR_LEAD = Lazy(r"\|[ \t*_`]*(?:[a-z0-9.\-]{1,24})?\Z", FLAGS)
 _WORD_RE = Lazy(_WORD, FLAGS)
+#: red31: what follows a table's last row when the table is a JSON string's text (its closing quote, raw or escaped)
+_JSON_END = Lazy(r"\\{0,3}\"[ \t}\],]*", FLAGS)
 #: the literals every word of :data:`_WORD` and :data:`_FOREIGN` starts with (found with ``str.find``: a
 #: pattern that starts with an alternation has no literal prefix, and ``re`` would try it at every offset)
 _FOREIGN_STARTS = ("kennwort", "mot de passe", "mot_de_passe", "contrase", "senha", "wachtwoord",
@@ -273,7 +280,7 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
             if looks_secret(text[s + off:e + off], labelled=True):
                 out.append((s + off, e + off, rule.priority, rule.name))
         elif (piped and c in "*_` \t|" and (m := _PAIR_ROW.match(low, p, e0)) is not None
-              and _line_head(low, s0, p).strip(" \t*_`") == "|"):
+              and _PAIR_LEAD.match(_line_head(low, s0, p).strip(" \t*_`")) is not None):
             _keep(rule, text, m, off, out)
     if starts and broken:
         for sep in ("|", ","):
@@ -338,8 +345,8 @@ def _cells(low: str, s: int, e: int, sep: str) -> list[tuple[int, int]]:
     if sep == "|":
         if out and not low[out[0][0]:out[0][1]].strip():
             out.pop(0)
-        if out and not low[out[-1][0]:out[-1][1]].strip():
-            out.pop()
+        if out and (not (t := low[out[-1][0]:out[-1][1]].strip()) or _JSON_END.fullmatch(t)):
+            out.pop()     # red31: or the JSON string's end after a table's last row ('| root | X |"}')
     return out
 
 
@@ -359,6 +366,7 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
         hs = max(s0, _line_start(low, p))
         if hs <= done:
             continue
+        hs = p - len(_line_head(low, s0, p))     # red31: after a JSON string's opening quote ('{"content": "| user |')
         br = _LINE_BREAK.search(low, w.end(), e0)
         he = done = e0 if br is None else br.start()
         if br is None or sep not in low[hs:he]:
@@ -372,8 +380,14 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
             continue
         if sep == "|":
             d = next(rows, None)
-            if d is None or _DELIM_ROW.match(low[d[0]:d[1]]) is None:
+            if d is None:
                 continue
+            if _DELIM_ROW.match(low[d[0]:d[1]]) is None:
+                # red31 (test30c T14): a pipe table typed without its delimiter row ('| user | password |' LF
+                # '| root | X |'): both rows framed by pipes, the second read as the first body row
+                if not (low[hs:he].lstrip(" \t").startswith("|") and low[d[0]:d[1]].lstrip(" \t").startswith("|")):
+                    continue
+                rows = itertools.chain((d,), rows)
         for _n, (rs, re_) in zip(range(_ROWS_MAX), rows):
             if sep == "|" and low[rs:re_].lstrip(" \t").startswith("+") and _DELIM_ROW.match(low[rs:re_]):
                 continue                # red23 (Y11): a grid table's border between its rows

@@ -7,9 +7,12 @@ it is X', 'the db password (it is X)', 'the password that I use is X', 'the pass
 
 from __future__ import annotations
 
-from objstore.core.redact.checks import phrase_secret_bang_ok, quoted_phrase_ok, unquoted_passphrase_ok
-from objstore.core.redact.rule import Rule, make_rule
-from objstore.core.redact.scanners import scan_at
+import re
+
+from objstore.core.redact.checks import (labelled_phrase_ok, phrase_secret_bang_ok, pin_ok, quoted_phrase_ok,
+                                         unquoted_passphrase_ok)
+from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
+from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at
 
 # ``password is X``, ``my db passphrase was X``, ``the password is now: X``, over the lowercased
 # text; the token ends before trailing sentence punctuation (``... is hunter2024.``).
@@ -30,28 +33,134 @@ PHRASE_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]]" + r"(?=[.,;:!?)\]]*(?:[\s\
 # the same, greedy, and a trailing ``!`` kept with the token (German ``... lautet Geheim123!``)
 PHRASE_TOKEN_BANG = r"[^\s\"'`]{0,127}[^\s\"'`.,;:?)\]]" + r"(?=[.,;:?)\]]*(?:[\s\"'`]|$))"
 
+#: the accounts whose 'X pass is <token>' is a password ('the vpn pass is ...'), not a pass of a program (moved
+#: from :mod:`.passwords`, red31: the verb rules below take 'the db pass has been changed to X' too)
+PASS_OWNERS = ("vpn", "wifi", "wi-fi", "wlan", "my", "admin", "root", "login", "account", "db", "database",
+               "ssh", "sudo", "server", "router", "email", "mail", "portal", "user", "app", "vault", "ftp",
+               "sftp", "smtp", "imap", "laptop", "bios", "door", "alarm", "master")
+#: mend25: a PIN's token (:data:`PHRASE_TOKEN`) also ends before a JSON-escaped quote (``\\"4471\\"``); moved from
+#: :mod:`.passwords` (red31: the PIN's verb rule below reads it too)
+PIN_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]\\]" + r"(?=[.,;:!?)\]]*(?:[\s\"'`]|\\{1,3}[\"'`]|$))"
+
 #: red30b: a password label ('password', 'passwd', 'passphrase', plural too), each alternative starting with its
-#: literal (searched in C), not the tail of a longer name ('db_password', 'x-password')
-_VERB_LABEL = (r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d|passphrase(?<![A-Za-z0-9_\-\]]passphrase))s?")
+#: literal (searched in C), not the tail of a longer name ('db_password', 'x-password'); red31 (test30c T6): 'passcode'
+#: and a named account's 'pass' ('the db pass has been changed to X', :data:`PASS_OWNERS`)
+_PW_LABEL = (r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d|passphrase(?<![A-Za-z0-9_\-\]]passphrase)"
+             r"|passcode(?<![A-Za-z0-9_\-\]]passcode)"
+             r"|pass(?:" + "|".join(f"(?<={re.escape(w)} pass)" for w in PASS_OWNERS) + r")(?![a-z0-9_]))s?")
+#: red31 (test30c T6, red30b's left-out): a PIN's label ('my pin became 4711', 'the pin code has been changed to
+#: 482913'), its token a PIN (4-12 digits, or a short one of letters and digits: pin_ok)
+_PIN_LABEL = (r"(?:pin(?<![A-Za-z0-9_\-\]]pin)(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number))?"
+              r"|passcode(?<![A-Za-z0-9_\-\]]passcode))s?")
+#: red31 (T14, red30's left-out): a qualifier between the label and its verb ('The db password (prod) is X',
+#: 'Password（prod） is X'), as before a sign (:data:`~.scanners.QUALIFIER`)
+_QUALIFIED = r"(?:[ \t]{0,4}" + QUALIFIER + r"){0,2}"
+#: red31 (T6): a clause saying the password changed, before the clause that gives it ('the password has changed,
+#: it's X now', 'the password has been reset; the new one is X')
+_CHANGED = (r"[ \t]{1,4}(?:has|have|had|was|were|got|just)(?:[ \t]{1,4}been)?[ \t]{1,4}"
+            r"(?:changed|rotated|reset|updated|regenerated)")
 #: red30b: what may stand between the label and its verb: a comma, '?' or '(' and 'it|which|that' ('my github
 #: password, it is X', 'the root password? it is X', 'the db password (it is X)'), or a relative clause of a
-#: pronoun and one or two words ('the password that I use is X', 'the password we picked was X')
-_VERB_BETWEEN = (r"(?:[ \t]{0,4}[,?(][ \t]{0,4}(?:it|which|that)"
+#: pronoun and one or two words ('the password that I use is X', 'the password we picked was X'); red31: also
+#: ';', ':' or a dash, 'the new one' ('...; the new one is X'), after a changed-clause (:data:`_CHANGED`)
+_VERB_BETWEEN = (r"(?:[ \t]{0,4},(?:[ \t]{1,4}[a-z]{1,12}){1,4}[ \t]{0,4},"     # red31: 'the password, by the way, is X'
+                 r"|(?:" + _CHANGED + r")?[ \t]{0,4}[,?(;:\-\u2014][ \t]{0,4}"
+                 r"(?:it|which|that|the[ \t]{1,4}new[ \t]{1,4}(?:one|value))"
                  r"|[ \t]{1,4}(?:(?:that|which)[ \t]{1,4})?(?:i|we|you|they|he|she)(?:[ \t]{1,4}[a-z]{2,12}){1,2})")
 #: red30b: the verbs beyond PHRASE_VERB's 'is|was': 'be|being|became|becomes|stays|stayed|remains', a modal and
 #: 'be' ('would be', 'will be', 'should be'), and '(has been|was|is|got|gets|been) (changed|rotated|reset|set|
-#: updated) to'; then an optional ',' or ':' ('the db password is, X')
-_VERB_WIDE = (r"[ \t]{1,4}(?:(?:(?:has|have|had)[ \t]{1,4}been|was|were|is|are|got|gets|been)[ \t]{1,4}"
-              r"(?:changed|rotated|reset|set|updated)[ \t]{1,4}to"     # first: a check refuses 'reset', not backtracks
-              r"|(?:would|will|should|shall|must|could|might|can|may)[ \t]{1,4}be"
-              r"|is|was|be|being|became|becomes|stays|stayed|remains|remained)"
-              r"[ \t]{0,4}[,:]?[ \t]{1,4}")
+#: updated) to'; then an optional ',' or ':' ('the db password is, X'); red31 (T6): an adverb before the participle
+#: ('is now set to X'), the participle alone ('changed to X', 'changed -> X', 'rotated: X'), 'now|still' after the
+#: copula ('(prod) is now X'), "it's" after 'it' ("my password? it's X", the apostrophe typographic too), "the
+#: password's now X", 'password now: X', 'is going to be X' / 'is gonna be X'
+def _verb_wide(copulas: str, modals: str) -> str:
+    """The verb pattern after a label and what stands between (see above): ``copulas`` the bare verbs ('is|was|be'),
+    ``modals`` those before 'be' ('would|will')."""
+    return (r"(?:[ \t]{1,4}(?:(?:(?:(?:has|have|had)[ \t]{1,4}been|was|were|is|are|got|gets|been|has|have|had)"
+            r"[ \t]{1,4})?(?:(?:now|just|already|recently|finally|since|then|also)[ \t]{1,4})?"
+            r"(?:changed|rotated|reset|set|updated|switched|regenerated)"   # first: a check refuses 'reset', not backtracks
+            r"(?:[ \t]{1,4}to|[ \t]{0,4}(?:->|=>|:))"
+            r"|(?:" + modals + r"|(?:is|are|was)[ \t]{1,4}(?:going[ \t]{1,4}to|gonna))[ \t]{1,4}be"
+            r"|(?:" + copulas + r")(?:[ \t]{1,4}(?:now|still))?)"
+            r"|(?<=it)['\u2019]s(?:[ \t]{1,4}(?:now|still))?|['\u2019]s[ \t]{1,4}(?:now|still)|[ \t]{1,4}now[ \t]{0,4}:)"
+            r"[ \t]{0,4}[,:]?[ \t]{1,4}")
+
+
+#: red31: what may follow a label where one of the heads below goes on (a qualifier's bracket or quote, punctuation, or
+#: the first word of an owner, a clause or a verb): a cheap look-ahead, so a label followed by anything else (most of
+#: them: 'token = ...', 'password the') costs one test, not every alternative of the head (2 KB prompt: the rules'
+#: share 61 -> 45 us)
+_NEXT = (r"(?=[ \t]{0,4}+(?:[,?(;:\-\u2014\[{<\"'`\uff08\\\u2019]|(?:for|of|to|on|at|in|from|del|de|di|f\u00fcr|that|which"
+         r"|i|we|you|they|he|she|has|have|had|was|were|is|are|got|gets|been|now|just|already|recently|finally|since"
+         r"|then|also|changed|rotated|reset|set|updated|switched|regenerated|would|will|should|shall|must|could|might"
+         r"|can|may|be|being|became|becomes|stays|stayed|remains|remained|going|gonna)(?![a-z0-9_])))")
+_VERB_WIDE = _verb_wide("is|was|be|being|became|becomes|stays|stayed|remains|remained",
+                        "would|will|should|shall|must|could|might|can|may")
+#: red31: after a secret's or token's label not a bare 'be' (a log line's word salad, 'cache token be ensure_helm'),
+#: nor a hedge ('the encoded word tokens of this part may be RFC2047': the stdlib's email parser), and what it opens
+#: only after 'for|of' (:data:`PHRASE_OWNER_FOR`, as the 'the token is X' rule reads it)
+#: red31 (red30b's left-out): the tail the secret/token/api key rule of :mod:`.passwords` tries first ('the api token
+#: has been changed to X', 'the webhook secret, it is X', 'API key (prod) is X', 'the token was regenerated: X'), one
+#: rule's match at each such word rather than a second rule's; a bare 'is|was' only after what stands between or a
+#: qualifier (the rule's own 'is|was' alternatives read the rest: 'is the same as staging: X')
+_TOKEN_MODALS = "would|will|should|shall|must"
+TOKEN_VERB_TAIL = (_NEXT + r"(?:(?:" + PHRASE_OWNER_FOR + r")?(?:" + _VERB_BETWEEN + r"|(?:[ \t]{0,4}" + QUALIFIER
+                   + r"){1,2})" + _verb_wide("is|was|being|became|becomes|stays|stayed|remains|remained", _TOKEN_MODALS)
+                   + r"|(?:" + PHRASE_OWNER_FOR + r")?"
+                   + _verb_wide("being|became|becomes|stays|stayed|remains|remained", _TOKEN_MODALS) + r")[\"'`]?")
 #: a passphrase's value after a verb: quoted words ('is "correct horse battery"', quoted_phrase_ok) or 4-10 plain
 #: words to the end of the line or sentence ('is correct horse battery staple', unquoted_passphrase_ok)
 QUOTED_WORDS = r"(?P<q>[\"'`])(?P<secret>[^\"'`\n\r]{4,128})(?P=q)"
 PLAIN_WORDS = (r"(?P<secret>[a-z0-9]{2,24}+(?:[ \t]{1,2}[a-z0-9]{2,24}+){3,9})"
                r"(?=[ \t]{0,4}(?:[\"'`,;.!?]|\r|\n|\\[rn]|$))")
-_WIDE_HEAD = _VERB_LABEL + r"(?:" + PHRASE_OWNER + r")?(?:" + _VERB_BETWEEN + r")?" + _VERB_WIDE
+_WIDE_TAIL = r"(?:" + PHRASE_OWNER + r")?(?:" + _VERB_BETWEEN + r")?" + _VERB_WIDE
+_WIDE_HEAD = _PW_LABEL + _NEXT + _QUALIFIED + _WIDE_TAIL
+
+#: red31: where a match of the rules below may start (the labels' literals; 'pass' holds passw, passphrase, passcode)
+_PW_STARTS = ("pass",)
+
+#: red31 (red29's and red30's left-out, test30c T14): a plural password label and a list of its pairs ('Passwords: root
+#: = X, admin = Y', 'DB passwords: prod X, staging Y', 'passwords - prod: X / staging: Y'): the head, then each pair
+_LIST_HEAD = (r"passw(?<![a-z0-9_\-\]]passw)(?:or)?ds(?:[ \t]{0,4}" + QUALIFIER
+              + r")?[ \t]{0,4}(?::|-{1,2}|=|[\u2013\u2014])[ \t]{0,8}(?:(?:\r?\n|\\n)[ \t]{1,16})?")
+#: a pair: a user or scope, a sign ('=', ':', '->') or blanks, the value, then a list separator or the line's end
+_LIST_PAIR = (r"[a-z0-9_.@\-]{1,32}(?P<sign>[ \t]{0,4}(?:=|:|->)[ \t]{0,4}|[ \t]{1,4})(?P<oq>[\"'`])?"
+              r"(?P<secret>[^\s\"'`,;/|\\]{1,128}?)(?(oq)(?P=oq))"
+              r"(?:[ \t]{0,4}(?:[,;/|]|[ \t]and(?=[ \t]))[ \t]{0,4}|[ \t]{0,8}(?:\r?\n|\\n)[ \t]{1,16}(?=[a-z0-9_.@\-]{1,32}:)"
+              r"|(?P<end>(?=[.!?]?[ \t]{0,8}(?:\r|\n|\\[rn]|\\{0,3}\"|$))))")     # or a JSON string's end
+_LIST_HEAD_RE = Lazy(_LIST_HEAD, FLAGS)
+_LIST_PAIR_RE = Lazy(_LIST_PAIR, FLAGS)
+_LIST_MAX = 16      # pairs read after one head
+
+
+def scan_pair_list(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+    """red31: each value of a plural password label's list of pairs (``Passwords: root = X, admin = Y``,
+    ``DB passwords: prod X, staging Y``; the generic rule took only the first pair's): at each ``passwords`` or
+    ``passwds`` of the
+    lowercased window ``low`` (``off``: its offset in ``text``; ``ws``/``we``: the window in ``text``) where
+    :data:`_LIST_HEAD` matches, up to :data:`_LIST_MAX` pairs of :data:`_LIST_PAIR` in a row, each value judged by
+    :func:`~.checks.labelled_phrase_ok` (a password's shape, not a whole placeholder); a pair with no sign
+    ('prod X') only in a list of two or more (not 'Passwords: see 1Password'). Appends ``(start, end, priority,
+    name)`` spans of ``text`` to ``out``; raises nothing."""
+    s0, e0 = ws - off, we - off
+    head, pair = _LIST_HEAD_RE.match, _LIST_PAIR_RE.match
+    for p in (p for lit in ("passwords", "passwds") for p in find_each(low, lit, s0, e0)):   # not every 'passw'
+        if (m := head(low, p, e0)) is None:
+            continue
+        q, found = m.end(), []
+        for _n in range(_LIST_MAX):
+            if (pm := pair(low, q, e0)) is None:
+                break
+            s, e = pm.span("secret")
+            if labelled_phrase_ok(text[s + off:e + off]):
+                found.append((s, e, pm.group("sign").strip(" \t") != ""))
+            if pm.group("end") is not None or pm.end() == q:
+                break
+            q = pm.end()
+        for s, e, signed in found:
+            if signed or len(found) > 1:
+                out.append((s + off, e + off, rule.priority, rule.name))
+
 
 #: red30b (test30b S13): the verb-phrase rules, in table order (spliced into ``passwords.PASSWORD_RULES``)
 VERB_PHRASE_RULES: list[Rule] = [
@@ -61,21 +170,31 @@ VERB_PHRASE_RULES: list[Rule] = [
               "'became', 'being'), with a comma, '?' or '(' and 'it|which' between ('my github password, it is "
               "<token>', 'the db password (it is <token>)') or a relative clause ('the password that I use is "
               "<token>', 'we picked was'; red30b, test30b S13), where the token looks like a password "
-              "(phrase_secret: not 'changed to meet the policy', 'would be reset by IT')",
+              "(phrase_secret: not 'changed to meet the policy', 'would be reset by IT'); red31 (test30c T6, T14): "
+              "'is now set to', 'changed -> X', \"it's X\", 'has been reset; the new one is X', a qualifier "
+              "('The db password (prod) is X'), a named account's 'pass', and the secret, token and api key labels",
               _WIDE_HEAD + r"[\"'`]?(?P<secret>" + PHRASE_TOKEN_BANG + ")",
-              ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passw", "passphrase"),
-              scan=scan_at("passw", "passphrase")),
+              ci=True, priority=51, check=phrase_secret_bang_ok, anchors=_PW_STARTS, scan=scan_at(*_PW_STARTS)),
     make_rule("password-phrase",
               "keyword heuristics (no vendor format): the same heads with a quoted passphrase ('my ssh passphrase, "
               "it is \"correct horse battery\"'; red30b; quoted_phrase_ok, as after 'is|was')",
               _WIDE_HEAD + QUOTED_WORDS,
-              ci=True, priority=51, check=quoted_phrase_ok, anchors=("passw", "passphrase"),
-              scan=scan_at("passw", "passphrase")),
+              ci=True, priority=51, check=quoted_phrase_ok, anchors=_PW_STARTS, scan=scan_at(*_PW_STARTS)),
     make_rule("password-phrase",
               "keyword heuristics (no vendor format): the same heads with 4+ plain words to the end of the line or "
               "sentence ('the wifi password, it is correct horse battery staple'; red30b; unquoted_passphrase_ok: "
               "no word of prose, docs or talk about passwords, as after 'is|was')",
               _WIDE_HEAD + PLAIN_WORDS,
-              ci=True, priority=51, check=unquoted_passphrase_ok, anchors=("passw", "passphrase"),
-              scan=scan_at("passw", "passphrase")),
+              ci=True, priority=51, check=unquoted_passphrase_ok, anchors=_PW_STARTS, scan=scan_at(*_PW_STARTS)),
+    make_rule("password-phrase",
+              "keyword heuristics (no vendor format): a PIN's label and the same verbs ('my pin became 4711', 'the "
+              "pin code has been changed to 482913', 'the alarm passcode was reset to 482913'; red31, test30c T6), "
+              "where the token is a PIN (pin_ok: 4-12 digits, or a short run of letters and digits, no GPIO pin)",
+              _PIN_LABEL + _NEXT + _QUALIFIED + _WIDE_TAIL + r"[\"'`]?(?P<secret>" + PIN_TOKEN + ")",
+              ci=True, priority=51, check=pin_ok, anchors=("pin", "passcode"), scan=scan_at("pin", "passcode")),
+    make_rule("password-phrase",
+              "keyword heuristics (no vendor format): each value of a plural password label's list of pairs "
+              "('Passwords: root = X, admin = Y', 'DB passwords: prod X, staging Y'; red31: the second pair was "
+              "kept), where the value looks like a password (labelled_phrase_ok)",
+              _LIST_HEAD + _LIST_PAIR, ci=True, priority=51, anchors=("passwords", "passwds"), scan=scan_pair_list),
 ]

@@ -20,8 +20,9 @@ from objstore.core.redact.memcommand import MEM_COMMAND_RULES
 from objstore.core.redact.passwordphrases import (PHRASE_COLON as _PHRASE_COLON, PHRASE_OWNER as _PHRASE_OWNER,
                                                   PHRASE_OWNER_FOR as _PHRASE_OWNER_FOR, PHRASE_TOKEN as _PHRASE_TOKEN,
                                                   PHRASE_TOKEN_BANG as _PHRASE_TOKEN_BANG, PHRASE_VERB as _PHRASE_VERB,
-                                                  PHRASE_VERB_BARE as _PHRASE_VERB_BARE, PLAIN_WORDS, QUOTED_WORDS,
-                                                  VERB_PHRASE_RULES)
+                                                  PHRASE_VERB_BARE as _PHRASE_VERB_BARE, PIN_TOKEN as _PIN_TOKEN,
+                                                  PLAIN_WORDS, QUOTED_WORDS, PASS_OWNERS as _PASS_OWNERS,
+                                                  TOKEN_VERB_TAIL, VERB_PHRASE_RULES)
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at
 from objstore.core.redact.symbolpasswords import SYMBOL_PASSWORD_RULES
@@ -44,15 +45,14 @@ _PIN_BARE = r"[ \t]{1,4}(?=[0-9]{4,12}(?:[\"'`.,;!?)\]}]|[ \t]*(?:\r|\n|\\[rn]|$
 #: mend25: also a quoted key, its value quoted, raw or JSON-escaped inside a JSON string (``"pincode": "4471"``,
 #: ``{\\"PINCODE\\": \\"4471\\"}``, ``PINCODE=\\"4471\\"``)
 _PIN_ASSIGN = r"(?<=code|mber)(?:\\{0,3}[\"'])?[ \t]{0,4}[=:][ \t]{0,4}(?:\\{0,3}[\"'`])?"
-#: mend25: a PIN's token (:data:`_PHRASE_TOKEN`) also ends before a JSON-escaped quote (``\\"4471\\"``)
-_PIN_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]\\]" + r"(?=[.,;:!?)\]]*(?:[\s\"'`]|\\{1,3}[\"'`]|$))"
 # a dash label ('Password - X', 'password \u2013 X': red10) and what follows it: blanks, or the end of
 # its line and the next line's indentation ('Password -' LF 'X', scan12); the labels: password, passwd,
 # passwort, passphrase, pwd, secret (each alternative starts with its literal: _DASH_LABELS)
 _DASH_LABELS = ("passw", "passphrase", "pwd", "secret")
 _DASH_HEAD = (r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or[dt]|d)|passphrase(?<![A-Za-z0-9_\-\]]passphrase)"
               r"|pwd(?<![A-Za-z0-9_\-\]]pwd)|secret(?<![A-Za-z0-9_\-\]]secret))"
-              r"(?:[ \t]{1,4}" + QUALIFIER + r"){0,2}"     # red30: 'Password (staging) - X', '-- X'
+              r"(?:[ \t]{0,4}" + QUALIFIER + r"){0,2}"     # red30: 'Password (staging) - X', '-- X'; red31: '（prod）'
+              r"(?:[ \t]{1,4}for[ \t]{1,4}[a-z0-9_.@\-]{1,32})?"     # red31 (T14): 'DB password for prod - X'
               r"[ \t]{1,4}(?:--?|[\u2013\u2014])(?:[ \t]{1,4}|[ \t]{0,8}(?:\r?\n|\\{1,3}(?:r\\{1,3})?n)[ \t]{0,16})[\"'`]?")
 # Credential words that introduce a 'user / password' pair in chat ('login admin / Pw!2024x',
 # 'creds: admin / Pw!2024x'), over the lowercased text; each alternative starts on a word boundary.
@@ -74,11 +74,6 @@ _PAIR_NOT_USER = ("page", "screen", "form", "button", "flow", "url", "link", "vi
                   "method", "option", "dialog", "modal", "window", "component", "feature", "check", "and", "or")
 _PAIR_USER = (r"(?!(?:" + "|".join(_PAIR_NOT_USER) + r")(?:s|es|ed|ing)?[ \t/:])"
               r"[\"'`]?[a-z][a-z0-9_.@+\\\-]{0,63}+[\"'`]?")
-
-#: the accounts whose 'X pass is <token>' is a password ('the vpn pass is ...'), not a pass of a program
-_PASS_OWNERS = ("vpn", "wifi", "wi-fi", "wlan", "my", "admin", "root", "login", "account", "db", "database",
-                "ssh", "sudo", "server", "router", "email", "mail", "portal", "user", "app", "vault", "ftp",
-                "sftp", "smtp", "imap", "laptop", "bios", "door", "alarm", "master")
 
 #: red30 (test29 P5): a secret of a named account is a password ('our vpn secret is correct horse battery staple');
 #: 'the secret is to keep it simple' names none
@@ -272,15 +267,17 @@ _WORDS_LABELS = ((r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or[dt]|d)", ("passw",)),
                  (r"mot de passe(?<![A-Za-z0-9_\-\]]mot de passe)", ("mot de passe",)))
 #: the word for 'password' in German, Spanish and French prose, the verbs that join it to its value ('is',
 #: 'was', German 'lautet'), the adverbs between ('now', 'still'), and its anchors
-_COPULAS = ((r"passwort(?<![a-z0-9_\-\]]passwort)", "ist|lautet|war", "jetzt|noch", ("passwort",)),
-            (r"contrase(?:\u00f1|n)a(?<![a-z0-9_\-\]]contrase\u00f1a)(?<![a-z0-9_\-\]]contrasena)", "es|era",
+#: red31: the changed-to forms first (a check that refuses a value does not backtrack), 'wurde auf X ge\u00e4ndert',
+#: 'cambi\u00f3 a X', 'a \u00e9t\u00e9 chang\u00e9 en X', 'is gewijzigd naar X'; and a qualifier after the word ('Passwort (prod) lautet X')
+_COPULAS = ((r"passwort(?<![a-z0-9_\-\]]passwort)", "wurde[ \t]{1,4}(?:ge\u00e4ndert[ \t]{1,4})?(?:auf|zu)|ist|lautet|war", "jetzt|noch", ("passwort",)),
+            (r"contrase(?:\u00f1|n)a(?<![a-z0-9_\-\]]contrase\u00f1a)(?<![a-z0-9_\-\]]contrasena)", "cambi\u00f3[ \t]{1,4}a|ha[ \t]{1,4}cambiado[ \t]{1,4}a|es|era|ser\u00e1",
              "ahora|todav\u00eda", ("contrase",)),
-            (r"mot de passe(?<![a-z0-9_\-\]]mot de passe)", "est|\u00e9tait", "maintenant|toujours",
+            (r"mot de passe(?<![a-z0-9_\-\]]mot de passe)", "a[ \t]{1,4}\u00e9t\u00e9[ \t]{1,4}(?:chang\u00e9|modifi\u00e9)[ \t]{1,4}(?:en|pour|\u00e0)|est|\u00e9tait|sera", "maintenant|toujours",
              ("mot de passe",)),
             # red29 (test29 P5): Portuguese 'a senha \u00e9 X', Dutch 'het wachtwoord is X', Italian and Portuguese
             # with the English word ('la password \u00e8 X', 'o password \u00e9 X')
             (r"senha(?<![a-z0-9_\-\]]senha)", "\u00e9|era", "agora|ainda", ("senha",)),
-            (r"wachtwoord(?<![a-z0-9_\-\]]wachtwoord)", "is|was", "nu|nog", ("wachtwoord",)),
+            (r"wachtwoord(?<![a-z0-9_\-\]]wachtwoord)", "is[ \t]{1,4}(?:gewijzigd|veranderd)[ \t]{1,4}(?:naar|in)|is|was", "nu|nog", ("wachtwoord",)),
             (r"passw(?<![a-z0-9_\-\]]passw)(?:or)?d", "\u00e8|\u00e9", "ora|ancora|agora|ainda", ("passw",)),
             # red30 (test29 P5): Polish 'has\u0142o to|jest X', Czech 'heslo je X', Swedish 'l\u00f6senordet \u00e4r X',
             # Norwegian 'passordet er X', Danish 'adgangskoden|kodeordet er X', Finnish 'salasana on X'
@@ -362,12 +359,13 @@ PASSWORD_RULES: list[Rule] = [
        "(tester V4): 'the rails master key is <token>' (Rails' config/master.key, \"Custom Credentials\" "
        "https://guides.rubyonrails.org/security.html#custom-credentials ), and 'Application key [base64:<key>] set "
        "successfully.' (the output of Laravel's 'php artisan key:generate' before Laravel 5.5; its APP_KEY "
-       "https://laravel.com/docs/11.x/encryption )",
+       "https://laravel.com/docs/11.x/encryption ); red31: the verbs beyond is|was after it ('the api token has been "
+       "changed to <token>', 'the webhook secret, it is <token>', passwordphrases.TOKEN_VERB_TAIL)",
        r"(?:secret(?<![A-Za-z0-9_\-\]]secret)|token(?<![A-Za-z0-9_\-\]]token)"
        r"|api[ _-]?key(?<![A-Za-z0-9_\-\]]api[ _-]key)|access[ _-]?key"
        r"|master[ _-]?key(?<![A-Za-z0-9_\-\]]master[ _-]key)|application[ _-]key)"
-       + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
-       + _RANDOM_RUN + r"|[ \t]{1,4}\[(?=base64:))(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       + r"(?:" + TOKEN_VERB_TAIL + r"|" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|"
+       + _PHRASE_VERB + r"|" + _RANDOM_RUN + r"|[ \t]{1,4}\[(?=base64:))(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=52, check=phrase_secret_bang_ok, anchors=("secret", "token", "key"),
        scan=scan_at("secret", "token", "api", "access", "master", "application", leftmost=True)),
     _r("password-phrase",
@@ -414,7 +412,7 @@ PASSWORD_RULES: list[Rule] = [
          "keyword heuristics (no vendor format): German 'das Passwort ist|lautet|war <token>'; red28 (test28 Y1): "
          "Spanish 'la contrase\u00f1a es|era <token>', French 'le mot de passe est|\u00e9tait <token>'; red29, red30: "
          "Portuguese, Dutch, Italian, Polish, Czech, Swedish, Norwegian, Danish, Finnish",
-         word + _COPULA_OWNER + r"[ \t]{1,4}(?:" + verbs + r")(?:[ \t]{1,4}(?:" + adverbs + r"))?[ \t]{0,4}:?[ \t]{1,4}[\"'`]?"
+         word + r"(?:[ \t]{0,4}" + QUALIFIER + r"){0,2}" + _COPULA_OWNER + r"[ \t]{1,4}(?:" + verbs + r")(?:[ \t]{1,4}(?:" + adverbs + r"))?[ \t]{0,4}:?[ \t]{1,4}[\"'`]?"
          r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
          ci=True, priority=51, check=phrase_secret_bang_ok, anchors=anchors)
       for word, verbs, adverbs, anchors in _COPULAS),

@@ -59,8 +59,10 @@ KW = (r"(?:passw(?:or)?d|passwort|passphrase|passcode|pwd|pw(?<![a-z0-9]pw)(?![a
 #: or a plural label and the user the value is for ('passwords: admin=X'); red30: the qualifier in any bracket
 #: or quotes ('{prod}', '<prod>', '"prod"', "'prod'", '`prod`'), two of them, after a plural label too
 #: (``QUALIFIER``: the dash and foreign labels take it too), inside a quoted key ('{"password (prod)": "X"}'),
-#: and 'pwd for root: X' (the user it is for)
-QUALIFIER = r"(?:\([q]{1,24}\)|\[[q]{1,24}\]|\{[q]{1,24}\}|<[q]{1,24}>|\\{0,3}\"[q]{1,24}\\{0,3}\"|'[q]{1,24}'|`[q]{1,24}`)"
+#: and 'pwd for root: X' (the user it is for); red31: up to 48 characters ('(production eu-west-1 primary)'), and in
+#: fullwidth parentheses ('Password\uff08prod\uff09: X', a CJK keyboard's)
+QUALIFIER = (r"(?:\([q]{1,48}\)|\[[q]{1,48}\]|\{[q]{1,48}\}|<[q]{1,48}>|\\{0,3}\"[q]{1,48}\\{0,3}\"|'[q]{1,48}'|`[q]{1,48}`"
+             r"|\uff08[q]{1,48}\uff09)")
 QUALIFIER = QUALIFIER.replace("q", r"a-z0-9 _.,/\-")
 ASSIGN = (r"(?:\\{0,3}[\"']\]?|(?:(?<=[dt])s)?[ \t]{0,4}" + QUALIFIER + r"(?:[ \t]{0,4}" + QUALIFIER + r")?(?:\\{0,3}[\"'])?"
           r"|(?<=pw|wd)[ \t]{1,4}for[ \t]{1,4}[a-z0-9_.@\-]{1,32}"
