@@ -141,3 +141,23 @@ def test_forget_match_drops_an_entry_by_its_recorded_folder(store, tmp_path):
     reg = registry(store.root)
     assert reg["projects"] == {"github.com/acme/web": "web"}
     assert "zanzibarfolder" not in (store.root / "projects.json").read_text()
+
+
+def test_a_fork_layout_keeps_the_name_and_memory(store, store_path, tmp_path, invoke):
+    """test31 U5: ``gh repo fork`` in a clone renames ``origin`` to ``upstream``
+    and adds the fork as ``origin``: the folder's identity moves to the
+    fork's URL.  The name and the memory stay (the same repository: its
+    birth), in the hooks and the readers, and doctor says nothing false."""
+    store.close()
+    api = repo(tmp_path / "fk" / "api", "git@github.com:acme/api.git")
+    _hook(store_path, "SessionStart", api)
+    assert "project/api/remembered/db-host" in _hook(store_path, "UserPromptSubmit", api,
+                                                     "remember that the db host is acme-db-1")
+    git("-C", str(api), "remote", "rename", "origin", "upstream")
+    git("-C", str(api), "remote", "add", "origin", "git@github.com:me/api.git")
+    assert "acme-db-1" in _hook(store_path, "SessionStart", api)
+    assert "acme-db-1" in _hook(store_path, "UserPromptSubmit", api, "which db host should I use?")
+    assert "project/api/remembered/db-host" in _hook(store_path, "UserPromptSubmit", api,
+                                                     "remember that the db host is acme-db-2")
+    doc = invoke("doctor", "--json", exit_code=None).json
+    assert not [f for f in doc["findings"] if f["check"] == "projects" and "still read there" in f["message"]]
