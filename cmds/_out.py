@@ -405,6 +405,9 @@ def warn_config(root) -> None:
     (``objstore.config_problem``: cheap when it did not change), so the
     person learns that capture stopped (or runs on defaults) from any
     command, not only from 'mem doctor'."""
+    from objstore import config_known_good
+    if config_known_good(root):   # absent or unchanged: nothing to say (the settings module is not loaded)
+        return
     from objstore import config_problem
     try:
         p = config_problem(root)

@@ -99,7 +99,7 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
                                  reader if agent is not None else None)
     res = _recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of,
                   include_directives=include_directives, namespace=reader, within=within)
-    from objstore import sealed_in_scope, sealed_message, sealed_named, sealed_newer, sealed_over
+    from objstore import sealed_in_scope, sealed_named, sealed_newer, sealed_over
     scoped = sealed_in_scope(store, projects) if as_of is None else []   # (any words: test30b S3, S4; not --as-of)
     over = sealed_over([h.key for h in res.hits if h.kind == "fact" and h.key], scoped) if scoped else {}
     newer = sealed_newer(store, res.hits, scoped) if scoped else {}
@@ -112,6 +112,7 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
                              **({"sealed_later": newer[h.id]} if h.id in newer else {})} for h in res.hits]})
         return 0
     for key in sealed:   # never recalled: say so rather than "nothing recalled" alone
+        from objstore import sealed_message   # (objstore.memory.facts: for a sealed key named only)
         echo(safe(f"note: {sealed_message(key)}"), err=True)
     if not res.hits:
         scope = f" in project {projects[0]} (from {'--project' if project else 'the working directory'})" \

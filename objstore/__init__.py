@@ -147,6 +147,7 @@ _API: dict[str, tuple[str, str]] = {
     "load_history": ("objstore.memory.history", "load_history"),
     "purge_history": ("objstore.memory.history", "purge_history"),
     "config_problem": ("objstore.core.settings", "config_problem"),
+    "config_known_good": ("objstore.core.configcheck", "config_known_good"),
     "agent_of": ("objstore.memory.caller", "agent_of"),
     "default_trust": ("objstore.memory.caller", "default_trust"),
     "require_person": ("objstore.memory.caller", "require_person"),

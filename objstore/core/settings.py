@@ -27,11 +27,11 @@ from pathlib import Path
 
 from objstore.core.atomic import SMALL_FILE_MAX_BYTES, atomic_write, read_regular
 from objstore.core.cborext import cbor2
+from objstore.core.configcheck import CONFIG_FILE, CONFIG_OK_STAMP, config_stamp, stamp_usable
 from objstore.core.errors import InvalidInput, ReadOnlyStore
 from objstore.core.record import Frozen, set_fields
 from objstore.core.text import LazyPattern
 
-CONFIG_FILE = "config.toml"
 #: the spellings of a boolean (as git config takes them)
 TRUE_WORDS = ("true", "yes", "on", "1")
 FALSE_WORDS = ("false", "no", "off", "0")
@@ -288,32 +288,22 @@ def capture_settings(doc: dict, path: Path) -> tuple[list[str], str | None]:
     return excl, marker
 
 
-#: the stamp (size, mtime, inode) of the last config.toml found usable, under the store
-CONFIG_OK_STAMP = "cache/config.ok"
-
-
 def config_problem(root: str | Path) -> ConfigProblem | None:
     """What is wrong with ``<root>/config.toml`` (:class:`ConfigProblem`),
     or None when it is usable or absent.  Cheap when nothing changed: a
     file found usable leaves its ``stat`` stamp in ``<root>/cache/config.ok``
     (best effort: not on a read-only store), and a file with the same size,
-    mtime and inode is not parsed again; so every command can ask."""
-    import os
+    mtime and inode is not parsed again (:mod:`objstore.core.configcheck`,
+    which a caller may ask first without importing this module); so every
+    command can ask."""
     root = Path(root)
     p = root / CONFIG_FILE
     try:
-        st = os.stat(p)
-    except FileNotFoundError:
-        return None
+        stamp = config_stamp(root)
     except OSError as e:
         return ConfigProblem(str(p), 0, f"cannot be read ({e.strerror})", True)
-    stamp = f"{st.st_size} {st.st_mtime_ns} {st.st_ino}\n"
-    ok = root / CONFIG_OK_STAMP
-    try:
-        if ok.read_text("ascii") == stamp:
-            return None
-    except (OSError, UnicodeDecodeError):
-        pass
+    if stamp is None or stamp_usable(root, stamp):
+        return None
     try:
         raw = read_regular(p, SMALL_FILE_MAX_BYTES)   # a FIFO or a device: unreadable, never waited on
     except OSError as e:
@@ -321,7 +311,7 @@ def config_problem(root: str | Path) -> ConfigProblem | None:
     _doc, problem = parse_config(p, raw)
     if problem is None:
         try:
-            atomic_write(ok, stamp.encode("ascii"))
+            atomic_write(root / CONFIG_OK_STAMP, stamp.encode("ascii"))
         except OSError:
             pass        # a read-only store: parsed again next time
     return problem

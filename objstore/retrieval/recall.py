@@ -106,8 +106,6 @@ from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, No
 from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store
-from objstore.memory.facts import current_of, current_version, listed_chain, visible, walk  # noqa: F401  (re-exported)
-from objstore.memory.facts import current_noting_lost
 from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.scope import key_project, namespace_rank, namespace_weight, visibility, within_namespace
 from objstore.memory.served import hider
@@ -701,6 +699,7 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
     ns = ns or _NsView(None)
     try:
         if c.kind == "fact":
+            from objstore.memory.facts import current_noting_lost, listed_chain, visible  # deferred: a fact hit's only
             head = store.refs.read("facts/" + c.ref)
             if head is None:
                 return None

@@ -15,7 +15,6 @@ from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
 from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
 from objstore.index.analysis import tokenize
-from objstore.memory.facts import current_noting_lost, listed_chain
 from objstore.memory.served import hider
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
@@ -112,6 +111,7 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
             break
         try:
             if h.kind in FACT_KINDS:
+                from objstore.memory.facts import current_noting_lost, listed_chain  # deferred: a fact hit's only
                 head = store.refs.read("facts/" + h.ref)
                 if head is None:
                     continue

@@ -65,10 +65,16 @@ WRITERS = {"objstore.core.reflog", "objstore.core.audit", "objstore.core.unfinis
 for _path in ("get", "recall", "hook"):
     # (the prompt hook's capture policy reads the tombstones: capture.policy)
     BANNED[_path] = BANNED[_path] | (WRITERS - {"objstore.memory.tombstones"} if _path == "hook" else WRITERS)
+# a recall whose hits are turns reads no fact: the facts module (and its write checks) is imported for a
+# fact hit, the sealed keys' message for a sealed key the question names; a store without a config.toml
+# loads no settings table to learn it (session 31, lat31)
+BANNED["recall-turns"] = BANNED["recall"] | {"objstore.memory.facts", "objstore.memory.writechecks",
+                                             "objstore.core.settings"}
+BANNED["recall"] |= {"objstore.core.settings"}
 # a reader opens the index without the writer's modules (a new generation, a stream, a batch): they are
 # imported where the index writes (session 22, rcl22)
 INDEX_WRITERS = {"objstore.index.genwriter", "objstore.index.genbuild", "objstore.index.stream"}
-for _path in ("recall", "hook"):
+for _path in ("recall", "recall-turns", "hook"):
     BANNED[_path] = BANNED[_path] | INDEX_WRITERS
 # get reads one ref and a chain of loose objects: no lock, no index journal, no pack code (its chain is
 # read loose first while the packs are not open: Store.walk_chain), no project scope, no index errors
@@ -123,6 +129,13 @@ def test_a_new_process_leaves_these_modules_unimported(filled, store_path, name)
         mods = modules_of("get", "project/startup/db")
     elif name == "recall":
         mods = modules_of("recall", "--all-projects", "--json", "staging database port")
+        assert "tantivy" in mods and "objstore.index.searchindex" in mods   # it did search
+    elif name == "recall-turns":
+        p = subprocess.run([sys.executable, "-m", "cmds", "recall", "--all-projects", "--json", "staging listens"],
+                           capture_output=True, text=True, cwd=REPO, env=dict(os.environ), timeout=60)
+        assert p.returncode == 0, p.stderr
+        assert {h["kind"] for h in json.loads(p.stdout)["hits"]} == {"turn"}, p.stdout   # the prompt, no fact
+        mods = modules_of("recall", "--all-projects", "--json", "staging listens")
         assert "tantivy" in mods and "objstore.index.searchindex" in mods   # it did search
     elif name == "remember":
         mods = modules_of("remember", "project/startup/db", "postgres 17 on port 5433")
