@@ -27,6 +27,7 @@ It is for reading, not for importing back.
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -191,10 +192,28 @@ def _object_from(rec: dict[str, Any], lineno: int):
         elif isinstance(v, list):
             v = tuple(v)
         kw[name] = v
+    what = f"line {lineno}: invalid {rec['object']}"
+    params = inspect.signature(cls).parameters
+    missing = [n for n, p in params.items() if p.default is p.empty and n not in kw]
+    unknown = sorted(n for n in kw if n not in params)
+    if missing or unknown:   # named, not Python's message (test31 U13)
+        raise InvalidInput(f"{what}: " + "; ".join(
+            ([f"missing field{'s' * (len(missing) > 1)} {', '.join(missing)}"] if missing else [])
+            + ([f"unknown field{'s' * (len(unknown) > 1)} {', '.join(unknown)}"] if unknown else [])))
+    for n, v in kw.items():   # the scalar fields by their declared type (bool is no int here)
+        want = _SCALARS.get(str(params[n].annotation))
+        if want is not None and (type(v) is not want) and not (want is str and v is None and "None" in
+                                                                str(params[n].annotation)):
+            raise InvalidInput(f"{what}: {n} must be {_SCALAR_WORDS[want]}, not {type(v).__name__}")
     try:
         return cls(**kw)
     except (TypeError, MemError) as e:
-        raise InvalidInput(f"line {lineno}: invalid {rec['object']}: {e}") from None
+        raise InvalidInput(f"{what}: {e}") from None
+
+
+#: a constructor annotation of a scalar field -> its type (``_object_from``)
+_SCALARS = {"str": str, "int": int, "bool": bool, "str | None": str, "bytes": bytes}
+_SCALAR_WORDS = {str: "a string", int: "an integer", bool: "true or false", bytes: "hex"}
 
 
 def person_only_content(obj) -> str | None:
@@ -332,6 +351,8 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                     rec = json.loads(line)
                 except ValueError:
                     raise InvalidInput(f"line {lineno}: not JSON") from None
+                except RecursionError:   # (test31 U13: an internal error)
+                    raise InvalidInput(f"line {lineno}: not JSON (nested too deeply)") from None
                 if not isinstance(rec, dict):
                     raise InvalidInput(f"line {lineno}: not a JSON object")
                 if not header_seen:

@@ -53,3 +53,38 @@ def test_a_refused_import_leaves_the_store_as_it_was(mem, tmp_path):
     assert "already exist here at other versions" in r.stderr and "nothing was imported" in r.stderr, r.stderr
     assert _tree(dst / "objects") == before
     assert mem("--home", str(dst), "fsck").stdout.startswith("ok:")
+
+
+HEADER = '{"format":"mem-export/1","created":1,"scope":null}'
+FACT = {"key": "user/x", "kind": "user", "body": "y", "version": 1, "parent": None, "valid_from": 1, "recorded_at": 1}
+
+
+def _fact_line(**change) -> str:
+    import json
+    fields = {k: v for k, v in {**FACT, **change}.items() if v != "-"}
+    return json.dumps({"object": "fact", "id": "00", "fields": fields})
+
+
+def test_bad_lines_are_named_not_python_errors(mem, tmp_path):
+    """test31 U13: a line nested too deeply was an internal error
+    (RecursionError), and a record's bad fields showed Python's messages
+    ('__init__() missing 7 required positional arguments', "'<' not
+    supported between instances of 'str' and 'int'").  Each is exit 2
+    naming the line and the field; nothing is stored."""
+    mem("remember", "user/mine", "kept", env=PERSON)
+    cases = [
+        ("[" * 100_000 + "]" * 100_000, "line 2: not JSON (nested too deeply)"),
+        (HEADER.replace("null", "[" * 100_000 + "]" * 100_000), "line 1: not JSON (nested too deeply)"),
+        ('{"object":"fact","id":"00","fields":{}}',
+         "line 2: invalid fact: missing fields key, kind, body, version, parent, valid_from, recorded_at"),
+        (_fact_line(version="1"), "line 2: invalid fact: version must be an integer, not str"),
+        (_fact_line(version=True), "line 2: invalid fact: version must be an integer, not bool"),
+        (_fact_line(body="-"), "line 2: invalid fact: missing field body"),
+        (_fact_line(bogus=2), "line 2: invalid fact: unknown field bogus"),
+    ]
+    for i, (line, said) in enumerate(cases):
+        f = tmp_path / f"bad{i}.jsonl"
+        f.write_text((line if line.startswith(HEADER[:10]) and "[[" in line else HEADER + "\n" + line) + "\n")
+        r = mem("import", "jsonl", str(f), exit_code=2)
+        assert said in r.stderr and "internal error" not in r.stderr, (said, r.stderr)
+    assert [k["key"] for k in mem("keys", "--json").json] == ["user/mine"]
