@@ -112,7 +112,7 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
                              **({"sealed_later": newer[h.id]} if h.id in newer else {})} for h in res.hits]})
         return 0
     for key in sealed:   # never recalled: say so rather than "nothing recalled" alone
-        from objstore import sealed_message   # (objstore.memory.facts: for a sealed key named only)
+        from objstore import sealed_message   # (for a sealed key named only)
         echo(safe(f"note: {sealed_message(key)}"), err=True)
     if not res.hits:
         scope = f" in project {projects[0]} (from {'--project' if project else 'the working directory'})" \
