@@ -145,7 +145,10 @@ _CURRENT = tuple(re.compile(r) for r in (
     rf"(?:now\s+|still\s+|currently\s+)?{_TOK}"
     r"(?:\s+(?:now|still|currently|again|instead|today))?\s*$",
     rf"\b(?:uses?|using|used|switched\s+to|moved\s+to|migrated\s+to|upgraded\s+to|pinned\s+to|runs?\s+on|"
-    rf"went\s+with|chose|picked|replaced\s+\S+\s+(?:with|by)|in\s+favou?r\s+of)\s+{_TOK}",
+    rf"went\s+with|chose|picked|replaced\s+\S+\s+(?:with|by)|in\s+favou?r\s+of)\s+{_TOK}"
+    # the object alone, not a describing word before a noun ("use explicit timeouts")
+    r"(?=\s*$|[\s,.;:!?)]*(?:$|[,.;:!?)]|\s(?:for|to|in|on|with|as|instead|now|because|since|at|from|by|or|over|"
+    r"again|too|today|which|that|when|if)\b))",
 ))
 #: slots whose token a text says was dropped, replaced or removed
 _DROPPED = tuple(re.compile(r) for r in (

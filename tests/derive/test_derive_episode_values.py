@@ -110,6 +110,7 @@ def test_claims_contradicting_the_turns(claims, turns, reason):
     ("black is the formatter", ["ruff is the linter, black is the formatter"]),
     ("Retries are important for flaky networks", ["the upload failed twice, then passed on a retry"]),
     ("Pin tools to exact versions so builds repeat", ["pytest 8.3 broke the suite, I pinned it to 8.2"]),
+    ("Always use explicit timeouts on outbound calls", ["the http call hung; httpx now sets a timeout"]),
 ])
 def test_claims_the_turns_allow(claims, turns):
     assert claims_contradicted(claims, turns) == ""
