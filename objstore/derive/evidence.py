@@ -25,6 +25,11 @@ Two deterministic tests (``objstore.derive.run.decide`` applies them):
   heuristic, in the spirit of the word test: it catches "does use" against
   "does not use"; it does not parse.
 
+An episode (the model's summary of a session) is judged otherwise
+(:func:`episode_unevidenced`): its outcome and lesson by the values they
+assert (:func:`asserted`, :func:`claims_contradicted`), not by their plain
+words, since a lesson generalises in its own words (test30c T9).
+
 Deferred imports: the index's analysis loads tantivy, which ``mem derive``
 needs and no hook imports.
 """
@@ -123,6 +128,130 @@ def contradicted(value: str, cited: list[str]) -> str:
     return ""
 
 
+#: a bare value token (a name, a version, a host: "ruff", "flake8", "pg-9.internal")
+_TOK = r"([a-z0-9][\w.+/-]*[\w+]|[a-z0-9])"
+#: words that never fill a value slot (articles, pronouns, adverbs of time)
+_NOT_VALUE = STOPWORDS | NEGATIONS | frozenset("""now still currently again instead today also just only
+already always often usually here done fine ok okay used using should must may might shall need needs
+ready green red broken slow fast up down new old same wrong right true false open closed clean safe empty full
+flaky stale idle busy live off on out over yes""".split())
+#: endings of a complement that describes ("current", "available", "flaky") rather than names
+_DESCRIBES = re.compile(r"^[a-z]{3,}(?:ed|ing|ly|ble|ous|ful|ive|ant|ent|al|ic|ary|less)$")
+#: slots whose token a text states as current: "X is the Y", "is X", "uses X", "switched to X" …
+_CURRENT = tuple(re.compile(r) for r in (
+    rf"^\s*{_TOK}\s+(?:is|are|was|were|remains?|stays?)\s+(?:now\s+|still\s+)?(?:the|our|a|an)\b",
+    # the complement of a definite subject ("the api database is X"; "retries are important" is a generalisation)
+    rf"^\s*(?:the|our|its|their|my|your|this)\s+(?:[\w.-]+\s+){{0,3}}?(?:is|are|was|were|becomes?|became|remains?|stays?)\s+"
+    rf"(?:now\s+|still\s+|currently\s+)?{_TOK}"
+    r"(?:\s+(?:now|still|currently|again|instead|today))?\s*$",
+    rf"\b(?:uses?|using|used|switched\s+to|moved\s+to|migrated\s+to|upgraded\s+to|pinned\s+to|runs?\s+on|"
+    rf"went\s+with|chose|picked|replaced\s+\S+\s+(?:with|by)|in\s+favou?r\s+of)\s+{_TOK}"
+    # the object alone, not a describing word before a noun ("use explicit timeouts")
+    r"(?=\s*$|[\s,.;:!?)]*(?:$|[,.;:!?)]|\s(?:for|to|in|on|with|as|instead|now|because|since|at|from|by|or|over|"
+    r"again|too|today|which|that|when|if)\b))",
+))
+#: slots whose token a text says was dropped, replaced or removed
+_DROPPED = tuple(re.compile(r) for r in (
+    rf"\b(?:dropped|drop|removed|remove|replaced|replace|deprecated|retired|abandoned|ditched|stopped\s+using|"
+    rf"no\s+longer\s+use[sd]?|got\s+rid\s+of|moved\s+(?:away\s+)?from|switched\s+(?:away\s+)?from|"
+    rf"migrated\s+(?:away\s+)?(?:from|off)|moved\s+off|instead\s+of)\s+{_TOK}",
+    rf"^\s*{_TOK}\s+(?:was|were|is|are|has\s+been|have\s+been|got|gets)\s+(?:now\s+)?"
+    r"(?:dropped|removed|replaced|deprecated|retired|abandoned|gone)\b",
+))
+_CLAUSE_AT = re.compile(r"[.;!?\n,:]+\s|[.;!?\n]+$|\n|\s(?:and|but|so|while|whereas)\s")
+
+
+def _slots(clause: str, patterns: tuple) -> set[str]:
+    """The tokens filling ``patterns``' slot in ``clause`` (casefolded), no
+    stopword or time word among them."""
+    out = set()
+    for rx in patterns:
+        for m in rx.finditer(clause):
+            tok = m.group(1).strip(".-/")
+            if tok and tok not in _NOT_VALUE and not (rx is _CURRENT[1] and _DESCRIBES.match(tok)):
+                out.add(tok)
+    return out
+
+
+def asserted(text: str) -> list[tuple[str, set[str], set[str], set[str], bool]]:
+    """What each clause of ``text`` asserts about values: ``(clause,
+    current, dropped, stems, negated)`` per clause (its text as written) (cut at ``. ; ! ? , :`` and at
+    "and", "but", "so", "while", "whereas"): the tokens it states as
+    current (``objstore.retrieval.timeline.values_of``'s values — numbers,
+    versions, names, hosts, paths — and the bare token filling a slot: the
+    subject of "X is the Y", the complement of "is X", the object of "uses
+    X", "switched to X" …), the tokens it says were dropped, replaced or
+    removed ("we dropped X", "X was replaced", "switched from X"), its
+    content stems (:func:`content_words`) and whether a negation word
+    stands in it.  Casefolded tokens; a dropped token is not also current.
+    Never raises for a ``str``."""
+    from objstore.retrieval.timeline import values_of  # deferred: as the rest of derive's checks
+    out = []
+    for part in _CLAUSE_AT.split(text):
+        clause = " ".join(part.split()).casefold()
+        if not clause:
+            continue
+        toks = _tokens(clause)
+        dropped = _slots(clause, _DROPPED)
+        current = (_slots(clause, _CURRENT) | set(values_of(part, lower_words=None))) - dropped
+        out.append((part.strip(), current, dropped, _stems(toks), _negated(toks)))
+    return out
+
+
+def _held(tok: str, said: str, stems: set[str]) -> bool:
+    words = content_words(tok)
+    return bool(re.search(rf"(?<![\w.-]){re.escape(tok)}(?![\w-])", said)) or (bool(words) and words <= stems)
+
+
+def claims_contradicted(claims: str, turns: list[str]) -> str:
+    """Why ``claims`` (an episode's outcome and lesson) contradict the
+    values the ``turns`` hold, else "" (test30c T9): judged by the values
+    the claims assert (:func:`asserted`), not by their plain words, so a
+    generalisation in the model's own words passes.
+
+    * a value a clause asserts as current that no turn holds (whole token,
+      or the same stems: "mongodb" from a session about the linter);
+    * a value the turns say was dropped, replaced or removed (their last
+      word on it; a turn "we don't use X" drops it too), restated as
+      current by a clause that does not negate it ("flake8 is the linter"
+      from "ruff … we dropped flake8");
+    * a value paired with a subject the turns pair with another value and
+      never with it ("black is the linter" from "ruff is the linter and
+      black is the formatter").
+
+    The reason never quotes a value."""
+    said = " ".join(" ".join(turns).split()).casefold()
+    stems = content_words(" ".join(turns))
+    state: dict[str, bool] = {}                  # token -> dropped, by the turns' last word on it
+    pairs: list[tuple[set[str], set[str]]] = []  # (values, other stems) of each turn clause
+    for text in turns:
+        for _c, current, dropped, cstems, negated in asserted(text):
+            for tok in current:
+                state[tok] = negated
+            for tok in dropped:
+                state[tok] = True
+            vals = current | dropped
+            if vals:
+                pairs.append((vals, cstems - {s for v in vals for s in content_words(v)}))
+    claimed = asserted(claims)
+    missing = {tok for _c, current, _d, _s, _n in claimed for tok in current if not _held(tok, said, stems)}
+    if missing:
+        n = sum(len(c) for _c, c, _d, _s, _n in claimed)
+        return f"its outcome or lesson: {len(missing)} of its {n} value words in none of the turns"
+    for _c, current, dropped, cstems, negated in claimed:
+        if not negated and any(state.get(tok) for tok in current):
+            return "its outcome or lesson: it states as current a value the turns say was dropped or replaced"
+        vstems = {s for v in current | dropped for s in content_words(v)}
+        subject = cstems - vstems
+        for tok in current:
+            with_it = set().union(*[o for vals, o in pairs if tok in vals])
+            if subject & with_it:
+                continue
+            if any(subject & o and not vals & (current | dropped) for vals, o in pairs):
+                return "its outcome or lesson: it pairs a value with what the turns pair with another value"
+    return ""
+
+
 def episode_unevidenced(body: str, turns: list[str], claims: str = "") -> str:
     """Why an episode (the model's ``situation``/``action``/``outcome``/
     ``lesson`` summary of a session excerpt, ``body``) is not evidenced by
@@ -133,12 +262,15 @@ def episode_unevidenced(body: str, turns: list[str], claims: str = "") -> str:
       (``objstore.retrieval.timeline.values_of``) — that none of the turns
       holds as a whole token (case ignored; test30 R3: "the api database is
       MongoDB 3.6 on mongo-legacy-1" from a session that never named either);
-    * ``claims`` (its ``outcome`` and ``lesson``: what it says is so, where
-      ``situation``/``action`` may use the model's own words) of whose
-      content words (:func:`content_words`) the turns hold fewer than half,
-      or saying the opposite of them (:func:`contradicted`; test30b S1:
-      "the api database is mongodb now, postgres was dropped" in lower
-      case; a summary's own words, "look in pyproject first", are fine).
+    * ``claims`` (its ``outcome`` and ``lesson``: what it says is so)
+      judged by the values they assert, not by their plain words
+      (:func:`claims_contradicted`, test30c T9: a value no turn holds, a
+      dropped value restated as current, a value paired with another's
+      subject; test30b S1: "the api database is mongodb now, postgres was
+      dropped" in lower case; a generalisation in the model's own words,
+      "fixtures should wait until the service accepts connections", is
+      fine), and a clause of them that asserts a value not saying the
+      opposite of the turns (:func:`contradicted`).
 
     Each field is read alone, so its first word is a sentence's start, not
     a name (test30b S11: "The user asked …").
@@ -153,11 +285,12 @@ def episode_unevidenced(body: str, turns: list[str], claims: str = "") -> str:
     if missing:
         return f"{len(missing)} value(s) of the episode in none of the session's turns"
     if claims.strip():
-        words = content_words(claims)
-        held = words & content_words(" ".join(turns))
-        if words and len(held) * 2 < len(words):   # a summary may add words; not most of what it claims
-            return f"its outcome or lesson: {len(words) - len(held)} of its {len(words)} words in none of the turns"
-        why = contradicted(claims, turns)
+        why = claims_contradicted(claims, turns)   # its values, not its plain words (test30c T9)
+        if why:
+            return why
+        # the polarity test on the clauses that assert a value ("the api database is not Postgres 16");
+        # a generalisation's own "should not" is not a value's polarity
+        why = contradicted("\n".join(c for c, cur, dr, _s, _n in asserted(claims) if cur or dr), turns)
         if why:
             return f"its outcome or lesson: {why}"
     return ""
