@@ -175,10 +175,12 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
             if newer is not None:
                 rep.problems.append(f"ref {name} -> {oid}: set back to an older version; its reflog's last "
                                     f"entry moved it to {newer} ('mem fsck --repair' restores that)")
-            elif ns in ROLLBACK_CHECKED and (move := unlogged(store, name, oid, obj)):
-                rep.warnings.append(f"ref {name} -> {oid}: its reflog does not record this move (a write stopped "
+            elif ns in ROLLBACK_CHECKED and (move := unlogged(store, name, oid, objs)):
+                one = move[0] == getattr(obj, "parent", None)
+                rep.warnings.append(f"ref {name} -> {oid}: its reflog does not record "
+                                    f"{'this move' if one else f'its moves since {move[0][:12]}'} (a write stopped "
                                     "between its ref and its log line: a full disk, a crash); 'mem fsck --repair' "
-                                    "adds the line" if move[0] is not None or getattr(obj, "parent", None) is None
+                                    "adds the line" if move[0] is not None or one
                                     else f"ref {name} -> {oid}: its reflog is missing or empty (deleted?): the moves "
                                     "of this ref are not known; 'mem fsck --repair' records its head")
             if ns in ROLLBACK_CHECKED and (gaps := reflog_gaps(store, name, objs)):
@@ -335,25 +337,27 @@ def _check_kept_by_reflogs(kept: dict[str, str], objs: dict, rep: FsckReport) ->
                             "'mem fsck --repair' drops the entry")
 
 
-def unlogged(store: Store, name: str, oid: str, obj: object) -> tuple[str | None, str] | None:
-    """``(old, new)`` of the one move of ``name`` to ``oid`` (its object
-    ``obj``, a version with a ``parent``) that its reflog does not record:
-    the reflog's last entry moved it to ``obj``'s parent, so exactly the
+def unlogged(store: Store, name: str, oid: str, objs: dict) -> tuple[str | None, str] | None:
+    """``(old, new)`` of the move(s) of ``name`` to its head ``oid`` that
+    its reflog does not record: the reflog's last entry moved it to a
+    version ``oid`` descends from (``objs``: decoded objects by id), so the
     last write's line is missing (``WrittenUnlogged``: the ref moved, then
-    the line could not be written; test30 R12); ``(None, oid)`` when the
-    reflog has no entry at all (deleted or emptied: test31 U6; for a first
-    version that is the one move).  None when the reflog records it, or
-    holds anything else (a rewrite: nothing to add)."""
+    the line could not be written; test30 R12), or the lines of several
+    (a full disk fails each write's line until space is freed: test31b
+    V5); ``(None, oid)`` when the reflog has no entry at all (deleted or
+    emptied: test31 U6; for a first version that is the one move).  None
+    when the reflog records it, or holds anything else (a rewrite, a ref
+    set back: nothing to add)."""
     try:
         entries = store.reflog.read(name)
     except CorruptObject:   # its reflog is not a regular file: fsck names it (``Reflog.file_damage``)
         return None
     if not entries:
         return (None, oid)
-    parent = getattr(obj, "parent", None)
-    if entries[-1].new == oid or entries[-1].new != parent:
+    last = entries[-1].new
+    if last is None or last == oid or not descends(objs, oid, last):
         return None
-    return (parent, oid)
+    return (last, oid)
 
 
 def reflog_gaps(store: Store, name: str, objs: dict) -> list[int]:

@@ -41,7 +41,7 @@ from objstore.core.errors import InvalidInput, NotFound
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import fact_ref, refuse_if_credential, validate_key
 from objstore.core.store import Store, now_ms
-from objstore.memory.facts import Version, commit_version, current_of, key_chains, list_keys, walk
+from objstore.memory.facts import Version, commit_version, current_of, key_chains, list_keys, own_chain, walk
 from objstore.core.atomic import atomic_write
 
 DAY_MS = 86_400_000
@@ -139,7 +139,7 @@ def _chain(store: Store, key: str) -> tuple[str, list[Version], Version]:
     if head is None:
         refuse_if_credential(key, "key")
         raise NotFound(f"no key {key}", hint="list keys with: mem keys")
-    chain = list(walk(store, head))
+    chain = own_chain(key, list(walk(store, head)))
     cur = current_of(chain)
     if cur is None:
         raise NotFound(f"{key} has no current value (every version was forgotten)")

@@ -662,7 +662,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
             want = None if expect.lower() in ("none", "0") else check_prefix(expect)
             if (want is None) != (old is None) or (want is not None and not old.startswith(want)):
                 raise RefConflict(ref, expect, old)
-        chain = list(walk(store, old)) if old else []
+        chain = own_chain(key, list(walk(store, old))) if old else []   # (never on another key's chain: test31b V1)
         prev = chain[0].fact if chain else None
         kind = kind or (prev.kind if prev else DEFAULT_KIND[key.split("/", 1)[0]])
         given = resolve_edges(store, key, edges, known_turns)

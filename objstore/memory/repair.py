@@ -458,7 +458,7 @@ def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) ->
                 if newer is not None and isinstance(objs.get(newer), cls):
                     store.update_ref(name, oid, newer, "fsck --repair: ref restored from its reflog (set back)")
                     rep.restored_refs.append(name)
-                elif newer is None and (move := unlogged(store, name, oid, objs.get(oid))) is not None:
+                elif newer is None and (move := unlogged(store, name, oid, objs)) is not None:
                     lost = move[0] is None and getattr(objs.get(oid), "parent", None) is not None
                     add_unlogged_line(store, name, move, lost)
                     (rep.relost if lost else rep.relogged).append(name)

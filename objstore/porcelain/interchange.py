@@ -45,7 +45,7 @@ from objstore.core.store import Store, now_ms
 from objstore.core.sealstate import refuse_while_stopped
 from objstore.core.lookalike import lookalike_mix
 from objstore.memory.caller import person_only
-from objstore.memory.facts import current_of, remember, walk
+from objstore.memory.facts import current_of, own_chain, remember, walk
 from objstore.memory.scope import is_memory_file_key
 from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.served import hider
@@ -137,7 +137,7 @@ def iter_export(store: Store, *, scope: str | None = None, sessions: bool = True
         key = name[len("facts/"):]
         if not _in_scope(key, scope):
             continue
-        for v in _chain_oldest_first(walk(store, oid)):
+        for v in _chain_oldest_first(own_chain(key, list(walk(store, oid)))):   # (never another key's: test31b V1)
             yield emit("fact", v.id, v.fact)
         refs.append((name, oid))
     keys = {n[len("facts/"):] for n, _ in refs}

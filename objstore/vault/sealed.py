@@ -34,7 +34,7 @@ from objstore.core.objects import (KINDS, LOST_SOURCE, Fact, Sealed, Tombstone, 
                                    forgotten_stub_time, is_lost_stub, lost_sealed_age, value_digest)
 from objstore.core.refs import fact_ref, refuse_if_credential, sealed_ref, validate_key
 from objstore.core.store import Store, now_ms
-from objstore.memory.facts import DEFAULT_KIND, Version, check_text, commit_version, walk
+from objstore.memory.facts import DEFAULT_KIND, Version, check_text, commit_version, own_chain, walk
 from objstore.memory.served import is_sealed, refuse_if_sealed, sealed_head  # noqa: F401 - re-exported
 from objstore.memory import forget
 from objstore.memory.forgetplan import check_previewed
@@ -573,7 +573,7 @@ def unseal_key(store: Store, key: str, identities: list[str], *, credentials: st
             old = store.refs.read(ref)  # None, or a chain of emptied versions only (replaced)
             parent = None
             new_chain: list[Version] = []
-            old_chain = list(walk(store, old)) if old else []
+            old_chain = own_chain(key, list(walk(store, old))) if old else []
             emptied = {v.fact.version: v.fact for v in old_chain if v.fact.forgotten}
             now = now_ms()
             for s in oldest_first:

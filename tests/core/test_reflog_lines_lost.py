@@ -76,3 +76,32 @@ def test_a_line_lost_in_the_middle_is_named_and_bridged(home, mem):
     assert len(moves) == 4 and "a lost line" in moves[1], moves
     heads = [re.findall(r"\b[0-9a-f]{12}\b", m) for m in moves]   # newest first: each move starts where the older ended
     assert all(newer[0] == older[-1] for newer, older in zip(heads, heads[1:])), moves
+
+
+def test_several_lines_lost_at_the_end_are_named_and_bridged(home, mem):
+    """test31b V5: a full disk fails every write's line until space is
+    freed; two lines lost at the end passed fsck as "ok"."""
+    lines = _log(home).read_bytes().rstrip(b"\n").split(b"\n")
+    _log(home).write_bytes(b"\n".join(lines[:-2]) + b"\n")
+    assert "its moves since" in _said(mem("fsck"))
+    mem("fsck", "--repair")
+    assert "reflog" not in _said(mem("fsck"))
+    moves = _moves(mem)
+    assert len(moves) == 3 and "the line a stopped write did not add" in moves[0], moves
+
+
+def test_a_write_after_a_cut_line_keeps_its_own_line_whole(home, mem):
+    """test31b V5: the next write's line was glued to a line a crash cut,
+    so repair dropped both and left the reflog two moves behind the head.
+    The writer cuts the torn line off first; its move is a gap fsck names
+    and the repair bridges."""
+    _log(home).write_bytes(_log(home).read_bytes()[:-20])
+    mem("remember", "project/api/port", "port 9005")
+    assert _log(home).read_bytes().endswith(b"remember\n")
+    assert "lacks the move before entry 4" in _said(mem("fsck"))
+    mem("fsck", "--repair")
+    assert "reflog" not in _said(mem("fsck"))
+    moves = _moves(mem)
+    assert len(moves) == 5 and moves[0].endswith("remember") and "a lost line" in moves[1], moves
+    heads = [re.findall(r"\b[0-9a-f]{12}\b", m) for m in moves]
+    assert all(newer[0] == older[-1] for newer, older in zip(heads, heads[1:])), moves

@@ -189,3 +189,21 @@ def test_a_ref_naming_another_keys_version_is_never_served_as_its_value(home, me
     assert "removed facts/project/x/a: its head is a version of another key" in r.stdout, r.stdout
     assert mem("get", "project/x/a").stdout == "walrus deploys on monday\n"
     mem("fsck")
+
+
+@pytest.mark.parametrize("write", [("remember", "project/x/a", "walrus deploys on tuesday"), ("pin", "project/x/a"),
+                                   ("export", "-o", "EXPORT")])
+def test_no_write_goes_on_top_of_another_keys_chain(home, mem, write):
+    """test31b V1: ``mem remember`` on a key whose ref names another key's
+    version wrote v3 on top of the other key's chain (exit 0), which no
+    repair could undo, and ``mem export`` wrote the other key's versions
+    under this key.  Each now refuses (exit 13) and ``fsck --repair``
+    still restores the key from its reflog."""
+    d = home / "refs" / "facts" / "project" / "x"
+    shutil.copyfile(d / "b", d / "a")
+    args = [str(home.parent / "out.jsonl") if a == "EXPORT" else a for a in write]
+    r = mem(*args, exit_code=13)
+    assert "names a version of another key (project/x/b)" in r.stderr, r.stderr
+    mem("fsck", "--repair")
+    assert mem("get", "project/x/a").stdout == "walrus deploys on monday\n"
+    assert [ln.split()[0] for ln in mem("log", "project/x/a").stdout.splitlines() if ln[:1] == "v"] == ["v2", "v1"]
