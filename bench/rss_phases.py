@@ -27,16 +27,7 @@ import os
 import sys
 import time
 
-
-def _children(pid: int) -> list[int]:
-    out: list[int] = []
-    try:
-        for t in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{t}/children") as f:
-                out += [int(x) for x in f.read().split()]
-    except OSError:
-        pass
-    return out
+from import_rss import _children  # (bench/import_rss.py: the tree of a process)
 
 
 def _status(pid: int) -> dict[str, int]:
