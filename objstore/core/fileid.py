@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import os
 import zlib
+from itertools import islice
 
 from blake3 import blake3
 
@@ -193,16 +194,56 @@ class ReadLedger:
         obj = {"v": LEDGER_VERSION, "salt": self.salt, "files": self.files, "sessions": self.sessions}
         if self.names is not None:
             obj["names"] = self.names
-        data = json.dumps(obj, ensure_ascii=True, separators=(",", ":")).encode()
+        parts = _json_parts(obj)
         if self.path.endswith(LEDGER_SUFFIX):
-            data = zlib.compress(data, LEDGER_LEVEL)
-        atomic_write(Path(self.path), data, durable=False)
+            parts = _deflated(parts, LEDGER_LEVEL)
+        atomic_write(Path(self.path), parts, durable=False)
         self._dirty = False
         if self.old is not None:
             try:
                 os.unlink(self.old)
             except OSError:   # absent (the usual case), or not ours to delete: the new one is read first
                 pass
+
+
+#: entries of a ledger's table encoded at a time (:func:`_json_parts`)
+_JSON_ITEMS = 512
+
+
+def _json_parts(obj: dict):
+    """``json.dumps(obj, ensure_ascii=True, separators=(",", ":")).encode()``
+    in parts, the same bytes: a value of ``obj`` that is a dict is encoded
+    :data:`_JSON_ITEMS` entries at a time.  An import saves its ledger
+    after each batch: at 2.07M turns its 24,333 files' entries are ~10 MB
+    of JSON, and the whole text, its bytes and their compressed copy were
+    held at once in every save (docs/benchmarks.md, "Session 31 (branch
+    `rss31`)")."""
+    dumps = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
+    yield b"{"
+    for n, (k, v) in enumerate(obj.items()):
+        yield (("," if n else "") + dumps(k) + ":").encode()
+        if not isinstance(v, dict):
+            yield dumps(v).encode()
+            continue
+        yield b"{"
+        it = iter(v.items())
+        first = True
+        while chunk := dict(islice(it, _JSON_ITEMS)):
+            yield (("" if first else ",") + dumps(chunk)[1:-1]).encode()
+            first = False
+        yield b"}"
+    yield b"}"
+
+
+def _deflated(parts, level: int):
+    """The zlib stream of the concatenated ``parts`` (bytes), in parts: the
+    bytes ``zlib.compress(b"".join(parts), level)`` gives."""
+    c = zlib.compressobj(level)
+    for part in parts:
+        out = c.compress(part)
+        if out:
+            yield out
+    yield c.flush()
 
 
 # -- hidden ledger entries ----------------------------------------------------------

@@ -79,6 +79,9 @@ class SearchIndexMerges:
             cur = sub.open_current()
             if cur is None:
                 return 0
+            # opening the shards read their segments' files through mappings (~40 MB resident at
+            # 2.07M turns before the first shard was merged): dropped, a shard's merge maps what it reads
+            drop_mapped_pages(sub.dir)
             live_m = cur[0]
             for s, name in cur[0].live():
                 new = self._merge_shard_small(sub, name, cur[1][name])

@@ -143,7 +143,8 @@ class TurnAppender:
         self.refill = refill
         #: pack mode: session -> the non-empty cwd and project values of its turns written since the
         #: last publish; ``_meta``: session -> [head before this appender's first publish of it, head
-        #: now, values, the marks of its chain's sources], or None when a chain was rewritten or moved
+        #: now, values (a tuple), the marks of its chain's sources (``turnmeta.source_marks``' hex
+        #: digits as bytes)], or None when a chain was rewritten or moved
         #: by another writer meanwhile:
         #: given to ``turnmeta.record_written`` by :meth:`close` (the first forget --match reads no chain)
         self._meta_new: dict[str, set[str]] = {}
@@ -230,9 +231,12 @@ class TurnAppender:
         for sid, base in moves:
             vals = self._meta_new.pop(sid, set())
             head = self.states[sid].head
-            marks = source_marks(self.states[sid].sources)   # the whole chain's (the state has them all)
+            # the whole chain's (the state has them all), as bytes: kept for every session the run
+            # publishes until close, the values as a tuple and the marks' hex digits as their bytes
+            # take ~10 MB less at 2.07M turns (docs/benchmarks.md, "Session 31 (branch `rss31`)")
+            marks = bytes.fromhex(source_marks(self.states[sid].sources))
             if sid not in self._meta:
-                self._meta[sid] = [base, head, vals, marks]
+                self._meta[sid] = [base, head, tuple(vals), marks]
                 continue
             m = self._meta[sid]
             if m is None:
@@ -241,7 +245,7 @@ class TurnAppender:
                 self._meta[sid] = None
                 continue
             m[1] = head
-            m[2] |= vals
+            m[2] = tuple(vals.union(m[2]))
             m[3] = marks
 
     def _close_stream(self) -> None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import zlib
 from bisect import bisect_right
+from collections.abc import Iterator
 
 from objstore.core.atomic import read_z, write_z
 from objstore.core.errors import IntegrityError, MemError
@@ -212,16 +213,28 @@ def source_sessions(store: Store, heads: dict[str, str], sources) -> set[str]:
     return out
 
 
-def _save(store: Store, entries: dict[str, tuple[str, set[str]]], marks: dict[str, str]) -> None:
+def _save(store: Store, entries: dict[str, tuple[str, set[str]]], marks: "dict[str, str | bytes]") -> None:
     """Write the cache anew from ``entries`` (session id -> (head id, values))
-    and ``marks`` (session id -> its fourth field, when it has one); a write
-    that fails is skipped (the cache is only a shortcut)."""
-    lines = [f"{head}\t{json.dumps(sid, ensure_ascii=False)}\t{json.dumps(sorted(v), ensure_ascii=False)}"
-             + (f"\t{marks[sid]}\n" if sid in marks else "\n")
-             for sid, (head, v) in sorted(entries.items())]
+    and ``marks`` (session id -> its fourth field, when it has one, or its
+    hex digits as bytes); a write
+    that fails is skipped (the cache is only a shortcut).  Written line by
+    line, as ``citations.FactCites.save`` writes its file: never whole in
+    memory, nor kept as the last content written (``core.atomic.write_z``
+    keeps a whole ``bytes``): at 2.07M turns the file is 15 MB, and an
+    import held it, its lines and their join through its end merges
+    (docs/benchmarks.md, "Session 31 (branch `rss31`)")."""
+
+    def lines() -> Iterator[bytes]:
+        for sid, (head, v) in sorted(entries.items()):
+            mk = marks.get(sid)
+            if isinstance(mk, bytes):   # record_written's marks as their bytes
+                mk = mk.hex()
+            yield (f"{head}\t{json.dumps(sid, ensure_ascii=False)}\t{json.dumps(sorted(v), ensure_ascii=False)}"
+                   + (f"\t{mk}\n" if mk is not None else "\n")).encode("utf-8")
+
     try:
         (store.root / "cache").mkdir(exist_ok=True)
-        write_z(store.root / "cache" / META_FILE, "".join(lines).encode("utf-8"), durable=False)
+        write_z(store.root / "cache" / META_FILE, lines(), durable=False)
     except OSError:
         pass
 
@@ -235,8 +248,9 @@ def record_written(store: Store, written: dict[str, tuple]) -> None:
     83 s, test25b U6).  ``written``: session id -> (the head its ref had
     before the writer's turns, None for a new session; the head its ref
     has now; the non-empty ``cwd`` and ``project`` values of the turns
-    written on top; and, optionally, the marks of every source of the
-    whole chain, :func:`source_marks`).  A new session gets its line; a
+    written on top, any iterable of them; and, optionally, the marks of every source of the
+    whole chain, :func:`source_marks`, or its hex digits as bytes, as a
+    large import keeps them).  A new session gets its line; a
     session whose cached line names the old head gets the new head and
     both sets of values (and the marks given, or none); any other session is left as it is (no line, or a line
     of another head: read again when asked, as before).  Only for chains
@@ -244,7 +258,7 @@ def record_written(store: Store, written: dict[str, tuple]) -> None:
     must not be given.  Raises nothing (a write that fails is skipped)."""
     if not written:
         return
-    marks: dict[str, str] = {}
+    marks: "dict[str, str | bytes]" = {}
     cached = _load(store, marks)
     changed = False
     for sid, (base, head, values, *mk) in written.items():
@@ -252,7 +266,7 @@ def record_written(store: Store, written: dict[str, tuple]) -> None:
         if base is None:
             cached[sid] = (head, set(values))
         elif old is not None and old[0] == base:
-            cached[sid] = (head, old[1] | values)
+            cached[sid] = (head, old[1].union(values))
         else:
             continue
         if mk and mk[0] is not None:
