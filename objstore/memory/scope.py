@@ -261,10 +261,13 @@ def same_birth(a: str, b: str) -> bool:
     """Whether two :func:`repo_birth` values are one repository's: the same
     nanosecond time, and the same inode when on the same device (two
     repositories made in one clock tick on one disk differ there; a move
-    to another disk keeps the time, not the inode)."""
-    if not a or not b:
+    to another disk keeps the time, not the inode).  A value not of the
+    shape ``time:device:inode`` (a hand-edited or damaged registry) is no
+    repository's: False (test31b V6: a crash on every new repository)."""
+    pa, pb = str(a or "").split(":"), str(b or "").split(":")
+    if len(pa) != 3 or len(pb) != 3 or not all(pa + pb):
         return False
-    (ta, da, ia), (tb, db, ib) = a.split(":", 2), b.split(":", 2)
+    (ta, da, ia), (tb, db, ib) = pa, pb
     return ta == tb and (da != db or ia == ib)
 
 
@@ -399,9 +402,12 @@ def moved_from(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
     ``ident`` was before it moved (test30c T16: a repository without a
     remote moved, or a parent folder renamed): those whose recorded
     :func:`repo_birth` is this repository's (:func:`same_birth`) and whose
-    folder no longer holds it (gone, or another repository there now), in
-    the registry's order; ``()`` when there is none, and when the old
-    folder still holds it (a copy, ``cp -a``: another project).  Costs one
+    folder holds no repository now (gone), in the registry's order; ``()``
+    when there is none, and when the old folder still holds it (a copy,
+    ``cp -a``: another project).  A folder another repository took (``mv
+    api api-old; git init api``) keeps its name with that folder, as a
+    path identity always did: the moved one takes none (test31b V2: both
+    took one name, and their memory was merged).  Costs one
     ``stat`` and a look at the candidates' folders, for an identity not
     registered yet only."""
     if ident.id in r.projects or not r.births:
@@ -412,8 +418,10 @@ def moved_from(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
         if k == ident.id or k not in r.projects or not same_birth(b, birth):
             continue
         there = identity_of(k[5:]) if os.path.isdir(k[5:]) else None
-        if there is not None and there.top == k[5:] and same_birth(repo_birth(there), birth):
-            return ()   # the first folder still holds this repository: a copy, not a move
+        if there is not None and there.top == k[5:]:
+            if same_birth(repo_birth(there), birth):
+                return ()   # the first folder still holds this repository: a copy, not a move
+            continue        # another repository there now: the folder's name stays with it (test31b V2)
         out.append(k)
     return tuple(out)
 

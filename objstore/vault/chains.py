@@ -40,10 +40,17 @@ class SealedKey:
     current: SealedVersion | None
 
 
-def walk_sealed(store: Store, oid: str | None) -> list[SealedVersion]:
+def walk_sealed(store: Store, oid: str | None, key: str | None = None) -> list[SealedVersion]:
     """Sealed versions from ``oid`` back along ``parent`` links, newest first.
-    Raises IntegrityError when a linked object is missing."""
-    return [SealedVersion(sid, s) for sid, s in store.walk_chain(oid, Sealed, "sealed version")]
+    Raises IntegrityError when a linked object is missing, and when ``key``
+    is given and ``oid`` is a version of another key (``refs/sealed/<key>``
+    naming another key's version: never read or written on as ``key``'s,
+    test31b V8, as ``facts.own_chain`` for plain keys)."""
+    chain = [SealedVersion(sid, s) for sid, s in store.walk_chain(oid, Sealed, "sealed version")]
+    if key is not None and chain and chain[0].sealed.key != key:
+        raise IntegrityError(f"refs/sealed/{key} names a version of another key ({chain[0].sealed.key})",
+                             hint="run: mem fsck --repair")
+    return chain
 
 
 def sealed_versions(store: Store, key: str) -> list[SealedVersion]:
@@ -53,7 +60,7 @@ def sealed_versions(store: Store, key: str) -> list[SealedVersion]:
     head = store.refs.read(sealed_ref(key))
     if head is None:
         raise NotFound(f"no sealed key {key}", hint="list them with: mem sealed list")
-    return walk_sealed(store, head)
+    return walk_sealed(store, head, key)
 
 
 def current_sealed(chain: list[SealedVersion], as_of: int | None = None) -> SealedVersion | None:
@@ -111,7 +118,11 @@ def list_sealed(store: Store, prefix: str = "") -> list[SealedKey]:
         key = name[len("sealed/"):]
         if prefix and key != prefix and not key.startswith(want):
             continue
-        chain = walk_sealed(store, head)
+        try:
+            chain = walk_sealed(store, head, key)
+        except IntegrityError as e:   # a damaged ref: skipped and noted, as a listing of plain keys does
+            store.damaged.setdefault(f"ref {name}", str(e))
+            continue
         out.append(SealedKey(key, head, len(chain), current_sealed(chain)))  # type: ignore[arg-type]
     return out
 

@@ -60,7 +60,7 @@ def seal_incoming(store: Store, key: str, facts: list[Fact], command: str = "pul
     recipient = vault_info(store).recipient
     ref = sealed_ref(key)
     first = head = store.refs.read(ref)
-    chain = walk_sealed(store, head) if head else []
+    chain = walk_sealed(store, head, key) if head else []
     out = IncomingSeal(key)
     for f in sorted(facts, key=lambda f: (f.valid_from, f.recorded_at, f.owner, f.version)):
         cur = current_sealed(chain) or lost_current(chain)

@@ -259,7 +259,7 @@ def _write_sealed(store: Store, key: str, age_file: bytes, *, kind: str | None, 
         want = None if expect.lower() in ("none", "0") else check_prefix(expect)
         if (want is None) != (old is None) or (want is not None and not old.startswith(want)):
             raise RefConflict(ref, expect, old)
-    prev = store.get(old, Sealed) if old else None
+    prev = walk_sealed(store, old, key)[0].sealed if old else None   # (never on another key's chain: test31b V1, V8)
     if trust != "user_stated" and old is not None:
         before = walk_sealed(store, old)
         cur = current_sealed(before) or lost_current(before)   # a lost value's stub carries its trust
@@ -456,7 +456,7 @@ def seal_key(store: Store, key: str, *, previewed: AbstractSet[str] | None = Non
             return res
         oldest_first = list(reversed(plain))
         if shead is not None:
-            chain = walk_sealed(store, shead)
+            chain = walk_sealed(store, shead, key)
             if [_meta(s.sealed) for s in reversed(_kept(chain))] != [_meta(v.fact) for v in oldest_first]:
                 raise Refused(f"{key} is both plain and sealed, with different versions",
                               hint=f"read both (mem log {key}; mem sealed show {key} --all) and forget one")

@@ -82,3 +82,39 @@ def test_fsck_repair_rebuilds_the_births(store_path, tmp_path, invoke):
     assert json.loads(reg.read_text()) == before
     (tmp_path / "r").rename(tmp_path / "s")
     assert "pg-rb" in _hook(store_path, "SessionStart", tmp_path / "s" / "api")
+
+
+def test_starting_over_in_the_old_folder_merges_no_memory(store, store_path, tmp_path):
+    """test31b V2 (a regression of the births carry): ``mv api api-old; git
+    init api`` gave the moved repository the folder's name too, so the two
+    repositories shared one project and a "remember that" in the new one
+    replaced the old one's value."""
+    store.close()
+    api = git_init(tmp_path / "p3" / "api")
+    _hook(store_path, "SessionStart", api)
+    _hook(store_path, "UserPromptSubmit", api, "remember that the deploy host is kiwi-17")
+    old = tmp_path / "p3" / "api-old"
+    api.rename(old)
+    git_init(api)                                            # start over in the old folder
+    _hook(store_path, "SessionStart", old)
+    assert "project/api-old/remembered/deploy-host" in _hook(store_path, "UserPromptSubmit", old,
+                                                             "remember that the deploy host is fig-99")
+    assert "kiwi-17" in _hook(store_path, "UserPromptSubmit", api, "what is the deploy host?")
+    names = json.loads((store_path / "projects.json").read_text())["projects"]
+    assert names[f"path:{api}"] == "api" and names[f"path:{old}"] != "api"
+
+
+def test_a_malformed_birth_is_no_repository_and_no_crash(store, store_path, tmp_path):
+    """test31b V6: one hand-edited ``births`` value without two colons made
+    every new repository's prompt hook drop "remember that" (ValueError)."""
+    store.close()
+    api = git_init(tmp_path / "bm" / "api")
+    _hook(store_path, "SessionStart", api)
+    p = store_path / "projects.json"
+    doc = json.loads(p.read_text())
+    doc["births"] = {k: "abc" for k in doc.get("births", {})} or {f"path:{api}": "abc"}
+    p.write_text(json.dumps(doc))
+    new = git_init(tmp_path / "bm" / "newrepo")
+    _hook(store_path, "SessionStart", new)
+    assert "project/newrepo/remembered/queue-host" in _hook(store_path, "UserPromptSubmit", new,
+                                                            "remember that the queue host is mq-7")
