@@ -3,6 +3,11 @@ at once as ``user_stated`` (issue: derive, item 6).
 
 :func:`statement_of` recognises a prompt (or a sentence of it) that starts
 with ``remember that``, ``remember this``, ``remember:``, ``remember,``, ``remember -``,
+``remember the following:``, ``remember for later:`` (``for next time``, ``for
+the record``, a label in brackets: ``remember (for later):``), ``don't
+forget:``, ``note to self:``, ``can/could/would/will you remember that …?``
+(test31 U9; a form with no "that"/"this" whose statement is a task,
+``_TODO``/``_TASK``, states nothing),
 ``please remember X is Y`` (a bare "remember" after "please" or "pls",
 followed by one statement: a copula or an assignment, no question, no
 exclamation, no second clause; never a bare "Remember the api is on fire,
@@ -47,15 +52,17 @@ and the earlier value stays in the key's history (``mem log``).  So is a
 statement that says the same words but for its values ("the api listens on
 port 9090" after "… on port 8080", no copula: test30 R5), and a possessive
 ``'s`` names what the word alone names ("the api's port" is "the api port").  A
-statement written late (below) never supersedes: it takes the suffixed
-key, as the value at its key may have been set since.
+statement written late (below) supersedes only a value said before its
+prompt (test31 U11).
 
 A statement is never lost: the prompt hook writes it with the prompt's turn
 under one store lock (``capture.live.capture_prompt``); when the hook could
 not (the store was locked, its budget ran out, it was killed), the
 transcript sync that later stores the prompt's turn writes it
 (:func:`write_statement` with ``late=True``): once, since only a turn the
-sync adds leads to a write, and never over a value written or forgotten
+sync adds leads to a write, as the hook would have (a restated value the
+key's next version), but never over a value said after the prompt
+(the value's cited turn's time, else its ``recorded_at``) nor one forgotten
 since.
 
 The redaction rules (:mod:`objstore.core.redact`) are imported where a
@@ -67,6 +74,7 @@ from __future__ import annotations
 
 import re
 
+from objstore.core.errors import CorruptObject, NotFound
 from objstore.core.objects import normalize_value
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.refs import fact_ref
@@ -79,12 +87,22 @@ from objstore.memory.tombstones import all_tombstones, forgotten_in
 MAX_CHARS = 600
 #: compiled on first use: most prompts are ASCII and hold none of :data:`_CUE_WORDS`
 #: (the prompt hook of a new process need not compile it, ~0.3 ms)
-_CUE = LazyPattern(r"(?:^|(?<=[.!?]))\s*(?P<please>(?:please|pls|plz)\s*,?\s+)?"
-                   r"(?:remember(?:\s+(?:that|this)\s*[:,\-\u2013\u2014]?|\s*[:,]|\s+[-\u2013\u2014]|(?P<bare>\s))"
-                   r"|note\s+that"
-                   r"|keep\s+in\s+mind\s+that|don'?t\s+forget\s+that)\s*(?P<what>.+)", re.I | re.S)
+_CUE = LazyPattern(r"(?:^|(?<=[.!?]))\s*(?:(?P<ask>(?:can|could|would|will)\s+you\s+(?:please\s+)?)"
+                   r"(?=remember\s+(?:that|this)\b)|(?P<please>(?:please|pls|plz)\s*,?\s+))?"
+                   r"(?:remember(?:\s+(?:that|this)\s*[:,\-\u2013\u2014]?|\s*[:,]|\s+[-\u2013\u2014]"
+                   r"|\s+(?:the\s+following|for\s+(?:later|now|next\s+time|(?:the\s+)?future(?:\s+reference)?"
+                   r"|the\s+record|reference))\s*[:,\-\u2013\u2014]|\s*\((?:for\s+)?[\w ]{1,24}\)\s*[:,\-\u2013\u2014]?"
+                   r"|(?P<bare>\s))"
+                   r"|note\s+that|note\s+to\s+self\s*[:,\-\u2013\u2014]"
+                   r"|keep\s+in\s+mind\s+that|(?:don'?t|do\s+not)\s+forget(?:\s+that|\s*[:,]|\s+[-\u2013\u2014]))"
+                   r"\s*(?P<what>.+)", re.I | re.S)
 #: what a bare "remember X" (no "that", no colon) may not start with: a plan or a question, not a statement
 _NOT_STATED = LazyPattern(r"(?:to|when|what|how|if|why|where|who|whether|me|us|you|him|her|them)\b", re.I)
+#: what the asked form's statement may not be ("can you remember that for me?", "… that too?")
+_NOT_ASKED = LazyPattern(r"(?:for\s+(?:me|us|later|now)|too|as\s+well|please|ok(?:ay)?)?\s*$", re.I)
+#: a task's opening verb after a cue with no "that"/"this" ("don't forget: push the tag"): a to-do, not a fact
+_TODO = LazyPattern(r"(?:to\s+)?(?:run|fix|push|deploy|merge|commit|check|call|email|send|buy|ping|tell|ask|"
+                    r"review|update|bump|release|tag|rebase|start|stop|skip|pick|book|pay|renew)\b", re.I)
 #: a word every match of :data:`_CUE` holds
 _CUE_WORDS = ("remember", "note", "keep", "forget")
 _STOP = frozenset("a an the is are was were be our my we i to of on in at for and that this it "
@@ -94,7 +112,8 @@ _STOP = frozenset("a an the is are was were be our my we i to of on in at for an
 #: a short label before a colon that opens a bare cue's statement ("for later:", "important:", "fyi:"):
 #: not its subject (the key was named "later" and the next such prompt replaced the value: test30b S20)
 _LABEL = LazyPattern(r"^(?:(?:that|this)\s+)?(?:for\s+(?:later|now|(?:the\s+)?future|next\s+\w+|the\s+record)|"
-                     r"important|fyi|note|heads\s+up|btw|reminder|key\s+point|(?:(?:this|a|one)\s+)?(?:fact|thing))"
+                     r"important|fyi|note|heads\s+up|btw|(?:as\s+a\s+)?reminder|key\s+point|"
+                     r"(?:(?:this|a|one)\s+)?(?:fact|thing))"
                      r"\s*[:,\-\u2013\u2014]\s+(?=\S)", re.I)
 #: an instruction after a bare cue's statement ("… so run only the unit ones", "… and don't push"): a task
 _TASK = LazyPattern(r"\b(?:so|then|and|but)\s+(?:please\s+)?(?:run|do|don'?t|never|always|fix|use|make|push|"
@@ -133,6 +152,13 @@ def statement_of(prompt: str) -> str | None:
         return None
     what = m.group("what").strip()
     what = _LABEL.sub("", what, count=1)   # "please remember for later: X" states X (test30b S20, test30c T2)
+    if m.group("ask") is not None:   # "can you remember that X?": X, without the question mark (test31 U9)
+        what = _THANKS.sub("", what.split("\n", 1)[0]).rstrip().rstrip("?").rstrip()
+        if _NOT_ASKED.match(what):
+            return None   # "can you remember that for me?": no statement
+    if m.group("bare") is None and not re.search(r"\b(?:that|this)\b", m.group(0)[:m.start("what") - m.start()], re.I) \
+            and (_TODO.match(what) or _TASK.search(what.split("\n", 1)[0])):
+        return None   # "don't forget: push the tag", "note to self: run the tests": a task, no fact (test31 U9)
     if m.group("bare") is not None:
         what = _THANKS.sub("", what)
         if m.group("please") is None or not _bare_statement(what):
@@ -314,17 +340,40 @@ def remember_statement(store: Store, prompt: str, *, project: str | None, source
                     sources=(source,) if source else (), command=command)
 
 
+def _said_at(store: Store, fact) -> int:
+    """When the statement held by ``fact`` (a version of a ``remembered/``
+    key) was said, ms since the epoch: the time of the turn it cites (the
+    prompt) when that is earlier than its ``recorded_at`` (a late write is
+    recorded after its prompt), else its ``recorded_at``."""
+    at = fact.recorded_at
+    for src in (getattr(fact, "sources", None) or ())[:1]:
+        try:
+            turn = store.get(src)
+        except (NotFound, CorruptObject, ValueError):   # a source that is a file or URI, or gone: the time written
+            continue
+        ts = getattr(turn, "timestamp", 0) or 0
+        if getattr(turn, "role", "") == "user" and 0 < ts < at:
+            at = ts
+    return at
+
+
 def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "",
-                    command: str = "hook remember", late: bool = False):
+                    command: str = "hook remember", late: bool = False, said_at: int = 0):
     """Write the statement of a "remember that …" prompt typed in ``cwd``
     (its project: ``project_aliases(cwd, store_root=store.root)[0]``, as
     the hooks name it),
     citing ``source``; returns ``facts.RememberResult`` or None.
 
-    ``late``: the prompt was typed earlier and its hook did not write the
-    statement (a transcript sync stores its turn now): written only when
-    its key holds no value (the hook's write, or a value the person set
-    since, stands) and the value was not forgotten since (a tombstone).
+    ``late``: the prompt was typed earlier, at ``said_at`` (ms since the
+    epoch, 0 unknown), and its hook did not write the statement (a
+    transcript sync stores its turn now): written as the hook would have
+    written it (:func:`statement_key`, a restated value its key's next
+    version: test31 U11) when its key holds no value or the key's value was
+    said before ``said_at`` (:func:`_said_at`); a value said at or after
+    the prompt (the hook's write, a value the person set since) stands, as
+    does the same statement, and nothing is written when ``said_at`` is
+    unknown and the key holds a value, or the value was forgotten since (a
+    tombstone).
     A prompt that states nothing (most of them) returns None before its
     project is looked up (the registry read, the identity and path rules:
     the prompt hook runs this on every prompt).
@@ -335,7 +384,13 @@ def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "
     aliases = project_aliases(cwd or None, store_root=store.root) if cwd else ()
     project = aliases[0] if aliases else None
     if late:
-        key = statement_key(what, project, store, update=False)
-        if store.refs.read(fact_ref(key)) is not None or forgotten_in(all_tombstones(store), key, what):
+        key = statement_key(what, project, store)
+        head = store.refs.read(fact_ref(key))
+        if forgotten_in(all_tombstones(store), key, what):
             return None
-    return remember_statement(store, prompt, project=project, source=source, command=command, update=not late)
+        if head is not None:
+            held = store.get(head)
+            if not said_at or _said_at(store, held) >= said_at \
+                    or _content_words(getattr(held, "body", "") or "") == _content_words(what):
+                return None   # said since (or the same statement): it stands
+    return remember_statement(store, prompt, project=project, source=source, command=command)

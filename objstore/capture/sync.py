@@ -595,7 +595,7 @@ def write_stated(store: Store, stated: list, command: str, own: str = "",
                  rules: dict[str, list[tuple[bytes, int]]] | None = None) -> object:
     """Write the statements of prompts a sync added (``sync_one``'s
     ``stated``), each citing its turn: late (``statements.write_statement``:
-    never over a value written or forgotten since), except the prompt whose
+    never over a value said after the prompt or forgotten since), except the prompt whose
     source or alias is ``own`` (the prompt hook's own prompt, typed now),
     whose result is returned (None when it is not among them; the
     ``MemError`` when its write was refused, a sealed key).  Another refused
@@ -622,7 +622,7 @@ def write_stated(store: Store, stated: list, command: str, own: str = "",
             cwd = ""
         try:
             r = write_statement(store, ct.text, cwd=cwd, source=oid, command=f"{command} remember",
-                                late=not is_own)
+                                late=not is_own, said_at=ct.timestamp)
         except MemError as e:
             if is_own:   # the prompt typed now: its hook says it was not stored, and why (test30b S17)
                 mine = e

@@ -79,7 +79,7 @@ from objstore.memory.decay import decay_days, touch
 from objstore.memory.facts import current_of, current_version, list_keys, listed_chain, visible
 from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
 from objstore.memory.served import hider
-from objstore.retrieval.keyrank import FactView, key_name, narrower_first, sealed_in_scope, sealed_over
+from objstore.retrieval.keyrank import FactView, narrower_first, one_name, sealed_in_scope, sealed_over
 from objstore.retrieval.laterturns import SNIPPET_CHARS, LaterTurn, later_turns
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
@@ -223,7 +223,7 @@ def _tier(f: Fact) -> int | None:
 
 
 def one_name_order(tiers: list[list[tuple[str, Fact]]], scoped: bool) -> None:
-    """Put the block's facts of one name (``keyrank.key_name``) in recall's
+    """Put the block's facts of one name (``keyrank.one_name``) in recall's
     order (``keyrank`` rule 5, ``narrower_first``: the person's before an
     agent's, then the project's, the person's ``user/``, ``global/``), in
     place: ``tiers`` are the block's sections, each a list of ``(id,
@@ -237,7 +237,7 @@ def one_name_order(tiers: list[list[tuple[str, Fact]]], scoped: bool) -> None:
     where: dict[str, tuple[int, int]] = {}   # key -> (section, place): the block's order
     for ti, items in enumerate(tiers):
         for i, (_oid, f) in enumerate(items):
-            groups.setdefault(key_name(f.key).casefold(), []).append(f)
+            groups.setdefault(one_name(f.key), []).append(f)
             where[f.key] = (ti, i)
     for group in groups.values():
         if len(group) < 2:

@@ -43,7 +43,8 @@ whichever version matched.  So a key is ranked, not a version:
 
 5. **One name, the narrower scope first** (``recall`` and the prompt
    hook; test28 Y10, test28b Z10).  When
-   facts of one name (:func:`key_name`) in several scopes are among the
+   facts of one name (:func:`one_name`: :func:`key_name`, a leading
+   ``remembered`` aside, test31 U10) in several scopes are among the
    hits (``project/api/style``, ``user/style``, ``global/style``), they
    keep the places they won but take them narrowest first: the project's
    own value (only when recall is scoped to projects: the project is the
@@ -151,6 +152,16 @@ def key_name(key: str) -> str:
     return " ".join(parts[2:] if parts[0] == "project" else parts[1:])
 
 
+def one_name(key: str) -> str:
+    """The name rule 5 groups ``key`` by: its :func:`key_name`, casefolded,
+    with a leading ``remembered`` dropped, so the key the prompt hook writes
+    for "remember that the db host is …" (``project/shop/remembered/db-host``)
+    is the name ``db-host`` of ``user/db-host`` and ``global/db-host``
+    (test31 U10)."""
+    name = key_name(key).casefold()
+    return name[11:] if name.startswith("remembered ") else name
+
+
 _SCOPE_RANK = {"project": 0, "user": 1, "global": 2}
 
 
@@ -158,7 +169,9 @@ def same_name_keys(key: str, projects: Sequence[str]) -> list[str]:
     """The keys of ``key``'s :func:`key_name` in every scope a reader in
     ``projects`` (project names) sees, narrowest first, ``key`` among them:
     ``user/style`` with ``("api",)`` -> ``["project/api/style",
-    "user/style", "global/style"]``.  [] for a key of no fact scope.  The
+    "user/style", "global/style"]`` and, in the project and ``user/``, the
+    name as the prompt hook writes it (``project/api/remembered/style``,
+    :func:`one_name`).  [] for a key of no fact scope.  The
     group rule 5 orders; the prompt hook looks these keys up (a fact of
     the name the prompt's words did not find still goes first)."""
     scope, _, rest = key.partition("/")
@@ -166,7 +179,11 @@ def same_name_keys(key: str, projects: Sequence[str]) -> list[str]:
         rest = rest.partition("/")[2]
     elif scope not in _SCOPE_RANK:
         return []
-    return [*(f"project/{p}/{rest}" for p in projects), f"user/{rest}", f"global/{rest}"] if rest else []
+    rest = rest[11:] if rest.startswith("remembered/") else rest
+    if not rest:
+        return []
+    mine = [f"project/{p}/{r}" for p in projects for r in (rest, f"remembered/{rest}")]
+    return [*mine, f"user/{rest}", f"user/remembered/{rest}", f"global/{rest}"]
 
 
 class FactView:
@@ -182,7 +199,7 @@ class FactView:
 
 def narrower_first(hits: list, scoped: bool) -> list:
     """Rule 5: ``hits`` (objects with ``kind`` and ``key``) with the facts of
-    one :func:`key_name` reordered among the places they hold, narrowest
+    one name (:func:`one_name`) reordered among the places they hold, narrowest
     scope first (``project`` when ``scoped``, then ``user``, then
     ``global``; unscoped, a project's fact keeps its place and rank among
     them by score order); the person's (``trust`` ``user_stated``) before an
@@ -194,7 +211,7 @@ def narrower_first(hits: list, scoped: bool) -> list:
         if getattr(h, "kind", None) == "fact" and h.key:
             scope = h.key.split("/", 1)[0]
             if scope in _SCOPE_RANK and (scoped or scope != "project"):
-                groups.setdefault(key_name(h.key).casefold(), []).append(i)
+                groups.setdefault(one_name(h.key), []).append(i)
     out = list(hits)
     for places in groups.values():
         if len(places) > 1:
@@ -345,13 +362,13 @@ def sealed_over(keys: Collection[str], sealed: Collection[str]) -> dict[str, str
     by_name: dict[str, list[str]] = {}
     for k in sealed:
         if k.split("/", 1)[0] in _SCOPE_RANK:
-            by_name.setdefault(key_name(k).casefold(), []).append(k)
+            by_name.setdefault(one_name(k), []).append(k)
     out: dict[str, str] = {}
     for key in keys:
         scope = key.split("/", 1)[0]
         if scope not in _SCOPE_RANK:
             continue
-        narrower = [k for k in by_name.get(key_name(key).casefold(), ())
+        narrower = [k for k in by_name.get(one_name(key), ())
                     if _SCOPE_RANK[k.split("/", 1)[0]] < _SCOPE_RANK[scope]]
         if narrower:
             out[key] = min(narrower, key=lambda k: (_SCOPE_RANK[k.split("/", 1)[0]], k))

@@ -50,9 +50,12 @@ def test_the_person_comes_before_an_agent_whatever_the_scope(store):
 def test_same_name_keys_are_the_names_places_in_every_scope_a_reader_sees():
     """What the prompt hook looks up for a fact that cleared its gate (test28b Z10)."""
     from objstore.retrieval.keyrank import same_name_keys
-    want = ["project/api/style", "project/api-v2/style", "user/style", "global/style"]
+    want = ["project/api/style", "project/api/remembered/style", "project/api-v2/style",
+            "project/api-v2/remembered/style", "user/style", "user/remembered/style", "global/style"]
     assert same_name_keys("global/style", ("api", "api-v2")) == want
     assert same_name_keys("project/web/style", ("api", "api-v2")) == want
-    assert same_name_keys("user/deploy/prod", ()) == ["user/deploy/prod", "global/deploy/prod"]
+    assert same_name_keys("project/web/remembered/style", ("api", "api-v2")) == want   # the hook's key (test31 U10)
+    assert same_name_keys("user/deploy/prod", ()) == ["user/deploy/prod", "user/remembered/deploy/prod",
+                                                      "global/deploy/prod"]
     assert same_name_keys("session:abc", ("api",)) == []
     assert same_name_keys("project/api", ("api",)) == []

@@ -1,0 +1,204 @@
+"""Session 31 (tester test31): "remember that" asked in other words (U9), a
+restatement the hook could not write (U11), and the hook's own key in
+rule 5's one-name order (U10).
+
+U9: "can you remember that …?", "don't forget: …", "note to self: …",
+"remember the following: …", "remember (for later): …", "remember for next
+time: …" were dropped without a word; the look-alikes that ask nothing
+(tasks, questions about memory, quoted text) still state nothing.
+U11: a restated "remember that" typed while a gc held the store lock was
+written later by the Stop hook's sync as a second key, the old value
+current and first; now it is the key's next version, unless the key's
+value was set after the prompt.
+U10: ``project/<p>/remembered/db-host`` (the hook's key) is the name
+``db-host`` of ``user/db-host`` and ``global/db-host``: the project's value
+goes first in recall, the prompt hook and the session block.
+Real ``mem hook`` and ``mem recall`` processes on real stores."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from objstore import list_keys
+from objstore.capture.statements import statement_key, statement_of
+from objstore.memory.facts import remember, versions
+from objstore.memory.opening import open_store
+from tests.hooks._util import REPO, asst, hook_env, hook_log, line, lock_held, payload, run_hook, text, user
+
+SID = "0b1c2d3e-0000-4000-8000-0000000031c9"
+
+ASKED = [  # (prompt, statement): test31 U9, word for word, and neighbours
+    ("can you remember that the api port is 9000?", "the api port is 9000"),
+    ("don't forget: the cache ttl is 300 seconds", "the cache ttl is 300 seconds"),
+    ("note to self: the build agent is runner-7", "the build agent is runner-7"),
+    ("remember the following: the log level is debug", "the log level is debug"),
+    ("remember (for later): the cache host is redis-9", "the cache host is redis-9"),
+    ("remember for next time: the api host is api-3", "the api host is api-3"),
+    ("Could you please remember that the queue host is mq-2? thanks", "the queue host is mq-2"),
+    ("do not forget, the deploy day is Tuesday", "the deploy day is Tuesday"),
+    ("note to self \u2014 the vpn interface is wg0", "the vpn interface is wg0"),
+    ("remember for future reference: the region is eu-west-1", "the region is eu-west-1"),
+]
+
+NOT_ASKED = [  # look-alikes: a task, a question about memory, quoted text, no statement
+    "do you remember that the api port is 9000?", "can you remember the api port?",
+    "can you remember when we moved the db?", "can you remember that for me?", "could you remember that?",
+    "don't forget to run the tests", "don't forget: push the tag before lunch", "note to self: run the tests",
+    "note to self: fix the flaky auth test", "remember: run the migrations first",
+    "don't forget: the tests are slow so run only the unit ones",
+    '"remember that the db host is pg-9" is what the README says', "> note to self: the vpn is wg0",
+    "what do you remember about the cache?", "I wrote a note to self: the vpn is wg0",
+    "remember the following files are generated", "do you remember the following: the db host?",
+]
+
+
+def test_the_asked_wordings_state_their_fact_and_the_look_alikes_nothing():
+    for said, want in ASKED:
+        assert statement_of(said) == want, said
+    for said in NOT_ASKED:
+        assert statement_of(said) is None, said
+    # a label after the cue is not the subject (test31 U9, polish): "as a reminder" never names the key
+    got = statement_of("remember that, as a reminder, the build host is ci-4")
+    assert got == "the build host is ci-4"
+    assert statement_key(got, "shop") == "project/shop/remembered/build-host"
+
+
+def _now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class _Session:
+    """A Claude Code transcript the test writes as the agent would, and the
+    hooks it sends, as real ``mem hook claude-code`` processes."""
+
+    def __init__(self, tmp_path: Path, sid: str = SID) -> None:
+        self.store, self.sid = tmp_path / "store", sid
+        self.t = tmp_path / "p" / f"{sid}.jsonl"
+        self.t.parent.mkdir(parents=True, exist_ok=True)
+        self.n = 0
+        self.t.write_bytes(line(user("u0", "first task", sid, ts=_now_iso()))
+                           + line(asst("a0", "msg_0", [text("finished 0")], sid, ts=_now_iso())))
+        self.stop("finished 0", write=False)
+
+    def prompt(self, words: str, env: dict | None = None) -> str:
+        """Append the prompt to the transcript, send its hook; the context it injected ("" none)."""
+        self.n += 1
+        with open(self.t, "ab") as f:
+            f.write(line(user(f"u{self.n}", words, self.sid, ts=_now_iso())))
+        rc, out, _err, _dt = run_hook(self.store, payload("UserPromptSubmit", self.sid, self.t, prompt=words), env=env)
+        assert rc == 0
+        return json.loads(out)["hookSpecificOutput"]["additionalContext"] if out.strip() else ""
+
+    def stop(self, answer: str = "noted", write: bool = True) -> None:
+        if write:
+            self.n += 1
+            with open(self.t, "ab") as f:
+                f.write(line(asst(f"a{self.n}", f"msg_{self.n}", [text(answer)], self.sid, ts=_now_iso())))
+        rc, *_ = run_hook(self.store, payload("Stop", self.sid, self.t, last_assistant_message=answer))
+        assert rc == 0
+
+    def remembered(self) -> dict[str, list[str]]:
+        """Every ``remembered/`` key: the bodies of its versions, newest first."""
+        with open_store(self.store) as s:
+            return {k: [v.fact.body for v in versions(s, k)] for k, _h in list_keys(s) if "/remembered/" in k}
+
+
+def test_the_asked_wordings_are_remembered_by_the_prompt_hook(tmp_path):
+    """U9 through the hook: each is confirmed and written; a look-alike is
+    neither (no "Remembered", no key)."""
+    s = _Session(tmp_path)
+    for said, want in ASKED[:6]:
+        ctx = s.prompt(said)
+        assert "Remembered as you asked (user_stated)" in ctx and want in ctx, (said, ctx, hook_log(s.store))
+    bodies = sorted(b[0] for b in s.remembered().values())
+    assert bodies == sorted(w for _s, w in ASKED[:6])
+    for said in ("do you remember that the api port is 9000?", "don't forget: push the tag before lunch",
+                 "can you remember that for me?"):
+        assert "Remembered as you asked" not in s.prompt(said), said
+    assert sorted(b[0] for b in s.remembered().values()) == bodies
+
+
+def _only_db_host(keys: dict[str, list[str]]) -> list[str]:
+    got = {k: v for k, v in keys.items() if "/remembered/db-host" in k}
+    assert len(got) == 1, got          # never a second, hash-suffixed key
+    return next(iter(got.values()))
+
+
+def _restated_while_locked(tmp_path: Path) -> _Session:
+    """The hook writes pg-old-1; then "… is pg-new-2" is typed while another
+    process holds the store lock (a gc, an import) and no detached child may
+    take the write: nothing is written yet."""
+    s = _Session(tmp_path)
+    assert "Remembered as you asked" in s.prompt("remember that the db host is pg-old-1")
+    s.stop()
+    with lock_held(s.store) as holder:
+        assert s.prompt("remember that the db host is pg-new-2", env=hook_env(s.store, MEM_HOOK_FORK="0")) == ""
+        assert holder.poll() is None
+    return s
+
+
+def test_a_late_restatement_is_the_keys_next_version(tmp_path):
+    """U11: the restatement typed while the store was locked (a gc, an
+    import) is written by the Stop sync as the key's v2, as the hook would
+    have written it; the old value is history, not a current second key."""
+    s = _restated_while_locked(tmp_path)
+    assert _only_db_host(s.remembered()) == ["the db host is pg-old-1"]
+    s.stop("Noted, pg-new-2.")
+    assert _only_db_host(s.remembered()) == ["the db host is pg-new-2", "the db host is pg-old-1"], hook_log(s.store)
+    s.stop("again")
+    assert _only_db_host(s.remembered()) == ["the db host is pg-new-2", "the db host is pg-old-1"]
+
+
+def test_a_value_set_after_the_late_prompt_stands(tmp_path):
+    """The other way: the person set the key after the locked prompt
+    (``mem remember``): the late statement is older and does not replace it
+    (nor becomes a second current key)."""
+    s = _restated_while_locked(tmp_path)
+    (key,) = [k for k in s.remembered() if "/remembered/db-host" in k]
+    got = subprocess.run([sys.executable, "-m", "cmds", "remember", key, "the db host is pg-manual-9"],
+                         env=hook_env(s.store), cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert got.returncode == 0, got.stderr
+    s.stop("Noted.")
+    assert _only_db_host(s.remembered()) == ["the db host is pg-manual-9", "the db host is pg-old-1"]
+
+
+@pytest.fixture
+def three_db_hosts(tmp_path):
+    """U10's store: the person's and a global default of ``db-host``, then
+    the project's value said with "remember that" in the project."""
+    s = _Session(tmp_path)
+    with open_store(s.store) as st:
+        remember(st, "global/db-host", "pg-global-1 is the shared db host")
+        remember(st, "user/db-host", "pg-mine-2")
+    assert "Remembered as you asked" in s.prompt("remember that the db host is pg-shop-3")
+    s.stop()
+    (key,) = [k for k in s.remembered() if k.endswith("/remembered/db-host")]
+    assert key.startswith("project/")
+    return s, key
+
+
+def test_the_hooks_key_is_the_projects_value_of_the_name(three_db_hosts):
+    """U10: the project's ``remembered/db-host`` goes before ``user/db-host``
+    and ``global/db-host`` in recall (text and JSON), the prompt hook and
+    the session block."""
+    s, key = three_db_hosts
+    project = key.split("/")[1]
+    got = subprocess.run([sys.executable, "-m", "cmds", "recall", "what is the db host", "--project", project,
+                          "--json"], env=hook_env(s.store), cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert got.returncode == 0, got.stderr
+    facts = [h["key"] for h in json.loads(got.stdout)["hits"] if h["kind"] == "fact"]
+    assert facts[:3] == [key, "user/db-host", "global/db-host"], facts
+    later = _Session(s.store.parent, sid=SID[:-4] + "0002")   # the next session in the project asks
+    ctx = later.prompt("what is the db host?")
+    assert "pg-shop-3" in ctx and "pg-mine-2" in ctx and "pg-global-1" in ctx, ctx
+    assert ctx.index("pg-shop-3") < ctx.index("pg-mine-2") < ctx.index("pg-global-1"), ctx
+    rc, out, _err, _dt = run_hook(s.store, payload("SessionStart", SID[:-4] + "0003", None, source="startup"))
+    assert rc == 0
+    block = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert block.index("pg-shop-3") < block.index("pg-mine-2"), block
