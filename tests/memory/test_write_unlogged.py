@@ -182,3 +182,23 @@ def test_the_prompt_hook_confirms_and_injects_when_the_audit_line_fails(mem, sto
                            env=hook_env(store_path), capture_output=True, timeout=120)
     out = json.loads(again.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "project/api/remembered/queue = the queue is rabbit-6" in out and "could not be written" not in out
+
+
+def test_a_forget_whose_audit_line_fails_says_to_run_it_again(mem, store_path):
+    """test31b V7: a forget that stopped when its audit line could not be
+    written said the writers' "do not run it again", and a person who
+    followed it left the text stored.  It says to run it again, and doing
+    so (with the space back) finishes it."""
+    mem("init")
+    mem("remember", "project/a/k", "db pg-1 codeword ember-lynx-3311", env=PERSON)
+    mem("remember", "user/note", "ember-lynx-3311 is also here", env=PERSON)
+    _grow_audit(mem)
+    audit = store_path / "logs" / "audit"
+    p = subprocess.run([sys.executable, "-m", "cmds", "forget", "--match", "ember-lynx-3311", "--yes"],
+                       env={**os.environ, **PERSON, **NO_PYC}, cwd=REPO, capture_output=True, text=True, timeout=120,
+                       preexec_fn=_limited(audit.stat().st_size))
+    assert p.returncode == 13, (p.stdout, p.stderr)
+    assert "the forget stopped there and the text is still stored" in p.stderr, p.stderr
+    assert "run the same forget again" in p.stderr and "do not run it again" not in p.stderr
+    mem("forget", "--match", "ember-lynx-3311", "--yes", env=PERSON)
+    mem("scan", "ember-lynx-3311", exit_code=0)
