@@ -11,7 +11,6 @@ secret.  docs/vault.md, "Sealing".
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from objstore.core.errors import IntegrityError, NotFound
@@ -21,32 +20,13 @@ from objstore.core.refs import session_ref
 from objstore.core.store import Store
 from objstore.memory import forget
 from objstore.memory.forgetplan import ForgetPlan
-from objstore.memory.sessions import WITHHELD, walk_turns
-
-
-def _value_re(value: str) -> re.Pattern | None:
-    """A pattern finding ``value`` in a text: case-insensitive, any run of
-    blanks for one; None for an empty value."""
-    words = value.split()
-    if not words:
-        return None
-    return re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
-
-
-def withhold_value(text: str, value: str) -> tuple[str, int]:
-    """``text`` with every occurrence of ``value`` (case-insensitive, any
-    blanks between its words) replaced by ``[REDACTED:sealed-value]``
-    (``sessions.WITHHELD``), and how many were."""
-    pat = _value_re(value)
-    if pat is None:
-        return text, 0
-    return pat.subn(WITHHELD, text)
+from objstore.memory.sessions import walk_turns, withhold_value
 
 
 def plan_source_turns(store: Store, facts: Iterable[Fact]) -> ForgetPlan:
     """A forget plan rewriting, in its place, each turn of this store that
     one of ``facts`` cites in ``sources`` and whose text holds that fact's
-    value, with the value withheld (:func:`withhold_value`).  A source that
+    value, with the value withheld (``sessions.withhold_value``).  A source that
     is not a turn of this store (a file, a lost placeholder, a turn gone or
     damaged, one no longer in its session's chain) is skipped.  Reads
     only; raises OSError."""
