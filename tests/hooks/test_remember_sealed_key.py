@@ -11,24 +11,16 @@ import sys
 import uuid
 
 from tests.conftest import REPO
-from tests.hooks._util import hook_env, mem_runner, payload, run_hook
+from tests.hooks._util import hook_env, mem_runner, payload, run_hook, vault_project
 
 
 def test_a_statement_on_a_sealed_key_says_it_was_not_stored(tmp_path):
-    home = tmp_path / "store"
-    cwd = tmp_path / "dev" / "api"
-    cwd.mkdir(parents=True)
-    pp = tmp_path / "pp"
-    pp.write_text("correct horse battery staple x\n")
+    home, _cwd, hook = vault_project(tmp_path)
     mem = mem_runner(home)
 
     def prompt(text):
-        rc, out, _err, _s = run_hook(home, payload("UserPromptSubmit", str(uuid.uuid4()), None, cwd=str(cwd),
-                                                   prompt=text))
-        assert rc == 0
+        out = hook(text)
         return json.loads(out)["hookSpecificOutput"]["additionalContext"] if out.strip() else ""
-    mem("init")
-    mem("vault", "init", "--passphrase-file", str(pp))
     assert "Remembered as you asked" in prompt("remember that the db host is pg-1")
     mem("seal", "project/api/remembered/db-host")
     said = prompt("remember that the db host is pg-2")
@@ -39,22 +31,9 @@ def test_a_statement_on_a_sealed_key_says_it_was_not_stored(tmp_path):
 def _sealed_store(tmp_path):
     """A store with a vault and ``project/api/remembered/db-host`` sealed
     (first written by the prompt hook); ``(home, cwd, prompt(text, sid))``."""
-    home = tmp_path / "store"
-    cwd = tmp_path / "dev" / "api"
-    cwd.mkdir(parents=True)
-    pp = tmp_path / "pp"
-    pp.write_text("correct horse battery staple x\n")
-    mem = mem_runner(home)
-
-    def prompt(text, sid=None, transcript=None):
-        rc, out, _err, _s = run_hook(home, payload("UserPromptSubmit", sid or str(uuid.uuid4()), transcript,
-                                                   cwd=str(cwd), prompt=text))
-        assert rc == 0
-        return out
-    mem("init")
-    mem("vault", "init", "--passphrase-file", str(pp))
+    home, cwd, prompt = vault_project(tmp_path)
     prompt("remember that the db host is pg-zqx-one")
-    mem("seal", "project/api/remembered/db-host")
+    mem_runner(home)("seal", "project/api/remembered/db-host")
     return home, cwd, prompt
 
 

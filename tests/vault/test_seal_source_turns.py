@@ -16,7 +16,7 @@ import sys
 import uuid
 
 from tests.conftest import REPO
-from tests.hooks._util import files_holding, hook_env, mem_runner, payload, run_hook, turns
+from tests.hooks._util import files_holding, hook_env, mem_runner, payload, run_hook, turns, vault_project
 
 KEY = "project/api/remembered/db-host"
 VALUE = "the db host is pg-zqx-alpha"
@@ -42,17 +42,8 @@ def _mem(home, *args, code=None, exit_code=0):
 
 def _remembered(tmp_path, prompt: str):
     """A store with a vault where the prompt hook wrote ``KEY`` from ``prompt``."""
-    home = tmp_path / "store"
-    cwd = tmp_path / "dev" / "api"
-    cwd.mkdir(parents=True)
-    pp = tmp_path / "pp"
-    pp.write_text("correct horse battery staple x\n")
-    mem = mem_runner(home)
-    mem("init")
-    mem("vault", "init", "--passphrase-file", str(pp))
-    rc, out, _err, _s = run_hook(home, payload("UserPromptSubmit", str(uuid.uuid4()), None, cwd=str(cwd),
-                                               prompt=prompt))
-    assert rc == 0 and "Remembered as you asked" in out
+    home, cwd, hook = vault_project(tmp_path)
+    assert "Remembered as you asked" in hook(prompt)
     return home, cwd
 
 
