@@ -78,3 +78,19 @@ def test_a_statement_on_a_plain_key_is_captured_as_typed(tmp_path):
     texts = _texts(home)
     assert "remember that the cache host is redis-zqx-9" in texts
     assert "remember that [REDACTED:sealed-value]" in texts                  # the seal's own source turn
+
+
+def test_mem_import_of_a_transcript_withholds_the_sealed_value(tmp_path):
+    # `mem import` (the parse worker's redactions, packed turns) goes through the same appender
+    from tests.hooks._util import question_and_answer
+    home, cwd, _prompt = _sealed_store(tmp_path)
+    sid = str(uuid.uuid4())
+    question_and_answer(tmp_path / "cc" / "-dev-api" / f"{sid}.jsonl", sid, str(cwd),
+                        question="remember that the db host is pg-zqx-four", answer="It is sealed, not stored.")
+    p = subprocess.run([sys.executable, "-m", "cmds", "import", "claude-code", str(tmp_path / "cc")],
+                       env=hook_env(home), cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    texts = _texts(home)
+    assert "It is sealed, not stored." in texts                             # the session was imported
+    assert texts.count("remember that [REDACTED:sealed-value]") == 2         # the seal's source and this one
+    assert not any("pg-zqx" in t for t in texts), texts
