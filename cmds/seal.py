@@ -17,7 +17,12 @@ def command(key, as_json, store):
     valid_from, recorded_at, kind, trust and owner; no passphrase is needed.
     Then the plain versions are removed as by 'mem forget' (ref, reflog,
     search index, objects, derived files), so that after 'mem gc' no file of
-    the store holds the plaintext.  Read it back with 'mem sealed show KEY';
+    the store holds the plaintext.  A captured turn a version cites as its
+    source (the "remember that" prompt it came from) that holds the value is
+    rewritten in its place with the value withheld (--json:
+    turns_withheld); other turns quoting it (an agent's reply) and the
+    agent's own transcript files are not: 'mem scan TEXT' finds them, 'mem
+    forget --match TEXT --scrub-sources' removes them.  Read it back with 'mem sealed show KEY';
     'mem unseal KEY' makes it plain again.  A version whose value was lost
     to damage ('mem fsck --repair' kept its place as a 'lost' placeholder)
     keeps its place as a sealed placeholder, so the older value does not
@@ -60,7 +65,7 @@ def command(key, as_json, store):
     if as_json:
         emit_json({"key": r.key, "already": r.already, "sealed": [{"id": i, "version": n} for i, n in r.sealed],
                    "removed": [{"id": i, "version": n} for i, n in r.removed], "lost": r.lost,
-                   "forgotten": r.forgotten,
+                   "forgotten": r.forgotten, "turns_withheld": r.turns_withheld,
                    "objects_deleted": r.objects_deleted, "index_clean": not r.index_problems,
                    "remotes_holding": remotes, "other_machines": synced})
         return
@@ -72,8 +77,10 @@ def command(key, as_json, store):
     if r.forgotten is not None:
         kept += f" (the place of the forgotten v{r.forgotten} kept, so it stays forgotten)"
     encrypted = len(r.sealed) - len(r.lost) - (r.forgotten is not None)
+    turns = (f", the value withheld in {plural(r.turns_withheld, 'captured turn')} it was remembered from"
+             if r.turns_withheld else "")
     click.echo(f"sealed {r.key}: {plural(encrypted, 'version')} encrypted to the vault{kept}, "
-               f"{plural(len(r.removed), 'plain version')} removed")
+               f"{plural(len(r.removed), 'plain version')} removed{turns}")
     for p in r.index_problems:
         click.echo(f"warning: index: {p}", err=True)
     note_remotes_holding(remotes, "the plain value")
@@ -81,4 +88,6 @@ def command(key, as_json, store):
         click.echo("note: every other machine syncing with this store still holds the plain value until the seal "
                    "reaches it ('mem push' here, then its next 'mem pull' or 'mem push' drops it; the seal travels as a withdrawal record, never "
                    "a hash of the value); a copy made outside mem (a disk backup, an export) keeps it", err=True)
-    click.echo("run 'mem gc --prune=now' to drop any other copy at once", err=True)
+    click.echo("run 'mem gc --prune=now' to delete the removed objects at once; another turn quoting the value "
+               "(an agent's reply) and the agent's own transcript files keep it: 'mem scan TEXT' finds them, "
+               "'mem forget --match TEXT --scrub-sources' removes them", err=True)

@@ -44,6 +44,7 @@ from objstore.memory.forget import merge_index_segments
 from objstore.memory.indexbatch import IndexBatch
 from objstore.memory.refill import Refill
 from objstore.memory.scope import parent_namespace, read_registry
+from objstore.capture.statements import withhold_sealed
 from objstore.memory.appender import TurnAppender
 from objstore.memory.citations import FactCites, note_chains
 from objstore.memory.sessions import CapturedTurn
@@ -175,7 +176,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     with store.lock(command):
         packs_before = {p.name for p in store.packs.packs}   # the packs this import writes are the others
         refill = Refill(store)  # a mended session's lost turns go back in their places
-        app = TurnAppender(store, command=command, harness=harness, pack=True, refill=refill)
+        app = TurnAppender(store, command=command, harness=harness, pack=True, refill=refill,
+                           withhold=withhold_sealed)
         # exclusions (no-capture sessions, excluded paths, #nomem) and records copied by a resume/fork
         wrap = import_filter(store, app)
         ledger: set[str] = set()

@@ -19,7 +19,7 @@ from objstore.capture.claude_code import prompt_hash
 from objstore.capture.cursors import load_cursor, save_cursor
 from objstore.capture.policy import (CaptureConfig, has_marker, load_config, no_capture_of,
                                     no_capture_sessions, path_excluded)
-from objstore.capture.statements import statement_of
+from objstore.capture.statements import statement_of, withhold_sealed
 from objstore.capture.snapshot import SNAPSHOT_MAX_BYTES, PromptSnapshot, is_subagent, prompt_snapshot
 from objstore.capture.sync import (PRE_SYNC_MAX_BYTES, hide_forgotten_paths, project_namer, sync_one,
                                    valid_text, write_stated)
@@ -110,7 +110,7 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
         if time_ms is not None:   # a forget --match that ran since the prompt was said: as if it was stored
             match_late_capture(store, tombstone_names(store), sid, _said_before(time_ms, held.waited_for),
                                (prompt, cwd, project_of(cwd)))
-        w = TurnAppender(store, command=command)
+        w = TurnAppender(store, command=command, withhold=withhold_sealed)
         synced = 0
         cur = None
         stated: list = []

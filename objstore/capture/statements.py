@@ -82,6 +82,7 @@ from objstore.core.text import LazyPattern
 from objstore.core.store import Store
 from objstore.memory.facts import remember
 from objstore.memory.scope import project_aliases
+from objstore.memory.sessions import withhold_value
 from objstore.memory.tombstones import all_tombstones, forgotten_in
 
 MAX_CHARS = 600
@@ -394,3 +395,28 @@ def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "
                     or _content_words(getattr(held, "body", "") or "") == _content_words(what):
                 return None   # said since (or the same statement): it stands
     return remember_statement(store, prompt, project=project, source=source, command=command)
+
+
+def withhold_sealed(store: Store, text: str) -> str:
+    """``text`` with its stated value withheld (``[REDACTED:sealed-value]``,
+    ``sessions.withhold_value``) when it is a "remember that …" prompt
+    (:func:`statement_of`) whose key is sealed: ``user/remembered/<name>``
+    or ``project/<p>/remembered/<name>`` for any project ``p`` (the turn's
+    project is not known here: a sealed name in any project withholds),
+    else ``text`` unchanged (test31 U7: the hook answered "Not stored …
+    a plain write would store a value of it in the clear" while the prompt
+    itself was captured, indexed and recalled in the clear).  Decided from
+    the text alone, so every capture path (the prompt hook, the Stop hook's
+    and ``mem import``'s transcript sync, the proxy) stores the same text and
+    no file records the prompt.  The capture's ``TurnAppender(withhold=)``.
+    Raises OSError."""
+    what = statement_of(text)
+    if what is None:
+        return text
+    name = statement_key(what, None).split("/remembered/", 1)[1]
+    for ref, _oid in store.refs.iter("sealed", damaged=[]):
+        key = ref[len("sealed/"):] if ref.startswith("sealed/") else ref
+        scope, sep, rest = key.partition("/remembered/")
+        if sep and rest == name and (scope == "user" or (scope.startswith("project/") and scope.count("/") == 1)):
+            return withhold_value(text, what)[0]
+    return text

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 from objstore.capture.policy import has_marker, load_config, path_excluded
-from objstore.capture.statements import remember_statement, statement_of
+from objstore.capture.statements import remember_statement, statement_of, withhold_sealed
 from objstore.core import spool
 from objstore.core.errors import MemError, StoreLocked
 from objstore.core.record import Record, set_fields
@@ -54,7 +54,7 @@ _last_ns = 0
 
 def turn_writer(store: Store) -> TurnAppender:
     """The one turn writer of the proxy's captures (``TurnAppender``, harness ``proxy``)."""
-    return TurnAppender(store, command="proxy", harness=HARNESS)
+    return TurnAppender(store, command="proxy", harness=HARNESS, withhold=withhold_sealed)
 
 
 def _storable(t: CapturedTurn) -> CapturedTurn:

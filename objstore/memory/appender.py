@@ -94,8 +94,13 @@ class TurnAppender:
     """
 
     def __init__(self, store: Store, *, command: str, harness: str = "claude-code", pack: bool = False,
-                 refill=None) -> None:
+                 refill=None, withhold: Callable[[Store, str], str] | None = None) -> None:
         self.store = store
+        #: ``(store, text) -> text`` withholding what a sealed key holds (a "remember that" prompt on a
+        #: sealed key: ``capture.statements.withhold_sealed``), applied after the redaction; run only
+        #: when the store has a sealed key (one ref listing per appender, :meth:`_any_sealed`)
+        self.withhold = withhold
+        self._sealed: bool | None = None
         self.command = command
         self.harness = harness
         self.pack = pack
@@ -152,12 +157,23 @@ class TurnAppender:
 
     def _redacted(self, text: str) -> tuple[str, int]:
         """``text`` as a turn stores it (capped, credentials replaced:
-        :meth:`_stored`, or as :attr:`redactions` has it), and how many
-        credentials were replaced."""
+        :meth:`_stored`, or as :attr:`redactions` has it; a sealed key's
+        value withheld: :attr:`withhold`), and how many credentials were
+        replaced (a withheld value counts as one)."""
         got = self.redactions.get(text)
-        if got is not None:
-            return got
-        return self._stored(text)
+        if got is None:
+            got = self._stored(text)
+        if self.withhold is not None and self._any_sealed():
+            kept = self.withhold(self.store, got[0])
+            if kept != got[0]:
+                return kept, got[1] + 1
+        return got
+
+    def _any_sealed(self) -> bool:
+        """Whether the store has a sealed key (listed once per appender)."""
+        if self._sealed is None:
+            self._sealed = next(iter(self.store.refs.iter("sealed", damaged=[])), None) is not None
+        return self._sealed
 
     def _stored(self, text: str) -> tuple[str, int]:
         """The text a turn of ``text`` stores (capped, :func:`cap_turn_text`,

@@ -21,6 +21,7 @@ from objstore.core.refs import fact_ref, sealed_ref
 from objstore.core.sealstate import plain_and_sealed
 from objstore.core.store import Store
 from objstore.memory import forget
+from objstore.memory.sealsources import withhold_source_turns
 from objstore.memory.tombstones import withdraw_plain
 
 #: seconds an opening waits for the store lock to finish a stopped seal; given
@@ -39,6 +40,7 @@ def finish_seal(store: Store, key: str) -> bool:
     """Remove the plain copy of ``key`` when its sealed chain holds every
     plain version (same version number and recorded_at): what a stopped
     ``seal_key`` had left to do (its withdrawal records,
+    ``memory.sealsources.withhold_source_turns``,
     ``tombstones.withdraw_plain``, then ``forget.forget_key``, reason
     ``seal``, no value tombstone), its note deleted.  Nothing changes when the key has no
     sealed ref (the seal stopped before it; only ``mem seal KEY`` can
@@ -54,6 +56,7 @@ def finish_seal(store: Store, key: str) -> bool:
         plain = [f for _id, f in store.walk_chain(head, Fact, "fact version") if not f.forgotten]
         if any((f.version, f.recorded_at) not in sealed for f in plain):
             return False
+        withhold_source_turns(store, plain)   # the cited prompts holding the value, as seal_key
         withdraw_plain(store, key, plain)   # the records seal_key writes before its forget
         forget.forget_key(store, key, reason="seal", tombstones=False)
     store.unfinished.done("what", key)

@@ -83,6 +83,24 @@ class SessionInfo(Frozen):
         set_fields(self, id, project, started, last, turns, head, damaged)
 
 
+def _value_re(value: str) -> re.Pattern | None:
+    """A pattern finding ``value`` in a text: case-insensitive, any run of
+    blanks for one; None for an empty value."""
+    words = value.split()
+    if not words:
+        return None
+    return re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
+
+
+def withhold_value(text: str, value: str) -> tuple[str, int]:
+    """``text`` with every occurrence of ``value`` (case-insensitive, any
+    blanks between its words) replaced by :data:`WITHHELD`, and how many were."""
+    pat = _value_re(value)
+    if pat is None:
+        return text, 0
+    return pat.subn(WITHHELD, text)
+
+
 #: characters of a sub-agent's last turn, whitespace collapsed, that its rollup
 #: what capture stores in place of a withheld tool result, a call that printed a sealed value or
 #: read what one left (``objstore.capture.withhold``, whose ``SECRET_OUTPUT`` it is); a chain

@@ -39,6 +39,7 @@ from objstore.memory.served import is_sealed, refuse_if_sealed, sealed_head  # n
 from objstore.memory import forget
 from objstore.memory.forgetplan import check_previewed
 from objstore.memory.lost import lost_current
+from objstore.memory.sealsources import withhold_source_turns
 from objstore.memory.validity import plain_valid_from
 from objstore.memory.tombstones import tombstones_for, withdraw_plain
 from objstore.memory.withdrawals import UNSEALED_SOURCE
@@ -76,6 +77,10 @@ class SealResult:
             whose places were kept as sealed lost stubs (among ``sealed``).
         forgotten: the version number of the forgotten newest version kept
             as a sealed forgotten stub (among ``sealed``), or None.
+        turns_withheld: turns of this store the plain versions cited as
+            their source (the "remember that" prompt) that held the value,
+            rewritten in their place with it withheld
+            (``memory.sealsources``).
     """
 
     key: str
@@ -86,6 +91,7 @@ class SealResult:
     already: bool = False
     objects_deleted: int = 0
     index_problems: list[str] = field(default_factory=list)
+    turns_withheld: int = 0
 
 
 @dataclass
@@ -402,7 +408,10 @@ def seal_key(store: Store, key: str, *, previewed: AbstractSet[str] | None = Non
     1. encrypt every version (oldest first) to the vault recipient as
        sealed versions keeping version, valid_from, recorded_at, kind, trust
        and owner, and point ``refs/sealed/<key>`` at the newest;
-    2. ``forget.forget_key`` (reason ``seal``) removes the plain versions:
+    2. the turns the plain versions cite as their source that hold the
+       value (a "remember that" prompt) are rewritten in place with it
+       withheld (``memory.sealsources.withhold_source_turns``); then
+       ``forget.forget_key`` (reason ``seal``) removes the plain versions:
        ref, reflog, physical index purge, loose and packed objects;
     3. the tombstones step 2 wrote are removed (see
        :func:`_drop_seal_tombstones`).
@@ -489,9 +498,13 @@ def seal_key(store: Store, key: str, *, previewed: AbstractSet[str] | None = Non
                 res.forgotten = f.version
             store.update_ref(sref, None, parent, "seal")
         res.lost = [v.fact.version for v in oldest_first if is_lost_stub(v.fact)]
+        # the cited "remember that" prompts hold the value (U7): withheld in place first, while the
+        # plain versions still name them (a stopped seal's finish does the same); their ids change
+        ids = {v.fact.version: v.id for v in plain}
+        res.turns_withheld = withhold_source_turns(store, [v.fact for v in plain])
         withdraw_plain(store, key, [v.fact for v in plain])   # before they go (a stopped seal's finish does too)
         fr = forget.forget_key(store, key, reason="seal", tombstones=False)
-        res.removed = list(fr.versions)
+        res.removed = [(ids.get(n, i), n) for i, n in fr.versions]   # the ids a push may have sent
         res.objects_deleted = fr.objects_deleted
         res.index_problems = list(fr.index_problems)
         _drop_seal_tombstones(store, key)

@@ -366,3 +366,26 @@ def mem_runner(store: Path):
                        capture_output=True, timeout=120)
         wait_remember_done(store)
     return run
+
+
+def vault_project(tmp_path: Path):
+    """A store (``tmp_path/store``, ``mem init``, ``mem vault init``) and a
+    project folder ``tmp_path/dev/api``: ``(home, cwd, prompt)``, where
+    ``prompt(text, sid=None)`` runs a real ``UserPromptSubmit`` hook there
+    (exit 0 checked) and returns its stdout."""
+    import uuid
+    home = tmp_path / "store"
+    cwd = tmp_path / "dev" / "api"
+    cwd.mkdir(parents=True)
+    pp = tmp_path / "pp"
+    pp.write_text("correct horse battery staple x\n")
+    mem = mem_runner(home)
+    mem("init")
+    mem("vault", "init", "--passphrase-file", str(pp))
+
+    def prompt(text: str, sid: str | None = None) -> str:
+        rc, out, _err, _s = run_hook(home, payload("UserPromptSubmit", sid or str(uuid.uuid4()), None,
+                                                   cwd=str(cwd), prompt=text))
+        assert rc == 0
+        return out
+    return home, cwd, prompt

@@ -806,3 +806,6 @@ def test_a_proxied_remember_that_on_a_sealed_key_is_not_confirmed(rig, tmp_path)
     sent = rig["up"].requests[-1][2].decode()
     assert "Not stored, though asked: project/acme-api/remembered/db-host is sealed" in sent
     assert "Remembered as you asked" not in sent
+    # test31 U7: the proxy's capture of that prompt withholds the value (it was stored and indexed in the clear)
+    got = eventually(lambda: [t for t in turns_of(rig, "sealed-1") if t.get("role") == "user"] or None)
+    assert [t["text"] for t in got] == ["remember that [REDACTED:sealed-value]"], got
