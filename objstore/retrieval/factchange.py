@@ -48,9 +48,13 @@ def _changed_from(text: str, old: str, new: str) -> bool:
 #: a sentence that says a value is (still) the one in force: "it is still 5432", "back to 5432", "stays on 5432"
 _IN_FORCE_RE = LazyPattern(r"\b(?:still|is|it[\u2019']s|remains?|stays?|back\s+(?:to|on)|reverted\s+to|unchanged|kept)\b", 2)
 #: … unless it says that value is the old one: "it was 5432", "the old 5432", "from 5432"
-_PAST_RE = LazyPattern(r"\b(?:was|were|used\s+to|old|older|previous(?:ly)?|formerly|before|earlier|from|no\s+longer)\b", 2)
+_PAST_RE = LazyPattern(r"\b(?:was|were|used\s+to|old|older|previous(?:ly)?|formerly|before|earlier|from|no\s+longer"
+                       r"|not|isn[\u2019']?t|any\s*more|says?|said|claims?|shows?|lists?|mentions?)\b", 2)
+#: (test31c W4: "No, it is not 5432 any more" confirms the change; "only the docs still say 5432" reports another source)
 #: what a sentence ends at (as ``subjects``' sentence search reads it)
 _SENTENCE_END_RE = LazyPattern(r"[.!?](?:\s|\Z)|[\n;]")
+#: … and a clause: a comma, a dash or a colon too (``_narrowed``)
+_CLAUSE_END_RE = LazyPattern(r"[.!?](?:\s|\Z)|[\n;,:\u2014\u2013]|\s-\s|\s+(?:after|because|since|as|when|but|and)\b")
 
 
 def _kept(fact: str, text: str, old: str, new: str) -> bool:
@@ -103,10 +107,15 @@ def _narrowed(fact: str, text: str, new: str) -> bool:
     at = re.search(rf"(?<![\w.]){re.escape(new)}(?!\w)", low)
     if at is None:
         return False
-    start = max((m.end() for m in _SENTENCE_END_RE.finditer(low, 0, at.start())), default=0)
-    end = _SENTENCE_END_RE.search(low, at.end())
-    sentence = low[start:end.start() if end else len(low)]
-    return re.search(r"\bonly\b", sentence[at.end() - start:]) is not None or _narrows(fact, sentence)
+    start = max((m.end() for m in _CLAUSE_END_RE.finditer(low, 0, at.start())), default=0)
+    end = _CLAUSE_END_RE.search(low, at.end())
+    after = low[at.end():end.start() if end else len(low)]
+    # the value's clause before it ("my local … port changed to"), and after it only "on/in/for/at <words> <narrowing>"
+    # and "only": "after the local outage", "as part of the backup overhaul", "; only the docs still say 5432" narrow
+    # nothing (test31c W4)
+    near = re.match(r"\s+(?:on|in|for|at)\s+(?:\w+\s+){0,3}", after)
+    return re.search(r"\bonly\b", after) is not None or _narrows(fact, low[start:at.start()]) \
+        or (near is not None and _narrows(fact, near.group(0) + after[near.end():].split(" ", 1)[0]))
 
 
 def _narrows(fact: str, sentence: str) -> bool:

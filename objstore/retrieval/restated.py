@@ -72,9 +72,12 @@ WRONG_NEXT_RE = LazyPattern(r"\W*(?:(?:that|this|it)(?:[\u2019']s|\s+(?:is|was))
                             r"|(?:not true|wrong|false|incorrect|nope)\W*$"
                             r"|(?:just\s+kidding|kidding|j/?k|never\s*mind|scratch\s+that|ignore\s+(?:that|this)"
                             r"|disregard\s+(?:that|this)|false\s+alarm|my\s+(?:mistake|bad)|(?:oh\s+)?wait,?\s+no"
-                            r"|no,?\s+wait|actually,?\s+no|sorry,?\s+(?:no|wrong))\b(?=\s*(?:[,;:.!\u2014\u2013-]|$)))", 2)
+                            r"|no,?\s+wait|actually,?\s+no|sorry,?\s+(?:no|wrong))\b(?=\s*(?:[.!]|$)"
+                            r"|\s*[,;:\u2014\u2013-]\s*(?:it|that|this|the\s+\w+)?\s*(?:is|was|[\u2019']s|stays?|remains?)\s+"
+                            r"(?:still|unchanged|the\s+same)\b))", 2)
 #: (re.I, matched at the start; the last line: the person taking back what they just said, "Just kidding,
-#: it is still 5432.", "Scratch that."; not "Never mind the docs", test30c T21)
+#: it is still 5432.", "Scratch that."; not "Never mind the docs", test30c T21, nor "Never mind, I'll update the
+#: runbook myself", test31c W4: after a comma only a clause saying the value stands)
 
 #: the clause after the value's that calls it false ("moved to port 6543 - not true, it's still 5432", test28b Z3;
 #: "… to 6543, just kidding", test30c T21)

@@ -51,6 +51,16 @@ CACHE = ("project/billing/cache", "The billing service uses Redis for caching")
 CACHE_Q = "what does the billing service use for caching"
 
 #: tl30's P4 Redis wordings: the fact's word said gone (``wordchange``), of its subject, in its project
+#: test31c W4 (a regression of the narrowing and take-back readings): a real change with a narrowing word as a
+#: cause, an actor or an aside, a "never mind" about something else, a sentence that confirms the change
+MARKS += [(*FACT, said, QUESTION) for said in (
+    "The billing DB port changed to 6543 after the local outage.",
+    "The billing DB port changed to 6543 as part of the backup overhaul.",
+    "The billing DB port changed to 6543 \u2014 the dev team confirmed.",
+    "The billing DB port changed to 6543; only the docs still say 5432.",
+    "The billing DB port changed to 6543. Never mind, I'll update the runbook myself.",
+    "The billing DB port changed to 6543. No, it is not 5432 any more.",
+)]
 MARKS += [(*CACHE, "The billing service no longer uses Redis.", CACHE_Q),
           (*CACHE, "We replaced Redis with Memcached in the billing service.", CACHE_Q)]
 KEEPS = [(*FACT, said, QUESTION) for said in KEEPS] + [
