@@ -22,16 +22,12 @@ def pw(i: int) -> str:
 
 
 #: (case, its text with "{}" where the secret stands)
-_SHAPES = [
-    # U1: segments after the word
-    ("v2", "DB_PASSWORD_V2={}"), ("bare-v2", "PASSWORD_V2={}"), ("old", "REDIS_PASSWORD_OLD={}"),
-    ("new", "REDIS_PASSWORD_NEW={}"), ("ro", "DB_PASSWORD_RO={}"), ("readonly", "DB_PASSWORD_READONLY={}"),
-    ("prod-1", "DB_PASSWORD_PROD_1={}"), ("prod-eu", "PASSWORD_PROD_EU={}"),
-    ("staging-eu-west", "DB_PASSWORD_STAGING_EU_WEST={}"), ("us-east-1", "DB_PASSWORD_US_EAST_1={}"),
-    ("double-underscore", "DB_PASSWORD__PROD={}"), ("dotted", "db.password.prod={}"),
-    ("dotted-long", "app.db.password.prod={}"), ("dotted-short", "password.prod={}"),
-    ("camel", "smtpPasswordProd={}"), ("camel-yaml", "dbPasswordProd: {}"), ("token-v2", "API_TOKEN_V2={}"),
-    ("secret-old", "APP_SECRET_OLD={}"), ("pwd-new", "DB_PWD_NEW={}"), ("yaml-dash", "db-password-old: {}"),
+#: U1: a variable's name with segments after its word, then its sign
+_NAMES = ("DB_PASSWORD_V2= PASSWORD_V2= REDIS_PASSWORD_OLD= REDIS_PASSWORD_NEW= DB_PASSWORD_RO= DB_PASSWORD_READONLY= "
+          "DB_PASSWORD_PROD_1= PASSWORD_PROD_EU= DB_PASSWORD_STAGING_EU_WEST= DB_PASSWORD_US_EAST_1= DB_PASSWORD__PROD= "
+          "db.password.prod= app.db.password.prod= password.prod= smtpPasswordProd= dbPasswordProd: API_TOKEN_V2= "
+          "APP_SECRET_OLD= DB_PWD_NEW= db-password-old:").split()
+_SHAPES = [(n.rstrip("=:").lower(), n + (" {}" if n.endswith(":") else "{}")) for n in _NAMES] + [
     # U2: typographic quotes
     ("curly-double", "DB password \u201cprod\u201d: {}"), ("curly-single", "DB password \u2018prod\u2019: {}"),
     ("guillemets", "DB password \u00abprod\u00bb: {}"), ("low-high", "DB password \u201eprod\u201c: {}"),
@@ -107,4 +103,4 @@ def test_the_prompt_hook_stores_them_redacted(tmp_path):
     """The real UserPromptSubmit hook stores each shape redacted and the look-alikes as typed; then no file of
     the store (packs decompressed) holds any secret."""
     check_prompt_hook(tmp_path / "store", "d1111111-0000-4000-8000-00000031b31b", CASES, LOOKALIKES,
-                      "remember DB_PASSWORD_V2=" + CASES["v2"][1])
+                      "remember DB_PASSWORD_V2=" + CASES["db_password_v2"][1])
