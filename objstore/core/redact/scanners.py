@@ -64,7 +64,7 @@ _KEY_OWNERS = ("api", "access", "auth", "private", "encryption", "signing", "mas
 KW = (r"(?:passw(?:or)?d|passwort|passphrase|passcode|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|pass(?<![a-z0-9_]pass)(?![a-z0-9])|secret|token|(?<=_)credentials?(?![a-z])|key(?:"
        + "|".join(f"(?<={o}key)|(?<={o}[_\\- ]key)" for o in _KEY_OWNERS) + r"|(?<=[?#;&]key)))"
        r"(?:[ _-]?(?:key(?:[_-]base)?|token|value|(?<=pass_)code|(?<=pass-)code))?"
-       r"(?:[_.\-]{0,2}" + _ENV + r"(?![a-z]))?(?<!pass)(?:[_.\-]{1,2}(?!" + _NOT_CRED + r")[a-z0-9]{1,16}){0,4}")   # key_base: Rails' SECRET_KEY_BASE; 'API key:', 'secret key:'; red23: 'pass_code'
+       r"(?:[_.\-]{0,2}" + _ENV + r"(?![a-z]))?(?:(?<!pass)(?:[_.\-]{1,2}(?!" + _NOT_CRED + r")[a-z0-9]{1,16}){1,4})?")   # key_base: Rails' SECRET_KEY_BASE; 'API key:', 'secret key:'; red23: 'pass_code'
 
 #: test25 T12: also a subscript's closing ``']`` (Flask's ``app.config['SECRET_KEY'] = …``, ``env["TOKEN"] = …``)
 #: red29 (test29 P5): or a bracketed qualifier before the sign ('DB password (prod): X', 'Password [staging] = X'),
