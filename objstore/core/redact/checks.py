@@ -572,6 +572,11 @@ _TECH_TOKENS = frozenset((
 _VERSIONISH_RE = Lazy(r"[a-z]{0,3}[0-9][0-9.\-]*", FLAGS)
 
 
+#: opening and closing typographic quotes and guillemets (red31b; as in scanners.QUALIFIER)
+_TYPO_OPEN = "\u201c\u201e\u2018\u201a\u00ab\u00bb\u2039\u203a\u300c\u300e"
+_TYPO_CLOSE = "\u201c\u201d\u2018\u2019\u00bb\u00ab\u203a\u2039\u300d\u300f"
+
+
 def prose_token_ok(v: str) -> bool:
     """The token right after the word password in prose (``use password
     hunter2x9``, ``noted the password hunter2x9 for staging``; red13b): a
@@ -587,6 +592,8 @@ def prose_token_ok(v: str) -> bool:
     pass: ``password reset``, ``password hashing`` are prose, nor one that
     closes Markdown emphasis (``**Password policy**:``; md21)."""
     v = v.rstrip("!")
+    if v[:1] in _TYPO_OPEN and v[-1:] in _TYPO_CLOSE and v[1:-1].replace("-", "").isalpha():
+        return False   # red31b (test31 U2): a qualifier in typographic quotes ('DB password “prod”: X')
     if v[-1:] in ("*", "_") and v.rstrip("*_").isalpha():   # md21: a word closing Markdown emphasis ('**Password policy**:')
         return False
     low = v.lower()

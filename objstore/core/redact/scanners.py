@@ -48,11 +48,23 @@ def scan_plain(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off
 #: red29 (test29 P5): also STRIPE_KEY (Laravel Cashier's name for the Stripe key, https://laravel.com/docs/11.x/billing )
 #: red30: also a URL's ``key`` parameter in its query, fragment or path (``?key=``, ``#key=``, ``;key=``: Google's
 #: API keys ride so, https://cloud.google.com/docs/authentication/api-keys-use )
+#: red31b (test31 U1): name segments after the word ('DB_PASSWORD_V2', 'db.password.prod', camel 'smtpPasswordProd'), not
+#: after a bare 'pass' ('pass_stmt:'), unless one names a setting about the credential or a file
+_ENV = r"(?:prod|production|staging|stage|dev|test|qa|uat|local|live|primary|replica|main|\d{1,2})"
+_NOT_CRED = (r"(?:[a-z0-9]{0,16}[_.\-]{1,2}){0,3}(?:min|max|length|len|size|chars|expiry|expires?|expiration|ttl|timeout|lifetime|age"
+             r"|file|path|dir|url|uri|endpoint|host|name|type|kind|policy|hash|hasher|algo|algorithm|rounds|cost|regex|pattern|rules?"
+             r"|encoder|encoding|format|header|prefix|field|param|manager|arn|id|backend|store|provider|source|ref|issuer|audience"
+             r"|scopes?|enabled?|disabled?|required|reset|hint|prompt|label|strength|complexity|history|count|limit|interval|used"
+             r"|usage|env|var|mode|input|column|placeholder|message|msg|error|text|title|changed|updated|created|at|date|time"
+             r"|seconds|secs|ms|minutes|mins|days|hours|check|validator|validation|verify|last|protected|scanning"
+             r"|less|fields?|location|mount|vars|budget|rotation|rotate|cache|stats|counts?"
+             r"|pyc?|[ch]|cc|[ch]pp|rs|go|[jt]sx?|mjs|rb|java|kt|php|json|ya?ml|toml|ini|cfg|conf|txt|md|sh|lock|log|html|css"
+             r"|sql|swift|cs|exs?|lua|pl|scala|vue|proto|tf|xml)(?![a-z])")   # a file ('test_token.py::test_x', 'token.c:572:')
 _KEY_OWNERS = ("api", "access", "auth", "private", "encryption", "signing", "master", "app", "stripe")
 KW = (r"(?:passw(?:or)?d|passwort|passphrase|passcode|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|pass(?<![a-z0-9_]pass)(?![a-z0-9])|secret|token|(?<=_)credentials?(?![a-z])|key(?:"
        + "|".join(f"(?<={o}key)|(?<={o}[_\\- ]key)" for o in _KEY_OWNERS) + r"|(?<=[?#;&]key)))"
        r"(?:[ _-]?(?:key(?:[_-]base)?|token|value|(?<=pass_)code|(?<=pass-)code))?"
-       r"(?:[_-](?:prod|production|staging|stage|dev|test|qa|uat|local|live|primary|replica|main|\d{1,2}))?")   # key_base: Rails' SECRET_KEY_BASE; 'API key:', 'secret key:'; red23: 'pass_code'
+       r"(?:[_.\-]{0,2}" + _ENV + r"(?![a-z]))?(?:(?<!pass)(?:[_.\-]{1,2}(?!" + _NOT_CRED + r")[a-z0-9]{1,16}){1,4})?")   # key_base: Rails' SECRET_KEY_BASE; 'API key:', 'secret key:'; red23: 'pass_code'
 
 #: test25 T12: also a subscript's closing ``']`` (Flask's ``app.config['SECRET_KEY'] = …``, ``env["TOKEN"] = …``)
 #: red29 (test29 P5): or a bracketed qualifier before the sign ('DB password (prod): X', 'Password [staging] = X'),
@@ -62,11 +74,12 @@ KW = (r"(?:passw(?:or)?d|passwort|passphrase|passcode|pwd|pw(?<![a-z0-9]pw)(?![a
 #: and 'pwd for root: X' (the user it is for); red31: up to 48 characters ('(production eu-west-1 primary)'), and in
 #: fullwidth parentheses ('Password\uff08prod\uff09: X', a CJK keyboard's)
 QUALIFIER = (r"(?:\([q]{1,48}\)|\[[q]{1,48}\]|\{[q]{1,48}\}|<[q]{1,48}>|\\{0,3}\"[q]{1,48}\\{0,3}\"|'[q]{1,48}'|`[q]{1,48}`"
-             r"|\uff08[q]{1,48}\uff09)")
+             r"|\uff08[q]{1,48}\uff09|[\u201c\u201e\u2018\u201a\u00ab\u00bb\u2039\u203a\u300c\u300e][q]{1,48}[\u201c\u201d\u2018\u2019\u00bb\u00ab\u203a\u2039\u300d\u300f])")
 QUALIFIER = QUALIFIER.replace("q", r"a-z0-9 _.,/\-")
 ASSIGN = (r"(?:\\{0,3}[\"']\]?|(?:(?<=[dt])s)?[ \t]{0,4}" + QUALIFIER + r"(?:[ \t]{0,4}" + QUALIFIER + r")?(?:\\{0,3}[\"'])?"
           r"|(?<=pw|wd)[ \t]{1,4}for[ \t]{1,4}[a-z0-9_.@\-]{1,32}"
-          r"|(?<=[dt])s[ \t]{0,4}:[ \t]{0,8}[a-z0-9_.@\-]{1,32}(?=[ \t]{0,4}=))?[ \t]{0,8}(?:=>|:=|=|:)[ \t]{0,8}(?:\\{0,3}[\"'`])?")
+          r"|(?<=[dt])s[ \t]{0,4}:[ \t]{0,8}[a-z0-9_.@\-]{1,32}(?=[ \t]{0,4}=))?(?:(?<!self\))(?<=[)\]}>\"'`\uff09\u201c\u201d\u2019\u00ab\u00bb\u2039\u203a\u300d\u300f])[ \t]{0,4}:?[ \t]{0,4}(?:->|\u2192)"
+          r"|[ \t]{0,8}(?:=>|:=|=|:))[ \t]{0,8}(?:\\{0,3}[\"'`])?")
 VALUE = r"(?:[^\s\"'`\\,;&<>(){}\[\]|]|&(?![&\s]|$|[A-Za-z_][A-Za-z0-9_.\-]{0,64}=))"   # ``&`` inside a value (``Tr0ub4dor&3``), not ``&&`` or ``&next=``
 VALUE_END = r"(?=[\s\"'`\\,;&)}\]>|]|$)"
 # over the lowercased text: the head alone, and head and value in one match
