@@ -38,7 +38,7 @@ from objstore.core.atomic import atomic_write
 from objstore.core.codec import encode, object_id
 from objstore.core.redact import redact, redact_named
 from objstore.core.errors import PERSON_ONLY_HINT, InvalidInput, MemError, Refused
-from objstore.core.objects import Fact, QueueItem, TYPE_NAMES, Tombstone, Turn
+from objstore.core.objects import Fact, QueueItem, Sealed, TYPE_NAMES, Tombstone, Turn
 from objstore.core.record import fields
 from objstore.core.refs import key_scope
 from objstore.core.store import Store, now_ms
@@ -249,6 +249,21 @@ def person_only_content(obj) -> str | None:
     return None
 
 
+def ref_name_of(obj, oid: str) -> str | None:
+    """The name of the ref that may name ``obj`` (object id ``oid``):
+    ``facts/<key>``, ``sealed/<key>``, ``sessions/<session>``,
+    ``queue/<item id>``, ``tombstones/<oid>``; None for another object."""
+    if isinstance(obj, Fact):
+        return f"facts/{obj.key}"
+    if isinstance(obj, Sealed):
+        return f"sealed/{obj.key}"
+    if isinstance(obj, Turn):
+        return f"sessions/{obj.session}"
+    if isinstance(obj, QueueItem):
+        return f"queue/{obj.item_id}"
+    return f"tombstones/{oid}" if isinstance(obj, Tombstone) else None
+
+
 def _check_names(obj, lineno: int) -> None:
     """Raise InvalidInput (exit 2) when a name ``obj`` (an object of an
     export, on line ``lineno``) carries holds a credential, by the one name
@@ -343,6 +358,7 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
         # made fsck call a good store damaged, and the advised repair made half the refused file live)
         pw = store.pack_writer()
         written: set[str] = set()
+        heads: dict[str, str | None] = {}   # object id -> the ref that may name it (ref_name_of)
         try:
             for lineno, line in enumerate(lines, 1):
                 if not line.strip():
@@ -377,6 +393,8 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                     raise InvalidInput(f"line {lineno}: the {rec['object']} does not hash to its recorded id "
                                        f"{rec['id'][:12]} (the line was changed or damaged)")
                 _check_names(obj, lineno)
+                heads[oid] = ref_name_of(obj, oid)   # what a ref naming it must be called (a chain's older
+                heads.pop(getattr(obj, "parent", None) or "", None)   # versions come first: only heads stay)
                 if agent is not None:
                     what = person_only_content(obj)
                     if what is not None:
@@ -411,6 +429,11 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
             if missing:
                 raise InvalidInput(f"ref {missing[0][0]} points at {missing[0][1][:12]}, which the export does not "
                                    f"hold ({len(missing)} such ref(s)); nothing was imported")
+            for name, oid in refs:   # a ref names an object of its own key, session or id (test31c W8)
+                want = heads[oid] if oid in heads else ref_name_of(store.get(oid), oid) if store.has(oid) else None
+                if want != name:
+                    raise InvalidInput(f"ref {name} points at {oid[:12]}, which is "
+                                       + (f"of {want}" if want else "no head of this export") + "; nothing was imported")
             clash = [name for name, oid in refs if store.refs.read(name) not in (None, oid)]
             if clash and not keep_existing:
                 raise Refused(f"{len(clash)} ref(s) of the export already exist here at other versions "

@@ -88,3 +88,27 @@ def test_bad_lines_are_named_not_python_errors(mem, tmp_path):
         r = mem("import", "jsonl", str(f), exit_code=2)
         assert said in r.stderr and "internal error" not in r.stderr, (said, r.stderr)
     assert [k["key"] for k in mem("keys", "--json").json] == ["user/mine"]
+
+
+def test_a_ref_naming_another_keys_object_is_refused_before_anything_is_written(mem, tmp_path):
+    """test31c W8: ``mem import jsonl`` took (rc 0) a ref naming another
+    key's version, a session ref naming a fact and a ``..`` name, and left a
+    store fsck called CORRUPT.  Each is exit 2 naming the ref; nothing is
+    stored."""
+    import json
+    src = tmp_path / "src"
+    mem("--home", str(src), "remember", "project/api/port", "port 9001", env=PERSON)
+    mem("--home", str(src), "remember", "project/api/port", "port 9002", env=PERSON)
+    export = tmp_path / "e.jsonl"
+    mem("--home", str(src), "export", "-o", str(export))
+    lines = [json.loads(ln) for ln in export.read_text().splitlines()]
+    head = next(r["id"] for r in lines if r.get("ref") == "facts/project/api/port")
+    for i, name in enumerate(["facts/project/web/port", "facts/../../../tmp/pwn", "sessions/abc"]):
+        bad = tmp_path / f"bad{i}.jsonl"
+        bad.write_text("".join(json.dumps(r) + "\n" for r in [*lines, {"ref": name, "id": head}]))
+        dst = tmp_path / f"dst{i}"
+        mem("--home", str(dst), "init")
+        r = mem("--home", str(dst), "import", "jsonl", str(bad), exit_code=2)
+        assert f"ref {name} points at" in r.stderr and "of facts/project/api/port" in r.stderr, r.stderr
+        assert mem("--home", str(dst), "keys", "--json").json == []
+        assert mem("--home", str(dst), "fsck").stdout.startswith("ok:")
