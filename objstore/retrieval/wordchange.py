@@ -99,6 +99,9 @@ def _gone_of(text: str) -> dict[str, str]:
         if (end and end.group(0) == "?") or _NOT_YET_RE.search(text, max(0, m.start() - 48), m.start()):
             continue   # a question, a denial or a plan: "should we move off fabric?", "we won't drop it"
         w = m.group("x")
+        if w and normalize(w) in _words(text[m.end():]):
+            continue   # the word said again after it: still used ("no longer uses Redis 6, we upgraded to
+            # Redis 7", "… directly; the proxy still fronts Redis": test31c W10)
         if w:
             probe = text[:m.start()] + " " + (m.group("between") or "") + " " + w
         else:

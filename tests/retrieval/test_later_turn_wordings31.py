@@ -66,6 +66,11 @@ MARKS += [(*CACHE, "The billing service no longer uses Redis.", CACHE_Q),
 KEEPS = [(*FACT, said, QUESTION) for said in KEEPS] + [
     (*CACHE, "The search service no longer uses Redis.", CACHE_Q),                      # a sibling
     (*CACHE, "We might drop Redis from the billing service next year.", CACHE_Q),       # a plan
+    # test31c W10 (a regression of the Redis reading): the word said still used in the same turn
+    (*CACHE, "The billing service no longer uses Redis directly; it goes through the cache proxy that still fronts "
+             "Redis.", CACHE_Q),
+    (*CACHE, "The billing service no longer uses Redis 6, we upgraded to Redis 7.", CACHE_Q),
+    (*CACHE, "The billing service no longer uses Redis Sentinel, just plain Redis.", CACHE_Q),
 ]
 
 
