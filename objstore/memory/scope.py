@@ -402,7 +402,9 @@ def moved_from(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
     ``ident`` was before it moved (test30c T16: a repository without a
     remote moved, or a parent folder renamed): those whose recorded
     :func:`repo_birth` is this repository's (:func:`same_birth`) and whose
-    folder holds no repository now (gone), in the registry's order; ``()``
+    folder holds no repository now (gone), the first registered last (the
+    name carried: a symlink's path to it is a later identity of it, test31c
+    W5); ``()``
     when there is none, and when the old folder still holds it (a copy,
     ``cp -a``: another project).  A folder another repository took (``mv
     api api-old; git init api``) keeps its name with that folder, as a
@@ -423,7 +425,8 @@ def moved_from(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
                 return ()   # the first folder still holds this repository: a copy, not a move
             continue        # another repository there now: the folder's name stays with it (test31b V2)
         out.append(k)
-    return tuple(out)
+    return tuple(reversed(out))   # the first registered last, the one _carried_name takes: a symlink's path
+    # registered later is this repository under the link's name, which holds none of its memory (test31c W5)
 
 
 def _carried_name(ident: ProjectIdentity, r: Registry, old: tuple[str, ...]) -> str:

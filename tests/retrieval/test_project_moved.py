@@ -118,3 +118,19 @@ def test_a_malformed_birth_is_no_repository_and_no_crash(store, store_path, tmp_
     _hook(store_path, "SessionStart", new)
     assert "project/newrepo/remembered/queue-host" in _hook(store_path, "UserPromptSubmit", new,
                                                             "remember that the queue host is mq-7")
+
+
+def test_a_repository_once_opened_through_a_link_keeps_its_first_name_when_moved(store, store_path, tmp_path):
+    """test31c W5: a repository opened once through a symlink, then moved,
+    took the link's name (registered later, holding none of its memory)."""
+    store.close()
+    api = git_init(tmp_path / "p2" / "api")
+    _hook(store_path, "SessionStart", api)
+    _hook(store_path, "UserPromptSubmit", api, "remember that the deploy host is kiwi-17")
+    link = tmp_path / "p2" / "link"
+    link.symlink_to(api)
+    _hook(store_path, "UserPromptSubmit", link, "what is the deploy host?")
+    moved = tmp_path / "p2" / "api-moved"
+    api.rename(moved)
+    assert "kiwi-17" in _hook(store_path, "UserPromptSubmit", moved, "what is the deploy host?")
+    assert json.loads((store_path / "projects.json").read_text())["projects"][f"path:{moved}"] == "api"
