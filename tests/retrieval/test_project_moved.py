@@ -84,15 +84,21 @@ def test_fsck_repair_rebuilds_the_births(store_path, tmp_path, invoke):
     assert "pg-rb" in _hook(store_path, "SessionStart", tmp_path / "s" / "api")
 
 
+def _remembered_repo(store_path, path):
+    """A new repository at ``path`` whose session said "remember that the deploy host is kiwi-17"."""
+    api = git_init(path)
+    _hook(store_path, "SessionStart", api)
+    _hook(store_path, "UserPromptSubmit", api, "remember that the deploy host is kiwi-17")
+    return api
+
+
 def test_starting_over_in_the_old_folder_merges_no_memory(store, store_path, tmp_path):
     """test31b V2 (a regression of the births carry): ``mv api api-old; git
     init api`` gave the moved repository the folder's name too, so the two
     repositories shared one project and a "remember that" in the new one
     replaced the old one's value."""
     store.close()
-    api = git_init(tmp_path / "p3" / "api")
-    _hook(store_path, "SessionStart", api)
-    _hook(store_path, "UserPromptSubmit", api, "remember that the deploy host is kiwi-17")
+    api = _remembered_repo(store_path, tmp_path / "p3" / "api")
     old = tmp_path / "p3" / "api-old"
     api.rename(old)
     git_init(api)                                            # start over in the old folder
@@ -124,9 +130,7 @@ def test_a_repository_once_opened_through_a_link_keeps_its_first_name_when_moved
     """test31c W5: a repository opened once through a symlink, then moved,
     took the link's name (registered later, holding none of its memory)."""
     store.close()
-    api = git_init(tmp_path / "p2" / "api")
-    _hook(store_path, "SessionStart", api)
-    _hook(store_path, "UserPromptSubmit", api, "remember that the deploy host is kiwi-17")
+    api = _remembered_repo(store_path, tmp_path / "p2" / "api")
     link = tmp_path / "p2" / "link"
     link.symlink_to(api)
     _hook(store_path, "UserPromptSubmit", link, "what is the deploy host?")
