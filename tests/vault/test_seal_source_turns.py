@@ -16,7 +16,8 @@ import sys
 import uuid
 
 from tests.conftest import REPO
-from tests.hooks._util import files_holding, hook_env, mem_runner, payload, run_hook, turns, vault_project
+from tests.hooks._util import (files_holding, hook_env, mem_runner, payload, run_hook, turns, vault_project,
+                              wait_store_processes_gone)
 
 KEY = "project/api/remembered/db-host"
 VALUE = "the db host is pg-zqx-alpha"
@@ -80,6 +81,7 @@ def test_other_turns_quoting_the_value_are_withheld_too(tmp_path):
         rc, _out, _err, _s = run_hook(home, payload("UserPromptSubmit", str(uuid.uuid4()), None, cwd=str(cwd),
                                                     prompt=said))
         assert rc == 0
+    wait_store_processes_gone(home)   # the prompts' turns are stored by the hooks' capture children
     p = _mem(home, "seal", KEY)
     assert "value withheld in 1 captured turn it was remembered from and 2 other turns quoting it" in p.stdout
     assert "pg-zqx-alpha" not in p.stdout + p.stderr
