@@ -197,10 +197,11 @@ def statement_of(prompt: str) -> str | None:
 #: "Actually no, make it 6000"); not "never mind the docs" (the phrase is followed by a stop, a comma or a
 #: dash); :func:`_corrected` reads what follows (test31c W16; recall's rule 8 reads the same phrases,
 #: ``restated.WRONG_NEXT_RE``)
-_TAKE_BACK = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s-)\s*(?:(?:oh\s+)?(?:no,?\s+)?wait,?\s+no|no,?\s+wait|scratch\s+that"
-                         r"|(?:just\s+)?kidding|j/?k|never\s*mind|ignore\s+(?:that|this)|disregard\s+(?:that|this)"
-                         r"|my\s+(?:mistake|bad)|actually,?\s+no|(?:sorry|oops),?\s+(?:no|wrong)|correction|oops)"
-                         r"(?=\s*(?:[.!,;:\u2014\u2013-]|$))[.!,;:\u2014\u2013-]*", re.I)
+_TAKE_BACK_PHRASES = (r"(?:oh\s+)?(?:no,?\s+)?wait,?\s+no", r"no,?\s+wait", r"scratch\s+that", r"(?:just\s+)?kidding",
+                      r"j/?k", r"never\s*mind", r"ignore\s+(?:that|this)", r"disregard\s+(?:that|this)",
+                      r"my\s+(?:mistake|bad)", r"actually,?\s+no", r"(?:sorry|oops),?\s+(?:no|wrong)", "correction", "oops")
+_TAKE_BACK = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s-)\s*(?:" + "|".join(_TAKE_BACK_PHRASES) +
+                         r")(?=\s*(?:[.!,;:\u2014\u2013-]|$))[.!,;:\u2014\u2013-]*", re.I)
 #: what opens a take-back's new value ("make it 6000", "it is 6000", "I mean 6000", "should be 6000")
 _FIX_LEAD = LazyPattern(r"^(?:(?:make|call)\s+(?:it|that)|(?:it|that)(?:[\u2019']s|\s+is|\s+should\s+be)|"
                         r"i\s+mean(?:t)?|should\s+be|(?:it\s+)?(?:was|is))?\s*(?:(?:still|actually|really)\s+)?", re.I)
