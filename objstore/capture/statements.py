@@ -82,7 +82,7 @@ from objstore.core.text import LazyPattern
 from objstore.core.store import Store
 from objstore.memory.facts import remember
 from objstore.memory.scope import project_aliases
-from objstore.memory.sessions import withhold_value
+from objstore.memory.sessions import WITHHELD, withhold_value
 from objstore.memory.tombstones import all_tombstones, forgotten_in
 
 MAX_CHARS = 600
@@ -466,7 +466,9 @@ def withhold_sealed(store: Store, text: str) -> str:
     itself was captured, indexed and recalled in the clear).  Decided from
     the text alone, so every capture path (the prompt hook, the Stop hook's
     and ``mem import``'s transcript sync, the proxy) stores the same text and
-    no file records the prompt.  The capture's ``TurnAppender(withhold=)``.
+    no file records the prompt; a statement corrected after a take-back (not
+    in the prompt as typed) withholds the whole line after the cue.  The
+    capture's ``TurnAppender(withhold=)``.
     Raises OSError."""
     what = statement_of(text)
     if what is None:
@@ -477,8 +479,10 @@ def withhold_sealed(store: Store, text: str) -> str:
         scope, sep, rest = key.partition("/remembered/")
         if sep and rest == name and (scope == "user" or (scope.startswith("project/") and scope.count("/") == 1)):
             out, n = withhold_value(text, what)
-            m = _COPULA.search(f" {what} ")
-            if n == 0 and m is not None:   # a value corrected after a take-back ("… 5432. Correction: 6543.")
-                out = withhold_value(out, what[m.end() - 1:])[0]
+            if n == 0:   # a value corrected after a take-back ("… 5432. Correction: 6543."): the whole line's statement
+                lead = len(text) - len(text.lstrip())
+                first, nl, tail = text[lead:].partition("\n")
+                cue = _CUE.search(first)
+                out = text[:lead] + (first[:cue.start("what")] if cue else "") + WITHHELD + nl + tail
             return out
     return text

@@ -110,3 +110,18 @@ def test_a_value_taken_back_in_the_prompt_is_not_stored(tmp_path):
     assert sorted(got) == sorted(k for k in got if k.endswith(("/remembered/cache-host", "/remembered/db-port"))), got
     assert sorted(v[0] for v in got.values()) == ["the cache host is lime-3", "the db port is 6543"]
     assert all(len(v) == 1 for v in got.values()), got   # the withdrawn fig-9 / 5432 never a version
+
+
+def test_a_corrected_statement_on_a_sealed_key_is_captured_withheld(tmp_path):
+    """A take-back's corrected statement is not in the prompt as typed ("…
+    pg-zqx-a. Correction: pg-zqx-b."): on a sealed key the captured prompt
+    keeps neither value (the whole statement withheld), never the clear."""
+    from tests.hooks._util import wait_store_processes_gone
+    from tests.hooks.test_remember_sealed_key import _sealed_store, _texts
+    home, _cwd, prompt = _sealed_store(tmp_path)
+    said = prompt("remember that the db host is pg-zqx-a. Correction: pg-zqx-b.")
+    assert "Not stored, though asked" in said and "pg-zqx" not in said
+    wait_store_processes_gone(home)
+    texts = _texts(home)
+    assert "remember that [REDACTED:sealed-value]" in texts, texts
+    assert not any("pg-zqx" in t for t in texts), texts
