@@ -394,39 +394,76 @@ def predecessors(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
             birth = repo_birth(ident) if birth is None else birth
             if same_birth(r.births[k], birth):
                 out.append(k)   # the same repository, its remote changed in place (set-url: test30c T19)
+    if ident.id not in r.projects and not out:
+        out = list(moved_from(ident, r))   # moved to another folder, then set-url (test31b V3)
     return tuple(out)
 
 
 def moved_from(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
-    """The registered path identities an unregistered path identity
-    ``ident`` was before it moved (test30c T16: a repository without a
-    remote moved, or a parent folder renamed): those whose recorded
-    :func:`repo_birth` is this repository's (:func:`same_birth`) and whose
-    folder holds no repository now (gone), the first registered last (the
-    name carried: a symlink's path to it is a later identity of it, test31c
-    W5); ``()``
-    when there is none, and when the old folder still holds it (a copy,
-    ``cp -a``: another project).  A folder another repository took (``mv
-    api api-old; git init api``) keeps its name with that folder, as a
-    path identity always did: the moved one takes none (test31b V2: both
-    took one name, and their memory was merged).  Costs one
-    ``stat`` and a look at the candidates' folders, for an identity not
-    registered yet only."""
+    """The registered identities an unregistered identity ``ident`` was
+    before its repository moved (test30c T16: moved, or a parent folder
+    renamed; test31b V3: a clone moved, then its remote changed; test31c
+    W6: a move by copy, ``cp -a api api2 && rm -rf api``): those whose
+    :func:`repo_birth` recorded at their folder (a path identity's path, a
+    remote identity's ``folders`` folder) is this repository's
+    (:func:`_same_repository`) and whose folder holds no repository now
+    (gone), the first registered last (the name carried: a symlink's path
+    to it is a later identity of it, test31c W5); ``()`` when there is
+    none, and when the old folder still holds it when ``ident`` is first
+    seen (a copy beside a live repository: another project).  A folder
+    another repository took (``mv api api-old; git init api``) keeps its
+    name with that folder, as a path identity always did: the moved one
+    takes none (test31b V2: both took one name, and their memory was
+    merged).  Costs two ``stat`` calls and a look at the candidates'
+    folders, for an identity not registered yet only."""
     if ident.id in r.projects or not r.births:
         return ()
-    birth = repo_birth(ident)
+    birth, copied = repo_birth(ident), _time_copied(ident)
     out = []
     for k, b in r.births.items():
-        if k == ident.id or k not in r.projects or not same_birth(b, birth):
+        folder = k[5:] if k.startswith("path:") else r.folders.get(k, "")
+        if k == ident.id or k not in r.projects or folder in ("", ident.top) \
+                or not _same_repository(b, birth, copied):
             continue
-        there = identity_of(k[5:]) if os.path.isdir(k[5:]) else None
-        if there is not None and there.top == k[5:]:
-            if same_birth(repo_birth(there), birth):
+        there = identity_of(folder) if os.path.isdir(folder) else None
+        if there is not None and there.top == folder:
+            if _same_repository(b, repo_birth(there), True):
                 return ()   # the first folder still holds this repository: a copy, not a move
             continue        # another repository there now: the folder's name stays with it (test31b V2)
         out.append(k)
     return tuple(reversed(out))   # the first registered last, the one _carried_name takes: a symlink's path
     # registered later is this repository under the link's name, which holds none of its memory (test31c W5)
+
+
+def _time_copied(ident: ProjectIdentity) -> bool:
+    """Whether the repository's ``description`` had its time set after it
+    was written (its change time is not its modification time): what ``cp
+    -a``, ``tar xp`` and ``rsync -a`` do to a copy, and what ``git init``
+    and ``git clone`` never do (they write it once: both times equal).
+    False when it cannot be read."""
+    try:
+        st = os.stat(os.path.join(ident.git, "description")) if ident.git else None
+    except OSError:
+        return False
+    return st is not None and st.st_ctime_ns != st.st_mtime_ns
+
+
+def _same_repository(recorded: str, now: str, copied: bool) -> bool:
+    """Whether a repository whose :func:`repo_birth` is ``now`` is the one
+    recorded as ``recorded``: :func:`same_birth`, or -- for a repository
+    whose times a copying tool set (``copied``, :func:`_time_copied`) --
+    the same time with another inode, to the nanosecond or as a tool that
+    keeps only microseconds or seconds (GNU ``tar``'s default format) cuts
+    it: a move by copy (test31c W6).  Two repositories ``git init`` made
+    in one clock tick on one disk share the time but not the inode, and
+    their times were not set by a copy, so they stay two."""
+    if same_birth(recorded, now):
+        return True
+    pa, pb = str(recorded or "").split(":"), str(now or "").split(":")
+    if not copied or len(pa) != 3 or len(pb) != 3 or not all(pa + pb) or not (pa[0] + pb[0]).isdigit():
+        return False
+    tr, tn = int(pa[0]), int(pb[0])
+    return any(tn % cut == 0 and tn == tr - tr % cut for cut in (1, 1000, 10 ** 9))
 
 
 def _carried_name(ident: ProjectIdentity, r: Registry, old: tuple[str, ...]) -> str:

@@ -137,4 +137,5 @@ def test_a_repository_once_opened_through_a_link_keeps_its_first_name_when_moved
     moved = tmp_path / "p2" / "api-moved"
     api.rename(moved)
     assert "kiwi-17" in _hook(store_path, "UserPromptSubmit", moved, "what is the deploy host?")
+    _hook(store_path, "SessionStart", moved)   # registers before it returns (a question's capture: in a child)
     assert json.loads((store_path / "projects.json").read_text())["projects"][f"path:{moved}"] == "api"
