@@ -156,6 +156,7 @@ _API: dict[str, tuple[str, str]] = {
     "register_project": ("objstore.memory.scope", "register_project"),
     "registry_damage": ("objstore.memory.scope", "registry_damage"),
     "rebuild_registry": ("objstore.memory.registryfix", "rebuild_registry"),
+    "registry_missing": ("objstore.memory.registryfix", "registry_missing"),
     "identity_of": ("objstore.memory.scope", "identity_of"),
     "child_namespace": ("objstore.memory.scope", "child_namespace"),
     "check_agent": ("objstore.memory.scope", "check_agent"),
