@@ -157,7 +157,7 @@ _API: dict[str, tuple[str, str]] = {
     "registry_damage": ("objstore.memory.scope", "registry_damage"),
     "rebuild_registry": ("objstore.memory.registryfix", "rebuild_registry"),
     "registry_missing": ("objstore.memory.registryfix", "registry_missing"),
-    "identity_of": ("objstore.memory.scope", "identity_of"),
+    "identity_of": ("objstore.memory.gitident", "identity_of"),
     "child_namespace": ("objstore.memory.scope", "child_namespace"),
     "check_agent": ("objstore.memory.scope", "check_agent"),
     "parent_namespace": ("objstore.memory.scope", "parent_namespace"),

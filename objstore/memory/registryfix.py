@@ -40,8 +40,8 @@ from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.record import Frozen, set_fields
 from objstore.core.salvage import Quarantine
-from objstore.memory.scope import (REGISTRY_FILE, ProjectIdentity, clean_name, identity_of, read_registry, repo_birth,
-                                   write_registry)
+from objstore.memory.gitident import ProjectIdentity, clean_name, identity_of, repo_birth
+from objstore.memory.scope import REGISTRY_FILE, read_registry, write_registry
 
 
 class RegistryRebuild(Frozen):
