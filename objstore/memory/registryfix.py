@@ -41,7 +41,7 @@ from objstore.core.errors import MemError
 from objstore.core.record import Frozen, set_fields
 from objstore.core.salvage import Quarantine
 from objstore.memory.gitident import ProjectIdentity, clean_name, identity_of, repo_birth
-from objstore.memory.scope import REGISTRY_FILE, read_registry, write_registry
+from objstore.memory.scope import GONE, REGISTRY_FILE, read_registry, write_registry
 
 
 class RegistryRebuild(Frozen):
@@ -220,6 +220,9 @@ def rebuild_registry(store) -> RegistryRebuild | None:
         aside = q.move(path) if os.path.lexists(path) else None
         births = {}
         for k in reg:      # the repository at an identity's folder (scope.moved_from, scope.predecessors)
+            if k.startswith(GONE):   # a repository whose folder another one took: its birth is its key
+                births[k] = k[len(GONE):]
+                continue
             folder = k[5:] if k.startswith("path:") else folders.get(k, "")
             now = identity_of(folder) if folder and os.path.isdir(folder) else None
             if now is not None and now.top == folder and repo_birth(now):

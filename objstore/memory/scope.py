@@ -208,9 +208,9 @@ def moved_from(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
     to it is a later identity of it, test31c W5); ``()`` when there is
     none, and when the old folder still holds it when ``ident`` is first
     seen (a copy beside a live repository: another project).  A folder
-    another repository took (``mv api api-old; git init api``) keeps its
-    name with that folder, as a path identity always did: the moved one
-    takes none (test31b V2: both took one name, and their memory was
+    another repository took (``mv api api-old; git init api``) does not
+    keep the name for it: the moved one takes it, the new one gets its own
+    (:func:`reused`; test31b V2: both took one name, and their memory was
     merged).  Costs two ``stat`` calls and a look at the candidates'
     folders, for an identity not registered yet only."""
     if ident.id in r.projects or not r.births:
@@ -218,18 +218,47 @@ def moved_from(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
     birth, copied = repo_birth(ident), time_copied(ident)
     out = []
     for k, b in r.births.items():
-        folder = k[5:] if k.startswith("path:") else r.folders.get(k, "")
+        folder = None if k.startswith(GONE) else k[5:] if k.startswith("path:") else r.folders.get(k, "")
         if k == ident.id or k not in r.projects or folder in ("", ident.top) \
                 or not same_repository(b, birth, copied):
             continue
-        there = identity_of(folder) if os.path.isdir(folder) else None
-        if there is not None and there.top == folder:
-            if same_repository(b, repo_birth(there), True):
-                return ()   # the first folder still holds this repository: a copy, not a move
-            continue        # another repository there now: the folder's name stays with it (test31b V2)
-        out.append(k)
+        there = identity_of(folder) if folder and os.path.isdir(folder) else None
+        if there is not None and there.top == folder and same_repository(b, repo_birth(there), True):
+            return ()   # the first folder still holds this repository: a copy, not a move
+        out.append(k)   # gone, or another repository there now (which gets a name of its own: reused)
     return tuple(reversed(out))   # the first registered last, the one _carried_name takes: a symlink's path
     # registered later is this repository under the link's name, which holds none of its memory (test31c W5)
+
+
+#: a ``projects``/``births`` key for a repository without a remote whose folder another
+#: repository took: ``gone:<its birth>`` (:func:`reused`; docs/format.md)
+GONE = "gone:"
+
+
+def reused(ident: ProjectIdentity, r: Registry) -> Registry:
+    """``r`` as it reads for ``ident`` when its folder, registered as a path
+    identity, holds another repository now than the one recorded there
+    (deleted and made again, ``mv api api-old; git init api``, another
+    repository moved in: test31b V2, reg31's left-out): the old entry's
+    name and birth move to the key ``gone:<birth>`` -- the repository,
+    wherever it is now, takes that name back when it is seen
+    (:func:`moved_from`) -- and ``ident`` is unregistered, so it gets a
+    name of its own and none of the first one's memory.  ``r`` itself
+    when the folder holds the recorded repository (or a copy of it put
+    back: :func:`same_repository`), when either birth is unknown or
+    malformed, for a remote identity and for a damaged registry.  One
+    ``stat`` for a registered repository without a remote."""
+    k = ident.id
+    if r.damage or not ident.git or k != "path:" + ident.top or k not in r.births or k not in r.projects:
+        return r
+    was, now = r.births[k], repo_birth(ident)
+    if not now or not same_birth(was, was) or same_repository(was, now, time_copied(ident)):
+        return r
+    projects = {o: v for o, v in r.projects.items() if o != k}
+    births = {o: v for o, v in r.births.items() if o != k}
+    projects.setdefault(GONE + was, r.projects[k])
+    births[GONE + was] = was
+    return Registry(projects, "", r.folders, births)
 
 
 def _carried_name(ident: ProjectIdentity, r: Registry, old: tuple[str, ...]) -> str:
@@ -319,7 +348,7 @@ def register_project(store, cwd: str | os.PathLike | None) -> str:
     from objstore.core.redact import path_holds_credential  # deferred: the rules compile at import
     if path_holds_credential(ident.id) or path_holds_credential(os.fspath(cwd)):
         return ""                   # a credential in the path is written nowhere (the one path rule)
-    r = read_registry(store.root)
+    r = reused(ident, read_registry(store.root))
 
     def known(r: Registry) -> bool:   # registered, with its folder (its birth) when it has one to record
         if ident.id not in r.projects or r.damage:
@@ -331,7 +360,7 @@ def register_project(store, cwd: str | os.PathLike | None) -> str:
     if known(r):
         return name_in(ident, r.projects)   # (a name an older mem gave is read as a key segment, not rewritten)
     with store.lock("project"):
-        r = read_registry(store.root)
+        r = reused(ident, read_registry(store.root))
         reg = r.projects
         if known(r):
             return name_in(ident, reg)
@@ -397,7 +426,7 @@ def project_aliases(cwd: str | os.PathLike | None, *, override: str | None = Non
     ident = identity_of(cwd)
     if ident is None:
         return ()
-    r = read_registry(store_root)
+    r = reused(ident, read_registry(store_root))
     reg = r.projects
     if ident.id not in reg:         # (a registered one passed this rule: no rules compiled on that path)
         from objstore.core.redact import path_holds_credential  # deferred: the rules compile at import
