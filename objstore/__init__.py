@@ -275,7 +275,7 @@ _API: dict[str, tuple[str, str]] = {
     "diagnose_unopened": ("objstore.porcelain.doctor", "diagnose_unopened"),
     "doctor_fix": ("objstore.porcelain.doctor", "fix"),
     "doctor_check": ("objstore.porcelain.doctor", "run_check"),
-    "DoctorFinding": ("objstore.porcelain.doctor", "Finding"),
+    "DoctorFinding": ("objstore.porcelain.finding", "Finding"),
     "import_markdown": ("objstore.capture.markdown", "import_markdown"),
     "imported_notes": ("objstore.capture.markdown", "imported_notes"),
     "exclusion_preview": ("objstore.capture.exclusions", "preview"),

@@ -331,6 +331,34 @@ def moved_projects(store_root: str | os.PathLike) -> list[MovedProject]:
     return out
 
 
+def copies_of_gone(store_root: str | os.PathLike) -> list[tuple[str, str, str, str, str]]:
+    """``(folder, identity, name, old id, old name)`` for each registered folder on
+    this machine holding the repository recorded for it that is also the
+    repository of another entry whose folder is gone (or ``gone:``), under
+    another name: a copy first used while its original was there (it got
+    its own name: :func:`moved_from`), then the original deleted, or a
+    repository moved before its birth was recorded elsewhere; ``[]`` for a
+    damaged registry.  For ``mem doctor``, which says it when the old name
+    holds memory and this one none.  A few ``stat`` calls per entry."""
+    r = read_registry(store_root)
+    if r.damage:
+        return []
+    out = []
+    for k, name in r.projects.items():
+        folder = k[5:] if k.startswith("path:") else r.folders.get(k, "")
+        now = identity_of(folder) if folder and k in r.births and os.path.isdir(folder) else None
+        if now is None or now.id != k or now.top != folder or not same_birth(r.births[k], repo_birth(now)):
+            continue
+        copied = time_copied(now)
+        for o, b in r.births.items():
+            there = None if o.startswith(GONE) else o[5:] if o.startswith("path:") else r.folders.get(o, "")
+            if o != k and o in r.projects and r.projects[o] != name and not (there and os.path.exists(there)) \
+                    and same_repository(b, r.births[k], copied):
+                out.append((folder, k, name, o, r.projects[o]))
+                break
+    return out
+
+
 def register_project(store, cwd: str | os.PathLike | None) -> str:
     """Give the project of ``cwd`` its name in the store's registry (once;
     names never change) and return it; ``""`` for no project.  Takes the

@@ -8,6 +8,7 @@ processes, ``cp -a`` and ``tar`` themselves."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -90,3 +91,27 @@ def test_a_clone_copied_then_its_remote_renamed_keeps_its_name(store, store_path
     shutil.rmtree(api)
     git("-C", str(w / "api-new"), "remote", "set-url", "origin", "git@github.com:acme-corp/api.git")
     assert "pg-acme-5" in _hook(store_path, "UserPromptSubmit", w / "api-new", "what is the db host?")
+
+
+def test_doctor_names_a_copy_whose_original_is_gone_and_its_fix_works(store, store_path, tmp_path, invoke):
+    """The copy of a live repository keeps its own name after the original
+    is deleted (the carry is decided when it is first seen); doctor says
+    where the memory is and how to use it there, and the fix it gives works."""
+    store.close()
+    w = tmp_path / "p6"
+    api = _remembered_repo(store_path, w / "api")
+    copy = w / "api-copy"
+    run("cp", "-a", str(api), str(copy))
+    _hook(store_path, "SessionStart", copy)                      # first seen beside its original: its own name
+    assert not [f for f in invoke("doctor", "--json", exit_code=None).json["findings"] if f["check"] == "projects"]
+    shutil.rmtree(api)
+    found = [f for f in invoke("doctor", "--json", exit_code=None).json["findings"] if f["check"] == "projects"]
+    assert len(found) == 1 and str(copy) in found[0]["message"] and "'api'" in found[0]["message"]
+    m = re.search(r'set "([^"]+)": "([^"]+)" in (\S+) while', found[0]["fix"])
+    assert m and m.group(1) == f"path:{copy}" and m.group(2) == "api"
+    p = Path(m.group(3))
+    doc = json.loads(p.read_text())
+    doc["projects"][m.group(1)] = m.group(2)                     # the fix doctor gives, by hand
+    p.write_text(json.dumps(doc))
+    assert "kiwi-17" in _hook(store_path, "UserPromptSubmit", copy, "what is the deploy host?")
+    assert not [f for f in invoke("doctor", "--json", exit_code=None).json["findings"] if f["check"] == "projects"]
