@@ -252,8 +252,8 @@ def reused(ident: ProjectIdentity, r: Registry) -> Registry:
     if r.damage or not ident.git or k != "path:" + ident.top or k not in r.births or k not in r.projects:
         return r
     was, now = r.births[k], repo_birth(ident)
-    if not now or not same_birth(was, was) or same_repository(was, now, time_copied(ident)):
-        return r
+    if now == was or not now or not same_birth(was, was) or same_repository(was, now, time_copied(ident)):
+        return r   # (the first test is the common case: the same file, one stat)
     projects = {o: v for o, v in r.projects.items() if o != k}
     births = {o: v for o, v in r.births.items() if o != k}
     projects.setdefault(GONE + was, r.projects[k])
