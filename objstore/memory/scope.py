@@ -216,8 +216,11 @@ def moved_from(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
     if ident.id in r.projects or not r.births:
         return ()
     birth, copied = repo_birth(ident), time_copied(ident)
+    t = birth.partition(":")[0]
     out = []
     for k, b in r.births.items():
+        if not copied and b.partition(":")[0] != t:
+            continue   # (the cheap test first: another time is another repository unless a copy's)
         folder = None if k.startswith(GONE) else k[5:] if k.startswith("path:") else r.folders.get(k, "")
         if k == ident.id or k not in r.projects or folder in ("", ident.top) \
                 or not same_repository(b, birth, copied):
