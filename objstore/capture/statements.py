@@ -88,7 +88,12 @@ from objstore.memory.tombstones import all_tombstones, forgotten_in
 MAX_CHARS = 600
 #: compiled on first use: most prompts are ASCII and hold none of :data:`_CUE_WORDS`
 #: (the prompt hook of a new process need not compile it, ~0.3 ms)
-_CUE = LazyPattern(r"(?:^|(?<=[.!?]))\s*(?:(?P<ask>(?:can|could|would|will)\s+you\s+(?:please\s+)?)"
+#: a cue opens the prompt's line or a sentence of it, after lead-in words ("Also, remember that …", "btw
+#: remember that …", "FYI: remember that …", "Make sure to remember that …") or mid-sentence as "… and
+#: remember that …" (test32 X1: those stored nothing and said nothing)
+_CUE = LazyPattern(r"(?:^|(?<=[.!?])|(?<=\s)(?=and\s+(?:also\s+)?remember\s+(?:that|this)\b))\s*"
+                   r"(?:(?:also|and|ok(?:ay)?|btw|by\s+the\s+way|fyi|oh|so|plus|but|then)\b\s*[:,]?\s*)*"
+                   r"(?:(?:make|be)\s+sure\s+(?:to|you)\s+(?=remember\b))?(?:(?P<ask>(?:can|could|would|will)\s+you\s+(?:please\s+)?)"
                    r"(?=remember\s+(?:that|this)\b)|(?P<please>(?:please|pls|plz)\s*,?\s+))?"
                    r"(?:remember(?:\s+(?:that|this)\s*[:,\-\u2013\u2014]?|\s*[:,]|\s+[-\u2013\u2014]"
                    r"|\s+(?:the\s+following|for\s+(?:later|now|next\s+time|(?:the\s+)?future(?:\s+reference)?"
