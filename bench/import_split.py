@@ -39,6 +39,20 @@ import time
 from pathlib import Path
 
 
+def _wrap(mod, attr: str, add) -> object:
+    """Replace ``mod.attr`` by a wrapper that calls ``add(seconds)`` with the calling thread's CPU
+    of each call (a call that raises is not counted); returns the original."""
+    f = getattr(mod, attr)
+
+    def g(*a, **k):
+        t = time.thread_time()
+        r = f(*a, **k)
+        add(time.thread_time() - t)
+        return r
+    setattr(mod, attr, g)
+    return f
+
+
 def _import_part(corpus: str) -> dict[str, float]:
     """The import's CPU by thread name and the index conversion's (seconds)."""
     import objstore.index.genwriter as gw
@@ -54,20 +68,14 @@ def _import_part(corpus: str) -> dict[str, float]:
             with lock:
                 cpu[self.name.rstrip("_0123456789")] += time.thread_time()
 
-    def timed(mod, attr, key):
-        f = getattr(mod, attr)
-
-        def g(*a, **k):
-            t = time.thread_time()
-            try:
-                return f(*a, **k)
-            finally:
-                with lock:
-                    cpu[key] += time.thread_time() - t
-        setattr(mod, attr, g)
+    def adder(key):
+        def add(v):
+            with lock:
+                cpu[key] += v
+        return add
     threading.Thread.run = run
-    timed(gw, "to_tantivy_doc", "  to_tantivy_doc")
-    timed(sch, "plain_differing_words", "    plain_differing_words")
+    _wrap(gw, "to_tantivy_doc", adder("  to_tantivy_doc"))
+    _wrap(sch, "plain_differing_words", adder("    plain_differing_words"))
     home = tempfile.mkdtemp(prefix="import-split-")
     os.environ.update(MEM_HOME=home, MEM_AGENT="0")
     sys.argv = ["mem", "import", "claude-code", corpus, "--json"]
@@ -126,15 +134,8 @@ def _children_part(corpus: str, runs: int) -> list[tuple[str, float]]:
         for k in ("parse", "redact", "forecast", "pickle"):
             best[k] = min(best.get(k, 1e9), stage(k))
     import objstore.core.redact as red
-    cut0, spent = red.redact_cut, [0.0]
-
-    def cut(*a, **k):
-        t = time.process_time()
-        try:
-            return cut0(*a, **k)
-        finally:
-            spent[0] += time.process_time() - t
-    red.redact_cut = cut   # transcript.cut_text imports it when it cuts
+    spent = [0.0]
+    cut0 = _wrap(red, "redact_cut", lambda v: spent.__setitem__(0, spent[0] + v))  # cut_text imports it per cut
     try:
         stage("parse")
     finally:
