@@ -86,7 +86,6 @@ from objstore.core.objects import Fact, Turn
 from objstore.core.record import Frozen, Record, fields, set_fields
 from objstore.core.store import FACT_WAIT_S, Store, now_ms
 from objstore.core.text import strip_mem_context
-from objstore.memory.decay import touch
 from objstore.memory.facts import current_version, visible
 from objstore.memory.lost import lost_keys_warning
 from objstore.memory.provenance import turn_author
@@ -97,7 +96,7 @@ TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
     from objstore.memory.tombstones import Hider
 from objstore.retrieval.keyrank import key_name, names_key
-from objstore.retrieval.querywords import GENERIC_WORDS, held_terms
+from objstore.retrieval.querywords import ASKING_WORDS, GENERIC_WORDS, held_terms
 from objstore.retrieval.context import (
     CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, NOTE, TAG, escape_text, estimate_tokens, fact_line, is_dormant,
     load_state, record_use, save_state, state_path, store_context_config, write_trace,
@@ -105,8 +104,6 @@ from objstore.retrieval.context import (
 from objstore.retrieval.injecttime import (person_first, stale_for_facts,  # noqa: F401  (re-exported)
                                            with_current_facts, with_later_turns)
 from objstore.retrieval.injectscope import one_name_order
-from objstore.retrieval.restated import ASKING_WORDS
-from objstore.retrieval.timeline import only_asks, values_of
 
 MAX_CUE_CHARS = 4000
 PRIOR_DOCS = 100  # see _nidf
@@ -485,6 +482,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
                 continue
             else:
                 turn_text[h.id] = (t.text, t.timestamp)
+                from objstore.retrieval.timeline import only_asks, values_of  # defer: the time rules, for a shown turn
                 if not values_of(t.text, {*matched, *c.matched}) and only_asks(t.text, matched):
                     asking.add(h.id)   # a question asked before, no answer: after the turns that may answer
                 from objstore.index.searchindex import make_snippet  # deferred: tantivy
