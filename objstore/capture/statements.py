@@ -80,10 +80,8 @@ from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the p
 from objstore.core.refs import fact_ref
 from objstore.core.text import LazyPattern
 from objstore.core.store import Store
-from objstore.memory.facts import remember
 from objstore.memory.scope import project_aliases
 from objstore.memory.sessions import withhold_value
-from objstore.memory.tombstones import all_tombstones, forgotten_in
 
 MAX_CHARS = 600
 #: compiled on first use: most prompts are ASCII and hold none of :data:`_CUE_WORDS`
@@ -337,6 +335,7 @@ def remember_statement(store: Store, prompt: str, *, project: str | None, source
     what = statement_of(prompt)
     if what is None:
         return None
+    from objstore.memory.facts import remember  # defer: a prompt that states something (most state nothing)
     return remember(store, statement_key(what, project, store, update), what, trust="user_stated", owner="user",
                     sources=(source,) if source else (), command=command)
 
@@ -387,6 +386,7 @@ def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "
     if late:
         key = statement_key(what, project, store)
         head = store.refs.read(fact_ref(key))
+        from objstore.memory.tombstones import all_tombstones, forgotten_in  # defer: a late statement only
         if forgotten_in(all_tombstones(store), key, what):
             return None
         if head is not None:

@@ -75,7 +75,6 @@ from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.core.text import LazyPattern, escape_invisible
-from objstore.memory.facts import current_of, current_version, list_keys, listed_chain, visible
 from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
 from objstore.memory.served import hider
 from objstore.retrieval.keyrank import FactView, narrower_first, one_name, sealed_in_scope, sealed_over
@@ -192,6 +191,7 @@ def _current_facts(store: Store, projects: Sequence[str] | None,
     """(id, Fact) of the current, visible version of every key that applies,
     as namespace ``reader`` sees it (``scope.visibility``; None: every
     namespace)."""
+    from objstore.memory.facts import current_of, list_keys, listed_chain, visible  # defer: off the prompt hook
     out = []
     for key, head in list_keys(store):
         if visibility(key, "", projects, reader) is None:
@@ -601,6 +601,7 @@ def omitted_note(n: int) -> str:
 
 def _still_current(store: Store, facts: Iterable, dormant: Callable[[Fact], bool],
                    reader: str | None = None) -> bool:
+    from objstore.memory.facts import current_version, visible  # defer: as _current_facts
     for key, oid in facts:
         try:
             cur = current_version(store, key, reader)

@@ -86,8 +86,6 @@ from objstore.core.objects import Fact, Turn
 from objstore.core.record import Frozen, Record, fields, set_fields
 from objstore.core.store import FACT_WAIT_S, Store, now_ms
 from objstore.core.text import strip_mem_context
-from objstore.memory.facts import current_version, visible
-from objstore.memory.lost import lost_keys_warning
 from objstore.memory.provenance import turn_author
 from objstore.memory.scope import namespace_rank, namespace_weight, project_aliases, visibility
 from objstore.memory.served import hider
@@ -402,6 +400,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     asking: set[str] = set()   # turns that only ask (timeline rule 7)
     hide: Hider | None | bool = False
     for key, bm25 in sorted(fact_hits.items(), key=lambda kv: -kv[1]):
+        from objstore.memory.facts import current_version, visible  # defer: the facts module, for a fact the gate reads (not on a prompt without one)
         c = Candidate("fact", "", key, bm25=bm25)
         cands.append(c)
         cur = current_version(store, key, namespace)
@@ -553,6 +552,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     lost = sorted({c.ref for c in cands if c.reason == LOST_REASON})
     if lost:   # the prompt asks about a key whose value is lost: the agent is told, as recall's reader is
         inj.trace["lost_keys"] = lost
+        from objstore.memory.lost import lost_keys_warning  # defer: with the facts module (a lost key only)
         lines.append(f"- warning: {escape_text(lost_keys_warning(lost) or '')}")
     if not lines:
         return

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from objstore.core.errors import MemError
 from objstore.core.objects import Fact, Turn
 from objstore.core.store import Store
-from objstore.memory.facts import walk
 from objstore.memory.scope import key_project
 from objstore.memory.served import hider
 from objstore.retrieval.context import (CHARS_PER_TOKEN, LATER_MARK, estimate_tokens, fact_line,
@@ -73,6 +72,7 @@ def stale_for_facts(store: Store, text: str, when: int, facts: Sequence[tuple[st
         old = olds.get((key, f.parent))
         if old is None:
             old = olds[(key, f.parent)] = []
+            from objstore.memory.facts import walk  # defer: a passage shown beside a fact
             try:
                 for v in walk(store, f.parent):
                     if v.fact.body and not getattr(v.fact, "forgotten", 0) and \
