@@ -115,6 +115,9 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          # off the prompt hook's start-up (session 32, lat32): the time rules judge a fact or passage the gate
          # cleared, a later turn is read for one shown; the decay clock is read or touched for a shown fact
          "objstore.retrieval.laterturns", "objstore.retrieval.timeitems", "objstore.memory.decay",
+         # off the prompt hook's start-up (session 32, lat32): its transcript scan withholds nothing but
+         # a bash-mode prompt's secret output (objstore.capture.promptscan.user_parts)
+         "objstore.capture.withhold", "objstore.memory.sessions", "objstore.memory.provenance",
          # off `mem get`'s start-up (session 29): a pattern is built (rxcache loads re and its enum) on first use
          "objstore.core.rxcache",
          # off the readers' start-up (session 27): the JSON-escaped form of a match text (test27 V29) is

@@ -81,7 +81,6 @@ from objstore.core.refs import fact_ref
 from objstore.core.text import LazyPattern
 from objstore.core.store import Store
 from objstore.memory.scope import project_aliases
-from objstore.memory.sessions import withhold_value
 
 MAX_CHARS = 600
 #: compiled on first use: most prompts are ASCII and hold none of :data:`_CUE_WORDS`
@@ -418,5 +417,6 @@ def withhold_sealed(store: Store, text: str) -> str:
         key = ref[len("sealed/"):] if ref.startswith("sealed/") else ref
         scope, sep, rest = key.partition("/remembered/")
         if sep and rest == name and (scope == "user" or (scope.startswith("project/") and scope.count("/") == 1)):
+            from objstore.memory.sessions import withhold_value  # defer: a sealed name's statement only
             return withhold_value(text, what)[0]
     return text

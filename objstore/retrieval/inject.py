@@ -86,7 +86,6 @@ from objstore.core.objects import Fact, Turn
 from objstore.core.record import Frozen, Record, fields, set_fields
 from objstore.core.store import FACT_WAIT_S, Store, now_ms
 from objstore.core.text import strip_mem_context
-from objstore.memory.provenance import turn_author
 from objstore.memory.scope import namespace_rank, namespace_weight, project_aliases, visibility
 from objstore.memory.served import hider
 
@@ -489,6 +488,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
                 if hide is False:   # the forgotten --match texts, read at the first passage shown
                     hide = hider(store)
                 snippet = escape_text(make_snippet(t.text, " ".join(c.matched), config.turn_chars, hide))
+                from objstore.memory.provenance import turn_author  # defer: a turn passage shown
                 who = "parent_agent" if turn_author(t) == "parent_agent" else t.role  # not the person's words
                 who += ", untrusted" if t.untrusted else ""  # written after its session read outside content
                 c.line = (f"- earlier session {escape_text(t.session)} ({when}, {who}"
