@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 # the prompt records' scan, text and hash (and BASH_PRINTED, user_parts' flag): the prompt hook's, split off
-from objstore.capture.promptscan import (BASH_PRINTED, _record_uid, is_turn_record, prompt_hash,  # noqa: F401
+from objstore.capture.promptscan import (BASH_PRINTED, is_turn_record, prompt_hash,  # noqa: F401
                                          scan_prompts, user_parts)   # (BASH_PRINTED, scan_prompts: re-exported)
 from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats,
                                          RecordFields, as_str, cut_text, decode_line, decode_record, discover_files,
@@ -504,7 +504,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
                 session = sid or path.stem
                 if sidechain is True:
                     session += f".agent-{agent}" if agent else ".sidechain"
-            uid = as_str(uid) or "h:" + sha256(raw.strip()).hexdigest()[:32]  # as _record_uid
+            uid = as_str(uid) or "h:" + sha256(raw.strip()).hexdigest()[:32]  # as promptscan's record ids
             cwd = as_str(cwd)
             ep = as_str(ep)[:40]
             ts = timestamp_ms(ts)
