@@ -16,9 +16,8 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-# the prompt records' scan, text and hash (and BASH_PRINTED, user_parts' flag): the prompt hook's, split off
-from objstore.capture.promptscan import (BASH_PRINTED, is_turn_record, prompt_hash,  # noqa: F401
-                                         scan_prompts, user_parts)   # (BASH_PRINTED, scan_prompts: re-exported)
+# the prompt records' scan, text and hash: the prompt hook's, split off (scan_prompts: re-exported)
+from objstore.capture.promptscan import is_turn_record, prompt_hash, scan_prompts, user_parts  # noqa: F401
 from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats,
                                          RecordFields, as_str, cut_text, decode_line, decode_record, discover_files,
                                          project_of, read_lines, strip_mem_context, timestamp_ms)
