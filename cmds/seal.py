@@ -20,9 +20,10 @@ def command(key, as_json, store):
     the store holds the plaintext.  A captured turn a version cites as its
     source (the "remember that" prompt it came from) that holds the value is
     rewritten in its place with the value withheld (--json:
-    turns_withheld); other turns quoting it (an agent's reply) and the
-    agent's own transcript files are not: 'mem scan TEXT' finds them, 'mem
-    forget --match TEXT --scrub-sources' removes them.  Read it back with 'mem sealed show KEY';
+    turns_withheld), and so is every other captured turn quoting it (an
+    agent's reply; --json: turns_quoting).  The agent's own transcript files
+    are not: 'mem scan TEXT' finds them, 'mem forget --match TEXT
+    --scrub-sources' removes them.  Read it back with 'mem sealed show KEY';
     'mem unseal KEY' makes it plain again.  A version whose value was lost
     to damage ('mem fsck --repair' kept its place as a 'lost' placeholder)
     keeps its place as a sealed placeholder, so the older value does not
@@ -65,7 +66,7 @@ def command(key, as_json, store):
     if as_json:
         emit_json({"key": r.key, "already": r.already, "sealed": [{"id": i, "version": n} for i, n in r.sealed],
                    "removed": [{"id": i, "version": n} for i, n in r.removed], "lost": r.lost,
-                   "forgotten": r.forgotten, "turns_withheld": r.turns_withheld,
+                   "forgotten": r.forgotten, "turns_withheld": r.turns_withheld, "turns_quoting": r.turns_quoting,
                    "objects_deleted": r.objects_deleted, "index_clean": not r.index_problems,
                    "remotes_holding": remotes, "other_machines": synced})
         return
@@ -79,6 +80,8 @@ def command(key, as_json, store):
     encrypted = len(r.sealed) - len(r.lost) - (r.forgotten is not None)
     turns = (f", the value withheld in {plural(r.turns_withheld, 'captured turn')} it was remembered from"
              if r.turns_withheld else "")
+    if r.turns_quoting:
+        turns += f"{' and' if turns else ', the value withheld in'} {plural(r.turns_quoting, 'other turn')} quoting it"
     click.echo(f"sealed {r.key}: {plural(encrypted, 'version')} encrypted to the vault{kept}, "
                f"{plural(len(r.removed), 'plain version')} removed{turns}")
     for p in r.index_problems:
@@ -88,6 +91,6 @@ def command(key, as_json, store):
         click.echo("note: every other machine syncing with this store still holds the plain value until the seal "
                    "reaches it ('mem push' here, then its next 'mem pull' or 'mem push' drops it; the seal travels as a withdrawal record, never "
                    "a hash of the value); a copy made outside mem (a disk backup, an export) keeps it", err=True)
-    click.echo("run 'mem gc --prune=now' to delete the removed objects at once; another turn quoting the value "
-               "(an agent's reply) and the agent's own transcript files keep it: 'mem scan TEXT' finds them, "
+    click.echo("run 'mem gc --prune=now' to delete the removed objects at once; the agent's own transcript files "
+               "keep the value, and a turn quoting it in other words: 'mem scan TEXT' finds them, "
                "'mem forget --match TEXT --scrub-sources' removes them", err=True)

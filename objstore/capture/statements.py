@@ -5,7 +5,7 @@ at once as ``user_stated`` (issue: derive, item 6).
 with ``remember that``, ``remember this``, ``remember:``, ``remember,``, ``remember -``,
 ``remember the following:``, ``remember for later:`` (``for next time``, ``for
 the record``, a label in brackets: ``remember (for later):``), ``don't
-forget:``, ``note to self:``, ``can/could/would/will you remember that …?``
+forget:``, ``note to self:``, a bracket label ``[note]`` or ``(remember)``, ``can/could/would/will you remember that …?``
 (test31 U9; a form with no "that"/"this" whose statement is a task,
 ``_TODO``/``_TASK``, states nothing),
 ``please remember X is Y`` (a bare "remember" after "please" or "pls",
@@ -91,7 +91,7 @@ _CUE = LazyPattern(r"(?:^|(?<=[.!?]))\s*(?:(?P<ask>(?:can|could|would|will)\s+yo
                    r"|\s+(?:the\s+following|for\s+(?:later|now|next\s+time|(?:the\s+)?future(?:\s+reference)?"
                    r"|the\s+record|reference))\s*[:,\-\u2013\u2014]|\s*\((?:for\s+)?[\w ]{1,24}\)\s*[:,\-\u2013\u2014]?"
                    r"|(?P<bare>\s))"
-                   r"|note\s+that|note\s+to\s+self\s*[:,\-\u2013\u2014]"
+                   r"|note\s+that|note\s+to\s+self\s*[:,\-\u2013\u2014]|[\[(](?:note|remember)[\])]\s*[:,\-\u2013\u2014]?"
                    r"|keep\s+in\s+mind\s+that|(?:don'?t|do\s+not)\s+forget(?:\s+that|\s*[:,]|\s+[-\u2013\u2014]))"
                    r"\s*(?P<what>.+)", re.I | re.S)
 #: what a bare "remember X" (no "that", no colon) may not start with: a plan or a question, not a statement
@@ -100,7 +100,13 @@ _NOT_STATED = LazyPattern(r"(?:to|when|what|how|if|why|where|who|whether|me|us|y
 _NOT_ASKED = LazyPattern(r"(?:for\s+(?:me|us|later|now)|too|as\s+well|please|ok(?:ay)?)?\s*$", re.I)
 #: a task's opening verb after a cue with no "that"/"this" ("don't forget: push the tag"): a to-do, not a fact
 _TODO = LazyPattern(r"(?:to\s+)?(?:run|fix|push|deploy|merge|commit|check|call|email|send|buy|ping|tell|ask|"
-                    r"review|update|bump|release|tag|rebase|start|stop|skip|pick|book|pay|renew)\b", re.I)
+                    r"review|update|bump|release|tag|rebase|start|stop|skip|pick|book|pay|renew)\b"
+                    r"|(?:to\s+)?(?P<copula_free>clean|remove|delete|add|write|install|upgrade|migrate|rename|refactor|"
+                    r"finish|submit|cancel|reply|follow\s+up|investigate|look\s+into|ship|rerun|retry|revert|restart|"
+                    r"reboot|rotate|grab|pull|rewrite|remind|text|message|order|return|collect|print|sign|clear|"
+                    r"backport|document|water|feed|walk|pack)\b(?!.*(?:\s(?:is|are|was|were)\s|[=:]))", re.I)
+#: (the second list: verbs that also name a thing, "upgrade path is …", "order ids are …": a to-do only with
+#: no copula after them; cue31's left-out "note to self: clean up the cache dir")
 #: a word every match of :data:`_CUE` holds
 _CUE_WORDS = ("remember", "note", "keep", "forget")
 _STOP = frozenset("a an the is are was were be our my we i to of on in at for and that this it "
@@ -161,16 +167,62 @@ def statement_of(prompt: str) -> str | None:
         what = _THANKS.sub("", what)
         if m.group("please") is None or not _bare_statement(what):
             return None   # "remember to run the tests", "remember when …": no statement of a fact (test30 R11)
+    back = _TAKE_BACK.search(what.split("\n", 1)[0], 3)
+    fix = None
+    if back is not None:   # "… fig-9. Scratch that, remember that …", "… 5433 — no wait, 5434" (test31c W16)
+        rest = what[back.end():].split("\n", 1)[0]
+        again = _CUE.search(rest)
+        if again is not None:
+            return statement_of(rest[again.start():].lstrip(" ,;:.!\u2014\u2013-"))   # the restated one wins
+        what, fix = what[:back.start()], rest
     # a sentence ends at . ! ? and a blank, not before a copula: "Hunter2x9! is the admin password" (test16 F12)
     end = re.search(r"(?<=[.!?])\s(?!\s*(?:is|was|are|were)\s)", what, re.I)
     what = what[: end.start()] if end else what
     what = what.strip().rstrip(".!").strip()
+    if fix is not None and (what := _corrected(what, fix)) is None:
+        return None   # taken back with no new value said ("… kiwi-17. Just kidding."): nothing to remember
     if len(what) < 3:
         return None
     if len(what) > MAX_CHARS:   # cut before a credential crossing it, at a word's end (T19)
         from objstore.core.redact import redact_cut   # deferred, as every use of the rules here (module doc)
         what = redact_cut(what, MAX_CHARS)[0].rstrip()
     return guard_secret_subject(what)[0]
+
+
+#: the person taking back what they just said, opening the next sentence or after a dash or comma in the
+#: statement's own ("Scratch that", "Just kidding.", "Never mind.", "— no wait, 5434", "Correction: 6543",
+#: "Actually no, make it 6000"); not "never mind the docs" (the phrase is followed by a stop, a comma or a
+#: dash); :func:`_corrected` reads what follows (test31c W16; recall's rule 8 reads the same phrases,
+#: ``restated.WRONG_NEXT_RE``)
+_TAKE_BACK_PHRASES = (r"(?:oh\s+)?(?:no,?\s+)?wait,?\s+no", r"no,?\s+wait", r"scratch\s+that", r"(?:just\s+)?kidding",
+                      r"j/?k", r"never\s*mind", r"ignore\s+(?:that|this)", r"disregard\s+(?:that|this)",
+                      r"my\s+(?:mistake|bad)", r"actually,?\s+no", r"(?:sorry|oops),?\s+(?:no|wrong)", "correction", "oops")
+_TAKE_BACK = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s-)\s*(?:" + "|".join(_TAKE_BACK_PHRASES) +
+                         r")(?=\s*(?:[.!,;:\u2014\u2013-]|$))[.!,;:\u2014\u2013-]*", re.I)
+#: what opens a take-back's new value ("make it 6000", "it is 6000", "I mean 6000", "should be 6000")
+_FIX_LEAD = LazyPattern(r"^(?:(?:make|call)\s+(?:it|that)|(?:it|that)(?:[\u2019']s|\s+is|\s+should\s+be)|"
+                        r"i\s+mean(?:t)?|should\s+be|(?:it\s+)?(?:was|is))?\s*(?:(?:still|actually|really)\s+)?", re.I)
+
+
+def _corrected(statement: str, fix: str) -> str | None:
+    """``statement`` with its value replaced by the one a take-back says
+    after it ("the db port is 5432" + "6543." -> "the db port is 6543"), or
+    None (nothing to remember) when the take-back says no single new value
+    (nothing, "I'll check later") or the statement has no one value to
+    replace: its whole predicate (after :data:`_COPULA`) a token, else its
+    one token with a digit ("the api listens on port 9090, no wait, 9091"),
+    test31c W16."""
+    new = _FIX_LEAD.sub("", fix.strip(), count=1).strip().rstrip(".!").strip()
+    m = _COPULA.search(f" {statement} ")
+    if not new or len(new.split()) != 1 or _TAKE_BACK.search(f". {new}") is not None:
+        return None
+    head, pred = (statement[:m.end() - 1], statement[m.end() - 1:]) if m else ("", statement)
+    if m is not None and len(pred.split()) == 1:
+        return head + new
+    held = [t for t in pred.split() if any(c.isdigit() for c in t)]
+    if len(held) != 1 or not any(c.isdigit() for c in new):
+        return None
+    return head + re.sub(rf"(?<!\S){re.escape(held[0])}(?!\S)", lambda _m: new, pred, count=1)
 
 
 _MARKER = LazyPattern(r"\[REDACTED:[^\]]*\]")
@@ -207,8 +259,14 @@ def _same_but_values(held: str, statement: str) -> bool:
     return bool(words_a) and words_a == words_b and bool(vals_a) and bool(vals_b) and vals_a != vals_b
 
 
-#: what ends a statement's subject: a copula or an assignment ("the deploy host is …", "port = …")
-_COPULA = LazyPattern(r"\s(?:is|are|was|were)\s|[=:](?!/)")
+#: what ends a statement's subject: a copula or an assignment ("the deploy host is …", "port = …"), or a verb
+#: of change ("… has (just) been changed to …", "… has changed to …", "… changed from O to …", "… has become …":
+#: the subject is the thing changed, never "deploy host has", test31c W11)
+_COPULA = LazyPattern(r"\s(?:is|are|was|were)\s|(?<!\bthat)(?<!\bwhich)(?<!\bwho)"
+                      r"\s(?:(?:has|have|had)\s+(?:(?:just|now|since|finally|already|recently|again|also)\s+)?"
+                      r"(?:been\s+)?(?:(?:changed|moved|switched|updated|set|reset|rotated)\s+(?:again\s+)?"
+                      r"(?:to|from)|become)|(?:changed|moved|switched|updated|rotated)\s+(?:again\s+)?(?:to|from)"
+                      r"|became)\s|[=:](?!/)")
 
 
 #: the head nouns of a predicate that names a secret ("… is the admin password", "… was our door pin")
@@ -407,7 +465,9 @@ def withhold_sealed(store: Store, text: str) -> str:
     itself was captured, indexed and recalled in the clear).  Decided from
     the text alone, so every capture path (the prompt hook, the Stop hook's
     and ``mem import``'s transcript sync, the proxy) stores the same text and
-    no file records the prompt.  The capture's ``TurnAppender(withhold=)``.
+    no file records the prompt; a statement corrected after a take-back (not
+    in the prompt as typed) withholds the whole line after the cue.  The
+    capture's ``TurnAppender(withhold=)``.
     Raises OSError."""
     what = statement_of(text)
     if what is None:
@@ -417,6 +477,12 @@ def withhold_sealed(store: Store, text: str) -> str:
         key = ref[len("sealed/"):] if ref.startswith("sealed/") else ref
         scope, sep, rest = key.partition("/remembered/")
         if sep and rest == name and (scope == "user" or (scope.startswith("project/") and scope.count("/") == 1)):
-            from objstore.memory.sessions import withhold_value  # defer: a sealed name's statement only
-            return withhold_value(text, what)[0]
+            from objstore.memory.sessions import WITHHELD, withhold_value  # defer: a sealed name's statement only
+            out, n = withhold_value(text, what)
+            if n == 0:   # a value corrected after a take-back ("… 5432. Correction: 6543."): the whole line's statement
+                lead = len(text) - len(text.lstrip())
+                first, nl, tail = text[lead:].partition("\n")
+                cue = _CUE.search(first)
+                out = text[:lead] + (first[:cue.start("what")] if cue else "") + WITHHELD + nl + tail
+            return out
     return text

@@ -198,6 +198,15 @@ def asserted(text: str) -> list[tuple[str, set[str], set[str], set[str], bool]]:
     return out
 
 
+def _ed_complement(clause: str) -> set[str]:
+    """The complement of a definite subject's "is" (:data:`_CURRENT`'s
+    second slot) that :func:`_slots` leaves out only for its -ed ending
+    ("memcached" of "the cache is memcached now"), casefolded."""
+    m = _CURRENT[1].search(" ".join(clause.split()).casefold())
+    tok = m.group(1).strip(".-/") if m else ""
+    return {tok} if tok.endswith("ed") and tok not in _NOT_VALUE and _DESCRIBES.match(tok) else set()
+
+
 def _held(tok: str, said: str, stems: set[str]) -> bool:
     words = content_words(tok)
     return bool(re.search(rf"(?<![\w.-]){re.escape(tok)}(?![\w-])", said)) or (bool(words) and words <= stems)
@@ -235,8 +244,12 @@ def claims_contradicted(claims: str, turns: list[str]) -> str:
                 pairs.append((vals, cstems - {s for v in vals for s in content_words(v)}))
     claimed = asserted(claims)
     missing = {tok for _c, current, _d, _s, _n in claimed for tok in current if not _held(tok, said, stems)}
+    # a complement ending in -ed no turn holds, nor its stem ("the cache is memcached now" from a session about
+    # redis): a name, not a describing word ("enabled", "scheduled": the turns say enable/schedule); der31's left-out
+    named = {tok for c, *_ in claimed for tok in _ed_complement(c)}
+    missing |= {tok for tok in named if not _held(tok, said, stems)}
     if missing:
-        n = sum(len(c) for _c, c, _d, _s, _n in claimed)
+        n = sum(len(c) for _c, c, _d, _s, _n in claimed) + len(named)
         return f"its outcome or lesson: {len(missing)} of its {n} value words in none of the turns"
     for _c, current, dropped, cstems, negated in claimed:
         if not negated and any(state.get(tok) for tok in current):

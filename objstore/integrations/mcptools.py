@@ -529,14 +529,15 @@ class MemoryTools:
                 raise NotFound(f"no key {key}")
             return ({"preview": {"key": key, "versions": len(chain),
                                  "effect": "every version is encrypted to the vault and its plaintext removed, "
-                                           "also from the captured turns it was remembered from"}},
+                                           "also from the captured turns it was remembered from and the turns quoting it"}},
                     frozenset(v.id for v in chain))
         p, shown = self._confirmed(caller, "seal", {"key": key}, confirm, preview)
         if p is not None:
             return p
         res = seal_key(self.store, key, previewed=shown)
         return {"done": True, "key": key, "sealed": len(res.sealed), "removed": len(res.removed),
-                "already": res.already, "turns_withheld": res.turns_withheld}
+                "already": res.already, "turns_withheld": res.turns_withheld,
+                "turns_quoting": res.turns_quoting}
 
     def tool_pin(self, caller: Caller, key: str) -> dict:
         """Pin ``key``: always injected, never dormant."""

@@ -595,7 +595,7 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
     # [searchindex shards] the index's substring prefilter names the sessions that can match;
     # every session is scanned when it cannot answer or lags behind the session refs
     heads = {name[len("sessions/"):]: head for name, head in store.refs.iter("sessions")}  # read once
-    only = _match_sessions(store, match, heads)
+    only = match_sessions(store, match, heads)
     for sid, head in heads.items():
         if only is not None and sid not in only:
             continue
@@ -720,7 +720,7 @@ def _match_keys(store: Store, match: str, heads: dict[str, str], cites: FactCite
         return None
 
 
-def _match_sessions(store: Store, match: str, heads: dict[str, str] | None = None) -> set[str] | None:
+def match_sessions(store: Store, match: str, heads: dict[str, str] | None = None) -> set[str] | None:
     """[searchindex shards] Sessions holding a turn that may contain ``match``
     (``SearchIndex.substring_candidate_refs``), or None: scan them all.
     ``heads``: session id -> head turn id of every session (default: read)."""

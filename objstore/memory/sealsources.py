@@ -5,31 +5,41 @@ stopped seal (``objstore.memory.sealstop.finish_seal``) rewrite those turns
 in their place with the value withheld, by the mechanism ``mem forget
 --credentials`` uses (``ForgetPlan.redacted`` / ``texts``, ``forget``'s
 history rewrite, index purge, derived files), before the plain versions go.
+Other turns quoting the value (an agent's "Noted: …" reply, a later
+question; seal31's left-out) are found with the turn index's substring
+prefilter (``forgetplan.match_sessions``, every session when it cannot
+answer) and rewritten the same way: the value, and a "remember that"
+statement's one value-shaped word ("pg-zqx-alpha" of "the db host is
+pg-zqx-alpha"), where they stand as whole words.
 No tombstone is written: a hash of a short secret's turn is as good as the
 secret.  docs/vault.md, "Sealing".
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from objstore.core.errors import IntegrityError, NotFound
 from objstore.core.ids import is_full_id
-from objstore.core.objects import Fact, Turn
+from objstore.core.objects import Fact, Turn, normalize_value
 from objstore.core.refs import session_ref
 from objstore.core.store import Store
 from objstore.memory import forget
-from objstore.memory.forgetplan import ForgetPlan
+from objstore.memory.forgetplan import ForgetPlan, match_sessions
 from objstore.memory.sessions import walk_turns, withhold_value
 
 
-def plan_source_turns(store: Store, facts: Iterable[Fact]) -> ForgetPlan:
+def plan_source_turns(store: Store, facts: Iterable[Fact]) -> tuple[ForgetPlan, int]:
     """A forget plan rewriting, in its place, each turn of this store that
     one of ``facts`` cites in ``sources`` and whose text holds that fact's
-    value, with the value withheld (``sessions.withhold_value``).  A source that
+    value, with the value withheld (``sessions.withhold_value``), and each
+    other turn quoting a form of it (:func:`quoted_forms`, whole words),
+    and how many of its turns are such other turns.  A source that
     is not a turn of this store (a file, a lost placeholder, a turn gone or
     damaged, one no longer in its session's chain) is skipped.  Reads
     only; raises OSError."""
+    facts = list(facts)
     plan = ForgetPlan()
     chains: dict[str, dict[str, object]] = {}
     for f in facts:
@@ -56,20 +66,63 @@ def plan_source_turns(store: Store, facts: Iterable[Fact]) -> ForgetPlan:
                 if src not in plan.texts:
                     plan.redacted.setdefault(t.session, []).append(tv)
                 plan.texts[src] = new
+    cited = set(plan.texts)
+    needles = sorted({n for f in facts if f.body and not f.forgotten for n in quoted_forms(f.body)}, key=len,
+                     reverse=True)
+    heads = {name[len("sessions/"):]: head for name, head in store.refs.iter("sessions")} if needles else {}
+    for needle in needles:
+        only = match_sessions(store, needle, heads)
+        for sid, head in heads.items():
+            if only is not None and sid not in only:
+                continue
+            if chains.get(sid) is None:
+                try:
+                    chains[sid] = {tv.id: tv for tv in walk_turns(store, head)}
+                except IntegrityError:
+                    chains[sid] = {}
+            for tid, tv in chains[sid].items():
+                if tv.turn.forgotten:
+                    continue
+                old = plan.texts.get(tid, tv.turn.text)
+                new, n = withhold_value(old, needle, whole=True)
+                if n:
+                    if tid not in plan.texts:
+                        plan.redacted.setdefault(sid, []).append(tv)
+                    plan.texts[tid] = new
     for tvs in plan.redacted.values():   # newest first, as a plan holds turns
         tvs.sort(key=lambda tv: -tv.turn.seq)
-    return plan
+    return plan, len(set(plan.texts) - cited)
 
 
-def withhold_source_turns(store: Store, facts: Iterable[Fact]) -> int:
-    """Rewrite the source turns of ``facts`` that hold their values with the
-    values withheld (:func:`plan_source_turns`; ``forget.forget`` with that
-    plan, reason ``seal``, no tombstone); returns how many turns were
-    rewritten.  Facts citing a rewritten turn follow its new id.  Caller
+#: the copula of a "remember that" statement's body ("the db host is pg-zqx-alpha")
+_COPULA = re.compile(r"\s(?:is|are|was|were|=)\s|:\s")
+
+
+def quoted_forms(body: str) -> list[str]:
+    """The forms of a sealed value another turn quotes: the body itself, and
+    for a statement ("the db host is pg-zqx-alpha") its predicate when that
+    is one word shaped as a value (6+ characters with a digit, a symbol or a
+    hyphen: "pg-zqx-alpha", "Kp9vvLm44y"; not "Tuesday"), so an agent's
+    "Noted: pg-zqx-alpha." is found; a body of fewer than 4 characters
+    (after normalizing) is none (it would withhold ordinary words)."""
+    out = [body] if len(normalize_value(body)) >= 4 else []
+    m = _COPULA.search(body)
+    pred = body[m.end():].strip().rstrip(".!") if m else ""
+    if len(pred.split()) == 1 and len(pred) >= 6 and any(not c.isalpha() for c in pred):
+        out.append(pred)
+    return out
+
+
+def withhold_source_turns(store: Store, facts: Iterable[Fact]) -> tuple[int, int]:
+    """Rewrite the source turns of ``facts`` that hold their values, and the
+    other turns quoting them, with the values withheld
+    (:func:`plan_source_turns`; ``forget.forget`` with that plan, reason
+    ``seal``, no tombstone); returns how many turns were rewritten: ``(cited
+    sources, other turns quoting the value)``.  Facts citing a rewritten turn follow its new id.  Caller
     holds the store lock.  Idempotent: a rerun finds the value in no cited
     turn.  Raises MemError, OSError."""
-    plan = plan_source_turns(store, facts)
+    plan, quoting = plan_source_turns(store, facts)
     n = sum(map(len, plan.redacted.values()))
     if n:
         forget.forget(store, plan=plan, reason="seal", tombstones=False)
-    return n
+    return n - quoting, quoting

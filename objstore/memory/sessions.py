@@ -83,19 +83,23 @@ class SessionInfo(Frozen):
         set_fields(self, id, project, started, last, turns, head, damaged)
 
 
-def _value_re(value: str) -> re.Pattern | None:
+def _value_re(value: str, whole: bool = False) -> re.Pattern | None:
     """A pattern finding ``value`` in a text: case-insensitive, any run of
-    blanks for one; None for an empty value."""
+    blanks for one (``whole``: not inside a longer word or number); None
+    for an empty value."""
     words = value.split()
     if not words:
         return None
-    return re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
+    pat = r"\s+".join(re.escape(w) for w in words)
+    return re.compile(rf"(?<![\w-]){pat}(?![\w-])" if whole else pat, re.IGNORECASE)
 
 
-def withhold_value(text: str, value: str) -> tuple[str, int]:
+def withhold_value(text: str, value: str, whole: bool = False) -> tuple[str, int]:
     """``text`` with every occurrence of ``value`` (case-insensitive, any
-    blanks between its words) replaced by :data:`WITHHELD`, and how many were."""
-    pat = _value_re(value)
+    blanks between its words; ``whole``: only where it is not part of a
+    longer word or number, "4821" not in "14821" nor "pg-1" in "pg-1-b") replaced by
+    :data:`WITHHELD`, and how many were."""
+    pat = _value_re(value, whole)
     if pat is None:
         return text, 0
     return pat.subn(WITHHELD, text)

@@ -14,7 +14,8 @@ import re
 from objstore.core.record import Record
 from objstore.core.text import LazyPattern
 from objstore.retrieval.querywords import stop_stems
-from objstore.retrieval.restated import PAIRS_READ, restates, states
+from objstore.retrieval.restated import PAIRS_READ, SENTENCE_RE, WRONG_NEXT_RE, restates, states
+from objstore.retrieval.subjects import normalize
 from objstore.retrieval.subjects import Subject, one_head
 from objstore.retrieval.valueshape import shape_of
 
@@ -45,8 +46,10 @@ def _changed_from(text: str, old: str, new: str) -> bool:
                      text[:4000], re.I) is not None
 
 
-#: a sentence that says a value is (still) the one in force: "it is still 5432", "back to 5432", "stays on 5432"
-_IN_FORCE_RE = LazyPattern(r"\b(?:still|is|it[\u2019']s|remains?|stays?|back\s+(?:to|on)|reverted\s+to|unchanged|kept)\b", 2)
+#: a sentence that says a value is (still) the one in force: "it is still 5432", "back to 5432", "stays on 5432",
+#: "make it 5432 again"
+_IN_FORCE_RE = LazyPattern(r"\b(?:still|is|it[\u2019']s|remains?|stays?|back\s+(?:to|on)|reverted\s+to|unchanged|kept"
+                           r"|make\s+it|again)\b", 2)
 #: … unless it says that value is the old one: "it was 5432", "the old 5432", "from 5432"
 _PAST_RE = LazyPattern(r"\b(?:was|were|used\s+to|old|older|previous(?:ly)?|formerly|before|earlier|from|no\s+longer"
                        r"|not|isn[\u2019']?t|any\s*more|says?|said|claims?|shows?|lists?|mentions?)\b", 2)
@@ -118,6 +121,34 @@ def _narrowed(fact: str, text: str, new: str) -> bool:
         or (near is not None and _narrows(fact, near.group(0) + after[near.end():].split(" ", 1)[0]))
 
 
+#: a sentence that opens by naming the thing just said ("It changed to 7000.", "Make it 6000.", "That is 7000 now.")
+_OF_IT_RE = LazyPattern(r"\W*(?:(?:make|call)\s+(?:it|that)|it|that|this)\b", 2)
+
+
+def _stands_for(text: str, new: str, values) -> str | None:
+    """The value ``new`` replaces when ``text`` says it of "it" in the
+    sentence right after a take-back said alone, which follows a sentence
+    holding that value: "The billing DB port changed to 6543. Scratch that.
+    It changed to 7000." -> "6543" (whose subject, "the billing DB port", is
+    7000's), one value of ``new``'s kind; else None.  ``values``: the turn's
+    ``{value: kind}`` (``timeline.values_of``);
+    the first 4,000 characters read (as :func:`states`)."""
+    sentences = [m.group(0).strip() for m in SENTENCE_RE.finditer(text[:4000])]
+    sentences = [x for x in sentences if x]
+    for i in range(2, len(sentences)):
+        said, back, held = sentences[i - 2], sentences[i - 1], sentences[i]
+        if new not in normalize(held) or not _OF_IT_RE.match(held):
+            continue
+        m = WRONG_NEXT_RE.match(back)
+        if m is None or back[m.end():].strip(" .!,;"):
+            continue   # not a take-back said alone ("Scratch that." / "Actually no.")
+        old = [v for v, kind in values.items() if kind == values.get(new) and v != new and v in normalize(said)
+               and v not in normalize(held)]
+        if len(old) == 1:
+            return old[0]
+    return None
+
+
 def _narrows(fact: str, sentence: str) -> bool:
     """Whether lower-cased ``sentence`` holds a :data:`NARROWING` word that ``fact`` does not."""
     own = fact.lower()
@@ -155,8 +186,14 @@ def updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int]
     if not kinds:
         return False
     stated = [(va, vb) for va, vb in ValuePairs(A, B, kinds, first, newest) if states(B.text, vb)]
-    if not stated or not _verdict(A, B, stated, same, a, b):
+    if not stated:
         return False
+    if not _verdict(A, B, stated, same, a, b):
+        # "… changed to 6543. Scratch that. It changed to 7000.": 7000 is said of "it", the thing of the value
+        # taken back; read as that value's subject (tl31's left-out)
+        stand = [(va, v1) for va, vb in stated if (v1 := _stands_for(B.text, vb, B.values)) and v1 not in A.values]
+        if not stand or not _verdict(A, B, stand, same, a, b):
+            return False
     # (read only for a change found: a turn that takes it back or narrows it, test30c T21; a passage is long)
     held = [(va, vb) for va, vb in stated if not _kept(A.text, B.text, va, vb) and not _narrowed(A.text, B.text, vb)]
     return len(held) == len(stated) or bool(held) and _verdict(A, B, held, same, a, b)

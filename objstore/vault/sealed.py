@@ -81,6 +81,8 @@ class SealResult:
             their source (the "remember that" prompt) that held the value,
             rewritten in their place with it withheld
             (``memory.sealsources``).
+        turns_quoting: other turns of this store quoting the value (an
+            agent's reply, a later question), rewritten the same way.
     """
 
     key: str
@@ -92,6 +94,7 @@ class SealResult:
     objects_deleted: int = 0
     index_problems: list[str] = field(default_factory=list)
     turns_withheld: int = 0
+    turns_quoting: int = 0
 
 
 @dataclass
@@ -501,7 +504,7 @@ def seal_key(store: Store, key: str, *, previewed: AbstractSet[str] | None = Non
         # the cited "remember that" prompts hold the value (U7): withheld in place first, while the
         # plain versions still name them (a stopped seal's finish does the same); their ids change
         ids = {v.fact.version: v.id for v in plain}
-        res.turns_withheld = withhold_source_turns(store, [v.fact for v in plain])
+        res.turns_withheld, res.turns_quoting = withhold_source_turns(store, [v.fact for v in plain])
         withdraw_plain(store, key, [v.fact for v in plain])   # before they go (a stopped seal's finish does too)
         fr = forget.forget_key(store, key, reason="seal", tombstones=False)
         res.removed = [(ids.get(n, i), n) for i, n in fr.versions]   # the ids a push may have sent

@@ -97,6 +97,9 @@ def test_a_swapped_value_is_refused_and_a_generalisation_filed(rig, invoke):
     ("black is the linter", ["ruff is the linter, black is the formatter"], "pair with another value"),
     ("the api database is mongodb now", ["what linter do we use?", "ruff, configured in pyproject."],
      "value words in none of the turns"),
+    # der31's left-out: a name ending in -ed no turn holds is a value, not a describing word
+    ("the cache is memcached now", ["the cache is stale after deploys", "redis keeps old keys; I added a flush"],
+     "value words in none of the turns"),
 ])
 def test_claims_contradicting_the_turns(claims, turns, reason):
     assert reason in claims_contradicted(claims, turns)
@@ -111,6 +114,9 @@ def test_claims_contradicting_the_turns(claims, turns, reason):
     ("Retries are important for flaky networks", ["the upload failed twice, then passed on a retry"]),
     ("Pin tools to exact versions so builds repeat", ["pytest 8.3 broke the suite, I pinned it to 8.2"]),
     ("Always use explicit timeouts on outbound calls", ["the http call hung; httpx now sets a timeout"]),
+    ("the cache is enabled now", ["I had to enable the cache in settings.py"]),          # an -ed word the turns hold
+    ("the cache is memcached now", ["we moved the cache from redis to memcached"]),
+    ("the job is scheduled", ["I scheduled the job for 2am"]),
 ])
 def test_claims_the_turns_allow(claims, turns):
     assert claims_contradicted(claims, turns) == ""

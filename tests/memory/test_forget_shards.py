@@ -110,9 +110,9 @@ def test_prefilter_plans_like_a_full_scan(store, monkeypatch, match):
     _build(store)
     with_index = _plan_match(store, match, ForgetPlan())
     names = {sid for sid, _h in ((n[len("sessions/"):], h) for n, h in store.refs.iter("sessions"))}
-    only = forget_mod._match_sessions(store, match)
+    only = forget_mod.match_sessions(store, match)
     assert only is not None and only <= names
-    monkeypatch.setattr(forget_mod, "_match_sessions", lambda s, m, heads=None: None)
+    monkeypatch.setattr(forget_mod, "match_sessions", lambda s, m, heads=None: None)
     full = _plan_match(store, match, ForgetPlan())
     assert {s: [t.id for t in ts] for s, ts in with_index.turns.items()} == \
            {s: [t.id for t in ts] for s, ts in full.turns.items()}
@@ -121,8 +121,8 @@ def test_prefilter_plans_like_a_full_scan(store, monkeypatch, match):
 
 def test_prefilter_is_selective(store):
     victim, sids = _build(store)
-    assert forget_mod._match_sessions(store, CANARY) == {victim}
-    assert forget_mod._match_sessions(store, "the staging host") == {victim}
+    assert forget_mod.match_sessions(store, CANARY) == {victim}
+    assert forget_mod.match_sessions(store, "the staging host") == {victim}
 
 
 def test_lagging_index_falls_back_to_scanning_every_session(store):
@@ -136,7 +136,7 @@ def test_lagging_index_falls_back_to_scanning_every_session(store):
     from objstore.memory.sessions import turn_doc
     st.index.add([turn_doc(tv.id, tv.turn) for tv in walk_turns(st, st.refs.read(session_ref(other)))])
     assert st.index.substring_candidates(CANARY) == set()  # the index alone would miss it
-    assert forget_mod._match_sessions(st, CANARY) is None  # ...so every session is scanned
+    assert forget_mod.match_sessions(st, CANARY) is None  # ...so every session is scanned
     r = forget(st, match=CANARY)
     assert list(r.plan.turns) == [victim] and r.plan.counts()["turns"] == 1
     st.close()
