@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 
 from objstore.memory.opening import open_store
-from objstore.memory.scope import identity_of, moved_from, read_registry, register_project
+from objstore.memory.gitident import identity_of
+from objstore.memory.scope import moved_from, read_registry, register_project
 
 CALLS = 2000
 

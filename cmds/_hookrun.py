@@ -31,7 +31,7 @@ import _signal as signal
 # the per-event budgets (seconds, counted from a hook process's start) live with the hook's clock
 from cmds._hookclock import BUDGET_S, DEFAULT_BUDGET_S, HARD_STOP_AFTER_S  # noqa: F401
 from cmds._hookstdin import MAX_STDIN_BYTES, STDIN_TIMEOUT_S, HookInputError, read_stdin_bytes  # noqa: F401
-from cmds._hookstatement import capture_statement, prompt_statement, remember_statement
+from cmds._hookstatement import capture_statement, prompt_statement, remember_statement, unread_config_answer
 
 #: seconds to wait for the store lock before giving up quietly
 LOCK_TIMEOUT_S = {"UserPromptSubmit": 0.25, "SessionStart": 0.5, "SubagentStart": 0.5, "SessionEnd": 0.3}
@@ -620,6 +620,9 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             statement_done = False     # the statement was written (or handed to the capture child)
             marker_cfg = cfg if (cfg is not None or cfg_read) else \
                 run.guarded("config", objstore.load_capture_config, store.root)   # (read once: logged once)
+            if marker_cfg is None and prompt.strip() and not data.get("agent_id") \
+                    and objstore.statement_of(prompt) is not None:   # "remember that …", not written: say so
+                return run.guarded("config", unread_config_answer, store.root, ev)   # (test31c W12)
             if marker_cfg is None or objstore.has_marker(marker_cfg, prompt):
                 return None               # #nomem: neither captured nor answered with memory
             if capture and prompt.strip() and not data.get("agent_id"):

@@ -104,7 +104,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     is fixed, projects it no longer names go by their qualified names.
     --repair moves it to the quarantine and rebuilds it: the entries still
     readable in it, then each folder the captured turns recorded named as
-    its oldest session was (never one name for two projects).
+    its oldest session was (never one name for two projects). A deleted
+    one, while captured sessions name projects, is a warning; --repair
+    rebuilds it the same way.
 
     So are a damaged remotes.json (not JSON, or not the shape docs/format.md
     gives) and a damaged sync-key (no age identity in it: garbage, cut
@@ -179,6 +181,13 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     why = registry_damage(store.root)
     if why:       # names would be handed out again: never silently reset (mem doctor says how to fix)
         rep.problems.append(f"project registry: {why}")
+    elif not repair:   # deleted: the next hook starts a new one, and moved repositories get new names
+        from objstore import registry_missing
+        if missing := registry_missing(store):
+            rep.warnings.append(f"project registry: projects.json is missing while the captured sessions name "
+                                f"the projects of {plural(missing, 'folder')}: a repository that moved or whose "
+                                "remote changed gets a new name and none of its memory; 'mem fsck --repair' "
+                                "rebuilds it from them")
     from objstore import remote_files_damage
     remote_damage = remote_files_damage(store)   # left as they are: only the user can mend them
     rep.problems.extend(p for p, _todo in remote_damage)

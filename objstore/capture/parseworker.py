@@ -58,7 +58,8 @@ from pathlib import Path
 
 from objstore.capture.transcript import enable_fast_json
 from objstore.core.redact import redact
-from objstore.memory.scope import identity_of, name_in
+from objstore.memory.gitident import identity_of
+from objstore.memory.scope import name_in
 from objstore.memory.sessions import TurnForecast, cap_turn_text
 
 __all__ = ["CHUNK_CHARS", "CHUNK_TURNS", "ParseWorker", "ParseWorkers", "WorkerFailed", "parse_rows",

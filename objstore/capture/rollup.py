@@ -199,6 +199,9 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
             (:func:`printed_values` of its transcript): every value
             they hold is :data:`~objstore.capture.withhold.SECRET_OUTPUT` in
             the summary, complete or not (``withhold.redact_printed``, test23b V3).
+    The summary is valid from the time of the sub-agent's last turn (its
+    chain's :attr:`~objstore.memory.sessions.ChainNotes.last_time`) when
+    known and later than its key's versions, else from now.
     Returns:
         :class:`RollupResult`.
     Raises:
@@ -246,7 +249,13 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
         cur = current_of(old, reader=parent) if head else None
         if cur is not None and not complete and not is_incomplete(cur.fact.body):
             return RollupResult(child, parent, key, "kept", True, rollup_edges(cur.fact), cur.id)
+        # valid from the sub-agent's last turn, not from now (an import or catch-up of an old transcript
+        # writes it long after: an old report dated now outranked what was said since, test32 X20); a
+        # version that time would not make current over the key's own versions is written as any other
+        said = chain.last_time if 0 < chain.last_time <= time.time() * 1000 else 0
         r: RememberResult = remember(store, key, body, kind="summary", trust="agent_observed", owner=OWNER,
+                                     valid_from=said if said and all(said > v.fact.valid_from for v in old)
+                                     else None,
                                      edges=[("rollup_of", t) for t in edges], replace_edges=True,
                                      namespace=parent, command=command, index_batch=index_batch,
                                      known_turns=frozenset(edges),  # just read from its chain

@@ -296,6 +296,19 @@ class Fact(Frozen):
         if self.edges:
             object.__setattr__(self, "edges", normalize_edges(self.edges))  # one order, one id
 
+    @property
+    def said_at(self) -> int:
+        """When this value was said, ms since the epoch, for the rules
+        that weigh it against turns ("a later turn says …"): a ``summary``
+        (a sub-agent's rollup, ``objstore.capture.rollup``) at its
+        ``valid_from``, which the rollup sets to the sub-agent's last turn
+        (an import or catch-up writes it long after: test32 X20); any other
+        version when it was recorded, or later when scheduled
+        (``max(valid_from, recorded_at)``: a backfill is said when written)."""
+        if self.kind == "summary" and 0 < self.valid_from:
+            return self.valid_from
+        return max(self.valid_from, self.recorded_at)
+
     def edges_of(self, relation: str) -> tuple[str, ...]:
         """The targets of this version's ``relation`` edges, sorted."""
         return tuple(t for r, t in self.edges if r == relation)

@@ -505,7 +505,7 @@ class TurnAppender:
             notes = self.subagent_chains.get(sid)
             if notes is None:
                 notes = self.subagent_chains[sid] = ChainNotes()
-            notes.add_fields(oid, forgotten, cwd, project, ct.role, text)
+            notes.add_fields(oid, forgotten, cwd, project, ct.role, text, ct.timestamp)
         self.dirty.add(sid)
         if not forgotten:
             self._index(turn_doc_fields(oid, sid, ct.timestamp, project, ct.role, text, seq))

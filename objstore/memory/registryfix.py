@@ -40,8 +40,8 @@ from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.record import Frozen, set_fields
 from objstore.core.salvage import Quarantine
-from objstore.memory.scope import (REGISTRY_FILE, ProjectIdentity, clean_name, identity_of, read_registry, repo_birth,
-                                   write_registry)
+from objstore.memory.gitident import ProjectIdentity, clean_name, identity_of, repo_birth
+from objstore.memory.scope import GONE, REGISTRY_FILE, read_registry, write_registry
 
 
 class RegistryRebuild(Frozen):
@@ -168,17 +168,29 @@ def _salvaged_folders(path: Path, reg: dict) -> dict:
     return out
 
 
+def registry_missing(store) -> int:
+    """How many folders the captured sessions name a project for while
+    ``<store>/projects.json`` is absent (deleted: test31c W12, where a moved
+    repository then lost its name and ``mem fsck`` said "ok"); 0 when the
+    file is there or no session names one.  Reads every session's head
+    (``mem fsck``'s cost, not a hook's)."""
+    if os.path.lexists(Path(store.root) / REGISTRY_FILE):
+        return 0
+    return len(_sessions_by_folder(store))
+
+
 def rebuild_registry(store) -> RegistryRebuild | None:
-    """Rebuild ``<store>/projects.json`` when it is damaged (module doc);
-    None when it is sound or absent (nothing done).  Takes the store lock
-    (``project``).  Raises StoreLocked, OSError."""
-    if not read_registry(store.root).damage:
+    """Rebuild ``<store>/projects.json`` when it is damaged, or absent while
+    captured sessions name projects (:func:`registry_missing`; module doc);
+    None when it is sound, or absent with nothing to rebuild (nothing done).
+    Takes the store lock (``project``).  Raises StoreLocked, OSError."""
+    if not read_registry(store.root).damage and not registry_missing(store):
         return None
     with store.lock("project"):
         r = read_registry(store.root)
-        if not r.damage:
-            return None
         path = Path(store.root) / REGISTRY_FILE
+        if not r.damage and os.path.lexists(path):
+            return None
         try:
             since = os.lstat(path).st_mtime
         except OSError:
@@ -208,6 +220,9 @@ def rebuild_registry(store) -> RegistryRebuild | None:
         aside = q.move(path) if os.path.lexists(path) else None
         births = {}
         for k in reg:      # the repository at an identity's folder (scope.moved_from, scope.predecessors)
+            if k.startswith(GONE):   # a repository whose folder another one took: its birth is its key
+                births[k] = k[len(GONE):]
+                continue
             folder = k[5:] if k.startswith("path:") else folders.get(k, "")
             now = identity_of(folder) if folder and os.path.isdir(folder) else None
             if now is not None and now.top == folder and repo_birth(now):

@@ -42,18 +42,16 @@ shared config); git itself is never run, so this costs a few ``stat`` calls.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
 from objstore.core.record import Frozen, set_fields
-from objstore.core.refs import MAX_FILE_BYTES, MAX_SEGMENT_BYTES, refuse_if_credential, escape_name, validate_key
+from objstore.core.refs import refuse_if_credential
 from objstore.core.text import LazyPattern
+from objstore.memory.gitident import (ProjectIdentity, clean_name, identity_of, repo_birth, same_birth,
+                                      same_repository, time_copied)
 
-_REMOTE_RE = LazyPattern(r'^\s*\[\s*remote\s+"([^"]*)"\s*\]\s*$')
-_SECTION_RE = LazyPattern(r"^\s*\[")
-_URL_RE = LazyPattern(r"^\s*url\s*=\s*(.*?)\s*$")
 
 #: fact scopes that apply in every project
 GLOBAL_SCOPES = ("user", "global")
@@ -68,207 +66,6 @@ def is_memory_file_key(key: str) -> bool:
     parts = key.split("/")
     return len(parts) >= 3 and parts[-2] == "memory" and parts[-1] in RESERVED and (
         (parts[0] == "user" and len(parts) == 3) or (parts[0] == "project" and len(parts) == 4))
-
-
-def clean_name(name: str) -> str:
-    """A project name usable as a key segment (``refs.validate_key``'s
-    rules): NFC; ``/``, ``\\`` and ``@`` (``KEY@vN``'s separator) replaced by
-    ``-``, so a folder ``svc@v2`` is project ``svc-v2``; surrounding
-    whitespace and leading dots removed, a trailing ``.lock`` dropped, cut
-    to what a ref folder name holds; ``""`` when nothing usable is left
-    (control or invisible formatting characters, lone surrogates)."""
-    import unicodedata
-    name = unicodedata.normalize("NFC", name)
-    name = name.strip().replace("/", "-").replace("\\", "-").replace("@", "-").lstrip(".").strip()
-    while name.endswith(".lock"):
-        name = name[: -len(".lock")].strip()
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs") for c in name):
-        return ""
-    while name and (len(name.encode("utf-8")) > MAX_SEGMENT_BYTES
-                    or len(escape_name(name).encode("utf-8")) > MAX_FILE_BYTES):
-        name = name[:-1].rstrip().rstrip(".")
-    try:
-        validate_key(f"project/{name}/x")
-    except InvalidInput:
-        return ""
-    return name
-
-
-def repo_name_from_url(url: str) -> str:
-    """The repository name of a git remote URL: the last path component
-    without ``.git``.  ``https://github.com/acme/api.git`` -> ``api``;
-    ``git@host:acme/api`` -> ``api``; ``/srv/git/api.git/`` -> ``api``;
-    ``""`` if there is none."""
-    u = url.strip().rstrip("/")
-    if u.endswith(".git"):
-        u = u[:-4]
-    last = re.split(r"[/:\\]", u)[-1] if u else ""
-    return clean_name(last)
-
-
-def _git_dirs(start: Path) -> tuple[Path, Path] | None:
-    """(work tree top, git dir holding ``config``) of the repository that
-    contains ``start``, or None."""
-    for d in (start, *start.parents):
-        dot = d / ".git"
-        try:
-            if dot.is_dir():
-                return d, dot
-            if dot.is_file():
-                text = dot.read_text(encoding="utf-8", errors="replace")
-                m = re.match(r"\s*gitdir:\s*(.+?)\s*$", text, re.M)
-                if not m:
-                    return d, dot
-                gd = Path(m.group(1))
-                gd = gd if gd.is_absolute() else (d / gd)
-                common = gd / "commondir"
-                if common.is_file():
-                    c = Path(common.read_text(encoding="utf-8", errors="replace").strip())
-                    gd = c if c.is_absolute() else (gd / c)
-                return d, Path(os.path.normpath(gd))
-        except OSError:
-            return None
-    return None
-
-
-def _remote_url(git_dir: Path) -> str:
-    """URL of remote ``origin`` (else of the first remote) in ``config``."""
-    try:
-        lines = (git_dir / "config").read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return ""
-    urls: dict[str, str] = {}
-    current = None
-    for line in lines:
-        m = _REMOTE_RE.match(line)
-        if m:
-            current = m.group(1)
-            continue
-        if _SECTION_RE.match(line):
-            current = None
-            continue
-        if current is not None and current not in urls:
-            u = _URL_RE.match(line)
-            if u:
-                urls[current] = u.group(1).strip().strip('"')
-    if "origin" in urls:
-        return urls["origin"]
-    return next(iter(urls.values()), "")
-
-
-class ProjectIdentity(Frozen):
-    """Who a project is (module doc).
-
-    Attributes:
-        id: ``host/owner/repo`` of its remote, else ``path:<absolute path>``.
-        name: its short name (repository or folder name).
-        qualified: the name it takes when ``name`` belongs to another
-            identity (``owner-repo``, ``parent-folder``).
-        folder: the main work tree's folder name (an older alias).
-        top: the main work tree's absolute path (the directory itself
-            outside git): the folder a registry entry is carried over by
-            (:func:`predecessors`).
-        git: the repository's git directory ("" outside git): where its
-            :func:`repo_birth` is read.
-    """
-
-    __slots__ = ("id", "name", "qualified", "folder", "top", "git")
-
-    def __init__(self, id: str, name: str, qualified: str, folder: str, top: str = "", git: str = "") -> None:
-        set_fields(self, id, name, qualified, folder, top, git)
-
-
-_SCHEME_RE = LazyPattern(r"^[a-z][a-z0-9+.-]*://", re.I)
-
-
-def remote_identity(url: str) -> str:
-    """``host/owner/repo`` of a git remote URL, lower-cased, without
-    credentials, scheme, port or ``.git``: ``https://tok@github.com/Acme/api.git``
-    and ``git@github.com:acme/api`` -> ``github.com/acme/api``; a local path
-    remote -> ``path:<path>``; ``""`` for none."""
-    u = url.strip().rstrip("/")
-    if u.endswith(".git"):
-        u = u[:-4].rstrip("/")
-    if not u:
-        return ""
-    if u.lower().startswith("file://"):
-        return "path:" + u[len("file://"):]
-    if _SCHEME_RE.match(u):
-        rest = u.split("://", 1)[1]
-        host, _, path = rest.partition("/")
-    elif re.match(r"^[^/\\]+:", u) and not re.match(r"^[A-Za-z]:[\\/]", u):   # scp form user@host:path
-        host, _, path = u.partition(":")
-    else:
-        return "path:" + u
-    host = host.rsplit("@", 1)[-1].split(":", 1)[0].lower()
-    path = "/".join(x for x in path.split("/") if x)
-    return f"{host}/{path}".lower() if path else host
-
-
-def identity_of(cwd: str | os.PathLike | None) -> ProjectIdentity | None:
-    """The :class:`ProjectIdentity` of working directory ``cwd``, or None
-    (no cwd, or ``/``).  A linked worktree maps to its main work tree."""
-    if not cwd:
-        return None
-    p = Path(os.path.abspath(os.fspath(cwd)))
-    found = _git_dirs(p)
-    if found is None:
-        name = clean_name(p.name)
-        if not name:
-            return None
-        return ProjectIdentity(f"path:{p}", name, clean_name(f"{p.parent.name}-{p.name}") or name, name, str(p))
-    top, git_dir = found
-    if git_dir.name == ".git" and git_dir.parent != top:   # a linked worktree: the main work tree
-        top = git_dir.parent
-    remote = _remote_url(git_dir)
-    rid = remote_identity(remote) if remote else ""
-    folder = clean_name(top.name)
-    if rid and not rid.startswith("path:"):
-        name = repo_name_from_url(remote) or folder
-        parts = rid.split("/")
-        owner = parts[-2] if len(parts) >= 3 else parts[0]
-        return ProjectIdentity(rid, name, clean_name(f"{owner}-{name}") or name, folder, str(top), str(git_dir))
-    if rid:
-        name = repo_name_from_url(remote) or folder
-        return ProjectIdentity(rid, name, clean_name(f"{Path(rid[5:]).parent.name}-{name}") or name, folder, str(top),
-                               str(git_dir))
-    if not folder:
-        return None
-    return ProjectIdentity(f"path:{top}", folder, clean_name(f"{top.parent.name}-{top.name}") or folder, folder, str(top),
-                           str(git_dir))
-
-
-def repo_birth(ident: ProjectIdentity) -> str:
-    """What tells a repository without a remote from another one wherever
-    it lies (test30c T16: moved, or a parent folder renamed):
-    ``"<mtime ns>:<device>:<inode>"`` of its git directory's
-    ``description``, a file ``git init`` and ``git clone`` write once and
-    git never writes again, whose time ``mv``, ``cp -a`` and ``rsync -a``
-    keep; ``""`` outside git, for a repository without it (an empty
-    template) or when it cannot be read.  One ``stat``; never runs git.
-    Two repositories agree (:func:`same_birth`) when the times are equal
-    and, on one device, the inode too."""
-    if not ident.git:
-        return ""
-    try:
-        st = os.stat(os.path.join(ident.git, "description"))
-    except OSError:
-        return ""
-    return f"{st.st_mtime_ns}:{st.st_dev}:{st.st_ino}"
-
-
-def same_birth(a: str, b: str) -> bool:
-    """Whether two :func:`repo_birth` values are one repository's: the same
-    nanosecond time, and the same inode when on the same device (two
-    repositories made in one clock tick on one disk differ there; a move
-    to another disk keeps the time, not the inode).  A value not of the
-    shape ``time:device:inode`` (a hand-edited or damaged registry) is no
-    repository's: False (test31b V6: a crash on every new repository)."""
-    pa, pb = str(a or "").split(":"), str(b or "").split(":")
-    if len(pa) != 3 or len(pb) != 3 or not all(pa + pb):
-        return False
-    (ta, da, ia), (tb, db, ib) = pa, pb
-    return ta == tb and (da != db or ia == ib)
 
 
 REGISTRY_FILE = "projects.json"
@@ -394,39 +191,77 @@ def predecessors(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
             birth = repo_birth(ident) if birth is None else birth
             if same_birth(r.births[k], birth):
                 out.append(k)   # the same repository, its remote changed in place (set-url: test30c T19)
+    if ident.id not in r.projects and not out:
+        out = list(moved_from(ident, r))   # moved to another folder, then set-url (test31b V3)
     return tuple(out)
 
 
 def moved_from(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
-    """The registered path identities an unregistered path identity
-    ``ident`` was before it moved (test30c T16: a repository without a
-    remote moved, or a parent folder renamed): those whose recorded
-    :func:`repo_birth` is this repository's (:func:`same_birth`) and whose
-    folder holds no repository now (gone), the first registered last (the
-    name carried: a symlink's path to it is a later identity of it, test31c
-    W5); ``()``
-    when there is none, and when the old folder still holds it (a copy,
-    ``cp -a``: another project).  A folder another repository took (``mv
-    api api-old; git init api``) keeps its name with that folder, as a
-    path identity always did: the moved one takes none (test31b V2: both
-    took one name, and their memory was merged).  Costs one
-    ``stat`` and a look at the candidates' folders, for an identity not
-    registered yet only."""
+    """The registered identities an unregistered identity ``ident`` was
+    before its repository moved (test30c T16: moved, or a parent folder
+    renamed; test31b V3: a clone moved, then its remote changed; test31c
+    W6: a move by copy, ``cp -a api api2 && rm -rf api``): those whose
+    :func:`repo_birth` recorded at their folder (a path identity's path, a
+    remote identity's ``folders`` folder) is this repository's
+    (:func:`same_repository`) and whose folder holds no repository now
+    (gone), the first registered last (the name carried: a symlink's path
+    to it is a later identity of it, test31c W5); ``()`` when there is
+    none, and when the old folder still holds it when ``ident`` is first
+    seen (a copy beside a live repository: another project).  A folder
+    another repository took (``mv api api-old; git init api``) does not
+    keep the name for it: the moved one takes it, the new one gets its own
+    (:func:`reused`; test31b V2: both took one name, and their memory was
+    merged).  Costs two ``stat`` calls and a look at the candidates'
+    folders, for an identity not registered yet only."""
     if ident.id in r.projects or not r.births:
         return ()
-    birth = repo_birth(ident)
+    birth, copied = repo_birth(ident), time_copied(ident)
+    t = birth.partition(":")[0]
     out = []
     for k, b in r.births.items():
-        if k == ident.id or k not in r.projects or not same_birth(b, birth):
+        if not copied and b.partition(":")[0] != t:
+            continue   # (the cheap test first: another time is another repository unless a copy's)
+        folder = None if k.startswith(GONE) else k[5:] if k.startswith("path:") else r.folders.get(k, "")
+        if k == ident.id or k not in r.projects or folder in ("", ident.top) \
+                or not same_repository(b, birth, copied):
             continue
-        there = identity_of(k[5:]) if os.path.isdir(k[5:]) else None
-        if there is not None and there.top == k[5:]:
-            if same_birth(repo_birth(there), birth):
-                return ()   # the first folder still holds this repository: a copy, not a move
-            continue        # another repository there now: the folder's name stays with it (test31b V2)
-        out.append(k)
+        there = identity_of(folder) if folder and os.path.isdir(folder) else None
+        if there is not None and there.top == folder and same_repository(b, repo_birth(there), True):
+            return ()   # the first folder still holds this repository: a copy, not a move
+        out.append(k)   # gone, or another repository there now (which gets a name of its own: reused)
     return tuple(reversed(out))   # the first registered last, the one _carried_name takes: a symlink's path
     # registered later is this repository under the link's name, which holds none of its memory (test31c W5)
+
+
+#: a ``projects``/``births`` key for a repository without a remote whose folder another
+#: repository took: ``gone:<its birth>`` (:func:`reused`; docs/format.md)
+GONE = "gone:"
+
+
+def reused(ident: ProjectIdentity, r: Registry) -> Registry:
+    """``r`` as it reads for ``ident`` when its folder, registered as a path
+    identity, holds another repository now than the one recorded there
+    (deleted and made again, ``mv api api-old; git init api``, another
+    repository moved in: test31b V2, reg31's left-out): the old entry's
+    name and birth move to the key ``gone:<birth>`` -- the repository,
+    wherever it is now, takes that name back when it is seen
+    (:func:`moved_from`) -- and ``ident`` is unregistered, so it gets a
+    name of its own and none of the first one's memory.  ``r`` itself
+    when the folder holds the recorded repository (or a copy of it put
+    back: :func:`same_repository`), when either birth is unknown or
+    malformed, for a remote identity and for a damaged registry.  One
+    ``stat`` for a registered repository without a remote."""
+    k = ident.id
+    if r.damage or not ident.git or k != "path:" + ident.top or k not in r.births or k not in r.projects:
+        return r
+    was, now = r.births[k], repo_birth(ident)
+    if now == was or not now or not same_birth(was, was) or same_repository(was, now, time_copied(ident)):
+        return r   # (the first test is the common case: the same file, one stat)
+    projects = {o: v for o, v in r.projects.items() if o != k}
+    births = {o: v for o, v in r.births.items() if o != k}
+    projects.setdefault(GONE + was, r.projects[k])
+    births[GONE + was] = was
+    return Registry(projects, "", r.folders, births)
 
 
 def _carried_name(ident: ProjectIdentity, r: Registry, old: tuple[str, ...]) -> str:
@@ -499,6 +334,34 @@ def moved_projects(store_root: str | os.PathLike) -> list[MovedProject]:
     return out
 
 
+def copies_of_gone(store_root: str | os.PathLike) -> list[tuple[str, str, str, str, str]]:
+    """``(folder, identity, name, old id, old name)`` for each registered folder on
+    this machine holding the repository recorded for it that is also the
+    repository of another entry whose folder is gone (or ``gone:``), under
+    another name: a copy first used while its original was there (it got
+    its own name: :func:`moved_from`), then the original deleted, or a
+    repository moved before its birth was recorded elsewhere; ``[]`` for a
+    damaged registry.  For ``mem doctor``, which says it when the old name
+    holds memory and this one none.  A few ``stat`` calls per entry."""
+    r = read_registry(store_root)
+    if r.damage:
+        return []
+    out = []
+    for k, name in r.projects.items():
+        folder = k[5:] if k.startswith("path:") else r.folders.get(k, "")
+        now = identity_of(folder) if folder and k in r.births and os.path.isdir(folder) else None
+        if now is None or now.id != k or now.top != folder or not same_birth(r.births[k], repo_birth(now)):
+            continue
+        copied = time_copied(now)
+        for o, b in r.births.items():
+            there = None if o.startswith(GONE) else o[5:] if o.startswith("path:") else r.folders.get(o, "")
+            if o != k and o in r.projects and r.projects[o] != name and not (there and os.path.exists(there)) \
+                    and same_repository(b, r.births[k], copied):
+                out.append((folder, k, name, o, r.projects[o]))
+                break
+    return out
+
+
 def register_project(store, cwd: str | os.PathLike | None) -> str:
     """Give the project of ``cwd`` its name in the store's registry (once;
     names never change) and return it; ``""`` for no project.  Takes the
@@ -516,7 +379,7 @@ def register_project(store, cwd: str | os.PathLike | None) -> str:
     from objstore.core.redact import path_holds_credential  # deferred: the rules compile at import
     if path_holds_credential(ident.id) or path_holds_credential(os.fspath(cwd)):
         return ""                   # a credential in the path is written nowhere (the one path rule)
-    r = read_registry(store.root)
+    r = reused(ident, read_registry(store.root))
 
     def known(r: Registry) -> bool:   # registered, with its folder (its birth) when it has one to record
         if ident.id not in r.projects or r.damage:
@@ -528,7 +391,7 @@ def register_project(store, cwd: str | os.PathLike | None) -> str:
     if known(r):
         return name_in(ident, r.projects)   # (a name an older mem gave is read as a key segment, not rewritten)
     with store.lock("project"):
-        r = read_registry(store.root)
+        r = reused(ident, read_registry(store.root))
         reg = r.projects
         if known(r):
             return name_in(ident, reg)
@@ -594,7 +457,7 @@ def project_aliases(cwd: str | os.PathLike | None, *, override: str | None = Non
     ident = identity_of(cwd)
     if ident is None:
         return ()
-    r = read_registry(store_root)
+    r = reused(ident, read_registry(store_root))
     reg = r.projects
     if ident.id not in reg:         # (a registered one passed this rule: no rules compiled on that path)
         from objstore.core.redact import path_holds_credential  # deferred: the rules compile at import

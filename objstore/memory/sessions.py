@@ -123,7 +123,9 @@ class ChainNotes(Record):
     end (32 bytes a turn, not a string each: an import keeps them for every
     sub-agent turn it writes), ``forgotten`` the positions of the turns
     ``forget`` emptied, ``cwd`` the first non-empty working directory,
-    ``project`` the last non-empty project, ``last_role`` / ``last_text``
+    ``project`` the last non-empty project, ``last_time`` the greatest turn
+    ``timestamp`` (ms since the epoch, 0 unknown: when it last spoke, the
+    time its rollup is valid from: test32 X20), ``last_role`` / ``last_text``
     the last turn's (its text cut to what :meth:`last_snippet` reads: an
     import keeps the notes of every sub-agent it writes until its rollups,
     and a report of several KB each added up to tens of MB at a million
@@ -132,22 +134,27 @@ class ChainNotes(Record):
     :class:`TurnAppender` for the sub-agent sessions it writes from their
     first turn (an import), or by :meth:`of` from a chain read back."""
 
-    __slots__ = ("ids", "forgotten", "cwd", "project", "last_role", "last_text", "withheld")
+    __slots__ = ("ids", "forgotten", "cwd", "project", "last_role", "last_text", "withheld", "last_time")
 
     def __init__(self, ids: bytearray | None = None, forgotten: set[int] | None = None, cwd: str = "",
-                 project: str = "", last_role: str = "", last_text: str = "", withheld: bool = False) -> None:
+                 project: str = "", last_role: str = "", last_text: str = "", withheld: bool = False,
+                 last_time: int = 0) -> None:
         set_fields(self, bytearray() if ids is None else ids, set() if forgotten is None else forgotten, cwd,
-                   project, last_role, last_text, withheld)
+                   project, last_role, last_text, withheld, last_time)
 
     def __len__(self) -> int:
         return len(self.ids) // 32
 
     def add(self, oid: str, turn: Turn) -> None:
         """Note the chain's next turn (``oid``: its 64-hex id)."""
-        self.add_fields(oid, turn.forgotten, turn.cwd, turn.project, turn.role, turn.text)
+        self.add_fields(oid, turn.forgotten, turn.cwd, turn.project, turn.role, turn.text, turn.timestamp)
 
-    def add_fields(self, oid: str, forgotten: int, cwd: str, project: str, role: str, text: str) -> None:
-        """:meth:`add` given the turn's fields instead of the :class:`Turn`."""
+    def add_fields(self, oid: str, forgotten: int, cwd: str, project: str, role: str, text: str,
+                   timestamp: int = 0) -> None:
+        """:meth:`add` given the turn's fields instead of the :class:`Turn`
+        (``timestamp``: ms since the epoch, 0 unknown)."""
+        if timestamp > self.last_time:
+            self.last_time = timestamp
         if forgotten:
             self.forgotten.add(len(self))
         self.ids += bytes.fromhex(oid)

@@ -36,7 +36,10 @@ Checks (each returns findings, never raises for what it finds):
   read: while it is damaged, projects it no longer names go by their
   qualified names and it is not rewritten (``objstore.memory.scope``); a
   folder it names whose identity changed (a remote added or changed) and
-  that now goes by another name is a warning (``scope.moved_projects``).
+  that now goes by another name is a warning (``scope.moved_projects``);
+  so is a folder whose repository was another project's in a folder now
+  gone, when that name holds memory and its own none
+  (``scope.copies_of_gone``; the checks: ``objstore.porcelain.doctorprojects``).
 * ``locks``: no ``*.lock`` file left by a killed writer (a ref's or a
   file's lock, git's lockfile protocol) older than a minute.  A lock file a
   live process holds an flock on (``objstore.core.lock.lock_held``) is
@@ -77,7 +80,6 @@ import os
 import shutil
 import stat
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.capture.cursors import drop_cursor, iter_cursors, unusable_cursors
@@ -98,7 +100,8 @@ from objstore.core.sealstate import plain_and_sealed
 from objstore.core.store import Store
 from objstore.core.storepath import folder_damage, refs_dir_damage
 from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
-from objstore.memory.scope import REGISTRY_FILE, moved_projects, registry_damage
+from objstore.porcelain.doctorprojects import copied_findings, moved_findings, registry_findings
+from objstore.porcelain.finding import Finding
 
 LOCK_GRACE_S = 60
 #: a hooked transcript this many bytes past its cursor is named (``behind``): more than one
@@ -110,28 +113,6 @@ BEHIND_BYTES = 8 << 20
 #: ``helper.lock``, ``objstore.resident.server``).  They stay between
 #: holders and a flock dies with its process, so they are never stale.
 FLOCK_DIRS = ("locks", "run")
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One problem (``severity`` ``error``) or warning (``warning``).
-
-    Attributes:
-        check: ``store`` (its config cannot be read: ``diagnose_unopened``; a path of
-            :data:`LAYOUT` of the other file type), ``permissions``, ``codec``, ``packs``,
-            ``objects``, ``refs``, ``forget``, ``seal``, ``pull``,
-            ``index``, ``config``, ``projects``, ``locks``, ``temps``, ``hooks``, ``cursors``, ``behind``,
-            ``transcripts``, ``remotes``, ``derive``, ``capture`` (shell records or proxy batches in a spool).
-        message: what is wrong.
-        fix: the command that fixes it.
-        paths: the files concerned (for ``--fix``), may be empty.
-    """
-
-    check: str
-    severity: str
-    message: str
-    fix: str
-    paths: tuple[str, ...] = ()
 
 
 def _permissions(root: Path) -> list[Finding]:
@@ -418,37 +399,6 @@ def _config(root: Path) -> list[Finding]:
                     (str(root / "config.toml"),))]
 
 
-def _projects(root: Path) -> list[Finding]:
-    why = registry_damage(root)
-    if not why:
-        return []
-    return [Finding("projects", "error", f"{why}: projects it no longer names go by their qualified names "
-                    "(owner-repo) until it is fixed; it is not rewritten meanwhile",
-                    "mem fsck --repair  (rebuilds it from the folders the captured turns recorded; the "
-                    "damaged file goes to the quarantine)", (str(root / REGISTRY_FILE),))]
-
-
-def _moved(root: Path) -> list[Finding]:
-    """A registered folder whose identity changed (test30 R15): a warning
-    when its new identity goes by another name (its old facts and turns
-    are still read there as an alias, new ones go under the new name);
-    none when the name was carried over (``scope.register_project``)."""
-    out = []
-    for m in moved_projects(root):
-        if m.new_name == m.old_name:
-            continue   # the name was carried over: nothing is cut off
-        out.append(Finding(
-            "projects", "warning",
-            f"{m.folder} was project {m.old_name!r} ({m.old_id}) and is now {m.new_id}, project "
-            f"{m.new_name!r}{'' if m.registered else ' when next used'}: 'project/{m.old_name}/…' facts and "
-            f"its turns are {'still read there (an alias)' if m.alias else 'not read there'}, "
-            f"{'but ' if m.alias else 'and '}new ones go under 'project/{m.new_name}/…'",
-            f"to keep one name, give the new identity the old one in {root / REGISTRY_FILE} "
-            f'("{m.new_id}": "{m.old_name}") while no session runs there',
-            (str(root / REGISTRY_FILE),)))
-    return out
-
-
 def _locks(root: Path, now: float) -> list[Finding]:
     stale = []
     for dirpath, dirs, files in os.walk(root):
@@ -639,8 +589,8 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
     now = time.time() if now is None else now
     checks = (("store", _layout, store.root), ("permissions", _permissions, store.root), ("codec", _codec, store), ("packs", _packs, store),
               ("objects", _loose, store), ("refs", _refs, store), ("forget", _unfinished, store),
-              ("index", _index, store), ("config", _config, store.root), ("projects", _projects, store.root),
-              ("projects", _moved, store.root),
+              ("index", _index, store), ("config", _config, store.root), ("projects", registry_findings, store.root),
+              ("projects", moved_findings, store.root), ("projects", copied_findings, store),
               ("locks", _locks, store.root, now), ("temps", _temps, store),
               ("hooks", _hooks, list(settings), hook_command), ("cursors", _cursors, store),
               ("behind", _behind, store), ("transcripts", lambda s: _transcripts(imported_sources(s, hooked=False)),
@@ -678,8 +628,8 @@ def diagnose_unopened(root: Path, why: str, *, settings: list[Path] = (), hook_c
     named = out[0].paths      # (the layout check does not name it twice)
     out += [f for name, check, *args in (("store", lambda r: [f for f in _layout(r) if f.paths != named], root),
                                          ("permissions", _permissions, root),
-                                         ("config", _config, root), ("projects", _projects, root),
-                                         ("projects", _moved, root),
+                                         ("config", _config, root), ("projects", registry_findings, root),
+                                         ("projects", moved_findings, root),
                                          ("locks", _locks, root, now), ("hooks", _hooks, list(settings), hook_command))
             for f in run_check(name, check, *args)]
     return sorted(out, key=lambda f: f.severity != "error")

@@ -80,7 +80,7 @@ def stale_for_facts(store: Store, text: str, when: int, facts: Sequence[tuple[st
                         old.append(v.fact.body)
             except MemError:
                 pass
-        fact = Said(fact_text(key, f.body), max(f.valid_from, f.recorded_at), "", "fact", old_bodies=old)
+        fact = Said(fact_text(key, f.body), f.said_at, "", "fact", old_bodies=old)
         if superseders(time_items([turn, fact], [prompt], terms_cache=cache, question=question))[0]:
             out.append(key)
     return out

@@ -190,7 +190,7 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
             continue
         n, users = n + 1, users + user
         if isinstance(obj, Fact):
-            when = max(obj.valid_from, obj.recorded_at)
+            when = obj.said_at
             # (a user/ fact has no project, as recall reads it: only the person's word on its own word marks it)
             said = Said(fact_text(key, body), when, "" if user else project, "fact")
             words = said.text

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from objstore.core.refs import validate_key
-from objstore.memory.scope import applies, clean_name, key_project, project_aliases, project_of, repo_name_from_url
+from objstore.memory.gitident import clean_name, repo_name_from_url
+from objstore.memory.scope import applies, key_project, project_aliases, project_of
 
 
 def git_repo(root: Path, url: str | None) -> Path:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from objstore.capture.transcript import project_of as _project
 from objstore.memory import facts
-from objstore.memory.scope import identity_of, project_aliases, register_project
+from objstore.memory.gitident import identity_of
+from objstore.memory.scope import project_aliases, register_project
 from objstore.retrieval.context import render_context
 from tests.hooks._util import asst, line, text, user
 

@@ -96,18 +96,43 @@ def test_starting_over_in_the_old_folder_merges_no_memory(store, store_path, tmp
     """test31b V2 (a regression of the births carry): ``mv api api-old; git
     init api`` gave the moved repository the folder's name too, so the two
     repositories shared one project and a "remember that" in the new one
-    replaced the old one's value."""
+    replaced the old one's value.  Since session 32 (reg31's left-out) the
+    new repository in the old folder gets a name of its own and none of the
+    old memory; the moved one keeps its name and memory, in either order."""
     store.close()
-    api = _remembered_repo(store_path, tmp_path / "p3" / "api")
-    old = tmp_path / "p3" / "api-old"
-    api.rename(old)
-    git_init(api)                                            # start over in the old folder
-    _hook(store_path, "SessionStart", old)
-    assert "project/api-old/remembered/deploy-host" in _hook(store_path, "UserPromptSubmit", old,
-                                                             "remember that the deploy host is fig-99")
-    assert "kiwi-17" in _hook(store_path, "UserPromptSubmit", api, "what is the deploy host?")
-    names = json.loads((store_path / "projects.json").read_text())["projects"]
-    assert names[f"path:{api}"] == "api" and names[f"path:{old}"] != "api"
+    for first in ("new", "old"):
+        w = tmp_path / f"p3-{first}"
+        api = _remembered_repo(store_path, w / "api")
+        old = w / "api-old"
+        api.rename(old)
+        git_init(api)                                            # start over in the old folder
+        for d in ((api, old) if first == "new" else (old, api)):
+            _hook(store_path, "SessionStart", d)
+        assert "kiwi-17" in _hook(store_path, "UserPromptSubmit", old, "what is the deploy host?")
+        said = _hook(store_path, "UserPromptSubmit", api, "remember that the deploy host is fig-99")
+        assert "kiwi-17" not in said and f"project/{w.name}-api/remembered/deploy-host" in said
+        assert "fig-99" not in _hook(store_path, "UserPromptSubmit", old, "what is the deploy host?")
+        names = json.loads((store_path / "projects.json").read_text())["projects"]
+        assert names[f"path:{api}"] == f"{w.name}-api" and names[f"path:{old}"] == "api"
+        shutil.rmtree(w)
+        (store_path / "projects.json").unlink()              # the next round starts from an empty registry
+
+
+def test_the_rewrite_moved_into_the_old_folder_keeps_its_own_memory(store, store_path, tmp_path):
+    """test31b V2's second shape: ``mv api api-legacy; mv api-rewrite api``:
+    the folder ``api`` served the legacy repository's memory to the rewrite,
+    whose own memory was never served again."""
+    store.close()
+    w = tmp_path / "p5"
+    api = _remembered_repo(store_path, w / "api")
+    rewrite = git_init(w / "api-rewrite")
+    _hook(store_path, "UserPromptSubmit", rewrite, "remember that the deploy host is lime-22")
+    api.rename(w / "api-legacy")
+    rewrite.rename(api)
+    said = _hook(store_path, "UserPromptSubmit", api, "what is the deploy host?")
+    assert "lime-22" in said and "kiwi-17" not in said
+    said = _hook(store_path, "UserPromptSubmit", w / "api-legacy", "what is the deploy host?")
+    assert "kiwi-17" in said and "lime-22" not in said
 
 
 def test_a_malformed_birth_is_no_repository_and_no_crash(store, store_path, tmp_path):
@@ -137,4 +162,5 @@ def test_a_repository_once_opened_through_a_link_keeps_its_first_name_when_moved
     moved = tmp_path / "p2" / "api-moved"
     api.rename(moved)
     assert "kiwi-17" in _hook(store_path, "UserPromptSubmit", moved, "what is the deploy host?")
+    _hook(store_path, "SessionStart", moved)   # registers before it returns (a question's capture: in a child)
     assert json.loads((store_path / "projects.json").read_text())["projects"][f"path:{moved}"] == "api"

@@ -12,7 +12,8 @@ import uuid
 from pathlib import Path
 
 from objstore.memory import facts
-from objstore.memory.scope import identity_of, moved_projects, project_aliases, register_project
+from objstore.memory.gitident import identity_of
+from objstore.memory.scope import moved_projects, project_aliases, register_project
 from objstore.retrieval.context import render_context
 from tests.hooks._util import hook_env, run_hook_done
 
