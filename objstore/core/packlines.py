@@ -18,7 +18,9 @@ stored frame, the chunk blocks' content, and :class:`ChunkTable`, a
 pack's chunks read through its index.  The rest of a version-8 block is
 version 6's (:mod:`objstore.core.packformat`).  Standard-library zlib
 only; deterministic (the same frames give the same pack bytes in every
-process: the line map is keyed by CRC-32 and Adler-32, never ``hash()``).
+process: the line map is keyed by a line's CRC-32 and length, never
+``hash()``; a collision only stores a line as it is, or makes it a chunk
+a block early: the table holds the bytes, compared on every match).
 """
 
 from __future__ import annotations
@@ -64,13 +66,6 @@ def _read_varint(buf, pos: int) -> tuple[int, int]:
     raise ValueError("a line reference's number is over 5 bytes")
 
 
-def line_key(line: bytes) -> int:
-    """The line map's key of ``line``: its CRC-32 and Adler-32 as one
-    64-bit number (the same in every process; a collision can only store
-    a line as it is, :meth:`LinePass.strip` compares the chunk's bytes)."""
-    return zlib.crc32(line) << 32 | zlib.adler32(line)
-
-
 class LinePass:
     """The version-8 writer's line pass over a pack's blocks, in order.
 
@@ -82,8 +77,8 @@ class LinePass:
     lines, ~100 bytes each) and the chunks' text, until the pack ends."""
 
     def __init__(self) -> None:
-        self._seen: dict[int, int] = {}  # line_key -> chunk number (>= 0), or ~(block first seen in)
-        self.table: list[bytes] = []     # the chunks, by number
+        self._seen: dict[int, int] = {}  # CRC-32 | length << 32 -> chunk number (>= 0), or ~(block first seen in)
+        self.table: list[bytes] = []     # the chunks without their \n, by number
         self._block = 0
         self._flushed = 0                # chunks already handed out in chunk blocks
         self._pending = 0                # bytes of the chunks not handed out yet
@@ -103,39 +98,50 @@ class LinePass:
         out_frames: list[bytes] = []
         area = bytearray()
         room = LINE_MAP_MAX - len(seen)
+        crc, short = zlib.crc32, LINE_MIN - 1
         for f in frames:
             if b"\n" not in f:
                 out_frames.append(f)
                 area.append(0)
                 continue
             parts = f.split(b"\n")
-            out = bytearray()
+            pieces: list[bytes] = []
             refs: list[tuple[int, int]] = []
-            for p in parts[:-1]:
-                if len(p) + 1 < LINE_MIN:
-                    out += p
-                    out.append(10)
+            run = olen = 0  # the first line not yet in pieces; the stored frame's bytes in pieces
+            for i in range(len(parts) - 1):
+                p = parts[i]
+                lp = len(p)
+                if lp < short:
                     continue
-                ln = p + b"\n"
-                key = zlib.crc32(ln) << 32 | zlib.adler32(ln)
+                key = crc(p) | lp << 32  # the line without its \n: CRC-32 and length
                 v = seen.get(key)
                 if v is None:
                     if room > 0:
                         seen[key] = nb
                         room -= 1
-                elif v >= 0:
-                    if table[v] == ln:
-                        refs.append((len(out), v))
+                    continue
+                if v >= 0:
+                    if table[v] != p:
                         continue
+                    c = v
                 elif v != nb:
                     c = seen[key] = len(table)
-                    table.append(ln)
-                    self._pending += len(ln)
-                    refs.append((len(out), c))
+                    table.append(p)
+                    self._pending += lp + 1
+                else:
                     continue
-                out += ln
-            out += parts[-1]
-            out_frames.append(bytes(out))
+                if i > run:
+                    lit = b"\n".join(parts[run:i]) + b"\n"
+                    pieces.append(lit)
+                    olen += len(lit)
+                refs.append((olen, c))
+                run = i + 1
+            if not refs:
+                out_frames.append(f)
+                area.append(0)
+                continue
+            pieces.append(b"\n".join(parts[run:]))
+            out_frames.append(b"".join(pieces))
             _varint(len(refs), area)
             lo, lc = 0, -1
             for o, c in refs:
@@ -154,9 +160,9 @@ class LinePass:
         while self._flushed < len(table) and (final or self._pending >= CHUNK_BLOCK_BYTES):
             first, n, size = self._flushed, 0, 0
             while first + n < len(table) and size < CHUNK_BLOCK_BYTES:
-                size += len(table[first + n])
+                size += len(table[first + n]) + 1
                 n += 1
-            out.append((first, chunk_block(first, table[first:first + n])))
+            out.append((first, chunk_block(first, [ln + b"\n" for ln in table[first:first + n]])))
             self._flushed += n
             self._pending -= size
         return out

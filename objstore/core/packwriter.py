@@ -362,8 +362,8 @@ class PackWriter:
         if self.version < 4:
             ids = None
         sources = self.version >= 6
-        if self.version >= LINES_VERSION:  # the line pass runs here, in block order; DEFLATE in the thread
-            self._submit(self._lines_block, frames, ids, k, n)
+        if self.version >= LINES_VERSION:  # the line pass and DEFLATE in the writer's one thread, in block order
+            self._queue(self._lines_block, (self._zc.copy(), frames, ids), k, n)
             return
         if not DEFLATE_THREAD:
             self._put_block(deflate_block(self._zc.copy(), frames, ids, sources), k)
@@ -376,40 +376,32 @@ class PackWriter:
         while len(self._inflight) > INFLIGHT_BLOCKS:
             self._write_inflight()
 
-    def _lines_block(self, frames: list[bytes], ids: list[bytes]):
-        """Version 8: the block's stored frames through the line pass, and
-        a function giving its DEFLATE stream (run in the writer's thread);
-        chunk blocks the pass filled are queued before it."""
-        if self._lines is None:
-            from objstore.core.packlines import LinePass  # deferred: version 8's writer only
-            self._lines = LinePass()
+    def _lines_block(self, c, frames: list[bytes] | None, ids: list[bytes] | None) -> tuple[bytes | None, list]:
+        """Version 8: ``(the block's DEFLATE stream, [(first chunk, a chunk
+        block's DEFLATE stream)...])``: the block's frames (None: none, the
+        pack's end: every chunk block left) through the line pass with
+        ``c``, a copy of the pack's primed compressor, then the chunk blocks
+        the pass has ready.  Runs in the writer's one thread (its tasks run
+        in the order given: the line pass sees the blocks in body order)."""
+        from objstore.core.packlines import LinePass, deflate_chunk_block  # deferred: version 8's writer only
         from objstore.core.packsources import split_sources  # deferred: a writer's
-        frames, refs = split_parents(frames, ids)
-        frames, codes, column = split_sources(frames)
-        frames, area = self._lines.strip(frames)
-        return deflate_stored, (self._zc.copy(), frames, refs, codes, column, area)
-
-    def _submit(self, make, frames, ids, k: int, n: int) -> None:
-        """Version 8: queue a frame block (``make``: :meth:`_lines_block`)
-        and then the chunk blocks ready, in body order."""
-        fn, args = make(frames, ids)
-        self._queue(fn, args, k, n)
-        self._queue_chunks(final=False)
-
-    def _queue_chunks(self, final: bool) -> None:
-        """Version 8: queue the chunk blocks the line pass has ready (``final``: all)."""
         if self._lines is None:
-            return
-        from objstore.core.packlines import deflate_chunk_block  # deferred: version 8's writer only
-        for first, content in self._lines.chunk_blocks(final):
-            self._queue(deflate_chunk_block, (content,), ~first, len(content))
+            self._lines = LinePass()
+        data = None
+        if frames is not None:
+            frames, refs = split_parents(frames, ids)
+            frames, codes, column = split_sources(frames)
+            frames, area = self._lines.strip(frames)
+            data = deflate_stored(c, frames, refs, codes, column, area)
+        return data, [(first, deflate_chunk_block(content))
+                      for first, content in self._lines.chunk_blocks(final=frames is None)]
 
     def _queue(self, fn, args, k: int, n: int) -> None:
         """Compress ``fn(*args)`` in the writer's thread (inline without
         DEFLATE_THREAD); ``k`` the block's object count, or ``~first`` for
         a chunk block."""
         if not DEFLATE_THREAD:
-            self._put_block(fn(*args), k)
+            self._put_result(fn(*args), k)
             return
         if self._pool is None:
             from concurrent.futures import ThreadPoolExecutor  # deferred: only a writer of blocks needs it
@@ -425,9 +417,22 @@ class PackWriter:
         while self._inflight:
             fut, k, n = self._inflight.pop(0)
             self._inflight_bytes -= n
-            self._put_block(fut.result(), k)
+            self._put_result(fut.result(), k)
             if not every:
                 return
+
+    def _put_result(self, got, k: int) -> None:
+        """Write what a block's compression gave: its stream (``k``
+        objects), or (version 8, :meth:`_lines_block`) its stream, if any,
+        and then the chunk blocks ready."""
+        if not isinstance(got, tuple):
+            self._put_block(got, k)
+            return
+        data, chunks = got
+        if data is not None:
+            self._put_block(data, k)
+        for first, cdata in chunks:
+            self._put_block(cdata, ~first)
 
     def _put_block(self, data: bytes, k: int) -> None:
         """Version 3: write one block entry of ``k`` objects, the next ``k``
@@ -599,7 +604,8 @@ class PackWriter:
             try:
                 self._fix_dictionary(final=True)
                 self._flush_block()
-                self._queue_chunks(final=True)
+                if self.version >= LINES_VERSION:  # the chunk blocks left
+                    self._queue(self._lines_block, (None, None, None), 0, 0)
                 self._write_inflight(every=True)
                 self._stop_pool()
             except BaseException:

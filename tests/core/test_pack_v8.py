@@ -69,7 +69,7 @@ def test_frames_read_back_and_a_repeated_line_lives_once(tmp_path):
 
 
 def test_the_same_frames_give_the_same_pack_in_another_process(tmp_path):
-    """The line map is keyed by CRC-32 and Adler-32, not Python's salted
+    """The line map is keyed by a line's CRC-32 and length, not Python's salted
     ``hash()``: two processes write the same bytes (the pack's name is its
     checksum)."""
     code = ("import sys; from tests.core.test_pack_v8 import _frames; from objstore.core.packwriter import write_pack; "
