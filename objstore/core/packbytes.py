@@ -18,10 +18,13 @@ from objstore.core.packformat import (
     PACK_MAGIC, PACK_MIN, SUM_LEN, U16, U32, U64,
     DeflateReader,
     idx_size,
+    int_table,
     pos_width,
     raw_id,
     readable,
 )
+
+from objstore.core.packlines import ChunkTable
 
 _IDS = HEADER_LEN + FANOUT_LEN  # 1036: where the id table begins
 
@@ -131,8 +134,6 @@ class PackBytes:
     def _chunk_table(self, c_off: int):
         """Version 8: the bundle's chunks (``objstore.core.packlines.ChunkTable``)
         from the index's chunk-block table at ``c_off``."""
-        from objstore.core.packformat import int_table
-        from objstore.core.packlines import ChunkTable  # deferred: version 8 only
         c, o, pack, end = self._nchunks, c_off + 4, self.pack, len(self.pack) - SUM_LEN
         return ChunkTable(int_table(self.idx, "Q", o, c), int_table(self.idx, "I", o + 8 * c, c),
                           int_table(self.idx, "I", o + 12 * c, c),

@@ -37,6 +37,7 @@ from objstore.core.packformat import (
     uint_table,
 )
 from objstore.core.packcheck import PackChecks
+from objstore.core.packlines import ChunkTable
 from objstore.core.packsources import BlockSources
 from objstore.core.record import Frozen, set_fields
 
@@ -253,7 +254,6 @@ class Pack(PackChecks):
     def chunk_table(self):
         """Version 8: the pack's chunks (a new :class:`~objstore.core.packlines.ChunkTable`
         over its index's chunk-block table; a chunk block outside the body reads as damaged)."""
-        from objstore.core.packlines import ChunkTable  # deferred: version 8 only
         c, o = self._nchunks, self._inv_off + self._w * self.count + 4
         lo, hi, fd = self._body_start, self._body_end, self._pf.fileno()
         return ChunkTable(int_table(self._mm, "Q", o, c), int_table(self._mm, "I", o + 8 * c, c),

@@ -20,7 +20,8 @@ from blake3 import blake3
 from objstore.core.atomic import fsync_dir
 from objstore.core.errors import CodecMissing, InvalidInput
 from objstore.core.packfile import PackInfo
-from objstore.core.packlines import LINES_VERSION
+from objstore.core.packlines import LINES_VERSION, LinePass, deflate_chunk_block
+from objstore.core.packsources import split_sources
 from objstore.core.packencode import deflate_block, deflate_stored, dict_bytes, make_dictionary, split_parents
 from objstore.core.packformat import (
     BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, BLOCK_OBJECTS, DEFLATE_LEVEL, DEFLATE_MEMLEVEL, DICT_MIN_BYTES,
@@ -383,8 +384,6 @@ class PackWriter:
         ``c``, a copy of the pack's primed compressor, then the chunk blocks
         the pass has ready.  Runs in the writer's one thread (its tasks run
         in the order given: the line pass sees the blocks in body order)."""
-        from objstore.core.packlines import LinePass, deflate_chunk_block  # deferred: version 8's writer only
-        from objstore.core.packsources import split_sources  # deferred: a writer's
         if self._lines is None:
             self._lines = LinePass()
         data = None

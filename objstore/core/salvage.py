@@ -27,6 +27,7 @@ from pathlib import Path
 
 from objstore.core.ids import hash_bytes
 from objstore.core.packformat import MAX_ENTRY, READ_VERSIONS, DeflateReader, header_version, readable
+from objstore.core.packlines import body_chunks
 
 _HEADER_LEN = 12             # magic, version, count (docs/format.md)
 _LEN = struct.Struct(">I")   # entry length prefix
@@ -142,7 +143,6 @@ class _Chunks(dict):
 def _chunks(data: bytes, off: int, end: int) -> _Chunks:
     """Version 8: the chunks of every chunk block of the body ``data[off:end]``
     that still reads (``packlines.body_chunks``)."""
-    from objstore.core.packlines import body_chunks  # deferred: version 8 only
     out = _Chunks()
     for at, first, lines in body_chunks(data, off, end):
         out.at.add(at)

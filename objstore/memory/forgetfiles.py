@@ -21,6 +21,7 @@ from objstore.core.gc import leftover_temps, remove_temp, temp_size
 from objstore.core.errors import MemError
 from objstore.core.objects import normalize_value, value_digest
 from objstore.core.pack import Pack
+from objstore.core.packlines import body_chunks
 from objstore.core.salvage import salvage_pack
 from objstore.core.store import Store
 from objstore.core.text import confusable_fold, matcher, text_form
@@ -269,7 +270,6 @@ def _pack_chunks(data: bytes) -> list[bytes]:
     Empty for other versions."""
     if len(data) < 16 or data[4:8] != b"\0\0\0\x08":
         return []
-    from objstore.core.packlines import body_chunks  # deferred: version 8 only
     start = 16 + int.from_bytes(data[12:16], "big")
     return [b"\n".join(lines) for _at, _first, lines in body_chunks(data, start, len(data) - 32)]
 
