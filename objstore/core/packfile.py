@@ -37,6 +37,7 @@ from objstore.core.packformat import (
     uint_table,
 )
 from objstore.core.packcheck import PackChecks
+from objstore.core.packlines import ChunkTable
 from objstore.core.packsources import BlockSources
 from objstore.core.record import Frozen, set_fields
 
@@ -166,7 +167,10 @@ class Pack(PackChecks):
             self._blens_off = self._boffs_off + 8 * self._nblocks
             self._bfirst_off = self._blens_off + 4 * self._nblocks  # versions 4, 5
             self._inv_off = self._bfirst_off + 4 * self._nblocks  # versions 4, 5
-        need = idx_size(n, version, self._nblocks)
+        self._nchunks = 0  # version 8: chunk blocks, their table after the body-position table
+        if version >= 8 and self._idx_size >= self._inv_off + self._w * n + 4:
+            self._nchunks = U32.unpack_from(mm, self._inv_off + self._w * n)[0]
+        need = idx_size(n, version, self._nblocks, self._nchunks)
         if self._idx_size != need:
             raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need {need} "
                                 "(truncated or damaged)")
@@ -176,7 +180,7 @@ class Pack(PackChecks):
         self.count = n
         self._fanout = (0,) + fanout  # _fanout[b] = start of bucket b, _fanout[b + 1] = its end
         if version >= 4:
-            self._sum_off = self._inv_off + self._w * n
+            self._sum_off = self._inv_off + self._w * n + (4 + 16 * self._nchunks if version >= 8 else 0)
         elif version >= 3:
             self._sum_off = self._blens_off + 4 * self._nblocks
         else:
@@ -239,10 +243,22 @@ class Pack(PackChecks):
         zr = self._zr
         if zr is None:
             try:
-                zr = self._zr = DeflateReader(self.dictionary(), self.version)
+                zr = DeflateReader(self.dictionary(), self.version)
             except ValueError as e:  # a dictionary over 32 KiB
                 raise CorruptObject(f"{self.pack_path}: its dictionary cannot be loaded ({e})") from None
+            if self.version >= 8:
+                zr.chunks = self.chunk_table()
+            self._zr = zr
         return zr
+
+    def chunk_table(self):
+        """Version 8: the pack's chunks (a new :class:`~objstore.core.packlines.ChunkTable`
+        over its index's chunk-block table; a chunk block outside the body reads as damaged)."""
+        c, o = self._nchunks, self._inv_off + self._w * self.count + 4
+        lo, hi, fd = self._body_start, self._body_end, self._pf.fileno()
+        return ChunkTable(int_table(self._mm, "Q", o, c), int_table(self._mm, "I", o + 8 * c, c),
+                          int_table(self._mm, "I", o + 12 * c, c),
+                          lambda off, n: os.pread(fd, n, off) if lo <= off and off + n <= hi and n >= 5 else b"")
 
     # -- lookups ------------------------------------------------------------
 
@@ -408,7 +424,7 @@ class Pack(PackChecks):
         if U32.unpack_from(data, 0)[0] != len(data) - 4:
             raise CorruptObject(f"{self.pack_path}: object {oid}: length prefix does not match the index")
         try:
-            frames, refs, src = self._inflater().stored_prefix(memoryview(data)[4:], k)
+            frames, refs, src = self._inflater().stored_prefix(memoryview(data)[4:], k, lazy=True)
         except ValueError as e:
             raise CorruptObject(f"{self.pack_path}: object {oid}: cannot decompress object {k} of its "
                                 f"block ({e})") from None
@@ -771,6 +787,8 @@ class Pack(PackChecks):
         Version 3: the frames of the blocks it keeps go too.  Never raises."""
         if self.version >= 3:
             self._blocks = {}
+        if self._zr is not None and self._zr.chunks is not None:
+            self._zr.chunks.drop()
         if self._mm is not None and hasattr(mmap, "MADV_DONTNEED"):
             try:
                 self._mm.madvise(mmap.MADV_DONTNEED)
