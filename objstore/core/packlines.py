@@ -345,6 +345,15 @@ class ChunkTable:
             self._cache[b] = got
         return got
 
+    def raw(self, b: int) -> bytes | None:
+        """Chunk block ``b``'s raw DEFLATE stream as stored (not inflated:
+        for a copy, ``objstore.core.packscrub``), or None when its entry
+        lies outside the body or its length prefix does not match the index."""
+        data = self._read(self.offsets[b], self.lengths[b])
+        if len(data) != self.lengths[b] or len(data) < 5 or _U32.unpack_from(data, 0)[0] != len(data) - 4:
+            return None
+        return bytes(data[4:])
+
     def __call__(self, c: int) -> bytes:
         b = self.block_of(c)
         if b < 0:

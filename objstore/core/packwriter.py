@@ -138,6 +138,9 @@ class PackWriter:
             be copied with :meth:`add_entry` (:meth:`add_block`).
     """
 
+    #: version 8: the writer makes its own table of repeated lines (packscrub.ScrubWriter: False)
+    _own_lines = True
+
     def __init__(self, pack_dir: Path | str, *, level: int | None = None, version: int = PACK_VERSION,
                  dictionary: bytes | None = None) -> None:
         if version not in READ_VERSIONS:
@@ -532,8 +535,8 @@ class PackWriter:
         and InvalidInput for a version-1 or -2 writer or without the
         dictionary."""
         self._check_open()
-        if self.version >= LINES_VERSION:
-            return False  # its blocks name chunks of their own pack's table: never copied as they are
+        if self.version >= LINES_VERSION and self._own_lines:
+            return False  # its blocks name chunks of their own pack's table (copied only by packscrub)
         if self.version < 3 or self.dictionary is None:
             raise InvalidInput("add_block needs a version-3 to -5 writer with the source pack's dictionary "
                                "(PackWriter(dictionary=pack.dictionary(), version=pack.version))")

@@ -78,12 +78,16 @@ class PackRewrites:
         out and noted in :attr:`damaged`; one whose bytes are damaged is
         copied as it is (``fsck`` still finds it), unless (version 3) its
         block loses an object: then its objects that no longer read are
-        left out and noted.  Caller holds the store lock."""
+        left out and noted.  Version 8: the chunk scrub
+        (:func:`objstore.core.packscrub.copy_scrubbed`: the blocks and the
+        chunk table copied, the blocks losing an object written again, the
+        chunks only dropped objects named emptied); False when it refuses
+        (damage where it must look).  Caller holds the store lock."""
         from objstore.core.packformat import PACK_VERSION, TRAIN_BYTES, TRAIN_FRAMES, body_version  # deferred: packs
         from objstore.core.packencode import (  # deferred: readers never write a pack
             dict_bytes, dictionary_sources, make_dictionary)
         from objstore.core.packwriter import PackWriter  # deferred: readers never write a pack
-        if pack.version not in (2, 3, 4, 5, 6, 7):
+        if pack.version not in (2, 3, 4, 5, 6, 7, 8):
             return False
         try:
             d = pack.dictionary()
@@ -109,6 +113,17 @@ class PackRewrites:
         # blocks, a smaller index; 4 and 5 stay 5 beside 6, whose blocks differ: gc writes 6)
         version = PACK_VERSION if body_version(pack.version) == body_version(PACK_VERSION) \
             else 5 if body_version(pack.version) == 4 else pack.version
+        if pack.version == 8:  # the chunk scrub (packscrub): blocks and chunk table copied, the touched ones written again
+            from objstore.core.packscrub import ScrubRefused, ScrubWriter, copy_scrubbed  # deferred: forget only
+            try:
+                with ScrubWriter(self.root / "objects" / "pack", dictionary=d, version=8) as w:
+                    w.reserve(len(pack))
+                    copy_scrubbed(pack, keep, w, self.damaged)
+            except ScrubRefused:
+                return False  # aborted, nothing installed: repack writes every kept frame again
+            self.packs.reload()
+            self.packs.remove_pack(pack)
+            return True
         with PackWriter(self.root / "objects" / "pack", dictionary=d, version=version) as w:
             w.reserve(len(pack))
             if pack.version >= 3:

@@ -1,0 +1,163 @@
+"""Forget in a version-8 pack: the chunk scrub (``docs/format.md``, "Packs",
+"A scrubbed chunk").
+
+A forget rewrites each pack that holds a forgotten object
+(:meth:`objstore.core.repack.PackRewrites.delete_objects`).  For versions
+3 to 7 it copies the compressed blocks that keep all their objects and
+writes again only the blocks that lose one (``_copy_blocks``).  A
+version-8 block names chunks of its own pack's table of repeated lines
+(:mod:`objstore.core.packlines`), so a block is copied only into a pack
+whose table numbers the chunks the same: :func:`copy_scrubbed` writes the
+new pack with the old pack's chunk blocks, in the same numbering, and
+
+* every frame block that keeps all its objects copied as it is (its
+  compressed bytes: only the few bytes of its head up to the end of its
+  line-reference area are inflated, to learn which chunks it names);
+* the kept frames of a block that loses an object written again whole
+  (a new block with no line reference: :class:`ScrubWriter`);
+* every chunk that only forgotten frames named *emptied*: its line is
+  left out, only its ``\\n`` stays, so no byte of it is in any file and
+  the numbers of the chunks after it, which the copied blocks name, stay
+  valid.  A chunk block holding no such chunk is copied as it is; one
+  holding one is written again.  A chunk a kept frame also names stays:
+  its line is that kept frame's too.
+
+Everything the caller cannot check this way (a damaged block or chunk
+block where a chunk must be emptied, a block whose head does not read)
+raises :class:`ScrubRefused` before the writer is finished: the caller
+aborts it and falls back to writing every kept frame again
+(``PackRewrites.repack``), which never copies a block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from objstore.core.errors import CorruptObject
+from objstore.core.ids import hash_bytes
+from objstore.core.packencode import deflate_stored, split_parents
+from objstore.core.packformat import U32, DeflateReader, Inflate
+from objstore.core.packlines import (LINES_VERSION, chunk_block, deflate_chunk_block, inflate_chunk_block,
+                                     parse_refs)
+from objstore.core.packsources import column_len, split_sources
+from objstore.core.packwriter import PackWriter
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from objstore.core.pack import Pack
+
+
+class ScrubRefused(Exception):
+    """The chunk scrub cannot prove its copy safe (damage where it must
+    look): the caller aborts the writer and writes every kept frame again."""
+
+
+class ScrubWriter(PackWriter):
+    """A version-8 :class:`PackWriter` that copies another version-8 pack's
+    blocks and chunk table instead of making a table of its own: the
+    frames it is given (:meth:`add`) are stored whole in blocks with no
+    line reference (each frame's count 0: one zero byte in the area), the
+    copied frame blocks (:meth:`add_block`) keep theirs, and the chunk
+    blocks are the caller's (:meth:`add_chunk_block`, in chunk order, the
+    first beginning at chunk 0).  Give it the source pack's dictionary."""
+
+    _own_lines = False
+
+    def _lines_block(self, c, frames: list[bytes] | None, ids: list[bytes] | None) -> tuple[bytes | None, list]:
+        """A block's DEFLATE stream with an empty line-reference area (no
+        line pass, no chunk made); the pack's end (``frames`` None): nothing."""
+        if frames is None:
+            return None, []
+        frames, refs = split_parents(frames, ids)
+        frames, codes, column = split_sources(frames)
+        return deflate_stored(c, frames, refs, codes, column, bytes(len(frames))), []
+
+    def add_chunk_block(self, first: int, data: bytes) -> None:
+        """Write one chunk block: ``data`` its raw DEFLATE stream (without
+        the length prefix), ``first`` the number of its first chunk; the
+        block being filled is written first.  Raises as :meth:`add`."""
+        self._check_open()
+        self._fix_dictionary()
+        self._flush_block()
+        self._write_inflight(every=True)
+        self._put_block(data, ~first)
+
+
+def line_refs(zr: DeflateReader, data) -> list[list[tuple[int, int]]]:
+    """The line references of every frame of the version-8 block ``data``
+    (its raw DEFLATE stream; ``packlines.parse_refs``' shape), inflating
+    only the block's head up to the end of its reference area (count,
+    lengths, parent references, source codes and column, the area).
+    ValueError when that head does not read."""
+    inf = Inflate(zr.decompressor(), data)
+    (count,) = U32.unpack(inf.take(4))
+    inf.take(6 * count)  # the frame lengths (u32) and parent references (u16)
+    codes = inf.take(count)
+    if any(codes):
+        inf.take(column_len(codes))
+    return parse_refs(inf.take(U32.unpack(inf.take(4))[0]), count)
+
+
+def copy_scrubbed(pack: Pack, keep: Callable[[Pack, str], bool], w: ScrubWriter, damaged: dict[str, str]) -> int:
+    """Copy the version-8 ``pack`` into ``w`` (a :class:`ScrubWriter` with
+    the pack's dictionary) without the objects ``keep(pack, id)`` drops,
+    as the module says: whole frame blocks and chunk blocks copied, the
+    blocks losing an object written again, the chunks only dropped frames
+    named emptied.  A kept object whose block's frames do not read is
+    read as a get reads it, or left out and noted in ``damaged`` (id ->
+    message), as ``_copy_blocks`` does.  Returns the number of chunks
+    emptied.  Raises ScrubRefused (the writer must then be aborted) for
+    damage that leaves unknown which chunks a dropped frame named, or
+    where a chunk must be emptied; OSError as the writer."""
+    if pack.version != LINES_VERSION:
+        raise ScrubRefused(f"{pack.pack_path}: version {pack.version}, not {LINES_VERSION}")
+    table = pack.chunk_table()
+    zr = DeflateReader(w.dictionary, pack.version)
+    zr.chunks = table
+    kept: set[int] = set()   # chunks a kept frame names
+    gone: set[int] = set()   # chunks a dropped frame names
+    for ids, data in pack.raw_blocks_in_body_order():
+        if isinstance(data, CorruptObject):
+            raise ScrubRefused(str(data))
+        try:
+            refs = line_refs(zr, data)
+        except ValueError as e:
+            raise ScrubRefused(f"{pack.pack_path}: a block's head does not read ({e})") from None
+        if len(refs) != len(ids):
+            raise ScrubRefused(f"{pack.pack_path}: a block of {len(ids)} objects names {len(refs)}")
+        keeps = [keep(pack, oid) for oid in ids]
+        for k, r in enumerate(refs):
+            (kept if keeps[k] else gone).update(c for _o, c in r)
+        if all(keeps) and w.add_block(ids, data, pack.version):
+            continue  # copied as stored (damage in its frames stays for fsck to find)
+        frames = zr.block_frames(data)[0]
+        for k, oid in enumerate(ids):
+            if not keeps[k]:
+                continue
+            if k < len(frames) and hash_bytes(frames[k]) == oid:
+                w.add(frames[k])
+                continue
+            try:  # the block's bounds or stream are damaged: the object as a get reads it
+                w.add(pack.get(oid))
+            except CorruptObject as e:
+                damaged.setdefault(oid, str(e))
+    empty = gone - kept
+    nb = len(table.firsts)
+    for b in range(nb):
+        first = table.firsts[b]
+        end = table.firsts[b + 1] if b + 1 < nb else None
+        raw = table.raw(b)
+        if raw is None:
+            raise ScrubRefused(f"{pack.pack_path}: chunk block {b}: bad bounds or length prefix")
+        if not any(c >= first and (end is None or c < end) for c in empty):
+            w.add_chunk_block(first, raw)  # copied as stored (damage in its stream stays for fsck to find)
+            continue
+        try:
+            at, lines = inflate_chunk_block(raw)
+        except ValueError as e:
+            raise ScrubRefused(f"{pack.pack_path}: chunk block {b} must be scrubbed and does not read ({e})") from None
+        if at != first:
+            raise ScrubRefused(f"{pack.pack_path}: chunk block {b} begins at chunk {at}, its index says {first}")
+        w.add_chunk_block(first, deflate_chunk_block(chunk_block(
+            first, [b"\n" if first + k in empty else ln + b"\n" for k, ln in enumerate(lines)])))
+    return len(empty)
