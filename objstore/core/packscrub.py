@@ -15,12 +15,13 @@ new pack with the old pack's chunk blocks, in the same numbering, and
   line-reference area are inflated, to learn which chunks it names);
 * the kept frames of a block that loses an object written again whole
   (a new block with no line reference: :class:`ScrubWriter`);
-* every chunk that only forgotten frames named *emptied*: its line is
-  left out, only its ``\\n`` stays, so no byte of it is in any file and
-  the numbers of the chunks after it, which the copied blocks name, stay
-  valid.  A chunk block holding no such chunk is copied as it is; one
-  holding one is written again.  A chunk a kept frame also names stays:
-  its line is that kept frame's too.
+* every chunk that no kept frame names (the forgotten frames', and any an
+  earlier scrub left unnamed when it wrote a kept frame again whole)
+  *scrubbed*: its line is left out, only its ``\\n`` stays, so no byte
+  of it is in any file and the numbers of the chunks after it, which the
+  copied blocks name, stay valid.  A chunk block holding no chunk to
+  scrub is copied as it is; one holding one is written again.  A chunk a
+  kept frame names stays: its line is that kept frame's text too.
 
 Everything the caller cannot check this way (a damaged block or chunk
 block where a chunk must be emptied, a block whose head does not read)
@@ -102,8 +103,8 @@ def copy_scrubbed(pack: Pack, keep: Callable[[Pack, str], bool], w: ScrubWriter,
     """Copy the version-8 ``pack`` into ``w`` (a :class:`ScrubWriter` with
     the pack's dictionary) without the objects ``keep(pack, id)`` drops,
     as the module says: whole frame blocks and chunk blocks copied, the
-    blocks losing an object written again, the chunks only dropped frames
-    named emptied.  A kept object whose block's frames do not read is
+    blocks losing an object written again, the chunks no kept frame names
+    scrubbed.  A kept object whose block's frames do not read is
     read as a get reads it, or left out and noted in ``damaged`` (id ->
     message), as ``_copy_blocks`` does.  Returns the number of chunks
     emptied.  Raises ScrubRefused (the writer must then be aborted) for
@@ -114,8 +115,7 @@ def copy_scrubbed(pack: Pack, keep: Callable[[Pack, str], bool], w: ScrubWriter,
     table = pack.chunk_table()
     zr = DeflateReader(w.dictionary, pack.version)
     zr.chunks = table
-    kept: set[int] = set()   # chunks a kept frame names
-    gone: set[int] = set()   # chunks a dropped frame names
+    kept: set[int] = set()   # chunks a kept frame names: every other chunk is scrubbed
     for ids, data in pack.raw_blocks_in_body_order():
         if isinstance(data, CorruptObject):
             raise ScrubRefused(str(data))
@@ -127,7 +127,8 @@ def copy_scrubbed(pack: Pack, keep: Callable[[Pack, str], bool], w: ScrubWriter,
             raise ScrubRefused(f"{pack.pack_path}: a block of {len(ids)} objects names {len(refs)}")
         keeps = [keep(pack, oid) for oid in ids]
         for k, r in enumerate(refs):
-            (kept if keeps[k] else gone).update(c for _o, c in r)
+            if keeps[k]:
+                kept.update(c for _o, c in r)
         if all(keeps) and w.add_block(ids, data, pack.version):
             continue  # copied as stored (damage in its frames stays for fsck to find)
         frames = zr.block_frames(data)[0]
@@ -141,7 +142,7 @@ def copy_scrubbed(pack: Pack, keep: Callable[[Pack, str], bool], w: ScrubWriter,
                 w.add(pack.get(oid))
             except CorruptObject as e:
                 damaged.setdefault(oid, str(e))
-    empty = gone - kept
+    scrubbed = 0
     nb = len(table.firsts)
     for b in range(nb):
         first = table.firsts[b]
@@ -149,15 +150,21 @@ def copy_scrubbed(pack: Pack, keep: Callable[[Pack, str], bool], w: ScrubWriter,
         raw = table.raw(b)
         if raw is None:
             raise ScrubRefused(f"{pack.pack_path}: chunk block {b}: bad bounds or length prefix")
-        if not any(c >= first and (end is None or c < end) for c in empty):
+        if end is not None and all(c in kept for c in range(first, end)):
             w.add_chunk_block(first, raw)  # copied as stored (damage in its stream stays for fsck to find)
             continue
         try:
             at, lines = inflate_chunk_block(raw)
         except ValueError as e:
-            raise ScrubRefused(f"{pack.pack_path}: chunk block {b} must be scrubbed and does not read ({e})") from None
+            raise ScrubRefused(f"{pack.pack_path}: chunk block {b} may hold a chunk to scrub and does not read "
+                               f"({e})") from None
         if at != first:
             raise ScrubRefused(f"{pack.pack_path}: chunk block {b} begins at chunk {at}, its index says {first}")
+        drop = {k for k, ln in enumerate(lines) if ln and first + k not in kept}
+        if not drop:
+            w.add_chunk_block(first, raw)  # its chunks no kept frame names are scrubbed already
+            continue
+        scrubbed += len(drop)
         w.add_chunk_block(first, deflate_chunk_block(chunk_block(
-            first, [b"\n" if first + k in empty else ln + b"\n" for k, ln in enumerate(lines)])))
-    return len(empty)
+            first, [b"\n" if k in drop else ln + b"\n" for k, ln in enumerate(lines)])))
+    return scrubbed

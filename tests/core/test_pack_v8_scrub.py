@@ -203,6 +203,30 @@ def test_only_the_touched_blocks_are_written_again_and_a_kept_frame_keeps_its_ch
     store.close()
 
 
+def test_a_chunk_a_kept_frame_stopped_naming_is_scrubbed_by_the_next_forget(tmp_path):
+    """The first forget writes frame 151 (kept) again whole, so nothing names
+    SECRET_LINE's chunk any more; when 151 and 5 (which holds the line as it
+    is) are forgotten next, that chunk is scrubbed too: no frame of theirs
+    names it, and its bytes are theirs."""
+    store, frames = _pack_store(tmp_path)
+    (idx,) = _packs(store.root)
+    secret_no = next(c for c, ln in _table(idx).items() if ln == SECRET_LINE.encode())
+    with store.lock("test"):
+        assert store.delete_objects([hash_bytes(frames[150])]) == 1
+    (mid,) = _packs(store.root)
+    assert _table(mid)[secret_no] == SECRET_LINE.encode()                # frame 151 named it in the old pack
+    with store.lock("test"):
+        assert store.delete_objects([hash_bytes(frames[5]), hash_bytes(frames[151])]) == 2
+    (new,) = _packs(store.root)
+    assert _table(new)[secret_no] == b"\n"
+    assert scan_store(store.root, [b"staging password note"]) == []
+    store.packs.reload()
+    assert all(store.read_frame(hash_bytes(f)) == f for i, f in enumerate(frames) if i not in (5, 150, 151))
+    with Pack(new) as p:
+        assert p.verify() == []
+    store.close()
+
+
 def test_a_chunk_block_to_empty_that_does_not_read_makes_the_rewrite_write_every_kept_frame(tmp_path):
     """The scrub refuses (it cannot empty a chunk it cannot read): the pack's
     kept frames are written again, the damaged chunk block goes with the old
