@@ -32,14 +32,15 @@ aborts it and falls back to writing every kept frame again
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from itertools import accumulate
 
 from objstore.core.errors import CorruptObject
 from objstore.core.ids import hash_bytes
 from objstore.core.packencode import deflate_stored, split_parents
 from objstore.core.packformat import U32, DeflateReader, Inflate
-from objstore.core.packlines import (LINES_VERSION, chunk_block, deflate_chunk_block, inflate_chunk_block,
-                                     parse_refs)
+from objstore.core.packlines import LINES_VERSION, chunk_block, deflate_chunk_block, inflate_chunk_block
 from objstore.core.packsources import column_len, split_sources
 from objstore.core.packwriter import PackWriter
 
@@ -84,19 +85,69 @@ class ScrubWriter(PackWriter):
         self._put_block(data, ~first)
 
 
-def line_refs(zr: DeflateReader, data) -> list[list[tuple[int, int]]]:
-    """The line references of every frame of the version-8 block ``data``
-    (its raw DEFLATE stream; ``packlines.parse_refs``' shape), inflating
-    only the block's head up to the end of its reference area (count,
-    lengths, parent references, source codes and column, the area).
-    ValueError when that head does not read."""
+def ref_area(zr: DeflateReader, data) -> tuple[int, bytes]:
+    """``(frame count, line-reference area)`` of the version-8 block
+    ``data`` (its raw DEFLATE stream), inflating only the block's head up
+    to the end of its reference area (count, lengths, parent references,
+    source codes and column, the area).  ValueError when that head does
+    not read."""
     inf = Inflate(zr.decompressor(), data)
     (count,) = U32.unpack(inf.take(4))
     inf.take(6 * count)  # the frame lengths (u32) and parent references (u16)
     codes = inf.take(count)
     if any(codes):
         inf.take(column_len(codes))
-    return parse_refs(inf.take(U32.unpack(inf.take(4))[0]), count)
+    return count, inf.take(U32.unpack(inf.take(4))[0])
+
+
+#: one LEB128 varint of up to 5 bytes (``packlines``' line references)
+_VARINT = re.compile(rb"[\x80-\xff]{0,4}[\x00-\x7f]", re.S)
+_SMALL: dict[bytes, int] = {}  # a varint of one or two bytes -> its value, made on the first use
+
+
+def _varints(area: bytes) -> list[int]:
+    """Every varint of ``area`` in order, found by one regular expression
+    and looked up in a table (the line-reference areas of a 1M-turn pack
+    hold ~1.7M: a read of each by ``packlines._read_varint`` took ~1 s);
+    ValueError when the area does not split into varints."""
+    if not _SMALL:
+        _SMALL.update({bytes((b,)): b for b in range(128)})
+        _SMALL.update({bytes((lo | 0x80, hi)): lo | hi << 7 for lo in range(128) for hi in range(128)})
+    toks = _VARINT.findall(area)
+    if sum(map(len, toks)) != len(area):
+        raise ValueError("a line-reference area that does not split into varints")
+    vals = list(map(_SMALL.get, toks))
+    if None in vals:
+        for k, t in enumerate(toks):
+            if vals[k] is None:
+                vals[k] = sum((b & 0x7F) << (7 * i) for i, b in enumerate(t))
+    return vals
+
+
+def _unzig1(z: int) -> int:
+    return (z >> 1) + 1 if not z & 1 else 1 - ((z + 1) >> 1)
+
+
+def named_chunks(area: bytes, count: int, skip: set[int] | frozenset = frozenset()) -> set[int]:
+    """The chunk numbers the block's frames name (``count`` frames, their
+    reference ``area``: ``packlines.LinePass.strip``'s varints), those of
+    the frames at the positions in ``skip`` left out.  ValueError when the
+    area does not hold exactly ``count`` frames' references."""
+    vals = _varints(area)
+    out: set[int] = set()
+    pos = 0
+    for f in range(count):
+        if pos >= len(vals):
+            raise ValueError("a line-reference area ends before its frames")
+        n = vals[pos]
+        pos += 1
+        if n and f not in skip:   # chunk k = chunk k-1 + 1 + zigzag(z_k), chunk -1 = -1
+            out.update(accumulate(map(_unzig1, vals[pos + 1:pos + 2 * n:2]), initial=-1))
+        pos += 2 * n
+    if pos != len(vals):
+        raise ValueError("a line-reference area holds more than its frames' references")
+    out.discard(-1)
+    return out
 
 
 def copy_scrubbed(pack: Pack, keep: Callable[[Pack, str], bool], w: ScrubWriter, damaged: dict[str, str]) -> int:
@@ -120,15 +171,13 @@ def copy_scrubbed(pack: Pack, keep: Callable[[Pack, str], bool], w: ScrubWriter,
         if isinstance(data, CorruptObject):
             raise ScrubRefused(str(data))
         try:
-            refs = line_refs(zr, data)
+            count, area = ref_area(zr, data)
+            if count != len(ids):
+                raise ValueError(f"a block of {len(ids)} objects holds {count}")
+            keeps = [keep(pack, oid) for oid in ids]
+            kept |= named_chunks(area, count, {k for k, kp in enumerate(keeps) if not kp})
         except ValueError as e:
             raise ScrubRefused(f"{pack.pack_path}: a block's head does not read ({e})") from None
-        if len(refs) != len(ids):
-            raise ScrubRefused(f"{pack.pack_path}: a block of {len(ids)} objects names {len(refs)}")
-        keeps = [keep(pack, oid) for oid in ids]
-        for k, r in enumerate(refs):
-            if keeps[k]:
-                kept.update(c for _o, c in r)
         if all(keeps) and w.add_block(ids, data, pack.version):
             continue  # copied as stored (damage in its frames stays for fsck to find)
         frames = zr.block_frames(data)[0]

@@ -76,11 +76,11 @@ def test_a_dictionary_over_64_kib_is_refused():
 def test_an_imported_store_in_version_8_reads_and_gc_and_forget_keep_it_sound(invoke, store_path, tmp_path):
     """Version 8 through the commands: a real import writes version 8 (a
     store's default since session 31), fsck finds nothing; in a store that
-    asks for zstd a forget of one session rewrites the version-8 pack it
-    touches in version 7 (a version-8 pack is never copied block by block:
-    its blocks name its own line table), the others stay version 8; gc then
-    packs the new objects in version 7 beside them, and the sessions, fsck
-    and a search read the mixed store."""
+    asks for zstd a forget of one session copies the version-8 pack it
+    touches as version 8 (the chunk scrub, session 32: its untouched blocks
+    and its line table copied, as a version-6 pack's blocks stay version 6);
+    gc then packs the new objects in version 7 beside them, and the
+    sessions, fsck and a search read the mixed store."""
     corpus = gen_corpus(tmp_path / "corpus", "--sessions", "3", "--turns", "90", "--seed", "5")
     invoke("import", "claude-code", str(corpus))
     invoke("gc", "--prune=now")
@@ -93,7 +93,7 @@ def test_an_imported_store_in_version_8_reads_and_gc_and_forget_keep_it_sound(in
     gone = sorted(before)[0]
     invoke("config", "store.pack_codec", "zstd")
     invoke("forget", "--session", gone, "--yes")
-    assert 7 in set(versions()) <= {7, 8}
+    assert set(versions()) == {8}
     assert invoke("fsck").stdout.startswith("ok:")
     invoke("gc", "--prune=now")  # packs the forget's loose objects (version 7), rewrites no intact pack
     assert 7 in set(versions()) <= {7, 8}
