@@ -37,6 +37,15 @@ class PackBodyOrder:
             return sorted(range(self.count), key=lambda i: (self._block(places[0][i])[0], places[1][i]))
         return sorted(range(self.count), key=lambda i: self._entry(i)[0])
 
+    def block_offsets(self) -> list[int]:
+        """Versions 3 and up: the offsets in the pack of its (frame) blocks,
+        rising: one per block of the index's table, in the order
+        :meth:`raw_blocks_in_body_order` gives the blocks when the index is
+        sound (version 8: chunk blocks are not among them)."""
+        if self.version < 3:
+            raise ValueError(f"{self.pack_path}: a version-{self.version} pack has no blocks")
+        return sorted(int_table(self._mm, "Q", self._boffs_off, self._nblocks))
+
     def raw_blocks_in_body_order(self) -> Iterator[tuple[list[str], bytes | CorruptObject]]:
         """Version 3: ``(ids, data)`` of every block in the order of the
         pack body: the ids of its objects by their position in the block,

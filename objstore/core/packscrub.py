@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from bisect import bisect_right
 from itertools import accumulate
 
 from objstore.core.errors import CorruptObject
@@ -153,67 +154,118 @@ def named_chunks(area: bytes, count: int, skip: set[int] | frozenset = frozenset
 def copy_scrubbed(pack: Pack, keep: Callable[[Pack, str], bool], w: ScrubWriter, damaged: dict[str, str]) -> int:
     """Copy the version-8 ``pack`` into ``w`` (a :class:`ScrubWriter` with
     the pack's dictionary) without the objects ``keep(pack, id)`` drops,
-    as the module says: whole frame blocks and chunk blocks copied, the
-    blocks losing an object written again, the chunks no kept frame names
-    scrubbed.  A kept object whose block's frames do not read is
-    read as a get reads it, or left out and noted in ``damaged`` (id ->
-    message), as ``_copy_blocks`` does.  Returns the number of chunks
-    emptied.  Raises ScrubRefused (the writer must then be aborted) for
-    damage that leaves unknown which chunks a dropped frame named, or
-    where a chunk must be emptied; OSError as the writer."""
+    as the module says: whole frame blocks and chunk blocks copied in the
+    old body order, the blocks losing an object written again, the chunks
+    their frames named scrubbed unless a copied block names them
+    (:func:`unnamed_chunks`).  A kept object whose block's frames do not
+    read is read as a get reads it, or left out and noted in ``damaged``
+    (id -> message), as ``_copy_blocks`` does.  Holds the pack's blocks
+    (its compressed bytes) in memory while it works.  Returns the number
+    of chunks scrubbed.  Raises ScrubRefused (the writer must then be
+    aborted) for damage that leaves unknown which chunks a frame names, or
+    where a chunk must be scrubbed; OSError as the writer."""
     if pack.version != LINES_VERSION:
         raise ScrubRefused(f"{pack.pack_path}: version {pack.version}, not {LINES_VERSION}")
     table = pack.chunk_table()
     zr = DeflateReader(w.dictionary, pack.version)
     zr.chunks = table
-    kept: set[int] = set()   # chunks a kept frame names: every other chunk is scrubbed
-    for ids, data in pack.raw_blocks_in_body_order():
+    blocks = list(pack.raw_blocks_in_body_order())
+    offs = pack.block_offsets()
+    coffs, firsts, nb = list(table.offsets), list(table.firsts), len(table.firsts)
+    if len(offs) != len(blocks) or coffs != sorted(coffs) or firsts != sorted(firsts):
+        raise ScrubRefused(f"{pack.pack_path}: its block tables do not agree")
+    touched: dict[int, list[bool]] = {}   # block -> which of its objects are kept
+    named: set[int] = set()               # the chunks the touched blocks' frames name
+    for k, (ids, data) in enumerate(blocks):
         if isinstance(data, CorruptObject):
             raise ScrubRefused(str(data))
-        try:
-            count, area = ref_area(zr, data)
-            if count != len(ids):
-                raise ValueError(f"a block of {len(ids)} objects holds {count}")
-            keeps = [keep(pack, oid) for oid in ids]
-            kept |= named_chunks(area, count, {k for k, kp in enumerate(keeps) if not kp})
-        except ValueError as e:
-            raise ScrubRefused(f"{pack.pack_path}: a block's head does not read ({e})") from None
-        if all(keeps) and w.add_block(ids, data, pack.version):
+        keeps = [keep(pack, oid) for oid in ids]
+        if not all(keeps):
+            touched[k] = keeps
+            named |= _named(pack, zr, ids, data)
+    scrub = unnamed_chunks(pack, zr, named, blocks, offs, touched, coffs, firsts)
+    hit = {bisect_right(firsts, c) - 1 for c in scrub}
+    ci = 0
+    for k, (ids, data) in enumerate(blocks):
+        while ci < nb and coffs[ci] < offs[k]:   # the chunk blocks keep their places among the frame blocks
+            _put_chunk_block(pack, table, w, ci, scrub if ci in hit else None)
+            ci += 1
+        keeps = touched.get(k)
+        if keeps is None and w.add_block(ids, data, pack.version):
             continue  # copied as stored (damage in its frames stays for fsck to find)
         frames = zr.block_frames(data)[0]
-        for k, oid in enumerate(ids):
-            if not keeps[k]:
+        for j, oid in enumerate(ids):
+            if keeps is not None and not keeps[j]:
                 continue
-            if k < len(frames) and hash_bytes(frames[k]) == oid:
-                w.add(frames[k])
+            if j < len(frames) and hash_bytes(frames[j]) == oid:
+                w.add(frames[j])
                 continue
             try:  # the block's bounds or stream are damaged: the object as a get reads it
                 w.add(pack.get(oid))
             except CorruptObject as e:
                 damaged.setdefault(oid, str(e))
-    scrubbed = 0
-    nb = len(table.firsts)
-    for b in range(nb):
-        first = table.firsts[b]
-        end = table.firsts[b + 1] if b + 1 < nb else None
-        raw = table.raw(b)
-        if raw is None:
-            raise ScrubRefused(f"{pack.pack_path}: chunk block {b}: bad bounds or length prefix")
-        if end is not None and all(c in kept for c in range(first, end)):
-            w.add_chunk_block(first, raw)  # copied as stored (damage in its stream stays for fsck to find)
+    for b in range(ci, nb):
+        _put_chunk_block(pack, table, w, b, scrub if b in hit else None)
+    return len(scrub)
+
+
+def _named(pack: Pack, zr: DeflateReader, ids: list[str], data, skip: set[int] | frozenset = frozenset()) -> set[int]:
+    """:func:`named_chunks` of the block ``data`` (objects ``ids``); ScrubRefused when its head does not read."""
+    try:
+        count, area = ref_area(zr, data)
+        if count != len(ids):
+            raise ValueError(f"a block of {len(ids)} objects holds {count}")
+        return named_chunks(area, count, skip)
+    except ValueError as e:
+        raise ScrubRefused(f"{pack.pack_path}: a block's head does not read ({e})") from None
+
+
+def unnamed_chunks(pack: Pack, zr: DeflateReader, named: set[int], blocks: list, offs: list[int],
+                   touched: dict[int, list[bool]], coffs: list[int], firsts: list[int]) -> set[int]:
+    """The chunks of ``named`` (those the touched blocks' frames name) that
+    no other frame block of the pack names: read from the last block back,
+    and only as far back as a block could name one.  A frame block names
+    only chunks below the end of the first chunk block after it (the
+    writer makes a chunk in the block that meets its line again and
+    writes every chunk block once it is full, after that block, each
+    taking all the chunks pending: ``docs/format.md``, version 8), so the
+    search stops at the first block (going back) below which none of the
+    chunks still unnamed can be named.  ScrubRefused when a block read
+    names a chunk past that bound (not a layout this mem writes)."""
+    left = set(named)
+    nb = len(firsts)
+    for k in range(len(blocks) - 1, -1, -1):
+        if not left:
+            break
+        b = bisect_right(coffs, offs[k])          # the first chunk block after frame block k
+        bound = firsts[b + 1] if b + 1 < nb else None
+        if bound is not None and min(left) >= bound:
+            break
+        if k in touched:
             continue
-        try:
-            at, lines = inflate_chunk_block(raw)
-        except ValueError as e:
-            raise ScrubRefused(f"{pack.pack_path}: chunk block {b} may hold a chunk to scrub and does not read "
-                               f"({e})") from None
-        if at != first:
-            raise ScrubRefused(f"{pack.pack_path}: chunk block {b} begins at chunk {at}, its index says {first}")
-        drop = {k for k, ln in enumerate(lines) if ln and first + k not in kept}
-        if not drop:
-            w.add_chunk_block(first, raw)  # its chunks no kept frame names are scrubbed already
-            continue
-        scrubbed += len(drop)
-        w.add_chunk_block(first, deflate_chunk_block(chunk_block(
-            first, [b"\n" if k in drop else ln + b"\n" for k, ln in enumerate(lines)])))
-    return scrubbed
+        ids, data = blocks[k]
+        got = _named(pack, zr, ids, data)
+        if bound is not None and got and max(got) >= bound:
+            raise ScrubRefused(f"{pack.pack_path}: a block names chunk {max(got)}, past the {bound} it can")
+        left -= got
+    return left
+
+
+def _put_chunk_block(pack: Pack, table, w: ScrubWriter, b: int, scrub: set[int] | None) -> None:
+    """Write chunk block ``b`` of ``pack`` into ``w``: as stored, or (``scrub``
+    holds one of its chunks) again with those chunks scrubbed."""
+    first = table.firsts[b]
+    raw = table.raw(b)
+    if raw is None:
+        raise ScrubRefused(f"{pack.pack_path}: chunk block {b}: bad bounds or length prefix")
+    if scrub is None:
+        w.add_chunk_block(first, raw)  # copied as stored (damage in its stream stays for fsck to find)
+        return
+    try:
+        at, lines = inflate_chunk_block(raw)
+    except ValueError as e:
+        raise ScrubRefused(f"{pack.pack_path}: chunk block {b} holds a chunk to scrub and does not read ({e})") from None
+    if at != first:
+        raise ScrubRefused(f"{pack.pack_path}: chunk block {b} begins at chunk {at}, its index says {first}")
+    w.add_chunk_block(first, deflate_chunk_block(chunk_block(
+        first, [b"\n" if first + k in scrub else ln + b"\n" for k, ln in enumerate(lines)])))

@@ -82,7 +82,7 @@ def _notes_read(store) -> bool:
                for i in range(60))
 
 
-def test_forget_copies_the_untouched_blocks_and_empties_the_values_chunk(tmp_path):
+def test_forget_scrubs_the_values_chunk_in_place_and_every_note_reads(tmp_path):
     home = tmp_path / "s"
     _store(home)
     (idx,) = _packs(home)
@@ -99,9 +99,8 @@ def test_forget_copies_the_untouched_blocks_and_empties_the_values_chunk(tmp_pat
         after = _table(new)
         assert sorted(after) == sorted(before)                            # the numbering kept
         assert after[secret_no] == b"\n"                                  # emptied in place
-        assert after[shared_no] == SHARED_LINE.encode()                    # a kept note names it too
-        # the only change: chunks emptied (those of a secret's copy of its note's lines, which the note
-        # stores as it is, are emptied too: only the secrets named them)
+        assert after[shared_no] == b"\n"          # both blocks lost a secret: every note is written again whole
+        # the only change: chunks scrubbed (no frame names them now)
         assert all(after[c] == b"\n" for c in before if after[c] != before[c])
         assert _notes_read(store)
         assert not any(_has_key(store, f"project/p/secret{i}") for i in range(0, 60, 4))
@@ -189,8 +188,9 @@ def test_only_the_touched_blocks_are_written_again_and_a_kept_frame_keeps_its_ch
     after = _table(new)
     assert sorted(after) == sorted(before)
     assert after[value_no] == b"\n"                                       # only the dropped frames named it
-    assert after[secret_no] == SECRET_LINE.encode()                      # frame 151, kept, names it too
-    assert {c: ln for c, ln in after.items() if c != value_no} == {c: ln for c, ln in before.items() if c != value_no}
+    assert after[secret_no] == b"\n"       # and frame 151, kept, written again whole: its line is in its frame
+    assert {c: ln for c, ln in after.items() if c not in (value_no, secret_no)} == \
+        {c: ln for c, ln in before.items() if c not in (value_no, secret_no)}   # SHARED_LINE's too: copied blocks name it
     copied = _blocks(new) & blocks
     assert len(copied) == len(blocks) - 2                                 # blocks 0 and 1 written again, the rest copied
     assert VALUE_LINE not in new.with_suffix(".pack").read_bytes()
@@ -203,27 +203,29 @@ def test_only_the_touched_blocks_are_written_again_and_a_kept_frame_keeps_its_ch
     store.close()
 
 
-def test_a_chunk_a_kept_frame_stopped_naming_is_scrubbed_by_the_next_forget(tmp_path):
-    """The first forget writes frame 151 (kept) again whole, so nothing names
-    SECRET_LINE's chunk any more; when 151 and 5 (which holds the line as it
-    is) are forgotten next, that chunk is scrubbed too: no frame of theirs
-    names it, and its bytes are theirs."""
+def test_a_scrubbed_pack_is_scrubbed_again_by_the_next_forget(tmp_path):
+    """The scrub keeps the chunk blocks at their places among the frame
+    blocks, so the next forget in the pack it wrote finds what its frames
+    name as in a pack the writer made: a second and a third forget leave
+    every other frame readable and the pack sound."""
     store, frames = _pack_store(tmp_path)
     (idx,) = _packs(store.root)
-    secret_no = next(c for c, ln in _table(idx).items() if ln == SECRET_LINE.encode())
-    with store.lock("test"):
-        assert store.delete_objects([hash_bytes(frames[150])]) == 1
-    (mid,) = _packs(store.root)
-    assert _table(mid)[secret_no] == SECRET_LINE.encode()                # frame 151 named it in the old pack
-    with store.lock("test"):
-        assert store.delete_objects([hash_bytes(frames[5]), hash_bytes(frames[151])]) == 2
-    (new,) = _packs(store.root)
-    assert _table(new)[secret_no] == b"\n"
-    assert scan_store(store.root, [b"staging password note"]) == []
-    store.packs.reload()
-    assert all(store.read_frame(hash_bytes(f)) == f for i, f in enumerate(frames) if i not in (5, 150, 151))
-    with Pack(new) as p:
-        assert p.verify() == []
+    with Pack(idx) as p:
+        layout = sorted([(o, "f") for o in p.block_offsets()] + [(o, "c") for o in p.chunk_table().offsets])
+    gone = set()
+    for batch in ([150], [5, 151], [399, 200]):
+        with store.lock("test"):
+            assert store.delete_objects([hash_bytes(frames[i]) for i in batch]) == len(batch)
+        gone.update(batch)
+        (new,) = _packs(store.root)
+        with Pack(new) as p:
+            assert p.verify() == []
+            kinds = [k for _o, k in sorted([(o, "f") for o in p.block_offsets()] +
+                                           [(o, "c") for o in p.chunk_table().offsets])]
+        assert kinds.count("c") == [k for _o, k in layout].count("c")
+        store.packs.reload()
+        assert all(store.read_frame(hash_bytes(f)) == f for i, f in enumerate(frames) if i not in gone)
+    assert scan_store(store.root, [b"staging password note", b"hunter-osprey-3317"]) == []
     store.close()
 
 
@@ -248,3 +250,47 @@ def test_a_chunk_block_to_empty_that_does_not_read_makes_the_rewrite_write_every
     assert all(ln != b"\n" for q in _packs(store.root) for ln in _table(q).values())   # nothing emptied: written again
     assert not any(VALUE_LINE in q.with_suffix(".pack").read_bytes() for q in _packs(store.root))
     store.close()
+
+
+def test_the_chunks_a_reference_area_names_read_as_parse_refs_reads_them(tmp_path):
+    """``named_chunks`` (one regular expression, a table of short varints)
+    gives the chunks ``packlines.parse_refs`` gives, for a real pack's blocks
+    and for references whose numbers take 1 to 4 bytes; a damaged area is
+    refused."""
+    import random
+
+    from objstore.core.packformat import DeflateReader
+    from objstore.core.packlines import _varint, parse_refs
+    from objstore.core.packscrub import named_chunks, ref_area
+    info = write_pack(tmp_path / "p", _frames(), version=LINES_VERSION)
+    with Pack(info.idx_path) as p:
+        zr = DeflateReader(p.dictionary(), p.version)
+        seen = set()
+        for _ids, data in p.raw_blocks_in_body_order():
+            count, area = ref_area(zr, data)
+            refs = parse_refs(area, count)
+            assert named_chunks(area, count) == {c for r in refs for _o, c in r}
+            assert named_chunks(area, count, {0}) == {c for r in refs[1:] for _o, c in r}
+            seen |= named_chunks(area, count)
+        assert seen                                                       # the pack's blocks name chunks
+    rnd = random.Random("named-chunks")
+    frames = [sorted((rnd.randrange(0, 1 << 20), rnd.choice([rnd.randrange(0, 100), rnd.randrange(0, 1 << 22)]))
+                     for _ in range(rnd.randrange(0, 6))) for _ in range(300)]
+    area = bytearray()
+    for refs in frames:                                                   # LinePass.strip's encoding
+        _varint(len(refs), area)
+        lo, lc = 0, -1
+        for o, c in refs:
+            d = c - lc - 1
+            _varint(o - lo, area)
+            _varint(d * 2 if d >= 0 else -d * 2 - 1, area)
+            lo, lc = o, c
+    area = bytes(area)
+    assert named_chunks(area, len(frames)) == {c for r in frames for _o, c in r}
+    assert {c for r in parse_refs(area, len(frames)) for _o, c in r} == {c for r in frames for _o, c in r}
+    for bad in (area[:-1], area + b"\x00", area[:-1] + b"\x80"):
+        try:
+            named_chunks(bad, len(frames))
+        except ValueError:
+            continue
+        raise AssertionError("a damaged area was read")
