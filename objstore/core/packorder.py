@@ -77,17 +77,11 @@ class PackBodyOrder:
             for (off, length), members in sorted(blocks.items()):
                 members.sort()
                 ids = [self._id_at(i).hex() for _k, i in members]
-                if off < self._body_start or length < 5 or off + length > self._body_end:
-                    yield ids, CorruptObject(f"{self.idx_path}: block at {off}: entry outside the pack body")
-                    continue
-                if [k for k, _raw in members] != list(range(len(members))):
+                if [k for k, _raw in members] != list(range(len(members))) and self._body_start <= off \
+                        and length >= 5 and off + length <= self._body_end:
                     yield ids, CorruptObject(f"{self.idx_path}: block at {off}: its objects' positions are damaged")
                     continue
-                data = mm[off:off + length]
-                if U32.unpack_from(data, 0)[0] != length - 4:
-                    yield ids, CorruptObject(f"{self.pack_path}: block at {off}: bad length prefix")
-                    continue
-                yield ids, data[4:]
+                yield ids, self._block_bytes(mm, off, length)
 
     def _body_spans(self, boffs: array, blens: array) -> list[tuple[int, int, array]] | None:
         """Versions 5 and 6, whose index holds both the body position of every
@@ -124,15 +118,18 @@ class PackBodyOrder:
         early, the dictionary check of ``Store._copy_pack``, makes few)."""
         with mmap.mmap(self._pf.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             for off, length, places in spans:
-                ids = [self._id_at(i).hex() for i in places]
-                if off < self._body_start or length < 5 or off + length > self._body_end:
-                    yield ids, CorruptObject(f"{self.idx_path}: block at {off}: entry outside the pack body")
-                    continue
-                data = mm[off:off + length]
-                if U32.unpack_from(data, 0)[0] != length - 4:
-                    yield ids, CorruptObject(f"{self.pack_path}: block at {off}: bad length prefix")
-                    continue
-                yield ids, data[4:]
+                yield [self._id_at(i).hex() for i in places], self._block_bytes(mm, off, length)
+
+    def _block_bytes(self, mm, off: int, length: int) -> bytes | CorruptObject:
+        """The compressed stream of the block entry at ``off`` (``length``
+        with its prefix) of the pack mapped as ``mm``, or the CorruptObject
+        for an entry outside the body or a bad length prefix."""
+        if off < self._body_start or length < 5 or off + length > self._body_end:
+            return CorruptObject(f"{self.idx_path}: block at {off}: entry outside the pack body")
+        data = mm[off:off + length]
+        if U32.unpack_from(data, 0)[0] != length - 4:
+            return CorruptObject(f"{self.pack_path}: block at {off}: bad length prefix")
+        return data[4:]
 
     def _places(self) -> tuple[array, array]:
         """Versions 3-5: (block numbers, positions in their blocks) of every

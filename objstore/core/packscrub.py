@@ -38,12 +38,12 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from objstore.core.errors import CorruptObject
-from objstore.core.ids import hash_bytes
 from objstore.core.packencode import deflate_stored, split_parents
 from objstore.core.packformat import U32, DeflateReader, Inflate
 from objstore.core.packlines import LINES_VERSION, chunk_block, deflate_chunk_block, inflate_chunk_block
 from objstore.core.packsources import column_len, split_sources
 from objstore.core.packwriter import PackWriter
+from objstore.core.repack import add_kept
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -193,17 +193,7 @@ def copy_scrubbed(pack: Pack, keep: Callable[[Pack, str], bool], w: ScrubWriter,
         keeps = touched.get(k)
         if keeps is None and w.add_block(ids, data, pack.version):
             continue  # copied as stored (damage in its frames stays for fsck to find)
-        frames = zr.block_frames(data)[0]
-        for j, oid in enumerate(ids):
-            if keeps is not None and not keeps[j]:
-                continue
-            if j < len(frames) and hash_bytes(frames[j]) == oid:
-                w.add(frames[j])
-                continue
-            try:  # the block's bounds or stream are damaged: the object as a get reads it
-                w.add(pack.get(oid))
-            except CorruptObject as e:
-                damaged.setdefault(oid, str(e))
+        add_kept(pack, ids, zr.block_frames(data)[0], keeps or [True] * len(ids), w, damaged)
     for b in range(ci, nb):
         _put_chunk_block(pack, table, w, b, scrub if b in hit else None)
     return len(scrub)
@@ -225,19 +215,21 @@ def unnamed_chunks(pack: Pack, zr: DeflateReader, named: set[int], blocks: list,
     """The chunks of ``named`` (those the touched blocks' frames name) that
     no other frame block of the pack names: read from the last block back,
     and only as far back as a block could name one.  A frame block names
-    only chunks below the end of the first chunk block after it (the
-    writer makes a chunk in the block that meets its line again and
-    writes every chunk block once it is full, after that block, each
-    taking all the chunks pending: ``docs/format.md``, version 8), so the
-    search stops at the first block (going back) below which none of the
-    chunks still unnamed can be named.  ScrubRefused when a block read
+    only chunks below the end of the first chunk block after the frame
+    block that follows it (the writer makes a chunk in the block that
+    meets its line again; after each frame block it writes chunk blocks
+    while the chunks not yet written hold 64 KiB or more, leaving less,
+    which the next chunk block written takes whole: ``docs/format.md``,
+    version 8), so the search stops at the first block (going back)
+    below which none of the chunks still unnamed can be named.  ScrubRefused when a block read
     names a chunk past that bound (not a layout this mem writes)."""
     left = set(named)
     nb = len(firsts)
     for k in range(len(blocks) - 1, -1, -1):
         if not left:
             break
-        b = bisect_right(coffs, offs[k])          # the first chunk block after frame block k
+        # the first chunk block after frame block k + 1 holds the last chunk block k can name
+        b = bisect_right(coffs, offs[k + 1]) if k + 1 < len(offs) else nb
         bound = firsts[b + 1] if b + 1 < nb else None
         if bound is not None and min(left) >= bound:
             break

@@ -39,6 +39,26 @@ def small_packs(packs: Iterable[Pack]) -> list[Pack]:
     return [p for p in packs if p.info().size < PACK_TARGET_BYTES // 2]
 
 
+def add_kept(pack: Pack, ids: list[str], frames: list[bytes], keeps: list[bool], w: PackWriter,
+             damaged: dict[str, str]) -> None:
+    """Add to ``w`` the objects ``ids`` of one block of ``pack`` whose
+    ``keeps`` flag is true: from ``frames`` (the block's frames as far as
+    they inflated) when the frame hashes to its id, else as a get reads
+    it (the block's bounds, positions or stream are damaged), else left
+    out and noted in ``damaged`` (id -> message).  For the block copies of
+    a pack rewrite (``_copy_blocks``, ``packscrub``)."""
+    for k, oid in enumerate(ids):
+        if not keeps[k]:
+            continue
+        if k < len(frames) and hash_bytes(frames[k]) == oid:
+            w.add(frames[k])
+            continue
+        try:
+            w.add(pack.get(oid))
+        except CorruptObject as e:
+            damaged.setdefault(oid, str(e))
+
+
 class PackRewrites:
     """The pack rewrites of a :class:`objstore.core.store.Store` (its base class)."""
 
@@ -150,16 +170,7 @@ class PackRewrites:
                     and w.add_block(ids, data, pack.version):
                 continue  # copied as stored (a damaged block stays as damaged for fsck to find)
             frames = [] if isinstance(data, CorruptObject) else zr.block_frames(data)[0]
-            for k, oid in enumerate(ids):
-                if not keep(pack, oid):
-                    continue
-                if k < len(frames) and hash_bytes(frames[k]) == oid:
-                    w.add(frames[k])
-                    continue
-                try:  # the block's bounds or positions are damaged: the object as a get reads it
-                    w.add(pack.get(oid))
-                except CorruptObject as e:
-                    self.damaged.setdefault(oid, str(e))
+            add_kept(pack, ids, frames, [keep(pack, oid) for oid in ids], w, self.damaged)
 
     def repack(self, old: list[Pack], *, keep: Callable[[Pack, str], bool], loose: Iterable[str] = (),
                progress: Callable[[int, int], None] | None = None,
