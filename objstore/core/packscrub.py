@@ -38,12 +38,12 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from objstore.core.errors import CorruptObject
+from objstore.core.ids import hash_bytes
 from objstore.core.packencode import deflate_stored, split_parents
 from objstore.core.packformat import U32, DeflateReader, Inflate
 from objstore.core.packlines import LINES_VERSION, chunk_block, deflate_chunk_block, inflate_chunk_block
 from objstore.core.packsources import column_len, split_sources
 from objstore.core.packwriter import PackWriter
-from objstore.core.repack import add_kept
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -149,6 +149,26 @@ def named_chunks(area: bytes, count: int, skip: set[int] | frozenset = frozenset
         raise ValueError("a line-reference area holds more than its frames' references")
     out.discard(-1)
     return out
+
+
+def add_kept(pack: Pack, ids: list[str], frames: list[bytes], keeps: list[bool], w: PackWriter,
+             damaged: dict[str, str]) -> None:
+    """Add to ``w`` the objects ``ids`` of one block of ``pack`` whose
+    ``keeps`` flag is true: from ``frames`` (the block's frames as far as
+    they inflated) when the frame hashes to its id, else as a get reads
+    it (the block's bounds, positions or stream are damaged), else left
+    out and noted in ``damaged`` (id -> message).  For the block copies of
+    a pack rewrite (``repack``'s ``_copy_blocks``, :func:`copy_scrubbed`)."""
+    for k, oid in enumerate(ids):
+        if not keeps[k]:
+            continue
+        if k < len(frames) and hash_bytes(frames[k]) == oid:
+            w.add(frames[k])
+            continue
+        try:
+            w.add(pack.get(oid))
+        except CorruptObject as e:
+            damaged.setdefault(oid, str(e))
 
 
 def copy_scrubbed(pack: Pack, keep: Callable[[Pack, str], bool], w: ScrubWriter, damaged: dict[str, str]) -> int:

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from objstore.core.errors import CorruptObject
-from objstore.core.ids import hash_bytes
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
 if TYPE_CHECKING:
@@ -37,26 +36,6 @@ def small_packs(packs: Iterable[Pack]) -> list[Pack]:
     those under half of :data:`PACK_TARGET_BYTES` on disk (``.pack`` bytes,
     ``Pack.info().size``), in the order given; a fuller one is left as it is."""
     return [p for p in packs if p.info().size < PACK_TARGET_BYTES // 2]
-
-
-def add_kept(pack: Pack, ids: list[str], frames: list[bytes], keeps: list[bool], w: PackWriter,
-             damaged: dict[str, str]) -> None:
-    """Add to ``w`` the objects ``ids`` of one block of ``pack`` whose
-    ``keeps`` flag is true: from ``frames`` (the block's frames as far as
-    they inflated) when the frame hashes to its id, else as a get reads
-    it (the block's bounds, positions or stream are damaged), else left
-    out and noted in ``damaged`` (id -> message).  For the block copies of
-    a pack rewrite (``_copy_blocks``, ``packscrub``)."""
-    for k, oid in enumerate(ids):
-        if not keeps[k]:
-            continue
-        if k < len(frames) and hash_bytes(frames[k]) == oid:
-            w.add(frames[k])
-            continue
-        try:
-            w.add(pack.get(oid))
-        except CorruptObject as e:
-            damaged.setdefault(oid, str(e))
 
 
 class PackRewrites:
@@ -164,13 +143,14 @@ class PackRewrites:
         (same dictionary): whole blocks copied, those losing an object
         inflated and their kept objects added again."""
         from objstore.core.packformat import DeflateReader   # deferred: a read of loose objects loads no pack code
+        from objstore.core.packscrub import add_kept  # deferred: forget only (it imports packwriter)
         zr = DeflateReader(w.dictionary, pack.version)
         for ids, data in pack.raw_blocks_in_body_order():
             if not isinstance(data, CorruptObject) and all(keep(pack, oid) for oid in ids) \
                     and w.add_block(ids, data, pack.version):
                 continue  # copied as stored (a damaged block stays as damaged for fsck to find)
             frames = [] if isinstance(data, CorruptObject) else zr.block_frames(data)[0]
-            add_kept(pack, ids, frames, [keep(pack, oid) for oid in ids], w, self.damaged)
+            add_kept(pack, ids, frames, [keep(pack, oid) for oid in ids], w, self.damaged)  # (packscrub's)
 
     def repack(self, old: list[Pack], *, keep: Callable[[Pack, str], bool], loose: Iterable[str] = (),
                progress: Callable[[int, int], None] | None = None,
