@@ -104,6 +104,8 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          "objstore.core.packwriter", "objstore.memory.memfiles",
          # the writer's block and dictionary encoding, split from packwriter (session 30): writers only
          "objstore.core.packencode",
+         # forget's chunk scrub of a version-8 pack (session 32; it imports packwriter): a forget only
+         "objstore.core.packscrub",
          # off the hooks' start-up: only 'mem config NAME VALUE' edits the file; the settings table is read
          # only where a setting is used (decay, derive.auto)
          "objstore.core.tomledit", "objstore.core.settings",
