@@ -80,10 +80,7 @@ from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the p
 from objstore.core.refs import fact_ref
 from objstore.core.text import LazyPattern
 from objstore.core.store import Store
-from objstore.memory.facts import remember
 from objstore.memory.scope import project_aliases
-from objstore.memory.sessions import WITHHELD, withhold_value
-from objstore.memory.tombstones import all_tombstones, forgotten_in
 
 MAX_CHARS = 600
 #: compiled on first use: most prompts are ASCII and hold none of :data:`_CUE_WORDS`
@@ -400,6 +397,7 @@ def remember_statement(store: Store, prompt: str, *, project: str | None, source
     what = statement_of(prompt)
     if what is None:
         return None
+    from objstore.memory.facts import remember  # defer: a prompt that states something (most state nothing)
     return remember(store, statement_key(what, project, store, update), what, trust="user_stated", owner="user",
                     sources=(source,) if source else (), command=command)
 
@@ -450,6 +448,7 @@ def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "
     if late:
         key = statement_key(what, project, store)
         head = store.refs.read(fact_ref(key))
+        from objstore.memory.tombstones import all_tombstones, forgotten_in  # defer: a late statement only
         if forgotten_in(all_tombstones(store), key, what):
             return None
         if head is not None:
@@ -483,6 +482,7 @@ def withhold_sealed(store: Store, text: str) -> str:
         key = ref[len("sealed/"):] if ref.startswith("sealed/") else ref
         scope, sep, rest = key.partition("/remembered/")
         if sep and rest == name and (scope == "user" or (scope.startswith("project/") and scope.count("/") == 1)):
+            from objstore.memory.sessions import WITHHELD, withhold_value  # defer: a sealed name's statement only
             out, n = withhold_value(text, what)
             if n == 0:   # a value corrected after a take-back ("… 5432. Correction: 6543."): the whole line's statement
                 lead = len(text) - len(text.lstrip())
