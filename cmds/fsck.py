@@ -99,6 +99,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     A reflog file (logs/refs/...) holding a line that is not '<old id>
     <new id> <ms> <command>' (garbage, a line cut short) is a problem too:
     --repair moves it to the quarantine and writes its readable lines back.
+    So is the reflog of a key whose ref is gone while no version of the
+    key is stored (a forgotten key's reflog put back, or one naming another
+    key's versions): every write of the key is refused; --repair moves its
+    lines to the quarantine, and the key's next write starts it at v1.
 
     A damaged project registry (projects.json) is a problem too: until it
     is fixed, projects it no longer names go by their qualified names.
@@ -205,6 +209,8 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "reflogs_set_aside": [{"file": f, "lines_kept": k, "lines_dropped": d}
                                                    for f, k, d in fixed.reflogs],
                              "forgotten_reflog_entries": fixed.forgotten_entries,
+                             "stale_reflogs_set_aside": [{"ref": n, "head": h, "why": w}
+                                                         for n, h, w in fixed.stale_reflogs],
                              "reindexed": reindexed,
                              "config": config_fixed, "left_for_you": _left_for_you(remote_damage),
                              "project_registry": None if rebuilt_registry is None else {
@@ -326,6 +332,9 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
         _say(f"repair: set aside the damaged reflog {path} in the quarantine: dropped "
                    f"{plural(dropped, 'unreadable line')}, kept {plural(kept, 'readable line')}"
                    + ("" if kept else " (the file is gone)"))
+    for name, head, what in r.stale_reflogs:
+        _say(f"repair: set aside the reflog of {name} in the quarantine: it named {head[:12]} as its head "
+             f"({what}) while no version of the key is stored; the key's next write starts it at v1")
     for name, was, now in r.reset_refs:
         _say(f"repair: set {name} to {now[:12]}, the head its reflog names: it held {was[:12]}, which "
                    "is not in this store (a damaged ref; no object was lost)")

@@ -188,6 +188,10 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
                                     "(a line lost: the versions are kept); 'mem fsck --repair' records the lost move")
     if forgotten is not None:
         _check_unnamed(store, objs, forgotten, rep)
+    for ref, head, what in stale_reflogs(store, objs):   # (test31c W19: the key could never be written again)
+        rep.problems.append(f"reflog of {ref}: it names {head[:12]} as the head of a ref that is gone; {what}, and no version of the key is stored: "
+                            f"every write of {ref.split('/', 1)[1]} is refused; 'mem fsck --repair' sets the "
+                            "reflog aside")
     missing: list = []
     def read(oid: str):   # the objects decoded above (each once), else the store's lenient read, as gc's
         obj = objs.get(oid)
@@ -259,6 +263,39 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
 #: session would cost O(sessions x lines); a session set back loses no turn
 #: object, the next import or hook moves it on)
 ROLLBACK_CHECKED = ("facts", "sealed")
+
+
+def stale_reflogs(store: Store, objs: dict) -> list[tuple[str, str, str]]:
+    """``(ref, head id, what that head is)`` of each fact or sealed ref that
+    is gone while its reflog's last move set it (``Reflog.lost_heads``) and
+    no version of its key is stored (``objs``: decoded objects by id), so
+    the reflog can set nothing again: a forgotten key's reflog put back (a
+    restore of ``logs/``, a crash between a forget's two removals), or one
+    naming another key's versions.  ``Store.update_ref`` refuses every new
+    version of the key while it stands (``Reflog.refuse_lost_heads``);
+    ``mem fsck --repair`` sets it aside (test31c W19).  A key whose
+    versions are stored is :func:`_check_unnamed`'s (the repair sets its
+    ref again).  ``what``: ``that object is not stored (forgotten, or
+    lost)``, or ``that is a version of key 'K'``."""
+    out, keys = [], None
+    for ref, head in store.reflog.lost_heads(set()):
+        ns, _, label = ref.partition("/")
+        if ns not in ROLLBACK_CHECKED:
+            continue
+        try:
+            if store.refs.read(ref) is not None:
+                continue
+        except MemError:   # a damaged ref file: named by the ref checks, restored from this reflog
+            continue
+        if keys is None:
+            keys = {(type(o), o.key) for o in objs.values() if isinstance(o, (Fact, Sealed))}
+        if (_EXPECT[ns], label) in keys:
+            continue
+        obj = objs.get(head)
+        out.append((ref, head, f"that is a version of key {obj.key!r}" if isinstance(obj, (Fact, Sealed))
+                    else f"that is a {obj.TYPE_NAME}" if obj is not None
+                    else "that object is not stored (forgotten, or lost)"))
+    return out
 
 
 def _check_unnamed(store: Store, objs: dict, forgotten: Callable[[object], bool], rep: FsckReport) -> None:

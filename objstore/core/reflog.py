@@ -450,7 +450,8 @@ class Reflog:
             if head is not None and head != new:
                 raise IntegrityError(f"ref {ref} is missing while its reflog names its head {head[:12]}: "
                                      "nothing was written (a new value would start the key again at v1)",
-                                     hint="'mem fsck --repair' sets the ref again from its reflog")
+                                     hint="'mem fsck --repair' sets the ref again from its reflog (or sets the "
+                                          "reflog aside when no version of the key is stored)")
 
     def lost_heads(self, present: set[str]) -> list[tuple[str, str]]:
         """``(ref, head id)`` of each fact, sealed or session ref not in

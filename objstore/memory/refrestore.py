@@ -8,9 +8,11 @@ did in the caller's ``RepairReport`` and move refs only through
 
 from __future__ import annotations
 
-from objstore.core.fsck import ROLLBACK_CHECKED, add_unlogged_line, bridge_reflog_gaps, rolled_back, unlogged
+from objstore.core.fsck import (ROLLBACK_CHECKED, add_unlogged_line, bridge_reflog_gaps, rolled_back, stale_reflogs,
+                                unlogged)
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
 from objstore.core.pullstop import pending_refs
+from objstore.core.ids import ZERO_ID
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.store import Store, now_ms
 from objstore.core.unnamed import ref_check, unnamed_chains
@@ -126,3 +128,22 @@ def rebuild(store: Store, objs: dict, rep, kind) -> None:
     rep.dropped_refs[:] = [n for n in rep.dropped_refs if n not in done]
 
 
+
+
+def set_aside_stale_reflogs(store: Store, q, objs: dict, rep) -> None:
+    """The reflog of each fact or sealed ref that is gone while no version
+    of its key is stored (:func:`objstore.core.fsck.stale_reflogs`: a
+    forgotten key's reflog put back, one naming another key's versions),
+    which makes every write of the key refuse (test31c W19): its lines (its
+    file's and its lines of a packed reflog) are written to the quarantine
+    ``q`` as ``reflog-<logs/refs/… path with %2F>``, then the reflog is
+    dropped (``Reflog.drop``); the key's next write starts it at v1.
+    ``rep.stale_reflogs`` gets ``(ref, head id, what that head is)`` each.
+    Run after :func:`rebuild` (a key it set again is not stale).  Caller
+    holds the store lock."""
+    for ref, head, what in stale_reflogs(store, objs):
+        lines = "".join(f"{e.old or ZERO_ID} {e.new or ZERO_ID} {e.time} {e.command}\n"
+                        for e in store.reflog.read(ref))
+        q.keep("reflog-" + store.reflog.shown(store.reflog.path(ref)).replace("/", "%2F"), lines.encode("utf-8"))
+        store.reflog.drop(ref)
+        rep.stale_reflogs.append((ref, head, what))

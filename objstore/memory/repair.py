@@ -58,7 +58,7 @@ from objstore.core.pack import PackSet
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
 from objstore.core.storepath import refs_dir_damage
-from objstore.memory.refrestore import rebuild, restore_refs
+from objstore.memory.refrestore import rebuild, restore_refs, set_aside_stale_reflogs
 from objstore.memory.reflog_drops import drop_forgotten_reflog_entries
 
 #: ``fetch(id) -> frame or None``: a source of lost objects (a remote, a backup)
@@ -162,6 +162,8 @@ class RepairReport:
     edges_dropped: dict[str, int] = field(default_factory=dict)
     reflogs: list[tuple[str, int, int]] = field(default_factory=list)
     forgotten_entries: dict[str, int] = field(default_factory=dict)
+    #: ``(ref, head id, what that head is)`` of the reflogs of gone keys set aside (test31c W19)
+    stale_reflogs: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -170,7 +172,7 @@ class RepairReport:
                     or self.stubs or self.mended or self.dropped_refs or self.restored_refs or self.relogged
                     or self.relost or self.rebuilt
                     or self.misnamed or self.unresolved or self.reset_refs or self.refound or self.lost_heads
-                    or self.edges_dropped or self.reflogs or self.forgotten_entries)
+                    or self.edges_dropped or self.reflogs or self.forgotten_entries or self.stale_reflogs)
 
 
 def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bool = False) -> RepairReport:
@@ -210,6 +212,7 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
                                                       f"{kind.ns[:-1]} {kind.label(head)}")
                     rep.misnamed.append(name)
             rebuild(store, objs, rep, kind)   # a damaged ref no reflog restored, or one deleted outright
+        set_aside_stale_reflogs(store, q, objs, rep)   # a gone key's reflog that can set nothing again
         orphans = store.packs.incomplete_packs()   # under the lock no writer is between its renames
         sources = orphans + rewritten
         _mend(store, objs, rep, _from_orphans(sources, fetch, rep) if sources else fetch, drop_lost_tombstones)
