@@ -99,10 +99,16 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     A reflog file (logs/refs/...) holding a line that is not '<old id>
     <new id> <ms> <command>' (garbage, a line cut short) is a problem too:
     --repair moves it to the quarantine and writes its readable lines back.
-    So is the reflog of a key whose ref is gone while no version of the
-    key is stored (a forgotten key's reflog put back, or one naming another
-    key's versions): every write of the key is refused; --repair moves its
-    lines to the quarantine, and the key's next write starts it at v1.
+    A key's ref that names another key's version, or a history reaching
+    one (readers and writers of the key refuse it), is set by --repair to
+    the key's own last version (the newest its reflog names, else stored),
+    with the key's own newer versions put back on it; the other key's
+    versions stay its own.
+    The reflog of a key whose ref is gone while no version of the key is
+    stored (a forgotten key's reflog put back, or one naming another key's
+    versions) is a problem: every write of the key is refused; --repair
+    moves its lines to the quarantine, and the key's next write starts it
+    at v1.
 
     A damaged project registry (projects.json) is a problem too: until it
     is fixed, projects it no longer names go by their qualified names.
@@ -209,6 +215,8 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "reflogs_set_aside": [{"file": f, "lines_kept": k, "lines_dropped": d}
                                                    for f, k, d in fixed.reflogs],
                              "forgotten_reflog_entries": fixed.forgotten_entries,
+                             "own_history": [{"ref": n, "other_key": k, "put_back": c, "base": b}
+                                             for n, k, c, b in fixed.own_history],
                              "stale_reflogs_set_aside": [{"ref": n, "head": h, "why": w}
                                                          for n, h, w in fixed.stale_reflogs],
                              "reindexed": reindexed,
@@ -332,6 +340,11 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
         _say(f"repair: set aside the damaged reflog {path} in the quarantine: dropped "
                    f"{plural(dropped, 'unreadable line')}, kept {plural(kept, 'readable line')}"
                    + ("" if kept else " (the file is gone)"))
+    for name, other, n, base in r.own_history:
+        _say(f"repair: {name} reached the versions of another key ({other}): "
+             + (f"set to its own last version {base[:12]}" if base is not None else "removed (no version of its own)")
+             + (f", with its {plural(n, 'newer version')} put back on it" if n else "")
+             + f"; {other}'s versions stay its own")
     for name, head, what in r.stale_reflogs:
         _say(f"repair: set aside the reflog of {name} in the quarantine: it named {head[:12]} as its head "
              f"({what}) while no version of the key is stored; the key's next write starts it at v1")

@@ -147,3 +147,75 @@ def set_aside_stale_reflogs(store: Store, q, objs: dict, rep) -> None:
         q.keep("reflog-" + store.reflog.shown(store.reflog.path(ref)).replace("/", "%2F"), lines.encode("utf-8"))
         store.reflog.drop(ref)
         rep.stale_reflogs.append((ref, head, what))
+
+
+def own_history(store: Store, objs: dict, rep) -> None:
+    """Each fact and sealed ref whose history reaches a version of another
+    key (``refs/facts/A`` or ``refs/sealed/A`` copied from B's, or a write
+    an older mem made on top of such a ref: test31b V1, V8), which every
+    reader and writer of the key refuses (exit 13) and ``mem fsck`` names:
+    the key's own versions above the first of another key (``own``) are
+    put back on the key's own last version (``base``: the newest its reflog
+    names whose history is the key's alone, else the newest stored version
+    of the key no other one follows), numbered on from it (new ids), and
+    the ref moves there (reflog ``fsck --repair: …``).  Nothing is lost:
+    the other key's versions stay its own, the key's own come back.  A
+    fact ref with neither (its head another key's, no version of its own)
+    is left to the misnamed step (``repair``: the ref goes); a sealed one
+    goes here.  ``rep.own_history`` gets ``(ref, the other key, versions
+    put back, base id or None)`` each (base None, nothing put back: the
+    ref was removed).  ``objs``: decoded objects by id (new ones added).
+    Caller holds the store lock."""
+    for ns, cls in (("facts", Fact), ("sealed", Sealed)):
+        for name, head in list(store.refs.iter(ns, damaged=[])):
+            label = name[len(ns) + 1:]
+            found = _own_top(objs, head, cls, label)
+            if found is None:
+                continue
+            own, other = found
+            mine = {oid for oid, _o in own}
+            base = next((e.new for e in reversed(store.reflog.read(name)) if e.new is not None and e.new not in mine
+                         and _own_top(objs, e.new, cls, label) is None and _is_own(objs, e.new, cls, label)), None)
+            if base is None:
+                kin = {oid: o for oid, o in objs.items() if isinstance(o, cls) and o.key == label and oid not in mine}
+                followed = {o.parent for o in kin.values()}
+                tops = [oid for oid in kin if oid not in followed and _own_top(objs, oid, cls, label) is None]
+                base = max(tops, key=lambda i: (kin[i].version, kin[i].recorded_at, i), default=None)
+            if not own and base is None and ns == "facts":
+                continue   # its head is another key's: the misnamed step removes the ref
+            parent, n = base, objs[base].version if base is not None else 0
+            for oid, obj in reversed(own):   # oldest first
+                n += 1
+                if obj.parent != parent or obj.version != n:
+                    new = obj.replace(parent=parent, version=n)
+                    oid = store.put(new)
+                    objs[oid] = new
+                parent = oid
+            store.update_ref(name, head, parent, f"fsck --repair: the key's own versions set again (its history "
+                                                 f"reached a version of {other})")
+            rep.own_history.append((name, other, len(own), base))
+
+
+def _is_own(objs: dict, oid: str, cls, label: str) -> bool:
+    """Whether ``oid`` is a stored version (of class ``cls``) of key ``label``."""
+    obj = objs.get(oid)
+    return isinstance(obj, cls) and obj.key == label
+
+
+def _own_top(objs: dict, head: str, cls, label: str) -> tuple[list, str] | None:
+    """``([(id, version)] newest first, the other key)``: the versions of
+    key ``label`` from ``head`` down to the first version of another key,
+    when the history reaches one; None when it does not (the key's alone,
+    or broken by a missing object or one of another type: ``repair``'s
+    mend step)."""
+    own, oid, seen = [], head, set()
+    while oid is not None and oid not in seen:
+        seen.add(oid)
+        obj = objs.get(oid)
+        if not isinstance(obj, cls):
+            return None
+        if obj.key != label:
+            return own, obj.key
+        own.append((oid, obj))
+        oid = obj.parent
+    return None

@@ -58,7 +58,7 @@ from objstore.core.pack import PackSet
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
 from objstore.core.storepath import refs_dir_damage
-from objstore.memory.refrestore import rebuild, restore_refs, set_aside_stale_reflogs
+from objstore.memory.refrestore import own_history, rebuild, restore_refs, set_aside_stale_reflogs
 from objstore.memory.reflog_drops import drop_forgotten_reflog_entries
 
 #: ``fetch(id) -> frame or None``: a source of lost objects (a remote, a backup)
@@ -164,6 +164,8 @@ class RepairReport:
     forgotten_entries: dict[str, int] = field(default_factory=dict)
     #: ``(ref, head id, what that head is)`` of the reflogs of gone keys set aside (test31c W19)
     stale_reflogs: list[tuple[str, str, str]] = field(default_factory=list)
+    #: ``(ref, other key, own versions put back, base id)`` of refs that reached another key's history
+    own_history: list[tuple[str, str, int, str | None]] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -172,7 +174,8 @@ class RepairReport:
                     or self.stubs or self.mended or self.dropped_refs or self.restored_refs or self.relogged
                     or self.relost or self.rebuilt
                     or self.misnamed or self.unresolved or self.reset_refs or self.refound or self.lost_heads
-                    or self.edges_dropped or self.reflogs or self.forgotten_entries or self.stale_reflogs)
+                    or self.edges_dropped or self.reflogs or self.forgotten_entries or self.stale_reflogs
+                    or self.own_history)
 
 
 def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bool = False) -> RepairReport:
@@ -204,6 +207,7 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         rewritten = _set_aside(store, q, rep)
         objs = _scan(store)
         restore_refs(store, q, objs, rep)
+        own_history(store, objs, rep)   # a ref reaching another key's versions: the key's own set again
         for kind in _REBUILT:
             for name, oid in list(store.refs.iter(kind.ns, damaged=[])):
                 head = objs.get(oid)   # a name damaged into another valid name (one flipped character)
