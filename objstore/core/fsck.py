@@ -3,6 +3,7 @@ parent link and the version/sequence numbering.  Returns findings; never prints.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -71,7 +72,8 @@ def ref_file_problems(store: Store) -> tuple[list[str], dict[str, list[tuple[str
     problems += [f"{where}: not '<old id> <new id> <ms> <ref> TAB <command>' (damaged reflog line)"
                  for where in store.reflog.packed_damage()]
     problems += [f"{store.reflog.shown(p)} {line_numbers(bad)}: not '{FILE_LINE_SHAPE}' (damaged reflog)" if bad
-                 else f"{store.reflog.shown(p)}: not a regular file (damaged reflog)"
+                 else f"{store.reflog.shown(p)}: a symbolic link, which no writer follows (damaged reflog)"
+                 if os.path.islink(p) else f"{store.reflog.shown(p)}: not a regular file (damaged reflog)"
                  for p, bad in store.reflog.file_damage()]
     by_ns: dict[str, list[tuple[str, str]]] = {}
     for ns in _EXPECT:
@@ -245,6 +247,12 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
                             f"session(s) and {len(j.queue)} review-queue item(s) was stopped before it finished "
                             "(what it removes may still be stored); "
                             "'mem fsck --repair' (or any write) finishes it")
+    for rel, target in store_links(store.root):   # (test31c W9) a reflog's is a problem above
+        if not any(p.startswith(f"{rel}:") for p in rep.problems):
+            rep.warnings.append(f"{rel}: a symbolic link inside the store (to {target}; a store copied from an "
+                                "archive or another machine can hold one): no file mem appends to is written "
+                                "through one, but a folder link sends what is written under it out of the store; "
+                                "replace it with a copy of what it points to")
     note = stale_temps_note(store)   # (tester finding U2: an import killed -9 left a temp pack of turns)
     if note:
         rep.warnings.append(note)
@@ -263,6 +271,32 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
 #: session would cost O(sessions x lines); a session set back loses no turn
 #: object, the next import or hook moves it on)
 ROLLBACK_CHECKED = ("facts", "sealed")
+
+
+def store_links(root) -> list[tuple[str, str]]:
+    """``(path under the store root, what it points to)`` of every symbolic
+    link in the store (``quarantine/`` left out: what ``mem fsck --repair``
+    set aside), found without following any (``os.scandir``'s entry types:
+    no ``stat`` a file).  A store copied from an archive or another machine
+    can hold one (test31c W9)."""
+    out, stack = [], [os.fspath(root)]
+    while stack:
+        d = stack.pop()
+        try:
+            it = os.scandir(d)
+        except OSError:
+            continue
+        with it:
+            for e in it:
+                if e.is_symlink():
+                    rel = os.path.relpath(e.path, root).replace(os.sep, "/")
+                    try:
+                        out.append((rel, os.readlink(e.path)))
+                    except OSError:
+                        out.append((rel, "?"))
+                elif e.is_dir(follow_symlinks=False) and not (d == os.fspath(root) and e.name == "quarantine"):
+                    stack.append(e.path)
+    return sorted(out)
 
 
 def stale_reflogs(store: Store, objs: dict) -> list[tuple[str, str, str]]:
