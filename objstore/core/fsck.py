@@ -173,11 +173,12 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
                                     f"served as current until a newer version is written ('mem sealed show "
                                     f"{name[7:]} --version N' reads an older one, 'mem remember {name[7:]} VALUE "
                                     "--sensitivity secret' writes a new one)")
-            newer = rolled_back(store, name, oid, objs) if ns in ROLLBACK_CHECKED else None
+            log = fact_reflog(store, name) if ns in ROLLBACK_CHECKED else None   # read once, for three checks
+            newer = rolled_back(store, name, oid, objs, log) if ns in ROLLBACK_CHECKED else None
             if newer is not None:
                 rep.problems.append(f"ref {name} -> {oid}: set back to an older version; its reflog's last "
                                     f"entry moved it to {newer} ('mem fsck --repair' restores that)")
-            elif ns in ROLLBACK_CHECKED and (move := unlogged(store, name, oid, objs)):
+            elif ns in ROLLBACK_CHECKED and (move := unlogged(store, name, oid, objs, log)):
                 one = move[0] == getattr(obj, "parent", None)
                 rep.warnings.append(f"ref {name} -> {oid}: its reflog does not record "
                                     f"{'this move' if one else f'its moves since {move[0][:12]}'} (a write stopped "
@@ -185,7 +186,7 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
                                     "adds the line" if move[0] is not None or one
                                     else f"ref {name} -> {oid}: its reflog is missing or empty (deleted?): the moves "
                                     "of this ref are not known; 'mem fsck --repair' records its head")
-            if ns in ROLLBACK_CHECKED and (gaps := reflog_gaps(store, name, objs)):
+            if ns in ROLLBACK_CHECKED and (gaps := reflog_gaps(store, name, objs, log)):
                 rep.warnings.append(f"{name}: its reflog lacks the move before entry {', '.join(map(str, gaps))} "
                                     "(a line lost: the versions are kept); 'mem fsck --repair' records the lost move")
     if forgotten is not None:
@@ -408,7 +409,8 @@ def _check_kept_by_reflogs(kept: dict[str, str], objs: dict, rep: FsckReport) ->
                             "'mem fsck --repair' drops the entry")
 
 
-def unlogged(store: Store, name: str, oid: str, objs: dict) -> tuple[str | None, str] | None:
+def unlogged(store: Store, name: str, oid: str, objs: dict,
+             entries: list[ReflogEntry] | None = None) -> tuple[str | None, str] | None:
     """``(old, new)`` of the move(s) of ``name`` to its head ``oid`` that
     its reflog does not record: the reflog's last entry moved it to a
     version ``oid`` descends from (``objs``: decoded objects by id), so the
@@ -418,10 +420,10 @@ def unlogged(store: Store, name: str, oid: str, objs: dict) -> tuple[str | None,
     V5); ``(None, oid)`` when the reflog has no entry at all (deleted or
     emptied: test31 U6; for a first version that is the one move).  None
     when the reflog records it, or holds anything else (a rewrite, a ref
-    set back: nothing to add)."""
-    try:
-        entries = store.reflog.read(name)
-    except CorruptObject:   # its reflog is not a regular file: fsck names it (``Reflog.file_damage``)
+    set back: nothing to add).  ``entries``: its reflog, read already
+    (:func:`fact_reflog`: one read for the three checks)."""
+    entries = fact_reflog(store, name) if entries is None else entries
+    if entries is None:   # its reflog is not a regular file: fsck names it (``Reflog.file_damage``)
         return None
     if not entries:
         return (None, oid)
@@ -431,7 +433,7 @@ def unlogged(store: Store, name: str, oid: str, objs: dict) -> tuple[str | None,
     return (last, oid)
 
 
-def reflog_gaps(store: Store, name: str, objs: dict) -> list[int]:
+def reflog_gaps(store: Store, name: str, objs: dict, entries: list[ReflogEntry] | None = None) -> list[int]:
     """The (1-based) entry numbers of ``name``'s reflog whose move starts
     from a version that descends from the one the entry before moved the ref
     to (through the ``parent`` links of ``objs``, decoded objects by id):
@@ -439,14 +441,26 @@ def reflog_gaps(store: Store, name: str, objs: dict) -> list[int]:
     U6).  Anything else is no gap: a creation (old id zero: a rewrite, a key
     set again), a move ``fsck --repair`` made, entries a forget left out
     with the versions they named (those ids are gone).  ``[]`` for a reflog
-    that is not a regular file (named by ``Reflog.file_damage``)."""
-    try:
-        entries = store.reflog.read(name)
-    except CorruptObject:
+    that is not a regular file (named by ``Reflog.file_damage``).
+    ``entries``: as for :func:`unlogged`."""
+    entries = fact_reflog(store, name) if entries is None else entries
+    if entries is None:
         return []
     return [n for n, (a, b) in enumerate(zip(entries, entries[1:]), 2)
             if b.old is not None and b.old != a.new and not b.command.startswith(REPAIR_COMMAND)
             and descends(objs, b.old, a.new)]
+
+
+def fact_reflog(store: Store, name: str) -> list[ReflogEntry] | None:
+    """The entries of ref ``name``'s reflog (``Reflog.read``), or None when
+    its file is not a regular file (``Reflog.file_damage`` names it): what
+    :func:`rolled_back`, :func:`unlogged` and :func:`reflog_gaps` read, once
+    for the three (fsck read a fact's reflog three times: session 31's
+    review)."""
+    try:
+        return store.reflog.read(name)
+    except CorruptObject:
+        return None
 
 
 def descends(objs: dict, oid: str, ancestor: str | None) -> bool:
@@ -491,17 +505,16 @@ def add_unlogged_line(store: Store, name: str, move: tuple[str | None, str], los
                         else "fsck --repair: the line a stopped write did not add")
 
 
-def rolled_back(store: Store, name: str, oid: str, objs: dict) -> str | None:
+def rolled_back(store: Store, name: str, oid: str, objs: dict,
+                entries: list[ReflogEntry] | None = None) -> str | None:
     """The id the last entry of ``name``'s reflog moved it to, when the ref
     now holds an *older* version or turn of that history (``oid`` is an
     ancestor of it: the ref file was set back, e.g. by a file-level restore
     or a synced-folder conflict copy); else None.  A ref ahead of its reflog
     (a crash between the ref and its reflog entry, or a move without a
-    message) is not a rollback.  ``objs``: decoded objects by id."""
-    try:
-        entries = store.reflog.read(name)
-    except CorruptObject:   # its reflog is not a regular file: fsck names it (``Reflog.file_damage``)
-        return None
+    message) is not a rollback.  ``objs``: decoded objects by id;
+    ``entries``: as for :func:`unlogged`."""
+    entries = fact_reflog(store, name) if entries is None else entries
     if not entries or entries[-1].new is None or entries[-1].new == oid:
         return None
     newer = entries[-1].new

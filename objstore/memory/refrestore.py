@@ -8,11 +8,11 @@ did in the caller's ``RepairReport`` and move refs only through
 
 from __future__ import annotations
 
-from objstore.core.fsck import (ROLLBACK_CHECKED, add_unlogged_line, bridge_reflog_gaps, rolled_back, stale_reflogs,
-                                unlogged)
+from objstore.core.fsck import (ROLLBACK_CHECKED, add_unlogged_line, bridge_reflog_gaps, fact_reflog, rolled_back,
+                                stale_reflogs, unlogged)
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
-from objstore.core.pullstop import pending_refs
 from objstore.core.ids import ZERO_ID
+from objstore.core.pullstop import pending_refs
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.store import Store, now_ms
 from objstore.core.unnamed import ref_check, unnamed_chains
@@ -48,11 +48,12 @@ def restore_refs(store: Store, q, objs: dict, rep) -> None:
             rep.restored_refs.append(name)
         if ns in ROLLBACK_CHECKED:   # a ref set back to an older version of its history
             for name, oid in list(store.refs.iter(ns, damaged=[])):
-                newer = rolled_back(store, name, oid, objs)
+                log = fact_reflog(store, name)   # once for both (the gap check reads it after a line added)
+                newer = rolled_back(store, name, oid, objs, log)
                 if newer is not None and isinstance(objs.get(newer), cls):
                     store.update_ref(name, oid, newer, "fsck --repair: ref restored from its reflog (set back)")
                     rep.restored_refs.append(name)
-                elif newer is None and (move := unlogged(store, name, oid, objs)) is not None:
+                elif newer is None and (move := unlogged(store, name, oid, objs, log)) is not None:
                     lost = move[0] is None and getattr(objs.get(oid), "parent", None) is not None
                     add_unlogged_line(store, name, move, lost)
                     (rep.relost if lost else rep.relogged).append(name)
