@@ -338,8 +338,8 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
                    f"{'turns' if name.startswith('sessions/') else 'versions'})")
     for path, kept, dropped in r.reflogs:
         if not kept and not dropped:   # no lines: a symlink, a folder, a FIFO in its place
-            _say(f"repair: set aside {path} in the quarantine: not a regular file (a symbolic link, a folder, a "
-                 "FIFO), never read or written through")
+            _say(f"repair: set aside the damaged reflog {path} in the quarantine: not a regular file (a symbolic "
+                 "link, a folder, a FIFO), never read or written through")
             continue
         _say(f"repair: set aside the damaged reflog {path} in the quarantine: dropped "
                    f"{plural(dropped, 'unreadable line')}, kept {plural(kept, 'readable line')}"

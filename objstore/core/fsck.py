@@ -313,7 +313,11 @@ def stale_reflogs(store: Store, objs: dict) -> list[tuple[str, str, str]]:
     ref again).  ``what``: ``that object is not stored (forgotten, or
     lost)``, or ``that is a version of key 'K'``."""
     out, keys = [], None
-    for ref, head in store.reflog.lost_heads(set()):
+    try:
+        heads = store.reflog.lost_heads(set())
+    except CorruptObject:   # a packed reflog that is no regular file: named by ``Reflog.packed_damage``
+        return []
+    for ref, head in heads:
         ns, _, label = ref.partition("/")
         if ns not in ROLLBACK_CHECKED:
             continue

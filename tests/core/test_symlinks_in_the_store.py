@@ -39,7 +39,7 @@ def test_a_reflog_that_is_a_link_is_never_written_through(home, mem, tmp_path, d
     r = mem("fsck", exit_code=13)
     assert "logs/refs/facts/project/api/port: a symbolic link" in r.stdout, r.stdout
     r = mem("fsck", "--repair")
-    assert "set aside logs/refs/facts/project/api/port in the quarantine" in r.stdout, r.stdout
+    assert "set aside the damaged reflog logs/refs/facts/project/api/port in the quarantine: not a regular" in r.stdout, r.stdout
     assert not _log(home).is_symlink() and mem("fsck").stdout.startswith("ok:")
     assert outside.exists() is not dangling and (dangling or outside.read_bytes() == b"not mem's\n")
     mem("remember", "project/api/port", "port 9006")
