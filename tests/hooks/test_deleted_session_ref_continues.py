@@ -8,7 +8,7 @@ head the session's reflog names and sets the ref again.  Real
 
 from __future__ import annotations
 
-from tests.hooks._util import payload, run_hook_done, turns
+from tests.hooks._util import payload, run_hook_done, turns, wait_store_processes_gone
 
 S = "48484848-2222-3333-4444-555555555555"
 
@@ -16,6 +16,7 @@ S = "48484848-2222-3333-4444-555555555555"
 def _prompt(store_path, cwd, text: str) -> None:
     rc, _o, err, _t = run_hook_done(store_path, payload("UserPromptSubmit", S, None, cwd=str(cwd), prompt=text))
     assert rc == 0, err
+    wait_store_processes_gone(store_path)   # the prompt's turn is stored by the hook's capture child
 
 
 def test_the_next_turn_continues_the_chain_its_reflog_names(store_path, tmp_path):
