@@ -99,6 +99,16 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     A reflog file (logs/refs/...) holding a line that is not '<old id>
     <new id> <ms> <command>' (garbage, a line cut short) is a problem too:
     --repair moves it to the quarantine and writes its readable lines back.
+    A key's ref that names another key's version, or a history reaching
+    one (readers and writers of the key refuse it), is set by --repair to
+    the key's own last version (the newest its reflog names, else stored),
+    with the key's own newer versions put back on it; the other key's
+    versions stay its own.
+    The reflog of a key whose ref is gone while no version of the key is
+    stored (a forgotten key's reflog put back, or one naming another key's
+    versions) is a problem: every write of the key is refused; --repair
+    moves its lines to the quarantine, and the key's next write starts it
+    at v1.
 
     A damaged project registry (projects.json) is a problem too: until it
     is fixed, projects it no longer names go by their qualified names.
@@ -214,6 +224,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "reflogs_set_aside": [{"file": f, "lines_kept": k, "lines_dropped": d}
                                                    for f, k, d in fixed.reflogs],
                              "forgotten_reflog_entries": fixed.forgotten_entries,
+                             "own_history": [{"ref": n, "other_key": k, "put_back": c, "base": b}
+                                             for n, k, c, b in fixed.own_history],
+                             "stale_reflogs_set_aside": [{"ref": n, "head": h, "why": w}
+                                                         for n, h, w in fixed.stale_reflogs],
                              "reindexed": reindexed,
                              "config": config_fixed, "left_for_you": _left_for_you(remote_damage),
                              "project_registry": None if rebuilt_registry is None else {
@@ -332,9 +346,21 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
         _say(f"repair: restored {name} from its reflog (no ref named its stored "
                    f"{'turns' if name.startswith('sessions/') else 'versions'})")
     for path, kept, dropped in r.reflogs:
+        if not kept and not dropped:   # no lines: a symlink, a folder, a FIFO in its place
+            _say(f"repair: set aside the damaged reflog {path} in the quarantine: not a regular file (a symbolic "
+                 "link, a folder, a FIFO), never read or written through")
+            continue
         _say(f"repair: set aside the damaged reflog {path} in the quarantine: dropped "
                    f"{plural(dropped, 'unreadable line')}, kept {plural(kept, 'readable line')}"
                    + ("" if kept else " (the file is gone)"))
+    for name, other, n, base in r.own_history:
+        _say(f"repair: {name} reached the versions of another key ({other}): "
+             + (f"set to its own last version {base[:12]}" if base is not None else "removed (no version of its own)")
+             + (f", with its {plural(n, 'newer version')} put back on it" if n else "")
+             + f"; {other}'s versions stay its own")
+    for name, head, what in r.stale_reflogs:
+        _say(f"repair: set aside the reflog of {name} in the quarantine: it named {head[:12]} as its head "
+             f"({what}) while no version of the key is stored; the key's next write starts it at v1")
     for name, was, now in r.reset_refs:
         _say(f"repair: set {name} to {now[:12]}, the head its reflog names: it held {was[:12]}, which "
                    "is not in this store (a damaged ref; no object was lost)")

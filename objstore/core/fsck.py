@@ -3,6 +3,7 @@ parent link and the version/sequence numbering.  Returns findings; never prints.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -71,7 +72,8 @@ def ref_file_problems(store: Store) -> tuple[list[str], dict[str, list[tuple[str
     problems += [f"{where}: not '<old id> <new id> <ms> <ref> TAB <command>' (damaged reflog line)"
                  for where in store.reflog.packed_damage()]
     problems += [f"{store.reflog.shown(p)} {line_numbers(bad)}: not '{FILE_LINE_SHAPE}' (damaged reflog)" if bad
-                 else f"{store.reflog.shown(p)}: not a regular file (damaged reflog)"
+                 else f"{store.reflog.shown(p)}: a symbolic link, which no writer follows (damaged reflog)"
+                 if os.path.islink(p) else f"{store.reflog.shown(p)}: not a regular file (damaged reflog)"
                  for p, bad in store.reflog.file_damage()]
     by_ns: dict[str, list[tuple[str, str]]] = {}
     for ns in _EXPECT:
@@ -171,11 +173,12 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
                                     f"served as current until a newer version is written ('mem sealed show "
                                     f"{name[7:]} --version N' reads an older one, 'mem remember {name[7:]} VALUE "
                                     "--sensitivity secret' writes a new one)")
-            newer = rolled_back(store, name, oid, objs) if ns in ROLLBACK_CHECKED else None
+            log = fact_reflog(store, name) if ns in ROLLBACK_CHECKED else None   # read once, for three checks
+            newer = rolled_back(store, name, oid, objs, log) if ns in ROLLBACK_CHECKED else None
             if newer is not None:
                 rep.problems.append(f"ref {name} -> {oid}: set back to an older version; its reflog's last "
                                     f"entry moved it to {newer} ('mem fsck --repair' restores that)")
-            elif ns in ROLLBACK_CHECKED and (move := unlogged(store, name, oid, objs)):
+            elif ns in ROLLBACK_CHECKED and (move := unlogged(store, name, oid, objs, log)):
                 one = move[0] == getattr(obj, "parent", None)
                 rep.warnings.append(f"ref {name} -> {oid}: its reflog does not record "
                                     f"{'this move' if one else f'its moves since {move[0][:12]}'} (a write stopped "
@@ -183,11 +186,15 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
                                     "adds the line" if move[0] is not None or one
                                     else f"ref {name} -> {oid}: its reflog is missing or empty (deleted?): the moves "
                                     "of this ref are not known; 'mem fsck --repair' records its head")
-            if ns in ROLLBACK_CHECKED and (gaps := reflog_gaps(store, name, objs)):
+            if ns in ROLLBACK_CHECKED and (gaps := reflog_gaps(store, name, objs, log)):
                 rep.warnings.append(f"{name}: its reflog lacks the move before entry {', '.join(map(str, gaps))} "
                                     "(a line lost: the versions are kept); 'mem fsck --repair' records the lost move")
     if forgotten is not None:
         _check_unnamed(store, objs, forgotten, rep)
+    for ref, head, what in stale_reflogs(store, objs):   # (test31c W19: the key could never be written again)
+        rep.problems.append(f"reflog of {ref}: it names {head[:12]} as the head of a ref that is gone; {what}, and no version of the key is stored: "
+                            f"every write of {ref.split('/', 1)[1]} is refused; 'mem fsck --repair' sets the "
+                            "reflog aside")
     missing: list = []
     def read(oid: str):   # the objects decoded above (each once), else the store's lenient read, as gc's
         obj = objs.get(oid)
@@ -241,6 +248,12 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
                             f"session(s) and {len(j.queue)} review-queue item(s) was stopped before it finished "
                             "(what it removes may still be stored); "
                             "'mem fsck --repair' (or any write) finishes it")
+    for rel, target in store_links(store.root):   # (test31c W9) a reflog's is a problem above
+        if not any(p.startswith(f"{rel}:") for p in rep.problems):
+            rep.warnings.append(f"{rel}: a symbolic link inside the store (to {target}; a store copied from an "
+                                "archive or another machine can hold one): no file mem appends to is written "
+                                "through one, but a folder link sends what is written under it out of the store; "
+                                "replace it with a copy of what it points to")
     note = stale_temps_note(store)   # (tester finding U2: an import killed -9 left a temp pack of turns)
     if note:
         rep.warnings.append(note)
@@ -259,6 +272,69 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
 #: session would cost O(sessions x lines); a session set back loses no turn
 #: object, the next import or hook moves it on)
 ROLLBACK_CHECKED = ("facts", "sealed")
+
+
+def store_links(root) -> list[tuple[str, str]]:
+    """``(path under the store root, what it points to)`` of every symbolic
+    link in the store (``quarantine/`` left out: what ``mem fsck --repair``
+    set aside), found without following any (``os.scandir``'s entry types:
+    no ``stat`` a file).  A store copied from an archive or another machine
+    can hold one (test31c W9)."""
+    out, stack = [], [os.fspath(root)]
+    while stack:
+        d = stack.pop()
+        try:
+            it = os.scandir(d)
+        except OSError:
+            continue
+        with it:
+            for e in it:
+                if e.is_symlink():
+                    rel = os.path.relpath(e.path, root).replace(os.sep, "/")
+                    try:
+                        out.append((rel, os.readlink(e.path)))
+                    except OSError:
+                        out.append((rel, "?"))
+                elif e.is_dir(follow_symlinks=False) and not (d == os.fspath(root) and e.name == "quarantine"):
+                    stack.append(e.path)
+    return sorted(out)
+
+
+def stale_reflogs(store: Store, objs: dict) -> list[tuple[str, str, str]]:
+    """``(ref, head id, what that head is)`` of each fact or sealed ref that
+    is gone while its reflog's last move set it (``Reflog.lost_heads``) and
+    no version of its key is stored (``objs``: decoded objects by id), so
+    the reflog can set nothing again: a forgotten key's reflog put back (a
+    restore of ``logs/``, a crash between a forget's two removals), or one
+    naming another key's versions.  ``Store.update_ref`` refuses every new
+    version of the key while it stands (``Reflog.refuse_lost_heads``);
+    ``mem fsck --repair`` sets it aside (test31c W19).  A key whose
+    versions are stored is :func:`_check_unnamed`'s (the repair sets its
+    ref again).  ``what``: ``that object is not stored (forgotten, or
+    lost)``, or ``that is a version of key 'K'``."""
+    out, keys = [], None
+    try:
+        heads = store.reflog.lost_heads(set())
+    except CorruptObject:   # a packed reflog that is no regular file: named by ``Reflog.packed_damage``
+        return []
+    for ref, head in heads:
+        ns, _, label = ref.partition("/")
+        if ns not in ROLLBACK_CHECKED:
+            continue
+        try:
+            if store.refs.read(ref) is not None:
+                continue
+        except MemError:   # a damaged ref file: named by the ref checks, restored from this reflog
+            continue
+        if keys is None:
+            keys = {(type(o), o.key) for o in objs.values() if isinstance(o, (Fact, Sealed))}
+        if (_EXPECT[ns], label) in keys:
+            continue
+        obj = objs.get(head)
+        out.append((ref, head, f"that is a version of key {obj.key!r}" if isinstance(obj, (Fact, Sealed))
+                    else f"that is a {obj.TYPE_NAME}" if obj is not None
+                    else "that object is not stored (forgotten, or lost)"))
+    return out
 
 
 def _check_unnamed(store: Store, objs: dict, forgotten: Callable[[object], bool], rep: FsckReport) -> None:
@@ -337,7 +413,8 @@ def _check_kept_by_reflogs(kept: dict[str, str], objs: dict, rep: FsckReport) ->
                             "'mem fsck --repair' drops the entry")
 
 
-def unlogged(store: Store, name: str, oid: str, objs: dict) -> tuple[str | None, str] | None:
+def unlogged(store: Store, name: str, oid: str, objs: dict,
+             entries: list[ReflogEntry] | None = None) -> tuple[str | None, str] | None:
     """``(old, new)`` of the move(s) of ``name`` to its head ``oid`` that
     its reflog does not record: the reflog's last entry moved it to a
     version ``oid`` descends from (``objs``: decoded objects by id), so the
@@ -347,10 +424,10 @@ def unlogged(store: Store, name: str, oid: str, objs: dict) -> tuple[str | None,
     V5); ``(None, oid)`` when the reflog has no entry at all (deleted or
     emptied: test31 U6; for a first version that is the one move).  None
     when the reflog records it, or holds anything else (a rewrite, a ref
-    set back: nothing to add)."""
-    try:
-        entries = store.reflog.read(name)
-    except CorruptObject:   # its reflog is not a regular file: fsck names it (``Reflog.file_damage``)
+    set back: nothing to add).  ``entries``: its reflog, read already
+    (:func:`fact_reflog`: one read for the three checks)."""
+    entries = fact_reflog(store, name) if entries is None else entries
+    if entries is None:   # its reflog is not a regular file: fsck names it (``Reflog.file_damage``)
         return None
     if not entries:
         return (None, oid)
@@ -360,7 +437,7 @@ def unlogged(store: Store, name: str, oid: str, objs: dict) -> tuple[str | None,
     return (last, oid)
 
 
-def reflog_gaps(store: Store, name: str, objs: dict) -> list[int]:
+def reflog_gaps(store: Store, name: str, objs: dict, entries: list[ReflogEntry] | None = None) -> list[int]:
     """The (1-based) entry numbers of ``name``'s reflog whose move starts
     from a version that descends from the one the entry before moved the ref
     to (through the ``parent`` links of ``objs``, decoded objects by id):
@@ -368,14 +445,26 @@ def reflog_gaps(store: Store, name: str, objs: dict) -> list[int]:
     U6).  Anything else is no gap: a creation (old id zero: a rewrite, a key
     set again), a move ``fsck --repair`` made, entries a forget left out
     with the versions they named (those ids are gone).  ``[]`` for a reflog
-    that is not a regular file (named by ``Reflog.file_damage``)."""
-    try:
-        entries = store.reflog.read(name)
-    except CorruptObject:
+    that is not a regular file (named by ``Reflog.file_damage``).
+    ``entries``: as for :func:`unlogged`."""
+    entries = fact_reflog(store, name) if entries is None else entries
+    if entries is None:
         return []
     return [n for n, (a, b) in enumerate(zip(entries, entries[1:]), 2)
             if b.old is not None and b.old != a.new and not b.command.startswith(REPAIR_COMMAND)
             and descends(objs, b.old, a.new)]
+
+
+def fact_reflog(store: Store, name: str) -> list[ReflogEntry] | None:
+    """The entries of ref ``name``'s reflog (``Reflog.read``), or None when
+    its file is not a regular file (``Reflog.file_damage`` names it): what
+    :func:`rolled_back`, :func:`unlogged` and :func:`reflog_gaps` read, once
+    for the three (fsck read a fact's reflog three times: session 31's
+    review)."""
+    try:
+        return store.reflog.read(name)
+    except CorruptObject:
+        return None
 
 
 def descends(objs: dict, oid: str, ancestor: str | None) -> bool:
@@ -420,17 +509,16 @@ def add_unlogged_line(store: Store, name: str, move: tuple[str | None, str], los
                         else "fsck --repair: the line a stopped write did not add")
 
 
-def rolled_back(store: Store, name: str, oid: str, objs: dict) -> str | None:
+def rolled_back(store: Store, name: str, oid: str, objs: dict,
+                entries: list[ReflogEntry] | None = None) -> str | None:
     """The id the last entry of ``name``'s reflog moved it to, when the ref
     now holds an *older* version or turn of that history (``oid`` is an
     ancestor of it: the ref file was set back, e.g. by a file-level restore
     or a synced-folder conflict copy); else None.  A ref ahead of its reflog
     (a crash between the ref and its reflog entry, or a move without a
-    message) is not a rollback.  ``objs``: decoded objects by id."""
-    try:
-        entries = store.reflog.read(name)
-    except CorruptObject:   # its reflog is not a regular file: fsck names it (``Reflog.file_damage``)
-        return None
+    message) is not a rollback.  ``objs``: decoded objects by id;
+    ``entries``: as for :func:`unlogged`."""
+    entries = fact_reflog(store, name) if entries is None else entries
     if not entries or entries[-1].new is None or entries[-1].new == oid:
         return None
     newer = entries[-1].new

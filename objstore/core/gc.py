@@ -367,25 +367,48 @@ def leftover_temps(store: Store, *, incomplete: bool = True) -> list[Path]:
     files without their ``.idx``; ``.tmp`` files of atomic writes under
     ``objects``, ``refs``, ``logs``, ``index`` and the unfinished-forget
     notes (in the store's top folder and ``cache/``: only those whose
-    writer's pid is gone), tantivy's ``.tmp*`` files, ref ``.lock`` files, and the scratch
+    writer's pid is gone), tantivy's ``.tmp*`` files (not while a live process holds
+    their sub-index's writer lock, its ``LOCK``), ref ``.lock`` files, and the scratch
     folders under ``tmp/`` whose process is gone.  Exact only for a caller
     holding the store lock, which every writer holds (``mem gc`` deletes
     them all; ``forget`` those holding nothing a ref needs); without it see
     :func:`stale_temps`.  Sorted per kind; never raises for a folder that
     cannot be listed."""
     temps = list(store.packs.temp_files()) + (list(store.packs.incomplete_packs()) if incomplete else [])
+    live: dict[str, bool] = {}
     for base in (store.root / "objects", store.root / "refs", store.root / "logs", store.root / "index",
                  store.root / DIRNAME):   # (a forget killed while it wrote its note)
         for dirpath, _dirs, files in os.walk(base):
             for f in files:
-                # index writers also hold the store lock, so under it tantivy's
-                # ".tmp*" files are leftovers of a killed writer too
+                # tantivy's ".tmp*" files of a sub-index whose writer lock (its LOCK's flock) is free are
+                # a killed writer's; a held one is a live commit's, e.g. a remember's detached index
+                # commit, which runs after the store lock (test31c W18: named as left by an interrupted
+                # write, and 'mem gc' could delete it)
                 if ((f.startswith(".") and ".tmp" in f) or (f.endswith(".lock") and base.name == "refs")
                         or (base.name == "index" and ".tmp" in f)):  # e.g. CURRENT.tmp-<pid>-<thread>
+                    if base.name == "index" and _index_writer_live(Path(dirpath), base, live):
+                        continue
                     temps.append(Path(dirpath) / f)
     temps += _dead_scratch(store.root / "tmp")
     temps += _dead_atomic_temps(store.root)
     return temps
+
+
+def _index_writer_live(d: Path, base: Path, live: dict[str, bool]) -> bool:
+    """Whether a live process holds the writer lock of the sub-index folder
+    ``d`` is in (the ``LOCK`` file of ``d`` or of the nearest folder above
+    it under ``base``, ``index/``, that has one: ``index.generations``'s
+    flock; ``lock.lock_held``); ``live`` caches the answer per lock file."""
+    while True:
+        lock = d / "LOCK"
+        key = os.fspath(lock)
+        if key not in live and os.path.isfile(lock):
+            live[key] = lock_held(lock)
+        if key in live:
+            return live[key]
+        if d == base or base not in d.parents:
+            return False
+        d = d.parent
 
 
 #: ``tmp-pack-<pid>-<n>[.idx]``: the pid of the pack's writer

@@ -267,7 +267,7 @@ class IndexJournal:
         if not lines:
             return
         data = "".join(line.replace("\n", " ") + "\n" for line in lines).encode("utf-8", "surrogatepass")
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o600)   # (W9)
         try:
             os.write(fd, data)
             if durable:

@@ -185,7 +185,7 @@ class StoreLock:
         record = holder_record(os.getpid(), _hostname(), self.command)   # before the flock
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)   # (W9: ELOOP)
         except OSError as e:
             if e.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
                 raise ReadOnlyStore(f"the store at {self.path.parent.parent} is read-only "

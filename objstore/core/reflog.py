@@ -106,7 +106,11 @@ def log_bytes(p: Path) -> bytes:
     read by ``core.atomic.read_regular``: a FIFO, a device or a folder in its
     place is never waited on nor read.  Raises FileNotFoundError when there is
     none, CorruptObject naming the file when it is not a regular file or is
-    over :data:`LOG_FILE_MAX_BYTES` (4 GiB); other OSErrors propagate."""
+    over :data:`LOG_FILE_MAX_BYTES` (4 GiB), or when it is a symbolic link
+    (never followed: a writer would append through it to a file outside the
+    store, test31c W9; one ``lstat``); other OSErrors propagate."""
+    if os.path.islink(p):
+        raise CorruptObject(f"reflog {os.fsdecode(p)} is not readable: a symbolic link (never followed)")
     return read_store_file(p, LOG_FILE_MAX_BYTES, "reflog")
 
 
@@ -152,7 +156,7 @@ class Reflog:
         stays whole and is not glued to it (test31b V5: a repair then
         dropped both); the move it held is a gap ``mem fsck`` names and
         ``--repair`` bridges (``core.fsck.reflog_gaps``)."""
-        fd = os.open(p, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = os.open(p, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o600)   # (W9)
         try:
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
@@ -171,17 +175,18 @@ class Reflog:
     def check_writable(self, ref: str) -> None:
         """Raise CorruptObject (exit 13) naming ``ref``'s reflog file when a
         line cannot be appended to it: a folder, a FIFO or a device in its
-        place, a link that loops, or a file where a folder above it should
-        be.  ``Store.update_ref`` asks before it moves the ref, so such a
-        write fails with nothing moved (it moved the ref, then failed on the
-        reflog with an internal error: test29b Q4).  One ``stat``."""
+        place, a symbolic link (never written through, dangling or not:
+        test31c W9), or a file where a folder above it should be.
+        ``Store.update_ref`` asks before it moves the ref, so such a write
+        fails with nothing moved (it moved the ref, then failed on the
+        reflog with an internal error: test29b Q4).  One ``lstat`` a file."""
         for p in (self.path(ref), self.root / audit.AUDIT_FILE):   # its line goes to both (test30 R1: the audit)
             self._check_appendable(ref, p)
 
     def _check_appendable(self, ref: str, p: Path) -> None:
         """:meth:`check_writable` for one file ``p`` of ``ref``'s move."""
         try:
-            st = os.stat(p)
+            st = os.lstat(p)
         except FileNotFoundError:
             return
         except OSError as e:
@@ -191,7 +196,7 @@ class Reflog:
         else:
             if stat.S_ISREG(st.st_mode):
                 return
-            why = "not a regular file"
+            why = "a symbolic link, never written through" if stat.S_ISLNK(st.st_mode) else "not a regular file"
         kind = "audit log" if p.name == audit.AUDIT_FILE and p.parent == self.root else "reflog"
         raise CorruptObject(f"{self.shown(p)}: {why} (damaged {kind}): {ref} was not moved, so the write "
                             "did not happen",
@@ -355,7 +360,7 @@ class Reflog:
         for p in sorted(files):
             try:
                 data = log_bytes(p).decode("utf-8", "replace")
-            except CorruptObject:   # a FIFO, a device, a folder: damage with no line (``bad`` empty)
+            except CorruptObject:   # a FIFO, a device, a folder, a symlink: damage with no line (``bad`` empty)
                 out.append((p, []))
                 continue
             except OSError:   # missing (a ref with no file of its own)
@@ -450,7 +455,8 @@ class Reflog:
             if head is not None and head != new:
                 raise IntegrityError(f"ref {ref} is missing while its reflog names its head {head[:12]}: "
                                      "nothing was written (a new value would start the key again at v1)",
-                                     hint="'mem fsck --repair' sets the ref again from its reflog")
+                                     hint="'mem fsck --repair' sets the ref again from its reflog (or sets the "
+                                          "reflog aside when no version of the key is stored)")
 
     def lost_heads(self, present: set[str]) -> list[tuple[str, str]]:
         """``(ref, head id)`` of each fact, sealed or session ref not in
@@ -568,7 +574,12 @@ class Reflog:
                 p = Path(dirpath) / f
                 try:
                     text = log_bytes(p).decode("utf-8", "replace")
-                except (OSError, CorruptObject):
+                except CorruptObject:   # a symlink is never written through, but what it names is kept (gc)
+                    try:
+                        text = read_store_file(p, LOG_FILE_MAX_BYTES, "reflog").decode("utf-8", "replace")
+                    except (OSError, CorruptObject):
+                        continue
+                except OSError:
                     continue
                 for line in text.splitlines():
                     yield p, [x for x in line.split(" ", 2)[:2] if len(x) == 64 and x != ZERO_ID]

@@ -167,6 +167,16 @@ class Quarantine:
         self.moved.append(dest)
         return dest
 
+    def keep(self, name: str, data: bytes) -> Path:
+        """Write ``data`` into the quarantine as file ``name`` (what is set
+        aside from a file that stays: a ref's lines of a packed reflog);
+        returns its path."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        dest = self.dir / name
+        dest.write_bytes(data)
+        self.moved.append(dest)
+        return dest
+
     def copy(self, path: Path) -> Path:
         """Copy ``path`` into the quarantine (a pack that is rewritten in place)."""
         self.dir.mkdir(parents=True, exist_ok=True)

@@ -288,21 +288,25 @@ def capture_settings(doc: dict, path: Path) -> tuple[list[str], str | None]:
     return excl, marker
 
 
-def config_problem(root: str | Path) -> ConfigProblem | None:
+def config_problem(root: str | Path, *, stamp: bool = True) -> ConfigProblem | None:
     """What is wrong with ``<root>/config.toml`` (:class:`ConfigProblem`),
     or None when it is usable or absent.  Cheap when nothing changed: a
     file found usable leaves its ``stat`` stamp in ``<root>/cache/config.ok``
     (best effort: not on a read-only store), and a file with the same size,
     mtime and inode is not parsed again (:mod:`objstore.core.configcheck`,
     which a caller may ask first without importing this module); so every
-    command can ask."""
+    command can ask.  ``stamp=False`` (``mem doctor``, which checks
+    everything): the file is parsed whatever the stamp says, since an edit
+    within one mtime tick, or a tool that restores times, keeps size, mtime
+    and inode (test31c W14)."""
     root = Path(root)
     p = root / CONFIG_FILE
+    trust = stamp
     try:
         stamp = config_stamp(root)
     except OSError as e:
         return ConfigProblem(str(p), 0, f"cannot be read ({e.strerror})", True)
-    if stamp is None or stamp_usable(root, stamp):
+    if stamp is None or trust and stamp_usable(root, stamp):
         return None
     try:
         raw = read_regular(p, SMALL_FILE_MAX_BYTES)   # a FIFO or a device: unreadable, never waited on

@@ -94,12 +94,12 @@ def versions(store: Store, key: str) -> list[Version]:
 
 
 def own_chain(key: str, chain: list[Version]) -> list[Version]:
-    """``chain`` (newest first) when its head is a version of ``key``.
+    """``chain`` (newest first) when each version is one of ``key``.
     Raises IntegrityError when ``refs/facts/<key>`` names another key's
-    version (a damaged or hand-made ref, which ``mem fsck`` and doctor
-    name): its value is never served as ``key``'s."""
-    if chain and chain[0].fact.key != key:
-        raise IntegrityError(f"refs/facts/{key} names a version of another key ({chain[0].fact.key})",
+    version or a history reaching one (test31b V1; fsck names it)."""
+    other = next((v.fact.key for v in chain if v.fact.key != key), None)
+    if other is not None:
+        raise IntegrityError(f"refs/facts/{key} names a version of another key ({other})",
                              hint="run: mem fsck --repair")
     return chain
 

@@ -51,19 +51,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.codec import decode
-from objstore.core.errors import CorruptObject, MemError, NotFound, UnsupportedVersion
-from objstore.core.fsck import ROLLBACK_CHECKED, add_unlogged_line, bridge_reflog_gaps, rolled_back, unlogged
+from objstore.core.errors import CorruptObject, NotFound, UnsupportedVersion
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, lost_sealed_age
 from objstore.core.pack import PackSet
-from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
-from objstore.core.pullstop import pending_refs
 from objstore.core.storepath import refs_dir_damage
-from objstore.core.unnamed import ref_check, unnamed_chains
+from objstore.memory.refrestore import own_history, rebuild, restore_refs, set_aside_stale_reflogs
 from objstore.memory.reflog_drops import drop_forgotten_reflog_entries
-from objstore.memory.tombstones import forgotten_check
 
 #: ``fetch(id) -> frame or None``: a source of lost objects (a remote, a backup)
 Fetch = Callable[[str], "bytes | None"]
@@ -166,6 +162,10 @@ class RepairReport:
     edges_dropped: dict[str, int] = field(default_factory=dict)
     reflogs: list[tuple[str, int, int]] = field(default_factory=list)
     forgotten_entries: dict[str, int] = field(default_factory=dict)
+    #: ``(ref, head id, what that head is)`` of the reflogs of gone keys set aside (test31c W19)
+    stale_reflogs: list[tuple[str, str, str]] = field(default_factory=list)
+    #: ``(ref, other key, own versions put back, base id)`` of refs that reached another key's history
+    own_history: list[tuple[str, str, int, str | None]] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -174,7 +174,8 @@ class RepairReport:
                     or self.stubs or self.mended or self.dropped_refs or self.restored_refs or self.relogged
                     or self.relost or self.rebuilt
                     or self.misnamed or self.unresolved or self.reset_refs or self.refound or self.lost_heads
-                    or self.edges_dropped or self.reflogs or self.forgotten_entries)
+                    or self.edges_dropped or self.reflogs or self.forgotten_entries or self.stale_reflogs
+                    or self.own_history)
 
 
 def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bool = False) -> RepairReport:
@@ -205,7 +206,8 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
             ps.close()
         rewritten = _set_aside(store, q, rep)
         objs = _scan(store)
-        _restore_refs(store, q, objs, rep)
+        restore_refs(store, q, objs, rep)
+        own_history(store, objs, rep)   # a ref reaching another key's versions: the key's own set again
         for kind in _REBUILT:
             for name, oid in list(store.refs.iter(kind.ns, damaged=[])):
                 head = objs.get(oid)   # a name damaged into another valid name (one flipped character)
@@ -213,7 +215,8 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
                     store.update_ref(name, oid, None, f"fsck --repair: its {kind.what} is of "
                                                       f"{kind.ns[:-1]} {kind.label(head)}")
                     rep.misnamed.append(name)
-            _rebuild(store, objs, rep, kind)   # a damaged ref no reflog restored, or one deleted outright
+            rebuild(store, objs, rep, kind)   # a damaged ref no reflog restored, or one deleted outright
+        set_aside_stale_reflogs(store, q, objs, rep)   # a gone key's reflog that can set nothing again
         orphans = store.packs.incomplete_packs()   # under the lock no writer is between its renames
         sources = orphans + rewritten
         _mend(store, objs, rep, _from_orphans(sources, fetch, rep) if sources else fetch, drop_lost_tombstones)
@@ -423,115 +426,6 @@ class _Kind:
 _KINDS = (_Kind("facts", Fact, 1), _Kind("sessions", Turn, 0), _Kind("sealed", Sealed, None))
 #: the namespaces whose refs are rebuilt from their objects (``_rebuild``)
 _REBUILT = _KINDS[:2]
-
-
-_REF_TYPES = {"facts": Fact, "sealed": Sealed, "sessions": Turn, "tombstones": Tombstone, "queue": QueueItem}
-
-
-def _restore_refs(store: Store, q: Quarantine, objs: dict, rep: RepairReport) -> None:
-    """A ref file that does not hold an id is moved to the quarantine; the
-    ref is set again to the newest id its reflog moved it to whose object
-    is sound and of the ref's type (``restored_refs``), else it is gone
-    (``dropped_refs``; its reflog stays, so gc keeps what it names)."""
-    bad_packed = store.refs.drop_bad_packed(q)  # lines of refs/packed-sessions, packed-facts that name no id
-    store.reflog.drop_bad_packed(q)             # and of logs/packed-sessions, packed-facts: read by nobody
-    rep.reflogs = store.reflog.set_aside_damaged(q)   # a reflog file holding garbage: its readable lines kept
-    for ns, cls in _REF_TYPES.items():
-        damaged: list[str] = []
-        for _ in store.refs.iter(ns, damaged=damaged):
-            pass
-        damaged += [n for n in bad_packed if n.startswith(ns + "/") and n not in damaged
-                    and store.refs.read(n) is None]
-        for name in damaged:
-            for p in store.refs.damaged_files(name):
-                q.move(p, "ref-" + name.replace("/", "%2F"))
-            target = next((e.new for e in reversed(store.reflog.read(name))
-                           if e.new is not None and isinstance(objs.get(e.new), cls)), None)
-            if target is None:
-                rep.dropped_refs.append(name)
-                continue
-            store.update_ref(name, None, target, "fsck --repair: ref restored from its reflog", restore=True)
-            rep.restored_refs.append(name)
-        if ns in ROLLBACK_CHECKED:   # a ref set back to an older version of its history
-            for name, oid in list(store.refs.iter(ns, damaged=[])):
-                newer = rolled_back(store, name, oid, objs)
-                if newer is not None and isinstance(objs.get(newer), cls):
-                    store.update_ref(name, oid, newer, "fsck --repair: ref restored from its reflog (set back)")
-                    rep.restored_refs.append(name)
-                elif newer is None and (move := unlogged(store, name, oid, objs)) is not None:
-                    lost = move[0] is None and getattr(objs.get(oid), "parent", None) is not None
-                    add_unlogged_line(store, name, move, lost)
-                    (rep.relost if lost else rep.relogged).append(name)
-                if bridge_reflog_gaps(store, name, objs):
-                    rep.relogged.append(name)
-    for oid in lost_tombstones(store, reachable(store, missing=[]), objs):
-        store.update_ref(f"tombstones/{oid}", None, oid, "fsck --repair: tombstone ref restored", audit_only=True)
-        rep.restored_refs.append(f"tombstones/{oid}")
-
-
-def _rebuild(store: Store, objs: dict, rep: RepairReport, kind: "_Kind") -> None:
-    """Set the ref of every session (fact key) of ``kind`` whose turns
-    (versions) are stored but which has no ref (its ref file or packed line
-    was damaged or deleted: a garbage, truncated or removed
-    ``refs/packed-sessions`` or ``refs/packed-facts``): found by
-    :func:`objstore.core.unnamed.unnamed_chains`, the check ``mem fsck``
-    and ``mem gc`` use too.
-
-    The ref is set to the newest id its reflog moved it to that is one of
-    its candidate heads (``restored_refs``: nothing is guessed), else to
-    its head: its object that no other object of it names as parent.
-    What a tombstone forgets stays forgotten: a head whose chain (read
-    through the stored objects) holds a turn or version a tombstone forgets
-    (``tombstones.forgotten_check``: a ``session:`` tombstone, a turn
-    tombstone, a fact key + value digest; e.g. the history from before a
-    forget, salvaged from an old pack) is no candidate, nor is a key with a
-    ``sealed/`` ref, nor a fact chain with no live version.  Of several
-    candidates no reflog names, a session takes the one any reflog names,
-    then the highest seq, then the latest (``rebuilt_ambiguous``); a fact
-    key takes none (``unresolved``: its candidates are recorded in its
-    reflog, so gc keeps them, and the caller exits 13).  Moves go through
-    :meth:`Store.update_refs` with the reflog message ``fsck --repair:
-    rebuilt from objects`` (``rebuilt``).  Cost: one pass over ``objs``, a
-    walk of each candidate's chain and one read of the packed reflog.
-    A ref a stopped pull noted with one of its heads
-    (``objstore.core.pullstop``) is left unset: the merge decides it with
-    every forgotten text rule, this check does not (``mem pull`` again)."""
-    mine = {oid: o for oid, o in objs.items() if isinstance(o, kind.cls)}
-    found = unnamed_chains(mine, ref_check(store), forgotten_check(store, rejections=False))
-    logs = store.reflog.read_many(sorted(found))
-    named = None
-    moves, restored = [], []
-    now = now_ms()
-    pulled = pending_refs(store.root) if found else {}
-    for name in sorted(found):
-        heads = found[name]["heads"]
-        if name in pulled and pulled[name][0] in heads:   # a stopped pull's: only its merge may set it
-            continue
-        logged = next((e.new for e in reversed(logs[name]) if e.new in heads), None)
-        if logged is not None:   # its own reflog names the head: restored, not guessed
-            restored.append((name, None, logged))
-            continue
-        if len(heads) > 1:
-            if kind.cls is Fact:   # which value is current is not the repair's to guess
-                for h in heads:   # named by the reflog (a gc root), the ref left unset
-                    store.update_ref(name, None, h, "fsck --repair: candidate head", time_ms=now, restore=True)
-                    store.update_ref(name, h, None, "fsck --repair: several candidate heads, none picked",
-                                     time_ms=now)
-                rep.unresolved[name] = heads
-                continue
-            if named is None:
-                named = set(store.reflog.iter_all_ids())
-            rep.rebuilt_ambiguous.append(name)
-        head = max(heads, key=lambda oid: (oid in (named or ()), kind.num(mine[oid]), kind.time(mine[oid]), oid))
-        moves.append((name, None, head))
-    if restored:   # one bulk move each (refs/packed-*), as an import's
-        store.update_refs(restored, "fsck --repair: ref restored from its reflog", restore=True)
-        rep.refound.extend(m[0] for m in restored)
-    if moves:
-        store.update_refs(moves, "fsck --repair: rebuilt from objects", restore=True)
-        rep.rebuilt.extend(m[0] for m in moves)
-    done = {m[0] for m in moves + restored}
-    rep.dropped_refs[:] = [n for n in rep.dropped_refs if n not in done]
 
 
 def _mend(store: Store, objs: dict, rep: RepairReport, fetch: Fetch | None, drop_lost_tombstones: bool) -> None:

@@ -524,12 +524,15 @@ def load_session(store: Store, sid: str) -> SessionState:
             cached = None
     except (OSError, ValueError):
         cached = None
+    start = head
+    if head is None and cached:   # a forget drops the cache: a cache without a ref is a ref deleted (damage)
+        head = _logged_head(store, ref, sid)
     if head is None:
         if cached:
             drop_session_cache(store, sid)      # the session was forgotten: nothing of it stays
         return SessionState(sid, ref, None, None, 0, set())
     if cached and cached.get("head") == head and "taints" in cached:
-        return SessionState(sid, ref, head, head, int(cached["seq"]), set(cached["sources"]),
+        return SessionState(sid, ref, start, head, int(cached["seq"]), set(cached["sources"]),
                             str(cached.get("head_role", "")), str(cached.get("head_source", "")),
                             bool(cached["taints"]))
     stop = cached.get("head") if cached else None
@@ -549,10 +552,26 @@ def load_session(store: Store, sid: str) -> SessionState:
         seq = max(seq, int(cached["seq"]))
     if top is None and head is not None:  # the cached head is the head (a cache without "taints")
         top = store.get(head, Turn)
-    st = SessionState(sid, ref, head, head, seq, sources, top.role if top else "", top.source if top else "",
+    st = SessionState(sid, ref, start, head, seq, sources, top.role if top else "", top.source if top else "",
                       taints_after(top) if top else False)
     save_session_state(store, st)
     return st
+
+
+def _logged_head(store: Store, ref: str, sid: str) -> str | None:
+    """The head the last entry of session ``sid``'s reflog moved ``ref`` to,
+    when it is a stored turn of ``sid``: the ref was deleted (a damaged
+    ``refs/packed-sessions``, a file removed), not forgotten (a forget drops
+    the reflog and the state cache), so the next turn continues that chain
+    (it started a new one beside it: crash30) and its write sets the ref
+    again (``start_head`` None).  None otherwise.  Read only when the ref
+    is missing while the session's state cache is there."""
+    try:
+        entries = store.reflog.read(ref)
+        last = entries[-1].new if entries else None
+        return last if last is not None and store.get(last, Turn).session == sid else None
+    except MemError:   # a damaged reflog, a missing or damaged turn: a new chain, as before
+        return None
 
 
 def taints_after(turn: Turn) -> bool:

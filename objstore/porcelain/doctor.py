@@ -387,7 +387,7 @@ def _index(store: Store) -> list[Finding]:
 
 
 def _config(root: Path) -> list[Finding]:
-    p = config_problem(root)   # capture stopped: an error; on defaults: a warning
+    p = config_problem(root, stamp=False)   # stopped: error; defaults: a warning
     if p is None:
         return []
     where = f"{p.path} line {p.line}" if p.line else p.path

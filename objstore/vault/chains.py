@@ -47,8 +47,11 @@ def walk_sealed(store: Store, oid: str | None, key: str | None = None) -> list[S
     naming another key's version: never read or written on as ``key``'s,
     test31b V8, as ``facts.own_chain`` for plain keys)."""
     chain = [SealedVersion(sid, s) for sid, s in store.walk_chain(oid, Sealed, "sealed version")]
-    if key is not None and chain and chain[0].sealed.key != key:
-        raise IntegrityError(f"refs/sealed/{key} names a version of another key ({chain[0].sealed.key})",
+    other = next((v.sealed.key for v in chain if v.sealed.key != key), None) if key is not None else None
+    if other is not None:   # (or a history reaching one: a write an older mem made on top of such a ref)
+        raise IntegrityError(f"refs/sealed/{key} names a version of another key ({other})"
+                             if chain[0].sealed.key != key
+                             else f"refs/sealed/{key}: its history reaches a version of another key ({other})",
                              hint="run: mem fsck --repair")
     return chain
 

@@ -49,9 +49,9 @@ def test_get_and_recall_say_a_key_is_sealed_with_one_text(vstore, invoke):
 def test_a_sealed_ref_naming_another_keys_version_is_never_shown_or_written_on(vstore, store_path, invoke, pwfile):
     """test31b V8: ``refs/sealed/A`` naming B's sealed version made ``mem
     sealed show A`` print B's secret (exit 0).  Now every reader and writer
-    of A refuses it (exit 13), ``sealed list`` skips it, and fsck names it
-    (``fsck --repair`` does not mend a sealed ref yet: set back by hand,
-    the key reads again)."""
+    of A refuses it (exit 13), ``sealed list`` skips it, and fsck names it;
+    ``fsck --repair`` sets A to its own last version again (it said
+    "nothing to repair": session 32)."""
     import shutil
     pw = ["--passphrase-file", str(pwfile)]
     invoke("remember", "user/pin-a", "a-secret-kw-one", "--sensitivity", "secret")
@@ -63,5 +63,29 @@ def test_a_sealed_ref_naming_another_keys_version_is_never_shown_or_written_on(v
     invoke("remember", "user/pin-a", "a-secret-kw-three", "--sensitivity", "secret", exit_code=13)
     assert "user/pin-a" not in invoke("sealed", "list").stdout
     assert "belongs to key 'user/pin-b'" in invoke("fsck", exit_code=13).stdout
-    (d / "pin-a").write_text(vstore.reflog.read("sealed/user/pin-a")[-1].new + "\n")
+    r = invoke("fsck", "--repair")
+    assert "sealed/user/pin-a reached the versions of another key (user/pin-b): set to its own last" in r.stdout, r
     assert invoke("sealed", "show", "user/pin-a", *pw).stdout == "a-secret-kw-one\n"
+    assert invoke("sealed", "show", "user/pin-b", *pw).stdout == "b-secret-kw-two\n"
+
+
+def test_a_sealed_write_an_older_mem_made_on_another_keys_chain_is_put_back_on_its_own(vstore, invoke, pwfile):
+    """test31b V8's second half: a sealed write on top of ``refs/sealed/A``
+    naming B's version (an older mem wrote it: v2 of A whose parent is B's
+    v1).  Every reader of A refuses the history (exit 13); ``fsck --repair``
+    puts A's own newer version back on A's own v1, B's stays B's."""
+    pw = ["--passphrase-file", str(pwfile)]
+    invoke("remember", "user/pin-a", "a-secret-kw-one", "--sensitivity", "secret")
+    invoke("remember", "user/pin-b", "b-secret-kw-two", "--sensitivity", "secret")
+    invoke("remember", "user/pin-a", "a-secret-kw-three", "--sensitivity", "secret")
+    a2, b1 = vstore.refs.read("sealed/user/pin-a"), vstore.refs.read("sealed/user/pin-b")
+    with vstore.lock("test: an older mem's write on another key's chain"):
+        bad = vstore.put(vstore.get(a2, Sealed).replace(parent=b1))
+        vstore.update_ref("sealed/user/pin-a", a2, bad, "remember")
+    r = invoke("sealed", "show", "user/pin-a", "--version", "1", *pw, exit_code=13)
+    assert "b-secret" not in r.stdout and "another key (user/pin-b)" in r.stderr, r
+    r = invoke("fsck", "--repair")
+    assert "put back on it" in r.stdout, r.stdout
+    assert invoke("sealed", "show", "user/pin-a", *pw).stdout == "a-secret-kw-three\n"
+    assert invoke("sealed", "show", "user/pin-a", "--version", "1", *pw).stdout == "a-secret-kw-one\n"
+    assert invoke("fsck").stdout.startswith("ok:")
