@@ -135,9 +135,10 @@ def _show_plan(plan, as_json, auto, quiet=False):
 
 
 def _show_run(res, as_json, quiet=False):
-    from objstore import derive_decision_json
+    from objstore import DERIVE_MAX_FACTS_PER_ANSWER as MAX_FACTS_PER_ANSWER, derive_decision_json
     if as_json:
         emit_json({"applied": res.applied, "calls": res.calls, "counts": res.counts(), "failed": res.failed,
+                   "over_cap": res.over_cap,
                    "episodes": res.episodes, "episodes_refused": res.episodes_refused, "report": res.report,
                    "decisions": [derive_decision_json(d) for d in res.decisions]})
         return
@@ -156,6 +157,8 @@ def _show_run(res, as_json, quiet=False):
     tail = f"report {res.report}" if res.applied else "nothing filed (add --apply)"
     if res.deferred:
         tail += f"; {plural(res.deferred, 'excerpt')} left for the next run"
+    if res.over_cap:   # (a broken or hostile endpoint: the prompt asks for a few facts)
+        tail += f"; {plural(res.over_cap, 'proposal')} past {MAX_FACTS_PER_ANSWER} in one answer not read"
     counts = ", ".join(f"{n} {r}" for r, n in sorted(res.counts().items()))
     failed = f", {plural(len(res.failed), 'session')} failed" if res.failed else ""
     eps = ""

@@ -297,6 +297,7 @@ _API: dict[str, tuple[str, str]] = {
     "derive_config": ("objstore.derive.providers", "load_config"),
     "derive_plan": ("objstore.derive.run", "plan"),
     "derive_run": ("objstore.derive.run", "run"),
+    "DERIVE_MAX_FACTS_PER_ANSWER": ("objstore.derive.run", "MAX_FACTS_PER_ANSWER"),
     "derive_reports": ("objstore.derive.run", "reports"),
     "derive_state_damage": ("objstore.derive.run", "state_damage"),
     "derive_decision_json": ("objstore.derive.run", "decision_json"),

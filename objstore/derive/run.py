@@ -76,6 +76,12 @@ MAX_CALL_CHARS = 24_000
 MAX_TURN_CHARS = 4_000
 MAX_VALUE_CHARS = 600
 MAX_KEYS = 200
+#: proposals read of one answer (the prompt asks for a few facts; hundreds are a broken or hostile
+#: endpoint: 300 took the store lock ~75 s, test32 X8); the rest are counted in ``RunResult.over_cap``
+MAX_FACTS_PER_ANSWER = 40
+#: decisions filed under one taking of the store lock: a hook's capture and a ``mem remember`` get in
+#: between (a whole run under one lock shut them out for its length, test32 X8)
+FILE_BATCH = 8
 STATE = "cache/derive-state.json"
 REPORTS = "cache/derive-reports"
 SOURCES = ("interactive", "all")
@@ -144,6 +150,8 @@ class RunResult:
     calls: int = 0
     #: excerpts not sent because of ``max_calls`` (read next time)
     deferred: int = 0
+    #: proposals of an answer past :data:`MAX_FACTS_PER_ANSWER`, not read
+    over_cap: int = 0
     report: str | None = None
     applied: bool = False
 
@@ -462,7 +470,8 @@ def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False, m
     after that many calls (the excerpts left are read next time);
     ``trigger`` (``manual`` or ``auto``) goes in the report; ``progress(done,
     total)`` is called after each excerpt (calls made or skipped).  No lock is held
-    while the model answers: the store lock is taken only to file.  Raises
+    while the model answers: the store lock is taken only to file, for
+    :data:`FILE_BATCH` decisions at a time.  Raises
     nothing for a model failure (recorded in ``failed``); StoreLocked when
     applying; ProviderError, before any call, when the provider cannot be
     called at all (``check_ready``: the claude CLI is not on PATH);
@@ -489,7 +498,10 @@ def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False, m
             res.failed[ex.session] = e.message
             advanced.pop(ex.session, None)
             continue
-        for prop in ans.get("facts") or []:
+        props = ans.get("facts") or []
+        props = props if isinstance(props, list) else []
+        res.over_cap += max(0, len(props) - MAX_FACTS_PER_ANSWER)
+        for prop in props[:MAX_FACTS_PER_ANSWER]:
             if not isinstance(prop, dict):
                 continue
             d = decide(store, prop, ex)
@@ -515,8 +527,12 @@ def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False, m
     if not apply:
         return res
     with store.lock("derive"):
-        state = load_state(store)   # before filing: a state damaged since the plan files nothing
-        _file(store, res)
+        load_state(store)   # before filing: a state damaged since the plan files nothing
+    for k in range(0, len(res.decisions), FILE_BATCH):   # the lock let go between batches (test32 X8)
+        with store.lock("derive"):
+            _file(store, res.decisions[k:k + FILE_BATCH])
+    with store.lock("derive"):
+        state = load_state(store)   # read again: another run may have advanced it meanwhile
         for sid, ep in episodes.items():
             if sid in res.failed or sid in res.episodes_refused:
                 continue
@@ -538,8 +554,8 @@ QUEUED = {"suspicious": "injection", "key-conflict": "conflict", "out-of-scope":
           "change-user-stated": "challenge", "updated-later": "challenge"}
 
 
-def _file(store: Store, res: RunResult) -> None:
-    for d in res.decisions:
+def _file(store: Store, decisions: list[Decision]) -> None:
+    for d in decisions:
         if d.rule == "write":
             try:
                 r = remember(store, d.key, d.value, kind=d.kind, trust="derived", owner="derive",

@@ -402,3 +402,36 @@ def test_a_fact_restating_a_dropped_value_or_swapping_subjects_is_refused(invoke
     assert got["project/acme-api/db"][0] == "write"                     # the faithful one is still filed
     assert invoke("get", "project/acme-api/database", exit_code=None).exit_code != 0
     assert "MySQL" not in invoke("context", "--project", "acme-api").stdout
+
+
+# ------------------------------------------ a flood of proposals (test32 X8)
+FLOOD_SCRIPT = {"FLOOD": {"facts": [
+    {"key": f"project/acme-api/host{n}", "kind": "project", "value": "The cache is redis on redis-3.internal",
+     "turns": [1]} for n in range(50)]}}
+
+
+def test_an_answer_of_many_proposals_is_capped_and_filed_in_batches_letting_the_lock_go(invoke, tmp_path,
+                                                                                         monkeypatch):
+    from objstore.core.store import Store
+    from objstore.derive.run import FILE_BATCH, MAX_FACTS_PER_ANSWER
+    projects = tmp_path / "claude" / "projects" / "-home-dev-acme-api"
+    transcript(projects / "fl.jsonl", "fl", [("user", "FLOOD: The cache is redis on redis-3.internal.")])
+    invoke("import", "claude-code", str(tmp_path / "claude" / "projects"))
+    taken = []
+    lock = Store.lock
+
+    def counting(self, command="", *a, **kw):
+        taken.append(command)
+        return lock(self, command, *a, **kw)
+    monkeypatch.setattr(Store, "lock", counting)
+    model = Model(FLOOD_SCRIPT)
+    monkeypatch.setenv("OPENAI_BASE_URL", model.url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-derive")
+    try:
+        r = invoke("derive", "--sources", "all", "--apply", "--json").json
+    finally:
+        model.close()
+    assert r["over_cap"] == 50 - MAX_FACTS_PER_ANSWER                       # base: all 50 read
+    assert len(r["decisions"]) == MAX_FACTS_PER_ANSWER and r["counts"] == {"write": MAX_FACTS_PER_ANSWER}
+    # the filing let the store lock go between batches (base: one taking for the whole run)
+    assert taken.count("derive") >= MAX_FACTS_PER_ANSWER // FILE_BATCH + 2, taken
