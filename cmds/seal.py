@@ -21,7 +21,9 @@ def command(key, as_json, store):
     source (the "remember that" prompt it came from) that holds the value is
     rewritten in its place with the value withheld (--json:
     turns_withheld), and so is every other captured turn quoting it (an
-    agent's reply; --json: turns_quoting).  The agent's own transcript files
+    agent's reply; --json: turns_quoting) when the value is a statement of
+    three or more words or one word shaped as a value (a digit, a symbol or
+    a hyphen); 'mem unseal' does not give those turns back.  The agent's own transcript files
     are not: 'mem scan TEXT' finds them, 'mem forget --match TEXT
     --scrub-sources' removes them.  Read it back with 'mem sealed show KEY';
     'mem unseal KEY' makes it plain again.  A version whose value was lost

@@ -121,3 +121,21 @@ def test_a_seal_stopped_before_its_turns_is_finished_by_the_next_opening(tmp_pat
     _mem(home, "gc", "--prune=now")
     assert "found nowhere" in _mem(home, "scan", VALUE, exit_code=None).stdout
     assert files_holding(home, "pg-zqx-alpha") == []
+
+
+def test_a_value_of_ordinary_words_is_not_withheld_in_unrelated_turns(tmp_path):
+    """test32b Y4 (a regression of the quoting turns' rewrite): sealing a key
+    whose value is an ordinary word ("main") withheld that word in every
+    captured turn of every project, for good; only a statement of three or
+    more words or a value-shaped word is looked for in other turns."""
+    home, cwd = _remembered(tmp_path, f"remember that {VALUE}")
+    said = "Let me look at the main transcript template and the main loop"
+    rc, _out, _err, _s = run_hook(home, payload("UserPromptSubmit", str(uuid.uuid4()), None, cwd=str(cwd),
+                                                prompt=said))
+    assert rc == 0
+    wait_store_processes_gone(home)
+    _mem(home, "remember", "project/api/deploy-branch", "main")
+    p = _mem(home, "seal", "project/api/deploy-branch")
+    assert "quoting it" not in p.stdout, p.stdout
+    assert said in _texts(home)                                  # base: "the [REDACTED:sealed-value] transcript …"
+    assert json.loads(_mem(home, "sealed", "list", "--json").stdout)
