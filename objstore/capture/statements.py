@@ -173,6 +173,8 @@ def statement_of(prompt: str) -> str | None:
         if m.group("please") is None or not _bare_statement(what):
             return None   # "remember to run the tests", "remember when …": no statement of a fact (test30 R11)
     back = _TAKE_BACK.search(what.split("\n", 1)[0], 3)
+    if back is not None and _SAID_BEFORE.search(what[back.end():].split("\n", 1)[0]):
+        back = None   # "… 5432. My mistake, I told you 5433 yesterday.": the earlier value taken back (test32b Y1)
     fix = None
     if back is not None:   # "… fig-9. Scratch that, remember that …", "… 5433 — no wait, 5434" (test31c W16)
         rest = what[back.end():].split("\n", 1)[0]
@@ -186,6 +188,8 @@ def statement_of(prompt: str) -> str | None:
     what = what.strip().rstrip(".!").strip()
     if fix is not None and (what := _corrected(what, fix)) is None:
         return None   # taken back with no new value said ("… kiwi-17. Just kidding."): nothing to remember
+    if what.endswith("?"):
+        return None   # "… and remember that the db was reset?", "Oh, remember that bug?": a question (test32b Y6)
     if len(what) < 3:
         return None
     if len(what) > MAX_CHARS:   # cut before a credential crossing it, at a word's end (T19)
@@ -209,6 +213,15 @@ _FIX_LEAD = LazyPattern(r"^(?:(?:make|call)\s+(?:it|that)|(?:it|that)(?:[\u2019'
                         r"i\s+mean(?:t)?|should\s+be|(?:it\s+)?(?:was|is))?\s*(?:(?:still|actually|really)\s+)?", re.I)
 
 
+#: closing words after a take-back, no new value ("Never mind, thanks!", "Scratch that, that's all": test32b Y1
+#: stored "the deploy day is thanks")
+_CLOSING = LazyPattern(r"^(?:[\s,;.!]*\b(?:thanks|thank\s+you|thx|ty|please|pls|that[\u2019']?s\s+(?:all|it)|ok(?:ay)?|"
+                       r"sorry|cheers|all\s+good)\b)+[\s.!]*$", re.I)
+#: a take-back of a value said BEFORE this prompt ("My mistake, I told you 5433 yesterday"): the statement stands
+_SAID_BEFORE = LazyPattern(r"\b(?:i|we)\s+(?:told|said|wrote|gave|sent)\b|\b(?:yesterday|earlier|before|last\s+time)\b",
+                           re.I)
+
+
 def _corrected(statement: str, fix: str) -> str | None:
     """``statement`` with its value replaced by the one a take-back says
     after it ("the db port is 5432" + "6543." -> "the db port is 6543"), or
@@ -217,7 +230,7 @@ def _corrected(statement: str, fix: str) -> str | None:
     replace: its whole predicate (after :data:`_COPULA`) a token, else its
     one token with a digit ("the api listens on port 9090, no wait, 9091"),
     test31c W16."""
-    new = _FIX_LEAD.sub("", fix.strip(), count=1).strip().rstrip(".!").strip()
+    new = _FIX_LEAD.sub("", _CLOSING.sub("", fix.strip()), count=1).strip().rstrip(".!").strip()
     m = _COPULA.search(f" {statement} ")
     if not new or len(new.split()) != 1 or _TAKE_BACK.search(f". {new}") is not None:
         return None

@@ -216,7 +216,17 @@ LEAD_INS = [  # test32 X1, word for word: a lead-in word before the cue stored n
 ]
 NOT_LEAD_INS = ["and remember to run the tests", "so remember to push", "ok remember when we fixed the cache?",
                 "also don't forget: push the tag", "I can't remember that function's name",
-                "Sure, but remember that it is slow"]
+                "Sure, but remember that it is slow",
+                # test32b Y6: a question is no statement (X1's lead-ins brought these to everyday prompts)
+                "Did you run the migrations and remember that the db was reset?",
+                "Oh, remember that bug from last week? It's back.", "Oh remember that flaky test? It failed again.",
+                "btw remember that meeting yesterday, what did we decide about the port?",
+                "I can't remember that command, and remember that you ran it yesterday?"]
+#: test32b Y1: closing words after a take-back are no new value; a take-back of an earlier value keeps the statement
+TAKE_BACKS = [("remember that the deploy day is Thursday. Never mind, thanks!", None),
+              ("remember that the deploy day is Friday. Never mind, that's all.", None),
+              ("remember that the db port is 5432. My mistake, I told you 5433 yesterday.", "the db port is 5432"),
+              ("remember that the db port is 5432. Correction: 6543.", "the db port is 6543")]
 
 
 def test_a_cue_after_a_lead_in_word_states_its_fact():
@@ -224,6 +234,8 @@ def test_a_cue_after_a_lead_in_word_states_its_fact():
         assert statement_of(said) == want, said
     for said in NOT_LEAD_INS:
         assert statement_of(said) is None, said
+    for said, want in TAKE_BACKS:
+        assert statement_of(said) == want, said
 
 
 def test_a_cue_after_a_lead_in_word_is_remembered_by_the_prompt_hook(tmp_path):
