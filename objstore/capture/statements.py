@@ -483,24 +483,32 @@ def withhold_sealed(store: Store, text: str) -> str:
     itself was captured, indexed and recalled in the clear).  Decided from
     the text alone, so every capture path (the prompt hook, the Stop hook's
     and ``mem import``'s transcript sync, the proxy) stores the same text and
-    no file records the prompt; a statement corrected after a take-back (not
-    in the prompt as typed) withholds the whole line after the cue.  The
+    no file records the prompt; the whole line after the cue is withheld
+    (what follows the statement may say the value again, and a take-back
+    names the key by the statement first said: test32b Y9).  The
     capture's ``TurnAppender(withhold=)``.
     Raises OSError."""
     what = statement_of(text)
-    if what is None:
+    lead = len(text) - len(text.lstrip())
+    first, nl, tail = text[lead:].partition("\n")
+    back = cue = None
+    if what is None and first.isascii() and not any(w in first.lower() for w in _CUE_WORDS):
+        return text   # (most prompts: no cue word)
+    cue = _CUE.search(first)
+    if cue is not None:
+        back = _TAKE_BACK.search(first, cue.start("what") + 3)
+    # the statement as first said, before a take-back: its key is the one the person named, whatever the
+    # take-back's reading ("… 5555. My mistake, I told you <sealed> yesterday", "Actually, it's X": test32b Y9)
+    said = statement_of(first[:back.start()]) if back is not None else None
+    names = {statement_key(w, None).split("/remembered/", 1)[1] for w in (what, said) if w}
+    if not names:
         return text
-    name = statement_key(what, None).split("/remembered/", 1)[1]
     for ref, _oid in store.refs.iter("sealed", damaged=[]):
         key = ref[len("sealed/"):] if ref.startswith("sealed/") else ref
         scope, sep, rest = key.partition("/remembered/")
-        if sep and rest == name and (scope == "user" or (scope.startswith("project/") and scope.count("/") == 1)):
-            from objstore.memory.sessions import WITHHELD, withhold_value  # defer: a sealed name's statement only
-            out, n = withhold_value(text, what)
-            if n == 0:   # a value corrected after a take-back ("… 5432. Correction: 6543."): the whole line's statement
-                lead = len(text) - len(text.lstrip())
-                first, nl, tail = text[lead:].partition("\n")
-                cue = _CUE.search(first)
-                out = text[:lead] + (first[:cue.start("what")] if cue else "") + WITHHELD + nl + tail
-            return out
+        if sep and rest in names and (scope == "user" or (scope.startswith("project/") and scope.count("/") == 1)):
+            from objstore.memory.sessions import WITHHELD  # defer: a sealed name's statement only
+            # the whole line after the cue: what follows the statement may say the value again ("Actually,
+            # it's X", "I mean X", a correction: test32b Y9)
+            return text[:lead] + (first[:cue.start("what")] if cue else "") + WITHHELD + nl + tail
     return text

@@ -125,3 +125,19 @@ def test_a_corrected_statement_on_a_sealed_key_is_captured_withheld(tmp_path):
     texts = _texts(home)
     assert "remember that [REDACTED:sealed-value]" in texts, texts
     assert not any("pg-zqx" in t for t in texts), texts
+
+
+def test_any_take_back_on_a_sealed_key_withholds_the_whole_line(tmp_path):
+    """test32b Y9: a take-back the statement reading takes otherwise ("My mistake, I told you X
+    yesterday" keeps the first statement; "Actually, it's X" is no single-value correction) left
+    the new value, or the sealed one, in the captured prompt while the hook said it was sealed."""
+    from tests.hooks._util import wait_store_processes_gone
+    from tests.hooks.test_remember_sealed_key import _sealed_store, _texts
+    home, _cwd, prompt = _sealed_store(tmp_path)
+    for said in ("remember that the db host is pg-zqx-5555. My mistake, I told you pg-zqx-one yesterday.",
+                 "remember that the db host is pg-zqx-7777. Actually, it's pg-zqx-7778.",
+                 "remember that the db host is pg-zqx-6666 -- no wait, pg-zqx-6667"):
+        prompt(said)
+    wait_store_processes_gone(home)
+    texts = _texts(home)
+    assert not any("pg-zqx" in t for t in texts), texts
