@@ -14,7 +14,7 @@ from objstore.core.redact import prefilter
 from objstore.core.redact.engine import Hit, RedactResult, redact
 from objstore.core.redact.checks import named_value_ok
 from objstore.core.redact.rules import RULES
-from objstore.core.redact.scanners import credential_name
+from objstore.core.redact.keywords import credential_name
 
 NAMED_RULE = "named-secret"
 
