@@ -58,10 +58,14 @@ VALUE = r"(?:[^\s\"'`\\,;&<>(){}\[\]|]|&(?![&\s]|$|[A-Za-z_][A-Za-z0-9_.\-]{0,64
 VALUE_END = r"(?=[\s\"'`\\,;&)}\]>|]|$)"
 # over the lowercased text: the head alone, and head and value in one match
 # (group 1 the value run, group 2 set when a delimiter or the end follows it)
-_GEN_HEAD = Lazy(KW + ASSIGN, FLAGS)
+#: red32 (test31b V9): or blanks and an opening quote, the name's value quoted after it with no sign (Gradle's
+#: ``storePassword "X"`` https://developer.android.com/build/building-cmdline#gradle_signing , Tcl's ``set
+#: password "X"``, HCL-ish ``db_password "X"``): the generic scan's own (rules' other users of ASSIGN keep theirs)
+_GEN_SIGN = r"(?:" + ASSIGN + r"|(?<=word|sswd)[ \t]{1,4}\\{0,3}[\"'](?=[^\s\"'`\\]))"   # not a closing quote
+_GEN_HEAD = Lazy(KW + _GEN_SIGN, FLAGS)
 #: the longest value run ``_GEN_HV`` reads (a longer run is read to its end by ``_GEN_RUN``: cred20)
 _GEN_MAX = 4096
-_GEN_HV = Lazy(KW + ASSIGN + r"(" + VALUE + r"{0,%d}+)(" % _GEN_MAX + VALUE_END + r")?", FLAGS)
+_GEN_HV = Lazy(KW + _GEN_SIGN + r"(" + VALUE + r"{0,%d}+)(" % _GEN_MAX + VALUE_END + r")?", FLAGS)
 _GEN_RUN = Lazy(VALUE + r"*+", FLAGS)
 _GEN_END = Lazy(VALUE_END, FLAGS)
 #: how much of a value longer than _GEN_MAX the checks read (cred20)
