@@ -41,9 +41,12 @@ _NAME_RE = Lazy(r"(?:" + KW + r")\Z", FLAGS)
 #: red27b (test27 V11): last words of a key naming a credential the keywords miss (lowercased, after a
 #: separator or alone): a credentials file, a private key, a Wi-Fi pre-shared key, a one-time-password seed,
 #: 2FA recovery codes, a cookie (a session's bearer)
-_NAME_WORD_ANCHORS = ("cred", "privkey", "psk", "otp", "codes", "cookie")   # one is in every match: no compile without
-_NAME_WORDS_RE = Lazy(r"(?:\A|[_.\- ])(?:credentials?|privkey|psk|otp(?:[_-]?(?:seed|secret|key))?|recovery[_-]?codes?"
-                      r"|backup[_-]?codes|(?:session[_-]?)?cookies?)\Z", FLAGS)
+#: red32 (test31b V4): a wallet's seed phrase or mnemonic, a TOTP or 2FA seed ('wallet-seed', 'seed-phrase', 'mnemonic',
+#: 'totp', 'mfa-seed'); not a bare 'seed' (a database's or a random generator's)
+_NAME_WORD_ANCHORS = ("cred", "privkey", "psk", "otp", "codes", "cookie", "mnemonic", "seed", "phrase")   # one is in every match: no compile without
+_NAME_WORDS_RE = Lazy(r"(?:\A|[_.\- ])(?:credentials?|privkey|psk|t?otp(?:[_-]?(?:seed|secret|key))?|recovery[_-]?codes?"
+                      r"|backup[_-]?codes|(?:session[_-]?)?cookies?|mnemonic|(?:seed|recovery)[_-]?(?:phrase|words)"
+                      r"|(?:wallet|mfa|2fa)[_-]?(?:seed|secret))\Z", FLAGS)
 
 
 def credential_name(name: str) -> str | None:

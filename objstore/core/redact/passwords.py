@@ -22,9 +22,10 @@ from objstore.core.redact.passwordphrases import (PHRASE_COLON as _PHRASE_COLON,
                                                   PHRASE_TOKEN_BANG as _PHRASE_TOKEN_BANG, PHRASE_VERB as _PHRASE_VERB,
                                                   PHRASE_VERB_BARE as _PHRASE_VERB_BARE, PIN_TOKEN as _PIN_TOKEN,
                                                   PLAIN_WORDS, QUOTED_WORDS, PASS_OWNERS as _PASS_OWNERS,
-                                                  TOKEN_VERB_TAIL, VERB_PHRASE_RULES)
+                                                  TOKEN_VERB_TAIL, VERB_PHRASE_RULES, changed_token_ok,
+                                                  with_old_and_new)
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
-from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at
+from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at, scan_plain
 from objstore.core.redact.symbolpasswords import SYMBOL_PASSWORD_RULES
 
 
@@ -298,6 +299,11 @@ _COPULA_OWNER = (r"(?:[ \t]{1,4}(?:f\u00fcr|von|de|del|da|do|di|della|van|voor|k
 _LABEL_WORD = r"(?u:[^\W\d_]{2,16}+)"
 
 
+def _plain(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+    """:func:`~.scanners.scan_plain` with the scanners' signature (red32: wrapped by ``with_old_and_new``)."""
+    scan_plain(rule, text, ws, we, out, low, off)
+
+
 _r = make_rule   # the table below is aligned to this short name
 
 #: the rules after ``rules.RULES``'s token formats, in table order (a tie in priority goes to the earlier)
@@ -308,7 +314,7 @@ PASSWORD_RULES: list[Rule] = [
        "the admin account: <token>'), where the token looks like a password (phrase_secret)",
        r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d(?:" + _PHRASE_OWNER + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON
        + r")|" + _PHRASE_VERB + r")(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
-       ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passw",)),
+       ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passw",), scan=with_old_and_new(_plain)),
     *VERB_PHRASE_RULES,     # red30b: 'has been changed to X', 'my password, it is X' (passwordphrases.py)
     _r("password-phrase",
        "keyword heuristics (no vendor format): a dash label 'Password - <token>' (red10; also passwd, "
@@ -330,7 +336,8 @@ PASSWORD_RULES: list[Rule] = [
        "short-value rule and is no code or tech word (prose_token_ok)",
        r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d|passphrase(?<![A-Za-z0-9_\-\]]passphrase))[ \t]{1,4}"
        r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
-       ci=True, priority=51, check=prose_token_ok, anchors=("passw", "passphrase")),
+       ci=True, priority=51, check=prose_token_ok, anchors=("passw", "passphrase"),
+       scan=with_old_and_new(_plain)),   # red32 (W1): 'db password OLD -> NEW' took OLD only
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'my passphrase|passcode is <token>' (passcode: test16 F5)",
        r"(?:passphrase(?<![A-Za-z0-9_\-\]]passphrase)|passcode(?<![A-Za-z0-9_\-\]]passcode))" + _PHRASE_VERB
@@ -366,7 +373,7 @@ PASSWORD_RULES: list[Rule] = [
        r"|master[ _-]?key(?<![A-Za-z0-9_\-\]]master[ _-]key)|application[ _-]key)"
        + r"(?:" + TOKEN_VERB_TAIL + r"|" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|"
        + _PHRASE_VERB + r"|" + _RANDOM_RUN + r"|[ \t]{1,4}\[(?=base64:))(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
-       ci=True, priority=52, check=phrase_secret_bang_ok, anchors=("secret", "token", "key"),
+       ci=True, priority=52, check=changed_token_ok, anchors=("secret", "token", "key"),
        scan=scan_at("secret", "token", "api", "access", "master", "application", leftmost=True)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the password/passphrase/secret is \"<quoted words>\"'",
@@ -471,8 +478,9 @@ PASSWORD_RULES: list[Rule] = [
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'set|reset|changed the password to|as <token>' (test16 F12; "
        "_token_ok)",
-       _PW_WORD + r"[ \t]{1,4}(?:to|as)[ \t]{1,4}[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
-       ci=True, priority=51, check=_token_ok, anchors=_PW_STARTS, scan=scan_at(*_PW_STARTS)),
+       _PW_WORD + r"(?:[ \t]{1,4}from[ \t]{1,4}[\"'`]?[^\s\"'`]{1,128}+[\"'`]?)?[ \t]{1,4}(?:to|as)[ \t]{1,4}[\"'`]?"
+       r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",   # red32 (W1): 'changed the password from OLD to X'
+       ci=True, priority=51, check=_token_ok, anchors=_PW_STARTS, scan=with_old_and_new(scan_at(*_PW_STARTS))),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'login with <user> and <token>' (a credential word, a user, "
        "'and' and a token that cannot be prose: bare_password_ok; test16 F12)",

@@ -46,9 +46,10 @@ def scan_plain(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off
 #: or quotes ('{prod}', '<prod>', '"prod"', "'prod'", '`prod`'), two of them, after a plural label too
 #: (``QUALIFIER``: the dash and foreign labels take it too), inside a quoted key ('{"password (prod)": "X"}'),
 #: and 'pwd for root: X' (the user it is for); red31: up to 48 characters ('(production eu-west-1 primary)'), and in
-#: fullwidth parentheses ('Password\uff08prod\uff09: X', a CJK keyboard's)
+#: fullwidth parentheses ('Password\uff08prod\uff09: X', a CJK keyboard's); red32 (test31c W2): fullwidth square and
+#: lenticular brackets ('DB password\uff3bprod\uff3d: X', '\u3010prod\u3011')
 QUALIFIER = (r"(?:\([q]{1,48}\)|\[[q]{1,48}\]|\{[q]{1,48}\}|<[q]{1,48}>|\\{0,3}\"[q]{1,48}\\{0,3}\"|'[q]{1,48}'|`[q]{1,48}`"
-             r"|\uff08[q]{1,48}\uff09|[\u201c\u201e\u2018\u201a\u00ab\u00bb\u2039\u203a\u300c\u300e][q]{1,48}[\u201c\u201d\u2018\u2019\u00bb\u00ab\u203a\u2039\u300d\u300f])")
+             r"|\uff08[q]{1,48}\uff09|\uff3b[q]{1,48}\uff3d|\u3010[q]{1,48}\u3011|[\u201c\u201e\u2018\u201a\u00ab\u00bb\u2039\u203a\u300c\u300e][q]{1,48}[\u201c\u201d\u2018\u2019\u00bb\u00ab\u203a\u2039\u300d\u300f])")
 QUALIFIER = QUALIFIER.replace("q", r"a-z0-9 _.,/\-")
 ASSIGN = (r"(?:\\{0,3}[\"']\]?|(?:(?<=[dt])s)?[ \t]{0,4}" + QUALIFIER + r"(?:[ \t]{0,4}" + QUALIFIER + r")?(?:\\{0,3}[\"'])?"
           r"|(?<=pw|wd)[ \t]{1,4}for[ \t]{1,4}[a-z0-9_.@\-]{1,32}"

@@ -1,0 +1,110 @@
+"""red32: secrets in prose that still reached the store in the clear.  test31b V4: 2FA recovery or backup
+codes, a TOTP seed or a client secret given with a blank (``otp secret X``, ``client_secret X``), a wallet's
+seed phrase, and keys named for them (``…/wallet-seed``, ``…/mnemonic``, ``…/totp``).  test31c W1: a change
+told as 'from OLD to NEW' (both values), an adverb before 'been' ('has now been changed to X'), 'changed again
+to', 'should now be', 'has become', 'used to be', 'is, as of today,', and 'password OLD -> NEW'.  test31c W2:
+'Password list:', 'Credentials:', 'Logins:' and 'Tokens:' lists of pairs, a qualifier in fullwidth square or
+lenticular brackets.  test31c W3: a log field or a compound adjective after 'changed to' is no password.
+Every secret is fake."""
+
+from __future__ import annotations
+
+import pytest
+
+from objstore.core.redact import redact
+from objstore.core.redact.keywords import credential_name
+from tests.core._redaction_util import assert_kept, assert_redacted, check_prompt_hook, check_remembered_and_imported
+
+
+def pw(i: int) -> str:
+    """The fake secret of shape ``i``: letters no object id or time holds (no hex run of it can appear by chance)."""
+    return f"Zq7mr{i:02d}xLpW"
+
+
+#: a seed phrase of BIP-39 words (the list's first twelve)
+SEED = "abandon ability able about above absent absorb abstract absurd abuse access accident"
+#: case -> (text, its secrets, what must stay)
+CASES = {
+    "recovery-codes": (f"github 2FA recovery codes: kq7wr-{pw(1)[-4:]}x kq8wr-mzpw9x", ["kq7wr-", "kq8wr-mzpw9x"],
+                       "recovery codes: "),
+    "recovery-code": (f"recovery code: {pw(2)}", [pw(2)], "recovery code: "),
+    "backup-codes-lines": ("backup codes:\n  kq7w-rm2z\n  kq8w-rm3z", ["kq7w-rm2z", "kq8w-rm3z"], "backup codes:"),
+    "otp-secret": ("otp secret JBSWY3DPEHPK3PXPZQMW", ["JBSWY3DPEHPK3PXPZQMW"], "otp secret "),
+    "client-secret": (f"client_secret {pw(3)}", [pw(3)], "client_secret "),
+    "seed-phrase": (f"seed phrase: {SEED}", [SEED.split()[5] + " " + SEED.split()[6]], "seed phrase: "),
+    "mnemonic": (f"my wallet mnemonic is {SEED}", ["absent absorb"], "mnemonic is "),
+    "from-to": (f"the db password has been changed from {pw(4)} to {pw(5)}", [pw(4), pw(5)], "changed from "),
+    "was-from-to": (f"the password was changed from \"{pw(6)}\" to \"{pw(7)}\"", [pw(6), pw(7)], "changed from "),
+    "changed-the-from": (f"I changed the password from {pw(8)} to {pw(9)}", [pw(8), pw(9)], "changed the password"),
+    "now-been": (f"Our VPN password has now been changed to {pw(10)}", [pw(10)], "has now been changed to "),
+    "just-been": (f"the password has just been changed to {pw(11)}", [pw(11)], "has just been"),
+    "again": (f"the password has been changed again to {pw(12)}", [pw(12)], "changed again to "),
+    "should-now": (f"the password should now be {pw(13)}", [pw(13)], "should now be "),
+    "has-become": (f"my password has become {pw(14)}", [pw(14)], "has become "),
+    "used-to-be": (f"the password used to be {pw(15)}", [pw(15)], "used to be "),
+    "as-of-today": (f"the db password is, as of today, {pw(16)}", [pw(16)], "as of today, "),
+    "arrow-both": (f"db password {pw(17)} -> {pw(18)}", [pw(17), pw(18)], " -> "),
+    "password-list": (f"Password list: root = {pw(19)}, admin = {pw(20)}", [pw(19), pw(20)], "admin = "),
+    "credentials": (f"Credentials: root = {pw(21)}, admin = {pw(22)}", [pw(21), pw(22)], "Credentials: root = "),
+    "logins": (f"Logins: root / {pw(23)}, admin / {pw(24)}", [pw(23), pw(24)], "admin / "),
+    "tokens": (f"Tokens: github = {pw(25)}Kq, npm = {pw(26)}Mw", [pw(25), pw(26)], "npm = "),
+    "fullwidth-square": (f"DB password\uff3bprod\uff3d: {pw(27)}", [pw(27)], "\uff3bprod\uff3d"),
+    "lenticular": (f"DB password\u3010prod\u3011: {pw(28)}", [pw(28)], "\u3010prod\u3011"),
+}
+
+LOOKALIKES = [
+    "Tokens: input=1523, output=377, total=1900", "tokens: 1234 / 4096 used", "Logins: 3 / 5 failed today",
+    "Credentials: see 1Password, admin = ask Bob", "recovery codes: 10 left", "backup code: use one of the ten",
+    "the seed phrase is the only way to restore your wallet if you lose the device and the backup",
+    "client_secret is required", "otp secret length must be 16", "otp secret: see the authenticator app",
+    "the password has been changed again to meet the policy", "the password should now be rotated",
+    "my password has become too long", "2026-12-05 12:00:01 INFO password changed -> user_id=4521 ok",
+    "the api token has been changed to read-only scope", "the token changed from v1 to v2",
+    "the password used to be stored in plain text", "db password -> see vault",
+    "the password policy has been changed from 8 to 12 characters",
+]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_shape_redacted(case):
+    """Raw and JSON-escaped (the shared check, idempotence included); the label stays."""
+    text, secrets, kept = CASES[case]
+    assert_redacted(case, text, secrets, kept=[kept])
+
+
+@pytest.mark.parametrize("text", LOOKALIKES)
+def test_look_alike_kept(text):
+    assert_kept(text)
+
+
+@pytest.mark.parametrize("key", ["wallet-seed", "mnemonic", "seed-phrase", "totp", "mfa-seed", "recovery-phrase",
+                                 "2fa-secret", "totp-key"])
+def test_a_key_named_for_a_second_factor_is_a_credential(key):
+    assert credential_name("user/" + key) == "secret"
+
+
+@pytest.mark.parametrize("key", ["seed", "seeds", "db-seed", "phrase", "random-seed"])
+def test_a_seed_of_another_kind_is_not(key):
+    assert credential_name("project/db/" + key) is None
+
+
+def test_the_old_value_is_taken_only_with_the_new():
+    """'from OLD to NEW' takes OLD only where the new value is taken: 'changed from the admin panel' is prose."""
+    text = "the password was changed from the admin panel to the new scheme"
+    assert redact(text).text == text
+
+
+def test_stored_by_remember_and_import(tmp_path, mem, store_path):
+    """Real ``mem remember``/``get`` and an imported transcript's tool results; then no file of the store
+    (packs decompressed) holds any secret."""
+    one = {c: (t, s[0], k) for c, (t, s, k) in CASES.items()}
+    check_remembered_and_imported(mem, tmp_path, "red32b", "32323232-bbbb-4bbb-8bbb-323232323232", one,
+                                  sorted(one), LOOKALIKES[0], store=store_path)
+
+
+def test_the_prompt_hook_stores_them_redacted(tmp_path):
+    """The real UserPromptSubmit hook stores each shape redacted and the look-alikes as typed."""
+    one = {c: (t, s[0], k) for c, (t, s, k) in CASES.items()}
+    check_prompt_hook(tmp_path / "store", "d1111111-0000-4000-8000-000000032b32", one, LOOKALIKES,
+                      "remember that the db password has been changed from " + pw(40) + " to " + pw(41),
+                      extra=[pw(40), pw(41)])
