@@ -108,3 +108,37 @@ def test_the_prompt_hook_stores_them_redacted(tmp_path):
     check_prompt_hook(tmp_path / "store", "d1111111-0000-4000-8000-000000032b32", one, LOOKALIKES,
                       "remember that the db password has been changed from " + pw(40) + " to " + pw(41),
                       extra=[pw(40), pw(41)])
+
+
+#: test31c W17: a value of several words under a key named for a credential -> the password-shaped words in it
+NAMED = {
+    f"{pw(50)} since Monday": [pw(50)], "it is hunter2": ["hunter2"], "use hunter2": ["hunter2"],
+    "hunter2 (rotated monthly)": ["hunter2"], f"old: {pw(51)} new: {pw(52)}": [pw(51), pw(52)],
+    f"{pw(53)} (the new one)": [pw(53)],
+}
+NAMED_KEPT = ["stored in 1Password", "see vault: prod/db", "$DB_PASSWORD from the env", "min length 12, needs a symbol",
+              "rotated every 90 days on db-prod-2.example.com", "ask Bob for it"]
+
+
+@pytest.mark.parametrize("value", sorted(NAMED))
+def test_a_password_in_prose_under_a_credential_key(value):
+    from objstore.core.redact import redact_named
+    out = redact_named(value, "project/web/db-password").text
+    assert not [s for s in NAMED[value] if s in out] and "[REDACTED:" in out, out
+    assert redact_named(out, "project/web/db-password").text == out
+
+
+@pytest.mark.parametrize("value", NAMED_KEPT)
+def test_a_note_under_a_credential_key_is_kept(value):
+    from objstore.core.redact import redact_named
+    assert redact_named(value, "project/web/db-password").text == value
+
+
+def test_remember_under_a_credential_key_stores_no_password_in_prose(mem, store_path):
+    """A real ``mem remember project/web/db-password "<X> since Monday"`` (W17): ``mem get`` and every file of the
+    store (packs decompressed) are without X; the words around it stay."""
+    from objstore import scan_store
+    mem("remember", "project/web/db-password", f"{pw(54)} since Monday")
+    out = mem("get", "project/web/db-password").stdout
+    assert pw(54) not in out and "since Monday" in out
+    assert scan_store(store_path, [pw(54).encode()]) == []
