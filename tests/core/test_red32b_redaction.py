@@ -50,6 +50,12 @@ CASES = {
     "tokens": (f"Tokens: github = {pw(25)}Kq, npm = {pw(26)}Mw", [pw(25), pw(26)], "npm = "),
     "fullwidth-square": (f"DB password\uff3bprod\uff3d: {pw(27)}", [pw(27)], "\uff3bprod\uff3d"),
     "lenticular": (f"DB password\u3010prod\u3011: {pw(28)}", [pw(28)], "\u3010prod\u3011"),
+    # red31b's left-out: a camel-case version suffix after the word
+    "camel-old": (f"dbPasswordOld={pw(29)}", [pw(29)], "dbPasswordOld="),
+    "camel-new": (f"smtpPasswordNew: {pw(30)}", [pw(30)], "smtpPasswordNew: "),
+    # W1: the verb before a token's label
+    "rotated-token": (f"we rotated the api token to {pw(31)}", [pw(31)], "rotated the api token to "),
+    "changed-token-from": (f"I changed the api token from {pw(32)} to {pw(33)}", [pw(32), pw(33)], "the api token from "),
 }
 
 LOOKALIKES = [
@@ -62,6 +68,8 @@ LOOKALIKES = [
     "the api token has been changed to read-only scope", "the token changed from v1 to v2",
     "the password used to be stored in plain text", "db password -> see vault",
     "the password policy has been changed from 8 to 12 characters",
+    "we changed the token to a JWT", "I reset the api key to default", "changed the token from JWT to opaque",
+    "tokenNext = cursor", 'passwordOld = request.form["old"]', "PASSWORD_BACKUP_DIR=/var/backups",
 ]
 
 

@@ -20,7 +20,9 @@ from objstore.core.redact.rule import FLAGS, Lazy
 #: API keys ride so, https://cloud.google.com/docs/authentication/api-keys-use )
 #: red31b (test31 U1): name segments after the word ('DB_PASSWORD_V2', 'db.password.prod', camel 'smtpPasswordProd'), not
 #: after a bare 'pass' ('pass_stmt:'), unless one names a setting about the credential or a file
-_ENV = r"(?:prod|production|staging|stage|dev|test|qa|uat|local|live|primary|replica|main|\d{1,2})"
+#: red32 (red31b's left-out): also a version of the credential ('dbPasswordOld', 'smtpPasswordNew', 'PASSWORD_PREV')
+_ENV = (r"(?:prod|production|staging|stage|dev|test|qa|uat|local|live|primary|replica|main|\d{1,2}"
+        r"|old|new|prev|previous|current|backup|temp|tmp)")
 _NOT_CRED = (r"(?:[a-z0-9]{0,16}[_.\-]{1,2}){0,3}(?:min|max|length|len|size|chars|expiry|expires?|expiration|ttl|timeout|lifetime|age"
              r"|file|path|dir|url|uri|endpoint|host|name|type|kind|policy|hash|hasher|algo|algorithm|rounds|cost|regex|pattern|rules?"
              r"|encoder|encoding|format|header|prefix|field|param|manager|arn|id|backend|store|provider|source|ref|issuer|audience"

@@ -166,6 +166,8 @@ PLAIN_WORDS = (r"(?P<secret>[a-z0-9]{2,24}+(?:[ \t]{1,2}[a-z0-9]{2,24}+){3,9})"
 _WIDE_TAIL = r"(?:" + PHRASE_OWNER + r")?(?:" + _VERB_BETWEEN + r")?" + _VERB_WIDE
 _WIDE_HEAD = _PW_LABEL + _NEXT + _QUALIFIED + _WIDE_TAIL
 
+#: red32: where the rule of a verb before a token's label starts ('rotated the api token to X')
+_VERB_STARTS = ("changed", "rotated", "reset", "updated", "regenerated")
 #: red31: where a match of the rules below may start (the labels' literals; 'pass' holds passw, passphrase, passcode)
 _PW_STARTS = ("pass",)
 
@@ -257,6 +259,14 @@ VERB_PHRASE_RULES: list[Rule] = [
               "where the token is a PIN (pin_ok: 4-12 digits, or a short run of letters and digits, no GPIO pin)",
               _PIN_LABEL + _NEXT + _QUALIFIED + _WIDE_TAIL + r"[\"'`]?(?P<secret>" + PIN_TOKEN + ")",
               ci=True, priority=51, check=pin_ok, anchors=("pin", "passcode"), scan=scan_at("pin", "passcode")),
+    make_rule("password-phrase",
+              "keyword heuristics (no vendor format): the verb before a token's, a secret's or an API key's label "
+              "('we rotated the api token to <token>', 'I changed the webhook secret to <token>'; red32, test31c "
+              "W1), where the token looks like a password (changed_token_ok)",
+              r"(?:changed|rotated|reset|updated|regenerated)[ \t]{1,4}(?:the|our|my|its|their)[ \t]{1,4}"
+              r"(?:[a-z0-9_.\-]{1,24}[ \t]{1,4}){0,2}(?:api[ _-]?key|token|secret)(?:[ \t]{1,4}to|" + _FROM_OLD + r")[ \t]{1,4}[\"'`]?"
+              r"(?P<secret>" + PHRASE_TOKEN_BANG + ")", ci=True, priority=51, check=changed_token_ok,
+              anchors=_VERB_STARTS, scan=with_old_and_new(scan_at(*_VERB_STARTS))),
     make_rule("password-phrase",
               "keyword heuristics (no vendor format): each value of a plural password label's list of pairs "
               "('Passwords: root = X, admin = Y', 'DB passwords: prod X, staging Y'; red31: the second pair was "
