@@ -27,36 +27,33 @@ SEED = "abandon ability able about above absent absorb abstract absurd abuse acc
 CASES = {
     "recovery-codes": (f"github 2FA recovery codes: kq7wr-{pw(1)[-4:]}x kq8wr-mzpw9x", ["kq7wr-", "kq8wr-mzpw9x"],
                        "recovery codes: "),
-    "recovery-code": (f"recovery code: {pw(2)}", [pw(2)], "recovery code: "),
     "backup-codes-lines": ("backup codes:\n  kq7w-rm2z\n  kq8w-rm3z", ["kq7w-rm2z", "kq8w-rm3z"], "backup codes:"),
     "otp-secret": ("otp secret JBSWY3DPEHPK3PXPZQMW", ["JBSWY3DPEHPK3PXPZQMW"], "otp secret "),
-    "client-secret": (f"client_secret {pw(3)}", [pw(3)], "client_secret "),
-    "seed-phrase": (f"seed phrase: {SEED}", [SEED.split()[5] + " " + SEED.split()[6]], "seed phrase: "),
+    "seed-phrase": (f"seed phrase: {SEED}", ["absent absorb"], "seed phrase: "),
     "mnemonic": (f"my wallet mnemonic is {SEED}", ["absent absorb"], "mnemonic is "),
-    "from-to": (f"the db password has been changed from {pw(4)} to {pw(5)}", [pw(4), pw(5)], "changed from "),
-    "was-from-to": (f"the password was changed from \"{pw(6)}\" to \"{pw(7)}\"", [pw(6), pw(7)], "changed from "),
-    "changed-the-from": (f"I changed the password from {pw(8)} to {pw(9)}", [pw(8), pw(9)], "changed the password"),
-    "now-been": (f"Our VPN password has now been changed to {pw(10)}", [pw(10)], "has now been changed to "),
-    "just-been": (f"the password has just been changed to {pw(11)}", [pw(11)], "has just been"),
-    "again": (f"the password has been changed again to {pw(12)}", [pw(12)], "changed again to "),
-    "should-now": (f"the password should now be {pw(13)}", [pw(13)], "should now be "),
-    "has-become": (f"my password has become {pw(14)}", [pw(14)], "has become "),
-    "used-to-be": (f"the password used to be {pw(15)}", [pw(15)], "used to be "),
-    "as-of-today": (f"the db password is, as of today, {pw(16)}", [pw(16)], "as of today, "),
-    "arrow-both": (f"db password {pw(17)} -> {pw(18)}", [pw(17), pw(18)], " -> "),
-    "password-list": (f"Password list: root = {pw(19)}, admin = {pw(20)}", [pw(19), pw(20)], "admin = "),
-    "credentials": (f"Credentials: root = {pw(21)}, admin = {pw(22)}", [pw(21), pw(22)], "Credentials: root = "),
-    "logins": (f"Logins: root / {pw(23)}, admin / {pw(24)}", [pw(23), pw(24)], "admin / "),
-    "tokens": (f"Tokens: github = {pw(25)}Kq, npm = {pw(26)}Mw", [pw(25), pw(26)], "npm = "),
-    "fullwidth-square": (f"DB password\uff3bprod\uff3d: {pw(27)}", [pw(27)], "\uff3bprod\uff3d"),
-    "lenticular": (f"DB password\u3010prod\u3011: {pw(28)}", [pw(28)], "\u3010prod\u3011"),
-    # red31b's left-out: a camel-case version suffix after the word
-    "camel-old": (f"dbPasswordOld={pw(29)}", [pw(29)], "dbPasswordOld="),
-    "camel-new": (f"smtpPasswordNew: {pw(30)}", [pw(30)], "smtpPasswordNew: "),
-    # W1: the verb before a token's label
-    "rotated-token": (f"we rotated the api token to {pw(31)}", [pw(31)], "rotated the api token to "),
-    "changed-token-from": (f"I changed the api token from {pw(32)} to {pw(33)}", [pw(32), pw(33)], "the api token from "),
 }
+#: case -> its text, a secret at each "{n}" (what stands before the first stays)
+_TEMPLATES = {
+    "recovery-code": "recovery code: {0}", "client-secret": "client_secret {0}",
+    # W1: a change told with both values, an adverb, 'again', a modal, 'become', 'used to be', an aside, an arrow
+    "from-to": "the db password has been changed from {0} to {1}", "was-from-to": 'the password was changed from "{0}" to "{1}"',
+    "changed-the-from": "I changed the password from {0} to {1}", "now-been": "Our VPN password has now been changed to {0}",
+    "just-been": "the password has just been changed to {0}", "again": "the password has been changed again to {0}",
+    "should-now": "the password should now be {0}", "has-become": "my password has become {0}",
+    "used-to-be": "the password used to be {0}", "as-of-today": "the db password is, as of today, {0}",
+    "arrow-both": "db password {0} -> {1}",
+    # W1: the verb before a token's label
+    "rotated-token": "we rotated the api token to {0}", "changed-token-from": "I changed the api token from {0} to {1}",
+    # W2: lists of pairs, fullwidth qualifiers
+    "password-list": "Password list: root = {0}, admin = {1}", "credentials": "Credentials: root = {0}, admin = {1}",
+    "logins": "Logins: root / {0}, admin / {1}", "tokens": "Tokens: github = {0}Kq, npm = {1}Mw",
+    "fullwidth-square": "DB password\uff3bprod\uff3d: {0}", "lenticular": "DB password\u3010prod\u3011: {0}",
+    # red31b's left-out: a camel-case version suffix after the word
+    "camel-old": "dbPasswordOld={0}", "camel-new": "smtpPasswordNew: {0}",
+}
+for _i, (_case, _tmpl) in enumerate(_TEMPLATES.items()):
+    _secrets = [pw(100 + 2 * _i + k) for k in range(_tmpl.count("{"))]
+    CASES[_case] = (_tmpl.format(*_secrets), _secrets, _tmpl.split("{")[0])
 
 LOOKALIKES = [
     "Tokens: input=1523, output=377, total=1900", "tokens: 1234 / 4096 used", "Logins: 3 / 5 failed today",
