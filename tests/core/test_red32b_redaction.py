@@ -47,6 +47,7 @@ _TEMPLATES = {
     # W2: lists of pairs, fullwidth qualifiers
     "password-list": "Password list: root = {0}, admin = {1}", "credentials": "Credentials: root = {0}, admin = {1}",
     "logins": "Logins: root / {0}, admin / {1}", "tokens": "Tokens: github = {0}Kq, npm = {1}Mw",
+    "yaml-dash": "passwords:\n  - root: {0}\n  - admin: {1}",
     "fullwidth-square": "DB password\uff3bprod\uff3d: {0}", "lenticular": "DB password\u3010prod\u3011: {0}",
     # red31b's left-out: a camel-case version suffix after the word
     "camel-old": "dbPasswordOld={0}", "camel-new": "smtpPasswordNew: {0}",
@@ -66,7 +67,7 @@ LOOKALIKES = [
     "the password used to be stored in plain text", "db password -> see vault",
     "the password policy has been changed from 8 to 12 characters",
     "we changed the token to a JWT", "I reset the api key to default", "changed the token from JWT to opaque",
-    "tokenNext = cursor", 'passwordOld = request.form["old"]', "PASSWORD_BACKUP_DIR=/var/backups",
+    "passwords:\n  - min_length: 12\n  - require_symbol: true", "tokenNext = cursor", 'passwordOld = request.form["old"]', "PASSWORD_BACKUP_DIR=/var/backups",
 ]
 
 

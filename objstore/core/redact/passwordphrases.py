@@ -173,13 +173,16 @@ _PW_STARTS = ("pass",)
 
 #: red31 (red29's and red30's left-out, test30c T14): a plural password label and a list of its pairs ('Passwords: root
 #: = X, admin = Y', 'DB passwords: prod X, staging Y', 'passwords - prod: X / staging: Y'): the head, then each pair
+#: red32 (test31c W2): a list item's indentation on its own line, or a YAML block sequence's dash ('passwords:' LF
+#: '  - root: X', YAML 1.2 s8.2.1), which may stand at the line's start
+_ITEM_INDENT = r"[ \t]{0,16}(?:-[ \t]{1,4}|(?<=[ \t]))"
 _LIST_HEAD = (r"(?:passw(?<![a-z0-9_\-\]]passw)(?:or)?(?:ds|d[ \t]list)|credentials(?<![a-z0-9_\-\]]credentials)"
               r"|creds(?<![a-z0-9_\-\]]creds)|logins(?<![a-z0-9_\-\]]logins)|tokens(?<![a-z0-9_\-\]]tokens))(?:[ \t]{0,4}" + QUALIFIER
-              + r")?[ \t]{0,4}(?::|-{1,2}|=|[\u2013\u2014])[ \t]{0,8}(?:(?:\r?\n|\\n)[ \t]{1,16})?")
+              + r")?[ \t]{0,4}(?::|-{1,2}|=|[\u2013\u2014])[ \t]{0,8}(?:(?:\r?\n|\\n)" + _ITEM_INDENT + ")?")
 #: a pair: a user or scope, a sign ('=', ':', '->') or blanks, the value, then a list separator or the line's end
 _LIST_PAIR = (r"[a-z0-9_.@\-]{1,32}(?P<sign>[ \t]{0,4}(?:=|:|->|/)[ \t]{0,4}|[ \t]{1,4})(?P<oq>[\"'`])?"
               r"(?P<secret>[^\s\"'`,;/|\\]{1,128}?)(?(oq)(?P=oq))"
-              r"(?:[ \t]{0,4}(?:[,;/|]|[ \t]and(?=[ \t]))[ \t]{0,4}|[ \t]{0,8}(?:\r?\n|\\n)[ \t]{1,16}(?=[a-z0-9_.@\-]{1,32}:)"
+              r"(?:[ \t]{0,4}(?:[,;/|]|[ \t]and(?=[ \t]))[ \t]{0,4}|[ \t]{0,8}(?:\r?\n|\\n)" + _ITEM_INDENT + r"(?=[a-z0-9_.@\-]{1,32}:)"
               r"|(?P<end>(?=[.!?]?[ \t]{0,8}(?:\r|\n|\\[rn]|\\{0,3}\"|$))))")     # or a JSON string's end
 _LIST_HEAD_RE = Lazy(_LIST_HEAD, FLAGS)
 #: red32 (test31c W2): the literals a list's head starts with ('Password list:', 'Credentials:', 'Logins:', 'Tokens:')
