@@ -122,7 +122,8 @@ NAMED = {
     "hunter2 (rotated monthly)": ["hunter2"], f"old: {pw(51)} new: {pw(52)}": [pw(51), pw(52)],
     f"{pw(53)} (the new one)": [pw(53)],
 }
-NAMED_KEPT = ["stored in 1Password", "see vault: prod/db", "$DB_PASSWORD from the env", "min length 12, needs a symbol",
+NAMED_KEPT = ["stored in 1Password", "packed canary-58813 one", "the host is kiwi-17", "see vault: prod/db",
+              "$DB_PASSWORD from the env", "min length 12, needs a symbol",
               "rotated every 90 days on db-prod-2.example.com", "ask Bob for it"]
 
 

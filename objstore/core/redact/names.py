@@ -59,6 +59,8 @@ def redact_named(text: str, name: str) -> RedactResult:
 
 #: red32 (test31c W17): a word of a value under a credential key, and what may stand around it
 _VALUE_WORD = LazyPattern(r"[\"'(\[{<]*(?P<w>[^\s\"'()\[\]{}<>]+?)[\"')\]}>.,;:!?]*(?=\s|$)")
+#: a name and a number (``canary-58813``, ``prod-db-2``, ``kiwi-17``): a host's, a build's or a ticket's, not a password
+_NAME_NUMBER = LazyPattern(r"[a-z]+(?:[-_][a-z]+)*[-_][0-9]+")
 #: password managers a value under a credential key names (README: ``stored in 1Password`` is kept)
 _VAULTS = frozenset(("1password", "lastpass", "bitwarden", "keepass", "keepassxc", "dashlane", "keychain"))
 
@@ -67,13 +69,14 @@ def _named_tokens(text: str, hits: tuple[Hit, ...]) -> tuple[Hit, ...]:
     """red32 (test31c W17): under a key named for a credential, each word of a value of several words that is
     shaped like a password (:func:`~.passwords.password_token_ok`: 6+ characters, a digit, a symbol or an inner
     capital, no code or tech word; ``Zq7mmTr33x since Monday``, ``it is hunter2``, ``old: O new: X``), outside
-    ``hits``; not a path, a URL, a host, an address or a password manager's name (:data:`_VAULTS`)."""
+    ``hits``; not a path, a URL, a host, an address, a name and a number (:data:`_NAME_NUMBER`) or a password
+    manager's name (:data:`_VAULTS`)."""
     found = []
     for m in _VALUE_WORD.finditer(text):
         a, b = m.span("w")
         w = text[a:b]
         if (any(c in w for c in "./@=") or w.lower() in _VAULTS or any(h.start < b and a < h.end for h in hits)
-                or not password_token_ok(w)):
+                or _NAME_NUMBER.fullmatch(w) is not None or not password_token_ok(w)):
             continue
         found.append(Hit(NAMED_RULE, a, b))
     return tuple(found)
