@@ -76,7 +76,7 @@ def _named_tokens(text: str, hits: tuple[Hit, ...]) -> tuple[Hit, ...]:
         a, b = m.span("w")
         w = text[a:b]
         if (any(c in w for c in "./@=") or w.lower() in _VAULTS or any(h.start < b and a < h.end for h in hits)
-                or _NAME_NUMBER.fullmatch(w) is not None or not password_token_ok(w)):
+                or _NAME_NUMBER.fullmatch(w.lower()) is not None or not password_token_ok(w)):
             continue
         found.append(Hit(NAMED_RULE, a, b))
     return tuple(found)
