@@ -120,7 +120,8 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, relate
     value (API keys, tokens, private keys, 'Password: X') are replaced by [REDACTED:<rule>]
     before writing, with a warning, and so is the whole value, whatever its shape, under a KEY
     named for a credential (project/api/staging-password, .../github-token, .../api-key) when it
-    is one word or a passphrase; seal a secret with --sensitivity secret.  A value and kind
+    is one word or a passphrase (in a longer value, each word shaped like a password: 'X since
+    Monday'); seal a secret with --sensitivity secret.  A value and kind
     identical to the head's writes nothing and says so.
     A value that was forgotten is refused unless --trust user_stated.
     Run by an agent (Claude Code, Codex, Gemini CLI, Cursor, or MEM_AGENT

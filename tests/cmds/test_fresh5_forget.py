@@ -38,14 +38,14 @@ def test_import_jsonl_honours_tombstones(mem, store_path, tmp_path):
 def test_import_jsonl_by_an_agent_refuses_a_forgotten_value(mem, tmp_path):
     home = ["--home", str(tmp_path / "ej3")]
     mem(*home, "init")
-    mem(*home, "remember", "--trust", "agent_observed", "project/e/pw", "agent canary gecko7171 secret", env=PERSON)
+    mem(*home, "remember", "--trust", "agent_observed", "project/e/canary", "agent canary gecko7171 secret", env=PERSON)
     export = tmp_path / "ej3.jsonl"
     mem(*home, "export", "-o", str(export))
-    mem(*home, "forget", "project/e/pw", "--yes", env=PERSON)
+    mem(*home, "forget", "project/e/canary", "--yes", env=PERSON)
     mem(*home, "gc", "--prune=now")
     r = mem(*home, "import", "jsonl", str(export), env=AGENT, exit_code=6)
     assert "gecko7171" not in r.stderr
-    mem(*home, "get", "project/e/pw", exit_code=4)
+    mem(*home, "get", "project/e/canary", exit_code=4)
     # the same value under another key in a lower-trust export is not brought in either
     other = tmp_path / "other.jsonl"
     o = ["--home", str(tmp_path / "other")]

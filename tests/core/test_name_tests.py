@@ -53,7 +53,7 @@ def test_is_gen_name_is_the_old_pattern():
 def test_credential_name_without_an_anchor_is_the_pattern_s_answer():
     """credential_name returns at once for a key part holding none of
     GEN_ANCHORS: the pattern (every match starts with an anchor) says the same."""
-    from objstore.core.redact.scanners import GEN_ANCHORS, _NAME_RE, credential_name
+    from objstore.core.redact.keywords import GEN_ANCHORS, _NAME_RE, credential_name
     names = ["project/bench/api-port", "user/one", "project/a/db", "k15", "project/x/keyboard", "user/pw", "user/PWD",
              "project/api/staging-password", "user/db_passwd", "user/DB_PASS", "user/github-token", "user/api-key",
              "user/openai_api_key", "user/client-secret", "user/secret-key-base", "user/password-policy",

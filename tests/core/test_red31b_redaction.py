@@ -12,7 +12,7 @@ import json
 import pytest
 
 from objstore.core.redact import redact
-from objstore.core.redact.scanners import credential_name
+from objstore.core.redact.keywords import credential_name
 from tests.core._redaction_util import assert_redacted, check_prompt_hook, check_remembered_and_imported
 
 

@@ -349,7 +349,10 @@ def test_whole_stdlib_hits_are_few_and_printed():
     red13b test_netrc.py's six ``.netrc`` lines (23 -> 29), red21 two quoted
     ones (-> 33); red26 four given to a call (``login('testuser',
     'testpw')`` twice, ``sim_auth = ('Mr.A@…', 'somepassword')``,
-    ``smtp.login('psu', 'doesnotexist')``): 33 -> 37."""
+    ``smtp.login('psu', 'doesnotexist')``): 33 -> 37; red32 two quoted
+    ``.netrc`` passwords of test_netrc.py the netrc rule leaves (``password
+    "pass"``, ``password \\"pass``), taken by the quote after a password
+    name with no sign (Gradle's ``storePassword "X"``, test31b V9): 37 -> 39."""
     counts: collections.Counter[str] = collections.Counter()
     size = 0
     t0 = time.perf_counter()
@@ -369,7 +372,7 @@ def test_whole_stdlib_hits_are_few_and_printed():
     print(f"\n[redact] whole stdlib: {size / 1e6:.1f} MB in {dt:.2f} s, hits {dict(counts)}")
     for s in shown:
         print("   ", s)
-    assert sum(counts.values()) <= 37
+    assert sum(counts.values()) <= 39
 
 
 def _transcript_lines() -> list[str]:

@@ -118,7 +118,7 @@ from objstore.core.redact.names import (NAMED_RULE, PATH_NOT_SHOWN, check_name, 
                                         redact_named, shown_path, transcript_path_refused)
 from objstore.core.redact.rule import Rule
 from objstore.core.redact.rules import RULES
-from objstore.core.redact.scanners import credential_name
+from objstore.core.redact.keywords import credential_name
 
 __all__ = [
     "CUT_LOOKAHEAD", "CUT_SEEK", "DEFAULT_MAX_SCAN_CHARS", "NAMED_RULE", "PATH_NOT_SHOWN", "PIN_CODE_OWNERS", "RULES",

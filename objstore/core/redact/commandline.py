@@ -20,7 +20,8 @@ from objstore.core.redact.checks import (cli_secret_ok, looks_secret, mysql_pass
                                          sql_bare_ok, sql_literal_ok)
 from objstore.core.redact.passwordfiles import PASSWORD_FILE_RULES
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
-from objstore.core.redact.scanners import credential_name, scan_at, scan_command_options
+from objstore.core.redact.keywords import credential_name
+from objstore.core.redact.scanners import scan_at, scan_command_options
 
 # mysql / mysqldump / mariadb ... -pSECRET (the password attached to -p; ``-p`` alone prompts,
 # ``-P 3306`` is the port); the command and -p on one line, before any ; | &.

@@ -122,6 +122,22 @@ _WEAK_START = Lazy(r"p(?:ass|in)(?![a-z0-9_])", FLAGS)
 _VALUE_RUN = Lazy(VALUE + "+", FLAGS)
 _LINE_BREAK = Lazy(r"\r?\n|\\{1,3}(?:r\\{1,3})?n", FLAGS)
 _ROWS_MAX = 200    # how many body rows of one table are read
+#: red32 (test31c W13): what a tool puts before each line of a file the agent reads, a pipe row after it: Claude
+#: Code's Read tool ('     3\u2192| host |', its line number and an arrow), ``cat -n`` (a tab), grep and ripgrep
+#: ('docs/servers.md:5:| db1 |', 'docs/servers.md-4-' for a context line), a unified diff's ' ', '+' or '-'
+#: (POSIX diff -u), a Markdown blockquote's '>' (CommonMark 0.31.2 5.1); raw or JSON-escaped
+_ROW_PREFIX = Lazy(r"(?:[ \t]{0,8}[0-9]{1,9}(?:\u2192|\t|\\{1,3}t|\\{1,3}u2192)|[^\s|\\]{1,256}?[:\-][0-9]{1,9}[:\-]"
+                   r"|[+\- ]|(?:[ \t]{0,3}>){1,8})(?=[ \t]{0,8}\|)", FLAGS)
+#: red32 (test31c W3): a cell that makes its column a feature matrix's or a checklist's, not a credential's
+_MATRIX_WORDS = frozenset(("yes", "no", "true", "false", "supported", "unsupported", "planned", "partial", "n/a", "none",
+                           "enabled", "disabled", "required", "optional", "\u2713", "\u2714", "\u2717", "\u2718", "x", "-"))
+
+
+def _unprefixed(low: str, s: int, e: int) -> int:
+    """red32 (W13): where the row ``low[s:e]`` starts past a tool's line prefix (:data:`_ROW_PREFIX`: a line
+    number and an arrow or a tab, a grep match's file and line, a diff's marker, a blockquote), else ``s``."""
+    m = _ROW_PREFIX.match(low, s, e)
+    return s if m is None else m.end()
 
 
 def _value_ok(word: str, v: str) -> bool:
@@ -367,6 +383,7 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
         if hs <= done:
             continue
         hs = p - len(_line_head(low, s0, p))     # red31: after a JSON string's opening quote ('{"content": "| user |')
+        hs = _unprefixed(low, hs, p)             # red32 (W13): past a Read tool's, grep's or diff's line prefix
         br = _LINE_BREAK.search(low, w.end(), e0)
         he = done = e0 if br is None else br.start()
         if br is None or sep not in low[hs:he]:
@@ -379,6 +396,7 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
         if not cols:
             continue
         if sep == "|":
+            rows = ((_unprefixed(low, a, b), b) for a, b in rows)
             d = next(rows, None)
             if d is None:
                 continue
@@ -388,6 +406,8 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
                 if not (low[hs:he].lstrip(" \t").startswith("|") and low[d[0]:d[1]].lstrip(" \t").startswith("|")):
                     continue
                 rows = itertools.chain((d,), rows)
+        found: list[tuple[int, int, int]] = []   # (column, start, end) of each value, kept unless its column is a matrix's
+        matrix: set[int] = set()
         for _n, (rs, re_) in zip(range(_ROWS_MAX), rows):
             if sep == "|" and low[rs:re_].lstrip(" \t").startswith("+") and _DELIM_ROW.match(low[rs:re_]):
                 continue                # red23 (Y11): a grid table's border between its rows
@@ -403,9 +423,12 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
                 c = v.strip(" \t*_")
                 code = len(c) > 2 and c[0] == c[-1] == "`" and "`" not in c[1:-1]    # the whole cell one code span
                 v = v.strip(" \t*_`")
-                if v and (sep == "|" and _phrase_ok(word, v, code) if " " in v else (
+                if v.lower() in _MATRIX_WORDS:
+                    matrix.add(i)               # red32 (W3): '| Login | Yes | No |': a feature matrix's column
+                elif v and (sep == "|" and _phrase_ok(word, v, code) if " " in v else (
                         _VALUE_RUN.fullmatch(v.replace("\\|", "")) is not None and _value_ok(word, v))):
-                    out.append((a + lead + off, a + lead + len(v) + off, rule.priority, rule.name))
+                    found.append((i, a + lead + off, a + lead + len(v) + off))
+        out.extend((a, b, rule.priority, rule.name) for i, a, b in found if i not in matrix)
 
 
 #: redb22 (X9): an HTML table cell, ``<th>`` or ``<td>`` (attributes allowed), its text with at most one inline

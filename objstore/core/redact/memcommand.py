@@ -8,7 +8,7 @@ run mem and every argument that carries a secret: red18).
 What is a value (docs/cli.md of each command):
 
 * ``mem remember KEY VALUE`` when the command says ``--sensitivity secret`` or KEY names a
-  credential (:func:`~.scanners.credential_name`: ``…/github-token``, ``…/db-password``): VALUE,
+  credential (:func:`~.keywords.credential_name`: ``…/github-token``, ``…/db-password``): VALUE,
   also a VALUE starting with ``-`` (remember takes it as the value); VALUE ``-`` (standard
   input): what feeds it (below);
 * ``mem forget --match TEXT`` (``--match=TEXT``) and ``mem scan TEXT``: TEXT;
@@ -40,7 +40,7 @@ the text and is kept, as is a redaction marker (a second pass takes nothing).
 from __future__ import annotations
 
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
-from objstore.core.redact.scanners import credential_name
+from objstore.core.redact.keywords import credential_name
 
 
 # ---- mem's own command lines (test17 T10, red18) -------------------------------------------------

@@ -14,7 +14,8 @@ from objstore.core.redact import prefilter
 from objstore.core.redact.engine import Hit, RedactResult, redact
 from objstore.core.redact.checks import named_value_ok
 from objstore.core.redact.rules import RULES
-from objstore.core.redact.scanners import credential_name
+from objstore.core.redact.keywords import credential_name
+from objstore.core.redact.passwords import password_token_ok
 
 NAMED_RULE = "named-secret"
 
@@ -43,7 +44,42 @@ def redact_named(text: str, name: str) -> RedactResult:
         s, e = len(text) - len(text.lstrip()), len(text.rstrip())
         if named_value_ok(text[s:e], password=kind == "password"):
             return RedactResult(f"{text[:s]}[REDACTED:{NAMED_RULE}]{text[e:]}", (Hit(NAMED_RULE, s, e),))
+        res = redact(text)
+        extra = _named_tokens(text, res.hits)
+        if not extra:
+            return res
+        hits = sorted(res.hits + extra, key=lambda h: h.start)
+        out, p = [], 0
+        for h in hits:
+            out.append(f"{text[p:h.start]}[REDACTED:{h.rule}]")
+            p = h.end
+        return RedactResult("".join(out) + text[p:], tuple(hits))
     return redact(text)
+
+
+#: red32 (test31c W17): a word of a value under a credential key, and what may stand around it
+_VALUE_WORD = LazyPattern(r"[\"'(\[{<]*(?P<w>[^\s\"'()\[\]{}<>]+?)[\"')\]}>.,;:!?]*(?=\s|$)")
+#: a name and a number (``canary-58813``, ``prod-db-2``, ``kiwi-17``): a host's, a build's or a ticket's, not a password
+_NAME_NUMBER = LazyPattern(r"[a-z]+(?:[-_][a-z]+)*[-_][0-9]+")
+#: password managers a value under a credential key names (README: ``stored in 1Password`` is kept)
+_VAULTS = frozenset(("1password", "lastpass", "bitwarden", "keepass", "keepassxc", "dashlane", "keychain"))
+
+
+def _named_tokens(text: str, hits: tuple[Hit, ...]) -> tuple[Hit, ...]:
+    """red32 (test31c W17): under a key named for a credential, each word of a value of several words that is
+    shaped like a password (:func:`~.passwords.password_token_ok`: 6+ characters, a digit, a symbol or an inner
+    capital, no code or tech word; ``Zq7mmTr33x since Monday``, ``it is hunter2``, ``old: O new: X``), outside
+    ``hits``; not a path, a URL, a host, an address, a name and a number (:data:`_NAME_NUMBER`) or a password
+    manager's name (:data:`_VAULTS`)."""
+    found = []
+    for m in _VALUE_WORD.finditer(text):
+        a, b = m.span("w")
+        w = text[a:b]
+        if (any(c in w for c in "./@=") or w.lower() in _VAULTS or any(h.start < b and a < h.end for h in hits)
+                or _NAME_NUMBER.fullmatch(w.lower()) is not None or not password_token_ok(w)):
+            continue
+        found.append(Hit(NAMED_RULE, a, b))
+    return tuple(found)
 
 
 #: the readings of a name :func:`name_hits` scans: separators kept (``sk-ant-…``, ``xoxb-…``,

@@ -8,8 +8,9 @@ it is X', 'the db password (it is X)', 'the password that I use is X', 'the pass
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from objstore.core.redact.checks import (labelled_phrase_ok, phrase_secret_bang_ok, pin_ok, quoted_phrase_ok,
+from objstore.core.redact.checks import (labelled_phrase_ok, looks_secret, phrase_secret_bang_ok, pin_ok, quoted_phrase_ok,
                                          unquoted_passphrase_ok)
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at
@@ -73,15 +74,24 @@ _VERB_BETWEEN = (r"(?:[ \t]{0,4},(?:[ \t]{1,4}[a-z]{1,12}){1,4}[ \t]{0,4},"     
 #: ('is now set to X'), the participle alone ('changed to X', 'changed -> X', 'rotated: X'), 'now|still' after the
 #: copula ('(prod) is now X'), "it's" after 'it' ("my password? it's X", the apostrophe typographic too), "the
 #: password's now X", 'password now: X', 'is going to be X' / 'is gonna be X'
+#: red32 (test31c W1): an adverb between 'has' and 'been' or before the participle ('has now been changed to X',
+#: 'has just been', 'has since been', 'has finally been')
+_ADVERB = r"(?:now|just|already|recently|finally|since|then|also)"
+#: red32 (W1): 'changed from OLD to NEW' (the usual way to tell a rotation): the old value read past here, taken by
+#: :func:`scan_changed_from`
+_FROM_OLD = r"[ \t]{1,4}from[ \t]{1,4}[\"'`]?[^\s\"'`]{1,128}+[\"'`]?[ \t]{1,4}to"
+
+
 def _verb_wide(copulas: str, modals: str) -> str:
     """The verb pattern after a label and what stands between (see above): ``copulas`` the bare verbs ('is|was|be'),
     ``modals`` those before 'be' ('would|will')."""
-    return (r"(?:[ \t]{1,4}(?:(?:(?:(?:has|have|had)[ \t]{1,4}been|was|were|is|are|got|gets|been|has|have|had)"
-            r"[ \t]{1,4})?(?:(?:now|just|already|recently|finally|since|then|also)[ \t]{1,4})?"
+    return (r"(?:[ \t]{1,4}(?:(?:(?:(?:has|have|had)(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,4}been|was|were|is|are|got|gets|been"
+            r"|has|have|had)[ \t]{1,4})?(?:" + _ADVERB + r"[ \t]{1,4})?"
             r"(?:changed|rotated|reset|set|updated|switched|regenerated)"   # first: a check refuses 'reset', not backtracks
-            r"(?:[ \t]{1,4}to|[ \t]{0,4}(?:->|=>|:))"
-            r"|(?:" + modals + r"|(?:is|are|was)[ \t]{1,4}(?:going[ \t]{1,4}to|gonna))[ \t]{1,4}be"
-            r"|(?:" + copulas + r")(?:[ \t]{1,4}(?:now|still))?)"
+            r"(?:[ \t]{1,4}again)?(?:[ \t]{1,4}to|[ \t]{0,4}(?:->|=>|:)|" + _FROM_OLD + r")"
+            r"|(?:(?:" + modals + r")(?:[ \t]{1,4}(?:now|still|also))?|(?:is|are|was)[ \t]{1,4}(?:going[ \t]{1,4}to|gonna)"
+            r"|used[ \t]{1,4}to)[ \t]{1,4}be|(?:has|have)[ \t]{1,4}(?:now[ \t]{1,4})?become"
+            r"|(?:" + copulas + r")(?:[ \t]{1,4}(?:now|still)|[ \t]{0,4},[ \t]{0,4}as[ \t]{1,4}of[ \t]{1,4}[a-z]{1,12})?)"
             r"|(?<=it)['\u2019]s(?:[ \t]{1,4}(?:now|still))?|['\u2019]s[ \t]{1,4}(?:now|still)|[ \t]{1,4}now[ \t]{0,4}:)"
             r"[ \t]{0,4}[,:]?[ \t]{1,4}")
 
@@ -93,7 +103,7 @@ def _verb_wide(copulas: str, modals: str) -> str:
 _NEXT = (r"(?=[ \t]{0,4}+(?:[,?(;:\-\u2014\[{<\"'`\uff08\\\u2019]|(?:for|of|to|on|at|in|from|del|de|di|f\u00fcr|that|which"
          r"|i|we|you|they|he|she|has|have|had|was|were|is|are|got|gets|been|now|just|already|recently|finally|since"
          r"|then|also|changed|rotated|reset|set|updated|switched|regenerated|would|will|should|shall|must|could|might"
-         r"|can|may|be|being|became|becomes|stays|stayed|remains|remained|going|gonna)(?![a-z0-9_])))")
+         r"|can|may|be|being|became|becomes|stays|stayed|remains|remained|going|gonna|used)(?![a-z0-9_])))")
 _VERB_WIDE = _verb_wide("is|was|be|being|became|becomes|stays|stayed|remains|remained",
                         "would|will|should|shall|must|could|might|can|may")
 #: red31: after a secret's or token's label not a bare 'be' (a log line's word salad, 'cache token be ensure_helm'),
@@ -108,6 +118,46 @@ TOKEN_VERB_TAIL = (_NEXT + r"(?:(?:" + PHRASE_OWNER_FOR + r")?(?:" + _VERB_BETWE
                    + r"){1,2})" + _verb_wide("is|was|being|became|becomes|stays|stayed|remains|remained", _TOKEN_MODALS)
                    + r"|(?:" + PHRASE_OWNER_FOR + r")?"
                    + _verb_wide("being|became|becomes|stays|stayed|remains|remained", _TOKEN_MODALS) + r")[\"'`]?")
+#: red32 (test31c W3): what a verb phrase names that is no password: a log line's field ('password changed ->
+#: user_id=4521') or a compound adjective of two words ('the api token has been changed to read-only scope')
+_NOT_CHANGED_TO = Lazy(r"[a-z_]{2,32}=[^=]{0,64}|[a-z]{2,10}-[a-z]{2,10}", FLAGS)
+
+
+def changed_token_ok(v: str) -> bool:
+    """red32: the token after a password's, a secret's or a token's verb phrase (:func:`~.checks.phrase_secret_bang_ok`),
+    not a log field nor a two-word compound (:data:`_NOT_CHANGED_TO`)."""
+    return phrase_secret_bang_ok(v) and _NOT_CHANGED_TO.fullmatch(v) is None
+
+
+#: red32 (W1): the old value before a taken one ('changed from OLD to [NEW]'), read back from the new value's start
+_OLD_BEFORE = Lazy(r"[ \t]from[ \t]{1,4}[\"'`]?(?P<v>[^\s\"'`]{1,128})[\"'`]?[ \t]{1,4}to[ \t]{1,4}[\"'`]?\Z", FLAGS)
+#: red32 (W1): the new value after a taken one and an arrow ('db password [OLD] -> NEW')
+_NEW_AFTER = Lazy(r"[\"'`]?[ \t]{1,4}(?:->|=>|\u2192)[ \t]{1,4}[\"'`]?(?P<v>" + PHRASE_TOKEN_BANG + ")", FLAGS)
+#: how far before a taken value its 'from OLD to' is looked for
+_OLD_SPAN = 160
+
+
+def with_old_and_new(inner: Callable[..., None]) -> Callable[..., None]:
+    """red32 (test31c W1): a rule's ``scan`` that runs ``inner`` (a scan of the same signature), then, for each
+    value it took, also the other value of a change told around it: the old one in 'changed from OLD to X'
+    (:data:`_OLD_BEFORE`) and the new one in 'password X -> NEW' (:data:`_NEW_AFTER`), each when
+    :func:`changed_token_ok` takes it (the two values are the same kind of secret)."""
+    def scan(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+        n = len(out)
+        inner(rule, text, ws, we, out, low, off, at)
+        for s, e, prio, name in out[n:]:
+            if (m := _OLD_BEFORE.search(low, max(ws - off, s - off - _OLD_SPAN), s - off)) is not None:
+                a, b = m.span("v")
+                if changed_token_ok(text[a + off:b + off]):
+                    out.append((a + off, b + off, prio, name))
+            if (m := _NEW_AFTER.match(low, e - off, we - off)) is not None:
+                a, b = m.span("v")
+                if changed_token_ok(text[a + off:b + off]):
+                    out.append((a + off, b + off, prio, name))
+    scan.leftmost, scan.starts = getattr(inner, "leftmost", False), getattr(inner, "starts", ())
+    return scan
+
+
 #: a passphrase's value after a verb: quoted words ('is "correct horse battery"', quoted_phrase_ok) or 4-10 plain
 #: words to the end of the line or sentence ('is correct horse battery staple', unquoted_passphrase_ok)
 QUOTED_WORDS = r"(?P<q>[\"'`])(?P<secret>[^\"'`\n\r]{4,128})(?P=q)"
@@ -116,19 +166,35 @@ PLAIN_WORDS = (r"(?P<secret>[a-z0-9]{2,24}+(?:[ \t]{1,2}[a-z0-9]{2,24}+){3,9})"
 _WIDE_TAIL = r"(?:" + PHRASE_OWNER + r")?(?:" + _VERB_BETWEEN + r")?" + _VERB_WIDE
 _WIDE_HEAD = _PW_LABEL + _NEXT + _QUALIFIED + _WIDE_TAIL
 
+#: red32: where the rule of a verb before a token's label starts ('rotated the api token to X')
+_VERB_STARTS = ("changed", "rotated", "reset", "updated", "regenerated")
 #: red31: where a match of the rules below may start (the labels' literals; 'pass' holds passw, passphrase, passcode)
 _PW_STARTS = ("pass",)
 
 #: red31 (red29's and red30's left-out, test30c T14): a plural password label and a list of its pairs ('Passwords: root
 #: = X, admin = Y', 'DB passwords: prod X, staging Y', 'passwords - prod: X / staging: Y'): the head, then each pair
-_LIST_HEAD = (r"passw(?<![a-z0-9_\-\]]passw)(?:or)?ds(?:[ \t]{0,4}" + QUALIFIER
-              + r")?[ \t]{0,4}(?::|-{1,2}|=|[\u2013\u2014])[ \t]{0,8}(?:(?:\r?\n|\\n)[ \t]{1,16})?")
+#: red32 (test31c W2): a list item's indentation on its own line, or a YAML block sequence's dash ('passwords:' LF
+#: '  - root: X', YAML 1.2 s8.2.1), which may stand at the line's start
+_ITEM_INDENT = r"[ \t]{0,16}(?:-[ \t]{1,4}|(?<=[ \t]))"
+_LIST_HEAD = (r"(?:passw(?<![a-z0-9_\-\]]passw)(?:or)?(?:ds|d[ \t]list)|credentials(?<![a-z0-9_\-\]]credentials)"
+              r"|creds(?<![a-z0-9_\-\]]creds)|logins(?<![a-z0-9_\-\]]logins)|tokens(?<![a-z0-9_\-\]]tokens))(?:[ \t]{0,4}" + QUALIFIER
+              + r")?[ \t]{0,4}(?::|-{1,2}|=|[\u2013\u2014])[ \t]{0,8}(?:(?:\r?\n|\\n)" + _ITEM_INDENT + ")?")
 #: a pair: a user or scope, a sign ('=', ':', '->') or blanks, the value, then a list separator or the line's end
-_LIST_PAIR = (r"[a-z0-9_.@\-]{1,32}(?P<sign>[ \t]{0,4}(?:=|:|->)[ \t]{0,4}|[ \t]{1,4})(?P<oq>[\"'`])?"
+_LIST_PAIR = (r"[a-z0-9_.@\-]{1,32}(?P<sign>[ \t]{0,4}(?:=|:|->|/)[ \t]{0,4}|[ \t]{1,4})(?P<oq>[\"'`])?"
               r"(?P<secret>[^\s\"'`,;/|\\]{1,128}?)(?(oq)(?P=oq))"
-              r"(?:[ \t]{0,4}(?:[,;/|]|[ \t]and(?=[ \t]))[ \t]{0,4}|[ \t]{0,8}(?:\r?\n|\\n)[ \t]{1,16}(?=[a-z0-9_.@\-]{1,32}:)"
+              r"(?:[ \t]{0,4}(?:[,;/|]|[ \t]and(?=[ \t]))[ \t]{0,4}|[ \t]{0,8}(?:\r?\n|\\n)" + _ITEM_INDENT + r"(?=[a-z0-9_.@\-]{1,32}:)"
               r"|(?P<end>(?=[.!?]?[ \t]{0,8}(?:\r|\n|\\[rn]|\\{0,3}\"|$))))")     # or a JSON string's end
 _LIST_HEAD_RE = Lazy(_LIST_HEAD, FLAGS)
+#: red32 (test31c W2): the literals a list's head starts with ('Password list:', 'Credentials:', 'Logins:', 'Tokens:')
+_LIST_STARTS = ("passwords", "passwds", "password list", "credentials", "creds", "logins", "tokens")
+
+
+def _listed_key_ok(v: str) -> bool:
+    """red32 (W2): a value in a ``Credentials:``, ``Logins:`` or ``Tokens:`` list: a password's shape
+    (:func:`~.checks.labelled_phrase_ok`) with a digit or a symbol and 6+ characters, or random-looking (not
+    ``Tokens: input=1523, output=377``, a model's usage line: digits alone)."""
+    return (len(v) >= 6 and not v.isdigit() and any(not c.isalpha() for c in v) and labelled_phrase_ok(v)) or looks_secret(
+        v, labelled=True)
 _LIST_PAIR_RE = Lazy(_LIST_PAIR, FLAGS)
 _LIST_MAX = 16      # pairs read after one head
 
@@ -144,15 +210,18 @@ def scan_pair_list(rule: Rule, text: str, ws: int, we: int, out: list, low: str,
     name)`` spans of ``text`` to ``out``; raises nothing."""
     s0, e0 = ws - off, we - off
     head, pair = _LIST_HEAD_RE.match, _LIST_PAIR_RE.match
-    for p in (p for lit in ("passwords", "passwds") for p in find_each(low, lit, s0, e0)):   # not every 'passw'
+    for p in (p for lit in _LIST_STARTS for p in find_each(low, lit, s0, e0)):   # not every 'passw'
         if (m := head(low, p, e0)) is None:
             continue
+        ok = labelled_phrase_ok if low.startswith("passw", p) else _listed_key_ok
+        if ok is _listed_key_ok and ("\n" in m.group() or "\\n" in m.group()):
+            continue     # red32: 'for token in tokens:' LF '    token_type = token.type' is code, not a list
         q, found = m.end(), []
         for _n in range(_LIST_MAX):
             if (pm := pair(low, q, e0)) is None:
                 break
             s, e = pm.span("secret")
-            if labelled_phrase_ok(text[s + off:e + off]):
+            if ok(text[s + off:e + off]):
                 found.append((s, e, pm.group("sign").strip(" \t") != ""))
             if pm.group("end") is not None or pm.end() == q:
                 break
@@ -174,7 +243,8 @@ VERB_PHRASE_RULES: list[Rule] = [
               "'is now set to', 'changed -> X', \"it's X\", 'has been reset; the new one is X', a qualifier "
               "('The db password (prod) is X'), a named account's 'pass', and the secret, token and api key labels",
               _WIDE_HEAD + r"[\"'`]?(?P<secret>" + PHRASE_TOKEN_BANG + ")",
-              ci=True, priority=51, check=phrase_secret_bang_ok, anchors=_PW_STARTS, scan=scan_at(*_PW_STARTS)),
+              ci=True, priority=51, check=changed_token_ok, anchors=_PW_STARTS,
+              scan=with_old_and_new(scan_at(*_PW_STARTS))),
     make_rule("password-phrase",
               "keyword heuristics (no vendor format): the same heads with a quoted passphrase ('my ssh passphrase, "
               "it is \"correct horse battery\"'; red30b; quoted_phrase_ok, as after 'is|was')",
@@ -193,8 +263,16 @@ VERB_PHRASE_RULES: list[Rule] = [
               _PIN_LABEL + _NEXT + _QUALIFIED + _WIDE_TAIL + r"[\"'`]?(?P<secret>" + PIN_TOKEN + ")",
               ci=True, priority=51, check=pin_ok, anchors=("pin", "passcode"), scan=scan_at("pin", "passcode")),
     make_rule("password-phrase",
+              "keyword heuristics (no vendor format): the verb before a token's, a secret's or an API key's label "
+              "('we rotated the api token to <token>', 'I changed the webhook secret to <token>'; red32, test31c "
+              "W1), where the token looks like a password (changed_token_ok)",
+              r"(?:changed|rotated|reset|updated|regenerated)[ \t]{1,4}(?:the|our|my|its|their)[ \t]{1,4}"
+              r"(?:[a-z0-9_.\-]{1,24}[ \t]{1,4}){0,2}(?:api[ _-]?key|token|secret)(?:[ \t]{1,4}to|" + _FROM_OLD + r")[ \t]{1,4}[\"'`]?"
+              r"(?P<secret>" + PHRASE_TOKEN_BANG + ")", ci=True, priority=51, check=changed_token_ok,
+              anchors=_VERB_STARTS, scan=with_old_and_new(scan_at(*_VERB_STARTS))),
+    make_rule("password-phrase",
               "keyword heuristics (no vendor format): each value of a plural password label's list of pairs "
               "('Passwords: root = X, admin = Y', 'DB passwords: prod X, staging Y'; red31: the second pair was "
               "kept), where the value looks like a password (labelled_phrase_ok)",
-              _LIST_HEAD + _LIST_PAIR, ci=True, priority=51, anchors=("passwords", "passwds"), scan=scan_pair_list),
+              _LIST_HEAD + _LIST_PAIR, ci=True, priority=51, anchors=_LIST_STARTS, scan=scan_pair_list),
 ]

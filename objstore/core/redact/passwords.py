@@ -22,9 +22,10 @@ from objstore.core.redact.passwordphrases import (PHRASE_COLON as _PHRASE_COLON,
                                                   PHRASE_TOKEN_BANG as _PHRASE_TOKEN_BANG, PHRASE_VERB as _PHRASE_VERB,
                                                   PHRASE_VERB_BARE as _PHRASE_VERB_BARE, PIN_TOKEN as _PIN_TOKEN,
                                                   PLAIN_WORDS, QUOTED_WORDS, PASS_OWNERS as _PASS_OWNERS,
-                                                  TOKEN_VERB_TAIL, VERB_PHRASE_RULES)
+                                                  TOKEN_VERB_TAIL, VERB_PHRASE_RULES, changed_token_ok,
+                                                  with_old_and_new)
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
-from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at
+from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at, scan_plain
 from objstore.core.redact.symbolpasswords import SYMBOL_PASSWORD_RULES
 
 
@@ -104,7 +105,7 @@ _LOGIN_WORDS = ("login", "log in", "log-in", "logon", "sign in", "signin", "sign
 _PW_BEFORE_SPAN = 200    # how far before the word its token and '... is the <owner>' are looked for
 
 
-def _token_ok(v: str) -> bool:
+def password_token_ok(v: str) -> bool:
     """A token named a password with no verb after the word (test16 F12:
     ``Hunter2x9! is the admin password``, ``the admin password,
     Hunter2x9!, must rotate``, ``I set the password to Hunter2x9!``): shaped
@@ -127,11 +128,11 @@ def _scan_before(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
     ``finditer`` finds each word ('<token> is the root pass', red16b).  A
     regex has no variable-width look-behind, and one that starts with a
     free token would be tried at every offset of the window.  ``ok``: the
-    token's check (default :func:`_token_ok`); ``pin`` (red17: '<token> is
+    token's check (default :func:`password_token_ok`); ``pin`` (red17: '<token> is
     my door pin'): tokens from 4 characters on go to ``ok`` (PIN-sized), and
     none where a word of the owner or of the 48 characters after the word
     names hardware ('1234 is the LED pin': :func:`hardware_pin`)."""
-    ok = ok or _token_ok
+    ok = ok or password_token_ok
     s0, e0 = ws - off, we - off
     word = rule.lowered
     if starts:
@@ -172,7 +173,7 @@ def _scan_use_after(rule: Rule, text: str, ws: int, we: int, out: list, low: str
     `` is what `` of the lowercased window that :data:`_USE_AFTER` matches,
     the token is the run of characters before the blanks (and a quote)
     before ``is``, up to a blank, a quote or an opening bracket, kept when
-    it looks like a password (:func:`_token_ok`)."""
+    it looks like a password (:func:`password_token_ok`)."""
     s0, e0 = ws - off, we - off
     p = low.find(" what ", s0, e0)
     while p >= 0:
@@ -186,7 +187,7 @@ def _scan_use_after(rule: Rule, text: str, ws: int, we: int, out: list, low: str
             s = e
             while s > s0 and e - s <= 128 and low[s - 1] not in _PW_TOKEN_STOP:
                 s -= 1
-            if 4 <= e - s <= 128 and (s == 0 or low[s - 1] in _PW_TOKEN_STOP) and _token_ok(text[s + off:e + off]):
+            if 4 <= e - s <= 128 and (s == 0 or low[s - 1] in _PW_TOKEN_STOP) and password_token_ok(text[s + off:e + off]):
                 out.append((s + off, e + off, rule.priority, rule.name))
         p = low.find(" what ", p + 1, e0)
 
@@ -204,9 +205,9 @@ _PAIR_GLUED = Lazy(r"[\"'`]?[a-z][a-z0-9_.@+\-]{0,63}[\"'`]?[/:]", FLAGS)
 
 def _pair_ok(v: str) -> bool:
     """The password of 'admin / <token> is the login': a pair's password
-    (:func:`pair_password_ok`) that reads as no code (:func:`_token_ok`: not
+    (:func:`pair_password_ok`) that reads as no code (:func:`password_token_ok`: not
     a log line's ``\\nLedgerError:``)."""
-    return pair_password_ok(v) and _token_ok(v)
+    return pair_password_ok(v) and password_token_ok(v)
 
 
 def _scan_pair_before(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
@@ -298,6 +299,11 @@ _COPULA_OWNER = (r"(?:[ \t]{1,4}(?:f\u00fcr|von|de|del|da|do|di|della|van|voor|k
 _LABEL_WORD = r"(?u:[^\W\d_]{2,16}+)"
 
 
+def _plain(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+    """:func:`~.scanners.scan_plain` with the scanners' signature (red32: wrapped by ``with_old_and_new``)."""
+    scan_plain(rule, text, ws, we, out, low, off)
+
+
 _r = make_rule   # the table below is aligned to this short name
 
 #: the rules after ``rules.RULES``'s token formats, in table order (a tie in priority goes to the earlier)
@@ -308,7 +314,7 @@ PASSWORD_RULES: list[Rule] = [
        "the admin account: <token>'), where the token looks like a password (phrase_secret)",
        r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d(?:" + _PHRASE_OWNER + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON
        + r")|" + _PHRASE_VERB + r")(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
-       ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passw",)),
+       ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passw",), scan=with_old_and_new(_plain)),
     *VERB_PHRASE_RULES,     # red30b: 'has been changed to X', 'my password, it is X' (passwordphrases.py)
     _r("password-phrase",
        "keyword heuristics (no vendor format): a dash label 'Password - <token>' (red10; also passwd, "
@@ -330,7 +336,8 @@ PASSWORD_RULES: list[Rule] = [
        "short-value rule and is no code or tech word (prose_token_ok)",
        r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d|passphrase(?<![A-Za-z0-9_\-\]]passphrase))[ \t]{1,4}"
        r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
-       ci=True, priority=51, check=prose_token_ok, anchors=("passw", "passphrase")),
+       ci=True, priority=51, check=prose_token_ok, anchors=("passw", "passphrase"),
+       scan=with_old_and_new(_plain)),   # red32 (W1): 'db password OLD -> NEW' took OLD only
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'my passphrase|passcode is <token>' (passcode: test16 F5)",
        r"(?:passphrase(?<![A-Za-z0-9_\-\]]passphrase)|passcode(?<![A-Za-z0-9_\-\]]passcode))" + _PHRASE_VERB
@@ -366,7 +373,7 @@ PASSWORD_RULES: list[Rule] = [
        r"|master[ _-]?key(?<![A-Za-z0-9_\-\]]master[ _-]key)|application[ _-]key)"
        + r"(?:" + TOKEN_VERB_TAIL + r"|" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|"
        + _PHRASE_VERB + r"|" + _RANDOM_RUN + r"|[ \t]{1,4}\[(?=base64:))(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
-       ci=True, priority=52, check=phrase_secret_bang_ok, anchors=("secret", "token", "key"),
+       ci=True, priority=52, check=changed_token_ok, anchors=("secret", "token", "key"),
        scan=scan_at("secret", "token", "api", "access", "master", "application", leftmost=True)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the password/passphrase/secret is \"<quoted words>\"'",
@@ -461,18 +468,19 @@ PASSWORD_RULES: list[Rule] = [
     _r("password-phrase",
        "keyword heuristics (no vendor format): '<token> is|was the [admin|db ...] password|passphrase|passcode' "
        "(the token before the word; test16 F12), where the clause ends at the word and the token looks like "
-       "a password (_token_ok)",
+       "a password (password_token_ok)",
        _PW_WORD, ci=True, priority=51, anchors=_PW_STARTS, scan=_scan_before),
     _r("password-phrase",
        "keyword heuristics (no vendor format): a token set off after the word, 'the admin password, <token>, "
-       "must rotate', 'admin password (<token>) rotates' (test16 F12; _token_ok)",
+       "must rotate', 'admin password (<token>) rotates' (test16 F12; password_token_ok)",
        _PW_WORD + r"[ \t]{0,4}[,(][ \t]{0,4}[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + r")(?=[\"'`]?[ \t]{0,4}[,)])",
-       ci=True, priority=51, check=_token_ok, anchors=_PW_STARTS, scan=scan_at(*_PW_STARTS)),
+       ci=True, priority=51, check=password_token_ok, anchors=_PW_STARTS, scan=scan_at(*_PW_STARTS)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'set|reset|changed the password to|as <token>' (test16 F12; "
-       "_token_ok)",
-       _PW_WORD + r"[ \t]{1,4}(?:to|as)[ \t]{1,4}[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
-       ci=True, priority=51, check=_token_ok, anchors=_PW_STARTS, scan=scan_at(*_PW_STARTS)),
+       "password_token_ok)",
+       _PW_WORD + r"(?:[ \t]{1,4}from[ \t]{1,4}[\"'`]?[^\s\"'`]{1,128}+[\"'`]?)?[ \t]{1,4}(?:to|as)[ \t]{1,4}[\"'`]?"
+       r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",   # red32 (W1): 'changed the password from OLD to X'
+       ci=True, priority=51, check=password_token_ok, anchors=_PW_STARTS, scan=with_old_and_new(scan_at(*_PW_STARTS))),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'login with <user> and <token>' (a credential word, a user, "
        "'and' and a token that cannot be prose: bare_password_ok; test16 F12)",
@@ -480,23 +488,23 @@ PASSWORD_RULES: list[Rule] = [
        r"[ \t]{1,4}(?:with|as|using)[ \t]{1,4}" + _PAIR_USER
        + r"[ \t]{1,4}and[ \t]{1,4}(?:(?:the[ \t]{1,4})?(?:passw(?:or)?d|pw|pass)[ \t]{1,4})?"
        r"[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
-       ci=True, priority=51, check=lambda v: bare_password_ok(v.rstrip("!")) and _token_ok(v),
+       ci=True, priority=51, check=lambda v: bare_password_ok(v.rstrip("!")) and password_token_ok(v),
        anchors=_LOGIN_WORDS, scan=scan_at(*_LOGIN_WORDS)),
     # ---- red16b: phrasings that were stored in clear (test16b B8, B1) ----
     _r("password-phrase",
        "keyword heuristics (no vendor format): '<token> is|was the root|admin ... pass' (the word pass alone; "
-       "test16b B1), where the clause ends at the word and the token looks like a password (_token_ok)",
+       "test16b B1), where the clause ends at the word and the token looks like a password (password_token_ok)",
        r"pass(?<![A-Za-z0-9_\-\]]pass)(?![a-z0-9_])", ci=True, priority=51, anchors=("pass",),
        scan=partial(_scan_before, starts=())),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'user admin pass <token>', 'the root pass <token>' with no verb "
-       "(a pass of a named account; test16b B8), only a token shaped like a password (_token_ok)",
+       "(a pass of a named account; test16b B8), only a token shaped like a password (password_token_ok)",
        r"pass[ \t](?:" + "|".join(f"(?<={re.escape(w)} pass[ \t])" for w in _PASS_OWNERS) + r")"
        r"[ \t]{0,3}[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
-       ci=True, priority=51, check=_token_ok, anchors=("pass",)),
+       ci=True, priority=51, check=password_token_ok, anchors=("pass",)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): '<token> is what I log in with', '<token> is what we use for the "
-       "admin account' (test16b B1), where the token looks like a password (_token_ok)",
+       "admin account' (test16b B1), where the token looks like a password (password_token_ok)",
        r"is[ \t]", ci=True, priority=51, anchors=(" what ",), scan=_scan_use_after),
     *MEM_COMMAND_RULES,
     # ---- red17: phrasings that were stored in clear (test16b B1 addendum, B8 left-outs) ----

@@ -11,12 +11,13 @@ from objstore.core.redact.checks import (b64_private_key_ok, basic_credentials_o
                                          url_password_ok, vault_token_ok)
 from objstore.core.redact.callargs import CALL_RULES
 from objstore.core.redact.markdown import MARKDOWN_RULES
+from objstore.core.redact.secondfactors import SECOND_FACTOR_RULES
 from objstore.core.redact.passwords import PASSWORD_RULES
 from objstore.core.redact.rule import B64C, B64NL, LA_CAPS, Rule, make_rule, tok
 from objstore.core.redact.vendortokens import VENDOR_TOKEN_RULES
 from objstore.core.redact.pem import PEM_BODY, scan_pem
-from objstore.core.redact.scanners import (ASSIGN, GEN_ANCHORS, KW, VALUE, VALUE_END, scan_at, scan_aws_pair,
-                                           scan_generic, scan_named)
+from objstore.core.redact.keywords import GEN_ANCHORS, KW
+from objstore.core.redact.scanners import ASSIGN, VALUE, VALUE_END, scan_at, scan_aws_pair, scan_generic, scan_named
 
 # ---- redact7 helpers ------------------------------------------------------------------
 _AZURE_KEY_WORDS = ("accountkey", "sharedaccesskey", "azure_storage_key", "azure_storage_account_key",
@@ -527,4 +528,5 @@ RULES: list[Rule] = [
     *PASSWORD_RULES,
     *CALL_RULES,
     *MARKDOWN_RULES,
+    *SECOND_FACTOR_RULES,
 ]

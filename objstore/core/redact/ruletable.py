@@ -425,5 +425,10 @@ named-secret              not a text rule: :func:`redact_named` (``mem remember`
                           red27b (test27 V11): also a key ending ``credentials``,
                           ``privkey``, ``psk``, ``otp(-seed)``, ``recovery-codes``,
                           ``cookie`` or a camel-case ``...Pass`` (``DbPass``)
+second-factor             red32 (test31b V4; secondfactors.py): each code after a     GitHub 2FA recovery codes; RFC 6238
+                          ``recovery|backup code(s)`` label (6+ characters, a         (TOTP); RFC 6749 s2.3.1
+                          digit); ``otp|totp|2fa secret X``, ``client_secret X``      (client_secret)
+seed-phrase               red32 (V4): 12-24 words after ``seed phrase``,              BIP-39
+                          ``mnemonic``, ``recovery phrase`` (no word of prose)
 ========================  ==========================================================  ==========================================
 """

@@ -1,7 +1,8 @@
 """Scanners of :mod:`objstore.core.redact`: a rule's ``scan`` that replaces the plain
 ``finditer`` pass (keyword assignments, AWS key pairs, and :func:`scan_at`: a pattern
 tried only where one of its start literals occurs; PEM blocks read from both ends are
-:mod:`.pem`'s, split from here by red30 for the module size limit)."""
+:mod:`.pem`'s, split from here by red30 for the module size limit; the keywords and the
+key-name rule :mod:`.keywords`', by red32)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Callable
 
 from objstore.core.redact.checks import (labelled_password_ok, looks_assigned, looks_secret, named_value_ok,
                                          random_letters, short_labelled_ok)
+from objstore.core.redact.keywords import GEN_ANCHORS, KW, credential_name
 from objstore.core.redact.literals import LINE_END, json_unescape, literal_end, quoted_literal_end, whole_json_value
 from objstore.core.redact.passphrases import quoted_passphrase_ok, settings_words_end
 from objstore.core.redact.rule import FLAGS, Lazy, Rule
@@ -37,44 +39,17 @@ def scan_plain(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off
         out.append((s, e, rule.priority, rule.name))
 
 
-# ---- generic keyword assignments -------------------------------------------------------
-# ``key`` alone is too common (cache_key, primary_key); it counts only as the
-# end of api_key / access_key / auth_key / private_key (fixed-width look-behinds).
-#: redb22 (tester finding X10): also ENCRYPTION_KEY / SIGNING_KEY (a symmetric key named by its use: Laravel's
-#: APP_KEY is an encryption key, "Encryption" https://laravel.com/docs/11.x/encryption ) and ``passcode``
-#: red23 (tester finding Y3): also MASTER_KEY (Rails' RAILS_MASTER_KEY decrypts credentials.yml.enc, "Custom
-#: Credentials" https://guides.rubyonrails.org/security.html#custom-credentials ) and APP_KEY (Laravel's encryption key)
-#: red27b (test27 V9): also a name ending ``_CREDENTIAL(S)`` (``MY_SERVICE_CREDENTIAL=…``), a secret label like ``_TOKEN``
-#: red29 (test29 P5): also STRIPE_KEY (Laravel Cashier's name for the Stripe key, https://laravel.com/docs/11.x/billing )
-#: red30: also a URL's ``key`` parameter in its query, fragment or path (``?key=``, ``#key=``, ``;key=``: Google's
-#: API keys ride so, https://cloud.google.com/docs/authentication/api-keys-use )
-#: red31b (test31 U1): name segments after the word ('DB_PASSWORD_V2', 'db.password.prod', camel 'smtpPasswordProd'), not
-#: after a bare 'pass' ('pass_stmt:'), unless one names a setting about the credential or a file
-_ENV = r"(?:prod|production|staging|stage|dev|test|qa|uat|local|live|primary|replica|main|\d{1,2})"
-_NOT_CRED = (r"(?:[a-z0-9]{0,16}[_.\-]{1,2}){0,3}(?:min|max|length|len|size|chars|expiry|expires?|expiration|ttl|timeout|lifetime|age"
-             r"|file|path|dir|url|uri|endpoint|host|name|type|kind|policy|hash|hasher|algo|algorithm|rounds|cost|regex|pattern|rules?"
-             r"|encoder|encoding|format|header|prefix|field|param|manager|arn|id|backend|store|provider|source|ref|issuer|audience"
-             r"|scopes?|enabled?|disabled?|required|reset|hint|prompt|label|strength|complexity|history|count|limit|interval|used"
-             r"|usage|env|var|mode|input|column|placeholder|message|msg|error|text|title|changed|updated|created|at|date|time"
-             r"|seconds|secs|ms|minutes|mins|days|hours|check|validator|validation|verify|last|protected|scanning"
-             r"|less|fields?|location|mount|vars|budget|rotation|rotate|cache|stats|counts?"
-             r"|pyc?|[ch]|cc|[ch]pp|rs|go|[jt]sx?|mjs|rb|java|kt|php|json|ya?ml|toml|ini|cfg|conf|txt|md|sh|lock|log|html|css"
-             r"|sql|swift|cs|exs?|lua|pl|scala|vue|proto|tf|xml)(?![a-z])")   # a file ('test_token.py::test_x', 'token.c:572:')
-_KEY_OWNERS = ("api", "access", "auth", "private", "encryption", "signing", "master", "app", "stripe")
-KW = (r"(?:passw(?:or)?d|passwort|passphrase|passcode|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|pass(?<![a-z0-9_]pass)(?![a-z0-9])|secret|token|(?<=_)credentials?(?![a-z])|key(?:"
-       + "|".join(f"(?<={o}key)|(?<={o}[_\\- ]key)" for o in _KEY_OWNERS) + r"|(?<=[?#;&]key)))"
-       r"(?:[ _-]?(?:key(?:[_-]base)?|token|value|(?<=pass_)code|(?<=pass-)code))?"
-       r"(?:[_.\-]{0,2}" + _ENV + r"(?![a-z]))?(?:(?<!pass)(?:[_.\-]{1,2}(?!" + _NOT_CRED + r")[a-z0-9]{1,16}){1,4})?")   # key_base: Rails' SECRET_KEY_BASE; 'API key:', 'secret key:'; red23: 'pass_code'
-
+# ---- generic keyword assignments (their keywords, KW, are :mod:`.keywords`') --------------
 #: test25 T12: also a subscript's closing ``']`` (Flask's ``app.config['SECRET_KEY'] = …``, ``env["TOKEN"] = …``)
 #: red29 (test29 P5): or a bracketed qualifier before the sign ('DB password (prod): X', 'Password [staging] = X'),
 #: or a plural label and the user the value is for ('passwords: admin=X'); red30: the qualifier in any bracket
 #: or quotes ('{prod}', '<prod>', '"prod"', "'prod'", '`prod`'), two of them, after a plural label too
 #: (``QUALIFIER``: the dash and foreign labels take it too), inside a quoted key ('{"password (prod)": "X"}'),
 #: and 'pwd for root: X' (the user it is for); red31: up to 48 characters ('(production eu-west-1 primary)'), and in
-#: fullwidth parentheses ('Password\uff08prod\uff09: X', a CJK keyboard's)
+#: fullwidth parentheses ('Password\uff08prod\uff09: X', a CJK keyboard's); red32 (test31c W2): fullwidth square and
+#: lenticular brackets ('DB password\uff3bprod\uff3d: X', '\u3010prod\u3011')
 QUALIFIER = (r"(?:\([q]{1,48}\)|\[[q]{1,48}\]|\{[q]{1,48}\}|<[q]{1,48}>|\\{0,3}\"[q]{1,48}\\{0,3}\"|'[q]{1,48}'|`[q]{1,48}`"
-             r"|\uff08[q]{1,48}\uff09|[\u201c\u201e\u2018\u201a\u00ab\u00bb\u2039\u203a\u300c\u300e][q]{1,48}[\u201c\u201d\u2018\u2019\u00bb\u00ab\u203a\u2039\u300d\u300f])")
+             r"|\uff08[q]{1,48}\uff09|\uff3b[q]{1,48}\uff3d|\u3010[q]{1,48}\u3011|[\u201c\u201e\u2018\u201a\u00ab\u00bb\u2039\u203a\u300c\u300e][q]{1,48}[\u201c\u201d\u2018\u2019\u00bb\u00ab\u203a\u2039\u300d\u300f])")
 QUALIFIER = QUALIFIER.replace("q", r"a-z0-9 _.,/\-")
 ASSIGN = (r"(?:\\{0,3}[\"']\]?|(?:(?<=[dt])s)?[ \t]{0,4}" + QUALIFIER + r"(?:[ \t]{0,4}" + QUALIFIER + r")?(?:\\{0,3}[\"'])?"
           r"|(?<=pw|wd)[ \t]{1,4}for[ \t]{1,4}[a-z0-9_.@\-]{1,32}"
@@ -84,51 +59,19 @@ VALUE = r"(?:[^\s\"'`\\,;&<>(){}\[\]|]|&(?![&\s]|$|[A-Za-z_][A-Za-z0-9_.\-]{0,64
 VALUE_END = r"(?=[\s\"'`\\,;&)}\]>|]|$)"
 # over the lowercased text: the head alone, and head and value in one match
 # (group 1 the value run, group 2 set when a delimiter or the end follows it)
-_GEN_HEAD = Lazy(KW + ASSIGN, FLAGS)
+#: red32 (test31b V9): or blanks and an opening quote, the name's value quoted after it with no sign (Gradle's
+#: ``storePassword "X"`` https://developer.android.com/build/building-cmdline#gradle_signing , Tcl's ``set
+#: password "X"``, HCL-ish ``db_password "X"``): the generic scan's own (rules' other users of ASSIGN keep theirs)
+_GEN_SIGN = r"(?:" + ASSIGN + r"|(?<=word|sswd)[ \t]{1,4}\\{0,3}[\"'](?=[^\s\"'`\\]))"   # not a closing quote
+_GEN_HEAD = Lazy(KW + _GEN_SIGN, FLAGS)
 #: the longest value run ``_GEN_HV`` reads (a longer run is read to its end by ``_GEN_RUN``: cred20)
 _GEN_MAX = 4096
-_GEN_HV = Lazy(KW + ASSIGN + r"(" + VALUE + r"{0,%d}+)(" % _GEN_MAX + VALUE_END + r")?", FLAGS)
+_GEN_HV = Lazy(KW + _GEN_SIGN + r"(" + VALUE + r"{0,%d}+)(" % _GEN_MAX + VALUE_END + r")?", FLAGS)
 _GEN_RUN = Lazy(VALUE + r"*+", FLAGS)
 _GEN_END = Lazy(VALUE_END, FLAGS)
 #: how much of a value longer than _GEN_MAX the checks read (cred20)
 _LONG_SAMPLE = 128
 
-
-GEN_ANCHORS = ("pass", "pw", "secret", "token", "credential", "key")   # every KW alternative starts with one
-_NAME_RE = Lazy(r"(?:" + KW + r")\Z", FLAGS)
-#: red27b (test27 V11): last words of a key naming a credential the keywords miss (lowercased, after a
-#: separator or alone): a credentials file, a private key, a Wi-Fi pre-shared key, a one-time-password seed,
-#: 2FA recovery codes, a cookie (a session's bearer)
-_NAME_WORD_ANCHORS = ("cred", "privkey", "psk", "otp", "codes", "cookie")   # one is in every match: no compile without
-_NAME_WORDS_RE = Lazy(r"(?:\A|[_.\- ])(?:credentials?|privkey|psk|otp(?:[_-]?(?:seed|secret|key))?|recovery[_-]?codes?"
-                      r"|backup[_-]?codes|(?:session[_-]?)?cookies?)\Z", FLAGS)
-
-
-def credential_name(name: str) -> str | None:
-    """What the last ``/``-part of ``name`` (a fact key) says its value is,
-    by the keywords of the generic-secret rule (:data:`KW`) at its end:
-    ``"password"`` for ``project/api/staging-password``, ``db_passwd``,
-    ``wifi-passphrase``, ``DB_PASS``, ``pwd``; ``"secret"`` for
-    ``github-token``, ``api-key``, ``openai_api_key``, ``client-secret``,
-    ``secret-key-base``; None for ``password-policy``, ``tokens``,
-    ``token-budget``, ``keyboard``, ``bypass``.  red27b (test27 V11): also
-    ``"password"`` for a camel-case ``…Pass`` (``DbPass``), ``"secret"``
-    for a last word naming a credential (:data:`_NAME_WORDS`:
-    ``credentials``, ``privkey``, ``wifi-psk``, ``otp-seed``,
-    ``recovery-codes``, ``session-cookie``)."""
-    raw = name.rsplit("/", 1)[-1]
-    seg = raw.lower()
-    if any(a in seg for a in _NAME_WORD_ANCHORS) and _NAME_WORDS_RE.search(seg):
-        return "secret"
-    if raw.endswith("Pass") and raw[-5:-4].islower():
-        return "password"
-    # every match of :data:`KW` starts with one of its anchors: a name without any never
-    # compiles the pattern (~2-4 ms: remember and the prompt hook check every key and id)
-    if not any(a in seg for a in GEN_ANCHORS):
-        return None
-    for m in _NAME_RE.finditer(seg):
-        return "password" if seg.startswith(("pass", "pw"), m.start()) else "secret"
-    return None
 
 def _password_label(low: str, p: int, *, secret: bool = False) -> bool:
     """The keyword at ``p`` of the lowercased text is an explicit password

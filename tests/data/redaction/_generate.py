@@ -617,6 +617,23 @@ files["vendor-tokens-red27c.sh"] = ("# vendor tokens an agent is handed, no labe
                                    + "# look-alikes that stay: nfp_utils, rnd_module_name, figd_thing, AKCpython\n",
                                    V26)
 
+# session 32 (red32, test31b V4): 2FA recovery codes, a TOTP seed given with a blank, a wallet's seed phrase; a seed
+# of their own, so every value above keeps its place
+_r32 = random.Random(3232)
+B32 = string.ascii_uppercase + "234567"
+CODES = ["".join(_r32.choice(string.ascii_lowercase + string.digits) for _ in range(5)) + "-"
+         + "".join(_r32.choice(string.ascii_lowercase + string.digits) for _ in range(5)) for _ in range(2)]
+CODES = [c if any(ch.isdigit() for ch in c) else c[:-1] + "7" for c in CODES]
+TOTP = "FAKE" + "".join(_r32.choice(B32) for _ in range(28))
+SEEDWORDS = " ".join(_r32.choice("abandon ability able about above absent absorb abstract absurd abuse access "
+                                 "accident account accuse achieve acid acoustic acquire across".split()) for _ in range(12))
+files["second-factors-red32.txt"] = (f"""github 2FA recovery codes: {CODES[0]} {CODES[1]}
+otp secret {TOTP}
+wallet seed phrase: {SEEDWORDS}
+# look-alikes that stay: recovery codes: 10 left, otp secret length must be 16, the seed phrase is the only way to
+# restore your wallet if you lose the device and the backup
+""", [(CODES[0], "second-factor"), (CODES[1], "second-factor"), (TOTP, "second-factor"), (SEEDWORDS, "seed-phrase")])
+
 manifest = {}
 for name, (text, secrets) in files.items():
     (HERE / name).write_text(text, encoding="utf-8")
