@@ -149,3 +149,20 @@ def test_remember_under_a_credential_key_stores_no_password_in_prose(mem, store_
     out = mem("get", "project/web/db-password").stdout
     assert pw(54) not in out and "since Monday" in out
     assert scan_store(store_path, [pw(54).encode()]) == []
+
+
+def test_a_password_corrected_after_a_take_back_is_redacted_too():
+    """test32b Y7: the capture reads a take-back's value as the statement's
+    ('… password is A. Correction: B.' stores B), yet the turn redacted the
+    withdrawn A and kept B, the password in use, in the clear."""
+    from objstore.core.redact import redact
+    for said, gone in [("remember that the db password is Hunter2Secret99. Correction: Zq7mmTr33xQw.", "Zq7mmTr33xQw"),
+                       ("remember that the wifi password is Foo12345678q \u2014 no wait, Bar98765432x", "Bar98765432x"),
+                       ("the wifi password is Foo12345678q. Actually no, make it Zq7mmTr33xQw.", "Zq7mmTr33xQw"),
+                       ("the db password is Foo12345678q, my mistake: Zq7mmTr33xQw", "Zq7mmTr33xQw"),
+                       ("my password is hunter2-x9Q. no wait, it is hunter3-x9Q", "hunter3-x9Q")]:
+        out = redact(said).text
+        assert gone not in out and "Foo12345678q" not in out and "Hunter2Secret99" not in out, out
+    for kept in ("the password is Foo12345678q. Sorry for the delay.",
+                 "the password is Foo12345678q. Oops, the build broke."):
+        assert redact(kept).text.endswith(kept.split(". ", 1)[1])

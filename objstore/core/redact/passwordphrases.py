@@ -132,7 +132,14 @@ def changed_token_ok(v: str) -> bool:
 #: red32 (W1): the old value before a taken one ('changed from OLD to [NEW]'), read back from the new value's start
 _OLD_BEFORE = Lazy(r"[ \t]from[ \t]{1,4}[\"'`]?(?P<v>[^\s\"'`]{1,128})[\"'`]?[ \t]{1,4}to[ \t]{1,4}[\"'`]?\Z", FLAGS)
 #: red32 (W1): the new value after a taken one and an arrow ('db password [OLD] -> NEW')
-_NEW_AFTER = Lazy(r"[\"'`]?[ \t]{1,4}(?:->|=>|\u2192)[ \t]{1,4}[\"'`]?(?P<v>" + PHRASE_TOKEN_BANG + ")", FLAGS)
+#: test32b Y7: or the new value after a take-back ('password is OLD. Correction: NEW', '… OLD -- no wait, NEW',
+#: '… OLD. Actually no, make it NEW', '… OLD, my mistake: NEW'): the statement the capture reads as the value
+_TAKE_BACK_NEW = (r"[.,;:!]?[ \t]{0,4}(?:--?|\u2014|\u2013)?[ \t]{0,4}(?:correction|no[ \t,]{1,3}wait|wait[ \t,]{1,3}no"
+                  r"|actually[ \t,]{1,3}no|my[ \t]{1,3}(?:mistake|bad)|scratch[ \t]{1,3}that|oops|sorry|i[ \t]{1,3}meant?)"
+                  r"[ \t]{0,4}[,:.!\u2014\u2013-]{0,3}[ \t]{0,4}(?:(?:make|call)[ \t]{1,3}it[ \t]{1,3}|it(?:[\u2019']s|[ \t]{1,3}is)"
+                  r"[ \t]{1,3}|should[ \t]{1,3}be[ \t]{1,3})?")
+_NEW_AFTER = Lazy(r"[\"'`]?(?:[ \t]{1,4}(?:->|=>|\u2192)[ \t]{1,4}|" + _TAKE_BACK_NEW + r")[\"'`]?(?P<v>"
+                  + PHRASE_TOKEN_BANG + ")", FLAGS)
 #: how far before a taken value its 'from OLD to' is looked for
 _OLD_SPAN = 160
 
