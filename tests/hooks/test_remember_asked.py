@@ -236,6 +236,15 @@ def test_a_cue_after_a_lead_in_word_states_its_fact():
         assert statement_of(said) is None, said
     for said, want in TAKE_BACKS:
         assert statement_of(said) == want, said
+    # test32b Y5: a noun first is no to-do; a bracket label holds a statement, not an aside or a question
+    for said, want in [("note to self: order of migrations matters", "order of migrations matters"),
+                       ("note to self: clean build takes 20 minutes", "clean build takes 20 minutes"),
+                       ("note to self: clean up the cache dir", None), ("[note] the build host is ci-4",
+                                                                         "the build host is ci-4"),
+                       ("[note] see the README for details", None), ("[note] why is the build host ci-4?", None),
+                       ("(remember) this PR touches the auth code, review carefully", None),
+                       ("[note] I think the build host might be ci-4, not sure", None)]:
+        assert statement_of(said) == want, said
 
 
 def test_a_cue_after_a_lead_in_word_is_remembered_by_the_prompt_hook(tmp_path):
