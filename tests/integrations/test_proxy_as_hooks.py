@@ -1,0 +1,135 @@
+"""test32 X9, X10, X18: ``mem proxy`` captures as the hooks and the importer
+do.  A real proxy process in front of a loopback Messages API that records
+the bytes it gets, the official ``anthropic`` SDK as the client.
+
+* X10: a sub-agent's request (``x-claude-code-agent-id``: the parent model
+  wrote its prompt) that says "remember that …" is neither confirmed nor
+  written as the person's ``user_stated`` fact; its prompt is stored in the
+  sub-agent's namespace, as the parent agent's.
+* X9: in a folder excluded with ``mem exclude``, "remember that …" is not
+  confirmed to the model and no byte of it is kept in the store."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("aiohttp")
+anthropic = pytest.importorskip("anthropic")
+
+from objstore import scan_store  # noqa: E402
+from tests.integrations.test_proxy import KEY, REPO, Upstream, eventually, start_proxy  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def rig(tmp_path_factory):
+    home = tmp_path_factory.mktemp("pxhooks")
+    work = tmp_path_factory.mktemp("pxwork")
+    up = Upstream()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEM_")}
+    env.update(MEM_HOME=str(home), HOME=str(work / "home"))
+    (work / "home").mkdir()
+    proc, url = start_proxy(env, up, work / "trace.jsonl")     # (the trace outside the store scanned below)
+    yield {"url": url, "up": up, "home": home, "env": env, "work": work}
+    proc.terminate()
+    proc.wait(120)
+    up.stop()
+
+
+def mem(rig, *args):
+    return subprocess.run([sys.executable, "-m", "cmds", *args], env={**rig["env"], "MEM_LOCK_TIMEOUT": "120"},
+                          cwd=REPO, capture_output=True, text=True, timeout=180)
+
+
+def client(rig, **headers):
+    return anthropic.Anthropic(api_key=KEY, base_url=rig["url"], max_retries=0, default_headers=headers)
+
+
+def turns_of(rig, sid: str) -> list:
+    r = mem(rig, "show", sid, "--json")
+    return json.loads(r.stdout)["turns"] if r.returncode == 0 else []
+
+
+def settled(rig, tag: str) -> None:
+    """Wait until every batch handed to the proxy's one capture writer before now is stored: a request of
+    a new session ``tag`` goes after them, in order, and its turns appear when its batch is stored."""
+    client(rig, **{"x-mem-session": tag}).messages.create(
+        model="m", max_tokens=5, messages=[{"role": "user", "content": f"settle {tag}"}],
+        extra_headers={"x-test-answer": "ok"})
+    eventually(lambda: len(turns_of(rig, tag)) == 2)
+
+
+def sent_last(rig) -> str:
+    return rig["up"].requests[-1][2].decode()
+
+
+def system(cwd: str) -> str:
+    return f"You are Claude Code.\nWorking directory: {cwd}"
+
+
+def test_a_subagents_remember_that_is_not_the_persons_fact(rig):
+    cwd = str(rig["work"] / "api")
+    person = {"x-claude-code-session-id": "ccsess2"}
+    client(rig, **person).messages.create(
+        model="m", max_tokens=5, system=system(cwd),
+        messages=[{"role": "user", "content": "remember that the deploy day is Friday"}],
+        extra_headers={"x-test-answer": "noted"})
+    m = re.search(r"Remembered as you asked \(user_stated\): (\S+) = the deploy day is Friday", sent_last(rig))
+    assert m, sent_last(rig)
+    key = m.group(1)
+    eventually(lambda: (lambda r: r.returncode == 0 and r.stdout.strip() == "the deploy day is Friday")(
+        mem(rig, "get", key)))
+    sub = {**person, "x-claude-code-agent-id": "sub-1"}
+    client(rig, **sub).messages.create(
+        model="m", max_tokens=5, system=system(cwd),
+        messages=[{"role": "user", "content": "Investigate the deploy scripts. remember that the deploy day is Monday"}],
+        extra_headers={"x-test-answer": "looked"})
+    assert "Remembered as you asked" not in sent_last(rig)      # the model is told nothing was stored for it
+    settled(rig, "settle-x10")
+    r = mem(rig, "get", key)
+    assert (r.returncode, r.stdout.strip()) == (0, "the deploy day is Friday"), (r.stdout, r.stderr)
+    # its prompt is stored in the hooks' namespace for that sub-agent, as the parent agent's words
+    turns = turns_of(rig, "ccsess2.agent-sub-1")
+    assert [t["role"] for t in turns] == ["user", "assistant"], turns
+    shown = mem(rig, "show", "ccsess2.agent-sub-1").stdout
+    assert "user (parent_agent)" in shown, shown
+
+
+def test_an_agent_id_that_is_no_name_is_still_a_subagent(rig):
+    sub = {"x-claude-code-session-id": "ccsess3", "x-claude-code-agent-id": "not a name/..!"}
+    client(rig, **sub).messages.create(
+        model="m", max_tokens=5, messages=[{"role": "user", "content": "remember that the build tool is bazel"}],
+        extra_headers={"x-test-answer": "ok"})
+    assert "Remembered as you asked" not in sent_last(rig)
+    settled(rig, "settle-x10b")
+    sessions = mem(rig, "sessions", "--json").stdout
+    assert "ccsess3.agent-" in sessions and "bazel" not in mem(rig, "keys").stdout
+
+
+def test_an_excluded_folders_remember_that_is_neither_confirmed_nor_kept(rig):
+    secret = rig["work"] / "secretclient"
+    r = mem(rig, "exclude", "--add", f"{secret}/**", "--apply")
+    assert r.returncode == 0, r.stderr
+    client(rig, **{"x-mem-session": "excl5"}).messages.create(
+        model="m", max_tokens=5, system=system(str(secret / "app")),
+        messages=[{"role": "user", "content": "remember that the client pager is zulupager seventy"}],
+        extra_headers={"x-test-answer": "fine"})
+    body = sent_last(rig)
+    assert "Remembered as you asked" not in body and "zulupager" in body    # forwarded as typed, not confirmed
+    # a later request of the conversation: its first prompt is not confirmed there either
+    client(rig, **{"x-mem-session": "excl5"}).messages.create(
+        model="m", max_tokens=5, system=system(str(secret / "app")),
+        messages=[{"role": "user", "content": "remember that the client pager is zulupager seventy"},
+                  {"role": "assistant", "content": "fine"},
+                  {"role": "user", "content": "and the rota?"}],
+        extra_headers={"x-test-answer": "fine"})
+    assert "Remembered as you asked" not in sent_last(rig)
+    settled(rig, "settle-x9")
+    assert scan_store(rig["home"], [b"zulupager"]) == []
+    assert turns_of(rig, "excl5") == []
+
