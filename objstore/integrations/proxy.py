@@ -39,7 +39,8 @@ Per request (:func:`prepare`):
    harness compacted the conversation) loses its block.
 4. **Capture** through the one turn writer (redaction, exclusions,
    tombstones): the messages not captured yet (user text, tool results,
-   assistant text) are handed to the writer before forwarding, the
+   assistant text with its tool calls, as the importer writes them, so a
+   web fetch starts the session's taint) are handed to the writer before forwarding, the
    assistant's answer when the response ends, if it is complete (a stream
    that reached ``message_stop``; a compressed body decoded:
    ``proxyanswer.response_turns``; each batch spooled on disk before it waits
@@ -69,7 +70,7 @@ from pathlib import Path
 
 from objstore.capture.statements import statement_key, statement_of
 from objstore.capture.policy import has_marker, load_config, path_excluded
-from objstore.capture.transcript import cut_text, strip_harness_context
+from objstore.capture.transcript import cut_text, strip_harness_context, tool_input_json, tool_use_line
 from objstore.capture.withhold import SECRET_OUTPUT, bash_mode, prints_secret, withhold_result, withholds
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
@@ -174,6 +175,24 @@ def text_of(content, *, tool: bool = False, secret: frozenset = frozenset(),
             if t:
                 out.append((f"r{i}", cut_text(t)))   # the importers' one cut (…[cut N chars])
     return out
+
+
+def tool_lines(content) -> list[str]:
+    """The ``tool_use`` and ``server_tool_use`` blocks of an assistant
+    message's content, in order, as every capture path writes them
+    (``transcript.tool_use_line``: the importer's lines, which
+    ``provenance.reads_outside`` reads to start the session's taint:
+    test32 X18)."""
+    return [tool_use_line(b.get("name"), tool_input_json(b.get("input")))
+            for b in (content if isinstance(content, list) else ())
+            if isinstance(b, dict) and b.get("type") in ("tool_use", "server_tool_use")]
+
+
+def assistant_turn(text: str, tools: list[str]) -> str:
+    """The text an assistant message is stored as: its text, then its tool
+    calls' lines (:func:`tool_lines`), one a line, as the importer joins a
+    message's blocks."""
+    return "\n".join([text, *tools] if text else tools)
 
 
 def _session_of(headers: Mapping[str, str], ignored: list[str]) -> str:
@@ -746,13 +765,22 @@ def secret_calls(msgs: list, cwd: str = "") -> frozenset:
 
 def _turns_of(conv: Conversation, idx: int, msg, ts: int, secret: frozenset = frozenset(),
               bash: list | None = None) -> list:
+    """The turns of message ``idx`` of a request: an assistant message is one
+    turn (part ``t0``, the source of the answer it was: ``proxyanswer``),
+    its texts and tool calls (:func:`assistant_turn`); a user message a turn
+    per text and tool result."""
     if not isinstance(msg, dict):
         return []
     role = msg.get("role")
+    if role == "assistant":
+        c = msg.get("content")
+        t = assistant_turn("\n".join(t for _p, t in text_of(c)), tool_lines(c))
+        return [CapturedTurn(conv.session, f"px:{conv.thread}:{idx}:t0", "assistant", t, ts, conv.cwd,
+                             conv.project)] if t else []
     out = []
     for part, t in text_of(msg.get("content"), tool=role == "user", secret=secret,
                             bash=bash if role == "user" else None):
-        r = "tool" if part.startswith("r") else ("assistant" if role == "assistant" else "user")
+        r = "tool" if part.startswith("r") else "user"
         if r == "user":   # the harness's context is not the person's word (test27 V28); the identity keeps it
             t = strip_harness_context(t)
             if not t:
