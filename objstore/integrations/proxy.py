@@ -672,9 +672,11 @@ def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict, ma
     the person's (test32 X9, X10); else it is neither confirmed nor kept in
     the state file."""
     edits = []
+    # a sub-agent reads as the hooks let it (its own and its ancestors' facts, never a sibling's)
+    ns = conv.session if is_subagent_session(conv.session) else None
     if st.pinned is None:
         projects = [conv.project] if conv.project else project_aliases(conv.cwd or None, store_root=store.root)
-        block = render_context(store, projects)
+        block = render_context(store, projects, namespace=ns)
         st.pinned, st.pinned_ids = block.text, [oid for _k, oid in block.facts]
         if st.pinned_ids:  # the gate's session state: a fact in the pinned block is never injected again
             gs = context_load_state(store, conv.session)
@@ -697,7 +699,7 @@ def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict, ma
         prev_text = "\n".join(t for _p, t in text_of(prev.get("content"))) if isinstance(prev, dict) \
             and prev.get("role") == "assistant" else None
         inj = inject_for_prompt(store, conv.session, prompt, previous_assistant=prev_text,
-                                cwd=conv.cwd or None, project=conv.project or None)
+                                cwd=conv.cwd or None, project=conv.project or None, namespace=ns)
         ids = inj.ids
         block = inj.text
         what = statement_of(prompt) if states else None

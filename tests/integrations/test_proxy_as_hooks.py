@@ -103,6 +103,20 @@ def test_a_subagents_remember_that_is_not_the_persons_fact(rig):
     assert "user (parent_agent)" in shown, shown
 
 
+def test_a_subagent_reads_no_siblings_fact_through_the_proxy(rig):
+    """As the hooks' SubagentStart and prompt blocks: its own and its ancestors' facts, never a sibling's."""
+    cwd = str(rig["work"] / "shop")
+    for agent, value in (("sib-a", "the cache is zebrafish nine"), ("sib-b", "the queue is marmot four")):
+        r = mem(rig, "remember", f"project/shop/{agent}-note", value, "--session", "ccsess4", "--agent", agent)
+        assert r.returncode == 0, r.stderr
+    client(rig, **{"x-claude-code-session-id": "ccsess4", "x-claude-code-agent-id": "sib-b"}).messages.create(
+        model="m", max_tokens=5, system=system(cwd),
+        messages=[{"role": "user", "content": "what is the cache? zebrafish or marmot? the queue?"}],
+        extra_headers={"x-test-answer": "ok"})
+    body = sent_last(rig)
+    assert "marmot four" in body and "zebrafish nine" not in body, body
+
+
 def test_an_agent_id_that_is_no_name_is_still_a_subagent(rig):
     sub = {"x-claude-code-session-id": "ccsess3", "x-claude-code-agent-id": "not a name/..!"}
     client(rig, **sub).messages.create(
