@@ -22,6 +22,13 @@ not counted: the kernel's work (system calls, page faults), so a change of
 I/O shows in CPU time only.  Prints the median per command and tree, and
 each tree's difference from the first.  Needs ``valgrind`` on PATH.
 
+``--capture``: the prompt hooks run with capture on, as in a session: the
+hook fixes its prompt's key from a transcript that holds one earlier
+prompt (``WORK/transcript.jsonl``) and forks its capture child; only the
+hook's own process is counted (valgrind's log of its pid), and the next
+process starts after the child's end (at most 300 s).  The store grows by
+one turn per hook: give it a copy.
+
 Usage::
 
     python bench/instr_count.py --store STORE --tree base=/tmp/base --tree branch=. --runs 3 \\
@@ -38,6 +45,8 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
+import time
 import uuid
 from pathlib import Path
 
@@ -63,10 +72,25 @@ def copy_tree(src: Path, dst: Path) -> Path:
 
 
 def run(argv: list[str], env: dict, cwd: Path, stdin: bytes | None, valgrind: bool) -> int | None:
-    """The ``I refs`` of one process (None without valgrind or when it printed none)."""
-    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv] if valgrind else argv
-    p = subprocess.run(cmd, env=env, cwd=cwd, input=stdin, capture_output=True, timeout=600)
-    m = _REFS.search(p.stderr.decode(errors="replace"))
+    """The ``I refs`` of one process, not of the children it forks (None
+    without valgrind or when it printed none).  Returns after every forked
+    child counted by valgrind ended, or after 300 s."""
+    with tempfile.TemporaryDirectory(prefix="instr-") as logs:
+        cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", f"--log-file={logs}/vg.%p",
+               *argv] if valgrind else argv
+        p = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        p.communicate(stdin, timeout=600)
+        if not valgrind:
+            return None
+        end = time.monotonic() + 300
+        while time.monotonic() < end:   # a forked child (the hook's capture) logs its total as it ends
+            done = [f for f in Path(logs).iterdir() if _REFS.search(f.read_text(errors="replace"))]
+            if len(done) == len(list(Path(logs).iterdir())):
+                break
+            time.sleep(0.2)
+        own = Path(logs) / f"vg.{p.pid}"
+        m = _REFS.search(own.read_text(errors="replace")) if own.exists() else None
     return int(m.group(1).replace(",", "")) if m else None
 
 
@@ -79,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hook", action="append", default=[], metavar="PROMPT", help="a prompt hook (repeatable)")
     ap.add_argument("--get", action="append", default=[], metavar="KEY", help="a mem get of KEY (repeatable)")
     ap.add_argument("--cwd", type=Path, help="the hook's and the commands' folder (default: WORK/home)")
+    ap.add_argument("--capture", action="store_true",
+                    help="prompt hooks with capture on and a transcript (module doc); else MEM_NO_CAPTURE=1")
     ap.add_argument("--work", type=Path, default=Path("/tmp/mem-instr"))
     ap.add_argument("--python", default=sys.executable,
                     help="the interpreter (default: this one; bench/startup.py's venv has no editable finder)")
@@ -90,6 +116,11 @@ def main(argv: list[str] | None = None) -> int:
     copies = {n: copy_tree(Path(p).resolve(), args.work / f"tree-{n}") for n, p in trees.items()}
     cwd = args.cwd or args.work / "home"
     cwd.mkdir(parents=True, exist_ok=True)
+    transcript = cwd / "none.jsonl"
+    if args.capture:
+        transcript = args.work / "transcript.jsonl"
+        transcript.write_text(json.dumps({"type": "user", "uuid": "u-instr-1", "sessionId": "instr",
+                                          "message": {"role": "user", "content": "an earlier prompt"}}) + "\n")
     base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     commands: dict[str, tuple] = {f"recall {q!r}": (["recall", "--all-projects", "--json", "-n", "10", q], None)
                                   for q in args.query}
@@ -101,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     def sample(name: str, tree: str, valgrind: bool) -> None:
         copy = copies[tree]
         env = {**base_env, "PYTHONPATH": str(copy), "MEM_HOME": str(args.store), "PYTHONHASHSEED": "0",
-               "MEM_NO_CAPTURE": "1", "MEM_NO_HELPER": "1"}
+               "MEM_NO_HELPER": "1", **({} if args.capture else {"MEM_NO_CAPTURE": "1"})}
         if name == "python -c pass":
             argv, stdin = [args.python, "-c", "pass"], None
         else:
@@ -109,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             argv = [args.python, str(copy / "bin" / "mem"), *rest]
             stdin = None if prompt is None else json.dumps(
                 {"hook_event_name": "UserPromptSubmit", "session_id": f"instr-{uuid.uuid4().hex[:12]}",
-                 "cwd": str(cwd), "transcript_path": str(cwd / "none.jsonl"), "prompt": prompt}).encode()
+                 "cwd": str(cwd), "transcript_path": str(transcript), "prompt": prompt}).encode()
         n = run(argv, env, cwd, stdin, valgrind)
         if valgrind and n is not None:
             got.setdefault((name, tree), []).append(n)
@@ -123,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
             for name in names:
                 sample(name, tree, valgrind=True)
     first = next(iter(copies))
-    print(f"{args.runs} rounds, load average {os.getloadavg()[0]:.1f}; median instructions (I refs)")
+    print(f"{args.runs} rounds, load average {os.getloadavg()[0]:.1f}, capture {'on' if args.capture else 'off'}; "
+          "median instructions (I refs)")
     for name in names:
         ref = statistics.median(got.get((name, first), [0]) or [0])
         for tree in copies:

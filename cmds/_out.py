@@ -244,10 +244,25 @@ def missing_path(e: FileNotFoundError) -> str:
     return shown_path(os.fsdecode(e.filename)) if e.filename is not None else str(e)
 
 
+def _unechoed(text: str) -> str:
+    """``text`` with every credential the value rule finds replaced
+    (``objstore.redact_value``); the rules are compiled only when ``text``
+    holds a word of 12 or more characters that could be one."""
+    import re
+    if not re.search(r"[\w+/=.~-]{12,}", text):
+        return text
+    from objstore import redact_value   # deferred: only an error with a long word compiles the rules
+    return redact_value(text)
+
+
 def report_error(message: str, hint: str | None, code: int, as_json: bool) -> None:
     """The error every command prints on stderr, once (``docs/exit-codes.md``):
     ``Error: …`` and an optional ``hint: …``, or with ``--json`` only one JSON
-    line ``{"message_type": "exit_error", "code", "message"[, "hint"]}``."""
+    line ``{"message_type": "exit_error", "code", "message"[, "hint"]}``.
+    A credential in either (a word the person typed, quoted back: ``not an
+    object id: 'ghp_…'``, ``no sub-agent sk-…``) is replaced by
+    ``[REDACTED:<rule>]``, as in a usage error (test32 X12)."""
+    message, hint = _unechoed(message), hint and _unechoed(hint)
     if as_json:
         import json
         doc = {"message_type": "exit_error", "code": code, "message": message}

@@ -240,7 +240,8 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                 # text rule (test30c T1: "run" hid every later "running", unasked)
                 ruled = bool(yes) and not plan.already_forgotten and text_rule_ahead(store, match)
             if as_json:
-                emit_json({"dry_run": dry_run, "forgotten": False, "scrubbed": left, "text_rule_written": ruled,
+                emit_json({"dry_run": dry_run, "forgotten": False, "scrubbed": left, "text_rule_written": bool(ruled),
+                           **({"text_rule_held": True} if ruled is None else {}),
                            "temps_deleted": [p for p, _n in temps], **_plan_json(plan),
                            **({"keys_naming": _keys_naming(store, match), "sealed_not_searched": _sealed(store)}
                               if match is not None else {})})
@@ -258,6 +259,9 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                 if ruled:
                     click.echo("wrote its text rule (a hash): a turn captured later that holds it is never served "
                                "with it; 'mem scan TEXT' also reads the agents' transcripts, which may hold it")
+                elif ruled is None:   # run again: the first run's rule holds (test32 X19 was told the opposite)
+                    click.echo("its text rule (a hash) is already written: a turn captured later that holds it is "
+                               "never served with it")
                 elif match is not None and not plan.already_forgotten and not dry_run:
                     click.echo("no text rule written (it needs --yes and 8 or more characters): a turn captured "
                                "later that holds it is served as it is")

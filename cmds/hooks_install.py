@@ -166,7 +166,7 @@ def command():
     """Install or remove mem's hooks in an agent's settings.
 
     'mem hooks install claude-code' adds one handler per event mem uses
-    (SessionStart, UserPromptSubmit, Stop, SubagentStop, PreCompact,
+    (SessionStart, UserPromptSubmit, Stop, SubagentStart, SubagentStop, PreCompact,
     SessionEnd), each running 'mem hook claude-code' in exec form with a
     timeout in seconds.  The file is edited as text: every other key and
     hook keeps its bytes, and a second install changes nothing.  'mem hooks

@@ -79,6 +79,7 @@ def command(ctx, listen, allow_remote, rate, write_rate, max_body):
         for s in server.servers:
             for sock in s.sockets:
                 h, p = sock.getsockname()[:2]
+                h = f"[{h}]" if ":" in h else h   # an IPv6 address in a URL (test32 X11)
                 click.echo(f"mem serve: listening on http://{h}:{p}/mcp", err=True)
         sys.stderr.flush()
 

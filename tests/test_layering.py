@@ -104,6 +104,8 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          "objstore.core.packwriter", "objstore.memory.memfiles",
          # the writer's block and dictionary encoding, split from packwriter (session 30): writers only
          "objstore.core.packencode",
+         # forget's chunk scrub of a version-8 pack (session 32; it imports packwriter): a forget only
+         "objstore.core.packscrub",
          # off the hooks' start-up: only 'mem config NAME VALUE' edits the file; the settings table is read
          # only where a setting is used (decay, derive.auto)
          "objstore.core.tomledit", "objstore.core.settings",
@@ -112,6 +114,14 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          # off the session-start hook's start-up (session 29): derive.auto imports derive.run; only a derive
          # proposal that would be written asks whether the person's later fact updated its turn (test29 P8)
          "objstore.retrieval.injecttime", "objstore.retrieval.timeline",
+         # off the prompt hook's start-up (session 32, lat32): the time rules judge a fact or passage the gate
+         # cleared, a later turn is read for one shown; the decay clock is read or touched for a shown fact
+         "objstore.retrieval.laterturns", "objstore.retrieval.timeitems", "objstore.memory.decay",
+         # the facts module's lost-value notes, read with it (a key whose value is lost)
+         "objstore.memory.lost",
+         # off the prompt hook's start-up (session 32, lat32): its transcript scan withholds nothing but
+         # a bash-mode prompt's secret output (objstore.capture.promptscan.user_parts)
+         "objstore.capture.withhold", "objstore.memory.sessions", "objstore.memory.provenance",
          # off `mem get`'s start-up (session 29): a pattern is built (rxcache loads re and its enum) on first use
          "objstore.core.rxcache",
          # off the readers' start-up (session 27): the JSON-escaped form of a match text (test27 V29) is

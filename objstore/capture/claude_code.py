@@ -13,19 +13,19 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+# the prompt records' scan, text and hash: the prompt hook's, split off (scan_prompts: re-exported)
+from objstore.capture.promptscan import is_turn_record, prompt_hash, scan_prompts, user_parts  # noqa: F401
 from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats,
-                                         RecordFields, as_str, cut_text, decode_line, decode_record, discover_files,
-                                         project_of, read_lines, strip_harness_context, strip_mem_context,
-                                         timestamp_ms, tool_input_json, tool_use_line)
-from objstore.capture.withhold import (TAINT_FILE, TAINT_SHELL, PrintedTrail, bash_mode, may_print_secret,
-                                       redact_printed, withhold_result, withholds)
+                                         RecordFields, as_str, decode_line, decode_record, discover_files,
+                                         project_of, read_lines, strip_mem_context, timestamp_ms, tool_input_json,
+                                         tool_use_line)
+from objstore.capture.withhold import (TAINT_FILE, TAINT_SHELL, PrintedTrail, may_print_secret, redact_printed,
+                                       withholds)
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.record import Record, set_fields
-from objstore.core.text import LazyPattern
 from objstore.memory.sessions import CapturedTurn
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 
 __all__ = ["CapturedTurn", "ParseStats", "ReaderState", "TOOL_RESULT_MAX_CHARS", "MAX_LINE_BYTES",
            "discover", "parse_file", "prompt_alias", "prompt_hash", "scan_prompts", "tree_key"]
-
 
 
 class ReaderState(Record):
@@ -74,27 +73,6 @@ class ReaderState(Record):
         set_fields(self, {} if msg_first is None else msg_first, {} if prompts is None else prompts,
                    {} if prompt_ids is None else prompt_ids, last_prompt, prev_prompt, hold_tail, resume_at,
                    answer_done, [] if secret_calls is None else secret_calls)
-
-
-_CMD_RE = LazyPattern(r"\A\s*<command-name>\s*/?([^<]*?)\s*</command-name>.*?"
-                      r"(?:<command-args>([^<]*)</command-args>|\Z)", re.S)
-
-
-def _prompt_norm(text: str) -> str:
-    """The form a prompt is compared in: ``<mem-context>`` removed, a slash command's
-    ``<command-name>/x</command-name>…<command-args>a</command-args>`` as ``/x a``,
-    NFC, whitespace runs as one space, trimmed."""
-    import unicodedata
-    text = strip_mem_context(text)
-    m = _CMD_RE.match(text) if "<command-name>" in text else None
-    if m:
-        text = f"/{m.group(1)} {m.group(2) or ''}"
-    return " ".join(unicodedata.normalize("NFC", text).split())
-
-
-def prompt_hash(text: str) -> str:
-    """24 hex of the SHA-256 of a prompt's normalized form (see :func:`prompt_alias`)."""
-    return sha256(_prompt_norm(text).encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
 def answer_hash(text: str) -> str:
@@ -152,26 +130,6 @@ def discover(paths: Iterable[str | os.PathLike], reals: dict[Path, str] | None =
 
 
 # --------------------------------------------------------------------------- helpers
-
-def _flatten_result(content: Any) -> str:
-    """tool_result content -> text: strings, text blocks, images as "[image]"."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    out = []
-    for b in content:
-        if isinstance(b, str):
-            out.append(b)
-        elif isinstance(b, dict):
-            kind = b.get("type")
-            if kind == "text":
-                out.append(as_str(b.get("text")))
-            elif kind == "image":
-                out.append("[image]")
-            elif kind == "tool_reference":
-                out.append(f"[tool_reference {as_str(b.get('tool_name'))}]")
-    return "\n".join(t for t in out if t)
 
 
 def _assistant_blocks(content: Any, secret_calls: list | None = None, cwd: str = "") -> list[str]:
@@ -422,91 +380,10 @@ def is_record(rec: dict) -> bool:
     return isinstance(kind, str) and (kind in RECORD_TYPES or "sessionId" in rec or "uuid" in rec)
 
 
-def is_turn_record(rec: dict) -> bool:
-    """A ``user`` or ``assistant`` record that may carry a turn (not meta, a compact
-    summary or an API error)."""
-    return rec.get("type") in ("user", "assistant") and rec.get("isMeta") is not True \
-        and rec.get("isCompactSummary") is not True and rec.get("isApiErrorMessage") is not True
-
-
 #: the keys :func:`parse_file` reads from a record, in the order it unpacks them (``msgspec``
 #: skips the others, ``toolUseResult`` above all: :class:`~objstore.capture.transcript.RecordFields`)
 _TURN_FIELDS = RecordFields("type", "sessionId", "agentId", "isSidechain", "uuid", "cwd", "entrypoint", "timestamp",
                             "message", "isMeta", "isCompactSummary", "isApiErrorMessage")
-
-
-def _record_uid(rec: dict, raw: bytes) -> str:
-    """The record's ``uuid``, or ``h:`` + 32 hex of the SHA-256 of the raw line."""
-    return as_str(rec.get("uuid")) or "h:" + sha256(raw.strip()).hexdigest()[:32]
-
-
-#: in ``ReaderState.secret_calls``: the last ``!`` bash-mode command read prints secret material, so
-#: the ``<bash-stdout>`` after it is withheld (no ``tool_use`` id starts with "!")
-BASH_PRINTED = "!bash"
-
-
-def user_parts(content: Any, secret_calls: list | None = None) -> tuple[str, list[str]]:
-    """(prompt text, tool result bodies) of a user record's ``message.content``, both
-    without ``<mem-context>`` elements; the text is "" when the record holds no prompt.
-    The result of a call in ``secret_calls`` (by ``tool_use_id``) is ``SECRET_OUTPUT``.  A ``!``
-    bash-mode prompt goes through :func:`~objstore.capture.withhold.bash_mode`, whose flag (the
-    last command prints a secret) is :data:`BASH_PRINTED` in ``secret_calls`` (given: kept there)."""
-    texts: list[str] = []
-    results: list[str] = []
-    if isinstance(content, str):
-        texts.append(content)
-    elif isinstance(content, list):
-        for b in content:
-            if isinstance(b, str):
-                texts.append(b)
-            elif isinstance(b, dict) and b.get("type") == "text":
-                texts.append(as_str(b.get("text")))
-            elif isinstance(b, dict) and b.get("type") == "tool_result":
-                body = _flatten_result(b.get("content"))
-                if secret_calls and as_str(b.get("tool_use_id")) in secret_calls:
-                    results.append(withhold_result(body, secret_calls))
-                    continue
-                if b.get("is_error") is True:
-                    body = f"[error] {body}" if body else "[error]"
-                results.append(cut_text(strip_mem_context(body)))
-    text = strip_harness_context("\n".join(t for t in texts if t))   # (no CLAUDE.md text as the person's: V28)
-    if "<bash-" in text and secret_calls is not None:
-        # ``!`` bash mode: the command as a command line, the output of one printing a secret withheld
-        printed = BASH_PRINTED in secret_calls
-        text, now = bash_mode(text, printed, secret_calls)
-        if now and not printed:
-            secret_calls.append(BASH_PRINTED)
-        elif printed and not now:
-            secret_calls.remove(BASH_PRINTED)
-    return text, results
-
-
-def scan_prompts(path: Path, *, start: int = 0, end: int | None = None) -> Iterator[tuple[str, str]]:
-    """``(record id, prompt hash)`` of every user prompt record in the byte range
-    ``[start, end)`` of a transcript, in file order: the records :func:`parse_file` gives
-    an alias, with the same record id (``cc:`` dropped) and :func:`prompt_hash`.  Only
-    complete lines; lines that cannot hold a user record are not decoded.  Reads nothing
-    else and keeps no state (the prompt hook's snapshot).  OSError propagates."""
-    stats = ParseStats()
-    bash: list = []     # bash mode's flag (user_parts), so a prompt hashes as parse_file reads it
-    with open(path, "rb") as f:
-        if start:
-            f.seek(start)
-        first = start == 0
-        for raw in read_lines(f, None if end is None else max(0, end - start)):
-            if raw is not None and not raw.endswith(b"\n"):
-                break
-            if raw is not None and b'"user"' not in raw:
-                first = False
-                continue
-            rec = decode_line(raw, stats, first)
-            first = False
-            if rec is None or rec.get("type") != "user" or not is_turn_record(rec):
-                continue
-            msg = rec.get("message")
-            text, _results = user_parts(msg.get("content") if isinstance(msg, dict) else None, bash)
-            if text.strip():
-                yield _record_uid(rec, raw), prompt_hash(text)
 
 
 def _printed_before(path: Path, end: int, data: bytes | None) -> list[str]:
@@ -624,7 +501,7 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
                 session = sid or path.stem
                 if sidechain is True:
                     session += f".agent-{agent}" if agent else ".sidechain"
-            uid = as_str(uid) or "h:" + sha256(raw.strip()).hexdigest()[:32]  # as _record_uid
+            uid = as_str(uid) or "h:" + sha256(raw.strip()).hexdigest()[:32]  # as promptscan's record ids
             cwd = as_str(cwd)
             ep = as_str(ep)[:40]
             ts = timestamp_ms(ts)

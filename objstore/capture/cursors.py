@@ -18,9 +18,9 @@ from pathlib import Path
 from stat import S_ISDIR, S_ISREG
 
 from objstore.capture.claude_code import ReaderState
+from objstore.capture.promptscan import cursor_key   # (the cursor files' names: the prompt hook's snapshot too)
 from objstore.core.atomic import CACHE_FILE_MAX_BYTES, SMALL_FILE_MAX_BYTES, atomic_write, read_regular
 from objstore.core.fileid import HIDDEN_PREFIX as HIDDEN, hidden_source
-from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store
 
@@ -29,12 +29,6 @@ SECRET_CALLS_MAX = 1_000       # ids of calls printing secret material (ReaderSt
 _CURSOR_V = 1
 
 
-
-
-def text_key(text: str) -> str:
-    """32 hex digits of SHA-256 of ``text`` (UTF-8, lone surrogates kept): a
-    cursor's file name, a lineage key, a shell line's short id."""
-    return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 class Cursor(Record):
@@ -67,12 +61,6 @@ class Cursor(Record):
 
 def _cursor_dir(store: Store) -> Path:
     return store.root / "cache" / "cursors"
-
-
-def cursor_key(path: Path) -> str:
-    """The name of ``path``'s cursor files (``<key>.json``, ``<key>.state``):
-    :func:`text_key` of its real path."""
-    return text_key(os.path.realpath(path))
 
 
 def _count(h: dict, name: str) -> int:

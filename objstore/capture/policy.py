@@ -15,10 +15,8 @@ from objstore.core.atomic import CACHE_FILE_MAX_BYTES, SMALL_FILE_MAX_BYTES, rea
 from objstore.core.errors import InvalidInput
 from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import validate_session_id
-from objstore.core.settings import capture_settings, parse_config
 from objstore.core.store import Store
 from objstore.core.text import fold
-from objstore.memory.tombstones import all_tombstones
 
 CONFIG_FILE = "config.toml"
 NO_CAPTURE_FILE = "no-capture"
@@ -63,6 +61,7 @@ def load_config(root: Path) -> CaptureConfig:
         return CaptureConfig()
     except OSError as e:
         raise InvalidInput(f"{p} cannot be read: {e.strerror}") from None
+    from objstore.core.settings import capture_settings, parse_config  # defer: a store with a config.toml only
     doc, problem = parse_config(p, raw)
     if problem is not None:
         if not problem.capture_stopped:
@@ -153,6 +152,7 @@ def capture_refused(store: Store, session: str, cwd: str = "", *, cfg: CaptureCo
     if path_excluded(load_config(store.root) if cfg is None else cfg, cwd):
         return "excluded"
     names = {f"session:{session}", f"session:{root}"}
+    from objstore.memory.tombstones import all_tombstones  # defer: a capture's write, not the prompt hook's own
     if any(t.key in names for t in (all_tombstones(store) if tombstones is None else tombstones)):
         return "forgotten"
     return None

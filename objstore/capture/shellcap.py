@@ -27,9 +27,9 @@ import os
 import time
 from pathlib import Path
 
-from objstore.capture.cursors import text_key
 from objstore.capture.policy import CaptureConfig, has_marker, load_config, no_capture_of, no_capture_sessions, \
     path_excluded
+from objstore.capture.promptscan import text_key
 from objstore.capture.sync import project_namer, valid_text
 from objstore.capture.transcript import project_of
 from objstore.core import spool

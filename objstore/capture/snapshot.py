@@ -7,7 +7,8 @@ prompt hook's own process, which only fixes the key and hands the write to
 its capture child, does not import the capture chain (``live``, ``sync``,
 ``rollup``, ``appender``): it needs the transcript reader's prompt scan and
 the cursors' names only (docs/benchmarks.md, "Session 18 (branch
-`lat18`)").  Keys and idempotence: ``docs/hooks.md``, ``docs/design.md``
+`lat18`)"), which ``objstore.capture.promptscan`` holds apart from the
+reader's turn building (session 32, lat32).  Keys and idempotence: ``docs/hooks.md``, ``docs/design.md``
 (the prompt key ``cc:p:<hash>:<n>``).
 """
 
@@ -17,8 +18,7 @@ import json
 import os
 from pathlib import Path
 
-from objstore.capture.claude_code import prompt_hash, scan_prompts
-from objstore.capture.cursors import cursor_key
+from objstore.capture.promptscan import cursor_key, prompt_hash, scan_prompts
 from objstore.capture.transcript import strip_mem_context
 from objstore.core.atomic import CACHE_FILE_MAX_BYTES, read_regular
 from objstore.core.record import Frozen, set_fields
@@ -62,7 +62,7 @@ def prompt_snapshot(root: Path, transcript: Path | None, prompt: str) -> PromptS
     """:class:`PromptSnapshot` of ``prompt`` from ``transcript`` (no lock, no
     store object: the hook's hot path).  The cursor under ``root`` (the
     store directory) gives the counts up to its offset, so only the bytes
-    after it are scanned (:func:`claude_code.scan_prompts`)."""
+    after it are scanned (:func:`promptscan.scan_prompts`)."""
     if transcript is None or is_subagent(transcript):
         return PromptSnapshot()
     h = prompt_hash(strip_mem_context(prompt))

@@ -80,15 +80,17 @@ from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the p
 from objstore.core.refs import fact_ref
 from objstore.core.text import LazyPattern
 from objstore.core.store import Store
-from objstore.memory.facts import remember
 from objstore.memory.scope import project_aliases
-from objstore.memory.sessions import WITHHELD, withhold_value
-from objstore.memory.tombstones import all_tombstones, forgotten_in
 
 MAX_CHARS = 600
 #: compiled on first use: most prompts are ASCII and hold none of :data:`_CUE_WORDS`
 #: (the prompt hook of a new process need not compile it, ~0.3 ms)
-_CUE = LazyPattern(r"(?:^|(?<=[.!?]))\s*(?:(?P<ask>(?:can|could|would|will)\s+you\s+(?:please\s+)?)"
+#: a cue opens the prompt's line or a sentence of it, after lead-in words ("Also, remember that …", "btw
+#: remember that …", "FYI: remember that …", "Make sure to remember that …") or mid-sentence as "… and
+#: remember that …" (test32 X1: those stored nothing and said nothing)
+_CUE = LazyPattern(r"(?:^|(?<=[.!?])|(?<=\s)(?=and\s+(?:also\s+)?remember\s+(?:that|this)\b))\s*"
+                   r"(?:(?:also|and|ok(?:ay)?|btw|by\s+the\s+way|fyi|oh|so|plus|but|then)\b\s*[:,]?\s*)*"
+                   r"(?:(?:make|be)\s+sure\s+(?:to|you)\s+(?=remember\b))?(?:(?P<ask>(?:can|could|would|will)\s+you\s+(?:please\s+)?)"
                    r"(?=remember\s+(?:that|this)\b)|(?P<please>(?:please|pls|plz)\s*,?\s+))?"
                    r"(?:remember(?:\s+(?:that|this)\s*[:,\-\u2013\u2014]?|\s*[:,]|\s+[-\u2013\u2014]"
                    r"|\s+(?:the\s+following|for\s+(?:later|now|next\s+time|(?:the\s+)?future(?:\s+reference)?"
@@ -395,6 +397,7 @@ def remember_statement(store: Store, prompt: str, *, project: str | None, source
     what = statement_of(prompt)
     if what is None:
         return None
+    from objstore.memory.facts import remember  # defer: a prompt that states something (most state nothing)
     return remember(store, statement_key(what, project, store, update), what, trust="user_stated", owner="user",
                     sources=(source,) if source else (), command=command)
 
@@ -445,6 +448,7 @@ def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "
     if late:
         key = statement_key(what, project, store)
         head = store.refs.read(fact_ref(key))
+        from objstore.memory.tombstones import all_tombstones, forgotten_in  # defer: a late statement only
         if forgotten_in(all_tombstones(store), key, what):
             return None
         if head is not None:
@@ -478,6 +482,7 @@ def withhold_sealed(store: Store, text: str) -> str:
         key = ref[len("sealed/"):] if ref.startswith("sealed/") else ref
         scope, sep, rest = key.partition("/remembered/")
         if sep and rest == name and (scope == "user" or (scope.startswith("project/") and scope.count("/") == 1)):
+            from objstore.memory.sessions import WITHHELD, withhold_value  # defer: a sealed name's statement only
             out, n = withhold_value(text, what)
             if n == 0:   # a value corrected after a take-back ("… 5432. Correction: 6543."): the whole line's statement
                 lead = len(text) - len(text.lstrip())

@@ -67,7 +67,8 @@ from objstore.capture.rollup import IDLE_S as ROLLUP_IDLE_S, cwd_project, rollup
 from objstore.capture.claude_code import ParseStats, parse_file
 from objstore.capture.claude_subagents import subagent_outcome
 from objstore.capture.nomem import subagent_excluded
-from objstore.capture.cursors import Cursor, cursor_saved, iter_cursors, load_cursor, save_cursor, text_key
+from objstore.capture.cursors import Cursor, cursor_saved, iter_cursors, load_cursor, save_cursor
+from objstore.capture.promptscan import text_key
 from objstore.capture.policy import (DEFAULT_MARKER, CaptureConfig,
                                     capture_refused, has_marker, load_config, mark_no_capture,
                                     no_capture_of, no_capture_sessions, path_excluded)

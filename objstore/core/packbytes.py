@@ -18,10 +18,13 @@ from objstore.core.packformat import (
     PACK_MAGIC, PACK_MIN, SUM_LEN, U16, U32, U64,
     DeflateReader,
     idx_size,
+    int_table,
     pos_width,
     raw_id,
     readable,
 )
+
+from objstore.core.packlines import ChunkTable
 
 _IDS = HEADER_LEN + FANOUT_LEN  # 1036: where the id table begins
 
@@ -29,11 +32,11 @@ _IDS = HEADER_LEN + FANOUT_LEN  # 1036: where the id table begins
 class PackBytes:
     """A pack and its index held in memory (a remote's bundle), read by id
     without writing them anywhere: the same layout and checks as
-    :class:`Pack` for lookups, versions 1 to 7 (versions 4 to 7: a left-out
+    :class:`Pack` for lookups, versions 1 to 8 (versions 4 to 8: a left-out
     parent id put back by hashing the frame it names; 7: zstd blocks).
 
     Raises CorruptObject (a malformed header; a version of 0 or above
-    ``MAX_FORMAT_VERSION``) or UnsupportedVersion (a version from 8 up to it)."""
+    ``MAX_FORMAT_VERSION``) or UnsupportedVersion (a version from 9 up to it)."""
 
     def __init__(self, pack: bytes, idx: bytes) -> None:
         self.pack, self.idx = pack, idx
@@ -55,7 +58,9 @@ class PackBytes:
         nb_off = _IDS + (self._idw + self._w) * n if version >= 5 else _IDS + 38 * n
         self._nblocks = U32.unpack_from(idx, nb_off)[0] if version >= 3 and len(idx) >= nb_off + 4 else 0
         self._boffs = nb_off + 4
-        if len(idx) != idx_size(n, version, self._nblocks):
+        c_off = self._boffs + 16 * self._nblocks + self._w * n  # version 8: the chunk-block table
+        self._nchunks = U32.unpack_from(idx, c_off)[0] if version >= 8 and len(idx) >= c_off + 4 else 0
+        if len(idx) != idx_size(n, version, self._nblocks, self._nchunks):
             raise CorruptObject("pack bundle: not a pack and its index")
         self.version, self.count = version, n
         self._fanout = (0,) + FANOUT.unpack_from(idx, HEADER_LEN)
@@ -78,6 +83,7 @@ class PackBytes:
         if lo >= min(n, end) or idx[_IDS + idw * lo:_IDS + idw * (lo + 1)] != key:
             return None
         nb = self._nblocks
+        c_off = self._boffs + 16 * nb + self._w * n
         if self.version >= 5:
             w = self._w
             o = _IDS + idw * n + w * lo
@@ -113,6 +119,8 @@ class PackBytes:
                 if self._zr is None:
                     d = U32.unpack_from(self.pack, HEADER_LEN)[0]
                     self._zr = DeflateReader(bytes(self.pack[DICT_AT:DICT_AT + d]), self.version)
+                    if self.version >= 8:
+                        self._zr.chunks = self._chunk_table(c_off)
                 if self.version == 2:
                     frame = self._zr.decompress(data, MAX_ENTRY)
                 else:
@@ -122,3 +130,11 @@ class PackBytes:
         if blake3(frame).digest() != raw:
             raise CorruptObject(f"pack bundle: object {oid} does not hash to its id")
         return frame
+
+    def _chunk_table(self, c_off: int):
+        """Version 8: the bundle's chunks (``objstore.core.packlines.ChunkTable``)
+        from the index's chunk-block table at ``c_off``."""
+        c, o, pack, end = self._nchunks, c_off + 4, self.pack, len(self.pack) - SUM_LEN
+        return ChunkTable(int_table(self.idx, "Q", o, c), int_table(self.idx, "I", o + 8 * c, c),
+                          int_table(self.idx, "I", o + 12 * c, c),
+                          lambda off, k: bytes(pack[off:off + k]) if HEADER_LEN <= off and off + k <= end else b"")

@@ -105,6 +105,8 @@ class PackChecks:
                         if per_entry and bad <= max_problems:
                             problems.append(str(got))
                 entries = sorted(self._block(b) for b in range(self._nblocks))
+                if self.version >= 8:  # the chunk blocks tile the body with the frame blocks
+                    problems += self._verify_chunks(entries)
                 if self.version >= 5:
                     bnos, problem = self._verify_positions()
                     problems += problem
@@ -160,6 +162,28 @@ class PackChecks:
             if pos != self._body_end or walked != len(entries) or total != self._body_end - self._body_start:
                 problems.append(f"{pp}: entries do not tile the pack body (walked {walked} entries to offset "
                                 f"{pos}, body ends at {self._body_end}; index lengths sum to {total})")
+        return problems
+
+    def _verify_chunks(self, entries: list) -> list[str]:
+        """Version 8: each chunk block of the index reads (its length
+        prefix, stream and content) and begins at the chunk its index
+        says, the first at 0, the blocks' chunks following on; their
+        ``(offset, length)`` are added to ``entries`` (the body's tiling)."""
+        table = self.chunk_table()
+        problems, want = [], 0
+        for b in range(len(table.firsts)):
+            entries.append((table.offsets[b], table.lengths[b]))
+            try:
+                first, lines = table.load(b)
+            except ValueError as e:
+                problems.append(f"{self.pack_path}: chunk block {b}: {e}")
+                want = -1
+                continue
+            if want >= 0 and first != want:
+                problems.append(f"{self.idx_path}: chunk block {b} begins at chunk {first}, not {want}")
+            want = first + len(lines) if want >= 0 else -1
+            table.drop()
+        entries.sort()
         return problems
 
     def _verify_body_tables(self, bnos: tuple[int, ...]) -> list[str]:

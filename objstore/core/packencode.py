@@ -57,7 +57,7 @@ def dictionary_sources(frames: list[bytes], size: int = DICT_BYTES) -> list[int]
 def dict_bytes(version: int) -> int:
     """The most bytes a pack dictionary of ``version`` holds: DICT_BYTES
     (32 KiB, zlib's window), ZSTD_DICT_BYTES (64 KiB) from version 7."""
-    return DICT_BYTES if version < 7 else ZSTD_DICT_BYTES
+    return ZSTD_DICT_BYTES if version == 7 else DICT_BYTES
 
 
 def deflate_block(c, frames: list[bytes], ids: list[bytes] | None, sources: bool = False) -> bytes:
@@ -83,10 +83,25 @@ def deflate_block(c, frames: list[bytes], ids: list[bytes] | None, sources: bool
         head = U32.pack(k) + struct.pack(f">{k}I", *map(len, frames)) + struct.pack(f">{k}H", *refs)
         return c.compress(head + b"".join(frames)) + c.flush()
     frames, codes, column = split_sources(frames)
+    return deflate_stored(c, frames, refs, codes, column)
+
+
+def deflate_stored(c, frames: list[bytes], refs: list[int], codes: bytes, column: bytes,
+                   lines: bytes | None = None) -> bytes:
+    """Versions 6 and 8: the raw DEFLATE stream, with ``c`` (a copy of the
+    pack's primed compressor), of a block's content from its stored
+    ``frames``, parent ``refs``, source ``codes`` and ``column`` and
+    (version 8) its line-reference area ``lines``
+    (:meth:`objstore.core.packlines.LinePass.strip`), u32 its length
+    first; a DEFLATE block (``Z_BLOCK``) ends after the codes, the column
+    and the area."""
+    k = len(frames)
     head = U32.pack(k) + struct.pack(f">{k}I", *map(len, frames)) + struct.pack(f">{k}H", *refs) + codes
     out = [c.compress(head), c.flush(zlib.Z_BLOCK)]
     if column:
         out += [c.compress(column), c.flush(zlib.Z_BLOCK)]
+    if lines is not None:
+        out += [c.compress(U32.pack(len(lines)) + lines), c.flush(zlib.Z_BLOCK)]
     out += [c.compress(b"".join(frames)), c.flush()]
     return b"".join(out)
 

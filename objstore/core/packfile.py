@@ -1,5 +1,7 @@
 """One pack read by id: :class:`Pack` (a ``pack-<name>.pack`` and its
-``.idx`` on disk: lookups, whole-pack reads in body order, ``verify``),
+``.idx`` on disk: lookups; its whole-pack reads in body order are
+:class:`objstore.core.packorder.PackBodyOrder`'s, ``verify``
+:class:`objstore.core.packcheck.PackChecks`'),
 :class:`PackInfo` (a finished pack's names and sizes); a pack and its index
 held in memory (a remote's bundle) is :class:`objstore.core.packbytes.PackBytes`.
 
@@ -34,9 +36,10 @@ from objstore.core.packformat import (
     put_parent,
     raw_id,
     readable,
-    uint_table,
 )
 from objstore.core.packcheck import PackChecks
+from objstore.core.packorder import PackBodyOrder
+from objstore.core.packlines import ChunkTable
 from objstore.core.packsources import BlockSources
 from objstore.core.record import Frozen, set_fields
 
@@ -77,7 +80,7 @@ class PackInfo(Frozen):
         set_fields(self, name, pack_path, idx_path, count, size, idx_size)
 
 
-class Pack(PackChecks):
+class Pack(PackChecks, PackBodyOrder):
     """One complete pack, opened through its index.
 
     Opening is O(1) in the pack size: it mmaps the index (pages are read on
@@ -166,7 +169,10 @@ class Pack(PackChecks):
             self._blens_off = self._boffs_off + 8 * self._nblocks
             self._bfirst_off = self._blens_off + 4 * self._nblocks  # versions 4, 5
             self._inv_off = self._bfirst_off + 4 * self._nblocks  # versions 4, 5
-        need = idx_size(n, version, self._nblocks)
+        self._nchunks = 0  # version 8: chunk blocks, their table after the body-position table
+        if version >= 8 and self._idx_size >= self._inv_off + self._w * n + 4:
+            self._nchunks = U32.unpack_from(mm, self._inv_off + self._w * n)[0]
+        need = idx_size(n, version, self._nblocks, self._nchunks)
         if self._idx_size != need:
             raise CorruptObject(f"{ip}: {self._idx_size} bytes, but {n} objects need {need} "
                                 "(truncated or damaged)")
@@ -176,7 +182,7 @@ class Pack(PackChecks):
         self.count = n
         self._fanout = (0,) + fanout  # _fanout[b] = start of bucket b, _fanout[b + 1] = its end
         if version >= 4:
-            self._sum_off = self._inv_off + self._w * n
+            self._sum_off = self._inv_off + self._w * n + (4 + 16 * self._nchunks if version >= 8 else 0)
         elif version >= 3:
             self._sum_off = self._blens_off + 4 * self._nblocks
         else:
@@ -239,10 +245,22 @@ class Pack(PackChecks):
         zr = self._zr
         if zr is None:
             try:
-                zr = self._zr = DeflateReader(self.dictionary(), self.version)
+                zr = DeflateReader(self.dictionary(), self.version)
             except ValueError as e:  # a dictionary over 32 KiB
                 raise CorruptObject(f"{self.pack_path}: its dictionary cannot be loaded ({e})") from None
+            if self.version >= 8:
+                zr.chunks = self.chunk_table()
+            self._zr = zr
         return zr
+
+    def chunk_table(self):
+        """Version 8: the pack's chunks (a new :class:`~objstore.core.packlines.ChunkTable`
+        over its index's chunk-block table; a chunk block outside the body reads as damaged)."""
+        c, o = self._nchunks, self._inv_off + self._w * self.count + 4
+        lo, hi, fd = self._body_start, self._body_end, self._pf.fileno()
+        return ChunkTable(int_table(self._mm, "Q", o, c), int_table(self._mm, "I", o + 8 * c, c),
+                          int_table(self._mm, "I", o + 12 * c, c),
+                          lambda off, n: os.pread(fd, n, off) if lo <= off and off + n <= hi and n >= 5 else b"")
 
     # -- lookups ------------------------------------------------------------
 
@@ -408,7 +426,7 @@ class Pack(PackChecks):
         if U32.unpack_from(data, 0)[0] != len(data) - 4:
             raise CorruptObject(f"{self.pack_path}: object {oid}: length prefix does not match the index")
         try:
-            frames, refs, src = self._inflater().stored_prefix(memoryview(data)[4:], k)
+            frames, refs, src = self._inflater().stored_prefix(memoryview(data)[4:], k, lazy=True)
         except ValueError as e:
             raise CorruptObject(f"{self.pack_path}: object {oid}: cannot decompress object {k} of its "
                                 f"block ({e})") from None
@@ -425,198 +443,6 @@ class Pack(PackChecks):
                 cache.clear()
         cache[off] = entry
         return frame
-
-    def ids_in_body_order(self) -> list[str]:
-        """Every id of the pack (64 hex) in the order of the pack body (the
-        order the objects were written in), so that a rewrite
-        (``Store.repack``) keeps objects written together together."""
-        return [self._id_at(i).hex() for i in self._body_order()]
-
-    def _body_order(self) -> list[int]:
-        """Positions in the id table, in the order of the pack body (version
-        3: by block, then by position in the block)."""
-        if self.version >= 3:
-            places = self._places()
-            return sorted(range(self.count), key=lambda i: (self._block(places[0][i])[0], places[1][i]))
-        return sorted(range(self.count), key=lambda i: self._entry(i)[0])
-
-    def raw_blocks_in_body_order(self) -> Iterator[tuple[list[str], bytes | CorruptObject]]:
-        """Version 3: ``(ids, data)`` of every block in the order of the
-        pack body: the ids of its objects by their position in the block,
-        and the block's compressed stream (not decompressed, not checked),
-        or the ``CorruptObject`` for a block whose bounds, length prefix or
-        positions are damaged.  For copying blocks as they are
-        (``Store._copy_pack``, :meth:`PackWriter.add_block`).  Raises
-        ValueError for another version."""
-        if self.version < 3:
-            raise ValueError(f"{self.pack_path}: a version-{self.version} pack has no blocks")
-        # the tables read at once (not an unpack per object: a forget copies a pack of ~130,000)
-        n, nb, im = self.count, self._nblocks, self._mm
-        boffs, blens = int_table(im, "Q", self._boffs_off, nb), int_table(im, "I", self._blens_off, nb)
-        spans = self._body_spans(boffs, blens)
-        if spans is not None:
-            yield from self._blocks_of_spans(spans)
-            return
-        blocks: dict[tuple[int, int], list[tuple[int, int]]] = {}
-        bnos, ords = self._places()
-        for i, (b, k) in enumerate(zip(bnos, ords)):
-            key = (boffs[b], blens[b]) if b < nb else (0, 0)  # (0, 0): no bounds check passes
-            members = blocks.get(key)
-            if members is None:
-                members = blocks[key] = []
-            members.append((k, i))
-        if not blocks:
-            return
-        with mmap.mmap(self._pf.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            for (off, length), members in sorted(blocks.items()):
-                members.sort()
-                ids = [self._id_at(i).hex() for _k, i in members]
-                if off < self._body_start or length < 5 or off + length > self._body_end:
-                    yield ids, CorruptObject(f"{self.idx_path}: block at {off}: entry outside the pack body")
-                    continue
-                if [k for k, _raw in members] != list(range(len(members))):
-                    yield ids, CorruptObject(f"{self.idx_path}: block at {off}: its objects' positions are damaged")
-                    continue
-                data = mm[off:off + length]
-                if U32.unpack_from(data, 0)[0] != length - 4:
-                    yield ids, CorruptObject(f"{self.pack_path}: block at {off}: bad length prefix")
-                    continue
-                yield ids, data[4:]
-
-    def _body_spans(self, boffs: array, blens: array) -> list[tuple[int, int, array]] | None:
-        """Versions 5 and 6, whose index holds both the body position of every
-        object (id order) and its inverse (``docs/format.md``, "Packs"):
-        ``(offset, entry length, id-table places of its objects in block
-        order)`` of every block, by offset, read from the inverse table in
-        block-sized slices (no search, sort or tuple per object: a forget
-        copies a pack of ~125,000 objects, :meth:`raw_blocks_in_body_order`).
-        None unless the tables agree (the inverse is the inverse of the
-        positions, checked in C; the blocks' first positions rise from 0
-        with no block empty; no two blocks share their bounds): a damaged
-        index takes the general path, which names its damage as before.
-        Cost: O(objects) in C, O(blocks) in Python."""
-        n, nb, im = self.count, self._nblocks, self._mm
-        if self.version < 5 or nb == 0:
-            return None
-        firsts = int_table(im, "I", self._bfirst_off, nb)
-        if firsts[0] != 0 or firsts[-1] >= n or any(a >= b for a, b in zip(firsts, firsts[1:])) \
-                or len(set(zip(boffs, blens))) != nb:
-            return None
-        pos = uint_table(im, self._pos_off, n, self._w)
-        inv = uint_table(im, self._inv_off, n, self._w)
-        try:   # pos[inv[q]] == q for every body position q (in C: map, not a loop per object)
-            if not all(map(int.__eq__, map(pos.__getitem__, inv), range(n))):
-                return None
-        except IndexError:   # an id-table place past the table
-            return None
-        ends = list(firsts[1:]) + [n]
-        return sorted((boffs[b], blens[b], inv[firsts[b]:ends[b]]) for b in range(nb))
-
-    def _blocks_of_spans(self, spans: list[tuple[int, int, array]]) -> Iterator[tuple[list[str], bytes | CorruptObject]]:
-        """:meth:`raw_blocks_in_body_order` of the blocks :meth:`_body_spans`
-        read (each block's ids made as it is reached: a reader that stops
-        early, the dictionary check of ``Store._copy_pack``, makes few)."""
-        with mmap.mmap(self._pf.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            for off, length, places in spans:
-                ids = [self._id_at(i).hex() for i in places]
-                if off < self._body_start or length < 5 or off + length > self._body_end:
-                    yield ids, CorruptObject(f"{self.idx_path}: block at {off}: entry outside the pack body")
-                    continue
-                data = mm[off:off + length]
-                if U32.unpack_from(data, 0)[0] != length - 4:
-                    yield ids, CorruptObject(f"{self.pack_path}: block at {off}: bad length prefix")
-                    continue
-                yield ids, data[4:]
-
-    def _places(self) -> tuple[array, array]:
-        """Versions 3-5: (block numbers, positions in their blocks) of every
-        object, in id order, the tables read at once (:meth:`_place` of each;
-        version 5: from the body positions and the blocks' first ones)."""
-        n, nb, im = self.count, self._nblocks, self._mm
-        if self.version < 5:
-            return int_table(im, "I", self._bno_off, n), int_table(im, "H", self._ord_off, n)
-        firsts = int_table(im, "I", self._bfirst_off, nb)
-        bnos, ords = array("I"), array("I")
-        for p in uint_table(im, self._pos_off, n, self._w):
-            b = bisect.bisect_right(firsts, p) - 1
-            if b < 0 or p >= n:  # damaged: a block past the table
-                bnos.append(nb)
-                ords.append(0)
-            else:
-                bnos.append(b)
-                ords.append(p - firsts[b])
-        return bnos, ords
-
-    def frames_in_body_order(self) -> Iterator[tuple[str, bytes | CorruptObject]]:
-        """``(id, frame)`` of every object in the order of the pack body,
-        each frame verified against its id, or the ``CorruptObject`` a
-        :meth:`get` of it would raise in its place.  O(bytes of the pack):
-        each version-3 block is inflated once (where :meth:`get` in id order
-        would inflate a block once per object); for rewrites, pushes and
-        checks that read a whole pack."""
-        if self.version < 3:
-            for i in self._body_order():
-                raw = self._id_at(i)
-                try:
-                    yield raw.hex(), self.read_at(i, raw)
-                except CorruptObject as e:
-                    yield raw.hex(), e
-            return
-        zr: DeflateReader | None = None
-        for ids, data in self.raw_blocks_in_body_order():
-            if isinstance(data, CorruptObject):  # its bounds or positions: each object as get reads it
-                for oid in ids:
-                    try:
-                        yield oid, self.get(oid)
-                    except CorruptObject as e:
-                        yield oid, e
-                continue
-            try:
-                zr = zr or self._inflater()
-            except CorruptObject as e:
-                for oid in ids:
-                    yield oid, e
-                continue
-            digests: dict[int, bytes] = {}
-            frames, err = zr.block_frames(data, digests)
-            if len(frames) > len(ids):
-                err = err or f"the block holds {len(frames)} objects, its index {len(ids)}"
-            for k, oid in enumerate(ids):
-                got = (digests.get(k) or blake3(frames[k]).digest()).hex() if k < len(frames) else ""
-                if got == oid:
-                    yield oid, frames[k]
-                elif k < len(frames):
-                    yield oid, CorruptObject(f"{self.pack_path}: object {oid}: content hashes to {got}")
-                else:
-                    yield oid, CorruptObject(f"{self.pack_path}: object {oid}: cannot decompress object {k} "
-                                             f"of its block ({err})")
-
-    def raw_entries_in_body_order(self) -> Iterator[tuple[str, bytes | CorruptObject]]:
-        """``(id, data)`` of every object in the order of the pack body,
-        ``data`` being what :meth:`raw_entry` returns (the compressed
-        stream, not decompressed, not checked), or the ``CorruptObject``
-        :meth:`raw_entry` would raise (bounds, length prefix) in its place.
-        Read through one read-only mapping of the pack file, without a
-        lookup per id: a pack copy (``Store._copy_pack``) is then O(bytes).
-        Versions 1 and 2 (version 3: :meth:`raw_blocks_in_body_order`)."""
-        if self.version >= 3:
-            raise ValueError(f"{self.pack_path}: version-3 entries are blocks (raw_blocks_in_body_order)")
-        order = sorted(range(self.count), key=lambda i: self._entry(i)[0])
-        if not order:
-            return
-        with mmap.mmap(self._pf.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            for i in order:
-                raw = self._id_at(i)
-                off, length = self._entry(i)
-                if off < self._body_start or length < 5 or off + length > self._body_end:
-                    yield raw.hex(), CorruptObject(f"{self.idx_path}: object {raw.hex()}: entry outside the pack body")
-                    continue
-                data = mm[off:off + length]
-                if len(data) != length or U32.unpack_from(data, 0)[0] != length - 4:
-                    yield raw.hex(), CorruptObject(f"{self.pack_path}: object {raw.hex()}: "
-                                                   "short read or bad length prefix")
-                    continue
-                yield raw.hex(), data[4:]
 
     def get(self, oid: str) -> bytes:
         """The verified frame of object ``oid`` (64 hex).
@@ -771,6 +597,8 @@ class Pack(PackChecks):
         Version 3: the frames of the blocks it keeps go too.  Never raises."""
         if self.version >= 3:
             self._blocks = {}
+        if self._zr is not None and self._zr.chunks is not None:
+            self._zr.chunks.drop()
         if self._mm is not None and hasattr(mmap, "MADV_DONTNEED"):
             try:
                 self._mm.madvise(mmap.MADV_DONTNEED)

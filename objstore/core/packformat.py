@@ -186,6 +186,7 @@ from blake3 import blake3
 
 from objstore.core.errors import CorruptObject, InvalidInput, MemError, UnsupportedVersion
 from objstore.core.ids import is_full_id
+from objstore.core.packlines import Spliced, parse_refs, splice
 from objstore.core.packsources import BlockSources, column_len, join_sources
 
 PACK_MAGIC = b"MPAK"
@@ -200,11 +201,14 @@ IDX_MAGIC = b"MIDX"
 #: blocks hold the turns' sources' ids as bytes, packsources.SOURCE_RULES; 7: version 6
 #: whose blocks are zstd frames, objstore.core.packzstd, written only when the
 #: store's config.toml asks for it, ZSTD_VERSION); all seven are read (7: with
-#: the zstd codec, the extra memvcs[zstd]; without it, exit 14: readable())
+#: the zstd codec, the extra memvcs[zstd]; without it, exit 14: readable()); 8: version 6
+#: whose pack holds a table of repeated lines (objstore.core.packlines), the store's default
+#: since session 31 (packwriter.write_version), PACK_VERSION staying the writer's own default
+#: (a remote's bundles)
 PACK_VERSION = 6
 IDX_VERSION = 6
 ZSTD_VERSION = 7
-READ_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
+READ_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)
 #: version 2: the DEFLATE level and zlib memLevel new entries are written at
 #: (level 4, memLevel 6: 2.4 s and 18.2 MB for the bench corpus's 43.7 MB of
 #: frames, against 4.6 s and 17.5 MB at 6/8; docs/benchmarks.md)
@@ -320,7 +324,7 @@ def readable(where: str, what: str, version: int, other: int | None = None) -> M
     the extra ``memvcs[zstd]``; never damage)."""
     if version not in READ_VERSIONS:
         return version_problem(where, what, version, other)
-    if version >= ZSTD_VERSION:
+    if version == ZSTD_VERSION:
         from objstore.core.packzstd import missing  # deferred: only a version-7 pack needs zstd
         return missing(where)
     return None
@@ -353,13 +357,16 @@ def body_version(version: int) -> int:
     return 4 if version == 5 else version
 
 
-def idx_size(count: int, version: int = IDX_VERSION, blocks: int = 0) -> int:
+def idx_size(count: int, version: int = IDX_VERSION, blocks: int = 0, chunk_blocks: int = 0) -> int:
     """Exact size in bytes of the index of a pack of ``count`` objects
     (``1100 + 44·count`` in versions 1 and 2; in version 3, whose objects
     lie in ``blocks`` blocks, ``1104 + 38·count + 12·blocks``; in version 4
     ``1104 + 42·count + 16·blocks``: each block's first body position and
     each body position's place in the id table too; in version 5
-    ``1104 + (31 + 2·W)·count + 16·blocks``, W = :func:`pos_width`)."""
+    ``1104 + (31 + 2·W)·count + 16·blocks``, W = :func:`pos_width`; in
+    version 8 ``4 + 16·chunk_blocks`` more: its chunk-block table)."""
+    if version >= 8:
+        return IDX_FIXED + 8 + (IDX5_ID_LEN + 2 * pos_width(count)) * count + 16 * (blocks + chunk_blocks)
     if version >= 5:
         return IDX_FIXED + 4 + (IDX5_ID_LEN + 2 * pos_width(count)) * count + 16 * blocks
     if version >= 4:
@@ -421,18 +428,21 @@ class DeflateReader:
     a copy into its window)."""
 
     def __init__(self, dict_data: bytes, version: int = 3) -> None:
-        most = DICT_BYTES if version < 7 else ZSTD_DICT_BYTES
+        most = ZSTD_DICT_BYTES if version == ZSTD_VERSION else DICT_BYTES
         if len(dict_data) > most:
             raise ValueError(f"a preset dictionary of {len(dict_data)} bytes (at most {most})")
         self._dict = bytes(dict_data)
         self.version = version
         self._zd = None  # version 7: the zstd dictionary, loaded on the first block
+        #: version 8: the pack's chunks (packlines.ChunkTable, or any callable from a chunk number
+        #: to its bytes, ValueError for one it does not hold), set by the pack's reader
+        self.chunks = None
 
     def decompressor(self):
         """A new ``zlib`` decompressor of raw DEFLATE (RFC 1951) with this
         pack's preset dictionary (none when it is empty); version 7: a
         ``packzstd.ZstdInflater`` of one zstd frame with it."""
-        if self.version >= 7:
+        if self.version == ZSTD_VERSION:
             from objstore.core import packzstd  # deferred: only a version-7 pack needs zstd
             if self._zd is None and self._dict:
                 self._zd = packzstd.prepared_dict(self._dict)
@@ -477,29 +487,43 @@ class DeflateReader:
                 raise ValueError(err)
         return out
 
-    def stored_prefix(self, data, k: int) -> tuple[list[bytes], tuple[int, ...] | None, BlockSources | None]:
+    def stored_prefix(self, data, k: int, lazy: bool = False) -> tuple[list[bytes], tuple[int, ...] | None,
+                                                                      BlockSources | None]:
         """``(frames, refs, sources)``: frames 0 … ``k`` of the block
         ``data`` as stored (version 4: without the parent ids the block left
         out; version 6: and the characters of the sources' ids), the block's
         K parent references (None before version 4) and its source codes
         and column (None before version 6), inflated up to the end of frame
-        ``k``.  Raises as :meth:`block_frame`."""
+        ``k`` (version 8: with the chunks put back; ``lazy``: a
+        ``packlines.Spliced`` that puts a frame's back when it is first
+        asked for).  Raises as :meth:`block_frame`."""
         inf = Inflate(self.decompressor(), data)
         (count,) = U32.unpack(inf.take(4))
         if k >= count:
             raise ValueError(f"object {k} of a block of {count}")
         lens = struct.unpack(f">{count}I", inf.take(4 * count))
         refs = struct.unpack(f">{count}H", inf.take(2 * count)) if self.version >= 4 else None
-        src = None
+        src = lines = None
         if self.version >= 6:
             codes = inf.take(count)
             src = BlockSources(codes, inf.take(column_len(codes)) if any(codes) else b"")
+        if self.version >= 8:  # the line references (objstore.core.packlines)
+            lines = parse_refs(inf.take(U32.unpack(inf.take(4))[0]), count, k + 1)
         body = inf.take(sum(lens[:k + 1]))
         out, pos = [], 0
         for n in lens[:k + 1]:
             out.append(body[pos:pos + n])
             pos += n
+        if lines is not None:
+            out = Spliced(out, lines, self._chunk) if lazy else \
+                [splice(s, lines[i], self._chunk) for i, s in enumerate(out)]
         return out, refs, src
+
+    def _chunk(self, c: int) -> bytes:
+        """Version 8: chunk ``c`` of the pack (ValueError without a table or past it)."""
+        if self.chunks is None:
+            raise ValueError("a version-8 block read without its pack's chunk table")
+        return self.chunks(c)
 
     def block_frames(self, data, digests: dict[int, bytes] | None = None) -> tuple[list[bytes], str | None]:
         """Versions 3 and 4: ``(frames, error)``: the frames of the block
@@ -512,7 +536,7 @@ class DeflateReader:
         position.  Never raises."""
         inf = Inflate(self.decompressor(), data)
         frames: list[bytes] = []
-        refs = codes = None
+        refs = codes = lines = None
         column = b""
         try:
             (count,) = U32.unpack(inf.take(4))
@@ -524,8 +548,11 @@ class DeflateReader:
             if self.version >= 6:
                 codes = inf.take(count)
                 column = inf.take(column_len(codes)) if any(codes) else b""
-            for n in lens:
-                frames.append(inf.take(n))
+            if self.version >= 8:
+                lines = parse_refs(inf.take(U32.unpack(inf.take(4))[0]), count)
+            for i, n in enumerate(lens):
+                s = inf.take(n)
+                frames.append(s if lines is None else splice(s, lines[i], self._chunk))
             inf.end()
         except ValueError as e:
             if codes is not None:

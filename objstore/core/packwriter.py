@@ -20,7 +20,9 @@ from blake3 import blake3
 from objstore.core.atomic import fsync_dir
 from objstore.core.errors import CodecMissing, InvalidInput
 from objstore.core.packfile import PackInfo
-from objstore.core.packencode import deflate_block, dict_bytes, make_dictionary
+from objstore.core.packlines import LINES_VERSION, LinePass, deflate_chunk_block
+from objstore.core.packsources import split_sources
+from objstore.core.packencode import deflate_block, deflate_stored, dict_bytes, make_dictionary, split_parents
 from objstore.core.packformat import (
     BLOCK_BYTES, BLOCK_LEVEL, BLOCK_MEMLEVEL, BLOCK_OBJECTS, DEFLATE_LEVEL, DEFLATE_MEMLEVEL, DICT_MIN_BYTES,
     FRAME_MAGIC, HEADER, HEADER_LEN, ID_LEN, IDX5_ID_LEN, IDX_MAGIC, MAX_ENTRY, MAX_OBJECTS, PACK_MAGIC,
@@ -136,6 +138,9 @@ class PackWriter:
             be copied with :meth:`add_entry` (:meth:`add_block`).
     """
 
+    #: version 8: the writer makes its own table of repeated lines (packscrub.ScrubWriter: False)
+    _own_lines = True
+
     def __init__(self, pack_dir: Path | str, *, level: int | None = None, version: int = PACK_VERSION,
                  dictionary: bytes | None = None) -> None:
         if version not in READ_VERSIONS:
@@ -165,6 +170,8 @@ class PackWriter:
         self._boffs = array("Q")  # version 3: each block's offset ...
         self._blens = array("I")  # ... and entry length 4 + L
         self._bfirst = array("I")  # version 4: each block's first object, by write (= body) position
+        self._lines = None  # version 8: the line pass (packlines.LinePass), made with the first block
+        self._coffs, self._clens, self._cfirst = array("Q"), array("I"), array("I")  # version 8: chunk blocks
         self._blk: list[bytes] = []  # version 3: frames of the block being filled
         self._blk_ids: list[bytes] = []  # version 4: their raw ids
         self._blk_bytes = 0
@@ -308,7 +315,7 @@ class PackWriter:
             small = final and self.version >= 4 and self._pending_bytes < DICT_MIN_BYTES
             d = self.dictionary = b"" if small else make_dictionary(self._pending, dict_bytes(self.version))
         mem = BLOCK_MEMLEVEL if self.version >= 3 else DEFLATE_MEMLEVEL
-        if self.version >= 7:  # zstd blocks (packzstd): ZSTD_LEVEL, not the zlib level
+        if self.version == ZSTD_VERSION:  # zstd blocks (packzstd): ZSTD_LEVEL, not the zlib level
             from objstore.core.packzstd import ZstdBlockCompressor  # deferred: zstd for version 7 only
             self._zc = ZstdBlockCompressor(d)
         else:
@@ -359,6 +366,9 @@ class PackWriter:
         if self.version < 4:
             ids = None
         sources = self.version >= 6
+        if self.version >= LINES_VERSION:  # the line pass and DEFLATE in the writer's one thread, in block order
+            self._queue(self._lines_block, (self._zc.copy(), frames, ids), k, n)
+            return
         if not DEFLATE_THREAD:
             self._put_block(deflate_block(self._zc.copy(), frames, ids, sources), k)
             return
@@ -370,24 +380,76 @@ class PackWriter:
         while len(self._inflight) > INFLIGHT_BLOCKS:
             self._write_inflight()
 
+    def _lines_block(self, c, frames: list[bytes] | None, ids: list[bytes] | None) -> tuple[bytes | None, list]:
+        """Version 8: ``(the block's DEFLATE stream, [(first chunk, a chunk
+        block's DEFLATE stream)...])``: the block's frames (None: none, the
+        pack's end: every chunk block left) through the line pass with
+        ``c``, a copy of the pack's primed compressor, then the chunk blocks
+        the pass has ready.  Runs in the writer's one thread (its tasks run
+        in the order given: the line pass sees the blocks in body order)."""
+        if self._lines is None:
+            self._lines = LinePass()
+        data = None
+        if frames is not None:
+            frames, refs = split_parents(frames, ids)
+            frames, codes, column = split_sources(frames)
+            frames, area = self._lines.strip(frames)
+            data = deflate_stored(c, frames, refs, codes, column, area)
+        return data, [(first, deflate_chunk_block(content))
+                      for first, content in self._lines.chunk_blocks(final=frames is None)]
+
+    def _queue(self, fn, args, k: int, n: int) -> None:
+        """Compress ``fn(*args)`` in the writer's thread (inline without
+        DEFLATE_THREAD); ``k`` the block's object count, or ``~first`` for
+        a chunk block."""
+        if not DEFLATE_THREAD:
+            self._put_result(fn(*args), k)
+            return
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor  # deferred: only a writer of blocks needs it
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="pack-deflate")
+        self._inflight.append((self._pool.submit(fn, *args), k, n))
+        self._inflight_bytes += n
+        while len(self._inflight) > INFLIGHT_BLOCKS:
+            self._write_inflight()
+
     def _write_inflight(self, every: bool = False) -> None:
         """Version 3: write the oldest block the compressing thread was
         given (``every``: all of them), in order."""
         while self._inflight:
             fut, k, n = self._inflight.pop(0)
             self._inflight_bytes -= n
-            self._put_block(fut.result(), k)
+            self._put_result(fut.result(), k)
             if not every:
                 return
 
+    def _put_result(self, got, k: int) -> None:
+        """Write what a block's compression gave: its stream (``k``
+        objects), or (version 8, :meth:`_lines_block`) its stream, if any,
+        and then the chunk blocks ready."""
+        if not isinstance(got, tuple):
+            self._put_block(got, k)
+            return
+        data, chunks = got
+        if data is not None:
+            self._put_block(data, k)
+        for first, cdata in chunks:
+            self._put_block(cdata, ~first)
+
     def _put_block(self, data: bytes, k: int) -> None:
         """Version 3: write one block entry of ``k`` objects, the next ``k``
-        in add order."""
+        in add order (version 8: ``k`` = ``~first``, a chunk block)."""
         length = 4 + len(data)
         if length > MAX_ENTRY:
             raise InvalidInput(f"a block of {k} objects is too large for a pack entry ({len(data)} bytes)")
         self._file.write(U32.pack(len(data)))
         self._file.write(data)
+        if k < 0:
+            self._cfirst.append(~k)
+            self._coffs.append(self._pos)
+            self._clens.append(length)
+            self._pos += length
+            return
         self._bfirst.append(len(self._bnos))
         self._bnos.extend([len(self._boffs)] * k)
         self._boffs.append(self._pos)
@@ -473,6 +535,8 @@ class PackWriter:
         and InvalidInput for a version-1 or -2 writer or without the
         dictionary."""
         self._check_open()
+        if self.version >= LINES_VERSION and self._own_lines:
+            return False  # its blocks name chunks of their own pack's table (copied only by packscrub)
         if self.version < 3 or self.dictionary is None:
             raise InvalidInput("add_block needs a version-3 to -5 writer with the source pack's dictionary "
                                "(PackWriter(dictionary=pack.dictionary(), version=pack.version))")
@@ -542,6 +606,8 @@ class PackWriter:
             try:
                 self._fix_dictionary(final=True)
                 self._flush_block()
+                if self.version >= LINES_VERSION:  # the chunk blocks left
+                    self._queue(self._lines_block, (None, None, None), 0, 0)
                 self._write_inflight(every=True)
                 self._stop_pool()
             except BaseException:
@@ -574,7 +640,7 @@ class PackWriter:
             raise
         self.info = PackInfo(name=name, pack_path=self.pack_dir / f"pack-{name}.pack",
                              idx_path=self.pack_dir / f"pack-{name}.idx", count=n, size=self._pos + SUM_LEN,
-                             idx_size=idx_size(n, self.version, len(self._boffs)))
+                             idx_size=idx_size(n, self.version, len(self._boffs), len(self._coffs)))
         self._state = "prepared"
         self._release()
         if install:
@@ -651,6 +717,11 @@ class PackWriter:
                 inv[i] = s
             for s in range(0, n, step):
                 put(uint_bytes(inv[s:s + step], w))
+            if self.version >= LINES_VERSION:  # the chunk blocks: count, offsets, lengths, first chunks
+                put(U32.pack(len(self._coffs)))
+                put(_be(self._coffs))
+                put(_be(self._clens))
+                put(_be(self._cfirst))
         elif self.version >= 3:  # block numbers, positions, then the block table
             bnos, ordinals = self._bnos, self._ordinals
             for s in range(0, n, step):
@@ -680,6 +751,7 @@ class PackWriter:
         self._lengths = array("I")
         self._ordinals = array("H")
         self._bnos, self._boffs, self._blens, self._bfirst = array("I"), array("Q"), array("I"), array("I")
+        self._coffs, self._clens, self._cfirst, self._lines = array("Q"), array("I"), array("I"), None
         self._table = array("I")
         self._pending = []
         self._blk, self._blk_ids, self._blk_bytes = [], [], 0
@@ -723,7 +795,9 @@ class PackWriter:
 
 def write_version(root: Path | str) -> int:
     """The pack version the store at ``root`` writes new packs in (import,
-    capture, gc): PACK_VERSION (6, DEFLATE blocks) unless its config.toml
+    capture, gc): LINES_VERSION (8: version 6's DEFLATE blocks and a
+    table of the pack's repeated lines, ``objstore.core.packlines``; since
+    session 31, before it PACK_VERSION, 6) unless its config.toml
     sets ``store.pack_codec = "zstd"``: ZSTD_VERSION (7, zstd blocks,
     ``objstore.core.packzstd``).  Raises CodecMissing (exit 14) when it
     asks for zstd and the codec does not import (never a silent version 6
@@ -732,7 +806,7 @@ def write_version(root: Path | str) -> int:
     value that is not deflate or zstd (``settings.value``)."""
     from objstore.core.settings import value  # deferred: readers never write a pack
     if value(root, "store.pack_codec") != "zstd":
-        return PACK_VERSION
+        return LINES_VERSION
     from objstore.core.packzstd import missing  # deferred: only a zstd store needs the codec
     problem = missing(f'store.pack_codec = "zstd" in {Path(root) / "config.toml"}')
     if problem is not None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from objstore.core.errors import CorruptObject
-from objstore.core.ids import hash_bytes
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
 if TYPE_CHECKING:
@@ -78,12 +77,16 @@ class PackRewrites:
         out and noted in :attr:`damaged`; one whose bytes are damaged is
         copied as it is (``fsck`` still finds it), unless (version 3) its
         block loses an object: then its objects that no longer read are
-        left out and noted.  Caller holds the store lock."""
+        left out and noted.  Version 8: the chunk scrub
+        (:func:`objstore.core.packscrub.copy_scrubbed`: the blocks and the
+        chunk table copied, the blocks losing an object written again, the
+        chunks only dropped objects named emptied); False when it refuses
+        (damage where it must look).  Caller holds the store lock."""
         from objstore.core.packformat import PACK_VERSION, TRAIN_BYTES, TRAIN_FRAMES, body_version  # deferred: packs
         from objstore.core.packencode import (  # deferred: readers never write a pack
             dict_bytes, dictionary_sources, make_dictionary)
         from objstore.core.packwriter import PackWriter  # deferred: readers never write a pack
-        if pack.version not in (2, 3, 4, 5, 6, 7):
+        if pack.version not in (2, 3, 4, 5, 6, 7, 8):
             return False
         try:
             d = pack.dictionary()
@@ -109,6 +112,17 @@ class PackRewrites:
         # blocks, a smaller index; 4 and 5 stay 5 beside 6, whose blocks differ: gc writes 6)
         version = PACK_VERSION if body_version(pack.version) == body_version(PACK_VERSION) \
             else 5 if body_version(pack.version) == 4 else pack.version
+        if pack.version == 8:  # the chunk scrub (packscrub): blocks and chunk table copied, the touched ones written again
+            from objstore.core.packscrub import ScrubRefused, ScrubWriter, copy_scrubbed  # deferred: forget only
+            try:
+                with ScrubWriter(self.root / "objects" / "pack", dictionary=d, version=8) as w:
+                    w.reserve(len(pack))
+                    copy_scrubbed(pack, keep, w, self.damaged)
+            except ScrubRefused:
+                return False  # aborted, nothing installed: repack writes every kept frame again
+            self.packs.reload()
+            self.packs.remove_pack(pack)
+            return True
         with PackWriter(self.root / "objects" / "pack", dictionary=d, version=version) as w:
             w.reserve(len(pack))
             if pack.version >= 3:
@@ -129,22 +143,14 @@ class PackRewrites:
         (same dictionary): whole blocks copied, those losing an object
         inflated and their kept objects added again."""
         from objstore.core.packformat import DeflateReader   # deferred: a read of loose objects loads no pack code
+        from objstore.core.packscrub import add_kept  # deferred: forget only (it imports packwriter)
         zr = DeflateReader(w.dictionary, pack.version)
         for ids, data in pack.raw_blocks_in_body_order():
             if not isinstance(data, CorruptObject) and all(keep(pack, oid) for oid in ids) \
                     and w.add_block(ids, data, pack.version):
                 continue  # copied as stored (a damaged block stays as damaged for fsck to find)
             frames = [] if isinstance(data, CorruptObject) else zr.block_frames(data)[0]
-            for k, oid in enumerate(ids):
-                if not keep(pack, oid):
-                    continue
-                if k < len(frames) and hash_bytes(frames[k]) == oid:
-                    w.add(frames[k])
-                    continue
-                try:  # the block's bounds or positions are damaged: the object as a get reads it
-                    w.add(pack.get(oid))
-                except CorruptObject as e:
-                    self.damaged.setdefault(oid, str(e))
+            add_kept(pack, ids, frames, [keep(pack, oid) for oid in ids], w, self.damaged)  # (packscrub's)
 
     def repack(self, old: list[Pack], *, keep: Callable[[Pack, str], bool], loose: Iterable[str] = (),
                progress: Callable[[int, int], None] | None = None,

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from objstore.core.ids import hash_bytes
 from objstore.core.packformat import MAX_ENTRY, READ_VERSIONS, DeflateReader, header_version, readable
+from objstore.core.packlines import body_chunks
 
 _HEADER_LEN = 12             # magic, version, count (docs/format.md)
 _LEN = struct.Struct(">I")   # entry length prefix
@@ -79,19 +80,24 @@ def _frames(data: bytes, version: int, trailer: bool = True) -> Iterator[tuple[s
     end = max(_HEADER_LEN, len(data) - (_SUM_LEN if trailer else 0))
     off = _HEADER_LEN
     zr = None
-    if version in (2, 3, 4, 5, 6, 7):
+    if version >= 2:
         d = _LEN.unpack_from(data, _HEADER_LEN)[0]
         off = _HEADER_LEN + 4 + d
         try:
             zr = DeflateReader(data[_HEADER_LEN + 4:off], version)
         except Exception:  # the dictionary is damaged: nothing can be read
             return
+    if version >= 8:  # the chunk blocks first: the frame blocks name their chunks
+        zr.chunks = _chunks(data, off, end)
     while off + _LEN.size < end:
         (n,) = _LEN.unpack_from(data, off)
         if n and off + 4 + n > end and not trailer and version >= 3:
             n = end - off - 4        # a torn last block (no trailer): the frames before the tear
         if n == 0 or off + 4 + n > end:
             return
+        if version >= 8 and zr.chunks.holds(off):
+            off += 4 + n
+            continue
         if version >= 3:  # a block: every frame before its damage, if any
             frames, _err = zr.block_frames(data[off + 4:off + 4 + n])
             for frame in frames:
@@ -113,6 +119,35 @@ def _frames(data: bytes, version: int, trailer: bool = True) -> Iterator[tuple[s
         if ok:
             yield hash_bytes(frame), frame
         off += 4 + n
+
+
+class _Chunks(dict):
+    """Version 8: the chunks salvage found (chunk number -> bytes without the \n; a
+    missing one raises ValueError, so the frame naming it is lost, never
+    built wrong) and the offsets of the chunk blocks they came from."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.at: set[int] = set()
+
+    def __call__(self, c: int) -> bytes:
+        try:
+            return self[c] + b"\n"
+        except KeyError:
+            raise ValueError(f"chunk {c} is lost") from None
+
+    def holds(self, off: int) -> bool:
+        return off in self.at
+
+
+def _chunks(data: bytes, off: int, end: int) -> _Chunks:
+    """Version 8: the chunks of every chunk block of the body ``data[off:end]``
+    that still reads (``packlines.body_chunks``)."""
+    out = _Chunks()
+    for at, first, lines in body_chunks(data, off, end):
+        out.at.add(at)
+        out.update(zip(range(first, first + len(lines)), lines))
+    return out
 
 
 class Quarantine:

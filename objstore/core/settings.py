@@ -82,8 +82,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
             "helper exits", minimum=0.05, maximum=10080),
     Setting("capture.ignore_marker", "str", "#nomem", "a prompt starting with it is neither captured nor "
             "answered with memory"),
-    Setting("store.pack_codec", "choice", "deflate", "how new packs are compressed: deflate (pack version 6) or "
-            "zstd (version 7, packs ~11% smaller; needs pip install 'memvcs[zstd]', from a clone of mem '.[zstd]', wherever the store is read)",
+    Setting("store.pack_codec", "choice", "deflate", "how new packs are compressed: deflate (pack version 8: a table of "
+            "repeated lines) or zstd (version 7, ~11% smaller than version 6; needs pip install 'memvcs[zstd]', from a clone of mem '.[zstd]', wherever the store is read)",
             choices=("deflate", "zstd")),
     Setting("decay.days", "int", 60, "idle active days after which an unpinned fact goes dormant (mem decay)",
             minimum=1, maximum=36500, legacy="decay_days"),

@@ -212,7 +212,7 @@ def _held(tok: str, said: str, stems: set[str]) -> bool:
     return bool(re.search(rf"(?<![\w.-]){re.escape(tok)}(?![\w-])", said)) or (bool(words) and words <= stems)
 
 
-def claims_contradicted(claims: str, turns: list[str]) -> str:
+def claims_contradicted(claims: str, turns: list[str], what: str = "its outcome or lesson") -> str:
     """Why ``claims`` (an episode's outcome and lesson) contradict the
     values the ``turns`` hold, else "" (test30c T9): judged by the values
     the claims assert (:func:`asserted`), not by their plain words, so a
@@ -228,6 +228,7 @@ def claims_contradicted(claims: str, turns: list[str]) -> str:
       never with it ("black is the linter" from "ruff is the linter and
       black is the formatter").
 
+    ``what`` opens the reason (a fact proposal's check says "the value").
     The reason never quotes a value."""
     said = " ".join(" ".join(turns).split()).casefold()
     stems = content_words(" ".join(turns))
@@ -250,10 +251,10 @@ def claims_contradicted(claims: str, turns: list[str]) -> str:
     missing |= {tok for tok in named if not _held(tok, said, stems)}
     if missing:
         n = sum(len(c) for _c, c, _d, _s, _n in claimed) + len(named)
-        return f"its outcome or lesson: {len(missing)} of its {n} value words in none of the turns"
+        return f"{what}: {len(missing)} of its {n} value words in none of the turns"
     for _c, current, dropped, cstems, negated in claimed:
         if not negated and any(state.get(tok) for tok in current):
-            return "its outcome or lesson: it states as current a value the turns say was dropped or replaced"
+            return f"{what}: it states as current a value the turns say was dropped or replaced"
         vstems = {s for v in current | dropped for s in content_words(v)}
         subject = cstems - vstems
         for tok in current:
@@ -261,7 +262,7 @@ def claims_contradicted(claims: str, turns: list[str]) -> str:
             if subject & with_it:
                 continue
             if any(subject & o and not vals & (current | dropped) for vals, o in pairs):
-                return "its outcome or lesson: it pairs a value with what the turns pair with another value"
+                return f"{what}: it pairs a value with what the turns pair with another value"
     return ""
 
 

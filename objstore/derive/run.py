@@ -62,7 +62,7 @@ from objstore.core.errors import IntegrityError, InvalidInput, MemError, Refused
 from objstore.core.objects import KINDS, Turn, interactive_entrypoint, normalize_value
 from objstore.core.refs import validate_key
 from objstore.core.store import Store, now_ms
-from objstore.derive.evidence import contradicted, episode_unevidenced, unevidenced
+from objstore.derive.evidence import claims_contradicted, contradicted, episode_unevidenced, unevidenced
 from objstore.derive.providers import Provider, ProviderError, check_ready, complete
 from objstore.memory import queue, tombstones
 from objstore.memory.facts import current, list_keys, remember
@@ -346,7 +346,9 @@ def decide(store: Store, prop: dict, ex: Excerpt) -> Decision:
     if why:
         d.rule, d.detail = "no-evidence", why
         return d
-    why = contradicted(value, texts)
+    # a value the cited turns say was dropped, or paired there with another subject: the episode's value
+    # check, for a fact too (test32 X4: "The api database is MySQL" from "… We dropped MySQL" was admitted)
+    why = contradicted(value, texts) or claims_contradicted(value, texts, "the value")
     if why:
         d.rule, d.detail = "negated", why
         return d

@@ -167,15 +167,15 @@ def nothing_left(store: Store, plan: ForgetPlan) -> bool:
         return store.unfinished.done(*plan.selector)
 
 
-def text_rule_ahead(store: Store, match: str) -> bool:
+def text_rule_ahead(store: Store, match: str) -> bool | None:
     """For a ``--match`` text nothing stored holds (yet: a hook's sync
     blocked by the store lock, test30b S16): write its text tombstone
     (``text:<n>``, a hash, never the text) so a turn captured later that
     holds it is never served with it (``served_rules``) and a lower-trust
     value holding it is refused, as after a forget that found it.  True
-    when written (False: one was there, or the text is shorter than
-    ``MIN_TEXT_CHARS``: it would hide common words for good).  Takes the
-    store lock."""
+    when written, None when one was there already (a forget run again),
+    False when the text is shorter than ``MIN_TEXT_CHARS`` (it would hide
+    common words for good).  Takes the store lock."""
     norm = normalize_value(match)
     if len(norm) < MIN_TEXT_CHARS:   # a short text would hide common words for good (test30c T1)
         return False
@@ -183,7 +183,7 @@ def text_rule_ahead(store: Store, match: str) -> bool:
     with store.lock("forget"):
         if any(t.key == TEXT_KEY and t.value_sha256 == digest and t.reason.startswith("text:")
                for t in all_tombstones(store)):
-            return False
+            return None
         put_tombstone(store, text_tombstone(digest, len(norm), now_ms()))
         return True
 

@@ -21,6 +21,7 @@ from objstore.core.gc import leftover_temps, remove_temp, temp_size
 from objstore.core.errors import MemError
 from objstore.core.objects import normalize_value, value_digest
 from objstore.core.pack import Pack
+from objstore.core.packlines import body_chunks
 from objstore.core.salvage import salvage_pack
 from objstore.core.store import Store
 from objstore.core.text import confusable_fold, matcher, text_form
@@ -284,6 +285,17 @@ def _pack_frames(p: Path) -> tuple[list[bytes], bool]:
         return [], False
 
 
+def _pack_chunks(data: bytes) -> list[bytes]:
+    """Pack version 8: every chunk of the line table of the pack file
+    ``data`` (its chunk blocks, found without the index), those no frame
+    names any more too: a forgotten value must be in none of them.
+    Empty for other versions."""
+    if len(data) < 16 or data[4:8] != b"\0\0\0\x08":
+        return []
+    start = 16 + int.from_bytes(data[12:16], "big")
+    return [b"\n".join(lines) for _at, _first, lines in body_chunks(data, start, len(data) - 32)]
+
+
 def scan_store(root, needles: list[bytes], unsure: list[str] | None = None,
                irregular: list[str] | None = None) -> list[str]:
     """Sentinel scan: every file under ``root`` whose bytes, or whose
@@ -328,7 +340,7 @@ def scan_store(root, needles: list[bytes], unsure: list[str] | None = None,
             whole = True
             if p.suffix == ".pack":
                 frames, whole = _pack_frames(p)
-                views += frames
+                views += frames + _pack_chunks(data)
             rel = str(p.relative_to(base))
             if any(n in v for n in needles for v in views):
                 hits.append(rel)

@@ -41,7 +41,7 @@ from objstore.core.errors import MemError
 from objstore.core.record import Frozen, set_fields
 from objstore.core.salvage import Quarantine
 from objstore.memory.gitident import ProjectIdentity, clean_name, identity_of, repo_birth
-from objstore.memory.scope import GONE, REGISTRY_FILE, read_registry, write_registry
+from objstore.memory.scope import GONE, REGISTRY_FILE, REGISTRY_MADE, read_registry, write_registry
 
 
 class RegistryRebuild(Frozen):
@@ -170,11 +170,13 @@ def _salvaged_folders(path: Path, reg: dict) -> dict:
 
 def registry_missing(store) -> int:
     """How many folders the captured sessions name a project for while
-    ``<store>/projects.json`` is absent (deleted: test31c W12, where a moved
-    repository then lost its name and ``mem fsck`` said "ok"); 0 when the
-    file is there or no session names one.  Reads every session's head
-    (``mem fsck``'s cost, not a hook's)."""
-    if os.path.lexists(Path(store.root) / REGISTRY_FILE):
+    ``<store>/projects.json`` is absent after it was made (deleted: test31c
+    W12, where a moved repository then lost its name and ``mem fsck`` said
+    "ok"); 0 when the file is there, was never made (a store whose sessions
+    were only imported: ``scope.REGISTRY_MADE`` is absent) or no session
+    names one.  Reads every session's head (``mem fsck``'s cost, not a
+    hook's)."""
+    if os.path.lexists(Path(store.root) / REGISTRY_FILE) or not os.path.lexists(Path(store.root) / REGISTRY_MADE):
         return 0
     return len(_sessions_by_folder(store))
 

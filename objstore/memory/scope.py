@@ -287,7 +287,19 @@ def write_registry(root: Path, reg: dict, folders: dict, durable: bool = True, b
         table = {k: v for k, v in sorted(table.items()) if k in reg}
         if table:
             doc[name] = table
+    made = os.path.lexists(root / REGISTRY_FILE)
     atomic_write(root / REGISTRY_FILE, json.dumps(doc, indent=1).encode("utf-8"), durable=durable)
+    if not made:   # its first write: a later fsck tells a deleted registry from one never made
+        try:
+            (root / REGISTRY_MADE).parent.mkdir(exist_ok=True)
+            (root / REGISTRY_MADE).touch()
+        except OSError:
+            pass   # (only fsck's "deleted" warning reads it)
+
+
+#: an empty file written with the store's first ``projects.json``: a store whose sessions were only
+#: imported (a transcript's folder is not registered) has none, so a missing registry there is no loss
+REGISTRY_MADE = "cache/registry-made"
 
 
 class MovedProject(Frozen):

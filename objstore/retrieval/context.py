@@ -75,16 +75,14 @@ from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.core.text import LazyPattern, escape_invisible
-from objstore.memory.decay import decay_days, touch
-from objstore.memory.facts import current_of, current_version, list_keys, listed_chain, visible
 from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
 from objstore.memory.served import hider
 from objstore.retrieval.keyrank import FactView, narrower_first, one_name, sealed_in_scope, sealed_over
-from objstore.retrieval.laterturns import SNIPPET_CHARS, LaterTurn, later_turns
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
     from objstore.memory.tombstones import Hider
+    from objstore.retrieval.laterturns import LaterTurn
 
 DEFAULT_BUDGET = 1500
 DEFAULT_PROMPT_BUDGET = 600
@@ -193,6 +191,7 @@ def _current_facts(store: Store, projects: Sequence[str] | None,
     """(id, Fact) of the current, visible version of every key that applies,
     as namespace ``reader`` sees it (``scope.visibility``; None: every
     namespace)."""
+    from objstore.memory.facts import current_of, list_keys, listed_chain, visible  # defer: off the prompt hook
     out = []
     for key, head in list_keys(store):
         if visibility(key, "", projects, reader) is None:
@@ -330,6 +329,7 @@ def later_turn_line(lt: LaterTurn, hide: "Hider | None" = None) -> str:
     ``laterturns.SNIPPET_CHARS`` characters, forgotten ``--match`` texts
     hidden (``hide``), placed just above the fact's :func:`fact_line`."""
     text = " ".join((hide.text(lt.text) if hide else lt.text).split())
+    from objstore.retrieval.laterturns import SNIPPET_CHARS  # defer: the time rules (a later turn is shown)
     if len(text) > SNIPPET_CHARS:
         text = text[: SNIPPET_CHARS - 1].rstrip() + "…"
     project = lt.project or key_project(lt.key) or ""
@@ -436,6 +436,7 @@ def dormant_note(store: Store, sleeping: Sequence[Fact]) -> str:
         return ""
     import datetime as _dt
 
+    from objstore.memory.decay import decay_days  # defer: a dormancy notice only
     try:
         days = decay_days(store)
     except MemError:
@@ -521,6 +522,7 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
         items.sort(key=lambda x: (namespace_rank(namespace, x[1].namespace) or 0,
                                   _TRUST_RANK.get(x[1].trust, 9), -x[1].valid_from, x[1].key))
     one_name_order(tiers, scoped=bool(projects))
+    from objstore.retrieval.laterturns import later_turns  # defer: the time rules, off the prompt hook
     later = later_turns(store, [f for items in tiers for _oid, f in items],
                         ids=[oid for items in tiers for oid, _f in items], project=primary) if primary else {}
     attrs = f'kind="session-start" project="{_attr(primary)}" note="{NOTE}"'
@@ -599,6 +601,7 @@ def omitted_note(n: int) -> str:
 
 def _still_current(store: Store, facts: Iterable, dormant: Callable[[Fact], bool],
                    reader: str | None = None) -> bool:
+    from objstore.memory.facts import current_version, visible  # defer: as _current_facts
     for key, oid in facts:
         try:
             cur = current_version(store, key, reader)
@@ -686,6 +689,7 @@ def record_use(store: Store, keys: list[str], *, wait: float = USE_LOCK_WAIT) ->
     number recorded, or why nothing was (a log line that cannot be written,
     a full disk or a refusing ``logs/audit``, is one: the injection is made
     without it, test30c T17)."""
+    from objstore.memory.decay import touch  # defer: only a block that shows a fact
     try:
         with store.lock("inject", timeout=wait):
             return touch(store, keys, command="inject")

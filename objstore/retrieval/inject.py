@@ -86,10 +86,6 @@ from objstore.core.objects import Fact, Turn
 from objstore.core.record import Frozen, Record, fields, set_fields
 from objstore.core.store import FACT_WAIT_S, Store, now_ms
 from objstore.core.text import strip_mem_context
-from objstore.memory.decay import touch
-from objstore.memory.facts import current_version, visible
-from objstore.memory.lost import lost_keys_warning
-from objstore.memory.provenance import turn_author
 from objstore.memory.scope import namespace_rank, namespace_weight, project_aliases, visibility
 from objstore.memory.served import hider
 
@@ -97,7 +93,7 @@ TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
     from objstore.memory.tombstones import Hider
 from objstore.retrieval.keyrank import key_name, names_key
-from objstore.retrieval.querywords import GENERIC_WORDS, held_terms
+from objstore.retrieval.querywords import ASKING_WORDS, GENERIC_WORDS, held_terms
 from objstore.retrieval.context import (
     CHARS_PER_TOKEN, DEFAULT_PROMPT_BUDGET, NOTE, TAG, escape_text, estimate_tokens, fact_line, is_dormant,
     load_state, record_use, save_state, state_path, store_context_config, write_trace,
@@ -105,8 +101,6 @@ from objstore.retrieval.context import (
 from objstore.retrieval.injecttime import (person_first, stale_for_facts,  # noqa: F401  (re-exported)
                                            with_current_facts, with_later_turns)
 from objstore.retrieval.injectscope import one_name_order
-from objstore.retrieval.restated import ASKING_WORDS
-from objstore.retrieval.timeline import only_asks, values_of
 
 MAX_CUE_CHARS = 4000
 PRIOR_DOCS = 100  # see _nidf
@@ -405,6 +399,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     asking: set[str] = set()   # turns that only ask (timeline rule 7)
     hide: Hider | None | bool = False
     for key, bm25 in sorted(fact_hits.items(), key=lambda kv: -kv[1]):
+        from objstore.memory.facts import current_version, visible  # defer: the facts module, for a fact the gate reads (not on a prompt without one)
         c = Candidate("fact", "", key, bm25=bm25)
         cands.append(c)
         cur = current_version(store, key, namespace)
@@ -485,6 +480,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
                 continue
             else:
                 turn_text[h.id] = (t.text, t.timestamp)
+                from objstore.retrieval.timeline import only_asks, values_of  # defer: the time rules, for a shown turn
                 if not values_of(t.text, {*matched, *c.matched}) and only_asks(t.text, matched):
                     asking.add(h.id)   # a question asked before, no answer: after the turns that may answer
                 from objstore.index.searchindex import make_snippet  # deferred: tantivy
@@ -492,6 +488,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
                 if hide is False:   # the forgotten --match texts, read at the first passage shown
                     hide = hider(store)
                 snippet = escape_text(make_snippet(t.text, " ".join(c.matched), config.turn_chars, hide))
+                from objstore.memory.provenance import turn_author  # defer: a turn passage shown
                 who = "parent_agent" if turn_author(t) == "parent_agent" else t.role  # not the person's words
                 who += ", untrusted" if t.untrusted else ""  # written after its session read outside content
                 c.line = (f"- earlier session {escape_text(t.session)} ({when}, {who}"
@@ -555,6 +552,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     lost = sorted({c.ref for c in cands if c.reason == LOST_REASON})
     if lost:   # the prompt asks about a key whose value is lost: the agent is told, as recall's reader is
         inj.trace["lost_keys"] = lost
+        from objstore.memory.lost import lost_keys_warning  # defer: with the facts module (a lost key only)
         lines.append(f"- warning: {escape_text(lost_keys_warning(lost) or '')}")
     if not lines:
         return

@@ -23,7 +23,6 @@ from collections.abc import Callable, Sequence
 
 from objstore.core.objects import Fact
 from objstore.core.store import Store
-from objstore.memory.facts import current_version, visible
 from objstore.memory.scope import visibility
 from objstore.memory.served import is_sealed
 from objstore.retrieval.context import fact_line
@@ -59,6 +58,7 @@ def one_name_order(store: Store, cands: list, showable: dict, projects: Sequence
     passed = [k for k, (c, _f) in showable.items() if not c.reason]
     if not passed:
         return {}
+    from objstore.memory.facts import current_version, visible  # defer: a fact cleared the gate
     out: dict[str, tuple[int, list[str]]] = {}
     for key in passed:
         if key in out:

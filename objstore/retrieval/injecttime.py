@@ -22,15 +22,14 @@ from collections.abc import Sequence
 from objstore.core.errors import MemError
 from objstore.core.objects import Fact, Turn
 from objstore.core.store import Store
-from objstore.memory.facts import walk
 from objstore.memory.scope import key_project
 from objstore.memory.served import hider
 from objstore.retrieval.context import (CHARS_PER_TOKEN, LATER_MARK, estimate_tokens, fact_line,
                                         later_turn_line)
-from objstore.retrieval.laterturns import later_turns
 from objstore.retrieval.querywords import question_terms
-from objstore.retrieval.timeitems import Said, fact_text, time_items
-from objstore.retrieval.timeline import superseders, values_of
+
+# the time rules (laterturns, timeitems, timeline and what they import) are imported where a fact or a
+# passage is judged by them: a prompt that clears no candidate loads none of them (session 32, lat32)
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
@@ -57,6 +56,8 @@ def stale_for_facts(store: Store, text: str, when: int, facts: Sequence[tuple[st
     call for that prompt (empty at first), so the question's terms, the
     texts' terms and each fact's older versions are read once per prompt,
     not once per turn passage; ``None``: this call's own."""
+    from objstore.retrieval.timeline import superseders, values_of  # defer: the time rules (module comment)
+    from objstore.retrieval.timeitems import Said, fact_text, time_items  # defer: as above
     out: list[str] = []
     if not facts or not values_of(text):
         return out
@@ -71,6 +72,7 @@ def stale_for_facts(store: Store, text: str, when: int, facts: Sequence[tuple[st
         old = olds.get((key, f.parent))
         if old is None:
             old = olds[(key, f.parent)] = []
+            from objstore.memory.facts import walk  # defer: a passage shown beside a fact
             try:
                 for v in walk(store, f.parent):
                     if v.fact.body and not getattr(v.fact, "forgotten", 0) and \
@@ -106,6 +108,7 @@ def with_later_turns(store: Store, session_id: str, inj: Injection, lines: list[
                 continue   # (read a moment ago to be shown: a store damaged since marks nothing)
     if not facts and not passages:
         return lines
+    from objstore.retrieval.laterturns import later_turns  # defer: the time rules (module comment)
     later = later_turns(store, [showable[c.ref][1] for c in facts], prompt=prompt, skip_sessions=[session_id],
                         turns=[(c.id, t) for c, t in passages], project=project)
     hide: Hider | None | bool = False
@@ -202,6 +205,7 @@ def person_first(facts: dict[str, tuple[Candidate, Fact]]) -> dict[tuple[str, st
     out: dict[tuple[str, str], float] = {}
     if not agents:
         return out
+    from objstore.retrieval.timeline import values_of  # defer: the time rules (module comment)
 
     def kinds(f: Fact) -> set[str]:
         return {"name" if t == "initial" else t for t in values_of(f.body).values()}

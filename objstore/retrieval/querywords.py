@@ -30,6 +30,10 @@ used using want way well what whole why will with without work works would write
 you
 """.split())
 
+#: words that open a question typed without its "?" ("which port does the api use"): the prompt hook's
+#: gate and the time rules (``restated``) read a question by them
+ASKING_WORDS = frozenset("what which where who whose why how is are does can could should would will".split())
+
 
 def text_terms(text: str, cache: dict[str, frozenset[str]] | None = None) -> frozenset[str]:
     """The distinct index terms (``index_terms``, stemmed) of the first

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Sequence
 
 from objstore.core.record import Record
 from objstore.core.text import LazyPattern
+from objstore.retrieval.querywords import ASKING_WORDS   # (defined with the query words: the prompt hook reads it)
 from objstore.retrieval.subjects import compare, normalize, qualified_apart, quantity_of, subjects_of
 
 #: what the rules read: a ``timeline.Item`` (typed by its base here: the time rule imports this module)
@@ -42,9 +43,6 @@ PAIRS_READ = 3
 #: "limits.py") ends none
 SENTENCE_RE = LazyPattern(r"[^\n.!?]*(?:[.!?](?=[^\s.!?])[^\n.!?]*)*(?:[.!?]+|\n|\Z)")   # (unrolled: as fast as without)
 
-
-#: words that open a question typed without its "?" ("which port does the api use")
-ASKING_WORDS = frozenset("what which where who whose why how is are does can could should would will".split())
 
 
 #: where a sentence's clauses part: ``, ; :`` before a space, a dash, "but"; a negation

@@ -71,10 +71,24 @@ for _path in ("get", "recall", "hook"):
 BANNED["recall-turns"] = BANNED["recall"] | {"objstore.memory.facts", "objstore.memory.writechecks",
                                              "objstore.core.settings"}
 BANNED["recall"] |= {"objstore.core.settings"}
+# a prompt hook whose prompt clears no fact nor passage runs none of the time rules, reads no fact, no
+# settings table (no config.toml) and no tombstone, and scans its transcript's prompts without the
+# reader's turn building and withholding chain (session 32, lat32)
+# the time rules and the decay clock: for a fact or passage the gate cleared, judged or shown
+BANNED["hook-quiet"] = BANNED["hook"] | {f"objstore.retrieval.{m}" for m in (
+    "timeline", "restated", "subjects", "factchange", "valueshape", "wordchange", "timeitems", "laterturns")}
+# the facts module: for a fact read; the settings table: for a config.toml; the tombstones: for a capture's write
+BANNED["hook-quiet"] |= {"objstore.memory.decay", "objstore.memory.facts", "objstore.memory.lost",
+                         "objstore.memory.validity", "objstore.core.settings", "objstore.core.configcheck",
+                         "objstore.memory.tombstones", "objstore.memory.withdrawals"}
+# the transcript reader's turn building and withholding (objstore.capture.promptscan scans the prompts)
+BANNED["hook-quiet"] |= {"objstore.capture.claude_code", "objstore.capture.cursors", "objstore.capture.withhold",
+                         "objstore.capture.trail", "objstore.memory.sessions", "objstore.memory.provenance",
+                         "objstore.core.fileid"}
 # a reader opens the index without the writer's modules (a new generation, a stream, a batch): they are
 # imported where the index writes (session 22, rcl22)
 INDEX_WRITERS = {"objstore.index.genwriter", "objstore.index.genbuild", "objstore.index.stream"}
-for _path in ("recall", "recall-turns", "hook"):
+for _path in ("recall", "recall-turns", "hook", "hook-quiet"):
     BANNED[_path] = BANNED[_path] | INDEX_WRITERS
 # get reads one ref and a chain of loose objects: no lock, no index journal, no pack code (its chain is
 # read loose first while the packs are not open: Store.walk_chain), no project scope, no index errors
@@ -141,6 +155,8 @@ def test_a_new_process_leaves_these_modules_unimported(filled, store_path, name)
         mods = modules_of("remember", "project/startup/db", "postgres 17 on port 5433")
         wait_remember_done(store_path)   # the index commit, in the child
     else:
+        # hook: a question the stored fact answers; hook-quiet: one that nothing stored matches
+        prompt = "which port does the staging database use?" if name == "hook" else "how do we run the migrations again"
         transcript = filled / "S-startup-2.jsonl"   # one earlier prompt in it: the snapshot scans it
         transcript.write_text(json.dumps({"type": "user", "uuid": "u-startup-1", "sessionId": "S-startup-2",
                                           "message": {"role": "user", "content": "an earlier prompt"}}) + "\n")
@@ -149,13 +165,13 @@ def test_a_new_process_leaves_these_modules_unimported(filled, store_path, name)
         def run() -> subprocess.CompletedProcess:
             got.append(modules_of("hook", "claude-code", input=json.dumps(
                 {"hook_event_name": "UserPromptSubmit", "session_id": "S-startup-2", "cwd": str(filled),
-                 "transcript_path": str(transcript), "prompt": "which port does the staging database use?"})))
+                 "transcript_path": str(transcript), "prompt": prompt})))
             return subprocess.CompletedProcess([], 0)
         # (again while it met its budget or logged a failure: a hook that failed open searched nothing)
         until_within_budget("UserPromptSubmit", run, store=store_path)
         mods = got[-1]
         assert "tantivy" in mods   # it searched for the injection
-        assert "objstore.capture.snapshot" in mods and "objstore.capture.claude_code" in mods   # it read the file
+        assert "objstore.capture.snapshot" in mods and "objstore.capture.transcript" in mods   # it read the file
     assert "objstore.core.store" in mods   # it opened the store
     assert not mods & BANNED[name], sorted(mods & BANNED[name])
 

@@ -16,10 +16,11 @@ import pytest
 from objstore.core.errors import CorruptObject, UnsupportedVersion
 from objstore.core.packbytes import PackBytes
 from objstore.core.packformat import MAX_FORMAT_VERSION, PACK_VERSION, READ_VERSIONS
+from objstore.core.packlines import LINES_VERSION
 from objstore.core.salvage import salvage_pack
 from tests.core.test_store_damage import _flip, _packs, imported  # noqa: F401 - the fixture
 
-#: a version no mem writes yet (8: this mem reads 1 to 7; PACK_VERSION + 1 is 7, which it reads)
+#: a version no mem writes yet (9: this mem reads 1 to 8; PACK_VERSION + 1 is 7, which it reads)
 NEWER = READ_VERSIONS[-1] + 1
 
 
@@ -81,7 +82,7 @@ def test_one_file_of_a_pair_at_a_newer_version_is_damage(invoke, store_path, imp
     f.write_bytes(bytes(b))
     r = invoke("fsck", exit_code=13)
     other = "index" if which == "pack" else "pack"
-    assert f"version {version} is damaged: its {other} has version {PACK_VERSION}" in r.stdout, r.stdout
+    assert f"version {version} is damaged: its {other} has version {LINES_VERSION}" in r.stdout, r.stdout  # the store's
     assert "newer mem" not in r.stdout + r.stderr
     r = invoke("fsck", "--repair", "--json").json
     assert r["ok"] and r["repair"]["lost"] == [] and r["repair"]["salvaged"] > 0, r["repair"]

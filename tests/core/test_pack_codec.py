@@ -1,5 +1,5 @@
 """Pack version 7 is opt-in (session 26, lane sz26b): a store writes
-version 6 (DEFLATE blocks) unless its ``config.toml`` sets
+version 8 (DEFLATE blocks and a line table; 6 before session 31) unless its ``config.toml`` sets
 ``store.pack_codec = "zstd"``, and the zstd codec (``backports.zstd``, the
 extra ``memvcs[zstd]``) is no core dependency.  Without the codec: a
 default store works in full; a store holding version-7 packs is refused by
@@ -73,12 +73,12 @@ def corpus(tmp_path) -> Path:
     return gen_corpus(tmp_path / "corpus", "--sessions", "3", "--turns", "60", "--seed", "7")
 
 
-def test_a_store_writes_version_6_by_default_and_without_the_codec(no_zstd, store_path, corpus):
+def test_a_store_writes_version_8_by_default_and_without_the_codec(no_zstd, store_path, corpus):
     no_zstd("init")
     no_zstd("import", "claude-code", str(corpus))
     no_zstd("remember", "user/editor", "helix")
     no_zstd("gc", "--prune=now")
-    assert _versions(store_path) == {6}
+    assert _versions(store_path) == {8}
     assert not (store_path / "config.toml").exists() or "pack_codec" not in (store_path / "config.toml").read_text()
     assert "deflate" in no_zstd("config", "store.pack_codec").stdout
     assert len(no_zstd("sessions", "--json").json) >= 3
@@ -89,18 +89,18 @@ def test_a_store_writes_version_6_by_default_and_without_the_codec(no_zstd, stor
 def test_a_store_that_asks_for_zstd_writes_version_7_and_reads_it_back(invoke, store_path, corpus):
     invoke("import", "claude-code", str(corpus))
     invoke("gc", "--prune=now")
-    assert _versions(store_path) == {6}
+    assert _versions(store_path) == {8}
     sessions = {s["id"]: s["turns"] for s in invoke("sessions", "--json").json}
     invoke("config", "store.pack_codec", "zstd")
     assert '[store]\npack_codec = "zstd"' in (store_path / "config.toml").read_text()
     invoke("remember", "user/editor", "helix")
-    invoke("gc", "--prune=now")  # the new objects go in version 7 beside the intact version-6 pack
-    assert _versions(store_path) == {6, 7}
+    invoke("gc", "--prune=now")  # the new objects go in version 7 beside the intact version-8 pack
+    assert _versions(store_path) == {7, 8}
     invoke("config", "store.pack_codec", "deflate")
     invoke("forget", "user/editor", "--yes")
     invoke("remember", "user/editor", "kak")
     invoke("gc", "--prune=now")
-    assert 6 in _versions(store_path)
+    assert 8 in _versions(store_path)  # deflate again: new packs are the default version 8
     assert {s["id"]: s["turns"] for s in invoke("sessions", "--json").json} == sessions
     assert invoke("get", "user/editor").stdout.strip() == "kak"
     assert invoke("fsck").stdout.startswith("ok:")
@@ -144,7 +144,7 @@ def test_asking_for_zstd_without_the_codec_is_refused_before_anything_is_written
     assert not list((store_path / "objects").rglob("pack-*")) and not list((store_path / "objects").glob("??/*"))
     (store_path / "config.toml").write_text('[store]\npack_codec = "deflate"\n')
     no_zstd("import", "claude-code", str(corpus))
-    assert _versions(store_path) == {6}
+    assert _versions(store_path) == {8}
 
 
 def test_a_version_7_bundle_without_the_codec_is_refused_by_the_remote_reader(tmp_path, no_zstd):

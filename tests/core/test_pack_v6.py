@@ -135,10 +135,10 @@ def test_every_source_of_the_shared_transcripts_round_trips(tmp_path):
     _read_all(tmp_path / "pack", frames)
 
 
-def test_a_generated_corpus_imports_into_version_6_packs_that_read_back(tmp_path, monkeypatch):
+def test_a_generated_corpus_imports_into_version_8_packs_that_read_back(tmp_path, monkeypatch):
     """A real ``mem import`` of bench/gen_corpus.py's sessions (its three
-    source shapes): the packs are version 6 (a store's default; 7, zstd, is
-    opt-in: test_pack_codec.py), every turn's source is coded, ``mem fsck``
+    source shapes): the packs are version 8 (a store's default since session
+    31: version 6's blocks and a line table; 7, zstd, is opt-in: test_pack_codec.py), every turn's source is coded, ``mem fsck``
     finds nothing, and the same frames take fewer bytes in version 6 than
     in 5, and in 7 than in 6."""
     import json
@@ -155,7 +155,7 @@ def test_a_generated_corpus_imports_into_version_6_packs_that_read_back(tmp_path
     frames: list[bytes] = []
     for ip in packs:
         with Pack(ip) as p:
-            assert p.version == 6
+            assert p.version == 8
             frames += [f for _o, f in p.frames_in_body_order()]
     turns = [f for f in frames if b"\x66source" in f]
     assert len(turns) >= 200 and all(_codes([f])[0] for f in turns)
@@ -238,11 +238,11 @@ def test_version_6_block_content_layout(tmp_path):
     assert third.count(b"\x66source\x78\x48:" + _UUID.encode()) == 1  # 72 characters; the first 35 left out
 
 
-def test_a_version_5_pack_still_reads_and_a_repack_writes_version_6(tmp_path):
-    """gc's rewrite (``Store.repack``) writes version 6 (a store that does
-    not ask for zstd); a forget (``delete_objects``) in a version-6 pack
-    keeps version 6 and every other frame; in a version-5 pack it keeps
-    version 5."""
+def test_a_version_5_pack_still_reads_and_a_repack_writes_version_8(tmp_path):
+    """gc's rewrite (``Store.repack``) writes version 8 (a store that does
+    not ask for zstd; 6 before session 31); a forget (``delete_objects``)
+    in a version-8 pack writes its kept frames again in version 8 and
+    keeps every other frame; in a version-5 pack it keeps version 5."""
     from objstore.core.store import Store
     store = Store.init(tmp_path / "s")
     frames = _chain([f"cc:{_UUID[:-3]}{i:03d}" for i in range(50)])
@@ -255,14 +255,14 @@ def test_a_version_5_pack_still_reads_and_a_repack_writes_version_6(tmp_path):
     with store.lock("test"):
         store.repack(list(store.packs.packs), keep=lambda _p, _o: True)
     store.packs.reload()
-    assert [p.version for p in store.packs.packs] == [6]
+    assert [p.version for p in store.packs.packs] == [8]
     assert all(store.read_frame(hash_bytes(f)) == f for f in frames)
     write_pack(pdir, more, version=5)
     store.packs.reload()
     with store.lock("test"):
         assert store.delete_objects([hash_bytes(frames[10]), hash_bytes(more[3])]) == 2
     store.packs.reload()
-    assert sorted(p.version for p in store.packs.packs) == [5, 6]
+    assert sorted(p.version for p in store.packs.packs) == [5, 8]
     kept = frames[:10] + frames[11:] + more[:3] + more[4:]
     assert all(store.read_frame(hash_bytes(f)) == f for f in kept)
     assert not store.has(hash_bytes(frames[10])) and not store.has(hash_bytes(more[3]))

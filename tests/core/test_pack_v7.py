@@ -3,9 +3,9 @@ dictionary (up to 64 KiB) as raw content (``docs/format.md``, "Packs";
 ``objstore/core/packzstd.py``).
 
 Frames go through a version-7 pack and read back exactly; an imported store
-in version 6 still reads, fsck finds nothing, a forget keeps it version 6 and,
-once the store asks for zstd (``store.pack_codec``), gc's new pack beside it
-is version 7; a flipped byte of a block is found.  (Version 7 only where a
+in version 8 still reads, fsck finds nothing, and once the store asks for zstd
+(``store.pack_codec``) a forget's rewrite and gc's new pack beside it are
+version 7; a flipped byte of a block is found.  (Version 7 only where a
 store asks for it, and without the codec: test_pack_codec.py.)  (A version-5 pack's repack into the newest: test_pack_v6.py.)"""
 
 from __future__ import annotations
@@ -73,28 +73,30 @@ def test_a_dictionary_over_64_kib_is_refused():
     DeflateReader(b"x" * (64 * 1024), 7)
 
 
-def test_an_imported_store_in_version_6_reads_and_gc_and_forget_keep_it_sound(invoke, store_path, tmp_path):
-    """Version 6 through the commands: a real import writes version 6 (a
-    store's default), fsck finds nothing; in a store that asks for zstd a
-    forget of one session keeps the version-6 pack version 6; gc then packs
-    the new objects in version 7 beside it, and the sessions, fsck and a
-    search read the mixed store."""
+def test_an_imported_store_in_version_8_reads_and_gc_and_forget_keep_it_sound(invoke, store_path, tmp_path):
+    """Version 8 through the commands: a real import writes version 8 (a
+    store's default since session 31), fsck finds nothing; in a store that
+    asks for zstd a forget of one session copies the version-8 pack it
+    touches as version 8 (the chunk scrub, session 32: its untouched blocks
+    and its line table copied, as a version-6 pack's blocks stay version 6);
+    gc then packs the new objects in version 7 beside them, and the
+    sessions, fsck and a search read the mixed store."""
     corpus = gen_corpus(tmp_path / "corpus", "--sessions", "3", "--turns", "90", "--seed", "5")
     invoke("import", "claude-code", str(corpus))
     invoke("gc", "--prune=now")
     pdir = store_path / "objects" / "pack"
     versions = lambda: sorted(Pack(i).version for i in pdir.glob("*.idx"))  # noqa: E731
-    assert set(versions()) == {6}
+    assert set(versions()) == {8}
     before = {s["id"]: s["turns"] for s in invoke("sessions", "--json").json}
     assert len(before) >= 3
     assert invoke("fsck").stdout.startswith("ok:")
     gone = sorted(before)[0]
     invoke("config", "store.pack_codec", "zstd")
     invoke("forget", "--session", gone, "--yes")
-    assert set(versions()) == {6}
+    assert set(versions()) == {8}
     assert invoke("fsck").stdout.startswith("ok:")
     invoke("gc", "--prune=now")  # packs the forget's loose objects (version 7), rewrites no intact pack
-    assert set(versions()) == {6, 7}
+    assert 7 in set(versions()) <= {7, 8}
     assert invoke("fsck").stdout.startswith("ok:")
     after = {s["id"]: s["turns"] for s in invoke("sessions", "--json").json}
     assert after == {k: v for k, v in before.items() if k != gone}

@@ -132,9 +132,9 @@ def test_a_pack_that_cannot_be_opened_is_salvaged(invoke, store_path, imported):
     assert (Path(r["repair"]["quarantine"]) / big.name).exists()
 
 
-@pytest.mark.parametrize("version", [8, 255])
+@pytest.mark.parametrize("version", [9, 255])
 def test_a_newer_pack_version_is_not_damage(invoke, store_path, imported, version):
-    """fresh7 F2: a pack a newer mem wrote (its version field says 8 here: this mem reads 1 to 7) made
+    """fresh7 F2: a pack a newer mem wrote (its version field says 9 here: this mem reads 1 to 8) made
     fsck exit 13 ("damage") and fsck --repair set the intact pack aside and
     remove every session it held.  Both now exit 14 and change nothing.  A
     newer mem writes the pack and its index with one version (session 13:

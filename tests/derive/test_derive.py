@@ -368,3 +368,37 @@ def test_evidence_rejects_inversions_and_wordless_values_and_accepts_inflections
     assert got["project/acme-api/queue2"][0] == "negated"
     assert invoke("get", "project/acme-api/cache", exit_code=None).exit_code != 0   # the inversion is not filed
     assert "doesn't use redis" in invoke("get", "project/acme-api/cache2").stdout
+
+
+# ------------------------------------------ a fact gets the episode's value check (test32 X4)
+DROPPED_SCRIPT = {
+    "PG16": {"facts": [
+        {"key": "project/acme-api/database", "kind": "project", "value": "The api database is MySQL", "turns": [1]},
+        {"key": "project/acme-api/cache-store", "kind": "project", "value": "The cache is Postgres 16",
+         "turns": [1, 2]},
+        {"key": "project/acme-api/db", "kind": "project", "value": "The api database is Postgres 16",
+         "turns": [1]}]},
+}
+
+
+def test_a_fact_restating_a_dropped_value_or_swapping_subjects_is_refused(invoke, tmp_path, monkeypatch):
+    projects = tmp_path / "claude" / "projects" / "-home-dev-acme-api"
+    transcript(projects / "pg.jsonl", "pg", [
+        ("user", "PG16: The api database is Postgres 16 on port 5433. We dropped MySQL last month."),
+        ("assistant", "Noted. The cache is redis on redis-3.internal.")])
+    invoke("import", "claude-code", str(tmp_path / "claude" / "projects"))
+    model = Model(DROPPED_SCRIPT)
+    monkeypatch.setenv("OPENAI_BASE_URL", model.url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-derive")
+    try:
+        r = invoke("derive", "--sources", "all", "--apply", "--json").json
+    finally:
+        model.close()
+    got = {d["key"]: (d["rule"], d["detail"]) for d in r["decisions"]}
+    assert got["project/acme-api/database"] == (
+        "negated", "the value: it states as current a value the turns say was dropped or replaced")   # base: write
+    assert got["project/acme-api/cache-store"] == (
+        "negated", "the value: it pairs a value with what the turns pair with another value")          # base: write
+    assert got["project/acme-api/db"][0] == "write"                     # the faithful one is still filed
+    assert invoke("get", "project/acme-api/database", exit_code=None).exit_code != 0
+    assert "MySQL" not in invoke("context", "--project", "acme-api").stdout

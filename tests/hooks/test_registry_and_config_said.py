@@ -48,3 +48,20 @@ def test_a_deleted_registry_is_said_by_fsck_and_rebuilt(store, store_path, tmp_p
 def test_a_store_without_sessions_and_registry_is_ok(store, invoke):
     store.close()
     assert "projects.json" not in invoke("fsck").stdout
+
+
+def test_a_store_of_imported_sessions_only_has_no_registry_to_miss(store, tmp_path, invoke):
+    """``mem import`` of transcripts from another machine (their folders are not here) registers no
+    folder: a regression of the deleted-registry warning told such a store projects.json is missing
+    (tests/cmds/test_forget_stopped.py's fsck said "warning")."""
+    store.close()
+    folder = tmp_path / "work" / "api"   # not made: the other machine's folder
+    t = tmp_path / "projects" / "-work-api" / "s1.jsonl"
+    t.parent.mkdir(parents=True)
+    t.write_text(json.dumps({"type": "user", "sessionId": "s1", "uuid": "u1", "timestamp": "2026-11-01T10:00:00Z",
+                             "cwd": str(folder), "message": {"role": "user", "content": "the deploy host is kiwi-17"}})
+                 + "\n")
+    invoke("import", "claude-code", str(tmp_path / "projects"))
+    assert not (store.root / "projects.json").exists()
+    got = invoke("fsck", exit_code=None)
+    assert got.exit_code == 0 and "projects.json" not in got.stdout, got.stdout

@@ -202,3 +202,33 @@ def test_the_hooks_key_is_the_projects_value_of_the_name(three_db_hosts):
     assert rc == 0
     block = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert block.index("pg-shop-3") < block.index("pg-mine-2"), block
+
+
+LEAD_INS = [  # test32 X1, word for word: a lead-in word before the cue stored nothing and said nothing
+    ("which port does postgres use? also remember that the deploy day is Friday.", "the deploy day is Friday"),
+    ("Also, remember that the staging region is eu-west-2.", "the staging region is eu-west-2"),
+    ("btw remember that the release manager is Dana.", "the release manager is Dana"),
+    ("ok remember that the cache TTL is 300 seconds.", "the cache TTL is 300 seconds"),
+    ("Fix the flaky test and remember that the test db is testdb-4.", "the test db is testdb-4"),
+    ("Great work. And remember that the api timeout is 30s.", "the api timeout is 30s"),
+    ("FYI: remember that the queue is rabbitmq-2.", "the queue is rabbitmq-2"),
+    ("Make sure to remember that the build uses pnpm.", "the build uses pnpm"),
+]
+NOT_LEAD_INS = ["and remember to run the tests", "so remember to push", "ok remember when we fixed the cache?",
+                "also don't forget: push the tag", "I can't remember that function's name",
+                "Sure, but remember that it is slow"]
+
+
+def test_a_cue_after_a_lead_in_word_states_its_fact():
+    for said, want in LEAD_INS:
+        assert statement_of(said) == want, said
+    for said in NOT_LEAD_INS:
+        assert statement_of(said) is None, said
+
+
+def test_a_cue_after_a_lead_in_word_is_remembered_by_the_prompt_hook(tmp_path):
+    s = _Session(tmp_path)
+    for said, want in (LEAD_INS[1], LEAD_INS[4]):
+        ctx = s.prompt(said)
+        assert "Remembered as you asked (user_stated)" in ctx and want in ctx, (said, ctx, hook_log(s.store))
+    assert sorted(b[0] for b in s.remembered().values()) == sorted([LEAD_INS[1][1], LEAD_INS[4][1]])

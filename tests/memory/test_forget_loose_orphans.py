@@ -128,7 +128,9 @@ def test_forget_match_of_a_text_not_stored_yet_writes_its_rule(mem, store_path, 
     r = mem("forget", "--match", WORD, "--yes", env=PERSON)
     assert "nothing matches" in r.stdout and "wrote its text rule" in r.stdout
     again = json.loads(mem("forget", "--match", WORD, "--yes", "--json", env=PERSON).stdout)
-    assert again["text_rule_written"] is False                       # once
+    assert again["text_rule_written"] is False and again["text_rule_held"] is True   # once, and said so
+    said = mem("forget", "--match", WORD, "--yes", env=PERSON).stdout   # test32 X19: "no text rule written … served"
+    assert "its text rule (a hash) is already written" in said and "no text rule written" not in said, said
     t = tmp_path / "cc" / "-home-dev-shop" / "later.jsonl"
     transcript(t, "later", [("user", f"the locker code is {WORD}"), ("assistant", "ok")])
     mem("import", "claude-code", str(t.parent), env=PERSON)

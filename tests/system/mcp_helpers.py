@@ -23,11 +23,11 @@ def mem_cmd(*args: str) -> list[str]:
 
 
 @contextlib.contextmanager
-def serve(*extra: str, env: dict | None = None, timeout: float = 30):
-    """Run ``mem serve --listen 127.0.0.1:0`` and yield ``(base_url, log)``;
+def serve(*extra: str, env: dict | None = None, timeout: float = 30, listen: str = "127.0.0.1:0"):
+    """Run ``mem serve --listen LISTEN`` and yield ``(base_url, log)``;
     ``log`` is a list collecting its stderr lines."""
     e = {**os.environ, **(env or {})}
-    p = subprocess.Popen(mem_cmd("serve", "--listen", "127.0.0.1:0", *extra), stderr=subprocess.PIPE,
+    p = subprocess.Popen(mem_cmd("serve", "--listen", listen, *extra), stderr=subprocess.PIPE,
                          stdout=subprocess.DEVNULL, text=True, env=e, cwd=REPO)
     log: list[str] = []
     url = None

@@ -1,0 +1,368 @@
+"""Pack version 8: the per-pack table of repeated lines (``docs/format.md``, "Packs").
+
+A *line* is the bytes of a stored frame up to and with a ``\\n`` (the text
+after the last ``\\n`` is no line).  The writer (:class:`LinePass`) makes
+a line of LINE_MIN bytes or more a *chunk* of the pack's table once it
+meets it again in a later block than the one it was first seen in; from
+then on a stored frame holding it leaves it out and its block names the
+chunk instead (a *line reference*: the offset in the stored frame where
+the line goes back, and the chunk's number).  The chunks live, in the
+order they were made, in *chunk blocks* (raw DEFLATE, no dictionary) in
+the pack body beside the frame blocks; the index lists them.  On the
+bench corpus the store takes −1.2 MB (docs/benchmarks.md, Session 31
+(branch `sz31`)).
+
+This module holds the parts of version 8 that are its own: the writer's
+line pass, the line references' bytes and their splice back into a
+stored frame, the chunk blocks' content, and :class:`ChunkTable`, a
+pack's chunks read through its index.  The rest of a version-8 block is
+version 6's (:mod:`objstore.core.packformat`).  Standard-library zlib
+only; deterministic (the same frames give the same pack bytes in every
+process: the line map is keyed by a line's CRC-32 and length, never
+``hash()``; a collision only stores a line as it is, or makes it a chunk
+a block early: the table holds the bytes, compared on every match).
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from bisect import bisect_right
+
+#: the version whose blocks carry line references and whose pack holds chunk blocks
+LINES_VERSION = 8
+#: a line shorter than this (with its ``\n``) is never a chunk: a reference costs ~2-3 bytes
+LINE_MIN = 16
+#: the writer closes a chunk block once its chunks hold this many bytes
+CHUNK_BLOCK_BYTES = 64 * 1024
+#: the writer's line map holds at most this many lines (a gc'd pack of the 1M-turn store meets
+#: ~4M; uncapped that map took ~88 MB, docs/benchmarks.md, Session 30 (branch `sz30`)): once it
+#: is full, a line not in it yet is stored as it is (a smaller gain, never a wrong byte)
+LINE_MAP_MAX = 1 << 20
+_U32 = struct.Struct(">I")
+_CHUNK_HEAD = struct.Struct(">III")  # 0 (no frame block has 0 objects), first chunk, chunk count
+
+
+def _varint(n: int, out: bytearray) -> None:
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+
+
+def _read_varint(buf, pos: int) -> tuple[int, int]:
+    """(value, next position) of the LEB128 varint at ``pos`` of ``buf``;
+    ValueError when it runs past the end or over 5 bytes."""
+    n = shift = 0
+    for k in range(5):
+        if pos >= len(buf):
+            raise ValueError("a line reference runs past its area")
+        b = buf[pos]
+        pos += 1
+        n |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return n, pos
+        shift += 7
+    raise ValueError("a line reference's number is over 5 bytes")
+
+
+class LinePass:
+    """The version-8 writer's line pass over a pack's blocks, in order.
+
+    :meth:`strip` takes a block's stored frames (after version 4's parent
+    ids and version 6's sources are left out) and returns them without
+    their chunk lines, and the block's line-reference area; the chunks it
+    made wait in :attr:`table` until :meth:`chunk_blocks` hands them out
+    as chunk block contents.  Memory: the map (at most LINE_MAP_MAX
+    lines, ~100 bytes each) and the chunks' text, until the pack ends."""
+
+    def __init__(self) -> None:
+        self._seen: dict[int, int] = {}  # CRC-32 | length << 32 -> chunk number (>= 0), or ~(block first seen in)
+        self.table: list[bytes] = []     # the chunks without their \n, by number
+        self._block = 0
+        self._flushed = 0                # chunks already handed out in chunk blocks
+        self._pending = 0                # bytes of the chunks not handed out yet
+
+    def strip(self, frames: list[bytes]) -> tuple[list[bytes], bytes]:
+        """``(stored frames, reference area)`` of the next block, whose
+        stored frames are ``frames`` (block order): each line of LINE_MIN
+        bytes or more that is a chunk, or was seen in an earlier block
+        (it becomes a chunk now), is left out; the area holds, per frame, a
+        varint count of its references and, per reference, varints of the
+        offset in the stored frame (from the previous reference's) and of
+        the chunk number (zigzag of its difference from the previous
+        reference's chunk + 1)."""
+        seen, table, b = self._seen, self.table, self._block
+        nb = ~b  # one int object for every line first met in this block
+        self._block += 1
+        out_frames: list[bytes] = []
+        area = bytearray()
+        room = LINE_MAP_MAX - len(seen)
+        crc, short = zlib.crc32, LINE_MIN - 1
+        for f in frames:
+            if b"\n" not in f:
+                out_frames.append(f)
+                area.append(0)
+                continue
+            parts = f.split(b"\n")
+            pieces: list[bytes] = []
+            refs: list[tuple[int, int]] = []
+            run = olen = 0  # the first line not yet in pieces; the stored frame's bytes in pieces
+            for i in range(len(parts) - 1):
+                p = parts[i]
+                lp = len(p)
+                if lp < short:
+                    continue
+                key = crc(p) | lp << 32  # the line without its \n: CRC-32 and length
+                v = seen.get(key)
+                if v is None:
+                    if room > 0:
+                        seen[key] = nb
+                        room -= 1
+                    continue
+                if v >= 0:
+                    if table[v] != p:
+                        continue
+                    c = v
+                elif v != nb:
+                    c = seen[key] = len(table)
+                    table.append(p)
+                    self._pending += lp + 1
+                else:
+                    continue
+                if i > run:
+                    lit = b"\n".join(parts[run:i]) + b"\n"
+                    pieces.append(lit)
+                    olen += len(lit)
+                refs.append((olen, c))
+                run = i + 1
+            if not refs:
+                out_frames.append(f)
+                area.append(0)
+                continue
+            pieces.append(b"\n".join(parts[run:]))
+            out_frames.append(b"".join(pieces))
+            _varint(len(refs), area)
+            lo, lc = 0, -1
+            for o, c in refs:
+                _varint(o - lo, area)
+                d = c - lc - 1
+                _varint(d * 2 if d >= 0 else -d * 2 - 1, area)
+                lo, lc = o, c
+        return out_frames, bytes(area)
+
+    def chunk_blocks(self, final: bool = False) -> list[tuple[int, bytes]]:
+        """``(first chunk, content)`` of the chunk blocks ready to be
+        written (in chunk order): one per CHUNK_BLOCK_BYTES of chunks not
+        handed out yet, and with ``final`` the rest too."""
+        out = []
+        table = self.table
+        while self._flushed < len(table) and (final or self._pending >= CHUNK_BLOCK_BYTES):
+            first, n, size = self._flushed, 0, 0
+            while first + n < len(table) and size < CHUNK_BLOCK_BYTES:
+                size += len(table[first + n]) + 1
+                n += 1
+            out.append((first, chunk_block(first, [ln + b"\n" for ln in table[first:first + n]])))
+            self._flushed += n
+            self._pending -= size
+        return out
+
+
+def chunk_block(first: int, lines: list[bytes]) -> bytes:
+    """The content of a chunk block holding chunks ``first`` … ``first +
+    len(lines) - 1`` (each a line: one ``\n``, at its end): u32 0, u32
+    first, u32 count, the chunks back to back (their ``\n`` ends them: no
+    lengths)."""
+    return _CHUNK_HEAD.pack(0, first, len(lines)) + b"".join(lines)
+
+
+def parse_chunk_block(content: bytes) -> tuple[int, list[bytes]]:
+    """``(first chunk number, chunks without their ending \n)`` of a
+    chunk block's content (:func:`chunk_block`'s inverse: one split, in C).
+    ValueError when it is not one, or its chunks are not ``count`` lines
+    ending exactly at its end."""
+    if len(content) < _CHUNK_HEAD.size:
+        raise ValueError("a chunk block shorter than its head")
+    zero, first, count = _CHUNK_HEAD.unpack_from(content, 0)
+    if zero != 0:
+        raise ValueError("not a chunk block")
+    parts = bytes(content[_CHUNK_HEAD.size:]).split(b"\n")
+    if parts[-1] or len(parts) != count + 1:
+        raise ValueError(f"a chunk block of {count} chunks holds {len(parts) - 1} lines")
+    parts.pop()
+    return first, parts
+
+
+def is_chunk_block(content_head: bytes) -> bool:
+    """True when a block's content begins as a chunk block's (u32 0: a
+    frame block holds 1 … 65535 objects)."""
+    return len(content_head) >= 4 and content_head[:4] == b"\0\0\0\0"
+
+
+def parse_refs(area, count: int, upto: int | None = None) -> list[list[tuple[int, int]]]:
+    """The line references of a block's ``count`` frames from its
+    reference area (:meth:`LinePass.strip`): per frame, a list of
+    ``(offset in the stored frame, chunk number)``; ``upto``: of the first
+    ``upto`` frames only (a read of one frame).  ValueError when the
+    area is damaged (runs short, has bytes left, a negative chunk)."""
+    out: list[list[tuple[int, int]]] = []
+    pos = 0
+    for _ in range(count if upto is None else min(upto, count)):
+        n, pos = _read_varint(area, pos)
+        refs = []
+        lo, lc = 0, -1
+        for _r in range(n):
+            d, pos = _read_varint(area, pos)
+            z, pos = _read_varint(area, pos)
+            lo += d
+            lc = lc + 1 + ((z >> 1) if not z & 1 else -((z + 1) >> 1))
+            if lc < 0:
+                raise ValueError("a line reference names a negative chunk")
+            refs.append((lo, lc))
+        out.append(refs)
+    if upto is None and pos != len(area):
+        raise ValueError("the line-reference area holds more than its frames' references")
+    return out
+
+
+def splice(stored: bytes, refs: list[tuple[int, int]], chunk) -> bytes:
+    """The frame ``stored`` with the chunks its ``refs`` name put back at
+    their offsets (``chunk(number)`` gives a chunk's bytes, ValueError for
+    one the pack does not hold).  ValueError when an offset lies past the
+    stored frame."""
+    if not refs:
+        return stored
+    parts, at = [], 0
+    for o, c in refs:
+        if o > len(stored):
+            raise ValueError(f"a line reference at {o} past its frame's {len(stored)} bytes")
+        parts.append(stored[at:o])
+        parts.append(chunk(c))
+        at = o
+    parts.append(stored[at:])
+    return b"".join(parts)
+
+
+class Spliced:
+    """A block's first stored frames whose chunks are put back when a
+    frame is first asked for (``[k]``, ``len``): a read of one frame
+    loads only the chunk blocks that frame names, not those of the frames
+    before it that its block read keeps.  A frame whose chunks cannot be
+    put back (a damaged chunk block) is given as stored: its hash check
+    fails."""
+
+    __slots__ = ("_s", "_refs", "_chunk", "_done")
+
+    def __init__(self, stored: list[bytes], refs: list[list[tuple[int, int]]], chunk) -> None:
+        self._s, self._refs, self._chunk, self._done = stored, refs, chunk, set()
+
+    def __len__(self) -> int:
+        return len(self._s)
+
+    def __getitem__(self, k: int) -> bytes:
+        if k < 0:
+            k += len(self._s)
+        if k not in self._done and self._refs[k]:
+            try:
+                self._s[k] = splice(self._s[k], self._refs[k], self._chunk)
+            except ValueError:
+                return self._s[k]
+            self._done.add(k)
+        return self._s[k]
+
+
+def deflate_chunk_block(content: bytes, level: int = 6) -> bytes:
+    """The raw DEFLATE stream (RFC 1951, no dictionary) of a chunk block's content."""
+    c = zlib.compressobj(level, zlib.DEFLATED, -15, 8)
+    return c.compress(content) + c.flush()
+
+
+def inflate_chunk_block(data) -> tuple[int, list[bytes]]:
+    """:func:`parse_chunk_block` of the raw DEFLATE stream ``data``;
+    ValueError when it is damaged or does not end where ``data`` ends."""
+    d = zlib.decompressobj(-15)
+    try:
+        content = d.decompress(data)
+    except zlib.error as e:
+        raise ValueError(str(e)) from None
+    if not d.eof or d.unused_data:
+        raise ValueError("a chunk block's stream is truncated or followed by garbage")
+    return parse_chunk_block(content)
+
+
+def body_chunks(data, off: int, end: int):
+    """``(offset, first chunk, chunks without their \n)`` of every chunk block in the pack
+    body ``data[off:end]`` (a whole pack file's bytes) that still reads,
+    walked by the entries' length prefixes without the index (a chunk
+    block is an entry whose stream inflates without a dictionary to a
+    content that begins with u32 0): for salvage and for the search of
+    a forgotten value in every byte a pack holds.  Stops at a length that
+    runs past ``end``; never raises for damaged content."""
+    while off + 4 < end:
+        (n,) = _U32.unpack_from(data, off)
+        if n == 0 or off + 4 + n > end:
+            return
+        try:
+            first, lines = inflate_chunk_block(data[off + 4:off + 4 + n])
+        except ValueError:
+            first = -1
+        if first >= 0:
+            yield off, first, lines
+        off += 4 + n
+
+
+class ChunkTable:
+    """A version-8 pack's chunks, read through its index's chunk-block
+    table (``offsets``, entry ``lengths``, ``firsts``: arrays by chunk
+    block) from ``read(offset, length)`` (the entry's bytes), the last
+    CACHE chunk blocks kept.  Calling it with a chunk number gives the
+    chunk's bytes; ValueError for a number past the table or a damaged
+    chunk block (the frame that names it then fails its hash check)."""
+
+    CACHE = 16
+
+    def __init__(self, offsets, lengths, firsts, read) -> None:
+        self.offsets, self.lengths, self.firsts, self._read = offsets, lengths, firsts, read
+        self._cache: dict[int, tuple[int, list[bytes]]] = {}
+
+    def block_of(self, c: int) -> int:
+        """The chunk block holding chunk ``c`` by the index (-1: none)."""
+        return bisect_right(self.firsts, c) - 1
+
+    def load(self, b: int) -> tuple[int, list[bytes]]:
+        """``(first, chunks without their \n)`` of chunk block ``b``; ValueError when damaged."""
+        got = self._cache.get(b)
+        if got is None:
+            data = self._read(self.offsets[b], self.lengths[b])
+            if len(data) != self.lengths[b] or _U32.unpack_from(data, 0)[0] != len(data) - 4:
+                raise ValueError(f"the chunk block at {self.offsets[b]}: bad length prefix or short read")
+            got = inflate_chunk_block(memoryview(data)[4:])
+            if got[0] != self.firsts[b]:
+                raise ValueError(f"the chunk block at {self.offsets[b]} begins at chunk {got[0]}, "
+                                 f"its index says {self.firsts[b]}")
+            if len(self._cache) >= self.CACHE:
+                self._cache.pop(next(iter(self._cache)), None)
+            self._cache[b] = got
+        return got
+
+    def raw(self, b: int) -> bytes | None:
+        """Chunk block ``b``'s raw DEFLATE stream as stored (not inflated:
+        for a copy, ``objstore.core.packscrub``), or None when its entry
+        lies outside the body or its length prefix does not match the index."""
+        data = self._read(self.offsets[b], self.lengths[b])
+        if len(data) != self.lengths[b] or len(data) < 5 or _U32.unpack_from(data, 0)[0] != len(data) - 4:
+            return None
+        return bytes(data[4:])
+
+    def __call__(self, c: int) -> bytes:
+        b = self.block_of(c)
+        if b < 0:
+            raise ValueError(f"chunk {c} is in no chunk block")
+        first, lines = self.load(b)
+        if c - first >= len(lines):
+            raise ValueError(f"chunk {c} is past its chunk block's {len(lines)}")
+        return lines[c - first] + b"\n"
+
+    def drop(self) -> None:
+        """Let go of the chunk blocks kept."""
+        self._cache = {}
