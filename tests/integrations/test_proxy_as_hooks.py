@@ -160,7 +160,7 @@ def test_a_web_fetch_through_the_proxy_taints_the_session(rig, stream):
     sid = f"taint-{'sse' if stream else 'json'}"
     tool = {"id": "toolu_01", "name": "WebFetch", "input": {"url": "https://status.example.com", "prompt": "status"}}
     c = client(rig, **{"x-mem-session": sid})
-    m1 = [{"role": "user", "content": "check the vendor status page"}]
+    m1 = [{"role": "user", "content": f"check the vendor status page for {sid}"}]
 
     def ask(msgs, answer, **kw):
         r = c.messages.create(model="m", max_tokens=50, messages=msgs, stream=stream,
@@ -179,3 +179,19 @@ def test_a_web_fetch_through_the_proxy_taints_the_session(rig, stream):
     # the call is stored as the importer writes it, once (the next request's copy of the answer is the same turn)
     assert turns[1]["text"] == ('Let me fetch it.\n[tool_use WebFetch] '
                                 '{"prompt": "status", "url": "https://status.example.com"}'), turns[1]
+    # the same conversation as a Claude Code transcript, imported: the same turns, the same labels
+    cc = f"cc-{sid}"
+    recs = [("user", m1[0]["content"]), ("assistant", m2[1]["content"]), ("user", m2[2]["content"]),
+            ("assistant", [{"type": "text", "text": "The page says the db moved."}])]
+    lines = [json.dumps({"type": role, "sessionId": cc, "uuid": f"{cc}-u{i}", "parentUuid": f"{cc}-u{i - 1}" if i else None,
+                         "timestamp": f"2026-01-0{i + 1}T10:00:00Z", "cwd": str(rig["work"]),
+                         "message": {"role": role, "content": content, **({"id": f"{cc}-m{i}"} if role == "assistant"
+                                                                          else {})}})
+             for i, (role, content) in enumerate(recs)]
+    transcript = rig["work"] / f"{cc}.jsonl"
+    transcript.write_text("\n".join(lines) + "\n")
+    r = mem(rig, "import", "claude-code", str(transcript))
+    assert r.returncode == 0, r.stderr
+    imported = turns_of(rig, cc)
+    assert [(t["role"], t["text"], bool(t.get("untrusted"))) for t in imported] == \
+        [(t["role"], t["text"], bool(t.get("untrusted"))) for t in turns[:4]], imported
