@@ -221,8 +221,13 @@ def _subagent_of(sid: str, headers: Mapping[str, str]) -> str:
     agent name or holds a credential is replaced by 16 hex of its hash: the
     request is still a sub-agent's."""
     agent = _hdr(headers, "x-claude-code-agent-id")
-    if not agent:
-        return sid
+    return _child_session(sid, agent) if agent else sid
+
+
+@lru_cache(maxsize=1024)
+def _child_session(sid: str, agent: str) -> str:
+    """:func:`_subagent_of` for a request naming ``agent``.  Cached as
+    :func:`_valid_session`: every request of a sub-agent names the same."""
     try:
         check_agent(agent)
         check_key_credentials(agent, "agent")

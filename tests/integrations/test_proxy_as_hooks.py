@@ -123,9 +123,17 @@ def test_an_agent_id_that_is_no_name_is_still_a_subagent(rig):
         model="m", max_tokens=5, messages=[{"role": "user", "content": "remember that the build tool is bazel"}],
         extra_headers={"x-test-answer": "ok"})
     assert "Remembered as you asked" not in sent_last(rig)
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"      # (fake) an agent id holding a credential
+    client(rig, **{"x-claude-code-session-id": "ccsess3", "x-claude-code-agent-id": token}).messages.create(
+        model="m", max_tokens=5, messages=[{"role": "user", "content": "remember that the linter is ruff"}],
+        extra_headers={"x-test-answer": "ok"})
+    assert "Remembered as you asked" not in sent_last(rig)
     settled(rig, "settle-x10b")
-    sessions = mem(rig, "sessions", "--json").stdout
-    assert "ccsess3.agent-" in sessions and "bazel" not in mem(rig, "keys").stdout
+    sessions = [s["id"] for s in json.loads(mem(rig, "sessions", "--json").stdout)]
+    assert len([s for s in sessions if s.startswith("ccsess3.agent-")]) == 2, sessions
+    keys = mem(rig, "keys").stdout
+    assert "bazel" not in keys and "ruff" not in keys, keys
+    assert scan_store(rig["home"], [token.encode()]) == []
 
 
 def test_an_excluded_folders_remember_that_is_neither_confirmed_nor_kept(rig):
