@@ -9,9 +9,9 @@ Per request (:func:`prepare`):
    Code's ``x-claude-code-session-id``, else ``px-`` + a hash of the system
    prompt and the first message; a subagent's request
    (``x-claude-code-agent-id``) is in that session's sub-agent namespace
-   ``<session>.agent-<id>``, as the hooks name it (:func:`_subagent_of`).  The thread is a hash of the first
-   message, then a fork's (:func:`resolve_thread`): a conversation that
-   shares its first messages with one seen before (an opener or a system
+   ``<session>.agent-<id>``, as the hooks name it (:func:`_subagent_of`).
+   The thread is a hash of the first message, then a fork's
+   (:func:`resolve_thread`): a conversation that shares its first messages with one seen before (an opener or a system
    prompt many scripts send) and then says something else at an index
    already captured, or a regenerated answer, goes on in a thread of its
    own, named by its parent, the index and that message's identity
@@ -40,8 +40,8 @@ Per request (:func:`prepare`):
 4. **Capture** through the one turn writer (redaction, exclusions,
    tombstones): the messages not captured yet (user text, tool results,
    assistant text with its tool calls, as the importer writes them, so a
-   web fetch starts the session's taint) are handed to the writer before forwarding, the
-   assistant's answer when the response ends, if it is complete (a stream
+   web fetch starts the session's taint) are handed to the writer before
+   forwarding, the assistant's answer when the response ends, if it is complete (a stream
    that reached ``message_stop``; a compressed body decoded:
    ``proxyanswer.response_turns``; each batch spooled on disk before it waits
    for the store lock: ``proxyspool``).  A prompt starting with the ignore marker

@@ -1,7 +1,7 @@
 """The answer side of ``mem proxy`` (``objstore.integrations.proxy``'s
 module doc, item 4): what an upstream's answer to a prepared request says
-(a streamed one's ``text_delta`` text, tool calls and how it ended, a JSON one's text and tool calls,
-decoded from its ``Content-Encoding`` first) and the thread it is captured
+(a streamed one's ``text_delta`` text, tool calls and how it ended, a JSON
+one's text and tool calls, decoded from its ``Content-Encoding`` first) and the thread it is captured
 in (a regenerated answer goes on in a fork of its own).  Split from
 ``integrations.proxy`` (a module with one job); nothing here does network
 I/O."""
