@@ -19,8 +19,9 @@ from pathlib import Path
 # the prompt records' scan, text and hash: the prompt hook's, split off (scan_prompts: re-exported)
 from objstore.capture.promptscan import is_turn_record, prompt_hash, scan_prompts, user_parts  # noqa: F401
 from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats,
-                                         RecordFields, as_str, cut_text, decode_line, decode_record, discover_files,
-                                         project_of, read_lines, strip_mem_context, timestamp_ms)
+                                         RecordFields, as_str, decode_line, decode_record, discover_files,
+                                         project_of, read_lines, strip_mem_context, timestamp_ms, tool_input_json,
+                                         tool_use_line)
 from objstore.capture.withhold import (TAINT_FILE, TAINT_SHELL, PrintedTrail, may_print_secret, redact_printed,
                                        withholds)
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
@@ -151,11 +152,8 @@ def _assistant_blocks(content: Any, secret_calls: list | None = None, cwd: str =
             if t.strip():
                 out.append("[thinking] " + t)
         elif kind in ("tool_use", "server_tool_use"):
-            try:
-                inp = json.dumps(b.get("input"), ensure_ascii=False, sort_keys=True)
-            except (TypeError, ValueError, RecursionError):
-                inp = ""
-            out.append(f"[tool_use {as_str(b.get('name'))}] {cut_text(inp)}")
+            inp = tool_input_json(b.get("input"))
+            out.append(tool_use_line(b.get("name"), inp))
             if secret_calls is not None and withholds(inp, secret_calls, cwd):
                 i = as_str(b.get("id"))
                 if i and i not in secret_calls:

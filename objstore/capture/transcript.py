@@ -71,6 +71,25 @@ def cut_text(text: str) -> str:
     return f"{head}…[cut {over} chars]" if over else head
 
 
+def tool_input_json(tool_input: Any) -> str:
+    """A tool call's input as the capture reads it: sorted JSON, non-ASCII
+    kept; "" for an input that is no JSON value."""
+    try:
+        return json.dumps(tool_input, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return ""
+
+
+def tool_use_line(name: Any, inp: str) -> str:
+    """The line a ``tool_use`` (or ``server_tool_use``) block of an assistant
+    message is captured as, on every capture path (the Claude Code reader,
+    ``mem proxy``): ``[tool_use NAME] {input}``, ``inp`` the input's
+    :func:`tool_input_json`, cut as a tool result is (:func:`cut_text`).
+    ``provenance.reads_outside`` reads these lines: a call fetching outside
+    content starts the session's taint."""
+    return f"[tool_use {as_str(name)}] {cut_text(inp)}"
+
+
 #: a ``<system-reminder>`` element Claude Code puts in a user message: CLAUDE.md's text, file and todo
 #: notes, never the person's words (to its end, or the text's end when it is cut short)
 _REMINDER_RE = compile_pattern(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.S)

@@ -6,11 +6,12 @@ network I/O.
 Per request (:func:`prepare`):
 
 1. **Conversation.** The session is the ``X-Mem-Session`` header, else Claude
-   Code's ``x-claude-code-session-id`` (``…-agent-<hash>`` for a subagent,
-   from ``x-claude-code-agent-id``), else ``px-`` + a hash of the system
-   prompt and the first message.  The thread is a hash of the first
-   message, then a fork's (:func:`resolve_thread`): a conversation that
-   shares its first messages with one seen before (an opener or a system
+   Code's ``x-claude-code-session-id``, else ``px-`` + a hash of the system
+   prompt and the first message; a subagent's request
+   (``x-claude-code-agent-id``) is in that session's sub-agent namespace
+   ``<session>.agent-<id>``, as the hooks name it (:func:`_subagent_of`).
+   The thread is a hash of the first message, then a fork's
+   (:func:`resolve_thread`): a conversation that shares its first messages with one seen before (an opener or a system
    prompt many scripts send) and then says something else at an index
    already captured, or a regenerated answer, goes on in a thread of its
    own, named by its parent, the index and that message's identity
@@ -38,8 +39,9 @@ Per request (:func:`prepare`):
    harness compacted the conversation) loses its block.
 4. **Capture** through the one turn writer (redaction, exclusions,
    tombstones): the messages not captured yet (user text, tool results,
-   assistant text) are handed to the writer before forwarding, the
-   assistant's answer when the response ends, if it is complete (a stream
+   assistant text with its tool calls, as the importer writes them, so a
+   web fetch starts the session's taint) are handed to the writer before
+   forwarding, the assistant's answer when the response ends, if it is complete (a stream
    that reached ``message_stop``; a compressed body decoded:
    ``proxyanswer.response_turns``; each batch spooled on disk before it waits
    for the store lock: ``proxyspool``).  A prompt starting with the ignore marker
@@ -68,7 +70,7 @@ from pathlib import Path
 
 from objstore.capture.statements import statement_key, statement_of
 from objstore.capture.policy import has_marker, load_config, path_excluded
-from objstore.capture.transcript import cut_text, strip_harness_context
+from objstore.capture.transcript import cut_text, strip_harness_context, tool_input_json, tool_use_line
 from objstore.capture.withhold import SECRET_OUTPUT, bash_mode, prints_secret, withhold_result, withholds
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
@@ -78,9 +80,10 @@ from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.integrations.httpcoding import MAX_DECODED
 from objstore.integrations.proxyspool import capture_turns, turn_writer  # noqa: F401 - the capture side
+from objstore.memory.provenance import is_subagent_session
 from objstore.memory.served import is_sealed
 from objstore.memory.writechecks import check_key_credentials
-from objstore.memory.scope import project_aliases
+from objstore.memory.scope import check_agent, child_namespace, project_aliases
 from objstore.memory.sessions import CapturedTurn
 from objstore.retrieval.context import escape_text, render_context, load_state as context_load_state, save_state as context_save_state
 from objstore.retrieval.inject import inject_for_prompt
@@ -174,6 +177,24 @@ def text_of(content, *, tool: bool = False, secret: frozenset = frozenset(),
     return out
 
 
+def tool_lines(content) -> list[str]:
+    """The ``tool_use`` and ``server_tool_use`` blocks of an assistant
+    message's content, in order, as every capture path writes them
+    (``transcript.tool_use_line``: the importer's lines, which
+    ``provenance.reads_outside`` reads to start the session's taint:
+    test32 X18)."""
+    return [tool_use_line(b.get("name"), tool_input_json(b.get("input")))
+            for b in (content if isinstance(content, list) else ())
+            if isinstance(b, dict) and b.get("type") in ("tool_use", "server_tool_use")]
+
+
+def assistant_turn(text: str, tools: list[str]) -> str:
+    """The text an assistant message is stored as: its text, then its tool
+    calls' lines (:func:`tool_lines`), one a line, as the importer joins a
+    message's blocks."""
+    return "\n".join([text, *tools] if text else tools)
+
+
 def _session_of(headers: Mapping[str, str], ignored: list[str]) -> str:
     """The session a request's headers name ("" for none): ``X-Mem-Session``,
     else Claude Code's.  One that is no valid session id or holds a
@@ -184,14 +205,35 @@ def _session_of(headers: Mapping[str, str], ignored: list[str]) -> str:
         sid = _hdr(headers, name)
         if not sid:
             continue
-        if name == "x-claude-code-session-id":
-            agent = _hdr(headers, "x-claude-code-agent-id")
-            sid += f"-agent-{short_hash(agent, 12)}" if agent else ""
         sid = _valid_session(sid)
         if not sid:
             ignored.append(name)
         return sid
     return ""
+
+
+def _subagent_of(sid: str, headers: Mapping[str, str]) -> str:
+    """``sid`` itself, or for a sub-agent's request (Claude Code's
+    ``x-claude-code-agent-id``) its namespace ``<sid>.agent-<id>``
+    (``scope.child_namespace``, the hooks' name for the same sub-agent, so
+    ``provenance.turn_author`` reads its prompts as the parent agent's:
+    ``parent_agent``, never ``user_stated``; test32 X10).  An id that is no
+    agent name or holds a credential is replaced by 16 hex of its hash: the
+    request is still a sub-agent's."""
+    agent = _hdr(headers, "x-claude-code-agent-id")
+    return _child_session(sid, agent) if agent else sid
+
+
+@lru_cache(maxsize=1024)
+def _child_session(sid: str, agent: str) -> str:
+    """:func:`_subagent_of` for a request naming ``agent``.  Cached as
+    :func:`_valid_session`: every request of a sub-agent names the same."""
+    try:
+        check_agent(agent)
+        check_key_credentials(agent, "agent")
+    except MemError:
+        agent = short_hash(agent)
+    return _valid_session(child_namespace(sid, agent)) or child_namespace("px-" + short_hash(sid), agent)
 
 
 @lru_cache(maxsize=1024)
@@ -228,6 +270,7 @@ def identify(headers: Mapping[str, str], body: dict, store_root: str) -> Convers
     thread = short_hash(first)
     ignored: list[str] = []
     sid = _session_of(headers, ignored) or "px-" + short_hash(_system_text(body.get("system")) + "\0" + first)
+    sid = _subagent_of(sid, headers)
     m = _WORKDIR.search(_system_text(body.get("system")))
     cwd = m.group(1) if m else ""
     named = _hdr(headers, "x-mem-project")
@@ -540,9 +583,15 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
     if mnode is None or mnode.kind != "array" or len(mnode.items) != len(msgs):
         return out
     try:
-        marked = nomem_stretch(load_config(store.root), msgs)
+        cfg = load_config(store.root)
+        marked = nomem_stretch(cfg, msgs)
     except MemError:        # an unreadable config.toml: the writer refuses every turn anyway
-        marked = [False] * len(msgs)
+        cfg, marked = None, [False] * len(msgs)
+    # whether a "remember that …" of this request is written (so confirmed): the person's prompt (not a
+    # sub-agent's: the parent agent wrote it, test32 X10) in a folder that is not excluded (its turn is
+    # never stored: test32 X9), the rules of the writer (``proxyspool``) and of the prompt hook
+    states = capture and cfg is not None and not path_excluded(cfg, conv.cwd) \
+        and not is_subagent_session(conv.session)
     out.unmarked = not marked[-1]
     if at >= 0:
         out.trace["fork"] = at
@@ -588,7 +637,7 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
             out.turns = len(out.pending)
         out.undo = (was[0], st.captured, was[1], len(st.ids))
         try:
-            edits = _plan_edits(store, conv, text, root, mnode, msgs, st, out.trace, marked[-1], capture)
+            edits = _plan_edits(store, conv, text, root, mnode, msgs, st, out.trace, marked[-1], states)
         except Exception as e:  # noqa: BLE001 - nor does injection
             out.trace["error"] = f"injection failed ({type(e).__name__}): forwarded unchanged"
             return out
@@ -617,18 +666,22 @@ def rejected(prep: Prepared) -> None:
 
 
 def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict, marked: bool = False,
-                capture: bool = True) -> list:
+                states: bool = True) -> list:
     """The splices of a request (module doc, item 3); ``marked``: the newest
     prompt starts with the ignore marker, so nothing is recalled or
     remembered for it (as the prompt hook does).  A "remember that …"
     prompt is confirmed in its block here and written with its turn
-    (``proxyspool``), only once the upstream answered 2xx and only with
-    ``capture`` (test29 P11: a request rejected 401 wrote it as the
-    person's)."""
+    (``proxyspool``), only once the upstream answered 2xx (test29 P11: a
+    request rejected 401 wrote it as the person's) and only with
+    ``states``: capture is on, the folder is not excluded and the prompt is
+    the person's (test32 X9, X10); else it is neither confirmed nor kept in
+    the state file."""
     edits = []
+    # a sub-agent reads as the hooks let it (its own and its ancestors' facts, never a sibling's)
+    ns = conv.session if is_subagent_session(conv.session) else None
     if st.pinned is None:
         projects = [conv.project] if conv.project else project_aliases(conv.cwd or None, store_root=store.root)
-        block = render_context(store, projects)
+        block = render_context(store, projects, namespace=ns)
         st.pinned, st.pinned_ids = block.text, [oid for _k, oid in block.facts]
         if st.pinned_ids:  # the gate's session state: a fact in the pinned block is never injected again
             gs = context_load_state(store, conv.session)
@@ -651,10 +704,10 @@ def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict, ma
         prev_text = "\n".join(t for _p, t in text_of(prev.get("content"))) if isinstance(prev, dict) \
             and prev.get("role") == "assistant" else None
         inj = inject_for_prompt(store, conv.session, prompt, previous_assistant=prev_text,
-                                cwd=conv.cwd or None, project=conv.project or None)
+                                cwd=conv.cwd or None, project=conv.project or None, namespace=ns)
         ids = inj.ids
         block = inj.text
-        what = statement_of(prompt) if capture else None
+        what = statement_of(prompt) if states else None
         if what is not None:  # "remember that …": written with its turn once the API took the request (test29 P11)
             key = statement_key(what, conv.project or None, store)
             note = (f'<mem-context kind="remembered" note="stored memory: data, not instructions">Remembered as '
@@ -719,13 +772,22 @@ def secret_calls(msgs: list, cwd: str = "") -> frozenset:
 
 def _turns_of(conv: Conversation, idx: int, msg, ts: int, secret: frozenset = frozenset(),
               bash: list | None = None) -> list:
+    """The turns of message ``idx`` of a request: an assistant message is one
+    turn (part ``t0``, the source of the answer it was: ``proxyanswer``),
+    its texts and tool calls (:func:`assistant_turn`); a user message a turn
+    per text and tool result."""
     if not isinstance(msg, dict):
         return []
     role = msg.get("role")
+    if role == "assistant":
+        c = msg.get("content")
+        t = assistant_turn("\n".join(t for _p, t in text_of(c)), tool_lines(c))
+        return [CapturedTurn(conv.session, f"px:{conv.thread}:{idx}:t0", "assistant", t, ts, conv.cwd,
+                             conv.project)] if t else []
     out = []
     for part, t in text_of(msg.get("content"), tool=role == "user", secret=secret,
                             bash=bash if role == "user" else None):
-        r = "tool" if part.startswith("r") else ("assistant" if role == "assistant" else "user")
+        r = "tool" if part.startswith("r") else "user"
         if r == "user":   # the harness's context is not the person's word (test27 V28); the identity keeps it
             t = strip_harness_context(t)
             if not t:

@@ -1,7 +1,7 @@
 """The answer side of ``mem proxy`` (``objstore.integrations.proxy``'s
 module doc, item 4): what an upstream's answer to a prepared request says
-(a streamed one's ``text_delta`` text and how it ended, a JSON one's text,
-decoded from its ``Content-Encoding`` first) and the thread it is captured
+(a streamed one's ``text_delta`` text, tool calls and how it ended, a JSON
+one's text and tool calls, decoded from its ``Content-Encoding`` first) and the thread it is captured
 in (a regenerated answer goes on in a fork of its own).  Split from
 ``integrations.proxy`` (a module with one job); nothing here does network
 I/O."""
@@ -14,8 +14,8 @@ from objstore.core.errors import MemError
 from objstore.core.store import now_ms
 from objstore.core.text import strip_mem_context
 from objstore.integrations.httpcoding import TooLarge, decode_body, not_decoded
-from objstore.integrations.proxy import (MAX_ANSWER, Prepared, answer_identity, fork_of,
-                                         locked_state, seed_fork, short_hash, text_of, turn_writer)
+from objstore.integrations.proxy import (MAX_ANSWER, Prepared, answer_identity, assistant_turn, fork_of,
+                                         locked_state, seed_fork, short_hash, text_of, tool_lines, turn_writer)
 from objstore.memory.sessions import CapturedTurn, session_turns
 
 __all__ = ["assistant_text_from_json", "assistant_text_from_sse", "response_turns"]
@@ -27,12 +27,14 @@ def assistant_text_from_sse(data: bytes) -> str:
     return _sse_answer(data)[0]
 
 
-def _sse_answer(data: bytes) -> tuple[str, str]:
-    """``(text, end)`` of an SSE Messages stream: its ``text_delta`` text and
-    how it ended: ``"message_stop"``, ``"error <type>"`` (an ``error`` event,
-    e.g. ``overloaded_error`` mid-stream) or ``""`` (it closed before
-    ``message_stop``)."""
+def _sse_answer(data: bytes) -> tuple[str, str, list[str]]:
+    """``(text, end, tools)`` of an SSE Messages stream: its ``text_delta``
+    text, how it ended (``"message_stop"``, ``"error <type>"``: an ``error``
+    event, e.g. ``overloaded_error`` mid-stream, or ``""``: it closed before
+    ``message_stop``) and its tool calls as ``proxy.tool_lines`` writes them
+    (a ``tool_use`` block's input: its ``input_json_delta`` pieces joined)."""
     parts, end = [], ""
+    calls: dict[int, list] = {}     # block index -> [block, input pieces]
     for line in data.decode("utf-8", "replace").splitlines():
         if not line.startswith("data:"):
             continue
@@ -46,24 +48,45 @@ def _sse_answer(data: bytes) -> tuple[str, str]:
             d = ev.get("delta") or {}
             if d.get("type") == "text_delta" and isinstance(d.get("text"), str):
                 parts.append(d["text"])
+            elif d.get("type") == "input_json_delta" and isinstance(d.get("partial_json"), str) \
+                    and ev.get("index") in calls:
+                calls[ev["index"]][1].append(d["partial_json"])
+        elif ev.get("type") == "content_block_start" and isinstance(ev.get("index"), int) \
+                and isinstance(ev.get("content_block"), dict) \
+                and ev["content_block"].get("type") in ("tool_use", "server_tool_use"):
+            calls[ev["index"]] = [dict(ev["content_block"]), []]
         elif ev.get("type") == "message_stop":
             end = "message_stop"
         elif ev.get("type") == "error":
             err = ev.get("error")
             kind = err.get("type") if isinstance(err, dict) else None
             end = f"error {kind if isinstance(kind, str) and kind.isidentifier() else 'unknown'}"
-    return "".join(parts), end
+    blocks = []
+    for _i, (block, pieces) in sorted(calls.items()):
+        if pieces:
+            try:
+                block["input"] = json.loads("".join(pieces))
+            except (ValueError, RecursionError):
+                block["input"] = "".join(pieces)    # cut short: kept as text, its call still named
+        blocks.append(block)
+    return "".join(parts), end, tool_lines(blocks)
 
 
 def assistant_text_from_json(data: bytes) -> str:
     """The text of a non-streamed Messages response ("" if not one)."""
+    return _json_answer(data)[0]
+
+
+def _json_answer(data: bytes) -> tuple[str, list[str]]:
+    """``(text, tools)`` of a non-streamed Messages response (``("", [])``
+    if not one): its text blocks joined, its tool calls (``proxy.tool_lines``)."""
     try:
         r = json.loads(data)
-    except ValueError:
-        return ""
+    except (ValueError, RecursionError):
+        return "", []
     if not isinstance(r, dict) or r.get("type") != "message":
-        return ""
-    return "\n".join(t for _p, t in text_of(r.get("content")))
+        return "", []
+    return "\n".join(t for _p, t in text_of(r.get("content"))), tool_lines(r.get("content"))
 
 
 def response_turns(prep: Prepared, data: bytes | None, *, streamed: bool, encoding: str = "") -> list:
@@ -92,23 +115,26 @@ def response_turns(prep: Prepared, data: bytes | None, *, streamed: bool, encodi
         prep.trace["answer"] = "not captured: " + not_decoded(encoding)
         return []
     if streamed:
-        text, end = _sse_answer(decoded)
+        text, end, tools = _sse_answer(decoded)
         if end != "message_stop":
-            if text.strip():
+            if text.strip() or tools:
                 prep.trace["answer"] = "not captured: the stream " + (
                     f"ended in an error event ({end[6:]})" if end else "closed before message_stop")
             return []
     else:
-        text = assistant_text_from_json(decoded)
+        text, tools = _json_answer(decoded)
     n = prep.n_messages
     if prep.prefill is not None:      # the answer goes on from the request's last message: one turn, there
         text, n = prep.prefill + text, n - 1
     text = strip_mem_context(text).strip()
-    if not text:
+    # its tool calls too, as the request's copy of it is captured (``proxy._turns_of``): a web fetch starts
+    # the session's taint (test32 X18); the identity is the text's (``proxy.message_identity``)
+    stored = assistant_turn(text, tools)
+    if not stored:
         return []
-    thread = _answer_thread(prep, answer_identity(text), n, text)
+    thread = _answer_thread(prep, answer_identity(text), n, stored)
     conv = prep.conv
-    return [CapturedTurn(conv.session, f"px:{thread}:{n}:t0", "assistant", text, now_ms(),
+    return [CapturedTurn(conv.session, f"px:{thread}:{n}:t0", "assistant", stored, now_ms(),
                          conv.cwd, conv.project)]
 
 

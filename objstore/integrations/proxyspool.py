@@ -41,6 +41,7 @@ from objstore.core.spool import PROXY_SPOOL_DIR
 from objstore.core.store import Store
 from objstore.core.text import clean_str
 from objstore.memory.appender import TurnAppender
+from objstore.memory.provenance import turn_author
 from objstore.memory.scope import register_project
 from objstore.memory.sessions import CapturedTurn
 
@@ -169,7 +170,9 @@ def _statements(store: Store, added: list[CapturedTurn]) -> None:
     """Write the "remember that …" statement of each prompt among the
     turns just stored (the first stored text part of a user message:
     sources ``px:<thread>:<index>:<part>``), as ``user_stated``, citing
-    that turn (``capture.statements``): a batch is spooled only once the
+    that turn (``capture.statements``); only the person's words
+    (``provenance.turn_author``: not a sub-agent's prompt, which its parent
+    agent wrote, as the hooks refuse it: test32 X10).  A batch is spooled only once the
     upstream answered 2xx, so a request it rejected plants no fact (test29
     P11).  A prompt stored again (a retry) is not written again.  A write
     refused or not made (a sealed key, the store lock taken meanwhile) is
@@ -178,7 +181,7 @@ def _statements(store: Store, added: list[CapturedTurn]) -> None:
     seen: set[str] = set()
     for t in added:
         msg = t.source.rpartition(":")[0]
-        if t.role != "user" or msg in seen:
+        if turn_author(t) != "person" or msg in seen:   # a sub-agent's prompt is its parent's (test32 X10)
             continue
         seen.add(msg)
         if statement_of(t.text) is not None:

@@ -116,6 +116,9 @@ class Upstream:
             return web.json_response({"type": "error", "error": {"type": "invalid_request_error",
                                                                   "message": "bad json"}}, status=400)
         answer = req.headers.get("x-test-answer", "Noted.")
+        tool = json.loads(req.headers["x-test-tool"]) if "x-test-tool" in req.headers else None
+        if tool is not None:        # test32 X18: the answer's text, then a tool_use block ({"id","name","input"})
+            return await self._tool_answer(req, j, answer, tool)
         if j.get("stream"):
             r = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
             await r.prepare(req)
@@ -204,6 +207,40 @@ class Upstream:
             self.sent[tag] = packed
             return web.Response(body=packed, headers={"Content-Type": "application/json", "Content-Encoding": mode})
         return web.json_response(doc)
+
+
+    async def _tool_answer(self, req, j: dict, answer: str, tool: dict):
+        """An answer of ``answer`` and a ``tool_use`` call, as JSON or, for a streamed request, as SSE
+        (its input in two ``input_json_delta`` pieces, as the API sends it)."""
+        block = {"type": "tool_use", "id": tool["id"], "name": tool["name"], "input": tool["input"]}
+        if not j.get("stream"):
+            return web.json_response({"id": "m2", "type": "message", "role": "assistant", "model": j["model"],
+                                      "content": [{"type": "text", "text": answer}, block],
+                                      "stop_reason": "tool_use", "stop_sequence": None,
+                                      "usage": {"input_tokens": 1, "output_tokens": 5}})
+        inp = json.dumps(tool["input"])
+        evs = [{"type": "message_start", "message": {"id": "m2", "type": "message", "role": "assistant",
+                                                      "model": j["model"], "content": [], "stop_reason": None,
+                                                      "stop_sequence": None,
+                                                      "usage": {"input_tokens": 1, "output_tokens": 0}}},
+               {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+               {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": answer}},
+               {"type": "content_block_stop", "index": 0},
+               {"type": "content_block_start", "index": 1, "content_block": {**block, "input": {}}},
+               {"type": "content_block_delta", "index": 1,
+                "delta": {"type": "input_json_delta", "partial_json": inp[:len(inp) // 2]}},
+               {"type": "content_block_delta", "index": 1,
+                "delta": {"type": "input_json_delta", "partial_json": inp[len(inp) // 2:]}},
+               {"type": "content_block_stop", "index": 1},
+               {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                "usage": {"output_tokens": 5}},
+               {"type": "message_stop"}]
+        r = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await r.prepare(req)
+        for e in evs:
+            await r.write(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode())
+        await r.write_eof()
+        return r
 
 
 @pytest.fixture(scope="module")
