@@ -16,6 +16,7 @@ trees alternately and take medians (docs/benchmarks.md, "Session 17
 from __future__ import annotations
 
 import json
+import tempfile
 import time
 import uuid
 
@@ -27,13 +28,14 @@ BODY = {"system": "You are Claude Code.\nWorking directory: /tmp/proxy-identify/
 
 def main() -> None:
     out = {}
+    root = tempfile.mkdtemp(prefix="proxy-identify-")   # a store root with no project registry (identify reads it)
     for name, n_sessions in (("first", 2000), ("same", 20)):
         sids = [str(uuid.uuid4()) for _ in range(n_sessions)]
         hs = [{"x-claude-code-session-id": sids[i % n_sessions], "x-mem-project": "acme-api"} for i in range(2000)]
-        identify({"x-mem-session": "warm"}, BODY)
+        identify({"x-mem-session": "warm"}, BODY, root)
         t = time.process_time()
         for h in hs:
-            identify(h, BODY)
+            identify(h, BODY, root)
         out[name] = round((time.process_time() - t) / len(hs) * 1e6, 1)
     print(json.dumps(out))
 
