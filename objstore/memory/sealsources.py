@@ -17,12 +17,12 @@ secret.  docs/vault.md, "Sealing".
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from objstore.core.errors import IntegrityError, NotFound
 from objstore.core.ids import is_full_id
 from objstore.core.objects import Fact, Turn, normalize_value
+from objstore.core.text import STATEMENT_COPULA
 from objstore.core.refs import session_ref
 from objstore.core.store import Store
 from objstore.memory import forget
@@ -94,8 +94,6 @@ def plan_source_turns(store: Store, facts: Iterable[Fact]) -> tuple[ForgetPlan, 
     return plan, len(set(plan.texts) - cited)
 
 
-#: the copula of a "remember that" statement's body ("the db host is pg-zqx-alpha")
-_COPULA = re.compile(r"\s(?:is|are|was|were|=)\s|:\s")
 
 
 def quoted_forms(body: str) -> list[str]:
@@ -110,8 +108,9 @@ def quoted_forms(body: str) -> list[str]:
     a regression of the quoting turns' rewrite); the cited source turns
     are rewritten whatever the body."""
     out = [body] if len(normalize_value(body)) >= 4 and (len(body.split()) >= 3 or _value_shaped(body)) else []
-    m = _COPULA.search(body)
-    pred = body[m.end():].strip().rstrip(".!") if m else ""
+    padded = f" {body} "   # the statement's copula, the capture's reading (a verb of change too: test32b Y10)
+    m = STATEMENT_COPULA.search(padded)
+    pred = padded[m.end():].strip().rstrip(".!") if m else ""
     if _value_shaped(pred):
         out.append(pred)
     return out

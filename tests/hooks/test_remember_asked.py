@@ -236,6 +236,14 @@ def test_a_cue_after_a_lead_in_word_states_its_fact():
         assert statement_of(said) is None, said
     for said, want in TAKE_BACKS:
         assert statement_of(said) == want, said
+    # test32b Y3: more verbs of change end the subject; an adverb is no part of the key
+    for said, key in [("remember that the deploy host has been renamed to fig-99", "deploy-host"),
+                      ("remember that the deploy host has been replaced by fig-99", "deploy-host"),
+                      ("remember that the deploy host got changed to fig-99", "deploy-host"),
+                      ("remember that the db version has been upgraded to 16", "db-version"),
+                      ("remember that the db password now is Zq7mmTr33xQ", "db-password"),
+                      ("remember that the data set from March is in s3", "data-set-from-march")]:
+        assert statement_key(statement_of(said), "web") == f"project/web/remembered/{key}", said
     # test32b Y5: a noun first is no to-do; a bracket label holds a statement, not an aside or a question
     for said, want in [("note to self: order of migrations matters", "order of migrations matters"),
                        ("note to self: clean build takes 20 minutes", "clean build takes 20 minutes"),

@@ -139,3 +139,16 @@ def test_a_value_of_ordinary_words_is_not_withheld_in_unrelated_turns(tmp_path):
     assert "quoting it" not in p.stdout, p.stdout
     assert said in _texts(home)                                  # base: "the [REDACTED:sealed-value] transcript …"
     assert json.loads(_mem(home, "sealed", "list", "--json").stdout)
+
+
+def test_a_value_said_with_a_verb_of_change_is_withheld_where_quoted(tmp_path):
+    """test32b Y10: the seal's own copula list did not know the verbs of change, so the agent's
+    "Noted, <value>" after "… has been changed to <value>" stayed in the clear."""
+    home, cwd = _remembered(tmp_path, "remember that the db host has been changed to pg-zqx-beta")
+    rc, _out, _err, _s = run_hook(home, payload("UserPromptSubmit", str(uuid.uuid4()), None, cwd=str(cwd),
+                                                prompt="Noted, pg-zqx-beta."))
+    assert rc == 0
+    wait_store_processes_gone(home)
+    p = _mem(home, "seal", KEY)
+    assert "1 other turn quoting it" in p.stdout, p.stdout
+    assert not any("pg-zqx-beta" in t for t in _texts(home))
