@@ -23,17 +23,20 @@ SCRIPT = {
 }
 
 
+SESSIONS = {   # session id: its turns (the model's answer is chosen by the marker word)
+    "d1": [("user", "CACHESESS: what cache and deploy host does the api use?"),
+           ("assistant", "The api cache is redis on redis-3.internal. The deploy host is walrus-7.internal.")],
+    "k1": [("user", "KEEPSESS: what linter do we use?"), ("assistant", "ruff is the linter, configured in pyproject.")],
+}
+
+
 @pytest.fixture
 def rig(invoke, tmp_path, monkeypatch):
-    projects = tmp_path / "claude" / "projects" / "-home-dev-acme-api"
-    transcript(projects / "d1.jsonl", "d1", [
-        ("user", "CACHESESS: what cache and deploy host does the api use?"),
-        ("assistant", "The api cache is redis on redis-3.internal. The deploy host is walrus-7.internal.")])
-    transcript(projects / "k1.jsonl", "k1", [
-        ("user", "KEEPSESS: what linter do we use?"),
-        ("assistant", "ruff is the linter, configured in pyproject.")])
-    invoke("import", "claude-code", str(tmp_path / "claude" / "projects"))
-    invoke("remember", "project/acme-api/deployhost", "walrus-1.internal")
+    root = tmp_path / "claude" / "projects"
+    for sid, turns in SESSIONS.items():
+        transcript(root / "-home-dev-acme-api" / f"{sid}.jsonl", sid, turns)
+    invoke("import", "claude-code", str(root))
+    invoke("remember", "project/acme-api/deployhost", "walrus-1.internal")   # the person's value
     yield from serve_model(monkeypatch, SCRIPT)
 
 
