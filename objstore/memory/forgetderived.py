@@ -19,7 +19,7 @@ from objstore.core.store import Store
 from objstore.core.text import matcher
 from objstore.memory import queue
 from objstore.memory.citations import FactCites
-from objstore.memory.facts import list_keys, walk
+from objstore.memory.facts import list_keys
 from objstore.memory.scope import AGENT_SEP, namespace_root
 from objstore.memory.sessions import walk_turns
 
@@ -34,7 +34,7 @@ def _made_only_from(trust: str, sources, turn_ids: set[str]) -> bool:
     return trust != "user_stated" and bool(sources) and all(s in turn_ids for s in sources)
 
 
-def plan_session_derived(store: Store, plan) -> None:
+def plan_session_derived(store: Store, plan, plan_chain) -> None:
     """Add to ``plan`` (a ``forgetplan.ForgetPlan`` of ``--session``, its
     ``sessions`` filled: ``{session id: [TurnVersion]}``) the fact versions
     and review-queue items made only from those turns (module docstring):
@@ -45,17 +45,23 @@ def plan_session_derived(store: Store, plan) -> None:
     first the parent's copies of a sub-agent's report
     (:func:`plan_parent_reports`).
     Reads every key whose chain the citation memo says may cite one of the
-    turns (``citations.FactCites``) and every queue item.  Raises OSError,
+    turns (``citations.FactCites``) and every queue item; sets
+    ``plan.heads`` and ``plan.cites`` (when None), which the forget reuses;
+    a chain is read by ``plan_chain(store, plan, head)`` (``forgetplan``'s,
+    which imports this module).  Raises OSError,
     CorruptObject for a damaged fact version."""
     plan_parent_reports(store, plan)
     turn_ids = {tv.id for tvs in plan.sessions.values() for tv in tvs}
     if not turn_ids:
         return
-    may_cite = FactCites.load(store).citing(turn_ids)
-    for key, head in list_keys(store):
+    # read once here and kept on the plan: the forget reuses both (forget._execute)
+    plan.heads = dict(list_keys(store)) if plan.heads is None else plan.heads
+    plan.cites = FactCites.load(store) if plan.cites is None else plan.cites
+    may_cite = plan.cites.citing(turn_ids)
+    for key, head in plan.heads.items():
         if key in plan.keys or not may_cite(head):
             continue
-        chain = list(walk(store, head))
+        chain = plan_chain(store, plan, head)   # (read once per forget, noted in plan.cites)
         live = [v for v in chain if not v.fact.forgotten]
         hit = [v for v in live if _made_only_from(v.fact.trust, v.fact.sources, turn_ids)]
         if hit and len(hit) == len(live):

@@ -226,7 +226,7 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
                 plan.keys[key] = versions(store, key)
             elif key.endswith(f"/episodes/{episode}") and key.count("/") <= 3:   # (test30b S14)
                 plan.keys[key] = versions(store, key)
-        plan_session_derived(store, plan)   # its derived facts and proposals (test32 X17)
+        plan_session_derived(store, plan, plan_chain)   # its derived facts and proposals (test32 X17)
         if plan.unreadable:
             _scan_session_turns(store, plan)
         _add_copies(store, plan)
