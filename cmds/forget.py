@@ -323,7 +323,9 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                    f"(the name held it): {plural(r.objects_deleted, 'object')} deleted")
         return
     if r.queue_dropped and not (c["versions"] or c["turns"] or c["meta"]):
-        click.echo(f"dropped {plural(len(r.queue_dropped), 'queued proposal')} holding the text")
+        click.echo(f"dropped {plural(len(r.queue_dropped), 'queued proposal')} holding the text"
+                   + ("; wrote its text rule (a hash): a value or turn written later that holds it is refused or "
+                      "never served with it" if r.tombstones else ""))
         return
     click.echo(f"forgot {plural(c['versions'], 'fact version')} and {plural(c['turns'], 'turn')}"
                + (f", took it out of {_meta_phrase(c['meta'])}" if c["meta"] else "")

@@ -143,6 +143,10 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
         if not (plan.keys or plan.versions or plan.sessions or plan.turns or plan.meta  # nothing stored holds it
                 or plan.retomb or plan.redacted or plan.redacted_versions or plan.queue_redacted or plan.orphans):
             if plan.queue_items:                                             # (but queued proposals may)
+                if plan.match and tombstones:   # and the rule that keeps it from coming back (test32 X16)
+                    _text_tombstone(store, res, {(_have_key(t.key, t.reason), t.value_sha256)
+                                                 for t in all_tombstones(store)},
+                                    value_digest(plan.match), len(plan.match), now_ms())
                 res.queue_dropped = queue.drop(store, needles=[plan.match] if plan.match else [])
             nothing_left(store, plan)
             return res
@@ -534,8 +538,8 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     qneedles = [v.fact.body for vs in plan.versions.values() for v in vs if v.fact.body]
     if plan.match:
         qneedles.append(plan.match)
-    if qneedles:
-        res.queue_dropped += queue.drop(store, needles=qneedles)
+    if qneedles or plan.queue_items:   # (and a forgotten session's proposals: forgetderived)
+        res.queue_dropped += queue.drop(store, needles=qneedles, ids=set(plan.queue_items))
 
     # 3. the search index, physically
     rewritten_keys = [r[len("facts/"):] for r in res.rewritten if r.startswith("facts/")]

@@ -21,6 +21,7 @@ from objstore.core.unfinished import CREDENTIALS
 from objstore.index.errors import SearchIndexError
 from objstore.memory import queue
 from objstore.memory.citations import FactCites
+from objstore.memory.forgetderived import plan_session_derived
 from objstore.memory.forgetfiles import MIN_MATCH_CHARS
 from objstore.memory.facts import Version, current_of, list_keys, resolve_version, versions, walk
 from objstore.memory.scope import AGENT_SEP, namespace_root
@@ -225,6 +226,7 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
                 plan.keys[key] = versions(store, key)
             elif key.endswith(f"/episodes/{episode}") and key.count("/") <= 3:   # (test30b S14)
                 plan.keys[key] = versions(store, key)
+        plan_session_derived(store, plan, plan_chain)   # its derived facts and proposals (test32 X17)
         if plan.unreadable:
             _scan_session_turns(store, plan)
         _add_copies(store, plan)

@@ -434,10 +434,12 @@ def rewrite_redacted(store: Store, iid: str, cur: str | None, red: dict[str, Que
     return nid
 
 
-def drop(store: Store, *, key: str | None = None, needles: tuple[str, ...] | list[str] = ()) -> list[str]:
+def drop(store: Store, *, key: str | None = None, needles: tuple[str, ...] | list[str] = (),
+         ids: frozenset[str] | set[str] = frozenset()) -> list[str]:
     """Remove every trace of the items (queued or decided: :func:`traces`)
-    that are for ``key`` or whose value contains one of ``needles``
-    (ignoring case and whitespace runs): their refs, their reflogs and their
+    that are for ``key``, whose value contains one of ``needles``
+    (ignoring case and whitespace runs) or whose item id is in ``ids``
+    (a forgotten session's proposals, ``forgetderived``): their refs, their reflogs and their
     objects.  For ``forget``, which must leave no copy of a value.
 
     Returns the item ids removed.  Caller may hold the store lock (taken
@@ -448,7 +450,7 @@ def drop(store: Store, *, key: str | None = None, needles: tuple[str, ...] | lis
     with store.lock("forget"):
         doomed: set[str] = set()
         for iid, cur, oids, got in traces(store):
-            if not any((key is not None and (q.key == key or q.other == key)) or any(t(q.body) for t in tests)
+            if iid not in ids and not any((key is not None and (q.key == key or q.other == key)) or any(t(q.body) for t in tests)
                        for q in got):
                 continue
             ref = item_ref(iid)

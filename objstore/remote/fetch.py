@@ -23,8 +23,8 @@ from objstore.memory.recovery import recover
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import Manifest
-from objstore.memory.tombstones import (HIDDEN_MARK, all_tombstones, fact_value_digests, hidden_key, match_text_rule,
-                                        tombstones_for)
+from objstore.memory.tombstones import (HIDDEN_MARK, all_tombstones, fact_value_digests, hidden_key, holds_text,
+                                        match_text_rule, tombstones_for)
 from objstore.remote.merge import ForgetIndex, merge_chain
 from objstore.remote.connection import REPAIR_HINT, Progress, Remote, SyncResult, pack_place
 from objstore.vault.incoming import seal_incoming
@@ -441,6 +441,9 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
         iid = name[len("queue/"):]
         if iid in done or name in local:
             continue
+        if not store.has(oid):   # its object deleted here: a forget dropped the proposal (test32 X16), or a
+            rep.remote_rewritten = True   # pull refused it (below); the push takes it off the remote (sync)
+            continue
         q = store.get(oid, QueueItem)
         if fidx.queue_item_forgotten(q):
             rep.remote_rewritten = True
@@ -470,6 +473,12 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
         oid = store.put(q)
         store.update_ref(ref, None, oid, f"{command}: challenge from another machine", time_ms=now)
         res.queued.append(q.item_id)
+    # a proposal, here or arrived, holding a --match text one side forgot and the other had not heard
+    # of: dropped as that forget dropped it there (test32 X16), so no machine keeps it queued
+    rules = sorted({r for lacked in fidx.unseen.values() for r, _w in lacked})
+    if rules and queue.drop(store, ids={iid for iid, _c, _o, got in queue.traces(store)
+                                        if any(holds_text(q.body, rules) for q in got)}):
+        rep.remote_rewritten = True
     # 3. index, and the objects a tombstone forgets (the journal replay does both)
     if journal or not store.journal.is_empty():
         recover(store)
