@@ -724,7 +724,8 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                 except Exception:  # noqa: BLE001 - commit_version raised its own error
                     pass
         new_cur = current_of(new_chain)
-        return RememberResult(key, True, Version(oid, fact), old, new_cur and new_cur.id, index_error, redacted=redacted)
+        return RememberResult(key, True, Version(oid, fact), old, new_cur and new_cur.id, index_error,
+                              redacted=redacted)
 
 
 def list_keys(store: Store, prefix: str = "") -> list[tuple[str, str]]:
