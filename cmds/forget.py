@@ -13,7 +13,7 @@ PREVIEW_LINES = 50
 def _fallbacks(store, plan) -> list[str]:
     """For each key that survives with its current version forgotten: the
     older value that becomes current (said in the preview, never silently)."""
-    from objstore import current_of, memory_file_rest, versions
+    from objstore import current_of, memory_file_rest, now_ms, versions, why_no_current
     out = []
     rest = memory_file_rest(store, plan)
     for key, (_head, text) in rest.items():
@@ -27,9 +27,15 @@ def _fallbacks(store, plan) -> list[str]:
         if before is None or before.id not in gone:
             continue
         after = current_of([v for v in chain if v.id not in gone])
-        if after is not None:
+        if after is not None and after.fact.namespace:   # never current outside its sub-agent before (test32 X5)
+            out.append(f"  note: the current value of {key} is forgotten; v{after.fact.version}, sub-agent "
+                       f"{after.fact.namespace}'s value, becomes the key's value: {short(after.fact.body, 50)}")
+        elif after is not None:
             out.append(f"  note: the current value of {key} is forgotten; v{after.fact.version} becomes current "
                        f"again: {short(after.fact.body, 50)}")
+        elif any(not v.fact.forgotten for v in chain if v.id not in gone):
+            why = why_no_current([v.fact for v in chain if v.id not in gone], now_ms())
+            out.append(f"  note: the current value of {key} is forgotten; no other value becomes current ({why})")
     return out
 
 

@@ -310,15 +310,20 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
         echo(f"unchanged: {r.key} v{f.version} already holds this value ({r.version.id[:12]})")
     elif r.current != r.version.id and f.valid_from > now_ms():
         echo(f"wrote {r.key} v{f.version} {r.version.id[:12]} (valid from {fmt_time(f.valid_from)}, "
-             f"in the future: until then the current value stays {r.current[:12]})")
+             "in the future: " + (f"until then the current value stays {r.current[:12]})" if r.current
+                                  else "no current value until then)"))
     elif r.current != r.version.id and f.namespace:
         echo(f"wrote {r.key} v{f.version} {r.version.id[:12]} (current for sub-agent {f.namespace} and its "
-             f"children only: the parent's value stays {r.current[:12]})")
+             "children only" + (f": the parent's value stays {r.current[:12]})" if r.current else ")"))
     elif r.current != r.version.id:
         echo(f"wrote {r.key} v{f.version} {r.version.id[:12]} (backfill: the current value "
              f"is still {r.current[:12]}, valid from later)")
     else:
         echo(f"wrote {shown_key(r.key)} v{f.version} {r.version.id[:12]}")
+    if r.written and r.current == r.version.id:
+        from objstore import takeover_note
+        if note := takeover_note(store, r.key, r.version.id):   # test32 X15
+            echo(note, err=True)
     return 0
 
 

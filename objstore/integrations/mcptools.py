@@ -40,6 +40,7 @@ from objstore.memory.lost import lost_keys, lost_keys_warning
 from objstore.memory.memfiles import accept_item, apply_edit, promote, propose_edit
 from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.queue import items, reject, resolve
+from objstore.memory.scheduled import takeover_note
 from objstore.memory.scope import child_namespace, namespace_rank, project_aliases
 from objstore.memory.sessions import agent_namespace
 from objstore.retrieval.context import render_context
@@ -388,6 +389,9 @@ class MemoryTools:
                 out["edges"].setdefault(rel, []).append(target)
         if any(rel == "contradicts" for rel, _t in pairs):
             out["review"] = flag_contradictions(self.store, r, owner=caller.name)
+        if r.written and r.current == r.version.id:   # a version scheduled ahead takes over later (test32 X15)
+            if note := takeover_note(self.store, r.key, r.version.id):
+                out["note"] = note
         return out
 
     def _edge_pairs(self, caller: Caller, edges: Any) -> list[tuple[str, str]]:

@@ -42,6 +42,7 @@ from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import fact_ref, refuse_if_credential, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.memory.facts import Version, commit_version, current_of, key_chains, list_keys, own_chain, walk
+from objstore.memory.validity import why_no_current
 from objstore.core.atomic import atomic_write
 
 DAY_MS = 86_400_000
@@ -142,7 +143,7 @@ def _chain(store: Store, key: str) -> tuple[str, list[Version], Version]:
     chain = own_chain(key, list(walk(store, head)))
     cur = current_of(chain)
     if cur is None:
-        raise NotFound(f"{key} has no current value (every version was forgotten)")
+        raise NotFound(f"{key} has no current value ({why_no_current([v.fact for v in chain], now_ms())})")
     return head, chain, cur
 
 

@@ -24,7 +24,7 @@ from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.memory.lost import lost_current, lost_message
 from objstore.memory.served import sealed_plain
-from objstore.memory.validity import clamped_valid_from, due_ids, plain_valid_from
+from objstore.memory.validity import clamped_valid_from, due_ids, plain_valid_from, why_no_current
 from objstore.memory.writechecks import check_key_credentials, check_key_lookalike, check_memory_file_write
 
 DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
@@ -48,7 +48,8 @@ class RememberResult(Frozen):
         version: the new (or unchanged head) version.
         previous: id of the head before the write, or None.
         current: id of the key's current version after the write (differs
-            from ``version.id`` for a backfill).
+            from ``version.id`` for a backfill; None while every version
+            is scheduled ahead).
         queued: the review-queue item id when the write was parked instead
             of written (``objstore.memory.proposals.park``); then ``written`` is False
             and ``version``/``current`` are the head's and the current's
@@ -57,7 +58,7 @@ class RememberResult(Frozen):
 
     __slots__ = ("key", "written", "version", "previous", "current", "index_error", "redacted", "queued")
 
-    def __init__(self, key: str, written: bool, version: Version, previous: str | None, current: str,
+    def __init__(self, key: str, written: bool, version: Version, previous: str | None, current: str | None,
                  index_error: str | None = None, redacted: int = 0, queued: str | None = None) -> None:
         set_fields(self, key, written, version, previous, current, index_error, redacted, queued)
 
@@ -189,21 +190,25 @@ def current_of(chain: list[Version], as_of: int | None = None, reader: str | Non
     namespace ``reader`` may read count (None: the person's view, every
     namespace), and among them those of the least rank, so that a newer
     value a descendant (a sub-agent) wrote never displaces the reader's own
-    or its ancestors'.  Without namespaced versions this is the rule of the
-    module doc.  Returns None when no version qualifies.
+    or its ancestors'; sibling sub-agents that disagree give none
+    (``scope.sibling_rivals``).  Returns None when no version qualifies.
     """
     live = _weighed(chain, reader)
     if as_of is not None:   # what was recorded by then, read as it was read then
         live = [v for v in live if v.fact.recorded_at <= as_of]
     vf = _valid_from(live)
     # a version valid only from a future time is not current yet (a fast clock's write and those
-    # chained on it are: validity.due_ids); if none is due, the rule applies to all
+    # chained on it are: validity.due_ids); none due: none current (test32 X2)
     at = now_ms() if as_of is None else as_of
     due = due_ids([(v.id, vf[v.id], v.fact.recorded_at) for v in live], at)
-    cands = [v for v in live if v.id in due] or (live if as_of is None else [])
+    cands = [v for v in live if v.id in due]
     if not cands:
         return None
     best = max(cands, key=lambda v: (vf[v.id], v.fact.version))
+    if best.fact.namespace:   # disagreeing siblings: none (test32 X5)
+        from objstore.memory.scope import sibling_rivals   # deferred, as in _weighed
+        if sibling_rivals(best, sorted(cands, key=lambda v: (vf[v.id], v.fact.version))):
+            return None
     if lost_current(chain, best, as_of) is not None:
         return None   # the current value was lost to damage: an older one is not served in its place
     return best
@@ -235,7 +240,7 @@ def _valid_from(live: list[Version]) -> dict[str, int]:
     (``validity.clamped_valid_from``: a fast clock's version never takes
     over from a later write)."""
     return dict(zip((v.id for v in live), clamped_valid_from(
-        [(v.fact.version, v.fact.valid_from, v.fact.recorded_at) for v in live])))
+        [(v.fact.version, v.fact.valid_from, v.fact.recorded_at, v.fact.trust) for v in live])))
 
 
 def visible(f: Fact, include_directives: bool = False) -> bool:
@@ -285,7 +290,8 @@ def current(store: Store, key: str, as_of: int | None = None, when: str = "", re
     lost = lost_current(chain, None, as_of)
     if lost is None:
         raise NotFound(f"{key} had no current value at {when or as_of}" if as_of is not None
-                       else f"{key} has no current value", hint=f"see its versions with: mem log {key}")
+                       else f"{key} has no current value ({why_no_current([v.fact for v in chain], now_ms())})",
+                       hint=f"see its versions with: mem log {key}")
     raise IntegrityError(lost_current_message(key, chain, lost),
                          hint=f"'mem log {key}' shows what is readable; 'mem revert {key}' makes the older value "
                               f"current again, 'mem remember {key} VALUE' sets a new one")
@@ -718,7 +724,8 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                 except Exception:  # noqa: BLE001 - commit_version raised its own error
                     pass
         new_cur = current_of(new_chain)
-        return RememberResult(key, True, Version(oid, fact), old, new_cur.id, index_error, redacted=redacted)
+        return RememberResult(key, True, Version(oid, fact), old, new_cur and new_cur.id, index_error,
+                              redacted=redacted)
 
 
 def list_keys(store: Store, prefix: str = "") -> list[tuple[str, str]]:

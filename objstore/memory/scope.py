@@ -625,6 +625,22 @@ def namespace_rank(reader: str | None, ns: str) -> int | None:
     return None
 
 
+def sibling_rivals(best, cands: list) -> list[str]:
+    """The namespaces of ``best``'s session other than its own whose latest
+    value among ``cands`` (``facts.Version`` objects, in the supersession
+    rule's order, oldest first) differs from ``best``'s, neither an
+    ancestor nor a descendant of its namespace (``best`` the
+    newest, written in a sub-agent's namespace): concurrent sibling
+    sub-agents that disagree, so that none of their values is the session's
+    (test32 X5, docs/design.md "Namespaces").  Sorted; [] when none."""
+    root = namespace_root(best.fact.namespace)
+    latest = {v.fact.namespace: v.fact.body for v in cands
+              if v.fact.namespace and namespace_root(v.fact.namespace) == root}
+    mine = best.fact.namespace
+    return sorted(ns for ns, body in latest.items()
+                  if ns != mine and body != best.fact.body and not is_ancestor(ns, mine) and not is_ancestor(mine, ns))
+
+
 def namespace_weight(rank: int) -> float:
     """The score factor of an item seen at ``rank`` (:func:`namespace_rank`):
     ``DESCENDANT_PENALTY ** rank``."""

@@ -15,6 +15,11 @@ version it supersedes, whichever is later.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
+
+from objstore.core.objects import TRUST_LEVELS
+
+_TRUST_RANK = {t: r for r, t in enumerate(TRUST_LEVELS)}   # 0: user_stated, the highest
 
 #: A version recorded more than this (ms) after a later version of its key
 #: was recorded came from a clock that ran ahead by more than clocks drift
@@ -25,10 +30,16 @@ from collections.abc import Iterable, Sequence
 SKEW_SLACK_MS = 3_600_000
 
 
-def clamped_valid_from(items: Sequence[tuple[int, int, int]]) -> list[int]:
+def clamped_valid_from(items: Sequence[tuple[int, int, int, str]]) -> list[int]:
     """The ``valid_from`` the supersession rule reads for each version of one
-    key: ``items`` are ``(version, valid_from, recorded_at)`` (ms), in any
-    order; returns one time per item, in that order.  A version recorded
+    key: ``items`` are ``(version, valid_from, recorded_at, trust)`` (ms;
+    ``trust`` one of ``objects.TRUST_LEVELS``), in any order; returns one
+    time per item, in that order.  A version scheduled ahead
+    (``valid_from`` after its ``recorded_at``) is overruled by a
+    higher-numbered version of higher trust (the person's write after an
+    agent's scheduled one, test32 X15): it is read as valid from no later
+    than that version's ``valid_from``, so it never takes over from it (the
+    tie goes to the higher version).  A version recorded
     more than :data:`SKEW_SLACK_MS` after a higher-numbered version of the
     key was recorded (that write came after it, so its clock was ahead) is
     read as valid from no later than that earliest such recording; every
@@ -39,14 +50,21 @@ def clamped_valid_from(items: Sequence[tuple[int, int, int]]) -> list[int]:
     order = sorted(range(len(items)), key=lambda i: -items[i][0])
     out = [0] * len(items)
     later: int | None = None   # the earliest recorded_at of the versions numbered above the group at hand
+    cap: dict[int, int] = {}   # trust rank -> the least valid_from of the versions numbered above, of that trust
     k = 0
     while k < len(order):
         group = [order[k]]
         while k + len(group) < len(order) and items[order[k + len(group)]][0] == items[order[k]][0]:
             group.append(order[k + len(group)])
         for i in group:
-            _n, vf, rec = items[i]
+            _n, vf, rec, trust = items[i]
+            over = min((c for r, c in cap.items() if r < _TRUST_RANK.get(trust, len(_TRUST_RANK))), default=None)
+            if vf > rec and over is not None:   # scheduled ahead, then overruled by a higher trust's write
+                vf = min(vf, over)
             out[i] = min(vf, later) if later is not None and rec > later + SKEW_SLACK_MS else vf
+        for i in group:
+            r = _TRUST_RANK.get(items[i][3], len(_TRUST_RANK))
+            cap[r] = min(cap.get(r, items[i][1]), items[i][1])
         low = min(items[i][2] for i in group)
         later = low if later is None else min(later, low)
         k += len(group)
@@ -94,3 +112,21 @@ def plain_valid_from(times: Iterable[tuple[int, int]], now: int) -> int:
     top = max((vf for vf, rec in times if (vf <= now or vf <= rec) and rec <= now + SKEW_SLACK_MS),
               default=now - 1)
     return max(now, top + 1)
+
+
+def why_no_current(facts: Sequence, now: int) -> str:
+    """Why a key whose versions are ``facts`` (``Fact`` objects:
+    ``version``, ``valid_from`` ms, ``forgotten``, ``namespace``) has no
+    current value at ``now`` (ms), for a reader's message: every version was
+    forgotten; sibling sub-agents' values disagree (test32 X5: some live
+    version is valid); or its live versions are all scheduled ahead (the
+    earliest one named with its UTC time, test32 X2).  Never raises."""
+    live = [f for f in facts if not getattr(f, "forgotten", 0)]
+    if not live:
+        return "every version was forgotten"
+    if any(f.valid_from <= now for f in live):
+        names = sorted({f.namespace for f in live if getattr(f, "namespace", "")})
+        return f"sub-agents disagree: {', '.join(names)}; none is their session's value"
+    first = min(live, key=lambda f: (f.valid_from, f.version))
+    when = datetime.fromtimestamp(first.valid_from / 1000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return f"not valid yet: v{first.version} is scheduled, valid from {when}"

@@ -22,6 +22,7 @@ from objstore.core.store import Store, now_ms
 from objstore.memory.decay import restate
 from objstore.memory.facts import Version, current_of, remember, versions
 from objstore.memory.tombstones import key_names
+from objstore.memory.validity import why_no_current
 
 #: ref namespaces a REF argument may start with; anything else is a fact key
 REF_NAMESPACES = ("facts", "sealed", "sessions", "tombstones", "queue")
@@ -257,7 +258,7 @@ def blame(store: Store, key: str) -> Blame:
     cur = current_of(chain)
     key = chain[0].fact.key
     if cur is None:
-        raise NotFound(f"{key} has no current value (every version was forgotten)")
+        raise NotFound(f"{key} has no current value ({why_no_current([v.fact for v in chain], now_ms())})")
     command, when = "", 0
     entries = store.reflog.read(fact_ref(key))
     for e in reversed(entries):

@@ -51,6 +51,7 @@ from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.served import hider
 from objstore.memory.sessions import session_project, walk_turns
 from objstore.memory.tombstones import all_tombstones, forgotten_check, forgotten_in
+from objstore.memory.validity import why_no_current
 from objstore.memory.writechecks import check_key_credentials
 from objstore.retrieval.search import reindex
 
@@ -525,7 +526,8 @@ def export_markdown(store: Store, out_dir: Path, *, scope: str | None = None) ->
         chain = list(walk(store, oid))
         cur = current_of(chain)
         lines = [f"# {key}", ""]
-        lines += [cur.fact.body if cur else "*(no current value: every version was forgotten)*", ""]
+        why = "" if cur else why_no_current([v.fact for v in chain], now_ms())
+        lines += [cur.fact.body if cur else f"*(no current value: {why})*", ""]
         lines += ["## History", "", "| version | recorded | valid from | trust | kind | value |",
                   "|---|---|---|---|---|---|"]
         for v in chain:

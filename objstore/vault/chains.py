@@ -75,7 +75,8 @@ def current_sealed(chain: list[SealedVersion], as_of: int | None = None) -> Seal
     --repair`` numbered above that version, ``lost.lost_current``: the
     older value is never served as current)."""
     live = [v for v in chain if not is_empty_place(v.sealed) and (as_of is None or v.sealed.recorded_at <= as_of)]
-    vf = clamped_valid_from([(v.sealed.version, v.sealed.valid_from, v.sealed.recorded_at) for v in live])
+    vf = clamped_valid_from([(v.sealed.version, v.sealed.valid_from, v.sealed.recorded_at, v.sealed.trust)
+                             for v in live])
     best = max(((f, v) for f, v in zip(vf, live) if as_of is None or f <= as_of),
                key=lambda fv: (fv[0], fv[1].sealed.version), default=(0, None))[1]
     if best is None or lost_current(chain, best, as_of) is not None:

@@ -81,7 +81,10 @@ def _v(i: int, namespace: str, valid_from: int) -> Version:
 def test_current_version_is_the_readers_own_before_a_descendants(nodes, data):
     """One key written in several namespaces: each reader's current version
     is one it may read, of the least rank, newest among those; a descendant's
-    newer value never displaces its own."""
+    newer value never displaces its own; and none when another namespace of
+    that rank in the same session, neither an ancestor nor a descendant of
+    the newest one's, holds a different value (sibling sub-agents that
+    disagree, test32 X5: every value here differs)."""
     writers = data.draw(st.lists(st.sampled_from(nodes), min_size=1, max_size=6))
     chain = [_v(i + 1, ns(w), 1000 + i) for i, w in enumerate(writers)][::-1]
     for r in nodes:
@@ -92,8 +95,13 @@ def test_current_version_is_the_readers_own_before_a_descendants(nodes, data):
             assert cur is None
             continue
         best = min(ranks[v] for v in seen)
-        assert ranks[cur.id] == best
-        assert cur.fact.valid_from == max(v.fact.valid_from for v in chain if ranks[v.id] == best)
+        top = [(v, w) for v, w in zip(chain, writers[::-1]) if ranks[v.id] == best]
+        newest, nw = max(top, key=lambda vw: vw[0].fact.valid_from)
+        rivals = [w for _v, w in top if len(nw) > 1 and w[0] == nw[0] and w[:len(nw)] != nw and nw[:len(w)] != w]
+        if rivals:
+            assert cur is None
+            continue
+        assert cur is not None and cur.id == newest.id
 
 
 def test_agent_names_and_session_are_checked():

@@ -156,12 +156,30 @@ def test_a_version_scheduled_ahead_on_a_right_clock_still_takes_over():
     from objstore.memory.validity import SKEW_SLACK_MS, clamped_valid_from
     t = 1_800_000_000_000
     # v2 scheduled 5 h ahead, recorded at t; v3 written at t + 1 min: v2 keeps its time
-    assert clamped_valid_from([(1, t - MIN, t - MIN), (2, t + 300 * MIN, t), (3, t + MIN, t + MIN)]) == [
+    u = "user_stated"
+    assert clamped_valid_from([(1, t - MIN, t - MIN, u), (2, t + 300 * MIN, t, u), (3, t + MIN, t + MIN, u)]) == [
         t - MIN, t + 300 * MIN, t + MIN]
     # v2 recorded 3 h "after" v3 was (its clock ran ahead): read as valid from v3's recording
-    assert clamped_valid_from([(2, t + 180 * MIN, t + 180 * MIN), (3, t, t)]) == [t, t]
+    assert clamped_valid_from([(2, t + 180 * MIN, t + 180 * MIN, u), (3, t, t, u)]) == [t, t]
     # within the slack nothing moves (minutes of drift keep the +1 ms chaining rule)
-    assert clamped_valid_from([(2, t + SKEW_SLACK_MS, t + SKEW_SLACK_MS), (3, t, t)]) == [t + SKEW_SLACK_MS, t]
+    assert clamped_valid_from([(2, t + SKEW_SLACK_MS, t + SKEW_SLACK_MS, u), (3, t, t, u)]) == [
+        t + SKEW_SLACK_MS, t]
+
+
+def test_a_lower_trust_version_scheduled_ahead_never_takes_over_from_the_persons_later_write():
+    """test32 X15: an agent's version scheduled ahead is read as valid no
+    later than the person's version written after it (the tie goes to the
+    person's, the higher version); the same trust, or the person's own
+    schedule, keeps the scheduling rule."""
+    from objstore.memory.validity import clamped_valid_from
+    t = 1_800_000_000_000
+    agent, person = "agent_observed", "user_stated"
+    assert clamped_valid_from([(1, t + 70 * MIN, t, agent), (2, t + MIN, t + MIN, person)]) == [t + MIN, t + MIN]
+    assert clamped_valid_from([(1, t + 70 * MIN, t, agent), (2, t + MIN, t + MIN, agent)]) == [t + 70 * MIN, t + MIN]
+    assert clamped_valid_from([(1, t + 70 * MIN, t, person), (2, t + MIN, t + MIN, person)]) == [
+        t + 70 * MIN, t + MIN]
+    # a person's write BEFORE the agent's schedule does not cancel it (it is the later write)
+    assert clamped_valid_from([(1, t, t, person), (2, t + 70 * MIN, t + MIN, agent)]) == [t, t + 70 * MIN]
 
 
 def test_a_clock_minutes_ahead_never_brings_the_oldest_value_back(machines, monkeypatch):
