@@ -21,11 +21,12 @@ Session-start block (:func:`render_context`)
     facts (of the scopes that apply), ``user``-kind facts, ``feedback``-kind
     facts, then the facts of the current project.  Facts are added while
     they fit the budget (tokens estimated as ⌈characters / 4⌉;
-    ``context.session_budget`` in ``<store>/config.toml``, default 1,500
-    plus the memory files, which their own limits bound, so files within
-    their limits always load whole); the memory files come first, and
-    when a set budget cannot hold them they are cut after room is kept
-    for the standing and pinned facts, with a note of how much is shown; one
+    ``context.session_budget`` in ``<store>/config.toml``; unset: 1,500
+    plus the memory files, up to :data:`AUTO_BUDGET_CEILING`, below the
+    hook's 9,900-character ceiling); the memory files come first, and when
+    the budget cannot hold them each is cut to the same share of its text
+    after room is kept for the standing and pinned facts (at most half),
+    its label saying how much is shown (``memfiles.render_files``); one
     fact's value is cut at ``MAX_FACT_CHARS``.  Secret, forgotten and
     dormant facts are never shown, nor facts of another project.  Every
     line carries the date the fact was recorded (and its ``valid_from``
@@ -353,8 +354,8 @@ class ContextConfig(Frozen):
     Attributes:
         session_budget: estimated tokens of the whole session-start block
             (>= 1), or None when not set: then :data:`DEFAULT_BUDGET` for
-            the facts and notes, with the memory files (bounded by their
-            own limits, ``memfiles.LIMITS``) on top of it.
+            the facts and notes, with the memory files on top of it, up to
+            :data:`AUTO_BUDGET_CEILING` in all.
         prompt_budget: estimated tokens (>= 1).
         moving_max_age_days: days (>= 0).
     """
@@ -471,7 +472,8 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
             the first being its name; ``()`` for no project.
         budget: most estimated tokens of the whole block (>= 1); None:
             the store's ``context.session_budget``, or when that is not
-            set 1,500 plus the memory files' estimated tokens.
+            set 1,500 plus the memory files' estimated tokens, at most
+            :data:`AUTO_BUDGET_CEILING`.
         moving_max_age_days: a moving value (:func:`moving_kind`) recorded
             longer ago than this is left out; None: the store's setting
             (default 30).
@@ -546,14 +548,18 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     hide = None
     if later:
         hide = hider(store)
-    files = render_files(store, ["user"] + ([f"project/{primary}"] if primary else []), sees=sees)
+    scopes = ["user"] + ([f"project/{primary}"] if primary else [])
+    files = render_files(store, scopes, sees=sees)
     files = escape_text(files) + "\n\n" if files else ""
     if auto:   # the default is the facts' share: the files, bounded by their own limits, come on top (test32 X13)
-        budget += estimate_tokens(files)
+        budget = min(budget + estimate_tokens(files), max(budget, AUTO_BUDGET_CEILING))
     if files:
-        files = _fit_files(files, budget - estimate_tokens(head + tail), tiers[:2],
+        room = _files_room(budget - estimate_tokens(head + tail), tiers[:2],
                            lambda f: fact_line(f, conflicts=conflicts.get(f.key, ()), later=f.key in later),
                            omitted_note(sum(map(len, tiers))))
+        if len(files) > room:
+            files = render_files(store, scopes, sees=sees, room=room - 40)
+            files = escape_text(files)[: max(0, room - 2)] + "\n\n"
     used = estimate_tokens(head + files + tail)
 
     def fill(limit: int) -> tuple[list[str], list[tuple[str, str]], int, int]:
@@ -603,23 +609,21 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
                         sorted(k for k, _ in chosen if k in conflicts), [k for k, _ in chosen if k in later])
 
 
-def _fit_files(files: str, room: int, first: Sequence[Sequence[tuple[str, Fact]]],
-               line: Callable[[Fact], str], last_note: str) -> str:
-    """The memory files' text cut to fit ``room`` tokens, after room is
-    kept for the standing and pinned facts (``first``: their tiers, lines
-    by ``line``; at most half of ``room``) and for the block's last note
-    (``last_note``): a pinned fact is promised to every session, a file's
-    tail is not (test32 X13).  A cut text ends with a note saying how many
-    of the files' characters are shown."""
-    if estimate_tokens(files) <= room:
-        return files
+#: the most tokens an unset ``context.session_budget`` grows to with the memory files (the hook's
+#: ``MAX_CONTEXT_CHARS`` is 9,900 characters: Claude Code spills a longer additionalContext to a file)
+AUTO_BUDGET_CEILING = 2400
+
+
+def _files_room(room: int, first: Sequence[Sequence[tuple[str, Fact]]], line: Callable[[Fact], str],
+                last_note: str) -> int:
+    """Characters the memory files may take of ``room`` tokens, after room
+    is kept for the standing and pinned facts (``first``: their tiers,
+    lines by ``line``; at most half of ``room``) and for the block's last
+    note (``last_note``): a pinned fact is promised to every session, a
+    file's tail is not (test32 X13)."""
     keep = sum(estimate_tokens(line(f) + "\n") for items in first for _oid, f in items)
     keep += sum(estimate_tokens(f"{t}:\n") for t, items in zip(_TIERS, first) if items)
-    chars = (room - min(keep, room // 2) - estimate_tokens(last_note) - 1) * CHARS_PER_TOKEN
-    total = len(files.rstrip())
-    shown = files[: max(0, chars - 160)].rstrip()
-    return shown + (f"\n… (cut to fit the session budget: {len(shown):,} of the memory files' {total:,} characters "
-                    "shown; the whole files: mem memory show)\n\n")
+    return max(0, (room - min(keep, room // 2) - estimate_tokens(last_note) - 1) * CHARS_PER_TOKEN)
 
 
 def omitted_note(n: int) -> str:
