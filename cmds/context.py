@@ -9,7 +9,7 @@ from ._common import exit_with, json_option, with_store
 @click.option("--project", metavar="NAME", help="Project, replacing the working directory's (default: $MEM_PROJECT, else from the working directory).")
 @click.option("--budget", type=click.IntRange(1, 100_000), metavar="TOKENS",
               help="Most estimated tokens of the session-start block (default: context.session_budget "
-                   "in the store's config.toml, else 1500).")
+                   "in the store's config.toml, else 1500 plus the memory files, at most 2400).")
 @click.option("--prompt-budget", type=click.IntRange(1, 100_000), metavar="TOKENS",
               help="With --prompt: most estimated tokens of the injection (default: context.prompt_budget, "
                    "else 600).")

@@ -23,7 +23,9 @@ def command(fmt, scope, out, as_json, store):
     queue item with its id, then the refs; 'mem import jsonl FILE' into an
     empty store gives back the same ids, histories and current values.
     The markdown export is a folder with one file per key (current value and
-    history) and per session.  Sealed values are never exported.  The
+    history) and per session; it goes into a new or empty folder, or
+    replaces a previous markdown export whole (its .mem-export file), so
+    keys forgotten since leave no file.  Sealed values are never exported.  The
     export holds your memory in the clear: keep it as private as the store.
 
     \b
@@ -37,7 +39,8 @@ def command(fmt, scope, out, as_json, store):
     needs -o FOLDER, not '-'; a bad --scope; an -o inside the store, which
     would replace its own files); 4 the output's folder does not
     exist; 6 a forget was stopped before it finished (rerun it first;
-    nothing is written); 10 no store.
+    nothing is written), or the markdown folder holds files and is not a
+    previous export (nothing is written); 10 no store.
     """
     import json
 

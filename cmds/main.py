@@ -81,6 +81,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "cat-object": ("cmds.cat_object", "Print a raw object (plumbing)."),
     "demo": ("cmds.demo", "Run the tour on bundled sample transcripts in a temporary store."),
     "completion": ("cmds.completion", "Print the shell completion script for bash, zsh or fish."),
+    "help": ("cmds.help", "Show mem's help, or a command's: mem COMMAND --help."),
 }
 
 

@@ -70,7 +70,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
             maximum=3600),
     Setting("derive.auto_max_calls", "int", 40, "model calls one automatic run makes at most (the rest "
             "waits for the next day)", minimum=1, maximum=10000),
-    Setting("context.session_budget", "int", 1500, "estimated tokens of the session-start block", minimum=1,
+    Setting("context.session_budget", "int", 1500, "estimated tokens of the session-start block (unset: 1500 "
+            "for the facts plus the memory files, at most 2400)", minimum=1,
             maximum=100000),
     Setting("context.prompt_budget", "int", 600, "estimated tokens injected for one prompt", minimum=1,
             maximum=100000),

@@ -519,14 +519,20 @@ def journal(store: Store, scope: str) -> list[dict]:
     return out
 
 
-def render_files(store: Store, scopes: list[str], *, sees=None) -> str:
+def render_files(store: Store, scopes: list[str], *, sees=None, room: int | None = None) -> str:
     """The memory files' part of the session block: for each scope, ``#
     soul.md``, ``# memory.md (1,474 of 2,200 characters)``, ``# user.md (0
     of 1,375 characters)`` with ``(empty)`` under an empty file; a file over
     its limit (edited by hand) or unreadable says so instead of vanishing.
     ``sees``: a confined reader's key filter (``str -> bool``, as
     ``retrieval.context.render_context`` takes it): a file whose key
-    (:func:`file_key`) it refuses is left out, neither read nor named."""
+    (:func:`file_key`) it refuses is left out, neither read nor named.
+    ``room``: most characters of the result (None: no cap).  When the
+    files do not fit, each file keeps the same share of its text (cut at
+    the last entry that fits its share, else mid-entry), so every file,
+    user.md and the project's too, is loaded in part rather than the last
+    ones not at all, and its label says ``cut to fit the session budget:
+    N of M characters shown`` (test32 X13)."""
     parts = []
     files = {(s, n): None for s in scopes for n in FILES if sees is None or sees(f"{s}/memory/{n}.md")}
     for s, n in files:
@@ -536,13 +542,14 @@ def render_files(store: Store, scopes: list[str], *, sees=None) -> str:
             pass
     if not any(f is None or f.version for f in files.values()):
         return ""  # no memory file was ever written: the block stays as it was
+    shown = []   # (label, text, whole length)
     for scope in scopes:
         for name in FILES:
             if (scope, name) not in files:
                 continue    # outside the reader's namespaces
             f = files[(scope, name)]
             if f is None:  # an unreadable file is named, never silently dropped
-                parts.append(f"# {name}.md ({scope}): unreadable; see: mem memory show {name}")
+                shown.append((f"# {name}.md ({scope}): unreadable; see: mem memory show {name}", None, 0))
                 continue
             if scope != "user" and not f.text:
                 continue
@@ -553,8 +560,27 @@ def render_files(store: Store, scopes: list[str], *, sees=None) -> str:
             if len(text) > f.limit:
                 label += f" OVER ITS LIMIT: shown cut; run: mem memory edit {name}"
                 text = text[: f.limit]
-            parts.append(label + "\n" + (escape_headings(text) or "(empty)"))
+            shown.append((label, escape_headings(text), len(text)))
+    whole = sum(len(lb) + 2 + len(t or "") for lb, t, _n in shown)
+    if room is not None and whole > room:
+        texts = sum(len(t or "") for _lb, t, _n in shown)
+        share = max(0.0, (room - (whole - texts) - 90 * len(shown)) / max(1, texts))
+        shown = [(lb, t, n) if not t else _cut_entry(lb, t, int(len(t) * share)) for lb, t, n in shown]
+    for label, text, _n in shown:
+        parts.append(label if text is None else label + "\n" + (text or "(empty)"))
     return "\n\n".join(parts)
+
+
+def _cut_entry(label: str, text: str, keep: int) -> tuple[str, str, int]:
+    """``text`` cut to ``keep`` characters, at the last entry boundary that
+    fits when one does, with the count said in ``label``."""
+    if keep >= len(text):
+        return label, text, len(text)
+    cut = text[:keep]
+    at = cut.rfind("\n" + SEP + "\n")
+    cut = (cut[:at] if at > 0 else cut).rstrip()
+    return (f"{label} (cut to fit the session budget: {_fmt(len(cut))} of {_fmt(len(text))} characters shown; "
+            "the whole file: mem memory show)", cut + ("\n…" if cut else "…"), len(text))
 
 
 # -- the curated tier ------------------------------------------------------------

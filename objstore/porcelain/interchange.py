@@ -29,6 +29,9 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
+import shutil
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -514,11 +517,66 @@ def export_markdown(store: Store, out_dir: Path, *, scope: str | None = None) ->
     forgotten, and a forgotten ``--match`` text in a turn as ``[forgotten]``
     (``tombstones.hider``, as ``mem show``: the tree is for reading; the
     jsonl export keeps objects exact); sealed keys are listed, never their
-    values.  Raises
-    ForgetUnfinished (exit 6, nothing written) while a forget is unfinished."""
+    values.  The tree is written aside and then replaces a previous
+    export's ``facts/``, ``sessions/`` and ``README.md`` whole, with a
+    :data:`EXPORT_MARK` file (test32 X21: files of keys forgotten since
+    stayed).  Raises Refused (exit 6, nothing written) for a folder that
+    holds anything and is not a previous export (the person's own notes),
+    and ForgetUnfinished (exit 6,
+    nothing written) while a forget is unfinished."""
     refuse_while_stopped(store, "export")
     res = ExportResult()
-    out_dir = Path(out_dir)
+    final = Path(out_dir)
+    final.mkdir(parents=True, exist_ok=True)   # a new folder, as before (a file there: NotADirectoryError)
+    _check_export_dir(final)
+    out_dir = Path(tempfile.mkdtemp(prefix=".mem-export-new-", dir=final))   # replaces the old tree whole, at the end
+    try:
+        _write_markdown(store, out_dir, scope, res)
+        _swap_export(out_dir, final)
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+    return res
+
+
+#: the file that marks a folder as a markdown export of mem's (the next export replaces it whole)
+EXPORT_MARK = ".mem-export"
+_EXPORT_PARTS = ("facts", "sessions", "README.md")
+
+
+def _check_export_dir(out_dir: Path) -> None:
+    """Refuse (Refused, exit 6) a folder that holds anything and is not a
+    previous markdown export: its :data:`EXPORT_MARK`, or (an export made
+    before the mark existed) only ``facts/``, ``sessions/`` and a README.md
+    that starts ``# mem export``."""
+    names = {p.name for p in out_dir.iterdir() if not p.name.startswith(".mem-export-new-")}  # (an export cut short)
+    if not names or EXPORT_MARK in names:
+        return
+    try:
+        legacy = names <= set(_EXPORT_PARTS) and (out_dir / "README.md").read_text("utf-8").startswith("# mem export")
+    except (OSError, UnicodeDecodeError):
+        legacy = False
+    if not legacy:
+        raise Refused(f"{out_dir} holds files and is not a previous mem export: nothing written",
+                      hint="export into a new or empty folder (a previous export's folder is replaced whole)")
+
+
+def _swap_export(new: Path, final: Path) -> None:
+    """Replace the export parts of ``final`` by those written in ``new``
+    (a previous export's files of keys since forgotten go with it)."""
+    for part in _EXPORT_PARTS:
+        old = final / part
+        if old.is_dir() and not old.is_symlink():
+            shutil.rmtree(old)
+        elif old.exists() or old.is_symlink():
+            old.unlink()
+        if (new / part).exists():
+            os.replace(new / part, old)
+    atomic_write(final / EXPORT_MARK, b"mem markdown export: the next 'mem export --format markdown' here "
+                 b"replaces facts/, sessions/ and README.md whole\n")
+
+
+def _write_markdown(store: Store, out_dir: Path, scope: str | None, res: ExportResult) -> None:
+    """The files of :func:`export_markdown`, written under ``out_dir``."""
     for name, oid in store.refs.iter("facts"):
         key = name[len("facts/"):]
         if not _in_scope(key, scope):
@@ -565,5 +623,4 @@ def export_markdown(store: Store, out_dir: Path, *, scope: str | None = None) ->
         readme += [f"{len(sealed)} sealed key(s) are not exported (their values stay in the vault):", ""]
         readme += [f"* {k}" for k in sealed] + [""]
     atomic_write(out_dir / "README.md", "\n".join(readme).encode())
-    return res
 

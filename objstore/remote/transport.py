@@ -278,6 +278,14 @@ def _etag(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+#: the instance metadata service, where the S3 client asks for a role's credentials when it has none
+IMDS_HOST = "169.254.169.254"
+NO_CREDENTIALS_HINT = ("set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones), "
+                       "or AWS_PROFILE (read from ~/.aws with boto3), or run where an instance or container role "
+                       "provides them (AWS_WEB_IDENTITY_TOKEN_FILE, AWS_CONTAINER_CREDENTIALS_*, the instance "
+                       "metadata service)")
+
+
 class S3Transport(Transport):
     """A remote in an S3-compatible bucket, through ``obstore``.
 
@@ -320,6 +328,7 @@ class S3Transport(Transport):
         if endpoint:
             cfg["endpoint"] = endpoint
         self._cfg = cfg
+        self._own_creds = bool(env.get("AWS_ACCESS_KEY_ID") or env.get("AWS_PROFILE"))
         import datetime
         self.s = S3Store(self.bucket, prefix=self.prefix or None, config=cfg, **kw,
                          client_options={"allow_http": bool(endpoint and endpoint.startswith("http://")),
@@ -330,11 +339,19 @@ class S3Transport(Transport):
                                        "retry_timeout": datetime.timedelta(seconds=20)})
 
     def _fail(self, e: Exception, what: str):
+        """The RemoteUnavailable that says what ``e`` (an obstore error of
+        ``what``) means: no bucket, no credentials found (neither keys nor a
+        profile, and no instance or container role answered: test32 X7),
+        credentials refused, an endpoint that does not answer, or else its
+        first line."""
         msg = str(e)
         first = msg.splitlines()[0] if msg else type(e).__name__
         if "NoSuchBucket" in msg:
             return RemoteUnavailable(f"the bucket {self.bucket!r} does not exist ({self.where})",
                                      hint="create it first, or check the URL and --endpoint")
+        if not self._own_creds and any(s in msg for s in (IMDS_HOST, "169.254.170.2", "credential")):
+            # no keys and no profile: the client fell back to the instance/container role, which did not answer
+            return RemoteUnavailable(f"no AWS credentials found for {self.where}", hint=NO_CREDENTIALS_HINT)
         if any(s in msg for s in ("InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "403 Forbidden",
                                    "ExpiredToken", "InvalidToken")):
             return RemoteUnavailable(f"the S3 service refused the credentials for {self.where}",

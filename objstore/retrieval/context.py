@@ -20,8 +20,13 @@ Session-start block (:func:`render_context`)
     (``user_stated`` first), then newest ``valid_from``, then key: pinned
     facts (of the scopes that apply), ``user``-kind facts, ``feedback``-kind
     facts, then the facts of the current project.  Facts are added while
-    they fit the budget (tokens estimated as ⌈characters / 4⌉; default
-    1,500, ``context.session_budget`` in ``<store>/config.toml``); one
+    they fit the budget (tokens estimated as ⌈characters / 4⌉;
+    ``context.session_budget`` in ``<store>/config.toml``; unset: 1,500
+    plus the memory files, up to :data:`AUTO_BUDGET_CEILING`, below the
+    hook's 9,900-character ceiling); the memory files come first, and when
+    the budget cannot hold them each is cut to the same share of its text
+    after room is kept for the standing and pinned facts (at most half),
+    its label saying how much is shown (``memfiles.render_files``); one
     fact's value is cut at ``MAX_FACT_CHARS``.  Secret, forgotten and
     dormant facts are never shown, nor facts of another project.  Every
     line carries the date the fact was recorded (and its ``valid_from``
@@ -347,13 +352,17 @@ class ContextConfig(Frozen):
         moving_max_age_days = 30    # moving values older than this stay out of the session block
 
     Attributes:
-        session_budget, prompt_budget: estimated tokens (>= 1).
+        session_budget: estimated tokens of the whole session-start block
+            (>= 1), or None when not set: then :data:`DEFAULT_BUDGET` for
+            the facts and notes, with the memory files on top of it, up to
+            :data:`AUTO_BUDGET_CEILING` in all.
+        prompt_budget: estimated tokens (>= 1).
         moving_max_age_days: days (>= 0).
     """
 
     __slots__ = ("session_budget", "prompt_budget", "moving_max_age_days")
 
-    def __init__(self, session_budget: int = DEFAULT_BUDGET, prompt_budget: int = DEFAULT_PROMPT_BUDGET,
+    def __init__(self, session_budget: int | None = None, prompt_budget: int = DEFAULT_PROMPT_BUDGET,
                  moving_max_age_days: float = MOVING_MAX_AGE_DAYS) -> None:
         set_fields(self, session_budget, prompt_budget, moving_max_age_days)
 
@@ -462,7 +471,9 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
         projects: the current project's aliases (``scope.project_aliases``),
             the first being its name; ``()`` for no project.
         budget: most estimated tokens of the whole block (>= 1); None:
-            the store's ``context.session_budget`` (default 1,500).
+            the store's ``context.session_budget``, or when that is not
+            set 1,500 plus the memory files' estimated tokens, at most
+            :data:`AUTO_BUDGET_CEILING`.
         moving_max_age_days: a moving value (:func:`moving_kind`) recorded
             longer ago than this is left out; None: the store's setting
             (default 30).
@@ -485,7 +496,8 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     from objstore.memory.memfiles import (  # deferred: the prompt hook never renders memory files
         is_memory_file_key, render_files, standing_facts)
     cfg = store_context_config(store) if budget is None or moving_max_age_days is None else None
-    budget = cfg.session_budget if budget is None else budget
+    auto = budget is None and cfg.session_budget is None   # not chosen: the memory files come on top
+    budget = (cfg.session_budget or DEFAULT_BUDGET) if budget is None else budget
     max_age = cfg.moving_max_age_days if moving_max_age_days is None else moving_max_age_days
     if not isinstance(budget, int) or budget < 1:
         raise InvalidInput(f"the budget must be a positive number of tokens, not {budget!r}")
@@ -528,13 +540,6 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     attrs = f'kind="session-start" project="{_attr(primary)}" note="{NOTE}"'
     head = f"<{TAG} {attrs}>\nStored memory for this session: {HEAD_LATER if later else HEAD_CURRENT}\n"
     tail = f"</{TAG}>\n"
-    files = render_files(store, ["user"] + ([f"project/{primary}"] if primary else []), sees=sees)
-    files = escape_text(files) + "\n\n" if files else ""
-    room = (budget - estimate_tokens(head + tail)) * CHARS_PER_TOKEN
-    if len(files) > room:  # the files come first, but the block keeps to its budget
-        note = "\n… (cut to fit the session budget; the whole files: mem memory show)\n\n"
-        files = files[: max(0, room - len(note) - CHARS_PER_TOKEN)] + note
-    used = estimate_tokens(head + files + tail)
     from objstore.memory.queue import disputed as disputed_keys   # deferred: the prompt hook renders no block
     conflicts = disputed_keys(store)  # {} without a queued conflict (one directory listing)
     if sees is not None and conflicts:
@@ -543,6 +548,19 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     hide = None
     if later:
         hide = hider(store)
+    scopes = ["user"] + ([f"project/{primary}"] if primary else [])
+    files = render_files(store, scopes, sees=sees)
+    files = escape_text(files) + "\n\n" if files else ""
+    if auto:   # the default is the facts' share: the files, bounded by their own limits, come on top (test32 X13)
+        budget = min(budget + estimate_tokens(files), max(budget, AUTO_BUDGET_CEILING))
+    if files:
+        room = _files_room(budget - estimate_tokens(head + tail), tiers[:2],
+                           lambda f: fact_line(f, conflicts=conflicts.get(f.key, ()), later=f.key in later),
+                           omitted_note(sum(map(len, tiers))))
+        if len(files) > room:
+            files = render_files(store, scopes, sees=sees, room=room - 40)
+            files = escape_text(files)[: max(0, room - 2)] + "\n\n"
+    used = estimate_tokens(head + files + tail)
 
     def fill(limit: int) -> tuple[list[str], list[tuple[str, str]], int, int]:
         """The tiers' lines that fit ``limit`` tokens: (lines, chosen, omitted, tokens used)."""
@@ -589,6 +607,23 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     text = head + "".join(body) + tail
     return ContextBlock(text, chosen, omitted, estimate_tokens(text), primary, stale_moving, budget,
                         sorted(k for k, _ in chosen if k in conflicts), [k for k, _ in chosen if k in later])
+
+
+#: the most tokens an unset ``context.session_budget`` grows to with the memory files (the hook's
+#: ``MAX_CONTEXT_CHARS`` is 9,900 characters: Claude Code spills a longer additionalContext to a file)
+AUTO_BUDGET_CEILING = 2400
+
+
+def _files_room(room: int, first: Sequence[Sequence[tuple[str, Fact]]], line: Callable[[Fact], str],
+                last_note: str) -> int:
+    """Characters the memory files may take of ``room`` tokens, after room
+    is kept for the standing and pinned facts (``first``: their tiers,
+    lines by ``line``; at most half of ``room``) and for the block's last
+    note (``last_note``): a pinned fact is promised to every session, a
+    file's tail is not (test32 X13)."""
+    keep = sum(estimate_tokens(line(f) + "\n") for items in first for _oid, f in items)
+    keep += sum(estimate_tokens(f"{t}:\n") for t, items in zip(_TIERS, first) if items)
+    return max(0, (room - min(keep, room // 2) - estimate_tokens(last_note) - 1) * CHARS_PER_TOKEN)
 
 
 def omitted_note(n: int) -> str:
