@@ -25,7 +25,9 @@ owner's alone: no proposal may touch it.  Moved entries go to ``archive.md``
 under a ``§ moved <time> from <file> in session <id>`` header; the archive
 is an ordinary indexed key, so recall finds moved entries.  Every applied
 edit appends one JSON line to the journal (time, session, approval id,
-action, file, entries before and after).
+action, file, entries before and after); its current value keeps the newest
+records up to :data:`JOURNAL_MAX_CHARS`, the older ones stay in the journal
+key's earlier versions.
 """
 
 from __future__ import annotations
@@ -420,8 +422,17 @@ def _journal(store: Store, scope: str, session: str, approval: str, action: str,
     jr = read_file(store, scope, "journal")
     line = json.dumps({"time": now_ms(), "session": session, "approval": approval, "action": action,
                        "file": file, "before": before, "after": after}, ensure_ascii=False)
-    remember(store, jr.key, (jr.text + "\n" + line).strip(), kind="user", trust="user_stated", owner="user",
+    lines = [*jr.text.splitlines(), line]
+    while len(lines) > 1 and sum(map(len, lines)) + len(lines) > JOURNAL_MAX_CHARS:
+        del lines[0]   # the oldest record: kept in the journal key's earlier versions (mem log)
+    remember(store, jr.key, "\n".join(lines).strip(), kind="user", trust="user_stated", owner="user",
              command="memory journal", reviewed=True)
+
+
+#: the most characters the journal's current value holds: its oldest records leave it (they stay in the
+#: key's earlier versions); one growing value reached remember's 100,000 after ~20 edits of a full
+#: memory.md and every later edit failed, "body is longer than 100000 characters" (mf32's finding)
+JOURNAL_MAX_CHARS = 60_000
 
 
 def propose_edit(store: Store, scope: str, plan: dict, *, owner: str = "agent", session: str = "-"):

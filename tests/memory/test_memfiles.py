@@ -213,3 +213,21 @@ def test_a_curated_fact_whose_source_is_forgotten_goes_to_review(invoke, store_p
     items = invoke("queue", "list", "--json").json
     assert any(i["key"] == "project/acme-api/db" and i["kind"] == "conflict" and "needs review" in i["note"]
                for i in items)
+
+
+def test_the_journal_never_stops_an_edit(invoke):
+    """mf32's finding: the journal was one growing value; after ~20 edits of a
+    full memory.md the next edit failed with "body is longer than 100000
+    characters". Its current value now keeps the newest records."""
+    from objstore.memory.memfiles import JOURNAL_MAX_CHARS
+    entries = [f"entry {n}: " + "the build cache lives on ci-4 and is cleared weekly " * 3 for n in range(12)]
+    for e in entries:
+        invoke("memory", "add", "memory", e[:180])
+    for n in range(30):   # each edit journals the whole file before and after (~4 KB a record)
+        invoke("memory", "replace", "memory", entries[n % 12][:180], entries[n % 12][:179] + "!")
+        entries[n % 12] = entries[n % 12][:179] + "!"
+    text = invoke("get", "user/memory/journal").stdout
+    assert len(text) <= JOURNAL_MAX_CHARS + 1
+    last = json.loads(text.strip().splitlines()[-1])
+    assert last["action"] == "replace" and last["file"] == "memory.md"
+    assert len(invoke("log", "user/memory/journal", "--json").json) == 12 + 30   # every record kept in the history
