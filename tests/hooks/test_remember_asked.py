@@ -261,3 +261,19 @@ def test_a_cue_after_a_lead_in_word_is_remembered_by_the_prompt_hook(tmp_path):
         ctx = s.prompt(said)
         assert "Remembered as you asked (user_stated)" in ctx and want in ctx, (said, ctx, hook_log(s.store))
     assert sorted(b[0] for b in s.remembered().values()) == sorted([LEAD_INS[1][1], LEAD_INS[4][1]])
+
+
+def test_a_long_run_of_lead_in_words_is_read_in_linear_time():
+    """test32b Y12: the lead-in group read each blank two ways, so "ok " * n
+    + "remember" took 2^n steps (n=22: 3.8 s; a prompt of 40 stalled every
+    later hook of its session, and the proxy). A run of thousands now ends;
+    the bound is a hang's, not a timing (the reading takes milliseconds)."""
+    import subprocess
+    import sys
+    code = ("from objstore.capture.statements import statement_of\n"
+            "for t in ['ok ' * 3000 + 'remember', 'and ' * 3000 + 'remember', 'also' + ' ' * 20000 + 'remember',\n"
+            "          'so, ' * 3000 + 'remember that', 'btw ' * 60 + 'remember that the db is pg-3']:\n"
+            "    print(repr(statement_of(t)))\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split("\n")[:5] == ["None", "None", "None", "None", "'the db is pg-3'"], p.stdout
