@@ -248,15 +248,18 @@ def reused(ident: ProjectIdentity, r: Registry) -> Registry:
     (:func:`moved_from`) -- and ``ident`` is unregistered, so it gets a
     name of its own and none of the first one's memory.  ``r`` itself
     when the folder holds the recorded repository (or a copy of it put
-    back: :func:`same_repository`), when either birth is unknown or
+    back: :func:`same_repository`; or its ``description`` file, the same
+    device and inode, only touched: ``find . -exec touch {} +`` renamed the
+    project in place, test32b Y16), when either birth is unknown or
     malformed, for a remote identity and for a damaged registry.  One
     ``stat`` for a registered repository without a remote."""
     k = ident.id
     if r.damage or not ident.git or k != "path:" + ident.top or k not in r.births or k not in r.projects:
         return r
     was, now = r.births[k], repo_birth(ident)
-    if now == was or not now or not same_birth(was, was) or same_repository(was, now, time_copied(ident)):
-        return r   # (the first test is the common case: the same file, one stat)
+    if now == was or not now or not same_birth(was, was) or same_repository(was, now, time_copied(ident)) \
+            or was.split(":")[1:] == now.split(":")[1:]:
+        return r   # (the first test is the common case: the same file, one stat; the last the same file touched)
     projects = {o: v for o, v in r.projects.items() if o != k}
     births = {o: v for o, v in r.births.items() if o != k}
     projects.setdefault(GONE + was, r.projects[k])

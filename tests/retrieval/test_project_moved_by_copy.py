@@ -115,3 +115,16 @@ def test_doctor_names_a_copy_whose_original_is_gone_and_its_fix_works(store, sto
     p.write_text(json.dumps(doc))
     assert "kiwi-17" in _hook(store_path, "UserPromptSubmit", copy, "what is the deploy host?")
     assert not [f for f in invoke("doctor", "--json", exit_code=None).json["findings"] if f["check"] == "projects"]
+
+
+def test_a_repository_whose_files_were_touched_keeps_its_name(store, store_path, tmp_path):
+    """test32b Y16 (a regression of the reused-folder rule): ``find api -exec
+    touch {} +`` changes .git/description's time, not its inode: the same
+    repository, not another one made in the old folder."""
+    store.close()
+    api = _remembered_repo(store_path, tmp_path / "rg4" / "api")
+    run("find", str(api), "-exec", "touch", "{}", "+")
+    assert "kiwi-17" in _hook(store_path, "SessionStart", api)
+    assert "project/api/remembered/cache" in _hook(store_path, "UserPromptSubmit", api,
+                                                   "remember that the cache is redis-9")
+    assert names(store_path)[f"path:{api}"] == "api"
