@@ -184,6 +184,8 @@ def statement_of(prompt: str) -> str | None:
     back = _TAKE_BACK.search(what.split("\n", 1)[0], 3)
     if back is not None and _SAID_BEFORE.search(what[back.end():].split("\n", 1)[0]):
         back = None   # "… 5432. My mistake, I told you 5433 yesterday.": the earlier value taken back (test32b Y1)
+    if back is not None and (first_end := _SENTENCE_END.search(what)) is not None and back.start() >= first_end.start():
+        back = None   # a take-back of a later sentence ("… 6543. The cache is lime-3, no wait, lime-4": test32b Y15)
     fix = None
     if back is not None:   # "… fig-9. Scratch that, remember that …", "… 5433 — no wait, 5434" (test31c W16)
         rest = what[back.end():].split("\n", 1)[0]
@@ -192,7 +194,7 @@ def statement_of(prompt: str) -> str | None:
             return statement_of(rest[again.start():].lstrip(" ,;:.!\u2014\u2013-"))   # the restated one wins
         what, fix = what[:back.start()], rest
     # a sentence ends at . ! ? and a blank, not before a copula: "Hunter2x9! is the admin password" (test16 F12)
-    end = re.search(r"(?<=[.!?])\s(?!\s*(?:is|was|are|were)\s)", what, re.I)
+    end = _SENTENCE_END.search(what)
     what = what[: end.start()] if end else what
     what = what.strip().rstrip(".!").strip()
     if fix is not None and (what := _corrected(what, fix)) is None:
@@ -222,6 +224,9 @@ _FIX_LEAD = LazyPattern(r"^(?:(?:make|call)\s+(?:it|that)|(?:it|that)(?:[\u2019'
                         r"i\s+mean(?:t)?|should\s+be|(?:it\s+)?(?:was|is))?\s*(?:(?:still|actually|really)\s+)?", re.I)
 
 
+#: where a statement's first sentence ends: . ! ? and a blank, not before a copula ("Hunter2x9! is the admin
+#: password", test16 F12); a take-back counts only within it or opening the next one (test32b Y15)
+_SENTENCE_END = LazyPattern(r"(?<=[.!?])\s(?!\s*(?:is|was|are|were)\s)", re.I)
 #: closing words after a take-back, no new value ("Never mind, thanks!", "Scratch that, that's all": test32b Y1
 #: stored "the deploy day is thanks")
 _CLOSING = LazyPattern(r"^(?:[\s,;.!]*\b(?:thanks|thank\s+you|thx|ty|please|pls|that[\u2019']?s\s+(?:all|it)|ok(?:ay)?|"

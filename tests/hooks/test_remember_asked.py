@@ -226,7 +226,10 @@ NOT_LEAD_INS = ["and remember to run the tests", "so remember to push", "ok reme
 TAKE_BACKS = [("remember that the deploy day is Thursday. Never mind, thanks!", None),
               ("remember that the deploy day is Friday. Never mind, that's all.", None),
               ("remember that the db port is 5432. My mistake, I told you 5433 yesterday.", "the db port is 5432"),
-              ("remember that the db port is 5432. Correction: 6543.", "the db port is 6543")]
+              ("remember that the db port is 5432. Correction: 6543.", "the db port is 6543"),
+              # test32b Y15: a take-back of a later sentence is not the statement's
+              ("remember that the db port is 6543. The cache host is lime-3, no wait, lime-4.", "the db port is 6543"),
+              ("remember that the port is 8080. Run the tests. Never mind.", "the port is 8080")]
 
 
 def test_a_cue_after_a_lead_in_word_states_its_fact():
