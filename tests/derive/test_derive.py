@@ -435,3 +435,17 @@ def test_an_answer_of_many_proposals_is_capped_and_filed_in_batches_letting_the_
     assert len(r["decisions"]) == MAX_FACTS_PER_ANSWER and r["counts"] == {"write": MAX_FACTS_PER_ANSWER}
     # the filing let the store lock go between batches (base: one taking for the whole run)
     assert taken.count("derive") >= MAX_FACTS_PER_ANSWER // FILE_BATCH + 2, taken
+
+
+def test_the_value_check_does_not_refuse_a_negated_or_past_fact():
+    """test32b Y14 (a regression of the X4 check on facts): "The api database
+    is not MySQL" and "The api used MySQL until last month" are true by the
+    turns, and were refused as restating or pairing a dropped value."""
+    from objstore.derive.evidence import claims_contradicted
+    turns = ["The api database is Postgres 16 on port 5433. We dropped MySQL last month.",
+             "The cache is redis on redis-3.internal."]
+    for fact in ("The api database is not MySQL", "The api used MySQL until last month",
+                 "The api no longer uses MySQL", "The api database is Postgres 16"):
+        assert claims_contradicted(fact, turns, "the value") == "", fact
+    assert claims_contradicted("The api database is MySQL", turns, "the value")   # X4 still refused
+    assert claims_contradicted("The cache is Postgres 16", turns, "the value")
