@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from bisect import bisect_right
-from itertools import accumulate
+from itertools import accumulate, chain
 
 from objstore.core.errors import CorruptObject
 from objstore.core.ids import hash_bytes
@@ -101,28 +101,36 @@ def ref_area(zr: DeflateReader, data) -> tuple[int, bytes]:
     return count, inf.take(U32.unpack(inf.take(4))[0])
 
 
-#: one LEB128 varint of up to 5 bytes (``packlines``' line references)
-_VARINT = re.compile(rb"[\x80-\xff]{0,4}[\x00-\x7f]", re.S)
-_SMALL: dict[bytes, int] = {}  # a varint of one or two bytes -> its value, made on the first use
+#: a LEB128 varint of two to five bytes (``packlines``' line references), as a group: re.split keeps it
+_LONG_VARINT = re.compile(rb"([\x80-\xff]{1,4}[\x00-\x7f])", re.S)
+_HIGH = bytes(range(128, 256))
+_SMALL: dict[bytes, tuple[int]] = {}  # a varint of two bytes -> (its value,), made on the first use
+_UNZIG: list[int] = []  # a zigzag of one or two bytes -> 1 + the number it codes (_unzig1), made with _SMALL
 
 
 def _varints(area: bytes) -> list[int]:
-    """Every varint of ``area`` in order, found by one regular expression
-    and looked up in a table (the line-reference areas of a 1M-turn pack
-    hold ~1.7M: a read of each by ``packlines._read_varint`` took ~1 s);
-    ValueError when the area does not split into varints."""
+    """Every varint of ``area`` in order (the line-reference areas of a
+    1M-turn pack hold ~1.7M, ~85 % of one byte: a read of each by
+    ``packlines._read_varint`` took ~1 s): the area split by one regular
+    expression around its varints of two bytes or more, the one-byte ones
+    between them taken as the bytes' values, the two-byte ones looked up
+    in a table; ValueError when the area does not split into varints (a
+    run of more than four bytes with the high bit set, or one at the
+    end)."""
     if not _SMALL:
-        _SMALL.update({bytes((b,)): b for b in range(128)})
-        _SMALL.update({bytes((lo | 0x80, hi)): lo | hi << 7 for lo in range(128) for hi in range(128)})
-    toks = _VARINT.findall(area)
-    if sum(map(len, toks)) != len(area):
+        _SMALL.update({bytes((lo | 0x80, hi)): (lo | hi << 7,) for lo in range(128) for hi in range(128)})
+        _UNZIG.extend(map(_unzig1, range(1 << 14)))
+    parts = _LONG_VARINT.split(area)
+    toks = parts[1::2]
+    if sum(map(len, toks)) - len(toks) != len(area) - len(area.translate(None, _HIGH)):
         raise ValueError("a line-reference area that does not split into varints")
     vals = list(map(_SMALL.get, toks))
     if None in vals:
         for k, t in enumerate(toks):
             if vals[k] is None:
-                vals[k] = sum((b & 0x7F) << (7 * i) for i, b in enumerate(t))
-    return vals
+                vals[k] = (sum((b & 0x7F) << (7 * i) for i, b in enumerate(t)),)
+    parts[1::2] = vals
+    return list(chain.from_iterable(parts))
 
 
 def _unzig1(z: int) -> int:
@@ -143,7 +151,11 @@ def named_chunks(area: bytes, count: int, skip: set[int] | frozenset = frozenset
         n = vals[pos]
         pos += 1
         if n and f not in skip:   # chunk k = chunk k-1 + 1 + zigzag(z_k), chunk -1 = -1
-            out.update(accumulate(map(_unzig1, vals[pos + 1:pos + 2 * n:2]), initial=-1))
+            zs = vals[pos + 1:pos + 2 * n:2]
+            try:
+                out.update(accumulate(map(_UNZIG.__getitem__, zs), initial=-1))
+            except IndexError:  # a zigzag of three bytes or more
+                out.update(accumulate(map(_unzig1, zs), initial=-1))
         pos += 2 * n
     if pos != len(vals):
         raise ValueError("a line-reference area holds more than its frames' references")
@@ -230,36 +242,75 @@ def _named(pack: Pack, zr: DeflateReader, ids: list[str], data, skip: set[int] |
         raise ScrubRefused(f"{pack.pack_path}: a block's head does not read ({e})") from None
 
 
+#: the blocks before the first touched one that the search back reads before it looks for the
+#: creating block of each chunk still unnamed (:func:`unnamed_chunks`; speed only, not the result)
+LOOKBACK = 32
+
+
 def unnamed_chunks(pack: Pack, zr: DeflateReader, named: set[int], blocks: list, offs: list[int],
                    touched: dict[int, list[bool]], coffs: list[int], firsts: list[int]) -> set[int]:
     """The chunks of ``named`` (those the touched blocks' frames name) that
-    no other frame block of the pack names: read from the last block back,
-    and only as far back as a block could name one.  A frame block names
-    only chunks below the end of the first chunk block after the frame
-    block that follows it (the writer makes a chunk in the block that
-    meets its line again; after each frame block it writes chunk blocks
-    while the chunks not yet written hold 64 KiB or more, leaving less,
-    which the next chunk block written takes whole: ``docs/format.md``,
-    version 8), so the search stops at the first block (going back)
-    below which none of the chunks still unnamed can be named.  ScrubRefused when a block read
-    names a chunk past that bound (not a layout this mem writes)."""
+    no other frame block of the pack names.  A frame block names only
+    chunks below the end of the first chunk block after the frame block
+    that follows it (the writer makes a chunk in the block that meets its
+    line again; after each frame block it writes chunk blocks while the
+    chunks not yet written hold 64 KiB or more, leaving less, which the
+    next chunk block written takes whole: ``docs/format.md``, version 8):
+    so a chunk can be named only from the first block whose bound passes
+    it, and a chunk is unnamed when no other block from there to the end
+    names it.  The blocks are read (each at most once) in an order that
+    finds a naming block early: first back from the last block to
+    LOOKBACK blocks before the first touched one (the common lines, named
+    again and again), stopping at the first block (going back) below which
+    none of the chunks still unnamed can be named; then, for each chunk
+    still unnamed (the oldest first), the block that made it, found by a
+    bisection of the blocks between its first possible one and its chunk
+    block on the largest chunk each names (a block before the one that
+    made a chunk names none as large); and when that block does not name
+    it (its frame forgotten, or written again whole by an earlier scrub)
+    every block from its first possible one on.  ScrubRefused when a block
+    read names a chunk past its bound (not a layout this mem writes)."""
     left = set(named)
-    nb = len(firsts)
-    for k in range(len(blocks) - 1, -1, -1):
-        if not left:
-            break
+    n, nb = len(blocks), len(firsts)
+    inf = firsts[-1] + (1 << 62) if nb else 1 << 62
+    bounds = []  # per block: the chunks it can name are below this (inf: any)
+    for k in range(n):
         # the first chunk block after frame block k + 1 holds the last chunk block k can name
-        b = bisect_right(coffs, offs[k + 1]) if k + 1 < len(offs) else nb
-        bound = firsts[b + 1] if b + 1 < nb else None
-        if bound is not None and min(left) >= bound:
-            break
-        if k in touched:
+        b = bisect_right(coffs, offs[k + 1]) if k + 1 < n else nb
+        bounds.append(firsts[b + 1] if b + 1 < nb else inf)
+    largest: dict[int, int] = {}  # a block read -> the largest chunk it names (-1: none)
+
+    def read(k: int) -> int:
+        if k not in largest:
+            got = set() if k in touched else _named(pack, zr, *blocks[k])
+            top = max(got, default=-1)
+            if top >= bounds[k]:
+                raise ScrubRefused(f"{pack.pack_path}: a block names chunk {top}, past the {bounds[k]} it can")
+            largest[k] = top
+            left.difference_update(got)
+        return largest[k]
+
+    for k in range(n - 1, max(0, min(touched, default=0) - LOOKBACK) - 1, -1):
+        if not left or min(left) >= bounds[k]:
+            return left
+        read(k)
+    for c in sorted(left):
+        if c not in left:
             continue
-        ids, data = blocks[k]
-        got = _named(pack, zr, ids, data)
-        if bound is not None and got and max(got) >= bound:
-            raise ScrubRefused(f"{pack.pack_path}: a block names chunk {max(got)}, past the {bound} it can")
-        left -= got
+        lo = bisect_right(bounds, c)  # the first block that can name c
+        hi = max(lo, min(n - 1, bisect_right(offs, coffs[bisect_right(firsts, c) - 1]) - 1))
+        while lo < hi:  # the first block naming a chunk as large as c: the one that made it, unless damaged or gone
+            m = (lo + hi) // 2
+            if read(m) >= c:
+                hi = m
+            else:
+                lo = m + 1
+        if lo < n:
+            read(lo)
+        for k in range(bisect_right(bounds, c), n):
+            if c not in left:
+                break
+            read(k)
     return left
 
 
