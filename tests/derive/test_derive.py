@@ -328,6 +328,23 @@ def test_the_report_never_shows_a_proposed_credential(rig, invoke):
     assert ghp not in str(r["decisions"]), r["decisions"]
 
 
+
+def _applied(invoke, tmp_path, monkeypatch, sessions: dict, script: dict) -> dict:
+    """Import ``sessions`` (name -> [(role, text)]) as one project's Claude
+    Code transcripts, run ``mem derive --apply --json`` against a loopback
+    model answering ``script``, return its JSON."""
+    projects = tmp_path / "claude" / "projects" / "-home-dev-acme-api"
+    for name, turns in sessions.items():
+        transcript(projects / f"{name}.jsonl", name, turns)
+    invoke("import", "claude-code", str(tmp_path / "claude" / "projects"))
+    model = Model(script)
+    monkeypatch.setenv("OPENAI_BASE_URL", model.url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-derive")
+    try:
+        return invoke("derive", "--sources", "all", "--apply", "--json").json
+    finally:
+        model.close()
+
 # ---------------------------------------------------------------- the evidence check (session 24, T3)
 EVIDENCE_SCRIPT = {
     "REDIS-NO": {"facts": [
@@ -346,19 +363,10 @@ EVIDENCE_SCRIPT = {
 
 
 def test_evidence_rejects_inversions_and_wordless_values_and_accepts_inflections(invoke, tmp_path, monkeypatch):
-    projects = tmp_path / "claude" / "projects" / "-home-dev-acme-api"
-    transcript(projects / "no.jsonl", "no", [
-        ("user", "REDIS-NO: do we use redis for caching here?"),
-        ("assistant", "No, the service does not use redis for caching; postgres on port 5432 handles it.")])
-    transcript(projects / "yes.jsonl", "yes", [("user", "REDIS-YES: the worker uses a RabbitMQ queue now")])
-    invoke("import", "claude-code", str(tmp_path / "claude" / "projects"))
-    model = Model(EVIDENCE_SCRIPT)
-    monkeypatch.setenv("OPENAI_BASE_URL", model.url)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-derive")
-    try:
-        r = invoke("derive", "--sources", "all", "--apply", "--json").json
-    finally:
-        model.close()
+    r = _applied(invoke, tmp_path, monkeypatch, {
+        "no": [("user", "REDIS-NO: do we use redis for caching here?"),
+               ("assistant", "No, the service does not use redis for caching; postgres on port 5432 handles it.")],
+        "yes": [("user", "REDIS-YES: the worker uses a RabbitMQ queue now")]}, EVIDENCE_SCRIPT)
     got = {d["key"]: (d["rule"], d["detail"]) for d in r["decisions"]}
     assert got["project/acme-api/cache"][0] == "negated"          # "does use" citing "does not use"
     assert got["project/acme-api/cache2"][0] == "write"           # the faithful negative ("doesn't" reads as not)
@@ -382,18 +390,9 @@ DROPPED_SCRIPT = {
 
 
 def test_a_fact_restating_a_dropped_value_or_swapping_subjects_is_refused(invoke, tmp_path, monkeypatch):
-    projects = tmp_path / "claude" / "projects" / "-home-dev-acme-api"
-    transcript(projects / "pg.jsonl", "pg", [
+    r = _applied(invoke, tmp_path, monkeypatch, {"pg": [
         ("user", "PG16: The api database is Postgres 16 on port 5433. We dropped MySQL last month."),
-        ("assistant", "Noted. The cache is redis on redis-3.internal.")])
-    invoke("import", "claude-code", str(tmp_path / "claude" / "projects"))
-    model = Model(DROPPED_SCRIPT)
-    monkeypatch.setenv("OPENAI_BASE_URL", model.url)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-derive")
-    try:
-        r = invoke("derive", "--sources", "all", "--apply", "--json").json
-    finally:
-        model.close()
+        ("assistant", "Noted. The cache is redis on redis-3.internal.")]}, DROPPED_SCRIPT)
     got = {d["key"]: (d["rule"], d["detail"]) for d in r["decisions"]}
     assert got["project/acme-api/database"] == (
         "negated", "the value: it states as current a value the turns say was dropped or replaced")   # base: write
@@ -414,23 +413,16 @@ def test_an_answer_of_many_proposals_is_capped_and_filed_in_batches_letting_the_
                                                                                          monkeypatch):
     from objstore.core.store import Store
     from objstore.derive.run import FILE_BATCH, MAX_FACTS_PER_ANSWER
-    projects = tmp_path / "claude" / "projects" / "-home-dev-acme-api"
-    transcript(projects / "fl.jsonl", "fl", [("user", "FLOOD: The cache is redis on redis-3.internal.")])
-    invoke("import", "claude-code", str(tmp_path / "claude" / "projects"))
     taken = []
     lock = Store.lock
 
     def counting(self, command="", *a, **kw):
-        taken.append(command)
+        if command == "derive":
+            taken.append(command)
         return lock(self, command, *a, **kw)
     monkeypatch.setattr(Store, "lock", counting)
-    model = Model(FLOOD_SCRIPT)
-    monkeypatch.setenv("OPENAI_BASE_URL", model.url)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-derive")
-    try:
-        r = invoke("derive", "--sources", "all", "--apply", "--json").json
-    finally:
-        model.close()
+    r = _applied(invoke, tmp_path, monkeypatch, {"fl": [("user", "FLOOD: The cache is redis on redis-3.internal.")]},
+                 FLOOD_SCRIPT)
     assert r["over_cap"] == 50 - MAX_FACTS_PER_ANSWER                       # base: all 50 read
     assert len(r["decisions"]) == MAX_FACTS_PER_ANSWER and r["counts"] == {"write": MAX_FACTS_PER_ANSWER}
     # the filing let the store lock go between batches (base: one taking for the whole run)
