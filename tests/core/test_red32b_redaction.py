@@ -166,3 +166,17 @@ def test_a_password_corrected_after_a_take_back_is_redacted_too():
     for kept in ("the password is Foo12345678q. Sorry for the delay.",
                  "the password is Foo12345678q. Oops, the build broke."):
         assert redact(kept).text.endswith(kept.split(". ", 1)[1])
+
+
+def test_a_password_said_now_currently_or_upgraded_is_redacted_in_the_turn():
+    """test32b Y13: the key-name rule redacted the fact "the db password now
+    is X", the prompt's turn kept X ("now is", "is currently", "has been
+    upgraded to")."""
+    from objstore.core.redact import redact
+    for said, gone in [("remember that the db password now is Xq7vv92LmPzk", "Xq7vv92LmPzk"),
+                       ("remember that the db password is currently Wq7vv92LmPzk", "Wq7vv92LmPzk"),
+                       ("remember that the vpn password has been upgraded to Kp9vvLm44yW", "Kp9vvLm44yW"),
+                       ("the root password is currently Zz7vv92LmPzk, use it for the migration", "Zz7vv92LmPzk")]:
+        assert gone not in redact(said).text, said
+    for kept in ("the password field is currently empty", "our password policy was upgraded to stricter rules"):
+        assert redact(kept).text == kept

@@ -87,11 +87,12 @@ def _verb_wide(copulas: str, modals: str) -> str:
     ``modals`` those before 'be' ('would|will')."""
     return (r"(?:[ \t]{1,4}(?:(?:(?:(?:has|have|had)(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,4}been|was|were|is|are|got|gets|been"
             r"|has|have|had)[ \t]{1,4})?(?:" + _ADVERB + r"[ \t]{1,4})?"
-            r"(?:changed|rotated|reset|set|updated|switched|regenerated)"   # first: a check refuses 'reset', not backtracks
+            r"(?:changed|rotated|reset|set|updated|switched|regenerated|upgraded|renamed|migrated|bumped)"   # first: a check refuses 'reset', not backtracks
             r"(?:[ \t]{1,4}again)?(?:[ \t]{1,4}to|[ \t]{0,4}(?:->|=>|:)|" + _FROM_OLD + r")"
             r"|(?:(?:" + modals + r")(?:[ \t]{1,4}(?:now|still|also))?|(?:is|are|was)[ \t]{1,4}(?:going[ \t]{1,4}to|gonna)"
             r"|used[ \t]{1,4}to)[ \t]{1,4}be|(?:has|have)[ \t]{1,4}(?:now[ \t]{1,4})?become"
-            r"|(?:" + copulas + r")(?:[ \t]{1,4}(?:now|still)|[ \t]{0,4},[ \t]{0,4}as[ \t]{1,4}of[ \t]{1,4}[a-z]{1,12})?)"
+            r"|(?:(?:now|still|currently)[ \t]{1,4})?(?:" + copulas + r")"
+            r"(?:[ \t]{1,4}(?:now|still|currently)|[ \t]{0,4},[ \t]{0,4}as[ \t]{1,4}of[ \t]{1,4}[a-z]{1,12})?)"
             r"|(?<=it)['\u2019]s(?:[ \t]{1,4}(?:now|still))?|['\u2019]s[ \t]{1,4}(?:now|still)|[ \t]{1,4}now[ \t]{0,4}:)"
             r"[ \t]{0,4}[,:]?[ \t]{1,4}")
 
