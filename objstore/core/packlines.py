@@ -37,8 +37,10 @@ LINE_MIN = 16
 CHUNK_BLOCK_BYTES = 64 * 1024
 #: the writer's line map holds at most this many lines (a gc'd pack of the 1M-turn store meets
 #: ~4M; uncapped that map took ~88 MB, docs/benchmarks.md, Session 30 (branch `sz30`)): once it
-#: is full, a line not in it yet is stored as it is (a smaller gain, never a wrong byte)
-LINE_MAP_MAX = 1 << 20
+#: is full, a line not in it yet is stored as it is (a smaller gain, never a wrong byte); 1 << 20
+#: took the 1M import's peak RSS from 281 to 332 MB in its end merges (session 32), 1 << 18 leaves
+#: the bench store's bytes as they were (16.6 MB: its packs meet fewer lines)
+LINE_MAP_MAX = 1 << 18
 _U32 = struct.Struct(">I")
 _CHUNK_HEAD = struct.Struct(">III")  # 0 (no frame block has 0 objects), first chunk, chunk count
 
