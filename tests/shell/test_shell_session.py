@@ -31,7 +31,7 @@ def session(store, keys: str, **kw) -> list[str]:
 
 @pytest.fixture
 def queued(store):
-    for key, value in ((ACCEPT, "postgres 16"), (REJECT, "redis 7"), (EDIT, "neovim"), (FORGET, "canary-30411 hunter2")):
+    for key, value in ((ACCEPT, "postgres 16"), (REJECT, "redis 7"), (EDIT, "neovim"), (FORGET, "canary-30411 orchard")):
         facts.remember(store, key, value)
     ids = {key: facts.remember(store, key, value, trust="agent_observed").queued
            for key, value in ((ACCEPT, "postgres 17"), (REJECT, "memcached"), (EDIT, "emacs"))}
@@ -86,7 +86,7 @@ def test_ctrl_c_cancels_the_line_and_ctrl_d_exits(store, queued):
 def test_ctrl_c_at_a_question_cancels_it(store, queued):
     out = session(store, f"forget {FORGET}\r\x03quit\r")
     assert "nothing forgotten" in out
-    assert facts.current(store, FORGET).fact.body == "canary-30411 hunter2"
+    assert facts.current(store, FORGET).fact.body == "canary-30411 orchard"
 
 
 def test_key_bindings_run_the_common_actions(store, queued):
