@@ -349,6 +349,9 @@ class CaptureWriter:
     RETRY_S = 1.0
     #: seconds a locked-out spool is tried for before it is left to the next proxy
     RETRY_FOR_S = 600.0
+    #: tries of a spool whose store fails for another reason than the lock, ``RETRY_S`` apart, before it
+    #: waits for the next batch
+    FAIL_TRIES = 3
 
     def __init__(self, store, spool, drain) -> None:
         import queue
@@ -397,11 +400,14 @@ class CaptureWriter:
         """Store the spool; while the store lock is held by another process
         (StoreLocked after a try of at most ``RETRY_S`` seconds), spool what
         arrived and try again, for up to ``RETRY_FOR_S`` seconds (not past
-        ``close``'s own wait); then leave the spool to the next proxy."""
+        ``close``'s own wait); then leave the spool to the next proxy.  A
+        store that fails otherwise is tried ``FAIL_TRIES`` times in all,
+        ``RETRY_S`` apart, then again with the next batch."""
         import time
 
         from objstore import StoreLocked, proxy_spool_waiting
         give_up = time.monotonic() + self.RETRY_FOR_S
+        failures = 0
         while True:
             t0 = time.monotonic()
             try:
@@ -417,9 +423,16 @@ class CaptureWriter:
                     return
                 continue
             except Exception as e:  # noqa: BLE001 - a failed write is logged, the proxy goes on
-                click.echo(f"mem proxy: capture failed ({type(e).__name__}); the spooled turns are "
-                           "tried again with the next batch", err=True)
-                return
+                # tried again a few times (a conversation's last answer has no next batch to carry it)
+                failures += 1
+                last = failures >= self.FAIL_TRIES or self.closing.is_set()
+                click.echo(f"mem proxy: capture failed ({type(e).__name__}); the spooled turns are tried "
+                           + ("again with the next batch" if last else f"again in {self.RETRY_S:g} s"), err=True)
+                if last:
+                    return
+                self.closing.wait(self.RETRY_S)
+                self._spool_queued()
+                continue
             for n, name in res.failed:
                 self._failed(name, n)
             return

@@ -263,13 +263,15 @@ def rig(tmp_path_factory):
 
 def start_proxy(env: dict, up: Upstream, trace: Path) -> tuple[subprocess.Popen, str]:
     """A ``mem proxy`` process (environment ``env``) in front of ``up``,
-    tracing to ``trace``, once it answers its health check: (process, url)."""
+    tracing to ``trace``, once it answers its health check: (process, url).
+    Its stderr goes to ``<trace>.err`` (:func:`proxy_said`)."""
     for attempt in range(5):        # the port may be taken between _port() and the proxy's bind: another one
         port = _port()
-        proc = subprocess.Popen([sys.executable, "-m", "cmds", "proxy", "--listen", f"127.0.0.1:{port}",
-                                 "--upstream", f"http://127.0.0.1:{up.port}", "--trace", str(trace),
-                                 "--timeout", "5"], env=env, cwd=REPO, stderr=subprocess.PIPE,
-                                stdout=subprocess.DEVNULL)
+        with open(str(trace) + ".err", "wb") as err_file:   # a file, never a pipe nobody reads (it can fill)
+            proc = subprocess.Popen([sys.executable, "-m", "cmds", "proxy", "--listen", f"127.0.0.1:{port}",
+                                     "--upstream", f"http://127.0.0.1:{up.port}", "--trace", str(trace),
+                                     "--timeout", "5"], env=env, cwd=REPO, stderr=err_file,
+                                    stdout=subprocess.DEVNULL)
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
         while proc.poll() is None:
@@ -283,23 +285,33 @@ def start_proxy(env: dict, up: Upstream, trace: Path) -> tuple[subprocess.Popen,
             time.sleep(0.1)
         if proc.poll() is None:
             break
-        err = proc.stderr.read().decode()
+        err = Path(str(trace) + ".err").read_text(errors="replace")
         assert "cannot listen" in err and attempt < 4, err
     else:                           # pragma: no cover
         raise AssertionError("no free port")
     return proc, url
 
 
-def eventually(check, timeout: float = 60.0):
+def eventually(check, timeout: float = 60.0, rig: dict | None = None):
     """Capture is written by the proxy's background writer: poll until
-    ``check()`` is truthy (its value is returned) or fail."""
+    ``check()`` is truthy (its value is returned) or fail (with what the
+    rig's proxy said on stderr, when ``rig`` is given)."""
     deadline = time.monotonic() + timeout
     while True:
         v = check()
         if v:
             return v
-        assert time.monotonic() < deadline, "not captured in time"
+        assert time.monotonic() < deadline, "not captured in time" + (f"; the proxy said: {proxy_said(rig)!r}"
+                                                                      if rig is not None else "")
         time.sleep(0.1)
+
+
+def proxy_said(rig: dict) -> str:
+    """The last 2,000 characters the rig's proxy wrote on stderr."""
+    try:
+        return Path(str(rig["trace"]) + ".err").read_text(errors="replace")[-2000:]
+    except OSError as e:
+        return f"(no stderr file: {e})"
 
 
 def turns_of(rig, sid: str) -> list:

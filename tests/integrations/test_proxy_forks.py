@@ -22,7 +22,7 @@ SYS = "You are a helper."
 
 
 def _texts(rig, sid: str, n: int) -> list[tuple[str, str]]:
-    turns = eventually(lambda: (lambda ts: ts if len(ts) >= n else None)(turns_of(rig, sid)))
+    turns = eventually(lambda: (lambda ts: ts if len(ts) >= n else None)(turns_of(rig, sid)), rig=rig)
     return [(t["role"], t["text"]) for t in turns]
 
 
@@ -44,13 +44,13 @@ def test_two_conversations_with_one_opener_are_both_captured(rig):
                   {"role": "user", "content": f"conversation B: audit the osprey{tag} billing code"}]
     c.messages.create(model="m", max_tokens=9, system=SYS, messages=a, extra_headers={"x-test-answer": "kestrel done"})
     c.messages.create(model="m", max_tokens=9, system=SYS, messages=b, extra_headers={"x-test-answer": "osprey done"})
-    assert eventually(lambda: _found(rig, f"kestrel{tag}"))
-    assert eventually(lambda: _found(rig, f"osprey{tag}"))      # it was never stored before the fork
+    assert eventually(lambda: _found(rig, f"kestrel{tag}"), rig=rig)
+    assert eventually(lambda: _found(rig, f"osprey{tag}"), rig=rig)      # it was never stored before the fork
     # each conversation goes on in its own thread: B's next turn is captured, A's earlier turns are not again
     c.messages.create(model="m", max_tokens=9, system=SYS,
                       messages=b + [{"role": "assistant", "content": "osprey done"},
                                     {"role": "user", "content": f"and the heron{tag} part too"}])
-    assert eventually(lambda: _found(rig, f"heron{tag}"))
+    assert eventually(lambda: _found(rig, f"heron{tag}"), rig=rig)
     sid = eventually(lambda: (_found(rig, f"osprey{tag}") or [{}])[0].get("session"))
     texts = _texts(rig, sid, 8)
     assert sum(1 for _r, t in texts if t == f"hi {tag}") == 1      # the shared opener, once

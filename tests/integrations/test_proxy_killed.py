@@ -20,6 +20,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -160,3 +161,67 @@ def test_a_batch_spooled_again_after_it_was_stored_is_not_stored_twice(tmp_path)
     assert (res.turns, res.batches) == (0, 1) and not path.exists()
     from objstore.memory.sessions import session_turns
     assert [tv.turn.text for tv in session_turns(store, "px-once")] == ["the tapir enclosure opens at nine", "Noted."]
+
+
+def test_a_spool_whose_store_failed_once_is_stored_without_a_next_batch(tmp_path):
+    """The proxy's capture writer (``cmds.proxy.CaptureWriter``) tries a
+    spool again, ``RETRY_S`` apart, when its store failed for another reason
+    than the lock: a conversation's last answer has no next batch to carry
+    it (before, it waited in the spool until the proxy's next request)."""
+    pytest.importorskip("aiohttp")
+    from cmds.proxy import CaptureWriter
+    from objstore import NotFound, open_store, proxy_drain_spool, proxy_spool_turns
+    from objstore.memory.sessions import CapturedTurn, session_turns
+    store = open_store(tmp_path / "s", create=True)
+    calls = []
+
+    def drain_failing_once(st, **kw):     # the real drain, after one failure of the kind a full disk gives
+        calls.append(1)
+        if len(calls) == 2:               # the first call is the writer's start-up drain of an empty spool
+            raise OSError(28, "No space left on device")
+        return proxy_drain_spool(st, **kw)
+
+    w = CaptureWriter(store, proxy_spool_turns, drain_failing_once)
+    w.RETRY_S = 0.2
+    try:
+        w.put([CapturedTurn("px-last", "px:t:0:t0", "user", "which gate does the okapi use", 1_000, "", ""),
+               CapturedTurn("px-last", "px:t:1:t0", "assistant", "The north gate.", 2_000, "", "")])
+        def texts() -> list[str]:
+            try:
+                return [tv.turn.text for tv in session_turns(store, "px-last")]
+            except NotFound:
+                return []
+        deadline = time.monotonic() + 60
+        while len(texts()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert texts() == [
+            "which gate does the okapi use", "The north gate."]
+        assert len(calls) == 3
+    finally:
+        w.close()
+
+
+def test_a_batch_whose_store_meets_a_full_disk_stays_in_the_spool(tmp_path, monkeypatch):
+    """A drain that fails for an OSError (here ENOSPC under the store lock)
+    keeps the batch in the spool and raises: the next drain stores it
+    (before, a batch failing alone was deleted and said lost)."""
+    import errno
+
+    from objstore import open_store, proxy_drain_spool, proxy_spool_turns
+    from objstore.integrations import proxyspool
+    from objstore.memory.sessions import CapturedTurn, session_turns
+    store = open_store(tmp_path / "s", create=True)
+    turns = [CapturedTurn("px-full", "px:t:0:t0", "user", "the capybara pool is heated", 1_000, "/w", "zoo")]
+    path = proxy_spool_turns(store, turns)
+    real = proxyspool.register_project
+
+    def full(*a, **kw):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(proxyspool, "register_project", full)
+    with pytest.raises(OSError):
+        proxy_drain_spool(store)
+    assert path.exists()
+    monkeypatch.setattr(proxyspool, "register_project", real)
+    res = proxy_drain_spool(store)
+    assert (res.turns, res.batches, res.failed) == (1, 1, []) and not path.exists()
+    assert [tv.turn.text for tv in session_turns(store, "px-full")] == ["the capybara pool is heated"]
