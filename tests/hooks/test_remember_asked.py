@@ -280,3 +280,28 @@ def test_a_long_run_of_lead_in_words_is_read_in_linear_time():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO)
     assert p.returncode == 0, p.stderr
     assert p.stdout.split("\n")[:5] == ["None", "None", "None", "None", "'the db is pg-3'"], p.stdout
+
+
+def test_a_statement_goes_on_in_the_key_a_store_before_the_upgrade_named_it(tmp_path):
+    """test32b Y18: session 32 made "now", "currently" and "still" stop words
+    of a statement's key, so a statement said again after the upgrade got a
+    new key ("db-runs-postgres" beside "db-now-runs") and the old value stayed
+    current beside the new.  It goes on in the old key; a new subject still
+    gets its own."""
+    s = _Session(tmp_path)
+    s.prompt("remember that the cache host is redis-9")
+    (key,) = s.remembered()
+    project = key.split("/")[1]
+    with open_store(s.store) as st:    # as a store written before session 32 named them
+        for name, body in (("db-now-runs", "the db now runs postgres 15"),
+                           ("deploy-host-currently", "the deploy host currently is walrus-1")):
+            remember(st, f"project/{project}/remembered/{name}", body, trust="user_stated", owner="user")
+    for said in ("remember that the db now runs postgres 16", "remember that the deploy host currently is walrus-2",
+                 "remember that the queue now runs rabbitmq"):
+        assert "Remembered as you asked" in s.prompt(said), said
+    got = {k.rpartition("/")[2]: v for k, v in s.remembered().items()}
+    assert got == {"cache-host": ["the cache host is redis-9"],
+                   "db-now-runs": ["the db now runs postgres 16", "the db now runs postgres 15"],
+                   "deploy-host-currently": ["the deploy host currently is walrus-2",
+                                             "the deploy host currently is walrus-1"],
+                   "queue-runs-rabbitmq": ["the queue now runs rabbitmq"]}, got
