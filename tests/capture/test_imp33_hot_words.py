@@ -11,7 +11,8 @@ import json
 import pytest
 
 from objstore.capture import withhold
-from objstore.capture.withhold import _HOT_WORDS, _ONE_PASS_MIN, _word_finder, may_print_secret
+from objstore.capture.withhold import (_HOT_WORDS, _ONE_PASS_MIN, _SEALED_PAIRS, _SEALED_SPELT, _word_finder,
+                                      may_print_secret)
 
 #: every word, overlapping runs of the pairs ("''''", '\\"\\"\\"'), words inside others'
 #: bytes ("--d", "\\\\\\\\-d"), near-misses ("seale", "remot")
@@ -19,11 +20,12 @@ _TRICKY = (b"sealed remote '''' \\\"\\\"\\\"\\\" \\\\\\\\\\ --decrypt -d --d sea
            b"se''aled se\\\"\\\"aled se\\\\aled seale remot -\n-d x\\\\-d '\\\"'\"\" ")
 
 
-def _filler(n: int) -> bytes:
-    """``n``-odd bytes of transcript-like JSON lines holding every word, none a call that prints a secret."""
-    rec = json.dumps({"type": "user", "message": {"content": "ls -d /srv && git remote -v; echo 'it''s'"},
-                      "uuid": "0d1e-d2f3-dd", "note": "a \\\"quoted\\\" word"}).encode() + b"\n"
-    return (rec + _TRICKY) * (n // (len(rec) + len(_TRICKY)) + 1)
+def _filler(n: int, tricky: bytes = _TRICKY) -> bytes:
+    """``n``-odd bytes of transcript-like JSON lines holding every word (and ``tricky``),
+    none a call that prints a secret."""
+    rec = json.dumps({"type": "user", "message": {"content": "ls -d /srv && git remote -v; echo 'it''s' \\\\"},
+                      "uuid": "0d1e-d2f3-dd", "note": 'a ""quoted"" word'}).encode() + b"\n"
+    return (rec + tricky) * (n // (len(rec) + len(tricky)) + 1)
 
 
 @pytest.fixture()
@@ -37,7 +39,7 @@ def matcher():
 
 def test_finder_answers_as_bytes_find(matcher) -> None:
     data = _TRICKY + _filler(_ONE_PASS_MIN) + _TRICKY
-    find = _word_finder(data)
+    find, _may_hold = _word_finder(data)
     assert find != data.find   # the one-pass finder (the extra is installed)
     for word in _HOT_WORDS:
         starts = {0, 1, len(data) - 1, len(data), len(data) + 5}
@@ -52,13 +54,41 @@ def test_finder_answers_as_bytes_find(matcher) -> None:
 
 def test_small_data_and_no_extra_use_bytes_find(matcher) -> None:
     small = _TRICKY * 10
-    assert _word_finder(small) == small.find
+    find, may_hold = _word_finder(small)
+    assert find == small.find and may_hold(_SEALED_SPELT[b"''"])
     withhold._HOT_MATCHER.append(False)      # the extra cannot be loaded
     big = _filler(_ONE_PASS_MIN)
-    assert _word_finder(big) == big.find
+    find, may_hold = _word_finder(big)
+    assert find == big.find and may_hold(_SEALED_SPELT[b"''"])
+
+
+def test_spellings_say_where_a_pair_stands_by_sealed(matcher) -> None:
+    """The premise of the pair gate: a pair's 6 bytes before and 6 after hold ``sealed``
+    exactly where the data holds one of the pair's spellings there (every place of the
+    pair in the word, at the data's start and end too); and ``may_hold`` says so."""
+    for pair in _SEALED_PAIRS:
+        for k in range(7):
+            for data in (b"sealed"[:k] + pair + b"sealed"[k:], b"x" * 9 + b"sealed"[:k] + pair + b"sealed"[k:] + b"y"):
+                i = data.find(pair, max(0, data.find(b"sealed"[:k]) + k) if k else 0)
+                assert b"sealed" in data[max(0, i - 6):i] + data[i + len(pair):i + len(pair) + 6]
+                assert any(data[i - j:i - j + len(s)] == s for j, s in enumerate(_SEALED_SPELT[pair]) if i >= j)
+        big = _filler(_ONE_PASS_MIN, b"")
+        assert big.count(pair) > 1000
+        assert not _word_finder(big)[1](_SEALED_SPELT[pair])   # the pairs, without a spelling
+        for s in _SEALED_SPELT[pair]:
+            assert _word_finder(big + s)[1](_SEALED_SPELT[pair])
+    # every place of a pair in the tricky bytes: the condition holds where a spelling stands there
+    data = _TRICKY + b"se''aled sealed'' ''sealed se\\\\aled"
+    for pair in _SEALED_PAIRS:
+        i = data.find(pair)
+        while i >= 0:
+            near = b"sealed" in data[max(0, i - 6):i] + data[i + len(pair):i + len(pair) + 6]
+            assert near == any(i >= j and data[i - j:i - j + len(s)] == s for j, s in enumerate(_SEALED_SPELT[pair]))
+            i = data.find(pair, i + 1)
 
 
 @pytest.mark.parametrize("call", ["mem sealed show user/bank/pin", "m''em se''aled show user/bank/pin",
+                                  'mem se""aled show user/bank/pin', "mem se\\aled show user/bank/pin",
                                   "mem remote key export", "age -d -i ~/.mem/vault/identity.age x.age",
                                   "age --decrypt -i id.age x.age"])
 def test_large_file_answers_as_before(matcher, call) -> None:
