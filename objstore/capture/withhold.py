@@ -10,6 +10,7 @@ a call's paths are read: ``objstore.capture.trail``.  docs/hooks.md
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Iterable
@@ -174,40 +175,98 @@ _AGE_WORD_RE = LazyPattern(rb"(?:^|[\s\"'`;|&(/]|\\[nt])age[\s\"',\\]")
 _HIT_BEFORE, _HIT_AFTER = 1200, 80
 
 
+#: the words :func:`may_print_secret` looks for (each pass of its own: ``bytes.find``)
+_HOT_WORDS = (b"sealed", b"remote", b"''", b'\\"\\"', b"\\\\", b"-d")
+#: what :func:`shell_words` reads as ``sealed`` (``se''aled``, ``se\\"\\"aled``, ``se\\\\aled``)
+_SEALED_PAIRS = _HOT_WORDS[2:5]
+#: each pair's seven spellings with ``sealed`` (the pair before, inside or after the word): a pair's
+#: 6 bytes before and 6 after hold ``sealed`` exactly where one of them holds the pair there
+_SEALED_SPELT = {pair: tuple(b"sealed"[:k] + pair + b"sealed"[k:] for k in range(7)) for pair in _SEALED_PAIRS}
+#: from this many bytes :func:`may_print_secret` finds every word in one pass (:func:`_word_finder`)
+_ONE_PASS_MIN = 262_144
+#: the one-pass matcher of :data:`_HOT_WORDS` and the spellings (False: ``ahocorasick_rs`` cannot be
+#: loaded), built on first use
+_HOT_MATCHER: list = []
+
+
+def _word_finder(data: bytes):
+    """``(find, may_hold)`` for ``data``: ``find(word, start)`` for the words
+    of :data:`_HOT_WORDS`, ``data.find(word, start)`` itself, the same
+    offset or -1 (``start`` >= 0); ``may_hold(words)`` False only where none
+    of ``words`` (those of :data:`_SEALED_SPELT`) occurs in ``data``.  For
+    ``data`` of :data:`_ONE_PASS_MIN` bytes or more, with the optional
+    ``ahocorasick_rs`` (the ``memvcs[fast]`` extra, as the redaction's gate
+    matcher), every offset of every word and spelling is found in one pass
+    (overlapping matches: each word's own offsets, in order) and looked up
+    by bisection: six passes of ``bytes.find`` over the bench corpus's 80 MB
+    of session trees cost ~0.5 s of the parse children's CPU, the one pass
+    ~0.2 s.  Without the extra, or for a shorter ``data``, ``data.find`` and
+    ``may_hold`` always True (no pass more)."""
+    if len(data) < _ONE_PASS_MIN:
+        return data.find, _maybe
+    if not _HOT_MATCHER:
+        try:
+            import ahocorasick_rs   # the optional extra, as objstore.core.redact.prefilter loads it
+            words = list(_HOT_WORDS) + [w for spelt in _SEALED_SPELT.values() for w in spelt]
+            _HOT_MATCHER.append((ahocorasick_rs.BytesAhoCorasick(words), words))
+        except Exception:   # not installed, or a build that cannot load here: bytes.find
+            _HOT_MATCHER.append(False)
+    if not _HOT_MATCHER[0]:
+        return data.find, _maybe
+    matcher, words = _HOT_MATCHER[0]
+    at: dict[bytes, list[int]] = {w: [] for w in words}
+    for k, s, _e in matcher.find_matches_as_indexes(data, overlapping=True):
+        at[words[k]].append(s)
+    for offsets in at.values():
+        offsets.sort()   # (reported by their ends: one word's are in order already)
+
+    def find(word: bytes, start: int = 0) -> int:
+        offsets = at[word]
+        j = bisect.bisect_left(offsets, start)
+        return offsets[j] if j < len(offsets) else -1
+    return find, lambda spelt: any(at[w] for w in spelt)
+
+
+def _maybe(_words) -> bool:
+    """``may_hold`` of :func:`_word_finder` where it was not looked for: True."""
+    return True
+
+
 def may_print_secret(data: bytes) -> bool:
     """Whether a transcript's bytes ``data`` may hold a call
     :func:`prints_secret` matches: each ``sealed``, ``remote`` with ``key``
     after it, and ``-d`` / ``--decrypt`` with the word ``age`` before it is
     read with the text around it (:data:`_HIT_BEFORE`, :data:`_HIT_AFTER`
-    bytes) by :func:`prints_secret`.  The cheap test (three passes of
-    ``bytes.find``: 0.18 s of CPU over the bench corpus's 76 MB of sessions
-    with sub-agents) before the other files of a session tree are read for its
+    bytes) by :func:`prints_secret`.  The cheap test (six searches for the
+    words of :data:`_HOT_WORDS`, :func:`_word_finder`: one pass over a large
+    file) before the other files of a session tree are read for its
     trail (``claude_code.parse_file``): False is never wrong
     for a call on one line of the file whose ``sealed`` is whole or split
     by one empty quote pair or backslash (``se''aled``: :func:`shell_words`)."""
     def hit(i: int, n: int) -> bool:
         return prints_secret(data[max(0, i - _HIT_BEFORE):i + n + _HIT_AFTER].decode("utf-8", "replace"))
 
+    find, may_hold = _word_finder(data)
     for word in (b"sealed", b"remote"):
-        i = data.find(word)
+        i = find(word)
         while i >= 0:
             if (word == b"sealed" or b"key" in data[i + 6:i + 48]) and hit(i, 6):
                 return True
-            i = data.find(word, i + 6)
-    for pair in (b"''", b'\\"\\"', b"\\\\"):     # ``se''aled``, ``se\"\"aled``, ``se\\aled`` (:func:`shell_words`)
-        i = data.find(pair)
+            i = find(word, i + 6)
+    for pair in _SEALED_PAIRS:     # ``se''aled``, ``se\"\"aled``, ``se\\aled`` (:func:`shell_words`)
+        i = find(pair) if may_hold(_SEALED_SPELT[pair]) else -1
         while i >= 0:
             if b"sealed" in data[max(0, i - 6):i] + data[i + len(pair):i + len(pair) + 6] and hit(i, len(pair)):
                 return True
-            i = data.find(pair, i + len(pair))
-    i = data.find(b"-d")                # ``-d``, and ``--decrypt`` (its ``-d``) in the same pass
+            i = find(pair, i + len(pair))
+    i = find(b"-d")                # ``-d``, and ``--decrypt`` (its ``-d``) in the same pass
     while i >= 0:
         n = 9 if data[i - 1:i] == b"-" and data[i + 2:i + 8] == b"ecrypt" else 2
         j = i - 1 if n == 9 else i
         if data[j - 1:j] in b" \t\"',n" and data[j + n:j + n + 1] in b" \t\"',\\;|&)" \
                 and _AGE_WORD_RE.search(data, max(0, j - 400), j) is not None and hit(j, n):
             return True
-        i = data.find(b"-d", i + 2)
+        i = find(b"-d", i + 2)
     return False
 
 
