@@ -14,7 +14,7 @@ from objstore.core.objects import Fact
 from objstore.core.record import Frozen, set_fields
 from objstore.core.store import now_ms
 from objstore.memory.lost import lost_current
-from objstore.memory.validity import clamped_valid_from, due_ids
+from objstore.memory.validity import clamped_valid_from, ranked_due, schedule_marks
 
 
 class Version(Frozen):
@@ -53,18 +53,17 @@ def current_of(chain: list[Version], as_of: int | None = None, reader: str | Non
     live = weighed(chain, reader)
     if as_of is not None:   # what was recorded by then, read as it was read then
         live = [v for v in live if v.fact.recorded_at <= as_of]
-    vf = valid_from_read(live)
     # a version valid only from a future time is not current yet (a fast clock's write and those
     # chained on it are: validity.due_ids); none due: none current (test32 X2)
     at = now_ms() if as_of is None else as_of
-    due = due_ids([(v.id, vf[v.id], v.fact.recorded_at) for v in live], at)
-    cands = [v for v in live if v.id in due]
+    cands = [live[i] for i in ranked_due([(v.fact.version, v.fact.valid_from, v.fact.recorded_at, v.fact.trust)
+                                          for v in live], at)]
     if not cands:
         return None
-    best = max(cands, key=lambda v: (vf[v.id], v.fact.version))
+    best = cands[-1]
     if best.fact.namespace:   # disagreeing siblings: none (test32 X5)
-        from objstore.memory.scope import sibling_rivals   # deferred, as in _weighed
-        if sibling_rivals(best, sorted(cands, key=lambda v: (vf[v.id], v.fact.version))):
+        from objstore.memory.scope import sibling_rivals   # deferred, as in weighed
+        if sibling_rivals(best, cands):
             return None
     if lost_current(chain, best, as_of) is not None:
         return None   # the current value was lost to damage: an older one is not served in its place
@@ -86,15 +85,30 @@ def successor_of(chain: list[Version], oid: str) -> Version | None:
     if me is None:
         return None
     now = now_ms()
-    vf = valid_from_read(live)
+    vf = _valid_from(live)
     order = (vf[me.id], me.fact.version)
     later = [v for v in live if (vf[v.id], v.fact.version) > order and vf[v.id] <= now]
     return min(later, key=lambda v: (vf[v.id], v.fact.version), default=None)
 
 
-def valid_from_read(live: list[Version]) -> dict[str, int]:
+def _valid_from(live: list[Version]) -> dict[str, int]:
     """Version id -> the ``valid_from`` the rule reads
     (``validity.clamped_valid_from``: a fast clock's version never takes
     over from a later write)."""
-    return dict(zip((v.id for v in live), clampedvalid_from_read(
+    return dict(zip((v.id for v in live), clamped_valid_from(
         [(v.fact.version, v.fact.valid_from, v.fact.recorded_at, v.fact.trust) for v in live])))
+
+
+def log_marks(chain: list[Version], at: int) -> dict[str, tuple[bool, int | None]]:
+    """Version id -> ``(due, overruled_by)`` for every version of ``chain``
+    at ``at`` (ms), what ``mem log`` marks (``validity.schedule_marks``):
+    for the versions the rule weighs in the person's view
+    (:func:`weighed`), as :func:`current_of` reads them; for the others (a
+    forgotten version, a sub-agent's below its parent's) ``due`` is whether
+    its own ``valid_from`` has come and ``overruled_by`` None.  Never
+    raises."""
+    live = weighed(chain, None)
+    marks = schedule_marks([(v.fact.version, v.fact.valid_from, v.fact.recorded_at, v.fact.trust) for v in live], at)
+    out = {v.id: (v.fact.valid_from <= at, None) for v in chain}
+    out.update(zip((v.id for v in live), marks))
+    return out
