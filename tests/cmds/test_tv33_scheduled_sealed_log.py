@@ -1,7 +1,7 @@
 """Left out by session 32's tv32, through real ``mem`` processes: a sealed
 version scheduled ahead is not current before its time (``mem sealed show``
 serves the earlier one, or exits 4 saying when, as ``mem get`` does for a
-plain key), and ``mem log`` marks a version not valid yet and a lower-trust
+plain key; the sealed write says so, as a plain one does), and ``mem log`` marks a version not valid yet and a lower-trust
 scheduled version a later higher-trust write overrules (text and
 ``--json``: ``due``, ``overruled_by``), for plain and sealed keys."""
 
@@ -21,8 +21,10 @@ def _vault(mem, tmp_path):
 
 def test_sealed_show_serves_the_earlier_value_until_the_scheduled_one_is_due(mem, tmp_path):
     pp = _vault(mem, tmp_path)
-    mem("remember", "user/bank/pin", "pin-now-4417", "--sensitivity", "secret")
-    mem("remember", "user/bank/pin", "pin-later-9923", "--sensitivity", "secret", "--valid-from", FUTURE)
+    first = mem("remember", "user/bank/pin", "pin-now-4417", "--sensitivity", "secret", "--json").json["id"]
+    w = mem("remember", "user/bank/pin", "pin-later-9923", "--sensitivity", "secret", "--valid-from", FUTURE)
+    assert w.stdout.rstrip().endswith("(valid from 2099-01-01T00:00:00Z, in the future: until then the current "
+                                      f"value stays {first[:12]})"), w.stdout
     assert mem("sealed", "show", "user/bank/pin", "--passphrase-file", pp).stdout == "pin-now-4417\n"
     log = mem("log", "user/bank/pin").stdout.splitlines()
     assert log[0].startswith("v2 ") and log[0].endswith("(scheduled: not valid yet)"), log
@@ -37,7 +39,8 @@ def test_sealed_show_serves_the_earlier_value_until_the_scheduled_one_is_due(mem
 
 def test_a_sealed_key_valid_only_later_has_no_current_value_as_a_plain_key(mem, tmp_path):
     pp = _vault(mem, tmp_path)
-    mem("remember", "user/bank/code", "code-later-5501", "--sensitivity", "secret", "--valid-from", FUTURE)
+    w = mem("remember", "user/bank/code", "code-later-5501", "--sensitivity", "secret", "--valid-from", FUTURE)
+    assert w.stdout.rstrip().endswith("(valid from 2099-01-01T00:00:00Z, in the future: no current value until then)")
     r = mem("sealed", "show", "user/bank/code", "--passphrase-file", pp, exit_code=4)
     assert "code-later" not in r.stdout
     assert "has no current value (not valid yet: v1 is scheduled, valid from 2099-01-01T00:00:00Z)" in r.stderr
