@@ -54,3 +54,26 @@ def read_passphrase(passphrase_file: str | None, *, confirm: bool = False, check
         if again != pw:
             raise InvalidInput("the two passphrases differ; nothing was created")
     return pw
+
+
+def remember_sealed_value(store, key, text, kind, trust, valid_from, expect, as_json, owner: str = "user") -> int:
+    """``mem remember KEY VALUE --sensitivity secret`` (from ``lean.remember``):
+    the sealed write and its answer, which says when the value written is
+    not current yet (valid from a later time: the earlier value stays current
+    until then, or none is, as for a plain key).  Returns the exit code 0;
+    raises what ``objstore.remember_sealed`` raises."""
+    from objstore import remember_sealed
+    from ._out import echo, emit_json, fmt_time
+    w = remember_sealed(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect,
+                        owner=owner)
+    s = w.version.sealed
+    if as_json:
+        emit_json({"key": w.key, "written": True, "id": w.version.id, "version": s.version,
+                   "previous": w.previous, "current": w.current, "sealed": True})
+        return 0
+    later = w.current != w.version.id and s.valid_from > s.recorded_at
+    echo(f"sealed {w.key} v{s.version} {w.version.id[:12]}" + (
+        f" (valid from {fmt_time(s.valid_from)}, in the future: " + (
+            f"until then the current value stays {w.current[:12]})" if w.current else "no current value until then)")
+        if later else ""))
+    return 0

@@ -271,8 +271,10 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
             raise UsageProblem("a sealed value holds no edges")
         if namespace:
             raise UsageProblem("a sealed value has no namespace: drop --session/--agent")
-        return _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json,
-                                owner=agent or "user")
+        if pin:
+            raise UsageProblem("a sealed value is never injected, so it cannot be pinned")
+        from ._vault import remember_sealed_value   # (a sealed write only)
+        return remember_sealed_value(store, key, text, kind, trust, valid_from, expect, as_json, owner=agent or "user")
     if _helper_jobs() is None and not (OWN_PROCESS and _index_in_place(store.root)):
         r = _remember(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect,
                       sensitivity=sensitivity, pinned=pin, owner=agent or "user", edges=edges, namespace=namespace)
@@ -471,21 +473,6 @@ def _index_after_answer() -> None:
             os._exit(0)
     for _job, own, _work in jobs:
         own.close()   # the child commits; the owned entry's flock stays with its copy of the descriptor
-
-
-def _remember_sealed(store, key, text, kind, trust, valid_from, expect, pin, as_json, owner: str = "user") -> int:
-    from objstore import remember_sealed
-    if pin:
-        raise UsageProblem("a sealed value is never injected, so it cannot be pinned")
-    w = remember_sealed(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect,
-                        owner=owner)
-    s = w.version.sealed
-    if as_json:
-        emit_json({"key": w.key, "written": True, "id": w.version.id, "version": s.version,
-                   "previous": w.previous, "current": w.current, "sealed": True})
-        return 0
-    echo(f"sealed {w.key} v{s.version} {w.version.id[:12]}")
-    return 0
 
 
 def context(store, project, budget: int | None, session_id, source: str, prompt, previous_assistant, tool_output,

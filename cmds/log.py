@@ -17,7 +17,12 @@ def command(key, as_of, as_json, store):
     Walks the parent links from the head: nothing is hidden.  The current
     version is marked; a version's edges (mem remember --relates-to, ...)
     are listed under its value.  With --as-of, versions recorded after TIME are left
-    out and the version current at TIME is marked.
+    out and the version current at TIME is marked.  A version scheduled ahead is
+    marked "(scheduled: not valid yet)" until its time (at TIME with --as-of), and
+    a lower-trust version scheduled ahead that a later higher-trust write
+    overrules (it never takes over from it) "(overruled by vN: never current)";
+    --json gives each version "due" (true: valid by now, or TIME) and
+    "overruled_by" (that version's number, or null).
 
     \b
     Examples:
@@ -30,7 +35,7 @@ def command(key, as_of, as_json, store):
     Exit status: 0 ok; 4 no such key (or nothing recorded by --as-of); 10 no store.
     """
     from objstore import NotFound
-    from objstore import current_of, lost_current, lost_current_message, versions
+    from objstore import current_of, log_marks, lost_current, lost_current_message, now_ms, versions
     from objstore import is_sealed
     if is_sealed(store, key):
         return _sealed_log(store, key, as_of, as_json)
@@ -40,15 +45,17 @@ def command(key, as_of, as_json, store):
         if not chain:
             raise NotFound(f"{key} had no version recorded by {fmt_time(as_of)}")
     cur = current_of(chain, as_of)
+    marks = log_marks(chain, now_ms() if as_of is None else as_of)
     lost = lost_current(chain, None, as_of) if cur is None else None
     if lost is not None:   # said first: no version below is marked current, and why
         click.echo(f"warning: {lost_current_message(key, chain, lost)}", err=True)
     if as_json:
-        emit_json([version_json(v, current=cur is not None and v.id == cur.id) for v in chain])
+        emit_json([{**version_json(v, current=cur is not None and v.id == cur.id), **mark_json(marks[v.id])}
+                   for v in chain])
         return
     for v in chain:
         f = v.fact
-        mark = "  (current)" if cur is not None and v.id == cur.id else ""
+        mark = "  (current)" if cur is not None and v.id == cur.id else mark_text(marks[v.id], f.forgotten)
         pin = ("  pinned" if f.pinned else "") + ("  dormant" if f.dormant else "")
         click.echo(click.style(f"v{f.version}  {v.id[:12]}", fg="yellow")
                    + f"  valid {fmt_time(f.valid_from)}  {f.trust}  {f.kind}{pin}{mark}"
@@ -57,6 +64,22 @@ def command(key, as_of, as_json, store):
             click.echo(f"    {line}")
         for line in edge_lines(f.edges):
             click.echo(click.style(safe(f"    -> {line}"), dim=True))
+
+
+def mark_json(mark: tuple) -> dict:
+    """The JSON fields of a version's schedule (``log_marks``): ``due``
+    and ``overruled_by`` (docs/cli.md, mem log)."""
+    return {"due": mark[0], "overruled_by": mark[1]}
+
+
+def mark_text(mark: tuple, gone: bool = False) -> str:
+    """A version's schedule in the text log: overruled (it never takes
+    over), or not valid yet; nothing for the rest (or a ``gone`` one)."""
+    due, by = mark
+    if gone:
+        return ""
+    return (f"  (overruled by v{by}: never current)" if by is not None
+            else "" if due else "  (scheduled: not valid yet)")
 
 
 SEALED_MASK = "•••••• (sealed: mem sealed show {key})"
@@ -73,7 +96,8 @@ def sealed_json(sv, *, current: bool) -> dict:
 
 def _sealed_log(store, key, as_of, as_json):
     from objstore import NotFound
-    from objstore import current_sealed, forgotten_stub_time, is_lost_stub, lost_sealed_message, sealed_versions
+    from objstore import current_sealed, forgotten_stub_time, is_lost_stub, lost_sealed_message, now_ms
+    from objstore import sealed_marks, sealed_versions
     chain = sealed_versions(store, key)
     if as_of is not None:
         chain = [v for v in chain if v.sealed.recorded_at <= as_of]
@@ -81,17 +105,18 @@ def _sealed_log(store, key, as_of, as_json):
             raise NotFound(f"{key} had no version recorded by {fmt_time(as_of)}")
     cur_v = current_sealed(chain, as_of)
     cur = cur_v.id if cur_v is not None else None
+    marks = sealed_marks(chain, now_ms() if as_of is None else as_of)
     lost = lost_sealed_message(key, chain, as_of) if cur is None else None
     if lost:   # said first: no version below is marked current, and why
         click.echo(f"warning: {lost}", err=True)
     if as_json:
-        emit_json([sealed_json(v, current=v.id == cur) for v in chain])
+        emit_json([{**sealed_json(v, current=v.id == cur), **mark_json(marks[v.id])} for v in chain])
         return
     for v in chain:
         s = v.sealed
-        mark = "  (current)" if v.id == cur else ""
+        gone = forgotten_stub_time(s)
+        mark = "  (current)" if v.id == cur else mark_text(marks[v.id], is_lost_stub(s) or gone is not None)
         click.echo(click.style(f"v{s.version}  {v.id[:12]}", fg="yellow")
                    + f"  valid {fmt_time(s.valid_from)}  {s.trust}  {s.kind}  sealed{mark}")
-        gone = forgotten_stub_time(s)
         click.echo("    (lost)" if is_lost_stub(s) else f"    (forgotten at {fmt_time(gone)})" if gone is not None
                    else safe(f"    {SEALED_MASK.format(key=s.key)}"))

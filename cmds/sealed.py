@@ -51,10 +51,14 @@ def list_(prefix, as_json, store):
 
     Exit status: 0 ok (also when nothing is sealed); 10 no store.
     """
-    from objstore import list_sealed
+    from objstore import list_sealed, lost_sealed_message, now_ms, sealed_versions, why_no_sealed
     rows = list_sealed(store, prefix)
+    why = {}   # key -> why it has no current value when that was not a loss (scheduled ahead)
     for r in rows:
-        if r.current is None:   # its current value was lost: no older version is listed as current
+        chain = sealed_versions(store, r.key) if r.current is None else []
+        if chain and lost_sealed_message(r.key, chain) is None:
+            why[r.key] = why_no_sealed(chain, now_ms())
+        elif r.current is None:   # its current value was lost: no older version is listed as current
             click.echo(safe(f"warning: the current value of {r.key} was lost to damage ('mem log {r.key}' "
                             "shows what is left)"), err=True)
     if as_json:
@@ -65,7 +69,8 @@ def list_(prefix, as_json, store):
         return
     for r in rows:
         if r.current is None:
-            click.echo(safe(f"{r.key}  lost/{r.versions}  sealed  current value lost"))
+            click.echo(safe(f"{r.key}  -/{r.versions}  sealed  no current value ({why[r.key]})" if r.key in why
+                            else f"{r.key}  lost/{r.versions}  sealed  current value lost"))
             continue
         click.echo(safe(f"{r.key}  v{r.current.sealed.version}/{r.versions}  sealed  "
                         f"valid {fmt_time(r.current.sealed.valid_from)}"))
@@ -94,7 +99,8 @@ def show(key, version, show_all, raw, passphrase_file, as_json, store):
       mem sealed show user/bank/pin --passphrase-file ~/.config/mem/pass --json
 
     Exit status: 0 ok; 2 --all with --version or --raw; 4 no such sealed key,
-    version or vault; 12 wrong passphrase, or a version not encrypted to
+    version or vault, or no current value (its versions are scheduled ahead, as
+    mem get says of a plain key); 12 wrong passphrase, or a version not encrypted to
     the vault; 13 a damaged age file, or the current value (or version N)
     was lost to damage (mem fsck --repair kept its place: the older value
     is not shown as current).

@@ -24,20 +24,12 @@ from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.memory.lost import lost_current, lost_message
 from objstore.memory.served import sealed_plain
-from objstore.memory.validity import clamped_valid_from, due_ids, plain_valid_from, why_no_current
+from objstore.memory.supersede import Version, current_of, weighed
+from objstore.memory.validity import plain_valid_from, why_no_current
 from objstore.memory.writechecks import check_key_credentials, check_key_lookalike, check_memory_file_write
 
 DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
 MAX_BODY_CHARS = 100_000
-
-
-class Version(Frozen):
-    """A fact version with its id."""
-
-    __slots__ = ("id", "fact")
-
-    def __init__(self, id: str, fact: Fact) -> None:
-        set_fields(self, id, fact)
 
 
 class RememberResult(Frozen):
@@ -169,80 +161,6 @@ def current_noting_lost(store: Store, key: str, chain: list[Version], as_of: int
     return cur
 
 
-def _weighed(chain: list[Version], reader: str | None) -> list[Version]:
-    """The versions of ``chain`` the supersession rule weighs for ``reader``:
-    not forgotten, and of the least namespace rank among those it may read."""
-    live = [v for v in chain if not v.fact.forgotten]
-    if any(v.fact.namespace for v in live):
-        from objstore.memory.scope import namespace_rank   # deferred: namespaced versions only
-        ranked = [(r, v) for v in live if (r := namespace_rank(reader, v.fact.namespace)) is not None]
-        best = min((r for r, _v in ranked), default=0)
-        live = [v for r, v in ranked if r == best]
-    return live
-
-
-def current_of(chain: list[Version], as_of: int | None = None, reader: str | None = None) -> Version | None:
-    """The current version of a chain (the rule in the module doc).
-
-    With ``as_of`` (ms): only versions recorded and valid at that time count.
-    A forgotten version (body removed by ``mem forget``) is never current.
-    Namespaces (``objstore.memory.scope.namespace_rank``): only versions the
-    namespace ``reader`` may read count (None: the person's view, every
-    namespace), and among them those of the least rank, so that a newer
-    value a descendant (a sub-agent) wrote never displaces the reader's own
-    or its ancestors'; sibling sub-agents that disagree give none
-    (``scope.sibling_rivals``).  Returns None when no version qualifies.
-    """
-    live = _weighed(chain, reader)
-    if as_of is not None:   # what was recorded by then, read as it was read then
-        live = [v for v in live if v.fact.recorded_at <= as_of]
-    vf = _valid_from(live)
-    # a version valid only from a future time is not current yet (a fast clock's write and those
-    # chained on it are: validity.due_ids); none due: none current (test32 X2)
-    at = now_ms() if as_of is None else as_of
-    due = due_ids([(v.id, vf[v.id], v.fact.recorded_at) for v in live], at)
-    cands = [v for v in live if v.id in due]
-    if not cands:
-        return None
-    best = max(cands, key=lambda v: (vf[v.id], v.fact.version))
-    if best.fact.namespace:   # disagreeing siblings: none (test32 X5)
-        from objstore.memory.scope import sibling_rivals   # deferred, as in _weighed
-        if sibling_rivals(best, sorted(cands, key=lambda v: (vf[v.id], v.fact.version))):
-            return None
-    if lost_current(chain, best, as_of) is not None:
-        return None   # the current value was lost to damage: an older one is not served in its place
-    return best
-
-
-def successor_of(chain: list[Version], oid: str) -> Version | None:
-    """The version that superseded version ``oid`` of ``chain`` (newest
-    first, as :func:`versions` gives it): the next one in the order of
-    :func:`current_of`'s rule (``valid_from``, then version number) among the
-    versions that rule weighs for the person's view (not forgotten, least
-    namespace rank), that is already valid.  ``v1 -> v2 -> v3`` gives v2
-    for v1 (v3 is current); a backfill (an older ``valid_from`` written
-    later) is superseded by the version valid after it.  None when nothing
-    superseded ``oid`` (it is current, forgotten, not valid yet, or not in
-    ``chain``)."""
-    live = _weighed(chain, None)
-    me = next((v for v in live if v.id == oid), None)
-    if me is None:
-        return None
-    now = now_ms()
-    vf = _valid_from(live)
-    order = (vf[me.id], me.fact.version)
-    later = [v for v in live if (vf[v.id], v.fact.version) > order and vf[v.id] <= now]
-    return min(later, key=lambda v: (vf[v.id], v.fact.version), default=None)
-
-
-def _valid_from(live: list[Version]) -> dict[str, int]:
-    """Version id -> the ``valid_from`` the rule reads
-    (``validity.clamped_valid_from``: a fast clock's version never takes
-    over from a later write)."""
-    return dict(zip((v.id for v in live), clamped_valid_from(
-        [(v.fact.version, v.fact.valid_from, v.fact.recorded_at, v.fact.trust) for v in live])))
-
-
 def visible(f: Fact, include_directives: bool = False) -> bool:
     """Whether a fact version may be shown by recall, context or injection:
     not secret (sealed values are never shown), not forgotten, and not of a
@@ -284,7 +202,7 @@ def current(store: Store, key: str, as_of: int | None = None, when: str = "", re
     cur = current_of(chain, as_of, reader)
     if cur is not None:
         return cur
-    if reader and chain and not _weighed(chain, reader) and _weighed(chain, None):
+    if reader and chain and not weighed(chain, reader) and weighed(chain, None):
         # a key only a sibling sub-agent wrote reads as no key at all (test29 P3)
         raise NotFound(f"no key {key}", hint="list keys with: mem keys")
     lost = lost_current(chain, None, as_of)

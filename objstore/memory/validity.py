@@ -47,10 +47,30 @@ def clamped_valid_from(items: Sequence[tuple[int, int, int, str]]) -> list[int]:
     later time on a right clock (``--valid-from`` ahead, ``recorded_at``
     now) is untouched.  Pure, the same on every machine (object fields
     only); O(n log n)."""
+    return _clamp(items)[0]
+
+
+def schedule_marks(items: Sequence[tuple[int, int, int, str]], at: int) -> list[tuple[bool, int | None]]:
+    """What ``mem log`` marks of each version of one key at ``at`` (ms):
+    ``items`` as for :func:`clamped_valid_from`; one ``(due,
+    overruled_by)`` per item, in that order.  ``due``: the rule counts it at
+    ``at`` (:func:`due_ids` on the clamped times; False: scheduled ahead, not
+    valid yet).  ``overruled_by``: the version number of the higher-numbered,
+    higher-trust version that overrules it (scheduled ahead, it never takes
+    over from that later write, test32 X15), or None.  Pure; O(n log n)."""
+    vf, by = _clamp(items)
+    due = due_ids([(i, vf[i], items[i][2]) for i in range(len(items))], at)
+    return [(i in due, by[i]) for i in range(len(items))]
+
+
+def _clamp(items: Sequence[tuple[int, int, int, str]]) -> tuple[list[int], list[int | None]]:
+    """:func:`clamped_valid_from` and the ``overruled_by`` of
+    :func:`schedule_marks` in one pass."""
     order = sorted(range(len(items)), key=lambda i: -items[i][0])
     out = [0] * len(items)
+    by: list[int | None] = [None] * len(items)
     later: int | None = None   # the earliest recorded_at of the versions numbered above the group at hand
-    cap: dict[int, int] = {}   # trust rank -> the least valid_from of the versions numbered above, of that trust
+    cap: dict[int, tuple[int, int]] = {}   # trust rank -> (least valid_from, its version) of the versions above
     k = 0
     while k < len(order):
         group = [order[k]]
@@ -59,16 +79,16 @@ def clamped_valid_from(items: Sequence[tuple[int, int, int, str]]) -> list[int]:
         for i in group:
             _n, vf, rec, trust = items[i]
             over = min((c for r, c in cap.items() if r < _TRUST_RANK.get(trust, len(_TRUST_RANK))), default=None)
-            if vf > rec and over is not None:   # scheduled ahead, then overruled by a higher trust's write
-                vf = min(vf, over)
+            if vf > rec and over is not None and over[0] <= vf:   # scheduled ahead, overruled by a higher trust
+                vf, by[i] = over
             out[i] = min(vf, later) if later is not None and rec > later + SKEW_SLACK_MS else vf
         for i in group:
             r = _TRUST_RANK.get(items[i][3], len(_TRUST_RANK))
-            cap[r] = min(cap.get(r, items[i][1]), items[i][1])
+            cap[r] = min(cap.get(r, (items[i][1], items[i][0])), (items[i][1], items[i][0]))
         low = min(items[i][2] for i in group)
         later = low if later is None else min(later, low)
         k += len(group)
-    return out
+    return out, by
 
 
 def due_ids(items: Sequence[tuple[str, int, int]], at: int) -> set[str]:
@@ -93,6 +113,21 @@ def due_ids(items: Sequence[tuple[str, int, int]], at: int) -> set[str]:
                 due.add(i)
                 times.add(vf)
     return due
+
+
+def ranked_due(items: Sequence[tuple[int, int, int, str]], at: int) -> list[int]:
+    """The versions of one key that may be current at ``at`` (ms), in the
+    supersession rule's order: ``items`` are ``(version, valid_from,
+    recorded_at, trust)`` as for :func:`clamped_valid_from`; returns the
+    indices into ``items`` of the versions due at ``at`` (:func:`due_ids`
+    on the clamped times), sorted by (clamped ``valid_from``, version)
+    ascending: the last one is current (empty: none is, every version is
+    scheduled ahead).  The one rule of plain facts
+    (``supersede.current_of``) and sealed ones (``chains.current_sealed``).
+    Pure; O(n log n)."""
+    vf = clamped_valid_from(items)
+    due = due_ids([(i, vf[i], items[i][2]) for i in range(len(items))], at)
+    return sorted(due, key=lambda i: (vf[i], items[i][0]))
 
 
 def plain_valid_from(times: Iterable[tuple[int, int]], now: int) -> int:

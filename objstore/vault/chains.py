@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from objstore.core.errors import IntegrityError, NotFound
 from objstore.core.objects import Sealed, forgotten_stub_time, is_lost_stub
 from objstore.core.refs import sealed_ref, validate_key
-from objstore.core.store import Store
+from objstore.core.store import Store, now_ms
 from objstore.memory.lost import lost_current, lost_message
-from objstore.memory.validity import clamped_valid_from
+from objstore.memory.validity import ranked_due, schedule_marks, why_no_current
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,21 +67,48 @@ def sealed_versions(store: Store, key: str) -> list[SealedVersion]:
 
 
 def current_sealed(chain: list[SealedVersion], as_of: int | None = None) -> SealedVersion | None:
-    """The current version of a sealed chain: the greatest ``valid_from``
-    (ties: the higher version; a fast clock's version read as
-    ``validity.clamped_valid_from`` reads it), as ``facts.current_of``; with
-    ``as_of`` (ms), among the versions recorded and valid by then.  None when no version qualifies
-    or the current value was lost to damage (a lost stub of ``mem fsck
-    --repair`` numbered above that version, ``lost.lost_current``: the
-    older value is never served as current)."""
+    """The current version of a sealed chain by the rule of plain facts
+    (``supersede.current_of``, ``validity.ranked_due``): among the versions
+    due at ``as_of`` (ms; None: now), the greatest ``valid_from`` (ties: the
+    higher version; a fast clock's version read as
+    ``validity.clamped_valid_from`` reads it); with ``as_of``, among the
+    versions recorded by then.  A version scheduled ahead is not current
+    before its time (test32 X2 for sealed keys): the earlier one stays
+    current until then.  None when no version qualifies (every one
+    scheduled ahead: :func:`why_no_sealed`) or the current value was lost to
+    damage (a lost stub of ``mem fsck --repair`` numbered above that
+    version, ``lost.lost_current``: the older value is never served as
+    current)."""
     live = [v for v in chain if not is_empty_place(v.sealed) and (as_of is None or v.sealed.recorded_at <= as_of)]
-    vf = clamped_valid_from([(v.sealed.version, v.sealed.valid_from, v.sealed.recorded_at, v.sealed.trust)
-                             for v in live])
-    best = max(((f, v) for f, v in zip(vf, live) if as_of is None or f <= as_of),
-               key=lambda fv: (fv[0], fv[1].sealed.version), default=(0, None))[1]
+    order = ranked_due([(v.sealed.version, v.sealed.valid_from, v.sealed.recorded_at, v.sealed.trust)
+                        for v in live], now_ms() if as_of is None else as_of)
+    best = live[order[-1]] if order else None
     if best is None or lost_current(chain, best, as_of) is not None:
         return None
     return best
+
+
+def why_no_sealed(chain: list[SealedVersion], now: int) -> str:
+    """Why a sealed chain has no current value at ``now`` (ms) when it was
+    not lost to damage: ``validity.why_no_current`` of its versions that
+    hold a value (every one forgotten, or all scheduled ahead, the earliest
+    named with its UTC time), as ``mem get`` says of a plain key.  Never
+    raises."""
+    return why_no_current([v.sealed for v in chain if not is_empty_place(v.sealed)], now)
+
+
+def sealed_marks(chain: list[SealedVersion], at: int) -> dict[str, tuple[bool, int | None]]:
+    """Version id -> ``(due, overruled_by)`` at ``at`` (ms) for every
+    version of a sealed chain, as ``supersede.log_marks`` for a plain one
+    (``validity.schedule_marks`` over the versions that hold a value; a
+    lost or forgotten place: due when its ``valid_from`` has come, never
+    overruled).  Never raises."""
+    live = [v for v in chain if not is_empty_place(v.sealed)]
+    marks = schedule_marks([(v.sealed.version, v.sealed.valid_from, v.sealed.recorded_at, v.sealed.trust)
+                            for v in live], at)
+    out = {v.id: (v.sealed.valid_from <= at, None) for v in chain}
+    out.update(zip((v.id for v in live), marks))
+    return out
 
 
 def lost_sealed_message(key: str, chain: list[SealedVersion], as_of: int | None = None) -> str | None:
@@ -97,13 +124,19 @@ def lost_sealed_message(key: str, chain: list[SealedVersion], as_of: int | None 
 
 def pick_version(chain: list[SealedVersion], version: int | None) -> SealedVersion:
     """Version number ``version`` of a chain, or the current one (None).
-    Raises NotFound; IntegrityError when the current value was lost to
-    damage (:func:`lost_sealed_message`; exit 13)."""
+    Raises NotFound (no such version; no current one: every version
+    scheduled ahead or forgotten, :func:`why_no_sealed`; exit 4);
+    IntegrityError when the current value was lost to damage
+    (:func:`lost_sealed_message`; exit 13)."""
     if version is None:
         cur = current_sealed(chain)
         if cur is None:
             key = chain[0].sealed.key
-            raise IntegrityError(lost_sealed_message(key, chain) or f"{key} has no current sealed value",
+            lost = lost_sealed_message(key, chain)
+            if lost is None:   # not lost: none due yet (or all forgotten), as facts.current says of a plain key
+                raise NotFound(f"{key} has no current value ({why_no_sealed(chain, now_ms())})",
+                               hint=f"see its versions with: mem log {key}")
+            raise IntegrityError(lost,
                                  hint=f"'mem sealed show {key} --version N' reads an older version; 'mem remember "
                                       f"{key} VALUE --sensitivity secret' (or 'mem sealed import') sets a new one")
         return cur

@@ -4,7 +4,8 @@ rule"): a plain write supersedes the versions under it whatever the clocks
 say, an explicit ``valid_from`` keeps the backfill and scheduling rules.
 
 Two real stores and a folder remote; a machine's clock is the one the fact
-code reads for "now" (``objstore.memory.facts.now_ms``), set ahead or back
+code reads for "now" (``now_ms`` of ``objstore.memory.facts``, the writer, and
+of ``objstore.memory.supersede``, the reading rule), set ahead or back
 for that machine's writes and for the reads "later"."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import pytest
 
 from objstore import current, remember, versions
 from objstore.core.store import now_ms as real_now
-from objstore.memory import facts
+from objstore.memory import facts, supersede
 
 MIN = 60_000
 
@@ -26,7 +27,8 @@ def target(folder_target):
 
 def _clock(monkeypatch, offset_ms: int) -> None:
     """The fact code's clock runs ``offset_ms`` ahead of the real one (negative: behind)."""
-    monkeypatch.setattr(facts, "now_ms", lambda: real_now() + offset_ms)
+    for module in (facts, supersede):
+        monkeypatch.setattr(module, "now_ms", lambda: real_now() + offset_ms)
 
 
 def _bodies(store, key):
