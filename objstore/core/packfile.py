@@ -452,7 +452,8 @@ class Pack(PackChecks, PackBodyOrder):
             frame = self._joined_frame(entry, k) or frame  # a damaged id in the index, not this frame's parent
             got = blake3(frame).digest()
         if got != raw:
-            raise CorruptObject(f"{self.pack_path}: object {oid}: content hashes to {got.hex()}")
+            why = getattr(frames, "lost", {}).get(k)
+            raise CorruptObject(f"{self.pack_path}: object {oid}: {why or f'content hashes to {got.hex()}'}")
         cache = self._blocks
         if len(cache) >= BLOCK_CACHE:
             try:

@@ -184,3 +184,12 @@ def test_a_damaged_id_in_the_index_costs_that_object(intact, tmp_path):
     assert bad_get == {oid}                                      # not found under its id
     assert bad_walk == {flipped}                                 # the walk names the id the index holds there
     assert any("checksum" in ln for ln in problems)
+
+
+def test_a_read_of_a_lost_frame_names_its_chunk_block(intact, tmp_path):
+    _d, _info, frames, _blocks, names, coffs = intact
+    pack, idx = _copy(intact, tmp_path)
+    _flip(pack, coffs[0] + 40)
+    oid = next(o for o, v in names.items() if 0 in v)
+    with Pack(idx) as p, pytest.raises(CorruptObject, match=r"a line it names cannot be put back \(chunk block 0 "):
+        p.get(oid)
