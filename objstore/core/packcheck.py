@@ -176,7 +176,7 @@ class PackChecks:
             try:
                 first, lines = table.load(b)
             except ValueError as e:
-                problems.append(f"{self.pack_path}: chunk block {b}: {e}")
+                problems.append(f"{self.pack_path}: {e}")
                 want = -1
                 continue
             if want >= 0 and first != want:

@@ -31,6 +31,7 @@ from objstore.core.packformat import (
     header_version,
     idx_size,
     int_table,
+    join_parents,
     pack_name_id,
     pos_width,
     put_parent,
@@ -365,6 +366,20 @@ class Pack(PackChecks, PackBodyOrder):
             return s  # damaged: the caller's hash check fails
         return put_parent(s, p, self._block_id(b, refs[k] - 1))
 
+    def _joined_frame(self, got, k: int) -> bytes | None:
+        """Frame ``k`` of a block read before (``got``, as
+        :meth:`_cached_frame`) with its parent's id computed from the
+        block's frames, not taken from the index (version 4's
+        ``join_parents`` over frames 0 … ``k``: O(k) hashes), for a read
+        whose parent id from the index does not give its id (that id in the
+        index is damaged); None when the frames cannot be put back."""
+        frames, refs, _b, src = got
+        try:
+            out = [frames[i] if src is None else src.frame(frames, i) for i in range(k + 1)]
+        except ValueError:
+            return None
+        return None if join_parents(out, refs) else out[k]
+
     def _decode_entry(self, data: bytes, raw: bytes) -> bytes:
         """Frame from an entry's bytes (versions 1 and 2; version 3:
         :meth:`_read_block`); raises CorruptObject naming the problem."""
@@ -433,8 +448,12 @@ class Pack(PackChecks, PackBodyOrder):
         entry = (frames, refs, b, src)
         frame = self._cached_frame(entry, k)
         got = blake3(frame).digest()
+        if got != raw and refs is not None and refs[k]:
+            frame = self._joined_frame(entry, k) or frame  # a damaged id in the index, not this frame's parent
+            got = blake3(frame).digest()
         if got != raw:
-            raise CorruptObject(f"{self.pack_path}: object {oid}: content hashes to {got.hex()}")
+            why = getattr(frames, "lost", {}).get(k)
+            raise CorruptObject(f"{self.pack_path}: object {oid}: {why or f'content hashes to {got.hex()}'}")
         cache = self._blocks
         if len(cache) >= BLOCK_CACHE:
             try:

@@ -525,7 +525,8 @@ class DeflateReader:
             raise ValueError("a version-8 block read without its pack's chunk table")
         return self.chunks(c)
 
-    def block_frames(self, data, digests: dict[int, bytes] | None = None) -> tuple[list[bytes], str | None]:
+    def block_frames(self, data, digests: dict[int, bytes] | None = None, ids=None,
+                     lost: dict[int, str] | None = None) -> tuple[list[bytes | None], str | None]:
         """Versions 3 and 4: ``(frames, error)``: the frames of the block
         ``data`` in order, as far as its stream inflates (version 4: and
         their parents can be put back), and None when the whole stream is
@@ -533,11 +534,17 @@ class DeflateReader:
         frames), else why it is not (the frames before the damage are still
         returned).  ``digests`` (version 4), a dict, receives the raw ids of
         the frames whose ids were computed to put a parent back, by their
-        position.  Never raises."""
+        position.  Version 8: a frame whose chunks cannot be put back (a
+        damaged chunk block) is None in the list, its position and why in
+        ``lost`` (a dict, when given), and the reading goes on: a frame
+        naming it as its parent takes the parent's id from ``ids`` (the
+        block's K raw ids by the index, in block order; None: without an
+        index that frame is lost too).  Never raises."""
         inf = Inflate(self.decompressor(), data)
-        frames: list[bytes] = []
+        frames: list[bytes | None] = []
         refs = codes = lines = None
         column = b""
+        gone: dict[int, str] = {} if lost is None else lost
         try:
             (count,) = U32.unpack(inf.take(4))
             if count == 0 or count > BLOCK_OBJECTS:
@@ -552,38 +559,62 @@ class DeflateReader:
                 lines = parse_refs(inf.take(U32.unpack(inf.take(4))[0]), count)
             for i, n in enumerate(lens):
                 s = inf.take(n)
-                frames.append(s if lines is None else splice(s, lines[i], self._chunk))
+                if lines is not None and lines[i]:
+                    try:
+                        s = splice(s, lines[i], self._chunk)
+                    except ValueError as e:  # a lost chunk costs this frame only: the stream reads on
+                        gone[i], s = f"a line it names cannot be put back ({e})", None
+                frames.append(s)
             inf.end()
         except ValueError as e:
             if codes is not None:
                 join_sources(frames, codes, column)  # cuts the list at a frame that cannot be put back
             if refs is not None:
-                join_parents(frames, refs, digests)  # cuts the list at a frame that cannot be put back
+                join_parents(frames, refs, digests, ids, gone)  # cuts the list at a frame that cannot be put back
             return frames, str(e)
         if codes is not None:
             err = join_sources(frames, codes, column)
             if err:
                 return frames, err
         if refs is not None:
-            err = join_parents(frames, refs, digests)
+            err = join_parents(frames, refs, digests, ids, gone)
             if err:
                 return frames, err
-        return frames, None
+        return frames, (f"object {min(gone)} of the block: {gone[min(gone)]}" if gone else None)
 
 
-def join_parents(frames: list[bytes], refs, digests: dict[int, bytes] | None = None) -> str | None:
+class HexIds:
+    """A block's ids by the index (64-hex strings, block order) as raw ids on
+    demand (``ids[j]``: 32 bytes): for :meth:`DeflateReader.block_frames`,
+    which asks only for a lost frame's, to put it back as a parent."""
+
+    __slots__ = ("hexes",)
+
+    def __init__(self, hexes: list[str]) -> None:
+        self.hexes = hexes
+
+    def __getitem__(self, j: int) -> bytes:
+        return bytes.fromhex(self.hexes[j])
+
+
+def join_parents(frames: list[bytes | None], refs, digests: dict[int, bytes] | None = None, ids=None,
+                 lost: dict[int, str] | None = None) -> str | None:
     """Version 4: put back, in place, the parent ids a block left out of
     ``frames`` (its stored frames, in block order; ``refs`` its K u16
     parent references: 0 none, ``j + 1`` the id of frame ``j`` < this one,
     inserted after the last PARENT_MARK of the stored frame), each parent's
     id computed as its BLAKE3 (into ``digests``, by position).  Returns
     None, or why a reference cannot be put back, the list then cut before
-    that frame (a damaged block: the frames before it are sound)."""
+    that frame (a damaged block: the frames before it are sound).  A lost
+    frame (None, version 8's :meth:`DeflateReader.block_frames`) stays
+    None; a frame whose parent is lost takes the parent's id from ``ids``
+    (raw ids by position), or without them is lost too (None, and why in
+    ``lost``)."""
     if digests is None:
         digests = {}
     for i, s in enumerate(frames):
         r = refs[i]
-        if not r:
+        if not r or s is None:
             continue
         j = r - 1
         p = s.rfind(PARENT_MARK)
@@ -592,7 +623,14 @@ def join_parents(frames: list[bytes], refs, digests: dict[int, bytes] | None = N
             return (f"object {i} of the block names object {j} as its parent" if j >= i
                     else f"object {i} of the block has no parent field to put its parent back into")
         d = digests.get(j)
-        if d is None:
+        if d is None and frames[j] is None:
+            if ids is None:
+                frames[i] = None
+                if lost is not None:
+                    lost[i] = f"its parent, object {j} of the block, is lost"
+                continue
+            d = ids[j]
+        elif d is None:
             d = digests[j] = blake3(frames[j]).digest()
         frames[i] = put_parent(s, p, d)
     return None

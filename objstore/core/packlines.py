@@ -251,12 +251,13 @@ class Spliced:
     loads only the chunk blocks that frame names, not those of the frames
     before it that its block read keeps.  A frame whose chunks cannot be
     put back (a damaged chunk block) is given as stored: its hash check
-    fails."""
+    fails (why: :attr:`lost`, by position)."""
 
-    __slots__ = ("_s", "_refs", "_chunk", "_done")
+    __slots__ = ("_s", "_refs", "_chunk", "_done", "lost")
 
     def __init__(self, stored: list[bytes], refs: list[list[tuple[int, int]]], chunk) -> None:
         self._s, self._refs, self._chunk, self._done = stored, refs, chunk, set()
+        self.lost: dict[int, str] = {}
 
     def __len__(self) -> int:
         return len(self._s)
@@ -267,7 +268,8 @@ class Spliced:
         if k not in self._done and self._refs[k]:
             try:
                 self._s[k] = splice(self._s[k], self._refs[k], self._chunk)
-            except ValueError:
+            except ValueError as e:
+                self.lost[k] = f"a line it names cannot be put back ({e})"
                 return self._s[k]
             self._done.add(k)
         return self._s[k]
@@ -326,6 +328,7 @@ class ChunkTable:
     def __init__(self, offsets, lengths, firsts, read) -> None:
         self.offsets, self.lengths, self.firsts, self._read = offsets, lengths, firsts, read
         self._cache: dict[int, tuple[int, list[bytes]]] = {}
+        self._bad: dict[int, str] = {}  # a damaged chunk block's problem: read and inflated once, not per frame
 
     def block_of(self, c: int) -> int:
         """The chunk block holding chunk ``c`` by the index (-1: none)."""
@@ -335,16 +338,25 @@ class ChunkTable:
         """``(first, chunks without their \n)`` of chunk block ``b``; ValueError when damaged."""
         got = self._cache.get(b)
         if got is None:
-            data = self._read(self.offsets[b], self.lengths[b])
-            if len(data) != self.lengths[b] or _U32.unpack_from(data, 0)[0] != len(data) - 4:
-                raise ValueError(f"the chunk block at {self.offsets[b]}: bad length prefix or short read")
-            got = inflate_chunk_block(memoryview(data)[4:])
-            if got[0] != self.firsts[b]:
-                raise ValueError(f"the chunk block at {self.offsets[b]} begins at chunk {got[0]}, "
-                                 f"its index says {self.firsts[b]}")
+            if b in self._bad:
+                raise ValueError(self._bad[b])
+            try:
+                got = self._inflate(b)
+            except ValueError as e:
+                self._bad[b] = f"chunk block {b} (at {self.offsets[b]}): {e}"
+                raise ValueError(self._bad[b]) from None
             if len(self._cache) >= self.CACHE:
                 self._cache.pop(next(iter(self._cache)), None)
             self._cache[b] = got
+        return got
+
+    def _inflate(self, b: int) -> tuple[int, list[bytes]]:
+        data = self._read(self.offsets[b], self.lengths[b])
+        if len(data) != self.lengths[b] or len(data) < 5 or _U32.unpack_from(data, 0)[0] != len(data) - 4:
+            raise ValueError("bad length prefix or short read")
+        got = inflate_chunk_block(memoryview(data)[4:])
+        if got[0] != self.firsts[b]:
+            raise ValueError(f"begins at chunk {got[0]}, its index says {self.firsts[b]}")
         return got
 
     def raw(self, b: int) -> bytes | None:

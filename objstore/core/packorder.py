@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from blake3 import blake3
 
 from objstore.core.errors import CorruptObject
-from objstore.core.packformat import U32, DeflateReader, int_table, uint_table
+from objstore.core.packformat import U32, DeflateReader, HexIds, int_table, uint_table
 
 
 class PackBodyOrder:
@@ -181,10 +181,14 @@ class PackBodyOrder:
                     yield oid, e
                 continue
             digests: dict[int, bytes] = {}
-            frames, err = zr.block_frames(data, digests)
+            lost: dict[int, str] = {}
+            frames, err = zr.block_frames(data, digests, HexIds(ids), lost)
             if len(frames) > len(ids):
                 err = err or f"the block holds {len(frames)} objects, its index {len(ids)}"
             for k, oid in enumerate(ids):
+                if k in lost:
+                    yield oid, CorruptObject(f"{self.pack_path}: object {oid}: {lost[k]}")
+                    continue
                 got = (digests.get(k) or blake3(frames[k]).digest()).hex() if k < len(frames) else ""
                 if got == oid:
                     yield oid, frames[k]
@@ -220,4 +224,3 @@ class PackBodyOrder:
                                                    "short read or bad length prefix")
                     continue
                 yield raw.hex(), data[4:]
-

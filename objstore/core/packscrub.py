@@ -40,7 +40,7 @@ from itertools import accumulate, chain
 from objstore.core.errors import CorruptObject
 from objstore.core.ids import hash_bytes
 from objstore.core.packencode import deflate_stored, split_parents
-from objstore.core.packformat import U32, DeflateReader, Inflate
+from objstore.core.packformat import U32, DeflateReader, HexIds, Inflate
 from objstore.core.packlines import LINES_VERSION, chunk_block, deflate_chunk_block, inflate_chunk_block
 from objstore.core.packsources import column_len, split_sources
 from objstore.core.packwriter import PackWriter
@@ -174,7 +174,7 @@ def add_kept(pack: Pack, ids: list[str], frames: list[bytes], keeps: list[bool],
     for k, oid in enumerate(ids):
         if not keeps[k]:
             continue
-        if k < len(frames) and hash_bytes(frames[k]) == oid:
+        if k < len(frames) and frames[k] is not None and hash_bytes(frames[k]) == oid:
             w.add(frames[k])
             continue
         try:
@@ -225,7 +225,7 @@ def copy_scrubbed(pack: Pack, keep: Callable[[Pack, str], bool], w: ScrubWriter,
         keeps = touched.get(k)
         if keeps is None and w.add_block(ids, data, pack.version):
             continue  # copied as stored (damage in its frames stays for fsck to find)
-        add_kept(pack, ids, zr.block_frames(data)[0], keeps or [True] * len(ids), w, damaged)
+        add_kept(pack, ids, zr.block_frames(data, None, HexIds(ids))[0], keeps or [True] * len(ids), w, damaged)
     for b in range(ci, nb):
         _put_chunk_block(pack, table, w, b, scrub if b in hit else None)
     return len(scrub)

@@ -203,14 +203,17 @@ class BlockSources:
         return got
 
 
-def join_sources(frames: list[bytes], codes: bytes, column: bytes) -> str | None:
+def join_sources(frames: list[bytes | None], codes: bytes, column: bytes) -> str | None:
     """Version 6: put back, in place, the sources' first characters a block
     left out of ``frames`` (its first stored frames, in block order;
     ``codes`` its K source codes, ``column`` its source column): the
     inverse of :func:`split_sources`.  Returns None, or why a frame cannot
-    be put back, the list then cut before that frame."""
+    be put back, the list then cut before that frame.  A lost frame
+    (None: version 8, a line it names is lost) stays None."""
     src = BlockSources(codes, column)
     for i in range(len(frames)):
+        if frames[i] is None:
+            continue
         try:
             frames[i] = src.frame(frames, i)
         except ValueError as e:

@@ -142,14 +142,14 @@ class PackRewrites:
         """:meth:`_copy_pack` of a version-3 ``pack`` into the writer ``w``
         (same dictionary): whole blocks copied, those losing an object
         inflated and their kept objects added again."""
-        from objstore.core.packformat import DeflateReader   # deferred: a read of loose objects loads no pack code
+        from objstore.core.packformat import DeflateReader, HexIds   # deferred: a read of loose objects loads no pack code
         from objstore.core.packscrub import add_kept  # deferred: forget only (it imports packwriter)
         zr = DeflateReader(w.dictionary, pack.version)
         for ids, data in pack.raw_blocks_in_body_order():
             if not isinstance(data, CorruptObject) and all(keep(pack, oid) for oid in ids) \
                     and w.add_block(ids, data, pack.version):
                 continue  # copied as stored (a damaged block stays as damaged for fsck to find)
-            frames = [] if isinstance(data, CorruptObject) else zr.block_frames(data)[0]
+            frames = [] if isinstance(data, CorruptObject) else zr.block_frames(data, None, HexIds(ids))[0]
             add_kept(pack, ids, frames, [keep(pack, oid) for oid in ids], w, self.damaged)  # (packscrub's)
 
     def repack(self, old: list[Pack], *, keep: Callable[[Pack, str], bool], loose: Iterable[str] = (),

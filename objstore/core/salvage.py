@@ -101,7 +101,8 @@ def _frames(data: bytes, version: int, trailer: bool = True) -> Iterator[tuple[s
         if version >= 3:  # a block: every frame before its damage, if any
             frames, _err = zr.block_frames(data[off + 4:off + 4 + n])
             for frame in frames:
-                yield hash_bytes(frame), frame
+                if frame is not None:  # None: a line it names (or its parent) is lost
+                    yield hash_bytes(frame), frame
             off += 4 + n
             continue
         if zr is not None:
