@@ -207,7 +207,10 @@ def statement_of(prompt: str) -> str | None:
     end = _SENTENCE_END.search(what)
     what = what[: end.start()] if end else what
     what = what.strip().rstrip(".!").strip()
-    if fix is not None and (what := _corrected(what, fix) or _restated(fix)) is None:
+    # a whole statement after "Correction:" is what the person meant, after another take-back ("Never mind, the
+    # docs are wrong") only the same subject's
+    said = "" if back is not None and "correction" in back.group(0).casefold() else what
+    if fix is not None and (what := _corrected(what, fix) or _restated(fix, said)) is None:
         return None   # taken back with no new value said ("… kiwi-17. Just kidding."): nothing to remember
     if what.endswith("?") and (ask := _ASK_AFTER.search(what)) is not None and ask.start() > 2:
         what = what[:ask.start()].rstrip(" ,;.!")   # "… pg-3, can you update the config?": the statement (Y6)

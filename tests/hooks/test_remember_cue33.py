@@ -41,6 +41,8 @@ SHAPES = [  # (prompt, statement or None)
     ("remember that the deploy day is Friday. Never mind, great.", None),
     ("remember that the db is on pg-3, can you update the config?", "the db is on pg-3"),
     ("remember that the db is on pg-3 and could you restart it?", "the db is on pg-3"),
+    ("remember that the db host is pg-1. Scratch that, the db host is pg-2.", "the db host is pg-2"),
+    ("remember that the db host is pg-1. Never mind, the docs are wrong.", None),   # only "Correction:" another's
     # not a take-back: no new value after the softer words, another subject, a later line of its own
     ("remember that the api is ok, sorry for the noise", "the api is ok, sorry for the noise"),
     ("remember that the db port is 5432. Actually, the cache host is lime-3.", "the db port is 5432"),
