@@ -65,7 +65,7 @@ def prompts_of(corpus: Path) -> list[str]:
             except ValueError:
                 continue
             msg = rec.get("message") if isinstance(rec, dict) else None
-            if rec.get("type") == "user" and isinstance(msg, dict) and isinstance(msg.get("content"), str):
+            if isinstance(msg, dict) and rec.get("type") == "user" and isinstance(msg.get("content"), str):
                 out.append(msg["content"])
     return out
 

@@ -170,6 +170,8 @@ def statement_of(prompt: str) -> str | None:
     if not m:
         return None
     what = m.group("what").strip()
+    if (nxt := _next_take_back(prompt)) is not None:   # "… 5432." LF "Actually, 6543." (test32b Y2, Y7)
+        what = f"{what}{'' if what.endswith(('.', '!', '?', ';', ',')) else '.'} {nxt}"
     what = _LABEL.sub("", what, count=1)   # "please remember for later: X" states X (test30b S20, test30c T2)
     if m.group("ask") is not None:   # "can you remember that X?": X, without the question mark (test31 U9)
         what = _THANKS.sub("", what.split("\n", 1)[0]).rstrip().rstrip("?").rstrip()
@@ -189,7 +191,15 @@ def statement_of(prompt: str) -> str | None:
         back = None   # "… 5432. My mistake, I told you 5433 yesterday.": the earlier value taken back (test32b Y1)
     if back is not None and (first_end := _SENTENCE_END.search(what)) is not None and back.start() >= first_end.start():
         back = None   # a take-back of a later sentence ("… 6543. The cache is lime-3, no wait, lime-4": test32b Y15)
-    fix = None
+    fix = soft = None
+    if back is None and (soft := _SOFT_BACK.search(what.split("\n", 1)[0], 3)) is not None \
+            and (first_end := _SENTENCE_END.search(what)) is not None and soft.start() >= first_end.start():
+        soft = None   # "… 5432. The cache is lime-3, I mean lime-4": a later sentence's
+    if soft is not None:   # "Actually, it's 6543", "I mean 6543", "Sorry, 6543": a take-back only with a new value
+        head = what[:soft.start()].strip().rstrip(".!").strip()
+        rest = what[soft.end():].split("\n", 1)[0]
+        if (got := _corrected(head, rest) or _restated(rest, head)) is not None:
+            return _guarded(got)
     if back is not None:   # "… fig-9. Scratch that, remember that …", "… 5433 — no wait, 5434" (test31c W16)
         rest = what[back.end():].split("\n", 1)[0]
         again = _CUE.search(rest)
@@ -200,16 +210,52 @@ def statement_of(prompt: str) -> str | None:
     end = _SENTENCE_END.search(what)
     what = what[: end.start()] if end else what
     what = what.strip().rstrip(".!").strip()
-    if fix is not None and (what := _corrected(what, fix)) is None:
+    # a whole statement after "Correction:" is what the person meant, after another take-back ("Never mind, the
+    # docs are wrong") only the same subject's
+    said = "" if back is not None and "correction" in back.group(0).casefold() else what
+    if fix is not None and (what := _corrected(what, fix) or _restated(fix, said)) is None:
         return None   # taken back with no new value said ("… kiwi-17. Just kidding."): nothing to remember
+    if what.endswith("?") and (ask := _ASK_AFTER.search(what)) is not None and ask.start() > 2:
+        what = what[:ask.start()].rstrip(" ,;.!")   # "… pg-3, can you update the config?": the statement (Y6)
     if what.endswith("?"):
         return None   # "… and remember that the db was reset?", "Oh, remember that bug?": a question (test32b Y6)
+    return _guarded(what)
+
+
+def _guarded(what: str) -> str | None:
+    """A read statement as stored: None under 3 characters, cut at
+    :data:`MAX_CHARS`, a secret subject redacted (:func:`guard_secret_subject`)."""
     if len(what) < 3:
         return None
     if len(what) > MAX_CHARS:   # cut before a credential crossing it, at a word's end (T19)
         from objstore.core.redact import redact_cut   # deferred, as every use of the rules here (module doc)
         what = redact_cut(what, MAX_CHARS)[0].rstrip()
     return guard_secret_subject(what)[0]
+
+
+def _next_take_back(prompt: str) -> str | None:
+    """The prompt's second line when it opens with a take-back (:data:`_TAKE_BACK`,
+    :data:`_SOFT_BACK`: "Actually, it's 6543.", "Correction: 4712."), stripped, else None: the
+    person took back their first line on the next (test32b Y2)."""
+    lines = (prompt or "").lstrip().split("\n", 2)
+    nxt = lines[1].strip() if len(lines) > 1 else ""
+    if nxt and (_TAKE_BACK.match(f". {nxt}") or _SOFT_BACK.match(f". {nxt}")):
+        return nxt
+    return None
+
+
+def _restated(fix: str, said: str = "") -> str | None:
+    """The first sentence of what follows a take-back when it is a whole
+    statement (a copula, a subject of content words: "Correction: the db
+    port is 6543."), else None; with ``said`` (a softer take-back,
+    "Actually, the db port is 6543") only one naming the same subject (test32b Y2)."""
+    new = fix.strip().lstrip(" ,;:.!\u2014\u2013-")
+    end = _SENTENCE_END.search(new)
+    new = (new[:end.start()] if end else new).strip().rstrip(".!").strip()
+    if not new or new.endswith("?") or _COPULA.search(f" {new} ") is None:
+        return None
+    words, of_subject = _named(new)
+    return new if of_subject and (not said or _named(said) == (words, True)) else None
 
 
 #: the person taking back what they just said, opening the next sentence or after a dash or comma in the
@@ -219,9 +265,19 @@ def statement_of(prompt: str) -> str | None:
 #: ``restated.WRONG_NEXT_RE``)
 _TAKE_BACK_PHRASES = (r"(?:oh\s+)?(?:no,?\s+)?wait,?\s+no", r"no,?\s+wait", r"scratch\s+that", r"(?:just\s+)?kidding",
                       r"j/?k", r"never\s*mind", r"ignore\s+(?:that|this)", r"disregard\s+(?:that|this)",
-                      r"my\s+(?:mistake|bad)", r"actually,?\s+no", r"(?:sorry|oops),?\s+(?:no|wrong)", "correction", "oops")
+                      r"my\s+(?:mistake|bad)", r"actually,?\s+no", r"(?:sorry|oops),?\s+(?:no|wrong)", "correction", "oops",
+                      r"forget\s+(?:it|that|this)")   # ("Forget it.": test32b Y2)
 _TAKE_BACK = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s-)\s*(?:" + "|".join(_TAKE_BACK_PHRASES) +
                          r")(?=\s*(?:[.!,;:\u2014\u2013-]|$))[.!,;:\u2014\u2013-]*", re.I)
+#: a softer take-back ("Actually, it's 6543", "I mean 6543", "Sorry, 6543", "or rather 6543"): one only when a new
+#: value or the same subject's statement follows (:func:`_corrected`, :func:`_restated`), else no take-back ("… is
+#: ok, sorry for the noise"; "Actually, the cache is lime-3" states another subject: test32b Y2)
+_SOFT_BACK = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s-)\s*(?:actually|i\s+meant?|sorry|(?:or\s+)?rather)\b"
+                         r"[\s,;:.!\u2014\u2013-]*", re.I)
+#: a request closing a statement ("… pg-3, can you update the config?", "… and could you restart it?"): the
+#: statement before it is said (test32b Y6), a question of the statement's own ("… the db was reset?") none
+_ASK_AFTER = LazyPattern(r"(?:\s*[,;]|\s+-+|\s*[\u2014\u2013]|\s+(?=and\s))\s*(?:(?:and|so|then|now)\s+)?"
+                         r"(?:(?:can|could|would|will)\s+you|please|pls)\b[^?]*\?[\s?!]*$", re.I)
 #: what opens a take-back's new value ("make it 6000", "it is 6000", "I mean 6000", "should be 6000")
 _FIX_LEAD = LazyPattern(r"^(?:(?:make|call)\s+(?:it|that)|(?:it|that)(?:[\u2019']s|\s+is|\s+should\s+be)|"
                         r"i\s+mean(?:t)?|should\s+be|(?:it\s+)?(?:was|is))?\s*(?:(?:still|actually|really)\s+)?", re.I)
@@ -233,7 +289,8 @@ _SENTENCE_END = LazyPattern(r"(?<=[.!?])\s(?!\s*(?:is|was|are|were)\s)", re.I)
 #: closing words after a take-back, no new value ("Never mind, thanks!", "Scratch that, that's all": test32b Y1
 #: stored "the deploy day is thanks")
 _CLOSING = LazyPattern(r"^(?:[\s,;.!]*\b(?:thanks|thank\s+you|thx|ty|please|pls|that[\u2019']?s\s+(?:all|it)|ok(?:ay)?|"
-                       r"sorry|cheers|all\s+good)\b)+[\s.!]*$", re.I)
+                       r"sorry|cheers|all\s+good|great|cool|perfect|nice|good|fine|awesome|got\s+it|no\s+worries)\b)+"
+                       r"[\s.!]*$", re.I)   # ("Never mind, great.": a closing, no new value, test32b Y1)
 #: a take-back of a value said BEFORE this prompt ("My mistake, I told you 5433 yesterday"): the statement stands
 _SAID_BEFORE = LazyPattern(r"\b(?:i|we)\s+(?:told|said|wrote|gave|sent)\b|\b(?:yesterday|earlier|before|last\s+time)\b",
                            re.I)
@@ -243,13 +300,13 @@ def _corrected(statement: str, fix: str) -> str | None:
     """``statement`` with its value replaced by the one a take-back says
     after it ("the db port is 5432" + "6543." -> "the db port is 6543"), or
     None (nothing to remember) when the take-back says no single new value
-    (nothing, "I'll check later") or the statement has no one value to
+    (nothing, "I'll check later", a stop word: "I mean it") or the statement has no one value to
     replace: its whole predicate (after :data:`_COPULA`) a token, else its
     one token with a digit ("the api listens on port 9090, no wait, 9091"),
     test31c W16."""
     new = _FIX_LEAD.sub("", _CLOSING.sub("", fix.strip()), count=1).strip().rstrip(".!").strip()
     m = _COPULA.search(f" {statement} ")
-    if not new or len(new.split()) != 1 or _TAKE_BACK.search(f". {new}") is not None:
+    if not new or len(new.split()) != 1 or _TAKE_BACK.search(f". {new}") is not None or new.casefold() in _STOP:
         return None
     head, pred = (statement[:m.end() - 1], statement[m.end() - 1:]) if m else ("", statement)
     if m is not None and len(pred.split()) == 1:
@@ -386,6 +443,24 @@ def _named(statement: str, stop: frozenset = _STOP) -> tuple[list[str], bool]:
     return [w for w in re.findall(r"\w+", text) if w not in stop and not w.isdigit()][:3], False
 
 
+#: a predicate naming an attribute of its subject, not its value: "is written in go", "was built with bazel"
+#: (a participle and a preposition); a statement of another attribute ("the api has moved to k8s") is no next
+#: version of it (test32b Y10); where a thing is (hosted, deployed, located, run on …) is its value
+_ATTRIBUTE = LazyPattern(r"\s(?:is|are|was|were)\s+(?:(?:also|now|still|currently|mostly|all|entirely)\s+)?"
+                         r"(?!(?:hosted|deployed|located|based|stored|served|installed|mounted|moved|migrated)\s)"
+                         r"(?P<verb>\w+(?:ed|en)|built|made|kept|held|run|written|sold)\s+"
+                         r"(?:in|with|by|under|using|against|for)\s", re.I)
+
+
+def _attribute(statement: str) -> str:
+    """The attribute a statement's predicate names (:data:`_ATTRIBUTE`'s
+    participle, casefolded: "written"), "" for its value."""
+    padded = f" {statement} "
+    m = _COPULA.search(padded)
+    a = _ATTRIBUTE.match(padded, m.start()) if m is not None else None
+    return a.group("verb").casefold() if a is not None else ""
+
+
 def statement_key(statement: str, project: str | None, store: Store | None = None, update: bool = True) -> str:
     """The key a statement is written under (module doc): named from its
     subject (:func:`_name_words`), never holds a credential.  With
@@ -419,7 +494,7 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
     held = getattr(store.get(head), "body", "") or ""
     if _content_words(held) == words:
         return key                       # the same statement again: its key
-    if update and of_subject and _named(held) == (name, True):
+    if update and of_subject and _named(held) == (name, True) and _attribute(held) == _attribute(statement):
         return key                       # a new value of the same subject: its next version
     if update and _same_but_values(held, statement):
         return key                       # the same words, another value ("… listens on port 9090"): its next version
@@ -525,7 +600,8 @@ def withhold_sealed(store: Store, text: str) -> str:
         back = _TAKE_BACK.search(first, cue.start("what") + 3)
     # the statement as first said, before a take-back: its key is the one the person named, whatever the
     # take-back's reading ("… 5555. My mistake, I told you <sealed> yesterday", "Actually, it's X": test32b Y9)
-    said = statement_of(first[:back.start()]) if back is not None else None
+    nxt = _next_take_back(text)   # a take-back on the next line says the value too (test32b Y2, Y7)
+    said = statement_of(first[:back.start()] if back is not None else first) if back is not None or nxt else None
     names = {statement_key(w, None).split("/remembered/", 1)[1] for w in (what, said) if w}
     if not names:
         return text
@@ -536,5 +612,7 @@ def withhold_sealed(store: Store, text: str) -> str:
             from objstore.memory.sessions import WITHHELD  # defer: a sealed name's statement only
             # the whole line after the cue: what follows the statement may say the value again ("Actually,
             # it's X", "I mean X", a correction: test32b Y9)
+            if nxt is not None:
+                tail = WITHHELD + tail[len(tail.split("\n", 1)[0]):]
             return text[:lead] + (first[:cue.start("what")] if cue else "") + WITHHELD + nl + tail
     return text

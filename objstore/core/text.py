@@ -89,12 +89,14 @@ class LazyPattern:
 #: form of "to be", "=" or ":" (not "://"), or a verb of change ("has (just) been changed to", "changed
 #: from", "has become", "got renamed to", "was replaced by": test31c W11, test32b Y3), not after "that",
 #: "which", "who"; what precedes it is the subject, what follows the value (``capture.statements``,
-#: ``memory.sealsources``: one reading, test32b Y10)
-_CHANGED = r"(?:changed|moved|switched|updated|rotated|renamed|migrated|upgraded|bumped|downgraded)"
+#: ``memory.sealsources``: one reading, test32b Y10); a particle "over" ("got switched over to") and the present
+#: tense ("changes to", "moves to", "switches over to") too (test32b Y10/Y3: keyed "api-got-switched")
+_CHANGED = r"(?:changed|moved|switched|updated|rotated|renamed|migrated|upgraded|bumped|downgraded)(?:\s+over)?"
 STATEMENT_COPULA = LazyPattern(r"\s(?:is|are|was|were)\s|(?<!\bthat)(?<!\bwhich)(?<!\bwho)"
                                r"\s(?:(?:has|have|had)\s+(?:(?:just|now|since|finally|already|recently|again|also)\s+)?"
                                r"(?:been\s+)?(?:(?:" + _CHANGED + r"|set|reset)\s+(?:again\s+)?(?:to|from)|replaced\s+(?:by|with)|become)"
-                               r"|(?:got\s+)?" + _CHANGED + r"\s+(?:again\s+)?(?:to|from)|became)\s|[=:](?!/)")
+                               r"|(?:got\s+)?" + _CHANGED + r"\s+(?:again\s+)?(?:to|from)|became"
+                               r"|(?:changes|moves|switches)(?:\s+over)?\s+(?:to|from))\s|[=:](?!/)")
 
 
 # --------------------------------------------------------------------------- JSON text from outside

@@ -237,7 +237,7 @@ def claims_contradicted(claims: str, turns: list[str], what: str = "its outcome 
     said = " ".join(" ".join(turns).split()).casefold()
     stems = content_words(" ".join(turns))
     state: dict[str, bool] = {}                  # token -> dropped, by the turns' last word on it
-    pairs: list[tuple[set[str], set[str]]] = []  # (values, other stems) of each turn clause
+    pairs: list[tuple[set[str], set[str], set[str]]] = []  # (values, other stems, all stems) of each turn clause
     for text in turns:
         for _c, current, dropped, cstems, negated in asserted(text):
             for tok in current:
@@ -246,7 +246,7 @@ def claims_contradicted(claims: str, turns: list[str], what: str = "its outcome 
                 state[tok] = True
             vals = current | dropped
             if vals:
-                pairs.append((vals, cstems - {s for v in vals for s in content_words(v)}))
+                pairs.append((vals, cstems - {s for v in vals for s in content_words(v)}, cstems))
     claimed = asserted(claims)
     missing = {tok for _c, current, _d, _s, _n in claimed for tok in current if not _held(tok, said, stems)}
     # a complement ending in -ed no turn holds, nor its stem ("the cache is memcached now" from a session about
@@ -264,10 +264,13 @@ def claims_contradicted(claims: str, turns: list[str], what: str = "its outcome 
         vstems = {s for v in current | dropped for s in content_words(v)}
         subject = cstems - vstems
         for tok in current:
-            with_it = set().union(*[o for vals, o in pairs if tok in vals])
+            # a turn clause whose words hold the value pairs it with its subject too ("The cache is redis on
+            # redis-3": its value token is the host, its words hold redis; "Redis is the cache", test32b Y14)
+            tstems = content_words(tok)
+            with_it = set().union(*[o for vals, o, every in pairs if tok in vals or (tstems and tstems <= every)])
             if subject & with_it:
                 continue
-            if any(subject & o and not vals & (current | dropped) for vals, o in pairs):
+            if any(subject & o and not vals & (current | dropped) for vals, o, _e in pairs):
                 return f"{what}: it pairs a value with what the turns pair with another value"
     return ""
 

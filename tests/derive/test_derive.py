@@ -441,3 +441,17 @@ def test_the_value_check_does_not_refuse_a_negated_or_past_fact():
         assert claims_contradicted(fact, turns, "the value") == "", fact
     assert claims_contradicted("The api database is MySQL", turns, "the value")   # X4 still refused
     assert claims_contradicted("The cache is Postgres 16", turns, "the value")
+
+
+def test_the_value_check_takes_a_value_the_turns_name_as_a_plain_word():
+    """test32b Y14 (rest): "Redis is the cache" from a turn "The cache is redis
+    on redis-3.internal" was refused as pairing a value with another's subject
+    (the turn's value token is the host; its words hold redis).  A value the
+    turns pair with another subject is still refused."""
+    from objstore.derive.evidence import claims_contradicted
+    turns = ["The api database is Postgres 16 on port 5433. We dropped MySQL last month.",
+             "The cache is redis on redis-3.internal."]
+    for fact in ("Redis is the cache", "The cache is redis", "Postgres 16 is the api database"):
+        assert claims_contradicted(fact, turns, "the value") == "", fact
+    for fact in ("The cache is Postgres 16", "The api database is redis", "MySQL is the api database"):
+        assert claims_contradicted(fact, turns, "the value"), fact

@@ -135,8 +135,9 @@ _OLD_BEFORE = Lazy(r"[ \t]from[ \t]{1,4}[\"'`]?(?P<v>[^\s\"'`]{1,128})[\"'`]?[ \
 #: red32 (W1): the new value after a taken one and an arrow ('db password [OLD] -> NEW')
 #: test32b Y7: or the new value after a take-back ('password is OLD. Correction: NEW', '… OLD -- no wait, NEW',
 #: '… OLD. Actually no, make it NEW', '… OLD, my mistake: NEW'): the statement the capture reads as the value
-_TAKE_BACK_NEW = (r"[.,;:!]?[ \t]{0,4}(?:--?|\u2014|\u2013)?[ \t]{0,4}(?:correction|no[ \t,]{1,3}wait|wait[ \t,]{1,3}no"
-                  r"|actually[ \t,]{1,3}no|my[ \t]{1,3}(?:mistake|bad)|scratch[ \t]{1,3}that|oops|sorry|i[ \t]{1,3}meant?)"
+#: cue33 (test32b Y7): also 'Actually, it's NEW' and the take-back opening the next line ('… OLD.' LF 'Correction: NEW')
+_TAKE_BACK_NEW = (r"[.,;:!]?[ \t]{0,4}(?:\r?\n[ \t]{0,4})?(?:--?|\u2014|\u2013)?[ \t]{0,4}(?:correction|no[ \t,]{1,3}wait"
+                  r"|wait[ \t,]{1,3}no|actually(?:[ \t,]{1,3}no)?|my[ \t]{1,3}(?:mistake|bad)|scratch[ \t]{1,3}that|oops|sorry|i[ \t]{1,3}meant?)"
                   r"[ \t]{0,4}[,:.!\u2014\u2013-]{0,3}[ \t]{0,4}(?:(?:make|call)[ \t]{1,3}it[ \t]{1,3}|it(?:[\u2019']s|[ \t]{1,3}is)"
                   r"[ \t]{1,3}|should[ \t]{1,3}be[ \t]{1,3})?")
 _NEW_AFTER = Lazy(r"[\"'`]?(?:[ \t]{1,4}(?:->|=>|\u2192)[ \t]{1,4}|" + _TAKE_BACK_NEW + r")[\"'`]?(?P<v>"
@@ -145,22 +146,23 @@ _NEW_AFTER = Lazy(r"[\"'`]?(?:[ \t]{1,4}(?:->|=>|\u2192)[ \t]{1,4}|" + _TAKE_BAC
 _OLD_SPAN = 160
 
 
-def with_old_and_new(inner: Callable[..., None]) -> Callable[..., None]:
+def with_old_and_new(inner: Callable[..., None], ok: Callable[[str], bool] = changed_token_ok) -> Callable[..., None]:
     """red32 (test31c W1): a rule's ``scan`` that runs ``inner`` (a scan of the same signature), then, for each
     value it took, also the other value of a change told around it: the old one in 'changed from OLD to X'
     (:data:`_OLD_BEFORE`) and the new one in 'password X -> NEW' (:data:`_NEW_AFTER`), each when
-    :func:`changed_token_ok` takes it (the two values are the same kind of secret)."""
+    ``ok`` (default :func:`changed_token_ok`; a PIN's rules :func:`~.checks.pin_ok`) takes it (the two values are
+    the same kind of secret)."""
     def scan(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
         n = len(out)
         inner(rule, text, ws, we, out, low, off, at)
         for s, e, prio, name in out[n:]:
             if (m := _OLD_BEFORE.search(low, max(ws - off, s - off - _OLD_SPAN), s - off)) is not None:
                 a, b = m.span("v")
-                if changed_token_ok(text[a + off:b + off]):
+                if ok(text[a + off:b + off]):
                     out.append((a + off, b + off, prio, name))
             if (m := _NEW_AFTER.match(low, e - off, we - off)) is not None:
                 a, b = m.span("v")
-                if changed_token_ok(text[a + off:b + off]):
+                if ok(text[a + off:b + off]):
                     out.append((a + off, b + off, prio, name))
     scan.leftmost, scan.starts = getattr(inner, "leftmost", False), getattr(inner, "starts", ())
     return scan
@@ -269,7 +271,8 @@ VERB_PHRASE_RULES: list[Rule] = [
               "pin code has been changed to 482913', 'the alarm passcode was reset to 482913'; red31, test30c T6), "
               "where the token is a PIN (pin_ok: 4-12 digits, or a short run of letters and digits, no GPIO pin)",
               _PIN_LABEL + _NEXT + _QUALIFIED + _WIDE_TAIL + r"[\"'`]?(?P<secret>" + PIN_TOKEN + ")",
-              ci=True, priority=51, check=pin_ok, anchors=("pin", "passcode"), scan=scan_at("pin", "passcode")),
+              ci=True, priority=51, check=pin_ok, anchors=("pin", "passcode"),
+              scan=with_old_and_new(scan_at("pin", "passcode"), pin_ok)),
     make_rule("password-phrase",
               "keyword heuristics (no vendor format): the verb before a token's, a secret's or an API key's label "
               "('we rotated the api token to <token>', 'I changed the webhook secret to <token>'; red32, test31c "

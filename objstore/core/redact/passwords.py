@@ -350,7 +350,7 @@ PASSWORD_RULES: list[Rule] = [
        r"(?:pin(?<![A-Za-z0-9_\-\]]pin)(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number))?|passcode(?<![A-Za-z0-9_\-\]]passcode))"
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
        + _PHRASE_COLON + r"|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r")(?P<secret>" + _PIN_TOKEN + ")",
-       ci=True, priority=51, check=pin_ok, anchors=("pin", "passcode")),
+       ci=True, priority=51, check=pin_ok, anchors=("pin", "passcode"), scan=with_old_and_new(_plain, pin_ok)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the door|alarm|gate|safe... code is <4-12 digits or a short "
        "PIN-like token>', 'my alarm code: <token>', 'door code 4471' (red17: a keypad's code, not 'the exit "
