@@ -47,12 +47,21 @@ def _say_now_current(store, plan) -> None:
         click.echo(safe(f"{key}: v{now.fact.version} is current now: {short(now.fact.body, 50)}"))
 
 
+def _planned(store, what, match, session):
+    """The plan of the selector; for a key, a version or a version id with
+    the turns its values were remembered from, the values withheld in them
+    (``plan_forget_turns_too``: test33 T7)."""
+    from objstore import plan_forget_turns_too
+    return plan_forget_turns_too(store, what=what, match=match, session=session)
+
+
 def _preview(plan, dry_run: bool, store=None) -> None:
     c = plan.counts()
     verb = "would forget" if dry_run else "will forget"
     click.echo(f"{verb} {plural(c['versions'], 'fact version')} and {plural(c['turns'], 'turn')}"
                + (f" (whole keys: {c['keys']}, whole sessions: {c['sessions']})" if c["keys"] or c["sessions"] else "")
                + (f"; and take it out of {_meta_phrase(c['meta'])}" if c["meta"] else "")
+               + (f"; and withhold the value in {plural(c['redacted'], 'turn')} holding it" if c["redacted"] else "")
                + (f"; and {plural(c['unreferenced'], 'unreferenced object')}" if c["unreferenced"] else ""))
     if store is not None:
         from objstore import later_turns
@@ -75,6 +84,8 @@ def _preview(plan, dry_run: bool, store=None) -> None:
     lines += [f"  turn {sid} #{tv.turn.seq} {tv.turn.role}  {tv.id[:12]}  (its working directory or project; "
               "text kept)" for sid, tvs in plan.meta.items() for tv in tvs
               if tv.id not in {x.id for x in plan.turns.get(sid, ())}]
+    lines += [f"  turn {sid} #{tv.turn.seq} {tv.turn.role}  {tv.id[:12]}  (the value withheld in its text)"
+              for sid, tvs in plan.redacted.items() for tv in tvs]
     lines += [f"  queued proposal {iid[:12]}" for iid in plan.queue_items]
     lines += [f"  unreferenced {'turn ' + o.session + ' #' + str(o.seq) if hasattr(o, 'seq') else 'version of ' + o.key}"
               f"  {oid[:12]}  " + ("(unpublished, after one that holds it: deleted, not forgotten; a writer still "
@@ -196,7 +207,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     (mem forget ... --yes | head -1): a confirmed forget is still carried
     out whole first.
     """
-    from objstore import forget, later_turns, plan_forget
+    from objstore import forget, later_turns
     if scrub_sources and match is None:
         raise click.UsageError("--scrub-sources goes with --match")
     if not dry_run:
@@ -222,7 +233,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     # and carried out under it, planned once; otherwise forget plans again after the answer
     held = store.lock("forget") if yes and not dry_run else contextlib.nullcontext()
     with held:
-        plan = plan_forget(store, what=what, match=match, session=session)
+        plan = _planned(store, what, match, session)
         from objstore import remotes_holding
         remotes = remotes_holding(store, plan.object_ids())  # before forget deletes them: who got them from here
         finished = False
@@ -296,7 +307,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                 confirm_or_exit("forget these for good?")
                 from objstore import check_previewed
                 with store.lock("forget"):    # planned again: only what the person saw goes (test18 U8)
-                    shown, plan = plan.object_ids(), plan_forget(store, what=what, match=match, session=session)
+                    shown, plan = plan.object_ids(), _planned(store, what, match, session)
                     check_previewed(shown, plan)
                     with _rerun_when_unlogged(), _signals_deferred():
                         r = forget(store, what=what, match=match, session=session, plan=plan)

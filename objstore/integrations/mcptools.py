@@ -35,6 +35,7 @@ from objstore.memory.decay import pin, reinforce
 from objstore.memory.edges import flag_contradictions
 from objstore.memory.facts import check_text, current, current_of, remember, versions
 from objstore.memory.forget import forget, plan_forget
+from objstore.memory.sealsources import plan_forget_turns_too
 from objstore.memory.forgetplan import check_previewed, revived_values
 from objstore.memory.lost import lost_keys, lost_keys_warning
 from objstore.memory.memfiles import accept_item, apply_edit, promote, propose_edit
@@ -468,13 +469,13 @@ class MemoryTools:
             inside its namespaces; an outside key, version or id, and a
             missing one, read alike (no message names what lies outside)."""
             if not caller.namespaces:
-                return plan_forget(self.store, what=target)
+                return plan_forget_turns_too(self.store, what=target)
             name = target.partition("@")[0]
             nothing = NotFound(f"nothing to forget for {target}")
             if not (caller.sees_key(validate_key(name)) if "/" in name else self._seen_id(caller, target)):
                 raise nothing
             try:
-                plan = plan_forget(self.store, what=target)
+                plan = plan_forget_turns_too(self.store, what=target)
             except NotFound:
                 raise nothing from None
             keys = set(plan.keys) | set(plan.versions)

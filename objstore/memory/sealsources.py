@@ -12,7 +12,8 @@ answer) and rewritten the same way: the value, and a "remember that"
 statement's one value-shaped word ("pg-zqx-alpha" of "the db host is
 pg-zqx-alpha"), where they stand as whole words.
 No tombstone is written: a hash of a short secret's turn is as good as the
-secret.  docs/vault.md, "Sealing".
+secret.  docs/vault.md, "Sealing".  ``mem forget KEY`` rewrites the same
+turns (:func:`add_source_turns`; docs/forget.md).
 """
 
 from __future__ import annotations
@@ -27,17 +28,18 @@ from objstore.core.refs import session_ref
 from objstore.core.store import Store
 from objstore.memory import forget
 from objstore.memory.forgetplan import ForgetPlan, match_sessions
-from objstore.memory.sessions import walk_turns, withhold_value
+from objstore.memory.sessions import FORGOTTEN, walk_turns, withhold_value
 
 
-def plan_source_turns(store: Store, facts: Iterable[Fact]) -> tuple[ForgetPlan, int]:
+def plan_source_turns(store: Store, facts: Iterable[Fact], marker: str = "") -> tuple[ForgetPlan, int]:
     """A forget plan rewriting, in its place, each turn of this store that
     one of ``facts`` cites in ``sources`` and whose text holds that fact's
     value, with the value withheld (``sessions.withhold_value``), and each
     other turn quoting a form of it (:func:`quoted_forms`, whole words),
     and how many of its turns are such other turns.  A source that
     is not a turn of this store (a file, a lost placeholder, a turn gone or
-    damaged, one no longer in its session's chain) is skipped.  Reads
+    damaged, one no longer in its session's chain) is skipped.  ``marker``:
+    what stands in the value's place (``sessions.withhold_value``'s).  Reads
     only; raises OSError."""
     facts = list(facts)
     plan = ForgetPlan()
@@ -61,7 +63,7 @@ def plan_source_turns(store: Store, facts: Iterable[Fact]) -> tuple[ForgetPlan, 
             if tv is None:
                 continue
             old = plan.texts.get(src, tv.turn.text)
-            new, n = withhold_value(old, f.body)
+            new, n = withhold_value(old, f.body, marker=marker)
             if n:
                 if src not in plan.texts:
                     plan.redacted.setdefault(t.session, []).append(tv)
@@ -84,7 +86,7 @@ def plan_source_turns(store: Store, facts: Iterable[Fact]) -> tuple[ForgetPlan, 
                 if tv.turn.forgotten:
                     continue
                 old = plan.texts.get(tid, tv.turn.text)
-                new, n = withhold_value(old, needle, whole=True)
+                new, n = withhold_value(old, needle, whole=True, marker=marker)
                 if n:
                     if tid not in plan.texts:
                         plan.redacted.setdefault(sid, []).append(tv)
@@ -94,6 +96,42 @@ def plan_source_turns(store: Store, facts: Iterable[Fact]) -> tuple[ForgetPlan, 
     return plan, len(set(plan.texts) - cited)
 
 
+
+
+def add_source_turns(store: Store, plan: ForgetPlan) -> int:
+    """Add to a ``mem forget KEY`` / ``KEY@vN`` / version-id plan the
+    rewrite of the turns its fact versions were remembered from (and of the
+    other turns quoting their values), with the values withheld, as
+    :func:`plan_source_turns` makes it for a seal (test33 T7: the "remember
+    that …" prompt kept the forgotten value, served by search and recall).
+    A turn the plan forgets whole or blanks is left to that.  Returns how
+    many turns were added.  Reads only; raises OSError."""
+    facts = [v.fact for vs in (*plan.keys.values(), *plan.versions.values()) for v in vs]
+    if not facts:
+        return 0
+    extra, _quoting = plan_source_turns(store, facts, FORGOTTEN)
+    gone = {tv.id for tvs in (*plan.sessions.values(), *plan.turns.values()) for tv in tvs}
+    added = 0
+    for sid, tvs in extra.redacted.items():
+        have = {tv.id for tv in plan.redacted.get(sid, ())}
+        new = [tv for tv in tvs if tv.id not in gone and tv.id not in have]
+        if new:
+            plan.redacted[sid] = sorted([*plan.redacted.get(sid, ()), *new], key=lambda tv: -tv.turn.seq)
+            plan.texts.update({tv.id: extra.texts[tv.id] for tv in new})
+            added += len(new)
+    return added
+
+
+def plan_forget_turns_too(store: Store, *, what: str | None = None, match: str | None = None,
+                          session: str | None = None) -> ForgetPlan:
+    """``forget.plan_forget`` of the selector; for a key, a version or an
+    object id, with the turns its values were remembered from and quoted in
+    (:func:`add_source_turns`).  What ``mem forget`` and the MCP ``forget``
+    tool plan.  Raises as ``plan_forget``, OSError."""
+    plan = forget.plan_forget(store, what=what, match=match, session=session)
+    if what is not None:
+        add_source_turns(store, plan)
+    return plan
 
 
 def quoted_forms(body: str) -> list[str]:

@@ -94,15 +94,15 @@ def _value_re(value: str, whole: bool = False) -> re.Pattern | None:
     return re.compile(rf"(?<![\w-]){pat}(?![\w-])" if whole else pat, re.IGNORECASE)
 
 
-def withhold_value(text: str, value: str, whole: bool = False) -> tuple[str, int]:
+def withhold_value(text: str, value: str, whole: bool = False, marker: str = "") -> tuple[str, int]:
     """``text`` with every occurrence of ``value`` (case-insensitive, any
     blanks between its words; ``whole``: only where it is not part of a
     longer word or number, "4821" not in "14821" nor "pg-1" in "pg-1-b") replaced by
-    :data:`WITHHELD`, and how many were."""
+    ``marker`` (default :data:`WITHHELD`), and how many were."""
     pat = _value_re(value, whole)
     if pat is None:
         return text, 0
-    return pat.subn(WITHHELD, text)
+    return pat.subn((marker or WITHHELD).replace("\\", "\\\\"), text)
 
 
 #: characters of a sub-agent's last turn, whitespace collapsed, that its rollup
@@ -110,6 +110,8 @@ def withhold_value(text: str, value: str, whole: bool = False) -> tuple[str, int
 #: read what one left (``objstore.capture.withhold``, whose ``SECRET_OUTPUT`` it is); a chain
 #: holding it is :attr:`ChainNotes.withheld`
 WITHHELD = "[REDACTED:sealed-value]"
+#: what ``mem forget KEY`` leaves in a turn its value was remembered from (``sealsources.add_source_turns``)
+FORGOTTEN = "[REDACTED:forgotten-value]"
 #: quotes when the sub-agent ended without a final message (:meth:`ChainNotes.last_snippet`)
 SNIPPET_CHARS = 300
 #: a longer last text is kept by :class:`ChainNotes` as its first this many
