@@ -49,8 +49,8 @@ from objstore.core.errors import InvalidInput
 from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import refuse_if_credential
 from objstore.core.text import LazyPattern
-from objstore.memory.gitident import (ProjectIdentity, clean_name, git_witness, identity_of, repo_birth, same_birth,
-                                      same_repository, time_copied)
+from objstore.memory.gitident import (ProjectIdentity, clean_name, cloned_from, git_witness, identity_of, repo_birth,
+                                      same_birth, same_repository, time_copied)
 
 
 #: fact scopes that apply in every project
@@ -176,7 +176,12 @@ def predecessors(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
     T20); ``mem doctor`` names such a folder (:func:`moved_projects`) --
     unless its repository is the one registered there (the same
     :func:`repo_birth`: the remote changed in place, ``git remote
-    set-url``; looked at for an unregistered ``ident`` only).  For
+    set-url``; looked at for an unregistered ``ident`` only).  A clone of
+    a registered remote identity of the same repository name
+    (:func:`cloned_from`; the remote changed since: an organisation
+    renamed) is that identity's when nothing else is (reg32's left-out:
+    a second clone of one remote, whose folder is not the recorded one,
+    moved or not, then ``git remote set-url``).  For
     a path identity: the path identities it was before it moved
     (:func:`moved_from`), and those of the symlinked paths it was reached by
     (:func:`linked`); a remote identity's include its folder's path
@@ -197,6 +202,9 @@ def predecessors(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
                 out.append(k)   # the same repository, its remote changed in place (set-url: test30c T19)
     if ident.id not in r.projects and not out:
         out = list(moved_from(ident, r))   # moved to another folder, then set-url (test31b V3)
+    if ident.id not in r.projects and not out and (src := cloned_from(ident)) != ident.id and src in r.projects \
+            and src.rpartition("/")[2] == ident.id.rpartition("/")[2]:
+        out = [src]   # another clone of a registered remote (its folder not the recorded one), then set-url
     return tuple(out)
 
 

@@ -122,3 +122,38 @@ def test_a_registry_made_anew_after_its_deletion_is_said(store, store_path, tmp_
     (store_path / "projects.json").write_text(json.dumps(reg))
     assert "no entry names" not in invoke("fsck", exit_code=None).stdout
     assert "kiwi-17" in _hook(store_path, "SessionStart", moved)
+
+
+def _clone(up: Path, url: str, dest: Path) -> Path:
+    """``git clone url dest``, the URL's ``git@github.com:acme/`` served by the local folder ``up``."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "-c", f"url.{up}/.insteadOf=git@github.com:acme/", "clone", "-q", url, str(dest)],
+                   check=True, capture_output=True, timeout=60)
+    return dest
+
+
+def test_a_second_clone_moved_then_given_another_remote_keeps_its_name(store, store_path, tmp_path):
+    """reg32's left-out (test31b V3 with two clones of one remote): only the
+    first clone's folder is recorded, so the second, moved and then ``git
+    remote set-url`` (the organisation renamed), became a new project."""
+    store.close()
+    up = tmp_path / "up"
+    src = git_init(up / "seed")
+    git("-C", str(src), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init")
+    git("clone", "-q", "--bare", str(src), str(up / "api.git"))
+    first = _clone(up, "git@github.com:acme/api.git", tmp_path / "v3" / "a" / "api")
+    second = _clone(up, "git@github.com:acme/api.git", tmp_path / "v3" / "b" / "api")
+    _hook(store_path, "SessionStart", first)
+    _hook(store_path, "UserPromptSubmit", first, "remember that the deploy host is kiwi-17")
+    assert "kiwi-17" in _hook(store_path, "SessionStart", second)          # one remote: one project
+    moved = tmp_path / "v3" / "c" / "api"
+    moved.parent.mkdir()
+    second.rename(moved)
+    git("-C", str(moved), "remote", "set-url", "origin", "git@github.com:acme-corp/api.git")
+    assert "kiwi-17" in _hook(store_path, "SessionStart", moved)
+    assert _registry(store_path)["projects"]["github.com/acme-corp/api"] == "api"
+    # a clone given another repository's remote (a template started anew) is not carried
+    tpl = _clone(up, "git@github.com:acme/api.git", tmp_path / "v3" / "d" / "shop")
+    git("-C", str(tpl), "remote", "set-url", "origin", "git@github.com:acme/shop.git")
+    assert "kiwi-17" not in _hook(store_path, "SessionStart", tpl)
+    assert _registry(store_path)["projects"]["github.com/acme/shop"] == "shop"
