@@ -198,6 +198,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                                 f"the projects of {plural(missing, 'folder')}: a repository that moved or whose "
                                 "remote changed gets a new name and none of its memory; 'mem fsck --repair' "
                                 "rebuilds it from them")
+    if not why:   # made anew by the next hook after it was deleted: nothing above sees it (test32b Y11)
+        from objstore import orphan_advice, registry_orphans
+        rep.warnings.extend("project registry: {}; {}".format(*orphan_advice(store.root, name, folder))
+                            for name, folder in registry_orphans(store))
     from objstore import remote_files_damage
     remote_damage = remote_files_damage(store)   # left as they are: only the user can mend them
     rep.problems.extend(p for p, _todo in remote_damage)

@@ -162,6 +162,8 @@ _API: dict[str, tuple[str, str]] = {
     "registry_damage": ("objstore.memory.scope", "registry_damage"),
     "rebuild_registry": ("objstore.memory.registryfix", "rebuild_registry"),
     "registry_missing": ("objstore.memory.registryfix", "registry_missing"),
+    "registry_orphans": ("objstore.memory.registryfix", "registry_orphans"),
+    "orphan_advice": ("objstore.memory.registryfix", "orphan_advice"),
     "identity_of": ("objstore.memory.gitident", "identity_of"),
     "child_namespace": ("objstore.memory.scope", "child_namespace"),
     "check_agent": ("objstore.memory.scope", "check_agent"),

@@ -124,12 +124,17 @@ class ProjectIdentity(Frozen):
             (:func:`predecessors`).
         git: the repository's git directory ("" outside git): where its
             :func:`repo_birth` is read.
+        link: the main work tree's path as reached when a symlink led
+            there (``~/app`` -> ``~/src/app``: ``top`` is the resolved
+            path), else "": a path identity registered under that path
+            (before session 33) is an earlier identity of it.
     """
 
-    __slots__ = ("id", "name", "qualified", "folder", "top", "git")
+    __slots__ = ("id", "name", "qualified", "folder", "top", "git", "link")
 
-    def __init__(self, id: str, name: str, qualified: str, folder: str, top: str = "", git: str = "") -> None:
-        set_fields(self, id, name, qualified, folder, top, git)
+    def __init__(self, id: str, name: str, qualified: str, folder: str, top: str = "", git: str = "",
+                 link: str = "") -> None:
+        set_fields(self, id, name, qualified, folder, top, git, link)
 
 
 _SCHEME_RE = LazyPattern(r"^[a-z][a-z0-9+.-]*://", re.I)
@@ -159,21 +164,55 @@ def remote_identity(url: str) -> str:
     return f"{host}/{path}".lower() if path else host
 
 
+_PROC_FD = "/proc/self/fd/"
+
+
+def real_path(path: str) -> str:
+    """``path`` with its symlinks resolved (``os.path.realpath``), read
+    where the system offers it from the open folder (``/proc/self/fd``:
+    three system calls, not one ``lstat`` per component); ``path``
+    itself's ``realpath`` for a folder that cannot be opened."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_PATH", 0))
+    except (OSError, ValueError):
+        return os.path.realpath(path)
+    try:
+        got = os.readlink(_PROC_FD + str(fd))
+    except OSError:
+        got = ""
+    finally:
+        os.close(fd)
+    return got if got.startswith("/") and not got.endswith(" (deleted)") else os.path.realpath(path)
+
+
 def identity_of(cwd: str | os.PathLike | None) -> ProjectIdentity | None:
     """The :class:`ProjectIdentity` of working directory ``cwd``, or None
-    (no cwd, or ``/``).  A linked worktree maps to its main work tree."""
+    (no cwd, or ``/``).  A linked worktree maps to its main work tree.  The
+    repository is found along ``cwd`` as given (a symlinked subfolder stays
+    in its repository), then its top is resolved (``os.path.realpath``): a
+    repository reached through a symlinked path (``ln -s ~/src/app ~/app;
+    cd ~/app``) is the one project its real path is (test32b Y17; the
+    path as reached is ``link``); outside git, ``cwd`` itself is resolved.
+    A few ``lstat`` calls more than the walk."""
     if not cwd:
         return None
     p = Path(os.path.abspath(os.fspath(cwd)))
     found = _git_dirs(p)
     if found is None:
-        name = clean_name(p.name)
-        if not name:
-            return None
-        return ProjectIdentity(f"path:{p}", name, clean_name(f"{p.parent.name}-{p.name}") or name, name, str(p))
+        real = Path(real_path(str(p)))
+        found = _git_dirs(real) if real != p else None
+        if found is None:
+            name = clean_name(real.name)
+            if not name:
+                return None
+            return ProjectIdentity(f"path:{real}", name, clean_name(f"{real.parent.name}-{real.name}") or name, name,
+                                   str(real), "", str(p) if real != p else "")
     top, git_dir = found
     if git_dir.name == ".git" and git_dir.parent != top:   # a linked worktree: the main work tree
         top = git_dir.parent
+    seen = str(top)
+    real = real_path(seen)
+    top, link = (top, "") if real == seen else (Path(real), seen)
     remote = _remote_url(git_dir)
     rid = remote_identity(remote) if remote else ""
     folder = clean_name(top.name)
@@ -181,15 +220,15 @@ def identity_of(cwd: str | os.PathLike | None) -> ProjectIdentity | None:
         name = repo_name_from_url(remote) or folder
         parts = rid.split("/")
         owner = parts[-2] if len(parts) >= 3 else parts[0]
-        return ProjectIdentity(rid, name, clean_name(f"{owner}-{name}") or name, folder, str(top), str(git_dir))
+        return ProjectIdentity(rid, name, clean_name(f"{owner}-{name}") or name, folder, str(top), str(git_dir), link)
     if rid:
         name = repo_name_from_url(remote) or folder
         return ProjectIdentity(rid, name, clean_name(f"{Path(rid[5:]).parent.name}-{name}") or name, folder, str(top),
-                               str(git_dir))
+                               str(git_dir), link)
     if not folder:
         return None
     return ProjectIdentity(f"path:{top}", folder, clean_name(f"{top.parent.name}-{top.name}") or folder, folder, str(top),
-                           str(git_dir))
+                           str(git_dir), link)
 
 
 def repo_birth(ident: ProjectIdentity) -> str:
@@ -209,6 +248,41 @@ def repo_birth(ident: ProjectIdentity) -> str:
     except OSError:
         return ""
     return f"{st.st_mtime_ns}:{st.st_dev}:{st.st_ino}"
+
+
+def git_witness(ident: ProjectIdentity) -> str:
+    """A second mark of a repository's birth, for a ``description`` file a
+    tool rewrote (``sed -i``: another inode and time, test32b Y16):
+    ``"<device>:<inode>:<mtime ns>:<inode>"`` of its git directory and of
+    its ``info/exclude``, a file ``git init`` and ``git clone`` write once
+    beside ``description``; a new repository made in the folder (``rm -rf
+    .git; git init``) has another.  ``""`` outside git, without that file
+    or when it cannot be read.  Two ``stat`` calls; never runs git."""
+    if not ident.git:
+        return ""
+    try:
+        d, f = os.stat(ident.git), os.stat(os.path.join(ident.git, "info", "exclude"))
+    except OSError:
+        return ""
+    return f"{d.st_dev}:{d.st_ino}:{f.st_mtime_ns}:{f.st_ino}"
+
+
+def cloned_from(ident: ProjectIdentity) -> str:
+    """The identity (:func:`remote_identity`) of the remote the repository
+    was cloned from, as ``git clone`` wrote it in the first line of its
+    ``logs/HEAD`` (``… clone: from <url>``, credentials dropped); ``""``
+    for a repository not cloned, without that log (an empty clone,
+    ``core.logAllRefUpdates`` off) or when it cannot be read.  Reads one
+    line; never runs git."""
+    if not ident.git:
+        return ""
+    try:
+        with open(os.path.join(ident.git, "logs", "HEAD"), "rb") as f:
+            line = f.readline(4096).decode("utf-8", "replace")
+    except OSError:
+        return ""
+    _, sep, msg = line.rstrip("\n").partition("\t")
+    return remote_identity(msg[len("clone: from "):]) if sep and msg.startswith("clone: from ") else ""
 
 
 def same_birth(a: str, b: str) -> bool:

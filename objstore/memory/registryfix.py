@@ -40,8 +40,8 @@ from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.record import Frozen, set_fields
 from objstore.core.salvage import Quarantine
-from objstore.memory.gitident import ProjectIdentity, clean_name, identity_of, repo_birth
-from objstore.memory.scope import GONE, REGISTRY_FILE, REGISTRY_MADE, read_registry, write_registry
+from objstore.memory.gitident import ProjectIdentity, clean_name, git_witness, identity_of, repo_birth
+from objstore.memory.scope import GONE, REGISTRY_FILE, REGISTRY_MADE, REGISTRY_REMADE, read_registry, write_registry
 
 
 class RegistryRebuild(Frozen):
@@ -181,6 +181,42 @@ def registry_missing(store) -> int:
     return len(_sessions_by_folder(store))
 
 
+def registry_orphans(store) -> list[tuple[str, str]]:
+    """``(name, folder)`` for each project name the sessions captured before
+    ``<store>/projects.json`` was made anew after it was deleted
+    (``scope.REGISTRY_REMADE``: the next hook makes it, so ``mem fsck``
+    found a file and said "ok" while a moved repository's memory was cut
+    off: test32b Y11) that no entry of the registry names now, with the
+    folder its latest such session was captured in; sorted by name.  ``[]``
+    when the registry was never made anew, or is damaged (said as such).
+    Reads every session's head (``mem fsck``'s and ``mem doctor``'s cost,
+    not a hook's)."""
+    root = Path(store.root)
+    try:
+        since = os.stat(root / REGISTRY_REMADE).st_mtime
+    except OSError:
+        return []
+    r = read_registry(root)
+    if r.damage:
+        return []
+    named, last = set(r.projects.values()), {}
+    for cwd, seen in _sessions_by_folder(store).items():
+        for t, name in seen:
+            if t / 1000 <= since + 0.02 and name not in named and t >= last.get(name, (-1, ""))[0]:
+                last[name] = (t, cwd)   # (a file time is a clock tick, up to ~10 ms behind)
+    return sorted((n, cwd) for n, (_t, cwd) in last.items())
+
+
+def orphan_advice(root: str | os.PathLike, name: str, folder: str) -> tuple[str, str]:
+    """``(what, fix)``: the words of one :func:`registry_orphans` pair, as
+    ``mem fsck`` warns and ``mem doctor`` finds it."""
+    return (f"projects.json was made anew after it was deleted, and no entry names project {name!r}, whose "
+            f"sessions were captured in {folder} before: its facts and turns are read in no folder (a repository "
+            "that moved, or whose remote changed, took a new name)",
+            f'to give it back, set "<identity>": "{name}" in {Path(root) / REGISTRY_FILE} while no session runs '
+            "there (a folder's identity: 'path:<its folder>', or its remote's host/owner/repo)")
+
+
 def rebuild_registry(store) -> RegistryRebuild | None:
     """Rebuild ``<store>/projects.json`` when it is damaged, or absent while
     captured sessions name projects (:func:`registry_missing`; module doc);
@@ -220,7 +256,7 @@ def rebuild_registry(store) -> RegistryRebuild | None:
                                          and n not in reg.values()))
         q = Quarantine(store.root)
         aside = q.move(path) if os.path.lexists(path) else None
-        births = {}
+        births, witnesses = {}, {}
         for k in reg:      # the repository at an identity's folder (scope.moved_from, scope.predecessors)
             if k.startswith(GONE):   # a repository whose folder another one took: its birth is its key
                 births[k] = k[len(GONE):]
@@ -229,6 +265,8 @@ def rebuild_registry(store) -> RegistryRebuild | None:
             now = identity_of(folder) if folder and os.path.isdir(folder) else None
             if now is not None and now.top == folder and repo_birth(now):
                 births[k] = repo_birth(now)
-        write_registry(store.root, reg, folders, births=births)
+                if k.startswith("path:") and git_witness(now):   # (scope.reused: a rewritten description)
+                    witnesses[k] = git_witness(now)
+        write_registry(store.root, reg, folders, births=births, witnesses=witnesses, repair=True)
         return RegistryRebuild(len(r.projects), found, other_names, str(aside) if aside else "",
                                {k: v for k, v in folders.items() if k in reg}, not_given)

@@ -49,8 +49,8 @@ from objstore.core.errors import InvalidInput
 from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import refuse_if_credential
 from objstore.core.text import LazyPattern
-from objstore.memory.gitident import (ProjectIdentity, clean_name, identity_of, repo_birth, same_birth,
-                                      same_repository, time_copied)
+from objstore.memory.gitident import (ProjectIdentity, clean_name, cloned_from, git_witness, identity_of, repo_birth,
+                                      same_birth, same_repository, time_copied)
 
 
 #: fact scopes that apply in every project
@@ -79,24 +79,26 @@ class Registry(Frozen):
     none: ``{}``); ``damage`` is "" for a sound (or absent) file, else why it is damaged
     (then ``projects`` holds the ``"identity": "name"`` pairs still readable
     in it); ``births`` path identity, or remote identity at its recorded
-    folder -> that repository's :func:`repo_birth` (``{}`` in older files).  A damaged registry is never rewritten (:func:`register_project`)
+    folder -> that repository's :func:`repo_birth` (``{}`` in older files);
+    ``witnesses`` path identity -> its repository's :func:`git_witness`
+    (``{}`` before session 33).  A damaged registry is never rewritten (:func:`register_project`)
     and a project it does not name gets its qualified name only
     (:func:`name_in`), so a lost entry never hands one project's name, and
     facts, to another."""
 
-    __slots__ = ("projects", "damage", "folders", "births")
+    __slots__ = ("projects", "damage", "folders", "births", "witnesses")
 
     def __init__(self, projects: dict, damage: str = "", folders: dict | None = None,
-                 births: dict | None = None) -> None:
-        set_fields(self, projects, damage, dict(folders or {}), dict(births or {}))
+                 births: dict | None = None, witnesses: dict | None = None) -> None:
+        set_fields(self, projects, damage, dict(folders or {}), dict(births or {}), dict(witnesses or {}))
 
 
 def read_registry(store_root: str | os.PathLike | None) -> Registry:
     """Read ``<store_root>/projects.json`` (format: ``{"v": 1, "projects":
     {identity: name}, "folders": {identity: path}, "births": {identity:
-    birth}}``, ``folders`` and ``births`` optional, docs/format.md); never
-    raises (an unreadable file is ``damage``; a ``folders`` or ``births``
-    that is not a string -> string table is read as none)."""
+    birth}, "witnesses": {identity: witness}}``, the last three optional,
+    docs/format.md); never raises (an unreadable file is ``damage``; a table
+    of them that is not a string -> string table is read as none)."""
     if store_root is None:
         return Registry({})
     import json
@@ -113,7 +115,7 @@ def read_registry(store_root: str | os.PathLike | None) -> Registry:
         if not isinstance(reg, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in reg.items()):
             raise ValueError("no identity -> name table")
         tables = []
-        for name in ("folders", "births"):
+        for name in ("folders", "births", "witnesses"):
             t = doc.get(name)
             tables.append(t if isinstance(t, dict) and all(isinstance(k, str) and isinstance(v, str)
                                                           for k, v in t.items()) else {})
@@ -174,17 +176,24 @@ def predecessors(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
     T20); ``mem doctor`` names such a folder (:func:`moved_projects`) --
     unless its repository is the one registered there (the same
     :func:`repo_birth`: the remote changed in place, ``git remote
-    set-url``; looked at for an unregistered ``ident`` only).  For
+    set-url``; looked at for an unregistered ``ident`` only).  A clone of
+    a registered remote identity of the same repository name
+    (:func:`cloned_from`; the remote changed since: an organisation
+    renamed) is that identity's when nothing else is (reg32's left-out:
+    a second clone of one remote, whose folder is not the recorded one,
+    moved or not, then ``git remote set-url``).  For
     a path identity: the path identities it was before it moved
-    (:func:`moved_from`)."""
+    (:func:`moved_from`), and those of the symlinked paths it was reached by
+    (:func:`linked`); a remote identity's include its folder's path
+    identity as reached through a symlink (``link``)."""
     if r.damage:
         return ()
     if ident.id.startswith("path:"):
-        return moved_from(ident, r)
+        return tuple(dict.fromkeys((*linked(ident, r), *moved_from(ident, r))))
     if not ident.top:
         return ()
-    own = "path:" + ident.top
-    out = [own] if own in r.projects and own != ident.id else []
+    out = [k for k in dict.fromkeys(("path:" + ident.link if ident.link else "", "path:" + ident.top))
+           if k in r.projects and k != ident.id]
     birth = None
     for k, f in (r.folders.items() if ident.id not in r.projects else ()):
         if f == ident.top and k != ident.id and k in r.projects and k in r.births:
@@ -193,7 +202,31 @@ def predecessors(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
                 out.append(k)   # the same repository, its remote changed in place (set-url: test30c T19)
     if ident.id not in r.projects and not out:
         out = list(moved_from(ident, r))   # moved to another folder, then set-url (test31b V3)
+    if ident.id not in r.projects and not out and (src := cloned_from(ident)) != ident.id and src in r.projects \
+            and src.rpartition("/")[2] == ident.id.rpartition("/")[2]:
+        out = [src]   # another clone of a registered remote (its folder not the recorded one), then set-url
     return tuple(out)
+
+
+def linked(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
+    """The registered path identities that are the repository of path
+    identity ``ident`` reached through a symlink (test32b Y17: before
+    session 33 ``cd ~/app``, a link to ``~/src/app``, was a second project):
+    the one of the path it was reached by now (``ident.link``), and those
+    whose recorded birth is its own to the inode and whose path resolves to
+    its folder; for one not registered yet, every registered path that
+    resolves to its folder.  A look at the births (one ``realpath`` per
+    match) for a registered repository; a ``realpath`` per registered path
+    for a new one (once: it is registered then)."""
+    out = ["path:" + ident.link] if ident.link and "path:" + ident.link in r.projects else []
+    b = r.births.get(ident.id) if ident.git else None
+    if b:
+        out += [k for k, v in r.births.items() if v == b and k != ident.id and k.startswith("path:") and k not in out
+                and k in r.projects and os.path.realpath(k[5:]) == ident.top]
+    elif ident.id not in r.projects:   # first seen: any path it was registered by (older entries have no birth)
+        out += [k for k in r.projects if k.startswith("path:") and k not in out and k != ident.id
+                and os.path.realpath(k[5:]) == ident.top]
+    return tuple(k for k in out if k != ident.id)
 
 
 def moved_from(ident: ProjectIdentity, r: Registry) -> tuple[str, ...]:
@@ -251,8 +284,11 @@ def reused(ident: ProjectIdentity, r: Registry) -> Registry:
     back: :func:`same_repository`; or its ``description`` file, the same
     device and inode, only touched: ``find . -exec touch {} +`` renamed the
     project in place, test32b Y16), when either birth is unknown or
-    malformed, for a remote identity and for a damaged registry.  One
-    ``stat`` for a registered repository without a remote."""
+    malformed, for a remote identity and for a damaged registry.  When
+    only the ``description`` file was rewritten (``sed -i``: another inode,
+    its repository's recorded :func:`git_witness` unchanged, test32b Y16),
+    ``r`` with that birth renewed (:func:`register_project` writes it).
+    One ``stat`` for a registered repository without a remote."""
     k = ident.id
     if r.damage or not ident.git or k != "path:" + ident.top or k not in r.births or k not in r.projects:
         return r
@@ -260,33 +296,41 @@ def reused(ident: ProjectIdentity, r: Registry) -> Registry:
     if now == was or not now or not same_birth(was, was) or same_repository(was, now, time_copied(ident)) \
             or was.split(":")[1:] == now.split(":")[1:]:
         return r   # (the first test is the common case: the same file, one stat; the last the same file touched)
+    if r.witnesses.get(k) and r.witnesses[k] == git_witness(ident):   # the file rewritten, not the repository
+        return Registry(r.projects, "", r.folders, {**r.births, k: now}, r.witnesses)
     projects = {o: v for o, v in r.projects.items() if o != k}
     births = {o: v for o, v in r.births.items() if o != k}
     projects.setdefault(GONE + was, r.projects[k])
     births[GONE + was] = was
-    return Registry(projects, "", r.folders, births)
+    return Registry(projects, "", r.folders, births, {o: v for o, v in r.witnesses.items() if o != k})
 
 
 def _carried_name(ident: ProjectIdentity, r: Registry, old: tuple[str, ...]) -> str:
     """The name an unregistered ``ident`` takes over from its folder's
     latest earlier identity (:func:`predecessors` ``old``), or "" when there
-    is none or another identity -- not one of ``old`` -- holds that name."""
+    is none or another identity -- not one of ``old``, nor an earlier folder
+    of the same repository (its recorded birth: moved, seen, then given
+    its first remote, test32b Z3) -- holds that name."""
     if not old or ident.id in r.projects:
         return ""
-    name = r.projects[old[-1]]
-    if clean_name(name) != name or any(v == name and k not in old for k, v in r.projects.items()):
+    name, b = r.projects[old[-1]], r.births.get(old[-1], "")
+    if clean_name(name) != name or any(v == name and k not in old and not same_birth(r.births.get(k, ""), b)
+                                       for k, v in r.projects.items()):
         return ""
     return name
 
 
-def write_registry(root: Path, reg: dict, folders: dict, durable: bool = True, births: dict | None = None) -> None:
+def write_registry(root: Path, reg: dict, folders: dict, durable: bool = True, births: dict | None = None,
+                   witnesses: dict | None = None, repair: bool = False) -> None:
     """Write ``projects.json`` (format in :func:`read_registry`): the names
-    before the folders and births, so a file cut short keeps its names
-    first (they are what ``read_registry`` salvages); a folder or birth of
-    an identity ``reg`` does not name is dropped."""
+    before the folders, births and witnesses, so a file cut short keeps its
+    names first (they are what ``read_registry`` salvages); an entry of an
+    identity ``reg`` does not name is dropped.  A file made anew where one
+    was made before (deleted: :data:`REGISTRY_MADE` is there), not by a
+    ``repair``, leaves :data:`REGISTRY_REMADE`, its time the re-creation's."""
     import json
     doc = {"projects": dict(sorted(reg.items())), "v": 1}
-    for name, table in (("folders", folders), ("births", births or {})):
+    for name, table in (("folders", folders), ("births", births or {}), ("witnesses", witnesses or {})):
         table = {k: v for k, v in sorted(table.items()) if k in reg}
         if table:
             doc[name] = table
@@ -294,15 +338,20 @@ def write_registry(root: Path, reg: dict, folders: dict, durable: bool = True, b
     atomic_write(root / REGISTRY_FILE, json.dumps(doc, indent=1).encode("utf-8"), durable=durable)
     if not made:   # its first write: a later fsck tells a deleted registry from one never made
         try:
+            if os.path.lexists(root / REGISTRY_MADE) and not repair:   # made again after it was deleted (test32b Y11)
+                (root / REGISTRY_REMADE).touch()
             (root / REGISTRY_MADE).parent.mkdir(exist_ok=True)
             (root / REGISTRY_MADE).touch()
         except OSError:
-            pass   # (only fsck's "deleted" warning reads it)
+            pass   # (only fsck's and doctor's "deleted" warnings read them)
 
 
 #: an empty file written with the store's first ``projects.json``: a store whose sessions were only
 #: imported (a transcript's folder is not registered) has none, so a missing registry there is no loss
 REGISTRY_MADE = "cache/registry-made"
+#: an empty file a ``projects.json`` made anew after it was deleted leaves (the next hook makes it): its
+#: time is the re-creation's; the names the sessions captured before it had may be named by no entry now
+REGISTRY_REMADE = "cache/registry-remade"
 
 
 class MovedProject(Frozen):
@@ -394,21 +443,26 @@ def register_project(store, cwd: str | os.PathLike | None) -> str:
     from objstore.core.redact import path_holds_credential  # deferred: the rules compile at import
     if path_holds_credential(ident.id) or path_holds_credential(os.fspath(cwd)):
         return ""                   # a credential in the path is written nowhere (the one path rule)
-    r = reused(ident, read_registry(store.root))
+    r0 = read_registry(store.root)
+    r = reused(ident, r0)
 
-    def known(r: Registry) -> bool:   # registered, with its folder (its birth) when it has one to record
+    def known(r: Registry, r0: Registry) -> bool:   # registered, with its folder (birth, witness) when it has one
         if ident.id not in r.projects or r.damage:
             return ident.id in r.projects
         if ident.id == "path:" + ident.top:
-            return not ident.git or ident.id in r.births or not repo_birth(ident)
+            if not ident.git or ident.id not in r.births:
+                return not ident.git or not repo_birth(ident)
+            return r.births[ident.id] == r0.births.get(ident.id) and (   # (not renewed by reused: sed -i)
+                ident.id in r.witnesses or not git_witness(ident))
         return not ident.top or path_holds_credential(ident.top) or ident.id in r.folders and (
             ident.id in r.births or r.folders[ident.id] != ident.top or not repo_birth(ident))
-    if known(r):
+    if known(r, r0):
         return name_in(ident, r.projects)   # (a name an older mem gave is read as a key segment, not rewritten)
     with store.lock("project"):
-        r = reused(ident, read_registry(store.root))
+        r0 = read_registry(store.root)
+        r = reused(ident, r0)
         reg = r.projects
-        if known(r):
+        if known(r, r0):
             return name_in(ident, reg)
         name = (reg.get(ident.id) and name_in(ident, reg)) or _carried_name(ident, r, predecessors(ident, r)) \
             or name_in(ident, reg, bool(r.damage))
@@ -420,7 +474,10 @@ def register_project(store, cwd: str | os.PathLike | None) -> str:
             mine = ident.id == "path:" + ident.top or folders.get(ident.id) == ident.top
             if ident.top and mine and repo_birth(ident):   # its folder's repository (predecessors, moved_from)
                 births.setdefault(ident.id, repo_birth(ident))
-            write_registry(store.root, reg, folders, durable=False, births=births)
+            witnesses = r.witnesses
+            if ident.id == "path:" + ident.top and git_witness(ident):   # a rewritten description (reused)
+                witnesses.setdefault(ident.id, git_witness(ident))
+            write_registry(store.root, reg, folders, durable=False, births=births, witnesses=witnesses)
     return name
 
 
@@ -440,7 +497,7 @@ def forget_projects(store, hits) -> int:
         keep = {k: v for k, v in r.projects.items() if not (hits(k) or hits(v) or hits(r.folders.get(k, "")))}
         gone = len(r.projects) - len(keep)
         if gone and not r.damage:
-            write_registry(store.root, keep, r.folders, births=r.births)
+            write_registry(store.root, keep, r.folders, births=r.births, witnesses=r.witnesses)
         return gone if not r.damage else 0
 
 

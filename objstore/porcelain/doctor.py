@@ -100,7 +100,7 @@ from objstore.core.sealstate import plain_and_sealed
 from objstore.core.store import Store
 from objstore.core.storepath import folder_damage, refs_dir_damage
 from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
-from objstore.porcelain.doctorprojects import copied_findings, moved_findings, registry_findings
+from objstore.porcelain.doctorprojects import copied_findings, moved_findings, orphan_findings, registry_findings
 from objstore.porcelain.finding import Finding
 
 LOCK_GRACE_S = 60
@@ -591,6 +591,7 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
               ("objects", _loose, store), ("refs", _refs, store), ("forget", _unfinished, store),
               ("index", _index, store), ("config", _config, store.root), ("projects", registry_findings, store.root),
               ("projects", moved_findings, store.root), ("projects", copied_findings, store),
+              ("projects", orphan_findings, store),
               ("locks", _locks, store.root, now), ("temps", _temps, store),
               ("hooks", _hooks, list(settings), hook_command), ("cursors", _cursors, store),
               ("behind", _behind, store), ("transcripts", lambda s: _transcripts(imported_sources(s, hooked=False)),

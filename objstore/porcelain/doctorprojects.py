@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from objstore.core.store import Store
+from objstore.memory.registryfix import orphan_advice, registry_orphans
 from objstore.memory.scope import REGISTRY_FILE, copies_of_gone, moved_projects, registry_damage
 from objstore.porcelain.finding import Finding
 
@@ -21,6 +22,14 @@ def registry_findings(root: Path) -> list[Finding]:
                     "(owner-repo) until it is fixed; it is not rewritten meanwhile",
                     "mem fsck --repair  (rebuilds it from the folders the captured turns recorded; the "
                     "damaged file goes to the quarantine)", (str(root / REGISTRY_FILE),))]
+
+
+def orphan_findings(store: Store) -> list[Finding]:
+    """A project name the sessions captured before ``projects.json`` was
+    made anew after it was deleted had, which no entry names now
+    (``registryfix.registry_orphans``, test32b Y11): a warning each."""
+    return [Finding("projects", "warning", *orphan_advice(store.root, name, folder), (str(store.root / REGISTRY_FILE),))
+            for name, folder in registry_orphans(store)]
 
 
 def copied_findings(store: Store) -> list[Finding]:
