@@ -87,15 +87,23 @@ LOOKALIKES = [
 ]
 
 
+def rule_of(case: str) -> str:
+    """The rule that names ``case``'s hit: a PIN's phrase, a hash's keyword rule, else a table's column."""
+    if "pin" in case:
+        return "password-phrase"
+    return "generic-secret" if case in HASHES or case == "sha-hex" else "markdown-secret"
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_shape_redacted(case):
-    """Raw and JSON-escaped (the shared check, idempotence included); the label stays."""
+def test_each_shape_is_redacted_by_its_rule(case):
+    """Raw and JSON-escaped (the shared check, idempotence included); the label stays; the hit is the rule's."""
     text, secrets, kept = CASES[case]
-    assert_redacted(case, text, secrets, kept=[kept])
+    assert_redacted(case, text, secrets, kept=[kept], rule=rule_of(case))
 
 
 @pytest.mark.parametrize("text", LOOKALIKES)
-def test_look_alike_kept(text):
+def test_a_token_id_an_algorithm_a_board_pin_or_prose_is_kept(text):
+    """Raw and JSON-escaped, nothing taken."""
     assert_kept(text)
 
 
@@ -105,17 +113,13 @@ def test_every_row_of_a_long_table_is_read():
     assert "Kp" not in out and out.count("[REDACTED:markdown-secret]") == 260
 
 
-def test_stored_by_remember_and_import(tmp_path, mem, store_path):
-    """Real ``mem remember``/``get`` and an imported transcript's tool results; then no file of the store
-    (packs decompressed) holds any secret."""
-    one = {c: (t, s[0], k) for c, (t, s, k) in CASES.items()}
+def test_no_secret_reaches_a_store_by_remember_import_or_the_prompt_hook(tmp_path, mem, store_path):
+    """Real ``mem remember``/``get`` and an imported transcript's tool results, then the real UserPromptSubmit
+    hook (its own store); each shape redacted, the look-alikes as typed, and no file of either store (packs
+    decompressed) holds any secret.  The cases in their names' order: the hook's prompt starts 'Use this: '
+    and the first case, which must be no table's header."""
+    one = {c: (CASES[c][0], CASES[c][1][0], CASES[c][2]) for c in sorted(CASES)}
     check_remembered_and_imported(mem, tmp_path, "red33", "33333333-aaaa-4aaa-8aaa-333333333333", one,
                                   sorted(one), LOOKALIKES[0], store=store_path)
-
-
-def test_the_prompt_hook_stores_them_redacted(tmp_path):
-    """The real UserPromptSubmit hook stores each shape redacted and the look-alikes as typed (in the case names'
-    order: the prompt's first line, 'Use this: ' and a case, is no table's header)."""
-    one = {c: (CASES[c][0], CASES[c][1][0], CASES[c][2]) for c in sorted(CASES)}
-    check_prompt_hook(tmp_path / "store", "d1111111-0000-4000-8000-000000003333", one, LOOKALIKES,
+    check_prompt_hook(tmp_path / "hook-store", "d1111111-0000-4000-8000-000000003333", one, LOOKALIKES,
                       "remember that the vault's admin PASSWORD_HASH=" + bcrypt(60), extra=[bcrypt(60)])
