@@ -21,10 +21,11 @@ from objstore.core.redact.rule import FLAGS, Lazy
 #: red31b (test31 U1): name segments after the word ('DB_PASSWORD_V2', 'db.password.prod', camel 'smtpPasswordProd'), not
 #: after a bare 'pass' ('pass_stmt:'), unless one names a setting about the credential or a file
 #: red32 (red31b's left-out): also a version of the credential ('dbPasswordOld', 'smtpPasswordNew', 'PASSWORD_PREV')
+#: red33: 'digest' names a setting as 'hash' does ('PASSWORD_DIGEST=sha256'); a hash's value is hashes.py's rule
 _ENV = (r"(?:prod|production|staging|stage|dev|test|qa|uat|local|live|primary|replica|main|\d{1,2}"
         r"|old|new|prev|previous|current|backup|temp|tmp)")
 _NOT_CRED = (r"(?:[a-z0-9]{0,16}[_.\-]{1,2}){0,3}(?:min|max|length|len|size|chars|expiry|expires?|expiration|ttl|timeout|lifetime|age"
-             r"|file|path|dir|url|uri|endpoint|host|name|type|kind|policy|hash|hasher|algo|algorithm|rounds|cost|regex|pattern|rules?"
+             r"|file|path|dir|url|uri|endpoint|host|name|type|kind|policy|hash|hasher|digest|algo|algorithm|rounds|cost|regex|pattern|rules?"
              r"|encoder|encoding|format|header|prefix|field|param|manager|arn|id|backend|store|provider|source|ref|issuer|audience"
              r"|scopes?|enabled?|disabled?|required|reset|hint|prompt|label|strength|complexity|history|count|limit|interval|used"
              r"|usage|env|var|mode|input|column|placeholder|message|msg|error|text|title|changed|updated|created|at|date|time"

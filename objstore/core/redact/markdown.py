@@ -103,6 +103,7 @@ _PAIR_LEAD = Lazy(r"\|[ \t*_`]*(?:[a-z0-9.\-]{1,24})?\Z", FLAGS)
 _WORD_RE = Lazy(_WORD, FLAGS)
 #: red31: what follows a table's last row when the table is a JSON string's text (its closing quote, raw or escaped)
 _JSON_END = Lazy(r"\\{0,3}\"[ \t}\],]*", FLAGS)
+_JSON_TAIL = Lazy(r"\\{0,3}\"[ \t}\],]*\Z", FLAGS)
 #: the literals every word of :data:`_WORD` and :data:`_FOREIGN` starts with (found with ``str.find``: a
 #: pattern that starts with an alternation has no literal prefix, and ``re`` would try it at every offset)
 _FOREIGN_STARTS = ("kennwort", "mot de passe", "mot_de_passe", "contrase", "senha", "wachtwoord",
@@ -121,7 +122,11 @@ _WEAK_ANCHORS = ("pass", "pin |")
 _WEAK_START = Lazy(r"p(?:ass|in)(?![a-z0-9_])", FLAGS)
 _VALUE_RUN = Lazy(VALUE + "+", FLAGS)
 _LINE_BREAK = Lazy(r"\r?\n|\\{1,3}(?:r\\{1,3})?n", FLAGS)
-_ROWS_MAX = 200    # how many body rows of one table are read
+#: red33 (red32's left-out): every body row of a table is read (a table was read to its 200th row, the rest stored
+#: in the clear); linear, as each row is read once (``done`` in :func:`_scan_table`) and one window bounds a table
+#: red33: a header row of a table with neither outer pipes nor a delimiter row, or of a tab-separated paste, is
+#: one of column names: each cell up to 40 characters of at most 4 words (not a sentence nor a shell pipeline's)
+_NAME_CELL = Lazy(r"[ \t]*[^\s|,]{1,40}(?:[ \t]{1,2}[^\s|,]{1,40}){0,3}[ \t]*\Z", FLAGS)
 #: red32 (test31c W13): what a tool puts before each line of a file the agent reads, a pipe row after it: Claude
 #: Code's Read tool ('     3\u2192| host |', its line number and an arrow), ``cat -n`` (a tab), grep and ripgrep
 #: ('docs/servers.md:5:| db1 |', 'docs/servers.md-4-' for a context line), a unified diff's ' ', '+' or '-'
@@ -299,7 +304,7 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
               and _PAIR_LEAD.match(_line_head(low, s0, p).strip(" \t*_`")) is not None):
             _keep(rule, text, m, off, out)
     if starts and broken:
-        for sep in ("|", ","):
+        for sep in ("|", ",", "\t"):
             if low.find(sep, s0, e0) >= 0:
                 _scan_table(rule, text, starts, s0, e0, out, low, off, sep)
 
@@ -363,6 +368,8 @@ def _cells(low: str, s: int, e: int, sep: str) -> list[tuple[int, int]]:
             out.pop(0)
         if out and (not (t := low[out[-1][0]:out[-1][1]].strip()) or _JSON_END.fullmatch(t)):
             out.pop()     # red31: or the JSON string's end after a table's last row ('| root | X |"}')
+    if sep != "," and out and (j := _JSON_TAIL.search(low, *out[-1])) is not None and j.start() > out[-1][0]:
+        out[-1] = (out[-1][0], j.start())     # red33: a row with no closing pipe ends before it ('root | X"}')
     return out
 
 
@@ -372,7 +379,10 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
     (``sep`` ``|``: a header row, its delimiter row, body rows; GFM 0.29
     4.10 https://github.github.com/gfm/#tables-extension-) or a CSV file
     (``sep`` ``,``: a header record of 2+ fields, then records of as many;
-    RFC 4180 s2); in each body row the cell of that column, stripped of
+    RFC 4180 s2); red33: a tab-separated paste (``sep`` tab, IANA
+    text/tab-separated-values) and a pipe table with neither outer pipes nor
+    a delimiter row, both read as a CSV file whose header cells are column
+    names (:data:`_NAME_CELL`); in each body row the cell of that column, stripped of
     blanks and of a code span or emphasis around it, when :func:`_value_ok`
     takes it.  Unquoted CSV fields only (a quoted field is left)."""
     done = -1
@@ -395,6 +405,7 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
         cols = [(i, _head_word(m)) for i, (a, b) in enumerate(head) if (m := _HEAD_CELL.match(low[a:b])) is not None]
         if not cols:
             continue
+        bare = sep == "\t"        # red33: a tab-separated paste ('user<TAB>password' LF 'root<TAB>X'): as a CSV file
         if sep == "|":
             rows = ((_unprefixed(low, a, b), b) for a, b in rows)
             d = next(rows, None)
@@ -402,13 +413,19 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
                 continue
             if _DELIM_ROW.match(low[d[0]:d[1]]) is None:
                 # red31 (test30c T14): a pipe table typed without its delimiter row ('| user | password |' LF
-                # '| root | X |'): both rows framed by pipes, the second read as the first body row
-                if not (low[hs:he].lstrip(" \t").startswith("|") and low[d[0]:d[1]].lstrip(" \t").startswith("|")):
+                # '| root | X |'): both rows framed by pipes, the second read as the first body row; red33: or
+                # neither ('user | password' LF 'root | X'), its header one of column names, read as a CSV file
+                framed = low[hs:he].lstrip(" \t").startswith("|"), low[d[0]:d[1]].lstrip(" \t").startswith("|")
+                if framed == (False, False):
+                    bare = True
+                elif framed != (True, True):
                     continue
                 rows = itertools.chain((d,), rows)
+        if bare and not all(_NAME_CELL.match(low, a, b) for a, b in head):
+            continue
         found: list[tuple[int, int, int]] = []   # (column, start, end) of each value, kept unless its column is a matrix's
         matrix: set[int] = set()
-        for _n, (rs, re_) in zip(range(_ROWS_MAX), rows):
+        for rs, re_ in rows:
             if sep == "|" and low[rs:re_].lstrip(" \t").startswith("+") and _DELIM_ROW.match(low[rs:re_]):
                 continue                # red23 (Y11): a grid table's border between its rows
             row = _cells(low, rs, re_, sep)
@@ -425,7 +442,7 @@ def _scan_table(rule: Rule, text: str, starts: list[int], s0: int, e0: int, out:
                 v = v.strip(" \t*_`")
                 if v.lower() in _MATRIX_WORDS:
                     matrix.add(i)               # red32 (W3): '| Login | Yes | No |': a feature matrix's column
-                elif v and (sep == "|" and _phrase_ok(word, v, code) if " " in v else (
+                elif v and (sep == "|" and not bare and _phrase_ok(word, v, code) if " " in v else (
                         _VALUE_RUN.fullmatch(v.replace("\\|", "")) is not None and _value_ok(word, v))):
                     found.append((i, a + lead + off, a + lead + len(v) + off))
         out.extend((a, b, rule.priority, rule.name) for i, a, b in found if i not in matrix)
@@ -449,7 +466,7 @@ _HTML_TABLE_MAX = 65536
 def _scan_html_table(rule: Rule, text: str, s0: int, e0: int, out: list, low: str, off: int) -> None:
     """redb22 (tester finding X9): an HTML table whose header cell holds a
     credential word (``<th>password</th>``, :data:`_HEAD_CELL`): in each
-    later row (``<tr>``, at most :data:`_ROWS_MAX`) the ``<td>`` of that
+    later row (``<tr>``, up to the table's end or :data:`_HTML_TABLE_MAX` characters) the ``<td>`` of that
     column; in a row headed by such a ``<th>``
     (``<tr><th>Password</th><td>X</td></tr>``) the ``<td>`` after it; each
     when :func:`_value_ok` takes its text (WHATWG HTML 4.9 "Tabular data":
@@ -479,9 +496,7 @@ def _scan_html_table(rule: Rule, text: str, s0: int, e0: int, out: list, low: st
         cols = [(i, _head_word(m)) for i, m in enumerate(words) if m is not None]
         if cols and 0 <= q < end and "colspan" not in low[p:end]:
             r = q
-            for _n in range(_ROWS_MAX):
-                if r < 0 or r >= end:
-                    break
+            while 0 <= r < end:
                 nxt = low.find("<tr", r + 3, end)
                 cells = list(_HTML_CELL.finditer(low, r, end if nxt < 0 else nxt))
                 if len(cells) == len(head):

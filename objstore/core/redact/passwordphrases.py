@@ -39,6 +39,16 @@ PHRASE_TOKEN_BANG = r"[^\s\"'`]{0,127}[^\s\"'`.,;:?)\]]" + r"(?=[.,;:?)\]]*(?:[\
 PASS_OWNERS = ("vpn", "wifi", "wi-fi", "wlan", "my", "admin", "root", "login", "account", "db", "database",
                "ssh", "sudo", "server", "router", "email", "mail", "portal", "user", "app", "vault", "ftp",
                "sftp", "smtp", "imap", "laptop", "bios", "door", "alarm", "master")
+#: mend24: an assignment to a name ending ``code`` or ``number`` (``pin_code = 4471``, ``pincode="4471"``,
+#: ``pin_number = 4471``, ``passcode = 4471``); a bare ``pin = 13`` is a GPIO pin's number, not taken
+#: mend25: also a quoted key, its value quoted, raw or JSON-escaped inside a JSON string (``"pincode": "4471"``,
+#: ``{\\"PINCODE\\": \\"4471\\"}``, ``PINCODE=\\"4471\\"``); moved from :mod:`.passwords` (red33)
+#: red33 (red32's left-out): or to the PIN of a card, a SIM, a bank account, a phone, a door (``card pin = 4711``,
+#: ``sim pin: 1234``), whose owner says it is no board's pin
+_PIN_OWNERS = ("card", "sim", "bank", "atm", "phone", "debit", "credit", "voicemail", "door", "alarm", "garage",
+               "gate", "keypad", "vault", "unlock", "account")
+PIN_ASSIGN = (r"(?:(?<=code|mber)" + "".join(f"|(?<={w} pin)" for w in _PIN_OWNERS)
+              + r")(?:\\{0,3}[\"'])?[ \t]{0,4}[=:][ \t]{0,4}(?:\\{0,3}[\"'`])?")
 #: mend25: a PIN's token (:data:`PHRASE_TOKEN`) also ends before a JSON-escaped quote (``\\"4471\\"``); moved from
 #: :mod:`.passwords` (red31: the PIN's verb rule below reads it too)
 PIN_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]\\]" + r"(?=[.,;:!?)\]]*(?:[\s\"'`]|\\{1,3}[\"'`]|$))"

@@ -21,7 +21,7 @@ from objstore.core.redact.passwordphrases import (PHRASE_COLON as _PHRASE_COLON,
                                                   PHRASE_OWNER_FOR as _PHRASE_OWNER_FOR, PHRASE_TOKEN as _PHRASE_TOKEN,
                                                   PHRASE_TOKEN_BANG as _PHRASE_TOKEN_BANG, PHRASE_VERB as _PHRASE_VERB,
                                                   PHRASE_VERB_BARE as _PHRASE_VERB_BARE, PIN_TOKEN as _PIN_TOKEN,
-                                                  PLAIN_WORDS, QUOTED_WORDS, PASS_OWNERS as _PASS_OWNERS,
+                                                  PIN_ASSIGN as _PIN_ASSIGN, PLAIN_WORDS, QUOTED_WORDS, PASS_OWNERS as _PASS_OWNERS,
                                                   TOKEN_VERB_TAIL, VERB_PHRASE_RULES, changed_token_ok,
                                                   with_old_and_new)
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
@@ -41,11 +41,6 @@ _CODE_ANCHORS = tuple(f"{w} code" for w in PIN_CODE_OWNERS)
 #: red17: a PIN right after its word with no verb ('my pin 4471', 'door code 4471'): 4-12 digits alone
 #: and where the clause ends ('pin 2024 release' is no PIN)
 _PIN_BARE = r"[ \t]{1,4}(?=[0-9]{4,12}(?:[\"'`.,;!?)\]}]|[ \t]*(?:\r|\n|\\[rn]|$)))"
-#: mend24: an assignment to a name ending ``code`` or ``number`` (``pin_code = 4471``, ``pincode="4471"``,
-#: ``pin_number = 4471``, ``passcode = 4471``); a bare ``pin = 13`` is a GPIO pin's number, not taken
-#: mend25: also a quoted key, its value quoted, raw or JSON-escaped inside a JSON string (``"pincode": "4471"``,
-#: ``{\\"PINCODE\\": \\"4471\\"}``, ``PINCODE=\\"4471\\"``)
-_PIN_ASSIGN = r"(?<=code|mber)(?:\\{0,3}[\"'])?[ \t]{0,4}[=:][ \t]{0,4}(?:\\{0,3}[\"'`])?"
 # a dash label ('Password - X', 'password \u2013 X': red10) and what follows it: blanks, or the end of
 # its line and the next line's indentation ('Password -' LF 'X', scan12); the labels: password, passwd,
 # passwort, passphrase, pwd, secret (each alternative starts with its literal: _DASH_LABELS)

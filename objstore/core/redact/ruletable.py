@@ -378,6 +378,9 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           ``secret: none`` stay), digits alone stay
                           (``Password: 1234``), as do references and paths
                           (``short_labelled_ok``)
+                          red33 (hashes.py): a password's hash after a name for       crypt(5); RFC 2307 ({SSHA})
+                          it (``PASSWORD_HASH=$2b$...``, ``password_digest:``, an
+                          MD5/SHA hex digest); not ``PASSWORD_HASH=bcrypt``
 markdown-secret           md21 (W1; markdown.py): a credential label in Markdown:     CommonMark 0.31.2 6.1, 6.2 (code spans,
                           emphasis or a code span around the label or its value       emphasis), 4.5 (fenced code blocks);
                           (``**Password:** X``, ``**DB password**: `X```), the        GFM 0.29 4.10 (tables); RFC 4180 (CSV);
@@ -415,6 +418,9 @@ markdown-secret           md21 (W1; markdown.py): a credential label in Markdown
                           (``**Password:** correct horse battery staple``); red28:
                           in Title Case too; after a word of another language,
                           ``=``, `` = ``, ``:=`` as ``:`` (``senha=X``, ``\u5bc6\u7801=X``)
+                          red33: every row of a table (not the first 200); a
+                          tab-separated paste and ``user | password`` LF ``root |
+                          X`` (no outer pipes nor delimiter row) as a CSV file
 named-secret              not a text rule: :func:`redact_named` (``mem remember``,    (no vendor format: the key's own words)
                           imports, derived facts) replaces the whole value under a
                           key named for a credential (``.../staging-password``,
