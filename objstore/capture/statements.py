@@ -123,6 +123,9 @@ _STOP = frozenset("a an the is are was were be our my we i to of on in at for an
                   "there here they these those now currently still".split())   # ("there are 3 replicas": no subject, test30c T15)
 # ("now", "currently", "still": "the db password now is X" was keyed db-password-now, a credential's key
 #  the key-name rule did not know: test32b Y3)
+#: the stop words of the keys stores written before session 32 hold ("the db now runs postgres 15" was keyed
+#: db-now-runs): a statement of the same subject said after the upgrade goes on in that key (test32b Y18)
+_STOP_BEFORE = _STOP - {"now", "currently", "still"}
 
 
 #: a short label before a colon that opens a bare cue's statement ("for later:", "important:", "fyi:"):
@@ -358,7 +361,7 @@ def _name_words(statement: str) -> list[str]:
     return _named(statement)[0]
 
 
-def _named(statement: str) -> tuple[list[str], bool]:
+def _named(statement: str, stop: frozenset = _STOP) -> tuple[list[str], bool]:
     """``(words, of its subject)``: the words a statement's key is named from
     and whether they are its subject's (the copula case, not a secret's
     predicate nor the first three words).  The words: the content words of its
@@ -367,19 +370,20 @@ def _named(statement: str) -> tuple[list[str], bool]:
     ``host``), at most six; a statement with no such word, or with no
     content word before it ("ghp_… is the deploy token", the credential
     removed), its first three content words.  A token only a password has the
-    shape of (:func:`_strong`) is never one of them (test16b B1)."""
+    shape of (:func:`_strong`) is never one of them (test16b B1).  ``stop``: the
+    words never in a name (:data:`_STOP_BEFORE`: as keys were named before)."""
     statement, secret = guard_secret_subject(statement)
     statement = re.sub(r"\S+", lambda t: " " if _strong(t.group()) else t.group(), statement)   # never a key's name
     from objstore.core.redact import remove_credentials  # deferred: the rules (module doc)
     text = _unpossessive(normalize_value(_MARKER.sub(" ", remove_credentials(statement))))
     m = _COPULA.search(f" {text} ")
     if m is not None and secret:
-        return [w for w in re.findall(r"\w+", text[m.end() - 1:]) if w not in _STOP][:6], False
+        return [w for w in re.findall(r"\w+", text[m.end() - 1:]) if w not in stop][:6], False
     if m is not None:
-        subject = [w for w in re.findall(r"\w+", text[:max(m.start() - 1, 0)]) if w not in _STOP]
+        subject = [w for w in re.findall(r"\w+", text[:max(m.start() - 1, 0)]) if w not in stop]
         if subject:
             return subject[:6], True
-    return [w for w in re.findall(r"\w+", text) if w not in _STOP and not w.isdigit()][:3], False
+    return [w for w in re.findall(r"\w+", text) if w not in stop and not w.isdigit()][:3], False
 
 
 def statement_key(statement: str, project: str | None, store: Store | None = None, update: bool = True) -> str:
@@ -390,7 +394,10 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
     both statements name the same subject (:func:`_named`: "the shop deploy
     day is Thursday" after "… is Friday", test29 P16) or say the same words
     but for their values (:func:`_same_but_values`): then the key itself,
-    the new statement its next version."""
+    the new statement its next version.  A statement whose key holds
+    nothing goes on in the key a store written before session 32 named it
+    (:data:`_STOP_BEFORE`), when that key holds the same subject or the same
+    words (test32b Y18: the old value stayed current beside the new)."""
     words = _content_words(statement)
     scope = f"project/{project}" if project else "user"
     name, of_subject = _named(statement)
@@ -399,6 +406,15 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
         return key
     head = store.refs.read(fact_ref(key))
     if head is None:
+        before, of_before = _named(statement, _STOP_BEFORE)
+        old = f"{scope}/remembered/{'-'.join(before or ['note'])[:120]}"
+        was = store.refs.read(fact_ref(old)) if old != key else None
+        if was is None or not update:
+            return key
+        held = getattr(store.get(was), "body", "") or ""
+        if _content_words(held) == words or (of_before and _named(held, _STOP_BEFORE) == (before, True)) \
+                or _same_but_values(held, statement):
+            return old
         return key
     held = getattr(store.get(head), "body", "") or ""
     if _content_words(held) == words:

@@ -198,8 +198,11 @@ def drain(store: Store, *, lock_timeout: float | None = None) -> DrainResult:
     for; its holder is storing the spool).  The store lock is waited for
     ``lock_timeout`` seconds (None: the store's).  When the batches
     together fail (not for the lock), each is tried alone, so one batch the
-    store refuses never costs the others (test25 T1).  Raises StoreLocked
-    (what is not stored stays in the spool), OSError (the spool's lock)."""
+    store refuses never costs the others (test25 T1); a batch that fails
+    alone is deleted (said lost in ``failed``), but never for an OSError:
+    a full disk or an I/O error is the system's, not the batch's, so every
+    batch stays in the spool for the next try.  Raises StoreLocked, OSError
+    (what is not stored stays in the spool)."""
     res = DrainResult()
     fd = spool.take_drainer(store.root, PROXY_SPOOL_DIR, wait=True)
     try:
@@ -210,7 +213,7 @@ def drain(store: Store, *, lock_timeout: float | None = None) -> DrainResult:
             res.turns += _store(store, batches, lock_timeout)
             res.batches += len(batches)
             return res
-        except StoreLocked:
+        except (StoreLocked, OSError):      # the system's, not the batch's: kept for the next try
             raise
         except Exception as e:  # noqa: BLE001 - tried again one batch at a time below
             if len(batches) == 1:
@@ -221,7 +224,7 @@ def drain(store: Store, *, lock_timeout: float | None = None) -> DrainResult:
             try:
                 res.turns += _store(store, [b], lock_timeout)
                 res.batches += 1
-            except StoreLocked:
+            except (StoreLocked, OSError):
                 raise
             except Exception as e:  # noqa: BLE001 - this batch is said lost, the rest go on
                 b[0].unlink(missing_ok=True)
