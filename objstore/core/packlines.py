@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import struct
 import zlib
+from array import array
 from bisect import bisect_right
 
 #: the version whose blocks carry line references and whose pack holds chunk blocks
@@ -41,6 +42,8 @@ CHUNK_BLOCK_BYTES = 64 * 1024
 #: took the 1M import's peak RSS from 281 to 332 MB in its end merges (session 32), 1 << 18 leaves
 #: the bench store's bytes as they were (16.6 MB: its packs meet fewer lines)
 LINE_MAP_MAX = 1 << 18
+#: the line map's first size in slots (a power of two; it doubles at two thirds full)
+_MAP_START = 1 << 18
 _U32 = struct.Struct(">I")
 _CHUNK_HEAD = struct.Struct(">III")  # 0 (no frame block has 0 objects), first chunk, chunk count
 
@@ -75,11 +78,19 @@ class LinePass:
     ids and version 6's sources are left out) and returns them without
     their chunk lines, and the block's line-reference area; the chunks it
     made wait in :attr:`table` until :meth:`chunk_blocks` hands them out
-    as chunk block contents.  Memory: the map (at most LINE_MAP_MAX
-    lines, ~100 bytes each) and the chunks' text, until the pack ends."""
+    as chunk block contents.  Memory: the map (two arrays of 12 bytes a
+    slot, _MAP_START slots, doubled at two thirds full: 3 MB up to 174,762
+    lines, 6 MB up to LINE_MAP_MAX) and the chunks' text, until the pack
+    ends."""
 
     def __init__(self) -> None:
-        self._seen: dict[int, int] = {}  # CRC-32 | length << 32 -> chunk number (>= 0), or ~(block first seen in)
+        # the line map, open addressing with linear probing in two arrays (no object per line: a dict
+        # of 101,160 lines and its keys took ~8.6 MB, these 3 MB): a slot's key, CRC-32 | length << 32 (never 0:
+        # a line has LINE_MIN - 1 bytes or more), 0 when empty; its value, the chunk number (>= 0), or
+        # ~(the block the line was first seen in)
+        self._keys = array("Q", [0]) * _MAP_START
+        self._vals = array("i", [0]) * _MAP_START
+        self._used = 0                   # keys in the map (at most LINE_MAP_MAX)
         self.table: list[bytes] = []     # the chunks without their \n, by number
         self._block = 0
         self._flushed = 0                # chunks already handed out in chunk blocks
@@ -94,12 +105,14 @@ class LinePass:
         offset in the stored frame (from the previous reference's) and of
         the chunk number (zigzag of its difference from the previous
         reference's chunk + 1)."""
-        seen, table, b = self._seen, self.table, self._block
-        nb = ~b  # one int object for every line first met in this block
+        keys, vals, table, b = self._keys, self._vals, self.table, self._block
+        mask = len(keys) - 1
+        nb = ~b
         self._block += 1
         out_frames: list[bytes] = []
         area = bytearray()
-        room = LINE_MAP_MAX - len(seen)
+        room = LINE_MAP_MAX - self._used
+        grow = len(keys) * 2 // 3  # the map doubles when it holds more keys than this (room left then)
         crc, short = zlib.crc32, LINE_MIN - 1
         for f in frames:
             if b"\n" not in f:
@@ -116,18 +129,27 @@ class LinePass:
                 if lp < short:
                     continue
                 key = crc(p) | lp << 32  # the line without its \n: CRC-32 and length
-                v = seen.get(key)
-                if v is None:
+                s = key & mask
+                k = keys[s]
+                while k and k != key:
+                    s = (s + 1) & mask
+                    k = keys[s]
+                if not k:
                     if room > 0:
-                        seen[key] = nb
+                        keys[s] = key
+                        vals[s] = nb
                         room -= 1
+                        if LINE_MAP_MAX - room > grow:
+                            keys, vals = self._grow(keys, vals)
+                            mask, grow = len(keys) - 1, len(keys) * 2 // 3
                     continue
+                v = vals[s]
                 if v >= 0:
                     if table[v] != p:
                         continue
                     c = v
                 elif v != nb:
-                    c = seen[key] = len(table)
+                    c = vals[s] = len(table)
                     table.append(p)
                     self._pending += lp + 1
                 else:
@@ -151,7 +173,24 @@ class LinePass:
                 d = c - lc - 1
                 _varint(d * 2 if d >= 0 else -d * 2 - 1, area)
                 lo, lc = o, c
+        self._used = LINE_MAP_MAX - room
         return out_frames, bytes(area)
+
+    def _grow(self, keys: array, vals: array) -> tuple[array, array]:
+        """The line map in arrays of twice as many slots (every key placed
+        again by the same probing), kept as the pass's; returns them."""
+        nk = array("Q", [0]) * (2 * len(keys))
+        nv = array("i", [0]) * (2 * len(keys))
+        mask = len(nk) - 1
+        for key, v in zip(keys, vals):
+            if key:
+                s = key & mask
+                while nk[s]:
+                    s = (s + 1) & mask
+                nk[s] = key
+                nv[s] = v
+        self._keys, self._vals = nk, nv
+        return nk, nv
 
     def chunk_blocks(self, final: bool = False) -> list[tuple[int, bytes]]:
         """``(first chunk, content)`` of the chunk blocks ready to be
