@@ -33,7 +33,11 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     <store>/quarantine (what a damaged pack still holds is salvaged first);
     a history that reaches a lost version or turn keeps a "lost" placeholder
     in its place (empty, never current) and its later versions are
-    rewritten onto it; a ref with nothing left is deleted.  A tombstone
+    rewritten onto it; a ref with nothing left is deleted.  A pack file
+    that is missing while its index is intact (a sync not finished) is not
+    damage: fsck names it, and --repair keeps every ref and reflog as it is
+    while it is missing; a sound pack an older repair set aside is put
+    back (docs/format.md, "Packs").  A tombstone
     whose object is lost is kept and reported (exit 13): what it forgot is
     unknown, so import, the hooks and the proxy capture no turn until
     'mem pull' from a remote that holds it restores it; with

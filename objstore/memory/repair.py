@@ -3,6 +3,11 @@
 
 Order of work, under the store lock:
 
+0. **Put back** a sound pack an older repair set aside while its other file
+   was only missing (:mod:`objstore.core.packback`).  A ``.pack`` missing
+   while its ``.idx`` is intact is not damage (``PackFileMissing``): its
+   index stays, and while one is missing the repair stops after step 1
+   (``absent_packs``): no ref or reflog is touched (test33 T17).
 1. **Set damaged files aside** (:mod:`objstore.core.salvage`): a loose object
    that does not decompress, hash to its id or decode is moved to the
    quarantine; a pack that cannot be opened has every entry that still
