@@ -109,3 +109,16 @@ def test_a_pack_whose_both_files_are_in_the_quarantine_is_put_back(mem, store_pa
     assert rep["put_back"] == [str(pack)]
     assert pack.exists() and idx.exists()
     _values_back(mem)
+
+
+def test_a_damaged_pack_the_repair_set_aside_is_never_put_back(mem, store_path):
+    pack, idx = _packed_store(mem, store_path)
+    data = bytearray(pack.read_bytes())
+    data[-5] ^= 0xFF                     # its trailer checksum: the pack does not open
+    pack.write_bytes(bytes(data))
+    rep = mem("fsck", "--repair", "--json", exit_code=None).json["repair"]
+    assert any(p.endswith(pack.name) for p in rep["quarantined"]), rep
+    assert rep["put_back"] == [] and rep["absent_packs"] == []
+    assert "puts it back" not in mem("fsck", exit_code=None).stdout
+    again = mem("fsck", "--repair", "--json", exit_code=None).json["repair"]
+    assert again["put_back"] == [] and not pack.exists()
