@@ -122,3 +122,20 @@ def test_a_damaged_pack_the_repair_set_aside_is_never_put_back(mem, store_path):
     assert "puts it back" not in mem("fsck", exit_code=None).stdout
     again = mem("fsck", "--repair", "--json", exit_code=None).json["repair"]
     assert again["put_back"] == [] and not pack.exists()
+
+
+def test_other_damage_is_set_aside_while_a_pack_file_is_missing_and_mended_once_it_is_back(mem, store_path,
+                                                                                             tmp_path):
+    pack, idx = _packed_store(mem, store_path)
+    mem("remember", "project/p/loose", "a loose value that gets damaged")
+    loose = [p for p in (store_path / "objects").glob("??/*") if p.is_file()]
+    assert len(loose) == 1, loose             # the new key's one version
+    loose[0].write_bytes(b"garbage, not an object")
+    shutil.move(pack, tmp_path / pack.name)
+    rep = mem("fsck", "--repair", "--json", exit_code=13).json
+    assert rep["repair"]["quarantine"] and rep["repair"]["dropped_refs"] == [], rep
+    assert rep["refs"] == len(KEYS) + 1          # every ref kept while the pack is missing
+    shutil.move(tmp_path / pack.name, pack)
+    out = mem("fsck", "--repair").stdout         # now the damaged key is mended as before
+    assert "project/p/loose" in out, out
+    _values_back(mem)
