@@ -411,8 +411,10 @@ def warn_damage(store) -> None:
         objs = [k for k in store.damaged if not k.startswith(("ref ", "lost "))]
         what = ([f"{plural(len(objs), 'damaged object')} (first: {objs[0][:12]})"] if objs else []) + \
                ([f"{plural(len(refs), 'damaged ref')} ({refs[0]}{', …' if len(refs) > 1 else ''})"] if refs else [])
-        echo(f"warning: {' and '.join(what)} skipped; "
-             "'mem fsck' lists the damage, 'mem fsck --repair' sets it aside", err=True)
+        absent = any("which is missing" in str(v) for v in store.damaged.values())   # (test33 T17)
+        echo(f"warning: {' and '.join(what)} skipped; " + (
+             "a pack file is missing: 'mem fsck' names it; put it back ('mem fsck --repair' keeps every ref "
+             "meanwhile)" if absent else "'mem fsck' lists the damage, 'mem fsck --repair' sets it aside"), err=True)
 
 
 def warn_config(root) -> None:

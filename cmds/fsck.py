@@ -33,7 +33,11 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     <store>/quarantine (what a damaged pack still holds is salvaged first);
     a history that reaches a lost version or turn keeps a "lost" placeholder
     in its place (empty, never current) and its later versions are
-    rewritten onto it; a ref with nothing left is deleted.  A tombstone
+    rewritten onto it; a ref with nothing left is deleted.  A pack file
+    that is missing while its index is intact (a sync not finished) is not
+    damage: fsck names it, and --repair keeps every ref and reflog as it is
+    while it is missing; a sound pack an older repair set aside is put
+    back (docs/format.md, "Packs").  A tombstone
     whose object is lost is kept and reported (exit 13): what it forgot is
     unknown, so import, the hooks and the proxy capture no turn until
     'mem pull' from a remote that holds it restores it; with
@@ -232,6 +236,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                                              for n, k, c, b in fixed.own_history],
                              "stale_reflogs_set_aside": [{"ref": n, "head": h, "why": w}
                                                          for n, h, w in fixed.stale_reflogs],
+                             "absent_packs": fixed.absent_packs, "put_back": fixed.put_back,
                              "reindexed": reindexed,
                              "config": config_fixed, "left_for_you": _left_for_you(remote_damage),
                              "project_registry": None if rebuilt_registry is None else {
@@ -262,7 +267,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                    f"{rep.unreachable} unreachable, {plural(len(rep.problems), 'problem')}"
                    + (f", {plural(len(rep.unfinished), 'unfinished forget')}" if rep.unfinished else ""))
         if not rep.ok and not repair:
-            if len(rep.problems) > len(remote_damage):
+            if any("missing (not damaged" in p for p in rep.problems):   # (test33 T17)
+                click.echo("hint: a pack file is missing: put it back; 'mem fsck --repair' keeps every ref and "
+                           "reflog as it is while it is missing (it only sets other damaged files aside)", err=True)
+            elif len(rep.problems) > len(remote_damage):
                 click.echo("hint: 'mem fsck --repair' sets the damage aside and keeps everything readable", err=True)
             for p, todo in remote_damage:     # --repair leaves these to the user
                 click.echo(f"hint: {p.split(' ', 1)[0]}: {todo}", err=True)
@@ -314,7 +322,18 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
     if r.lost_tombstones:
         _say("hint: 'mem pull' from a remote that holds it restores it; 'mem fsck --repair "
                    "--drop-lost-tombstones' drops it (what it forgot may then be captured again)", err=True)
+    for pack in r.put_back:
+        _say(f"repair: put back {pack} and its index from the quarantine (they verify)")
+    for pack in r.absent_packs:   # missing, not damaged: nothing that needs it is touched (test33 T17)
+        _say(f"repair: {pack} is missing (its index is intact): every ref and reflog is kept as it is, and "
+             "the refs are not checked or mended while it is missing; put the file back, then run 'mem fsck'")
+    if r.absent_packs:
+        _say("hint: if it is gone for good, move its .idx out of objects/pack and run 'mem fsck --repair' again: "
+             "a history that needs its objects then gets 'lost' placeholders, and a ref with nothing readable "
+             "is removed", err=True)
     if not r.changed:
+        if r.absent_packs:
+            return
         if reindexed is None and not config_fixed and not r.lost_tombstones and not other:
             _say("repair: nothing to repair")
         return

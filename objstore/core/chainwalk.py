@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from objstore.core.codec import decode
-from objstore.core.errors import CorruptObject, IntegrityError, NotFound
+from objstore.core.errors import CorruptObject, IntegrityError, NotFound, PackFileMissing
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
@@ -58,7 +58,8 @@ class ChainWalk:
                 self.damaged.setdefault(oid, str(e))
                 if not first:
                     return
-                raise IntegrityError(f"{what} {oid} is missing or damaged: {e}") from None
+                raise IntegrityError(f"{what} {oid} is missing or damaged: {e}",   # a missing pack's own hint
+                                     hint=e.hint if isinstance(e, PackFileMissing) else None) from None
             first = False
             yield oid, obj
             oid = obj.parent  # type: ignore[attr-defined]

@@ -187,6 +187,26 @@ class CorruptObject(IntegrityError):
     type (exit 13)."""
 
 
+class PackFileMissing(CorruptObject):
+    """A pack's ``.pack`` file is absent while its ``.idx`` is intact (a sync
+    client that has not fetched it yet, a copy still under way): its objects
+    are missing, not damaged, until the file is back (exit 13).
+
+    Attributes:
+        pack_path: the missing ``.pack`` file (a Path).
+        ids: the ids (64 hex) its index lists (a frozenset): ``mem fsck
+            --repair`` keeps every ref and reflog as it is while one is missing.
+    """
+
+    default_hint = ("put the file back ('mem fsck' names it); 'mem fsck --repair' keeps every ref and reflog "
+                    "as it is while a pack file is missing")
+
+    def __init__(self, message: str, pack_path, ids: frozenset = frozenset()) -> None:
+        super().__init__(message)
+        self.pack_path = pack_path
+        self.ids = ids
+
+
 class LostTombstone(IntegrityError):
     """A tombstone ref (``refs/tombstones/<id>``) names an object that
     cannot be read (lost to damage), so what it forgot is unknown: capture

@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from objstore.core.codec import decode
 from objstore.core.gc import stale_temps_note
 from objstore.core.journal import JournalEntries
-from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound, UnsupportedVersion
+from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound, PackFileMissing, UnsupportedVersion
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, is_lost_stub
 from objstore.core.pack import PackSet
+from objstore.core.packback import packs_to_put_back
 from objstore.core.reachability import Reach, kept_by_reflogs, lost_tombstones, walk
 from objstore.core.reflog import FILE_LINE_SHAPE, ReflogEntry, line_numbers
 from objstore.core.refs import has_legacy_at, not_utf8, validate_key
@@ -109,7 +110,10 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
         packs.close()
         raise
     for idx, err in packs.broken:
-        rep.problems.append(f"pack {idx.name}: {err}")
+        rep.problems.append(f"pack {idx.name}: {err}" + (f"; {err.hint}" if isinstance(err, PackFileMissing) else ""))
+    back = packs_to_put_back(store.root)   # (test33 T17) named with the command that puts it back
+    rep.problems.extend(f"pack pack-{pb.name}: sound ({pb.count} objects), but {pb.where(store.root)} "
+                        "in the quarantine; 'mem fsck --repair' puts it back" for pb in back)
     orphans = packs.orphan_packs()
     for pack in packs.packs:
         # the pack's own damage, with a count of its damaged entries: each damaged
@@ -213,7 +217,8 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
     rep.unreachable = len(set(objs) - live)
     if forgotten is not None:   # (test22 X2) what a forget removed, kept by a reflog entry alone
         _check_kept_by_reflogs(kept_by_reflogs(reach, forgotten, objs.get), objs, rep)
-    for pack in orphans:   # a .pack without its .idx: a crash leftover, or a lost index if objects are missing
+    for pack in (p for p in orphans if p not in {b.pack for b in back}):   # a .pack without its .idx:
+        # a crash leftover, or a lost index if objects are missing
         if missing or rep.problems:
             rep.problems.append(f"pack {pack.name}: its index is missing, so its objects cannot be read; "
                                 "'mem fsck --repair' reads those the refs need back from the pack")

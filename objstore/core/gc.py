@@ -37,6 +37,7 @@ from pathlib import Path
 
 from objstore.core.errors import IntegrityError, InvalidInput
 from objstore.core.lock import lock_held, pid_alive
+from objstore.core.packback import packs_to_put_back
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.refs import PACKED_FILES
 from objstore.core.repack import MAX_PACKS, small_packs
@@ -249,7 +250,8 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
             freed += temp_size(p)
         except OSError:
             pass
-    old_q = [q for q, mt in quarantine_files(store.root) if grace_s <= 0 or mt < cutoff]
+    held = {f.parent for pb in packs_to_put_back(store.root) for f in (pb.idx, pb.pack)}   # kept (test33 T17)
+    old_q = [q for q, mt in quarantine_files(store.root) if (grace_s <= 0 or mt < cutoff) and q not in held]
     return GcPlan(live=len(live), loose_to_pack=sorted(loose_to_pack), unreachable=sorted(set(unreachable)),
                   to_delete=sorted(to_delete), packs=packs, kept_young=kept_young, bytes_freed=freed,
                   temp_files=temps, live_ids=frozenset(live), damaged=damaged, quarantine=old_q,
@@ -374,7 +376,10 @@ def leftover_temps(store: Store, *, incomplete: bool = True) -> list[Path]:
     them all; ``forget`` those holding nothing a ref needs); without it see
     :func:`stale_temps`.  Sorted per kind; never raises for a folder that
     cannot be listed."""
-    temps = list(store.packs.temp_files()) + (list(store.packs.incomplete_packs()) if incomplete else [])
+    temps = list(store.packs.temp_files())
+    if incomplete:   # a sound pack whose .idx a repair set aside: 'mem fsck --repair' puts it back (test33 T17)
+        keep = {pb.pack for pb in packs_to_put_back(store.root)}
+        temps += [p for p in store.packs.incomplete_packs() if p not in keep]
     live: dict[str, bool] = {}
     for base in (store.root / "objects", store.root / "refs", store.root / "logs", store.root / "index",
                  store.root / DIRNAME):   # (a forget killed while it wrote its note)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from blake3 import blake3
 
-from objstore.core.errors import CorruptObject, InvalidInput, NotFound
+from objstore.core.errors import CorruptObject, InvalidInput, NotFound, PackFileMissing
 from objstore.core.ids import check_prefix, is_full_id
 from objstore.core.packformat import (
     BLOCK_CACHE, DICT_AT, FANOUT, FANOUT_LEN, HEADER, HEADER_LEN, ID_LEN, IDX5_ID_LEN, IDX_FIXED, IDX_MAGIC,
@@ -204,7 +204,8 @@ class Pack(PackChecks, PackBodyOrder):
         try:
             self._pf = open(pp, "rb", buffering=0)
         except FileNotFoundError:
-            raise CorruptObject(f"{pp}: missing, but its index {ip.name} exists") from None
+            raise PackFileMissing(f"{pp}: missing (not damaged: its index {ip.name} is intact; a sync or copy "
+                                  "not finished?)", pp, frozenset(self)) from None
         fd = self._pf.fileno()
         self.size = os.fstat(fd).st_size
         if self.size < PACK_MIN:

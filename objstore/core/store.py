@@ -35,7 +35,8 @@ from objstore.core.cborext import cbor2
 from objstore.core.logfiles import append_log, is_store, logs_path  # noqa: F401  (re-exported for callers)
 from objstore.core.codec import decode, encode
 from objstore.core.errors import (AmbiguousId, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
-                                  RefConflict, StoreLocked, StoreNotFound, UnsupportedVersion, WrittenUnlogged)
+                                  PackFileMissing, RefConflict, StoreLocked, StoreNotFound, UnsupportedVersion,
+                                  WrittenUnlogged)
 from objstore.core.ids import check_prefix, hash_bytes
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
@@ -410,7 +411,11 @@ class Store(PackRewrites, ChainWalk):
                 shown = oid[:32] + "…" if oid.endswith("0" * 32) else oid   # (test27 V10)
                 if newer is not None:  # not damage: docs/format.md's exit 14, never 'fsck --repair'
                     raise refused(newer[1], newer[0], f"object {shown} is not readable here: ") from None
-                if packs.broken:
+                miss = next((e for _i, e in packs.broken if isinstance(e, PackFileMissing) and oid in e.ids), None)
+                if miss is not None:   # absent, not damaged (test33 T17)
+                    err = PackFileMissing(f"object {shown} is in pack file {miss.pack_path}, which is missing",
+                                          miss.pack_path)
+                elif packs.broken:
                     err = CorruptObject(f"object {shown} is not readable: it may be in damaged pack "
                                         f"{packs.broken[0][0].name} ({packs.broken[0][1]})")
                 else:

@@ -3,6 +3,11 @@
 
 Order of work, under the store lock:
 
+0. **Put back** a sound pack an older repair set aside while its other file
+   was only missing (:mod:`objstore.core.packback`).  A ``.pack`` missing
+   while its ``.idx`` is intact is not damage (``PackFileMissing``): its
+   index stays, and while one is missing the repair stops after step 1
+   (``absent_packs``): no ref or reflog is touched (test33 T17).
 1. **Set damaged files aside** (:mod:`objstore.core.salvage`): a loose object
    that does not decompress, hash to its id or decode is moved to the
    quarantine; a pack that cannot be opened has every entry that still
@@ -51,10 +56,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.codec import decode
-from objstore.core.errors import CorruptObject, NotFound, UnsupportedVersion
+from objstore.core.errors import CorruptObject, NotFound, PackFileMissing, UnsupportedVersion
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, lost_sealed_age
 from objstore.core.pack import PackSet
+from objstore.core.packback import put_back_packs
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
 from objstore.core.storepath import refs_dir_damage
@@ -166,6 +172,11 @@ class RepairReport:
     stale_reflogs: list[tuple[str, str, str]] = field(default_factory=list)
     #: ``(ref, other key, own versions put back, base id)`` of refs that reached another key's history
     own_history: list[tuple[str, str, int, str | None]] = field(default_factory=list)
+    #: ``.pack`` files missing while their intact ``.idx`` is there: each index stays, and while one is
+    #: missing the repair stops after setting damaged files aside: no ref or reflog is touched (test33 T17)
+    absent_packs: list[str] = field(default_factory=list)
+    #: ``.pack`` files (in ``objects/pack`` now) of sound packs put back from the quarantine (``packback``)
+    put_back: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -175,7 +186,7 @@ class RepairReport:
                     or self.relost or self.rebuilt
                     or self.misnamed or self.unresolved or self.reset_refs or self.refound or self.lost_heads
                     or self.edges_dropped or self.reflogs or self.forgotten_entries or self.stale_reflogs
-                    or self.own_history)
+                    or self.own_history or self.put_back)
 
 
 def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bool = False) -> RepairReport:
@@ -204,7 +215,14 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
             ps.refuse_newer("fsck --repair")  # a newer mem's pack is not damage to set aside
         finally:
             ps.close()
+        # a sound pack an older repair set aside while its other file was only missing: back first (test33 T17)
+        rep.put_back = [str(store.root / "objects" / "pack" / pb.pack.name) for pb in put_back_packs(store.root)]
         rewritten = _set_aside(store, q, rep)
+        if rep.absent_packs:   # its objects are missing, not lost: no ref or reflog is touched (test33 T17)
+            store.damaged.clear()
+            rep.quarantined = [str(p) for p in q.moved]
+            rep.quarantine = str(q.dir) if q.moved else ""
+            return rep
         objs = _scan(store)
         restore_refs(store, q, objs, rep)
         own_history(store, objs, rep)   # a ref reaching another key's versions: the key's own set again
@@ -265,7 +283,10 @@ def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> list[Path]:
     store.packs.close()
     ps = PackSet(store.root / "objects" / "pack", skip_broken=True)
     try:
-        for idx, _err in list(ps.broken):
+        for idx, err in list(ps.broken):
+            if isinstance(err, PackFileMissing):   # absent, not damaged: its index stays
+                rep.absent_packs.append(str(err.pack_path))
+                continue
             pack = idx.with_suffix(".pack")
             if pack.exists():
                 try:

@@ -86,13 +86,14 @@ from objstore.capture.cursors import drop_cursor, iter_cursors, unusable_cursors
 from objstore.capture.shellcap import spool_waiting
 from objstore.integrations.proxyspool import waiting_turns
 from objstore.capture.sourcelist import imported_sources
-from objstore.core.errors import CorruptObject, MemError, NotFound
+from objstore.core.errors import CorruptObject, MemError, NotFound, PackFileMissing
 from objstore.core.objects import Fact
 from objstore.core.fsck import ref_file_problems
 from objstore.core.reachability import set_tombstones
 from objstore.core.gc import stale_temps_note
 from objstore.core import packzstd, pullstop
 from objstore.core.packformat import ZSTD_VERSION, header_version
+from objstore.core.packback import packs_to_put_back
 from objstore.core.settings import config_problem, value
 from objstore.core.lock import lock_held, lock_holder
 from objstore.core.store import FACT_COMMIT_WAIT_S, FACT_WRITER, INIT_LOCK
@@ -206,14 +207,21 @@ def _packs(store: Store) -> list[Finding]:
     a read of every pack byte (~0.3 s a GB), no object inflated.  Without
     the zstd codec a version-7 pack is the ``codec`` check's, not damage."""
     packs = store.packs
-    bad = [f"{idx.name}: {err}" for idx, err in packs.broken]
+    bad = [f"{idx.name}: {err}" for idx, err in packs.broken if not isinstance(err, PackFileMissing)]
+    out = [Finding("packs", "error", f"{err.pack_path} is missing (not damaged: its index {idx.name} is intact; "
+                   "its objects cannot be read until it is back)", "put the file back, then: mem fsck  ('mem fsck "
+                   "--repair' keeps every ref and reflog as it is while a pack file is missing)")
+           for idx, err in packs.broken if isinstance(err, PackFileMissing)]   # (test33 T17)
+    out += [Finding("packs", "error", f"pack-{pb.name} is sound ({pb.count} objects), but {pb.where(store.root)} "
+                    "in the quarantine", "mem fsck --repair  (puts it back)")
+            for pb in packs_to_put_back(store.root)]
     for pack in packs.packs:
         if pack.version == ZSTD_VERSION and packzstd.zstd is None:
             continue
         bad += [f"pack {pack.name[:16]}: {p}" for p in pack.verify_checksums()]
     if not bad:
-        return []
-    return [Finding("packs", "error", f"{len(bad)} pack problem(s): the objects they hold may be lost "
+        return out
+    return out + [Finding("packs", "error", f"{len(bad)} pack problem(s): the objects they hold may be lost "
                     f"(first: {bad[0]})", "mem fsck  (names each damaged object; then: mem fsck --repair)",
                     tuple(bad))]
 
