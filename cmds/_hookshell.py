@@ -58,18 +58,17 @@ def read_command_line(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: i
 
 
 def run_shell(*, session: str, cwd: str, status: int, started_ms: int, duration_ms: int,
-              command_line: str, env=None, seq: int = 0, create: bool = True) -> int:
+              command_line: str, env=None, seq: int = 0) -> int:
     """``mem hook shell``: capture one command of the person's shell (opt-in:
     the shell integration calls it only with ``MEM_SHELL_CAPTURE=1``);
     ``seq`` its number in the shell (1, 2, …; 0: not numbered, an older
-    shell file); ``create``: False when ``--home`` named the store
-    (never created then: :func:`cmds._hookrun.open_hook_store`).  The record is spooled first, then stored by whichever
+    shell file).  The record is spooled first, then stored by whichever
     writer drains the spool, in the shell's order (a record waits at most
     :data:`SHELL_ORDER_WAIT_S` for the one before it;
     :mod:`objstore.capture.shellcap`).  Always exits 0; errors go to the
     hook log (a record spooled before one stays for the next writer)."""
     env = os.environ if env is None else env
-    run = HookRun("shell", env, create=create)
+    run = HookRun("shell", env)
     run.event, run.session, run.budget = "command", session or "-", SHELL_BUDGET_S
     dog = Watchdog()
     try:
@@ -86,7 +85,7 @@ def run_shell(*, session: str, cwd: str, status: int, started_ms: int, duration_
         if cwd and cwd_holds_credential(cwd):   # the path is never written, not even to the log
             raise HookInputError("cwd-credential")
         import objstore
-        store = open_hook_store(run.root, SHELL_LOCK_WAIT_S, run.create)
+        store = open_hook_store(run.root, SHELL_LOCK_WAIT_S)
         try:
             objstore.capture_shell(store, session_id=session, command_line=command_line, cwd=cwd, status=status,
                                    duration_ms=max(0, duration_ms), started_ms=max(0, started_ms),

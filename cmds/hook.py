@@ -101,7 +101,7 @@ def shell(session, cwd, status, started_ms, duration_ms, seq, command_line):
     ctx = click.get_current_context()
     line = " ".join(command_line) if command_line else read_command_line(sys.stdin.fileno())
     ctx.exit(run_shell(session=session, cwd=cwd, status=status, started_ms=started_ms, duration_ms=duration_ms,
-                       command_line=line, env=_env(ctx), seq=seq, create=_create(ctx)))
+                       command_line=line, env=_env(ctx), seq=seq))
 
 
 @command.command("catch-up")
