@@ -320,18 +320,19 @@ def open_hook_store(root: Path, lock_timeout: float, create: bool = True):
     (never a missing folder above it: objstore.core.storepath), its writer
     lock waited for at most ``lock_timeout`` seconds.  Not ``create`` (the
     hook names its store with ``--home``, as ``mem setup`` writes it) and
-    no store at ``root``: one line on stderr says so and NotFound is raised
+    no store at ``root``: one line on stderr says so and StoreNotFound is raised
     (test33 T6: a moved store's hooks started a new empty store at the old
     path).  Raises what ``objstore.open_store`` raises (the hook's boundary
     logs it)."""
-    from objstore import open_store
-    if not create and not (root / "config").is_file():
-        from objstore import NotFound
-        sys.stderr.write(f"mem: no store at {root} (named by --home in the hook's command; moved or removed?): "
-                         "nothing captured, no memory served; run 'mem --home NEW setup' to point the hooks "
-                         "at the store\n")
-        raise NotFound("hook-store-missing")
-    return open_store(root, create=create, lock_timeout=lock_timeout)
+    from objstore import StoreNotFound, open_store
+    try:
+        return open_store(root, create=create, lock_timeout=lock_timeout)
+    except StoreNotFound:
+        if not create:
+            sys.stderr.write(f"mem: no store at {root} (named by --home in the hook's command; moved or "
+                             "removed?): nothing captured, no memory served; run 'mem --home NEW setup' to "
+                             "point the hooks at the store\n")
+        raise
 
 
 def start_derive_auto(run: "HookRun", store) -> bool:
