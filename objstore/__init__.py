@@ -41,6 +41,7 @@ _API: dict[str, tuple[str, str]] = {
     "Refused": ("objstore.core.errors", "Refused"),
     "ForgetUnfinished": ("objstore.core.errors", "ForgetUnfinished"),
     "StoreLocked": ("objstore.core.errors", "StoreLocked"),
+    "StoreNotFound": ("objstore.core.errors", "StoreNotFound"),
     "Fact": ("objstore.core.objects", "Fact"),
     "Sealed": ("objstore.core.objects", "Sealed"),
     "Tombstone": ("objstore.core.objects", "Tombstone"),

@@ -472,7 +472,13 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
     the new statement its next version.  A statement whose key holds
     nothing goes on in the key a store written before session 32 named it
     (:data:`_STOP_BEFORE`), when that key holds the same subject or the same
-    words (test32b Y18: the old value stayed current beside the new)."""
+    words (test32b Y18: the old value stayed current beside the new).
+    A statement of a subject whose ``remembered/`` key holds nothing, in a
+    scope whose key of that name (``project/acme/db-port`` for "the db
+    port is 6543") holds a value, is that key's next version (``update``;
+    design.md "Ranking facts" rule 5 treats both keys as one name; test33
+    T22: the person's later word was written beside the older value, which
+    ``mem get`` and recall's first hit kept serving)."""
     words = _content_words(statement)
     scope = f"project/{project}" if project else "user"
     name, of_subject = _named(statement)
@@ -480,6 +486,10 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
     if store is None:
         return key
     head = store.refs.read(fact_ref(key))
+    if head is None and update and of_subject:
+        plain = f"{scope}/{'-'.join(name)[:120]}"
+        if store.refs.read(fact_ref(plain)) is not None:
+            return plain                 # the scope's own key of that name: the statement its next version
     if head is None:
         before, of_before = _named(statement, _STOP_BEFORE)
         old = f"{scope}/remembered/{'-'.join(before or ['note'])[:120]}"
