@@ -84,3 +84,85 @@ def test_mem_import_codex_files_the_statement(tmp_path):
     got = _remembered(home)
     assert list(got.values()) == [["the codex deploy region is us-east-2"]], got   # base: nothing
     assert next(iter(got)).endswith("/remembered/codex-deploy-region")
+
+
+# ---------------------------------------------------------------- T13, T12, T11: what the prompt hook files
+
+from objstore.capture.statements import further_statements, statement_of   # noqa: E402
+from tests.hooks.test_remember_cue33 import _Hooked   # noqa: E402
+
+SEVERAL = [  # (prompt, the statements it states, in order)
+    ("remember that the api port is 8443\nremember that the db port is 5432",
+     ["the api port is 8443", "the db port is 5432"]),
+    ("remember that the cache ttl is 60s. Also remember that the queue is sqs.",
+     ["the cache ttl is 60s", "the queue is sqs"]),
+    ("remember that the web host is w-1 and remember that the web port is 81", ["the web host is w-1", "the web port is 81"]),
+    # one statement: a take-back restating it, a correction on the next line, a pasted line, a blank line between
+    ("remember that the x host is x-1. Scratch that. Remember that the x host is x-2.", ["the x host is x-2"]),
+    ("remember that the db port is 5432.\nActually, 6543.", ["the db port is 6543"]),
+    ("remember that the a host is a-1\n\nremember that the b host is b-1", ["the a host is a-1"]),
+    ("remember that the a host is a-1\n> remember that the q host is q-1", ["the a host is a-1"]),
+    ("Some context first.\nRemember that the region is eu-west-1.", []),   # a cue on a later line alone: a paste
+]
+
+RULES = [  # T12: an explicit cue and a rule worded with "don't" / "do not" is a rule to keep, as "never"
+    ("remember: don't push to main", "don't push to main"),
+    ("Remember: do not use tabs", "do not use tabs"),
+    ("remember: never push to main", "never push to main"),
+    ("don't forget: push the tag", None),                     # a to-do stays no fact
+    ("remember: don't push to main, so run the tests first", None),
+]
+
+NOTES = [  # T11: "note that" / "keep in mind that" only with a bare statement
+    ("Note that the build is broken right now. Fix it please.", None),
+    ("note that this function is O(n^2), can you make it faster", None),
+    ("Note that I'm using the staging db for this test", None),
+    ("Keep in mind that the API is rate limited when you write the client", None),
+    ("note that the api port is 8443", "the api port is 8443"),
+    ("Please note that the staging db is pg-7.", "the staging db is pg-7"),
+    ("keep in mind that the deploy day is Friday", "the deploy day is Friday"),
+    ("note that the db port is 5432. Actually, 6543.", "the db port is 6543"),
+    ("remember that the build is broken. Fix it please.", "the build is broken"),   # "remember that" as before
+]
+
+
+def test_the_shapes_are_read():
+    for said, want in SEVERAL:
+        got = [w for w in [statement_of(said)] if w] + further_statements(said)
+        assert got == want, said
+    for said, want in RULES + NOTES:
+        assert statement_of(said) == want, said
+
+
+def test_each_statement_of_a_prompt_is_filed_and_confirmed(tmp_path):
+    """T13 through the prompt hook: both statements stored, the confirmation names each."""
+    s = _Hooked(tmp_path)
+    ctx = s.prompt(SEVERAL[0][0])
+    assert "api-port = the api port is 8443" in ctx and "db-port = the db port is 5432" in ctx, ctx
+    ctx = s.prompt(SEVERAL[1][0])
+    assert "cache-ttl = the cache ttl is 60s" in ctx and "queue = the queue is sqs" in ctx, ctx
+    assert s.log("api-port") == ["the api port is 8443"] and s.log("db-port") == ["the db port is 5432"]
+    assert s.log("cache-ttl") == ["the cache ttl is 60s"] and s.log("queue") == ["the queue is sqs"]
+    s.stop()   # the Stop hook's sync of the same prompts writes nothing again
+    assert s.log("db-port") == ["the db port is 5432"] and s.log("queue") == ["the queue is sqs"]
+
+
+def test_a_rule_is_filed_and_a_note_on_the_task_is_not(tmp_path):
+    """T12, T11 through the prompt hook: "remember: don't …" stored and confirmed; a "note that" on the
+    task at hand stores nothing, a bare one is stored."""
+    s = _Hooked(tmp_path)
+    for said, want in RULES[:3]:
+        assert f"= {want}" in s.prompt(said), said
+    for said, _none in NOTES[:4]:
+        assert "Remembered" not in s.prompt(said), said
+    assert "= the api port is 8443" in s.prompt(NOTES[4][0])
+    bodies = sorted(b[0] for b in s.remembered().values())
+    assert bodies == sorted(["don't push to main", "do not use tabs", "never push to main", "the api port is 8443"])
+
+
+def test_mem_import_files_each_statement_of_a_prompt(tmp_path):
+    """T13 by the import (the late rule, as the sync)."""
+    home = tmp_path / "store"
+    _cc_session(tmp_path, SEVERAL[0][0])
+    assert _mem(home, "import", "claude-code", str(tmp_path / "cc")).returncode == 0
+    assert sorted(b for v in _remembered(home).values() for b in v) == sorted(SEVERAL[0][1])
