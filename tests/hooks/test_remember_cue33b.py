@@ -88,7 +88,7 @@ def test_mem_import_codex_files_the_statement(tmp_path):
 
 # ---------------------------------------------------------------- T13, T12, T11: what the prompt hook files
 
-from objstore.capture.statements import further_statements, statement_of   # noqa: E402
+from objstore.capture.statements import statement_of   # noqa: E402
 from tests.hooks.test_remember_cue33 import _Hooked   # noqa: E402
 
 SEVERAL = [  # (prompt, the statements it states, in order)
@@ -127,6 +127,7 @@ NOTES = [  # T11: "note that" / "keep in mind that" only with a bare statement
 
 
 def test_the_shapes_are_read():
+    from objstore.capture.statements import further_statements   # (new: base has none)
     for said, want in SEVERAL:
         got = [w for w in [statement_of(said)] if w] + further_statements(said)
         assert got == want, said
