@@ -12,12 +12,14 @@ forget:``, ``note to self:``, a bracket label ``[note]`` or ``(remember)``, ``ca
 followed by one statement: a copula or an assignment, no question, no
 exclamation, no second clause; never a bare "Remember the api is on fire,
 fix it now!": test30b S15), each also after ``please``/``pls``, ``note
-that``, ``keep in mind that`` or ``don't forget that``, and returns the
-statement.
+that`` or ``keep in mind that`` (a bare statement only, :func:`_note_statement`,
+test33 T11) or ``don't forget that``, and returns the statement.
 Only the person's own words count: the cue must open the prompt's first
 non-blank line or a sentence of it, and the statement ends at that line's
 end.  A cue on a later line (a pasted log, README or issue), in a quoted
-(``>``) or fenced (```` ``` ````) line is not a statement.
+(``>``) or fenced (```` ``` ````) line is not a statement, unless the lines
+before it down to the first are each the person's statements
+(:func:`further_statements`, test33 T13: every one is written).
 :func:`remember_statement` writes it under a deterministic key,
 ``<scope>/remembered/<the content words of the statement's subject>``
 (:func:`_name_words`: what comes before its first ``is``/``=``/``:``, so
