@@ -167,3 +167,22 @@ def test_mem_import_files_each_statement_of_a_prompt(tmp_path):
     _cc_session(tmp_path, SEVERAL[0][0])
     assert _mem(home, "import", "claude-code", str(tmp_path / "cc")).returncode == 0
     assert sorted(b for v in _remembered(home).values() for b in v) == sorted(SEVERAL[0][1])
+
+
+TAKEN_BACK = [  # T1: take-backs in common wordings (the statement's value was stored with the take-back in it)
+    ("remember that the queue name is jobs-main -- actually make it jobs-primary", "queue-name",
+     "the queue name is jobs-primary"),
+    ("remember that the owner is alice, er, bob", "owner", "the owner is bob"),
+    ("remember that the retries are 3 (no, 5)", "retries", "the retries are 5"),
+    ("remember that the log level is debug; sorry, it should be info", "log-level", "the log level is info"),
+]
+
+
+def test_a_take_back_in_common_wordings_stores_the_new_value(tmp_path):
+    """T1 through the prompt hook: the value after "-- actually make it", "er,", "(no, …)" is the stored one;
+    a parenthesis that takes nothing back ("(no TLS)") stays part of the statement."""
+    assert statement_of("remember that the db port is 5432 (no TLS)") == "the db port is 5432 (no TLS)"
+    s = _Hooked(tmp_path)
+    for said, name, want in TAKEN_BACK:
+        assert f"{name} = {want}" in s.prompt(said), said
+        assert s.log(name) == [want], said
