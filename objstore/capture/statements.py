@@ -303,7 +303,8 @@ _TAKE_BACK = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s-)\s*(?:" + "|".join(_TAKE_B
 #: a softer take-back ("Actually, it's 6543", "I mean 6543", "Sorry, 6543", "or rather 6543"): one only when a new
 #: value or the same subject's statement follows (:func:`_corrected`, :func:`_restated`), else no take-back ("… is
 #: ok, sorry for the noise"; "Actually, the cache is lime-3" states another subject: test32b Y2)
-_SOFT_BACK = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s-)\s*(?:actually|i\s+meant?|sorry|(?:or\s+)?rather)\b"
+_SOFT_BACK = LazyPattern(r"(?:(?:[.!?;,\u2014\u2013]|\s--?)\s*(?:actually|i\s+meant?|sorry|(?:or\s+)?rather|er|erm|uh|um)\b"
+                         r"|\s*\(\s*no\s*,)"   # ("… -- actually make it X", "…, er, bob", "… 3 (no, 5)": test33 T1)
                          r"[\s,;:.!\u2014\u2013-]*", re.I)
 #: a request closing a statement ("… pg-3, can you update the config?", "… and could you restart it?"): the
 #: statement before it is said (test32b Y6), a question of the statement's own ("… the db was reset?") none
@@ -335,7 +336,7 @@ def _corrected(statement: str, fix: str) -> str | None:
     replace: its whole predicate (after :data:`_COPULA`) a token, else its
     one token with a digit ("the api listens on port 9090, no wait, 9091"),
     test31c W16."""
-    new = _FIX_LEAD.sub("", _CLOSING.sub("", fix.strip()), count=1).strip().rstrip(".!").strip()
+    new = _FIX_LEAD.sub("", _CLOSING.sub("", fix.strip()), count=1).strip().rstrip(".!)").strip()
     m = _COPULA.search(f" {statement} ")
     if not new or len(new.split()) != 1 or _TAKE_BACK.search(f". {new}") is not None or new.casefold() in _STOP:
         return None
