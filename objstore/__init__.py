@@ -333,6 +333,8 @@ _API: dict[str, tuple[str, str]] = {
     "remember_statement": ("objstore.capture.statements", "remember_statement"),
     "write_statement": ("objstore.capture.statements", "write_statement"),
     "statement_of": ("objstore.capture.statements", "statement_of"),
+    "further_statements": ("objstore.capture.statements", "further_statements"),
+    "statement_key": ("objstore.capture.statements", "statement_key"),
     "escape_context": ("objstore.retrieval.context", "escape_text"),
     "remote_plaintexts": ("objstore.remote.inspect", "remote_plaintexts"),
     "remote_reachable": ("objstore.remote.inspect", "remote_reachable"),
