@@ -42,3 +42,23 @@ def test_now_listens_marks_the_fact_in_the_block_and_hook(mem, tmp_path):
     text, trace = prompt_hook(tmp_path / "store", QUESTION, CWD, tmp_path / "trace.jsonl")
     assert [x["key"] for x in trace["later_turns"]] == [key], trace
     assert mem("get", key).stdout.strip() == fact
+
+
+#: capture's take-backs (``core.text.TAKE_BACK_PHRASES``, one list since tl33) now read by rule 8 too: base marked
+#: the fact for these; a softer one ("Actually, …") takes the change back only before a clause saying the value stands
+TAKEN_BACK = [
+    "The billing DB port changed to 6543. Forget it.",
+    "The billing DB port changed to 6543. Oops.",
+]
+
+
+@pytest.mark.parametrize("said", TAKEN_BACK, ids=range(len(TAKEN_BACK)))
+def test_capture_s_take_backs_take_the_change_back_in_rule_8(mem, tmp_path, said):
+    from tests.retrieval import test_later_turn_wordings31 as w31
+    w31.test_a_change_taken_back_or_narrowed_marks_nothing(mem, tmp_path, *w31.FACT, said, w31.QUESTION)
+
+
+def test_a_soft_word_with_no_value_standing_takes_nothing_back(mem, tmp_path):
+    from tests.retrieval import test_later_turn_wordings31 as w31
+    assert_marks(mem, tmp_path, *w31.FACT, "The billing DB port changed to 6543. Actually, I'll update the docs.",
+                 w31.QUESTION)
