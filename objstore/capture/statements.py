@@ -82,7 +82,7 @@ from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the p
 from objstore.core.refs import fact_ref
 from objstore.capture.statementwords import (MARKER, STOP_WORDS, content_words as _content_words, guard_secret_subject,
                                              same_but_values as _same_but_values, strong_token, unpossessive as _unpossessive)
-from objstore.core.text import STATEMENT_COPULA, LazyPattern
+from objstore.core.text import SOFT_TAKE_BACK_PHRASES, STATEMENT_COPULA, TAKE_BACK_PHRASES, LazyPattern
 from objstore.core.store import Store
 from objstore.memory.scope import project_aliases
 
@@ -293,17 +293,13 @@ def _restated(fix: str, said: str = "") -> str | None:
 #: statement's own ("Scratch that", "Just kidding.", "Never mind.", "— no wait, 5434", "Correction: 6543",
 #: "Actually no, make it 6000"); not "never mind the docs" (the phrase is followed by a stop, a comma or a
 #: dash); :func:`_corrected` reads what follows (test31c W16; recall's rule 8 reads the same phrases,
-#: ``restated.WRONG_NEXT_RE``)
-_TAKE_BACK_PHRASES = (r"(?:oh\s+)?(?:no,?\s+)?wait,?\s+no", r"no,?\s+wait", r"scratch\s+that", r"(?:just\s+)?kidding",
-                      r"j/?k", r"never\s*mind", r"ignore\s+(?:that|this)", r"disregard\s+(?:that|this)",
-                      r"my\s+(?:mistake|bad)", r"actually,?\s+no", r"(?:sorry|oops),?\s+(?:no|wrong)", "correction", "oops",
-                      r"forget\s+(?:it|that|this)")   # ("Forget it.": test32b Y2)
-_TAKE_BACK = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s-)\s*(?:" + "|".join(_TAKE_BACK_PHRASES) +
+#: ``restated.WRONG_NEXT_RE``; the phrases: ``core.text.TAKE_BACK_PHRASES``)
+_TAKE_BACK = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s-)\s*(?:" + "|".join(TAKE_BACK_PHRASES) +
                          r")(?=\s*(?:[.!,;:\u2014\u2013-]|$))[.!,;:\u2014\u2013-]*", re.I)
 #: a softer take-back ("Actually, it's 6543", "I mean 6543", "Sorry, 6543", "or rather 6543"): one only when a new
 #: value or the same subject's statement follows (:func:`_corrected`, :func:`_restated`), else no take-back ("… is
 #: ok, sorry for the noise"; "Actually, the cache is lime-3" states another subject: test32b Y2)
-_SOFT_BACK = LazyPattern(r"(?:(?:[.!?;,\u2014\u2013]|\s--?)\s*(?:actually|i\s+meant?|sorry|(?:or\s+)?rather|er|erm|uh|um)\b"
+_SOFT_BACK = LazyPattern(r"(?:(?:[.!?;,\u2014\u2013]|\s--?)\s*(?:" + "|".join(SOFT_TAKE_BACK_PHRASES) + r"|er|erm|uh|um)\b"
                          r"|\s*\(\s*no\s*,)"   # ("… -- actually make it X", "…, er, bob", "… 3 (no, 5)": test33 T1)
                          r"[\s,;:.!\u2014\u2013-]*", re.I)
 #: a request closing a statement ("… pg-3, can you update the config?", "… and could you restart it?"): the

@@ -265,7 +265,12 @@ def measured(a: Subject, b: Subject, measure: str, va: str = "", vb: str = "") -
         if a.attribute and b.attribute or a.attribute == b.attribute:
             return a.attribute == b.attribute
         named, other = (a, b) if a.attribute else (b, a)   # "port 5432" / "the shop DB port changed to 6543" (test29 P4)
-        return named.attribute in other.words
+        if named.attribute in other.words:
+            return True
+        # "the shop db port is 5432" / "shop db moved to 6543", "… now listens on 6543": a number of as many digits
+        # said of the fact's thing itself, naming no attribute, is its value (test33 T20; three digits at least: not
+        # "Postgres 15" / "changed its pool size to 64")
+        return named is a and va.isdigit() and vb.isdigit() and len(va) == len(vb) >= 3 and one_head(a, b)
     if measure == "agree":
         return not (a.attribute and b.attribute and a.attribute != b.attribute)
     return True

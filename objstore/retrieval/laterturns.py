@@ -89,8 +89,11 @@ FACTS_SEARCHED = 6
 #: words whose stems are ``subjects.UPDATE_CUES`` (the index stems them alike)
 CUE_QUERY = ("now anymore switched moved migrated upgraded downgraded bumped raised replaced instead renamed "
              "swapped took changed updated increased decreased reduced lowered scaled dropped retired deprecated "
-             "adopted longer ditched")   # (the last two: wordchange's "no longer uses X", "ditched X", tl30's P4;
+             "adopted longer ditched days nowadays")   # (the last two: wordchange's "no longer uses X", "ditched X", tl30's P4;
 #   not "removed": a word of most coding turns, each one more turn the block reads)
+#   ("days", "nowadays": timeitems.CHANGE_PHRASE_RE's "these days", test33 T20)
+#: a number of a fact's body (three digits at least: a port, not a count): the block's search holds them, for the turn that names the old value
+_NUMBER_RE = LazyPattern(r"(?<![\w.])\d{3,}(?![\w.])")
 
 #: facts checked in one call, at most (a session block lists a few dozen)
 FACTS_CHECKED = 24
@@ -204,7 +207,9 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
     for project, group in groups.items():
         oldest = min(g[1] for g in group)
         # rule 8 needs a change word: the person's later turns that hold one, if they are few, are every candidate
-        got = _read(store, CUE_QUERY, project, oldest, CUE_READ, exclude, stopwords=False) \
+        # (and the facts' numbers, not a passage's: "shop db port: 5432 -> 6543" holds no change word, test33 T20)
+        nums = " ".join(sorted({m for g in group if not g[7] and g[2].kind == "fact" for m in _NUMBER_RE.findall(g[4])}))
+        got = _read(store, f"{CUE_QUERY} {nums}", project, oldest, CUE_READ, exclude, stopwords=False) \
             if not all(g[7] for g in group) else []
         if got is None:
             continue

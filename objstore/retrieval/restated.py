@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from objstore.core.record import Record
-from objstore.core.text import LazyPattern
+from objstore.core.text import SOFT_TAKE_BACK_PHRASES, TAKE_BACK_PHRASES, LazyPattern
 from objstore.retrieval.querywords import ASKING_WORDS   # (defined with the query words: the prompt hook reads it)
 from objstore.retrieval.subjects import compare, normalize, qualified_apart, quantity_of, subjects_of
 
@@ -61,6 +61,9 @@ REJECTION_RE = LazyPattern(r"\b(?:reject|declin|veto|turned down|voted down|deci
 WRONG_RE = LazyPattern(r"\b(?:(?:that|this|which|it)(?:[\u2019']s|\s+(?:is|was))|(?:claim|report|rumou?r|story)\b.*"
                        r"\b(?:is|was))\s+(?:\w+\s+)?"
                        r"(?:wrong|false|incorrect|untrue|not true|not the case|not right|a mistake)\b", 2)  # re.I
+#: after a take-back: a clause that says the value stands (", it is still 5432")
+_STANDS = (r"\s*[,;:\u2014\u2013-]\s*(?:it|that|this|the\s+\w+)?\s*(?:is|was|[\u2019']s|stays?|remains?)\s+"
+           r"(?:still|unchanged|the\s+same)\b")
 #: the next sentence, said alone, that calls the claim before it false ("Not true.", "Wrong."); not a
 #: noun's adjective ("That is wrong info in the wiki.", test28b Z3)
 WRONG_NEXT_RE = LazyPattern(r"\W*(?:(?:that|this|it)(?:[\u2019']s|\s+(?:is|was))\s+(?:\w+\s+)?"
@@ -68,12 +71,11 @@ WRONG_NEXT_RE = LazyPattern(r"\W*(?:(?:that|this|it)(?:[\u2019']s|\s+(?:is|was))
                             r"(?![ \t]+(?!(?:and|but|so|or|because|since|as|though|anyway|either|too|btw|by|i|we|it|"
                             r"they|you|he|she|again|sorry)\b)\w)"   # "That is wrong info in the wiki." rejects no claim
                             r"|(?:not true|wrong|false|incorrect|nope)\W*$"
-                            r"|(?:just\s+kidding|kidding|j/?k|never\s*mind|scratch\s+that|ignore\s+(?:that|this)"
-                            r"|disregard\s+(?:that|this)|false\s+alarm|my\s+(?:mistake|bad)|(?:oh\s+)?wait,?\s+no"
-                            r"|no,?\s+wait|actually,?\s+no|sorry,?\s+(?:no|wrong))\b(?=\s*(?:[.!]|$)"
-                            r"|\s*[,;:\u2014\u2013-]\s*(?:it|that|this|the\s+\w+)?\s*(?:is|was|[\u2019']s|stays?|remains?)\s+"
-                            r"(?:still|unchanged|the\s+same)\b))", 2)
-#: (re.I, matched at the start; the last line: the person taking back what they just said, "Just kidding,
+                            r"|(?:" + "|".join(TAKE_BACK_PHRASES) + r")\b(?=\s*(?:[.!]|$)|" + _STANDS + ")"
+                            r"|(?:" + "|".join(SOFT_TAKE_BACK_PHRASES) + r")\b(?=" + _STANDS + "))", 2)
+#: (re.I, matched at the start; the last lines: the person taking back what they just said
+#: (``core.text.TAKE_BACK_PHRASES``, the phrases capture reads; a soft one, "Actually, it is still 5432", only before
+#: a clause saying the value stands), "Just kidding,
 #: it is still 5432.", "Scratch that."; not "Never mind the docs", test30c T21, nor "Never mind, I'll update the
 #: runbook myself", test31c W4: after a comma only a clause saying the value stands)
 

@@ -38,6 +38,7 @@ import time as _time
 from collections.abc import Sequence
 
 from objstore.core.record import Record, set_fields
+from objstore.core.text import LazyPattern
 from objstore.memory.provenance import is_subagent_session
 from objstore.retrieval.querywords import question_terms, stop_stems, text_terms
 from objstore.retrieval.timeline import UPDATE_CUES, Item, lower_words_of, may_ask, values_of
@@ -89,6 +90,11 @@ def fact_text(key: str, body: str) -> str:
 #: a turn stamped more than this past now (ms) has no time the rule can trust (a skewed clock, an edited
 #: transcript): read as unknown (0), so a version recorded after it was captured is the newer word (test27 V15)
 FUTURE_SLACK_MS = 3_600_000
+
+
+#: phrases that say a value is the one of late, as a change word does ("the shop db is on port 6543 these days",
+#: test33 T20)
+CHANGE_PHRASE_RE = LazyPattern(r"(?i)\b(?:these days|nowadays|as of (?:today|now)|from now on)\b")
 
 
 def time_items(said: Sequence[Said], queries: Sequence[str], *,
@@ -143,7 +149,7 @@ def time_items(said: Sequence[Said], queries: Sequence[str], *,
         held = identifiers(s.text) if asked else set()
         items.append(Item(time=0 if s.time > future and s.kind == "turn" else s.time, project=s.project, values=vals, matched=stems & terms,
                           relevance=s.relevance, kind=s.kind, old_values=old, seq=s.seq, terms=terms,
-                          cue=bool(every & UPDATE_CUES), role=_role(s), text=s.text,
+                          cue=bool(every & UPDATE_CUES) or bool(vals and CHANGE_PHRASE_RE.search(s.text, 0, 4000)), role=_role(s), text=s.text,
                           session=s.session if s.kind == "turn" else "", ids=asked & held,
                           others=frozenset(held - asked)))
     items = word_changes(items, [s.old_bodies for s in said], subject, stems,   # words said replaced (T2)
