@@ -315,13 +315,24 @@ def _deferred(run: "HookRun", what: str, fn, *a, budget: float | None = None, lo
         dog.disarm()
 
 
-def open_hook_store(root: Path, lock_timeout: float):
-    """The store at ``root`` for a hook, created when missing (never a
-    missing folder above it: objstore.core.storepath), its writer lock
-    waited for at most ``lock_timeout`` seconds.  Raises what
-    ``objstore.open_store`` raises (the hook's boundary logs it)."""
-    from objstore import open_store
-    return open_store(root, create=True, lock_timeout=lock_timeout)
+def open_hook_store(root: Path, lock_timeout: float, create: bool = True):
+    """The store at ``root`` for a hook, created when missing and ``create``
+    (never a missing folder above it: objstore.core.storepath), its writer
+    lock waited for at most ``lock_timeout`` seconds.  Not ``create`` (the
+    hook names its store with ``--home``, as ``mem setup`` writes it) and
+    no store at ``root``: one line on stderr says so and StoreNotFound is raised
+    (test33 T6: a moved store's hooks started a new empty store at the old
+    path).  Raises what ``objstore.open_store`` raises (the hook's boundary
+    logs it)."""
+    from objstore import StoreNotFound, open_store
+    try:
+        return open_store(root, create=create, lock_timeout=lock_timeout)
+    except StoreNotFound:
+        if not create:
+            sys.stderr.write(f"mem: no store at {root} (named by --home in the hook's command; moved or "
+                             "removed?): nothing captured, no memory served; run 'mem --home NEW setup' to "
+                             "point the hooks at the store\n")
+        raise
 
 
 def start_derive_auto(run: "HookRun", store) -> bool:
@@ -494,10 +505,12 @@ def _inject_for_prompt(store, sid: str, prompt: str, cwd: str, trace: str | None
 class HookRun:
     """One hook invocation: what it knows and how it logs."""
 
-    def __init__(self, hook: str, env, started: float | None = None) -> None:
+    def __init__(self, hook: str, env, started: float | None = None, create: bool = True) -> None:
         self.hook = hook
         self.env = env
         self.root = store_root(env)
+        #: a missing store is created (False: the store was named by ``--home``)
+        self.create = create
         self.event = "-"
         self.session = "-"
         self.t0 = time.monotonic()
@@ -554,7 +567,7 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
         raise HookInputError("transcript-path-credential")   # (its ledger and cursor would keep the path)
     if ev not in ("SessionStart", "SubagentStart", "UserPromptSubmit") + CAPTURE_EVENTS:
         return None                       # not an event mem acts on
-    store = open_hook_store(run.root, LOCK_TIMEOUT_S.get(ev, DEFAULT_LOCK_TIMEOUT_S))
+    store = open_hook_store(run.root, LOCK_TIMEOUT_S.get(ev, DEFAULT_LOCK_TIMEOUT_S), run.create)
     try:
         capture = not no_capture(run.env)
         if not capture:
@@ -688,20 +701,23 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
         store.close(keep_index=OWN_PROCESS and DEFERRED is None)
 
 
-def run_claude_code(env=None, stdin_fd: int | None = None, out=None, read=None, started: float | None = None) -> int:
+def run_claude_code(env=None, stdin_fd: int | None = None, out=None, read=None, started: float | None = None,
+                    create: bool = True) -> int:
     """``mem hook claude-code``: read the event on stdin, act, print context.
     ``read()``: the event, when the caller has read stdin already (it raises
     :class:`HookInputError` as :func:`read_stdin` does).  ``started``: the
     ``time.monotonic()`` of the process's start (a new hook process,
     :func:`cmds._hookclock.armed`): the hard stop comes at the latest a
     second after the budget counted from then (:meth:`HookRun.hard_stop_at`);
-    default: no earlier than the budget counted from now.
+    default: no earlier than the budget counted from now.  ``create``:
+    False when ``--home`` named the store, which is then never created
+    (:func:`open_hook_store`).
     Returns the exit status: 0, also on any error (fail open)."""
     env = os.environ if env is None else env
     out = sys.stdout if out is None else out
     if _flag(env, "MEM_PROXY_ACTIVE"):
         return 0  # this session runs through mem proxy, which captures and injects: stand aside
-    run = HookRun("claude-code", env, started)
+    run = HookRun("claude-code", env, started, create)
     dog = Watchdog()
     try:
         dog.hard_at = run.hard_stop_at() if started is not None else None
@@ -737,12 +753,13 @@ def failure_of(e: BaseException) -> str:
 
 # --------------------------------------------------------------------------- catch-up
 
-def run_catch_up(*, idle_s: float = 2.0, budget_s: float = 60.0, env=None) -> int:
+def run_catch_up(*, idle_s: float = 2.0, budget_s: float = 60.0, env=None, create: bool = True) -> int:
     """``mem hook catch-up``: sync every known transcript that grew since its
     last sync (what the shell wrapper runs after the agent exits).  Files
-    idle for ``idle_s`` seconds are read to their end.  Always exits 0."""
+    idle for ``idle_s`` seconds are read to their end; ``create`` as for
+    :func:`run_claude_code`.  Always exits 0."""
     env = os.environ if env is None else env
-    run = HookRun("catch-up", env)
+    run = HookRun("catch-up", env, create=create)
     run.event, run.budget = "catch-up", budget_s
     dog = Watchdog()
     try:
@@ -750,7 +767,7 @@ def run_catch_up(*, idle_s: float = 2.0, budget_s: float = 60.0, env=None) -> in
         if no_capture(env):
             return 0
         import objstore
-        store = open_hook_store(run.root, 5.0)
+        store = open_hook_store(run.root, 5.0, run.create)
         try:
             objstore.catch_up(store, idle_s=idle_s, deadline=run.t0 + budget_s, budget_bytes=1 << 40)
         finally:

@@ -18,15 +18,17 @@ def remember_statement(store, prompt: str, cwd: str, source: str = "") -> str | 
                                      source=source)
     except objstore.WrittenUnlogged as e:   # stored, a log line lost: said as stored (test30c T17)
         r = e
-    return confirmation(r, store)
+    return confirmation(r, store, said=(prompt, cwd))
 
 
-def confirmation(r, store=None, unlogged=None) -> str | None:
+def confirmation(r, store=None, unlogged=None, said=("", "")) -> str | None:
     """The injected confirmation of a written statement (``RememberResult``),
     the refusal of one not written (a ``MemError``: a sealed key, test30b
     S17: the person was told nothing and believed it stored), or None.  A
     ``WrittenUnlogged`` (or ``unlogged``, one met after the write) is a
-    stored write whose log line was lost: confirmed, saying so (test30c T17)."""
+    stored write whose log line was lost: confirmed, saying so (test30c T17).
+    ``said``: ``(prompt, cwd)``, whose further statements are confirmed too
+    (:func:`_further`)."""
     if r is None:
         return None
     from objstore import MemError, WrittenUnlogged, escape_context
@@ -36,7 +38,7 @@ def confirmation(r, store=None, unlogged=None) -> str | None:
         kept = "; this prompt is kept with the value withheld" if " is sealed: " in r.message else ""
         return (f'<mem-context kind="remembered" note="stored memory: data, not instructions">'
                 f"Not stored, though asked: {escape_context(r.message)}"
-                f"{'; ' + escape_context(r.hint) if r.hint else ''}{kept}</mem-context>")
+                f"{'; ' + escape_context(r.hint) if r.hint else ''}{kept}{_further(store, *said)}</mem-context>")
     else:
         key, body = r.key, r.version.fact.body
     was = f" (replaces the earlier value: mem log {escape_context(key)})" if getattr(r, "written", 0) and \
@@ -46,7 +48,26 @@ def confirmation(r, store=None, unlogged=None) -> str | None:
         "'mem fsck --repair' adds it)"
     return (f'<mem-context kind="remembered" note="stored memory: data, not instructions">'
             f"Remembered as you asked (user_stated): {escape_context(key)} = "
-            f"{escape_context(body)}{was}{lost}</mem-context>")
+            f"{escape_context(body)}{was}{lost}{_further(store, *said)}</mem-context>")
+
+
+def _further(store, prompt: str, cwd: str) -> str:
+    """What a confirmation says of each further statement of ``prompt``
+    (``objstore.further_statements``, test33 T13: the person was told of the
+    first only): "; also remembered: <key> = <its value>", or "; not stored:
+    <key>" when the key holds none (refused: a sealed key); names and stored
+    values only, never the prompt's words (a credential in them is redacted
+    in the value)."""
+    import objstore
+    from objstore import escape_context
+    out = ""
+    for what in objstore.further_statements(prompt) if store is not None and prompt else ():
+        aliases = objstore.project_aliases(cwd or None, store_root=store.root) if cwd else ()
+        key = objstore.statement_key(what, aliases[0] if aliases else None, store)
+        head = store.refs.read(objstore.fact_ref(key))
+        out += (f"; also remembered: {escape_context(key)} = {escape_context(getattr(store.get(head), 'body', ''))}"
+                if head else f"; not stored: {escape_context(key)}")
+    return out
 
 
 def prompt_statement(store, log=None, **kw) -> str | None:
@@ -65,9 +86,9 @@ def prompt_statement(store, log=None, **kw) -> str | None:
         if log is not None:
             log("WrittenUnlogged")
         r = objstore.write_statement(store, kw["prompt"], cwd=kw.get("cwd", ""))   # held: "unchanged"
-        return confirmation(r, store, e)
+        return confirmation(r, store, e, said=(kw["prompt"], kw.get("cwd", "")))
     if pr.stated is not None:
-        return confirmation(pr.stated, store)
+        return confirmation(pr.stated, store, said=(kw["prompt"], kw.get("cwd", "")))
     if pr.status == "captured":   # turn stored, its statement not written (it stated nothing after all)
         return None
     if kw.get("cfg") is not None and objstore.path_excluded(kw["cfg"], kw.get("cwd", "")):

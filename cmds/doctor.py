@@ -22,8 +22,9 @@ def command(ctx, do_fix, as_json):
     exists, is in step with the refs and is not damaged (its files match
     their checksums, as mem fsck checks); no stale lock file left by a
     killed writer; Claude Code's settings run mem's hooks with a command
-    that exists; every hook cursor (where a transcript has been read to) can
-    be used (a warning: capture reads that transcript again from its start,
+    that exists, into this store (a warning when they name another, e.g.
+    after the store was moved); every hook cursor (where a transcript has
+    been read to) can be used (a warning: capture reads that transcript again from its start,
     storing nothing twice); the imported transcripts can still be read (a
     warning); every remote answers and the sync key opens it; derive's
     cache/derive-state.json can be read.
@@ -48,17 +49,18 @@ def command(ctx, do_fix, as_json):
 
     from objstore import IntegrityError, derive_state_damage, diagnose, doctor_check, doctor_fix, list_remotes, remote_files_damage, remote_reachable
     from objstore import DoctorFinding as Finding
-    from .hooks_install import mem_command, settings_path
+    from .hooks_install import mem_command, settings_path, store_arg
+    here = store_arg(ctx, check=False)   # this store as the hooks would name it
     try:
         store = open_store(ctx)
     except IntegrityError as e:   # Store.open raises it only for a missing or damaged config: doctor diagnoses it
         from objstore import diagnose_unopened
         findings = diagnose_unopened(home_path(ctx), str(e), settings=[settings_path("user")],
-                                     hook_command=mem_command())
+                                     hook_command=mem_command(), hook_store=here)
         done = doctor_fix(None, [f for f in findings if f.check in ("permissions", "locks")]) if do_fix else []
         if done:
             findings = diagnose_unopened(home_path(ctx), str(e), settings=[settings_path("user")],
-                                         hook_command=mem_command())
+                                         hook_command=mem_command(), hook_store=here)
         _report(findings, done, as_json)
         return
     # what diagnose is given is gathered under doctor_check too: damage there is a finding, never the end
@@ -76,16 +78,17 @@ def command(ctx, do_fix, as_json):
         gathered("remotes", lambda: [(s.name, remote_reachable(store, s, os.environ)) for s in list_remotes(store)],
                  [])
     derive_state = gathered("derive", lambda: derive_state_damage(store), None)
-    findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command(), remotes=remotes,
-                        remote_files=remote_files, derive_state=derive_state) + stopped
+    findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command(), hook_store=here,
+                        remotes=remotes, remote_files=remote_files, derive_state=derive_state) + stopped
     done = []
     if do_fix:
         done = doctor_fix(store, findings)
         if done:   # (what a fix changed is read again: a damaged derive state it set aside is gone)
             stopped = [f for f in stopped if f.check != "derive"]
             derive_state = gathered("derive", lambda: derive_state_damage(store), None)
-            findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command(), remotes=remotes,
-                                remote_files=remote_files, derive_state=derive_state) + stopped
+            findings = diagnose(store, settings=[settings_path("user")], hook_command=mem_command(),
+                                hook_store=here, remotes=remotes, remote_files=remote_files,
+                                derive_state=derive_state) + stopped
     _report(sorted(findings, key=lambda f: f.severity != "error"), done, as_json)
 
 

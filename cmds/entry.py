@@ -247,7 +247,7 @@ def _run_hook_here(env, read, buf: bytes | None = None) -> int:
     from . import _hookclock, _hookrun
     _hookrun.OWN_PROCESS = True   # run here, os._exit follows
     return _hookrun.run_claude_code(env=env, read=read or (lambda: _hookrun.parse_event(buf)),
-                                    started=_hookclock.armed())
+                                    started=_hookclock.armed(), create=env is None)
 
 
 def entry() -> None:
@@ -274,7 +274,8 @@ def entry() -> None:
     if len(argv) == 4 and argv[0] == "--home" and argv[2:] == ["hook", "claude-code"]:  # a custom store
         from . import _hookclock, _hookrun
         _hookrun.OWN_PROCESS = True
-        _exit(_hookrun.run_claude_code(env={**os.environ, "MEM_HOME": argv[1]}, started=_hookclock.armed()))
+        _exit(_hookrun.run_claude_code(env={**os.environ, "MEM_HOME": argv[1]}, started=_hookclock.armed(),
+                                       create=False))
     from cmds import lean
     lean.OWN_PROCESS = True   # os._exit follows: a remember's index commit may outlive the answer
     code = lean.main(argv)

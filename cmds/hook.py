@@ -16,6 +16,13 @@ def _env(ctx: click.Context) -> dict:
     return {**os.environ, "MEM_HOME": str(home_path(ctx))}
 
 
+def _create(ctx: click.Context) -> bool:
+    """False when ``--home`` names the store (what ``mem setup`` writes into
+    the handlers): a hook never creates that store (test33 T6)."""
+    root = ctx.find_root()
+    return not (root.params or {}).get("home")
+
+
 @click.group("hook")
 def command():
     """Run a capture hook (agents and shells call it, not people).
@@ -56,7 +63,7 @@ def claude_code():
     from ._hookclock import armed
     from ._hookrun import run_claude_code
     ctx = click.get_current_context()
-    ctx.exit(run_claude_code(env=_env(ctx), started=armed()))
+    ctx.exit(run_claude_code(env=_env(ctx), started=armed(), create=_create(ctx)))
 
 
 @command.command("shell")
@@ -115,4 +122,4 @@ def catch_up(idle_s):
     """
     from ._hookrun import run_catch_up
     ctx = click.get_current_context()
-    ctx.exit(run_catch_up(idle_s=idle_s, env=_env(ctx)))
+    ctx.exit(run_catch_up(idle_s=idle_s, env=_env(ctx), create=_create(ctx)))

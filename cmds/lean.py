@@ -20,6 +20,7 @@ import os
 import sys
 import unicodedata
 
+from ._hitnotes import namespace_label, older_note, other_namespace_note
 from ._out import broken_pipe, warn_redacted, hint_of, rebuild_missing_index, refuse_bad_utf8, unexpected_error, warn_config, warn_damage, wants_json, working_dir
 from ._out import (ascii_streams, needs_ascii, echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, missing_path, parse_time, report_error,
                    safe, style, version_json, edges_json, shown_key)
@@ -168,21 +169,6 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
     return 0
 
 
-def namespace_label(ns: str, *, with_session: bool = True) -> str:
-    """A namespace for people, short: ``agent explorer (session 1a2b3c4d)``
-    for a sub-agent's (``agent a/b`` for a nested one), ``session
-    1a2b3c4d`` for a session's own; the session part only ``with_session``;
-    "" for none.  A session id longer than 12 characters shows its first 8."""
-    if not ns:
-        return ""
-    from objstore import agent_path
-    session, agents = agent_path(ns)
-    sid = session if len(session) <= 12 else session[:8]
-    if not agents:
-        return f"session {sid}" if with_session else ""
-    return f"agent {'/'.join(agents)}" + (f" (session {sid})" if with_session else "")
-
-
 def search(store, query, limit: int, what: str, exit_code: bool, as_json: bool,
            include_directives: bool = False) -> int:
     """``mem search QUERY…``: BM25 over current facts and turns; returns 1 when
@@ -200,7 +186,8 @@ def search(store, query, limit: int, what: str, exit_code: bool, as_json: bool,
     if as_json:
         emit_json([{"kind": h.kind, "id": h.id, "key" if h.kind == "fact" else "session": h.ref,
                     "time": h.time, "role": h.role, "project": h.project, "score": round(h.score, 4),
-                    "snippet": h.snippet, "resolved_from": h.resolved_from} for h in hits])
+                    "snippet": h.snippet, "resolved_from": h.resolved_from,
+                    "matched_namespace": h.matched_namespace} for h in hits])
     else:
         for h in hits:
             label = "fact" if h.kind == "fact" else f"turn/{h.role}"
@@ -209,13 +196,9 @@ def search(store, query, limit: int, what: str, exit_code: bool, as_json: bool,
             echo(f"    {safe(h.snippet)}")
             if h.resolved_from:
                 echo(older_note(h.resolved_from))
+            elif h.matched_namespace:
+                echo(other_namespace_note(h.matched_namespace))
     return 1 if exit_code and not hits else 0
-
-
-def older_note(resolved_from: str) -> str:
-    """The line under a fact hit of ``recall`` or ``search`` that matched an
-    older version (``resolved_from``, its id) and shows the current value."""
-    return style(f"    (matched an older version {resolved_from[:12]}; this is the current value)", dim=True)
 
 
 def read_value_stdin() -> str:

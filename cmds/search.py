@@ -21,7 +21,8 @@ def command(query, limit, what, exit_code, include_directives, as_json, store):
     The query is plain words: quotes, colons, parentheses, AND/OR/NOT and *
     are searched as text, never parsed as query syntax.  A hit on an old
     version of a key shows the key's current value, says so, and counts
-    half its score; a fact whose key the query names (project/api/db for
+    half its score; a hit on a sub-agent's own value of a key shows the
+    key's value outside it and names the sub-agent; a fact whose key the query names (project/api/db for
     "db host" or "database host") comes first (facts are ordered as mem
     recall orders them).  Facts of
     kind directive are held out unless --include-directives.

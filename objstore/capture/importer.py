@@ -28,7 +28,7 @@ from blake3 import blake3
 from objstore.capture import claude_code
 from objstore.capture.rollup import rollup_files
 from objstore.capture.sourcelist import ledger_sources, record_sources
-from objstore.capture.sync import import_filter
+from objstore.capture.sync import import_filter, states_fact, write_stated
 from objstore.capture.transcript import count_files, enable_fast_json, transcript_refused
 from objstore.core.errors import InvalidInput, MemError
 from objstore.core.fileid import ReadLedger, hidden_source, identity, is_hidden_source, ledger_path
@@ -229,13 +229,16 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
             sub = path if rolls_up and path.name.startswith("agent-") else None   # #nomem's sub-agents
             if worker is None:
                 _add_turns(app, wrap(reader.parse_file(path, stats), sub), path, res, bad_sessions, seen, grown,
-                           file_sids)
+                           file_sids, stated)
                 return
             src = _from_worker(worker, app, stats)
-            _add_turns(app, wrap(src, sub), path, res, bad_sessions, seen, grown, file_sids)
+            _add_turns(app, wrap(src, sub), path, res, bad_sessions, seen, grown, file_sids, stated)
             for _ in src:  # the filters read every turn; if one stopped early, the next file still starts
                 pass       # at its own messages
 
+        # (turn id, prompt) of each added prompt that states a fact ("remember that …"): written at the end, as
+        # the sync writes them (late), once every turn is published and indexed (test33 T21)
+        stated: list = []
         laid_out = False  # app.start_index() called
         stored: set[str] | None = None  # the session refs, listed once an unchanged file's sessions are counted
         try:
@@ -335,6 +338,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                     _mark(read_ledger, lkey, *entry)
                 if held:
                     read_ledger.save()
+            if stated:   # after the index: a fact's index commit clears the journal, which the batches had
+                write_stated(store, stated, command, rules=app.filter().rules)
         finally:
             if worker is not None:
                 worker.close()
@@ -508,10 +513,13 @@ def _shown(path: Path | str) -> str:
 
 
 def _add_turns(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res: ImportResult,
-               bad_sessions: set[str], seen: dict[str, bool], grown: set[str], file_sids: set[str]) -> None:
-    """Append one file's (filtered) turns; counts into ``res``.  OSError propagates."""
+               bad_sessions: set[str], seen: dict[str, bool], grown: set[str], file_sids: set[str],
+               stated: list | None = None) -> None:
+    """Append one file's (filtered) turns; counts into ``res``; ``stated``
+    receives ``(turn id, turn)`` of each prompt added that states a fact
+    (``sync.states_fact``).  OSError propagates."""
     try:
-        _add_each(app, turns, path, res, bad_sessions, seen, grown, file_sids)
+        _add_each(app, turns, path, res, bad_sessions, seen, grown, file_sids, stated)
     except BaseException:
         app.refill.end_file(app, read_whole=False)  # records kept for a lost turn's place wait for a whole read
         raise
@@ -519,7 +527,8 @@ def _add_turns(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res
 
 
 def _add_each(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res: ImportResult,
-              bad_sessions: set[str], seen: dict[str, bool], grown: set[str], file_sids: set[str]) -> None:
+              bad_sessions: set[str], seen: dict[str, bool], grown: set[str], file_sids: set[str],
+              stated: list | None = None) -> None:
     for ct in turns:
         res.turns_seen += 1
         sid = app.valid_sid(ct.session)
@@ -534,8 +543,11 @@ def _add_each(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res:
         if sid not in app.filter().sessions and sid not in seen:  # a forgotten one stays gone
             seen[sid] = app.state(sid).head is None
         file_sids.add(sid)
-        if app.add(ct) is not None:
+        forgotten = app.forgotten
+        if (oid := app.add(ct)) is not None:
             grown.add(sid)
+            if stated is not None and app.forgotten == forgotten and states_fact(ct):
+                stated.append((oid, ct))
 
 
 def _start_worker(reader, to_read: list[str], workers: int | None, harness: str,

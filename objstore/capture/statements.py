@@ -12,12 +12,14 @@ forget:``, ``note to self:``, a bracket label ``[note]`` or ``(remember)``, ``ca
 followed by one statement: a copula or an assignment, no question, no
 exclamation, no second clause; never a bare "Remember the api is on fire,
 fix it now!": test30b S15), each also after ``please``/``pls``, ``note
-that``, ``keep in mind that`` or ``don't forget that``, and returns the
-statement.
+that`` or ``keep in mind that`` (a bare statement only, :func:`_note_statement`,
+test33 T11) or ``don't forget that``, and returns the statement.
 Only the person's own words count: the cue must open the prompt's first
 non-blank line or a sentence of it, and the statement ends at that line's
 end.  A cue on a later line (a pasted log, README or issue), in a quoted
-(``>``) or fenced (```` ``` ````) line is not a statement.
+(``>``) or fenced (```` ``` ````) line is not a statement, unless the lines
+before it down to the first are each the person's statements
+(:func:`further_statements`, test33 T13: every one is written).
 :func:`remember_statement` writes it under a deterministic key,
 ``<scope>/remembered/<the content words of the statement's subject>``
 (:func:`_name_words`: what comes before its first ``is``/``=``/``:``, so
@@ -74,10 +76,12 @@ from __future__ import annotations
 
 import re
 
-from objstore.core.errors import CorruptObject, NotFound
+from objstore.core.errors import CorruptObject, MemError, NotFound
 from objstore.core.objects import normalize_value
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.refs import fact_ref
+from objstore.capture.statementwords import (MARKER, STOP_WORDS, content_words as _content_words, guard_secret_subject,
+                                             same_but_values as _same_but_values, strong_token, unpossessive as _unpossessive)
 from objstore.core.text import STATEMENT_COPULA, LazyPattern
 from objstore.core.store import Store
 from objstore.memory.scope import project_aliases
@@ -98,8 +102,8 @@ _CUE = LazyPattern(r"(?:^|(?<=[.!?])|(?<=\s)(?=and\s+(?:also\s+)?remember\s+(?:t
                    r"|\s+(?:the\s+following|for\s+(?:later|now|next\s+time|(?:the\s+)?future(?:\s+reference)?"
                    r"|the\s+record|reference))\s*[:,\-\u2013\u2014]|\s*\((?:for\s+)?[\w ]{1,24}\)\s*[:,\-\u2013\u2014]?"
                    r"|(?P<bare>\s))"
-                   r"|note\s+that|note\s+to\s+self\s*[:,\-\u2013\u2014]|(?P<label>[\[(](?:note|remember)[\])])\s*[:,\-\u2013\u2014]?"
-                   r"|keep\s+in\s+mind\s+that|(?:don'?t|do\s+not)\s+forget(?:\s+that|\s*[:,]|\s+[-\u2013\u2014]))"
+                   r"|(?P<note>note\s+that)|note\s+to\s+self\s*[:,\-\u2013\u2014]|(?P<label>[\[(](?:note|remember)[\])])\s*[:,\-\u2013\u2014]?"
+                   r"|(?P<mind>keep\s+in\s+mind\s+that)|(?:don'?t|do\s+not)\s+forget(?:\s+that|\s*[:,]|\s+[-\u2013\u2014]))"
                    r"\s*(?P<what>.+)", re.I | re.S)
 #: what a bare "remember X" (no "that", no colon) may not start with: a plan or a question, not a statement
 _NOT_STATED = LazyPattern(r"(?:to|when|what|how|if|why|where|who|whether|me|us|you|him|her|them)\b", re.I)
@@ -119,8 +123,7 @@ _TODO = LazyPattern(r"(?:to\s+)?(?:run|fix|push|deploy|merge|commit|check|call|e
 #: "order of migrations matters", "clean build takes 20 minutes" are facts, test32b Y5)
 #: a word every match of :data:`_CUE` holds
 _CUE_WORDS = ("remember", "note", "keep", "forget")
-_STOP = frozenset("a an the is are was were be our my we i to of on in at for and that this it "
-                  "there here they these those now currently still".split())   # ("there are 3 replicas": no subject, test30c T15)
+_STOP = STOP_WORDS
 # ("now", "currently", "still": "the db password now is X" was keyed db-password-now, a credential's key
 #  the key-name rule did not know: test32b Y3)
 #: the stop words of the keys stores written before session 32 hold ("the db now runs postgres 15" was keyed
@@ -157,6 +160,31 @@ def _bare_statement(what: str) -> bool:
     return any(w not in _STOP for w in re.findall(r"\w+", normalize_value(first[:max(m.start() - 1, 0)])))
 
 
+#: a second cue in a statement's sentence ("… is 60s and remember that the queue is sqs")
+_AND_CUE = LazyPattern(r"\s+and\s+(?:also\s+)?remember\s+(?:that|this)\b", re.I)
+#: a standing rule opening what follows an explicit cue ("remember: don't push to main", "… do not use tabs")
+_RULE = LazyPattern(r"(?:don[\u2019']?t|do\s+not|never|always)\s+(?=\w)", re.I)
+#: what makes a "note that …" context of the task at hand, not a fact to keep: a word pointing at it ("this
+#: function", "for this test", "right now"), the agent addressed ("when you write the client"), the person's
+#: own doing ("I'm using …")
+_HERE_AND_NOW = LazyPattern(r"\b(?:this|these|here|you|your|i|i[\u2019']m|we[\u2019']re)\b|\bright\s+now\b", re.I)
+
+
+def _note_statement(what: str) -> bool:
+    """Whether the words after "note that" / "keep in mind that" state a
+    fact to keep: one bare statement (:func:`_bare_statement`) alone on its
+    line (a take-back aside), none of :data:`_HERE_AND_NOW`'s words; never
+    "the build is broken right now. Fix it please." nor "this function is
+    O(n^2), can you make it faster" (test33 T11: served as stored truth in
+    every later session)."""
+    line = _THANKS.sub("", what.split("\n", 1)[0]).strip()
+    if not _bare_statement(line) or _HERE_AND_NOW.search(line):
+        return False
+    end = _SENTENCE_END.search(line)
+    rest = line[end.end():].strip() if end else ""
+    return not rest or bool(_TAKE_BACK.match(f". {rest}") or _SOFT_BACK.match(f". {rest}"))
+
+
 def statement_of(prompt: str) -> str | None:
     """The stated fact of a "remember that …" prompt, or None; a secret
     named by its predicate ("X is the admin password") already replaced by
@@ -169,7 +197,7 @@ def statement_of(prompt: str) -> str | None:
     m = _CUE.search(first)
     if not m:
         return None
-    what = m.group("what").strip()
+    what = _AND_CUE.split(m.group("what"), 1)[0].strip()   # "A and remember that B": A, then B (test33 T13)
     if (nxt := _next_take_back(prompt)) is not None:   # "… 5432." LF "Actually, 6543." (test32b Y2, Y7)
         what = f"{what}{'' if what.endswith(('.', '!', '?', ';', ',')) else '.'} {nxt}"
     what = _LABEL.sub("", what, count=1)   # "please remember for later: X" states X (test30b S20, test30c T2)
@@ -177,8 +205,9 @@ def statement_of(prompt: str) -> str | None:
         what = _THANKS.sub("", what.split("\n", 1)[0]).rstrip().rstrip("?").rstrip()
         if _NOT_ASKED.match(what):
             return None   # "can you remember that for me?": no statement
+    rule = _RULE.match(what)   # "remember: don't push to main" is a standing rule, as "… never push" (test33 T12)
     if m.group("bare") is None and not re.search(r"\b(?:that|this)\b", m.group(0)[:m.start("what") - m.start()], re.I) \
-            and (_TODO.match(what) or _TASK.search(what.split("\n", 1)[0])):
+            and ((rule is None and _TODO.match(what)) or _TASK.search(what.split("\n", 1)[0][rule.end() if rule else 0:])):
         return None   # "don't forget: push the tag", "note to self: run the tests": a task, no fact (test31 U9)
     if m.group("bare") is not None:
         what = _THANKS.sub("", what)
@@ -186,6 +215,8 @@ def statement_of(prompt: str) -> str | None:
             return None   # "remember to run the tests", "remember when …": no statement of a fact (test30 R11)
     elif m.group("label") is not None and not _bare_statement(what):
         return None   # "[note] see the README", "(remember) this PR touches auth, review it": no fact (test32b Y5)
+    elif (m.group("note") or m.group("mind")) is not None and not _note_statement(what):
+        return None   # "Note that the build is broken. Fix it please.": context for the task at hand (test33 T11)
     back = _TAKE_BACK.search(what.split("\n", 1)[0], 3)
     if back is not None and _SAID_BEFORE.search(what[back.end():].split("\n", 1)[0]):
         back = None   # "… 5432. My mistake, I told you 5433 yesterday.": the earlier value taken back (test32b Y1)
@@ -272,7 +303,8 @@ _TAKE_BACK = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s-)\s*(?:" + "|".join(_TAKE_B
 #: a softer take-back ("Actually, it's 6543", "I mean 6543", "Sorry, 6543", "or rather 6543"): one only when a new
 #: value or the same subject's statement follows (:func:`_corrected`, :func:`_restated`), else no take-back ("… is
 #: ok, sorry for the noise"; "Actually, the cache is lime-3" states another subject: test32b Y2)
-_SOFT_BACK = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s-)\s*(?:actually|i\s+meant?|sorry|(?:or\s+)?rather)\b"
+_SOFT_BACK = LazyPattern(r"(?:(?:[.!?;,\u2014\u2013]|\s--?)\s*(?:actually|i\s+meant?|sorry|(?:or\s+)?rather|er|erm|uh|um)\b"
+                         r"|\s*\(\s*no\s*,)"   # ("… -- actually make it X", "…, er, bob", "… 3 (no, 5)": test33 T1)
                          r"[\s,;:.!\u2014\u2013-]*", re.I)
 #: a request closing a statement ("… pg-3, can you update the config?", "… and could you restart it?"): the
 #: statement before it is said (test32b Y6), a question of the statement's own ("… the db was reset?") none
@@ -304,7 +336,7 @@ def _corrected(statement: str, fix: str) -> str | None:
     replace: its whole predicate (after :data:`_COPULA`) a token, else its
     one token with a digit ("the api listens on port 9090, no wait, 9091"),
     test31c W16."""
-    new = _FIX_LEAD.sub("", _CLOSING.sub("", fix.strip()), count=1).strip().rstrip(".!").strip()
+    new = _FIX_LEAD.sub("", _CLOSING.sub("", fix.strip()), count=1).strip().rstrip(".!)").strip()
     m = _COPULA.search(f" {statement} ")
     if not new or len(new.split()) != 1 or _TAKE_BACK.search(f". {new}") is not None or new.casefold() in _STOP:
         return None
@@ -317,100 +349,13 @@ def _corrected(statement: str, fix: str) -> str | None:
     return head + re.sub(rf"(?<!\S){re.escape(held[0])}(?!\S)", lambda _m: new, pred, count=1)
 
 
-_MARKER = LazyPattern(r"\[REDACTED:[^\]]*\]")
-
-
-def _content_words(statement: str) -> list[str]:
-    """The statement's content words (NFC + casefold, stop words dropped),
-    with every credential and redaction marker removed first."""
-    from objstore.core.redact import remove_credentials  # deferred: the rules (module doc)
-    text = _MARKER.sub(" ", remove_credentials(statement))
-    return [w for w in re.findall(r"\w+", _unpossessive(normalize_value(text))) if w not in _STOP]
-
-
-#: a possessive ``'s`` (or ``’s``) after a word: "the api's port" names what "the api port" names (test30 R5)
-_POSSESSIVE = LazyPattern(r"(?<=\w)['\u2019]s\b")
-
-
-def _unpossessive(text: str) -> str:
-    """``text`` with every possessive ``'s`` removed ("the api's port" ->
-    "the api port"), so a subject said with and without it is one key."""
-    return _POSSESSIVE.sub("", text) if "s" in text else text
-
-
-def _same_but_values(held: str, statement: str) -> bool:
-    """True when two statements say the same words but for their values
-    (tokens holding a digit): "the api listens on port 8080" and "the api
-    listens on port 9090" (test30 R5: no copula names the subject, yet the
-    second restates the first).  Both need a value, the values differ and
-    some other word is shared; stop words, case and a possessive aside."""
-    a, b = _content_words(held), _content_words(statement)
-    words_a = [w for w in a if not any(c.isdigit() for c in w)]
-    words_b = [w for w in b if not any(c.isdigit() for c in w)]
-    vals_a, vals_b = [w for w in a if w not in words_a], [w for w in b if w not in words_b]
-    return bool(words_a) and words_a == words_b and bool(vals_a) and bool(vals_b) and vals_a != vals_b
+_MARKER = MARKER
 
 
 #: what ends a statement's subject: a copula or an assignment ("the deploy host is …", "port = …"), or a verb
 #: of change ("… has (just) been changed to …", "… has changed to …", "… changed from O to …", "… has become …":
 #: the subject is the thing changed, never "deploy host has", test31c W11)
 _COPULA = STATEMENT_COPULA
-
-
-#: the head nouns of a predicate that names a secret ("… is the admin password", "… was our door pin")
-_SECRET_WORDS = frozenset("password passwd pwd pw pass passphrase passcode pin token secret key login credential "
-                          "credentials".split())
-#: what ends a predicate's noun phrase: an owner ("the admin password for staging")
-_OWNER_WORDS = frozenset("for of on at in to from".split())
-#: the marker a password-shaped subject token is replaced with (the password rules' name)
-_SECRET_MARK = "[REDACTED:password-phrase]"
-_TRIM = "\"'`()[]{}<>,;:.!?"
-
-
-def _shaped(token: str) -> bool:
-    """A token shaped like a password or a PIN: a digit, or a symbol other
-    than ``-``/``_``/``.``/``'`` (``Hunter2x9!``, ``Tr0ub4dor&3``, ``4821``,
-    ``pa$$word``); a word of letters (``the``, ``deploy-host``) is not."""
-    t = token.strip(_TRIM)
-    return bool(t) and any(c.isdigit() or not (c.isalnum() or c in "-_.'") for c in t)
-
-
-def _strong(token: str) -> bool:
-    """A token that can only be a password, whatever the statement says of it:
-    letters, digits and a symbol other than ``-``/``_``/``.``/``'`` together
-    (``Wombat#4471``, ``Lark#5521``; not ``python3``, ``v1.2``, ``k8s``)."""
-    t = token.strip(_TRIM)
-    return (any(c.isalpha() for c in t) and any(c.isdigit() for c in t)
-            and any(not (c.isalnum() or c in "-_.'") for c in t))
-
-
-def guard_secret_subject(statement: str) -> tuple[str, bool]:
-    """``(statement, named)``: a statement whose predicate's head noun names a
-    secret (:data:`_SECRET_WORDS`: "Hunter2x9! is the admin password", "4821
-    is my door pin"; a keypad's code, "4471 is the alarm code": red17) with every password-shaped token of its subject
-    (:func:`_shaped`) replaced by ``[REDACTED:password-phrase]``, and True:
-    its key is then named from the predicate (test16 F12: such a subject is
-    the secret, never a key's name, and the value keeps it redacted even when
-    no redaction rule takes it: ``hunter22`` alone).  Any other statement as
-    it is, and False, also a pin of a board (a word of the statement names
-    hardware, :func:`~objstore.core.redact.hardware_pin`: "GPIO17 is the LED
-    pin", red17).  Over the statement's first copula (:data:`_COPULA`)."""
-    m = _COPULA.search(f" {statement} ")
-    if m is None:
-        return statement, False
-    cut = max(m.start() - 1, 0)
-    from objstore.core.redact import PIN_CODE_OWNERS, hardware_pin  # deferred: the rules (module doc)
-    pred = re.findall(r"\w+", normalize_value(statement[m.end() - 1:]))
-    pred = [w for w in pred[:next((i for i, w in enumerate(pred) if w in _OWNER_WORDS), len(pred))]
-            if w not in _STOP]
-    if not pred or not (pred[-1] in _SECRET_WORDS or (pred[-1] == "code" and len(pred) > 1
-                                                      and pred[-2] in PIN_CODE_OWNERS)):
-        return statement, False
-    if pred[-1] == "pin" and any(map(hardware_pin, re.findall(r"\w+", normalize_value(statement)))):
-        return statement, False     # a board's pin, not a PIN: 'GPIO17 is the LED pin' (red17)
-    subject = re.sub(r"\S+", lambda t: _SECRET_MARK if _shaped(t.group()) and _MARKER.search(t.group()) is None
-                     else t.group(), statement[:cut])
-    return subject + statement[cut:], True
 
 
 def _name_words(statement: str) -> list[str]:
@@ -430,7 +375,7 @@ def _named(statement: str, stop: frozenset = _STOP) -> tuple[list[str], bool]:
     shape of (:func:`_strong`) is never one of them (test16b B1).  ``stop``: the
     words never in a name (:data:`_STOP_BEFORE`: as keys were named before)."""
     statement, secret = guard_secret_subject(statement)
-    statement = re.sub(r"\S+", lambda t: " " if _strong(t.group()) else t.group(), statement)   # never a key's name
+    statement = re.sub(r"\S+", lambda t: " " if strong_token(t.group()) else t.group(), statement)   # never a key's name
     from objstore.core.redact import remove_credentials  # deferred: the rules (module doc)
     text = _unpossessive(normalize_value(_MARKER.sub(" ", remove_credentials(statement))))
     m = _COPULA.search(f" {text} ")
@@ -472,7 +417,13 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
     the new statement its next version.  A statement whose key holds
     nothing goes on in the key a store written before session 32 named it
     (:data:`_STOP_BEFORE`), when that key holds the same subject or the same
-    words (test32b Y18: the old value stayed current beside the new)."""
+    words (test32b Y18: the old value stayed current beside the new).
+    A statement of a subject whose ``remembered/`` key holds nothing, in a
+    scope whose key of that name (``project/acme/db-port`` for "the db
+    port is 6543") holds a value, is that key's next version (``update``;
+    design.md "Ranking facts" rule 5 treats both keys as one name; test33
+    T22: the person's later word was written beside the older value, which
+    ``mem get`` and recall's first hit kept serving)."""
     words = _content_words(statement)
     scope = f"project/{project}" if project else "user"
     name, of_subject = _named(statement)
@@ -480,6 +431,10 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
     if store is None:
         return key
     head = store.refs.read(fact_ref(key))
+    if head is None and update and of_subject:
+        plain = f"{scope}/{'-'.join(name)[:120]}"
+        if store.refs.read(fact_ref(plain)) is not None:
+            return plain                 # the scope's own key of that name: the statement its next version
     if head is None:
         before, of_before = _named(statement, _STOP_BEFORE)
         old = f"{scope}/remembered/{'-'.join(before or ['note'])[:120]}"
@@ -503,17 +458,69 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
 
 def remember_statement(store: Store, prompt: str, *, project: str | None, source: str = "",
                        command: str = "hook remember", update: bool = True):
-    """Write the statement of a "remember that …" prompt as ``user_stated``;
-    returns ``facts.RememberResult`` or None when the prompt states nothing.
+    """Write the statement of a "remember that …" prompt as ``user_stated``,
+    and each further one it states (:func:`further_statements`; one refused,
+    a sealed key, is skipped); returns the first's ``facts.RememberResult``
+    or None when the prompt states nothing.
     ``update``: a new value of a subject already stated is its key's next
     version (:func:`statement_key`).
-    Raises as ``facts.remember`` (StoreLocked, Refused for a sealed key)."""
+    Raises as ``facts.remember`` (StoreLocked, Refused for a sealed key) for the first."""
     what = statement_of(prompt)
     if what is None:
         return None
+    try:
+        first = _remember(store, what, project, source, command, update)
+    except MemError as e:
+        first = e
+    for more in further_statements(prompt):
+        _remember(store, more, project, source, command, update, skip_refused=True)
+    if isinstance(first, MemError):
+        raise first
+    return first
+
+
+def _remember(store: Store, what: str, project: str | None, source: str, command: str, update: bool = True,
+              skip_refused: bool = False):
+    """Write one statement under its key (:func:`statement_key`); None when
+    ``skip_refused`` and it was refused (``MemError``: a sealed key)."""
     from objstore.memory.facts import remember  # defer: a prompt that states something (most state nothing)
-    return remember(store, statement_key(what, project, store, update), what, trust="user_stated", owner="user",
-                    sources=(source,) if source else (), command=command)
+    try:
+        return remember(store, statement_key(what, project, store, update), what, trust="user_stated", owner="user",
+                        sources=(source,) if source else (), command=command)
+    except MemError:
+        if not skip_refused:
+            raise
+        return None
+
+
+def further_statements(prompt: str) -> list[str]:
+    """The statements a prompt states after its first (:func:`statement_of`),
+    in order, each once and none equal to the first: a later sentence of the
+    first line opening with a cue ("… is 60s. Also remember that the queue is
+    sqs."), and each line right after it that opens with a cue (the person
+    typed a list: "remember that A\nremember that B"), up to the first line
+    that does not (a paste); test33 T13: only the first was kept.  [] for most
+    prompts (no cue word, or one statement)."""
+    text = (prompt or "").lstrip()
+    first, _nl, rest = text.partition("\n")
+    if first.isascii() and not any(w in first.lower() for w in _CUE_WORDS):
+        return []
+    said = statement_of(text)
+    if said is None:
+        return []
+    out: list[str] = []
+    lines = [line.strip() for line in text.split("\n")]
+    for i, line in enumerate(lines):
+        cue = _CUE.match(line) if i else _CUE.search(line)
+        if i and cue is None or line.startswith((">", "```", "~~~")):
+            break   # a line that is not the person's next statement: the rest is theirs to paste
+        while cue is not None:
+            if i or out or cue.start("what") != _CUE.search(line).start("what"):   # (the first: ``said``)
+                got = statement_of("\n".join(lines[i:]) if cue.start() == 0 else line[cue.start():])
+                if got is not None and got != said and got not in out:
+                    out.append(got)
+            cue = _CUE.search(line, cue.start("what"))
+    return out
 
 
 def _said_at(store: Store, fact) -> int:
@@ -559,18 +566,28 @@ def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "
         return None
     aliases = project_aliases(cwd or None, store_root=store.root) if cwd else ()
     project = aliases[0] if aliases else None
-    if late:
-        key = statement_key(what, project, store)
-        head = store.refs.read(fact_ref(key))
-        from objstore.memory.tombstones import all_tombstones, forgotten_in  # defer: a late statement only
-        if forgotten_in(all_tombstones(store), key, what):
-            return None
-        if head is not None:
-            held = store.get(head)
-            if not said_at or _said_at(store, held) >= said_at \
-                    or _content_words(getattr(held, "body", "") or "") == _content_words(what):
-                return None   # said since (or the same statement): it stands
-    return remember_statement(store, prompt, project=project, source=source, command=command)
+    if not late:
+        return remember_statement(store, prompt, project=project, source=source, command=command)
+    first = _late(store, what, project, source, command, said_at)
+    for more in further_statements(prompt):   # (each as the first, test33 T13)
+        _late(store, more, project, source, command, said_at, skip_refused=True)
+    return first
+
+
+def _late(store: Store, what: str, project: str | None, source: str, command: str, said_at: int,
+          skip_refused: bool = False):
+    """:func:`write_statement`'s late write of one statement (its doc), or None."""
+    key = statement_key(what, project, store)
+    head = store.refs.read(fact_ref(key))
+    from objstore.memory.tombstones import all_tombstones, forgotten_in  # defer: a late statement only
+    if forgotten_in(all_tombstones(store), key, what):
+        return None
+    if head is not None:
+        held = store.get(head)
+        if not said_at or _said_at(store, held) >= said_at \
+                or _content_words(getattr(held, "body", "") or "") == _content_words(what):
+            return None   # said since (or the same statement): it stands
+    return _remember(store, what, project, source, command, skip_refused=skip_refused)
 
 
 def withhold_sealed(store: Store, text: str) -> str:

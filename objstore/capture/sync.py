@@ -449,9 +449,8 @@ def sync_one(store: Store, writer: TurnAppender, path: Path, *, final: bool, cfg
             oid = writer.add(ct)
             if oid:
                 res.turns_added += 1
-                if stated is not None and lineage is not None and ct.role == "user" \
-                        and ct.alias.startswith("cc:p:") and writer.forgotten == forgotten \
-                        and statement_of(ct.text) is not None:
+                if stated is not None and lineage is not None and writer.forgotten == forgotten \
+                        and states_fact(ct):
                     stated.append((oid, ct))
         if rs.resume_at > cur.offset or end >= st.st_size:
             break
@@ -590,6 +589,17 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
                 if group:
                     rollup_files(store, group, final=whole, command=command)
     return out
+
+
+def states_fact(ct: CapturedTurn) -> bool:
+    """Whether a turn is a prompt the person typed (a Claude Code prompt,
+    alias ``cc:p:``; a Codex user message of a main session, source
+    ``cx:u:``) that states a fact (:func:`statements.statement_of`): what
+    the sync and ``mem import`` hand to :func:`write_stated` once they
+    added the turn (test33 T21)."""
+    return ct.role == "user" and (ct.alias.startswith("cc:p:") or (ct.source.startswith("cx:u:")
+                                                                   and ".agent-" not in ct.session)) \
+        and statement_of(ct.text) is not None
 
 
 def write_stated(store: Store, stated: list, command: str, own: str = "",

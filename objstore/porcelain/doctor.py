@@ -100,7 +100,7 @@ from objstore.core.store import FACT_COMMIT_WAIT_S, FACT_WRITER, INIT_LOCK
 from objstore.core.sealstate import plain_and_sealed
 from objstore.core.store import Store
 from objstore.core.storepath import folder_damage, refs_dir_damage
-from objstore.integrations.install import EVENT_TIMEOUTS, is_mem_handler
+from objstore.integrations.install import EVENT_TIMEOUTS, handler_home, is_mem_handler
 from objstore.porcelain.doctorprojects import copied_findings, moved_findings, orphan_findings, registry_findings
 from objstore.porcelain.finding import Finding
 
@@ -461,7 +461,19 @@ def _proxy_spool(store: Store) -> list[Finding]:
                     "mem proxy  (a proxy started on this store stores them first)")]
 
 
-def _hooks(settings: list[Path], command: str) -> list[Finding]:
+def _same_store(a: str | None, b: str | None) -> bool:
+    """True when two stores as handlers name them (None: the default) are one."""
+    if a is None or b is None:
+        return a is b
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _hooks(settings: list[Path], command: str, hook_store: str | None = "") -> list[Finding]:
+    """The agent's hooks: installed for every event, their command exists,
+    and (``hook_store`` not ``""``) their exec-form handlers name this store
+    (``hook_store``: its path as ``mem setup`` writes it, None for the
+    default store); test33 T6: a moved store's hooks went on naming the old
+    path, and doctor on the moved store said ok."""
     out = []
     for path in settings:
         try:
@@ -475,13 +487,14 @@ def _hooks(settings: list[Path], command: str) -> list[Finding]:
             continue
         hooks = doc.get("hooks") if isinstance(doc, dict) else None
         hooks = hooks if isinstance(hooks, dict) else {}
-        missing, commands = [], set()
+        missing, commands, homes = [], set(), set()
         for ev in EVENT_TIMEOUTS:
             hs = [h for g in (hooks.get(ev) or []) if isinstance(g, dict)
                   for h in (g.get("hooks") if isinstance(g.get("hooks"), list) else []) if is_mem_handler(h)]
             if not hs:
                 missing.append(ev)
             commands |= {h["command"] for h in hs}
+            homes |= {handler_home(h) for h in hs if isinstance(h.get("args"), list)}
         if missing:
             out.append(Finding("hooks", "error", f"{path}: mem's hook is missing for {', '.join(missing)}",
                                "mem setup"))
@@ -490,6 +503,13 @@ def _hooks(settings: list[Path], command: str) -> list[Finding]:
             if not (shutil.which(exe) or Path(exe).is_file()):
                 out.append(Finding("hooks", "error", f"{path}: the hook runs {exe}, which does not exist "
                                    "(capture has stopped)", "mem setup  (rewrites the command)"))
+        if hook_store != "" and homes and not any(_same_store(h, hook_store) for h in homes):
+            named = ", ".join(sorted(h or "~/.mem (the default)" for h in homes))
+            here = hook_store or "~/.mem (the default)"
+            out.append(Finding("hooks", "warning", f"{path}: the hooks capture into {named}, not this store "
+                               f"({here}): sessions are neither captured here nor served from here",
+                               f"mem{'' if hook_store is None else ' --home ' + hook_store} setup  "
+                               "(points the hooks at this store)"))
     return out
 
 
@@ -578,7 +598,7 @@ def run_check(name: str, check, *args) -> list[Finding]:
                         "named aside by hand")]
 
 
-def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "mem",
+def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "mem", hook_store: str | None = "",
              now: float | None = None, remotes: list[tuple[str, str | None]] = (),
              remote_files: list[tuple[str, str]] = (), derive_state: str | None = None) -> list[Finding]:
     """Run every check (module doc) and return the findings, errors first.
@@ -587,6 +607,9 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
         settings: agent settings files that should run mem's hooks (the
             caller finds them; objstore never looks them up itself).
         hook_command: the mem command the hooks should run (for messages).
+        hook_store: this store as the hooks name it (``mem setup``'s
+            ``--home`` path, None for the default store); a warning when
+            the installed hooks name another; ``""``: not checked.
         remotes: ``(name, None or why it cannot be read)`` of each remote
             (``objstore.remote.inspect.remote_reachable``, asked by the caller).
         remote_files: ``(problem, what the user must do)`` of a damaged
@@ -601,7 +624,7 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
               ("projects", moved_findings, store.root), ("projects", copied_findings, store),
               ("projects", orphan_findings, store),
               ("locks", _locks, store.root, now), ("temps", _temps, store),
-              ("hooks", _hooks, list(settings), hook_command), ("cursors", _cursors, store),
+              ("hooks", _hooks, list(settings), hook_command, hook_store), ("cursors", _cursors, store),
               ("behind", _behind, store), ("transcripts", lambda s: _transcripts(imported_sources(s, hooked=False)),
                                             store),
               ("remotes", _remote_files, list(remote_files)), ("remotes", _remotes, list(remotes)),
@@ -612,7 +635,7 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
 
 
 def diagnose_unopened(root: Path, why: str, *, settings: list[Path] = (), hook_command: str = "mem",
-                      now: float | None = None) -> list[Finding]:
+                      hook_store: str | None = "", now: float | None = None) -> list[Finding]:
     """The findings of a store that cannot be opened because its ``config``
     is missing or damaged, or a file or a link stands in place of ``refs/``
     (``core.storepath.refs_dir_damage``; ``why``: the open's message, e.g. ``<root>/config
@@ -639,7 +662,8 @@ def diagnose_unopened(root: Path, why: str, *, settings: list[Path] = (), hook_c
                                          ("permissions", _permissions, root),
                                          ("config", _config, root), ("projects", registry_findings, root),
                                          ("projects", moved_findings, root),
-                                         ("locks", _locks, root, now), ("hooks", _hooks, list(settings), hook_command))
+                                         ("locks", _locks, root, now),
+                                         ("hooks", _hooks, list(settings), hook_command, hook_store))
             for f in run_check(name, check, *args)]
     return sorted(out, key=lambda f: f.severity != "error")
 

@@ -55,13 +55,18 @@ class SearchResult(Frozen):
             (``keyrank.older_match``, as recall marks it), when the hit was
             resolved to the current version; ``id`` and ``snippet`` are the
             current version's.
+        matched_namespace: for a fact, the namespace of the version that
+            matched when it is not the one shown but the key's value in
+            another namespace (a sub-agent's, current for it only: test33
+            T18), else None.
     """
 
-    __slots__ = ("kind", "id", "ref", "time", "role", "project", "score", "snippet", "resolved_from")
+    __slots__ = ("kind", "id", "ref", "time", "role", "project", "score", "snippet", "resolved_from",
+                 "matched_namespace")
 
     def __init__(self, kind: str, id: str, ref: str, time: int, role: str, project: str, score: float, snippet: str,
-                 resolved_from: str | None = None) -> None:
-        set_fields(self, kind, id, ref, time, role, project, score, snippet, resolved_from)
+                 resolved_from: str | None = None, matched_namespace: str | None = None) -> None:
+        set_fields(self, kind, id, ref, time, role, project, score, snippet, resolved_from, matched_namespace)
 
 
 def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] = ("fact", "turn"),
@@ -83,6 +88,9 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
     InvalidInput (exit 2) for a query with no searchable word
     (:func:`check_searchable`), ``IndexCorruptError`` (exit 13) for an
     unreadable index; a missing one gives no hits (see :func:`index_missing`).
+    A fact hit on the key's value in another namespace (a sub-agent's,
+    current for it only) shows the current value and names that namespace
+    (``matched_namespace``; test33 T18).
     A turn's snippet shows a forgotten ``--match`` text as ``[forgotten]``
     (``tombstones.hider``: a session imported after the forget holds it)."""
     from objstore.index.searchindex import make_snippet  # deferred: imports tantivy
@@ -123,8 +131,10 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
                     continue
                 seen.add(cur.id)
                 f: Fact = cur.fact
+                older = older_match(chain, cur.id, h.id)
                 out.append(SearchResult("fact", cur.id, f.key, f.valid_from, f.kind, h.project, h.score,
-                                        make_snippet(f.body, query), older_match(chain, cur.id, h.id)))
+                                        make_snippet(f.body, query), older,
+                                        None if older else _other_namespace(chain, cur, h.id)))
             else:
                 t = turns.get(h.id) or store.get(h.id, Turn)
                 if h.id in seen:
@@ -137,6 +147,17 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
         except (NotFound, CorruptObject):
             continue  # index ahead of the objects (e.g. after a crash): reindex repairs it
     return out
+
+
+def _other_namespace(chain: Sequence, shown, matched: str) -> str | None:
+    """The namespace of version ``matched`` of ``chain`` (``facts.Version``,
+    newest first) when it is not ``shown`` (the version served) and lies
+    in another namespace than it, else None."""
+    if matched == shown.id:
+        return None
+    v = next((v for v in chain if v.id == matched), None)
+    ns = v.fact.namespace if v is not None else ""
+    return ns if ns and ns != shown.fact.namespace else None
 
 
 def _fact_order(store: Store, query: str, hits: list, depth: int, facts: bool, turns: bool) -> list:

@@ -27,7 +27,7 @@ def test_seal_names_the_remotes_that_hold_the_plain_value(mem, tmp_path, store_p
     mem("push", "origin")
     _vault(mem, tmp_path)
     r = mem("seal", "project/api/gate")
-    assert "remote origin holds the plain value" in r.stderr and "'mem push origin'" in r.stderr, r.stderr
+    assert "remote origin held the plain value" in r.stderr and "'mem push origin'" in r.stderr, r.stderr
     assert "spare" not in r.stderr                       # never pushed to: it holds nothing
     # the command it names does purge it there
     assert mem("scan", VALUE, exit_code=1).stdout.startswith("remote origin")
