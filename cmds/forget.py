@@ -55,6 +55,14 @@ def _planned(store, what, match, session):
     return plan_forget_turns_too(store, what=what, match=match, session=session)
 
 
+def _rule_values(store, plan) -> None:
+    """Before the forget: the text rules of the values it withholds in their
+    source turns (``rule_source_values``), so a turn synced later holding one
+    is never served with it, even when this forget is stopped (test33b T4)."""
+    from objstore import rule_source_values
+    rule_source_values(store, plan)
+
+
 def _preview(plan, dry_run: bool, store=None) -> None:
     c = plan.counts()
     verb = "would forget" if dry_run else "will forget"
@@ -302,6 +310,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                 return
             if yes:
                 with _rerun_when_unlogged(), _signals_deferred():
+                    _rule_values(store, plan)
                     r = forget(store, what=what, match=match, session=session, plan=plan)
             else:
                 confirm_or_exit("forget these for good?")
@@ -310,6 +319,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                     shown, plan = plan.object_ids(), _planned(store, what, match, session)
                     check_previewed(shown, plan)
                     with _rerun_when_unlogged(), _signals_deferred():
+                        _rule_values(store, plan)
                         r = forget(store, what=what, match=match, session=session, plan=plan)
     if scrub_only:
         _scrub_only(store, match, yes, dry_run, as_json)

@@ -45,12 +45,13 @@ def command(key, as_of, as_json, store):
         if not chain:
             raise NotFound(f"{key} had no version recorded by {fmt_time(as_of)}")
     cur = current_of(chain, as_of)
-    marks = log_marks(chain, now_ms() if as_of is None else as_of)
+    at = now_ms() if as_of is None else as_of
+    marks = log_marks(chain, at)
     lost = lost_current(chain, None, as_of) if cur is None else None
     if lost is not None:   # said first: no version below is marked current, and why
         click.echo(f"warning: {lost_current_message(key, chain, lost)}", err=True)
     if as_json:
-        emit_json([{**version_json(v, current=cur is not None and v.id == cur.id), **mark_json(marks[v.id])}
+        emit_json([{**version_json(v, current=cur is not None and v.id == cur.id), **mark_json(marks[v.id], v.fact.valid_from, at)}
                    for v in chain])
         return
     for v in chain:
@@ -66,10 +67,13 @@ def command(key, as_of, as_json, store):
             click.echo(click.style(safe(f"    -> {line}"), dim=True))
 
 
-def mark_json(mark: tuple) -> dict:
+def mark_json(mark: tuple, valid_from: int, at: int) -> dict:
     """The JSON fields of a version's schedule (``log_marks``): ``due``
-    and ``overruled_by`` (docs/cli.md, mem log)."""
-    return {"due": mark[0], "overruled_by": mark[1]}
+    and ``overruled_by`` (docs/cli.md, mem log).  ``due`` is the version's
+    own: valid from ``valid_from`` (ms) by ``at`` (ms), also for an
+    overruled one, which the rule read at the overruling write's time (a
+    2027 version overruled now said "due": true, test33b T11)."""
+    return {"due": mark[0] and valid_from <= at, "overruled_by": mark[1]}
 
 
 def mark_text(mark: tuple, gone: bool = False) -> str:
@@ -105,12 +109,13 @@ def _sealed_log(store, key, as_of, as_json):
             raise NotFound(f"{key} had no version recorded by {fmt_time(as_of)}")
     cur_v = current_sealed(chain, as_of)
     cur = cur_v.id if cur_v is not None else None
-    marks = sealed_marks(chain, now_ms() if as_of is None else as_of)
+    at = now_ms() if as_of is None else as_of
+    marks = sealed_marks(chain, at)
     lost = lost_sealed_message(key, chain, as_of) if cur is None else None
     if lost:   # said first: no version below is marked current, and why
         click.echo(f"warning: {lost}", err=True)
     if as_json:
-        emit_json([{**sealed_json(v, current=v.id == cur), **mark_json(marks[v.id])} for v in chain])
+        emit_json([{**sealed_json(v, current=v.id == cur), **mark_json(marks[v.id], v.sealed.valid_from, at)} for v in chain])
         return
     for v in chain:
         s = v.sealed

@@ -133,6 +133,7 @@ _API: dict[str, tuple[str, str]] = {
     "forget_key": ("objstore.memory.forget", "forget_key"),
     "plan_forget": ("objstore.memory.forget", "plan_forget"),
     "plan_forget_turns_too": ("objstore.memory.sealsources", "plan_forget_turns_too"),
+    "rule_source_values": ("objstore.memory.sealsources", "rule_source_values"),
     "revived_values": ("objstore.memory.forgetplan", "revived_values"),
     "plan_credentials": ("objstore.memory.forgetplan", "plan_credentials"),
     "check_previewed": ("objstore.memory.forgetplan", "check_previewed"),

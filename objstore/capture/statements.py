@@ -80,7 +80,7 @@ from objstore.core.errors import CorruptObject, MemError, NotFound
 from objstore.core.objects import normalize_value
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.refs import fact_ref
-from objstore.capture.statementwords import (MARKER, STOP_WORDS, content_words as _content_words, guard_secret_subject,
+from objstore.capture.statementwords import (JUDGED, MARKER, STOP_WORDS, content_words as _content_words, guard_secret_subject,
                                              same_but_values as _same_but_values, strong_token, unpossessive as _unpossessive)
 from objstore.core.text import SOFT_TAKE_BACK_PHRASES, STATEMENT_COPULA, TAKE_BACK_PHRASES, LazyPattern
 from objstore.core.store import Store
@@ -334,7 +334,8 @@ def _corrected(statement: str, fix: str) -> str | None:
     test31c W16."""
     new = _FIX_LEAD.sub("", _CLOSING.sub("", fix.strip()), count=1).strip().rstrip(".!)").strip()
     m = _COPULA.search(f" {statement} ")
-    if not new or len(new.split()) != 1 or _TAKE_BACK.search(f". {new}") is not None or new.casefold() in _STOP:
+    if not new or len(new.split()) != 1 or _TAKE_BACK.search(f". {new}") is not None or new.casefold() in _STOP \
+            or _CLOSING.match(new) or JUDGED.match(new):    # "Actually, it's fine": no new value (test33b T2)
         return None
     head, pred = (statement[:m.end() - 1], statement[m.end() - 1:]) if m else ("", statement)
     if m is not None and len(pred.split()) == 1:

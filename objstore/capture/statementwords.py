@@ -21,6 +21,10 @@ STOP_WORDS = frozenset("a an the is are was were be our my we i to of on in at f
                         "there here they these those now currently still".split())   # ("there are 3 replicas", test30c T15)
 #: a redaction marker in a statement
 MARKER = LazyPattern(r"\[REDACTED:[^\]]*\]")
+#: a word judging a value, no new one ("Actually, it's fine / correct / deprecated" after a statement stored "the
+#: timeout is fine": test33b T2)
+JUDGED = LazyPattern(r"^(?:correct|right|wrong|true|false|accurate|deprecated|obsolete|outdated|stale|unused|broken|"
+                     r"fixed|done|same|unchanged|wip|tbd|todo|unknown|irrelevant)$", re.I)
 
 
 #: the head nouns of a predicate that names a secret ("… is the admin password", "… was our door pin")

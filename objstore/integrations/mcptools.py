@@ -35,7 +35,7 @@ from objstore.memory.decay import pin, reinforce
 from objstore.memory.edges import flag_contradictions
 from objstore.memory.facts import check_text, current, current_of, remember, versions
 from objstore.memory.forget import forget, plan_forget
-from objstore.memory.sealsources import plan_forget_turns_too
+from objstore.memory.sealsources import plan_forget_turns_too, rule_source_values
 from objstore.memory.forgetplan import check_previewed, revived_values
 from objstore.memory.lost import lost_keys, lost_keys_warning
 from objstore.memory.memfiles import accept_item, apply_edit, promote, propose_edit
@@ -494,6 +494,7 @@ class MemoryTools:
         with self.store.lock("forget"):     # planned again: only what the preview showed goes
             plan = inside()
             check_previewed(shown, plan)
+            rule_source_values(self.store, plan)     # a turn synced later holding it is never served (test33b T4)
             res = forget(self.store, what=target, reason=f"mcp forget ({caller.name})", plan=plan)
         return {"done": True, "forgotten": _plan_preview(res.plan)["counts"], "tombstones": len(res.tombstones),
                 "index_problems": res.index_problems,

@@ -134,6 +134,22 @@ def plan_forget_turns_too(store: Store, *, what: str | None = None, match: str |
     return plan
 
 
+def rule_source_values(store: Store, plan: ForgetPlan) -> int:
+    """After a forget whose plan withheld values in their source turns
+    (:func:`add_source_turns`): the text rule of each form of each
+    forgotten value (:func:`quoted_forms`; ``forget.text_rule_ahead``: a
+    hash, at least ``MIN_TEXT_CHARS``), so a turn the transcript sync
+    captures later holding it (the agent's "Noted: …", already in the
+    transcript at the forget) is never served with it (test33b T4).
+    Returns how many rules were written.  Takes the store lock; raises
+    StoreLocked, OSError."""
+    if not plan.redacted:
+        return 0
+    forms = {x for vs in (*plan.keys.values(), *plan.versions.values()) for v in vs
+             if v.fact.body and not v.fact.forgotten for x in quoted_forms(v.fact.body)}
+    return sum(1 for x in sorted(forms) if forget.text_rule_ahead(store, x))
+
+
 def quoted_forms(body: str) -> list[str]:
     """The forms of a sealed value another turn quotes: the body itself, and
     for a statement ("the db host is pg-zqx-alpha") its predicate when that

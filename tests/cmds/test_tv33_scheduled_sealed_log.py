@@ -63,10 +63,12 @@ def test_log_marks_an_overruled_schedule_and_one_not_due_yet(mem):
     assert out[4].startswith("v1 ") and out[4].endswith("(overruled by v2: never current)"), out
     doc = mem("log", "project/api/region", "--json").json
     assert [(d["version"], d["current"], d["due"], d["overruled_by"]) for d in doc] == \
-        [(3, False, False, None), (2, True, True, None), (1, False, True, 2)]
+        [(3, False, False, None), (2, True, True, None), (1, False, False, 2)]   # v1's own time: not due (T11)
     # in 2099 the overruled version still is not current: v3 is
     later = mem("log", "project/api/region", "--as-of", "2099-06-01T00:00:00Z").stdout.splitlines()
     assert later[0].endswith("(current)") and later[4].endswith("(overruled by v2: never current)"), later
+    doc = mem("log", "project/api/region", "--as-of", "2099-06-01T00:00:00Z", "--json").json
+    assert [(d["version"], d["due"], d["overruled_by"]) for d in doc] == [(3, True, None), (2, True, None), (1, True, 2)]
 
 
 def test_a_sealed_lower_trust_schedule_is_marked_overruled(mem, tmp_path):

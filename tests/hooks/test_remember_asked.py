@@ -305,3 +305,24 @@ def test_a_statement_goes_on_in_the_key_a_store_before_the_upgrade_named_it(tmp_
                    "deploy-host-currently": ["the deploy host currently is walrus-2",
                                              "the deploy host currently is walrus-1"],
                    "queue-runs-rabbitmq": ["the queue now runs rabbitmq"]}, got
+
+
+def test_a_turn_synced_after_forgetting_a_remembered_key_is_not_served_with_its_value(tmp_path):
+    """test33b T4: ``mem forget KEY`` withheld the value in the turns already
+    stored, but the agent's answer quoting it, in the transcript before the
+    forget and synced by the Stop hook after it, was stored and served by
+    search.  The forget now writes the value's text rule first (a hash)."""
+    s = _Session(tmp_path)
+    s.prompt("remember that the launch codename is zebra-umbrella-7731")
+    with open(s.t, "ab") as f:      # the agent's answer is in the transcript, not yet synced
+        f.write(line(asst("a9", "msg_9", [text("Noted: zebra-umbrella-7731 is the launch codename.")], s.sid,
+                          ts=_now_iso())))
+    (key,) = s.remembered()
+    env = {k: v for k, v in hook_env(s.store).items() if k != "MEM_AGENT"}
+    r = subprocess.run([sys.executable, "-m", "cmds", "forget", key, "--yes"], env=env, cwd=REPO,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    s.stop("Noted: zebra-umbrella-7731 is the launch codename.", write=False)     # the sync stores the answer now
+    r = subprocess.run([sys.executable, "-m", "cmds", "search", "zebra", "umbrella", "--json"], env=env, cwd=REPO,
+                       capture_output=True, text=True, timeout=120)
+    assert "zebra" not in r.stdout.lower(), r.stdout
