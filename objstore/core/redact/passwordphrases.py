@@ -273,6 +273,18 @@ def scan_pair_list(rule: Rule, text: str, ws: int, we: int, out: list, low: str,
                 out.append((s + off, e + off, rule.priority, rule.name))
 
 
+#: red33b (test33 T15): a keypad's code with its '#' or '*' key ('the garage code is 2580#', '*1234'), and a safe's
+#: or a lock's combination: 3 to 5 numbers of 1-3 digits joined by '-' ('the safe combination is 12-34-56')
+_KEYPAD_RE = Lazy(r"[*#]?[0-9]{4,12}[*#]{0,2}|[0-9]{1,3}(?:-[0-9]{1,3}){2,4}", FLAGS)
+COMBINATION_OWNERS = ("safe", "lock", "padlock", "locker", "vault", "lockbox")
+
+
+def keypad_code_ok(v: str) -> bool:
+    """The value after a keypad's or a safe's label (``door code``, ``safe combination``): a PIN
+    (:func:`~.checks.pin_ok`), digits with a ``#``/``*`` key, or a combination (``12-34-56``)."""
+    return pin_ok(v) or _KEYPAD_RE.fullmatch(v) is not None
+
+
 #: red30b (test30b S13): the verb-phrase rules, in table order (spliced into ``passwords.PASSWORD_RULES``)
 VERB_PHRASE_RULES: list[Rule] = [
     make_rule("password-phrase",
