@@ -223,11 +223,10 @@ _LOOP_WORDS = frozenset(("for", "in", "of", "if", "while", "from", "each", "all"
 
 
 def _heads_line(low: str, p: int) -> bool:
-    """red33b: whether the list head at ``p`` of ``low`` starts its line (after a bullet and up to 2 words, none of
-    :data:`_LOOP_WORDS`: 'DB credentials:' LF …, not 'for token in tokens:' LF …)."""
-    a = max(low.rfind("\n", 0, p), low.rfind("\\n", 0, p) + 1, -1) + 1
-    m = _HEAD_LINE.search(low[a:p])
-    return m is not None and not _LOOP_WORDS.intersection(low[a:p].split())
+    """red33b: whether the list head at ``p`` of ``low`` starts its line or a JSON string (after a bullet and up to 2
+    words, none of :data:`_LOOP_WORDS`: 'DB credentials:' LF …, not 'for token in tokens:' LF …)."""
+    a = max(low.rfind("\n", 0, p), low.rfind("\\n", 0, p) + 1, low.rfind('"', 0, p), -1) + 1   # or a JSON string's
+    return _HEAD_LINE.search(low[a:p]) is not None and not _LOOP_WORDS.intersection(low[a:p].split())
 
 
 def _lone_pair_ok(low: str, q: int, v: str) -> bool:
