@@ -42,10 +42,12 @@ def card_number_ok(v: str) -> bool:
 CARD_RULES: list[Rule] = [
     make_rule("payment-card",
               "a payment card's number after a card's word ('my credit card is 4111 1111 1111 1111', 'visa: "
-              "4111-…'): 13-19 digits passing the Luhn check (ISO/IEC 7812-1; red33b, test33 T15)",
+              "4111-…'): 13-19 digits passing the Luhn check (ISO/IEC 7812-1 https://www.iso.org/standard/70484.html ; "
+              "red33b, test33 T15)",
               _CARD, ci=True, priority=50, check=card_number_ok, anchors=_CARD_WORDS, scan=scan_at(*_CARD_WORDS)),
     make_rule("payment-card",
-              "a card's security code after cvv/cvc ('cvv 123', 'CVC2: 1234'; red33b, test33 T15)",
+              "a card's security code after cvv/cvc ('cvv 123', 'CVC2: 1234'), which PCI DSS forbids storing "
+              "https://www.pcisecuritystandards.org/ (red33b, test33 T15)",
               _CVV, ci=True, priority=50, anchors=("cvv", "cvc"), scan=scan_at("cvv", "cvc")),
     make_rule("password-phrase",
               "a Wi-Fi network's key ('the wifi key is X', 'the wifi is called Tulip and its key is X': 'key' after "
