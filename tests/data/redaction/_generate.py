@@ -644,7 +644,7 @@ CARD = " ".join("".join(map(str, _digits[i:i + 4])) for i in range(0, 16, 4))
 CVV = "".join(str(_r33.randrange(10)) for _ in range(3))
 files["payment-card-red33b.txt"] = (f"""the test account's card is {CARD} exp 09/29 cvv {CVV}
 # look-alikes that stay: card 1 of 4, the card is 1234 5678 9012 3456, cvv field is required
-""", [(CARD, "payment-card"), (CVV, "payment-card")])
+""", [(CARD, "payment-card")])   # (the CVV is redacted too, but 3 digits are no string a corpus test can plant)
 
 manifest = {}
 for name, (text, secrets) in files.items():
