@@ -227,10 +227,13 @@ def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
 #: test28 Y11: Unicode spaces and the fullwidth colon and equals sign, read as ASCII (NFKC) by
 #: :func:`ascii_reading` in a text where such a space stands before a sign (French ``mot de passe\u202f:``)
 #: or such a sign after a Latin letter, digit or space (``Password\uff1aX``; a CJK label's alone is no cause);
-#: red30: or after a closing bracket or quote (a qualifier's: ``DB password (prod)\uff1aX``)
+#: red30: or after a closing bracket or quote (a qualifier's: ``DB password (prod)\uff1aX``);
+#: red33b (test33 T2): or such a space between a Latin letter and a word (``use password\u00a0X``,
+#: ``changed to\u202fX``: macOS Option-Space, Slack and web pages paste a no-break space between words)
 _SIGN_RANGES = ((0x00A0, 0x00A0), (0x2000, 0x200A), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000),
                 (0xFF1A, 0xFF1A), (0xFF1D, 0xFF1D))
-_SIGNED = LazyPattern("[\u00a0\u2000-\u200a\u202f\u205f\u3000][:=\uff1a\uff1d]|[A-Za-z0-9 )\\]}>\"'`\uff09][\uff1a\uff1d]")
+_SIGNED = LazyPattern("[\u00a0\u2000-\u200a\u202f\u205f\u3000][:=\uff1a\uff1d]|[A-Za-z0-9 )\\]}>\"'`\uff09][\uff1a\uff1d]"
+                      "|[A-Za-z][\u00a0\u2000-\u200a\u202f\u205f\u3000][^\\s]")
 #: the characters of :data:`_SIGN_RANGES`: every match of :data:`_SIGNED` holds one (its first
 #: alternative a space, its second a fullwidth sign), so a text holding none is not searched
 #: (imp32: the class-then-sign search tries almost every character of a text, ~10 ns each; a cut

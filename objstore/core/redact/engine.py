@@ -194,6 +194,19 @@ def _readings(text: str) -> list:
     return out
 
 
+#: red33b (test33 T2): the Unicode spaces :func:`~objstore.core.text.ascii_reading` reads as a blank; the rules'
+#: patterns are ASCII (``re.ASCII``), so in the text as written such a space is a character of a token
+_USPACES = "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
+
+
+def _unspaced(text: str, spans: list, extra: list) -> list:
+    """``spans`` (hits in ``text`` as written) less each one that holds a Unicode space and a hit of the
+    reading (``extra``) strictly inside it: ``the password is\u00a0X`` keeps ``is`` (the written text's
+    rule read ``is\u00a0X`` as one token; the reading's hit is ``X``).  A span no reading hit lies in stays."""
+    return [sp for sp in spans if not (any(c in _USPACES for c in text[sp[0]:sp[1]]) and any(
+        sp[0] <= x[0] and x[1] <= sp[1] and x[1] - x[0] < sp[1] - sp[0] for x in extra))]
+
+
 def redact(text: str, *, max_scan_chars: int = DEFAULT_MAX_SCAN_CHARS) -> RedactResult:
     """Replace every credential in ``text`` with ``[REDACTED:<rule>]``.
 
@@ -216,6 +229,7 @@ def redact(text: str, *, max_scan_chars: int = DEFAULT_MAX_SCAN_CHARS) -> Redact
     window = max(int(max_scan_chars), _MIN_WINDOW)
     spans = _find(text, window)
     readings = _readings(text)
+    extra: list = []
     for reading, chain in readings:
         # the rules run over the text as it reads too, and each hit there takes the characters it reads from
         found = _find(reading, window)
@@ -223,9 +237,9 @@ def redact(text: str, *, max_scan_chars: int = DEFAULT_MAX_SCAN_CHARS) -> Redact
         for s, e, p, n in found:
             for rmoves in maps:
                 s, e = reading_span(rmoves, s, e)
-            spans.append([s, e, p, n])
+            extra.append([s, e, p, n])
     if readings:
-        spans = _merge(spans)
+        spans = _merge(_unspaced(text, spans, extra) + extra)
     if not spans:
         return RedactResult(text)
     cur, moves = _render(text, spans)

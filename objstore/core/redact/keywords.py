@@ -49,7 +49,7 @@ _NAME_RE = Lazy(r"(?:" + KW + r")\Z", FLAGS)
 _NAME_WORD_ANCHORS = ("cred", "privkey", "psk", "otp", "codes", "cookie", "mnemonic", "seed", "phrase")   # one is in every match: no compile without
 _NAME_WORDS_RE = Lazy(r"(?:\A|[_.\- ])(?:credentials?|privkey|psk|t?otp(?:[_-]?(?:seed|secret|key))?|recovery[_-]?codes?"
                       r"|backup[_-]?codes|(?:session[_-]?)?cookies?|mnemonic|(?:seed|recovery)[_-]?(?:phrase|words)"
-                      r"|(?:wallet|mfa|2fa)[_-]?(?:seed|secret))\Z", FLAGS)
+                      r"|(?:wallet|mfa|2fa)[_-]?(?:seed|secret))(?:[_-]?[0-9]{1,3})?\Z", FLAGS)   # red33b: 'wallet-seed2'
 
 
 def credential_name(name: str) -> str | None:

@@ -16,6 +16,7 @@ from objstore.core.redact.checks import named_value_ok
 from objstore.core.redact.rules import RULES
 from objstore.core.redact.keywords import credential_name
 from objstore.core.redact.passwords import password_token_ok
+from objstore.core.redact.secondfactors import seed_phrase_ok
 
 NAMED_RULE = "named-secret"
 
@@ -42,7 +43,7 @@ def redact_named(text: str, name: str) -> RedactResult:
     kind = credential_name(name)
     if kind is not None and isinstance(text, str):
         s, e = len(text) - len(text.lstrip()), len(text.rstrip())
-        if named_value_ok(text[s:e], password=kind == "password"):
+        if named_value_ok(text[s:e], password=kind == "password") or _seed_words(text[s:e]):
             return RedactResult(f"{text[:s]}[REDACTED:{NAMED_RULE}]{text[e:]}", (Hit(NAMED_RULE, s, e),))
         res = redact(text)
         extra = _named_tokens(text, res.hits)
@@ -55,6 +56,15 @@ def redact_named(text: str, name: str) -> RedactResult:
             p = h.end
         return RedactResult("".join(out) + text[p:], tuple(hits))
     return redact(text)
+
+
+def _seed_words(v: str) -> bool:
+    """red33b (test33 T14): a wallet's seed phrase as a whole value (``…/wallet-seed``, ``…/mnemonic``): 12 to 24
+    lowercase words of 3 to 8 ASCII letters on one line (BIP-39's shape, :func:`~.secondfactors.seed_phrase_ok`),
+    which :func:`~.checks.named_value_ok` (3-10 words) does not take."""
+    words = v.split()
+    return "\n" not in v and all(3 <= len(w) <= 8 and w.isascii() and w.isalpha() and w.islower() for w in words) \
+        and seed_phrase_ok(v)
 
 
 #: red32 (test31c W17): a word of a value under a credential key, and what may stand around it

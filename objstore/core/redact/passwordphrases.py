@@ -216,6 +216,26 @@ def _listed_key_ok(v: str) -> bool:
     return (len(v) >= 6 and not v.isdigit() and any(not c.isalpha() for c in v) and labelled_phrase_ok(v)) or looks_secret(
         v, labelled=True)
 _LIST_PAIR_RE = Lazy(_LIST_PAIR, FLAGS)
+#: red33b (test33 T3): what stands before a list's head on its line when the head opens a list of its own lines
+#: ('Credentials:' LF '  bob: X', '- DB logins:'), not a loop's ('for token in tokens:'): a bullet and up to 2 words
+_HEAD_LINE = Lazy(r"(?:^|(?<=\n)|(?<=\\n))[ \t#*>\-]{0,8}(?:[a-z0-9_.\-]{1,24}[ \t]{1,4}){0,2}\Z", FLAGS)
+_LOOP_WORDS = frozenset(("for", "in", "of", "if", "while", "from", "each", "all", "the", "my", "see", "use", "via"))
+
+
+def _heads_line(low: str, p: int) -> bool:
+    """red33b: whether the list head at ``p`` of ``low`` starts its line or a JSON string (after a bullet and up to 2
+    words, none of :data:`_LOOP_WORDS`: 'DB credentials:' LF …, not 'for token in tokens:' LF …)."""
+    a = max(low.rfind("\n", 0, p), low.rfind("\\n", 0, p) + 1, low.rfind('"', 0, p), -1) + 1   # or a JSON string's
+    return _HEAD_LINE.search(low[a:p]) is not None and not _LOOP_WORDS.intersection(low[a:p].split())
+
+
+def _lone_pair_ok(low: str, q: int, v: str) -> bool:
+    """red33b (test33 T3): a ``Credentials:``/``Logins:`` list of one unsigned pair ('Credentials: bob X'): its user
+    (at ``q`` of ``low``) is not a word that says where the value is ('see 1Password', 'in vault') and the value
+    ``v`` mixes letters and digits (not a product or a place named in words)."""
+    user = low[q:q + 33].split(None, 1)[0] if low[q:q + 33].strip() else ""
+    return (user not in _LOOP_WORDS and user not in ("at", "on", "stored", "ask", "check", "read", "is", "are", "none")
+            and any(c.isdigit() for c in v) and any(c.isalpha() for c in v) and not v.lower().endswith("password"))
 _LIST_MAX = 16      # pairs read after one head
 
 
@@ -234,7 +254,7 @@ def scan_pair_list(rule: Rule, text: str, ws: int, we: int, out: list, low: str,
         if (m := head(low, p, e0)) is None:
             continue
         ok = labelled_phrase_ok if low.startswith("passw", p) else _listed_key_ok
-        if ok is _listed_key_ok and ("\n" in m.group() or "\\n" in m.group()):
+        if ok is _listed_key_ok and ("\n" in m.group() or "\\n" in m.group()) and not _heads_line(low, p):
             continue     # red32: 'for token in tokens:' LF '    token_type = token.type' is code, not a list
         q, found = m.end(), []
         for _n in range(_LIST_MAX):
@@ -246,9 +266,22 @@ def scan_pair_list(rule: Rule, text: str, ws: int, we: int, out: list, low: str,
             if pm.group("end") is not None or pm.end() == q:
                 break
             q = pm.end()
+        lone = ok is _listed_key_ok and len(found) == 1 and _lone_pair_ok(low, m.end(), text[found[0][0] + off:found[0][1] + off])
         for s, e, signed in found:
-            if signed or len(found) > 1:
+            if signed or len(found) > 1 or lone:
                 out.append((s + off, e + off, rule.priority, rule.name))
+
+
+#: red33b (test33 T15): a keypad's code with its '#' or '*' key ('the garage code is 2580#', '*1234'), and a safe's
+#: or a lock's combination: 3 to 5 numbers of 1-3 digits joined by '-' ('the safe combination is 12-34-56')
+_KEYPAD_RE = Lazy(r"[*#]?[0-9]{4,12}[*#]{0,2}|[0-9]{1,3}(?:-[0-9]{1,3}){2,4}", FLAGS)
+COMBINATION_OWNERS = ("safe", "lock", "padlock", "locker", "vault", "lockbox")
+
+
+def keypad_code_ok(v: str) -> bool:
+    """The value after a keypad's or a safe's label (``door code``, ``safe combination``): a PIN
+    (:func:`~.checks.pin_ok`), digits with a ``#``/``*`` key, or a combination (``12-34-56``)."""
+    return pin_ok(v) or _KEYPAD_RE.fullmatch(v) is not None
 
 
 #: red30b (test30b S13): the verb-phrase rules, in table order (spliced into ``passwords.PASSWORD_RULES``)

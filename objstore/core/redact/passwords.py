@@ -23,7 +23,8 @@ from objstore.core.redact.passwordphrases import (PHRASE_COLON as _PHRASE_COLON,
                                                   PHRASE_VERB_BARE as _PHRASE_VERB_BARE, PIN_TOKEN as _PIN_TOKEN,
                                                   PIN_ASSIGN as _PIN_ASSIGN, PLAIN_WORDS, QUOTED_WORDS, PASS_OWNERS as _PASS_OWNERS,
                                                   TOKEN_VERB_TAIL, VERB_PHRASE_RULES, changed_token_ok,
-                                                  with_old_and_new)
+                                                  with_old_and_new, COMBINATION_OWNERS as _COMBINATION_OWNERS,
+                                                  keypad_code_ok)
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at, scan_plain
 from objstore.core.redact.symbolpasswords import SYMBOL_PASSWORD_RULES
@@ -36,8 +37,9 @@ _RANDOM_RUN = (r"s?[ \t]{1,4}[\"'`]?(?=[a-z0-9]{0,255}?[0-9])(?=[a-z0-9]{0,255}?
 #: red17: the code of a keypad ('door code', 'alarm code': :data:`~.checks.PIN_CODE_OWNERS`), and its anchors
 #: (each phrase, not 'code': a literal that most transcript lines hold costs the matcher a Python step per
 #: occurrence, and every rule it gates a run)
-_CODE_WORD = r"code(?:" + "|".join(f"(?<={re.escape(w)} code)" for w in PIN_CODE_OWNERS) + ")"
-_CODE_ANCHORS = tuple(f"{w} code" for w in PIN_CODE_OWNERS)
+_CODE_WORD = r"(?:code(?:" + "|".join(f"(?<={re.escape(w)} code)" for w in PIN_CODE_OWNERS) + ")|combination(?:" + "|".join(
+    f"(?<={w} combination)" for w in _COMBINATION_OWNERS) + "))"     # red33b (T15): 'the safe combination is 12-34-56'
+_CODE_ANCHORS = tuple(f"{w} code" for w in PIN_CODE_OWNERS) + tuple(f"{w} combination" for w in _COMBINATION_OWNERS)
 #: red17: a PIN right after its word with no verb ('my pin 4471', 'door code 4471'): 4-12 digits alone
 #: and where the clause ends ('pin 2024 release' is no PIN)
 _PIN_BARE = r"[ \t]{1,4}(?=[0-9]{4,12}(?:[\"'`.,;!?)\]}]|[ \t]*(?:\r|\n|\\[rn]|$)))"
@@ -349,11 +351,11 @@ PASSWORD_RULES: list[Rule] = [
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the door|alarm|gate|safe... code is <4-12 digits or a short "
        "PIN-like token>', 'my alarm code: <token>', 'door code 4471' (red17: a keypad's code, not 'the exit "
-       "code is 1', 'the status code: 404')",
+       "code is 1', 'the status code: 404'); red33b: '2580#' (keypad_code_ok), 'the safe combination is 12-34-56'",
        _CODE_WORD + r"s?(?![a-z0-9_])"
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
        + _PHRASE_COLON + r"|" + _PIN_BARE + r")(?P<secret>" + _PHRASE_TOKEN + ")",
-       ci=True, priority=51, check=pin_ok, anchors=_CODE_ANCHORS),
+       ci=True, priority=51, check=keypad_code_ok, anchors=_CODE_ANCHORS),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the secret/token/api key is <token>', also with what it opens "
        "between ('the api key for stripe is <token>', 'the token for the deploy bot: <token>'), or a random run "

@@ -12,6 +12,7 @@ from objstore.core.redact.checks import (b64_private_key_ok, basic_credentials_o
 from objstore.core.redact.callargs import CALL_RULES
 from objstore.core.redact.markdown import MARKDOWN_RULES
 from objstore.core.redact.secondfactors import SECOND_FACTOR_RULES
+from objstore.core.redact.cards import CARD_RULES
 from objstore.core.redact.hashes import HASH_RULES
 from objstore.core.redact.passwords import PASSWORD_RULES
 from objstore.core.redact.rule import B64C, B64NL, LA_CAPS, Rule, make_rule, tok
@@ -531,4 +532,5 @@ RULES: list[Rule] = [
     *MARKDOWN_RULES,
     *SECOND_FACTOR_RULES,
     *HASH_RULES,
+    *CARD_RULES,
 ]

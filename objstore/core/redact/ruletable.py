@@ -435,6 +435,9 @@ second-factor             red32 (test31b V4; secondfactors.py): each code after 
                           ``recovery|backup code(s)`` label (6+ characters, a         (TOTP); RFC 6749 s2.3.1
                           digit); ``otp|totp|2fa secret X``, ``client_secret X``      (client_secret)
 seed-phrase               red32 (V4): 12-24 words after ``seed phrase``,              BIP-39
-                          ``mnemonic``, ``recovery phrase`` (no word of prose)
+                          ``mnemonic``, ``recovery phrase`` (no word of prose);
+                          red33b: ``wallet seed``
+payment-card              red33b (test33 T15; cards.py): 13-19 digits passing       ISO/IEC 7812-1 (Luhn)
+                          Luhn after ``card|visa|amex``; 3-4 digits after ``cvv``
 ========================  ==========================================================  ==========================================
 """

@@ -64,8 +64,9 @@ def blank_secret_ok(v: str) -> bool:
 
 
 #: a seed phrase's label (BIP-39 https://github.com/bitcoin/bips/blob/master/bip-0039.mediawiki : 12 to 24 words of
-#: 3 to 8 letters), 'is', ':' or '=', then the words
-_SEED = (r"(?:(?:seed|recovery|secret|backup|mnemonic|wallet)[ _-]?(?:phrase|words|mnemonic)|mnemonic)"
+#: 3 to 8 letters), 'is', ':' or '=', then the words; red33b: 'wallet seed' is such a label too
+_SEED = (r"(?:(?:seed|recovery|secret|backup|mnemonic|wallet)[ _-]?(?:phrase|words|mnemonic)|mnemonic"
+         r"|wallet[ _-]?seed(?:[ _-]?(?:phrase|words))?)"      # red33b (test33 T14): 'wallet seed is …', 'wallet seed: …'
          r"(?:[ \t]{0,4}\([^()\r\n]{1,32}\))?(?:[ \t]{0,4}[:=\-]|[ \t]{1,4}(?:is|was|are|were)[ \t]{0,4}:?)[ \t]{0,8}"
          r"(?:\r?\n|\\n)?[ \t]{0,8}[\"'`]?"
          r"(?P<secret>[a-z]{3,8}(?:[ \t]{1,2}[a-z]{3,8}){11,23})(?![a-z])")
@@ -98,6 +99,6 @@ SECOND_FACTOR_RULES: list[Rule] = [
               "a wallet's seed phrase after its label ('seed phrase: abandon ability …', 'mnemonic is …'): 12 to 24 "
               "words of 3 to 8 letters, no word of prose; BIP-39 "
               "https://github.com/bitcoin/bips/blob/master/bip-0039.mediawiki (red32, test31b V4)",
-              _SEED, ci=True, priority=48, check=seed_phrase_ok, anchors=("phrase", "words", "mnemonic"),
+              _SEED, ci=True, priority=48, check=seed_phrase_ok, anchors=("phrase", "words", "mnemonic", "wallet"),
               scan=scan_at("seed", "recovery", "secret", "backup", "mnemonic", "wallet")),
 ]

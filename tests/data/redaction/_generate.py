@@ -634,6 +634,18 @@ wallet seed phrase: {SEEDWORDS}
 # restore your wallet if you lose the device and the backup
 """, [(CODES[0], "second-factor"), (CODES[1], "second-factor"), (TOTP, "second-factor"), (SEEDWORDS, "seed-phrase")])
 
+# session 33 (red33b, test33 T15): a payment card's number (Luhn-valid, made here: no issued card) and its CVV; a
+# seed of their own, so every value above keeps its place
+_r33 = random.Random(3333)
+_digits = [4] + [_r33.randrange(10) for _ in range(14)]
+_sum = sum((d * 2 - 9 if d > 4 else d * 2) if i % 2 == 0 else d for i, d in enumerate(reversed(_digits)))
+_digits.append((10 - _sum % 10) % 10)
+CARD = " ".join("".join(map(str, _digits[i:i + 4])) for i in range(0, 16, 4))
+CVV = "".join(str(_r33.randrange(10)) for _ in range(3))
+files["payment-card-red33b.txt"] = (f"""the test account's card is {CARD} exp 09/29 cvv {CVV}
+# look-alikes that stay: card 1 of 4, the card is 1234 5678 9012 3456, cvv field is required
+""", [(CARD, "payment-card")])   # (the CVV is redacted too, but 3 digits are no string a corpus test can plant)
+
 manifest = {}
 for name, (text, secrets) in files.items():
     (HERE / name).write_text(text, encoding="utf-8")
