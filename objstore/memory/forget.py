@@ -355,6 +355,12 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     # 1. tombstones, then the journal note of everything that will go
     # (a key whose name holds the --match text is named by hash: a tombstone must not hold the text)
     named = matcher(plan.match) if plan.match else (lambda _k: False)
+    # (turns rewritten with a value withheld first: a KEY forget stopped among them keeps its key, so
+    # its rerun finds the key and the turns still quoting it: test33b T6)
+    for sid, tvs in plan.redacted.items():
+        for tv in tvs:
+            _tombstone(store, res, have, turn_tombstone_key(sid, tv.turn.source), value_digest(tv.turn.text),
+                       now, reason)
     for key, vs in (*plan.keys.items(), *plan.versions.items()):
         tkey = hidden_key(key) if named(key) else key
         chosen = key in plan.versions and key not in plan.keys and reason != "seal"   # any caller's words (test29b Q1)
@@ -372,10 +378,6 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     for key, vs in plan.redacted_versions.items():
         for v in vs:
             _tombstone(store, res, have, key, value_digest(v.fact.body), now, reason)
-    for sid, tvs in plan.redacted.items():
-        for tv in tvs:
-            _tombstone(store, res, have, turn_tombstone_key(sid, tv.turn.source), value_digest(tv.turn.text),
-                       now, reason)
     # a review-queue item rewritten redacted: its old value may not be written to its key again
     queue_old = {oid: store.get(oid, QueueItem) for _cur, red in plan.queue_redacted.values() for oid in red}
     for _cur, red in plan.queue_redacted.values():
