@@ -440,6 +440,9 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
     summary = _lost_summary(r)
     if summary:
         _say(f"repair: lost in all: {summary}")
+    if any(n.startswith(("facts/", "sealed/", "sessions/")) for n in r.dropped_refs):   # (test33b T13)
+        _say("hint: the removed refs are recorded in lost-refs: 'mem fsck' and 'mem doctor' name them until "
+             "'mem pull REMOTE' from a remote or backup that holds them puts them back", err=True)
 
 
 def _lost_places(name: str, n: int) -> str:

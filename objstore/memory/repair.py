@@ -59,6 +59,7 @@ from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, NotFound, PackFileMissing, UnsupportedVersion
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, lost_sealed_age
+from objstore.core.lostrefs import prune_found, record_lost
 from objstore.core.pack import PackSet
 from objstore.core.packback import put_back_packs
 from objstore.core.salvage import Quarantine, salvage_pack
@@ -96,7 +97,10 @@ class RepairReport:
             holds that this repair wrote).
         stubs_in: ref name -> how many of ``stubs`` its history holds.
         mended: refs whose chain was rewritten.
-        dropped_refs: refs deleted because nothing of them was left.
+        dropped_refs: refs deleted because nothing of them was left (the
+            fact, sealed and session ones are recorded in ``lost-refs``:
+            ``objstore.core.lostrefs``; fsck and doctor name them until set again).
+        dropped_heads: ref name -> the id it named, of ``dropped_refs``.
         restored_refs: damaged ref files set aside and the ref set again from its reflog.
         lost_tombstones: ``tombstones/<id>`` refs kept although their object
             is lost (forget fails closed: capture writes no turn while one is
@@ -151,6 +155,7 @@ class RepairReport:
     stubs_in: dict[str, int] = field(default_factory=dict)
     mended: list[str] = field(default_factory=list)
     dropped_refs: list[str] = field(default_factory=list)
+    dropped_heads: dict[str, str] = field(default_factory=dict)
     restored_refs: list[str] = field(default_factory=list)
     #: refs whose reflog got the line of a write that moved them and stopped before its line (test30 R12)
     relogged: list[str] = field(default_factory=list)
@@ -242,6 +247,8 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         rep.forgotten_entries = drop_forgotten_reflog_entries(store, objs.get)
         for pack in orphans:
             q.move(pack)
+        prune_found(store)   # a ref set again since an older repair removed it (a pull): no longer lost
+        record_lost(store.root, {n: rep.dropped_heads.get(n) for n in rep.dropped_refs}, now_ms())  # (test33b T13)
         store.damaged.clear()
         rep.quarantined = [str(p) for p in q.moved]
         rep.quarantine = str(q.dir) if q.moved else ""
@@ -671,6 +678,7 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
     if parent is None:
         store.update_ref(name, head, None, rewrite=True)  # the ref and its reflog go
         rep.dropped_refs.append(name)
+        rep.dropped_heads[name] = head
     elif parent != head:
         store.update_ref(name, head, parent, "fsck --repair", time_ms=now)
         rep.mended.append(name)
