@@ -414,7 +414,8 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
             _say(f"repair: mended {name}: its readable versions relinked (no placeholder needed)")
     for name, n in r.edges_dropped.items():
         _say(f"repair: dropped {plural(n, 'edge')} of {name} to ids that are no fact version or turn here "
-                   "(a forget --match stopped before it rewrote the summaries citing the turns it rewrote)")
+             + ("(lost to the damage above)" if r.lost or r.dropped_objects or r.stubs else
+                "(a forget --match stopped before it rewrote the summaries citing the turns it rewrote)"))
     for name, n in r.lost_heads.items():
         _say(f"repair: the current value of {name.split('/', 1)[1]} was lost: its place is kept (v{n + 1}, "
                    f"'lost'); v{n}, the newest readable version, is older and was not made current")
