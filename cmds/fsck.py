@@ -219,7 +219,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "misindexed": fixed.misindexed,
                              "refetched": fixed.refetched, "unindexed": fixed.unindexed, "lost": fixed.lost, "stubs": fixed.stubs,
                              "placeholders": fixed.stubs_in,
-                             "mended": fixed.mended, "dropped_refs": fixed.dropped_refs,
+                             "mended": fixed.mended, "dropped_refs": fixed.dropped_refs, "recorded_lost": fixed.recorded,
                              "restored_refs": fixed.restored_refs, "relogged": fixed.relogged, "relost": fixed.relost,
                              "lost_tombstones": fixed.lost_tombstones,
                              "rebuilt_refs": fixed.rebuilt, "misnamed_refs": fixed.misnamed,
@@ -441,7 +441,7 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
     summary = _lost_summary(r)
     if summary:
         _say(f"repair: lost in all: {summary}")
-    if any(n.startswith(("facts/", "sealed/", "sessions/")) for n in r.dropped_refs):   # (test33b T13)
+    if r.recorded:   # (test33b T13)
         _say("hint: the removed refs are recorded in lost-refs: 'mem fsck' and 'mem doctor' name them until "
              "'mem pull REMOTE' from a remote or backup that holds them puts them back", err=True)
 

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from objstore.core.atomic import atomic_write
+from objstore.core.atomic import atomic_write, read_regular
 from objstore.core.errors import MemError
 
 #: the file's name in the store's root
@@ -27,6 +27,8 @@ FILENAME = "lost-refs"
 #: the namespaces whose removed refs are recorded (a tombstone's or queue item's loss is said otherwise)
 RECORDED = ("facts/", "sealed/", "sessions/")
 _NO_ID = "0" * 64
+#: the most bytes read of the file (a line is ~100 bytes: ~300,000 refs)
+MAX_BYTES = 32 << 20
 
 
 @dataclass(frozen=True)
@@ -46,14 +48,16 @@ def _path(root: str | os.PathLike) -> Path:
 
 def read_lost(root: str | os.PathLike) -> list[LostRef]:
     """Every sound line of ``<root>/lost-refs``, oldest first (a line not of
-    the shape ``<ms> <64 hex> <name>`` is passed over); [] when there is no
-    such file or it cannot be read as a regular file."""
+    the shape ``<ms> <64 hex> <name>`` is passed over; a name's bytes that
+    are not UTF-8 come back surrogate-escaped, as ``Refs`` names them); [] when there is no
+    such file or it cannot be read as a regular file of at most
+    :data:`MAX_BYTES` (a FIFO is not waited on)."""
     try:
-        data = _path(root).read_bytes()
+        data = read_regular(_path(root), MAX_BYTES)
     except OSError:
         return []
     out = []
-    for line in data.decode("utf-8", "replace").splitlines():
+    for line in data.decode("utf-8", "surrogateescape").splitlines():
         parts = line.split(" ", 2)
         if (len(parts) == 3 and parts[0].isdigit() and len(parts[1]) == 64
                 and all(c in "0123456789abcdef" for c in parts[1]) and parts[2].startswith(RECORDED)):
@@ -70,7 +74,7 @@ def record_lost(root: str | os.PathLike, heads: dict[str, str | None], time_ms: 
     if not new:
         return
     old = [f"{r.time_ms} {r.head or _NO_ID} {r.name}\n" for r in read_lost(root)]
-    atomic_write(_path(root), "".join(old + new).encode())
+    atomic_write(_path(root), "".join(old + new).encode("utf-8", "surrogateescape"))
 
 
 def still_lost(store) -> list[LostRef]:
@@ -98,7 +102,8 @@ def prune_found(store) -> None:
     if not lines:
         _path(store.root).unlink()
     elif len(lines) != len(read_lost(store.root)):
-        atomic_write(_path(store.root), "".join(f"{r.time_ms} {r.head or _NO_ID} {r.name}\n" for r in lines).encode())
+        atomic_write(_path(store.root), "".join(f"{r.time_ms} {r.head or _NO_ID} {r.name}\n" for r in lines)
+                     .encode("utf-8", "surrogateescape"))
 
 
 def lost_refs_note(store) -> str | None:
@@ -109,7 +114,9 @@ def lost_refs_note(store) -> str | None:
         return None
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(max(r.time_ms for r in lost) / 1000))
     names = ", ".join(r.name for r in lost)
+    reread = ("; a session's turns also come back with 'mem import claude-code --reread' (or codex) of its "
+              "transcript" if any(r.name.startswith("sessions/") for r in lost) else "")
     return (f"{len(lost)} ref(s) removed by 'mem fsck --repair' ({when}) with nothing readable and not set "
             f"since: {names}; 'mem pull REMOTE' from a remote or backup that holds them puts them back "
-            f"(a backup's snapshot: 'mem --home NEWDIR restore SOURCE --snapshot ID', then look them up there); "
-            f"delete {FILENAME} in the store to accept the loss")
+            f"(a backup's snapshot: 'mem --home NEWDIR restore SOURCE --snapshot ID', then look them up there)"
+            f"{reread}; delete {FILENAME} in the store to accept the loss")

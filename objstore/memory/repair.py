@@ -59,7 +59,7 @@ from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, NotFound, PackFileMissing, UnsupportedVersion
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, lost_sealed_age
-from objstore.core.lostrefs import prune_found, record_lost
+from objstore.core.lostrefs import RECORDED, prune_found, record_lost
 from objstore.core.pack import PackSet
 from objstore.core.packback import put_back_packs
 from objstore.core.salvage import Quarantine, salvage_pack
@@ -97,10 +97,12 @@ class RepairReport:
             holds that this repair wrote).
         stubs_in: ref name -> how many of ``stubs`` its history holds.
         mended: refs whose chain was rewritten.
-        dropped_refs: refs deleted because nothing of them was left (the
-            fact, sealed and session ones are recorded in ``lost-refs``:
-            ``objstore.core.lostrefs``; fsck and doctor name them until set again).
+        dropped_refs: refs deleted because nothing of them was left.
         dropped_heads: ref name -> the id it named, of ``dropped_refs``.
+        recorded: the fact, sealed and session refs of ``dropped_refs``
+            written to ``lost-refs`` (``objstore.core.lostrefs``: fsck and
+            doctor name them until set again): nothing of their history
+            could be read (not a damaged ref file's name no reflog restored).
         restored_refs: damaged ref files set aside and the ref set again from its reflog.
         lost_tombstones: ``tombstones/<id>`` refs kept although their object
             is lost (forget fails closed: capture writes no turn while one is
@@ -156,6 +158,7 @@ class RepairReport:
     mended: list[str] = field(default_factory=list)
     dropped_refs: list[str] = field(default_factory=list)
     dropped_heads: dict[str, str] = field(default_factory=dict)
+    recorded: list[str] = field(default_factory=list)
     restored_refs: list[str] = field(default_factory=list)
     #: refs whose reflog got the line of a write that moved them and stopped before its line (test30 R12)
     relogged: list[str] = field(default_factory=list)
@@ -248,7 +251,9 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         for pack in orphans:
             q.move(pack)
         prune_found(store)   # a ref set again since an older repair removed it (a pull): no longer lost
-        record_lost(store.root, {n: rep.dropped_heads.get(n) for n in rep.dropped_refs}, now_ms())  # (test33b T13)
+        # (test33b T13) a history of which nothing could be read; not a damaged ref file's name (restore_refs)
+        rep.recorded = [n for n in rep.dropped_heads if n in rep.dropped_refs and n.startswith(RECORDED)]
+        record_lost(store.root, {n: rep.dropped_heads[n] for n in rep.recorded}, now_ms())
         store.damaged.clear()
         rep.quarantined = [str(p) for p in q.moved]
         rep.quarantine = str(q.dir) if q.moved else ""
