@@ -64,6 +64,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     report ends with 'lost in all: …': the placeholders written, by kind
     and in how many keys or sessions, and the refs removed with nothing
     readable (--json: repair.placeholders, ref -> count; repair.stubs).
+    A key, sealed key or session removed so is recorded in the store's
+    lost-refs file (--json: repair.recorded_lost): mem fsck and mem doctor
+    warn of it by name until it is set again (mem pull from a remote or
+    backup that holds it); deleting the file accepts the loss.
     A ref that names an id the store does not hold while its reflog's last
     entry names a sound head (a changed digit) is set to that head: no
     object was lost, and the report says so.
