@@ -64,6 +64,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     report ends with 'lost in all: …': the placeholders written, by kind
     and in how many keys or sessions, and the refs removed with nothing
     readable (--json: repair.placeholders, ref -> count; repair.stubs).
+    A key, sealed key or session removed so is recorded in the store's
+    lost-refs file (--json: repair.recorded_lost): mem fsck and mem doctor
+    warn of it by name until it is set again (mem pull from a remote or
+    backup that holds it); deleting the file accepts the loss.
     A ref that names an id the store does not hold while its reflog's last
     entry names a sound head (a changed digit) is set to that head: no
     object was lost, and the report says so.
@@ -219,7 +223,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "misindexed": fixed.misindexed,
                              "refetched": fixed.refetched, "unindexed": fixed.unindexed, "lost": fixed.lost, "stubs": fixed.stubs,
                              "placeholders": fixed.stubs_in,
-                             "mended": fixed.mended, "dropped_refs": fixed.dropped_refs,
+                             "mended": fixed.mended, "dropped_refs": fixed.dropped_refs, "recorded_lost": fixed.recorded,
                              "restored_refs": fixed.restored_refs, "relogged": fixed.relogged, "relost": fixed.relost,
                              "lost_tombstones": fixed.lost_tombstones,
                              "rebuilt_refs": fixed.rebuilt, "misnamed_refs": fixed.misnamed,
@@ -414,7 +418,8 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
             _say(f"repair: mended {name}: its readable versions relinked (no placeholder needed)")
     for name, n in r.edges_dropped.items():
         _say(f"repair: dropped {plural(n, 'edge')} of {name} to ids that are no fact version or turn here "
-                   "(a forget --match stopped before it rewrote the summaries citing the turns it rewrote)")
+             + ("(lost to the damage above)" if r.lost or r.dropped_objects or r.stubs else
+                "(a forget --match stopped before it rewrote the summaries citing the turns it rewrote)"))
     for name, n in r.lost_heads.items():
         _say(f"repair: the current value of {name.split('/', 1)[1]} was lost: its place is kept (v{n + 1}, "
                    f"'lost'); v{n}, the newest readable version, is older and was not made current")
@@ -440,6 +445,9 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
     summary = _lost_summary(r)
     if summary:
         _say(f"repair: lost in all: {summary}")
+    if r.recorded:   # (test33b T13)
+        _say("hint: the removed refs are recorded in lost-refs: 'mem fsck' and 'mem doctor' name them until "
+             "'mem pull REMOTE' from a remote or backup that holds them puts them back", err=True)
 
 
 def _lost_places(name: str, n: int) -> str:

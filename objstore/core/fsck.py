@@ -23,6 +23,7 @@ from objstore.core.spool import spooled_sources
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
 from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR
+from objstore.core.lostrefs import FILENAME as LOST_FILE, lost_refs_note
 
 
 @dataclass
@@ -259,6 +260,9 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
                                 "archive or another machine can hold one): no file mem appends to is written "
                                 "through one, but a folder link sends what is written under it out of the store; "
                                 "replace it with a copy of what it points to")
+    lost = lost_refs_note(store)   # what an older repair removed, until it is set again (test33b T13)
+    if lost:
+        rep.warnings.append(f"{LOST_FILE}: {lost}")
     note = stale_temps_note(store)   # (tester finding U2: an import killed -9 left a temp pack of turns)
     if note:
         rep.warnings.append(note)

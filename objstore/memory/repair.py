@@ -59,6 +59,7 @@ from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, NotFound, PackFileMissing, UnsupportedVersion
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, lost_sealed_age
+from objstore.core.lostrefs import RECORDED, prune_found, record_lost
 from objstore.core.pack import PackSet
 from objstore.core.packback import put_back_packs
 from objstore.core.salvage import Quarantine, salvage_pack
@@ -97,6 +98,11 @@ class RepairReport:
         stubs_in: ref name -> how many of ``stubs`` its history holds.
         mended: refs whose chain was rewritten.
         dropped_refs: refs deleted because nothing of them was left.
+        dropped_heads: ref name -> the id it named, of ``dropped_refs``.
+        recorded: the fact, sealed and session refs of ``dropped_refs``
+            written to ``lost-refs`` (``objstore.core.lostrefs``: fsck and
+            doctor name them until set again): nothing of their history
+            could be read (not a damaged ref file's name no reflog restored).
         restored_refs: damaged ref files set aside and the ref set again from its reflog.
         lost_tombstones: ``tombstones/<id>`` refs kept although their object
             is lost (forget fails closed: capture writes no turn while one is
@@ -151,6 +157,8 @@ class RepairReport:
     stubs_in: dict[str, int] = field(default_factory=dict)
     mended: list[str] = field(default_factory=list)
     dropped_refs: list[str] = field(default_factory=list)
+    dropped_heads: dict[str, str] = field(default_factory=dict)
+    recorded: list[str] = field(default_factory=list)
     restored_refs: list[str] = field(default_factory=list)
     #: refs whose reflog got the line of a write that moved them and stopped before its line (test30 R12)
     relogged: list[str] = field(default_factory=list)
@@ -242,6 +250,10 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         rep.forgotten_entries = drop_forgotten_reflog_entries(store, objs.get)
         for pack in orphans:
             q.move(pack)
+        prune_found(store)   # a ref set again since an older repair removed it (a pull): no longer lost
+        # (test33b T13) a history of which nothing could be read; not a damaged ref file's name (restore_refs)
+        rep.recorded = [n for n in rep.dropped_heads if n in rep.dropped_refs and n.startswith(RECORDED)]
+        record_lost(store.root, {n: rep.dropped_heads[n] for n in rep.recorded}, now_ms())
         store.damaged.clear()
         rep.quarantined = [str(p) for p in q.moved]
         rep.quarantine = str(q.dir) if q.moved else ""
@@ -351,7 +363,12 @@ def _misindexed(pack) -> dict[str, str]:
     (:func:`salvage_pack`), of frames that decode (a damaged frame that
     still inflates hashes to another id too, but does not decode); {} when
     the body does not read whole (then the damage is not the index's
-    alone).  Reads the pack once."""
+    alone), and {} when the ``.idx`` passes its own checksum: then the
+    index is as written and a frame that hashes to another id is the
+    body's damage (a frame read without the index joined to a lost
+    parent), never "a damaged .idx" (test33b T5).  Reads the pack once."""
+    if not any(p.endswith("index checksum mismatch") for p in pack.verify_checksums()):
+        return {}
     try:
         real = [oid if _sound(frame) else None for oid, frame in salvage_pack(pack.pack_path)]
     except OSError:
@@ -671,6 +688,7 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
     if parent is None:
         store.update_ref(name, head, None, rewrite=True)  # the ref and its reflog go
         rep.dropped_refs.append(name)
+        rep.dropped_heads[name] = head
     elif parent != head:
         store.update_ref(name, head, parent, "fsck --repair", time_ms=now)
         rep.mended.append(name)

@@ -89,6 +89,7 @@ from objstore.capture.sourcelist import imported_sources
 from objstore.core.errors import CorruptObject, MemError, NotFound, PackFileMissing
 from objstore.core.objects import Fact
 from objstore.core.fsck import ref_file_problems
+from objstore.core.lostrefs import lost_refs_note
 from objstore.core.reachability import set_tombstones
 from objstore.core.gc import stale_temps_note
 from objstore.core import packzstd, pullstop
@@ -272,10 +273,12 @@ def _refs(store: Store) -> list[Finding]:
     if len(others) * max(1, len(store.packs.packs)) <= REF_LOOKUPS:
         bad += [f"ref {name} -> {oid[:12]}: the object is missing" for name, oid in others if not store.has(oid)]
         bad += _other_keys(store, by_ns.get("facts", []))
+    lost = lost_refs_note(store)   # what an older repair removed, until set again (test33b T13)
+    out = [Finding("refs", "warning", lost.split("; ", 1)[0], lost.split("; ", 1)[1])] if lost else []
     if not bad:
-        return []
-    return [Finding("refs", "error", f"{len(bad)} damaged ref(s) or reflog(s) (first: {bad[0]})",
-                    "mem fsck  (names each; then: mem fsck --repair)", ())]
+        return out
+    return out + [Finding("refs", "error", f"{len(bad)} damaged ref(s) or reflog(s) (first: {bad[0]})",
+                          "mem fsck  (names each; then: mem fsck --repair)", ())]
 
 
 def _lost_heads(store: Store, present: set[str]) -> list[str]:

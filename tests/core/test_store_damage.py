@@ -87,7 +87,9 @@ def test_flipped_byte_in_a_pack_entry(invoke, store_path, imported, version):
     lost = set(r.json["repair"]["lost"])  # v3: those on the chains it mended (a lost head cuts off what is below)
     assert r.json["ok"] and r.json["repair"]["quarantine"]
     assert lost == set(bad) if version == 2 else lost and lost <= set(bad)
-    _fsck_ok(invoke)
+    gone = r.json["repair"]["recorded_lost"]   # a session all of whose turns the damage took (test33b T13)
+    assert gone == [n for n in r.json["repair"]["dropped_refs"] if n.startswith("sessions/")]
+    _fsck_ok(invoke, gone)
     for ref in r.json["repair"]["mended"]:  # the lost turn keeps its place, labelled
         shown = invoke("show", ref.split("/", 1)[1]).stdout
         assert version != 2 or "(lost: mem fsck --repair could not recover this turn)" in shown
@@ -97,15 +99,19 @@ def test_flipped_byte_in_a_pack_entry(invoke, store_path, imported, version):
         set(sessions) <= set(imported)
     assert not any(s["damaged"] for s in invoke("sessions", "--json").json)
     assert invoke("gc", "--prune=now", "--json").json["damaged"] == []
-    _fsck_ok(invoke)
+    _fsck_ok(invoke, gone)
 
 
-def _fsck_ok(invoke) -> None:
+def _fsck_ok(invoke, gone=()) -> None:
     """fsck finds no problem; its only warnings are the sub-agent summary's
-    ``rollup_of`` edges to turns the damage took (a block's worth of them)."""
+    ``rollup_of`` edges to turns the damage took (a block's worth of them)
+    and, when the repair removed the refs ``gone``, the one naming each of
+    them (``lost-refs``)."""
     out = invoke("fsck").stdout.splitlines()
     assert out[-1].startswith("ok:"), out
-    assert all(ln.startswith("warning: ") and "rollup_of edge" in ln for ln in out[:-1]), out
+    said = [ln for ln in out[:-1] if ln.startswith("warning: lost-refs: ")]
+    assert all(ln.startswith("warning: ") and "rollup_of edge" in ln for ln in out[:-1] if ln not in said), out
+    assert len(said) == bool(gone) and all(n in said[0] for n in gone), out
 
 
 def test_forget_a_damaged_session(invoke, store_path, imported):

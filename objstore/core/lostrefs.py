@@ -1,0 +1,122 @@
+"""The lasting record of refs ``mem fsck --repair`` removed with nothing
+readable (test33b T13): one flipped bit in a pack of hand-typed facts cost
+every key, the repair removed each ref and its reflog, and afterwards fsck
+and doctor said the store was healthy, with not even the keys' names left.
+
+The repair appends one line per removed fact, sealed or session ref to
+``<store>/lost-refs`` (:func:`record_lost`; format in docs/format.md,
+"lost-refs").  :func:`still_lost` gives the recorded refs that are still
+unset: ``mem fsck`` and ``mem doctor`` name them with the way back
+(:func:`lost_refs_note`).  A ref set again by any writer (``mem pull`` from
+a remote or backup that holds it, ``mem remember``) is no longer named;
+the next repair drops its line (:func:`prune_found`).  Deleting the file
+accepts the loss.  Only this module reads or writes the file."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from objstore.core.atomic import atomic_write, read_regular
+from objstore.core.errors import MemError
+
+#: the file's name in the store's root
+FILENAME = "lost-refs"
+#: the namespaces whose removed refs are recorded (a tombstone's or queue item's loss is said otherwise)
+RECORDED = ("facts/", "sealed/", "sessions/")
+_NO_ID = "0" * 64
+#: the most bytes read of the file (a line is ~100 bytes: ~300,000 refs)
+MAX_BYTES = 32 << 20
+
+
+@dataclass(frozen=True)
+class LostRef:
+    """One line of ``lost-refs``: ``name`` (e.g. ``facts/project/acme/k1``),
+    ``head`` (64 hex digits, the id the ref named when it was removed; ""
+    when unknown) and ``time_ms`` (Unix ms of the repair)."""
+
+    name: str
+    head: str
+    time_ms: int
+
+
+def _path(root: str | os.PathLike) -> Path:
+    return Path(root) / FILENAME
+
+
+def read_lost(root: str | os.PathLike) -> list[LostRef]:
+    """Every sound line of ``<root>/lost-refs``, oldest first (a line not of
+    the shape ``<ms> <64 hex> <name>`` is passed over; a name's bytes that
+    are not UTF-8 come back surrogate-escaped, as ``Refs`` names them); [] when there is no
+    such file or it cannot be read as a regular file of at most
+    :data:`MAX_BYTES` (a FIFO is not waited on)."""
+    try:
+        data = read_regular(_path(root), MAX_BYTES)
+    except OSError:
+        return []
+    out = []
+    for line in data.decode("utf-8", "surrogateescape").splitlines():
+        parts = line.split(" ", 2)
+        if (len(parts) == 3 and parts[0].isdigit() and len(parts[1]) == 64
+                and all(c in "0123456789abcdef" for c in parts[1]) and parts[2].startswith(RECORDED)):
+            out.append(LostRef(parts[2], "" if parts[1] == _NO_ID else parts[1], int(parts[0])))
+    return out
+
+
+def record_lost(root: str | os.PathLike, heads: dict[str, str | None], time_ms: int) -> None:
+    """Add a line for each ref of ``heads`` (``{ref name: the id it named,
+    or None}``) of :data:`RECORDED`'s namespaces, written whole (atomic
+    write of the old lines and the new).  Caller: ``mem fsck --repair``,
+    under the store lock.  Raises OSError when the file cannot be written."""
+    new = [f"{time_ms} {heads[n] or _NO_ID} {n}\n" for n in heads if n.startswith(RECORDED) and "\n" not in n]
+    if not new:
+        return
+    old = [f"{r.time_ms} {r.head or _NO_ID} {r.name}\n" for r in read_lost(root)]
+    atomic_write(_path(root), "".join(old + new).encode("utf-8", "surrogateescape"))
+
+
+def still_lost(store) -> list[LostRef]:
+    """The newest line of each recorded ref that no ref names now (a ref
+    file that cannot be read counts as set: fsck names it as damage)."""
+    last = {r.name: r for r in read_lost(store.root)}
+    out = []
+    for name, r in last.items():
+        try:
+            if store.refs.read(name) is not None:
+                continue
+        except MemError:
+            continue
+        out.append(r)
+    return out
+
+
+def prune_found(store) -> None:
+    """Drop the lines of refs set again since (:func:`still_lost`), and the
+    file when none is left.  Caller: ``mem fsck --repair``, under the lock."""
+    if not _path(store.root).is_file():
+        return
+    keep = {r.name for r in still_lost(store)}
+    lines = [r for r in read_lost(store.root) if r.name in keep]
+    if not lines:
+        _path(store.root).unlink()
+    elif len(lines) != len(read_lost(store.root)):
+        atomic_write(_path(store.root), "".join(f"{r.time_ms} {r.head or _NO_ID} {r.name}\n" for r in lines)
+                     .encode("utf-8", "surrogateescape"))
+
+
+def lost_refs_note(store) -> str | None:
+    """One sentence naming every recorded ref still unset and how to get it
+    back, or None when there is none."""
+    lost = still_lost(store)
+    if not lost:
+        return None
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(max(r.time_ms for r in lost) / 1000))
+    names = ", ".join(r.name for r in lost)
+    reread = ("; a session's turns also come back with 'mem import claude-code --reread' (or codex) of its "
+              "transcript" if any(r.name.startswith("sessions/") for r in lost) else "")
+    return (f"{len(lost)} ref(s) removed by 'mem fsck --repair' ({when}) with nothing readable and not set "
+            f"since: {names}; 'mem pull REMOTE' from a remote or backup that holds them puts them back "
+            f"(a backup's snapshot: 'mem --home NEWDIR restore SOURCE --snapshot ID', then look them up there)"
+            f"{reread}; delete {FILENAME} in the store to accept the loss")
