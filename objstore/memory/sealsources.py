@@ -31,7 +31,8 @@ from objstore.memory.forgetplan import ForgetPlan, match_sessions
 from objstore.memory.sessions import FORGOTTEN, walk_turns, withhold_value
 
 
-def plan_source_turns(store: Store, facts: Iterable[Fact], marker: str = "") -> tuple[ForgetPlan, int]:
+def plan_source_turns(store: Store, facts: Iterable[Fact], marker: str = "",
+                      sourced_only: bool = False) -> tuple[ForgetPlan, int]:
     """A forget plan rewriting, in its place, each turn of this store that
     one of ``facts`` cites in ``sources`` and whose text holds that fact's
     value, with the value withheld (``sessions.withhold_value``), and each
@@ -39,17 +40,25 @@ def plan_source_turns(store: Store, facts: Iterable[Fact], marker: str = "") -> 
     and how many of its turns are such other turns.  A source that
     is not a turn of this store (a file, a lost placeholder, a turn gone or
     damaged, one no longer in its session's chain) is skipped.  ``marker``:
-    what stands in the value's place (``sessions.withhold_value``'s).  Reads
-    only; raises OSError."""
+    what stands in the value's place (``sessions.withhold_value``'s).
+    ``sourced_only``: the other turns are searched only for the values of
+    facts citing a captured turn, or one a forget took (``mem forget KEY``: a value typed with
+    ``mem remember`` is the key's alone, and the turns it also stands in
+    stay as they were, e.g. as derive's evidence).  Reads only; raises
+    OSError."""
     facts = list(facts)
     plan = ForgetPlan()
     chains: dict[str, dict[str, object]] = {}
+    held: set[str] = set()     # the values of facts citing a captured turn
     for f in facts:
         if not f.body or f.forgotten:
             continue
         for src in f.sources:
+            if src.startswith("forgotten:"):   # a turn a forget stopped midway took (test33b T6): it was cited
+                held.add(f.body)
             if not is_full_id(src):   # a file, a URI, a lost placeholder's mark
                 continue
+            held.add(f.body)
             try:
                 t = store.get(src, Turn)
             except (IntegrityError, NotFound):   # gone, damaged, or not a turn
@@ -69,8 +78,8 @@ def plan_source_turns(store: Store, facts: Iterable[Fact], marker: str = "") -> 
                     plan.redacted.setdefault(t.session, []).append(tv)
                 plan.texts[src] = new
     cited = set(plan.texts)
-    needles = sorted({n for f in facts if f.body and not f.forgotten for n in quoted_forms(f.body)}, key=len,
-                     reverse=True)
+    needles = sorted({n for f in facts if f.body and not f.forgotten and (not sourced_only or f.body in held)
+                      for n in quoted_forms(f.body)}, key=len, reverse=True)
     heads = {name[len("sessions/"):]: head for name, head in store.refs.iter("sessions")} if needles else {}
     for needle in needles:
         only = match_sessions(store, needle, heads)
@@ -103,13 +112,14 @@ def add_source_turns(store: Store, plan: ForgetPlan) -> int:
     rewrite of the turns its fact versions were remembered from (and of the
     other turns quoting their values), with the values withheld, as
     :func:`plan_source_turns` makes it for a seal (test33 T7: the "remember
-    that …" prompt kept the forgotten value, served by search and recall).
+    that …" prompt kept the forgotten value, served by search and recall);
+    the quoting turns only of a value a source turn held.
     A turn the plan forgets whole or blanks is left to that.  Returns how
     many turns were added.  Reads only; raises OSError."""
     facts = [v.fact for vs in (*plan.keys.values(), *plan.versions.values()) for v in vs]
     if not facts:
         return 0
-    extra, _quoting = plan_source_turns(store, facts, FORGOTTEN)
+    extra, _quoting = plan_source_turns(store, facts, FORGOTTEN, sourced_only=True)
     gone = {tv.id for tvs in (*plan.sessions.values(), *plan.turns.values()) for tv in tvs}
     added = 0
     for sid, tvs in extra.redacted.items():
