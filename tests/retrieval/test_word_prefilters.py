@@ -19,7 +19,7 @@ QUESTIONS = ["how large can an uploaded file be", "HOW LONG do cache entries liv
              "how often do we deploy", "hOw MuCh MeMoRy does it take", "showing how it sizes",
              "ſize of the cache", "wie groß ist die Datei", "how\u00a0many pods"]
 PROMPTS = ["remember that the db is on 5432", "ok. Don't forget that CI needs Postgres 16!", "NOTE THAT x is y",
-           "please Keep in mind that staging is slow", "\u212aeep in mind that the key rotates",
+           "please Keep in mind that staging is slow", "\u212aeep in mind that the key is rotated monthly",
            "remember: the api port is 8443", "why does the migration fail?", "fix the flaky auth test",
            "denote that", "remembering things", "Merci de noter que le port est 8443", "kept in mind"]
 
@@ -54,5 +54,5 @@ def test_statement_of_answers_as_its_cue(monkeypatch):
     assert got == [statement_of(p) for p in texts]
     assert sum(g is not None for g in got) >= 6   # the cue prompts at least
     monkeypatch.undo()
-    assert statement_of("\u212aeep in mind that the key rotates") == "the key rotates"   # the Kelvin sign
+    assert statement_of("\u212aeep in mind that the key is rotated monthly") == "the key is rotated monthly"   # the Kelvin sign; "keep in mind that" takes a bare statement only (test33 T11)
     assert statement_of("fix the flaky auth test") is None
