@@ -625,8 +625,8 @@ def withhold_sealed(store: Store, text: str) -> str:
         if sep and rest in names and (scope == "user" or (scope.startswith("project/") and scope.count("/") == 1)):
             from objstore.memory.sessions import WITHHELD  # defer: a sealed name's statement only
             # the whole line after the cue: what follows the statement may say the value again ("Actually,
-            # it's X", "I mean X", a correction: test32b Y9)
-            if nxt is not None:
-                tail = WITHHELD + tail[len(tail.split("\n", 1)[0]):]
+            # it's X", "I mean X", a correction: test32b Y9); and each later line a take-back opens, after a blank
+            # line too ("… X" LF LF "Correction: the vendor code is Y": test33b T9)
+            tail = "\n".join(WITHHELD if _next_take_back(f".\n{ln}") else ln for ln in tail.split("\n"))
             return text[:lead] + (first[:cue.start("what")] if cue else "") + WITHHELD + nl + tail
     return text
