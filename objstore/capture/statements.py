@@ -81,7 +81,8 @@ from objstore.core.objects import normalize_value
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.refs import fact_ref
 from objstore.capture.statementwords import (JUDGED, MARKER, STOP_WORDS, content_words as _content_words, guard_secret_subject,
-                                             same_but_values as _same_but_values, strong_token, unpossessive as _unpossessive)
+                                             same_but_values as _same_but_values, strong_token, taken_value,
+                                             unpossessive as _unpossessive, without_request)
 from objstore.core.text import SOFT_TAKE_BACK_PHRASES, STATEMENT_COPULA, TAKE_BACK_PHRASES, LazyPattern
 from objstore.core.store import Store
 from objstore.memory.scope import project_aliases
@@ -227,7 +228,7 @@ def statement_of(prompt: str) -> str | None:
             and (first_end := _SENTENCE_END.search(what)) is not None and soft.start() >= first_end.start():
         soft = None   # "… 5432. The cache is lime-3, I mean lime-4": a later sentence's
     if soft is not None:   # "Actually, it's 6543", "I mean 6543", "Sorry, 6543": a take-back only with a new value
-        head = what[:soft.start()].strip().rstrip(".!").strip()
+        head = without_request(what[:soft.start()].strip().rstrip(".!").strip())   # (test33b T7)
         rest = what[soft.end():].split("\n", 1)[0]
         if (got := _corrected(head, rest) or _restated(rest, head)) is not None:
             return _guarded(got)
@@ -240,7 +241,7 @@ def statement_of(prompt: str) -> str | None:
     # a sentence ends at . ! ? and a blank, not before a copula: "Hunter2x9! is the admin password" (test16 F12)
     end = _SENTENCE_END.search(what)
     what = what[: end.start()] if end else what
-    what = what.strip().rstrip(".!").strip()
+    what = without_request(what.strip().rstrip(".!").strip())   # "… 8080 and update the config" (test33b T7)
     # a whole statement after "Correction:" is what the person meant, after another take-back ("Never mind, the
     # docs are wrong") only the same subject's
     said = "" if back is not None and "correction" in back.group(0).casefold() else what
@@ -300,7 +301,7 @@ _TAKE_BACK = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s-)\s*(?:" + "|".join(TAKE_BA
 #: value or the same subject's statement follows (:func:`_corrected`, :func:`_restated`), else no take-back ("… is
 #: ok, sorry for the noise"; "Actually, the cache is lime-3" states another subject: test32b Y2)
 _SOFT_BACK = LazyPattern(r"(?:(?:[.!?;,\u2014\u2013]|\s--?)\s*(?:" + "|".join(SOFT_TAKE_BACK_PHRASES) + r"|er|erm|uh|um)\b"
-                         r"|\s*\(\s*no\s*,)"   # ("… -- actually make it X", "…, er, bob", "… 3 (no, 5)": test33 T1)
+                         r"|\s*\(\s*(?:no|sorry)\s*,)"   # ("… -- actually make it X", "…, er, bob", "… 3 (no, 5)": test33 T1)
                          r"[\s,;:.!\u2014\u2013-]*", re.I)
 #: a request closing a statement ("… pg-3, can you update the config?", "… and could you restart it?"): the
 #: statement before it is said (test32b Y6), a question of the statement's own ("… the db was reset?") none
@@ -332,6 +333,7 @@ def _corrected(statement: str, fix: str) -> str | None:
     replace: its whole predicate (after :data:`_COPULA`) a token, else its
     one token with a digit ("the api listens on port 9090, no wait, 9091"),
     test31c W16."""
+    fix = taken_value(statement, fix, _SOFT_BACK, _TAKE_BACK)   # "8081, not 8080", "q2 now", "mq2 is the host"
     new = _FIX_LEAD.sub("", _CLOSING.sub("", fix.strip()), count=1).strip().rstrip(".!)").strip()
     m = _COPULA.search(f" {statement} ")
     if not new or len(new.split()) != 1 or _TAKE_BACK.search(f". {new}") is not None or new.casefold() in _STOP \
@@ -625,8 +627,8 @@ def withhold_sealed(store: Store, text: str) -> str:
         if sep and rest in names and (scope == "user" or (scope.startswith("project/") and scope.count("/") == 1)):
             from objstore.memory.sessions import WITHHELD  # defer: a sealed name's statement only
             # the whole line after the cue: what follows the statement may say the value again ("Actually,
-            # it's X", "I mean X", a correction: test32b Y9)
-            if nxt is not None:
-                tail = WITHHELD + tail[len(tail.split("\n", 1)[0]):]
+            # it's X", "I mean X", a correction: test32b Y9); and each later line a take-back opens, after a blank
+            # line too ("… X" LF LF "Correction: the vendor code is Y": test33b T9)
+            tail = "\n".join(WITHHELD if _next_take_back(f".\n{ln}") else ln for ln in tail.split("\n"))
             return text[:lead] + (first[:cue.start("what")] if cue else "") + WITHHELD + nl + tail
     return text

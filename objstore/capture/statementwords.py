@@ -105,10 +105,73 @@ def same_but_values(held: str, statement: str) -> bool:
     """True when two statements say the same words but for their values
     (tokens holding a digit): "the api listens on port 8080" and "the api
     listens on port 9090" (test30 R5: no copula names the subject, yet the
-    second restates the first).  Both need a value, the values differ and
+    second restates the first); an old value named after the new one aside
+    (:func:`without_old`: "… postgres 16, not 15" restates "… postgres 15", test33b T14).  Both need a value, the values differ and
     some other word is shared; stop words, case and a possessive aside."""
-    a, b = content_words(held), content_words(statement)
+    a, b = content_words(without_old(held)), content_words(without_old(statement))
     words_a = [w for w in a if not any(c.isdigit() for c in w)]
     words_b = [w for w in b if not any(c.isdigit() for c in w)]
     vals_a, vals_b = [w for w in a if w not in words_a], [w for w in b if w not in words_b]
     return bool(words_a) and words_a == words_b and bool(vals_a) and bool(vals_b) and vals_a != vals_b
+
+
+#: the old value named after a statement's new one ("…, not 8080", "— not prod", "(not 15)", "instead of 15"):
+#: no part of the value (test33b T1, T14)
+_NOT_OLD = LazyPattern(r"(?:\s*[,;(]|\s+-+|\s*[\u2014\u2013])\s*(?:and\s+)?(?:not|instead\s+of|rather\s+than)\s+"
+                       r"[^\s,;.!?()]+(?:\s+[^\s,;.!?()]+)?\s*\)?[\s.!]*$", re.I)
+#: a request after a statement's value ("… 8080 and update the config", ", then run the tests", "; please restart
+#: the worker", " so use that in the mailer", " if that's ok"), read in its predicate only (test33b T7)
+_REQUEST = LazyPattern(r"(?:(?:\s*[,;]|\s+-+|\s*[\u2014\u2013]|\s+(?=and\s))\s*(?:(?:and|so|then|now)\s+)?"
+                       r"(?:please|pls|(?:can|could|would|will)\s+you)\b"
+                       r"|(?:\s*,)?\s+(?:and\s+(?:then\s+)?|then\s+|so\s+)(?:please\s+)?(?:update|run|fix|restart|use|add|change|"
+                       r"set|make|deploy|commit|push|check|rebuild|bump|edit|write|remove|delete|create|install|reload|"
+                       r"rerun|apply)\b(?!\s+(?:is|are|was|were|=)\b)"
+                       r"|\s+if\s+that[\u2019']?s\s+(?:ok|okay|fine|alright|all\s+right)\b).*$", re.I | re.S)
+#: what a take-back's new value says after it ("q2 now", "emacs, sorry", "b2 actually"), and the old one taken back
+#: before it ("it's not ruff, it's flake8")
+_AFTER_NEW = LazyPattern(r"(?:\s*,?\s+(?:now|sorry|then|instead|actually|though|i\s+mean(?:t)?))+[\s.!]*$", re.I)
+_NOT_FIRST = LazyPattern(r"^\s*(?:it[\u2019']s\s+|it\s+is\s+)?not\s+[^\s,;]+\s*[,;]\s*", re.I)
+#: a correction with the value first ("Correction: mq2 is the host", "10.0.0.2 for the lb ip": test33b T17)
+_INVERTED = LazyPattern(r"^\s*(?P<v>[^\s,;]+)\s+(?:is|are|was|for|as)\s+(?P<s>[^.!?;,]+?)[\s.!]*$", re.I)
+
+
+def without_old(statement: str) -> str:
+    """``statement`` without an old value named after its new one (:data:`_NOT_OLD`: "the db runs postgres
+    16, not 15" -> "the db runs postgres 16")."""
+    return _NOT_OLD.sub("", statement, count=1) if "not" in statement or "instead" in statement \
+        or "rather" in statement else statement
+
+
+def without_request(statement: str) -> str:
+    """``statement`` without a request after its value (:data:`_REQUEST`: "the api port is 8080 and update the
+    config" -> "the api port is 8080"), looked for after its first copula only (:data:`STATEMENT_COPULA`)."""
+    m = STATEMENT_COPULA.search(f" {statement} ")
+    if m is None:
+        return statement
+    at = max(m.end() - 2, 0)
+    return statement[:at] + _REQUEST.sub("", statement[at:], count=1)
+
+
+def taken_value(statement: str, fix: str, *backs) -> str:
+    """What a take-back after ``statement`` says as the new value, for
+    ``statements._corrected``: the last of several take-backs (``backs``,
+    the patterns that find one: "it's 200. Actually, it's 300" -> "it's
+    300"), its first sentence, without the old value named again ("8081, not
+    8080", "not ruff, it's flake8"), a request or a word after it ("q2 now",
+    "emacs, sorry"); or, said value first, the value when the rest names the
+    statement's subject ("mq2 is the host" after "the mq host is mq1" ->
+    "mq2"), test33b T1, T15, T17.  A string, maybe ``fix`` itself."""
+    for _ in range(4):
+        m = next((m for b in backs if (m := b.search(fix, 1)) is not None), None)
+        if m is None:
+            break
+        after = fix[m.end():].strip()
+        fix = after if after else fix[:m.start()]
+    fix = re.split(r"(?<=[.!?])\s", fix.strip(), maxsplit=1)[0]
+    fix = _AFTER_NEW.sub("", without_old(_NOT_FIRST.sub("", fix, count=1)), count=1)
+    fix = _REQUEST.sub("", fix, count=1)
+    if (inv := _INVERTED.match(fix)) is not None and (c := STATEMENT_COPULA.search(f" {statement} ")) is not None:
+        said = set(content_words(inv.group("s")))
+        if said and said <= set(content_words(statement[:max(c.start() - 1, 0)])):
+            return inv.group("v")
+    return fix

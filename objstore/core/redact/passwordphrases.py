@@ -146,12 +146,23 @@ _OLD_BEFORE = Lazy(r"[ \t]from[ \t]{1,4}[\"'`]?(?P<v>[^\s\"'`]{1,128})[\"'`]?[ \
 #: test32b Y7: or the new value after a take-back ('password is OLD. Correction: NEW', '… OLD -- no wait, NEW',
 #: '… OLD. Actually no, make it NEW', '… OLD, my mistake: NEW'): the statement the capture reads as the value
 #: cue33 (test32b Y7): also 'Actually, it's NEW' and the take-back opening the next line ('… OLD.' LF 'Correction: NEW')
-_TAKE_BACK_NEW = (r"[.,;:!]?[ \t]{0,4}(?:\r?\n[ \t]{0,4})?(?:--?|\u2014|\u2013)?[ \t]{0,4}(?:correction|no[ \t,]{1,3}wait"
-                  r"|wait[ \t,]{1,3}no|actually(?:[ \t,]{1,3}no)?|my[ \t]{1,3}(?:mistake|bad)|scratch[ \t]{1,3}that|oops|sorry|i[ \t]{1,3}meant?)"
-                  r"[ \t]{0,4}[,:.!\u2014\u2013-]{0,3}[ \t]{0,4}(?:(?:make|call)[ \t]{1,3}it[ \t]{1,3}|it(?:[\u2019']s|[ \t]{1,3}is)"
-                  r"[ \t]{1,3}|should[ \t]{1,3}be[ \t]{1,3})?")
+#: cue33c (test33b T8): also 'Sorry, I mean NEW', 'Wait, it's NEW', 'Er, NEW', '(sorry, NEW)', 'Actually, make that NEW',
+#: 'Actually, the new one is NEW', 'Hmm, no, NEW', 'Typo: NEW', 'Let me correct that: NEW', 'Korrektur: NEW' (a phrase,
+#: then up to one more: 'Sorry, I mean'), and 'NEW I mean' opening the next line
+_TB_PHRASE = (r"(?:correction|korrektur|typo|no[ \t,]{1,3}wait|wait(?:[ \t,]{1,3}no)?|actually(?:[ \t,]{1,3}no)?"
+              r"|my[ \t]{1,3}(?:mistake|bad)|scratch[ \t]{1,3}that|oops|sorry|i[ \t]{1,3}meant?|er|erm|uh|um|hmm(?:[ \t,]{1,3}no)?"
+              r"|let[ \t]{1,3}me[ \t]{1,3}correct[ \t]{1,3}(?:that|this))")
+_TAKE_BACK_NEW = (r"[.,;:!]?[ \t]{0,4}(?:\r?\n[ \t]{0,4})?(?:--?|\u2014|\u2013|\()?[ \t]{0,4}" + _TB_PHRASE
+                  + r"(?:[ \t]{0,4}[,:.!\u2014\u2013-]{0,3}[ \t]{0,4}" + _TB_PHRASE + r"\b)?"
+                  r"[ \t]{0,4}[,:.!\u2014\u2013-]{0,3}[ \t]{0,4}(?:(?:make|call)[ \t]{1,3}(?:it|that)[ \t]{1,3}|it(?:[\u2019']s|[ \t]{1,3}is)"
+                  r"[ \t]{1,3}|should[ \t]{1,3}be[ \t]{1,3}|the[ \t]{1,3}new[ \t]{1,3}one[ \t]{1,3}is[ \t]{1,3})?"
+                  r"|[.,;:!]?[ \t]{0,4}\r?\n[ \t]{0,4}(?=[^\s\"'`]{1,128}[ \t]{1,3}i[ \t]{1,3}meant?\b)")
 _NEW_AFTER = Lazy(r"[\"'`]?(?:[ \t]{1,4}(?:->|=>|\u2192)[ \t]{1,4}|" + _TAKE_BACK_NEW + r")[\"'`]?(?P<v>"
                   + PHRASE_TOKEN_BANG + ")", FLAGS)
+#: cue33c (test33b T8): the old value named after a taken one and a comma, a semicolon, a dash or a parenthesis ('… it's
+#: NEW, not OLD', '… NEW (not OLD)'), which is the same kind of secret (not a bare 'not': a code line's 'if not x:')
+_NOT_OLD = Lazy(r"[\"'`]?[ \t]{0,4}[,;(\u2014\u2013][ \t]{0,4}(?:and[ \t]{1,3})?not[ \t]{1,4}(?:the[ \t]{1,3}old[ \t]{1,3}one[ \t,:]{1,4})?"
+                r"[\"'`]?(?P<v>" + PHRASE_TOKEN_BANG + ")", FLAGS)
 #: how far before a taken value its 'from OLD to' is looked for
 _OLD_SPAN = 160
 
@@ -171,6 +182,11 @@ def with_old_and_new(inner: Callable[..., None], ok: Callable[[str], bool] = cha
                 if ok(text[a + off:b + off]):
                     out.append((a + off, b + off, prio, name))
             if (m := _NEW_AFTER.match(low, e - off, we - off)) is not None:
+                a, b = m.span("v")
+                if ok(text[a + off:b + off]):
+                    out.append((a + off, b + off, prio, name))
+                    e = b + off
+            if (m := _NOT_OLD.match(low, e - off, we - off)) is not None:
                 a, b = m.span("v")
                 if ok(text[a + off:b + off]):
                     out.append((a + off, b + off, prio, name))

@@ -418,8 +418,8 @@ PASSWORD_RULES: list[Rule] = [
          "Portuguese, Dutch, Italian, Polish, Czech, Swedish, Norwegian, Danish, Finnish",
          word + r"(?:[ \t]{0,4}" + QUALIFIER + r"){0,2}" + _COPULA_OWNER + r"[ \t]{1,4}(?:" + verbs + r")(?:[ \t]{1,4}(?:" + adverbs + r"))?[ \t]{0,4}:?[ \t]{1,4}[\"'`]?"
          r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
-         ci=True, priority=51, check=phrase_secret_bang_ok, anchors=anchors)
-      for word, verbs, adverbs, anchors in _COPULAS),
+         ci=True, priority=51, check=phrase_secret_bang_ok, anchors=anchors, scan=with_old_and_new(_plain))
+      for word, verbs, adverbs, anchors in _COPULAS),   # cue33c (test33b T8): 'Korrektur: NEW' after it
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'passphrase: <several words>' to the end of the line "
        "('passphrase: correct horse battery staple', 'passphrase=correct-horse-battery-staple'), not prose "
