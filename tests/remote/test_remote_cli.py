@@ -123,13 +123,13 @@ def test_forget_names_only_the_remotes_a_push_sent_the_value_to(invoke, tmp_path
     invoke(*a, "remember", "user/x", "secret-ish value")
     invoke(*a, "push", "late")
     r = invoke(*a, "forget", "user/x", "--yes")
-    assert "remote late holds the value" in r.stderr and "mem push" in r.stderr, r.stderr
+    assert "remote late held the value" in r.stderr and "mem push" in r.stderr, r.stderr   # (test33 T5: "held")
     assert "early" not in r.stderr and "never" not in r.stderr
     invoke(*a, "push", "late")                      # purged there: nothing holds the next one
     invoke(*a, "remember", "user/y", "other value")
     assert invoke(*a, "forget", "user/y", "--yes", "--json").json["remotes_holding"] == []
     r = invoke(*a, "forget", "user/other", "--yes")  # pushed to both early and late
-    assert "remotes early, late hold the value" in r.stderr, r.stderr
+    assert "remotes early, late held the value" in r.stderr, r.stderr
 
 
 def test_push_to_a_folder_that_does_not_exist_exits_15_and_creates_nothing(invoke, tmp_path):
