@@ -75,6 +75,15 @@ def remember_and_import(mem, tmp_path: Path, tag: str, sid: str, texts: dict[str
     return {case: mem("get", f"project/{tag}/{case}").stdout for case in texts}, mem("show", sid[:8]).stdout
 
 
+def scan_needles(secrets) -> list[bytes]:
+    """The secrets a whole-store scan looks for: those of at least 6 bytes.
+    A shorter one (a 4-digit CVV or PIN) also occurs by chance in the
+    decimal times and hex names the store's text files hold (the CI of
+    session 33 found ``9317`` so), so it is checked only where it was typed:
+    ``mem get``, the session shown and the stored turns."""
+    return [s.encode() for s in secrets if len(s.encode()) >= 6]
+
+
 def check_remembered_and_imported(mem, tmp_path: Path, tag: str, sid: str, cases: dict, names, kept: str,
                                   store: Path | None = None) -> None:
     """:func:`remember_and_import` of the texts of ``names`` (keys of
@@ -96,7 +105,8 @@ def check_remembered_and_imported(mem, tmp_path: Path, tag: str, sid: str, cases
         assert secret not in gets[key] and part in gets[key], f"{name}\n{gets[key]}"
         assert secret not in session, f"{name}: imported in clear\n{session[:2000]}"
     if store is not None:
-        assert scan_store(store, [c[1].encode() for c in cases.values()]) == []
+        hits = scan_store(store, scan_needles(c[1] for c in cases.values()))
+        assert hits == [], hits
 
 
 def check_prompt_hook(store: Path, sid: str, cases: dict, lookalikes, remember: str, extra=()) -> None:
@@ -109,4 +119,5 @@ def check_prompt_hook(store: Path, sid: str, cases: dict, lookalikes, remember: 
     run_prompt_hooks(store, hook_env(store), sid, ["Use this: " + "\n".join(c[0] for c in cases.values()),
                                                    "Keep: " + "\n".join(lookalikes[:3]), remember])
     assert_none_stored(store, [(c[0], c[1], "") for c in cases.values()], lookalikes)
-    assert scan_store(store, [c[1].encode() for c in cases.values()] + [s.encode() for s in extra]) == []
+    hits = scan_store(store, scan_needles([c[1] for c in cases.values()] + list(extra)))
+    assert hits == [], hits
