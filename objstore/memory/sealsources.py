@@ -22,13 +22,14 @@ from collections.abc import Iterable
 
 from objstore.core.errors import IntegrityError, NotFound
 from objstore.core.ids import is_full_id
-from objstore.core.objects import Fact, Turn, normalize_value
+from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
 from objstore.core.text import STATEMENT_COPULA
 from objstore.core.refs import session_ref
-from objstore.core.store import Store
+from objstore.core.store import Store, now_ms
 from objstore.memory import forget
 from objstore.memory.forgetplan import ForgetPlan, match_sessions
 from objstore.memory.sessions import FORGOTTEN, walk_turns, withhold_value
+from objstore.memory.tombstones import MIN_TEXT_CHARS, all_tombstones, put_tombstone
 
 
 def plan_source_turns(store: Store, facts: Iterable[Fact], marker: str = "",
@@ -157,7 +158,33 @@ def rule_source_values(store: Store, plan: ForgetPlan) -> int:
         return 0
     forms = {x for vs in (*plan.keys.values(), *plan.versions.values()) for v in vs
              if v.fact.body and not v.fact.forgotten for x in quoted_forms(v.fact.body)}
-    return sum(1 for x in sorted(forms) if forget.text_rule_ahead(store, x))
+    n = sum(1 for x in sorted(forms) if forget.text_rule_ahead(store, x))
+    return n + session_rules(store, sorted(plan.redacted), sorted(forms))
+
+
+def session_rules(store: Store, sessions: list[str], texts: list[str]) -> int:
+    """The ``match:<session>`` rule (``tombstones.match_text_rule``: a hash
+    and a length, never the text) of each of ``texts`` (normalized, at
+    least ``MIN_TEXT_CHARS``) for each of ``sessions``: what a ``forget
+    --match`` writes for the sessions it touched, so the turn writer stores
+    their later turns with the text withheld (``appender``: the session's
+    next prompt or Stop sync quoting a value ``mem forget KEY`` withheld in
+    its earlier turns; test34 T1: stored in the clear, only masked when
+    served).  A rule already there is not written again.  Returns how many
+    were written.  Takes the store lock; raises StoreLocked, OSError."""
+    rules = {(value_digest(norm), len(norm)) for x in texts if len(norm := normalize_value(x)) >= MIN_TEXT_CHARS}
+    if not rules or not sessions:
+        return 0
+    n = 0
+    with store.lock("forget"):
+        have = {(t.key, t.value_sha256, t.reason) for t in all_tombstones(store) if t.key.startswith("match:")}
+        for sid in sessions:
+            for digest, length in sorted(rules):
+                t = Tombstone(key=f"match:{sid}", value_sha256=digest, time=now_ms(), reason=f"match:{length}")
+                if (t.key, t.value_sha256, t.reason) not in have:
+                    put_tombstone(store, t)
+                    n += 1
+    return n
 
 
 def quoted_forms(body: str) -> list[str]:

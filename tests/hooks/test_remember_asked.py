@@ -326,3 +326,33 @@ def test_a_turn_synced_after_forgetting_a_remembered_key_is_not_served_with_its_
     r = subprocess.run([sys.executable, "-m", "cmds", "search", "zebra", "umbrella", "--json"], env=env, cwd=REPO,
                        capture_output=True, text=True, timeout=120)
     assert "zebra" not in r.stdout.lower(), r.stdout
+
+
+def test_the_sessions_later_turns_are_stored_without_a_value_forgotten_by_key(tmp_path):
+    """test34 T1: after ``mem forget KEY`` the same session went on; its next
+    prompt's Stop sync stored the agent's answer and a tool output quoting the
+    value in the clear (masked only when served), and ``mem scan`` found it
+    in the store after ``gc --prune=now``.  The forget now gives each session
+    whose turns it rewrote the value's ``match:<session>`` rule, so the turn
+    writer withholds it in the session's later turns as a ``--match`` does."""
+    from objstore import scan_store
+    s = _Session(tmp_path)
+    s.prompt("remember that the staging bucket is acme-stage-7731")
+    s.stop("Got it: the staging bucket is acme-stage-7731.")
+    (key,) = s.remembered()
+    env = {k: v for k, v in hook_env(s.store).items() if k != "MEM_AGENT"}
+
+    def mem(*args):
+        r = subprocess.run([sys.executable, "-m", "cmds", *args], env=env, cwd=REPO, capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode in (0, 1), r.stdout + r.stderr
+        return r
+
+    assert mem("forget", key, "--yes").returncode == 0
+    s.prompt("list the buckets again please")
+    s.stop("Buckets: acme-stage-7731 and acme-prod-1.")
+    assert mem("gc", "--prune=now").returncode == 0
+    assert scan_store(s.store, [b"acme-stage-7731"]) == []
+    out = mem("show", s.sid[:8]).stdout
+    assert "Buckets:" in out and "acme-prod-1" in out and "acme-stage-7731" not in out, out
+    assert mem("fsck").returncode == 0
