@@ -1,0 +1,118 @@
+"""The recovery of a forget that was stopped (killed, power lost) after it
+noted in the index journal the keys and sessions it touches (``P`` / ``T``
+lines, ``forget.execute_plan`` step 0): :func:`resume_forget` finishes
+what its tombstones name, as the forget would have (docs/forget.md,
+"Stopped before its tombstones were all written").
+
+Split from ``forget`` (its file limit) so that it can read what the
+``mem forget KEY`` source-turn rewrite reads (``sealsources``, which
+imports ``forget``): a turn such a forget tombstoned before the stop is
+rewritten with the key's value withheld, as the forget does, not emptied.
+"""
+
+from __future__ import annotations
+
+from objstore.core.errors import IntegrityError
+from objstore.core.objects import Fact, value_digest
+from objstore.core.refs import fact_ref, session_ref
+from objstore.core.store import Store
+from objstore.memory import queue
+from objstore.memory.forget import ForgetResult, execute_plan
+from objstore.memory.forgetplan import CREDENTIALS_REASON, ForgetPlan, plan_chain
+from objstore.memory.sealsources import plan_source_turns
+from objstore.memory.sessions import FORGOTTEN, walk_turns
+from objstore.memory.tombstones import all_tombstones, capture_filter, forgotten_check, turn_tombstone_key
+
+def resume_forget(store: Store, keys: set[str], sessions: set[str],
+                  queue_items: dict[str, str] | None = None) -> ForgetResult | None:
+    """Finish a forget that was stopped (killed, power lost) after it noted
+    the ``keys`` and ``sessions`` it touches in the index journal (``P`` /
+    ``T`` lines): what its tombstones forget there and is still stored is
+    removed as :func:`forget` does (steps 2-5; the tombstones exist).  A
+    version whose key + value digest a tombstone names, a turn whose
+    source, text or session a tombstone names (``forgotten_check``) goes;
+    a key with no other live version goes whole.  Idempotent; the caller
+    holds the store lock (recovery) and clears the journal.  Returns None
+    when nothing was left to do.
+
+    A version or turn whose tombstone a ``mem forget --credentials`` wrote
+    (reason :data:`CREDENTIALS_REASON`) is rewritten redacted in its place
+    (``core.redact.leftovers.redact_stored``, as ``plan_credentials``), never
+    emptied (q20: a killed run left them emptied, a key with no other
+    value gone whole); the resumed tombstones keep that reason.  So is
+    each review-queue item of ``queue_items`` (``Q`` lines: item id -> the
+    id it takes) whose objects still hold a credential
+    (``queue.plan_redactions``), under the id the stopped run gave it, its
+    old objects deleted (a stop between its ref and its reflog is finished:
+    ``queue.rewrite_redacted``).
+
+    Not resumed: the rewrite of facts whose ``sources`` cite a turn that was
+    rewritten before the stop (they keep citing its old, deleted id)."""
+    from objstore.core.redact.leftovers import redact_stored  # deferred: the rules compile at import
+    check = forgotten_check(store)
+    flt = capture_filter(store, strict=False)   # recovery runs under any lock: a lost tombstone must not stop it
+    # what a stopped --credentials forget tombstoned (key + digest of the old text): redacted, not emptied
+    cred = {(t.key, t.value_sha256) for t in all_tombstones(store) if t.reason == CREDENTIALS_REASON}
+
+    def redacts(tkey: str, text: str, name: str = "") -> str | None:
+        if not text or (tkey, value_digest(text)) not in cred:
+            return None
+        new, counts = redact_stored(text, name)
+        return new if counts and new != text else None
+    plan = ForgetPlan()
+    for key in sorted(keys):
+        head = store.refs.read(fact_ref(key))
+        if head is None:
+            continue
+        try:
+            chain = plan_chain(store, plan, head)
+        except IntegrityError:
+            continue           # a damaged head: fsck --repair, then a rerun of the forget
+        live = [v for v in chain if not v.fact.forgotten]
+        red = {}
+        for v in live:
+            text = redacts(key, v.fact.body, key)
+            if text is not None:
+                red[v.id] = text
+        hit = [v for v in live if v.id not in red and check(v.fact)]
+        if hit and len(hit) == len(live):
+            plan.keys[key] = chain
+        elif hit:
+            plan.versions[key] = hit
+        if red and key not in plan.keys:
+            plan.redacted_versions[key] = [v for v in live if v.id in red]
+            plan.texts.update(red)
+    for sid in sorted(sessions):
+        head = store.refs.read(session_ref(sid))
+        if head is None:
+            continue
+        try:
+            tvs = list(walk_turns(store, head))
+        except IntegrityError:
+            continue
+        if sid in flt.sessions:
+            plan.sessions[sid] = tvs[::-1]
+        else:
+            red = {}
+            for tv in tvs:
+                text = redacts(turn_tombstone_key(sid, tv.turn.source), tv.turn.text)
+                if text is not None:
+                    red[tv.id] = text
+            hit = [tv for tv in tvs if tv.id not in red
+                   and flt.turns.when(sid, tv.turn.source, tv.turn.text) is not None]
+            if hit:
+                plan.turns[sid] = hit
+            if red:
+                plan.redacted[sid] = [tv for tv in tvs if tv.id in red]
+                plan.texts.update(red)
+    if queue_items:
+        plan.queue_redacted = queue.plan_redactions(store, set(queue_items))
+        plan.queue_names = {iid: queue_items[iid] for iid in plan.queue_redacted}
+    if not (plan.keys or plan.versions or plan.sessions or plan.turns or plan.redacted or plan.redacted_versions
+            or plan.queue_redacted):
+        return None
+    res = ForgetResult(plan)
+    _execute(store, plan, res, CREDENTIALS_REASON if (plan.redacted or plan.redacted_versions or plan.queue_redacted)
+             and not (plan.keys or plan.versions or plan.sessions or plan.turns) else "forget (resumed)",
+             clear_journal=False)
+    return res
