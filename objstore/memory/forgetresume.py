@@ -28,7 +28,7 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str],
     """Finish a forget that was stopped (killed, power lost) after it noted
     the ``keys`` and ``sessions`` it touches in the index journal (``P`` /
     ``T`` lines): what its tombstones forget there and is still stored is
-    removed as :func:`forget` does (steps 2-5; the tombstones exist).  A
+    removed as ``forget.forget`` does (steps 2-5; the tombstones exist).  A
     version whose key + value digest a tombstone names, a turn whose
     source, text or session a tombstone names (``forgotten_check``) goes;
     a key with no other live version goes whole.  Idempotent; the caller
@@ -44,7 +44,14 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str],
     id it takes) whose objects still hold a credential
     (``queue.plan_redactions``), under the id the stopped run gave it, its
     old objects deleted (a stop between its ref and its reflog is finished:
-    ``queue.rewrite_redacted``).
+    ``queue.rewrite_redacted``).  A turn a stopped ``mem forget KEY``
+    tombstoned (the turns it rewrites with the value withheld:
+    ``sealsources.add_source_turns``, whose tombstones have that reason too)
+    is rewritten as that forget rewrites it, the values of the journalled
+    keys (their live versions, of a key none of whose versions holds a
+    credential) withheld by ``sealsources.plan_source_turns``, so the store
+    ends as the forget never stopped leaves it (a turn none of them is in
+    is redacted by rule, as above).
 
     Not resumed: the rewrite of facts whose ``sources`` cite a turn that was
     rewritten before the stop (they keep citing its old, deleted id)."""
@@ -60,6 +67,7 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str],
         new, counts = redact_stored(text, name)
         return new if counts and new != text else None
     plan = ForgetPlan()
+    values: list[Fact] = []   # a stopped KEY forget's live values: withheld in the turns it tombstoned
     for key in sorted(keys):
         head = store.refs.read(fact_ref(key))
         if head is None:
@@ -82,6 +90,17 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str],
         if red and key not in plan.keys:
             plan.redacted_versions[key] = [v for v in live if v.id in red]
             plan.texts.update(red)
+        elif not red:   # (a key with a credential is a --credentials forget's: its turns are redacted by rule)
+            values += [v.fact for v in live]
+    withheld: dict[str, str] | None = None
+
+    def turn_text(tkey: str, tid: str, text: str) -> str | None:
+        nonlocal withheld
+        if not text or (tkey, value_digest(text)) not in cred:
+            return None
+        if values and withheld is None:   # as the forget planned them (sealsources.add_source_turns)
+            withheld = plan_source_turns(store, values, FORGOTTEN, sourced_only=True)[0].texts
+        return (withheld or {}).get(tid) or redacts(tkey, text)
     for sid in sorted(sessions):
         head = store.refs.read(session_ref(sid))
         if head is None:
@@ -95,7 +114,7 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str],
         else:
             red = {}
             for tv in tvs:
-                text = redacts(turn_tombstone_key(sid, tv.turn.source), tv.turn.text)
+                text = turn_text(turn_tombstone_key(sid, tv.turn.source), tv.id, tv.turn.text)
                 if text is not None:
                     red[tv.id] = text
             hit = [tv for tv in tvs if tv.id not in red
@@ -112,7 +131,7 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str],
             or plan.queue_redacted):
         return None
     res = ForgetResult(plan)
-    _execute(store, plan, res, CREDENTIALS_REASON if (plan.redacted or plan.redacted_versions or plan.queue_redacted)
+    execute_plan(store, plan, res, CREDENTIALS_REASON if (plan.redacted or plan.redacted_versions or plan.queue_redacted)
              and not (plan.keys or plan.versions or plan.sessions or plan.turns) else "forget (resumed)",
              clear_journal=False)
     return res
