@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from objstore.core import gc as core_gc
 from objstore.core.audit import redact_ids
 from objstore.core.errors import IntegrityError, InvalidInput, NotFound
+from objstore.core.lostrefs import LostRef, drop_lost, read_lost
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, normalize_value, value_digest
 from objstore.core.text import matcher
 from objstore.core.refs import fact_ref, session_ref, validate_key
@@ -169,6 +170,22 @@ def nothing_left(store: Store, plan: ForgetPlan) -> bool:
         return False
     with store.lock("forget"):
         return store.unfinished.done(*plan.selector)
+
+
+def forget_lost_ref(store: Store, *, what: str | None = None, session: str | None = None,
+                    dry_run: bool = False) -> list[LostRef]:
+    """For a ``mem forget KEY`` or ``--session ID`` that found nothing
+    stored (``plan_forget`` raised NotFound): the lines of the store's
+    ``lost-refs`` naming that key's or session's ref (``mem fsck --repair``
+    removed it, nothing of it readable: ``core.lostrefs``), dropped under
+    the store lock unless ``dry_run``, so fsck and doctor no longer ask for
+    it back.  Returns those lines ([]: not recorded).  Raises InvalidInput
+    (a bad key), StoreLocked, OSError."""
+    name = fact_ref(validate_key(what)) if what is not None else session_ref(session or "")
+    if dry_run:
+        return [r for r in read_lost(store.root) if r.name == name]
+    with store.lock("forget"):
+        return drop_lost(store.root, [name])
 
 
 def text_rule_ahead(store: Store, match: str) -> bool | None:
@@ -596,6 +613,8 @@ def execute_plan(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str,
     res.scrubbed = scrub_derived(store, needles + sorted(rare))
     res.temps_deleted = drop_leftover_temps(store)   # a killed writer's pack may hold the text too
     drop_sessions(store, {*plan.sessions, *plan.turns, *plan.meta, *plan.redacted})   # their lines name replaced heads
+    # a ref a repair recorded as lost and set since (a pull, a remember): fsck must not ask for it back
+    drop_lost(store.root, [*map(fact_ref, plan.keys), *map(session_ref, plan.sessions)])
     if plan.match and forget_projects(store, matcher(plan.match)):   # the registry names projects by path
         res.scrubbed.append(REGISTRY_FILE)
     redact_ids(store.root / "logs", doomed)  # the audit keeps its lines; an id is a fingerprint of the value

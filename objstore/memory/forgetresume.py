@@ -16,12 +16,14 @@ from objstore.core.errors import IntegrityError
 from objstore.core.objects import Fact, value_digest
 from objstore.core.refs import fact_ref, session_ref
 from objstore.core.store import Store
+from objstore.core.text import replace_spans
 from objstore.memory import queue
 from objstore.memory.forget import ForgetResult, execute_plan
 from objstore.memory.forgetplan import CREDENTIALS_REASON, ForgetPlan, plan_chain
-from objstore.memory.sealsources import plan_source_turns
-from objstore.memory.sessions import FORGOTTEN, walk_turns
-from objstore.memory.tombstones import all_tombstones, capture_filter, forgotten_check, turn_tombstone_key
+from objstore.memory.sealsources import plan_source_turns, quoted_forms
+from objstore.memory.sessions import FORGOTTEN, walk_turns, withhold_value
+from objstore.memory.tombstones import (all_tombstones, capture_filter, forgotten_check, key_names, match_spans,
+                                        text_rule, turn_tombstone_key)
 
 def resume_forget(store: Store, keys: set[str], sessions: set[str],
                   queue_items: dict[str, str] | None = None) -> ForgetResult | None:
@@ -135,3 +137,96 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str],
              and not (plan.keys or plan.versions or plan.sessions or plan.turns) else "forget (resumed)",
              clear_journal=False)
     return res
+
+
+#: how long before a stopped forget's note the text rules of its values were written
+#: (``sealsources.rule_source_values``, run just before the forget by ``mem forget KEY``), in ms
+RULES_AHEAD_MS = 10 * 60 * 1000
+
+
+def finish_forgotten_key(store: Store, key: str) -> int | None:
+    """For a ``mem forget KEY`` rerun that finds the key already forgotten
+    while the note of a stopped forget of it is still there
+    (``core.unfinished``, kind ``what``): a mem before session 34 removed
+    the key before it had tombstoned the turns quoting its value (test33b
+    T6), so they may still hold it.  They are found by the hashes the store
+    keeps (the value's text rule, ``value:<n>``, of each digest the key's
+    tombstones name, and the text rules of its quoted forms written in the
+    :data:`RULES_AHEAD_MS` before the note: ``tombstones.match_spans``,
+    where a word starts); the text a match covers is the value, so each
+    form other turns quote it by (``sealsources.quoted_forms``) is withheld
+    as the forget withholds it (``sessions.withhold_value``, whole words),
+    and what is left matching a hash is replaced by ``sessions.FORGOTTEN``:
+    each such turn is rewritten in its place, tombstoned as the forget
+    would have; the note goes.  Returns the number of turns rewritten (0: none
+    held it; the note goes), or None when the store keeps no hash to look
+    for (a value shorter than ``tombstones.MIN_TEXT_CHARS``): the note
+    stays, for ``mem forget --match VALUE`` to finish.  Reads every turn of
+    every session; takes the store lock.  Raises StoreLocked, MemError,
+    OSError."""
+    selector = ("what", key)
+    with store.lock("forget"):
+        note = next((n for n in store.unfinished.list() if (n.kind, n.selector) == selector), None)
+        if note is None:
+            return 0
+        tombs = all_tombstones(store)
+        digests = {t.value_sha256 for t in tombs if t.key in key_names(key) and t.reason != "rejected"}
+        rules = {r for t in tombs if (r := text_rule(t)) is not None
+                 and ((t.reason.startswith("value:") and t.value_sha256 in digests)
+                      or (t.reason.startswith("text:") and note.time - RULES_AHEAD_MS <= t.time <= note.time))}
+        if not any(t.reason.startswith("value:") and t.value_sha256 in digests for t in tombs):
+            return None
+        chains = []
+        for name, head in store.refs.iter("sessions"):
+            try:
+                chains.append((name[len("sessions/"):], list(walk_turns(store, head))))
+            except IntegrityError:
+                continue   # fsck --repair first; this rerun finds the rest
+        # a turn holding the value (its source, "remember that ..."), found by hash, gives back its text
+        # and so the forms other turns quote it by ("Noted: kestrel-jade-5150"), as the forget withholds them
+        found = {tv.turn.text[a:b] for _sid, tvs in chains for tv in tvs if not tv.turn.forgotten
+                 for a, b in match_spans(tv.turn.text, sorted(rules), word_starts=True)}
+        forms = sorted({x for v in found for x in (v, *quoted_forms(v))}, key=len, reverse=True)
+        plan = ForgetPlan(selector=selector)
+        for sid, tvs in chains:
+            for tv in tvs:
+                new = tv.turn.text
+                if tv.turn.forgotten or not new:
+                    continue
+                for form in forms:
+                    new = withhold_value(new, form, whole=True, marker=FORGOTTEN)[0]
+                spans = match_spans(new, sorted(rules), word_starts=True)
+                new = replace_spans(new, spans, FORGOTTEN) if spans else new
+                if new != tv.turn.text:
+                    plan.redacted.setdefault(sid, []).append(tv)
+                    plan.texts[tv.id] = new
+        if not plan.redacted:
+            store.unfinished.done(*selector)
+            return 0
+        execute_plan(store, plan, ForgetResult(plan), CREDENTIALS_REASON)
+        store.unfinished.done(*selector)   # (the journal's U line settled it; an older note by another name too)
+        return sum(map(len, plan.redacted.values()))
+
+
+def settle_key_notes(store: Store, match: str) -> list[str]:
+    """After ``mem forget --match TEXT``: drop the note of each stopped
+    ``mem forget KEY`` (``core.unfinished``, kind ``what``) whose key is
+    gone and whose tombstones name the digest of ``TEXT`` (``TEXT`` is the
+    forgotten value: that forget is now finished, where
+    :func:`finish_forgotten_key` had no hash to look for).  Returns those
+    keys.  Takes the store lock only when there is such a note.  Raises
+    StoreLocked, OSError."""
+    notes = [n for n in store.unfinished.list() if n.kind == "what" and n.command == "forget" and "/" in n.selector
+             and "@" not in n.selector]
+    if not notes:
+        return []
+    digest = value_digest(match)
+    out = []
+    with store.lock("forget"):
+        tombs = all_tombstones(store)
+        for n in notes:
+            if store.refs.read(fact_ref(n.selector)) is None and any(
+                    t.key in key_names(n.selector) and t.value_sha256 == digest for t in tombs):
+                store.unfinished.done(n.kind, n.selector)
+                out.append(n.selector)
+    return out
