@@ -613,8 +613,8 @@ def execute_plan(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str,
     res.scrubbed = scrub_derived(store, needles + sorted(rare))
     res.temps_deleted = drop_leftover_temps(store)   # a killed writer's pack may hold the text too
     drop_sessions(store, {*plan.sessions, *plan.turns, *plan.meta, *plan.redacted})   # their lines name replaced heads
-    # a ref a repair recorded as lost and set since (a pull, a remember): fsck must not ask for it back
-    drop_lost(store.root, [*map(fact_ref, plan.keys), *map(session_ref, plan.sessions)])
+    if plan.keys or plan.sessions:   # a ref a repair recorded as lost, set since: fsck must not ask for it back
+        drop_lost(store.root, [*map(fact_ref, plan.keys), *map(session_ref, plan.sessions)])
     if plan.match and forget_projects(store, matcher(plan.match)):   # the registry names projects by path
         res.scrubbed.append(REGISTRY_FILE)
     redact_ids(store.root / "logs", doomed)  # the audit keeps its lines; an id is a fingerprint of the value
