@@ -203,9 +203,11 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
 
     Exit status: 0 forgotten (or dry run, or nothing matched, or the key
     or session was already forgotten: a forget that was killed is finished
-    by the next command, this one included); 2 bad selector (also a KEY or
-    --session holding a credential: refused, never echoed); 4 no such key,
-    object or session; 1 not confirmed; 5 confirmed at the prompt, but a
+    by the next command, this one included; or a KEY or session 'mem fsck
+    --repair' removed: its lost-refs line goes); 2 bad selector (also a KEY
+    or --session holding a credential: refused, never echoed); 3 a KEY
+    forget stopped by an older mem may have left its value in turns no hash
+    finds (run the --match it names); 4 no such key, object or session; 1 not confirmed; 5 confirmed at the prompt, but a
     version or turn the preview did not show was written meanwhile
     (nothing forgotten);
     6 run by an agent; 11 store locked; 74 standard output could not be
@@ -215,7 +217,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     (mem forget ... --yes | head -1): a confirmed forget is still carried
     out whole first.
     """
-    from objstore import forget, later_turns
+    from objstore import NotFound, forget, later_turns, settle_key_notes
     if scrub_sources and match is None:
         raise click.UsageError("--scrub-sources goes with --match")
     if not dry_run:
@@ -241,10 +243,18 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     # and carried out under it, planned once; otherwise forget plans again after the answer
     held = store.lock("forget") if yes and not dry_run else contextlib.nullcontext()
     with held:
-        plan = _planned(store, what, match, session)
+        try:
+            plan = _planned(store, what, match, session)
+        except NotFound:
+            if not (what and "/" in what and "@" not in what or session) or not _forget_lost(
+                    store, what, session, dry_run, as_json):
+                raise
+            return
         from objstore import remotes_holding
         remotes = remotes_holding(store, plan.object_ids())  # before forget deletes them: who got them from here
         finished = False
+        if plan.already_forgotten and what and not dry_run:   # stopped before, by an older mem (test33b T6)?
+            _finish_old_stop(store, what, as_json)
         if plan.is_empty() and not dry_run:   # nothing is left: the same forget, if one was stopped
             from objstore import nothing_left  # before it wrote all its tombstones, is finished
             finished = nothing_left(store, plan)
@@ -260,6 +270,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
             if match is not None and not dry_run:   # caches, logs and the registry may still name it
                 from objstore import drop_leftover_temps, scrub_leftovers, text_rule_ahead
                 left = scrub_leftovers(store, match)
+                settle_key_notes(store, match)   # a KEY forget an older mem left stopped (_finish_old_stop)
                 temps = drop_leftover_temps(store)   # and a killed writer's temp pack may hold it
                 # a sync yet to come (test30b S16), only when confirmed and at least as long as a value's
                 # text rule (test30c T1: "run" hid every later "running", unasked)
@@ -321,6 +332,8 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                     with _rerun_when_unlogged(), _signals_deferred():
                         _rule_values(store, plan)
                         r = forget(store, what=what, match=match, session=session, plan=plan)
+    if match is not None and not scrub_only:
+        settle_key_notes(store, match)
     if scrub_only:
         _scrub_only(store, match, yes, dry_run, as_json)
         return
@@ -371,6 +384,45 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     if not scrub_sources and (r.plan.turns or r.plan.sessions):
         click.echo("note: the agent's own transcript files still hold the text "
                    "(see --scrub-sources, and docs/forget.md)", err=True)
+
+
+def _forget_lost(store, what, session, dry_run: bool, as_json: bool) -> bool:
+    """A KEY or session found nowhere that 'mem fsck --repair' recorded as
+    lost (``lost-refs``): its line goes, so fsck and doctor stop asking for
+    it back (``objstore.forget_lost_ref``).  False when not recorded."""
+    from objstore import forget_lost_ref
+    gone = forget_lost_ref(store, what=what if not session else None, session=session, dry_run=dry_run)
+    if not gone:
+        return False
+    name = gone[0].name
+    if as_json:
+        emit_json({"dry_run": dry_run, "forgotten": False, "lost_ref": name, "lost_ref_dropped": not dry_run})
+        return True
+    click.echo(f"{safe(name)}: nothing of it is stored ('mem fsck --repair' removed it, "
+               f"{fmt_time(gone[-1].time_ms)}); {'would drop' if dry_run else 'dropped'} its line in lost-refs, "
+               "so fsck and doctor no longer ask for it back")
+    click.echo("note: a remote or backup that holds it still does (forget it there too)", err=True)
+    if dry_run:
+        changed_nothing()
+    return True
+
+
+def _finish_old_stop(store, what: str, as_json: bool) -> None:
+    """A KEY forget stopped before it finished whose key an older mem then
+    removed, the turns quoting its value left (test33b T6): finish them by
+    the hashes kept (``objstore.finish_forgotten_key``); when there is none,
+    keep the note, say what to run, exit 3."""
+    from objstore import finish_forgotten_key
+    n = finish_forgotten_key(store, what)
+    if n is None:
+        click.echo(f"error: the forget of {safe(what)} was stopped before it finished, and an older mem then "
+                   "removed the key: turns quoting its value may still hold it, and its value is too short "
+                   "for a hash to find them; run: mem forget --match 'THE VALUE' --yes (the note stays "
+                   "until then)", err=True)
+        raise SystemExit(3)
+    if n and not as_json:
+        click.echo(f"finished the forget of {safe(what)} stopped earlier: withheld its value in "
+                   f"{plural(n, 'turn')} it had left holding it", err=True)
 
 
 def _say_temps(temps: list[tuple[str, int]]) -> None:

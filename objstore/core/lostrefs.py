@@ -98,12 +98,33 @@ def prune_found(store) -> None:
     if not _path(store.root).is_file():
         return
     keep = {r.name for r in still_lost(store)}
-    lines = [r for r in read_lost(store.root) if r.name in keep]
-    if not lines:
+    if not keep:
         _path(store.root).unlink()
-    elif len(lines) != len(read_lost(store.root)):
-        atomic_write(_path(store.root), "".join(f"{r.time_ms} {r.head or _NO_ID} {r.name}\n" for r in lines)
+    else:
+        drop_lost(store.root, {r.name for r in read_lost(store.root)} - keep)
+
+
+def drop_lost(root: str | os.PathLike, names) -> list[LostRef]:
+    """Drop every line naming one of ``names`` (ref names, e.g.
+    ``facts/<key>``; an iterable), and the file when none is left: the
+    ref was forgotten (``mem forget``), so fsck and doctor must not ask for
+    it back.  Returns the lines dropped ([] when the file is absent or names
+    none: one failed open, the cost to a forget).  Caller holds the store
+    lock.  Raises OSError when the file cannot be written."""
+    lost = read_lost(root)
+    if not lost:
+        return []
+    names = set(names)
+    gone = [r for r in lost if r.name in names]
+    if not gone:
+        return []
+    keep = [r for r in lost if r.name not in names]
+    if not keep:
+        _path(root).unlink(missing_ok=True)
+    else:
+        atomic_write(_path(root), "".join(f"{r.time_ms} {r.head or _NO_ID} {r.name}\n" for r in keep)
                      .encode("utf-8", "surrogateescape"))
+    return gone
 
 
 def lost_refs_note(store) -> str | None:

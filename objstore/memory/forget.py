@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from objstore.core import gc as core_gc
 from objstore.core.audit import redact_ids
 from objstore.core.errors import IntegrityError, InvalidInput, NotFound
+from objstore.core.lostrefs import LostRef, drop_lost, read_lost
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, normalize_value, value_digest
 from objstore.core.text import matcher
 from objstore.core.refs import fact_ref, session_ref, validate_key
@@ -65,7 +66,7 @@ from objstore.memory.scope import REGISTRY_FILE, forget_projects, is_memory_file
 from objstore.memory.sessions import drop_session_cache, walk_turns
 from objstore.memory.turnmeta import drop_sessions
 from objstore.memory.turnmeta import refresh as turnmeta_refresh
-from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, VERSION_REASON, all_tombstones, capture_filter,
+from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, VERSION_REASON, all_tombstones,
                                         forgotten_check, hidden_key, put_tombstone, text_tombstone,
                                         turn_tombstone_key)
 
@@ -123,7 +124,7 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
     A plan that redacts (``plan_credentials``: ``redacted``,
     ``redacted_versions``) writes its tombstones with reason
     :data:`CREDENTIALS_REASON` (for ``reason="forget"``), so that the
-    recovery of a stopped one finishes it redacted (:func:`resume_forget`).
+    recovery of a stopped one finishes it redacted (``forgetresume.resume_forget``).
 
     Raises as :func:`plan_forget`, StoreLocked, and ValueError for a
     ``plan`` given without the store lock held.
@@ -151,7 +152,7 @@ def forget(store: Store, *, what: str | None = None, match: str | None = None, s
             nothing_left(store, plan)
             return res
         kept = memory_file_rest(store, plan)
-        _execute(store, plan, res, reason, tombstones)
+        execute_plan(store, plan, res, reason, tombstones)
         for key, (head, text) in kept.items():   # the file's other entries stay, in a new version
             v = remember(store, key, text, kind=head.kind, trust=head.trust, owner=head.owner,
                          command="forget: the matching entries removed", reviewed=True)
@@ -169,6 +170,22 @@ def nothing_left(store: Store, plan: ForgetPlan) -> bool:
         return False
     with store.lock("forget"):
         return store.unfinished.done(*plan.selector)
+
+
+def forget_lost_ref(store: Store, *, what: str | None = None, session: str | None = None,
+                    dry_run: bool = False) -> list[LostRef]:
+    """For a ``mem forget KEY`` or ``--session ID`` that found nothing
+    stored (``plan_forget`` raised NotFound): the lines of the store's
+    ``lost-refs`` naming that key's or session's ref (``mem fsck --repair``
+    removed it, nothing of it readable: ``core.lostrefs``), dropped under
+    the store lock unless ``dry_run``, so fsck and doctor no longer ask for
+    it back.  Returns those lines ([]: not recorded).  Raises InvalidInput
+    (a bad key), StoreLocked, OSError."""
+    name = fact_ref(validate_key(what)) if what is not None else session_ref(session or "")
+    if dry_run:
+        return [r for r in read_lost(store.root) if r.name == name]
+    with store.lock("forget"):
+        return drop_lost(store.root, [name])
 
 
 def text_rule_ahead(store: Store, match: str) -> bool | None:
@@ -321,7 +338,7 @@ def _text_tombstone(store: Store, res: ForgetResult, have: set, digest: bytes, l
 
 
 def _have_key(key: str, reason: str) -> str:
-    """A tombstone's place in ``_execute``'s ``have``: its key, and for a
+    """A tombstone's place in ``execute_plan``'s ``have``: its key, and for a
     text tombstone which kind (a value's and a ``--match`` text of one
     digest are two tombstones: docs/format.md, "Tombstone"; so are a
     version's, :data:`tombstones.VERSION_REASON`, and its value's)."""
@@ -333,8 +350,12 @@ def _have_key(key: str, reason: str) -> str:
 _NO_TOMBSTONES: set = set()
 
 
-def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tombstones: bool = True,
-             clear_journal: bool = True) -> None:
+def execute_plan(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tombstones: bool = True,
+                 clear_journal: bool = True) -> None:
+    """Carry out ``plan`` (steps 1-5 of the module doc) under the store lock the
+    caller holds, filling ``res``; ``clear_journal=False`` for recovery
+    (``forgetresume.resume_forget``), which clears it itself.  Raises
+    MemError, OSError."""
     now = now_ms()
     have = {(_have_key(t.key, t.reason), t.value_sha256) for t in all_tombstones(store)} if tombstones else _NO_TOMBSTONES
     # a forget stopped before its D lines below has tombstones for part of what it removes only,
@@ -343,7 +364,7 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     if plan.selector is not None:
         store.unfinished.mark(*plan.selector, now, "seal" if reason == "seal" else "forget")
     # 0. the keys and sessions this forget touches, before anything changes: a forget stopped
-    # after this point is finished by the next holder of the store lock (resume_forget)
+    # after this point is finished by the next holder of the store lock (forgetresume.resume_forget)
     touched = [f"P\t{k}" for k in dict.fromkeys((*plan.keys, *plan.versions, *plan.redacted_versions))]
     touched += [f"T\t{s}" for s in dict.fromkeys((*plan.sessions, *plan.turns, *plan.meta, *plan.redacted))]
     # (the review-queue items rewritten redacted, with the id each takes: recovery finishes a stopped rewrite)
@@ -592,6 +613,8 @@ def _execute(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str, tom
     res.scrubbed = scrub_derived(store, needles + sorted(rare))
     res.temps_deleted = drop_leftover_temps(store)   # a killed writer's pack may hold the text too
     drop_sessions(store, {*plan.sessions, *plan.turns, *plan.meta, *plan.redacted})   # their lines name replaced heads
+    if plan.keys or plan.sessions:   # a ref a repair recorded as lost, set since: fsck must not ask for it back
+        drop_lost(store.root, [*map(fact_ref, plan.keys), *map(session_ref, plan.sessions)])
     if plan.match and forget_projects(store, matcher(plan.match)):   # the registry names projects by path
         res.scrubbed.append(REGISTRY_FILE)
     redact_ids(store.root / "logs", doomed)  # the audit keeps its lines; an id is a fingerprint of the value
@@ -615,98 +638,3 @@ def _fact_docs(store: Store, plan: ForgetPlan, heads: dict[str, str], ids: list[
         if key in heads:
             out += [d for d in key_docs(plan_chain(store, plan, heads[key])) if d.id == oid]
     return out
-
-
-def resume_forget(store: Store, keys: set[str], sessions: set[str],
-                  queue_items: dict[str, str] | None = None) -> ForgetResult | None:
-    """Finish a forget that was stopped (killed, power lost) after it noted
-    the ``keys`` and ``sessions`` it touches in the index journal (``P`` /
-    ``T`` lines): what its tombstones forget there and is still stored is
-    removed as :func:`forget` does (steps 2-5; the tombstones exist).  A
-    version whose key + value digest a tombstone names, a turn whose
-    source, text or session a tombstone names (``forgotten_check``) goes;
-    a key with no other live version goes whole.  Idempotent; the caller
-    holds the store lock (recovery) and clears the journal.  Returns None
-    when nothing was left to do.
-
-    A version or turn whose tombstone a ``mem forget --credentials`` wrote
-    (reason :data:`CREDENTIALS_REASON`) is rewritten redacted in its place
-    (``core.redact.leftovers.redact_stored``, as ``plan_credentials``), never
-    emptied (q20: a killed run left them emptied, a key with no other
-    value gone whole); the resumed tombstones keep that reason.  So is
-    each review-queue item of ``queue_items`` (``Q`` lines: item id -> the
-    id it takes) whose objects still hold a credential
-    (``queue.plan_redactions``), under the id the stopped run gave it, its
-    old objects deleted (a stop between its ref and its reflog is finished:
-    ``queue.rewrite_redacted``).
-
-    Not resumed: the rewrite of facts whose ``sources`` cite a turn that was
-    rewritten before the stop (they keep citing its old, deleted id)."""
-    from objstore.core.redact.leftovers import redact_stored  # deferred: the rules compile at import
-    check = forgotten_check(store)
-    flt = capture_filter(store, strict=False)   # recovery runs under any lock: a lost tombstone must not stop it
-    # what a stopped --credentials forget tombstoned (key + digest of the old text): redacted, not emptied
-    cred = {(t.key, t.value_sha256) for t in all_tombstones(store) if t.reason == CREDENTIALS_REASON}
-
-    def redacts(tkey: str, text: str, name: str = "") -> str | None:
-        if not text or (tkey, value_digest(text)) not in cred:
-            return None
-        new, counts = redact_stored(text, name)
-        return new if counts and new != text else None
-    plan = ForgetPlan()
-    for key in sorted(keys):
-        head = store.refs.read(fact_ref(key))
-        if head is None:
-            continue
-        try:
-            chain = plan_chain(store, plan, head)
-        except IntegrityError:
-            continue           # a damaged head: fsck --repair, then a rerun of the forget
-        live = [v for v in chain if not v.fact.forgotten]
-        red = {}
-        for v in live:
-            text = redacts(key, v.fact.body, key)
-            if text is not None:
-                red[v.id] = text
-        hit = [v for v in live if v.id not in red and check(v.fact)]
-        if hit and len(hit) == len(live):
-            plan.keys[key] = chain
-        elif hit:
-            plan.versions[key] = hit
-        if red and key not in plan.keys:
-            plan.redacted_versions[key] = [v for v in live if v.id in red]
-            plan.texts.update(red)
-    for sid in sorted(sessions):
-        head = store.refs.read(session_ref(sid))
-        if head is None:
-            continue
-        try:
-            tvs = list(walk_turns(store, head))
-        except IntegrityError:
-            continue
-        if sid in flt.sessions:
-            plan.sessions[sid] = tvs[::-1]
-        else:
-            red = {}
-            for tv in tvs:
-                text = redacts(turn_tombstone_key(sid, tv.turn.source), tv.turn.text)
-                if text is not None:
-                    red[tv.id] = text
-            hit = [tv for tv in tvs if tv.id not in red
-                   and flt.turns.when(sid, tv.turn.source, tv.turn.text) is not None]
-            if hit:
-                plan.turns[sid] = hit
-            if red:
-                plan.redacted[sid] = [tv for tv in tvs if tv.id in red]
-                plan.texts.update(red)
-    if queue_items:
-        plan.queue_redacted = queue.plan_redactions(store, set(queue_items))
-        plan.queue_names = {iid: queue_items[iid] for iid in plan.queue_redacted}
-    if not (plan.keys or plan.versions or plan.sessions or plan.turns or plan.redacted or plan.redacted_versions
-            or plan.queue_redacted):
-        return None
-    res = ForgetResult(plan)
-    _execute(store, plan, res, CREDENTIALS_REASON if (plan.redacted or plan.redacted_versions or plan.queue_redacted)
-             and not (plan.keys or plan.versions or plan.sessions or plan.turns) else "forget (resumed)",
-             clear_journal=False)
-    return res

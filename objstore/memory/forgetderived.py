@@ -8,7 +8,7 @@ holds it (test32 X6: :func:`plan_parent_reports`).
 every source is a turn of the forgotten sessions, and whose trust is below
 ``user_stated`` (a value the person stated in that session stays theirs:
 they forget it by its key).  One that cites other evidence too keeps it:
-the forget rewrites its sources (``forget._execute``'s citation pass), as
+the forget rewrites its sources (``forget.execute_plan``'s citation pass), as
 before.  docs/forget.md, ``--session``."""
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def plan_session_derived(store: Store, plan, plan_chain) -> None:
     turn_ids = {tv.id for tvs in plan.sessions.values() for tv in tvs}
     if not turn_ids:
         return
-    # read once here and kept on the plan: the forget reuses both (forget._execute)
+    # read once here and kept on the plan: the forget reuses both (forget.execute_plan)
     plan.heads = dict(list_keys(store)) if plan.heads is None else plan.heads
     plan.cites = FactCites.load(store) if plan.cites is None else plan.cites
     may_cite = plan.cites.citing(turn_ids)

@@ -73,7 +73,7 @@ class ForgetPlan:
     queue_redacted: dict[str, tuple] = field(default_factory=dict)
     #: item id -> the id it takes once rewritten redacted (``queue.redacted_name``), named in
     #: the index journal (``Q`` lines) before anything changes; filled in by the execution, or
-    #: by the recovery from those lines (``forget.resume_forget``)
+    #: by the recovery from those lines (``forgetresume.resume_forget``)
     queue_names: dict[str, str] = field(default_factory=dict)
     #: session -> ids of its damaged turns (a damaged head, the turn a walk
     #: stopped at): deleted unread, found again in the index by id
@@ -293,7 +293,7 @@ def _summarised_session(store: Store, prefix: str) -> str | None:
 
 #: the reason of the tombstones a ``mem forget --credentials`` writes (``forget.forget`` gives it to a
 #: plan of :func:`plan_credentials`): the recovery of a stopped one finishes what they name redacted
-#: (``forget.resume_forget``), never emptied
+#: (``forgetresume.resume_forget``), never emptied
 CREDENTIALS_REASON = "forget --credentials"
 
 

@@ -381,7 +381,7 @@ def plan_redactions(store: Store, items: set[str] | None = None
     for each object that :func:`redact_proposal` changes, the one redaction
     of a proposal.  For ``mem forget --credentials``
     (``forgetplan.plan_credentials``; :func:`rewrite_redacted` carries it
-    out) and the recovery of a stopped one (``forget.resume_forget``:
+    out) and the recovery of a stopped one (``forgetresume.resume_forget``:
     ``items``, the item ids it names; None: every item).  Reads only."""
     out: dict[str, tuple[str | None, dict[str, QueueItem]]] = {}
     for iid, cur, _oids, objs in _traces(store):

@@ -18,7 +18,7 @@ from objstore.core.salvage import Quarantine
 from objstore.core.store import Store
 from objstore.index.errors import SearchIndexError
 from objstore.memory.documents import fact_docs, iter_docs, purge_turn_shards
-from objstore.memory.forget import resume_forget
+from objstore.memory.forgetresume import resume_forget
 from objstore.memory.reflog_drops import drop_entries
 from objstore.memory.repair import drop_dangling_edges
 from objstore.memory.facts import FACT_KINDS, current_of, fact_doc, history_doc, walk

@@ -346,7 +346,7 @@ def withdraw_plain(store: Store, key: str, facts: list[Fact]) -> int:
 
 class TurnForgets:
     """Which turns the turn tombstones forget: **the one rule**, used by
-    local forget (``forget.resume_forget``, gc's ``forgotten_check``),
+    local forget (``forgetresume.resume_forget``, gc's ``forgotten_check``),
     capture (:class:`CaptureFilter`) and push/pull
     (``objstore.remote.merge.ForgetIndex``) alike.
 
