@@ -1,0 +1,82 @@
+"""A "remember that …" prompt on a sealed key, captured with its value
+withheld: :func:`withhold_sealed`, the capture's ``TurnAppender(withhold=)``
+(every capture path: the prompt hook, the Stop hook's and ``mem import``'s
+transcript sync, the proxy).  Split from :mod:`objstore.capture.statements`,
+whose statement and take-back reading it uses (session 34: a take-back
+sent as the session's next prompt is withheld too, test33b T9).
+"""
+
+from __future__ import annotations
+
+from objstore.capture.statements import (CUE_WORDS, STATEMENT_CUE, TAKE_BACK_RE, next_take_back, statement_key,
+                                         statement_of)
+from objstore.core.store import Store
+
+__all__ = ["take_backs_withheld", "withhold_sealed"]
+
+
+def take_backs_withheld(text: str, marker: str) -> str:
+    """``text`` with each of its lines that a take-back opens
+    (:func:`~objstore.capture.statements.next_take_back`: "Actually, X",
+    "Sorry, I mean X", "Correction: the vendor code is X") replaced by
+    ``marker`` whole; the other lines as they are (a str, the same number of
+    lines)."""
+    return "\n".join(marker if next_take_back(f".\n{ln}") else ln for ln in text.split("\n"))
+
+
+def withhold_sealed(store: Store, text: str, after: bool = False) -> str:
+    """``text`` with its stated value withheld (``[REDACTED:sealed-value]``,
+    ``sessions.withhold_value``) when it is a "remember that …" prompt
+    (:func:`~objstore.capture.statements.statement_of`) whose key is sealed: ``user/remembered/<name>``
+    or ``project/<p>/remembered/<name>`` for any project ``p`` (the turn's
+    project is not known here: a sealed name in any project withholds),
+    else ``text`` unchanged (test31 U7: the hook answered "Not stored …
+    a plain write would store a value of it in the clear" while the prompt
+    itself was captured, indexed and recalled in the clear).  Decided from
+    the text alone, so every capture path (the prompt hook, the Stop hook's
+    and ``mem import``'s transcript sync, the proxy) stores the same text and
+    no file records the prompt; the whole line after the cue is withheld
+    (what follows the statement may say the value again, and a take-back
+    names the key by the statement first said: test32b Y9).
+
+    ``after``: the session's previous prompt had a value withheld (the
+    caller, ``TurnAppender``, knows the session): each line of ``text`` a
+    take-back opens, its first too, is withheld whole
+    (:func:`take_backs_withheld`): "Sorry, I mean X" sent as the next
+    prompt is that statement's new value (test33b T9).
+    The capture's ``TurnAppender(withhold=)``.
+    Raises OSError."""
+    if after:
+        text = take_backs_withheld(text, _withheld())
+    what = statement_of(text)
+    lead = len(text) - len(text.lstrip())
+    first, nl, tail = text[lead:].partition("\n")
+    back = cue = None
+    if what is None and first.isascii() and not any(w in first.lower() for w in CUE_WORDS):
+        return text   # (most prompts: no cue word)
+    cue = STATEMENT_CUE.search(first)
+    if cue is not None:
+        back = TAKE_BACK_RE.search(first, cue.start("what") + 3)
+    # the statement as first said, before a take-back: its key is the one the person named, whatever the
+    # take-back's reading ("… 5555. My mistake, I told you <sealed> yesterday", "Actually, it's X": test32b Y9)
+    nxt = next_take_back(text)   # a take-back on the next line says the value too (test32b Y2, Y7)
+    said = statement_of(first[:back.start()] if back is not None else first) if back is not None or nxt else None
+    names = {statement_key(w, None).split("/remembered/", 1)[1] for w in (what, said) if w}
+    if not names:
+        return text
+    for ref, _oid in store.refs.iter("sealed", damaged=[]):
+        key = ref[len("sealed/"):] if ref.startswith("sealed/") else ref
+        scope, sep, rest = key.partition("/remembered/")
+        if sep and rest in names and (scope == "user" or (scope.startswith("project/") and scope.count("/") == 1)):
+            # the whole line after the cue: what follows the statement may say the value again ("Actually,
+            # it's X", "I mean X", a correction: test32b Y9); and each later line a take-back opens, after a blank
+            # line too ("… X" LF LF "Correction: the vendor code is Y": test33b T9)
+            tail = take_backs_withheld(tail, _withheld())
+            return text[:lead] + (first[:cue.start("what")] if cue else "") + _withheld() + nl + tail
+    return text
+
+
+def _withheld() -> str:
+    """``sessions.WITHHELD`` (imported when a value is withheld: most prompts withhold none)."""
+    from objstore.memory.sessions import WITHHELD  # defer: a sealed name's statement only
+    return WITHHELD

@@ -1,0 +1,78 @@
+"""Session 34 (lane seal34), test33b T9's rest: a take-back sent as the
+session's NEXT prompt right after a "remember that …" statement on a sealed
+key ("Sorry, I mean zebra-plum-992") is that statement's new value, and was
+captured, indexed and served in the clear (the statement's own prompt was
+withheld).  Now every capture path withholds it: the prompt hook, the Stop
+hook's transcript sync and ``mem import claude-code`` of the same two
+prompts as user turns.  Real ``mem`` processes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import uuid
+
+from tests.hooks._util import REPO, asst, hook_env, line, mem_runner, payload, run_hook, text, turns, user, \
+    vault_project, wait_store_processes_gone
+
+OLD, NEW = "zebra-plum-991", "zebra-plum-992"
+PROMPTS = [f"remember that the vendor code is {OLD}", f"Sorry, I mean {NEW}", "thanks, now run the tests",
+           f"Actually, {NEW} is what the build uses"]   # (the 4th: no take-back right after a withheld prompt)
+
+
+def _sealed(tmp_path):
+    home, cwd, prompt = vault_project(tmp_path)
+    mem_runner(home)("remember", "project/api/remembered/vendor-code", "the vendor code is qq11",
+                     "--sensitivity", "secret")
+    return home, cwd, prompt
+
+
+def _served(home, word: str) -> str:
+    p = subprocess.run([sys.executable, "-m", "cmds", "search", word], text=True, capture_output=True,
+                       env=hook_env(home), cwd=REPO, timeout=120)
+    assert p.returncode in (0, 1), p.stderr
+    return p.stdout
+
+
+def _transcript(path, sid: str, cwd: str) -> None:
+    rows, n = [], sid[:8]     # (record ids of its own: a copy of another session's is a resumed session's)
+    for i, words in enumerate(PROMPTS):
+        rows.append(line(user(f"u{i}{n}", words, sid, cwd=cwd, ts=f"2026-01-05T10:00:{2 * i:02d}Z")))
+        rows.append(line(asst(f"a{i}{n}", f"m{i}{n}", [text(f"Done {i}.")], sid, cwd=cwd,
+                              ts=f"2026-01-05T10:00:{2 * i + 1:02d}Z")))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"".join(rows))
+
+
+def _check(home, sid: str) -> None:
+    wait_store_processes_gone(home)
+    mine = [t[3] for t in sorted(turns(home)) if t[0] == sid and t[2] == "user"]
+    assert mine[:3] == ["remember that [REDACTED:sealed-value]", "[REDACTED:sealed-value]",
+                        "thanks, now run the tests"], mine   # base: "Sorry, I mean zebra-plum-992"
+    assert mine[3] == PROMPTS[3], mine   # a prompt after a plain one is kept as typed
+    assert OLD not in _served(home, OLD) and "I mean" not in _served(home, NEW)
+
+
+def test_the_next_prompts_take_back_of_a_sealed_statement_is_withheld_by_the_prompt_hook(tmp_path):
+    home, _cwd, prompt = _sealed(tmp_path)
+    sid = str(uuid.uuid4())
+    assert "value withheld" in prompt(PROMPTS[0], sid)
+    for words in PROMPTS[1:]:
+        prompt(words, sid)
+    _check(home, sid)
+
+
+def test_the_stop_hooks_sync_and_mem_import_withhold_the_next_prompts_take_back(tmp_path):
+    home, cwd, _prompt = _sealed(tmp_path)
+    sid = str(uuid.uuid4())       # the Stop hook's sync of a transcript the prompt hook never saw
+    tp = tmp_path / "t" / f"{sid}.jsonl"
+    _transcript(tp, sid, str(cwd))
+    rc, _out, _err, _s = run_hook(home, payload("Stop", sid, tp, cwd=str(cwd)))
+    assert rc == 0
+    _check(home, sid)
+    sid2 = str(uuid.uuid4())      # mem import claude-code of the same prompts
+    _transcript(tmp_path / "cc" / "-dev-api" / f"{sid2}.jsonl", sid2, str(cwd))
+    p = subprocess.run([sys.executable, "-m", "cmds", "import", "claude-code", str(tmp_path / "cc")],
+                       env=hook_env(home), cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    _check(home, sid2)
