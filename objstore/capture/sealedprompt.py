@@ -12,7 +12,17 @@ from objstore.capture.statements import (CUE_WORDS, STATEMENT_CUE, TAKE_BACK_RE,
                                          statement_of)
 from objstore.core.store import Store
 
+TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 __all__ = ["take_backs_withheld", "withhold_sealed"]
+
+#: what the password rules leave (``objstore.core.redact``): a take-back in the next prompt says the new password
+PASSWORD_MARK = "[REDACTED:password-phrase]"
+#: a password statement put before a take-back line, so that the one redaction reads the line's new value as
+#: it reads one in the same prompt (``… is OLD. Sorry, I mean NEW``): its own marker is cut off again
+_SAID = "the password is Zq9x7Lk2Wm.\n"
 
 
 def take_backs_withheld(text: str, marker: str) -> str:
@@ -24,7 +34,7 @@ def take_backs_withheld(text: str, marker: str) -> str:
     return "\n".join(marker if next_take_back(f".\n{ln}") else ln for ln in text.split("\n"))
 
 
-def withhold_sealed(store: Store, text: str, after: bool = False) -> str:
+def withhold_sealed(store: Store, text: str, previous: Callable[[], frozenset[str]] | None = None) -> str:
     """``text`` with its stated value withheld (``[REDACTED:sealed-value]``,
     ``sessions.withhold_value``) when it is a "remember that …" prompt
     (:func:`~objstore.capture.statements.statement_of`) whose key is sealed: ``user/remembered/<name>``
@@ -39,15 +49,14 @@ def withhold_sealed(store: Store, text: str, after: bool = False) -> str:
     (what follows the statement may say the value again, and a take-back
     names the key by the statement first said: test32b Y9).
 
-    ``after``: the session's previous prompt had a value withheld (the
-    caller, ``TurnAppender``, knows the session): each line of ``text`` a
-    take-back opens, its first too, is withheld whole
-    (:func:`take_backs_withheld`): "Sorry, I mean X" sent as the next
-    prompt is that statement's new value (test33b T9).
+    ``previous`` (a user turn: the caller, ``TurnAppender``, knows its
+    session): only the lines of ``text`` a take-back opens, its first too,
+    are read (:func:`take_backs_after`), and ``previous()`` (the redaction
+    markers of the session's previous prompt) is called only when one does.
     The capture's ``TurnAppender(withhold=)``.
     Raises OSError."""
-    if after:
-        text = take_backs_withheld(text, _withheld())
+    if previous is not None:
+        return take_backs_after(text, previous)
     what = statement_of(text)
     lead = len(text) - len(text.lstrip())
     first, nl, tail = text[lead:].partition("\n")
@@ -74,6 +83,36 @@ def withhold_sealed(store: Store, text: str, after: bool = False) -> str:
             tail = take_backs_withheld(tail, _withheld())
             return text[:lead] + (first[:cue.start("what")] if cue else "") + _withheld() + nl + tail
     return text
+
+
+def take_backs_after(text: str, previous: Callable[[], frozenset[str]]) -> str:
+    """``text``, a prompt, with what its take-back lines say withheld when
+    ``previous()`` (the redaction markers of the session's previous prompt,
+    a set of str) holds a sealed value's or a password's: "Sorry, I mean X"
+    sent as the next prompt is that statement's new value (test33b T9).  A
+    line a take-back opens is withheld whole after
+    ``[REDACTED:sealed-value]`` (:func:`take_backs_withheld`), its new value
+    redacted as a password's after :data:`PASSWORD_MARK` (the one
+    redaction, ``objstore.core.redact.redact``, reading it after a password
+    statement: "Sorry, I mean [REDACTED:password-phrase]"); else ``text``
+    unchanged, and ``previous`` is not called when no line opens with a
+    take-back (most prompts).  Returns a str."""
+    lines = text.split("\n")
+    backs = [i for i, ln in enumerate(lines) if next_take_back(f".\n{ln}")]
+    if not backs:
+        return text
+    marks = previous()
+    if _withheld() in marks:
+        return take_backs_withheld(text, _withheld())
+    if PASSWORD_MARK not in marks:
+        return text
+    from objstore.core.redact import redact  # defer: a take-back after a password only
+    said = redact(_SAID).text
+    for i in backs:
+        got = redact(_SAID + lines[i]).text
+        if got.startswith(said):
+            lines[i] = got[len(said):]
+    return "\n".join(lines)
 
 
 def _withheld() -> str:

@@ -4,7 +4,9 @@ key ("Sorry, I mean zebra-plum-992") is that statement's new value, and was
 captured, indexed and served in the clear (the statement's own prompt was
 withheld).  Now every capture path withholds it: the prompt hook, the Stop
 hook's transcript sync and ``mem import claude-code`` of the same two
-prompts as user turns.  Real ``mem`` processes."""
+prompts as user turns.  The same for a password said in one prompt and
+corrected in the next ("Sorry, I mean Hunter3x9": the current password was
+stored in the clear).  Real ``mem`` processes."""
 
 from __future__ import annotations
 
@@ -18,6 +20,11 @@ from tests.hooks._util import REPO, asst, hook_env, line, mem_runner, payload, r
 OLD, NEW = "zebra-plum-991", "zebra-plum-992"
 PROMPTS = [f"remember that the vendor code is {OLD}", f"Sorry, I mean {NEW}", "thanks, now run the tests",
            f"Actually, {NEW} is what the build uses"]   # (the 4th: no take-back right after a withheld prompt)
+STORED = ["remember that [REDACTED:sealed-value]", "[REDACTED:sealed-value]", PROMPTS[2], PROMPTS[3]]
+PW = ["remember that the db password is Hunter2x9", "Sorry, I mean Hunter3x9", "thanks, now run the tests",
+      "Actually, Hunter4x9 is the vpn one"]
+PW_STORED = ["remember that the db password is [REDACTED:password-phrase]", "Sorry, I mean [REDACTED:password-phrase]",
+             PW[2], PW[3]]
 
 
 def _sealed(tmp_path):
@@ -34,9 +41,9 @@ def _served(home, word: str) -> str:
     return p.stdout
 
 
-def _transcript(path, sid: str, cwd: str) -> None:
+def _transcript(path, sid: str, cwd: str, prompts=PROMPTS) -> None:
     rows, n = [], sid[:8]     # (record ids of its own: a copy of another session's is a resumed session's)
-    for i, words in enumerate(PROMPTS):
+    for i, words in enumerate(prompts):
         rows.append(line(user(f"u{i}{n}", words, sid, cwd=cwd, ts=f"2026-01-05T10:00:{2 * i:02d}Z")))
         rows.append(line(asst(f"a{i}{n}", f"m{i}{n}", [text(f"Done {i}.")], sid, cwd=cwd,
                               ts=f"2026-01-05T10:00:{2 * i + 1:02d}Z")))
@@ -44,13 +51,11 @@ def _transcript(path, sid: str, cwd: str) -> None:
     path.write_bytes(b"".join(rows))
 
 
-def _check(home, sid: str) -> None:
+def _check(home, sid: str, stored=STORED, new=NEW) -> None:
     wait_store_processes_gone(home)
     mine = [t[3] for t in sorted(turns(home)) if t[0] == sid and t[2] == "user"]
-    assert mine[:3] == ["remember that [REDACTED:sealed-value]", "[REDACTED:sealed-value]",
-                        "thanks, now run the tests"], mine   # base: "Sorry, I mean zebra-plum-992"
-    assert mine[3] == PROMPTS[3], mine   # a prompt after a plain one is kept as typed
-    assert OLD not in _served(home, OLD) and "I mean" not in _served(home, NEW)
+    assert mine == stored, mine   # base: "Sorry, I mean zebra-plum-992" (and Hunter3x9); the 4th kept as typed
+    assert "I mean" not in _served(home, new)
 
 
 def test_the_next_prompts_take_back_of_a_sealed_statement_is_withheld_by_the_prompt_hook(tmp_path):
@@ -76,3 +81,23 @@ def test_the_stop_hooks_sync_and_mem_import_withhold_the_next_prompts_take_back(
                        env=hook_env(home), cwd=REPO, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     _check(home, sid2)
+
+
+def test_a_password_corrected_in_the_next_prompt_is_redacted_by_every_capture_path(tmp_path):
+    home, cwd, prompt = vault_project(tmp_path)   # (no sealed key)
+    sid = str(uuid.uuid4())
+    for words in PW:
+        prompt(words, sid)
+    _check(home, sid, PW_STORED, "Hunter3x9")
+    sid2 = str(uuid.uuid4())      # the Stop hook's sync
+    tp = tmp_path / "t" / f"{sid2}.jsonl"
+    _transcript(tp, sid2, str(cwd), PW)
+    rc, _out, _err, _s = run_hook(home, payload("Stop", sid2, tp, cwd=str(cwd)))
+    assert rc == 0
+    _check(home, sid2, PW_STORED, "Hunter3x9")
+    sid3 = str(uuid.uuid4())
+    _transcript(tmp_path / "cc" / "-dev-api" / f"{sid3}.jsonl", sid3, str(cwd), PW)
+    p = subprocess.run([sys.executable, "-m", "cmds", "import", "claude-code", str(tmp_path / "cc")],
+                       env=hook_env(home), cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    _check(home, sid3, PW_STORED, "Hunter3x9")
