@@ -20,9 +20,9 @@ __all__ = ["take_backs_withheld", "withhold_sealed"]
 
 #: what the password rules leave (``objstore.core.redact``): a take-back in the next prompt says the new password
 PASSWORD_MARK = "[REDACTED:password-phrase]"
-#: a password statement put before a take-back line, so that the one redaction reads the line's new value as
-#: it reads one in the same prompt (``… is OLD. Sorry, I mean NEW``): its own marker is cut off again
-_SAID = "the password is Zq9x7Lk2Wm.\n"
+#: a password's and a PIN's statement put before a take-back line, so that the one redaction reads the line's new
+#: value as it reads one in the same prompt (``… is OLD. Sorry, I mean NEW``): its own marker is cut off again
+_SAID = ("the password is Zq9x7Lk2Wm.\n", "the pin is 482913.\n")
 
 
 def take_backs_withheld(text: str, marker: str) -> str:
@@ -107,11 +107,12 @@ def take_backs_after(text: str, previous: Callable[[], frozenset[str]]) -> str:
     if PASSWORD_MARK not in marks:
         return text
     from objstore.core.redact import redact  # defer: a take-back after a password only
-    said = redact(_SAID).text
     for i in backs:
-        got = redact(_SAID + lines[i]).text
-        if got.startswith(said):
-            lines[i] = got[len(said):]
+        for head in _SAID:   # (a PIN's new value is no password's shape: "Sorry, I mean 4822")
+            said, got = redact(head).text, redact(head + lines[i]).text
+            if got.startswith(said) and got[len(said):] != lines[i]:
+                lines[i] = got[len(said):]
+                break
     return "\n".join(lines)
 
 

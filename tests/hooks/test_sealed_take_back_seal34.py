@@ -89,6 +89,10 @@ def test_a_password_corrected_in_the_next_prompt_is_redacted_by_every_capture_pa
     for words in PW:
         prompt(words, sid)
     _check(home, sid, PW_STORED, "Hunter3x9")
+    pin = str(uuid.uuid4())       # a PIN's new value (no password's shape)
+    prompt("my door pin is 4821", pin)
+    prompt("Sorry, I mean 4822", pin)
+    _check(home, pin, ["my door pin is [REDACTED:password-phrase]", "Sorry, I mean [REDACTED:password-phrase]"], "4822")
     sid2 = str(uuid.uuid4())      # the Stop hook's sync
     tp = tmp_path / "t" / f"{sid2}.jsonl"
     _transcript(tp, sid2, str(cwd), PW)
