@@ -300,7 +300,7 @@ TAKE_BACK_RE = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s-)\s*(?:" + "|".join(TAKE_
 #: a softer take-back ("Actually, it's 6543", "I mean 6543", "Sorry, 6543", "or rather 6543"): one only when a new
 #: value or the same subject's statement follows (:func:`_corrected`, :func:`_restated`), else no take-back ("… is
 #: ok, sorry for the noise"; "Actually, the cache is lime-3" states another subject: test32b Y2)
-_SOFT_BACK = LazyPattern(r"(?:(?:[.!?;,\u2014\u2013]|\s--?)\s*(?:" + "|".join(SOFT_TAKE_BACK_PHRASES) + r"|er|erm|uh|um)\b"
+_SOFT_BACK = LazyPattern(r"(?:(?:[.!?;,\u2014\u2013]|\s--?)\s*(?:" + "|".join(SOFT_TAKE_BACK_PHRASES) + r"|err?|erm|uh|um)\b"
                          r"|\s*\(\s*(?:no|sorry)\s*,)"   # ("… -- actually make it X", "…, er, bob", "… 3 (no, 5)": test33 T1)
                          r"[\s,;:.!\u2014\u2013-]*", re.I)
 #: a request closing a statement ("… pg-3, can you update the config?", "… and could you restart it?"): the

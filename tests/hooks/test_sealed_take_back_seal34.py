@@ -93,6 +93,11 @@ def test_a_password_corrected_in_the_next_prompt_is_redacted_by_every_capture_pa
     prompt("my door pin is 4821", pin)
     prompt("Sorry, I mean 4822", pin)
     _check(home, pin, ["my door pin is [REDACTED:password-phrase]", "Sorry, I mean [REDACTED:password-phrase]"], "4822")
+    nope = str(uuid.uuid4())      # a take-back core.text's lists now read ("Nope, X", "Whoops, X")
+    for words in ("the vpn password is Hunter5x9", "Nope, Hunter6x9", "Whoops, Hunter7x9"):
+        prompt(words, nope)
+    _check(home, nope, ["the vpn password is [REDACTED:password-phrase]", "Nope, [REDACTED:password-phrase]",
+                        "Whoops, [REDACTED:password-phrase]"], "Hunter6x9")
     sid2 = str(uuid.uuid4())      # the Stop hook's sync
     tp = tmp_path / "t" / f"{sid2}.jsonl"
     _transcript(tp, sid2, str(cwd), PW)
@@ -105,3 +110,11 @@ def test_a_password_corrected_in_the_next_prompt_is_redacted_by_every_capture_pa
                        env=hook_env(home), cwd=REPO, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     _check(home, sid3, PW_STORED, "Hunter3x9")
+
+
+def test_the_shared_take_back_phrases_read_nope_whoops_oh_wait_err():
+    """core.text's lists (read by the statement rule, and so by the next prompt's line check above)."""
+    from objstore.capture.statements import statement_of
+    for back in ("Nope, 81", "Whoops, 81", "Oh wait, 81", "Err, 81"):
+        assert statement_of(f"remember that the port is 80. {back}") == "the port is 81", back   # base: 80
+    assert statement_of("remember that the port is 80. Nope.") is None       # taken back, no new value
