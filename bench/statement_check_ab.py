@@ -36,7 +36,9 @@ ASKED = ["can you remember that the api port is 9000?", "don't forget: the cache
 _CHILD = r"""
 import json, sys, time
 prompts = json.load(sys.stdin)
-from objstore.capture.statements import statement_of, _CUE_WORDS
+from objstore.capture import statements
+from objstore.capture.statements import statement_of
+_CUE_WORDS = getattr(statements, "CUE_WORDS", None) or statements._CUE_WORDS   # (before session 34: private)
 from objstore.core.rxcache import compile_pattern
 compile_pattern(r"bench-warm-up")   # reads the kept programs' file: its size is the tree's history, not the check's
 cue = [p for p in prompts if any(w in p.lower() for w in _CUE_WORDS)]

@@ -44,7 +44,7 @@ from objstore.memory.forget import merge_index_segments
 from objstore.memory.indexbatch import IndexBatch
 from objstore.memory.refill import Refill
 from objstore.memory.scope import parent_namespace, read_registry
-from objstore.capture.statements import withhold_sealed
+from objstore.capture.sealedprompt import withhold_sealed
 from objstore.memory.appender import TurnAppender
 from objstore.memory.citations import FactCites, note_chains
 from objstore.memory.sessions import CapturedTurn

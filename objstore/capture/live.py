@@ -19,7 +19,8 @@ from objstore.capture.claude_code import prompt_hash
 from objstore.capture.cursors import load_cursor, save_cursor
 from objstore.capture.policy import (CaptureConfig, has_marker, load_config, no_capture_of,
                                     no_capture_sessions, path_excluded)
-from objstore.capture.statements import statement_of, withhold_sealed
+from objstore.capture.sealedprompt import withhold_sealed
+from objstore.capture.statements import statement_of
 from objstore.capture.snapshot import SNAPSHOT_MAX_BYTES, PromptSnapshot, is_subagent, prompt_snapshot
 from objstore.capture.sync import (PRE_SYNC_MAX_BYTES, hide_forgotten_paths, project_namer, sync_one,
                                    valid_text, write_stated)

@@ -88,14 +88,14 @@ from objstore.core.store import Store
 from objstore.memory.scope import project_aliases
 
 MAX_CHARS = 600
-#: compiled on first use: most prompts are ASCII and hold none of :data:`_CUE_WORDS`
+#: compiled on first use: most prompts are ASCII and hold none of :data:`CUE_WORDS`
 #: (the prompt hook of a new process need not compile it, ~0.3 ms)
 #: a cue opens the prompt's line or a sentence of it, after lead-in words ("Also, remember that …", "btw
 #: remember that …", "FYI: remember that …", "Make sure to remember that …") or mid-sentence as "… and
 #: remember that …" (test32 X1: those stored nothing and said nothing); each lead-in's separator is read one way
 #: only (two optional blanks around an optional comma gave every blank two ways: "ok " * 25 + "remember" took
 #: seconds, each word doubling it, test32b Y12)
-_CUE = LazyPattern(r"(?:^|(?<=[.!?])|(?<=\s)(?=and\s+(?:also\s+)?remember\s+(?:that|this)\b))\s*"
+STATEMENT_CUE = LazyPattern(r"(?:^|(?<=[.!?])|(?<=\s)(?=and\s+(?:also\s+)?remember\s+(?:that|this)\b))\s*"
                    r"(?:(?:also|and|ok(?:ay)?|btw|by\s+the\s+way|fyi|oh|so|plus|but|then)(?:[ \t]*[:,][ \t]*|[ \t]+))*"
                    r"(?:(?:make|be)\s+sure\s+(?:to|you)\s+(?=remember\b))?(?:(?P<ask>(?:can|could|would|will)\s+you\s+(?:please\s+)?)"
                    r"(?=remember\s+(?:that|this)\b)|(?P<please>(?:please|pls|plz)\s*,?\s+))?"
@@ -122,8 +122,8 @@ _TODO = LazyPattern(r"(?:to\s+)?(?:run|fix|push|deploy|merge|commit|check|call|e
 #: (the second list: verbs that also name a thing, "upgrade path is …", "order ids are …": a to-do only with
 #: an object or particle right after them and no copula; cue31's left-out "note to self: clean up the cache dir";
 #: "order of migrations matters", "clean build takes 20 minutes" are facts, test32b Y5)
-#: a word every match of :data:`_CUE` holds
-_CUE_WORDS = ("remember", "note", "keep", "forget")
+#: a word every match of :data:`STATEMENT_CUE` holds
+CUE_WORDS = ("remember", "note", "keep", "forget")
 _STOP = STOP_WORDS
 # ("now", "currently", "still": "the db password now is X" was keyed db-password-now, a credential's key
 #  the key-name rule did not know: test32b Y3)
@@ -183,7 +183,7 @@ def _note_statement(what: str) -> bool:
         return False
     end = _SENTENCE_END.search(line)
     rest = line[end.end():].strip() if end else ""
-    return not rest or bool(_TAKE_BACK.match(f". {rest}") or _SOFT_BACK.match(f". {rest}"))
+    return not rest or bool(TAKE_BACK_RE.match(f". {rest}") or _SOFT_BACK.match(f". {rest}"))
 
 
 def statement_of(prompt: str) -> str | None:
@@ -193,13 +193,13 @@ def statement_of(prompt: str) -> str | None:
     first = (prompt or "").lstrip().split("\n", 1)[0]   # the person's own line, not a pasted block
     if first.lstrip().startswith((">", "```", "~~~")):
         return None
-    if first.isascii() and not any(w in first.lower() for w in _CUE_WORDS):
+    if first.isascii() and not any(w in first.lower() for w in CUE_WORDS):
         return None   # (re.I also folds a few non-ASCII letters onto k and s: those prompts run the pattern)
-    m = _CUE.search(first)
+    m = STATEMENT_CUE.search(first)
     if not m:
         return None
     what = _AND_CUE.split(m.group("what"), 1)[0].strip()   # "A and remember that B": A, then B (test33 T13)
-    if (nxt := _next_take_back(prompt)) is not None:   # "… 5432." LF "Actually, 6543." (test32b Y2, Y7)
+    if (nxt := next_take_back(prompt)) is not None:   # "… 5432." LF "Actually, 6543." (test32b Y2, Y7)
         what = f"{what}{'' if what.endswith(('.', '!', '?', ';', ',')) else '.'} {nxt}"
     what = _LABEL.sub("", what, count=1)   # "please remember for later: X" states X (test30b S20, test30c T2)
     if m.group("ask") is not None:   # "can you remember that X?": X, without the question mark (test31 U9)
@@ -218,7 +218,7 @@ def statement_of(prompt: str) -> str | None:
         return None   # "[note] see the README", "(remember) this PR touches auth, review it": no fact (test32b Y5)
     elif (m.group("note") or m.group("mind")) is not None and not _note_statement(what):
         return None   # "Note that the build is broken. Fix it please.": context for the task at hand (test33 T11)
-    back = _TAKE_BACK.search(what.split("\n", 1)[0], 3)
+    back = TAKE_BACK_RE.search(what.split("\n", 1)[0], 3)
     if back is not None and _SAID_BEFORE.search(what[back.end():].split("\n", 1)[0]):
         back = None   # "… 5432. My mistake, I told you 5433 yesterday.": the earlier value taken back (test32b Y1)
     if back is not None and (first_end := _SENTENCE_END.search(what)) is not None and back.start() >= first_end.start():
@@ -234,7 +234,7 @@ def statement_of(prompt: str) -> str | None:
             return _guarded(got)
     if back is not None:   # "… fig-9. Scratch that, remember that …", "… 5433 — no wait, 5434" (test31c W16)
         rest = what[back.end():].split("\n", 1)[0]
-        again = _CUE.search(rest)
+        again = STATEMENT_CUE.search(rest)
         if again is not None:
             return statement_of(rest[again.start():].lstrip(" ,;:.!\u2014\u2013-"))   # the restated one wins
         what, fix = what[:back.start()], rest
@@ -265,13 +265,13 @@ def _guarded(what: str) -> str | None:
     return guard_secret_subject(what)[0]
 
 
-def _next_take_back(prompt: str) -> str | None:
-    """The prompt's second line when it opens with a take-back (:data:`_TAKE_BACK`,
+def next_take_back(prompt: str) -> str | None:
+    """The prompt's second line when it opens with a take-back (:data:`TAKE_BACK_RE`,
     :data:`_SOFT_BACK`: "Actually, it's 6543.", "Correction: 4712."), stripped, else None: the
     person took back their first line on the next (test32b Y2)."""
     lines = (prompt or "").lstrip().split("\n", 2)
     nxt = lines[1].strip() if len(lines) > 1 else ""
-    if nxt and (_TAKE_BACK.match(f". {nxt}") or _SOFT_BACK.match(f". {nxt}")):
+    if nxt and (TAKE_BACK_RE.match(f". {nxt}") or _SOFT_BACK.match(f". {nxt}")):
         return nxt
     return None
 
@@ -295,12 +295,12 @@ def _restated(fix: str, said: str = "") -> str | None:
 #: "Actually no, make it 6000"); not "never mind the docs" (the phrase is followed by a stop, a comma or a
 #: dash); :func:`_corrected` reads what follows (test31c W16; recall's rule 8 reads the same phrases,
 #: ``restated.WRONG_NEXT_RE``; the phrases: ``core.text.TAKE_BACK_PHRASES``)
-_TAKE_BACK = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s-)\s*(?:" + "|".join(TAKE_BACK_PHRASES) +
+TAKE_BACK_RE = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s-)\s*(?:" + "|".join(TAKE_BACK_PHRASES) +
                          r")(?=\s*(?:[.!,;:\u2014\u2013-]|$))[.!,;:\u2014\u2013-]*", re.I)
 #: a softer take-back ("Actually, it's 6543", "I mean 6543", "Sorry, 6543", "or rather 6543"): one only when a new
 #: value or the same subject's statement follows (:func:`_corrected`, :func:`_restated`), else no take-back ("… is
 #: ok, sorry for the noise"; "Actually, the cache is lime-3" states another subject: test32b Y2)
-_SOFT_BACK = LazyPattern(r"(?:(?:[.!?;,\u2014\u2013]|\s--?)\s*(?:" + "|".join(SOFT_TAKE_BACK_PHRASES) + r"|er|erm|uh|um)\b"
+_SOFT_BACK = LazyPattern(r"(?:(?:[.!?;,\u2014\u2013]|\s--?)\s*(?:" + "|".join(SOFT_TAKE_BACK_PHRASES) + r"|err?|erm|uh|um)\b"
                          r"|\s*\(\s*(?:no|sorry)\s*,)"   # ("… -- actually make it X", "…, er, bob", "… 3 (no, 5)": test33 T1)
                          r"[\s,;:.!\u2014\u2013-]*", re.I)
 #: a request closing a statement ("… pg-3, can you update the config?", "… and could you restart it?"): the
@@ -333,10 +333,10 @@ def _corrected(statement: str, fix: str) -> str | None:
     replace: its whole predicate (after :data:`_COPULA`) a token, else its
     one token with a digit ("the api listens on port 9090, no wait, 9091"),
     test31c W16."""
-    fix = taken_value(statement, fix, _SOFT_BACK, _TAKE_BACK)   # "8081, not 8080", "q2 now", "mq2 is the host"
+    fix = taken_value(statement, fix, _SOFT_BACK, TAKE_BACK_RE)   # "8081, not 8080", "q2 now", "mq2 is the host"
     new = _FIX_LEAD.sub("", _CLOSING.sub("", fix.strip()), count=1).strip().rstrip(".!)").strip()
     m = _COPULA.search(f" {statement} ")
-    if not new or len(new.split()) != 1 or _TAKE_BACK.search(f". {new}") is not None or new.casefold() in _STOP \
+    if not new or len(new.split()) != 1 or TAKE_BACK_RE.search(f". {new}") is not None or new.casefold() in _STOP \
             or _CLOSING.match(new) or JUDGED.match(new):    # "Actually, it's fine": no new value (test33b T2)
         return None
     head, pred = (statement[:m.end() - 1], statement[m.end() - 1:]) if m else ("", statement)
@@ -502,7 +502,7 @@ def further_statements(prompt: str) -> list[str]:
     prompts (no cue word, or one statement)."""
     text = (prompt or "").lstrip()
     first, _nl, rest = text.partition("\n")
-    if first.isascii() and not any(w in first.lower() for w in _CUE_WORDS):
+    if first.isascii() and not any(w in first.lower() for w in CUE_WORDS):
         return []
     said = statement_of(text)
     if said is None:
@@ -510,15 +510,15 @@ def further_statements(prompt: str) -> list[str]:
     out: list[str] = []
     lines = [line.strip() for line in text.split("\n")]
     for i, line in enumerate(lines):
-        cue = _CUE.match(line) if i else _CUE.search(line)
+        cue = STATEMENT_CUE.match(line) if i else STATEMENT_CUE.search(line)
         if i and cue is None or line.startswith((">", "```", "~~~")):
             break   # a line that is not the person's next statement: the rest is theirs to paste
         while cue is not None:
-            if i or out or cue.start("what") != _CUE.search(line).start("what"):   # (the first: ``said``)
+            if i or out or cue.start("what") != STATEMENT_CUE.search(line).start("what"):   # (the first: ``said``)
                 got = statement_of("\n".join(lines[i:]) if cue.start() == 0 else line[cue.start():])
                 if got is not None and got != said and got not in out:
                     out.append(got)
-            cue = _CUE.search(line, cue.start("what"))
+            cue = STATEMENT_CUE.search(line, cue.start("what"))
     return out
 
 
@@ -587,48 +587,3 @@ def _late(store: Store, what: str, project: str | None, source: str, command: st
                 or _content_words(getattr(held, "body", "") or "") == _content_words(what):
             return None   # said since (or the same statement): it stands
     return _remember(store, what, project, source, command, skip_refused=skip_refused)
-
-
-def withhold_sealed(store: Store, text: str) -> str:
-    """``text`` with its stated value withheld (``[REDACTED:sealed-value]``,
-    ``sessions.withhold_value``) when it is a "remember that …" prompt
-    (:func:`statement_of`) whose key is sealed: ``user/remembered/<name>``
-    or ``project/<p>/remembered/<name>`` for any project ``p`` (the turn's
-    project is not known here: a sealed name in any project withholds),
-    else ``text`` unchanged (test31 U7: the hook answered "Not stored …
-    a plain write would store a value of it in the clear" while the prompt
-    itself was captured, indexed and recalled in the clear).  Decided from
-    the text alone, so every capture path (the prompt hook, the Stop hook's
-    and ``mem import``'s transcript sync, the proxy) stores the same text and
-    no file records the prompt; the whole line after the cue is withheld
-    (what follows the statement may say the value again, and a take-back
-    names the key by the statement first said: test32b Y9).  The
-    capture's ``TurnAppender(withhold=)``.
-    Raises OSError."""
-    what = statement_of(text)
-    lead = len(text) - len(text.lstrip())
-    first, nl, tail = text[lead:].partition("\n")
-    back = cue = None
-    if what is None and first.isascii() and not any(w in first.lower() for w in _CUE_WORDS):
-        return text   # (most prompts: no cue word)
-    cue = _CUE.search(first)
-    if cue is not None:
-        back = _TAKE_BACK.search(first, cue.start("what") + 3)
-    # the statement as first said, before a take-back: its key is the one the person named, whatever the
-    # take-back's reading ("… 5555. My mistake, I told you <sealed> yesterday", "Actually, it's X": test32b Y9)
-    nxt = _next_take_back(text)   # a take-back on the next line says the value too (test32b Y2, Y7)
-    said = statement_of(first[:back.start()] if back is not None else first) if back is not None or nxt else None
-    names = {statement_key(w, None).split("/remembered/", 1)[1] for w in (what, said) if w}
-    if not names:
-        return text
-    for ref, _oid in store.refs.iter("sealed", damaged=[]):
-        key = ref[len("sealed/"):] if ref.startswith("sealed/") else ref
-        scope, sep, rest = key.partition("/remembered/")
-        if sep and rest in names and (scope == "user" or (scope.startswith("project/") and scope.count("/") == 1)):
-            from objstore.memory.sessions import WITHHELD  # defer: a sealed name's statement only
-            # the whole line after the cue: what follows the statement may say the value again ("Actually,
-            # it's X", "I mean X", a correction: test32b Y9); and each later line a take-back opens, after a blank
-            # line too ("… X" LF LF "Correction: the vendor code is Y": test33b T9)
-            tail = "\n".join(WITHHELD if _next_take_back(f".\n{ln}") else ln for ln in tail.split("\n"))
-            return text[:lead] + (first[:cue.start("what")] if cue else "") + WITHHELD + nl + tail
-    return text

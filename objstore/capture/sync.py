@@ -73,7 +73,8 @@ from objstore.capture.policy import (DEFAULT_MARKER, CaptureConfig,
                                     capture_refused, has_marker, load_config, mark_no_capture,
                                     no_capture_of, no_capture_sessions, path_excluded)
 from objstore.capture.snapshot import is_subagent
-from objstore.capture.statements import statement_of, withhold_sealed, write_statement
+from objstore.capture.sealedprompt import withhold_sealed
+from objstore.capture.statements import statement_of, write_statement
 from objstore.capture.transcript import transcript_refused
 from objstore.core.atomic import CACHE_FILE_MAX_BYTES, SMALL_FILE_MAX_BYTES, open_regular, read_regular
 from objstore.core.errors import MemError

@@ -33,7 +33,8 @@ import time
 from pathlib import Path
 
 from objstore.capture.policy import has_marker, load_config, path_excluded
-from objstore.capture.statements import remember_statement, statement_of, withhold_sealed
+from objstore.capture.sealedprompt import withhold_sealed
+from objstore.capture.statements import remember_statement, statement_of
 from objstore.core import spool
 from objstore.core.errors import MemError, StoreLocked
 from objstore.core.record import Record, set_fields

@@ -70,6 +70,21 @@ def live_turn_docs(store: Store, docs: list, olds: dict[str, str | None]) -> lis
     return out
 
 
+def redaction_marks(text: str) -> frozenset[str]:
+    """The redaction markers ``text`` holds (``[REDACTED:<rule>]``, at most
+    64 characters each), as a set of str; empty for most texts (one
+    substring search)."""
+    out = set()
+    i = text.find("[REDACTED:")
+    while i >= 0:
+        j = text.find("]", i, i + 64)
+        if j < 0:
+            break
+        out.add(text[i:j + 1])
+        i = text.find("[REDACTED:", j)
+    return frozenset(out)
+
+
 class TurnAppender:
     """The one writer of turns: ``mem import`` (``objstore.capture.importer``),
     the hooks (``objstore.capture.sync``) and evaluations
@@ -94,13 +109,18 @@ class TurnAppender:
     """
 
     def __init__(self, store: Store, *, command: str, harness: str = "claude-code", pack: bool = False,
-                 refill=None, withhold: Callable[[Store, str], str] | None = None) -> None:
+                 refill=None, withhold: Callable[..., str] | None = None) -> None:
         self.store = store
         #: ``(store, text) -> text`` withholding what a sealed key holds (a "remember that" prompt on a
-        #: sealed key: ``capture.statements.withhold_sealed``), applied after the redaction; run only
-        #: when the store has a sealed key (one ref listing per appender, :meth:`_any_sealed`)
+        #: sealed key: ``capture.sealedprompt.withhold_sealed``), applied after the redaction; run only
+        #: when the store has a sealed key (one ref listing per appender, :meth:`_any_sealed`); and
+        #: ``(store, text, previous) -> text`` on every user turn, ``previous()`` the redaction markers of
+        #: the session's previous user turn (:meth:`_previous_marks`, called only for a take-back): a
+        #: take-back of a withheld or redacted value says its new value (test33b T9)
         self.withhold = withhold
         self._sealed: bool | None = None
+        #: session -> the redaction markers its newest user turn holds (:func:`redaction_marks`)
+        self._prompt_marks: dict[str, frozenset[str]] = {}
         self.command = command
         self.harness = harness
         self.pack = pack
@@ -175,6 +195,28 @@ class TurnAppender:
             self._sealed = next(iter(self.store.refs.iter("sealed", damaged=[])), None) is not None
         return self._sealed
 
+    def _previous_marks(self, sid: str, st: SessionState) -> frozenset[str]:
+        """The redaction markers (:func:`redaction_marks`) of session
+        ``sid``'s newest user turn before the one being written (state
+        ``st``): kept as this appender writes user turns, else read back from
+        the chain once per session, from its published head
+        (``st.start_head``: what this appender wrote on it since holds no
+        user turn), the first user turn down, at most 256 turns (a damaged
+        chain reads none).  A take-back after ``[REDACTED:sealed-value]`` or a
+        password's marker is withheld (test33b T9)."""
+        got = self._prompt_marks.get(sid)
+        if got is None:
+            got = frozenset()
+            try:
+                for i, tv in enumerate(walk_turns(self.store, st.start_head)):
+                    if tv.turn.role == "user" or i >= 256:
+                        got = redaction_marks(tv.turn.text) if tv.turn.role == "user" else got
+                        break
+            except MemError:
+                pass
+            self._prompt_marks[sid] = got
+        return got
+
     def _stored(self, text: str) -> tuple[str, int]:
         """The text a turn of ``text`` stores (capped, :func:`cap_turn_text`,
         then its credentials replaced) and how many credentials were."""
@@ -238,6 +280,7 @@ class TurnAppender:
         # was deferred: index_deferred runs after close): a large import frees it before its end
         # merges (docs/benchmarks.md, "Session 30 (branch `rss30`)")
         self.states, self.message_digests, self._valid, self.subagent_chains, self._whole = {}, {}, {}, {}, {}
+        self._prompt_marks = {}
 
     def _note_published(self, moves: list[tuple[str, str | None]]) -> None:
         """Pack mode, after :meth:`publish` moved the refs of ``moves``
@@ -309,6 +352,7 @@ class TurnAppender:
         after :meth:`publish`), so a long import keeps memory bounded; a later
         turn of one of them reloads it (from the state cache)."""
         self.states = {sid: st for sid, st in self.states.items() if sid in self.dirty}
+        self._prompt_marks = {sid: v for sid, v in self._prompt_marks.items() if sid in self.states}
         if self.refill is not None:
             self.refill.keep_only(self.dirty)
         # published messages are read from their chains now (``start_head`` moved past them)
@@ -348,6 +392,7 @@ class TurnAppender:
         """Forget every turn added since the last :meth:`publish` (their
         objects stay, unreferenced: gc's) and every state read."""
         self.states.clear()
+        self._prompt_marks.clear()
         self.dirty.clear()
         self.docs = []
         self._flt = self._flt_refs = None
@@ -467,7 +512,12 @@ class TurnAppender:
             red = None if n else red
         if text:
             text, n = red if red is not None else self._redacted(text)  # credentials never reach disk
+            if ct.role == "user" and self.withhold is not None:   # a take-back of what the previous prompt
+                kept = self.withhold(self.store, text, lambda: self._previous_marks(sid, st))   # had withheld
+                text, n = kept, n + (kept != text)
             self.secrets_redacted += n
+        if ct.role == "user":
+            self._prompt_marks[sid] = redaction_marks(text)
         harness = harness or self.harness
         cwd, project = ct.cwd, ct.project
         if (cwd or project) and sid in flt.rules:   # a --match forget empties a cwd/project holding its text

@@ -50,7 +50,7 @@ def test_measure_pattern_answers_as_its_patterns(monkeypatch):
 def test_statement_of_answers_as_its_cue(monkeypatch):
     texts = _shuffled(PROMPTS, 400)
     got = [statement_of(p) for p in texts]
-    monkeypatch.setattr(statements, "_CUE_WORDS", ("",))
+    monkeypatch.setattr(statements, "CUE_WORDS", ("",))
     assert got == [statement_of(p) for p in texts]
     assert sum(g is not None for g in got) >= 6   # the cue prompts at least
     monkeypatch.undo()

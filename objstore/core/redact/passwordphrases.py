@@ -149,22 +149,46 @@ _OLD_BEFORE = Lazy(r"[ \t]from[ \t]{1,4}[\"'`]?(?P<v>[^\s\"'`]{1,128})[\"'`]?[ \
 #: cue33c (test33b T8): also 'Sorry, I mean NEW', 'Wait, it's NEW', 'Er, NEW', '(sorry, NEW)', 'Actually, make that NEW',
 #: 'Actually, the new one is NEW', 'Hmm, no, NEW', 'Typo: NEW', 'Let me correct that: NEW', 'Korrektur: NEW' (a phrase,
 #: then up to one more: 'Sorry, I mean'), and 'NEW I mean' opening the next line
-_TB_PHRASE = (r"(?:correction|korrektur|typo|no[ \t,]{1,3}wait|wait(?:[ \t,]{1,3}no)?|actually(?:[ \t,]{1,3}no)?"
-              r"|my[ \t]{1,3}(?:mistake|bad)|scratch[ \t]{1,3}that|oops|sorry|i[ \t]{1,3}meant?|er|erm|uh|um|hmm(?:[ \t,]{1,3}no)?"
+#: seal34 (test33b T8's rest): also 'No, NEW', 'Nope, NEW', 'Oh wait, NEW', 'Err, NEW', 'Ugh, NEW', 'Whoops, NEW',
+#: 'Update: NEW', 'Rather, NEW', ', or rather NEW', 'I meant to say NEW'; the take-back after a blank line ('… OLD.' LF LF
+#: 'Sorry, I mean NEW'); a new sentence opened by what says the new value ('Make that NEW', "It's now NEW", 'Should be
+#: NEW', 'Changed it to NEW', 'New one is NEW'); 'NEW actually' after an ellipsis ('OLD... NEW actually')
+_TB_PHRASE = (r"(?:correction|korrektur|typo|no[ \t,]{1,3}wait|(?:oh[ \t]{1,3})?wait(?:[ \t,]{1,3}no)?|actually(?:[ \t,]{1,3}no)?"
+              r"|my[ \t]{1,3}(?:mistake|bad)|scratch[ \t]{1,3}that|(?:wh)?oops|sorry|i[ \t]{1,3}meant?(?:[ \t]{1,3}to[ \t]{1,3}say)?"
+              r"|err?|erm|uh|um|ugh|nope|no(?=[ \t]{0,3}[,:])|update|(?:or[ \t]{1,3})?rather|hmm(?:[ \t,]{1,3}no)?"
               r"|let[ \t]{1,3}me[ \t]{1,3}correct[ \t]{1,3}(?:that|this))")
-_TAKE_BACK_NEW = (r"[.,;:!]?[ \t]{0,4}(?:\r?\n[ \t]{0,4})?(?:--?|\u2014|\u2013|\()?[ \t]{0,4}" + _TB_PHRASE
+#: seal34: what opens a sentence that says the new value without a take-back phrase before it ('Make that NEW')
+_NEW_LEAD = (r"(?:make[ \t]{1,3}(?:it|that)|it(?:[\u2019']s|[ \t]{1,3}is)[ \t]{1,3}now|(?:it[ \t]{1,3})?should[ \t]{1,3}be"
+             r"|changed[ \t]{1,3}it[ \t]{1,3}to|(?:the[ \t]{1,3})?(?:new|correct|right)[ \t]{1,3}one[ \t]{1,3}is)[ \t]{1,3}")
+_TAKE_BACK_NEW = (r"[.;!][ \t]{0,4}(?:\r?\n[ \t]{0,4}){0,2}" + _NEW_LEAD
+                  + r"|[.…]{2,3}[ \t]{1,4}(?=[^\s\"'`]{1,128}[ \t]{1,3}actually\b)"
+                  + r"|[.,;:!]?[ \t]{0,4}(?:\r?\n[ \t]{0,4}){0,2}(?:--?|\u2014|\u2013|\()?[ \t]{0,4}" + _TB_PHRASE
                   + r"(?:[ \t]{0,4}[,:.!\u2014\u2013-]{0,3}[ \t]{0,4}" + _TB_PHRASE + r"\b)?"
                   r"[ \t]{0,4}[,:.!\u2014\u2013-]{0,3}[ \t]{0,4}(?:(?:make|call)[ \t]{1,3}(?:it|that)[ \t]{1,3}|it(?:[\u2019']s|[ \t]{1,3}is)"
                   r"[ \t]{1,3}|should[ \t]{1,3}be[ \t]{1,3}|the[ \t]{1,3}new[ \t]{1,3}one[ \t]{1,3}is[ \t]{1,3})?"
-                  r"|[.,;:!]?[ \t]{0,4}\r?\n[ \t]{0,4}(?=[^\s\"'`]{1,128}[ \t]{1,3}i[ \t]{1,3}meant?\b)")
-_NEW_AFTER = Lazy(r"[\"'`]?(?:[ \t]{1,4}(?:->|=>|\u2192)[ \t]{1,4}|" + _TAKE_BACK_NEW + r")[\"'`]?(?P<v>"
-                  + PHRASE_TOKEN_BANG + ")", FLAGS)
+                  r"|[.,;:!]?[ \t]{0,4}(?:\r?\n[ \t]{0,4}){1,2}(?=[^\s\"'`]{1,128}[ \t]{1,3}i[ \t]{1,3}meant?\b)")
+#: seal34 (test33b T8): or quoted words after a take-back ('Actually, it's "open sesame please now"', :func:`quoted_phrase_ok`)
+_NEW_AFTER = Lazy(r"[\"'`]?(?:[ \t]{1,4}(?:->|=>|\u2192)[ \t]{1,4}|" + _TAKE_BACK_NEW + r")(?:(?:(?P<q>[\"'`])|\u201c|\u2018)"
+                  r"(?P<p>[^\"'`\n\r\u201c\u201d\u2018\u2019]{4,128})(?(q)(?P=q)|[\u201d\u2019])|[\"'`]?(?P<v>" + PHRASE_TOKEN_BANG + "))",
+                  FLAGS)
 #: cue33c (test33b T8): the old value named after a taken one and a comma, a semicolon, a dash or a parenthesis ('… it's
 #: NEW, not OLD', '… NEW (not OLD)'), which is the same kind of secret (not a bare 'not': a code line's 'if not x:')
 _NOT_OLD = Lazy(r"[\"'`]?[ \t]{0,4}[,;(\u2014\u2013][ \t]{0,4}(?:and[ \t]{1,3})?not[ \t]{1,4}(?:the[ \t]{1,3}old[ \t]{1,3}one[ \t,:]{1,4})?"
                 r"[\"'`]?(?P<v>" + PHRASE_TOKEN_BANG + ")", FLAGS)
 #: how far before a taken value its 'from OLD to' is looked for
 _OLD_SPAN = 160
+
+
+def _repeated(low: str, s: int, e: int, at: int) -> int | None:
+    """seal34 (test33b T8): where the old value ``low[s:e]`` is named again after a take-back's new value ending at
+    ``at`` ('… it's NEW not OLD', 'NEW instead of OLD', 'NEW, OLD was the old one'): its first whole occurrence
+    within :data:`_OLD_SPAN` characters on the same line, or None."""
+    old = low[s:e]
+    end = low.find("\n", at, at + _OLD_SPAN)
+    i = low.find(old, at, end if end >= 0 else at + _OLD_SPAN)
+    if i < 0 or (i and (low[i - 1].isalnum() or low[i - 1] in "_-")) or (low[i + len(old):i + len(old) + 1].isalnum()):
+        return None
+    return i
 
 
 def with_old_and_new(inner: Callable[..., None], ok: Callable[[str], bool] = changed_token_ok) -> Callable[..., None]:
@@ -182,9 +206,13 @@ def with_old_and_new(inner: Callable[..., None], ok: Callable[[str], bool] = cha
                 if ok(text[a + off:b + off]):
                     out.append((a + off, b + off, prio, name))
             if (m := _NEW_AFTER.match(low, e - off, we - off)) is not None:
-                a, b = m.span("v")
-                if ok(text[a + off:b + off]):
+                quoted = m.group("p") is not None
+                a, b = m.span("p" if quoted else "v")
+                if (quoted_phrase_ok if quoted else ok)(text[a + off:b + off]):
                     out.append((a + off, b + off, prio, name))
+                    old = _repeated(low, s - off, e - off, b)     # 'Actually it's NEW not OLD' (seal34)
+                    if old is not None:
+                        out.append((old + off, old + off + e - s, prio, name))
                     e = b + off
             if (m := _NOT_OLD.match(low, e - off, we - off)) is not None:
                 a, b = m.span("v")
@@ -318,7 +346,8 @@ VERB_PHRASE_RULES: list[Rule] = [
               "keyword heuristics (no vendor format): the same heads with a quoted passphrase ('my ssh passphrase, "
               "it is \"correct horse battery\"'; red30b; quoted_phrase_ok, as after 'is|was')",
               _WIDE_HEAD + QUOTED_WORDS,
-              ci=True, priority=51, check=quoted_phrase_ok, anchors=_PW_STARTS, scan=scan_at(*_PW_STARTS)),
+              ci=True, priority=51, check=quoted_phrase_ok, anchors=_PW_STARTS,
+              scan=with_old_and_new(scan_at(*_PW_STARTS), quoted_phrase_ok)),   # (a take-back's NEW: seal34)
     make_rule("password-phrase",
               "keyword heuristics (no vendor format): the same heads with 4+ plain words to the end of the line or "
               "sentence ('the wifi password, it is correct horse battery staple'; red30b; unquoted_passphrase_ok: "

@@ -376,8 +376,8 @@ PASSWORD_RULES: list[Rule] = [
        "keyword heuristics (no vendor format): 'the password/passphrase/secret is \"<quoted words>\"'",
        r"(?:passw(?:or)?d|passphrase|secret)" + _PHRASE_VERB_BARE
        + QUOTED_WORDS,
-       ci=True, priority=51, check=quoted_phrase_ok, anchors=("passw", "passphrase", "secret"),
-       scan=scan_at("passw", "passphrase", "secret", leftmost=True)),
+       ci=True, priority=51, check=quoted_phrase_ok, anchors=("passw", "passphrase", "secret"),   # (a take-back's
+       scan=with_old_and_new(scan_at("passw", "passphrase", "secret", leftmost=True), quoted_phrase_ok)),  # NEW: seal34)
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'use password <token>' with no verb, only for a token "
        "that cannot be prose (bare_password_ok)",
