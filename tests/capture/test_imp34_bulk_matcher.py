@@ -3,7 +3,7 @@
 ``mem import``'s serial head runs the name rule (``importer._credential_named``) over every
 transcript path the read ledger does not vouch for, and its serial tail the sub-agent rollups; both
 ran the prefilter's substring tests (~10x slower a window) until the process had scanned 1 MiB, which
-the bench corpus's import never reaches in its main process (~0.55 MiB: the parse children redact the
+the bench corpus's import never reaches in its main process (~0.52 MiB: the parse children redact the
 turns).  From ``importer.BULK_NAMES`` paths to ask the import calls ``redact.expect_bulk()`` first; a
 small import (a hook's catch-up, one new session) still never loads the matcher.  Each case runs in a
 new process: the matcher is process-wide state.
