@@ -22,6 +22,9 @@ output:
   core that the other core does not share);
 * the peak RSS of the import alone, of the children summed and of their sum (sampled: a peak
   shorter than a tick can be missed; ``/usr/bin/time``'s is the import's own);
+* the CPU of each parse child, and the 2-core model of the wall from the phases' CPU (measurable
+  under load): head + parallel / 2 + tail, against all the CPU spread on both cores (CPU / 2):
+  the most that spreading the work better could take off an idle machine's wall;
 * with ``--table``, the CPU of each group in each ``--bucket`` seconds (default 0.5).
 
 Compare trees in turn in one sitting; on a shared machine the walls measure the load, the
@@ -94,6 +97,7 @@ def run(tree: str, store: str, corpus: str, tick: float, bucket: float, max_s: f
     last: dict[tuple[int, int], float] = {}
     buckets: dict[int, collections.Counter] = collections.defaultdict(collections.Counter)
     phases: dict[str, collections.Counter] = {k: collections.Counter() for k in ("head", "parallel", "tail")}
+    per_child: collections.Counter = collections.Counter()   # child pid -> CPU seconds
     first_child = last_child = None
     rss_main = rss_kids = rss_sum = 0
     rusage = None
@@ -119,6 +123,8 @@ def run(tree: str, store: str, corpus: str, tick: float, bucket: float, max_s: f
                     g = _group(pid, p.pid, tid, name)
                     buckets[b][g] += d
                     phases[phase][g] += d
+                    if pid != p.pid:
+                        per_child[pid] += d
         if kids:
             first_child = now if first_child is None else first_child
             last_child = now
@@ -133,7 +139,8 @@ def run(tree: str, store: str, corpus: str, tick: float, bucket: float, max_s: f
             "maxrss": rusage.ru_maxrss, "cpu": cpu,
             "buckets": buckets, "phases": phases, "bucket": bucket, "head_end": first_child or 0.0,
             "tail_start": last_child if last_child is not None else wall,
-            "rss_main": rss_main, "rss_kids": rss_kids, "rss_sum": rss_sum}
+            "rss_main": rss_main, "rss_kids": rss_kids, "rss_sum": rss_sum,
+            "per_child": [per_child[k] for k in sorted(per_child)]}
 
 
 def report(r: dict, table: bool) -> None:
@@ -149,6 +156,13 @@ def report(r: dict, table: bool) -> None:
         tot = sum(c.values())
         print(f"  {name:8} {lo:7.2f} -> {hi:7.2f} s  wall {hi - lo:6.2f} s  CPU {tot:6.2f} s "
               f"({' '.join(f'{g} {c[g]:.2f}' for g in GROUPS)})  cores {tot / max(hi - lo, 1e-9):.2f}")
+    ph = {k: sum(v.values()) for k, v in r["phases"].items()}
+    gil = sum(r["cpu"][g] for g in ("main", "py"))
+    print(f"  children by process: {' '.join(f'{c:.2f}' for c in r['per_child'])} s;  the import's Python threads "
+          f"(one GIL, less what zlib runs without it): {gil:.2f} s")
+    print(f"  2-core model (load-free): head + parallel / 2 + tail = {ph['head']:.2f} + {ph['parallel'] / 2:.2f} + "
+          f"{ph['tail']:.2f} = {ph['head'] + ph['parallel'] / 2 + ph['tail']:.2f} s; all of it spread on both "
+          f"cores: {seen / 2:.2f} s")
     print(f"  peak RSS (sampled): import {r['rss_main']:,} kB  children {r['rss_kids']:,} kB  "
           f"sum {r['rss_sum']:,} kB; wait4's peak (the largest one process) {r['maxrss']:,} kB")
     if table:

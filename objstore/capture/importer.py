@@ -67,6 +67,11 @@ PARALLEL_MIN_BYTES = 8 << 20
 #: start (~0.15 s of CPU) and the forecasts it loses at sessions that cross files cost more than it saves
 #: (docs/benchmarks.md, "Session 15 (branch imp15)")
 PARALLEL2_MIN_BYTES = 64 << 20
+#: transcript paths the name rule asks (not vouched for by the read ledger) from which the import loads
+#: the redaction's one-pass matcher before the first (``redact.expect_bulk``): its load (~4-8 ms) costs
+#: less than the substring tests of ~40-70 names; the rule's CPU over the bench corpus's 451 halves, and
+#: the sub-agent rollups at the end use it too (docs/benchmarks.md, "Session 34 (branch `imp34`)")
+BULK_NAMES = 64
 #: bytes of transcripts to read in this process from which it decodes them with msgspec when
 #: installed (``transcript.enable_fast_json``: importing it costs ~15 ms; the parse worker always does)
 FAST_JSON_MIN_BYTES = 1 << 20
@@ -452,8 +457,11 @@ def _credential_named(files: list[Path], reals: dict[Path, str] | None = None,
     ``reals``: each file's real path, when known; ``vouched(path, real)``:
     whether the rule need not be asked again (:func:`_vouched`)."""
     reals = reals or {}
-    named = [p for p in files if not (vouched and vouched(p, reals[p]))
-             and transcript_refused(p, reals.get(p))]
+    ask = [p for p in files if not (vouched and vouched(p, reals[p]))]
+    if len(ask) >= BULK_NAMES:
+        from objstore.core.redact import expect_bulk  # defer: the rules compile at import
+        expect_bulk()   # the one-pass matcher from the first name: the import's serial head and tail
+    named = [p for p in ask if transcript_refused(p, reals.get(p))]
     if not named:
         return files, []
     drop = set(named)

@@ -116,13 +116,14 @@ from objstore.core.redact.engine import (CUT_LOOKAHEAD, CUT_SEEK, DEFAULT_MAX_SC
                                          redact, redact_cut, redact_value, remove_credentials)
 from objstore.core.redact.names import (NAMED_RULE, PATH_NOT_SHOWN, check_name, name_hits, path_holds_credential,
                                         redact_named, shown_path, transcript_path_refused)
+from objstore.core.redact.prefilter import expect_bulk
 from objstore.core.redact.rule import Rule
 from objstore.core.redact.rules import RULES
 from objstore.core.redact.keywords import credential_name
 
 __all__ = [
     "CUT_LOOKAHEAD", "CUT_SEEK", "DEFAULT_MAX_SCAN_CHARS", "NAMED_RULE", "PATH_NOT_SHOWN", "PIN_CODE_OWNERS", "RULES",
-    "Hit", "RedactResult", "Rule", "check_name", "credential_name", "cut_point", "hardware_pin", "name_hits",
-    "path_holds_credential", "redact", "redact_cut", "redact_named", "redact_value", "remove_credentials", "shown_path",
-    "transcript_path_refused",
+    "Hit", "RedactResult", "Rule", "check_name", "credential_name", "cut_point", "expect_bulk", "hardware_pin",
+    "name_hits", "path_holds_credential", "redact", "redact_cut", "redact_named", "redact_value", "remove_credentials",
+    "shown_path", "transcript_path_refused",
 ]
