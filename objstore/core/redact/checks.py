@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 
 from objstore.core.redact.rule import FLAGS, IFLAGS, Lazy
+from objstore.core.redact.tokenshape import entropy as _entropy, glued_in_random
 from objstore.core.rxcache import compile_pattern
 
 _PLACEHOLDERS = ("xxx", "***", "...", "your", "example", "changeme", "change_me", "placeholder",
@@ -66,14 +65,12 @@ def is_placeholder(v: str) -> bool:
 
 def _placeholder(v: str, labelled: bool) -> bool:
     """The placeholder test a check applies: the whole value (:func:`is_placeholder`)
-    after a label or under a credential name, else any placeholder word inside it."""
-    return is_placeholder(v) if labelled else _PLACEHOLDER_RE.search(v) is not None
-
-
-def _entropy(s: str) -> float:
-    """Shannon entropy of ``s`` in bits per character."""
-    n = len(s)
-    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+    after a label or under a credential name, else any placeholder word inside it
+    unless it is :func:`~.tokenshape.glued_in_random` (red34, test33 T19)."""
+    if labelled:
+        return is_placeholder(v)
+    hits = list(_PLACEHOLDER_RE.finditer(v))
+    return bool(hits) and not glued_in_random(v, hits)
 
 
 def looks_secret(v: str, *, labelled: bool = False) -> bool:
