@@ -465,8 +465,9 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
         # 'secret: hunter2' (red10): an unquoted secret is held to a password's length, not a token's
         # (quoted, a password keyword takes any literal: 'SECRET_KEY = "AWS_SECRET_ACCESS_KEY"' is a name;
         # 'secret: secret: ...' a label, not a value)
-        password = low.startswith(("pass", "pw"), p) or (not quoted and low.startswith("secret", p)
-                                                        and not low[p - 1:p].isalnum() and v[-1] != ":")
+        # red34 (test33 T9): a name's ``_CREDENTIAL`` (``MY_APP_CREDENTIAL=Zt5#wq``) is held to a password's length too
+        password = low.startswith(("pass", "pw", "credential"), p) or (not quoted and low.startswith("secret", p)
+                                                                      and not low[p - 1:p].isalnum() and v[-1] != ":")
         if looks_secret(v, labelled=label) or looks_assigned(v, password=password, quoted=quoted, labelled=label) or (
                 not quoted and (label or _password_label(low, p, secret=True)) and LINE_END.match(text, e) is not None
                 and ((label and labelled_password_ok(v)) or short_labelled_ok(v))) or (
