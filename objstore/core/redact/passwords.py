@@ -259,10 +259,11 @@ def _label_words_ok(v: str) -> bool:
 
 #: red28 (test27b X1): the labels :func:`_label_words_ok`'s rule reads words after, one rule each (a pattern
 #: that starts with one literal is searched by ``re`` in C): English ``password``/``passwd``, German
-#: ``Passwort``/``Kennwort``, French ``mot de passe`` (also with the French blank before ``:``)
+#: ``Passwort``/``Kennwort``, French ``mot de passe`` (also with the French blank before ``:``); red34: ``pw:``, ``pwd=``
 _WORDS_LABELS = ((r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or[dt]|d)", ("passw",)),
                  (r"kennwort(?<![A-Za-z0-9_\-\]]kennwort)", ("kennwort",)),
-                 (r"mot de passe(?<![A-Za-z0-9_\-\]]mot de passe)", ("mot de passe",)))
+                 (r"mot de passe(?<![A-Za-z0-9_\-\]]mot de passe)", ("mot de passe",)),
+                 (r"pw(?<![A-Za-z0-9_\-\]]pw)d?(?=[ \t]{0,4}[:=])", ("pw",)))   # red34 (test33 T9): 'Admin pw: X Y Z'
 #: the word for 'password' in German, Spanish and French prose, the verbs that join it to its value ('is',
 #: 'was', German 'lautet'), the adverbs between ('now', 'still'), and its anchors
 #: red31: the changed-to forms first (a check that refuses a value does not backtrack), 'wurde auf X ge\u00e4ndert',
