@@ -11,7 +11,7 @@ import pytest
 
 from objstore.core.redact import redact, redact_named
 from objstore.core.redact.keywords import credential_name
-from objstore.core.text import fold_labels
+from objstore.core import text as core_text
 from tests.core._redaction_util import assert_kept, assert_redacted, check_prompt_hook, check_remembered_and_imported
 
 
@@ -95,6 +95,7 @@ def test_a_mixed_script_label_is_folded_and_its_value_is_not():
     value after the label, stay as written."""
     value = f"H{CYR_E}llo{pw(6)}"
     text = f"p{CYR_A}ssword: {value} and \u043f\u0430\u0440{LAT_O}\u043b\u044c"
+    fold_labels = core_text.fold_labels   # red34's (on the base: no such function, the test fails)
     folded = fold_labels(text)
     assert folded == f"password: {value} and {PAROL}"
     assert len(folded) == len(text)
