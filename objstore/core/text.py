@@ -262,6 +262,60 @@ def _hides(text: str) -> bool:
         or (any(c in text for c in _SIGN_CHARS) and _SIGNED.search(text) is not None))
 
 
+#: red34 (test33 T4): the Cyrillic and Latin letters that look alike, in pairs (Unicode 15 confusables.txt, UTS #39:
+#: each Cyrillic letter's prototype is the Latin one; the standard library has no confusables map, ``unicodedata``
+#: gives names and NFKC, and NFKC leaves Cyrillic ``\u0430`` as it is); Greek is not read
+_CONFUSABLE_PAIRS = ("\u0430a\u0435e\u043eo\u0440p\u0441c\u0443y\u0445x\u0456i\u0458j\u0455s\u0501d\u04bbh\u051bq\u051dw"
+                     "\u0410A\u0412B\u0415E\u041aK\u041cM\u041dH\u041eO\u0420P\u0421C\u0422T\u0425X\u0423Y\u0406I\u0408J\u0405S")
+_TO_LATIN = str.maketrans(_CONFUSABLE_PAIRS[0::2], _CONFUSABLE_PAIRS[1::2])
+_TO_CYRILLIC = str.maketrans(_CONFUSABLE_PAIRS[1::2], _CONFUSABLE_PAIRS[0::2])
+#: the credential labels a word in mixed script is read as (lowered; a Latin one ends the word: ``DB_P\u0430SSWORD``,
+#: ``dbP\u0430ssword``; the Cyrillic one starts it, ``\u043f\u0430\u0440o\u043b\u044c``), and nothing else: a value is never folded
+_LATIN_LABELS = ("password", "passwd", "passwort", "passphrase", "passcode", "pwd", "pass", "secret", "token",
+                 "kennwort", "credential", "credentials")
+_CYRILLIC_LABEL = "\u043f\u0430\u0440\u043e\u043b"
+#: a Cyrillic letter (U+0400-04FF), and one beside a Latin letter (a word in mixed script)
+_CYRILLIC = LazyPattern("[\u0400-\u04ff]")
+_MIXED = LazyPattern("[A-Za-z][\u0400-\u04ff\u0500-\u052f]|[\u0400-\u04ff\u0500-\u052f][A-Za-z]")
+_WORD_RUN = LazyPattern("[A-Za-z\u0400-\u052f]+")
+
+
+def fold_labels(text: str) -> str:
+    """red34 (test33 T4): ``text`` with each word in mixed Latin and Cyrillic
+    script that reads as a credential label (:data:`_LATIN_LABELS`, or
+    Russian/Ukrainian ``\u043f\u0430\u0440\u043e\u043b\u044c``) through the look-alike pairs of
+    :data:`_CONFUSABLE_PAIRS` written in that label's script
+    (``p\u0430ssword`` -> ``password``, ``\u043f\u0430\u0440o\u043b\u044c`` -> ``\u043f\u0430\u0440\u043e\u043b\u044c``: a keyboard layout
+    switched inside a word); every other character as it is, so offsets
+    are the same (one character for one).  ``text`` itself when it has no
+    such word.  Cost: one class search of a non-ASCII text; a Python step
+    per word in mixed script only."""
+    if _CYRILLIC.search(text) is None:
+        return text
+    parts: list[str] = []
+    pos = 0
+    for m in _MIXED.finditer(text):
+        if m.start() < pos:
+            continue   # a word already read
+        w = _WORD_RUN.match(text, _word_start(text, m.start()))
+        word = w.group()
+        latin, cyrillic = word.translate(_TO_LATIN), word.translate(_TO_CYRILLIC)
+        if latin.isascii() and latin.lower().endswith(_LATIN_LABELS):
+            word = latin
+        elif cyrillic.lower().startswith(_CYRILLIC_LABEL) and not any(c.isascii() for c in cyrillic):
+            word = cyrillic
+        parts += [text[pos:w.start()], word]
+        pos = w.end()
+    return "".join(parts) + text[pos:] if parts else text
+
+
+def _word_start(text: str, i: int) -> int:
+    """Where the run of Latin and Cyrillic letters holding offset ``i`` of ``text`` starts."""
+    while i > 0 and ("A" <= text[i - 1] <= "Z" or "a" <= text[i - 1] <= "z" or "\u0400" <= text[i - 1] <= "\u052f"):
+        i -= 1
+    return i
+
+
 def ascii_reading(text: str) -> tuple[str, list[tuple[int, int, int]]] | None:
     """``(reading, moves)``: ``text`` as it reads (:func:`confusable_fold`)
     where a character hides an ASCII token (red17, test16b B5: ``ghp\u200b_…``,
@@ -280,16 +334,22 @@ def ascii_reading(text: str) -> tuple[str, list[tuple[int, int, int]]] | None:
     NFKC check of a non-ASCII text (~0.01 µs a character); a Python step
     per replaced character only when one hides a token.
 
-    Not read: Cyrillic and Greek look-alike letters (UTS #39
-    confusables: ``раssword`` with Cyrillic ``р``/``а``, ``ghр_…``).  Over
+    red34 (test33 T4): a credential label in mixed Latin and Cyrillic
+    script reads as the label (:func:`fold_labels`: ``pаssword``,
+    ``парoль``), its value as written.  Not read: other Cyrillic and Greek
+    look-alike letters (UTS #39 confusables: ``ghр_…``).  Over
     the 151 M characters of the two transcript corpora, 10 lines hold a
     Cyrillic or Greek letter at all and none next to an ASCII letter, digit
     or ``_`` (no keyword or token is ever written that way but to hide it
     on purpose), while even the gate that finds such a letter costs +11 %
     of the redaction's CPU on those lines (docs/benchmarks.md, "Session 18
     (branch ``red18``)")."""
-    if text.isascii() or not _hides(text):
+    if text.isascii():
         return None
+    folded = fold_labels(text)
+    if not _hides(text):
+        return None if folded is text else (folded, [])
+    text = folded   # one character for one: the offsets stay
     parts: list[str] = []
     moves: list[tuple[int, int, int]] = []
     pos = r = 0

@@ -4,7 +4,7 @@ Every capture path (hooks, transcript imports, shell capture, ``mem remember``)
 passes its text through :func:`redact`.  It runs inside an agent hook, so it is
 built to be cheap on ordinary text and bounded on hostile text.  The package, by concern: ``rule`` (the
 rule type and regex flags), ``checks`` (value checks: is a match a credential
-or prose), ``scanners`` (rule scans other than one ``finditer`` pass; ``pem``: PEM private keys),
+or prose; ``tokenshape``: a token's entropy, a placeholder word glued into a random one), ``scanners`` (rule scans other than one ``finditer`` pass; ``pem``: PEM private keys),
 ``rules`` (``RULES``: the token formats; ``ruletable``: their table) and ``passwords``
 (its password labels and phrases; ``passphrases``: a value of several words after a label, read
 whole; at their places, ``commandline``: passwords

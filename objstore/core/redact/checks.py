@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 
 from objstore.core.redact.rule import FLAGS, IFLAGS, Lazy
+from objstore.core.redact.tokenshape import entropy as _entropy, glued_in_random
 from objstore.core.rxcache import compile_pattern
 
 _PLACEHOLDERS = ("xxx", "***", "...", "your", "example", "changeme", "change_me", "placeholder",
@@ -66,14 +65,12 @@ def is_placeholder(v: str) -> bool:
 
 def _placeholder(v: str, labelled: bool) -> bool:
     """The placeholder test a check applies: the whole value (:func:`is_placeholder`)
-    after a label or under a credential name, else any placeholder word inside it."""
-    return is_placeholder(v) if labelled else _PLACEHOLDER_RE.search(v) is not None
-
-
-def _entropy(s: str) -> float:
-    """Shannon entropy of ``s`` in bits per character."""
-    n = len(s)
-    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+    after a label or under a credential name, else any placeholder word inside it
+    unless it is :func:`~.tokenshape.glued_in_random` (red34, test33 T19)."""
+    if labelled:
+        return is_placeholder(v)
+    hits = list(_PLACEHOLDER_RE.finditer(v))
+    return bool(hits) and not glued_in_random(v, hits)
 
 
 def looks_secret(v: str, *, labelled: bool = False) -> bool:
@@ -421,11 +418,16 @@ def pair_slash_ok(v: str) -> bool:
 #: a label's translation, not a passphrase), and words of a sentence that tells where a password is
 _PASSPHRASE_NOT_WORDS = frozenset((
     "mot de passe passwort kennwort wachtwoord contrasena senha parola heslo haslo salasana adgangskode passord "
-    "losenord jelszo sifre geslo lozinka parool please via contact check get got send email mail login account "
-    "user username admin ask look find call click show hide forgot forgotten confirm confirmation current old "
-    "repeat retype type plain plaintext cleartext encrypted hashed salted masked redacted omitted removed hidden "
+    "losenord jelszo sifre geslo lozinka parool via plain plaintext cleartext encrypted hashed salted masked redacted omitted removed hidden "
     "unknown missing disabled enabled interactive keyring keychain vault config configured provided supplied "
     "boolean integer number object array char varchar field input value column".split()))
+#: red26: words of a UI text or a help line (``Please contact admin``, ``Confirm current``); red34 (test33 T9): after
+#: an explicit label a passphrase may hold some (``Password: open sesame pretty please``), not half its words
+_UI_WORDS = frozenset((
+    "please contact check get got send email mail login account user username admin ask look find call click show "
+    "hide forgot forgotten confirm confirmation current old repeat retype type".split()))
+_PASSPHRASE_NOT_WORDS |= _UI_WORDS
+_UI_WORDS -= _NOT_VALUES | _PROSE_WORDS | _PASSWORD_TALK   # 'ask' is prose all the same
 #: red28 (test27b X1): the function words of German and French prose and UI texts after a ``Passwort:``,
 #: ``Kennwort:`` or ``mot de passe :`` label (``nicht gesetzt``, ``siehe den Tresor``, ``voir le coffre``), and
 #: words of a heading or a form about passwords (``Password: Storage Best Practices``): a value holding one is
@@ -462,20 +464,25 @@ def passphrase_words_ok(v: str, *, quoted: bool, title: bool = False) -> bool:
     label, ``Password: Correct Horse Battery Staple``, ``Passwort: grüner
     Baum blauer Himmel``): a word may also be capitalised or in capitals
     (not mixed inside: ``McDonald``, ``iPhone``) and hold letters beyond
-    ASCII; it is judged lowered."""
+    ASCII; it is judged lowered; red34 (test33 T9): words of a UI text
+    (:data:`_UI_WORDS`: ``please``, ``admin``) are kept in under half its
+    words (``open sesame pretty please``; not ``Please Contact Admin``)."""
     if len(v) > _PASSPHRASE_MAX:
         return False
     words = v.split(" ")
     if not (2 if quoted else 3) <= len(words) <= PASSPHRASE_MAX_WORDS:
         return False
+    ui = 0
     for w in words:
         if title and 2 <= len(w) and w.isalpha() and (w.islower() or w.isupper() or w[1:].islower()):
             w = w.lower()
         if not (2 <= len(w) <= 16 and (title or w.isascii()) and w.isalpha() and w.islower()):
             return False
-        if prose_word(w) or w in _PLACEHOLDER_MARKERS or w in _PLACEHOLDER_FILLER:
+        if title and w in _UI_WORDS:
+            ui += 1
+        elif prose_word(w) or w in _PLACEHOLDER_MARKERS or w in _PLACEHOLDER_FILLER:
             return False
-    return True
+    return 2 * ui < len(words)
 
 
 def prose_word(w: str) -> bool:

@@ -63,7 +63,8 @@ def credential_name(name: str) -> str | None:
     ``"password"`` for a camel-case ``…Pass`` (``DbPass``), ``"secret"``
     for a last word naming a credential (:data:`_NAME_WORDS`:
     ``credentials``, ``privkey``, ``wifi-psk``, ``otp-seed``,
-    ``recovery-codes``, ``session-cookie``)."""
+    ``recovery-codes``, ``session-cookie``); red34: a number after the
+    name is read past (``db-pass3``, ``pw2``, ``api-key-2``)."""
     raw = name.rsplit("/", 1)[-1]
     seg = raw.lower()
     if any(a in seg for a in _NAME_WORD_ANCHORS) and _NAME_WORDS_RE.search(seg):
@@ -74,6 +75,10 @@ def credential_name(name: str) -> str | None:
     # compiles the pattern (~2-4 ms: remember and the prompt hook check every key and id)
     if not any(a in seg for a in GEN_ANCHORS):
         return None
-    for m in _NAME_RE.finditer(seg):
-        return "password" if seg.startswith(("pass", "pw"), m.start()) else "secret"
+    # red34 (red33b's left-out): a numbered credential ('db-pass3', 'api-key-2') is read as its name without the
+    # number, as ``wallet-seed2`` is; in text the keyword rule keeps 'pass2' a program's pass
+    bare = seg.rstrip("0123456789")
+    for name in (seg, bare.rstrip("_.-")) if 0 < len(seg) - len(bare) <= 3 else (seg,):
+        for m in _NAME_RE.finditer(name):
+            return "password" if name.startswith(("pass", "pw"), m.start()) else "secret"
     return None

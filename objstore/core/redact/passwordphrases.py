@@ -44,11 +44,14 @@ PASS_OWNERS = ("vpn", "wifi", "wi-fi", "wlan", "my", "admin", "root", "login", "
 #: mend25: also a quoted key, its value quoted, raw or JSON-escaped inside a JSON string (``"pincode": "4471"``,
 #: ``{\\"PINCODE\\": \\"4471\\"}``, ``PINCODE=\\"4471\\"``); moved from :mod:`.passwords` (red33)
 #: red33 (red32's left-out): or to the PIN of a card, a SIM, a bank account, a phone, a door (``card pin = 4711``,
-#: ``sim pin: 1234``), whose owner says it is no board's pin
+#: ``sim pin: 1234``; red34: ``card_pin = 4711``), whose owner says it is no board's pin
 _PIN_OWNERS = ("card", "sim", "bank", "atm", "phone", "debit", "credit", "voicemail", "door", "alarm", "garage",
                "gate", "keypad", "vault", "unlock", "account")
-PIN_ASSIGN = (r"(?:(?<=code|mber)" + "".join(f"|(?<={w} pin)" for w in _PIN_OWNERS)
+PIN_ASSIGN = (r"(?:(?<=code|mber)" + "".join(f"|(?<={w}[ _-]pin)" for w in _PIN_OWNERS)
               + r")(?:\\{0,3}[\"'])?[ \t]{0,4}[=:][ \t]{0,4}(?:\\{0,3}[\"'`])?")
+#: red34 (red33's left-out): the word ``pin``, not the tail of a longer name, or joined to its owner by ``_`` or ``-``
+#: (``CARD_PIN=4711``, ``sim-pin: 1234``); a GPIO ``led_pin = 17`` stays
+PIN_WORD = r"pin(?:(?<![A-Za-z0-9_\-\]]pin)" + "".join(f"|(?<={w}[_-]pin)" for w in _PIN_OWNERS) + ")"
 #: mend25: a PIN's token (:data:`PHRASE_TOKEN`) also ends before a JSON-escaped quote (``\\"4471\\"``); moved from
 #: :mod:`.passwords` (red31: the PIN's verb rule below reads it too)
 PIN_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]\\]" + r"(?=[.,;:!?)\]]*(?:[\s\"'`]|\\{1,3}[\"'`]|$))"

@@ -21,7 +21,7 @@ from objstore.core.redact.passwordphrases import (PHRASE_COLON as _PHRASE_COLON,
                                                   PHRASE_OWNER_FOR as _PHRASE_OWNER_FOR, PHRASE_TOKEN as _PHRASE_TOKEN,
                                                   PHRASE_TOKEN_BANG as _PHRASE_TOKEN_BANG, PHRASE_VERB as _PHRASE_VERB,
                                                   PHRASE_VERB_BARE as _PHRASE_VERB_BARE, PIN_TOKEN as _PIN_TOKEN,
-                                                  PIN_ASSIGN as _PIN_ASSIGN, PLAIN_WORDS, QUOTED_WORDS, PASS_OWNERS as _PASS_OWNERS,
+                                                  PIN_ASSIGN as _PIN_ASSIGN, PIN_WORD, PLAIN_WORDS, QUOTED_WORDS, PASS_OWNERS as _PASS_OWNERS,
                                                   TOKEN_VERB_TAIL, VERB_PHRASE_RULES, changed_token_ok,
                                                   with_old_and_new, COMBINATION_OWNERS as _COMBINATION_OWNERS,
                                                   keypad_code_ok)
@@ -259,10 +259,11 @@ def _label_words_ok(v: str) -> bool:
 
 #: red28 (test27b X1): the labels :func:`_label_words_ok`'s rule reads words after, one rule each (a pattern
 #: that starts with one literal is searched by ``re`` in C): English ``password``/``passwd``, German
-#: ``Passwort``/``Kennwort``, French ``mot de passe`` (also with the French blank before ``:``)
+#: ``Passwort``/``Kennwort``, French ``mot de passe`` (also with the French blank before ``:``); red34: ``pw:``, ``pwd=``
 _WORDS_LABELS = ((r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or[dt]|d)", ("passw",)),
                  (r"kennwort(?<![A-Za-z0-9_\-\]]kennwort)", ("kennwort",)),
-                 (r"mot de passe(?<![A-Za-z0-9_\-\]]mot de passe)", ("mot de passe",)))
+                 (r"mot de passe(?<![A-Za-z0-9_\-\]]mot de passe)", ("mot de passe",)),
+                 (r"pw(?<![A-Za-z0-9_\-\]]pw)d?(?=[ \t]{0,4}[:=])", ("pw",)))   # red34 (test33 T9): 'Admin pw: X Y Z'
 #: the word for 'password' in German, Spanish and French prose, the verbs that join it to its value ('is',
 #: 'was', German 'lautet'), the adverbs between ('now', 'still'), and its anchors
 #: red31: the changed-to forms first (a check that refuses a value does not backtrack), 'wurde auf X ge\u00e4ndert',
@@ -343,8 +344,8 @@ PASSWORD_RULES: list[Rule] = [
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'my pin|passcode is <4-12 digits>', 'my PIN: <digits>', 'the pin "
        "for the door is <digits>' (red16b); red23: 'pincode: 4471', 'pin_code', 'pin-number' (one word); mend24: "
-       "'pin_code = 4471' (an assignment to a name ending code or number)",
-       r"(?:pin(?<![A-Za-z0-9_\-\]]pin)(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number))?|passcode(?<![A-Za-z0-9_\-\]]passcode))"
+       "'pin_code = 4471' (an assignment to a name ending code or number); red34: 'CARD_PIN=4711'",
+       r"(?:" + PIN_WORD + r"(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number))?|passcode(?<![A-Za-z0-9_\-\]]passcode))"
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
        + _PHRASE_COLON + r"|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r")(?P<secret>" + _PIN_TOKEN + ")",
        ci=True, priority=51, check=pin_ok, anchors=("pin", "passcode"), scan=with_old_and_new(_plain, pin_ok)),

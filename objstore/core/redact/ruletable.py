@@ -154,7 +154,8 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           X``: a preposition and 1-5 words), and a 4-12 digit
                           ``pin is 4821`` (also ``passcode is 7741#a``, red23:
                           ``pincode: 4471``; mend24: ``pin_code = 4471``; mend25:
-                          ``"pincode": "4471"``, raw or JSON-escaped);
+                          ``"pincode": "4471"``, raw or JSON-escaped; red34:
+                          ``CARD_PIN=4711``, a card's, not ``led_pin = 17``);
                           ``the password is stored in vault`` is left; also
                           ``the secret|token|api key is X`` (v4r23: ``the rails
                           master key is X``, ``Application key [base64:X]``), a
@@ -190,7 +191,9 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           of prose (``passphrase_words_ok``; ``Password: see the
                           vault`` stays); red28 (test27b X1): words in Title Case
                           or capitals, letters beyond ASCII, after ``Passwort``,
-                          ``Kennwort``, ``mot de passe`` (German, French prose stays)
+                          ``Kennwort``, ``mot de passe`` (German, French prose stays);
+                          red34: ``Admin pw:``; UI words in under half its words
+                          (``open sesame pretty please``)
 mem-command               mem's own command lines (test17 T10: shell capture, an      docs/cli.md (``remember``, ``forget``,
                           agent's Bash call): the VALUE of ``mem remember KEY VALUE   ``scan``, ``sealed import``,
                           --sensitivity secret`` or of a KEY named for a              ``--passphrase-file``); bash(1)

@@ -188,6 +188,9 @@ _PHRASE_LABEL = Lazy(KW + r"[ \t]{1,4}(?:is|are|was)(?:[ \t]{1,4}(?:now|still))?
 _PROSE_AFTER = Lazy(r"[,;.]?[ \t]{1,8}(?:[A-Za-z(\"'`#]|[^\x00-\x7f])", FLAGS)
 # a date or a time (a log line's stamp: '2026-02-27T01:24:49.093Z INFO ...'), not a password
 _STAMP = Lazy(r"[0-9]{1,4}[-:./][0-9]{1,4}(?:[-:./T][0-9]{1,4}){0,6}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9:]{2,5})?", FLAGS)
+#: red34 (test33 T10): a line that is itself an assignment, ``NAME=value`` (a .env's next variable, also after a
+#: ``Read`` tool's line number, ``    10\u2192DB_HOST=…``): never the value of an empty ``REDIS_PASSWORD=`` above it
+_ASSIGNMENT = Lazy(r"(?:[0-9]{1,7}\u2192)?(?:export[ \t]{1,4})?(?:[A-Z][A-Z0-9_]{1,63}|[a-z_][a-z0-9_]{1,63})=(?!=)", FLAGS)
 # a label alone on its line (no ':' or '='): password, passwd, passwort, passphrase, pwd, then the line's end
 _BARE_STARTS = ("passw", "passp", "pwd")   # what it starts with: most anchors (token, key, secret) are no label
 _BARE_LABEL = Lazy(r"(?:passw(?:or)?[dt]|passwd|passphrase|pwd)[ \t]{0,8}(?=\r?\n|\\{1,3}(?:r\\{1,3})?n)", FLAGS)
@@ -233,11 +236,12 @@ def _next_line_value(rule: Rule, text: str, e: int, we: int, out: list, *, bare:
     U7), whose value is a key's shape: random-looking (:func:`looks_secret`)
     or :data:`KEY_NEXT_LINE_MIN` characters or more with letters and digits
     or symbols (:func:`short_labelled_ok`), not a password's word.  Never a
-    label, list item or heading (``Username:``, ``- item``, ``# Notes``), a
+    label, list item or heading (``Username:``, ``- item``, ``# Notes``), an
+    assignment (``DB_HOST=db9``: :data:`_ASSIGNMENT`), a
     word of prose (``Enter it below``), nor code (``type: string``, ``pw2 =
     x``: an operator follows the token)."""
     nl = _NEXT_LINE.match(text, e, we)
-    if nl is None:
+    if nl is None or _ASSIGNMENT.match(text, nl.end(), we) is not None:
         return
     s = nl.end()
     e = _GEN_RUN.match(text, s, we).end()
@@ -465,8 +469,9 @@ def scan_generic(rule: Rule, text: str, ws: int, we: int, out: list, low: str, o
         # 'secret: hunter2' (red10): an unquoted secret is held to a password's length, not a token's
         # (quoted, a password keyword takes any literal: 'SECRET_KEY = "AWS_SECRET_ACCESS_KEY"' is a name;
         # 'secret: secret: ...' a label, not a value)
-        password = low.startswith(("pass", "pw"), p) or (not quoted and low.startswith("secret", p)
-                                                        and not low[p - 1:p].isalnum() and v[-1] != ":")
+        # red34 (test33 T9): a name's ``_CREDENTIAL`` (``MY_APP_CREDENTIAL=Zt5#wq``) is held to a password's length too
+        password = low.startswith(("pass", "pw", "credential"), p) or (not quoted and low.startswith("secret", p)
+                                                                      and not low[p - 1:p].isalnum() and v[-1] != ":")
         if looks_secret(v, labelled=label) or looks_assigned(v, password=password, quoted=quoted, labelled=label) or (
                 not quoted and (label or _password_label(low, p, secret=True)) and LINE_END.match(text, e) is not None
                 and ((label and labelled_password_ok(v)) or short_labelled_ok(v))) or (
