@@ -11,7 +11,7 @@ from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the p
 from objstore.core.objects import normalize_value
 from objstore.core.refs import fact_ref
 from objstore.core.store import Store
-from objstore.core.text import STATEMENT_COPULA, LazyPattern
+from objstore.core.text import KEY_ABBREVIATIONS, STATEMENT_COPULA, LazyPattern
 from objstore.capture.statementwords import (MARKER as _MARKER, STOP_WORDS as _STOP, content_words as _content_words,
                                              guard_secret_subject, same_but_values as _same_but_values, strong_token,
                                              unpossessive as _unpossessive)
@@ -51,7 +51,60 @@ def named(statement: str, stop: frozenset = _STOP) -> tuple[list[str], bool]:
         subject = [w for w in re.findall(r"\w+", text[:max(m.start() - 1, 0)]) if w not in stop]
         if subject:
             return subject[:6], True
+    elif stop is _STOP and (verb := _verb_named(re.findall(r"\w+", text))) is not None:
+        return verb, True   # "the db runs postgres 15": db, runs (test33b T3; before session 34 db-runs-postgres)
     return [w for w in re.findall(r"\w+", text) if w not in stop and not w.isdigit()][:3], False
+
+
+#: the verbs a statement without a copula names its subject by ("the db runs postgres 15", "the api listens on
+#: port 8080", "we deploy on Thursdays"): its key is the subject and the verb, not the value (test33b T3)
+_VERBS = ("run use listen live sit point talk connect deploy ship host serve store target depend require need "
+          "support read write send call return expire take start end own handle build release prefer speak log "
+          "publish push pull hold keep rotate default expect accept bind resolve route meet work go back cost "
+          "contain mean stand happen sync fetch load lock timeout retry").split()
+#: a verb's form -> True for the third person ("runs"), False for the bare form ("run")
+_VERB_FORMS: dict[str, bool] = {**{v: False for v in _VERBS},
+                                **{v + ("es" if v.endswith(("sh", "ch", "s", "x", "o")) else "s"): True for v in _VERBS}}
+_PRONOUNS = frozenset("we i they you".split())
+_DETERMINERS = frozenset("the our my this their your its a an".split())
+#: words between a subject and its verb that are no part of either ("the db now runs …")
+_ADVERBS = frozenset("now currently still also only always usually mostly all just".split())
+#: what no subject holds: a statement whose verb comes after one is not read by its verb
+_NOT_SUBJECT = frozenset("and or if when that which who whose where because but so then".split())
+
+
+def _verb_named(words: list[str]) -> list[str] | None:
+    """A copula-free statement's name by its subject and verb (:data:`_VERBS`,
+    the word as said): ``the db (now) runs postgres 15`` -> ``db, runs``; ``we
+    deploy on Thursdays`` -> ``we, deploy``; with the purpose a "for"/"as"
+    after the value names (``we use black for formatting`` -> ``we, use,
+    formatting``: another purpose is another fact).  ``words``: the
+    statement's words, normalized.  None when no verb follows a subject of
+    at most six words (the first three content words name it, as before)."""
+    i = 0
+    while i < len(words) and words[i] in _DETERMINERS:
+        i += 1
+    if i >= len(words):
+        return None
+    pronoun = words[i] in _PRONOUNS
+    subject = [words[i]] if pronoun else []
+    for k in range(i + 1 if pronoun else i, min(len(words), i + 8)):
+        w = words[k]
+        if w in _ADVERBS and (subject or pronoun):
+            continue
+        third = _VERB_FORMS.get(w)
+        if third is not None and subject and (third or pronoun or subject[-1].endswith("s")):
+            name = [x for x in subject if pronoun or x not in _STOP] + [w]
+            rest = words[k + 1:]
+            for at, x in enumerate(rest):
+                if x in ("for", "as"):
+                    name += [y for y in rest[at + 1:at + 4] if y not in _STOP and not any(c.isdigit() for c in y)]
+                    break
+            return name[:6] if len(name) > 1 else None
+        if pronoun or w in _NOT_SUBJECT or any(c.isdigit() for c in w) or len(subject) >= 6:
+            return None
+        subject.append(w)
+    return None
 
 
 #: a predicate naming an attribute of its subject, not its value: "is written in go", "was built with bazel"
@@ -105,18 +158,92 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
         before, of_before = named(statement, _STOP_BEFORE)
         old = f"{scope}/remembered/{'-'.join(before or ['note'])[:120]}"
         was = store.refs.read(fact_ref(old)) if old != key else None
-        if was is None or not update:
+        if not update:
             return key
-        held = getattr(store.get(was), "body", "") or ""
-        if _content_words(held) == words or (of_before and named(held, _STOP_BEFORE) == (before, True)) \
-                or _same_but_values(held, statement):
-            return old
+        if was is not None:
+            held = getattr(store.get(was), "body", "") or ""
+            if _content_words(held) == words or (of_before and named(held, _STOP_BEFORE) == (before, True)) \
+                    or _same_but_values(held, statement):
+                return old
+        if of_subject:
+            same = same_subject_keys(store, scope, name, statement)
+            return same[0] if same else key   # the subject said before in other words (test33b T3, T12, test33 T8)
         return key
     held = getattr(store.get(head), "body", "") or ""
     if _content_words(held) == words:
         return key                       # the same statement again: its key
-    if update and of_subject and named(held) == (name, True) and attribute(held) == attribute(statement):
+    if update and of_subject and _same_subject(named(held), name) and attribute(held) == attribute(statement):
         return key                       # a new value of the same subject: its next version
     if update and _same_but_values(held, statement):
         return key                       # the same words, another value ("… listens on port 9090"): its next version
     return f"{key}-{sha256(' '.join(words).encode('utf-8')).hexdigest()[:8]}"
+
+
+#: the words a key of a store written before session 32 held ("db-currently-runs", "cache-currently",
+#: "team-still"): no part of its subject (test33b T12)
+_CHANGE_WORDS = frozenset({"now", "currently", "still"})
+_SPELLING: dict[str, str] = {}   # a spelling of KEY_ABBREVIATIONS -> its group's first (built on first use)
+
+
+def one_subject(words) -> tuple[str, ...]:
+    """A subject's words in one form for matching: each in its group's first
+    spelling (``core.text.KEY_ABBREVIATIONS``: ``database`` -> ``db``), in
+    sorted order ("the db port for the shop" names what "the shop db port"
+    names), without :data:`_CHANGE_WORDS`.  ``words``: normalized words
+    (NFC + casefold, :func:`named`'s)."""
+    if not _SPELLING:
+        _SPELLING.update({w: g[0] for g in KEY_ABBREVIATIONS for w in g})
+    return tuple(sorted(_SPELLING.get(w, w) for w in words if w not in _CHANGE_WORDS))
+
+
+def same_subject_keys(store: Store, scope: str, name: list[str], statement: str) -> list[str]:
+    """The ``<scope>/remembered/`` keys, newest value first, whose current
+    value states the subject ``name`` (:func:`named`'s words of
+    ``statement``) of the same attribute (:func:`attribute`), said in other
+    words: another spelling or order (:func:`one_subject`: "the shop
+    database port", "the db port for the shop" after "the shop db port",
+    test33 T8), with "now"/"currently"/"still" (a key of a store written
+    before session 32, ``db-currently-runs``, test33b T12), or a key named
+    with its value's words before session 34 (``db-runs-postgres``, test33b
+    T3).  Reads the scope's key names (one listing) and the value of each
+    whose name holds every word of the subject; [] when none."""
+    want = one_subject(name)
+    prefix = f"facts/{scope}/remembered/"
+    found = []
+    for ref in store.refs.names("facts"):
+        if not ref.startswith(prefix) or not set(want) <= set(one_subject(ref[len(prefix):].split("-"))):
+            continue
+        oid = store.refs.read(ref)
+        fact = store.get(oid) if oid is not None else None
+        body = getattr(fact, "body", "") or ""
+        words, of_subject = named(body)
+        if of_subject and one_subject(words) == want and attribute(body) == attribute(statement):
+            found.append((getattr(fact, "recorded_at", 0) or 0, ref[len("facts/"):]))
+    return [k for _at, k in sorted(found, reverse=True)]
+
+
+def _same_subject(held: tuple[list[str], bool], name: list[str]) -> bool:
+    """Whether :func:`named`'s ``held`` names the subject ``name`` (:func:`one_subject`)."""
+    return held[1] and one_subject(held[0]) == one_subject(name)
+
+
+def stale_subject_keys(store: Store, statement: str, project: str | None, key: str) -> list[str]:
+    """The other ``remembered/`` keys of the scope (:func:`same_subject_keys`)
+    whose current value states the same subject as ``statement``, just
+    written under ``key``, with other words: a store that filed one subject
+    under two keys before session 34 ("the db currently runs postgres 15"
+    as ``db-currently-runs``, "the db runs postgres 16" as
+    ``db-runs-postgres``, test33b T12) would keep serving the older one as
+    current; the caller writes ``statement`` as their next version too.
+    [] for a statement not named by its subject, or with ``store`` None."""
+    name, of_subject = named(statement)
+    if store is None or not of_subject:
+        return []
+    scope = f"project/{project}" if project else "user"
+    words = _content_words(statement)
+    out = []
+    for k in same_subject_keys(store, scope, name, statement):
+        oid = store.refs.read(fact_ref(k)) if k != key else None
+        if oid is not None and _content_words(getattr(store.get(oid), "body", "") or "") != words:
+            out.append(k)
+    return out

@@ -79,8 +79,8 @@ import re
 from objstore.core.errors import CorruptObject, MemError, NotFound
 from objstore.core.objects import normalize_value
 from objstore.core.refs import fact_ref
-from objstore.capture.statementkey import named as _named, statement_key
-from objstore.capture.statementwords import (JUDGED, STOP_WORDS, content_words as _content_words, guard_secret_subject,
+from objstore.capture.statementkey import named as _named, stale_subject_keys, statement_key
+from objstore.capture.statementwords import (ASK_LEAD, JUDGED, STOP_WORDS, content_words as _content_words, guard_secret_subject,
                                              taken_value, without_request)
 from objstore.core.text import SOFT_TAKE_BACK_PHRASES, STATEMENT_COPULA, TAKE_BACK_PHRASES, LazyPattern
 from objstore.core.store import Store
@@ -297,12 +297,12 @@ _TAKE_BACK = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s-)\s*(?:" + "|".join(TAKE_BA
 #: value or the same subject's statement follows (:func:`_corrected`, :func:`_restated`), else no take-back ("… is
 #: ok, sorry for the noise"; "Actually, the cache is lime-3" states another subject: test32b Y2)
 _SOFT_BACK = LazyPattern(r"(?:(?:[.!?;,\u2014\u2013]|\s--?)\s*(?:" + "|".join(SOFT_TAKE_BACK_PHRASES) + r"|er|erm|uh|um)\b"
-                         r"|\s*\(\s*(?:no|sorry)\s*,)"   # ("… -- actually make it X", "…, er, bob", "… 3 (no, 5)": test33 T1)
+                         r"|\s*\(\s*(?:no|sorry)\s*,"   # ("… -- actually make it X", "…, er, bob", "… 3 (no, 5)": test33 T1)
+                         r"|(?:\.{2,}|\u2026)(?=\s*[^\s.\u2026]+\s+actually\b))"   # ("b1... b2 actually": test33b T15)
                          r"[\s,;:.!\u2014\u2013-]*", re.I)
 #: a request closing a statement ("… pg-3, can you update the config?", "… and could you restart it?"): the
 #: statement before it is said (test32b Y6), a question of the statement's own ("… the db was reset?") none
-_ASK_AFTER = LazyPattern(r"(?:\s*[,;]|\s+-+|\s*[\u2014\u2013]|\s+(?=and\s))\s*(?:(?:and|so|then|now)\s+)?"
-                         r"(?:(?:can|could|would|will)\s+you|please|pls)\b[^?]*\?[\s?!]*$", re.I)
+_ASK_AFTER = LazyPattern(ASK_LEAD + r"[^?]*\?[\s?!]*$", re.I)
 #: what opens a take-back's new value ("make it 6000", "it is 6000", "I mean 6000", "should be 6000")
 _FIX_LEAD = LazyPattern(r"^(?:(?:make|call)\s+(?:it|that)|(?:it|that)(?:[\u2019']s|\s+is|\s+should\s+be)|"
                         r"i\s+mean(?:t)?|should\s+be|(?:it\s+)?(?:was|is))?\s*(?:(?:still|actually|really)\s+)?", re.I)
@@ -369,16 +369,26 @@ def remember_statement(store: Store, prompt: str, *, project: str | None, source
 
 def _remember(store: Store, what: str, project: str | None, source: str, command: str, update: bool = True,
               skip_refused: bool = False):
-    """Write one statement under its key (:func:`statement_key`); None when
-    ``skip_refused`` and it was refused (``MemError``: a sealed key)."""
+    """Write one statement under its key (:func:`statement_key`), and (``update``) as the next version of each
+    other key of its subject holding another value (``statementkey.stale_subject_keys``: a store that filed
+    one subject under two keys, test33b T12; one sealed is left as it is); returns the first write's result,
+    None when ``skip_refused`` and it was refused (``MemError``: a sealed key)."""
     from objstore.memory.facts import remember  # defer: a prompt that states something (most state nothing)
+    key = statement_key(what, project, store, update)
     try:
-        return remember(store, statement_key(what, project, store, update), what, trust="user_stated", owner="user",
-                        sources=(source,) if source else (), command=command)
+        done = remember(store, key, what, trust="user_stated", owner="user", sources=(source,) if source else (),
+                        command=command)
     except MemError:
         if not skip_refused:
             raise
         return None
+    for other in stale_subject_keys(store, what, project, key) if update else ():   # (test33b T12)
+        try:
+            remember(store, other, what, trust="user_stated", owner="user", sources=(source,) if source else (),
+                     command=command)
+        except MemError:   # a sealed key: its value stands
+            pass
+    return done
 
 
 def further_statements(prompt: str) -> list[str]:

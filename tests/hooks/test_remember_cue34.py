@@ -1,0 +1,112 @@
+"""Session 34 (lane cue34): one subject, one key — a restated fact supersedes,
+it does not pile up (test33b T3, T12, test33 T8, test33b T15).
+
+T3: "the db runs postgres 15" was keyed ``db-runs-postgres`` (the value's
+first word in the key), so "the db now runs mysql 8" filed a second current
+key ``db-runs-mysql``.  A statement without a copula is keyed by its subject
+and verb (``db-runs``); a store's older ``db-runs-postgres`` goes on.
+T12: a store's ``db-currently-runs`` (``cache-currently``, ``team-still``)
+was followed only when the new statement said "currently" again.
+T8: "the shop database port", "the db port for the shop" after "the shop db
+port" filed new keys.
+T15 (rest): "the band is b1... b2 actually" kept b1.
+Real ``mem hook claude-code`` processes, read back from the store."""
+
+from __future__ import annotations
+
+from objstore import open_store
+from objstore.capture.statements import statement_key, statement_of
+from objstore.memory.facts import remember
+from tests.hooks.test_remember_cue33 import _Hooked
+
+NAMED = [  # (statement, the words of its key)
+    ("the db runs postgres 15", ["db", "runs"]),
+    ("the db now runs mysql 8", ["db", "runs"]),
+    ("the db currently runs postgres 16", ["db", "runs"]),
+    ("we deploy on Thursdays now", ["we", "deploy"]),
+    ("the api listens on port 8080", ["api", "listens"]),
+    ("the api host points to lb-2", ["api", "host", "points"]),
+    ("the tests run on ci-4", ["tests", "run"]),
+    ("we use black for formatting", ["we", "use", "formatting"]),   # a purpose named: another fact than "we use X"
+    ("the db port 5432", ["db", "port"]),                           # no verb, no copula: the first words as before
+    ("the shop db port is 5432", ["shop", "db", "port"]),
+]
+
+
+def test_a_statement_without_a_copula_is_named_by_its_subject_and_verb():
+    for said, words in NAMED:
+        assert statement_key(said, None) == "user/remembered/" + "-".join(words), said
+    assert statement_of("remember that the band is b1... b2 actually") == "the band is b2"   # T15
+    assert statement_of("remember that the band is b1\u2026 b2 actually.") == "the band is b2"
+    assert statement_of("remember that the band is b1... b2") == "the band is b1"   # no take-back said
+    assert statement_of("remember that the band is b1... actually it is great") == "the band is b1"
+
+
+def _seeded(tmp_path, old: dict[str, str]) -> _Hooked:
+    """A session whose store holds ``old`` (key name -> value) as a store of an older version named them."""
+    s = _Hooked(tmp_path)
+    s.prompt("remember that the cache host is redis-9")
+    with open_store(s.store) as st:
+        for name, body in old.items():
+            remember(st, f"project/proj/remembered/{name}", body, trust="user_stated", owner="user")
+    return s
+
+
+def _current(s: _Hooked) -> dict[str, str]:
+    return {k.rpartition("/")[2]: v[0] for k, v in s.remembered().items()}
+
+
+def test_a_verb_statement_of_a_new_value_supersedes_the_old(tmp_path):
+    """T3 through the prompt hook: one key ``db-runs``, mysql 8 its current value."""
+    s = _Hooked(tmp_path)
+    for said in ("remember that the db runs postgres 15", "remember that the db now runs postgres 16",
+                 "remember that the db still runs postgres 17", "remember that the db now runs mysql 8"):
+        assert "Remembered as you asked" in s.prompt(said), said
+    assert s.log("db-runs") == ["the db now runs mysql 8", "the db still runs postgres 17",
+                                "the db now runs postgres 16", "the db runs postgres 15"]
+    assert [k for k in _current(s) if k.startswith("db")] == ["db-runs"]
+
+
+def test_an_older_stores_keys_of_a_subject_go_on(tmp_path):
+    """T3 and T12 on a store an older version wrote: ``db-runs-postgres`` (the value's word in its name),
+    ``db-currently-runs``, ``cache-currently``, ``team-still`` take the new statement as their next version,
+    said with or without "now"/"currently"/"still"; two keys one subject was filed under both take it."""
+    s = _seeded(tmp_path, {"db-runs-postgres": "the db runs postgres 15",
+                           "queue-currently-runs": "the queue currently runs sqs",
+                           "cache-currently": "the cache currently is redis",
+                           "team-still": "the team still is platform"})
+    for said in ("remember that the db now runs mysql 8", "remember that the queue runs rabbitmq",
+                 "remember that the cache is now valkey", "remember that the team is infra"):
+        assert "Remembered as you asked" in s.prompt(said), said
+    assert _current(s) == {"cache-host": "the cache host is redis-9", "db-runs-postgres": "the db now runs mysql 8",
+                           "queue-currently-runs": "the queue runs rabbitmq", "cache-currently": "the cache is now valkey",
+                           "team-still": "the team is infra"}
+    # a store that had already filed the subject under two keys (base: db-currently-runs 15 beside db-runs-postgres 16)
+    s2 = _seeded(tmp_path / "two", {"db-currently-runs": "the db currently runs postgres 15",
+                                    "db-runs-postgres": "the db runs postgres 16"})
+    s2.prompt("remember that the db runs postgres 18")
+    got = _current(s2)
+    assert got["db-currently-runs"] == got["db-runs-postgres"] == "the db runs postgres 18", got
+    assert "db-runs" not in got, got
+
+
+def test_a_subject_said_in_other_words_is_one_key(tmp_path):
+    """T8 through the prompt hook: "database" for "db", "the db port for the shop", the possessive: one key."""
+    s = _Hooked(tmp_path)
+    for said in ("remember that the shop db port is 5432", "remember that the shop database port is 6543",
+                 "remember that the db port for the shop is now 7000", "remember that the shop's db port is 7001"):
+        assert "Remembered as you asked" in s.prompt(said), said
+    assert s.log("shop-db-port") == ["the shop's db port is 7001", "the db port for the shop is now 7000",
+                                     "the shop database port is 6543", "the shop db port is 5432"]
+    assert [k for k in _current(s) if "port" in k] == ["shop-db-port"]
+    # another subject stays its own key
+    s.prompt("remember that the shop api port is 8080")
+    assert _current(s)["shop-api-port"] == "the shop api port is 8080"
+    assert _current(s)["shop-db-port"] == "the shop's db port is 7001"
+
+
+def test_a_value_taken_back_after_an_ellipsis_is_not_stored(tmp_path):
+    """T15 (rest) through the prompt hook."""
+    s = _Hooked(tmp_path)
+    assert "the band is b2" in s.prompt("remember that the band is b1... b2 actually")
+    assert s.log("band") == ["the band is b2"]
