@@ -9,7 +9,7 @@ import re
 
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.objects import normalize_value
-from objstore.core.refs import fact_ref
+from objstore.core.refs import fact_ref, sealed_ref
 from objstore.core.store import Store
 from objstore.core.text import KEY_ABBREVIATIONS, STATEMENT_COPULA, LazyPattern
 from objstore.capture.statementwords import (MARKER as _MARKER, STOP_WORDS as _STOP, content_words as _content_words,
@@ -29,7 +29,7 @@ _STOP_BEFORE = _STOP - {"now", "currently", "still"}
 _COPULA = STATEMENT_COPULA
 
 
-def named(statement: str, stop: frozenset = _STOP) -> tuple[list[str], bool]:
+def named(statement: str, stop: frozenset = _STOP, verbs: bool = True) -> tuple[list[str], bool]:
     """``(words, of its subject)``: the words a statement's key is named from
     and whether they are its subject's (the copula case, not a secret's
     predicate nor the first three words).  The words: the content words of its
@@ -39,7 +39,9 @@ def named(statement: str, stop: frozenset = _STOP) -> tuple[list[str], bool]:
     content word before it ("ghp_… is the deploy token", the credential
     removed), its first three content words.  A token only a password has the
     shape of (:func:`_strong`) is never one of them (test16b B1).  ``stop``: the
-    words never in a name (:data:`_STOP_BEFORE`: as keys were named before)."""
+    words never in a name (:data:`_STOP_BEFORE`: as keys were named before).
+    A statement with no copula is named by its subject and verb
+    (:func:`_verb_named`), unless ``verbs`` is False (as before session 34)."""
     statement, secret = guard_secret_subject(statement)
     statement = re.sub(r"\S+", lambda t: " " if strong_token(t.group()) else t.group(), statement)   # never a key's name
     from objstore.core.redact import remove_credentials  # deferred: the rules (module doc)
@@ -51,7 +53,7 @@ def named(statement: str, stop: frozenset = _STOP) -> tuple[list[str], bool]:
         subject = [w for w in re.findall(r"\w+", text[:max(m.start() - 1, 0)]) if w not in stop]
         if subject:
             return subject[:6], True
-    elif stop is _STOP and (verb := _verb_named(re.findall(r"\w+", text))) is not None:
+    elif verbs and stop is _STOP and (verb := _verb_named(re.findall(r"\w+", text))) is not None:
         return verb, True   # "the db runs postgres 15": db, runs (test33b T3; before session 34 db-runs-postgres)
     return [w for w in re.findall(r"\w+", text) if w not in stop and not w.isdigit()][:3], False
 
@@ -149,6 +151,8 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
     key = f"{scope}/remembered/{'-'.join(name or ['note'])[:120]}"
     if store is None:
         return key
+    if (sealed := sealed_before(store, statement, scope, key)) is not None:
+        return sealed   # a key sealed under the name an older version gave the statement: refused, never beside it
     head = store.refs.read(fact_ref(key))
     if head is None and update and of_subject:
         plain = f"{scope}/{'-'.join(name)[:120]}"
@@ -247,3 +251,23 @@ def stale_subject_keys(store: Store, statement: str, project: str | None, key: s
         if oid is not None and _content_words(getattr(store.get(oid), "body", "") or "") != words:
             out.append(k)
     return out
+
+
+def name_before(statement: str) -> str:
+    """The name (the part after ``remembered/``) a version before session 34
+    gave ``statement`` (a copula-free statement's first three content words:
+    ``db-runs-postgres``), "" when that is its name today."""
+    old = "-".join(named(statement, verbs=False)[0] or ["note"])[:120]
+    return old if old != "-".join(named(statement)[0] or ["note"])[:120] else ""
+
+
+def sealed_before(store: Store, statement: str, scope: str, key: str) -> str | None:
+    """``<scope>/remembered/<name_before(statement)>`` when that key is sealed
+    and ``key`` is not (the person sealed the statement's key as an older
+    version named it: the statement is refused there, never written in the
+    clear under its new name), else None."""
+    old = name_before(statement)
+    if not old or store.refs.read(sealed_ref(key)) is not None:
+        return None
+    before = f"{scope}/remembered/{old}"
+    return before if store.refs.read(sealed_ref(before)) is not None else None

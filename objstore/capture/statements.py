@@ -79,7 +79,7 @@ import re
 from objstore.core.errors import CorruptObject, MemError, NotFound
 from objstore.core.objects import normalize_value
 from objstore.core.refs import fact_ref
-from objstore.capture.statementkey import named as _named, stale_subject_keys, statement_key
+from objstore.capture.statementkey import name_before, named as _named, stale_subject_keys, statement_key
 from objstore.capture.statementwords import (ASK_LEAD, JUDGED, STOP_WORDS, content_words as _content_words, guard_secret_subject,
                                              taken_value, without_request)
 from objstore.core.text import SOFT_TAKE_BACK_PHRASES, STATEMENT_COPULA, TAKE_BACK_PHRASES, LazyPattern
@@ -518,6 +518,7 @@ def withhold_sealed(store: Store, text: str) -> str:
     nxt = _next_take_back(text)   # a take-back on the next line says the value too (test32b Y2, Y7)
     said = statement_of(first[:back.start()] if back is not None else first) if back is not None or nxt else None
     names = {statement_key(w, None).split("/remembered/", 1)[1] for w in (what, said) if w}
+    names |= {n for w in (what, said) if w and (n := name_before(w))}   # a key sealed as an older version named it
     if not names:
         return text
     for ref, _oid in store.refs.iter("sealed", damaged=[]):

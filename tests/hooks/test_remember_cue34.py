@@ -110,3 +110,25 @@ def test_a_value_taken_back_after_an_ellipsis_is_not_stored(tmp_path):
     s = _Hooked(tmp_path)
     assert "the band is b2" in s.prompt("remember that the band is b1... b2 actually")
     assert s.log("band") == ["the band is b2"]
+
+
+def test_a_key_sealed_under_its_older_name_still_refuses_and_withholds(tmp_path):
+    """A verb statement's key sealed as an older version named it (``db-runs-postgres``): the statement, now
+    named ``db-runs``, is refused there and its prompt captured withheld, never written in the clear."""
+    from tests.hooks._util import mem_runner, turns, vault_project
+    import json
+    home, _cwd, hook = vault_project(tmp_path)
+    mem = mem_runner(home)
+    assert "Remembered as you asked" in json.loads(hook("remember that the cache host is redis-9"))[
+        "hookSpecificOutput"]["additionalContext"]
+    mem("remember", "project/api/remembered/db-runs-postgres", "the db runs postgres 15")
+    mem("seal", "project/api/remembered/db-runs-postgres")
+    said = json.loads(hook("remember that the db runs postgres zqx-16"))["hookSpecificOutput"]["additionalContext"]
+    assert "Not stored, though asked: project/api/remembered/db-runs-postgres is sealed" in said, said
+    assert not any("zqx-16" in t[3] for t in turns(home))
+    import subprocess
+    import sys
+    from tests.hooks._util import REPO, hook_env
+    keys = subprocess.run([sys.executable, "-m", "cmds", "keys"], env=hook_env(home), cwd=REPO, capture_output=True,
+                          text=True, timeout=120).stdout.split()
+    assert "project/api/remembered/db-runs" not in keys, keys
