@@ -71,6 +71,9 @@ _PRONOUNS = frozenset("we i they you".split())
 _DETERMINERS = frozenset("the our my this their your its a an".split())
 #: words between a subject and its verb that are no part of either ("the db now runs …")
 _ADVERBS = frozenset("now currently still also only always usually mostly all just".split())
+#: where a fact holds, named after "in" ("the api listens on port 9090 in staging"): another fact than the same
+#: statement without it, so part of its key
+_WHERE = frozenset("staging stage prod production dev development test testing qa local preview sandbox".split())
 #: what no subject holds: a statement whose verb comes after one is not read by its verb
 _NOT_SUBJECT = frozenset("and or if when that which who whose where because but so then".split())
 
@@ -80,7 +83,8 @@ def _verb_named(words: list[str]) -> list[str] | None:
     the word as said): ``the db (now) runs postgres 15`` -> ``db, runs``; ``we
     deploy on Thursdays`` -> ``we, deploy``; with the purpose a "for"/"as"
     after the value names (``we use black for formatting`` -> ``we, use,
-    formatting``: another purpose is another fact).  ``words``: the
+    formatting``: another purpose is another fact), and where it holds
+    (:data:`_WHERE`: ``… on port 9090 in staging`` -> ``api, listens, staging``).  ``words``: the
     statement's words, normalized.  None when no verb follows a subject of
     at most six words (the first three content words name it, as before)."""
     i = 0
@@ -102,6 +106,7 @@ def _verb_named(words: list[str]) -> list[str] | None:
                 if x in ("for", "as"):
                     name += [y for y in rest[at + 1:at + 4] if y not in _STOP and not any(c.isdigit() for c in y)]
                     break
+            name += [y for x, y in zip(rest, rest[1:]) if x == "in" and y in _WHERE][:1]
             return name[:6] if len(name) > 1 else None
         if pronoun or w in _NOT_SUBJECT or any(c.isdigit() for c in w) or len(subject) >= 6:
             return None

@@ -25,6 +25,7 @@ NAMED = [  # (statement, the words of its key)
     ("the db currently runs postgres 16", ["db", "runs"]),
     ("we deploy on Thursdays now", ["we", "deploy"]),
     ("the api listens on port 8080", ["api", "listens"]),
+    ("the api listens on port 9090 in staging", ["api", "listens", "staging"]),   # where it holds: another fact
     ("the api host points to lb-2", ["api", "host", "points"]),
     ("the tests run on ci-4", ["tests", "run"]),
     ("we use black for formatting", ["we", "use", "formatting"]),   # a purpose named: another fact than "we use X"
