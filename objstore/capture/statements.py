@@ -79,7 +79,7 @@ import re
 from objstore.core.errors import CorruptObject, MemError, NotFound
 from objstore.core.objects import normalize_value
 from objstore.core.refs import fact_ref
-from objstore.capture.statementkey import name_before, named as _named, stale_subject_keys, statement_key
+from objstore.capture.statementkey import name_before, named as _named, statement_key
 from objstore.capture.statementwords import (ASK_LEAD, JUDGED, STOP_WORDS, content_words as _content_words, guard_secret_subject,
                                              taken_value, without_request)
 from objstore.core.text import SOFT_TAKE_BACK_PHRASES, STATEMENT_COPULA, TAKE_BACK_PHRASES, LazyPattern
@@ -370,11 +370,12 @@ def remember_statement(store: Store, prompt: str, *, project: str | None, source
 def _remember(store: Store, what: str, project: str | None, source: str, command: str, update: bool = True,
               skip_refused: bool = False):
     """Write one statement under its key (:func:`statement_key`), and (``update``) as the next version of each
-    other key of its subject holding another value (``statementkey.stale_subject_keys``: a store that filed
+    other key of its subject holding another value (``statement_key``'s ``stale``: a store that filed
     one subject under two keys, test33b T12; one sealed is left as it is); returns the first write's result,
     None when ``skip_refused`` and it was refused (``MemError``: a sealed key)."""
     from objstore.memory.facts import remember  # defer: a prompt that states something (most state nothing)
-    key = statement_key(what, project, store, update)
+    stale: list[str] = []
+    key = statement_key(what, project, store, update, stale)
     try:
         done = remember(store, key, what, trust="user_stated", owner="user", sources=(source,) if source else (),
                         command=command)
@@ -382,7 +383,7 @@ def _remember(store: Store, what: str, project: str | None, source: str, command
         if not skip_refused:
             raise
         return None
-    for other in stale_subject_keys(store, what, project, key) if update else ():   # (test33b T12)
+    for other in stale:   # (test33b T12)
         try:
             remember(store, other, what, trust="user_stated", owner="user", sources=(source,) if source else (),
                      command=command)
