@@ -57,15 +57,21 @@ def _current(s: _Hooked) -> dict[str, str]:
     return {k.rpartition("/")[2]: v[0] for k, v in s.remembered().items()}
 
 
+def _one_key(tmp_path, said: list[str], name: str, like: str) -> _Hooked:
+    """Each of ``said`` through the prompt hook, confirmed; every version in the key ``name``, newest first, and
+    no other current key whose name holds ``like``."""
+    s = _Hooked(tmp_path)
+    for words in said:
+        assert "Remembered as you asked" in s.prompt(f"remember that {words}"), words
+    assert s.log(name) == list(reversed(said))
+    assert [k for k in _current(s) if like in k] == [name]
+    return s
+
+
 def test_a_verb_statement_of_a_new_value_supersedes_the_old(tmp_path):
     """T3 through the prompt hook: one key ``db-runs``, mysql 8 its current value."""
-    s = _Hooked(tmp_path)
-    for said in ("remember that the db runs postgres 15", "remember that the db now runs postgres 16",
-                 "remember that the db still runs postgres 17", "remember that the db now runs mysql 8"):
-        assert "Remembered as you asked" in s.prompt(said), said
-    assert s.log("db-runs") == ["the db now runs mysql 8", "the db still runs postgres 17",
-                                "the db now runs postgres 16", "the db runs postgres 15"]
-    assert [k for k in _current(s) if k.startswith("db")] == ["db-runs"]
+    _one_key(tmp_path, ["the db runs postgres 15", "the db now runs postgres 16", "the db still runs postgres 17",
+                        "the db now runs mysql 8"], "db-runs", "db")
 
 
 def test_an_older_stores_keys_of_a_subject_go_on(tmp_path):
@@ -93,13 +99,8 @@ def test_an_older_stores_keys_of_a_subject_go_on(tmp_path):
 
 def test_a_subject_said_in_other_words_is_one_key(tmp_path):
     """T8 through the prompt hook: "database" for "db", "the db port for the shop", the possessive: one key."""
-    s = _Hooked(tmp_path)
-    for said in ("remember that the shop db port is 5432", "remember that the shop database port is 6543",
-                 "remember that the db port for the shop is now 7000", "remember that the shop's db port is 7001"):
-        assert "Remembered as you asked" in s.prompt(said), said
-    assert s.log("shop-db-port") == ["the shop's db port is 7001", "the db port for the shop is now 7000",
-                                     "the shop database port is 6543", "the shop db port is 5432"]
-    assert [k for k in _current(s) if "port" in k] == ["shop-db-port"]
+    s = _one_key(tmp_path, ["the shop db port is 5432", "the shop database port is 6543",
+                             "the db port for the shop is now 7000", "the shop's db port is 7001"], "shop-db-port", "port")
     # another subject stays its own key
     s.prompt("remember that the shop api port is 8080")
     assert _current(s)["shop-api-port"] == "the shop api port is 8080"
