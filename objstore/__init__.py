@@ -338,7 +338,7 @@ _API: dict[str, tuple[str, str]] = {
     "write_statement": ("objstore.capture.statements", "write_statement"),
     "statement_of": ("objstore.capture.statements", "statement_of"),
     "further_statements": ("objstore.capture.statements", "further_statements"),
-    "statement_key": ("objstore.capture.statements", "statement_key"),
+    "statement_key": ("objstore.capture.statementkey", "statement_key"),
     "escape_context": ("objstore.retrieval.context", "escape_text"),
     "remote_plaintexts": ("objstore.remote.inspect", "remote_plaintexts"),
     "remote_reachable": ("objstore.remote.inspect", "remote_reachable"),

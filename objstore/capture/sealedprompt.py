@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from objstore.capture.statements import (CUE_WORDS, STATEMENT_CUE, TAKE_BACK_RE, next_take_back, statement_key,
                                          statement_of)
+from objstore.capture.statementkey import name_before
 from objstore.core.store import Store
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
@@ -71,6 +72,7 @@ def withhold_sealed(store: Store, text: str, previous: Callable[[], frozenset[st
     nxt = next_take_back(text)   # a take-back on the next line says the value too (test32b Y2, Y7)
     said = statement_of(first[:back.start()] if back is not None else first) if back is not None or nxt else None
     names = {statement_key(w, None).split("/remembered/", 1)[1] for w in (what, said) if w}
+    names |= {n for w in (what, said) if w and (n := name_before(w))}   # a key sealed as an older version named it
     if not names:
         return text
     for ref, _oid in store.refs.iter("sealed", damaged=[]):

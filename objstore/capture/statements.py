@@ -22,7 +22,7 @@ before it down to the first are each the person's statements
 (:func:`further_statements`, test33 T13: every one is written).
 :func:`remember_statement` writes it under a deterministic key,
 ``<scope>/remembered/<the content words of the statement's subject>``
-(:func:`_name_words`: what comes before its first ``is``/``=``/``:``, so
+(``statementkey.named``: what comes before its first ``is``/``=``/``:``, so
 the value is in the body, which ``forget --match`` empties, not in a name;
 a ``remembered/`` key whose name holds a ``--match`` text is forgotten whole
 and tombstoned by hash, ``objstore.memory.forgetplan``), scope being
@@ -78,11 +78,10 @@ import re
 
 from objstore.core.errors import CorruptObject, MemError, NotFound
 from objstore.core.objects import normalize_value
-from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.refs import fact_ref
-from objstore.capture.statementwords import (JUDGED, MARKER, STOP_WORDS, content_words as _content_words, guard_secret_subject,
-                                             same_but_values as _same_but_values, strong_token, taken_value,
-                                             unpossessive as _unpossessive, without_request)
+from objstore.capture.statementkey import name_before, named as _named, statement_key
+from objstore.capture.statementwords import (ASK_LEAD, JUDGED, STOP_WORDS, content_words as _content_words, guard_secret_subject,
+                                             taken_value, without_request)
 from objstore.core.text import SOFT_TAKE_BACK_PHRASES, STATEMENT_COPULA, TAKE_BACK_PHRASES, LazyPattern
 from objstore.core.store import Store
 from objstore.memory.scope import project_aliases
@@ -125,11 +124,8 @@ _TODO = LazyPattern(r"(?:to\s+)?(?:run|fix|push|deploy|merge|commit|check|call|e
 #: a word every match of :data:`STATEMENT_CUE` holds
 CUE_WORDS = ("remember", "note", "keep", "forget")
 _STOP = STOP_WORDS
-# ("now", "currently", "still": "the db password now is X" was keyed db-password-now, a credential's key
-#  the key-name rule did not know: test32b Y3)
-#: the stop words of the keys stores written before session 32 hold ("the db now runs postgres 15" was keyed
-#: db-now-runs): a statement of the same subject said after the upgrade goes on in that key (test32b Y18)
-_STOP_BEFORE = _STOP - {"now", "currently", "still"}
+#: what ends a statement's subject (:data:`objstore.core.text.STATEMENT_COPULA`)
+_COPULA = STATEMENT_COPULA
 
 
 #: a short label before a colon that opens a bare cue's statement ("for later:", "important:", "fyi:"):
@@ -301,12 +297,12 @@ TAKE_BACK_RE = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s-)\s*(?:" + "|".join(TAKE_
 #: value or the same subject's statement follows (:func:`_corrected`, :func:`_restated`), else no take-back ("… is
 #: ok, sorry for the noise"; "Actually, the cache is lime-3" states another subject: test32b Y2)
 _SOFT_BACK = LazyPattern(r"(?:(?:[.!?;,\u2014\u2013]|\s--?)\s*(?:" + "|".join(SOFT_TAKE_BACK_PHRASES) + r"|err?|erm|uh|um)\b"
-                         r"|\s*\(\s*(?:no|sorry)\s*,)"   # ("… -- actually make it X", "…, er, bob", "… 3 (no, 5)": test33 T1)
+                         r"|\s*\(\s*(?:no|sorry)\s*,"   # ("… -- actually make it X", "…, er, bob", "… 3 (no, 5)": test33 T1)
+                         r"|(?:\.{2,}|\u2026)(?=\s*[^\s.\u2026]+\s+actually\b))"   # ("b1... b2 actually": test33b T15)
                          r"[\s,;:.!\u2014\u2013-]*", re.I)
 #: a request closing a statement ("… pg-3, can you update the config?", "… and could you restart it?"): the
 #: statement before it is said (test32b Y6), a question of the statement's own ("… the db was reset?") none
-_ASK_AFTER = LazyPattern(r"(?:\s*[,;]|\s+-+|\s*[\u2014\u2013]|\s+(?=and\s))\s*(?:(?:and|so|then|now)\s+)?"
-                         r"(?:(?:can|could|would|will)\s+you|please|pls)\b[^?]*\?[\s?!]*$", re.I)
+_ASK_AFTER = LazyPattern(ASK_LEAD + r"[^?]*\?[\s?!]*$", re.I)
 #: what opens a take-back's new value ("make it 6000", "it is 6000", "I mean 6000", "should be 6000")
 _FIX_LEAD = LazyPattern(r"^(?:(?:make|call)\s+(?:it|that)|(?:it|that)(?:[\u2019']s|\s+is|\s+should\s+be)|"
                         r"i\s+mean(?:t)?|should\s+be|(?:it\s+)?(?:was|is))?\s*(?:(?:still|actually|really)\s+)?", re.I)
@@ -348,113 +344,6 @@ def _corrected(statement: str, fix: str) -> str | None:
     return head + re.sub(rf"(?<!\S){re.escape(held[0])}(?!\S)", lambda _m: new, pred, count=1)
 
 
-_MARKER = MARKER
-
-
-#: what ends a statement's subject: a copula or an assignment ("the deploy host is …", "port = …"), or a verb
-#: of change ("… has (just) been changed to …", "… has changed to …", "… changed from O to …", "… has become …":
-#: the subject is the thing changed, never "deploy host has", test31c W11)
-_COPULA = STATEMENT_COPULA
-
-
-def _name_words(statement: str) -> list[str]:
-    """:func:`_named`'s words."""
-    return _named(statement)[0]
-
-
-def _named(statement: str, stop: frozenset = _STOP) -> tuple[list[str], bool]:
-    """``(words, of its subject)``: the words a statement's key is named from
-    and whether they are its subject's (the copula case, not a secret's
-    predicate nor the first three words).  The words: the content words of its
-    subject, the part before its first ``is``/``are``/``was``/``were``,
-    ``=`` or ``:`` ("the deploy host is walrus-orchid-77": ``deploy``,
-    ``host``), at most six; a statement with no such word, or with no
-    content word before it ("ghp_… is the deploy token", the credential
-    removed), its first three content words.  A token only a password has the
-    shape of (:func:`_strong`) is never one of them (test16b B1).  ``stop``: the
-    words never in a name (:data:`_STOP_BEFORE`: as keys were named before)."""
-    statement, secret = guard_secret_subject(statement)
-    statement = re.sub(r"\S+", lambda t: " " if strong_token(t.group()) else t.group(), statement)   # never a key's name
-    from objstore.core.redact import remove_credentials  # deferred: the rules (module doc)
-    text = _unpossessive(normalize_value(_MARKER.sub(" ", remove_credentials(statement))))
-    m = _COPULA.search(f" {text} ")
-    if m is not None and secret:
-        return [w for w in re.findall(r"\w+", text[m.end() - 1:]) if w not in stop][:6], False
-    if m is not None:
-        subject = [w for w in re.findall(r"\w+", text[:max(m.start() - 1, 0)]) if w not in stop]
-        if subject:
-            return subject[:6], True
-    return [w for w in re.findall(r"\w+", text) if w not in stop and not w.isdigit()][:3], False
-
-
-#: a predicate naming an attribute of its subject, not its value: "is written in go", "was built with bazel"
-#: (a participle and a preposition); a statement of another attribute ("the api has moved to k8s") is no next
-#: version of it (test32b Y10); where a thing is (hosted, deployed, located, run on …) is its value
-_ATTRIBUTE = LazyPattern(r"\s(?:is|are|was|were)\s+(?:(?:also|now|still|currently|mostly|all|entirely)\s+)?"
-                         r"(?!(?:hosted|deployed|located|based|stored|served|installed|mounted|moved|migrated)\s)"
-                         r"(?P<verb>\w+(?:ed|en)|built|made|kept|held|run|written|sold)\s+"
-                         r"(?:in|with|by|under|using|against|for)\s", re.I)
-
-
-def _attribute(statement: str) -> str:
-    """The attribute a statement's predicate names (:data:`_ATTRIBUTE`'s
-    participle, casefolded: "written"), "" for its value."""
-    padded = f" {statement} "
-    m = _COPULA.search(padded)
-    a = _ATTRIBUTE.match(padded, m.start()) if m is not None else None
-    return a.group("verb").casefold() if a is not None else ""
-
-
-def statement_key(statement: str, project: str | None, store: Store | None = None, update: bool = True) -> str:
-    """The key a statement is written under (module doc): named from its
-    subject (:func:`_name_words`), never holds a credential.  With
-    ``store``: when that key holds a different statement, the key with a
-    hash suffix (distinct statements, distinct keys), unless ``update`` and
-    both statements name the same subject (:func:`_named`: "the shop deploy
-    day is Thursday" after "… is Friday", test29 P16) or say the same words
-    but for their values (:func:`_same_but_values`): then the key itself,
-    the new statement its next version.  A statement whose key holds
-    nothing goes on in the key a store written before session 32 named it
-    (:data:`_STOP_BEFORE`), when that key holds the same subject or the same
-    words (test32b Y18: the old value stayed current beside the new).
-    A statement of a subject whose ``remembered/`` key holds nothing, in a
-    scope whose key of that name (``project/acme/db-port`` for "the db
-    port is 6543") holds a value, is that key's next version (``update``;
-    design.md "Ranking facts" rule 5 treats both keys as one name; test33
-    T22: the person's later word was written beside the older value, which
-    ``mem get`` and recall's first hit kept serving)."""
-    words = _content_words(statement)
-    scope = f"project/{project}" if project else "user"
-    name, of_subject = _named(statement)
-    key = f"{scope}/remembered/{'-'.join(name or ['note'])[:120]}"
-    if store is None:
-        return key
-    head = store.refs.read(fact_ref(key))
-    if head is None and update and of_subject:
-        plain = f"{scope}/{'-'.join(name)[:120]}"
-        if store.refs.read(fact_ref(plain)) is not None:
-            return plain                 # the scope's own key of that name: the statement its next version
-    if head is None:
-        before, of_before = _named(statement, _STOP_BEFORE)
-        old = f"{scope}/remembered/{'-'.join(before or ['note'])[:120]}"
-        was = store.refs.read(fact_ref(old)) if old != key else None
-        if was is None or not update:
-            return key
-        held = getattr(store.get(was), "body", "") or ""
-        if _content_words(held) == words or (of_before and _named(held, _STOP_BEFORE) == (before, True)) \
-                or _same_but_values(held, statement):
-            return old
-        return key
-    held = getattr(store.get(head), "body", "") or ""
-    if _content_words(held) == words:
-        return key                       # the same statement again: its key
-    if update and of_subject and _named(held) == (name, True) and _attribute(held) == _attribute(statement):
-        return key                       # a new value of the same subject: its next version
-    if update and _same_but_values(held, statement):
-        return key                       # the same words, another value ("… listens on port 9090"): its next version
-    return f"{key}-{sha256(' '.join(words).encode('utf-8')).hexdigest()[:8]}"
-
-
 def remember_statement(store: Store, prompt: str, *, project: str | None, source: str = "",
                        command: str = "hook remember", update: bool = True):
     """Write the statement of a "remember that …" prompt as ``user_stated``,
@@ -480,16 +369,27 @@ def remember_statement(store: Store, prompt: str, *, project: str | None, source
 
 def _remember(store: Store, what: str, project: str | None, source: str, command: str, update: bool = True,
               skip_refused: bool = False):
-    """Write one statement under its key (:func:`statement_key`); None when
-    ``skip_refused`` and it was refused (``MemError``: a sealed key)."""
+    """Write one statement under its key (:func:`statement_key`), and (``update``) as the next version of each
+    other key of its subject holding another value (``statement_key``'s ``stale``: a store that filed
+    one subject under two keys, test33b T12; one sealed is left as it is); returns the first write's result,
+    None when ``skip_refused`` and it was refused (``MemError``: a sealed key)."""
     from objstore.memory.facts import remember  # defer: a prompt that states something (most state nothing)
+    stale: list[str] = []
+    key = statement_key(what, project, store, update, stale)
     try:
-        return remember(store, statement_key(what, project, store, update), what, trust="user_stated", owner="user",
-                        sources=(source,) if source else (), command=command)
+        done = remember(store, key, what, trust="user_stated", owner="user", sources=(source,) if source else (),
+                        command=command)
     except MemError:
         if not skip_refused:
             raise
         return None
+    for other in stale:   # (test33b T12)
+        try:
+            remember(store, other, what, trust="user_stated", owner="user", sources=(source,) if source else (),
+                     command=command)
+        except MemError:   # a sealed key: its value stands
+            pass
+    return done
 
 
 def further_statements(prompt: str) -> list[str]:

@@ -99,6 +99,32 @@ STATEMENT_COPULA = LazyPattern(r"\s(?:is|are|was|were)\s|(?<!\bthat)(?<!\bwhich)
                                r"|(?:changes|moves|switches)(?:\s+over)?\s+(?:to|from))\s|[=:](?!/)")
 
 
+#: The spellings of one key word (``retrieval.keyrank``'s rule 3: a question
+#: naming a key either way names it; a "remember that" statement's subject said either way is one
+#: subject, ``capture.statementkey``).  Few and unambiguous; a word whose stem is another common
+#: word's is left out (``authorization``: is it ``auth``?), and two the
+#: stemmer merges with another word are kept on purpose (``production`` ->
+#: ``product``, ``development`` -> ``develop``: "the product" names a key
+#: ``prod``).  Documented in ``docs/design.md`` ("Ranking facts").
+KEY_ABBREVIATIONS: tuple[tuple[str, ...], ...] = (
+    ("db", "dbs", "database", "databases"),
+    ("cfg", "conf", "config", "configs", "configuration", "configurations"),
+    ("auth", "authn", "authentication"),
+    ("k8s", "kubernetes"),
+    ("repo", "repos", "repository", "repositories"),
+    ("prod", "production"),
+    ("dev", "development"),
+    ("deps", "dependency", "dependencies"),
+    ("creds", "credential", "credentials"),
+    ("pkg", "pkgs", "package", "packages"),
+    ("docs", "doc", "documentation"),
+    ("msg", "msgs", "message", "messages"),
+    ("pg", "postgres", "postgresql"),
+    ("js", "javascript"),
+    ("ts", "typescript"),
+)
+
+
 # --------------------------------------------------------------------------- JSON text from outside
 #
 # The one decoding rule for JSON an agent hands mem (a transcript line read by

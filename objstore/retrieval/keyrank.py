@@ -65,6 +65,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 
 from objstore.core.record import Frozen, set_fields
+from objstore.core.text import KEY_ABBREVIATIONS
 from objstore.memory.scope import applies, namespace_rank
 from objstore.retrieval.querywords import question_terms, stop_stems
 
@@ -78,30 +79,6 @@ FACT_KINDS = ("fact", "history")
 #: alone is full (rule 4): ~4 ms on 100,000 keys; listing the keys would
 #: cost seconds there (docs/design.md, "Ranking facts").
 NAMED_DEPTH = 200
-
-#: The spellings of one key word (rule 3): a question naming a key either
-#: way names it.  Few and unambiguous; a word whose stem is another common
-#: word's is left out (``authorization``: is it ``auth``?), and two the
-#: stemmer merges with another word are kept on purpose (``production`` ->
-#: ``product``, ``development`` -> ``develop``: "the product" names a key
-#: ``prod``).  Documented in ``docs/design.md`` ("Ranking facts").
-KEY_ABBREVIATIONS: tuple[tuple[str, ...], ...] = (
-    ("db", "dbs", "database", "databases"),
-    ("cfg", "conf", "config", "configs", "configuration", "configurations"),
-    ("auth", "authn", "authentication"),
-    ("k8s", "kubernetes"),
-    ("repo", "repos", "repository", "repositories"),
-    ("prod", "production"),
-    ("dev", "development"),
-    ("deps", "dependency", "dependencies"),
-    ("creds", "credential", "credentials"),
-    ("pkg", "pkgs", "package", "packages"),
-    ("docs", "doc", "documentation"),
-    ("msg", "msgs", "message", "messages"),
-    ("pg", "postgres", "postgresql"),
-    ("js", "javascript"),
-    ("ts", "typescript"),
-)
 
 _CANON: list[tuple[dict[str, str], dict[str, tuple[str, ...]]]] = []  # built on first use (stems need tantivy)
 

@@ -525,7 +525,7 @@ def _same_word(term: str) -> str:
 
 def one_head(a: Subject, b: Subject) -> bool:
     """Whether the last word of each subject (not :data:`GENERIC`; stemmed,
-    one spelling of a ``keyrank.KEY_ABBREVIATIONS`` group) is among the
+    one spelling of a ``core.text.KEY_ABBREVIATIONS`` group) is among the
     other's words or its fact's key's: "shop cache" / "the cache" are one
     head; "shop repo" / "shop repo CI logs", "shop cache" / "shop cache
     dashboards" are not (the logs of the repo are another thing, test28b
@@ -574,7 +574,7 @@ def _compare(a: Subject | None, b: Subject | None, question: Collection[str] = (
     siblings, ``None`` when it cannot be told (either empty or unknown,
     or words that differ without telling the question's subject apart).
     Words are compared stemmed (``Subject.stems``), the spellings of one
-    ``keyrank.KEY_ABBREVIATIONS`` group as one (``keyrank.key_term``:
+    ``core.text.KEY_ABBREVIATIONS`` group as one (``keyrank.key_term``:
     "shop db" / "shop database"); :data:`GENERIC` words
     and both attributes are left out.  Siblings: ``a`` holds a question word that ``b`` lacks and ``b``
     a word foreign to the question that ``a`` lacks ("postgres primary" /

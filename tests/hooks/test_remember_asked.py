@@ -304,7 +304,7 @@ def test_a_statement_goes_on_in_the_key_a_store_before_the_upgrade_named_it(tmp_
                    "db-now-runs": ["the db now runs postgres 16", "the db now runs postgres 15"],
                    "deploy-host-currently": ["the deploy host currently is walrus-2",
                                              "the deploy host currently is walrus-1"],
-                   "queue-runs-rabbitmq": ["the queue now runs rabbitmq"]}, got
+                   "queue-runs": ["the queue now runs rabbitmq"]}, got   # (session 34: subject and verb)
 
 
 def test_a_turn_synced_after_forgetting_a_remembered_key_is_not_served_with_its_value(tmp_path):

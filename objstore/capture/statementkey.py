@@ -1,0 +1,307 @@
+"""The key a "remember that …" statement is written under
+(:func:`statement_key`; ``objstore.capture.statements``' module doc says
+how a key is named and when a statement is its key's next version).
+Split from ``statements`` (session 34) with the subject rules it grew."""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+
+from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
+from objstore.core.objects import normalize_value
+from objstore.core.refnames import unescape_name
+from objstore.core.refs import PACKED_FACTS, fact_ref, sealed_ref
+from objstore.core.store import Store
+from objstore.core.text import KEY_ABBREVIATIONS, STATEMENT_COPULA, LazyPattern
+from objstore.capture.statementwords import (MARKER as _MARKER, STOP_WORDS as _STOP, content_words as _content_words,
+                                             guard_secret_subject, same_but_values as _same_but_values, strong_token,
+                                             unpossessive as _unpossessive)
+
+# ("now", "currently", "still": "the db password now is X" was keyed db-password-now, a credential's key
+#  the key-name rule did not know: test32b Y3)
+#: the stop words of the keys stores written before session 32 hold ("the db now runs postgres 15" was keyed
+#: db-now-runs): a statement of the same subject said after the upgrade goes on in that key (test32b Y18)
+_STOP_BEFORE = _STOP - {"now", "currently", "still"}
+
+
+#: what ends a statement's subject: a copula or an assignment ("the deploy host is …", "port = …"), or a verb
+#: of change ("… has (just) been changed to …", "… has changed to …", "… changed from O to …", "… has become …":
+#: the subject is the thing changed, never "deploy host has", test31c W11)
+_COPULA = STATEMENT_COPULA
+
+
+def named(statement: str, stop: frozenset = _STOP, verbs: bool = True) -> tuple[list[str], bool]:
+    """``(words, of its subject)``: the words a statement's key is named from
+    and whether they are its subject's (the copula case, not a secret's
+    predicate nor the first three words).  The words: the content words of its
+    subject, the part before its first ``is``/``are``/``was``/``were``,
+    ``=`` or ``:`` ("the deploy host is walrus-orchid-77": ``deploy``,
+    ``host``), at most six; a statement with no such word, or with no
+    content word before it ("ghp_… is the deploy token", the credential
+    removed), its first three content words.  A token only a password has the
+    shape of (:func:`_strong`) is never one of them (test16b B1).  ``stop``: the
+    words never in a name (:data:`_STOP_BEFORE`: as keys were named before).
+    A statement with no copula is named by its subject and verb
+    (:func:`_verb_named`), unless ``verbs`` is False (as before session 34)."""
+    statement, secret = guard_secret_subject(statement)
+    statement = re.sub(r"\S+", lambda t: " " if strong_token(t.group()) else t.group(), statement)   # never a key's name
+    from objstore.core.redact import remove_credentials  # deferred: the rules (module doc)
+    text = _unpossessive(normalize_value(_MARKER.sub(" ", remove_credentials(statement))))
+    m = _COPULA.search(f" {text} ")
+    if m is not None and secret:
+        return [w for w in re.findall(r"\w+", text[m.end() - 1:]) if w not in stop][:6], False
+    if m is not None:
+        subject = [w for w in re.findall(r"\w+", text[:max(m.start() - 1, 0)]) if w not in stop]
+        if subject:
+            return subject[:6], True
+    elif verbs and stop is _STOP and (verb := _verb_named(re.findall(r"\w+", text))) is not None:
+        return verb, True   # "the db runs postgres 15": db, runs (test33b T3; before session 34 db-runs-postgres)
+    return [w for w in re.findall(r"\w+", text) if w not in stop and not w.isdigit()][:3], False
+
+
+#: the verbs a statement without a copula names its subject by ("the db runs postgres 15", "the api listens on
+#: port 8080", "we deploy on Thursdays"): its key is the subject and the verb, not the value (test33b T3)
+_VERBS = ("run use listen live sit point talk connect deploy ship host serve store target depend require need "
+          "support read write send call return expire take start end own handle build release prefer speak log "
+          "publish push pull hold keep rotate default expect accept bind resolve route meet work go back cost "
+          "contain mean stand happen sync fetch load lock timeout retry").split()
+#: a verb's form -> True for the third person ("runs"), False for the bare form ("run")
+_VERB_FORMS: dict[str, bool] = {**{v: False for v in _VERBS},
+                                **{v + ("es" if v.endswith(("sh", "ch", "s", "x", "o")) else "s"): True for v in _VERBS}}
+_PRONOUNS = frozenset("we i they you".split())
+_DETERMINERS = frozenset("the our my this their your its a an".split())
+#: words between a subject and its verb that are no part of either ("the db now runs …")
+_ADVERBS = frozenset("now currently still also only always usually mostly all just".split())
+#: where a fact holds, named after "in" ("the api listens on port 9090 in staging"): another fact than the same
+#: statement without it, so part of its key
+_WHERE = frozenset("staging stage prod production dev development test testing qa local preview sandbox".split())
+#: what no subject holds: a statement whose verb comes after one is not read by its verb
+_NOT_SUBJECT = frozenset("and or if when that which who whose where because but so then".split())
+
+
+def _verb_named(words: list[str]) -> list[str] | None:
+    """A copula-free statement's name by its subject and verb (:data:`_VERBS`,
+    the word as said): ``the db (now) runs postgres 15`` -> ``db, runs``; ``we
+    deploy on Thursdays`` -> ``we, deploy``; with the purpose a "for"/"as"
+    after the value names (``we use black for formatting`` -> ``we, use,
+    formatting``: another purpose is another fact), and where it holds
+    (:data:`_WHERE`: ``… on port 9090 in staging`` -> ``api, listens, staging``).  ``words``: the
+    statement's words, normalized.  None when no verb follows a subject of
+    at most six words (the first three content words name it, as before)."""
+    i = 0
+    while i < len(words) and words[i] in _DETERMINERS:
+        i += 1
+    if i >= len(words):
+        return None
+    pronoun = words[i] in _PRONOUNS
+    subject = [words[i]] if pronoun else []
+    for k in range(i + 1 if pronoun else i, min(len(words), i + 8)):
+        w = words[k]
+        if w in _ADVERBS and (subject or pronoun):
+            continue
+        third = _VERB_FORMS.get(w)
+        if third is not None and subject and (third or pronoun or subject[-1].endswith("s")):
+            name = [x for x in subject if pronoun or x not in _STOP] + [w]
+            rest = words[k + 1:]
+            for at, x in enumerate(rest):
+                if x in ("for", "as"):
+                    name += [y for y in rest[at + 1:at + 4] if y not in _STOP and not any(c.isdigit() for c in y)]
+                    break
+            name += [y for x, y in zip(rest, rest[1:]) if x == "in" and y in _WHERE][:1]
+            return name[:6] if len(name) > 1 else None
+        if pronoun or w in _NOT_SUBJECT or any(c.isdigit() for c in w) or len(subject) >= 6:
+            return None
+        subject.append(w)
+    return None
+
+
+#: a predicate naming an attribute of its subject, not its value: "is written in go", "was built with bazel"
+#: (a participle and a preposition); a statement of another attribute ("the api has moved to k8s") is no next
+#: version of it (test32b Y10); where a thing is (hosted, deployed, located, run on …) is its value
+_ATTRIBUTE = LazyPattern(r"\s(?:is|are|was|were)\s+(?:(?:also|now|still|currently|mostly|all|entirely)\s+)?"
+                         r"(?!(?:hosted|deployed|located|based|stored|served|installed|mounted|moved|migrated)\s)"
+                         r"(?P<verb>\w+(?:ed|en)|built|made|kept|held|run|written|sold)\s+"
+                         r"(?:in|with|by|under|using|against|for)\s", re.I)
+
+
+def attribute(statement: str) -> str:
+    """The attribute a statement's predicate names (:data:`_ATTRIBUTE`'s
+    participle, casefolded: "written"), "" for its value."""
+    padded = f" {statement} "
+    m = _COPULA.search(padded)
+    a = _ATTRIBUTE.match(padded, m.start()) if m is not None else None
+    return a.group("verb").casefold() if a is not None else ""
+
+
+def statement_key(statement: str, project: str | None, store: Store | None = None, update: bool = True,
+                  stale: list | None = None) -> str:
+    """The key a statement is written under (module doc): named from its
+    subject (:func:`named`), never holds a credential.  With
+    ``store``: when that key holds a different statement, the key with a
+    hash suffix (distinct statements, distinct keys), unless ``update`` and
+    both statements name the same subject (:func:`named`: "the shop deploy
+    day is Thursday" after "… is Friday", test29 P16) or say the same words
+    but for their values (:func:`_same_but_values`): then the key itself,
+    the new statement its next version.  A statement whose key holds
+    nothing goes on in the key a store written before session 32 named it
+    (:data:`_STOP_BEFORE`), when that key holds the same subject or the same
+    words (test32b Y18: the old value stayed current beside the new).
+    A statement of a subject whose ``remembered/`` key holds nothing, in a
+    scope whose key of that name (``project/acme/db-port`` for "the db
+    port is 6543") holds a value, is that key's next version (``update``;
+    design.md "Ranking facts" rule 5 treats both keys as one name; test33
+    T22: the person's later word was written beside the older value, which
+    ``mem get`` and recall's first hit kept serving).  Else it goes on in
+    the newest key of the scope whose value states its subject in other
+    words (:func:`same_subject_keys`: test33b T3, T12, test33 T8; a listing
+    of the store's keys, ~9 ms CPU at 4,000 keys, paid only by a statement
+    whose own key holds nothing), and a key sealed under the name an older
+    version gave it refuses it (:func:`sealed_before`).
+    ``stale``: a list, extended with the other keys of the statement's
+    subject (:func:`same_subject_keys`) holding another value when the
+    statement goes on in one of several (a store that filed one subject
+    under two keys before session 34: "the db currently runs postgres 15"
+    as ``db-currently-runs``, "the db runs postgres 16" as
+    ``db-runs-postgres``, test33b T12); the caller writes the statement as
+    their next version too, so no older value stays current.
+    """
+    words = _content_words(statement)
+    scope = f"project/{project}" if project else "user"
+    name, of_subject = named(statement)
+    key = f"{scope}/remembered/{'-'.join(name or ['note'])[:120]}"
+    if store is None:
+        return key
+    if (sealed := sealed_before(store, statement, scope, key)) is not None:
+        return sealed   # a key sealed under the name an older version gave the statement: refused, never beside it
+    head = store.refs.read(fact_ref(key))
+    if head is None and update and of_subject:
+        plain = f"{scope}/{'-'.join(name)[:120]}"
+        if store.refs.read(fact_ref(plain)) is not None:
+            return plain                 # the scope's own key of that name: the statement its next version
+    if head is None:
+        before, of_before = named(statement, _STOP_BEFORE)
+        old = f"{scope}/remembered/{'-'.join(before or ['note'])[:120]}"
+        was = store.refs.read(fact_ref(old)) if old != key else None
+        if not update:
+            return key
+        chosen = None
+        if was is not None:
+            held = getattr(store.get(was), "body", "") or ""
+            if _content_words(held) == words or (of_before and named(held, _STOP_BEFORE) == (before, True)) \
+                    or _same_but_values(held, statement):
+                chosen = old
+        if not of_subject:
+            return chosen or key
+        same = same_subject_keys(store, scope, name, statement)
+        chosen = chosen or (same[0] if same else key)   # the subject said before in other words (T3, T12, T8)
+        if stale is not None:   # a subject an older store filed under two keys: the caller writes each (T12)
+            stale.extend(k for k in same if k != chosen and _content_words(_body(store, k)) != words)
+        return chosen
+    held = getattr(store.get(head), "body", "") or ""
+    if _content_words(held) == words:
+        return key                       # the same statement again: its key
+    if update and of_subject and _same_subject(named(held), name) and attribute(held) == attribute(statement):
+        return key                       # a new value of the same subject: its next version
+    if update and _same_but_values(held, statement):
+        return key                       # the same words, another value ("… listens on port 9090"): its next version
+    return f"{key}-{sha256(' '.join(words).encode('utf-8')).hexdigest()[:8]}"
+
+
+#: the words a key of a store written before session 32 held ("db-currently-runs", "cache-currently",
+#: "team-still"): no part of its subject (test33b T12)
+_CHANGE_WORDS = frozenset({"now", "currently", "still"})
+_SPELLING: dict[str, str] = {}   # a spelling of KEY_ABBREVIATIONS -> its group's first (built on first use)
+_SPELLINGS: dict[str, tuple[str, ...]] = {}   # a group's first spelling -> the group
+
+
+def one_subject(words) -> tuple[str, ...]:
+    """A subject's words in one form for matching: each in its group's first
+    spelling (``core.text.KEY_ABBREVIATIONS``: ``database`` -> ``db``), in
+    sorted order ("the db port for the shop" names what "the shop db port"
+    names), without :data:`_CHANGE_WORDS`.  ``words``: normalized words
+    (NFC + casefold, :func:`named`'s)."""
+    if not _SPELLING:
+        _SPELLING.update({w: g[0] for g in KEY_ABBREVIATIONS for w in g})
+        _SPELLINGS.update({g[0]: g for g in KEY_ABBREVIATIONS})
+    return tuple(sorted(_SPELLING.get(w, w) for w in words if w not in _CHANGE_WORDS))
+
+
+def same_subject_keys(store: Store, scope: str, name: list[str], statement: str) -> list[str]:
+    """The ``<scope>/remembered/`` keys, newest value first, whose current
+    value states the subject ``name`` (:func:`named`'s words of
+    ``statement``) of the same attribute (:func:`attribute`), said in other
+    words: another spelling or order (:func:`one_subject`: "the shop
+    database port", "the db port for the shop" after "the shop db port",
+    test33 T8), with "now"/"currently"/"still" (a key of a store written
+    before session 32, ``db-currently-runs``, test33b T12), or a key named
+    with its value's words before session 34 (``db-runs-postgres``, test33b
+    T3).  Reads the scope's key names (one listing) and the value of each
+    whose name holds every word of the subject; [] when none.  Raises
+    OSError."""
+    want = one_subject(name)
+    prefix = f"facts/{scope}/remembered/"
+    found = []
+    spelled = [{w, *_SPELLINGS.get(w, ())} for w in set(want)]   # (a name holding no spelling of a word: skipped)
+    for ref in _scope_refs(store, scope, spelled):
+        if not ref.startswith(prefix) or not all(any(x in ref for x in sp) for sp in spelled) \
+                or not set(want) <= set(one_subject(ref[len(prefix):].split("-"))):
+            continue
+        oid = store.refs.read(ref)
+        fact = store.get(oid) if oid is not None else None
+        body = getattr(fact, "body", "") or ""
+        words, of_subject = named(body)
+        if of_subject and one_subject(words) == want and attribute(body) == attribute(statement):
+            found.append((getattr(fact, "recorded_at", 0) or 0, ref[len("facts/"):]))
+    return [k for _at, k in sorted(found, reverse=True)]
+
+
+def _same_subject(held: tuple[list[str], bool], name: list[str]) -> bool:
+    """Whether :func:`named`'s ``held`` names the subject ``name`` (:func:`one_subject`)."""
+    return held[1] and one_subject(held[0]) == one_subject(name)
+
+
+def name_before(statement: str) -> str:
+    """The name (the part after ``remembered/``) a version before session 34
+    gave ``statement`` (a copula-free statement's first three content words:
+    ``db-runs-postgres``), "" when that is its name today."""
+    old = "-".join(named(statement, verbs=False)[0] or ["note"])[:120]
+    return old if old != "-".join(named(statement)[0] or ["note"])[:120] else ""
+
+
+def sealed_before(store: Store, statement: str, scope: str, key: str) -> str | None:
+    """``<scope>/remembered/<name_before(statement)>`` when that key is sealed
+    and ``key`` is not (the person sealed the statement's key as an older
+    version named it: the statement is refused there, never written in the
+    clear under its new name), else None."""
+    old = name_before(statement)
+    if not old or store.refs.read(sealed_ref(key)) is not None:
+        return None
+    before = f"{scope}/remembered/{old}"
+    return before if store.refs.read(sealed_ref(before)) is not None else None
+
+
+def _body(store: Store, key: str) -> str:
+    """The current value of ``key`` ("" none)."""
+    oid = store.refs.read(fact_ref(key))
+    return (getattr(store.get(oid), "body", "") or "") if oid is not None else ""
+
+
+def _scope_refs(store: Store, scope: str, spelled: list) -> list[str]:
+    """The ref names of ``scope``'s ``remembered/`` keys whose file name
+    holds a spelling of each word (``spelled``: sets of spellings; a word
+    is its file name's as it is, escaping aside, which changes no lower-case
+    letter): its directory's listing alone when the store has no packed fact
+    refs (every scope's listing, ``refs.names``, cost 9 ms CPU at 4,000
+    keys in 51 scopes), else ``refs.names("facts")`` (all of them)."""
+    if (store.refs.root / PACKED_FACTS).exists():
+        return store.refs.names("facts")
+    folder = store.refs.path(fact_ref(f"{scope}/x")).parent
+    try:
+        files = os.listdir(folder)
+    except FileNotFoundError:
+        return []
+    return [f"facts/{scope}/{unicodedata.normalize('NFC', unescape_name(f))}" for f in files
+            if f.startswith("remembered%2F") and not f.endswith(".lock")
+            and all(any(x in f for x in sp) for sp in spelled)]
