@@ -70,6 +70,13 @@ _VERBS = ("run use listen live sit point talk connect deploy ship host serve sto
 #: a verb's form -> True for the third person ("runs"), False for the bare form ("run")
 _VERB_FORMS: dict[str, bool] = {**{v: False for v in _VERBS},
                                 **{v + ("es" if v.endswith(("sh", "ch", "s", "x", "o")) else "s"): True for v in _VERBS}}
+#: verbs of which one subject holds many values at once ("the api uses fastapi" and "… uses redis", "we use pnpm" and
+#: "… vitest", "I prefer tabs" and "… dark mode"): a second value is another fact, so the value stays in the key
+#: (the key is named as before session 34); a verb of :data:`_VERBS` not here holds one value ("the db runs mysql 8"
+#: replaces "… postgres 15")
+_MANY = frozenset(("use need require support depend prefer speak contain take handle own build read write send call "
+                   "return publish push pull hold keep expect accept mean stand happen work fetch load talk store log "
+                   "lock serve host connect").split())
 _PRONOUNS = frozenset("we i they you".split())
 _DETERMINERS = frozenset("the our my this their your its a an".split())
 #: words between a subject and its verb that are no part of either ("the db now runs …")
@@ -79,6 +86,13 @@ _ADVERBS = frozenset("now currently still also only always usually mostly all ju
 _WHERE = frozenset("staging stage prod production dev development test testing qa local preview sandbox".split())
 #: what no subject holds: a statement whose verb comes after one is not read by its verb
 _NOT_SUBJECT = frozenset("and or if when that which who whose where because but so then".split())
+
+
+def _base(verb: str) -> str:
+    """The bare form of a verb of :data:`_VERB_FORMS` ("runs" -> "run", "pushes" -> "push", "run" -> "run")."""
+    if _VERB_FORMS.get(verb) is not True:
+        return verb
+    return verb[:-2] if verb.endswith("es") and verb[:-2] in _VERB_FORMS else verb[:-1]
 
 
 def _verb_named(words: list[str]) -> list[str] | None:
@@ -103,6 +117,8 @@ def _verb_named(words: list[str]) -> list[str] | None:
             continue
         third = _VERB_FORMS.get(w)
         if third is not None and subject and (third or pronoun or subject[-1].endswith("s")):
+            if pronoun or _base(w) in _MANY:   # "we deploy to fly" and "we deploy on Thursdays"; "uses": many values
+                return None
             name = [x for x in subject if pronoun or x not in _STOP] + [w]
             rest = words[k + 1:]
             for at, x in enumerate(rest):

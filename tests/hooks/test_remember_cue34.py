@@ -23,12 +23,13 @@ NAMED = [  # (statement, the words of its key)
     ("the db runs postgres 15", ["db", "runs"]),
     ("the db now runs mysql 8", ["db", "runs"]),
     ("the db currently runs postgres 16", ["db", "runs"]),
-    ("we deploy on Thursdays now", ["we", "deploy"]),
+    ("we deploy on Thursdays now", ["deploy", "thursdays"]),   # a pronoun subject: the value names it, as before
     ("the api listens on port 8080", ["api", "listens"]),
     ("the api listens on port 9090 in staging", ["api", "listens", "staging"]),   # where it holds: another fact
     ("the api host points to lb-2", ["api", "host", "points"]),
     ("the tests run on ci-4", ["tests", "run"]),
-    ("we use black for formatting", ["we", "use", "formatting"]),   # a purpose named: another fact than "we use X"
+    ("we use black for formatting", ["use", "black", "formatting"]),   # a pronoun subject: as before
+    ("the api uses fastapi", ["api", "uses", "fastapi"]),   # a verb of many values: the value stays in the key
     ("the db port 5432", ["db", "port"]),                           # no verb, no copula: the first words as before
     ("the shop db port is 5432", ["shop", "db", "port"]),
 ]
@@ -105,6 +106,22 @@ def test_a_subject_said_in_other_words_is_one_key(tmp_path):
     s.prompt("remember that the shop api port is 8080")
     assert _current(s)["shop-api-port"] == "the shop api port is 8080"
     assert _current(s)["shop-db-port"] == "the shop's db port is 7001"
+
+
+def test_a_second_value_of_a_verb_of_many_values_is_another_fact(tmp_path):
+    """The lead's review of cue34: "we use pnpm" then "we use vitest" (a package manager and a test runner),
+    "the api uses fastapi" then "the api uses redis", "I prefer tabs" then "I prefer dark mode" were filed as one
+    key, the first value no longer current.  A pronoun subject or a verb one subject holds many values of
+    (``statementkey._MANY``) keeps the value in the key: both stay current."""
+    s = _Hooked(tmp_path)
+    pairs = [("we use pnpm", "we use vitest"), ("the api uses fastapi", "the api uses redis"),
+             ("I prefer tabs", "I prefer dark mode"), ("we deploy to fly", "we deploy on Thursdays")]
+    for a, b in pairs:
+        for words in (a, b):
+            assert "Remembered as you asked" in s.prompt(f"remember that {words}"), words
+    current = set(_current(s).values())
+    for a, b in pairs:
+        assert a in current and b in current, (a, b, _current(s))
 
 
 def test_a_value_taken_back_after_an_ellipsis_is_not_stored(tmp_path):
