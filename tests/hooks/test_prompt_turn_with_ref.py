@@ -59,6 +59,7 @@ def _store(tmp_path: Path) -> Path:
     store = tmp_path / "store"
     assert mem(store, "remember", "user/x", "y").returncode == 0     # the store and its facts sub-index
     assert (store / "index" / "facts" / "LOCK").exists()
+    assert mem(store, "setup").returncode == 0    # the hooks installed: doctor's exit is the store's
     return store
 
 
@@ -109,7 +110,34 @@ def test_the_next_write_sets_a_new_session_ref_its_writer_noted_before_it_was_st
     fsck = mem(store, "fsck")
     assert fsck.returncode == 0, fsck.stdout + fsck.stderr     # a warning: the next write sets it
     assert "not set yet" in fsck.stdout + fsck.stderr
+    doctor = mem(store, "doctor")     # the same words, a warning
+    assert f"warning: [refs] ref {ref}: not set yet" in doctor.stdout + doctor.stderr, doctor.stdout + doctor.stderr
     assert mem(store, "remember", "user/x", "z").returncode == 0
     with open_store(store) as s:
         assert s.refs.read(ref) == head
     assert mem(store, "fsck").returncode == 0
+
+
+def test_doctor_reports_a_stored_turn_whose_session_ref_is_missing_as_fsck_does(tmp_path):
+    """A turn stored with no ref naming it and no writer's note (what T16's
+    stopped hook left): fsck exits 13, and doctor (old code: "ok: no
+    problem found") names the same problem as an error."""
+    store = _store(tmp_path)
+    rc, *_ = run_hook(store, payload("UserPromptSubmit", SID, tmp_path / "none.jsonl", prompt="hello there"),
+                      env=hook_env(store, MEM_HOOK_FORK="0", MEM_NO_INJECT="1"))
+    assert rc == 0 and SID in _sessions(store), hook_log(store)
+    ref = f"sessions/{SID}"
+    with open_store(store) as s:
+        s.refs.set_if_equals(ref, s.refs.read(ref), None)
+        s.reflog.drop(ref)
+        s.journal.clear()
+    fsck = mem(store, "fsck")
+    assert fsck.returncode == 13 and f"ref {ref}: missing, while 1 of its turns are stored" in fsck.stdout + \
+        fsck.stderr, fsck.stdout + fsck.stderr
+    doctor = mem(store, "doctor")
+    said = doctor.stdout + doctor.stderr
+    assert doctor.returncode == 1 and f"error: [refs] ref {ref}: missing, while 1 of its turns are stored" in said, said
+    assert "fsck --repair" in said
+    assert mem(store, "fsck", "--repair").returncode == 0
+    doctor = mem(store, "doctor")
+    assert ref not in doctor.stdout + doctor.stderr
