@@ -25,29 +25,11 @@ from pathlib import Path
 
 from objstore.memory.facts import list_keys
 from objstore.memory.opening import open_store
-from tests.hooks._util import REPO, hook_env, hook_log, payload, run_hook, turns, wait_store_processes_gone
+from tests.hooks._util import (REPO, hook_env, hook_log, index_lock_held, payload, run_hook, turns,
+                               wait_store_processes_gone)
 
 SID = "25252525-0000-4000-8000-000000000003"
 PROMPT = "remember that the shared port is 7003. Actually, it's 7103"
-
-
-class facts_lock_held:
-    """``with facts_lock_held(store):`` this process holds the facts
-    sub-index's writer lock (the flock of ``index/facts/LOCK``)."""
-
-    def __init__(self, store: Path) -> None:
-        self.path = store / "index" / "facts" / "LOCK"
-
-    def __enter__(self):
-        import fcntl
-        import os
-        self.fd = os.open(self.path, os.O_RDWR)
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        import os
-        os.close(self.fd)
 
 
 def mem(store: Path, *args: str) -> subprocess.CompletedProcess:
@@ -71,7 +53,7 @@ def test_a_prompt_whose_fact_commit_outlasts_the_budget_keeps_its_turn_with_its_
     """Old code: HookTimeout in the fact's index commit (the budget) left
     the turn's object with no session ref: fsck exit 13, doctor 'ok'."""
     store = _store(tmp_path)
-    with facts_lock_held(store):
+    with index_lock_held(store, "facts"):
         t0 = time.monotonic()
         rc, _out, _err, dt = run_hook(store, payload("UserPromptSubmit", SID, tmp_path / "none.jsonl",
                                                      prompt=PROMPT))
