@@ -171,6 +171,9 @@ class Watchdog:
             signal.signal(signal.SIGALRM, lambda *_: os._exit(0))
             after = HARD_STOP_AFTER_S if self.hard_at is None else self.hard_at - time.monotonic()
             signal.setitimer(signal.ITIMER_REAL, max(0.01, after))
+        if _HELD[0]:          # inside a BudgetHold: raised when it ends (the hard stop stays armed)
+            _HELD[1] = True
+            return
         raise HookTimeout("budget")
 
     def disarm(self) -> None:
@@ -180,6 +183,32 @@ class Watchdog:
         if self._old is not None:
             signal.signal(signal.SIGALRM, self._old)
             self._old = None
+
+
+#: [open :class:`BudgetHold` sections, whether the budget ran out inside one] of this process
+_HELD = [0, False]
+
+
+class BudgetHold:
+    """A section the budget's timeout does not split: a :class:`Watchdog`
+    that fires inside it raises :class:`HookTimeout` when the outermost
+    section ends (no error in flight), and its hard stop stays armed.  The
+    prompt hook's turn, its statement and its session ref are written in
+    one (``objstore.capture_prompt`` ``guard``): stopped between, the turn
+    was stored with no session ref naming it (test33b T16: under load the
+    budget ran out while the fact's index commit ran, after the turn's
+    object and before its session ref; ``mem fsck`` called that corruption)."""
+
+    def __enter__(self) -> "BudgetHold":
+        _HELD[0] += 1
+        return self
+
+    def __exit__(self, exc_type, *_a) -> None:
+        _HELD[0] -= 1
+        if not _HELD[0] and _HELD[1]:
+            _HELD[1] = False
+            if exc_type is None:
+                raise HookTimeout("budget")
 
 
 def _s(v) -> str:
@@ -645,7 +674,7 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
                 snap = objstore.prompt_snapshot(store.root, transcript, prompt)
                 kw = dict(session_id=sid, prompt=prompt, cwd=cwd, transcript=transcript, cfg=cfg,
                           index=False, snapshot=snap, time_ms=int(time.time() * 1000),
-                          entrypoint=_s(run.env.get("CLAUDE_CODE_ENTRYPOINT")))
+                          entrypoint=_s(run.env.get("CLAUDE_CODE_ENTRYPOINT")), guard=BudgetHold)
                 if objstore.statement_of(prompt) is not None:
                     # "remember that …": the fact cites this turn: both written here, under one lock
                     got = run.guarded(None, lambda: (prompt_statement(store, run.log, **kw),))

@@ -18,7 +18,9 @@ def command(ctx, do_fix, as_json):
     folder where index-journal or logs/audit should be, a file where
     cache/ or locks/ should be); the store is the owner's only (0700/0600); every pack file
     and its index are as written (their checksums; mem fsck reads each
-    packed object) and every loose object hashes to its id; the search index
+    packed object) and every loose object hashes to its id (a turn or fact
+    version among them whose session or key no ref names is reported as mem
+    fsck reports it: an error where fsck exits 13); the search index
     exists, is in step with the refs and is not damaged (its files match
     their checksums, as mem fsck checks); no stale lock file left by a
     killed writer; Claude Code's settings run mem's hooks with a command

@@ -29,6 +29,7 @@ from objstore.core.record import Record, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender
+from objstore.memory.facts import commit_later
 from objstore.memory.served import tombstone_names
 from objstore.memory.sessions import CapturedTurn
 from objstore.memory.tombstones import match_late_capture, match_spans
@@ -60,7 +61,7 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
                    transcript: Path | None = None, cfg: CaptureConfig | None = None,
                    command: str = "hook UserPromptSubmit", index: bool = False,
                    time_ms: int | None = None, snapshot: PromptSnapshot | None = None,
-                   entrypoint: str = "", statement: bool = False) -> PromptResult:
+                   entrypoint: str = "", statement: bool = False, guard=None) -> PromptResult:
     """Store a prompt as a user turn of ``session_id`` at once (``entrypoint``:
     the agent's ``CLAUDE_CODE_ENTRYPOINT``, recorded on the turn).
 
@@ -91,6 +92,18 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
     unwritten (the transcript sync then writes both) or the fact written.
     Statements of earlier prompts the pre-read of the transcript adds are
     written too (late, as by :func:`sync_files`).
+
+    ``guard``: a context manager class (or None) whose instance the turn's
+    write, its statement's and the session ref's move run in, as one step:
+    the prompt hook's ``cmds._hookrun.BudgetHold``, so its budget running
+    out cannot leave the turn stored with no session ref naming it
+    (test33b T16).  The facts' index commit, which may wait for the facts
+    sub-index (a gc, another writer), is made after that step, once the
+    store lock is released (``facts.remember`` ``later``: a stop before it
+    leaves it to the next holder of the store lock).  A new session's ref
+    is noted in the index journal before it moves
+    (``TurnAppender.publish``): a process killed between leaves it to the
+    next holder of the store lock to set.
     """
     cfg = cfg if cfg is not None else load_config(store.root)
     sid = validate_session_id(session_id)
@@ -145,20 +158,38 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
         gone = bool(rules and cwd and match_spans(cwd, rules))   # the writer empties it: not registered either
         ct = CapturedTurn(sid, key, "user", prompt, time_ms if time_ms is not None else now_ms(),
                           cwd, "" if gone else project_namer(store)(cwd, project_of(cwd)), entrypoint=entrypoint[:40])
-        oid = w.add(ct)
-        status = "captured" if oid else "known"
+        later: list = []    # the facts' index commits: after the turn's session ref is set
         try:
-            if statement and oid and statement_of(prompt) is not None:
-                stated.append((oid, ct.replace(alias=key)))
-            mine = write_stated(store, stated, command, own=key if statement else "", rules=w.filter().rules)
-            w.publish(index=index)
+            with guard() if guard is not None else _Unguarded():
+                oid = w.add(ct)
+                if statement and oid and statement_of(prompt) is not None:
+                    stated.append((oid, ct.replace(alias=key)))
+                mine = write_stated(store, stated, command, own=key if statement else "", rules=w.filter().rules,
+                                    later=later)
+                w.publish(index=index)
+            status = "captured" if oid else "known"
             if cur is not None:
                 hide_forgotten_paths(store, w, [cur])
+        except BaseException:
+            for c in later:
+                c.owned.abandon()   # the next holder of the store lock indexes them
+            raise
         finally:
             w.close()
         if cur is not None:
             save_cursor(store, cur)
+    commit_later(later)   # the store lock released: the next prompt's hook does not wait for this commit
     return PromptResult(status, oid, key, synced, mine)
+
+
+class _Unguarded:
+    """:func:`capture_prompt`'s ``guard`` when none is given: nothing."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *_a) -> None:
+        return None
 
 
 def _said_before(time_ms: int, waited_for: list[dict]) -> int:

@@ -201,7 +201,9 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
             the summary, complete or not (``withhold.redact_printed``, test23b V3).
     The summary is valid from the time of the sub-agent's last turn (its
     chain's :attr:`~objstore.memory.sessions.ChainNotes.last_time`) when
-    known and later than its key's versions, else from now.
+    known and later than its key's versions, else from now.  A body equal
+    to the current version's is not written again (status ``unchanged``):
+    edges alone never make a new version (test33b T5).
     Returns:
         :class:`RollupResult`.
     Raises:
@@ -249,6 +251,10 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
         cur = current_of(old, reader=parent) if head else None
         if cur is not None and not complete and not is_incomplete(cur.fact.body):
             return RollupResult(child, parent, key, "kept", True, rollup_edges(cur.fact), cur.id)
+        if cur is not None and cur.fact.body == body:
+            # the same summary: no version saying it again, dated now, for edges alone (test33b T5: after
+            # 'fsck --repair' dropped an edge to a lost turn, 'import --reread' wrote an identical v2)
+            return RollupResult(child, parent, key, "unchanged", complete, rollup_edges(cur.fact), cur.id)
         # valid from the sub-agent's last turn, not from now (an import or catch-up of an old transcript
         # writes it long after: an old report dated now outranked what was said since, test32 X20); a
         # version that time would not make current over the key's own versions is written as any other

@@ -345,40 +345,41 @@ def _corrected(statement: str, fix: str) -> str | None:
 
 
 def remember_statement(store: Store, prompt: str, *, project: str | None, source: str = "",
-                       command: str = "hook remember", update: bool = True):
+                       command: str = "hook remember", update: bool = True, later: list | None = None):
     """Write the statement of a "remember that …" prompt as ``user_stated``,
     and each further one it states (:func:`further_statements`; one refused,
     a sealed key, is skipped); returns the first's ``facts.RememberResult``
     or None when the prompt states nothing.
     ``update``: a new value of a subject already stated is its key's next
-    version (:func:`statement_key`).
+    version (:func:`statement_key`).  ``later``: as ``facts.remember``'s.
     Raises as ``facts.remember`` (StoreLocked, Refused for a sealed key) for the first."""
     what = statement_of(prompt)
     if what is None:
         return None
     try:
-        first = _remember(store, what, project, source, command, update)
+        first = _remember(store, what, project, source, command, update, later=later)
     except MemError as e:
         first = e
     for more in further_statements(prompt):
-        _remember(store, more, project, source, command, update, skip_refused=True)
+        _remember(store, more, project, source, command, update, skip_refused=True, later=later)
     if isinstance(first, MemError):
         raise first
     return first
 
 
 def _remember(store: Store, what: str, project: str | None, source: str, command: str, update: bool = True,
-              skip_refused: bool = False):
+              skip_refused: bool = False, later: list | None = None):
     """Write one statement under its key (:func:`statement_key`), and (``update``) as the next version of each
     other key of its subject holding another value (``statement_key``'s ``stale``: a store that filed
     one subject under two keys, test33b T12; one sealed is left as it is); returns the first write's result,
-    None when ``skip_refused`` and it was refused (``MemError``: a sealed key)."""
+    None when ``skip_refused`` and it was refused (``MemError``: a sealed key).  ``later``: as
+    ``facts.remember``'s."""
     from objstore.memory.facts import remember  # defer: a prompt that states something (most state nothing)
     stale: list[str] = []
     key = statement_key(what, project, store, update, stale)
     try:
         done = remember(store, key, what, trust="user_stated", owner="user", sources=(source,) if source else (),
-                        command=command)
+                        command=command, later=later)
     except MemError:
         if not skip_refused:
             raise
@@ -386,7 +387,7 @@ def _remember(store: Store, what: str, project: str | None, source: str, command
     for other in stale:   # (test33b T12)
         try:
             remember(store, other, what, trust="user_stated", owner="user", sources=(source,) if source else (),
-                     command=command)
+                     command=command, later=later)
         except MemError:   # a sealed key: its value stands
             pass
     return done
@@ -440,7 +441,8 @@ def _said_at(store: Store, fact) -> int:
 
 
 def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "",
-                    command: str = "hook remember", late: bool = False, said_at: int = 0):
+                    command: str = "hook remember", late: bool = False, said_at: int = 0,
+                    later: list | None = None):
     """Write the statement of a "remember that …" prompt typed in ``cwd``
     (its project: ``project_aliases(cwd, store_root=store.root)[0]``, as
     the hooks name it),
@@ -458,23 +460,23 @@ def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "
     tombstone).
     A prompt that states nothing (most of them) returns None before its
     project is looked up (the registry read, the identity and path rules:
-    the prompt hook runs this on every prompt).
-    Raises as ``facts.remember``."""
+    the prompt hook runs this on every prompt).  ``later``: as
+    ``facts.remember``'s.  Raises as ``facts.remember``."""
     what = statement_of(prompt)
     if what is None:
         return None
     aliases = project_aliases(cwd or None, store_root=store.root) if cwd else ()
     project = aliases[0] if aliases else None
     if not late:
-        return remember_statement(store, prompt, project=project, source=source, command=command)
-    first = _late(store, what, project, source, command, said_at)
+        return remember_statement(store, prompt, project=project, source=source, command=command, later=later)
+    first = _late(store, what, project, source, command, said_at, later=later)
     for more in further_statements(prompt):   # (each as the first, test33 T13)
-        _late(store, more, project, source, command, said_at, skip_refused=True)
+        _late(store, more, project, source, command, said_at, skip_refused=True, later=later)
     return first
 
 
 def _late(store: Store, what: str, project: str | None, source: str, command: str, said_at: int,
-          skip_refused: bool = False):
+          skip_refused: bool = False, later: list | None = None):
     """:func:`write_statement`'s late write of one statement (its doc), or None."""
     key = statement_key(what, project, store)
     head = store.refs.read(fact_ref(key))
@@ -486,4 +488,4 @@ def _late(store: Store, what: str, project: str | None, source: str, command: st
         if not said_at or _said_at(store, held) >= said_at \
                 or _content_words(getattr(held, "body", "") or "") == _content_words(what):
             return None   # said since (or the same statement): it stands
-    return _remember(store, what, project, source, command, skip_refused=skip_refused)
+    return _remember(store, what, project, source, command, skip_refused=skip_refused, later=later)

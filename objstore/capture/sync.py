@@ -604,7 +604,7 @@ def states_fact(ct: CapturedTurn) -> bool:
 
 
 def write_stated(store: Store, stated: list, command: str, own: str = "",
-                 rules: dict[str, list[tuple[bytes, int]]] | None = None) -> object:
+                 rules: dict[str, list[tuple[bytes, int]]] | None = None, later: list | None = None) -> object:
     """Write the statements of prompts a sync added (``sync_one``'s
     ``stated``), each citing its turn: late (``statements.write_statement``:
     never over a value said after the prompt or forgotten since), except the prompt whose
@@ -622,7 +622,9 @@ def write_stated(store: Store, stated: list, command: str, own: str = "",
     --match`` leaves no value holding it), and one whose cwd holds it is
     written without that cwd, as the turn is stored (session 23 Y5: a
     "remember that …" prompt captured after a ``forget --match`` of its text,
-    ``tombstones.match_late_capture``, wrote its fact in the clear)."""
+    ``tombstones.match_late_capture``, wrote its fact in the clear).
+    ``later``: a list to receive the facts' index commits
+    (``facts.remember``'s), for a caller that publishes the turns first."""
     mine = None
     rules = rules or {}
     for oid, ct in stated:
@@ -634,7 +636,7 @@ def write_stated(store: Store, stated: list, command: str, own: str = "",
             cwd = ""
         try:
             r = write_statement(store, ct.text, cwd=cwd, source=oid, command=f"{command} remember",
-                                late=not is_own, said_at=ct.timestamp)
+                                late=not is_own, said_at=ct.timestamp, later=later)
         except MemError as e:
             if is_own:   # the prompt typed now: its hook says it was not stored, and why (test30b S17)
                 mine = e

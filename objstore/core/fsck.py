@@ -346,6 +346,16 @@ def stale_reflogs(store: Store, objs: dict) -> list[tuple[str, str, str]]:
     return out
 
 
+def unnamed_report(store: Store, objs: dict, forgotten: Callable[[object], bool]) -> FsckReport:
+    """What :func:`fsck` says of the sessions and fact keys among ``objs``
+    (id -> decoded object) that no ref names (:func:`_check_unnamed`):
+    a report holding only those problems and warnings.  ``mem doctor`` asks
+    it of the loose objects (test33b T16: fsck exit 13, doctor "ok")."""
+    rep = FsckReport()
+    _check_unnamed(store, objs, forgotten, rep)
+    return rep
+
+
 def _check_unnamed(store: Store, objs: dict, forgotten: Callable[[object], bool], rep: FsckReport) -> None:
     """A problem for each session and fact key whose objects are stored but
     that no ref names (:func:`objstore.core.unnamed.unnamed_chains`); a

@@ -591,7 +591,9 @@ class TurnAppender:
         files (gc's), one after it turns whose new sessions the next holder
         of the store lock sets (``objstore.memory.recovery``): never stored
         turns that no ref names, which ``mem fsck`` reports as lost refs
-        (tester finding W8).
+        (tester finding W8).  Loose mode notes the same ``N`` lines, once its
+        objects are synced and before the refs move (test33b T16: a prompt
+        hook stopped between left its turn with no session ref).
 
         In pack mode the new turns are indexed by the import's
         :class:`~objstore.index.searchindex.IndexStream` in a background
@@ -621,7 +623,7 @@ class TurnAppender:
         owned = store.journal.own(moves) if (defer_index and index and not self.pack) else None
         if owned is None:   # with an N line for each new session's ref, before its turns can be read
             store.journal.sessions(moves, new_refs=[(self.states[sid].ref, self.states[sid].head)
-                                                    for sid, old in moves if old is None and writer is not None])
+                                                    for sid, old in moves if old is None])
         self._install()          # readable now: a stop before the refs move leaves them to recovery
         # one batch: the filesystem synced a few times, not three fsyncs per session
         store.update_refs([(self.states[sid].ref, self.states[sid].start_head, self.states[sid].head)

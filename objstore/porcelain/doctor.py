@@ -22,7 +22,9 @@ Checks (each returns findings, never raises for what it finds):
   nothing inflated; test28 Y7) and every pack can be opened.  It does not
   read each packed object: ``mem fsck`` does (and names each damaged object).
 * ``objects``: every loose object (a write since the last gc) decompresses
-  and hashes to its id (test28b Z7).
+  and hashes to its id (test28b Z7); a session or fact key among them that
+  no ref names is reported as ``mem fsck`` reports it (an error where fsck
+  exits 13; ``objstore.porcelain.doctorobjects``, test33b T16).
 * ``forget``: no forget was stopped before it wrote all its tombstones
   (``objstore.core.unfinished``): only the same forget, run again,
   finishes one; push, backup and export refuse until then.
@@ -86,7 +88,7 @@ from objstore.capture.cursors import drop_cursor, iter_cursors, unusable_cursors
 from objstore.capture.shellcap import spool_waiting
 from objstore.integrations.proxyspool import waiting_turns
 from objstore.capture.sourcelist import imported_sources
-from objstore.core.errors import CorruptObject, MemError, NotFound, PackFileMissing
+from objstore.core.errors import MemError, PackFileMissing
 from objstore.core.objects import Fact
 from objstore.core.fsck import ref_file_problems
 from objstore.core.lostrefs import lost_refs_note
@@ -102,6 +104,7 @@ from objstore.core.sealstate import plain_and_sealed
 from objstore.core.store import Store
 from objstore.core.storepath import folder_damage, refs_dir_damage
 from objstore.integrations.install import EVENT_TIMEOUTS, handler_home, is_mem_handler
+from objstore.porcelain.doctorobjects import loose_findings
 from objstore.porcelain.doctorprojects import copied_findings, moved_findings, orphan_findings, registry_findings
 from objstore.porcelain.finding import Finding
 
@@ -225,24 +228,6 @@ def _packs(store: Store) -> list[Finding]:
     return out + [Finding("packs", "error", f"{len(bad)} pack problem(s): the objects they hold may be lost "
                     f"(first: {bad[0]})", "mem fsck  (names each damaged object; then: mem fsck --repair)",
                     tuple(bad))]
-
-
-def _loose(store: Store) -> list[Finding]:
-    """An error naming the loose objects (every write since the last gc)
-    that do not decompress or hash to their id (``LooseObjects.get``, as
-    fsck reads them; test28b Z7).  O(loose objects): gc packs them."""
-    bad = []
-    for oid in store.objects:
-        try:
-            store.objects.get(oid)
-        except NotFound:
-            continue   # gc packed it meanwhile
-        except CorruptObject as e:
-            bad.append(str(e))
-    if not bad:
-        return []
-    return [Finding("objects", "error", f"{len(bad)} damaged loose object(s) (first: {bad[0]})",
-                    "mem fsck  (names what holds them; then: mem fsck --repair)", ())]
 
 
 #: the most (refs x packs) lookups doctor spends on checking that the refs of facts and sessions
@@ -622,7 +607,7 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
     """
     now = time.time() if now is None else now
     checks = (("store", _layout, store.root), ("permissions", _permissions, store.root), ("codec", _codec, store), ("packs", _packs, store),
-              ("objects", _loose, store), ("refs", _refs, store), ("forget", _unfinished, store),
+              ("objects", loose_findings, store), ("refs", _refs, store), ("forget", _unfinished, store),
               ("index", _index, store), ("config", _config, store.root), ("projects", registry_findings, store.root),
               ("projects", moved_findings, store.root), ("projects", copied_findings, store),
               ("projects", orphan_findings, store),

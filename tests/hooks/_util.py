@@ -222,10 +222,11 @@ def wait_store_processes_gone(store: Path, timeout: float = 60) -> None:
 
 class index_lock_held:
     """``with index_lock_held(store):`` this process holds the turns index's
-    writer lock (the flock of ``index/turns/LOCK``) until the block ends."""
+    writer lock (the flock of ``index/turns/LOCK``) until the block ends;
+    ``index_lock_held(store, "facts")``: the facts sub-index's."""
 
-    def __init__(self, store: Path) -> None:
-        self.path = store / "index" / "turns" / "LOCK"
+    def __init__(self, store: Path, sub: str = "turns") -> None:
+        self.path = store / "index" / sub / "LOCK"
 
     def __enter__(self):
         self.fd = os.open(self.path, os.O_RDWR)
