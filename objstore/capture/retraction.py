@@ -22,8 +22,8 @@ postgres", "forget the cache, focus on the db") is no retraction
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
+from objstore.core.record import Frozen, set_fields
 from objstore.core.text import TAKE_BACK_PHRASES, LazyPattern
 
 _LEAD = r"(?:(?:oh|ok(?:ay)?|so|well|hmm+|um|uh|actually|please|no|wait|sorry|oops|and|just|hey|yeah)\s+)*"
@@ -51,10 +51,14 @@ _WORD = LazyPattern(r"[a-z0-9]+")
 _STOP = frozenset(("the", "a", "an", "my", "our", "of", "value", "about", "that", "this", "its"))
 
 
-class Retraction(NamedTuple):
+class Retraction(Frozen):
     """A prompt read as a retraction: ``subject`` the words it names ("the
     db port" -> ``("db", "port")``), or () for "that"/"it"."""
-    subject: tuple[str, ...]
+
+    __slots__ = ("subject",)
+
+    def __init__(self, subject: tuple[str, ...]) -> None:
+        set_fields(self, subject)
 
 
 def retraction_of(prompt: str) -> Retraction | None:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import NamedTuple
 
 from objstore.capture.promptscan import prompt_texts
 from objstore.capture.retraction import retraction_of
 from objstore.capture.statements import statement_key, statement_of
 from objstore.core.errors import NotFound
+from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
 from objstore.memory.facts import remember, versions
 from objstore.memory.forget import forget_key
@@ -25,14 +25,15 @@ WINDOW_MS = 30 * 60 * 1000
 TAIL_BYTES = 256 * 1024
 
 
-class TakenBack(NamedTuple):
+class TakenBack(Frozen):
     """What :func:`take_back_previous` did: ``key``, the ``body`` taken back,
     ``how`` ``"forgotten"`` (the key held only it) or ``"restored"`` (its
     earlier value ``restored`` is current again)."""
-    key: str
-    body: str
-    how: str
-    restored: str | None
+
+    __slots__ = ("key", "body", "how", "restored")
+
+    def __init__(self, key: str, body: str, how: str, restored: str | None) -> None:
+        set_fields(self, key, body, how, restored)
 
 
 def previous_prompt(transcript: Path, prompt: str) -> str | None:
