@@ -11,7 +11,7 @@ Every user prompt (a string ``content``) of the ``*.jsonl`` under each
 ``/tmp/bench-corpus``), in file order per transcript.  Each round a new
 process (``PYTHONPATH`` = this tree) reports the CPU (``time.process_time``)
 of the first call (``cold``: the module imported and its pattern built,
-what a new hook process pays once) and, warm, per prompt.  Prints the
+what a new hook process pays once, after its statement check) and, warm, per prompt.  Prints the
 medians in µs and every prompt read as a retraction (for a person to
 judge), marked ``AFTER A STATEMENT`` when the hook would act on it.
 (docs/benchmarks.md, "Session 34 (branch `cue34b`)")
@@ -27,16 +27,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from statement_check_ab import prompts_of  # noqa: E402  (bench/'s sibling script)
+
 _CHILD = r"""
 import json, sys, time
 seqs = json.load(sys.stdin)
 from objstore.core.rxcache import compile_pattern
 compile_pattern(r"bench-warm-up")   # reads the kept programs' file, as statement_check_ab does
+from objstore.capture.statements import statement_of
+statement_of("remember that the db port is 5432")   # the hook has read the prompt so already
 t0 = time.process_time()
 from objstore.capture.retraction import retraction_of
 retraction_of("scratch that")
 cold = time.process_time() - t0
-from objstore.capture.statements import statement_of
 flat = [p for s in seqs for p in s]
 t0 = time.process_time()
 for p in flat:
@@ -52,20 +56,9 @@ json.dump({"cold": cold * 1e6, "all": every * 1e6 / max(1, len(flat)), "n": len(
 
 
 def sequences(corpus: Path) -> list[list[str]]:
-    """Per ``*.jsonl`` under ``corpus`` (path order), its user prompts with a string content, in file order."""
-    out = []
-    for path in sorted(corpus.rglob("*.jsonl")):
-        seq = []
-        for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                rec = json.loads(raw)
-            except ValueError:
-                continue
-            msg = rec.get("message") if isinstance(rec, dict) else None
-            if isinstance(msg, dict) and rec.get("type") == "user" and isinstance(msg.get("content"), str):
-                seq.append(msg["content"])
-        out.append(seq)
-    return out
+    """Per ``*.jsonl`` under ``corpus`` (path order), its user prompts with a string content, in file order
+    (``statement_check_ab.prompts_of`` of that one file)."""
+    return [prompts_of(path) for path in sorted(corpus.rglob("*.jsonl"))]
 
 
 def main(argv: list[str] | None = None) -> int:
