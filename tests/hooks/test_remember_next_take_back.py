@@ -67,3 +67,15 @@ def test_look_alikes_another_subject_and_a_later_prompt_take_nothing_back(tmp_pa
     assert "Taken back" not in s.prompt("forget that")    # not right after the "remember that"
     (bodies,) = s.remembered().values()
     assert bodies == ["the db port is 5432"]
+
+
+def test_the_undo_the_hook_names_works(tmp_path):
+    """The answer says how to keep it after all: saying it again stores it again."""
+    s = _Session(tmp_path)
+    s.prompt("remember that the db port is 5432")
+    s.stop("Noted.")
+    assert "Taken back" in s.prompt("forget that")
+    s.stop("OK.")
+    assert "Remembered as you asked" in s.prompt("remember that the db port is 5432")
+    (bodies,) = s.remembered().values()
+    assert bodies == ["the db port is 5432"]
