@@ -277,6 +277,9 @@ TAINT_FILE = "f:"
 TAINT_SHELL = "s:"
 #: in a trail: a name an earlier call defined as an alias of mem (``alias m=mem``: :func:`mem_aliases`)
 TAINT_ALIAS = "a:"
+#: in a trail: the id of a call fetching a secret (``printenv DB_PASSWORD``: :func:`note_fetch`), whose short
+#: result is that secret (:func:`fetched_result`)
+TAINT_FETCH = "x:"
 #: a JSON-escaped newline, tab or quote, read as the blank it stands for
 _JSON_ESC_RE = LazyPattern(r"\\[nrt\"]")
 #: where a command writes its output: ``> F``, ``>> F``, ``2> F``, ``&> F``, ``>| F`` (not ``>&2``); ``of=F``;
@@ -452,6 +455,32 @@ def withholds(call: str, trail: list, cwd: str = "") -> bool:
         _taint_files(call, trail, cwd)
         return True
     return False
+
+
+def note_fetch(call: str, call_id: str, trail: list) -> None:
+    """Note on ``trail`` (:data:`TAINT_FETCH` + ``call_id``) a tool call that
+    fetches a secret (test34 T5: ``printenv DB_PASSWORD``, ``vault kv get
+    -field=password …``, ``pass show …``: the one table,
+    :func:`objstore.core.redact.fetched.fetches_secret`); ``call``: as for
+    :func:`prints_secret`.  A call :func:`withholds` is not noted (its
+    whole result is withheld).  Kept between reads as the rest of the trail,
+    so a result in a hook's next sync is paired too."""
+    from objstore.core.redact.fetched import fetches_secret  # defer: the redaction package, on a tool call only
+    if call_id and fetches_secret(call) and TAINT_FETCH + call_id not in trail:
+        trail.append(TAINT_FETCH + call_id)
+
+
+def fetched_result(body: str, call_id: str, trail: list) -> str:
+    """``body``, the result of the call ``call_id``, as stored: when
+    :func:`note_fetch` noted the call, its note leaves ``trail`` and a short
+    body is the fetched secret
+    (:func:`objstore.core.redact.fetched.redact_fetched`:
+    ``[REDACTED:fetched-secret]``); else ``body`` itself."""
+    if not call_id or not trail or TAINT_FETCH + call_id not in trail:
+        return body
+    trail.remove(TAINT_FETCH + call_id)
+    from objstore.core.redact.fetched import redact_fetched  # defer: the redaction package, a fetch's result only
+    return redact_fetched(body)
 
 
 class PrintedTrail(list):
