@@ -472,13 +472,15 @@ def note_fetch(call: str, call_id: str, trail: list) -> None:
 
 def fetched_result(body: str, call_id: str, trail: list) -> str:
     """``body``, the result of the call ``call_id``, as stored: when
-    :func:`note_fetch` noted the call, its note leaves ``trail`` and a short
+    :func:`note_fetch` noted the call, its note leaves ``trail`` (a list; a
+    proxy's frozenset is only read) and a short
     body is the fetched secret
     (:func:`objstore.core.redact.fetched.redact_fetched`:
     ``[REDACTED:fetched-secret]``); else ``body`` itself."""
     if not call_id or not trail or TAINT_FETCH + call_id not in trail:
         return body
-    trail.remove(TAINT_FETCH + call_id)
+    if isinstance(trail, list):
+        trail.remove(TAINT_FETCH + call_id)
     from objstore.core.redact.fetched import redact_fetched  # defer: the redaction package, a fetch's result only
     return redact_fetched(body)
 
