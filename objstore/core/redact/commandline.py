@@ -440,8 +440,8 @@ COMMAND_LINE_RULES: list[Rule] = [
        "AWS CLI 'aws configure set <setting> <value> [--profile P]' of a secret setting (aws_secret_access_key, "
        "aws_session_token, any name holding secret/token/password), whatever the value's length "
        "https://docs.aws.amazon.com/cli/latest/reference/configure/set.html",
-       _cmd("aws") + r"[^\n\r;|&]{0,128}?[ \t]configure[ \t]{1,4}set[ \t]{1,4}(?:--[\w\-]{1,32}[ \t]{1,4}[^\s;|&]{1,128}"
-       r"[ \t]{1,4}){0,3}[\w.\-]{0,64}(?:secret|token|password)[\w.\-]{0,64}[ \t]{1,4}" + _ARG,
+       _cmd("aws") + r"[^\n\r;|&]{0,128}?[ \t]configure[ \t]{1,4}set[ \t]{1,4}"
+       r"(?:--[\w\-]{1,32}[ \t]{1,4}[^\s;|&]{1,128}[ \t]{1,4}){0,3}[\w.\-]{0,64}(?:secret|token|password)[\w.\-]{0,64}[ \t]{1,4}" + _ARG,
        priority=45, check=cli_secret_ok, anchors=("configure",)),
     _r("cli-password",
        "'-password <password>' / '-passwd' with one dash and a blank (influx(1) 1.x, Java tools): the option-argument "

@@ -39,10 +39,11 @@ FETCHED_CHARS_MAX = 8192
 _NAME = r"([A-Za-z_]\w{0,127})"
 #: the start of a command word: the line's start, a blank, ``;`` ``&`` ``|`` ``(`` ``$(`` a backquote
 _CMD = r"(?:^|(?<=[\s;&|(`]))"
-#: a file name naming a secret: a part of it is ``secret(s)``, ``password(s)``, ``token``, ``credential(s)``,
-#: ``.pgpass``, ``.vault-token``, ``pat`` … (``/run/secrets/db``, ``.secret``, ``token.txt``, ``db_password``)
-_SECRET_PATH = (r"[^\s;&|<>'\"]*(?:(?<![a-z])(?:secrets?|passwords?|(?<!/)passwd|passphrase|tokens?|credentials?|api_?key"
-                r"|private_?key)(?![a-z])|/run/secrets/)[^\s;&|<>'\"]*")
+#: a file name naming a secret: a part of it is ``secret(s)``, ``password(s)``, ``passwd`` (not ``/etc/passwd``),
+#: ``token(s)``, ``credential(s)``, ``api_key``, ``private_key``, or it is under ``/run/secrets/`` (``.secret``,
+#: ``token.txt``, ``~/.vault-token``, ``db_password``); ``.pgpass`` is not (the pgpass rule keeps its fields)
+_SECRET_PATH = (r"[^\s;&|<>'\"]*(?:(?<![a-z])(?:secrets?|passwords?|(?<!/)passwd|passphrase|tokens?|credentials?"
+                r"|api_?key|private_?key)(?![a-z])|/run/secrets/)[^\s;&|<>'\"]*")
 
 #: the table of secret-fetching command shapes (matched case-insensitively on the command text)
 FETCH_SHAPES: tuple[tuple[str, str], ...] = (
@@ -63,26 +64,30 @@ FETCH_SHAPES: tuple[tuple[str, str], ...] = (
     ("gcloud auth print-*-token / secrets access",
      rf"{_CMD}gcloud\s+(?:(?:auth|auth\s+application-default)\s+print-(?:access|identity)-token"
      r"|secrets\s+versions\s+access)"),
-    ("az get-access-token / keyvault secret show", rf"{_CMD}az\s+(?:account\s+get-access-token|keyvault\s+secret\s+show)"),
+    ("az get-access-token / keyvault secret show",
+     rf"{_CMD}az\s+(?:account\s+get-access-token|keyvault\s+secret\s+show)"),
     ("gh auth token", rf"{_CMD}gh\s+auth\s+token"),
     ("doppler secrets get --plain", rf"{_CMD}doppler\s+secrets\s+get\b.*--plain"),
     ("terraform output -raw NAME", rf"{_CMD}terraform\s+output\s+(?:-raw|-json)\s+{_NAME}\b"),
     ("openssl rand", rf"{_CMD}openssl\s+rand\b"),
-    ("cat SECRET-FILE", rf"{_CMD}(?:cat|head|tail|less|more|bat|xxd)\s+(?:-\S+\s+)*{_SECRET_PATH}"),
+    ("cat SECRET-FILE", rf"{_CMD}cat\s+(?:-\S+\s+)*{_SECRET_PATH}"),
 )
 #: the shapes without a name (one search) and those with one (each match's name then read)
 _FETCH_RE = LazyPattern("|".join(f"(?:{p})" for _k, p in FETCH_SHAPES if _NAME not in p), re.I | re.M)
 _NAMED_FETCH_RE = LazyPattern("|".join(f"(?:{p})" for _k, p in FETCH_SHAPES if _NAME in p), re.I | re.M)
 _NOT_SECRET_NAMES = frozenset(("pwd", "oldpwd"))
-#: words one of :data:`FETCH_SHAPES` needs (the cheap gate: a call holding none is not read)
-_GATE = ("printenv", "echo", "printf", "aws", "vault", "pass", "op ", "security", "kubectl", "base64", "heroku",
-         "gcloud", "az ", "gh ", "doppler", "terraform", "openssl", "cat", "head", "tail", "less", "more", "bat",
-         "xxd")
+#: words one of :data:`FETCH_SHAPES` needs, in the call as given (JSON: ``echo \\"$``); a call holding
+#: none is not decoded nor searched
+_GATE = ("printenv", "echo $", 'echo "$', 'echo \\"$', "echo -", "printf", "aws configure", "secretsmanager",
+         "ssm ", "get-login-password", "vault ", "pass ", "gopass", "op read", "op item", "security find",
+         "get secret", "base64", "heroku auth", "gcloud", "access-token", "keyvault", "gh auth", "doppler",
+         "terraform output", "openssl rand", "cat ")
 #: a result that reads as an error message, not a value
 _ERROR_RE = LazyPattern(r"(?i)\A\s*(?:\[error\]|error\b|usage:|fatal:|[\w.\-]+: (?:.*(?:no such|not found|denied|"
                         r"invalid|unknown|error|not set|cannot|can't|failed))|no value found|\(no output\))")
 #: ``/bin/echo`` read as ``echo`` (a command word's folder)
-_FOLDER_RE = LazyPattern(r"(?<![\w.\-])/(?:[\w.\-]+/)+(?=[\w\-]+\s)")
+_FOLDER_RE = LazyPattern(r"(?<![\w.\-])/(?:[\w.\-]+/)+(?=(?:printenv|echo|printf|aws|vault|g?pass|op|security|kubectl"
+                         r"|heroku|gcloud|az|gh|doppler|terraform|openssl|cat)\s)")
 
 
 def command_text(call: str) -> str:
@@ -112,8 +117,11 @@ def command_text(call: str) -> str:
 def fetches_secret(call: str) -> bool:
     """Whether the tool call ``call`` (its input as a capture renders it:
     :func:`command_text`) runs a command of :data:`FETCH_SHAPES`, anywhere
-    in its command line (a pipeline, ``&&``, a subshell).  Cost: a few
-    ``str`` searches for a call naming none of their words."""
+    in its command line (a pipeline, ``&&``, a subshell).  Cost: one ``str``
+    search for a call with no ``command``; a JSON decode and a few ``str``
+    searches for a command naming none of the table's words."""
+    if call[:1] == "{" and '"command"' not in call and '"cmd"' not in call:
+        return False            # a tool call with no command (Read, Edit, Write: their inputs are the long ones)
     low = call.lower()
     if not any(w in low for w in _GATE):
         return False
