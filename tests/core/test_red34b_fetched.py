@@ -149,3 +149,23 @@ def test_the_shell_hook_stores_none_of_them(mem, store_path):
         assert secret not in shown, cmd
     for cmd in SHELL_KEPT:
         assert cmd in shown, cmd
+
+
+def test_bash_mode_output_of_a_fetch_is_redacted(tmp_path, mem, store_path):
+    """Claude Code's ``!`` bash mode: ``printenv DB_PASSWORD`` as a prompt, its
+    output as the next prompt (a later record): the value is not stored;
+    ``printenv PATH``'s output is."""
+    env = hook_env(store_path)
+    mem("init", env=env)
+    sid = "34b34b34-5555-2222-3333-444444444444"
+    t = tmp_path / f"{sid}.jsonl"
+    t.write_bytes(b"".join(line(r) for r in [
+        user("u1", "<bash-input>printenv DB_PASSWORD</bash-input>", sid),
+        user("u2", "<bash-stdout>Kq7vBashPw!91</bash-stdout><bash-stderr></bash-stderr>", sid),
+        user("u3", "<bash-input>printenv PATH</bash-input>", sid),
+        user("u4", "<bash-stdout>/usr/bin:/bin</bash-stdout><bash-stderr></bash-stderr>", sid),
+        asst("a1", "m1", [{"type": "text", "text": "Done."}], sid)]))
+    mem("import", "claude-code", str(t), env=env)
+    shown = mem("show", sid[:8], env=env).stdout
+    assert "Kq7vBashPw!91" not in shown and FETCHED_OUTPUT in shown, shown
+    assert "/usr/bin:/bin" in shown, shown
