@@ -12,11 +12,14 @@ table can be judged call by call) and the min/median CPU of 5 passes.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
+from pathlib import Path
 
 from objstore.core.redact.fetched import fetches_secret, redact_fetched
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from redact_decoded_hits import jsonl_records  # noqa: E402  (the one walk over the .jsonl files)
 
 DEFAULT_ROOTS = ("/work/shared/data/transcripts", "/tmp/bench-corpus")
 
@@ -25,28 +28,16 @@ def main(roots: list[str]) -> None:
     inps: list[str] = []
     results: dict[str, str] = {}
     ids: list[str] = []
-    for root in roots:
-        for d, _dirs, names in os.walk(root):
-            for name in sorted(names):
-                if not name.endswith(".jsonl"):
-                    continue
-                with open(os.path.join(d, name), encoding="utf-8", errors="replace") as f:
-                    for raw in f:
-                        if '"tool_use"' not in raw and '"tool_result"' not in raw:
-                            continue
-                        try:
-                            rec = json.loads(raw)
-                        except ValueError:
-                            continue
-                        msg = rec.get("message") if isinstance(rec, dict) else None
-                        content = msg.get("content") if isinstance(msg, dict) else None
-                        for b in content if isinstance(content, list) else ():
-                            if isinstance(b, dict) and b.get("type") == "tool_use":
-                                inps.append(json.dumps(b.get("input"), ensure_ascii=False, sort_keys=True))
-                                ids.append(str(b.get("id")))
-                            elif isinstance(b, dict) and b.get("type") == "tool_result":
-                                c = b.get("content")
-                                results[str(b.get("tool_use_id"))] = c if isinstance(c, str) else json.dumps(c)
+    for _name, _i, rec in jsonl_records(roots):
+        msg = rec.get("message") if isinstance(rec, dict) else None
+        content = msg.get("content") if isinstance(msg, dict) else None
+        for b in content if isinstance(content, list) else ():
+            if isinstance(b, dict) and b.get("type") == "tool_use":
+                inps.append(json.dumps(b.get("input"), ensure_ascii=False, sort_keys=True))
+                ids.append(str(b.get("id")))
+            elif isinstance(b, dict) and b.get("type") == "tool_result":
+                c = b.get("content")
+                results[str(b.get("tool_use_id"))] = c if isinstance(c, str) else json.dumps(c)
     fetches_secret("x")   # the patterns built
     times = []
     for _ in range(5):
