@@ -100,6 +100,8 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          "objstore.index", "objstore.core.redact", "objstore.vault.age",
          # the redaction rules again (what a stored text still holds: mem forget --credentials only)
          "objstore.core.redact.leftovers",
+         # the fetched-secret table (red34b), through the redaction package: a reader's tool call or result only
+         "objstore.core.redact.fetched",
          # off the start-up paths: readers never write a pack; the prompt hook never renders memory files
          "objstore.core.packwriter", "objstore.memory.memfiles",
          # the writer's block and dictionary encoding, split from packwriter (session 30): writers only

@@ -22,8 +22,8 @@ from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, TO
                                          RecordFields, as_str, decode_line, decode_record, discover_files,
                                          project_of, read_lines, strip_mem_context, timestamp_ms, tool_input_json,
                                          tool_use_line)
-from objstore.capture.withhold import (TAINT_FILE, TAINT_SHELL, PrintedTrail, may_print_secret, redact_printed,
-                                       withholds)
+from objstore.capture.withhold import (TAINT_FILE, TAINT_SHELL, PrintedTrail, may_print_secret, note_fetch,
+                                       redact_printed, withholds)
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.record import Record, set_fields
 from objstore.memory.sessions import CapturedTurn
@@ -135,7 +135,8 @@ def discover(paths: Iterable[str | os.PathLike], reals: dict[Path, str] | None =
 def _assistant_blocks(content: Any, secret_calls: list | None = None, cwd: str = "") -> list[str]:
     """The turn text blocks of an assistant record's ``message.content``; the id of each
     ``tool_use`` whose result :func:`~objstore.capture.withhold.withholds` (``secret_calls``: its trail;
-    ``cwd``: the record's working folder) is appended to ``secret_calls`` (once)."""
+    ``cwd``: the record's working folder) is appended to ``secret_calls`` (once); that of one fetching a
+    secret (``printenv DB_PASSWORD``: :func:`~objstore.capture.withhold.note_fetch`), as ``x:ID``."""
     if isinstance(content, str):
         return [content]
     if not isinstance(content, list):
@@ -158,6 +159,8 @@ def _assistant_blocks(content: Any, secret_calls: list | None = None, cwd: str =
                 i = as_str(b.get("id"))
                 if i and i not in secret_calls:
                     secret_calls.append(i)
+            elif secret_calls is not None and b.get("id"):
+                note_fetch(inp, as_str(b.get("id")), secret_calls)
     return [t for t in out if t.strip()]
 
 

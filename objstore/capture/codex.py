@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator
 from objstore.capture.transcript import (MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats, as_str,
                                          cut_text, decode_line, discover_files, project_of, read_lines,
                                          strip_mem_context, timestamp_ms)
-from objstore.capture.withhold import withhold_result, withholds
+from objstore.capture.withhold import fetched_result, note_fetch, withhold_result, withholds
 from objstore.memory.sessions import CapturedTurn
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
@@ -541,7 +541,7 @@ class _Reader:
             call = _key_id(p.get("call_id"))
             text = _output_text(p.get("output"))
             body = withhold_result(text, self.secret_calls) if call and call in self.secret_calls else \
-                cut_text(strip_mem_context(text))
+                cut_text(strip_mem_context(fetched_result(text, call, self.secret_calls)))
             source = self._key(f"out:{call}") if call else self._item_key(p, "out")
             if body.strip():
                 out.append(self._turn(source, "tool", body, ts, self.cwd))
@@ -559,6 +559,8 @@ class _Reader:
                 call = _key_id(p.get("call_id"))
                 if call and withholds(args, self.secret_calls, self.cwd) and call not in self.secret_calls:
                     self.secret_calls.append(call)     # its output is not stored (tester U9, sec20)
+                elif call:
+                    note_fetch(args, call, self.secret_calls)   # its short output is a secret (test34 T5)
                 source = self._key(f"call:{call}") if call else self._item_key(p, "call")
             if block:
                 self._add_block(source, block, ts, self.cwd)

@@ -128,6 +128,9 @@ def user_parts(content: Any, secret_calls: list | None = None) -> tuple[str, lis
                     continue
                 if b.get("is_error") is True:
                     body = f"[error] {body}" if body else "[error]"
+                elif secret_calls:     # a secret fetched by its call (test34 T5: ``printenv DB_PASSWORD``)
+                    from objstore.capture.withhold import fetched_result  # defer: a call that printed a secret
+                    body = fetched_result(body, as_str(b.get("tool_use_id")), secret_calls)
                 results.append(cut_text(strip_mem_context(body)))
     text = strip_harness_context("\n".join(t for t in texts if t))   # (no CLAUDE.md text as the person's: V28)
     if "<bash-" in text and secret_calls is not None:

@@ -277,6 +277,11 @@ TAINT_FILE = "f:"
 TAINT_SHELL = "s:"
 #: in a trail: a name an earlier call defined as an alias of mem (``alias m=mem``: :func:`mem_aliases`)
 TAINT_ALIAS = "a:"
+#: in a trail: the id of a call fetching a secret (``printenv DB_PASSWORD``: :func:`note_fetch`), whose short
+#: result is that secret (:func:`fetched_result`)
+TAINT_FETCH = "x:"
+#: in a trail: the last ``!`` bash-mode command read fetches a secret (:func:`bash_mode`)
+BASH_FETCHED = TAINT_FETCH + "!bash"
 #: a JSON-escaped newline, tab or quote, read as the blank it stands for
 _JSON_ESC_RE = LazyPattern(r"\\[nrt\"]")
 #: where a command writes its output: ``> F``, ``>> F``, ``2> F``, ``&> F``, ``>| F`` (not ``>&2``); ``of=F``;
@@ -454,6 +459,34 @@ def withholds(call: str, trail: list, cwd: str = "") -> bool:
     return False
 
 
+def note_fetch(call: str, call_id: str, trail: list) -> None:
+    """Note on ``trail`` (:data:`TAINT_FETCH` + ``call_id``) a tool call that
+    fetches a secret (test34 T5: ``printenv DB_PASSWORD``, ``vault kv get
+    -field=password …``, ``pass show …``: the one table,
+    :func:`objstore.core.redact.fetched.fetches_secret`); ``call``: as for
+    :func:`prints_secret`.  A call :func:`withholds` is not noted (its
+    whole result is withheld).  Kept between reads as the rest of the trail,
+    so a result in a hook's next sync is paired too."""
+    from objstore.core.redact.fetched import fetches_secret  # defer: the redaction package, on a tool call only
+    if call_id and fetches_secret(call) and TAINT_FETCH + call_id not in trail:
+        trail.append(TAINT_FETCH + call_id)
+
+
+def fetched_result(body: str, call_id: str, trail: list) -> str:
+    """``body``, the result of the call ``call_id``, as stored: when
+    :func:`note_fetch` noted the call, its note leaves ``trail`` (a list; a
+    proxy's frozenset is only read) and a short
+    body is the fetched secret
+    (:func:`objstore.core.redact.fetched.redact_fetched`:
+    ``[REDACTED:fetched-secret]``); else ``body`` itself."""
+    if not call_id or not trail or TAINT_FETCH + call_id not in trail:
+        return body
+    if isinstance(trail, list):
+        trail.remove(TAINT_FETCH + call_id)
+    from objstore.core.redact.fetched import redact_fetched  # defer: the redaction package, a fetch's result only
+    return redact_fetched(body)
+
+
 class PrintedTrail(list):
     """A trail (:func:`withholds`' list) that also keeps, in ``printed``, the raw
     body of each result :func:`withhold_result` withholds: what the calls
@@ -533,25 +566,39 @@ def bash_mode(text: str, printed: bool, trail: list | None = None) -> tuple[str,
     ``<bash-stderr>`` element (an empty one stays empty) is :data:`SECRET_OUTPUT`.  Out: the same for
     the next prompt (the output follows its command as a prompt of its
     own): a command in ``text`` sets it, an output in ``text`` after the
-    last command clears it.  Text without ``<bash-`` comes back as it is."""
+    last command clears it.  Text without ``<bash-`` comes back as it is.
+    A command fetching a secret (``printenv DB_PASSWORD``: :func:`note_fetch`'s
+    table) has its short standard output redacted as the tool result of such
+    a call is (``[REDACTED:fetched-secret]``); the flag that the last command
+    fetched is :data:`BASH_FETCHED` in ``trail`` (given)."""
     if "<bash-" not in text:
         return text, printed
+    from objstore.core.redact.fetched import fetches_secret, redact_fetched  # defer: a bash-mode prompt only
     out: list[str] = []
     at = 0
+    fetched = trail is not None and BASH_FETCHED in trail
 
-    def outputs(chunk: str, withhold: bool) -> str:
-        if not withhold:
-            return chunk
-        return _BASH_OUTPUT_RE.sub(lambda m: m.group(1) + (m.group(3) and SECRET_OUTPUT) + m.group(4), chunk)
+    def outputs(chunk: str, withhold: bool, fetch: bool) -> str:
+        if withhold:
+            return _BASH_OUTPUT_RE.sub(lambda m: m.group(1) + (m.group(3) and SECRET_OUTPUT) + m.group(4), chunk)
+        if fetch:       # test34 T5: ``printenv DB_PASSWORD`` printed the value on its standard output
+            return _BASH_OUTPUT_RE.sub(lambda m: m.group(1) + (redact_fetched(m.group(3)) if m.group(2) == "stdout"
+                                                               else m.group(3)) + m.group(4), chunk)
+        return chunk
 
     for m in _BASH_INPUT_RE.finditer(text):
-        out.append(outputs(text[at:m.start()], printed))
+        out.append(outputs(text[at:m.start()], printed, fetched))
         cmd = m.group(1).strip("\n")
         out.append(f"<bash-input>\n{cmd}\n</bash-input>")
         printed = withholds(cmd, [] if trail is None else trail)
+        fetched = not printed and fetches_secret(cmd)
         at = m.end()
     tail = text[at:]
-    out.append(outputs(tail, printed))
-    if printed and _BASH_OUTPUT_RE.search(tail) is not None:
-        printed = False
+    out.append(outputs(tail, printed, fetched))
+    if _BASH_OUTPUT_RE.search(tail) is not None:
+        printed = fetched = False
+    if trail is not None and fetched and BASH_FETCHED not in trail:
+        trail.append(BASH_FETCHED)
+    elif trail is not None and not fetched and BASH_FETCHED in trail:
+        trail.remove(BASH_FETCHED)
     return "".join(out), printed

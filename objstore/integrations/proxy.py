@@ -71,7 +71,8 @@ from pathlib import Path
 from objstore.capture.statements import statement_key, statement_of
 from objstore.capture.policy import has_marker, load_config, path_excluded
 from objstore.capture.transcript import cut_text, strip_harness_context, tool_input_json, tool_use_line
-from objstore.capture.withhold import SECRET_OUTPUT, bash_mode, prints_secret, withhold_result, withholds
+from objstore.capture.withhold import (SECRET_OUTPUT, bash_mode, fetched_result, note_fetch, prints_secret,
+                                       withhold_result, withholds)
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.jsonspan import Node, scan
@@ -171,7 +172,7 @@ def text_of(content, *, tool: bool = False, secret: frozenset = frozenset(),
                 and b["tool_use_id"] in secret:
             out.append((f"r{i}", SECRET_OUTPUT))
         elif tool and b.get("type") == "tool_result":
-            t = _result_text(b.get("content")).strip()
+            t = fetched_result(_result_text(b.get("content")).strip(), str(b.get("tool_use_id") or ""), secret)
             if t:
                 out.append((f"r{i}", cut_text(t)))   # the importers' one cut (…[cut N chars])
     return out
@@ -625,6 +626,7 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
             # the whole conversation (a file a call wrote long ago may be read now), when any part of
             # the body is a command printing secret material: else no call in it is one or reads one's file
             secret = secret_calls(msgs, conv.cwd) if st.captured + 1 < len(msgs) and prints_secret(text) else frozenset()
+            secret |= fetch_calls(msgs[max(0, st.captured):upto])   # test34 T5: a result answers the message before
             # ``!`` bash mode: whether the last command captured prints a secret (its output may come now)
             bash = [False]
             if 0 <= st.captured < len(msgs) and isinstance(msgs[st.captured], dict) \
@@ -767,6 +769,18 @@ def secret_calls(msgs: list, cwd: str = "") -> frozenset:
                     trail.append(b["id"])
             elif role == "user" and b.get("type") == "tool_result" and b.get("tool_use_id") in trail:
                 withhold_result(_result_text(b.get("content")), trail)
+    return frozenset(trail)
+
+
+def fetch_calls(msgs: list) -> frozenset:
+    """``withhold.TAINT_FETCH`` + id of each ``tool_use`` block of the assistant messages ``msgs`` whose call
+    fetches a secret (``withhold.note_fetch``: ``printenv DB_PASSWORD``; test34 T5)."""
+    trail: list = []
+    for m in msgs:
+        c = m.get("content") if isinstance(m, dict) and m.get("role") == "assistant" else None
+        for b in c if isinstance(c, list) else ():
+            if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str):
+                note_fetch(json.dumps(b.get("input"), ensure_ascii=False, sort_keys=True, default=str), b["id"], trail)
     return frozenset(trail)
 
 

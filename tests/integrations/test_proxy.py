@@ -858,3 +858,19 @@ def test_a_proxied_remember_that_on_a_sealed_key_is_not_confirmed(rig, tmp_path)
     # test31 U7: the proxy's capture of that prompt withholds the value (it was stored and indexed in the clear)
     got = eventually(lambda: [t for t in turns_of(rig, "sealed-1") if t.get("role") == "user"] or None)
     assert [t["text"] for t in got] == ["remember that [REDACTED:sealed-value]"], got
+
+
+def test_a_proxied_result_of_a_secret_fetching_call_is_redacted(rig):
+    """red34b (test34 T5): the result of ``printenv DB_PASSWORD`` (a call of
+    the message before it) is stored as ``[REDACTED:fetched-secret]``; that of
+    ``printenv PATH`` as it is."""
+    c = client(rig, **{"x-mem-session": "fetch-1"})
+    m1 = [{"role": "user", "content": "what is the db password and my path?"}]
+    m2 = m1 + [{"role": "assistant", "content": [
+                   {"type": "tool_use", "id": "tu1", "name": "Bash", "input": {"command": "printenv DB_PASSWORD"}},
+                   {"type": "tool_use", "id": "tu2", "name": "Bash", "input": {"command": "printenv PATH"}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu1", "content": "Yw8sSyLXkc2Q!6"},
+                                            {"type": "tool_result", "tool_use_id": "tu2", "content": "/usr/bin:/bin"}]}]
+    c.messages.create(model="m", max_tokens=10, system=SYSTEM, messages=m2)
+    got = eventually(lambda: [t["text"] for t in turns_of(rig, "fetch-1") if t.get("role") == "tool"] or None)
+    assert sorted(got) == ["/usr/bin:/bin", "[REDACTED:fetched-secret]"], got

@@ -435,4 +435,23 @@ COMMAND_LINE_RULES: list[Rule] = [
        ci=True, priority=44, check=sql_literal_ok, anchors=("password",)),
     # ---- password files shown or written on a command line (red20): passwordfiles.py ----
     *PASSWORD_FILE_RULES,
+    # ---- red34b (test34 T5): forms the shell hook stored in the clear ----
+    _r("cli-password",
+       "AWS CLI 'aws configure set <setting> <value> [--profile P]' of a secret setting (aws_secret_access_key, "
+       "aws_session_token, any name holding secret/token/password), whatever the value's length "
+       "https://docs.aws.amazon.com/cli/latest/reference/configure/set.html",
+       _cmd("aws") + r"[^\n\r;|&]{0,128}?[ \t]configure[ \t]{1,4}set[ \t]{1,4}"
+       r"(?:--[\w\-]{1,32}[ \t]{1,4}[^\s;|&]{1,128}[ \t]{1,4}){0,3}[\w.\-]{0,64}(?:secret|token|password)[\w.\-]{0,64}[ \t]{1,4}" + _ARG,
+       priority=45, check=cli_secret_ok, anchors=("configure",)),
+    _r("cli-password",
+       "'-password <password>' / '-passwd' with one dash and a blank (influx(1) 1.x, Java tools): the option-argument "
+       "https://docs.influxdata.com/influxdb/v1/tools/influx-cli/use-influx-cli/",
+       r"-passw(?<![A-Za-z0-9_\-]-passw)(?:or)?d[ \t]{1,4}" + _ARG,
+       priority=46, check=cli_secret_ok, anchors=("-passw",)),
+    _r("cli-password",
+       "a password file option fed by a process substitution that prints the password: "
+       "'--vault-password-file <(echo X)' (ansible), '--password-file=<(printf X)' "
+       "https://www.gnu.org/software/bash/manual/bash.html#Process-Substitution",
+       r"pass(?<![A-Za-z0-9_]pass)(?:w(?:or)?d|phrase)?[\w\-]{0,32}(?:[ \t]{1,4}|=)<\([ \t]{0,4}" + _PIPE_HEAD + _ARG,
+       priority=45, check=cli_secret_ok, anchors=("<(",)),
 ]
