@@ -28,6 +28,7 @@ from objstore.core.refs import session_ref
 from objstore.core.store import Store, now_ms
 from objstore.memory import forget
 from objstore.memory.forgetplan import ForgetPlan, match_sessions
+from objstore.memory.sealrules import add_rules
 from objstore.memory.sessions import FORGOTTEN, walk_turns, withhold_value
 from objstore.memory.tombstones import MIN_TEXT_CHARS, all_tombstones, put_tombstone
 
@@ -217,10 +218,15 @@ def withhold_source_turns(store: Store, facts: Iterable[Fact]) -> tuple[int, int
     """Rewrite the source turns of ``facts`` that hold their values, and the
     other turns quoting them, with the values withheld
     (:func:`plan_source_turns`; ``forget.forget`` with that plan, reason
-    ``seal``, no tombstone); returns how many turns were rewritten: ``(cited
+    ``seal``, no tombstone), after writing each value's local seal rules
+    (``sealrules.add_rules``: the turns captured later); returns how many turns were rewritten: ``(cited
     sources, other turns quoting the value)``.  Facts citing a rewritten turn follow its new id.  Caller
     holds the store lock.  Idempotent: a rerun finds the value in no cited
     turn.  Raises MemError, OSError."""
+    facts = list(facts)
+    for f in facts:   # first: a turn captured from now on is stored with the value withheld (test34 T4)
+        if f.body and not f.forgotten:
+            add_rules(store, f.key, quoted_forms(f.body))
     plan, quoting = plan_source_turns(store, facts)
     n = sum(map(len, plan.redacted.values()))
     if n:

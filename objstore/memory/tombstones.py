@@ -757,7 +757,8 @@ def served_text(text: str, rules: list[tuple[bytes, int]]) -> str:
     return replace_spans(text, spans, REDACTED) if spans else text
 
 
-def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool = False) -> list[tuple[int, int]]:
+def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool = False,
+                 key: bytes | None = None) -> list[tuple[int, int]]:
     """``(start, end)`` of every window ``norm[start:end]`` of a normalized
     text (``objstore.core.text.normalized_map``) whose UTF-8 hashes to a
     rule's SHA-256, the rule giving the window's length in characters; a
@@ -765,8 +766,17 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
     starts only where a word starts or at a character that is not a letter
     or digit (so ``xzebrafrog`` holds no ``zebrafrog``; ``-pS3cret`` is found
     in ``mysql -pS3cret``): about a sixth of the positions of a prose text.
+    ``key``: the rules are HMAC-SHA256 digests under it (``sealrules``).
     Sorted.  Cost: one SHA-256 per position tried and distinct rule length."""
     from hashlib import sha256  # deferred: _hashlib (OpenSSL) costs ~2 ms at start-up
+    if key is None:
+        def hashed(data: bytes) -> bytes:
+            return sha256(data).digest()
+    else:
+        import hmac  # deferred: as hashlib
+
+        def hashed(data: bytes) -> bytes:
+            return hmac.digest(key, data, "sha256")
     by_len: dict[int, set[bytes]] = {}
     for digest, n in rules:
         if 0 < n <= len(norm):
@@ -780,10 +790,10 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
     if len(raw) == len(norm):   # ASCII (most text): a window is a slice of the bytes, no encode per window
         for n, digests in by_len.items():
             last = len(raw) - n
-            out += [(s, s + n) for s in starts if s <= last and sha256(raw[s:s + n]).digest() in digests]
+            out += [(s, s + n) for s in starts if s <= last and hashed(raw[s:s + n]) in digests]
         return sorted(out)
     for n, digests in by_len.items():
         for s in starts:
-            if s + n <= len(norm) and sha256(norm[s:s + n].encode("utf-8")).digest() in digests:
+            if s + n <= len(norm) and hashed(norm[s:s + n].encode("utf-8")) in digests:
                 out.append((s, s + n))
     return sorted(out)

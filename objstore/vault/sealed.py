@@ -39,6 +39,7 @@ from objstore.memory.served import is_sealed, refuse_if_sealed, sealed_head  # n
 from objstore.memory import forget
 from objstore.memory.forgetplan import check_previewed
 from objstore.memory.lost import lost_current
+from objstore.memory.sealrules import drop_rules
 from objstore.memory.sealsources import withhold_source_turns
 from objstore.memory.validity import plain_valid_from
 from objstore.memory.tombstones import tombstones_for, withdraw_plain
@@ -522,7 +523,8 @@ def _drop_sealed(store: Store, key: str, chain: list[SealedVersion]) -> int:
 def unseal_key(store: Store, key: str, identities: list[str], *, credentials: str = "refuse") -> UnsealResult:
     """Restore every sealed version of ``key`` as a plain ``private`` fact
     (same version numbers, valid_from, recorded_at, kind, trust, owner),
-    index the current one, then delete the sealed versions.
+    index the current one, then delete the sealed versions and the key's
+    local seal rules (``memory.sealrules.drop_rules``).
 
     Every version is decrypted before anything is written, so a wrong key
     changes nothing.  A crash after the plain versions are written leaves
@@ -620,6 +622,7 @@ def unseal_key(store: Store, key: str, identities: list[str], *, credentials: st
             res.index_error = commit_version(store, key, old, parent, old_chain=old_chain, new_chain=new_chain,
                                              command="unseal")
         res.dropped = _drop_sealed(store, key, chain)
+        drop_rules(store, key)   # its value is plain again: turns captured from now on keep it
         store.unfinished.done("what", key)
         return res
 
