@@ -7,11 +7,11 @@ value in the clear, and search/recall served them).
 secret is as good as the secret, and tombstones travel to remotes).  It
 writes instead, for each form of each sealed value
 (``sealsources.quoted_forms``, at least ``MIN_TEXT_CHARS`` once
-normalized), a line in :data:`RULES_FILE`: an HMAC-SHA256 of the
-normalized form under a random 32-byte key kept in the same file, and its
+normalized), a line in :data:`RULES_FILE`: a keyed BLAKE2b-256 (RFC 7693 keyed
+mode, a MAC) of the normalized form under a random 32-byte key kept in the same file, and its
 length.  The file is mode 0600, local to this store: no object, no ref, so
 ``mem push``, ``mem backup`` and ``mem export`` never carry it, and
-without the key the HMAC cannot be tried against guesses.  The turn writer
+without the key a digest cannot be tried against guesses.  The turn writer
 (``objstore.memory.appender``) stores every later turn with a span whose
 normalized form matches a rule replaced by ``[REDACTED:sealed-value]``,
 in any session.  ``mem unseal KEY`` removes the key's rules.
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 
+from objstore.core.ids import blake2b
 from objstore.core.objects import normalize_value
 from objstore.core.store import Store
 from objstore.core.text import normalized_map, replace_spans
@@ -35,7 +36,7 @@ _HEAD = "mem-seal-rules 1"
 
 class SealRules:
     """The parsed :data:`RULES_FILE`: ``key`` (32 bytes) and ``lines``
-    ``[(sealed key, hmac digest, length)]``."""
+    ``[(sealed key, digest, length)]``."""
 
     __slots__ = ("key", "lines")
 
@@ -87,14 +88,13 @@ def _save(store: Store, rules: SealRules) -> None:
 
 
 def _digest(key: bytes, data: bytes) -> bytes:
-    import hmac   # defer: hashlib (OpenSSL) only where a rule is made or tried
-    return hmac.digest(key, data, "sha256")
+    return blake2b(data, digest_size=32, key=key).digest()
 
 
 def add_rules(store: Store, key: str, texts: list[str]) -> int:
     """Add the rule of each of ``texts`` (normalized; fewer than
     ``MIN_TEXT_CHARS`` characters: none) for the sealed ``key``; the file
-    and its random HMAC key are made on the first.  Returns how many rules
+    and its random key are made on the first.  Returns how many rules
     were added.  Caller holds the store lock.  Raises OSError."""
     forms = sorted({norm for x in texts if len(norm := normalize_value(x)) >= MIN_TEXT_CHARS})
     if not forms:
@@ -126,10 +126,10 @@ def drop_rules(store: Store, key: str) -> int:
 
 def withhold_sealed_values(text: str, rules: SealRules) -> tuple[str, int]:
     """``text`` with every span (starting at a word start:
-    ``tombstones.find_matches`` ``word_starts``) whose normalized form
-    matches one of ``rules`` replaced by ``[REDACTED:sealed-value]``, and
-    how many spans.  Cost: one HMAC-SHA256 per word start and distinct
-    rule length."""
+    and ending at a word end: ``tombstones.find_matches`` with the key)
+    whose normalized form matches one of ``rules`` replaced by
+    ``[REDACTED:sealed-value]``, and how many spans.  Cost: one keyed
+    BLAKE2b per word start whose window of a rule's length ends a word."""
     if not text or not rules.lines:
         return text, 0
     norm, starts, ends = normalized_map(text)
