@@ -58,6 +58,8 @@ def test_turns_captured_after_a_seal_are_stored_with_the_value_withheld(tmp_path
     head, *lines = rules.read_text().splitlines()
     secrets = [bytes.fromhex(head.split()[-1]), *(bytes.fromhex(ln.split()[0]) for ln in lines)]
     assert lines and scan_store(remote, secrets) == []
+    exported = _mem(env, "export").stdout
+    assert exported and not any(x.hex() in exported for x in secrets)
     assert _mem(env, "fsck").returncode == 0
     # unseal: the value is plain again, its rules go
     _mem(env, "unseal", key, "--passphrase-file", str(pp))
