@@ -67,3 +67,19 @@ def test_turns_captured_after_a_seal_are_stored_with_the_value_withheld(tmp_path
     s.prompt("and once more")
     s.stop(f"Still {VALUE}.")
     assert f"Still {VALUE}." in _mem(env, "show", s.sid[:8]).stdout
+
+
+def test_a_secret_remembered_sealed_is_withheld_in_a_later_prompt(tmp_path):
+    """test34 T4's last note: a ``--sensitivity secret`` value quoted in a
+    later prompt was stored and served in the clear."""
+    s = _Session(tmp_path)
+    env = {k: v for k, v in hook_env(s.store).items() if k != "MEM_AGENT"}
+    pp = tmp_path / "pp"
+    pp.write_text("correct horse battery staple\n")
+    _mem(env, "vault", "init", "--passphrase-file", str(pp))
+    _mem(env, "remember", "user/pin9", "Kp9vvLm44y-door", "--sensitivity", "secret")
+    s.prompt("type Kp9vvLm44y-door into the door panel")
+    s.stop("Typed Kp9vvLm44y-door.")
+    _mem(env, "gc", "--prune=now")
+    assert scan_store(s.store, [b"Kp9vvLm44y-door", b"kp9vvlm44y-door"]) == []
+    assert "Kp9vvLm44y" not in _mem(env, "search", "door", "--json", ok=(0, 1)).stdout
