@@ -62,13 +62,14 @@ def _find_own_sha256():
     return own
 
 
-def blake2b(data: bytes = b"", *, digest_size: int = 64):
+def blake2b(data: bytes = b"", *, digest_size: int = 64, key: bytes = b""):
     """A BLAKE2b hash object (RFC 7693) of ``data`` with a ``digest_size``-byte
     digest (1..64), as ``hashlib.blake2b`` gives: CPython's own ``_blake2``,
     which is what ``hashlib.blake2b`` is, so that a reader does not load
     ``hashlib`` and with it OpenSSL's ``_hashlib`` (2.5-4 ms of a new
-    process: docs/benchmarks.md, "Session 9 (branch `lat9`)").  Raises
-    ValueError for a ``digest_size`` out of range."""
+    process: docs/benchmarks.md, "Session 9 (branch `lat9`)").  ``key``
+    (up to 64 bytes): BLAKE2b's keyed mode, a MAC (RFC 7693 section 2.9).
+    Raises ValueError for a ``digest_size`` or ``key`` out of range."""
     global _own_blake2b
     if _own_blake2b is None:   # looked up once (an import per call costs ~1 µs: a turn's digest)
         try:
@@ -76,7 +77,7 @@ def blake2b(data: bytes = b"", *, digest_size: int = 64):
         except ImportError:  # pragma: no cover - another interpreter
             from hashlib import blake2b as own
         _own_blake2b = own
-    return _own_blake2b(data, digest_size=digest_size)
+    return _own_blake2b(data, digest_size=digest_size, key=key)
 
 
 _own_blake2b = None

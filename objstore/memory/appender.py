@@ -22,6 +22,7 @@ from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import IndexBusyError, SearchIndexError
 from objstore.memory.writechecks import check_key_credentials
 from objstore.memory.scope import AGENT_SEP
+from objstore.memory.sealrules import SealRules, load as load_seal_rules, withhold_sealed_values
 from objstore.memory.sessions import (CapturedTurn, ChainNotes, SessionState, cap_turn_text, digest_text, load_session,
                                       save_session_state, taints_after, turn_doc, turn_doc_fields, walk_turns)
 from objstore.memory.tombstones import CaptureFilter, capture_filter, redact_matches
@@ -133,6 +134,7 @@ class TurnAppender:
         self.matches_redacted = 0
         self.secrets_redacted = 0
         self._flt: CaptureFilter | None = None
+        self._seal: SealRules | None | bool = False   # False: not read yet
         self._redact: Callable[[str], RedactResult] | None = None   # objstore.core.redact.redact, once needed
         self._valid: dict[str, str | None] = {}
         #: session ids refused because they hold a credential (:meth:`valid_sid`)
@@ -178,11 +180,15 @@ class TurnAppender:
     def _redacted(self, text: str) -> tuple[str, int]:
         """``text`` as a turn stores it (capped, credentials replaced:
         :meth:`_stored`, or as :attr:`redactions` has it; a sealed key's
-        value withheld: :attr:`withhold`), and how many credentials were
+        value withheld: :attr:`withhold` and the local seal rules), and how many credentials were
         replaced (a withheld value counts as one)."""
         got = self.redactions.get(text)
         if got is None:
             got = self._stored(text)
+        seal = self.seal_rules()
+        if seal is not None:   # a sealed value quoted after its seal (sealrules; test34 T4)
+            kept, n = withhold_sealed_values(got[0], seal)
+            got = (kept, got[1] + n)
         if self.withhold is not None and self._any_sealed():
             kept = self.withhold(self.store, got[0])
             if kept != got[0]:
@@ -365,6 +371,13 @@ class TurnAppender:
             self._flt = capture_filter(self.store)
         return self._flt
 
+    def seal_rules(self) -> SealRules | None:
+        """The store's local seal rules (``sealrules.load``, read once), or
+        None without a seal."""
+        if self._seal is False:
+            self._seal = load_seal_rules(self.store)
+        return self._seal
+
     def sync_objects(self) -> None:
         """Make the loose objects written without fsync durable (one
         filesystem sync); :meth:`publish` does it before any ref moves, a
@@ -396,6 +409,7 @@ class TurnAppender:
         self.dirty.clear()
         self.docs = []
         self._flt = self._flt_refs = None
+        self._seal = False
         self._oids = []
         self._bulk = False
         self.message_digests.clear()

@@ -28,6 +28,7 @@ from objstore.core.refs import session_ref
 from objstore.core.store import Store, now_ms
 from objstore.memory import forget
 from objstore.memory.forgetplan import ForgetPlan, match_sessions
+from objstore.memory.sealrules import add_rules
 from objstore.memory.sessions import FORGOTTEN, walk_turns, withhold_value
 from objstore.memory.tombstones import MIN_TEXT_CHARS, all_tombstones, put_tombstone
 
@@ -42,11 +43,14 @@ def plan_source_turns(store: Store, facts: Iterable[Fact], marker: str = "",
     is not a turn of this store (a file, a lost placeholder, a turn gone or
     damaged, one no longer in its session's chain) is skipped.  ``marker``:
     what stands in the value's place (``sessions.withhold_value``'s).
-    ``sourced_only``: the other turns are searched only for the values of
-    facts citing a captured turn, or one a forget took (``mem forget KEY``: a value typed with
-    ``mem remember`` is the key's alone, and the turns it also stands in
-    stay as they were, e.g. as derive's evidence).  Reads only; raises
-    OSError."""
+    ``sourced_only`` (``mem forget KEY``): the other turns are searched for
+    every form of the values of facts citing a captured turn, or one a
+    forget took, and for the value-shaped forms (:func:`_value_shaped`) of
+    the other facts a person or an agent wrote (test34 T6: a value typed
+    with ``mem remember`` stayed in the turns quoting it); a typed value of
+    ordinary words and a derived fact's value stay in the turns saying them
+    (derive's evidence, ``tests/derive/test_derive_guards.py``).  Reads
+    only; raises OSError."""
     facts = list(facts)
     plan = ForgetPlan()
     chains: dict[str, dict[str, object]] = {}
@@ -79,8 +83,10 @@ def plan_source_turns(store: Store, facts: Iterable[Fact], marker: str = "",
                     plan.redacted.setdefault(t.session, []).append(tv)
                 plan.texts[src] = new
     cited = set(plan.texts)
-    needles = sorted({n for f in facts if f.body and not f.forgotten and (not sourced_only or f.body in held)
-                      for n in quoted_forms(f.body)}, key=len, reverse=True)
+    needles = sorted({n for f in facts if f.body and not f.forgotten
+                      and (not sourced_only or f.body in held or f.trust != "derived")
+                      for n in quoted_forms(f.body)
+                      if not sourced_only or f.body in held or _value_shaped(n)}, key=len, reverse=True)
     heads = {name[len("sessions/"):]: head for name, head in store.refs.iter("sessions")} if needles else {}
     for needle in needles:
         only = match_sessions(store, needle, heads)
@@ -114,7 +120,7 @@ def add_source_turns(store: Store, plan: ForgetPlan) -> int:
     other turns quoting their values), with the values withheld, as
     :func:`plan_source_turns` makes it for a seal (test33 T7: the "remember
     that …" prompt kept the forgotten value, served by search and recall);
-    the quoting turns only of a value a source turn held.
+    the quoting turns as ``sourced_only`` there says.
     A turn the plan forgets whole or blanks is left to that.  Returns how
     many turns were added.  Reads only; raises OSError."""
     facts = [v.fact for vs in (*plan.keys.values(), *plan.versions.values()) for v in vs]
@@ -217,10 +223,15 @@ def withhold_source_turns(store: Store, facts: Iterable[Fact]) -> tuple[int, int
     """Rewrite the source turns of ``facts`` that hold their values, and the
     other turns quoting them, with the values withheld
     (:func:`plan_source_turns`; ``forget.forget`` with that plan, reason
-    ``seal``, no tombstone); returns how many turns were rewritten: ``(cited
+    ``seal``, no tombstone), after writing each value's local seal rules
+    (``sealrules.add_rules``: the turns captured later); returns how many turns were rewritten: ``(cited
     sources, other turns quoting the value)``.  Facts citing a rewritten turn follow its new id.  Caller
     holds the store lock.  Idempotent: a rerun finds the value in no cited
     turn.  Raises MemError, OSError."""
+    facts = list(facts)
+    for f in facts:   # first: a turn captured from now on is stored with the value withheld (test34 T4)
+        if f.body and not f.forgotten:
+            add_rules(store, f.key, quoted_forms(f.body))
     plan, quoting = plan_source_turns(store, facts)
     n = sum(map(len, plan.redacted.values()))
     if n:

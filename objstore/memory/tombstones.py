@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import CorruptObject, LostTombstone, NotFound
-from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
+from objstore.core.ids import blake2b, sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.objects import Fact, Tombstone, Turn, value_digest
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
@@ -757,7 +757,8 @@ def served_text(text: str, rules: list[tuple[bytes, int]]) -> str:
     return replace_spans(text, spans, REDACTED) if spans else text
 
 
-def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool = False) -> list[tuple[int, int]]:
+def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool = False,
+                 key: bytes | None = None) -> list[tuple[int, int]]:
     """``(start, end)`` of every window ``norm[start:end]`` of a normalized
     text (``objstore.core.text.normalized_map``) whose UTF-8 hashes to a
     rule's SHA-256, the rule giving the window's length in characters; a
@@ -765,25 +766,43 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
     starts only where a word starts or at a character that is not a letter
     or digit (so ``xzebrafrog`` holds no ``zebrafrog``; ``-pS3cret`` is found
     in ``mysql -pS3cret``): about a sixth of the positions of a prose text.
+    ``key``: the rules are keyed BLAKE2b-256 digests under it
+    (``sealrules``), and a window also ends where a word ends (the whole
+    word, as ``word_starts``, which ``key`` needs, starts it).
     Sorted.  Cost: one SHA-256 per position tried and distinct rule length."""
-    from hashlib import sha256  # deferred: _hashlib (OpenSSL) costs ~2 ms at start-up
+    if key is None:
+        from hashlib import sha256  # deferred: _hashlib (OpenSSL) costs ~2 ms at start-up
+
+        def hashed(data: bytes) -> bytes:
+            return sha256(data).digest()
+    else:
+        def hashed(data: bytes) -> bytes:
+            return blake2b(data, digest_size=32, key=key).digest()
     by_len: dict[int, set[bytes]] = {}
     for digest, n in rules:
         if 0 < n <= len(norm):
             by_len.setdefault(n, set()).add(digest)
     if not by_len:
         return []
-    starts = [s for s in range(len(norm)) if norm[s] != " " and (
-        not word_starts or s == 0 or not norm[s].isalnum() or not norm[s - 1].isalnum())]
+    if word_starts:
+        alnum = [*map(str.isalnum, norm), False]   # (one C pass; [-1] is the False past the end)
+        starts = [s for s in range(len(norm)) if norm[s] != " " and (not alnum[s] or not alnum[s - 1])]
+    else:
+        starts = [s for s in range(len(norm)) if norm[s] != " "]
+    if key is not None:   # (n, start) pairs whose window ends a word
+        ends = {e for e in range(1, len(norm) + 1) if not alnum[e] or not alnum[e - 1]}
+        tried = {n: [s for s in starts if s + n in ends] for n in by_len}
+    else:
+        tried = {n: starts for n in by_len}
     out: list[tuple[int, int]] = []
     raw = norm.encode("utf-8", "surrogatepass")
     if len(raw) == len(norm):   # ASCII (most text): a window is a slice of the bytes, no encode per window
         for n, digests in by_len.items():
             last = len(raw) - n
-            out += [(s, s + n) for s in starts if s <= last and sha256(raw[s:s + n]).digest() in digests]
+            out += [(s, s + n) for s in tried[n] if s <= last and hashed(raw[s:s + n]) in digests]
         return sorted(out)
     for n, digests in by_len.items():
-        for s in starts:
-            if s + n <= len(norm) and sha256(norm[s:s + n].encode("utf-8")).digest() in digests:
+        for s in tried[n]:
+            if s + n <= len(norm) and hashed(norm[s:s + n].encode("utf-8")) in digests:
                 out.append((s, s + n))
     return sorted(out)

@@ -39,7 +39,8 @@ from objstore.memory.served import is_sealed, refuse_if_sealed, sealed_head  # n
 from objstore.memory import forget
 from objstore.memory.forgetplan import check_previewed
 from objstore.memory.lost import lost_current
-from objstore.memory.sealsources import withhold_source_turns
+from objstore.memory.sealrules import add_rules, drop_rules
+from objstore.memory.sealsources import quoted_forms, withhold_source_turns
 from objstore.memory.validity import plain_valid_from
 from objstore.memory.tombstones import tombstones_for, withdraw_plain
 from objstore.memory.withdrawals import UNSEALED_SOURCE
@@ -307,6 +308,8 @@ def remember_sealed(store: Store, key: str, body: str, *, kind: str | None = Non
 
     The plaintext reaches no file: not an object, not the search index, not
     the journal (no index document changes), not the reflog (ids only).
+    Its local seal rules are written (``memory.sealrules.add_rules``), so
+    a turn captured later quoting the value stores it withheld.
 
     Args:
         key, kind, trust, valid_from, owner: as ``facts.remember``.
@@ -336,8 +339,10 @@ def remember_sealed(store: Store, key: str, body: str, *, kind: str | None = Non
                               hint="use --trust user_stated if you mean it",
                               agent_hint=PERSON_ONLY_HINT)
         age_file = encrypt_value(recipient, body)
-        return _write_sealed(store, key, age_file, kind=kind, trust=trust, valid_from=valid_from,
-                             owner=owner, expect=expect, command=command)
+        got = _write_sealed(store, key, age_file, kind=kind, trust=trust, valid_from=valid_from,
+                            owner=owner, expect=expect, command=command)
+        add_rules(store, key, quoted_forms(body))   # a turn captured later quoting it withholds it (test34 T4)
+        return got
 
 
 def import_sealed(store: Store, key: str, data: bytes, *, kind: str | None = None,
@@ -522,7 +527,8 @@ def _drop_sealed(store: Store, key: str, chain: list[SealedVersion]) -> int:
 def unseal_key(store: Store, key: str, identities: list[str], *, credentials: str = "refuse") -> UnsealResult:
     """Restore every sealed version of ``key`` as a plain ``private`` fact
     (same version numbers, valid_from, recorded_at, kind, trust, owner),
-    index the current one, then delete the sealed versions.
+    index the current one, then delete the sealed versions and the key's
+    local seal rules (``memory.sealrules.drop_rules``).
 
     Every version is decrypted before anything is written, so a wrong key
     changes nothing.  A crash after the plain versions are written leaves
@@ -620,6 +626,7 @@ def unseal_key(store: Store, key: str, identities: list[str], *, credentials: st
             res.index_error = commit_version(store, key, old, parent, old_chain=old_chain, new_chain=new_chain,
                                              command="unseal")
         res.dropped = _drop_sealed(store, key, chain)
+        drop_rules(store, key)   # its value is plain again: turns captured from now on keep it
         store.unfinished.done("what", key)
         return res
 
