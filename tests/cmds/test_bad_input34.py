@@ -4,19 +4,15 @@ processes (the lean path and the click path alike)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.hooks._util import REPO, hook_env
 
 
 def _env(**extra) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEM_")}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
-    env.update(extra, MEM_NO_HELPER="1")
-    return env
+    return hook_env(Path(extra.pop("MEM_HOME")), PYTHONPATH=str(REPO), MEM_NO_HELPER="1", **extra)
 
 
 def _mem(*args, cwd, env):

@@ -10,14 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.hooks._util import REPO, hook_env
 
 
 def _env(**extra) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEM_")}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
-    env.update(extra)
-    return env
+    return hook_env(Path(extra.pop("MEM_HOME")), PYTHONPATH=str(REPO), MEM_NO_HELPER="1", **extra)
 
 
 def _mem(*args, cwd, env, limit=None):
@@ -28,7 +25,7 @@ def _mem(*args, cwd, env, limit=None):
 
 
 def test_a_forget_stopped_by_a_file_size_limit_says_it_is_unfinished_and_the_next_write_finishes_it(tmp_path):
-    env = _env(MEM_HOME=str(tmp_path / "s"), MEM_NO_HELPER="1", PYTHONDONTWRITEBYTECODE="1")
+    env = _env(MEM_HOME=str(tmp_path / "s"), PYTHONDONTWRITEBYTECODE="1")
     for i in range(30):   # one pack larger than the limit: deleting a key's object rewrites it
         assert _mem("remember", f"project/k/key{i}", f"value {i} " + os.urandom(200).hex(), cwd=tmp_path,
                     env=env).returncode == 0
