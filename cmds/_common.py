@@ -102,6 +102,8 @@ def with_store(create: bool = False):
 
 
 def _note_json(ctx: click.Context, _param, value):
+    if value and ctx.meta.get("mem_plain"):   # (--plain is eager: noted before --json)
+        raise click.UsageError(_out.TWO_FORMATS, ctx)
     # ctx.meta is shared by a group and its subcommand: 'mem queue --json show ID' is JSON too
     if value or ctx.meta.get("mem_plain") or ctx.meta.get("mem_json"):
         ctx.meta["mem_json"] = True

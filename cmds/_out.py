@@ -53,6 +53,10 @@ def _isatty(stream) -> bool:
 #: set by ``--plain`` (cmds._common.json_option), reset for each command line (cmds.main.cli)
 PLAIN = False
 
+#: the usage error (exit 2) of a reading command given both ``--json`` and
+#: ``--plain`` (test34 T12.4: one was silently dropped), on both entry paths
+TWO_FORMATS = "--json and --plain are two output formats: give one of them"
+
 
 def warn_redacted(n: int) -> None:
     """The warning of a write whose value lost ``n`` credentials to
@@ -347,8 +351,9 @@ def _shown(text: str) -> str:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def _command_word(argv: list[str]) -> str | None:
-    """The command of ``mem ARGV`` (the first word after the root options)."""
+def _command_index(argv: list[str]) -> int | None:
+    """The index in ``argv`` of the command of ``mem ARGV`` (the first word
+    after the root options), None when there is none."""
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -357,8 +362,25 @@ def _command_word(argv: list[str]) -> str | None:
         elif a.startswith("-"):
             i += 1
         else:
-            return a
+            return i
     return None
+
+
+def _command_word(argv: list[str]) -> str | None:
+    """The command of ``mem ARGV`` (the first word after the root options)."""
+    i = _command_index(argv)
+    return None if i is None else argv[i]
+
+
+def _argument_name(argv: list[str], i: int) -> str:
+    """``argv[i]`` named as the person typed it (test34 T12.3: the KEY of
+    ``mem remember KEY VALUE`` is not "argument 2"): ``argument N of 'mem
+    CMD'``, N counted from the first word after the command (options too),
+    else ``word N of the command line`` (the command word or a root option)."""
+    c = _command_index(argv)
+    if c is None or i <= c or _undecodable(argv[c]):
+        return f"word {i + 1} of the command line"
+    return f"argument {i - c} of 'mem {argv[c]}'"
 
 
 def refuse_bad_utf8(argv: list[str]) -> int | None:
@@ -369,7 +391,7 @@ def refuse_bad_utf8(argv: list[str]) -> int | None:
     it before parsing.  ``mem hook`` is left to fail open."""
     for i, a in enumerate(argv):
         if _undecodable(a):
-            report_error(f"argument {i + 1} is not valid UTF-8: '{_shown(a)}'", "arguments are text: pass UTF-8",
+            report_error(f"{_argument_name(argv, i)} is not valid UTF-8: '{_shown(a)}'", "arguments are text: pass UTF-8",
                          2, wants_json(argv))
             return 2
     if _command_word(argv) == "hook":
@@ -381,6 +403,18 @@ def refuse_bad_utf8(argv: list[str]) -> int | None:
                          2, wants_json(argv))
             return 2
     return None
+
+
+def project_override(project: str | None) -> str | None:
+    """The project named for this invocation: ``--project``, else
+    ``$MEM_PROJECT`` (empty: unset), else None (the working directory's).
+    Raises ``InvalidInput`` (exit 2) for ``--project ''`` (test34 T12.5: it
+    silently meant the working directory's project)."""
+    if project == "":
+        from objstore import InvalidInput
+        raise InvalidInput("--project is empty", hint="give a project name, or leave --project out for the "
+                                                      "working directory's project")
+    return project or os.environ.get("MEM_PROJECT") or None
 
 
 def working_dir() -> str | None:

@@ -207,7 +207,8 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     --repair' removed: its lost-refs line goes); 2 bad selector (also a KEY
     or --session holding a credential: refused, never echoed); 3 a KEY
     forget stopped by an older mem may have left its value in turns no hash
-    finds (run the --match it names); 4 no such key, object or session; 1 not confirmed; 5 confirmed at the prompt, but a
+    finds (run the --match it names); 4 no such key, object or session; 1 not confirmed, or a full disk or file size limit
+    stopped it (the message says whether it was noted as unfinished); 5 confirmed at the prompt, but a
     version or turn the preview did not show was written meanwhile
     (nothing forgotten);
     6 run by an agent; 11 store locked; 74 standard output could not be
@@ -217,6 +218,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     (mem forget ... --yes | head -1): a confirmed forget is still carried
     out whole first.
     """
+    from cmds._forgetstop import carry_out
     from objstore import NotFound, forget, later_turns, settle_key_notes
     if scrub_sources and match is None:
         raise click.UsageError("--scrub-sources goes with --match")
@@ -322,7 +324,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
             if yes:
                 with _rerun_when_unlogged(), _signals_deferred():
                     _rule_values(store, plan)
-                    r = forget(store, what=what, match=match, session=session, plan=plan)
+                    r = carry_out(store, plan, forget, what, match, session)
             else:
                 confirm_or_exit("forget these for good?")
                 from objstore import check_previewed
@@ -331,7 +333,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                     check_previewed(shown, plan)
                     with _rerun_when_unlogged(), _signals_deferred():
                         _rule_values(store, plan)
-                        r = forget(store, what=what, match=match, session=session, plan=plan)
+                        r = carry_out(store, plan, forget, what, match, session)
     if match is not None and not scrub_only:
         settle_key_notes(store, match)
     if scrub_only:

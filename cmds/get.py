@@ -23,6 +23,10 @@ def command(key, as_of, session, agent, as_json, store):
     --session S (default $MEM_SESSION) reads as session S, --agent NAME as
     its sub-agent NAME: the value mem recall --session S --agent NAME shows
     (a sub-agent's own value first, then its ancestors'; never a sibling's).
+    On a terminal a control character or escape sequence in the value is
+    shown escaped (a\\x1b[31m), as mem keys and mem log show it always;
+    to a pipe or a file the value is written exactly as stored, for
+    $(mem get KEY) in a script; --json holds it as stored.
 
     \b
     Examples:

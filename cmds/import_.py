@@ -88,6 +88,9 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     counts, sessions_already_stored and turns_already_stored among them).
     markdown reads every .md file under the folders given, never a file
     outside them through a symlink (skipped and named on stderr).
+    claude-memory reads the Claude home folder given (default
+    ~/.claude): its CLAUDE.md and projects/*/memory/*.md, or the one memory
+    file named directly.
 
     \b
     Examples:
@@ -98,6 +101,7 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
       mem import markdown ~/notes --scope project/acme-api
       mem import codex-memory
       mem import claude-memory
+      mem import claude-memory ~/.claude/CLAUDE.md
 
     Run by an agent (CLAUDECODE, Codex's variables or MEM_AGENT set), a
     jsonl import brings in only what the agent could write itself: a fact

@@ -21,7 +21,7 @@ import sys
 import unicodedata
 
 from ._hitnotes import namespace_label, older_note, other_namespace_note
-from ._out import broken_pipe, warn_redacted, hint_of, rebuild_missing_index, refuse_bad_utf8, unexpected_error, warn_config, warn_damage, wants_json, working_dir
+from ._out import TWO_FORMATS, broken_pipe, project_override, warn_redacted, hint_of, rebuild_missing_index, refuse_bad_utf8, unexpected_error, warn_config, warn_damage, wants_json, working_dir
 from ._out import (ascii_streams, needs_ascii, echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, missing_path, parse_time, report_error,
                    safe, style, version_json, edges_json, shown_key)
 
@@ -62,7 +62,7 @@ def project_scope(project: str | None, all_projects: bool, store=None):
     from objstore import project_aliases
     if all_projects:
         return None
-    override = project or os.environ.get("MEM_PROJECT") or None
+    override = project_override(project)
     cwd = None if override else working_dir()
     return project_aliases(cwd, override=override, store_root=store.root if store is not None else None) or None
 
@@ -464,7 +464,7 @@ def context(store, project, budget: int | None, session_id, source: str, prompt,
     get (budgets: the options, else the store's ``[context]`` settings);
     with ``agent`` as sub-agent ``agent`` of ``session_id`` sees it."""
     from objstore import project_aliases, render_context, session_start_block
-    override = project or os.environ.get("MEM_PROJECT") or None
+    override = project_override(project)
     namespace = namespace_of(session_id, agent) if agent is not None else None
     if namespace:
         session_id = namespace  # a sub-agent's state is its own
@@ -723,6 +723,9 @@ def main(argv: list[str]) -> int | None:
     name, params, home, lock_timeout = parsed
     if needs_ascii():  # as the click path does (cmds.main.cli)
         ascii_streams()
+    if params.get("plain") and params.get("as_json"):
+        report_error(TWO_FORMATS, None, 2, wants_json(argv))
+        return 2
     if params.pop("plain", False):  # --plain: the --json record as tab-separated lines (cmds._out.plain_lines)
         import cmds._out
         cmds._out.PLAIN = True

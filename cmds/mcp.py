@@ -75,8 +75,8 @@ def command(ctx, admin, project):
     from objstore import Caller, project_aliases
     srv = load_server()
     store = open_store(ctx, create=True)
-    from ._out import working_dir
-    override = project or os.environ.get("MEM_PROJECT") or None
+    from ._out import project_override, working_dir
+    override = project_override(project)
     if not override:   # its name kept in the registry, as the hooks keep it (test30c T13: a later repo took it)
         from objstore import MemError, register_project
         try:

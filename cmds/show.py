@@ -128,7 +128,7 @@ def command(what, as_json, store):
       mem show 8c1f2a3b
       mem show 03eb5929-52b3-4b13-ada3-b93ae35806b8
 
-    Exit status: 0 ok; 2 the argument holds a credential (never echoed);
+    Exit status: 0 ok; 2 the argument is empty or holds a credential (never echoed);
     4 not found or ambiguous; 6 a plain version of a
     sealed key (a seal stopped half-way; mem fsck --repair finishes it);
     13 corrupt object.
@@ -138,6 +138,8 @@ def command(what, as_json, store):
     from objstore import AmbiguousId, InvalidInput, NotFound
     from objstore import check_prefix
 
+    if not what.strip():   # bad input, not "nothing named ''" (test34 T12.5)
+        raise InvalidInput("nothing to show: WHAT is empty", hint="give an object id, KEY[@vN] or a session id")
     # a credential pasted here is refused before any lookup, never echoed by "nothing named …" (test26 V18)
     from objstore import check_name
     check_name(what, "argument", where="this command's error message (a terminal's scrollback, an agent's "

@@ -42,6 +42,7 @@ _API: dict[str, tuple[str, str]] = {
     "ForgetUnfinished": ("objstore.core.errors", "ForgetUnfinished"),
     "StoreLocked": ("objstore.core.errors", "StoreLocked"),
     "StoreNotFound": ("objstore.core.errors", "StoreNotFound"),
+    "SearchIndexError": ("objstore.index.errors", "SearchIndexError"),
     "Fact": ("objstore.core.objects", "Fact"),
     "Sealed": ("objstore.core.objects", "Sealed"),
     "Tombstone": ("objstore.core.objects", "Tombstone"),

@@ -4,7 +4,8 @@ Claude Code keeps notes in ``~/.claude/CLAUDE.md`` (the user's) and in
 ``~/.claude/projects/<encoded dir>/memory/*.md`` (a project's).  Each
 paragraph or list item of those files becomes a proposal to add that entry
 to the matching memory file (``user.md`` for the user's CLAUDE.md,
-``memory.md`` of the project otherwise; ``objstore.memory.memfiles``), queued
+``memory.md`` of the project otherwise; ``objstore.memory.memfiles``; one
+such file may be named directly: ``mem import claude-memory PATH.md``), queued
 for the owner: nothing is applied without them.  Importing again proposes
 nothing new: an entry the file already holds is skipped, and a queued
 proposal has the same id as before.  An entry that would not fit the file is
@@ -102,14 +103,34 @@ def _project_of(project_dir: Path, store: Store) -> str | None:
     return None
 
 
+def _named_file(path: Path, store: Store, res: ClaudeMemoryImport) -> list[tuple[Path, str, str]]:
+    """The target of a memory file named directly (test34 T12.1: it was
+    taken for a Claude home folder, and nothing was read): a project's note
+    when it sits in ``projects/<encoded dir>/memory/``, else the user's
+    (as ``~/.claude/CLAUDE.md``).  [] (and a ``skipped`` line) for a
+    project note whose project no transcript names."""
+    if path.parent.name == "memory" and path.parent.parent.parent.name == "projects":
+        project = _project_of(path.parent.parent, store)
+        if not project:
+            res.skipped.append((shown_path(str(path)), "no transcript there says which project it is"))
+            return []
+        return [(path, f"project/{project}", "memory")]
+    return [(path, "user", "user")]
+
+
 def import_claude_memory(store: Store, claude_home: str | Path, *, owner: str = "claude-code") -> ClaudeMemoryImport:
-    """Propose the entries of Claude Code's memory files (module doc)."""
+    """Propose the entries of Claude Code's memory files (module doc):
+    ``claude_home`` is the Claude home folder, or one memory file named
+    directly (a ``CLAUDE.md``: the user's; a ``projects/*/memory/*.md``:
+    that project's)."""
     res = ClaudeMemoryImport()
     home = Path(claude_home)
     targets: list[tuple[Path, str, str]] = []
-    if (home / "CLAUDE.md").is_file():
+    if home.exists() and not home.is_dir():   # a file named directly (a FIFO too: skipped unread below)
+        targets = _named_file(home, store, res)
+    elif (home / "CLAUDE.md").is_file():
         targets.append((home / "CLAUDE.md", "user", "user"))
-    for mem_dir in sorted(home.glob("projects/*/memory")):
+    for mem_dir in sorted(home.glob("projects/*/memory")) if home.is_dir() else ():
         project = _project_of(mem_dir.parent, store)
         if not project:
             res.skipped.append((shown_path(str(mem_dir)), "no transcript there says which project it is"))
