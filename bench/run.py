@@ -75,7 +75,9 @@ TARGETS = {
     "log_ms": 60.0,
     "remember_ms": 50.0,
     "help_ms": 40.0,
-    "scale_rss_mb": 300.0,
+    # the "300 MB" is 300,000,000 B (292,969 kB); rss_mb counts MiB (ru_maxrss / 1024),
+    # so the target in that unit is 286.10, not 300 (which let 307,200 kB pass: 4.9 % over)
+    "scale_rss_mb": 300e6 / 2**20,
     "scale_search_ms": 150.0,
 }
 

@@ -94,3 +94,17 @@ def test_mem_script_is_the_one_pip_installs(tmp_path):
     (old / "pyproject.toml").write_text('[project]\nname = "memvcs"\n\n[project.scripts]\nmem = "cmds.entry:entry"\n')
     text = mod.mem_script(old, "/venv/bin/python")
     assert text.startswith("#!/venv/bin/python\n") and "\nimport re\n" in text and "sys.exit(entry())" in text
+
+
+def test_scale_rss_target_is_300_decimal_megabytes():
+    """The issue's "a million turns: import peak RSS ≤ 300 MB" is 300,000,000 B
+    (292,969 kB); the bench's peaks are ru_maxrss / 1024 (MiB), so a peak of
+    293,000 kB (300.03 MB) misses the target and 292,968 kB meets it (scale34:
+    the target had been 300 MiB, 307,200 kB)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_run_module", RUN)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    target = mod.TARGETS["scale_rss_mb"]
+    assert mod._verdict(293_000 / 1024, target)["met"] is False
+    assert mod._verdict(292_968 / 1024, target)["met"] is True
