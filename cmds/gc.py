@@ -43,6 +43,13 @@ def command(prune, dry_run, as_json, store):
     the objects only it reached would look unreachable and be deleted
     before 'mem fsck --repair' could rebuild it from them.
 
+    The quarantine folders 'mem fsck --repair' filled are deleted once
+    older than the grace period (all with --prune=now), except while the
+    store's lost-refs file names refs the repair removed with nothing
+    readable: the damaged files there may be the only copy of their data,
+    so gc keeps every folder until they are set again or lost-refs is
+    deleted (which accepts the loss).
+
     Exit status: 0 ok; 2 bad --prune; 11 store locked; 13 a damaged ref.
     """
     from objstore import gc, parse_prune
@@ -57,6 +64,7 @@ def command(prune, dry_run, as_json, store):
                               "unreachable": p.unreachable, "size": p.size} for p in plan.packs],
                    "kept_young": plan.kept_young, "temp_files": len(plan.temp_files),
                    "quarantine": [str(q) for q in plan.quarantine],
+                   "quarantine_kept": [str(q) for q in plan.quarantine_kept], "lost_refs": plan.lost_refs,
                    "bytes_freed": plan.bytes_freed, "deleted": plan.deleted, "packed": plan.packed,
                    "damaged": plan.damaged, "unnamed": plan.unnamed,
                    "segments_merged": plan.segments_merged,
@@ -77,7 +85,14 @@ def command(prune, dry_run, as_json, store):
     click.echo(f"{would}delete {plural(len(plan.to_delete), 'loose object')} and "
                f"{plural(len(plan.temp_files), 'temp file')} (about {plan.bytes_freed} bytes freed)")
     if plan.quarantine:
-        click.echo(f"{would}delete {plural(len(plan.quarantine), 'quarantine folder')} older than the grace period")
+        click.echo(f"{would}delete {plural(len(plan.quarantine), 'quarantine folder')} "
+                   + ("(--prune=now: whatever their age)" if grace <= 0 else "older than the grace period"))
+    if plan.quarantine_kept:   # (test34 T7)
+        n = len(plan.lost_refs)
+        click.echo(f"kept {plural(len(plan.quarantine_kept), 'quarantine folder')}: lost-refs names "
+                   f"{plural(n, 'ref')} 'mem fsck --repair' removed ({plan.lost_refs[0]}{', …' if n > 1 else ''}), "
+                   "whose only copy may be in the damaged files there; 'mem fsck' says how to get them back "
+                   "(delete lost-refs in the store to accept the loss: then gc deletes the folders)")
     if plan.segments_merged:
         click.echo(f"merged small search index segments: {plural(plan.segments_merged, 'segment')} fewer")
     for g, n, d in plan.segment_merges:

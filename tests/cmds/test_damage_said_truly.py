@@ -26,15 +26,22 @@ def _packed(mem, store_path):
     return pack
 
 
-def test_a_damaged_pack_is_called_damaged_and_the_loss_stays_said(mem, store_path):
-    pack = _packed(mem, store_path)
+def _flip_one_bit(mem, pack) -> None:
+    """One bit flipped inside the pack's one compressed block, so that no key reads back (test34 T2); a flip
+    deflate happens to read past unharmed (the values' times vary) is undone and tried at the next byte."""
     good = pack.read_bytes()
-    for at in range(40, 60):   # one bit inside the pack's one compressed block (test34 T2); a flip deflate
-        b = bytearray(good)    # happens to read past unharmed (the values' times vary) is tried at the next byte
+    for at in range(40, 60):
+        b = bytearray(good)
         b[at] ^= 0x10
         pack.write_bytes(bytes(b))
         if mem("keys").stdout == "":
-            break
+            return
+    raise AssertionError("no flip in bytes 40-59 made every key unreadable")
+
+
+def test_a_damaged_pack_is_called_damaged_and_the_loss_stays_said(mem, store_path):
+    pack = _packed(mem, store_path)
+    _flip_one_bit(mem, pack)
     warn = mem("keys").stderr
     assert f"pack file {pack.name} is damaged" in warn, warn
     assert "missing" not in warn and UNTRUE not in warn, warn
@@ -86,3 +93,20 @@ def test_a_missing_pack_file_keeps_its_own_words(mem, store_path, tmp_path):
     warn = mem("keys").stderr
     assert f"pack file {pack.name} is missing (its index is intact): put it back; 'mem fsck --repair' keeps " \
            "every ref meanwhile" in warn, warn
+
+
+def test_gc_keeps_the_quarantine_while_lost_refs_names_keys(mem, store_path):
+    """test34 T7: 'mem gc --prune=now' right after the repair deleted the folder holding the only copy of
+    the lost keys' data, calling it "older than the grace period"."""
+    pack = _packed(mem, store_path)
+    _flip_one_bit(mem, pack)
+    mem("fsck", "--repair", exit_code=None)
+    assert (store_path / "lost-refs").is_file()
+    (folder,) = (store_path / "quarantine").iterdir()
+    out = mem("gc", "--prune=now").stdout
+    assert "kept 1 quarantine folder: lost-refs names" in out and "older than the grace period" not in out, out
+    assert folder.is_dir() and any(folder.iterdir())
+    (store_path / "lost-refs").unlink()     # the loss accepted
+    out = mem("gc", "--prune=now").stdout
+    assert "delete 1 quarantine folder (--prune=now: whatever their age)" in out, out
+    assert not folder.exists()
