@@ -44,11 +44,8 @@ def command(prune, dry_run, as_json, store):
     before 'mem fsck --repair' could rebuild it from them.
 
     The quarantine folders 'mem fsck --repair' filled are deleted once
-    older than the grace period (all with --prune=now), except while the
-    store's lost-refs file names refs the repair removed with nothing
-    readable: the damaged files there may be the only copy of their data,
-    so gc keeps every folder until they are set again or lost-refs is
-    deleted (which accepts the loss).
+    older than the grace period, and every one with --prune=now (which
+    says so): they may hold values a 'mem forget' must not leave behind.
 
     Exit status: 0 ok; 2 bad --prune; 11 store locked; 13 a damaged ref.
     """
@@ -64,7 +61,6 @@ def command(prune, dry_run, as_json, store):
                               "unreachable": p.unreachable, "size": p.size} for p in plan.packs],
                    "kept_young": plan.kept_young, "temp_files": len(plan.temp_files),
                    "quarantine": [str(q) for q in plan.quarantine],
-                   "quarantine_kept": [str(q) for q in plan.quarantine_kept], "lost_refs": plan.lost_refs,
                    "bytes_freed": plan.bytes_freed, "deleted": plan.deleted, "packed": plan.packed,
                    "damaged": plan.damaged, "unnamed": plan.unnamed,
                    "segments_merged": plan.segments_merged,
@@ -87,12 +83,6 @@ def command(prune, dry_run, as_json, store):
     if plan.quarantine:
         click.echo(f"{would}delete {plural(len(plan.quarantine), 'quarantine folder')} "
                    + ("(--prune=now: whatever their age)" if grace <= 0 else "older than the grace period"))
-    if plan.quarantine_kept:   # (test34 T7)
-        n = len(plan.lost_refs)
-        click.echo(f"kept {plural(len(plan.quarantine_kept), 'quarantine folder')}: lost-refs names "
-                   f"{plural(n, 'ref')} 'mem fsck --repair' removed ({plan.lost_refs[0]}{', …' if n > 1 else ''}), "
-                   "whose only copy may be in the damaged files there; 'mem fsck' says how to get them back "
-                   "(delete lost-refs in the store to accept the loss: then gc deletes the folders)")
     if plan.segments_merged:
         click.echo(f"merged small search index segments: {plural(plan.segments_merged, 'segment')} fewer")
     for g, n, d in plan.segment_merges:

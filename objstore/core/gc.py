@@ -37,7 +37,6 @@ from pathlib import Path
 
 from objstore.core.errors import IntegrityError, InvalidInput
 from objstore.core.lock import lock_held, pid_alive
-from objstore.core.lostrefs import still_lost
 from objstore.core.packback import packs_to_put_back
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.refs import PACKED_FILES
@@ -101,8 +100,7 @@ class GcPlan:
         temp_files: leftover temp files to remove.
         quarantine: folders of ``<store>/quarantine`` (damaged files that
             ``fsck --repair`` set aside) older than the grace period (every
-            one with ``--prune=now``), none while ``lost-refs`` names an
-            unset ref (then they are in ``quarantine_kept``).
+            one with ``--prune=now``).
         damaged: ids of damaged or missing objects the reachability walk
             met.  While there are any (or a pack cannot be opened), the walk
             cannot tell what lies behind them, so gc deletes no unreachable
@@ -123,11 +121,6 @@ class GcPlan:
     packed: int = 0
     damaged: list[str] = field(default_factory=list)
     quarantine: list[Path] = field(default_factory=list)
-    #: quarantine folders old enough to delete, kept because ``lost-refs``
-    #: names refs a repair removed and nothing set since (``lost_refs``):
-    #: the damaged files there may hold the only copy of their data
-    quarantine_kept: list[Path] = field(default_factory=list)
-    lost_refs: list[str] = field(default_factory=list)
     #: unreachable objects that ``forgotten`` says a tombstone forgets:
     #: deleted now, whatever their age and even while the store has damage
     #: (a forget that met damaged objects leaves them for gc to finish)
@@ -260,12 +253,9 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
             pass
     held = {f.parent for pb in packs_to_put_back(store.root) for f in (pb.idx, pb.pack)}   # kept (test33 T17)
     old_q = [q for q, mt in quarantine_files(store.root) if (grace_s <= 0 or mt < cutoff) and q not in held]
-    lost = [r.name for r in still_lost(store)]   # their only copy may be in there (test34 T7): kept
-    kept_q, old_q = (old_q, []) if lost else ([], old_q)
     return GcPlan(live=len(live), loose_to_pack=sorted(loose_to_pack), unreachable=sorted(set(unreachable)),
                   to_delete=sorted(to_delete), packs=packs, kept_young=kept_young, bytes_freed=freed,
                   temp_files=temps, live_ids=frozenset(live), damaged=damaged, quarantine=old_q,
-                  quarantine_kept=kept_q, lost_refs=lost,
                   purge=sorted(purge), unnamed=unnamed)
 
 
