@@ -436,7 +436,7 @@ def working_dir() -> str | None:
 def warn_damage(store) -> None:
     """One stderr warning when the command met damaged objects and went on
     without them (``store.damaged``)."""
-    from objstore import lost_keys, lost_keys_warning
+    from objstore import damage_advice, damage_causes, lost_keys, lost_keys_warning
     text = lost_keys_warning(lost_keys(store.damaged))
     if text:   # mem fsck --repair kept the place of a lost current value: nothing more to repair
         echo(safe(f"warning: {text}"), err=True)
@@ -445,10 +445,8 @@ def warn_damage(store) -> None:
         objs = [k for k in store.damaged if not k.startswith(("ref ", "lost "))]
         what = ([f"{plural(len(objs), 'damaged object')} (first: {objs[0][:12]})"] if objs else []) + \
                ([f"{plural(len(refs), 'damaged ref')} ({refs[0]}{', …' if len(refs) > 1 else ''})"] if refs else [])
-        absent = any("which is missing" in str(v) for v in store.damaged.values())   # (test33 T17)
-        echo(f"warning: {' and '.join(what)} skipped; " + (
-             "a pack file is missing: 'mem fsck' names it; put it back ('mem fsck --repair' keeps every ref "
-             "meanwhile)" if absent else "'mem fsck' lists the damage, 'mem fsck --repair' sets it aside"), err=True)
+        # each cause in its own words, with what --repair truly does (test33 T17, test34 T2/T3)
+        echo(safe(f"warning: {' and '.join(what)} skipped; {damage_advice(damage_causes(store))}"), err=True)
 
 
 def warn_config(root) -> None:

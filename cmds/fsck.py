@@ -220,6 +220,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
         if fixed is not None:
             doc["repair"] = {"quarantine": fixed.quarantine, "quarantined": fixed.quarantined,
                              "salvaged": fixed.salvaged, "dropped_objects": fixed.dropped_objects,
+                             "uninflated": fixed.uninflated,
                              "misindexed": fixed.misindexed,
                              "refetched": fixed.refetched, "unindexed": fixed.unindexed, "lost": fixed.lost, "stubs": fixed.stubs,
                              "placeholders": fixed.stubs_in,
@@ -347,6 +348,10 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
         _say(f"repair: salvaged {plural(r.salvaged, 'object')} from damaged packs")
     if r.dropped_objects:
         _say(f"repair: dropped {plural(len(r.dropped_objects), 'damaged object')}")
+        for name, n in r.uninflated.items():   # why one bit cost many objects (test34 T2)
+            _say(f"repair: {n} of them (pack {name[:16]}) came after the damage in their compressed block, "
+                 "which does not inflate beyond it (a block is one DEFLATE stream: a flipped bit costs every "
+                 "object after it in the block)")
     if r.misindexed:   # a damaged .idx id: the object is intact, only its entry was wrong
         one = len(r.misindexed) == 1
         _say(f"repair: dropped {len(r.misindexed)} pack index {'entry' if one else 'entries'} whose id did "

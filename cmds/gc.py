@@ -43,6 +43,10 @@ def command(prune, dry_run, as_json, store):
     the objects only it reached would look unreachable and be deleted
     before 'mem fsck --repair' could rebuild it from them.
 
+    The quarantine folders 'mem fsck --repair' filled are deleted once
+    older than the grace period, and every one with --prune=now (which
+    says so): they may hold values a 'mem forget' must not leave behind.
+
     Exit status: 0 ok; 2 bad --prune; 11 store locked; 13 a damaged ref.
     """
     from objstore import gc, parse_prune
@@ -77,7 +81,8 @@ def command(prune, dry_run, as_json, store):
     click.echo(f"{would}delete {plural(len(plan.to_delete), 'loose object')} and "
                f"{plural(len(plan.temp_files), 'temp file')} (about {plan.bytes_freed} bytes freed)")
     if plan.quarantine:
-        click.echo(f"{would}delete {plural(len(plan.quarantine), 'quarantine folder')} older than the grace period")
+        click.echo(f"{would}delete {plural(len(plan.quarantine), 'quarantine folder')} "
+                   + ("(--prune=now: whatever their age)" if grace <= 0 else "older than the grace period"))
     if plan.segments_merged:
         click.echo(f"merged small search index segments: {plural(plan.segments_merged, 'segment')} fewer")
     for g, n, d in plan.segment_merges:

@@ -40,7 +40,9 @@ def command(key, as_of, session, agent, as_json, store):
     6 the key is sealed (its value is shown only by mem sealed show); 10 no store;
     13 the current value was lost to damage (mem fsck --repair kept its
     place; the message names the newest readable version: mem revert KEY
-    makes it current again).
+    makes it current again), or the whole key was (mem fsck --repair
+    removed it with nothing readable and recorded it in lost-refs: the
+    message says when; mem pull from a remote or backup puts it back).
     """
     from . import lean
     exit_with(lean.get(store, key, as_json, as_of, session, agent))

@@ -41,11 +41,18 @@ def get(store, key: str, as_json: bool, as_of: int | None = None, session: str |
     when stdout is not a terminal), as the namespace of ``session``/``agent``
     reads it (:func:`namespace_of`, as ``recall`` does).  Raises NotFound
     when nothing was current at ``as_of``, IntegrityError when the current
-    value was lost to damage, InvalidInput for ``agent`` without a session."""
-    from objstore import current, refuse_if_sealed
+    value was lost to damage (or the whole key: ``lostrefs.lost_ref_error``), InvalidInput for ``agent`` without a session."""
+    from objstore import NotFound, current, refuse_if_sealed
     reader = namespace_of(session, agent)
     refuse_if_sealed(store, key)
-    v = current(store, key, as_of, fmt_time(as_of) if as_of is not None else "", reader)
+    try:
+        v = current(store, key, as_of, fmt_time(as_of) if as_of is not None else "", reader)
+    except NotFound as e:   # a key 'mem fsck --repair' removed is not "no key" (test34 T2)
+        from objstore import fact_ref, lost_ref_error
+        lost = lost_ref_error(store.root, fact_ref(key))
+        if lost is None:
+            raise
+        raise lost from e
     if as_json:
         emit_json(version_json(v, current=True))
     elif sys.stdout.isatty():

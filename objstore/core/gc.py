@@ -99,7 +99,8 @@ class GcPlan:
             entries, temp files); packing itself also saves space.
         temp_files: leftover temp files to remove.
         quarantine: folders of ``<store>/quarantine`` (damaged files that
-            ``fsck --repair`` set aside) older than the grace period.
+            ``fsck --repair`` set aside) older than the grace period (every
+            one with ``--prune=now``).
         damaged: ids of damaged or missing objects the reachability walk
             met.  While there are any (or a pack cannot be opened), the walk
             cannot tell what lies behind them, so gc deletes no unreachable

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write, read_regular
-from objstore.core.errors import MemError
+from objstore.core.errors import IntegrityError, MemError
 
 #: the file's name in the store's root
 FILENAME = "lost-refs"
@@ -90,6 +90,24 @@ def still_lost(store) -> list[LostRef]:
             continue
         out.append(r)
     return out
+
+
+def lost_ref_error(root: str | os.PathLike, ref: str) -> MemError | None:
+    """The error a reader of one ref (``mem get KEY``) raises for ``ref``
+    (e.g. ``facts/project/k/key5``) when it has no ref file and ``lost-refs``
+    records it: an ``IntegrityError`` (exit 13) saying when the repair
+    removed it and how to get it back; None when it is not recorded (the
+    caller says "no key").  Reads the file only on that miss."""
+    rec = next((r for r in reversed(read_lost(root)) if r.name == ref), None)
+    if rec is None:
+        return None
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(rec.time_ms / 1000))
+    what = ref.split("/", 1)[1] if ref.startswith("facts/") else ref
+    return IntegrityError(f"{what} was lost to damage: 'mem fsck --repair' removed it on {when} with nothing of it "
+                          f"readable (recorded in {FILENAME})",
+                          hint="'mem pull REMOTE' from a remote or backup that holds it puts it back (a backup's "
+                               "snapshot: 'mem --home NEWDIR restore SOURCE --snapshot ID', then look it up there); "
+                               f"delete {FILENAME} in the store to accept the loss")
 
 
 def prune_found(store) -> None:

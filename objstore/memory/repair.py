@@ -83,6 +83,10 @@ class RepairReport:
         quarantined: files moved or copied there.
         salvaged: objects recovered from damaged packs.
         dropped_objects: damaged objects removed from packs and loose files.
+        uninflated: pack name -> how many of its objects were lost because
+            their compressed block does not inflate past the damage (a
+            block is one DEFLATE stream: every object after a flipped bit
+            in it is lost with the one it hit).
         misindexed: pack index entries removed because their id is not the
             id of the intact object they point at (a damaged id in a
             ``.idx`` id table) -> that object's id.  Nothing of the object
@@ -150,6 +154,7 @@ class RepairReport:
     salvaged: int = 0
     dropped_objects: list[str] = field(default_factory=list)
     misindexed: dict[str, str] = field(default_factory=dict)
+    uninflated: dict[str, int] = field(default_factory=dict)
     refetched: list[str] = field(default_factory=list)
     unindexed: int = 0
     lost: list[str] = field(default_factory=list)
@@ -316,6 +321,8 @@ def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> list[Path]:
                 ok = not isinstance(frame, CorruptObject) and _sound(frame)
                 if not ok:
                     damaged_in.setdefault(pack.name, []).append(oid)
+                if isinstance(frame, CorruptObject) and "cannot decompress object" in str(frame):
+                    rep.uninflated[pack.name] = rep.uninflated.get(pack.name, 0) + 1   # (test34 T2)
             if pack.name in damaged_in:
                 rep.misindexed.update(_misindexed(pack))
         # a pack whose every object reads but whose checksums do not match (a byte of its index's

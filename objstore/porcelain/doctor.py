@@ -259,7 +259,7 @@ def _refs(store: Store) -> list[Finding]:
         bad += [f"ref {name} -> {oid[:12]}: the object is missing" for name, oid in others if not store.has(oid)]
         bad += _other_keys(store, by_ns.get("facts", []))
     lost = lost_refs_note(store)   # what an older repair removed, until set again (test33b T13)
-    out = [Finding("refs", "warning", lost.split("; ", 1)[0], lost.split("; ", 1)[1])] if lost else []
+    out = [Finding("refs", "error", lost.split("; ", 1)[0], lost.split("; ", 1)[1])] if lost else []  # (test34 T2)
     if not bad:
         return out
     return out + [Finding("refs", "error", f"{len(bad)} damaged ref(s) or reflog(s) (first: {bad[0]})",
