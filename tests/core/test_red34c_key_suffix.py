@@ -37,6 +37,8 @@ KEPT = [
     # ids: a UUID, an idempotency key, an object's path
     "ROW_KEY=550e8400-e29b-41d4-a716-446655440000", "IDEMPOTENCY_KEY=550e8400e29b41d4a716446655440000",
     "S3_KEY=uploads/2024/3f9a8b7c6d5e4f3a2b1c", "S3_KEY=uploads/3f9a8b7c6d5e4f3a2b1c.png",
+    # code: a call or an index after the name (cryptography's own source)
+    "private_key = MLDSA44Ed25519PrivateKey(", "signing_key = KeyTable2024xYz9Abc[0]",
     # too short to be a key
     "DB_KEY=a1b2c3d4e5",
 ]

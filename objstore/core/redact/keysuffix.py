@@ -31,8 +31,9 @@ _NOT_SECRET = ("public", "publishable", "site", "gpg", "pgp", "primary", "foreig
 _NAME = ("(?<=[a-z0-9])" + "".join(f"(?<!{w})" for w in _NOT_SECRET)
          + r"(?:[_-]key|_auth)(?![a-z0-9_\-])(?:\\{0,3}[\"'])?[ \t]{0,4}(?:=>|:=|[=:])[ \t]{0,4}(?:\\{0,3}[\"'])?")
 #: the value: a run of base64/base64url characters, ended by a character outside it (a ``.`` only before a blank
-#: or the end: ``HMAC_KEY=….`` in a sentence; ``…/3f9a.png`` is a file)
-_VALUE = r"(?P<secret>[a-z0-9+/_\-]{16,512}+={0,2})(?![a-z0-9+/=_\-]|\.[a-z0-9])"
+#: or the end: ``HMAC_KEY=….`` in a sentence; ``…/3f9a.png`` is a file), not by ``(`` or ``[`` (code:
+#: ``private_key = MLDSA44Ed25519PrivateKey(``)
+_VALUE = r"(?P<secret>[a-z0-9+/_\-]{16,512}+={0,2})(?![a-z0-9+/=_\-(\[]|\.[a-z0-9])"
 _UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.ASCII | re.IGNORECASE)
 
 
