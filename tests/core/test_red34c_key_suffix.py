@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from objstore.core.redact import redact
+from objstore.core.redact import redact, redact_named
 from objstore.core.redact.keysuffix import key_value_ok
 from tests.core._redaction_util import assert_kept, assert_redacted, check_remembered_and_imported
 
@@ -67,7 +67,7 @@ def test_the_finding_env_file_keeps_no_value_and_every_name():
 def test_key_value_ok_reads_the_value_alone():
     assert key_value_ok(HEX) and key_value_ok(B64)
     for v in ("created_at_2024", "550e8400-e29b-41d4-a716-446655440000", "uploads/2024/3f9a8b7c6d5e4f3a2b1c",
-              "a1b2c3d4e5", "deadbeefdeadbeef"):
+              "a1b2c3d4e5", "deadbeefdeadbeef", "stored in the vault k8s"):
         assert not key_value_ok(v), v
 
 
@@ -75,6 +75,22 @@ def test_no_key_reaches_a_store_by_remember_or_import(tmp_path, mem, store_path)
     """Real ``mem remember``/``get`` and a real ``mem import`` of a Claude Code transcript whose tool results
     are the ``.env`` lines: no value in ``mem get``, the session shown or any file of the store (packs
     decompressed); a kept name of an id comes back as written."""
+    mem("remember", "project/red34c/hmac-key", HEX)
+    out = mem("get", "project/red34c/hmac-key").stdout
+    assert HEX not in out and "[REDACTED:named-secret]" in out, out
     one = {n.lower(): CASES[n.lower()] for n in NAMES}
     check_remembered_and_imported(mem, tmp_path, "red34c", "34c34c34-aaaa-4aaa-8aaa-34c34c34c34c", one,
                                   sorted(one), "SORT_KEY=created_at", store=store_path)
+
+
+@pytest.mark.parametrize("key", ["project/acme/hmac-key", "project/acme/algolia_admin_key", "project/acme/redis-auth"])
+def test_a_random_key_under_a_fact_key_named_so_is_redacted_whole(key):
+    res = redact_named(f" {HEX}\n", key)
+    assert res.text == " [REDACTED:named-secret]\n", res.text
+
+
+@pytest.mark.parametrize("key, value", [("project/acme/cache-key", HEX), ("project/acme/public-key", B64),
+                                        ("project/acme/hmac-key", "stored in the vault"), ("project/acme/key", HEX),
+                                        ("project/acme/sort-key", "created_at"), ("project/acme/row-key", "user_id")])
+def test_other_values_under_key_names_are_kept(key, value):
+    assert redact_named(value, key).text == value

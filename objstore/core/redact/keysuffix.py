@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from objstore.core.redact.checks import looks_secret
-from objstore.core.redact.rule import Rule, make_rule
+from objstore.core.redact.rule import FLAGS, IFLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import scan_at
 
 #: the last words before ``_key`` of a key that is not a secret (see the module's docstring)
@@ -34,21 +34,31 @@ _NAME = ("(?<=[a-z0-9])" + "".join(f"(?<!{w})" for w in _NOT_SECRET)
 #: or the end: ``HMAC_KEY=….`` in a sentence; ``…/3f9a.png`` is a file), not by ``(`` or ``[`` (code:
 #: ``private_key = MLDSA44Ed25519PrivateKey(``)
 _VALUE = r"(?P<secret>[a-z0-9+/_\-]{16,512}+={0,2})(?![a-z0-9+/=_\-(\[]|\.[a-z0-9])"
-_UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.ASCII | re.IGNORECASE)
+_KEY_CHARS_RE = Lazy(r"[A-Za-z0-9+/_\-]{16,512}={0,2}", FLAGS)
+_UUID_RE = Lazy(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", IFLAGS)
 
 
 def key_value_ok(v: str) -> bool:
     """Whether ``v``, the value of a ``…_KEY``/``…_AUTH`` setting, is shaped as a
-    secret key: 16+ characters that :func:`.checks.looks_secret` reads as
-    random (hex or base64 with letters and digits mixed, 3+ bits a
+    secret key: 16-512 base64/base64url characters (and ``=`` padding) that
+    :func:`.checks.looks_secret` reads as random (hex or base64 with letters and digits mixed, 3+ bits a
     character; ``a5753088af80920eb62995dcafbe6b7a``), not a UUID
     (``550e8400-e29b-…``: a row's or a request's id as often) and not a
     path (a ``/``-part of 3+ lower-case letters alone: ``uploads/2024/3f9a8b7c…``)."""
-    if len(v) < 16 or _UUID_RE.fullmatch(v):
+    if len(v) < 16 or _UUID_RE.fullmatch(v) or not _KEY_CHARS_RE.fullmatch(v):
         return False
     if "/" in v and any(len(p) >= 3 and p.isalpha() and p.islower() for p in v.split("/")):
         return False
     return looks_secret(v)
+
+
+def key_suffix_name(name: str) -> bool:
+    """Whether the last ``/``-part of ``name`` (a fact key) is a name of this rule: words joined by
+    ``-``/``_``/``.``, the last ``key`` or ``auth``, the one before it not of :data:`_NOT_SECRET`
+    (``project/acme/hmac-key``, ``algolia_admin_key``, ``redis-auth``; not ``cache-key``,
+    ``public-key``, ``key``)."""
+    words = re.split(r"[-_.]", name.rsplit("/", 1)[-1].lower())
+    return len(words) >= 2 and words[-1] in ("key", "auth") and words[-2] != "" and words[-2] not in _NOT_SECRET
 
 
 #: the rule, placed in ``rules.RULES``
