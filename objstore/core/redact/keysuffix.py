@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from objstore.core.redact.checks import looks_secret
+from objstore.core.redact.keywords import KEY_OWNERS
 from objstore.core.redact.rule import FLAGS, IFLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import scan_at
 
@@ -28,7 +29,8 @@ _NOT_SECRET = ("public", "publishable", "site", "gpg", "pgp", "primary", "foreig
                "idempotency")
 #: ``_key``/``-key``/``_auth`` ending an identifier (a letter or digit before it, none after), then its sign
 #: (``=``, ``:``, ``:=``, ``=>``, a quote around the name or the value, raw or JSON-escaped)
-_NAME = ("(?<=[a-z0-9])" + "".join(f"(?<!{w})" for w in _NOT_SECRET)
+#: (not after :data:`.keywords.KEY_OWNERS`: ``API_KEY=`` is the keyword rule's, and a value judged twice costs a scan)
+_NAME = ("(?<=[a-z0-9])" + "".join(f"(?<!{w})" for w in _NOT_SECRET + KEY_OWNERS)
          + r"(?:[_-]key|_auth)(?![a-z0-9_\-])(?:\\{0,3}[\"'])?[ \t]{0,4}(?:=>|:=|[=:])[ \t]{0,4}(?:\\{0,3}[\"'])?")
 #: the value: a run of base64/base64url characters, ended by a character outside it (a ``.`` only before a blank
 #: or the end: ``HMAC_KEY=….`` in a sentence; ``…/3f9a.png`` is a file), not by ``(`` or ``[`` (code:
