@@ -16,14 +16,14 @@ B64 = "Zq7mm9xQ3vL8kR2pT5wNc4Hy"               # 24 base64 characters, letters a
 #: the names test34 T10 saw kept in the clear
 NAMES = ["ALGOLIA_ADMIN_KEY", "SEGMENT_WRITE_KEY", "NEW_RELIC_LICENSE_KEY", "SUPABASE_SERVICE_KEY", "HMAC_KEY",
          "WEBHOOK_KEY", "CLIENT_KEY", "DB_KEY", "REDIS_AUTH"]
-#: case -> (text, its secret, what must stay)
+#: case -> (what stays before the secret, the secret, what stays after it)
 CASES = {
-    **{n.lower(): (f"{n}={HEX}", HEX, f"{n}=") for n in NAMES},
-    "yaml-quoted": (f"hmac_key: '{B64}'", B64, "hmac_key: '"),
-    "json": (f'{{"webhook_key": "{B64}"}}', B64, '{"webhook_key": "'),
-    "dash-flag": (f"--client-key={B64}", B64, "--client-key="),
-    "export-sentence": (f"export HMAC_KEY={HEX}.", HEX, "export HMAC_KEY="),
-    "read-tool-line": (f"     7\u2192ALGOLIA_ADMIN_KEY={HEX}", HEX, "ALGOLIA_ADMIN_KEY="),
+    **{n.lower(): (f"{n}=", HEX, "") for n in NAMES},
+    "yaml-quoted": ("hmac_key: '", B64, "'"),
+    "json": ('{"webhook_key": "', B64, '"}'),
+    "dash-flag": ("--client-key=", B64, ""),
+    "export-sentence": ("export HMAC_KEY=", HEX, "."),
+    "read-tool-line": ("     7\u2192ALGOLIA_ADMIN_KEY=", HEX, ""),
 }
 #: names of ids, of public keys, and values that are no random key
 KEPT = [
@@ -46,8 +46,8 @@ KEPT = [
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_key_named_by_its_use_is_redacted(case):
-    text, secret, kept = CASES[case]
-    assert_redacted(case, text, [secret], kept=[kept], rule="generic-secret")
+    head, secret, tail = CASES[case]
+    assert_redacted(case, head + secret + tail, [secret], kept=[head, tail], rule="generic-secret")
 
 
 @pytest.mark.parametrize("text", KEPT)
@@ -78,7 +78,7 @@ def test_no_key_reaches_a_store_by_remember_or_import(tmp_path, mem, store_path)
     mem("remember", "project/red34c/hmac-key", HEX)
     out = mem("get", "project/red34c/hmac-key").stdout
     assert HEX not in out and "[REDACTED:named-secret]" in out, out
-    one = {n.lower(): CASES[n.lower()] for n in NAMES}
+    one = {n.lower(): (f"{n}={HEX}", HEX, f"{n}=") for n in NAMES}   # name -> (text, secret, kept part)
     check_remembered_and_imported(mem, tmp_path, "red34c", "34c34c34-aaaa-4aaa-8aaa-34c34c34c34c", one,
                                   sorted(one), "SORT_KEY=created_at", store=store_path)
 
