@@ -15,6 +15,7 @@ from objstore.core.redact.engine import Hit, RedactResult, redact
 from objstore.core.redact.checks import named_value_ok
 from objstore.core.redact.rules import RULES
 from objstore.core.redact.keywords import credential_name
+from objstore.core.redact.keysuffix import key_suffix_name, key_value_ok
 from objstore.core.redact.passwords import password_token_ok
 from objstore.core.redact.secondfactors import seed_phrase_ok
 
@@ -30,7 +31,9 @@ def redact_named(text: str, name: str) -> RedactResult:
     ``correct horse battery staple``), the whole value, whatever its shape,
     becomes ``[REDACTED:named-secret]`` (blanks around it kept); otherwise
     (``stored in 1Password``, ``$DB_PASSWORD``, a key named ``password-policy``)
-    the text rules run as :func:`redact`.
+    the text rules run as :func:`redact`.  red34c: also a value of one
+    random key (:func:`.keysuffix.key_value_ok`) under a name ending
+    ``key``/``auth`` (:func:`.keysuffix.key_suffix_name`: ``…/hmac-key``).
 
     Returns:
         A :class:`RedactResult` whose offsets are in ``text``.
@@ -41,10 +44,13 @@ def redact_named(text: str, name: str) -> RedactResult:
     if not isinstance(name, str):
         raise TypeError(f"redact_named() takes a str name, not {type(name).__name__}")
     kind = credential_name(name)
+    s, e = (len(text) - len(text.lstrip()), len(text.rstrip())) if isinstance(text, str) else (0, 0)
+    # red34c (test34 T10): a random key under a name of keysuffix.py's rule ('hmac-key', 'redis-auth')
+    if (kind is None and s < e and key_suffix_name(name) and key_value_ok(text[s:e])
+            or kind is not None and isinstance(text, str)
+            and (named_value_ok(text[s:e], password=kind == "password") or _seed_words(text[s:e]))):
+        return RedactResult(f"{text[:s]}[REDACTED:{NAMED_RULE}]{text[e:]}", (Hit(NAMED_RULE, s, e),))
     if kind is not None and isinstance(text, str):
-        s, e = len(text) - len(text.lstrip()), len(text.rstrip())
-        if named_value_ok(text[s:e], password=kind == "password") or _seed_words(text[s:e]):
-            return RedactResult(f"{text[:s]}[REDACTED:{NAMED_RULE}]{text[e:]}", (Hit(NAMED_RULE, s, e),))
         res = redact(text)
         extra = _named_tokens(text, res.hits)
         if not extra:

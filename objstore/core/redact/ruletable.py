@@ -384,6 +384,9 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           red33 (hashes.py): a password's hash after a name for       crypt(5); RFC 2307 ({SSHA})
                           it (``PASSWORD_HASH=$2b$...``, ``password_digest:``, an
                           MD5/SHA hex digest); not ``PASSWORD_HASH=bcrypt``
+                          red34c (keysuffix.py): any ``…_KEY``/``-key``/``_AUTH``     Stripe "API keys" (pk_ is public)
+                          (``HMAC_KEY``, ``REDIS_AUTH``) with a random value of 16+
+                          hex/base64; not public, site or database keys, UUIDs
 markdown-secret           md21 (W1; markdown.py): a credential label in Markdown:     CommonMark 0.31.2 6.1, 6.2 (code spans,
                           emphasis or a code span around the label or its value       emphasis), 4.5 (fenced code blocks);
                           (``**Password:** X``, ``**DB password**: `X```), the        GFM 0.29 4.10 (tables); RFC 4180 (CSV);
