@@ -69,12 +69,12 @@ def test_sync_does_not_spread_an_agent_copy_of_a_forgotten_value(mem, tmp_path):
     value = "remote secret wombat9191 value"
     mem(*a, "init")
     mem(*a, "remote", "add", "origin", str(remote))
-    mem(*a, "remember", "project/r/pw2", value, env=PERSON)
+    mem(*a, "remember", "project/r/motto2", value, env=PERSON)
     mem(*a, "push")
     mem(*a, "remote", "key", "export", "-o", str(key))
     mem(*b, "clone", str(remote), "--key", str(key))
     mem(*b, "remember", "--trust", "agent_observed", "project/r/agentcopy", value, env=PERSON)
-    mem(*a, "forget", "project/r/pw2", "--yes", env=PERSON)
+    mem(*a, "forget", "project/r/motto2", "--yes", env=PERSON)
     mem(*a, "gc", "--prune=now")
     mem(*a, "push")
     # written here, the same copy is refused
