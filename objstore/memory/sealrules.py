@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 
+from objstore.core.atomic import atomic_write
 from objstore.core.ids import blake2b
 from objstore.core.objects import normalize_value
 from objstore.core.store import Store
@@ -75,16 +76,9 @@ def load(store: Store) -> SealRules | None:
 
 
 def _save(store: Store, rules: SealRules) -> None:
-    path = store.root / RULES_FILE
     body = "".join(f"{d.hex()} {n} {k}\n" for k, d, n in sorted(set(rules.lines)))
-    tmp = path.with_name(f".{RULES_FILE}.{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, f"{_HEAD} {rules.key.hex()}\n{body}".encode("ascii"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+    # the one atomic write: a temporary file of mode 0600, fsync of file and folder, then rename
+    atomic_write(store.root / RULES_FILE, f"{_HEAD} {rules.key.hex()}\n{body}".encode("ascii"))
 
 
 def _digest(key: bytes, data: bytes) -> bytes:
