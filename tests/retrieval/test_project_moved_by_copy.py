@@ -13,6 +13,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from tests.hooks._util import wait_store_processes_gone
 from tests.retrieval.test_project_moved import _remembered_repo
 from tests.retrieval.test_project_remote_change import _hook, git, repo
 
@@ -71,7 +72,8 @@ def test_a_copy_of_a_live_repository_or_a_new_one_gets_its_own_name(store, store
     api = _remembered_repo(store_path, w / "api")
     run("cp", "-a", str(api), str(w / "api-copy"))              # the original is still there when it is first seen
     assert "kiwi-17" not in _hook(store_path, "UserPromptSubmit", w / "api-copy", "what is the deploy host?")
-    shutil.rmtree(api)                                          # deleted later: the copy keeps its own name
+    wait_store_processes_gone(store_path)   # the question's turn, written by the hook's capture child, registers
+    shutil.rmtree(api)                      # the copy: deleted later, the copy keeps its own name
     assert "kiwi-17" not in _hook(store_path, "UserPromptSubmit", w / "api-copy", "what is the deploy host?")
     other = repo(w / "other")                                   # a new repository (git init writes its times once)
     assert "kiwi-17" not in _hook(store_path, "UserPromptSubmit", other, "what is the deploy host?")
