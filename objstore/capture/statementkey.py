@@ -14,7 +14,7 @@ from objstore.core.objects import normalize_value
 from objstore.core.refnames import unescape_name
 from objstore.core.refs import PACKED_FACTS, fact_ref, sealed_ref
 from objstore.core.store import Store
-from objstore.core.text import KEY_ABBREVIATIONS, STATEMENT_COPULA, LazyPattern
+from objstore.core.text import KEY_ABBREVIATIONS, STATEMENT_CHANGED_TO, STATEMENT_COPULA, LazyPattern
 from objstore.capture.statementwords import (MARKER as _MARKER, STOP_WORDS as _STOP, content_words as _content_words,
                                              guard_secret_subject, same_but_values as _same_but_values, strong_token,
                                              unpossessive as _unpossessive)
@@ -49,6 +49,8 @@ def named(statement: str, stop: frozenset = _STOP, verbs: bool = True) -> tuple[
     statement = re.sub(r"\S+", lambda t: " " if strong_token(t.group()) else t.group(), statement)   # never a key's name
     from objstore.core.redact import remove_credentials  # deferred: the rules (module doc)
     text = _unpossessive(normalize_value(_MARKER.sub(" ", remove_credentials(statement))))
+    if not secret and (changed := _changed_subject(text, stop)) is not None:
+        return changed, True   # "we upgraded node to 20": node version (test35 T4)
     m = _COPULA.search(f" {text} ")
     if m is not None and secret:
         return [w for w in re.findall(r"\w+", text[m.end() - 1:]) if w not in stop][:6], False
@@ -59,6 +61,65 @@ def named(statement: str, stop: frozenset = _STOP, verbs: bool = True) -> tuple[
     elif verbs and stop is _STOP and (verb := _verb_named(re.findall(r"\w+", text))) is not None:
         return verb, True   # "the db runs postgres 15": db, runs (test33b T3; before session 34 db-runs-postgres)
     return [w for w in re.findall(r"\w+", text) if w not in stop and not w.isdigit()][:3], False
+
+
+#: where a statement goes on with another of its own subject: "… on port 5432 and the deploy day is Tuesday",
+#: "…; the cache is redis", "…, and we deploy on Fridays" (a determiner or a pronoun opens the second)
+_JOIN = LazyPattern(r"(?:\s*;\s*|,?\s+and\s+(?:also\s+)?|,\s+(?:also\s+)?)(?=(?:the|our|my|their|your|its|we)\s)",
+                    re.I)
+#: a word making what follows it a condition or a reason, not a statement of its own ("… if the flag is set and
+#: the cache is warm")
+_CONDITION = frozenset("if when unless because while whether since until once after before as so".split())
+
+
+def clauses(statement: str) -> list[str]:
+    """The statements ``statement`` joins, in order: split where a part
+    naming its subject (:func:`named`: a copula, a verb of
+    :data:`_VERBS`, a change said by who made it) is followed by ``and``,
+    ``;`` or ``,`` and another part naming its own ("our staging database
+    runs on port 5432 and the deploy day is Tuesday": two facts, each
+    under its key, not one named after the first one's value: test35 T1,
+    T5); ``[statement]`` when it states one thing ("we use pnpm and
+    vitest", "the db host and the cache host are pg-3", "… if the flag is
+    set and the cache is warm")."""
+    out: list[str] = []
+    start = 0
+    for m in _JOIN.finditer(statement):
+        if m.start() <= start:
+            continue
+        left, right = statement[start:m.start()], statement[m.end():]
+        if _CONDITION.intersection(re.findall(r"\w+", left.casefold())) or not _states(left) \
+                or not _states(_JOIN.split(right, 1)[0]):
+            continue
+        out.append(left.strip())
+        start = m.end()
+    return [*out, statement[start:].strip()] if out else [statement]
+
+
+def _states(part: str) -> bool:
+    """Whether ``part`` states a fact of its own subject (:func:`named`), or is a
+    "we/I <verb> …" statement of a verb of :data:`_VERBS`."""
+    if named(part)[1]:
+        return True
+    words = re.findall(r"\w+", part.casefold())
+    return len(words) > 2 and words[0] in _PRONOUNS and words[1] in _VERB_FORMS
+
+
+def _changed_subject(text: str, stop: frozenset) -> list[str] | None:
+    """The subject of a change said by who made it (``core.text.STATEMENT_CHANGED_TO``:
+    "we bumped the replica count to 5" -> ``replica, count``), with
+    ``version`` after an upgrade or a downgrade ("we upgraded node to 20" ->
+    ``node, version``: what "the node version is 18" names); None for
+    another statement.  ``text``: normalized (NFC + casefold)."""
+    m = STATEMENT_CHANGED_TO.match(text)
+    if m is None:
+        return None
+    what = [w for w in re.findall(r"\w+", m.group("what")) if w not in stop]
+    if not what:
+        return None
+    if m.group("verb") in ("upgraded", "downgraded") and what[-1] != "version":
+        what.append("version")
+    return what[:6]
 
 
 #: the verbs a statement without a copula names its subject by ("the db runs postgres 15", "the api listens on

@@ -79,7 +79,7 @@ import re
 from objstore.core.errors import CorruptObject, MemError, NotFound
 from objstore.core.objects import normalize_value
 from objstore.core.refs import fact_ref
-from objstore.capture.statementkey import name_before, named as _named, statement_key
+from objstore.capture.statementkey import clauses, name_before, named as _named, statement_key
 from objstore.capture.statementwords import (ASK_LEAD, JUDGED, STOP_WORDS, content_words as _content_words, guard_secret_subject,
                                              taken_value, without_request)
 from objstore.core.text import SOFT_TAKE_BACK_PHRASES, STATEMENT_COPULA, TAKE_BACK_PHRASES, LazyPattern
@@ -185,7 +185,21 @@ def _note_statement(what: str) -> bool:
 def statement_of(prompt: str) -> str | None:
     """The stated fact of a "remember that …" prompt, or None; a secret
     named by its predicate ("X is the admin password") already replaced by
-    a redaction marker (:func:`guard_secret_subject`)."""
+    a redaction marker (:func:`guard_secret_subject`).  A statement joining
+    two of their own subjects ("… runs on port 5432 and the deploy day is
+    Tuesday") states its first here, the others in
+    :func:`further_statements` (``statementkey.clauses``: test35 T1)."""
+    what = _whole_statement(prompt)
+    return clauses(what)[0] if what is not None else None
+
+
+#: a word opening a statement that says it corrects an earlier one, no part of it ("remember: actually the
+#: staging db port is 6543 now": ``staging-db-port``'s next version, not ``actually-staging-db-port``, test35 T2)
+_CORRECTING = LazyPattern(r"^(?:actually|in\s+fact)\b[\s,:;\u2014\u2013-]*(?=\w)", re.I)
+
+
+def _whole_statement(prompt: str) -> str | None:
+    """:func:`statement_of` before it is split into its clauses."""
     first = (prompt or "").lstrip().split("\n", 1)[0]   # the person's own line, not a pasted block
     if first.lstrip().startswith((">", "```", "~~~")):
         return None
@@ -198,6 +212,7 @@ def statement_of(prompt: str) -> str | None:
     if (nxt := next_take_back(prompt)) is not None:   # "… 5432." LF "Actually, 6543." (test32b Y2, Y7)
         what = f"{what}{'' if what.endswith(('.', '!', '?', ';', ',')) else '.'} {nxt}"
     what = _LABEL.sub("", what, count=1)   # "please remember for later: X" states X (test30b S20, test30c T2)
+    what = _CORRECTING.sub("", what.lstrip(), count=1)
     if m.group("ask") is not None:   # "can you remember that X?": X, without the question mark (test31 U9)
         what = _THANKS.sub("", what.split("\n", 1)[0]).rstrip().rstrip("?").rstrip()
         if _NOT_ASKED.match(what):
@@ -232,7 +247,7 @@ def statement_of(prompt: str) -> str | None:
         rest = what[back.end():].split("\n", 1)[0]
         again = STATEMENT_CUE.search(rest)
         if again is not None:
-            return statement_of(rest[again.start():].lstrip(" ,;:.!\u2014\u2013-"))   # the restated one wins
+            return _whole_statement(rest[again.start():].lstrip(" ,;:.!\u2014\u2013-"))   # the restated one wins
         what, fix = what[:back.start()], rest
     # a sentence ends at . ! ? and a blank, not before a copula: "Hunter2x9! is the admin password" (test16 F12)
     end = _SENTENCE_END.search(what)
@@ -399,16 +414,19 @@ def further_statements(prompt: str) -> list[str]:
     first line opening with a cue ("… is 60s. Also remember that the queue is
     sqs."), and each line right after it that opens with a cue (the person
     typed a list: "remember that A\nremember that B"), up to the first line
-    that does not (a paste); test33 T13: only the first was kept.  [] for most
+    that does not (a paste); test33 T13: only the first was kept.  Each
+    statement's further clauses of their own subject too ("… and the deploy
+    day is Tuesday": ``statementkey.clauses``, test35 T1).  [] for most
     prompts (no cue word, or one statement)."""
     text = (prompt or "").lstrip()
     first, _nl, rest = text.partition("\n")
     if first.isascii() and not any(w in first.lower() for w in CUE_WORDS):
         return []
-    said = statement_of(text)
-    if said is None:
+    whole = _whole_statement(text)
+    if whole is None:
         return []
-    out: list[str] = []
+    said, *out = clauses(whole)   # "… 5432 and the deploy day is Tuesday" (test35 T1)
+    out = [c for i, c in enumerate(out) if c != said and c not in out[:i]]
     lines = [line.strip() for line in text.split("\n")]
     for i, line in enumerate(lines):
         cue = STATEMENT_CUE.match(line) if i else STATEMENT_CUE.search(line)
@@ -416,9 +434,10 @@ def further_statements(prompt: str) -> list[str]:
             break   # a line that is not the person's next statement: the rest is theirs to paste
         while cue is not None:
             if i or out or cue.start("what") != STATEMENT_CUE.search(line).start("what"):   # (the first: ``said``)
-                got = statement_of("\n".join(lines[i:]) if cue.start() == 0 else line[cue.start():])
-                if got is not None and got != said and got not in out:
-                    out.append(got)
+                got = _whole_statement("\n".join(lines[i:]) if cue.start() == 0 else line[cue.start():])
+                for part in clauses(got) if got is not None else ():
+                    if part != said and part not in out:
+                        out.append(part)
             cue = STATEMENT_CUE.search(line, cue.start("what"))
     return out
 

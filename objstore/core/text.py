@@ -98,6 +98,16 @@ STATEMENT_COPULA = LazyPattern(r"\s(?:is|are|was|were)\s|(?<!\bthat)(?<!\bwhich)
                                r"|(?:got\s+)?" + _CHANGED + r"\s+(?:again\s+)?(?:to|from)|became"
                                r"|(?:changes|moves|switches)(?:\s+over)?\s+(?:to|from))\s|[=:](?!/)")
 
+#: a statement of a change said by who made it ("we upgraded Node to 20", "I bumped the replica count to 5", "we
+#: switched the db to mysql"): its subject is the thing changed (``what``), as in "Node was upgraded to 20" (the
+#: copula's change verbs); moving or renaming a thing changes where it is or what it is called, another
+#: attribute, so those are not read this way; the new value ends the statement, one word or up to four with a
+#: number ("… to 50 MB"), not a purpose ("we updated the docs to mention it") (test35 T4)
+STATEMENT_CHANGED_TO = LazyPattern(
+    r"^(?:we|i|they)\s+(?:(?:have|had|just|now|finally|already|recently|also)\s+)*"
+    r"(?P<verb>upgraded|downgraded|bumped|updated|changed|switched|raised|lowered|increased|decreased|set)\s+"
+    r"(?!from\s|over\s|to\s)(?:(?:the|our|my|their)\s+)?(?P<what>[^\d\s]\S*(?:\s+(?!from\s|to\s)[^\d\s]\S*){0,4}?)"
+    r"\s+(?:from\s+\S+\s+)?to\s+(?:\S+|(?=[^.!?;]*\d)\S+(?:\s+\S+){1,3})[.!]?$")
 
 #: The spellings of one key word (``retrieval.keyrank``'s rule 3: a question
 #: naming a key either way names it; a "remember that" statement's subject said either way is one

@@ -24,8 +24,9 @@ from objstore.core.objects import Fact, Turn
 from objstore.core.store import Store
 from objstore.memory.scope import key_project
 from objstore.memory.served import hider
-from objstore.retrieval.context import (CHARS_PER_TOKEN, LATER_MARK, estimate_tokens, fact_line,
-                                        later_turn_line)
+from objstore.core.lookalike import escape_lookalike
+from objstore.retrieval.context import (CHARS_PER_TOKEN, LATER_MARK, UPDATED_MARK, escape_text, estimate_tokens,
+                                        fact_line, later_turn_line)
 from objstore.retrieval.querywords import question_terms
 
 # the time rules (laterturns, timeitems, timeline and what they import) are imported where a fact or a
@@ -180,7 +181,24 @@ def with_current_facts(store: Store, inj: Injection, lines: list[str],
                 c.reason = f"states an older value of {key}, whose current value does not fit the budget"
                 inj.rejected.append(c)
                 break
+        else:
+            if keys and c in inj.injected:
+                _mark_updated(inj, lines, c, keys, frame, config)
     return lines
+
+
+def _mark_updated(inj: Injection, lines: list[str], c, keys: list[str], frame: int, config: GateConfig) -> None:
+    """Mark the passage ``c``, injected beside the current values of ``keys``
+    that it states older values of, as ``mem recall`` marks it ("updated
+    later", ``context.UPDATED_MARK``), within the budget (test35 T3: the
+    agent read two values with nothing saying which is newer)."""
+    named = escape_text(", ".join(escape_lookalike(k) for k in keys))
+    line = c.line.replace("): ", f", {UPDATED_MARK.format(keys=named)}): ", 1)
+    cost = estimate_tokens(line + "\n")
+    used = sum(x.tokens for x in inj.injected if x is not c)
+    if line != c.line and frame + used + cost <= config.budget_tokens and c.line in lines:
+        lines[lines.index(c.line)] = line
+        c.line, c.tokens = line, cost
 
 
 def person_first(facts: dict[str, tuple[Candidate, Fact]]) -> dict[tuple[str, str], float]:
