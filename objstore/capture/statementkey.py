@@ -44,13 +44,20 @@ def named(statement: str, stop: frozenset = _STOP, verbs: bool = True) -> tuple[
     shape of (:func:`_strong`) is never one of them (test16b B1).  ``stop``: the
     words never in a name (:data:`_STOP_BEFORE`: as keys were named before).
     A statement with no copula is named by its subject and verb
-    (:func:`_verb_named`), unless ``verbs`` is False (as before session 34)."""
+    (:func:`_verb_named`), unless ``verbs`` is False (as before session 34).
+    Since session 35 (not with ``verbs`` False nor another ``stop``): a
+    change said by who made it by the thing changed
+    (:func:`_changed_subject`), a name-first statement of a role by the
+    role (:func:`_role_named`)."""
     statement, secret = guard_secret_subject(statement)
     statement = re.sub(r"\S+", lambda t: " " if strong_token(t.group()) else t.group(), statement)   # never a key's name
     from objstore.core.redact import remove_credentials  # deferred: the rules (module doc)
     text = _unpossessive(normalize_value(_MARKER.sub(" ", remove_credentials(statement))))
-    if not secret and (changed := _changed_subject(text, stop)) is not None:
-        return changed, True   # "we upgraded node to 20": node version (test35 T4)
+    if verbs and stop is _STOP and not secret:   # (named so since session 35; keys of older stores go on: _STOP_BEFORE)
+        if (changed := _changed_subject(text, stop)) is not None:
+            return changed, True   # "we upgraded node to 20": node version (test35 T4)
+        if (role := _role_named(statement, stop)) is not None:
+            return role, True      # "Bob is the on-call engineer now": the on-call engineer (test35 T8)
     m = _COPULA.search(f" {text} ")
     if m is not None and secret:
         return [w for w in re.findall(r"\w+", text[m.end() - 1:]) if w not in stop][:6], False
@@ -103,6 +110,30 @@ def _states(part: str) -> bool:
         return True
     words = re.findall(r"\w+", part.casefold())
     return len(words) > 2 and words[0] in _PRONOUNS and words[1] in _VERB_FORMS
+
+
+#: a statement naming who or what holds a role, the name first ("Bob is the on-call engineer now", "Postgres is
+#: our database"): the role is what it is about, as in "the on-call engineer is Alice" (test35 T8)
+_ROLE = LazyPattern(r"^\s*(?P<name>[A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*)?)\s+(?:is|are)\s+"
+                    r"(?:(?:now|currently|still)\s+)?(?:the|our)\s+(?P<role>[^\d,;:=()]+?)"
+                    r"(?:\s+(?:now|currently|still|again|these\s+days|from\s+now\s+on))?[.!]?\s*$")
+#: what opens a sentence without naming anyone ("It is the default", "This is the api")
+_NOT_NAMES = frozenset("the our my this their your its a an we i they you it that there here he she these those what "
+                       "who".split())
+
+
+def _role_named(statement: str, stop: frozenset) -> list[str] | None:
+    """The words of the role a name-first statement gives (:data:`_ROLE`:
+    ``on, call, engineer`` less ``stop``), at most five, or None (another
+    statement, a role holding a copula)."""
+    m = _ROLE.match(statement)
+    if m is None or m.group("name").split()[0].casefold() in _NOT_NAMES:
+        return None
+    role = normalize_value(m.group("role"))
+    if _COPULA.search(f" {role} ") is not None:
+        return None
+    words = [w for w in re.findall(r"\w+", _unpossessive(role)) if w not in stop]
+    return words if 0 < len(words) <= 5 else None
 
 
 def _changed_subject(text: str, stop: frozenset) -> list[str] | None:

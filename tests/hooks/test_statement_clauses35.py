@@ -9,6 +9,8 @@ T2: "Remember: actually the staging db port is 6543 now." was filed under
 ``…/actually-staging-db-port`` beside the 5432 of ``…/staging-db-port``.
 T4: "we upgraded Node to 20" after "the Node version is 18" was another key
 (``upgraded-node``), and the prompt hook served only the 18.
+T8: "Remember that Bob is the on-call engineer now." was filed under
+``…/bob`` beside Alice's ``…/call-engineer``.
 T3: the prompt hook served a turn stating an older value beside the current
 fact with nothing saying which is newer (``mem recall`` marks it).
 Real ``mem hook claude-code`` processes, read back with ``mem log``."""
@@ -44,6 +46,9 @@ KEYED = [  # (statement, key name)
     ("I bumped the replica count to 5", "replica-count"),
     ("we switched the db to mysql", "db"),
     ("we raised the max upload size to 50 MB", "max-upload-size"),
+    ("Bob is the on-call engineer now", "call-engineer"),                  # T8: the role, not the name
+    ("Postgres is our database", "database"),
+    ("It is the default", "default"),
     # a purpose, or a move, is no new value of the thing
     ("we updated the docs to mention it", "updated-docs-mention"),
 ]
@@ -66,8 +71,11 @@ def test_each_clause_and_each_correction_is_its_keys_next_version(tmp_path):
     s.prompt("Remember: actually the staging db port is 6543 now.")                               # T2
     s.prompt("Remember that the Node version is 18.")
     s.prompt("Remember that we upgraded Node to 20.")                                             # T4
+    s.prompt("Remember that the on-call engineer is Alice.")
+    s.prompt("Remember that Bob is the on-call engineer now.")                                    # T8
     assert sorted(k.rsplit("/", 1)[1] for k in s.remembered()) == [
-        "deploy-day", "node-version", "staging-database-runs", "staging-db-port"]
+        "call-engineer", "deploy-day", "node-version", "staging-database-runs", "staging-db-port"]
+    assert s.log("call-engineer") == ["Bob is the on-call engineer now", "the on-call engineer is Alice"]
     assert s.log("staging-database-runs") == ["our staging database runs on port 6543",
                                               "our staging database runs on port 5432"]
     assert s.log("deploy-day")[0] == "the deploy day is Wednesday"
