@@ -75,6 +75,7 @@ from objstore.core.store import Store
 from objstore.core.text import LazyPattern
 from objstore.memory.provenance import turn_author
 from objstore.memory.scope import key_project
+from objstore.retrieval.keyrank import key_term
 from objstore.retrieval.querywords import text_terms
 from objstore.retrieval.timeitems import Said, fact_text, time_items
 from objstore.retrieval.timeline import relations, values_of
@@ -276,9 +277,13 @@ def _shared(mine: frozenset[str], text: str, cache: dict[str, frozenset[str]]) -
     shares, one shared word counted twice where the turn names a value of
     it (the word right before a number: "We upgraded to Postgres 16" shares
     "postgres" with ``project/api/db`` "Postgres 15 on port 5432", test28
-    Y6)."""
-    n = len(both := mine & text_terms(text, cache))
-    if n == 1 and both & text_terms(" ".join(_OF_VALUE_RE.findall(text[:TURN_WORDS_CHARS])), cache):
+    Y6).  The spellings of one ``core.text.KEY_ABBREVIATIONS`` group are
+    one word ("we switched the database port to 6543" shares two with
+    ``db-port``, test35 T7: recall marked the fact, the hook did not)."""
+    mine = frozenset(map(key_term, mine))
+    n = len(both := mine & frozenset(map(key_term, text_terms(text, cache))))
+    if n == 1 and both & frozenset(map(key_term, text_terms(" ".join(_OF_VALUE_RE.findall(text[:TURN_WORDS_CHARS])),
+                                                            cache))):
         return 2
     return n
 

@@ -99,3 +99,35 @@ def test_a_turn_stating_an_older_value_is_marked_beside_the_current_fact(tmp_pat
     turn = [i for i, x in enumerate(lines) if "listens on port 6380" in x]
     assert fact and turn and fact[0] < turn[0], said
     assert "updated later: project/proj/staging-redis-port holds the current value" in lines[turn[0]], said
+
+
+def _remember(store, key: str, value: str) -> None:
+    p = subprocess.run([sys.executable, "-m", "cmds", "remember", key, value], text=True, capture_output=True,
+                       env=hook_env(store), cwd=REPO, timeout=120)
+    assert p.returncode == 0, p.stderr
+
+
+def test_a_value_said_of_the_past_marks_no_fact_and_a_change_in_other_words_does(tmp_path):
+    """T6: "the db port used to be 5432 back in 2023" (history) and "last year
+    the db port was changed from 5432 to 6543" (a change to the current value)
+    marked the current 6543 MAY BE OUT OF DATE and were served above it.
+    T7: "we switched the database port to 6543" ("database", the key's "db")
+    was seen by recall, not by the hook, which served the stale 5432 alone."""
+    from tests.hooks._util import wait_store_processes_gone
+    past, moved = tmp_path / "past", tmp_path / "moved"
+    s = _Hooked(past)
+    _remember(s.store, "project/proj/db-port", "6543")
+    s.prompt("the db port used to be 5432 back in 2023, before the migration")
+    s.prompt("last year the db port was changed from 5432 to 6543")
+    wait_store_processes_gone(s.store)
+    said = _Hooked(past, sid=OTHER).prompt("which port does the db use?")
+    assert "- project/proj/db-port (recorded " in said and "MAY BE OUT OF DATE" not in said, said
+    s = _Hooked(moved)
+    _remember(s.store, "project/proj/db-port", "5432")
+    s.prompt("we switched the database port to 6543")
+    wait_store_processes_gone(s.store)
+    said = _Hooked(moved, sid=OTHER).prompt("which port does the db use?")
+    lines = said.splitlines()
+    fact = [x for x in lines if x.startswith("- project/proj/db-port ")]
+    assert fact and "MAY BE OUT OF DATE" in fact[0], said
+    assert any("we switched the database port to 6543" in x for x in lines[:lines.index(fact[0])]), said
