@@ -18,18 +18,28 @@ def command(prefix, as_json, store):
       mem keys project/api/
 
     A key whose ref is damaged (its file holds no id, or it names a
-    missing or damaged object) is skipped with a warning on stderr.
+    missing or damaged object) is skipped with a warning on stderr.  A
+    key with no current value (sub-agents that disagree, versions all
+    scheduled ahead) is listed as ``KEY  -/N  no current value (why)``;
+    in ``--json`` its ``id``, ``version`` and ``body`` are null and
+    ``why`` says why (``--plain``: the reason in the body's column).
 
     Exit status: 0 ok (damaged refs skipped included); 10 no store.
     """
-    from objstore import current_of, key_chains
+    from objstore import current_of, key_chains, now_ms, why_no_current
     rows = []
     for key, chain in key_chains(store, prefix):
         cur = current_of(chain)
-        rows.append((key, cur, len(chain)))
+        why = why_no_current([v.fact for v in chain], now_ms()) if cur is None else ""
+        rows.append((key, cur, len(chain), why))
     if as_json:
+        from . import _out
         emit_json([{"key": k, "id": c.id, "version": c.fact.version, "versions": n, "body": c.fact.body}
-                   for k, c, n in rows])
+                   if c is not None else   # (--plain: the same columns, the reason in the body's)
+                   {"key": k, "id": None, "version": None, "versions": n, "body": f"(no current value: {why})"}
+                   if _out.PLAIN else {"key": k, "id": None, "version": None, "versions": n, "body": None, "why": why}
+                   for k, c, n, why in rows])
         return
-    for k, c, n in rows:
-        click.echo(safe(f"{shown_key(k)}  v{c.fact.version}/{n}  {short(c.fact.body, 60)}"))
+    for k, c, n, why in rows:
+        click.echo(safe(f"{shown_key(k)}  v{c.fact.version}/{n}  {short(c.fact.body, 60)}" if c is not None
+                        else f"{shown_key(k)}  -/{n}  no current value ({why})"))
