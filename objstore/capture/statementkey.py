@@ -285,9 +285,10 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
         return sealed   # a key sealed under the name an older version gave the statement: refused, never beside it
     head = store.refs.read(fact_ref(key))
     if head is None and update and of_subject:
-        plain = f"{scope}/{'-'.join(name)[:120]}"
-        if store.refs.read(fact_ref(plain)) is not None:
-            return plain                 # the scope's own key of that name: the statement its next version
+        for spelled in _spellings(name):   # ("the database port" and project/acme/db-port: test35 T11)
+            plain = f"{scope}/{spelled[:120]}"
+            if store.refs.read(fact_ref(plain)) is not None:
+                return plain             # the scope's own key of that name: the statement its next version
     if head is None:
         before, of_before = named(statement, _STOP_BEFORE)
         old = f"{scope}/remembered/{'-'.join(before or ['note'])[:120]}"
@@ -334,6 +335,21 @@ def one_subject(words) -> tuple[str, ...]:
         _SPELLING.update({w: g[0] for g in KEY_ABBREVIATIONS for w in g})
         _SPELLINGS.update({g[0]: g for g in KEY_ABBREVIATIONS})
     return tuple(sorted(_SPELLING.get(w, w) for w in words if w not in _CHANGE_WORDS))
+
+
+def _spellings(name: list[str], most: int = 12) -> list[str]:
+    """The names ``name`` (words) is spelled as with the words of a
+    ``core.text.KEY_ABBREVIATIONS`` group in each other's place
+    (``database, port`` -> ``database-port``, ``db-port``, ``dbs-port``),
+    itself first, one word changed at a time, then every word in its
+    group's first spelling; at most ``most``."""
+    one_subject(())   # (builds the tables)
+    out = ["-".join(name)]
+    for i, w in enumerate(name):
+        for alt in _SPELLINGS.get(_SPELLING.get(w, w), ()):
+            out.append("-".join([*name[:i], alt, *name[i + 1:]]))
+    out.append("-".join(_SPELLING.get(w, w) for w in name))
+    return list(dict.fromkeys(out))[:most]
 
 
 def same_subject_keys(store: Store, scope: str, name: list[str], statement: str) -> list[str]:

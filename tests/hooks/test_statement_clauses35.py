@@ -131,3 +131,16 @@ def test_a_value_said_of_the_past_marks_no_fact_and_a_change_in_other_words_does
     fact = [x for x in lines if x.startswith("- project/proj/db-port ")]
     assert fact and "MAY BE OUT OF DATE" in fact[0], said
     assert any("we switched the database port to 6543" in x for x in lines[:lines.index(fact[0])]), said
+
+
+def test_a_statement_in_another_spelling_is_the_scope_keys_next_version(tmp_path):
+    """T11: "remember that the database port is 6543" where
+    ``project/proj/db-port`` = 5432 went to ``…/remembered/database-port``;
+    ``mem get project/proj/db-port`` and the hook kept serving 5432."""
+    s = _Hooked(tmp_path)
+    _remember(s.store, "project/proj/db-port", "5432")
+    assert "project/proj/db-port" in s.prompt("remember that the database port is 6543")
+    p = subprocess.run([sys.executable, "-m", "cmds", "get", "project/proj/db-port"], text=True, capture_output=True,
+                       env=hook_env(s.store), cwd=REPO, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip() == "the database port is 6543", (p.stdout, p.stderr)
+    assert not s.remembered()
