@@ -377,7 +377,7 @@ def decide(store: Store, prop: dict, ex: Excerpt) -> Decision:
     if cur is not None and cur.fact.trust == "user_stated" and normalize_value(cur.fact.body) != normalize_value(value):
         d.rule = "change-user-stated"
         return d
-    later = updated_later(store, ex.project, [by_n[n][0] for n in cited if n in by_n], value)
+    later = updated_later(store, ex.project, [by_n[n][0] for n in cited if n in by_n], value, key)
     if later:
         d.rule, d.detail = "updated-later", f"the person's later fact {later} updated the cited turn"
     return d
@@ -395,14 +395,15 @@ def in_session_scope(key: str, project: str) -> bool:
     return key.startswith("user/") or bool(project) and key.startswith(f"project/{project}/")
 
 
-def updated_later(store: Store, project: str, turn_ids: list[str], value: str) -> str | None:
+def updated_later(store: Store, project: str, turn_ids: list[str], value: str, key: str = "") -> str | None:
     """The key of a current ``user_stated`` fact of the session's scopes
     (``project`` "" : ``user/…`` only) that states a later value than one of
     the cited turns (``turn_ids``) for the subject of ``value``: the
     "updated later" link ``mem recall`` and the prompt hook compute for that
-    turn (``injecttime.stale_for_facts``, the proposal's value less its
-    values as the question), else None.  A derived fact is filed valid from now, so a
-    value the person already replaced would come back as current (test29 P8)."""
+    turn (``injecttime.stale_for_facts``, the proposal's key's words and its
+    value less its values as the question), else None.  A derived fact is filed valid from now, so a
+    value the person already replaced would come back as current (test29 P8; ``key``'s words: a bare
+    "5432" proposed for ``database-port`` asks what ``db-port``'s later 6543 answers, test35 T10)."""
     from objstore.retrieval.injecttime import stale_for_facts  # deferred: off the session-start hook (derive.auto)
     from objstore.retrieval.timeline import values_of  # deferred: as above
     facts = []
@@ -421,6 +422,9 @@ def updated_later(store: Store, project: str, turn_ids: list[str], value: str) -
     # the question the value answers: its words less its values ("… on port 4000" asks "… on port"); a
     # question holding the old value asks about that value, and a later value is no answer to it
     question = " ".join(w for w in value.split() if w.strip(".,;:!?()\"'").lower() not in vals)
+    parts = key.split("/")
+    question = " ".join([*" ".join(parts[2:] if parts[0] == "project" else parts[1:]).replace("-", " ").split(),
+                         question]).strip() if key else question
     memo: dict = {}
     for tid in turn_ids:
         try:
