@@ -97,6 +97,17 @@ backups mirror preview canary qa uat demo experiment experimental laptop persona
 _NARROW_RE = LazyPattern(r"\b(?:" + "|".join(sorted(NARROWING)) + r")\b", 2)
 
 
+def _value_clause(text: str, value: str) -> tuple[str, re.Match, int] | None:
+    """``(text lower-cased, where value first stands in it, where its clause
+    begins)`` (:data:`_CLAUSE_END_RE`), the first 4,000 characters read;
+    None when ``value`` (lower case) is not there."""
+    low = text[:4000].lower()
+    at = re.search(rf"(?<![\w.]){re.escape(value)}(?!\w)", low)
+    if at is None:
+        return None
+    return low, at, max((m.end() for m in _CLAUSE_END_RE.finditer(low, 0, at.start())), default=0)
+
+
 def _narrowed(fact: str, text: str, new: str) -> bool:
     """Whether the sentence of ``text`` where ``new`` first stands says
     the change of one copy, place or trial of the thing (a word of
@@ -106,11 +117,9 @@ def _narrowed(fact: str, text: str, new: str) -> bool:
     T21), or says "only" after the value; a fact that says it of staging
     itself is changed by its staging turn.  Case aside; the first 4,000
     characters read."""
-    low = text[:4000].lower()
-    at = re.search(rf"(?<![\w.]){re.escape(new)}(?!\w)", low)
-    if at is None:
+    if (found := _value_clause(text, new)) is None:
         return False
-    start = max((m.end() for m in _CLAUSE_END_RE.finditer(low, 0, at.start())), default=0)
+    low, at, start = found
     end = _CLAUSE_END_RE.search(low, at.end())
     after = low[at.end():end.start() if end else len(low)]
     # the value's clause before it ("my local … port changed to"), and after it only "on/in/for/at <words> <narrowing>"
@@ -145,11 +154,9 @@ def said_as_past(text: str, value: str) -> bool:
     no change from such a value (test35 T6: a person recalling history
     marked the current fact out of date).  Case aside; the first 4,000
     characters read."""
-    low = text[:4000].lower()
-    at = re.search(rf"(?<![\w.]){re.escape(value.lower())}(?![\w])", low)
-    if at is None:
+    if (found := _value_clause(text, value.lower())) is None:
         return False
-    start = max((m.end() for m in _CLAUSE_END_RE.finditer(low, 0, at.start())), default=0)
+    low, at, start = found
     before = low[start:at.start()]
     if _FROM_BEFORE_RE.search(before):
         return True

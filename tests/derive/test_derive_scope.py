@@ -1,5 +1,8 @@
 """Derive files a fact only in its session's own scopes (test29 P17) and never
-revives a value the person's later fact already replaced (test29 P8)."""
+revives a value the person's later fact already replaced (test29 P8), nor
+under a synonym key of that fact: a bare "5432" under ``database-port``
+beside the person's later ``db-port`` = 6543 (test35 T10: the check asked
+its question from the value alone, "5432" less its values: nothing)."""
 
 from __future__ import annotations
 
@@ -23,6 +26,10 @@ SCRIPT = {
          "value": "The shop database listens on port 4000", "turns": [1]},
         {"key": "project/shop/search-host", "kind": "project",
          "value": "The search index host is heron-search-2.internal", "turns": [3]}]},
+    # (keyed by the prompt's own words: a marker word in the turn is a value of its own, of another thing)
+    "please wire the tests to it": {"facts": [
+        {"key": "project/shop/db-host", "kind": "project", "value": "pg-7", "turns": [1]},
+        {"key": "project/shop/database-host", "kind": "project", "value": "pg-7", "turns": [1]}]},
 }
 
 
@@ -36,6 +43,9 @@ def model(invoke, tmp_path, monkeypatch):
         ("user", "PORT-SESSION: The shop database listens on port 4000 for now."),
         ("assistant", "OK, port 4000."),
         ("user", "The search index host is heron-search-2.internal.")], cwd="/home/dev/shop")
+    transcript(projects / "bare.jsonl", "bare", [
+        ("user", "the db host is pg-7, please wire the tests to it"),
+        ("assistant", "Done, the tests use pg-7.")], cwd="/home/dev/shop")
     invoke("import", "claude-code", str(tmp_path / "claude" / "projects"))
     m = Model(SCRIPT)
     monkeypatch.setenv("OPENAI_BASE_URL", m.url)
@@ -86,3 +96,13 @@ def test_without_a_later_fact_the_same_proposal_is_written(model, invoke):
     got = _decisions(invoke)
     assert got["project/shop/database-port"]["rule"] == "write"
 
+
+
+def test_a_bare_value_under_a_synonym_key_of_a_later_fact_is_queued(model, invoke):
+    invoke("remember", "project/shop/db-host", "pg-9")                 # the person, later
+    got = _decisions(invoke)
+    assert got["project/shop/db-host"]["rule"] == "change-user-stated"
+    d = got["project/shop/database-host"]
+    assert d["rule"] == "updated-later" and "project/shop/db-host" in d["detail"], d
+    assert invoke("get", "project/shop/database-host", exit_code=None).exit_code != 0
+    assert invoke("get", "project/shop/db-host").stdout.strip() == "pg-9"
