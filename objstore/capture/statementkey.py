@@ -113,8 +113,9 @@ def _states(part: str) -> bool:
 
 
 #: a statement naming who or what holds a role, the name first ("Bob is the on-call engineer now", "Postgres is
-#: our database"): the role is what it is about, as in "the on-call engineer is Alice" (test35 T8)
-_ROLE = LazyPattern(r"^\s*(?P<name>[A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*)?)\s+(?:is|are)\s+"
+#: our database"): the role is what it is about, as in "the on-call engineer is Alice" (test35 T8); a name of
+#: letters only ("GPIO17 is the LED pin" keeps its key, gpio17)
+_ROLE = LazyPattern(r"^\s*(?P<name>[A-Z][^\W\d_]*(?:['\u2019-][^\W\d_]+)*(?:\s+[A-Z][^\W\d_]*)?)\s+(?:is|are)\s+"
                     r"(?:(?:now|currently|still)\s+)?(?:the|our)\s+(?P<role>[^\d,;:=()]+?)"
                     r"(?:\s+(?:now|currently|still|again|these\s+days|from\s+now\s+on))?[.!]?\s*$")
 #: what opens a sentence without naming anyone ("It is the default", "This is the api")
