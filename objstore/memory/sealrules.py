@@ -15,6 +15,12 @@ without the key a digest cannot be tried against guesses.  The turn writer
 (``objstore.memory.appender``) stores every later turn with a span whose
 normalized form matches a rule replaced by ``[REDACTED:sealed-value]``,
 in any session.  ``mem unseal KEY`` removes the key's rules.
+``mem forget KEY`` writes its forgotten values' rules in the same file
+under the label ``forgotten:KEY`` (:data:`FORGOTTEN_LABEL`; test34b T17: a
+later session quoting a forgotten value stored it in the clear); their
+spans are replaced by ``[REDACTED:forgotten-value]``, and ``mem unseal``
+never drops them.  ``mem pull`` applies the rules to the turns it takes in
+(``objstore.remote.fetch``; test34b T22).
 docs/vault.md, "Sealing"; the file's format in docs/format.md.
 """
 
@@ -27,12 +33,14 @@ from objstore.core.ids import blake2b
 from objstore.core.objects import normalize_value
 from objstore.core.store import Store
 from objstore.core.text import normalized_map, replace_spans
-from objstore.memory.sessions import WITHHELD
+from objstore.memory.sessions import FORGOTTEN, WITHHELD
 from objstore.memory.tombstones import MIN_TEXT_CHARS, find_matches
 
 #: the rules file, under the store's root (docs/format.md, "Local seal rules")
 RULES_FILE = "seal-rules"
 _HEAD = "mem-seal-rules 1"
+#: the label of a forgotten key's rules: ``forgotten:<key>`` (a sealed key's rules carry the key alone)
+FORGOTTEN_LABEL = "forgotten:"
 
 
 class SealRules:
@@ -47,6 +55,10 @@ class SealRules:
     def rules(self) -> list[tuple[bytes, int]]:
         """``[(digest, length)]`` of every line, distinct."""
         return sorted({(d, n) for _k, d, n in self.lines})
+
+    def sealed_keys(self) -> set[str]:
+        """The sealed keys that have a rule here (not the forgotten ones)."""
+        return {k for k, _d, _n in self.lines if not k.startswith(FORGOTTEN_LABEL)}
 
 
 def load(store: Store) -> SealRules | None:
@@ -122,7 +134,8 @@ def withhold_sealed_values(text: str, rules: SealRules) -> tuple[str, int]:
     """``text`` with every span (starting at a word start:
     and ending at a word end: ``tombstones.find_matches`` with the key)
     whose normalized form matches one of ``rules`` replaced by
-    ``[REDACTED:sealed-value]``, and how many spans.  Cost: one keyed
+    ``[REDACTED:sealed-value]`` (``[REDACTED:forgotten-value]`` when only a
+    forgotten key's rule matches it), and how many spans.  Cost: one keyed
     BLAKE2b per word start whose window of a rule's length ends a word."""
     if not text or not rules.lines:
         return text, 0
@@ -130,4 +143,16 @@ def withhold_sealed_values(text: str, rules: SealRules) -> tuple[str, int]:
     found = find_matches(norm, rules.rules(), word_starts=True, key=rules.key)
     if not found:
         return text, 0
-    return replace_spans(text, [(starts[s], ends[e - 1]) for s, e in found], WITHHELD), len(found)
+    sealed = {d for k, d, _n in rules.lines if not k.startswith(FORGOTTEN_LABEL)}
+    spans = [(starts[s], ends[e - 1]) for s, e in found]
+    if len(sealed) == len(rules.lines):
+        return replace_spans(text, spans, WITHHELD), len(found)
+    forgot = [sp for sp, (s, e) in zip(spans, found)
+              if _digest(rules.key, norm[s:e].encode("utf-8", "surrogatepass")) not in sealed]
+    if len(forgot) == len(spans):
+        return replace_spans(text, spans, FORGOTTEN), len(found)
+    # both kinds: the forgotten spans first, then the sealed ones among what is left
+    # (a sealed span overlapping a forgotten one is inside the forgotten marker already)
+    kept = replace_spans(text, forgot, FORGOTTEN)
+    left, _n = withhold_sealed_values(kept, SealRules(rules.key, [ln for ln in rules.lines if ln[1] in sealed]))
+    return left, len(found)
