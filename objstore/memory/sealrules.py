@@ -29,8 +29,9 @@ from __future__ import annotations
 import os
 
 from objstore.core.atomic import atomic_write
+from objstore.core.codec import object_id
 from objstore.core.ids import blake2b
-from objstore.core.objects import normalize_value
+from objstore.core.objects import Turn, normalize_value
 from objstore.core.store import Store
 from objstore.core.text import normalized_map, replace_spans
 from objstore.memory.sessions import FORGOTTEN, WITHHELD
@@ -103,9 +104,12 @@ def add_rules(store: Store, key: str, texts: list[str]) -> int:
     and its random key are made on the first.  Returns how many rules
     were added.  Caller holds the store lock.  Raises OSError."""
     forms = sorted({norm for x in texts if len(norm := normalize_value(x)) >= MIN_TEXT_CHARS})
-    if not forms:
+    have = load(store)
+    if not forms:   # a sealed key's short value: the file (no line) says the rules are whole (rules_problem)
+        if have is None and not key.startswith(FORGOTTEN_LABEL) and not (store.root / RULES_FILE).exists():
+            _save(store, SealRules(os.urandom(32), []))
         return 0
-    have = load(store) or SealRules(os.urandom(32), [])
+    have = have or SealRules(os.urandom(32), [])
     lines = set(have.lines)
     new = {(key, _digest(have.key, x.encode("utf-8", "surrogatepass")), len(x)) for x in forms} - lines
     if new:
@@ -121,13 +125,43 @@ def drop_rules(store: Store, key: str) -> int:
     if have is None:
         return 0
     keep = [ln for ln in have.lines if ln[0] != key]
-    if len(keep) == len(have.lines):
-        return 0
-    if keep:
-        _save(store, SealRules(have.key, keep))
+    if keep or any(n != f"sealed/{key}" for n, _h in store.refs.iter("sealed", damaged=[])):
+        if len(keep) != len(have.lines):   # (another sealed key keeps the file, lines or none: rules_problem)
+            _save(store, SealRules(have.key, keep))
     else:
         (store.root / RULES_FILE).unlink(missing_ok=True)
     return len(have.lines) - len(keep)
+
+
+def rules_problem(store: Store) -> str | None:
+    """Why the store's seal rules cannot withhold its sealed values, or
+    None: with a sealed key, :data:`RULES_FILE` missing (deleted, a store
+    copied without it, or sealed before session 34), unreadable, or damaged
+    (its first line does not parse, a line does not, or it is cut short);
+    what ``mem fsck``, ``mem doctor`` and the hooks name (test34b T23:
+    silent, and the next turns stored the sealed value in the clear).  A
+    message naming the way to rebuild it.  Reads only."""
+    sealed = sum(1 for _n, _h in store.refs.iter("sealed", damaged=[]))
+    if not sealed:
+        return None
+    try:
+        raw = (store.root / RULES_FILE).read_bytes()
+    except FileNotFoundError:
+        what = "is missing"
+    except OSError as e:
+        what = f"cannot be read ({e.strerror or type(e).__name__})"
+    else:
+        rules = load(store)
+        if rules is None:
+            what = "is damaged (its first line does not parse)"
+        elif not raw.endswith(b"\n") or len(rules.lines) != raw.count(b"\n") - 1:
+            what = "is damaged (cut short, or a line does not parse)"
+        else:
+            return None
+    return (f"{RULES_FILE} {what} while {sealed} key{'s are' if sealed != 1 else ' is'} sealed: a sealed value "
+            "quoted in a turn captured or pulled from now on is stored in the clear; 'mem sealed rebuild-rules' "
+            "writes it again from the sealed values (it asks for the vault passphrase; the rules of values "
+            "'mem forget KEY' withheld cannot be rebuilt)")
 
 
 def withhold_sealed_values(text: str, rules: SealRules) -> tuple[str, int]:
@@ -156,3 +190,26 @@ def withhold_sealed_values(text: str, rules: SealRules) -> tuple[str, int]:
     kept = replace_spans(text, forgot, FORGOTTEN)
     left, _n = withhold_sealed_values(kept, SealRules(rules.key, [ln for ln in rules.lines if ln[1] in sealed]))
     return left, len(found)
+
+
+def withhold_in_chain(chain: list[tuple[str, Turn]], rules: SealRules | None
+                      ) -> tuple[list[tuple[str, Turn]], dict[str, Turn]]:
+    """A session chain (``[(id, turn)]``, oldest first) with each turn
+    holding a span one of ``rules`` matches rewritten in its place
+    (:func:`withhold_sealed_values`; the same id, parent and place: the
+    caller re-links what follows, as ``remote.merge.merge_chain`` does),
+    and the rewritten turns by their new ids.  What ``mem pull`` applies
+    to the turns it takes in (test34b T22: a session captured on a machine
+    without the rules, quoting a value sealed here, was stored and served
+    here in the clear).  Reads and writes nothing."""
+    if rules is None or not rules.lines:
+        return chain, {}
+    out, new = [], {}
+    for oid, t in chain:
+        kept, n = withhold_sealed_values(t.text, rules) if t.text and not t.forgotten else (t.text, 0)
+        if n:
+            t = t.replace(text=kept)
+            oid = object_id(t)
+            new[oid] = t
+        out.append((oid, t))
+    return out, new
