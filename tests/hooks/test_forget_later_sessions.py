@@ -9,23 +9,15 @@ kept (docs/forget.md)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 from objstore import scan_store
 from objstore.memory.sealrules import RULES_FILE
-from tests.hooks._util import REPO, hook_env, wait_store_processes_gone
+from tests.hooks._util import hook_env, wait_store_processes_gone
 from tests.hooks.test_remember_asked import _Session
+from tests.hooks.test_seal_later_turns import _mem
 
 VALUE = "bluebird-falcon-7q"
 TYPED = "pg-wren-host-4410"
-
-
-def _mem(env, *args, ok=(0,)):
-    r = subprocess.run([sys.executable, "-m", "cmds", *args], env=env, cwd=REPO, capture_output=True, text=True,
-                       timeout=180)
-    assert r.returncode in ok, (args, r.stdout + r.stderr)
-    return r
 
 
 def test_a_forgotten_value_quoted_in_a_later_session_is_stored_withheld(tmp_path):

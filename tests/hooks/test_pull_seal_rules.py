@@ -9,22 +9,14 @@ sealing machine's next push takes the clear copies off the remote."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 from objstore import scan_store
-from tests.hooks._util import REPO, hook_env, wait_store_processes_gone
+from tests.hooks._util import hook_env, wait_store_processes_gone
 from tests.hooks.test_remember_asked import _Session
+from tests.hooks.test_seal_later_turns import _mem
 
 SEALED = "orchid-lantern-5522"
 FORGOT = "bluebird-falcon-7r"
-
-
-def _mem(env, *args, ok=(0,)):
-    r = subprocess.run([sys.executable, "-m", "cmds", *args], env=env, cwd=REPO, capture_output=True, text=True,
-                       timeout=180)
-    assert r.returncode in ok, (args, r.stdout + r.stderr)
-    return r
 
 
 def test_a_pull_withholds_a_value_sealed_or_forgotten_here_in_the_turns_it_takes_in(tmp_path):

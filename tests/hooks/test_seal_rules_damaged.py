@@ -8,24 +8,16 @@ the rebuild makes later turns withheld again."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from objstore import scan_store
 from objstore.memory.sealrules import RULES_FILE
-from tests.hooks._util import REPO, hook_env, hook_log, wait_store_processes_gone
+from tests.hooks._util import hook_env, hook_log, wait_store_processes_gone
 from tests.hooks.test_remember_asked import _Session
+from tests.hooks.test_seal_later_turns import _mem
 
 VALUE = "orchid-lantern-5523"
-
-
-def _mem(env, *args, ok=(0,)):
-    r = subprocess.run([sys.executable, "-m", "cmds", *args], env=env, cwd=REPO, capture_output=True, text=True,
-                       timeout=180)
-    assert r.returncode in ok, (args, r.stdout + r.stderr)
-    return r
 
 
 @pytest.mark.parametrize("damage", ["cut", "deleted"])
