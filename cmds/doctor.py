@@ -29,7 +29,9 @@ def command(ctx, do_fix, as_json):
     been read to) can be used (a warning: capture reads that transcript again from its start,
     storing nothing twice); the imported transcripts can still be read (a
     warning); every remote answers and the sync key opens it; derive's
-    cache/derive-state.json can be read.
+    cache/derive-state.json can be read; with a sealed key, its local seal
+    rules (seal-rules) are there and whole (a warning names 'mem sealed
+    rebuild-rules').
     --fix repairs permissions, stale locks and unusable cursors, and sets
     a damaged derive-state.json aside; the rest names a command.  A store
     whose config is missing or damaged (every other command exits 13) is a

@@ -126,6 +126,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     one, while captured sessions name projects, is a warning; --repair
     rebuilds it the same way.
 
+    With a sealed key, a missing, cut or damaged seal-rules (the local
+    rules by which a sealed value quoted in a later turn is withheld) is a
+    warning naming 'mem sealed rebuild-rules'.
+
     So are a damaged remotes.json (not JSON, or not the shape docs/format.md
     gives) and a damaged sync-key (no age identity in it: garbage, cut
     short, empty), or a missing one while an encrypted remote this store
@@ -210,6 +214,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
         from objstore import orphan_advice, registry_orphans
         rep.warnings.extend("project registry: {}; {}".format(*orphan_advice(store.root, name, folder))
                             for name, folder in registry_orphans(store))
+    from objstore import seal_rules_problem
+    if sealing := seal_rules_problem(store):   # sealed values quoted later would be stored in the clear (test34b T23)
+        rep.warnings.append(sealing)
     from objstore import remote_files_damage
     remote_damage = remote_files_damage(store)   # left as they are: only the user can mend them
     rep.problems.extend(p for p, _todo in remote_damage)

@@ -1,4 +1,4 @@
-"""mem sealed (list, show, import, export, forget)."""
+"""mem sealed (list, show, import, export, forget, rebuild-rules)."""
 
 import sys
 
@@ -31,6 +31,7 @@ def command():
       mem sealed show user/bank/pin
       mem sealed import user/bank/pin pin.age
       mem sealed export user/bank/pin -o pin.age
+      mem sealed rebuild-rules
 
     Exit status: 0 ok; 4 no such sealed key or no vault; 12 wrong
     passphrase; 10 no store.
@@ -282,3 +283,38 @@ def forget(key, yes, as_json, store):
         emit_json({"key": chain[0].sealed.key, "objects_deleted": n})
         return
     click.echo(f"forgot {chain[0].sealed.key}: {plural(n, 'sealed version')} deleted")
+
+
+@command.command("rebuild-rules")
+@passphrase_file_option
+@json_option
+@with_store()
+def rebuild_rules(passphrase_file, as_json, store):
+    """Write the local seal rules (the file seal-rules) again from every sealed value.
+
+    mem seal writes, for each sealed value, a keyed digest in seal-rules
+    (never pushed), by which a turn captured or pulled later is stored with
+    the value withheld.  When that file was deleted, cut short or damaged,
+    or the key was sealed before those rules existed (mem fsck and mem
+    doctor name it; the hooks log DamagedSealRules), this decrypts every
+    sealed version (it asks for the vault passphrase) and writes the rules
+    again; a damaged file is replaced.  The rules of values 'mem forget
+    KEY' withheld cannot be rebuilt (their values are gone).
+
+    \b
+    Examples:
+      mem sealed rebuild-rules
+      mem sealed rebuild-rules --passphrase-file pp.txt --json
+
+    Exit status: 0 written (or nothing sealed); 4 no vault; 12 wrong
+    passphrase; 13 a damaged age file; 11 store locked.
+    """
+    from objstore import list_sealed, open_identity, rebuild_seal_rules
+    if not list_sealed(store):
+        keys, added = 0, 0
+    else:
+        keys, added = rebuild_seal_rules(store, open_identity(store, read_passphrase(passphrase_file)))
+    if as_json:
+        emit_json({"sealed_keys": keys, "rules_added": added})
+        return
+    click.echo(f"seal rules of {plural(keys, 'sealed key')} written ({plural(added, 'rule')} added)")

@@ -248,6 +248,8 @@ _API: dict[str, tuple[str, str]] = {
     "refuse_if_sealed": ("objstore.memory.served", "refuse_if_sealed"),
     "remember_sealed": ("objstore.vault.sealed", "remember_sealed"),
     "seal_key": ("objstore.vault.sealed", "seal_key"),
+    "rebuild_seal_rules": ("objstore.vault.sealed", "rebuild_rules"),
+    "seal_rules_problem": ("objstore.memory.sealrules", "rules_problem"),
     "sealed_message": ("objstore.memory.served", "sealed_message"),
     "sealed_named": ("objstore.retrieval.keyrank", "sealed_named"),
     "sealed_over": ("objstore.retrieval.keyrank", "sealed_over"),

@@ -101,13 +101,17 @@ def take_backs_after(text: str, previous: Callable[[], frozenset[str]]) -> str:
     take-back (most prompts).  Returns a str."""
     lines = text.split("\n")
     backs = [i for i, ln in enumerate(lines) if next_take_back(f".\n{ln}")]
-    if not backs:
+    bare = not backs and _password_shaped(text)
+    if not backs and not bare:
         return text
     marks = previous()
     if _withheld() in marks:
         return take_backs_withheld(text, _withheld())
     if PASSWORD_MARK not in marks:
         return text
+    if bare:   # the new password alone as the whole next prompt (test34b T9: "Beta#456q" stored in the clear)
+        lead = len(text) - len(text.lstrip())
+        return text[:lead] + PASSWORD_MARK + text[lead + len(text.strip().rstrip(_TRAIL)):]
     from objstore.core.redact import redact  # defer: a take-back after a password only
     for i in backs:
         for head in _SAID:   # (a PIN's new value is no password's shape: "Sorry, I mean 4822")
@@ -115,7 +119,28 @@ def take_backs_after(text: str, previous: Callable[[], frozenset[str]]) -> str:
             if got.startswith(said) and got[len(said):] != lines[i]:
                 lines[i] = got[len(said):]
                 break
+        else:   # a wording the redaction does not read ("no wait, it ends in 456q: Beta#456q", "whoops, it
+            # should be Beta#456q": test34b T9): each word of the line shaped as a password
+            lines[i] = " ".join(PASSWORD_MARK + w[len(w.rstrip(_TRAIL)):] if _password_shaped(w) else w
+                                for w in lines[i].split(" "))
     return "\n".join(lines)
+
+
+#: what may close a word or a prompt after a value ("Beta#456q." "Beta#456q!")
+_TRAIL = ".,;:!?)\"'"
+
+
+def _password_shaped(text: str) -> bool:
+    """One word (no blank inside) of 6+ characters, once its closing
+    punctuation is cut, holding a digit, a symbol or a capital past its
+    first character ("Beta#456q", "hunter22", "sunShine"; an apostrophe or
+    a hyphen is no symbol: "doesn't", "re-run"): read, after a prompt whose
+    password was redacted, as that password's new value; not "continue",
+    "yes", "ok", "Thanks!", a URL (test34b T9)."""
+    w = text.strip().rstrip(_TRAIL)
+    return (len(w) >= 6 and not any(c.isspace() for c in w) and "://" not in w
+            and any(c.isdigit() or (not c.isalnum() and c not in "-'\u2019") or (c.isupper() and i)
+                    for i, c in enumerate(w)))
 
 
 def _withheld() -> str:

@@ -15,6 +15,12 @@ without the key a digest cannot be tried against guesses.  The turn writer
 (``objstore.memory.appender``) stores every later turn with a span whose
 normalized form matches a rule replaced by ``[REDACTED:sealed-value]``,
 in any session.  ``mem unseal KEY`` removes the key's rules.
+``mem forget KEY`` writes its forgotten values' rules in the same file
+under the label ``forgotten:KEY`` (:data:`FORGOTTEN_LABEL`; test34b T17: a
+later session quoting a forgotten value stored it in the clear); their
+spans are replaced by ``[REDACTED:forgotten-value]``, and ``mem unseal``
+never drops them.  ``mem pull`` applies the rules to the turns it takes in
+(``objstore.remote.fetch``; test34b T22).
 docs/vault.md, "Sealing"; the file's format in docs/format.md.
 """
 
@@ -23,16 +29,19 @@ from __future__ import annotations
 import os
 
 from objstore.core.atomic import atomic_write
+from objstore.core.codec import object_id
 from objstore.core.ids import blake2b
-from objstore.core.objects import normalize_value
+from objstore.core.objects import Turn, normalize_value
 from objstore.core.store import Store
 from objstore.core.text import normalized_map, replace_spans
-from objstore.memory.sessions import WITHHELD
+from objstore.memory.sessions import FORGOTTEN, WITHHELD
 from objstore.memory.tombstones import MIN_TEXT_CHARS, find_matches
 
 #: the rules file, under the store's root (docs/format.md, "Local seal rules")
 RULES_FILE = "seal-rules"
 _HEAD = "mem-seal-rules 1"
+#: the label of a forgotten key's rules: ``forgotten:<key>`` (a sealed key's rules carry the key alone)
+FORGOTTEN_LABEL = "forgotten:"
 
 
 class SealRules:
@@ -47,6 +56,10 @@ class SealRules:
     def rules(self) -> list[tuple[bytes, int]]:
         """``[(digest, length)]`` of every line, distinct."""
         return sorted({(d, n) for _k, d, n in self.lines})
+
+    def sealed_keys(self) -> set[str]:
+        """The sealed keys that have a rule here (not the forgotten ones)."""
+        return {k for k, _d, _n in self.lines if not k.startswith(FORGOTTEN_LABEL)}
 
 
 def load(store: Store) -> SealRules | None:
@@ -91,9 +104,12 @@ def add_rules(store: Store, key: str, texts: list[str]) -> int:
     and its random key are made on the first.  Returns how many rules
     were added.  Caller holds the store lock.  Raises OSError."""
     forms = sorted({norm for x in texts if len(norm := normalize_value(x)) >= MIN_TEXT_CHARS})
-    if not forms:
+    have = load(store)
+    if not forms:   # a sealed key's short value: the file (no line) says the rules are whole (rules_problem)
+        if have is None and not key.startswith(FORGOTTEN_LABEL) and not (store.root / RULES_FILE).exists():
+            _save(store, SealRules(os.urandom(32), []))
         return 0
-    have = load(store) or SealRules(os.urandom(32), [])
+    have = have or SealRules(os.urandom(32), [])
     lines = set(have.lines)
     new = {(key, _digest(have.key, x.encode("utf-8", "surrogatepass")), len(x)) for x in forms} - lines
     if new:
@@ -109,20 +125,51 @@ def drop_rules(store: Store, key: str) -> int:
     if have is None:
         return 0
     keep = [ln for ln in have.lines if ln[0] != key]
-    if len(keep) == len(have.lines):
-        return 0
-    if keep:
-        _save(store, SealRules(have.key, keep))
+    if keep or any(n != f"sealed/{key}" for n, _h in store.refs.iter("sealed", damaged=[])):
+        if len(keep) != len(have.lines):   # (another sealed key keeps the file, lines or none: rules_problem)
+            _save(store, SealRules(have.key, keep))
     else:
         (store.root / RULES_FILE).unlink(missing_ok=True)
     return len(have.lines) - len(keep)
+
+
+def rules_problem(store: Store) -> str | None:
+    """Why the store's seal rules cannot withhold its sealed values, or
+    None: with a sealed key, :data:`RULES_FILE` missing (deleted, a store
+    copied without it, or sealed before session 34), unreadable, or damaged
+    (its first line does not parse, a line does not, or it is cut short);
+    what ``mem fsck``, ``mem doctor`` and the hooks name (test34b T23:
+    silent, and the next turns stored the sealed value in the clear).  A
+    message naming the way to rebuild it.  Reads only."""
+    sealed = sum(1 for _n, _h in store.refs.iter("sealed", damaged=[]))
+    if not sealed:
+        return None
+    try:
+        raw = (store.root / RULES_FILE).read_bytes()
+    except FileNotFoundError:
+        what = "is missing"
+    except OSError as e:
+        what = f"cannot be read ({e.strerror or type(e).__name__})"
+    else:
+        rules = load(store)
+        if rules is None:
+            what = "is damaged (its first line does not parse)"
+        elif not raw.endswith(b"\n") or len(rules.lines) != raw.count(b"\n") - 1:
+            what = "is damaged (cut short, or a line does not parse)"
+        else:
+            return None
+    return (f"{RULES_FILE} {what} while {sealed} key{'s are' if sealed != 1 else ' is'} sealed: a sealed value "
+            "quoted in a turn captured or pulled from now on is stored in the clear; 'mem sealed rebuild-rules' "
+            "writes it again from the sealed values (it asks for the vault passphrase; the rules of values "
+            "'mem forget KEY' withheld cannot be rebuilt)")
 
 
 def withhold_sealed_values(text: str, rules: SealRules) -> tuple[str, int]:
     """``text`` with every span (starting at a word start:
     and ending at a word end: ``tombstones.find_matches`` with the key)
     whose normalized form matches one of ``rules`` replaced by
-    ``[REDACTED:sealed-value]``, and how many spans.  Cost: one keyed
+    ``[REDACTED:sealed-value]`` (``[REDACTED:forgotten-value]`` when only a
+    forgotten key's rule matches it), and how many spans.  Cost: one keyed
     BLAKE2b per word start whose window of a rule's length ends a word."""
     if not text or not rules.lines:
         return text, 0
@@ -130,4 +177,39 @@ def withhold_sealed_values(text: str, rules: SealRules) -> tuple[str, int]:
     found = find_matches(norm, rules.rules(), word_starts=True, key=rules.key)
     if not found:
         return text, 0
-    return replace_spans(text, [(starts[s], ends[e - 1]) for s, e in found], WITHHELD), len(found)
+    sealed = {d for k, d, _n in rules.lines if not k.startswith(FORGOTTEN_LABEL)}
+    spans = [(starts[s], ends[e - 1]) for s, e in found]
+    if len(sealed) == len(rules.lines):
+        return replace_spans(text, spans, WITHHELD), len(found)
+    forgot = [sp for sp, (s, e) in zip(spans, found)
+              if _digest(rules.key, norm[s:e].encode("utf-8", "surrogatepass")) not in sealed]
+    if len(forgot) == len(spans):
+        return replace_spans(text, spans, FORGOTTEN), len(found)
+    # both kinds: the forgotten spans first, then the sealed ones among what is left
+    # (a sealed span overlapping a forgotten one is inside the forgotten marker already)
+    kept = replace_spans(text, forgot, FORGOTTEN)
+    left, _n = withhold_sealed_values(kept, SealRules(rules.key, [ln for ln in rules.lines if ln[1] in sealed]))
+    return left, len(found)
+
+
+def withhold_in_chain(chain: list[tuple[str, Turn]], rules: SealRules | None
+                      ) -> tuple[list[tuple[str, Turn]], dict[str, Turn]]:
+    """A session chain (``[(id, turn)]``, oldest first) with each turn
+    holding a span one of ``rules`` matches rewritten in its place
+    (:func:`withhold_sealed_values`; the same id, parent and place: the
+    caller re-links what follows, as ``remote.merge.merge_chain`` does),
+    and the rewritten turns by their new ids.  What ``mem pull`` applies
+    to the turns it takes in (test34b T22: a session captured on a machine
+    without the rules, quoting a value sealed here, was stored and served
+    here in the clear).  Reads and writes nothing."""
+    if rules is None or not rules.lines:
+        return chain, {}
+    out, new = [], {}
+    for oid, t in chain:
+        kept, n = withhold_sealed_values(t.text, rules) if t.text and not t.forgotten else (t.text, 0)
+        if n:
+            t = t.replace(text=kept)
+            oid = object_id(t)
+            new[oid] = t
+        out.append((oid, t))
+    return out, new

@@ -28,7 +28,7 @@ from objstore.core.refs import session_ref
 from objstore.core.store import Store, now_ms
 from objstore.memory import forget
 from objstore.memory.forgetplan import ForgetPlan, match_sessions
-from objstore.memory.sealrules import add_rules
+from objstore.memory.sealrules import FORGOTTEN_LABEL, add_rules
 from objstore.memory.sessions import FORGOTTEN, walk_turns, withhold_value
 from objstore.memory.tombstones import MIN_TEXT_CHARS, all_tombstones, put_tombstone
 
@@ -83,10 +83,9 @@ def plan_source_turns(store: Store, facts: Iterable[Fact], marker: str = "",
                     plan.redacted.setdefault(t.session, []).append(tv)
                 plan.texts[src] = new
     cited = set(plan.texts)
-    needles = sorted({n for f in facts if f.body and not f.forgotten
-                      and (not sourced_only or f.body in held or f.trust != "derived")
-                      for n in quoted_forms(f.body)
-                      if not sourced_only or f.body in held or _value_shaped(n)}, key=len, reverse=True)
+    needles = sorted(forgotten_forms(facts, held) if sourced_only else
+                     {n for f in facts if f.body and not f.forgotten for n in quoted_forms(f.body)},
+                     key=len, reverse=True)
     heads = {name[len("sessions/"):]: head for name, head in store.refs.iter("sessions")} if needles else {}
     for needle in needles:
         only = match_sessions(store, needle, heads)
@@ -112,6 +111,20 @@ def plan_source_turns(store: Store, facts: Iterable[Fact], marker: str = "",
     return plan, len(set(plan.texts) - cited)
 
 
+
+
+def forgotten_forms(facts: Iterable[Fact], held: set[str] | None = None) -> set[str]:
+    """The forms of ``facts``' values a ``mem forget KEY`` withholds in the
+    turns quoting them: every :func:`quoted_forms` form of a value whose
+    fact cites a captured turn (or one a forget took: ``held``, the values
+    so cited; None: read from ``facts``' sources), the value-shaped forms
+    (:func:`_value_shaped`) of a value a person or an agent typed, none of
+    a derived fact's value (derive's evidence).  Reads nothing."""
+    facts = [f for f in facts if f.body and not f.forgotten]
+    if held is None:
+        held = {f.body for f in facts if any(s.startswith("forgotten:") or is_full_id(s) for s in f.sources)}
+    return {n for f in facts if f.body in held or f.trust != "derived"
+            for n in quoted_forms(f.body) if f.body in held or _value_shaped(n)}
 
 
 def add_source_turns(store: Store, plan: ForgetPlan) -> int:
@@ -158,13 +171,23 @@ def rule_source_values(store: Store, plan: ForgetPlan) -> int:
     hash, at least ``MIN_TEXT_CHARS``), so a turn the transcript sync
     captures later holding it (the agent's "Noted: …", already in the
     transcript at the forget) is never served with it (test33b T4).
+    For a key, a version or an object id (no ``--match``), first the local
+    seal rules of the forms it withholds (:func:`forgotten_forms`;
+    ``sealrules.add_rules`` under ``forgotten:KEY``), so a turn captured or
+    pulled later, in any session, is stored with the value withheld
+    (test34b T17: a new session quoting it stored it in the clear).
     Returns how many rules were written.  Takes the store lock; raises
     StoreLocked, OSError."""
+    n = 0
+    if plan.match is None:
+        with store.lock("forget"):
+            for key, vs in [*plan.keys.items(), *plan.versions.items()]:
+                n += add_rules(store, FORGOTTEN_LABEL + key, sorted(forgotten_forms(v.fact for v in vs)))
     if not plan.redacted:
-        return 0
+        return n
     forms = {x for vs in (*plan.keys.values(), *plan.versions.values()) for v in vs
              if v.fact.body and not v.fact.forgotten for x in quoted_forms(v.fact.body)}
-    n = sum(1 for x in sorted(forms) if forget.text_rule_ahead(store, x))
+    n += sum(1 for x in sorted(forms) if forget.text_rule_ahead(store, x))
     return n + session_rules(store, sorted(plan.redacted), sorted(forms))
 
 

@@ -101,6 +101,7 @@ from objstore.core.settings import config_problem, value
 from objstore.core.lock import lock_held, lock_holder
 from objstore.core.store import FACT_COMMIT_WAIT_S, FACT_WRITER, INIT_LOCK
 from objstore.core.sealstate import plain_and_sealed
+from objstore.memory.sealrules import rules_problem
 from objstore.core.store import Store
 from objstore.core.storepath import folder_damage, refs_dir_damage
 from objstore.integrations.install import EVENT_TIMEOUTS, handler_home, is_mem_handler
@@ -563,6 +564,11 @@ def _derive_state(store: Store, why: str | None) -> list[Finding]:
                     "session again)", (str(store.root / "cache" / "derive-state.json"),))]
 
 
+def _seal_rules(store: Store) -> list[Finding]:
+    why = rules_problem(store)   # test34b T23: a sealed value quoted later is stored in the clear
+    return [Finding("seal", "warning", why, "mem sealed rebuild-rules")] if why else []
+
+
 def run_check(name: str, check, *args) -> list[Finding]:
     """``check(*args)``'s findings; a check stopped by damage it reads
     (a ``MemError`` such as a directory where the index journal should be,
@@ -617,7 +623,7 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
                                             store),
               ("remotes", _remote_files, list(remote_files)), ("remotes", _remotes, list(remotes)),
               ("derive", _derive_state, store, derive_state), ("capture", _shell_spool, store),
-              ("capture", _proxy_spool, store))
+              ("capture", _proxy_spool, store), ("seal", _seal_rules, store))
     out = [f for name, check, *args in checks for f in run_check(name, check, *args)]
     return sorted(out, key=lambda f: f.severity != "error")
 

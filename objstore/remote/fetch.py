@@ -20,6 +20,7 @@ from objstore.core.store import Store, now_ms
 from objstore.memory import queue
 from objstore.memory.forget import scrub_derived
 from objstore.memory.recovery import recover
+from objstore.memory.sealrules import SealRules, load as load_seal_rules, withhold_in_chain
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import Manifest
@@ -371,8 +372,10 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
     parked: list[QueueItem] = []
     sealed = {n[len("sealed/"):] for n, _ in store.refs.iter("sealed")}
     names = sorted({n for n in (*local, *m.refs) if n.startswith(("facts/", "sessions/"))})
+    seal: SealRules | None | bool = False
     for name in names:
         lh, rh = local.get(name), m.refs.get(name)
+        withheld: dict[str, Turn] = {}
         is_fact = name.startswith("facts/")
         if lh == rh:
             continue
@@ -392,9 +395,15 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
         else:
             typ = Fact if is_fact else Turn
             lc, rc = read_chain(store, lh, typ), read_chain(store, rh, typ, remote=remote)
+            if not is_fact:   # a value sealed or forgotten here, quoted there: withheld as capture here would
+                if seal is False:   # (the local seal rules, read once; test34b T22)
+                    seal = load_seal_rules(store)
+                rc, withheld = withhold_in_chain(rc, seal)
             out = merge_chain(lc, rc, fidx, "fact" if is_fact else "turn")
             for oid in out.final_ids:   # kept as they are: they must exist here
-                if oid in remote.fetched and not store.has(oid):
+                if oid in withheld and not store.has(oid):
+                    store.put(withheld[oid])
+                elif oid in remote.fetched and not store.has(oid):
                     store.put(remote.fetched[oid])
                     res.objects_received += 1   # (a repair's lost versions, read back from the remote's packs)
             for oid, obj in out.new_objects:
@@ -407,12 +416,12 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
             res.gaps_verified += out.gaps_verified
             res.versions_refilled += out.versions_refilled
             out_head, final, dropped = out.head, out.final_ids, out.dropped_ids
-            rewritten = bool(out.emptied) or (lh is not None and lh not in final)
+            rewritten = bool(out.emptied) or (lh is not None and lh not in final) or bool(withheld)
         if rh is not None and rh not in final:
             rep.remote_rewritten = True
         if out_head == lh:
-            if is_fact and rewritten and dropped:   # emptied here, never current here (a pulled value a
-                journal += [f"D\t{o}" for o in sorted(dropped)]   # text rule forgets): its objects go
+            if (is_fact or withheld) and rewritten and dropped:   # emptied here, never current here (a pulled
+                journal += [f"D\t{o}" for o in sorted(dropped)]   # value a text rule forgets): its objects go
             continue
         key = name.split("/", 1)[1]
         if is_fact:

@@ -201,6 +201,28 @@ def open_text(identities: list[str], sv: SealedVersion) -> str:
                            f"({len(data)} bytes)", hint="mem sealed show --raw writes its exact bytes") from None
 
 
+def rebuild_rules(store: Store, identities: list[str]) -> tuple[int, int]:
+    """Write the local seal rules (``memory.sealrules.add_rules``) of every
+    version of every sealed key again, from its decrypted value, as
+    ``mem seal`` wrote them (``sealsources.quoted_forms``): what ``mem
+    sealed rebuild-rules`` does after ``seal-rules`` was deleted, cut
+    short or damaged, or for a key sealed before session 34 (test34b T23;
+    ``sealrules.rules_problem``).  A damaged file is replaced (a new random
+    key).  A lost or forgotten version holds no value and is skipped.
+    Returns ``(sealed keys, rules added)``.  Takes the store lock.
+    Raises WrongPassphrase, IntegrityError (a damaged age file), OSError."""
+    keys = sorted(name[len("sealed/"):] for name, _h in store.refs.iter("sealed"))
+    added = 0
+    with store.lock("seal"):
+        for key in keys:
+            for sv in sealed_versions(store, key):
+                if is_empty_place(sv.sealed):
+                    continue
+                body = open_value(identities, sv).decode("utf-8", "surrogateescape")
+                added += add_rules(store, key, quoted_forms(body))
+    return len(keys), added
+
+
 # --------------------------------------------------------------------------- reading metadata
 
 
@@ -382,8 +404,10 @@ def import_sealed(store: Store, key: str, data: bytes, *, kind: str | None = Non
         if want not in types:
             raise InvalidInput(f"this age file has no {want} recipient stanza ({', '.join(sorted(types))}), "
                                "so the vault cannot open it", hint=f"encrypt it with: age -r {info.recipient}")
-        return _write_sealed(store, key, data, kind=kind, trust=trust, valid_from=valid_from,
-                             owner=owner, expect=None, command="sealed import")
+        got = _write_sealed(store, key, data, kind=kind, trust=trust, valid_from=valid_from,
+                            owner=owner, expect=None, command="sealed import")
+        add_rules(store, key, [])   # no rule (mem never sees the value; rebuild-rules writes it), the file made
+        return got
 
 
 def _drop_seal_tombstones(store: Store, key: str) -> None:
