@@ -220,7 +220,8 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
         if fixed is not None:
             doc["repair"] = {"quarantine": fixed.quarantine, "quarantined": fixed.quarantined,
                              "salvaged": fixed.salvaged, "dropped_objects": fixed.dropped_objects,
-                             "uninflated": fixed.uninflated,
+                             "uninflated": fixed.uninflated, "miscopied": fixed.miscopied,
+                             "unflipped": [{"pack": n, "offset": o, "bit": b} for n, o, b in fixed.unflipped],
                              "misindexed": fixed.misindexed,
                              "refetched": fixed.refetched, "unindexed": fixed.unindexed, "lost": fixed.lost, "stubs": fixed.stubs,
                              "placeholders": fixed.stubs_in,
@@ -327,6 +328,10 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
     if r.lost_tombstones:
         _say("hint: 'mem pull' from a remote that holds it restores it; 'mem fsck --repair "
                    "--drop-lost-tombstones' drops it (what it forgot may then be captured again)", err=True)
+    for name, at, bit in r.unflipped:   # (test34b T24)
+        _say(f"repair: pack {name[:16]} had one flipped bit (byte {at}, bit {bit}): flipped back, the pack is "
+             "again as written (its checksum matches) and every object in it reads; the damaged copy is in "
+             "the quarantine")
     for pack in r.put_back:
         _say(f"repair: put back {pack} and its index from the quarantine (they verify)")
     for pack in r.absent_packs:   # missing, not damaged: nothing that needs it is touched (test33 T17)
@@ -350,8 +355,12 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
         _say(f"repair: dropped {plural(len(r.dropped_objects), 'damaged object')}")
         for name, n in r.uninflated.items():   # why one bit cost many objects (test34 T2)
             _say(f"repair: {n} of them (pack {name[:16]}) came after the damage in their compressed block, "
-                 "which does not inflate beyond it (a block is one DEFLATE stream: a flipped bit costs every "
+                 "which does not inflate beyond it (a block is one DEFLATE stream: damage costs every "
                  "object after it in the block)")
+        for name, n in r.miscopied.items():   # why one bit cost objects that still inflate (test34b T24)
+            _say(f"repair: {n} of them (pack {name[:16]}) inflate to wrong bytes: the damage is in what their "
+                 "compressed block shares (its Huffman table, or text later objects copy), and it is not one "
+                 "flipped bit the repair could find and undo")
     if r.misindexed:   # a damaged .idx id: the object is intact, only its entry was wrong
         one = len(r.misindexed) == 1
         _say(f"repair: dropped {len(r.misindexed)} pack index {'entry' if one else 'entries'} whose id did "

@@ -27,12 +27,13 @@ def _packed(mem, store_path):
 
 
 def _flip_one_bit(mem, pack) -> None:
-    """One bit flipped inside the pack's one compressed block, so that no key reads back (test34 T2); a flip
-    deflate happens to read past unharmed (the values' times vary) is undone and tried at the next byte."""
+    """Two bits of one byte flipped inside the pack's one compressed block, so that no key reads back (test34 T2;
+    one flipped bit alone the repair now finds and flips back, test34b T24); a flip deflate happens to read past
+    unharmed (the values' times vary) is undone and tried at the next byte."""
     good = pack.read_bytes()
     for at in range(40, 60):
         b = bytearray(good)
-        b[at] ^= 0x10
+        b[at] ^= 0x30
         pack.write_bytes(bytes(b))
         if mem("keys").stdout == "":
             return
