@@ -221,6 +221,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
             doc["repair"] = {"quarantine": fixed.quarantine, "quarantined": fixed.quarantined,
                              "salvaged": fixed.salvaged, "dropped_objects": fixed.dropped_objects,
                              "uninflated": fixed.uninflated, "miscopied": fixed.miscopied,
+                             "cut_short": fixed.cut_short,
                              "unflipped": [{"pack": n, "offset": o, "bit": b} for n, o, b in fixed.unflipped],
                              "misindexed": fixed.misindexed,
                              "refetched": fixed.refetched, "unindexed": fixed.unindexed, "lost": fixed.lost, "stubs": fixed.stubs,
@@ -424,6 +425,11 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
         if name in r.gaps_filled:   # whole, but misnumbered (an unseal before session 15 dropped forgotten places)
             _say(f"repair: mended {name}: {plural(r.gaps_filled[name], 'missing version number')} "
                        "kept as forgotten placeholders (a forgotten version's place an older mem unseal dropped)")
+        elif name in r.cut_short:   # its head was lost: the session's end, of unknown length (test34 T11)
+            k, more = r.cut_short[name], r.stubs_in.get(name, 1) - 1
+            _say(f"repair: mended {name}: its last turns were lost with its head (from turn #{k} on; how many is "
+                 f"unknown): kept as an empty 'lost' placeholder at #{k}"
+                 + (f", and {_lost_places(name, more)} before it as placeholders in their places" if more else ""))
         elif r.stubs_in.get(name):
             _say(f"repair: mended {name}: {_lost_places(name, r.stubs_in[name])} kept as "
                        + ("an empty 'lost' placeholder in its place" if r.stubs_in[name] == 1
@@ -478,13 +484,18 @@ def _lost_summary(r) -> str:
     parts = []
     by_kind: dict[str, list[int]] = {}
     for name, n in r.stubs_in.items():
-        by_kind.setdefault(name.split("/", 1)[0], []).append(n)
+        n -= name in r.cut_short   # that placeholder stands for a session's end, said below
+        if n:
+            by_kind.setdefault(name.split("/", 1)[0], []).append(n)
     for ns, what in (("facts", "version"), ("sealed", "sealed version"), ("sessions", "turn")):
         if ns in by_kind:
             n, refs = sum(by_kind[ns]), len(by_kind[ns])
             where = plural(refs, "session" if ns == "sessions" else "key")
             parts.append(f"{plural(n, what)}, now {'a' if n == 1 else n} 'lost' "
                          f"{'placeholder' if n == 1 else 'placeholders'} in {where}")
+    if r.cut_short:   # a 'lost' placeholder there stands for a session's end of unknown length (test34 T11)
+        parts.append(f"the end of {plural(len(r.cut_short), 'session')} from a lost head on (one placeholder "
+                     "each: how many turns is unknown)")
     gone = [n for n in r.dropped_refs if not n.startswith("tombstones/")]
     if gone:
         parts.append(f"{plural(len(gone), 'ref')} removed with nothing readable ({', '.join(gone)})")

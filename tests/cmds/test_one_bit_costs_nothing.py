@@ -82,3 +82,49 @@ def test_gc_and_doctor_name_a_missing_pack_not_a_repair(mem, store_path, tmp_pat
     away.rename(pack)
     assert mem("keys").stdout.count("project/k/") == len(KEYS)
     mem("fsck")
+
+
+SID = "11111111-2222-3333-4444-555555555555"
+
+
+def _transcript(path) -> None:
+    with open(path, "w") as f:
+        for i in range(40):
+            role = "user" if i % 2 == 0 else "assistant"
+            f.write(json.dumps({"type": role, "sessionId": SID, "uuid": f"u-{i}", "cwd": "/tmp/proj",
+                                "timestamp": f"2026-12-03T16:{i:02d}:00.000Z",
+                                "message": {"role": role, "content": f"turn {i} says {i * 7919} about the build"}})
+                    + "\n")
+
+
+def test_a_session_whose_end_is_lost_says_so_and_reread_puts_it_back(mem, store_path, tmp_path):
+    """test34 T11: the tail of a session (its head with it) vanished with "its readable versions relinked (no
+    placeholder needed)" and was counted nowhere.  Now a 'lost' placeholder keeps the end's place, the repair
+    says the session was cut short, and 'mem import --reread' of the transcript fills it: the session is as
+    it was, ids and all."""
+    tx = tmp_path / "s.jsonl"
+    _transcript(tx)
+    mem("import", "claude-code", str(tx))
+    mem("gc", "--prune=now")
+    before = mem("show", SID).stdout
+    (pack,) = (store_path / "objects" / "pack").glob("pack-*.pack")
+    good = pack.read_bytes()
+    for at in range(int(len(good) * 0.9), int(len(good) * 0.5), -1):   # two bits: not undone by the repair
+        b = bytearray(good)
+        b[at] ^= 0x60
+        pack.write_bytes(bytes(b))
+        shown = mem("show", SID, exit_code=None)
+        if shown.exit_code != 0 and "[39]" not in shown.stdout:   # its head (turn 39) is lost
+            break
+    else:
+        raise AssertionError("no two-bit damage cost the session's head")
+    rep = mem("fsck", "--repair", exit_code=None).stdout
+    assert f"mended sessions/{SID}: its last turns were lost with its head (from turn #" in rep, rep
+    assert "lost in all: the end of 1 session from a lost head on" in rep, rep
+    assert "no placeholder needed" not in rep, rep
+    shown = mem("show", SID).stdout
+    assert "(lost: mem fsck --repair could not recover this turn)" in shown.splitlines()[-1], shown
+    out = mem("import", "claude-code", "--reread", str(tx)).stdout
+    assert "1 of 1 gap verified" in out, out
+    assert mem("show", SID).stdout == before
+    mem("fsck")
