@@ -36,9 +36,10 @@ from pathlib import Path
 from blake3 import blake3
 
 from objstore.core.atomic import atomic_write
+from objstore.core.errors import MemError
 from objstore.core.ids import hash_bytes
 from objstore.core.pack import PackSet
-from objstore.core.packformat import DeflateReader
+from objstore.core.packformat import ZSTD_VERSION, DeflateReader
 from objstore.core.packsources import column_len
 
 #: the most single-bit flips tried in one damaged block (64 Ki: 8 KiB of compressed bytes before its
@@ -61,7 +62,10 @@ def mend_packs(pack_dir: Path, keep: Callable[[Path], object]) -> list[tuple[str
     ps = PackSet(pack_dir, skip_broken=True)
     try:
         for pack in ps.packs:
-            flip = find_flip(pack)
+            try:
+                flip = find_flip(pack)
+            except (MemError, ValueError, struct.error):   # damage elsewhere (its dictionary): set aside as before
+                flip = None
             if flip is not None:
                 found.append((pack.pack_path, pack.name, *flip))
     finally:
@@ -76,14 +80,14 @@ def mend_packs(pack_dir: Path, keep: Callable[[Path], object]) -> list[tuple[str
 
 def find_flip(pack, trials: int = MEND_TRIALS) -> tuple[int, int] | None:
     """``(offset, bit)`` of a single flipped bit in ``pack`` (a
-    :class:`~objstore.core.packfile.Pack` of version 3 or later: byte
+    :class:`~objstore.core.packfile.Pack` of version 3 to 6 or 8: byte
     ``offset`` of the ``.pack`` file, ``bit`` 0-7, value ``1 << bit``)
     whose flip back makes the pack body hash to the pack's name again and
     every object of its damaged blocks read, else None (the body is sound,
     the damage is not one bit of a frame block's stream, or not found
     within ``trials`` flips per block).  Reads the whole ``.pack`` file;
     raises OSError if it cannot be read, nothing for damage."""
-    if pack.version < 3:
+    if pack.version < 3 or pack.version == ZSTD_VERSION:   # zstd checks its own blocks
         return None
     data = bytearray(pack.pack_path.read_bytes())
     want = bytes.fromhex(pack.name)
