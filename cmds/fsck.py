@@ -227,7 +227,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
         if fixed is not None:
             doc["repair"] = {"quarantine": fixed.quarantine, "quarantined": fixed.quarantined,
                              "salvaged": fixed.salvaged, "dropped_objects": fixed.dropped_objects,
-                             "uninflated": fixed.uninflated,
+                             "uninflated": fixed.uninflated, "miscopied": fixed.miscopied,
+                             "cut_short": fixed.cut_short,
+                             "unflipped": [{"pack": n, "offset": o, "bit": b} for n, o, b in fixed.unflipped],
                              "misindexed": fixed.misindexed,
                              "refetched": fixed.refetched, "unindexed": fixed.unindexed, "lost": fixed.lost, "stubs": fixed.stubs,
                              "placeholders": fixed.stubs_in,
@@ -334,6 +336,10 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
     if r.lost_tombstones:
         _say("hint: 'mem pull' from a remote that holds it restores it; 'mem fsck --repair "
                    "--drop-lost-tombstones' drops it (what it forgot may then be captured again)", err=True)
+    for name, at, bit in r.unflipped:   # (test34b T24)
+        _say(f"repair: pack {name[:16]} had one flipped bit (byte {at}, bit {bit}): flipped back, the pack is "
+             "again as written (its checksum matches) and every object in it reads; the damaged copy is in "
+             "the quarantine")
     for pack in r.put_back:
         _say(f"repair: put back {pack} and its index from the quarantine (they verify)")
     for pack in r.absent_packs:   # missing, not damaged: nothing that needs it is touched (test33 T17)
@@ -357,8 +363,12 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
         _say(f"repair: dropped {plural(len(r.dropped_objects), 'damaged object')}")
         for name, n in r.uninflated.items():   # why one bit cost many objects (test34 T2)
             _say(f"repair: {n} of them (pack {name[:16]}) came after the damage in their compressed block, "
-                 "which does not inflate beyond it (a block is one DEFLATE stream: a flipped bit costs every "
+                 "which does not inflate beyond it (a block is one DEFLATE stream: damage costs every "
                  "object after it in the block)")
+        for name, n in r.miscopied.items():   # why one bit cost objects that still inflate (test34b T24)
+            _say(f"repair: {n} of them (pack {name[:16]}) inflate to wrong bytes: the damage is in what their "
+                 "compressed block shares (its Huffman table, or text later objects copy), and it is not one "
+                 "flipped bit the repair could find and undo")
     if r.misindexed:   # a damaged .idx id: the object is intact, only its entry was wrong
         one = len(r.misindexed) == 1
         _say(f"repair: dropped {len(r.misindexed)} pack index {'entry' if one else 'entries'} whose id did "
@@ -422,6 +432,11 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
         if name in r.gaps_filled:   # whole, but misnumbered (an unseal before session 15 dropped forgotten places)
             _say(f"repair: mended {name}: {plural(r.gaps_filled[name], 'missing version number')} "
                        "kept as forgotten placeholders (a forgotten version's place an older mem unseal dropped)")
+        elif name in r.cut_short:   # its head was lost: the session's end, of unknown length (test34 T11)
+            k, more = r.cut_short[name], r.stubs_in.get(name, 1) - 1
+            _say(f"repair: mended {name}: its last turns were lost with its head (from turn #{k} on; how many is "
+                 f"unknown): kept as an empty 'lost' placeholder at #{k}"
+                 + (f", and {_lost_places(name, more)} before it as placeholders in their places" if more else ""))
         elif r.stubs_in.get(name):
             _say(f"repair: mended {name}: {_lost_places(name, r.stubs_in[name])} kept as "
                        + ("an empty 'lost' placeholder in its place" if r.stubs_in[name] == 1
@@ -476,13 +491,18 @@ def _lost_summary(r) -> str:
     parts = []
     by_kind: dict[str, list[int]] = {}
     for name, n in r.stubs_in.items():
-        by_kind.setdefault(name.split("/", 1)[0], []).append(n)
+        n -= name in r.cut_short   # that placeholder stands for a session's end, said below
+        if n:
+            by_kind.setdefault(name.split("/", 1)[0], []).append(n)
     for ns, what in (("facts", "version"), ("sealed", "sealed version"), ("sessions", "turn")):
         if ns in by_kind:
             n, refs = sum(by_kind[ns]), len(by_kind[ns])
             where = plural(refs, "session" if ns == "sessions" else "key")
             parts.append(f"{plural(n, what)}, now {'a' if n == 1 else n} 'lost' "
                          f"{'placeholder' if n == 1 else 'placeholders'} in {where}")
+    if r.cut_short:   # a 'lost' placeholder there stands for a session's end of unknown length (test34 T11)
+        parts.append(f"the end of {plural(len(r.cut_short), 'session')} from a lost head on (one placeholder "
+                     "each: how many turns is unknown)")
     gone = [n for n in r.dropped_refs if not n.startswith("tombstones/")]
     if gone:
         parts.append(f"{plural(len(gone), 'ref')} removed with nothing readable ({', '.join(gone)})")

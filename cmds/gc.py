@@ -46,9 +46,13 @@ def command(prune, dry_run, as_json, store):
     The quarantine folders 'mem fsck --repair' filled are deleted once
     older than the grace period, and every one with --prune=now (which
     says so): they may hold values a 'mem forget' must not leave behind.
+    A folder made by a repair that removed refs lost-refs still names is
+    kept (gc says which refs): it may hold the only copy of their data;
+    deleting lost-refs accepts the loss.
 
     Exit status: 0 ok; 2 bad --prune; 11 store locked; 13 a damaged ref.
     """
+    import objstore
     from objstore import gc, parse_prune
     grace = parse_prune(prune)
     with progress_bar("packing") as update:
@@ -61,6 +65,7 @@ def command(prune, dry_run, as_json, store):
                               "unreachable": p.unreachable, "size": p.size} for p in plan.packs],
                    "kept_young": plan.kept_young, "temp_files": len(plan.temp_files),
                    "quarantine": [str(q) for q in plan.quarantine],
+                   "quarantine_kept": [str(q) for q in plan.quarantine_kept], "lost_refs": plan.lost_refs,
                    "bytes_freed": plan.bytes_freed, "deleted": plan.deleted, "packed": plan.packed,
                    "damaged": plan.damaged, "unnamed": plan.unnamed,
                    "segments_merged": plan.segments_merged,
@@ -83,6 +88,13 @@ def command(prune, dry_run, as_json, store):
     if plan.quarantine:
         click.echo(f"{would}delete {plural(len(plan.quarantine), 'quarantine folder')} "
                    + ("(--prune=now: whatever their age)" if grace <= 0 else "older than the grace period"))
+    if plan.quarantine_kept:   # it may hold the only copy of lost keys' data (test34 T7)
+        names = ", ".join(plan.lost_refs[:3]) + (f" and {len(plan.lost_refs) - 3} more" if len(plan.lost_refs) > 3 else "")
+        click.echo(f"kept {plural(len(plan.quarantine_kept), 'quarantine folder')}: "
+                   f"{'it' if len(plan.quarantine_kept) == 1 else 'they'} may hold the only copy of the data of "
+                   f"{plural(len(plan.lost_refs), 'ref')} 'mem fsck --repair' removed ({names}; lost-refs names "
+                   "them); delete lost-refs in the store to accept the loss, then gc deletes "
+                   f"{'it' if len(plan.quarantine_kept) == 1 else 'them'}")
     if plan.segments_merged:
         click.echo(f"merged small search index segments: {plural(plan.segments_merged, 'segment')} fewer")
     for g, n, d in plan.segment_merges:
@@ -101,6 +113,11 @@ def command(prune, dry_run, as_json, store):
         click.echo(f"kept every unreachable object: {plural(n, 'session')} or key{'s' if n != 1 else ''} "
                    f"({plan.unnamed[0]}{', …' if len(plan.unnamed) > 1 else ''}) {'has' if len(plan.unnamed) == 1 else 'have'} "
                    "stored turns or versions but no ref; run 'mem fsck --repair' (it sets the refs again), then gc again")
+    elif store.packs.broken and all(isinstance(e, objstore.PackFileMissing) for _i, e in store.packs.broken):
+        click.echo(f"kept every unreachable object: pack file {store.packs.broken[0][1].pack_path.name} is missing "
+                   f"(its index is intact: {plural(len(plan.damaged), 'object')} cannot be read), so what lies behind "
+                   "it is unknown; put it back, then gc again ('mem fsck --repair' changes nothing while it is "
+                   "missing)")   # (test34b T26)
     elif plan.damaged or store.packs.broken:
         click.echo(f"kept every unreachable object: the store has damage ({plural(len(plan.damaged), 'object')}"
                    f", {plural(len(store.packs.broken), 'unreadable pack')}), so what lies behind it is unknown; "

@@ -38,6 +38,7 @@ _API: dict[str, tuple[str, str]] = {
     "InvalidInput": ("objstore.core.errors", "InvalidInput"),
     "MAX_BODY_CHARS": ("objstore.memory.facts", "MAX_BODY_CHARS"),
     "NotFound": ("objstore.core.errors", "NotFound"),
+    "PackFileMissing": ("objstore.core.errors", "PackFileMissing"),
     "Refused": ("objstore.core.errors", "Refused"),
     "ForgetUnfinished": ("objstore.core.errors", "ForgetUnfinished"),
     "StoreLocked": ("objstore.core.errors", "StoreLocked"),

@@ -23,7 +23,11 @@ gap's top place has the id its placeholder names (``lost:<id>``), the
 turns above get their ids from before the damage back (*verified*).  A
 gap that does not fit (the transcript changed, the capture settings
 changed) is left as it was and its records are appended at the session's
-end, as any new record.  Memory: the chain's ``(id, Turn)`` pairs, for the
+end, as any new record.  A run at the chain's end (a session whose
+head was lost with its last turns: one placeholder, how many turns is
+unknown) is an *open* gap: the records that follow its survivor to the
+file's end fill it, from the placeholder's seq on, whatever their number
+(``mem import --reread``; a pull leaves it as it is).  Memory: the chain's ``(id, Turn)`` pairs, for the
 sessions that hold placeholders only.
 
 A pull applies the same plan with another machine's chain of the session
@@ -97,9 +101,11 @@ class RefillPlan:
             j = i
             while j + 1 < n and is_lost_placeholder(chain[j + 1][1]):
                 j += 1
-            if j + 1 < n:  # a repair writes placeholders below a survivor only
-                below = chain[i - 1][1].source if i else _START
+            below = chain[i - 1][1].source if i else _START
+            if j + 1 < n:
                 self.gaps[below] = Gap(i, j, below, chain[j + 1][1].source, lost_id(chain[j][1]))
+            elif i:   # the session's end, lost with its head (how many turns is unknown, test34 T11): open,
+                self.gaps[below] = Gap(i, j, below, None, lost_id(chain[j][1]))   # filled by what follows
             i = j + 1
 
     @classmethod
@@ -254,8 +260,8 @@ class Refill:
         its records are dropped (a later read fills it)."""
         for sid, plan in list(self.plans.items()):
             gap = plan.end_of_file(drop=not read_whole)
-            if gap is not None:
-                self._close(app, sid, app.state(sid), plan, gap, False)
+            if gap is not None:   # an open gap (a session's lost end) fits whatever followed its survivor
+                self._close(app, sid, app.state(sid), plan, gap, gap.above is None and bool(gap.kept))
 
     def unindex(self) -> str | None:
         """Delete the documents of :attr:`replaced` from the search index
@@ -301,7 +307,7 @@ class Refill:
             st.sources.discard(stub.source)
         chain[gap.first:gap.last + 1] = filled
         parent = st.head
-        for j in range(gap.last + 1, len(chain)):   # the turns above, onto the filled ones
+        for j in range(gap.first + len(filled), len(chain)):   # the turns above, onto the filled ones
             oid, turn = chain[j]
             turn = turn.replace(parent=parent)
             parent = app.put_rewritten(turn)
@@ -309,5 +315,6 @@ class Refill:
             if not turn.forgotten and oid != parent:
                 self.replaced.append(oid)
         st.head = parent
-        st.next_seq, st.head_role, st.head_source, st.taints = saved
+        if gap.above is not None:   # an open gap's records are the session's end: the state they left stays
+            st.next_seq, st.head_role, st.head_source, st.taints = saved
         app.dirty.add(sid)

@@ -62,6 +62,7 @@ from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, lost
 from objstore.core.lostrefs import RECORDED, prune_found, record_lost
 from objstore.core.pack import PackSet
 from objstore.core.packback import put_back_packs
+from objstore.core.packmend import mend_packs
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
 from objstore.core.storepath import refs_dir_damage
@@ -155,6 +156,9 @@ class RepairReport:
     dropped_objects: list[str] = field(default_factory=list)
     misindexed: dict[str, str] = field(default_factory=dict)
     uninflated: dict[str, int] = field(default_factory=dict)
+    #: pack name -> how many of its objects inflate to wrong bytes (their hash check fails): the damage
+    #: is in what their block shares, a Huffman table or text they copy (test34b T24)
+    miscopied: dict[str, int] = field(default_factory=dict)
     refetched: list[str] = field(default_factory=list)
     unindexed: int = 0
     lost: list[str] = field(default_factory=list)
@@ -190,6 +194,12 @@ class RepairReport:
     absent_packs: list[str] = field(default_factory=list)
     #: ``.pack`` files (in ``objects/pack`` now) of sound packs put back from the quarantine (``packback``)
     put_back: list[str] = field(default_factory=list)
+    #: session ref -> the seq of the 'lost' placeholder put where its lost head's turns were: the
+    #: session's end was lost with its head (at least that turn; how many is unknown) (test34 T11)
+    cut_short: dict[str, int] = field(default_factory=dict)
+    #: ``(pack name, offset, bit)`` of packs whose one flipped bit was found and flipped back: the pack is
+    #: again byte for byte as written, every object reads (``packmend``, test34b T24)
+    unflipped: list[tuple[str, int, int]] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -199,7 +209,7 @@ class RepairReport:
                     or self.relost or self.rebuilt
                     or self.misnamed or self.unresolved or self.reset_refs or self.refound or self.lost_heads
                     or self.edges_dropped or self.reflogs or self.forgotten_entries or self.stale_reflogs
-                    or self.own_history or self.put_back)
+                    or self.own_history or self.put_back or self.unflipped)
 
 
 def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bool = False) -> RepairReport:
@@ -298,6 +308,8 @@ def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> list[Path]:
     for oid in bad_loose:   # set aside first: a FIFO or folder in its place is damage to ``contains`` too,
         q.move(store.objects.path(oid), name=oid)   # and a sound packed copy salvaged below takes its place
     store.packs.close()
+    # one flipped bit in a block: found and flipped back (the pack's name proves it), nothing lost (test34b T24)
+    rep.unflipped = mend_packs(store.root / "objects" / "pack", q.copy)
     ps = PackSet(store.root / "objects" / "pack", skip_broken=True)
     try:
         for idx, err in list(ps.broken):
@@ -316,6 +328,7 @@ def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> list[Path]:
                 q.move(pack)
             q.move(idx)
         damaged_in: dict[str, list[str]] = {}
+        wrong: dict[str, list[str]] = {}
         for pack in ps.packs:
             for oid, frame in pack.frames_in_body_order():  # a version-3 block inflated once
                 ok = not isinstance(frame, CorruptObject) and _sound(frame)
@@ -323,6 +336,8 @@ def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> list[Path]:
                     damaged_in.setdefault(pack.name, []).append(oid)
                 if isinstance(frame, CorruptObject) and "cannot decompress object" in str(frame):
                     rep.uninflated[pack.name] = rep.uninflated.get(pack.name, 0) + 1   # (test34 T2)
+                elif isinstance(frame, CorruptObject) and "content hashes to" in str(frame):
+                    wrong.setdefault(pack.name, []).append(oid)   # (test34b T24)
             if pack.name in damaged_in:
                 rep.misindexed.update(_misindexed(pack))
         # a pack whose every object reads but whose checksums do not match (a byte of its index's
@@ -358,6 +373,8 @@ def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> list[Path]:
         for frame in keep.values():
             store.objects.put(frame)
         rep.dropped_objects.extend(o for o in bad_packed if o not in keep and o not in rep.misindexed)
+    dropped = set(rep.dropped_objects)
+    rep.miscopied = {p: n for p, ids in wrong.items() if (n := sum(o in dropped for o in ids))}
     store.packs.reload()
     return rewritten
 
@@ -661,6 +678,9 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
             # that one's + 1): the survivor is an older value, never served as current in its stead
             entries.append(("stub", n + 1, broken))
             rep.lost_heads[name] = n
+        elif n is not None:   # a session's lost head: its last turns went with it, how many is unknown; their
+            entries.append(("stub", n + 1, broken))   # place is kept and said, not relinked away (test34 T11)
+            rep.cut_short[name] = n + 1
     floor = kind.root if kind.root is not None else 0
     while n is not None and n >= floor:
         at_n = [(oid, o) for oid, o in pool if kind.num(o) == n and oid not in used]

@@ -256,11 +256,21 @@ def _refs(store: Store) -> list[Finding]:
             "written back" for tid in set_tombstones(store) if f"tombstones/{tid}" not in tombs]
     others = [(name, oid) for ns, refs in by_ns.items() if ns != "tombstones" for name, oid in refs]
     bad += _lost_heads(store, {name for refs in by_ns.values() for name, _oid in refs})
+    away = {e.pack_path.name: e.ids for _i, e in store.packs.broken if isinstance(e, PackFileMissing)}
     if len(others) * max(1, len(store.packs.packs)) <= REF_LOOKUPS:
-        bad += [f"ref {name} -> {oid[:12]}: the object is missing" for name, oid in others if not store.has(oid)]
+        gone = [(name, oid) for name, oid in others if not store.has(oid)]
+        # a ref into a missing pack is intact: the [packs] line names the file to put back (test34b T26)
+        held = {name: p for name, oid in gone for p, ids in away.items() if oid in ids}
+        bad += [f"ref {name} -> {oid[:12]}: the object is missing" for name, oid in gone if name not in held]
         bad += _other_keys(store, by_ns.get("facts", []))
+    else:
+        held = {}
     lost = lost_refs_note(store)   # what an older repair removed, until set again (test33b T13)
     out = [Finding("refs", "error", lost.split("; ", 1)[0], lost.split("; ", 1)[1])] if lost else []  # (test34 T2)
+    if held:
+        out.append(Finding("refs", "error", f"{len(held)} ref(s) name objects of the missing pack file "
+                           f"{sorted(held.values())[0]} (the refs are intact; first: {min(held)})",
+                           "put the pack file back (see [packs]), then: mem fsck", ()))
     if not bad:
         return out
     return out + [Finding("refs", "error", f"{len(bad)} damaged ref(s) or reflog(s) (first: {bad[0]})",

@@ -18,7 +18,7 @@ KEYS = {f"project/acme/k{i}": f"value number {i} for key {i}" for i in range(1, 
 def _flip_one_bit(store_path) -> None:
     (pack,) = (store_path / "objects" / "pack").glob("pack-*.pack")
     data = bytearray(pack.read_bytes())
-    data[len(data) // 3] ^= 0x01
+    data[len(data) // 3] ^= 0x03   # two bits: one alone the repair finds and flips back (test34b T24)
     pack.write_bytes(bytes(data))
 
 
