@@ -31,7 +31,8 @@ import _signal as signal
 # the per-event budgets (seconds, counted from a hook process's start) live with the hook's clock
 from cmds._hookclock import BUDGET_S, DEFAULT_BUDGET_S, HARD_STOP_AFTER_S  # noqa: F401
 from cmds._hookstdin import MAX_STDIN_BYTES, STDIN_TIMEOUT_S, HookInputError, read_stdin_bytes  # noqa: F401
-from cmds._hookstatement import capture_statement, prompt_statement, remember_statement, unread_config_answer
+from cmds._hookstatement import (capture_statement, prompt_statement, remember_statement, take_back_answer,
+                                 unread_config_answer)
 
 #: seconds to wait for the store lock before giving up quietly
 LOCK_TIMEOUT_S = {"UserPromptSubmit": 0.25, "SessionStart": 0.5, "SubagentStart": 0.5, "SessionEnd": 0.3}
@@ -695,6 +696,9 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             if capture and prompt.strip() and not statement_done and not data.get("agent_id") \
                     and not objstore.path_excluded(cfg, cwd):
                 stated = run.guarded("remember", remember_statement, store, prompt, cwd)
+            if capture and stated is None and prompt.strip() and not data.get("agent_id"):
+                # "forget that" right after a "remember that": taken back (test34 T9)
+                stated = run.guarded("takeback", take_back_answer, store, prompt, transcript, cwd)
             if not prompt or no_inject(run.env):
                 return None
             clean = prompt.encode("utf-8", "replace").decode("utf-8")     # no lone surrogates past here
