@@ -344,7 +344,7 @@ _API: dict[str, tuple[str, str]] = {
     "further_statements": ("objstore.capture.statements", "further_statements"),
     "statement_key": ("objstore.capture.statementkey", "statement_key"),
     "retraction_of": ("objstore.capture.retraction", "retraction_of"),
-    "take_back_previous": ("objstore.capture.takeback", "take_back_previous"),
+    "take_back_turn": ("objstore.capture.takeback", "take_back_turn"),
     "escape_context": ("objstore.retrieval.context", "escape_text"),
     "remote_plaintexts": ("objstore.remote.inspect", "remote_plaintexts"),
     "remote_reachable": ("objstore.remote.inspect", "remote_reachable"),

@@ -1,22 +1,19 @@
 """A "remember that …" taken back by the person's NEXT prompt (test34 T9):
-"forget that", "scratch that", "never mind, don't remember that", "please
-forget what I said about the db port", "ignore that, it was wrong",
-"Actually, forget it.", "No wait, don't save that.", "undo that last
-remember".  Within the prompt, a take-back after the statement already
-stores nothing ("… 5432. Forget it.", ``capture.statements``, the same
-phrases: ``core.text.TAKE_BACK_PHRASES``); as the next prompt the fact is
-already written, so it is taken back: a key the statement created is
-forgotten (``memory.forget``), a key it gave a new version goes back to the
-value before it (a new version, ``memory.facts.remember``).
+"forget that", "don't remember that", "never mind, don't remember that",
+"scratch that, don't save it", "undo that last remember", "please forget
+what I said about the db port".  Within the prompt, a take-back after the
+statement already stores nothing ("… 5432. Forget it.",
+``capture.statements``, the phrases: ``core.text.TAKE_BACK_PHRASES``); as
+the next prompt the fact is already written, so ``capture.takeback`` takes
+back the version that prompt filed (session 35, lane cue35).
 
-The window: the retraction is the prompt right after the "remember that"
-prompt in the same session's transcript (``capture.takeback``, which
-does it), and the fact was recorded at most ``takeback.WINDOW_MS`` before.  A retraction naming a
-subject ("forget what I said about the db port") applies only when the
-subject's words are the key's name words.  A prompt that says anything
-besides the retraction ("scratch that idea about redis, let's use
-postgres", "forget the cache, focus on the db") is no retraction
-(:func:`retraction_of`).
+Only a wording that names the memory acts (``Retraction.strong``): "revert
+that", "undo that", "ignore that", "scratch that", "forget it", "never
+mind, thanks!" are as often said of the agent's work (test34b T14) and are
+read as weak: the hook names ``mem forget KEY`` and changes nothing.  A
+prompt that says anything besides the retraction ("scratch that idea about
+redis, let's use postgres", "forget the cache, focus on the db") is no
+retraction (:func:`retraction_of`).
 """
 
 from __future__ import annotations
@@ -29,16 +26,21 @@ from objstore.core.text import TAKE_BACK_PHRASES, LazyPattern
 _LEAD = r"(?:(?:oh|ok(?:ay)?|so|well|hmm+|um|uh|actually|please|no|wait|sorry|oops|and|just|hey|yeah)\s+)*"
 _DONT = r"(?:don'?t|do\s+not|never)\s+(?:remember|save|store|keep|record|note|memorize)"
 _SAID = r"what\s+i\s+(?:just\s+)?(?:said|told\s+you|wrote|typed)"
-#: one clause of a retraction; a clause naming its subject in ``subj``
+#: one clause of a retraction that names the memory (it acts); a clause naming its subject in ``subj``
 _STRONG = LazyPattern(
     rf"{_LEAD}(?:"
-    rf"(?:{'|'.join(TAKE_BACK_PHRASES)})(?:\s+please)?"
+    rf"forget\s+(?:that|this)(?:\s+please)?"
     rf"|{_DONT}(?:\s+(?:that|this|it))(?:\s+(?:down|after\s+all|then|please|either))*"
-    rf"|(?:undo|revert|take\s+back)\s+(?:that|this|it|the\s+last\s+(?:one|remember|memory|note|fact))"
-    rf"(?:\s+(?:last\s+)?(?:remember|memory|note|fact|one))?(?:\s+please)?"
-    rf"|(?:forget|ignore|disregard|scratch|drop)\s+(?:{_SAID}|that)\s+(?:about|regarding|on)\s+(?P<subj>[\w\s'-]+)"
+    rf"|(?:undo|revert|take\s+back)\s+(?:that|this|it|the)\s+(?:last\s+)?(?:remember|memory|note|fact)"
+    rf"(?:\s+please)?"
+    rf"|forget\s+(?:{_SAID}|that)\s+(?:about|regarding|on)\s+(?P<subj>[\w\s'-]+)"
     rf"|{_DONT}\s+(?P<subj2>(?:the|my|our)\s+[\w\s'-]+)"
     rf")", re.I)
+#: a clause that takes back something, but is as often said of the agent's work ("revert that", "undo
+#: that", "ignore that", "never mind", "scratch that", "forget it": test34b T14): it never acts alone
+_WEAK = LazyPattern(
+    rf"{_LEAD}(?:(?:{'|'.join(TAKE_BACK_PHRASES)})|(?:undo|revert|cancel|drop)\s+(?:that|this|it))"
+    rf"(?:\s+please)?", re.I)
 #: what may stand beside a retraction: a reason, a closing, a lead word alone
 _BESIDE = LazyPattern(
     r"(?:(?:it|that|this)(?:'s|\s+is|\s+was|\s+were)\s+(?:(?:all|just|actually|totally)\s+)?"
@@ -53,25 +55,30 @@ _STOP = frozenset(("the", "a", "an", "my", "our", "of", "value", "about", "that"
 
 class Retraction(Frozen):
     """A prompt read as a retraction: ``subject`` the words it names ("the
-    db port" -> ``("db", "port")``), or () for "that"/"it"."""
+    db port" -> ``("db", "port")``), or () for "that"/"it"; ``strong``: it
+    names the memory ("forget that", "don't remember that", "undo that last
+    remember"), so it may act; False for a wording as often said of the
+    agent's work ("revert that", "never mind, thanks!"), which never does."""
 
-    __slots__ = ("subject",)
+    __slots__ = ("subject", "strong")
 
-    def __init__(self, subject: tuple[str, ...]) -> None:
-        set_fields(self, subject)
+    def __init__(self, subject: tuple[str, ...], strong: bool) -> None:
+        set_fields(self, subject, strong)
 
 
 def retraction_of(prompt: str) -> Retraction | None:
     """The prompt read as a whole retraction of what was just said, or None:
-    every clause (split at , . ; : ! ? dashes) is a take-back phrase, a
-    "don't remember/save that", an "undo that", a "forget what I said about
-    X", or stands beside one (a reason "it was wrong", "thanks", "actually");
-    at least one is a retraction; at most 200 characters."""
+    every clause (split at , . ; : ! ? dashes) is a "forget that", a
+    "don't remember/save that", an "undo that last remember", a "forget
+    what I said about X" (strong: :class:`Retraction`), a take-back phrase
+    of ``core.text.TAKE_BACK_PHRASES`` or an "undo/revert that" (weak), or
+    stands beside one (a reason "it was wrong", "thanks", "actually"); at
+    least one is a retraction; at most 200 characters."""
     text = prompt.replace("\u2019", "'").strip()
     if not text or len(text) > 200 or "\n" in text.strip():
         return None
     subject: tuple[str, ...] = ()
-    strong = False
+    strong = weak = False
     for clause in _CLAUSES.split(text):
         clause = " ".join(clause.split())
         if not clause:
@@ -83,6 +90,8 @@ def retraction_of(prompt: str) -> Retraction | None:
             if named:
                 subject = tuple(w for w in _WORD.findall(named.casefold()) if w not in _STOP)
             continue
-        if _BESIDE.fullmatch(clause) is None:
+        if _WEAK.fullmatch(clause) is not None:
+            weak = True
+        elif _BESIDE.fullmatch(clause) is None:
             return None
-    return Retraction(subject) if strong else None
+    return Retraction(subject, strong) if strong or weak else None
