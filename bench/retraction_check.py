@@ -13,8 +13,10 @@ process (``PYTHONPATH`` = this tree) reports the CPU (``time.process_time``)
 of the first call (``cold``: the module imported and its pattern built,
 what a new hook process pays once, after its statement check) and, warm, per prompt.  Prints the
 medians in µs and every prompt read as a retraction (for a person to
-judge), marked ``AFTER A STATEMENT`` when the hook would act on it.
-(docs/benchmarks.md, "Session 34 (branch `cue34b`)")
+judge), ``strong`` when it names the memory (``Retraction.strong``: the
+only ones that act) or ``weak``, marked ``AFTER A STATEMENT`` when the
+prompt before it states a fact (a strong one there: the hook would take
+it back).  (docs/benchmarks.md, "Session 35 (branch `cue35`)")
 """
 
 from __future__ import annotations
@@ -49,8 +51,8 @@ every = time.process_time() - t0
 hits = []
 for s in seqs:
     for i, p in enumerate(s):
-        if retraction_of(p) is not None:
-            hits.append([p, bool(i and statement_of(s[i - 1]) is not None)])
+        if (r := retraction_of(p)) is not None:
+            hits.append([p, bool(i and statement_of(s[i - 1]) is not None), bool(getattr(r, "strong", True))])
 json.dump({"cold": cold * 1e6, "all": every * 1e6 / max(1, len(flat)), "n": len(flat), "hits": hits}, sys.stdout)
 """
 
@@ -78,9 +80,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{runs[0]['n']} prompts in {len(seqs)} transcripts; {args.rounds} rounds, CPU medians: "
           f"cold {statistics.median(r['cold'] for r in runs):.0f} µs, "
           f"warm {statistics.median(r['all'] for r in runs):.2f} µs a prompt")
-    print(f"read as a retraction: {len(hits)}; right after a statement: {sum(a for _p, a in hits)}")
-    for p, after in hits:
-        print(f"  {'AFTER A STATEMENT ' if after else ''}{p[:100]!r}")
+    print(f"read as a retraction: {len(hits)} (naming the memory: {sum(st for _p, _a, st in hits)}); "
+          f"right after a statement: {sum(a for _p, a, _st in hits)} "
+          f"(naming the memory, where the hook would act: {sum(a and st for _p, a, st in hits)})")
+    for p, after, strong in hits:
+        print(f"  {'AFTER A STATEMENT ' if after else ''}{'strong ' if strong else 'weak '}{p[:100]!r}")
     return 0
 
 
