@@ -22,8 +22,8 @@ import pytest
 from objstore.capture.retraction import retraction_of
 from objstore.memory.facts import versions
 from objstore.memory.opening import open_store
-from tests.hooks._util import (REPO, asst, hook_env, line, payload, run_hook, text, tool_result, tool_use, turns,
-                               user, wait_store_processes_gone)
+from tests.hooks._util import (REPO, asst, hook_env, line, payload, run_hook, run_hook_done, store_as_it_was, text,
+                               tool_result, tool_use, turns, user, wait_store_processes_gone)
 from tests.hooks.test_remember_asked import SID, _now_iso, _Session
 
 #: the wordings that name the memory: they act
@@ -60,8 +60,10 @@ class _S(_Session):
         if not lag:
             with open(self.t, "ab") as f:
                 f.write(rec)
-        rc, out, _err, _dt = run_hook(self.store, payload("UserPromptSubmit", self.sid, self.t, prompt=words,
-                                                          cwd=self.cwd), env=env)
+        # (delivered again, the store as it was, when a loaded machine stopped it at its budget)
+        reset = store_as_it_was(self.store, self.store.parent / "store-copy")
+        rc, out, _err, _dt = run_hook_done(self.store, payload("UserPromptSubmit", self.sid, self.t, prompt=words,
+                                                               cwd=self.cwd), env=env, reset=reset)
         if lag:
             with open(self.t, "ab") as f:
                 f.write(rec)
