@@ -58,9 +58,10 @@ json.dump({"cold": cold * 1e6, "all": every * 1e6 / len(prompts), "cue": cued * 
 
 
 def prompts_of(corpus: Path) -> list[str]:
-    """Every user prompt with a string content in the ``*.jsonl`` under ``corpus``, in path order."""
+    """Every user prompt with a string content in the ``*.jsonl`` under ``corpus`` (or the file ``corpus``),
+    in path order."""
     out = []
-    for path in sorted(corpus.rglob("*.jsonl")):
+    for path in sorted(corpus.rglob("*.jsonl")) if corpus.is_dir() else [corpus]:
         for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
             try:
                 rec = json.loads(raw)

@@ -31,7 +31,8 @@ import _signal as signal
 # the per-event budgets (seconds, counted from a hook process's start) live with the hook's clock
 from cmds._hookclock import BUDGET_S, DEFAULT_BUDGET_S, HARD_STOP_AFTER_S  # noqa: F401
 from cmds._hookstdin import MAX_STDIN_BYTES, STDIN_TIMEOUT_S, HookInputError, read_stdin_bytes  # noqa: F401
-from cmds._hookstatement import capture_statement, prompt_statement, remember_statement, unread_config_answer
+from cmds._hookstatement import (capture_statement, capture_take_back, prompt_statement, remember_statement,
+                                 take_back_answer, take_back_now, take_back_prompt, unread_config_answer)
 
 #: seconds to wait for the store lock before giving up quietly
 LOCK_TIMEOUT_S = {"UserPromptSubmit": 0.25, "SessionStart": 0.5, "SubagentStart": 0.5, "SessionEnd": 0.3}
@@ -40,6 +41,9 @@ DEFAULT_LOCK_TIMEOUT_S = 1.0
 #: the store lock, so a prompt typed while an import or a gc holds it is still stored at once
 #: after; past that the next Stop's transcript sync stores it (same key: once)
 PROMPT_CAPTURE_LOCK_WAIT_S = 30.0
+#: a take-back's forget ("forget that" after a "remember that"), in a detached child: seconds it waits for
+#: the store lock, and its budget (a forget stopped part way is finished by the next writer)
+TAKE_BACK_LOCK_WAIT_S, TAKE_BACK_BUDGET_S = 30.0, 60.0
 MAX_CONTEXT_CHARS = 9_900      # Claude Code spills additionalContext over 10,000 chars to a file
 #: transcript bytes one event may read (per file; catch-up: in all): what parses well within the
 #: budget on a slow machine (~6 MB/s with the writes); the rest is read by the next events
@@ -686,6 +690,19 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
                     elif fork_off(run, "capture", capture_statement, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
                                   budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
                         statement_done = True   # the store is locked: turn and fact once it is free
+                elif objstore.retraction_of(prompt) is not None:
+                    # "forget that" right after a "remember that" (test34 T9): the turn, what it takes back
+                    # (said now), then the forget in a child (longer than this hook's budget)
+                    got, statement_done = run.guarded(None, take_back_prompt, store, **kw), True   # (states nothing)
+                    if got is None:
+                        if not fork_off(run, "capture", capture_take_back, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
+                                        budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
+                            run.guarded(None, objstore.capture_prompt, store, **kw)
+                    elif got[0] is not None:
+                        if got[0].selector and not fork_off(run, "takeback", take_back_now, store, sid, got[1],
+                                                            lock_wait=TAKE_BACK_LOCK_WAIT_S, budget=TAKE_BACK_BUDGET_S):
+                            run.guarded("takeback", take_back_now, store, sid, got[1])
+                        stated = take_back_answer(got[0])
                 elif fork_off(run, "capture", _capture_prompt, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
                               budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **{**kw, "index": True}):
                     # the child, off the agent's path, indexes its turn too: else the next prompt's

@@ -346,6 +346,8 @@ _API: dict[str, tuple[str, str]] = {
     "statement_of": ("objstore.capture.statements", "statement_of"),
     "further_statements": ("objstore.capture.statements", "further_statements"),
     "statement_key": ("objstore.capture.statementkey", "statement_key"),
+    "retraction_of": ("objstore.capture.retraction", "retraction_of"),
+    "take_back_turn": ("objstore.capture.takeback", "take_back_turn"),
     "escape_context": ("objstore.retrieval.context", "escape_text"),
     "remote_plaintexts": ("objstore.remote.inspect", "remote_plaintexts"),
     "remote_reachable": ("objstore.remote.inspect", "remote_reachable"),

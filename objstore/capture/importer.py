@@ -29,6 +29,7 @@ from objstore.capture import claude_code
 from objstore.capture.rollup import rollup_files
 from objstore.capture.sourcelist import ledger_sources, record_sources
 from objstore.capture.sync import import_filter, states_fact, write_stated
+from objstore.capture.takeback import take_back_stated
 from objstore.capture.transcript import count_files, enable_fast_json, transcript_refused
 from objstore.core.errors import InvalidInput, MemError
 from objstore.core.fileid import ReadLedger, hidden_source, identity, is_hidden_source, ledger_path
@@ -350,6 +351,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 worker.close()
             app.close()
             record_sources(store, ledger, res.errors, roots=paths)
+        if stated:   # "forget that" right after a "remember that" (test34b T28): the prompt hook's rule
+            take_back_stated(store, stated)
         # the run's lists and ledgers are done with: freed before the end merges, which reuse their memory
         plan = to_read = agents = sizes = read = held = ledger = read_ledger = reg = wrap = stored = None
         ib = cites = None

@@ -151,6 +151,14 @@ def scan_prompts(path: Path, *, start: int = 0, end: int | None = None) -> Itera
     an alias, with the same record id (``cc:`` dropped) and :func:`prompt_hash`.  Only
     complete lines; lines that cannot hold a user record are not decoded.  Reads nothing
     else and keeps no state (the prompt hook's snapshot).  OSError propagates."""
+    for uid, text in prompt_texts(path, start=start, end=end):
+        yield uid, prompt_hash(text)
+
+
+def prompt_texts(path: Path, *, start: int = 0, end: int | None = None) -> Iterator[tuple[str, str]]:
+    """``(record id, prompt text)`` of every user prompt record in the byte range
+    ``[start, end)`` of a transcript, in file order, as :func:`scan_prompts` reads them
+    (a ``start`` inside a line: that partial line is skipped).  OSError propagates."""
     stats = ParseStats()
     bash: list = []     # bash mode's flag (user_parts), so a prompt hashes as parse_file reads it
     with open(path, "rb") as f:
@@ -170,4 +178,4 @@ def scan_prompts(path: Path, *, start: int = 0, end: int | None = None) -> Itera
             msg = rec.get("message")
             text, _results = user_parts(msg.get("content") if isinstance(msg, dict) else None, bash)
             if text.strip():
-                yield _record_uid(rec, raw), prompt_hash(text)
+                yield _record_uid(rec, raw), text

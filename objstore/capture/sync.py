@@ -73,6 +73,7 @@ from objstore.capture.policy import (DEFAULT_MARKER, CaptureConfig,
                                     capture_refused, has_marker, load_config, mark_no_capture,
                                     no_capture_of, no_capture_sessions, path_excluded)
 from objstore.capture.snapshot import is_subagent
+from objstore.capture.retraction import retraction_of
 from objstore.capture.sealedprompt import withhold_sealed
 from objstore.capture.statements import statement_of, write_statement
 from objstore.capture.transcript import transcript_refused
@@ -595,12 +596,14 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
 def states_fact(ct: CapturedTurn) -> bool:
     """Whether a turn is a prompt the person typed (a Claude Code prompt,
     alias ``cc:p:``; a Codex user message of a main session, source
-    ``cx:u:``) that states a fact (:func:`statements.statement_of`): what
-    the sync and ``mem import`` hand to :func:`write_stated` once they
-    added the turn (test33 T21)."""
+    ``cx:u:``) that states a fact (:func:`statements.statement_of`) or
+    takes one back (:func:`retraction.retraction_of`, "forget that": what
+    ``mem import`` takes back, ``takeback.take_back_stated``; it states
+    nothing to write): what the sync and ``mem import`` hand to
+    :func:`write_stated` once they added the turn (test33 T21)."""
     return ct.role == "user" and (ct.alias.startswith("cc:p:") or (ct.source.startswith("cx:u:")
                                                                    and ".agent-" not in ct.session)) \
-        and statement_of(ct.text) is not None
+        and (statement_of(ct.text) is not None or retraction_of(ct.text) is not None)
 
 
 def write_stated(store: Store, stated: list, command: str, own: str = "",

@@ -1,0 +1,97 @@
+"""A "remember that …" taken back by the person's NEXT prompt (test34 T9):
+"forget that", "don't remember that", "never mind, don't remember that",
+"scratch that, don't save it", "undo that last remember", "please forget
+what I said about the db port".  Within the prompt, a take-back after the
+statement already stores nothing ("… 5432. Forget it.",
+``capture.statements``, the phrases: ``core.text.TAKE_BACK_PHRASES``); as
+the next prompt the fact is already written, so ``capture.takeback`` takes
+back the version that prompt filed (session 35, lane cue35).
+
+Only a wording that names the memory acts (``Retraction.strong``): "revert
+that", "undo that", "ignore that", "scratch that", "forget it", "never
+mind, thanks!" are as often said of the agent's work (test34b T14) and are
+read as weak: the hook names ``mem forget KEY`` and changes nothing.  A
+prompt that says anything besides the retraction ("scratch that idea about
+redis, let's use postgres", "forget the cache, focus on the db") is no
+retraction (:func:`retraction_of`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from objstore.core.record import Frozen, set_fields
+from objstore.core.text import TAKE_BACK_PHRASES, LazyPattern
+
+_LEAD = r"(?:(?:oh|ok(?:ay)?|so|well|hmm+|um|uh|actually|please|no|wait|sorry|oops|and|just|hey|yeah)\s+)*"
+_DONT = r"(?:don'?t|do\s+not|never)\s+(?:remember|save|store|keep|record|note|memorize)"
+_SAID = r"what\s+i\s+(?:just\s+)?(?:said|told\s+you|wrote|typed)"
+#: one clause of a retraction that names the memory (it acts); a clause naming its subject in ``subj``
+_STRONG = LazyPattern(
+    rf"{_LEAD}(?:"
+    rf"forget\s+(?:that|this)(?:\s+please)?"
+    rf"|{_DONT}(?:\s+(?:that|this|it))(?:\s+(?:down|after\s+all|then|please|either))*"
+    rf"|(?:undo|revert|take\s+back)\s+(?:that|this|it|the)\s+(?:last\s+)?(?:remember|memory|note|fact)"
+    rf"(?:\s+please)?"
+    rf"|forget\s+(?:{_SAID}|that)\s+(?:about|regarding|on)\s+(?P<subj>[\w\s'-]+)"
+    rf"|{_DONT}\s+(?P<subj2>(?:the|my|our)\s+[\w\s'-]+)"
+    rf")", re.I)
+#: a clause that takes back something, but is as often said of the agent's work ("revert that", "undo
+#: that", "ignore that", "never mind", "scratch that", "forget it": test34b T14): it never acts alone
+_WEAK = LazyPattern(
+    rf"{_LEAD}(?:(?:{'|'.join(TAKE_BACK_PHRASES)})|(?:undo|revert|cancel|drop)\s+(?:that|this|it))"
+    rf"(?:\s+please)?", re.I)
+#: what may stand beside a retraction: a reason, a closing, a lead word alone
+_BESIDE = LazyPattern(
+    r"(?:(?:it|that|this)(?:'s|\s+is|\s+was|\s+were)\s+(?:(?:all|just|actually|totally)\s+)?"
+    r"(?:wrong|incorrect|not\s+(?:right|true|correct)|outdated|out\s+of\s+date|a\s+mistake|old|stale|a\s+typo|bad|false)"
+    r"|i\s+(?:was\s+wrong|misspoke|got\s+it\s+wrong)|wrong\s+(?:one|value|port|host)"
+    r"|thanks|thank\s+you|thx|cheers|(?:(?:oh|ok(?:ay)?|so|well|hmm+|um|uh|actually|please|no|wait|sorry|oops|and|just|hey|yeah)\s*)+)",
+    re.I)
+_CLAUSES = LazyPattern(r"[,.;:!?\u2014\u2013]+|\s-+\s")
+_WORD = LazyPattern(r"[a-z0-9]+")
+_STOP = frozenset(("the", "a", "an", "my", "our", "of", "value", "about", "that", "this", "its"))
+
+
+class Retraction(Frozen):
+    """A prompt read as a retraction: ``subject`` the words it names ("the
+    db port" -> ``("db", "port")``), or () for "that"/"it"; ``strong``: it
+    names the memory ("forget that", "don't remember that", "undo that last
+    remember"), so it may act; False for a wording as often said of the
+    agent's work ("revert that", "never mind, thanks!"), which never does."""
+
+    __slots__ = ("subject", "strong")
+
+    def __init__(self, subject: tuple[str, ...], strong: bool) -> None:
+        set_fields(self, subject, strong)
+
+
+def retraction_of(prompt: str) -> Retraction | None:
+    """The prompt read as a whole retraction of what was just said, or None:
+    every clause (split at , . ; : ! ? dashes) is a "forget that", a
+    "don't remember/save that", an "undo that last remember", a "forget
+    what I said about X" (strong: :class:`Retraction`), a take-back phrase
+    of ``core.text.TAKE_BACK_PHRASES`` or an "undo/revert that" (weak), or
+    stands beside one (a reason "it was wrong", "thanks", "actually"); at
+    least one is a retraction; at most 200 characters."""
+    text = prompt.replace("\u2019", "'").strip()
+    if not text or len(text) > 200 or "\n" in text.strip():
+        return None
+    subject: tuple[str, ...] = ()
+    strong = weak = False
+    for clause in _CLAUSES.split(text):
+        clause = " ".join(clause.split())
+        if not clause:
+            continue
+        m = _STRONG.fullmatch(clause)
+        if m is not None:
+            strong = True
+            named = m.group("subj") or m.group("subj2")
+            if named:
+                subject = tuple(w for w in _WORD.findall(named.casefold()) if w not in _STOP)
+            continue
+        if _WEAK.fullmatch(clause) is not None:
+            weak = True
+        elif _BESIDE.fullmatch(clause) is None:
+            return None
+    return Retraction(subject, strong) if strong or weak else None

@@ -1,0 +1,148 @@
+"""The take-back of a "remember that …" by the next prompt (test34 T9): the
+version that prompt filed, forgotten as ``mem forget`` forgets it.  How a
+prompt is read as a retraction: ``capture.retraction`` (kept apart so the
+prompt hook reads every prompt without loading forget).
+
+One rule for the prompt hook and ``mem import`` (test34b T28): both call
+:func:`take_back_turn` with the retraction's stored turn.  It acts only when
+
+- the retraction names the memory (``Retraction.strong``; test34b T14);
+- the session's stored user turn right before it states a fact
+  (``statement_of``) and is no retraction itself (T2: "scratch that" said
+  twice takes nothing the second time), said at most :data:`WINDOW_MS`
+  before it;
+- the key that statement names under the project of *that* turn's cwd (T27:
+  not the current cwd's) has a current version citing that very turn (its
+  first source): the version that prompt filed.  A key moved on since (a
+  later write by anyone: T1), or a prompt that filed no version (its value
+  was current already: T3), is left as it is;
+- a subject it names ("forget what I said about the db port") is among the
+  key's name words (T16).
+
+Then that version is forgotten by ``mem forget KEY@vN``'s path (a key of one
+version: ``mem forget KEY``'s), its value withheld in the turns it was said
+and quoted in (T19); the version before it is current again as it was, its
+own trust, owner and sources (T20): nothing new is written.
+"""
+
+from __future__ import annotations
+
+from objstore.capture.retraction import retraction_of
+from objstore.capture.statements import statement_key, statement_of
+from objstore.core.errors import NotFound
+from objstore.core.objects import Turn
+from objstore.core.record import Frozen, set_fields
+from objstore.core.refs import session_ref
+from objstore.core.store import Store
+from objstore.memory.facts import versions
+from objstore.memory.forget import forget
+from objstore.memory.scope import project_aliases
+from objstore.memory.sealsources import plan_forget_turns_too, rule_source_values
+
+#: the most time between the "remember that" and its take-back (ms, the two turns' timestamps): 30 minutes
+WINDOW_MS = 30 * 60 * 1000
+#: the most turns walked back from the session's newest to the retraction and the prompt before it
+WALK_TURNS = 2000
+
+
+class TakenBack(Frozen):
+    """What :func:`take_back_turn` found: ``key``, its current ``body``, and
+    ``how``: ``"forgotten"`` (the key held only the version taken back),
+    ``"restored"`` (``restored``, the version before, is current again),
+    ``"kept"`` (the key's current version is not the one that prompt filed:
+    nothing done) or ``"weak"`` (a wording as often said of the agent's
+    work: nothing done); ``selector``: the forget's ``KEY`` or ``KEY@vN``
+    ("" when nothing is to be done)."""
+
+    __slots__ = ("key", "body", "how", "restored", "selector")
+
+    def __init__(self, key: str, body: str, how: str, restored: str | None, selector: str = "") -> None:
+        set_fields(self, key, body, how, restored, selector)
+
+
+def _turn_and_previous(store: Store, session: str, source: str):
+    """``((id, Turn) of the user turn of ``session`` whose source is
+    ``source``, (id, Turn) of the user turn before it or None)``, or None
+    when it is not among the newest :data:`WALK_TURNS`."""
+    head = store.refs.read(session_ref(session))
+    found = None
+    for n, (tid, t) in enumerate(store.walk_chain(head, Turn, "turn") if head else ()):
+        if n >= WALK_TURNS:
+            break
+        if t.role != "user":
+            continue
+        if found is not None:
+            return found, (tid, t)
+        if t.source == source:
+            found = (tid, t)
+    return (found, None) if found is not None else None
+
+
+def take_back_turn(store: Store, session: str, source: str, *, act: bool = True) -> TakenBack | None:
+    """Take back the fact the prompt before the stored user turn of
+    ``session`` whose source (record alias) is ``source`` filed, when that
+    turn is a retraction and the rules of the module doc hold; what was
+    found (:class:`TakenBack`), or None (no retraction, the turn not found,
+    the previous prompt stated nothing or is a retraction, the key holds
+    no value, another subject named).  ``act=False``: only what it would
+    do, read without the lock (the prompt hook's answer; its detached child
+    acts, the forget being longer than the hook's budget).  With ``act``,
+    found and forgotten under one store lock: raises StoreLocked, MemError
+    and OSError as ``memory.forget.forget``."""
+    if not act:
+        return _found(store, session, source)
+    with store.lock("hook take back"):
+        done = _found(store, session, source)
+        if done is not None and done.selector:
+            plan = plan_forget_turns_too(store, what=done.selector)
+            rule_source_values(store, plan)
+            forget(store, what=done.selector, plan=plan)
+    return done
+
+
+def _found(store: Store, session: str, source: str) -> TakenBack | None:
+    """:func:`take_back_turn`'s reading: what it does, nothing done yet."""
+    pair = _turn_and_previous(store, session, source)
+    said = retraction_of(pair[0][1].text) if pair is not None else None
+    if said is None or pair[1] is None:
+        return None
+    (_cid, cur), (pid, prev) = pair
+    what = statement_of(prev.text)
+    if what is None or retraction_of(prev.text) is not None:
+        return None
+    if cur.timestamp and prev.timestamp and not 0 <= cur.timestamp - prev.timestamp <= WINDOW_MS:
+        return None
+    aliases = project_aliases(prev.cwd, store_root=store.root) if prev.cwd else ()
+    key = statement_key(what, aliases[0] if aliases else None, store)
+    if said.subject and not set(said.subject) <= set(key.rpartition("/")[2].split("-")):
+        return None
+    try:
+        chain = versions(store, key)
+    except NotFound:
+        return None
+    head = chain[0].fact
+    if not set(head.sources[:1]) & {pid, prev.source}:
+        return TakenBack(key, head.body, "kept", None)
+    if not said.strong:
+        return TakenBack(key, head.body, "weak", None)
+    before = [v.fact for v in chain[1:] if not v.fact.forgotten]
+    if not before:
+        return TakenBack(key, head.body, "forgotten", None, key)
+    return TakenBack(key, head.body, "restored", before[0].body, f"{key}@v{head.version}")
+
+
+def take_back_stated(store: Store, stated: list) -> list[TakenBack]:
+    """``mem import``'s take-backs (test34b T28): for each ``(turn id,
+    CapturedTurn)`` of ``stated`` (``sync.states_fact``'s prompts the import
+    added, in order) that is a retraction naming the memory, its
+    :func:`take_back_turn` (its session, its record alias).  Run once the
+    import's turns are published and its statements written.  What was
+    found, in order.  Raises as :func:`take_back_turn`."""
+    out = []
+    for _oid, ct in stated:
+        said = retraction_of(ct.text) if ct.role == "user" else None
+        if said is not None and said.strong:
+            done = take_back_turn(store, ct.session, ct.alias or ct.source)
+            if done is not None:
+                out.append(done)
+    return out
