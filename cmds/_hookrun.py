@@ -30,7 +30,8 @@ import _signal as signal
 
 # the per-event budgets (seconds, counted from a hook process's start) live with the hook's clock
 from cmds._hookclock import BUDGET_S, DEFAULT_BUDGET_S, HARD_STOP_AFTER_S  # noqa: F401
-from cmds._hookstdin import MAX_STDIN_BYTES, STDIN_TIMEOUT_S, HookInputError, read_stdin_bytes  # noqa: F401
+from cmds._hookstdin import (MAX_STDIN_BYTES, STDIN_TIMEOUT_S, HookInputError, cwd_holds_credential,  # noqa: F401
+                             holds_credential, read_stdin_bytes)
 from cmds._hookstatement import (capture_statement, capture_take_back, prompt_statement, remember_statement,
                                  take_back_answer, take_back_now, take_back_prompt, unread_config_answer)
 
@@ -421,39 +422,6 @@ def _session_start_block(store, sid: str, source: str, cwd: str, trace: str | No
         return ""
     kw = {"trace_path": trace} if trace else {}
     return session_start_block(store, sid, source, cwd, namespace=sid, **kw) or ""
-
-
-def holds_credential(sid: str, agent_id: str = "") -> bool:
-    """Whether a hook event's ``session_id`` (or its ``agent_id``) holds a
-    credential by the one name rule
-    (:func:`objstore.memory.writechecks.check_key_credentials`): such an id would
-    name a session ref file, its reflog, the audit log, the index and the
-    hook log, none of which is redacted.  The event is then skipped whole
-    (nothing captured, nothing injected; one hook-log line without the id):
-    the hook fails open, and the next event of a sound session is served."""
-    from objstore import InvalidInput, check_key_credentials
-    try:
-        check_key_credentials(sid, "namespace")
-        if agent_id:
-            check_key_credentials(agent_id, "agent")
-    except InvalidInput:
-        return True
-    return False
-
-
-def cwd_holds_credential(cwd: str) -> bool:
-    """Whether a hook event's (or a shell command's) working directory holds
-    a credential (``/home/dev/AKIA…``) by the one path rule
-    (:func:`objstore.core.redact.path_holds_credential`, the path's ``/``
-    and ``.`` read as blanks): the path would name a project in
-    ``projects.json``, ``cache/activity.json`` and the turns, none of which
-    is redacted.  The event is then skipped like one whose session id holds
-    a credential (one hook-log line, ``cwd-credential``, without the path);
-    so is one whose ``transcript_path`` or ``agent_transcript_path`` holds
-    one (``transcript-path-credential``: a cursor and the ledgers name the
-    file)."""
-    from objstore import path_holds_credential  # the one path rule (turns, registry, import)
-    return path_holds_credential(cwd)
 
 
 def _subagent_namespace(sid: str, data: dict) -> str | None:

@@ -6,7 +6,9 @@ imports neither ``json`` (which imports ``re``) nor :mod:`cmds._hookrun`
 (``pathlib``, ``signal``): ~10-15 ms of a new process's CPU
 (docs/benchmarks.md, "Session 12 (branch `start12`)").  The event is
 parsed by :func:`cmds._hookrun.parse_event`, in the helper or in this
-process.
+process.  The event's ids and paths are checked for a credential here too
+(:func:`holds_credential`, :func:`cwd_holds_credential`: moved from
+``_hookrun``, session 35, as it neared the module size limit).
 """
 
 import os
@@ -88,3 +90,36 @@ def read_stdin_bytes(fd: int, *, timeout: float = STDIN_TIMEOUT_S, max_bytes: in
                 and object_end(buf) is not None:
             return bytes(buf)
     return bytes(buf)
+
+
+def holds_credential(sid: str, agent_id: str = "") -> bool:
+    """Whether a hook event's ``session_id`` (or its ``agent_id``) holds a
+    credential by the one name rule
+    (:func:`objstore.memory.writechecks.check_key_credentials`): such an id would
+    name a session ref file, its reflog, the audit log, the index and the
+    hook log, none of which is redacted.  The event is then skipped whole
+    (nothing captured, nothing injected; one hook-log line without the id):
+    the hook fails open, and the next event of a sound session is served."""
+    from objstore import InvalidInput, check_key_credentials
+    try:
+        check_key_credentials(sid, "namespace")
+        if agent_id:
+            check_key_credentials(agent_id, "agent")
+    except InvalidInput:
+        return True
+    return False
+
+
+def cwd_holds_credential(cwd: str) -> bool:
+    """Whether a hook event's (or a shell command's) working directory holds
+    a credential (``/home/dev/AKIA…``) by the one path rule
+    (:func:`objstore.core.redact.path_holds_credential`, the path's ``/``
+    and ``.`` read as blanks): the path would name a project in
+    ``projects.json``, ``cache/activity.json`` and the turns, none of which
+    is redacted.  The event is then skipped like one whose session id holds
+    a credential (one hook-log line, ``cwd-credential``, without the path);
+    so is one whose ``transcript_path`` or ``agent_transcript_path`` holds
+    one (``transcript-path-credential``: a cursor and the ledgers name the
+    file)."""
+    from objstore import path_holds_credential  # the one path rule (turns, registry, import)
+    return path_holds_credential(cwd)
