@@ -42,6 +42,13 @@ def test_the_hook_says_a_served_value_replaces_the_one_the_session_was_shown(mem
     assert 'was "6543"): 7777' in got and "5432" not in got
     other = _prompt(store_path, OTHER, "which port does the db use?")   # a session shown nothing before
     assert "7777" in other and "changed since" not in other
+    # /clear: the agent's context holds none of it; the new start block (7777) is what was shown
+    rc, out, _err, _s = run_hook(store_path, payload("SessionStart", SID, None, source="clear"))
+    assert rc == 0 and "7777" in out
+    wait_store_processes_gone(store_path)
+    mem("remember", "project/proj/db-port", "8888")
+    got = _prompt(store_path, SID, "which port does the db use today?")
+    assert 'was "7777"): 8888' in got
 
 
 def test_the_proxy_notes_the_change_and_keeps_its_system_block(rig):
