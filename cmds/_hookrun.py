@@ -32,8 +32,9 @@ import _signal as signal
 from cmds._hookclock import BUDGET_S, DEFAULT_BUDGET_S, HARD_STOP_AFTER_S  # noqa: F401
 from cmds._hookstdin import (MAX_STDIN_BYTES, STDIN_TIMEOUT_S, HookInputError, cwd_holds_credential,  # noqa: F401
                              holds_credential, read_stdin_bytes)
-from cmds._hookstatement import (capture_statement, capture_take_back, prompt_statement, remember_statement,
-                                 take_back_answer, take_back_now, take_back_prompt, unread_config_answer)
+from cmds._hookstatement import (capture_statement, capture_take_back, garbled_answer, prompt_statement,
+                                 remember_statement, take_back_answer, take_back_now, take_back_prompt,
+                                 unread_config_answer)
 
 #: seconds to wait for the store lock before giving up quietly
 LOCK_TIMEOUT_S = {"UserPromptSubmit": 0.25, "SessionStart": 0.5, "SubagentStart": 0.5, "SessionEnd": 0.3}
@@ -642,6 +643,9 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
                 return run.guarded("config", unread_config_answer, store.root, ev)   # (test31c W12)
             if marker_cfg is None or objstore.has_marker(marker_cfg, prompt):
                 return None               # #nomem: neither captured nor answered with memory
+            # "remember that …" holding U+FFFD (bytes not UTF-8): its turn only, and said so (test35 T14)
+            garbled = None if data.get("agent_id") else garbled_answer(prompt)
+            stated, statement_done = garbled, garbled is not None
             if capture and prompt.strip() and not data.get("agent_id"):
                 # (inside a subagent the prompt is in the subagent's transcript: a sync captures it)
                 # the key is fixed now (snapshot), the write happens in a child so the
@@ -650,7 +654,7 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
                 kw = dict(session_id=sid, prompt=prompt, cwd=cwd, transcript=transcript, cfg=cfg,
                           index=False, snapshot=snap, time_ms=int(time.time() * 1000),
                           entrypoint=_s(run.env.get("CLAUDE_CODE_ENTRYPOINT")), guard=BudgetHold)
-                if objstore.statement_of(prompt) is not None:
+                if not garbled and objstore.statement_of(prompt) is not None:
                     # "remember that …": the fact cites this turn: both written here, under one lock
                     got = run.guarded(None, lambda: (prompt_statement(store, run.log, **kw),))
                     if got is not None:

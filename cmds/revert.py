@@ -33,9 +33,12 @@ def command(what, run_id, as_json, store):
       mem revert 1a2b3c4d
       mem revert --derive-run 3f9c
 
+    A key with no current value because sub-agents disagree is refused (the
+    message names each one's value): choose it with mem remember KEY VALUE.
+
     Exit status: 0 reverted (or nothing to change); 2 bad input; 4 no such
     key, version or id; 6 refused (forgotten, first version, changed since,
-    run by an agent);
+    sub-agents disagree, run by an agent);
     10 no store; 11 store locked.
     """
     from objstore import refuse_if_sealed, require_person, revert

@@ -83,21 +83,30 @@ def _fact_item(oid: str, f, *, current: bool | None = None) -> dict:
     return d
 
 
-def _updated_later(caller: Caller, later: dict | None) -> dict | None:
-    """A passage's ``updated_later`` note (``RecallHit.updated_later``: what
-    superseded it) as MCP states it: ``{"time": ISO, "text", "key"}`` for a
+def _updated_later(store: Store, caller: Caller, later: dict | None) -> dict | None:
+    """A passage's or fact's ``updated_later`` note (``RecallHit.updated_later``:
+    what superseded it, or the later turn of the person that says the fact
+    changed) as MCP states it: ``{"time": ISO, "text", "key"}`` for a
     current fact, ``{"time", "text", "session", "seq"}`` for a later turn;
-    None when there is none or the caller may not see the superseding key
-    (then only ``{"time"}``: the passage is still marked as stale)."""
+    None when there is none.  When the caller may not see the superseding
+    key or turn, only ``{"time"}``: the item is still marked as stale."""
     if not later:
         return None
     out = {"time": _iso(later.get("time"))}
     if later.get("kind") == "fact":
         if caller.sees_key(later.get("key") or ""):
             out.update(text=later.get("text"), key=later.get("key"))
-    else:
+    elif not caller.namespaces or _sees_turn(store, caller, later.get("id")):
         out.update(text=later.get("text"), session=later.get("session"), seq=later.get("seq"))
     return out
+
+
+def _sees_turn(store: Store, caller: Caller, oid) -> bool:
+    """True when the turn ``oid`` is inside a confined caller's namespaces."""
+    try:
+        return caller.sees_object(store.get(oid, Turn))
+    except Exception:  # noqa: BLE001 - no such turn (gone, or no id): nothing of it is shown
+        return False
 
 
 @dataclass
@@ -237,12 +246,13 @@ class MemoryTools:
                                    "harness": h.harness, "project": h.project or None,
                                    "source": h.source},
                         "time": _iso(h.time)}
-                later = _updated_later(caller, h.updated_later)
-                if later:
-                    item["updated_later"] = later
-                elif h.id in newer:   # a newer sealed value may replace it (its value never leaves: R7)
-                    item["sealed_later"] = {"key": newer[h.id],
-                                            "note": "a newer sealed value of this key may replace what this says"}
+            # a fact a later turn of the person says changed carries it as `mem recall --json` does (test35 T7)
+            later = _updated_later(self.store, caller, h.updated_later)
+            if later:
+                item["updated_later"] = later
+            elif h.kind != "fact" and h.id in newer:   # a newer sealed value may replace it (its value never leaves: R7)
+                item["sealed_later"] = {"key": newer[h.id],
+                                        "note": "a newer sealed value of this key may replace what this says"}
             items.append(item)
             if len(items) >= limit:
                 break

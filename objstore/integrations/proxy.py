@@ -688,6 +688,7 @@ def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict, ma
         if st.pinned_ids:  # the gate's session state: a fact in the pinned block is never injected again
             gs = context_load_state(store, conv.session)
             gs["injected"] = {**gs.get("injected", {}), **{oid: now_ms() for oid in st.pinned_ids}}
+            gs["shown"] = {**gs.get("shown", {}), **dict(block.facts)}   # (retrieval.shownbefore)
             context_save_state(store, conv.session, gs)
     trace["pinned_ids"] = st.pinned_ids
     if st.pinned:

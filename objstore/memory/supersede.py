@@ -38,6 +38,40 @@ def weighed(chain: list[Version], reader: str | None) -> list[Version]:
     return live
 
 
+def _due(chain: list[Version], as_of: int | None, reader: str | None) -> list[Version]:
+    """The versions ``current_of`` weighs that are due, oldest first (its rule's order)."""
+    live = weighed(chain, reader)
+    if as_of is not None:   # what was recorded by then, read as it was read then
+        live = [v for v in live if v.fact.recorded_at <= as_of]
+    # a version valid only from a future time is not current yet (a fast clock's write and those
+    # chained on it are: validity.due_ids); none due: none current (test32 X2)
+    at = now_ms() if as_of is None else as_of
+    return [live[i] for i in ranked_due([(v.fact.version, v.fact.valid_from, v.fact.recorded_at, v.fact.trust)
+                                         for v in live], at)]
+
+
+def sibling_disagreement(chain: list[Version], reader: str | None = None) -> list[Version]:
+    """The sibling sub-agents' latest versions (``facts.Version``, sorted by
+    namespace) that leave ``chain`` (newest first) with no current value for
+    ``reader`` (None: the person's view) now, because they disagree
+    (:func:`current_of`'s sibling rule, ``scope.sibling_rivals``); [] when
+    the key has a current value or has none for another reason (every
+    version forgotten, scheduled ahead, or its value lost).  What a command
+    that would otherwise pick one of them names instead (test35 T12).
+    Pure but for the clock; never raises."""
+    cands = _due(chain, None, reader)
+    best = cands[-1] if cands else None
+    if best is None or not best.fact.namespace:
+        return []
+    from objstore.memory.scope import namespace_root, sibling_rivals   # deferred, as in weighed
+    rivals = set(sibling_rivals(best, cands))
+    if not rivals:
+        return []
+    latest = {v.fact.namespace: v for v in cands if namespace_root(v.fact.namespace or "") ==
+              namespace_root(best.fact.namespace)}
+    return [latest[ns] for ns in sorted(rivals | {best.fact.namespace})]
+
+
 def current_of(chain: list[Version], as_of: int | None = None, reader: str | None = None) -> Version | None:
     """The current version of a chain (the rule in the module doc).
 
@@ -50,14 +84,7 @@ def current_of(chain: list[Version], as_of: int | None = None, reader: str | Non
     or its ancestors'; sibling sub-agents that disagree give none
     (``scope.sibling_rivals``).  Returns None when no version qualifies.
     """
-    live = weighed(chain, reader)
-    if as_of is not None:   # what was recorded by then, read as it was read then
-        live = [v for v in live if v.fact.recorded_at <= as_of]
-    # a version valid only from a future time is not current yet (a fast clock's write and those
-    # chained on it are: validity.due_ids); none due: none current (test32 X2)
-    at = now_ms() if as_of is None else as_of
-    cands = [live[i] for i in ranked_due([(v.fact.version, v.fact.valid_from, v.fact.recorded_at, v.fact.trust)
-                                          for v in live], at)]
+    cands = _due(chain, as_of, reader)
     if not cands:
         return None
     best = cands[-1]

@@ -21,6 +21,7 @@ from objstore.core.refs import fact_ref, parse_version_spec, refuse_if_credentia
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import restate
 from objstore.memory.facts import Version, current_of, remember, versions
+from objstore.memory.supersede import sibling_disagreement
 from objstore.memory.tombstones import key_names
 from objstore.memory.validity import why_no_current
 
@@ -311,6 +312,11 @@ def _target(store: Store, spec: str) -> tuple[list[Version], Version]:
     return chain, chain[0]
 
 
+def _short(body: str, n: int = 60) -> str:
+    """``body`` quoted for a one-line message, cut to ``n`` characters."""
+    return repr(body if len(body) <= n else body[: n - 1] + "…")
+
+
 def revert(store: Store, spec: str, *, command: str = "revert") -> RevertResult:
     """Undo the change that produced a version by writing a new version
     (history is never rewritten): the value, kind, pin and dormancy of the
@@ -327,7 +333,10 @@ def revert(store: Store, spec: str, *, command: str = "revert") -> RevertResult:
         Refused: the version before it was forgotten (a forgotten value
             cannot be brought back), the version is the first (nothing
             before it), or the key changed since that version (revert the
-            later versions first).
+            later versions first), or the key has no current value because
+            sibling sub-agents disagree (``supersede.sibling_disagreement``:
+            the message names each one's value; the person chooses with
+            ``mem remember``).
         InvalidInput: a bad key or spec, or an id that is not a fact version.
         StoreLocked: the store lock was not obtained in time.
     """
@@ -335,6 +344,15 @@ def revert(store: Store, spec: str, *, command: str = "revert") -> RevertResult:
         chain, target = _target(store, spec)
         key = target.fact.key
         tf = target.fact
+        # no current value now, or none before the change (sub-agents disagreed): writing one of
+        # their values back as the person's would pick a side silently (test35 T12)
+        rivals = sibling_disagreement(chain)
+        before = sibling_disagreement([v for v in chain if v.fact.version < tf.version]) if not rivals else []
+        if rivals or before:
+            said = "; ".join(f"{v.fact.namespace} says {_short(v.fact.body)}" for v in rivals or before)
+            raise Refused(f"{key} {'has' if rivals else f'had before v{tf.version}'} no current value: "
+                          f"sub-agents disagree ({said}); a revert would make one of their values yours",
+                          hint=f"choose the value yourself: mem remember {key} VALUE")
         if tf.parent is None:
             raise Refused(f"{key} v{tf.version} created the key: there is no earlier value to go back to",
                           hint=f"to remove the key, forget it: mem forget {key}")

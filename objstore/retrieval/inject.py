@@ -101,6 +101,7 @@ from objstore.retrieval.context import (
 from objstore.retrieval.injecttime import (person_first, stale_for_facts,  # noqa: F401  (re-exported)
                                            with_current_facts, with_later_turns)
 from objstore.retrieval.injectscope import one_name_order
+from objstore.retrieval.shownbefore import with_shown_notes
 
 MAX_CUE_CHARS = 4000
 PRIOR_DOCS = 100  # see _nidf
@@ -549,6 +550,9 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     lines = with_current_facts(store, inj, lines, showable, turn_text, config, frame, used, set(already), prompt)
     lines = with_later_turns(store, session_id, inj, lines, showable, config, frame, prompt,
                              projects[0] if projects else "")
+    # a key this session was shown at another value says so on its line (test35 T15)
+    served = [(c.ref, c.id) for c in inj.injected if c.kind == "fact"]
+    lines = with_shown_notes(store, lines, served, state)
     lost = sorted({c.ref for c in cands if c.reason == LOST_REASON})
     if lost:   # the prompt asks about a key whose value is lost: the agent is told, as recall's reader is
         inj.trace["lost_keys"] = lost
@@ -559,6 +563,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
     inj.text = open_tag + "\n".join(lines) + "\n" + close_tag
     now = now_ms()
     state["injected"] = {**already, **{c.id: now for c in inj.injected}}
+    state["shown"] = {**(state.get("shown") or {}), **dict(served)}   # each key's last shown id (shownbefore)
     state["prompts"] = int(state.get("prompts") or 0) + 1
     save_state(store, session_id, state)
     keys = [c.ref for c in inj.injected if c.kind == "fact"]

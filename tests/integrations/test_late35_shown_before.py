@@ -1,0 +1,71 @@
+"""test35 T15: a value that changed since the session was shown it (its
+session-start block, the proxy's pinned system block, an earlier prompt's
+injection) is served on a prompt with a note naming the value it replaces;
+the proxy's system block stays byte-stable.  Real ``mem hook`` processes,
+and ``mem proxy`` in front of a loopback upstream with the SDK client."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+
+pytest.importorskip("aiohttp")
+pytest.importorskip("anthropic")
+
+from tests.conftest import wait_remember_done  # noqa: E402
+from tests.hooks._util import payload, run_hook, wait_store_processes_gone  # noqa: E402
+from tests.integrations.test_proxy import client, mem as proxy_mem, rig  # noqa: E402,F401  (rig: the fixture)
+
+SID = "15151515-0000-0000-0000-000000000001"
+OTHER = "15151515-0000-0000-0000-000000000002"
+
+
+def _prompt(store, sid: str, text: str) -> str:
+    rc, out, _err, _s = run_hook(store, payload("UserPromptSubmit", sid, None, prompt=text))
+    assert rc == 0
+    wait_store_processes_gone(store)
+    return json.loads(out)["hookSpecificOutput"]["additionalContext"] if out.strip() else ""
+
+
+def test_the_hook_says_a_served_value_replaces_the_one_the_session_was_shown(mem, store_path):
+    mem("remember", "project/proj/db-port", "5432")
+    rc, out, _err, _s = run_hook(store_path, payload("SessionStart", SID, None, source="startup"))
+    assert rc == 0 and "db-port (recorded" in out and "5432" in out
+    wait_store_processes_gone(store_path)
+    mem("remember", "project/proj/db-port", "6543")
+    got = _prompt(store_path, SID, "which port does the db use?")
+    assert 'changed since shown earlier in this session: was "5432"): 6543' in got
+    mem("remember", "project/proj/db-port", "7777")   # the newest value this session was shown is named
+    got = _prompt(store_path, SID, "which port does the db listen on now?")
+    assert 'was "6543"): 7777' in got and "5432" not in got
+    other = _prompt(store_path, OTHER, "which port does the db use?")   # a session shown nothing before
+    assert "7777" in other and "changed since" not in other
+    # /clear: the agent's context holds none of it; the new start block (7777) is what was shown
+    rc, out, _err, _s = run_hook(store_path, payload("SessionStart", SID, None, source="clear"))
+    assert rc == 0 and "7777" in out
+    wait_store_processes_gone(store_path)
+    mem("remember", "project/proj/db-port", "8888")
+    got = _prompt(store_path, SID, "which port does the db use today?")
+    assert 'was "7777"): 8888' in got
+
+
+def test_the_proxy_notes_the_change_and_keeps_its_system_block(rig):
+    tag = uuid.uuid4().hex[:8]
+    key, old, new = f"user/pager-{tag}", f"pagerduty-{tag} rotation alpha", f"opsgenie-{tag} rotation beta"
+    assert proxy_mem(rig, "remember", key, old).returncode == 0
+    c = client(rig, **{"x-mem-session": f"sb-{tag}"})
+    msgs = [{"role": "user", "content": "hello"}]
+    c.messages.create(model="m", max_tokens=5, messages=msgs)
+    first = json.loads(rig["up"].requests[-1][2].decode())
+    assert old in first["system"][-1]["text"]
+    assert proxy_mem(rig, "remember", key, new).returncode == 0
+    wait_remember_done(rig["home"])
+    msgs += [{"role": "assistant", "content": "Hi."},
+             {"role": "user", "content": f"which pager rotation do we use, pager-{tag}?"}]
+    c.messages.create(model="m", max_tokens=5, messages=msgs)
+    second = json.loads(rig["up"].requests[-1][2].decode())
+    assert second["system"] == first["system"]                  # byte-stable for the prompt cache
+    last = json.dumps(second["messages"][-1])
+    assert new in last and f'changed since shown earlier in this session: was \\"{old}\\"' in last
