@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from objstore.core.codec import decode
 from objstore.core.gc import stale_temps_note
-from objstore.core.journal import JournalEntries
+from objstore.core.journal import STOPPED_FORGET, STOPPED_FORGET_FIX, JournalEntries
 from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound, PackFileMissing, UnsupportedVersion
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, is_lost_stub
 from objstore.core.pack import PackSet
@@ -23,6 +23,7 @@ from objstore.core.spool import spooled_sources
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
 from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR
+from objstore.core.lock import lock_held
 from objstore.core.lostrefs import FILENAME as LOST_FILE, lost_refs_note
 
 
@@ -39,7 +40,10 @@ class FsckReport:
         unfinished: forgets stopped before they wrote all their tombstones
             (``objstore.core.unfinished``), one line each: not corruption,
             but what they remove may still be stored and only the same
-            forget run again finishes them (``mem fsck`` exits 6; test27 V7).
+            forget run again finishes them (``mem fsck`` exits 6; test27 V7);
+            and a forget the index journal names whose writer was killed
+            after its tombstones (no live lock holder), which the next lock
+            holder finishes (``journal.STOPPED_FORGET``; test34b T12).
     """
 
     objects: int = 0
@@ -249,11 +253,14 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
         said = rep.warnings if s.command in ("seal", "unseal") else rep.unfinished   # (a seal's: --repair)
         said.append(f"{UNFINISHED_DIR}/{s.path.name}: {s.describe()} {s.stopped()}; run it again: "
                     f"{s.rerun()}  (push, backup and export refuse until then)")
-    if (j.forgets or j.turn_forgets or j.queue) and not stopped:
-        rep.warnings.append(f"index-journal: a forget of {len(j.forgets)} key(s), {len(j.turn_forgets)} "
-                            f"session(s) and {len(j.queue)} review-queue item(s) was stopped before it finished "
-                            "(what it removes may still be stored); "
-                            "'mem fsck --repair' (or any write) finishes it")
+    if (j.forgets or j.turn_forgets or j.queue) and not stopped:   # killed after its tombstones (test34b T12)
+        what = (f"(of {len(j.forgets)} key(s), {len(j.turn_forgets)} session(s) and {len(j.queue)} review-queue "
+                "item(s))")
+        if lock_held(store.root / "locks" / "store.lock"):   # its writer may be at work still: not stopped
+            rep.warnings.append(f"index-journal: a forget {what} is in progress (the store lock is held); "
+                                "run 'mem fsck' again when it ends")
+        else:
+            rep.unfinished.append(f"index-journal: {STOPPED_FORGET} {what}; fix: {STOPPED_FORGET_FIX}")
     for rel, target in store_links(store.root):   # (test31c W9) a reflog's is a problem above
         if not any(p.startswith(f"{rel}:") for p in rep.problems):
             rep.warnings.append(f"{rel}: a symbolic link inside the store (to {target}; a store copied from an "

@@ -91,6 +91,7 @@ from objstore.capture.sourcelist import imported_sources
 from objstore.core.errors import MemError, PackFileMissing
 from objstore.core.objects import Fact
 from objstore.core.fsck import ref_file_problems
+from objstore.core.journal import STOPPED_FORGET, STOPPED_FORGET_FIX
 from objstore.core.lostrefs import lost_refs_note
 from objstore.core.reachability import set_tombstones
 from objstore.core.gc import stale_temps_note
@@ -351,9 +352,7 @@ def _index(store: Store) -> list[Finding]:
     if not store.journal.is_empty():    # and no live writer holds the lock: one was stopped
         j = store.journal.read()
         if (j.forgets or j.turn_forgets or j.queue) and not store.unfinished.list():   # (else: see _unfinished)
-            return [Finding("index", "error", "a forget was stopped before it finished: what it removes "
-                            "may still be stored and found",
-                            "mem fsck --repair  (or any write: the next lock finishes the forget)")]
+            return [Finding("index", "error", STOPPED_FORGET, STOPPED_FORGET_FIX)]
         if j.sessions and not (j.facts or j.forgets or j.turn_forgets or j.queue or j.deletes or j.damaged or j.torn
                                or j.settled):
             # turns whose indexing was left to the next writer: 'mem hook shell' does so by design
