@@ -185,8 +185,7 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
             log = fact_reflog(store, name) if ns in ROLLBACK_CHECKED else None   # read once, for three checks
             newer = rolled_back(store, name, oid, objs, log) if ns in ROLLBACK_CHECKED else None
             if newer is not None:
-                rep.problems.append(f"ref {name} -> {oid}: set back to an older version; its reflog's last "
-                                    f"entry moved it to {newer} ('mem fsck --repair' restores that)")
+                rep.problems.append(set_back_said(name, oid, newer))
             elif ns in ROLLBACK_CHECKED and (move := unlogged(store, name, oid, objs, log)):
                 one = move[0] == getattr(obj, "parent", None)
                 rep.warnings.append(f"ref {name} -> {oid}: its reflog does not record "
@@ -549,6 +548,50 @@ def rolled_back(store: Store, name: str, oid: str, objs: dict,
         return None
     newer = entries[-1].new
     return newer if descends(objs, newer, oid) else None
+
+
+def set_back_said(name: str, oid: str, newer: str) -> str:
+    """What ``mem fsck`` and ``mem doctor`` say of ref ``name`` holding
+    ``oid`` while its reflog's last entry moved it to ``newer``, a version
+    that descends from ``oid`` (:func:`rolled_back`)."""
+    return (f"ref {name} -> {oid}: set back to an older version; its reflog's last entry moved it to {newer} "
+            "('mem fsck --repair' restores that)")
+
+
+class _ReadOnDemand(dict):
+    """Objects by id, each decoded (leniently, ``Store.get``) when first
+    asked for: :func:`rolled_back`'s ``objs`` for a caller that decoded
+    none (``mem doctor``).  ``get`` answers None for a missing or damaged
+    object, as a lookup in fsck's map of decoded objects does."""
+
+    def __init__(self, store: Store) -> None:
+        super().__init__()
+        self.store = store
+
+    def get(self, oid, default=None):
+        if oid not in self:
+            try:
+                self[oid] = self.store.get(oid)
+            except MemError:
+                self[oid] = None
+        found = dict.get(self, oid)
+        return default if found is None else found
+
+
+def set_back_refs(store: Store, refs: list[tuple[str, str]]) -> list[str]:
+    """:func:`set_back_said` of each ``(ref name, object id)`` of ``refs``
+    (fact and sealed refs: :data:`ROLLBACK_CHECKED`) set back to an older
+    version than its reflog's last entry: fsck's check for ``mem doctor``
+    (test34b T25), one reflog read per ref; objects are decoded only for a
+    ref whose id is not its reflog's last (to tell a ref set back from one
+    ahead of its log)."""
+    objs = _ReadOnDemand(store)
+    out = []
+    for name, oid in refs:
+        newer = rolled_back(store, name, oid, objs)
+        if newer is not None:
+            out.append(set_back_said(name, oid, newer))
+    return out
 
 
 #: what fsck says of a fact chain with missing version numbers (an unseal before session 15

@@ -59,8 +59,11 @@ Checks (each returns findings, never raises for what it finds):
   naming an object the store does not hold — a tombstone's above all, since
   what it forgets could then be written back (test29 P6); a fact, sealed or
   session ref that is gone while its reflog names its head (a deleted ref
-  file, ``refs/facts``, ``refs/packed-sessions``), and a fact ref naming
-  another key's version (session 29's fresh helper).  Reads no object but
+  file, ``refs/facts``, ``refs/packed-sessions``), a fact ref naming
+  another key's version (session 29's fresh helper), and a fact or sealed
+  ref set back to an older version than its reflog's last move (a
+  file-level restore: ``core.fsck.set_back_refs``, fsck's check; test34b
+  T25).  Reads no object but
   the fact refs' heads (within ``REF_LOOKUPS``).
 * ``behind``: no hooked transcript is more than ``BEHIND_BYTES`` past its
   cursor (a warning: the hooks store a part per event; test29 P15).
@@ -90,7 +93,7 @@ from objstore.integrations.proxyspool import waiting_turns
 from objstore.capture.sourcelist import imported_sources
 from objstore.core.errors import MemError, PackFileMissing
 from objstore.core.objects import Fact
-from objstore.core.fsck import ref_file_problems
+from objstore.core.fsck import ROLLBACK_CHECKED, ref_file_problems, set_back_refs
 from objstore.core.journal import STOPPED_FORGET, STOPPED_FORGET_FIX
 from objstore.core.lostrefs import lost_refs_note
 from objstore.core.reachability import set_tombstones
@@ -261,6 +264,12 @@ def _refs(store: Store) -> list[Finding]:
         bad += _other_keys(store, by_ns.get("facts", []))
     lost = lost_refs_note(store)   # what an older repair removed, until set again (test33b T13)
     out = [Finding("refs", "error", lost.split("; ", 1)[0], lost.split("; ", 1)[1])] if lost else []  # (test34 T2)
+    if len(others) * max(1, len(store.packs.packs)) <= REF_LOOKUPS:   # (test34b T25: fsck's check, one reflog read a ref)
+        back = set_back_refs(store, [r for ns in ROLLBACK_CHECKED for r in by_ns.get(ns, [])])
+        if back:
+            out.append(Finding("refs", "error", f"{len(back)} ref(s) serve an older value than their last write: "
+                               f"{back[0]}" + (f"; {len(back) - 1} more" if len(back) > 1 else ""),
+                               "mem fsck --repair  (restores each to its reflog's last move; mem fsck names each)"))
     if not bad:
         return out
     return out + [Finding("refs", "error", f"{len(bad)} damaged ref(s) or reflog(s) (first: {bad[0]})",

@@ -130,9 +130,15 @@ def test_ref_set_back_is_reported_and_restored(mem, store_path):
     (store_path / "refs" / "facts" / "project" / "a" / "b").write_text(v1 + "\n")
     r = mem("fsck", exit_code=13)
     assert "facts/project/a/b" in r.stdout and "set back" in r.stdout
+    # mem doctor tells what fsck tells, in fsck's words (test34b T25: it said nothing of it)
+    [said] = [line[len("error: "):] for line in r.stdout.splitlines() if "set back" in line]
+    doctor = mem("doctor", exit_code=None).stdout
+    assert "[refs] 1 ref(s) serve an older value than their last write: " + said in doctor
+    assert "fix: mem fsck --repair" in doctor
     mem("fsck", "--repair")
     assert mem("get", "project/a/b").stdout.strip() == "two"
     mem("fsck")
+    assert "set back" not in mem("doctor", exit_code=None).stdout
 
 
 # -- 9: deleted refs/tombstones/* ---------------------------------------------
