@@ -44,6 +44,9 @@ class FsckReport:
             and a forget the index journal names whose writer was killed
             after its tombstones (no live lock holder), which the next lock
             holder finishes (``journal.STOPPED_FORGET``; test34b T12).
+        lost: the indexes in ``problems`` of keys whose current value was
+            lost to damage (a 'lost' placeholder ``mem fsck --repair``
+            kept): no repair ends them, ``mem revert`` or a new value does.
     """
 
     objects: int = 0
@@ -52,6 +55,7 @@ class FsckReport:
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     unfinished: list[str] = field(default_factory=list)
+    lost: list[int] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -173,12 +177,16 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
                 rep.problems.append(f"ref {name} -> {oid}: is a {obj.TYPE_NAME}, expected a {cls.TYPE_NAME}")
                 continue
             _check_chain(name, oid, obj, objs, rep)
-            if ns == "facts" and is_lost_stub(obj):   # kept by fsck --repair; the person picks the value
-                rep.warnings.append(f"{name}: its current value (v{obj.version}) was lost to damage; no value is "
+            # kept by fsck --repair; the person picks the value: damage until then, as 'mem get' answers
+            # it (exit 13), every fsck and repair alike (test34b T18: the repair said 13, fsck then 0)
+            if ns == "facts" and is_lost_stub(obj):
+                rep.lost.append(len(rep.problems))
+                rep.problems.append(f"{name}: its current value (v{obj.version}) was lost to damage; no value is "
                                     f"served as current until a newer version is written ('mem revert "
                                     f"{name[6:]}' writes the older value again, 'mem remember' a new one)")
             if ns == "sealed" and is_lost_stub(obj):
-                rep.warnings.append(f"{name}: its current value (v{obj.version}) was lost to damage; no value is "
+                rep.lost.append(len(rep.problems))
+                rep.problems.append(f"{name}: its current value (v{obj.version}) was lost to damage; no value is "
                                     f"served as current until a newer version is written ('mem sealed show "
                                     f"{name[7:]} --version N' reads an older one, 'mem remember {name[7:]} VALUE "
                                     "--sensitivity secret' writes a new one)")
