@@ -35,6 +35,8 @@ def test_a_lost_newest_version_is_never_served_as_current(invoke, store_path):
     assert "current value of user/indent was lost" in r.stderr and "v2 is the newest readable" in r.stderr
     log = invoke("log", "user/indent")
     assert "lost" in log.stdout and "(current)" not in log.stdout and "was lost" in log.stderr
+    [v3] = [line for line in log.stdout.splitlines() if line.startswith("v3 ")]
+    assert "  ?  " in v3 and "derived" not in v3      # its trust is unknown, not the placeholder's (test34b T18)
     assert not any(v["current"] for v in invoke("log", "user/indent", "--json").json)
     [stub] = [v for v in invoke("log", "user/indent", "--json").json if v["version"] == 3]
     assert stub["sources"] == [f"lost:{lost}"]
