@@ -566,11 +566,13 @@ def set_back_said(name: str, oid: str, newer: str) -> str:
             "('mem fsck --repair' restores that)")
 
 
-class _ReadOnDemand(dict):
-    """Objects by id, each decoded (leniently, ``Store.get``) when first
-    asked for: :func:`rolled_back`'s ``objs`` for a caller that decoded
-    none (``mem doctor``).  ``get`` answers None for a missing or damaged
-    object, as a lookup in fsck's map of decoded objects does."""
+class ReadOnDemand(dict):
+    """Decoded objects by id (``objs`` of :func:`rolled_back`, and of
+    ``repair.drop_dangling_edges`` outside a repair's scan) for a caller
+    that decoded none: each read from ``store`` when first asked for.
+    ``get(oid)`` answers None (or its default) for an object that is
+    missing, damaged or of an unknown version, as a lookup in fsck's map of
+    decoded objects does."""
 
     def __init__(self, store: Store) -> None:
         super().__init__()
@@ -579,11 +581,11 @@ class _ReadOnDemand(dict):
     def get(self, oid, default=None):
         if oid not in self:
             try:
-                self[oid] = self.store.get(oid)
-            except MemError:
+                self[oid] = decode(self.store.read_frame(oid)) if self.store.has(oid) else None
+            except (CorruptObject, NotFound, UnsupportedVersion):
                 self[oid] = None
-        found = dict.get(self, oid)
-        return default if found is None else found
+        obj = self[oid]
+        return default if obj is None else obj
 
 
 def set_back_refs(store: Store, refs: list[tuple[str, str]]) -> list[str]:
@@ -593,7 +595,7 @@ def set_back_refs(store: Store, refs: list[tuple[str, str]]) -> list[str]:
     (test34b T25), one reflog read per ref; objects are decoded only for a
     ref whose id is not its reflog's last (to tell a ref set back from one
     ahead of its log)."""
-    objs = _ReadOnDemand(store)
+    objs = ReadOnDemand(store)
     out = []
     for name, oid in refs:
         newer = rolled_back(store, name, oid, objs)
