@@ -56,7 +56,8 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     When a key's newest version is lost, its place is kept as a 'lost'
     placeholder above the newest readable version, which is older and is
     not made current: mem get KEY exits 13 and names both, and the repair
-    exits 13 (mem revert KEY makes the older value current again, mem
+    exits 13, as does every fsck and repair after it until the person picks
+    the value (mem revert KEY makes the older value current again, mem
     remember KEY VALUE sets another).  A sealed key's lost newest version
     is kept the same way (mem sealed show KEY exits 13; --version N reads
     an older one).
@@ -158,7 +159,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
       mem fsck --repair --drop-lost-tombstones
 
     Exit status: 0 clean (after --repair: clean now); 6 no corruption, but
-    a forget stopped before its tombstones must be run again; 13 corruption found,
+    a forget stopped (before its tombstones: run it again; after them:
+    --repair or any write finishes it); 13 corruption found, a key whose
+    current value was lost included,
     a damaged search index, remotes.json or sync-key included (or left
     after --repair); 10 no store; 11 store locked; 16 read-only store.
     """
@@ -192,8 +195,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     if fixed is not None:   # not rebuilt: which value is current is not the repair's to guess
         rep.problems.extend(f"{name}: its ref was lost and {len(heads)} of its versions have no child; "
                             "none was picked" for name, heads in fixed.unresolved.items())
-        rep.problems.extend(f"{name}: its current value was lost; v{n}, the newest readable version, was not "
-                            "made current" for name, n in fixed.lost_heads.items())
+        # (a lost current value: the check above names its placeholder, as every fsck after does)
     store.damaged.clear()  # reported below, not as a warning
     from objstore import registry_damage
     rebuilt_registry = None
@@ -284,8 +286,12 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
             if any("missing (not damaged" in p for p in rep.problems):   # (test33 T17)
                 click.echo("hint: a pack file is missing: put it back; 'mem fsck --repair' keeps every ref and "
                            "reflog as it is while it is missing (it only sets other damaged files aside)", err=True)
-            elif len(rep.problems) > len(remote_damage):
+            elif len(rep.problems) > len(remote_damage) + len(rep.lost):
                 click.echo("hint: 'mem fsck --repair' sets the damage aside and keeps everything readable", err=True)
+            if rep.lost:   # which value is current is the person's to say: no repair ends it (test34b T18)
+                click.echo("hint: a key whose current value was lost stays so until 'mem pull' from a remote that "
+                           "holds it, 'mem revert KEY' or 'mem "
+                           "remember KEY VALUE' (sealed: --sensitivity secret) sets one", err=True)
             for p, todo in remote_damage:     # --repair leaves these to the user
                 click.echo(f"hint: {p.split(' ', 1)[0]}: {todo}", err=True)
     if not rep.ok:

@@ -50,13 +50,41 @@ def command(prune, dry_run, as_json, store):
     kept (gc says which refs): it may hold the only copy of their data;
     deleting lost-refs accepts the loss.
 
-    Exit status: 0 ok; 2 bad --prune; 11 store locked; 13 a damaged ref.
+    A forget stopped before it wrote all its tombstones (its note in
+    forget-unfinished/) is not finished by gc: only the same forget run
+    again knows all it removes (a --match's text is not stored).  gc does
+    its work, names the forget to run again on stderr and exits 6, so
+    'mem forget …; mem gc --prune=now' never reads as clean while the text
+    is still stored (--json: unfinished_forgets).  A forget killed after
+    its tombstones is finished by gc, which takes the store lock.
+
+    Exit status: 0 ok; 2 bad --prune; 6 a stopped forget is still to run
+    again; 11 store locked; 13 a damaged ref.
     """
     import objstore
     from objstore import gc, parse_prune
     grace = parse_prune(prune)
     with progress_bar("packing") as update:
         plan = gc(store, grace_s=grace, dry_run=dry_run, progress=update)
+    stopped = [s for s in store.unfinished.list() if s.command == "forget"]
+    _report(plan, grace, dry_run, as_json, store, stopped)
+    if stopped:   # (test34b T13) the README's step after every forget must not read as clean while one stands
+        _unfinished(stopped, as_json)
+
+
+def _unfinished(stopped: list, as_json: bool) -> None:
+    """Forgets gc cannot finish (``objstore.core.unfinished.StoppedForget``):
+    each named on stderr with the command to run again; exit 6."""
+    if not as_json:
+        for s in stopped:
+            click.echo(f"warning: {s.describe()} {s.stopped()}; gc kept what it removes; run it again: "
+                       f"{s.rerun()}, then gc again", err=True)
+    from objstore import ForgetUnfinished
+    raise click.exceptions.Exit(ForgetUnfinished.exit_code)
+
+
+def _report(plan, grace, dry_run, as_json, store, stopped: list) -> None:
+    """gc's plan and what it did, on stdout (``--json``: one document)."""
     if as_json:
         emit_json({"dry_run": dry_run, "live": plan.live, "loose_to_pack": len(plan.loose_to_pack),
                    "unreachable": len(plan.unreachable), "to_delete": len(plan.to_delete),
@@ -71,7 +99,9 @@ def command(prune, dry_run, as_json, store):
                    "segments_merged": plan.segments_merged,
                    "turn_meta_sessions_read": plan.turn_meta_read,
                    "segment_merges": [{"generation": g, "segments": n, "documents": d}
-                                      for g, n, d in plan.segment_merges]})
+                                      for g, n, d in plan.segment_merges],
+                   "unfinished_forgets": [f"{s.describe()} {s.stopped()}; run it again: {s.rerun()}"
+                                          for s in stopped]})
         return
     would = "would " if dry_run else ""
     click.echo(f"{plural(plan.live, 'reachable object')}; {len(plan.unreachable)} unreachable")

@@ -35,7 +35,7 @@ def command(key, as_of, as_json, store):
     Exit status: 0 ok; 4 no such key (or nothing recorded by --as-of); 10 no store.
     """
     from objstore import NotFound
-    from objstore import current_of, log_marks, lost_current, lost_current_message, now_ms, versions
+    from objstore import current_of, is_lost_stub, log_marks, lost_current, lost_current_message, now_ms, versions
     from objstore import is_sealed
     if is_sealed(store, key):
         return _sealed_log(store, key, as_of, as_json)
@@ -59,7 +59,8 @@ def command(key, as_of, as_json, store):
         mark = "  (current)" if cur is not None and v.id == cur.id else mark_text(marks[v.id], f.forgotten)
         pin = ("  pinned" if f.pinned else "") + ("  dormant" if f.dormant else "")
         click.echo(click.style(f"v{f.version}  {v.id[:12]}", fg="yellow")
-                   + f"  valid {fmt_time(f.valid_from)}  {f.trust}  {f.kind}{pin}{mark}"
+                   # a lost version's trust is unknown: its placeholder's is no one's word (test34b T18)
+                   + f"  valid {fmt_time(f.valid_from)}  {'?' if is_lost_stub(f) else f.trust}  {f.kind}{pin}{mark}"
                    + (safe(f"  namespace {f.namespace}") if f.namespace else ""))
         for line in body_text(f).splitlines() or [""]:
             click.echo(f"    {line}")

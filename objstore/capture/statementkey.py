@@ -10,7 +10,7 @@ import re
 import unicodedata
 
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
-from objstore.core.objects import normalize_value
+from objstore.core.objects import is_lost_stub, normalize_value
 from objstore.core.refnames import unescape_name
 from objstore.core.refs import PACKED_FACTS, fact_ref, sealed_ref
 from objstore.core.store import Store
@@ -267,7 +267,10 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
     words (:func:`same_subject_keys`: test33b T3, T12, test33 T8; a listing
     of the store's keys, ~9 ms CPU at 4,000 keys, paid only by a statement
     whose own key holds nothing), and a key sealed under the name an older
-    version gave it refuses it (:func:`sealed_before`).
+    version gave it refuses it (:func:`sealed_before`).  A key whose
+    current value was lost to damage (``mem fsck --repair``'s 'lost'
+    placeholder: its words are unknown) is the key itself (``update``):
+    the statement is its next version (test34b T21).
     ``stale``: a list, extended with the other keys of the statement's
     subject (:func:`same_subject_keys`) holding another value when the
     statement goes on in one of several (a store that filed one subject
@@ -309,7 +312,10 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
         if stale is not None:   # a subject an older store filed under two keys: the caller writes each (T12)
             stale.extend(k for k in same if k != chosen and _content_words(_body(store, k)) != words)
         return chosen
-    held = getattr(store.get(head), "body", "") or ""
+    obj = store.get(head)
+    if update and is_lost_stub(obj):   # its value lost to damage (fsck --repair's placeholder): the person's
+        return key                     # new word is its next version and ends the lost state (test34b T21)
+    held = getattr(obj, "body", "") or ""
     if _content_words(held) == words:
         return key                       # the same statement again: its key
     if update and of_subject and _same_subject(named(held), name) and attribute(held) == attribute(statement):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from objstore.core.codec import decode
 from objstore.core.gc import stale_temps_note
-from objstore.core.journal import JournalEntries
+from objstore.core.journal import STOPPED_FORGET, STOPPED_FORGET_FIX, JournalEntries
 from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound, PackFileMissing, UnsupportedVersion
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, is_lost_stub
 from objstore.core.pack import PackSet
@@ -23,6 +23,7 @@ from objstore.core.spool import spooled_sources
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
 from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR
+from objstore.core.lock import lock_held
 from objstore.core.lostrefs import FILENAME as LOST_FILE, lost_refs_note
 
 
@@ -39,7 +40,13 @@ class FsckReport:
         unfinished: forgets stopped before they wrote all their tombstones
             (``objstore.core.unfinished``), one line each: not corruption,
             but what they remove may still be stored and only the same
-            forget run again finishes them (``mem fsck`` exits 6; test27 V7).
+            forget run again finishes them (``mem fsck`` exits 6; test27 V7);
+            and a forget the index journal names whose writer was killed
+            after its tombstones (no live lock holder), which the next lock
+            holder finishes (``journal.STOPPED_FORGET``; test34b T12).
+        lost: the indexes in ``problems`` of keys whose current value was
+            lost to damage (a 'lost' placeholder ``mem fsck --repair``
+            kept): no repair ends them, ``mem revert`` or a new value does.
     """
 
     objects: int = 0
@@ -48,6 +55,7 @@ class FsckReport:
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     unfinished: list[str] = field(default_factory=list)
+    lost: list[int] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -169,20 +177,23 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
                 rep.problems.append(f"ref {name} -> {oid}: is a {obj.TYPE_NAME}, expected a {cls.TYPE_NAME}")
                 continue
             _check_chain(name, oid, obj, objs, rep)
-            if ns == "facts" and is_lost_stub(obj):   # kept by fsck --repair; the person picks the value
-                rep.warnings.append(f"{name}: its current value (v{obj.version}) was lost to damage; no value is "
+            # kept by fsck --repair; the person picks the value: damage until then, as 'mem get' answers
+            # it (exit 13), every fsck and repair alike (test34b T18: the repair said 13, fsck then 0)
+            if ns == "facts" and is_lost_stub(obj):
+                rep.lost.append(len(rep.problems))
+                rep.problems.append(f"{name}: its current value (v{obj.version}) was lost to damage; no value is "
                                     f"served as current until a newer version is written ('mem revert "
                                     f"{name[6:]}' writes the older value again, 'mem remember' a new one)")
             if ns == "sealed" and is_lost_stub(obj):
-                rep.warnings.append(f"{name}: its current value (v{obj.version}) was lost to damage; no value is "
+                rep.lost.append(len(rep.problems))
+                rep.problems.append(f"{name}: its current value (v{obj.version}) was lost to damage; no value is "
                                     f"served as current until a newer version is written ('mem sealed show "
                                     f"{name[7:]} --version N' reads an older one, 'mem remember {name[7:]} VALUE "
                                     "--sensitivity secret' writes a new one)")
             log = fact_reflog(store, name) if ns in ROLLBACK_CHECKED else None   # read once, for three checks
             newer = rolled_back(store, name, oid, objs, log) if ns in ROLLBACK_CHECKED else None
             if newer is not None:
-                rep.problems.append(f"ref {name} -> {oid}: set back to an older version; its reflog's last "
-                                    f"entry moved it to {newer} ('mem fsck --repair' restores that)")
+                rep.problems.append(set_back_said(name, oid, newer))
             elif ns in ROLLBACK_CHECKED and (move := unlogged(store, name, oid, objs, log)):
                 one = move[0] == getattr(obj, "parent", None)
                 rep.warnings.append(f"ref {name} -> {oid}: its reflog does not record "
@@ -249,11 +260,14 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
         said = rep.warnings if s.command in ("seal", "unseal") else rep.unfinished   # (a seal's: --repair)
         said.append(f"{UNFINISHED_DIR}/{s.path.name}: {s.describe()} {s.stopped()}; run it again: "
                     f"{s.rerun()}  (push, backup and export refuse until then)")
-    if (j.forgets or j.turn_forgets or j.queue) and not stopped:
-        rep.warnings.append(f"index-journal: a forget of {len(j.forgets)} key(s), {len(j.turn_forgets)} "
-                            f"session(s) and {len(j.queue)} review-queue item(s) was stopped before it finished "
-                            "(what it removes may still be stored); "
-                            "'mem fsck --repair' (or any write) finishes it")
+    if (j.forgets or j.turn_forgets or j.queue) and not stopped:   # killed after its tombstones (test34b T12)
+        what = (f"(of {len(j.forgets)} key(s), {len(j.turn_forgets)} session(s) and {len(j.queue)} review-queue "
+                "item(s))")
+        if lock_held(store.root / "locks" / "store.lock"):   # its writer may be at work still: not stopped
+            rep.warnings.append(f"index-journal: a forget {what} is in progress (the store lock is held); "
+                                "run 'mem fsck' again when it ends")
+        else:
+            rep.unfinished.append(f"index-journal: {STOPPED_FORGET} {what}; fix: {STOPPED_FORGET_FIX}")
     for rel, target in store_links(store.root):   # (test31c W9) a reflog's is a problem above
         if not any(p.startswith(f"{rel}:") for p in rep.problems):
             rep.warnings.append(f"{rel}: a symbolic link inside the store (to {target}; a store copied from an "
@@ -542,6 +556,52 @@ def rolled_back(store: Store, name: str, oid: str, objs: dict,
         return None
     newer = entries[-1].new
     return newer if descends(objs, newer, oid) else None
+
+
+def set_back_said(name: str, oid: str, newer: str) -> str:
+    """What ``mem fsck`` and ``mem doctor`` say of ref ``name`` holding
+    ``oid`` while its reflog's last entry moved it to ``newer``, a version
+    that descends from ``oid`` (:func:`rolled_back`)."""
+    return (f"ref {name} -> {oid}: set back to an older version; its reflog's last entry moved it to {newer} "
+            "('mem fsck --repair' restores that)")
+
+
+class ReadOnDemand(dict):
+    """Decoded objects by id (``objs`` of :func:`rolled_back`, and of
+    ``repair.drop_dangling_edges`` outside a repair's scan) for a caller
+    that decoded none: each read from ``store`` when first asked for.
+    ``get(oid)`` answers None (or its default) for an object that is
+    missing, damaged or of an unknown version, as a lookup in fsck's map of
+    decoded objects does."""
+
+    def __init__(self, store: Store) -> None:
+        super().__init__()
+        self.store = store
+
+    def get(self, oid, default=None):
+        if oid not in self:
+            try:
+                self[oid] = decode(self.store.read_frame(oid)) if self.store.has(oid) else None
+            except (CorruptObject, NotFound, UnsupportedVersion):
+                self[oid] = None
+        obj = self[oid]
+        return default if obj is None else obj
+
+
+def set_back_refs(store: Store, refs: list[tuple[str, str]]) -> list[str]:
+    """:func:`set_back_said` of each ``(ref name, object id)`` of ``refs``
+    (fact and sealed refs: :data:`ROLLBACK_CHECKED`) set back to an older
+    version than its reflog's last entry: fsck's check for ``mem doctor``
+    (test34b T25), one reflog read per ref; objects are decoded only for a
+    ref whose id is not its reflog's last (to tell a ref set back from one
+    ahead of its log)."""
+    objs = ReadOnDemand(store)
+    out = []
+    for name, oid in refs:
+        newer = rolled_back(store, name, oid, objs)
+        if newer is not None:
+            out.append(set_back_said(name, oid, newer))
+    return out
 
 
 #: what fsck says of a fact chain with missing version numbers (an unseal before session 15

@@ -153,6 +153,14 @@ def _flock_if_free(path: Path) -> int | None:
 
 
 #: the most the journal (or a writer's owned file) may hold: a larger one is damage, never read whole
+#: ``mem fsck`` and ``mem doctor``'s one account of a journal naming a forget
+#: (``P``/``T``/``Q`` lines) whose writer was stopped (killed) after its
+#: tombstones: not damage, but what it removes is still stored until the next
+#: holder of the store lock replays it (test34b T12)
+STOPPED_FORGET = "a forget was stopped before it finished: what it removes may still be stored and found"
+#: ... and what finishes it
+STOPPED_FORGET_FIX = "mem fsck --repair  (or any write: the next lock finishes the forget)"
+
 JOURNAL_MAX_BYTES = 1 << 32
 
 

@@ -57,6 +57,7 @@ from pathlib import Path
 
 from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, NotFound, PackFileMissing, UnsupportedVersion
+from objstore.core.fsck import ReadOnDemand
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, lost_sealed_age
 from objstore.core.lostrefs import RECORDED, prune_found, record_lost
@@ -515,25 +516,6 @@ def _mend(store: Store, objs: dict, rep: RepairReport, fetch: Fetch | None, drop
                 rep.dropped_refs.append(name)
 
 
-class _Read(dict):
-    """``objs`` for :func:`_drop_dangling_edges` outside a repair's scan:
-    each object read from the store when first asked for (None when it
-    cannot be read)."""
-
-    def __init__(self, store: Store) -> None:
-        super().__init__()
-        self.store = store
-
-    def get(self, oid, default=None):
-        if oid not in self:
-            try:
-                self[oid] = decode(self.store.read_frame(oid)) if self.store.has(oid) else None
-            except (*_DAMAGE, UnsupportedVersion):
-                self[oid] = None
-        obj = self[oid]
-        return default if obj is None else obj
-
-
 def drop_dangling_edges(store: Store, gone: set[str]) -> dict[str, int]:
     """The recovery of a stopped forget (``objstore.memory.recovery``) ends
     with the step of ``fsck --repair`` that drops fact edges to ids no
@@ -545,7 +527,7 @@ def drop_dangling_edges(store: Store, gone: set[str]) -> dict[str, int]:
     Returns ref -> edges dropped.  Cost: reads every fact chain (only after
     a stopped forget)."""
     rep = RepairReport()
-    objs = _Read(store)
+    objs = ReadOnDemand(store)
     objs.update(dict.fromkeys(gone))
     _drop_dangling_edges(store, objs, rep, now_ms(), "forget (resumed): dangling edges dropped")
     return rep.edges_dropped

@@ -59,9 +59,12 @@ Checks (each returns findings, never raises for what it finds):
   naming an object the store does not hold — a tombstone's above all, since
   what it forgets could then be written back (test29 P6); a fact, sealed or
   session ref that is gone while its reflog names its head (a deleted ref
-  file, ``refs/facts``, ``refs/packed-sessions``), and a fact ref naming
-  another key's version (session 29's fresh helper).  Reads no object but
-  the fact refs' heads (within ``REF_LOOKUPS``).
+  file, ``refs/facts``, ``refs/packed-sessions``), a fact ref naming
+  another key's version (session 29's fresh helper), and a fact or sealed
+  ref set back to an older version than its reflog's last move (a
+  file-level restore: ``core.fsck.set_back_refs``, fsck's check; test34b
+  T25).  Reads no object but
+  the fact refs' heads (within ``doctorrefs.REF_LOOKUPS``).
 * ``behind``: no hooked transcript is more than ``BEHIND_BYTES`` past its
   cursor (a warning: the hooks store a part per event; test29 P15).
 * ``transcripts``: the transcripts the store imported from can still be read
@@ -89,10 +92,7 @@ from objstore.capture.shellcap import spool_waiting
 from objstore.integrations.proxyspool import waiting_turns
 from objstore.capture.sourcelist import imported_sources
 from objstore.core.errors import MemError, PackFileMissing
-from objstore.core.objects import Fact
-from objstore.core.fsck import ref_file_problems
-from objstore.core.lostrefs import lost_refs_note
-from objstore.core.reachability import set_tombstones
+from objstore.core.journal import STOPPED_FORGET, STOPPED_FORGET_FIX
 from objstore.core.gc import stale_temps_note
 from objstore.core import packzstd, pullstop
 from objstore.core.packformat import ZSTD_VERSION, header_version
@@ -106,6 +106,7 @@ from objstore.core.store import Store
 from objstore.core.storepath import folder_damage, refs_dir_damage
 from objstore.integrations.install import EVENT_TIMEOUTS, handler_home, is_mem_handler
 from objstore.porcelain.doctorobjects import loose_findings
+from objstore.porcelain.doctorrefs import refs_findings as _refs
 from objstore.porcelain.doctorprojects import copied_findings, moved_findings, orphan_findings, registry_findings
 from objstore.porcelain.finding import Finding
 
@@ -231,83 +232,6 @@ def _packs(store: Store) -> list[Finding]:
                     tuple(bad))]
 
 
-#: the most (refs x packs) lookups doctor spends on checking that the refs of facts and sessions
-#: name an object the store holds (each lookup reads every pack's index until one holds it): a
-#: store of 32,666 refs and 113 packs took 31 s (test29b Q8); past this, that is fsck's to check
-REF_LOOKUPS = 200_000
-
-
-def _refs(store: Store) -> list[Finding]:
-    """An error naming damaged ref and reflog files, a ref that lost its
-    head (:func:`_lost_heads`), a fact ref naming another key's version
-    (:func:`_other_keys`, within the lookup budget), a tombstone ref whose
-    object is missing or a tombstone whose ref is gone (what it forgets
-    could be written back: the audit log's last entry for
-    ``tombstones/<id>`` set it and no ref names it now; test29b Q4), and,
-    up to :data:`REF_LOOKUPS` pack lookups, refs of facts and sessions
-    whose object is missing.  Reads no object; the audit log once."""
-    bad, by_ns = ref_file_problems(store)
-    tombs = dict(by_ns.get("tombstones", []))
-    for name, oid in tombs.items():
-        if not store.has(oid):
-            bad.append(f"ref {name} -> {oid[:12]}: the object is missing (what this tombstone forgets could "
-                       "be written back)")
-    bad += [f"tombstone {tid[:12]}: its ref tombstones/{tid} is missing (deleted?), so what it forgets could be "
-            "written back" for tid in set_tombstones(store) if f"tombstones/{tid}" not in tombs]
-    others = [(name, oid) for ns, refs in by_ns.items() if ns != "tombstones" for name, oid in refs]
-    bad += _lost_heads(store, {name for refs in by_ns.values() for name, _oid in refs})
-    away = {e.pack_path.name: e.ids for _i, e in store.packs.broken if isinstance(e, PackFileMissing)}
-    if len(others) * max(1, len(store.packs.packs)) <= REF_LOOKUPS:
-        gone = [(name, oid) for name, oid in others if not store.has(oid)]
-        # a ref into a missing pack is intact: the [packs] line names the file to put back (test34b T26)
-        held = {name: p for name, oid in gone for p, ids in away.items() if oid in ids}
-        bad += [f"ref {name} -> {oid[:12]}: the object is missing" for name, oid in gone if name not in held]
-        bad += _other_keys(store, by_ns.get("facts", []))
-    else:
-        held = {}
-    lost = lost_refs_note(store)   # what an older repair removed, until set again (test33b T13)
-    out = [Finding("refs", "error", lost.split("; ", 1)[0], lost.split("; ", 1)[1])] if lost else []  # (test34 T2)
-    if held:
-        out.append(Finding("refs", "error", f"{len(held)} ref(s) name objects of the missing pack file "
-                           f"{sorted(held.values())[0]} (the refs are intact; first: {min(held)})",
-                           "put the pack file back (see [packs]), then: mem fsck", ()))
-    if not bad:
-        return out
-    return out + [Finding("refs", "error", f"{len(bad)} damaged ref(s) or reflog(s) (first: {bad[0]})",
-                          "mem fsck  (names each; then: mem fsck --repair)", ())]
-
-
-def _lost_heads(store: Store, present: set[str]) -> list[str]:
-    """A fact, sealed or session ref that is gone while its reflog's last
-    move set it (a deleted ref file, ``refs/facts``, ``refs/packed-sessions``:
-    the key or session lost its head; ``Reflog.lost_heads``)."""
-    out = []
-    for name, head in store.reflog.lost_heads(present):
-        try:
-            if store.refs.read(name) is not None:
-                continue
-        except MemError:   # a damaged ref file: named above
-            continue
-        out.append(f"ref {name}: missing, while its reflog names its head {head[:12]} (deleted?)")
-    return out
-
-
-def _other_keys(store: Store, facts: list[tuple[str, str]]) -> list[str]:
-    """A fact ref naming a version of another key, or an object that is no
-    fact version (fsck's check, ``core.fsck``; ``mem get`` would answer it)."""
-    out = []
-    for name, oid in facts:
-        try:
-            f = store.get(oid)
-        except MemError:   # missing or damaged: named by the object checks
-            continue
-        if not isinstance(f, Fact):
-            out.append(f"ref {name} -> {oid[:12]}: not a fact version ({type(f).__name__})")
-        elif f"facts/{f.key}" != name:
-            out.append(f"ref {name} -> {oid[:12]}: a version of another key ({f.key})")
-    return out
-
-
 def _unfinished(store: Store) -> list[Finding]:
     """A forget stopped before it wrote all its tombstones (``objstore.core.unfinished``), and a key
     both sealed and plain (a seal stopped half-way, ``objstore.core.sealstate``): an error each."""
@@ -362,9 +286,7 @@ def _index(store: Store) -> list[Finding]:
     if not store.journal.is_empty():    # and no live writer holds the lock: one was stopped
         j = store.journal.read()
         if (j.forgets or j.turn_forgets or j.queue) and not store.unfinished.list():   # (else: see _unfinished)
-            return [Finding("index", "error", "a forget was stopped before it finished: what it removes "
-                            "may still be stored and found",
-                            "mem fsck --repair  (or any write: the next lock finishes the forget)")]
+            return [Finding("index", "error", STOPPED_FORGET, STOPPED_FORGET_FIX)]
         if j.sessions and not (j.facts or j.forgets or j.turn_forgets or j.queue or j.deletes or j.damaged or j.torn
                                or j.settled):
             # turns whose indexing was left to the next writer: 'mem hook shell' does so by design

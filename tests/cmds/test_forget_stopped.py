@@ -77,6 +77,11 @@ def test_forget_killed_before_its_tombstones_are_all_written_is_kept_until_rerun
     assert "--repair" not in r.stderr                       # no repair can finish it
     doc = mem("fsck", "--json", exit_code=6).json
     assert len(doc["unfinished_forgets"]) == 1 and doc["ok"] is False and doc["problems"] == []   # (test27b X6)
+    # the README's step after every forget says it too (test34b T13: gc was silent): gc cannot finish
+    # it (the text is not stored), does its work, names the forget to run again and exits 6
+    r = mem("gc", "--prune=now", exit_code=6)
+    assert "gc kept what it removes; run it again: mem forget --match <the same text> --yes" in r.stderr
+    assert _left_in_store(mem)
 
     # nothing copies it out: push refuses, and the remote gets nothing
     r = mem("push", exit_code=6)
@@ -87,6 +92,7 @@ def test_forget_killed_before_its_tombstones_are_all_written_is_kept_until_rerun
     mem("forget", "--match", WORD, "--yes", env=PERSON)
     assert not any((store_path / "forget-unfinished").iterdir())
     assert "warning" not in mem("fsck").stdout
+    assert "warning" not in mem("gc", "--prune=now").stderr
     mem("push")
     assert _left_in_store(mem) == []                        # (mem scan reads the remote back too)
 
@@ -95,7 +101,9 @@ def test_forget_killed_after_its_deletes_are_journalled_is_finished_by_a_reader(
     _import(mem, tmp_path)
     code, _err = signal_forget_midway(store_path, ["--match", WORD], signal.SIGKILL, PERSON)
     assert code == -signal.SIGKILL
-    assert "warning: forget-unfinished" not in mem("fsck").stdout    # every tombstone was written
+    r = mem("fsck", exit_code=6)                                    # every tombstone was written: no note,
+    assert "error: forget-unfinished" not in r.stdout                 # but the journal's forget is said (T12)
+    assert "index-journal: a forget was stopped before it finished" in r.stdout and "mem fsck --repair" in r.stdout
     assert mem("search", "widget5", "--json").json == []             # the reader's recovery finished it
     assert (store_path / "index-journal").stat().st_size == 0
     assert not any((store_path / "forget-unfinished").iterdir())
@@ -129,3 +137,23 @@ def test_rerun_that_finds_nothing_left_finishes_the_stopped_forget(mem, store_pa
     assert not any((store_path / "forget-unfinished").iterdir())
     assert "warning" not in mem("fsck").stdout
     mem("push")
+
+
+def test_gc_names_a_stopped_forget_and_exits_6(mem, store_path):
+    """test34b T13: ``mem forget …; mem gc --prune=now`` read as clean while
+    a forget stopped before its tombstones (its note) stood.  gc does its
+    work all the same, names the forget to run again and exits 6."""
+    from objstore import open_store
+    mem("init")
+    mem("remember", "project/q/a", "a value", env=PERSON)
+    with open_store(store_path) as store:
+        store.unfinished.mark("session", "0f0f0f0f-0000-4000-8000-000000000001", 1, "forget")
+    r = mem("gc", "--prune=now", exit_code=6)
+    assert "reachable object" in r.stdout           # its work is done and said
+    assert ("gc kept what it removes; run it again: mem forget --session 0f0f0f0f-0000-4000-8000-000000000001 "
+            "--yes, then gc again") in r.stderr
+    doc = mem("gc", "--json", exit_code=6).json
+    assert len(doc["unfinished_forgets"]) == 1 and "mem forget --session 0f0f0f0f" in doc["unfinished_forgets"][0]
+    with open_store(store_path) as store:
+        assert store.unfinished.discard(store.unfinished.list()[0].path.name)
+    assert mem("gc", "--json").json["unfinished_forgets"] == []

@@ -97,8 +97,14 @@ def test_forget_killed_midway_is_finished_by_the_next_writer(mem, store_path, tm
     _big_session(mem, tmp_path, "lynx-copper-5150")
     rc, _err = _forget_then(store_path, "lynx-copper-5150", signal.SIGKILL)
     assert rc == -signal.SIGKILL
-    assert "forget was stopped" in mem("doctor", exit_code=None).stdout
-    assert "warning: index-journal: a forget of" in mem("fsck").stdout     # a crash state: any write finishes it
+    doctor = mem("doctor", exit_code=None).stdout
+    assert "forget was stopped" in doctor
+    # fsck tells the same truth as doctor, with the same fix (test34b T12: it said "ok … 0 problems")
+    fsck = mem("fsck", exit_code=6).stdout
+    assert "error: index-journal: a forget was stopped before it finished" in fsck
+    assert "mem fsck --repair  (or any write: the next lock finishes the forget)" in fsck
+    assert "mem fsck --repair  (or any write: the next lock finishes the forget)" in doctor
+    assert fsck.splitlines()[-1].startswith("UNFINISHED:") and "1 unfinished forget" in fsck
     mem("remember", "user/poke", "x", env=PERSON)            # takes the lock: finishes the forget
     assert "lynx-copper-5150" not in mem("search", "lynx-copper-5150", exit_code=None).stdout
     mem("fsck")
@@ -124,9 +130,15 @@ def test_ref_set_back_is_reported_and_restored(mem, store_path):
     (store_path / "refs" / "facts" / "project" / "a" / "b").write_text(v1 + "\n")
     r = mem("fsck", exit_code=13)
     assert "facts/project/a/b" in r.stdout and "set back" in r.stdout
+    # mem doctor tells what fsck tells, in fsck's words (test34b T25: it said nothing of it)
+    [said] = [line[len("error: "):] for line in r.stdout.splitlines() if "set back" in line]
+    doctor = mem("doctor", exit_code=None).stdout
+    assert "[refs] 1 ref(s) serve an older value than their last write: " + said in doctor
+    assert "fix: mem fsck --repair" in doctor
     mem("fsck", "--repair")
     assert mem("get", "project/a/b").stdout.strip() == "two"
     mem("fsck")
+    assert "set back" not in mem("doctor", exit_code=None).stdout
 
 
 # -- 9: deleted refs/tombstones/* ---------------------------------------------

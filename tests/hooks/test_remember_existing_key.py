@@ -65,3 +65,32 @@ def test_a_statement_in_another_project_is_its_own_key(tmp_path):
         assert [v.fact.body for v in versions(s, "project/elsewhere-9/db-port")] == ["5432"]
         assert [v.fact.body for v in versions(s, f"project/{project}/remembered/db-port")] == [
             "the db port is 6543"]
+
+
+def test_a_statement_of_a_key_whose_value_was_lost_is_its_next_version(tmp_path):
+    """test34b T21: the key's current value lost to damage ('mem fsck
+    --repair' kept a 'lost' placeholder): "remember that …" filed the new
+    value under ``db-port-<hash>`` and the key itself kept failing (exit
+    13).  The person's new word is the key's next version and ends it."""
+    store = tmp_path / "store"
+    rc, *_ = run_hook(store, payload("SessionStart", SID, None, source="startup"))
+    assert rc == 0
+    project = project_aliases(CWD, store_root=store)[0]
+    key = f"project/{project}/remembered/db-port"
+    for value in ("the db port is 5432", "the db port is 6543"):
+        assert _mem(store, "remember", key, value).returncode == 0
+    head = json.loads(_mem(store, "log", key, "--json").stdout)[0]["id"]
+    (store / "objects" / head[:2] / head[2:]).write_bytes(b"garbage")   # the current value's object
+    r = _mem(store, "fsck", "--repair")
+    assert r.returncode == 13 and "the current value of " + key + " was lost" in r.stdout, r
+    assert _mem(store, "get", key).returncode == 13
+    rc, out, err, _dt = run_hook(store, payload("UserPromptSubmit", SID, None,
+                                                prompt="remember that the db port is 7777"))
+    assert rc == 0 and "Remembered as you asked" in out and key + " =" in out, (out, err)
+    with open_store(store) as s:
+        keys = [k for k, _h in list_keys(s)]
+        assert [k for k in keys if "db-port" in k] == [key], keys
+        assert [v.fact.version for v in versions(s, key)] == [3, 2, 1]   # after the lost one (v2)
+    got = _mem(store, "get", key)
+    assert got.returncode == 0 and got.stdout.strip() == "the db port is 7777", got
+    assert _mem(store, "fsck").returncode == 0
