@@ -143,6 +143,30 @@ _CODEX_HEAD_RE = LazyPattern(r"\A(?:(?:Chunk ID|Wall time|Exit code|Process exit
                              r"|Total output lines)\b[^\n]{0,200}\n){1,6}Output:\n")
 
 
+#: a fetched line's value after its name: ``DB_PASSWORD=V`` (``grep … .env``), ``password: V``, ``"V"`` (``jq``)
+_LINE_VALUE_RE = LazyPattern(r"\A(?:[\w.\-]{1,128}\s*[=:]\s*)?([\"']?)(.+?)\1\Z")
+
+
+def fetched_values(body: str) -> list[str]:
+    """The values a result ``body`` that :func:`redact_fetched` withholds
+    holds, for the session's later turns (``objstore.memory.sessionrules``):
+    each non-blank line, stripped (after a Codex output header), and its
+    value without a ``NAME=`` / ``NAME:`` label or quotes; ``[]`` for a body
+    :func:`redact_fetched` keeps.  A list of str, in memory only."""
+    if redact_fetched(body) == body:
+        return []
+    head = _CODEX_HEAD_RE.match(body)
+    out: list[str] = []
+    for ln in body[head.end() if head is not None else 0:].splitlines():
+        ln = ln.strip()
+        if ln:
+            out.append(ln)
+            m = _LINE_VALUE_RE.match(ln)
+            if m is not None and m.group(2) != ln:
+                out.append(m.group(2))
+    return out
+
+
 def redact_fetched(body: str) -> str:
     """The result ``body`` of a call :func:`fetches_secret` matched, as it is
     stored: :data:`FETCHED_OUTPUT` when it is short (:data:`FETCHED_LINES_MAX`
