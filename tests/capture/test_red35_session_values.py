@@ -7,6 +7,7 @@ withholds it in the session's later turns."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -94,3 +95,27 @@ def test_the_hooks_withhold_a_fetched_or_stated_secret_in_the_later_replies(tmp_
     s.stop(f"Your token {BASH_VALUE} works.", write=False)
     wait_store_processes_gone(s.store)
     _assert_withheld(env, s.store, s.sid)
+
+
+def test_a_codex_import_withholds_a_fetched_secret_in_the_later_reply(tmp_path):
+    store = tmp_path / "store"
+    env = hook_env(store)
+    _mem(env, "init")
+
+    def rec(kind, p):
+        return json.dumps({"timestamp": "2026-03-02T10:00:00Z", "type": kind, "payload": p}) + "\n"
+    value = "Zc4rT7yUi0QaCx"
+    rows = [rec("session_meta", {"id": "T-red35", "cwd": "/home/dev/ops", "source": "cli"}),
+            rec("response_item", {"type": "message", "role": "user",
+                                  "content": [{"type": "input_text", "text": "check the token"}]}),
+            rec("response_item", {"type": "function_call", "name": "shell", "call_id": "c1",
+                                  "arguments": json.dumps({"command": ["bash", "-lc", "printenv API_TOKEN"]})}),
+            rec("response_item", {"type": "function_call_output", "call_id": "c1", "output": value + "\n"}),
+            rec("response_item", {"type": "message", "role": "assistant",
+                                  "content": [{"type": "output_text", "text": f"Using {value} for the calls now."}]})]
+    t = tmp_path / "rollout-2026-03-02T10-00-00-T-red35.jsonl"
+    t.write_text("".join(rows))
+    _mem(env, "import", "codex", str(t))
+    _mem(env, "gc", "--prune=now")
+    assert scan_store(store, [value.encode()]) == []
+    assert "Using [REDACTED:sealed-value] for the calls now." in _mem(env, "show", "T-red35").stdout
