@@ -119,3 +119,55 @@ def test_a_codex_import_withholds_a_fetched_secret_in_the_later_reply(tmp_path):
     _mem(env, "gc", "--prune=now")
     assert scan_store(store, [value.encode()]) == []
     assert "Using [REDACTED:sealed-value] for the calls now." in _mem(env, "show", "T-red35").stdout
+
+
+#: test34b T6: (command, its bare output) fetching a secret outside the first table
+MORE_FETCHES = [
+    ("""python3 -c "import os;print(os.environ['DB_PASSWORD'])\"""", "Ny6tG1hJk8Pw"),
+    ("node -e 'console.log(process.env.API_TOKEN)'", "Zc4rT7yUi0Qa"),
+    ("heroku config:get DATABASE_PASSWORD -a acme", "Ks3dF6gHj9Lq"),
+    ("""sops -d --extract '["db"]["password"]' secrets.enc.yaml""", "Df2gH5jKl8Zx"),
+    ("grep DB_PASSWORD .env | cut -d= -f2", "Cv6bN9mQw2Er"),
+    ("vault kv get -format=json secret/acme/db | jq -r .data.data.password", "Bn4mQ7wEr0Ty"),
+    ("keyring get acme-db admin", "Jk2lZ5xC8vBn"),
+    ("dotenv get DB_PASSWORD", "Xc5vB8nM1qWe"),
+    ("jq .password secrets.json", '"Hy7uJ8iK9oLc"'),
+    ("cat config/master.key", "9f3a7c1e5b2d8f4a6c0e9b3d7f1a5c8f"),
+    ("head -c 32 /run/secrets/api_token", "Hy7uJ8iK9oLg"),
+    ("ssh prod 'printenv DB_PASSWORD'", "Hy7uJ8iK9oLh"),
+]
+#: (command, its output) kept: a user name, a host, a public setting
+NOT_FETCHES = [
+    ("vault kv get -field=username secret/acme/db", "app_user_one"),
+    ("printenv NODE_ENV", "production-eu"),
+    ("heroku config:get DATABASE_HOST -a acme", "db-host-17.internal"),
+    ("""python3 -c "import os;print(os.environ['HOME'])\"""", "/home/dev-box"),
+    ("jq -r .data.data.username db.json", "app_reader_two"),
+]
+
+
+def test_more_secret_fetching_commands_are_withheld_and_look_alikes_kept(tmp_path):
+    """test34b T6: tool calls and ``!`` bash mode; T7's username field, NODE_ENV, a host stay."""
+    store = tmp_path / "store"
+    env = hook_env(store)
+    _mem(env, "init")
+    sid = "35353535-6666-4222-8333-444444444444"
+    rows = [user("u0", "fetch the credentials", sid)]
+    for i, (cmd, out) in enumerate(MORE_FETCHES + NOT_FETCHES):
+        rows += [asst(f"a{i}", f"m{i}", [tool_use(f"toolu_{i}", "Bash", command=cmd)], sid),
+                 user(f"r{i}", [tool_result(f"toolu_{i}", out + "\n")], sid)]
+    for i, (cmd, out) in enumerate(MORE_FETCHES[:3] + NOT_FETCHES[1:3]):
+        rows += [user(f"b{i}", f"<bash-input>{cmd}</bash-input>", sid),
+                 user(f"o{i}", f"<bash-stdout>{out[::-1]}</bash-stdout><bash-stderr></bash-stderr>", sid)]
+    t = tmp_path / f"{sid}.jsonl"
+    t.write_bytes(b"".join(line(r) for r in rows))
+    _mem(env, "import", "claude-code", str(t))
+    _mem(env, "gc", "--prune=now")
+    secrets = [out.strip('"') for _c, out in MORE_FETCHES] + [out[::-1] for _c, out in MORE_FETCHES[:3]]
+    assert scan_store(store, [v.encode() for v in secrets]) == []
+    shown = _mem(env, "show", sid[:8]).stdout
+    assert shown.count("[REDACTED:fetched-secret]") == len(MORE_FETCHES) + 3, shown
+    for _c, out in NOT_FETCHES:
+        assert out in shown, out
+    for _c, out in NOT_FETCHES[1:3]:
+        assert out[::-1] in shown, out
