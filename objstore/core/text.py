@@ -305,10 +305,12 @@ _TO_CYRILLIC = str.maketrans(_CONFUSABLE_PAIRS[1::2], _CONFUSABLE_PAIRS[0::2])
 _LATIN_LABELS = ("password", "passwd", "passwort", "passphrase", "passcode", "pwd", "pass", "secret", "token",
                  "kennwort", "credential", "credentials")
 _CYRILLIC_LABEL = "\u043f\u0430\u0440\u043e\u043b"
-#: a Cyrillic, Greek or Armenian letter (U+0370-058F), and one beside a Latin letter (a word in mixed script)
-_CYRILLIC = LazyPattern("[\u0370-\u058f]")
-_MIXED = LazyPattern("[A-Za-z][\u0370-\u058f]|[\u0370-\u058f][A-Za-z]")
-_WORD_RUN = LazyPattern("[A-Za-z\u0370-\u058f]+")
+#: a Cyrillic letter (U+0400-04FF) or a Greek or Armenian one of :data:`_OTHER_PAIRS` (not ``\u03bc``, ``\u03c0``,
+#: ``\u0394``: a text of units and formulas pays no mixed-script search), and one beside a Latin letter
+_LOOKS = "\u0400-\u04ff\u0500-\u052f" + _OTHER_PAIRS[0::2]
+_CYRILLIC = LazyPattern(f"[\u0400-\u04ff{_OTHER_PAIRS[0::2]}]")
+_MIXED = LazyPattern(f"[A-Za-z][{_LOOKS}]|[{_LOOKS}][A-Za-z]")
+_WORD_RUN = LazyPattern(f"[A-Za-z{_LOOKS}]+")
 
 
 def fold_labels(text: str) -> str:
@@ -342,7 +344,8 @@ def fold_labels(text: str) -> str:
 
 def _word_start(text: str, i: int) -> int:
     """Where the run of Latin, Greek, Cyrillic and Armenian letters holding offset ``i`` of ``text`` starts."""
-    while i > 0 and ("A" <= text[i - 1] <= "Z" or "a" <= text[i - 1] <= "z" or "\u0370" <= text[i - 1] <= "\u058f"):
+    while i > 0 and ("A" <= text[i - 1] <= "Z" or "a" <= text[i - 1] <= "z" or "\u0400" <= text[i - 1] <= "\u052f"
+                     or text[i - 1] in _OTHER_PAIRS[0::2]):
         i -= 1
     return i
 
