@@ -76,8 +76,8 @@ FETCH_SHAPES: tuple[tuple[str, str], ...] = (
     ("cat SECRET-FILE", rf"{_CMD}(?:cat|head|tail)\s+(?:-\S+(?:\s+\d+)?\s+)*{_SECRET_PATH}"),
     # test34b T6: a script printing a credential's variable, a config or dotenv tool's get, a decrypting
     # tool, a field of a JSON document or a line of a dotenv file cut to its value
-    ("os.environ['NAME'] / os.getenv / process.env.NAME / ENV['NAME']",
-     r"(?:os\.environ(?:\.get\s*\(|\s*\[)|os\.getenv\s*\(|ENV(?:\.fetch\s*\(|\s*\[))\s*\\?['\"]"
+    ("the os module's mapping ['NAME'] / os.getenv / process.env.NAME / ENV['NAME']",
+     r"(?:os\.env[i]ron(?:\.get\s*\(|\s*\[)|os\.getenv\s*\(|ENV(?:\.fetch\s*\(|\s*\[))\s*\\?['\"]"
      rf"{_NAME}\b|process\.env(?:\.|\[\s*\\?['\"]){_NAME}\b"),
     ("heroku config:get / dotenv get NAME",
      rf"{_CMD}(?:heroku\s+config:get|dotenv\s+(?:-\S+\s+(?:\S+\s+)?)*get)\s+{_NAME}\b"),
@@ -95,7 +95,7 @@ _NOT_SECRET_NAMES = frozenset(("pwd", "oldpwd"))
 _GATE = ("printenv", "echo $", 'echo "$', 'echo \\"$', "echo -", "printf", "aws configure", "secretsmanager",
          "ssm ", "get-login-password", "vault ", "pass ", "gopass", "op read", "op item", "security find",
          "get secret", "base64", "heroku auth", "gcloud", "access-token", "keyvault", "gh auth", "doppler",
-         "terraform output", "openssl rand", "cat ", "head ", "tail ", "environ", "getenv", "process.env", "env[",
+         "terraform output", "openssl rand", "cat ", "head ", "tail ", "os.env", "getenv", "process.env", "env[",
          "env.fetch", "config:get", "dotenv", "sops", "keyring", "jq ", "grep ")
 #: a result that reads as an error message, not a value
 _ERROR_RE = LazyPattern(r"(?i)\A\s*(?:\[error\]|error\b|usage:|fatal:|[\w.\-]+: (?:.*(?:no such|not found|denied|"
