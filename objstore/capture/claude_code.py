@@ -541,18 +541,20 @@ def parse_file(path: Path, stats: ParseStats, *, start: int = 0, end: int | None
 
             # user record: a prompt is held while an assistant message is open (see ``after``)
             turns: list[CapturedTurn] = []
-            text, results = user_parts(content, rs.secret_calls)
+            fetched: list[str] = []   # the fetched secrets withheld: the session's later turns withhold them
+            text, results = user_parts(content, rs.secret_calls, fetched)
             project = project_of(cwd)
             if text.strip():
                 alias = rs.prompt_ids.get(uid)
                 if alias is None:
                     alias = rs.prompt_ids[uid] = prompt_alias(text, rs.prompts)
                 rs.last_prompt = rs.prev_prompt = alias.split(":")[2]
-                turns.append(CapturedTurn(session, f"cc:{uid}", "user", text, ts, cwd, project, alias, ep))
+                turns.append(CapturedTurn(session, f"cc:{uid}", "user", text, ts, cwd, project, alias, ep,
+                                          withheld=tuple(fetched)))
             for i, body in enumerate(results):
                 if body.strip():
                     turns.append(CapturedTurn(session, f"cc:{uid}:tool:{i}", "tool", body,
-                                              ts, cwd, project, entrypoint=ep))
+                                              ts, cwd, project, entrypoint=ep, withheld=tuple(fetched)))
             if not turns:
                 stats.records_ignored += 1
             if group is not None and not results:

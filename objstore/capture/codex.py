@@ -366,8 +366,8 @@ class _Reader:
 
     # ---- emission
 
-    def _turn(self, source: str, role: str, text: str, ts: int, cwd: str) -> CapturedTurn:
-        return CapturedTurn(self._session(), source, role, text, ts, cwd, project_of(cwd))
+    def _turn(self, source: str, role: str, text: str, ts: int, cwd: str, withheld: tuple = ()) -> CapturedTurn:
+        return CapturedTurn(self._session(), source, role, text, ts, cwd, project_of(cwd), withheld=withheld)
 
     def _close(self) -> list[CapturedTurn]:
         g, self.group = self.group, None
@@ -540,11 +540,12 @@ class _Reader:
             out = self._release_all() + self._close()
             call = _key_id(p.get("call_id"))
             text = _output_text(p.get("output"))
+            fetched: list[str] = []   # a fetched secret's values: the session's later turns withhold them (T15)
             body = withhold_result(text, self.secret_calls) if call and call in self.secret_calls else \
-                cut_text(strip_mem_context(fetched_result(text, call, self.secret_calls)))
+                cut_text(strip_mem_context(fetched_result(text, call, self.secret_calls, fetched)))
             source = self._key(f"out:{call}") if call else self._item_key(p, "out")
             if body.strip():
-                out.append(self._turn(source, "tool", body, ts, self.cwd))
+                out.append(self._turn(source, "tool", body, ts, self.cwd, tuple(fetched)))
             else:
                 self.stats.records_ignored += 1
             return out

@@ -615,7 +615,7 @@ def _from_worker(worker: ParseWorker, app: TurnAppender, stats) -> Iterator[Capt
                     app.redactions[text] = (text, 0) if redacted is None else (redacted, n)
                     texts.append(text)
                 yield CapturedTurn(session, source, role, text, ts, cwd, project, alias, entrypoint,
-                                   row[11] if len(row) > 11 else None)
+                                   row[11] if len(row) > 11 else None, tuple(row[12]) if len(row) > 12 else ())
             recent.append(texts)
         else:
             _tag, counts, err = msg

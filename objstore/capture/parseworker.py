@@ -22,7 +22,7 @@ this module):
 * out, per file in the order given: zero or more ``("turns", rows)`` chunks
   (at most :data:`CHUNK_TURNS` turns or :data:`CHUNK_CHARS` characters of
   text each) of ``(session, source, role, text, timestamp, cwd, project,
-  alias, entrypoint, redacted, secrets, forecast)`` rows, where ``redacted``
+  alias, entrypoint, redacted, secrets, forecast, withheld)`` rows, where ``redacted``
   is the text with its credentials replaced (``None`` when it holds none),
   ``secrets`` the number replaced and ``forecast`` what
   ``sessions.TurnForecast`` (for ``harness``; its chains go on from one
@@ -31,7 +31,9 @@ this module):
   turn's fields, canonical frame, BLAKE3 digest and taint, which the
   importer's turn appender uses instead of encoding and hashing when the
   turn it writes has those fields (None without a harness; a row of 11
-  items, as an older child sent, is read as one without a forecast); then
+  items, as an older child sent, is read as one without a forecast) and
+  ``withheld`` the values the reader withheld (``CapturedTurn.withheld``,
+  a tuple of str; a row of 12 items is read as one without); then
   ``("file", (files, lines, lines_skipped, records_ignored, records_foreign), error)``,
   ``error`` being the ``OSError`` message that ended the file early or
   ``None``;
@@ -129,7 +131,7 @@ def parse_rows(reader_module: str, path: Path, forecast: TurnForecast | None = N
             fc = forecast.next(ct, text if redacted is None else redacted,
                                None if guess is None else guess(ct.cwd, ct.project)) if forecast is not None else None
             rows.append((ct.session, ct.source, ct.role, text, ct.timestamp, ct.cwd, ct.project, ct.alias,
-                         ct.entrypoint, redacted, len(red.hits) if red is not None else 0, fc))
+                         ct.entrypoint, redacted, len(red.hits) if red is not None else 0, fc, ct.withheld))
             chars += len(text)
             if len(rows) >= CHUNK_TURNS or chars >= CHUNK_CHARS:
                 yield ("turns", rows)

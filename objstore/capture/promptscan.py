@@ -104,12 +104,15 @@ def _record_uid(rec: dict, raw: bytes) -> str:
 BASH_PRINTED = "!bash"
 
 
-def user_parts(content: Any, secret_calls: list | None = None) -> tuple[str, list[str]]:
+def user_parts(content: Any, secret_calls: list | None = None,
+               withheld: list | None = None) -> tuple[str, list[str]]:
     """(prompt text, tool result bodies) of a user record's ``message.content``, both
     without ``<mem-context>`` elements; the text is "" when the record holds no prompt.
     The result of a call in ``secret_calls`` (by ``tool_use_id``) is ``SECRET_OUTPUT``.  A ``!``
     bash-mode prompt goes through :func:`~objstore.capture.withhold.bash_mode`, whose flag (the
-    last command prints a secret) is :data:`BASH_PRINTED` in ``secret_calls`` (given: kept there)."""
+    last command prints a secret) is :data:`BASH_PRINTED` in ``secret_calls`` (given: kept there).
+    ``withheld`` (a list, given): the values of the fetched secrets withheld are appended to it
+    (``withhold.fetched_result``, ``withhold.bash_mode``)."""
     texts: list[str] = []
     results: list[str] = []
     if isinstance(content, str):
@@ -130,14 +133,14 @@ def user_parts(content: Any, secret_calls: list | None = None) -> tuple[str, lis
                     body = f"[error] {body}" if body else "[error]"
                 elif secret_calls:     # a secret fetched by its call (test34 T5: ``printenv DB_PASSWORD``)
                     from objstore.capture.withhold import fetched_result  # defer: a call that printed a secret
-                    body = fetched_result(body, as_str(b.get("tool_use_id")), secret_calls)
+                    body = fetched_result(body, as_str(b.get("tool_use_id")), secret_calls, withheld)
                 results.append(cut_text(strip_mem_context(body)))
     text = strip_harness_context("\n".join(t for t in texts if t))   # (no CLAUDE.md text as the person's: V28)
     if "<bash-" in text and secret_calls is not None:
         # ``!`` bash mode: the command as a command line, the output of one printing a secret withheld
         printed = BASH_PRINTED in secret_calls
         from objstore.capture.withhold import bash_mode  # defer: a bash-mode prompt only
-        text, now = bash_mode(text, printed, secret_calls)
+        text, now = bash_mode(text, printed, secret_calls, withheld)
         if now and not printed:
             secret_calls.append(BASH_PRINTED)
         elif printed and not now:

@@ -472,18 +472,22 @@ def note_fetch(call: str, call_id: str, trail: list) -> None:
         trail.append(TAINT_FETCH + call_id)
 
 
-def fetched_result(body: str, call_id: str, trail: list) -> str:
+def fetched_result(body: str, call_id: str, trail: list, withheld: list | None = None) -> str:
     """``body``, the result of the call ``call_id``, as stored: when
     :func:`note_fetch` noted the call, its note leaves ``trail`` (a list; a
     proxy's frozenset is only read) and a short
     body is the fetched secret
     (:func:`objstore.core.redact.fetched.redact_fetched`:
-    ``[REDACTED:fetched-secret]``); else ``body`` itself."""
+    ``[REDACTED:fetched-secret]``); else ``body`` itself.  ``withheld`` (a
+    list, given): the values of a body so withheld are appended to it
+    (``fetched.fetched_values``: ``CapturedTurn.withheld``, test34b T15)."""
     if not call_id or not trail or TAINT_FETCH + call_id not in trail:
         return body
     if isinstance(trail, list):
         trail.remove(TAINT_FETCH + call_id)
-    from objstore.core.redact.fetched import redact_fetched  # defer: the redaction package, a fetch's result only
+    from objstore.core.redact.fetched import fetched_values, redact_fetched  # defer: the redaction package
+    if withheld is not None:
+        withheld += fetched_values(body)
     return redact_fetched(body)
 
 
@@ -551,7 +555,8 @@ _BASH_INPUT_RE = LazyPattern(r"<bash-input>(.*?)</bash-input>", re.S)
 _BASH_OUTPUT_RE = LazyPattern(r"(<bash-(stdout|stderr)>)(.*?)(</bash-\2>)", re.S)
 
 
-def bash_mode(text: str, printed: bool, trail: list | None = None) -> tuple[str, bool]:
+def bash_mode(text: str, printed: bool, trail: list | None = None,
+              withheld: list | None = None) -> tuple[str, bool]:
     """A user prompt of Claude Code's ``!`` bash mode made safe to store
     (test18b V10): ``(text, printed)``.  The command of each
     ``<bash-input>CMD</bash-input>`` is put on lines of its own
@@ -570,10 +575,13 @@ def bash_mode(text: str, printed: bool, trail: list | None = None) -> tuple[str,
     A command fetching a secret (``printenv DB_PASSWORD``: :func:`note_fetch`'s
     table) has its short standard output redacted as the tool result of such
     a call is (``[REDACTED:fetched-secret]``); the flag that the last command
-    fetched is :data:`BASH_FETCHED` in ``trail`` (given)."""
+    fetched is :data:`BASH_FETCHED` in ``trail`` (given); the values so
+    withheld are appended to ``withheld`` (given), as :func:`fetched_result`'s."""
     if "<bash-" not in text:
         return text, printed
-    from objstore.core.redact.fetched import fetches_secret, redact_fetched  # defer: a bash-mode prompt only
+    from objstore.core.redact.fetched import fetched_values, fetches_secret, redact_fetched  # defer: bash mode only
+    if withheld is None:
+        withheld = []
     out: list[str] = []
     at = 0
     fetched = trail is not None and BASH_FETCHED in trail
@@ -582,6 +590,8 @@ def bash_mode(text: str, printed: bool, trail: list | None = None) -> tuple[str,
         if withhold:
             return _BASH_OUTPUT_RE.sub(lambda m: m.group(1) + (m.group(3) and SECRET_OUTPUT) + m.group(4), chunk)
         if fetch:       # test34 T5: ``printenv DB_PASSWORD`` printed the value on its standard output
+            for m in _BASH_OUTPUT_RE.finditer(chunk):
+                withheld.extend(fetched_values(m.group(3)) if m.group(2) == "stdout" else ())
             return _BASH_OUTPUT_RE.sub(lambda m: m.group(1) + (redact_fetched(m.group(3)) if m.group(2) == "stdout"
                                                                else m.group(3)) + m.group(4), chunk)
         return chunk

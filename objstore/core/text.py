@@ -303,22 +303,29 @@ def _hides(text: str) -> bool:
 #: gives names and NFKC, and NFKC leaves Cyrillic ``\u0430`` as it is); Greek is not read
 _CONFUSABLE_PAIRS = ("\u0430a\u0435e\u043eo\u0440p\u0441c\u0443y\u0445x\u0456i\u0458j\u0455s\u0501d\u04bbh\u051bq\u051dw"
                      "\u0410A\u0412B\u0415E\u041aK\u041cM\u041dH\u041eO\u0420P\u0421C\u0422T\u0425X\u0423Y\u0406I\u0408J\u0405S")
-_TO_LATIN = str.maketrans(_CONFUSABLE_PAIRS[0::2], _CONFUSABLE_PAIRS[1::2])
+#: red35 (test34b T8): the Greek and Armenian letters read as Latin ones in a label the same way (confusables.txt:
+#: Greek omicron, alpha, epsilon, iota, kappa, nu, rho, upsilon, chi and capitals; Armenian oh, seh, vo, ho, co, za)
+_OTHER_PAIRS = ("\u03bfo\u03b1a\u03b5e\u03b9i\u03bak\u03bdv\u03c1p\u03c5u\u03c7x\u0391A\u0392B\u0395E\u0396Z\u0397H"
+                "\u0399I\u039aK\u039cM\u039dN\u039fO\u03a1P\u03a4T\u03a5Y\u03a7X\u0585o\u057du\u0578n\u0570h\u0581g"
+                "\u0566q\u0555O\u054dU")
+_TO_LATIN = str.maketrans(_CONFUSABLE_PAIRS[0::2] + _OTHER_PAIRS[0::2], _CONFUSABLE_PAIRS[1::2] + _OTHER_PAIRS[1::2])
 _TO_CYRILLIC = str.maketrans(_CONFUSABLE_PAIRS[1::2], _CONFUSABLE_PAIRS[0::2])
 #: the credential labels a word in mixed script is read as (lowered; a Latin one ends the word: ``DB_P\u0430SSWORD``,
 #: ``dbP\u0430ssword``; the Cyrillic one starts it, ``\u043f\u0430\u0440o\u043b\u044c``), and nothing else: a value is never folded
 _LATIN_LABELS = ("password", "passwd", "passwort", "passphrase", "passcode", "pwd", "pass", "secret", "token",
                  "kennwort", "credential", "credentials")
 _CYRILLIC_LABEL = "\u043f\u0430\u0440\u043e\u043b"
-#: a Cyrillic letter (U+0400-04FF), and one beside a Latin letter (a word in mixed script)
-_CYRILLIC = LazyPattern("[\u0400-\u04ff]")
-_MIXED = LazyPattern("[A-Za-z][\u0400-\u04ff\u0500-\u052f]|[\u0400-\u04ff\u0500-\u052f][A-Za-z]")
-_WORD_RUN = LazyPattern("[A-Za-z\u0400-\u052f]+")
+#: a Cyrillic letter (U+0400-04FF) or a Greek or Armenian one of :data:`_OTHER_PAIRS` (not ``\u03bc``, ``\u03c0``,
+#: ``\u0394``: a text of units and formulas pays no mixed-script search), and one beside a Latin letter
+_LOOKS = "\u0400-\u04ff\u0500-\u052f" + _OTHER_PAIRS[0::2]
+_CYRILLIC = LazyPattern(f"[\u0400-\u04ff{_OTHER_PAIRS[0::2]}]")
+_MIXED = LazyPattern(f"[A-Za-z][{_LOOKS}]|[{_LOOKS}][A-Za-z]")
+_WORD_RUN = LazyPattern(f"[A-Za-z{_LOOKS}]+")
 
 
 def fold_labels(text: str) -> str:
     """red34 (test33 T4): ``text`` with each word in mixed Latin and Cyrillic
-    script that reads as a credential label (:data:`_LATIN_LABELS`, or
+    script (red35, test34b T8: or Greek, Armenian) that reads as a credential label (:data:`_LATIN_LABELS`, or
     Russian/Ukrainian ``\u043f\u0430\u0440\u043e\u043b\u044c``) through the look-alike pairs of
     :data:`_CONFUSABLE_PAIRS` written in that label's script
     (``p\u0430ssword`` -> ``password``, ``\u043f\u0430\u0440o\u043b\u044c`` -> ``\u043f\u0430\u0440\u043e\u043b\u044c``: a keyboard layout
@@ -346,8 +353,9 @@ def fold_labels(text: str) -> str:
 
 
 def _word_start(text: str, i: int) -> int:
-    """Where the run of Latin and Cyrillic letters holding offset ``i`` of ``text`` starts."""
-    while i > 0 and ("A" <= text[i - 1] <= "Z" or "a" <= text[i - 1] <= "z" or "\u0400" <= text[i - 1] <= "\u052f"):
+    """Where the run of Latin, Greek, Cyrillic and Armenian letters holding offset ``i`` of ``text`` starts."""
+    while i > 0 and ("A" <= text[i - 1] <= "Z" or "a" <= text[i - 1] <= "z" or "\u0400" <= text[i - 1] <= "\u052f"
+                     or text[i - 1] in _OTHER_PAIRS[0::2]):
         i -= 1
     return i
 

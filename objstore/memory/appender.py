@@ -23,6 +23,7 @@ from objstore.index.errors import IndexBusyError, SearchIndexError
 from objstore.memory.writechecks import check_key_credentials
 from objstore.memory.scope import AGENT_SEP
 from objstore.memory.sealrules import SealRules, load as load_seal_rules, withhold_sealed_values
+from objstore.memory.sessionrules import SessionValues
 from objstore.memory.sessions import (CapturedTurn, ChainNotes, SessionState, cap_turn_text, digest_text, load_session,
                                       save_session_state, taints_after, turn_doc, turn_doc_fields, walk_turns)
 from objstore.memory.tombstones import CaptureFilter, capture_filter, redact_matches
@@ -135,6 +136,7 @@ class TurnAppender:
         self.secrets_redacted = 0
         self._flt: CaptureFilter | None = None
         self._seal: SealRules | None | bool = False   # False: not read yet
+        self._values = SessionValues(store)   # the session rules (objstore.memory.sessionrules)
         self._redact: Callable[[str], RedactResult] | None = None   # objstore.core.redact.redact, once needed
         self._valid: dict[str, str | None] = {}
         #: session ids refused because they hold a credential (:meth:`valid_sid`)
@@ -529,7 +531,9 @@ class TurnAppender:
             if ct.role == "user" and self.withhold is not None:   # a take-back of what the previous prompt
                 kept = self.withhold(self.store, text, lambda: self._previous_marks(sid, st))   # had withheld
                 text, n = kept, n + (kept != text)
-            self.secrets_redacted += n
+            # a value withheld before in the session (a fetched secret, a password: test34b T15), and this one's
+            text, m = self._values.apply(sid, text, cap_turn_text(ct.text), ct.withheld)
+            self.secrets_redacted += n + m + (ct.text.count("[REDACTED:fetched-secret]") if ct.withheld else 0)
         if ct.role == "user":
             self._prompt_marks[sid] = redaction_marks(text)
         harness = harness or self.harness

@@ -62,12 +62,14 @@ class SealRules:
         return {k for k, _d, _n in self.lines if not k.startswith(FORGOTTEN_LABEL)}
 
 
-def load(store: Store) -> SealRules | None:
+def load(store: Store, file: str = RULES_FILE, want: str = _HEAD) -> SealRules | None:
     """The store's seal rules, or None when it has none (one failed open:
     the turn writer's whole cost without a seal).  A damaged file is read
-    as far as it parses (a bad line is skipped; a bad head: None)."""
+    as far as it parses (a bad line is skipped; a bad head: None).
+    ``file`` and its head line ``want``: another rules file of this format
+    (``objstore.memory.sessionrules``)."""
     try:
-        text = (store.root / RULES_FILE).read_text(encoding="ascii")
+        text = (store.root / file).read_text(encoding="ascii")
     except (OSError, ValueError):
         return None
     head, *rest = text.splitlines() or [""]
@@ -76,7 +78,7 @@ def load(store: Store) -> SealRules | None:
         key = bytes.fromhex(keyhex)
     except ValueError:
         return None
-    if name != _HEAD or len(key) != 32:
+    if name != want or len(key) != 32:
         return None
     lines = []
     for ln in rest:
@@ -88,14 +90,20 @@ def load(store: Store) -> SealRules | None:
     return SealRules(key, lines)
 
 
-def _save(store: Store, rules: SealRules) -> None:
-    body = "".join(f"{d.hex()} {n} {k}\n" for k, d, n in sorted(set(rules.lines)))
-    # the one atomic write: a temporary file of mode 0600, fsync of file and folder, then rename
-    atomic_write(store.root / RULES_FILE, f"{_HEAD} {rules.key.hex()}\n{body}".encode("ascii"))
+def save(store: Store, rules: SealRules, file: str = RULES_FILE, head: str = _HEAD, ordered: bool = False) -> None:
+    """Write ``rules`` as ``file`` (head line ``head``), its lines sorted
+    (``ordered``: in ``rules.lines``' order, the first duplicate kept): the one
+    atomic write, a temporary file of mode 0600, fsync of file and folder,
+    then rename.  Caller holds the store lock.  Raises OSError."""
+    lines = list(dict.fromkeys(rules.lines)) if ordered else sorted(set(rules.lines))
+    body = "".join(f"{d.hex()} {n} {k}\n" for k, d, n in lines)
+    atomic_write(store.root / file, f"{head} {rules.key.hex()}\n{body}".encode("ascii"))
 
 
-def _digest(key: bytes, data: bytes) -> bytes:
-    return blake2b(data, digest_size=32, key=key).digest()
+def rule_digest(key: bytes, text: str) -> bytes:
+    """The rule of the normalized ``text`` under ``key`` (32 bytes): its
+    keyed BLAKE2b-256 (32 bytes)."""
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=32, key=key).digest()
 
 
 def add_rules(store: Store, key: str, texts: list[str]) -> int:
@@ -107,13 +115,13 @@ def add_rules(store: Store, key: str, texts: list[str]) -> int:
     have = load(store)
     if not forms:   # a sealed key's short value: the file (no line) says the rules are whole (rules_problem)
         if have is None and not key.startswith(FORGOTTEN_LABEL) and not (store.root / RULES_FILE).exists():
-            _save(store, SealRules(os.urandom(32), []))
+            save(store, SealRules(os.urandom(32), []))
         return 0
     have = have or SealRules(os.urandom(32), [])
     lines = set(have.lines)
-    new = {(key, _digest(have.key, x.encode("utf-8", "surrogatepass")), len(x)) for x in forms} - lines
+    new = {(key, rule_digest(have.key, x), len(x)) for x in forms} - lines
     if new:
-        _save(store, SealRules(have.key, [*lines, *new]))
+        save(store, SealRules(have.key, [*lines, *new]))
     return len(new)
 
 
@@ -127,7 +135,7 @@ def drop_rules(store: Store, key: str) -> int:
     keep = [ln for ln in have.lines if ln[0] != key]
     if keep or any(n != f"sealed/{key}" for n, _h in store.refs.iter("sealed", damaged=[])):
         if len(keep) != len(have.lines):   # (another sealed key keeps the file, lines or none: rules_problem)
-            _save(store, SealRules(have.key, keep))
+            save(store, SealRules(have.key, keep))
     else:
         (store.root / RULES_FILE).unlink(missing_ok=True)
     return len(have.lines) - len(keep)

@@ -59,17 +59,22 @@ class CapturedTurn(Frozen):
     ``forecast``: what :class:`TurnForecast` computed for it elsewhere (``mem
     import``'s parse worker), or None; :meth:`TurnAppender.add` uses it only
     when the turn it writes is exactly the forecast one.
+    ``withheld``: the values the reader withheld from ``text`` (a fetched
+    secret's output: ``objstore.core.redact.fetched.fetched_values``), a
+    tuple of str kept in memory only; the turn writer withholds them in the
+    session's later turns (``objstore.memory.sessionrules``).
 
     The input of :class:`TurnAppender`: the transcript readers
     (``objstore.capture``) produce it, the appender stores it as a
     :class:`Turn`."""
 
     __slots__ = ("session", "source", "role", "text", "timestamp", "cwd", "project", "alias", "entrypoint",
-                 "forecast")
+                 "forecast", "withheld")
 
     def __init__(self, session: str, source: str, role: str, text: str, timestamp: int, cwd: str, project: str,
-                 alias: str = "", entrypoint: str = "", forecast: tuple | None = None) -> None:
-        set_fields(self, session, source, role, text, timestamp, cwd, project, alias, entrypoint, forecast)
+                 alias: str = "", entrypoint: str = "", forecast: tuple | None = None,
+                 withheld: tuple[str, ...] = ()) -> None:
+        set_fields(self, session, source, role, text, timestamp, cwd, project, alias, entrypoint, forecast, withheld)
 
 
 class SessionInfo(Frozen):

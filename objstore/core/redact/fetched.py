@@ -37,13 +37,14 @@ FETCHED_CHARS_MAX = 8192
 #: fetches only when :func:`~objstore.core.redact.keywords.credential_name` reads it as a credential's
 #: name (not ``PATH``, ``vpc_id``; not ``PWD`` / ``OLDPWD``, the working folder)
 _NAME = r"([A-Za-z_]\w{0,127})"
-#: the start of a command word: the line's start, a blank, ``;`` ``&`` ``|`` ``(`` ``$(`` a backquote
-_CMD = r"(?:^|(?<=[\s;&|(`]))"
+#: the start of a command word: the line's start, a blank, ``;`` ``&`` ``|`` ``(`` ``$(`` a backquote, a quote
+#: (``ssh prod 'printenv DB_PASSWORD'``, ``bash -c "…"``: test34b T6)
+_CMD = r"(?:^|(?<=[\s;&|(`'\"]))"
 #: a file name naming a secret: a part of it is ``secret(s)``, ``password(s)``, ``passwd`` (not ``/etc/passwd``),
 #: ``token(s)``, ``credential(s)``, ``api_key``, ``private_key``, or it is under ``/run/secrets/`` (``.secret``,
 #: ``token.txt``, ``~/.vault-token``, ``db_password``); ``.pgpass`` is not (the pgpass rule keeps its fields)
 _SECRET_PATH = (r"[^\s;&|<>'\"]*(?:(?<![a-z])(?:secrets?|passwords?|(?<!/)passwd|passphrase|tokens?|credentials?"
-                r"|api_?key|private_?key)(?![a-z])|/run/secrets/)[^\s;&|<>'\"]*")
+                r"|api_?key|private_?key|master\.key)(?![a-z])|/run/secrets/)[^\s;&|<>'\"]*")
 
 #: the table of secret-fetching command shapes (matched case-insensitively on the command text)
 FETCH_SHAPES: tuple[tuple[str, str], ...] = (
@@ -53,7 +54,9 @@ FETCH_SHAPES: tuple[tuple[str, str], ...] = (
     ("aws secretsmanager / ssm / ecr",
      rf"{_CMD}aws\s+(?:secretsmanager\s+get-secret-value|ssm\s+get-parameters?\b.*--with-decryption"
      r"|ecr(?:-public)?\s+get-login-password)"),
-    ("vault read -field", rf"{_CMD}vault\s+(?:kv\s+get|read|token\s+create|write)\b.*-field[= ]"),
+    # (not a field naming a user, a host or a port: ``-field=username`` prints no secret, test34b T7)
+    ("vault read -field", rf"{_CMD}vault\s+(?:kv\s+get|read|token\s+create|write)\b.*-field[= ](?!['\"]?(?:user"
+                          r"(?:_?name)?|login|host(?:name)?|port|url|address|addr|database|db_?name)\b)"),
     ("vault print token", rf"{_CMD}vault\s+print\s+token"),
     ("pass show ENTRY", rf"{_CMD}(?:pass|gopass)\s+(?:show|otp)\s+(?!-c\b|--clip)\S"),
     ("op read / op item get --fields", rf"{_CMD}op\s+(?:read\s+\S|item\s+get\b.*--(?:fields|reveal))"),
@@ -70,7 +73,18 @@ FETCH_SHAPES: tuple[tuple[str, str], ...] = (
     ("doppler secrets get --plain", rf"{_CMD}doppler\s+secrets\s+get\b.*--plain"),
     ("terraform output -raw NAME", rf"{_CMD}terraform\s+output\s+(?:-raw|-json)\s+{_NAME}\b"),
     ("openssl rand", rf"{_CMD}openssl\s+rand\b"),
-    ("cat SECRET-FILE", rf"{_CMD}cat\s+(?:-\S+\s+)*{_SECRET_PATH}"),
+    ("cat SECRET-FILE", rf"{_CMD}(?:cat|head|tail)\s+(?:-\S+(?:\s+\d+)?\s+)*{_SECRET_PATH}"),
+    # test34b T6: a script printing a credential's variable, a config or dotenv tool's get, a decrypting
+    # tool, a field of a JSON document or a line of a dotenv file cut to its value
+    ("the os module's mapping ['NAME'] / os.getenv / process.env.NAME / ENV['NAME']",
+     r"(?:os\.env[i]ron(?:\.get\s*\(|\s*\[)|os\.getenv\s*\(|ENV(?:\.fetch\s*\(|\s*\[))\s*\\?['\"]"
+     rf"{_NAME}\b|process\.env(?:\.|\[\s*\\?['\"]){_NAME}\b"),
+    ("heroku config:get / dotenv get NAME",
+     rf"{_CMD}(?:heroku\s+config:get|dotenv\s+(?:-\S+\s+(?:\S+\s+)?)*get)\s+{_NAME}\b"),
+    ("sops -d", rf"{_CMD}sops\s+(?:\S+\s+)*?(?:-d|--decrypt)\b"),
+    ("keyring get", rf"{_CMD}keyring\s+get\s"),
+    ("jq .NAME", rf"{_CMD}jq\s+(?:-\S+\s+)*['\"]?(?:\.\w+)*\.{_NAME}['\"]?(?:\s|$)"),
+    ("grep NAME … | cut / awk / sed", rf"{_CMD}grep\s+(?:-\S+\s+)*['\"]?\^?{_NAME}\b[^|;&\n]*\|\s*(?:cut|awk|sed)\b"),
 )
 #: the shapes without a name (one search) and those with one (each match's name then read)
 _FETCH_RE = LazyPattern("|".join(f"(?:{p})" for _k, p in FETCH_SHAPES if _NAME not in p), re.I | re.M)
@@ -81,13 +95,14 @@ _NOT_SECRET_NAMES = frozenset(("pwd", "oldpwd"))
 _GATE = ("printenv", "echo $", 'echo "$', 'echo \\"$', "echo -", "printf", "aws configure", "secretsmanager",
          "ssm ", "get-login-password", "vault ", "pass ", "gopass", "op read", "op item", "security find",
          "get secret", "base64", "heroku auth", "gcloud", "access-token", "keyvault", "gh auth", "doppler",
-         "terraform output", "openssl rand", "cat ")
+         "terraform output", "openssl rand", "cat ", "head ", "tail ", "os.env", "getenv", "process.env", "env[",
+         "env.fetch", "config:get", "dotenv", "sops", "keyring", "jq ", "grep ")
 #: a result that reads as an error message, not a value
 _ERROR_RE = LazyPattern(r"(?i)\A\s*(?:\[error\]|error\b|usage:|fatal:|[\w.\-]+: (?:.*(?:no such|not found|denied|"
                         r"invalid|unknown|error|not set|cannot|can't|failed))|no value found|\(no output\))")
 #: ``/bin/echo`` read as ``echo`` (a command word's folder)
 _FOLDER_RE = LazyPattern(r"(?<![\w.\-])/(?:[\w.\-]+/)+(?=(?:printenv|echo|printf|aws|vault|g?pass|op|security|kubectl"
-                         r"|heroku|gcloud|az|gh|doppler|terraform|openssl|cat)\s)")
+                         r"|heroku|gcloud|az|gh|doppler|terraform|openssl|cat|head|tail|dotenv|sops|keyring|jq|grep)\s)")
 
 
 def command_text(call: str) -> str:
@@ -141,6 +156,30 @@ def fetches_secret(call: str) -> bool:
 #: ``exec_command``: ``Chunk ID``, ``Process exited with code N``, ``Original token count``): kept
 _CODEX_HEAD_RE = LazyPattern(r"\A(?:(?:Chunk ID|Wall time|Exit code|Process exited with code|Original token count"
                              r"|Total output lines)\b[^\n]{0,200}\n){1,6}Output:\n")
+
+
+#: a fetched line's value after its name: ``DB_PASSWORD=V`` (``grep … .env``), ``password: V``, ``"V"`` (``jq``)
+_LINE_VALUE_RE = LazyPattern(r"\A(?:[\w.\-]{1,128}\s*[=:]\s*)?([\"']?)(.+?)\1\Z")
+
+
+def fetched_values(body: str) -> list[str]:
+    """The values a result ``body`` that :func:`redact_fetched` withholds
+    holds, for the session's later turns (``objstore.memory.sessionrules``):
+    each non-blank line, stripped (after a Codex output header), and its
+    value without a ``NAME=`` / ``NAME:`` label or quotes; ``[]`` for a body
+    :func:`redact_fetched` keeps.  A list of str, in memory only."""
+    if redact_fetched(body) == body:
+        return []
+    head = _CODEX_HEAD_RE.match(body)
+    out: list[str] = []
+    for ln in body[head.end() if head is not None else 0:].splitlines():
+        ln = ln.strip()
+        if ln:
+            out.append(ln)
+            m = _LINE_VALUE_RE.match(ln)
+            if m is not None and m.group(2) != ln:
+                out.append(m.group(2))
+    return out
 
 
 def redact_fetched(body: str) -> str:

@@ -34,7 +34,7 @@ _NOT_CRED = (r"(?:[a-z0-9]{0,16}[_.\-]{1,2}){0,3}(?:min|max|length|len|size|char
              r"|pyc?|[ch]|cc|[ch]pp|rs|go|[jt]sx?|mjs|rb|java|kt|php|json|ya?ml|toml|ini|cfg|conf|txt|md|sh|lock|log|html|css"
              r"|sql|swift|cs|exs?|lua|pl|scala|vue|proto|tf|xml)(?![a-z])")   # a file ('test_token.py::test_x', 'token.c:572:')
 #: the words before ``key`` that make it a keyword of :data:`KW` (``api_key``); keysuffix.py leaves these names to it
-KEY_OWNERS = ("api", "access", "auth", "private", "encryption", "signing", "master", "app", "stripe")
+KEY_OWNERS = ("api", "access", "auth", "private", "encryption", "signing", "master", "app", "stripe", "admin")
 KW = (r"(?:passw(?:or)?d|passwort|passphrase|passcode|pwd|pw(?<![a-z0-9]pw)(?![a-z0-9])|pass(?<=_pass)(?![a-z])|pass(?<![a-z0-9_]pass)(?![a-z0-9])|secret|token|(?<=_)credentials?(?![a-z])|key(?:"
        + "|".join(f"(?<={o}key)|(?<={o}[_\\- ]key)" for o in KEY_OWNERS) + r"|(?<=[?#;&]key)))"
        r"(?:[ _-]?(?:key(?:[_-]base)?|token|value|(?<=pass_)code|(?<=pass-)code))?"

@@ -105,7 +105,8 @@ def _verb_wide(copulas: str, modals: str) -> str:
             r"|(?:(?:" + modals + r")(?:[ \t]{1,4}(?:now|still|also))?|(?:is|are|was)[ \t]{1,4}(?:going[ \t]{1,4}to|gonna)"
             r"|used[ \t]{1,4}to)[ \t]{1,4}be|(?:has|have)[ \t]{1,4}(?:now[ \t]{1,4})?become"
             r"|(?:(?:now|still|currently)[ \t]{1,4})?(?:" + copulas + r")"
-            r"(?:[ \t]{1,4}(?:now|still|currently)|[ \t]{0,4},[ \t]{0,4}as[ \t]{1,4}of[ \t]{1,4}[a-z]{1,12})?)"
+            r"(?:[ \t]{1,4}(?:now|still|currently|just|simply)"    # red35 (test34b T8): 'is just X'
+            r"|[ \t]{0,4},[ \t]{0,4}as[ \t]{1,4}of[ \t]{1,4}[a-z]{1,12})?)"
             r"|(?<=it)['\u2019]s(?:[ \t]{1,4}(?:now|still))?|['\u2019]s[ \t]{1,4}(?:now|still)|[ \t]{1,4}now[ \t]{0,4}:)"
             r"[ \t]{0,4}[,:]?[ \t]{1,4}")
 
@@ -228,8 +229,10 @@ def with_old_and_new(inner: Callable[..., None], ok: Callable[[str], bool] = cha
 #: a passphrase's value after a verb: quoted words ('is "correct horse battery"', quoted_phrase_ok) or 4-10 plain
 #: words to the end of the line or sentence ('is correct horse battery staple', unquoted_passphrase_ok)
 QUOTED_WORDS = r"(?P<q>[\"'`])(?P<secret>[^\"'`\n\r]{4,128})(?P=q)"
-PLAIN_WORDS = (r"(?P<secret>[a-z0-9]{2,24}+(?:[ \t]{1,2}[a-z0-9]{2,24}+){3,9})"
-               r"(?=[ \t]{0,4}(?:[\"'`,;.!?]|\r|\n|\\[rn]|$))")
+#: (red35, test34b T8: 3 words, as unquoted_passphrase_ok reads them, 'is purple monkey dishwasher'; ended by a dash
+#: between blanks too, 'is correct horse battery staple - please put it in the config')
+PLAIN_WORDS = (r"(?P<secret>[a-z0-9]{2,24}+(?:[ \t]{1,2}[a-z0-9]{2,24}+){2,9})"
+               r"(?=[ \t]{0,4}(?:[\"'`,;.!?]|\r|\n|\\[rn]|$)|[ \t]{1,4}[\-\u2013\u2014]{1,2}[ \t])")
 _WIDE_TAIL = r"(?:" + PHRASE_OWNER + r")?(?:" + _VERB_BETWEEN + r")?" + _VERB_WIDE
 _WIDE_HEAD = _PW_LABEL + _NEXT + _QUALIFIED + _WIDE_TAIL
 

@@ -437,7 +437,7 @@ PASSWORD_RULES: list[Rule] = [
          "the German and French labels ('Passwort:', 'Kennwort:', 'mot de passe :')",
          label + r"(?:[ \t]{1,4}for[ \t]{1,4}[^\s:=]{1,32})?[ \t]{0,4}(?:[:=]|-(?=[ \t]))[ \t]{0,4}(?:(?:\r?\n|(?:\\r)?\\n)[ \t]{0,8})?"
          r"(?P<secret>" + _LABEL_WORD + r"(?:[ \t]{1,2}" + _LABEL_WORD + r"){2,5})"
-         r"(?=[ \t]{0,4}(?:\\{0,3}[\"'`,;.!?]|\r|\n|\\[rn]|$))",
+         r"(?=[ \t]{0,4}(?:\\{0,3}[\"'`,;.!?]|\r|\n|\\[rn]|$)|[ \t]{1,4}[\-\u2013\u2014]{1,2}[ \t])",   # red35: ' - …'
          ci=True, priority=51, check=_label_words_ok, anchors=anchors)
       for label, anchors in _WORDS_LABELS),
     # ---- redact8: phrases that were stored in clear (fresh7 F5) ----
@@ -459,10 +459,11 @@ PASSWORD_RULES: list[Rule] = [
        "of the line or sentence ('the password is correct horse battery staple'; red30: 'our vpn secret is ...', "
        "a secret of a named account), not prose "
        "(unquoted_passphrase_ok: no word of prose, docs or talk about passwords)",
-       r"(?:passw(?:or)?d|passphrase|secret(?:" + _SECRET_OWNERS + r"))" + _PHRASE_VERB_BARE
-       + PLAIN_WORDS,
-       ci=True, priority=51, check=unquoted_passphrase_ok, anchors=("passw", "passphrase", "secret is", "secret was"),
-       scan=scan_at("passw", "passphrase", "secret is", "secret was")),   # not at every 'secret': +1 % of 10 MB    # ---- fix16d: a password next to the word, not after a verb (test16 F12) ----
+       r"(?:passw(?:or)?d|passphrase|secret(?:" + _SECRET_OWNERS + r")|pw(?<![a-z0-9_\-\]]pw)d?)" + _PHRASE_VERB_BARE
+       + PLAIN_WORDS,   # red35 (test34b T8): 'the wifi pwd is purple monkey dishwasher'
+       ci=True, priority=51, check=unquoted_passphrase_ok,
+       anchors=("passw", "passphrase", "secret is", "secret was", "pw"),
+       scan=scan_at("passw", "passphrase", "secret is", "secret was", "pw")),   # not at every 'secret': +1 % of 10 MB    # ---- fix16d: a password next to the word, not after a verb (test16 F12) ----
     _r("password-phrase",
        "keyword heuristics (no vendor format): '<token> is|was the [admin|db ...] password|passphrase|passcode' "
        "(the token before the word; test16 F12), where the clause ends at the word and the token looks like "

@@ -14,6 +14,7 @@ from objstore.core.redact.markdown import MARKDOWN_RULES
 from objstore.core.redact.secondfactors import SECOND_FACTOR_RULES
 from objstore.core.redact.cards import CARD_RULES
 from objstore.core.redact.hashes import HASH_RULES
+from objstore.core.redact.authpairs import AUTH_PAIR_RULES
 from objstore.core.redact.keysuffix import KEY_SUFFIX_RULES
 from objstore.core.redact.passwords import PASSWORD_RULES
 from objstore.core.redact.rule import B64C, B64NL, LA_CAPS, Rule, make_rule, tok
@@ -534,5 +535,6 @@ RULES: list[Rule] = [
     *SECOND_FACTOR_RULES,
     *HASH_RULES,
     *KEY_SUFFIX_RULES,
+    *AUTH_PAIR_RULES,
     *CARD_RULES,
 ]

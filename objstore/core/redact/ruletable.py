@@ -387,6 +387,7 @@ generic-secret            the value of ``password|passwd|passwort|pwd|pw|passphr
                           red34c (keysuffix.py): any ``…_KEY``/``-key``/``_AUTH``     Stripe "API keys" (pk_ is public)
                           (``HMAC_KEY``, ``REDIS_AUTH``) with a random value of 16+
                           hex/base64; not public, site or database keys, UUIDs
+                          red35 (authpairs.py): ``BASIC_AUTH=user:PW``; ``ADMIN_KEY=``
 markdown-secret           md21 (W1; markdown.py): a credential label in Markdown:     CommonMark 0.31.2 6.1, 6.2 (code spans,
                           emphasis or a code span around the label or its value       emphasis), 4.5 (fenced code blocks);
                           (``**Password:** X``, ``**DB password**: `X```), the        GFM 0.29 4.10 (tables); RFC 4180 (CSV);

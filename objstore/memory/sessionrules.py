@@ -1,0 +1,122 @@
+"""A session's withheld values: a credential the capture withheld from a
+turn is withheld in the session's later turns too (test34b T15: the agent
+fetched ``printenv DB_PASSWORD``, its output was stored as
+``[REDACTED:fetched-secret]``, and its next reply, "Got it: `V`. Connecting
+with psql now.", was stored, indexed and served in the clear; so was a reply
+quoting the password a prompt's password rule had redacted).
+
+The values are those a capture reader withheld from the turn
+(``CapturedTurn.withheld``: a fetched secret's output,
+``objstore.core.redact.fetched.fetched_values``) and those the turn writer's
+redaction replaced under one of :data:`CARRIED_RULES` (a password stated in
+prose, which no later shape rule finds again).  Never the value itself in a
+file: :data:`SESSION_RULES_FILE` holds, as the seal rules do
+(``objstore.memory.sealrules``, the same format under another head line), a
+keyed BLAKE2b-256 of each normalized form (at least ``MIN_TEXT_CHARS``
+characters) under a random 32-byte key kept in the file, with its length
+and its session id; mode 0600, local to this store (no object, no ref: never
+pushed, backed up or exported), at most :data:`SESSION_RULES_MAX` lines (the
+oldest go first).  The turn writer (``objstore.memory.appender``) replaces a
+span matching one of its session's rules by ``[REDACTED:sealed-value]``.
+docs/format.md, "Session withheld values".
+"""
+
+from __future__ import annotations
+
+import os
+
+from objstore.core.objects import normalize_value
+from objstore.core.store import Store
+from objstore.memory.sealrules import SealRules, load, rule_digest, save, withhold_sealed_values
+from objstore.memory.tombstones import MIN_TEXT_CHARS
+
+#: the file, under the store's root (docs/format.md, "Session withheld values")
+SESSION_RULES_FILE = "session-rules"
+_HEAD = "mem-session-rules 1"
+#: the most lines the file keeps (about 100 bytes each); past it the oldest go
+SESSION_RULES_MAX = 4096
+#: the redaction rules whose values the session's later turns withhold: a password stated in prose
+#: (its later quote has no label a rule reads) and a fetched secret (``objstore.core.redact.fetched``)
+CARRIED_RULES = frozenset(("password-phrase", "fetched-secret"))
+#: a carried rule's marker (:data:`CARRIED_RULES`), what tells the turn writer to read a text's hits
+CARRIED_MARKS = tuple(f"[REDACTED:{r}]" for r in sorted(CARRIED_RULES))
+
+
+def load_session_rules(store: Store) -> SealRules | None:
+    """The store's session rules (:data:`SESSION_RULES_FILE`; each line's key
+    is its session id), or None when it has none or cannot be read."""
+    return load(store, SESSION_RULES_FILE, _HEAD)
+
+
+def for_session(rules: SealRules | None, sid: str) -> SealRules | None:
+    """The rules of session ``sid`` of ``rules`` (None: none)."""
+    if rules is None:
+        return None
+    lines = [ln for ln in rules.lines if ln[0] == sid]
+    return SealRules(rules.key, lines) if lines else None
+
+
+def add_session_rules(store: Store, sid: str, values: list[str] | tuple[str, ...],
+                      have: SealRules | None) -> SealRules | None:
+    """Add to ``have`` (the file as read, None: none yet) the rule of each
+    of ``values`` (normalized; shorter than ``MIN_TEXT_CHARS``: none) for
+    session ``sid``, write the file when one is new (its oldest lines
+    dropped past :data:`SESSION_RULES_MAX`) and return the rules now (None:
+    still none).  Caller holds the store lock.  Raises OSError."""
+    # (a lone word of letters, ``postgres`` under ``POSTGRES_PASSWORD=``, would withhold the word everywhere)
+    forms = sorted({norm for v in values if not v.isalpha() and len(norm := normalize_value(v)) >= MIN_TEXT_CHARS})
+    if not forms:
+        return have
+    have = have or SealRules(os.urandom(32), [])
+    known = set(have.lines)
+    new = [ln for x in forms if (ln := (sid, rule_digest(have.key, x), len(x))) not in known]
+    if not new:
+        return have
+    got = SealRules(have.key, [*have.lines, *new][-SESSION_RULES_MAX:])
+    save(store, got, SESSION_RULES_FILE, _HEAD, ordered=True)
+    return got
+
+
+def carried_values(text: str, hits) -> list[str]:
+    """The values of ``text`` (a turn's text as given to the redaction)
+    that its redaction ``hits`` (``Hit(rule, start, end)``) replaced under
+    one of :data:`CARRIED_RULES`."""
+    return [text[h.start:h.end] for h in hits if h.rule in CARRIED_RULES]
+
+
+class SessionValues:
+    """The turn writer's view of :data:`SESSION_RULES_FILE` (read once, per
+    session filtered once): :meth:`apply` on each turn it writes."""
+
+    __slots__ = ("store", "rules", "mine")
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.rules: SealRules | None | bool = False      # False: not read yet
+        self.mine: dict[str, SealRules | None] = {}
+
+    def apply(self, sid: str, text: str, raw: str, withheld: tuple[str, ...]) -> tuple[str, int]:
+        """``text`` (a turn of session ``sid`` as stored so far; ``raw``: its
+        text before redaction, capped) with each span matching one of the
+        session's rules replaced by ``[REDACTED:sealed-value]``, and how many
+        spans; then the values of this turn join the session's rules: those
+        given (``withheld``: ``CapturedTurn.withheld``) and those its
+        redaction replaced under :data:`CARRIED_RULES` (read again only when
+        ``text`` holds one of :data:`CARRIED_MARKS`).  Caller holds the store
+        lock.  Raises OSError."""
+        if self.rules is False:
+            self.rules = load_session_rules(self.store)
+        if sid not in self.mine:
+            self.mine[sid] = for_session(self.rules, sid)
+        n = 0
+        if self.mine[sid] is not None:
+            text, n = withhold_sealed_values(text, self.mine[sid])
+        values = list(withheld)
+        if raw and any(m in text for m in CARRIED_MARKS):
+            from objstore.core.redact import redact  # defer: a text holding a password's marker only
+            values += carried_values(raw, redact(raw).hits)
+        if values:
+            got = add_session_rules(self.store, sid, values, self.rules)
+            if got is not self.rules:
+                self.rules, self.mine = got, {}
+        return text, n
