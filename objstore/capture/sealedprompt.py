@@ -12,6 +12,7 @@ from objstore.capture.statements import (CUE_WORDS, STATEMENT_CUE, TAKE_BACK_RE,
                                          statement_of)
 from objstore.capture.statementkey import name_before
 from objstore.core.store import Store
+from objstore.core.text import LazyPattern
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
 if TYPE_CHECKING:
@@ -126,6 +127,10 @@ def take_backs_after(text: str, previous: Callable[[], frozenset[str]]) -> str:
     return "\n".join(lines)
 
 
+#: a word shaped as a password that names a thing (test35b T6: redacted for good after a password prompt): a
+#: file name ("config.yaml", "README.md"), a version ("v2.3.1"), a reference ("PR#1234", "#1234"), an e-mail
+_NAMED = LazyPattern(r"[\w.-]*\w\.(?:json|ya?ml|toml|md|txt|rst|py|js|ts|tsx|jsx|go|rs|rb|java|kt|c|h|cc|cpp|cs|sh|"
+                     r"sql|html?|css|lock|env|ini|cfg|conf|xml|csv|log|pdf|png|jpe?g|svg|gz|zip|tar|proto|tf)|v?\d+(?:\.\d+)+(?:-\w+)?|[A-Za-z]*#\d+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 #: what may close a word or a prompt after a value ("Beta#456q." "Beta#456q!")
 _TRAIL = ".,;:!?)\"'"
 
@@ -136,9 +141,10 @@ def _password_shaped(text: str) -> bool:
     first character ("Beta#456q", "hunter22", "sunShine"; an apostrophe or
     a hyphen is no symbol: "doesn't", "re-run"): read, after a prompt whose
     password was redacted, as that password's new value; not "continue",
-    "yes", "ok", "Thanks!", a URL (test34b T9)."""
+    "yes", "ok", "Thanks!", a URL (test34b T9), nor a file name, a version,
+    a "#1234" reference or an e-mail address (:data:`_NAMED`, test35b T6)."""
     w = text.strip().rstrip(_TRAIL)
-    return (len(w) >= 6 and not any(c.isspace() for c in w) and "://" not in w
+    return (len(w) >= 6 and not any(c.isspace() for c in w) and "://" not in w and _NAMED.fullmatch(w) is None
             and any(c.isdigit() or (not c.isalnum() and c not in "-'\u2019") or (c.isupper() and i)
                     for i, c in enumerate(w)))
 

@@ -30,6 +30,11 @@ def test_a_password_corrected_in_words_the_redaction_does_not_read_is_redacted(t
         prompt(said, sid)
         prompt("continue", sid)   # a bare word that is no password's shape stays
         _check(home, sid, [f"the db password is {PM}", stored, "continue"], said.split()[-1])
+    for said in ("no wait, the file is settings.json", "whoops, it should be in config.yaml, v2.3.1, PR#1234"):
+        sid = str(uuid.uuid4())   # test35b T6: a file name, a version, a reference are no password
+        prompt("the db password is Alpha#123q", sid)
+        prompt(said, sid)
+        _check(home, sid, [f"the db password is {PM}", said], "zzz-not-there")
     plain = str(uuid.uuid4())     # no password before: a bare value-shaped prompt is kept as typed
     prompt("Beta#460q", plain)
     _check(home, plain, ["Beta#460q"], "zzz-not-there")
