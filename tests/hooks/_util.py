@@ -281,7 +281,7 @@ def files_holding(root, secret: str) -> list[str]:
     return out
 
 
-def until_within_budget(event: str, run, tries: int = 10, reset=None, store: Path | None = None):
+def until_within_budget(event: str, run, tries: int = 10, reset=None, store: Path | None = None, settle=None):
     """``run()`` (one ``mem hook`` process for ``event``; returns its
     ``CompletedProcess``), run again while it took 80 % of the event's
     budget (``cmds._hookclock.BUDGET_S``) or more, at most ``tries`` times;
@@ -298,7 +298,12 @@ def until_within_budget(event: str, run, tries: int = 10, reset=None, store: Pat
     alone.)
     ``reset()``, when given, runs before each run after the first: it puts
     back what the run's own result depends on (e.g. the store as it was,
-    when a stored prompt changes what the next run does)."""
+    when a stored prompt changes what the next run does).
+    ``settle()``, when given, runs after each run is timed and before its
+    log is read (e.g. waiting for the hook's capture child): the wait does
+    not count as the hook's time (with it counted, a child that took a
+    second made every run look slow, and each run again stored one more
+    prompt)."""
     from cmds._hookclock import BUDGET_S, DEFAULT_BUDGET_S
     for i in range(tries):
         if i and reset is not None:
@@ -306,7 +311,10 @@ def until_within_budget(event: str, run, tries: int = 10, reset=None, store: Pat
         seen = len(hook_log(store)) if store is not None else 0
         t0 = time.monotonic()
         p = run()
-        if p.returncode != 0 or (time.monotonic() - t0 < 0.8 * BUDGET_S.get(event, DEFAULT_BUDGET_S)
+        took = time.monotonic() - t0
+        if settle is not None:
+            settle()
+        if p.returncode != 0 or (took < 0.8 * BUDGET_S.get(event, DEFAULT_BUDGET_S)
                                  and not (store is not None and hook_stopped(store, seen))):
             return p, True
     return p, False
