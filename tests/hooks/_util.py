@@ -381,7 +381,9 @@ def vault_project(tmp_path: Path):
     """A store (``tmp_path/store``, ``mem init``, ``mem vault init``) and a
     project folder ``tmp_path/dev/api``: ``(home, cwd, prompt)``, where
     ``prompt(text, sid=None)`` runs a real ``UserPromptSubmit`` hook there
-    (exit 0 checked) and returns its stdout."""
+    (exit 0 checked; :func:`run_hook_done` on the store as it was, so a
+    run that met its budget under load is delivered again) and returns its
+    stdout."""
     import uuid
     home = tmp_path / "store"
     cwd = tmp_path / "dev" / "api"
@@ -393,8 +395,10 @@ def vault_project(tmp_path: Path):
     mem("vault", "init", "--passphrase-file", str(pp))
 
     def prompt(text: str, sid: str | None = None) -> str:
-        rc, out, _err, _s = run_hook(home, payload("UserPromptSubmit", sid or str(uuid.uuid4()), None,
-                                                   cwd=str(cwd), prompt=text))
+        data = payload("UserPromptSubmit", sid or str(uuid.uuid4()), None, cwd=str(cwd), prompt=text)
+        wait_store_processes_gone(home)   # (an earlier prompt's capture child: the copy below is whole)
+        # delivered again, on the store as it was, while it met its budget: a loaded machine fails it open
+        rc, out, _err, _s = run_hook_done(home, data, reset=store_as_it_was(home, tmp_path / "store-was"))
         assert rc == 0
         return out
     return home, cwd, prompt
