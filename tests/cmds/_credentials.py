@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from objstore.core.redact import redact
-from tests.hooks._util import REPO, asst, line, payload, run_hook, tool_use, turns, user
+from tests.hooks._util import REPO, asst, line, payload, run_hook, tool_use, turns, user, wait_store_processes_gone
 from tests.hooks._util import text as text_block
 
 
@@ -46,15 +45,15 @@ def assert_none_stored(store: Path, cases, lookalikes=()) -> None:
 
 def run_prompt_hooks(store: Path, env: dict, sid: str, prompts: list[str]) -> None:
     """One UserPromptSubmit hook process per prompt; waits (bounded) for the
-    hook's detached child to store each one (its own budget, off the agent's
-    path: an inline write under the hook's 2 s budget gave up on a loaded
-    machine)."""
-    for i, prompt in enumerate(prompts):
+    hook's detached child to store each one and end (its own budget, off the
+    agent's path: an inline write under the hook's 2 s budget gave up on a
+    loaded machine): the child indexes its turn after writing it, so a
+    store scan that starts once the turn shows would miss what the index
+    holds."""
+    for prompt in prompts:
         rc, _out, err, _s = run_hook(store, payload("UserPromptSubmit", sid, None, prompt=prompt), env=env)
         assert rc == 0, err
-        end = time.monotonic() + 120
-        while len(turns(store) if (store / "config").exists() else []) < i + 1 and time.monotonic() < end:
-            time.sleep(0.1)
+        wait_store_processes_gone(store, timeout=120)
 
 
 def import_cases(transcript: Path, env: dict, cases, lookalikes, day: str) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.hooks._util import REPO, hook_env, run_hook, turns
+from tests.hooks._util import REPO, hook_env, run_hook, turns, wait_store_processes_gone
 
 RAW = [b"bad \xff byte", b"lone \\ud83d here", b"nul \\u0000 escape"]
 
@@ -20,6 +20,7 @@ def test_the_hook_and_the_import_store_the_same_text(store_path, tmp_path):
                  + b'","cwd":"/tmp","prompt":"' + raw + b'"}')
         rc, _out, err, _t = run_hook(store_path, event)
         assert rc == 0, err
+        wait_store_processes_gone(store_path)   # the prompt's turn is written by the hook's capture child
         f = tmp_path / f"{sid.replace('abab', 'cdcd')}.jsonl"
         f.write_bytes(b'{"type":"user","uuid":"u1","sessionId":"' + sid.replace("abab", "cdcd").encode()
                       + b'","cwd":"/tmp","timestamp":"2026-01-05T10:00:00Z","message":{"role":"user","content":"'

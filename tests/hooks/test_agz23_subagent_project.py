@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.hooks._util import REPO, hook_env, payload, run_hook_done
+from tests.hooks._util import REPO, hook_env, payload, run_hook_done, wait_store_processes_gone
 
 S = "47474747-2222-3333-4444-555555555555"
 NO_TURNS = "46464646-2222-3333-4444-555555555555"
@@ -34,6 +34,7 @@ def test_an_unreadable_subagent_takes_its_sessions_project(store_path, tmp_path)
     rc, _o, err, _t = run_hook_done(store_path, payload("UserPromptSubmit", S, None, cwd=str(api),
                                                         prompt="check the server config"))
     assert rc == 0, err
+    wait_store_processes_gone(store_path)   # the prompt's turn (its session's project) is the capture child's
     _stop(store_path, tmp_path, S, str(tmp_path / "elsewhere"), "The api uses gunicorn with 4 workers")
     assert _keys(store_path) == [f"project/api/summary/{S}.agent-sub2"]   # the session's project, not the event's
     other = tmp_path / "other"

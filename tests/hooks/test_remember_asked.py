@@ -29,7 +29,8 @@ from objstore import list_keys
 from objstore.capture.statements import statement_key, statement_of
 from objstore.memory.facts import remember, versions
 from objstore.memory.opening import open_store
-from tests.hooks._util import REPO, asst, hook_env, hook_log, line, lock_held, payload, run_hook, text, user
+from tests.hooks._util import (REPO, asst, hook_env, hook_log, line, lock_held, payload, run_hook, run_hook_done,
+                               store_as_it_was, text, user, wait_store_processes_gone)
 
 SID = "0b1c2d3e-0000-4000-8000-0000000031c9"
 
@@ -86,12 +87,20 @@ class _Session:
                            + line(asst("a0", "msg_0", [text("finished 0")], sid, ts=_now_iso())))
         self.stop("finished 0", write=False)
 
-    def prompt(self, words: str, env: dict | None = None) -> str:
-        """Append the prompt to the transcript, send its hook; the context it injected ("" none)."""
+    def prompt(self, words: str, env: dict | None = None, once: bool = False) -> str:
+        """Append the prompt to the transcript, send its hook; the context it injected ("" none).
+        Delivered again, on the store as it was, while it reached its budget or logged a failure
+        (``run_hook_done``: a loaded machine fails the hook open), unless ``once``."""
         self.n += 1
         with open(self.t, "ab") as f:
             f.write(line(user(f"u{self.n}", words, self.sid, ts=_now_iso())))
-        rc, out, _err, _dt = run_hook(self.store, payload("UserPromptSubmit", self.sid, self.t, prompt=words), env=env)
+        data = payload("UserPromptSubmit", self.sid, self.t, prompt=words)
+        if once:
+            rc, out, _err, _dt = run_hook(self.store, data, env=env)
+        else:
+            wait_store_processes_gone(self.store)    # (an earlier prompt's capture child: the copy is whole)
+            rc, out, _err, _dt = run_hook_done(self.store, data, env=env,
+                                               reset=store_as_it_was(self.store, self.store.parent / "store-was"))
         assert rc == 0
         return json.loads(out)["hookSpecificOutput"]["additionalContext"] if out.strip() else ""
 
@@ -100,7 +109,7 @@ class _Session:
             self.n += 1
             with open(self.t, "ab") as f:
                 f.write(line(asst(f"a{self.n}", f"msg_{self.n}", [text(answer)], self.sid, ts=_now_iso())))
-        rc, *_ = run_hook(self.store, payload("Stop", self.sid, self.t, last_assistant_message=answer))
+        rc, *_ = run_hook_done(self.store, payload("Stop", self.sid, self.t, last_assistant_message=answer))
         assert rc == 0
 
     def remembered(self) -> dict[str, list[str]]:
@@ -138,7 +147,8 @@ def _restated_while_locked(tmp_path: Path) -> _Session:
     assert "Remembered as you asked" in s.prompt("remember that the db host is pg-old-1")
     s.stop()
     with lock_held(s.store) as holder:
-        assert s.prompt("remember that the db host is pg-new-2", env=hook_env(s.store, MEM_HOOK_FORK="0")) == ""
+        assert s.prompt("remember that the db host is pg-new-2", env=hook_env(s.store, MEM_HOOK_FORK="0"),
+                        once=True) == ""
         assert holder.poll() is None
     return s
 
@@ -198,7 +208,7 @@ def test_the_hooks_key_is_the_projects_value_of_the_name(three_db_hosts):
     ctx = later.prompt("what is the db host?")
     assert "pg-shop-3" in ctx and "pg-mine-2" in ctx and "pg-global-1" in ctx, ctx
     assert ctx.index("pg-shop-3") < ctx.index("pg-mine-2") < ctx.index("pg-global-1"), ctx
-    rc, out, _err, _dt = run_hook(s.store, payload("SessionStart", SID[:-4] + "0003", None, source="startup"))
+    rc, out, _err, _dt = run_hook_done(s.store, payload("SessionStart", SID[:-4] + "0003", None, source="startup"))
     assert rc == 0
     block = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert block.index("pg-shop-3") < block.index("pg-mine-2"), block

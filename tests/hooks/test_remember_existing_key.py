@@ -16,25 +16,30 @@ from objstore import list_keys
 from objstore.memory.facts import versions
 from objstore.memory.opening import open_store
 from objstore.memory.scope import project_aliases
-from tests.hooks._util import CWD, REPO, hook_env, payload, run_hook
+from tests.conftest import wait_remember_done
+from tests.hooks._util import CWD, REPO, hook_env, payload, run_hook_done, store_as_it_was
 
 SID = "0b1c2d3e-0000-4000-8000-0000000033a2"
 
 
 def _mem(store, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cmds", *args], env=hook_env(store), cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
+    p = subprocess.run([sys.executable, "-m", "cmds", *args], env=hook_env(store), cwd=REPO,
+                       capture_output=True, text=True, timeout=120)
+    if args[0] == "remember":
+        wait_remember_done(store)    # (its index commit runs in a detached child: the store is copied next)
+    return p
 
 
 def test_a_statement_of_an_existing_keys_name_is_its_next_version(tmp_path):
     store = tmp_path / "store"
-    rc, *_ = run_hook(store, payload("SessionStart", SID, None, source="startup"))
+    rc, *_ = run_hook_done(store, payload("SessionStart", SID, None, source="startup"))
     assert rc == 0 and (store / "config").is_file()
     project = project_aliases(CWD, store_root=store)[0]
     key = f"project/{project}/db-port"
     assert _mem(store, "remember", key, "5432").returncode == 0
-    rc, out, err, _dt = run_hook(store, payload("UserPromptSubmit", SID, None,
-                                                prompt="remember that the db port is 6543"))
+    rc, out, err, _dt = run_hook_done(store, payload("UserPromptSubmit", SID, None,
+                                                     prompt="remember that the db port is 6543"),
+                                      reset=store_as_it_was(store, tmp_path / "was"))
     assert rc == 0 and "Remembered as you asked" in out, (out, err)
     with open_store(store) as s:
         keys = [k for k, _h in list_keys(s)]
@@ -47,7 +52,7 @@ def test_a_statement_of_an_existing_keys_name_is_its_next_version(tmp_path):
     assert got.returncode == 0, got.stderr
     hits = [h for h in json.loads(got.stdout)["hits"] if h["kind"] == "fact"]
     assert hits and hits[0]["key"] == key and "6543" in json.dumps(hits[0]), hits
-    rc, out, _err, _dt = run_hook(store, payload("SessionStart", SID[:-4] + "0002", None, source="startup"))
+    rc, out, _err, _dt = run_hook_done(store, payload("SessionStart", SID[:-4] + "0002", None, source="startup"))
     block = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert "6543" in block and "5432" not in block, block
 
@@ -55,11 +60,12 @@ def test_a_statement_of_an_existing_keys_name_is_its_next_version(tmp_path):
 def test_a_statement_in_another_project_is_its_own_key(tmp_path):
     """Only the scope's own key of the name: another project's db-port is untouched."""
     store = tmp_path / "store"
-    rc, *_ = run_hook(store, payload("SessionStart", SID, None, source="startup"))
+    rc, *_ = run_hook_done(store, payload("SessionStart", SID, None, source="startup"))
     project = project_aliases(CWD, store_root=store)[0]
     assert _mem(store, "remember", "project/elsewhere-9/db-port", "5432").returncode == 0
-    rc, out, _err, _dt = run_hook(store, payload("UserPromptSubmit", SID, None,
-                                                prompt="remember that the db port is 6543"))
+    rc, out, _err, _dt = run_hook_done(store, payload("UserPromptSubmit", SID, None,
+                                                      prompt="remember that the db port is 6543"),
+                                       reset=store_as_it_was(store, tmp_path / "was"))
     assert rc == 0 and "Remembered as you asked" in out
     with open_store(store) as s:
         assert [v.fact.body for v in versions(s, "project/elsewhere-9/db-port")] == ["5432"]

@@ -54,10 +54,11 @@ def prompt_hook(store: Path, prompt: str, cwd: str, trace: Path, fresh: bool = F
                                                    cwd=cwd, prompt=prompt),
                                     env=hook_env(store, MEM_TRACE=str(trace), MEM_NO_HELPER="1"))
         assert rc == 0, err
-        wait_store_processes_gone(store)          # its capture child: done, and what it logged is seen
         got.append(out)
         return subprocess.CompletedProcess([], rc, out, err)
-    until_within_budget("UserPromptSubmit", run, store=store, reset=copy if fresh else None)
+    # its capture child: done, and what it logged is seen (waited for outside the hook's timing)
+    until_within_budget("UserPromptSubmit", run, store=store, reset=copy if fresh else None,
+                        settle=lambda: wait_store_processes_gone(store))
     out = got[-1]
     text = json.loads(out)["hookSpecificOutput"]["additionalContext"] if out else ""
     recs = [json.loads(x) for x in trace.read_text().splitlines() if '"UserPromptSubmit"' in x] if trace.exists() else []

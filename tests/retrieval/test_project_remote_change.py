@@ -15,7 +15,7 @@ from objstore.memory import facts
 from objstore.memory.gitident import identity_of
 from objstore.memory.scope import moved_projects, project_aliases, register_project
 from objstore.retrieval.context import render_context
-from tests.hooks._util import hook_env, run_hook_done
+from tests.hooks._util import hook_env, run_hook_done, wait_store_processes_gone
 
 
 def git(*args: str) -> None:
@@ -117,6 +117,9 @@ def _hook(store_path: Path, event: str, cwd: Path, prompt: str = "") -> str:
             "source": "startup", "transcript_path": "/nonexistent.jsonl"}
     rc, out, err, _ = run_hook_done(store_path, data, env=hook_env(store_path))
     assert rc == 0, err
+    # a prompt's turn is written (and its folder registered) by the hook's detached capture child:
+    # the caller's next step (a folder moved or deleted, the registry removed, fsck) comes after it
+    wait_store_processes_gone(store_path)
     return out
 
 
