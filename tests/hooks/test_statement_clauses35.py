@@ -131,6 +131,14 @@ def test_a_value_said_of_the_past_marks_no_fact_and_a_change_in_other_words_does
     fact = [x for x in lines if x.startswith("- project/proj/db-port ")]
     assert fact and "MAY BE OUT OF DATE" in fact[0], said
     assert any("we switched the database port to 6543" in x for x in lines[:lines.index(fact[0])]), said
+    after = tmp_path / "after"   # test35b T4: a time a change happened at is no history
+    s = _Hooked(after)
+    _remember(s.store, "project/proj/db-port", "5432")
+    s.prompt("After the migration last week the db port was 6543, so update the config.")
+    wait_store_processes_gone(s.store)
+    said = _Hooked(after, sid=OTHER).prompt("which port does the db use?")
+    fact = [x for x in said.splitlines() if x.startswith("- project/proj/db-port ")]
+    assert fact and "MAY BE OUT OF DATE" in fact[0], said
 
 
 def test_a_statement_in_another_spelling_is_the_scope_keys_next_version(tmp_path):
