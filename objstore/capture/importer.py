@@ -214,8 +214,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                   if os.path.basename(p).startswith("agent-") and not unchanged]
         rolls_up = rolls_up and bool(agents)
         reg = read_registry(store.root)  # the child guesses the projects the import will name
-        worker = _start_worker(reader, to_read, workers, harness, None if reg.damage else reg.projects,
-                               app.hash_key() if to_read and harness == "claude-code" else None)
+        worker = _start_worker(reader, to_read, workers, harness, None if reg.damage else reg.projects)
         failed: tuple[type[Exception], ...] = ()   # what a child's end raises, caught below
         if worker is not None:   # the child's module is loaded only when one is started (~10 ms)
             from objstore.capture.parseworker import WorkerFailed  # deferred: loaded with the child only
@@ -560,14 +559,12 @@ def _add_each(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res:
 
 
 def _start_worker(reader, to_read: list[str], workers: int | None, harness: str,
-                  registry: dict[str, str] | None = None, key: bytes | None = None
-                  ) -> ParseWorker | ParseWorkers | None:
+                  registry: dict[str, str] | None = None) -> ParseWorker | ParseWorkers | None:
     """A :class:`ParseWorker` for ``to_read`` (``workers`` 1), :class:`ParseWorkers`
     (``workers`` 2 or more), or None: ``workers`` 0, one core, less than
     :data:`PARALLEL_MIN_BYTES` to read (``workers`` None), or the child cannot
     be started (then this process parses).  ``workers`` None is 1, or 2 from
-    :data:`PARALLEL2_MIN_BYTES` to read.  ``key``: the store's hash key
-    (the forecasts' prompt ids: ``sessions.prompt_id``)."""
+    :data:`PARALLEL2_MIN_BYTES` to read."""
     if workers == 0 or not to_read or not sys.executable or (workers is None and (os.cpu_count() or 1) < 2):
         return None
     if workers is None:
@@ -579,8 +576,8 @@ def _start_worker(reader, to_read: list[str], workers: int | None, harness: str,
     try:
         if workers > 1:
             return ParseWorkers(reader.__name__, to_read, harness, registry, workers,
-                                tree_of=getattr(reader, "tree_key", None), key=key)  # a session tree in one child
-        return ParseWorker(reader.__name__, to_read, harness, registry, key)
+                                tree_of=getattr(reader, "tree_key", None))  # a session tree in one child
+        return ParseWorker(reader.__name__, to_read, harness, registry)
     except OSError:
         return None
 

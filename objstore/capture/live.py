@@ -31,7 +31,7 @@ from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender
 from objstore.memory.facts import commit_later
 from objstore.memory.served import tombstone_names
-from objstore.memory.sessions import CapturedTurn, prompt_id
+from objstore.memory.sessions import CapturedTurn
 from objstore.memory.tombstones import match_late_capture, match_spans
 
 __all__ = ["PromptResult", "PromptSnapshot", "SNAPSHOT_MAX_BYTES", "capture_prompt", "prompt_snapshot"]
@@ -148,19 +148,16 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
                 pass
         st = w.state(sid)
         key = snap.key
-        # the ids this prompt's alias is stored under: as it is (before session 35) or keyed (sessions.prompt_id)
-        mine = (f"cc:p:{h}:", prompt_id(f"cc:p:{h}:", w.hash_key()))
-        if not key and st.head_role == "user" and st.head_source.startswith(mine):
-            key = f"cc:p:{h}:{st.head_source.rsplit(':', 1)[1]}"  # no transcript: the newest turn is this very prompt
+        if not key and st.head_role == "user" and st.head_source.startswith(f"cc:p:{h}:"):
+            key = st.head_source        # no transcript: the newest turn is this very prompt
         if not key:
             key = f"cc:p:{h}:" + str(1 + max((int(x.rsplit(":", 1)[1]) for x in st.sources
-                                              if x.startswith(mine) and x.rsplit(":", 1)[1].isdigit()),
+                                              if x.startswith(f"cc:p:{h}:") and x.rsplit(":", 1)[1].isdigit()),
                                              default=0))
         rules = w.filter().rules.get(sid)
         gone = bool(rules and cwd and match_spans(cwd, rules))   # the writer empties it: not registered either
         ct = CapturedTurn(sid, key, "user", prompt, time_ms if time_ms is not None else now_ms(),
-                          cwd, "" if gone else project_namer(store)(cwd, project_of(cwd)), alias=key,
-                          entrypoint=entrypoint[:40])
+                          cwd, "" if gone else project_namer(store)(cwd, project_of(cwd)), entrypoint=entrypoint[:40])
         later: list = []    # the facts' index commits: after the turn's session ref is set
         try:
             with guard() if guard is not None else _Unguarded():

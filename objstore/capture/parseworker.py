@@ -15,12 +15,10 @@ refs and packs are the same and the crash and durability rules are those of
 Protocol (pickle, protocol 5, over the child's stdin/stdout; both ends are
 this module):
 
-* in: one ``(reader module name, [path, ...], harness, registry, key)``
+* in: one ``(reader module name, [path, ...], harness, registry)``
   (``harness``: the importer's, e.g. ``claude-code``, or None; ``registry``:
   the store's project registry, identity -> name, as the import starts,
-  or None; ``key``: the store's hash key, for a prompt's source id in the
-  forecast, ``sessions.prompt_id``, or None; a shorter tuple is read as
-  without them);
+  or None; a shorter tuple is read as without them);
 * out, per file in the order given: zero or more ``("turns", rows)`` chunks
   (at most :data:`CHUNK_TURNS` turns or :data:`CHUNK_CHARS` characters of
   text each) of ``(session, source, role, text, timestamp, cwd, project,
@@ -150,7 +148,7 @@ def _child() -> None:
     req = pickle.load(sys.stdin.buffer)
     reader_module, paths = req[0], req[1]
     harness = req[2] if len(req) > 2 else None
-    forecast = TurnForecast(harness, req[4] if len(req) > 4 else None) if harness else None
+    forecast = TurnForecast(harness) if harness else None
     guess = project_guesser(req[3] if len(req) > 3 else None)
     out = sys.stdout.buffer
     try:
@@ -172,7 +170,7 @@ class ParseWorker:
     child.  Raises ``OSError`` if the child cannot be started."""
 
     def __init__(self, reader_module: str, paths: list[Path], harness: str | None = None,
-                 registry: dict[str, str] | None = None, key: bytes | None = None) -> None:
+                 registry: dict[str, str] | None = None) -> None:
         code = (f"import sys; sys.path.insert(0, {_ROOT!r}); "
                 "from objstore.capture.parseworker import _child; _child()")
         self._proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
@@ -180,7 +178,7 @@ class ParseWorker:
         self._q: queue.Queue = queue.Queue(QUEUE_CHUNKS)
         self._stop = threading.Event()
         try:
-            pickle.dump((reader_module, [str(p) for p in paths], harness, registry, key), self._proc.stdin,
+            pickle.dump((reader_module, [str(p) for p in paths], harness, registry), self._proc.stdin,
                         protocol=_PROTOCOL)
             self._proc.stdin.close()
         except OSError:
@@ -288,13 +286,13 @@ class ParseWorkers:
 
     def __init__(self, reader_module: str, paths: list[Path], harness: str | None = None,
                  registry: dict[str, str] | None = None, n: int = 2,
-                 tree_of: Callable[[str], str] | None = None, key: bytes | None = None) -> None:
+                 tree_of: Callable[[str], str] | None = None) -> None:
         self._workers: list[ParseWorker] = []
         self._child_of = split_paths(paths, n, tree_of)
         try:
             for k in range(max(self._child_of, default=0) + 1):
                 self._workers.append(ParseWorker(reader_module, [p for p, c in zip(paths, self._child_of) if c == k],
-                                                 harness, registry, key))
+                                                 harness, registry))
         except OSError:
             self.close()
             raise

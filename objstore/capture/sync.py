@@ -83,7 +83,7 @@ from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the p
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender, message_digest
-from objstore.memory.sessions import CapturedTurn, alias_here, walk_turns
+from objstore.memory.sessions import CapturedTurn, walk_turns
 from objstore.memory.tombstones import match_spans, redact_matches
 
 __all__ = ["Cursor", "SyncResult", "catch_up", "import_filter", "subagent_files", "sync_files", "MAX_SYNC_BYTES"]
@@ -211,8 +211,7 @@ class _Lineage:
             if mid and (ct.source in seed or f"cc:msg:{mid}" in seed):
                 copied = self._same_message(ct)     # by message id and text, not id alone
             else:
-                alias = alias_here(ct, seed, self.w.hash_key()).alias if ct.alias else ""  # as stored there
-                copied = ct.source in seed or bool(alias and alias in seed)
+                copied = ct.source in seed or bool(ct.alias and ct.alias in seed)
             if copied or (ct.role == "tool" and self.saved.get("after_copy")):
                 self.saved["after_copy"] = True
                 continue

@@ -1,9 +1,9 @@
-"""The store's hash key: a random 32-byte secret that keys every digest
-``mem`` writes of something a person said (a forgotten value, a ``forget
---match`` text, a captured prompt's id), so that a digest which travels
+"""The store's hash key: a random 32-byte secret that keys the digest a
+tombstone holds of something a person said (a forgotten value, a ``forget
+--match`` text, a forgotten turn's text), so that a digest which travels
 (an object pushed to a remote, a line of ``mem export``, a backup) cannot
 be tried against guesses: without the key, a four-digit PIN's digest is
-one of 2^256 strings, not one of 10,000 (test34 T13, test34b T10).
+one of 2^256 strings, not one of 10,000 (test34 T13).
 
 The key is the local file :data:`KEY_FILE` under the store's root (mode
 0600; docs/format.md, "Hash key"): no object, no ref, so ``mem push``,
@@ -80,7 +80,7 @@ def store_key(root: Path) -> bytes:
 def keyed_digest(key: bytes, purpose: str, data: bytes, size: int = 32) -> bytes:
     """BLAKE2b keyed with ``key`` (a MAC, RFC 7693) of the ASCII ``purpose``
     label, one NUL byte and ``data``; ``size`` bytes (1..64).  ``purpose``
-    keeps the digests of different uses apart (``"value"``, ``"prompt"``:
-    docs/format.md, "Hash key").  Raises ValueError for a bad ``size`` or
+    keeps the digests of different uses apart (``"tombstone"``,
+    ``"remote-digests"``: docs/format.md, "Hash key").  Raises ValueError for a bad ``size`` or
     ``key``."""
     return blake2b(purpose.encode("ascii") + b"\0" + data, digest_size=size, key=key).digest()

@@ -23,9 +23,8 @@ from objstore.index.errors import IndexBusyError, SearchIndexError
 from objstore.memory.writechecks import check_key_credentials
 from objstore.memory.scope import AGENT_SEP
 from objstore.memory.sealrules import SealRules, load as load_seal_rules, withhold_sealed_values
-from objstore.core.hashkey import store_key
-from objstore.memory.sessions import (PROMPT_ALIAS, CapturedTurn, ChainNotes, SessionState, alias_here, cap_turn_text,
-                                      digest_text, load_session, save_session_state, taints_after, turn_doc, turn_doc_fields, walk_turns)
+from objstore.memory.sessions import (CapturedTurn, ChainNotes, SessionState, cap_turn_text, digest_text, load_session,
+                                      save_session_state, taints_after, turn_doc, turn_doc_fields, walk_turns)
 from objstore.memory.tombstones import CaptureFilter, capture_filter, redact_matches
 from objstore.memory.turnmeta import record_written, source_marks
 
@@ -161,7 +160,6 @@ class TurnAppender:
         self._deferred: list = []
         self._oids: list[str] = []          # loose objects written since the last publish
         self._flt_refs: list | None = None  # the tombstone refs the forget filter was read from
-        self._key: bytes | None = None      # the store's hash key (:meth:`hash_key`), once read
         #: sub-agent session -> :class:`ChainNotes` of its whole chain, for the sub-agent
         #: sessions this appender writes from their first turn (an import's rollups read
         #: them instead of the chain); ``_whole``: session -> it had no turn when first loaded
@@ -472,28 +470,12 @@ class TurnAppender:
             self._valid[sid] = ok
         return self._valid[sid]
 
-    def hash_key(self) -> bytes | None:
-        """The store's hash key (``core.hashkey.store_key``: made on the
-        first prompt written), or None when it cannot be made (a read-only
-        store, which stores no turn either)."""
-        if self._key is None:
-            try:
-                self._key = store_key(self.store.root)
-            except OSError:
-                return None
-        return self._key
-
-    def _here(self, ct: CapturedTurn, sources: set[str]) -> CapturedTurn:
-        """``ct`` with its prompt alias as the store keeps it (``sessions.alias_here``)."""
-        return alias_here(ct, sources, self.hash_key()) if ct.alias.startswith(PROMPT_ALIAS) else ct
-
     def known(self, ct: CapturedTurn) -> bool:
         """True when the turn (by source or alias) is already in its session."""
         sid = self.valid_sid(ct.session)
         if sid is None:
             return True
         srcs = self.state(sid).sources
-        ct = self._here(ct, srcs)
         hit = self.filter().as_stored(sid, ct.source)
         return ct.source in srcs or bool(ct.alias and ct.alias in srcs) or bool(hit and hit[0] in srcs)
 
@@ -508,7 +490,6 @@ class TurnAppender:
             self.forgotten += 1
             return None
         st = self.state(sid)
-        ct = self._here(ct, st.sources)
         hit = flt.as_stored(sid, ct.source)
         if hit is not None:     # a record --scrub-sources rewrote: it is the stored turn, under its old key
             ct = CapturedTurn(ct.session, ct.source, ct.role, ct.text, ct.timestamp, ct.cwd, ct.project, hit[0],

@@ -27,7 +27,6 @@ from blake3 import blake3
 from objstore.core.atomic import CACHE_FILE_MAX_BYTES, atomic_write, read_regular
 from objstore.core.codec import encode
 from objstore.core.errors import AmbiguousId, IntegrityError, InvalidInput, MemError, NotFound
-from objstore.core.hashkey import keyed_digest
 from objstore.core.ids import MIN_PREFIX_LEN, blake2b, sha256
 from objstore.core.objects import Turn
 from objstore.core.record import Frozen, Record, set_fields
@@ -71,37 +70,6 @@ class CapturedTurn(Frozen):
     def __init__(self, session: str, source: str, role: str, text: str, timestamp: int, cwd: str, project: str,
                  alias: str = "", entrypoint: str = "", forecast: tuple | None = None) -> None:
         set_fields(self, session, source, role, text, timestamp, cwd, project, alias, entrypoint, forecast)
-
-
-#: a Claude Code prompt's alias (``capture.claude_code.prompt_alias``): ``cc:p:<24 hex>:<n>``
-PROMPT_ALIAS = "cc:p:"
-
-
-def prompt_id(alias: str, key: bytes | None) -> str:
-    """The source id a prompt alias ``cc:p:<hash>:<n>`` is stored under in a
-    store whose hash key (``core.hashkey``) is ``key``: ``cc:p:<24 hex>:<n>``,
-    the 24 hex the first 12 bytes of :func:`core.hashkey.keyed_digest` of
-    ``<hash>`` (purpose ``prompt``; docs/format.md, "Turn").  The alias is a
-    SHA-256 of the prompt text, which 10,000 guesses give back when the
-    prompt held a PIN (test34b T10); the stored id is not, without the key.
-    Hook and import of one store compute the same id (the same key).
-    Anything else (another source, ``key`` None) is returned as it is."""
-    if key is None or not alias.startswith(PROMPT_ALIAS):
-        return alias
-    h, sep, n = alias[len(PROMPT_ALIAS):].partition(":")
-    if not sep or not h:
-        return alias
-    return f"{PROMPT_ALIAS}{keyed_digest(key, 'prompt', h.encode('ascii', 'replace'), 12).hex()}:{n}"
-
-
-def alias_here(ct: "CapturedTurn", sources: set[str], key: bytes | None) -> "CapturedTurn":
-    """``ct`` with its prompt alias as the session holding ``sources``
-    stores it: the plain alias when the session holds it already (a prompt
-    captured before session 35, whose stored id stays as it was), else
-    :func:`prompt_id`.  Other records are returned unchanged."""
-    if key is None or not ct.alias.startswith(PROMPT_ALIAS) or ct.alias in sources:
-        return ct
-    return ct.replace(alias=prompt_id(ct.alias, key))
 
 
 class SessionInfo(Frozen):
@@ -311,12 +279,10 @@ class TurnForecast:
     turn).  The appender uses a forecast only when the turn it writes has
     exactly those fields (then the frame is the one it would encode), and
     otherwise encodes as usual: a forecast is never wrong, only unused.
-    Memory: one small tuple per session seen.  ``key``: the store's hash
-    key, for a prompt's source id (:func:`prompt_id`, as the appender
-    stores it)."""
+    Memory: one small tuple per session seen."""
 
-    def __init__(self, harness: str, key: bytes | None = None) -> None:
-        self.harness, self.key = harness, key
+    def __init__(self, harness: str) -> None:
+        self.harness = harness
         #: session (as the record names it) -> (session id, head id, next seq, taints) or None (unusable)
         self._chains: dict[str, tuple | None] = {}
 
@@ -334,7 +300,7 @@ class TurnForecast:
         if chain is None:
             return None
         sid, head, seq, taints = chain
-        source = prompt_id(ct.alias, self.key) if ct.alias else ct.source
+        source = ct.alias or ct.source
         project = ct.project if project is None else project
         try:
             # positional (Turn's field order): keyword passing is a quarter of the construction, once per turn

@@ -18,8 +18,7 @@ from objstore.core.codec import encode
 from objstore.core.objects import Tombstone, value_digest
 from objstore.memory import forget as forget_mod
 from objstore.memory.opening import open_store
-from objstore.core.hashkey import load_key
-from objstore.memory.sessions import prompt_id, walk_turns
+from objstore.memory.sessions import walk_turns
 from objstore.memory.tombstones import TurnForgets, capture_filter, put_tombstone, turn_target, turn_tombstone_key
 from objstore.remote.fetch import forget_index
 from tests.hooks._util import asst, line, text, user
@@ -48,11 +47,6 @@ def _turns(store, sid: str) -> list[tuple[str, str, bool]]:
     head = store.refs.read(f"sessions/{sid}")
     return [] if head is None else [(t.turn.source, t.turn.text, bool(t.turn.forgotten))
                                     for t in reversed(list(walk_turns(store, head)))]
-
-
-def _stored_alias(store) -> str:
-    """SHARED's alias as the store keeps it (keyed since session 35: ``sessions.prompt_id``)."""
-    return prompt_id(prompt_alias(SHARED, {}), load_key(store.root))
 
 
 def _texts(store, sid: str) -> list[str]:
@@ -124,8 +118,8 @@ def test_forget_of_one_prompt_is_scoped_in_capture_and_push(tmp_path):
         fc = _session(proj, C, "c")
         import_claude_code(s, [fa, fc], reread=True)
         assert _texts(s, A)[0] == "" and _texts(s, C)[0] == SHARED
-        assert capture_filter(s).forgets(A, (_stored_alias(s),), (SHARED,)) is not None
-        assert capture_filter(s).forgets(C, (_stored_alias(s),), (SHARED,)) is None
+        assert capture_filter(s).forgets(A, (prompt_alias(SHARED, {}),), (SHARED,)) is not None
+        assert capture_filter(s).forgets(C, (prompt_alias(SHARED, {}),), (SHARED,)) is None
 
 
 def test_an_older_unscoped_prompt_tombstone_still_blanks_what_it_did(tmp_path):
@@ -135,7 +129,7 @@ def test_an_older_unscoped_prompt_tombstone_still_blanks_what_it_did(tmp_path):
     fa = _session(proj, A, "a")
     with open_store(tmp_path / "s", create=True) as s:
         import_claude_code(s, [fa])
-        put_tombstone(s, Tombstone(key=_stored_alias(s), value_sha256=value_digest(SHARED), time=1000))
+        put_tombstone(s, Tombstone(key=prompt_alias(SHARED, {}), value_sha256=value_digest(SHARED), time=1000))
         assert _live_refused(s) == [(A, SHARED)]        # as before: push refuses until it is forgotten here
         import_claude_code(s, [_session(proj, C, "c")])
         assert _texts(s, C)[0] == ""                    # capture blanks it in a new session, as before
@@ -153,7 +147,7 @@ def test_an_older_session_forget_no_longer_blocks_push(tmp_path, monkeypatch):
         monkeypatch.setattr(forget_mod, "turn_tombstone_key", lambda sid, source: source)   # the older key
         forget(s, session=A)
         monkeypatch.undo()
-        assert any(t.key == _stored_alias(s) for t in forget_mod.all_tombstones(s))
+        assert any(t.key == prompt_alias(SHARED, {}) for t in forget_mod.all_tombstones(s))
         assert _live_refused(s) == []
         push(s, spec)
         assert _texts(s, B)[0] == SHARED
