@@ -190,7 +190,7 @@ def withhold_sealed_values(text: str, rules: SealRules) -> tuple[str, int]:
     if len(sealed) == len(rules.lines):
         return replace_spans(text, spans, WITHHELD), len(found)
     forgot = [sp for sp, (s, e) in zip(spans, found)
-              if _digest(rules.key, norm[s:e].encode("utf-8", "surrogatepass")) not in sealed]
+              if rule_digest(rules.key, norm[s:e]) not in sealed]
     if len(forgot) == len(spans):
         return replace_spans(text, spans, FORGOTTEN), len(found)
     # both kinds: the forgotten spans first, then the sealed ones among what is left
