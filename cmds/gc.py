@@ -61,7 +61,6 @@ def command(prune, dry_run, as_json, store):
     Exit status: 0 ok; 2 bad --prune; 6 a stopped forget is still to run
     again; 11 store locked; 13 a damaged ref.
     """
-    import objstore
     from objstore import gc, parse_prune
     grace = parse_prune(prune)
     with progress_bar("packing") as update:
@@ -85,6 +84,7 @@ def _unfinished(stopped: list, as_json: bool) -> None:
 
 def _report(plan, grace, dry_run, as_json, store, stopped: list) -> None:
     """gc's plan and what it did, on stdout (``--json``: one document)."""
+    from objstore import PackFileMissing
     if as_json:
         emit_json({"dry_run": dry_run, "live": plan.live, "loose_to_pack": len(plan.loose_to_pack),
                    "unreachable": len(plan.unreachable), "to_delete": len(plan.to_delete),
@@ -143,7 +143,7 @@ def _report(plan, grace, dry_run, as_json, store, stopped: list) -> None:
         click.echo(f"kept every unreachable object: {plural(n, 'session')} or key{'s' if n != 1 else ''} "
                    f"({plan.unnamed[0]}{', …' if len(plan.unnamed) > 1 else ''}) {'has' if len(plan.unnamed) == 1 else 'have'} "
                    "stored turns or versions but no ref; run 'mem fsck --repair' (it sets the refs again), then gc again")
-    elif store.packs.broken and all(isinstance(e, objstore.PackFileMissing) for _i, e in store.packs.broken):
+    elif store.packs.broken and all(isinstance(e, PackFileMissing) for _i, e in store.packs.broken):
         click.echo(f"kept every unreachable object: pack file {store.packs.broken[0][1].pack_path.name} is missing "
                    f"(its index is intact: {plural(len(plan.damaged), 'object')} cannot be read), so what lies behind "
                    "it is unknown; put it back, then gc again ('mem fsck --repair' changes nothing while it is "
