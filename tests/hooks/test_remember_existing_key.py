@@ -79,7 +79,7 @@ def test_a_statement_of_a_key_whose_value_was_lost_is_its_next_version(tmp_path)
     value under ``db-port-<hash>`` and the key itself kept failing (exit
     13).  The person's new word is the key's next version and ends it."""
     store = tmp_path / "store"
-    rc, *_ = run_hook(store, payload("SessionStart", SID, None, source="startup"))
+    rc, *_ = run_hook_done(store, payload("SessionStart", SID, None, source="startup"))
     assert rc == 0
     project = project_aliases(CWD, store_root=store)[0]
     key = f"project/{project}/remembered/db-port"
@@ -90,8 +90,9 @@ def test_a_statement_of_a_key_whose_value_was_lost_is_its_next_version(tmp_path)
     r = _mem(store, "fsck", "--repair")
     assert r.returncode == 13 and "the current value of " + key + " was lost" in r.stdout, r
     assert _mem(store, "get", key).returncode == 13
-    rc, out, err, _dt = run_hook(store, payload("UserPromptSubmit", SID, None,
-                                                prompt="remember that the db port is 7777"))
+    rc, out, err, _dt = run_hook_done(store, payload("UserPromptSubmit", SID, None,
+                                                     prompt="remember that the db port is 7777"),
+                                      reset=store_as_it_was(store, tmp_path / "as-it-was"))
     assert rc == 0 and "Remembered as you asked" in out and key + " =" in out, (out, err)
     with open_store(store) as s:
         keys = [k for k, _h in list_keys(s)]
