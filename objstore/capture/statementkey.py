@@ -72,8 +72,8 @@ def named(statement: str, stop: frozenset = _STOP, verbs: bool = True) -> tuple[
 
 #: where a statement goes on with another of its own subject: "… on port 5432 and the deploy day is Tuesday",
 #: "…; the cache is redis", "…, and we deploy on Fridays" (a determiner or a pronoun opens the second)
-_JOIN = LazyPattern(r"(?:\s*;\s*|,?\s+and\s+(?:also\s+)?|,\s+(?:also\s+)?)(?=(?:the|our|my|their|your|its|we)\s)",
-                    re.I)
+_JOIN = LazyPattern(r"(?:\s*;\s*|,?\s+and\s+(?:also\s+)?|,\s+(?:also\s+)?)(?=(?i:the|our|my|their|your|its|we)\s"
+                    r"|[A-Z][^\W\d_]*(?:\s+[A-Z][^\W\d_]*)?\s+(?:is|are)\s+(?:the|our)\s)")
 #: a word making what follows it a condition or a reason, not a statement of its own ("… if the flag is set and
 #: the cache is warm")
 _CONDITION = frozenset("if when unless because while whether since until once after before as so".split())
@@ -95,12 +95,24 @@ def clauses(statement: str) -> list[str]:
         if m.start() <= start:
             continue
         left, right = statement[start:m.start()], statement[m.end():]
+        if _quoted(statement, m.start()):
+            continue
         if _CONDITION.intersection(re.findall(r"\w+", left.casefold())) or not _states(left) \
                 or not _states(_JOIN.split(right, 1)[0]):
             continue
         out.append(left.strip())
         start = m.end()
     return [*out, statement[start:].strip()] if out else [statement]
+
+
+def _quoted(text: str, at: int) -> bool:
+    """Whether position ``at`` of ``text`` is inside quotes (an odd count of
+    ``"`` or a backtick before it, an opening curly quote not closed, or a
+    single quote opening a word not closed)."""
+    before = text[:at]
+    if before.count('"') % 2 or before.count("`") % 2 or before.count("\u201c") > before.count("\u201d"):
+        return True
+    return len(re.findall(r"(?:^|\s)['\u2018]\w", before)) > len(re.findall(r"\w['\u2019](?:\s|$|[,.;:!?])", before))
 
 
 def _states(part: str) -> bool:
@@ -141,11 +153,15 @@ def _changed_subject(text: str, stop: frozenset) -> list[str] | None:
     """The subject of a change said by who made it (``core.text.STATEMENT_CHANGED_TO``:
     "we bumped the replica count to 5" -> ``replica, count``), with
     ``version`` after an upgrade or a downgrade ("we upgraded node to 20" ->
-    ``node, version``: what "the node version is 18" names); None for
-    another statement.  ``text``: normalized (NFC + casefold)."""
+    ``node, version``: what "the node version is 18" names); a new value
+    of another verb holds a number ("… to 5", "… to 50 mb"; "we switched
+    the db to read-only" sets a mode, test35b T8); None for another
+    statement.  ``text``: normalized (NFC + casefold)."""
     m = STATEMENT_CHANGED_TO.match(text)
     if m is None:
         return None
+    if m.group("verb") not in ("upgraded", "downgraded") and not any(c.isdigit() for c in text[m.end("what"):]):
+        return None   # "we switched the db to read-only": a mode, another attribute of the db (test35b T8)
     what = [w for w in re.findall(r"\w+", m.group("what")) if w not in stop]
     if not what:
         return None

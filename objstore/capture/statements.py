@@ -194,8 +194,10 @@ def statement_of(prompt: str) -> str | None:
 
 
 #: a word opening a statement that says it corrects an earlier one, no part of it ("remember: actually the
-#: staging db port is 6543 now": ``staging-db-port``'s next version, not ``actually-staging-db-port``, test35 T2)
-_CORRECTING = LazyPattern(r"^(?:actually|in\s+fact)\b[\s,:;\u2014\u2013-]*(?=\w)", re.I)
+#: staging db port is 6543 now": ``staging-db-port``'s next version, not ``actually-staging-db-port``, test35 T2);
+#: "in fact", "indeed", "really" with a comma after them ("in fact tables …" is about fact tables, test35b T13)
+_CORRECTING = LazyPattern(r"^(?:actually\b[\s,:;\u2014\u2013-]*|(?:in\s+fact|indeed|really)\s*[,:;\u2014\u2013-]\s*)(?=\w)",
+                          re.I)
 
 
 def _whole_statement(prompt: str) -> str | None:

@@ -38,13 +38,22 @@ JOINED = [  # (prompt, the statements it states, in order)
     ("remember that the flag is on if the env is prod and the cache is warm",
      ["the flag is on if the env is prod and the cache is warm"]),
     ("remember that the port is 5432, the default", ["the port is 5432, the default"]),
+    # test35b T1: a second part naming a role's holder first; T9: a statement inside quotes is a value
+    ("remember that Bob is the on-call engineer now and Carol is the release manager",
+     ["Bob is the on-call engineer now", "Carol is the release manager"]),
+    ('remember that the error message we show is "the file is missing, the disk is full"',
+     ['the error message we show is "the file is missing, the disk is full"']),
+    ("remember that the error we log is `the host is down, the port is closed`",
+     ["the error we log is `the host is down, the port is closed`"]),
 ]
 
 KEYED = [  # (statement, key name)
     ("we upgraded Node to 20", "node-version"),
     ("we have just upgraded postgres from 15 to 16", "postgres-version"),
     ("I bumped the replica count to 5", "replica-count"),
-    ("we switched the db to mysql", "db"),
+    ("we switched the db to 8 replicas", "db"),
+    ("we switched the db to read-only", "switched-db-read"),              # test35b T8: a mode, not the db's value
+    ("we set the api to verbose", "set-api-verbose"),
     ("we raised the max upload size to 50 MB", "max-upload-size"),
     ("Bob is the on-call engineer now", "call-engineer"),                  # T8: the role, not the name
     ("Postgres is our database", "database"),
@@ -58,6 +67,9 @@ def test_the_statements_a_prompt_joins_are_read_apart():
     for prompt, want in JOINED:
         assert [statement_of(prompt), *further_statements(prompt)] == want, prompt
     assert statement_of("Remember: actually the staging db port is 6543 now.") == "the staging db port is 6543 now"
+    assert statement_of("remember that indeed, the db port is 6543") == "the db port is 6543"
+    assert statement_of("remember that in fact tables the key is the date") == \
+        "in fact tables the key is the date"   # test35b T13: "fact tables", no correction word
     for said, name in KEYED:
         assert statement_key(said, "web") == f"project/web/remembered/{name}", said
 
