@@ -252,3 +252,20 @@ def test_t28_import_reads_the_take_back_by_the_same_rule(tmp_path, said, kept):
     t = _transcript(tmp_path / f"{SID}.jsonl", ["remember that the db port is 5432", said])
     _mem(store, "import", "claude-code", str(t))
     assert (_current(store) == "the db port is 5432") is kept, _chain(store)
+
+
+def test_a_take_back_delivered_again_takes_back_only_the_first_statement(tmp_path):
+    """test35b T7: after "remember that A and B" (two facts), the same
+    "forget that" prompt's hook run a second time (a hook delivered again,
+    the import's catch-up of the same transcript) read the rewritten prompt
+    "remember that [forgotten] and B" and took B back too."""
+    s = _S(tmp_path)
+    s.prompt("remember that the db port is 5432 and the deploy day is Tuesday")
+    deploy = KEY.rsplit("/", 1)[0] + "/deploy-day"
+    assert _current(s.store) == "the db port is 5432" and _current(s.store, deploy) == "the deploy day is Tuesday"
+    s.prompt("forget that")
+    assert _current(s.store) is None
+    rc, *_ = run_hook(s.store, payload("UserPromptSubmit", s.sid, s.t, prompt="forget that", cwd=s.cwd))
+    assert rc == 0
+    wait_store_processes_gone(s.store)
+    assert _current(s.store, deploy) == "the deploy day is Tuesday"   # base (cue35): forgotten too
