@@ -144,17 +144,19 @@ def drop_rules(store: Store, key: str) -> int:
 def rules_problem(store: Store) -> str | None:
     """Why the store's seal rules cannot withhold its sealed values, or
     None: with a sealed key, :data:`RULES_FILE` missing (deleted, a store
-    copied without it, or sealed before session 34), unreadable, or damaged
-    (its first line does not parse, a line does not, or it is cut short);
+    copied without it, or sealed before session 34); with a sealed key or
+    without (the file then holds forgotten values' rules, test35b T2),
+    unreadable, or damaged (its first line does not parse, a line does
+    not, or it is cut short);
     what ``mem fsck``, ``mem doctor`` and the hooks name (test34b T23:
     silent, and the next turns stored the sealed value in the clear).  A
     message naming the way to rebuild it.  Reads only."""
     sealed = sum(1 for _n, _h in store.refs.iter("sealed", damaged=[]))
-    if not sealed:
-        return None
     try:
         raw = (store.root / RULES_FILE).read_bytes()
     except FileNotFoundError:
+        if not sealed:
+            return None   # (no seal, no forget KEY since session 35: no rules)
         what = "is missing"
     except OSError as e:
         what = f"cannot be read ({e.strerror or type(e).__name__})"
@@ -166,7 +168,9 @@ def rules_problem(store: Store) -> str | None:
             what = "is damaged (cut short, or a line does not parse)"
         else:
             return None
-    return (f"{RULES_FILE} {what} while {sealed} key{'s are' if sealed != 1 else ' is'} sealed: a sealed value "
+    held = f"while {sealed} key{'s are' if sealed != 1 else ' is'} sealed: a sealed value" if sealed else \
+        "while it holds the rules of forgotten values (mem forget KEY): a forgotten value"   # (test35b T2)
+    return (f"{RULES_FILE} {what} {held} "
             "quoted in a turn captured or pulled from now on is stored in the clear; 'mem sealed rebuild-rules' "
             "writes it again from the sealed values (it asks for the vault passphrase; the rules of values "
             "'mem forget KEY' withheld cannot be rebuilt)")

@@ -39,7 +39,7 @@ from objstore.memory.served import is_sealed, refuse_if_sealed, sealed_head  # n
 from objstore.memory import forget
 from objstore.memory.forgetplan import check_previewed
 from objstore.memory.lost import lost_current
-from objstore.memory.sealrules import add_rules, drop_rules
+from objstore.memory.sealrules import add_rules, drop_rules, load as load_rules, save as save_rules
 from objstore.memory.sealsources import quoted_forms, withhold_source_turns
 from objstore.memory.validity import plain_valid_from
 from objstore.memory.tombstones import tombstones_for, withdraw_plain
@@ -207,8 +207,10 @@ def rebuild_rules(store: Store, identities: list[str]) -> tuple[int, int]:
     ``mem seal`` wrote them (``sealsources.quoted_forms``): what ``mem
     sealed rebuild-rules`` does after ``seal-rules`` was deleted, cut
     short or damaged, or for a key sealed before session 34 (test34b T23;
-    ``sealrules.rules_problem``).  A damaged file is replaced (a new random
-    key).  A lost or forgotten version holds no value and is skipped.
+    ``sealrules.rules_problem``).  A file whose head is damaged is replaced
+    (a new random key); else its lines that parse are kept (the rules of
+    forgotten values among them: those cannot be rebuilt) and it is written
+    whole again.  A lost or forgotten version holds no value and is skipped.
     Returns ``(sealed keys, rules added)``.  Takes the store lock.
     Raises WrongPassphrase, IntegrityError (a damaged age file), OSError."""
     keys = sorted(name[len("sealed/"):] for name, _h in store.refs.iter("sealed"))
@@ -220,6 +222,9 @@ def rebuild_rules(store: Store, identities: list[str]) -> tuple[int, int]:
                     continue
                 body = open_value(identities, sv).decode("utf-8", "surrogateescape")
                 added += add_rules(store, key, quoted_forms(body))
+        rules = load_rules(store)
+        if rules is not None:   # what parses, written whole again: a cut or bad line goes (test35b T3: it stayed,
+            save_rules(store, rules)   # and the warning naming this command never cleared)
     return len(keys), added
 
 

@@ -53,3 +53,39 @@ def test_a_damaged_seal_rules_file_is_named_and_rebuilt(tmp_path, damage):
     wait_store_processes_gone(s.store)
     _mem(env, "gc", "--prune=now")
     assert scan_store(s.store, [VALUE.encode()]) == []
+
+
+def test_a_bad_line_goes_with_the_rebuild_and_a_forget_only_file_is_named(tmp_path):
+    """test35b T3: the rebuild only added rules, so a damaged line stayed and
+    the warning naming the rebuild never cleared.  T2: a file holding only
+    the rules of forgotten values (``mem forget KEY``, no sealed key) cut
+    short was named by no one."""
+    s = _Session(tmp_path)
+    env = {k: v for k, v in hook_env(s.store).items() if k != "MEM_AGENT"}
+    s.prompt(f"remember that the locker combination is {VALUE}")
+    s.stop("Noted.")
+    wait_store_processes_gone(s.store)
+    (key,) = s.remembered()
+    pp = tmp_path / "pp"
+    pp.write_text("correct horse battery staple\n")
+    _mem(env, "vault", "init", "--passphrase-file", str(pp))
+    _mem(env, "seal", key)
+    rules = s.store / RULES_FILE
+    head, *rest = rules.read_text().splitlines(keepends=True)
+    rules.write_text(head + "garbage line here\n" + "".join(rest))
+    assert "warning: seal-rules is damaged" in _mem(env, "fsck").stdout
+    _mem(env, "sealed", "rebuild-rules", "--passphrase-file", str(pp))
+    assert "garbage" not in rules.read_text() and "seal-rules" not in _mem(env, "fsck").stdout
+    other = tmp_path / "other"
+    f = _Session(other)
+    fenv = {k: v for k, v in hook_env(f.store).items() if k != "MEM_AGENT"}
+    f.prompt("remember that the db host is pgmain-host-77.internal")
+    f.stop("Noted.")
+    wait_store_processes_gone(f.store)
+    (fkey,) = f.remembered()
+    _mem(fenv, "forget", fkey, "--yes")
+    frules = f.store / RULES_FILE
+    assert frules.exists()
+    frules.write_bytes(frules.read_bytes()[:120])
+    out = _mem(fenv, "fsck").stdout
+    assert "warning: seal-rules is damaged" in out and "forgotten" in out, out
