@@ -298,8 +298,9 @@ def rebuild_rules(passphrase_file, as_json, store):
     or the key was sealed before those rules existed (mem fsck and mem
     doctor name it; the hooks log DamagedSealRules), this decrypts every
     sealed version (it asks for the vault passphrase) and writes the rules
-    again; a damaged file is replaced.  The rules of values 'mem forget
-    KEY' withheld cannot be rebuilt (their values are gone).
+    again, whole: a line that does not parse goes.  The rules of values
+    'mem forget KEY' withheld cannot be rebuilt (their values are gone);
+    those that parse are kept.
 
     \b
     Examples:
