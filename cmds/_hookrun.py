@@ -583,9 +583,8 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
                                                                              store.root):
             # projects it no longer names go by their qualified names: say why the memory seems cut off
             run.log("DamagedRegistry:projects")   # (mem doctor names it; mem fsck --repair rebuilds it)
-        if (capture and ev in ("UserPromptSubmit", "Stop")
-                and (any(store.refs.iter("sealed", damaged=[])) or os.path.exists(store.root / "seal-rules"))
-                and run.guarded("seal-rules", objstore.seal_rules_problem, store)):   # (a seal or forget: imports it)
+        if (capture and ev in ("UserPromptSubmit", "Stop") and any(store.refs.iter("sealed", damaged=[]))
+                and run.guarded("seal-rules", objstore.seal_rules_problem, store)):   # (a sealed key: imports it)
             run.log("DamagedSealRules")   # sealed values stored in the clear (test34b T23; mem doctor names it)
         transcript = resolve_transcript(data, run.env) if capture else None
         if transcript is not None and objstore.transcript_refused(transcript):
