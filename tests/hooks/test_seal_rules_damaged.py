@@ -20,8 +20,8 @@ from tests.hooks.test_seal_later_turns import _mem
 VALUE = "orchid-lantern-5523"
 
 
-@pytest.mark.parametrize("damage", ["cut", "deleted"])
-def test_a_damaged_seal_rules_file_is_named_and_rebuilt(tmp_path, damage):
+def _sealed(tmp_path):
+    """A session's "remember that" fact, sealed: ``(session, env, passphrase file)``."""
     s = _Session(tmp_path)
     env = {k: v for k, v in hook_env(s.store).items() if k != "MEM_AGENT"}
     s.prompt(f"remember that the locker combination is {VALUE}")
@@ -32,6 +32,12 @@ def test_a_damaged_seal_rules_file_is_named_and_rebuilt(tmp_path, damage):
     pp.write_text("correct horse battery staple\n")
     _mem(env, "vault", "init", "--passphrase-file", str(pp))
     _mem(env, "seal", key)
+    return s, env, pp
+
+
+@pytest.mark.parametrize("damage", ["cut", "deleted"])
+def test_a_damaged_seal_rules_file_is_named_and_rebuilt(tmp_path, damage):
+    s, env, pp = _sealed(tmp_path)
     rules = s.store / RULES_FILE
     whole = rules.read_bytes()
     assert "seal-rules" not in _mem(env, "fsck").stdout
@@ -60,16 +66,7 @@ def test_a_bad_line_goes_with_the_rebuild_and_a_forget_only_file_is_named(tmp_pa
     the warning naming the rebuild never cleared.  T2: a file holding only
     the rules of forgotten values (``mem forget KEY``, no sealed key) cut
     short was named by no one."""
-    s = _Session(tmp_path)
-    env = {k: v for k, v in hook_env(s.store).items() if k != "MEM_AGENT"}
-    s.prompt(f"remember that the locker combination is {VALUE}")
-    s.stop("Noted.")
-    wait_store_processes_gone(s.store)
-    (key,) = s.remembered()
-    pp = tmp_path / "pp"
-    pp.write_text("correct horse battery staple\n")
-    _mem(env, "vault", "init", "--passphrase-file", str(pp))
-    _mem(env, "seal", key)
+    s, env, pp = _sealed(tmp_path)
     rules = s.store / RULES_FILE
     head, *rest = rules.read_text().splitlines(keepends=True)
     rules.write_text(head + "garbage line here\n" + "".join(rest))
