@@ -45,10 +45,8 @@ def command(prune, dry_run, as_json, store):
 
     The quarantine folders 'mem fsck --repair' filled are deleted once
     older than the grace period, and every one with --prune=now (which
-    says so): they may hold values a 'mem forget' must not leave behind.
-    A folder made by a repair that removed refs lost-refs still names is
-    kept (gc says which refs): it may hold the only copy of their data;
-    deleting lost-refs accepts the loss.
+    says so): they may hold values a 'mem forget' must not leave behind
+    (copy one away first to keep a lost key's damaged data).
 
     A forget stopped before it wrote all its tombstones (its note in
     forget-unfinished/) is not finished by gc: only the same forget run
@@ -93,7 +91,6 @@ def _report(plan, grace, dry_run, as_json, store, stopped: list) -> None:
                               "unreachable": p.unreachable, "size": p.size} for p in plan.packs],
                    "kept_young": plan.kept_young, "temp_files": len(plan.temp_files),
                    "quarantine": [str(q) for q in plan.quarantine],
-                   "quarantine_kept": [str(q) for q in plan.quarantine_kept], "lost_refs": plan.lost_refs,
                    "bytes_freed": plan.bytes_freed, "deleted": plan.deleted, "packed": plan.packed,
                    "damaged": plan.damaged, "unnamed": plan.unnamed,
                    "segments_merged": plan.segments_merged,
@@ -118,13 +115,6 @@ def _report(plan, grace, dry_run, as_json, store, stopped: list) -> None:
     if plan.quarantine:
         click.echo(f"{would}delete {plural(len(plan.quarantine), 'quarantine folder')} "
                    + ("(--prune=now: whatever their age)" if grace <= 0 else "older than the grace period"))
-    if plan.quarantine_kept:   # it may hold the only copy of lost keys' data (test34 T7)
-        names = ", ".join(plan.lost_refs[:3]) + (f" and {len(plan.lost_refs) - 3} more" if len(plan.lost_refs) > 3 else "")
-        click.echo(f"kept {plural(len(plan.quarantine_kept), 'quarantine folder')}: "
-                   f"{'it' if len(plan.quarantine_kept) == 1 else 'they'} may hold the only copy of the data of "
-                   f"{plural(len(plan.lost_refs), 'ref')} 'mem fsck --repair' removed ({names}; lost-refs names "
-                   "them); delete lost-refs in the store to accept the loss, then gc deletes "
-                   f"{'it' if len(plan.quarantine_kept) == 1 else 'them'}")
     if plan.segments_merged:
         click.echo(f"merged small search index segments: {plural(plan.segments_merged, 'segment')} fewer")
     for g, n, d in plan.segment_merges:

@@ -37,7 +37,6 @@ from pathlib import Path
 
 from objstore.core.errors import IntegrityError, InvalidInput
 from objstore.core.lock import lock_held, pid_alive
-from objstore.core.lostrefs import still_lost
 from objstore.core.packback import packs_to_put_back
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.refs import PACKED_FILES
@@ -101,7 +100,7 @@ class GcPlan:
         temp_files: leftover temp files to remove.
         quarantine: folders of ``<store>/quarantine`` (damaged files that
             ``fsck --repair`` set aside) older than the grace period (every
-            one with ``--prune=now``), but those of :attr:`quarantine_kept`.
+            one with ``--prune=now``).
         damaged: ids of damaged or missing objects the reachability walk
             met.  While there are any (or a pack cannot be opened), the walk
             cannot tell what lies behind them, so gc deletes no unreachable
@@ -122,11 +121,6 @@ class GcPlan:
     packed: int = 0
     damaged: list[str] = field(default_factory=list)
     quarantine: list[Path] = field(default_factory=list)
-    #: quarantine folders kept although old enough to go: made by a repair no later than the last one that
-    #: removed a ref ``lost-refs`` still names, so they may hold the only copy of its data (test34 T7)
-    quarantine_kept: list[Path] = field(default_factory=list)
-    #: those refs (``facts/…``, ``sessions/…``), when a folder is kept for them
-    lost_refs: list[str] = field(default_factory=list)
     #: unreachable objects that ``forgotten`` says a tombstone forgets:
     #: deleted now, whatever their age and even while the store has damage
     #: (a forget that met damaged objects leaves them for gc to finish)
@@ -258,19 +252,18 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
         except OSError:
             pass
     held = {f.parent for pb in packs_to_put_back(store.root) for f in (pb.idx, pb.pack)}   # kept (test33 T17)
-    # a folder a repair filled when it removed refs still lost may hold the only copy of their data: kept,
-    # whatever --prune says, until lost-refs no longer names them (test34 T7)
-    lost = still_lost(store)
-    lost_at = max((r.time_ms for r in lost), default=None)
-    old_q, lost_q = [], []
+    # a folder a repair filled when it removed refs still lost may hold the only copy of their data; gc deletes
+    # it all the same (--prune=now: at once): it may hold a value a forget must not leave, and forget's promise
+    # comes first (session 35: dmg35 kept it, and 'forget KEY; gc --prune=now' left the value in it)
+    old_q = []
     for q, mt in quarantine_files(store.root):
         if q in held or not (grace_s <= 0 or mt < cutoff):
             continue
-        (lost_q if lost_at is not None and mt <= lost_at / 1000 + 1 else old_q).append(q)
+        old_q.append(q)
     return GcPlan(live=len(live), loose_to_pack=sorted(loose_to_pack), unreachable=sorted(set(unreachable)),
                   to_delete=sorted(to_delete), packs=packs, kept_young=kept_young, bytes_freed=freed,
                   temp_files=temps, live_ids=frozenset(live), damaged=damaged, quarantine=old_q,
-                  quarantine_kept=lost_q, lost_refs=sorted(r.name for r in lost) if lost_q else [],
+                  
                   purge=sorted(purge), unnamed=unnamed)
 
 
