@@ -8,14 +8,13 @@ withholds it in the session's later turns."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 from objstore import scan_store
 from objstore.memory.sessionrules import SESSION_RULES_FILE
-from tests.hooks._util import REPO, asst, hook_env, line, text, tool_result, tool_use, user, \
+from tests.hooks._util import asst, hook_env, line, text, tool_result, tool_use, user, \
     wait_store_processes_gone
 from tests.hooks.test_remember_asked import _Session
+from tests.hooks.test_seal_later_turns import _mem
 
 SID = "35353535-1111-4222-8333-444444444444"
 #: (a reply form, the value fetched by ``printenv DB_PASSWORD`` that it quotes)
@@ -26,13 +25,6 @@ REPLIES = [("printenv gives {} too.", "Qz7vK2pLm9Xa"), ("Got it: `{}`. Connectin
 PASSWORD = "Kd8fJ3mXqA"
 #: a ``!`` bash-mode fetch's value, quoted by the reply after it
 BASH_VALUE = "Wq2eRt5yUi7o"
-
-
-def _mem(env, *args, ok=(0,)):
-    r = subprocess.run([sys.executable, "-m", "cmds", *args], env=env, cwd=REPO, capture_output=True, text=True,
-                       timeout=180)
-    assert r.returncode in ok, (args, r.stdout + r.stderr)
-    return r
 
 
 def _records(sid: str) -> list[dict]:
