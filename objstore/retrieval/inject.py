@@ -101,7 +101,7 @@ from objstore.retrieval.context import (
 from objstore.retrieval.injecttime import (person_first, stale_for_facts,  # noqa: F401  (re-exported)
                                            with_current_facts, with_later_turns)
 from objstore.retrieval.injectscope import one_name_order
-from objstore.retrieval.shownbefore import with_shown_notes
+from objstore.retrieval.shownbefore import note_candidates, with_shown_notes
 
 MAX_CUE_CHARS = 4000
 PRIOR_DOCS = 100  # see _nidf
@@ -496,6 +496,7 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
                           f"{', ' + escape_text(t.project) if t.project else ''}): {snippet}")
     # limits, in order of evidence
     state = load_state(store, session_id)
+    note_candidates(store, cands, state)   # a key shown at another value: its note counts against the budget
     already = state.get("injected") or {}
     used = 0
     n_facts = n_turns = 0

@@ -80,24 +80,52 @@ def shown_before(store: Store, key: str, current_id: str, ids: list[str]) -> str
     return f'{SHOWN_NOTE}: was "{escape_text(was)}"'
 
 
+def noted_line(line: str, key: str, note: str) -> str:
+    """``line`` (a ``context.fact_line`` of ``key``) with ``note`` put in its
+    parenthesis after ``recorded DATE``; unchanged when it is another key's
+    line or already holds a note."""
+    head = f"- {escape_text(escape_lookalike(key))} ("
+    if not line.startswith(head) or SHOWN_NOTE in line:
+        return line
+    m = _RECORDED_RE.match(line, len(head))
+    at = m.end() if m else len(head)
+    return line[:at] + ((", " + note) if m else (note + "; ")) + line[at:]
+
+
+def note_candidates(store: Store, cands: list, state: dict) -> None:
+    """Put :func:`shown_before`'s note on the line of each fact candidate
+    (objects with ``kind``, ``ref``, ``id``, ``line``; ``inject.Candidate``)
+    whose key the session was shown at another value, before the gate counts
+    the line against its token budget (the note is part of what it costs).
+    ``state`` is the session state as it was before this prompt.  Reads no
+    object when no candidate's key was shown; never raises."""
+    known = shown_keys(state)
+    for c in cands:
+        if c.kind == "fact" and c.line and c.ref in known:
+            note = shown_before(store, c.ref, c.id, known[c.ref])
+            if note is not None:
+                c.line = noted_line(c.line, c.ref, note)
+
+
 def with_shown_notes(store: Store, lines: list[str], facts: list[tuple[str, str]], state: dict) -> list[str]:
     """``lines`` (an injection's lines, ``context.fact_line`` shapes among
     them) with :func:`shown_before`'s note put in the parenthesis of each
     served fact's line: ``facts`` are ``(key, current version id)`` of the
     facts served, ``state`` the session state as it was before this prompt.
-    Lines of other facts and turns come back unchanged; so does everything
-    when no served key was shown before (no object read).  Never raises."""
+    A line already noted (:func:`note_candidates`), lines of other facts and
+    turns come back unchanged; so does everything when no served key was
+    shown before (no object read).  Never raises."""
     known = shown_keys(state) if facts else {}
     out = list(lines)
     for key, oid in facts:
-        note = shown_before(store, key, oid, known.get(key) or [])
+        if key not in known:
+            continue
+        note = shown_before(store, key, oid, known[key])
         if note is None:
             continue
         head = f"- {escape_text(escape_lookalike(key))} ("
         for i, line in enumerate(out):
             if line.startswith(head):
-                m = _RECORDED_RE.match(line, len(head))
-                at = m.end() if m else len(head)
-                out[i] = line[:at] + ((", " + note) if m else (note + "; ")) + line[at:]
+                out[i] = noted_line(line, key, note)
                 break
     return out

@@ -69,3 +69,25 @@ def test_the_proxy_notes_the_change_and_keeps_its_system_block(rig):
     assert second["system"] == first["system"]                  # byte-stable for the prompt cache
     last = json.dumps(second["messages"][-1])
     assert new in last and f'changed since shown earlier in this session: was \\"{old}\\"' in last
+
+
+def test_the_note_counts_against_the_prompt_budget(mem, store_path):
+    """late35's left-out: the note was put on the line after the gate had
+    counted the line, so a noted injection could go over the budget."""
+    from objstore.retrieval.context import estimate_tokens
+    value = "6543 behind pgbouncer-" + "x" * 40
+    mem("remember", "project/proj/db-port", "5432")
+    rc, out, _err, _s = run_hook(store_path, payload("SessionStart", SID, None, source="startup"))
+    assert rc == 0 and "5432" in out
+    wait_store_processes_gone(store_path)
+    mem("remember", "project/proj/db-port", value)
+    plain = _prompt(store_path, OTHER, "which port does the db use?")   # no note: shown nothing before
+    assert value in plain and "changed since" not in plain
+    budget = estimate_tokens(plain) + 2   # the line fits; with the note (~17 tokens more) it does not
+    mem("config", "context.prompt_budget", str(budget))
+    got = _prompt(store_path, SID, "which port does the db use?")
+    assert estimate_tokens(got) <= budget, got
+    mem("config", "context.prompt_budget", str(budget + 40))   # room for the note: the line comes with it
+    got = _prompt(store_path, SID, "which port does the db listen on?")
+    assert 'changed since shown earlier in this session: was "5432"' in got and value in got
+    assert estimate_tokens(got) <= budget + 40
