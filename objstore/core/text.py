@@ -432,13 +432,20 @@ def confusable_fold(text: str) -> str:
     (a forgotten text written back, an instruction-shaped value): Unicode
     Normalization Form KC (UAX #15: fullwidth ``"Ｗａｌｒｕｓ"`` -> ``"Walrus"``,
     ligatures, super- and subscripts to their plain letters) with every
-    default-ignorable code point removed (``"Wal\u200brus"`` -> ``"Walrus"``).
+    default-ignorable code point removed (``"Wal\u200brus"`` -> ``"Walrus"``),
+    and every dash NFKC keeps (hyphen, non-breaking hyphen, en/em dash,
+    minus: :data:`_DASHES`) read as ``-`` (test36 T2).
     The text itself when it holds nothing of the kind.  Not the matching
     form (:func:`normalize_value`, NFC): tombstone digests and queue item ids
     stay as they were; callers check this form in addition."""
     if text.isascii():
         return text
-    return unicodedata.normalize("NFKC", _IGNORABLE.sub("", text))
+    return unicodedata.normalize("NFKC", _IGNORABLE.sub("", text)).translate(_DASHES)
+
+
+#: test36 T2: the dashes NFKC leaves as they are (U+2010 hyphen, U+2011's NFKC, U+2012-2015,
+#: U+2212 minus, U+2043, U+FE58, U+FE63), read as ``-`` by :func:`confusable_fold`
+_DASHES = dict.fromkeys([*range(0x2010, 0x2016), 0x2043, 0x2212, 0xFE58, 0xFE63], "-")
 
 
 def confusable_lines(text: str) -> tuple[str, str]:
@@ -474,7 +481,7 @@ def reads_differently(text: str) -> bool:
     :func:`confusable_fold` costs ~14): False when ``text`` is ASCII, or in
     NFKC and holds none of :data:`_COMMON_INVISIBLE`; then its
     :func:`confusable_fold` is itself but for the rarer default-ignorable
-    code points (variation selectors, tags, Hangul fillers)."""
+    code points (variation selectors, tags, Hangul fillers) and dashes."""
     if text.isascii():
         return False
     return not unicodedata.is_normalized("NFKC", text) or any(c in text for c in _COMMON_INVISIBLE)
