@@ -138,6 +138,39 @@ def test_a_pack_that_cannot_be_opened_is_salvaged(invoke, store_path, imported):
     assert (Path(r["repair"]["quarantine"]) / big.name).exists()
 
 
+@pytest.mark.parametrize("cut", [1, 31])
+def test_a_pack_cut_short_in_its_trailer_loses_nothing(invoke, store_path, imported, cut):
+    """test36 T6: a pack cut by one byte (a copy or a write cut short: only
+    its checksum trailer was touched) lost every object of its last block to
+    --repair, which took the body to end 32 bytes before the file's end.  A
+    trailer that is not the checksum the pack's name records now lets the
+    body run to the end of the file."""
+    big = _packs(store_path)[0]
+    with open(big, "r+b") as f:
+        f.truncate(big.stat().st_size - cut)
+    invoke("fsck", exit_code=13)
+    r = invoke("fsck", "--repair", "--json").json
+    assert r["ok"] and r["repair"]["lost"] == [] and r["repair"]["salvaged"] > 0
+    assert {s["id"]: s["turns"] for s in invoke("sessions", "--json").json} == imported
+    invoke("fsck")
+
+
+def test_a_pack_cut_into_its_last_block_keeps_the_frames_before_the_cut(invoke, store_path, imported):
+    """test36 T6, the wider cut: 8 bytes into the body.  The last block is
+    read as torn (as a killed writer's temp pack is): its frames before the
+    cut are kept."""
+    from objstore.core.salvage import salvage_pack
+    big = _packs(store_path)[0]
+    whole = {oid for oid, _f in salvage_pack(big)}
+    with open(big, "r+b") as f:
+        f.truncate(big.stat().st_size - 40)
+    kept = {oid for oid, _f in salvage_pack(big)}
+    assert kept < whole and len(kept) >= len(whole) - 3, (len(kept), len(whole))
+    r = invoke("fsck", "--repair", "--json").json
+    assert r["ok"] and r["repair"]["salvaged"] >= len(kept) - 1
+    invoke("fsck")
+
+
 @pytest.mark.parametrize("version", [9, 255])
 def test_a_newer_pack_version_is_not_damage(invoke, store_path, imported, version):
     """fresh7 F2: a pack a newer mem wrote (its version field says 9 here: this mem reads 1 to 8) made
