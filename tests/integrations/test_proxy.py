@@ -575,6 +575,25 @@ def test_remember_that_through_the_proxy(rig):
     assert got == "the deploy window is Friday"
 
 
+def test_a_proxied_remember_that_confirms_the_values_as_stored(rig):
+    """test36 T7: the confirmation said the statement as typed (the password
+    in the clear, while the stored value is redacted), the proxy's state file
+    under cache/proxy kept it so, and a second statement of the prompt was
+    stored unannounced.  The hooks' confirmation says both, as stored."""
+    pw = "Qz9!vLm27x-t36"
+    client(rig, **{"x-mem-session": "rem-t36"}).messages.create(
+        model="m", max_tokens=5,
+        messages=[{"role": "user", "content": f"remember that the db password is {pw} and the db port is 7000"}])
+    sent = json.loads(rig["up"].requests[-1][2].decode())["messages"][-1]["content"]
+    note = next(b["text"] for b in sent if "Remembered as you asked" in b.get("text", ""))
+    assert pw not in note and "db-password = the db password is [REDACTED" in note, note
+    assert "; also remembered: user/remembered/db-port = the db port is 7000" in note, note
+    assert eventually(lambda: (lambda r: r.stdout.strip() if r.returncode == 0 else None)(
+        mem(rig, "get", "user/remembered/db-port"))) == "the db port is 7000"
+    for f in (rig["home"] / "cache").rglob("*"):
+        assert not f.is_file() or pw.encode() not in f.read_bytes(), f
+
+
 def test_a_fact_in_the_pinned_block_is_not_recalled_again(rig):
     mem(rig, "remember", "user/shell", "zsh with starship prompt")
     c = client(rig, **{"x-mem-session": "once-1"})
