@@ -310,9 +310,11 @@ PASSWORD_RULES: list[Rule] = [
        "keyword heuristics (no vendor format): 'my password/passwd is|was <token>' in plain words, also "
        "with what it opens between ('the password for the staging box is <token>', 'the password of "
        "the admin account: <token>'), where the token looks like a password (phrase_secret)",
-       r"passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d(?:" + _PHRASE_OWNER + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON
-       + r")|" + _PHRASE_VERB + r")(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
-       ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passw",), scan=with_old_and_new(_plain)),
+       r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d|(?P<pwd>pwd(?<![A-Za-z0-9_\-\]]pwd))|pass(?<![A-Za-z0-9_\-\]]pass)"
+       r"(?=[ \t]+for[ \t]))(?:" + _PHRASE_OWNER + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON
+       + r")|" + _PHRASE_VERB + r")(?(pwd)(?![/~.]|[A-Za-z]:[\\/]))(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       # test36 T3: 'pwd is', 'pass for X is' (a working folder after 'pwd' is not one)
+       ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passw", "pwd", "pass"), scan=with_old_and_new(_plain)),
     *VERB_PHRASE_RULES,     # red30b: 'has been changed to X', 'my password, it is X' (passwordphrases.py)
     _r("password-phrase",
        "keyword heuristics (no vendor format): a dash label 'Password - <token>' (red10; also passwd, "
@@ -347,7 +349,9 @@ PASSWORD_RULES: list[Rule] = [
        "'pin_code = 4471' (an assignment to a name ending code or number); red34: 'CARD_PIN=4711'",
        r"(?:" + PIN_WORD + r"(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number))?|passcode(?<![A-Za-z0-9_\-\]]passcode))"
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
-       + _PHRASE_COLON + r"|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r")(?P<secret>" + _PIN_TOKEN + ")",
+       + _PHRASE_COLON + r"|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r"|(?<=passcode)[ \t]{1,4}(?=[0-9]{4,12}(?![0-9A-Za-z]))"
+       + r")(?P<secret>" + _PIN_TOKEN + ")",   # test36 T3: 'use passcode 884213 for the door'
+
        ci=True, priority=51, check=pin_ok, anchors=("pin", "passcode"), scan=with_old_and_new(_plain, pin_ok)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the door|alarm|gate|safe... code is <4-12 digits or a short "

@@ -1,0 +1,41 @@
+"""test36 T3: a password said with ``pwd is``, ``pass for X is`` or
+``passcode N`` followed by more words was stored in the clear, while their
+near twins (``root pwd: X``, ``vpn pass = X``, ``passcode is N``) were
+redacted."""
+
+from __future__ import annotations
+
+import pytest
+
+from objstore.core.redact import redact
+from tests.core._redaction_util import assert_redacted
+
+#: (text, secret, kept)
+SECRETS = [
+    ("the mysql root pwd is Gz7#kq!2", "Gz7#kq!2", "the mysql root pwd is"),
+    ("my pwd is Gz7kq2xa, keep it safe", "Gz7kq2xa", "keep it safe"),
+    ("the pass for the vpn is Xk29!mLq", "Xk29!mLq", "the pass for the vpn is"),
+    ("use passcode 884213 for the door", "884213", "for the door"),
+    ("Passcode 55120943 opens the side gate", "55120943", "opens the side gate"),
+]
+#: kept as written: the shell's working folder, a pass that is no password, digits after other words
+KEPT = [
+    "the pwd is /home/ana/code",
+    "current pwd is ~/src/app",
+    "pwd is ./build/out2",
+    "pass for now is fine",
+    "the boarding pass for flight LH123 is printed",
+    "the pass for the concert is VIP",
+    "the pin 1234 of the header",
+    "passcode 1234abc",
+]
+
+
+@pytest.mark.parametrize("text,secret,kept", SECRETS)
+def test_the_wordings_are_redacted(text, secret, kept):
+    assert_redacted(text, text, [secret], [kept])
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_the_look_alikes_are_kept(text):
+    assert redact(text).text == text
