@@ -34,6 +34,8 @@ set, so every machine that merges the same inputs writes the same objects
    the ``forget --match`` had not reached) is emptied too, ``forgotten`` =
    that text's earliest forget (a ``user_stated`` write of a key's
    forgotten value back to it, recorded after its forgets, excepted).
+   A turn holding such a text has it replaced by ``[forgotten]``
+   (``ForgetIndex.unseen_text``, test36 T14).
 4. The chain is rebuilt on the prefix: each version re-linked to the one
    before and numbered one more; a version that did not change keeps its id.
    A chain with no live version left is removed (the key goes).
@@ -69,8 +71,9 @@ from objstore.core.codec import encode
 from objstore.core.objects import (LOST_SOURCE, Fact, QueueItem, Tombstone, Turn, is_lost_stub, normalize_value,
                                    value_digest)
 from objstore.memory.refill import refill_from
-from objstore.memory.tombstones import (HIDDEN_MARK, TEXT_KEY, TurnForgets, forgotten_in, hidden_key, holds_text,
-                                        named_forget_time, version_exact)
+from objstore.core.text import replace_spans
+from objstore.memory.tombstones import (HIDDEN_MARK, REDACTED, TEXT_KEY, TurnForgets, forgotten_in, hidden_key,
+                                        holds_text, match_spans, named_forget_time, version_exact)
 from objstore.memory.withdrawals import Withdrawals
 
 
@@ -189,6 +192,21 @@ class ForgetIndex:
                 return when
         return None
 
+    def unseen_text(self, t: Turn, sides: tuple[str, ...]) -> str | None:
+        """``t``'s text with each forgotten text that every side it comes
+        from (``sides``, as :meth:`unseen_time`'s) did not know replaced by
+        ``[forgotten]`` where a word starts (``tombstones.match_spans``: the
+        spans ``mem forget --match`` replaces in a turn), or None when it
+        holds none.  A turn written on a machine the ``forget --match`` had
+        not reached went back to the remote on that machine's push, and into
+        the store that forgot it on its pull (test36 T14).  The same text on
+        every machine with the same tombstones (the merge stays symmetric)."""
+        if not self.unseen or t.forgotten or not t.text or not sides:
+            return None
+        lacked = set.intersection(*({r for r, _w in self.unseen.get(s, ())} for s in sides))
+        spans = match_spans(t.text, sorted(lacked), word_starts=True) if lacked else []
+        return replace_spans(t.text, spans, REDACTED) if spans else None
+
     def turn_time(self, t: Turn) -> int | None:
         """Forget time for a live turn a turn tombstone forgets
         (``tombstones.TurnForgets.when``)."""
@@ -246,7 +264,8 @@ class Outcome:
     gaps_verified: int = 0
     #: versions of the other side put back in the places of a fact key's lost placeholders (:func:`_refill_versions`)
     versions_refilled: int = 0
-    #: versions emptied by :meth:`ForgetIndex.unseen_time` (also counted in ``emptied``)
+    #: versions emptied by :meth:`ForgetIndex.unseen_time` (also counted in ``emptied``), and turns whose
+    #: text :meth:`ForgetIndex.unseen_text` rewrote
     unseen: int = 0
 
 
@@ -306,11 +325,14 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
     lids, rids = ({o for o, _ in local}, {o for o, _ in remote}) if fidx.unseen else (set(), set())
     for i, (oid, obj) in enumerate(items):
         when = fidx.fact_time(obj) if kind == "fact" else fidx.turn_time(obj)
-        if when is None and kind == "fact" and fidx.unseen:
-            when = fidx.unseen_time(obj, tuple(s for s, ids in (("local", lids), ("remote", rids)) if oid in ids))
-            if when is not None:
-                out.unseen += 1
         repl: dict = {}
+        if when is None and fidx.unseen:
+            sides = tuple(s for s, ids in (("local", lids), ("remote", rids)) if oid in ids)
+            if kind == "fact":
+                when = fidx.unseen_time(obj, sides)
+            elif (text := fidx.unseen_text(obj, sides)) is not None:
+                repl["text"] = text
+            out.unseen += when is not None or "text" in repl
         if when is not None:
             if kind == "fact":
                 out.emptied.append(obj.body)

@@ -241,3 +241,30 @@ def test_a_version_forget_leaves_an_agents_copy_under_another_key(tmp_path, mem)
     # the same key still refuses an agent's write of the forgotten version's value
     r = mem("remember", "project/x/db", "Postgres on port 5432", env={**ea, "MEM_AGENT": "claude"}, exit_code=None)
     assert r.exit_code == 6, (r.stdout, r.stderr)
+
+
+def test_a_turn_written_where_the_forget_had_not_arrived_does_not_travel_back(tmp_path, mem):
+    """test36 T14: B's session quoted the text offline; A forgot it by
+    ``--match`` and pushed; B's push (which pulls first) sent B's turn to the
+    remote in the clear, and A's pull brought it back into A.  The merge now
+    replaces the text in such a turn as A's forget would have."""
+    from tests.hooks._util import hook_env, payload, run_hook_done
+    ea, eb, a, b = _homes(tmp_path, mem)
+    t = tmp_path / "t.jsonl"
+    t.touch()
+    rc, _o, _e, _d = run_hook_done(b, payload("UserPromptSubmit", "s-t14", t, cwd=str(tmp_path),
+                                              prompt=f"use vendor code {TEXT} for the order"),
+                                   env=hook_env(b, MEM_HOOK_FORK="0", MEM_NO_HELPER="1"))
+    assert rc == 0 and TEXT in mem("show", "s-t14", env=eb).stdout
+    mem("forget", "--match", "falcon-umber", "--yes", env=ea)
+    mem("gc", "--prune=now", env=ea)
+    mem("push", env=ea)
+    mem("push", env=eb)
+    shown = mem("show", "s-t14", env=eb).stdout
+    assert "falcon" not in shown and "use vendor code [forgotten]-4410 for the order" in shown, shown
+    mem("pull", env=ea)
+    for env, root in ((ea, a), (eb, b)):
+        mem("gc", "--prune=now", env=env)
+        assert scan_store(root, [b"falcon", b"FALCON"]) == [], root
+        assert "0 problems" in mem("fsck", env=env).stdout
+    assert mem("show", "s-t14", env=ea).stdout == mem("show", "s-t14", env=eb).stdout
