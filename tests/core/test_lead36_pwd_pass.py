@@ -1,7 +1,8 @@
 """test36 T3: a password said with ``pwd is``, ``pass for X is`` or
 ``passcode N`` followed by more words was stored in the clear, while their
 near twins (``root pwd: X``, ``vpn pass = X``, ``passcode is N``) were
-redacted."""
+redacted.  test36 T12: a URL password holding an unencoded ``@`` was
+redacted up to its first ``@`` only."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ SECRETS = [
     ("the pass for the vpn is Xk29!mLq", "Xk29!mLq", "the pass for the vpn is"),
     ("use passcode 884213 for the door", "884213", "for the door"),
     ("Passcode 55120943 opens the side gate", "55120943", "opens the side gate"),
+    ("DATABASE_URL=postgres://u:Qw3@rT5y!@db.internal:5432/app", "rT5y!", "@db.internal:5432/app"),
+    ("mongodb+srv://admin:Pa@ss#Word9@cluster0.mongodb.net/test", "ss#Word9", "@cluster0.mongodb.net/test"),
+    ("psql 'postgresql://app:Kq9@mZ2w@db/app'", "mZ2w", "@db/app'"),
 ]
 #: kept as written: the shell's working folder, a pass that is no password, digits after other words
 KEPT = [
@@ -28,6 +32,8 @@ KEPT = [
     "the pass for the concert is VIP",
     "the pin 1234 of the header",
     "passcode 1234abc",
+    "http://host:8080#a@b",
+    "mail me at x@y.org about http://host/a?u=x@y.com",
 ]
 
 

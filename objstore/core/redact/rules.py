@@ -490,8 +490,10 @@ RULES: list[Rule] = [
             lbc=r"[A-Za-z0-9_+.\-\]]"),
        priority=20),
     _r("url-password",
-       "RFC 3986 s3.2.1 userinfo 'user:password@host' (deprecated, still used in git remotes and DSNs)",
-       r"://[^\s:/?#@\[\]\"'<>{}\\|`]{0,128}+:(?P<secret>[^\s/?#@\[\]\"'<>{}\\|`]{1,256}+)@",
+       "RFC 3986 s3.2.1 userinfo 'user:password@host' (deprecated, still used in git remotes and DSNs); "
+       "test36 T12: up to the last '@' before the host, as libpq and urllib split a pasted unencoded '@'",
+       r"://[^\s:/?#@\[\]\"'<>{}\\|`]{0,128}+:(?P<secret>[^\s/?#@\[\]\"'<>{}\\|`]{1,256}+"
+       r"(?:@[^\s/?@\[\]\"'<>{}\\|`]{1,256}+){0,4})@",
        priority=30, check=url_password_ok, anchors=("://",)),
     _r("basic-auth",
        "RFC 7617 s2 'Authorization: Basic base64(user-id:password)'",
