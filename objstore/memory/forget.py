@@ -70,7 +70,7 @@ from objstore.memory.turnmeta import refresh as turnmeta_refresh
 from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, VERSION_REASON, all_tombstones,
                                         forgotten_check, hidden_key, put_tombstone, text_tombstone,
                                         turn_tombstone_key)
-from objstore.memory.withdrawals import forget_version_tombstone
+from objstore.memory.withdrawals import FORGET_VERSION, forget_version_tombstone
 
 
 @dataclass
@@ -82,6 +82,8 @@ class ForgetResult:
         key: the key, for a whole-key forget (compatibility), else "".
         versions: ``(id, version number)`` of every fact version removed.
         tombstones: ids of tombstones written.
+        records: ids of the version records written (``withdrawals.FORGET_VERSION``:
+            a version named by its metadata for other machines; no tombstone of a value).
         objects_deleted: objects removed (loose files and pack entries).
         rewritten: refs whose history was rewritten.
         index_problems: findings of the index check (empty = clean).
@@ -94,6 +96,7 @@ class ForgetResult:
     key: str = ""
     versions: list[tuple[str, int]] = field(default_factory=list)
     tombstones: list[str] = field(default_factory=list)
+    records: list[str] = field(default_factory=list)
     objects_deleted: int = 0
     rewritten: list[str] = field(default_factory=list)
     dry_run: bool = False
@@ -327,16 +330,13 @@ def _tombstone(store: Store, res: ForgetResult, have: set, key: str, digest: byt
     if k in have or have is _NO_TOMBSTONES:
         return
     have.add(k)
-    res.tombstones.append(put_tombstone(store, Tombstone(key=key, value_sha256=digest, time=now, reason=reason)))
+    tid = put_tombstone(store, Tombstone(key=key, value_sha256=digest, time=now, reason=reason))
+    (res.records if reason == FORGET_VERSION else res.tombstones).append(tid)
 
 
 def _version_record(store: Store, res: ForgetResult, have: set, f: Fact, now: int) -> None:
     t = forget_version_tombstone(f, now)
-    k = (_have_key(t.key, t.reason), t.value_sha256)
-    if k in have or have is _NO_TOMBSTONES:
-        return
-    have.add(k)
-    res.tombstones.append(put_tombstone(store, t))
+    _tombstone(store, res, have, t.key, t.value_sha256, now, t.reason)
 
 
 def _text_tombstone(store: Store, res: ForgetResult, have: set, digest: bytes, length: int, now: int,
