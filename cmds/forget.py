@@ -101,7 +101,7 @@ def _preview(plan, dry_run: bool, store=None) -> None:
                                    "(no ref reaches it: a writer stopped before it published it)")
               for oid, o in plan.orphans.items()]
     if plan.retomb:
-        lines.append(f"  {plural(len(plan.retomb), 'tombstone')} of a forgotten key whose name holds it "
+        lines.append(f"  {plural(len(plan.retomb) - plan.retomb_records, 'tombstone')} of a forgotten key whose name holds it "
                      "(written again naming the key by hash)")
     if store is not None:
         lines[:0] = _fallbacks(store, plan)  # first, so a long preview cannot hide it
@@ -350,7 +350,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
         emit_json({"dry_run": False, "forgotten": True, **_plan_json(r.plan), "later_turns": r.later_turns,
                    "now_current": {k: {"version": v.fact.version, "id": v.id}
                                    for k, v in revived_values(store, r.plan).items()},
-                   "tombstones": r.tombstones,
+                   "tombstones": r.tombstones, "version_records": r.records,
                    "objects_deleted": r.objects_deleted, "rewritten": r.rewritten,
                    "index_clean": not r.index_problems, "scrubbed": r.scrubbed,
                    "sources_scrubbed": scrubbed_files, "remotes_holding": remotes,
@@ -361,7 +361,8 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     note_remotes_holding(remotes)
     c = r.plan.counts()
     if r.plan.retomb and not (c["versions"] or c["turns"] or c["meta"] or r.queue_dropped):
-        click.echo(f"named {plural(len(r.plan.retomb), 'forgotten key')} by hash in {'its tombstone' if len(r.plan.retomb) == 1 else 'their tombstones'} "
+        n = len(r.plan.retomb) - r.plan.retomb_records
+        click.echo(f"named {plural(n, 'forgotten key')} by hash in {'its tombstone' if n == 1 else 'their tombstones'} "
                    f"(the name held it): {plural(r.objects_deleted, 'object')} deleted")
         return
     if r.queue_dropped and not (c["versions"] or c["turns"] or c["meta"]):

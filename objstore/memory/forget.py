@@ -64,11 +64,13 @@ from objstore.memory.memfiles import remove_matching
 from objstore.memory.rewrite import TailWriter, rewrite_chain, rewrite_facts, tail_from
 from objstore.memory.scope import REGISTRY_FILE, forget_projects, is_memory_file_key
 from objstore.memory.sessions import drop_session_cache, walk_turns
+from objstore.memory.tombdigests import as_read, read_digests
 from objstore.memory.turnmeta import drop_sessions
 from objstore.memory.turnmeta import refresh as turnmeta_refresh
 from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, VERSION_REASON, all_tombstones,
                                         forgotten_check, hidden_key, put_tombstone, text_tombstone,
                                         turn_tombstone_key)
+from objstore.memory.withdrawals import FORGET_VERSION, forget_version_tombstone
 
 
 @dataclass
@@ -80,6 +82,8 @@ class ForgetResult:
         key: the key, for a whole-key forget (compatibility), else "".
         versions: ``(id, version number)`` of every fact version removed.
         tombstones: ids of tombstones written.
+        records: ids of the version records written (``withdrawals.FORGET_VERSION``:
+            a version named by its metadata for other machines; no tombstone of a value).
         objects_deleted: objects removed (loose files and pack entries).
         rewritten: refs whose history was rewritten.
         index_problems: findings of the index check (empty = clean).
@@ -92,6 +96,7 @@ class ForgetResult:
     key: str = ""
     versions: list[tuple[str, int]] = field(default_factory=list)
     tombstones: list[str] = field(default_factory=list)
+    records: list[str] = field(default_factory=list)
     objects_deleted: int = 0
     rewritten: list[str] = field(default_factory=list)
     dry_run: bool = False
@@ -325,7 +330,13 @@ def _tombstone(store: Store, res: ForgetResult, have: set, key: str, digest: byt
     if k in have or have is _NO_TOMBSTONES:
         return
     have.add(k)
-    res.tombstones.append(put_tombstone(store, Tombstone(key=key, value_sha256=digest, time=now, reason=reason)))
+    tid = put_tombstone(store, Tombstone(key=key, value_sha256=digest, time=now, reason=reason))
+    (res.records if reason == FORGET_VERSION else res.tombstones).append(tid)
+
+
+def _version_record(store: Store, res: ForgetResult, have: set, f: Fact, now: int) -> None:
+    t = forget_version_tombstone(f, now)
+    _tombstone(store, res, have, t.key, t.value_sha256, now, t.reason)
 
 
 def _text_tombstone(store: Store, res: ForgetResult, have: set, digest: bytes, length: int, now: int,
@@ -390,6 +401,9 @@ def execute_plan(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str,
                 # chosen versions of a key that keeps others: each named by its recorded_at (test29 P1)
                 _tombstone(store, res, have, tkey, value_digest(v.fact.body), now,
                            f"{VERSION_REASON}{v.fact.recorded_at}" if chosen else reason)
+                if v.fact.body and reason != "seal" and tkey == key:   # (a seal writes its own records)
+                    # the version by its metadata: another machine cannot match the keyed value digest
+                    _version_record(store, res, have, v.fact, now)
                 n = len(normalize_value(v.fact.body))
                 if n >= MIN_TEXT_CHARS and not chosen:   # nor may it come back inside another value
                     # (a version forget forgets that version: the value may stand elsewhere, test29b Q9)
@@ -430,8 +444,9 @@ def execute_plan(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str,
             _tombstone(store, res, have, f"match:{sid}", value_digest(plan.match), now,
                        f"match:{len(plan.match)}")
     doomed: set[str] = set()
+    digests = read_digests(store) if plan.retomb else {}
     for tid in plan.retomb:   # an older tombstone naming such a key: by hash now, and the old one goes
-        t = store.get(tid, Tombstone)
+        t = as_read(store.get(tid, Tombstone), digests)   # (as written: put_tombstone keys it again)
         _tombstone(store, res, have, hidden_key(t.key), t.value_sha256, t.time, t.reason)
         store.update_ref(f"tombstones/{tid}", tid, None, "tombstone: named by hash", audit_only=True)
         doomed.add(tid)

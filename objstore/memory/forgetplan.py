@@ -28,6 +28,7 @@ from objstore.memory.scope import AGENT_SEP, namespace_root
 from objstore.memory.sessions import TurnVersion, episode_leaf, resolve_session, walk_turns
 from objstore.memory.tombstones import all_tombstones, key_names, names_key_in_clear, session_scoped
 from objstore.memory.turnmeta import meta_hits, source_sessions
+from objstore.memory.withdrawals import FORGET_VERSION
 
 
 @dataclass
@@ -65,6 +66,9 @@ class ForgetPlan:
     #: ids of tombstones whose key (a fact key) holds the ``--match`` text: each is
     #: written again naming its key by hash (``tombstones.hidden_key``), and goes
     retomb: list[str] = field(default_factory=list)
+    #: how many of ``retomb`` are a forget's version records (``withdrawals.FORGET_VERSION``):
+    #: written again too, but not counted as tombstones in what forget says
+    retomb_records: int = 0
 
     queue_items: list[str] = field(default_factory=list)
     #: review-queue items (queued or decided) whose objects still hold a credential (``--credentials``,
@@ -594,6 +598,7 @@ def _plan_match(store: Store, match: str, plan: ForgetPlan) -> ForgetPlan:
             continue   # (capture fails closed on it: docs/forget.md)
         if names_key_in_clear(t) and hits(t.key):
             plan.retomb.append(tid)
+            plan.retomb_records += t.reason == FORGET_VERSION
     # [searchindex shards] the index's substring prefilter names the sessions that can match;
     # every session is scanned when it cannot answer or lags behind the session refs
     heads = {name[len("sessions/"):]: head for name, head in store.refs.iter("sessions")}  # read once

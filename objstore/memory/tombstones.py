@@ -31,19 +31,8 @@ from objstore.core.objects import Fact, Tombstone, Turn, value_digest
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
 from objstore.core.text import confusable_fold, normalized_map, replace_spans
+from objstore.memory.tombdigests import all_tombstones, put_tombstone  # noqa: F401  (their home)
 from objstore.memory.withdrawals import SEAL_WITHDRAW, Withdrawals, unsealed_at, withdrawal_digest, withdrawal_tombstone
-
-
-def put_tombstone(store: Store, tombstone: Tombstone) -> str:
-    """Write ``tombstone`` and its ref ``tombstones/<id>`` (no reflog: the
-    ref never moves; the audit log records it, so a lost ref is noticed:
-    ``reachability.lost_tombstones``); returns its id.  Idempotent.  Caller
-    holds the lock."""
-    tid = store.put(tombstone)
-    ref = f"tombstones/{tid}"
-    if store.refs.read(ref) is None:
-        store.update_ref(ref, None, tid, "tombstone", audit_only=True)
-    return tid
 
 
 #: what a fact key's tombstone written by hash holds after the key's scope (:func:`hidden_key`)
@@ -86,38 +75,6 @@ def is_rejected(store: Store, key: str, body: str) -> bool:
     the normalized ``body``."""
     digest = value_digest(body)
     return any(t.value_sha256 == digest for t in tombstones_for(store, key))
-
-
-def all_tombstones(store: Store, *, strict: bool = False, named: dict[str, Tombstone] | None = None
-                   ) -> list[Tombstone]:
-    """Every readable tombstone in the store (``named``, when given, gets
-    each one under its ref name, ``tombstones/<id>``).
-
-    A ``tombstones/<id>`` ref whose object cannot be read (lost to damage:
-    ``fsck`` reports it and ``fsck --repair`` keeps the ref) is skipped,
-    unless ``strict``: what it forgot is unknown, so a caller that must not
-    let anything forgotten back (capture: :func:`capture_filter`, importing
-    an export) asks for ``strict``.
-
-    Raises:
-        LostTombstone: ``strict`` and a tombstone ref names an unreadable
-            object (the message names each id)."""
-    out: list[Tombstone] = []
-    lost: list[str] = []
-    for n, oid in store.refs.iter("tombstones"):
-        try:
-            out.append(store.get(oid, Tombstone))
-        except (CorruptObject, NotFound):
-            lost.append(oid)
-            continue
-        if named is not None:
-            named[n] = out[-1]
-    if lost and strict:
-        raise LostTombstone(f"{'a tombstone' if len(lost) == 1 else f'{len(lost)} tombstones'} of this store "
-                            f"cannot be read ({', '.join(f'tombstones/{o}' for o in lost)}): what "
-                            f"{'it' if len(lost) == 1 else 'they'} forgot is unknown, so no turn is "
-                            "captured until it is restored or dropped")
-    return out
 
 
 #: the key of a text tombstone (no ':' and no scope, so an older mem, which

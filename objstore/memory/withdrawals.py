@@ -16,6 +16,11 @@ from objstore.core.objects import Fact, Tombstone
 
 #: the ``reason`` of a seal's withdrawal record (:func:`withdrawal_tombstone`)
 SEAL_WITHDRAW = "seal-withdraw"
+#: the reasons of tombstones that name a version by its metadata, not a digest of a value
+#: (``tombdigests.put_tombstone`` writes them as they are: every machine computes them alike)
+VERSION_RECORDS = (SEAL_WITHDRAW, "forget-version")
+#: the ``reason`` of a forget's version record (:func:`forget_version_tombstone`)
+FORGET_VERSION = VERSION_RECORDS[1]
 #: the ``sources`` entry of a version ``mem unseal`` restored: ``unsealed:<ms>`` (the unseal's time)
 UNSEALED_SOURCE = "unsealed:"
 
@@ -44,6 +49,19 @@ def withdrawal_tombstone(f: Fact, time: int) -> Tombstone:
     return Tombstone(key=f.key, value_sha256=withdrawal_digest(f), time=time, reason=SEAL_WITHDRAW)
 
 
+def forget_version_tombstone(f: Fact, time: int) -> Tombstone:
+    """The version record ``mem forget`` writes, beside its keyed value
+    tombstone, for the version ``f`` it forgets at ``time``: as a seal's
+    withdrawal record (:func:`withdrawal_digest`: metadata only, never the
+    value), reason :data:`FORGET_VERSION`.  The value tombstone is keyed
+    with a key that never leaves the store (``tombdigests``), so another
+    machine cannot match it; this record lets every machine's next pull
+    empty its copy of exactly that version (:class:`Withdrawals`), as
+    before session 35.  An older mem ignores it (a value no text hashes
+    to)."""
+    return Tombstone(key=f.key, value_sha256=withdrawal_digest(f), time=time, reason=FORGET_VERSION)
+
+
 def unsealed_at(f: Fact) -> int:
     """The time (ms) ``mem unseal`` restored ``f`` (its ``unsealed:<ms>``
     source), or 0."""
@@ -55,10 +73,11 @@ def unsealed_at(f: Fact) -> int:
 
 
 class Withdrawals:
-    """Which plain versions a seal withdrew: **the one rule**, used by
+    """Which plain versions a seal withdrew (or a forget forgot: a
+    :data:`FORGET_VERSION` record reads alike): **the one rule**, used by
     push/pull (``objstore.remote.merge.ForgetIndex``) and gc
     (:func:`forgotten_check`).  A live version is withdrawn when a
-    :data:`SEAL_WITHDRAW` tombstone of its key holds its
+    :data:`VERSION_RECORDS` tombstone of its key holds its
     :func:`withdrawal_digest` and it was not restored by a ``mem unseal``
     made after that seal (:func:`unsealed_at`).  Time: the latest such
     seal, the same on every machine holding the same tombstones."""
@@ -70,7 +89,7 @@ class Withdrawals:
 
     def add(self, t: Tombstone) -> bool:
         """Record ``t`` when it is a withdrawal record; True if it was."""
-        if t.reason != SEAL_WITHDRAW:
+        if t.reason not in VERSION_RECORDS:
             return False
         k = (t.key, t.value_sha256)
         self.seals[k] = max(self.seals.get(k, 0), t.time)

@@ -22,6 +22,7 @@ from objstore.core.store import Store, now_ms
 from objstore.memory.decay import restate
 from objstore.memory.facts import Version, current_of, remember, versions
 from objstore.memory.supersede import sibling_disagreement
+from objstore.memory.tombdigests import as_read, read_digests
 from objstore.memory.tombstones import key_names
 from objstore.memory.validity import why_no_current
 
@@ -422,8 +423,9 @@ def unreject(store: Store, prefix: str, *, command: str = "revert queue reject")
         digest = value_digest(item.body)
         dropped = None
         names = key_names(item.key)   # (by name, or by hash: tombstones.hidden_key)
+        digests = read_digests(store)   # as the rules read them: plain (tombdigests)
         for name, tid in store.refs.iter("tombstones"):
-            t = store.get(tid, Tombstone)
+            t = as_read(store.get(tid, Tombstone), digests)
             if t.key in names and t.value_sha256 == digest and t.reason == "rejected":
                 store.update_ref(name, tid, None, command, audit_only=True)  # tombstone refs keep no reflog
                 dropped = tid

@@ -27,6 +27,7 @@ from objstore.remote.layout import Manifest
 from objstore.memory.tombstones import (HIDDEN_MARK, all_tombstones, fact_value_digests, hidden_key, holds_text,
                                         match_text_rule, tombstones_for)
 from objstore.remote.merge import ForgetIndex, merge_chain
+from objstore.remote.digests import receive_digests
 from objstore.remote.connection import REPAIR_HINT, Progress, Remote, SyncResult, pack_place
 from objstore.vault.incoming import seal_incoming
 
@@ -516,6 +517,7 @@ def fetch(store: Store, r: Remote, spec: RemoteSpec, res: SyncResult, progress: 
                                                   if n.startswith(("facts/", "sessions/")) and n not in local},
                           now_ms())    # doctor say "mem pull again" (objstore.core.pullstop)
             cache = install(store, prep, spec)
+            receive_digests(store, r)   # the other machines' tombstone digests, before their tombstones are read
             rep = merge(store, m, res, command, RemoteObjects(r, cache), noted=spec.name, local=local)
     finally:
         shutil.rmtree(prep.tmp, ignore_errors=True)

@@ -17,6 +17,7 @@ from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import Manifest, Snapshot
 from objstore.remote.merge import ForgetIndex, merge_chain
 from objstore.remote.connection import Progress, SyncResult, add_found_remote, connect
+from objstore.remote.digests import receive_digests
 from objstore.remote.fetch import SYNCED, RemoteObjects, read_chain, download_packs, install, merge
 
 
@@ -116,6 +117,7 @@ def restore(root: str | os.PathLike, url: str, *, snapshot: str | None = None, n
         try:
             with store.lock("restore"):
                 install(store, prep, spec)
+                receive_digests(store, r)   # the tombstones' digests (remote.digests), before they are read
                 merge(store, view, res, "restore")
         finally:
             shutil.rmtree(prep.tmp, ignore_errors=True)

@@ -48,6 +48,7 @@ from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
 from objstore.remote.connection import (MAX_ATTEMPTS, Progress, Remote, SyncResult, add_found_remote, connect,
                                         remote_info)
+from objstore.remote.digests import send_digests
 from objstore.remote.fetch import RemoteObjects, decided_items, fetch, forget_index, local_refs
 from objstore.remote.layout import MANIFEST, Manifest, Snapshot, bundle, content_name
 from objstore.remote.repair import own_orphan_packs, repair_remote
@@ -116,6 +117,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
     res = SyncResult(remote=spec.name)
     r = connect(store, spec, env, create=True)
     res.versioning = r.t.versioning()
+    send_digests(store, r)   # before a manifest names tombstones keyed with them (remote.digests)
     r.adopt = repair
     if repair:
         repair_remote(store, r, spec, res, progress)
@@ -228,6 +230,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
             shutil.rmtree(tmp, ignore_errors=True)
     else:
         raise RefConflict(f"remote {spec.name} manifest", None, None)
+    send_digests(store, r)   # those of a tombstone written meanwhile (nothing when none was)
     if progress:
         progress("done", 1, 1)
     return res

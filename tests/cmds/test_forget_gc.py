@@ -34,6 +34,7 @@ def test_forget_then_gc_leaves_no_trace(invoke, store_path):
     r = invoke("forget", "project/p/secret", "--yes", "--json").json
     # per version: key + value hash, and a text tombstone (the value may not come back under another key)
     assert r["index_clean"] and len(r["tombstones"]) == 4 and r["objects_deleted"] == 2
+    assert len(r["version_records"]) == 2   # one per version, by its metadata (for other machines): no tombstone
     invoke("gc", "--prune=now")
 
     needles = [SENTINEL.encode(), SENTINEL.upper().encode()] + [i.encode() for i in ids]

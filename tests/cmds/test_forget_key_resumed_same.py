@@ -4,7 +4,12 @@ advise), leaves the store a forget that was never stopped leaves: before,
 recovery emptied the turns tombstoned before the kill (their whole text
 gone) while the rerun withheld only the value in the rest (fgk33's
 left-out).  Two copies of one store, a real ``mem`` process each, a real
-SIGKILL; compared by ``mem export`` and ``mem show``."""
+SIGKILL; compared by ``mem export`` and ``mem show``.
+
+The two copies are one store, so they hold one hash key (``core.hashkey``,
+made at a store's first keyed tombstone: a copy made before then would be a
+second store keying its own): the copy is made after the key, and the
+exports then hold the same keyed tombstone digests byte for byte."""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ import json
 import shutil
 import signal
 
+from objstore.core.hashkey import store_key
 from tests.cmds.test_forget_key_stopped import KEY, PERSON, VALUE, _among_turn_tombstones, _setup
 from tests.conftest import journal_deletes, signal_forget_midway
 
@@ -37,6 +43,7 @@ def _export(mem, home) -> list[str]:
 
 def test_a_resumed_key_forget_leaves_the_store_an_unstopped_one_leaves(mem, store_path, tmp_path):
     _setup(mem, tmp_path, turns=300)
+    store_key(store_path)    # (the module doc: one store, one key)
     plain = tmp_path / "plain"
     shutil.copytree(store_path, plain, symlinks=True)
     mem("forget", KEY, "--yes", env={**PERSON, "MEM_HOME": str(plain)})   # never stopped

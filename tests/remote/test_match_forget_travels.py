@@ -206,12 +206,14 @@ def test_a_version_forget_with_any_reason_names_the_version(tmp_path):
     from objstore import open_store, remember, versions
     from objstore.memory.forget import forget
     from objstore.memory.tombstones import all_tombstones, forgotten_check, version_exact
+    from objstore.memory.withdrawals import VERSION_RECORDS
     with open_store(tmp_path / "s", create=True) as st:
         for v in ("Postgres on port 5432", "Postgres on port 6543", "Postgres on port 5432"):
             remember(st, "project/x/db", v)
         v1 = [v for v in versions(st, "project/x/db") if v.fact.version == 1][0]
         forget(st, what="project/x/db@v1", reason="mcp forget (owner)")
-        keyed = [t for t in all_tombstones(st) if t.key == "project/x/db"]
+        keyed = [t for t in all_tombstones(st) if t.key == "project/x/db"
+                 and t.reason not in VERSION_RECORDS]   # (not the version's metadata record: withdrawals)
         assert [version_exact(t) for t in keyed] == [v1.fact.recorded_at], [t.reason for t in keyed]
         check = forgotten_check(st)
         live = [v for v in versions(st, "project/x/db") if not v.fact.forgotten]

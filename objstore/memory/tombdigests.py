@@ -1,0 +1,172 @@
+"""Tombstones written keyed, read plain: how a tombstone's digest never
+gives a forgotten value back (test34 T13: a tombstone held the SHA-256 of
+a forgotten PIN, exported and pushed; 10,000 tries gave the PIN back).
+
+:func:`put_tombstone`, the one writer of tombstones, stores in the object
+(which ``mem push``, ``mem backup`` and ``mem export`` carry) not the
+SHA-256 ``d`` the caller computed (``core.text.value_digest`` of a value,
+a ``--match`` text, a turn's text) but :func:`keyed`: BLAKE2b keyed with
+the store's hash key (``core.hashkey``, a local file of mode 0600 that
+never travels) of ``d``, and appends the pair ``keyed d`` to the local
+file :data:`DIGESTS_FILE` (mode 0600, no object, no ref; docs/format.md,
+"Tombstone digests").  :func:`all_tombstones`, which every matching rule
+reads tombstones through, gives each tombstone whose digest that file
+names back with ``d``: every rule (``tombstones.forgotten_in``,
+``TurnForgets``, the sync's ``ForgetIndex``, capture's filter) compares
+SHA-256 digests as before, and a tombstone written before session 35
+(plain) or by another store (keyed under a key this store does not hold:
+it is matched by what it names in the clear only, its key or session,
+and by the seal-style version records of ``mem forget KEY``,
+``withdrawals``) is read as it is stored.
+
+A seal's withdrawal record (reason ``seal-withdraw``) and a forget's
+version record hold no value digest (a BLAKE3 of a version's metadata,
+which every machine must compute alike) and are written as they are.
+"""
+
+from __future__ import annotations
+
+import os
+
+from objstore.core.errors import CorruptObject, LostTombstone, NotFound
+from objstore.core.hashkey import keyed_digest, store_key
+from objstore.core.objects import Tombstone
+from objstore.core.store import Store
+from objstore.memory.withdrawals import VERSION_RECORDS
+
+#: the local file of the store's keyed tombstone digests, under its root
+DIGESTS_FILE = "tombstone-digests"
+_HEAD = b"mem-tombstone-digests 1\n"
+
+
+def keyed(key: bytes, digest: bytes) -> bytes:
+    """The 32 bytes a tombstone stores for the SHA-256 ``digest``:
+    ``core.hashkey.keyed_digest`` of it under ``key``, purpose ``tombstone``."""
+    return keyed_digest(key, "tombstone", digest)
+
+
+def read_digests(store: Store) -> dict[bytes, bytes]:
+    """keyed -> plain digest, from :data:`DIGESTS_FILE` ({} without one; a
+    damaged line is skipped: its tombstone is read as stored, matching
+    nothing by value)."""
+    try:
+        data = (store.root / DIGESTS_FILE).read_bytes()
+    except OSError:
+        return {}
+    return dict(_pairs(data))
+
+
+def _pairs(data: bytes):
+    """``(keyed, plain)`` of each well-formed line of a digests file's bytes."""
+    for ln in data.splitlines()[1:] if data.startswith(_HEAD) else ():
+        k, _sp, d = ln.partition(b" ")
+        try:
+            kb, db = bytes.fromhex(k.decode("ascii")), bytes.fromhex(d.decode("ascii"))
+        except (UnicodeDecodeError, ValueError):
+            continue
+        if len(kb) == 32 and len(db) == 32:
+            yield kb, db
+
+
+def _note(store: Store, pairs: list[tuple[bytes, bytes]]) -> None:
+    """Append a ``keyed plain`` line per pair to :data:`DIGESTS_FILE` (made
+    with its head, mode 0600), fsynced before the tombstone that needs it
+    is written."""
+    path = store.root / DIGESTS_FILE
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        line = "".join(f"{k.hex()} {d.hex()}\n" for k, d in pairs).encode("ascii")
+        os.write(fd, line if os.fstat(fd).st_size else _HEAD + line)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def put_tombstone(store: Store, tombstone: Tombstone) -> str:
+    """Write ``tombstone`` keyed (module doc: its digest replaced by
+    :func:`keyed` of it, the pair noted in :data:`DIGESTS_FILE` first; a
+    version record as it is) and its ref ``tombstones/<id>`` (no reflog:
+    the ref never moves; the audit log records it, so a lost ref is
+    noticed: ``reachability.lost_tombstones``); returns its id.
+    Idempotent (the same digest keys to the same bytes).  Caller holds the
+    lock.  Raises OSError when the hash key or the digests file cannot be
+    written (nothing is written then)."""
+    digest = tombstone.value_sha256
+    plain = tombstone.reason in VERSION_RECORDS
+    if not plain:
+        tombstone = Tombstone(key=tombstone.key, value_sha256=keyed(store_key(store.root), digest),
+                              time=tombstone.time, reason=tombstone.reason)
+    tid = store.put(tombstone)      # unnamed until its ref is set below: nothing reads it yet
+    ref = f"tombstones/{tid}"
+    if store.refs.read(ref) is None:
+        if not plain:
+            _note(store, [(tombstone.value_sha256, digest)])
+        store.update_ref(ref, None, tid, "tombstone", audit_only=True)
+    return tid
+
+
+def as_read(t: Tombstone, digests: dict[bytes, bytes]) -> Tombstone:
+    """``t`` as the matching rules read it: with the plain digest
+    ``digests`` (:func:`read_digests`) names for its stored one, else as
+    it is."""
+    plain = digests.get(t.value_sha256)
+    return t if plain is None else Tombstone(key=t.key, value_sha256=plain, time=t.time, reason=t.reason)
+
+
+def all_tombstones(store: Store, *, strict: bool = False, named: dict[str, Tombstone] | None = None
+                   ) -> list[Tombstone]:
+    """Every readable tombstone in the store, as the matching rules read it
+    (:func:`as_read`; ``named``, when given, gets each one under its ref
+    name, ``tombstones/<id>``).
+
+    A ``tombstones/<id>`` ref whose object cannot be read (lost to damage:
+    ``fsck`` reports it and ``fsck --repair`` keeps the ref) is skipped,
+    unless ``strict``: what it forgot is unknown, so a caller that must not
+    let anything forgotten back (capture: :func:`capture_filter`, importing
+    an export) asks for ``strict``.
+
+    Raises:
+        LostTombstone: ``strict`` and a tombstone ref names an unreadable
+            object (the message names each id)."""
+    out: list[Tombstone] = []
+    lost: list[str] = []
+    digests: dict[bytes, bytes] | None = None
+    for n, oid in store.refs.iter("tombstones"):
+        try:
+            t = store.get(oid, Tombstone)
+        except (CorruptObject, NotFound):
+            lost.append(oid)
+            continue
+        if digests is None:
+            digests = read_digests(store)
+        out.append(as_read(t, digests))
+        if named is not None:
+            named[n] = out[-1]
+    if lost and strict:
+        raise LostTombstone(f"{'a tombstone' if len(lost) == 1 else f'{len(lost)} tombstones'} of this store "
+                            f"cannot be read ({', '.join(f'tombstones/{o}' for o in lost)}): what "
+                            f"{'it' if len(lost) == 1 else 'they'} forgot is unknown, so no turn is "
+                            "captured until it is restored or dropped")
+    return out
+
+
+def digests_bytes(store: Store) -> bytes:
+    """The :data:`DIGESTS_FILE` as it stands (b"" without one): what an
+    encrypted remote carries to this store's other machines
+    (``objstore.remote.digests``)."""
+    try:
+        return (store.root / DIGESTS_FILE).read_bytes()
+    except OSError:
+        return b""
+
+
+def add_digests(store: Store, data: bytes) -> int:
+    """Note the pairs of ``data`` (another machine's :data:`DIGESTS_FILE`,
+    from an encrypted remote) that this store lacks; returns how many.  A
+    pair whose keyed digest is not BLAKE2b-shaped (32 bytes each side) is
+    skipped.  Caller holds the lock.  Raises OSError."""
+    have = read_digests(store)
+    new = [(kb, db) for kb, db in dict(_pairs(data)).items() if kb not in have]
+    if new:
+        _note(store, new)
+    return len(new)
