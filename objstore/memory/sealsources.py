@@ -222,18 +222,23 @@ def quoted_forms(body: str) -> list[str]:
     is one word shaped as a value (6+ characters with a digit, a symbol or a
     hyphen: "pg-zqx-alpha", "Kp9vvLm44y"; not "Tuesday"), so an agent's
     "Noted: pg-zqx-alpha." is found; a body of fewer than 4 characters
-    (after normalizing) is none (it would withhold ordinary words), and so
-    is a body of one or two words not shaped as a value: sealing "main"
+    (after normalizing) is none (it would withhold ordinary words); a body
+    of two words one of which is shaped as a value ("8841-2290 rowan",
+    "PIN 7731-0042": test36 T8) is, and so is that word; a body of one or
+    two words none shaped as a value is none: sealing "main"
     withheld that word in 53 unrelated turns of every project (test32b Y4,
     a regression of the quoting turns' rewrite); the cited source turns
     are rewritten whatever the body."""
-    out = [body] if len(normalize_value(body)) >= 4 and (len(body.split()) >= 3 or _value_shaped(body)) else []
+    words = body.split()
+    shaped = [w for x in words if _value_shaped(w := x.strip(".,;:!?\"'()[]{}<>"))] if len(words) == 2 else []
+    out = [body] if len(normalize_value(body)) >= 4 and (len(words) >= 3 or _value_shaped(body) or shaped) else []
+    out += shaped   # "8841-2290 rowan", "PIN 7731-0042": a PIN or passphrase with its label (test36 T8)
     padded = f" {body} "   # the statement's copula, the capture's reading (a verb of change too: test32b Y10)
     m = STATEMENT_COPULA.search(padded)
     pred = padded[m.end():].strip().rstrip(".!") if m else ""
     if _value_shaped(pred):
         out.append(pred)
-    return out
+    return list(dict.fromkeys(out))
 
 
 def _value_shaped(text: str) -> bool:
