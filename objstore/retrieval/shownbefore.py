@@ -57,7 +57,8 @@ def shown_before(store: Store, key: str, current_id: str, ids: list[str]) -> str
     earlier in this session: was "OLD"`` (``OLD`` the newest such version's
     value, whitespace folded, cut at :data:`WAS_CHARS`, escaped as a line
     is), or without ``: was …`` when that value may not be shown
-    (``facts.visible``: sealed, forgotten).  None when no older version was
+    (``facts.visible``: sealed, forgotten) or can no longer be read (a
+    forget since rewrote it away).  None when no older version was
     shown, the newest shown one holds the current value, or an object
     cannot be read.  Reads ``len(ids) + 1`` objects at most; never raises."""
     from objstore.memory.facts import visible  # defer: the facts module, for a fact served
@@ -65,12 +66,21 @@ def shown_before(store: Store, key: str, current_id: str, ids: list[str]) -> str
         return None
     try:
         cur = store.get(current_id, Fact)
-        older = [f for f in (store.get(i, Fact) for i in set(ids) if i != current_id)
-                 if f.key == key and f.version < cur.version]
     except MemError:
         return None
+    older, gone = [], False
+    for i in sorted(set(ids) - {current_id}):
+        try:
+            f = store.get(i, Fact)
+        except MemError:   # forgotten since it was shown (a forget rewrites the ids): changed, never named
+            gone = True
+            continue
+        if f.key == key and f.version < cur.version:
+            older.append(f)
     old = max(older, key=lambda f: f.version, default=None)
-    if old is None or old.body == cur.body:
+    if old is None:
+        return SHOWN_NOTE if gone else None   # test36 T20.3: the shown version was forgotten
+    if old.body == cur.body:
         return None
     if not visible(old):
         return SHOWN_NOTE

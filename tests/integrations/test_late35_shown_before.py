@@ -91,3 +91,18 @@ def test_the_note_counts_against_the_prompt_budget(mem, store_path):
     got = _prompt(store_path, SID, "which port does the db listen on?")
     assert 'changed since shown earlier in this session: was "5432"' in got and value in got
     assert estimate_tokens(got) <= budget + 40
+
+
+def test_a_shown_version_forgotten_since_still_says_the_value_changed(mem, store_path):
+    """test36 T20.3: the session was shown v2 on a prompt, v2 was forgotten,
+    and a later prompt served v1 with no note (the forgotten version's id
+    could no longer be read, so nothing counted as shown before): the agent
+    held two values and nothing said which replaced which."""
+    mem("remember", "project/proj/staging-db-host", "stg-db-1.internal")
+    mem("remember", "project/proj/staging-db-host", "leaky-host-9931.internal")
+    got = _prompt(store_path, SID, "which staging db host do we use?")
+    assert "leaky-host-9931" in got
+    mem("forget", "project/proj/staging-db-host@v2", "--yes")
+    got = _prompt(store_path, SID, "connect to the staging db host")
+    assert "stg-db-1.internal" in got and "leaky-host" not in got
+    assert "(recorded " in got and "changed since shown earlier in this session)" in got, got
