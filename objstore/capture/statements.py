@@ -91,11 +91,13 @@ MAX_CHARS = 600
 #: (the prompt hook of a new process need not compile it, ~0.3 ms)
 #: a cue opens the prompt's line or a sentence of it, after lead-in words ("Also, remember that …", "btw
 #: remember that …", "FYI: remember that …", "Make sure to remember that …") or mid-sentence as "… and
-#: remember that …" (test32 X1: those stored nothing and said nothing); each lead-in's separator is read one way
+#: remember that …" (test32 X1: those stored nothing and said nothing; test36 T20: "Hey, remember that …");
+#: each lead-in's separator is read one way
 #: only (two optional blanks around an optional comma gave every blank two ways: "ok " * 25 + "remember" took
 #: seconds, each word doubling it, test32b Y12)
 STATEMENT_CUE = LazyPattern(r"(?:^|(?<=[.!?])|(?<=\s)(?=and\s+(?:also\s+)?remember\s+(?:that|this)\b))\s*"
-                   r"(?:(?:also|and|ok(?:ay)?|btw|by\s+the\s+way|fyi|oh|so|plus|but|then)(?:[ \t]*[:,][ \t]*|[ \t]+))*"
+                   r"(?:(?:also|and|ok(?:ay)?|btw|by\s+the\s+way|fyi|oh|so|plus|but|then"
+                   r"|(?:hey|hi|hello)(?:[ \t]+(?:claude|codex|there))?)(?:[ \t]*[:,][ \t]*|[ \t]+))*"
                    r"(?:(?:make|be)\s+sure\s+(?:to|you)\s+(?=remember\b))?(?:(?P<ask>(?:can|could|would|will)\s+you\s+(?:please\s+)?)"
                    r"(?=remember\s+(?:that|this)\b)|(?P<please>(?:please|pls|plz)\s*,?\s+))?"
                    r"(?:remember(?:\s+(?:that|this)\s*[:,\-\u2013\u2014]?|\s*[:,]|\s+[-\u2013\u2014]"

@@ -223,6 +223,10 @@ LEAD_INS = [  # test32 X1, word for word: a lead-in word before the cue stored n
     ("Great work. And remember that the api timeout is 30s.", "the api timeout is 30s"),
     ("FYI: remember that the queue is rabbitmq-2.", "the queue is rabbitmq-2"),
     ("Make sure to remember that the build uses pnpm.", "the build uses pnpm"),
+    # test36 T20: a greeting before the cue
+    ("Hey, remember that the db port is 5432", "the db port is 5432"),
+    ("hey Claude, remember that the region is eu-central-1", "the region is eu-central-1"),
+    ("Hi, please remember that the deploy day is Friday.", "the deploy day is Friday"),
 ]
 NOT_LEAD_INS = ["and remember to run the tests", "so remember to push", "ok remember when we fixed the cache?",
                 "also don't forget: push the tag", "I can't remember that function's name",
@@ -231,7 +235,8 @@ NOT_LEAD_INS = ["and remember to run the tests", "so remember to push", "ok reme
                 "Did you run the migrations and remember that the db was reset?",
                 "Oh, remember that bug from last week? It's back.", "Oh remember that flaky test? It failed again.",
                 "btw remember that meeting yesterday, what did we decide about the port?",
-                "I can't remember that command, and remember that you ran it yesterday?"]
+                "I can't remember that command, and remember that you ran it yesterday?",
+                "Hey, do you remember that bug?", "hi remember me?"]
 #: test32b Y1: closing words after a take-back are no new value; a take-back of an earlier value keeps the statement
 TAKE_BACKS = [("remember that the deploy day is Thursday. Never mind, thanks!", None),
               ("remember that the deploy day is Friday. Never mind, that's all.", None),
