@@ -10,6 +10,9 @@ change.  Now each is ``db-password``'s next version, and no password is
 stored in the clear.
 T12: "we upgraded Node to 20 and Python to 3.12" was one fact
 ``upgraded-node-python``: neither version moved.  Now two changes.
+test35 T9: "Remember the db host is db1.internal." (a bare cue, no "please")
+stored nothing and said nothing; now filed as "remember that …" is, in the
+present tense only ("Remember the db was down last week" recalls a time).
 Real ``mem hook claude-code`` processes, read back with ``mem log``."""
 
 from __future__ import annotations
@@ -66,3 +69,13 @@ def test_each_password_change_is_the_keys_next_version_and_none_is_stored(tmp_pa
     assert s.log("python-version") == ["we upgraded Python to 3.12", "the Python version is 3.11"]
     assert scan_store(s.store, [b"the Python version is 3.11"])   # the scan reads what is stored (it can fail)
     assert scan_store(s.store, [pw.encode() for pw in PASSWORDS]) == []
+
+
+def test_a_bare_remember_of_a_present_statement_is_filed(tmp_path):
+    s = _Hooked(tmp_path)
+    said = s.prompt("Remember the db host is db1.internal.")
+    assert "project/proj/remembered/db-host" in said, said
+    s.prompt("Remember the api was down last week")
+    wait_store_processes_gone(s.store)
+    assert list(s.remembered()) == ["project/proj/remembered/db-host"]
+    assert s.log("db-host") == ["the db host is db1.internal"]
