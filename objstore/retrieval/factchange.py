@@ -320,7 +320,7 @@ def measured(a: Subject, b: Subject, measure: str, va: str = "", vb: str = "") -
         if not a.attribute and not b.attribute:   # (a part of it is another thing: "shop repo CI logs", test28b Z5)
             return shape_of(va) != "" and shape_of(va) == shape_of(vb) and one_head(a, b)
         if a.attribute and b.attribute or a.attribute == b.attribute:   # (and one head: "the db port" is not
-            return a.attribute == b.attribute and one_head(a, b)       # "the database admin console … port", T5)
+            return a.attribute == b.attribute and one_head(a, b, True)  # "the database admin console … port", T5)
         named, other = (a, b) if a.attribute else (b, a)   # "port 5432" / "the shop DB port changed to 6543" (test29 P4)
         if named.attribute in other.words:
             return True
