@@ -309,9 +309,10 @@ class ValuePairs:
 
 def measured(a: Subject, b: Subject, measure: str, va: str = "", vb: str = "") -> bool:
     """Whether two value subjects name one attribute, as ``measure`` asks
-    (``relations``' ``same``): ``"same"``, both name it of one head
-    (:func:`one_head`: "the db port" and "the database admin console is on
-    port 8080" name two things, test35b T5), or neither does and
+    (``relations``' ``same``): ``"same"``, both name it, the later one's
+    head among the earlier one's words or key (:func:`one_head`, ``of_b``:
+    "the db port" and "the database admin console is on port 8080" name two
+    things, test35b T5), or neither does and
     the values ``va``, ``vb`` are of one shape (:func:`shape_of`: "The shop
     cache runs on cache-1.internal" / "the shop cache moved to
     cache-9.internal": a host is what a host replaces, test27 V21);
