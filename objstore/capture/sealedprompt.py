@@ -131,6 +131,17 @@ def take_backs_after(text: str, previous: Callable[[], frozenset[str]]) -> str:
 #: file name ("config.yaml", "README.md"), a version ("v2.3.1"), a reference ("PR#1234", "#1234"), an e-mail
 _NAMED = LazyPattern(r"[\w.-]*\w\.(?:json|ya?ml|toml|md|txt|rst|py|js|ts|tsx|jsx|go|rs|rb|java|kt|c|h|cc|cpp|cs|sh|"
                      r"sql|html?|css|lock|env|ini|cfg|conf|xml|csv|log|pdf|png|jpe?g|svg|gz|zip|tar|proto|tf)|v?\d+(?:\.\d+)+(?:-\w+)?|[A-Za-z]*#\d+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+#: a product's name written with a capital inside (test35b T6: "… on GitHub", a bare "PostgreSQL" redacted for good
+#: after a password prompt), compared case aside; a word of letters alone that is all capitals ("README", "GRAPHQL")
+#: is an acronym or a shout, no password either
+_PRODUCT_NAMES = frozenset('''
+github gitlab bitbucket postgresql mysql sqlite mongodb mariadb dynamodb cockroachdb clickhouse couchdb influxdb
+rabbitmq zeromq activemq graphql javascript typescript coffeescript nodejs nextjs nestjs vuejs fastapi numpy scipy
+pytorch tensorflow openai openapi youtube linkedin wordpress powershell vscode intellij pycharm webstorm phpstorm
+goland rubymine digitalocean bigquery nosql oauth websocket websockets devops pagerduty circleci travisci teamcity
+jenkinsci cloudformation elasticsearch opensearch keycloak sonarqube docusign hubspot macos iphone ipad icloud
+mailchimp sendgrid stackoverflow dockerhub testflight xcode jetbrains javadoc junit pytest phpunit
+'''.split())
 #: what may close a word or a prompt after a value ("Beta#456q." "Beta#456q!")
 _TRAIL = ".,;:!?)\"'"
 
@@ -142,8 +153,12 @@ def _password_shaped(text: str) -> bool:
     a hyphen is no symbol: "doesn't", "re-run"): read, after a prompt whose
     password was redacted, as that password's new value; not "continue",
     "yes", "ok", "Thanks!", a URL (test34b T9), nor a file name, a version,
-    a "#1234" reference or an e-mail address (:data:`_NAMED`, test35b T6)."""
+    a "#1234" reference or an e-mail address (:data:`_NAMED`, test35b T6),
+    a product's name of letters alone ("GitHub", "PostgreSQL":
+    :data:`_PRODUCT_NAMES`) nor a word of capitals alone ("README")."""
     w = text.strip().rstrip(_TRAIL)
+    if w.isalpha() and (w.isupper() or w.casefold() in _PRODUCT_NAMES):
+        return False   # "GitHub", "PostgreSQL", "README": a name, its capitals no password's (test35b T6)
     return (len(w) >= 6 and not any(c.isspace() for c in w) and "://" not in w and _NAMED.fullmatch(w) is None
             and any(c.isdigit() or (not c.isalnum() and c not in "-'\u2019") or (c.isupper() and i)
                     for i, c in enumerate(w)))

@@ -50,11 +50,15 @@ def named(statement: str, stop: frozenset = _STOP, verbs: bool = True) -> tuple[
     (:func:`_changed_subject`), a name-first statement of a role by the
     role (:func:`_role_named`)."""
     statement, secret = guard_secret_subject(statement)
+    said = statement
     statement = re.sub(r"\S+", lambda t: " " if strong_token(t.group()) else t.group(), statement)   # never a key's name
     from objstore.core.redact import remove_credentials  # deferred: the rules (module doc)
-    text = _unpossessive(normalize_value(_MARKER.sub(" ", remove_credentials(statement))))
+    text = _unpossessive(normalize_value(_MARKER.sub(" ", cleaned := remove_credentials(statement))))
     if verbs and stop is _STOP and not secret:   # (named so since session 35; keys of older stores go on: _STOP_BEFORE)
-        if (changed := _changed_subject(text, stop)) is not None:
+        if (changed := _changed_subject(text, stop)) is not None or (
+                (statement != said or cleaned is not statement or _MARKER.search(cleaned))
+                and (changed := _changed_subject(_SECRET_VALUE_RE.sub(r"to 0secret\1", text), stop)) is not None):
+            # ("we set the db password to <secret>": the value removed is the password's next one, test35b T11)
             return changed, True   # "we upgraded node to 20": node version (test35 T4)
         if (role := _role_named(statement, stop)) is not None:
             return role, True      # "Bob is the on-call engineer now": the on-call engineer (test35 T8)
@@ -68,6 +72,10 @@ def named(statement: str, stop: frozenset = _STOP, verbs: bool = True) -> tuple[
     elif verbs and stop is _STOP and (verb := _verb_named(re.findall(r"\w+", text))) is not None:
         return verb, True   # "the db runs postgres 15": db, runs (test33b T3; before session 34 db-runs-postgres)
     return [w for w in re.findall(r"\w+", text) if w not in stop and not w.isdigit()][:3], False
+
+
+#: a statement that ends at "to" once its credential is removed ("we rotated the db password to  .")
+_SECRET_VALUE_RE = LazyPattern(r"\bto\s*([.!]?)\s*$")
 
 
 #: where a statement goes on with another of its own subject: "… on port 5432 and the deploy day is Tuesday",
@@ -102,7 +110,28 @@ def clauses(statement: str) -> list[str]:
             continue
         out.append(left.strip())
         start = m.end()
-    return [*out, statement[start:].strip()] if out else [statement]
+    return [*out, statement[start:].strip()] if out else _changes(statement)
+
+
+#: where a change said by who made it goes on with another thing changed: "… Node to 20 and Python to 3.12"
+_CHANGE_NEXT = LazyPattern(r",\s*(?:and\s+)?|\s+and\s+")
+
+
+def _changes(statement: str) -> list[str]:
+    """The changes one "we <verb> …" statement lists, each said whole:
+    "we upgraded Node to 20 and Python to 3.12" -> "we upgraded Node to
+    20", "we upgraded Python to 3.12" (test35b T12: one fact
+    ``upgraded-node-python`` moved neither version); ``[statement]`` unless
+    every part is a change of its own (:func:`_changed_subject`: "we bumped
+    the replica count to 5 and the timeout to 30" is two, "we set the
+    timeout to 30 and restarted it" one), none inside quotes."""
+    parts = [x for x in _CHANGE_NEXT.split(statement) if x]
+    if len(parts) < 2 or len(parts) > 8 or (m := STATEMENT_CHANGED_TO.match(normalize_value(parts[0]))) is None \
+            or any(_quoted(statement, at.start()) for at in _CHANGE_NEXT.finditer(statement)):
+        return [statement]
+    head = parts[0][:m.end("verb")]
+    out = [parts[0].strip(), *(f"{head} {x.strip()}" for x in parts[1:])]
+    return out if all(_changed_subject(normalize_value(x), _STOP) for x in out) else [statement]
 
 
 def _quoted(text: str, at: int) -> bool:

@@ -11,7 +11,8 @@ forget:``, ``note to self:``, a bracket label ``[note]`` or ``(remember)``, ``ca
 ``please remember X is Y`` (a bare "remember" after "please" or "pls",
 followed by one statement: a copula or an assignment, no question, no
 exclamation, no second clause; never a bare "Remember the api is on fire,
-fix it now!": test30b S15), each also after ``please``/``pls``, ``note
+fix it now!": test30b S15; "Remember X is Y" without "please" since
+session 36, its copula in the present tense, test35 T9), each also after ``please``/``pls``, ``note
 that`` or ``keep in mind that`` (a bare statement only, :func:`_note_statement`,
 test33 T11) or ``don't forget that``, and returns the statement.
 Only the person's own words count: the cue must open the prompt's first
@@ -143,18 +144,20 @@ _TASK = LazyPattern(r"\b(?:so|then|and|but)\s+(?:please\s+)?(?:run|do|don'?t|nev
 _THANKS = LazyPattern(r"[\s,;.!]*\b(?:thanks|thank\s+you|thx|ty|please|pls)\b[\s.!]*$", re.I)
 
 
-def _bare_statement(what: str) -> bool:
+def _bare_statement(what: str, present: bool = False) -> bool:
     """Whether the words after a bare "remember" (no "that", "this" nor a
     colon) state a fact: a subject holding a content word, then a copula
     or an assignment; never a plan ("to …"), a question word's clause, an
     object pronoun ("remember me"), nor a question ("… was down?", test30b
-    S2)."""
+    S2).  ``present``: the copula may not be "was"/"were" ("Remember the db
+    was down last week" recalls a time: the bare cue without "please",
+    session 36, test35 T9)."""
     if _NOT_STATED.match(what):
         return False
     first = re.split(r"(?<=[.!?])\s", what.split("\n", 1)[0].strip(), maxsplit=1)[0]   # its first sentence
     m = _COPULA.search(f" {first} ")
     if m is None or first.rstrip().endswith(("?", "!")) or re.search(r"[,;]", first[m.end() - 1:]) \
-            or _TASK.search(first):
+            or _TASK.search(first) or present and m.group(0).strip() in ("was", "were"):
         return False   # a question, an exclamation, a clause after it ("…, so run only the unit ones"): a task
     return any(w not in _STOP for w in re.findall(r"\w+", normalize_value(first[:max(m.start() - 1, 0)])))
 
@@ -227,7 +230,7 @@ def _whole_statement(prompt: str) -> str | None:
         return None   # "don't forget: push the tag", "note to self: run the tests": a task, no fact (test31 U9)
     if m.group("bare") is not None:
         what = _THANKS.sub("", what)
-        if m.group("please") is None or not _bare_statement(what):
+        if not _bare_statement(what, m.group("please") is None):
             return None   # "remember to run the tests", "remember when …": no statement of a fact (test30 R11)
     elif m.group("label") is not None and not _bare_statement(what):
         return None   # "[note] see the README", "(remember) this PR touches auth, review it": no fact (test32b Y5)

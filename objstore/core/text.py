@@ -105,7 +105,7 @@ STATEMENT_COPULA = LazyPattern(r"\s(?:is|are|was|were)\s|(?<!\bthat)(?<!\bwhich)
 #: number ("… to 50 MB"), not a purpose ("we updated the docs to mention it") (test35 T4)
 STATEMENT_CHANGED_TO = LazyPattern(
     r"^(?:we|i|they)\s+(?:(?:have|had|just|now|finally|already|recently|also)\s+)*"
-    r"(?P<verb>upgraded|downgraded|bumped|updated|changed|switched|raised|lowered|increased|decreased|set)\s+"
+    r"(?P<verb>upgraded|downgraded|bumped|updated|changed|switched|raised|lowered|increased|decreased|set|reset|rotated)\s+"
     r"(?!from\s|over\s|to\s)(?:(?:the|our|my|their)\s+)?(?P<what>[^\d\s]\S*(?:\s+(?!from\s|to\s)[^\d\s]\S*){0,4}?)"
     r"\s+(?:from\s+\S+\s+)?to\s+(?:\S+|(?=[^.!?;]*\d)\S+(?:\s+\S+){1,3})[.!]?$")
 

@@ -309,7 +309,10 @@ class ValuePairs:
 
 def measured(a: Subject, b: Subject, measure: str, va: str = "", vb: str = "") -> bool:
     """Whether two value subjects name one attribute, as ``measure`` asks
-    (``relations``' ``same``): ``"same"``, both name it, or neither does and
+    (``relations``' ``same``): ``"same"``, both name it, the later one's
+    head among the earlier one's words or key (:func:`one_head`, ``of_b``:
+    "the db port" and "the database admin console is on port 8080" name two
+    things, test35b T5), or neither does and
     the values ``va``, ``vb`` are of one shape (:func:`shape_of`: "The shop
     cache runs on cache-1.internal" / "the shop cache moved to
     cache-9.internal": a host is what a host replaces, test27 V21);
@@ -317,8 +320,8 @@ def measured(a: Subject, b: Subject, measure: str, va: str = "", vb: str = "") -
     if measure == "same":
         if not a.attribute and not b.attribute:   # (a part of it is another thing: "shop repo CI logs", test28b Z5)
             return shape_of(va) != "" and shape_of(va) == shape_of(vb) and one_head(a, b)
-        if a.attribute and b.attribute or a.attribute == b.attribute:
-            return a.attribute == b.attribute
+        if a.attribute and b.attribute or a.attribute == b.attribute:   # (and one head: "the db port" is not
+            return a.attribute == b.attribute and one_head(a, b, True)  # "the database admin console … port", T5)
         named, other = (a, b) if a.attribute else (b, a)   # "port 5432" / "the shop DB port changed to 6543" (test29 P4)
         if named.attribute in other.words:
             return True

@@ -114,7 +114,7 @@ TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
     from objstore.memory.tombstones import Hider
 from objstore.retrieval.dates import time_windows
-from objstore.retrieval.keyrank import FACT_KINDS, key_score, named_alone, names_key, narrower_first, older_match
+from objstore.retrieval.keyrank import FACT_KINDS, key_score, named_alone, names_key, narrower_first, older_match, other_forms
 from objstore.retrieval.recalltypes import RecallHit, RecallOptions, RecallResult, iso_time  # noqa: F401  (re-exported)
 from objstore.retrieval.timeitems import Said, fact_text, time_items
 from objstore.retrieval.timeline import lower_words_of, only_asks, order_by_time, values_of, wants_current
@@ -589,8 +589,9 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
                     turns: dict[str, Turn] | None = None, ns: _NsView | None = None,
                     lowered: _Lower | None = None) -> int:
     """Follow the subject forward in time: for each of the first
-    ``opts.follow`` turn hits (and as many ``user/`` facts: the person's
-    turns of the recall's projects), search the turns of its project recorded
+    ``opts.follow`` turn hits (and as many facts: the person's turns; a
+    ``user/`` one's of the recall's projects; tl33: "db" finds "database"),
+    search the turns of its project recorded
     after it for its own words and the question's (a later statement of a
     value reuses the words of the earlier one more than the question's:
     "We use Mocha as the test runner for the unit tests" -> "Switched the
@@ -603,21 +604,22 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
     stems, words = question_terms([query])
     lower: set[str] | None = None
     for i, (h, e) in enumerate(list(zip(hits, extra))[:opts.pool]):
-        user = h.kind == "fact" and h.key.startswith("user/")   # the person's later word, in any project (P13)
-        if (u if user else n) >= opts.follow or h.kind != "turn" and not user or not h.time or h.time + 1 >= end:
+        fact = h.kind == "fact"
+        user = fact and h.key.startswith("user/")   # the person's later word, in any project (P13)
+        if (u if fact else n) >= opts.follow or h.kind != "turn" and not fact or not h.time or h.time + 1 >= end:
             continue
-        u, n = (u + 1, n) if user else (u, n + 1)   # (a user/ fact takes no turn's place)
+        u, n = (u + 1, n) if fact else (u, n + 1)   # (a fact takes no turn's place)
         if lower is None:
             lower = (lowered or _Lower()).of(extra)
         if not user and not values_of(e.full, words | stems, lower):
             continue  # states no value: nothing a later statement could change
         own = [t for t in dict.fromkeys(tokenize(e.full[:2000])) if t not in QUERY_STOPWORDS][:16]
-        words_q = without_scope_words(" ".join(own) + " " + query, projects)
+        words_q = without_scope_words(" ".join(own + (other_forms(own) if fact else [])) + " " + query, projects)
         # in the hit's project even for --all-projects (a later statement elsewhere does not supersede
         # it; and at a million turns the project's postings are a fraction of the store's: 40 -> 15 ms)
         found = store.index.search(words_q, limit=8, kinds=("turn",),
                                    projects=projects if user else [h.project] if (projects is not None or h.project)
-                                   else None, exclude_refs=exclude_sessions, roles=("user",) if user else roles, stopwords=opts.stopwords,
+                                   else None, exclude_refs=exclude_sessions, roles=("user",) if fact else roles, stopwords=opts.stopwords,
                                    scope_idf=opts.scope_idf, times=[(h.time + 1, end)],
                                    texts=_texts_reader(store, turns))
         took = 0

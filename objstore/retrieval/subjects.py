@@ -523,18 +523,21 @@ def _same_word(term: str) -> str:
     return term
 
 
-def one_head(a: Subject, b: Subject) -> bool:
+def one_head(a: Subject, b: Subject, of_b: bool = False) -> bool:
     """Whether the last word of each subject (not :data:`GENERIC`; stemmed,
     one spelling of a ``core.text.KEY_ABBREVIATIONS`` group) is among the
     other's words or its fact's key's: "shop cache" / "the cache" are one
     head; "shop repo" / "shop repo CI logs", "shop cache" / "shop cache
     dashboards" are not (the logs of the repo are another thing, test28b
-    Z5).  A subject with no such word has any head."""
+    Z5).  A subject with no such word has any head.  ``of_b``: only
+    ``b``'s last word is asked for (``project/billing/db`` "Postgres 15 on
+    port 5432" / "the billing database moved to port 6543": the turn's
+    head is the key's word, session 36)."""
     def heads(s: Subject) -> tuple[str, set[str]]:
         words = [key_term(t) for w, t in zip(s.words, s.stems or s.words) if w not in GENERIC]
         return (words[-1] if words else ""), set(words) | {key_term(t) for _, t in s.key}
     (ha, wa), (hb, wb) = heads(a), heads(b)
-    return (not ha or ha in wb) and (not hb or hb in wa)
+    return (of_b or not ha or ha in wb) and (not hb or hb in wa)
 
 
 def compare(a: Subject | None, b: Subject | None, question: Collection[str] = ()) -> bool | None:

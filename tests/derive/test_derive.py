@@ -181,8 +181,10 @@ def test_statement_recognition():
                     "Remember the deploy window is 2-4pm or not?",
                     # test30b S15: a task opening with "Remember …" is no fact to keep (a bare cue needs "please")
                     "Remember the api is on fire, fix it now!", "Remember the tests are slow, so run only the unit ones",
-                    "Remember the deploy window is 2-4pm"):
+                    # session 36 (test35 T9): without "please" a bare cue's statement is in the present tense
+                    "Remember the db was down last week", "remember the time the db was down"):
         assert statement_of(chatter) is None, chatter
+    assert statement_of("Remember the deploy window is 2-4pm") == "the deploy window is 2-4pm"   # test35 T9
     assert statement_key("the staging db is on port 6000", None) == "user/remembered/staging-db"
 
 

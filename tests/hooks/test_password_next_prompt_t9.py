@@ -30,7 +30,8 @@ def test_a_password_corrected_in_words_the_redaction_does_not_read_is_redacted(t
         prompt(said, sid)
         prompt("continue", sid)   # a bare word that is no password's shape stays
         _check(home, sid, [f"the db password is {PM}", stored, "continue"], said.split()[-1])
-    for said in ("no wait, the file is settings.json", "whoops, it should be in config.yaml, v2.3.1, PR#1234"):
+    for said in ("no wait, the file is settings.json", "whoops, it should be in config.yaml, v2.3.1, PR#1234",
+                 "whoops, it should be in config.yaml on GitHub", "PostgreSQL", "no wait, see the README first"):
         sid = str(uuid.uuid4())   # test35b T6: a file name, a version, a reference are no password
         prompt("the db password is Alpha#123q", sid)
         prompt(said, sid)

@@ -3,9 +3,10 @@ db is on port 6543 these days", "billing db port: 5432 -> 6543", "heads up,
 billing db moved to 6543", "The billing database now listens on 6543."
 After ``mem remember project/billing/db-port "the billing db port is 5432"``
 each left the fact unmarked in the session block, recall and the hook (base:
-none marked; the last one is not found by recall's search for "which port does
-the billing db use", which shares only the project's name with it, so only the
-block and the hook are checked for it).  Real ``mem`` processes on a real Claude Code transcript, as
+none marked; the last one was not found by recall's search for "which port does
+the billing db use", which shares only the project's name with it, until
+session 36: recall follows a fact forward in time as it does a turn, its words'
+other spellings with them, "db" finding "database").  Real ``mem`` processes on a real Claude Code transcript, as
 ``test_later_turn_wordings`` does."""
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ MARKS = [
     "billing db port: 5432 -> 6543",
     "heads up, billing db moved to 6543",
 ]
-#: shares no word but the project's name with the question: recall does not find it (left out), the block and hook mark
+#: shares no word but the project's name with the question: the block and hook mark it, recall since session 36
 LISTENS = "The billing database now listens on 6543."
 
 
@@ -33,7 +34,7 @@ def test_a_typed_change_marks_the_fact(mem, tmp_path, said):
     assert_marks(mem, tmp_path, *FACT, said, QUESTION)
 
 
-def test_now_listens_marks_the_fact_in_the_block_and_hook(mem, tmp_path):
+def test_now_listens_marks_the_fact_in_the_block_hook_and_recall(mem, tmp_path):
     key, fact = FACT
     _later(mem, tmp_path, key, fact, LISTENS)
     block = mem("context", "--project", "billing").stdout.splitlines()
@@ -42,6 +43,9 @@ def test_now_listens_marks_the_fact_in_the_block_and_hook(mem, tmp_path):
     text, trace = prompt_hook(tmp_path / "store", QUESTION, CWD, tmp_path / "trace.jsonl")
     assert [x["key"] for x in trace["later_turns"]] == [key], trace
     assert mem("get", key).stdout.strip() == fact
+    hits = mem("recall", QUESTION, "--project", "billing", "--json").json["hits"]   # (session 36)
+    f = next(h for h in hits if h["kind"] == "fact")
+    assert f["updated_later"] and f["updated_later"]["text"] == LISTENS, hits
 
 
 #: capture's take-backs (``core.text.TAKE_BACK_PHRASES``, one list since tl33) now read by rule 8 too: base marked
