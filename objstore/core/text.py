@@ -602,6 +602,23 @@ def _nfc_chunks(text: str, seen: bool = False) -> list[tuple[int, int, str]]:
     return chunks
 
 
+def _ascii_map(text: str) -> tuple[str, list[int], list[int]]:
+    # normalized_map of escape-free ASCII (casefold is lower), by runs
+    parts, starts, ends, p = [], [], [], 0
+    for m in [*_WS.finditer(text), None]:
+        a, b = m.span() if m else (len(text),) * 2
+        if a > p:
+            parts.append(text[p:a].lower())
+            starts += range(p, a)
+            ends += range(p + 1, a + 1)
+        if m and parts:
+            parts.append(" ")
+            starts.append(a)
+            ends.append(a + 1)
+        p = b
+    return "".join(parts), starts, ends
+
+
 def normalized_map(text: str, seen: bool = False) -> tuple[str, list[int], list[int]]:
     """``(norm, starts, ends)``: the normalized form of ``text`` (as
     :func:`normalize_value`, except that a trailing whitespace run leaves
@@ -611,6 +628,8 @@ def normalized_map(text: str, seen: bool = False) -> tuple[str, list[int], list[
     space when the needle is normalized) is ``text[starts[s]:ends[e - 1]]``.
     ``seen``: the normalized form of :func:`confusable_fold` of ``text``
     (a dropped invisible character maps to no character of ``norm``)."""
+    if not seen and text.isascii() and "\x1b" not in text:
+        return _ascii_map(text)
     chars: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
