@@ -602,13 +602,13 @@ def _nfc_chunks(text: str, seen: bool = False) -> list[tuple[int, int, str]]:
     return chunks
 
 
-def _ascii_map(text: str) -> tuple[str, list[int], list[int]]:
-    # normalized_map of escape-free ASCII (casefold is lower), by runs
+def _runs_map(text: str) -> tuple[str, list[int], list[int]]:
+    # normalized_map by runs: NFC text folded 1:1
     parts, starts, ends, p = [], [], [], 0
     for m in [*_WS.finditer(text), None]:
         a, b = m.span() if m else (len(text),) * 2
         if a > p:
-            parts.append(text[p:a].lower())
+            parts.append(text[p:a])
             starts += range(p, a)
             ends += range(p + 1, a + 1)
         if m and parts:
@@ -628,8 +628,9 @@ def normalized_map(text: str, seen: bool = False) -> tuple[str, list[int], list[
     space when the needle is normalized) is ``text[starts[s]:ends[e - 1]]``.
     ``seen``: the normalized form of :func:`confusable_fold` of ``text``
     (a dropped invisible character maps to no character of ``norm``)."""
-    if not seen and text.isascii() and "\x1b" not in text:
-        return _ascii_map(text)
+    if not (seen or "\x1b" in text or "\x9b" in text) and unicodedata.is_normalized("NFC", text):
+        if len(low := text.casefold()) == len(text):
+            return _runs_map(low)
     chars: list[str] = []
     starts: list[int] = []
     ends: list[int] = []

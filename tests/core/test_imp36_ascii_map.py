@@ -1,5 +1,6 @@
-"""imp36: ``normalized_map`` of ASCII text without an escape sequence is built by runs
-(``text._ascii_map``: the session rules' and the tombstones' per-turn map, a Python loop
+"""imp36: ``normalized_map`` of an NFC text without an escape sequence whose case fold
+keeps one character for each (ASCII, most prose) is built by whitespace runs
+(``text._runs_map``: the session rules' and the tombstones' per-turn map, a Python loop
 per character before), with exactly the general path's answer."""
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ _ASCII = [chr(i) for i in range(128) if i != 0x1B]
 def test_every_ascii_character_alone_and_between_others():
     for ch in _ASCII:
         for t in (ch, ch * 3, f"a{ch}b", f"{ch}Ab{ch}", f" {ch} ", f"X{ch}{ch}\t{ch}Y"):
-            assert textmod._ascii_map(t) == _general(t), repr(t)
+            assert textmod._runs_map(t.casefold()) == _general(t), repr(t)
             assert normalized_map(t) == _general(t), repr(t)
 
 
@@ -50,14 +51,36 @@ def test_random_ascii_texts():
     alphabet = _ASCII + list(" \t\n\r\x0b\x0c\x1c\x1f") * 4 + list(string.ascii_letters) * 2
     for _ in range(3000):
         t = "".join(rnd.choice(alphabet) for _ in range(rnd.randrange(0, 40)))
-        assert textmod._ascii_map(t) == _general(t), repr(t)
+        assert textmod._runs_map(t.casefold()) == _general(t), repr(t)
+        assert normalized_map(t) == _general(t), repr(t)
+
+
+_UNICODE = list("\u00a0\u2003\u3000\u0085\u2028\u1680\u00df\u0130\u03a3\u03c2\u13a0\uab70\ufb01"
+                "\u00c9\u0301\u00e9\u1e9e\u212a\u2126\u0149\u01c5\u00b5\u17b4\u200b\ufeff\U0001d400\U00010400")
+
+
+def test_random_unicode_texts_fold_as_the_general_path():
+    # NFC texts (a combining accent makes some not NFC: the general path, as before); a fold that
+    # expands (\u00df, \u0130, \ufb01, \u0149) takes the general path too
+    import unicodedata
+    rnd = random.Random(3636)
+    alphabet = _UNICODE * 3 + _ASCII
+    done = 0
+    for _ in range(4000):
+        t = "".join(rnd.choice(alphabet) for _ in range(rnd.randrange(0, 30)))
+        got = normalized_map(t)
+        if unicodedata.is_normalized("NFC", t):
+            assert got == _general(t), repr(t)
+            done += 1
+    assert done > 500
+    for t in ("Stra\u00dfe  X", "\u03a3\u039f\u03a3\u00a0\u03c3", "a\u3000\u3000b\u2028", "\u13a0\u13a1 \uab70"):
         assert normalized_map(t) == _general(t), repr(t)
 
 
 def test_prose_and_code():
     t = ("  The DB password is Hunter2-Extra\n\n\tkeep it\r\n"
          'cmd: {"command": "psql -U admin", "Timeout": 30}\x1c\x1dend   ')
-    norm, starts, ends = textmod._ascii_map(t)
+    norm, starts, ends = textmod._runs_map(t.casefold())
     assert (norm, starts, ends) == _general(t)
     assert norm.startswith("the db password is hunter2-extra keep it ")
     assert norm.endswith("end ")        # a trailing run leaves one space
