@@ -3,7 +3,7 @@
 "scratch that, don't save it", "undo that last remember", "please forget
 what I said about the db port".  Within the prompt, a take-back after the
 statement already stores nothing ("… 5432. Forget it.",
-``capture.statements``, the phrases: ``core.text.TAKE_BACK_PHRASES``); as
+``capture.statements``, the phrases: ``core.takeback.TAKE_BACK_PHRASES``); as
 the next prompt the fact is already written, so ``capture.takeback`` takes
 back the version that prompt filed (session 35, lane cue35).
 
@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 
 from objstore.core.record import Frozen, set_fields
-from objstore.core.text import TAKE_BACK_PHRASES, LazyPattern
+from objstore.core.takeback import TAKE_BACK_PHRASES
+from objstore.core.text import LazyPattern
 
 _LEAD = r"(?:(?:oh|ok(?:ay)?|so|well|hmm+|um|uh|actually|please|no|wait|sorry|oops|and|just|hey|yeah)\s+)*"
 _DONT = r"(?:don'?t|do\s+not|never)\s+(?:remember|save|store|keep|record|note|memorize)"
@@ -71,7 +72,7 @@ def retraction_of(prompt: str) -> Retraction | None:
     every clause (split at , . ; : ! ? dashes) is a "forget that", a
     "don't remember/save that", an "undo that last remember", a "forget
     what I said about X" (strong: :class:`Retraction`), a take-back phrase
-    of ``core.text.TAKE_BACK_PHRASES`` or an "undo/revert that" (weak), or
+    of ``core.takeback.TAKE_BACK_PHRASES`` or an "undo/revert that" (weak), or
     stands beside one (a reason "it was wrong", "thanks", "actually"); at
     least one is a retraction; at most 200 characters."""
     text = prompt.replace("\u2019", "'").strip()

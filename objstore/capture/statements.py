@@ -83,7 +83,8 @@ from objstore.core.refs import fact_ref
 from objstore.capture.statementkey import clauses, name_before, named as _named, statement_key
 from objstore.capture.statementwords import (ASK_LEAD, JUDGED, STOP_WORDS, content_words as _content_words, guard_secret_subject,
                                              taken_value, without_request)
-from objstore.core.text import SOFT_TAKE_BACK_PHRASES, STATEMENT_COPULA, TAKE_BACK_PHRASES, LazyPattern
+from objstore.core.takeback import SOFT_TAKE_BACK_PHRASES, TAKE_BACK_PHRASES
+from objstore.core.text import STATEMENT_COPULA, LazyPattern
 from objstore.core.store import Store
 from objstore.memory.scope import project_aliases
 
@@ -312,7 +313,7 @@ def _restated(fix: str, said: str = "") -> str | None:
 #: statement's own ("Scratch that", "Just kidding.", "Never mind.", "— no wait, 5434", "Correction: 6543",
 #: "Actually no, make it 6000"); not "never mind the docs" (the phrase is followed by a stop, a comma or a
 #: dash); :func:`_corrected` reads what follows (test31c W16; recall's rule 8 reads the same phrases,
-#: ``restated.WRONG_NEXT_RE``; the phrases: ``core.text.TAKE_BACK_PHRASES``)
+#: ``restated.WRONG_NEXT_RE``; the phrases: ``core.takeback.TAKE_BACK_PHRASES``)
 TAKE_BACK_RE = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s-)\s*(?:" + "|".join(TAKE_BACK_PHRASES) +
                          r")(?=\s*(?:[.!,;:\u2014\u2013-]|$))[.!,;:\u2014\u2013-]*", re.I)
 #: a softer take-back ("Actually, it's 6543", "I mean 6543", "Sorry, 6543", "or rather 6543"): one only when a new

@@ -609,6 +609,23 @@ def _nfc_chunks(text: str, seen: bool = False) -> list[tuple[int, int, str]]:
     return chunks
 
 
+def _runs_map(text: str) -> tuple[str, list[int], list[int]]:
+    # normalized_map by runs: NFC text folded 1:1
+    parts, starts, ends, p = [], [], [], 0
+    for m in [*_WS.finditer(text), None]:
+        a, b = m.span() if m else (len(text),) * 2
+        if a > p:
+            parts.append(text[p:a])
+            starts += range(p, a)
+            ends += range(p + 1, a + 1)
+        if m and parts:
+            parts.append(" ")
+            starts.append(a)
+            ends.append(a + 1)
+        p = b
+    return "".join(parts), starts, ends
+
+
 def normalized_map(text: str, seen: bool = False) -> tuple[str, list[int], list[int]]:
     """``(norm, starts, ends)``: the normalized form of ``text`` (as
     :func:`normalize_value`, except that a trailing whitespace run leaves
@@ -618,6 +635,9 @@ def normalized_map(text: str, seen: bool = False) -> tuple[str, list[int], list[
     space when the needle is normalized) is ``text[starts[s]:ends[e - 1]]``.
     ``seen``: the normalized form of :func:`confusable_fold` of ``text``
     (a dropped invisible character maps to no character of ``norm``)."""
+    if not (seen or "\x1b" in text or "\x9b" in text) and unicodedata.is_normalized("NFC", text):
+        if len(low := text.casefold()) == len(text):
+            return _runs_map(low)
     chars: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
@@ -754,18 +774,3 @@ def strip_mem_context(text: str) -> str:
     if code:
         blocks = [(s, e) for s, e in blocks if not any(cs <= s < ce for cs, ce in code)]
     return replace_spans(text, blocks, "").strip() if blocks else text
-
-
-#: the person taking back what they just said ("Scratch that", "Just kidding.", "Never mind.", "no wait",
-#: "Correction:", "Forget it."): one list, read by capture (``capture.statements``: the statement's value
-#: is corrected or dropped) and by recall's rule 8 (``retrieval.restated.WRONG_NEXT_RE``: a change taken back marks
-#: no fact), regular-expression sources (re.I); test33's lane tl33 made the two read the same phrases
-TAKE_BACK_PHRASES = (r"(?:oh\s+)?(?:no,?\s+)?wait,?\s+no", r"no,?\s+wait", r"scratch\s+that", r"(?:just\s+)?kidding",
-                     r"j/?k", r"never\s*mind", r"ignore\s+(?:that|this)", r"disregard\s+(?:that|this)",
-                     r"my\s+(?:mistake|bad)", r"actually,?\s+no", r"(?:sorry|oops),?\s+(?:no|wrong)", "correction", "oops",
-                     r"whoops", r"nope", r"korrektur",   # ("Nope, X" as the next prompt after a password: seal34)
-                     r"forget\s+(?:it|that|this)", r"false\s+alarm",   # ("Forget it.": test32b Y2)
-                     r"typo", r"let\s+me\s+correct\s+(?:that|this)", r"hmm+,?\s+no")   # (test33b T15)
-#: the softer take-backs ("Actually, it's 6543", "I mean 6543", "Sorry, 6543", "or rather 6543"): one only with what
-#: follows (capture: a new value or the same subject's statement; rule 8: a clause saying the old value stands)
-SOFT_TAKE_BACK_PHRASES = (r"actually", r"i\s+meant?", r"sorry", r"(?:or\s+)?rather", r"(?:oh\s+)?wait")   # ("Wait, it's r2": test33b T15)

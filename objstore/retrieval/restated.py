@@ -29,7 +29,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from objstore.core.record import Record
-from objstore.core.text import SOFT_TAKE_BACK_PHRASES, TAKE_BACK_PHRASES, LazyPattern
+from objstore.core.takeback import SOFT_TAKE_BACK_PHRASES, TAKE_BACK_PHRASES
+from objstore.core.text import LazyPattern
 from objstore.retrieval.querywords import ASKING_WORDS   # (defined with the query words: the prompt hook reads it)
 from objstore.retrieval.subjects import compare, normalize, qualified_apart, quantity_of, subjects_of
 
@@ -74,7 +75,7 @@ WRONG_NEXT_RE = LazyPattern(r"\W*(?:(?:that|this|it)(?:[\u2019']s|\s+(?:is|was))
                             r"|(?:" + "|".join(TAKE_BACK_PHRASES) + r")\b(?=\s*(?:[.!]|$)|" + _STANDS + ")"
                             r"|(?:" + "|".join(SOFT_TAKE_BACK_PHRASES) + r")\b(?=" + _STANDS + "))", 2)
 #: (re.I, matched at the start; the last lines: the person taking back what they just said
-#: (``core.text.TAKE_BACK_PHRASES``, the phrases capture reads; a soft one, "Actually, it is still 5432", only before
+#: (``core.takeback.TAKE_BACK_PHRASES``, the phrases capture reads; a soft one, "Actually, it is still 5432", only before
 #: a clause saying the value stands), "Just kidding,
 #: it is still 5432.", "Scratch that."; not "Never mind the docs", test30c T21, nor "Never mind, I'll update the
 #: runbook myself", test31c W4: after a comma only a clause saying the value stands)

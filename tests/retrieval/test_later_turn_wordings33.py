@@ -48,7 +48,7 @@ def test_now_listens_marks_the_fact_in_the_block_hook_and_recall(mem, tmp_path):
     assert f["updated_later"] and f["updated_later"]["text"] == LISTENS, hits
 
 
-#: capture's take-backs (``core.text.TAKE_BACK_PHRASES``, one list since tl33) now read by rule 8 too: base marked
+#: capture's take-backs (``core.takeback.TAKE_BACK_PHRASES``, one list since tl33) now read by rule 8 too: base marked
 #: the fact for these; a softer one ("Actually, …") takes the change back only before a clause saying the value stands
 TAKEN_BACK = [
     "The billing DB port changed to 6543. Forget it.",
