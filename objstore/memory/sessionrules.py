@@ -66,6 +66,26 @@ def for_session(rules: SealRules | None, sid: str, project: str = "") -> SealRul
     return SealRules(rules.key, lines) if lines else None
 
 
+def carried_forms(values) -> list[str]:
+    """The normalized forms of ``values`` (an iterable of str) a rule is
+    kept for, distinct and sorted: at least ``MIN_TEXT_CHARS`` characters,
+    not a lone word of letters (``postgres`` under ``POSTGRES_PASSWORD=``
+    would withhold the word everywhere)."""
+    return sorted({norm for v in values if not v.isalpha() and len(norm := normalize_value(v)) >= MIN_TEXT_CHARS})
+
+
+def value_rules(values) -> SealRules | None:
+    """Rules in memory only (a random key, never written) for ``values``
+    (:func:`carried_forms`), for ``sealrules.withhold_sealed_values``: a
+    capture that sees the whole conversation at once (``mem proxy``) withholds
+    a fetched value in its later turns without a file.  None: no value kept."""
+    forms = carried_forms(values)
+    if not forms:
+        return None
+    key = os.urandom(32)
+    return SealRules(key, [("", rule_digest(key, x), len(x)) for x in forms])
+
+
 def add_session_rules(store: Store, sid: str, values: list[str] | tuple[str, ...],
                       have: SealRules | None, project: str = "") -> SealRules | None:
     """Add to ``have`` (the file as read, None: none yet) the rule of each
@@ -74,8 +94,7 @@ def add_session_rules(store: Store, sid: str, values: list[str] | tuple[str, ...
     file when one is new (its oldest lines dropped past
     :data:`SESSION_RULES_MAX`) and return the rules now (None: still none).
     Caller holds the store lock.  Raises OSError."""
-    # (a lone word of letters, ``postgres`` under ``POSTGRES_PASSWORD=``, would withhold the word everywhere)
-    forms = sorted({norm for v in values if not v.isalpha() and len(norm := normalize_value(v)) >= MIN_TEXT_CHARS})
+    forms = carried_forms(values)
     if not forms:
         return have
     have = have or SealRules(os.urandom(32), [])
