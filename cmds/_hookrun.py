@@ -470,6 +470,19 @@ def _rollup_stop(store, child: str, data: dict, agent_path: str) -> None:
                              command="hook", cwd=_s(data.get("cwd")), printed=printed)
 
 
+def _fork_capture(run: "HookRun", fn, store, kw: dict) -> bool:
+    """:func:`fork_off` ``fn(store, **kw)``, a prompt's capture the store lock kept from this process, with a
+    new ticket at the prompt's place (the attempt here dropped its own: ``capture_prompt``); False, the
+    ticket dropped, when no child could take it."""
+    import objstore
+    kw = {**kw, "ticket": objstore.take_prompt_ticket(store.root, kw["session_id"], kw["time_ms"])}
+    if fork_off(run, "capture", fn, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
+                budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
+        return True
+    objstore.drop_prompt_ticket(store.root, kw["ticket"])
+    return False
+
+
 def _capture_prompt(store, **kw):
     """``objstore.capture_prompt`` looked up when it runs: in the capture
     child, so the hook's own process does not import the capture chain
@@ -651,24 +664,24 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
                 # the key is fixed now (snapshot), the write happens in a child so the
                 # agent only waits for the injection
                 snap = objstore.prompt_snapshot(store.root, transcript, prompt)
+                said = int(time.time() * 1000)   # its ticket: captured after the session's earlier prompts
                 kw = dict(session_id=sid, prompt=prompt, cwd=cwd, transcript=transcript, cfg=cfg,
-                          index=False, snapshot=snap, time_ms=int(time.time() * 1000),
-                          entrypoint=_s(run.env.get("CLAUDE_CODE_ENTRYPOINT")), guard=BudgetHold)
+                          index=False, snapshot=snap, time_ms=said,
+                          entrypoint=_s(run.env.get("CLAUDE_CODE_ENTRYPOINT")), guard=BudgetHold,
+                          ticket=objstore.take_prompt_ticket(store.root, sid, said))
                 if not garbled and objstore.statement_of(prompt) is not None:
                     # "remember that …": the fact cites this turn: both written here, under one lock
                     got = run.guarded(None, lambda: (prompt_statement(store, run.log, **kw),))
                     if got is not None:
                         stated, statement_done = got[0], True
-                    elif fork_off(run, "capture", capture_statement, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
-                                  budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
+                    elif _fork_capture(run, capture_statement, store, kw):
                         statement_done = True   # the store is locked: turn and fact once it is free
                 elif objstore.retraction_of(prompt) is not None:
                     # "forget that" right after a "remember that" (test34 T9): the turn, what it takes back
                     # (said now), then the forget in a child (longer than this hook's budget)
                     got, statement_done = run.guarded(None, take_back_prompt, store, **kw), True   # (states nothing)
                     if got is None:
-                        if not fork_off(run, "capture", capture_take_back, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
-                                        budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
+                        if not _fork_capture(run, capture_take_back, store, kw):
                             run.guarded(None, objstore.capture_prompt, store, **kw)
                     elif got[0] is not None:
                         if got[0].selector and not fork_off(run, "takeback", take_back_now, store, sid, got[1],

@@ -208,6 +208,8 @@ _API: dict[str, tuple[str, str]] = {
     "prompt_snapshot": ("objstore.capture.snapshot", "prompt_snapshot"),
     "capture_shell": ("objstore.capture.shellcap", "capture_shell"),
     "capture_prompt": ("objstore.capture.live", "capture_prompt"),
+    "take_prompt_ticket": ("objstore.capture.promptorder", "take_ticket"),
+    "drop_prompt_ticket": ("objstore.capture.promptorder", "drop_ticket"),
     "mark_no_capture": ("objstore.capture.policy", "mark_no_capture"),
     "load_capture_config": ("objstore.capture.policy", "load_config"),
     "recall": ("objstore.retrieval.recall", "recall"),

@@ -19,6 +19,7 @@ from objstore.capture.claude_code import prompt_hash
 from objstore.capture.cursors import load_cursor, save_cursor
 from objstore.capture.policy import (CaptureConfig, has_marker, load_config, no_capture_of,
                                     no_capture_sessions, path_excluded)
+from objstore.capture.promptorder import drop_ticket, wait_earlier
 from objstore.capture.sealedprompt import withhold_sealed
 from objstore.capture.statements import statement_of
 from objstore.capture.snapshot import SNAPSHOT_MAX_BYTES, PromptSnapshot, is_subagent, prompt_snapshot
@@ -27,6 +28,7 @@ from objstore.capture.sync import (PRE_SYNC_MAX_BYTES, hide_forgotten_paths, pro
 from objstore.capture.transcript import project_of, strip_mem_context
 from objstore.core.record import Record, set_fields
 from objstore.core.refs import validate_session_id
+from objstore.core.errors import StoreLocked
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender
 from objstore.memory.facts import commit_later
@@ -61,7 +63,7 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
                    transcript: Path | None = None, cfg: CaptureConfig | None = None,
                    command: str = "hook UserPromptSubmit", index: bool = False,
                    time_ms: int | None = None, snapshot: PromptSnapshot | None = None,
-                   entrypoint: str = "", statement: bool = False, guard=None) -> PromptResult:
+                   entrypoint: str = "", statement: bool = False, guard=None, ticket: str = "") -> PromptResult:
     """Store a prompt as a user turn of ``session_id`` at once (``entrypoint``:
     the agent's ``CLAUDE_CODE_ENTRYPOINT``, recorded on the turn).
 
@@ -104,7 +106,34 @@ def capture_prompt(store: Store, *, session_id: str, prompt: str, cwd: str = "",
     is noted in the index journal before it moves
     (``TurnAppender.publish``): a process killed between leaves it to the
     next holder of the store lock to set.
+
+    ``ticket`` (red36): the prompt's place in its session's order, taken by
+    the prompt hook before it forked (``promptorder.take_ticket``): the
+    capture first waits, at most ``store.lock_timeout`` seconds, until the
+    captures of the session's earlier prompts are done, so the turns are
+    written in the order the prompts were said (a password corrected in the
+    next prompt is read after it, whichever hook child runs first); one
+    still not done by then raises StoreLocked (as the lock would: it holds
+    the session's next turn).  The ticket is dropped when this call returns
+    or raises (a hook that hands the prompt to a child takes a new one).
     """
+    if not ticket:
+        return _capture(store, session_id, prompt, cwd, transcript, cfg, command, index, time_ms, snapshot,
+                        entrypoint, statement, guard)
+    try:
+        if wait_earlier(store.root, session_id, ticket, store.lock_timeout):
+            raise StoreLocked("an earlier prompt of the session is still being stored",
+                              hint="its capture holds the session's next turn; the transcript sync stores this one")
+        return _capture(store, session_id, prompt, cwd, transcript, cfg, command, index, time_ms, snapshot,
+                        entrypoint, statement, guard)
+    finally:
+        drop_ticket(store.root, ticket)
+
+
+def _capture(store: Store, session_id: str, prompt: str, cwd: str, transcript: Path | None,
+             cfg: CaptureConfig | None, command: str, index: bool, time_ms: int | None,
+             snapshot: PromptSnapshot | None, entrypoint: str, statement: bool, guard) -> PromptResult:
+    """:func:`capture_prompt` once its turn in the session's order came."""
     cfg = cfg if cfg is not None else load_config(store.root)
     sid = validate_session_id(session_id)
     if has_marker(cfg, prompt):

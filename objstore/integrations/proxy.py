@@ -70,7 +70,7 @@ from pathlib import Path
 
 from objstore.capture.policy import has_marker, load_config, path_excluded
 from objstore.capture.transcript import cut_text, strip_harness_context, tool_input_json, tool_use_line
-from objstore.capture.withhold import (SECRET_OUTPUT, bash_mode, fetched_result, note_fetch, prints_secret,
+from objstore.capture.withhold import (SECRET_OUTPUT, bash_mode, fetched_result, prints_secret,
                                        withhold_result, withholds)
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
@@ -79,6 +79,7 @@ from objstore.core.text import strip_mem_context
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.integrations.httpcoding import MAX_DECODED
+from objstore.integrations.proxyfetched import fetch_calls, result_text, withhold_quoted
 from objstore.integrations.proxyspool import capture_turns, remembered_note, turn_writer  # noqa: F401 - the capture side
 from objstore.memory.provenance import is_subagent_session
 from objstore.memory.writechecks import check_key_credentials
@@ -137,12 +138,6 @@ def _system_text(system) -> str:
     return ""
 
 
-def _result_text(c) -> str:
-    """The text of a ``tool_result`` block's ``content`` (a string, or its text blocks joined by newlines)."""
-    return c if isinstance(c, str) else "\n".join(x.get("text", "") for x in c if isinstance(x, dict)) \
-        if isinstance(c, list) else ""
-
-
 def text_of(content, *, tool: bool = False, secret: frozenset = frozenset(),
              bash: list | None = None) -> list[tuple[str, str]]:
     """``(part, text)`` of a message's content: ``text`` blocks (part ``t<i>``),
@@ -170,7 +165,7 @@ def text_of(content, *, tool: bool = False, secret: frozenset = frozenset(),
                 and b["tool_use_id"] in secret:
             out.append((f"r{i}", SECRET_OUTPUT))
         elif tool and b.get("type") == "tool_result":
-            t = fetched_result(_result_text(b.get("content")).strip(), str(b.get("tool_use_id") or ""), secret)
+            t = fetched_result(result_text(b.get("content")).strip(), str(b.get("tool_use_id") or ""), secret)
             if t:
                 out.append((f"r{i}", cut_text(t)))   # the importers' one cut (…[cut N chars])
     return out
@@ -633,6 +628,7 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
             for idx in range(st.captured + 1, upto):
                 if not marked[idx] and not (known and mine[idx] in known):
                     out.pending += _turns_of(conv, idx, msgs[idx], ts, secret, bash)
+            out.pending = withhold_quoted(out.pending, msgs[:upto])   # a value fetched before, quoted (red36)
             st.captured = max(st.captured, upto - 1)
             out.turns = len(out.pending)
         out.undo = (was[0], st.captured, was[1], len(st.ids))
@@ -760,19 +756,7 @@ def secret_calls(msgs: list, cwd: str = "") -> frozenset:
                 if withholds(inp, trail, cwd) and b["id"] not in trail:
                     trail.append(b["id"])
             elif role == "user" and b.get("type") == "tool_result" and b.get("tool_use_id") in trail:
-                withhold_result(_result_text(b.get("content")), trail)
-    return frozenset(trail)
-
-
-def fetch_calls(msgs: list) -> frozenset:
-    """``withhold.TAINT_FETCH`` + id of each ``tool_use`` block of the assistant messages ``msgs`` whose call
-    fetches a secret (``withhold.note_fetch``: ``printenv DB_PASSWORD``; test34 T5)."""
-    trail: list = []
-    for m in msgs:
-        c = m.get("content") if isinstance(m, dict) and m.get("role") == "assistant" else None
-        for b in c if isinstance(c, list) else ():
-            if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str):
-                note_fetch(json.dumps(b.get("input"), ensure_ascii=False, sort_keys=True, default=str), b["id"], trail)
+                withhold_result(result_text(b.get("content")), trail)
     return frozenset(trail)
 
 

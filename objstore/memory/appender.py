@@ -532,7 +532,7 @@ class TurnAppender:
                 kept = self.withhold(self.store, text, lambda: self._previous_marks(sid, st))   # had withheld
                 text, n = kept, n + (kept != text)
             # a value withheld before in the session (a fetched secret, a password: test34b T15), and this one's
-            text, m = self._values.apply(sid, text, cap_turn_text(ct.text), ct.withheld)
+            text, m = self._values.apply(sid, text, cap_turn_text(ct.text), ct.withheld, ct.project)
             self.secrets_redacted += n + m + (ct.text.count("[REDACTED:fetched-secret]") if ct.withheld else 0)
         if ct.role == "user":
             self._prompt_marks[sid] = redaction_marks(text)

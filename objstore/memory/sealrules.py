@@ -191,7 +191,7 @@ def withhold_sealed_values(text: str, rules: SealRules) -> tuple[str, int]:
         return text, 0
     sealed = {d for k, d, _n in rules.lines if not k.startswith(FORGOTTEN_LABEL)}
     spans = [(starts[s], ends[e - 1]) for s, e in found]
-    if len(sealed) == len(rules.lines):
+    if len(sealed) == len({d for _k, d, _n in rules.lines}):   # (one value under two keys: one digest)
         return replace_spans(text, spans, WITHHELD), len(found)
     forgot = [sp for sp, (s, e) in zip(spans, found)
               if rule_digest(rules.key, norm[s:e]) not in sealed]

@@ -48,28 +48,59 @@ def load_session_rules(store: Store) -> SealRules | None:
     return load(store, SESSION_RULES_FILE, _HEAD)
 
 
-def for_session(rules: SealRules | None, sid: str) -> SealRules | None:
-    """The rules of session ``sid`` of ``rules`` (None: none)."""
+def project_scope(key: bytes, project: str) -> str:
+    """The scope field of project ``project``'s lines (red36: a later
+    session of the same project quoting the value): ``project:`` and 16 hex
+    digits of the project name's keyed digest under the file's ``key`` (the
+    name is not written; no session id holds a ``:``); "" for no project."""
+    return "project:" + rule_digest(key, "project\0" + project)[:8].hex() if project else ""
+
+
+def for_session(rules: SealRules | None, sid: str, project: str = "") -> SealRules | None:
+    """The rules of session ``sid`` of ``rules`` and (red36) those of the
+    sessions of ``project`` (:func:`project_scope`; "": none) (None: none)."""
     if rules is None:
         return None
-    lines = [ln for ln in rules.lines if ln[0] == sid]
+    scopes = {sid, project_scope(rules.key, project)} - {""}
+    lines = [ln for ln in rules.lines if ln[0] in scopes]
     return SealRules(rules.key, lines) if lines else None
 
 
+def carried_forms(values) -> list[str]:
+    """The normalized forms of ``values`` (an iterable of str) a rule is
+    kept for, distinct and sorted: at least ``MIN_TEXT_CHARS`` characters,
+    not a lone word of letters (``postgres`` under ``POSTGRES_PASSWORD=``
+    would withhold the word everywhere)."""
+    return sorted({norm for v in values if not v.isalpha() and len(norm := normalize_value(v)) >= MIN_TEXT_CHARS})
+
+
+def value_rules(values) -> SealRules | None:
+    """Rules in memory only (a random key, never written) for ``values``
+    (:func:`carried_forms`), for ``sealrules.withhold_sealed_values``: a
+    capture that sees the whole conversation at once (``mem proxy``) withholds
+    a fetched value in its later turns without a file.  None: no value kept."""
+    forms = carried_forms(values)
+    if not forms:
+        return None
+    key = os.urandom(32)
+    return SealRules(key, [("", rule_digest(key, x), len(x)) for x in forms])
+
+
 def add_session_rules(store: Store, sid: str, values: list[str] | tuple[str, ...],
-                      have: SealRules | None) -> SealRules | None:
+                      have: SealRules | None, project: str = "") -> SealRules | None:
     """Add to ``have`` (the file as read, None: none yet) the rule of each
     of ``values`` (normalized; shorter than ``MIN_TEXT_CHARS``: none) for
-    session ``sid``, write the file when one is new (its oldest lines
-    dropped past :data:`SESSION_RULES_MAX`) and return the rules now (None:
-    still none).  Caller holds the store lock.  Raises OSError."""
-    # (a lone word of letters, ``postgres`` under ``POSTGRES_PASSWORD=``, would withhold the word everywhere)
-    forms = sorted({norm for v in values if not v.isalpha() and len(norm := normalize_value(v)) >= MIN_TEXT_CHARS})
+    session ``sid`` and (red36) for project ``project`` ("": none), write the
+    file when one is new (its oldest lines dropped past
+    :data:`SESSION_RULES_MAX`) and return the rules now (None: still none).
+    Caller holds the store lock.  Raises OSError."""
+    forms = carried_forms(values)
     if not forms:
         return have
     have = have or SealRules(os.urandom(32), [])
     known = set(have.lines)
-    new = [ln for x in forms if (ln := (sid, rule_digest(have.key, x), len(x))) not in known]
+    scopes = [sid] + ([project_scope(have.key, project)] if project else [])
+    new = [ln for x in forms for k in scopes if (ln := (k, rule_digest(have.key, x), len(x))) not in known]
     if not new:
         return have
     got = SealRules(have.key, [*have.lines, *new][-SESSION_RULES_MAX:])
@@ -93,30 +124,32 @@ class SessionValues:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.rules: SealRules | None | bool = False      # False: not read yet
-        self.mine: dict[str, SealRules | None] = {}
+        self.mine: dict[tuple[str, str], SealRules | None] = {}
 
-    def apply(self, sid: str, text: str, raw: str, withheld: tuple[str, ...]) -> tuple[str, int]:
+    def apply(self, sid: str, text: str, raw: str, withheld: tuple[str, ...], project: str = "") -> tuple[str, int]:
         """``text`` (a turn of session ``sid`` as stored so far; ``raw``: its
-        text before redaction, capped) with each span matching one of the
-        session's rules replaced by ``[REDACTED:sealed-value]``, and how many
-        spans; then the values of this turn join the session's rules: those
+        text before redaction, capped; ``project``: its project's name, "":
+        none) with each span matching one of the session's rules or (red36)
+        one of its project's (values withheld in an earlier session of that
+        project) replaced by ``[REDACTED:sealed-value]``, and how many
+        spans; then the values of this turn join the session's and the project's rules: those
         given (``withheld``: ``CapturedTurn.withheld``) and those its
         redaction replaced under :data:`CARRIED_RULES` (read again only when
         ``text`` holds one of :data:`CARRIED_MARKS`).  Caller holds the store
         lock.  Raises OSError."""
         if self.rules is False:
             self.rules = load_session_rules(self.store)
-        if sid not in self.mine:
-            self.mine[sid] = for_session(self.rules, sid)
+        if (sid, project) not in self.mine:
+            self.mine[sid, project] = for_session(self.rules, sid, project)
         n = 0
-        if self.mine[sid] is not None:
-            text, n = withhold_sealed_values(text, self.mine[sid])
+        if self.mine[sid, project] is not None:
+            text, n = withhold_sealed_values(text, self.mine[sid, project])
         values = list(withheld)
         if raw and any(m in text for m in CARRIED_MARKS):
             from objstore.core.redact import redact  # defer: a text holding a password's marker only
             values += carried_values(raw, redact(raw).hits)
         if values:
-            got = add_session_rules(self.store, sid, values, self.rules)
+            got = add_session_rules(self.store, sid, values, self.rules, project)
             if got is not self.rules:
                 self.rules, self.mine = got, {}
         return text, n

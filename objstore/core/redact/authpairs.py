@@ -20,9 +20,14 @@ from objstore.core.redact.passwordphrases import PHRASE_TOKEN_BANG
 from objstore.core.redact.rule import Rule, make_rule
 from objstore.core.redact.scanners import scan_at
 
-#: ``_auth``/``-auth`` ending an identifier, its sign (``=``, ``:``, ``:=``, a quote around name or value), the user
-_PAIR = (r"(?<=[a-z0-9])[_-]auth(?![a-z0-9_\-])(?:\\{0,3}[\"'])?[ \t]{0,4}(?::=|[=:])[ \t]{0,4}(?:\\{0,3}[\"'])?"
-         r"[a-z0-9_.@+\-]{1,64}:(?P<secret>[^\s\"'`,;\\]{4,128})")
+#: the password of a pair: up to a blank, quote or separator; red36 (test35b T10): in a quoted value, up to
+#: its closing quote, blanks and all (``BASIC_AUTH="admin:S3cret Pass99"`` kept ``Pass99``)
+_PAIR_SECRET = (r"(?P<secret>(?(q)(?:[^\"'`\r\n\\]{4,128}(?=(?P=bs)(?P=q))|[^\s\"'`,;\\]{4,128})"
+                r"|[^\s\"'`,;\\]{4,128}))")
+#: ``_auth``/``-auth`` ending an identifier, its sign (``=``, ``:``, ``:=``, a quote around name or value) or,
+#: red36 (test35b T10), blanks alone (``--basic-auth admin:PW``, ``BASIC_AUTH admin:PW``), the user
+_PAIR = (r"(?<=[a-z0-9])[_-]auth(?![a-z0-9_\-])(?:\\{0,3}[\"'])?(?:[ \t]{0,4}(?::=|[=:])[ \t]{0,4}|[ \t]{1,4})"
+         r"(?:(?P<bs>\\{0,3})(?P<q>[\"']))?[a-z0-9_.@+\-]{1,64}:" + _PAIR_SECRET)
 
 
 def auth_pair_ok(v: str) -> bool:

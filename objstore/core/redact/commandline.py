@@ -137,6 +137,12 @@ PIPE_STORE_CMDS = (_PIPE_RUNNER + r"(?:gh[ \t]{1,4}secret[ \t]{1,4}set"
                     r"|secret-tool[ \t]{1,4}store|keyring[ \t]{1,4}set"
                     r"|htpasswd[ \t]{1,4}(?:-[A-Za-z]{1,8}[ \t]{1,4}){0,4}?-[A-Za-z]{0,7}i"
                     r"|openssl[ \t]{1,4}passwd|ansible-vault[ \t]{1,4}encrypt_string)(?![A-Za-z0-9_.\-])")
+#: curl's ``-u`` value after its option (blanks or ``=``, a quote raw or JSON-escaped): the user, ``:``, the
+#: password (red26; test27 V30: an escaped quote inside the password, ``admin:Zq7\\"mm2x``, is part of it)
+_USER_PASS = (r"(?:[ \t]+|=)?(?:\\{0,3}[\"'])?[^\s:\"'`\\]{1,128}:"
+              r"(?P<secret>(?:[^\s\"'`;&|<>()\\]|\\(?:\\\\)?[\"'](?=[^\s\"'`\\;&|<>()])|\\(?!\\{0,2}[\"'])){1,256}+)")
+#: red36: HTTPie's and xh's command names with the blank after them (a rule's starts)
+_HTTPIE = ("http ", "https ", "httpie ", "xh ", "xhs ")
 #: red26: a quoted argument of several words, its quotes raw or JSON-escaped (the closing one as the opening)
 _QUOTED_WORDS = r"(?P<bs>\\{0,3})(?P<q>[\"'])(?P<secret>[^\"'\\\r\n`$|;&<>]{1,256}+)(?P=bs)(?P=q)"
 
@@ -167,9 +173,15 @@ COMMAND_LINE_RULES: list[Rule] = [
     _r("cli-password",
        "curl(1) '-u, --user <user:password>' and '-U, --proxy-user <user:password>' (red26: its quote JSON-escaped "
        "too; test27 V30: an escaped quote inside the password, 'admin:Zq7\\\"mm2x', is part of it) https://curl.se/docs/manpage.html",
-       _cmd("curl") + _ARGS_BEFORE + r"(?:-u|--user|-U|--proxy-user)(?:[ \t]+|=)?(?:\\{0,3}[\"'])?[^\s:\"'`\\]{1,128}:"
-       r"(?P<secret>(?:[^\s\"'`;&|<>()\\]|\\(?:\\\\)?[\"'](?=[^\s\"'`\\;&|<>()])|\\(?!\\{0,2}[\"'])){1,256}+)",
+       _cmd("curl") + _ARGS_BEFORE + r"(?:-u|--user|-U|--proxy-user)" + _USER_PASS,
        priority=45, check=cli_secret_ok, anchors=("curl",)),
+    _r("cli-password",
+       "red36 (test35b T10): HTTPie's and xh's '-a, --auth <user:password>', curl's '-u' by another name "
+       "https://httpie.io/docs/cli/authentication https://github.com/ducaale/xh",
+       r"(?<![^\s;|&(`\"'])" + _cmd("http", "https", "httpie", "xh", "xhs") + r"(?=[ \t])" + _ARGS_BEFORE
+       + r"(?:-a|--auth)" + _USER_PASS,
+       # (the command and its blank: a URL's "http" tries nothing; a 2 KB prompt of URLs paid +1.4 % without it)
+       priority=45, check=cli_secret_ok, anchors=_HTTPIE, scan=scan_at(*_HTTPIE)),
     _r("cli-password",
        "redis-cli '-a <password>' / '--pass <password>' (https://redis.io/docs/latest/develop/tools/cli/)",
        _cmd("redis-cli", "valkey-cli", "keydb-cli") + _ARGS_BEFORE + r"(?:-a|--pass)(?:[ \t]+|=)" + _ARG,
