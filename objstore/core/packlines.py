@@ -29,6 +29,9 @@ import struct
 import zlib
 from array import array
 from bisect import bisect_right
+from itertools import accumulate, chain
+
+from objstore.core.text import LazyPattern
 
 #: the version whose blocks carry line references and whose pack holds chunk blocks
 LINES_VERSION = 8
@@ -245,7 +248,71 @@ def parse_refs(area, count: int, upto: int | None = None) -> list[list[tuple[int
     reference area (:meth:`LinePass.strip`): per frame, a list of
     ``(offset in the stored frame, chunk number)``; ``upto``: of the first
     ``upto`` frames only (a read of one frame).  ValueError when the
-    area is damaged (runs short, has bytes left, a negative chunk)."""
+    area is damaged (runs short, has bytes left, a negative chunk).
+
+    The area's varints are read at once (:func:`varint_values`) and summed
+    a frame at a time (slices, ``accumulate``), not read a byte at a time:
+    every read of a version-8 frame parses the references of the frames
+    before it in its block (docs/benchmarks.md, "Session 36 (branch
+    `lat36`)").  Anything out of the ordinary (a varint over 5 bytes, an
+    area that runs short or has bytes left, a negative chunk) is parsed
+    again byte by byte, which raises the error at the place it is."""
+    area = bytes(area)
+    frames = count if upto is None else min(upto, count)
+    try:
+        vals = varint_values(area)
+    except ValueError:
+        return _parse_refs_bytewise(area, count, upto)
+    out: list[list[tuple[int, int]]] = []
+    i, nv = 0, len(vals)
+    for _ in range(frames):
+        if i >= nv:
+            return _parse_refs_bytewise(area, count, upto)
+        n = vals[i]
+        j = i + 1 + 2 * n
+        if j > nv:
+            return _parse_refs_bytewise(area, count, upto)
+        if n:
+            seg = vals[i + 1:j]
+            zs = seg[1::2]
+            lcs = list(accumulate([1 + ((z >> 1) if not z & 1 else -((z + 1) >> 1)) for z in zs], initial=-1))
+            del lcs[0]
+            if min(lcs) < 0:
+                return _parse_refs_bytewise(area, count, upto)
+            out.append(list(zip(accumulate(seg[0::2]), lcs)))
+        else:
+            out.append([])
+        i = j
+    if upto is None and (i != nv or (area and area[-1] >= 0x80)):
+        return _parse_refs_bytewise(area, count, upto)
+    return out
+
+
+#: a LEB128 varint of two to five bytes, as a group: re.split keeps it
+_LONG_VARINT = LazyPattern(rb"([\x80-\xff]{1,4}[\x00-\x7f])")
+_HIGH = bytes(range(128, 256))
+
+
+def varint_values(area: bytes) -> list[int]:
+    """Every LEB128 varint of ``area`` in order, as ints: the area split by
+    one regular expression around its varints of two bytes or more, the
+    one-byte ones between them taken as the bytes' values (a line-reference
+    area's are mostly one byte; a read of each by :func:`_read_varint` is
+    ~10 times slower).  ValueError when the area does not split into
+    varints (a run of more than four bytes with the high bit set, or one
+    at the end)."""
+    parts = _LONG_VARINT.split(area)
+    toks = parts[1::2]
+    if sum(map(len, toks)) - len(toks) != len(area) - len(area.translate(None, _HIGH)):
+        raise ValueError("a line-reference area that does not split into varints")
+    parts[1::2] = [((t[0] & 0x7F) | (t[1] << 7),) if len(t) == 2 else
+                   (sum((b & 0x7F) << (7 * i) for i, b in enumerate(t)),) for t in toks]
+    return list(chain.from_iterable(parts))
+
+
+def _parse_refs_bytewise(area, count: int, upto: int | None = None) -> list[list[tuple[int, int]]]:
+    """:func:`parse_refs` a byte at a time: the same list, or the
+    ValueError at the first damaged place."""
     out: list[list[tuple[int, int]]] = []
     pos = 0
     for _ in range(count if upto is None else min(upto, count)):

@@ -32,16 +32,15 @@ aborts it and falls back to writing every kept frame again
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from bisect import bisect_right
-from itertools import accumulate, chain
+from itertools import accumulate
 
 from objstore.core.errors import CorruptObject
 from objstore.core.ids import hash_bytes
 from objstore.core.packencode import deflate_stored, split_parents
 from objstore.core.packformat import U32, DeflateReader, HexIds, Inflate
-from objstore.core.packlines import LINES_VERSION, chunk_block, deflate_chunk_block, inflate_chunk_block
+from objstore.core.packlines import LINES_VERSION, chunk_block, deflate_chunk_block, inflate_chunk_block, varint_values
 from objstore.core.packsources import column_len, split_sources
 from objstore.core.packwriter import PackWriter
 
@@ -101,36 +100,7 @@ def ref_area(zr: DeflateReader, data) -> tuple[int, bytes]:
     return count, inf.take(U32.unpack(inf.take(4))[0])
 
 
-#: a LEB128 varint of two to five bytes (``packlines``' line references), as a group: re.split keeps it
-_LONG_VARINT = re.compile(rb"([\x80-\xff]{1,4}[\x00-\x7f])", re.S)
-_HIGH = bytes(range(128, 256))
-_SMALL: dict[bytes, tuple[int]] = {}  # a varint of two bytes -> (its value,), made on the first use
-_UNZIG: list[int] = []  # a zigzag of one or two bytes -> 1 + the number it codes (_unzig1), made with _SMALL
-
-
-def _varints(area: bytes) -> list[int]:
-    """Every varint of ``area`` in order (the line-reference areas of a
-    1M-turn pack hold ~1.7M, ~85 % of one byte: a read of each by
-    ``packlines._read_varint`` took ~1 s): the area split by one regular
-    expression around its varints of two bytes or more, the one-byte ones
-    between them taken as the bytes' values, the two-byte ones looked up
-    in a table; ValueError when the area does not split into varints (a
-    run of more than four bytes with the high bit set, or one at the
-    end)."""
-    if not _SMALL:
-        _SMALL.update({bytes((lo | 0x80, hi)): (lo | hi << 7,) for lo in range(128) for hi in range(128)})
-        _UNZIG.extend(map(_unzig1, range(1 << 14)))
-    parts = _LONG_VARINT.split(area)
-    toks = parts[1::2]
-    if sum(map(len, toks)) - len(toks) != len(area) - len(area.translate(None, _HIGH)):
-        raise ValueError("a line-reference area that does not split into varints")
-    vals = list(map(_SMALL.get, toks))
-    if None in vals:
-        for k, t in enumerate(toks):
-            if vals[k] is None:
-                vals[k] = (sum((b & 0x7F) << (7 * i) for i, b in enumerate(t)),)
-    parts[1::2] = vals
-    return list(chain.from_iterable(parts))
+_UNZIG: list[int] = []  # a zigzag of one or two bytes -> 1 + the number it codes (_unzig1), made on the first use
 
 
 def _unzig1(z: int) -> int:
@@ -142,7 +112,9 @@ def named_chunks(area: bytes, count: int, skip: set[int] | frozenset = frozenset
     reference ``area``: ``packlines.LinePass.strip``'s varints), those of
     the frames at the positions in ``skip`` left out.  ValueError when the
     area does not hold exactly ``count`` frames' references."""
-    vals = _varints(area)
+    if not _UNZIG:
+        _UNZIG.extend(map(_unzig1, range(1 << 14)))
+    vals = varint_values(area)
     out: set[int] = set()
     pos = 0
     for f in range(count):

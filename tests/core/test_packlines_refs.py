@@ -1,0 +1,94 @@
+"""A version-8 block's line references read at once (lane lat36).
+
+Every read of a version-8 frame parses the line references of the frames
+before it in its block; ``packlines.parse_refs`` read them a varint at a
+time (``_read_varint``: ~30 % of a recall's work in the resident helper,
+docs/benchmarks.md, "Session 36 (branch `lat36`)").  It now reads the
+area's varints at once (``varint_values``) and falls back to the byte by
+byte parse only for a damaged area, which raises the same error at the
+same place.  These tests check the two give the same list or the same
+error on sound and damaged areas of every shape, and that a sound area
+never takes the slow path."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from objstore.core import packlines
+from objstore.core.packlines import _parse_refs_bytewise, _varint, parse_refs, varint_values
+
+
+def _outcome(fn, area, count, upto):
+    try:
+        return "ok", fn(area, count, upto)
+    except ValueError as e:
+        return "error", str(e)
+
+
+def _area(rnd: random.Random, count: int, sound: bool = False) -> bytes:
+    """``count`` frames' references; ``sound``: every chunk after the one before (even zigzags)."""
+    zigzags = [0, 2, 4, 254, 1000, 2 ** 28] if sound else [0, 1, 2, 3, 4, 255, 1000, 2 ** 28]
+    out = bytearray()
+    for _ in range(count):
+        n = rnd.choice([0, 0, 1, 2, 3, 5])
+        _varint(n, out)
+        for _r in range(n):
+            _varint(rnd.choice([0, 1, 5, 100, 127, 128, 300, 20000, 2 ** 21, 2 ** 30]), out)  # offset step
+            _varint(rnd.choice(zigzags), out)  # zigzag: odd ones step back
+    return bytes(out)
+
+
+def _damaged(rnd: random.Random, area: bytes) -> bytes:
+    m = rnd.random()
+    if m < 0.25 and area:
+        return area[:rnd.randrange(len(area))]                       # runs short, maybe inside a varint
+    if m < 0.4:
+        return area + bytes([rnd.randrange(256)])                    # a byte left over
+    if m < 0.6 and area:
+        i = rnd.randrange(len(area))
+        return area[:i] + bytes([rnd.randrange(256)]) + area[i + 1:]  # one byte changed
+    if m < 0.7:
+        return area + b"\xff" * rnd.randint(1, 7) + b"\x01"          # a varint over 5 bytes
+    return area
+
+
+def test_parse_refs_gives_the_byte_by_byte_parse_list_or_error():
+    rnd = random.Random(36)
+    seen = {"ok": 0, "error": 0}
+    for _ in range(4000):
+        count = rnd.randint(0, 8)
+        area = _damaged(rnd, _area(rnd, count))
+        for upto in (None, 0, 1, rnd.randint(0, 9)):
+            want = _outcome(_parse_refs_bytewise, area, count, upto)
+            assert _outcome(parse_refs, area, count, upto) == want, (area.hex(), count, upto)
+            assert _outcome(parse_refs, memoryview(b"--" + area)[2:], count, upto) == want
+            seen[want[0]] += 1
+    assert seen["ok"] > 1000 and seen["error"] > 1000   # both kinds were met
+
+
+def test_varint_values_reads_every_width_and_refuses_what_is_no_varint():
+    nums = [0, 1, 127, 128, 300, 16383, 16384, 2 ** 21 - 1, 2 ** 21, 2 ** 28, 2 ** 35 - 1]
+    out = bytearray()
+    for n in nums:
+        _varint(n, out)
+    assert varint_values(bytes(out)) == nums
+    assert varint_values(b"") == []
+    for bad in (b"\x80", b"\x01\x81", b"\xff" * 5 + b"\x01"):
+        with pytest.raises(ValueError):
+            varint_values(bad)
+
+
+def test_a_sound_area_is_parsed_without_the_byte_by_byte_reader(monkeypatch):
+    rnd = random.Random(7)
+    areas = [(_area(rnd, c, sound=True), c) for c in (1, 4, 8, 8)]
+    want = {a: parse_refs(a, c) for a, c in areas}
+
+    def refuse(buf, pos):
+        raise AssertionError("a sound area read a varint at a time")
+
+    monkeypatch.setattr(packlines, "_read_varint", refuse)
+    for a, c in areas:
+        assert parse_refs(a, c) == want[a]
+        assert parse_refs(a, c, 2) == want[a][:2]
