@@ -60,7 +60,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     the value (mem revert KEY makes the older value current again, mem
     remember KEY VALUE sets another).  A sealed key's lost newest version
     is kept the same way (mem sealed show KEY exits 13; --version N reads
-    an older one).
+    an older one).  A session whose last turns were lost with its head
+    keeps one 'lost' placeholder at its end: every fsck after warns of it
+    (exit 0; mem doctor too) until 'mem import claude-code --reread' (or
+    codex) of its transcript fills it.
     Each mended history says how many 'lost' placeholders it got, and the
     report ends with 'lost in all: …': the placeholders written, by kind
     and in how many keys or sessions, and the refs removed with nothing
