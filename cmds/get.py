@@ -42,11 +42,7 @@ def command(key, as_of, session, agent, as_json, store):
     place; the message names the newest readable version: mem revert KEY
     makes it current again), or the whole key was (mem fsck --repair
     removed it with nothing readable and recorded it in lost-refs: the
-    message says when; mem pull from a remote or backup puts it back),
-    or its ref was set back to an older version than its reflog's last
-    move (a file-level restore, a synced-folder copy: the value is not
-    printed; the message names both, mem fsck --repair sets it to its last
-    write again; without --as-of).
+    message says when; mem pull from a remote or backup puts it back).
     """
     from . import lean
     exit_with(lean.get(store, key, as_json, as_of, session, agent))

@@ -53,9 +53,6 @@ def get(store, key: str, as_json: bool, as_of: int | None = None, session: str |
         if lost is None:
             raise
         raise lost from e
-    from objstore import set_back_error
-    if as_of is None and (back := set_back_error(store, key)) is not None:   # (fsck's problem, test34b T25)
-        raise back
     if as_json:
         emit_json(version_json(v, current=True))
     elif sys.stdout.isatty():

@@ -102,7 +102,6 @@ _API: dict[str, tuple[str, str]] = {
     "damage_causes": ("objstore.core.damagesay", "damage_causes"),
     "damage_advice": ("objstore.core.damagesay", "damage_advice"),
     "lost_ref_error": ("objstore.core.lostrefs", "lost_ref_error"),
-    "set_back_error": ("objstore.core.setback", "set_back_error"),
     "lost_current_message": ("objstore.memory.facts", "lost_current_message"),
     "successor_of": ("objstore.memory.supersede", "successor_of"),
     "log_marks": ("objstore.memory.supersede", "log_marks"),

@@ -25,7 +25,6 @@ from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR
 from objstore.core.lock import lock_held
 from objstore.core.lostrefs import FILENAME as LOST_FILE, lost_refs_note
-from objstore.core.setback import descends, fact_reflog, rolled_back, set_back_said
 
 
 @dataclass
@@ -491,6 +490,32 @@ def reflog_gaps(store: Store, name: str, objs: dict, entries: list[ReflogEntry] 
             and descends(objs, b.old, a.new)]
 
 
+def fact_reflog(store: Store, name: str) -> list[ReflogEntry] | None:
+    """The entries of ref ``name``'s reflog (``Reflog.read``), or None when
+    its file is not a regular file (``Reflog.file_damage`` names it): what
+    :func:`rolled_back`, :func:`unlogged` and :func:`reflog_gaps` read, once
+    for the three (fsck read a fact's reflog three times: session 31's
+    review)."""
+    try:
+        return store.reflog.read(name)
+    except CorruptObject:
+        return None
+
+
+def descends(objs: dict, oid: str, ancestor: str | None) -> bool:
+    """Whether version (or turn) ``oid`` descends from ``ancestor``: its
+    ``parent`` links through ``objs`` (decoded objects by id) reach it.
+    False when a link leaves ``objs`` or loops."""
+    seen: set[str] = set()
+    cur = objs.get(oid)
+    while cur is not None and getattr(cur, "parent", None) is not None and cur.parent not in seen:
+        if cur.parent == ancestor:
+            return True
+        seen.add(cur.parent)
+        cur = objs.get(cur.parent)
+    return False
+
+
 def bridge_reflog_gaps(store: Store, name: str, objs: dict) -> int:
     """``fsck --repair`` of :func:`reflog_gaps`: write ``name``'s reflog anew
     (``Reflog.replace``) with, before each entry after a gap, one line of
@@ -519,6 +544,22 @@ def add_unlogged_line(store: Store, name: str, move: tuple[str | None, str], los
                         else "fsck --repair: the line a stopped write did not add")
 
 
+def rolled_back(store: Store, name: str, oid: str, objs: dict,
+                entries: list[ReflogEntry] | None = None) -> str | None:
+    """The id the last entry of ``name``'s reflog moved it to, when the ref
+    now holds an *older* version or turn of that history (``oid`` is an
+    ancestor of it: the ref file was set back, e.g. by a file-level restore
+    or a synced-folder conflict copy); else None.  A ref ahead of its reflog
+    (a crash between the ref and its reflog entry, or a move without a
+    message) is not a rollback.  ``objs``: decoded objects by id;
+    ``entries``: as for :func:`unlogged`."""
+    entries = fact_reflog(store, name) if entries is None else entries
+    if not entries or entries[-1].new is None or entries[-1].new == oid:
+        return None
+    newer = entries[-1].new
+    return newer if descends(objs, newer, oid) else None
+
+
 def cut_short_said(name: str, obj) -> str | None:
     """What ``mem fsck`` and ``mem doctor`` say of a session ref ``name``
     (``sessions/<id>``) whose head ``obj`` is the 'lost' placeholder a
@@ -530,6 +571,52 @@ def cut_short_said(name: str, obj) -> str | None:
     return (f"{name}: its last turns were lost with its head (from turn #{obj.seq} on; how many is unknown): an "
             "empty 'lost' placeholder keeps their place; 'mem import claude-code --reread' (or codex) of its "
             "transcript puts them back")
+
+
+def set_back_said(name: str, oid: str, newer: str) -> str:
+    """What ``mem fsck`` and ``mem doctor`` say of ref ``name`` holding
+    ``oid`` while its reflog's last entry moved it to ``newer``, a version
+    that descends from ``oid`` (:func:`rolled_back`)."""
+    return (f"ref {name} -> {oid}: set back to an older version; its reflog's last entry moved it to {newer} "
+            "('mem fsck --repair' restores that)")
+
+
+class ReadOnDemand(dict):
+    """Decoded objects by id (``objs`` of :func:`rolled_back`, and of
+    ``repair.drop_dangling_edges`` outside a repair's scan) for a caller
+    that decoded none: each read from ``store`` when first asked for.
+    ``get(oid)`` answers None (or its default) for an object that is
+    missing, damaged or of an unknown version, as a lookup in fsck's map of
+    decoded objects does."""
+
+    def __init__(self, store: Store) -> None:
+        super().__init__()
+        self.store = store
+
+    def get(self, oid, default=None):
+        if oid not in self:
+            try:
+                self[oid] = decode(self.store.read_frame(oid)) if self.store.has(oid) else None
+            except (CorruptObject, NotFound, UnsupportedVersion):
+                self[oid] = None
+        obj = self[oid]
+        return default if obj is None else obj
+
+
+def set_back_refs(store: Store, refs: list[tuple[str, str]]) -> list[str]:
+    """:func:`set_back_said` of each ``(ref name, object id)`` of ``refs``
+    (fact and sealed refs: :data:`ROLLBACK_CHECKED`) set back to an older
+    version than its reflog's last entry: fsck's check for ``mem doctor``
+    (test34b T25), one reflog read per ref; objects are decoded only for a
+    ref whose id is not its reflog's last (to tell a ref set back from one
+    ahead of its log)."""
+    objs = ReadOnDemand(store)
+    out = []
+    for name, oid in refs:
+        newer = rolled_back(store, name, oid, objs)
+        if newer is not None:
+            out.append(set_back_said(name, oid, newer))
+    return out
 
 
 #: what fsck says of a fact chain with missing version numbers (an unseal before session 15

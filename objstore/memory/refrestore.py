@@ -8,9 +8,9 @@ did in the caller's ``RepairReport`` and move refs only through
 
 from __future__ import annotations
 
-from objstore.core.fsck import ROLLBACK_CHECKED, add_unlogged_line, bridge_reflog_gaps, stale_reflogs, unlogged
+from objstore.core.fsck import (ROLLBACK_CHECKED, add_unlogged_line, bridge_reflog_gaps, fact_reflog, rolled_back,
+                                stale_reflogs, unlogged)
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
-from objstore.core.setback import fact_reflog, rolled_back
 from objstore.core.ids import ZERO_ID
 from objstore.core.pullstop import pending_refs
 from objstore.core.reachability import lost_tombstones, reachable

@@ -57,7 +57,7 @@ from pathlib import Path
 
 from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, NotFound, PackFileMissing, UnsupportedVersion
-from objstore.core.setback import ReadOnDemand
+from objstore.core.fsck import ReadOnDemand
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, lost_sealed_age
 from objstore.core.lostrefs import RECORDED, mark_quarantine, prune_found, record_lost

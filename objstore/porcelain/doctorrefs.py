@@ -9,8 +9,7 @@ and what an older repair removed.  Split from ``objstore.porcelain.doctor``
 from __future__ import annotations
 
 from objstore.core.errors import MemError, PackFileMissing
-from objstore.core.fsck import ROLLBACK_CHECKED, cut_short_said, ref_file_problems
-from objstore.core.setback import set_back_refs
+from objstore.core.fsck import ROLLBACK_CHECKED, cut_short_said, ref_file_problems, set_back_refs
 from objstore.core.lostrefs import lost_refs_note
 from objstore.core.objects import Fact
 from objstore.core.reachability import set_tombstones
