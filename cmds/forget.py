@@ -391,6 +391,24 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                    "(see --scrub-sources, and docs/forget.md)", err=True)
 
 
+def _finish_old_stop(store, what: str, as_json: bool) -> None:
+    """A KEY forget stopped before it finished whose key an older mem then
+    removed, the turns quoting its value left (test33b T6): finish them by
+    the hashes kept (``objstore.finish_forgotten_key``); when there is none,
+    keep the note, say what to run, exit 3."""
+    from objstore import finish_forgotten_key
+    n = finish_forgotten_key(store, what)
+    if n is None:
+        click.echo(f"error: the forget of {safe(what)} was stopped before it finished, and an older mem then "
+                   "removed the key: turns quoting its value may still hold it, and its value is too short "
+                   "for a hash to find them; run: mem forget --match 'THE VALUE' --yes (the note stays "
+                   "until then)", err=True)
+        raise SystemExit(3)
+    if n and not as_json:
+        click.echo(f"finished the forget of {safe(what)} stopped earlier: withheld its value in "
+                   f"{plural(n, 'turn')} it had left holding it", err=True)
+
+
 def _say_temps(temps: list[tuple[str, int]]) -> None:
     """Name the temp files of killed writers the forget deleted (they may
     have held the text: ``objstore.drop_leftover_temps``)."""
