@@ -4,6 +4,8 @@ import contextlib
 
 import click
 
+from ._forgetlost import forget_lost, say_quarantine
+
 from ._common import (changed_nothing, confirm_or_exit, complete_key, finishes_when_stdout_closes, emit_json, fmt_time, json_option, note_remotes_holding, plural, safe,
                       short, with_store)
 
@@ -248,7 +250,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
         try:
             plan = _planned(store, what, match, session)
         except NotFound:
-            if not (what and "/" in what and "@" not in what or session) or not _forget_lost(
+            if not (what and "/" in what and "@" not in what or session) or not forget_lost(
                     store, what, session, dry_run, as_json):
                 raise
             return
@@ -354,10 +356,11 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                    "objects_deleted": r.objects_deleted, "rewritten": r.rewritten,
                    "index_clean": not r.index_problems, "scrubbed": r.scrubbed,
                    "sources_scrubbed": scrubbed_files, "remotes_holding": remotes,
-                   "temps_deleted": [p for p, _n in r.temps_deleted],
+                   "temps_deleted": [p for p, _n in r.temps_deleted], "quarantine_deleted": r.quarantine_deleted,
                    **({"sealed_not_searched": _sealed(store)} if match is not None else {})})
         return
     _say_temps(r.temps_deleted)
+    say_quarantine(r.quarantine_deleted)
     note_remotes_holding(remotes)
     c = r.plan.counts()
     if r.plan.retomb and not (c["versions"] or c["turns"] or c["meta"] or r.queue_dropped):
@@ -387,27 +390,6 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     if not scrub_sources and (r.plan.turns or r.plan.sessions):
         click.echo("note: the agent's own transcript files still hold the text "
                    "(see --scrub-sources, and docs/forget.md)", err=True)
-
-
-def _forget_lost(store, what, session, dry_run: bool, as_json: bool) -> bool:
-    """A KEY or session found nowhere that 'mem fsck --repair' recorded as
-    lost (``lost-refs``): its line goes, so fsck and doctor stop asking for
-    it back (``objstore.forget_lost_ref``).  False when not recorded."""
-    from objstore import forget_lost_ref
-    gone = forget_lost_ref(store, what=what if not session else None, session=session, dry_run=dry_run)
-    if not gone:
-        return False
-    name = gone[0].name
-    if as_json:
-        emit_json({"dry_run": dry_run, "forgotten": False, "lost_ref": name, "lost_ref_dropped": not dry_run})
-        return True
-    click.echo(f"{safe(name)}: nothing of it is stored ('mem fsck --repair' removed it, "
-               f"{fmt_time(gone[-1].time_ms)}); {'would drop' if dry_run else 'dropped'} its line in lost-refs, "
-               "so fsck and doctor no longer ask for it back")
-    click.echo("note: a remote or backup that holds it still does (forget it there too)", err=True)
-    if dry_run:
-        changed_nothing()
-    return True
 
 
 def _finish_old_stop(store, what: str, as_json: bool) -> None:

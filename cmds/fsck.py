@@ -60,7 +60,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     the value (mem revert KEY makes the older value current again, mem
     remember KEY VALUE sets another).  A sealed key's lost newest version
     is kept the same way (mem sealed show KEY exits 13; --version N reads
-    an older one).
+    an older one).  A session whose last turns were lost with its head
+    keeps one 'lost' placeholder at its end: every fsck after warns of it
+    (exit 0; mem doctor too) until 'mem import claude-code --reread' (or
+    codex) of its transcript fills it.
     Each mended history says how many 'lost' placeholders it got, and the
     report ends with 'lost in all: …': the placeholders written, by kind
     and in how many keys or sessions, and the refs removed with nothing
@@ -129,7 +132,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
 
     With a sealed key, a missing, cut or damaged seal-rules (the local
     rules by which a sealed value quoted in a later turn is withheld) is a
-    warning naming 'mem sealed rebuild-rules'.
+    warning naming 'mem sealed rebuild-rules'.  A missing vault/ folder
+    (or its recipient or identity.age) while a key is sealed is a problem
+    (exit 13, --repair too): no sealed value can be read until it is put
+    back from where it was copied or backed up.
 
     So are a damaged remotes.json (not JSON, or not the shape docs/format.md
     gives) and a damaged sync-key (no age identity in it: garbage, cut
@@ -219,6 +225,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     from objstore import seal_rules_problem
     if sealing := seal_rules_problem(store):   # sealed values quoted later would be stored in the clear (test34b T23)
         rep.warnings.append(sealing)
+    from objstore import vault_problem
+    if vault := vault_problem(store):   # every sealed value unreadable, and fsck said "ok" (fresh35)
+        rep.problems.append(vault)
     from objstore import remote_files_damage
     remote_damage = remote_files_damage(store)   # left as they are: only the user can mend them
     rep.problems.extend(p for p, _todo in remote_damage)
@@ -286,7 +295,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
             if any("missing (not damaged" in p for p in rep.problems):   # (test33 T17)
                 click.echo("hint: a pack file is missing: put it back; 'mem fsck --repair' keeps every ref and "
                            "reflog as it is while it is missing (it only sets other damaged files aside)", err=True)
-            elif len(rep.problems) > len(remote_damage) + len(rep.lost):
+            elif len(rep.problems) > len(remote_damage) + len(rep.lost) + bool(vault):   # (a vault: put it back)
                 click.echo("hint: 'mem fsck --repair' sets the damage aside and keeps everything readable", err=True)
             if rep.lost:   # which value is current is the person's to say: no repair ends it (test34b T18)
                 click.echo("hint: a key whose current value was lost stays so until 'mem pull' from a remote that "

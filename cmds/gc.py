@@ -1,8 +1,10 @@
 """mem gc."""
 
+from pathlib import Path
+
 import click
 
-from ._common import emit_json, json_option, plural, progress_bar, with_store
+from ._common import emit_json, json_option, plural, progress_bar, safe, with_store
 
 
 @click.command("gc")
@@ -45,8 +47,12 @@ def command(prune, dry_run, as_json, store):
 
     The quarantine folders 'mem fsck --repair' filled are deleted once
     older than the grace period, and every one with --prune=now (which
-    says so): they may hold values a 'mem forget' must not leave behind
-    (copy one away first to keep a lost key's damaged data).
+    says so), except a folder whose repair removed refs that lost-refs
+    still names: it may hold the only copy of their data, so gc keeps it,
+    whatever its age, and names them.  'mem forget KEY' of one of them
+    deletes the folder (a forgotten value leaves no byte behind); gc
+    deletes it once none is lost (set again by a pull, forgotten, or the
+    loss accepted by deleting lost-refs).
 
     A forget stopped before it wrote all its tombstones (its note in
     forget-unfinished/) is not finished by gc: only the same forget run
@@ -90,7 +96,7 @@ def _report(plan, grace, dry_run, as_json, store, stopped: list) -> None:
                    "packs": [{"name": p.name, "action": p.action, "objects": p.objects,
                               "unreachable": p.unreachable, "size": p.size} for p in plan.packs],
                    "kept_young": plan.kept_young, "temp_files": len(plan.temp_files),
-                   "quarantine": [str(q) for q in plan.quarantine],
+                   "quarantine": [str(q) for q in plan.quarantine], "quarantine_kept": plan.quarantine_kept,
                    "bytes_freed": plan.bytes_freed, "deleted": plan.deleted, "packed": plan.packed,
                    "damaged": plan.damaged, "unnamed": plan.unnamed,
                    "segments_merged": plan.segments_merged,
@@ -115,6 +121,11 @@ def _report(plan, grace, dry_run, as_json, store, stopped: list) -> None:
     if plan.quarantine:
         click.echo(f"{would}delete {plural(len(plan.quarantine), 'quarantine folder')} "
                    + ("(--prune=now: whatever their age)" if grace <= 0 else "older than the grace period"))
+    for q, names in plan.quarantine_kept.items():
+        click.echo(f"kept quarantine folder {safe(Path(q).name)}: it may hold the only copy of the data of "
+                   f"{plural(len(names), 'ref')} 'mem fsck --repair' removed and lost-refs still names "
+                   f"({safe(', '.join(names))}); 'mem forget KEY' of one deletes it, and so does gc once none is "
+                   "lost (set again by a pull, forgotten, or lost-refs deleted to accept the loss)")
     if plan.segments_merged:
         click.echo(f"merged small search index segments: {plural(plan.segments_merged, 'segment')} fewer")
     for g, n, d in plan.segment_merges:

@@ -230,6 +230,7 @@ _API: dict[str, tuple[str, str]] = {
     "eval_supersession": ("objstore.retrieval.evaluate", "eval_supersession"),
     "eval_namespaces": ("objstore.porcelain.evalns", "eval_namespaces"),
     "has_vault": ("objstore.vault.identity", "has_vault"),
+    "vault_problem": ("objstore.vault.identity", "vault_problem"),
     "vault_paths": ("objstore.vault.identity", "vault_paths"),
     "vault_info": ("objstore.vault.identity", "vault_info"),
     "init_vault": ("objstore.vault.identity", "init_vault"),

@@ -190,6 +190,8 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
                                     f"served as current until a newer version is written ('mem sealed show "
                                     f"{name[7:]} --version N' reads an older one, 'mem remember {name[7:]} VALUE "
                                     "--sensitivity secret' writes a new one)")
+            if ns == "sessions" and (cut := cut_short_said(name, obj)):   # (test34 T11: said once, by the repair)
+                rep.warnings.append(cut)
             log = fact_reflog(store, name) if ns in ROLLBACK_CHECKED else None   # read once, for three checks
             newer = rolled_back(store, name, oid, objs, log) if ns in ROLLBACK_CHECKED else None
             if newer is not None:
@@ -556,6 +558,19 @@ def rolled_back(store: Store, name: str, oid: str, objs: dict,
         return None
     newer = entries[-1].new
     return newer if descends(objs, newer, oid) else None
+
+
+def cut_short_said(name: str, obj) -> str | None:
+    """What ``mem fsck`` and ``mem doctor`` say of a session ref ``name``
+    (``sessions/<id>``) whose head ``obj`` is the 'lost' placeholder a
+    repair kept for the session's end lost with its head (test34 T11: the
+    repair said it once, then fsck and doctor said nothing): where the end
+    was cut and the command that fills it.  None for any other head."""
+    if not (name.startswith("sessions/") and isinstance(obj, Turn) and is_lost_stub(obj)):
+        return None
+    return (f"{name}: its last turns were lost with its head (from turn #{obj.seq} on; how many is unknown): an "
+            "empty 'lost' placeholder keeps their place; 'mem import claude-code --reread' (or codex) of its "
+            "transcript puts them back")
 
 
 def set_back_said(name: str, oid: str, newer: str) -> str:

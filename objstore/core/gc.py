@@ -37,6 +37,7 @@ from pathlib import Path
 
 from objstore.core.errors import IntegrityError, InvalidInput
 from objstore.core.lock import lock_held, pid_alive
+from objstore.core.lostrefs import needed_quarantine
 from objstore.core.packback import packs_to_put_back
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.refs import PACKED_FILES
@@ -100,7 +101,11 @@ class GcPlan:
         temp_files: leftover temp files to remove.
         quarantine: folders of ``<store>/quarantine`` (damaged files that
             ``fsck --repair`` set aside) older than the grace period (every
-            one with ``--prune=now``).
+            one with ``--prune=now``), except those of ``quarantine_kept``.
+        quarantine_kept: quarantine folder (str) -> the refs still in
+            ``lost-refs`` its repair's marker names (``core.lostrefs.
+            needed_quarantine``): kept whatever its age, as it may hold the
+            only copy of their data.
         damaged: ids of damaged or missing objects the reachability walk
             met.  While there are any (or a pack cannot be opened), the walk
             cannot tell what lies behind them, so gc deletes no unreachable
@@ -121,6 +126,7 @@ class GcPlan:
     packed: int = 0
     damaged: list[str] = field(default_factory=list)
     quarantine: list[Path] = field(default_factory=list)
+    quarantine_kept: dict[str, list[str]] = field(default_factory=dict)
     #: unreachable objects that ``forgotten`` says a tombstone forgets:
     #: deleted now, whatever their age and even while the store has damage
     #: (a forget that met damaged objects leaves them for gc to finish)
@@ -252,18 +258,19 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
         except OSError:
             pass
     held = {f.parent for pb in packs_to_put_back(store.root) for f in (pb.idx, pb.pack)}   # kept (test33 T17)
-    # a folder a repair filled when it removed refs still lost may hold the only copy of their data; gc deletes
-    # it all the same (--prune=now: at once): it may hold a value a forget must not leave, and forget's promise
-    # comes first (session 35: dmg35 kept it, and 'forget KEY; gc --prune=now' left the value in it)
+    # a folder a repair filled when it removed refs still lost may hold the only copy of their data: kept,
+    # whatever its age, while its marker names one (test34 T7); a forget of such a ref deletes the folder
+    # itself (forget.drop_lost_quarantine), so no forgotten value waits in a kept one
+    needed = needed_quarantine(store)
     old_q = []
     for q, mt in quarantine_files(store.root):
-        if q in held or not (grace_s <= 0 or mt < cutoff):
+        if q in held or q in needed or not (grace_s <= 0 or mt < cutoff):
             continue
         old_q.append(q)
     return GcPlan(live=len(live), loose_to_pack=sorted(loose_to_pack), unreachable=sorted(set(unreachable)),
                   to_delete=sorted(to_delete), packs=packs, kept_young=kept_young, bytes_freed=freed,
                   temp_files=temps, live_ids=frozenset(live), damaged=damaged, quarantine=old_q,
-                  
+                  quarantine_kept={str(q): n for q, n in needed.items()},
                   purge=sorted(purge), unnamed=unnamed)
 
 

@@ -159,3 +159,62 @@ def lost_refs_note(store) -> str | None:
             f"since: {names}; 'mem pull REMOTE' from a remote or backup that holds them puts them back "
             f"(a backup's snapshot: 'mem --home NEWDIR restore SOURCE --snapshot ID', then look them up there)"
             f"{reread}; delete {FILENAME} in the store to accept the loss")
+
+
+#: the marker a repair writes in the quarantine folder it filled when it removed refs (test34 T7)
+MARKER = "lost-refs"
+
+
+def mark_quarantine(folder: str | os.PathLike, heads: dict[str, str | None], time_ms: int) -> None:
+    """Write ``<folder>/lost-refs``: the lines (``lost-refs``'s own format)
+    of the refs the repair that filled quarantine ``folder`` removed with
+    nothing readable, whose data may be only there.  gc keeps the folder
+    while one of them is still lost (:func:`needed_quarantine`); a forget of
+    one of them deletes it (:func:`quarantine_naming`).  Nothing written
+    when no line is of :data:`RECORDED`.  Raises OSError."""
+    new = [f"{time_ms} {heads[n] or _NO_ID} {n}\n" for n in heads if n.startswith(RECORDED) and "\n" not in n]
+    if new:
+        atomic_write(Path(folder) / MARKER, "".join(new).encode("utf-8", "surrogateescape"))
+
+
+def _marked(store_root: str | os.PathLike) -> list[tuple[Path, list[LostRef]]]:
+    """``(folder, its marker's lines)`` of every quarantine folder of
+    ``store_root`` with a marker (a folder without one: [])."""
+    base = Path(store_root) / "quarantine"
+    try:
+        names = sorted(os.listdir(base))
+    except OSError:
+        return []
+    out = []
+    for n in names:
+        lines = read_lost(base / n) if (base / n).is_dir() else []
+        if lines:
+            out.append((base / n, lines))
+    return out
+
+
+def needed_quarantine(store) -> dict[Path, list[str]]:
+    """Quarantine folder -> the names of the refs its marker names that are
+    still lost (:func:`still_lost`): the folder may hold the only copy of
+    their data, so gc keeps it whatever its age.  A folder whose refs were
+    all set again, forgotten (their ``lost-refs`` lines dropped) or whose
+    loss was accepted (``lost-refs`` deleted) is not in it."""
+    lost = {r.name for r in still_lost(store)}
+    if not lost:
+        return {}
+    out = {}
+    for folder, lines in _marked(store.root):
+        names = sorted({r.name for r in lines} & lost)
+        if names:
+            out[folder] = names
+    return out
+
+
+def quarantine_naming(store_root: str | os.PathLike, names) -> dict[Path, list[str]]:
+    """Quarantine folder -> the other refs its marker names, for each
+    folder whose marker names one of ``names`` (ref names): it may hold
+    their data, so a forget of one of them deletes it (a forgotten value
+    leaves no byte anywhere).  Reads only the markers."""
+    names = set(names)
+    return {folder: sorted({r.name for r in lines} - names) for folder, lines in _marked(store_root)
+            if any(r.name in names for r in lines)}

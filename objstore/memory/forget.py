@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from objstore.core import gc as core_gc
 from objstore.core.audit import redact_ids
 from objstore.core.errors import IntegrityError, InvalidInput, NotFound
-from objstore.core.lostrefs import LostRef, drop_lost, read_lost
+from objstore.core.lostrefs import LostRef, drop_lost, quarantine_naming, read_lost
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, normalize_value, value_digest
 from objstore.core.text import matcher
 from objstore.core.refs import fact_ref, session_ref, validate_key
@@ -109,6 +109,9 @@ class ForgetResult:
     #: turns the history rewrite (step 2) wrote again unchanged but for their new ids and parents:
     #: those after the oldest turn it changed in each session (``forgetplan.later_turns`` beforehand)
     later_turns: int = 0
+    #: ``quarantine/<name>`` -> other lost refs, of the folders a repair filled with the forgotten refs'
+    #: damaged data, deleted (:func:`drop_lost_quarantine`)
+    quarantine_deleted: dict[str, list[str]] = field(default_factory=dict)
 
 
 
@@ -178,19 +181,43 @@ def nothing_left(store: Store, plan: ForgetPlan) -> bool:
 
 
 def forget_lost_ref(store: Store, *, what: str | None = None, session: str | None = None,
-                    dry_run: bool = False) -> list[LostRef]:
+                    dry_run: bool = False) -> tuple[list[LostRef], dict[str, list[str]]]:
     """For a ``mem forget KEY`` or ``--session ID`` that found nothing
     stored (``plan_forget`` raised NotFound): the lines of the store's
     ``lost-refs`` naming that key's or session's ref (``mem fsck --repair``
     removed it, nothing of it readable: ``core.lostrefs``), dropped under
     the store lock unless ``dry_run``, so fsck and doctor no longer ask for
-    it back.  Returns those lines ([]: not recorded).  Raises InvalidInput
-    (a bad key), StoreLocked, OSError."""
+    it back, with the quarantine folders that may hold its data
+    (:func:`drop_lost_quarantine`).  Returns those lines ([]: not recorded)
+    and the folders (``quarantine/<name>`` -> the other refs whose data
+    went with it; with ``dry_run``: would go).  Raises InvalidInput (a bad
+    key), StoreLocked, OSError."""
     name = fact_ref(validate_key(what)) if what is not None else session_ref(session or "")
     if dry_run:
-        return [r for r in read_lost(store.root) if r.name == name]
+        lines = [r for r in read_lost(store.root) if r.name == name]
+        return lines, _rel_folders(quarantine_naming(store.root, [name])) if lines else {}
     with store.lock("forget"):
-        return drop_lost(store.root, [name])
+        lines = drop_lost(store.root, [name])
+        return lines, drop_lost_quarantine(store, [name]) if lines else {}
+
+
+def _rel_folders(folders: dict) -> dict[str, list[str]]:
+    return {f"quarantine/{q.name}": names for q, names in folders.items()}
+
+
+def drop_lost_quarantine(store: Store, names) -> dict[str, list[str]]:
+    """Delete every quarantine folder whose repair marker names one of
+    ``names`` (ref names, e.g. ``facts/<key>``): the repair that removed
+    that ref set its damaged data aside there, and gc keeps such a folder
+    while its refs are lost (test34 T7), so a forget of one deletes it
+    (a forgotten value leaves no byte anywhere, a damaged copy neither).
+    Returns ``quarantine/<name>`` -> the other refs the marker names (their
+    data there, if any, went too).  Caller holds the store lock.  Raises
+    OSError."""
+    folders = quarantine_naming(store.root, names)
+    for q in folders:
+        core_gc.remove_temp(q)
+    return _rel_folders(folders)
 
 
 def text_rule_ahead(store: Store, match: str) -> bool | None:
@@ -629,7 +656,9 @@ def execute_plan(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str,
     res.temps_deleted = drop_leftover_temps(store)   # a killed writer's pack may hold the text too
     drop_sessions(store, {*plan.sessions, *plan.turns, *plan.meta, *plan.redacted})   # their lines name replaced heads
     if plan.keys or plan.sessions:   # a ref a repair recorded as lost, set since: fsck must not ask for it back
-        drop_lost(store.root, [*map(fact_ref, plan.keys), *map(session_ref, plan.sessions)])
+        names = [*map(fact_ref, plan.keys), *map(session_ref, plan.sessions)]
+        drop_lost(store.root, names)
+        res.quarantine_deleted = drop_lost_quarantine(store, names)   # it may hold a value (test34 T7)
     if plan.match and forget_projects(store, matcher(plan.match)):   # the registry names projects by path
         res.scrubbed.append(REGISTRY_FILE)
     redact_ids(store.root / "logs", doomed)  # the audit keeps its lines; an id is a fingerprint of the value

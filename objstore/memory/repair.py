@@ -60,7 +60,7 @@ from objstore.core.errors import CorruptObject, NotFound, PackFileMissing, Unsup
 from objstore.core.fsck import ReadOnDemand
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, lost_sealed_age
-from objstore.core.lostrefs import RECORDED, prune_found, record_lost
+from objstore.core.lostrefs import RECORDED, mark_quarantine, prune_found, record_lost
 from objstore.core.pack import PackSet
 from objstore.core.packback import put_back_packs
 from objstore.core.packmend import mend_packs
@@ -269,7 +269,10 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         prune_found(store)   # a ref set again since an older repair removed it (a pull): no longer lost
         # (test33b T13) a history of which nothing could be read; not a damaged ref file's name (restore_refs)
         rep.recorded = [n for n in rep.dropped_heads if n in rep.dropped_refs and n.startswith(RECORDED)]
-        record_lost(store.root, {n: rep.dropped_heads[n] for n in rep.recorded}, now_ms())
+        lost_heads, when = {n: rep.dropped_heads[n] for n in rep.recorded}, now_ms()
+        record_lost(store.root, lost_heads, when)
+        if q.moved:   # their data may be only there: gc keeps the folder while they are lost (test34 T7)
+            mark_quarantine(q.dir, lost_heads, when)
         store.damaged.clear()
         rep.quarantined = [str(p) for p in q.moved]
         rep.quarantine = str(q.dir) if q.moved else ""

@@ -9,7 +9,7 @@ and what an older repair removed.  Split from ``objstore.porcelain.doctor``
 from __future__ import annotations
 
 from objstore.core.errors import MemError, PackFileMissing
-from objstore.core.fsck import ROLLBACK_CHECKED, ref_file_problems, set_back_refs
+from objstore.core.fsck import ROLLBACK_CHECKED, cut_short_said, ref_file_problems, set_back_refs
 from objstore.core.lostrefs import lost_refs_note
 from objstore.core.objects import Fact
 from objstore.core.reachability import set_tombstones
@@ -62,6 +62,11 @@ def refs_findings(store: Store) -> list[Finding]:
             out.append(Finding("refs", "error", f"{len(back)} ref(s) serve an older value than their last write: "
                                f"{back[0]}" + (f"; {len(back) - 1} more" if len(back) > 1 else ""),
                                "mem fsck --repair  (restores each to its reflog's last move; mem fsck names each)"))
+        if cut := _cut_short(store, by_ns.get("sessions", [])):   # (test34 T11: fsck's words)
+            out.append(Finding("refs", "warning", f"{len(cut)} session(s) cut short by damage: {cut[0]}"
+                               + (f"; {len(cut) - 1} more" if len(cut) > 1 else ""),
+                               "mem import claude-code --reread  (or codex: the transcript fills the placeholder; "
+                               "mem fsck names each)"))
     if not bad:
         return out
     return out + [Finding("refs", "error", f"{len(bad)} damaged ref(s) or reflog(s) (first: {bad[0]})",
@@ -80,6 +85,21 @@ def _lost_heads(store: Store, present: set[str]) -> list[str]:
         except MemError:   # a damaged ref file: named above
             continue
         out.append(f"ref {name}: missing, while its reflog names its head {head[:12]} (deleted?)")
+    return out
+
+
+def _cut_short(store: Store, sessions: list[tuple[str, str]]) -> list[str]:
+    """``core.fsck.cut_short_said`` of each session whose head reads as the
+    'lost' placeholder of its end (a head that does not read: named by the
+    object checks)."""
+    out = []
+    for name, oid in sessions:
+        try:
+            said = cut_short_said(name, store.get(oid))
+        except MemError:
+            continue
+        if said:
+            out.append(said)
     return out
 
 

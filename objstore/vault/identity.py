@@ -59,6 +59,26 @@ def has_vault(store: Store) -> bool:
     return vault_paths(store)[0].is_file()
 
 
+def vault_problem(store: Store) -> str | None:
+    """What ``mem fsck`` says when a key is sealed and the vault's
+    recipient or identity file is missing (fresh35: the folder deleted or
+    left behind by a copy, and fsck said "ok"): no sealed value can be
+    read, nor a new one sealed to the same key.  None when no key is sealed
+    or both files are there.  Reads only the refs and the two names."""
+    sealed = sum(1 for _n, _h in store.refs.iter("sealed", damaged=[]))
+    if not sealed:
+        return None
+    missing = [f"{VAULT_DIR}/{p.name}" for p in vault_paths(store) if not p.is_file()]
+    if not missing:
+        return None
+    what = f"the vault folder {VAULT_DIR}/ is missing" if not (store.root / VAULT_DIR).is_dir() else \
+        f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing"
+    return (f"{what} while {sealed} key{'s are' if sealed != 1 else ' is'} sealed: no sealed value can be read "
+            f"and none sealed to the same key; put the folder back from where it was copied or "
+            f"backed up ({VAULT_DIR}/{RECIPIENT_FILE} and {VAULT_DIR}/{IDENTITY_FILE}, with its passphrase): a "
+            "new vault ('mem vault init') cannot read them")
+
+
 def check_passphrase(passphrase: str) -> str:
     """Refuse a vault passphrase shorter than :data:`MIN_PASSPHRASE_CHARS`
     characters or not valid Unicode (InvalidInput); return it unchanged.

@@ -100,12 +100,16 @@ def test_a_missing_pack_file_keeps_its_own_words(mem, store_path, tmp_path):
 
 def test_gc_never_calls_a_fresh_quarantine_folder_old(mem, store_path):
     """test34 T7: 'mem gc --prune=now' right after the repair said it deleted a folder seconds old as "older
-    than the grace period". (It still deletes it: the folder may hold a value a forget must not leave.)"""
+    than the grace period".  The folder holds the lost keys' damaged data: kept while lost-refs names them (a
+    forget of one deletes it: tests/cmds/test_quarantine_lost_refs.py), and never called old."""
     pack = _packed(mem, store_path)
     _flip_one_bit(mem, pack)
     mem("fsck", "--repair", exit_code=None)
     (folder,) = (store_path / "quarantine").iterdir()
     out = mem("gc", "--prune=now").stdout
-    assert "delete 1 quarantine folder (--prune=now: whatever their age)" in out, out
+    assert f"kept quarantine folder {folder.name}" in out and folder.is_dir(), out
     assert "older than the grace period" not in out, out
+    (store_path / "lost-refs").unlink()   # the loss accepted
+    out = mem("gc", "--prune=now").stdout
+    assert "delete 1 quarantine folder (--prune=now: whatever their age)" in out, out
     assert not folder.exists()

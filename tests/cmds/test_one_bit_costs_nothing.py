@@ -124,7 +124,15 @@ def test_a_session_whose_end_is_lost_says_so_and_reread_puts_it_back(mem, store_
     assert "no placeholder needed" not in rep, rep
     shown = mem("show", SID).stdout
     assert "(lost: mem fsck --repair could not recover this turn)" in shown.splitlines()[-1], shown
+    # dmg35's left-out: every later fsck and doctor name the cut-short session and the command that fills it
+    cut = f"sessions/{SID}: its last turns were lost with its head (from turn #"
+    out = mem("fsck").stdout
+    assert f"warning: {cut}" in out and "'mem import claude-code --reread' (or codex)" in out, out
+    doc = json.loads(mem("doctor", "--json", exit_code=None).stdout)
+    said = [f for f in doc["findings"] if f["check"] == "refs" and "cut short by damage" in f["message"]]
+    assert said and cut in said[0]["message"] and "--reread" in said[0]["fix"], doc["findings"]
     out = mem("import", "claude-code", "--reread", str(tx)).stdout
     assert "1 of 1 gap verified" in out, out
     assert mem("show", SID).stdout == before
-    mem("fsck")
+    assert cut not in mem("fsck").stdout
+    assert "cut short" not in mem("doctor", exit_code=None).stdout
