@@ -21,6 +21,7 @@ from pathlib import Path
 
 from objstore.core.atomic import atomic_write, read_regular
 from objstore.core.errors import IntegrityError, MemError
+from objstore.core.objects import Tombstone
 
 #: the file's name in the store's root
 FILENAME = "lost-refs"
@@ -198,16 +199,38 @@ def needed_quarantine(store) -> dict[Path, list[str]]:
     still lost (:func:`still_lost`): the folder may hold the only copy of
     their data, so gc keeps it whatever its age.  A folder whose refs were
     all set again, forgotten (their ``lost-refs`` lines dropped) or whose
-    loss was accepted (``lost-refs`` deleted) is not in it."""
+    loss was accepted (``lost-refs`` deleted) is not in it, nor one filled
+    before the store's newest forget (:func:`_last_forget`)."""
     lost = {r.name for r in still_lost(store)}
     if not lost:
         return {}
     out = {}
+    forgot = None
     for folder, lines in _marked(store.root):
         names = sorted({r.name for r in lines} & lost)
-        if names:
+        if names and forgot is None:
+            forgot = _last_forget(store)
+        if names and max(r.time_ms for r in lines) > forgot:
             out[folder] = names
     return out
+
+
+def _last_forget(store) -> int:
+    """The time (ms) of the store's newest tombstone but a rejection, 0
+    when none: a forget made after a repair filled a quarantine folder may
+    have forgotten a value its damaged files hold (a ``--match`` text, an
+    older version of a key that survived the repair), so that folder is no
+    longer kept (dmg36's left-out: a forgotten value leaves no byte
+    anywhere).  An unreadable tombstone counts as one made now."""
+    newest = 0
+    for _name, oid in store.refs.iter("tombstones"):
+        try:
+            t = store.get(oid, Tombstone)
+        except MemError:   # damaged: what it forgot is unknown, so the folder is not kept
+            return 1 << 62
+        if t.reason != "rejected":
+            newest = max(newest, t.time)
+    return newest
 
 
 def quarantine_naming(store_root: str | os.PathLike, names) -> dict[Path, list[str]]:

@@ -80,3 +80,19 @@ def test_forget_of_a_key_set_again_since_deletes_its_folder(mem, store_path):
     assert not folder.exists()
     mem("gc", "--prune=now")
     assert json.loads(mem("scan", KEYS[lost[1]], "--json", "--no-remotes", exit_code=None).stdout) == []
+
+
+def test_a_forget_after_the_repair_lets_gc_delete_the_folder(mem, store_path):
+    """dmg36's left-out: a ``forget --match`` (or a forget of a key that
+    survived the repair, whose older versions were in the damaged pack) does
+    not look into a kept folder, so its damaged files could still hold the
+    forgotten text.  A folder filled before the store's newest forget is no
+    longer kept."""
+    lost = _repaired(mem, store_path)
+    (folder,) = _folders(store_path)
+    assert json.loads(mem("gc", "--prune=now", "--json").stdout)["quarantine_kept"]
+    mem("forget", "--match", "value number", "--yes", env=PERSON)
+    r = json.loads(mem("gc", "--prune=now", "--json").stdout)
+    assert r["quarantine_kept"] == {} and not folder.exists(), r
+    assert json.loads(mem("scan", "value number", "--json", "--no-remotes", exit_code=None).stdout) == []
+    assert f"facts/{lost[0]}" in mem("fsck", exit_code=None).stdout   # still lost, still named
