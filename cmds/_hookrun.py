@@ -670,8 +670,8 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
                         if not fork_off(run, "capture", capture_take_back, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
                                         budget=PROMPT_CAPTURE_LOCK_WAIT_S + run.budget, **kw):
                             run.guarded(None, objstore.capture_prompt, store, **kw)
-                    elif got[0] is not None:
-                        if got[0].selector and not fork_off(run, "takeback", take_back_now, store, sid, got[1],
+                    elif got[0]:
+                        if any(d.selector for d in got[0]) and not fork_off(run, "takeback", take_back_now, store, sid, got[1],
                                                             lock_wait=TAKE_BACK_LOCK_WAIT_S, budget=TAKE_BACK_BUDGET_S):
                             run.guarded("takeback", take_back_now, store, sid, got[1])
                         stated = take_back_answer(got[0])
