@@ -33,8 +33,8 @@ from cmds._hookclock import BUDGET_S, DEFAULT_BUDGET_S, HARD_STOP_AFTER_S  # noq
 from cmds._hookstdin import (MAX_STDIN_BYTES, STDIN_TIMEOUT_S, HookInputError, cwd_holds_credential,  # noqa: F401
                              holds_credential, read_stdin_bytes)
 from cmds._hookstatement import (capture_statement, capture_take_back, garbled_answer, prompt_statement,
-                                 remember_statement, take_back_answer, take_back_now, take_back_prompt,
-                                 unread_config_answer)
+                                 remember_statement, stop_take_backs, take_back_answer, take_back_now,
+                                 take_back_prompt, unread_config_answer)
 
 #: seconds to wait for the store lock before giving up quietly
 LOCK_TIMEOUT_S = {"UserPromptSubmit": 0.25, "SessionStart": 0.5, "SubagentStart": 0.5, "SessionEnd": 0.3}
@@ -714,9 +714,11 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             stopped = None
             if ev == "Stop":     # the answer is finished (its text, when the agent gives it)
                 stopped = objstore.answer_hash(_s(data.get("last_assistant_message")))
+            backs: list = []   # "forget that" whose prompt hook failed open: taken back as that hook would
             if paths:
                 run.guarded(None, objstore.sync_files, store, paths, cfg=cfg, final=final, ended=final,
-                            deadline=deadline, max_bytes=SYNC_BYTES[ev], stopped=stopped)
+                            deadline=deadline, max_bytes=SYNC_BYTES[ev], stopped=stopped, retractions=backs)
+            return run.guarded("takeback", stop_take_backs, run, store, backs) if backs else None
         return None
     finally:
         store.close(keep_index=OWN_PROCESS and DEFERRED is None)
