@@ -592,14 +592,17 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             raise HookInputError("transcript-path-credential")
 
         if ev == "SessionStart":
+            backs: list = []   # (a "forget that" only these syncs store: as at Stop)
             if capture:
                 def start_sync() -> None:
-                    objstore.catch_up(store, skip=[transcript] if transcript else [], cfg=cfg,
+                    objstore.catch_up(store, skip=[transcript] if transcript else [], cfg=cfg, retractions=backs,
                                   deadline=run.t0 + run.budget * 0.5, budget_bytes=CATCH_UP_BYTES)
                     if transcript is not None:
                         objstore.sync_files(store, [transcript, *objstore.subagent_files(transcript)], cfg=cfg,
-                                        deadline=run.t0 + run.budget * 0.7, max_bytes=SYNC_BYTES[ev])
+                                        deadline=run.t0 + run.budget * 0.7, max_bytes=SYNC_BYTES[ev],
+                                        retractions=backs)
                 run.guarded(None, start_sync)
+            took = (run.guarded("takeback", stop_take_backs, run, store, backs) if backs else None) or {}
 
             def start_decay() -> None:  # at most once a day (objstore.memory.decay's stamp)
                 from objstore import decay, project_aliases, record_activity, register_project
@@ -614,7 +617,8 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             # a config.toml that cannot be used: the person is told (Claude Code shows systemMessage),
             # and the agent too, in the block, so it can say so; the hook still fails open
             problem = run.guarded("config", objstore.config_problem, store.root)
-            notice = f"mem: {problem.message()}" if problem is not None else ""
+            notice = "; ".join(x for x in (f"mem: {problem.message()}" if problem is not None else "",
+                                           took.get("systemMessage", "")) if x)
             if no_inject(run.env):
                 return {"systemMessage": notice} if notice else None
             block = run.guarded("context", _session_start_block, store, sid, _s(data.get("source")), cwd,

@@ -687,7 +687,7 @@ def _idle(path: Path, seconds: float) -> bool:
 
 def catch_up(store: Store, *, skip: Iterable[Path] = (), cfg: CaptureConfig | None = None,
              deadline: float | None = None, budget_bytes: int = MAX_SYNC_BYTES, idle_s: float = 120.0,
-             command: str = "hook catch-up") -> list[SyncResult]:
+             command: str = "hook catch-up", retractions: list | None = None) -> list[SyncResult]:
     """Capture what earlier sessions wrote after their last sync (their end
     was never seen: no SessionEnd on ``/exit`` or a kill), and transcripts
     that appeared in the folders of known ones (``/clear``, a resume into a
@@ -699,7 +699,8 @@ def catch_up(store: Store, *, skip: Iterable[Path] = (), cfg: CaptureConfig | No
     subagent file idle for ``rollup.IDLE_S`` that was never read to its end
     is synced again though unchanged, so a subagent killed with its session
     still gets its "did not complete" summary.  Stops
-    at ``deadline`` or after ``budget_bytes``.  Returns the syncs done.
+    at ``deadline`` or after ``budget_bytes``.  ``retractions``: as
+    :func:`sync_files`'.  Returns the syncs done.
     """
     skip_keys = {os.path.realpath(p) for p in skip}
     now = time.time()
@@ -756,7 +757,8 @@ def catch_up(store: Store, *, skip: Iterable[Path] = (), cfg: CaptureConfig | No
             if spent >= budget_bytes or (deadline is not None and time.monotonic() > deadline):
                 return out
             rs = sync_files(store, batch[i:i + 32], final=final, cfg=cfg, command=command,
-                            max_bytes=max(1 << 20, budget_bytes - spent), deadline=deadline)
+                            max_bytes=max(1 << 20, budget_bytes - spent), deadline=deadline,
+                            retractions=retractions)
             out.extend(rs)
             spent += sum(r.offset - r.start for r in rs)
     return out

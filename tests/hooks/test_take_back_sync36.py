@@ -46,3 +46,21 @@ def test_import_says_what_it_took_back(tmp_path):
     assert _current(store) is None and _current(store, DEPLOY) is None
     got = json.loads(_mem(tmp_path / "store2", "import", "claude-code", str(t), "--json"))
     assert got["taken_back"] == [{"key": KEY, "how": "forgotten"}, {"key": DEPLOY, "how": "forgotten"}], got
+
+
+def test_a_take_back_a_session_start_sync_stores_is_taken_back_too(tmp_path):
+    """The session resumed (SessionStart reads its transcript, as catch_up
+    reads an earlier session's) after a "forget that" no hook stored."""
+    s = _S(tmp_path)
+    s.prompt("remember that the db port is 5432 and the deploy day is Tuesday")
+    s.stop("Noted.")
+    s.n += 1
+    with open(s.t, "ab") as f:
+        f.write(line(user(f"u{s.n}", "forget that", s.sid, ts=_now_iso(), cwd=s.cwd)))
+    rc, out, _err, _dt = run_hook_done(s.store, payload("SessionStart", s.sid, s.t, source="resume", cwd=s.cwd),
+                                       reset=store_as_it_was(s.store, tmp_path / "store-was"))
+    assert rc == 0
+    wait_store_processes_gone(s.store)
+    assert _current(s.store) is None and _current(s.store, DEPLOY) is None   # base: both still current
+    said = json.loads(out)["systemMessage"]
+    assert f"Taken back as you asked: {KEY} is forgotten" in said and DEPLOY in said, said
