@@ -18,22 +18,27 @@ from tests.hooks.test_remember_next_take_back import KEY, _current, _mem, _S, _t
 DEPLOY = KEY.rsplit("/", 1)[0] + "/deploy-day"
 
 
-def test_a_take_back_only_the_stop_sync_sees_takes_back_and_says_so(tmp_path):
+def _unseen_forget_that(tmp_path, event: str, **kw) -> None:
+    """A two-fact "remember that", then "forget that" whose prompt hook never
+    ran (failed open): only the transcript has it, until ``event``'s hook
+    syncs it; both facts are taken back and the person is told."""
     s = _S(tmp_path)
     s.prompt("remember that the db port is 5432 and the deploy day is Tuesday")
     s.stop("Noted.")
-    # "forget that" typed, its prompt hook never ran (failed open): only the transcript has it
     s.n += 1
     with open(s.t, "ab") as f:
         f.write(line(user(f"u{s.n}", "forget that", s.sid, ts=_now_iso(), cwd=s.cwd)))
-    rc, out, _err, _dt = run_hook_done(s.store, payload("Stop", s.sid, s.t, last_assistant_message="OK.",
-                                                        cwd=s.cwd),
+    rc, out, _err, _dt = run_hook_done(s.store, payload(event, s.sid, s.t, cwd=s.cwd, **kw),
                                        reset=store_as_it_was(s.store, tmp_path / "store-was"))
     assert rc == 0
     wait_store_processes_gone(s.store)
     assert _current(s.store) is None and _current(s.store, DEPLOY) is None   # base: both still current
     said = json.loads(out)["systemMessage"]
     assert f"Taken back as you asked: {KEY} is forgotten" in said and DEPLOY in said, said
+
+
+def test_a_take_back_only_the_stop_sync_sees_takes_back_and_says_so(tmp_path):
+    _unseen_forget_that(tmp_path, "Stop", last_assistant_message="OK.")
 
 
 def test_import_says_what_it_took_back(tmp_path):
@@ -50,17 +55,7 @@ def test_import_says_what_it_took_back(tmp_path):
 
 def test_a_take_back_a_session_start_sync_stores_is_taken_back_too(tmp_path):
     """The session resumed (SessionStart reads its transcript, as catch_up
-    reads an earlier session's) after a "forget that" no hook stored."""
-    s = _S(tmp_path)
-    s.prompt("remember that the db port is 5432 and the deploy day is Tuesday")
-    s.stop("Noted.")
-    s.n += 1
-    with open(s.t, "ab") as f:
-        f.write(line(user(f"u{s.n}", "forget that", s.sid, ts=_now_iso(), cwd=s.cwd)))
-    rc, out, _err, _dt = run_hook_done(s.store, payload("SessionStart", s.sid, s.t, source="resume", cwd=s.cwd),
-                                       reset=store_as_it_was(s.store, tmp_path / "store-was"))
-    assert rc == 0
-    wait_store_processes_gone(s.store)
-    assert _current(s.store) is None and _current(s.store, DEPLOY) is None   # base: both still current
-    said = json.loads(out)["systemMessage"]
-    assert f"Taken back as you asked: {KEY} is forgotten" in said and DEPLOY in said, said
+    reads an earlier session's) after a "forget that" no hook stored; at
+    the previous commit the inline forget met the hook's budget after the
+    first key."""
+    _unseen_forget_that(tmp_path, "SessionStart", source="resume")
