@@ -33,8 +33,8 @@ from cmds._hookclock import BUDGET_S, DEFAULT_BUDGET_S, HARD_STOP_AFTER_S  # noq
 from cmds._hookstdin import (MAX_STDIN_BYTES, STDIN_TIMEOUT_S, HookInputError, cwd_holds_credential,  # noqa: F401
                              holds_credential, read_stdin_bytes)
 from cmds._hookstatement import (capture_statement, capture_take_back, garbled_answer, prompt_statement,
-                                 remember_statement, take_back_answer, take_back_now, take_back_prompt,
-                                 unread_config_answer)
+                                 remember_statement, stop_take_backs, take_back_answer, take_back_now,
+                                 take_back_prompt, unread_config_answer)
 
 #: seconds to wait for the store lock before giving up quietly
 LOCK_TIMEOUT_S = {"UserPromptSubmit": 0.25, "SessionStart": 0.5, "SubagentStart": 0.5, "SessionEnd": 0.3}
@@ -605,14 +605,17 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             raise HookInputError("transcript-path-credential")
 
         if ev == "SessionStart":
+            backs: list = []   # (a "forget that" only these syncs store: as at Stop)
             if capture:
                 def start_sync() -> None:
-                    objstore.catch_up(store, skip=[transcript] if transcript else [], cfg=cfg,
+                    objstore.catch_up(store, skip=[transcript] if transcript else [], cfg=cfg, retractions=backs,
                                   deadline=run.t0 + run.budget * 0.5, budget_bytes=CATCH_UP_BYTES)
                     if transcript is not None:
                         objstore.sync_files(store, [transcript, *objstore.subagent_files(transcript)], cfg=cfg,
-                                        deadline=run.t0 + run.budget * 0.7, max_bytes=SYNC_BYTES[ev])
+                                        deadline=run.t0 + run.budget * 0.7, max_bytes=SYNC_BYTES[ev],
+                                        retractions=backs)
                 run.guarded(None, start_sync)
+            took = (run.guarded("takeback", stop_take_backs, run, store, backs) if backs else None) or {}
 
             def start_decay() -> None:  # at most once a day (objstore.memory.decay's stamp)
                 from objstore import decay, project_aliases, record_activity, register_project
@@ -627,7 +630,8 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             # a config.toml that cannot be used: the person is told (Claude Code shows systemMessage),
             # and the agent too, in the block, so it can say so; the hook still fails open
             problem = run.guarded("config", objstore.config_problem, store.root)
-            notice = f"mem: {problem.message()}" if problem is not None else ""
+            notice = "; ".join(x for x in (f"mem: {problem.message()}" if problem is not None else "",
+                                           took.get("systemMessage", "")) if x)
             if no_inject(run.env):
                 return {"systemMessage": notice} if notice else None
             block = run.guarded("context", _session_start_block, store, sid, _s(data.get("source")), cwd,
@@ -683,8 +687,8 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
                     if got is None:
                         if not _fork_capture(run, capture_take_back, store, kw):
                             run.guarded(None, objstore.capture_prompt, store, **kw)
-                    elif got[0] is not None:
-                        if got[0].selector and not fork_off(run, "takeback", take_back_now, store, sid, got[1],
+                    elif got[0]:
+                        if any(d.selector for d in got[0]) and not fork_off(run, "takeback", take_back_now, store, sid, got[1],
                                                             lock_wait=TAKE_BACK_LOCK_WAIT_S, budget=TAKE_BACK_BUDGET_S):
                             run.guarded("takeback", take_back_now, store, sid, got[1])
                         stated = take_back_answer(got[0])
@@ -727,9 +731,11 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             stopped = None
             if ev == "Stop":     # the answer is finished (its text, when the agent gives it)
                 stopped = objstore.answer_hash(_s(data.get("last_assistant_message")))
+            backs: list = []   # "forget that" whose prompt hook failed open: taken back as that hook would
             if paths:
                 run.guarded(None, objstore.sync_files, store, paths, cfg=cfg, final=final, ended=final,
-                            deadline=deadline, max_bytes=SYNC_BYTES[ev], stopped=stopped)
+                            deadline=deadline, max_bytes=SYNC_BYTES[ev], stopped=stopped, retractions=backs)
+            return run.guarded("takeback", stop_take_backs, run, store, backs) if backs else None
         return None
     finally:
         store.close(keep_index=OWN_PROCESS and DEFERRED is None)

@@ -24,7 +24,8 @@ def read_passphrase(passphrase_file: str | None, *, confirm: bool = False, check
     end removed, nothing else), or typed at a hidden prompt on the terminal
     (twice with ``confirm``).  ``check(passphrase)`` (raising on a bad one)
     runs before the second prompt.  Raises InvalidInput when there is neither a
-    file nor a terminal, or the file is not UTF-8 text."""
+    file nor a terminal, or the file is not UTF-8 text or its first line is
+    empty."""
     from objstore import InvalidInput
     if passphrase_file is not None:
         if passphrase_file == "-":
@@ -38,6 +39,10 @@ def read_passphrase(passphrase_file: str | None, *, confirm: bool = False, check
             pw = line.decode("utf-8")
         except UnicodeDecodeError:
             raise InvalidInput(f"{passphrase_file}: the passphrase is not UTF-8 text") from None
+        if not pw:   # (fresh35 F3: it read as "wrong vault passphrase"; no vault takes an empty one)
+            raise InvalidInput(f"{'standard input' if passphrase_file == '-' else passphrase_file}: the "
+                               "passphrase file's first line is empty (nothing was read or changed)",
+                               hint="check the path, or what was piped in: the passphrase goes on its first line")
         if check is not None:
             check(pw)
         return pw

@@ -6,6 +6,7 @@ from pathlib import Path
 import click
 
 from ._common import ExistingPath, emit_json, json_option, plural, progress_bar, safe, with_store
+from ._hookstatement import take_back_lines
 from ._out import refill_summary
 
 
@@ -117,6 +118,11 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     working directory holds one is stored without its directory and
     project (`paths_refused` in `--json`).
 
+    A prompt "forget that" right after a "remember that" takes back what
+    that prompt filed, as the prompt hook does (docs/derive.md); each key
+    is named in the prompt hook's words (`taken_back` in `--json`: key and
+    how, "forgotten", "restored" or "kept").
+
     A file that is no transcript at all (a FIFO or device, or one in
     which no line is a transcript record: binary, another format) is
     skipped, counted and named on stderr; when every file found is such
@@ -168,7 +174,8 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
                    "turns_forgotten": r.turns_forgotten, "secrets_redacted": r.secrets_redacted, "paths_refused": r.paths_refused,
                    "turns_refilled": r.turns_refilled, "gaps_refilled": r.gaps_refilled,
                    "gaps_verified": r.gaps_verified,
-                   "errors": r.errors, "index_error": r.index_error})
+                   "errors": r.errors, "index_error": r.index_error,
+                   "taken_back": [{"key": d.key, "how": d.how} for d in r.taken_back]})
     else:
         click.echo(f"imported {plural(r.turns_added, 'new turn')} from {plural(r.files, 'file')} "
                    + (f"and skipped {r.files_skipped} " if r.files_skipped else "")
@@ -178,6 +185,8 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
                    + (f"; {plural(turns_stored, 'turn')} read again, already stored" if turns_stored else "")
                    + (f"; {plural(r.files_unchanged, 'unchanged file')} not read again" if r.files_unchanged else "")
                    + ")")
+        for ln in take_back_lines(r.taken_back, safe):   # "forget that" prompts, as the prompt hook says them
+            click.echo(ln)
         if r.turns_refilled:
             click.echo(f"put {plural(r.turns_refilled, 'recovered turn')} back in the places of lost ones "
                        f"(mem fsck --repair's placeholders); {refill_summary(r.gaps_refilled, r.gaps_verified)}")

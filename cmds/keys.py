@@ -24,7 +24,11 @@ def command(prefix, as_json, store):
     in ``--json`` its ``id``, ``version`` and ``body`` are null and
     ``why`` says why (``--plain``: the reason in the body's column).
 
-    Exit status: 0 ok (damaged refs skipped included); 10 no store.
+    When no key is listed, stderr says so and how to add one (the list on
+    stdout stays empty).
+
+    Exit status: 0 ok (none listed, damaged refs skipped included); 10 no
+    store.
     """
     from objstore import current_of, key_chains, now_ms, why_no_current
     rows = []
@@ -40,6 +44,10 @@ def command(prefix, as_json, store):
                    if _out.PLAIN else {"key": k, "id": None, "version": None, "versions": n, "body": None, "why": why}
                    for k, c, n, why in rows])
         return
+    if not rows:   # (a first-day user saw nothing at all: ux36)
+        click.echo(safe(f"no keys under {prefix}: mem keys lists every key") if prefix else
+                   "no keys yet: add one with mem remember KEY VALUE (the hooks add what you ask to "
+                   "remember: mem setup)", err=True)
     for k, c, n, why in rows:
         click.echo(safe(f"{shown_key(k)}  v{c.fact.version}/{n}  {short(c.fact.body, 60)}" if c is not None
                         else f"{shown_key(k)}  -/{n}  no current value ({why})"))

@@ -307,15 +307,37 @@ def rebuild_rules(passphrase_file, as_json, store):
       mem sealed rebuild-rules
       mem sealed rebuild-rules --passphrase-file pp.txt --json
 
-    Exit status: 0 written (or nothing sealed); 4 no vault; 12 wrong
+    The vault is looked for first: with none, nothing is asked (exit 0
+    when nothing is sealed either, 4 when sealed keys are stored: their
+    values cannot be read without it).  With a vault the passphrase is
+    always checked against it, also when nothing is sealed.
+
+    Exit status: 0 written (or nothing sealed; the passphrase was checked
+    when a vault exists); 2 an empty passphrase file, no terminal to ask
+    for the passphrase, or a folder given as the file; 4 no vault while
+    sealed keys are stored, or no such passphrase file; 12 wrong
     passphrase; 13 a damaged age file; 11 store locked.
     """
-    from objstore import list_sealed, open_identity, rebuild_seal_rules
-    if not list_sealed(store):
-        keys, added = 0, 0
-    else:
-        keys, added = rebuild_seal_rules(store, open_identity(store, read_passphrase(passphrase_file)))
+    from objstore import NotFound, list_sealed, open_identity, rebuild_seal_rules, vault_info
+    sealed = list_sealed(store)
+    try:
+        vault_info(store)
+    except NotFound:   # asked for no passphrase to a vault that is not there (fresh35 F5)
+        if sealed:
+            raise NotFound(f"this store has no vault, but {plural(len(sealed), 'sealed key')}: their values "
+                           "cannot be read, nothing was changed",
+                           hint="restore the store's vault/ folder from a backup (a new 'mem vault init' "
+                                "makes a new key, which cannot open them)") from None
+        keys, added, checked = 0, 0, False
+    else:   # the passphrase checked whenever a vault exists (fresh35 F4)
+        identity = open_identity(store, read_passphrase(passphrase_file))
+        keys, added = rebuild_seal_rules(store, identity) if sealed else (0, 0)
+        checked = True
     if as_json:
         emit_json({"sealed_keys": keys, "rules_added": added})
+        return
+    if not sealed:
+        click.echo("nothing is sealed: no seal rules to write" + (" (the passphrase opens the vault)"
+                                                                  if checked else " (and this store has no vault)"))
         return
     click.echo(f"seal rules of {plural(keys, 'sealed key')} written ({plural(added, 'rule')} added)")

@@ -20,7 +20,10 @@ def command(project, as_json, store):
       mem sessions
       mem sessions --project api --json
 
-    Exit status: 0 ok; 10 no store.
+    When none is listed, stderr says so and how sessions are captured
+    (the list on stdout stays empty).
+
+    Exit status: 0 ok (also none listed); 10 no store.
     """
     from objstore import list_sessions
     rows = [s for s in list_sessions(store) if project is None or s.project == project]
@@ -28,6 +31,10 @@ def command(project, as_json, store):
         emit_json([{"id": s.id, "project": s.project, "started": s.started, "last": s.last,
                     "turns": s.turns, "head": s.head, "damaged": s.damaged} for s in rows])
         return
+    if not rows:   # (a first-day user saw nothing at all: ux36)
+        click.echo(safe(f"no sessions of project {project}: mem sessions lists them all") if project else
+                   "no sessions captured yet: the hooks capture them (mem setup), or mem import "
+                   "claude-code reads past transcripts", err=True)
     wid = max((len(s.id) for s in rows), default=0)
     pwid = max((len(s.project or "-") for s in rows), default=0)
     for s in rows:

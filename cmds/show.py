@@ -202,7 +202,8 @@ def command(what, as_json, store):
         raise NotFound(f"nothing named {what!r}: an id or session prefix is too short "
                        f"(at least {MIN_PREFIX_LEN} characters)",
                        hint="give more of the id: mem sessions lists session ids")
-    raise NotFound(f"nothing named {what!r}: not an object id, KEY@vN, key or session")
+    raise NotFound(f"nothing named {what!r}: not an object id, KEY@vN, key or session",
+                   hint="mem keys lists the keys, mem sessions the sessions, mem search WORDS finds text")
 
 
 def _served(store, turns: list) -> list:

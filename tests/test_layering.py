@@ -113,6 +113,8 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          "objstore.core.tomledit", "objstore.core.settings",
          # off every start-up: a pack is salvaged only on a miss while a .pack has lost its .idx
          "objstore.core.salvage",
+         # off the hooks' transcript sync start-up (session 36): a retraction prompt the sync adds takes back
+         "objstore.capture.takeback",
          # off the session-start hook's start-up (session 29): derive.auto imports derive.run; only a derive
          # proposal that would be written asks whether the person's later fact updated its turn (test29 P8)
          "objstore.retrieval.injecttime", "objstore.retrieval.timeline",

@@ -570,12 +570,16 @@ def answer(ask: Ask, text: str | None) -> Reply:
     return guarded(lambda: ask.on_answer(text))
 
 
-def welcome(state: ShellState) -> Reply:
-    """What the shell shows when it opens: the queue and its first item."""
+def welcome(state: ShellState, piped: bool = False) -> Reply:
+    """What the shell shows when it opens: the queue and its first item,
+    then how to go on: on a terminal, its keys; ``piped`` (commands read
+    from standard input, :func:`run_lines`), that, since neither Tab nor
+    Ctrl-D means anything there (ux36)."""
     r = guarded(lambda: cmd_queue(state, ""))
     if state.current is not None:
         r.lines += ["", *guarded(lambda: cmd_show(state, "")).lines]
-    r.lines.append("type help for commands; Tab completes; Ctrl-D quits")
+    r.lines.append("commands are read one per line from standard input (not a terminal); help lists them"
+                   if piped else "type help for commands; Tab completes; Ctrl-D quits")
     return r
 
 
@@ -584,7 +588,7 @@ def run_lines(state: ShellState, lines: Iterable[str], echo: Callable[[str], Non
     a terminal); a question takes the next line as its answer (end of input
     cancels it).  Returns 0."""
     src = iter(lines)
-    for ln in welcome(state).lines:
+    for ln in welcome(state, piped=True).lines:
         echo(ln)
     for line in src:
         reply = dispatch(state, line.rstrip("\n"))

@@ -120,6 +120,8 @@ class ImportResult:
     gaps_verified: int = 0
     errors: list[str] = field(default_factory=list)
     index_error: str | None = None
+    #: what "forget that" prompts took back (``takeback.TakenBack``, in order)
+    taken_back: list = field(default_factory=list)
 
 
 def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.PathLike], *,
@@ -352,7 +354,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
             app.close()
             record_sources(store, ledger, res.errors, roots=paths)
         if stated:   # "forget that" right after a "remember that" (test34b T28): the prompt hook's rule
-            take_back_stated(store, stated)
+            res.taken_back = take_back_stated(store, stated)
         # the run's lists and ledgers are done with: freed before the end merges, which reuse their memory
         plan = to_read = agents = sizes = read = held = ledger = read_ledger = reg = wrap = stored = None
         ib = cites = None

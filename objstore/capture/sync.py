@@ -527,7 +527,7 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
                command: str = "hook", index: bool = True, max_bytes: int = MAX_SYNC_BYTES,
                deadline: float | None = None, ended: bool = False,
                writer: TurnAppender | None = None, rollup: bool = True,
-               stopped: str | None = None) -> list[SyncResult]:
+               stopped: str | None = None, retractions: list | None = None) -> list[SyncResult]:
     """Read each transcript from its cursor and capture the new turns.
 
     Takes the store lock (its timeout is the store's ``lock_timeout``;
@@ -549,6 +549,13 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
     once, and the cursor remembers the stop, so the next prompt hook reads
     the trailing message before it stores its prompt (turn order as
     ``mem import`` gives it).
+    A retraction prompt it adds ("forget that": one its prompt hook did
+    not store, having failed open) takes back what the prompt before it
+    filed, by the prompt hook's and ``mem import``'s rule
+    (``takeback.take_back_stated``, once its turn is published; raises
+    as it); with ``retractions`` (a list: the Stop hook, whose budget a
+    forget may outlast) its ``(turn id, CapturedTurn)`` is appended there
+    instead, for the caller to take back.
     """
     cfg = cfg if cfg is not None else load_config(store.root)
     out: list[SyncResult] = []
@@ -562,6 +569,7 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
 
             def commit() -> None:
                 # (the statements before the turns' publish: a crash between writes both again)
+                backs = [x for x in stated if retraction_of(x[1].text) is not None]
                 write_stated(store, stated, command, rules=w.filter().rules if stated else None)
                 stated.clear()
                 w.publish(index=index)   # an index failure leaves the journal: the next writer replays it
@@ -569,6 +577,11 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
                 for c in cursors:        # after the publish: a crash before this re-reads, never skips
                     save_cursor(store, c)
                 cursors.clear()
+                if backs and retractions is not None:   # (the hook: its forget in a detached child)
+                    retractions.extend(backs)
+                elif backs:   # a "forget that" its prompt hook did not store (it failed open): the hook's rule
+                    from objstore.capture.takeback import take_back_stated  # defer: forget; a retraction only
+                    take_back_stated(store, backs)
 
             for p in paths:
                 if deadline is not None and time.monotonic() > deadline:
@@ -674,7 +687,7 @@ def _idle(path: Path, seconds: float) -> bool:
 
 def catch_up(store: Store, *, skip: Iterable[Path] = (), cfg: CaptureConfig | None = None,
              deadline: float | None = None, budget_bytes: int = MAX_SYNC_BYTES, idle_s: float = 120.0,
-             command: str = "hook catch-up") -> list[SyncResult]:
+             command: str = "hook catch-up", retractions: list | None = None) -> list[SyncResult]:
     """Capture what earlier sessions wrote after their last sync (their end
     was never seen: no SessionEnd on ``/exit`` or a kill), and transcripts
     that appeared in the folders of known ones (``/clear``, a resume into a
@@ -686,7 +699,8 @@ def catch_up(store: Store, *, skip: Iterable[Path] = (), cfg: CaptureConfig | No
     subagent file idle for ``rollup.IDLE_S`` that was never read to its end
     is synced again though unchanged, so a subagent killed with its session
     still gets its "did not complete" summary.  Stops
-    at ``deadline`` or after ``budget_bytes``.  Returns the syncs done.
+    at ``deadline`` or after ``budget_bytes``.  ``retractions``: as
+    :func:`sync_files`'.  Returns the syncs done.
     """
     skip_keys = {os.path.realpath(p) for p in skip}
     now = time.time()
@@ -743,7 +757,8 @@ def catch_up(store: Store, *, skip: Iterable[Path] = (), cfg: CaptureConfig | No
             if spent >= budget_bytes or (deadline is not None and time.monotonic() > deadline):
                 return out
             rs = sync_files(store, batch[i:i + 32], final=final, cfg=cfg, command=command,
-                            max_bytes=max(1 << 20, budget_bytes - spent), deadline=deadline)
+                            max_bytes=max(1 << 20, budget_bytes - spent), deadline=deadline,
+                            retractions=retractions)
             out.extend(rs)
             spent += sum(r.offset - r.start for r in rs)
     return out

@@ -23,12 +23,18 @@ Then that version is forgotten by ``mem forget KEY@vN``'s path (a key of one
 version: ``mem forget KEY``'s), its value withheld in the turns it was said
 and quoted in (T19); the version before it is current again as it was, its
 own trust, owner and sources (T20): nothing new is written.
+
+Every statement that prompt made is read so (its first and each further
+one, ``statements.further_statements``: "the db port is 5432 and the deploy
+day is Tuesday" files two keys; fresh35 F6: only the first was taken back
+and the answer said nothing of the second), each key on its own: one
+moved on since is "kept" while the others are taken back.
 """
 
 from __future__ import annotations
 
 from objstore.capture.retraction import retraction_of
-from objstore.capture.statements import statement_key, statement_of
+from objstore.capture.statements import further_statements, statement_key, statement_of
 from objstore.core.errors import NotFound
 from objstore.core.objects import Turn
 from objstore.core.record import Frozen, set_fields
@@ -79,58 +85,65 @@ def _turn_and_previous(store: Store, session: str, source: str):
     return (found, None) if found is not None else None
 
 
-def take_back_turn(store: Store, session: str, source: str, *, act: bool = True) -> TakenBack | None:
-    """Take back the fact the prompt before the stored user turn of
+def take_back_turn(store: Store, session: str, source: str, *, act: bool = True) -> list[TakenBack]:
+    """Take back the facts the prompt before the stored user turn of
     ``session`` whose source (record alias) is ``source`` filed, when that
     turn is a retraction and the rules of the module doc hold; what was
-    found (:class:`TakenBack`), or None (no retraction, the turn not found,
-    the previous prompt stated nothing or is a retraction, the key holds
-    no value, another subject named).  ``act=False``: only what it would
-    do, read without the lock (the prompt hook's answer; its detached child
+    found for each key that prompt's statements name (:class:`TakenBack`,
+    in the order stated), or [] (no retraction, the turn not found, the
+    previous prompt stated nothing or is a retraction, no key holds a
+    value, another subject named).  ``act=False``: only what it would do,
+    read without the lock (the prompt hook's answer; its detached child
     acts, the forget being longer than the hook's budget).  With ``act``,
-    found and forgotten under one store lock: raises StoreLocked, MemError
-    and OSError as ``memory.forget.forget``."""
+    found and forgotten under one store lock, key by key: raises
+    StoreLocked, MemError and OSError as ``memory.forget.forget``."""
     if not act:
         return _found(store, session, source)
     with store.lock("hook take back"):
         done = _found(store, session, source)
-        if done is not None and done.selector:
-            plan = plan_forget_turns_too(store, what=done.selector)
-            rule_source_values(store, plan)
-            forget(store, what=done.selector, plan=plan)
+        for one in done:
+            if one.selector:
+                plan = plan_forget_turns_too(store, what=one.selector)
+                rule_source_values(store, plan)
+                forget(store, what=one.selector, plan=plan)
     return done
 
 
-def _found(store: Store, session: str, source: str) -> TakenBack | None:
+def _found(store: Store, session: str, source: str) -> list[TakenBack]:
     """:func:`take_back_turn`'s reading: what it does, nothing done yet."""
     pair = _turn_and_previous(store, session, source)
     said = retraction_of(pair[0][1].text) if pair is not None else None
     if said is None or pair[1] is None:
-        return None
+        return []
     (_cid, cur), (pid, prev) = pair
     what = statement_of(prev.text)
     if what is None or retraction_of(prev.text) is not None or FORGOTTEN in prev.text:
-        return None   # (a statement already taken back or forgotten: its prompt holds the marker, and its next
-        #               statement would read as the first; a hook delivered again, the import's catch-up: test35b T7)
+        return []   # (a statement already taken back or forgotten: its prompt holds the marker, and its next
+        #             statement would read as the first; a hook delivered again, the import's catch-up: test35b T7)
     if cur.timestamp and prev.timestamp and not 0 <= cur.timestamp - prev.timestamp <= WINDOW_MS:
-        return None
+        return []
     aliases = project_aliases(prev.cwd, store_root=store.root) if prev.cwd else ()
-    key = statement_key(what, aliases[0] if aliases else None, store)
-    if said.subject and not set(said.subject) <= set(key.rpartition("/")[2].split("-")):
-        return None
-    try:
-        chain = versions(store, key)
-    except NotFound:
-        return None
-    head = chain[0].fact
-    if not set(head.sources[:1]) & {pid, prev.source}:
-        return TakenBack(key, head.body, "kept", None)
-    if not said.strong:
-        return TakenBack(key, head.body, "weak", None)
-    before = [v.fact for v in chain[1:] if not v.fact.forgotten]
-    if not before:
-        return TakenBack(key, head.body, "forgotten", None, key)
-    return TakenBack(key, head.body, "restored", before[0].body, f"{key}@v{head.version}")
+    out: list[TakenBack] = []
+    for stated in [what, *further_statements(prev.text)]:
+        key = statement_key(stated, aliases[0] if aliases else None, store)
+        if said.subject and not set(said.subject) <= set(key.rpartition("/")[2].split("-")) \
+                or any(t.key == key for t in out):
+            continue
+        try:
+            chain = versions(store, key)
+        except NotFound:
+            continue
+        head = chain[0].fact
+        before = [v.fact for v in chain[1:] if not v.fact.forgotten]
+        if not set(head.sources[:1]) & {pid, prev.source}:
+            out.append(TakenBack(key, head.body, "kept", None))
+        elif not said.strong:
+            out.append(TakenBack(key, head.body, "weak", None))
+        elif not before:
+            out.append(TakenBack(key, head.body, "forgotten", None, key))
+        else:
+            out.append(TakenBack(key, head.body, "restored", before[0].body, f"{key}@v{head.version}"))
+    return out
 
 
 def take_back_stated(store: Store, stated: list) -> list[TakenBack]:
@@ -144,7 +157,5 @@ def take_back_stated(store: Store, stated: list) -> list[TakenBack]:
     for _oid, ct in stated:
         said = retraction_of(ct.text) if ct.role == "user" else None
         if said is not None and said.strong:
-            done = take_back_turn(store, ct.session, ct.alias or ct.source)
-            if done is not None:
-                out.append(done)
+            out.extend(take_back_turn(store, ct.session, ct.alias or ct.source))
     return out

@@ -254,18 +254,56 @@ def test_t28_import_reads_the_take_back_by_the_same_rule(tmp_path, said, kept):
     assert (_current(store) == "the db port is 5432") is kept, _chain(store)
 
 
-def test_a_take_back_delivered_again_takes_back_only_the_first_statement(tmp_path):
+def test_a_take_back_delivered_again_takes_back_nothing_more(tmp_path):
     """test35b T7: after "remember that A and B" (two facts), the same
     "forget that" prompt's hook run a second time (a hook delivered again,
     the import's catch-up of the same transcript) read the rewritten prompt
-    "remember that [forgotten] and B" and took B back too."""
+    "remember that [forgotten] and B" and took B back a second time.  Now
+    (fresh35 F6) the first run takes back both; the second finds nothing to
+    take back and a value said again since stays."""
     s = _S(tmp_path)
     s.prompt("remember that the db port is 5432 and the deploy day is Tuesday")
     deploy = KEY.rsplit("/", 1)[0] + "/deploy-day"
     assert _current(s.store) == "the db port is 5432" and _current(s.store, deploy) == "the deploy day is Tuesday"
     s.prompt("forget that")
-    assert _current(s.store) is None
+    assert _current(s.store) is None and _current(s.store, deploy) is None
+    _mem(s.store, "remember", deploy, "the deploy day is Friday")
     rc, *_ = run_hook(s.store, payload("UserPromptSubmit", s.sid, s.t, prompt="forget that", cwd=s.cwd))
     assert rc == 0
     wait_store_processes_gone(s.store)
-    assert _current(s.store, deploy) == "the deploy day is Tuesday"   # base (cue35): forgotten too
+    assert _current(s.store, deploy) == "the deploy day is Friday"
+
+
+def test_f6_forget_that_takes_back_every_fact_that_prompt_filed(tmp_path):
+    """fresh35 F6: "remember that the db port is 5432 and the deploy day is
+    Tuesday" files two keys; "forget that" took back only the first and its
+    answer said nothing of the second, still stored.  Now each key that
+    prompt filed is taken back (the one with an earlier version restored to
+    it, with its own trust) and the answer names each."""
+    s = _S(tmp_path)
+    deploy = KEY.rsplit("/", 1)[0] + "/deploy-day"
+    _mem(s.store, "remember", deploy, "the deploy day is Monday", MEM_AGENT="1")
+    s.prompt("remember that the db port is 5432 and the deploy day is Tuesday")
+    s.stop("Noted.")
+    ctx = s.prompt("forget that")
+    assert f"Taken back as you asked: {KEY} is forgotten" in ctx, ctx
+    assert f"Taken back as you asked: {deploy}'s newest value is forgotten" in ctx, ctx
+    assert "current again: the deploy day is Monday" in ctx, ctx
+    assert _current(s.store) is None
+    live = [(b, t) for _v, b, t, gone in _chain(s.store, deploy) if not gone]
+    assert live == [("the deploy day is Monday", "agent_observed")], _chain(s.store, deploy)
+    assert "5432" not in " ".join(x[3] for x in turns(s.store)) and "Tuesday" not in " ".join(
+        x[3] for x in turns(s.store))
+
+
+def test_f6_a_subject_named_takes_back_only_its_own_fact(tmp_path):
+    """fresh35 F6 with T16's rule: "forget what I said about the deploy day"
+    takes back the prompt's second fact only (base: nothing, as the first
+    fact's key did not name the subject)."""
+    s = _S(tmp_path)
+    deploy = KEY.rsplit("/", 1)[0] + "/deploy-day"
+    s.prompt("remember that the db port is 5432 and the deploy day is Tuesday")
+    s.stop("Noted.")
+    ctx = s.prompt("please forget what I said about the deploy day")
+    assert f"Taken back as you asked: {deploy} is forgotten" in ctx and KEY not in ctx, ctx
+    assert _current(s.store) == "the db port is 5432" and _current(s.store, deploy) is None
