@@ -471,9 +471,8 @@ def _rollup_stop(store, child: str, data: dict, agent_path: str) -> None:
 
 
 def _fork_capture(run: "HookRun", fn, store, kw: dict) -> bool:
-    """:func:`fork_off` ``fn(store, **kw)``, a prompt's capture the store lock kept from this process, with a
-    new ticket at the prompt's place (the attempt here dropped its own: ``capture_prompt``); False, the
-    ticket dropped, when no child could take it."""
+    """:func:`fork_off` ``fn(store, **kw)`` (a prompt's capture the store lock kept from here), a new ticket
+    at its place; False, the ticket dropped, when no child could take it."""
     import objstore
     kw = {**kw, "ticket": objstore.take_prompt_ticket(store.root, kw["session_id"], kw["time_ms"])}
     if fork_off(run, "capture", fn, store, lock_wait=PROMPT_CAPTURE_LOCK_WAIT_S,
@@ -605,7 +604,7 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             raise HookInputError("transcript-path-credential")
 
         if ev == "SessionStart":
-            backs: list = []   # (a "forget that" only these syncs store: as at Stop)
+            backs: list = []   # a "forget that" these syncs store (as at Stop)
             if capture:
                 def start_sync() -> None:
                     objstore.catch_up(store, skip=[transcript] if transcript else [], cfg=cfg, retractions=backs,
@@ -668,7 +667,7 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
                 # the key is fixed now (snapshot), the write happens in a child so the
                 # agent only waits for the injection
                 snap = objstore.prompt_snapshot(store.root, transcript, prompt)
-                said = int(time.time() * 1000)   # its ticket: captured after the session's earlier prompts
+                said = int(time.time() * 1000)   # its ticket: stored after the session's earlier prompts
                 kw = dict(session_id=sid, prompt=prompt, cwd=cwd, transcript=transcript, cfg=cfg,
                           index=False, snapshot=snap, time_ms=said,
                           entrypoint=_s(run.env.get("CLAUDE_CODE_ENTRYPOINT")), guard=BudgetHold,
@@ -731,7 +730,7 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             stopped = None
             if ev == "Stop":     # the answer is finished (its text, when the agent gives it)
                 stopped = objstore.answer_hash(_s(data.get("last_assistant_message")))
-            backs: list = []   # "forget that" whose prompt hook failed open: taken back as that hook would
+            backs: list = []   # "forget that" whose prompt hook failed open: taken back here
             if paths:
                 run.guarded(None, objstore.sync_files, store, paths, cfg=cfg, final=final, ended=final,
                             deadline=deadline, max_bytes=SYNC_BYTES[ev], stopped=stopped, retractions=backs)
