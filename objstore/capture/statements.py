@@ -110,7 +110,8 @@ STATEMENT_CUE = LazyPattern(r"(?:^|(?<=[.!?])|(?<=\s)(?=and\s+(?:also\s+)?rememb
                    r"|(?P<mind>keep\s+in\s+mind\s+that)|(?:don'?t|do\s+not)\s+forget(?:\s+that|\s*[:,]|\s+[-\u2013\u2014]))"
                    r"\s*(?P<what>.+)", re.I | re.S)
 #: what a bare "remember X" (no "that", no colon) may not start with: a plan or a question, not a statement
-_NOT_STATED = LazyPattern(r"(?:to|when|what|how|if|why|where|who|whether|me|us|you|him|her|them)\b", re.I)
+_NOT_STATED = LazyPattern(r"(?:to|when|what|how|if|why|where|who|whether|me|us|you|him|her|them|the\s+following)\b",
+                          re.I)   # ("remember the following files are generated": a list's opening, no fact)
 #: what the asked form's statement may not be ("can you remember that for me?", "… that too?")
 _NOT_ASKED = LazyPattern(r"(?:for\s+(?:me|us|later|now)|too|as\s+well|please|ok(?:ay)?)?\s*$", re.I)
 #: a task's opening verb after a cue with no "that"/"this" ("don't forget: push the tag"): a to-do, not a fact
