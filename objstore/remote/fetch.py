@@ -11,6 +11,7 @@ from pathlib import Path
 
 from objstore.core import pullstop
 from objstore.core.atomic import fsync_dir
+from objstore.core.audit import redact_ids
 from objstore.core.codec import decode
 from objstore.core.pack import PackBytes
 from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, NotFound, RefConflict
@@ -370,6 +371,7 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
     journal: list[str] = []
     moves: list[tuple[str, str | None, str | None, bool]] = []
     emptied: list[str] = []
+    forgot_ids: set[str] = set()   # the ids of what a forget or seal emptied here (test36b T8)
     parked: list[QueueItem] = []
     sealed = {n[len("sealed/"):] for n, _ in store.refs.iter("sealed")}
     names = sorted({n for n in (*local, *m.refs) if n.startswith(("facts/", "sessions/"))})
@@ -393,6 +395,7 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
             rc = read_chain(store, rh, Turn, remote=remote)
             emptied += [t.text for _i, t in lc + rc if t.text]
             dropped = {i for i, _ in lc + rc}
+            forgot_ids |= dropped
         else:
             typ = Fact if is_fact else Turn
             lc, rc = read_chain(store, lh, typ), read_chain(store, rh, typ, remote=remote)
@@ -418,6 +421,8 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
             res.versions_refilled += out.versions_refilled
             out_head, final, dropped = out.head, out.final_ids, out.dropped_ids
             rewritten = bool(out.emptied) or (lh is not None and lh not in final) or bool(withheld)
+            if out.emptied or out.unseen or withheld:
+                forgot_ids |= dropped
         if rh is not None and rh not in final:
             rep.remote_rewritten = True
         if out_head == lh:
@@ -441,6 +446,8 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
         else:
             store.update_ref(name, old, new, command, time_ms=now)
         res.refs_updated.append(name)
+    if forgot_ids:   # an id is a fingerprint of the value (a guess list hashed against it): the audit keeps
+        redact_ids(store.root / "logs", forgot_ids)   # its lines with the id replaced, as the forget did there
     if noted is not None:
         pullstop.done(store.root, noted)
     # 2. review queue: the union, minus what was decided anywhere or forgotten
