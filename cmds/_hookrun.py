@@ -626,19 +626,17 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             if capture:
                 run.guarded("derive-auto", start_derive_auto, run, store)
             run.guarded("helper", start_helper, run, store)
-            # a config.toml that cannot be used: the person is told (Claude Code shows systemMessage),
-            # and the agent too, in the block, so it can say so; the hook still fails open
+            # an unusable config.toml: the person is told (systemMessage) and the agent (the block); a
+            # take-back the person only, and no block (it would hold the values going: test36b T15)
             problem = run.guarded("config", objstore.config_problem, store.root)
-            notice = "; ".join(x for x in (f"mem: {problem.message()}" if problem is not None else "",
-                                           took.get("systemMessage", "")) if x)
-            if no_inject(run.env):
-                return {"systemMessage": notice} if notice else None
+            notice = f"mem: {problem.message()}" if problem is not None else ""
+            said = "; ".join(x for x in (notice, took.get("systemMessage", "")) if x)
+            if no_inject(run.env) or took:
+                return {"systemMessage": said} if said else None
             block = run.guarded("context", _session_start_block, store, sid, _s(data.get("source")), cwd,
                                 run.env.get("MEM_TRACE"))
             out = context_output(ev, f"{notice}\n{block or ''}" if notice else block or "")
-            if notice and out is not None:
-                out["systemMessage"] = notice
-            return out
+            return {**(out or {}), "systemMessage": said} if said else out
 
         if ev == "SubagentStart":
             child = _subagent_namespace(sid, data)

@@ -35,6 +35,9 @@ def _unseen_forget_that(tmp_path, event: str, **kw) -> None:
     assert _current(s.store) is None and _current(s.store, DEPLOY) is None   # base: both still current
     said = json.loads(out)["systemMessage"]
     assert f"Taken back as you asked: {KEY} is forgotten" in said and DEPLOY in said, said
+    # the person is told; the agent's block names no forgotten value (test36b T15)
+    told = json.loads(out).get("hookSpecificOutput", {}).get("additionalContext", "")
+    assert "Taken back" not in told and "5432" not in told and "Tuesday" not in told, told
 
 
 def test_a_take_back_only_the_stop_sync_sees_takes_back_and_says_so(tmp_path):
