@@ -21,6 +21,10 @@ SECRETS = [
     ("DATABASE_URL=postgres://u:Qw3@rT5y!@db.internal:5432/app", "rT5y!", "@db.internal:5432/app"),
     ("mongodb+srv://admin:Pa@ss#Word9@cluster0.mongodb.net/test", "ss#Word9", "@cluster0.mongodb.net/test"),
     ("psql 'postgresql://app:Kq9@mZ2w@db/app'", "mZ2w", "@db/app'"),
+    # test36b T1: a bare 'pass' before a token with a digit or symbol, 'pass phrase'
+    ("the pass is Xk29!mLq", "Xk29!mLq", "the pass is"),
+    ("pass is Qw8rTy2u", "Qw8rTy2u", "pass is"),
+    ("the pass phrase is Zx9!kLmq", "Zx9!kLmq", "the pass phrase is"),
 ]
 #: kept as written: the shell's working folder, a pass that is no password, digits after other words
 KEPT = [
@@ -33,6 +37,10 @@ KEPT = [
     "the pin 1234 of the header",
     "passcode 1234abc",
     "http://host:8080#a@b",
+    # test36b T13: ordinary coding text after 'pass'
+    "the pass for this test is flaky-ci-run",
+    "the pass rate is 95%",
+    "my pass is fine",
     "mail me at x@y.org about http://host/a?u=x@y.com",
 ]
 

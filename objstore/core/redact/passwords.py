@@ -310,10 +310,10 @@ PASSWORD_RULES: list[Rule] = [
        "keyword heuristics (no vendor format): 'my password/passwd is|was <token>' in plain words, also "
        "with what it opens between ('the password for the staging box is <token>', 'the password of "
        "the admin account: <token>'), where the token looks like a password (phrase_secret)",
-       r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d|(?P<pwd>pwd(?<![A-Za-z0-9_\-\]]pwd))|pass(?<![A-Za-z0-9_\-\]]pass)"
-       r"(?=[ \t]+for[ \t]))(?:" + _PHRASE_OWNER + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON
-       + r")|" + _PHRASE_VERB + r")(?(pwd)(?![/~.]|[A-Za-z]:[\\/]))(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
-       # test36 T3: 'pwd is', 'pass for X is' (a working folder after 'pwd' is not one)
+       r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d|(?P<pwd>pwd(?<![A-Za-z0-9_\-\]]pwd)|pass[ \t]phrase)|(?P<pass>pass(?<![A-Za-z0-9_\-\]]pass)))(?:" + _PHRASE_OWNER + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON
+       + r")|" + _PHRASE_VERB + r")(?(pwd)(?![/~.]|[A-Za-z]:[\\/]))(?(pass)(?=[^\s\-]*[0-9!@#$%^&*+=?]))(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       # test36 T3: 'pwd is', 'pass for X is' (a working folder after 'pwd' is not one); test36b T1, T13: 'the pass
+       # is X', 'pass phrase', a bare 'pass' only before a token with a digit or symbol ('flaky-ci-run' is none)
        ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passw", "pwd", "pass"), scan=with_old_and_new(_plain)),
     *VERB_PHRASE_RULES,     # red30b: 'has been changed to X', 'my password, it is X' (passwordphrases.py)
     _r("password-phrase",
