@@ -113,7 +113,8 @@ def init_vault(store: Store, passphrase: str, *, pq: bool = False,
     Raises:
         InvalidInput: short passphrase, bad work factor.
         Refused: the store already has a vault (a new one would make every
-            sealed value unreadable).
+            sealed value unreadable), or has sealed keys and no vault (its
+            folder lost: a new one would read none of them).
         MemError: ``pq`` where the installed ``cryptography`` has no ML-KEM-768.
 
     Order: the identity file is written (durably) before the recipient file,
@@ -129,6 +130,12 @@ def init_vault(store: Store, passphrase: str, *, pq: bool = False,
         if rpath.exists():
             raise Refused(f"this store already has a vault ({rpath.parent})",
                           hint="a new vault would make every sealed value unreadable; keep the one you have")
+        sealed = sum(1 for _ in store.refs.iter("sealed"))
+        if sealed:   # its vault folder is gone: a new one would hide that (test36b T6)
+            raise Refused(f"{sealed} key(s) are sealed to a vault this store no longer has ({rpath.parent} is "
+                          "missing): a new vault cannot read them",
+                          hint="restore the vault folder from a backup; to give those values up instead, "
+                               "'mem forget' each key 'mem sealed list' names, then 'mem vault init'")
         if pq:
             if not age.hybrid_supported():
                 raise MemError("the post-quantum vault (ML-KEM-768 + X25519) needs a cryptography release "

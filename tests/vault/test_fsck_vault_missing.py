@@ -39,3 +39,18 @@ def test_no_sealed_key_no_vault_problem(vstore, store_path, mem):
     mem("remember", "project/z/a", "hello plain")
     shutil.rmtree(store_path / "vault")
     assert "ok:" in mem("fsck").stdout
+
+
+def test_vault_init_refuses_while_keys_are_sealed_to_a_missing_vault(vstore, store_path, mem, tmp_path, pwfile):
+    """test36b T6: with vault/ gone while keys were sealed, ``mem vault init``
+    made a new vault without a word, after which fsck said ok and every
+    sealed value stayed unreadable.  It now refuses (exit 6), naming the way
+    back; nothing is written."""
+    mem("remember", "project/z/pin", "1234-kw-77", "--sensitivity", "secret")
+    shutil.move(store_path / "vault", tmp_path / "vault.away")
+    r = mem("vault", "init", "--passphrase-file", str(pwfile), exit_code=6)
+    assert "1 key(s) are sealed to a vault this store no longer has" in r.stdout + r.stderr, r.stderr
+    assert not (store_path / "vault" / "recipient").exists()
+    assert mem("fsck", exit_code=13).exit_code == 13
+    shutil.move(tmp_path / "vault.away", store_path / "vault")
+    assert mem("sealed", "show", "project/z/pin", "--passphrase-file", str(pwfile)).stdout == "1234-kw-77\n"
