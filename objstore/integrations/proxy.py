@@ -79,7 +79,7 @@ from objstore.core.text import strip_mem_context
 from objstore.core.refs import validate_session_id
 from objstore.core.store import Store, now_ms
 from objstore.integrations.httpcoding import MAX_DECODED
-from objstore.integrations.proxyfetched import fetch_calls, result_text, withhold_quoted
+from objstore.integrations.proxyfetched import fetch_calls, fetched_in, result_text, withhold_quoted
 from objstore.integrations.proxyspool import capture_turns, remembered_note, turn_writer  # noqa: F401 - the capture side
 from objstore.memory.provenance import is_subagent_session
 from objstore.memory.writechecks import check_key_credentials
@@ -500,6 +500,9 @@ class Prepared:
         undo: ``(captured before, captured after, ids before, ids after)``
             of the state file, for :func:`rejected`; None when the state
             was not changed.
+        fetched: the values the conversation's calls fetched
+            (``proxyfetched.fetched_in``), withheld in its turns and in the
+            answer (``proxyanswer``; test36b T7); never written anywhere.
     """
 
     body: bytes
@@ -513,6 +516,7 @@ class Prepared:
     prefill: str | None = None
     unnoted: Store | None = None
     undo: tuple[int, int, int, int] | None = None
+    fetched: list = field(default_factory=list)
 
 
 def _is_user_text(msg) -> bool:
@@ -628,7 +632,8 @@ def prepare(store: Store, raw: bytes, headers: Mapping[str, str], *, capture: bo
             for idx in range(st.captured + 1, upto):
                 if not marked[idx] and not (known and mine[idx] in known):
                     out.pending += _turns_of(conv, idx, msgs[idx], ts, secret, bash)
-            out.pending = withhold_quoted(out.pending, msgs[:upto])   # a value fetched before, quoted (red36)
+            out.fetched = fetched_in(msgs[:upto])   # a value fetched before, quoted (red36), answered (T7)
+            out.pending = withhold_quoted(out.pending, out.fetched)
             st.captured = max(st.captured, upto - 1)
             out.turns = len(out.pending)
         out.undo = (was[0], st.captured, was[1], len(st.ids))

@@ -16,6 +16,7 @@ from objstore.core.text import strip_mem_context
 from objstore.integrations.httpcoding import TooLarge, decode_body, not_decoded
 from objstore.integrations.proxy import (MAX_ANSWER, Prepared, answer_identity, assistant_turn, fork_of,
                                          locked_state, seed_fork, short_hash, text_of, tool_lines, turn_writer)
+from objstore.integrations.proxyfetched import withhold_quoted
 from objstore.memory.sessions import CapturedTurn, session_turns
 
 __all__ = ["assistant_text_from_json", "assistant_text_from_sse", "response_turns"]
@@ -134,8 +135,8 @@ def response_turns(prep: Prepared, data: bytes | None, *, streamed: bool, encodi
         return []
     thread = _answer_thread(prep, answer_identity(text), n, stored)
     conv = prep.conv
-    return [CapturedTurn(conv.session, f"px:{thread}:{n}:t0", "assistant", stored, now_ms(),
-                         conv.cwd, conv.project)]
+    return withhold_quoted([CapturedTurn(conv.session, f"px:{thread}:{n}:t0", "assistant", stored, now_ms(),
+                                         conv.cwd, conv.project)], prep.fetched)   # test36b T7
 
 
 def _answer_thread(prep: Prepared, ident: str, n: int, text: str) -> str:

@@ -64,12 +64,12 @@ def fetched_in(msgs: list) -> list[str]:
     return out
 
 
-def withhold_quoted(turns: list, msgs: list) -> list:
-    """``turns`` (``CapturedTurn``, a request's new turns) with each span
-    quoting a value fetched anywhere in ``msgs`` (:func:`fetched_in`)
-    replaced by ``[REDACTED:sealed-value]`` (a new ``CapturedTurn`` for a
-    turn changed; the list itself when nothing is)."""
-    rules = value_rules(fetched_in(msgs)) if turns else None
+def withhold_quoted(turns: list, values: list[str]) -> list:
+    """``turns`` (``CapturedTurn``, a request's new turns, or its answer's)
+    with each span quoting one of ``values`` (fetched in the conversation:
+    :func:`fetched_in`) replaced by ``[REDACTED:sealed-value]`` (a new
+    ``CapturedTurn`` for a turn changed; the list itself when nothing is)."""
+    rules = value_rules(values) if turns and values else None
     if rules is None:
         return turns
     out = []
