@@ -400,22 +400,50 @@ def inflate_chunk_block(data) -> tuple[int, list[bytes]]:
     return parse_chunk_block(content)
 
 
-def body_chunks(data, off: int, end: int):
+def torn_chunk_lines(data) -> tuple[int, list[bytes]]:
+    """``(first chunk number, the whole chunks before the cut)`` of a chunk
+    block whose raw DEFLATE stream ``data`` was cut short (a pack cut at its
+    end: test36b T5): the prefix it still inflates to, up to its last whole
+    line.  ValueError when that prefix is no chunk block's head."""
+    d = zlib.decompressobj(-15)
+    try:
+        content = d.decompress(data)
+    except zlib.error:
+        content = b""   # (what came out before the damage is not returned: nothing to keep)
+    if len(content) < _CHUNK_HEAD.size:
+        raise ValueError("a torn chunk block shorter than its head")
+    zero, first, count = _CHUNK_HEAD.unpack_from(content, 0)
+    if zero != 0:
+        raise ValueError("not a chunk block")
+    parts = bytes(content[_CHUNK_HEAD.size:]).split(b"\n")[:-1][:count]   # the last piece: cut, or empty
+    return first, parts
+
+
+def body_chunks(data, off: int, end: int, torn: bool = False):
     """``(offset, first chunk, chunks without their \n)`` of every chunk block in the pack
     body ``data[off:end]`` (a whole pack file's bytes) that still reads,
     walked by the entries' length prefixes without the index (a chunk
     block is an entry whose stream inflates without a dictionary to a
     content that begins with u32 0): for salvage and for the search of
     a forgotten value in every byte a pack holds.  Stops at a length that
-    runs past ``end``; never raises for damaged content."""
+    runs past ``end``; never raises for damaged content.  ``torn``: the
+    body was cut at ``end`` (salvage of a pack cut short), so an entry that
+    runs past it gives the whole chunks before the cut
+    (:func:`torn_chunk_lines`)."""
     while off + 4 < end:
         (n,) = _U32.unpack_from(data, off)
-        if n == 0 or off + 4 + n > end:
+        cut = torn and n and off + 4 + n > end
+        if n == 0 or (off + 4 + n > end and not cut):
             return
         try:
-            first, lines = inflate_chunk_block(data[off + 4:off + 4 + n])
+            first, lines = (torn_chunk_lines(data[off + 4:end]) if cut else
+                            inflate_chunk_block(data[off + 4:off + 4 + n]))
         except ValueError:
             first = -1
+        if cut:
+            if first >= 0:
+                yield off, first, lines
+            return
         if first >= 0:
             yield off, first, lines
         off += 4 + n

@@ -105,7 +105,7 @@ def _frames(data: bytes, version: int, trailer: bool = True) -> Iterator[tuple[s
         except Exception:  # the dictionary is damaged: nothing can be read
             return
     if version >= 8:  # the chunk blocks first: the frame blocks name their chunks
-        zr.chunks = _chunks(data, off, end)
+        zr.chunks = _chunks(data, off, end, torn=not trailer)
     while off + _LEN.size < end:
         (n,) = _LEN.unpack_from(data, off)
         if n and off + 4 + n > end and not trailer and version >= 3:
@@ -158,11 +158,11 @@ class _Chunks(dict):
         return off in self.at
 
 
-def _chunks(data: bytes, off: int, end: int) -> _Chunks:
+def _chunks(data: bytes, off: int, end: int, torn: bool = False) -> _Chunks:
     """Version 8: the chunks of every chunk block of the body ``data[off:end]``
     that still reads (``packlines.body_chunks``)."""
     out = _Chunks()
-    for at, first, lines in body_chunks(data, off, end):
+    for at, first, lines in body_chunks(data, off, end, torn):
         out.at.add(at)
         out.update(zip(range(first, first + len(lines)), lines))
     return out

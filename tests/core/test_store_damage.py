@@ -370,3 +370,31 @@ def test_gc_finishes_a_forget_that_met_an_unreadable_pack(invoke, store_path, im
     assert _copies_of(store_path, FIXED_SID) == []
     assert invoke("fsck").stdout.startswith("ok:")
     assert {s["id"] for s in invoke("sessions", "--json").json} == set(imported) - {FIXED_SID}
+
+
+def test_a_pack_cut_into_its_last_chunk_block_keeps_the_chunks_before_the_cut(invoke, store_path, tmp_path):
+    """test36b T5: a version-8 pack ends with a chunk block (its table of
+    repeated lines); cut one byte or more into it, every frame in every block
+    naming one of its chunks was lost (1,812 of 4,500 objects salvaged).  A
+    torn chunk block now gives the whole chunks before the cut."""
+    from objstore.core.salvage import salvage_pack
+    from tests.retrieval._sessions import write_session
+    import hashlib
+    shared = "".join(f"    shared configuration line number {k} of the deploy manifest\n" for k in range(40))
+    for s in range(60):   # ~146 KB of frames: more than one block, and the repeated lines a chunk block at the end
+        sid = f"5e55{s:04d}-0000-4000-8000-0000000t5{s:03d}"
+        own = "".join(hashlib.sha256(f"{s}-{k}".encode()).hexdigest() + "\n" for k in range(60))
+        write_session(tmp_path / "projects" / "-home-dev-x", sid, 1 + (s % 28),
+                      [("user", f"session {s}: show the manifest"), ("assistant", shared + own),
+                       ("user", f"and again, session {s}"), ("assistant", shared + f"other tail {s}\n")], "/home/dev/x")
+    invoke("import", "claude-code", str(tmp_path / "projects"))
+    invoke("gc", "--prune=now")
+    big = _packs(store_path)[0]
+    whole = {oid for oid, _f in salvage_pack(big)}
+    with open(big, "r+b") as f:   # one byte into the chunk block: the chunks before the cut are whole
+        f.truncate(big.stat().st_size - 33)
+    kept = {oid for oid, _f in salvage_pack(big)}
+    assert kept == whole, (len(kept), len(whole))
+    r = invoke("fsck", "--repair", "--json").json
+    assert r["ok"]
+    invoke("fsck")
