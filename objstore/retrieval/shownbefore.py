@@ -130,12 +130,11 @@ def with_shown_notes(store: Store, lines: list[str], facts: list[tuple[str, str]
     for key, oid in facts:
         if key not in known:
             continue
-        note = shown_before(store, key, oid, known[key])
-        if note is None:
-            continue
         head = f"- {escape_text(escape_lookalike(key))} ("
-        for i, line in enumerate(out):
-            if line.startswith(head):
-                out[i] = noted_line(line, key, note)
-                break
+        i = next((i for i, line in enumerate(out) if line.startswith(head)), None)
+        if i is None or SHOWN_NOTE in out[i]:
+            continue   # noted before the budget (note_candidates): its objects are not read again
+        note = shown_before(store, key, oid, known[key])
+        if note is not None:
+            out[i] = noted_line(out[i], key, note)
     return out
