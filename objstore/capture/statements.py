@@ -85,7 +85,7 @@ from objstore.capture.statementwords import (ASK_LEAD, JUDGED, STOP_WORDS, conte
                                              taken_value, without_request)
 from objstore.core.takeback import SOFT_TAKE_BACK_PHRASES, TAKE_BACK_PHRASES
 from objstore.core.text import STATEMENT_COPULA, LazyPattern
-from objstore.core.store import Store
+from objstore.core.store import Store, now_ms
 from objstore.memory.scope import project_aliases
 
 MAX_CHARS = 600
@@ -369,38 +369,48 @@ def _corrected(statement: str, fix: str) -> str | None:
 
 
 def remember_statement(store: Store, prompt: str, *, project: str | None, source: str = "",
-                       command: str = "hook remember", update: bool = True, later: list | None = None):
+                       command: str = "hook remember", update: bool = True, later: list | None = None,
+                       said_at: int = 0):
     """Write the statement of a "remember that …" prompt as ``user_stated``,
     and each further one it states (:func:`further_statements`; one refused,
     a sealed key, is skipped); returns the first's ``facts.RememberResult``
     or None when the prompt states nothing.
     ``update``: a new value of a subject already stated is its key's next
     version (:func:`statement_key`).  ``later``: as ``facts.remember``'s.
+    ``said_at``: when the prompt was said (ms since the epoch; 0 unknown):
+    a key whose value was said after it (:func:`_said_at`, and not after
+    now: a clock running ahead said nothing since) keeps that value, as
+    the late write does (test36 T19: two sessions' prompts stored by their
+    hooks' children in the order they won the store lock).
     Raises as ``facts.remember`` (StoreLocked, Refused for a sealed key) for the first."""
     what = statement_of(prompt)
     if what is None:
         return None
     try:
-        first = _remember(store, what, project, source, command, update, later=later)
+        first = _remember(store, what, project, source, command, update, later=later, said_at=said_at)
     except MemError as e:
         first = e
     for more in further_statements(prompt):
-        _remember(store, more, project, source, command, update, skip_refused=True, later=later)
+        _remember(store, more, project, source, command, update, skip_refused=True, later=later,
+                  said_at=said_at)
     if isinstance(first, MemError):
         raise first
     return first
 
 
 def _remember(store: Store, what: str, project: str | None, source: str, command: str, update: bool = True,
-              skip_refused: bool = False, later: list | None = None):
+              skip_refused: bool = False, later: list | None = None, said_at: int = 0):
     """Write one statement under its key (:func:`statement_key`), and (``update``) as the next version of each
     other key of its subject holding another value (``statement_key``'s ``stale``: a store that filed
     one subject under two keys, test33b T12; one sealed is left as it is); returns the first write's result,
-    None when ``skip_refused`` and it was refused (``MemError``: a sealed key).  ``later``: as
+    None when ``skip_refused`` and it was refused (``MemError``: a sealed key), or when the key holds
+    another value said after ``said_at`` (:func:`remember_statement`).  ``later``: as
     ``facts.remember``'s."""
     from objstore.memory.facts import remember  # defer: a prompt that states something (most state nothing)
     stale: list[str] = []
     key = statement_key(what, project, store, update, stale)
+    if said_at and _said_since(store, key, what, said_at):
+        return None
     try:
         done = remember(store, key, what, trust="user_stated", owner="user", sources=(source,) if source else (),
                         command=command, later=later)
@@ -468,6 +478,21 @@ def _said_at(store: Store, fact) -> int:
     return at
 
 
+def _said_since(store: Store, key: str, what: str, said_at: int) -> bool:
+    """Whether ``key`` holds a value other than statement ``what`` said
+    after ``said_at`` (ms) and not in the future (:func:`remember_statement`)."""
+    head = store.refs.read(fact_ref(key))
+    if head is None:
+        return False
+    try:
+        held = store.get(head)
+    except (NotFound, CorruptObject):
+        return False
+    at = _said_at(store, held)
+    return said_at < at <= now_ms() \
+        and _content_words(getattr(held, "body", "") or "") != _content_words(what)
+
+
 def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "",
                     command: str = "hook remember", late: bool = False, said_at: int = 0,
                     later: list | None = None):
@@ -496,7 +521,8 @@ def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "
     aliases = project_aliases(cwd or None, store_root=store.root) if cwd else ()
     project = aliases[0] if aliases else None
     if not late:
-        return remember_statement(store, prompt, project=project, source=source, command=command, later=later)
+        return remember_statement(store, prompt, project=project, source=source, command=command, later=later,
+                                  said_at=said_at)
     first = _late(store, what, project, source, command, said_at, later=later)
     for more in further_statements(prompt):   # (each as the first, test33 T13)
         _late(store, more, project, source, command, said_at, skip_refused=True, later=later)
