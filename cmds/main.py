@@ -66,6 +66,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("cmds.audit", "Show the audit log: every write, decision, injection, forget and sync (ids only)."),
     "diff": ("cmds.diff", "Show a word-level diff of two versions of KEY."),
     "blame": ("cmds.blame", "Show who and what produced the current value of KEY."),
+    "status": ("cmds.status", "Show what is waiting: review proposals, refs to push, stopped work."),
     "stats": ("cmds.stats", "Count what the store holds: objects, facts, sessions, growth."),
     "export": ("cmds.export", "Export the store: JSON lines that import back exactly, or Markdown."),
     "scan": ("cmds.scan", "Show every place TEXT still exists: store, index, transcripts, shell history."),

@@ -289,6 +289,8 @@ _API: dict[str, tuple[str, str]] = {
     "revert": ("objstore.porcelain.history", "revert"),
     "unreject": ("objstore.porcelain.history", "unreject"),
     "store_stats": ("objstore.porcelain.stats", "store_stats"),
+    "store_status": ("objstore.porcelain.status", "store_status"),
+    "remote_status": ("objstore.remote.status", "remote_status"),
     "export_jsonl": ("objstore.porcelain.interchange", "export_jsonl"),
     "export_markdown": ("objstore.porcelain.interchange", "export_markdown"),
     "import_jsonl": ("objstore.porcelain.interchange", "import_jsonl"),

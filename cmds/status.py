@@ -1,0 +1,69 @@
+"""mem status."""
+
+import click
+
+from . import _out
+from ._common import emit_json, json_option, with_store
+
+
+@click.command("status")
+@json_option
+@with_store()
+def command(as_json, store):
+    """Show what is waiting: review proposals, refs to push, stopped work.
+
+    As git status says what is waiting on a work tree, mem status says what
+    is waiting on the store, read locally (no pack, no value, no network):
+    the keys and sessions it holds; proposals in the review queue; for each
+    remote, the refs this store would send it (each fact, session,
+    tombstone or queue ref whose head the remote did not hold when this
+    store last pushed to it or pulled from it: a forget not pushed yet shows
+    here, as its tombstones); a forget or a pull a killed process stopped
+    half way, with the command that finishes it; index updates waiting in
+    the index journal; whether the resident helper runs.  What another
+    machine pushed since needs the network: mem pull.
+
+    \b
+    Examples:
+      mem status
+      mem status --json
+
+    Exit status: 0 ok; 10 no store; 13 a damaged remotes.json.
+    """
+    from objstore import helper_running, remote_status, store_status
+    st = store_status(store, remotes=remote_status(store), helper=helper_running(store.root))
+    if as_json or _out.PLAIN:   # --plain: one line a remote (name, url, synced, to_send, refs)
+        emit_json(st.as_dict())
+        return
+    click.echo(f"store {st.root}: {_n(st.keys, 'key')}, {_n(st.sessions, 'session')}")
+    if st.queued:
+        click.echo(f"review queue: {_n(st.queued, 'proposal')} waiting for you (mem queue, or mem review)")
+    else:
+        click.echo("review queue: empty")
+    if not st.remotes:
+        click.echo("remotes: none (mem remote add NAME URL)")
+    for r in st.remotes:
+        if not r.synced:
+            click.echo(f"remote {r.name} ({r.url}): never synced from here; "
+                       f"{_n(len(r.to_send), 'ref')} to send (mem push {r.name})")
+        elif r.to_send:
+            forgets = sum(1 for n in r.to_send if n.startswith("tombstones/"))
+            extra = f" ({forgets} of them forget tombstones: push so the forget reaches it)" if forgets else ""
+            click.echo(f"remote {r.name} ({r.url}): {_n(len(r.to_send), 'ref')} changed since the last "
+                       f"sync{extra} (mem push {r.name})")
+        else:
+            click.echo(f"remote {r.name} ({r.url}): up to date with the last sync (mem pull {r.name} "
+                       f"fetches what others pushed since)")
+    for rerun in st.stopped_forgets:
+        click.echo(f"stopped: a forget did not finish; finish it: {rerun}")
+    if st.stopped_pull:
+        click.echo(f"stopped: a pull did not finish ({_n(st.stopped_pull, 'ref')} not set); "
+                   "run mem pull again")
+    if st.index_waiting:
+        click.echo("index: updates waiting in the index journal (the next write applies them)")
+    click.echo(f"helper: {'running' if st.helper else 'not running'}")
+
+
+def _n(n: int, what: str) -> str:
+    """``1 key``, ``2 keys``."""
+    return f"{n:,} {what}{'' if n == 1 else 's'}"

@@ -1,0 +1,75 @@
+"""``mem status``: what is waiting on this store, as ``git status`` says what
+is waiting on a work tree.
+
+Read locally, in a few directory listings and small files, never a pack, an
+object body or the network:
+
+* the number of keys (refs under ``refs/facts``) and sessions (under
+  ``refs/sessions``);
+* review-queue proposals waiting for a person (``mem queue``);
+* per remote, the refs this store would send it: each synced ref (facts,
+  sessions, tombstones, queue) whose head object none of the bundles the
+  remote held when this store last pushed to it or pulled from it
+  (``cache/remotes/<name>.ids``) holds.  A forget's tombstones count, so
+  a forget not yet pushed shows here ("forget follows the value" only once
+  it is pushed).  A remote this store never synced with says so;
+* work a killed process left for later: forgets stopped half way
+  (``forget-unfinished/``, each with the command that finishes it), refs a
+  stopped pull was to set, and index updates waiting in the index journal
+  (the next writer applies them);
+* whether the resident helper runs.
+
+The remotes' part is :func:`objstore.remote.status.remote_status` and the
+helper's ``objstore.resident.server.helper_running`` (packages of the same
+rank as this one: the caller gathers them, as ``mem doctor`` gathers the
+remotes it checks).
+
+What the remote holds *now* (another machine's pushes) needs the network:
+``mem pull`` / ``mem remote show`` tell that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from objstore.core.pullstop import pending_refs
+from objstore.core.store import Store
+from objstore.memory.queue import count as queue_count
+
+
+@dataclass
+class StoreStatus:
+    """:func:`store_status`'s answer.  ``keys``, ``sessions``, ``queued``:
+    counts; ``remotes``: ``objstore.remote.status.RemoteStatus`` by name; ``stopped_forgets``:
+    the command that finishes each stopped forget; ``stopped_pull``: refs a
+    stopped pull was to set; ``index_waiting``: the index journal holds
+    updates; ``helper``: the resident helper runs."""
+
+    root: str
+    keys: int
+    sessions: int
+    queued: int
+    remotes: list   # of objstore.remote.status.RemoteStatus
+    stopped_forgets: list[str]
+    stopped_pull: int
+    index_waiting: bool
+    helper: bool
+
+    def as_dict(self) -> dict:
+        """JSON shape (docs/cli.md, ``mem status --json``)."""
+        return {"store": self.root, "keys": self.keys, "sessions": self.sessions, "queued": self.queued,
+                "remotes": [r.as_dict() for r in self.remotes], "stopped_forgets": self.stopped_forgets,
+                "stopped_pull": self.stopped_pull, "index_waiting": self.index_waiting, "helper": self.helper}
+
+
+def store_status(store: Store, *, remotes: list | None = None, helper: bool = False) -> StoreStatus:
+    """What is waiting on ``store`` (module doc), with the ``remotes``
+    (``objstore.remote.status.remote_status``) and ``helper``
+    (``objstore.resident.server.helper_running``) the caller read.  Reads
+    only."""
+    return StoreStatus(
+        root=str(store.root), keys=len(store.refs.names("facts")), sessions=store.refs.count("sessions"),
+        queued=queue_count(store), remotes=list(remotes or ()),
+        stopped_forgets=[s.rerun() for s in store.unfinished.list()],
+        stopped_pull=len(pending_refs(store.root)), index_waiting=not store.journal.is_empty(),
+        helper=helper)

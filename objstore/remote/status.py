@@ -1,0 +1,56 @@
+"""Each remote's part of ``mem status`` (``objstore.porcelain.status``):
+the refs this store would send it, read locally.
+
+A synced ref (facts, sessions, tombstones, queue: ``fetch.SYNCED``) is to
+send when none of the bundles the remote held at this store's last push to
+it or pull from it (``cache/remotes/<name>.ids``, docs/format.md) holds its
+head object.  A ref deleted here (a key forgotten whole) is not seen (the
+remote's ref names are not kept locally); its forget's tombstones are.  A
+remote with no ``.ids`` was never synced from here: every ref is to send.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from objstore.core.store import Store
+from objstore.remote.config import ids_path, list_remotes, load_ids
+from objstore.remote.fetch import local_refs
+
+
+@dataclass
+class RemoteStatus:
+    """One remote's line of ``mem status`` (``porcelain.status.store_status``): ``name``, ``url``,
+    ``synced`` (this store pushed to or pulled from it) and ``to_send``
+    (ref names whose head it did not hold then, sorted)."""
+
+    name: str
+    url: str
+    synced: bool
+    to_send: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        """JSON shape: name, url, synced, to_send (a count), refs (the names)."""
+        return {"name": self.name, "url": self.url, "synced": self.synced, "to_send": len(self.to_send),
+                "refs": self.to_send}
+
+
+def remote_status(store: Store, refs: dict[str, str] | None = None) -> list[RemoteStatus]:
+    """Each configured remote's :class:`RemoteStatus`, sorted by name (the
+    module doc).  ``refs``: :func:`objstore.remote.fetch.local_refs` (read
+    when None).
+    Raises IntegrityError for a damaged ``remotes.json``."""
+    specs = list_remotes(store)
+    if not specs:
+        return []
+    refs = local_refs(store) if refs is None else refs
+    out = []
+    for spec in specs:
+        if not ids_path(store, spec.name).is_file():
+            out.append(RemoteStatus(spec.name, spec.url, False, sorted(refs)))
+            continue
+        held = set()
+        for raw in load_ids(store, spec.name).values():
+            held.update(raw[i:i + 32].hex() for i in range(0, len(raw), 32))
+        out.append(RemoteStatus(spec.name, spec.url, True, sorted(n for n, o in refs.items() if o not in held)))
+    return out
