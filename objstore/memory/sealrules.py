@@ -33,7 +33,7 @@ from objstore.core.codec import object_id
 from objstore.core.ids import blake2b
 from objstore.core.objects import Turn, normalize_value
 from objstore.core.store import Store
-from objstore.core.text import normalized_map, replace_spans
+from objstore.core.text import confusable_fold, normalized_map, replace_spans
 from objstore.memory.sessions import FORGOTTEN, WITHHELD
 from objstore.memory.tombstones import MIN_TEXT_CHARS, find_matches
 
@@ -174,6 +174,29 @@ def rules_problem(store: Store) -> str | None:
             "quoted in a turn captured or pulled from now on is stored in the clear; 'mem sealed rebuild-rules' "
             "writes it again from the sealed values (it asks for the vault passphrase; the rules of values "
             "'mem forget KEY' withheld cannot be rebuilt)")
+
+
+def holds_forgotten_form(store: Store, body: str) -> bool:
+    """Whether ``body`` holds a span (word start to word end, as
+    :func:`withhold_sealed_values` finds them) that a forgotten key's rule
+    (label ``forgotten:KEY``) matches, as written or as it reads
+    (``core.text.confusable_fold``: fullwidth letters, invisible
+    characters).  ``facts.remember`` refuses such a write below
+    ``user_stated`` (test37 T1: "zebra-lantern-7781" written back by an
+    agent after its key's forget, which the turn writer already withheld).
+    False without rules (no file, a damaged head).  Cost: the file's read,
+    then one keyed BLAKE2b per word start a rule's length can end at."""
+    rules = load(store)
+    if rules is None:
+        return False
+    mine = sorted({(d, n) for k, d, n in rules.lines if k.startswith(FORGOTTEN_LABEL)})
+    if not mine:
+        return False
+    for text in dict.fromkeys((body, confusable_fold(body))):
+        norm, _starts, _ends = normalized_map(text)
+        if find_matches(norm, mine, word_starts=True, key=rules.key):
+            return True
+    return False
 
 
 def withhold_sealed_values(text: str, rules: SealRules) -> tuple[str, int]:
