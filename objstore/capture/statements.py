@@ -77,7 +77,7 @@ from __future__ import annotations
 
 import re
 
-from objstore.core.errors import CorruptObject, MemError, NotFound
+from objstore.core.errors import MemError
 from objstore.core.objects import normalize_value
 from objstore.core.refs import fact_ref
 from objstore.capture.statementkey import clauses, name_before, named as _named, statement_key
@@ -470,7 +470,7 @@ def _said_at(store: Store, fact) -> int:
     for src in (getattr(fact, "sources", None) or ())[:1]:
         try:
             turn = store.get(src)
-        except (NotFound, CorruptObject, ValueError):   # a source that is a file or URI, or gone: the time written
+        except (MemError, ValueError):   # a source that is a file, a URI, gone or lost ("lost:…"): the time written
             continue
         ts = getattr(turn, "timestamp", 0) or 0
         if getattr(turn, "role", "") == "user" and 0 < ts < at:
@@ -486,7 +486,7 @@ def _said_since(store: Store, key: str, what: str, said_at: int) -> bool:
         return False
     try:
         held = store.get(head)
-    except (NotFound, CorruptObject):
+    except (MemError, ValueError):   # a head lost to damage (fsck --repair's placeholder): the statement is its next
         return False
     at = _said_at(store, held)
     return said_at < at <= now_ms() \
