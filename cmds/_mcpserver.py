@@ -145,7 +145,7 @@ class Runner:
         for q in _QUERY_ARGS:
             if q in args:
                 v = args[q]
-                rec["query_sha256"] = query_digest(v if isinstance(v, str) else "\x1f".join(map(str, v)))
+                rec["query_mac"] = query_digest(v if isinstance(v, str) else "\x1f".join(map(str, v)))
         try:
             if "valid_from" in args:  # (the arguments passed ArgumentGate before validation)
                 args["valid_from"] = self._time(args["valid_from"])
