@@ -140,6 +140,8 @@ _DESCRIBES = re.compile(r"^[a-z]{3,}(?:ed|ing|ly|ble|ous|ful|ive|ant|ent|al|ic|a
 #: slots whose token a text states as current: "X is the Y", "is X", "uses X", "switched to X" …
 _CURRENT = tuple(re.compile(r) for r in (
     rf"^\s*{_TOK}\s+(?:is|are|was|were|remains?|stays?)\s+(?:now\s+|still\s+)?(?:the|our|a|an)\b",
+    # "redis is used for the cache", "redis is not used" (its negation is the clause's: test37 T2)
+    rf"^\s*{_TOK}\s+(?:is|are|was|were)\s+(?:not\s+|no\s+longer\s+|still\s+|now\s+)?(?:used|in\s+use)\b",
     # the complement of a definite subject ("the api database is X"; "retries are important" is a generalisation)
     rf"^\s*(?:the|our|its|their|my|your|this)\s+(?:[\w.-]+\s+){{0,3}}?(?:is|are|was|were|becomes?|became|remains?|stays?)\s+"
     rf"(?:now\s+|still\s+|currently\s+)?{_TOK}"
@@ -214,6 +216,17 @@ def _held(tok: str, said: str, stems: set[str]) -> bool:
 
 #: a clause that tells a value's past ("used X until last month", "X was used before"): not a claim that it is current
 _PAST = re.compile(r"\b(?:until|used\s+to|no\s+longer|formerly|previously|anymore|any\s+more)\b", re.I)
+#: a turn clause that says its value WAS so ("the deploy window used to be Friday"): the value is dropped
+_WAS = re.compile(r"\b(?:used\s+to\s+be|formerly|previously)\b", re.I)
+#: a turn clause that takes the previous clause's value back ("we evaluated redis … but decided against it")
+_AGAINST = re.compile(r"\b(?:decided|chose|opted|voted)\s+against\s+(?:it|that|them)\b|\bruled\s+(?:it|that|them)\s+out\b"
+                      r"|\brejected\s+(?:it|that|them)\b", re.I)
+#: a turn clause whose subject is the previous clause's ("… used to be Friday; it is Tuesday now")
+_ANAPHOR = re.compile(r"^\s*(?:it|this|that|they)(?:\s+(?:is|are|was|were|will\s+be)|'s|’s)\b", re.I)
+
+
+def _has_digit(tok: str) -> bool:
+    return any(ch.isdigit() for ch in tok)
 
 
 def claims_contradicted(claims: str, turns: list[str], what: str = "its outcome or lesson") -> str:
@@ -239,14 +252,23 @@ def claims_contradicted(claims: str, turns: list[str], what: str = "its outcome 
     state: dict[str, bool] = {}                  # token -> dropped, by the turns' last word on it
     pairs: list[tuple[set[str], set[str], set[str]]] = []  # (values, other stems, all stems) of each turn clause
     for text in turns:
-        for _c, current, dropped, cstems, negated in asserted(text):
+        prev_vals: set[str] = set()
+        prev_subject: set[str] = set()
+        for c, current, dropped, cstems, negated in asserted(text):
             for tok in current:
-                state[tok] = negated
+                state[tok] = negated or bool(_WAS.search(c))   # "… used to be Friday": its last word drops it
             for tok in dropped:
                 state[tok] = True
+            if _AGAINST.search(c):   # "… evaluated Redis for the cache but decided against it" (test37 T2)
+                for tok in prev_vals:
+                    state[tok] = True
             vals = current | dropped
+            subject = cstems - {s for v in vals for s in content_words(v)}
+            if _ANAPHOR.search(c):   # "it is Tuesday now": the previous clause's subject
+                subject |= prev_subject
             if vals:
-                pairs.append((vals, cstems - {s for v in vals for s in content_words(v)}, cstems))
+                pairs.append((vals, subject, cstems | subject))
+            prev_vals, prev_subject = vals, subject
     claimed = asserted(claims)
     missing = {tok for _c, current, _d, _s, _n in claimed for tok in current if not _held(tok, said, stems)}
     # a complement ending in -ed no turn holds, nor its stem ("the cache is memcached now" from a session about
@@ -268,9 +290,14 @@ def claims_contradicted(claims: str, turns: list[str], what: str = "its outcome 
             # redis-3": its value token is the host, its words hold redis; "Redis is the cache", test32b Y14)
             tstems = content_words(tok)
             with_it = set().union(*[o for vals, o, every in pairs if tok in vals or (tstems and tstems <= every)])
-            if subject & with_it:
-                continue
-            if any(subject & o and not vals & (current | dropped) for vals, o, _e in pairs):
+            # a subject word the turns pair with another value and never with this one ("the api" of "the api
+            # uses port 8080" from "the web frontend uses port 8080 and the api uses port 9090": "uses port"
+            # is said of both, "api" of 9090 alone; test37 T2)
+            # (the other value of the same kind: a number for a number, a name for a name; "pnpm" said of
+            # "reflects" does not make "pnpm dev opens at …:5173" another value's)
+            digit = _has_digit(tok)
+            if any((subject - with_it) & o and tok not in vals and any(_has_digit(v) == digit for v in vals)
+                   for vals, o, _e in pairs):
                 return f"{what}: it pairs a value with what the turns pair with another value"
     return ""
 

@@ -20,8 +20,10 @@ def test_labelled_set_gives_the_documented_precision(tmp_path):
     r = measure(transcripts, LABELS, tmp_path)
     assert r["failed"] == {} and r["placed"] == r["proposals"] == r["decided"] == 48  # each proposal decided once
     assert (r["right"], r["wrong"]) == (28, 20)
-    assert (r["admitted"], r["admitted_right"]) == (26, 17)                     # precision 0.654
-    assert r["by_rule"]["out-of-scope"] == {"right": 3, "wrong": 2}             # test29 P17: global/ queued
+    assert (r["admitted"], r["admitted_right"]) == (25, 17)                     # precision 0.680
+    assert r["by_rule"]["out-of-scope"] == {"right": 3, "wrong": 1}             # test29 P17: global/ queued
     assert (r["evidence_rejected_wrong"], r["evidence_rejected_right"]) == (7, 7)
-    assert r["by_rule"]["negated"] == {"right": 0, "wrong": 2}                  # session 24: polarity
+    # session 24: polarity; session 37 (test37 T2): a moving count paired with another count's subject, and a
+    # global/ proposal (queued out-of-scope before) pairing a value with another value's subject
+    assert r["by_rule"]["negated"] == {"right": 0, "wrong": 4}
     assert r["by_rule"]["invalid"] == {"right": 1, "wrong": 0}
