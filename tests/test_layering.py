@@ -148,7 +148,7 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          "objstore.core.lock", "objstore.core.pack", "objstore.core.packformat", "objstore.index.errors",
          "objstore.memory.caller", "objstore.memory.scope", "objstore.memory.tombstones",
          # a lower-trust fact write reads the forgotten keys' seal rules (test37 T1)
-         "objstore.memory.sealrules",
+         "objstore.memory.sealrulefile",
          # off the readers' start-up (session 22): a search opens the index without the writer's
          # modules (a batch, a new generation, a bulk stream)
          "objstore.index.genwriter", "objstore.index.genbuild", "objstore.index.stream",

@@ -599,7 +599,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
             from objstore.memory.tombstones import all_tombstones, forgotten_in   # deferred: a write's
             why = forgotten_in(all_tombstones(store), key, body)
             if why is None:
-                from objstore.memory.sealrules import holds_forgotten_form   # defer: a lower-trust write only
+                from objstore.memory.sealrulefile import holds_forgotten_form   # defer: a lower-trust write only
                 why = "text" if holds_forgotten_form(store, body) else None
             if why is not None:
                 what = {"key": "this value was forgotten or rejected",

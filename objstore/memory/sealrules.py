@@ -28,83 +28,13 @@ from __future__ import annotations
 
 import os
 
-from objstore.core.atomic import atomic_write
 from objstore.core.codec import object_id
-from objstore.core.ids import blake2b
 from objstore.core.objects import Turn, normalize_value
 from objstore.core.store import Store
-from objstore.core.text import confusable_fold, normalized_map, replace_spans
+from objstore.core.text import normalized_map, replace_spans
+from objstore.memory.sealrulefile import FORGOTTEN_LABEL, RULES_FILE, SealRules, load, rule_digest, save  # noqa: F401
 from objstore.memory.sessions import FORGOTTEN, WITHHELD
 from objstore.memory.tombstones import MIN_TEXT_CHARS, find_matches
-
-#: the rules file, under the store's root (docs/format.md, "Local seal rules")
-RULES_FILE = "seal-rules"
-_HEAD = "mem-seal-rules 1"
-#: the label of a forgotten key's rules: ``forgotten:<key>`` (a sealed key's rules carry the key alone)
-FORGOTTEN_LABEL = "forgotten:"
-
-
-class SealRules:
-    """The parsed :data:`RULES_FILE`: ``key`` (32 bytes) and ``lines``
-    ``[(sealed key, digest, length)]``."""
-
-    __slots__ = ("key", "lines")
-
-    def __init__(self, key: bytes, lines: list[tuple[str, bytes, int]]) -> None:
-        self.key, self.lines = key, lines
-
-    def rules(self) -> list[tuple[bytes, int]]:
-        """``[(digest, length)]`` of every line, distinct."""
-        return sorted({(d, n) for _k, d, n in self.lines})
-
-    def sealed_keys(self) -> set[str]:
-        """The sealed keys that have a rule here (not the forgotten ones)."""
-        return {k for k, _d, _n in self.lines if not k.startswith(FORGOTTEN_LABEL)}
-
-
-def load(store: Store, file: str = RULES_FILE, want: str = _HEAD) -> SealRules | None:
-    """The store's seal rules, or None when it has none (one failed open:
-    the turn writer's whole cost without a seal).  A damaged file is read
-    as far as it parses (a bad line is skipped; a bad head: None).
-    ``file`` and its head line ``want``: another rules file of this format
-    (``objstore.memory.sessionrules``)."""
-    try:
-        text = (store.root / file).read_text(encoding="ascii")
-    except (OSError, ValueError):
-        return None
-    head, *rest = text.splitlines() or [""]
-    name, _sp, keyhex = head.rpartition(" ")
-    try:
-        key = bytes.fromhex(keyhex)
-    except ValueError:
-        return None
-    if name != want or len(key) != 32:
-        return None
-    lines = []
-    for ln in rest:
-        try:
-            digest, n, k = ln.split(" ", 2)
-            lines.append((k, bytes.fromhex(digest), int(n)))
-        except ValueError:
-            continue
-    return SealRules(key, lines)
-
-
-def save(store: Store, rules: SealRules, file: str = RULES_FILE, head: str = _HEAD, ordered: bool = False) -> None:
-    """Write ``rules`` as ``file`` (head line ``head``), its lines sorted
-    (``ordered``: in ``rules.lines``' order, the first duplicate kept): the one
-    atomic write, a temporary file of mode 0600, fsync of file and folder,
-    then rename.  Caller holds the store lock.  Raises OSError."""
-    lines = list(dict.fromkeys(rules.lines)) if ordered else sorted(set(rules.lines))
-    body = "".join(f"{d.hex()} {n} {k}\n" for k, d, n in lines)
-    atomic_write(store.root / file, f"{head} {rules.key.hex()}\n{body}".encode("ascii"))
-
-
-def rule_digest(key: bytes, text: str) -> bytes:
-    """The rule of the normalized ``text`` under ``key`` (32 bytes): its
-    keyed BLAKE2b-256 (32 bytes)."""
-    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=32, key=key).digest()
-
 
 def add_rules(store: Store, key: str, texts: list[str]) -> int:
     """Add the rule of each of ``texts`` (normalized; fewer than
@@ -174,29 +104,6 @@ def rules_problem(store: Store) -> str | None:
             "quoted in a turn captured or pulled from now on is stored in the clear; 'mem sealed rebuild-rules' "
             "writes it again from the sealed values (it asks for the vault passphrase; the rules of values "
             "'mem forget KEY' withheld cannot be rebuilt)")
-
-
-def holds_forgotten_form(store: Store, body: str) -> bool:
-    """Whether ``body`` holds a span (word start to word end, as
-    :func:`withhold_sealed_values` finds them) that a forgotten key's rule
-    (label ``forgotten:KEY``) matches, as written or as it reads
-    (``core.text.confusable_fold``: fullwidth letters, invisible
-    characters).  ``facts.remember`` refuses such a write below
-    ``user_stated`` (test37 T1: "zebra-lantern-7781" written back by an
-    agent after its key's forget, which the turn writer already withheld).
-    False without rules (no file, a damaged head).  Cost: the file's read,
-    then one keyed BLAKE2b per word start a rule's length can end at."""
-    rules = load(store)
-    if rules is None:
-        return False
-    mine = sorted({(d, n) for k, d, n in rules.lines if k.startswith(FORGOTTEN_LABEL)})
-    if not mine:
-        return False
-    for text in dict.fromkeys((body, confusable_fold(body))):
-        norm, _starts, _ends = normalized_map(text)
-        if find_matches(norm, mine, word_starts=True, key=rules.key):
-            return True
-    return False
 
 
 def withhold_sealed_values(text: str, rules: SealRules) -> tuple[str, int]:
