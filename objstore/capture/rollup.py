@@ -46,8 +46,10 @@ from objstore.core.store import Store
 from objstore.memory.facts import RememberResult, current_of, remember, walk
 from objstore.memory.indexbatch import IndexBatch
 from objstore.memory.scope import parent_namespace, register_project
-from objstore.memory.sessions import ChainNotes, session_turns
-from objstore.memory.tombstones import all_tombstones
+from objstore.core.text import replace_spans
+from objstore.memory.sealrules import load as load_seal_rules, withhold_sealed_values
+from objstore.memory.sessions import FORGOTTEN, ChainNotes, session_turns
+from objstore.memory.tombstones import all_tombstones, match_spans, text_rule
 
 if TYPE_CHECKING:
     from objstore.memory.citations import FactCites
@@ -243,6 +245,7 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
         body = (f"{INCOMPLETE}: sub-agent {child}{' ' + what if what else ''} ended without a final message "
                 f"(crash, kill or interrupt) after {n} turn{'s' if n != 1 else ''}.{tail}")
         body = redact_printed(body, printed)
+    body = withhold_forgotten(store, body)
     with store.lock(command):
         if index_batch is not None:
             index_batch.before(key)  # a version of it the batch holds: its ref moves first
@@ -272,6 +275,25 @@ def rollup(store: Store, child: str, final: str | None, *, project: str = "", ag
     new = r.written and r.previous == head and r.version.fact.parent == head
     return RollupResult(child, parent, key, "written" if r.written else "unchanged", complete,
                         rollup_edges(r.version.fact), r.version.id, (r.version, *old) if new else ())
+
+
+def withhold_forgotten(store: Store, body: str) -> str:
+    """``body`` with what the store forgot or sealed withheld as the turn
+    writer withholds it in a turn: each span a local seal rule matches
+    (``sealrules.withhold_sealed_values``: a sealed value, a forgotten key's
+    value-shaped forms) and each forgotten text (a ``mem forget --match``
+    text, a forgotten value: the tombstones' text rules) replaced by its
+    marker (``[REDACTED:forgotten-value]``).  So a sub-agent's final message
+    quoting a forgotten value still leaves its summary (test37 T4: the
+    tombstone check refused the whole summary and the refusal was
+    swallowed).  Reads the seal rules and the tombstones; nothing when there
+    are none."""
+    rules = load_seal_rules(store)
+    if rules is not None:
+        body, _n = withhold_sealed_values(body, rules)
+    texts = [r for t in all_tombstones(store) if (r := text_rule(t)) is not None]
+    spans = match_spans(body, texts, word_starts=True) if texts else []
+    return replace_spans(body, spans, FORGOTTEN) if spans else body
 
 
 #: rollups between two :meth:`PackSet.drop_pages` in :func:`rollup_files`
