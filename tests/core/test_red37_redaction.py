@@ -66,3 +66,45 @@ def test_the_wordings_are_redacted(text, secret, kept):
 @pytest.mark.parametrize("text", KEPT)
 def test_the_look_alikes_are_kept(text):
     assert redact(text).text == text
+
+
+# ---- test36 T3's rest: a Mailchimp key, a PKCS#8 body without its BEGIN line, terraform output -json ----
+MAILCHIMP = "8589eaff309cad68386d070c415ed7e7-us21"
+#: a PKCS#8 RSA body's first lines (fake bytes after the DER head), wrapped at 64 as PEM is, and one line
+PKCS8_LINES = ["MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj",
+               "MzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu",
+               "NMoSfm76oqFvAp8Gy0iz5sxjZmSnXyCdPEovGhLa0VzMaQ8s+CLOyS56YyCFGeJZ"]
+EC_PKCS8 = "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgVcB/UNPxalR9zDYAjQIfjojUDiQuGnSJrFEEzZPT/92h"
+ED25519_PKCS8 = "MC4CAQAwBQYDK2VwBCIEIJ+DYvh6SEqVTm50DFtMDoQikTmiCqirVv9mWG9qfSnF"
+TF_JSON = '{"db_password": {"sensitive": true, "type": "string", "value": "Ed3rFv5tGb7y"}}'
+TF_PRETTY = '{\n  "db_password": {\n    "sensitive": true,\n    "type": "string",\n    "value": "Ed3rFv5tGb7y"\n  }\n}'
+TOKENS = [  # (text, secrets, kept, rule)
+    (f"the mailchimp key is {MAILCHIMP} for the newsletter", [MAILCHIMP[:32]], ["for the newsletter"], "mailchimp-key"),
+    (f"MAILCHIMP_API_KEY={MAILCHIMP}", [MAILCHIMP[:32]], ["MAILCHIMP_API_KEY="], None),
+    ("key:\n" + "\n".join(PKCS8_LINES) + "\nThen run it", [ln[8:40] for ln in PKCS8_LINES], ["key:\n", "\nThen run it"],
+     "private-key"),
+    ("".join(PKCS8_LINES) + " is the key", [PKCS8_LINES[1][:40]], [" is the key"], "private-key"),
+    (f"ec key {EC_PKCS8} done", [EC_PKCS8[40:]], ["ec key ", " done"], "private-key"),
+    (f"ed key {ED25519_PKCS8} done", [ED25519_PKCS8[22:]], ["ed key ", " done"], "private-key"),
+    (f"$ terraform output -json\n{TF_JSON}", ["Ed3rFv5tGb7y"], ['"sensitive": true', '"value": "'], "terraform-output"),
+    (TF_PRETTY, ["Ed3rFv5tGb7y"], ['"type": "string"'], "terraform-output"),
+]
+TOKENS_KEPT = [
+    "git checkout feature-us21",
+    "deadbeefdeadbeefdeadbeefdeadbeef-use-this",
+    "see the us-east-1 region, not deadbeef-us1",
+    # a certificate's body (public) starts MII too
+    "MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJRTESMBAGA1UEChMJQmFsdGltb3Jl",
+    '{"vpc_id": {"sensitive": false, "type": "string", "value": "vpc-0a1b2c3d"}}',
+    '"sensitive": true',
+]
+
+
+@pytest.mark.parametrize("text,secrets,kept,rule", TOKENS)
+def test_the_tokens_are_redacted(text, secrets, kept, rule):
+    assert_redacted(text, text, secrets, kept, rule)
+
+
+@pytest.mark.parametrize("text", TOKENS_KEPT)
+def test_the_token_look_alikes_are_kept(text):
+    assert redact(text).text == text

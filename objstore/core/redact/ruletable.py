@@ -14,6 +14,8 @@ private-key               PEM ``-----BEGIN ... PRIVATE KEY-----`` blocks (RSA, E
                           red28 (test27 V26): an OpenSSH key's body without its
                           BEGIN line, base64 lines from ``b3BlbnNzaC1rZXktdjEAAAAA``
                           (``openssh-key-v1`` NUL), wrapped at 70/64/76 or one line
+                          red37 (test36 T3): a PKCS#8 body without its BEGIN line     RFC 5208 s5; RFC 8410 s7
+                          (RSA, P-256, Ed25519 DER heads in base64)
 private-key-base64        a PEM private key in base64 (``LS0tLS1CRUdJTi…``, decoded: RFC 4648 s4 of RFC 7468;
                           ``-----BEGIN … PRIVATE KEY-----``): a kubeconfig's          Kubernetes "Secrets" (data values are
                           ``client-key-data``, a Secret's ``tls.key``; one line or    base64), kubeconfig ``client-key-data``
@@ -117,6 +119,9 @@ discord-bot-token         base64url(user id) ``.`` 6 ``.`` 27..38 (three parts; 
                           first decodes to a 17-20 digit snowflake) in a window       (bot tokens)
                           naming ``discord``, or after ``Authorization: Bot``
 mailgun-key               ``key-`` + 32 hex                                           Mailgun "API keys"
+mailchimp-key             32 hex + ``-us`` + the data center's number (red37)         Mailchimp Marketing API "Quick start"
+terraform-output          the ``"value"`` after ``"sensitive": true`` (and            Terraform CLI "output" command (-json)
+                          ``"type"``) of ``terraform output -json`` (red37)
 anthropic-key             ``sk-ant-`` + 20.. [A-Za-z0-9_-] (api03, admin01, oat01)    Anthropic API "Authentication"/x-api-key
 openrouter-key            ``sk-or-v1-`` + 64 hex (test25 T3)                          OpenRouter "API Keys"
 xai-key                   ``xai-`` + 60..100 [A-Za-z0-9] (80 documented)               xAI API "Quickstart"
