@@ -50,7 +50,7 @@ _PKCS8_BODY = (B64C + "{0,4096}+={0,2}(?:" + B64NL + B64C + "{64}+(?=" + B64NL +
 #: red37 (test36 T3): a value 'terraform output -json' marks sensitive: '"sensitive": true, "type": "string",
 #: "value": "X"' (the keys in that order, one line or indented; Terraform CLI "output" command, -json)
 _TF_SENSITIVE = (r'"sensitive"[ \t]{0,4}:[ \t]{0,4}true[ \t]{0,4},\s{0,64}(?:"type"[ \t]{0,4}:[ \t]{0,4}"[a-z]{1,16}"'
-                 r'[ \t]{0,4},\s{0,64})?"value"[ \t]{0,4}:[ \t]{0,4}"(?P<secret>[^"\\\r\n]{1,1024}+)"')
+                 r'[ \t]{0,4},\s{0,64})?"value"[ \t]{0,4}:[ \t]{0,4}"(?P<secret>(?!\[redacted:)[^"\\\r\n]{1,1024}+)"')
 
 #: the rules, in table order
 VENDOR_TOKEN_RULES: list[Rule] = [
