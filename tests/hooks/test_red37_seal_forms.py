@@ -10,22 +10,14 @@ import pytest
 
 from objstore import scan_store
 from objstore.memory.sealsources import quoted_forms
-from tests.hooks._util import hook_env
-from tests.hooks.test_remember_asked import _Session
 from tests.hooks.test_seal_later_turns import _mem
+from tests.hooks.test_seal_two_word_values import sealed_session
 
 VALUES = ["rowan 8841", "maple otter", "the gate code is 7710-2231 birch"]
 
 
 def test_later_turns_quoting_a_sealed_pin_pair_two_words_or_a_predicate_are_stored_withheld(tmp_path):
-    s = _Session(tmp_path)
-    env = {k: v for k, v in hook_env(s.store).items() if k != "MEM_AGENT"}
-    pp = tmp_path / "pp"
-    pp.write_text("correct horse battery staple\n")
-    _mem(env, "init")
-    _mem(env, "vault", "init", "--passphrase-file", str(pp))
-    for i, v in enumerate(VALUES):
-        _mem(env, "remember", f"user/r37s{i}", v, "--sensitivity", "secret")
+    s, env = sealed_session(tmp_path, VALUES, "r37s")
     s.prompt("lock rowan 8841; phrase maple otter; gate: 7710-2231 birch and 7710-2231 alone")
     s.stop("Noted: rowan 8841, maple otter, 7710-2231 birch.")
     _mem(env, "gc", "--prune=now")
