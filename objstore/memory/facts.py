@@ -13,9 +13,9 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator
 
-from objstore.core.errors import (PERSON_ONLY_HINT, AmbiguousId, IntegrityError, InvalidInput, NotFound, RefConflict,
-                                  Refused, WrittenUnlogged)
-from objstore.core.ids import check_prefix
+from objstore.core.errors import (PERSON_ONLY_HINT, AmbiguousId, IntegrityError, InvalidInput, MemError, NotFound,
+                                  RefConflict, Refused, WrittenUnlogged)
+from objstore.core.ids import check_prefix, is_full_id
 from objstore.core.objects import EDGE_KINDS, HELD_OUT_KINDS, Fact, KINDS, Turn, edge_target_kind, normalize_edges
 from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import (fact_ref, key_scope, parse_version_spec, refuse_if_credential, sealed_ref, validate_key,
@@ -36,7 +36,8 @@ class RememberResult(Frozen):
     """Outcome of :func:`remember`.
 
     Attributes:
-        written: False when the body and kind equal the head's (nothing written).
+        written: False when the body and kind equal the head's (nothing written), unless the body held
+            a credential (redacted) and a source the head does not cite says it again (red37).
         version: the new (or unchanged head) version.
         previous: id of the head before the write, or None.
         current: id of the key's current version after the write (differs
@@ -53,6 +54,22 @@ class RememberResult(Frozen):
     def __init__(self, key: str, written: bool, version: Version, previous: str | None, current: str | None,
                  index_error: str | None = None, redacted: int = 0, queued: str | None = None) -> None:
         set_fields(self, key, written, version, previous, current, index_error, redacted, queued)
+
+
+def _new_turn(store: Store, sources, cited) -> bool:
+    """red37 (test36b T17): whether ``sources`` name a turn ``cited`` does not, a turn named by its object id or
+    by its capture's source id (``Turn.source``, ``cc:p:…``: the prompt hook's two writes of one statement)."""
+    def names(ids) -> set[str]:
+        return set(ids) | {getattr(t, "source", "") for i in ids if is_full_id(i) and (t := _turn(store, i))}
+    return bool(sources) and not names(sources) <= names(cited)
+
+
+def _turn(store: Store, oid: str):
+    """The object ``oid`` of ``store``, or None when it is absent or damaged."""
+    try:
+        return store.get(oid)
+    except (MemError, OSError):
+        return None
 
 
 def check_text(text: str, what: str = "body") -> str:
@@ -592,7 +609,9 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
         given = resolve_edges(store, key, edges, known_turns)
         new_edges = given if (replace_edges or prev is None) else normalize_edges((*prev.edges, *given))
         if prev is not None and prev.body == body and prev.kind == kind and prev.edges == new_edges \
-                and prev.namespace == namespace:
+                and prev.namespace == namespace and not (redacted and _new_turn(store, sources, prev.sources)):
+            # (red37, test36b T17: a redacted value said again from a new turn, 'we set the db password to
+            # <another>', reads the same but is a new change: the next version, not "remembered" and unwritten)
             cur = current_of(chain)
             return RememberResult(key, False, chain[0], old, cur.id if cur else old)
         if trust != "user_stated":

@@ -216,7 +216,7 @@ def session_rules(store: Store, sessions: list[str], texts: list[str]) -> int:
     return n
 
 
-def quoted_forms(body: str) -> list[str]:
+def quoted_forms(body: str, said_secret: bool = False) -> list[str]:
     """The forms of a sealed value another turn quotes: the body itself, and
     for a statement ("the db host is pg-zqx-alpha") its predicate when that
     is one word shaped as a value (6+ characters with a digit, a symbol or a
@@ -224,21 +224,41 @@ def quoted_forms(body: str) -> list[str]:
     "Noted: pg-zqx-alpha." is found; a body of fewer than 4 characters
     (after normalizing) is none (it would withhold ordinary words); a body
     of two words one of which is shaped as a value ("8841-2290 rowan",
-    "PIN 7731-0042": test36 T8) is, and so is that word; a body of one or
+    "PIN 7731-0042": test36 T8) is, and so is that word; so is a body of two
+    words one of which is a number of 4+ digits ("rowan 8841": red37,
+    test36b T3; not "postgres 16"), and a statement's predicate of two words
+    read the same way ("the vendor code is 4410-7788 maple": the predicate
+    and "4410-7788", test36b T14); a body of one or
     two words none shaped as a value is none: sealing "main"
     withheld that word in 53 unrelated turns of every project (test32b Y4,
     a regression of the quoting turns' rewrite); the cited source turns
-    are rewritten whatever the body."""
-    words = body.split()
-    shaped = [w for x in words if _value_shaped(w := x.strip(".,;:!?\"'()[]{}<>"))] if len(words) == 2 else []
-    out = [body] if len(normalize_value(body)) >= 4 and (len(words) >= 3 or _value_shaped(body) or shaped) else []
-    out += shaped   # "8841-2290 rowan", "PIN 7731-0042": a PIN or passphrase with its label (test36 T8)
+    are rewritten whatever the body.  ``said_secret``: the person wrote the
+    value as a secret (``mem remember --sensitivity secret``): a body of two
+    ordinary words is a form too ("maple otter", red37, test36b T3: both
+    words, in order; each rule is at least ``MIN_TEXT_CHARS`` long once
+    normalized, ``sealrules.add_rules``)."""
+    out = _two_words(body, said_secret, whole=True)
     padded = f" {body} "   # the statement's copula, the capture's reading (a verb of change too: test32b Y10)
     m = STATEMENT_COPULA.search(padded)
     pred = padded[m.end():].strip().rstrip(".!") if m else ""
     if _value_shaped(pred):
         out.append(pred)
+    elif len(pred.split()) == 2:
+        out += _two_words(pred, False, whole=False)
     return list(dict.fromkeys(out))
+
+
+def _two_words(text: str, said_secret: bool, whole: bool) -> list[str]:
+    """:func:`quoted_forms`' forms of ``text`` alone: itself when it is 3+ words (``whole``), one word shaped as a
+    value, or two words one of which is shaped as a value or a number of 4+ digits (or any two, ``said_secret``);
+    and the value-shaped word of two."""
+    words = text.split()
+    bare = [w.strip(".,;:!?\"'()[]{}<>") for w in words] if len(words) == 2 else []
+    shaped = [w for w in bare if _value_shaped(w)]
+    pin = [w for w in bare if len(w.replace("-", "")) >= 4 and w.replace("-", "").isdigit()]
+    out = [text] if len(normalize_value(text)) >= 4 and ((whole and (len(words) >= 3 or _value_shaped(text)))
+                                                         or shaped or pin or (bare and said_secret)) else []
+    return out + shaped   # "8841-2290 rowan", "PIN 7731-0042": a PIN or passphrase with its label (test36 T8)
 
 
 def _value_shaped(text: str) -> bool:

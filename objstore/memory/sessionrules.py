@@ -38,6 +38,9 @@ SESSION_RULES_MAX = 4096
 #: the redaction rules whose values the session's later turns withhold: a password stated in prose
 #: (its later quote has no label a rule reads) and a fetched secret (``objstore.core.redact.fetched``)
 CARRIED_RULES = frozenset(("password-phrase", "fetched-secret"))
+#: red37: the shortest value a session's later turns withhold (a 4-digit PIN); one shorter than ``MIN_TEXT_CHARS``
+#: only in its own session, as a whole word (a project's other sessions would lose ordinary words)
+SHORT_MIN = 4
 #: a carried rule's marker (:data:`CARRIED_RULES`), what tells the turn writer to read a text's hits
 CARRIED_MARKS = tuple(f"[REDACTED:{r}]" for r in sorted(CARRIED_RULES))
 
@@ -66,11 +69,17 @@ def for_session(rules: SealRules | None, sid: str, project: str = "") -> SealRul
     return SealRules(rules.key, lines) if lines else None
 
 
-def carried_forms(values) -> list[str]:
+def carried_forms(values, short: bool = False) -> list[str]:
     """The normalized forms of ``values`` (an iterable of str) a rule is
     kept for, distinct and sorted: at least ``MIN_TEXT_CHARS`` characters,
     not a lone word of letters (``postgres`` under ``POSTGRES_PASSWORD=``
-    would withhold the word everywhere)."""
+    would withhold the word everywhere).  ``short``: instead, the forms of
+    :data:`SHORT_MIN` to ``MIN_TEXT_CHARS - 1`` characters of one word holding
+    a digit or a symbol (``4471``, ``Zq7mm``: red37), kept for their own
+    session only (:func:`add_session_rules`)."""
+    if short:
+        return sorted({norm for v in values if not v.isalpha() and " " not in (norm := normalize_value(v))
+                       and SHORT_MIN <= len(norm) < MIN_TEXT_CHARS})
     return sorted({norm for v in values if not v.isalpha() and len(norm := normalize_value(v)) >= MIN_TEXT_CHARS})
 
 
@@ -79,7 +88,7 @@ def value_rules(values) -> SealRules | None:
     (:func:`carried_forms`), for ``sealrules.withhold_sealed_values``: a
     capture that sees the whole conversation at once (``mem proxy``) withholds
     a fetched value in its later turns without a file.  None: no value kept."""
-    forms = carried_forms(values)
+    forms = carried_forms(values) + carried_forms(values, short=True)   # (one conversation: short ones too, red37)
     if not forms:
         return None
     key = os.urandom(32)
@@ -89,18 +98,21 @@ def value_rules(values) -> SealRules | None:
 def add_session_rules(store: Store, sid: str, values: list[str] | tuple[str, ...],
                       have: SealRules | None, project: str = "") -> SealRules | None:
     """Add to ``have`` (the file as read, None: none yet) the rule of each
-    of ``values`` (normalized; shorter than ``MIN_TEXT_CHARS``: none) for
+    of ``values`` (normalized; shorter than ``MIN_TEXT_CHARS``: for session
+    ``sid`` alone, red37, from :data:`SHORT_MIN` characters, one word with a
+    digit or a symbol: :func:`carried_forms`) for
     session ``sid`` and (red36) for project ``project`` ("": none), write the
     file when one is new (its oldest lines dropped past
     :data:`SESSION_RULES_MAX`) and return the rules now (None: still none).
     Caller holds the store lock.  Raises OSError."""
-    forms = carried_forms(values)
-    if not forms:
+    forms, short = carried_forms(values), carried_forms(values, short=True)
+    if not forms and not short:
         return have
     have = have or SealRules(os.urandom(32), [])
     known = set(have.lines)
     scopes = [sid] + ([project_scope(have.key, project)] if project else [])
     new = [ln for x in forms for k in scopes if (ln := (k, rule_digest(have.key, x), len(x))) not in known]
+    new += [ln for x in short if (ln := (sid, rule_digest(have.key, x), len(x))) not in known]
     if not new:
         return have
     got = SealRules(have.key, [*have.lines, *new][-SESSION_RULES_MAX:])

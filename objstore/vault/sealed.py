@@ -221,7 +221,7 @@ def rebuild_rules(store: Store, identities: list[str]) -> tuple[int, int]:
                 if is_empty_place(sv.sealed):
                     continue
                 body = open_value(identities, sv).decode("utf-8", "surrogateescape")
-                added += add_rules(store, key, quoted_forms(body))
+                added += add_rules(store, key, quoted_forms(body, said_secret=True))
         rules = load_rules(store)
         if rules is not None:   # what parses, written whole again: a cut or bad line goes (test35b T3: it stayed,
             save_rules(store, rules)   # and the warning naming this command never cleared)
@@ -368,7 +368,7 @@ def remember_sealed(store: Store, key: str, body: str, *, kind: str | None = Non
         age_file = encrypt_value(recipient, body)
         got = _write_sealed(store, key, age_file, kind=kind, trust=trust, valid_from=valid_from,
                             owner=owner, expect=expect, command=command)
-        add_rules(store, key, quoted_forms(body))   # a turn captured later quoting it withholds it (test34 T4)
+        add_rules(store, key, quoted_forms(body, said_secret=True))   # a later turn quoting it withholds it (test34 T4)
         return got
 
 

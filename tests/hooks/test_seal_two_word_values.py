@@ -17,15 +17,22 @@ from tests.hooks.test_seal_later_turns import _mem
 VALUES = ["8841-2290 rowan", "PIN 7731-0042", "blue-otter-42 staging"]
 
 
-def test_a_later_turn_quoting_a_sealed_two_word_value_is_stored_withheld(tmp_path):
+def sealed_session(tmp_path, values, prefix: str = "s"):
+    """A hooked session (``_Session``) over a store with a vault, each of ``values`` remembered with
+    ``--sensitivity secret`` under ``user/<prefix><i>``; ``(session, env)`` (red37: shared)."""
     s = _Session(tmp_path)
     env = {k: v for k, v in hook_env(s.store).items() if k != "MEM_AGENT"}
     pp = tmp_path / "pp"
     pp.write_text("correct horse battery staple\n")
     _mem(env, "init")
     _mem(env, "vault", "init", "--passphrase-file", str(pp))
-    for i, v in enumerate(VALUES):
-        _mem(env, "remember", f"user/s{i}", v, "--sensitivity", "secret")
+    for i, v in enumerate(values):
+        _mem(env, "remember", f"user/{prefix}{i}", v, "--sensitivity", "secret")
+    return s, env
+
+
+def test_a_later_turn_quoting_a_sealed_two_word_value_is_stored_withheld(tmp_path):
+    s, env = sealed_session(tmp_path, VALUES)
     s.prompt("values: " + " / ".join(VALUES))
     s.stop("Noted: " + ", ".join(v.split()[0] if v[0].isdigit() or "-" in v.split()[0] else v.split()[1]
                                  for v in VALUES) + ".")

@@ -49,7 +49,7 @@ module (the public API):
   so the JSON stays valid; test28 Y5).
 
 Rules: the table of every rule (``RULES``), what it matches and the format its ``source``
-field names, is the docstring of :mod:`.ruletable` (moved there whole, red26: this module's docstring
+field names, is the docstring of :mod:`.ruletable` and :mod:`.keywordtable` (moved there whole, red26: this module's docstring
 neared the 40,960-byte module limit).
 
 The promise, in short: a vendor token is redacted by its format wherever it

@@ -241,6 +241,28 @@ _VERB_STARTS = ("changed", "rotated", "reset", "updated", "regenerated")
 #: red31: where a match of the rules below may start (the labels' literals; 'pass' holds passw, passphrase, passcode)
 _PW_STARTS = ("pass",)
 
+#: red37 (test36b T10): a verb of change, a determiner and up to 2 words before a password's label ('we set the db
+#: password to X', 'changed the admin pass to X', 'reset the pwd to X'), and 'to' or 'from OLD to' after it
+_SET_VERBS = ("set", "changed", "change", "rotated", "reset", "updated", "switched")
+_SET_HEAD = (r"(?:" + "|".join(f"{v}(?<![a-z0-9_\\-]{v})" for v in _SET_VERBS) + r")[ \t]{1,4}"
+             r"(?:the|our|my|its|their|his|her|your)[ \t]{1,4}(?:[a-z0-9_.\-]{1,24}[ \t]{1,4}){0,2}")
+_SET_TO = r"(?:[ \t]{1,4}to|" + _FROM_OLD + r")[ \t]{1,4}"
+#: (a program's 'pass' is no password: only a named account's, 'the admin pass', :data:`PASS_OWNERS`)
+_SET_PW_HEAD = (_SET_HEAD + r"(?:passw(?:or)?d|passphrase|pwd|pass(?:" + "|".join(f"(?<={re.escape(w)} pass)" for w in PASS_OWNERS)
+                + r")(?![a-z0-9_]))s?" + _SET_TO)
+_SET_ANCHORS = ("pass", "pwd")
+
+
+def _set_value_ok(v: str, ok: Callable[[str], bool] = changed_token_ok) -> bool:
+    """red37: a value after 'set|changed the … password|pwd to': ``ok``'s (a password's shape) and no folder
+    ('set the pwd to ~/src/app', '/tmp/build2', './out', '$HOME/src': the shell's working folder)."""
+    return ok(v) and not v.lstrip("\"'`").startswith(("/", "~", "./", "../", "$", "%"))
+
+
+def _set_quoted_ok(v: str) -> bool:
+    """red37: a quoted value there (:func:`~.checks.quoted_phrase_ok`), no folder (:func:`_set_value_ok`)."""
+    return _set_value_ok(v, quoted_phrase_ok)
+
 #: red31 (red29's and red30's left-out, test30c T14): a plural password label and a list of its pairs ('Passwords: root
 #: = X, admin = Y', 'DB passwords: prod X, staging Y', 'passwords - prod: X / staging: Y'): the head, then each pair
 #: red32 (test31c W2): a list item's indentation on its own line, or a YAML block sequence's dash ('passwords:' LF
@@ -380,4 +402,25 @@ VERB_PHRASE_RULES: list[Rule] = [
               "('Passwords: root = X, admin = Y', 'DB passwords: prod X, staging Y'; red31: the second pair was "
               "kept), where the value looks like a password (labelled_phrase_ok)",
               _LIST_HEAD + _LIST_PAIR, ci=True, priority=51, anchors=_LIST_STARTS, scan=scan_pair_list),
+    make_rule("password-phrase",
+              "keyword heuristics (no vendor format): a verb of change before a password's label, 'pwd' and 'pass' "
+              "too, and a quoted value of words ('we set the db password to \"blue whale 42\"'; red37, test36b "
+              "T10; quoted_phrase_ok)",
+              _SET_PW_HEAD + QUOTED_WORDS, ci=True, priority=51, check=_set_quoted_ok, anchors=_SET_ANCHORS,
+              scan=with_old_and_new(scan_at(*_SET_VERBS), _set_quoted_ok)),
+    make_rule("password-phrase",
+              "keyword heuristics (no vendor format): the same with a token ('we changed the admin pass to X', 'we "
+              "reset the pwd to X'; red37, test36b T10), where the token looks like a password (changed_token_ok)",
+              _SET_PW_HEAD + r"[\"'`]?(?P<secret>" + PHRASE_TOKEN_BANG + ")", ci=True, priority=51,
+              check=_set_value_ok, anchors=_SET_ANCHORS, scan=with_old_and_new(scan_at(*_SET_VERBS), _set_value_ok)),
+    make_rule("password-phrase",
+              "keyword heuristics (no vendor format): a verb of change before a PIN's label ('we set the passcode to "
+              "4471', 'I changed my card pin to 4471'; red37, test36b T10), where the token is a PIN (pin_ok)",
+              _SET_HEAD + _PIN_LABEL + _SET_TO + r"[\"'`]?(?P<secret>" + PIN_TOKEN + ")", ci=True, priority=51,
+              check=pin_ok, anchors=("pin", "passcode"), scan=with_old_and_new(scan_at(*_SET_VERBS), pin_ok)),
+    make_rule("password-phrase",
+              "keyword heuristics (no vendor format): 'the pwd is \"<quoted words>\"' (red37, test36b T12: as after "
+              "'password'; quoted_phrase_ok)",
+              r"pwd(?<![a-z0-9_\-\]]pwd)" + PHRASE_VERB_BARE + QUOTED_WORDS, ci=True, priority=51,
+              check=_set_quoted_ok, anchors=("pwd",)),
 ]

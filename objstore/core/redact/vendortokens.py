@@ -2,11 +2,14 @@
 token is caught without a label ('here is the key figd_…'); red28 (test27 V26's rest): JFrog reference
 tokens and an OpenSSH private key's body without its BEGIN line, also by their documented prefixes.  The shapes follow the vendors' own pages
 and gitleaks' public rules (https://github.com/gitleaks/gitleaks/tree/master/cmd/generate/config/rules),
-the same reference as the formats in :mod:`.rules`, whose table (``RULES``) splices these in."""
+the same reference as the formats in :mod:`.rules`, whose table (``RULES``) splices these in.  red37 (test36 T3's
+rest): Mailchimp API keys, a PKCS#8 private key's body without its BEGIN line, and the values ``terraform output
+-json`` marks sensitive."""
 
 from __future__ import annotations
 
-from objstore.core.redact.rule import B64C, B64NL, Rule, make_rule, tok
+from objstore.core.redact.rule import B64C, B64NL, FLAGS, Lazy, Rule, make_rule, tok
+from objstore.core.redact.scanners import find_each
 
 _r = make_rule
 
@@ -20,6 +23,34 @@ _LINE_END = r"(?=[ \t]{0,8}(?:\r|\n|\\{1,3}[rn\"]|[\"'`]|$))"
 _OPENSSH_BODY = ("(?:" + "|".join(B64C + "{%d}" % (w - 24) + "(?:" + B64NL + B64C + "{%d}" % w + "){0,2048}+(?:" + B64NL
                                   + B64C + "{1,%d}+={0,2}" % w + _LINE_END + ")?" for w in (70, 64, 76))
                  + "|" + B64C + "{16,65536}+={0,2})")
+
+#: red37 (test36 T3): a Mailchimp API key, 32 hex + '-us' + its data center's number (Mailchimp Marketing API "Quick
+#: start": the key's end names the data center, 'us21'; gitleaks mailchimp-api-key), matched from each '-us' back
+_MAILCHIMP = Lazy(r"(?<![A-Za-z0-9_])[a-f0-9]{32}-us[0-9]{1,2}(?![A-Za-z0-9_])", FLAGS)
+
+
+def _scan_mailchimp(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+    """Each Mailchimp key (:data:`_MAILCHIMP`) of the lowercased window ``low`` (``off``: its offset in ``text``),
+    tried 32 characters before each ``-us`` (the key holds no literal before its hex); appends ``(start, end,
+    priority, name)`` spans of ``text`` to ``out``."""
+    s0, e0 = ws - off, we - off
+    for p in find_each(low, "-us", s0 + 32, e0):
+        if (m := _MAILCHIMP.match(low, p - 32, e0)) is not None:
+            out.append((m.start() + off, m.end() + off, rule.priority, rule.name))
+
+
+#: red37 (test36 T3): the DER head of a PKCS#8 PrivateKeyInfo (RFC 5208 s5) in base64, what the body of every
+#: '-----BEGIN PRIVATE KEY-----' block starts with: version 0 and rsaEncryption (the 2-byte length's base64 varies
+#: over 5 characters), id-ecPublicKey with P-256, Ed25519 (RFC 8410 s7); then the body wrapped at 64 (RFC 7468) or
+#: one line, each further line read only whole (as an OpenSSH body's)
+_PKCS8_HEAD = (r"(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{5}ADANBgkqhkiG9w0BAQEFAASC"
+               r"|MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg|MC4CAQAwBQYDK2VwBCIEI)")
+_PKCS8_BODY = (B64C + "{0,4096}+={0,2}(?:" + B64NL + B64C + "{64}+(?=" + B64NL + r"|[\"'`]|$)){0,512}+(?:" + B64NL
+               + B64C + "{1,64}+={0,2}" + _LINE_END + ")?")
+#: red37 (test36 T3): a value 'terraform output -json' marks sensitive: '"sensitive": true, "type": "string",
+#: "value": "X"' (the keys in that order, one line or indented; Terraform CLI "output" command, -json)
+_TF_SENSITIVE = (r'"sensitive"[ \t]{0,4}:[ \t]{0,4}true[ \t]{0,4},\s{0,64}(?:"type"[ \t]{0,4}:[ \t]{0,4}"[a-z]{1,16}"'
+                 r'[ \t]{0,4},\s{0,64})?"value"[ \t]{0,4}:[ \t]{0,4}"(?P<secret>(?!\[redacted:)[^"\\\r\n]{1,1024}+)"')
 
 #: the rules, in table order
 VENDOR_TOKEN_RULES: list[Rule] = [
@@ -80,4 +111,18 @@ VENDOR_TOKEN_RULES: list[Rule] = [
        "NUL, OpenSSH PROTOCOL.key), wrapped at 70 (ssh-keygen), 64 or 76 characters, or one line "
        "https://github.com/openssh/openssh-portable/blob/master/PROTOCOL.key",
        tok((_OPENSSH_MAGIC,), _OPENSSH_BODY, glued=True), priority=2),
+    _r("mailchimp-key",
+       "Mailchimp API keys: 32 hex + -us + the data center's number (gitleaks mailchimp-api-key) "
+       "https://mailchimp.com/developer/marketing/guides/quick-start/",
+       r"-us[0-9]{1,2}", ci=True, anchors=("-us",), scan=_scan_mailchimp),
+    _r("private-key",
+       "a PKCS#8 private key's body without its BEGIN line: base64 starting with the DER head of an RSA, P-256 or "
+       "Ed25519 PrivateKeyInfo (RFC 5208 s5, RFC 8410 s7), wrapped at 64 (RFC 7468) or one line "
+       "https://www.rfc-editor.org/rfc/rfc5208",
+       _PKCS8_HEAD + _PKCS8_BODY, priority=2,
+       anchors=("adanbgkqhkig9w0baqefaasc", "mbmgbyqgsm49agegccqgsm49aweh", "mc4caqawbqydk2vwbciei")),
+    _r("terraform-output",
+       "a value terraform output -json marks sensitive (\"sensitive\": true, then \"value\") "
+       "https://developer.hashicorp.com/terraform/cli/commands/output",
+       _TF_SENSITIVE, ci=True, anchors=('"sensitive"',)),
 ]

@@ -646,6 +646,27 @@ files["payment-card-red33b.txt"] = (f"""the test account's card is {CARD} exp 09
 # look-alikes that stay: card 1 of 4, the card is 1234 5678 9012 3456, cvv field is required
 """, [(CARD, "payment-card")])   # (the CVV is redacted too, but 3 digits are no string a corpus test can plant)
 
+# session 37 (red37, test36b T10/T12, test36 T3): a verb of change before a password's label, 'pwd is "words"', a
+# Mailchimp key, a PKCS#8 body without its BEGIN line and a sensitive 'terraform output -json' value; a seed of their
+# own, so every value above keeps its place
+_r37 = random.Random(3737)
+MAILCHIMP = "".join(_r37.choice("0123456789abcdef") for _ in range(32)) + "-us21"
+PKCS8 = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcw" + "".join(_r37.choice(B64) for _ in range(28 + 64 * 2))
+PKCS8_LINES = "\n".join(PKCS8[i:i + 64] for i in range(0, len(PKCS8), 64))
+TFVALUE = "FAKE" + "".join(_r37.choice(string.ascii_letters + string.digits) for _ in range(12))
+SETPW = "Fk8-" + "".join(_r37.choice(string.ascii_lowercase) for _ in range(6)) + "-3"
+files["red37-secrets.txt"] = (f"""we set the db password to "blue FAKE whale 42"
+we changed the admin pass to {SETPW}
+the pwd is "two FAKE words here"
+the newsletter key is {MAILCHIMP}
+key:
+{PKCS8_LINES}
+$ terraform output -json
+{{"db_password": {{"sensitive": true, "type": "string", "value": "{TFVALUE}"}}}}
+# look-alikes that stay: we set the pass to -O2, I changed the pwd to /tmp/build2, git checkout feature-us21
+""", [("blue FAKE whale 42", "password-phrase"), (SETPW, "password-phrase"), ("two FAKE words here", "password-phrase"),
+      (MAILCHIMP, "mailchimp-key"), (PKCS8_LINES, "private-key"), (TFVALUE, "terraform-output")])
+
 manifest = {}
 for name, (text, secrets) in files.items():
     (HERE / name).write_text(text, encoding="utf-8")
