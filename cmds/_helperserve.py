@@ -243,6 +243,7 @@ def serve(root: str, idle_s: float, ready=None) -> str:
     stamp = source_stamp()   # of the code on disk now, before it is imported
     os.umask(0o077)
     cache = objstore.keep_generations_open()
+    packs = objstore.keep_packs_open()   # with their block caches: a request reads again what the last one read
     warm(root)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, lambda *_a: sys.exit(0))  # unwinds: the socket is removed
@@ -251,7 +252,8 @@ def serve(root: str, idle_s: float, ready=None) -> str:
     committer = Committer()
     lean.COMMIT_LATER = committer.submit
     try:
-        return objstore.serve_helper(root, stamp, run, idle_s=idle_s, ready=ready, between=cache.refresh)
+        return objstore.serve_helper(root, stamp, run, idle_s=idle_s, ready=ready,
+                                     between=lambda: (cache.refresh(), packs.refresh()))
     finally:
         lean.COMMIT_LATER = None
         committer.close(CLOSE_WAIT_S)

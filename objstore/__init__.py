@@ -344,6 +344,7 @@ _API: dict[str, tuple[str, str]] = {
     "Reply": ("objstore.resident.server", "Reply"),
     "Request": ("objstore.resident.server", "Request"),
     "keep_generations_open": ("objstore.index.generations", "keep_generations_open"),
+    "keep_packs_open": ("objstore.core.pack", "keep_packs_open"),
     "commit_later": ("objstore.memory.facts", "commit_later"),
     "LaterCommit": ("objstore.memory.facts", "LaterCommit"),
     "remember_statement": ("objstore.capture.statements", "remember_statement"),

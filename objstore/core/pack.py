@@ -16,18 +16,20 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from _thread import get_ident   # (threading: ~0.8 ms of each start, test_startup_modules)
 
 from objstore.core.atomic import fsync_dir
 from objstore.core.errors import AmbiguousId, CodecMissing, CorruptObject, MemError, NotFound, UnsupportedVersion
 from objstore.core.ids import check_prefix
 from objstore.core.packbytes import PackBytes
 from objstore.core.packfile import Pack, PackInfo, prepare_prefixes
-from objstore.core.packformat import (BLOCK_BYTES, DICT_MIN_BYTES, HEADER_LEN, IDX_MAGIC, PACK_MAGIC,
-                                      PARENT_MARK, TEMP_PREFIX, TRAIN_FRAMES, U32, UPGRADE_HINT, idx_size,
-                                      pack_name_id, raw_id)
+from objstore.core.packformat import (BLOCK_BYTES, BLOCK_CACHE, DICT_MIN_BYTES, HEADER_LEN, IDX_MAGIC, KEPT_BLOCKS,
+                                      PACK_MAGIC, PARENT_MARK, TEMP_PREFIX, TRAIN_FRAMES, U32, UPGRADE_HINT,
+                                      idx_size, pack_name_id, raw_id)
 
 __all__ = ["BLOCK_BYTES", "DICT_MIN_BYTES", "HEADER_LEN", "IDX_MAGIC", "PACK_MAGIC", "PARENT_MARK", "TRAIN_FRAMES",
-           "U32", "Pack", "PackBytes", "PackInfo", "PackSet", "idx_size"]
+           "U32", "KeptPacks", "Pack", "PackBytes", "PackInfo", "PackSet", "idx_size", "keep_packs_open",
+           "kept_packs"]
 
 
 #: a ``.pack`` without its ``.idx`` older than this is no writer between its
@@ -39,6 +41,113 @@ ORPHAN_HINT = "'mem fsck --repair' reads the objects the refs need back from the
 
 #: ids :meth:`PackSet.prefixes_raw` remembers with their pack (~0.1 KB each)
 HINTS = 4096
+
+
+def _file_sig(st: os.stat_result) -> tuple[int, int, int, int]:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+class KeptPacks:
+    """The open packs a long-lived process keeps across :class:`PackSet`
+    (and so store) instances, with their block caches
+    (:attr:`Pack.block_cache`: a share of ``KEPT_BLOCKS``): the resident
+    helper, whose every request opens the store again.  A pack is taken
+    back only under its index path when its ``.idx`` and ``.pack`` are the
+    same files as when it was opened (device, inode, size, mtime in ns);
+    a pack gc, forget or a repair replaced or removed is opened anew (a
+    rewritten pack has another name: its checksum), so a request never
+    reads what a rewrite took out.  Made by :func:`keep_packs_open`; used
+    only by the thread that made it."""
+
+    def __init__(self) -> None:
+        self.owner = get_ident()
+        self._open: dict[str, tuple[tuple[int, int, int, int], tuple[int, int, int, int], Pack]] = {}
+
+    @staticmethod
+    def _pack_sig(pack: Pack) -> tuple[int, int, int, int] | None:
+        try:
+            return _file_sig(os.stat(pack.pack_path))
+        except OSError:
+            return None
+
+    def take(self, idx: Path, idx_sig: tuple[int, int, int, int]) -> Pack | None:
+        """The kept pack of index ``idx`` whose files are unchanged
+        (``idx_sig``: the index's :func:`os.stat` as ``(dev, ino, size,
+        mtime_ns)``), else None (a changed one is closed and dropped)."""
+        key = os.fspath(idx)
+        got = self._open.get(key)
+        if got is None:
+            return None
+        if got[0] == idx_sig and self._pack_sig(got[2]) == got[1]:
+            return got[2]
+        self.drop(got[2])
+        return None
+
+    def put(self, idx: Path, idx_sig: tuple[int, int, int, int], pack: Pack) -> None:
+        """Keep ``pack``, just opened from ``idx`` (whose stat was ``idx_sig``)."""
+        pack_sig = self._pack_sig(pack)
+        if pack_sig is not None:
+            self._open[os.fspath(idx)] = (idx_sig, pack_sig, pack)
+            self._share()
+
+    def _share(self) -> None:
+        """Each kept pack's block cache: its share of ``KEPT_BLOCKS``."""
+        each = max(BLOCK_CACHE, KEPT_BLOCKS // max(1, len(self._open)))
+        for _s, _ps, pack in self._open.values():
+            pack.block_cache = each
+
+    def holds(self, pack: Pack) -> bool:
+        """True when ``pack`` is kept here (a :class:`PackSet` then leaves it open)."""
+        got = self._open.get(os.fspath(pack.idx_path))
+        return got is not None and got[2] is pack
+
+    def drop(self, pack: Pack) -> None:
+        """Stop keeping ``pack`` and close it."""
+        if self.holds(pack):
+            del self._open[os.fspath(pack.idx_path)]
+        pack.close()
+
+    def refresh(self) -> int:
+        """Close and drop every pack whose index or pack file is gone or
+        replaced; returns how many are kept.  Never raises."""
+        for key, (idx_sig, _ps, pack) in list(self._open.items()):
+            try:
+                same = _file_sig(os.stat(key)) == idx_sig
+            except OSError:
+                same = False
+            if not same or self._pack_sig(pack) != self._open[key][1]:
+                self.drop(pack)
+        self._share()
+        return len(self._open)
+
+    def clear(self) -> None:
+        """Close and drop every kept pack, and stop keeping packs: the
+        stores this thread opens next close theirs, until
+        :func:`keep_packs_open` again."""
+        for _s, _ps, pack in list(self._open.values()):
+            pack.close()
+        self._open.clear()
+        if _KEPT and _KEPT[0] is self:
+            _KEPT.clear()
+
+
+_KEPT: list[KeptPacks] = []
+
+
+def keep_packs_open() -> KeptPacks:
+    """From now on, this thread keeps the packs it opens across
+    :class:`PackSet` instances (:class:`KeptPacks`; call its ``refresh()``
+    between requests, ``clear()`` to let go).  For the resident helper,
+    which serves one request at a time; idempotent."""
+    if not _KEPT:
+        _KEPT.append(KeptPacks())
+    return _KEPT[0]
+
+
+def kept_packs() -> KeptPacks | None:
+    """The cache :func:`keep_packs_open` made, or None when this process
+    keeps no packs or this is not the thread that made it."""
+    return _KEPT[0] if _KEPT and _KEPT[0].owner == get_ident() else None
 
 
 class PackSet:
@@ -79,8 +188,8 @@ class PackSet:
         self._hints: dict[bytes, Pack] = {}  # raw id -> the one pack prefixes_raw found it in (get)
         self.reload()
 
-    def _scan(self) -> dict[str, tuple[float, Path]]:
-        found: dict[str, tuple[float, Path]] = {}
+    def _scan(self) -> dict[str, tuple[os.stat_result, Path]]:
+        found: dict[str, tuple[os.stat_result, Path]] = {}
         try:
             it = os.scandir(self.pack_dir)
         except (FileNotFoundError, NotADirectoryError):
@@ -90,7 +199,7 @@ class PackSet:
                 name = pack_name_id(ent.name, ".idx")
                 if name is not None:
                     try:
-                        found[name] = (ent.stat().st_mtime, Path(ent.path))
+                        found[name] = (ent.stat(), Path(ent.path))
                     except FileNotFoundError:
                         pass
         return found
@@ -102,16 +211,25 @@ class PackSet:
         found = self._scan()
         gone = [k for k in self._packs if k not in found]
         for name in gone:
-            self._packs.pop(name).close()
+            self._release(self._packs.pop(name))
         if gone:
             self._hints.clear()  # they may name a closed pack
         broken: list[tuple[Path, MemError]] = []
+        kept = kept_packs()
         try:
-            for name, (_, idx) in found.items():
+            for name, (st, idx) in found.items():
                 if name in self._packs:
                     continue
                 try:
-                    self._packs[name] = Pack(idx)
+                    if kept is None:
+                        self._packs[name] = Pack(idx)
+                        continue
+                    sig = _file_sig(st)
+                    pack = kept.take(idx, sig)
+                    if pack is None:
+                        pack = Pack(idx)
+                        kept.put(idx, sig, pack)
+                    self._packs[name] = pack
                 except NotFound:
                     continue  # removed since the scan
                 except (CorruptObject, UnsupportedVersion) as e:
@@ -122,10 +240,17 @@ class PackSet:
                     broken.append((idx, e))
         finally:
             self.broken = broken
-            mt = {k: v[0] for k, v in found.items()}
+            mt = {k: v[0].st_mtime for k, v in found.items()}
             self._order = sorted(self._packs.values(), key=lambda p: (-mt.get(p.name, 0.0), p.name))
             if self._last is not None and self._last.name not in self._packs:
                 self._last = None
+
+    @staticmethod
+    def _release(pack: Pack) -> None:
+        """Close ``pack`` unless :class:`KeptPacks` keeps it for the next store."""
+        kept = kept_packs()
+        if kept is None or not kept.holds(pack):
+            pack.close()
 
     def refuse_newer(self, doing: str) -> None:
         """Raise UnsupportedVersion (exit 14) when a pack left out as
@@ -247,6 +372,9 @@ class PackSet:
         if self._last is not None and self._last.name == pack.name:
             self._last = None
         self._hints.clear()
+        kept = kept_packs()
+        if kept is not None:
+            kept.drop(pack)
         pack.close()
         pack.idx_path.unlink(missing_ok=True)
         fsync_dir(self.pack_dir)
@@ -328,9 +456,9 @@ class PackSet:
             p.drop_pages()
 
     def close(self) -> None:
-        """Close every pack.  Idempotent."""
+        """Close every pack (except those :class:`KeptPacks` keeps).  Idempotent."""
         for p in self._packs.values():
-            p.close()
+            self._release(p)
         self._packs.clear()
         self._order = []
         self._last = None

@@ -107,7 +107,12 @@ class Pack(PackChecks, PackBodyOrder):
     Attributes:
         name: the pack checksum, 64 hex.  idx_path, pack_path: the files.
         count: number of objects.  size: pack file size in bytes.
+        block_cache: how many blocks :meth:`read_at` keeps inflated
+            (``BLOCK_CACHE``; for a pack the resident helper keeps open,
+            its share of ``KEPT_BLOCKS``: ``pack.KeptPacks``).
     """
+
+    block_cache = BLOCK_CACHE
 
     def __init__(self, idx_path: Path | str) -> None:
         self.idx_path = idx_path if isinstance(idx_path, Path) else Path(idx_path)  # (Path(a Path): 3.7 µs)
@@ -437,7 +442,7 @@ class Pack(PackChecks, PackBodyOrder):
         ``off``, verified (version 4: its parent id, when the block left it
         out, put back from the index, without hashing the frames before
         it); the frames before it are kept for the next reads
-        (:attr:`_blocks`, the last BLOCK_CACHE blocks)."""
+        (:attr:`_blocks`, the last :attr:`block_cache` blocks)."""
         oid = raw.hex()
         if U32.unpack_from(data, 0)[0] != len(data) - 4:
             raise CorruptObject(f"{self.pack_path}: object {oid}: length prefix does not match the index")
@@ -456,7 +461,7 @@ class Pack(PackChecks, PackBodyOrder):
             why = getattr(frames, "lost", {}).get(k)
             raise CorruptObject(f"{self.pack_path}: object {oid}: {why or f'content hashes to {got.hex()}'}")
         cache = self._blocks
-        if len(cache) >= BLOCK_CACHE:
+        if len(cache) >= self.block_cache:
             try:
                 cache.pop(next(iter(cache), None), None)  # the oldest
             except RuntimeError:  # another thread changed it meanwhile

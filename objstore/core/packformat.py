@@ -237,6 +237,11 @@ PARENT_MARK = b"\x66parent\x58\x20"
 #: (at most BLOCK_BYTES each, plus one frame larger than that; dropped by
 #: :meth:`Pack.drop_pages`): a walk up a chain reads one block at a time
 BLOCK_CACHE = 4
+#: the blocks the packs that the resident helper keeps open across requests
+#: keep, together (``pack.KeptPacks``: shared out evenly, each at least
+#: BLOCK_CACHE; at most BLOCK_BYTES each, ~16 MiB in all): a request reads the
+#: blocks of the turns it shows, and the next request often the same ones
+KEPT_BLOCKS = 128
 #: versions 2 and 3: the dictionary is taken from the first frames of a pack, up to
 #: this many frames or bytes, and is at most DICT_BYTES long (zlib's window:
 #: a preset dictionary longer than 32 KiB is not used)

@@ -429,6 +429,8 @@ def test_forget_in_another_process_never_comes_back(helper, store):
     assert SECRET.encode() in served(store, "recall", "--all-projects", "--json", SECRET)[1]
     turn_word = b"flaky"
     assert turn_word in served(store, "search", "--json", "flaky", "fixture")[1]
+    # and has read the turns from their pack blocks, which it keeps across requests (pack.KeptPacks)
+    assert turn_word in served(store, "recall", "--all-projects", "--json", "flaky", "fixture")[1]
     # forget + gc by another process
     assert run(store, "forget", "project/p/secret", "--yes", helper=False).returncode == 0
     assert run(store, "forget", "--match", "flaky", "--yes", helper=False).returncode == 0
