@@ -538,8 +538,12 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
                                   _TRUST_RANK.get(x[1].trust, 9), -x[1].valid_from, x[1].key))
     one_name_order(tiers, scoped=bool(projects))
     from objstore.retrieval.laterturns import later_turns  # defer: the time rules, off the prompt hook
-    later = later_turns(store, [f for items in tiers for _oid, f in items],
-                        ids=[oid for items in tiers for oid, _f in items], project=primary) if primary else {}
+    served, room, first = [x for items in tiers for x in items], budget, set()
+    for oid, f in served:   # what the block can show is checked first, the oldest first (FACTS_CHECKED; test36 T21)
+        if (c := estimate_tokens(fact_line(f) + "\n")) <= room:
+            room, first = room - c, first | {oid}
+    served.sort(key=lambda x: (x[0] not in first, x[1].valid_from))
+    later = later_turns(store, [f for _o, f in served], ids=[o for o, _f in served], project=primary) if primary else {}
     attrs = f'kind="session-start" project="{_attr(primary)}" note="{NOTE}"'
     head = f"<{TAG} {attrs}>\nStored memory for this session: {HEAD_LATER if later else HEAD_CURRENT}\n"
     tail = f"</{TAG}>\n"
