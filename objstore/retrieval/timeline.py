@@ -495,8 +495,9 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
                             a_terms = sum(tw[t] for t in A.terms)
                         apart = sum(tw[t] for t in A.terms & B.terms) < similar * a_terms
                     restated = None   # (rule 10: the person restating the quantity needs none of these tests)
-                    if apart and not (restated := may_restate(B) and restates(A, B, pairs)):
-                        continue
+                    if apart and not (restated := may_restate(B) and restates(A, B, pairs)) \
+                            and not (B.kind == "fact" and not answers and same(a, b, pairs, True, "same")):
+                        continue   # (a fact of the same subject and attribute, words apart: test36 T9)
                     if (subject if answers else same(a, b, pairs)) is False and not (
                             restated if restated is not None else may_restate(B) and restates(A, B, pairs)):
                         continue  # rule 3: stated of a sibling ("the replica" against "the primary")
