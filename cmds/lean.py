@@ -166,10 +166,11 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
         if h.updated_later:
             u = h.updated_later
             where = u.get("key") or f"{u.get('session')}#{u.get('seq')}"
-            said = "a later turn says" if h.kind == "fact" else "updated later"   # a fact changes only by a version
+            by_turn = h.kind == "fact" and u.get("kind") == "turn"   # a fact changes only by a version
+            said = "a later turn says" if by_turn else "updated later"   # (a person's later fact: test36 T20)
             echo(style(safe(f"    {said} ({fmt_time(u['time'])}, {where}): "
                             + " ".join(u["text"].split())[:160]), fg="magenta"))
-            if h.kind == "fact":
+            if by_turn:
                 echo(style(safe(f"    (the fact is unchanged until a new version: mem remember {h.key} …)"), dim=True))
         if h.duplicates:
             echo(style(f"    (+{h.duplicates} identical)", dim=True))

@@ -121,6 +121,8 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          # off the prompt hook's start-up (session 32, lat32): the time rules judge a fact or passage the gate
          # cleared, a later turn is read for one shown; the decay clock is read or touched for a shown fact
          "objstore.retrieval.laterturns", "objstore.retrieval.timeitems", "objstore.memory.decay",
+         # the time rules on the memory files' lines, for a block that shows a file (session 37, test36 T15)
+         "objstore.retrieval.filestale",
          # the facts module's lost-value notes, read with it (a key whose value is lost)
          "objstore.memory.lost",
          # off the prompt hook's start-up (session 32, lat32): its transcript scan withholds nothing but

@@ -131,6 +131,9 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
             if hid == data:   # the hit is in its field names only: no quote of a text (test31 U4)
                 continue
             atomic_write(p, hid, durable=False)   # a hook's cursor: its path by hash, its place kept
+        elif p.parent == store.root / "cache" / "sessions" and p.suffix == ".msgpack" \
+                and (st_kept := scrubbed_session_state(store, data, hit)) is not None:
+            atomic_write(p, st_kept, durable=False)   # what the session was shown, less the forgotten (test36b T19)
         elif text_like:
             lines = data.splitlines(keepends=True)
             kept = b"".join(ln for ln in lines if not hit(ln.decode("utf-8", "replace")))
@@ -139,6 +142,54 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
             p.unlink()
         changed.append(str(p.relative_to(store.root)))
     return changed
+
+
+#: the version id a session state keeps for a key it was shown at a version forgotten since: no object's
+#: (``retrieval.shownbefore`` reads a version it cannot read as forgotten: "changed since shown earlier")
+FORGOTTEN_SHOWN = "0" * 64
+
+
+def scrubbed_session_state(store: Store, data: bytes, hit) -> bytes | None:
+    """A session state (``cache/sessions/<id>.msgpack``, ``docs/format.md``)
+    that quotes a forgotten value (``hit(text)`` True), rewritten to hold
+    no text: no start block (the next start renders one), ``injected`` the
+    ids whose objects are still there, and ``shown`` each key the session
+    was shown (its start block's pairs, then ``shown``): the version id
+    where it is still there and its value does not ``hit``, else
+    :data:`FORGOTTEN_SHOWN` (no forgotten version's id is kept: test36b
+    T8).  So a prompt that serves the key's new value still says it changed
+    since shown (test36b T19).  None: not a state this can read (then it is
+    deleted, as before).  Never raises."""
+    import msgpack  # defer: a forget that finds a session state only
+    try:
+        st = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
+        return None
+    if not isinstance(st, dict) or not isinstance(st.get("injected"), dict):
+        return None
+    start = st.get("start") if isinstance(st.get("start"), dict) else {}
+    pairs = [tuple(x) for x in start.get("facts") or [] if isinstance(x, (list, tuple)) and len(x) == 2]
+    shown = st.get("shown") if isinstance(st.get("shown"), dict) else {}
+    injected = {}
+    for oid, t in st["injected"].items():
+        try:
+            if isinstance(oid, str) and store.has(oid):
+                injected[oid] = t
+        except (MemError, ValueError):
+            continue
+    out: dict[str, str] = {}
+    for key, oid in [*pairs, *shown.items()]:
+        if not isinstance(key, str) or oid not in st["injected"]:
+            continue
+        try:
+            keep = oid in injected and not hit(str(getattr(store.get(oid), "body", "")))
+        except (MemError, ValueError):
+            keep = False
+        if not keep:
+            injected[FORGOTTEN_SHOWN] = st["injected"][oid]
+        out[key] = oid if keep else FORGOTTEN_SHOWN
+    st.update(start=None, injected=injected, shown=out)
+    return msgpack.packb(st, use_bin_type=True)
 
 
 #: a needle of hex digits alone, normalized, and what may not adjoin it (:func:`derived_matcher`)

@@ -497,7 +497,7 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
         InvalidInput: ``budget < 1``.
     """
     from objstore.memory.memfiles import (  # deferred: the prompt hook never renders memory files
-        is_memory_file_key, render_files, standing_facts)
+        FILES, file_key, is_memory_file_key, render_files, standing_facts)
     cfg = store_context_config(store) if budget is None or moving_max_age_days is None else None
     auto = budget is None and cfg.session_budget is None   # not chosen: the memory files come on top
     budget = (cfg.session_budget or DEFAULT_BUDGET) if budget is None else budget
@@ -538,8 +538,12 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
                                   _TRUST_RANK.get(x[1].trust, 9), -x[1].valid_from, x[1].key))
     one_name_order(tiers, scoped=bool(projects))
     from objstore.retrieval.laterturns import later_turns  # defer: the time rules, off the prompt hook
-    later = later_turns(store, [f for items in tiers for _oid, f in items],
-                        ids=[oid for items in tiers for oid, _f in items], project=primary) if primary else {}
+    served, room, first = [x for items in tiers for x in items], budget, set()
+    for oid, f in served:   # what the block can show is checked first, the oldest first (FACTS_CHECKED; test36 T21)
+        if (c := estimate_tokens(fact_line(f) + "\n")) <= room:
+            room, first = room - c, first | {oid}
+    served.sort(key=lambda x: (x[0] not in first, x[1].valid_from))
+    later = later_turns(store, [f for _o, f in served], ids=[o for o, _f in served], project=primary) if primary else {}
     attrs = f'kind="session-start" project="{_attr(primary)}" note="{NOTE}"'
     head = f"<{TAG} {attrs}>\nStored memory for this session: {HEAD_LATER if later else HEAD_CURRENT}\n"
     tail = f"</{TAG}>\n"
@@ -563,6 +567,11 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
         if len(files) > room:
             files = render_files(store, scopes, sees=sees, room=room - 40)
             files = escape_text(files)[: max(0, room - 2)] + "\n\n"
+    if files:   # a file's line a fact recorded later replaces: marked (test36 T15)
+        from objstore.retrieval.filestale import HEAD_FILES, mark_file_lines  # defer: the time rules
+        files, marked = mark_file_lines(store, files, [file_key(s, n) for s in scopes for n in FILES], [
+            f for items in tiers for _o, f in items])
+        head = head.replace(HEAD_CURRENT, HEAD_FILES) if marked else head
     used = estimate_tokens(head + files + tail)
 
     def fill(limit: int) -> tuple[list[str], list[tuple[str, str]], int, int]:
@@ -606,7 +615,7 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     if not chosen and not files and not note and not over:
         return ContextBlock("", [], omitted, 0, primary, stale_moving, budget)
     if later and not any(k in later for k, _ in chosen):   # (no marked fact fitted: the shorter header)
-        head = head.replace(HEAD_LATER, HEAD_CURRENT)
+        head = head.replace(HEAD_LATER, HEAD_FILES if files and marked else HEAD_CURRENT)
     text = head + "".join(body) + tail
     return ContextBlock(text, chosen, omitted, estimate_tokens(text), primary, stale_moving, budget,
                         sorted(k for k, _ in chosen if k in conflicts), [k for k, _ in chosen if k in later])

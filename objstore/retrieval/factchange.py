@@ -46,6 +46,19 @@ def _changed_from(text: str, old: str, new: str) -> bool:
                      text[:4000], re.I) is not None
 
 
+#: the old value said gone in so many words: "5432 is dead, use 7003", "the db port is 7023 (was 5432)", "5432 is
+#: gone/retired" (test36 T1: a change the person typed with no change word)
+_GONE = (r"(?<![\w.])({v})\s+(?:is|was|[\u2019']s)\s+(?:dead|gone|retired|obsolete|deprecated|history"
+         r"|decommissioned)\b|\((?:was|formerly|previously|not)\s+({v})\)")
+
+
+def said_gone(text: str, old: str) -> bool:
+    """Whether ``text`` says value ``old`` is gone (:data:`_GONE`):
+    "5432 is dead", "(was 5432)"; case aside, the first 4,000 characters
+    read."""
+    return re.search(_GONE.replace("{v}", re.escape(old)), text[:4000], re.I) is not None
+
+
 #: a sentence that says a value is (still) the one in force: "it is still 5432", "back to 5432", "stays on 5432",
 #: "make it 5432 again"
 _IN_FORCE_RE = LazyPattern(r"\b(?:still|is|it[\u2019']s|remains?|stays?|back\s+(?:to|on)|reverted\s+to|unchanged|kept"
@@ -232,7 +245,8 @@ def updates_fact(A: Item, B: Item, newest: dict[str, int], first: dict[str, int]
             return True   # the person's own word that a fact's word was replaced: a user/ fact's in any project
             # (test29 P13); a project fact's in its project, not of a sibling (wordchange; tl30's P4 Redis wordings)
     if B.kind != "turn" or B.role != "user" or B.project != A.project or B.time <= A.time \
-            or not B.values or not (B.matched & A.matched) or not (B.cue or _ARROW_RE.search(B.text, 0, 4000)):
+            or not B.values or not (B.matched & A.matched) \
+            or not (B.cue or _ARROW_RE.search(B.text, 0, 4000) or any(said_gone(B.text, v) for v in A.values)):
         return False
     first = dict.fromkeys(B.values, B.time)   # B is later than A: a value it states is new (test27 V22)
     kinds = {ta for v, t in B.values.items() if v not in A.values
@@ -259,7 +273,8 @@ def _verdict(A: Item, B: Item, stated: list[tuple[str, str]], same, a: int, b: i
     docstring, from its subject reading on)."""
     if same(a, b, stated, True, "same") is True:
         return True
-    if any(_changed_from(B.text, va, vb) for va, vb in stated[:PAIRS_READ]) and same(a, b, stated) is not False:
+    if any(_changed_from(B.text, va, vb) or said_gone(B.text, va) for va, vb in stated[:PAIRS_READ]) \
+            and same(a, b, stated) is not False:
         return True    # "port 5432 -> 6543", "changed from 5432 to 6543": A's own value said replaced (test29 P4)
     if restates(A, B, stated):
         return True    # the same quantity of one thing (rule 10)

@@ -77,6 +77,7 @@ from objstore.memory.provenance import turn_author
 from objstore.memory.scope import key_project
 from objstore.retrieval.keyrank import key_term
 from objstore.retrieval.querywords import text_terms
+from objstore.retrieval.storedat import stored_before
 from objstore.retrieval.timeitems import Said, fact_text, time_items
 from objstore.retrieval.timeline import relations, values_of
 
@@ -257,8 +258,14 @@ def later_turns(store: Store, facts: Sequence[Fact], *, prompt: str = "",
                                   for _oid, t in pick]
                 sup, _ahead = relations(time_items(items, [prompt or own], terms_cache=cache, keep_named=bool(prompt)),
                                          strict=(0,))
+                cand = list(pick)
+                while sup[0] and stored_before(store, cand[sup[0][0] - 1][0], cand[sup[0][0] - 1][1].session, when):
+                    # stamped ahead by its clock but stored before the version was said: not later (test36 T18)
+                    del items[sup[0][0]], cand[sup[0][0] - 1]
+                    sup = relations(time_items(items, [prompt or own], terms_cache=cache, keep_named=bool(prompt)),
+                                    strict=(0,))[0] if cand else [[]]
                 if sup[0]:
-                    oid, t = pick[sup[0][0] - 1]   # the newest (relations orders them newest first)
+                    oid, t = cand[sup[0][0] - 1]   # the newest (relations orders them newest first)
                     _mark(out, key, project, oid, t)
                     verdict = (got if few and not user else pick).index((oid, t))
             if fid:

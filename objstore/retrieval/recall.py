@@ -116,8 +116,9 @@ if TYPE_CHECKING:
 from objstore.retrieval.dates import time_windows
 from objstore.retrieval.keyrank import FACT_KINDS, key_score, named_alone, names_key, narrower_first, older_match, other_forms
 from objstore.retrieval.recalltypes import RecallHit, RecallOptions, RecallResult, iso_time  # noqa: F401  (re-exported)
-from objstore.retrieval.timeitems import Said, fact_text, time_items
-from objstore.retrieval.timeline import lower_words_of, only_asks, order_by_time, values_of, wants_current
+from objstore.retrieval.recalltime import order_hits_by_time
+from objstore.retrieval.timeitems import fact_text
+from objstore.retrieval.timeline import lower_words_of, only_asks, values_of, wants_current
 from objstore.retrieval.querywords import (measure_pattern, question_terms, with_base_forms,
                                            without_scope_words)
 from objstore.retrieval.relevance import content_words, coverage_weights, gate_keeps, held_of_hits, with_coverage
@@ -475,7 +476,7 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
         _follow_forward(store, got_hits, extra, by_text, query_text, proj, exclude_sessions, roles,
                         opts, as_of, turns, ns, lower)
     if opts.supersede and len(got_hits) > 1 and wants_current(qs):
-        got_hits = _order_by_time(got_hits, extra, qs, opts, terms, lower)
+        got_hits = order_hits_by_time(store, got_hits, extra, qs, opts, terms, lower.of(extra))
     got_hits = narrower_first(got_hits, scoped=proj is not None)   # keyrank rule 5 (test28 Y10)
     got_hits = asking_last(got_hits[:limit], query_text) + got_hits[limit:]   # test29 P19
     hide = hider(store) if any(h.kind == "turn" or h.updated_later for h in got_hits[:limit]) else None
@@ -597,7 +598,7 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
     "We use Mocha as the test runner for the unit tests" -> "Switched the
     unit tests over to Ava").  Up to 3 new turns per hit are appended to
     ``hits``/``extra`` as *probes*; returns how many.  A probe is kept by
-    :func:`_order_by_time` only if it supersedes a hit."""
+    ``recalltime.order_hits_by_time`` only if it supersedes a hit."""
     from objstore.index.searchindex import QUERY_STOPWORDS, tokenize  # deferred: tantivy
     end = (as_of + 1) if as_of is not None else 2 ** 62
     n = added = u = 0
@@ -640,34 +641,6 @@ def _follow_forward(store: Store, hits: list[RecallHit], extra: list[_Extra], by
             took += 1
             added += 1
     return added
-
-
-def _order_by_time(hits: list[RecallHit], extra: list[_Extra], queries: Sequence[str],
-                   opts: RecallOptions, terms_cache: dict[str, frozenset[str]] | None = None,
-                   lowered: _Lower | None = None) -> list[RecallHit]:
-    """Apply the supersession rule of ``timeline`` to the materialised hits
-    (a probe of :func:`_follow_forward` is kept only where it supersedes
-    the hit it was found from)."""
-    items = time_items([Said(e.full, h.time or 0, h.project or "", h.kind, e.rel, e.old_bodies, h.seq or 0,
-                             (h.role or "") if h.kind == "turn" else h.trust or "", h.session) for h, e in zip(hits, extra)],
-                       queries, terms_cache=terms_cache, lower=(lowered or _Lower()).of(extra))
-    order, sup = order_by_time(items, share=opts.share, similar=opts.similar)
-    out = []
-    for i in order:
-        if extra[i].anchor >= 0 and i not in sup[extra[i].anchor]:
-            continue  # a probe that does not update the hit it was found from answers nothing
-        h = hits[i]
-        if sup[i]:
-            b = hits[sup[i][0]]
-            later = {"kind": b.kind, "id": b.id, "time": b.time, "date": b.date,
-                     "text": b.text if b.kind == "turn" or len(b.text) <= 200 else b.text[:199] + "…"}
-            if b.kind == "fact":
-                later["key"] = b.key
-            else:
-                later.update(session=b.session, seq=b.seq)
-            h = h.replace(updated_later=later)
-        out.append(h)
-    return out
 
 
 class _NsView:

@@ -537,6 +537,11 @@ def one_head(a: Subject, b: Subject, of_b: bool = False) -> bool:
         words = [key_term(t) for w, t in zip(s.words, s.stems or s.words) if w not in GENERIC]
         return (words[-1] if words else ""), set(words) | {key_term(t) for _, t in s.key}
     (ha, wa), (hb, wb) = heads(a), heads(b)
+    for h, w, other in ((ha, wa, wb), (hb, wb, wa)):   # "staging postgres" / "staging db" (test36 T9)
+        if h in _DB_PRODUCTS and _of_db({h}, other - w):
+            w |= _db_words()
+        elif h in _db_words() and _of_db(other - w, {h}):
+            w |= other & _DB_PRODUCTS
     return (of_b or not ha or ha in wb) and (not hb or hb in wa)
 
 
@@ -567,6 +572,22 @@ def _named_alike(a: Subject, b: Subject) -> bool:
     thing)."""
     f, o = (a, b) if a.key else (b, a)
     return not f.words and not o.words and o.named and f.attribute == o.attribute != ""
+
+
+#: the stems of databases' product names: one of them is "the db" of a subject that names no other (test36 T9:
+#: "the staging postgres on port 5432" / ``staging-db-port`` 6543)
+_DB_PRODUCTS = frozenset("postgr postgresql pg mysql mariadb sqlite mongo mongodb".split())
+
+
+def _of_db(x: set[str], y: set[str]) -> bool:
+    """Whether the differing stems ``x`` name a database product (one) and
+    ``y`` the generic "db" (``keyrank.key_term``'s) and no product."""
+    return len(x & _DB_PRODUCTS) == 1 and bool(_db_words() & y) and not y & _DB_PRODUCTS
+
+
+def _db_words() -> set[str]:
+    """The generic word "db", as ``keyrank.key_term`` spells its forms."""
+    return {key_term(w) for w in ("db", "databas", "database")}
 
 
 def _compare(a: Subject | None, b: Subject | None, question: Collection[str] = ()) -> bool | None:
@@ -604,6 +625,8 @@ def _compare(a: Subject | None, b: Subject | None, question: Collection[str] = (
         one = key_term
         sa, sb = {one(t) for t in sa}, {one(t) for t in sb}
         da, db = sa - sb, sb - sa
+    if da and db and (_of_db(da, db) or _of_db(db, da)):   # "staging postgres" / "staging db" (test36 T9)
+        da, db = da - _DB_PRODUCTS - _db_words(), db - _DB_PRODUCTS - _db_words()
     if not (da and db):
         return True
     if da & {one(t) for t in b.apart} or db & {one(t) for t in a.apart}:

@@ -112,7 +112,12 @@ value of a kind it also states, where it holds every question word the
 agent's holds, verbs aside (as rule 6).  BM25 puts the agent's terse
 key-worded fact first; the person's is the one to trust.  Not for a
 person's fact a later turn says changed (rule 8): then nothing is moved
-(test28b Z11: the chain of waits lifted an empty "Noted." first).
+(test28b Z11: the chain of waits lifted an empty "Noted." first).  Where
+the person's fact was recorded after the agent's, holds no question word
+the agent's lacks, and states a new value of a kind the agent's states, not
+of a sibling (rule 3's subjects), it supersedes it ("updated later", test36
+T20: a sub-agent's summary "… Also the db host is pg-7." under the person's
+``db-host`` pg-9).
 
 Rules 9 (an exchange: the answer to a prompt never supersedes it) and 10
 (the same quantity restated by the person) are
@@ -490,8 +495,9 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
                             a_terms = sum(tw[t] for t in A.terms)
                         apart = sum(tw[t] for t in A.terms & B.terms) < similar * a_terms
                     restated = None   # (rule 10: the person restating the quantity needs none of these tests)
-                    if apart and not (restated := may_restate(B) and restates(A, B, pairs)):
-                        continue
+                    if apart and not (restated := may_restate(B) and restates(A, B, pairs)) \
+                            and not (B.kind == "fact" and not answers and same(a, b, pairs, True, "same")):
+                        continue   # (a fact of the same subject and attribute, words apart: test36 T9)
                     if (subject if answers else same(a, b, pairs)) is False and not (
                             restated if restated is not None else may_restate(B) and restates(A, B, pairs)):
                         continue  # rule 3: stated of a sibling ("the replica" against "the primary")
@@ -532,6 +538,13 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
             ahead[a] += [b for b, B in enumerate(items) if B.kind == "fact" and not B.role and B.project == A.project
                          and need <= B.matched and kinds & {_KIND_OF[t] for t in B.values.values()}
                          and not out[b] and b not in ahead[a]]   # (a fact a later turn changed waits: Z11)
+            for b in ahead[a]:   # … and one recorded later with a new value of the same thing supersedes it (T20)
+                B = items[b]
+                kinds = {ta for v, t in B.values.items() if v not in A.values
+                         for ta in SUPERSEDES[t] if ta in new[a] and first[v] > new[a][ta]}
+                if B.kind == "fact" and not B.role and B.time > A.time and kinds \
+                        and B.matched - _verb_stems() <= need and same(a, b, ValuePairs(A, B, kinds, first, new[a])) is not False:   # (not a sibling's)
+                    out[a].append(b)
     for a in range(len(items)):  # values of two kinds that moved apart: no order between them
         out[a] = [b for b in out[a] if a not in out[b]]
     last = [max(n.values(), default=it.time) for n, it in zip(new, items)]

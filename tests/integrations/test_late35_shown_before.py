@@ -106,3 +106,25 @@ def test_a_shown_version_forgotten_since_still_says_the_value_changed(mem, store
     got = _prompt(store_path, SID, "connect to the staging db host")
     assert "stg-db-1.internal" in got and "leaky-host" not in got
     assert "(recorded " in got and "changed since shown earlier in this session)" in got, got
+
+
+def test_a_version_shown_at_session_start_and_forgotten_since_still_says_the_value_changed(mem, store_path):
+    """test36b T19: the session-start block showed v1, v2 was written and
+    v1 forgotten; forget deleted the session state (its start block quotes
+    v1), so the prompt serving v2 had no note.  Now the state is rewritten
+    without the forgotten text (no start block, no forgotten id) and the
+    note says only that the value changed."""
+    mem("remember", "project/proj/db-port", "db port 5433")
+    rc, out, _err, _s = run_hook(store_path, payload("SessionStart", SID, None, source="startup"))
+    assert rc == 0 and "db port 5433" in out
+    wait_store_processes_gone(store_path)
+    mem("remember", "project/proj/db-port", "db port 5434")
+    shown = next((store_path / "cache" / "sessions").glob("*.msgpack"))
+    v1 = next(v["id"] for v in mem("log", "project/proj/db-port", "--json").json if v["version"] == 1)
+    assert v1.encode() in shown.read_bytes()
+    mem("forget", "project/proj/db-port@v1", "--yes")
+    data = shown.read_bytes()
+    assert b"db port 5433" not in data and v1.encode() not in data, data   # (test36b T8: no forgotten id kept)
+    got = _prompt(store_path, SID, "which db port do we use?")
+    assert "db port 5434" in got and "5433" not in got
+    assert "changed since shown earlier in this session)" in got, got

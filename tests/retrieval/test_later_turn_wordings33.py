@@ -24,6 +24,9 @@ MARKS = [
     "fyi the billing db is on port 6543 these days",
     "billing db port: 5432 -> 6543",
     "heads up, billing db moved to 6543",
+    # the old value said gone, no change word (test36 T1; base: the fact unmarked in recall, block and hook)
+    "5432 is dead, use 7003 for the billing db from now on",
+    "the billing db port is 7023 (was 5432)",
 ]
 #: shares no word but the project's name with the question: the block and hook mark it, recall since session 36
 LISTENS = "The billing database now listens on 6543."

@@ -1,0 +1,41 @@
+"""A memory.md line a fact recorded later replaces (test36 T15): "The
+billing db port is 5432." in memory.md, then the person's ``mem remember
+project/billing/db-port "the billing db port is 6543"``.  Base served the
+old line first and unmarked under the header "current values only (older
+values were superseded)".  Now the line is marked MAY BE OUT OF DATE with
+the key, and the header says so; the file itself is unchanged.  Real
+``mem`` processes."""
+
+from __future__ import annotations
+
+import time
+
+from objstore.retrieval.context import HEAD_CURRENT
+
+LINE = "The billing db port is 5432."
+KEY = "project/billing/db-port"
+
+
+def _line(block: str, text: str) -> str:
+    return next(x for x in block.splitlines() if x.startswith(text))
+
+
+def test_a_file_line_a_later_fact_replaces_is_marked(mem):
+    mem("memory", "add", "memory", LINE)
+    mem("memory", "add", "memory", "The cache host is cache-1.internal.")
+    time.sleep(0.05)
+    mem("remember", KEY, "the billing db port is 6543")
+    block = mem("context", "--project", "billing").stdout
+    assert "MAY BE OUT OF DATE" in _line(block, LINE) and KEY in _line(block, LINE), block
+    assert "MAY BE OUT OF DATE" not in _line(block, "The cache host is"), block
+    assert HEAD_CURRENT not in block, block
+    assert mem("memory", "show", "memory").stdout.count("MAY BE OUT OF DATE") == 0
+
+
+def test_a_line_written_after_the_fact_is_not_marked(mem):
+    """The control: the person wrote the line after the fact."""
+    mem("remember", KEY, "the billing db port is 6543")
+    time.sleep(0.05)
+    mem("memory", "add", "memory", LINE)
+    block = mem("context", "--project", "billing").stdout
+    assert "MAY BE OUT OF DATE" not in block and HEAD_CURRENT in block, block
