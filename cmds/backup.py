@@ -17,6 +17,9 @@ def command(name, list_, as_json, store):
     than 1, 3, 7 and 14 days; older ones are pruned.  A forget reaches the
     snapshots too: the next push or backup empties the value in every
     snapshot that holds it.  'mem restore' rebuilds a store from one.
+    Sealed values never leave this machine, so no backup holds them: the
+    command says how many sealed keys it left out (keep a copy of the
+    vault folder and of each key's age files, 'mem sealed export').
 
     \b
     Examples:
@@ -25,7 +28,7 @@ def command(name, list_, as_json, store):
 
     Exit status: as mem push.
     """
-    from objstore import backup, get_remote, list_snapshots
+    from objstore import backup, get_remote, list_sealed, list_snapshots
     from ._remote import progress, s3_env, summary
     spec = get_remote(store, name)
     if list_:
@@ -36,8 +39,13 @@ def command(name, list_, as_json, store):
             click.echo(f"{s['name']}\t{fmt_time(s['time'])}\t{s['refs']} refs")
         return
     res = backup(store, spec, env=s3_env(), progress=progress())
+    sealed = list_sealed(store)
     if as_json:
-        emit_json(res.as_dict())
+        emit_json({**res.as_dict(), "sealed_not_included": len(sealed)})
     else:
         click.echo(f"{res.remote}: snapshot {res.snapshot}; {summary(res)}"
                    + (f"; pruned {len(res.snapshots_pruned)} old snapshots" if res.snapshots_pruned else ""))
+    if sealed:   # (test37 T8: a restore after a lost disk lost every sealed value, and nothing had said so)
+        click.echo(f"note: {len(sealed)} sealed key{'s are' if len(sealed) != 1 else ' is'} not in the backup "
+                   "(sealed values never leave this machine): keep a copy of the vault folder and of each "
+                   "key's age files ('mem sealed export KEY -o FILE'; 'mem sealed list' names them)", err=True)

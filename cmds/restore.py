@@ -20,7 +20,9 @@ def command(ctx, source, latest, snap, key_file, endpoint, as_json):
     SOURCE is a remote URL, or the name of a remote of the (empty) store at
     --home.  Objects, refs and the search index are rebuilt.  Every
     tombstone the remote holds is installed too, also one written after the
-    snapshot: what was forgotten since stays forgotten.
+    snapshot: what was forgotten since stays forgotten.  No snapshot holds
+    a sealed value (they never leave the machine that sealed them): bring
+    them back with 'mem vault' and 'mem sealed import' from your copies.
 
     \b
     Examples:
@@ -52,3 +54,6 @@ def command(ctx, source, latest, snap, key_file, endpoint, as_json):
         emit_json(res.as_dict())
     else:
         click.echo(f"restored snapshot {res.snapshot} into {home}: {summary(res)}")
+        click.echo("note: a backup holds no sealed value (they never leave the machine that sealed them): "
+                   "put back your copy of the vault folder, then 'mem sealed import KEY FILE' each saved "
+                   "age file", err=True)
