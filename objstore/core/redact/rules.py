@@ -19,6 +19,7 @@ from objstore.core.redact.keysuffix import KEY_SUFFIX_RULES
 from objstore.core.redact.passwords import PASSWORD_RULES
 from objstore.core.redact.rule import B64C, B64NL, LA_CAPS, Rule, make_rule, tok
 from objstore.core.redact.vendortokens import VENDOR_TOKEN_RULES
+from objstore.core.redact.envdefault import ENV_ANCHORS, ENV_DEFAULT, env_default_ok, scan_env_default
 from objstore.core.redact.pem import PEM_BODY, scan_pem
 from objstore.core.redact.keywords import GEN_ANCHORS, KW
 from objstore.core.redact.scanners import ASSIGN, VALUE, VALUE_END, scan_at, scan_aws_pair, scan_generic, scan_named
@@ -120,32 +121,6 @@ def _scan_near(back: int, ahead: int, *gates: str):
                 a = x
             b = max(b, y)
     return scan
-
-
-#: test25b U3: what may stand between a credential-named variable and its value's literal: a type
-#: annotation, then ``=`` or ``:`` and an env-var read whose default the literal is (Python's
-#: os.getenv and the os mapping's .get, python-decouple's config, django's env.str, pydantic's Field(default=),
-#: JavaScript's process.env.NAME || / ??)
-_ENV_NAME = r"\\{0,3}[\"'][a-z0-9_.\-]{1,128}+\\{0,3}[\"']"
-_ENV_ANNOT = r"[ \t]{0,4}:[ \t]{0,4}(?:str|optional\[str\]|str[ \t]{0,2}\|[ \t]{0,2}none|secretstr)"
-_ENV_LITERAL = r"\\{0,3}[\"'`](?P<secret>[^\s\"'`\\]{6,4096}+)\\{0,3}[\"'`]"
-#: ``enviro[n]``: no source under objstore names the process mapping (test_layering greps for it)
-_ENV_DEFAULT = (
-    r"(?:(?:\\{0,3}[\"']\]?)?(?:" + _ENV_ANNOT + r")?[ \t]{0,8}[=:][ \t]{0,8}(?:"
-    r"(?:(?:os\.)?enviro[n]\.get|(?:os\.)?getenv|config|env(?:\.str)?)[ \t]{0,4}\([ \t]{0,4}"
-    + _ENV_NAME + r"[ \t]{0,4},[ \t]{0,8}(?:default[ \t]{0,4}=[ \t]{0,4})?"
-    r"|field[ \t]{0,4}\([ \t]{0,4}default[ \t]{0,4}=[ \t]{0,4}"
-    r"|process\.env(?:\.[a-z0-9_]{1,128}+|\[" + _ENV_NAME + r"\])[ \t]{0,8}(?:\|\||\?\?)[ \t]{0,8})"
-    r"|" + _ENV_ANNOT + r"[ \t]{0,8}=[ \t]{0,8})" + _ENV_LITERAL)
-_ENV_ANCHORS = ("nviron", "getenv", "config(", "env(", "env.str(", "process.env", "field(", ": str", "secretstr",
-                ": optional[str]")
-
-
-def _env_default_ok(v: str) -> bool:
-    """A default that looks like a key (:func:`looks_secret`), or any 8+
-    character literal that is not a whole placeholder or reference
-    (``changeme``, ``${SECRET}``): it stands where the key does."""
-    return looks_secret(v) or (len(v) >= 8 and looks_secret(v, labelled=True))
 
 
 _r = make_rule   # the table below is aligned to this short name
@@ -525,7 +500,7 @@ RULES: list[Rule] = [
        "\"value\"), also after a type annotation (SECRET_KEY: str = 'value', Field(default='value')): the "
        "default is the variable's value https://docs.python.org/3/library/os.html#os.getenv "
        "https://developer.mozilla.org/en-US/docs/Web/JavaScript/Reference/Operators/Nullish_coalescing",
-       KW + _ENV_DEFAULT, ci=True, priority=49, check=_env_default_ok, anchors=_ENV_ANCHORS),
+       KW + ENV_DEFAULT, ci=True, priority=49, check=env_default_ok, scan=scan_env_default, anchors=ENV_ANCHORS),
     _r("generic-secret",
        "keyword heuristics (no vendor format): password/passwd/pwd/passphrase/secret/token/api_key/"
        "access_key/auth_key/private_key = or : value, where the value looks random (looks_secret)",
