@@ -11,7 +11,8 @@ set, so every machine that merges the same inputs writes the same objects
    (key, kind, valid_from, recorded_at, trust, owner, sensitivity, pinned,
    dormant: everything but body, sources, parent and version number) are one
    version, and the copy kept is the forgotten one if either is (earliest
-   ``forgotten`` first), else the smaller id.  The united versions are
+   ``forgotten`` first), else (a turn) the one with more spans withheld,
+   else the smaller id.  The united versions are
    ordered by (valid_from, recorded_at, owner, identity), which also makes
    the supersession rule pick the same current value everywhere.  In that
    order a version whose body and kind equal the one before is dropped (an
@@ -475,10 +476,19 @@ def _oid(frame: bytes) -> str:
     return blake3.blake3(frame).hexdigest()
 
 
+def _withheld(obj) -> int:
+    """How many spans a turn's text holds withheld (``[REDACTED:…]``, ``[forgotten]``); 0 for a fact."""
+    text = obj.text if isinstance(obj, Turn) else ""
+    return text.count("[REDACTED:") + text.count(REDACTED) if text else 0
+
+
 def _prefer(oid: str, obj, cur_oid: str, cur_obj) -> bool:
-    """True when (oid, obj) is the better copy of one identity (forgotten first)."""
-    a = (0 if obj.forgotten else 1, obj.forgotten or 0, oid)
-    b = (0 if cur_obj.forgotten else 1, cur_obj.forgotten or 0, cur_oid)
+    """True when (oid, obj) is the better copy of one identity: forgotten
+    first, then the turn with more withheld (a machine that could not match
+    a forget's keyed digest kept the text the other side withheld: test36b
+    T4, T18), then the smaller id."""
+    a = (0 if obj.forgotten else 1, obj.forgotten or 0, -_withheld(obj), oid)
+    b = (0 if cur_obj.forgotten else 1, cur_obj.forgotten or 0, -_withheld(cur_obj), cur_oid)
     return a < b
 
 
