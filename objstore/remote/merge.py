@@ -367,7 +367,7 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
     out.new_objects = new if out.head is not None else []
     out.final_ids = {oid for oid, _ in final} if out.head is not None else set()
     out.dropped_ids = ({oid for oid, _ in local} | {oid for oid, _ in remote}) - out.final_ids
-    out.refilled = sum(g.size for g in gaps) if out.head is not None else 0
+    out.refilled = sum(len(g.kept) for g in gaps) if out.head is not None else 0   # (a lost head's run: more)
     out.gaps_refilled = len(gaps) if out.head is not None else 0
     out.gaps_verified = sum(g.lost in out.final_ids for g in gaps)
     out.versions_refilled = versions_refilled if out.head is not None else 0
