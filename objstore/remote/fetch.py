@@ -23,6 +23,7 @@ from objstore.memory.forget import scrub_derived
 from objstore.memory.recovery import recover
 from objstore.memory.sealrules import FORGOTTEN_LABEL, SealRules, add_rules, load as load_seal_rules, withhold_in_chain
 from objstore.memory.sealsources import forgotten_forms
+from objstore.memory.tombdigests import read_digests
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import Manifest
@@ -42,7 +43,7 @@ def forget_index(store: Store, *, strict: bool = True, named: dict[str, Tombston
     ``tombstones.all_tombstones``).  Raises LostTombstone when one cannot
     be read and ``strict`` (what it forgot is unknown, so nothing is
     merged; :func:`merge` first restores one the remote holds)."""
-    fidx = ForgetIndex()
+    fidx = ForgetIndex(readable=set(read_digests(store).values()))
     for t in all_tombstones(store, strict=strict, named=named):
         fidx.add(t)
     return fidx

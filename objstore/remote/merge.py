@@ -74,7 +74,7 @@ from objstore.core.objects import (LOST_SOURCE, Fact, QueueItem, Tombstone, Turn
 from objstore.memory.refill import refill_from
 from objstore.core.text import replace_spans
 from objstore.memory.tombstones import (HIDDEN_MARK, REDACTED, TEXT_KEY, TurnForgets, forgotten_in, hidden_key,
-                                        holds_text, match_spans, named_forget_time, version_exact)
+                                        holds_text, match_spans, named_forget_time, turn_target, version_exact)
 from objstore.memory.withdrawals import Withdrawals
 
 
@@ -107,6 +107,12 @@ class ForgetIndex:
     #: (``tombstones.named_forget_time``: a ``user_stated`` version recorded after the last of them
     #: stays, as it does locally; ``exact``: a forget of the version recorded then only)
     fact_times: dict[tuple[str, bytes], list[tuple[int, int | None]]] = field(default_factory=dict)
+    #: the plain digests this store reads its tombstones' keyed ones as (``tombdigests.read_digests``'
+    #: values); None: every digest counts as read
+    readable: set[bytes] | None = None
+    #: ``(session, source)`` -> earliest time of a scoped turn tombstone whose digest this store
+    #: cannot read (keyed under another store's key, from an unencrypted remote; :meth:`blind_turn_time`)
+    blind_turns: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def add(self, t: Tombstone) -> None:
         """Record a tombstone (rejections are not forgets and are ignored;
@@ -118,7 +124,13 @@ class ForgetIndex:
             return
         self.forgets.append(t)
         self.latest = max(self.latest, t.time)
-        if self.turns.add(t) or t.key.startswith("match:") or t.key == TEXT_KEY:
+        if self.turns.add(t):
+            target = turn_target(t)
+            if target[0] is not None and self.readable is not None and t.value_sha256 not in self.readable:
+                k = (target[0], target[1])
+                self.blind_turns[k] = min(self.blind_turns.get(k, t.time), t.time)
+            return
+        if t.key.startswith("match:") or t.key == TEXT_KEY:
             return
         if t.key.startswith("session:"):
             d, k = self.sessions, t.key[len("session:"):]
@@ -214,6 +226,18 @@ class ForgetIndex:
         if t.forgotten:
             return None
         return self.turns.when(t.session, t.source, t.text)
+
+    def blind_turn_time(self, t: Turn) -> int | None:
+        """Forget time for a live turn that a scoped turn tombstone names
+        (its session and source) whose digest this store cannot read, when
+        the turn holds nothing withheld (a copy a forget rewrote with a
+        value withheld keeps its source, and its tombstone names the text
+        before): what the merge applies to a session only one side holds
+        (test36b T4: over an unencrypted remote the clone kept, and pushed
+        back, the turn whose session the forget removed there)."""
+        if t.forgotten or not t.text or not self.blind_turns or _withheld(t):
+            return None
+        return self.blind_turns.get((t.session, t.source))
 
     def __bool__(self) -> bool:
         return bool(self.facts or self.turns or self.sessions or self.forgets or self.sealed)
@@ -324,8 +348,11 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
     changed = False
     number = 0
     lids, rids = ({o for o, _ in local}, {o for o, _ in remote}) if fidx.unseen else (set(), set())
+    lone = not local or not remote   # one side holds no such session (a forget removed it there: test36b T4)
     for i, (oid, obj) in enumerate(items):
         when = fidx.fact_time(obj) if kind == "fact" else fidx.turn_time(obj)
+        if when is None and kind == "turn" and lone:
+            when = fidx.blind_turn_time(obj)
         repl: dict = {}
         if when is None and fidx.unseen:
             sides = tuple(s for s, ids in (("local", lids), ("remote", rids)) if oid in ids)

@@ -93,3 +93,29 @@ def test_key_forget_pulled_over_an_encrypted_remote_withholds_the_value_on_the_c
         mem("gc", "--prune=now", env=env)
         assert _leaks(store, value) == [], store
     assert _leaks(r, value) == []
+
+
+def test_a_session_a_forget_removed_goes_from_a_no_encrypt_clone_too(tmp_path, mem):
+    """The forget empties the session's only turn, so the ref goes on A and
+    on the remote: the clone cannot read the turn tombstone's keyed digest
+    and kept its copy whole, pushing it back (test36b T4, as the tester
+    found it: a one-prompt session).  The tombstone names the turn's session
+    and source in the clear, which is what the clone matches it by."""
+    text = "heron-basket-55"
+    a, c, r = tmp_path / "a", tmp_path / "c", tmp_path / "remote"
+    r.mkdir()
+    ea, ec = {"MEM_HOME": str(a), "MEM_AGENT": "0"}, {"MEM_HOME": str(c), "MEM_AGENT": "0"}
+    _import(tmp_path, mem, ea, SID_A, [("user", f"the launch code is {text} ok")])
+    mem("remote", "add", "origin", str(r), "--no-encrypt", env=ea)
+    mem("push", env=ea)
+    mem("clone", str(r), env=ec)
+    assert text in mem("show", SID_A, env=ec).stdout
+    mem("forget", "--match", text, "--yes", env=ea)
+    mem("push", env=ea)
+    mem("pull", env=ec)
+    mem("push", env=ec)
+    mem("pull", env=ea)
+    for env, store in ((ea, a), (ec, c)):
+        mem("gc", "--prune=now", env=env)
+        assert _leaks(store, text) == [], store
+    assert _leaks(r, text) == []
