@@ -37,15 +37,35 @@ def _leaks(store, needle: str) -> list:
     return scan_store(store, [needle.encode()])
 
 
+def _pair(tmp_path, mem, fill, *, encrypt: bool):
+    """Store A (``fill(env)`` writes into it) pushed to a folder remote, and
+    B cloned from it; returns ``(a, b, remote, env of a, env of b)``."""
+    a, b, r = tmp_path / "a", tmp_path / "b", tmp_path / "remote"
+    r.mkdir()
+    ea, eb = {"MEM_HOME": str(a), "MEM_AGENT": "0"}, {"MEM_HOME": str(b), "MEM_AGENT": "0"}
+    fill(ea)
+    mem("remote", "add", "origin", str(r), *(() if encrypt else ("--no-encrypt",)), env=ea)
+    mem("push", env=ea)
+    if encrypt:
+        mem("remote", "key", "export", "-o", str(tmp_path / "k.key"), env=ea)
+    mem("clone", str(r), *(("--key", str(tmp_path / "k.key")) if encrypt else ()), env=eb)
+    return a, b, r, ea, eb
+
+
+def _nowhere(mem, stores, r, needle: str) -> None:
+    """After ``gc --prune=now``, no byte of ``needle`` in any of ``stores``
+    (``[(env, path)]``) nor in the remote's files."""
+    for env, store in stores:
+        mem("gc", "--prune=now", env=env)
+        assert _leaks(store, needle) == [], store
+    assert _leaks(r, needle) == []
+
+
 def test_match_forget_reaches_a_no_encrypt_clone_and_stays_off_the_remote(tmp_path, mem):
     text = "walrus-orchid-77"
-    a, c, r = tmp_path / "a", tmp_path / "c", tmp_path / "remote"
-    r.mkdir()
-    ea, ec = {"MEM_HOME": str(a), "MEM_AGENT": "0"}, {"MEM_HOME": str(c), "MEM_AGENT": "0"}
-    _import(tmp_path, mem, ea, SID_A, [("user", f"the codename is {text} for launch"), ("assistant", "Noted.")])
-    mem("remote", "add", "origin", str(r), "--no-encrypt", env=ea)
-    mem("push", env=ea)
-    mem("clone", str(r), env=ec)
+    a, c, r, ea, ec = _pair(tmp_path, mem, lambda e: _import(
+        tmp_path, mem, e, SID_A, [("user", f"the codename is {text} for launch"), ("assistant", "Noted.")]),
+        encrypt=False)
     assert text in mem("show", SID_A, env=ec).stdout
     mem("forget", "--match", text, "--yes", env=ea)
     # C, offline, quotes the text in a session of its own; then each machine pushes and pulls
@@ -59,21 +79,12 @@ def test_match_forget_reaches_a_no_encrypt_clone_and_stays_off_the_remote(tmp_pa
     for env, store in ((ea, a), (ec, c)):
         assert text not in mem("show", SID_A, env=env).stdout
         assert text not in mem("show", SID_B, env=env).stdout
-        mem("gc", "--prune=now", env=env)
-        assert _leaks(store, text) == [], store
-    assert _leaks(r, text) == []
+    _nowhere(mem, ((ea, a), (ec, c)), r, text)
 
 
 def test_key_forget_pulled_over_an_encrypted_remote_withholds_the_value_on_the_clone(tmp_path, mem):
     value = "kiwi-tango-42"
-    a, b, r = tmp_path / "a", tmp_path / "b", tmp_path / "remote"
-    r.mkdir()
-    ea, eb = {"MEM_HOME": str(a), "MEM_AGENT": "0"}, {"MEM_HOME": str(b), "MEM_AGENT": "0"}
-    mem("remember", "user/api-host", value, env=ea)
-    mem("remote", "add", "origin", str(r), env=ea)
-    mem("push", env=ea)
-    mem("remote", "key", "export", "-o", str(tmp_path / "k.key"), env=ea)
-    mem("clone", str(r), "--key", str(tmp_path / "k.key"), env=eb)
+    a, b, r, ea, eb = _pair(tmp_path, mem, lambda e: mem("remember", "user/api-host", value, env=e), encrypt=True)
     # B quotes the value in a session of its own before the forget reaches it
     _import(tmp_path, mem, eb, SID_B, [("user", f"is {value} the api host?"), ("assistant", "Yes.")], folder="pb")
     mem("forget", "user/api-host", "--yes", env=ea)
@@ -89,10 +100,7 @@ def test_key_forget_pulled_over_an_encrypted_remote_withholds_the_value_on_the_c
     mem("pull", env=ea)
     mem("push", env=ea)
     mem("pull", env=eb)
-    for env, store in ((ea, a), (eb, b)):
-        mem("gc", "--prune=now", env=env)
-        assert _leaks(store, value) == [], store
-    assert _leaks(r, value) == []
+    _nowhere(mem, ((ea, a), (eb, b)), r, value)
 
 
 def test_a_session_a_forget_removed_goes_from_a_no_encrypt_clone_too(tmp_path, mem):
@@ -102,20 +110,12 @@ def test_a_session_a_forget_removed_goes_from_a_no_encrypt_clone_too(tmp_path, m
     found it: a one-prompt session).  The tombstone names the turn's session
     and source in the clear, which is what the clone matches it by."""
     text = "heron-basket-55"
-    a, c, r = tmp_path / "a", tmp_path / "c", tmp_path / "remote"
-    r.mkdir()
-    ea, ec = {"MEM_HOME": str(a), "MEM_AGENT": "0"}, {"MEM_HOME": str(c), "MEM_AGENT": "0"}
-    _import(tmp_path, mem, ea, SID_A, [("user", f"the launch code is {text} ok")])
-    mem("remote", "add", "origin", str(r), "--no-encrypt", env=ea)
-    mem("push", env=ea)
-    mem("clone", str(r), env=ec)
+    a, c, r, ea, ec = _pair(tmp_path, mem, lambda e: _import(
+        tmp_path, mem, e, SID_A, [("user", f"the launch code is {text} ok")]), encrypt=False)
     assert text in mem("show", SID_A, env=ec).stdout
     mem("forget", "--match", text, "--yes", env=ea)
     mem("push", env=ea)
     mem("pull", env=ec)
     mem("push", env=ec)
     mem("pull", env=ea)
-    for env, store in ((ea, a), (ec, c)):
-        mem("gc", "--prune=now", env=env)
-        assert _leaks(store, text) == [], store
-    assert _leaks(r, text) == []
+    _nowhere(mem, ((ea, a), (ec, c)), r, text)
