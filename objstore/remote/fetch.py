@@ -332,9 +332,14 @@ def forgotten_rules(store: Store, key: str, versions: list[tuple[str, Fact]], fi
     machine that ran it (``sealsources.rule_source_values``), so a turn
     captured or pulled here later withholds the value too (test36b T18: the
     clone stored, served and pushed it again in the clear).  The forms are
-    ``sealsources.forgotten_forms``'.  Returns how many rules were added.
-    Caller holds the lock; raises OSError."""
-    gone = [f for _i, f in versions if f.body and not f.forgotten and fidx.fact_time(f) is not None]
+    ``sealsources.forgotten_forms``'.  A value holding a ``forget --match``
+    text is left to that text's rules, as there (that forget writes no key
+    rule).  Returns how many rules were added.  Caller holds the lock;
+    raises OSError."""
+    values = fact_value_digests(fidx.forgets)
+    texts = sorted({r for t in fidx.forgets if (r := match_text_rule(t, values)) is not None})
+    gone = [f for _i, f in versions if f.body and not f.forgotten and fidx.fact_time(f) is not None
+            and not holds_text(f.body, texts)]
     return add_rules(store, FORGOTTEN_LABEL + key, sorted(forgotten_forms(gone))) if gone else 0
 
 
