@@ -27,7 +27,8 @@ end, as any new record.  A run at the chain's end (a session whose
 head was lost with its last turns: one placeholder, how many turns is
 unknown) is an *open* gap: the records that follow its survivor to the
 file's end fill it, from the placeholder's seq on, whatever their number
-(``mem import --reread``; a pull leaves it as it is).  Memory: the chain's ``(id, Turn)`` pairs, for the
+(``mem import --reread``; a pull fills it only up to the head it names:
+:func:`refill_from`).  Memory: the chain's ``(id, Turn)`` pairs, for the
 sessions that hold placeholders only.
 
 A pull applies the same plan with another machine's chain of the session
@@ -179,7 +180,13 @@ def refill_from(chain: list, other: list) -> tuple[list, list[Gap]]:
         ``lost`` id is in the re-linked result exactly when the run was
         rebuilt byte for byte (*verified*).  A run is left as it is when
         ``other`` does not fit it (a turn more or less between its
-        neighbours) or when what fits it holds a placeholder.  Pure: reads
+        neighbours) or when what fits it holds a placeholder.  A run
+        ``other`` reads on to its end without closing it (a session's end,
+        lost with its head: how many turns is unknown) is filled when
+        ``other`` holds the id its top placeholder names: with ``other``'s
+        turns after the survivor below it up to that one (test36b T16: the
+        placeholder stayed between the remote's turns, and a push spread
+        it); else it is left as it is.  Pure: reads
         and writes nothing.  Cost: O(len(chain) + len(other)).
     """
     plan = RefillPlan([list(e) for e in chain])
@@ -194,7 +201,12 @@ def refill_from(chain: list, other: list) -> tuple[list, list[Gap]]:
                 fits.append(gap)
         else:
             plan.unknown(t.source, (t, oid))
-    plan.end_of_file()
+    last = plan.end_of_file()   # a run ``other`` reads on to its end: a lost head's (test36b T16)
+    if last is not None and last.lost is not None and not any(is_lost_placeholder(k[0]) for k in last.kept):
+        ids = [oid for _t, oid in last.kept]
+        if last.lost in ids:   # ``other`` holds the lost head itself: the turns up to it are the lost ones
+            last.kept = last.kept[:ids.index(last.lost) + 1]
+            fits.append(last)
     out = list(chain)
     for gap in sorted(fits, key=lambda g: -g.first):   # from the top: earlier positions stay put
         out[gap.first:gap.last + 1] = [(oid, t) for t, oid in gap.kept]

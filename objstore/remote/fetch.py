@@ -21,7 +21,9 @@ from objstore.core.store import Store, now_ms
 from objstore.memory import queue
 from objstore.memory.forget import scrub_derived
 from objstore.memory.recovery import recover
-from objstore.memory.sealrules import SealRules, load as load_seal_rules, withhold_in_chain
+from objstore.memory.sealrules import FORGOTTEN_LABEL, SealRules, add_rules, load as load_seal_rules, withhold_in_chain
+from objstore.memory.sealsources import forgotten_forms
+from objstore.memory.tombdigests import read_digests
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import Manifest
@@ -41,7 +43,7 @@ def forget_index(store: Store, *, strict: bool = True, named: dict[str, Tombston
     ``tombstones.all_tombstones``).  Raises LostTombstone when one cannot
     be read and ``strict`` (what it forgot is unknown, so nothing is
     merged; :func:`merge` first restores one the remote holds)."""
-    fidx = ForgetIndex()
+    fidx = ForgetIndex(readable=set(read_digests(store).values()))
     for t in all_tombstones(store, strict=strict, named=named):
         fidx.add(t)
     return fidx
@@ -279,7 +281,7 @@ def _restore_lost_tombstones(store: Store, remote: RemoteObjects, res: SyncResul
             res.refs_updated.append(name)
 
 
-def unseen_rules(held: dict[str, Tombstone], local: set[str], remote: set[str]
+def unseen_rules(held: dict[str, Tombstone], local: set[str], remote: set[str], *, blind: bool = False
                  ) -> dict[str, list[tuple[tuple[bytes, int], int]]]:
     """The forgotten texts (``tombstones.text_rule``) that one side of a
     merge held and the other did not, by the side that lacked them
@@ -290,8 +292,15 @@ def unseen_rules(held: dict[str, Tombstone], local: set[str], remote: set[str]
     side when any of its tombstones names the rule.  Only ``forget --match``
     texts count (``tombstones.match_text_rule``): a key forget's text of the
     value it forgot leaves another key's value alone here as it does on the
-    machine that forgot it (test28 Y2).  Pure: reads nothing (a tombstone
-    that cannot be read is not in ``held``)."""
+    machine that forgot it (test28 Y2).  ``blind``: the remote carries no
+    tombstone digests (``--no-encrypt``), so a machine that pushed there
+    could match no text another machine forgot, whatever tombstones it
+    held: the remote side lacked every text held here (what both sides
+    hold, the same ids, stays as it is: ``merge.ForgetIndex.unseen_text``;
+    test36b T4: a turn quoting it, written there after the forget arrived,
+    came here in the clear).
+    Pure: reads nothing (a tombstone that cannot be read is not in
+    ``held``)."""
     values = fact_value_digests(held.values())
 
     def rules(names) -> dict[tuple[bytes, int], int]:
@@ -302,16 +311,36 @@ def unseen_rules(held: dict[str, Tombstone], local: set[str], remote: set[str]
             if r is not None:
                 out[r] = min(out.get(r, t.time), t.time)
         return out
-    only_l, only_r = rules(local - remote), rules(remote - local)
+    only_l, only_r = rules(local - remote) if not blind else rules(local), rules(remote - local)
     if not only_l and not only_r:
         return {}
     both = rules(local & remote)
     out: dict[str, list[tuple[tuple[bytes, int], int]]] = {}
     for side, have in (("remote", only_l), ("local", only_r)):   # a side lacks what only the other held
-        lacked = [(r, w) for r, w in sorted(have.items()) if r not in both]
+        lacked = [(r, w) for r, w in sorted(have.items()) if r not in both or (blind and side == "remote")]
         if lacked:
             out[side] = lacked
     return out
+
+
+def forgotten_rules(store: Store, key: str, versions: list[tuple[str, Fact]], fidx: ForgetIndex) -> int:
+    """The local seal rules (``sealrules.add_rules`` under
+    ``forgotten:KEY``, keyed hashes, never the value) of the values of
+    ``key``'s ``versions`` (``[(id, Fact)]``, this store's and the
+    remote's) that a pulled forget of the key or its value empties here
+    (``ForgetIndex.fact_time``): what ``mem forget KEY`` wrote on the
+    machine that ran it (``sealsources.rule_source_values``), so a turn
+    captured or pulled here later withholds the value too (test36b T18: the
+    clone stored, served and pushed it again in the clear).  The forms are
+    ``sealsources.forgotten_forms``'.  A value holding a ``forget --match``
+    text is left to that text's rules, as there (that forget writes no key
+    rule).  Returns how many rules were added.  Caller holds the lock;
+    raises OSError."""
+    values = fact_value_digests(fidx.forgets)
+    texts = sorted({r for t in fidx.forgets if (r := match_text_rule(t, values)) is not None})
+    gone = [f for _i, f in versions if f.body and not f.forgotten and fidx.fact_time(f) is not None
+            and not holds_text(f.body, texts)]
+    return add_rules(store, FORGOTTEN_LABEL + key, sorted(forgotten_forms(gone))) if gone else 0
 
 
 def _seal_from_elsewhere(store: Store, key: str, rh: str, remote: RemoteObjects, fidx: ForgetIndex,
@@ -365,8 +394,9 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
     _restore_lost_tombstones(store, remote, res)
     held: dict[str, Tombstone] = {}
     fidx = forget_index(store, named=held)
+    blind = remote.r is not None and (remote.r.sealer is None or remote.r.sealer.recipient is None)
     fidx.unseen = unseen_rules(held, {n for n in local if n.startswith("tombstones/")},
-                               {n for n in m.refs if n.startswith("tombstones/")})
+                               {n for n in m.refs if n.startswith("tombstones/")}, blind=blind)
     local = local_refs(store)
     journal: list[str] = []
     moves: list[tuple[str, str | None, str | None, bool]] = []
@@ -376,11 +406,12 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
     sealed = {n[len("sealed/"):] for n, _ in store.refs.iter("sealed")}
     names = sorted({n for n in (*local, *m.refs) if n.startswith(("facts/", "sessions/"))})
     seal: SealRules | None | bool = False
+    fresh = 0   # rules of values a forget pulled now emptied here (test36b T18): every session is read again
     for name in names:
         lh, rh = local.get(name), m.refs.get(name)
         withheld: dict[str, Turn] = {}
         is_fact = name.startswith("facts/")
-        if lh == rh:
+        if lh == rh and not (fresh and not is_fact and lh is not None):
             continue
         if is_fact and name[len("facts/"):] in sealed:
             # sealed here: a plain copy from elsewhere never comes back in the clear; a value written
@@ -403,7 +434,13 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
                 if seal is False:   # (the local seal rules, read once; test34b T22)
                     seal = load_seal_rules(store)
                 rc, withheld = withhold_in_chain(rc, seal)
+                if fresh:   # this store's own turns quoting a value the pulled forget emptied (test36b T18)
+                    lc, mine = withhold_in_chain(lc, seal)
+                    withheld.update(mine)
             out = merge_chain(lc, rc, fidx, "fact" if is_fact else "turn")
+            if is_fact and out.emptied:
+                fresh += forgotten_rules(store, name[len("facts/"):], lc + rc, fidx)
+                seal = False if fresh else seal
             for oid in out.final_ids:   # kept as they are: they must exist here
                 if oid in withheld and not store.has(oid):
                     store.put(withheld[oid])

@@ -11,7 +11,8 @@ set, so every machine that merges the same inputs writes the same objects
    (key, kind, valid_from, recorded_at, trust, owner, sensitivity, pinned,
    dormant: everything but body, sources, parent and version number) are one
    version, and the copy kept is the forgotten one if either is (earliest
-   ``forgotten`` first), else the smaller id.  The united versions are
+   ``forgotten`` first), else (a turn) the one with more spans withheld,
+   else the smaller id.  The united versions are
    ordered by (valid_from, recorded_at, owner, identity), which also makes
    the supersession rule pick the same current value everywhere.  In that
    order a version whose body and kind equal the one before is dropped (an
@@ -73,7 +74,7 @@ from objstore.core.objects import (LOST_SOURCE, Fact, QueueItem, Tombstone, Turn
 from objstore.memory.refill import refill_from
 from objstore.core.text import replace_spans
 from objstore.memory.tombstones import (HIDDEN_MARK, REDACTED, TEXT_KEY, TurnForgets, forgotten_in, hidden_key,
-                                        holds_text, match_spans, named_forget_time, version_exact)
+                                        holds_text, match_spans, named_forget_time, turn_target, version_exact)
 from objstore.memory.withdrawals import Withdrawals
 
 
@@ -106,6 +107,12 @@ class ForgetIndex:
     #: (``tombstones.named_forget_time``: a ``user_stated`` version recorded after the last of them
     #: stays, as it does locally; ``exact``: a forget of the version recorded then only)
     fact_times: dict[tuple[str, bytes], list[tuple[int, int | None]]] = field(default_factory=dict)
+    #: the plain digests this store reads its tombstones' keyed ones as (``tombdigests.read_digests``'
+    #: values); None: every digest counts as read
+    readable: set[bytes] | None = None
+    #: ``(session, source)`` -> earliest time of a scoped turn tombstone whose digest this store
+    #: cannot read (keyed under another store's key, from an unencrypted remote; :meth:`blind_turn_time`)
+    blind_turns: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def add(self, t: Tombstone) -> None:
         """Record a tombstone (rejections are not forgets and are ignored;
@@ -117,7 +124,13 @@ class ForgetIndex:
             return
         self.forgets.append(t)
         self.latest = max(self.latest, t.time)
-        if self.turns.add(t) or t.key.startswith("match:") or t.key == TEXT_KEY:
+        if self.turns.add(t):
+            target = turn_target(t)
+            if target[0] is not None and self.readable is not None and t.value_sha256 not in self.readable:
+                k = (target[0], target[1])
+                self.blind_turns[k] = min(self.blind_turns.get(k, t.time), t.time)
+            return
+        if t.key.startswith("match:") or t.key == TEXT_KEY:
             return
         if t.key.startswith("session:"):
             d, k = self.sessions, t.key[len("session:"):]
@@ -213,6 +226,18 @@ class ForgetIndex:
         if t.forgotten:
             return None
         return self.turns.when(t.session, t.source, t.text)
+
+    def blind_turn_time(self, t: Turn) -> int | None:
+        """Forget time for a live turn that a scoped turn tombstone names
+        (its session and source) whose digest this store cannot read, when
+        the turn holds nothing withheld (a copy a forget rewrote with a
+        value withheld keeps its source, and its tombstone names the text
+        before): what the merge applies to a session only one side holds
+        (test36b T4: over an unencrypted remote the clone kept, and pushed
+        back, the turn whose session the forget removed there)."""
+        if t.forgotten or not t.text or not self.blind_turns or _withheld(t):
+            return None
+        return self.blind_turns.get((t.session, t.source))
 
     def __bool__(self) -> bool:
         return bool(self.facts or self.turns or self.sessions or self.forgets or self.sealed)
@@ -323,8 +348,11 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
     changed = False
     number = 0
     lids, rids = ({o for o, _ in local}, {o for o, _ in remote}) if fidx.unseen else (set(), set())
+    lone = not local or not remote   # one side holds no such session (a forget removed it there: test36b T4)
     for i, (oid, obj) in enumerate(items):
         when = fidx.fact_time(obj) if kind == "fact" else fidx.turn_time(obj)
+        if when is None and kind == "turn" and lone:
+            when = fidx.blind_turn_time(obj)
         repl: dict = {}
         if when is None and fidx.unseen:
             sides = tuple(s for s, ids in (("local", lids), ("remote", rids)) if oid in ids)
@@ -366,7 +394,7 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
     out.new_objects = new if out.head is not None else []
     out.final_ids = {oid for oid, _ in final} if out.head is not None else set()
     out.dropped_ids = ({oid for oid, _ in local} | {oid for oid, _ in remote}) - out.final_ids
-    out.refilled = sum(g.size for g in gaps) if out.head is not None else 0
+    out.refilled = sum(len(g.kept) for g in gaps) if out.head is not None else 0   # (a lost head's run: more)
     out.gaps_refilled = len(gaps) if out.head is not None else 0
     out.gaps_verified = sum(g.lost in out.final_ids for g in gaps)
     out.versions_refilled = versions_refilled if out.head is not None else 0
@@ -475,10 +503,19 @@ def _oid(frame: bytes) -> str:
     return blake3.blake3(frame).hexdigest()
 
 
+def _withheld(obj) -> int:
+    """How many spans a turn's text holds withheld (``[REDACTED:…]``, ``[forgotten]``); 0 for a fact."""
+    text = obj.text if isinstance(obj, Turn) else ""
+    return text.count("[REDACTED:") + text.count(REDACTED) if text else 0
+
+
 def _prefer(oid: str, obj, cur_oid: str, cur_obj) -> bool:
-    """True when (oid, obj) is the better copy of one identity (forgotten first)."""
-    a = (0 if obj.forgotten else 1, obj.forgotten or 0, oid)
-    b = (0 if cur_obj.forgotten else 1, cur_obj.forgotten or 0, cur_oid)
+    """True when (oid, obj) is the better copy of one identity: forgotten
+    first, then the turn with more withheld (a machine that could not match
+    a forget's keyed digest kept the text the other side withheld: test36b
+    T4, T18), then the smaller id."""
+    a = (0 if obj.forgotten else 1, obj.forgotten or 0, -_withheld(obj), oid)
+    b = (0 if cur_obj.forgotten else 1, cur_obj.forgotten or 0, -_withheld(cur_obj), cur_oid)
     return a < b
 
 
