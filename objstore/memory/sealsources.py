@@ -236,7 +236,9 @@ def quoted_forms(body: str, said_secret: bool = False) -> list[str]:
     value as a secret (``mem remember --sensitivity secret``): a body of two
     ordinary words is a form too ("maple otter", red37, test36b T3: both
     words, in order; each rule is at least ``MIN_TEXT_CHARS`` long once
-    normalized, ``sealrules.add_rules``)."""
+    normalized, ``sealrules.add_rules``).  A code after a label of words
+    and no copula ("door code 5520-1199-3377") is a form too
+    (:func:`_labelled_code`, test37 T3)."""
     out = _two_words(body, said_secret, whole=True)
     padded = f" {body} "   # the statement's copula, the capture's reading (a verb of change too: test32b Y10)
     m = STATEMENT_COPULA.search(padded)
@@ -245,7 +247,24 @@ def quoted_forms(body: str, said_secret: bool = False) -> list[str]:
         out.append(pred)
     elif len(pred.split()) == 2:
         out += _two_words(pred, False, whole=False)
+    elif not m:
+        out += _labelled_code(body)
     return list(dict.fromkeys(out))
+
+
+def _labelled_code(text: str) -> list[str]:
+    """:func:`quoted_forms`' form of a code written after a label of two to
+    four words, no copula ("door code 5520-1199-3377", "vendor portal pin
+    8841-2290-5573": test37 T3, only the whole text had a rule, which no
+    later turn repeats): the code, when it is one word of 8+ characters with
+    a digit and the label words hold none; else none."""
+    words = text.split()
+    if not 3 <= len(words) <= 5:
+        return []
+    code = words[-1].strip(".,;:!?\"'()[]{}<>")
+    if len(code) < 8 or not any(c.isdigit() for c in code) or any(c.isdigit() for w in words[:-1] for c in w):
+        return []
+    return [code]
 
 
 def _two_words(text: str, said_secret: bool, whole: bool) -> list[str]:
