@@ -49,6 +49,7 @@ __all__ = [
     "matcher",
     "normalize_value",
     "normalized_map",
+    "normalized_form",
     "reading_span",
     "reads_differently",
     "replace_matches",
@@ -662,6 +663,16 @@ def normalized_map(text: str, seen: bool = False) -> tuple[str, list[int], list[
             starts.append(a)
             ends.append(b)
     return "".join(chars), starts, ends
+
+
+def normalized_form(text: str) -> str:
+    """``normalized_map(text)[0]`` without its two maps (a list of ints
+    per character each, most of its cost: a caller that needs a span only
+    when the form matches makes them then).  Never raises for a ``str``."""
+    if not ("\x1b" in text or "\x9b" in text) and unicodedata.is_normalized("NFC", text):
+        if len(low := text.casefold()) == len(text):   # (_runs_map's case: a leading run leaves no space)
+            return _WS.sub(" ", low).lstrip(" ")
+    return normalized_map(text)[0]
 
 
 def find_spans(text: str, needle: str) -> list[tuple[int, int]]:

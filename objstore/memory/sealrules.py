@@ -31,7 +31,7 @@ import os
 from objstore.core.codec import object_id
 from objstore.core.objects import Turn, normalize_value
 from objstore.core.store import Store
-from objstore.core.text import normalized_map, replace_spans
+from objstore.core.text import normalized_form, normalized_map, replace_spans
 from objstore.memory.sealrulefile import FORGOTTEN_LABEL, RULES_FILE, SealRules, load, rule_digest, save  # noqa: F401
 from objstore.memory.sessions import FORGOTTEN, WITHHELD
 from objstore.memory.tombstones import MIN_TEXT_CHARS, find_matches
@@ -115,10 +115,11 @@ def withhold_sealed_values(text: str, rules: SealRules) -> tuple[str, int]:
     BLAKE2b per word start whose window of a rule's length ends a word."""
     if not text or not rules.lines:
         return text, 0
-    norm, starts, ends = normalized_map(text)
+    norm = normalized_form(text)
     found = find_matches(norm, rules.rules(), word_starts=True, key=rules.key)
     if not found:
         return text, 0
+    _norm, starts, ends = normalized_map(text)   # (the maps only for a text that holds a value)
     sealed = {d for k, d, _n in rules.lines if not k.startswith(FORGOTTEN_LABEL)}
     spans = [(starts[s], ends[e - 1]) for s, e in found]
     if len(sealed) == len({d for _k, d, _n in rules.lines}):   # (one value under two keys: one digest)

@@ -30,7 +30,7 @@ from objstore.core.ids import blake2b, sha256   # not hashlib: OpenSSL's load co
 from objstore.core.objects import Fact, Tombstone, Turn, value_digest
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
-from objstore.core.text import confusable_fold, normalized_map, replace_spans
+from objstore.core.text import LazyPattern, confusable_fold, normalized_form, normalized_map, replace_spans
 from objstore.memory.tombdigests import all_tombstones, put_tombstone  # noqa: F401  (their home)
 from objstore.memory.withdrawals import SEAL_WITHDRAW, Withdrawals, unsealed_at, withdrawal_digest, withdrawal_tombstone
 
@@ -210,7 +210,7 @@ def holds_text(body: str, rules: list[tuple[bytes, int]], seen: str | None = Non
     if not rules or not body:
         return False
     seen = confusable_fold(body) if seen is None else seen
-    return any(find_matches(normalized_map(text)[0], rules, word_starts=True) for text in {body, seen})
+    return any(find_matches(normalized_form(text), rules, word_starts=True) for text in {body, seen})
 
 
 # -- turn tombstones: the one rule ---------------------------------------------
@@ -714,6 +714,14 @@ def served_text(text: str, rules: list[tuple[bytes, int]]) -> str:
     return replace_spans(text, spans, REDACTED) if spans else text
 
 
+#: find_matches: each character where a window may start with ``word_starts``: one but the space that is
+#: not a letter or digit (``\\w`` is str.isalnum's letters and digits and ``_``), or a letter or digit that
+#: follows none (or starts the text)
+_WORD_START = LazyPattern(r"[^\w ]|_|(?<![^\W_])[^\W_]")
+#: find_matches: ``bytes.translate`` table of an ASCII text to 1 for a letter or digit, 0 for the rest
+_ALNUM_BYTES = bytes(int(chr(c).isalnum()) for c in range(128)) + bytes(128)
+
+
 def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool = False,
                  key: bytes | None = None) -> list[tuple[int, int]]:
     """``(start, end)`` of every window ``norm[start:end]`` of a normalized
@@ -733,26 +741,33 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
         def hashed(data: bytes) -> bytes:
             return sha256(data).digest()
     else:
+        fresh = blake2b(digest_size=32, key=key).copy   # (the key's block compressed once, not per window)
+
         def hashed(data: bytes) -> bytes:
-            return blake2b(data, digest_size=32, key=key).digest()
+            h = fresh()
+            h.update(data)
+            return h.digest()
     by_len: dict[int, set[bytes]] = {}
     for digest, n in rules:
         if 0 < n <= len(norm):
             by_len.setdefault(n, set()).add(digest)
     if not by_len:
         return []
+    raw = norm.encode("utf-8", "surrogatepass")
     if word_starts:
-        alnum = [*map(str.isalnum, norm), False]   # (one C pass; [-1] is the False past the end)
-        starts = [s for s in range(len(norm)) if norm[s] != " " and (not alnum[s] or not alnum[s - 1])]
+        # alnum[k]: norm[k].isalnum() (for ASCII one bytes.translate; [len(norm)] is the end's False); a
+        # start is a character but the space that is no letter or digit, or one that follows none (regex)
+        alnum = (raw.translate(_ALNUM_BYTES) + b"\0" if len(raw) == len(norm)
+                 else [*map(str.isalnum, norm), False])
+        starts = [m.start() for m in _WORD_START.finditer(norm)]
     else:
         starts = [s for s in range(len(norm)) if norm[s] != " "]
-    if key is not None:   # (n, start) pairs whose window ends a word
-        ends = {e for e in range(1, len(norm) + 1) if not alnum[e] or not alnum[e - 1]}
-        tried = {n: [s for s in starts if s + n in ends] for n in by_len}
+    if key is not None:   # (n, start) pairs whose window ends a word: not between two letters or digits
+        tried = {n: [s for s in starts if s + n <= len(norm) and not (alnum[s + n - 1] and alnum[s + n])]
+                 for n in by_len}
     else:
         tried = {n: starts for n in by_len}
     out: list[tuple[int, int]] = []
-    raw = norm.encode("utf-8", "surrogatepass")
     if len(raw) == len(norm):   # ASCII (most text): a window is a slice of the bytes, no encode per window
         for n, digests in by_len.items():
             last = len(raw) - n
