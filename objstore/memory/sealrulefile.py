@@ -12,7 +12,7 @@ from __future__ import annotations
 from objstore.core.atomic import atomic_write
 from objstore.core.ids import blake2b
 from objstore.core.store import Store
-from objstore.core.text import confusable_fold, normalized_map
+from objstore.core.text import confusable_fold, normalized_form
 from objstore.memory.tombstones import find_matches
 
 #: the rules file, under the store's root (docs/format.md, "Local seal rules")
@@ -101,7 +101,6 @@ def holds_forgotten_form(store: Store, body: str) -> bool:
     if not mine:
         return False
     for text in dict.fromkeys((body, confusable_fold(body))):
-        norm, _starts, _ends = normalized_map(text)
-        if find_matches(norm, mine, word_starts=True, key=rules.key):
+        if find_matches(normalized_form(text), mine, word_starts=True, key=rules.key):
             return True
     return False
