@@ -163,12 +163,24 @@ def _pick(chain: list[Version], n: int, key: str) -> Version:
     raise NotFound(f"{key} has no version {n}", hint=f"see its versions with: mem log {key}")
 
 
+def in_force_before(chain: list[Version], v: Version) -> Version | None:
+    """The version of ``chain`` that was current for the person (no
+    namespace's view) just before ``v`` was recorded, among the versions
+    numbered below it (``supersede.current_of`` as of ``v``'s
+    ``recorded_at`` less 1 ms), or None.  Not simply ``v``'s parent: a
+    version scheduled for later (``--valid-from`` in the future) or a
+    sub-agent's was never the person's value (test37 T11: ``mem revert``
+    made a value planned for 2027 current now, as ``user_stated``)."""
+    older = [o for o in chain if o.fact.version < v.fact.version]
+    return current_of(older, as_of=v.fact.recorded_at - 1) if older else None
+
+
 def diff_versions(store: Store, key: str, a: int | None = None, b: int | None = None) -> VersionDiff:
     """Word-level diff of versions ``a`` and ``b`` (numbers) of ``key``.
 
-    Defaults: ``b`` is the current version and ``a`` the version before it
-    (the highest version number below ``b``'s); with only ``a`` given, ``b`` is
-    the current version.  A forgotten version diffs as empty text.
+    Defaults: ``b`` is the current version and ``a`` the version in force
+    before it (:func:`in_force_before`, else the highest version number below
+    ``b``'s); with only ``a`` given, ``b`` is the current version.  A forgotten version diffs as empty text.
 
     A key with one version below ``b`` and no ``a`` given diffs ``b``
     with itself (``a`` is ``b``, no change): there is nothing to compare,
@@ -186,7 +198,7 @@ def diff_versions(store: Store, key: str, a: int | None = None, b: int | None = 
         va = _pick(chain, a, key)
     else:
         older = [v for v in chain if v.fact.version < vb.fact.version]
-        va = max(older, key=lambda v: v.fact.version) if older else vb
+        va = (in_force_before(chain, vb) or max(older, key=lambda v: v.fact.version)) if older else vb
     return VersionDiff(key, va, vb, word_diff(va.fact.body, vb.fact.body))
 
 
@@ -362,6 +374,8 @@ def revert(store: Store, spec: str, *, command: str = "revert") -> RevertResult:
         prev = next((v for v in chain if v.id == tf.parent), None)
         if prev is None:
             raise NotFound(f"{key} v{tf.version}'s parent is missing", hint="run 'mem fsck'")
+        if not prev.fact.forgotten:   # the value in force for the person just before the change (test37 T11)
+            prev = in_force_before(chain, target) or prev
         pf = prev.fact
         if pf.forgotten:
             raise Refused(f"{key} v{pf.version} was forgotten: a forgotten value cannot be reverted back",
