@@ -59,8 +59,8 @@ class RememberResult(Frozen):
 def _new_turn(store: Store, sources, cited) -> bool:
     """red37 (test36b T17): whether ``sources`` name a turn ``cited`` does not, a turn named by its object id or
     by its capture's source id (``Turn.source``, ``cc:p:…``: the prompt hook's two writes of one statement)."""
-    def names(ids) -> set[str]:
-        return set(ids) | {getattr(t, "source", "") for i in ids if is_full_id(i) and (t := _turn(store, i))}
+    def names(ids) -> set[str]:   # (a turn by its capture source when it has one: either write may come first)
+        return {getattr(_turn(store, i), "source", "") or i if is_full_id(i) else i for i in ids}
     return bool(sources) and not names(sources) <= names(cited)
 
 
