@@ -25,7 +25,8 @@ def _version(text):
 def command(key, va, vb, as_json, store):
     """Show a word-level diff of two versions of KEY.
 
-    Default: the version before the current one against the current one.
+    Default: the version in force before the current one (not one
+    scheduled for later, nor a sub-agent's) against the current one.
     With vA only: vA against the current version.  Removed words are shown
     as [-…-] and added words as {+…+} (in colour on a terminal).
 

@@ -19,7 +19,9 @@ def command(what, run_id, as_json, store):
     that produced that version: a superseding value, an accepted queue
     proposal, a decay (dormant), a pin or unpin.  The ID of a rejected queue
     item queues it again and lifts the rejection.  The value, kind, pin and
-    dormancy of the version before it come back as a new version, so the
+    dormancy of the version in force before it come back as a new version
+    (the value you had then: not a version scheduled for later with
+    --valid-from, nor a sub-agent's), so the
     revert itself shows in 'mem log' and can be reverted.  A forgotten value
     cannot be reverted back, and a version the key has changed since must
     wait until the later versions are reverted.  A revert is written as the
