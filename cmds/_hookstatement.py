@@ -139,7 +139,7 @@ def stop_take_backs(run, store, backs: list) -> dict | None:
     from cmds._hookrun import TAKE_BACK_BUDGET_S, TAKE_BACK_LOCK_WAIT_S, fork_off
     said = []
     for _oid, ct in backs:
-        r, source = objstore.retraction_of(ct.text), ct.alias or ct.source
+        r, source = objstore.takes_back(ct.text), ct.alias or ct.source
         got = objstore.take_back_turn(store, ct.session, source, act=False) if r is not None and r.strong else []
         if any(d.selector for d in got) and not fork_off(run, "takeback", take_back_now, store, ct.session, source,
                                                          lock_wait=TAKE_BACK_LOCK_WAIT_S, budget=TAKE_BACK_BUDGET_S):
@@ -184,6 +184,15 @@ def take_back_lines(done: list, esc) -> list[str]:
         elif d.how == "weak":
             out.append(f"Not taken back ({key} = {body} stays remembered): if the person meant that remembered "
                        f"fact, they can say \"forget that\" or run: mem forget {key}")
+        elif d.how == "corrected":
+            out.append(f"Corrected as you asked: {key} = {esc(d.restored or '')} (it held: {body}); "
+                       f"its history: mem log {key}")
+        elif d.how == "moved":
+            out.append(f"Not corrected: {key} now holds a value that prompt did not file ({body}); "
+                       f"to correct it by hand: mem remember {key} VALUE")
+        elif d.how == "untied":
+            out.append(f"Not stored: the correction names no one new value of {key} (it holds: {body}); "
+                       f"to correct it: mem remember {key} VALUE")
         else:
             out.append(f"Not taken back: {key} now holds a value that prompt did not file ({body}); "
                        f"to forget it by hand: mem forget {key}")

@@ -350,6 +350,7 @@ _API: dict[str, tuple[str, str]] = {
     "further_statements": ("objstore.capture.statements", "further_statements"),
     "statement_key": ("objstore.capture.statementkey", "statement_key"),
     "retraction_of": ("objstore.capture.retraction", "retraction_of"),
+    "takes_back": ("objstore.capture.retraction", "takes_back"),
     "take_back_turn": ("objstore.capture.takeback", "take_back_turn"),
     "escape_context": ("objstore.retrieval.context", "escape_text"),
     "remote_plaintexts": ("objstore.remote.inspect", "remote_plaintexts"),

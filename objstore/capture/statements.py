@@ -356,10 +356,13 @@ def _corrected(statement: str, fix: str) -> str | None:
     fix = taken_value(statement, fix, _SOFT_BACK, TAKE_BACK_RE)   # "8081, not 8080", "q2 now", "mq2 is the host"
     new = _FIX_LEAD.sub("", _CLOSING.sub("", fix.strip()), count=1).strip().rstrip(".!)").strip()
     m = _COPULA.search(f" {statement} ")
+    head, pred = (statement[:m.end() - 1], statement[m.end() - 1:]) if m else ("", statement)
+    if m is not None and 1 < len(new.split()) == len(pred.split()) <= 3 and any(c.isdigit() for c in new) \
+            and any(c.isdigit() for c in pred) and TAKE_BACK_RE.search(f". {new}") is None:
+        return head + new   # "the gpu box os is ubuntu 22" + "debian 12": a value of words and a number (test36 T4)
     if not new or len(new.split()) != 1 or TAKE_BACK_RE.search(f". {new}") is not None or new.casefold() in _STOP \
             or _CLOSING.match(new) or JUDGED.match(new):    # "Actually, it's fine": no new value (test33b T2)
         return None
-    head, pred = (statement[:m.end() - 1], statement[m.end() - 1:]) if m else ("", statement)
     if m is not None and len(pred.split()) == 1:
         return head + new
     held = [t for t in pred.split() if any(c.isdigit() for c in t)]

@@ -1,0 +1,101 @@
+"""Session 37 (lane corr37): a correction said as the *next* prompt after a
+"remember that" (test36 T4, test36b T2: "Actually, it's debian 12",
+"Correction: debian 12", "no wait, debian 12, not ubuntu 22", "sorry, I
+meant debian 12") was dropped silently: the old value stayed current and
+was served unmarked.  Now the take-back reader (``capture.takeback``, one
+for the prompt hook, the Stop/SessionStart sync and ``mem import``) writes
+the corrected statement as the next version of the key the previous prompt
+filed, and says so; a correction it cannot tie to a new value says "Not
+stored … mem remember".  Also test36 T16: a "forget that" after mem's own
+"Not taken back … say 'forget that'" (an "undo that") takes the statement
+back.  Real ``mem hook`` and ``mem`` processes on real stores; each test
+waits for the hook's detached children before it reads what they write."""
+
+from __future__ import annotations
+
+import pytest
+
+from objstore.capture.retraction import correction_of, takes_back
+from tests.hooks.test_remember_next_take_back import _S, _chain, _current, _mem, _transcript
+
+GPU = "project/proj/remembered/gpu-box-os"
+#: the four wordings of test36 T4
+FIXES = ["Actually, it's debian 12", "Correction: debian 12", "no wait, debian 12, not ubuntu 22",
+         "sorry, I meant debian 12"]
+
+
+def test_the_wordings_read_as_corrections_and_chat_does_not():
+    for said in FIXES:
+        assert correction_of(said) is not None and takes_back(said).fix == said, said
+    for said in ["ok", "remember that the gpu box os is debian 12",
+                 "thanks", "fix the tests"]:
+        r = takes_back(said)
+        assert r is None or not r.fix, said
+
+
+@pytest.mark.parametrize("said", FIXES)
+def test_a_correction_as_the_next_prompt_is_the_keys_next_version(tmp_path, said):
+    """test36 T4 / test36b T2."""
+    s = _S(tmp_path)
+    assert "Remembered as you asked" in s.prompt("remember that the gpu box os is ubuntu 22")
+    s.stop("Noted.")
+    ctx = s.prompt(said)
+    assert f"Corrected as you asked: {GPU} = the gpu box os is debian 12" in ctx, ctx
+    s.stop("OK.")
+    chain = _chain(s.store, GPU)
+    assert [b for _v, b, _t, _g in chain] == ["the gpu box os is debian 12", "the gpu box os is ubuntu 22"], chain
+    assert chain[0][2] == "user_stated"
+
+
+def test_chat_after_a_remember_changes_nothing_and_says_nothing(tmp_path):
+    s = _S(tmp_path)
+    s.prompt("remember that the gpu box os is ubuntu 22")
+    s.stop("Noted.")
+    ctx = s.prompt("Actually, it's fine")
+    assert "Corrected" not in ctx and "Not stored" not in ctx, ctx
+    assert _current(s.store, GPU) == "the gpu box os is ubuntu 22"
+
+
+def test_a_correction_with_no_new_value_says_not_stored(tmp_path):
+    s = _S(tmp_path)
+    s.prompt("remember that the gpu box os is ubuntu 22")
+    s.stop("Noted.")
+    ctx = s.prompt("Correction: hmm, let me check")
+    assert "Not stored" in ctx and f"mem remember {GPU}" in ctx, ctx
+    assert len(_chain(s.store, GPU)) == 1
+
+
+def test_a_correction_after_the_key_moved_on_changes_nothing(tmp_path):
+    s = _S(tmp_path)
+    s.prompt("remember that the gpu box os is ubuntu 22")
+    s.stop("Noted.")
+    _mem(s.store, "remember", GPU, "the gpu box os is arch")
+    ctx = s.prompt("Actually, it's debian 12")
+    assert "Not corrected" in ctx, ctx
+    assert _current(s.store, GPU) == "the gpu box os is arch"
+
+
+def test_import_reads_the_correction_by_the_same_rule(tmp_path):
+    """test36 T4, through ``mem import claude-code``."""
+    store = tmp_path / "store"
+    t = _transcript(tmp_path / "s.jsonl", ["remember that the gpu box os is ubuntu 22", "Actually, it's debian 12"])
+    out = _mem(store, "import", "claude-code", str(t))
+    assert _current(store, GPU) == "the gpu box os is debian 12", (_chain(store, GPU), out)
+    assert "Corrected as you asked" in out, out
+
+
+def test_t16_forget_that_after_undo_that_takes_the_statement_back(tmp_path):
+    """test36 T16: mem answered "undo that" with "Not taken back … they can
+    say 'forget that'"; that "forget that" did nothing."""
+    s = _S(tmp_path)
+    s.prompt("remember that the deploy day is Tuesday")
+    s.stop("Noted.")
+    key = "project/proj/remembered/deploy-day"
+    first = s.prompt("undo that")
+    assert "Not taken back" in first and "forget that" in first, first
+    s.stop("Which change should I undo?")
+    ctx = s.prompt("forget that")
+    assert f"Taken back as you asked: {key} is forgotten" in ctx, ctx
+    assert _current(s.store, key) is None
+    s.stop("OK.")
+    assert "Taken back" not in s.prompt("forget that")   # (said twice: nothing the second time)
