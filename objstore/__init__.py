@@ -352,6 +352,7 @@ _API: dict[str, tuple[str, str]] = {
     "retraction_of": ("objstore.capture.retraction", "retraction_of"),
     "takes_back": ("objstore.capture.retraction", "takes_back"),
     "take_back_turn": ("objstore.capture.takeback", "take_back_turn"),
+    "takeback_lines": ("objstore.capture.takeback", "takeback_lines"),
     "escape_context": ("objstore.retrieval.context", "escape_text"),
     "remote_plaintexts": ("objstore.remote.inspect", "remote_plaintexts"),
     "remote_reachable": ("objstore.remote.inspect", "remote_reachable"),

@@ -71,12 +71,14 @@ class TakenBack(Frozen):
         set_fields(self, key, body, how, restored, selector)
 
 
-def _turn_and_previous(store: Store, session: str, source: str):
+def _turn_and_previous(store: Store, session: str, source: str | None):
     """``((id, Turn) of the user turn of ``session`` whose source is
     ``source``, [(id, Turn) of the user turns before it, newest first, at
-    most two])``, or None when it is not among the newest :data:`WALK_TURNS`."""
+    most two])``, or None when it is not among the newest :data:`WALK_TURNS`.
+    ``source`` None: a prompt not stored yet (``(None, [the session's
+    newest user turns])``)."""
     head = store.refs.read(session_ref(session))
-    found = None
+    found = None if source is not None else (None, None)
     before: list = []
     for n, (tid, t) in enumerate(store.walk_chain(head, Turn, "turn") if head else ()):
         if n >= WALK_TURNS:
@@ -122,13 +124,31 @@ def take_back_turn(store: Store, session: str, source: str, *, act: bool = True)
     return done
 
 
+def take_back_said(store: Store, session: str, prompt: str, time_ms: int) -> list[TakenBack]:
+    """What :func:`take_back_turn` will do once ``prompt`` (said at
+    ``time_ms``, ms since the epoch, not stored yet) is stored as the next
+    user turn of ``session``, read now (the proxy's answer: it stores a
+    request's turns only once the upstream took it, test36 T13); a
+    correction's ``selector`` is "" (its turn id is not known yet).  Nothing
+    written, no lock.  [] as :func:`take_back_turn`."""
+    said = takes_back(prompt)
+    pair = _turn_and_previous(store, session, None) if said is not None else None
+    return _read(store, said, time_ms, "", pair[1]) if pair is not None and pair[1] else []
+
+
 def _found(store: Store, session: str, source: str) -> list[TakenBack]:
     """:func:`take_back_turn`'s reading: what it does, nothing done yet."""
     pair = _turn_and_previous(store, session, source)
     said = takes_back(pair[0][1].text) if pair is not None else None
     if said is None or not pair[1]:
         return []
-    (cid, cur), before = pair
+    return _read(store, said, pair[0][1].timestamp, pair[0][0], pair[1])
+
+
+def _read(store: Store, said, at: int, cid: str, before: list) -> list[TakenBack]:
+    """What the take-back or correction ``said`` (a ``Retraction``; said at
+    ``at`` ms, its turn ``cid``) does to what the user turns ``before`` it
+    (newest first) filed: :func:`_found`'s rule."""
     pid, prev = before[0]
     back = retraction_of(prev.text)
     if back is not None and not back.strong and len(before) > 1 and not said.fix \
@@ -139,9 +159,11 @@ def _found(store: Store, session: str, source: str) -> list[TakenBack]:
     if what is None or back is not None or correction_of(prev.text) is not None or FORGOTTEN in prev.text:
         return []   # (a statement already taken back or forgotten: its prompt holds the marker, and its next
         #             statement would read as the first; a hook delivered again, the import's catch-up: test35b T7)
-    if cur.timestamp and prev.timestamp and not 0 <= cur.timestamp - prev.timestamp <= WINDOW_MS:
+    if at and prev.timestamp and not 0 <= at - prev.timestamp <= WINDOW_MS:
         return []
     aliases = project_aliases(prev.cwd, store_root=store.root) if prev.cwd else ()
+    if prev.harness == "proxy":   # (the proxy files a statement under its turn's project: proxyspool)
+        aliases = (prev.project,) if prev.project else ()
     stated = [what, *further_statements(prev.text)]
     keys = [statement_key(one, aliases[0] if aliases else None, store) for one in stated]
     if said.fix:
@@ -219,4 +241,36 @@ def take_back_stated(store: Store, stated: list) -> list[TakenBack]:
         said = takes_back(ct.text) if ct.role == "user" else None
         if said is not None and said.strong:
             out.extend(take_back_turn(store, ct.session, ct.alias or ct.source))
+    return out
+
+
+def takeback_lines(done: list, esc) -> list[str]:
+    """For each ``TakenBack`` of ``done``: what was forgotten and how to undo
+    it, or why nothing was and the command that would; keys and values
+    through ``esc`` (the context's escape, or the terminal's ``safe``).  The
+    prompt hook's answer, the proxy's and ``mem import``'s lines (one wording)."""
+    out = []
+    for d in done:
+        key, body = esc(d.key), esc(d.body)
+        if d.how == "forgotten":
+            out.append(f"Taken back as you asked: {key} is forgotten (it held: {body}); "
+                       f"to keep it after all, say it again (remember that …) or run: mem remember {key} VALUE")
+        elif d.how == "restored":
+            out.append(f"Taken back as you asked: {key}'s newest value is forgotten ({body}); its earlier value "
+                       f"is current again: {esc(d.restored or '')}; its history: mem log {key}")
+        elif d.how == "weak":
+            out.append(f"Not taken back ({key} = {body} stays remembered): if the person meant that remembered "
+                       f"fact, they can say \"forget that\" or run: mem forget {key}")
+        elif d.how == "corrected":
+            out.append(f"Corrected as you asked: {key} = {esc(d.restored or '')} (it held: {body}); "
+                       f"its history: mem log {key}")
+        elif d.how == "moved":
+            out.append(f"Not corrected: {key} now holds a value that prompt did not file ({body}); "
+                       f"to correct it by hand: mem remember {key} VALUE")
+        elif d.how == "untied":
+            out.append(f"Not stored: the correction names no one new value of {key} (it holds: {body}); "
+                       f"to correct it: mem remember {key} VALUE")
+        else:
+            out.append(f"Not taken back: {key} now holds a value that prompt did not file ({body}); "
+                       f"to forget it by hand: mem forget {key}")
     return out
