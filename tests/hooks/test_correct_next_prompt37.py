@@ -99,3 +99,27 @@ def test_t16_forget_that_after_undo_that_takes_the_statement_back(tmp_path):
     assert _current(s.store, key) is None
     s.stop("OK.")
     assert "Taken back" not in s.prompt("forget that")   # (said twice: nothing the second time)
+
+
+P = "project/proj/remembered/"
+
+
+@pytest.mark.parametrize("said,stored", [
+    ("remember that the api port is 8080 and the db port is 5432. Correction: 5433",
+     {"api-port": "the api port is 8080", "db-port": "the db port is 5433"}),
+    ("remember that the cache ttl is 60s and the queue is sqs. Scratch that, the queue is rabbitmq",
+     {"cache-ttl": "the cache ttl is 60s", "queue": "the queue is rabbitmq"}),
+    ("remember that the api port is 8080 and the db port is 5432. Actually, the db port is 5433",
+     {"api-port": "the api port is 8080", "db-port": "the db port is 5433"}),
+    ("remember that the api port is 8080 and the db port is 5432, sorry, I mean the api port is 9090",
+     {"api-port": "the api port is 9090", "db-port": "the db port is 5432"}),
+    ("remember that the db port is 5432 -- no wait, 5433", {"db-port": "the db port is 5433"}),
+])
+def test_t10_a_take_back_after_two_facts_corrects_the_one_it_names(tmp_path, said, stored):
+    """test36 T10: the two-statement split and the take-back reader did not
+    compose (nothing stored, the stale value, or the correction glued into
+    the value); the ASCII "--" reads as the em dash."""
+    s = _S(tmp_path)
+    s.prompt(said)
+    s.stop("Noted.")
+    assert {k[len(P):]: v[0] for k, v in s.remembered().items()} == stored
