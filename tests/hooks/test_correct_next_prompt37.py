@@ -123,3 +123,18 @@ def test_t10_a_take_back_after_two_facts_corrects_the_one_it_names(tmp_path, sai
     s.prompt(said)
     s.stop("Noted.")
     assert {k[len(P):]: v[0] for k, v in s.remembered().items()} == stored
+
+
+def test_t17_a_statement_about_the_person_is_their_user_keys_next_version(tmp_path):
+    """test36 T17: "remember that my timezone is X" was filed under the
+    project; the person's ``user/timezone`` stayed current everywhere else."""
+    s = _S(tmp_path)
+    _mem(s.store, "remember", "user/timezone", "Europe/Lisbon")
+    ctx = s.prompt("remember that my timezone is America/New_York")
+    s.stop("Noted.")
+    assert "Remembered as you asked (user_stated): user/timezone = my timezone is America/New_York" in ctx, ctx
+    assert [b for _v, b, _t, _g in _chain(s.store, "user/timezone")] == ["my timezone is America/New_York",
+                                                                         "Europe/Lisbon"]
+    assert not [k for k in s.remembered() if k.endswith("/timezone")]
+    s.prompt("remember that my shell is fish")   # (no user key of that name: the project's, as before)
+    assert "project/proj/remembered/shell" in s.remembered()
