@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import pytest
 
-from objstore.capture.retraction import correction_of, takes_back
 from tests.hooks.test_remember_next_take_back import _S, _chain, _current, _mem, _transcript
 
 GPU = "project/proj/remembered/gpu-box-os"
@@ -25,6 +24,7 @@ FIXES = ["Actually, it's debian 12", "Correction: debian 12", "no wait, debian 1
 
 
 def test_the_wordings_read_as_corrections_and_chat_does_not():
+    from objstore.capture.retraction import correction_of, takes_back
     for said in FIXES:
         assert correction_of(said) is not None and takes_back(said).fix == said, said
     for said in ["ok", "remember that the gpu box os is debian 12",
