@@ -244,33 +244,28 @@ def take_back_stated(store: Store, stated: list) -> list[TakenBack]:
     return out
 
 
+#: :func:`takeback_lines`' wording of each ``TakenBack.how`` (``new``: its ``restored``)
+_LINES = {
+    "forgotten": "Taken back as you asked: {key} is forgotten (it held: {body}); to keep it after all, say it again "
+                 "(remember that …) or run: mem remember {key} VALUE",
+    "restored": "Taken back as you asked: {key}'s newest value is forgotten ({body}); its earlier value is current "
+                "again: {new}; its history: mem log {key}",
+    "weak": "Not taken back ({key} = {body} stays remembered): if the person meant that remembered fact, they can "
+            "say \"forget that\" or run: mem forget {key}",
+    "kept": "Not taken back: {key} now holds a value that prompt did not file ({body}); to forget it by hand: "
+            "mem forget {key}",
+    "corrected": "Corrected as you asked: {key} = {new} (it held: {body}); its history: mem log {key}",
+    "moved": "Not corrected: {key} now holds a value that prompt did not file ({body}); to correct it by hand: "
+             "mem remember {key} VALUE",
+    "untied": "Not stored: the correction names no one new value of {key} (it holds: {body}); to correct it: "
+              "mem remember {key} VALUE",
+}
+
+
 def takeback_lines(done: list, esc) -> list[str]:
     """For each ``TakenBack`` of ``done``: what was forgotten and how to undo
     it, or why nothing was and the command that would; keys and values
     through ``esc`` (the context's escape, or the terminal's ``safe``).  The
     prompt hook's answer, the proxy's and ``mem import``'s lines (one wording)."""
-    out = []
-    for d in done:
-        key, body = esc(d.key), esc(d.body)
-        if d.how == "forgotten":
-            out.append(f"Taken back as you asked: {key} is forgotten (it held: {body}); "
-                       f"to keep it after all, say it again (remember that …) or run: mem remember {key} VALUE")
-        elif d.how == "restored":
-            out.append(f"Taken back as you asked: {key}'s newest value is forgotten ({body}); its earlier value "
-                       f"is current again: {esc(d.restored or '')}; its history: mem log {key}")
-        elif d.how == "weak":
-            out.append(f"Not taken back ({key} = {body} stays remembered): if the person meant that remembered "
-                       f"fact, they can say \"forget that\" or run: mem forget {key}")
-        elif d.how == "corrected":
-            out.append(f"Corrected as you asked: {key} = {esc(d.restored or '')} (it held: {body}); "
-                       f"its history: mem log {key}")
-        elif d.how == "moved":
-            out.append(f"Not corrected: {key} now holds a value that prompt did not file ({body}); "
-                       f"to correct it by hand: mem remember {key} VALUE")
-        elif d.how == "untied":
-            out.append(f"Not stored: the correction names no one new value of {key} (it holds: {body}); "
-                       f"to correct it: mem remember {key} VALUE")
-        else:
-            out.append(f"Not taken back: {key} now holds a value that prompt did not file ({body}); "
-                       f"to forget it by hand: mem forget {key}")
-    return out
+    return [_LINES.get(d.how, _LINES["kept"]).format(key=esc(d.key), body=esc(d.body), new=esc(d.restored or ""))
+            for d in done]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.hooks._util import wait_store_processes_gone
 from tests.hooks.test_remember_next_take_back import _S, _chain, _current, _mem, _transcript
 
 GPU = "project/proj/remembered/gpu-box-os"
@@ -33,13 +34,22 @@ def test_the_wordings_read_as_corrections_and_chat_does_not():
         assert r is None or not r.fix, said
 
 
+def _after_ubuntu(tmp_path, said: str, between=None):
+    """A session: "remember that the gpu box os is ubuntu 22", answered, then
+    (after ``between(store)``) ``said``: ``(session, said's context)``."""
+    s = _S(tmp_path)
+    s.prompt("remember that the gpu box os is ubuntu 22")
+    s.stop("Noted.")
+    if between is not None:
+        between(s.store)
+        wait_store_processes_gone(s.store)   # (anything the command left running, before the store is copied)
+    return s, s.prompt(said)
+
+
 @pytest.mark.parametrize("said", FIXES)
 def test_a_correction_as_the_next_prompt_is_the_keys_next_version(tmp_path, said):
     """test36 T4 / test36b T2."""
-    s = _S(tmp_path)
-    assert "Remembered as you asked" in s.prompt("remember that the gpu box os is ubuntu 22")
-    s.stop("Noted.")
-    ctx = s.prompt(said)
+    s, ctx = _after_ubuntu(tmp_path, said)
     assert f"Corrected as you asked: {GPU} = the gpu box os is debian 12" in ctx, ctx
     s.stop("OK.")
     chain = _chain(s.store, GPU)
@@ -48,29 +58,20 @@ def test_a_correction_as_the_next_prompt_is_the_keys_next_version(tmp_path, said
 
 
 def test_chat_after_a_remember_changes_nothing_and_says_nothing(tmp_path):
-    s = _S(tmp_path)
-    s.prompt("remember that the gpu box os is ubuntu 22")
-    s.stop("Noted.")
-    ctx = s.prompt("Actually, it's fine")
+    s, ctx = _after_ubuntu(tmp_path, "Actually, it's fine")
     assert "Corrected" not in ctx and "Not stored" not in ctx, ctx
     assert _current(s.store, GPU) == "the gpu box os is ubuntu 22"
 
 
 def test_a_correction_with_no_new_value_says_not_stored(tmp_path):
-    s = _S(tmp_path)
-    s.prompt("remember that the gpu box os is ubuntu 22")
-    s.stop("Noted.")
-    ctx = s.prompt("Correction: hmm, let me check")
+    s, ctx = _after_ubuntu(tmp_path, "Correction: hmm, let me check")
     assert "Not stored" in ctx and f"mem remember {GPU}" in ctx, ctx
     assert len(_chain(s.store, GPU)) == 1
 
 
 def test_a_correction_after_the_key_moved_on_changes_nothing(tmp_path):
-    s = _S(tmp_path)
-    s.prompt("remember that the gpu box os is ubuntu 22")
-    s.stop("Noted.")
-    _mem(s.store, "remember", GPU, "the gpu box os is arch")
-    ctx = s.prompt("Actually, it's debian 12")
+    s, ctx = _after_ubuntu(tmp_path, "Actually, it's debian 12",
+                           lambda store: _mem(store, "remember", GPU, "the gpu box os is arch"))
     assert "Not corrected" in ctx, ctx
     assert _current(s.store, GPU) == "the gpu box os is arch"
 
@@ -130,6 +131,7 @@ def test_t17_a_statement_about_the_person_is_their_user_keys_next_version(tmp_pa
     project; the person's ``user/timezone`` stayed current everywhere else."""
     s = _S(tmp_path)
     _mem(s.store, "remember", "user/timezone", "Europe/Lisbon")
+    wait_store_processes_gone(s.store)
     ctx = s.prompt("remember that my timezone is America/New_York")
     s.stop("Noted.")
     assert "Remembered as you asked (user_stated): user/timezone = my timezone is America/New_York" in ctx, ctx
