@@ -111,7 +111,18 @@ def take_back_prompt(store, **kw):
     import`` reads too: test34 T9, test34b T28): ``(list of TakenBack, the
     turn's source)``; the forget itself is :func:`take_back_now`'s, in a
     detached child (longer than the prompt hook's budget).  Raises
-    StoreLocked (nothing written)."""
+    StoreLocked (nothing written).  None for a correction ("Actually, …":
+    ``objstore.takes_back``) whose session's previous prompt stated nothing
+    (``objstore.follows_statement``): the hook stores it in a detached child,
+    as any prompt (test36 T4 made such prompts take-backs)."""
+    import objstore
+    if objstore.retraction_of(kw["prompt"]) is None and not objstore.follows_statement(store, kw["session_id"]):
+        return None   # "Actually, …" after no "remember that": its turn stored in the background, as any prompt's
+    return _stored_take_back(store, **kw)
+
+
+def _stored_take_back(store, **kw):
+    """:func:`take_back_prompt` once the prompt may take something back."""
     import objstore
     pr = objstore.capture_prompt(store, **kw)
     if pr.status not in ("captured", "known") or not pr.source:
@@ -153,7 +164,7 @@ def capture_take_back(store, **kw) -> None:
     """A retraction prompt met a locked store: in the detached child, store
     it and take back (:func:`take_back_prompt`, :func:`take_back_now`; the
     agent gets no answer)."""
-    _done, source = take_back_prompt(store, **kw)
+    _done, source = _stored_take_back(store, **kw)
     if source:
         take_back_now(store, kw["session_id"], source)
 

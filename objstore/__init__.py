@@ -351,6 +351,7 @@ _API: dict[str, tuple[str, str]] = {
     "statement_key": ("objstore.capture.statementkey", "statement_key"),
     "retraction_of": ("objstore.capture.retraction", "retraction_of"),
     "takes_back": ("objstore.capture.retraction", "takes_back"),
+    "follows_statement": ("objstore.capture.retraction", "follows_statement"),
     "take_back_turn": ("objstore.capture.takeback", "take_back_turn"),
     "takeback_lines": ("objstore.capture.takeback", "takeback_lines"),
     "escape_context": ("objstore.retrieval.context", "escape_text"),

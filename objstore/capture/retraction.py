@@ -21,7 +21,10 @@ from __future__ import annotations
 import re
 
 from objstore.capture.statements import next_take_back, statement_of
+from objstore.core.objects import Turn
 from objstore.core.record import Frozen, set_fields
+from objstore.core.refs import session_ref
+from objstore.core.store import Store
 from objstore.core.takeback import TAKE_BACK_PHRASES
 from objstore.core.text import LazyPattern
 
@@ -116,6 +119,20 @@ def retraction_of(prompt: str) -> Retraction | None:
         elif _BESIDE.fullmatch(clause) is None:
             return None
     return Retraction(subject, strong) if strong or weak else None
+
+
+def follows_statement(store: Store, session: str) -> bool:
+    """Whether the newest stored user turn of ``session`` states a fact
+    (``statements.statement_of``): what a correction as the next prompt
+    may correct (the prompt hook reads it before it stores an "Actually, …"
+    prompt in-process; a few turns walked, no lock)."""
+    head = store.refs.read(session_ref(session))
+    for n, (_tid, t) in enumerate(store.walk_chain(head, Turn, "turn") if head else ()):
+        if t.role == "user":
+            return statement_of(t.text) is not None
+        if n >= 50:
+            break
+    return False
 
 
 def takes_back(prompt: str) -> Retraction | None:
