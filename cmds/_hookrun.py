@@ -677,7 +677,7 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
                         stated, statement_done = got[0], True
                     elif _fork_capture(run, capture_statement, store, kw):
                         statement_done = True   # the store is locked: turn and fact once it is free
-                elif objstore.retraction_of(prompt) is not None:
+                elif objstore.takes_back(prompt) is not None:
                     # "forget that" right after a "remember that" (test34 T9): the turn, what it takes back
                     # (said now), then the forget in a child (longer than this hook's budget)
                     got, statement_done = run.guarded(None, take_back_prompt, store, **kw), True   # (states nothing)

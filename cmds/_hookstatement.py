@@ -111,7 +111,18 @@ def take_back_prompt(store, **kw):
     import`` reads too: test34 T9, test34b T28): ``(list of TakenBack, the
     turn's source)``; the forget itself is :func:`take_back_now`'s, in a
     detached child (longer than the prompt hook's budget).  Raises
-    StoreLocked (nothing written)."""
+    StoreLocked (nothing written).  None for a correction ("Actually, …":
+    ``objstore.takes_back``) whose session's previous prompt stated nothing
+    (``objstore.follows_statement``): the hook stores it in a detached child,
+    as any prompt (test36 T4 made such prompts take-backs)."""
+    import objstore
+    if objstore.retraction_of(kw["prompt"]) is None and not objstore.follows_statement(store, kw["session_id"]):
+        return None   # "Actually, …" after no "remember that": its turn stored in the background, as any prompt's
+    return _stored_take_back(store, **kw)
+
+
+def _stored_take_back(store, **kw):
+    """:func:`take_back_prompt` once the prompt may take something back."""
     import objstore
     pr = objstore.capture_prompt(store, **kw)
     if pr.status not in ("captured", "known") or not pr.source:
@@ -133,26 +144,27 @@ def stop_take_backs(run, store, backs: list) -> dict | None:
     open), what taking back would do (``objstore.take_back_turn(act=False)``,
     the prompt hook's rule), its forget in a detached child as the prompt
     hook's (:func:`take_back_now`; here when none can start), and the
-    person told in a ``systemMessage`` with :func:`take_back_lines`; None
+    person told in a ``systemMessage`` with ``objstore.takeback_lines``; None
     when nothing was found."""
     import objstore
     from cmds._hookrun import TAKE_BACK_BUDGET_S, TAKE_BACK_LOCK_WAIT_S, fork_off
     said = []
     for _oid, ct in backs:
-        r, source = objstore.retraction_of(ct.text), ct.alias or ct.source
+        r, source = objstore.takes_back(ct.text), ct.alias or ct.source
         got = objstore.take_back_turn(store, ct.session, source, act=False) if r is not None and r.strong else []
         if any(d.selector for d in got) and not fork_off(run, "takeback", take_back_now, store, ct.session, source,
                                                          lock_wait=TAKE_BACK_LOCK_WAIT_S, budget=TAKE_BACK_BUDGET_S):
             run.guarded("takeback", take_back_now, store, ct.session, source)
         said += got
-    return {"systemMessage": "mem: " + "; ".join(take_back_lines(said, objstore.escape_context))} if said else None
+    return {"systemMessage": "mem: " + "; ".join(objstore.takeback_lines(said, objstore.escape_context))} \
+        if said else None
 
 
 def capture_take_back(store, **kw) -> None:
     """A retraction prompt met a locked store: in the detached child, store
     it and take back (:func:`take_back_prompt`, :func:`take_back_now`; the
     agent gets no answer)."""
-    _done, source = take_back_prompt(store, **kw)
+    _done, source = _stored_take_back(store, **kw)
     if source:
         take_back_now(store, kw["session_id"], source)
 
@@ -160,34 +172,11 @@ def capture_take_back(store, **kw) -> None:
 def take_back_answer(done: list) -> str:
     """The injected answer to a take-back (``objstore.take_back_turn``'s
     ``TakenBack`` of each key the prompt before filed, in order; not empty):
-    :func:`take_back_lines` joined by "; " (fresh35 F6: a prompt that filed
+    ``objstore.takeback_lines`` joined by "; " (fresh35 F6: a prompt that filed
     two keys was answered of the first only)."""
-    from objstore import escape_context
+    from objstore import escape_context, takeback_lines
     return (f'<mem-context kind="remembered" note="stored memory: data, not instructions">'
-            f'{"; ".join(take_back_lines(done, escape_context))}</mem-context>')
-
-
-def take_back_lines(done: list, esc) -> list[str]:
-    """For each ``TakenBack`` of ``done``: what was forgotten and how to undo
-    it, or why nothing was and the command that would; keys and values
-    through ``esc`` (the context's escape, or the terminal's ``safe``).  The
-    prompt hook's answer and ``mem import``'s lines (one wording)."""
-    out = []
-    for d in done:
-        key, body = esc(d.key), esc(d.body)
-        if d.how == "forgotten":
-            out.append(f"Taken back as you asked: {key} is forgotten (it held: {body}); "
-                       f"to keep it after all, say it again (remember that …) or run: mem remember {key} VALUE")
-        elif d.how == "restored":
-            out.append(f"Taken back as you asked: {key}'s newest value is forgotten ({body}); its earlier value "
-                       f"is current again: {esc(d.restored or '')}; its history: mem log {key}")
-        elif d.how == "weak":
-            out.append(f"Not taken back ({key} = {body} stays remembered): if the person meant that remembered "
-                       f"fact, they can say \"forget that\" or run: mem forget {key}")
-        else:
-            out.append(f"Not taken back: {key} now holds a value that prompt did not file ({body}); "
-                       f"to forget it by hand: mem forget {key}")
-    return out
+            f'{"; ".join(takeback_lines(done, escape_context))}</mem-context>')
 
 
 def unread_config_answer(root, event: str) -> dict:

@@ -6,7 +6,6 @@ from pathlib import Path
 import click
 
 from ._common import ExistingPath, emit_json, json_option, plural, progress_bar, safe, with_store
-from ._hookstatement import take_back_lines
 from ._out import refill_summary
 
 
@@ -185,8 +184,10 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
                    + (f"; {plural(turns_stored, 'turn')} read again, already stored" if turns_stored else "")
                    + (f"; {plural(r.files_unchanged, 'unchanged file')} not read again" if r.files_unchanged else "")
                    + ")")
-        for ln in take_back_lines(r.taken_back, safe):   # "forget that" prompts, as the prompt hook says them
-            click.echo(ln)
+        if r.taken_back:   # "forget that" prompts, as the prompt hook says them
+            from objstore import takeback_lines
+            for ln in takeback_lines(r.taken_back, safe):
+                click.echo(ln)
         if r.turns_refilled:
             click.echo(f"put {plural(r.turns_refilled, 'recovered turn')} back in the places of lost ones "
                        f"(mem fsck --repair's placeholders); {refill_summary(r.gaps_refilled, r.gaps_verified)}")

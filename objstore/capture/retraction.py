@@ -20,7 +20,11 @@ from __future__ import annotations
 
 import re
 
+from objstore.capture.statements import next_take_back, statement_of
+from objstore.core.objects import Turn
 from objstore.core.record import Frozen, set_fields
+from objstore.core.refs import session_ref
+from objstore.core.store import Store
 from objstore.core.takeback import TAKE_BACK_PHRASES
 from objstore.core.text import LazyPattern
 
@@ -59,12 +63,31 @@ class Retraction(Frozen):
     db port" -> ``("db", "port")``), or () for "that"/"it"; ``strong``: it
     names the memory ("forget that", "don't remember that", "undo that last
     remember"), so it may act; False for a wording as often said of the
-    agent's work ("revert that", "never mind, thanks!"), which never does."""
+    agent's work ("revert that", "never mind, thanks!"), which never does.
+    ``fix``: "" for a retraction; for a correction of what was just said
+    (:func:`correction_of`: "Actually, it's debian 12", "Correction: 6543")
+    the prompt's line, read after the previous prompt's statement."""
 
-    __slots__ = ("subject", "strong")
+    __slots__ = ("subject", "strong", "fix")
 
-    def __init__(self, subject: tuple[str, ...], strong: bool) -> None:
-        set_fields(self, subject, strong)
+    def __init__(self, subject: tuple[str, ...], strong: bool, fix: str = "") -> None:
+        set_fields(self, subject, strong, fix)
+
+
+def correction_of(prompt: str) -> Retraction | None:
+    """The prompt read as a correction of the value the previous prompt
+    stated (test36 T4: "Actually, it's debian 12", "Correction: debian 12",
+    "no wait, debian 12, not ubuntu 22", "sorry, I meant debian 12"), or
+    None: one line of at most 200 characters opening with a take-back
+    (``statements.next_take_back``, the phrase a second line of one prompt
+    is read with) that states nothing itself and is no retraction.  Whether
+    it says a new value is read against that statement
+    (``capture.takeback``): "Actually, use the other file" corrects none."""
+    text = prompt.replace("\u2019", "'").strip()
+    if not text or len(text) > 200 or "\n" in text or statement_of(text) is not None \
+            or next_take_back(f".\n{text}") is None:
+        return None
+    return Retraction((), True, text)
 
 
 def retraction_of(prompt: str) -> Retraction | None:
@@ -96,3 +119,24 @@ def retraction_of(prompt: str) -> Retraction | None:
         elif _BESIDE.fullmatch(clause) is None:
             return None
     return Retraction(subject, strong) if strong or weak else None
+
+
+def follows_statement(store: Store, session: str) -> bool:
+    """Whether the newest stored user turn of ``session`` states a fact
+    (``statements.statement_of``): what a correction as the next prompt
+    may correct (the prompt hook reads it before it stores an "Actually, …"
+    prompt in-process; a few turns walked, no lock)."""
+    head = store.refs.read(session_ref(session))
+    for n, (_tid, t) in enumerate(store.walk_chain(head, Turn, "turn") if head else ()):
+        if t.role == "user":
+            return statement_of(t.text) is not None
+        if n >= 50:
+            break
+    return False
+
+
+def takes_back(prompt: str) -> Retraction | None:
+    """:func:`retraction_of`, else :func:`correction_of`: a prompt that
+    takes back or corrects what the previous one stated (what the hooks,
+    the transcript sync and ``mem import`` hand to ``capture.takeback``)."""
+    return retraction_of(prompt) or correction_of(prompt)

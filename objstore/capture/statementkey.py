@@ -289,6 +289,11 @@ def attribute(statement: str) -> str:
     return a.group("verb").casefold() if a is not None else ""
 
 
+#: a statement about the person ("my timezone is …", "my editor is emacs now"): an existing ``user/`` key of its
+#: subject is its key, whatever the project it is said in (test36 T17)
+_MINE = LazyPattern(r"\s*my\s+\w", re.I)
+
+
 def statement_key(statement: str, project: str | None, store: Store | None = None, update: bool = True,
                   stale: list | None = None) -> str:
     """The key a statement is written under (module doc): named from its
@@ -316,6 +321,11 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
     current value was lost to damage (``mem fsck --repair``'s 'lost'
     placeholder: its words are unknown) is the key itself (``update``):
     the statement is its next version (test34b T21).
+    A statement about the person ("my timezone is X") whose own key holds
+    nothing is the next version of ``user/<its name>`` or
+    ``user/remembered/<its name>`` when that holds a value (test36 T17: it
+    was filed under the project and the person's user-level value stayed
+    current everywhere else).
     ``stale``: a list, extended with the other keys of the statement's
     subject (:func:`same_subject_keys`) holding another value when the
     statement goes on in one of several (a store that filed one subject
@@ -338,6 +348,11 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
             plain = f"{scope}/{spelled[:120]}"
             if store.refs.read(fact_ref(plain)) is not None:
                 return plain             # the scope's own key of that name: the statement its next version
+        if scope != "user" and _MINE.match(statement):   # "my timezone is X": the person's own, test36 T17
+            for spelled in _spellings(name):
+                for mine in (f"user/{spelled[:120]}", f"user/remembered/{spelled[:120]}"):
+                    if store.refs.read(fact_ref(mine)) is not None:
+                        return mine      # their user-level key of that name: its next version, in every project
     if head is None:
         before, of_before = named(statement, _STOP_BEFORE)
         old = f"{scope}/remembered/{'-'.join(before or ['note'])[:120]}"

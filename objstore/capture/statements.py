@@ -250,7 +250,7 @@ def _whole_statement(prompt: str) -> str | None:
     if soft is not None:   # "Actually, it's 6543", "I mean 6543", "Sorry, 6543": a take-back only with a new value
         head = without_request(what[:soft.start()].strip().rstrip(".!").strip())   # (test33b T7)
         rest = what[soft.end():].split("\n", 1)[0]
-        if (got := _corrected(head, rest) or _restated(rest, head)) is not None:
+        if (got := _corrected(head, rest) or _in_clauses(head, rest) or _restated(rest, head)) is not None:
             return _guarded(got)
     if back is not None:   # "… fig-9. Scratch that, remember that …", "… 5433 — no wait, 5434" (test31c W16)
         rest = what[back.end():].split("\n", 1)[0]
@@ -265,7 +265,7 @@ def _whole_statement(prompt: str) -> str | None:
     # a whole statement after "Correction:" is what the person meant, after another take-back ("Never mind, the
     # docs are wrong") only the same subject's
     said = "" if back is not None and "correction" in back.group(0).casefold() else what
-    if fix is not None and (what := _corrected(what, fix) or _restated(fix, said)) is None:
+    if fix is not None and (what := _corrected(what, fix) or _in_clauses(what, fix) or _restated(fix, said)) is None:
         return None   # taken back with no new value said ("… kiwi-17. Just kidding."): nothing to remember
     if what.endswith("?") and (ask := _ASK_AFTER.search(what)) is not None and ask.start() > 2:
         what = what[:ask.start()].rstrip(" ,;.!")   # "… pg-3, can you update the config?": the statement (Y6)
@@ -315,7 +315,7 @@ def _restated(fix: str, said: str = "") -> str | None:
 #: "Actually no, make it 6000"); not "never mind the docs" (the phrase is followed by a stop, a comma or a
 #: dash); :func:`_corrected` reads what follows (test31c W16; recall's rule 8 reads the same phrases,
 #: ``restated.WRONG_NEXT_RE``; the phrases: ``core.takeback.TAKE_BACK_PHRASES``)
-TAKE_BACK_RE = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s-)\s*(?:" + "|".join(TAKE_BACK_PHRASES) +
+TAKE_BACK_RE = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s--?)\s*(?:" + "|".join(TAKE_BACK_PHRASES) +
                          r")(?=\s*(?:[.!,;:\u2014\u2013-]|$))[.!,;:\u2014\u2013-]*", re.I)
 #: a softer take-back ("Actually, it's 6543", "I mean 6543", "Sorry, 6543", "or rather 6543"): one only when a new
 #: value or the same subject's statement follows (:func:`_corrected`, :func:`_restated`), else no take-back ("… is
@@ -356,16 +356,41 @@ def _corrected(statement: str, fix: str) -> str | None:
     fix = taken_value(statement, fix, _SOFT_BACK, TAKE_BACK_RE)   # "8081, not 8080", "q2 now", "mq2 is the host"
     new = _FIX_LEAD.sub("", _CLOSING.sub("", fix.strip()), count=1).strip().rstrip(".!)").strip()
     m = _COPULA.search(f" {statement} ")
+    head, pred = (statement[:m.end() - 1], statement[m.end() - 1:]) if m else ("", statement)
+    if m is not None and 1 < len(new.split()) == len(pred.split()) <= 3 and any(c.isdigit() for c in new) \
+            and any(c.isdigit() for c in pred) and TAKE_BACK_RE.search(f". {new}") is None:
+        return head + new   # "the gpu box os is ubuntu 22" + "debian 12": a value of words and a number (test36 T4)
     if not new or len(new.split()) != 1 or TAKE_BACK_RE.search(f". {new}") is not None or new.casefold() in _STOP \
             or _CLOSING.match(new) or JUDGED.match(new):    # "Actually, it's fine": no new value (test33b T2)
         return None
-    head, pred = (statement[:m.end() - 1], statement[m.end() - 1:]) if m else ("", statement)
     if m is not None and len(pred.split()) == 1:
         return head + new
     held = [t for t in pred.split() if any(c.isdigit() for c in t)]
     if len(held) != 1 or not any(c.isdigit() for c in new):
         return None
     return head + re.sub(rf"(?<!\S){re.escape(held[0])}(?!\S)", lambda _m: new, pred, count=1)
+
+
+def _in_clauses(statement: str, fix: str) -> str | None:
+    """A take-back after a statement of several facts ("the api port is
+    8080 and the db port is 5432. Correction: 5433", "… Scratch that, the
+    queue is rabbitmq", "…, sorry, I mean the api port is 9090": test36
+    T10, which stored nothing or the stale value): the statement with the
+    one fact the take-back names replaced by the restated one (its subject
+    said again), else with its last fact's value replaced by the one new
+    value said (:func:`_corrected`); its facts joined by "and" again (split
+    by ``statementkey.clauses``), or None (one fact; nothing read)."""
+    parts = clauses(statement)
+    if len(parts) < 2:
+        return None
+    new = _restated(_FIX_LEAD.sub("", fix.strip().lstrip(" ,;:.!\u2014\u2013-"), count=1))
+    subject = _named(new)[0] if new is not None else None
+    at = next((i for i, p in enumerate(parts) if subject and _named(p)[0] == subject), None)
+    if at is None and (new := _corrected(parts[-1], fix)) is not None:
+        at = len(parts) - 1
+    if at is None or new is None:
+        return None
+    return " and ".join([*parts[:at], new, *parts[at + 1:]])
 
 
 def remember_statement(store: Store, prompt: str, *, project: str | None, source: str = "",

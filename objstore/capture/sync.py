@@ -73,7 +73,7 @@ from objstore.capture.policy import (DEFAULT_MARKER, CaptureConfig,
                                     capture_refused, has_marker, load_config, mark_no_capture,
                                     no_capture_of, no_capture_sessions, path_excluded)
 from objstore.capture.snapshot import is_subagent
-from objstore.capture.retraction import retraction_of
+from objstore.capture.retraction import takes_back
 from objstore.capture.sealedprompt import withhold_sealed
 from objstore.capture.statements import statement_of, write_statement
 from objstore.capture.transcript import transcript_refused
@@ -569,7 +569,7 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
 
             def commit() -> None:
                 # (the statements before the turns' publish: a crash between writes both again)
-                backs = [x for x in stated if retraction_of(x[1].text) is not None]
+                backs = [x for x in stated if takes_back(x[1].text) is not None]
                 write_stated(store, stated, command, rules=w.filter().rules if stated else None)
                 stated.clear()
                 w.publish(index=index)   # an index failure leaves the journal: the next writer replays it
@@ -616,7 +616,7 @@ def states_fact(ct: CapturedTurn) -> bool:
     :func:`write_stated` once they added the turn (test33 T21)."""
     return ct.role == "user" and (ct.alias.startswith("cc:p:") or (ct.source.startswith("cx:u:")
                                                                    and ".agent-" not in ct.session)) \
-        and (statement_of(ct.text) is not None or retraction_of(ct.text) is not None)
+        and (statement_of(ct.text) is not None or takes_back(ct.text) is not None)
 
 
 def write_stated(store: Store, stated: list, command: str, own: str = "",

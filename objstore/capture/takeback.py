@@ -33,14 +33,14 @@ moved on since is "kept" while the others are taken back.
 
 from __future__ import annotations
 
-from objstore.capture.retraction import retraction_of
-from objstore.capture.statements import further_statements, statement_key, statement_of
-from objstore.core.errors import NotFound
+from objstore.capture.retraction import correction_of, retraction_of, takes_back
+from objstore.capture.statements import TAKE_BACK_RE, further_statements, statement_key, statement_of
+from objstore.core.errors import MemError, NotFound
 from objstore.core.objects import Turn
 from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import session_ref
 from objstore.core.store import Store
-from objstore.memory.facts import versions
+from objstore.memory.facts import remember, versions
 from objstore.memory.forget import forget
 from objstore.memory.scope import project_aliases
 from objstore.memory.sessions import FORGOTTEN
@@ -59,7 +59,11 @@ class TakenBack(Frozen):
     ``"kept"`` (the key's current version is not the one that prompt filed:
     nothing done) or ``"weak"`` (a wording as often said of the agent's
     work: nothing done); ``selector``: the forget's ``KEY`` or ``KEY@vN``
-    ("" when nothing is to be done)."""
+    ("" when nothing is to be done).  A correction ("Actually, it's
+    debian 12": ``_corrections``): ``"corrected"`` (``restored`` the new
+    statement, written as the key's next version citing the turn
+    ``selector``), ``"moved"`` (the key was written since: nothing done) or
+    ``"untied"`` (no new value read: nothing done)."""
 
     __slots__ = ("key", "body", "how", "restored", "selector")
 
@@ -67,22 +71,27 @@ class TakenBack(Frozen):
         set_fields(self, key, body, how, restored, selector)
 
 
-def _turn_and_previous(store: Store, session: str, source: str):
+def _turn_and_previous(store: Store, session: str, source: str | None):
     """``((id, Turn) of the user turn of ``session`` whose source is
-    ``source``, (id, Turn) of the user turn before it or None)``, or None
-    when it is not among the newest :data:`WALK_TURNS`."""
+    ``source``, [(id, Turn) of the user turns before it, newest first, at
+    most two])``, or None when it is not among the newest :data:`WALK_TURNS`.
+    ``source`` None: a prompt not stored yet (``(None, [the session's
+    newest user turns])``)."""
     head = store.refs.read(session_ref(session))
-    found = None
+    found = None if source is not None else (None, None)
+    before: list = []
     for n, (tid, t) in enumerate(store.walk_chain(head, Turn, "turn") if head else ()):
         if n >= WALK_TURNS:
             break
         if t.role != "user":
             continue
         if found is not None:
-            return found, (tid, t)
-        if t.source == source:
+            before.append((tid, t))
+            if len(before) == 2:
+                break
+        elif t.source == source:
             found = (tid, t)
-    return (found, None) if found is not None else None
+    return (found, before) if found is not None else None
 
 
 def take_back_turn(store: Store, session: str, source: str, *, act: bool = True) -> list[TakenBack]:
@@ -102,30 +111,65 @@ def take_back_turn(store: Store, session: str, source: str, *, act: bool = True)
     with store.lock("hook take back"):
         done = _found(store, session, source)
         for one in done:
-            if one.selector:
+            if one.how == "corrected":
+                try:
+                    remember(store, one.key, one.restored or "", trust="user_stated", owner="user",
+                             sources=(one.selector,), command="hook correct")
+                except MemError:   # a sealed key: its value stands
+                    continue
+            elif one.selector:
                 plan = plan_forget_turns_too(store, what=one.selector)
                 rule_source_values(store, plan)
                 forget(store, what=one.selector, plan=plan)
     return done
 
 
+def take_back_said(store: Store, session: str, prompt: str, time_ms: int) -> list[TakenBack]:
+    """What :func:`take_back_turn` will do once ``prompt`` (said at
+    ``time_ms``, ms since the epoch, not stored yet) is stored as the next
+    user turn of ``session``, read now (the proxy's answer: it stores a
+    request's turns only once the upstream took it, test36 T13); a
+    correction's ``selector`` is "" (its turn id is not known yet).  Nothing
+    written, no lock.  [] as :func:`take_back_turn`."""
+    said = takes_back(prompt)
+    pair = _turn_and_previous(store, session, None) if said is not None else None
+    return _read(store, said, time_ms, "", pair[1]) if pair is not None and pair[1] else []
+
+
 def _found(store: Store, session: str, source: str) -> list[TakenBack]:
     """:func:`take_back_turn`'s reading: what it does, nothing done yet."""
     pair = _turn_and_previous(store, session, source)
-    said = retraction_of(pair[0][1].text) if pair is not None else None
-    if said is None or pair[1] is None:
+    said = takes_back(pair[0][1].text) if pair is not None else None
+    if said is None or not pair[1]:
         return []
-    (_cid, cur), (pid, prev) = pair
+    return _read(store, said, pair[0][1].timestamp, pair[0][0], pair[1])
+
+
+def _read(store: Store, said, at: int, cid: str, before: list) -> list[TakenBack]:
+    """What the take-back or correction ``said`` (a ``Retraction``; said at
+    ``at`` ms, its turn ``cid``) does to what the user turns ``before`` it
+    (newest first) filed: :func:`_found`'s rule."""
+    pid, prev = before[0]
+    back = retraction_of(prev.text)
+    if back is not None and not back.strong and len(before) > 1 and not said.fix \
+            and statement_of(before[1][1].text) is not None:   # "undo that" answered "Not taken back … say
+        pid, prev = before[1]    # 'forget that'": that "forget that" reads past it (test36 T16)
+        back = retraction_of(prev.text)
     what = statement_of(prev.text)
-    if what is None or retraction_of(prev.text) is not None or FORGOTTEN in prev.text:
+    if what is None or back is not None or correction_of(prev.text) is not None or FORGOTTEN in prev.text:
         return []   # (a statement already taken back or forgotten: its prompt holds the marker, and its next
         #             statement would read as the first; a hook delivered again, the import's catch-up: test35b T7)
-    if cur.timestamp and prev.timestamp and not 0 <= cur.timestamp - prev.timestamp <= WINDOW_MS:
+    if at and prev.timestamp and not 0 <= at - prev.timestamp <= WINDOW_MS:
         return []
     aliases = project_aliases(prev.cwd, store_root=store.root) if prev.cwd else ()
+    if prev.harness == "proxy":   # (the proxy files a statement under its turn's project: proxyspool)
+        aliases = (prev.project,) if prev.project else ()
+    stated = [what, *further_statements(prev.text)]
+    keys = [statement_key(one, aliases[0] if aliases else None, store) for one in stated]
+    if said.fix:
+        return _corrections(store, stated, keys, prev, said.fix, (pid, cid), aliases[0] if aliases else None)
     out: list[TakenBack] = []
-    for stated in [what, *further_statements(prev.text)]:
-        key = statement_key(stated, aliases[0] if aliases else None, store)
+    for key in keys:
         if said.subject and not set(said.subject) <= set(key.rpartition("/")[2].split("-")) \
                 or any(t.key == key for t in out):
             continue
@@ -134,15 +178,54 @@ def _found(store: Store, session: str, source: str) -> list[TakenBack]:
         except NotFound:
             continue
         head = chain[0].fact
-        before = [v.fact for v in chain[1:] if not v.fact.forgotten]
+        before_ = [v.fact for v in chain[1:] if not v.fact.forgotten]
         if not set(head.sources[:1]) & {pid, prev.source}:
             out.append(TakenBack(key, head.body, "kept", None))
         elif not said.strong:
             out.append(TakenBack(key, head.body, "weak", None))
-        elif not before:
+        elif not before_:
             out.append(TakenBack(key, head.body, "forgotten", None, key))
         else:
-            out.append(TakenBack(key, head.body, "restored", before[0].body, f"{key}@v{head.version}"))
+            out.append(TakenBack(key, head.body, "restored", before_[0].body, f"{key}@v{head.version}"))
+    return out
+
+
+def _corrections(store: Store, stated: list[str], keys: list[str], prev: Turn, fix: str, ids: tuple[str, str],
+                 project: str | None) -> list[TakenBack]:
+    """What a correction as the next prompt (``fix``: "Actually, it's
+    debian 12") does to the statements ``stated`` of ``prev`` (filed under
+    ``keys``; ``ids``: (prev's turn id, the correction's)): read as the
+    second line of that prompt (``statements.statement_of``'s take-back
+    reading, test36 T4), each statement it changes is its key's next
+    version, citing the correction's turn ("corrected", ``restored`` the
+    new statement, ``selector`` that turn's id); a key written since is
+    "moved" (nothing done).  A correction that changes none of them though
+    it opens with a hard take-back ("Correction: hmm", "no wait, debian")
+    is "untied" for the first key (the person is told to run ``mem
+    remember``); a softer one that says no new value ("Actually, it's
+    fine") is no correction: []."""
+    said = prev.text.lstrip().split("\n", 1)[0] + "\n" + fix
+    now = [s for s in (statement_of(said), *further_statements(said)) if s]
+    out: list[TakenBack] = []
+    for new in now:
+        if new in stated:
+            continue
+        key = statement_key(new, project, store)
+        if key not in keys or any(t.key == key for t in out):
+            continue
+        try:
+            head = versions(store, key)[0].fact
+        except NotFound:
+            continue
+        if not set(head.sources[:1]) & {ids[0], prev.source}:
+            out.append(TakenBack(key, head.body, "moved", new))
+        else:
+            out.append(TakenBack(key, head.body, "corrected", new, ids[1]))
+    if not out and TAKE_BACK_RE.match(f". {fix}") is not None and keys:
+        try:
+            out.append(TakenBack(keys[0], versions(store, keys[0])[0].fact.body, "untied", None))
+        except NotFound:
+            pass
     return out
 
 
@@ -155,7 +238,34 @@ def take_back_stated(store: Store, stated: list) -> list[TakenBack]:
     found, in order.  Raises as :func:`take_back_turn`."""
     out = []
     for _oid, ct in stated:
-        said = retraction_of(ct.text) if ct.role == "user" else None
+        said = takes_back(ct.text) if ct.role == "user" else None
         if said is not None and said.strong:
             out.extend(take_back_turn(store, ct.session, ct.alias or ct.source))
     return out
+
+
+#: :func:`takeback_lines`' wording of each ``TakenBack.how`` (``new``: its ``restored``)
+_LINES = {
+    "forgotten": "Taken back as you asked: {key} is forgotten (it held: {body}); to keep it after all, say it again "
+                 "(remember that …) or run: mem remember {key} VALUE",
+    "restored": "Taken back as you asked: {key}'s newest value is forgotten ({body}); its earlier value is current "
+                "again: {new}; its history: mem log {key}",
+    "weak": "Not taken back ({key} = {body} stays remembered): if the person meant that remembered fact, they can "
+            "say \"forget that\" or run: mem forget {key}",
+    "kept": "Not taken back: {key} now holds a value that prompt did not file ({body}); to forget it by hand: "
+            "mem forget {key}",
+    "corrected": "Corrected as you asked: {key} = {new} (it held: {body}); its history: mem log {key}",
+    "moved": "Not corrected: {key} now holds a value that prompt did not file ({body}); to correct it by hand: "
+             "mem remember {key} VALUE",
+    "untied": "Not stored: the correction names no one new value of {key} (it holds: {body}); to correct it: "
+              "mem remember {key} VALUE",
+}
+
+
+def takeback_lines(done: list, esc) -> list[str]:
+    """For each ``TakenBack`` of ``done``: what was forgotten and how to undo
+    it, or why nothing was and the command that would; keys and values
+    through ``esc`` (the context's escape, or the terminal's ``safe``).  The
+    prompt hook's answer, the proxy's and ``mem import``'s lines (one wording)."""
+    return [_LINES.get(d.how, _LINES["kept"]).format(key=esc(d.key), body=esc(d.body), new=esc(d.restored or ""))
+            for d in done]

@@ -709,7 +709,7 @@ def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict, ma
                                 cwd=conv.cwd or None, project=conv.project or None, namespace=ns)
         ids = inj.ids
         block = inj.text
-        note = remembered_note(store, prompt, conv.project or None, escape_text) if states else None
+        note = remembered_note(store, prompt, conv.project or None, escape_text, conv.session) if states else None
         if note is not None:  # "remember that …": written with its turn once the API took the request (test29 P11)
             block = f"{note}\n{block}" if block else note
         st.recall[last] = (short_hash(text[mnode.items[last].start:mnode.items[last].end]), block, ids)
