@@ -157,7 +157,8 @@ def scrubbed_session_state(store: Store, data: bytes, hit) -> bytes | None:
     was shown (its start block's pairs, then ``shown``): the version id
     where it is still there and its value does not ``hit``, else
     :data:`FORGOTTEN_SHOWN` (no forgotten version's id is kept: test36b
-    T8).  So a prompt that serves the key's new value still says it changed
+    T8); a key whose name ``hit``\ s is left out (a ``--match`` forgets such
+    a key whole, and no file may name it).  So a prompt that serves the key's new value still says it changed
     since shown (test36b T19).  None: not a state this can read (then it is
     deleted, as before).  Never raises."""
     import msgpack  # defer: a forget that finds a session state only
@@ -179,7 +180,7 @@ def scrubbed_session_state(store: Store, data: bytes, hit) -> bytes | None:
             continue
     out: dict[str, str] = {}
     for key, oid in [*pairs, *shown.items()]:
-        if not isinstance(key, str) or oid not in st["injected"]:
+        if not isinstance(key, str) or oid not in st["injected"] or hit(key):   # a key named by the text: gone
             continue
         try:
             keep = oid in injected and not hit(str(getattr(store.get(oid), "body", "")))
