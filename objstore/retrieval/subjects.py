@@ -625,8 +625,11 @@ def _compare(a: Subject | None, b: Subject | None, question: Collection[str] = (
         one = key_term
         sa, sb = {one(t) for t in sa}, {one(t) for t in sb}
         da, db = sa - sb, sb - sa
-    if da and db and (_of_db(da, db) or _of_db(db, da)):   # "staging postgres" / "staging db" (test36 T9)
-        da, db = da - _DB_PRODUCTS - _db_words(), db - _DB_PRODUCTS - _db_words()
+    if da and db and (_of_db(da, db) or _of_db(db, da)):   # "staging postgres" / "staging db" (test36 T9) …
+        named = {one(t) for s in (a, b) for w, t in zip(s.words, s.stems or s.words)   # (a project's name, a fact's
+                 if w == s.project or s.key and (w, t) not in s.key}                    # words beyond its key's)
+        if not (da | db) - _DB_PRODUCTS - _db_words() - named:   # … nothing else apart ("analytics db": a sibling)
+            da, db = set(), set()
     if not (da and db):
         return True
     if da & {one(t) for t in b.apart} or db & {one(t) for t in a.apart}:
