@@ -614,12 +614,18 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
             # <another>', reads the same but is a new change: the next version, not "remembered" and unwritten)
             cur = current_of(chain)
             return RememberResult(key, False, chain[0], old, cur.id if cur else old)
+        from objstore.memory.sealrulefile import FORGOTTEN_LABEL, rule_labels_in   # defer: a write's
+        labels = rule_labels_in(store, body) if sensitivity != "secret" else set()
+        sealed = sorted(x for x in labels if not x.startswith(FORGOTTEN_LABEL) and x != key)
+        if sealed:   # a sealed value is never written in the clear, by anyone (test37 T13)
+            raise Refused(f"{key}: this value holds the sealed value of {sealed[0]}; a sealed value is never "
+                          "written in the clear", hint=f"write it sealed: mem remember {key} - --sensitivity secret",
+                          agent_hint=PERSON_ONLY_HINT)
         if trust != "user_stated":
             from objstore.memory.tombstones import all_tombstones, forgotten_in   # deferred: a write's
             why = forgotten_in(all_tombstones(store), key, body)
-            if why is None:
-                from objstore.memory.sealrulefile import holds_forgotten_form   # defer: a lower-trust write only
-                why = "text" if holds_forgotten_form(store, body) else None
+            if why is None and any(x.startswith(FORGOTTEN_LABEL) for x in labels):
+                why = "text"
             if why is not None:
                 what = {"key": "this value was forgotten or rejected",
                         "value": "this value was forgotten (under another key)",

@@ -2,7 +2,7 @@
 rules"): its parsed form, its one reader and writer, and the digest of a
 rule (:mod:`objstore.memory.sealrules` holds what applies the rules to
 turns).  Split from it (session 37) so a fact write can ask whether a value
-holds a forgotten key's form (:func:`holds_forgotten_form`) without
+holds a sealed value or a forgotten key's form (:func:`rule_labels_in`) without
 importing the turn side (``sealrules`` imports ``sessions``, which imports
 ``facts``).
 """
@@ -84,23 +84,28 @@ def rule_digest(key: bytes, text: str) -> bytes:
     return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=32, key=key).digest()
 
 
-def holds_forgotten_form(store: Store, body: str) -> bool:
-    """Whether ``body`` holds a span (word start to word end, as
-    :func:`withhold_sealed_values` finds them) that a forgotten key's rule
-    (label ``forgotten:KEY``) matches, as written or as it reads
-    (``core.text.confusable_fold``: fullwidth letters, invisible
-    characters).  ``facts.remember`` refuses such a write below
-    ``user_stated`` (test37 T1: "zebra-lantern-7781" written back by an
-    agent after its key's forget, which the turn writer already withheld).
-    False without rules (no file, a damaged head).  Cost: the file's read,
-    then one keyed BLAKE2b per word start a rule's length can end at."""
+def rule_labels_in(store: Store, body: str) -> set[str]:
+    """The labels of the local seal rules a span of ``body`` matches (word
+    start to word end, as ``sealrules.withhold_sealed_values`` finds them),
+    as written or as it reads (``core.text.confusable_fold``: fullwidth
+    letters, invisible characters): a sealed key's name, or
+    ``forgotten:KEY`` for a forgotten key's value-shaped forms.
+    ``facts.remember`` refuses a plain write holding a sealed value (test37
+    T13: the code of a sealed key written in the clear under another key)
+    and a lower-trust write holding a forgotten form (test37 T1:
+    "zebra-lantern-7781" written back by an agent after its key's forget,
+    which the turn writer already withheld).  Empty without rules (no file,
+    a damaged head).  Cost: the file's read, then one keyed BLAKE2b per
+    word start a rule's length can end at."""
     rules = load(store)
-    if rules is None:
-        return False
-    mine = sorted({(d, n) for k, d, n in rules.lines if k.startswith(FORGOTTEN_LABEL)})
-    if not mine:
-        return False
+    if rules is None or not rules.lines:
+        return set()
+    by_digest: dict[bytes, set[str]] = {}
+    for k, d, _n in rules.lines:
+        by_digest.setdefault(d, set()).add(k)
+    out: set[str] = set()
     for text in dict.fromkeys((body, confusable_fold(body))):
-        if find_matches(normalized_form(text), mine, word_starts=True, key=rules.key):
-            return True
-    return False
+        norm = normalized_form(text)
+        for st, en in find_matches(norm, rules.rules(), word_starts=True, key=rules.key):
+            out |= by_digest.get(rule_digest(rules.key, norm[st:en]), set())
+    return out
