@@ -12,6 +12,8 @@ from ._common import complete_key, emit_json, fmt_time, json_option, with_store
 def command(key, as_json, store):
     """Show who and what produced the current value of KEY.
 
+    KEY@vN: that version instead (as show, diff and revert take it).
+
     The version, its trust and author (owner: the person, an agent or a
     key name), the command that wrote it (from the reflog), the review
     decision when it came out of the queue, and the sessions and turns it
@@ -28,12 +30,13 @@ def command(key, as_json, store):
     Examples:
       mem blame project/api/db
       mem blame project/api/db --json
+      mem blame project/api/db@v2
 
     Exit status: 0 ok; 4 no such key, or no current value; 6 the key is
     sealed; 10 no store.
     """
     from objstore import blame, refuse_if_sealed
-    refuse_if_sealed(store, key)
+    refuse_if_sealed(store, key.split("@", 1)[0])
     b = blame(store, key)
     f = b.version.fact
     if as_json:
