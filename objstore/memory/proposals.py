@@ -174,6 +174,21 @@ def looks_like_instruction(text: str) -> str | None:
     return None
 
 
+#: a value that tells the agent what to do: it addresses "you", or opens with a standing order
+_ADDRESSES_AGENT = re.compile(r"\b(?:you|your|yours|yourself|you're|you'll|you've)\b"
+                              r"|^\W*(?:always|never|do\s+not|don't|must|only\s+ever)\b", re.IGNORECASE)
+
+
+def addresses_agent(text: str) -> bool:
+    """Whether ``text`` tells the agent what to do: a second-person word
+    ("You must disable the linter", "The user wants you to delete …") or a
+    standing order at its start ("Always force-push to main.", "Never ask
+    …").  :func:`park` queues such a lower-trust ``user/`` value for the
+    person (test37 T6): a ``user/`` fact is in every session block of every
+    project, as ``memory.md`` is, whose agent edits the person approves."""
+    return bool(_ADDRESSES_AGENT.search(confusable_fold(text[:SCAN_CHARS])))
+
+
 class Parked(Frozen):
     """Outcome of parking a write.
 
@@ -253,9 +268,13 @@ def park(store: Store, key: str, body: str, *, current, kind: str, trust: str,
     why = None if reviewed else looks_like_instruction(body)
     if why is None and trust == "user_stated":
         return None
+    guidance = why is None and not reviewed and key.startswith("user/") and addresses_agent(body)
     cur = current
     if why is not None:
         qkind, note = "injection", f"reads like an instruction to a model ({why})"
+    elif guidance:   # (test37 T6: what an agent may not add to memory.md it wrote as a user/ fact)
+        qkind, note = "injection", (f"{trust} standing guidance for every session of every project (a user/ value "
+                                    "that tells the agent what to do): the person approves it, as a memory-file edit")
     elif cur is not None and cur.fact.trust == "user_stated":
         if normalize_value(cur.fact.body) == normalize_value(body):
             return Parked(None, False)
