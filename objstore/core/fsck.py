@@ -18,7 +18,7 @@ from objstore.core.reachability import Reach, kept_by_reflogs, lost_tombstones, 
 from objstore.core.reflog import FILE_LINE_SHAPE, ReflogEntry, line_numbers
 from objstore.core.refs import has_legacy_at, not_utf8, validate_key
 from objstore.core.sealstate import plain_and_sealed
-from objstore.core.pullstop import pending_refs
+from objstore.core.pullstop import pending_refs, unfinished as unfinished_pulls
 from objstore.core.spool import spooled_sources
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
 from objstore.core.unnamed import ref_check, unnamed_chains
@@ -279,6 +279,8 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
     lost = lost_refs_note(store)   # what an older repair removed, until it is set again (test33b T13)
     if lost:
         rep.warnings.append(f"{LOST_FILE}: {lost}")
+    for what, rerun in unfinished_pulls(store.root, store.refs.read):   # (test37 T9.4: a killed clone)
+        rep.warnings.append(f"{what}: run '{rerun}'")
     note = stale_temps_note(store)   # (tester finding U2: an import killed -9 left a temp pack of turns)
     if note:
         rep.warnings.append(note)

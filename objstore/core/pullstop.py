@@ -118,3 +118,27 @@ def pending_refs(root: Path) -> dict[str, tuple[str, str | None]]:
         for name, head in s.refs.items():
             out[name] = (head, s.remote)
     return out
+
+
+def unfinished(root: Path, read_ref) -> list[tuple[str, str]]:
+    """``(what happened, the command that finishes it)`` for each stopped
+    pull (:func:`stopped`) that has a new ref still unset (``read_ref(name)``
+    None; one that raises counts as unset) or whose note does not read: what
+    ``mem doctor`` and ``mem fsck`` say (test37 T9.4: a clone killed while it
+    merged read "ok: … 0 refs" in fsck).  A note whose refs are all set was
+    stopped after its merge: nothing to say."""
+    out = []
+    for p in stopped(root):
+        unset = []
+        for n in p.refs:
+            try:
+                if read_ref(n) is None:
+                    unset.append(n)
+            except Exception:   # noqa: BLE001 - a damaged ref: fsck names it on its own
+                unset.append(n)
+        if unset or p.remote is None:
+            out.append((f"a pull{' from ' + p.remote if p.remote else ''} (or a clone) was stopped before it "
+                        f"had set {len(unset)} new ref(s) (their objects are stored, not yet readable); only the "
+                        "pull run again merges them", p.rerun()))
+    return out
+

@@ -241,15 +241,8 @@ def _unfinished(store: Store) -> list[Finding]:
         both = plain_and_sealed(store)
     except MemError:
         both = []   # a damaged ref: mem fsck names it
-    for p in pullstop.stopped(store.root):   # (a note whose refs are all set: stopped after its merge)
-        try:
-            unset = [n for n in p.refs if store.refs.read(n) is None]
-        except MemError:   # a damaged ref: mem fsck names it
-            unset = list(p.refs)
-        if unset or p.remote is None:
-            out.append(Finding("pull", "warning", f"a pull{' from ' + p.remote if p.remote else ''} was stopped "
-                               f"before it had set {len(unset)} new ref(s) (their objects are stored, not yet "
-                               "readable); only the pull run again merges them", p.rerun()))
+    for what, rerun in pullstop.unfinished(store.root, store.refs.read):   # (shared with mem fsck)
+        out.append(Finding("pull", "warning", what, rerun))
     return out + [Finding("seal", "error", f"{key} is both sealed and plain: a 'mem seal' was stopped before it "
                           "removed the plaintext, which search, recall and the agent's context still serve",
                           f"mem seal {key}  (or: mem fsck --repair)") for key in both]
