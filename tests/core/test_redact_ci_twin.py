@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parents[2]
 PROBE = r"""
 import objstore.core.redact as r
 out = r.redact("db note: password = Zq7mmKx9pL2 and the path: /srv/app").text
-rule = next(x for x in r.RULES if x.name == "generic-secret")
+rule = next(x for x in r.RULES if x.name == "generic-secret" and x.scan is None)   # one the engine runs itself
 print(out)
 print(rule._lowered is not None, rule._pattern is None)
 print(sorted(rule.groupindex) == sorted(rule.lowered.groupindex))
