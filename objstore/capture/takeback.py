@@ -33,6 +33,8 @@ moved on since is "kept" while the others are taken back.
 
 from __future__ import annotations
 
+import re
+
 from objstore.capture.retraction import correction_of, retraction_of, takes_back
 from objstore.capture.statements import TAKE_BACK_RE, further_statements, statement_key, statement_of
 from objstore.core.errors import MemError, NotFound
@@ -221,12 +223,30 @@ def _corrections(store: Store, stated: list[str], keys: list[str], prev: Turn, f
             out.append(TakenBack(key, head.body, "moved", new))
         else:
             out.append(TakenBack(key, head.body, "corrected", new, ids[1]))
-    if not out and TAKE_BACK_RE.match(f". {fix}") is not None and keys:
+    if not out and keys:
         try:
-            out.append(TakenBack(keys[0], versions(store, keys[0])[0].fact.body, "untied", None))
+            body = versions(store, keys[0])[0].fact.body
         except NotFound:
-            pass
+            return out
+        if TAKE_BACK_RE.match(f". {fix}") is not None or _denies(fix, body):
+            out.append(TakenBack(keys[0], body, "untied", None))
     return out
+
+
+#: a negation and the words after it, in a correction ("Actually, it's not ruff")
+_DENIAL = re.compile(r"\b(?:not|isn't|isnt|aren't|no\s+longer|never)\b(?P<rest>.*)", re.IGNORECASE | re.DOTALL)
+
+
+def _denies(fix: str, body: str) -> bool:
+    """Whether a softer take-back ``fix`` denies the value ``body`` held
+    ("Actually, it's not ruff" after "the lint tool is ruff"): a word of 3+
+    characters after its negation is a word of the value (test37b T1: the
+    denied value stayed current and nothing was said)."""
+    m = _DENIAL.search(fix)
+    if m is None:
+        return False
+    said = {w for w in re.findall(r"[\w.-]{3,}", body.casefold())}
+    return any(w.strip(".-") in said for w in re.findall(r"[\w.-]{3,}", m.group("rest").casefold()))
 
 
 def take_back_stated(store: Store, stated: list) -> list[TakenBack]:

@@ -87,6 +87,15 @@ def test_a_correction_with_no_new_value_says_not_stored(tmp_path):
     assert len(_chain(s.store, GPU)) == 1
 
 
+@pytest.mark.parametrize("said", ["Actually, it's not ubuntu", "sorry, it isn't ubuntu 22"])
+def test_a_denial_of_the_value_with_no_new_one_says_not_stored(tmp_path, said):
+    """test37b T1: "Actually, it's not ruff" after "remember that the lint tool is ruff" was silent: the
+    denied value stayed current, unmarked.  A softer take-back that denies the value says "Not stored"."""
+    s, ctx = _after_ubuntu(tmp_path, said)
+    assert "Not stored" in ctx and f"mem remember {GPU}" in ctx, ctx
+    assert len(_chain(s.store, GPU)) == 1
+
+
 def test_a_correction_after_the_key_moved_on_changes_nothing(tmp_path):
     s, ctx = _after_ubuntu(tmp_path, "Actually, it's debian 12",
                            lambda store: _mem(store, "remember", GPU, "the gpu box os is arch"))
