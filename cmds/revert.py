@@ -21,7 +21,8 @@ def command(what, run_id, as_json, store):
     item queues it again and lifts the rejection.  The value, kind, pin and
     dormancy of the version in force before it come back as a new version
     (the value you had then: not a version scheduled for later with
-    --valid-from, nor a sub-agent's), so the
+    --valid-from, nor a sub-agent's; a reverted change scheduled for later
+    is undone at its date too: the revert takes effect then), so the
     revert itself shows in 'mem log' and can be reverted.  A forgotten value
     cannot be reverted back, and a version the key has changed since must
     wait until the later versions are reverted.  A revert is written as the

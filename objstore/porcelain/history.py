@@ -397,8 +397,11 @@ def revert(store: Store, spec: str, *, command: str = "revert") -> RevertResult:
         state = (pf.pinned, pf.dormant) != (head.pinned, head.dormant)
         new = None
         if value:
+            # a change scheduled for later is undone at its date too: the revert takes effect then (until
+            # then the value in force stays current), so the schedule never comes into force (test37b T9)
+            later_on = tf.valid_from if tf.valid_from > now_ms() else None
             r = remember(store, key, pf.body, kind=pf.kind, trust="user_stated", pinned=pf.pinned,
-                         sources=pf.sources, command=f"{command} v{tf.version}")
+                         sources=pf.sources, command=f"{command} v{tf.version}", valid_from=later_on)
             new = r.version
         if state or (value and pf.dormant):
             s = restate(store, key, pinned=pf.pinned, dormant=pf.dormant, command=f"{command} v{tf.version}")

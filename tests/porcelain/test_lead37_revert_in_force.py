@@ -39,3 +39,16 @@ def test_revert_does_not_make_a_sub_agents_value_the_persons(mem, tmp_path):
     assert len(json.loads(mem("--home", home, "log", key, "--json").stdout)) == 3    # the sub-agent's is v2
     mem("--home", home, "revert", key)
     assert mem("--home", home, "get", key).stdout.strip() == "db is postgres-a"
+
+
+def test_revert_of_a_scheduled_change_cancels_it_at_its_date_too(mem, tmp_path):
+    """test37b T9: reverting the head scheduled for 2027 wrote the value in force now, but the 2027 version
+    stayed scheduled and became current on its date.  Now the revert takes effect at that date too."""
+    home = str(tmp_path / "store")
+    key = "project/acme/db"
+    mem("--home", home, "remember", key, "pg-1")
+    mem("--home", home, "remember", key, "pg-2")
+    mem("--home", home, "remember", key, "pg-2027", "--valid-from", "2027-06-01")
+    mem("--home", home, "revert", key)
+    assert mem("--home", home, "get", key).stdout.strip() == "pg-2"
+    assert mem("--home", home, "get", key, "--as-of", "2027-07-01").stdout.strip() == "pg-2"
