@@ -72,7 +72,8 @@ def _preview(plan, dry_run: bool, store=None) -> None:
                + (f" (whole keys: {c['keys']}, whole sessions: {c['sessions']})" if c["keys"] or c["sessions"] else "")
                + (f"; and take it out of {_meta_phrase(c['meta'])}" if c["meta"] else "")
                + (f"; and withhold the value in {plural(c['redacted'], 'turn')} holding it" if c["redacted"] else "")
-               + (f"; and {plural(c['unreferenced'], 'unreferenced object')}" if c["unreferenced"] else ""))
+               + (f"; and {plural(c['unreferenced'], 'unreferenced object')}" if c["unreferenced"] else "")
+               + (f"; and drop {plural(len(plan.queue_items), 'review-queue proposal')}" if plan.queue_items else ""))
     if store is not None:
         from objstore import later_turns
         _say_later(later_turns(store, plan), "would write" if dry_run else "will write")
@@ -96,7 +97,7 @@ def _preview(plan, dry_run: bool, store=None) -> None:
               if tv.id not in {x.id for x in plan.turns.get(sid, ())}]
     lines += [f"  turn {sid} #{tv.turn.seq} {tv.turn.role}  {tv.id[:12]}  (the value withheld in its text)"
               for sid, tvs in plan.redacted.items() for tv in tvs]
-    lines += [f"  queued proposal {iid[:12]}" for iid in plan.queue_items]
+    lines += [f"  review-queue proposal {iid[:12]} (dropped)" for iid in plan.queue_items]
     lines += [f"  unreferenced {'turn ' + o.session + ' #' + str(o.seq) if hasattr(o, 'seq') else 'version of ' + o.key}"
               f"  {oid[:12]}  " + ("(unpublished, after one that holds it: deleted, not forgotten; a writer still "
                                    "running writes it again)" if oid in plan.orphan_tail else
@@ -131,7 +132,7 @@ def _plan_json(plan) -> dict:
             "turns": [{"session": s, "id": tv.id, "seq": tv.turn.seq} for s, tvs in plan.turns.items() for tv in tvs],
             "metadata": [{"session": s, "id": tv.id, "seq": tv.turn.seq} for s, tvs in plan.meta.items() for tv in tvs],
             "unreadable": {s: ids for s, ids in plan.unreadable.items()}, "unchecked": list(plan.unchecked),
-            "tombstones_renamed": list(plan.retomb),
+            "tombstones_renamed": list(plan.retomb), "queue_items": list(plan.queue_items),
             "already_forgotten": ({"name": plan.already_forgotten[0], "time_ms": plan.already_forgotten[1]}
                                   if plan.already_forgotten else None),
             **plan.counts()}
@@ -331,7 +332,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                 confirm_or_exit("forget these for good?")
                 from objstore import check_previewed
                 with store.lock("forget"):    # planned again: only what the person saw goes (test18 U8)
-                    shown, plan = plan.object_ids(), _planned(store, what, match, session)
+                    shown, plan = plan.object_ids() | set(plan.queue_items), _planned(store, what, match, session)
                     check_previewed(shown, plan)
                     with _rerun_when_unlogged(), _signals_deferred():
                         _rule_values(store, plan)

@@ -57,7 +57,8 @@ def command(ctx, admin, project):
 
     --admin is the person's: run by an agent (CLAUDECODE, Codex's variables
     or MEM_AGENT set) it is refused with exit 6 before serving, unless
-    MEM_CURATE=1 says 'mem curate' (the person's) started it.  Over MCP,
+    MEM_CURATE holds the one-time pass 'mem curate' (the person's) issued
+    for it, which this start uses up.  Over MCP,
     an agent calling a tool that is the person's gets a 'refused' tool
     error.
 
@@ -68,9 +69,10 @@ def command(ctx, admin, project):
         return
     import os
     from .curate import CURATE_MARK
-    if admin and os.environ.get(CURATE_MARK) != "1":   # mem curate's server: the person's session
-        from objstore import require_person
-        require_person(os.environ, "mem mcp --admin", instead="serve the agent tools: mem mcp")
+    if admin:   # mem curate's server shows its one-time pass (test37 T16: MEM_CURATE=1 is none)
+        from objstore import redeem_curate_pass, require_person
+        if not redeem_curate_pass(home_path(ctx), os.environ.get(CURATE_MARK, "")):
+            require_person(os.environ, "mem mcp --admin", instead="serve the agent tools: mem mcp")
 
     from objstore import Caller, project_aliases
     srv = load_server()

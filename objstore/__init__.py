@@ -363,6 +363,8 @@ _API: dict[str, tuple[str, str]] = {
     "install_record": ("objstore.integrations.install", "install_record"),
     "install_record_path": ("objstore.integrations.install", "install_record_path"),
     "curate_paths": ("objstore.integrations.install", "curate_paths"),
+    "issue_curate_pass": ("objstore.integrations.install", "issue_curate_pass"),
+    "redeem_curate_pass": ("objstore.integrations.install", "redeem_curate_pass"),
     "plan_install": ("objstore.integrations.install", "plan_install"),
     "plan_uninstall": ("objstore.integrations.install", "plan_uninstall"),
     "write_settings": ("objstore.integrations.install", "write_settings"),

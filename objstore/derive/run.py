@@ -147,6 +147,9 @@ class RunResult:
     episodes: int = 0
     #: session -> why its episode was not written (its evidence check, or the write refused); never a value
     episodes_refused: dict[str, str] = field(default_factory=dict)
+    #: ``(key, version id)`` of each episode written (the report's ``episodes_written``: what
+    #: ``mem revert --derive-run`` undoes with the decisions; test37 T12)
+    episodes_written: list[tuple[str, str]] = field(default_factory=list)
     calls: int = 0
     #: excerpts not sent because of ``max_calls`` (read next time)
     deferred: int = 0
@@ -540,7 +543,7 @@ def run(store: Store, p: Plan, env: Mapping[str, str], *, apply: bool = False, m
         for sid, ep in episodes.items():
             if sid in res.failed or sid in res.episodes_refused:
                 continue
-            why = _episode(store, sid, ep)
+            why = _episode(store, sid, ep, res.episodes_written)
             if why:
                 res.episodes_refused[sid] = why
             else:
@@ -593,18 +596,21 @@ def episode_body(ep: dict) -> str:
                      if str(ep.get(k, "")).strip())[:2000]
 
 
-def _episode(store: Store, sid: str, ep: dict) -> str:
+def _episode(store: Store, sid: str, ep: dict, written: list[tuple[str, str]]) -> str:
     """Write the episode ``ep`` (``body``, ``_project``) of session ``sid``
-    as ``<scope>/episodes/<session>`` (derived); "" when written (or
-    queued by remember's checks), else why not (the write refused: a
-    forgotten text, a sealed key; never the value)."""
+    as ``<scope>/episodes/<session>`` (derived); "" when written (its
+    ``(key, version id)`` appended to ``written``) or queued by remember's
+    checks, else why not (the write refused: a forgotten text, a sealed
+    key; never the value)."""
     scope = f"project/{ep['_project']}" if ep.get("_project") else "user"
     slug = episode_leaf(sid)
     try:
-        remember(store, f"{scope}/episodes/{slug}", ep["body"], kind="reference", trust="derived", owner="derive",
-                 command="derive episode")
+        w = remember(store, f"{scope}/episodes/{slug}", ep["body"], kind="reference", trust="derived",
+                     owner="derive", command="derive episode")
     except MemError as e:   # (its message names the key, never the value: facts.remember's refusals)
         return f"refused: {e.message}"
+    if w.written and w.version is not None:
+        written.append((w.key, w.version.id))
     return ""
 
 
@@ -615,6 +621,7 @@ def _report(store: Store, res: RunResult, p: Plan, trigger: str) -> str:
            "trigger": trigger, "sources": p.sources, "deferred": res.deferred,
            "sessions": p.sessions, "counts": res.counts(), "episodes": res.episodes,
            "episodes_refused": res.episodes_refused,
+           "episodes_written": [{"key": k, "written": v} for k, v in res.episodes_written],
            "failed": sorted(res.failed),
            "decisions": [{"rule": d.rule, "key": d.key, "session": d.session, "turns": d.turns,
                           "written": d.written, "queued": d.queued} for d in res.decisions]}

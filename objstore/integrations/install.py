@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import re
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -360,6 +361,42 @@ def curate_paths(store_root: str | os.PathLike) -> tuple[Path, Path]:
     store at ``store_root``: ``<store>/mcp/curate-mcp.json``, ``<store>/reports``."""
     root = Path(store_root)
     return root / "mcp" / "curate-mcp.json", root / "reports"
+
+
+def _curate_pass_path(store_root: str | os.PathLike, secret: str) -> Path:
+    h = hashlib.sha256(secret.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return Path(store_root) / "mcp" / f"curate-{h}.pass"
+
+
+def issue_curate_pass(store_root: str | os.PathLike) -> str:
+    """A one-time secret that lets one ``mem mcp --admin`` start as the
+    person's curation session (test37 T16): 64 hex characters, returned to
+    ``mem curate`` (which puts it in its admin server's ``MEM_CURATE``).
+    What is stored is only its proof: an empty file
+    ``<store>/mcp/curate-<h>.pass`` (mode 0600, folder 0700), ``h`` = the
+    first 32 hex digits of the SHA-256 of the secret, so the store's files
+    never hold the secret itself.  Raises OSError when the file cannot be
+    written."""
+    secret = secrets.token_hex(32)
+    path = _curate_pass_path(store_root, secret)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.close(fd)
+    return secret
+
+
+def redeem_curate_pass(store_root: str | os.PathLike, secret: str) -> bool:
+    """Use up the pass :func:`issue_curate_pass` returned as ``secret``:
+    True when its proof file existed (it is deleted, so a pass opens one
+    server only, even to two callers at once), False for any other string
+    (``"1"``, a used or unknown pass).  Raises nothing."""
+    if not secret or len(secret) != 64:
+        return False
+    try:
+        os.unlink(_curate_pass_path(store_root, secret))
+    except OSError:
+        return False
+    return True
 
 
 def install_record(plan: Plan) -> dict:

@@ -497,7 +497,7 @@ class MemoryTools:
             plan = inside()
             if plan.is_empty():
                 raise NotFound(f"nothing to forget for {target}")
-            return {"preview": _plan_preview(plan)}, frozenset(plan.object_ids())
+            return {"preview": _plan_preview(plan)}, frozenset(plan.object_ids() | set(plan.queue_items))
         p, shown = self._confirmed(caller, "forget", {"target": target}, confirm, preview)
         if p is not None:
             return p
@@ -643,10 +643,11 @@ class MemoryTools:
 
 
 def _plan_preview(plan) -> dict:
-    """A forget plan as data: counts and, per key, the versions it removes."""
+    """A forget plan as data: counts and, per key, the versions it removes,
+    and the review-queue items it drops (count and ids: test37 T7)."""
     keys = [{"key": k, "versions": [{"version": v.fact.version, "id": v.id, "value": v.fact.body[:200]}
                                    for v in vs]}
             for k, vs in (*plan.keys.items(), *plan.versions.items())]
     sessions = sorted({*plan.sessions, *plan.turns})
     return {"counts": plan.counts(), "keys": keys, "sessions": sessions[:50],
-            "queue_items": len(plan.queue_items)}
+            "queue_items": len(plan.queue_items), "queue_item_ids": plan.queue_items[:50]}

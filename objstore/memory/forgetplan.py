@@ -170,7 +170,8 @@ DERIVED = "/remembered/"
 
 def plan_forget(store: Store, *, what: str | None = None, match: str | None = None,
                 session: str | None = None) -> ForgetPlan:
-    """Resolve a selector to a :class:`ForgetPlan` (reads only).
+    """Resolve a selector to a :class:`ForgetPlan` (reads only), with the
+    review-queue items the forget drops in ``queue_items`` (test37 T7).
 
     Args:
         what: ``KEY``, ``KEY@vN`` or an object id (>= 4 hex, a fact version or
@@ -184,6 +185,13 @@ def plan_forget(store: Store, *, what: str | None = None, match: str | None = No
         InvalidInput (no selector, several, short match, a KEY or session id
             holding a credential: :func:`check_selector_name`), NotFound.
     """
+    p = _plan_selector(store, what, match, session)
+    p.queue_items += [i for i in queue.doomed(store, keys=p.keys, needles=[
+        v.fact.body for vs in p.versions.values() for v in vs]) if i not in p.queue_items]
+    return p
+
+
+def _plan_selector(store: Store, what: str | None, match: str | None, session: str | None) -> ForgetPlan:
     given = [x is not None for x in (what, match, session)]
     if sum(given) != 1:
         raise InvalidInput("give exactly one of KEY, KEY@vN, ID, --match TEXT, --session ID")
@@ -388,10 +396,9 @@ def check_previewed(shown: AbstractSet[str], now: ForgetPlan | AbstractSet[str],
                     verb: str = "forget", done: str = "forgotten") -> None:
     """Raise ChangedSincePreview (exit 5, MCP ``conflict``; nothing changed)
     when ``now`` (the selector planned again under the store lock, after
-    the person approved a preview) would remove a fact version or turn
-    whose id is not in ``shown`` (``object_ids()`` of the plan the preview
-    showed): one written since (test18 U8: the prompt showed one version
-    and two were forgotten).  Less is fine (forgotten meanwhile).  One
+    the person approved a preview) would remove a fact version, turn or
+    queue item (test37 T7) whose id is not in ``shown`` (``object_ids()``
+    and ``queue_items`` of the plan shown): one written since (test18 U8).  Less is fine (forgotten meanwhile).  One
     check for the CLI's prompt, the MCP ``forget`` tool's confirm token and
     the MCP ``seal`` tool's (``now``: the ids of the versions ``seal_key``
     would seal, ``verb="seal", done="sealed"``; q20: a version written after
@@ -401,7 +408,7 @@ def check_previewed(shown: AbstractSet[str], now: ForgetPlan | AbstractSet[str],
     if isinstance(now, ForgetPlan):
         if now.match is not None:
             return
-        now = now.object_ids()
+        now = now.object_ids() | set(now.queue_items)
     extra = set(now) - shown
     if extra:
         n = len(extra)

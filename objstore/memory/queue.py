@@ -36,7 +36,7 @@ reflogs, objects) for ``forget``.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from objstore.core.errors import AmbiguousId, InvalidInput, MemError, NotFound, Refused
 from objstore.core.ids import check_prefix, is_full_id
@@ -434,34 +434,46 @@ def rewrite_redacted(store: Store, iid: str, cur: str | None, red: dict[str, Que
     return nid
 
 
+def doomed(store: Store, *, keys: Iterable[str] = (), needles: Iterable[str] = (),
+           ids: Iterable[str] = ()) -> list[str]:
+    """The ids of the items (queued or decided: :func:`traces`) that are for
+    one of ``keys`` (their key or the other key they name), whose value
+    contains one of ``needles`` (ignoring case and whitespace runs) or
+    whose id is in ``ids``, in :func:`traces` order: what :func:`drop`
+    removes, named before (a forget's preview counts them: test37 T7).
+    Reads only."""
+    keys, ids = set(keys), set(ids)
+    tests = [matcher(n) for n in needles if normalize_value(n)]   # the one matching rule (core.text)
+    return [iid for iid, _cur, _oids, got in traces(store)
+            if iid in ids or any(q.key in keys or q.other in keys or any(t(q.body) for t in tests) for q in got)]
+
+
 def drop(store: Store, *, key: str | None = None, needles: tuple[str, ...] | list[str] = (),
          ids: frozenset[str] | set[str] = frozenset()) -> list[str]:
-    """Remove every trace of the items (queued or decided: :func:`traces`)
-    that are for ``key``, whose value contains one of ``needles``
-    (ignoring case and whitespace runs) or whose item id is in ``ids``
-    (a forgotten session's proposals, ``forgetderived``): their refs, their reflogs and their
+    """Remove every trace of the items :func:`doomed` names for ``key``,
+    ``needles`` and ``ids`` (a forgotten session's proposals,
+    ``forgetderived``): their refs, their reflogs and their
     objects.  For ``forget``, which must leave no copy of a value.
 
     Returns the item ids removed.  Caller may hold the store lock (taken
     here, re-entrant).
     """
-    tests = [matcher(n) for n in needles if normalize_value(n)]   # the one matching rule (core.text)
     removed: list[str] = []
     with store.lock("forget"):
-        doomed: set[str] = set()
-        for iid, cur, oids, got in traces(store):
-            if iid not in ids and not any((key is not None and (q.key == key or q.other == key)) or any(t(q.body) for t in tests)
-                       for q in got):
+        doomed_ids = set(doomed(store, keys=() if key is None else (key,), needles=needles, ids=ids))
+        doomed_oids: set[str] = set()
+        for iid, cur, oids, _got in traces(store):
+            if iid not in doomed_ids:
                 continue
             ref = item_ref(iid)
             if cur:
                 store.update_ref(ref, cur, None, rewrite=True)  # the ref and its whole reflog go
             else:
                 store.reflog.drop(ref)
-            doomed |= oids
+            doomed_oids |= oids
             removed.append(iid)
-        if doomed:
-            store.delete_objects(doomed)
+        if doomed_oids:
+            store.delete_objects(doomed_oids)
     return removed
 
 

@@ -192,11 +192,33 @@ def test_revert_a_derive_run(rig, invoke):
     invoke("remember", "project/acme-api/db/port", "Postgres 15 on 5432", "--trust", "agent_observed")
     r = invoke("derive", "--apply", "--json").json
     assert invoke("get", "project/acme-api/db/port").stdout.strip() == "Postgres 16 on port 5433"
-    out = invoke("revert", "--derive-run", r["report"][:8], "--json").json
+    out = invoke("revert", "--derive-run", r["report"][:8], "--json", "--yes").json
     assert [x["key"] for x in out["reverted"]] == ["project/acme-api/db/port"]
+    assert [x["key"] for x in out["forgotten"]] == ["project/acme-api/episodes/good"]   # created by the run
     assert invoke("get", "project/acme-api/db/port").stdout.strip() == "Postgres 15 on 5432"
     assert len(invoke("log", "project/acme-api/db/port", "--json").json) == 3  # nothing rewritten
     invoke("revert", "--derive-run", "ffffffff", exit_code=4)
+
+
+def test_reverting_a_derive_run_forgets_the_keys_it_created_after_a_preview(rig, invoke):
+    """test37 T12: a run that created its keys was 'reverted 0 fact(s)', exit 0,
+    its facts and episode still served."""
+    r = invoke("derive", "--apply", "--json").json
+    made = ["project/acme-api/db/port", "project/acme-api/episodes/good"]
+    report = next(x for x in invoke("derive", "report", "--json").json if x["id"] == r["report"])
+    assert [e["key"] for e in report["episodes_written"]] == [made[1]]
+    for key in made:
+        assert invoke("log", key, "--json").json[0]["version"] == 1
+    no = invoke("revert", "--derive-run", r["report"][:8], input="n\n", exit_code=1)
+    assert "will forget 2 key(s) the run created" in no.stdout and all(f"key {k}  v1" in no.stdout for k in made)
+    assert invoke("get", made[0]).stdout.strip() == "Postgres 16 on port 5433"   # not answered yes: nothing changed
+    yes = invoke("revert", "--derive-run", r["report"][:8], input="y\n")
+    assert "reverted 0 fact(s), forgot 2 key(s) it created" in yes.stdout
+    for key in made:
+        invoke("get", key, exit_code=4)
+    assert "Postgres 16" not in invoke("context", "--project", "acme-api").stdout
+    again = invoke("revert", "--derive-run", r["report"][:8], "--yes", exit_code=6)   # nothing left: no success
+    assert "nothing undone" in again.stderr
     invoke("revert", exit_code=2)
 
 

@@ -7,6 +7,7 @@ import json
 import os
 import stat
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -99,13 +100,18 @@ def test_curate_launches_claude_with_the_admin_server(home, invoke, tmp_path, mo
     run = json.loads(out.read_text())
     argv = run["argv"]
     assert run["base"] is None  # a loopback proxy URL is removed: the session is never captured back
-    assert run["curate"] == "1"  # gate6: what lets its admin server start under Claude Code's markers
+    assert run["curate"] is None  # test37 T16: the pass is the admin server's alone, never claude's tools'
     cfg_path = argv[argv.index("--mcp-config") + 1]
     assert "--strict-mcp-config" in argv and argv[-2:] == ["--model", "opus"]
     assert "queue_list" in argv[argv.index("--append-system-prompt") + 1]
     cfg = json.loads(open(cfg_path).read())
     assert cfg["mcpServers"]["mem-admin"]["args"][-2:] == ["mcp", "--admin"]
-    assert json.loads(invoke("curate", "--print-config").stdout) == cfg
+    assert os.stat(cfg_path).st_mode & 0o777 == 0o600   # it holds the pass until its server starts
+    assert not list(Path(cfg_path).parent.glob("curate-*.pass"))   # claude exited: its unused pass is gone
+    again = json.loads(invoke("curate", "--print-config").stdout)
+    assert again["mcpServers"]["mem-admin"]["env"]["MEM_CURATE"] != cfg["mcpServers"]["mem-admin"]["env"]["MEM_CURATE"]
+    again["mcpServers"]["mem-admin"]["env"] = cfg["mcpServers"]["mem-admin"]["env"]
+    assert again == cfg
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "https://gateway.example.com")
     invoke("curate", "--claude", str(fake))
     assert json.loads(out.read_text())["base"] == "https://gateway.example.com"

@@ -76,13 +76,26 @@ def test_an_agent_cannot_start_the_admin_server_the_curation_session_can(store_p
                        timeout=60, env={**os.environ, **AGENT_ENV})
     assert p.returncode == 6 and "mem mcp --admin is a person's decision" in p.stderr, p.stderr
 
+    # test37 T16: one variable an agent can set in its own command is no pass
+    p = subprocess.run(mem_cmd("mcp", "--admin"), input="", capture_output=True, text=True, cwd=REPO,
+                       timeout=60, env={**os.environ, **AGENT_ENV, "MEM_CURATE": "1"})
+    assert p.returncode == 6 and "mem mcp --admin is a person's decision" in p.stderr, p.stderr
+    cfg = json.loads(_mem("curate", "--print-config").stdout)["mcpServers"]["mem-admin"]
+    secret = cfg["env"]["MEM_CURATE"]
+    assert len(secret) == 64 and secret not in "".join(
+        f.read_text(errors="replace") for f in store_path.rglob("*") if f.is_file())  # only its proof is stored
+
     async def main():
-        # as mem curate's config starts it: MEM_CURATE=1 in the server's env, whatever Claude Code adds
-        async with _session("--admin", env={**AGENT_ENV, "MEM_CURATE": "1"}) as s:
+        # as mem curate's config starts it: its one-time pass in the server's env, whatever Claude Code adds
+        async with _session("--admin", env={**AGENT_ENV, "MEM_CURATE": secret}) as s:
             assert "promote" in [t.name for t in (await s.list_tools()).tools]
             w = await s.call_tool("remember", {"key": "user/os", "value": "debian"})
             assert w.structured_content["trust"] == "user_stated"
     anyio.run(main)
+    # the pass is used up: the same secret (e.g. read from the config) opens no second server
+    p = subprocess.run(mem_cmd("mcp", "--admin"), input="", capture_output=True, text=True, cwd=REPO,
+                       timeout=60, env={**os.environ, **AGENT_ENV, "MEM_CURATE": secret})
+    assert p.returncode == 6 and "mem mcp --admin is a person's decision" in p.stderr, p.stderr
 
 
 def test_an_agent_cannot_write_a_memory_file_through_the_remember_tool(store_path):
