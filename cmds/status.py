@@ -48,7 +48,8 @@ def command(as_json, store):
                        f"{_n(len(r.to_send), 'ref')} to send (mem push {r.name})")
         elif r.to_send:
             forgets = sum(1 for n in r.to_send if n.startswith("tombstones/"))
-            extra = f" ({forgets} of them forget tombstones: push so the forget reaches it)" if forgets else ""
+            extra = (f" ({forgets} of them tombstones of a forget or seal: push so it reaches the remote)"
+                     if forgets else "")
             click.echo(f"remote {r.name} ({r.url}): {_n(len(r.to_send), 'ref')} changed since the last "
                        f"sync{extra} (mem push {r.name})")
         else:

@@ -41,7 +41,7 @@ def test_status_names_what_a_push_would_send_and_a_forget_not_pushed_yet(mem, tm
     mem("--home", str(home), "forget", "project/api/db-host", "--yes")
     out = _status(mem, home).stdout
     assert "1 key, 0 sessions" in out, out
-    assert "forget tombstone" in out and "(mem push origin)" in out, out      # the forget has not reached it
+    assert "tombstones of a forget or seal" in out and "(mem push origin)" in out, out   # not pushed yet
     assert "pg-7" not in out and "6543" not in out                            # never a value
     mem("--home", str(home), "push", "origin")
     assert "up to date with the last sync" in _status(mem, home).stdout
