@@ -54,6 +54,6 @@ def command(ctx, source, latest, snap, key_file, endpoint, as_json):
         emit_json(res.as_dict())
     else:
         click.echo(f"restored snapshot {res.snapshot} into {home}: {summary(res)}")
-        click.echo("note: a backup holds no sealed value (they never leave the machine that sealed them): "
-                   "put back your copy of the vault folder, then 'mem sealed import KEY FILE' each saved "
-                   "age file", err=True)
+        click.echo("note: a backup holds no sealed value (they never leave the machine that sealed them); "
+                   "if the store had sealed keys, put back your copy of its vault folder, then 'mem sealed "
+                   "import KEY FILE' each saved age file", err=True)
