@@ -56,4 +56,5 @@ def command(ctx, source, latest, snap, key_file, endpoint, as_json):
         click.echo(f"restored snapshot {res.snapshot} into {home}: {summary(res)}")
         click.echo("note: a backup holds no sealed value (they never leave the machine that sealed them); "
                    "if the store had sealed keys, put back your copy of its vault folder, then 'mem sealed "
-                   "import KEY FILE' each saved age file", err=True)
+                   "import KEY FILE' each saved age file and run 'mem sealed rebuild-rules' (later turns quoting them "
+                   "are withheld again)", err=True)

@@ -165,7 +165,8 @@ def import_(key, file, kind, trust, valid_from, as_json, store):
     FILE ('-': standard input) is a binary or ASCII-armored age v1 file
     made for the vault's recipient, e.g. by the stock tool:
     age -r "$(mem vault recipient)".  It is stored as is (armor removed),
-    without decrypting it, so no passphrase is needed.
+    without decrypting it, so no passphrase is needed (and no seal rule is
+    written: run 'mem sealed rebuild-rules' afterwards).
 
     \b
     Examples:
@@ -203,6 +204,9 @@ def import_(key, file, kind, trust, valid_from, as_json, store):
                    "current": w.current, "sealed": True})
         return
     click.echo(f"sealed {w.key} v{s.version} {w.version.id[:12]} (imported)")
+    # not decrypted: no seal rule for later turns quoting it until the rules are written (test37b T13)
+    click.echo(f"note: later turns quoting it are withheld once you run 'mem sealed rebuild-rules' "
+               "(it asks for the vault passphrase)", err=True)
 
 
 @command.command("export")
