@@ -58,6 +58,8 @@ def mark_file_lines(store: Store, text: str, keys: Sequence[str], facts: Sequenc
         for f, vals in stating:
             if not kinds & set(vals.values()) or len(mine & _words(f.key.replace("-", " ") + " " + f.body)) < 2:
                 continue   # (two words shared at least before the rule is asked: a file holds dozens of lines)
+            if not _words(f.key.rsplit("/", 1)[-1].replace("-", " ")) <= mine:
+                continue   # the key names another thing of the kind: db-timeout is not "the api timeout" (test37b T18)
             said = [Said(line, 0, "p", "turn", 1.0, role="user"), Said(fact_text(f.key, f.body), f.said_at, "p", "fact")]
             if not superseders(time_items(said, [words]))[0]:
                 continue

@@ -39,3 +39,16 @@ def test_a_line_written_after_the_fact_is_not_marked(mem):
     mem("memory", "add", "memory", LINE)
     block = mem("context", "--project", "billing").stdout
     assert "MAY BE OUT OF DATE" not in block and HEAD_CURRENT in block, block
+
+
+def test_a_fact_about_another_thing_of_the_kind_does_not_mark_the_line(mem):
+    """test37b T18: "The api timeout is 30 seconds." was marked by project/…/db-timeout ("5 seconds"): the
+    key's own words (db, timeout) must all be the line's for its fact to replace it."""
+    mem("memory", "add", "memory", "The api timeout is 30 seconds.")
+    mem("remember", "project/billing/db-timeout", "5 seconds")
+    mem("remember", "project/billing/web-timeout", "60 seconds")
+    block = mem("context", "--project", "billing").stdout
+    assert "The api timeout is 30 seconds." in block and "MAY BE OUT OF DATE" not in block, block
+    mem("remember", "project/billing/api-timeout", "45 seconds")
+    block = mem("context", "--project", "billing").stdout
+    assert "MAY BE OUT OF DATE: project/billing/api-timeout" in block, block
