@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+from tests.remote._machines import cross_sync, two_machines
+
 KEY = "project/q/db-port"
 OLD, NEW = "the db port is 5432", "the db port is 6543"
 
@@ -19,14 +21,7 @@ def _body(mem, env):
 
 
 def test_an_accept_survives_a_rejection_and_a_later_merge(tmp_path, mem):
-    a, b, r = tmp_path / "a", tmp_path / "b", tmp_path / "remote"
-    r.mkdir()
-    ea, eb = {"MEM_HOME": str(a)}, {"MEM_HOME": str(b)}
-    mem("remember", "project/q/base", "base", env=ea)
-    mem("remote", "add", "usb", str(r), env=ea)
-    mem("push", env=ea)
-    mem("remote", "key", "export", "-o", str(tmp_path / "k.key"), env=ea)
-    mem("clone", str(r), "--key", str(tmp_path / "k.key"), env=eb)
+    ea, eb, _a, _b = two_machines(tmp_path, mem, [["remember", "project/q/base", "base"]])
     mem("remember", KEY, OLD, env=ea)
     mem("push", env=ea)
     mem("pull", env=eb)
@@ -43,9 +38,7 @@ def test_an_accept_survives_a_rejection_and_a_later_merge(tmp_path, mem):
     # a later sync that merges divergent versions of the key (a backfilled note on each machine)
     mem("remember", KEY, "the db port was 5000 in 2025", "--valid-from", "2026-01-01T00:00:00Z", env=ea)
     mem("remember", KEY, "the db port was 4000 in 2024", "--valid-from", "2026-01-02T00:00:00Z", env=eb)
-    mem("push", env=ea)
-    mem("push", env=eb)
-    mem("pull", env=ea)
+    cross_sync(mem, ea, eb)
     assert _body(mem, ea) == _body(mem, eb) == NEW
     for env in (ea, eb):
         bodies = [v["body"] for v in json.loads(mem("log", KEY, "--json", env=env).stdout)]

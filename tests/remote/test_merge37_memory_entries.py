@@ -12,21 +12,14 @@ import json
 
 from objstore import scan_store
 
+from tests.remote._machines import cross_sync, two_machines
+
 KEY = "user/memory/memory.md"
 BASE = "Deploys happen on Tuesdays."
 
 
 def _pair(tmp_path, mem, *entries):
-    a, b, r = tmp_path / "a", tmp_path / "b", tmp_path / "remote"
-    r.mkdir()
-    ea, eb = {"MEM_HOME": str(a)}, {"MEM_HOME": str(b)}
-    for e in entries:
-        mem("memory", "add", "memory", e, env=ea)
-    mem("remote", "add", "usb", str(r), env=ea)
-    mem("push", env=ea)
-    mem("remote", "key", "export", "-o", str(tmp_path / "k.key"), env=ea)
-    mem("clone", str(r), "--key", str(tmp_path / "k.key"), env=eb)
-    return ea, eb, a, b
+    return two_machines(tmp_path, mem, [["memory", "add", "memory", e] for e in entries])
 
 
 def _entries(mem, env):
@@ -61,17 +54,13 @@ def test_an_entry_added_on_each_machine_keeps_both_and_a_removal_stays(tmp_path,
     ea, eb, _a, _b = _pair(tmp_path, mem, BASE)
     mem("memory", "add", "memory", "The staging db is reset every night.", env=ea)
     mem("memory", "add", "memory", "Never deploy on Fridays.", env=eb)
-    mem("push", env=ea)
-    mem("push", env=eb)
-    mem("pull", env=ea)
+    cross_sync(mem, ea, eb)
     both = [BASE, "The staging db is reset every night.", "Never deploy on Fridays."]
     assert _entries(mem, ea) == _entries(mem, eb) == both
     assert len(mem("memory", "journal", env=ea).stdout.strip().splitlines()) == 3   # every edit's record
     mem("memory", "remove", "memory", "Never deploy on Fridays.", env=ea)
     mem("memory", "add", "memory", "Use squash merges.", env=eb)
-    mem("push", env=ea)
-    mem("push", env=eb)
-    mem("pull", env=ea)
+    cross_sync(mem, ea, eb)
     want = [BASE, "The staging db is reset every night.", "Use squash merges."]
     assert _entries(mem, ea) == _entries(mem, eb) == want
     mem("push", env=ea)
