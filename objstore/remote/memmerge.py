@@ -18,23 +18,10 @@ from __future__ import annotations
 
 from objstore.core.codec import object_id
 from objstore.core.objects import Fact, Tombstone
-from objstore.memory.memfiles import join_entries, remove_matching, split_entries
+from objstore.memory.memfiles import file_units, join_units, remove_matching
 from objstore.memory.scope import is_memory_file_key
 from objstore.memory.tombstones import fact_value_digests, holds_text, match_text_rule
 from objstore.remote.merge import Outcome, fact_identity
-
-
-def _entries(key: str, text: str) -> list[str]:
-    """The units a memory file's text is edited by: lines of the journal,
-    entries otherwise (``memfiles.remove_matching``'s units; the archive's
-    moved blocks are entries too)."""
-    if key.rsplit("/", 1)[-1] == "journal":
-        return [ln for ln in text.split("\n") if ln.strip()]
-    return split_entries(text)
-
-
-def _join(key: str, units: list[str]) -> str:
-    return "\n".join(units) if key.rsplit("/", 1)[-1] == "journal" else join_entries(units)
 
 
 def _head(chain: list[tuple[str, Fact]]) -> tuple[str, Fact] | None:
@@ -77,19 +64,20 @@ def merge_entries(key: str, local: list[tuple[str, Fact]], remote: list[tuple[st
     order = sorted(heads.items(), key=lambda kh: (kh[1][1].valid_from, kh[1][1].recorded_at, kh[1][1].owner,
                                                    kh[1][0]))
     for k, (_oid, f) in order:
-        units = _entries(key, f.body)
+        units = file_units(key, f.body)
         if k in gone:
-            kept = _entries(key, remove_matching(key, f.body, lambda e: holds_text(e, rules)))
+            kept = file_units(key, remove_matching(key, f.body, lambda e: holds_text(e, rules)))
             if len(kept) == len(units):
                 return None   # emptied for its value (a forget of that version): not an entry's text
             units = kept
         sides.append(units)
     base = _head(local[:p])
-    merged = [e for e in (_entries(key, base[1].body) if base else []) if all(e in s for s in sides)]
+    was = file_units(key, base[1].body) if base else []
+    merged = [e for e in was if all(e in s for s in sides)]
     for s in sides:
-        merged += [e for e in s if e not in merged and not (base and e in _entries(key, base[1].body))]
+        merged += [e for e in s if e not in merged and e not in was]
     top = objs.get(out.head)
-    text = _join(key, merged)
+    text = join_units(key, merged)
     if top is None or not text or text == top.body:
         return None
     later = order[-1][1][1]
