@@ -70,6 +70,8 @@ def summary(res) -> str:
                      f"({refill_summary(res.gaps_refilled, res.gaps_verified)})")
     if res.versions_refilled:
         parts.append(f"{plural(res.versions_refilled, 'lost version')} put back in their places")
+    if res.memory_files_merged:
+        parts.append(f"{plural(res.memory_files_merged, 'memory file')} merged entry by entry")
     if res.queued:
         parts.append(f"{plural(len(res.queued), 'challenge')} queued (mem queue)")
     if res.forgotten:

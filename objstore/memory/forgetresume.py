@@ -58,7 +58,7 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str],
     Not resumed: the rewrite of facts whose ``sources`` cite a turn that was
     rewritten before the stop (they keep citing its old, deleted id)."""
     from objstore.core.redact.leftovers import redact_stored  # deferred: the rules compile at import
-    check = forgotten_check(store)
+    check = forgotten_check(store, rejections=False)   # a rejection is no forget (merge.ForgetIndex.add)
     flt = capture_filter(store, strict=False)   # recovery runs under any lock: a lost tombstone must not stop it
     # what a stopped --credentials forget tombstoned (key + digest of the old text): redacted, not emptied
     cred = {(t.key, t.value_sha256) for t in all_tombstones(store) if t.reason == CREDENTIALS_REASON}

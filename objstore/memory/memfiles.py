@@ -82,23 +82,33 @@ def join_entries(entries: list[str]) -> str:
     return f"\n{SEP}\n".join(entries)
 
 
-def remove_matching(key: str, text: str, hits) -> str:
-    """``text`` of memory-file ``key`` without the parts ``hits(part)`` is
-    true for: entries of ``soul.md`` / ``memory.md`` / ``user.md``, lines of
-    the ``journal``, moved blocks (``§ moved …`` header and entry) of
-    ``archive.md``.  "" when nothing is left."""
+def file_units(key: str, text: str) -> list[str]:
+    """The units memory-file ``key``'s ``text`` is edited by, in order:
+    entries of ``soul.md`` / ``memory.md`` / ``user.md``, lines of the
+    ``journal``, moved blocks (``§ moved …`` header and entry) of
+    ``archive.md``.  :func:`join_units` gives the text back."""
     leaf = key.rsplit("/", 1)[-1]
     if leaf == "journal":
-        return "\n".join(ln for ln in text.split("\n") if not hits(ln)).strip()
+        return [ln for ln in text.split("\n") if ln.strip()]
     if leaf == "archive.md":
         blocks: list[list[str]] = [[]]
         for ln in text.split("\n"):
             if ln.startswith(SEP) and blocks[-1]:
                 blocks.append([])
             blocks[-1].append(ln)
-        return "\n".join("\n".join(b) for b in blocks if not hits("\n".join(b))).strip()
-    kept = [e for e in split_entries(text) if not hits(e)]
-    return join_entries(kept) if kept else ""
+        return [u for b in blocks if (u := "\n".join(b).strip())]
+    return split_entries(text)
+
+
+def join_units(key: str, units: list[str]) -> str:
+    """Memory-file ``key``'s text from its :func:`file_units`."""
+    return "\n".join(units) if key.rsplit("/", 1)[-1] in ("journal", "archive.md") else join_entries(units)
+
+
+def remove_matching(key: str, text: str, hits) -> str:
+    """``text`` of memory-file ``key`` without the :func:`file_units` ``hits(part)``
+    is true for.  "" when nothing is left."""
+    return join_units(key, [u for u in file_units(key, text) if not hits(u)]).strip()
 
 
 #: a line that would read as a section heading of the session block (``# memory.md …``, :func:`render_files`):

@@ -517,17 +517,22 @@ def forgotten_check(store: Store, *, strict: bool = False, rejections: bool = Tr
     objects the usual time).  ``rejections`` False: a ``rejected``
     tombstone (``mem queue reject``: a value refused below ``user_stated``,
     which the person may still state) marks nothing (``fsck --repair``
-    rebuilding a ref)."""
+    rebuilding a ref).  A ``rejected`` tombstone never marks a
+    ``user_stated`` version: an accept (or a remember) is the person's word,
+    on whichever machine it was made (test37 T14)."""
     tombs = all_tombstones(store, strict=strict)
     if not rejections:
         tombs = [t for t in tombs if t.reason != "rejected"]
     flt = _filter(tombs)
     seals = Withdrawals()
     facts: dict[tuple[str, bytes], list[tuple[int, int | None]]] = {}
+    stated: dict[tuple[str, bytes], list[tuple[int, int | None]]] = {}   # (without the rejections)
     for t in tombs:
         if t.key.startswith(_FACT_SCOPES) and not seals.add(t):
             facts.setdefault((t.key, t.value_sha256), []).append((t.time, version_exact(t)))
-    for times in facts.values():
+            if t.reason != "rejected":
+                stated.setdefault((t.key, t.value_sha256), []).append((t.time, version_exact(t)))
+    for times in (*facts.values(), *stated.values()):
         times.sort(key=lambda e: e[0])
     hidden = any(HIDDEN_MARK in k for k, _d in facts)   # (a hash per fact only then)
 
@@ -538,8 +543,9 @@ def forgotten_check(store: Store, *, strict: bool = False, rejections: bool = Tr
             if not obj.body:
                 return False
             digest = value_digest(obj.body)
-            return named_forget_time(facts.get((obj.key, digest), []), obj) is not None or \
-                (hidden and named_forget_time(facts.get((hidden_key(obj.key), digest), []), obj) is not None) or \
+            named = stated if obj.trust == "user_stated" else facts
+            return named_forget_time(named.get((obj.key, digest), []), obj) is not None or \
+                (hidden and named_forget_time(named.get((hidden_key(obj.key), digest), []), obj) is not None) or \
                 (bool(seals) and seals.when(obj) is not None)   # a plain copy a seal withdrew
         return False
     return check

@@ -77,6 +77,9 @@ class SyncResult:
     #: a pull's merge: versions of the other side put back in the places of a
     #: fact key's lost placeholders, ids and numbers as they were (``merge._refill_versions``)
     versions_refilled: int = 0
+    #: a pull's merge: memory files edited on both sides (or emptied for a ``forget --match`` text) given a
+    #: version holding both edits' entries (``objstore.remote.memmerge.merge_entries``)
+    memory_files_merged: int = 0
 
     def as_dict(self) -> dict:
         """The summary as a JSON-ready dict."""

@@ -30,6 +30,7 @@ from objstore.remote.layout import Manifest
 from objstore.memory.tombstones import (HIDDEN_MARK, all_tombstones, fact_value_digests, hidden_key, holds_text,
                                         match_text_rule, tombstones_for)
 from objstore.remote.merge import ForgetIndex, merge_chain
+from objstore.remote.memmerge import merge_entries
 from objstore.remote.digests import receive_digests
 from objstore.remote.connection import REPAIR_HINT, Progress, Remote, SyncResult, pack_place
 from objstore.vault.incoming import seal_incoming
@@ -438,6 +439,11 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
                     lc, mine = withhold_in_chain(lc, seal)
                     withheld.update(mine)
             out = merge_chain(lc, rc, fidx, "fact" if is_fact else "turn")
+            if is_fact and (top := merge_entries(name[len("facts/"):], lc, rc, out, fidx.forgets)) is not None:
+                out.new_objects.append(top)   # a memory file: both edits' entries (test37 T10, T15)
+                out.final_ids.add(top[0])
+                out.head = top[0]
+                res.memory_files_merged += 1
             if is_fact and out.emptied:
                 fresh += forgotten_rules(store, name[len("facts/"):], lc + rc, fidx)
                 seal = False if fresh else seal

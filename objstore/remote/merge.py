@@ -287,6 +287,8 @@ class Outcome:
     refilled: int = 0
     gaps_refilled: int = 0
     gaps_verified: int = 0
+    #: the input ids the tombstones emptied (``memmerge.merge_entries``: a memory file's head emptied for a text)
+    emptied_ids: set[str] = field(default_factory=set)
     #: versions of the other side put back in the places of a fact key's lost placeholders (:func:`_refill_versions`)
     versions_refilled: int = 0
     #: versions emptied by :meth:`ForgetIndex.unseen_time` (also counted in ``emptied``), and turns whose
@@ -362,6 +364,7 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
                 repl["text"] = text
             out.unseen += when is not None or "text" in repl
         if when is not None:
+            out.emptied_ids.add(oid)
             if kind == "fact":
                 out.emptied.append(obj.body)
                 repl.update(body="", forgotten=when)
