@@ -205,7 +205,7 @@ def import_(key, file, kind, trust, valid_from, as_json, store):
         return
     click.echo(f"sealed {w.key} v{s.version} {w.version.id[:12]} (imported)")
     # not decrypted: no seal rule for later turns quoting it until the rules are written (test37b T13)
-    click.echo(f"note: later turns quoting it are withheld once you run 'mem sealed rebuild-rules' "
+    click.echo("note: later turns quoting it are withheld once you run 'mem sealed rebuild-rules' "
                "(it asks for the vault passphrase)", err=True)
 
 
