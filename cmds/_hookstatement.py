@@ -117,6 +117,8 @@ def take_back_prompt(store, **kw):
     as any prompt (test36 T4 made such prompts take-backs)."""
     import objstore
     if objstore.retraction_of(kw["prompt"]) is None and not objstore.follows_statement(store, kw["session_id"]):
+        if kw.get("ticket"):   # the caller's child takes a new one: this one would hold the session's next prompts
+            objstore.drop_prompt_ticket(store.root, kw["ticket"])
         return None   # "Actually, …" after no "remember that": its turn stored in the background, as any prompt's
     return _stored_take_back(store, **kw)
 
