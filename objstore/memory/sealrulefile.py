@@ -13,7 +13,6 @@ from objstore.core.atomic import atomic_write
 from objstore.core.ids import blake2b
 from objstore.core.store import Store
 from objstore.core.text import confusable_fold, normalized_form
-from objstore.memory.tombstones import find_matches
 
 #: the rules file, under the store's root (docs/format.md, "Local seal rules")
 RULES_FILE = "seal-rules"
@@ -100,6 +99,7 @@ def rule_labels_in(store: Store, body: str) -> set[str]:
     rules = load(store)
     if rules is None or not rules.lines:
         return set()
+    from objstore.memory.tombstones import find_matches  # defer: a store with seal rules only
     by_digest: dict[bytes, set[str]] = {}
     for k, d, _n in rules.lines:
         by_digest.setdefault(d, set()).add(k)
