@@ -21,17 +21,10 @@ import time
 import uuid
 
 import objstore
-from tests.hooks._util import hook_env, mem_runner, payload, run_hook, store_processes, turns, \
-    wait_store_processes_gone
+from tests.hooks._util import hook_env, mem_runner, store_processes, turns, wait_store_processes_gone
+from tests.hooks.test_red36_prompt_order import _prompt
 
 KEY = "project/api/remembered/feature-flag-mode"
-
-
-def _prompt(home, sid: str, text: str, cwd: str) -> str:
-    rc, out, err, _s = run_hook(home, payload("UserPromptSubmit", sid, None, cwd=cwd, prompt=text),
-                                env=hook_env(home), timeout=120)
-    assert rc == 0, err
-    return out
 
 
 def _chain(home) -> list[str]:
@@ -96,6 +89,6 @@ def test_a_value_stamped_ahead_by_a_fast_clock_does_not_block_the_prompt_typed_n
     with objstore.open_store(home) as s:
         assert objstore.versions(s, KEY)[0].fact.recorded_at > time.time() * 1000 + 1800_000   # an hour ahead
     sid = str(uuid.uuid4())
-    out = _prompt(home, sid, "remember that the feature flag mode is beta8", str(cwd))
+    _prompt(home, sid, "remember that the feature flag mode is beta8", str(cwd))
     wait_store_processes_gone(home, timeout=180)
-    assert _chain(home)[-1] == "the feature flag mode is beta8", (out, _chain(home))
+    assert _chain(home)[-1] == "the feature flag mode is beta8", _chain(home)

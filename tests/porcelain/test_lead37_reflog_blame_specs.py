@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import json
 
+from tests.vault.test_lead37_sealed_plain_write import sealed_store
+
 
 def test_reflog_of_a_sealed_key_by_its_key_and_blame_of_a_version(mem, tmp_path):
-    home = str(tmp_path / "store")
-    pp = tmp_path / "pp"
-    pp.write_text("correct horse battery staple\n")
-    mem("--home", home, "vault", "init", "--passphrase-file", str(pp))
-    mem("--home", home, "remember", "project/acme/vendor-pin", "-", "--sensitivity", "secret",
-        input="vendor portal pin 8841-2290-5573\n")
+    home = sealed_store(mem, tmp_path, "project/acme/vendor-pin", "vendor portal pin 8841-2290-5573")
     moves = json.loads(mem("--home", home, "reflog", "project/acme/vendor-pin", "--json").stdout)
     assert moves and moves[0]["ref"] == "sealed/project/acme/vendor-pin", moves
     mem("--home", home, "reflog", "project/acme/nothing-here", exit_code=4)

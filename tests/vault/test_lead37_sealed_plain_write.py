@@ -9,13 +9,18 @@ Real ``mem`` processes and a real vault."""
 from __future__ import annotations
 
 
-def test_a_plain_write_holding_a_sealed_value_is_refused_by_anyone(mem, tmp_path):
+def sealed_store(mem, tmp_path, key: str, value: str) -> str:
+    """A store at ``tmp_path/store`` with a vault and ``key`` sealed holding ``value``; its path."""
     home = str(tmp_path / "store")
     pp = tmp_path / "pp"
     pp.write_text("correct horse battery staple\n")
     mem("--home", home, "vault", "init", "--passphrase-file", str(pp))
-    mem("--home", home, "remember", "project/acme/gate-code", "-", "--sensitivity", "secret",
-        input="the gate code is 7731-0042-9915\n")
+    mem("--home", home, "remember", key, "-", "--sensitivity", "secret", input=value + "\n")
+    return home
+
+
+def test_a_plain_write_holding_a_sealed_value_is_refused_by_anyone(mem, tmp_path):
+    home = sealed_store(mem, tmp_path, "project/acme/gate-code", "the gate code is 7731-0042-9915")
     for env in ({"MEM_AGENT": "codex"}, {}):
         for key, body in (("project/acme/gate-note", "open the gate with 7731-0042-9915"),
                           ("project/acme/gate-note2", "gate: ７７３１-0042-9915")):
