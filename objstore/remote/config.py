@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,11 +85,27 @@ def _damage(data: bytes) -> tuple[dict, str]:
     return d, ""
 
 
+def _read(store: Store) -> bytes:
+    """``remotes.json``'s bytes.  Raises FileNotFoundError when absent,
+    IntegrityError when it is not a regular file (a folder, a FIFO that
+    would block the reader forever: fresh37), OSError."""
+    fd = os.open(_path(store), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise IntegrityError(f"{_path(store)} is damaged: not a regular file", hint=REMOTES_HINT)
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read()
+    finally:
+        os.close(fd)
+
+
 def _load(store: Store) -> dict:
     try:
-        data = _path(store).read_bytes()
+        data = _read(store)
     except FileNotFoundError:
         return {}
+    except IsADirectoryError:
+        raise IntegrityError(f"{_path(store)} is damaged: not a regular file", hint=REMOTES_HINT) from None
     d, why = _damage(data)
     if why:
         raise IntegrityError(f"{_path(store)} is damaged: {why}", hint=REMOTES_HINT)
@@ -106,9 +123,11 @@ def damage(store: Store) -> list[tuple[str, str]]:
     a sync key is never deleted).  Raises nothing."""
     out = []
     try:
-        why = _damage(_path(store).read_bytes())[1]
+        why = _damage(_read(store))[1]
     except FileNotFoundError:
         why = ""
+    except IntegrityError:
+        why = "not a regular file"
     except OSError as e:
         why = f"cannot be read ({e.strerror})"
     if why:

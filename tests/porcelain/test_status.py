@@ -69,3 +69,17 @@ def test_status_plain_prints_one_record_a_remote(mem, tmp_path):
     mem("--home", str(home), "remote", "add", "usb", str(remote), "--no-encrypt")
     lines = _status(mem, home, "--plain").stdout.splitlines()
     assert lines == [f"usb\t{remote}\tfalse\t1\tfacts/project/api/db-port"], lines
+
+
+def test_status_names_a_remotes_json_that_is_no_regular_file_and_does_not_hang(mem, tmp_path):
+    """fresh37: remotes.json made a folder gave "internal error" (exit 1); made a FIFO, status waited forever."""
+    import os
+    home = tmp_path / "store"
+    mem("--home", str(home), "remember", "project/api/db-port", "5432")
+    (home / "remotes.json").mkdir()
+    r = _status(mem, home, code=13)
+    assert "remotes.json is damaged: not a regular file" in r.stderr, r.stderr
+    (home / "remotes.json").rmdir()
+    os.mkfifo(home / "remotes.json")
+    r = mem("--home", str(home), "status", exit_code=13, timeout=60)
+    assert "not a regular file" in r.stderr, r.stderr
