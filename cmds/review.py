@@ -30,7 +30,9 @@ Examples:
 
 Exit status: 0 on quit or Ctrl-D; 10 no store; 11 store locked (a write
 waited too long); 141 standard output closed early (every line read was
-still run).
+still run).  Commands read from standard input: every line is run, then
+the status is the first failed command's (6 refused, e.g. an agent's
+accept; 4 not found; 2 unknown command), 0 when none failed.
 """
 
 
@@ -58,9 +60,12 @@ def _run_piped(store) -> None:
     ``yes`` line included, when the reader of standard output goes away
     (``printf 'forget KEY\\nyes\\n' | mem review | head -1``: the preview's
     first line closed the pipe and the forget was never run; session 23),
-    then the command exits 141 (docs/exit-codes.md)."""
+    then the command exits 141 (docs/exit-codes.md).  Otherwise it exits
+    with the first failed command's status (:func:`run_lines`)."""
     from .shell.commands import ShellState, run_lines
-    run_lines(ShellState(store, width=100), sys.stdin, click.echo)
+    code = run_lines(ShellState(store, width=100), sys.stdin, click.echo)
+    if code:
+        raise SystemExit(code)
 
 
 command = make_command("review", SUMMARY)

@@ -55,6 +55,9 @@ class Reply:
         exit: leave the shell.
         changed: the store changed (refresh the toolbar and completions).
         purged: the history file was purged (the session reloads it).
+        code: the exit status the command failed with (a
+            :class:`MemError`'s ``exit_code``; 2 for an unknown command), 0
+            when it did not fail (:func:`run_lines` returns the first).
     """
 
     lines: list[str] = field(default_factory=list)
@@ -62,6 +65,7 @@ class Reply:
     exit: bool = False
     changed: bool = False
     purged: bool = False
+    code: int = 0
 
 
 @dataclass
@@ -549,7 +553,7 @@ def dispatch(state: ShellState, line: str) -> Reply:
     word, _, arg = text.partition(" ")
     cmd = lookup(word)
     if cmd is None:
-        return Reply([f"unknown command {safe(word)!r}; type help"])
+        return Reply([f"unknown command {safe(word)!r}; type help"], code=2)
     return guarded(lambda: cmd.handler(state, arg))
 
 
@@ -562,7 +566,7 @@ def guarded(fn: Callable[[], Reply]) -> Reply:
         hint = hint_of(e)
         if hint:
             lines.append(safe(f"hint: {hint}"))
-        return Reply(lines)
+        return Reply(lines, code=e.exit_code)
 
 
 def answer(ask: Ask, text: str | None) -> Reply:
@@ -586,8 +590,12 @@ def welcome(state: ShellState, piped: bool = False) -> Reply:
 def run_lines(state: ShellState, lines: Iterable[str], echo: Callable[[str], None]) -> int:
     """Run commands from ``lines`` (a script, or standard input that is not
     a terminal); a question takes the next line as its answer (end of input
-    cancels it).  Returns 0."""
+    cancels it).  Every line is run; returns the exit status of the first
+    command that failed (its :attr:`Reply.code`: 6 refused, 4 not found, 2
+    an unknown command, …), or 0 when none did, so that a script sees a
+    refusal (test37 T9.5: an agent's refused ``accept`` exited 0)."""
     src = iter(lines)
+    first = 0
     for ln in welcome(state, piped=True).lines:
         echo(ln)
     for line in src:
@@ -599,10 +607,12 @@ def run_lines(state: ShellState, lines: Iterable[str], echo: Callable[[str], Non
                 break
             echo(reply.ask.prompt)
             nxt = next(src, None)
+            first = first or reply.code
             reply = answer(reply.ask, None if nxt is None else nxt.rstrip("\n"))
+        first = first or reply.code
         if reply.exit:
             break
-    return 0
+    return first
 
 
 # -- the catalog (completion and toolbar) ------------------------------------

@@ -166,3 +166,22 @@ def test_mem_review_reads_commands_from_a_pipe(mem):
     assert "nothing forgotten" in lines and r.stderr == ""
     assert mem("get", "project/acme/db").stdout == "postgres 17\n"
     assert mem("shell", input="").stdout.startswith("the review queue is empty")
+
+
+def test_run_lines_returns_the_first_failed_commands_status(state):
+    # test37 T9.5: every line is still run; the status is the first failure's
+    out: list[str] = []
+    assert run_lines(state, ["queue\n", "show project/acme/nokey\n", "bogus\n", "quit\n"], out.append) == 4
+    assert any(ln.startswith("unknown command 'bogus'") for ln in out)
+    assert run_lines(state, ["queue\n", "next\n", "quit\n"], [].append) == 0
+
+
+def test_mem_review_piped_exits_6_when_an_agents_accept_is_refused(mem):
+    # test37 T9.5: the refusal was printed and the command exited 0
+    mem("remember", "project/acme/db", "postgres 16")
+    mem("remember", "project/acme/db", "postgres 17", "--trust", "agent_observed")
+    r = mem("review", input="accept\nquit\n", env={"CLAUDECODE": "1"}, exit_code=6)
+    assert any(ln.startswith("error: queue accept is a person's decision") for ln in r.stdout.splitlines())
+    assert mem("get", "project/acme/db").stdout == "postgres 16\n"
+    mem("review", input="queue\nnext\nquit\n")
+    mem("review", input="bogus\nquit\n", exit_code=2)
