@@ -65,10 +65,19 @@ KEY_HINT = ("without it the encrypted remotes cannot be read: put back a copy ('
             "writes one), or move it away and 'mem remote key import FILE' the key from another store")
 
 
+#: what to do about a hand-edited ``remotes.json`` holding a credential (:func:`_damage`)
+CREDENTIAL_HINT = "take the credential out of remotes.json by hand: " + _SECRET_HINT
+
+
 def _damage(data: bytes) -> tuple[dict, str]:
     """Parse the bytes of ``remotes.json``: (name -> entry, "") or ({}, why
     it is damaged).  An entry is ``{"url": text, "endpoint": text|null,
-    "encrypt": bool}`` (endpoint and encrypt may be absent)."""
+    "encrypt": bool}`` (endpoint and encrypt may be absent).  A remote whose
+    name, URL or endpoint holds a credential (``check_name``, the rule
+    :func:`add_remote` refuses it by) is damage too, never shown (``the URL
+    of remote 'usb' holds a credential (not shown)``; a name holding one is
+    named by its place, ``the name of remote #2``): written by hand, it was echoed by ``mem
+    status`` and ``mem remote list`` (fresh37 F3)."""
     if not data.strip():
         return {}, "empty"
     try:
@@ -82,7 +91,20 @@ def _damage(data: bytes) -> tuple[dict, str]:
                 and isinstance(e.get("endpoint"), (str, type(None)))
                 and isinstance(e.get("encrypt", True), bool)):
             return {}, f"remote {name!r} is not {{\"url\": text, \"endpoint\": text|null, \"encrypt\": bool}}"
+    from objstore.core.redact import check_name   # defer: the rules compile at import
+    for i, (name, e) in enumerate(d.items(), 1):
+        for what, text, url in (("name", name, False), ("URL", e["url"], True), ("endpoint", e.get("endpoint"), True)):
+            try:
+                check_name(text or "", what, url=url)
+            except InvalidInput:
+                return {}, (f"the name of remote #{i}" if what == "name" else f"the {what} of remote {name!r}") + \
+                    " holds a credential (not shown)"
     return d, ""
+
+
+def _hint_for(why: str) -> str:
+    """The hint for ``remotes.json`` damaged as ``why`` (:func:`_damage`)."""
+    return CREDENTIAL_HINT if why.endswith("holds a credential (not shown)") else REMOTES_HINT
 
 
 def _read(store: Store) -> bytes:
@@ -108,7 +130,7 @@ def _load(store: Store) -> dict:
         raise IntegrityError(f"{_path(store)} is damaged: not a regular file", hint=REMOTES_HINT) from None
     d, why = _damage(data)
     if why:
-        raise IntegrityError(f"{_path(store)} is damaged: {why}", hint=REMOTES_HINT)
+        raise IntegrityError(f"{_path(store)} is damaged: {why}", hint=_hint_for(why))
     return d
 
 
@@ -131,7 +153,7 @@ def damage(store: Store) -> list[tuple[str, str]]:
     except OSError as e:
         why = f"cannot be read ({e.strerror})"
     if why:
-        out.append((f"remotes.json is damaged: {why}", REMOTES_HINT))
+        out.append((f"remotes.json is damaged: {why}", _hint_for(why)))
     try:
         key = read_key(store)
     except IntegrityError as e:

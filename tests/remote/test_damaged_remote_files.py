@@ -98,3 +98,26 @@ def test_damaged_sync_key_exits_13_repair_keeps_it_and_import_mends_it(mem, push
     mem("--home", str(home), "remote", "key", "import", str(home.parent / "good.key"), env=PERSON)
     mem("--home", str(home), "pull")
     mem("--home", str(home), "fsck")
+
+
+def test_hand_edited_remotes_json_holding_a_credential_is_damage_never_shown(mem, pushed):
+    """fresh37 F3: a URL, endpoint or name holding a credential written into
+    remotes.json by hand was printed by ``mem status`` (every format) and
+    ``mem remote list``; ``mem remote add`` refuses it, so the file holding
+    one is damage (exit 13), named by field, the credential never shown."""
+    home, remote = pushed
+    secrets = ("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "hunter2pass-77")
+    cases = ({"origin": {"url": f"s3://AKIAIOSFODNN7EXAMPLE:{secrets[0]}@bucket/mem", "encrypt": True}},
+             {"origin": {"url": str(remote), "endpoint": f"https://user:{secrets[1]}@host.example"}},
+             {"ok": {"url": str(remote)}, "ghp_1234567890abcdefghijklmnopqrstuvwxyzAB": {"url": str(remote)}})
+    for d, said in zip(cases, ("the URL of remote 'origin'", "the endpoint of remote 'origin'",
+                               "the name of remote #2")):
+        (home / "remotes.json").write_text(json.dumps(d))
+        for args in (["status"], ["status", "--json"], ["status", "--plain"], ["remote", "list"], ["push"]):
+            r = mem("--home", str(home), *args, exit_code=13)
+            out = r.stdout + r.stderr
+            assert f"{said} holds a credential (not shown)" in out, (args, out)
+            assert "take the credential out of remotes.json" in out
+            assert not any(s in out for s in (*secrets, "AKIAIOSFODNN7EXAMPLE", "ghp_1234567890"))
+        r = mem("--home", str(home), "fsck", exit_code=13)
+        assert f"{said} holds a credential" in r.stdout and secrets[0] not in r.stdout + r.stderr
