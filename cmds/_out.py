@@ -262,12 +262,15 @@ def _unechoed(text: str) -> str:
 def report_error(message: str, hint: str | None, code: int, as_json: bool) -> None:
     """The error every command prints on stderr, once (``docs/exit-codes.md``):
     ``Error: …`` and an optional ``hint: …``, or with ``--json`` only one JSON
-    line ``{"message_type": "exit_error", "code", "message"[, "hint"]}``.
+    line ``{"message_type": "exit_error", "code", "message"[, "hint"]}``;
+    after ``--plain`` (which runs a command as ``--json`` and prints its
+    records) the plain ``Error:`` lines (fresh37 F5), but for the usage error
+    of both formats given.
     A credential in either (a word the person typed, quoted back: ``not an
     object id: 'ghp_…'``, ``no sub-agent sk-…``) is replaced by
     ``[REDACTED:<rule>]``, as in a usage error (test32 X12)."""
     message, hint = _unechoed(message), hint and _unechoed(hint)
-    if as_json:
+    if as_json and (not PLAIN or message == TWO_FORMATS):
         import json
         doc = {"message_type": "exit_error", "code": code, "message": message}
         if hint:

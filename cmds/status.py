@@ -23,19 +23,33 @@ def command(as_json, store):
     the index journal; whether the resident helper runs.  What another
     machine pushed since needs the network: mem pull.
 
+    --plain prints one tab-separated record a line, its kind first (fields
+    escaped as every --plain output is): "store", root, keys, sealed keys,
+    sessions, proposals waiting, index journal waiting (true/false),
+    helper running (true/false); then "remote", name, URL, synced before
+    (true/false), refs to send, their names (comma-separated), one a
+    remote; "stopped-forget", the command that finishes it, one each;
+    "stopped-pull", the refs it did not set.
+
     \b
     Examples:
       mem status
       mem status --json
+      mem status --plain | grep '^remote'
 
     Exit status: 0 ok; 10 no store; 13 a damaged remotes.json.
     """
     from objstore import helper_running, remote_status, store_status
     st = store_status(store, remotes=remote_status(store), helper=helper_running(store.root))
-    if as_json or _out.PLAIN:   # --plain: one line a remote (name, url, synced, to_send, refs)
+    if _out.PLAIN:
+        for line in _plain(st):
+            click.echo(line)
+        return
+    if as_json:
         emit_json(st.as_dict())
         return
-    click.echo(f"store {st.root}: {_n(st.keys, 'key')}, {_n(st.sessions, 'session')}")
+    sealed = f", {_n(st.sealed, 'sealed key')}" if st.sealed else ""
+    click.echo(f"store {st.root}: {_n(st.keys, 'key')}{sealed}, {_n(st.sessions, 'session')}")
     if st.queued:
         click.echo(f"review queue: {_n(st.queued, 'proposal')} waiting for you (mem queue, or mem review)")
     else:
@@ -63,6 +77,20 @@ def command(as_json, store):
     if st.index_waiting:
         click.echo("index: updates waiting in the index journal (the next write applies them)")
     click.echo(f"helper: {'running' if st.helper else 'not running'}")
+
+
+def _plain(st) -> list[str]:
+    """``--plain``'s records (the help above): the store's, then one a
+    remote, stopped forget and stopped pull, in that order, whatever is
+    there (fresh37 F4: a generic --plain printed the remotes' records
+    alone, or the store's when there was no remote)."""
+    from ._out import plain_lines
+    rows = [{"kind": "store", "root": st.root, "keys": st.keys, "sealed": st.sealed, "sessions": st.sessions,
+             "queued": st.queued, "index_waiting": st.index_waiting, "helper": st.helper}]
+    rows += [{"kind": "remote", **r.as_dict()} for r in st.remotes]
+    rows += [{"kind": "stopped-forget", "command": c} for c in st.stopped_forgets]
+    rows += [{"kind": "stopped-pull", "refs": st.stopped_pull}] if st.stopped_pull else []
+    return plain_lines(rows)
 
 
 def _n(n: int, what: str) -> str:

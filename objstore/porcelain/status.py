@@ -4,8 +4,9 @@ is waiting on a work tree.
 Read locally, in a few directory listings and small files, never a pack, an
 object body or the network:
 
-* the number of keys (refs under ``refs/facts``) and sessions (under
-  ``refs/sessions``);
+* the number of keys (refs under ``refs/facts``), sealed keys (under
+  ``refs/sealed``: ``mem keys`` lists them too; fresh37 F6) and sessions
+  (under ``refs/sessions``);
 * review-queue proposals waiting for a person (``mem queue``);
 * per remote, the refs this store would send it: each synced ref (facts,
   sessions, tombstones, queue) whose head object none of the bundles the
@@ -39,14 +40,15 @@ from objstore.memory.queue import count as queue_count
 
 @dataclass
 class StoreStatus:
-    """:func:`store_status`'s answer.  ``keys``, ``sessions``, ``queued``:
-    counts; ``remotes``: ``objstore.remote.status.RemoteStatus`` by name; ``stopped_forgets``:
+    """:func:`store_status`'s answer.  ``keys``, ``sealed``, ``sessions``,
+    ``queued``: counts; ``remotes``: ``objstore.remote.status.RemoteStatus`` by name; ``stopped_forgets``:
     the command that finishes each stopped forget; ``stopped_pull``: refs a
     stopped pull was to set; ``index_waiting``: the index journal holds
     updates; ``helper``: the resident helper runs."""
 
     root: str
     keys: int
+    sealed: int
     sessions: int
     queued: int
     remotes: list   # of objstore.remote.status.RemoteStatus
@@ -57,7 +59,7 @@ class StoreStatus:
 
     def as_dict(self) -> dict:
         """JSON shape (docs/cli.md, ``mem status --json``)."""
-        return {"store": self.root, "keys": self.keys, "sessions": self.sessions, "queued": self.queued,
+        return {"store": self.root, "keys": self.keys, "sealed": self.sealed, "sessions": self.sessions, "queued": self.queued,
                 "remotes": [r.as_dict() for r in self.remotes], "stopped_forgets": self.stopped_forgets,
                 "stopped_pull": self.stopped_pull, "index_waiting": self.index_waiting, "helper": self.helper}
 
@@ -68,7 +70,8 @@ def store_status(store: Store, *, remotes: list | None = None, helper: bool = Fa
     (``objstore.resident.server.helper_running``) the caller read.  Reads
     only."""
     return StoreStatus(
-        root=str(store.root), keys=len(store.refs.names("facts")), sessions=store.refs.count("sessions"),
+        root=str(store.root), keys=len(store.refs.names("facts")), sealed=len(store.refs.names("sealed")),
+        sessions=store.refs.count("sessions"),
         queued=queue_count(store), remotes=list(remotes or ()),
         stopped_forgets=[s.rerun() for s in store.unfinished.list()],
         stopped_pull=len(pending_refs(store.root)), index_waiting=not store.journal.is_empty(),

@@ -62,13 +62,37 @@ def test_status_counts_queued_proposals_and_names_a_stopped_forget_and_a_missing
     assert "no mem store" in r.stderr and not (tmp_path / "none").exists()
 
 
-def test_status_plain_prints_one_record_a_remote(mem, tmp_path):
+def test_status_plain_prints_the_store_record_then_one_a_remote_and_plain_errors(mem, tmp_path):
+    """fresh37 F4/F5/F6: --plain printed the remotes' records alone when there
+    was one (the store's line, queue count included, gone), or the store's
+    line when there was none; its errors came out as JSON; sealed keys were
+    counted nowhere."""
     home, remote = tmp_path / "store", tmp_path / "remote"
     remote.mkdir()
     mem("--home", str(home), "remember", "project/api/db-port", "5432")
+    mem("--home", str(home), "remember", "project/api/db-port", "6543", "--trust", "agent_observed")   # queued
+    assert _status(mem, home, "--plain").stdout.splitlines() == [f"store\t{home}\t1\t0\t0\t1\tfalse\tfalse"]
     mem("--home", str(home), "remote", "add", "usb", str(remote), "--no-encrypt")
     lines = _status(mem, home, "--plain").stdout.splitlines()
-    assert lines == [f"usb\t{remote}\tfalse\t1\tfacts/project/api/db-port"], lines
+    assert lines == [f"store\t{home}\t1\t0\t0\t1\tfalse\tfalse",
+                     f"remote\tusb\t{remote}\tfalse\t2\tfacts/project/api/db-port,queue/{_queued(home)}"], lines
+    pp = tmp_path / "pp"
+    pp.write_text("correct horse battery staple\n")
+    mem("--home", str(home), "vault", "init", "--passphrase-file", str(pp))
+    mem("--home", str(home), "remember", "project/api/pin", "7731-0042-9913", "--sensitivity", "secret")
+    assert "1 key, 1 sealed key, 0 sessions" in _status(mem, home).stdout
+    assert json.loads(_status(mem, home, "--json").stdout)["sealed"] == 1
+    assert _status(mem, home, "--plain").stdout.splitlines()[0] == f"store\t{home}\t1\t1\t0\t1\tfalse\tfalse"
+    r = _status(mem, tmp_path / "none", "--plain", code=10)
+    assert r.stderr.startswith("Error: no mem store") and "exit_error" not in r.stderr
+    r = mem("--home", str(home), "get", "project/api/nokey", "--plain", exit_code=4)
+    assert r.stderr.startswith("Error: no key project/api/nokey"), r.stderr
+
+
+def _queued(home) -> str:
+    with objstore.open_store(home) as s:
+        [name] = s.refs.names("queue")
+    return name.split("/", 1)[1]
 
 
 def test_status_names_a_remotes_json_that_is_no_regular_file_and_does_not_hang(mem, tmp_path):
