@@ -66,6 +66,10 @@ WRITING_TOOLS = WRITE_TOOLS + ADMIN_TOOLS
 CONFIRM_TTL_S = 600
 KEYS_FORMAT = 1
 MAX_NAME = 64
+#: the authors mem itself writes under (the person's ``user``, a sub-agent rollup's ``rollup``,
+#: ``derive``, the MCP server, the proxy, imports, ``mem curate``): a key's name is the author of
+#: what it writes (``mem blame``, the MCP ``origin``), so no key may take one (test37 T9.9)
+RESERVED_NAMES = frozenset({"user", "rollup", "derive", "mcp", "mem", "proxy", "import", "curate", "person"})
 
 
 class AuthError(MemError):
@@ -268,18 +272,23 @@ def mint_key(path: Path, name: str, role: str, *, namespaces: Iterable[str] = ()
 
     Args:
         path: the keys file (:func:`keys_path`); created 0600 in a 0700 folder.
-        name: unique, 1-64 printable characters without spaces.
+        name: unique, 1-64 printable characters without spaces, none of
+            :data:`RESERVED_NAMES` (in any case).
         role: one of :data:`ROLES`.
         namespaces: confinement (:func:`check_namespace` each).
         expires_days: lifetime in days (> 0), None = never.
     Returns:
         ``(key, record)``: the key is shown once and never stored.
     Raises:
-        InvalidInput: bad name, role, namespace or lifetime; the name exists.
+        InvalidInput: bad or reserved name, role, namespace or lifetime;
+            the name exists.
         StoreLocked: another key command holds ``keys.json.lock``.
     """
     if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME or not name.isprintable() or " " in name:
         raise InvalidInput("a key name is 1-64 printable characters without spaces, e.g. codex@laptop")
+    if name.casefold() in RESERVED_NAMES:
+        raise InvalidInput(f"the key name {name!r} is one mem itself writes under: what the key writes "
+                           "would read as written by it", hint="name the key for who holds it, e.g. codex@laptop")
     from objstore.core.redact import check_name  # deferred: the redaction rules compile at import
     check_name(name, "key name", where="mcp/keys.json and what the key writes",   # the one name rule
                hint="name the key for who holds it, e.g. codex@laptop")

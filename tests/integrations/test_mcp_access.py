@@ -58,6 +58,17 @@ def test_bad_names_roles_namespaces(tmp_path, bad):
         mint_mcp_key(mcp_keys_path(tmp_path), "n", "read", namespaces=["nowhere/x"])
 
 
+@pytest.mark.parametrize("name", ["user", "rollup", "derive", "mcp", "User", "ROLLUP"])
+def test_a_key_may_not_take_an_author_name_mem_writes_under(tmp_path, name):
+    """test37 T9.9: a key named ``user`` wrote ``author user`` (``mem blame``,
+    the MCP ``origin``), the person's own author; ``rollup`` a rollup's."""
+    path = mcp_keys_path(tmp_path)
+    with pytest.raises(InvalidInput, match="one mem itself writes under"):
+        mint_mcp_key(path, name, "agent")
+    assert not path.exists() or read_mcp_keys(path) == []
+    assert mint_mcp_key(path, name + "-bot", "agent")[1].name == name + "-bot"
+
+
 def test_namespaces_confine_keys_and_turns():
     c = Caller("bot", "agent", ("project/api", "user"))
     assert c.sees_key("project/api/port") and c.sees_key("user/editor") and c.sees_key("project/api")
