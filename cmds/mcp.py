@@ -118,7 +118,8 @@ def keys():
 
 
 @keys.command("mint")
-@click.option("--name", required=True, help="Unique name, recorded as the author of what the key writes (not one mem writes under: user, rollup, derive, mcp …).")
+@click.option("--name", required=True, help="Unique name, recorded as the author of what the key writes "
+              "(not one mem writes under: user, rollup, derive, mcp …).")
 @click.option("--role", type=click.Choice(["read", "agent", "owner"]), required=True, help="What the key may do.")
 @click.option("--namespace", "namespaces", multiple=True, metavar="NS",
               help="Confine the key to a scope or key prefix (repeatable).")
