@@ -231,6 +231,23 @@ def get_remote(store: Store, name: str | None) -> RemoteSpec:
     raise NotFound(f"no remote {name!r}", hint="mem remote list")
 
 
+def refuse_credentials(name: str, url: str, endpoint: str | None) -> None:
+    """Raise InvalidInput (exit 2) when a remote's ``name``, ``url`` or
+    ``endpoint`` holds a credential (``objstore.core.redact.check_name``:
+    ``the remote URL holds a credential``, never shown): remotes.json and
+    every message name them in the clear, and S3 keys come from ``AWS_*`` or
+    the profile at each run, never the URL.  Run first by every command
+    that records or contacts a remote it is given (:func:`add_remote`,
+    clone and restore: a restore of a folder path holding one answered
+    "does not exist" with a ``mkdir -p`` of it; fresh37 F12)."""
+    from objstore.core.redact import check_name   # defer: the rules compile at import
+    check_name(name or "", "remote name", where="remotes.json and every message naming the remote",
+               hint="name the remote for where it is (origin, backup, nas)")
+    for what, text in (("remote URL", url), ("--endpoint URL", endpoint)):
+        if text:
+            check_name(text, what, where="remotes.json", hint=_SECRET_HINT, url=True)
+
+
 def add_remote(store: Store, name: str, url: str, *, endpoint: str | None = None, encrypt: bool = True,
                key: str | None = None) -> RemoteSpec:
     """Record a remote.  An S3 bucket is not contacted; a folder must exist
@@ -249,14 +266,7 @@ def add_remote(store: Store, name: str, url: str, *, endpoint: str | None = None
         RemoteUnavailable: the folder does not exist or is a file (exit 15).
         IntegrityError: ``remotes.json`` or ``sync-key`` is damaged (exit 13).
     """
-    # remotes.json and every message name them in the clear: a credential in one is refused
-    # first, unshown (S3 keys come from AWS_* or the profile at each run, never the URL)
-    from objstore.core.redact import check_name   # deferred: the rules compile at import
-    check_name(name or "", "remote name", where="remotes.json and every message naming the remote",
-               hint="name the remote for where it is (origin, backup, nas)")
-    for what, text in (("remote URL", url), ("--endpoint URL", endpoint)):
-        if text:
-            check_name(text, what, where="remotes.json", hint=_SECRET_HINT, url=True)
+    refuse_credentials(name, url, endpoint)
     if not NAME_RE.match(name or ""):
         raise InvalidInput(f"bad remote name {name!r}: letters, digits, '.', '_' and '-', at most 64")
     u = parse_url(url)

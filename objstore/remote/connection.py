@@ -274,7 +274,9 @@ def add_found_remote(store: Store, name: str, url: str, endpoint: str | None,
     restore), its ``encrypt`` flag as the remote's descriptor says (so that
     a later descriptor saying otherwise is caught: :func:`check_encryption`),
     and connect.  Raises NotFound (no mem remote there: nothing recorded),
-    and as :func:`connect` and ``config.add_remote``."""
+    and as :func:`connect` and ``config.add_remote`` (a name, URL or
+    endpoint holding a credential first: ``config.refuse_credentials``)."""
+    rconfig.refuse_credentials(name, url, endpoint)
     r = connect(store, RemoteSpec(name, url, endpoint), env, create=False, check=False)
     if r.desc is None:
         raise NotFound(f"no mem remote at {url}", hint="push to it from the first machine: mem push")

@@ -8,7 +8,7 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from objstore.core.errors import InvalidInput, NotFound
+from objstore.core.errors import InvalidInput, NotFound, WrongKey
 from objstore.core.objects import Fact, Turn
 from objstore.core.store import Store
 from objstore.memory.opening import open_store
@@ -96,7 +96,14 @@ def restore(root: str | os.PathLike, url: str, *, snapshot: str | None = None, n
         known = {x.name: x for x in rconfig.list_remotes(store)}
         spec = known.get(name)
         if spec is None:
-            spec, r = add_found_remote(store, name, url, endpoint, env)
+            try:
+                spec, r = add_found_remote(store, name, url, endpoint, env)
+            except WrongKey:
+                if key:
+                    raise
+                raise WrongKey(f"the backup at {url} is encrypted and no sync key was given",   # fresh37 F11
+                               hint="on the machine that made it run 'mem remote key export -o FILE', then "
+                                    f"'mem restore {url} --key FILE'") from None
         else:
             r = connect(store, spec, env, create=False)
         m, _e, n = r.manifest()

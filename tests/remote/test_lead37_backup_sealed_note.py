@@ -39,3 +39,26 @@ def test_a_backup_without_sealed_keys_says_nothing_of_them(tmp_path, mem):
     mem("remote", "add", "usb", str(r), "--no-encrypt", env=ea)
     out = mem("backup", "usb", env=ea)
     assert "sealed" not in out.stderr, out.stderr
+
+
+def test_restore_without_a_key_names_the_backup_and_restore_key_and_a_path_holding_a_credential_is_refused(
+        tmp_path, mem):
+    """fresh37 F11: a restore without --key said "the remote origin is
+    encrypted" (a name the person never gave) and pointed to 'remote key
+    import … here' or clone; F12: a folder path holding a credential got
+    "does not exist" and a 'mkdir -p' of it (exit 15) instead of the refusal
+    remote add, clone and backup give (exit 2)."""
+    a, r = tmp_path / "a", tmp_path / "remote"
+    r.mkdir()
+    mem("--home", str(a), "remember", "project/acme/door", "north side")
+    mem("--home", str(a), "remote", "add", "usb", str(r))
+    mem("--home", str(a), "backup", "usb")
+    out = mem("--home", str(tmp_path / "b"), "restore", str(r), exit_code=12)
+    assert f"Error: the backup at {r} is encrypted and no sync key was given" in out.stderr, out.stderr
+    assert f"'mem restore {r} --key FILE'" in out.stderr and "origin" not in out.stderr
+    assert not (tmp_path / "b").exists()
+    akia = tmp_path / "AKIAIOSFODNN7EXAMPLE" / "x"
+    for cmd in ("restore", "clone"):
+        out = mem("--home", str(tmp_path / "c"), cmd, str(akia), exit_code=2)
+        assert "the remote URL holds a credential" in out.stderr and "mkdir" not in out.stderr, out.stderr
+        assert "AKIAIOSFODNN7EXAMPLE" not in out.stdout + out.stderr and not (tmp_path / "c").exists()
