@@ -2,7 +2,8 @@
 
 import click
 
-from ._common import emit_json, fmt_time, json_option, with_store
+from . import _out
+from ._common import emit_json, fmt_time, json_option, plural, with_store
 
 
 @click.command("backup")
@@ -37,6 +38,8 @@ def command(name, list_, as_json, store):
             emit_json(snaps)
         for s in [] if as_json else snaps:
             click.echo(f"{s['name']}\t{fmt_time(s['time'])}\t{s['refs']} refs")
+        if not snaps and not as_json and not _out.PLAIN:   # (fresh37 F13: an empty list printed nothing)
+            click.echo(f"no snapshots yet on {spec.name} (make one with: mem backup {spec.name})", err=True)
         return
     res = backup(store, spec, env=s3_env(), progress=progress())
     sealed = list_sealed(store)
@@ -44,7 +47,7 @@ def command(name, list_, as_json, store):
         emit_json({**res.as_dict(), "sealed_not_included": len(sealed)})
     else:
         click.echo(f"{res.remote}: snapshot {res.snapshot}; {summary(res)}"
-                   + (f"; pruned {len(res.snapshots_pruned)} old snapshots" if res.snapshots_pruned else ""))
+                   + (f"; pruned {plural(len(res.snapshots_pruned), 'old snapshot')}" if res.snapshots_pruned else ""))
     if sealed:   # (test37 T8: a restore after a lost disk lost every sealed value, and nothing had said so)
         click.echo(f"note: {len(sealed)} sealed key{'s are' if len(sealed) != 1 else ' is'} not in the backup "
                    "(sealed values never leave this machine): keep a copy of the vault folder and of each "

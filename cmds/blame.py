@@ -32,11 +32,11 @@ def command(key, as_json, store):
       mem blame project/api/db --json
       mem blame project/api/db@v2
 
-    Exit status: 0 ok; 4 no such key, or no current value; 6 the key is
-    sealed; 10 no store.
+    Exit status: 0 ok; 2 a bad key or KEY@vN; 4 no such key, no such
+    version, or no current value; 6 the key is sealed; 10 no store.
     """
     from objstore import blame, refuse_if_sealed
-    refuse_if_sealed(store, key.split("@", 1)[0])
+    refuse_if_sealed(store, key.split("@", 1)[0], "blame")
     b = blame(store, key)
     f = b.version.fact
     if as_json:

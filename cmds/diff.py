@@ -50,7 +50,7 @@ def command(key, va, vb, as_json, store):
         if vb is not None:
             raise click.UsageError("KEY@vN names vA: give at most one more version (mem diff KEY@v1 v3)")
         va, vb = f"v{at}", va
-    refuse_if_sealed(store, key)
+    refuse_if_sealed(store, key, "diff")
     d = diff_versions(store, key, _version(va), _version(vb))
     if as_json:
         emit_json({"key": d.key, "a": _side_json(d.a), "b": _side_json(d.b), "changed": d.changed,

@@ -50,7 +50,7 @@ def command(what, run_id, yes, as_json, store):
     Exit status: 0 reverted (or nothing to change); 1 the prompt was not
     answered yes; 2 bad input; 4 no such key, version, id or run; 5 a
     created key changed while the prompt waited; 6 refused (forgotten,
-    first version, changed since, sub-agents disagree, a derive run of
+    first version, changed since, sub-agents disagree, a sealed key, a derive run of
     which nothing could be undone, run by an agent);
     10 no store; 11 store locked.
     """
@@ -74,7 +74,7 @@ def command(what, run_id, yes, as_json, store):
                 click.echo(f"queued {u.item[:12]} for {u.key} again (its rejection is undone)")
             return
     if "@" in what or "/" in what:
-        refuse_if_sealed(store, what.rpartition("@")[0] or what)
+        refuse_if_sealed(store, what.rpartition("@")[0] or what, "revert")
     r = revert(store, what)
     if as_json:
         emit_json({"key": r.key, "reverted": {"version": r.reverted.fact.version, "id": r.reverted.id},

@@ -89,11 +89,27 @@ def is_sealed(store: Store, key: str) -> bool:
     return sealed_head(store, key) is not None
 
 
-def refuse_if_sealed(store: Store, key: str) -> None:
-    """Raise Refused when ``key`` is sealed: for readers of plain values
-    (``mem get``), which must say so rather than print anything."""
+#: what a command that does not show a value says of a sealed key it was given (fresh37 F9: blame
+#: and revert said the value is shown only by 'mem sealed show', though neither shows one)
+SEALED_INSTEAD = {
+    "blame": "mem blame reads plain versions; 'mem log {key}' lists its sealed versions (masked) with "
+             "who wrote each",
+    "revert": "mem revert writes plain versions; an earlier sealed version is read with 'mem sealed show "
+              "{key}' and written again as a new one with 'mem remember … --sensitivity secret'",
+    "diff": "mem diff compares plain values; 'mem sealed show {key}' decrypts one at a time",
+}
+
+
+def refuse_if_sealed(store: Store, key: str, command: str | None = None) -> None:
+    """Raise Refused (exit 6) when ``key`` is sealed: for readers of plain
+    values (``mem get``), which must say so rather than print anything, with
+    :func:`sealed_message`; for a ``command`` of :data:`SEALED_INSTEAD`
+    (``blame``, ``revert``, ``diff``), what it does instead."""
     if is_sealed(store, key):
-        raise Refused(sealed_message(validate_key(key)))
+        key = validate_key(key)
+        if command in SEALED_INSTEAD:
+            raise Refused(f"{key} is sealed: " + SEALED_INSTEAD[command].format(key=key))
+        raise Refused(sealed_message(key))
 
 
 def sealed_message(key: str) -> str:

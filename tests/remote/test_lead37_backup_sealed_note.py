@@ -52,6 +52,8 @@ def test_restore_without_a_key_names_the_backup_and_restore_key_and_a_path_holdi
     r.mkdir()
     mem("--home", str(a), "remember", "project/acme/door", "north side")
     mem("--home", str(a), "remote", "add", "usb", str(r))
+    out = mem("--home", str(a), "backup", "usb", "--list")     # F13: an empty list printed nothing
+    assert out.stdout == "" and "no snapshots yet on usb (make one with: mem backup usb)" in out.stderr
     mem("--home", str(a), "backup", "usb")
     out = mem("--home", str(tmp_path / "b"), "restore", str(r), exit_code=12)
     assert f"Error: the backup at {r} is encrypted and no sync key was given" in out.stderr, out.stderr

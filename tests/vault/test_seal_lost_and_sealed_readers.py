@@ -89,3 +89,19 @@ def test_a_sealed_write_an_older_mem_made_on_another_keys_chain_is_put_back_on_i
     assert invoke("sealed", "show", "user/pin-a", *pw).stdout == "a-secret-kw-three\n"
     assert invoke("sealed", "show", "user/pin-a", "--version", "1", *pw).stdout == "a-secret-kw-one\n"
     assert invoke("fsck").stdout.startswith("ok:")
+
+
+def test_blame_revert_and_diff_of_a_sealed_key_say_what_they_do_instead(vstore, invoke):
+    """fresh37 F9: blame and revert of a sealed key said its value is shown
+    only by 'mem sealed show', though neither shows a value; F10: blame's
+    help listed no exit 2."""
+    invoke("remember", "user/pin", "4821-kw", "--sensitivity", "secret")
+    invoke("remember", "user/pin", "4822-kw", "--sensitivity", "secret")
+    for args, says in ((("blame", "user/pin"), "mem blame reads plain versions; 'mem log user/pin' lists"),
+                       (("blame", "user/pin@v1"), "mem blame reads plain versions"),
+                       (("revert", "user/pin"), "mem revert writes plain versions; an earlier sealed version"),
+                       (("diff", "user/pin"), "mem diff compares plain values")):
+        r = invoke(*args, exit_code=6)
+        assert f"user/pin is sealed: {says}" in r.stderr, (args, r.stderr)
+        assert "shown only by" not in r.stderr and "4821" not in r.stderr + r.stdout
+    assert "2 a bad key or KEY@vN" in invoke("blame", "--help").stdout
