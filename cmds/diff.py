@@ -41,8 +41,9 @@ def command(key, va, vb, as_json, store):
     version has none before it: nothing to diff, said so; --json gives a
     and b the same).  A version mem forget emptied (or mem fsck --repair
     could not recover) diffs as empty text, and a line says so, as mem log
-    does (--json: its "forgotten" time, ms, else 0); 2 a bad version; 4 no such key or version; 6 the key
-    is sealed; 10 no store.
+    does (--json: its "forgotten" time, ms, else 0); 2 a bad version; 4 no such key or version, or no
+    current value to compare with (sub-agents that disagree, every version
+    forgotten: name both versions); 6 the key is sealed; 10 no store.
     """
     from objstore import diff_versions, parse_version_spec, refuse_if_sealed
     key, at = parse_version_spec(key)   # KEY@vN: the same as KEY vN (as log, show, forget name a version)

@@ -189,13 +189,22 @@ def diff_versions(store: Store, key: str, a: int | None = None, b: int | None = 
     with itself (``a`` is ``b``, no change): there is nothing to compare,
     which is no error (``mem diff`` says so, exit 0).
 
+    Without ``b``, a key with no current value (every version forgotten,
+    scheduled ahead, or sibling sub-agents that disagree: rivals, neither
+    replacing the other) is NotFound saying why, as ``blame`` and ``get``
+    are (test37 T9.7: the newest rival was diffed as having replaced the
+    other); naming both versions diffs them.
+
     Raises:
-        NotFound: no such key or version.
+        NotFound: no such key or version; no current value and no ``b``.
         InvalidInput: a bad key.
     """
     chain = versions(store, key)
     key = chain[0].fact.key
-    cur = current_of(chain) or chain[0]
+    cur = current_of(chain)
+    if cur is None and b is None:
+        raise NotFound(f"{key} has no current value ({why_no_current([v.fact for v in chain], now_ms())})",
+                       hint=f"name the two versions to compare: mem diff {key} vA vB (mem log {key} lists them)")
     vb = _pick(chain, b, key) if b is not None else cur
     if a is not None:
         va = _pick(chain, a, key)

@@ -37,3 +37,17 @@ def test_revert_refuses_to_pick_a_sub_agents_value(mem):
     r = mem("revert", "project/x/build")                       # v4 over the person's v3: reverted as before
     assert "with v3's value" in r.stdout
     assert mem("get", "project/x/build").stdout.strip() == "bazel-chosen"
+
+
+def test_diff_of_disagreeing_sub_agents_names_them_instead_of_a_change(mem):
+    """test37 T9.7: ``mem diff KEY`` printed ``v1 -> v2 … [-one-]{+two+}``
+    (exit 0) as if the second sub-agent's value had replaced the first's;
+    they are rivals and the key has no current value."""
+    _rivals(mem)
+    r = mem("diff", "project/x/build", exit_code=4)
+    assert "project/x/build has no current value (sub-agents disagree" in r.stderr, r.stderr
+    assert "mem diff project/x/build vA vB" in r.stderr and r.stdout == ""
+    out = mem("diff", "project/x/build", "v1", "v2").stdout              # named: compared as asked
+    assert "[-make-]{+ninja+}-rival-[-one-]{+two+}" in out
+    mem("remember", "project/x/build", "bazel-chosen")
+    assert "-> v3" in mem("diff", "project/x/build").stdout                 # the person chose: a current value
