@@ -60,6 +60,8 @@ def command(as_json, store):
         if not r.synced:
             click.echo(f"remote {r.name} ({r.url}): never synced from here; "
                        f"{_n(len(r.to_send), 'ref')} to send (mem push {r.name})")
+        elif r.name in st.stopped_pull_from:   # (test37b T19.10: it said "up to date" beside "stopped")
+            click.echo(f"remote {r.name} ({r.url}): the last pull from it did not finish (mem pull {r.name})")
         elif r.to_send:
             forgets = sum(1 for n in r.to_send if n.startswith("tombstones/"))
             extra = (f" ({forgets} of them tombstones of a forget or seal: push so it reaches the remote)"

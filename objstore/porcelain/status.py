@@ -43,7 +43,8 @@ class StoreStatus:
     """:func:`store_status`'s answer.  ``keys``, ``sealed``, ``sessions``,
     ``queued``: counts; ``remotes``: ``objstore.remote.status.RemoteStatus`` by name; ``stopped_forgets``:
     the command that finishes each stopped forget; ``stopped_pull``: refs a
-    stopped pull was to set; ``index_waiting``: the index journal holds
+    stopped pull was to set; ``stopped_pull_from``: the remotes those pulls were from (sorted;
+    test37b T19.10: such a remote read "up to date with the last sync"); ``index_waiting``: the index journal holds
     updates; ``helper``: the resident helper runs."""
 
     root: str
@@ -54,14 +55,17 @@ class StoreStatus:
     remotes: list   # of objstore.remote.status.RemoteStatus
     stopped_forgets: list[str]
     stopped_pull: int
+    stopped_pull_from: list[str]
     index_waiting: bool
     helper: bool
 
     def as_dict(self) -> dict:
         """JSON shape (docs/cli.md, ``mem status --json``)."""
-        return {"store": self.root, "keys": self.keys, "sealed": self.sealed, "sessions": self.sessions, "queued": self.queued,
-                "remotes": [r.as_dict() for r in self.remotes], "stopped_forgets": self.stopped_forgets,
-                "stopped_pull": self.stopped_pull, "index_waiting": self.index_waiting, "helper": self.helper}
+        return {"store": self.root, "keys": self.keys, "sealed": self.sealed, "sessions": self.sessions,
+                "queued": self.queued, "remotes": [r.as_dict() for r in self.remotes],
+                "stopped_forgets": self.stopped_forgets, "stopped_pull": self.stopped_pull,
+                "stopped_pull_from": self.stopped_pull_from, "index_waiting": self.index_waiting,
+                "helper": self.helper}
 
 
 def store_status(store: Store, *, remotes: list | None = None, helper: bool = False) -> StoreStatus:
@@ -69,10 +73,12 @@ def store_status(store: Store, *, remotes: list | None = None, helper: bool = Fa
     (``objstore.remote.status.remote_status``) and ``helper``
     (``objstore.resident.server.helper_running``) the caller read.  Reads
     only."""
+    pending = pending_refs(store.root)
     return StoreStatus(
         root=str(store.root), keys=len(store.refs.names("facts")), sealed=len(store.refs.names("sealed")),
         sessions=store.refs.count("sessions"),
         queued=queue_count(store), remotes=list(remotes or ()),
         stopped_forgets=[s.rerun() for s in store.unfinished.list()],
-        stopped_pull=len(pending_refs(store.root)), index_waiting=not store.journal.is_empty(),
+        stopped_pull=len(pending), stopped_pull_from=sorted({r for _h, r in pending.values() if r}),
+        index_waiting=not store.journal.is_empty(),
         helper=helper)

@@ -107,3 +107,20 @@ def test_status_names_a_remotes_json_that_is_no_regular_file_and_does_not_hang(m
     os.mkfifo(home / "remotes.json")
     r = mem("--home", str(home), "status", exit_code=13, timeout=60)
     assert "not a regular file" in r.stderr, r.stderr
+
+
+def test_status_of_a_remote_whose_pull_stopped_says_so_not_up_to_date(mem, tmp_path):
+    """test37b T19.10: after a pull killed part way, status said both "up to
+    date with the last sync" and "stopped: a pull did not finish"."""
+    home, remote = tmp_path / "store", tmp_path / "remote"
+    remote.mkdir()
+    mem("--home", str(home), "remember", "project/api/db-port", "5432")
+    mem("--home", str(home), "remote", "add", "origin", str(remote), "--no-encrypt")
+    mem("--home", str(home), "push", "origin")
+    assert "up to date with the last sync" in _status(mem, home).stdout
+    from objstore.core import pullstop   # what a pull killed between its packs and its merge leaves
+    pullstop.note(home, "origin", {"facts/project/api/other": "ab" * 32}, objstore.now_ms())
+    out = _status(mem, home).stdout
+    assert "remote origin" in out and "the last pull from it did not finish (mem pull origin)" in out, out
+    assert "up to date" not in out and "stopped: a pull did not finish (1 ref not set)" in out, out
+    assert json.loads(_status(mem, home, "--json").stdout)["stopped_pull_from"] == ["origin"]
