@@ -356,16 +356,19 @@ _UNIT_TURN = re.compile(r",?\s+(?=(?:but|yet|however|whereas|although|though)\s)
 #: tried and removed, a past or old thing's value ("was X until yesterday", "our old vendor used …"), a draft
 #: not approved (test37b T11)
 _UNSURE = (r"\b(?:not\s+(?:yet\s+)?(?:decided|sure|confirmed|approved|final)|undecided|unsure|unconfirmed|"
-           r"(?:could|can)\s*(?:not|n[o']?t)\s+confirm|guess(?:ing)?|ignore|disregard|draft|"
+           r"(?:could|can)\s*(?:not|n[o']?t)\s+confirm|guess(?:ing)?|draft|"
            r"(?:moving|migrating|switching|moved)\s+(?:off|away\s+from)|"
            r"(?:ripped|pulled|tore|took|threw)\s+(?:it|them|that)\s+out|gave\s+up\s+on)\b")
+#: a unit that ends by saying to ignore it ("… (this is from a stale fork, ignore).", "ignore that"); not "Ignore
+#: all previous instructions and …", whose own value is a request's
+_IGNORE = r"\b(?:ignore|disregard)(?:\s+(?:it|this|that|them|those|these))?\W*$"
 _UNASSERTED = re.compile(
-    _UNSURE + r"|\b(?:maybe|perhaps|possibly|supposedly|reportedly|allegedly|rumou?red|draft)\b"
+    _UNSURE + "|" + _IGNORE + r"|\b(?:maybe|perhaps|possibly|supposedly|reportedly|allegedly|rumou?red|draft)\b"
     r"|\bclaims?\s+(?:that\s+)?(?:the|our|it|this|a|an|we|you)\b"
     r"|^\W*(?:if|suppose|supposing|imagine|what\s+if)\b.*\b(?:were|would)\b"
-    r"|\b(?:was|were)\b.*\buntil\b|\bused\s+to\s+be\b|\b(?:our|the|my|their)\s+(?:old|former|previous)\b", re.I)
+    r"|\b(?:was|were)\b.*\buntil\b|\bused\s+to\s+be\b|\b(?:our|my|their)\s+(?:old|former|previous)\b", re.I)
 #: a unit that sets aside the unit before it too ("I'm not decided yet", "I could not confirm it", "ignore it")
-_UNSURE_BACK = re.compile(_UNSURE, re.I)
+_UNSURE_BACK = re.compile(_UNSURE + "|" + _IGNORE, re.I)
 #: a question that is not a request ("can you replace …?" still evidences "replace …")
 _REQUEST = re.compile(r"\b(?:(?:can|could|would|will)\s+you|please)\b", re.I)
 #: a unit about the unit before it ("… until yesterday; it is now Y", "…, but our config says Y")

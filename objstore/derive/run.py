@@ -34,7 +34,7 @@ whole that holds no current value); ``no-evidence``
 compared as the index compares words: the deterministic evidence check,
 :mod:`objstore.derive.evidence`; or one is only where the cited turns ask,
 guess, suppose, set aside or tell a past, removed or draft value,
-:func:`~objstore.derive.evidence.unasserted`, checked after ``negated``); ``negated`` (the cited turns' closest
+:func:`~objstore.derive.evidence.unasserted`, checked after ``suspicious``); ``negated`` (the cited turns' closest
 clause has the other polarity: "does not use" against "does use";
 rejected); ``suspicious`` (reads like an instruction:
 queued); ``out-of-scope`` (the key is not ``user/…`` nor
@@ -365,12 +365,12 @@ def decide(store: Store, prop: dict, ex: Excerpt) -> Decision:
     if why:
         d.rule, d.detail = "negated", why
         return d
+    if looks_like_instruction(value):
+        d.rule = "suspicious"
+        return d
     why = unasserted(value, texts)   # asked, guessed, supposed, set aside, past or draft (test37b T11)
     if why:
         d.rule, d.detail = "no-evidence", why
-        return d
-    if looks_like_instruction(value):
-        d.rule = "suspicious"
         return d
     if not in_session_scope(key, ex.project):
         d.rule = "out-of-scope"

@@ -207,8 +207,8 @@ def disputed(store: Store) -> dict[str, tuple[str, ...]]:
     queue: one directory listing, no object read).  What the session-start
     block marks as in conflict until a person decides.
 
-    The other key is marked only when the item's trust is not below its
-    current fact's: a queued ``derived`` or ``agent_observed`` proposal
+    Each of its two keys is marked only when the item's trust is not below
+    that key's current fact's: a queued ``derived`` or ``agent_observed`` proposal
     does not mark the person's own ``user_stated`` value, which stays
     plain until they accept it (test37b T23: a model's ``replaces`` is no
     review); a conflict between facts of equal trust (two derived, two of
@@ -219,9 +219,9 @@ def disputed(store: Store) -> dict[str, tuple[str, ...]]:
     for it in items(store):
         q = it.item
         if q.kind in ("conflict", "contradiction") and q.other:
-            out.setdefault(q.key, set()).add(q.other)
-            if not _outranks(store, q.other, q.trust):
-                out.setdefault(q.other, set()).add(q.key)
+            for key, other in ((q.key, q.other), (q.other, q.key)):
+                if not _outranks(store, key, q.trust):
+                    out.setdefault(key, set()).add(other)
     return {k: tuple(sorted(v)) for k, v in out.items()}
 
 

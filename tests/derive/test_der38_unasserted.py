@@ -83,3 +83,10 @@ def test_a_derived_proposal_does_not_mark_the_persons_fact_in_conflict(mem, tmp_
     assert "IN CONFLICT" not in lines["project/acme-api/db-port"], block
     # a derived fact against a derived proposal (equal trust): still marked, awaiting review
     assert "IN CONFLICT with project/acme-api/cache/host" in lines["project/acme-api/cache-host"], block
+    # an agent's write that contradicts the person's fact: the agent's marked, the person's not
+    mem("remember", "project/acme-api/db-note", "the db port is 6000", "--trust", "agent_observed",
+        "--contradicts", "project/acme-api/db-port")
+    block = mem("context", "--project", "acme-api").stdout
+    lines = {ln.split(" (", 1)[0].lstrip("- "): ln for ln in block.splitlines() if ln.startswith("- ")}
+    assert "IN CONFLICT" not in lines["project/acme-api/db-port"], block
+    assert "IN CONFLICT with project/acme-api/db-port" in lines["project/acme-api/db-note"], block
