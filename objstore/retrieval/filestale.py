@@ -56,7 +56,7 @@ def mark_file_lines(store: Store, text: str, keys: Sequence[str],
     stating = [(f, values_of(f.body)) for f in facts if f.key not in keys and f.trust == "user_stated"]
     stating = [(f, v) for f, v in stating if v]
     if not stating:
-        return text, []
+        return text, [], []
     firsts: dict[str, int] | None = None
     used: list[str] = []
     newer: list[str] = []
