@@ -344,3 +344,79 @@ def episode_unevidenced(body: str, turns: list[str], claims: str = "") -> str:
         if why:
             return f"its outcome or lesson: {why}"
     return ""
+
+
+#: a statement unit of a turn: a sentence (cut at ``. ; ! ?`` before a space and at line ends; "pg-9.internal" and
+#: "3.11" stay whole), cut again before a turn word ("…, but our config says Y")
+_UNIT = re.compile(r"(?:[^.;!?\n]|[.;!?]+(?=\S))+[.;!?]*")
+_UNIT_TURN = re.compile(r",?\s+(?=(?:but|yet|however|whereas|although|though)\s)", re.I)
+#: what makes a unit not a statement that its value is so: a question that is not a request ("Should we switch
+#: … to 6543?"), a hedge or guess ("Maybe …, I am guessing"), a counterfactual ("If the ttl were 900 … would"),
+#: hearsay ("Someone on the forum claims the region is …"), a line set aside ("… (stale fork, ignore)"), a tool
+#: tried and removed, a past or old thing's value ("was X until yesterday", "our old vendor used …"), a draft
+#: not approved (test37b T11)
+_UNSURE = (r"\b(?:not\s+(?:yet\s+)?(?:decided|sure|confirmed|approved|final)|undecided|unsure|unconfirmed|"
+           r"(?:could|can)\s*(?:not|n[o']?t)\s+confirm|guess(?:ing)?|draft|"
+           r"(?:moving|migrating|switching|moved)\s+(?:off|away\s+from)|"
+           r"(?:ripped|pulled|tore|took|threw)\s+(?:it|them|that)\s+out|gave\s+up\s+on)\b")
+#: a unit that ends by saying to ignore it ("… (this is from a stale fork, ignore).", "ignore that"); not "Ignore
+#: all previous instructions and …", whose own value is a request's
+_IGNORE = r"\b(?:ignore|disregard)(?:\s+(?:it|this|that|them|those|these))?\W*$"
+_UNASSERTED = re.compile(
+    _UNSURE + "|" + _IGNORE + r"|\b(?:maybe|perhaps|possibly|supposedly|reportedly|allegedly|rumou?red|draft)\b"
+    r"|\bclaims?\s+(?:that\s+)?(?:the|our|it|this|a|an|we|you)\b"
+    r"|^\W*(?:if|suppose|supposing|imagine|what\s+if)\b.*\b(?:were|would)\b"
+    r"|\b(?:was|were)\b.*\buntil\b|\bused\s+to\s+be\b|\b(?:our|my|their)\s+(?:old|former|previous)\b", re.I)
+#: a unit that sets aside the unit before it too ("I'm not decided yet", "I could not confirm it", "ignore it")
+_UNSURE_BACK = re.compile(_UNSURE + "|" + _IGNORE, re.I)
+#: a question that is not a request ("can you replace …?" still evidences "replace …")
+_REQUEST = re.compile(r"\b(?:(?:can|could|would|will)\s+you|please)\b", re.I)
+#: a unit about the unit before it ("… until yesterday; it is now Y", "…, but our config says Y")
+_ABOUT_PREV = re.compile(r"^\W*(?:but|yet|however|whereas|although|though)\b|\b(?:it|its|they|them)\b", re.I)
+#: the value of "was X until …" (a past value: not the subject an about-the-previous unit carries on)
+_UNTIL_VALUE = re.compile(r"\b(?:was|were)\s+((?:\S+\s+){0,3}?\S+)\s+until\b", re.I)
+
+
+def _units(text: str) -> list[tuple[str, bool]]:
+    """``(unit, set aside)`` of each statement unit of ``text`` (:data:`_UNIT`): set aside when it asks (a
+    question that is not a request), guesses, supposes, reports hearsay, is to be ignored, or tells a
+    removed, past or draft value (:data:`_UNASSERTED`), or when the unit after it says it is undecided,
+    unconfirmed or to be ignored (:data:`_UNSURE_BACK`)."""
+    out: list[tuple[str, bool]] = []
+    for m in _UNIT.finditer(text):
+        for unit in _UNIT_TURN.split(m.group(0)):
+            unit = unit.strip()
+            if not unit:
+                continue
+            aside = bool(_UNASSERTED.search(unit)) or unit.endswith("?") and not _REQUEST.search(unit)
+            if out and _UNSURE_BACK.search(unit):
+                out[-1] = (out[-1][0], True)
+            out.append((unit, aside))
+    return out
+
+
+def unasserted(value: str, cited: list[str]) -> str:
+    """Why the ``cited`` texts do not state ``value`` as so, else "": some
+    content word of it (:func:`content_words`) is only in units the turns
+    set aside (:func:`_units`: a question, a guess, a counterfactual,
+    hearsay, a line to ignore, a tool tried and removed, a past or old
+    thing's value, an unapproved draft; test37b T11).  A unit that follows
+    a set-aside one and is about it ("…, but our config says Y", "… until
+    yesterday; it is now Y") carries on its subject: its words less the
+    set-aside value's.  The reason counts, never quotes, the words."""
+    stated: set[str] = set()
+    for text in cited:
+        prev: tuple[str, bool] | None = None
+        for unit, aside in _units(text):
+            if not aside:
+                stated |= content_words(unit)
+                if prev and prev[1] and _ABOUT_PREV.search(unit):
+                    told = {v for _c, cur, dr, _s, _n in asserted(prev[0]) for v in cur | dr}
+                    told |= {w for m in _UNTIL_VALUE.finditer(prev[0]) for w in m.group(1).split()}
+                    stated |= content_words(prev[0]) - content_words(" ".join(told))
+            prev = (unit, aside)
+    missing = content_words(value) - stated
+    if missing:
+        return (f"{len(missing)} word(s) only where the cited turns ask, guess, suppose, set aside or tell a past, "
+                f"removed or draft value")
+    return ""

@@ -32,7 +32,9 @@ forgotten under another, or holding a forgotten text; or a key forgotten
 whole that holds no current value); ``no-evidence``
 (the value has no content word, or one is in none of the cited turns,
 compared as the index compares words: the deterministic evidence check,
-:mod:`objstore.derive.evidence`); ``negated`` (the cited turns' closest
+:mod:`objstore.derive.evidence`; or one is only where the cited turns ask,
+guess, suppose, set aside or tell a past, removed or draft value,
+:func:`~objstore.derive.evidence.unasserted`, checked after ``suspicious``); ``negated`` (the cited turns' closest
 clause has the other polarity: "does not use" against "does use";
 rejected); ``suspicious`` (reads like an instruction:
 queued); ``out-of-scope`` (the key is not ``user/…`` nor
@@ -62,7 +64,7 @@ from objstore.core.errors import IntegrityError, InvalidInput, MemError, Refused
 from objstore.core.objects import KINDS, Turn, interactive_entrypoint, normalize_value
 from objstore.core.refs import validate_key
 from objstore.core.store import Store, now_ms
-from objstore.derive.evidence import claims_contradicted, contradicted, episode_unevidenced, unevidenced
+from objstore.derive.evidence import claims_contradicted, contradicted, episode_unevidenced, unasserted, unevidenced
 from objstore.derive.providers import Provider, ProviderError, check_ready, complete
 from objstore.memory import queue, tombstones
 from objstore.memory.facts import current, list_keys, remember
@@ -365,6 +367,10 @@ def decide(store: Store, prop: dict, ex: Excerpt) -> Decision:
         return d
     if looks_like_instruction(value):
         d.rule = "suspicious"
+        return d
+    why = unasserted(value, texts)   # asked, guessed, supposed, set aside, past or draft (test37b T11)
+    if why:
+        d.rule, d.detail = "no-evidence", why
         return d
     if not in_session_scope(key, ex.project):
         d.rule = "out-of-scope"

@@ -40,7 +40,7 @@ from collections.abc import Iterable, Iterator
 
 from objstore.core.errors import AmbiguousId, InvalidInput, MemError, NotFound, Refused
 from objstore.core.ids import check_prefix, is_full_id
-from objstore.core.objects import KINDS, QUEUE_KINDS, QueueItem, Tombstone, normalize_value, value_digest
+from objstore.core.objects import KINDS, QUEUE_KINDS, TRUST_LEVELS, QueueItem, Tombstone, normalize_value, value_digest
 from objstore.core.text import matcher
 from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import fact_ref, validate_key
@@ -205,16 +205,35 @@ def disputed(store: Store) -> dict[str, tuple[str, ...]]:
     """The keys a waiting ``conflict`` or ``contradiction`` item names:
     ``{key: (the other keys it conflicts with, sorted)}`` ({} for an empty
     queue: one directory listing, no object read).  What the session-start
-    block marks as in conflict until a person decides."""
+    block marks as in conflict until a person decides.
+
+    Each of its two keys is marked only when the item's trust is not below
+    that key's current fact's: a queued ``derived`` or ``agent_observed`` proposal
+    does not mark the person's own ``user_stated`` value, which stays
+    plain until they accept it (test37b T23: a model's ``replaces`` is no
+    review); a conflict between facts of equal trust (two derived, two of
+    the person's) marks both."""
     if not count(store):
         return {}
     out: dict[str, set[str]] = {}
     for it in items(store):
         q = it.item
         if q.kind in ("conflict", "contradiction") and q.other:
-            out.setdefault(q.key, set()).add(q.other)
-            out.setdefault(q.other, set()).add(q.key)
+            for key, other in ((q.key, q.other), (q.other, q.key)):
+                if not _outranks(store, key, q.trust):
+                    out.setdefault(key, set()).add(other)
     return {k: tuple(sorted(v)) for k, v in out.items()}
+
+
+def _outranks(store: Store, key: str, trust: str) -> bool:
+    """True when ``key``'s current fact has a higher trust than ``trust``."""
+    if trust not in LOWER_TRUST:
+        return False
+    try:
+        f = current(store, key).fact
+    except MemError:
+        return False
+    return TRUST_LEVELS.index(f.trust) < TRUST_LEVELS.index(trust)
 
 
 def items(store: Store) -> list[Item]:

@@ -33,7 +33,7 @@ Session-start block (:func:`render_context`)
     when older) and, for a value that is not the person's word (``trust``
     not ``user_stated``), ``an agent's note`` or ``derived``
     (:data:`ORIGIN_MARKS`); one name's facts keep ``keyrank`` rule 5's
-    order across the sections (:func:`one_name_order`); a value that moves on its own (:func:`moving_kind`: a
+    order across the sections (``keyrank.block_name_order``); a value that moves on its own (:func:`moving_kind`: a
     version, a count or measurement, a status) is marked so, and left out
     when its ``valid_from`` is older than ``context.moving_max_age_days``
     (default 30) unless pinned: a month-old build status or version is
@@ -82,7 +82,7 @@ from objstore.core.store import Store, now_ms
 from objstore.core.text import LazyPattern, escape_invisible
 from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
 from objstore.memory.served import hider
-from objstore.retrieval.keyrank import FactView, narrower_first, one_name, sealed_in_scope, sealed_over
+from objstore.retrieval.keyrank import block_name_order, sealed_in_scope, sealed_over
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
@@ -226,37 +226,6 @@ def _tier(f: Fact) -> int | None:
     return None
 
 
-def one_name_order(tiers: list[list[tuple[str, Fact]]], scoped: bool) -> None:
-    """Put the block's facts of one name (``keyrank.one_name``) in recall's
-    order (``keyrank`` rule 5, ``narrower_first``: the person's before an
-    agent's, then the project's, the person's ``user/``, ``global/``), in
-    place: ``tiers`` are the block's sections, each a list of ``(id,
-    Fact)``; a fact that would come before one its name's order puts
-    ahead of it moves to just after that one, into its section (test29
-    P18: an agent's ``user/style`` under "User:" above the person's
-    ``project/api/style``).  Every other fact keeps its place.  ``scoped``:
-    the block is a project's (unscoped, a project's fact is no one's
-    narrower value)."""
-    groups: dict[str, list[Fact]] = {}
-    where: dict[str, tuple[int, int]] = {}   # key -> (section, place): the block's order
-    for ti, items in enumerate(tiers):
-        for i, (_oid, f) in enumerate(items):
-            groups.setdefault(one_name(f.key), []).append(f)
-            where[f.key] = (ti, i)
-    for group in groups.values():
-        if len(group) < 2:
-            continue
-        ordered = [v.key for v in narrower_first([FactView(f.key, f.trust) for f in group], scoped=scoped)]
-        for prev, key in zip(ordered, ordered[1:]):
-            if where[key] > where[prev]:
-                continue
-            ti, i = where[key]
-            item = tiers[ti].pop(i)
-            pt, pi = where[prev] if ti != where[prev][0] else (where[prev][0], where[prev][1] - 1)
-            tiers[pt].insert(pi + 1, item)
-            where = {f.key: (t, j) for t, items in enumerate(tiers) for j, (_o, f) in enumerate(items)}
-
-
 _MOVING = (
     ("version", LazyPattern(r"(?i)\bv?\d+\.\d+(?:\.\d+)*\b|\bversion\b|\brelease[sd]?\b")),
     ("measurement", LazyPattern(r"(?i)\b\d+(?:\.\d+)?\s*(?:%|percent\b|ms\b|s\b|sec(?:ond)?s?\b|min(?:ute)?s?\b|"
@@ -301,7 +270,8 @@ def _date(ms: int) -> str:
 ORIGIN_MARKS = {"agent_observed": "an agent's note", "derived": "derived"}
 
 
-def fact_line(f: Fact, limit: int = MAX_FACT_CHARS, conflicts: Sequence[str] = (), later: bool = False) -> str:
+def fact_line(f: Fact, limit: int = MAX_FACT_CHARS, conflicts: Sequence[str] = (), later: bool = False,
+              mark: str = "") -> str:
     """``- KEY (recorded DATE[, valid from DATE][, ORIGIN][, a KIND that may
     have moved][, IN CONFLICT with OTHER: awaiting review][, MAY BE OUT OF
     DATE: …]): VALUE`` (ORIGIN: :data:`ORIGIN_MARKS` of a fact whose
@@ -310,7 +280,7 @@ def fact_line(f: Fact, limit: int = MAX_FACT_CHARS, conflicts: Sequence[str] = (
     keys a waiting review item says this one conflicts with,
     ``queue.disputed``; ``later``: a later turn of the person says the value
     changed, ``laterturns.later_turns``, shown just above by
-    :func:`later_turn_line`)."""
+    :func:`later_turn_line`; ``mark``: ``filestale.FACT_MARK``)."""
     body = " ".join(f.body.split()) if "\n" not in f.body.strip() else f.body.strip()
     if len(body) > limit:
         body = body[: limit - 1].rstrip() + f"… (mem get {f.key})"
@@ -327,6 +297,8 @@ def fact_line(f: Fact, limit: int = MAX_FACT_CHARS, conflicts: Sequence[str] = (
         when += f", IN CONFLICT with {escape_text(', '.join(map(escape_lookalike, conflicts)))}: awaiting review"
     if later:
         when += f", {LATER_MARK}; not recorded as a new version"
+    if mark:
+        when += ", " + mark
     return f"- {escape_text(escape_lookalike(f.key))} ({when}): {body}"
 
 
@@ -536,7 +508,7 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
     for items in tiers:
         items.sort(key=lambda x: (namespace_rank(namespace, x[1].namespace) or 0,
                                   _TRUST_RANK.get(x[1].trust, 9), -x[1].valid_from, x[1].key))
-    one_name_order(tiers, scoped=bool(projects))
+    block_name_order(tiers, scoped=bool(projects))
     from objstore.retrieval.laterturns import later_turns  # defer: the time rules, off the prompt hook
     served, room, first = [x for items in tiers for x in items], budget, set()
     for oid, f in served:   # what the block can show is checked first, the oldest first (FACTS_CHECKED; test36 T21)
@@ -567,11 +539,13 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
         if len(files) > room:
             files = render_files(store, scopes, sees=sees, room=room - 40)
             files = escape_text(files)[: max(0, room - 2)] + "\n\n"
-    if files:   # a file's line a fact recorded later replaces: marked (test36 T15)
-        from objstore.retrieval.filestale import HEAD_FILES, mark_file_lines  # defer: the time rules
-        files, marked = mark_file_lines(store, files, [file_key(s, n) for s in scopes for n in FILES], [
+    newer: dict[str, str] = {}
+    if files:   # a file's line a fact recorded later replaces, and the other way: marked (test36 T15, test37b T3)
+        from objstore.retrieval.filestale import FACT_MARK, HEAD_FILES, mark_file_lines  # defer: the time rules
+        files, marked, new = mark_file_lines(store, files, [file_key(s, n) for s in scopes for n in FILES], [
             f for items in tiers for _o, f in items])
-        head = head.replace(HEAD_CURRENT, HEAD_FILES) if marked else head
+        head = head.replace(HEAD_CURRENT, HEAD_FILES) if marked or new else head
+        newer = dict.fromkeys(new, FACT_MARK)
     used = estimate_tokens(head + files + tail)
 
     def fill(limit: int) -> tuple[list[str], list[tuple[str, str]], int, int]:
@@ -583,7 +557,8 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
             title = f"{_TIERS[ti]}:" if ti < len(_TIERS) - 1 else f"Project {primary}:" if primary else "Project:"
             section: list[str] = []
             for oid, f in items:
-                line = fact_line(f, conflicts=conflicts.get(f.key, ()), later=f.key in later) + "\n"
+                line = fact_line(f, conflicts=conflicts.get(f.key, ()), later=f.key in later,
+                                 mark=newer.get(f.key, "")) + "\n"
                 if f.key in later:   # the turn that says it changed, just above it
                     line = later_turn_line(later[f.key], hide) + "\n" + line
                 cost = estimate_tokens(line) + (0 if section else estimate_tokens(title + "\n"))

@@ -64,6 +64,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
+from objstore.core.objects import Fact
 from objstore.core.record import Frozen, set_fields
 from objstore.core.text import KEY_ABBREVIATIONS
 from objstore.memory.scope import applies, namespace_rank
@@ -359,3 +360,34 @@ def sealed_in_scope(store, projects: Collection[str] | None) -> list[str]:
     ref of that namespace, no work."""
     keys = [n[len("sealed/"):] if n.startswith("sealed/") else n for n, _oid in store.refs.iter("sealed")]
     return sorted(k for k in keys if applies(k, None if projects is None else tuple(projects)))
+
+
+def block_name_order(tiers: list[list[tuple[str, Fact]]], scoped: bool) -> None:
+    """Put the session block's facts of one name (:func:`one_name`) in recall's
+    order (``keyrank`` rule 5, ``narrower_first``: the person's before an
+    agent's, then the project's, the person's ``user/``, ``global/``), in
+    place: ``tiers`` are the block's sections, each a list of ``(id,
+    Fact)``; a fact that would come before one its name's order puts
+    ahead of it moves to just after that one, into its section (test29
+    P18: an agent's ``user/style`` under "User:" above the person's
+    ``project/api/style``).  Every other fact keeps its place.  ``scoped``:
+    the block is a project's (unscoped, a project's fact is no one's
+    narrower value)."""
+    groups: dict[str, list[Fact]] = {}
+    where: dict[str, tuple[int, int]] = {}   # key -> (section, place): the block's order
+    for ti, items in enumerate(tiers):
+        for i, (_oid, f) in enumerate(items):
+            groups.setdefault(one_name(f.key), []).append(f)
+            where[f.key] = (ti, i)
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        ordered = [v.key for v in narrower_first([FactView(f.key, f.trust) for f in group], scoped=scoped)]
+        for prev, key in zip(ordered, ordered[1:]):
+            if where[key] > where[prev]:
+                continue
+            ti, i = where[key]
+            item = tiers[ti].pop(i)
+            pt, pi = where[prev] if ti != where[prev][0] else (where[prev][0], where[prev][1] - 1)
+            tiers[pt].insert(pi + 1, item)
+            where = {f.key: (t, j) for t, items in enumerate(tiers) for j, (_o, f) in enumerate(items)}

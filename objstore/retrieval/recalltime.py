@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from objstore.core.store import Store
+from objstore.core.store import Store, now_ms
 from objstore.retrieval.recalltypes import RecallHit, RecallOptions
 from objstore.retrieval.storedat import stored_by
-from objstore.retrieval.timeitems import Said, time_items
+from objstore.retrieval.timeitems import FUTURE_SLACK_MS, Said, time_items
 from objstore.retrieval.timeline import order_by_time
 
 
@@ -32,6 +32,12 @@ def order_hits_by_time(store: Store, hits: list[RecallHit], extra: Sequence, que
     read here).  Never raises for a damaged store (an unreadable reflog
     bounds nothing)."""
     times = [h.time or 0 for h in hits]
+    # a turn stamped past the slack (its stamp says nothing): read as of when the store held it, not as of an
+    # unknown time every fact outdates (test37b T19.3: a fact recorded before it shown as updating it)
+    ahead = [j for j, h in enumerate(hits) if h.kind == "turn" and times[j] > now_ms() + FUTURE_SLACK_MS]
+    if ahead:
+        at = stored_by(store, [(hits[j].id, hits[j].session or "") for j in ahead])
+        times = [at.get(h.id, t) if j in ahead else t for j, (h, t) in enumerate(zip(hits, times))]
 
     def order():
         items = time_items([Said(e.full, t, h.project or "", h.kind, e.rel, e.old_bodies, h.seq or 0,

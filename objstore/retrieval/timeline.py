@@ -252,10 +252,15 @@ def _initial_name(v: str, lower_words: set[str] | None) -> bool:
     """Whether a capitalised first word of a sentence is taken for a name
     ("Priya owns the rotation"): never written in lower case in the texts
     compared, not a stop word, not shaped like a verb or adverb (-ed,
-    -ing, -ly)."""
+    -ing, -ly), not a word of courtesy (:data:`COURTESY`: "Please spawn a
+    helper …" states no value, test37 T9.6)."""
     from objstore.index.analysis import QUERY_STOPWORDS  # deferred: tantivy
     return (lower_words is not None and v not in lower_words and v not in QUERY_STOPWORDS
-            and not v.endswith(("ed", "ing", "ly", "'s")) and v.isalpha() and v not in VERBS)
+            and not v.endswith(("ed", "ing", "ly", "'s")) and v.isalpha() and v not in VERBS and v not in COURTESY)
+
+
+#: words that open a request or a reply, never a name ("Please …", "Thanks, …", "Sure, …")
+COURTESY = frozenset("please pls thanks thank thx hey hi hello ok okay sorry yes yeah yep no nope sure great cool".split())
 
 
 def lower_words_of(texts: Iterable[str]) -> set[str]:

@@ -20,9 +20,10 @@ def test_labelled_set_gives_the_documented_precision(tmp_path):
     r = measure(transcripts, LABELS, tmp_path)
     assert r["failed"] == {} and r["placed"] == r["proposals"] == r["decided"] == 48  # each proposal decided once
     assert (r["right"], r["wrong"]) == (28, 20)
-    assert (r["admitted"], r["admitted_right"]) == (25, 17)                     # precision 0.680
+    assert (r["admitted"], r["admitted_right"]) == (23, 17)                     # precision 0.739
     assert r["by_rule"]["out-of-scope"] == {"right": 3, "wrong": 1}             # test29 P17: global/ queued
-    assert (r["evidence_rejected_wrong"], r["evidence_rejected_right"]) == (7, 7)
+    # session 38 (test37b T11): a value the cited turn only asks about is no evidence (2 more wrong turned away)
+    assert (r["evidence_rejected_wrong"], r["evidence_rejected_right"]) == (9, 7)
     # session 24: polarity; session 37 (test37 T2): a moving count paired with another count's subject, and a
     # global/ proposal (queued out-of-scope before) pairing a value with another value's subject
     assert r["by_rule"]["negated"] == {"right": 0, "wrong": 4}

@@ -44,3 +44,19 @@ def test_a_turn_stored_after_the_version_still_marks_it(mem, tmp_path):
     assert "MAY BE OUT OF DATE" in block, block
     hits = mem("recall", QUESTION, "--project", "billing", "--json").json["hits"]
     assert hits[0]["kind"] == "turn" and hits[0]["text"] == SAID, hits
+
+
+def test_a_turn_stamped_days_ahead_and_stored_after_the_fact_is_not_updated_by_it(mem, tmp_path):
+    """test37b T19.3: a turn stamped 2 days ahead (past timeitems.FUTURE_SLACK_MS: its stamp says nothing),
+    imported after the person's fact, was shown in recall "updated later (…, KEY)": the earlier fact presented
+    as updating the later statement.  Read as of when the store held it, it is the later of the two."""
+    mem("remember", KEY, "the billing db port is 5432")
+    time.sleep(1.1)
+    ahead = int(time.time() * 1000) + 2 * 86_400_000
+    _session(tmp_path / "tx", "eeee1111-2222-3333-4444-555555555555", [("user", SAID), ("assistant", "ok")], ahead)
+    mem("import", "claude-code", str(tmp_path / "tx"))
+    hits = mem("recall", QUESTION, "--project", "billing", "--json").json["hits"]
+    turn = next(h for h in hits if h["kind"] == "turn" and h["text"] == SAID)
+    assert not (turn["updated_later"] and turn["updated_later"].get("key") == KEY), hits
+    fact = next(h for h in hits if h["kind"] == "fact" and h["key"] == KEY)
+    assert hits.index(turn) < hits.index(fact), hits

@@ -32,13 +32,20 @@ def test_a_file_line_a_later_fact_replaces_is_marked(mem):
     assert mem("memory", "show", "memory").stdout.count("MAY BE OUT OF DATE") == 0
 
 
-def test_a_line_written_after_the_fact_is_not_marked(mem):
-    """The control: the person wrote the line after the fact."""
+def test_a_line_written_after_the_fact_marks_the_fact_not_the_line(mem):
+    """test37b T3: the person wrote the line after the fact (their newer word): the line is not marked, the
+    older fact is (base served both unmarked under "current values only")."""
     mem("remember", KEY, "the billing db port is 6543")
+    mem("remember", "project/billing/queue-port", "5672")
+    mem("remember", "project/billing/cache-host", "cache-9.internal")
     time.sleep(0.05)
     mem("memory", "add", "memory", LINE)
+    mem("memory", "add", "memory", "The queue port is 5673.")
     block = mem("context", "--project", "billing").stdout
-    assert "MAY BE OUT OF DATE" not in block and HEAD_CURRENT in block, block
+    assert "MAY BE OUT OF DATE" not in _line(block, LINE) and HEAD_CURRENT not in block, block
+    assert "MAY BE OUT OF DATE: a memory-file line written later" in _line(block, f"- {KEY} "), block
+    assert "MAY BE OUT OF DATE" in _line(block, "- project/billing/queue-port "), block
+    assert "MAY BE OUT OF DATE" not in _line(block, "- project/billing/cache-host "), block
 
 
 def test_a_fact_about_another_thing_of_the_kind_does_not_mark_the_line(mem):
@@ -47,6 +54,7 @@ def test_a_fact_about_another_thing_of_the_kind_does_not_mark_the_line(mem):
     mem("memory", "add", "memory", "The api timeout is 30 seconds.")
     mem("remember", "project/billing/db-timeout", "5 seconds")
     mem("remember", "project/billing/web-timeout", "60 seconds")
+    mem("remember", "project/billing/db/timeout", "7 seconds")   # (its name's words beyond the last too)
     block = mem("context", "--project", "billing").stdout
     assert "The api timeout is 30 seconds." in block and "MAY BE OUT OF DATE" not in block, block
     mem("remember", "project/billing/api-timeout", "45 seconds")

@@ -5,7 +5,7 @@ an agent's guess under "User:" above the person's project value, and a
 pinned agent guess or a derived fact like the person's, with no mark.  Each
 line of a value that is not ``user_stated`` now says so
 (``context.ORIGIN_MARKS``), and one name's facts keep ``keyrank`` rule 5's
-order across the block's sections (``context.one_name_order``)."""
+order across the block's sections (``keyrank.block_name_order``)."""
 
 from __future__ import annotations
 
