@@ -1,0 +1,67 @@
+"""Session 38 (imp38): the keyed windows ``tombstones.find_matches`` hashes in an ASCII text (the seal
+rules' check of every imported turn) come from big-integer masks of the text
+(``wordwindows.ascii_word_windows``), not the word-start regex and a Python step per start and
+length.  Checked against the per-character definition (``test_idx37_window_starts._reference``,
+batch 030a70a8's algorithm) over every ASCII character beside letters, digits, ``_`` and spaces,
+and over random texts with windows of the text as rules, so matches are found too."""
+
+from __future__ import annotations
+
+import random
+from hashlib import blake2b
+
+from objstore.core.text import normalized_form
+from objstore.memory.sealrules import SealRules, rule_digest, withhold_sealed_values
+from objstore.memory.tombstones import find_matches
+from objstore.memory.wordwindows import ascii_word_windows
+
+from tests.memory.test_idx37_window_starts import _reference
+
+_ASCII = "".join(chr(c) for c in range(128))
+
+
+def _windows_by_definition(norm: str, n: int) -> list[int]:
+    alnum = [*map(str.isalnum, norm), False]
+    return [s for s in range(len(norm) - n + 1) if norm[s] != " " and (not alnum[s] or not alnum[s - 1])
+            and not (alnum[s + n - 1] and alnum[s + n])]
+
+
+def test_the_windows_of_every_ascii_character_beside_letters_digits_and_spaces():
+    rnd = random.Random(38)
+    norm = "".join(c + rnd.choice("a1_ .Z-") + rnd.choice(_ASCII) for c in _ASCII * 3)
+    got = ascii_word_windows(norm.encode("ascii"), range(1, 40))
+    for n in range(1, 40):
+        assert got[n] == _windows_by_definition(norm, n), n
+    for text in ("a", " ", "_", "ab", "a b", " a", "a ", "-", "a-b_c d9 "):
+        lengths = range(1, len(text) + 1)
+        assert ascii_word_windows(text.encode("ascii"), lengths) == {
+            n: _windows_by_definition(text, n) for n in lengths}, repr(text)
+
+
+def test_keyed_find_matches_against_the_reference_on_random_ascii_texts():
+    rnd = random.Random(5)
+    key = b"i" * 32
+    hits = 0
+    for _ in range(3000):
+        text = "".join(rnd.choice("ab z_0-9./:\n\t-QX  ") for _ in range(rnd.randrange(0, 120)))
+        norm = normalized_form(text)
+        rules = [(b"\0" * 32, 3)]
+        for _ in range(rnd.randrange(1, 4)):   # windows of the text as rules (hits), of several lengths
+            if norm:
+                s = rnd.randrange(len(norm))
+                e = min(len(norm), s + rnd.randrange(1, 12))
+                rules.append((blake2b(norm[s:e].encode("ascii"), digest_size=32, key=key).digest(), e - s))
+        got = find_matches(norm, rules, word_starts=True, key=key)
+        assert got == _reference(norm, rules, word_starts=True, key=key), repr(norm)
+        hits += len(got)
+    assert hits > 1000
+
+
+def test_a_sealed_value_in_an_ascii_turn_is_withheld_only_as_a_whole_word():
+    key = b"w" * 32
+    value = "Tr0ub4dor_and-3"
+    rules = SealRules(key, [("db", rule_digest(key, value.casefold()), len(value))])
+    text = "use tr0ub4dor_and-3, not xtr0ub4dor_and-3 or tr0ub4dor_and-3x; then [TR0UB4DOR_AND-3]"
+    out, n = withhold_sealed_values(text, rules)
+    assert (out, n) == ("use [REDACTED:sealed-value], not xtr0ub4dor_and-3 or tr0ub4dor_and-3x; then "
+                        "[[REDACTED:sealed-value]]", 2)
