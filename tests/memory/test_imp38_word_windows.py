@@ -3,7 +3,8 @@ rules' check of every imported turn) come from big-integer masks of the text
 (``wordwindows.ascii_word_windows``), not the word-start regex and a Python step per start and
 length.  Checked against the per-character definition (``test_idx37_window_starts._reference``,
 batch 030a70a8's algorithm) over every ASCII character beside letters, digits, ``_`` and spaces,
-and over random texts with windows of the text as rules, so matches are found too."""
+and over random texts with windows of the text as rules, so matches are found too (a whole turn's
+check through ``withhold_sealed_values``: ``test_idx37_window_starts``, whose text is ASCII)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import random
 from hashlib import blake2b
 
 from objstore.core.text import normalized_form
-from objstore.memory.sealrules import SealRules, rule_digest, withhold_sealed_values
 from objstore.memory.tombstones import find_matches
 from objstore.memory.wordwindows import ascii_word_windows
 
@@ -56,12 +56,3 @@ def test_keyed_find_matches_against_the_reference_on_random_ascii_texts():
         hits += len(got)
     assert hits > 1000
 
-
-def test_a_sealed_value_in_an_ascii_turn_is_withheld_only_as_a_whole_word():
-    key = b"w" * 32
-    value = "Tr0ub4dor_and-3"
-    rules = SealRules(key, [("db", rule_digest(key, value.casefold()), len(value))])
-    text = "use tr0ub4dor_and-3, not xtr0ub4dor_and-3 or tr0ub4dor_and-3x; then [TR0UB4DOR_AND-3]"
-    out, n = withhold_sealed_values(text, rules)
-    assert (out, n) == ("use [REDACTED:sealed-value], not xtr0ub4dor_and-3 or tr0ub4dor_and-3x; then "
-                        "[[REDACTED:sealed-value]]", 2)
