@@ -32,7 +32,7 @@ from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
 from objstore.core.text import LazyPattern, confusable_fold, normalized_form, normalized_map, replace_spans
 from objstore.memory.tombdigests import all_tombstones, put_tombstone  # noqa: F401  (their home)
-from objstore.memory.wordwindows import ALNUM_BYTES, ascii_word_windows
+from objstore.memory.wordwindows import ALNUM_BYTES, word_windows
 from objstore.memory.withdrawals import SEAL_WITHDRAW, Withdrawals, unsealed_at, withdrawal_digest, withdrawal_tombstone
 
 
@@ -757,8 +757,8 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
     if not by_len:
         return []
     raw = norm.encode("utf-8", "surrogatepass")
-    if key is not None and word_starts and len(raw) == len(norm):
-        tried = ascii_word_windows(raw, by_len)   # ASCII (most text): no regex, no Python step per start
+    if key is not None and word_starts:
+        tried = word_windows(norm, by_len)   # no regex over every start, no Python step per start
     else:
         if word_starts:
             # alnum[k]: norm[k].isalnum() (for ASCII one bytes.translate; [len(norm)] is the end's False); a
