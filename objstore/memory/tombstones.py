@@ -32,6 +32,7 @@ from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
 from objstore.core.text import LazyPattern, confusable_fold, normalized_form, normalized_map, replace_spans
 from objstore.memory.tombdigests import all_tombstones, put_tombstone  # noqa: F401  (their home)
+from objstore.memory.wordwindows import ALNUM_BYTES, word_windows
 from objstore.memory.withdrawals import SEAL_WITHDRAW, Withdrawals, unsealed_at, withdrawal_digest, withdrawal_tombstone
 
 
@@ -724,10 +725,6 @@ def served_text(text: str, rules: list[tuple[bytes, int]]) -> str:
 #: not a letter or digit (``\\w`` is str.isalnum's letters and digits and ``_``), or a letter or digit that
 #: follows none (or starts the text)
 _WORD_START = LazyPattern(r"[^\w ]|_|(?<![^\W_])[^\W_]")
-#: find_matches: ``bytes.translate`` table of an ASCII text to 1 for a letter or digit, 0 for the rest
-_ALNUM_BYTES = bytes(int(chr(c).isalnum()) for c in range(128)) + bytes(128)
-
-
 def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool = False,
                  key: bytes | None = None) -> list[tuple[int, int]]:
     """``(start, end)`` of every window ``norm[start:end]`` of a normalized
@@ -760,19 +757,22 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
     if not by_len:
         return []
     raw = norm.encode("utf-8", "surrogatepass")
-    if word_starts:
-        # alnum[k]: norm[k].isalnum() (for ASCII one bytes.translate; [len(norm)] is the end's False); a
-        # start is a character but the space that is no letter or digit, or one that follows none (regex)
-        alnum = (raw.translate(_ALNUM_BYTES) + b"\0" if len(raw) == len(norm)
-                 else [*map(str.isalnum, norm), False])
-        starts = [m.start() for m in _WORD_START.finditer(norm)]
+    if key is not None and word_starts:
+        tried = word_windows(norm, by_len)   # no regex over every start, no Python step per start
     else:
-        starts = [s for s in range(len(norm)) if norm[s] != " "]
-    if key is not None:   # (n, start) pairs whose window ends a word: not between two letters or digits
-        tried = {n: [s for s in starts if s + n <= len(norm) and not (alnum[s + n - 1] and alnum[s + n])]
-                 for n in by_len}
-    else:
-        tried = {n: starts for n in by_len}
+        if word_starts:
+            # alnum[k]: norm[k].isalnum() (for ASCII one bytes.translate; [len(norm)] is the end's False); a
+            # start is a character but the space that is no letter or digit, or one that follows none (regex)
+            alnum = (raw.translate(ALNUM_BYTES) + b"\0" if len(raw) == len(norm)
+                     else [*map(str.isalnum, norm), False])
+            starts = [m.start() for m in _WORD_START.finditer(norm)]
+        else:
+            starts = [s for s in range(len(norm)) if norm[s] != " "]
+        if key is not None:   # (n, start) pairs whose window ends a word: not between two letters or digits
+            tried = {n: [s for s in starts if s + n <= len(norm) and not (alnum[s + n - 1] and alnum[s + n])]
+                     for n in by_len}
+        else:
+            tried = {n: starts for n in by_len}
     out: list[tuple[int, int]] = []
     if len(raw) == len(norm):   # ASCII (most text): a window is a slice of the bytes, no encode per window
         for n, digests in by_len.items():

@@ -1,0 +1,52 @@
+"""The windows ``tombstones.find_matches`` hashes in a text when the rules are keyed (the seal
+rules' check of every captured and imported turn, ``sealrules.withhold_sealed_values``): the starts
+of the windows of each rule length that start and end a word, as big-integer masks of the text
+(session 38, branch ``imp38``: no regex pass and no Python step per start and length)."""
+
+from __future__ import annotations
+
+from objstore.core.text import LazyPattern
+
+__all__ = ["ALNUM_BYTES", "NONBLANK_BYTES", "word_windows"]
+
+#: ``bytes.translate`` table of an ASCII text to 1 for a letter or digit, 0 for the rest
+ALNUM_BYTES = bytes(int(chr(c).isalnum()) for c in range(128)) + bytes(128)
+#: ``bytes.translate`` table of an ASCII text to 0 for a space, 1 for the rest
+NONBLANK_BYTES = bytes(int(c != 0x20) for c in range(256))
+
+
+#: a letter or digit beyond ASCII (``\w`` is ``str.isalnum``'s letters and digits and ``_``)
+_WIDE_ALNUM = LazyPattern(r"[^\W_\x00-\x7f]")
+
+
+def word_windows(norm: str, lengths) -> dict[int, list[int]]:
+    """Per length ``n`` of ``lengths`` (each 1 to ``len(norm)``), the sorted starts (character offsets)
+    of the windows ``tombstones.find_matches`` hashes with a key in the normalized text ``norm``: a
+    window of ``n`` characters that starts where a word starts or at a character but the space that is
+    no letter or digit, and ends where a word ends (not between two letters or digits).  Each set is
+    one big-integer expression over the text (a byte per character, 0 or 1; session 38, branch
+    ``imp38``): the same windows as ``tombstones._WORD_START`` and ``str.isalnum`` per character, without
+    a Python step per character but one per letter or digit beyond ASCII.  Returns ``{n: [start, ...]}``;
+    never raises for a ``str`` (a lone surrogate is no letter or digit) and ints from 1 to ``len(norm)``."""
+    raw = norm.encode("ascii", "replace")   # one byte per character: "?" for every one beyond ASCII
+    marks = raw.translate(ALNUM_BYTES)
+    if not norm.isascii():   # its letters and digits beyond ASCII
+        marks = bytearray(marks)
+        for m in _WIDE_ALNUM.finditer(norm):
+            marks[m.start()] = 1
+    size = len(raw) + 1
+    alnum = int.from_bytes(marks, "little")   # byte k: norm[k] is a letter or digit
+    # byte s: norm[s] is no space, and not a letter or digit after one
+    lead = int.from_bytes(raw.translate(NONBLANK_BYTES), "little") & ~(alnum & (alnum << 8))
+    inner = alnum & (alnum >> 8)   # byte k: norm[k] and norm[k + 1] are letters or digits
+    out = {}
+    for n in lengths:
+        bits = lead & ~(inner >> 8 * (n - 1)) & ((1 << 8 * (size - n)) - 1)   # ... and s + n <= len(norm)
+        data = bits.to_bytes(size, "little")
+        found = []
+        i = data.find(1)
+        while i >= 0:
+            found.append(i)
+            i = data.find(1, i + 1)
+        out[n] = found
+    return out
