@@ -27,6 +27,7 @@ import re
 from objstore.core.lookalike import escape_lookalike, key_skeleton
 from objstore.core.objects import QueueItem, normalize_value
 from objstore.core.record import Frozen, set_fields
+from objstore.core.rxcache import compile_pattern
 from objstore.core.store import Store, now_ms
 from objstore.core.text import confusable_fold
 
@@ -175,8 +176,8 @@ def looks_like_instruction(text: str) -> str | None:
 
 
 #: a value that tells the agent what to do: it addresses "you", or opens with a standing order
-_ADDRESSES_AGENT = re.compile(r"\b(?:you|your|yours|yourself|you're|you'll|you've)\b"
-                              r"|^\W*(?:always|never|do\s+not|don't|must|only\s+ever)\b", re.IGNORECASE)
+_ADDRESSES_AGENT = compile_pattern(r"\b(?:you|your|yours|yourself|you're|you'll|you've)\b"
+                                 r"|^\W*(?:always|never|do\s+not|don't|must|only\s+ever)\b", re.IGNORECASE)
 
 
 def addresses_agent(text: str) -> bool:
