@@ -201,6 +201,39 @@ def test_get_and_remember_compile_none_of_our_patterns(filled, store_path, name)
     assert not [p for p in pats if isinstance(p, str) and p.startswith("(?:(?:passw")], pats
 
 
+@pytest.mark.skipif(sys.dont_write_bytecode, reason="the kept programs are written beside the bytecode")
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="3.12's pathlib compiles patterns as it loads")
+def test_a_remember_imports_no_re_once_its_programs_are_kept(filled, store_path):
+    """A ``remember``'s patterns (the redaction rules its value and key
+    are scanned by, the review queue's instruction shape) are all kept
+    programs (``objstore.core.rxcache``), their flags and escapes
+    ``rxcache``'s: once a first process kept them, a new one imports no
+    ``re`` (nor its ``enum``, ~25 M instructions; session 38, lat38).  Run
+    as a pip install runs (no ``site``, no editable finder: as
+    :func:`test_a_process_without_an_editable_finder_opens_the_store_without_urllib_nor_re`);
+    a pattern the file misses still compiles, by ``re`` imported then."""
+    import sysconfig
+    got = []
+    for n in (1, 2):   # the first keeps whatever program the file missed (written at its exit)
+        code = ("import sys\n"
+                f"sys.path[:0] = [{str(REPO)!r}, {sysconfig.get_paths()['purelib']!r}]\n"
+                f"sys.argv = ['mem', 'remember', 'project/startup/db', 'postgres 1{n} on port 5433']\n"
+                "import cmds.entry as e\n"
+                "_leave = e._skip_teardown\n"
+                "def _report():\n"
+                "    sys.stderr.write('LOADED ' + ' '.join(m for m in ('re', 'enum', 'objstore.core.redact')"
+                " if m in sys.modules) + '\\n')\n"
+                "    _leave()\n"
+                "e._skip_teardown = _report\n"
+                "e.entry()\n")
+        p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, cwd=REPO,
+                           env=dict(os.environ), timeout=60)
+        assert p.returncode == 0, p.stderr
+        wait_remember_done(store_path)
+        got.append([ln for ln in p.stderr.splitlines() if ln.startswith("LOADED")])
+    assert got[1] == ["LOADED objstore.core.redact"], got   # the value was scanned, without re
+
+
 def test_a_process_without_an_editable_finder_opens_the_store_without_urllib_nor_re(filled):
     """pathlib loads urllib.parse (and ipaddress) for ``Path.as_uri`` alone,
     and ``re`` (with ``enum``) and ``fnmatch`` for ``glob`` and ``match``:
