@@ -13,7 +13,8 @@ budget fails open and does less.  A first run of each command (not counted)
 writes the copy's bytecode and kept patterns, as after an install's first
 use.  Then each round runs, per tree in turn, ``mem recall --all-projects
 --json -n 10 QUERY`` for each ``--query``, ``mem get KEY`` for each
-``--get``, the UserPromptSubmit hook for each ``--hook`` prompt (capture
+``--get``, ``mem remember KEY VALUE`` for each ``--remember`` (a new
+value each time), the UserPromptSubmit hook for each ``--hook`` prompt (capture
 off, a new session id each time, the ``--cwd`` folder) and ``python -c
 pass``, each under ``valgrind --tool=callgrind`` with ``PYTHONHASHSEED=0``,
 with ``PYTHONPATH`` = the copy and ``MEM_HOME`` = ``--store`` (the hook
@@ -102,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--query", action="append", default=[], help="a recall query (repeatable)")
     ap.add_argument("--hook", action="append", default=[], metavar="PROMPT", help="a prompt hook (repeatable)")
     ap.add_argument("--get", action="append", default=[], metavar="KEY", help="a mem get of KEY (repeatable)")
+    ap.add_argument("--remember", action="append", default=[], metavar="KEY",
+                    help="a mem remember of KEY, a new value each time (repeatable; the store grows)")
     ap.add_argument("--cwd", type=Path, help="the hook's and the commands' folder (default: WORK/home)")
     ap.add_argument("--capture", action="store_true",
                     help="prompt hooks with capture on and a transcript (module doc); else MEM_NO_CAPTURE=1")
@@ -127,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     commands.update({f"get {k!r}": (["get", k], None) for k in args.get})
     for prompt in args.hook:
         commands[f"hook {prompt!r}"] = (["hook", "claude-code"], prompt)
+    commands.update({f"remember {k!r}": (["remember", k], None) for k in args.remember})
     got: dict[tuple[str, str], list[int]] = {}
 
     def sample(name: str, tree: str, valgrind: bool) -> None:
@@ -138,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             rest, prompt = commands[name]
             argv = [args.python, str(copy / "bin" / "mem"), *rest]
+            if rest[0] == "remember":   # a new value each time: a repeated one writes nothing
+                argv.append(f"api listens on {uuid.uuid4().hex[:8]}")
             stdin = None if prompt is None else json.dumps(
                 {"hook_event_name": "UserPromptSubmit", "session_id": f"instr-{uuid.uuid4().hex[:12]}",
                  "cwd": str(cwd), "transcript_path": str(transcript), "prompt": prompt}).encode()

@@ -528,7 +528,8 @@ class Refs:
         p = self.path(ref)
         old = self.legacy_path(ref) if self.legacy else p
         ns, name = self._packed_name(ref, os.fspath(p))
-        packed = ns is not None and name in self._packed_state(ns)[1]
+        # (one byte search of the packed file, not a parse of its every line: a new process's remember)
+        packed = ns is not None and self._packed_lookup(ns, name) is not None
         with LockFile(p, steal_stale=True) as lf:
             actual = self.read(ref)
             if actual != expected:

@@ -41,21 +41,30 @@ from __future__ import annotations
 
 import marshal
 import os
-import re
 import sys
 import zlib
 from array import array
 
 import _sre
 
-__all__ = ["MAX_ENTRIES", "cache_path", "compile_pattern"]
+__all__ = ["ASCII", "DOTALL", "IGNORECASE", "MAX_ENTRIES", "MULTILINE", "cache_path", "compile_pattern", "escape"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
+#: ``re``'s flag values (``re.ASCII`` …, the same ints): a module whose patterns are all kept programs
+#: names its flags without importing ``re``, whose import (``enum`` and the parser, ~25 M instructions)
+#: a new process then never pays unless a pattern is missing from the file (session 38, lat38)
+IGNORECASE, MULTILINE, DOTALL, ASCII = 2, 8, 16, 256
+_SPECIAL = {i: "\\" + chr(i) for i in b"()[]{}?*+-|^$\\.&~# \t\n\r\v\f"}
 
 #: entries the file holds at most (the code's fixed patterns are ~300)
 MAX_ENTRIES = 2048
 _HEAD = b"MEMRX2"
 #: flags compiled by ``re`` itself, never kept: DEBUG prints, LOCALE depends on the locale at match time,
 #: TEMPLATE warns (3.11, 3.12)
-_NOT_KEPT = re.DEBUG | re.LOCALE | getattr(re, "TEMPLATE", 0)
+_NOT_KEPT = 128 | 4 | 1   # re.DEBUG | re.LOCALE | re.TEMPLATE (3.11, 3.12; unused in 3.13)
 #: the array type of an SRE code word, or None (no programs kept)
 _WORD = next((t for t in ("I", "L") if array(t).itemsize == _sre.CODESIZE), None)
 
@@ -132,6 +141,12 @@ def _write() -> None:
             pass
 
 
+def escape(pattern: str) -> str:
+    """``re.escape(pattern)`` for a str, without importing ``re``: each
+    character special in a pattern (and whitespace) behind a backslash."""
+    return pattern.translate(_SPECIAL)
+
+
 def compile_pattern(pattern: str | bytes, flags: int = 0) -> re.Pattern:
     """``re.compile(pattern, flags)``, the same pattern object (same
     ``pattern``, ``flags``, ``groups``, ``groupindex`` and matches), built
@@ -143,6 +158,7 @@ def compile_pattern(pattern: str | bytes, flags: int = 0) -> re.Pattern:
     global _entries
     flags = int(flags)
     if flags & _NOT_KEPT or not isinstance(pattern, (str, bytes)) or _WORD is None:
+        import re
         return re.compile(pattern, flags)
     if _entries is None:
         _entries, _raw[0], _raw[1] = _read()
@@ -155,6 +171,7 @@ def compile_pattern(pattern: str | bytes, flags: int = 0) -> re.Pattern:
                 return _sre.compile(pattern, kept[0], array(_WORD, blob).tolist(), *kept[1:4])
         except (TypeError, ValueError, RuntimeError, OverflowError, IndexError):   # not a program of this _sre
             pass
+    import re   # a pattern the file does not hold: re's parser and compiler
     try:  # re._compiler.compile's steps, keeping what it hands _sre.compile
         parsed = re._parser.parse(pattern, flags)
         code = re._compiler._code(parsed, flags)

@@ -16,6 +16,8 @@ from objstore.index.analysis import MAX_TOKEN_BYTES, QUERY_STOPWORDS, nfc, stem_
 __all__ = ["make_snippet"]
 
 _ELLIPSIS = "…"
+#: a word's run of non-blank characters (a kept program: no ``re`` compile per process)
+_NONBLANK_RUN = compile_pattern(r"\S+")
 
 
 def _fold_char(c: str) -> str:
@@ -34,7 +36,7 @@ def _find_token(text: str, tokens: set[str]) -> int | None:
     if text_ascii and probes:
         # fast path: jump to words that contain a token or stem (case folds only)
         pat = re.compile("|".join(re.escape(x) for x in probes), re.I)
-        word_re = re.compile(r"\S+")
+        word_re = _NONBLANK_RUN
         starts = (text.rfind(" ", 0, h.start()) + 1 for h in pat.finditer(text))
         matches = (word_re.match(text, st) for st in starts)
     else:

@@ -22,11 +22,15 @@ Listing, accepting, rejecting and dropping items is ``objstore.memory.queue``.
 from __future__ import annotations
 
 import functools
-import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:   # annotations only: no re import (its patterns are kept programs)
+    import re
 
 from objstore.core.lookalike import escape_lookalike, key_skeleton
 from objstore.core.objects import QueueItem, normalize_value
 from objstore.core.record import Frozen, set_fields
+from objstore.core.rxcache import IGNORECASE, compile_pattern
 from objstore.core.store import Store, now_ms
 from objstore.core.text import confusable_fold
 
@@ -123,7 +127,7 @@ INSTRUCTION_ANCHORS: tuple[tuple[str, ...], ...] = (
 
 @functools.cache
 def _instruction_pattern(i: int) -> re.Pattern[str]:
-    return re.compile(INSTRUCTION_SOURCES[i][1], re.IGNORECASE)
+    return compile_pattern(INSTRUCTION_SOURCES[i][1], IGNORECASE)
 
 
 def instruction_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
@@ -175,8 +179,8 @@ def looks_like_instruction(text: str) -> str | None:
 
 
 #: a value that tells the agent what to do: it addresses "you", or opens with a standing order
-_ADDRESSES_AGENT = re.compile(r"\b(?:you|your|yours|yourself|you're|you'll|you've)\b"
-                              r"|^\W*(?:always|never|do\s+not|don't|must|only\s+ever)\b", re.IGNORECASE)
+_ADDRESSES_AGENT = compile_pattern(r"\b(?:you|your|yours|yourself|you're|you'll|you've)\b"
+                                 r"|^\W*(?:always|never|do\s+not|don't|must|only\s+ever)\b", IGNORECASE)
 
 
 def addresses_agent(text: str) -> bool:

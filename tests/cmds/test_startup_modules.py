@@ -179,7 +179,14 @@ def test_a_new_process_leaves_these_modules_unimported(filled, store_path, name)
 #: patterns each new process once compiled at import or on a key, an id or a pack's name, now
 #: string tests or compiled on first use (docs/benchmarks.md, "Session 15 (branch lat15)")
 NOT_COMPILED = {r"[0-9a-f]+", r"pack-([0-9a-f]{64})\.idx", r"pack-([0-9a-f]{64})\.pack", rb"([0-9a-f]{64}) ([^\n]+)\Z",
-                r"(?:%[0-9A-Fa-f]{2})+", r"\s+", r"[0-9a-f]{64}\Z", r"gen-([1-9][0-9]*)\Z"}
+                r"(?:%[0-9A-Fa-f]{2})+", r"\s+", r"[0-9a-f]{64}\Z", r"gen-([1-9][0-9]*)\Z",
+                # a remember's key check split its name by a pattern, and the env-default rule compiled
+                # its two gates by ``re`` at import, not from the kept programs (session 38, lat38)
+                r"[-_.]", r":[ \t]{0,4}(?:str|optional\[str\]|secretstr)",
+                r"\([ \t]{0,4}(?:teg\.norivne(?:\.so)?|vneteg(?:\.so)?|gifnoc|(?:rts\.)?vne|dleif)[ \t]{0,8}[=:]",
+                # the review queue's instruction shape (each remember)
+                r"\b(?:you|your|yours|yourself|you're|you'll|you've)\b"
+                r"|^\W*(?:always|never|do\s+not|don't|must|only\s+ever)\b"}
 
 
 @pytest.mark.parametrize("name", ["get", "remember"])
@@ -192,6 +199,39 @@ def test_get_and_remember_compile_none_of_our_patterns(filled, store_path, name)
     assert not NOT_COMPILED & set(pats), sorted(NOT_COMPILED & set(pats), key=str)
     # the key names no credential word: the credential-name pattern (objstore.core.redact.scanners) is not built
     assert not [p for p in pats if isinstance(p, str) and p.startswith("(?:(?:passw")], pats
+
+
+@pytest.mark.skipif(sys.dont_write_bytecode, reason="the kept programs are written beside the bytecode")
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="3.12's pathlib compiles patterns as it loads")
+def test_a_remember_imports_no_re_once_its_programs_are_kept(filled, store_path):
+    """A ``remember``'s patterns (the redaction rules its value and key
+    are scanned by, the review queue's instruction shape) are all kept
+    programs (``objstore.core.rxcache``), their flags and escapes
+    ``rxcache``'s: once a first process kept them, a new one imports no
+    ``re`` (nor its ``enum``, ~25 M instructions; session 38, lat38).  Run
+    as a pip install runs (no ``site``, no editable finder: as
+    :func:`test_a_process_without_an_editable_finder_opens_the_store_without_urllib_nor_re`);
+    a pattern the file misses still compiles, by ``re`` imported then."""
+    import sysconfig
+    got = []
+    for n in (1, 2):   # the first keeps whatever program the file missed (written at its exit)
+        code = ("import sys\n"
+                f"sys.path[:0] = [{str(REPO)!r}, {sysconfig.get_paths()['purelib']!r}]\n"
+                f"sys.argv = ['mem', 'remember', 'project/startup/db', 'postgres 1{n} on port 5433']\n"
+                "import cmds.entry as e\n"
+                "_leave = e._skip_teardown\n"
+                "def _report():\n"
+                "    sys.stderr.write('LOADED ' + ' '.join(m for m in ('re', 'enum', 'objstore.core.redact')"
+                " if m in sys.modules) + '\\n')\n"
+                "    _leave()\n"
+                "e._skip_teardown = _report\n"
+                "e.entry()\n")
+        p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, cwd=REPO,
+                           env=dict(os.environ), timeout=60)
+        assert p.returncode == 0, p.stderr
+        wait_remember_done(store_path)
+        got.append([ln for ln in p.stderr.splitlines() if ln.startswith("LOADED")])
+    assert got[1] == ["LOADED objstore.core.redact"], got   # the value was scanned, without re
 
 
 def test_a_process_without_an_editable_finder_opens_the_store_without_urllib_nor_re(filled):

@@ -141,6 +141,28 @@ def _loose_facts(refs: Refs) -> list[str]:
                   for d, _dirs, files in os.walk(refs.root / "facts") for f in files)
 
 
+def test_a_single_move_searches_the_packed_file_and_parses_none(refs):
+    """``Refs.set_if_equals`` learns whether its ref is packed by the byte
+    search :meth:`Refs.read` uses (lat38: a new process's ``remember``
+    parsed every line of ``refs/packed-facts`` for it): a loose ref and a
+    ref no line names move without a table built; a packed one still
+    leaves the file, and a line cut short or of another name is no match."""
+    refs.set_many_if_equals([("facts/user/k", None, A), ("facts/user/xk", None, B)], lambda: None)
+    p = refs.root / PACKED_FACTS
+    with p.open("ab") as f:
+        f.write(f"{C} user/cut".encode())   # a last line without its newline names no ref
+    moved = Refs(refs.root)
+    moved.set_if_equals("facts/user/new", None, A)     # no line names it
+    moved.set_if_equals("facts/user/cut", None, B)     # only the cut line
+    moved.set_if_equals("facts/user/new", A, C)        # loose now
+    assert moved._packed == {}   # the search answered: the file was never parsed into a table
+    moved.set_if_equals("facts/user/k", A, C)          # packed: out of the file, into its loose file
+    assert A not in p.read_text() and _loose_facts(moved) == ["user/cut", "user/k", "user/new"]
+    assert {r: Refs(refs.root).read(r) for r in ("facts/user/k", "facts/user/xk", "facts/user/new",
+                                                  "facts/user/cut")} == {
+        "facts/user/k": C, "facts/user/xk": B, "facts/user/new": C, "facts/user/cut": B}
+
+
 def test_a_bulk_move_of_fact_refs_packs_them(refs):
     """``refs/packed-facts``: the file's path under ``refs/facts/`` names
     each ref (scope folder and escaped name, as the loose file would be);

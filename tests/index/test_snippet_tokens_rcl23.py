@@ -84,3 +84,17 @@ def test_a_passage_holding_the_word_late_finds_it():
     text = "".join(f"step {i} → check the w{i} result; " for i in range(300)) + "then the database migrations ran"
     snip = make_snippet(text, "database migration", 60)
     assert "database migrations" in snip and snip.startswith("…")
+
+
+def test_a_snippet_compiles_no_fixed_pattern_by_re():
+    """The word run a snippet's window starts at is a kept program
+    (``objstore.core.rxcache``), not a ``re`` compile in each new
+    ``recall`` process (lat38); the query's own pattern still is one."""
+    import re
+
+    from objstore.index.snippets import make_snippet
+    re.purge()
+    text = "x " * 200 + "we moved the staging database to port 5433 last week " + "y " * 200
+    got = make_snippet(text, "staging port", width=40)   # longer than the window: the token is looked for
+    assert got == "…moved the staging database to port 5433…"
+    assert r"\S+" not in [k[1] for k in re._cache], list(re._cache)

@@ -3,15 +3,13 @@
 
 from __future__ import annotations
 
-import re
-
 from objstore.core.redact.rule import FLAGS, IFLAGS, Lazy
 from objstore.core.redact.tokenshape import entropy as _entropy, glued_in_random
-from objstore.core.rxcache import compile_pattern
+from objstore.core.rxcache import compile_pattern, escape
 
 _PLACEHOLDERS = ("xxx", "***", "...", "your", "example", "changeme", "change_me", "placeholder",
                  "redacted", "dummy", "sample", "replace", "insert", "todo", "fixme", "<", ">")
-_PLACEHOLDER_RE = Lazy("|".join(map(re.escape, _PLACEHOLDERS)), IFLAGS)
+_PLACEHOLDER_RE = Lazy("|".join(map(escape, _PLACEHOLDERS)), IFLAGS)
 _IDENT_RE = Lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*", FLAGS)
 _HEX_RE = Lazy(r"[0-9a-f]+|[0-9A-F]+", FLAGS)
 _WORDY_RE = Lazy(r"[A-Za-z_.-]+", FLAGS)

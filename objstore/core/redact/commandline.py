@@ -13,7 +13,6 @@ the ``.pgpass`` and ``.netrc`` password rules (a password file shown or written 
 
 from __future__ import annotations
 
-import re
 from functools import partial
 
 from objstore.core.redact.checks import (cli_secret_ok, looks_secret, mysql_password_ok, net_secret_ok,
@@ -22,6 +21,7 @@ from objstore.core.redact.passwordfiles import PASSWORD_FILE_RULES
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.keywords import credential_name
 from objstore.core.redact.scanners import scan_at, scan_command_options
+from objstore.core.rxcache import escape
 
 # mysql / mysqldump / mariadb ... -pSECRET (the password attached to -p; ``-p`` alone prompts,
 # ``-P 3306`` is the port); the command and -p on one line, before any ; | &.
@@ -53,7 +53,7 @@ _ARGS_BEFORE = r"[^\n\r;|&]{0,256}?[ \t]"          # the command's other argumen
 
 def _cmd(*names: str) -> str:
     """``(?:n1(?<!Xn1)|n2(?<!Xn2)...)``: a command name on a word boundary."""
-    return "(?:" + "|".join(f"{re.escape(n)}(?<![A-Za-z0-9_.\\-]{re.escape(n)})" for n in names) + r")(?![A-Za-z0-9_.\-])"
+    return "(?:" + "|".join(f"{escape(n)}(?<![A-Za-z0-9_.\\-]{escape(n)})" for n in names) + r")(?![A-Za-z0-9_.\-])"
 
 
 def _cmd_family(prefix: str, *suffixes: str, optional: bool = True) -> str:
@@ -61,8 +61,8 @@ def _cmd_family(prefix: str, *suffixes: str, optional: bool = True) -> str:
     the pattern starts with one literal (``re`` then finds it with its fast
     literal search): ``_cmd_family("mongo", "sh", "dump")`` is mongo, mongosh
     or mongodump; ``optional=False``: a suffix is required."""
-    alts = "|".join(map(re.escape, suffixes))
-    return (f"{re.escape(prefix)}(?<![A-Za-z0-9_.\\-]{re.escape(prefix)})(?:{alts})" + ("?" if optional else "")
+    alts = "|".join(map(escape, suffixes))
+    return (f"{escape(prefix)}(?<![A-Za-z0-9_.\\-]{escape(prefix)})(?:{alts})" + ("?" if optional else "")
             + r"(?![A-Za-z0-9_.\-])")
 
 

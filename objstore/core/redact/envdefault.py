@@ -10,11 +10,10 @@ on the bench import's texts 12 % of those windows hold what any match must hold 
 
 from __future__ import annotations
 
-import re
-
 from objstore.core.redact.checks import looks_secret
 from objstore.core.redact.rule import Rule
 from objstore.core.redact.scanners import scan_plain
+from objstore.core.rxcache import ASCII, compile_pattern
 
 #: test25b U3: what may stand between a credential-named variable and its value's literal: a type
 #: annotation, then ``=`` or ``:`` and an env-var read whose default the literal is (Python's
@@ -39,9 +38,9 @@ ENV_ANCHORS = ("nviron", "getenv", "config(", "env(", "env.str(", "process.env",
 #: ``(`` (the regex module finds a literal first character in C; forward, ``=`` and ``:`` start a try at
 #: every JSON key); ``process.env`` (a ``str.find``); an annotation's ``:[ \t]{0,4}str`` (``str |
 #: none`` starts with ``str``).  Lowercase and ASCII, as the rule's lowered window is.
-_CALL_REVERSED = re.compile(r"\([ \t]{0,4}(?:teg\.norivne(?:\.so)?|vneteg(?:\.so)?|gifnoc|(?:rts\.)?vne|dleif)"
-                            r"[ \t]{0,8}[=:]", re.ASCII)
-_ANNOT_GATE = re.compile(r":[ \t]{0,4}(?:str|optional\[str\]|secretstr)", re.ASCII)
+_CALL_REVERSED = compile_pattern(r"\([ \t]{0,4}(?:teg\.norivne(?:\.so)?|vneteg(?:\.so)?|gifnoc|(?:rts\.)?vne|dleif)"
+                            r"[ \t]{0,8}[=:]", ASCII)
+_ANNOT_GATE = compile_pattern(r":[ \t]{0,4}(?:str|optional\[str\]|secretstr)", ASCII)
 
 
 def env_default_gate(low: str, start: int, end: int) -> bool:

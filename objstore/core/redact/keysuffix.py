@@ -17,8 +17,6 @@ OpenPGP key id), and the names of database or cache keys (``primary``, ``foreign
 
 from __future__ import annotations
 
-import re
-
 from objstore.core.redact.checks import looks_secret
 from objstore.core.redact.keywords import KEY_OWNERS
 from objstore.core.redact.rule import FLAGS, IFLAGS, Lazy, Rule, make_rule
@@ -59,7 +57,7 @@ def key_suffix_name(name: str) -> bool:
     ``-``/``_``/``.``, the last ``key`` or ``auth``, the one before it not of :data:`_NOT_SECRET`
     (``project/acme/hmac-key``, ``algolia_admin_key``, ``redis-auth``; not ``cache-key``,
     ``public-key``, ``key``)."""
-    words = re.split(r"[-_.]", name.rsplit("/", 1)[-1].lower())
+    words = name.rsplit("/", 1)[-1].lower().replace("-", ".").replace("_", ".").split(".")   # (no re: one compile less)
     return len(words) >= 2 and words[-1] in ("key", "auth") and words[-2] != "" and words[-2] not in _NOT_SECRET
 
 

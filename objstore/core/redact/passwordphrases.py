@@ -7,13 +7,13 @@ it is X', 'the db password (it is X)', 'the password that I use is X', 'the pass
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from objstore.core.redact.checks import (labelled_phrase_ok, looks_secret, phrase_secret_bang_ok, pin_ok, quoted_phrase_ok,
                                          unquoted_passphrase_ok)
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at
+from objstore.core.rxcache import escape
 
 # ``password is X``, ``my db passphrase was X``, ``the password is now: X``, over the lowercased
 # text; the token ends before trailing sentence punctuation (``... is hunter2024.``).
@@ -61,7 +61,7 @@ PIN_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]\\]" + r"(?=[.,;:!?)\]]*(?:[\s\"
 #: and a named account's 'pass' ('the db pass has been changed to X', :data:`PASS_OWNERS`)
 _PW_LABEL = (r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d|passphrase(?<![A-Za-z0-9_\-\]]passphrase)"
              r"|passcode(?<![A-Za-z0-9_\-\]]passcode)"
-             r"|pass(?:" + "|".join(f"(?<={re.escape(w)} pass)" for w in PASS_OWNERS) + r")(?![a-z0-9_]))s?")
+             r"|pass(?:" + "|".join(f"(?<={escape(w)} pass)" for w in PASS_OWNERS) + r")(?![a-z0-9_]))s?")
 #: red31 (test30c T6, red30b's left-out): a PIN's label ('my pin became 4711', 'the pin code has been changed to
 #: 482913'), its token a PIN (4-12 digits, or a short one of letters and digits: pin_ok)
 _PIN_LABEL = (r"(?:pin(?<![A-Za-z0-9_\-\]]pin)(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number))?"
@@ -248,7 +248,7 @@ _SET_HEAD = (r"(?:" + "|".join(f"{v}(?<![a-z0-9_\\-]{v})" for v in _SET_VERBS) +
              r"(?:the|our|my|its|their|his|her|your)[ \t]{1,4}(?:[a-z0-9_.\-]{1,24}[ \t]{1,4}){0,2}")
 _SET_TO = r"(?:[ \t]{1,4}to|" + _FROM_OLD + r")[ \t]{1,4}"
 #: (a program's 'pass' is no password: only a named account's, 'the admin pass', :data:`PASS_OWNERS`)
-_SET_PW_HEAD = (_SET_HEAD + r"(?:passw(?:or)?d|passphrase|pwd|pass(?:" + "|".join(f"(?<={re.escape(w)} pass)" for w in PASS_OWNERS)
+_SET_PW_HEAD = (_SET_HEAD + r"(?:passw(?:or)?d|passphrase|pwd|pass(?:" + "|".join(f"(?<={escape(w)} pass)" for w in PASS_OWNERS)
                 + r")(?![a-z0-9_]))s?" + _SET_TO)
 _SET_ANCHORS = ("pass", "pwd")
 

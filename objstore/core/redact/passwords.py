@@ -7,7 +7,6 @@ The token formats (vendor prefixes, protocol fields, ``key=value``) are in :mod:
 
 from __future__ import annotations
 
-import re
 from functools import partial
 
 from objstore.core.redact.checks import (PIN_CODE_OWNERS, bare_password_ok, cli_secret_ok, hardware_pin,
@@ -28,6 +27,7 @@ from objstore.core.redact.passwordphrases import (PHRASE_COLON as _PHRASE_COLON,
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at, scan_plain
 from objstore.core.redact.symbolpasswords import SYMBOL_PASSWORD_RULES
+from objstore.core.rxcache import escape
 
 
 #: red16b: a run right after 'token', 'secret', 'api key' with no verb ('deploy bot token <40 hex>', test16b B8):
@@ -37,7 +37,7 @@ _RANDOM_RUN = (r"s?[ \t]{1,4}[\"'`]?(?=[a-z0-9]{0,255}?[0-9])(?=[a-z0-9]{0,255}?
 #: red17: the code of a keypad ('door code', 'alarm code': :data:`~.checks.PIN_CODE_OWNERS`), and its anchors
 #: (each phrase, not 'code': a literal that most transcript lines hold costs the matcher a Python step per
 #: occurrence, and every rule it gates a run)
-_CODE_WORD = r"(?:code(?:" + "|".join(f"(?<={re.escape(w)} code)" for w in PIN_CODE_OWNERS) + ")|combination(?:" + "|".join(
+_CODE_WORD = r"(?:code(?:" + "|".join(f"(?<={escape(w)} code)" for w in PIN_CODE_OWNERS) + ")|combination(?:" + "|".join(
     f"(?<={w} combination)" for w in _COMBINATION_OWNERS) + "))"     # red33b (T15): 'the safe combination is 12-34-56'
 _CODE_ANCHORS = tuple(f"{w} code" for w in PIN_CODE_OWNERS) + tuple(f"{w} combination" for w in _COMBINATION_OWNERS)
 #: red17: a PIN right after its word with no verb ('my pin 4471', 'door code 4471'): 4-12 digits alone
@@ -61,7 +61,7 @@ _PAIR_WORDS = ("login", "log in", "log-in", "logon", "sign in", "signin", "sign-
 _PAIR_STARTS = ("login", "log in", "log-in", "logon", "sign in", "signin", "sign-in", "cred", "user/pass",
                 "user / pass", "username")
 _PAIR_COARSE = ("log", "sign", "cred", "user")   # without the matcher: 4 scans, not 11
-_PAIR_HEAD = ("(?:" + "|".join(f"{re.escape(w)}(?<![a-z0-9_\\-\\]]{re.escape(w)})" for w in _PAIR_WORDS)
+_PAIR_HEAD = ("(?:" + "|".join(f"{escape(w)}(?<![a-z0-9_\\-\\]]{escape(w)})" for w in _PAIR_WORDS)
               + r")(?:word)?s?(?![a-z0-9_])"
               r"(?:[ \t]{0,4}(?::|=|is|are|was|were|with|as|using)(?![a-z0-9_])){0,2}[ \t]{0,4}")
 # the user: starts with a letter (a fraction's '1 / 2' is not a pair), no blank, slash or colon
@@ -75,7 +75,7 @@ _PAIR_USER = (r"(?!(?:" + "|".join(_PAIR_NOT_USER) + r")(?:s|es|ed|ing)?[ \t/:])
 
 #: red30 (test29 P5): a secret of a named account is a password ('our vpn secret is correct horse battery staple');
 #: 'the secret is to keep it simple' names none
-_SECRET_OWNERS = "|".join(f"(?<={re.escape(w)} secret)" for w in _PASS_OWNERS)
+_SECRET_OWNERS = "|".join(f"(?<={escape(w)} secret)" for w in _PASS_OWNERS)
 
 
 # ---- a password named next to the word, not after a verb (test16 F12) ------------------------
@@ -414,7 +414,7 @@ PASSWORD_RULES: list[Rule] = [
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the vpn|wifi|admin|root|db... pass is <token>' (a pass of a "
        "named account, not 'the second pass is 2x faster')",
-       r"pass(?:" + "|".join(f"(?<={re.escape(w)} pass)" for w in _PASS_OWNERS) + r")(?![a-z0-9_])"
+       r"pass(?:" + "|".join(f"(?<={escape(w)} pass)" for w in _PASS_OWNERS) + r")(?![a-z0-9_])"
        + _PHRASE_VERB + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("pass",)),
     *(_r("password-phrase",
@@ -487,7 +487,7 @@ PASSWORD_RULES: list[Rule] = [
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'login with <user> and <token>' (a credential word, a user, "
        "'and' and a token that cannot be prose: bare_password_ok; test16 F12)",
-       "(?:" + "|".join(f"{re.escape(w)}(?<![a-z0-9_\\-\\]]{re.escape(w)})" for w in _LOGIN_WORDS) + r")"
+       "(?:" + "|".join(f"{escape(w)}(?<![a-z0-9_\\-\\]]{escape(w)})" for w in _LOGIN_WORDS) + r")"
        r"[ \t]{1,4}(?:with|as|using)[ \t]{1,4}" + _PAIR_USER
        + r"[ \t]{1,4}and[ \t]{1,4}(?:(?:the[ \t]{1,4})?(?:passw(?:or)?d|pw|pass)[ \t]{1,4})?"
        r"[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
@@ -502,7 +502,7 @@ PASSWORD_RULES: list[Rule] = [
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'user admin pass <token>', 'the root pass <token>' with no verb "
        "(a pass of a named account; test16b B8), only a token shaped like a password (password_token_ok)",
-       r"pass[ \t](?:" + "|".join(f"(?<={re.escape(w)} pass[ \t])" for w in _PASS_OWNERS) + r")"
+       r"pass[ \t](?:" + "|".join(f"(?<={escape(w)} pass[ \t])" for w in _PASS_OWNERS) + r")"
        r"[ \t]{0,3}[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=51, check=password_token_ok, anchors=("pass",)),
     _r("password-phrase",

@@ -3,17 +3,20 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 
-from objstore.core.rxcache import compile_pattern
+TYPE_CHECKING = False
+if TYPE_CHECKING:   # annotations only: no re import (its patterns are kept programs)
+    import re
+
+from objstore.core.rxcache import ASCII, IGNORECASE, compile_pattern, escape
 from objstore.core.text import LazyPattern
 
-FLAGS = re.ASCII
+FLAGS = ASCII
 
 
 Lazy = LazyPattern  # helper patterns compile on first use: a hook scanning a short prompt needs few
-IFLAGS = re.ASCII | re.IGNORECASE
+IFLAGS = ASCII | IGNORECASE
 
 # A token starts where the previous character cannot belong to it, and ends
 # where the next cannot.  ``]`` / ``[`` are in the classes so that a token
@@ -54,9 +57,9 @@ def tok(prefixes: tuple[str, ...], body: str, lbc: str = LBC, la: str = LA, glue
     prefix and body together cannot be part of a longer word (GitHub's own secret scanning takes
     ``ghp_`` + 36 anywhere)."""
     if glued:
-        return _tok(f"(?:{'|'.join(map(re.escape, prefixes))}){body}{la}", prefixes)
+        return _tok(f"(?:{'|'.join(map(escape, prefixes))}){body}{la}", prefixes)
     alts = "|".join(f"{q}(?:(?<!{lbc}{q})|" + "|".join(f"(?<={e}{q})" for e in ESCAPES_BEFORE) + ")"
-                    for q in map(re.escape, prefixes))
+                    for q in map(escape, prefixes))
     return _tok(f"(?:{alts}){body}{la}", prefixes)
 
 

@@ -13,11 +13,9 @@ punctuation are left out of it.  :func:`symbol_password_ok` tells it from code (
 
 from __future__ import annotations
 
-import re
-
 from objstore.core.redact.checks import is_placeholder
 from objstore.core.redact.rule import Rule, make_rule
-from objstore.core.rxcache import compile_pattern
+from objstore.core.rxcache import DOTALL, compile_pattern
 
 #: the symbols that stop the other rules' values: one of them inside a token makes this rule's case
 _INNER = frozenset("\"'`\\;|<>(){}[],/")
@@ -28,7 +26,7 @@ _DIGIT_OR_SYMBOL = compile_pattern(r"[^A-Za-z]")
 #: ``f(a,b)``), a string concatenation or a format
 #: (also one whose closing quote and bracket the token left out: ``form['password``, ``partition(':``)
 _CODE = compile_pattern(r"[A-Za-z_][\w.]*(?:\(.*\)|\[.*\]|[(\[](?:[rbfuRBFU]{0,2}[\"'`].*|[\w.\-]*))[,;]?"
-                   r"|.*\b(?:os\.env(?:iron)?|getenv|input|getpass)\b.*", re.S)
+                   r"|.*\b(?:os\.env(?:iron)?|getenv|input|getpass)\b.*", DOTALL)
 
 #: a name right before a bracket: code when it is dotted, snake_case or has no digit (a password's head has one)
 _CALL = compile_pattern(r"([A-Za-z_][\w.]*)[(\[]")
