@@ -7,7 +7,8 @@ that read the text as it came (a ``#nomem`` prompt, an excluded folder),
 replaces each text by what a turn stores (capped, credentials redacted:
 ``TurnAppender.stored_text``) and writes the batch to
 ``cache/proxy-spool/<time ns>-<pid>-<6 hex>.json`` (0600, replaced whole;
-``docs/format.md``) before any object is written or any lock waited for.
+``docs/format.md``) before any object is written or any lock waited for
+(but a batch whose password makes a session rule: :func:`session_withheld`).
 :func:`drain` then stores every spooled batch, oldest first, and deletes
 each file once its turns are published; so
 
@@ -47,7 +48,8 @@ from objstore.memory.facts import head as fact_head
 from objstore.memory.provenance import turn_author
 from objstore.memory.scope import register_project
 from objstore.memory.served import is_sealed
-from objstore.memory.sessionrules import CARRIED_MARKS, SessionValues
+from objstore.memory.sealrules import withhold_sealed_values
+from objstore.memory.sessionrules import CARRIED_MARKS, SessionValues, value_rules
 from objstore.memory.sessions import CapturedTurn, cap_turn_text
 
 #: the harness the proxy's turns are stored under
@@ -79,9 +81,12 @@ def spool_turns(store: Store, turns: list) -> Path | None:
     spool of ``store``: made storable (:func:`_storable`), without a user
     turn holding the ``#nomem`` marker or a turn of an excluded folder,
     each text as a turn stores it (capped, credentials replaced), in a new
-    file named after the time (ns; later than this process's last).
+    file named after the time (ns; later than this process's last), through
+    the session rule (:func:`session_withheld`).
     Returns the file, or None when no turn is left to store.  Takes no
-    lock.  Raises OSError, MemError (an unreadable config)."""
+    lock but for a batch that makes a session rule (waited for at most
+    :data:`RULE_LOCK_S` seconds).  Raises OSError, MemError (an unreadable
+    config)."""
     global _last_ns
     if not turns:
         return None
@@ -115,7 +120,11 @@ def session_withheld(store: Store, turns: list, texts: list[str]) -> list[str]:
     project's rules (``session-rules``: digests only).  The spool holds each
     text redacted, so the writer that stores it later never sees the value
     to make the rule of (test37b T22: the conversation's later turns and the
-    project's later sessions kept the password in the clear).  A rule is
+    project's later sessions kept the password in the clear).  A value
+    named so is withheld from the batch's earlier turns too, and, under the
+    lock, from the session's recent earlier turns already stored
+    (``memory.sessionearlier.withhold_earlier``, its failure ignored:
+    test37b T7).  A rule is
     written under the store lock, waited for at most ``RULE_LOCK_S``
     seconds; a lock not had then, without it (at worst a rule another
     writer adds at that instant is lost; this batch's is not).  Raises
@@ -123,13 +132,23 @@ def session_withheld(store: Store, turns: list, texts: list[str]) -> list[str]:
     values = SessionValues(store)
 
     def run() -> list[str]:
-        return [values.apply(t.session, x, cap_turn_text(t.text), t.withheld, t.project)[0]
-                for t, x in zip(turns, texts)]
+        out = [values.apply(t.session, x, cap_turn_text(t.text), t.withheld, t.project)[0]
+               for t, x in zip(turns, texts)]
+        rules = {sid: value_rules(vs) for sid, vs in values.named.items()}   # the batch's earlier turns (T7)
+        return [withhold_sealed_values(x, rules[t.session])[0] if rules.get(t.session) else x
+                for t, x in zip(turns, out)]
     if not any(m in x for x in texts for m in CARRIED_MARKS) and not any(t.withheld for t in turns):
         return run()      # no value to make a rule of: the rules are only read
     try:
         with store.lock("proxy", timeout=min(store.lock_timeout, RULE_LOCK_S)):
-            return run()
+            out = run()
+            if values.named:   # and the session's turns stored before this batch (test37b T7)
+                from objstore.memory.sessionearlier import withhold_earlier  # defer: forget; a password named
+                try:
+                    withhold_earlier(store, values.named)
+                except MemError:   # (a damaged chain: this batch is still spooled; the earlier turns stay)
+                    pass
+            return out
     except StoreLocked:   # (taken on entry only: ``run`` waits for no lock)
         return run()
 

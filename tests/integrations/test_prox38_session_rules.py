@@ -97,3 +97,17 @@ def test_a_remember_that_replacing_a_value_says_so(rig):
     body = _say(rig, "px-t197b", ["remember that the queue host is mq-2"])
     assert (f"Remembered as you asked (user_stated): {key} = the queue host is mq-2 "
             f"(replaces the earlier value: mem log {key})") in body, body
+
+
+def test_a_password_named_later_is_withheld_from_the_conversations_earlier_turns(rig):
+    """test37b T7 through the proxy: the earlier turn already stored (another request) and one of the same batch."""
+    said = ["try Garnet-Heron-6614 as the login", "my password is Garnet-Heron-6614"]
+    _say(rig, "px-t7a", said[:1])
+    _say(rig, "px-t7a", said)
+    _say(rig, "px-t7b", ["try Garnet-Wren-3309 as the login", "my password is Garnet-Wren-3309"])
+    settled(rig, "settle-t7")
+    for sid in ("px-t7a", "px-t7b"):
+        texts = _texts(rig, sid)
+        assert "as the login" in texts and "Garnet" not in texts, texts
+    mem(rig, "gc", "--prune=now")
+    assert scan_store(rig["home"], [b"Garnet-Heron-6614", b"Garnet-Wren-3309"]) == []
