@@ -115,6 +115,9 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          "objstore.core.salvage",
          # off the hooks' transcript sync start-up (session 36): a retraction prompt the sync adds takes back
          "objstore.capture.takeback",
+         # off the prompt hook's and the proxy's capture (session 38): only a turn that names a password or PIN
+         # rewrites the session's earlier turns quoting it (forget's rewrite)
+         "objstore.memory.sessionearlier",
          # off the session-start hook's start-up (session 29): derive.auto imports derive.run; only a derive
          # proposal that would be written asks whether the person's later fact updated its turn (test29 P8)
          "objstore.retrieval.injecttime", "objstore.retrieval.timeline",

@@ -28,7 +28,7 @@ from objstore.capture.sync import (PRE_SYNC_MAX_BYTES, hide_forgotten_paths, pro
 from objstore.capture.transcript import project_of, strip_mem_context
 from objstore.core.record import Record, set_fields
 from objstore.core.refs import validate_session_id
-from objstore.core.errors import StoreLocked
+from objstore.core.errors import MemError, StoreLocked
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender
 from objstore.memory.facts import commit_later
@@ -208,6 +208,12 @@ def _capture(store: Store, session_id: str, prompt: str, cwd: str, transcript: P
         if cur is not None:
             save_cursor(store, cur)
     commit_later(later)   # the store lock released: the next prompt's hook does not wait for this commit
+    if w.named_values:    # a password or PIN named now: withheld from the session's earlier turns (test37b T7)
+        from objstore.memory.sessionearlier import withhold_earlier  # defer: forget; a password named only
+        try:
+            withhold_earlier(store, w.named_values)
+        except MemError:      # (the lock taken meanwhile: the turn is stored, the earlier ones stay)
+            pass
     return PromptResult(status, oid, key, synced, mine)
 
 

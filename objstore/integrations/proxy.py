@@ -171,6 +171,19 @@ def text_of(content, *, tool: bool = False, secret: frozenset = frozenset(),
     return out
 
 
+def prompt_text(content) -> str:
+    """The prompt of a user message's ``content`` as its capture stores it
+    and ``proxyspool`` reads its statement or take-back: the first text
+    part left once the harness's context is out
+    (``transcript.strip_harness_context``); "" for none.  So a
+    ``<system-reminder>`` block before or after the prompt never silences
+    the confirmation of what is done (test37b T21)."""
+    for part, t in text_of(content):
+        if part.startswith("t") and (t := strip_harness_context(t)):
+            return t
+    return ""
+
+
 def tool_lines(content) -> list[str]:
     """The ``tool_use`` and ``server_tool_use`` blocks of an assistant
     message's content, in order, as every capture path writes them
@@ -709,7 +722,8 @@ def _plan_edits(store, conv, text, root, mnode, msgs, st: State, trace: dict, ma
                                 cwd=conv.cwd or None, project=conv.project or None, namespace=ns)
         ids = inj.ids
         block = inj.text
-        note = remembered_note(store, prompt, conv.project or None, escape_text, conv.session) if states else None
+        note = remembered_note(store, prompt_text(msgs[last]["content"]), conv.project or None, escape_text,
+                               conv.session) if states else None
         if note is not None:  # "remember that …": written with its turn once the API took the request (test29 P11)
             block = f"{note}\n{block}" if block else note
         st.recall[last] = (short_hash(text[mnode.items[last].start:mnode.items[last].end]), block, ids)

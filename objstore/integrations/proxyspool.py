@@ -7,7 +7,8 @@ that read the text as it came (a ``#nomem`` prompt, an excluded folder),
 replaces each text by what a turn stores (capped, credentials redacted:
 ``TurnAppender.stored_text``) and writes the batch to
 ``cache/proxy-spool/<time ns>-<pid>-<6 hex>.json`` (0600, replaced whole;
-``docs/format.md``) before any object is written or any lock waited for.
+``docs/format.md``) before any object is written or any lock waited for
+(but a batch whose password makes a session rule: :func:`session_withheld`).
 :func:`drain` then stores every spooled batch, oldest first, and deletes
 each file once its turns are published; so
 
@@ -43,10 +44,13 @@ from objstore.core.spool import PROXY_SPOOL_DIR
 from objstore.core.store import Store
 from objstore.core.text import clean_str
 from objstore.memory.appender import TurnAppender
+from objstore.memory.facts import head as fact_head
 from objstore.memory.provenance import turn_author
 from objstore.memory.scope import register_project
 from objstore.memory.served import is_sealed
-from objstore.memory.sessions import CapturedTurn
+from objstore.memory.sealrules import withhold_sealed_values
+from objstore.memory.sessionrules import CARRIED_MARKS, SessionValues, value_rules
+from objstore.memory.sessions import CapturedTurn, cap_turn_text
 
 #: the harness the proxy's turns are stored under
 HARNESS = "proxy"
@@ -54,6 +58,8 @@ HARNESS = "proxy"
 TURN_FIELDS = ("session", "source", "role", "text", "timestamp", "cwd", "project")
 
 _last_ns = 0
+#: seconds a batch making a session rule waits for the store lock before it writes the rule without it
+RULE_LOCK_S = 2.0
 
 
 def turn_writer(store: Store) -> TurnAppender:
@@ -75,9 +81,12 @@ def spool_turns(store: Store, turns: list) -> Path | None:
     spool of ``store``: made storable (:func:`_storable`), without a user
     turn holding the ``#nomem`` marker or a turn of an excluded folder,
     each text as a turn stores it (capped, credentials replaced), in a new
-    file named after the time (ns; later than this process's last).
+    file named after the time (ns; later than this process's last), through
+    the session rule (:func:`session_withheld`).
     Returns the file, or None when no turn is left to store.  Takes no
-    lock.  Raises OSError, MemError (an unreadable config)."""
+    lock but for a batch that makes a session rule (waited for at most
+    :data:`RULE_LOCK_S` seconds).  Raises OSError, MemError (an unreadable
+    config)."""
     global _last_ns
     if not turns:
         return None
@@ -91,13 +100,57 @@ def spool_turns(store: Store, turns: list) -> Path | None:
         return None
     w = turn_writer(store)
     try:   # the redaction (seconds for a 20 MB body) before the file: no credential reaches the spool
-        rows = [{f: w.stored_text(t.text) if f == "text" else getattr(t, f) for f in TURN_FIELDS} for t in turns]
+        texts = session_withheld(store, turns, [w.stored_text(t.text) for t in turns])
     finally:
         w.close()
+    rows = [{f: x if f == "text" else getattr(t, f) for f in TURN_FIELDS} for t, x in zip(turns, texts)]
     _last_ns = max(time.time_ns(), _last_ns + 1)
     name = f"{_last_ns:020d}-{os.getpid()}-{os.urandom(3).hex()}.json"
     return spool.write_record(store.root / PROXY_SPOOL_DIR / name,
                               {"spooled": time.time(), "turns": rows})
+
+
+def session_withheld(store: Store, turns: list, texts: list[str]) -> list[str]:
+    """``texts`` (those of ``turns``, ``CapturedTurn`` in order, as a turn
+    stores them) through the session rule the turn writer applies to each
+    turn it writes (``sessionrules.SessionValues.apply``, the prompt hook's
+    path): a value of a session's earlier turn withheld there (a password
+    stated in prose, a short PIN in its own session) is withheld from the
+    later ones, and a turn's own such values join the session's and its
+    project's rules (``session-rules``: digests only).  The spool holds each
+    text redacted, so the writer that stores it later never sees the value
+    to make the rule of (test37b T22: the conversation's later turns and the
+    project's later sessions kept the password in the clear).  A value
+    named so is withheld from the batch's earlier turns too, and, under the
+    lock, from the session's recent earlier turns already stored
+    (``memory.sessionearlier.withhold_earlier``, its failure ignored:
+    test37b T7).  A rule is
+    written under the store lock, waited for at most ``RULE_LOCK_S``
+    seconds; a lock not had then, without it (at worst a rule another
+    writer adds at that instant is lost; this batch's is not).  Raises
+    OSError."""
+    values = SessionValues(store)
+
+    def run() -> list[str]:
+        out = [values.apply(t.session, x, cap_turn_text(t.text), t.withheld, t.project)[0]
+               for t, x in zip(turns, texts)]
+        rules = {sid: value_rules(vs) for sid, vs in values.named.items()}   # the batch's earlier turns (T7)
+        return [withhold_sealed_values(x, rules[t.session])[0] if rules.get(t.session) else x
+                for t, x in zip(turns, out)]
+    if not any(m in x for x in texts for m in CARRIED_MARKS) and not any(t.withheld for t in turns):
+        return run()      # no value to make a rule of: the rules are only read
+    try:
+        with store.lock("proxy", timeout=min(store.lock_timeout, RULE_LOCK_S)):
+            out = run()
+            if values.named:   # and the session's turns stored before this batch (test37b T7)
+                from objstore.memory.sessionearlier import withhold_earlier  # defer: forget; a password named
+                try:
+                    withhold_earlier(store, values.named)
+                except MemError:   # (a damaged chain: this batch is still spooled; the earlier turns stay)
+                    pass
+            return out
+    except StoreLocked:   # (taken on entry only: ``run`` waits for no lock)
+        return run()
 
 
 def spooled_batches(root: Path) -> list[tuple[Path, list[CapturedTurn]]]:
@@ -208,7 +261,9 @@ def remembered_note(store: Store, prompt: str, project: str | None, escape, sess
     (user_stated): KEY = VALUE``, each further statement of the prompt
     (``further_statements``) as ``; also remembered: KEY = VALUE``, or ``Not
     stored, though asked: KEY is sealed …`` for a sealed first key; None when
-    the prompt states nothing.  Each value as stored: credentials redacted
+    the prompt states nothing; a value that replaces the key's current one
+    says so, as the hooks do (``(replaces the earlier value: mem log
+    KEY)``).  Each value as stored: credentials redacted
     (``redact_named``: test36 T7, the model was told the password in the clear
     and the proxy's state file kept it).  ``escape``: the context escaper.
     A prompt of ``session`` that takes back or corrects what its previous
@@ -223,7 +278,11 @@ def remembered_note(store: Store, prompt: str, project: str | None, escape, sess
     if is_sealed(store, key):   # the write is refused: never confirmed (test30c T11)
         return (f"{head}Not stored, though asked: {escape(key)} is sealed (mem remember {escape(key)} … "
                 "--sensitivity secret)</mem-context>")
-    out = f"{head}Remembered as you asked (user_stated): {escape(key)} = {escape(redact_named(what, key).text)}"
+    value = redact_named(what, key).text
+    was = fact_head(store, key)     # the hooks' word for a value replaced (test37b T19.7)
+    was = getattr(store.get(was), "body", value) if was else value
+    out = f"{head}Remembered as you asked (user_stated): {escape(key)} = {escape(value)}" + (
+        f" (replaces the earlier value: mem log {escape(key)})" if was != value else "")
     for more in further_statements(prompt):
         k = statement_key(more, project, store)
         out += f"; also remembered: {escape(k)} = {escape(redact_named(more, k).text)}" if not is_sealed(store, k) \

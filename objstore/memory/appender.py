@@ -235,6 +235,12 @@ class TurnAppender:
         red = self._redact(text)
         return (red.text, len(red.hits)) if red.hits else (text, 0)
 
+    @property
+    def named_values(self) -> dict[str, list[str]]:
+        """Session id -> the values its turns written here named a password
+        or PIN (``SessionValues.named``; ``objstore.memory.sessionearlier``)."""
+        return self._values.named
+
     def stored_text(self, text: str) -> str:
         """``text`` as a turn of it stores it (capped, credentials replaced)."""
         return self._redacted(text)[0]

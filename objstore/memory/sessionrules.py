@@ -131,12 +131,15 @@ class SessionValues:
     """The turn writer's view of :data:`SESSION_RULES_FILE` (read once, per
     session filtered once): :meth:`apply` on each turn it writes."""
 
-    __slots__ = ("store", "rules", "mine")
+    __slots__ = ("store", "rules", "mine", "named")
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self.rules: SealRules | None | bool = False      # False: not read yet
         self.mine: dict[tuple[str, str], SealRules | None] = {}
+        #: session id -> the values its turns named (in memory only): for its earlier turns
+        #: (``objstore.memory.sessionearlier``, test37b T7)
+        self.named: dict[str, list[str]] = {}
 
     def apply(self, sid: str, text: str, raw: str, withheld: tuple[str, ...], project: str = "") -> tuple[str, int]:
         """``text`` (a turn of session ``sid`` as stored so far; ``raw``: its
@@ -147,8 +150,8 @@ class SessionValues:
         spans; then the values of this turn join the session's and the project's rules: those
         given (``withheld``: ``CapturedTurn.withheld``) and those its
         redaction replaced under :data:`CARRIED_RULES` (read again only when
-        ``text`` holds one of :data:`CARRIED_MARKS`).  Caller holds the store
-        lock.  Raises OSError."""
+        ``text`` holds one of :data:`CARRIED_MARKS`; noted in :attr:`named`).
+        Caller holds the store lock.  Raises OSError."""
         if self.rules is False:
             self.rules = load_session_rules(self.store)
         if (sid, project) not in self.mine:
@@ -161,6 +164,7 @@ class SessionValues:
             from objstore.core.redact import redact  # defer: a text holding a password's marker only
             values += carried_values(raw, redact(raw).hits)
         if values:
+            self.named.setdefault(sid, []).extend(values)
             got = add_session_rules(self.store, sid, values, self.rules, project)
             if got is not self.rules:
                 self.rules, self.mine = got, {}
