@@ -239,7 +239,9 @@ def _corrections(store: Store, stated: list[str], keys: list[str], first: str, f
     (``statements.statement_of``'s take-back reading, test36 T4), each
     statement it changes is its key's next version, citing the correction's
     turn ("corrected", ``restored`` the new statement, ``selector`` that
-    turn's id); a key written since is "moved" (nothing done).  When it
+    turn's id); a key written since is "moved" (nothing done); a statement
+    whose value was a credential (redacted) is "withheld": its next value is
+    one too, never written (the proxy reads the prompt as typed).  When it
     changes none of them, nothing is done and the person is told why: the
     new value is a credential, redacted ("withheld", test37b T1: "Actually,
     it's Zebra-Quill-4471" was silent); it states another subject ("the
@@ -260,7 +262,9 @@ def _corrections(store: Store, stated: list[str], keys: list[str], first: str, f
         head = _head(store, key)
         if head is None:
             continue
-        if not set(head.sources[:1]) & ids[0]:
+        if MARKER.search(stated[keys.index(key)]):   # a credential's next value (the proxy reads the prompt as
+            out.append(TakenBack(key, head.body, "withheld", None))   # typed: never written, nor said, test37b T1)
+        elif not set(head.sources[:1]) & ids[0]:
             out.append(TakenBack(key, head.body, "moved", new))
         else:
             out.append(TakenBack(key, head.body, "corrected",   # (a user key holding a value alone: the value)

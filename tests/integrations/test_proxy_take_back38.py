@@ -28,3 +28,14 @@ def test_forget_that_after_a_correction_through_the_proxy_takes_both_back(rig):
     body = _say(rig, "px-tb38a", [*said, "forget that"])
     assert f"Taken back as you asked: {key} is forgotten (it held: the metrics port is 9091)" in body, body
     eventually(lambda: _get(rig, key) is None)
+
+
+def test_a_password_corrected_through_the_proxy_is_said_to_be_kept_out(rig):
+    """test37b T1 through the proxy: the block said "Corrected as you asked: … = … Zebra-Quill-4471" though the
+    stored turn holds the value redacted and nothing was corrected."""
+    key = "user/remembered/staging-db-password"
+    said = ["remember that the staging db password is Tr0ub4dor-88"]
+    _say(rig, "px-tb38b", said)
+    eventually(lambda: _get(rig, key) is not None)
+    body = _say(rig, "px-tb38b", [*said, "Actually, it's Zebra-Quill-4471"])
+    assert f"Not stored: the corrected value of {key} is a credential" in body and "Corrected as" not in body, body
