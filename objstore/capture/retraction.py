@@ -123,12 +123,17 @@ def retraction_of(prompt: str) -> Retraction | None:
 
 def follows_statement(store: Store, session: str) -> bool:
     """Whether the newest stored user turn of ``session`` states a fact
-    (``statements.statement_of``): what a correction as the next prompt
-    may correct (the prompt hook reads it before it stores an "Actually, …"
-    prompt in-process; a few turns walked, no lock)."""
+    (``statements.statement_of``), read past up to 4 corrections said since
+    it (test37b T14): what a correction as the next prompt may correct (the
+    prompt hook reads it before it stores an "Actually, …" prompt
+    in-process; a few turns walked, no lock)."""
     head = store.refs.read(session_ref(session))
+    fixes = 0
     for n, (_tid, t) in enumerate(store.walk_chain(head, Turn, "turn") if head else ()):
         if t.role == "user":
+            if fixes < 4 and retraction_of(t.text) is None and correction_of(t.text) is not None:
+                fixes += 1   # (a correction said since: a further one corrects it, test37b T14)
+                continue
             return statement_of(t.text) is not None
         if n >= 50:
             break

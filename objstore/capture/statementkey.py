@@ -294,6 +294,60 @@ def attribute(statement: str) -> str:
 _MINE = LazyPattern(r"\s*my\s+\w", re.I)
 
 
+#: the person's own setting said by its use ("I use emacs as my editor now", test37b T2): ``v`` its value, ``s`` the
+#: setting (the name of their ``user/`` key)
+_I_USE = LazyPattern(r"\s*i\s+(?:use|prefer)\s+(?P<v>\S+(?:\s+\S+)?)\s+as\s+my\s+(?P<s>[\w -]+?)"
+                     r"(?P<now>\s+(?:now|these\s+days|from\s+now\s+on))?[\s.!]*$", re.I)
+#: a setting said in other words than its ``user/`` key's name ("my tz is UTC": ``user/timezone``, test37b T2)
+_MINE_NAMES = {"tz": "timezone"}
+#: "now" and its like closing a statement's value ("my editor is emacs now"): no part of the value
+_NOW_AFTER = LazyPattern(r"(?:\s*,?\s+(?:now|these\s+days|from\s+now\s+on|as\s+well))+[\s.!]*$", re.I)
+
+
+def _mine_key(store: Store, statement: str, name: list[str], of_subject: bool) -> str:
+    """The person's own ``user/`` key a statement about them is the next
+    version of, "" when none holds a value: a statement "my X is Y" (of its
+    subject ``name``) or "I use Y as my X" names the setting X, whose key is
+    ``user/<X>``, ``user/remembered/<X>`` or a ``user/`` key in a folder of
+    its own whose last part is X (``user/prefs/shell``), X spelled as
+    :func:`_spellings` spells it, its words run together ("time zone":
+    ``timezone``) or by :data:`_MINE_NAMES` ("tz"): test36 T17, test37b T2.
+    Lists the ``user/`` keys only when neither of the first two holds one."""
+    use = _I_USE.match(statement)
+    if use is not None:
+        name = _content_words(use.group("s"))
+    elif not (of_subject and _MINE.match(statement)):
+        return ""
+    spelled = [*_spellings(name), "".join(name)] if name else []
+    spelled = list(dict.fromkeys(n[:120] for n in [*spelled, *(_MINE_NAMES[n] for n in spelled if n in _MINE_NAMES)]))
+    for one in spelled:
+        for mine in (f"user/{one}", f"user/remembered/{one}"):
+            if store.refs.read(fact_ref(mine)) is not None:
+                return mine
+    keys = [r[len("facts/"):] for r in _scope_refs(store, "user", [], "") if r.startswith("facts/user/")]
+    return next((k for one in spelled for k in sorted(keys) if k.rpartition("/")[2] == one), "")
+
+
+def own_value(store: Store, key: str, statement: str) -> str:
+    """What a statement about the person is written as in their ``user/``
+    key ``key`` (:func:`_mine_key`): its value alone when the key's current
+    value is a value alone, as ``mem remember user/timezone Europe/Berlin``
+    wrote it ("America/New_York" for "my timezone is America/New_York",
+    "emacs" for "I use emacs as my editor now": ``mem get`` and recall go
+    on answering with a zone, test37b T19.5), else the statement itself (a
+    key of statements goes on as one, as every statement is stored)."""
+    held = _body(store, key)
+    if not held or STATEMENT_COPULA.search(f" {held} ") is not None:
+        return statement
+    if (use := _I_USE.match(statement)) is not None:
+        value = use.group("v")
+    elif (m := STATEMENT_COPULA.search(f" {statement} ")) is not None:
+        value = f" {statement} "[m.end():]
+    else:
+        return statement
+    return _NOW_AFTER.sub("", value).strip().rstrip(".!").strip() or statement
+
+
 def statement_key(statement: str, project: str | None, store: Store | None = None, update: bool = True,
                   stale: list | None = None) -> str:
     """The key a statement is written under (module doc): named from its
@@ -348,11 +402,8 @@ def statement_key(statement: str, project: str | None, store: Store | None = Non
             plain = f"{scope}/{spelled[:120]}"
             if store.refs.read(fact_ref(plain)) is not None:
                 return plain             # the scope's own key of that name: the statement its next version
-        if scope != "user" and _MINE.match(statement):   # "my timezone is X": the person's own, test36 T17
-            for spelled in _spellings(name):
-                for mine in (f"user/{spelled[:120]}", f"user/remembered/{spelled[:120]}"):
-                    if store.refs.read(fact_ref(mine)) is not None:
-                        return mine      # their user-level key of that name: its next version, in every project
+    if head is None and update and scope != "user" and (mine := _mine_key(store, statement, name, of_subject)):
+        return mine   # "my timezone is X": the person's own user-level key, its next version in every project
     if head is None:
         before, of_before = named(statement, _STOP_BEFORE)
         old = f"{scope}/remembered/{'-'.join(before or ['note'])[:120]}"
@@ -479,8 +530,9 @@ def _body(store: Store, key: str) -> str:
     return (getattr(store.get(oid), "body", "") or "") if oid is not None else ""
 
 
-def _scope_refs(store: Store, scope: str, spelled: list) -> list[str]:
-    """The ref names of ``scope``'s ``remembered/`` keys whose file name
+def _scope_refs(store: Store, scope: str, spelled: list, under: str = "remembered%2F") -> list[str]:
+    """The ref names of ``scope``'s ``remembered/`` keys (``under``: its
+    keys whose escaped name starts so; "": all of them) whose file name
     holds a spelling of each word (``spelled``: sets of spellings; a word
     is its file name's as it is, escaping aside, which changes no lower-case
     letter): its directory's listing alone when the store has no packed fact
@@ -494,5 +546,5 @@ def _scope_refs(store: Store, scope: str, spelled: list) -> list[str]:
     except FileNotFoundError:
         return []
     return [f"facts/{scope}/{unicodedata.normalize('NFC', unescape_name(f))}" for f in files
-            if f.startswith("remembered%2F") and not f.endswith(".lock")
+            if f.startswith(under) and not f.endswith(".lock")
             and all(any(x in f for x in sp) for sp in spelled)]

@@ -80,7 +80,7 @@ import re
 from objstore.core.errors import MemError
 from objstore.core.objects import normalize_value
 from objstore.core.refs import fact_ref
-from objstore.capture.statementkey import clauses, name_before, named as _named, statement_key
+from objstore.capture.statementkey import clauses, name_before, named as _named, own_value, statement_key
 from objstore.capture.statementwords import (ASK_LEAD, JUDGED, STOP_WORDS, content_words as _content_words, guard_secret_subject,
                                              taken_value, without_request)
 from objstore.core.takeback import SOFT_TAKE_BACK_PHRASES, TAKE_BACK_PHRASES
@@ -310,6 +310,15 @@ def _restated(fix: str, said: str = "") -> str | None:
     return new if of_subject and (not said or _named(said) == (words, True)) else None
 
 
+def restated_after(fix: str) -> str | None:
+    """The whole statement a take-back line says after its phrase and an "I
+    meant" (:func:`_restated`: "sorry, I meant the staging api host is
+    api-stg-2" -> "the staging api host is api-stg-2"), else None ("Correction:
+    6543", a line opening with no take-back)."""
+    m = TAKE_BACK_RE.match(f". {fix}") or _SOFT_BACK.match(f". {fix}")
+    return _restated(_FIX_LEAD.sub("", f". {fix}"[m.end():].strip(), count=1)) if m is not None else None
+
+
 #: the person taking back what they just said, opening the next sentence or after a dash or comma in the
 #: statement's own ("Scratch that", "Just kidding.", "Never mind.", "— no wait, 5434", "Correction: 6543",
 #: "Actually no, make it 6000"); not "never mind the docs" (the phrase is followed by a stop, a comma or a
@@ -436,9 +445,10 @@ def _remember(store: Store, what: str, project: str | None, source: str, command
     key = statement_key(what, project, store, update, stale)
     if said_at and _said_since(store, key, what, said_at):
         return None
-    try:
-        done = remember(store, key, what, trust="user_stated", owner="user", sources=(source,) if source else (),
-                        command=command, later=later)
+    try:   # (a statement about the person in their user key: its value alone when that is how the key holds it)
+        done = remember(store, key, own_value(store, key, what) if key.startswith("user/") else what,
+                        trust="user_stated", owner="user", sources=(source,) if source else (), command=command,
+                        later=later)
     except MemError:
         if not skip_refused:
             raise

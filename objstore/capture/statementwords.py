@@ -121,9 +121,10 @@ _NOT_OLD = LazyPattern(r"(?:\s*[,;(]|\s+-+|\s*[\u2014\u2013])\s*(?:and\s+)?(?:no
                        r"[^\s,;.!?()]+(?:\s+[^\s,;.!?()]+)?\s*\)?[\s.!]*$", re.I)
 #: a request after a statement's value ("… 8080 and update the config", ", then run the tests", "; please restart
 #: the worker", " so use that in the mailer", " if that's ok"), read in its predicate only (test33b T7)
-#: a request's separator and asking words after a statement (", can you", "; please", " and could you"): one
+#: a request's separator and asking words after a statement (", can you", "; please", " and could you", " - also
+#: please": test37b T1): one
 #: prefix for :data:`_REQUEST` and ``statements._ASK_AFTER``
-ASK_LEAD = (r"(?:\s*[,;]|\s+-+|\s*[\u2014\u2013]|\s+(?=and\s))\s*(?:(?:and|so|then|now)\s+)?"
+ASK_LEAD = (r"(?:\s*[,;]|\s+-+|\s*[\u2014\u2013]|\s+(?=and\s))\s*(?:(?:and|so|then|now)\s+)?(?:also\s+)?"
             r"(?:(?:can|could|would|will)\s+you|please|pls)\b")
 _REQUEST = LazyPattern(r"(?:" + ASK_LEAD +
                        r"|(?:\s*,)?\s+(?:and\s+(?:then\s+)?|then\s+|so\s+)(?:please\s+)?(?:update|run|fix|restart|use|add|change|"

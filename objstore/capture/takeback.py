@@ -36,7 +36,9 @@ from __future__ import annotations
 import re
 
 from objstore.capture.retraction import correction_of, retraction_of, takes_back
-from objstore.capture.statements import TAKE_BACK_RE, further_statements, statement_key, statement_of
+from objstore.capture.statements import TAKE_BACK_RE, further_statements, restated_after, statement_key, statement_of
+from objstore.capture.statementkey import own_value
+from objstore.capture.statementwords import MARKER
 from objstore.core.errors import MemError, NotFound
 from objstore.core.objects import Turn
 from objstore.core.record import Frozen, set_fields
@@ -52,6 +54,9 @@ from objstore.memory.sealsources import plan_forget_turns_too, rule_source_value
 WINDOW_MS = 30 * 60 * 1000
 #: the most turns walked back from the session's newest to the retraction and the prompt before it
 WALK_TURNS = 2000
+#: the most user turns read before a take-back: the statement and the corrections said right after it
+#: ("Actually, it's 50052", "sorry, I meant 50053", then "forget that": test37b T14)
+BEFORE_TURNS = 5
 
 
 class TakenBack(Frozen):
@@ -76,7 +81,7 @@ class TakenBack(Frozen):
 def _turn_and_previous(store: Store, session: str, source: str | None):
     """``((id, Turn) of the user turn of ``session`` whose source is
     ``source``, [(id, Turn) of the user turns before it, newest first, at
-    most two])``, or None when it is not among the newest :data:`WALK_TURNS`.
+    most :data:`BEFORE_TURNS`])``, or None when it is not among the newest :data:`WALK_TURNS`.
     ``source`` None: a prompt not stored yet (``(None, [the session's
     newest user turns])``)."""
     head = store.refs.read(session_ref(session))
@@ -89,7 +94,7 @@ def _turn_and_previous(store: Store, session: str, source: str | None):
             continue
         if found is not None:
             before.append((tid, t))
-            if len(before) == 2:
+            if len(before) == BEFORE_TURNS:
                 break
         elif t.source == source:
             found = (tid, t)
@@ -119,10 +124,11 @@ def take_back_turn(store: Store, session: str, source: str, *, act: bool = True)
                              sources=(one.selector,), command="hook correct")
                 except MemError:   # a sealed key: its value stands
                     continue
-            elif one.selector:
-                plan = plan_forget_turns_too(store, what=one.selector)
-                rule_source_values(store, plan)
-                forget(store, what=one.selector, plan=plan)
+            else:
+                for what in one.selector.split():   # (newest first: a correction's version, then the statement's)
+                    plan = plan_forget_turns_too(store, what=what)
+                    rule_source_values(store, plan)
+                    forget(store, what=what, plan=plan)
     return done
 
 
@@ -150,26 +156,40 @@ def _found(store: Store, session: str, source: str) -> list[TakenBack]:
 def _read(store: Store, said, at: int, cid: str, before: list) -> list[TakenBack]:
     """What the take-back or correction ``said`` (a ``Retraction``; said at
     ``at`` ms, its turn ``cid``) does to what the user turns ``before`` it
-    (newest first) filed: :func:`_found`'s rule."""
-    pid, prev = before[0]
-    back = retraction_of(prev.text)
+    (newest first) filed: :func:`_found`'s rule.  Corrections said right
+    before it ("Actually, it's 50052") are read past to the statement they
+    corrected: a "forget that" takes back what the statement and they filed,
+    a further correction corrects the value they filed (test37b T14)."""
+    back = retraction_of(before[0][1].text)
     if back is not None and not back.strong and len(before) > 1 and not said.fix \
             and statement_of(before[1][1].text) is not None:   # "undo that" answered "Not taken back … say
-        pid, prev = before[1]    # 'forget that'": that "forget that" reads past it (test36 T16)
-        back = retraction_of(prev.text)
+        before = before[1:]      # 'forget that'": that "forget that" reads past it (test36 T16)
+        back = retraction_of(before[0][1].text)
+    n = 0
+    while n + 1 < len(before) and _corrects(before[n][1].text):
+        n += 1     # (the corrections said since the statement, newest first)
+    pid, prev = before[n]
     what = statement_of(prev.text)
-    if what is None or back is not None or correction_of(prev.text) is not None or FORGOTTEN in prev.text:
+    if what is None or retraction_of(prev.text) is not None or correction_of(prev.text) is not None \
+            or any(FORGOTTEN in t.text for _i, t in before[:n + 1]):
         return []   # (a statement already taken back or forgotten: its prompt holds the marker, and its next
         #             statement would read as the first; a hook delivered again, the import's catch-up: test35b T7)
-    if at and prev.timestamp and not 0 <= at - prev.timestamp <= WINDOW_MS:
+    said_at = [at, *(t.timestamp for _i, t in before[:n + 1])]
+    if any(a and b and not 0 <= a - b <= WINDOW_MS for a, b in zip(said_at, said_at[1:])):
         return []
+    fixed = {x for i, t in before[:n] for x in (i, t.source)}   # (what the corrections' versions cite)
+    mine = fixed | {pid, prev.source}
     aliases = project_aliases(prev.cwd, store_root=store.root) if prev.cwd else ()
     if prev.harness == "proxy":   # (the proxy files a statement under its turn's project: proxyspool)
         aliases = (prev.project,) if prev.project else ()
     stated = [what, *further_statements(prev.text)]
-    keys = [statement_key(one, aliases[0] if aliases else None, store) for one in stated]
+    project = aliases[0] if aliases else None
+    keys = [statement_key(one, project, store) for one in stated]
     if said.fix:
-        return _corrections(store, stated, keys, prev, said.fix, (pid, cid), aliases[0] if aliases else None)
+        heads = [_head(store, key) for key in keys]
+        now = [h.body if h is not None and set(h.sources[:1]) & fixed else one for one, h in zip(stated, heads)]
+        first = prev.text.lstrip().split("\n", 1)[0] if now == stated else "remember that " + " and ".join(now)
+        return _corrections(store, now, keys, first, said.fix, (mine, cid), project)
     out: list[TakenBack] = []
     for key in keys:
         if said.subject and not set(said.subject) <= set(key.rpartition("/")[2].split("-")) \
@@ -180,33 +200,57 @@ def _read(store: Store, said, at: int, cid: str, before: list) -> list[TakenBack
         except NotFound:
             continue
         head = chain[0].fact
-        before_ = [v.fact for v in chain[1:] if not v.fact.forgotten]
-        if not set(head.sources[:1]) & {pid, prev.source}:
+        live = [v.fact for v in chain if not v.fact.forgotten]
+        filed = 0
+        while filed < len(live) and set(live[filed].sources[:1]) & mine:
+            filed += 1   # (the statement's version, and each correction's after it)
+        if not set(head.sources[:1]) & mine:
             out.append(TakenBack(key, head.body, "kept", None))
         elif not said.strong:
             out.append(TakenBack(key, head.body, "weak", None))
-        elif not before_:
+        elif filed >= len(live):
             out.append(TakenBack(key, head.body, "forgotten", None, key))
         else:
-            out.append(TakenBack(key, head.body, "restored", before_[0].body, f"{key}@v{head.version}"))
+            out.append(TakenBack(key, head.body, "restored" if filed == 1 else "undone", live[filed].body,
+                                 " ".join(f"{key}@v{f.version}" for f in live[:filed])))
     return out
 
 
-def _corrections(store: Store, stated: list[str], keys: list[str], prev: Turn, fix: str, ids: tuple[str, str],
+def _corrects(text: str) -> bool:
+    """Whether a user turn is a correction of the statement before it (and no retraction)."""
+    return correction_of(text) is not None and retraction_of(text) is None
+
+
+def _head(store: Store, key: str):
+    """``key``'s current version (a ``Fact``), or None (no such key)."""
+    try:
+        return versions(store, key)[0].fact
+    except NotFound:
+        return None
+
+
+def _corrections(store: Store, stated: list[str], keys: list[str], first: str, fix: str, ids: tuple[set, str],
                  project: str | None) -> list[TakenBack]:
     """What a correction as the next prompt (``fix``: "Actually, it's
-    debian 12") does to the statements ``stated`` of ``prev`` (filed under
-    ``keys``; ``ids``: (prev's turn id, the correction's)): read as the
-    second line of that prompt (``statements.statement_of``'s take-back
-    reading, test36 T4), each statement it changes is its key's next
-    version, citing the correction's turn ("corrected", ``restored`` the
-    new statement, ``selector`` that turn's id); a key written since is
-    "moved" (nothing done).  A correction that changes none of them though
-    it opens with a hard take-back ("Correction: hmm", "no wait, debian")
-    is "untied" for the first key (the person is told to run ``mem
-    remember``); a softer one that says no new value ("Actually, it's
-    fine") is no correction: []."""
-    said = prev.text.lstrip().split("\n", 1)[0] + "\n" + fix
+    debian 12") does to the statements ``stated`` (filed under ``keys``;
+    said in the prompt whose first line is ``first``; ``ids``: (the ids and
+    sources of that prompt's turn and of the corrections after it, the
+    correction's turn id)): read as the second line of that prompt
+    (``statements.statement_of``'s take-back reading, test36 T4), each
+    statement it changes is its key's next version, citing the correction's
+    turn ("corrected", ``restored`` the new statement, ``selector`` that
+    turn's id); a key written since is "moved" (nothing done); a statement
+    whose value was a credential (redacted) is "withheld": its next value is
+    one too, never written (the proxy reads the prompt as typed).  When it
+    changes none of them, nothing is done and the person is told why: the
+    new value is a credential, redacted ("withheld", test37b T1: "Actually,
+    it's Zebra-Quill-4471" was silent); it states another subject ("the
+    staging api host is api-stg-2" after "the api host is api-1":
+    "elsewhere", test37b T19.8); it opens with a hard take-back
+    ("Correction: hmm", "no wait, debian") or denies the value ("Actually,
+    it's not ruff"): "untied" for the first key.  A softer one that says no
+    new value ("Actually, it's fine") is no correction: []."""
+    said = first + "\n" + fix
     now = [s for s in (statement_of(said), *further_statements(said)) if s]
     out: list[TakenBack] = []
     for new in now:
@@ -215,21 +259,29 @@ def _corrections(store: Store, stated: list[str], keys: list[str], prev: Turn, f
         key = statement_key(new, project, store)
         if key not in keys or any(t.key == key for t in out):
             continue
-        try:
-            head = versions(store, key)[0].fact
-        except NotFound:
+        head = _head(store, key)
+        if head is None:
             continue
-        if not set(head.sources[:1]) & {ids[0], prev.source}:
+        if MARKER.search(stated[keys.index(key)]):   # a credential's next value (the proxy reads the prompt as
+            out.append(TakenBack(key, head.body, "withheld", None))   # typed: never written, nor said, test37b T1)
+        elif not set(head.sources[:1]) & ids[0]:
             out.append(TakenBack(key, head.body, "moved", new))
         else:
-            out.append(TakenBack(key, head.body, "corrected", new, ids[1]))
-    if not out and keys:
-        try:
-            body = versions(store, keys[0])[0].fact.body
-        except NotFound:
-            return out
-        if TAKE_BACK_RE.match(f". {fix}") is not None or _denies(fix, body):
-            out.append(TakenBack(keys[0], body, "untied", None))
+            out.append(TakenBack(key, head.body, "corrected",   # (a user key holding a value alone: the value)
+                                 own_value(store, key, new) if key.startswith("user/") else new, ids[1]))
+    if out or not keys:
+        return out
+    heads = [(key, h) for key in keys if (h := _head(store, key)) is not None]
+    if not heads:
+        return out
+    key, head = next(((k, h) for k, h in heads if MARKER.search(h.body)), heads[0])
+    other = restated_after(fix)
+    if MARKER.search(fix):
+        out.append(TakenBack(key, head.body, "withheld", None))
+    elif other is not None and statement_key(other, project, store) not in keys:
+        out.append(TakenBack(key, head.body, "elsewhere", other))
+    elif TAKE_BACK_RE.match(f". {fix}") is not None or _denies(fix, head.body):
+        out.append(TakenBack(key, head.body, "untied", None))
     return out
 
 
@@ -274,9 +326,16 @@ _LINES = {
             "say \"forget that\" or run: mem forget {key}",
     "kept": "Not taken back: {key} now holds a value that prompt did not file ({body}); to forget it by hand: "
             "mem forget {key}",
+    "undone": "Taken back as you asked: {key}'s corrected value ({body}) and the value it corrected are forgotten; "
+              "its earlier value is current again: {new}; its history: mem log {key}",
     "corrected": "Corrected as you asked: {key} = {new} (it held: {body}); its history: mem log {key}",
     "moved": "Not corrected: {key} now holds a value that prompt did not file ({body}); to correct it by hand: "
              "mem remember {key} VALUE",
+    "withheld": "Not stored: the corrected value of {key} is a credential, kept out of the store (the prompt is "
+                "kept with it redacted); {key} still holds: {body}; to keep the new one sealed: mem remember {key} "
+                "VALUE --sensitivity secret",
+    "elsewhere": "Not stored: the correction states another subject than {key} ({new}); {key} still holds: {body}; "
+                 "to store it, say it again (remember that …); to correct {key}: mem remember {key} VALUE",
     "untied": "Not stored: the correction names no one new value of {key} (it holds: {body}); to correct it: "
               "mem remember {key} VALUE",
 }
