@@ -32,16 +32,20 @@ from objstore.core.codec import object_id
 from objstore.core.objects import Turn, normalize_value
 from objstore.core.store import Store
 from objstore.core.text import normalized_form, normalized_map, replace_spans
-from objstore.memory.sealrulefile import FORGOTTEN_LABEL, RULES_FILE, SealRules, load, rule_digest, save  # noqa: F401
+from objstore.core.textwindows import fold_worth
+from objstore.memory.sealrulefile import FORGOTTEN_LABEL, RULES_FILE, SealRules, load, rule_digest, save, window_digests  # noqa: F401
 from objstore.memory.sessions import FORGOTTEN, WITHHELD
 from objstore.memory.tombstones import MIN_TEXT_CHARS, find_matches
 
 def add_rules(store: Store, key: str, texts: list[str]) -> int:
     """Add the rule of each of ``texts`` (normalized; fewer than
-    ``MIN_TEXT_CHARS`` characters: none) for the sealed ``key``; the file
+    ``MIN_TEXT_CHARS`` characters: none), and of its separator-folded form
+    (``core.textwindows.fold_worth``: "maple otter" -> "mapleotter", which
+    a later "maple-otter" or "maple_otter" matches too), for the sealed ``key``; the file
     and its random key are made on the first.  Returns how many rules
     were added.  Caller holds the store lock.  Raises OSError."""
-    forms = sorted({norm for x in texts if len(norm := normalize_value(x)) >= MIN_TEXT_CHARS})
+    forms = {norm for x in texts if len(norm := normalize_value(x)) >= MIN_TEXT_CHARS}
+    forms = sorted(forms | {f for x in forms if (f := fold_worth(x))})   # "maple-otter", "mapleotter" (seal38)
     have = load(store)
     if not forms:   # a sealed key's short value: the file (no line) says the rules are whole (rules_problem)
         if have is None and not key.startswith(FORGOTTEN_LABEL) and not (store.root / RULES_FILE).exists():
@@ -125,7 +129,7 @@ def withhold_sealed_values(text: str, rules: SealRules) -> tuple[str, int]:
     if len(sealed) == len({d for _k, d, _n in rules.lines}):   # (one value under two keys: one digest)
         return replace_spans(text, spans, WITHHELD), len(found)
     forgot = [sp for sp, (s, e) in zip(spans, found)
-              if rule_digest(rules.key, norm[s:e]) not in sealed]
+              if not window_digests(rules.key, norm[s:e]) & sealed]
     if len(forgot) == len(spans):
         return replace_spans(text, spans, FORGOTTEN), len(found)
     # both kinds: the forgotten spans first, then the sealed ones among what is left
