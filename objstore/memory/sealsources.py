@@ -86,6 +86,13 @@ def plan_source_turns(store: Store, facts: Iterable[Fact], marker: str = "",
     needles = sorted(forgotten_forms(facts, held) if sourced_only else
                      {n for f in facts if f.body and not f.forgotten for n in quoted_forms(f.body)},
                      key=len, reverse=True)
+    _plan_quoting(store, plan, chains, needles, marker)
+    return plan, len(set(plan.texts) - cited)
+
+
+def _plan_quoting(store: Store, plan: ForgetPlan, chains: dict, needles: list[str], marker: str) -> None:
+    """Add to ``plan`` each turn quoting one of ``needles`` (longest first) as a whole word, with it withheld
+    (:func:`plan_source_turns`' other turns); ``chains``: ``{session: {turn id: TurnVersion}}`` read so far."""
     heads = {name[len("sessions/"):]: head for name, head in store.refs.iter("sessions")} if needles else {}
     for needle in needles:
         only = match_sessions(store, needle, heads)
@@ -108,7 +115,23 @@ def plan_source_turns(store: Store, facts: Iterable[Fact], marker: str = "",
                     plan.texts[tid] = new
     for tvs in plan.redacted.values():   # newest first, as a plan holds turns
         tvs.sort(key=lambda tv: -tv.turn.seq)
-    return plan, len(set(plan.texts) - cited)
+
+
+def withhold_quoting_turns(store: Store, body: str) -> int:
+    """Rewrite every turn of this store quoting a form of ``body``, a value
+    written sealed (``mem remember --sensitivity secret``:
+    :func:`quoted_forms` ``said_secret``), with it withheld in its place,
+    as ``mem seal KEY`` of a plain key rewrites the turns quoting its value
+    (:func:`withhold_source_turns`; test37b T20: a turn said before the
+    value was sealed kept it, search served it and derive sent it to the
+    provider).  Returns how many turns were rewritten.  Caller holds the
+    store lock.  Raises MemError, OSError."""
+    plan = ForgetPlan()
+    _plan_quoting(store, plan, {}, sorted(quoted_forms(body, said_secret=True), key=len, reverse=True), "")
+    n = len(plan.texts)
+    if n:
+        forget.forget(store, plan=plan, reason="seal", tombstones=False)
+    return n
 
 
 
