@@ -27,3 +27,17 @@ def test_later_turns_quoting_a_sealed_value_with_other_separators_are_stored_wit
     out = _mem(env, "show", s.sid[:8]).stdout
     assert out.count("[REDACTED:sealed-value]") == len(QUOTED), out
     assert "maple-otterly and amaple_otter stay" in out, out   # whole words only
+
+
+LABELLED = ["alarm 4410 9921", "wifi pass: otter maple", "locker 3391 blue"]
+
+
+def test_later_turns_quoting_the_code_of_a_sealed_label_and_code_are_stored_withheld(tmp_path):
+    """test37b T8: a code of two groups, two words after a colon, a number and a word got no rule."""
+    s, env = sealed_session(tmp_path, LABELLED, "l38")
+    s.prompt("it is 4410 9921 ok; alarm is 4410-9921; it is otter maple ok; use maple otter on the guest wifi; "
+             "it is 3391 blue ok; the 3391 bus is blue")
+    _mem(env, "gc", "--prune=now")
+    assert scan_store(s.store, [b"4410 9921", b"4410-9921", b"otter maple", b"maple otter", b"3391 blue"]) == []
+    out = _mem(env, "show", s.sid[:8]).stdout
+    assert out.count("[REDACTED:sealed-value]") == 5 and "the 3391 bus is blue" in out, out
