@@ -23,6 +23,9 @@ rules and tombstones stay valid.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from itertools import accumulate
+
 from objstore.core.ids import blake2b
 from objstore.core.text import LazyPattern
 
@@ -39,9 +42,13 @@ FOLD_MIN_CHARS = 8
 _WORD_START = LazyPattern(r"[^\w ]|_|(?<![^\W_])[^\W_]")
 #: find_matches: ``bytes.translate`` table of an ASCII text to 1 for a letter or digit, 0 for the rest
 _ALNUM_BYTES = bytes(int(chr(c).isalnum()) for c in range(128)) + bytes(128)
-#: a word of a folded run: letters and digits; the gap to the next one: separators only (at most 3: "a - b")
+#: a word of a folded run: letters and digits; a run: words joined by separators only
 _WORD = LazyPattern(r"[^\W_]+")
-_GAP = LazyPattern(r"[ \-_./]{1,3}")
+_CHAIN = LazyPattern(r"[^\W_]+(?:[ \-_./]+[^\W_]+)+")
+#: folded_runs of an ASCII text (``bytes.translate``): a letter or digit kept, a separator a space, anything
+#: else ``\x02`` (a run's end)
+_RUN_BYTES = bytes(c if chr(c).isalnum() else 32 if chr(c) in SEPARATORS else 2 for c in range(256))
+_ASCII_WORD = LazyPattern(rb"[^ ]+")
 _DROP = str.maketrans("", "", SEPARATORS)
 
 
@@ -67,7 +74,7 @@ def fold_worth(norm: str) -> str | None:
 
 
 def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool = False,
-                 key: bytes | None = None) -> list[tuple[int, int]]:
+                 key: bytes | None = None, folded: bool = True) -> list[tuple[int, int]]:
     """``(start, end)`` of every window ``norm[start:end]`` of a normalized
     text (``objstore.core.text.normalized_map``) whose UTF-8 hashes to a
     rule's SHA-256, the rule giving the window's length in characters; a
@@ -78,9 +85,10 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
     ``key``: the rules are keyed BLAKE2b-256 digests under it
     (``sealrules``), and a window also ends where a word ends (the whole
     word, as ``word_starts``, which ``key`` needs, starts it).
-    Also every run of two or more whole words joined by separators only
-    whose :func:`folded_form` hashes to a rule of at least
-    :data:`FOLD_MIN_CHARS` characters (:func:`folded_runs`).
+    With ``folded`` also every run of two or more whole words joined by
+    separators only whose :func:`folded_form` hashes to a rule of at least
+    :data:`FOLD_MIN_CHARS` characters (:func:`folded_runs`; ~0.12 µs a
+    character of ASCII prose with one rule length).
     Sorted, no span twice.  Cost: one SHA-256 per position tried and distinct rule length,
     and one dict lookup per word and distinct rule length."""
     if key is None:
@@ -101,7 +109,7 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
             by_len.setdefault(n, set()).add(digest)
     if not by_len:
         return []
-    out = folded_runs(norm, by_len, hashed)
+    out = folded_runs(norm, by_len, hashed) if folded else []
     raw = norm.encode("utf-8", "surrogatepass")
     if word_starts:
         # alnum[k]: norm[k].isalnum() (for ASCII one bytes.translate; [len(norm)] is the end's False); a
@@ -130,34 +138,47 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
 
 def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[int, int]]:
     """:func:`find_matches`' windows of joined words: ``(start, end)`` of
-    each run of two or more whole words (:data:`_WORD`: letters and digits)
-    of ``norm`` joined by gaps of one to three separators, whose words
+    each run of two or more whole words (letters and digits) of ``norm``
+    joined by separators only (:data:`SEPARATORS`), whose words
     concatenated hash (``hashed``: bytes -> digest) to a digest of
     ``by_len`` (``{length: {digest}}``) of at least :data:`FOLD_MIN_CHARS`
-    characters.  Cost: one dict lookup per word and rule length; a hash
-    only where the words' lengths add up to a rule's."""
+    characters.  Cost: per run of words, its words' lengths summed and one
+    set intersection per rule length (in C: an ASCII text is cut into runs
+    and words by ``str.translate`` and ``split``); a hash only where two or
+    more words' lengths add up to a rule's."""
     lens = [n for n in by_len if n >= FOLD_MIN_CHARS]
     if not lens:
         return []
+    least = min(lens)
     out: list[tuple[int, int]] = []
-    words = [m.span() for m in _WORD.finditer(norm)]
-    k = 0
-    while k < len(words):   # one chain at a time: words joined by separator gaps
-        j = k + 1
-        while j < len(words) and _GAP.fullmatch(norm, words[j - 1][1], words[j][0]):
-            j += 1
-        if j - k >= 2:
-            chain = words[k:j]
-            sums = [0]
-            for a, b in chain:
-                sums.append(sums[-1] + b - a)
-            at = {v: i for i, v in enumerate(sums)}
-            for i in range(len(chain) - 1):
-                for n in lens:
-                    e = at.get(sums[i] + n)
-                    if e is not None and e >= i + 2:
-                        text = "".join(norm[a:b] for a, b in chain[i:e])
-                        if hashed(text.encode("utf-8", "surrogatepass")) in by_len[n]:
-                            out.append((chain[i][0], chain[e - 1][1]))
-        k = j
+    if norm.isascii():   # runs cut by anything but a letter, digit or separator; words by the separators
+        at = 0
+        for chain in norm.encode("ascii").translate(_RUN_BYTES).split(b"\x02"):
+            if len(chain) >= least:
+                out += _run_hits(chain, chain.split(), at, lens, by_len, hashed, _ASCII_WORD)
+            at += len(chain) + 1
+        return out
+    for m in _CHAIN.finditer(norm):
+        out += _run_hits(m.group(), _WORD.findall(m.group()), m.start(), lens, by_len, hashed, _WORD)
+    return out
+
+
+def _run_hits(chain, words: list, at: int, lens: list[int], by_len: dict[int, set[bytes]], hashed,
+              word) -> list[tuple[int, int]]:
+    """:func:`folded_runs` of one run ``chain`` (``str``, or ``bytes`` of an ASCII text; at ``at`` in the
+    text) of ``words`` (of its type; ``word``: their pattern)."""
+    if len(words) < 2:
+        return []
+    sums = [0, *accumulate(map(len, words))]
+    have = set(sums)
+    out: list[tuple[int, int]] = []
+    for n in lens:
+        for end in have.intersection(map(n.__add__, sums)) if n <= sums[-1] else ():
+            e, i = bisect_left(sums, end), bisect_left(sums, end - n)
+            if e - i < 2:   # one word: find_matches' own windows
+                continue
+            joined = words[0][:0].join(words[i:e])
+            if hashed(joined if isinstance(joined, bytes) else joined.encode("utf-8", "surrogatepass")) in by_len[n]:
+                spans = [w.span() for w in word.finditer(chain)]
+                out.append((at + spans[i][0], at + spans[e - 1][1]))
     return out

@@ -110,17 +110,20 @@ def rules_problem(store: Store) -> str | None:
             "'mem forget KEY' withheld cannot be rebuilt)")
 
 
-def withhold_sealed_values(text: str, rules: SealRules) -> tuple[str, int]:
+def withhold_sealed_values(text: str, rules: SealRules, folded: bool = True) -> tuple[str, int]:
     """``text`` with every span (starting at a word start:
     and ending at a word end: ``tombstones.find_matches`` with the key)
     whose normalized form matches one of ``rules`` replaced by
     ``[REDACTED:sealed-value]`` (``[REDACTED:forgotten-value]`` when only a
-    forgotten key's rule matches it), and how many spans.  Cost: one keyed
+    forgotten key's rule matches it), and how many spans.  ``folded``
+    (``find_matches``): runs of words joined by separators are tried too
+    (the store's rules hold folded forms: :func:`add_rules`; a session's
+    rules, ``sessionrules``, hold none).  Cost: one keyed
     BLAKE2b per word start whose window of a rule's length ends a word."""
     if not text or not rules.lines:
         return text, 0
     norm = normalized_form(text)
-    found = find_matches(norm, rules.rules(), word_starts=True, key=rules.key)
+    found = find_matches(norm, rules.rules(), word_starts=True, key=rules.key, folded=folded)
     if not found:
         return text, 0
     _norm, starts, ends = normalized_map(text)   # (the maps only for a text that holds a value)
@@ -135,7 +138,7 @@ def withhold_sealed_values(text: str, rules: SealRules) -> tuple[str, int]:
     # both kinds: the forgotten spans first, then the sealed ones among what is left
     # (a sealed span overlapping a forgotten one is inside the forgotten marker already)
     kept = replace_spans(text, forgot, FORGOTTEN)
-    left, _n = withhold_sealed_values(kept, SealRules(rules.key, [ln for ln in rules.lines if ln[1] in sealed]))
+    left, _n = withhold_sealed_values(kept, SealRules(rules.key, [ln for ln in rules.lines if ln[1] in sealed]), folded)
     return left, len(found)
 
 
