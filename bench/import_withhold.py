@@ -9,7 +9,8 @@ rules call it, ``objstore.memory.sessionrules``), collected once and timed acros
 a new store at ``HOME`` (removed first) and pickles every call's ``(text, rules key, rule lines)``
 (the bench corpus: 3,792 calls, 3.2 M characters). ``time`` runs, for each tree in turn and
 ``--rounds`` times, a new process that applies ``withhold_sealed_values`` to every ``--every``-th
-call (best of 3 passes) and prints its CPU, the load and a digest of the answers (equal digests:
+call (best of 3 passes; ``--fold on|off``: with ``folded=`` as the store's seal rules / the session rules
+call it, session 38) and prints its CPU, the load and a digest of the answers (equal digests:
 the same answers). For instruction counts run one tree's child under
 ``valgrind --tool=callgrind`` with ``--child TREE OUT.pkl K 1`` (and ``0``: start-up and load only)
 and take the difference (docs/benchmarks.md, "Session 37 (branch `idx37`)").
@@ -52,9 +53,15 @@ def collect(tree: str, home: str, out: str, corpus: str) -> None:
     print(f"{len(calls)} calls, {sum(len(c[0]) for c in calls):,} characters -> {out}")
 
 
-def child(tree: str, pkl: str, every: int, run: bool) -> None:
+def child(tree: str, pkl: str, every: int, run: bool, fold: str = "default") -> None:
     sys.path.insert(0, os.path.abspath(tree))
-    from objstore.memory.sealrules import SealRules, withhold_sealed_values
+    import inspect
+    from objstore.memory.sealrules import SealRules, withhold_sealed_values as w
+    if fold != "default" and "folded" in inspect.signature(w).parameters:   # (session 38; a tree before has none)
+        def withhold_sealed_values(x, r):
+            return w(x, r, folded=fold == "on")
+    else:
+        withhold_sealed_values = w
     with open(pkl, "rb") as f:
         calls = pickle.load(f)[::every]
     rs = [(t, SealRules(k, lines)) for t, k, lines in calls]
@@ -76,8 +83,11 @@ def main() -> None:
     ap.add_argument("--corpus", default="/tmp/bench-corpus")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--every", type=int, default=1)
+    ap.add_argument("--fold", choices=("default", "on", "off"), default="default",
+                    help="session 38: call with folded=True (as the store's seal rules) or False (as the import's "
+                         "session rules do); a tree without the parameter is called as it is")
     if sys.argv[1:2] == ["--child"]:
-        child(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1")
+        child(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1", *sys.argv[6:7])
         return
     a = ap.parse_args()
     if a.what == "collect":
@@ -86,8 +96,8 @@ def main() -> None:
     pkl, trees = a.args[0], a.args[1:]
     for r in range(a.rounds):
         for tree in (trees if r % 2 == 0 else trees[::-1]):
-            subprocess.run([sys.executable, os.path.abspath(__file__), "--child", tree, pkl, str(a.every), "1"],
-                           check=True)
+            subprocess.run([sys.executable, os.path.abspath(__file__), "--child", tree, pkl, str(a.every), "1",
+                            a.fold], check=True)
 
 
 if __name__ == "__main__":

@@ -74,11 +74,18 @@ def remember_sealed_value(store, key, text, kind, trust, valid_from, expect, as_
     s = w.version.sealed
     if as_json:
         emit_json({"key": w.key, "written": True, "id": w.version.id, "version": s.version,
-                   "previous": w.previous, "current": w.current, "sealed": True})
+                   "previous": w.previous, "current": w.current, "sealed": True, "turns_quoting": w.turns_quoting})
         return 0
     later = w.current != w.version.id and s.valid_from > s.recorded_at
     echo(f"sealed {w.key} v{s.version} {w.version.id[:12]}" + (
         f" (valid from {fmt_time(s.valid_from)}, in the future: " + (
             f"until then the current value stays {w.current[:12]})" if w.current else "no current value until then)")
-        if later else ""))
+        if later else "") + withheld_note(w.turns_quoting))
     return 0
+
+
+def withheld_note(turns: int) -> str:
+    """What a sealed write's answer adds when it rewrote ``turns`` stored turns quoting the value
+    (``SealedWrite.turns_quoting``; test37b T20): ``", the value withheld in 2 turns quoting it"``, or ``""``."""
+    from ._common import plural
+    return f", the value withheld in {plural(turns, 'turn')} quoting it" if turns else ""

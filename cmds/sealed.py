@@ -6,7 +6,7 @@ import click
 
 from ._common import confirm_or_exit, TimeType, emit_json, fmt_time, json_option, plural, safe, with_store
 from ._out import refuse_output_in_store
-from ._vault import passphrase_file_option, read_passphrase
+from ._vault import passphrase_file_option, read_passphrase, withheld_note
 
 
 def _meta_json(sv, *, current: bool) -> dict:
@@ -157,31 +157,37 @@ def show(key, version, show_all, raw, passphrase_file, as_json, store):
 @click.option("--valid-from", type=TimeType(),
               help="When the value starts to hold (default now, or 1 ms after the version it replaces if that "
                    "one's clock ran ahead).")
+@passphrase_file_option
 @json_option
 @with_store()
-def import_(key, file, kind, trust, valid_from, as_json, store):
+def import_(key, file, kind, trust, valid_from, passphrase_file, as_json, store):
     """Store an age file encrypted to the vault as a new sealed version of KEY.
 
     FILE ('-': standard input) is a binary or ASCII-armored age v1 file
     made for the vault's recipient, e.g. by the stock tool:
-    age -r "$(mem vault recipient)".  It is stored as is (armor removed),
-    without decrypting it, so no passphrase is needed (and no seal rule is
-    written: run 'mem sealed rebuild-rules' afterwards).
+    age -r "$(mem vault recipient)".  It is stored as is (armor removed).
+    It is opened first with the vault's key (it asks for the vault
+    passphrase), in memory only: a file made for another recipient is
+    refused, and the value's seal rules are written as 'mem remember
+    --sensitivity secret' writes them, so a turn captured later quoting it
+    is stored with it withheld, and so is every turn already stored.
 
     \b
     Examples:
       age -r "$(mem vault recipient)" -o pin.age pin.txt
       mem sealed import user/bank/pin pin.age
-      printf 1234 | age -a -r "$(mem vault recipient)" | mem sealed import user/bank/pin -
+      age -a -r "$(mem vault recipient)" pin.txt | mem sealed import user/bank/pin - --passphrase-file pp.txt
 
     Run by an agent (CLAUDECODE, Codex's variables or MEM_AGENT set) the
     version is agent_observed: it never replaces a sealed value the person
     stated (refused, exit 6), and --trust user_stated is refused (exit 6).
 
-    Exit status: 0 stored; 2 not an age file, or not encrypted to the
-    vault's kind of key; 4 no such file or no vault; 6 KEY holds plain
-    values (seal it first), a lower-trust version over a user_stated one,
-    or --trust user_stated run by an agent; 11 store locked.
+    Exit status: 0 stored; 2 not an age file, not encrypted to the
+    vault's kind of key or to this vault's key, damaged, an empty
+    passphrase file, or no terminal to ask for the passphrase; 4 no such
+    file or no vault; 6 KEY holds plain values (seal it first), a
+    lower-trust version over a user_stated one, or --trust user_stated run
+    by an agent; 11 store locked; 12 wrong passphrase.
     """
     import os
 
@@ -197,16 +203,22 @@ def import_(key, file, kind, trust, valid_from, as_json, store):
     else:
         with open(file, "rb") as f:
             data = f.read()
-    w = import_sealed(store, key, data, kind=kind, trust=trust, valid_from=valid_from, owner=agent or "user")
+    if file == "-" and passphrase_file == "-":
+        from objstore import InvalidInput
+        raise InvalidInput("FILE and --passphrase-file cannot both be standard input (nothing was stored)")
+
+    def identities():
+        from objstore import open_identity
+        return open_identity(store, read_passphrase(passphrase_file))
+
+    w = import_sealed(store, key, data, identities, kind=kind, trust=trust, valid_from=valid_from,
+                      owner=agent or "user")
     s = w.version.sealed
     if as_json:
         emit_json({"key": w.key, "id": w.version.id, "version": s.version, "previous": w.previous,
-                   "current": w.current, "sealed": True})
+                   "current": w.current, "sealed": True, "turns_quoting": w.turns_quoting})
         return
-    click.echo(f"sealed {w.key} v{s.version} {w.version.id[:12]} (imported)")
-    # not decrypted: no seal rule for later turns quoting it until the rules are written (test37b T13)
-    click.echo("note: later turns quoting it are withheld once you run 'mem sealed rebuild-rules' "
-               "(it asks for the vault passphrase)", err=True)
+    click.echo(f"sealed {w.key} v{s.version} {w.version.id[:12]} (imported)" + withheld_note(w.turns_quoting))
 
 
 @command.command("export")

@@ -13,6 +13,7 @@ from objstore.core.atomic import atomic_write
 from objstore.core.ids import blake2b
 from objstore.core.store import Store
 from objstore.core.text import confusable_fold, normalized_form
+from objstore.core.textwindows import folded_form
 
 #: the rules file, under the store's root (docs/format.md, "Local seal rules")
 RULES_FILE = "seal-rules"
@@ -83,6 +84,14 @@ def rule_digest(key: bytes, text: str) -> bytes:
     return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=32, key=key).digest()
 
 
+def window_digests(key: bytes, window: str) -> set[bytes]:
+    """The rules (:func:`rule_digest` under ``key``) a window
+    ``find_matches`` found may have matched: the window's own, and its
+    separator-folded form's (``core.textwindows.folded_form``: a run of
+    words joined by separators matches a folded rule)."""
+    return {rule_digest(key, window), rule_digest(key, folded_form(window))}
+
+
 def rule_labels_in(store: Store, body: str) -> set[str]:
     """The labels of the local seal rules a span of ``body`` matches (word
     start to word end, as ``sealrules.withhold_sealed_values`` finds them),
@@ -107,5 +116,6 @@ def rule_labels_in(store: Store, body: str) -> set[str]:
     for text in dict.fromkeys((body, confusable_fold(body))):
         norm = normalized_form(text)
         for st, en in find_matches(norm, rules.rules(), word_starts=True, key=rules.key):
-            out |= by_digest.get(rule_digest(rules.key, norm[st:en]), set())
+            for d in window_digests(rules.key, norm[st:en]):
+                out |= by_digest.get(d, set())
     return out

@@ -32,16 +32,20 @@ from objstore.core.codec import object_id
 from objstore.core.objects import Turn, normalize_value
 from objstore.core.store import Store
 from objstore.core.text import normalized_form, normalized_map, replace_spans
-from objstore.memory.sealrulefile import FORGOTTEN_LABEL, RULES_FILE, SealRules, load, rule_digest, save  # noqa: F401
+from objstore.core.textwindows import fold_worth
+from objstore.memory.sealrulefile import FORGOTTEN_LABEL, RULES_FILE, SealRules, load, rule_digest, save, window_digests  # noqa: F401
 from objstore.memory.sessions import FORGOTTEN, WITHHELD
 from objstore.memory.tombstones import MIN_TEXT_CHARS, find_matches
 
 def add_rules(store: Store, key: str, texts: list[str]) -> int:
     """Add the rule of each of ``texts`` (normalized; fewer than
-    ``MIN_TEXT_CHARS`` characters: none) for the sealed ``key``; the file
+    ``MIN_TEXT_CHARS`` characters: none), and of its separator-folded form
+    (``core.textwindows.fold_worth``: "maple otter" -> "mapleotter", which
+    a later "maple-otter" or "maple_otter" matches too), for the sealed ``key``; the file
     and its random key are made on the first.  Returns how many rules
     were added.  Caller holds the store lock.  Raises OSError."""
-    forms = sorted({norm for x in texts if len(norm := normalize_value(x)) >= MIN_TEXT_CHARS})
+    forms = {norm for x in texts if len(norm := normalize_value(x)) >= MIN_TEXT_CHARS}
+    forms = sorted(forms | {f for x in forms if (f := fold_worth(x))})   # "maple-otter", "mapleotter" (seal38)
     have = load(store)
     if not forms:   # a sealed key's short value: the file (no line) says the rules are whole (rules_problem)
         if have is None and not key.startswith(FORGOTTEN_LABEL) and not (store.root / RULES_FILE).exists():
@@ -106,17 +110,20 @@ def rules_problem(store: Store) -> str | None:
             "'mem forget KEY' withheld cannot be rebuilt)")
 
 
-def withhold_sealed_values(text: str, rules: SealRules) -> tuple[str, int]:
+def withhold_sealed_values(text: str, rules: SealRules, folded: bool = True) -> tuple[str, int]:
     """``text`` with every span (starting at a word start:
     and ending at a word end: ``tombstones.find_matches`` with the key)
     whose normalized form matches one of ``rules`` replaced by
     ``[REDACTED:sealed-value]`` (``[REDACTED:forgotten-value]`` when only a
-    forgotten key's rule matches it), and how many spans.  Cost: one keyed
+    forgotten key's rule matches it), and how many spans.  ``folded``
+    (``find_matches``): runs of words joined by separators are tried too
+    (the store's rules hold folded forms: :func:`add_rules`; a session's
+    rules, ``sessionrules``, hold none).  Cost: one keyed
     BLAKE2b per word start whose window of a rule's length ends a word."""
     if not text or not rules.lines:
         return text, 0
     norm = normalized_form(text)
-    found = find_matches(norm, rules.rules(), word_starts=True, key=rules.key)
+    found = find_matches(norm, rules.rules(), word_starts=True, key=rules.key, folded=folded)
     if not found:
         return text, 0
     _norm, starts, ends = normalized_map(text)   # (the maps only for a text that holds a value)
@@ -125,13 +132,13 @@ def withhold_sealed_values(text: str, rules: SealRules) -> tuple[str, int]:
     if len(sealed) == len({d for _k, d, _n in rules.lines}):   # (one value under two keys: one digest)
         return replace_spans(text, spans, WITHHELD), len(found)
     forgot = [sp for sp, (s, e) in zip(spans, found)
-              if rule_digest(rules.key, norm[s:e]) not in sealed]
+              if not window_digests(rules.key, norm[s:e]) & sealed]
     if len(forgot) == len(spans):
         return replace_spans(text, spans, FORGOTTEN), len(found)
     # both kinds: the forgotten spans first, then the sealed ones among what is left
     # (a sealed span overlapping a forgotten one is inside the forgotten marker already)
     kept = replace_spans(text, forgot, FORGOTTEN)
-    left, _n = withhold_sealed_values(kept, SealRules(rules.key, [ln for ln in rules.lines if ln[1] in sealed]))
+    left, _n = withhold_sealed_values(kept, SealRules(rules.key, [ln for ln in rules.lines if ln[1] in sealed]), folded)
     return left, len(found)
 
 

@@ -86,6 +86,13 @@ def plan_source_turns(store: Store, facts: Iterable[Fact], marker: str = "",
     needles = sorted(forgotten_forms(facts, held) if sourced_only else
                      {n for f in facts if f.body and not f.forgotten for n in quoted_forms(f.body)},
                      key=len, reverse=True)
+    _plan_quoting(store, plan, chains, needles, marker)
+    return plan, len(set(plan.texts) - cited)
+
+
+def _plan_quoting(store: Store, plan: ForgetPlan, chains: dict, needles: list[str], marker: str) -> None:
+    """Add to ``plan`` each turn quoting one of ``needles`` (longest first) as a whole word, with it withheld
+    (:func:`plan_source_turns`' other turns); ``chains``: ``{session: {turn id: TurnVersion}}`` read so far."""
     heads = {name[len("sessions/"):]: head for name, head in store.refs.iter("sessions")} if needles else {}
     for needle in needles:
         only = match_sessions(store, needle, heads)
@@ -108,7 +115,23 @@ def plan_source_turns(store: Store, facts: Iterable[Fact], marker: str = "",
                     plan.texts[tid] = new
     for tvs in plan.redacted.values():   # newest first, as a plan holds turns
         tvs.sort(key=lambda tv: -tv.turn.seq)
-    return plan, len(set(plan.texts) - cited)
+
+
+def withhold_quoting_turns(store: Store, body: str) -> int:
+    """Rewrite every turn of this store quoting a form of ``body``, a value
+    written sealed (``mem remember --sensitivity secret``:
+    :func:`quoted_forms` ``said_secret``), with it withheld in its place,
+    as ``mem seal KEY`` of a plain key rewrites the turns quoting its value
+    (:func:`withhold_source_turns`; test37b T20: a turn said before the
+    value was sealed kept it, search served it and derive sent it to the
+    provider).  Returns how many turns were rewritten.  Caller holds the
+    store lock.  Raises MemError, OSError."""
+    plan = ForgetPlan()
+    _plan_quoting(store, plan, {}, sorted(quoted_forms(body, said_secret=True), key=len, reverse=True), "")
+    n = len(plan.texts)
+    if n:
+        forget.forget(store, plan=plan, reason="seal", tombstones=False)
+    return n
 
 
 
@@ -233,10 +256,13 @@ def quoted_forms(body: str, said_secret: bool = False) -> list[str]:
     withheld that word in 53 unrelated turns of every project (test32b Y4,
     a regression of the quoting turns' rewrite); the cited source turns
     are rewritten whatever the body.  ``said_secret``: the person wrote the
-    value as a secret (``mem remember --sensitivity secret``): a body of two
-    ordinary words is a form too ("maple otter", red37, test36b T3: both
-    words, in order; each rule is at least ``MIN_TEXT_CHARS`` long once
-    normalized, ``sealrules.add_rules``).  A code after a label of words
+    value as a secret (``mem remember --sensitivity secret``): a body or a
+    statement's predicate of two ordinary words is a form too ("maple
+    otter", red37, test36b T3; "wifi pass: otter maple", test37b T8; each
+    rule is at least ``MIN_TEXT_CHARS`` long once normalized,
+    ``sealrules.add_rules``, which adds each form's separator-folded one).
+    A form of two words is a form said the other way round too ("otter
+    maple", "8841 rowan": test37b T15).  A code after a label of words
     and no copula ("door code 5520-1199-3377") is a form too
     (:func:`_labelled_code`, test37 T3)."""
     out = _two_words(body, said_secret, whole=True)
@@ -245,26 +271,30 @@ def quoted_forms(body: str, said_secret: bool = False) -> list[str]:
     pred = padded[m.end():].strip().rstrip(".!") if m else ""
     if _value_shaped(pred):
         out.append(pred)
-    elif len(pred.split()) == 2:
-        out += _two_words(pred, False, whole=False)
+    elif len(pred.split()) == 2:   # said as a secret: "wifi pass: otter maple" (test37b T8)
+        out += _two_words(pred, said_secret, whole=False)
     elif not m:
         out += _labelled_code(body)
     return list(dict.fromkeys(out))
 
 
 def _labelled_code(text: str) -> list[str]:
-    """:func:`quoted_forms`' form of a code written after a label of two to
+    """:func:`quoted_forms`' form of a code written after a label of one to
     four words, no copula ("door code 5520-1199-3377", "vendor portal pin
     8841-2290-5573": test37 T3, only the whole text had a rule, which no
     later turn repeats): the code, when it is one word of 8+ characters with
-    a digit and the label words hold none; else none."""
+    a digit after two or more label words, or two or three words holding a
+    group of 4+ digits ("alarm 4410 9921", "locker 3391 blue": test37b T8),
+    and the label words hold no digit; else none."""
     words = text.split()
-    if not 3 <= len(words) <= 5:
+    at = next((i for i, w in enumerate(words) if any(c.isdigit() for c in w)), len(words))
+    code = [w.strip(".,;:!?\"'()[]{}<>") for w in words[at:]]
+    if not 1 <= at <= 4 or not 1 <= len(code) <= 3:
         return []
-    code = words[-1].strip(".,;:!?\"'()[]{}<>")
-    if len(code) < 8 or not any(c.isdigit() for c in code) or any(c.isdigit() for w in words[:-1] for c in w):
-        return []
-    return [code]
+    if len(code) == 1:
+        return [code[0]] if at >= 2 and len(code[0]) >= 8 else []
+    joined = " ".join(code)
+    return [joined] if len(joined) >= 8 and any(len(w) >= 4 and w.isdigit() for w in code) else []
 
 
 def _two_words(text: str, said_secret: bool, whole: bool) -> list[str]:
@@ -277,6 +307,8 @@ def _two_words(text: str, said_secret: bool, whole: bool) -> list[str]:
     pin = [w for w in bare if len(w.replace("-", "")) >= 4 and w.replace("-", "").isdigit()]
     out = [text] if len(normalize_value(text)) >= 4 and ((whole and (len(words) >= 3 or _value_shaped(text)))
                                                          or shaped or pin or (bare and said_secret)) else []
+    if out and bare:   # said the other way round: "otter maple", "8841 rowan" (test37b T15)
+        out.append(f"{bare[1]} {bare[0]}")
     return out + shaped   # "8841-2290 rowan", "PIN 7731-0042": a PIN or passphrase with its label (test36 T8)
 
 

@@ -158,7 +158,7 @@ class SessionValues:
             self.mine[sid, project] = for_session(self.rules, sid, project)
         n = 0
         if self.mine[sid, project] is not None:
-            text, n = withhold_sealed_values(text, self.mine[sid, project])
+            text, n = withhold_sealed_values(text, self.mine[sid, project], folded=False)   # (no folded forms)
         values = list(withheld)
         if raw and any(m in text for m in CARRIED_MARKS):
             from objstore.core.redact import redact  # defer: a text holding a password's marker only

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 from objstore.core.atomic import atomic_write
 from objstore.core.errors import CorruptObject, LostTombstone, NotFound
-from objstore.core.ids import blake2b, sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
+from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.objects import Fact, Tombstone, Turn, value_digest
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
-from objstore.core.text import LazyPattern, confusable_fold, normalized_form, normalized_map, replace_spans
+from objstore.core.text import confusable_fold, normalized_form, normalized_map, replace_spans
+from objstore.core.textwindows import find_matches  # noqa: F401  (its home; used here)
 from objstore.memory.tombdigests import all_tombstones, put_tombstone  # noqa: F401  (their home)
-from objstore.memory.wordwindows import ALNUM_BYTES, word_windows
 from objstore.memory.withdrawals import SEAL_WITHDRAW, Withdrawals, unsealed_at, withdrawal_digest, withdrawal_tombstone
 
 
@@ -719,68 +719,3 @@ def served_text(text: str, rules: list[tuple[bytes, int]]) -> str:
     ``[forgotten]`` (a turn's whole text, served without a snippet)."""
     spans = served_spans(text, rules)
     return replace_spans(text, spans, REDACTED) if spans else text
-
-
-#: find_matches: each character where a window may start with ``word_starts``: one but the space that is
-#: not a letter or digit (``\\w`` is str.isalnum's letters and digits and ``_``), or a letter or digit that
-#: follows none (or starts the text)
-_WORD_START = LazyPattern(r"[^\w ]|_|(?<![^\W_])[^\W_]")
-def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool = False,
-                 key: bytes | None = None) -> list[tuple[int, int]]:
-    """``(start, end)`` of every window ``norm[start:end]`` of a normalized
-    text (``objstore.core.text.normalized_map``) whose UTF-8 hashes to a
-    rule's SHA-256, the rule giving the window's length in characters; a
-    window never starts at a collapsed space.  With ``word_starts`` a window
-    starts only where a word starts or at a character that is not a letter
-    or digit (so ``xzebrafrog`` holds no ``zebrafrog``; ``-pS3cret`` is found
-    in ``mysql -pS3cret``): about a sixth of the positions of a prose text.
-    ``key``: the rules are keyed BLAKE2b-256 digests under it
-    (``sealrules``), and a window also ends where a word ends (the whole
-    word, as ``word_starts``, which ``key`` needs, starts it).
-    Sorted.  Cost: one SHA-256 per position tried and distinct rule length."""
-    if key is None:
-        from hashlib import sha256  # deferred: _hashlib (OpenSSL) costs ~2 ms at start-up
-
-        def hashed(data: bytes) -> bytes:
-            return sha256(data).digest()
-    else:
-        fresh = blake2b(digest_size=32, key=key).copy   # (the key's block compressed once, not per window)
-
-        def hashed(data: bytes) -> bytes:
-            h = fresh()
-            h.update(data)
-            return h.digest()
-    by_len: dict[int, set[bytes]] = {}
-    for digest, n in rules:
-        if 0 < n <= len(norm):
-            by_len.setdefault(n, set()).add(digest)
-    if not by_len:
-        return []
-    raw = norm.encode("utf-8", "surrogatepass")
-    if key is not None and word_starts:
-        tried = word_windows(norm, by_len)   # no regex over every start, no Python step per start
-    else:
-        if word_starts:
-            # alnum[k]: norm[k].isalnum() (for ASCII one bytes.translate; [len(norm)] is the end's False); a
-            # start is a character but the space that is no letter or digit, or one that follows none (regex)
-            alnum = (raw.translate(ALNUM_BYTES) + b"\0" if len(raw) == len(norm)
-                     else [*map(str.isalnum, norm), False])
-            starts = [m.start() for m in _WORD_START.finditer(norm)]
-        else:
-            starts = [s for s in range(len(norm)) if norm[s] != " "]
-        if key is not None:   # (n, start) pairs whose window ends a word: not between two letters or digits
-            tried = {n: [s for s in starts if s + n <= len(norm) and not (alnum[s + n - 1] and alnum[s + n])]
-                     for n in by_len}
-        else:
-            tried = {n: starts for n in by_len}
-    out: list[tuple[int, int]] = []
-    if len(raw) == len(norm):   # ASCII (most text): a window is a slice of the bytes, no encode per window
-        for n, digests in by_len.items():
-            last = len(raw) - n
-            out += [(s, s + n) for s in tried[n] if s <= last and hashed(raw[s:s + n]) in digests]
-        return sorted(out)
-    for n, digests in by_len.items():
-        for s in tried[n]:
-            if s + n <= len(norm) and hashed(norm[s:s + n].encode("utf-8")) in digests:
-                out.append((s, s + n))
-    return sorted(out)

@@ -24,8 +24,8 @@ imported, so checking whether a key is sealed costs nothing.
 
 from __future__ import annotations
 
-from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from collections.abc import Callable, Set as AbstractSet
+from dataclasses import dataclass, field, replace
 
 from objstore.core.errors import (PERSON_ONLY_HINT, IntegrityError, InvalidInput, NotFound, RefConflict, Refused,
                                   WrongPassphrase)
@@ -40,7 +40,7 @@ from objstore.memory import forget
 from objstore.memory.forgetplan import check_previewed
 from objstore.memory.lost import lost_current
 from objstore.memory.sealrules import add_rules, drop_rules, load as load_rules, save as save_rules
-from objstore.memory.sealsources import quoted_forms, withhold_source_turns
+from objstore.memory.sealsources import quoted_forms, withhold_quoting_turns, withhold_source_turns
 from objstore.memory.validity import plain_valid_from
 from objstore.memory.tombstones import tombstones_for, withdraw_plain
 from objstore.memory.withdrawals import UNSEALED_SOURCE
@@ -57,12 +57,16 @@ class SealedWrite:
         version: the new sealed version.  previous: the head before, or None.
         current: id of the key's current sealed version after the write
             (None: a lost value still outranks it, :func:`current_sealed`).
+        turns_quoting: turns of this store captured before the write that
+            quoted the value, rewritten with it withheld
+            (``memory.sealsources.withhold_quoting_turns``).
     """
 
     key: str
     version: SealedVersion
     previous: str | None
     current: str | None
+    turns_quoting: int = 0
 
 
 @dataclass
@@ -336,7 +340,9 @@ def remember_sealed(store: Store, key: str, body: str, *, kind: str | None = Non
     The plaintext reaches no file: not an object, not the search index, not
     the journal (no index document changes), not the reflog (ids only).
     Its local seal rules are written (``memory.sealrules.add_rules``), so
-    a turn captured later quoting the value stores it withheld.
+    a turn captured later quoting the value stores it withheld, and each
+    turn already stored quoting it is rewritten with it withheld
+    (``SealedWrite.turns_quoting``).
 
     Args:
         key, kind, trust, valid_from, owner: as ``facts.remember``.
@@ -368,26 +374,40 @@ def remember_sealed(store: Store, key: str, body: str, *, kind: str | None = Non
         age_file = encrypt_value(recipient, body)
         got = _write_sealed(store, key, age_file, kind=kind, trust=trust, valid_from=valid_from,
                             owner=owner, expect=expect, command=command)
-        add_rules(store, key, quoted_forms(body, said_secret=True))   # a later turn quoting it withholds it (test34 T4)
-        return got
+        return _withhold_value(store, got, body)
 
 
-def import_sealed(store: Store, key: str, data: bytes, *, kind: str | None = None,
-                  trust: str = "user_stated", valid_from: int | None = None,
+def _withhold_value(store: Store, got: SealedWrite, body: str) -> SealedWrite:
+    """After a sealed write of ``body`` (store lock held): its seal rules, so a later turn quoting it withholds it
+    (test34 T4), and the turns already stored quoting it rewritten with it withheld (test37b T20)."""
+    add_rules(store, got.key, quoted_forms(body, said_secret=True))
+    return replace(got, turns_quoting=withhold_quoting_turns(store, body))
+
+
+def import_sealed(store: Store, key: str, data: bytes, identities: Callable[[], list[str]], *,
+                  kind: str | None = None, trust: str = "user_stated", valid_from: int | None = None,
                   owner: str = "user") -> SealedWrite:
     """Store an age file made elsewhere (e.g. ``age -r <vault recipient>``)
-    as a new sealed version of ``key``, without decrypting it.
+    as a new sealed version of ``key``, as it is (armor removed).
 
     ``data`` is a binary or ASCII-armored age v1 file; armor is removed and
     the header parsed.  It must carry a stanza of the vault's key type
     (``X25519``, or ``mlkem768x25519`` for a post-quantum vault) and no
     scrypt stanza (a passphrase-encrypted file is not for the vault).
-    Whether it really opens with the vault identity shows on reading
-    (WrongPassphrase otherwise).
+    Then ``identities()`` (the vault identity: ``identity.open_identity``,
+    which asks for the passphrase) opens it: a file made for another
+    recipient is refused here, not when it is read (fresh37 F7), and the
+    value's seal rules are written and the turns already quoting it
+    rewritten as :func:`remember_sealed` does (test37b T13: a key brought
+    back by ``sealed import`` after a restore got no rule, and later turns
+    quoting it were stored in the clear).  The value is decrypted in memory
+    only.
 
-    Raises InvalidInput (not an age file, wrong recipient type), NotFound
-    (no vault), Refused (the key is plain, or ``trust`` is lower than the
-    current sealed value's ``user_stated``), StoreLocked.
+    Raises InvalidInput (not an age file, wrong recipient type, not
+    encrypted to this vault's key, damaged), NotFound (no vault), Refused
+    (the key is plain, or ``trust`` is lower than the current sealed
+    value's ``user_stated``), WrongPassphrase (from ``identities``),
+    StoreLocked.
     """
     from objstore.vault import age  # deferred: imports cryptography
     key = validate_key(key)
@@ -400,19 +420,26 @@ def import_sealed(store: Store, key: str, data: bytes, *, kind: str | None = Non
     except age.AgeError as e:
         raise InvalidInput(f"not an age v1 file: {e}") from None
     types = {s.args[0] for s in stanzas}
+    info = vault_info(store)
+    want = "mlkem768x25519" if info.postquantum else "X25519"
+    if "scrypt" in types:
+        raise InvalidInput("this age file is encrypted to a passphrase, not to the vault's recipient",
+                           hint=f"encrypt it with: age -r {info.recipient}")
+    if want not in types:
+        raise InvalidInput(f"this age file has no {want} recipient stanza ({', '.join(sorted(types))}), "
+                           "so the vault cannot open it", hint=f"encrypt it with: age -r {info.recipient}")
+    try:
+        body = age.decrypt(data, identities()).decode("utf-8", "surrogateescape")
+    except age.NoIdentityMatched:
+        raise InvalidInput("this age file is not encrypted to this vault's key (it was made for another "
+                           "recipient): nothing was stored", hint=f"encrypt it with: age -r {info.recipient}") from None
+    except age.AgeError as e:
+        raise InvalidInput(f"damaged age file: {e} (nothing was stored)") from None
     with store.lock("sealed import"):
-        info = vault_info(store)
-        want = "mlkem768x25519" if info.postquantum else "X25519"
-        if "scrypt" in types:
-            raise InvalidInput("this age file is encrypted to a passphrase, not to the vault's recipient",
-                               hint=f"encrypt it with: age -r {info.recipient}")
-        if want not in types:
-            raise InvalidInput(f"this age file has no {want} recipient stanza ({', '.join(sorted(types))}), "
-                               "so the vault cannot open it", hint=f"encrypt it with: age -r {info.recipient}")
+        vault_info(store)   # (still there)
         got = _write_sealed(store, key, data, kind=kind, trust=trust, valid_from=valid_from,
                             owner=owner, expect=None, command="sealed import")
-        add_rules(store, key, [])   # no rule (mem never sees the value; rebuild-rules writes it), the file made
-        return got
+        return _withhold_value(store, got, body)
 
 
 def _drop_seal_tombstones(store: Store, key: str) -> None:

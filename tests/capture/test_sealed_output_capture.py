@@ -192,7 +192,7 @@ def test_shell_capture_stores_no_output_of_sealed_show(tmp_path):
         capture_output=True, cwd=REPO, env={**env, "PYTHONPATH": str(REPO)})
     assert age.returncode == 0, age.stderr
     (tmp_path / "pin.age").write_bytes(age.stdout)
-    _mem("--home", str(store), "sealed", "import", "user/bank/pin", str(tmp_path / "pin.age"))
+    _mem("--home", str(store), "sealed", "import", "user/bank/pin", str(tmp_path / "pin.age"), "--passphrase-file", str(pp))
     out = _pty_session(argv, env, [f"mem sealed show user/bank/pin --passphrase-file '{pp}'", "true"])
     assert VALUE in out                                   # it was shown
     end = time.monotonic() + 60

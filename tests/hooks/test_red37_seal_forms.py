@@ -28,11 +28,13 @@ def test_later_turns_quoting_a_sealed_pin_pair_two_words_or_a_predicate_are_stor
 
 
 def test_the_forms():
-    assert quoted_forms("rowan 8841") == ["rowan 8841"]
-    assert quoted_forms("maple otter") == [] and quoted_forms("maple otter", said_secret=True) == ["maple otter"]
+    # (seal38: a two-word form said the other way round is a form too, test37b T15)
+    assert quoted_forms("rowan 8841") == ["rowan 8841", "8841 rowan"]
+    assert quoted_forms("maple otter") == [] and \
+        quoted_forms("maple otter", said_secret=True) == ["maple otter", "otter maple"]
     assert quoted_forms("the vendor code is 4410-7788 maple") == [
-        "the vendor code is 4410-7788 maple", "4410-7788 maple", "4410-7788"]
-    assert quoted_forms("the code is 8841 rowan") == ["the code is 8841 rowan", "8841 rowan"]
+        "the vendor code is 4410-7788 maple", "4410-7788 maple", "maple 4410-7788", "4410-7788"]
+    assert quoted_forms("the code is 8841 rowan") == ["the code is 8841 rowan", "8841 rowan", "rowan 8841"]
 
 
 @pytest.mark.parametrize("value", ["main", "postgres 16", "node 20", "Tuesday afternoon", "the db runs postgres 16"])

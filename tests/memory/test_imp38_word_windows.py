@@ -14,7 +14,7 @@ from hashlib import blake2b
 
 from objstore.core.text import normalized_form
 from objstore.memory.tombstones import find_matches
-from objstore.memory.wordwindows import word_windows
+from objstore.core.wordwindows import word_windows
 
 from tests.memory.test_idx37_window_starts import _ALPHABET, _reference
 

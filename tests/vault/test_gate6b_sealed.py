@@ -47,16 +47,17 @@ def test_an_agent_sealed_write_never_replaces_what_the_person_sealed(mem, vstore
     show = ("sealed", "show", "user/bank/pin", "--passphrase-file", str(pwfile))
     assert mem(*show).stdout.strip() == "4711"
     age = tmp_path / "pin.age"
+    PP = ("--passphrase-file", str(pwfile))   # (the import opens the file: session 38)
     mem("sealed", "export", "user/bank/pin", "--armor", "-o", str(age))
-    r = mem("sealed", "import", "user/bank/pin", str(age), env=AGENT, exit_code=6)
+    r = mem("sealed", "import", "user/bank/pin", str(age), *PP, env=AGENT, exit_code=6)
     assert "does not replace the user_stated one" in r.stderr
-    _refused(mem("sealed", "import", "user/bank/pin", str(age), "--trust", "user_stated", env=AGENT, exit_code=6))
+    _refused(mem("sealed", "import", "user/bank/pin", str(age), *PP, "--trust", "user_stated", env=AGENT, exit_code=6))
     assert len(mem("log", "user/bank/pin", "--json").json) == 1
     # a key the person has not stated: the agent's import is written agent_observed, as the agent
-    mem("sealed", "import", "user/agent/token", str(age), env=AGENT)
+    mem("sealed", "import", "user/agent/token", str(age), *PP, env=AGENT)
     v = mem("log", "user/agent/token", "--json").json[0]
     assert v["trust"] == "agent_observed" and v["owner"] == "claude-code", v
     # the person's own import and sealed write still replace
-    mem("sealed", "import", "user/bank/pin", str(age))
+    mem("sealed", "import", "user/bank/pin", str(age), *PP)
     mem("remember", "user/bank/pin", "-", "--sensitivity", "secret", input="1234\n")
     assert mem(*show).stdout.strip() == "1234"

@@ -60,9 +60,9 @@ def test_mem_reads_a_file_made_by_age_for_the_vault_recipient(vstore, invoke, tm
     src.write_text(VALUE, encoding="utf-8")
     ct = tmp_path / "code.age"
     subprocess.run([AGE, *(["-a"] if armor else []), "-r", rcpt, "-o", str(ct), str(src)], check=True, timeout=60)
-    invoke("sealed", "import", "global/door/code", str(ct))
+    invoke("sealed", "import", "global/door/code", str(ct), "--passphrase-file", str(pwfile))
     assert invoke("sealed", "show", "global/door/code", "--raw", "--passphrase-file", str(pwfile)).stdout == VALUE
     # from standard input too, as a second version
-    invoke("sealed", "import", "global/door/code", "-", input=ct.read_bytes())
+    invoke("sealed", "import", "global/door/code", "-", "--passphrase-file", str(pwfile), input=ct.read_bytes())
     js = invoke("sealed", "show", "global/door/code", "--all", "--json", "--passphrase-file", str(pwfile)).json
     assert [(s["version"], s["value"]) for s in js] == [(2, VALUE), (1, VALUE)]

@@ -1,4 +1,4 @@
-"""The windows ``tombstones.find_matches`` hashes in a text when the rules are keyed (the seal
+"""The windows ``textwindows.find_matches`` hashes in a text when the rules are keyed (the seal
 rules' check of every captured and imported turn, ``sealrules.withhold_sealed_values``): the starts
 of the windows of each rule length that start and end a word, as big-integer masks of the text
 (session 38, branch ``imp38``: no regex pass and no Python step per start and length)."""
@@ -21,11 +21,11 @@ _WIDE_ALNUM = LazyPattern(r"[^\W_\x00-\x7f]")
 
 def word_windows(norm: str, lengths) -> dict[int, list[int]]:
     """Per length ``n`` of ``lengths`` (each 1 to ``len(norm)``), the sorted starts (character offsets)
-    of the windows ``tombstones.find_matches`` hashes with a key in the normalized text ``norm``: a
+    of the windows ``textwindows.find_matches`` hashes with a key in the normalized text ``norm``: a
     window of ``n`` characters that starts where a word starts or at a character but the space that is
     no letter or digit, and ends where a word ends (not between two letters or digits).  Each set is
     one big-integer expression over the text (a byte per character, 0 or 1; session 38, branch
-    ``imp38``): the same windows as ``tombstones._WORD_START`` and ``str.isalnum`` per character, without
+    ``imp38``): the same windows as ``textwindows._WORD_START`` and ``str.isalnum`` per character, without
     a Python step per character but one per letter or digit beyond ASCII.  Returns ``{n: [start, ...]}``;
     never raises for a ``str`` (a lone surrogate is no letter or digit) and ints from 1 to ``len(norm)``."""
     raw = norm.encode("ascii", "replace")   # one byte per character: "?" for every one beyond ASCII

@@ -1,0 +1,186 @@
+"""Windows of a normalized text matched against digests of texts (the
+rules of forgotten and sealed values), and the one separator-folded form
+those rules also hold (seal38: test37b T12, T15).
+
+:func:`find_matches` hashes windows of a normalized text
+(``objstore.core.text.normalized_map``) and reports those whose digest is
+a rule's.  A person or a model re-says ``zebra-lantern-7781`` as
+``zebra lantern 7781``, ``zebra_lantern_7781``, ``zebra.lantern.7781`` or
+``zebralantern7781``, and ``maple otter`` as ``maple-otter`` or
+``mapleotter``: :func:`folded_form` is a normalized text with every
+separator (:data:`SEPARATORS`: space, ``-``, ``_``, ``.``, ``/``) removed,
+and a writer of rules adds the rule of a value's folded form when
+:func:`fold_worth` says it is distinct enough (the value has two parts or
+more, and the folded form is at least :data:`FOLD_MIN_CHARS` characters).
+:func:`find_matches` then also tries, for every rule of at least
+:data:`FOLD_MIN_CHARS` characters, each run of two or more whole words
+(letters and digits) joined by separators only, read without its
+separators: ``maple-otter`` matches the rule of ``mapleotter``; the rule's
+window never starts or ends inside a word (``amaple otter``,
+``mapleotters`` hold none).  The normalized form itself is unchanged: old
+rules and tombstones stay valid.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from itertools import accumulate
+
+from objstore.core.ids import blake2b
+from objstore.core.text import LazyPattern
+from objstore.core.wordwindows import ALNUM_BYTES, word_windows
+
+__all__ = ["FOLD_MIN_CHARS", "SEPARATORS", "find_matches", "fold_worth", "folded_form"]
+
+#: the characters a folded form drops: how a person joins the parts of one value
+SEPARATORS = " -_./"
+#: the shortest folded form that gets a rule, and the shortest rule a run of joined words is tried against
+#: (a shorter one, "ab12", would match "ab 12" in ordinary text)
+FOLD_MIN_CHARS = 8
+#: find_matches: each character where a window may start with ``word_starts``: one but the space that is
+#: not a letter or digit (``\\w`` is str.isalnum's letters and digits and ``_``), or a letter or digit that
+#: follows none (or starts the text)
+_WORD_START = LazyPattern(r"[^\w ]|_|(?<![^\W_])[^\W_]")
+#: a word of a folded run: letters and digits; a run: words joined by separators only
+_WORD = LazyPattern(r"[^\W_]+")
+_CHAIN = LazyPattern(r"[^\W_]+(?:[ \-_./]+[^\W_]+)+")
+#: folded_runs of an ASCII text (``bytes.translate``): a letter or digit kept, a separator a space, anything
+#: else ``\x02`` (a run's end)
+_RUN_BYTES = bytes(c if chr(c).isalnum() else 32 if chr(c) in SEPARATORS else 2 for c in range(256))
+_ASCII_WORD = LazyPattern(rb"[^ ]+")
+_DROP = str.maketrans("", "", SEPARATORS)
+
+
+def folded_form(norm: str) -> str:
+    """``norm`` (a normalized text: ``core.text.normalize_value``) with
+    every character of :data:`SEPARATORS` removed:
+    ``folded_form("zebra lantern-7781") == "zebralantern7781"``."""
+    return norm.translate(_DROP)
+
+
+def fold_worth(norm: str) -> str | None:
+    """The folded form (:func:`folded_form`) of a normalized value that a
+    rule writer adds beside the value's own rule, or None: when the value
+    has two parts or more (a separator between two characters that are
+    not separators) and the folded form is at least :data:`FOLD_MIN_CHARS`
+    characters (``"maple otter"`` -> ``"mapleotter"``, ``"rowan 8841"`` ->
+    ``"rowan8841"``; ``"postgres 16"`` is long enough but gets no seal rule
+    in the first place, ``"ab 12"`` none)."""
+    folded = folded_form(norm)
+    if folded == norm or len(folded) < FOLD_MIN_CHARS or not folded.strip(SEPARATORS):
+        return None
+    return folded
+
+
+def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool = False,
+                 key: bytes | None = None, folded: bool = True) -> list[tuple[int, int]]:
+    """``(start, end)`` of every window ``norm[start:end]`` of a normalized
+    text (``objstore.core.text.normalized_map``) whose UTF-8 hashes to a
+    rule's SHA-256, the rule giving the window's length in characters; a
+    window never starts at a collapsed space.  With ``word_starts`` a window
+    starts only where a word starts or at a character that is not a letter
+    or digit (so ``xzebrafrog`` holds no ``zebrafrog``; ``-pS3cret`` is found
+    in ``mysql -pS3cret``): about a sixth of the positions of a prose text.
+    ``key``: the rules are keyed BLAKE2b-256 digests under it
+    (``sealrules``), and a window also ends where a word ends (the whole
+    word, as ``word_starts``, which ``key`` needs, starts it).
+    With ``folded`` also every run of two or more whole words joined by
+    separators only whose :func:`folded_form` hashes to a rule of at least
+    :data:`FOLD_MIN_CHARS` characters (:func:`folded_runs`; ~0.12 µs a
+    character of ASCII prose with one rule length).
+    Sorted, no span twice.  Cost: one SHA-256 per position tried and distinct rule length,
+    and one dict lookup per word and distinct rule length."""
+    if key is None:
+        from hashlib import sha256  # deferred: _hashlib (OpenSSL) costs ~2 ms at start-up
+
+        def hashed(data: bytes) -> bytes:
+            return sha256(data).digest()
+    else:
+        fresh = blake2b(digest_size=32, key=key).copy   # (the key's block compressed once, not per window)
+
+        def hashed(data: bytes) -> bytes:
+            h = fresh()
+            h.update(data)
+            return h.digest()
+    by_len: dict[int, set[bytes]] = {}
+    for digest, n in rules:
+        if 0 < n <= len(norm):
+            by_len.setdefault(n, set()).add(digest)
+    if not by_len:
+        return []
+    out = folded_runs(norm, by_len, hashed) if folded else []
+    raw = norm.encode("utf-8", "surrogatepass")
+    if key is not None and word_starts:
+        tried = word_windows(norm, by_len)   # no regex over every start, no Python step per start (imp38)
+    else:
+        if word_starts:
+            # alnum[k]: norm[k].isalnum() (for ASCII one bytes.translate; [len(norm)] is the end's False); a
+            # start is a character but the space that is no letter or digit, or one that follows none (regex)
+            alnum = (raw.translate(ALNUM_BYTES) + b"\0" if len(raw) == len(norm)
+                     else [*map(str.isalnum, norm), False])
+            starts = [m.start() for m in _WORD_START.finditer(norm)]
+        else:
+            starts = [s for s in range(len(norm)) if norm[s] != " "]
+        if key is not None:   # (n, start) pairs whose window ends a word: not between two letters or digits
+            tried = {n: [s for s in starts if s + n <= len(norm) and not (alnum[s + n - 1] and alnum[s + n])]
+                     for n in by_len}
+        else:
+            tried = {n: starts for n in by_len}
+    if len(raw) == len(norm):   # ASCII (most text): a window is a slice of the bytes, no encode per window
+        for n, digests in by_len.items():
+            last = len(raw) - n
+            out += [(s, s + n) for s in tried[n] if s <= last and hashed(raw[s:s + n]) in digests]
+        return sorted(set(out))
+    for n, digests in by_len.items():
+        for s in tried[n]:
+            if s + n <= len(norm) and hashed(norm[s:s + n].encode("utf-8")) in digests:
+                out.append((s, s + n))
+    return sorted(set(out))
+
+
+def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[int, int]]:
+    """:func:`find_matches`' windows of joined words: ``(start, end)`` of
+    each run of two or more whole words (letters and digits) of ``norm``
+    joined by separators only (:data:`SEPARATORS`), whose words
+    concatenated hash (``hashed``: bytes -> digest) to a digest of
+    ``by_len`` (``{length: {digest}}``) of at least :data:`FOLD_MIN_CHARS`
+    characters.  Cost: per run of words, its words' lengths summed and one
+    set intersection per rule length (in C: an ASCII text is cut into runs
+    and words by ``str.translate`` and ``split``); a hash only where two or
+    more words' lengths add up to a rule's."""
+    lens = [n for n in by_len if n >= FOLD_MIN_CHARS]
+    if not lens:
+        return []
+    least = min(lens)
+    out: list[tuple[int, int]] = []
+    if norm.isascii():   # runs cut by anything but a letter, digit or separator; words by the separators
+        at = 0
+        for chain in norm.encode("ascii").translate(_RUN_BYTES).split(b"\x02"):
+            if len(chain) >= least:
+                out += _run_hits(chain, chain.split(), at, lens, by_len, hashed, _ASCII_WORD)
+            at += len(chain) + 1
+        return out
+    for m in _CHAIN.finditer(norm):
+        out += _run_hits(m.group(), _WORD.findall(m.group()), m.start(), lens, by_len, hashed, _WORD)
+    return out
+
+
+def _run_hits(chain, words: list, at: int, lens: list[int], by_len: dict[int, set[bytes]], hashed,
+              word) -> list[tuple[int, int]]:
+    """:func:`folded_runs` of one run ``chain`` (``str``, or ``bytes`` of an ASCII text; at ``at`` in the
+    text) of ``words`` (of its type; ``word``: their pattern)."""
+    if len(words) < 2:
+        return []
+    sums = [0, *accumulate(map(len, words))]
+    have = set(sums)
+    out: list[tuple[int, int]] = []
+    for n in lens:
+        for end in have.intersection(map(n.__add__, sums)) if n <= sums[-1] else ():
+            e, i = bisect_left(sums, end), bisect_left(sums, end - n)
+            if e - i < 2:   # one word: find_matches' own windows
+                continue
+            joined = words[0][:0].join(words[i:e])
+            if hashed(joined if isinstance(joined, bytes) else joined.encode("utf-8", "surrogatepass")) in by_len[n]:
+                spans = [w.span() for w in word.finditer(chain)]
+                out.append((at + spans[i][0], at + spans[e - 1][1]))
+    return out
