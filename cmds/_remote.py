@@ -79,6 +79,9 @@ def summary(res) -> str:
     if res.forgotten_text:
         parts.append(f"{plural(res.forgotten_text, 'value')} holding a text 'forget --match' forgot, written "
                      f"where that forget had not arrived, forgotten as it would have been")
+    if res.forgotten_quoted:
+        parts.append(f"{plural(res.forgotten_quoted, 'value')} quoting a key's value forgotten elsewhere, written on "
+                     f"top of it where that forget had not arrived, forgotten as it would have been")
     if res.sealed_here:
         parts.append(f"{plural(res.sealed_here, 'plain value')} written elsewhere to a key sealed here, sealed "
                      f"here and withdrawn from the other machines")

@@ -48,6 +48,9 @@ class SyncResult:
     #: of ``forgotten``: values holding a text a ``forget --match`` forgot, written where that forget
     #: had not arrived (``merge.ForgetIndex.unseen_time``), forgotten as it would have forgotten them
     forgotten_text: int = 0
+    #: of ``forgotten``: versions of a key forgotten whole elsewhere, written on top of the forgotten one
+    #: where that forget had not arrived and quoting its value (``merge.ForgetIndex.quoted_forgotten``)
+    forgotten_quoted: int = 0
     #: a pull's merge: plain versions of a key sealed here, written on a machine the seal had not
     #: reached, sealed here and withdrawn everywhere (``vault.incoming``); those below
     #: ``user_stated`` over a ``user_stated`` sealed value withdrawn without being sealed, and review

@@ -29,7 +29,7 @@ from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import Manifest
 from objstore.memory.tombstones import (HIDDEN_MARK, all_tombstones, fact_value_digests, hidden_key, holds_text,
                                         match_text_rule, tombstones_for)
-from objstore.remote.merge import ForgetIndex, merge_chain
+from objstore.remote.merge import ForgetIndex, key_forget, merge_chain
 from objstore.remote.memmerge import merge_entries
 from objstore.remote.digests import receive_digests
 from objstore.remote.connection import REPAIR_HINT, Progress, Remote, SyncResult, pack_place
@@ -324,6 +324,19 @@ def unseen_rules(held: dict[str, Tombstone], local: set[str], remote: set[str], 
     return out
 
 
+def unseen_keys(held: dict[str, Tombstone], local: set[str], remote: set[str]) -> dict[str, set[tuple[str, int]]]:
+    """The forgets of a whole fact key (``merge.key_forget``) that one side
+    of a merge held and the other did not, by the side that lacked them:
+    ``{side: {(key as the tombstone names it, time)}}`` (``local``,
+    ``remote``, ``held`` as :func:`unseen_rules`'); read by
+    ``merge.ForgetIndex.quoted_forgotten`` (a version written on a side the
+    forget had not reached).  Pure."""
+    def forgets(names) -> set[tuple[str, int]]:
+        return {(t.key, t.time) for n in names if (t := held.get(n)) is not None and key_forget(t)}
+    mine, theirs = forgets(local), forgets(remote)
+    return {side: lacked for side, lacked in (("local", theirs - mine), ("remote", mine - theirs)) if lacked}
+
+
 def forgotten_rules(store: Store, key: str, versions: list[tuple[str, Fact]], fidx: ForgetIndex) -> int:
     """The local seal rules (``sealrules.add_rules`` under
     ``forgotten:KEY``, keyed hashes, never the value) of the values of
@@ -398,6 +411,8 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
     blind = remote.r is not None and (remote.r.sealer is None or remote.r.sealer.recipient is None)
     fidx.unseen = unseen_rules(held, {n for n in local if n.startswith("tombstones/")},
                                {n for n in m.refs if n.startswith("tombstones/")}, blind=blind)
+    fidx.keys_unseen = unseen_keys(held, {n for n in local if n.startswith("tombstones/")},
+                                   {n for n in m.refs if n.startswith("tombstones/")})
     local = local_refs(store)
     journal: list[str] = []
     moves: list[tuple[str, str | None, str | None, bool]] = []
@@ -431,6 +446,7 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
         else:
             typ = Fact if is_fact else Turn
             lc, rc = read_chain(store, lh, typ), read_chain(store, rh, typ, remote=remote)
+            read = {o for o, _t in lc + rc}   # the ids as read: a copy withheld below replaces its original
             if not is_fact:   # a value sealed or forgotten here, quoted there: withheld as capture here would
                 if seal is False:   # (the local seal rules, read once; test34b T22)
                     seal = load_seal_rules(store)
@@ -457,12 +473,15 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
                 store.put(obj)
             emptied += out.emptied
             res.forgotten_text += out.unseen
+            res.forgotten_quoted += out.quoted
             parked += out.parked
             res.turns_refilled += out.refilled
             res.gaps_refilled += out.gaps_refilled
             res.gaps_verified += out.gaps_verified
             res.versions_refilled += out.versions_refilled
-            out_head, final, dropped = out.head, out.final_ids, out.dropped_ids
+            # (an original a withheld copy replaced goes too: else it stayed, readable by id, until a
+            # gc past the grace period: test37b T10, a --no-encrypt clone's own turn quoting the value)
+            out_head, final, dropped = out.head, out.final_ids, out.dropped_ids | (read - out.final_ids)
             rewritten = bool(out.emptied) or (lh is not None and lh not in final) or bool(withheld)
             if out.emptied or out.unseen or withheld:
                 forgot_ids |= dropped

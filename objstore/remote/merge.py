@@ -36,7 +36,12 @@ set, so every machine that merges the same inputs writes the same objects
    that text's earliest forget (a ``user_stated`` write of a key's
    forgotten value back to it, recorded after its forgets, excepted).
    A turn holding such a text has it replaced by ``[forgotten]``
-   (``ForgetIndex.unseen_text``, test36 T14).
+   (``ForgetIndex.unseen_text``, test36 T14).  A version of a key forgotten whole
+   (``key_forget``) written on top of the forgotten value where that forget
+   had not arrived (recorded before it, or on the side that lacked its
+   tombstones) and quoting that value is emptied too, ``forgotten`` = that
+   forget's time (``ForgetIndex.quoted_forgotten``, test37b T16); one that
+   does not quote it stays.
 4. The chain is rebuilt on the prefix: each version re-linked to the one
    before and numbered one more; a version that did not change keeps its id.
    A chain with no live version left is removed (the key goes).
@@ -73,9 +78,10 @@ from objstore.core.objects import (LOST_SOURCE, Fact, QueueItem, Tombstone, Turn
                                    value_digest)
 from objstore.memory.refill import refill_from
 from objstore.core.text import replace_spans
-from objstore.memory.tombstones import (HIDDEN_MARK, REDACTED, TEXT_KEY, TurnForgets, forgotten_in, hidden_key,
-                                        holds_text, match_spans, named_forget_time, turn_target, version_exact)
-from objstore.memory.withdrawals import Withdrawals
+from objstore.memory.tombstones import (HIDDEN_MARK, MIN_TEXT_CHARS, REDACTED, TEXT_KEY, TurnForgets, forgotten_in,
+                                        hidden_key, holds_text, match_spans, named_forget_time, turn_target,
+                                        version_exact)
+from objstore.memory.withdrawals import VERSION_RECORDS, Withdrawals
 
 
 @dataclass
@@ -113,6 +119,16 @@ class ForgetIndex:
     #: ``(session, source)`` -> earliest time of a scoped turn tombstone whose digest this store
     #: cannot read (keyed under another store's key, from an unencrypted remote; :meth:`blind_turn_time`)
     blind_turns: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: fact key, as a tombstone names it (by name or ``tombstones.hidden_key``) -> the times of the
+    #: forgets of the whole key (not of one version, not a rejection): :meth:`quoted_forgotten`
+    key_forgets: dict[str, list[int]] = field(default_factory=dict)
+    #: value digest -> normalized length, of each forgotten value's text tombstone (``value:<n>``)
+    #: this store reads
+    value_lengths: dict[bytes, int] = field(default_factory=dict)
+    #: side (``"local"`` / ``"remote"``) -> ``(key, time)`` of the whole-key forgets (:func:`key_forget`,
+    #: the key as :attr:`key_forgets` names it) whose tombstones only the other side held
+    #: (``fetch.unseen_keys``)
+    keys_unseen: dict[str, set[tuple[str, int]]] = field(default_factory=dict)
 
     def add(self, t: Tombstone) -> None:
         """Record a tombstone (rejections are not forgets and are ignored;
@@ -130,6 +146,8 @@ class ForgetIndex:
                 k = (target[0], target[1])
                 self.blind_turns[k] = min(self.blind_turns.get(k, t.time), t.time)
             return
+        if t.key == TEXT_KEY and t.reason.startswith("value:") and t.reason[len("value:"):].isdigit():
+            self.value_lengths[t.value_sha256] = int(t.reason[len("value:"):])
         if t.key.startswith("match:") or t.key == TEXT_KEY:
             return
         if t.key.startswith("session:"):
@@ -143,6 +161,8 @@ class ForgetIndex:
         if d is self.facts:
             self.fact_times.setdefault(k, []).append((t.time, version_exact(t)))
             self.fact_times[k].sort(key=lambda e: e[0])
+            if key_forget(t):
+                self.key_forgets.setdefault(t.key, []).append(t.time)
 
     def _named_time(self, f: Fact, k: tuple[str, bytes]) -> int | None:
         """``tombstones.named_forget_time`` of live version ``f`` by the
@@ -239,6 +259,58 @@ class ForgetIndex:
             return None
         return self.blind_turns.get((t.session, t.source))
 
+    def quoted_forgotten(self, chain: list[tuple[str, Fact]], sides: list[tuple[str, ...]]) -> dict[int, int]:
+        """The live versions of one fact key's merged ``chain`` (``[(id,
+        Fact)]`` oldest first; ``sides[i]``: the sides ``chain[i]`` comes
+        from, as :meth:`unseen_time`'s) that a forget of the whole key must
+        empty although it never named them: versions written on top of the
+        forgotten one where that forget had not arrived (recorded before it,
+        or on a side that did not hold its tombstones yet) whose value is a
+        forgotten value of the key or holds it where a word starts
+        (``tombstones.holds_text``; a value shorter than
+        ``tombstones.MIN_TEXT_CHARS`` only as the whole value, the rule of
+        ``tombstones.forgotten_in``).  The forgotten values are read from
+        the versions of ``chain`` this merge empties by that forget (so a
+        store that cannot read the tombstones' keyed digests, over a
+        ``--no-encrypt`` remote, reads them from its own copy) and from the
+        key's tombstones whose digests this store reads (their length from
+        the ``value:<n>`` text tombstone).  A version that does not quote a
+        forgotten value is left alone (a forget of a value is no veto on a
+        new one), and so is one written after the forget where it had
+        arrived (the person stated it again: test27 V14).
+
+        Returns:
+            index in ``chain`` -> forget time (ms) to empty it with
+            (test37b T16).  Cost: nothing unless the key was forgotten
+            whole; then one SHA-256 per word start of each live body and
+            rule."""
+        key = chain[0][1].key if chain else ""
+        names = (key, hidden_key(key)) if self.hidden else (key,)
+        times = {w for n in names for w in self.key_forgets.get(n, ())}
+        if not times:
+            return {}
+        rules: set[tuple[bytes, int, int]] = set()   # (value digest, normalized length, forget time)
+        for _oid, f in chain:
+            when = self.fact_time(f)
+            if when in times and f.body:
+                rules.add((value_digest(f.body), len(normalize_value(f.body)), when))
+        for (k, digest), forgets in self.fact_times.items():
+            if k in names and digest in self.value_lengths:
+                rules |= {(digest, self.value_lengths[digest], w) for w, exact in forgets if exact is None}
+        out: dict[int, int] = {}
+        for i, (_oid, f) in enumerate(chain):
+            if f.forgotten or not f.body or self.fact_time(f) is not None:
+                continue
+            digest = value_digest(f.body)
+            for d, length, when in sorted(rules, key=lambda r: (r[2], r[0])):
+                unseen = bool(sides[i]) and all(any((n, when) in self.keys_unseen.get(s, ()) for n in names)
+                                                for s in sides[i])
+                if (f.recorded_at < when or unseen) and (d == digest or (
+                        length >= MIN_TEXT_CHARS and holds_text(f.body, [(d, length)]))):
+                    out[i] = when
+                    break
+        return out
+
     def __bool__(self) -> bool:
         return bool(self.facts or self.turns or self.sessions or self.forgets or self.sealed)
 
@@ -246,6 +318,17 @@ class ForgetIndex:
         """True when a proposal's value was forgotten for its key."""
         digest = value_digest(q.body)
         return (q.key, digest) in self.facts or (self.hidden and (hidden_key(q.key), digest) in self.facts)
+
+
+def key_forget(t: Tombstone) -> bool:
+    """True when ``t`` is a tombstone of a forget of a whole fact key (of
+    a ``user/``, ``global/`` or ``project/`` key, by name or by hash; not a
+    rejection, a seal's, a version forget's ``version:<ms>`` nor a version
+    record): what :meth:`ForgetIndex.quoted_forgotten` reads.  Its key and
+    reason are in the clear, so a store that cannot read its digest tells
+    it too."""
+    return (t.key.startswith(("user/", "global/", "project/")) and t.reason not in ("rejected", "seal")
+            and t.reason not in VERSION_RECORDS and version_exact(t) is None)
 
 
 def fact_identity(f: Fact) -> bytes:
@@ -294,6 +377,8 @@ class Outcome:
     #: versions emptied by :meth:`ForgetIndex.unseen_time` (also counted in ``emptied``), and turns whose
     #: text :meth:`ForgetIndex.unseen_text` rewrote
     unseen: int = 0
+    #: versions emptied by :meth:`ForgetIndex.quoted_forgotten` (also counted in ``emptied``)
+    quoted: int = 0
 
 
 def _common_prefix(a: list, b: list) -> int:
@@ -349,10 +434,16 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
     parent: str | None = None
     changed = False
     number = 0
-    lids, rids = ({o for o, _ in local}, {o for o, _ in remote}) if fidx.unseen else (set(), set())
+    lids, rids = ({o for o, _ in local}, {o for o, _ in remote}) if fidx.unseen or fidx.keys_unseen \
+        else (set(), set())
     lone = not local or not remote   # one side holds no such session (a forget removed it there: test36b T4)
+    quoted = fidx.quoted_forgotten(items, [tuple(s for s, ids in (("local", lids), ("remote", rids)) if oid in ids)
+                                           for oid, _o in items]) if kind == "fact" and fidx.key_forgets else {}
     for i, (oid, obj) in enumerate(items):
         when = fidx.fact_time(obj) if kind == "fact" else fidx.turn_time(obj)
+        if when is None and i in quoted:   # a version of a key forgotten elsewhere quoting its value (test37b T16)
+            when = quoted[i]
+            out.quoted += 1
         if when is None and kind == "turn" and lone:
             when = fidx.blind_turn_time(obj)
         repl: dict = {}
