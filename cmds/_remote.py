@@ -82,6 +82,11 @@ def summary(res) -> str:
     if res.forgotten_quoted:
         parts.append(f"{plural(res.forgotten_quoted, 'value')} quoting a key's value forgotten elsewhere, written on "
                      f"top of it where that forget had not arrived, forgotten as it would have been")
+    if res.match_unread:
+        texts = plural(res.match_unread, "'forget --match' text")
+        parts.append(f"{texts} forgotten elsewhere that this store cannot read (no digest travels over an "
+                     f"unencrypted remote): what was written here before it arrived may still hold it; run the "
+                     f"same 'mem forget --match TEXT' here")
     if res.sealed_here:
         parts.append(f"{plural(res.sealed_here, 'plain value')} written elsewhere to a key sealed here, sealed "
                      f"here and withdrawn from the other machines")

@@ -51,6 +51,10 @@ class SyncResult:
     #: of ``forgotten``: versions of a key forgotten whole elsewhere, written on top of the forgotten one
     #: where that forget had not arrived and quoting its value (``merge.ForgetIndex.quoted_forgotten``)
     forgotten_quoted: int = 0
+    #: a pull over a ``--no-encrypt`` remote: ``forget --match`` texts of another machine this store can
+    #: neither read nor tell from its own copies (``fetch.blind_rules``): its own values and turns written
+    #: before they arrived may still hold them
+    match_unread: int = 0
     #: a pull's merge: plain versions of a key sealed here, written on a machine the seal had not
     #: reached, sealed here and withdrawn everywhere (``vault.incoming``); those below
     #: ``user_stated`` over a ``user_stated`` sealed value withdrawn without being sealed, and review

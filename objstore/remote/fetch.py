@@ -15,6 +15,7 @@ from objstore.core.audit import redact_ids
 from objstore.core.codec import decode
 from objstore.core.pack import PackBytes
 from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, NotFound, RefConflict
+from objstore.core.ids import sha256
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn
 from objstore.core.pack import Pack
 from objstore.core.store import Store, now_ms
@@ -27,8 +28,8 @@ from objstore.memory.tombdigests import read_digests
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import Manifest
-from objstore.memory.tombstones import (HIDDEN_MARK, all_tombstones, fact_value_digests, hidden_key, holds_text,
-                                        match_text_rule, tombstones_for)
+from objstore.memory.tombstones import (HIDDEN_MARK, TEXT_KEY, all_tombstones, fact_value_digests, hidden_key,
+                                        holds_text, match_text_rule, text_windows, tombstones_for, turn_target)
 from objstore.remote.merge import ForgetIndex, key_forget, merge_chain
 from objstore.remote.memmerge import merge_entries
 from objstore.remote.digests import receive_digests
@@ -337,6 +338,61 @@ def unseen_keys(held: dict[str, Tombstone], local: set[str], remote: set[str]) -
     return {side: lacked for side, lacked in (("local", theirs - mine), ("remote", mine - theirs)) if lacked}
 
 
+def blind_rules(store: Store, fidx: ForgetIndex, held: dict[str, Tombstone], local: dict[str, str],
+                m: Manifest, res: SyncResult) -> list[tuple[tuple[bytes, int], int]]:
+    """The ``forget --match`` texts this store cannot read (their
+    tombstones arrived now, keyed under another store's key: over a
+    ``--no-encrypt`` remote no digest travels) read back from its own
+    copies of the versions that forget emptied: each version a
+    ``forget-version`` record of the forget's time names
+    (``ForgetIndex.sealed``) holds the text where a word starts, so the
+    text is a window of its length (``text:<n>``) of every such body
+    (``tombstones.text_windows``), and so of the text of each turn here the
+    forget's turn tombstones name (by session and source in the clear);
+    when exactly one window is common to them all it is that text (else
+    ``res.match_unread`` counts it: the pull says to run the forget here).  Returns ``[((sha256, n), forget time)]``
+    for ``ForgetIndex.unseen["local"]``: this store's own versions and
+    turns holding it, written before the forget arrived, are forgotten as
+    the forget would have forgotten them here (test37b T17).  Where the
+    windows leave more than one candidate nothing is guessed (the machine
+    that forgot it empties them when they arrive there).  ``local``: the
+    refs before the pull; ``m``: the remote's manifest.  Reads chains;
+    writes nothing."""
+    if fidx.readable is None:
+        return []
+    arrived = {n: t for n, t in held.items() if n in m.refs and n not in local}
+    texts = [t for t in arrived.values() if t.key == TEXT_KEY
+             and t.reason.startswith("text:") and t.value_sha256 not in fidx.readable
+             and t.reason[len("text:"):].isdigit()]
+    out = []
+    for t in texts:
+        n = int(t.reason[len("text:"):])
+        keys = sorted({k for (k, _d), w in fidx.sealed.seals.items() if w == t.time})
+        common: set[str] | None = None
+        for key in keys:
+            head = local.get(f"facts/{key}")
+            for _oid, f in read_chain(store, head, Fact) if head else ():
+                if f.body and fidx.sealed.when(f) == t.time:
+                    got = text_windows(f.body, n)
+                    common = got if common is None else common & got
+        at = [u for u in arrived.values() if u.time == t.time]
+        turns = [tt for u in at if (tt := turn_target(u)) is not None]   # turns that held the text
+        sources = {src for _sid, src in turns}
+        whole = {u.key[len("session:"):] for u in at if u.key.startswith("session:")}   # (all its turns: not read)
+        for sid in sorted(({sid for sid, _src in turns if sid}
+                           | {u.key[len("match:"):] for u in at if u.key.startswith("match:")}) - whole):
+            head = local.get(f"sessions/{sid}")
+            for _oid, u in read_chain(store, head, Turn) if head else ():
+                if u.text and not u.forgotten and u.source in sources:
+                    got = text_windows(u.text, n)
+                    common = got if common is None else common & got
+        if common is not None and len(common) == 1:
+            out.append(((sha256(common.pop().encode("utf-8")).digest(), n), t.time))
+        else:
+            res.match_unread += 1
+    return out
+
+
 def forgotten_rules(store: Store, key: str, versions: list[tuple[str, Fact]], fidx: ForgetIndex) -> int:
     """The local seal rules (``sealrules.add_rules`` under
     ``forgotten:KEY``, keyed hashes, never the value) of the values of
@@ -413,6 +469,8 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
                                {n for n in m.refs if n.startswith("tombstones/")}, blind=blind)
     fidx.keys_unseen = unseen_keys(held, {n for n in local if n.startswith("tombstones/")},
                                    {n for n in m.refs if n.startswith("tombstones/")})
+    if blind and (learnt := blind_rules(store, fidx, held, local, m, res)):
+        fidx.unseen.setdefault("local", []).extend(learnt)   # its own copies quoting a text it cannot read
     local = local_refs(store)
     journal: list[str] = []
     moves: list[tuple[str, str | None, str | None, bool]] = []

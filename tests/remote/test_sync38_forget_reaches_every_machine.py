@@ -173,3 +173,75 @@ def test_no_encrypt_clone_keeps_no_original_of_its_turn_the_forget_rewrote(tmp_p
     assert scan_store(b, [VALUE.encode()]) == []
     fsck = mem("fsck", env=eb).stdout
     assert "0 unreachable" in fsck and "0 problems" in fsck, fsck
+
+
+TEXT = "heron-dawn-4402"
+SID2 = "0e4d1c2a-5b6f-4a7e-8c9d-00000000c582"
+
+
+def _no_encrypt_pair(tmp_path, mem, value: str, prompt: str | None = None):
+    a, b, r = tmp_path / "a", tmp_path / "b", tmp_path / "remote"
+    r.mkdir()
+    ea, eb = {"MEM_HOME": str(a), "MEM_AGENT": "0"}, {"MEM_HOME": str(b), "MEM_AGENT": "0"}
+    mem("remember", "project/acme/launch", value, env=ea)
+    if prompt is not None:
+        write_session(tmp_path / "tr" / "-home-dev-x", SID2, 1, [("user", prompt), ("assistant", "Noted.")],
+                      "/home/dev/x")
+        mem("import", "claude-code", str(tmp_path / "tr"), env=ea)
+    mem("remote", "add", "origin", str(r), "--no-encrypt", env=ea)
+    mem("push", env=ea)
+    mem("clone", str(r), env=eb)
+    return a, b, r, ea, eb
+
+
+def test_a_pulled_match_forget_reaches_the_pulling_machines_own_facts_over_no_encrypt(tmp_path, mem):
+    """T17 as the tester ran it: B cannot read the forget's keyed digest; the
+    text is the one window of its length of B's copy of the value it forgot."""
+    a, b, r, ea, eb = _no_encrypt_pair(tmp_path, mem, TEXT)
+    mem("remember", "project/acme/launch", f"{TEXT} (moved)", env=eb)
+    mem("remember", "project/acme/notes", f"we renamed {TEXT}", env=eb)
+    mem("remember", "project/acme/other", "the runner is in rack four", env=eb)
+    mem("forget", "--match", TEXT, "--yes", env=ea)
+    mem("push", env=ea)
+    out = mem("pull", env=eb)
+    assert "holding a text 'forget --match' forgot" in out.stdout, out.stdout
+    assert TEXT not in out.stdout + out.stderr
+    assert _get(mem, eb, "project/acme/notes").exit_code != 0
+    assert _get(mem, eb, "project/acme/launch").exit_code != 0
+    assert json.loads(_get(mem, eb, "project/acme/other").stdout)["body"] == "the runner is in rack four"
+    assert scan_store(b, [TEXT.encode()]) == []
+    mem("push", env=eb)
+    mem("pull", env=ea)
+    for store in (a, b, r):
+        assert scan_store(store, [TEXT.encode()]) == [], store
+
+
+def test_the_text_is_read_from_the_turns_the_forget_emptied_too(tmp_path, mem):
+    """The value alone leaves several windows ("the codename is …"); B's
+    copy of the prompt the forget emptied leaves one in common."""
+    a, b, r, ea, eb = _no_encrypt_pair(tmp_path, mem, f"the codename is {TEXT}",
+                                       prompt=f"the launch codename {TEXT} is confidential, note it")
+    mem("remember", "project/acme/notes", f"we renamed {TEXT}", env=eb)
+    mem("remember", "project/acme/codename-note", "the codename is secret", env=eb)
+    mem("forget", "--match", TEXT, "--yes", env=ea)
+    mem("push", env=ea)
+    mem("pull", env=eb)
+    assert _get(mem, eb, "project/acme/notes").exit_code != 0
+    assert json.loads(_get(mem, eb, "project/acme/codename-note").stdout)["body"] == "the codename is secret"
+    assert scan_store(b, [TEXT.encode()]) == []
+
+
+def test_a_match_text_the_pulling_machine_cannot_tell_is_said(tmp_path, mem):
+    """No turn, and a value with several windows of the text's length: B
+    guesses nothing, keeps its own note and says what to run."""
+    a, b, r, ea, eb = _no_encrypt_pair(tmp_path, mem, f"the codename is {TEXT}")
+    mem("remember", "project/acme/notes", f"we renamed {TEXT}", env=eb)
+    mem("forget", "--match", TEXT, "--yes", env=ea)
+    mem("push", env=ea)
+    out = mem("pull", env=eb)
+    assert "1 'forget --match' text forgotten elsewhere that this store cannot read" in out.stdout, out.stdout
+    assert "run the same 'mem forget --match TEXT' here" in out.stdout
+    assert json.loads(_get(mem, eb, "project/acme/notes").stdout)["body"] == f"we renamed {TEXT}"
+    mem("forget", "--match", TEXT, "--yes", env=eb)
+    mem("gc", "--prune=now", env=eb)
+    assert scan_store(b, [TEXT.encode()]) == []
