@@ -441,9 +441,6 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
                                            for oid, _o in items]) if kind == "fact" and fidx.key_forgets else {}
     for i, (oid, obj) in enumerate(items):
         when = fidx.fact_time(obj) if kind == "fact" else fidx.turn_time(obj)
-        if when is None and i in quoted:   # a version of a key forgotten elsewhere quoting its value (test37b T16)
-            when = quoted[i]
-            out.quoted += 1
         if when is None and kind == "turn" and lone:
             when = fidx.blind_turn_time(obj)
         repl: dict = {}
@@ -454,6 +451,9 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
             elif (text := fidx.unseen_text(obj, sides)) is not None:
                 repl["text"] = text
             out.unseen += when is not None or "text" in repl
+        if when is None and i in quoted:   # a version of a key forgotten elsewhere quoting its value (test37b T16)
+            when = quoted[i]
+            out.quoted += 1
         if when is not None:
             out.emptied_ids.add(oid)
             if kind == "fact":
