@@ -55,6 +55,9 @@ class SyncResult:
     #: neither read nor tell from its own copies (``fetch.blind_rules``): its own values and turns written
     #: before they arrived may still hold them
     match_unread: int = 0
+    #: a pull's merge: keys forgotten whole here that came back with a value written elsewhere before
+    #: that forget arrived there, not quoting the forgotten value (kept: ``fetch._back_after_forget``)
+    back_after_forget: list[str] = field(default_factory=list)
     #: a pull's merge: plain versions of a key sealed here, written on a machine the seal had not
     #: reached, sealed here and withdrawn everywhere (``vault.incoming``); those below
     #: ``user_stated`` over a ``user_stated`` sealed value withdrawn without being sealed, and review

@@ -393,6 +393,18 @@ def blind_rules(store: Store, fidx: ForgetIndex, held: dict[str, Tombstone], loc
     return out
 
 
+def _back_after_forget(key: str, chain: list[tuple[str, Fact]], fidx: ForgetIndex) -> bool:
+    """True when ``key``, forgotten whole here (a tombstone this store held
+    before the pull, by name), comes back live from the remote's ``chain``
+    with a version recorded before that forget: written elsewhere where the
+    forget had not arrived, not quoting the forgotten value
+    (``ForgetIndex.quoted_forgotten`` empties those), so it stays (a forget
+    of a value is no veto on a new one) and the pull names the key
+    (test37b T16)."""
+    times = [w for w in fidx.key_forgets.get(key, ()) if (key, w) not in fidx.keys_unseen.get("local", ())]
+    return bool(times) and any(f.body and not f.forgotten and f.recorded_at < max(times) for _o, f in chain)
+
+
 def forgotten_rules(store: Store, key: str, versions: list[tuple[str, Fact]], fidx: ForgetIndex) -> int:
     """The local seal rules (``sealrules.add_rules`` under
     ``forgotten:KEY``, keyed hashes, never the value) of the values of
@@ -532,6 +544,8 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
             emptied += out.emptied
             res.forgotten_text += out.unseen
             res.forgotten_quoted += out.quoted
+            if is_fact and lh is None and out.head is not None and _back_after_forget(name[len("facts/"):], rc, fidx):
+                res.back_after_forget.append(name[len("facts/"):])
             parked += out.parked
             res.turns_refilled += out.refilled
             res.gaps_refilled += out.gaps_refilled

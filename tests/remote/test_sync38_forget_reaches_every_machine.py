@@ -86,7 +86,9 @@ def test_a_new_value_not_quoting_it_stays_and_one_stated_after_the_forget_arrive
     # the person on B, who now holds the forget, states the old value again on purpose: kept
     mem("remember", KEY, f"{VALUE} again, on purpose", env=eb)
     mem("push", env=eb)
-    mem("pull", env=ea)
+    out = mem("pull", env=ea)   # A is told its forgotten key is current again, and how to remove it
+    assert f"1 key forgotten here current again ({KEY})" in out.stdout, out.stdout
+    assert "'mem forget KEY' removes it" in out.stdout
     assert json.loads(_get(mem, ea, KEY).stdout)["body"] == f"{VALUE} again, on purpose"
     mem("push", env=ea)
     mem("pull", env=eb)
