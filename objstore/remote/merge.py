@@ -122,6 +122,8 @@ class ForgetIndex:
     #: fact key, as a tombstone names it (by name or ``tombstones.hidden_key``) -> the times of the
     #: forgets of the whole key (not of one version, not a rejection): :meth:`quoted_forgotten`
     key_forgets: dict[str, list[int]] = field(default_factory=dict)
+    #: the same key -> ``(value digest as read, time)`` of each of those forgets
+    key_values: dict[str, list[tuple[bytes, int]]] = field(default_factory=dict)
     #: value digest -> normalized length, of each forgotten value's text tombstone (``value:<n>``)
     #: this store reads
     value_lengths: dict[bytes, int] = field(default_factory=dict)
@@ -163,6 +165,7 @@ class ForgetIndex:
             self.fact_times[k].sort(key=lambda e: e[0])
             if key_forget(t):
                 self.key_forgets.setdefault(t.key, []).append(t.time)
+                self.key_values.setdefault(t.key, []).append((t.value_sha256, t.time))
 
     def _named_time(self, f: Fact, k: tuple[str, bytes]) -> int | None:
         """``tombstones.named_forget_time`` of live version ``f`` by the
@@ -294,9 +297,8 @@ class ForgetIndex:
             when = self.fact_time(f)
             if when in times and f.body:
                 rules.add((value_digest(f.body), len(normalize_value(f.body)), when))
-        for (k, digest), forgets in self.fact_times.items():
-            if k in names and digest in self.value_lengths:
-                rules |= {(digest, self.value_lengths[digest], w) for w, exact in forgets if exact is None}
+        rules |= {(digest, self.value_lengths[digest], w) for n in names for digest, w in self.key_values.get(n, ())
+                  if digest in self.value_lengths}
         out: dict[int, int] = {}
         for i, (_oid, f) in enumerate(chain):
             if f.forgotten or not f.body or self.fact_time(f) is not None:
