@@ -31,6 +31,7 @@ from objstore.core.objects import Fact, Tombstone
 from objstore.core.text import normalize_value, value_digest
 from objstore.memory.tombstones import text_tombstone
 from objstore.remote.merge import ForgetIndex, merge_chain
+from tests.remote._machines import folder_pair
 from tests.retrieval._sessions import write_session
 
 KEY = "project/acme/launch"
@@ -40,16 +41,7 @@ SID = "0e4d1c2a-5b6f-4a7e-8c9d-00000000c581"
 
 def _pair(tmp_path, mem, *, encrypt: bool):
     """A (``KEY`` = ``VALUE`` pushed) and B cloned from the folder remote."""
-    a, b, r = tmp_path / "a", tmp_path / "b", tmp_path / "remote"
-    r.mkdir()
-    ea, eb = {"MEM_HOME": str(a), "MEM_AGENT": "0"}, {"MEM_HOME": str(b), "MEM_AGENT": "0"}
-    mem("remember", KEY, VALUE, env=ea)
-    mem("remote", "add", "origin", str(r), *(() if encrypt else ("--no-encrypt",)), env=ea)
-    mem("push", env=ea)
-    if encrypt:
-        mem("remote", "key", "export", "-o", str(tmp_path / "k.key"), env=ea)
-    mem("clone", str(r), *(("--key", str(tmp_path / "k.key")) if encrypt else ()), env=eb)
-    return a, b, r, ea, eb
+    return folder_pair(tmp_path, mem, lambda e: mem("remember", KEY, VALUE, env=e), encrypt=encrypt)
 
 
 def _get(mem, env, key):
@@ -160,13 +152,7 @@ def test_no_encrypt_clone_keeps_no_original_of_its_turn_the_forget_rewrote(tmp_p
                       [("user", f"the launch codename {VALUE} is confidential, note it"), ("assistant", "Noted.")],
                       "/home/dev/x")
         mem("import", "claude-code", str(tmp_path / "tr"), env=env)
-    a, b, r = tmp_path / "a", tmp_path / "b", tmp_path / "remote"
-    r.mkdir()
-    ea, eb = {"MEM_HOME": str(a), "MEM_AGENT": "0"}, {"MEM_HOME": str(b), "MEM_AGENT": "0"}
-    fill(ea)
-    mem("remote", "add", "origin", str(r), "--no-encrypt", env=ea)
-    mem("push", env=ea)
-    mem("clone", str(r), env=eb)
+    a, b, r, ea, eb = folder_pair(tmp_path, mem, fill, encrypt=False)
     assert scan_store(b, [VALUE.encode()]) != []
     mem("forget", KEY, "--yes", env=ea)
     mem("push", env=ea)
@@ -182,18 +168,13 @@ SID2 = "0e4d1c2a-5b6f-4a7e-8c9d-00000000c582"
 
 
 def _no_encrypt_pair(tmp_path, mem, value: str, prompt: str | None = None):
-    a, b, r = tmp_path / "a", tmp_path / "b", tmp_path / "remote"
-    r.mkdir()
-    ea, eb = {"MEM_HOME": str(a), "MEM_AGENT": "0"}, {"MEM_HOME": str(b), "MEM_AGENT": "0"}
-    mem("remember", "project/acme/launch", value, env=ea)
-    if prompt is not None:
-        write_session(tmp_path / "tr" / "-home-dev-x", SID2, 1, [("user", prompt), ("assistant", "Noted.")],
-                      "/home/dev/x")
-        mem("import", "claude-code", str(tmp_path / "tr"), env=ea)
-    mem("remote", "add", "origin", str(r), "--no-encrypt", env=ea)
-    mem("push", env=ea)
-    mem("clone", str(r), env=eb)
-    return a, b, r, ea, eb
+    def fill(env):
+        mem("remember", "project/acme/launch", value, env=env)
+        if prompt is not None:
+            write_session(tmp_path / "tr" / "-home-dev-x", SID2, 1, [("user", prompt), ("assistant", "Noted.")],
+                          "/home/dev/x")
+            mem("import", "claude-code", str(tmp_path / "tr"), env=env)
+    return folder_pair(tmp_path, mem, fill, encrypt=False)
 
 
 def test_a_pulled_match_forget_reaches_the_pulling_machines_own_facts_over_no_encrypt(tmp_path, mem):
