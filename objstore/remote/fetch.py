@@ -330,8 +330,8 @@ def unseen_keys(held: dict[str, Tombstone], local: set[str], remote: set[str]) -
     of a merge held and the other did not, by the side that lacked them:
     ``{side: {(key as the tombstone names it, time)}}`` (``local``,
     ``remote``, ``held`` as :func:`unseen_rules`'); read by
-    ``merge.ForgetIndex.quoted_forgotten`` (a version written on a side the
-    forget had not reached).  Pure."""
+    :func:`_back_after_forget` (a forget this store held before the pull).
+    Pure."""
     def forgets(names) -> set[tuple[str, int]]:
         return {(t.key, t.time) for n in names if (t := held.get(n)) is not None and key_forget(t)}
     mine, theirs = forgets(local), forgets(remote)

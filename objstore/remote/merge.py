@@ -37,9 +37,8 @@ set, so every machine that merges the same inputs writes the same objects
    forgotten value back to it, recorded after its forgets, excepted).
    A turn holding such a text has it replaced by ``[forgotten]``
    (``ForgetIndex.unseen_text``, test36 T14).  A version of a key forgotten whole
-   (``key_forget``) written on top of the forgotten value where that forget
-   had not arrived (recorded before it, or on the side that lacked its
-   tombstones) and quoting that value is emptied too, ``forgotten`` = that
+   (``key_forget``) written on top of the forgotten value before that forget
+   (recorded before it) and quoting that value is emptied too, ``forgotten`` = that
    forget's time (``ForgetIndex.quoted_forgotten``, test37b T16); one that
    does not quote it stays.
 4. The chain is rebuilt on the prefix: each version re-linked to the one
@@ -129,7 +128,7 @@ class ForgetIndex:
     value_lengths: dict[bytes, int] = field(default_factory=dict)
     #: side (``"local"`` / ``"remote"``) -> ``(key, time)`` of the whole-key forgets (:func:`key_forget`,
     #: the key as :attr:`key_forgets` names it) whose tombstones only the other side held
-    #: (``fetch.unseen_keys``)
+    #: (``fetch.unseen_keys``; ``fetch._back_after_forget`` reads it)
     keys_unseen: dict[str, set[tuple[str, int]]] = field(default_factory=dict)
 
     def add(self, t: Tombstone) -> None:
@@ -262,13 +261,12 @@ class ForgetIndex:
             return None
         return self.blind_turns.get((t.session, t.source))
 
-    def quoted_forgotten(self, chain: list[tuple[str, Fact]], sides: list[tuple[str, ...]]) -> dict[int, int]:
+    def quoted_forgotten(self, chain: list[tuple[str, Fact]]) -> dict[int, int]:
         """The live versions of one fact key's merged ``chain`` (``[(id,
-        Fact)]`` oldest first; ``sides[i]``: the sides ``chain[i]`` comes
-        from, as :meth:`unseen_time`'s) that a forget of the whole key must
-        empty although it never named them: versions written on top of the
-        forgotten one where that forget had not arrived (recorded before it,
-        or on a side that did not hold its tombstones yet) whose value is a
+        Fact)]`` oldest first) that a forget of the whole key must empty
+        although it never named them: versions written on top of the
+        forgotten one before that forget (``recorded_at`` before its time:
+        so the forget had not arrived where they were written) whose value is a
         forgotten value of the key or holds it where a word starts
         (``tombstones.holds_text``; a value shorter than
         ``tombstones.MIN_TEXT_CHARS`` only as the whole value, the rule of
@@ -279,8 +277,10 @@ class ForgetIndex:
         key's tombstones whose digests this store reads (their length from
         the ``value:<n>`` text tombstone).  A version that does not quote a
         forgotten value is left alone (a forget of a value is no veto on a
-        new one), and so is one written after the forget where it had
-        arrived (the person stated it again: test27 V14).
+        new one), and so is one recorded after the forget, on any machine
+        (the person stated it again: the rule of test27 V14, by each
+        machine's clock).  A pure function of the chain and the tombstones:
+        every machine empties the same versions.
 
         Returns:
             index in ``chain`` -> forget time (ms) to empty it with
@@ -305,9 +305,7 @@ class ForgetIndex:
                 continue
             digest = value_digest(f.body)
             for d, length, when in sorted(rules, key=lambda r: (r[2], r[0])):
-                unseen = bool(sides[i]) and all(any((n, when) in self.keys_unseen.get(s, ()) for n in names)
-                                                for s in sides[i])
-                if (f.recorded_at < when or unseen) and (d == digest or (
+                if f.recorded_at < when and (d == digest or (
                         length >= MIN_TEXT_CHARS and holds_text(f.body, [(d, length)]))):
                     out[i] = when
                     break
@@ -436,11 +434,9 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
     parent: str | None = None
     changed = False
     number = 0
-    lids, rids = ({o for o, _ in local}, {o for o, _ in remote}) if fidx.unseen or fidx.keys_unseen \
-        else (set(), set())
+    lids, rids = ({o for o, _ in local}, {o for o, _ in remote}) if fidx.unseen else (set(), set())
     lone = not local or not remote   # one side holds no such session (a forget removed it there: test36b T4)
-    quoted = fidx.quoted_forgotten(items, [tuple(s for s, ids in (("local", lids), ("remote", rids)) if oid in ids)
-                                           for oid, _o in items]) if kind == "fact" and fidx.key_forgets else {}
+    quoted = fidx.quoted_forgotten(items) if kind == "fact" and fidx.key_forgets else {}
     for i, (oid, obj) in enumerate(items):
         when = fidx.fact_time(obj) if kind == "fact" else fidx.turn_time(obj)
         if when is None and kind == "turn" and lone:
