@@ -79,6 +79,19 @@ def summary(res) -> str:
     if res.forgotten_text:
         parts.append(f"{plural(res.forgotten_text, 'value')} holding a text 'forget --match' forgot, written "
                      f"where that forget had not arrived, forgotten as it would have been")
+    if res.forgotten_quoted:
+        parts.append(f"{plural(res.forgotten_quoted, 'value')} quoting a key's value forgotten elsewhere, written on "
+                     f"top of it where that forget had not arrived, forgotten as it would have been")
+    if res.match_unread:
+        texts = plural(res.match_unread, "'forget --match' text")
+        parts.append(f"{texts} forgotten elsewhere that this store cannot read (no digest travels over an "
+                     f"unencrypted remote): what was written here before it arrived may still hold it; run the "
+                     f"same 'mem forget --match TEXT' here")
+    if res.back_after_forget:
+        keys = ", ".join(res.back_after_forget[:3]) + (" …" if len(res.back_after_forget) > 3 else "")
+        parts.append(f"{plural(len(res.back_after_forget), 'key')} forgotten here current again ({keys}) with a "
+                     f"value written elsewhere before that forget arrived there, not the forgotten one: kept "
+                     f"('mem forget KEY' removes it)")
     if res.sealed_here:
         parts.append(f"{plural(res.sealed_here, 'plain value')} written elsewhere to a key sealed here, sealed "
                      f"here and withdrawn from the other machines")

@@ -214,6 +214,18 @@ def holds_text(body: str, rules: list[tuple[bytes, int]], seen: str | None = Non
     return any(find_matches(normalized_form(text), rules, word_starts=True) for text in {body, seen})
 
 
+def text_windows(body: str, n: int) -> set[str]:
+    """The normalized windows of ``n`` characters of ``body`` that
+    :func:`holds_text` hashes (from the start of a word, as written and as
+    it reads): a ``forget --match`` text of length ``n`` that ``body``
+    holds is one of them (``fetch.blind_rules``)."""
+    out: set[str] = set()
+    for text in {body, confusable_fold(body)}:
+        norm = normalized_form(text)
+        out |= {norm[m.start():m.start() + n] for m in _WORD_START.finditer(norm) if m.start() + n <= len(norm)}
+    return out
+
+
 # -- turn tombstones: the one rule ---------------------------------------------
 
 #: turn sources derived from the turn's text (and its place), not from a record id:

@@ -48,6 +48,16 @@ class SyncResult:
     #: of ``forgotten``: values holding a text a ``forget --match`` forgot, written where that forget
     #: had not arrived (``merge.ForgetIndex.unseen_time``), forgotten as it would have forgotten them
     forgotten_text: int = 0
+    #: of ``forgotten``: versions of a key forgotten whole elsewhere, written on top of the forgotten one
+    #: where that forget had not arrived and quoting its value (``merge.ForgetIndex.quoted_forgotten``)
+    forgotten_quoted: int = 0
+    #: a pull over a ``--no-encrypt`` remote: ``forget --match`` texts of another machine this store can
+    #: neither read nor tell from its own copies (``fetch.blind_rules``): its own values and turns written
+    #: before they arrived may still hold them
+    match_unread: int = 0
+    #: a pull's merge: keys forgotten whole here that came back with a value written elsewhere before
+    #: that forget arrived there, not quoting the forgotten value (kept: ``fetch._back_after_forget``)
+    back_after_forget: list[str] = field(default_factory=list)
     #: a pull's merge: plain versions of a key sealed here, written on a machine the seal had not
     #: reached, sealed here and withdrawn everywhere (``vault.incoming``); those below
     #: ``user_stated`` over a ``user_stated`` sealed value withdrawn without being sealed, and review

@@ -15,6 +15,7 @@ from objstore.core.audit import redact_ids
 from objstore.core.codec import decode
 from objstore.core.pack import PackBytes
 from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, NotFound, RefConflict
+from objstore.core.ids import sha256
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn
 from objstore.core.pack import Pack
 from objstore.core.store import Store, now_ms
@@ -27,9 +28,9 @@ from objstore.memory.tombdigests import read_digests
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import Manifest
-from objstore.memory.tombstones import (HIDDEN_MARK, all_tombstones, fact_value_digests, hidden_key, holds_text,
-                                        match_text_rule, tombstones_for)
-from objstore.remote.merge import ForgetIndex, merge_chain
+from objstore.memory.tombstones import (HIDDEN_MARK, TEXT_KEY, all_tombstones, fact_value_digests, hidden_key,
+                                        holds_text, match_text_rule, text_windows, tombstones_for, turn_target)
+from objstore.remote.merge import ForgetIndex, key_forget, merge_chain
 from objstore.remote.memmerge import merge_entries
 from objstore.remote.digests import receive_digests
 from objstore.remote.connection import REPAIR_HINT, Progress, Remote, SyncResult, pack_place
@@ -324,6 +325,86 @@ def unseen_rules(held: dict[str, Tombstone], local: set[str], remote: set[str], 
     return out
 
 
+def unseen_keys(held: dict[str, Tombstone], local: set[str], remote: set[str]) -> dict[str, set[tuple[str, int]]]:
+    """The forgets of a whole fact key (``merge.key_forget``) that one side
+    of a merge held and the other did not, by the side that lacked them:
+    ``{side: {(key as the tombstone names it, time)}}`` (``local``,
+    ``remote``, ``held`` as :func:`unseen_rules`'); read by
+    :func:`_back_after_forget` (a forget this store held before the pull).
+    Pure."""
+    def forgets(names) -> set[tuple[str, int]]:
+        return {(t.key, t.time) for n in names if (t := held.get(n)) is not None and key_forget(t)}
+    mine, theirs = forgets(local), forgets(remote)
+    return {side: lacked for side, lacked in (("local", theirs - mine), ("remote", mine - theirs)) if lacked}
+
+
+def blind_rules(store: Store, fidx: ForgetIndex, held: dict[str, Tombstone], local: dict[str, str],
+                m: Manifest, res: SyncResult) -> list[tuple[tuple[bytes, int], int]]:
+    """The ``forget --match`` texts this store cannot read (their
+    tombstones arrived now, keyed under another store's key: over a
+    ``--no-encrypt`` remote no digest travels) read back from its own
+    copies of the versions that forget emptied: each version a
+    ``forget-version`` record of the forget's time names
+    (``ForgetIndex.sealed``) holds the text where a word starts, so the
+    text is a window of its length (``text:<n>``) of every such body
+    (``tombstones.text_windows``), and so of the text of each turn here the
+    forget's turn tombstones name (by session and source in the clear);
+    when exactly one window is common to them all it is that text (else
+    ``res.match_unread`` counts it: the pull says to run the forget here).  Returns ``[((sha256, n), forget time)]``
+    for ``ForgetIndex.unseen["local"]``: this store's own versions and
+    turns holding it, written before the forget arrived, are forgotten as
+    the forget would have forgotten them here (test37b T17).  Where the
+    windows leave more than one candidate nothing is guessed (the machine
+    that forgot it empties them when they arrive there).  ``local``: the
+    refs before the pull; ``m``: the remote's manifest.  Reads chains;
+    writes nothing."""
+    if fidx.readable is None:
+        return []
+    arrived = {n: t for n, t in held.items() if n in m.refs and n not in local}
+    texts = [t for t in arrived.values() if t.key == TEXT_KEY
+             and t.reason.startswith("text:") and t.value_sha256 not in fidx.readable
+             and t.reason[len("text:"):].isdigit()]
+    out = []
+    for t in texts:
+        n = int(t.reason[len("text:"):])
+        keys = sorted({k for (k, _d), w in fidx.sealed.seals.items() if w == t.time})
+        common: set[str] | None = None
+        for key in keys:
+            head = local.get(f"facts/{key}")
+            for _oid, f in read_chain(store, head, Fact) if head else ():
+                if f.body and fidx.sealed.when(f) == t.time:
+                    got = text_windows(f.body, n)
+                    common = got if common is None else common & got
+        at = [u for u in arrived.values() if u.time == t.time]
+        turns = [tt for u in at if (tt := turn_target(u)) is not None]   # turns that held the text
+        sources = {src for _sid, src in turns}
+        whole = {u.key[len("session:"):] for u in at if u.key.startswith("session:")}   # (all its turns: not read)
+        for sid in sorted(({sid for sid, _src in turns if sid}
+                           | {u.key[len("match:"):] for u in at if u.key.startswith("match:")}) - whole):
+            head = local.get(f"sessions/{sid}")
+            for _oid, u in read_chain(store, head, Turn) if head else ():
+                if u.text and not u.forgotten and u.source in sources:
+                    got = text_windows(u.text, n)
+                    common = got if common is None else common & got
+        if common is not None and len(common) == 1:
+            out.append(((sha256(common.pop().encode("utf-8")).digest(), n), t.time))
+        else:
+            res.match_unread += 1
+    return out
+
+
+def _back_after_forget(key: str, chain: list[tuple[str, Fact]], fidx: ForgetIndex) -> bool:
+    """True when ``key``, forgotten whole here (a tombstone this store held
+    before the pull, by name), comes back live from the remote's ``chain``
+    with a version recorded before that forget: written elsewhere where the
+    forget had not arrived, not quoting the forgotten value
+    (``ForgetIndex.quoted_forgotten`` empties those), so it stays (a forget
+    of a value is no veto on a new one) and the pull names the key
+    (test37b T16)."""
+    times = [w for w in fidx.key_forgets.get(key, ()) if (key, w) not in fidx.keys_unseen.get("local", ())]
+    return bool(times) and any(f.body and not f.forgotten and f.recorded_at < max(times) for _o, f in chain)
+
+
 def forgotten_rules(store: Store, key: str, versions: list[tuple[str, Fact]], fidx: ForgetIndex) -> int:
     """The local seal rules (``sealrules.add_rules`` under
     ``forgotten:KEY``, keyed hashes, never the value) of the values of
@@ -398,6 +479,10 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
     blind = remote.r is not None and (remote.r.sealer is None or remote.r.sealer.recipient is None)
     fidx.unseen = unseen_rules(held, {n for n in local if n.startswith("tombstones/")},
                                {n for n in m.refs if n.startswith("tombstones/")}, blind=blind)
+    fidx.keys_unseen = unseen_keys(held, {n for n in local if n.startswith("tombstones/")},
+                                   {n for n in m.refs if n.startswith("tombstones/")})
+    if blind and (learnt := blind_rules(store, fidx, held, local, m, res)):
+        fidx.unseen.setdefault("local", []).extend(learnt)   # its own copies quoting a text it cannot read
     local = local_refs(store)
     journal: list[str] = []
     moves: list[tuple[str, str | None, str | None, bool]] = []
@@ -431,6 +516,7 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
         else:
             typ = Fact if is_fact else Turn
             lc, rc = read_chain(store, lh, typ), read_chain(store, rh, typ, remote=remote)
+            read = {o for o, _t in lc + rc}   # the ids as read: a copy withheld below replaces its original
             if not is_fact:   # a value sealed or forgotten here, quoted there: withheld as capture here would
                 if seal is False:   # (the local seal rules, read once; test34b T22)
                     seal = load_seal_rules(store)
@@ -457,12 +543,17 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
                 store.put(obj)
             emptied += out.emptied
             res.forgotten_text += out.unseen
+            res.forgotten_quoted += out.quoted
+            if is_fact and lh is None and out.head is not None and _back_after_forget(name[len("facts/"):], rc, fidx):
+                res.back_after_forget.append(name[len("facts/"):])
             parked += out.parked
             res.turns_refilled += out.refilled
             res.gaps_refilled += out.gaps_refilled
             res.gaps_verified += out.gaps_verified
             res.versions_refilled += out.versions_refilled
-            out_head, final, dropped = out.head, out.final_ids, out.dropped_ids
+            # (an original a withheld copy replaced goes too: else it stayed, readable by id, until a
+            # gc past the grace period: test37b T10, a --no-encrypt clone's own turn quoting the value)
+            out_head, final, dropped = out.head, out.final_ids, out.dropped_ids | (read - out.final_ids)
             rewritten = bool(out.emptied) or (lh is not None and lh not in final) or bool(withheld)
             if out.emptied or out.unseen or withheld:
                 forgot_ids |= dropped

@@ -36,7 +36,11 @@ set, so every machine that merges the same inputs writes the same objects
    that text's earliest forget (a ``user_stated`` write of a key's
    forgotten value back to it, recorded after its forgets, excepted).
    A turn holding such a text has it replaced by ``[forgotten]``
-   (``ForgetIndex.unseen_text``, test36 T14).
+   (``ForgetIndex.unseen_text``, test36 T14).  A version of a key forgotten whole
+   (``key_forget``) written on top of the forgotten value before that forget
+   (recorded before it) and quoting that value is emptied too, ``forgotten`` = that
+   forget's time (``ForgetIndex.quoted_forgotten``, test37b T16); one that
+   does not quote it stays.
 4. The chain is rebuilt on the prefix: each version re-linked to the one
    before and numbered one more; a version that did not change keeps its id.
    A chain with no live version left is removed (the key goes).
@@ -73,9 +77,10 @@ from objstore.core.objects import (LOST_SOURCE, Fact, QueueItem, Tombstone, Turn
                                    value_digest)
 from objstore.memory.refill import refill_from
 from objstore.core.text import replace_spans
-from objstore.memory.tombstones import (HIDDEN_MARK, REDACTED, TEXT_KEY, TurnForgets, forgotten_in, hidden_key,
-                                        holds_text, match_spans, named_forget_time, turn_target, version_exact)
-from objstore.memory.withdrawals import Withdrawals
+from objstore.memory.tombstones import (HIDDEN_MARK, MIN_TEXT_CHARS, REDACTED, TEXT_KEY, TurnForgets, forgotten_in,
+                                        hidden_key, holds_text, match_spans, named_forget_time, turn_target,
+                                        version_exact)
+from objstore.memory.withdrawals import VERSION_RECORDS, Withdrawals
 
 
 @dataclass
@@ -113,6 +118,18 @@ class ForgetIndex:
     #: ``(session, source)`` -> earliest time of a scoped turn tombstone whose digest this store
     #: cannot read (keyed under another store's key, from an unencrypted remote; :meth:`blind_turn_time`)
     blind_turns: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: fact key, as a tombstone names it (by name or ``tombstones.hidden_key``) -> the times of the
+    #: forgets of the whole key (not of one version, not a rejection): :meth:`quoted_forgotten`
+    key_forgets: dict[str, list[int]] = field(default_factory=dict)
+    #: the same key -> ``(value digest as read, time)`` of each of those forgets
+    key_values: dict[str, list[tuple[bytes, int]]] = field(default_factory=dict)
+    #: value digest -> normalized length, of each forgotten value's text tombstone (``value:<n>``)
+    #: this store reads
+    value_lengths: dict[bytes, int] = field(default_factory=dict)
+    #: side (``"local"`` / ``"remote"``) -> ``(key, time)`` of the whole-key forgets (:func:`key_forget`,
+    #: the key as :attr:`key_forgets` names it) whose tombstones only the other side held
+    #: (``fetch.unseen_keys``; ``fetch._back_after_forget`` reads it)
+    keys_unseen: dict[str, set[tuple[str, int]]] = field(default_factory=dict)
 
     def add(self, t: Tombstone) -> None:
         """Record a tombstone (rejections are not forgets and are ignored;
@@ -130,6 +147,8 @@ class ForgetIndex:
                 k = (target[0], target[1])
                 self.blind_turns[k] = min(self.blind_turns.get(k, t.time), t.time)
             return
+        if t.key == TEXT_KEY and t.reason.startswith("value:") and t.reason[len("value:"):].isdigit():
+            self.value_lengths[t.value_sha256] = int(t.reason[len("value:"):])
         if t.key.startswith("match:") or t.key == TEXT_KEY:
             return
         if t.key.startswith("session:"):
@@ -143,6 +162,9 @@ class ForgetIndex:
         if d is self.facts:
             self.fact_times.setdefault(k, []).append((t.time, version_exact(t)))
             self.fact_times[k].sort(key=lambda e: e[0])
+            if key_forget(t):
+                self.key_forgets.setdefault(t.key, []).append(t.time)
+                self.key_values.setdefault(t.key, []).append((t.value_sha256, t.time))
 
     def _named_time(self, f: Fact, k: tuple[str, bytes]) -> int | None:
         """``tombstones.named_forget_time`` of live version ``f`` by the
@@ -239,6 +261,56 @@ class ForgetIndex:
             return None
         return self.blind_turns.get((t.session, t.source))
 
+    def quoted_forgotten(self, chain: list[tuple[str, Fact]]) -> dict[int, int]:
+        """The live versions of one fact key's merged ``chain`` (``[(id,
+        Fact)]`` oldest first) that a forget of the whole key must empty
+        although it never named them: versions written on top of the
+        forgotten one before that forget (``recorded_at`` before its time:
+        so the forget had not arrived where they were written) whose value is a
+        forgotten value of the key or holds it where a word starts
+        (``tombstones.holds_text``; a value shorter than
+        ``tombstones.MIN_TEXT_CHARS`` only as the whole value, the rule of
+        ``tombstones.forgotten_in``).  The forgotten values are read from
+        the versions of ``chain`` this merge empties by that forget (so a
+        store that cannot read the tombstones' keyed digests, over a
+        ``--no-encrypt`` remote, reads them from its own copy) and from the
+        key's tombstones whose digests this store reads (their length from
+        the ``value:<n>`` text tombstone).  A version that does not quote a
+        forgotten value is left alone (a forget of a value is no veto on a
+        new one), and so is one recorded after the forget, on any machine
+        (the person stated it again: the rule of test27 V14, by each
+        machine's clock).  A pure function of the chain and the tombstones:
+        every machine empties the same versions.
+
+        Returns:
+            index in ``chain`` -> forget time (ms) to empty it with
+            (test37b T16).  Cost: nothing unless the key was forgotten
+            whole; then one SHA-256 per word start of each live body and
+            rule."""
+        key = chain[0][1].key if chain else ""
+        names = (key, hidden_key(key)) if self.hidden else (key,)
+        times = {w for n in names for w in self.key_forgets.get(n, ())}
+        if not times:
+            return {}
+        rules: set[tuple[bytes, int, int]] = set()   # (value digest, normalized length, forget time)
+        for _oid, f in chain:
+            when = self.fact_time(f)
+            if when in times and f.body:
+                rules.add((value_digest(f.body), len(normalize_value(f.body)), when))
+        rules |= {(digest, self.value_lengths[digest], w) for n in names for digest, w in self.key_values.get(n, ())
+                  if digest in self.value_lengths}
+        out: dict[int, int] = {}
+        for i, (_oid, f) in enumerate(chain):
+            if f.forgotten or not f.body or self.fact_time(f) is not None:
+                continue
+            digest = value_digest(f.body)
+            for d, length, when in sorted(rules, key=lambda r: (r[2], r[0])):
+                if f.recorded_at < when and (d == digest or (
+                        length >= MIN_TEXT_CHARS and holds_text(f.body, [(d, length)]))):
+                    out[i] = when
+                    break
+        return out
+
     def __bool__(self) -> bool:
         return bool(self.facts or self.turns or self.sessions or self.forgets or self.sealed)
 
@@ -246,6 +318,17 @@ class ForgetIndex:
         """True when a proposal's value was forgotten for its key."""
         digest = value_digest(q.body)
         return (q.key, digest) in self.facts or (self.hidden and (hidden_key(q.key), digest) in self.facts)
+
+
+def key_forget(t: Tombstone) -> bool:
+    """True when ``t`` is a tombstone of a forget of a whole fact key (of
+    a ``user/``, ``global/`` or ``project/`` key, by name or by hash; not a
+    rejection, a seal's, a version forget's ``version:<ms>`` nor a version
+    record): what :meth:`ForgetIndex.quoted_forgotten` reads.  Its key and
+    reason are in the clear, so a store that cannot read its digest tells
+    it too."""
+    return (t.key.startswith(("user/", "global/", "project/")) and t.reason not in ("rejected", "seal")
+            and t.reason not in VERSION_RECORDS and version_exact(t) is None)
 
 
 def fact_identity(f: Fact) -> bytes:
@@ -294,6 +377,8 @@ class Outcome:
     #: versions emptied by :meth:`ForgetIndex.unseen_time` (also counted in ``emptied``), and turns whose
     #: text :meth:`ForgetIndex.unseen_text` rewrote
     unseen: int = 0
+    #: versions emptied by :meth:`ForgetIndex.quoted_forgotten` (also counted in ``emptied``)
+    quoted: int = 0
 
 
 def _common_prefix(a: list, b: list) -> int:
@@ -351,6 +436,7 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
     number = 0
     lids, rids = ({o for o, _ in local}, {o for o, _ in remote}) if fidx.unseen else (set(), set())
     lone = not local or not remote   # one side holds no such session (a forget removed it there: test36b T4)
+    quoted = fidx.quoted_forgotten(items) if kind == "fact" and fidx.key_forgets else {}
     for i, (oid, obj) in enumerate(items):
         when = fidx.fact_time(obj) if kind == "fact" else fidx.turn_time(obj)
         if when is None and kind == "turn" and lone:
@@ -363,6 +449,9 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
             elif (text := fidx.unseen_text(obj, sides)) is not None:
                 repl["text"] = text
             out.unseen += when is not None or "text" in repl
+        if when is None and i in quoted:   # a version of a key forgotten elsewhere quoting its value (test37b T16)
+            when = quoted[i]
+            out.quoted += 1
         if when is not None:
             out.emptied_ids.add(oid)
             if kind == "fact":

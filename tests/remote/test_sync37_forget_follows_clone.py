@@ -20,6 +20,7 @@ the machine that ran it."""
 from __future__ import annotations
 
 from objstore import scan_store
+from tests.remote._machines import folder_pair as _pair
 from tests.retrieval._sessions import write_session
 
 SID_A = "0e4d1c2a-5b6f-4a7e-8c9d-00000000c401"
@@ -35,21 +36,6 @@ def _import(tmp_path, mem, env, sid, lines, day=1, folder="p"):
 
 def _leaks(store, needle: str) -> list:
     return scan_store(store, [needle.encode()])
-
-
-def _pair(tmp_path, mem, fill, *, encrypt: bool):
-    """Store A (``fill(env)`` writes into it) pushed to a folder remote, and
-    B cloned from it; returns ``(a, b, remote, env of a, env of b)``."""
-    a, b, r = tmp_path / "a", tmp_path / "b", tmp_path / "remote"
-    r.mkdir()
-    ea, eb = {"MEM_HOME": str(a), "MEM_AGENT": "0"}, {"MEM_HOME": str(b), "MEM_AGENT": "0"}
-    fill(ea)
-    mem("remote", "add", "origin", str(r), *(() if encrypt else ("--no-encrypt",)), env=ea)
-    mem("push", env=ea)
-    if encrypt:
-        mem("remote", "key", "export", "-o", str(tmp_path / "k.key"), env=ea)
-    mem("clone", str(r), *(("--key", str(tmp_path / "k.key")) if encrypt else ()), env=eb)
-    return a, b, r, ea, eb
 
 
 def _nowhere(mem, stores, r, needle: str) -> None:
