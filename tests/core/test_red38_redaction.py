@@ -84,3 +84,61 @@ def test_the_value_before_its_sensitive_key_and_broken_json():
                  '{"sensitive": false, "value": "Kept-1234"}', '{"sensitive": true}'):
         assert "Kept-1234" not in text or redact(text).text == text
         redact(text)      # not JSON: nothing raised
+
+
+# ---- T4: password-change wordings, a PIN after a comma, a keypad code after its owner, a common word ------------
+X, V = "Tulip-Rain-9921", "Velvet-Comet-8812"
+#: (text, secret, kept)
+WORDINGS = [
+    (f"the staging password got reset, now {X}", X, "the staging password got reset, now "),
+    (f"login for grafana is admin:{X}", X, "login for grafana is admin:"),
+    (f"password was rotated \u2192 {X}", X, "password was rotated \u2192 "),
+    (f"Changed pw to {X}", X, "Changed pw to "),
+    (f"changed PW for vault to {X}", X, "changed PW for vault to "),
+    ("the new pw is tulip rain", "tulip rain", "the new pw is "),
+    (f"I've switched my password over to {X}", X, "I've switched my password over to "),
+    ("my bank PIN, 4471", "4471", "my bank PIN, "),
+    ("the keypad code for the office 77341", "77341", "the keypad code for the office "),
+    ("the door code 5520-1199-3377", "5520-1199-3377", "the door code "),
+    (f"we moved the db password over to {V}", V, "we moved the db password over to "),
+    (f"db password rotated, {V} is live", V, " is live"),
+    (f"rotated the root creds to {V}", V, "rotated the root creds to "),
+    (f"the root credentials are now {V}", V, "the root credentials are now "),
+    (f"changed the password from the default to {V}", V, "from the default to "),
+    (f"password update: {V}", V, "password update: "),
+    (f"the password's {V} now", V, " now"),
+    (f"the new one is {V} (password for grafana)", V, " (password for grafana)"),
+    (f"the staging password got reset, now {X} - please update the env file", X, " - please update the env file"),
+    (f"login for grafana is admin:{X}, check the dashboards", X, ", check the dashboards"),
+    (f"I've switched my password over to {X}, can you update .env", X, ", can you update .env"),
+    # T19.4: a password named by a common word is a password the person typed
+    ("the staging login password is admin", "admin", "the staging login password is "),
+    ("the wifi password is python", "python", "the wifi password is "),
+]
+#: kept as written: talk about passwords, a condition, words that say how a password is, years, hardware pins
+WORDINGS_KEPT = [
+    "If the password is external, `retry_pending_registry` falls back to the default",
+    '"""If the password is clean, `load_expired_path` falls back to the cache."""',
+    "whether the password is python, we check later",
+    "the password is required.", "the password is incorrect", "the password is too short", "password is ok",
+    "the password is in the vault", "the password is case sensitive", "the password was changed",
+    "reset password to default", "changed pw to something stronger",
+    "Changed the password from the default to something else",
+    "we moved the config over to yaml", "set pin, 17", "my pin, 2024 edition",
+    "the credentials are stored in the vault", "the credentials are now rotated", "credentials are fine",
+    "the root creds are in 1password", "login for grafana is broken",
+    "password update: done", "password update: see the vault", "the password's length now",
+    "see the docs (password for grafana)", "the password got reset, now what?",
+    "the password was rotated, it is live", "password rotated, v2 is live",
+    "the keypad code for the office is on the wiki", "the release is planned for 2024, then",
+]
+
+
+@pytest.mark.parametrize("text,secret,kept", WORDINGS)
+def test_the_password_change_wordings_are_withheld(text, secret, kept):
+    assert_redacted(text, text, [secret], [kept], "password-phrase")
+
+
+@pytest.mark.parametrize("text", WORDINGS_KEPT)
+def test_their_look_alikes_are_kept(text):
+    assert redact(text).text == text
