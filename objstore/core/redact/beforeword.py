@@ -103,6 +103,22 @@ _USE_AFTER = Lazy(r"is[ \t]{1,4}what[ \t]{1,4}(?:i|we|you|they)[ \t]{1,4}(?:use[
                   r"(?:account|login|logins|vpn|wifi|server|box|db|database|admin|root)(?![a-z0-9_])", FLAGS)
 
 
+def _take_token_before(rule: Rule, text: str, low: str, off: int, s0: int, e: int, out: list,
+                       quoted: bool = False) -> None:
+    """The run of ``low`` (lowercased ``text`` from ``off``) before the blanks (and, ``quoted``, a quote) that end at
+    ``e``, not before ``s0``, up to a blank, a quote or an opening bracket: appended to ``out`` as ``(start, end,
+    priority, name)`` of ``text`` when it is 4-128 characters that look like a password (:func:`password_token_ok`)."""
+    while e > s0 and low[e - 1] in " \t":
+        e -= 1
+    if quoted and e > s0 and low[e - 1] in "\"'`":
+        e -= 1
+    s = e
+    while s > s0 and e - s <= 128 and low[s - 1] not in _PW_TOKEN_STOP:
+        s -= 1
+    if 4 <= e - s <= 128 and (s == 0 or low[s - 1] in _PW_TOKEN_STOP) and password_token_ok(text[s + off:e + off]):
+        out.append((s + off, e + off, rule.priority, rule.name))
+
+
 def scan_use_after(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
     """The scan of '<token> is what I log in with' (test16b B1): at each
     `` is what `` of the lowercased window that :data:`_USE_AFTER` matches,
@@ -114,16 +130,7 @@ def scan_use_after(rule: Rule, text: str, ws: int, we: int, out: list, low: str,
     while p >= 0:
         i = p - 2                                  # the 'is' of ' is what '
         if i - 1 >= s0 and low.startswith("is", i) and low[i - 1] in " \t" and _USE_AFTER.match(low, i, e0):
-            e = i
-            while e > s0 and low[e - 1] in " \t":
-                e -= 1
-            if e > s0 and low[e - 1] in "\"'`":
-                e -= 1
-            s = e
-            while s > s0 and e - s <= 128 and low[s - 1] not in _PW_TOKEN_STOP:
-                s -= 1
-            if 4 <= e - s <= 128 and (s == 0 or low[s - 1] in _PW_TOKEN_STOP) and password_token_ok(text[s + off:e + off]):
-                out.append((s + off, e + off, rule.priority, rule.name))
+            _take_token_before(rule, text, low, off, s0, i, out, quoted=True)
         p = low.find(" what ", p + 1, e0)
 
 
@@ -202,11 +209,4 @@ def scan_note_after(rule: Rule, text: str, ws: int, we: int, out: list, low: str
     for p in find_each(low, "(", s0 + 1, e0):
         if low[p - 1] not in " \t" or _NOTE_AFTER.match(low, p, e0) is None:
             continue
-        e = p
-        while e > s0 and low[e - 1] in " \t":
-            e -= 1
-        s = e
-        while s > s0 and e - s <= 128 and low[s - 1] not in _PW_TOKEN_STOP:
-            s -= 1
-        if 4 <= e - s <= 128 and (s == 0 or low[s - 1] in _PW_TOKEN_STOP) and password_token_ok(text[s + off:e + off]):
-            out.append((s + off, e + off, rule.priority, rule.name))
+        _take_token_before(rule, text, low, off, s0, p, out)
