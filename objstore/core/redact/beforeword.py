@@ -194,19 +194,18 @@ def scan_pair_before(rule: Rule, text: str, ws: int, we: int, out: list, low: st
 
 # ---- red38: a token before '(password for grafana)' (test37b T4) ------------------------------------------------
 #: the bracketed note after a token that names it a password: '(password for grafana)', '(the admin pw)', '(db
-#: passphrase)', over the lowercased text from its '('
-_NOTE_AFTER = Lazy(r"\((?:the[ \t]{1,4}|my[ \t]{1,4}|our[ \t]{1,4})?(?:[a-z0-9_.\-]{1,32}[ \t]{1,4}){0,2}"
-                   r"(?:passw(?:or)?d|passphrase|pwd?)(?:[ \t]{1,4}(?:for|of|to|on)[ \t]{1,4}[^()\r\n]{1,64})?\)", FLAGS)
+#: passphrase)', over the lowercased text from its '(' (a blank before it): the rule's pattern, which starts with the
+#: literal '(' that ``re`` searches for in C (a scan that tried each '(' or each password word in Python cost more)
+NOTE_AFTER = (r"\((?<=[ \t]\()(?:the[ \t]{1,4}|my[ \t]{1,4}|our[ \t]{1,4})?(?:[a-z0-9_.\-]{1,32}[ \t]{1,4}){0,2}"
+              r"(?:passw(?:or)?d|passphrase|pwd?)(?:[ \t]{1,4}(?:for|of|to|on)[ \t]{1,4}[^()\r\n]{1,64})?\)")
 
 
 def scan_note_after(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
     """The scan of '<token> (password for grafana)' (red38, test37b T4: 'the new one is X (password for grafana)'):
-    at each ``(`` of the lowercased window ``low`` (``off``: its offset in ``text``) that opens a note naming a
-    password (:data:`_NOTE_AFTER`), the run before the blanks before it, up to a blank, a quote or an opening
+    at each note naming a password (:data:`NOTE_AFTER`, the rule's pattern) of the lowercased window ``low``
+    (``off``: its offset in ``text``), the run before the blanks before it, up to a blank, a quote or an opening
     bracket, kept when it looks like a password (:func:`password_token_ok`).  Appends ``(start, end, priority,
     name)`` spans of ``text`` to ``out``; raises nothing."""
-    s0, e0 = ws - off, we - off
-    for p in find_each(low, "(", s0 + 1, e0):
-        if low[p - 1] not in " \t" or _NOTE_AFTER.match(low, p, e0) is None:
-            continue
-        _take_token_before(rule, text, low, off, s0, p, out)
+    s0 = ws - off
+    for m in rule.lowered.finditer(low, s0, we - off):
+        _take_token_before(rule, text, low, off, s0, m.start(), out)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from functools import partial
 
-from objstore.core.redact.beforeword import (LOGIN_WORDS, PAIR_NOT_USER, PW_STARTS, PW_WORD, password_token_ok,
-                                             scan_before, scan_note_after, scan_pair_before, scan_use_after)
+from objstore.core.redact.beforeword import (LOGIN_WORDS, NOTE_AFTER, PAIR_NOT_USER, PW_STARTS, PW_WORD,
+                                             password_token_ok, scan_before, scan_note_after, scan_pair_before,
+                                             scan_use_after)
 from objstore.core.redact.checks import (PIN_CODE_OWNERS, bare_password_ok,
                                          labelled_phrase_ok, pair_password_ok, pair_slash_ok, phrase_secret_bang_ok,
                                          pin_ok, prose_token_ok, quoted_phrase_ok, short_labelled_ok,
@@ -343,7 +344,7 @@ PASSWORD_RULES: list[Rule] = [
        "keyword heuristics (no vendor format): '<token> (password for grafana)', '<token> (the admin pw)' (red38, "
        "test37b T4: the token before a bracketed note naming it a password), where the token looks like a password "
        "(password_token_ok)",
-       r"\(", ci=True, priority=51, anchors=("passw", "passphrase", "pw"),
+       NOTE_AFTER, ci=True, priority=51, anchors=("passw", "passphrase", "pw"),
        scan=scan_note_after),
     *MEM_COMMAND_RULES,
     # ---- red17: phrasings that were stored in clear (test16b B1 addendum, B8 left-outs) ----
