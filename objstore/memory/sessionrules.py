@@ -69,6 +69,14 @@ def for_session(rules: SealRules | None, sid: str, project: str = "") -> SealRul
     return SealRules(rules.key, lines) if lines else None
 
 
+def year_shaped(form: str) -> bool:
+    """red38 (test37b T19.4): whether ``form`` (a normalized value) is a year of this era, 4 digits from 1900 to
+    2099: a short PIN of that shape is withheld where it is stated (the redaction's PIN rules), not carried to the
+    session's later turns, where the same word is most often the year ('planned for 2024 Q3', 'the 2024
+    changelog') and nothing tells the two apart."""
+    return len(form) == 4 and form.isdigit() and form[:2] in ("19", "20")
+
+
 def carried_forms(values, short: bool = False) -> list[str]:
     """The normalized forms of ``values`` (an iterable of str) a rule is
     kept for, distinct and sorted: at least ``MIN_TEXT_CHARS`` characters,
@@ -76,10 +84,11 @@ def carried_forms(values, short: bool = False) -> list[str]:
     would withhold the word everywhere).  ``short``: instead, the forms of
     :data:`SHORT_MIN` to ``MIN_TEXT_CHARS - 1`` characters of one word holding
     a digit or a symbol (``4471``, ``Zq7mm``: red37), kept for their own
-    session only (:func:`add_session_rules`)."""
+    session only (:func:`add_session_rules`), not a year (:func:`year_shaped`:
+    ``2024``, red38)."""
     if short:
         return sorted({norm for v in values if not v.isalpha() and " " not in (norm := normalize_value(v))
-                       and SHORT_MIN <= len(norm) < MIN_TEXT_CHARS})
+                       and SHORT_MIN <= len(norm) < MIN_TEXT_CHARS and not year_shaped(norm)})
     return sorted({norm for v in values if not v.isalpha() and len(norm := normalize_value(v)) >= MIN_TEXT_CHARS})
 
 

@@ -11,7 +11,7 @@ same line, within 60 characters), where the value is shaped like a password
 
 from __future__ import annotations
 
-from objstore.core.redact.passwords import password_token_ok
+from objstore.core.redact.beforeword import password_token_ok
 from objstore.core.redact.rule import Rule, make_rule
 from objstore.core.redact.scanners import scan_at
 

@@ -16,7 +16,7 @@ from objstore.core.redact.checks import named_value_ok
 from objstore.core.redact.rules import RULES
 from objstore.core.redact.keywords import credential_name
 from objstore.core.redact.keysuffix import key_suffix_name, key_value_ok
-from objstore.core.redact.passwords import password_token_ok
+from objstore.core.redact.beforeword import password_token_ok
 from objstore.core.redact.secondfactors import seed_phrase_ok
 
 NAMED_RULE = "named-secret"

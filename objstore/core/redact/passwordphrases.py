@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from objstore.core.redact.checks import (labelled_phrase_ok, looks_secret, phrase_secret_bang_ok, pin_ok, quoted_phrase_ok,
-                                         unquoted_passphrase_ok)
+from objstore.core.redact.checks import (is_placeholder, labelled_phrase_ok, looks_secret, phrase_secret_bang_ok, pin_ok,
+                                         prose_word, quoted_phrase_ok, unquoted_passphrase_ok)
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at
 from objstore.core.rxcache import escape
@@ -61,7 +61,8 @@ PIN_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]\\]" + r"(?=[.,;:!?)\]]*(?:[\s\"
 #: and a named account's 'pass' ('the db pass has been changed to X', :data:`PASS_OWNERS`)
 _PW_LABEL = (r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d|passphrase(?<![A-Za-z0-9_\-\]]passphrase)"
              r"|passcode(?<![A-Za-z0-9_\-\]]passcode)"
-             r"|pass(?:" + "|".join(f"(?<={escape(w)} pass)" for w in PASS_OWNERS) + r")(?![a-z0-9_]))s?")
+             r"|pass(?:" + "|".join(f"(?<={escape(w)} pass)" for w in PASS_OWNERS) + r")(?![a-z0-9_])"
+             r"|cred(?<![A-Za-z0-9_\-\]]cred)(?:ential)?s(?![a-z0-9_]))s?")    # red38 (T4): 'the root credentials are now X'
 #: red31 (test30c T6, red30b's left-out): a PIN's label ('my pin became 4711', 'the pin code has been changed to
 #: 482913'), its token a PIN (4-12 digits, or a short one of letters and digits: pin_ok)
 _PIN_LABEL = (r"(?:pin(?<![A-Za-z0-9_\-\]]pin)(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number))?"
@@ -92,7 +93,14 @@ _VERB_BETWEEN = (r"(?:[ \t]{0,4},(?:[ \t]{1,4}[a-z]{1,12}){1,4}[ \t]{0,4},"     
 _ADVERB = r"(?:now|just|already|recently|finally|since|then|also)"
 #: red32 (W1): 'changed from OLD to NEW' (the usual way to tell a rotation): the old value read past here, taken by
 #: :func:`scan_changed_from`
-_FROM_OLD = r"[ \t]{1,4}from[ \t]{1,4}[\"'`]?[^\s\"'`]{1,128}+[\"'`]?[ \t]{1,4}to"
+#: red38 (test37b T4): 'changed the password from the default to X' (an article before OLD)
+_FROM_OLD = r"[ \t]{1,4}from[ \t]{1,4}(?:the[ \t]{1,4})?[\"'`]?[^\s\"'`]{1,128}+[\"'`]?[ \t]{1,4}to"
+
+
+#: red38 (test37b T4): what else follows the participle: ', now X' ('the password got reset, now X'), an arrow
+#: ('rotated \u2192 X'), 'over to X' ('switched over to X'), and ', X is live' ('db password rotated, X is live')
+_LIVE = (r"[ \t]{0,4},(?=[ \t]{1,4}[\"'`]?[^\s\"'`]{1,128}[\"'`]?[ \t]{1,4}is[ \t]{1,4}(?:now[ \t]{1,4})?"
+         r"(?:live|active|current|in[ \t]{1,4}use|deployed)(?![a-z0-9_]))")
 
 
 def _verb_wide(copulas: str, modals: str) -> str:
@@ -101,13 +109,15 @@ def _verb_wide(copulas: str, modals: str) -> str:
     return (r"(?:[ \t]{1,4}(?:(?:(?:(?:has|have|had)(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,4}been|was|were|is|are|got|gets|been"
             r"|has|have|had)[ \t]{1,4})?(?:" + _ADVERB + r"[ \t]{1,4})?"
             r"(?:changed|rotated|reset|set|updated|switched|regenerated|upgraded|renamed|migrated|bumped)"   # first: a check refuses 'reset', not backtracks
-            r"(?:[ \t]{1,4}again)?(?:[ \t]{1,4}to|[ \t]{0,4}(?:->|=>|:)|" + _FROM_OLD + r")"
+            r"(?:[ \t]{1,4}again)?(?:[ \t]{1,4}(?:over[ \t]{1,4})?to|[ \t]{0,4}(?:->|=>|\u2192|:)|" + _FROM_OLD
+            + r"|[ \t]{0,4},?[ \t]{1,4}now|" + _LIVE + r")"
             r"|(?:(?:" + modals + r")(?:[ \t]{1,4}(?:now|still|also))?|(?:is|are|was)[ \t]{1,4}(?:going[ \t]{1,4}to|gonna)"
             r"|used[ \t]{1,4}to)[ \t]{1,4}be|(?:has|have)[ \t]{1,4}(?:now[ \t]{1,4})?become"
             r"|(?:(?:now|still|currently)[ \t]{1,4})?(?:" + copulas + r")"
             r"(?:[ \t]{1,4}(?:now|still|currently|just|simply)"    # red35 (test34b T8): 'is just X'
             r"|[ \t]{0,4},[ \t]{0,4}as[ \t]{1,4}of[ \t]{1,4}[a-z]{1,12})?)"
-            r"|(?<=it)['\u2019]s(?:[ \t]{1,4}(?:now|still))?|['\u2019]s[ \t]{1,4}(?:now|still)|[ \t]{1,4}now[ \t]{0,4}:)"
+            r"|(?<=it)['\u2019]s(?:[ \t]{1,4}(?:now|still))?|['\u2019]s[ \t]{1,4}(?:now|still)|[ \t]{1,4}(?:now|update|change)[ \t]{0,4}:"
+            r"|['\u2019]s(?=[ \t]{1,4}[^\s\"'`]{1,128}[ \t]{1,4}now(?![a-z0-9_])))"
             r"[ \t]{0,4}[,:]?[ \t]{1,4}")
 
 
@@ -117,9 +127,9 @@ def _verb_wide(copulas: str, modals: str) -> str:
 #: share 61 -> 45 us)
 _NEXT = (r"(?=[ \t]{0,4}+(?:[,?(;:\-\u2014\[{<\"'`\uff08\\\u2019]|(?:for|of|to|on|at|in|from|del|de|di|f\u00fcr|that|which"
          r"|i|we|you|they|he|she|has|have|had|was|were|is|are|got|gets|been|now|just|already|recently|finally|since"
-         r"|then|also|changed|rotated|reset|set|updated|switched|regenerated|would|will|should|shall|must|could|might"
+         r"|then|also|changed|rotated|reset|set|updated|switched|regenerated|update|change|would|will|should|shall|must|could|might"
          r"|can|may|be|being|became|becomes|stays|stayed|remains|remained|going|gonna|used)(?![a-z0-9_])))")
-_VERB_WIDE = _verb_wide("is|was|be|being|became|becomes|stays|stayed|remains|remained",
+_VERB_WIDE = _verb_wide("is|was|are|were|be|being|became|becomes|stays|stayed|remains|remained",
                         "would|will|should|shall|must|could|might|can|may")
 #: red31: after a secret's or token's label not a bare 'be' (a log line's word salad, 'cache token be ensure_helm'),
 #: nor a hedge ('the encoded word tokens of this part may be RFC2047': the stdlib's email parser), and what it opens
@@ -239,18 +249,21 @@ _WIDE_HEAD = _PW_LABEL + _NEXT + _QUALIFIED + _WIDE_TAIL
 #: red32: where the rule of a verb before a token's label starts ('rotated the api token to X')
 _VERB_STARTS = ("changed", "rotated", "reset", "updated", "regenerated")
 #: red31: where a match of the rules below may start (the labels' literals; 'pass' holds passw, passphrase, passcode)
-_PW_STARTS = ("pass",)
+_PW_STARTS = ("pass", "cred")
 
 #: red37 (test36b T10): a verb of change, a determiner and up to 2 words before a password's label ('we set the db
 #: password to X', 'changed the admin pass to X', 'reset the pwd to X'), and 'to' or 'from OLD to' after it
-_SET_VERBS = ("set", "changed", "change", "rotated", "reset", "updated", "switched")
+_SET_VERBS = ("set", "changed", "change", "rotated", "reset", "updated", "switched", "moved")
 _SET_HEAD = (r"(?:" + "|".join(f"{v}(?<![a-z0-9_\\-]{v})" for v in _SET_VERBS) + r")[ \t]{1,4}"
-             r"(?:the|our|my|its|their|his|her|your)[ \t]{1,4}(?:[a-z0-9_.\-]{1,24}[ \t]{1,4}){0,2}")
-_SET_TO = r"(?:[ \t]{1,4}to|" + _FROM_OLD + r")[ \t]{1,4}"
+             r"(?:(?:the|our|my|its|their|his|her|your)[ \t]{1,4}(?:[a-z0-9_.\-]{1,24}[ \t]{1,4}){0,2}|(?=pw|pass))")
+#: red38 (test37b T4): no determiner before 'pw' or a password word ('Changed pw to X'), an owner after the label
+#: ('changed PW for vault to X'), 'over to' ('switched my password over to X')
+_SET_TO = (r"(?:[ \t]{1,4}for[ \t]{1,4}[a-z0-9_.@\-]{1,32})?(?:[ \t]{1,4}(?:over[ \t]{1,4})?to|" + _FROM_OLD
+           + r")[ \t]{1,4}")
 #: (a program's 'pass' is no password: only a named account's, 'the admin pass', :data:`PASS_OWNERS`)
-_SET_PW_HEAD = (_SET_HEAD + r"(?:passw(?:or)?d|passphrase|pwd|pass(?:" + "|".join(f"(?<={escape(w)} pass)" for w in PASS_OWNERS)
+_SET_PW_HEAD = (_SET_HEAD + r"(?:passw(?:or)?d|passphrase|pwd?|cred(?:ential)?s|pass(?:" + "|".join(f"(?<={escape(w)} pass)" for w in PASS_OWNERS)
                 + r")(?![a-z0-9_]))s?" + _SET_TO)
-_SET_ANCHORS = ("pass", "pwd")
+_SET_ANCHORS = ("pass", "pw", "cred")
 
 
 def _set_value_ok(v: str, ok: Callable[[str], bool] = changed_token_ok) -> bool:
@@ -346,7 +359,8 @@ def scan_pair_list(rule: Rule, text: str, ws: int, we: int, out: list, low: str,
 
 #: red33b (test33 T15): a keypad's code with its '#' or '*' key ('the garage code is 2580#', '*1234'), and a safe's
 #: or a lock's combination: 3 to 5 numbers of 1-3 digits joined by '-' ('the safe combination is 12-34-56')
-_KEYPAD_RE = Lazy(r"[*#]?[0-9]{4,12}[*#]{0,2}|[0-9]{1,3}(?:-[0-9]{1,3}){2,4}", FLAGS)
+#: red38 (test37b T4): or groups of 4-6 digits ('the door code 5520-1199-3377')
+_KEYPAD_RE = Lazy(r"[*#]?[0-9]{4,12}[*#]{0,2}|[0-9]{1,3}(?:-[0-9]{1,3}){2,4}|[0-9]{4,6}(?:-[0-9]{4,6}){1,3}", FLAGS)
 COMBINATION_OWNERS = ("safe", "lock", "padlock", "locker", "vault", "lockbox")
 
 
@@ -354,6 +368,63 @@ def keypad_code_ok(v: str) -> bool:
     """The value after a keypad's or a safe's label (``door code``, ``safe combination``): a PIN
     (:func:`~.checks.pin_ok`), digits with a ``#``/``*`` key, or a combination (``12-34-56``)."""
     return pin_ok(v) or _KEYPAD_RE.fullmatch(v) is not None
+
+
+#: red38 (test37b T19.4): a password named by one or two common words ('the wifi password is python', 'the staging
+#: login password is admin', 'the new pw is tulip rain'): the person typed it as the password, so it is withheld as a
+#: phrase's value; what says how a password is (an adjective, a participle, an adverb) is no value
+_WORD_VALUE = (r"(?P<secret>[a-z]{3,16}+(?:[ \t][a-z]{3,16}+)?)"
+               r"(?=[ \t]{0,4}(?:[.,;!?)]|\\{0,3}[\"'`]|\r|\n|\\[rn]|$)|[ \t]{1,4}(?:[\-\u2013\u2014]{1,2}|and|but)[ \t])")
+_NOT_WORD_VALUES = frozenset((
+    "correct valid weak strong long short fine good bad great okay ready gone available present absent broken right "
+    "safe unsafe public plain different random temporary permanent static dynamic unique common obvious simple complex "
+    "easy hard known old new current latest previous original generic global local shared personal important special "
+    "stale fresh bogus fake dummy real actual ignored optional needed wrong same default blank secret private secure "
+    "sensitive attached included below above here there inside elsewhere somewhere nowhere unchanged identical "
+    "unused useless mandatory compromised leaked exposed public visible invisible".split()))
+#: the default passwords that are also words of a login UI (prose_word's): 'the staging login password is admin'
+_DEFAULT_WORDS = frozenset(("admin", "root", "guest", "user", "administrator", "welcome"))
+_NOT_WORD_ENDS = ("ed", "ly", "ing", "able", "ible", "ful", "less", "ous", "ive")
+
+
+def common_word_ok(v: str) -> bool:
+    """red38 (T19.4): one or two words after 'the … password is' that name the password (``admin``, ``python``,
+    ``tulip rain``): lower case or capitalised letters, no word of prose or of talk about passwords
+    (:func:`~.checks.prose_word`: ``reset``, ``required``, ``the``), none saying how the password is
+    (:data:`_NOT_WORD_VALUES`: ``correct``, ``weak``; a participle, an adverb or an adjective by its ending:
+    ``expired``, ``missing``, ``incorrectly``, ``unusable``), not a placeholder (``changeme``); a default password
+    that is also a word of a login UI (:data:`_DEFAULT_WORDS`: ``admin``, ``root``) is one."""
+    words = v.split()
+    if not 1 <= len(words) <= 2 or is_placeholder(v):
+        return False
+    for w in words:
+        low = w.lower()
+        if low in _DEFAULT_WORDS:
+            continue
+        if not (w.islower() or w[1:].islower()) or prose_word(low) or low in _NOT_WORD_VALUES or low.endswith(
+                _NOT_WORD_ENDS):
+            return False
+    return True
+
+
+#: a clause of a condition or a question ('If the password is external, …', 'whether the password is clean'): the
+#: words that open one, searched in the clause before a common word's label (its start: '.', ';', ':', '!', '?', a line)
+_CONDITION = Lazy(r"(?:^|[^a-z0-9_])(?:if|when|whenever|whether|unless|once|until|while|before|after|in[ \t]case)"
+                  r"[ \t][^.;:!?\r\n]{0,64}\Z", FLAGS)
+_scan_words = scan_at("passw", "passphrase", "pw")
+
+
+def _scan_stated_word(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+    """red38: the common-word rule's scan (``scan_at`` of its labels), each match kept only where no word opening a
+    condition stands before it in its clause (:data:`_CONDITION`: 'If the password is external, …' describes a
+    case, it states no password)."""
+    found: list = []
+    _scan_words(rule, text, ws, we, found, low, off, at)
+    for hit in found:
+        p = hit[0] - off
+        b = max(0, p - 80)
+        if _CONDITION.search(low[b:p].rsplit("\\n", 1)[-1]) is None:
+            out.append(hit)
 
 
 #: red30b (test30b S13): the verb-phrase rules, in table order (spliced into ``passwords.PASSWORD_RULES``)
@@ -423,4 +494,12 @@ VERB_PHRASE_RULES: list[Rule] = [
               "'password'; quoted_phrase_ok)",
               r"pwd(?<![a-z0-9_\-\]]pwd)" + PHRASE_VERB_BARE + QUOTED_WORDS, ci=True, priority=51,
               check=_set_quoted_ok, anchors=("pwd",)),
+    make_rule("password-phrase",
+              "keyword heuristics (no vendor format): a password named by one or two common words ('the wifi password "
+              "is python', 'the staging login password is admin', 'the new pw is tulip rain'; red38, test37b T19.4) "
+              "to the end of the clause, no word of prose or of how a password is (common_word_ok)",
+              r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d|passphrase(?<![A-Za-z0-9_\-\]]passphrase)|pwd?(?<![A-Za-z0-9_\-\]]pw)"
+              r"(?<![A-Za-z0-9_\-\]]pwd))[ \t]{1,4}(?:is|was)(?:[ \t]{1,4}(?:now|still))?[ \t]{1,4}[\"'`]?" + _WORD_VALUE,
+              ci=True, priority=51, check=common_word_ok, anchors=("passw", "passphrase", "pw"),
+              scan=_scan_stated_word),
 ]

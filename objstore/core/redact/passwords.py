@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from objstore.core.redact.checks import (PIN_CODE_OWNERS, bare_password_ok, cli_secret_ok, hardware_pin,
+from objstore.core.redact.beforeword import (LOGIN_WORDS, NOTE_AFTER, PAIR_NOT_USER, PW_STARTS, PW_WORD,
+                                             password_token_ok, scan_before, scan_note_after, scan_pair_before,
+                                             scan_use_after)
+from objstore.core.redact.checks import (PIN_CODE_OWNERS, bare_password_ok,
                                          labelled_phrase_ok, pair_password_ok, pair_slash_ok, phrase_secret_bang_ok,
                                          pin_ok, prose_token_ok, quoted_phrase_ok, short_labelled_ok,
                                          passphrase_words_ok, unquoted_passphrase_ok, word_passphrase_ok)
@@ -24,8 +27,8 @@ from objstore.core.redact.passwordphrases import (PHRASE_COLON as _PHRASE_COLON,
                                                   TOKEN_VERB_TAIL, VERB_PHRASE_RULES, changed_token_ok,
                                                   with_old_and_new, COMBINATION_OWNERS as _COMBINATION_OWNERS,
                                                   keypad_code_ok)
-from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
-from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at, scan_plain
+from objstore.core.redact.rule import Rule, make_rule
+from objstore.core.redact.scanners import QUALIFIER, scan_at, scan_plain
 from objstore.core.redact.symbolpasswords import SYMBOL_PASSWORD_RULES
 from objstore.core.rxcache import escape
 
@@ -41,8 +44,9 @@ _CODE_WORD = r"(?:code(?:" + "|".join(f"(?<={escape(w)} code)" for w in PIN_CODE
     f"(?<={w} combination)" for w in _COMBINATION_OWNERS) + "))"     # red33b (T15): 'the safe combination is 12-34-56'
 _CODE_ANCHORS = tuple(f"{w} code" for w in PIN_CODE_OWNERS) + tuple(f"{w} combination" for w in _COMBINATION_OWNERS)
 #: red17: a PIN right after its word with no verb ('my pin 4471', 'door code 4471'): 4-12 digits alone
-#: and where the clause ends ('pin 2024 release' is no PIN)
-_PIN_BARE = r"[ \t]{1,4}(?=[0-9]{4,12}(?:[\"'`.,;!?)\]}]|[ \t]*(?:\r|\n|\\[rn]|$)))"
+#: and where the clause ends ('pin 2024 release' is no PIN); red38 (test37b T4): after a comma ('my bank PIN, 4471'),
+#: and groups of 4-6 digits ('the door code 5520-1199-3377')
+_PIN_BARE = r"(?:[ \t]{0,4},)?[ \t]{1,4}(?=[0-9]{4,12}(?:-[0-9]{4,6}){0,3}(?:[\"'`.,;!?)\]}]|[ \t]*(?:\r|\n|\\[rn]|$)))"
 # a dash label ('Password - X', 'password \u2013 X': red10) and what follows it: blanks, or the end of
 # its line and the next line's indentation ('Password -' LF 'X', scan12); the labels: password, passwd,
 # passwort, passphrase, pwd, secret (each alternative starts with its literal: _DASH_LABELS)
@@ -62,189 +66,16 @@ _PAIR_STARTS = ("login", "log in", "log-in", "logon", "sign in", "signin", "sign
                 "user / pass", "username")
 _PAIR_COARSE = ("log", "sign", "cred", "user")   # without the matcher: 4 scans, not 11
 _PAIR_HEAD = ("(?:" + "|".join(f"{escape(w)}(?<![a-z0-9_\\-\\]]{escape(w)})" for w in _PAIR_WORDS)
-              + r")(?:word)?s?(?![a-z0-9_])"
-              r"(?:[ \t]{0,4}(?::|=|is|are|was|were|with|as|using)(?![a-z0-9_])){0,2}[ \t]{0,4}")
-# the user: starts with a letter (a fraction's '1 / 2' is not a pair), no blank, slash or colon
-# and is not a noun of the login UI or of a bug report ('the login page / Dashboard2024 view')
-_PAIR_NOT_USER = ("page", "screen", "form", "button", "flow", "url", "link", "view", "prompt", "box", "field",
-                  "endpoint", "route", "api", "handler", "logic", "code", "test", "module", "service", "step",
-                  "issue", "bug", "error", "fail", "work", "success", "attempt", "request", "session", "token",
-                  "method", "option", "dialog", "modal", "window", "component", "feature", "check", "and", "or")
-_PAIR_USER = (r"(?!(?:" + "|".join(_PAIR_NOT_USER) + r")(?:s|es|ed|ing)?[ \t/:])"
+              + r")(?:word)?s?(?![a-z0-9_])(?:[ \t]{1,4}(?:for|to|on)[ \t]{1,4}[a-z0-9_.\-]{1,32}(?=[ \t]{1,4}(?:is|was)[ \t]))?"
+              r"(?:[ \t]{0,4}(?::|=|is|are|was|were|with|as|using)(?![a-z0-9_])){0,2}[ \t]{0,4}")   # red38: 'login for X is'
+
+_PAIR_USER = (r"(?!(?:" + "|".join(PAIR_NOT_USER) + r")(?:s|es|ed|ing)?[ \t/:])"
               r"[\"'`]?[a-z][a-z0-9_.@+\\\-]{0,63}+[\"'`]?")
 
 #: red30 (test29 P5): a secret of a named account is a password ('our vpn secret is correct horse battery staple');
 #: 'the secret is to keep it simple' names none
 _SECRET_OWNERS = "|".join(f"(?<={escape(w)} secret)" for w in _PASS_OWNERS)
 
-
-# ---- a password named next to the word, not after a verb (test16 F12) ------------------------
-#: the words of a password (each with its boundary look-behind after the literal: re's fast search)
-_PW_WORD = (r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d|passphrase(?<![A-Za-z0-9_\-\]]passphrase)"
-            r"|passcode(?<![A-Za-z0-9_\-\]]passcode))")
-_PW_STARTS = ("passw", "passphrase", "passcode")
-#: 'the', 'my' ... and up to three words naming whose password it is ('the admin', 'our new wifi')
-_PW_OWNER_WORDS = (r"(?:(?:the|my|our|your|his|her|their|its|a|an|this|that)[ \t]{1,4})?"
-                   r"(?:[a-z0-9_.\-]{1,32}[ \t]{1,4}){0,3}")
-#: ' is|was the admin ' of '<token> is|was the admin password', over the lowercased text before a password
-#: word, to its end (the token is the run before it: :func:`_scan_before`)
-_PW_BEFORE = Lazy(r"(?<=[^\s\"'`])[\"'`]?[ \t]{1,4}(?:is|was|=)[ \t]{1,4}" + _PW_OWNER_WORDS + r"\Z", FLAGS)
-_PW_TOKEN_STOP = frozenset(" \t\r\n\"'`([")
-#: what may follow the password word of '<token> is the admin password': the clause ends there ('.', ',', a JSON
-#: string's end '"}' (red17),
-#: the line's end) or goes on with a word that is no noun the word qualifies ('... password for staging',
-#: not '... password hashing scheme', '... password field')
-_PW_CLAUSE_END = Lazy(r"[\"'`]?(?:[.,;:!?)\]}]|[ \t]*(?:\r|\n|\\[rn]|$)|[ \t]{1,4}(?:for|of|on|at|in|to|from|and|but|so|now"
-                      r"|here|there|again|too|also|we|i|you|they|that|which|until|since|when|btw|today)(?![a-z0-9_]))",
-                      FLAGS)
-#: the verbs of 'login with admin and <token>' (a user, 'and', the password)
-_LOGIN_WORDS = ("login", "log in", "log-in", "logon", "sign in", "signin", "sign-in")
-_PW_BEFORE_SPAN = 200    # how far before the word its token and '... is the <owner>' are looked for
-
-
-def password_token_ok(v: str) -> bool:
-    """A token named a password with no verb after the word (test16 F12:
-    ``Hunter2x9! is the admin password``, ``the admin password,
-    Hunter2x9!, must rotate``, ``I set the password to Hunter2x9!``): shaped
-    like one (:func:`phrase_secret_bang_ok`: 6+ characters, a digit, a symbol
-    or an inner capital) and no code or tech word (:func:`prose_token_ok`:
-    letters with digits or symbols, no bracket or ``=``, not ``sha256``, a
-    version, a snake_case name or a placeholder)."""
-    return phrase_secret_bang_ok(v) and prose_token_ok(v) and cli_secret_ok(v)
-
-
-def _scan_before(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None,
-                 starts: tuple[str, ...] = _PW_STARTS, ok=None, pin: bool = False) -> None:
-    """The scan of '<token> is the admin password': at each password word
-    (``str.find`` of :data:`_PW_STARTS` over the lowercased window) whose
-    clause ends after it (:data:`_PW_CLAUSE_END`), :data:`_PW_BEFORE`
-    searched in the :data:`_PW_BEFORE_SPAN` characters before the word, up
-    to it, and the token the run of characters before that (up to a blank,
-    a quote or an opening bracket).  ``starts``: the literals the rule's
-    words begin with; none: the rule's pattern starts with a literal and
-    ``finditer`` finds each word ('<token> is the root pass', red16b).  A
-    regex has no variable-width look-behind, and one that starts with a
-    free token would be tried at every offset of the window.  ``ok``: the
-    token's check (default :func:`password_token_ok`); ``pin`` (red17: '<token> is
-    my door pin'): tokens from 4 characters on go to ``ok`` (PIN-sized), and
-    none where a word of the owner or of the 48 characters after the word
-    names hardware ('1234 is the LED pin': :func:`hardware_pin`)."""
-    ok = ok or password_token_ok
-    s0, e0 = ws - off, we - off
-    word = rule.lowered
-    if starts:
-        found = (word.match(low, p, e0) for lit in starts for p in find_each(low, lit, s0, e0))
-    else:                           # a word with one literal prefix: re's own search, in C
-        found = word.finditer(low, s0, e0)
-    for m in found:
-        if m is None or _PW_CLAUSE_END.match(low, m.end(), e0) is None:
-            continue
-        p = m.start()
-        lo = max(s0, p - _PW_BEFORE_SPAN)
-        b = _PW_BEFORE.search(low, lo, p)
-        if b is not None:
-            e = s = b.start()
-            while s > lo and low[s - 1] not in _PW_TOKEN_STOP:
-                s -= 1
-            if (s > lo or s == 0 or low[s - 1] in _PW_TOKEN_STOP) and 4 <= e - s <= 128 \
-                    and ok(text[s + off:e + off]) \
-                    and not (pin and any(map(hardware_pin, _WORDS.findall(low, b.start(), min(e0, m.end() + 48))))):
-                out.append((s + off, e + off, rule.priority, rule.name))
-
-
-_WORDS = Lazy(r"[a-z0-9]+", FLAGS)
-
-
-
-# ---- red16b: a password before 'is what I log in with' (test16b B1) ------------------------------
-#: ' is what I log in with', ' is what we use for the admin account', at an ``is`` of the lowercased text
-_USE_AFTER = Lazy(r"is[ \t]{1,4}what[ \t]{1,4}(?:i|we|you|they)[ \t]{1,4}(?:use[ \t]{1,4}to[ \t]{1,4})?"
-                  r"(?:(?:log|sign)(?:[ \t]?|-)(?:in|on)|login|logon|signin)(?:[ \t]{1,4}(?:with|as))?(?![a-z0-9_])"
-                  r"|is[ \t]{1,4}what[ \t]{1,4}(?:i|we|you|they)[ \t]{1,4}use[ \t]{1,4}(?:for|on)[ \t]{1,4}"
-                  r"(?:(?:the|my|our)[ \t]{1,4})?(?:[a-z0-9_.\-]{1,32}[ \t]{1,4}){0,2}"
-                  r"(?:account|login|logins|vpn|wifi|server|box|db|database|admin|root)(?![a-z0-9_])", FLAGS)
-
-
-def _scan_use_after(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
-    """The scan of '<token> is what I log in with' (test16b B1): at each
-    `` is what `` of the lowercased window that :data:`_USE_AFTER` matches,
-    the token is the run of characters before the blanks (and a quote)
-    before ``is``, up to a blank, a quote or an opening bracket, kept when
-    it looks like a password (:func:`password_token_ok`)."""
-    s0, e0 = ws - off, we - off
-    p = low.find(" what ", s0, e0)
-    while p >= 0:
-        i = p - 2                                  # the 'is' of ' is what '
-        if i - 1 >= s0 and low.startswith("is", i) and low[i - 1] in " \t" and _USE_AFTER.match(low, i, e0):
-            e = i
-            while e > s0 and low[e - 1] in " \t":
-                e -= 1
-            if e > s0 and low[e - 1] in "\"'`":
-                e -= 1
-            s = e
-            while s > s0 and e - s <= 128 and low[s - 1] not in _PW_TOKEN_STOP:
-                s -= 1
-            if 4 <= e - s <= 128 and (s == 0 or low[s - 1] in _PW_TOKEN_STOP) and password_token_ok(text[s + off:e + off]):
-                out.append((s + off, e + off, rule.priority, rule.name))
-        p = low.find(" what ", p + 1, e0)
-
-
-# ---- red17: a 'user / password' pair before 'is the login' (test16b B1 addendum) ------------------------
-#: ' is|are the admin ' before a credential word, to its end (as :data:`_PW_BEFORE`, with are/were)
-_PAIR_BEFORE = Lazy(r"(?<=[^\s\"'`])[\"'`]?[ \t]{1,4}(?:is|was|are|were)[ \t]{1,4}" + _PW_OWNER_WORDS + r"\Z", FLAGS)
-#: the user and the '/' of 'admin / <password>' (blanks around it) before the password, to its end
-_PAIR_USER_BEFORE = Lazy(r"(?<![^\s\"'`(])[\"'`]?[a-z][a-z0-9_.@+\-]{0,63}[\"'`]?[ \t]{1,4}/[ \t]{1,4}[\"'`]?\Z", FLAGS)
-#: a user that is a noun of the login UI or of a bug report ('the login page / Dashboard2024 is the login')
-_PAIR_NOT_USER_RE = Lazy(r"[\"'`]?(?:" + "|".join(_PAIR_NOT_USER) + r")(?:s|es|ed|ing)?[\"'`]?[ \t/:]", FLAGS)
-#: a glued pair 'admin/<password>' or 'admin:<password>' (the user, the separator)
-_PAIR_GLUED = Lazy(r"[\"'`]?[a-z][a-z0-9_.@+\-]{0,63}[\"'`]?[/:]", FLAGS)
-
-
-def _pair_ok(v: str) -> bool:
-    """The password of 'admin / <token> is the login': a pair's password
-    (:func:`pair_password_ok`) that reads as no code (:func:`password_token_ok`: not
-    a log line's ``\\nLedgerError:``)."""
-    return pair_password_ok(v) and password_token_ok(v)
-
-
-def _scan_pair_before(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
-    """The scan of 'admin / <password> is the login' (red17, test16b B1):
-    at each credential word (``login``, ``logon``, ``creds``,
-    ``credentials``: the rule's pattern, which starts with a literal that
-    ``re`` searches for) whose clause ends
-    after it (:data:`_PW_CLAUSE_END`), :data:`_PAIR_BEFORE` (' is the
-    admin ') searched in the :data:`_PW_BEFORE_SPAN` characters before it;
-    the run before that is the password when a user and a blank-separated
-    ``/`` stand before it (:data:`_PAIR_USER_BEFORE`;
-    :func:`_pair_ok`), or the part after the first ``:`` or ``/`` of a run
-    ``user:password`` / ``user/password`` (:data:`_PAIR_GLUED`;
-    :func:`_pair_ok`, and :func:`pair_slash_ok` after a ``/``); a user that
-    is a noun of a login UI (``page``, ``form``: :data:`_PAIR_NOT_USER`) is none."""
-    s0, e0 = ws - off, we - off
-    for m in rule.lowered.finditer(low, s0, e0):
-        if _PW_CLAUSE_END.match(low, m.end(), e0) is None:
-            continue
-        p = m.start()
-        lo = max(s0, p - _PW_BEFORE_SPAN)
-        b = _PAIR_BEFORE.search(low, lo, p)
-        if b is None:
-            continue
-        e = s = b.start()
-        while s > lo and low[s - 1] not in _PW_TOKEN_STOP:
-            s -= 1
-        if not (s > lo or s == 0 or low[s - 1] in _PW_TOKEN_STOP) or e - s > 128 or (s and low[s - 1] == "[") \
-                or "]" in low[s:e]:
-            continue                # (a redaction marker is no password: a second pass takes nothing)
-        u = _PAIR_USER_BEFORE.search(low, max(lo, s - 80), s)
-        if u is not None:
-            if _PAIR_NOT_USER_RE.match(low, u.start()) is None and _pair_ok(text[s + off:e + off]):
-                out.append((s + off, e + off, rule.priority, rule.name))
-            continue
-        g = _PAIR_GLUED.match(low, s, e)
-        if g is not None and g.end() < e and _PAIR_NOT_USER_RE.match(low, s) is None:
-            v = text[g.end() + off:e + off]
-            if _pair_ok(v) and (low[g.end() - 1] == ":" or pair_slash_ok(v)):
-                out.append((g.end() + off, e + off, rule.priority, rule.name))
 
 
 def _label_words_ok(v: str) -> bool:
@@ -357,8 +188,8 @@ PASSWORD_RULES: list[Rule] = [
        "keyword heuristics (no vendor format): 'the door|alarm|gate|safe... code is <4-12 digits or a short "
        "PIN-like token>', 'my alarm code: <token>', 'door code 4471' (red17: a keypad's code, not 'the exit "
        "code is 1', 'the status code: 404'); red33b: '2580#' (keypad_code_ok), 'the safe combination is 12-34-56'",
-       _CODE_WORD + r"s?(?![a-z0-9_])"
-       + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
+       _CODE_WORD + r"s?(?![a-z0-9_])"     # red38 (test37b T4): 'the keypad code for the office 77341'
+       + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r"|" + _PIN_BARE + r")|" + _PHRASE_VERB + r"|"
        + _PHRASE_COLON + r"|" + _PIN_BARE + r")(?P<secret>" + _PHRASE_TOKEN + ")",
        ci=True, priority=51, check=keypad_code_ok, anchors=_CODE_ANCHORS),
     _r("password-phrase",
@@ -472,33 +303,33 @@ PASSWORD_RULES: list[Rule] = [
        "keyword heuristics (no vendor format): '<token> is|was the [admin|db ...] password|passphrase|passcode' "
        "(the token before the word; test16 F12), where the clause ends at the word and the token looks like "
        "a password (password_token_ok)",
-       _PW_WORD, ci=True, priority=51, anchors=_PW_STARTS, scan=_scan_before),
+       PW_WORD, ci=True, priority=51, anchors=PW_STARTS, scan=scan_before),
     _r("password-phrase",
        "keyword heuristics (no vendor format): a token set off after the word, 'the admin password, <token>, "
        "must rotate', 'admin password (<token>) rotates' (test16 F12; password_token_ok)",
-       _PW_WORD + r"[ \t]{0,4}[,(][ \t]{0,4}[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + r")(?=[\"'`]?[ \t]{0,4}[,)])",
-       ci=True, priority=51, check=password_token_ok, anchors=_PW_STARTS, scan=scan_at(*_PW_STARTS)),
+       PW_WORD + r"[ \t]{0,4}[,(][ \t]{0,4}[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + r")(?=[\"'`]?[ \t]{0,4}[,)])",
+       ci=True, priority=51, check=password_token_ok, anchors=PW_STARTS, scan=scan_at(*PW_STARTS)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'set|reset|changed the password to|as <token>' (test16 F12; "
        "password_token_ok)",
-       _PW_WORD + r"(?:[ \t]{1,4}from[ \t]{1,4}[\"'`]?[^\s\"'`]{1,128}+[\"'`]?)?[ \t]{1,4}(?:to|as)[ \t]{1,4}[\"'`]?"
+       PW_WORD + r"(?:[ \t]{1,4}from[ \t]{1,4}[\"'`]?[^\s\"'`]{1,128}+[\"'`]?)?[ \t]{1,4}(?:to|as)[ \t]{1,4}[\"'`]?"
        r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",   # red32 (W1): 'changed the password from OLD to X'
-       ci=True, priority=51, check=password_token_ok, anchors=_PW_STARTS, scan=with_old_and_new(scan_at(*_PW_STARTS))),
+       ci=True, priority=51, check=password_token_ok, anchors=PW_STARTS, scan=with_old_and_new(scan_at(*PW_STARTS))),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'login with <user> and <token>' (a credential word, a user, "
        "'and' and a token that cannot be prose: bare_password_ok; test16 F12)",
-       "(?:" + "|".join(f"{escape(w)}(?<![a-z0-9_\\-\\]]{escape(w)})" for w in _LOGIN_WORDS) + r")"
+       "(?:" + "|".join(f"{escape(w)}(?<![a-z0-9_\\-\\]]{escape(w)})" for w in LOGIN_WORDS) + r")"
        r"[ \t]{1,4}(?:with|as|using)[ \t]{1,4}" + _PAIR_USER
        + r"[ \t]{1,4}and[ \t]{1,4}(?:(?:the[ \t]{1,4})?(?:passw(?:or)?d|pw|pass)[ \t]{1,4})?"
        r"[\"'`]?(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=51, check=lambda v: bare_password_ok(v.rstrip("!")) and password_token_ok(v),
-       anchors=_LOGIN_WORDS, scan=scan_at(*_LOGIN_WORDS)),
+       anchors=LOGIN_WORDS, scan=scan_at(*LOGIN_WORDS)),
     # ---- red16b: phrasings that were stored in clear (test16b B8, B1) ----
     _r("password-phrase",
        "keyword heuristics (no vendor format): '<token> is|was the root|admin ... pass' (the word pass alone; "
        "test16b B1), where the clause ends at the word and the token looks like a password (password_token_ok)",
        r"pass(?<![A-Za-z0-9_\-\]]pass)(?![a-z0-9_])", ci=True, priority=51, anchors=("pass",),
-       scan=partial(_scan_before, starts=())),
+       scan=partial(scan_before, starts=())),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'user admin pass <token>', 'the root pass <token>' with no verb "
        "(a pass of a named account; test16b B8), only a token shaped like a password (password_token_ok)",
@@ -508,7 +339,13 @@ PASSWORD_RULES: list[Rule] = [
     _r("password-phrase",
        "keyword heuristics (no vendor format): '<token> is what I log in with', '<token> is what we use for the "
        "admin account' (test16b B1), where the token looks like a password (password_token_ok)",
-       r"is[ \t]", ci=True, priority=51, anchors=(" what ",), scan=_scan_use_after),
+       r"is[ \t]", ci=True, priority=51, anchors=(" what ",), scan=scan_use_after),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): '<token> (password for grafana)', '<token> (the admin pw)' (red38, "
+       "test37b T4: the token before a bracketed note naming it a password), where the token looks like a password "
+       "(password_token_ok)",
+       NOTE_AFTER, ci=True, priority=51, anchors=("passw", "passphrase", "pw"),
+       scan=scan_note_after),
     *MEM_COMMAND_RULES,
     # ---- red17: phrasings that were stored in clear (test16b B1 addendum, B8 left-outs) ----
     # (one rule per word: a pattern that starts with one literal is searched by re in C; an alternation of
@@ -518,13 +355,13 @@ PASSWORD_RULES: list[Rule] = [
          "before the word; red17), a PIN-sized token (pin_ok: 4-12 digits, or 4-8 letters and digits) where no "
          "word names hardware ('1234 is the LED pin', 'GPIO17 is the header pin')",
          word + r"(?![a-z0-9_])", ci=True, priority=51, anchors=anchors,
-         scan=partial(_scan_before, starts=(), ok=pin_ok, pin=True))
+         scan=partial(scan_before, starts=(), ok=pin_ok, pin=True))
       for word, anchors in ((r"pin(?<![A-Za-z0-9_\-\]]pin)", ("pin",)), (_CODE_WORD, _CODE_ANCHORS))),
     *(_r("password-phrase",
          "keyword heuristics (no vendor format): 'admin / <token> is the login', 'admin:<token> are the creds' "
          "(a user / password pair before a credential word; red17, test16b B1), where the password looks like "
          "one (_pair_ok)",
-         word + r"s?(?![a-z0-9_])", ci=True, priority=51, anchors=anchors, scan=_scan_pair_before)
+         word + r"s?(?![a-z0-9_])", ci=True, priority=51, anchors=anchors, scan=scan_pair_before)
       for word, anchors in ((r"log(?<![a-z0-9_\-\]]log)(?:in|on|-in)", ("login", "logon", "log-in")),
                             (r"cred(?<![a-z0-9_\-\]]cred)(?:ential)?", ("cred",)))),
 ]

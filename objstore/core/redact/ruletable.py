@@ -16,6 +16,8 @@ private-key               PEM ``-----BEGIN ... PRIVATE KEY-----`` blocks (RSA, E
                           (``openssh-key-v1`` NUL), wrapped at 70/64/76 or one line
                           red37 (test36 T3): a PKCS#8 body without its BEGIN line     RFC 5208 s5; RFC 8410 s7
                           (RSA, P-256, Ed25519 DER heads in base64)
+                          red38 (test37b T5): a PKCS#1 RSA or SEC1 EC body without    RFC 8017 A.1.2; RFC 5915 s3
+                          its BEGIN line (``MIIEogIBAAKCAQEA``, ``MHcCAQEEI``)
 private-key-base64        a PEM private key in base64 (``LS0tLS1CRUdJTi…``, decoded: RFC 4648 s4 of RFC 7468;
                           ``-----BEGIN … PRIVATE KEY-----``): a kubeconfig's          Kubernetes "Secrets" (data values are
                           ``client-key-data``, a Secret's ``tls.key``; one line or    base64), kubeconfig ``client-key-data``

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from objstore.core.redact.rule import B64C, B64NL, FLAGS, Lazy, Rule, make_rule, tok
 from objstore.core.redact.scanners import find_each
+from objstore.core.redact.tfoutput import scan_sensitive
 
 _r = make_rule
 
@@ -45,13 +46,15 @@ def _scan_mailchimp(rule: Rule, text: str, ws: int, we: int, out: list, low: str
 #: one line, each further line read only whole (as an OpenSSH body's)
 _PKCS8_HEAD = (r"(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{5}ADANBgkqhkiG9w0BAQEFAASC"
                r"|MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg|MC4CAQAwBQYDK2VwBCIEI)")
+#: red38 (test37b T5): the DER head of a PKCS#1 RSAPrivateKey (RFC 8017 A.1.2: SEQUENCE, 2-byte length, version 0,
+#: then the modulus' INTEGER with a 1- or 2-byte length: 'MIIEogIBAAKCAQEA', 'MIICXAIBAAKBgQ'), what the body of every
+#: '-----BEGIN RSA PRIVATE KEY-----' block starts with, and of a SEC1 ECPrivateKey (RFC 5915 s3: version 1, then the
+#: OCTET STRING of 32, 48 or 66 bytes: P-256 and secp256k1 'MHcCAQEEI'/'MHQCAQEEI', P-384 'MIGkAgEBBD', P-521
+#: 'MIHcAgEBBE'), of every '-----BEGIN EC PRIVATE KEY-----' block; the body as a PKCS#8 one's
+_PKCS1_HEAD = (r"(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{2}[AQgw]IBAAK[BC]"
+               r"|MH[cQ]CAQEEI|MIGkAgEBBD|MIHcAgEBBE)")
 _PKCS8_BODY = (B64C + "{0,4096}+={0,2}(?:" + B64NL + B64C + "{64}+(?=" + B64NL + r"|[\"'`]|$)){0,512}+(?:" + B64NL
                + B64C + "{1,64}+={0,2}" + _LINE_END + ")?")
-#: red37 (test36 T3): a value 'terraform output -json' marks sensitive: '"sensitive": true, "type": "string",
-#: "value": "X"' (the keys in that order, one line or indented; Terraform CLI "output" command, -json)
-_TF_SENSITIVE = (r'"sensitive"[ \t]{0,4}:[ \t]{0,4}true[ \t]{0,4},\s{0,64}(?:"type"[ \t]{0,4}:[ \t]{0,4}"[a-z]{1,16}"'
-                 r'[ \t]{0,4},\s{0,64})?"value"[ \t]{0,4}:[ \t]{0,4}"(?P<secret>(?!\[redacted:)[^"\\\r\n]{1,1024}+)"')
-
 #: the rules, in table order
 VENDOR_TOKEN_RULES: list[Rule] = [
     _r("figma-token",
@@ -121,8 +124,14 @@ VENDOR_TOKEN_RULES: list[Rule] = [
        "https://www.rfc-editor.org/rfc/rfc5208",
        _PKCS8_HEAD + _PKCS8_BODY, priority=2,
        anchors=("adanbgkqhkig9w0baqefaasc", "mbmgbyqgsm49agegccqgsm49aweh", "mc4caqawbqydk2vwbciei")),
+    _r("private-key",
+       "a PKCS#1 RSA or SEC1 EC private key's body without its BEGIN line (red38, test37b T5): base64 starting with "
+       "the DER head of an RSAPrivateKey (RFC 8017 A.1.2) or an ECPrivateKey (RFC 5915 s3), wrapped at 64 or one line "
+       "https://www.rfc-editor.org/rfc/rfc8017#appendix-A.1.2",
+       _PKCS1_HEAD + _PKCS8_BODY, priority=2, anchors=("ibaak", "caqeei", "agebbd", "agebbe")),
     _r("terraform-output",
-       "a value terraform output -json marks sensitive (\"sensitive\": true, then \"value\") "
+       "a value terraform output -json marks sensitive (\"sensitive\": true, and its object's \"value\"): red38 "
+       "(test37b T6): each string and number of it, a list's, a map's members, in any key order (tfoutput.py) "
        "https://developer.hashicorp.com/terraform/cli/commands/output",
-       _TF_SENSITIVE, ci=True, anchors=('"sensitive"',)),
+       r'"sensitive"', ci=True, anchors=('"sensitive"',), scan=scan_sensitive),
 ]
