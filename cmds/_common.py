@@ -199,6 +199,21 @@ def confirm_or_exit(question: str) -> None:
         raise click.exceptions.Exit(1)
 
 
+def holding_remotes(store, ids: set[str]) -> list[str]:
+    """``objstore.remote.config.remotes_holding(store, ids)``, or [] after a
+    warning on stderr when ``remotes.json`` is damaged: a forget, seal or
+    redaction is local and goes on (test38 T7: a credential written into
+    remotes.json by hand made ``mem forget`` exit 13 and forget nothing);
+    only which remotes still hold the value is not known."""
+    from objstore import IntegrityError, remotes_holding
+    try:
+        return remotes_holding(store, ids)
+    except IntegrityError as e:
+        click.echo(safe(f"warning: {e.message}: which remotes hold the value is not known (fix it, then "
+                        "'mem push' carries this to them)"), err=True)
+        return []
+
+
 def note_remotes_holding(remotes: list[str], what: str = "the value") -> None:
     """Say on stderr which remotes still hold ``what`` after a local
     forget, redaction or seal removed it here (``remotes``: names, from

@@ -6,7 +6,7 @@ import click
 
 from ._forgetlost import forget_lost, say_quarantine
 
-from ._common import (changed_nothing, confirm_or_exit, complete_key, finishes_when_stdout_closes, emit_json, fmt_time, json_option, note_remotes_holding, plural, safe,
+from ._common import (changed_nothing, confirm_or_exit, complete_key, finishes_when_stdout_closes, emit_json, fmt_time, holding_remotes, json_option, note_remotes_holding, plural, safe,
                       short, with_store)
 
 PREVIEW_LINES = 50
@@ -255,8 +255,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                     store, what, session, dry_run, as_json):
                 raise
             return
-        from objstore import remotes_holding
-        remotes = remotes_holding(store, plan.object_ids())  # before forget deletes them: who got them from here
+        remotes = holding_remotes(store, plan.object_ids())  # before forget deletes them: who got them from here
         finished = False
         if plan.already_forgotten and what and not dry_run:   # stopped before, by an older mem (test33b T6)?
             _finish_old_stop(store, what, as_json)
@@ -424,7 +423,7 @@ def _say_temps(temps: list[tuple[str, int]]) -> None:
 def _forget_credentials(store, yes: bool, dry_run: bool, as_json: bool) -> None:
     """``mem forget --credentials`` (``objstore.plan_credentials``): preview
     (ids, never a text), confirm, redact."""
-    from objstore import forget, plan_credentials, remotes_holding
+    from objstore import forget, plan_credentials
     held = store.lock("forget") if yes and not dry_run else contextlib.nullcontext()
     with held:
         plan = plan_credentials(store)
@@ -450,7 +449,7 @@ def _forget_credentials(store, yes: bool, dry_run: bool, as_json: bool) -> None:
                 click.echo("no stored value or turn holds a credential by today's rules; nothing changed")
             return
         nv, nt, nq = len(where["versions"]), len(where["turns"]), len(where["queue_items"])
-        remotes = remotes_holding(store, plan.object_ids())
+        remotes = holding_remotes(store, plan.object_ids())
         if not as_json:
             click.echo(f"{'would redact' if dry_run else 'will redact'} {plural(nv, 'fact version')} and "
                        f"{plural(nt, 'turn')}{_queue_part(nq)} still holding a credential"

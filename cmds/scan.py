@@ -65,7 +65,8 @@ def command(text, files, no_remotes, as_json, store):
     hits = scan_everywhere(store, text, transcripts=transcripts,
                            files=[*extra, *notes, *map(Path, files)], blobs=blobs)
     for name, why in unreadable:
-        click.echo(f"could not read remote {name}: {why}", err=True)
+        click.echo(f"could not read the remotes: {why}" if name == "(remotes.json)" else
+                   f"could not read remote {name}: {why}", err=True)
     skipped = [h for h in hits if h.place == "skipped"]
     hits = [h for h in hits if h.place != "skipped"]
     for h in skipped:
@@ -94,8 +95,11 @@ def _nowhere(store, skipped: bool, unreadable: int, histories=()) -> str:
     names: a remote not read is said so, never counted as clean), the
     shell history files by name (test27 V17: "the shell history" read as
     every history, while a custom ``$HISTFILE`` not exported was not read)."""
-    from objstore import list_remotes, shown_path
-    names = [] if skipped else [spec.name for spec in list_remotes(store)]
+    from objstore import IntegrityError, list_remotes, shown_path
+    try:
+        names = [] if skipped else [spec.name for spec in list_remotes(store)]
+    except IntegrityError:   # damaged remotes.json: _remote_blobs named it as not read
+        names = []
     hist = (", ".join(shown_path(str(p)) for p in histories) if histories else
             "no shell history file (none of ~/.bash_history, ~/.zsh_history, fish's, ~/.histfile, $HISTFILE)")
     if "HISTFILE" not in os.environ:   # bash and zsh keep it unexported (test27b X4): say how to hand it over
@@ -103,10 +107,10 @@ def _nowhere(store, skipped: bool, unreadable: int, histories=()) -> str:
     looked = f"not in the store, the index, the captured transcripts, {hist}"
     if skipped:
         return looked + " (remotes and backups not read: --no-remotes)"
-    if not names:
-        return looked + " (no remotes)"
     if unreadable:
         return looked + f" or the remotes read ({unreadable} could not be read: see above)"
+    if not names:
+        return looked + " (no remotes)"
     return looked + " or the remotes and their backups (" + ", ".join(names) + ")"
 
 
@@ -148,7 +152,12 @@ def _remote_blobs(store, skip):
     if skip:
         return [], []
     blobs, bad = [], []
-    for spec in list_remotes(store):
+    from objstore import IntegrityError
+    try:
+        specs = list_remotes(store)
+    except IntegrityError as e:   # (test38 T7: scan, the command that says where a secret still is, exited 13)
+        return [], [("(remotes.json)", e.message)]
+    for spec in specs:
         try:
             blobs += [(f"remote {spec.name}", name, data) for name, data in remote_plaintexts(store, spec, os.environ)]
         except MemError as e:

@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import complete_key, emit_json, json_option, note_remotes_holding, plural, with_store
+from ._common import complete_key, emit_json, holding_remotes, json_option, note_remotes_holding, plural, with_store
 
 
 @click.command("seal")
@@ -61,10 +61,12 @@ def command(key, as_json, store):
     from objstore import require_person, seal_key
     require_person(os.environ, "mem seal", instead="ask the user to seal it")
     r = seal_key(store, key)
-    from objstore import remotes_holding
-    remotes = remotes_holding(store, {i for i, _n in r.removed})   # a push from here sent the plain value
-    from objstore import list_remotes
-    synced = [s.name for s in list_remotes(store)] if r.removed else []   # other machines may hold a copy
+    remotes = holding_remotes(store, {i for i, _n in r.removed})   # a push from here sent the plain value
+    from objstore import IntegrityError, list_remotes
+    try:
+        synced = [s.name for s in list_remotes(store)] if r.removed else []   # other machines may hold a copy
+    except IntegrityError:   # (damaged remotes.json: holding_remotes said so; the seal is done)
+        synced = []
     if as_json:
         emit_json({"key": r.key, "already": r.already, "sealed": [{"id": i, "version": n} for i, n in r.sealed],
                    "removed": [{"id": i, "version": n} for i, n in r.removed], "lost": r.lost,

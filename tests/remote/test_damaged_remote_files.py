@@ -121,3 +121,22 @@ def test_hand_edited_remotes_json_holding_a_credential_is_damage_never_shown(mem
             assert not any(s in out for s in (*secrets, "AKIAIOSFODNN7EXAMPLE", "ghp_1234567890"))
         r = mem("--home", str(home), "fsck", exit_code=13)
         assert f"{said} holds a credential" in r.stdout and secrets[0] not in r.stdout + r.stderr
+
+
+def test_a_forget_goes_on_when_remotes_json_holds_a_credential(mem, pushed):
+    """test38 T7: with a credential written into remotes.json (damage, exit 13
+    for the commands that read remotes), ``mem forget KEY``, ``forget --match``
+    and ``mem scan`` refused too; a forget is local: it is done, and a
+    warning says which remotes hold the value is not known."""
+    home, _ = pushed
+    mem("--home", str(home), "remember", "project/shop/z2", "plum-vortex-3381", env=PERSON)
+    mem("--home", str(home), "remember", "project/shop/z3", "plum-vortex-3382", env=PERSON)
+    (home / "remotes.json").write_text('{"origin": {"url": "https://u:hunter2xyz@example.com/m"}}')
+    r = mem("--home", str(home), "forget", "project/shop/z2", "--yes", env=PERSON)
+    assert "which remotes hold the value is not known" in r.stderr and "hunter2xyz" not in r.stdout + r.stderr
+    mem("--home", str(home), "forget", "--match", "plum-vortex-3382", "--yes", env=PERSON)
+    mem("--home", str(home), "get", "project/shop/z2", exit_code=4)
+    mem("--home", str(home), "get", "project/shop/z3", exit_code=4)
+    r = mem("--home", str(home), "scan", "plum-vortex-3381", env=PERSON)
+    assert r.stdout.startswith("found nowhere") and "could not read the remotes" in r.stderr, (r.stdout, r.stderr)
+    mem("--home", str(home), "push", exit_code=13)       # what reads the remotes still stops, naming the damage
