@@ -142,3 +142,23 @@ def test_the_password_change_wordings_are_withheld(text, secret, kept):
 @pytest.mark.parametrize("text", WORDINGS_KEPT)
 def test_their_look_alikes_are_kept(text):
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize("key", ["user/pin", "user/bank-pin", "project/api/door-code", "user/pin-code", "user/door_code",
+                                 "user/bank/pin", "user/atm-pin", "user/sim-puk", "user/alarm-code",
+                                 "user/safe-combination", "user/cvv", "user/ssn", "user/bank-pin-2"])
+def test_a_key_named_for_a_pin_or_code_withholds_a_code_value(key):
+    """test38 T1: ``mem remember user/pin 4471`` kept the PIN in the clear,
+    while ``…/staging-password`` was redacted: a key named for a PIN or an
+    access code withholds a value shaped as one."""
+    from objstore.core.redact.names import redact_named
+    for v in ("4471", "4471-9982", "5520 1199 3377", "kq77"):
+        assert redact_named(v, key).text == "[REDACTED:named-secret]", (key, v)
+    assert redact_named("ask the office", key).text == "ask the office"
+
+
+@pytest.mark.parametrize("key", ["project/x/zip-code", "project/x/error-code", "project/x/pin-version", "user/editor",
+                                 "project/board/led-pin"])
+def test_a_key_not_named_for_a_code_or_a_short_value_keeps_it(key):
+    from objstore.core.redact.names import redact_named
+    assert redact_named("13" if key.endswith("led-pin") else "4471-9982", key).text != "[REDACTED:named-secret]"

@@ -12,7 +12,7 @@ from objstore.core.errors import InvalidInput
 from objstore.core.text import LazyPattern
 from objstore.core.redact import prefilter
 from objstore.core.redact.engine import Hit, RedactResult, redact
-from objstore.core.redact.checks import named_value_ok
+from objstore.core.redact.checks import PIN_CODE_OWNERS, named_value_ok, pin_ok
 from objstore.core.redact.rules import RULES
 from objstore.core.redact.keywords import credential_name
 from objstore.core.redact.keysuffix import key_suffix_name, key_value_ok
@@ -20,6 +20,30 @@ from objstore.core.redact.beforeword import password_token_ok
 from objstore.core.redact.secondfactors import seed_phrase_ok
 
 NAMED_RULE = "named-secret"
+
+
+#: test38 T1: the last words of a key that name a PIN or an access code ('user/pin', 'bank-pin', 'door-code',
+#: 'safe-combination', 'sim-puk', 'cvv', 'ssn'); a code's word counts after a word of PIN_CODE_OWNERS or 'pin'
+_PIN_WORDS = frozenset({"pin", "pincode", "puk", "cvv", "cvv2", "cvc", "cvc2", "ssn"})
+_CODE_WORDS = frozenset({"code", "combination", "combo"})
+#: the value of such a key: a PIN (checks.pin_ok), or 2-6 digit groups joined by '-' or a space, 4-19 digits
+_PIN_GROUPS = LazyPattern(r"\d{2,6}(?:[- ]\d{2,6}){0,3}")
+
+
+def pin_name(name: str) -> bool:
+    """Whether the last ``/``-part of ``name`` (a fact key) says its value is
+    a PIN or an access code (:data:`_PIN_WORDS`; ``code``/``combination``
+    after a word of ``checks.PIN_CODE_OWNERS`` or ``pin``): ``user/pin``,
+    ``user/bank-pin``, ``project/api/door-code``, ``user/safe_combination``;
+    not ``project/x/zip-code``, ``error-code``, ``pin-version``."""
+    words = [w for w in name.rsplit("/", 1)[-1].lower().replace("-", " ").replace("_", " ").replace(".", " ").split()]
+    while words and words[-1].isdigit():   # 'pin2'-like numbering: 'bank-pin-2'
+        words.pop()
+    if not words:
+        return False
+    last = words[-1].rstrip("0123456789") or words[-1]
+    return last in _PIN_WORDS or (last in _CODE_WORDS and len(words) > 1
+                                  and (words[-2] in PIN_CODE_OWNERS or words[-2] == "pin"))
 
 
 def redact_named(text: str, name: str) -> RedactResult:
@@ -45,6 +69,10 @@ def redact_named(text: str, name: str) -> RedactResult:
         raise TypeError(f"redact_named() takes a str name, not {type(name).__name__}")
     kind = credential_name(name)
     s, e = (len(text) - len(text.lstrip()), len(text.rstrip())) if isinstance(text, str) else (0, 0)
+    if kind is None and s < e and pin_name(name):   # test38 T1: 'mem remember user/pin 4471' was kept in the clear
+        v = text[s:e]
+        if pin_ok(v) or (_PIN_GROUPS.fullmatch(v) and 4 <= sum(c.isdigit() for c in v) <= 19):
+            return RedactResult(f"{text[:s]}[REDACTED:{NAMED_RULE}]{text[e:]}", (Hit(NAMED_RULE, s, e),))
     # red34c (test34 T10): a random key under a name of keysuffix.py's rule ('hmac-key', 'redis-auth')
     if (kind is None and s < e and key_suffix_name(name) and key_value_ok(text[s:e])
             or kind is not None and isinstance(text, str)
