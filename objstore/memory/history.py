@@ -16,6 +16,7 @@ from pathlib import Path
 from objstore.core.atomic import atomic_write
 from objstore.core.text import contains, normalize_value
 from objstore.core.store import Store
+from objstore.memory.sealrules import load as load_seal_rules, withhold_sealed_values
 
 HISTORY_FILE = "cache/shell-history"
 #: entries kept; older ones are dropped when the file is rewritten
@@ -38,9 +39,15 @@ def load_history(store: Store) -> list[str]:
 
 def append_history(store: Store, entry: str) -> None:
     """Append one entry (O_APPEND; no store lock needed: only the shell
-    writes it, and a purge rewrites it atomically)."""
+    writes it, and a purge rewrites it atomically).  The line is written
+    as a captured turn would be: credentials redacted, and a sealed or
+    forgotten value the store's seal rules name withheld (test38 T8:
+    ``search maple otter`` of a sealed "maple otter" was kept as typed)."""
     from objstore.core.redact import redact_value  # deferred: compiles the rules
     line = redact_value(" ".join(entry.splitlines()).strip())  # a history line never holds a credential
+    rules = load_seal_rules(store)
+    if rules is not None:
+        line = withhold_sealed_values(line, rules)[0]
     if not line:
         return
     p = history_path(store)

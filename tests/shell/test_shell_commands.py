@@ -185,3 +185,18 @@ def test_mem_review_piped_exits_6_when_an_agents_accept_is_refused(mem):
     assert mem("get", "project/acme/db").stdout == "postgres 16\n"
     mem("review", input="queue\nnext\nquit\n")
     mem("review", input="bogus\nquit\n", exit_code=2)
+
+
+def test_history_withholds_a_sealed_value(store):
+    """test38 T8: the line history kept a sealed value typed in the shell
+    ('search maple otter') while a password typed there was redacted."""
+    from objstore.core.text import normalize_value
+    from objstore.memory.sealrules import add_rules
+    with store.lock("test"):
+        add_rules(store, "user/s1", [normalize_value("maple otter")])
+    append_history(store, "search maple otter")
+    append_history(store, "search Maple-Otter now")
+    append_history(store, "show user/editor")
+    got = load_history(store)
+    assert got[0] == "search [REDACTED:sealed-value]" and "otter" not in " ".join(got).lower(), got
+    assert got[2] == "show user/editor"
