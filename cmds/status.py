@@ -3,7 +3,7 @@
 import click
 
 from . import _out
-from ._common import emit_json, json_option, with_store
+from ._common import emit_json, json_option, safe, with_store
 
 
 @click.command("status")
@@ -29,7 +29,7 @@ def command(as_json, store):
     helper running (true/false); then "remote", name, URL, synced before
     (true/false), refs to send, their names (comma-separated), one a
     remote; "stopped-forget", the command that finishes it, one each;
-    "stopped-pull", the refs it did not set.
+    "stopped-pull", the refs it did not set, the remotes (comma-separated).
 
     \b
     Examples:
@@ -57,25 +57,26 @@ def command(as_json, store):
     if not st.remotes:
         click.echo("remotes: none (mem remote add NAME URL)")
     for r in st.remotes:
+        where = safe(f"remote {r.name} ({r.url})")   # (test38 T9.4: a URL's control characters went out raw)
         if not r.synced:
-            click.echo(f"remote {r.name} ({r.url}): never synced from here; "
-                       f"{_n(len(r.to_send), 'ref')} to send (mem push {r.name})")
+            click.echo(f"{where}: never synced from here; {_n(len(r.to_send), 'ref')} to send (mem push {r.name})")
         elif r.name in st.stopped_pull_from:   # (test37b T19.10: it said "up to date" beside "stopped")
-            click.echo(f"remote {r.name} ({r.url}): the last pull from it did not finish (mem pull {r.name})")
+            click.echo(f"{where}: the last pull from it did not finish (mem pull {r.name})")
+        elif r.to_send and st.stopped_forgets:   # (test38 T9.12: a push is refused until the forget is finished)
+            click.echo(f"{where}: {_n(len(r.to_send), 'ref')} changed since the last sync; finish the stopped "
+                       f"forget below, then mem push {r.name}")
         elif r.to_send:
             forgets = sum(1 for n in r.to_send if n.startswith("tombstones/"))
             extra = (f" ({forgets} of them tombstones of a forget or seal: push so it reaches the remote)"
                      if forgets else "")
-            click.echo(f"remote {r.name} ({r.url}): {_n(len(r.to_send), 'ref')} changed since the last "
-                       f"sync{extra} (mem push {r.name})")
+            click.echo(f"{where}: {_n(len(r.to_send), 'ref')} changed since the last sync{extra} (mem push {r.name})")
         else:
-            click.echo(f"remote {r.name} ({r.url}): up to date with the last sync (mem pull {r.name} "
-                       f"fetches what others pushed since)")
+            click.echo(f"{where}: up to date with the last sync (mem pull {r.name} fetches what others pushed since)")
     for rerun in st.stopped_forgets:
         click.echo(f"stopped: a forget did not finish; finish it: {rerun}")
-    if st.stopped_pull:
-        click.echo(f"stopped: a pull did not finish ({_n(st.stopped_pull, 'ref')} not set); "
-                   "run mem pull again")
+    if st.stopped_pull:   # (test38 T9.1: 'run mem pull again' where several remotes need a name)
+        pulls = " and ".join(f"mem pull {n}" for n in st.stopped_pull_from) or "mem pull again"
+        click.echo(f"stopped: a pull did not finish ({_n(st.stopped_pull, 'ref')} not set); run {pulls}")
     if st.index_waiting:
         click.echo("index: updates waiting in the index journal (the next write applies them)")
     click.echo(f"helper: {'running' if st.helper else 'not running'}")
@@ -91,7 +92,7 @@ def _plain(st) -> list[str]:
              "queued": st.queued, "index_waiting": st.index_waiting, "helper": st.helper}]
     rows += [{"kind": "remote", **r.as_dict()} for r in st.remotes]
     rows += [{"kind": "stopped-forget", "command": c} for c in st.stopped_forgets]
-    rows += [{"kind": "stopped-pull", "refs": st.stopped_pull}] if st.stopped_pull else []
+    rows += [{"kind": "stopped-pull", "refs": st.stopped_pull, "from": st.stopped_pull_from}] if st.stopped_pull else []
     return plain_lines(rows)
 
 

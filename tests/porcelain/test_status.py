@@ -124,3 +124,15 @@ def test_status_of_a_remote_whose_pull_stopped_says_so_not_up_to_date(mem, tmp_p
     assert "remote origin" in out and "the last pull from it did not finish (mem pull origin)" in out, out
     assert "up to date" not in out and "stopped: a pull did not finish (1 ref not set)" in out, out
     assert json.loads(_status(mem, home, "--json").stdout)["stopped_pull_from"] == ["origin"]
+    # test38 T9.1/T9.4/T9.9: several remotes: each named; a URL's control characters escaped; refs already set
+    # are not counted as unset
+    odd = tmp_path / "e\x1b]0;PWNED\x07z"
+    odd.mkdir()
+    mem("--home", str(home), "remote", "add", "second", str(odd), "--no-encrypt")
+    with objstore.open_store(home) as s:
+        head = s.refs.read("facts/project/api/db-port")
+    pullstop.note(home, "second", {"facts/project/api/db-port": head, "facts/project/api/x2": "cd" * 32}, 1)
+    out = _status(mem, home).stdout
+    assert "stopped: a pull did not finish (2 refs not set); run mem pull origin and mem pull second" in out, out
+    assert "\x1b" not in out and "PWNED" in out
+    assert _status(mem, home, "--plain").stdout.splitlines()[-1] == "stopped-pull\t2\torigin,second"
