@@ -46,6 +46,7 @@ from typing import Any, Iterable, Mapping
 
 from objstore.core.atomic import LockFile, atomic_write
 from objstore.core.errors import InvalidInput, MemError, NotFound, Refused
+from objstore.core.lookalike import confusable_skeleton
 from objstore.core.objects import Fact, Turn
 from objstore.core.refs import validate_key
 
@@ -69,7 +70,7 @@ MAX_NAME = 64
 #: the authors mem itself writes under (the person's ``user``, a sub-agent rollup's ``rollup``,
 #: ``derive``, the MCP server, the proxy, imports, ``mem curate``): a key's name is the author of
 #: what it writes (``mem blame``, the MCP ``origin``), so no key may take one (test37 T9.9)
-RESERVED_NAMES = frozenset({"user", "rollup", "derive", "mcp", "mem", "proxy", "import", "curate", "person"})
+RESERVED_NAMES = frozenset({"user", "rollup", "derive", "mcp", "mem", "proxy", "import", "curate", "person", "system"})
 
 
 class AuthError(MemError):
@@ -273,7 +274,8 @@ def mint_key(path: Path, name: str, role: str, *, namespaces: Iterable[str] = ()
     Args:
         path: the keys file (:func:`keys_path`); created 0600 in a 0700 folder.
         name: unique, 1-64 printable characters without spaces, none of
-            :data:`RESERVED_NAMES` (in any case).
+            :data:`RESERVED_NAMES` (in any case, nor one that looks like one:
+            ``core.lookalike.confusable_skeleton``).
         role: one of :data:`ROLES`.
         namespaces: confinement (:func:`check_namespace` each).
         expires_days: lifetime in days (> 0), None = never.
@@ -286,7 +288,8 @@ def mint_key(path: Path, name: str, role: str, *, namespaces: Iterable[str] = ()
     """
     if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME or not name.isprintable() or " " in name:
         raise InvalidInput("a key name is 1-64 printable characters without spaces, e.g. codex@laptop")
-    if name.casefold() in RESERVED_NAMES:
+    if name.casefold() in RESERVED_NAMES or (not name.isascii() and any(   # (test38 T9.5: 'ｕｓｅｒ', Cyrillic 'usеr')
+            confusable_skeleton(name.casefold()) == confusable_skeleton(r) for r in RESERVED_NAMES)):
         raise InvalidInput(f"the key name {name!r} is one mem itself writes under: what the key writes "
                            "would read as written by it", hint="name the key for who holds it, e.g. codex@laptop")
     from objstore.core.redact import check_name  # deferred: the redaction rules compile at import

@@ -58,7 +58,8 @@ def test_bad_names_roles_namespaces(tmp_path, bad):
         mint_mcp_key(mcp_keys_path(tmp_path), "n", "read", namespaces=["nowhere/x"])
 
 
-@pytest.mark.parametrize("name", ["user", "rollup", "derive", "mcp", "User", "ROLLUP"])
+@pytest.mark.parametrize("name", ["user", "rollup", "derive", "mcp", "User", "ROLLUP",
+                                  "\uff55\uff53\uff45\uff52", "us\u0435r"])   # test38 T9.5: full-width, Cyrillic e
 def test_a_key_may_not_take_an_author_name_mem_writes_under(tmp_path, name):
     """test37 T9.9: a key named ``user`` wrote ``author user`` (``mem blame``,
     the MCP ``origin``), the person's own author; ``rollup`` a rollup's."""
@@ -66,7 +67,7 @@ def test_a_key_may_not_take_an_author_name_mem_writes_under(tmp_path, name):
     with pytest.raises(InvalidInput, match="one mem itself writes under"):
         mint_mcp_key(path, name, "agent")
     assert not path.exists() or read_mcp_keys(path) == []
-    assert mint_mcp_key(path, name + "-bot", "agent")[1].name == name + "-bot"
+    assert mint_mcp_key(path, "bot-" + str(len(name)), "agent")[1].name == "bot-" + str(len(name))
 
 
 def test_namespaces_confine_keys_and_turns():
