@@ -220,6 +220,10 @@ def accept_command(item_id, value, force, as_json, store):
     what = f"wrote {d.item.item.key} v{d.version_number}" if d.written else \
         f"{d.item.item.key} already held this value (v{d.version_number})"
     click.echo(safe(f"accepted {d.item.id[:12]}: {what}"))
+    from objstore import queue_replaced_note
+    note = queue_replaced_note(store, d)
+    if note:
+        click.echo(safe(f"note: {note}"), err=True)
 
 
 @command.command("reject")

@@ -111,6 +111,7 @@ _API: dict[str, tuple[str, str]] = {
     "key_chains": ("objstore.memory.facts", "key_chains"),
     "resolve_version": ("objstore.memory.facts", "resolve_version"),
     "queue_accept": ("objstore.memory.memfiles", "accept_item"),
+    "queue_replaced_note": ("objstore.memory.queue", "replaced_note"),
     "memory_read": ("objstore.memory.memfiles", "read_file"),
     "memory_apply": ("objstore.memory.memfiles", "apply_edit"),
     "memory_set": ("objstore.memory.memfiles", "set_file"),

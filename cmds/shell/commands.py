@@ -230,8 +230,10 @@ def _do_accept(state: ShellState, it, body: str | None) -> Reply:
     if d.item.item.kind == "memory-edit":
         what = d.body  # "memory.md updated (1,510 of 2,200 characters)"
     edited = " (edited)" if body is not None else ""
-    return Reply([safe(f"accepted {it.id[:12]}{edited}: {what}"), *_after_decision(state, it.id, before)],
-                 changed=True)
+    from objstore import queue_replaced_note
+    note = queue_replaced_note(state.store, d)
+    return Reply([safe(f"accepted {it.id[:12]}{edited}: {what}"), *([safe(f"note: {note}")] if note else []),
+                  *_after_decision(state, it.id, before)], changed=True)
 
 
 # -- the commands -----------------------------------------------------------

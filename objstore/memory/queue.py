@@ -314,6 +314,22 @@ def accept(store: Store, prefix: str, *, body: str | None = None, replace_newer:
         return Decision(it, "accepted", value, r.version.id, r.version.fact.version, r.written, keys=(q.key,))
 
 
+def replaced_note(store: Store, d: Decision) -> str | None:
+    """What an accepted ``conflict`` item leaves as it was: its ``other``
+    key (derive's ``replaces``: the key the model said the proposal
+    replaces), which accepting does not change, when that key still has a
+    current value: the note saying so and the command that retires it
+    (test38 T4: both values were served, and nothing said so).  None
+    otherwise.  Reads only."""
+    q = d.item.item
+    if d.action != "accepted" or q.kind != "conflict" or not q.other or q.other == q.key:
+        return None
+    if current_version(store, q.other) is None:
+        return None
+    return (f"{q.other} still holds its own value (the proposal said {q.key} replaces it); "
+            f"'mem forget {q.other}' retires it")
+
+
 def reject(store: Store, prefix: str) -> Decision:
     """Reject a queued item: write a tombstone (key + SHA-256 of the
     normalized value, reason ``rejected``) so the value is refused for the

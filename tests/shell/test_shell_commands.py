@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import objstore
 from cmds.shell import commands as C
 from cmds.shell.commands import ShellState, dispatch, run_lines
 from objstore.memory import decay, facts, queue
@@ -200,3 +201,18 @@ def test_history_withholds_a_sealed_value(store):
     got = load_history(store)
     assert got[0] == "search [REDACTED:sealed-value]" and "otter" not in " ".join(got).lower(), got
     assert got[2] == "show user/editor"
+
+
+def test_accepting_a_proposal_that_replaces_another_key_says_that_key_stays(mem, tmp_path):
+    """test38 T4: accepting a derive proposal whose ``replaces`` names another
+    key wrote the new key and left the other current, unmarked, nothing said."""
+    home = tmp_path / "s"
+    mem("--home", str(home), "remember", "project/shop/pg/port", "5432")
+    with objstore.open_store(home) as s:
+        item = queue.propose(s, "conflict", "project/shop/database/port", "The database port is 6543",
+                             trust="derived", owner="derive", other="project/shop/pg/port",
+                             note="derived: the model says it replaces project/shop/pg/port").item
+    r = mem("--home", str(home), "queue", "accept", item[:12])
+    assert "wrote project/shop/database/port v1" in r.stdout
+    assert ("note: project/shop/pg/port still holds its own value (the proposal said project/shop/database/port "
+            "replaces it); 'mem forget project/shop/pg/port' retires it") in r.stderr, r.stderr
