@@ -319,7 +319,7 @@ def _filtered(turns: Iterable[CapturedTurn], *, cfg: CaptureConfig, no_capture: 
         for ct in turns:
             if no_capture_of(ct.session, no_capture) or path_excluded(cfg, ct.cwd):
                 continue
-            if ct.alias.startswith("cc:p:"):
+            if ct.alias.startswith("cc:p:") and not ct.legacy:    # (a parse worker's row: keyed there)
                 ct = ct.replace(alias=keyed_alias(ct.alias, key), legacy=ct.alias)
             if ct.role == "user" and not (saved.get("skipping") and saved.get("by")
                                           and ct.session.startswith(saved["by"] + ".")):
