@@ -51,6 +51,13 @@ def gen_corpus(out: Path, *args: str) -> Path:
     return out
 
 
+def shared_hash_key(root) -> None:
+    """Give the store at ``root`` a fixed hash key (``core.hashkey``): a prompt's stored
+    alias is keyed with it (test34b T10), so two stores compared object by object for
+    one import must hold the same key, as one store read twice does."""
+    Path(root, "hash-key").write_text(f"mem-hash-key 1 {'5a' * 32}\n", encoding="ascii")
+
+
 def word_in(word: str, text: str) -> bool:
     """``word`` stands in ``text`` as a whole word: no letter, digit or ``_``
     right before or after it.  For a needle of digits or hex letters (a

@@ -32,6 +32,7 @@ from objstore.capture.sync import import_filter, states_fact, write_stated
 from objstore.capture.takeback import take_back_stated
 from objstore.capture.transcript import count_files, enable_fast_json, transcript_refused
 from objstore.core.errors import InvalidInput, MemError
+from objstore.core.hashkey import store_key
 from objstore.core.fileid import ReadLedger, hidden_source, identity, is_hidden_source, ledger_path
 from objstore.core.namerule import name_rule_digest
 from objstore.core.refs import session_ref
@@ -217,7 +218,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                   if os.path.basename(p).startswith("agent-") and not unchanged]
         rolls_up = rolls_up and bool(agents)
         reg = read_registry(store.root)  # the child guesses the projects the import will name
-        worker = _start_worker(reader, to_read, workers, harness, None if reg.damage else reg.projects)
+        worker = _start_worker(reader, to_read, workers, harness, None if reg.damage else reg.projects,
+                               store_key(store.root))
         failed: tuple[type[Exception], ...] = ()   # what a child's end raises, caught below
         if worker is not None:   # the child's module is loaded only when one is started (~10 ms)
             from objstore.capture.parseworker import WorkerFailed  # deferred: loaded with the child only
@@ -564,7 +566,7 @@ def _add_each(app: TurnAppender, turns: Iterable[CapturedTurn], path: Path, res:
 
 
 def _start_worker(reader, to_read: list[str], workers: int | None, harness: str,
-                  registry: dict[str, str] | None = None) -> ParseWorker | ParseWorkers | None:
+                  registry: dict[str, str] | None = None, key: bytes | None = None) -> ParseWorker | ParseWorkers | None:
     """A :class:`ParseWorker` for ``to_read`` (``workers`` 1), :class:`ParseWorkers`
     (``workers`` 2 or more), or None: ``workers`` 0, one core, less than
     :data:`PARALLEL_MIN_BYTES` to read (``workers`` None), or the child cannot
@@ -581,8 +583,8 @@ def _start_worker(reader, to_read: list[str], workers: int | None, harness: str,
     try:
         if workers > 1:
             return ParseWorkers(reader.__name__, to_read, harness, registry, workers,
-                                tree_of=getattr(reader, "tree_key", None))  # a session tree in one child
-        return ParseWorker(reader.__name__, to_read, harness, registry)
+                                tree_of=getattr(reader, "tree_key", None), key=key)  # a session tree in one child
+        return ParseWorker(reader.__name__, to_read, harness, registry, key)
     except OSError:
         return None
 
@@ -617,7 +619,8 @@ def _from_worker(worker: ParseWorker, app: TurnAppender, stats) -> Iterator[Capt
                     app.redactions[text] = (text, 0) if redacted is None else (redacted, n)
                     texts.append(text)
                 yield CapturedTurn(session, source, role, text, ts, cwd, project, alias, entrypoint,
-                                   row[11] if len(row) > 11 else None, tuple(row[12]) if len(row) > 12 else ())
+                                   row[11] if len(row) > 11 else None, tuple(row[12]) if len(row) > 12 else (),
+                                   row[13] if len(row) > 13 else "")
             recent.append(texts)
         else:
             _tag, counts, err = msg

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from objstore.capture.claude_code import prompt_hash
+from objstore.capture.promptscan import keyed_hash, prompt_hash
 from objstore.capture.cursors import load_cursor, save_cursor
 from objstore.capture.policy import (CaptureConfig, has_marker, load_config, no_capture_of,
                                     no_capture_sessions, path_excluded)
@@ -29,6 +29,7 @@ from objstore.capture.transcript import project_of, strip_mem_context
 from objstore.core.record import Record, set_fields
 from objstore.core.refs import validate_session_id
 from objstore.core.errors import MemError, StoreLocked
+from objstore.core.hashkey import store_key
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender
 from objstore.memory.facts import commit_later
@@ -144,7 +145,8 @@ def _capture(store: Store, session_id: str, prompt: str, cwd: str, transcript: P
     if path_excluded(cfg, cwd):
         return PromptResult("excluded")
     snap = snapshot if snapshot is not None else prompt_snapshot(store.root, transcript, prompt)
-    h = prompt_hash(prompt)
+    plain = prompt_hash(prompt)
+    h = keyed_hash(plain, store_key(store.root))    # the stored alias's (test34b T10); ``plain``: an older mem's
     with store.lock(command) as held:
         if no_capture_of(sid, no_capture_sessions(store)):
             return PromptResult("no-capture")
@@ -177,16 +179,17 @@ def _capture(store: Store, session_id: str, prompt: str, cwd: str, transcript: P
                 pass
         st = w.state(sid)
         key = snap.key
-        if not key and st.head_role == "user" and st.head_source.startswith(f"cc:p:{h}:"):
+        if not key and st.head_role == "user" and st.head_source.startswith((f"cc:p:{h}:", f"cc:p:{plain}:")):
             key = st.head_source        # no transcript: the newest turn is this very prompt
         if not key:
             key = f"cc:p:{h}:" + str(1 + max((int(x.rsplit(":", 1)[1]) for x in st.sources
-                                              if x.startswith(f"cc:p:{h}:") and x.rsplit(":", 1)[1].isdigit()),
-                                             default=0))
+                                              if x.startswith((f"cc:p:{h}:", f"cc:p:{plain}:"))
+                                              and x.rsplit(":", 1)[1].isdigit()), default=0))
         rules = w.filter().rules.get(sid)
         gone = bool(rules and cwd and match_spans(cwd, rules))   # the writer empties it: not registered either
         ct = CapturedTurn(sid, key, "user", prompt, time_ms if time_ms is not None else now_ms(),
-                          cwd, "" if gone else project_namer(store)(cwd, project_of(cwd)), entrypoint=entrypoint[:40])
+                          cwd, "" if gone else project_namer(store)(cwd, project_of(cwd)), entrypoint=entrypoint[:40],
+                          legacy=f"cc:p:{plain}:{key.rsplit(':', 1)[1]}")
         later: list = []    # the facts' index commits: after the turn's session ref is set
         try:
             with guard() if guard is not None else _Unguarded():

@@ -58,6 +58,7 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from objstore.capture.promptscan import keyed_alias
 from objstore.capture.transcript import enable_fast_json
 from objstore.core.redact import redact
 from objstore.memory.gitident import identity_of
@@ -112,12 +113,14 @@ def project_guesser(registry: dict[str, str] | None):
 
 
 def parse_rows(reader_module: str, path: Path, forecast: TurnForecast | None = None,
-               guess=None) -> Iterator[tuple]:
+               guess=None, key: bytes | None = None) -> Iterator[tuple]:
     """The protocol's messages for one file (what the child sends), parsed by
     the reader module ``reader_module`` (``objstore.capture.claude_code`` or
     ``objstore.capture.codex``) and redacted, in this process; ``forecast``
     gives each row's forecast (None: none), with the project ``guess``
-    (:func:`project_guesser`) names when given."""
+    (:func:`project_guesser`) names when given; ``key``: the store's hash key, a
+    prompt's alias keyed with it (``promptscan.keyed_alias``, the plain one as
+    ``legacy``: the 14th item) as the parent's ``sync`` filter does, so its forecast holds."""
     reader = importlib.import_module(reader_module)
     stats = reader.ParseStats()
     rows: list[tuple] = []
@@ -125,13 +128,16 @@ def parse_rows(reader_module: str, path: Path, forecast: TurnForecast | None = N
     err = None
     try:
         for ct in reader.parse_file(path, stats):
+            if key is not None and ct.alias.startswith("cc:p:"):
+                ct = ct.replace(alias=keyed_alias(ct.alias, key), legacy=ct.alias)
             text = cap_turn_text(ct.text)   # what the turn stores: sent instead of a longer text
             red = redact(text) if text else None
             redacted = red.text if red is not None and red.hits else None
             fc = forecast.next(ct, text if redacted is None else redacted,
                                None if guess is None else guess(ct.cwd, ct.project)) if forecast is not None else None
             rows.append((ct.session, ct.source, ct.role, text, ct.timestamp, ct.cwd, ct.project, ct.alias,
-                         ct.entrypoint, redacted, len(red.hits) if red is not None else 0, fc, ct.withheld))
+                         ct.entrypoint, redacted, len(red.hits) if red is not None else 0, fc, ct.withheld,
+                         ct.legacy))
             chars += len(text)
             if len(rows) >= CHUNK_TURNS or chars >= CHUNK_CHARS:
                 yield ("turns", rows)
@@ -152,10 +158,11 @@ def _child() -> None:
     harness = req[2] if len(req) > 2 else None
     forecast = TurnForecast(harness) if harness else None
     guess = project_guesser(req[3] if len(req) > 3 else None)
+    key = req[4] if len(req) > 4 else None
     out = sys.stdout.buffer
     try:
         for p in paths:
-            for msg in parse_rows(reader_module, Path(p), forecast, guess):
+            for msg in parse_rows(reader_module, Path(p), forecast, guess, key):
                 pickle.dump(msg, out, protocol=_PROTOCOL)
             out.flush()
     except BrokenPipeError:  # the parent is gone: nothing to do
@@ -166,13 +173,14 @@ def _child() -> None:
 class ParseWorker:
     """One child process parsing and redacting ``paths`` in order (see the
     module doc); ``harness``: the importer's, for the rows' forecasts (None:
-    none); ``registry``: the store's project registry, for their projects.
+    none); ``registry``: the store's project registry, for their projects;
+    ``key``: the store's hash key, sent on the child's stdin (``parse_rows``).
     Use :meth:`messages` to read one file's messages at a time, in the
     order of ``paths``; :meth:`close` (or the context manager) ends the
     child.  Raises ``OSError`` if the child cannot be started."""
 
     def __init__(self, reader_module: str, paths: list[Path], harness: str | None = None,
-                 registry: dict[str, str] | None = None) -> None:
+                 registry: dict[str, str] | None = None, key: bytes | None = None) -> None:
         code = (f"import sys; sys.path.insert(0, {_ROOT!r}); "
                 "from objstore.capture.parseworker import _child; _child()")
         self._proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
@@ -180,7 +188,7 @@ class ParseWorker:
         self._q: queue.Queue = queue.Queue(QUEUE_CHUNKS)
         self._stop = threading.Event()
         try:
-            pickle.dump((reader_module, [str(p) for p in paths], harness, registry), self._proc.stdin,
+            pickle.dump((reader_module, [str(p) for p in paths], harness, registry, key), self._proc.stdin,
                         protocol=_PROTOCOL)
             self._proc.stdin.close()
         except OSError:
@@ -288,13 +296,13 @@ class ParseWorkers:
 
     def __init__(self, reader_module: str, paths: list[Path], harness: str | None = None,
                  registry: dict[str, str] | None = None, n: int = 2,
-                 tree_of: Callable[[str], str] | None = None) -> None:
+                 tree_of: Callable[[str], str] | None = None, key: bytes | None = None) -> None:
         self._workers: list[ParseWorker] = []
         self._child_of = split_paths(paths, n, tree_of)
         try:
             for k in range(max(self._child_of, default=0) + 1):
                 self._workers.append(ParseWorker(reader_module, [p for p, c in zip(paths, self._child_of) if c == k],
-                                                 harness, registry))
+                                                 harness, registry, key))
         except OSError:
             self.close()
             raise

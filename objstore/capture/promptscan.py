@@ -23,6 +23,7 @@ from pathlib import Path
 
 from objstore.capture.transcript import (ParseStats, as_str, cut_text, decode_line, read_lines, strip_harness_context,
                                          strip_mem_context)
+from objstore.core.hashkey import keyed_digest
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.text import LazyPattern
 
@@ -30,7 +31,8 @@ TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["BASH_PRINTED", "cursor_key", "is_turn_record", "prompt_hash", "scan_prompts", "text_key", "user_parts"]
+__all__ = ["BASH_PRINTED", "cursor_key", "is_turn_record", "keyed_alias", "keyed_hash", "prompt_hash", "scan_prompts",
+           "text_key", "user_parts"]
 
 
 def text_key(text: str) -> str:
@@ -62,8 +64,35 @@ def _prompt_norm(text: str) -> str:
 
 
 def prompt_hash(text: str) -> str:
-    """24 hex of the SHA-256 of a prompt's normalized form (see :func:`prompt_alias`)."""
+    """24 hex of the SHA-256 of a prompt's normalized form (see :func:`prompt_alias`):
+    the plain hash the reader and the prompt hook count and compare a prompt by in
+    this process and in the store's local cursor files.  Never stored in an object:
+    a stored alias carries :func:`keyed_hash` of it (test34b T10: a redacted PIN
+    came back from the plain hash in 10,000 tries)."""
     return sha256(_prompt_norm(text).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+#: the ``keyed_digest`` purpose of a stored prompt alias (docs/format.md, "Hash key")
+PROMPT_PURPOSE = "prompt-alias"
+
+
+def keyed_hash(plain: str, key: bytes) -> str:
+    """24 lowercase hex: the 12-byte ``core.hashkey.keyed_digest`` under the store's
+    hash ``key`` (32 bytes) of the ASCII ``plain`` hash (:func:`prompt_hash`'s 24 hex),
+    purpose :data:`PROMPT_PURPOSE`.  The same shape as the plain hash (so
+    ``core.packsources`` encodes it alike); without the key it gives nothing of the
+    prompt back.  Raises ValueError for a bad key."""
+    return keyed_digest(key, PROMPT_PURPOSE, plain.encode("ascii"), 12).hex()
+
+
+def keyed_alias(alias: str, key: bytes) -> str:
+    """The stored form of a prompt alias: ``cc:p:<plain>:<n>`` (:func:`prompt_alias`,
+    the prompt hook's snapshot) as ``cc:p:<keyed_hash(plain)>:<n>``; any other string
+    unchanged."""
+    if not alias.startswith("cc:p:"):
+        return alias
+    _, _, plain, n = alias.split(":", 3)
+    return f"cc:p:{keyed_hash(plain, key)}:{n}"
 
 
 def _flatten_result(content: Any) -> str:

@@ -18,9 +18,10 @@ import json
 import os
 from pathlib import Path
 
-from objstore.capture.promptscan import cursor_key, prompt_hash, scan_prompts
+from objstore.capture.promptscan import cursor_key, keyed_hash, prompt_hash, scan_prompts
 from objstore.capture.transcript import strip_mem_context
 from objstore.core.atomic import CACHE_FILE_MAX_BYTES, read_regular
+from objstore.core.hashkey import store_key
 from objstore.core.record import Frozen, set_fields
 
 __all__ = ["PromptSnapshot", "SNAPSHOT_MAX_BYTES", "is_subagent", "prompt_snapshot"]
@@ -41,7 +42,8 @@ class PromptSnapshot(Frozen):
     """The key a prompt hook gives its prompt, fixed from the transcript as it
     was when the hook started, before anything else runs.
 
-    ``key`` is ``cc:p:<hash>:<n>``: ``n`` counts the prompt records of this
+    ``key`` is ``cc:p:<hash>:<n>`` (``hash``: ``promptscan.keyed_hash`` of the
+    plain hash under the store's hash key, made now when it has none): ``n`` counts the prompt records of this
     text in the transcript's first ``size`` bytes (the hook's start), as the
     reader counts them, plus one unless the last prompt record there has this
     text (then the delivery is that record: written before the hook ran, or a
@@ -95,4 +97,8 @@ def prompt_snapshot(root: Path, transcript: Path | None, prompt: str) -> PromptS
                 count += 1
     except OSError:
         return PromptSnapshot(size=size)
-    return PromptSnapshot(f"cc:p:{h}:{count if prev == h else count + 1}", size)
+    try:
+        hk = keyed_hash(h, store_key(root))
+    except OSError:       # no key can be made (a read-only store): the prompt's capture fails there anyway
+        return PromptSnapshot(size=size)
+    return PromptSnapshot(f"cc:p:{hk}:{count if prev == h else count + 1}", size)

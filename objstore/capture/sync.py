@@ -68,7 +68,7 @@ from objstore.capture.claude_code import ParseStats, parse_file
 from objstore.capture.claude_subagents import subagent_outcome
 from objstore.capture.nomem import subagent_excluded
 from objstore.capture.cursors import Cursor, cursor_saved, iter_cursors, load_cursor, save_cursor
-from objstore.capture.promptscan import text_key
+from objstore.capture.promptscan import keyed_alias, text_key
 from objstore.capture.policy import (DEFAULT_MARKER, CaptureConfig,
                                     capture_refused, has_marker, load_config, mark_no_capture,
                                     no_capture_of, no_capture_sessions, path_excluded)
@@ -80,6 +80,7 @@ from objstore.capture.transcript import transcript_refused
 from objstore.core.atomic import CACHE_FILE_MAX_BYTES, SMALL_FILE_MAX_BYTES, open_regular, read_regular
 from objstore.core.errors import MemError
 from objstore.core.fileid import hidden_source
+from objstore.core.hashkey import store_key
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
@@ -212,7 +213,7 @@ class _Lineage:
             if mid and (ct.source in seed or f"cc:msg:{mid}" in seed):
                 copied = self._same_message(ct)     # by message id and text, not id alone
             else:
-                copied = ct.source in seed or bool(ct.alias and ct.alias in seed)
+                copied = ct.source in seed or bool(ct.alias and (ct.alias in seed or ct.legacy in seed))
             if copied or (ct.role == "tool" and self.saved.get("after_copy")):
                 self.saved["after_copy"] = True
                 continue
@@ -303,8 +304,10 @@ def project_namer(store: Store):
 
 
 def _filtered(turns: Iterable[CapturedTurn], *, cfg: CaptureConfig, no_capture: set[str],
-              saved: dict, lineage: _Lineage | None, namer=None) -> Iterator[CapturedTurn]:
-    """Apply the exclusions: no-capture sessions, excluded paths, the ignore
+              saved: dict, lineage: _Lineage | None, namer=None, key: bytes) -> Iterator[CapturedTurn]:
+    """A prompt's alias as stored: keyed with the store's hash ``key``
+    (``promptscan.keyed_alias``), the reader's plain alias kept as ``legacy``
+    (what an older mem stored: matched, never stored).  Apply the exclusions: no-capture sessions, excluded paths, the ignore
     marker (the marked prompt and every turn up to the next prompt), then
     the lineage filter.  ``saved`` persists the marker state (``skipping``;
     ``by``, the session whose prompt set it, within one read).  An inline
@@ -316,6 +319,8 @@ def _filtered(turns: Iterable[CapturedTurn], *, cfg: CaptureConfig, no_capture: 
         for ct in turns:
             if no_capture_of(ct.session, no_capture) or path_excluded(cfg, ct.cwd):
                 continue
+            if ct.alias.startswith("cc:p:") and not ct.legacy:    # (a parse worker's row: keyed there)
+                ct = ct.replace(alias=keyed_alias(ct.alias, key), legacy=ct.alias)
             if ct.role == "user" and not (saved.get("skipping") and saved.get("by")
                                           and ct.session.startswith(saved["by"] + ".")):
                 saved["skipping"] = has_marker(cfg, ct.text)
@@ -342,12 +347,13 @@ def import_filter(store: Store, appender: TurnAppender):
     ids = no_capture_sessions(store)
     w = appender
     namer = project_namer(store)
+    key = store_key(store.root)
 
     def wrap(turns: Iterable[CapturedTurn], path: Path | None = None) -> Iterator[CapturedTurn]:
         saved: dict = {}
         if path is not None:   # a sub-agent started by a #nomem answer: its namespace joins ``ids``
             subagent_excluded(store, path, cfg, ids)
-        return _filtered(turns, cfg=cfg, no_capture=ids, saved=saved, lineage=_Lineage(w, saved), namer=namer)
+        return _filtered(turns, cfg=cfg, no_capture=ids, saved=saved, lineage=_Lineage(w, saved), namer=namer, key=key)
     return wrap
 
 
@@ -441,7 +447,7 @@ def sync_one(store: Store, writer: TurnAppender, path: Path, *, final: bool, cfg
     for attempt in (0, 1):
         turns = parse_file(path, stats, start=cur.offset, end=end, state=rs)
         for ct in _filtered(turns, cfg=cfg, no_capture=no_capture, saved=saved, lineage=lineage,
-                            namer=project_namer(store)):
+                            namer=project_namer(store), key=store_key(store.root)):
             res.turns_seen += 1
             if not res.session:
                 res.session = ct.session

@@ -485,7 +485,8 @@ class TurnAppender:
             return True
         srcs = self.state(sid).sources
         hit = self.filter().as_stored(sid, ct.source)
-        return ct.source in srcs or bool(ct.alias and ct.alias in srcs) or bool(hit and hit[0] in srcs)
+        return ct.source in srcs or bool(ct.alias and ct.alias in srcs) or bool(hit and hit[0] in srcs) \
+            or bool(ct.legacy and ct.legacy in srcs)
 
     def add(self, ct: CapturedTurn, *, harness: str | None = None) -> str | None:
         """Write one turn unless its session or record is known or forgotten;
@@ -502,7 +503,8 @@ class TurnAppender:
         if hit is not None:     # a record --scrub-sources rewrote: it is the stored turn, under its old key
             ct = CapturedTurn(ct.session, ct.source, ct.role, ct.text, ct.timestamp, ct.cwd, ct.project, hit[0],
                               ct.entrypoint)
-        known = ct.source in st.sources or bool(ct.alias and ct.alias in st.sources)
+        known = ct.source in st.sources or bool(ct.alias and ct.alias in st.sources) \
+            or bool(ct.legacy and ct.legacy in st.sources)     # an older mem's plain prompt alias (test34b T10)
         if self.refill is not None and sid in self.refill.plans:
             return self.refill.add(self, sid, st, ct, known, harness)
         if known:
@@ -524,7 +526,7 @@ class TurnAppender:
             source = hit[0]
         red = self._redacted(text) if (flt.turns and text and hit is None) else None
         gone = hit[1] if hit is not None else \
-            flt.forgets(sid, (source, ct.source), (text, red[0])) if red is not None else None
+            flt.forgets(sid, (source, ct.source, ct.legacy), (text, red[0])) if red is not None else None
         if gone is not None:
             text, forgotten = "", gone      # kept as an emptied turn (its tombstone's time): it never comes back
             self.forgotten += 1

@@ -257,7 +257,8 @@ class Refill:
         appended (its id returned)."""
         plan = self.plans[sid]
         if known:
-            gap, fits = plan.known(ct.source if ct.source in st.sources else ct.alias)
+            gap, fits = plan.known(ct.source if ct.source in st.sources else
+                                   ct.legacy if ct.legacy and ct.legacy in st.sources else ct.alias)   # (an older mem's id)
             if gap is not None:
                 self._close(app, sid, st, plan, gap, fits)
             return None

@@ -63,18 +63,22 @@ class CapturedTurn(Frozen):
     secret's output: ``objstore.core.redact.fetched.fetched_values``), a
     tuple of str kept in memory only; the turn writer withholds them in the
     session's later turns (``objstore.memory.sessionrules``).
+    ``legacy``: a prompt's alias as an older mem stored it (the plain hash,
+    ``cc:p:<sha256>:<n>``) when ``alias`` is the keyed one: the turn is known
+    when its session holds either; never stored.
 
     The input of :class:`TurnAppender`: the transcript readers
     (``objstore.capture``) produce it, the appender stores it as a
     :class:`Turn`."""
 
     __slots__ = ("session", "source", "role", "text", "timestamp", "cwd", "project", "alias", "entrypoint",
-                 "forecast", "withheld")
+                 "forecast", "withheld", "legacy")
 
     def __init__(self, session: str, source: str, role: str, text: str, timestamp: int, cwd: str, project: str,
                  alias: str = "", entrypoint: str = "", forecast: tuple | None = None,
-                 withheld: tuple[str, ...] = ()) -> None:
-        set_fields(self, session, source, role, text, timestamp, cwd, project, alias, entrypoint, forecast, withheld)
+                 withheld: tuple[str, ...] = (), legacy: str = "") -> None:
+        set_fields(self, session, source, role, text, timestamp, cwd, project, alias, entrypoint, forecast, withheld,
+                   legacy)
 
 
 class SessionInfo(Frozen):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import gen_corpus
+from tests.conftest import gen_corpus, shared_hash_key
 
 from objstore import open_store
 from objstore.capture import importer
@@ -50,6 +50,7 @@ def _import(corpus: Path, root: Path, watch: bool) -> tuple[object, list[tuple[b
         seen.append((gens, (turns / "CURRENT").exists()))
 
     store = open_store(root, create=True)
+    shared_hash_key(root)     # the test compares the two stores' packs byte by byte
     try:
         r = importer.import_transcripts(store, "claude-code", [corpus], workers=0, progress=progress)
     finally:

@@ -27,7 +27,7 @@ import textwrap
 
 import pytest
 
-from tests.conftest import REPO, gen_corpus
+from tests.conftest import REPO, gen_corpus, shared_hash_key
 
 # ``mem import claude-code DIR``, SIGKILLed by itself at its N-th publish of turns
 _KILLED_IMPORT = textwrap.dedent('''
@@ -102,6 +102,7 @@ def _whole(mem, corpus, tmp_path) -> set[str]:
     ``remember``, store (:func:`_export`)."""
     env = {"MEM_HOME": str(tmp_path / "whole")}
     mem("init", env=env)
+    shared_hash_key(env["MEM_HOME"])
     mem("import", "claude-code", str(corpus), env=env)
     mem("remember", "project/p/db", "postgres 16", env=env)
     return _export(mem, env)
@@ -113,6 +114,7 @@ def _whole(mem, corpus, tmp_path) -> set[str]:
 def test_killed_between_the_turns_and_the_new_session_refs_the_next_write_sets_them(mem, store_path, corpus,
                                                                                     tmp_path, nth, roll):
     mem("init")
+    shared_hash_key(store_path)
     _killed_import("refs", corpus, nth, roll)
     r = mem("fsck", exit_code=None)
     assert r.exit_code == 0, r.stdout                 # was exit 13: "missing, while 23 of its turns are stored"
@@ -143,6 +145,7 @@ def test_killed_between_the_turns_and_the_new_session_refs_the_next_write_sets_t
 def test_killed_while_a_publish_waits_for_the_index_leaves_no_turn_readable(mem, store_path, corpus, tmp_path,
                                                                            nth, roll):
     mem("init")
+    shared_hash_key(store_path)
     before = _export(mem)
     _killed_import("wait", corpus, nth, roll)
     r = mem("fsck", exit_code=None)

@@ -23,7 +23,7 @@ import textwrap
 import pytest
 
 from tests.capture.test_import_killed_sessions import _export
-from tests.conftest import REPO, gen_corpus
+from tests.conftest import REPO, gen_corpus, shared_hash_key
 
 from objstore import open_store
 from objstore.capture import importer
@@ -57,6 +57,7 @@ def test_an_import_of_many_packs_leaves_few_and_never_rewrites_an_older_one(mem,
     first, rest, small = corpora
     # the same import in one publish: what the merged store must hold
     whole = open_store(tmp_path / "whole", create=True)
+    shared_hash_key(tmp_path / "whole")
     try:
         importer.import_transcripts(whole, "claude-code", [first], workers=0)
         want = _export(mem, {"MEM_HOME": str(tmp_path / "whole")})
@@ -65,6 +66,7 @@ def test_an_import_of_many_packs_leaves_few_and_never_rewrites_an_older_one(mem,
     monkeypatch.setattr(importer, "PACK_ROLL", ROLL)
     root = tmp_path / "store"
     store = open_store(root, create=True)
+    shared_hash_key(root)
     try:
         r = importer.import_transcripts(store, "claude-code", [first], workers=0)
         assert r.errors == [] and r.index_error is None
@@ -111,6 +113,7 @@ def test_an_import_of_many_packs_merges_the_small_index_segments_as_gc_does(mem,
                 m.setattr(importer, "_merge_segments", lambda store, res: None)
             roots[name] = root = tmp_path / name
             store = open_store(root, create=True)
+            shared_hash_key(root)
             try:
                 r = importer.import_transcripts(store, "claude-code", [corpus], workers=0)
                 assert r.errors == [] and r.index_error is None and r.files > MAX_PACKS
@@ -167,9 +170,11 @@ _KILLED_MERGE = textwrap.dedent('''
 def test_an_import_killed_in_its_merge_loses_nothing(mem, store_path, corpus, tmp_path, where, nth):
     env = {"MEM_HOME": str(tmp_path / "whole")}
     mem("init", env=env)
+    shared_hash_key(env["MEM_HOME"])
     mem("import", "claude-code", str(corpus), env=env)
     whole = _export(mem, env)
     mem("init")
+    shared_hash_key(store_path)
     r = subprocess.run([sys.executable, "-c", _KILLED_MERGE, where, str(corpus), str(nth), str(ROLL)], cwd=REPO,
                        timeout=300, env={**os.environ, "PYTHONPATH": str(REPO), "MEM_HOME": str(store_path)},
                        capture_output=True, text=True)

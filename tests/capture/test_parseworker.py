@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import gen_corpus
+from tests.conftest import gen_corpus, shared_hash_key
 
 from objstore import open_store
 from objstore.capture import importer
@@ -41,6 +41,7 @@ def corpus(tmp_path_factory) -> Path:
 
 def _import(root: Path, corpus: Path, workers: int | None):
     store = open_store(root, create=True)
+    shared_hash_key(root)
     try:
         r = importer.import_transcripts(store, "claude-code", [corpus], workers=workers)
         refs = sorted(store.refs.iter("sessions"))
@@ -184,6 +185,7 @@ def test_an_index_batch_not_flushed_is_replayed_from_the_journal(store_path):
     from objstore.memory.facts import remember
     from objstore.memory.indexbatch import IndexBatch
     store = open_store(store_path, create=True)
+    shared_hash_key(store_path)
     with store.lock("test"):
         ib = IndexBatch(store)
         remember(store, "project/p/alpha", "the quokkaberry build flag", index_batch=ib)
@@ -212,6 +214,7 @@ def test_worker_and_in_process_agree_on_the_test_transcripts(harness, src, tmp_p
     out = {}
     for w in (0, 1):
         store = open_store(tmp_path / f"s{w}", create=True)
+        shared_hash_key(tmp_path / f"s{w}")
         try:
             r = importer.import_transcripts(store, harness, [src], workers=w)
             out[w] = (_summary(r), sorted(store.refs.iter("sessions")), sorted(store.refs.iter("facts")))
@@ -228,6 +231,7 @@ def test_sub_agent_files_are_marked_read_only_after_their_rollup(tmp_path, monke
     import with nothing new rolls nothing up."""
     src = REPO / "cmds" / "data" / "sample-projects"
     store = open_store(tmp_path / "s", create=True)
+    shared_hash_key(tmp_path / "s")
     try:
         def boom(*a, **kw):
             raise KeyboardInterrupt
@@ -305,6 +309,7 @@ def test_forecasts_are_used_only_for_the_turns_they_forecast(tmp_path, monkeypat
     for w in (0, 1, 2):
         given.clear()
         store = open_store(tmp_path / f"s{w}", create=True)
+        shared_hash_key(tmp_path / f"s{w}")
         try:
             # first the beginning of one file (its turns are stored: the rest continues them)
             part = tmp_path / f"part{w}" / files[0].name
@@ -352,6 +357,7 @@ def test_an_older_workers_rows_without_forecasts_are_read(tmp_path, monkeypatch)
     refs = []
     for w in (0, 1):
         store = open_store(tmp_path / f"s{w}", create=True)
+        shared_hash_key(tmp_path / f"s{w}")
         try:
             if w:
                 monkeypatch.setattr(importer, "_start_worker", lambda reader, to_read, *a: Old(to_read))

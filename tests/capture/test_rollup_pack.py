@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import gen_corpus
+from tests.conftest import gen_corpus, shared_hash_key
 
 from objstore.capture import rollup as rollup_mod
 from objstore.capture.importer import import_transcripts
@@ -114,6 +114,7 @@ def test_an_import_rolls_up_from_the_chains_it_wrote(tmp_path, corpus, monkeypat
             return real(*a, chains=chains if use_chains else None, **kw)
         monkeypatch.setattr("objstore.capture.importer.rollup_files", rollup_files)
         st = open_store(root, create=True)
+        shared_hash_key(root)
         try:
             import_transcripts(st, "claude-code", [corpus])
             assert used and used[0] >= 3
@@ -190,6 +191,7 @@ def test_rollups_that_fail_leave_the_last_turns_to_the_journal(tmp_path, corpus,
     from objstore.index.errors import SearchIndexError
     from objstore.index.searchindex import SearchIndex
     clean = open_store(tmp_path / "clean", create=True)
+    shared_hash_key(tmp_path / "clean")
     try:
         want = import_transcripts(clean, "claude-code", [corpus])
         want_sums = sorted(_summaries(clean))
@@ -212,6 +214,7 @@ def test_rollups_that_fail_leave_the_last_turns_to_the_journal(tmp_path, corpus,
     if how == "index error":
         monkeypatch.setattr(SearchIndex, "add", add)
     store = open_store(tmp_path / "s", create=True)
+    shared_hash_key(tmp_path / "s")
     try:
         if how == "crash":
             with pytest.raises(RuntimeError):
@@ -278,6 +281,7 @@ def test_an_import_flushes_its_summaries_every_flush_docs(tmp_path, corpus, monk
             return real_flush(self)
         monkeypatch.setattr(facts_mod.IndexBatch, "flush", flush)
         st = open_store(root, create=True)
+        shared_hash_key(root)
         try:
             import_transcripts(st, "claude-code", [corpus])
             sums = _summaries(st)

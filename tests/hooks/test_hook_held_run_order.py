@@ -10,6 +10,7 @@ from __future__ import annotations
 from objstore import import_transcripts, sync_files
 from objstore.capture.claude_code import answer_hash
 from objstore.memory.opening import open_store
+from tests.conftest import shared_hash_key
 from tests.hooks._util import asst, line, text, turns, user
 
 SID = "5d1e6f0a-0000-4000-8000-0000000000b7"
@@ -28,9 +29,11 @@ def test_stop_then_session_end_gives_the_import_order(tmp_path):
         line(user("u3", "now check the tests", SID)),
     ]))
     with open_store(tmp_path / "hook", create=True) as s:
+        shared_hash_key(tmp_path / "hook")      # the two stores' ids compared: one prompt-alias key
         sync_files(s, [t], stopped=answer_hash("an answer not in the file"))   # Stop
         sync_files(s, [t], final=True, ended=True)                             # SessionEnd
     with open_store(tmp_path / "imp", create=True) as s:
+        shared_hash_key(tmp_path / "imp")
         import_transcripts(s, "claude-code", [t])
     got, want = _ordered(tmp_path / "hook"), _ordered(tmp_path / "imp")
     assert [r for r, _x, _src in want] == ["user", "assistant", "user", "user"]

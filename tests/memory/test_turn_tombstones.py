@@ -13,6 +13,8 @@ import pytest
 
 from objstore import add_remote, clone, forget, get_remote, push, pull
 from objstore.capture.claude_code import prompt_alias
+from objstore.capture.promptscan import keyed_alias
+from objstore.core.hashkey import store_key
 from objstore.capture.importer import import_claude_code
 from objstore.core.codec import encode
 from objstore.core.objects import Tombstone, value_digest
@@ -60,6 +62,11 @@ def _live_refused(store) -> list[tuple[str, str]]:
     for name, head in store.refs.iter("sessions"):
         out += [(tv.turn.session, tv.turn.text) for tv in walk_turns(store, head) if fidx.turn_time(tv.turn)]
     return out
+
+
+def _stored_alias(store) -> str:
+    """The shared prompt's first alias as this store stores it (keyed with its hash key: test34b T10)."""
+    return keyed_alias(prompt_alias(SHARED, {}), store_key(store.root))
 
 
 def test_the_documented_scoped_tombstone_frame():
@@ -118,8 +125,9 @@ def test_forget_of_one_prompt_is_scoped_in_capture_and_push(tmp_path):
         fc = _session(proj, C, "c")
         import_claude_code(s, [fa, fc], reread=True)
         assert _texts(s, A)[0] == "" and _texts(s, C)[0] == SHARED
-        assert capture_filter(s).forgets(A, (prompt_alias(SHARED, {}),), (SHARED,)) is not None
-        assert capture_filter(s).forgets(C, (prompt_alias(SHARED, {}),), (SHARED,)) is None
+        stored = _stored_alias(s)
+        assert capture_filter(s).forgets(A, (stored,), (SHARED,)) is not None
+        assert capture_filter(s).forgets(C, (stored,), (SHARED,)) is None
 
 
 def test_an_older_unscoped_prompt_tombstone_still_blanks_what_it_did(tmp_path):
@@ -129,7 +137,7 @@ def test_an_older_unscoped_prompt_tombstone_still_blanks_what_it_did(tmp_path):
     fa = _session(proj, A, "a")
     with open_store(tmp_path / "s", create=True) as s:
         import_claude_code(s, [fa])
-        put_tombstone(s, Tombstone(key=prompt_alias(SHARED, {}), value_sha256=value_digest(SHARED), time=1000))
+        put_tombstone(s, Tombstone(key=_stored_alias(s), value_sha256=value_digest(SHARED), time=1000))
         assert _live_refused(s) == [(A, SHARED)]        # as before: push refuses until it is forgotten here
         import_claude_code(s, [_session(proj, C, "c")])
         assert _texts(s, C)[0] == ""                    # capture blanks it in a new session, as before
@@ -147,7 +155,7 @@ def test_an_older_session_forget_no_longer_blocks_push(tmp_path, monkeypatch):
         monkeypatch.setattr(forget_mod, "turn_tombstone_key", lambda sid, source: source)   # the older key
         forget(s, session=A)
         monkeypatch.undo()
-        assert any(t.key == prompt_alias(SHARED, {}) for t in forget_mod.all_tombstones(s))
+        assert any(t.key == _stored_alias(s) for t in forget_mod.all_tombstones(s))
         assert _live_refused(s) == []
         push(s, spec)
         assert _texts(s, B)[0] == SHARED
