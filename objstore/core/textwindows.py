@@ -30,7 +30,7 @@ from objstore.core.ids import blake2b
 from objstore.core.text import LazyPattern
 from objstore.core.wordwindows import ALNUM_BYTES, word_windows
 
-__all__ = ["FOLD_MIN_CHARS", "SEPARATORS", "find_matches", "fold_worth", "folded_form"]
+__all__ = ["FOLD_MIN_CHARS", "SEPARATORS", "WORD_START", "find_matches", "fold_worth", "folded_form"]
 
 #: the characters a folded form drops: how a person joins the parts of one value
 SEPARATORS = " -_./"
@@ -40,7 +40,7 @@ FOLD_MIN_CHARS = 8
 #: find_matches: each character where a window may start with ``word_starts``: one but the space that is
 #: not a letter or digit (``\\w`` is str.isalnum's letters and digits and ``_``), or a letter or digit that
 #: follows none (or starts the text)
-_WORD_START = LazyPattern(r"[^\w ]|_|(?<![^\W_])[^\W_]")
+WORD_START = LazyPattern(r"[^\w ]|_|(?<![^\W_])[^\W_]")
 #: a word of a folded run: letters and digits; a run: words joined by separators only
 _WORD = LazyPattern(r"[^\W_]+")
 _CHAIN = LazyPattern(r"[^\W_]+(?:[ \-_./]+[^\W_]+)+")
@@ -118,7 +118,7 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
             # start is a character but the space that is no letter or digit, or one that follows none (regex)
             alnum = (raw.translate(ALNUM_BYTES) + b"\0" if len(raw) == len(norm)
                      else [*map(str.isalnum, norm), False])
-            starts = [m.start() for m in _WORD_START.finditer(norm)]
+            starts = [m.start() for m in WORD_START.finditer(norm)]
         else:
             starts = [s for s in range(len(norm)) if norm[s] != " "]
         if key is not None:   # (n, start) pairs whose window ends a word: not between two letters or digits

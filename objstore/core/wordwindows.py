@@ -25,7 +25,7 @@ def word_windows(norm: str, lengths) -> dict[int, list[int]]:
     window of ``n`` characters that starts where a word starts or at a character but the space that is
     no letter or digit, and ends where a word ends (not between two letters or digits).  Each set is
     one big-integer expression over the text (a byte per character, 0 or 1; session 38, branch
-    ``imp38``): the same windows as ``textwindows._WORD_START`` and ``str.isalnum`` per character, without
+    ``imp38``): the same windows as ``textwindows.WORD_START`` and ``str.isalnum`` per character, without
     a Python step per character but one per letter or digit beyond ASCII.  Returns ``{n: [start, ...]}``;
     never raises for a ``str`` (a lone surrogate is no letter or digit) and ints from 1 to ``len(norm)``."""
     raw = norm.encode("ascii", "replace")   # one byte per character: "?" for every one beyond ASCII
