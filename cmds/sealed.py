@@ -147,6 +147,34 @@ def show(key, version, show_all, raw, passphrase_file, as_json, store):
         sys.stdout.buffer.flush()
 
 
+#: the largest age file 'mem sealed import' reads: a sealed value is at most 100,000 characters (4 bytes each
+#: in UTF-8), plus age's header, chunk tags and ASCII armor (fresh38 F9: /dev/zero took 10 GB in 7 s)
+MAX_AGE_FILE = 1 << 20
+
+
+def _read_age_file(file: str) -> bytes:
+    """The bytes of ``file`` ('-': standard input), at most
+    :data:`MAX_AGE_FILE`.  Raises InvalidInput (exit 2) for a larger one, or
+    for a file that is not a regular file (a FIFO, a device: it would block
+    or never end; fresh38 F9); nothing is stored."""
+    import os
+    import stat
+
+    from objstore import InvalidInput
+    if file == "-":
+        data = sys.stdin.buffer.read(MAX_AGE_FILE + 1)
+    else:
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise InvalidInput(f"{file} is not a regular file: an age file is (nothing was stored)")
+            data = f.read(MAX_AGE_FILE + 1)
+    if len(data) > MAX_AGE_FILE:
+        raise InvalidInput(f"{'standard input' if file == '-' else file} is over {MAX_AGE_FILE:,} bytes: no age "
+                           "file of a sealed value is (nothing was stored)")
+    return data
+
+
 @command.command("import")
 @click.argument("key")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
@@ -182,7 +210,8 @@ def import_(key, file, kind, trust, valid_from, passphrase_file, as_json, store)
     version is agent_observed: it never replaces a sealed value the person
     stated (refused, exit 6), and --trust user_stated is refused (exit 6).
 
-    Exit status: 0 stored; 2 not an age file, not encrypted to the
+    Exit status: 0 stored; 2 not an age file (or not a regular file, or
+    over 1 MiB), not encrypted to the
     vault's kind of key or to this vault's key, damaged, an empty
     passphrase file, or no terminal to ask for the passphrase; 4 no such
     file or no vault; 6 KEY holds plain values (seal it first), a
@@ -198,11 +227,7 @@ def import_(key, file, kind, trust, valid_from, passphrase_file, as_json, store)
         require_person(os.environ, "mem sealed import --trust user_stated",
                        instead="leave --trust off: the version is agent_observed")
     trust = trust or default_trust(os.environ)
-    if file == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        with open(file, "rb") as f:
-            data = f.read()
+    data = _read_age_file(file)
     if file == "-" and passphrase_file == "-":
         from objstore import InvalidInput
         raise InvalidInput("FILE and --passphrase-file cannot both be standard input (nothing was stored)")

@@ -67,6 +67,8 @@ WRITING_TOOLS = WRITE_TOOLS + ADMIN_TOOLS
 CONFIRM_TTL_S = 600
 KEYS_FORMAT = 1
 MAX_NAME = 64
+#: the longest key lifetime (days): 100 years (an infinite or huge one overflowed, fresh38 F17)
+MAX_EXPIRES_DAYS = 36_525
 #: the authors mem itself writes under (the person's ``user``, a sub-agent rollup's ``rollup``,
 #: ``derive``, the MCP server, the proxy, imports, ``mem curate``): a key's name is the author of
 #: what it writes (``mem blame``, the MCP ``origin``), so no key may take one (test37 T9.9)
@@ -278,7 +280,8 @@ def mint_key(path: Path, name: str, role: str, *, namespaces: Iterable[str] = ()
             ``core.lookalike.confusable_skeleton``).
         role: one of :data:`ROLES`.
         namespaces: confinement (:func:`check_namespace` each).
-        expires_days: lifetime in days (> 0), None = never.
+        expires_days: lifetime in days (> 0, at most :data:`MAX_EXPIRES_DAYS`),
+            None = never.
     Returns:
         ``(key, record)``: the key is shown once and never stored.
     Raises:
@@ -297,8 +300,8 @@ def mint_key(path: Path, name: str, role: str, *, namespaces: Iterable[str] = ()
                hint="name the key for who holds it, e.g. codex@laptop")
     tools_for(role)
     ns = tuple(dict.fromkeys(check_namespace(n) for n in namespaces))
-    if expires_days is not None and not expires_days > 0:
-        raise InvalidInput("--expires-days must be > 0")
+    if expires_days is not None and not 0 < expires_days <= MAX_EXPIRES_DAYS:   # (also NaN and inf: fresh38 F17)
+        raise InvalidInput(f"--expires-days must be > 0 and at most {MAX_EXPIRES_DAYS:,} (100 years)")
     now = int(time.time() * 1000) if now_ms is None else now_ms
     token = KEY_PREFIX + secrets.token_urlsafe(32)
     digest = _digest(token)

@@ -91,6 +91,9 @@ def _damage(data: bytes) -> tuple[dict, str]:
                 and isinstance(e.get("endpoint"), (str, type(None)))
                 and isinstance(e.get("encrypt", True), bool)):
             return {}, f"remote {name!r} is not {{\"url\": text, \"endpoint\": text|null, \"encrypt\": bool}}"
+    for i, name in enumerate(d, 1):   # (fresh38 F21: a 500-character name made a cache file name too long)
+        if not NAME_RE.match(name):
+            return {}, f"the name of remote #{i} is not a remote name (letters, digits, '.', '_' and '-', at most 64)"
     from objstore.core.redact import check_name   # defer: the rules compile at import
     for i, (name, e) in enumerate(d.items(), 1):
         for what, text, url in (("name", name, False), ("URL", e["url"], True), ("endpoint", e.get("endpoint"), True)):

@@ -8,7 +8,7 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from objstore.core.errors import InvalidInput, NotFound, WrongKey
+from objstore.core.errors import AmbiguousId, InvalidInput, NotFound, WrongKey
 from objstore.core.objects import Fact, Turn
 from objstore.core.store import Store
 from objstore.memory.opening import open_store
@@ -110,8 +110,15 @@ def restore(root: str | os.PathLike, url: str, *, snapshot: str | None = None, n
         if not m.snapshots:
             raise NotFound(f"the remote {url} has no snapshot", hint="make one with: mem backup")
         snaps = sorted(m.snapshots, key=lambda s: s.time)
-        pick = snaps[-1] if snapshot in (None, "latest") else next(
-            (s for s in snaps if s.name == snapshot or s.name.startswith(snapshot)), None)
+        if snapshot in (None, "latest"):
+            pick = snaps[-1]
+        else:   # the name, or its unique prefix (fresh38 F23: the oldest of two matches was restored, exit 0)
+            hits = [s for s in snaps if s.name == snapshot] or [s for s in snaps if s.name.startswith(snapshot)]
+            if len(hits) > 1:
+                raise AmbiguousId(f"snapshot prefix {snapshot!r} matches {len(hits)} snapshots: "
+                                  + ", ".join(s.name for s in hits[:4]) + ("…" if len(hits) > 4 else ""),
+                                  hint="give more of the name (mem backup --list NAME lists them)")
+            pick = hits[0] if hits else None
         if pick is None:
             raise NotFound(f"no snapshot {snapshot}", hint="list them: mem backup --list")
         res = SyncResult(remote=spec.name, snapshot=pick.name, bytes_received=n)
