@@ -23,7 +23,9 @@ import os
 from pathlib import Path
 
 from objstore.capture import claude_code, codex
+from objstore.capture.promptscan import keyed_alias
 from objstore.capture.scrub import open_regular, scrub, scrubbed
+from objstore.core.hashkey import store_key
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender
 from objstore.memory.tombstones import put_tombstone, scrubbed_tombstone
@@ -64,13 +66,19 @@ def scrubbed_records(store: Store, path: Path, data: bytes, new: bytes) -> list:
     app = TurnAppender(store, command="forget")
     flt = app.filter()
     now = now_ms()
+    key = store_key(store.root)
     out = []
     for b, a in zip(before, after):
         if (b.session, b.role, b.timestamp) != (a.session, a.role, a.timestamp):
             continue
         kb, ka = b.alias or b.source, a.alias or a.source
         sid = app.valid_sid(b.session)
-        if kb == ka or sid is None or sid in flt.sessions or kb not in app.state(sid).sources:
+        if kb == ka or sid is None or sid in flt.sessions:
+            continue
+        # a prompt's alias as the store holds it: keyed with its hash key (pid38), or an older mem's plain one
+        have = app.state(sid).sources
+        kb = next((k for k in (keyed_alias(kb, key), kb) if k in have), None)
+        if kb is None:
             continue
         when = flt.forgets(sid, (kb, b.source), (b.text, app.stored_text(b.text)))
         out.append(scrubbed_tombstone(sid, kb, a.source, when or now))
