@@ -162,3 +162,14 @@ def test_a_key_named_for_a_pin_or_code_withholds_a_code_value(key):
 def test_a_key_not_named_for_a_code_or_a_short_value_keeps_it(key):
     from objstore.core.redact.names import redact_named
     assert redact_named("13" if key.endswith("led-pin") else "4471-9982", key).text != "[REDACTED:named-secret]"
+
+
+def test_a_new_pin_under_a_pin_key_that_reads_the_same_withheld_says_so(store):
+    """fresh38 F19: 'mem remember user/pin 8812' after 4471 answered
+    "unchanged" with no word that the value was withheld (both read
+    [REDACTED:named-secret]): the result counts the redaction, so the
+    command warns as for the first write."""
+    from objstore.memory import facts
+    assert facts.remember(store, "user/pin", "4471").redacted == 1
+    r = facts.remember(store, "user/pin", "8812")
+    assert not r.written and r.redacted == 1
