@@ -233,7 +233,7 @@ class Store(PackRewrites, ChainWalk):
         self.close()
         root = self.root
         made = {"objects", "refs", "logs", "locks", "tmp", "config", "cache", "index", "index-journal", "index-journal.d",
-                "projects.json"}
+                "projects.json", "hash-key"}   # (hash-key: an import keys its prompt ids with it first, pid38)
         if any(not e.startswith(".") and e not in made for e in os.listdir(root)):
             return False      # something else was written (a config.toml, a registry...): keep it
         for sub in ("refs", "objects"):
