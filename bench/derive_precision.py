@@ -71,6 +71,8 @@ def measure(transcripts: Path = TRANSCRIPTS, labels: Path = LABELS, work: Path |
     from objstore.derive.providers import Provider
     from objstore.derive.run import build_prompt, plan, run
     from objstore.memory.sessions import walk_turns
+    from objstore.capture.promptscan import keyed_alias
+    from objstore.core.hashkey import store_key
 
     spec = json.loads(Path(labels).read_text("utf-8"))
     if not Path(transcripts).is_dir():
@@ -84,6 +86,9 @@ def measure(transcripts: Path = TRANSCRIPTS, labels: Path = LABELS, work: Path |
             props = spec["proposals"]
             sessions = sorted({p["session"] for p in props})
             p = plan(store, Provider("openai", "scripted", "http://127.0.0.1:9/v1"), sessions=sessions)
+            # the labels cite a prompt by its plain alias; the store holds it keyed with its hash key (pid38)
+            key = store_key(store.root)
+            props = [{**x, "turns": [keyed_alias(t, key) for t in x["turns"]]} for x in props]
             source_of: dict[str, str] = {}
             for name, head in store.refs.iter("sessions"):
                 if name[len("sessions/"):] in sessions:
