@@ -2,13 +2,16 @@
 
     PYTHONPATH=<tree> python bench/linepass_replay.py collect OUT.pkl [CORPUS]
     python bench/linepass_replay.py time OUT.pkl TREE [TREE ...] [--rounds N]
+    PYTHONPATH=<tree> python bench/linepass_replay.py run OUT.pkl --passes N   # for callgrind
 
 ``collect`` imports ``CORPUS`` (default ``/tmp/bench-corpus``) in process into a new store under a temporary
 folder and keeps every block of frames the import's ``pack-deflate`` thread hands ``LinePass.strip``, with the
 pass it belongs to.  ``time`` replays them with each tree in turn (a new process per tree and round, rounds
 interleaved): a new ``LinePass`` per pass, each block stripped in order and its chunk blocks taken, the CPU of
 that (best of 3 in the process) and a digest of every stored frame, reference area and chunk block, which must be
-the same for every tree (docs/benchmarks.md, "Session 39 (branch `imp39`)").
+the same for every tree (docs/benchmarks.md, "Session 39 (branch `imp39`)").  ``run``: ``--passes`` replays and
+nothing else; under ``valgrind --tool=callgrind`` the instructions of ``--passes 1`` less those of ``--passes 0``
+are one replay's.
 """
 
 from __future__ import annotations
@@ -74,6 +77,20 @@ def collect(out: str, corpus: str) -> None:
           f"frames, {sum(len(x) for c in calls for x in c[1]):,} bytes")
 
 
+def run(path: str, passes: int) -> None:
+    from objstore.core import packlines
+    with open(path, "rb") as fh:
+        calls = pickle.load(fh)
+    for _ in range(passes):
+        lines: dict = {}
+        for pid, frames in calls:
+            lp = lines.get(pid)
+            if lp is None:
+                lp = lines[pid] = packlines.LinePass()
+            lp.strip(frames)
+            lp.chunk_blocks()
+
+
 def timed(path: str, trees: list[str], rounds: int) -> None:
     got: dict[str, list[tuple[float, str]]] = {t: [] for t in trees}
     for _ in range(rounds):
@@ -94,6 +111,9 @@ def main() -> None:
     c = sub.add_parser("collect")
     c.add_argument("out")
     c.add_argument("corpus", nargs="?", default="/tmp/bench-corpus")
+    r = sub.add_parser("run")
+    r.add_argument("blocks")
+    r.add_argument("--passes", type=int, default=1)
     t = sub.add_parser("time")
     t.add_argument("blocks")
     t.add_argument("trees", nargs="+")
@@ -101,6 +121,8 @@ def main() -> None:
     a = ap.parse_args()
     if a.cmd == "collect":
         collect(a.out, a.corpus)
+    elif a.cmd == "run":
+        run(a.blocks, a.passes)
     else:
         timed(a.blocks, a.trees, a.rounds)
 
