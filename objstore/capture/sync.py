@@ -85,6 +85,7 @@ from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the p
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender, message_digest
+from objstore.memory.provenance import is_subagent_session
 from objstore.memory.sessions import CapturedTurn, walk_turns
 from objstore.memory.tombstones import match_spans, redact_matches
 
@@ -615,13 +616,14 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
 def states_fact(ct: CapturedTurn) -> bool:
     """Whether a turn is a prompt the person typed (a Claude Code prompt,
     alias ``cc:p:``; a Codex user message of a main session, source
-    ``cx:u:``) that states a fact (:func:`statements.statement_of`) or
+    ``cx:u:``), not a sub-agent's (its user turn is the parent agent's
+    prompt, ``provenance.turn_author``: test39 T4), that states a fact (:func:`statements.statement_of`) or
     takes one back (:func:`retraction.retraction_of`, "forget that": what
     ``mem import`` takes back, ``takeback.take_back_stated``; it states
     nothing to write): what the sync and ``mem import`` hand to
     :func:`write_stated` once they added the turn (test33 T21)."""
-    return ct.role == "user" and (ct.alias.startswith("cc:p:") or (ct.source.startswith("cx:u:")
-                                                                   and ".agent-" not in ct.session)) \
+    return ct.role == "user" and (ct.alias.startswith("cc:p:") or ct.source.startswith("cx:u:")) \
+        and not is_subagent_session(ct.session) \
         and (statement_of(ct.text) is not None or takes_back(ct.text) is not None)
 
 
