@@ -39,3 +39,27 @@ def test_each_labelled_proposal_is_decided_as_labelled(mem, tmp_path):
     assert not wrong, wrong
     # the rejections are the evidence check's (not a key or scope rule)
     assert {got[c["id"]] for c in CASES if not c["admit"]} <= {"no-evidence", "negated", "suspicious"}, got
+
+
+def test_a_derived_fact_a_later_memory_file_line_contradicts_is_marked(mem, tmp_path):
+    """test38 T3: a fact ``mem derive --apply`` filed ("the linter is flake8"), then the person's memory.md line
+    "The linter is ruff.": the session block served the derived fact unmarked beside the newer line."""
+    import time
+    turns = [("user", "DER39-LINTER: The linter is flake8. The docs build uses sphinx.")]
+    transcript(tmp_path / "claude" / "projects" / "-home-dev-acme-api" / "l.jsonl", "der39-l", turns)
+    mem("import", "claude-code", str(tmp_path / "claude" / "projects"))
+    model = Model({"DER39-LINTER": {"facts": [
+        {"key": "project/acme-api/linter", "kind": "project", "value": "the linter is flake8", "turns": [1]},
+        {"key": "project/acme-api/docs-build", "kind": "project", "value": "the docs build uses sphinx", "turns": [1]}]}})
+    try:
+        r = json.loads(mem("derive", "--apply", "--json", env={"OPENAI_BASE_URL": model.url,
+                                                                "OPENAI_API_KEY": "sk-test-derive"}).stdout)
+    finally:
+        model.close()
+    assert [d["rule"] for d in r["decisions"]] == ["write", "write"], r["decisions"]
+    time.sleep(0.05)
+    mem("memory", "add", "memory", "The linter is ruff.", "--project", "acme-api")
+    block = mem("context", "--project", "acme-api").stdout
+    lines = {ln.split(" (", 1)[0].lstrip("- "): ln for ln in block.splitlines() if ln.startswith("- ")}
+    assert "MAY BE OUT OF DATE: a memory-file line written later" in lines["project/acme-api/linter"], block
+    assert "MAY BE OUT OF DATE" not in lines["project/acme-api/docs-build"], block
