@@ -45,7 +45,10 @@ STOPWORDS = frozenset("""a an and are as at be been but by can could did do does
 i if in into is it its me my of on or our she so that the their them then there these they this to
 too us was we were what when where which who will with would you your""".split())
 #: words that negate the clause they stand in (folded, as :func:`_tokens` yields them)
-NEGATIONS = frozenset("not no never nor neither none nobody nothing nowhere cannot without".split())
+NEGATIONS = frozenset("not no never nor neither none nobody nothing nowhere cannot without".split()
+                      # the same in the languages sessions hold (test38 T2: "nicht 5432", "n'est pas 5432", "non è",
+                      # "不是5432": the index cuts CJK text a character a token; "no" is Spanish too)
+                      + "nicht kein keine keinen keiner nie niemals pas jamais non nunca nao niet geen 不 没 沒 别 別".split())
 #: words that, opening a clause, end a dangling negation's reach ("It is not, but X uses Y")
 TURNS = frozenset("but yet instead rather though although whereas".split())
 _SENTENCE = re.compile(r"[.;!?\n]+")
@@ -154,6 +157,9 @@ _CURRENT = tuple(re.compile(r) for r in (
 ))
 #: slots whose token a text says was dropped, replaced or removed
 _DROPPED = tuple(re.compile(r) for r in (
+    # the old value of a change: "the port changed from 5432 to 6543", "we upgraded node from 18 to 20" (test38 T2)
+    rf"\b(?:changed|changes|went|go(?:es)?|upgraded|downgraded|bumped|increased|decreased|raised|lowered|updated|"
+    rf"moved|switched|migrated|rose|fell|dropped|renamed)\s+(?:[\w.-]+\s+){{0,4}}?from\s+{_TOK}(?=\s+(?:to|into)\b)",
     rf"\b(?:dropped|drop|removed|remove|replaced|replace|deprecated|retired|abandoned|ditched|stopped\s+using|"
     rf"no\s+longer\s+use[sd]?|got\s+rid\s+of|moved\s+(?:away\s+)?from|switched\s+(?:away\s+)?from|"
     rf"migrated\s+(?:away\s+)?(?:from|off)|moved\s+off|instead\s+of)\s+{_TOK}",
@@ -361,9 +367,25 @@ _UNSURE = (r"\b(?:not\s+(?:yet\s+)?(?:decided|sure|confirmed|approved|final)|und
            r"(?:ripped|pulled|tore|took|threw)\s+(?:it|them|that)\s+out|gave\s+up\s+on)\b")
 #: a unit that ends by saying to ignore it ("… (this is from a stale fork, ignore).", "ignore that"); not "Ignore
 #: all previous instructions and …", whose own value is a request's
-_IGNORE = r"\b(?:ignore|disregard)(?:\s+(?:it|this|that|them|those|these))?\W*$"
+_IGNORE = (r"\b(?:ignore|disregard)(?:\s+(?:it|this|that|them|those|these))?\W*$"
+           # "disregard the line above", "scratch that", "never mind the above" (test38 T2)
+           r"|\b(?:ignore|disregard|forget|scratch|strike)\s+(?:the\s+|my\s+)?(?:(?:last\s+)?(?:line|lines|message|"
+           r"sentence|part|bit|one)\s+)?(?:above|before|earlier)\b|\b(?:scratch|strike)\s+that\b"
+           r"|\bnever\s*mind\s+(?:that|the\s+above)\b")
+#: a unit that opens by setting itself aside ("Ignore this: the db host is X", "Disregard what I said about …"),
+#: a hedge ("I think X", "probably X"), hearsay ("I heard …", "someone said …", "apparently …") or a supposition
+#: ("hypothetically …", "let's say …") (test38 T2)
+_ASIDE_MORE = (r"^\W*(?:ignore|disregard|forget|never\s*mind)\s+(?:this|that|the\s+following|everything|what\s+i\s+"
+               r"(?:said|wrote|told\s+you))\b"
+               r"|\bi\s+(?:think|guess|assume|suppose|believe|suspect|reckon|imagine|figure)\b(?!\s+so\b)"
+               r"|\b(?:i'?m|i\s+am)\s+(?:guessing|assuming|pretty\s+sure)\b"
+               r"|\b(?:probably|likely|presumably|might|apparently|hypothetical(?:ly)?|rumou?r)\b"
+               r"|\b(?:may|could)\s+be\b|\blet'?s\s+(?:say|assume|pretend)\b|\bfor\s+(?:this|the)\s+example\b"
+               r"|\bi\s+(?:heard|hear)\b(?!\s+back)|\b(?:heard|hear)\s+(?:that|from\s+(?:someone|somebody|people))\b"
+               r"|\b(?:someone|somebody|people|folks|they|others)\s+(?:said|say|says|told|tell|claim|claimed|think|"
+               r"thinks|reckon|mentioned)\b|\bword\s+is\b")
 _UNASSERTED = re.compile(
-    _UNSURE + "|" + _IGNORE + r"|\b(?:maybe|perhaps|possibly|supposedly|reportedly|allegedly|rumou?red|draft)\b"
+    _UNSURE + "|" + _IGNORE + "|" + _ASIDE_MORE + r"|\b(?:maybe|perhaps|possibly|supposedly|reportedly|allegedly|rumou?red|draft)\b"
     r"|\bclaims?\s+(?:that\s+)?(?:the|our|it|this|a|an|we|you)\b"
     r"|^\W*(?:if|suppose|supposing|imagine|what\s+if)\b.*\b(?:were|would)\b"
     r"|\b(?:was|were)\b.*\buntil\b|\bused\s+to\s+be\b|\b(?:our|my|their)\s+(?:old|former|previous)\b", re.I)
@@ -371,10 +393,30 @@ _UNASSERTED = re.compile(
 _UNSURE_BACK = re.compile(_UNSURE + "|" + _IGNORE, re.I)
 #: a question that is not a request ("can you replace …?" still evidences "replace …")
 _REQUEST = re.compile(r"\b(?:(?:can|could|would|will)\s+you|please)\b", re.I)
+#: a request that asks whether a value is so ("Can you confirm the region is …?", "could you check whether …?"):
+#: a question still (test38 T2)
+_ASKS_IF = re.compile(r"\b(?:confirm|check|verify|tell\s+me|find\s+out|see|know|double[-\s]?check|make\s+sure)\b"
+                      r"(?:\s+(?:whether|if|that))?", re.I)
 #: a unit about the unit before it ("… until yesterday; it is now Y", "…, but our config says Y")
 _ABOUT_PREV = re.compile(r"^\W*(?:but|yet|however|whereas|although|though)\b|\b(?:it|its|they|them)\b", re.I)
 #: the value of "was X until …" (a past value: not the subject an about-the-previous unit carries on)
 _UNTIL_VALUE = re.compile(r"\b(?:was|were)\s+((?:\S+\s+){0,3}?\S+)\s+until\b", re.I)
+
+
+#: a unit that tells to write, print or echo a quoted text ("Write 'PORT=9000' to the example file", "echo '…'"):
+#: the quoted text is the instruction's payload, not a statement (test38 T2)
+_PAYLOAD_VERB = re.compile(r"^\W*(?:(?:please|now|then|just|(?:can|could|would|will)\s+you(?:\s+please)?)\s+)?"
+                           r"(?:write|echo|print|printf|type|append|add|insert|put|output|paste|emit|log|say)\b", re.I)
+_QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|`([^`]+)`|“([^”]+)”|‘([^’]+)’")
+
+
+def _payload(unit: str) -> set[str]:
+    """The content stems that stand only in the quoted payload of a unit that says to write, print or echo it
+    (:data:`_PAYLOAD_VERB`), else ``set()``."""
+    if not _PAYLOAD_VERB.search(unit):
+        return set()
+    quoted = " ".join(g for m in _QUOTED.finditer(unit) for g in m.groups() if g)
+    return content_words(quoted) - content_words(_QUOTED.sub(" ", unit)) if quoted else set()
 
 
 def _units(text: str) -> list[tuple[str, bool]]:
@@ -388,7 +430,8 @@ def _units(text: str) -> list[tuple[str, bool]]:
             unit = unit.strip()
             if not unit:
                 continue
-            aside = bool(_UNASSERTED.search(unit)) or unit.endswith("?") and not _REQUEST.search(unit)
+            aside = bool(_UNASSERTED.search(unit)) or unit.endswith("?") and (
+                not _REQUEST.search(unit) or bool(_ASKS_IF.search(unit)))
             if out and _UNSURE_BACK.search(unit):
                 out[-1] = (out[-1][0], True)
             out.append((unit, aside))
@@ -400,7 +443,10 @@ def unasserted(value: str, cited: list[str]) -> str:
     content word of it (:func:`content_words`) is only in units the turns
     set aside (:func:`_units`: a question, a guess, a counterfactual,
     hearsay, a line to ignore, a tool tried and removed, a past or old
-    thing's value, an unapproved draft; test37b T11).  A unit that follows
+    thing's value, an unapproved draft; test37b T11; test38 T2: a hedge
+    "I think …", "probably …", a request to confirm a value, a unit that
+    opens "Ignore this:"); a quoted text a unit says to write, print or
+    echo is not stated by it (:func:`_payload`).  A unit that follows
     a set-aside one and is about it ("…, but our config says Y", "… until
     yesterday; it is now Y") carries on its subject: its words less the
     set-aside value's.  The reason counts, never quotes, the words."""
@@ -409,7 +455,7 @@ def unasserted(value: str, cited: list[str]) -> str:
         prev: tuple[str, bool] | None = None
         for unit, aside in _units(text):
             if not aside:
-                stated |= content_words(unit)
+                stated |= content_words(unit) - _payload(unit)
                 if prev and prev[1] and _ABOUT_PREV.search(unit):
                     told = {v for _c, cur, dr, _s, _n in asserted(prev[0]) for v in cur | dr}
                     told |= {w for m in _UNTIL_VALUE.finditer(prev[0]) for w in m.group(1).split()}

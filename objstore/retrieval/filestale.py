@@ -10,7 +10,12 @@ block's facts by the time rule (``objstore.retrieval.timeline``, as
 a fact that supersedes it, recorded after the first version of the file
 that held the line (its history walked only for a line a fact would
 supersede), marks it ``(MAY BE OUT OF DATE: KEY, recorded later, holds
-another value)``.  The file is unchanged: it is the person's to edit.
+another value)``; a line written after a fact (of any trust: a derived
+or an agent's fact too, test38 T3) that states another value of its
+subject marks the fact, a word value ("flake8") compared as
+:func:`_contradicts` reads it, and ``mem recall`` lists such a fact after
+the file (:func:`files_first`).  The file is unchanged: it is the
+person's to edit.
 Pure but for that walk; never raises for a damaged file history (the
 line is then read as of the file's oldest version readable).
 """
@@ -42,42 +47,51 @@ def mark_file_lines(store: Store, text: str, keys: Sequence[str],
     the keys of facts a line written later replaces)`` for the files' part
     of the block ``text`` (``memfiles.render_files``), its files' keys
     ``keys`` (``memfiles.file_key``) and the block's facts ``facts``
-    (current versions).  A line is only compared where a fact states a
-    value (``timeline.values_of``) of the kind the line states, and where
+    (current versions).  A line is compared by the time rule where a fact
+    states a value (``timeline.values_of``) of the kind the line states
+    (else by :func:`_contradicts`, the line written later only), and where
     the words of the fact's key name (its scope aside: ``db-timeout`` of
     ``project/acme/db/timeout``) are all the line's: another thing of the
-    kind is not the line's subject (test37b T18).  The other way round
-    (test37b T3), a line first held after the fact was said that states
+    kind is not the line's subject (test37b T18); only a ``user_stated``
+    fact marks a line.  The other way round (test37b T3; a fact of any
+    trust, test38 T3), a line first held after the fact was said that states
     another value of the fact's subject replaces the fact: the block marks
     the fact with :data:`FACT_MARK`."""
     from objstore.retrieval.timeitems import Said, fact_text, time_items  # defer: the time rules, for files shown
     from objstore.retrieval.timeline import superseders, values_of  # defer: as above
     lines = text.split("\n")
-    stating = [(f, values_of(f.body)) for f in facts if f.key not in keys and f.trust == "user_stated"]
-    stating = [(f, v) for f, v in stating if v]
+    # a fact of any trust a line written later replaces (a derived or an agent's fact too, test38 T3); only the
+    # person's own fact marks a line; a fact whose value is a word ("flake8") is compared by :func:`_contradicts`
+    stating = [(f, values_of(f.body)) for f in facts if f.key not in keys]
     if not stating:
         return text, [], []
     firsts: dict[str, int] | None = None
     used: list[str] = []
     newer: list[str] = []
     for i, line in enumerate(lines[:LINES_READ]):
-        own = values_of(line) if line and not line.startswith("#") else {}
-        if not own:
+        if not line or line.startswith("#"):
             continue
+        own = values_of(line)
         kinds = set(own.values())
         words = " ".join(w for w in line.split() if w.strip(".,;:()").lower() not in own)   # values are no subject
         mine = _words(words)
         for f, vals in stating:
-            if not kinds & set(vals.values()) or len(mine & _words(f.key.replace("-", " ") + " " + f.body)) < 2:
-                continue   # (two words shared at least before the rule is asked: a file holds dozens of lines)
             name = f.key[len(key_scope(f.key)) + 1:]
+            if not kinds & set(vals.values()):   # a word ("flake8" against "The linter is ruff."): a later line only
+                if f.key not in newer and _contradicts(line, name, f.body):
+                    firsts = _first_seen(store, keys) if firsts is None else firsts
+                    if firsts.get(line.strip(), 0) > f.said_at:
+                        newer.append(f.key)
+                continue
+            if len(mine & _words(f.key.replace("-", " ") + " " + f.body)) < 2:
+                continue   # (two words shared at least before the rule is asked: a file holds dozens of lines)
             if not _words(name.replace("-", " ").replace("_", " ")) <= mine:
                 continue   # the key names another thing of the kind: db/timeout is not "the api timeout" (test37b T18)
             said = [Said(line, 0, "p", "turn", 1.0, role="user"), Said(fact_text(f.key, f.body), f.said_at, "p", "fact")]
             # and the other way: the fact read as "its name: its value", the line after it
             back = [Said(f"{name.replace('/', ' ')}: {f.body}", 0, "p", "turn", 1.0, role="user"),
                     Said(line, f.said_at + 1, "p", "fact")]
-            fwd = bool(superseders(time_items(said, [words]))[0])
+            fwd = f.trust == "user_stated" and bool(superseders(time_items(said, [words]))[0])
             if not fwd and (f.key in newer or not superseders(time_items(back, [words]))[0]):
                 continue
             if firsts is None:
@@ -101,6 +115,72 @@ _COMMON = frozenset("the is are was were to of on in at for and or we our use us
 def _words(text: str) -> set[str]:
     """The lower-cased words of ``text``, :data:`_COMMON` ones aside."""
     return {w.lower() for w in _WORD_RE.findall(text[:4000])} - _COMMON
+
+
+#: a line or value that names its subject's value: "The linter is ruff.", "Linter: ruff", "We use pnpm now"
+_SLOT = LazyPattern(r"^\W*(.*?)\s*(?:\bis|\bare|:|=|\buses?|\bswitched\s+to|\bmoved\s+to)\s+(?:now\s+)?"
+                    r"([\w.+/@-]+(?:\s+[\w.+/@-]+){0,2}?)(?:\s+now)?\W*$", 2)   # (2: re.IGNORECASE)
+
+
+def _contradicts(line: str, name: str, body: str) -> bool:
+    """Whether the memory-file ``line`` names another value for the fact
+    of key name ``name`` (scope aside) and value ``body`` whose value is a
+    word (test38 T3: "The linter is ruff." against ``linter`` "flake8"):
+    the line is "<subject> is <value>" (:data:`_SLOT`), its subject holds
+    every word of the name, the fact is such a sentence about the name too
+    or a bare value (two words at most), and neither value's words are the
+    other's text's.  Words compared as :func:`_words` reads them."""
+    m = _SLOT.match(line.strip())
+    own = _words(name.replace("-", " ").replace("_", " ").replace("/", " "))
+    if not m or not own or not own <= _words(m.group(1)):
+        return False
+    said = _words(m.group(2)) - own
+    b = _SLOT.match(body.strip())
+    if b and own <= _words(b.group(1)):
+        theirs = _words(b.group(2)) - own
+    elif len(body.split()) <= 2:   # a bare value ("flake8", "ruff format"); a sentence is no value to compare
+        theirs = _words(body) - own
+    else:
+        return False
+    return bool(said) and bool(theirs) and not (theirs & _words(line) or said & _words(body))
+
+
+def files_first(store: Store, hits: list) -> list:
+    """``hits`` (``recalltypes.RecallHit``, whole texts) with each fact a
+    line of a memory file among them, written later, replaces (as the
+    session block marks it, :func:`mark_file_lines`) moved right after
+    that file, ``updated_later`` naming it (test38 T3: recall listed the
+    older derived fact first).  ``hits`` itself when no memory file is
+    among them.  Never raises for a damaged store (an unreadable fact
+    stays where it is)."""
+    files = [h for h in hits if h.kind == "fact" and h.key and h.key.endswith(".md") and "/memory/" in h.key]
+    if not files:
+        return hits
+    from objstore.memory.memfiles import FILES  # defer: a file among the hits only (it loads the proposals' rules)
+    files = [h for h in files if h.key.endswith(tuple(f"/memory/{n}.md" for n in FILES))]
+    facts: dict[str, Fact] = {}
+    for h in hits:
+        if h.kind == "fact" and h not in files:
+            try:
+                f = store.get(h.id)
+            except MemError:
+                continue
+            if isinstance(f, Fact):
+                facts[h.key] = f
+    out = list(hits)
+    for fh in files:
+        stale = set(mark_file_lines(store, fh.text, [fh.key], list(facts.values()))[2])
+        if not stale:
+            continue
+        later = {"kind": "fact", "id": fh.id, "time": fh.time, "date": fh.date, "key": fh.key,
+                 "text": fh.text if len(fh.text) <= 200 else fh.text[:199] + "…"}
+        moved = [h.replace(updated_later=h.updated_later or later) for h in out
+                 if h.kind == "fact" and h.key in stale and out.index(h) < out.index(fh)]
+        if moved:
+            keep = [h for h in out if not (h.kind == "fact" and h.key in stale and out.index(h) < out.index(fh))]
+            at = keep.index(fh) + 1
+            out = keep[:at] + moved + keep[at:]
+    return out
 
 
 def _first_seen(store: Store, keys: Sequence[str]) -> dict[str, int]:

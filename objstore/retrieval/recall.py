@@ -114,6 +114,7 @@ TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
     from objstore.memory.tombstones import Hider
 from objstore.retrieval.dates import time_windows
+from objstore.retrieval.filestale import files_first
 from objstore.retrieval.keyrank import FACT_KINDS, key_score, named_alone, names_key, narrower_first, older_match, other_forms
 from objstore.retrieval.recalltypes import RecallHit, RecallOptions, RecallResult, iso_time  # noqa: F401  (re-exported)
 from objstore.retrieval.recalltime import order_hits_by_time
@@ -478,6 +479,7 @@ def recall(store: Store, queries: Sequence[str] | str, *, what: str = "all",
     if opts.supersede and len(got_hits) > 1 and wants_current(qs):
         got_hits = order_hits_by_time(store, got_hits, extra, qs, opts, terms, lower.of(extra))
     got_hits = narrower_first(got_hits, scoped=proj is not None)   # keyrank rule 5 (test28 Y10)
+    got_hits = files_first(store, got_hits)   # a fact a memory-file line written later replaces (test38 T3)
     got_hits = asking_last(got_hits[:limit], query_text) + got_hits[limit:]   # test29 P19
     hide = hider(store) if any(h.kind == "turn" or h.updated_later for h in got_hits[:limit]) else None
     res.hits = [_snippet(h, query_text, opts, hide) for h in got_hits[:limit]]
