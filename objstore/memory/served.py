@@ -97,6 +97,13 @@ SEALED_INSTEAD = {
     "revert": "mem revert writes plain versions; an earlier sealed version is read with 'mem sealed show "
               "{key}' and written again as a new one with 'mem remember … --sensitivity secret'",
     "diff": "mem diff compares plain values; 'mem sealed show {key}' decrypts one at a time",
+    # (fresh38 F20: pin, promote and the review shell's diff/forget said "no key")
+    "pin": "a sealed value is never put in a session, so it is not pinned; 'mem log {key}' lists its versions",
+    "unpin": "a sealed value is never pinned (it is never put in a session)",
+    "reinforce": "a sealed value never goes dormant, so there is nothing to reinforce",
+    "promote": "a sealed value is never put in a session, so it is not curated or standing; 'mem sealed "
+               "show {key}' reads it",
+    "demote": "a sealed value is never curated, so there is nothing to demote",
 }
 
 
