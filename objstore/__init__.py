@@ -296,6 +296,7 @@ _API: dict[str, tuple[str, str]] = {
     "export_markdown": ("objstore.porcelain.interchange", "export_markdown"),
     "import_jsonl": ("objstore.porcelain.interchange", "import_jsonl"),
     "scan_everywhere": ("objstore.porcelain.scan", "scan"),
+    "scan_left_unread": ("objstore.porcelain.scan", "left_unread"),
     "keys_naming": ("objstore.porcelain.scan", "keys_naming"),
     "kept_only_by_reflogs": ("objstore.porcelain.scan", "kept_only_by_reflogs"),
     "diagnose": ("objstore.porcelain.doctor", "diagnose"),
