@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from objstore.core.errors import Refused
-from objstore.core.refs import sealed_ref, validate_key
+from objstore.core.refs import fact_ref, sealed_ref, validate_key
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
@@ -123,3 +123,34 @@ def sealed_message(key: str) -> str:
     """What every reader of plain values says of sealed ``key`` (``mem get``
     refusing it, ``mem recall`` noting one its question names)."""
     return f"{key} is sealed: its value is shown only by 'mem sealed show {key}', which asks for the vault passphrase"
+
+
+def set_back_warning(store: Store, key: str) -> str | None:
+    """What ``mem get`` and ``mem log`` say when ``key``'s fact ref holds an
+    older version than its reflog's last move set it to (a file-level
+    restore, a synced folder's older copy: ``core.fsck.rolled_back``), or
+    None.  Cheap on a reader's path: the last line of the ref's reflog file
+    (``logs/refs/…``; a ref whose lines are only in ``logs/packed-facts``
+    is fsck's to check) is compared with the ref, without importing the
+    reflog module; only a mismatch decodes the versions.  Never raises."""
+    try:
+        ref = fact_ref(validate_key(key))
+        head = store.refs.read(ref)
+        if head is None:
+            return None
+        with open(f"{store.root}/logs/refs/{os.path.relpath(store.refs.path(ref), store.refs.root)}", "rb") as f:
+            f.seek(max(0, f.seek(0, 2) - 512))
+            last = f.read().rstrip(b"\n").rsplit(b"\n", 1)[-1].split(b" ")
+        if len(last) < 3 or last[1].decode("ascii", "replace") == head:
+            return None
+        from objstore.core.fsck import ReadOnDemand, rolled_back   # deferred: only a ref its reflog disagrees with
+        objs = ReadOnDemand(store)
+        newer = rolled_back(store, ref, head, objs)
+        if newer is None:
+            return None
+    except Exception:   # noqa: BLE001 -- a warning: a damaged file is fsck's to name
+        return None
+    return (f"{key} was set back: its ref holds v{objs.get(head).version} ({head[:12]}), an older version than "
+            f"v{objs.get(newer).version} ({newer[:12]}) its reflog's last move set it to (a file-level restore or "
+            f"a synced folder's older copy?); 'mem reflog {key}' shows the moves, 'mem fsck --repair' restores "
+            "the newer one")
