@@ -138,7 +138,8 @@ def set_back_warning(store: Store, key: str) -> str | None:
         head = store.refs.read(ref)
         if head is None:
             return None
-        with open(f"{store.root}/logs/refs/{os.path.relpath(store.refs.path(ref), store.refs.root)}", "rb") as f:
+        root = str(store.refs.root)   # (str slicing: os.path.relpath cost a get ~0.1 M instructions)
+        with open(f"{store.root}/logs/refs{str(store.refs.path(ref))[len(root):]}", "rb") as f:
             f.seek(max(0, f.seek(0, 2) - 512))
             last = f.read().rstrip(b"\n").rsplit(b"\n", 1)[-1].split(b" ")
         if len(last) < 3 or last[1].decode("ascii", "replace") == head:

@@ -26,7 +26,7 @@ def test_pin_promote_unpin_reinforce_of_a_sealed_key_say_it_is_sealed(store, inv
                        (("promote", "user/pin"), "so it is not curated or standing"),
                        (("promote", "user/pin", "--demote"), "is never curated")):
         r = invoke(*args, exit_code=6)
-        assert f"user/pin is sealed: " in r.stderr and says in r.stderr, (args, r.stderr)
+        assert "user/pin is sealed: " in r.stderr and says in r.stderr, (args, r.stderr)
         assert "no key" not in r.stderr and not word_in("7312", r.stdout + r.stderr)
     assert invoke("pin", "user/nothing", exit_code=4).stderr.startswith("Error: no key user/nothing")
     assert store.refs.read("facts/user/pin") is None   # nothing written in the clear
