@@ -118,14 +118,18 @@ def _note_plain(ctx: click.Context, _param, value):
     return value
 
 
-def json_option(f):
+def json_option(f=None, *, first: str = "id"):
     """``--json`` (one JSON document) and ``--plain`` (tab-separated, id
     first, one record a line, for fzf/awk/cut) on a reading command; the
-    command receives ``as_json`` and prints through :func:`emit_json`."""
+    command receives ``as_json`` and prints through :func:`emit_json`.
+    ``@json_option(first="its kind")`` for records that do not start with an
+    id (test38 T9.2: status's help said "id first" under "its kind first")."""
+    if f is None:
+        return lambda g: json_option(g, first=first)
     f = click.option("--json", "as_json", is_flag=True, callback=_note_json,
                      help="Print JSON (a stable, scriptable format); errors also as JSON on stderr.")(f)
     return click.option("--plain", is_flag=True, is_eager=True, expose_value=False, callback=_note_plain,
-                        help="Print tab-separated records, id first, one a line (for fzf, awk, cut).")(f)
+                        help=f"Print tab-separated records, {first} first, one a line (for fzf, awk, cut).")(f)
 
 
 class TimeType(click.ParamType):

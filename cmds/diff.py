@@ -26,7 +26,10 @@ def command(key, va, vb, as_json, store):
     """Show a word-level diff of two versions of KEY.
 
     Default: the version in force before the current one (not one
-    scheduled for later, nor a sub-agent's) against the current one.
+    scheduled for later, nor a sub-agent's) against the current one; for
+    a value that settled sub-agents that disagreed (none was in force),
+    the rival it replaced (one whose value it did not take), named in a
+    note (--json: "settled", each rival's version and id).
     With vA only: vA against the current version.  Removed words are shown
     as [-…-] and added words as {+…+} (in colour on a terminal).
 
@@ -55,7 +58,8 @@ def command(key, va, vb, as_json, store):
     d = diff_versions(store, key, _version(va), _version(vb))
     if as_json:
         emit_json({"key": d.key, "a": _side_json(d.a), "b": _side_json(d.b), "changed": d.changed,
-                   "ops": [{"op": o.op, "text": o.text} for o in d.ops]})
+                   "ops": [{"op": o.op, "text": o.text} for o in d.ops],
+                   "settled": [_side_json(v) for v in d.settled]})
         return
     if d.a.id == d.b.id and va is None:
         click.echo(f"{d.key} has no version before v{d.b.fact.version} {d.b.id[:12]}: nothing to diff "
@@ -64,6 +68,12 @@ def command(key, va, vb, as_json, store):
     color = click.get_current_context().color  # None: colour only on a terminal; False under NO_COLOR
     click.echo(f"{d.key}  v{d.a.fact.version} {d.a.id[:12]} -> v{d.b.fact.version} {d.b.id[:12]}"
                + ("" if d.changed else "  (no change in the value)"))
+    if d.settled:   # (test38 T9.14: the rival whose value the choice took was diffed, "no change")
+        took = [v for v in d.settled if v.fact.body == d.b.fact.body]
+        click.echo(safe(f"note: v{d.b.fact.version} settled sub-agents that disagreed ("
+                        + ", ".join(f"v{v.fact.version} {v.fact.namespace}" for v in d.settled) + "): "
+                        + (f"it took v{took[0].fact.version}'s value; " if took else "")
+                        + f"diffed against v{d.a.fact.version}, the value it replaced"))
     for v in (d.a,) if d.a.id == d.b.id else (d.a, d.b):
         if v.fact.forgotten:   # its value is gone: the diff shows it as empty, say why
             click.echo(f"note: v{v.fact.version} {body_text(v.fact)[1:-1]}: its value is gone and diffs as empty "

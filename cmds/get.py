@@ -26,7 +26,10 @@ def command(key, as_of, session, agent, as_json, store):
     On a terminal a control character or escape sequence in the value is
     shown escaped (a\\x1b[31m), as mem keys and mem log show it always;
     to a pipe or a file the value is written exactly as stored, for
-    $(mem get KEY) in a script; --json holds it as stored.
+    $(mem get KEY) in a script; --json holds it as stored.  A key whose
+    ref was set back to an older version than its reflog's last move (a
+    file-level restore, a synced folder's older copy) gets the value its
+    ref holds and a warning on stderr naming both versions (as mem log).
 
     \b
     Examples:

@@ -60,6 +60,9 @@ def get(store, key: str, as_json: bool, as_of: int | None = None, session: str |
     else:  # exactly the stored value (echo would strip escape sequences)
         sys.stdout.write(v.fact.body + "\n")
         sys.stdout.flush()
+    from objstore import set_back_warning
+    if back := set_back_warning(store, key):   # (test38: said by fsck and doctor only)
+        echo(f"warning: {safe(back)}", err=True)
     return 0
 
 

@@ -134,22 +134,57 @@ def mint(ctx, name, role, namespaces, expires_days, as_json):
       mem mcp keys mint --name codex@laptop --role agent
       (umask 077; mem mcp keys mint --name ci --role read > ci.key)
 
+    A key whose output could not be written (standard output closed, a
+    full disk, a reader gone) is revoked at once: a key nobody saw never
+    stays live.
+
     Exit status: 0 minted; 2 bad name, role, namespace, or the name exists;
-    6 run by an agent.
+    6 run by an agent; 74 standard output could not be written (or is
+    closed), 141 its reader went away: the key was revoked, mint again.
     """
     import os
 
     from objstore import mcp_keys_path, mint_mcp_key, require_person
     require_person(os.environ, "mem mcp keys mint", instead="ask the user for a key")
-    token, rec = mint_mcp_key(mcp_keys_path(home_path(ctx)), name, role, namespaces=namespaces,
-                              expires_days=expires_days)
+    path = mcp_keys_path(home_path(ctx))
+    token, rec = mint_mcp_key(path, name, role, namespaces=namespaces, expires_days=expires_days)
+    _deliver(path, rec, lambda: emit_json({"key": token, **rec.to_json(digest=False)}) if as_json
+             else click.echo(token))
     if as_json:
-        emit_json({"key": token, **rec.to_json(digest=False)})
         return
-    click.echo(token)
     scope = f", namespaces {', '.join(rec.namespaces)}" if rec.namespaces else ""
     until = f", expires {fmt_time(rec.expires)}" if rec.expires else ""
     click.echo(f"minted {rec.name} ({rec.role}{scope}{until}); the key is shown only now", err=True)
+
+
+def _deliver(path, rec, show) -> None:
+    """Print a minted key with ``show()`` and flush it; when standard output
+    is closed or the write fails, revoke the key (``rec``, of the keys file
+    ``path``) and exit 74, or 141 for a reader that went away (fresh38
+    F22: a key nobody saw stayed valid)."""
+    import sys
+
+    from . import _out
+    from objstore import revoke_mcp_key
+    try:
+        if sys.stdout is None:   # started with standard output closed (mem ... >&-): echo writes nowhere
+            raise OSError(9, "standard output is closed")
+        show()
+        sys.stdout.flush()
+        return
+    except (OSError, ValueError) as e:
+        err = e
+    revoke_mcp_key(path, rec.id)
+    if isinstance(err, BrokenPipeError):
+        raise click.exceptions.Exit(_out.broken_pipe())
+    why = getattr(err, "strerror", None) or str(err) or type(err).__name__
+    try:
+        click.echo(f"Error: the key {rec.name} could not be written to standard output ({why.lower()}): it was "
+                   "revoked, so no key nobody saw stays live\nhint: mint it again with its output going somewhere "
+                   "(a terminal, or a file: > key.txt)", err=True)
+    except (OSError, ValueError):
+        pass
+    raise click.exceptions.Exit(_out.EXIT_OUTPUT_LOST)
 
 
 @keys.command("list")

@@ -44,7 +44,8 @@ def command(key, as_json, store):
     Exit status: 0 pinned (or already pinned); 2 invalid key; 4 no such key;
     6 run by an agent
     (CLAUDECODE, Codex's variables or MEM_AGENT set: what is always injected
-    is the person's choice); 11 store locked.
+    is the person's choice), or a sealed key (never put in a session); 11
+    store locked.
     """
     from objstore import pin, require_person
     require_person(os.environ, "mem pin", instead="ask the user to pin it")

@@ -23,7 +23,8 @@ def command(key, as_json, store):
     Examples:
       mem reinforce project/api/db
 
-    Exit status: 0 ok; 2 invalid key; 4 no such key; 11 store locked.
+    Exit status: 0 ok; 2 invalid key; 4 no such key; 6 a sealed key
+    (it never goes dormant); 11 store locked.
     """
     from objstore import reinforce
     r = reinforce(store, key)

@@ -43,8 +43,12 @@ def command(text, files, no_remotes, as_json, store):
 
     Exit status: 0 found nowhere; 1 found somewhere (the reverse of grep:
     `if mem scan X; then` means X was found nowhere); 2 a blank text;
-    3 found nowhere it looked, but captured transcript files a forget hid
-    the names of were not found to check (named on stderr); 10 no store.
+    3 found nowhere it looked, but not everything could be read (each named
+    on stderr): a remote, a damaged remotes.json, a file of the store that
+    does not open (a symlink whose target is gone, no permission), the rest
+    of a damaged pack, a --file, or captured transcript files a forget hid
+    the names of (a FIFO, a device or a socket stores nothing: named, not
+    counted); 10 no store.
     """
     from objstore import imported_notes, scan_everywhere, shell_histories
 
@@ -73,10 +77,12 @@ def command(text, files, no_remotes, as_json, store):
         click.echo(f"skipped {h.where}: {h.detail}", err=True)
     if unchecked:
         click.echo(f"skipped {unchecked_note(unchecked)}", err=True)
+    from objstore import scan_left_unread
+    partial = bool(unchecked or unreadable or scan_left_unread(skipped))
     if as_json:
         emit_json([{"place": h.place, "where": h.where, "detail": h.detail} for h in hits])
     elif not hits:
-        click.echo("found nowhere: " + _nowhere(store, no_remotes, len(unreadable), extra)
+        click.echo(("found nowhere it could read: " if partial else "found nowhere: ") + _nowhere(store, no_remotes, len(unreadable), extra)
                    + (f" ({unchecked} captured transcript {'file' if unchecked == 1 else 'files'} not checked: "
                       "see above)" if unchecked else ""))
     else:
@@ -86,7 +92,11 @@ def command(text, files, no_remotes, as_json, store):
         click.echo(_next_step(hits, keys_naming(store, text), kept_only_by_reflogs(store, hits)), err=True)
     if hits:
         raise click.exceptions.Exit(1)
-    if unchecked:       # found nowhere it could look, but not everything captured was looked at (test26b W2)
+    if partial:
+        # found nowhere it could look, but not everything was looked at: captured transcripts not found
+        # (test26b W2), a remote or remotes.json, a store file that does not open (F10/F14: exit 0)
+        if not as_json:
+            click.echo("not everything could be read (named above): the text may still be there", err=True)
         raise click.exceptions.Exit(3)
 
 

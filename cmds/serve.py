@@ -33,8 +33,9 @@ def _loopback(host: str) -> bool:
 @click.option("--write-rate", type=click.IntRange(1), default=60, show_default=True, help="Writes per minute per key.")
 @click.option("--max-body", type=click.IntRange(1024), default=1_048_576, show_default=True,
               help="Largest request body in bytes (413 above).")
+@click.option("--create", is_flag=True, help="Create the store when there is none at --home (default: exit 10).")
 @click.pass_context
-def command(ctx, listen, allow_remote, rate, write_rate, max_body):
+def command(ctx, listen, allow_remote, rate, write_rate, max_body, create):
     """Serve memory over MCP streamable HTTP, for many agents at once.
 
     Stateless, JSON responses, at /mcp for read and agent keys and at
@@ -53,9 +54,13 @@ def command(ctx, listen, allow_remote, rate, write_rate, max_body):
       mem serve --listen 127.0.0.1:0
       mem serve --listen 0.0.0.0:8765 --allow-remote   # behind TLS
 
+    A server is long-lived and started by scripts: it never creates a store
+    on its own (a mistyped --home would serve an empty memory, and every
+    agent's writes would go there); --create makes one.
+
     Exit status: 0 stopped; 1 the mcp extra is missing or the port is
     taken; 2 a non-loopback address without --allow-remote; 6 no keys
-    with --allow-remote; 10 no store.
+    with --allow-remote; 10 no store at --home (and no --create).
     """
     import sys
 
@@ -65,7 +70,12 @@ def command(ctx, listen, allow_remote, rate, write_rate, max_body):
     if not _loopback(host) and not allow_remote:
         raise click.UsageError(f"{host} is not a loopback address: add --allow-remote (and put TLS in front)")
     srv = load_server()
-    store = open_store(ctx, create=True)
+    from objstore import StoreNotFound
+    try:
+        store = open_store(ctx, create=create)   # (test38 T9.10: a path with no store was made a new one, silently)
+    except StoreNotFound as e:
+        raise StoreNotFound(f"{e.message}: mem serve does not create one",
+                            hint="run 'mem init' first, add --create, or point --home / MEM_HOME at a store") from None
     ring = KeyRing(mcp_keys_path(home_path(ctx)))
     if not _loopback(host):
         if not ring.records():

@@ -7,7 +7,7 @@ from ._common import emit_json, json_option, safe, with_store
 
 
 @click.command("status")
-@json_option
+@json_option(first="its kind")
 @with_store()
 def command(as_json, store):
     """Show what is waiting: review proposals, refs to push, stopped work.

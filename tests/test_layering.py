@@ -126,6 +126,9 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          "objstore.retrieval.laterturns", "objstore.retrieval.timeitems", "objstore.memory.decay",
          # the time rules on the memory files' lines, for a block that shows a file (session 37, test36 T15)
          "objstore.retrieval.filestale",
+         # off `mem get`'s and `mem log`'s start-up (session 39): fsck's set-back check runs only for a ref its
+         # reflog's last line disagrees with (served.set_back_warning)
+         "objstore.core.fsck",
          # the facts module's lost-value notes, read with it (a key whose value is lost)
          "objstore.memory.lost",
          # off the prompt hook's start-up (session 32, lat32): its transcript scan withholds nothing but

@@ -389,10 +389,12 @@ def _pick(chain, spec: str):
 @meta_command("diff", args=("key", "version", "version"), usage="diff KEY [vA vB]", aliases=("d",))
 def cmd_diff(state: ShellState, arg: str) -> Reply:
     """Two versions of KEY side by side (default: the two newest)."""
-    from objstore import versions
+    from objstore import fact_ref, refuse_if_sealed, validate_key, versions
     words = arg.split()
     if len(words) not in (1, 3):
         return Reply(["usage: diff KEY [vA vB]"])
+    if state.store.refs.read(fact_ref(validate_key(words[0]))) is None:
+        refuse_if_sealed(state.store, words[0], "diff")   # as mem diff, not "no key" (fresh38 F20)
     chain = versions(state.store, words[0])
     if len(words) == 3:
         a, b = _pick(chain, words[1]), _pick(chain, words[2])
@@ -486,6 +488,8 @@ def cmd_forget(state: ShellState, arg: str) -> Reply:
     if not key:
         return Reply(["usage: forget KEY"])
     key = validate_key(key)
+    if (sealed := _sealed_only(state, key)) is not None:
+        return sealed
     chain = preview(state.store, key)
     lines = [safe(f"will forget {key}: {plural(len(chain), 'version')}")]
     lines += [safe(f"  v{v.fact.version}  {v.id[:12]}  {fmt_time(v.fact.valid_from)}  {short(v.fact.body, 50)}")
@@ -496,6 +500,35 @@ def cmd_forget(state: ShellState, arg: str) -> Reply:
             return Reply(["nothing forgotten"])
         return do_forget(state, key)
     return Reply(lines, ask=Ask(f"forget {key} for good? type yes to confirm: ", answer))
+
+
+def _sealed_only(state: ShellState, key: str) -> Reply | None:
+    """``forget KEY`` of a sealed key (no plain versions): as ``mem forget
+    KEY``, every sealed version goes, nothing decrypted (fresh38 F20: "no
+    key"); the preview shows versions and ids, never a value.  None for a
+    key with plain versions."""
+    from objstore import fact_ref, is_sealed, sealed_versions
+    if state.store.refs.read(fact_ref(key)) is not None or not is_sealed(state.store, key):
+        return None
+    chain = sealed_versions(state.store, key)
+    lines = [safe(f"will forget the sealed key {key}: {plural(len(chain), 'sealed version')} (nothing is decrypted)")]
+    lines += [safe(f"  v{v.sealed.version}  {v.id[:12]}  {fmt_time(v.sealed.valid_from)}  ••••••") for v in chain]
+
+    def answer(text: str | None) -> Reply:
+        if text is None or text.strip().lower() != "yes":
+            return Reply(["nothing forgotten"])
+        from objstore import forget_sealed, purge_history, queue_drop
+        n = forget_sealed(state.store, key)
+        dropped = queue_drop(state.store, key=key)
+        scrubbed = purge_history(state.store, [v.id for v in chain])
+        out = [safe(f"forgot the sealed key {key}: {plural(n, 'object')} deleted")]
+        if dropped:
+            out.append(f"dropped {plural(len(dropped), 'queued proposal')} for it")
+        if scrubbed:
+            out.append(f"removed {plural(scrubbed, 'line')} from the shell history")
+        _items(state)
+        return Reply(out, changed=True, purged=True)
+    return Reply(lines, ask=Ask(f"forget the sealed key {key} for good? type yes to confirm: ", answer))
 
 
 def do_forget(state: ShellState, key: str) -> Reply:

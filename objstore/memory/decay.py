@@ -41,6 +41,7 @@ from objstore.core.errors import InvalidInput, NotFound
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import fact_ref, refuse_if_credential, validate_key
 from objstore.core.store import Store, now_ms
+from objstore.memory.served import SEALED_INSTEAD, refuse_if_sealed
 from objstore.memory.facts import Version, commit_version, current_of, key_chains, list_keys, own_chain, walk
 from objstore.memory.validity import why_no_current
 from objstore.core.atomic import atomic_write
@@ -134,11 +135,13 @@ class StateChange(Frozen):
         set_fields(self, key, changed, version, previous, touched, index_error)
 
 
-def _chain(store: Store, key: str) -> tuple[str, list[Version], Version]:
+def _chain(store: Store, key: str, command: str | None = None) -> tuple[str, list[Version], Version]:
     key = validate_key(key)
     head = store.refs.read(fact_ref(key))
     if head is None:
         refuse_if_credential(key, "key")
+        if command in SEALED_INSTEAD:   # a sealed key is one, not "no key" (fresh38 F20)
+            refuse_if_sealed(store, key, command)
         raise NotFound(f"no key {key}", hint="list keys with: mem keys")
     chain = own_chain(key, list(walk(store, head)))
     cur = current_of(chain)
@@ -162,10 +165,11 @@ def restate(store: Store, key: str, *, pinned: bool | None = None, dormant: bool
 
     Committed as every fact version (``facts.commit_version``): object,
     journal, ref (compare-and-swap) with its reflog entry, search index.
-    Raises NotFound, InvalidInput, StoreLocked.
+    Raises NotFound, InvalidInput, StoreLocked, Refused (a sealed key, for
+    a ``command`` of ``served.SEALED_INSTEAD``: pin, unpin, promote ...).
     """
     with store.lock(command):
-        head, chain, cur = _chain(store, key)
+        head, chain, cur = _chain(store, key, command)
         f = cur.fact
         new_pinned = f.pinned if pinned is None else bool(pinned)
         new_dormant = False if new_pinned else (f.dormant if dormant is None else bool(dormant))
@@ -214,7 +218,7 @@ def reinforce(store: Store, key: str) -> StateChange:
     records the activity (a reflog entry, :func:`touch`), restarting its
     decay clock."""
     with store.lock("reinforce"):
-        _head, _chain_, cur = _chain(store, key)
+        _head, _chain_, cur = _chain(store, key, "reinforce")
         if cur.fact.dormant:
             return restate(store, key, dormant=False, command="reinforce")
         touch(store, [cur.fact.key], command="reinforce")

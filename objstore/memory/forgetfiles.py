@@ -349,7 +349,7 @@ def _pack_chunks(data: bytes) -> list[bytes]:
 
 
 def scan_store(root, needles: list[bytes], unsure: list[str] | None = None,
-               irregular: list[str] | None = None) -> list[str]:
+               irregular: list[str] | None = None, unread: list[tuple[str, str]] | None = None) -> list[str]:
     """Sentinel scan: every file under ``root`` whose bytes, or whose
     zlib-decompressed bytes (loose objects), or any decompressed entry of a
     pack, contain any of ``needles``.
@@ -367,7 +367,10 @@ def scan_store(root, needles: list[bytes], unsure: list[str] | None = None,
     waited on (``core.atomic.open_regular``; session 23 Y10: ``mem scan``
     hung on it): it holds no stored bytes, and its path (relative to
     ``root``) is appended to ``irregular`` when given (``mem scan`` names
-    it as skipped).
+    it as skipped).  A file that does not open for another reason (a
+    symlink whose target is gone, no permission) is appended to ``unread``
+    when given, as ``(path relative to root, the error's words)``: ``mem
+    scan`` says it could not read everything (F10/F14: "found nowhere").
 
     Returns the matching paths relative to ``root`` (empty = clean).  Used
     after a forget to show that the value is found nowhere on disk.
@@ -383,6 +386,8 @@ def scan_store(root, needles: list[bytes], unsure: list[str] | None = None,
             except OSError as e:
                 if e.errno == 22 and irregular is not None:   # EINVAL: not a regular file
                     irregular.append(str(p.relative_to(base)))
+                elif e.errno != 22 and unread is not None:
+                    unread.append((str(p.relative_to(base)), e.strerror or type(e).__name__))
                 continue
             views = [data]
             try:

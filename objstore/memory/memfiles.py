@@ -46,6 +46,7 @@ from objstore.memory.decay import restate
 from objstore.memory.facts import current, remember
 from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.scope import is_memory_file_key
+from objstore.memory.served import refuse_if_sealed
 from objstore.memory.writechecks import check_key_credentials
 
 FILES = ("soul", "memory", "user")
@@ -622,10 +623,11 @@ def promote(store: Store, key: str, *, standing: bool = False, demote: bool = Fa
     every session block ahead of other facts), or take that back
     (``demote``).  A new version records it (``objstore.memory.decay.restate``).
 
-    Raises NotFound (no such key), Refused (an untrusted origin, or a memory
-    file, which is curated by its own rules)."""
+    Raises NotFound (no such key), Refused (an untrusted origin, a sealed
+    key, or a memory file, which is curated by its own rules)."""
     if is_memory_file_key(key):
         raise Refused(f"{key} is a memory file: it is always loaded, no promotion needed")
+    refuse_if_sealed(store, key, "demote" if demote else "promote")   # not "no key" (fresh38 F20)
     cur = current(store, key)
     why = untrusted_origin(cur.fact)
     if why and not demote:

@@ -75,6 +75,23 @@ def drop_rules(store: Store, key: str) -> int:
     return len(have.lines) - len(keep)
 
 
+def forget_rules(store: Store, key: str) -> int:
+    """The rules of the sealed ``key`` relabelled ``forgotten:KEY``
+    (:data:`FORGOTTEN_LABEL`), for ``mem forget KEY`` of a sealed key: a
+    turn captured later quoting a value withholds it as a forgotten value,
+    and a write quoting it is refused as forgotten text, never "holds the
+    sealed value of KEY" once the key is gone (test38 T9.6).  Returns how
+    many were relabelled.  Caller holds the store lock.  Raises OSError."""
+    have = load(store)
+    if have is None:
+        return 0
+    lines = {(FORGOTTEN_LABEL + k if k == key else k, d, n) for k, d, n in have.lines}
+    n = sum(1 for k, _d, _n in have.lines if k == key)
+    if n:
+        save(store, SealRules(have.key, sorted(lines)))
+    return n
+
+
 def rules_problem(store: Store) -> str | None:
     """Why the store's seal rules cannot withhold its sealed values, or
     None: with a sealed key, :data:`RULES_FILE` missing (deleted, a store

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from objstore.core.errors import Refused
-from objstore.core.refs import sealed_ref, validate_key
+from objstore.core.refs import fact_ref, sealed_ref, validate_key
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
@@ -97,6 +97,13 @@ SEALED_INSTEAD = {
     "revert": "mem revert writes plain versions; an earlier sealed version is read with 'mem sealed show "
               "{key}' and written again as a new one with 'mem remember … --sensitivity secret'",
     "diff": "mem diff compares plain values; 'mem sealed show {key}' decrypts one at a time",
+    # (fresh38 F20: pin, promote and the review shell's diff/forget said "no key")
+    "pin": "a sealed value is never put in a session, so it is not pinned; 'mem log {key}' lists its versions",
+    "unpin": "a sealed value is never pinned (it is never put in a session)",
+    "reinforce": "a sealed value never goes dormant, so there is nothing to reinforce",
+    "promote": "a sealed value is never put in a session, so it is not curated or standing; 'mem sealed "
+               "show {key}' reads it",
+    "demote": "a sealed value is never curated, so there is nothing to demote",
 }
 
 
@@ -116,3 +123,35 @@ def sealed_message(key: str) -> str:
     """What every reader of plain values says of sealed ``key`` (``mem get``
     refusing it, ``mem recall`` noting one its question names)."""
     return f"{key} is sealed: its value is shown only by 'mem sealed show {key}', which asks for the vault passphrase"
+
+
+def set_back_warning(store: Store, key: str) -> str | None:
+    """What ``mem get`` and ``mem log`` say when ``key``'s fact ref holds an
+    older version than its reflog's last move set it to (a file-level
+    restore, a synced folder's older copy: ``core.fsck.rolled_back``), or
+    None.  Cheap on a reader's path: the last line of the ref's reflog file
+    (``logs/refs/…``; a ref whose lines are only in ``logs/packed-facts``
+    is fsck's to check) is compared with the ref, without importing the
+    reflog module; only a mismatch decodes the versions.  Never raises."""
+    try:
+        ref = fact_ref(validate_key(key))
+        head = store.refs.read(ref)
+        if head is None:
+            return None
+        root = str(store.refs.root)   # (str slicing: os.path.relpath cost a get ~0.1 M instructions)
+        with open(f"{store.root}/logs/refs{str(store.refs.path(ref))[len(root):]}", "rb") as f:
+            f.seek(max(0, f.seek(0, 2) - 512))
+            last = f.read().rstrip(b"\n").rsplit(b"\n", 1)[-1].split(b" ")
+        if len(last) < 3 or last[1].decode("ascii", "replace") == head:
+            return None
+        from objstore.core.fsck import ReadOnDemand, rolled_back   # deferred: only a ref its reflog disagrees with
+        objs = ReadOnDemand(store)
+        newer = rolled_back(store, ref, head, objs)
+        if newer is None:
+            return None
+    except Exception:   # noqa: BLE001 -- a warning: a damaged file is fsck's to name
+        return None
+    return (f"{key} was set back: its ref holds v{objs.get(head).version} ({head[:12]}), an older version than "
+            f"v{objs.get(newer).version} ({newer[:12]}) its reflog's last move set it to (a file-level restore or "
+            f"a synced folder's older copy?); 'mem reflog {key}' shows the moves, 'mem fsck --repair' restores "
+            "the newer one")

@@ -135,6 +135,8 @@ class VersionDiff:
     a: Version
     b: Version
     ops: list[DiffOp] = field(default_factory=list)
+    #: the sibling sub-agents' rival versions ``b`` settled (no value was in force before it), oldest first
+    settled: tuple[Version, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -182,8 +184,11 @@ def diff_versions(store: Store, key: str, a: int | None = None, b: int | None = 
     """Word-level diff of versions ``a`` and ``b`` (numbers) of ``key``.
 
     Defaults: ``b`` is the current version and ``a`` the version in force
-    before it (:func:`in_force_before`, else the highest version number below
-    ``b``'s); with only ``a`` given, ``b`` is the current version.  A forgotten version diffs as empty text.
+    before it (:func:`in_force_before`); when none was because sibling
+    sub-agents disagreed (``b`` settled them: ``settled`` lists them), the
+    newest rival whose value ``b`` did not take (the newest of them when
+    it took none); else the highest version number below ``b``'s.  With
+    only ``a`` given, ``b`` is the current version.  A forgotten version diffs as empty text.
 
     A key with one version below ``b`` and no ``a`` given diffs ``b``
     with itself (``a`` is ``b``, no change): there is nothing to compare,
@@ -208,10 +213,16 @@ def diff_versions(store: Store, key: str, a: int | None = None, b: int | None = 
     vb = _pick(chain, b, key) if b is not None else cur
     if a is not None:
         va = _pick(chain, a, key)
-    else:
-        older = [v for v in chain if v.fact.version < vb.fact.version]
-        va = (in_force_before(chain, vb) or max(older, key=lambda v: v.fact.version)) if older else vb
-    return VersionDiff(key, va, vb, word_diff(va.fact.body, vb.fact.body))
+        return VersionDiff(key, va, vb, word_diff(va.fact.body, vb.fact.body))
+    older = [v for v in chain if v.fact.version < vb.fact.version]
+    va = in_force_before(chain, vb) if older else vb
+    settled: list[Version] = []
+    if va is None:   # none in force before b: sub-agents that disagreed, b the person's choice (test38 T9.14)
+        settled = sorted(sibling_disagreement(older), key=lambda v: v.fact.version)
+        # the rival b replaced: the newest whose value b did not take (b took beta's: alpha's was replaced)
+        va = max([v for v in settled if v.fact.body != vb.fact.body] or settled or older,
+                 key=lambda v: v.fact.version)
+    return VersionDiff(key, va, vb, word_diff(va.fact.body, vb.fact.body), tuple(settled))
 
 
 # --- blame --------------------------------------------------------------------

@@ -54,6 +54,10 @@ from objstore.memory.forget import scan_store
 from objstore.retrieval.search import search, searchable
 
 
+#: how a ``skipped`` hit that stores nothing (a FIFO, a device, a socket) starts its detail
+NOT_REGULAR = "not a regular file"
+
+
 @dataclass(frozen=True, slots=True)
 class ScanHit:
     """One place holding the text.
@@ -63,8 +67,9 @@ class ScanHit:
             ``objects``: a write's, running or interrupted), ``index``,
             ``transcript`` or ``file``; ``skipped`` for a file that could not be searched
             whole (a damaged pack, one in the quarantine: the objects that
-            still decompress were searched and hold no match), which is not
-            a match.
+            still decompress were searched and hold no match; a file that
+            does not open), or was not read (not a regular file), which is
+            not a match (:func:`left_unread`).
         where: an object id with its type and key/session, or a path.
         detail: e.g. ``fact project/api/db v2`` or ``3 lines``.
     """
@@ -184,6 +189,14 @@ def _temp_hits(store: Store, m: Callable[[str], bool], raw: set[str]) -> list[Sc
     return hits
 
 
+def left_unread(hits: Iterable[ScanHit]) -> list[ScanHit]:
+    """The ``skipped`` hits of ``hits`` that may hold stored bytes the scan
+    could not read (a damaged pack's rest, a file that does not open), as
+    against a FIFO, device or socket, which stores nothing: a scan with one
+    found nowhere only where it looked (``mem scan`` exit 3)."""
+    return [h for h in hits if h.place == "skipped" and not h.detail.startswith(NOT_REGULAR)]
+
+
 def _name_hits(store: Store, m: Callable[[str], bool]) -> list[ScanHit]:
     """Files and folders of the store whose path (a ref named by a key,
     e.g. ``refs/facts/<key>``) holds the text."""
@@ -223,8 +236,9 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
     needles = sorted({text.encode(), text.strip().encode(), norm.encode()} - {b""})
     unsure: list[str] = []
     irregular: list[str] = []
+    unread: list[tuple[str, str]] = []
     raw = set()
-    for rel in scan_store(store.root, needles, unsure, irregular):
+    for rel in scan_store(store.root, needles, unsure, irregular, unread):
         if rel.split("/", 1)[0] != "objects":
             hits.append(ScanHit("store file", str(store.root / rel)))
         else:
@@ -232,8 +246,10 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
     hits += _temp_hits(store, m, raw)
     hits += [ScanHit("skipped", str(store.root / rel), "a damaged pack: searched the objects that still "
                      "decompress; the rest cannot be read") for rel in unsure]
-    hits += [ScanHit("skipped", str(store.root / rel), "not a regular file (a FIFO, a device or a socket): "
+    hits += [ScanHit("skipped", str(store.root / rel), NOT_REGULAR + " (a FIFO, a device or a socket): "
                      "not read, it stores nothing") for rel in irregular]
+    hits += [ScanHit("skipped", str(store.root / rel), f"could not be read ({why}): not searched")
+             for rel, why in unread]
     if index and searchable(text):   # punctuation alone is in no index term
         try:
             for h in search(store, text, limit=50):
@@ -243,7 +259,7 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
             hits.append(ScanHit("index", "(not searchable)", str(e)))
     if transcripts:
         transcripts = [str(p) for p in transcripts]
-        hits += [ScanHit("skipped", p, "not a regular file: not read (a FIFO or a device a ledger lists)")
+        hits += [ScanHit("skipped", p, NOT_REGULAR + ": not read (a FIFO or a device a ledger lists)")
                  for p in transcripts if os.path.exists(p) and not is_regular(p)]
         for th in find(transcripts, text):
             hits.append(ScanHit("transcript", str(th.path), f"{th.lines} line(s)"))
@@ -263,9 +279,12 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
         try:
             with open_regular(p) as f:
                 data = f.read()
-        except OSError:
+        except OSError as e:
             if p.exists() and not is_regular(p):
-                hits.append(ScanHit("skipped", str(p), "not a regular file: not read"))
+                hits.append(ScanHit("skipped", str(p), NOT_REGULAR + ": not read"))
+            elif os.path.lexists(p):   # (no permission, a symlink whose target is gone)
+                hits.append(ScanHit("skipped", str(p), f"could not be read ({e.strerror or type(e).__name__}): "
+                                    "not searched"))
             continue
         if is_zsh_history(p):   # zsh writes its history metafied (test25 T19)
             data = unmetafy(data)

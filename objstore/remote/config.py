@@ -77,7 +77,9 @@ def _damage(data: bytes) -> tuple[dict, str]:
     :func:`add_remote` refuses it by) is damage too, never shown (``the URL
     of remote 'usb' holds a credential (not shown)``; a name holding one is
     named by its place, ``the name of remote #2``): written by hand, it was echoed by ``mem
-    status`` and ``mem remote list`` (fresh37 F3)."""
+    status`` and ``mem remote list`` (fresh37 F3).  So is an entry with
+    a field other than ``url``, ``endpoint`` and ``encrypt`` (never named:
+    ``mem remote add`` wrote it back unchecked, test38 T9.3)."""
     if not data.strip():
         return {}, "empty"
     try:
@@ -102,12 +104,19 @@ def _damage(data: bytes) -> tuple[dict, str]:
             except InvalidInput:
                 return {}, (f"the name of remote #{i}" if what == "name" else f"the {what} of remote {name!r}") + \
                     " holds a credential (not shown)"
+        if set(e) - ENTRY_FIELDS:   # kept and written back by 'remote add': never checked (test38 T9.3)
+            return {}, f"remote {name!r} holds a field other than url, endpoint and encrypt (not shown: " \
+                "it may hold a credential)"
     return d, ""
+
+
+#: the fields of a ``remotes.json`` entry (docs/format.md); any other is damage (:func:`_damage`)
+ENTRY_FIELDS = frozenset({"url", "endpoint", "encrypt"})
 
 
 def _hint_for(why: str) -> str:
     """The hint for ``remotes.json`` damaged as ``why`` (:func:`_damage`)."""
-    return CREDENTIAL_HINT if why.endswith("holds a credential (not shown)") else REMOTES_HINT
+    return CREDENTIAL_HINT if "credential" in why else REMOTES_HINT
 
 
 def _read(store: Store) -> bytes:

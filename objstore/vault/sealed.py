@@ -39,7 +39,7 @@ from objstore.memory.served import is_sealed, refuse_if_sealed, sealed_head  # n
 from objstore.memory import forget
 from objstore.memory.forgetplan import check_previewed
 from objstore.memory.lost import lost_current
-from objstore.memory.sealrules import add_rules, drop_rules, load as load_rules, save as save_rules
+from objstore.memory.sealrules import add_rules, drop_rules, forget_rules, load as load_rules, save as save_rules
 from objstore.memory.sealsources import quoted_forms, withhold_quoting_turns, withhold_source_turns
 from objstore.memory.validity import plain_valid_from
 from objstore.memory.tombstones import tombstones_for, withdraw_plain
@@ -720,7 +720,10 @@ def finish_stopped_unseals(store: Store) -> list[str]:
 def forget_sealed(store: Store, key: str) -> int:
     """Delete every sealed version of ``key`` (ref, reflog, objects) without
     decrypting anything; returns the number of objects deleted.  No
-    tombstone is written (the values are unknown).  Raises NotFound."""
+    tombstone is written (the values are unknown); the key's seal rules
+    become a forgotten key's (``sealrules.forget_rules``).  Raises NotFound."""
     key = validate_key(key)
     with store.lock("sealed forget"):
-        return _drop_sealed(store, key, sealed_versions(store, key))
+        n = _drop_sealed(store, key, sealed_versions(store, key))
+        forget_rules(store, key)
+        return n

@@ -156,7 +156,7 @@ def test_scan_reads_a_quarantined_pack_by_its_objects_and_never_matches_falsely(
     invoke("fsck", "--repair", "--json", exit_code=None)
     quarantined = [p for p in (store_path / "quarantine").rglob("*.pack")]
     assert quarantined, "the repair set no pack aside"
-    r = mem("scan", "zzqq-never-stored-9931", "--no-remotes", "--json")      # exit 0: found nowhere
+    r = mem("scan", "zzqq-never-stored-9931", "--no-remotes", "--json", exit_code=3)   # nowhere it could read
     assert r.json == [] and "skipped" in r.stderr and "quarantine" in r.stderr, (r.stdout, r.stderr)
     r = mem("scan", "marker0x", "--no-remotes", "--json", exit_code=1)       # an object that still decompresses
     assert [h for h in r.json if h["place"] == "store file" and "/quarantine/" in h["where"]], r.json

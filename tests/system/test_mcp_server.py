@@ -280,6 +280,7 @@ def test_http_bad_input_limits_and_disconnect(keys):
 
 
 def test_serve_refuses_a_remote_address_without_allow_remote(store_path):
+    _mem("init")   # (session 39: mem serve creates no store, test38 T9.10)
     p = _mem("serve", "--listen", "0.0.0.0:0")
     assert p.returncode == 2 and "--allow-remote" in p.stderr
     p = _mem("serve", "--listen", "0.0.0.0:0", "--allow-remote")
