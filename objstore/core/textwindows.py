@@ -28,9 +28,9 @@ from itertools import accumulate
 
 from objstore.core.ids import blake2b
 from objstore.core.text import LazyPattern
-from objstore.core.wordwindows import ALNUM_BYTES, word_windows
+from objstore.core.wordwindows import JOINING, UNSPACED, word_marks, word_windows
 
-__all__ = ["FOLD_MIN_CHARS", "SEPARATORS", "WORD_START", "find_matches", "fold_worth", "folded_form"]
+__all__ = ["FOLD_MIN_CHARS", "SEPARATORS", "WORD_START", "find_matches", "fold_worth", "folded_form", "match_weight"]
 
 #: the characters a folded form drops: how a person joins the parts of one value
 SEPARATORS = " -_./"
@@ -38,17 +38,27 @@ SEPARATORS = " -_./"
 #: (a shorter one, "ab12", would match "ab 12" in ordinary text)
 FOLD_MIN_CHARS = 8
 #: find_matches: each character where a window may start with ``word_starts``: one but the space that is
-#: not a letter or digit (``\\w`` is str.isalnum's letters and digits and ``_``), or a letter or digit that
-#: follows none (or starts the text)
-WORD_START = LazyPattern(r"[^\w ]|_|(?<![^\W_])[^\W_]")
-#: a word of a folded run: letters and digits; a run: words joined by separators only
-_WORD = LazyPattern(r"[^\W_]+")
-_CHAIN = LazyPattern(r"[^\W_]+(?:[ \-_./]+[^\W_]+)+")
+#: not a letter or digit (``\\w`` is str.isalnum's letters and digits and ``_``), one of a script written
+#: without spaces (``wordwindows.UNSPACED``: a word of its own, cjk39), or a letter or digit that follows
+#: none of :data:`wordwindows.JOINING` (or starts the text: "maple" in "密码是maple-otter")
+WORD_START = LazyPattern(f"[^\\w ]|_|[{UNSPACED}]|(?<!{JOINING}){JOINING}")
+#: a word of a folded run: joining letters and digits; a run: words joined by separators only
+_WORD = LazyPattern(f"{JOINING}+")
+_CHAIN = LazyPattern(f"{JOINING}+(?:[ \\-_./]+{JOINING}+)+")
 #: folded_runs of an ASCII text (``bytes.translate``): a letter or digit kept, a separator a space, anything
 #: else ``\x02`` (a run's end)
 _RUN_BYTES = bytes(c if chr(c).isalnum() else 32 if chr(c) in SEPARATORS else 2 for c in range(256))
 _ASCII_WORD = LazyPattern(rb"[^ ]+")
 _DROP = str.maketrans("", "", SEPARATORS)
+_UNSPACED_CHAR = LazyPattern(f"[{UNSPACED}]")
+
+
+def match_weight(norm: str) -> int:
+    """How long a normalized text counts for a rule of matching (a forgotten or sealed text is matched
+    inside others only from ``tombstones.MIN_TEXT_CHARS``): its characters, one of a script written without
+    spaces (``wordwindows.UNSPACED``: a Han, Kana, Hangul or Thai character, about a word) counting twice
+    (cjk39: "红色大象九号", 6 characters, weighs 12).  ``match_weight("maple otter") == 11``."""
+    return len(norm) if norm.isascii() else len(norm) + len(_UNSPACED_CHAR.findall(norm))
 
 
 def folded_form(norm: str) -> str:
@@ -114,10 +124,9 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
         tried = word_windows(norm, by_len)   # no regex over every start, no Python step per start (imp38)
     else:
         if word_starts:
-            # alnum[k]: norm[k].isalnum() (for ASCII one bytes.translate; [len(norm)] is the end's False); a
-            # start is a character but the space that is no letter or digit, or one that follows none (regex)
-            alnum = (raw.translate(ALNUM_BYTES) + b"\0" if len(raw) == len(norm)
-                     else [*map(str.isalnum, norm), False])
+            # alnum[k]: norm[k] is a joining letter or digit (wordwindows.word_marks; [len(norm)] is the end's 0);
+            # a start is a character but the space that is no joining letter or digit, or one that follows none
+            alnum = word_marks(norm) + b"\0"
             starts = [m.start() for m in WORD_START.finditer(norm)]
         else:
             starts = [s for s in range(len(norm)) if norm[s] != " "]

@@ -31,6 +31,7 @@ from objstore.core.ids import MIN_PREFIX_LEN, blake2b, sha256
 from objstore.core.objects import Turn
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import session_ref, validate_session_id
+from objstore.core.wordwindows import UNSPACED
 from objstore.memory.provenance import reads_outside
 from objstore.memory.scope import AGENT_SEP, check_agent, is_ancestor, namespace_rank, namespace_root, parent_namespace
 
@@ -94,13 +95,15 @@ class SessionInfo(Frozen):
 
 def _value_re(value: str, whole: bool = False) -> re.Pattern | None:
     """A pattern finding ``value`` in a text: case-insensitive, any run of
-    blanks for one (``whole``: not inside a longer word or number); None
-    for an empty value."""
+    blanks for one (``whole``: not inside a longer word or number; a
+    character of a script written without spaces is a word of its own,
+    ``core.wordwindows.UNSPACED``: "密码是maple-otter-77请" holds
+    "maple-otter-77", cjk39); None for an empty value."""
     words = value.split()
     if not words:
         return None
     pat = r"\s+".join(re.escape(w) for w in words)
-    return re.compile(rf"(?<![\w-]){pat}(?![\w-])" if whole else pat, re.IGNORECASE)
+    return re.compile(rf"(?<![^\W{UNSPACED}]|-){pat}(?![^\W{UNSPACED}]|-)" if whole else pat, re.IGNORECASE)
 
 
 def withhold_value(text: str, value: str, whole: bool = False, marker: str = "") -> tuple[str, int]:
