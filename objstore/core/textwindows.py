@@ -30,7 +30,8 @@ from objstore.core.ids import blake2b
 from objstore.core.text import LazyPattern
 from objstore.core.wordwindows import JOINING, UNSPACED, word_marks, word_windows
 
-__all__ = ["FOLD_MIN_CHARS", "SEPARATORS", "WORD_START", "find_matches", "fold_worth", "folded_form", "match_weight"]
+__all__ = ["FOLD_MIN_CHARS", "SEPARATORS", "WORD_START", "dotless", "find_matches", "fold_worth", "folded_form",
+           "match_weight"]
 
 #: the characters a folded form drops: how a person joins the parts of one value
 SEPARATORS = " -_./"
@@ -51,6 +52,32 @@ _RUN_BYTES = bytes(c if chr(c).isalnum() else 32 if chr(c) in SEPARATORS else 2 
 _ASCII_WORD = LazyPattern(rb"[^ ]+")
 _DROP = str.maketrans("", "", SEPARATORS)
 _UNSPACED_CHAR = LazyPattern(f"[{UNSPACED}]")
+
+
+def dotless(norm: str) -> str:
+    """``norm`` (a normalized text) as Turkish reads it case-insensitively (cjk39, test38 T9.11): the
+    ``i`` + U+0307 that ``str.casefold`` makes of a capital dotted ``İ`` read as ``i``, and a dotless
+    ``ı`` (whose capital is ``I``) as ``i``: ``dotless("i\u0307stanbul42") == "istanbul42"``.  A rule
+    writer adds the rule of a value's dotless form beside its own when they differ, and
+    :func:`find_matches` also reads a text so; the normalized form itself is unchanged."""
+    return norm.replace("i\u0307", "i").replace("\u0131", "i") if "\u0307" in norm or "\u0131" in norm else norm
+
+
+def _dotless_map(norm: str) -> tuple[str, list[int], list[int]]:
+    """``(read, starts, ends)``: :func:`dotless` of ``norm``, and for each of its characters the span
+    ``norm[starts[k]:ends[k]]`` it reads (an ``i`` the U+0307 after it too): a window of ``read`` is a span
+    of ``norm`` unshifted."""
+    read: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    for k, c in enumerate(norm):
+        if c == "\u0307" and k and norm[k - 1] == "i" and ends and ends[-1] == k:
+            ends[-1] = k + 1
+            continue
+        read.append("i" if c == "\u0131" else c)
+        starts.append(k)
+        ends.append(k + 1)
+    return "".join(read), starts, ends
 
 
 def match_weight(norm: str) -> int:
@@ -94,6 +121,7 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
     ``key``: the rules are keyed BLAKE2b-256 digests under it
     (``sealrules``), and a window also ends where a word ends (the whole
     word, as ``word_starts``, which ``key`` needs, starts it).
+    A text :func:`dotless` changes is also read so (its windows mapped back onto ``norm``).
     With ``folded`` also every run of two or more whole words joined by
     separators only whose :func:`folded_form` hashes to a rule of at least
     :data:`FOLD_MIN_CHARS` characters (:func:`folded_runs`; ~0.12 µs a
@@ -118,7 +146,13 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
             by_len.setdefault(n, set()).add(digest)
     if not by_len:
         return []
-    out = folded_runs(norm, by_len, hashed) if folded else []
+    if dotless(norm) != norm:   # also as Turkish reads it: "i̇stanbul42" holds the rule of "istanbul42" (cjk39)
+        read, at, stop = _dotless_map(norm)
+        also = [(at[a], stop[b - 1]) for a, b in find_matches(read, rules, word_starts=word_starts, key=key,
+                                                              folded=folded)]
+    else:
+        also = []
+    out = also + (folded_runs(norm, by_len, hashed) if folded else [])
     raw = norm.encode("utf-8", "surrogatepass")
     if key is not None and word_starts:
         tried = word_windows(norm, by_len)   # no regex over every start, no Python step per start (imp38)

@@ -53,3 +53,16 @@ def test_forget_match_finds_the_value_inside_unspaced_turns_and_later_ones(tmp_p
     s.stop(f"明白，{LATIN}。")
     _mem(env, "gc", "--prune=now")
     assert scan_store(s.store, NEEDLES[:2]) == []
+
+
+def test_a_sealed_turkish_value_and_its_other_casings_match_each_other(tmp_path):
+    """test38 T9.11: ``casefold`` of "İ" is "i" + U+0307, so a sealed "İstanbul42" did not match a later
+    "istanbul42", nor a sealed "izmir-4471" a later "İZMİR-4471"; the rest of the text stays as it was."""
+    s, env = sealed_session(tmp_path, ["İstanbul42", "izmir-4471"], "t39")
+    s.prompt("codes: istanbul42, ISTANBUL42, İSTANBUL42, ıstanbul42; İZMİR-4471 and Izmir-4471. İstanbul is big")
+    _mem(env, "gc", "--prune=now")
+    assert scan_store(s.store, [b"istanbul42", "İSTANBUL42".encode(), "İZMİR".encode(), b"ISTANBUL42",
+                                "ıstanbul42".encode(), b"Izmir"]) == []
+    out = _mem(env, "show", s.sid[:8]).stdout
+    w = "[REDACTED:sealed-value]"
+    assert f"codes: {w}, {w}, {w}, {w}; {w} and {w}. İstanbul is big" in out, out
