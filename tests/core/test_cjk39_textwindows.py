@@ -14,8 +14,8 @@ import pytest
 
 from objstore.core.objects import Tombstone
 from objstore.core.text import normalized_form
-from objstore.core.textwindows import WORD_START, dotless, find_matches, match_weight
-from objstore.core.wordwindows import word_marks, word_windows
+import objstore.core.textwindows as tw
+import objstore.core.wordwindows as ww
 from objstore.memory.sealrulefile import SealRules, rule_digest
 from objstore.memory.sealrules import withhold_sealed_values
 from objstore.memory.sealsources import quoted_forms
@@ -55,24 +55,24 @@ def test_a_forgotten_text_inside_unspaced_text_refuses_a_lower_trust_write():
 
 
 def test_a_han_value_weighs_as_words_and_gets_a_rule():
-    assert match_weight(HAN) == 12 and match_weight("maple otter") == 11 and match_weight("北京大学") == 8
+    assert tw.match_weight(HAN) == 12 and tw.match_weight("maple otter") == 11 and tw.match_weight("北京大学") == 8
     assert quoted_forms(HAN) == [HAN] and quoted_forms(HAN, said_secret=True) == [HAN]
     assert quoted_forms("北京") == [] and quoted_forms("Tuesday") == []
 
 
 def test_turkish_dotted_and_dotless_i_match_the_plain_i_unshifted():
-    assert dotless(normalized_form("İstanbul42")) == "istanbul42" == dotless("ıstanbul42")
+    assert tw.dotless(normalized_form("İstanbul42")) == "istanbul42" == tw.dotless("ıstanbul42")
     w = "[REDACTED:sealed-value]"
     for sealed, said, want in [("istanbul42", "the code is İSTANBUL42 ok", f"the code is {w} ok"),
                                ("i̇stanbul42", "the code is istanbul42 ok", f"the code is {w} ok"),
                                ("istanbul42", "kod: ıstanbul42, İstanbul42; İstanbul", f"kod: {w}, {w}; İstanbul")]:
-        rules = SealRules(KEY, [("user/k", rule_digest(KEY, f), len(f)) for f in {sealed, dotless(sealed)}])
+        rules = SealRules(KEY, [("user/k", rule_digest(KEY, f), len(f)) for f in {sealed, tw.dotless(sealed)}])
         assert withhold_sealed_values(said, rules)[0] == want
 
 
 def _reference(norm: str, n: int) -> list[int]:
-    marks = word_marks(norm) + b"\0"
-    return [m.start() for m in WORD_START.finditer(norm)
+    marks = ww.word_marks(norm) + b"\0"
+    return [m.start() for m in tw.WORD_START.finditer(norm)
             if m.start() + n <= len(norm) and not (marks[m.start() + n - 1] and marks[m.start() + n])]
 
 
@@ -84,10 +84,10 @@ def test_the_big_integer_windows_are_the_regex_windows_over_mixed_scripts():
         if not norm:
             continue
         lengths = sorted({rng.randrange(1, len(norm) + 1) for _ in range(3)})
-        assert word_windows(norm, lengths) == {n: _reference(norm, n) for n in lengths}, norm
+        assert ww.word_windows(norm, lengths) == {n: _reference(norm, n) for n in lengths}, norm
 
 
 def test_find_matches_without_a_key_finds_a_value_after_han_characters():
     rules = [(hashlib.sha256(v.encode()).digest(), len(v)) for v in (LATIN, HAN)]
-    assert find_matches(normalized_form(HELD[0]), rules, word_starts=True) == [(3, 17)]
-    assert find_matches(normalized_form(HELD[4]), rules, word_starts=True) == [(6, 12)]
+    assert tw.find_matches(normalized_form(HELD[0]), rules, word_starts=True) == [(3, 17)]
+    assert tw.find_matches(normalized_form(HELD[4]), rules, word_starts=True) == [(6, 12)]
