@@ -43,6 +43,9 @@ def test_a_secret_write_withholds_the_value_in_unspaced_turns_before_it(tmp_path
 
 
 def test_forget_match_finds_the_value_inside_unspaced_turns_and_later_ones(tmp_path):
+    """Found in the turns stored before (whole turns forgotten) and withheld in the session's later ones; a Han
+    text forgotten ahead of any turn holding it (6 characters: it got no text rule, "shorter than 8") is never
+    served from a later turn either."""
     s, env = sealed_session(tmp_path, [], "f39")
     s.prompt(" ".join(x for x in SAID if LATIN in x))
     s.prompt(" ".join(x for x in SAID if HAN in x))
@@ -53,6 +56,11 @@ def test_forget_match_finds_the_value_inside_unspaced_turns_and_later_ones(tmp_p
     s.stop(f"明白，{LATIN}。")
     _mem(env, "gc", "--prune=now")
     assert scan_store(s.store, NEEDLES[:2]) == []
+    r = _mem(env, "forget", "--match", "蓝色长颈鹿七号", "--yes")
+    assert "wrote its text rule" in r.stdout + r.stderr, r.stdout + r.stderr
+    s.prompt("新的密码是蓝色长颈鹿七号。")
+    out = _mem(env, "show", s.sid[:8]).stdout + _mem(env, "search", "长颈鹿").stdout
+    assert "蓝色长颈鹿七号" not in out and "新的密码是[forgotten]。" in out, out
 
 
 def test_a_sealed_turkish_value_and_its_other_casings_match_each_other(tmp_path):
