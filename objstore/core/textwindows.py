@@ -28,9 +28,10 @@ from itertools import accumulate
 
 from objstore.core.ids import blake2b
 from objstore.core.text import LazyPattern
-from objstore.core.wordwindows import JOINING, UNSPACED, word_marks, word_windows
+from objstore.core.wordwindows import unspaced, wide_joining, word_marks, word_windows
+from objstore.core.wordwindows import word_starts as start_offsets
 
-__all__ = ["FOLD_MIN_CHARS", "SEPARATORS", "WORD_START", "dotless", "find_matches", "fold_worth", "folded_form",
+__all__ = ["FOLD_MIN_CHARS", "SEPARATORS", "dotless", "find_matches", "fold_worth", "folded_form",
            "match_weight"]
 
 #: the characters a folded form drops: how a person joins the parts of one value
@@ -38,20 +39,11 @@ SEPARATORS = " -_./"
 #: the shortest folded form that gets a rule, and the shortest rule a run of joined words is tried against
 #: (a shorter one, "ab12", would match "ab 12" in ordinary text)
 FOLD_MIN_CHARS = 8
-#: find_matches: each character where a window may start with ``word_starts``: one but the space that is
-#: not a letter or digit (``\\w`` is str.isalnum's letters and digits and ``_``), one of a script written
-#: without spaces (``wordwindows.UNSPACED``: a word of its own, cjk39), or a letter or digit that follows
-#: none of :data:`wordwindows.JOINING` (or starts the text: "maple" in "密码是maple-otter")
-WORD_START = LazyPattern(f"[^\\w ]|_|[{UNSPACED}]|(?<!{JOINING}){JOINING}")
-#: a word of a folded run: joining letters and digits; a run: words joined by separators only
-_WORD = LazyPattern(f"{JOINING}+")
-_CHAIN = LazyPattern(f"{JOINING}+(?:[ \\-_./]+{JOINING}+)+")
-#: folded_runs of an ASCII text (``bytes.translate``): a letter or digit kept, a separator a space, anything
-#: else ``\x02`` (a run's end)
+#: folded_runs of a text (``bytes.translate`` of its ASCII, "?" for the rest): a letter or digit kept, a
+#: separator a space, anything else ``\x02`` (a run's end)
 _RUN_BYTES = bytes(c if chr(c).isalnum() else 32 if chr(c) in SEPARATORS else 2 for c in range(256))
 _ASCII_WORD = LazyPattern(rb"[^ ]+")
 _DROP = str.maketrans("", "", SEPARATORS)
-_UNSPACED_CHAR = LazyPattern(f"[{UNSPACED}]")
 
 
 def dotless(norm: str) -> str:
@@ -85,7 +77,7 @@ def match_weight(norm: str) -> int:
     inside others only from ``tombstones.MIN_TEXT_CHARS``): its characters, one of a script written without
     spaces (``wordwindows.UNSPACED``: a Han, Kana, Hangul or Thai character, about a word) counting twice
     (cjk39: "红色大象九号", 6 characters, weighs 12).  ``match_weight("maple otter") == 11``."""
-    return len(norm) if norm.isascii() else len(norm) + len(_UNSPACED_CHAR.findall(norm))
+    return len(norm) if norm.isascii() else len(norm) + sum(map(unspaced, norm))
 
 
 def folded_form(norm: str) -> str:
@@ -161,7 +153,7 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
             # alnum[k]: norm[k] is a joining letter or digit (wordwindows.word_marks; [len(norm)] is the end's 0);
             # a start is a character but the space that is no joining letter or digit, or one that follows none
             alnum = word_marks(norm) + b"\0"
-            starts = [m.start() for m in WORD_START.finditer(norm)]
+            starts = start_offsets(norm)
         else:
             starts = [s for s in range(len(norm)) if norm[s] != " "]
         if key is not None:   # (n, start) pairs whose window ends a word: not between two letters or digits
@@ -188,30 +180,37 @@ def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[
     concatenated hash (``hashed``: bytes -> digest) to a digest of
     ``by_len`` (``{length: {digest}}``) of at least :data:`FOLD_MIN_CHARS`
     characters.  Cost: per run of words, its words' lengths summed and one
-    set intersection per rule length (in C: an ASCII text is cut into runs
-    and words by ``str.translate`` and ``split``); a hash only where two or
-    more words' lengths add up to a rule's."""
+    set intersection per rule length (in C: a text is cut into runs and
+    words by ``bytes.translate`` of its ASCII and ``split``, a Python step
+    per joining letter or digit beyond ASCII, ``wordwindows.joins``; a
+    character of a script written without spaces ends a run); a hash only
+    where two or more words' lengths add up to a rule's."""
     lens = [n for n in by_len if n >= FOLD_MIN_CHARS]
     if not lens:
         return []
     least = min(lens)
     out: list[tuple[int, int]] = []
     if norm.isascii():   # runs cut by anything but a letter, digit or separator; words by the separators
-        at = 0
-        for chain in norm.encode("ascii").translate(_RUN_BYTES).split(b"\x02"):
-            if len(chain) >= least:
-                out += _run_hits(chain, chain.split(), at, lens, by_len, hashed, _ASCII_WORD)
-            at += len(chain) + 1
-        return out
-    for m in _CHAIN.finditer(norm):
-        out += _run_hits(m.group(), _WORD.findall(m.group()), m.start(), lens, by_len, hashed, _WORD)
+        shadow = norm.encode("ascii").translate(_RUN_BYTES)
+    else:   # the same over its ASCII shadow, a joining letter or digit beyond ASCII "a" (wordwindows.joins)
+        shadow = bytearray(norm.encode("ascii", "replace").translate(_RUN_BYTES))
+        for k in wide_joining(norm):
+            shadow[k] = 0x61
+        shadow = bytes(shadow)
+    at = 0
+    for chain in shadow.split(b"\x02"):
+        if len(chain) >= least:
+            words = chain.split() if norm.isascii() else [norm[at + m.start():at + m.end()]
+                                                          for m in _ASCII_WORD.finditer(chain)]
+            out += _run_hits(chain, words, at, lens, by_len, hashed)
+        at += len(chain) + 1
     return out
 
 
-def _run_hits(chain, words: list, at: int, lens: list[int], by_len: dict[int, set[bytes]], hashed,
-              word) -> list[tuple[int, int]]:
-    """:func:`folded_runs` of one run ``chain`` (``str``, or ``bytes`` of an ASCII text; at ``at`` in the
-    text) of ``words`` (of its type; ``word``: their pattern)."""
+def _run_hits(chain: bytes, words: list, at: int, lens: list[int], by_len: dict[int, set[bytes]],
+              hashed) -> list[tuple[int, int]]:
+    """:func:`folded_runs` of one run ``chain`` (the ``bytes`` of its shadow, at ``at`` in the text) of
+    ``words`` (``bytes`` of an ASCII text, else ``str``; the spans of ``[^ ]+`` in ``chain``)."""
     if len(words) < 2:
         return []
     sums = [0, *accumulate(map(len, words))]
@@ -224,6 +223,6 @@ def _run_hits(chain, words: list, at: int, lens: list[int], by_len: dict[int, se
                 continue
             joined = words[0][:0].join(words[i:e])
             if hashed(joined if isinstance(joined, bytes) else joined.encode("utf-8", "surrogatepass")) in by_len[n]:
-                spans = [w.span() for w in word.finditer(chain)]
+                spans = [w.span() for w in _ASCII_WORD.finditer(chain)]
                 out.append((at + spans[i][0], at + spans[e - 1][1]))
     return out
