@@ -28,7 +28,7 @@ from itertools import accumulate
 
 from objstore.core.ids import blake2b
 from objstore.core.text import LazyPattern
-from objstore.core.wordwindows import unspaced, wide_joining, word_marks, word_windows
+from objstore.core.wordwindows import unspaced, wide_joining, word_windows
 from objstore.core.wordwindows import word_starts as start_offsets
 
 __all__ = ["FOLD_MIN_CHARS", "SEPARATORS", "dotless", "find_matches", "fold_worth", "folded_form",
@@ -146,21 +146,11 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
         also = []
     out = also + (folded_runs(norm, by_len, hashed) if folded else [])
     raw = norm.encode("utf-8", "surrogatepass")
-    if key is not None and word_starts:
+    if key is not None:   # (a key needs word_starts) windows that start and end a word
         tried = word_windows(norm, by_len)   # no regex over every start, no Python step per start (imp38)
     else:
-        if word_starts:
-            # alnum[k]: norm[k] is a joining letter or digit (wordwindows.word_marks; [len(norm)] is the end's 0);
-            # a start is a character but the space that is no joining letter or digit, or one that follows none
-            alnum = word_marks(norm) + b"\0"
-            starts = start_offsets(norm)
-        else:
-            starts = [s for s in range(len(norm)) if norm[s] != " "]
-        if key is not None:   # (n, start) pairs whose window ends a word: not between two letters or digits
-            tried = {n: [s for s in starts if s + n <= len(norm) and not (alnum[s + n - 1] and alnum[s + n])]
-                     for n in by_len}
-        else:
-            tried = {n: starts for n in by_len}
+        starts = start_offsets(norm) if word_starts else [s for s in range(len(norm)) if norm[s] != " "]
+        tried = {n: starts for n in by_len}
     if len(raw) == len(norm):   # ASCII (most text): a window is a slice of the bytes, no encode per window
         for n, digests in by_len.items():
             last = len(raw) - n
