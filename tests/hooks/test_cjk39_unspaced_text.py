@@ -21,7 +21,7 @@ NEEDLES = [LATIN.encode(), HAN.encode(), b"mapleotter77"]
 
 def test_later_turns_quoting_a_sealed_value_inside_unspaced_text_are_stored_withheld(tmp_path):
     s, env = sealed_session(tmp_path, [LATIN, HAN], "c39")
-    s.prompt(" ".join(SAID) + f" 也可以写成mapleotter77吗")
+    s.prompt(" ".join(SAID) + " 也可以写成mapleotter77吗")
     s.stop(f"好的，{LATIN}和{HAN}已记下。")
     _mem(env, "gc", "--prune=now")
     assert scan_store(s.store, NEEDLES) == []
