@@ -156,10 +156,10 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
             last = len(raw) - n
             out += [(s, s + n) for s in tried[n] if s <= last and hashed(raw[s:s + n]) in digests]
         return sorted(set(out))
+    at = [0, *accumulate(len(c.encode("utf-8", "surrogatepass")) for c in norm)]   # a window: a slice of the bytes
     for n, digests in by_len.items():
-        for s in tried[n]:
-            if s + n <= len(norm) and hashed(norm[s:s + n].encode("utf-8")) in digests:
-                out.append((s, s + n))
+        last = len(norm) - n
+        out += [(s, s + n) for s in tried[n] if s <= last and hashed(raw[at[s]:at[s + n]]) in digests]
     return sorted(set(out))
 
 

@@ -6,6 +6,7 @@ of the windows of each rule length that start and end a word, as big-integer mas
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import compress
 
 from objstore.core.text import LazyPattern
 
@@ -77,13 +78,15 @@ def _lead(norm: str, marks: bytes) -> int:
 
 
 def _found(data: bytes) -> list[int]:
-    """The offsets of the 1 bytes of ``data``."""
-    found = []
-    i = data.find(1)
-    while i >= 0:
-        found.append(i)
-        i = data.find(1, i + 1)
-    return found
+    """The offsets of the 1 bytes of ``data`` (0 or 1 each)."""
+    if data.count(1) * 8 < len(data):   # sparse (prose): a find per start
+        found = []
+        i = data.find(1)
+        while i >= 0:
+            found.append(i)
+            i = data.find(1, i + 1)
+        return found
+    return list(compress(range(len(data)), data))   # dense (a script written without spaces): in C
 
 
 def word_windows(norm: str, lengths) -> dict[int, list[int]]:
