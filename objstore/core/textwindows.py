@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from itertools import accumulate
+from operator import methodcaller
 
 from objstore.core.ids import blake2b
 from objstore.core.text import LazyPattern
@@ -44,6 +45,8 @@ FOLD_MIN_CHARS = 8
 _RUN_BYTES = bytes(c if chr(c).isalnum() else 32 if chr(c) in SEPARATORS else 2 for c in range(256))
 _ASCII_WORD = LazyPattern(rb"[^ ]+")
 _DROP = str.maketrans("", "", SEPARATORS)
+_UTF8 = methodcaller("encode", "utf-8", "surrogatepass")
+_SPACED = str.maketrans(SEPARATORS, " " * len(SEPARATORS))
 
 
 def dotless(norm: str) -> str:
@@ -156,10 +159,15 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
             last = len(raw) - n
             out += [(s, s + n) for s in tried[n] if s <= last and hashed(raw[s:s + n]) in digests]
         return sorted(set(out))
-    at = [0, *accumulate(len(c.encode("utf-8", "surrogatepass")) for c in norm)]   # a window: a slice of the bytes
+    if sum(map(len, tried.values())) > len(norm):   # many windows (a script written without spaces): each a
+        at = [0, *accumulate(map(len, map(_UTF8, norm)))]   # slice of the bytes, no encode per window (cjk39)
+        for n, digests in by_len.items():
+            last = len(norm) - n
+            out += [(s, s + n) for s in tried[n] if s <= last and hashed(raw[at[s]:at[s + n]]) in digests]
+        return sorted(set(out))
     for n, digests in by_len.items():
         last = len(norm) - n
-        out += [(s, s + n) for s in tried[n] if s <= last and hashed(raw[at[s]:at[s + n]]) in digests]
+        out += [(s, s + n) for s in tried[n] if s <= last and hashed(norm[s:s + n].encode("utf-8")) in digests]
     return sorted(set(out))
 
 
@@ -180,7 +188,7 @@ def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[
         return []
     least = min(lens)
     out: list[tuple[int, int]] = []
-    if norm.isascii():   # runs cut by anything but a letter, digit or separator; words by the separators
+    if ascii_ := norm.isascii():   # runs cut by anything but a letter, digit or separator; words by the separators
         shadow = norm.encode("ascii").translate(_RUN_BYTES)
     else:   # the same over its ASCII shadow, a joining letter or digit beyond ASCII "a" (wordwindows.joins)
         shadow = bytearray(norm.encode("ascii", "replace").translate(_RUN_BYTES))
@@ -189,9 +197,8 @@ def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[
         shadow = bytes(shadow)
     at = 0
     for chain in shadow.split(b"\x02"):
-        if len(chain) >= least:
-            words = chain.split() if norm.isascii() else [norm[at + m.start():at + m.end()]
-                                                          for m in _ASCII_WORD.finditer(chain)]
+        if len(chain) >= least and b" " in chain:   # (one word: find_matches' own windows)
+            words = chain.split() if ascii_ else norm[at:at + len(chain)].translate(_SPACED).split()
             out += _run_hits(chain, words, at, lens, by_len, hashed)
         at += len(chain) + 1
     return out
