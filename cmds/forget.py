@@ -303,7 +303,8 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                     click.echo("its text rule (a hash) is already written: a turn captured later that holds it is "
                                "never served with it")
                 elif match is not None and not plan.already_forgotten and not dry_run:
-                    click.echo("no text rule written (it needs --yes and 8 or more characters): a turn captured "
+                    click.echo("no text rule written (it needs --yes and 8 or more characters, a Chinese, Japanese or "
+                               "Korean one counting two): a turn captured "
                                "later that holds it is served as it is")
             if not as_json:
                 _say_temps(temps)

@@ -25,30 +25,62 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from itertools import accumulate
+from operator import methodcaller
 
 from objstore.core.ids import blake2b
 from objstore.core.text import LazyPattern
-from objstore.core.wordwindows import ALNUM_BYTES, word_windows
+from objstore.core.wordwindows import unspaced, wide_joining, word_windows
+from objstore.core.wordwindows import word_starts as start_offsets
 
-__all__ = ["FOLD_MIN_CHARS", "SEPARATORS", "WORD_START", "find_matches", "fold_worth", "folded_form"]
+__all__ = ["FOLD_MIN_CHARS", "SEPARATORS", "dotless", "find_matches", "fold_worth", "folded_form",
+           "match_weight"]
 
 #: the characters a folded form drops: how a person joins the parts of one value
 SEPARATORS = " -_./"
 #: the shortest folded form that gets a rule, and the shortest rule a run of joined words is tried against
 #: (a shorter one, "ab12", would match "ab 12" in ordinary text)
 FOLD_MIN_CHARS = 8
-#: find_matches: each character where a window may start with ``word_starts``: one but the space that is
-#: not a letter or digit (``\\w`` is str.isalnum's letters and digits and ``_``), or a letter or digit that
-#: follows none (or starts the text)
-WORD_START = LazyPattern(r"[^\w ]|_|(?<![^\W_])[^\W_]")
-#: a word of a folded run: letters and digits; a run: words joined by separators only
-_WORD = LazyPattern(r"[^\W_]+")
-_CHAIN = LazyPattern(r"[^\W_]+(?:[ \-_./]+[^\W_]+)+")
-#: folded_runs of an ASCII text (``bytes.translate``): a letter or digit kept, a separator a space, anything
-#: else ``\x02`` (a run's end)
+#: folded_runs of a text (``bytes.translate`` of its ASCII, "?" for the rest): a letter or digit kept, a
+#: separator a space, anything else ``\x02`` (a run's end)
 _RUN_BYTES = bytes(c if chr(c).isalnum() else 32 if chr(c) in SEPARATORS else 2 for c in range(256))
 _ASCII_WORD = LazyPattern(rb"[^ ]+")
 _DROP = str.maketrans("", "", SEPARATORS)
+_UTF8 = methodcaller("encode", "utf-8", "surrogatepass")
+_SPACED = str.maketrans(SEPARATORS, " " * len(SEPARATORS))
+
+
+def dotless(norm: str) -> str:
+    """``norm`` (a normalized text) as Turkish reads it case-insensitively (cjk39, test38 T9.11): the
+    ``i`` + U+0307 that ``str.casefold`` makes of a capital dotted ``İ`` read as ``i``, and a dotless
+    ``ı`` (whose capital is ``I``) as ``i``: ``dotless("i\u0307stanbul42") == "istanbul42"``.  A rule
+    writer adds the rule of a value's dotless form beside its own when they differ, and
+    :func:`find_matches` also reads a text so; the normalized form itself is unchanged."""
+    return norm.replace("i\u0307", "i").replace("\u0131", "i") if "\u0307" in norm or "\u0131" in norm else norm
+
+
+def _dotless_map(norm: str) -> tuple[str, list[int], list[int]]:
+    """``(read, starts, ends)``: :func:`dotless` of ``norm``, and for each of its characters the span
+    ``norm[starts[k]:ends[k]]`` it reads (an ``i`` the U+0307 after it too): a window of ``read`` is a span
+    of ``norm`` unshifted."""
+    read: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    for k, c in enumerate(norm):
+        if c == "\u0307" and k and norm[k - 1] == "i" and ends and ends[-1] == k:
+            ends[-1] = k + 1
+            continue
+        read.append("i" if c == "\u0131" else c)
+        starts.append(k)
+        ends.append(k + 1)
+    return "".join(read), starts, ends
+
+
+def match_weight(norm: str) -> int:
+    """How long a normalized text counts for a rule of matching (a forgotten or sealed text is matched
+    inside others only from ``tombstones.MIN_TEXT_CHARS``): its characters, one of a script written without
+    spaces (``wordwindows.UNSPACED``: a Han, Kana, Hangul or Thai character, about a word) counting twice
+    (cjk39: "红色大象九号", 6 characters, weighs 12).  ``match_weight("maple otter") == 11``."""
+    return len(norm) if norm.isascii() else len(norm) + sum(map(unspaced, norm))
 
 
 def folded_form(norm: str) -> str:
@@ -84,6 +116,7 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
     ``key``: the rules are keyed BLAKE2b-256 digests under it
     (``sealrules``), and a window also ends where a word ends (the whole
     word, as ``word_starts``, which ``key`` needs, starts it).
+    A text :func:`dotless` changes is also read so (its windows mapped back onto ``norm``).
     With ``folded`` also every run of two or more whole words joined by
     separators only whose :func:`folded_form` hashes to a rule of at least
     :data:`FOLD_MIN_CHARS` characters (:func:`folded_runs`; ~0.12 µs a
@@ -108,33 +141,33 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
             by_len.setdefault(n, set()).add(digest)
     if not by_len:
         return []
-    out = folded_runs(norm, by_len, hashed) if folded else []
+    if dotless(norm) != norm:   # also as Turkish reads it: "i̇stanbul42" holds the rule of "istanbul42" (cjk39)
+        read, at, stop = _dotless_map(norm)
+        also = [(at[a], stop[b - 1]) for a, b in find_matches(read, rules, word_starts=word_starts, key=key,
+                                                              folded=folded)]
+    else:
+        also = []
+    out = also + (folded_runs(norm, by_len, hashed) if folded else [])
     raw = norm.encode("utf-8", "surrogatepass")
-    if key is not None and word_starts:
+    if key is not None:   # (a key needs word_starts) windows that start and end a word
         tried = word_windows(norm, by_len)   # no regex over every start, no Python step per start (imp38)
     else:
-        if word_starts:
-            # alnum[k]: norm[k].isalnum() (for ASCII one bytes.translate; [len(norm)] is the end's False); a
-            # start is a character but the space that is no letter or digit, or one that follows none (regex)
-            alnum = (raw.translate(ALNUM_BYTES) + b"\0" if len(raw) == len(norm)
-                     else [*map(str.isalnum, norm), False])
-            starts = [m.start() for m in WORD_START.finditer(norm)]
-        else:
-            starts = [s for s in range(len(norm)) if norm[s] != " "]
-        if key is not None:   # (n, start) pairs whose window ends a word: not between two letters or digits
-            tried = {n: [s for s in starts if s + n <= len(norm) and not (alnum[s + n - 1] and alnum[s + n])]
-                     for n in by_len}
-        else:
-            tried = {n: starts for n in by_len}
+        starts = start_offsets(norm) if word_starts else [s for s in range(len(norm)) if norm[s] != " "]
+        tried = {n: starts for n in by_len}
     if len(raw) == len(norm):   # ASCII (most text): a window is a slice of the bytes, no encode per window
         for n, digests in by_len.items():
             last = len(raw) - n
             out += [(s, s + n) for s in tried[n] if s <= last and hashed(raw[s:s + n]) in digests]
         return sorted(set(out))
+    if sum(map(len, tried.values())) > len(norm):   # many windows (a script written without spaces): each a
+        at = [0, *accumulate(map(len, map(_UTF8, norm)))]   # slice of the bytes, no encode per window (cjk39)
+        for n, digests in by_len.items():
+            last = len(norm) - n
+            out += [(s, s + n) for s in tried[n] if s <= last and hashed(raw[at[s]:at[s + n]]) in digests]
+        return sorted(set(out))
     for n, digests in by_len.items():
-        for s in tried[n]:
-            if s + n <= len(norm) and hashed(norm[s:s + n].encode("utf-8")) in digests:
-                out.append((s, s + n))
+        last = len(norm) - n
+        out += [(s, s + n) for s in tried[n] if s <= last and hashed(norm[s:s + n].encode("utf-8")) in digests]
     return sorted(set(out))
 
 
@@ -145,30 +178,36 @@ def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[
     concatenated hash (``hashed``: bytes -> digest) to a digest of
     ``by_len`` (``{length: {digest}}``) of at least :data:`FOLD_MIN_CHARS`
     characters.  Cost: per run of words, its words' lengths summed and one
-    set intersection per rule length (in C: an ASCII text is cut into runs
-    and words by ``str.translate`` and ``split``); a hash only where two or
-    more words' lengths add up to a rule's."""
+    set intersection per rule length (in C: a text is cut into runs and
+    words by ``bytes.translate`` of its ASCII and ``split``, a Python step
+    per joining letter or digit beyond ASCII, ``wordwindows.joins``; a
+    character of a script written without spaces ends a run); a hash only
+    where two or more words' lengths add up to a rule's."""
     lens = [n for n in by_len if n >= FOLD_MIN_CHARS]
     if not lens:
         return []
     least = min(lens)
     out: list[tuple[int, int]] = []
-    if norm.isascii():   # runs cut by anything but a letter, digit or separator; words by the separators
-        at = 0
-        for chain in norm.encode("ascii").translate(_RUN_BYTES).split(b"\x02"):
-            if len(chain) >= least:
-                out += _run_hits(chain, chain.split(), at, lens, by_len, hashed, _ASCII_WORD)
-            at += len(chain) + 1
-        return out
-    for m in _CHAIN.finditer(norm):
-        out += _run_hits(m.group(), _WORD.findall(m.group()), m.start(), lens, by_len, hashed, _WORD)
+    if ascii_ := norm.isascii():   # runs cut by anything but a letter, digit or separator; words by the separators
+        shadow = norm.encode("ascii").translate(_RUN_BYTES)
+    else:   # the same over its ASCII shadow, a joining letter or digit beyond ASCII "a" (wordwindows.joins)
+        shadow = bytearray(norm.encode("ascii", "replace").translate(_RUN_BYTES))
+        for k in wide_joining(norm):
+            shadow[k] = 0x61
+        shadow = bytes(shadow)
+    at = 0
+    for chain in shadow.split(b"\x02"):
+        if len(chain) >= least and b" " in chain:   # (one word: find_matches' own windows)
+            words = chain.split() if ascii_ else norm[at:at + len(chain)].translate(_SPACED).split()
+            out += _run_hits(chain, words, at, lens, by_len, hashed)
+        at += len(chain) + 1
     return out
 
 
-def _run_hits(chain, words: list, at: int, lens: list[int], by_len: dict[int, set[bytes]], hashed,
-              word) -> list[tuple[int, int]]:
-    """:func:`folded_runs` of one run ``chain`` (``str``, or ``bytes`` of an ASCII text; at ``at`` in the
-    text) of ``words`` (of its type; ``word``: their pattern)."""
+def _run_hits(chain: bytes, words: list, at: int, lens: list[int], by_len: dict[int, set[bytes]],
+              hashed) -> list[tuple[int, int]]:
+    """:func:`folded_runs` of one run ``chain`` (the ``bytes`` of its shadow, at ``at`` in the text) of
+    ``words`` (``bytes`` of an ASCII text, else ``str``; the spans of ``[^ ]+`` in ``chain``)."""
     if len(words) < 2:
         return []
     sums = [0, *accumulate(map(len, words))]
@@ -181,6 +220,6 @@ def _run_hits(chain, words: list, at: int, lens: list[int], by_len: dict[int, se
                 continue
             joined = words[0][:0].join(words[i:e])
             if hashed(joined if isinstance(joined, bytes) else joined.encode("utf-8", "surrogatepass")) in by_len[n]:
-                spans = [w.span() for w in word.finditer(chain)]
+                spans = [w.span() for w in _ASCII_WORD.finditer(chain)]
                 out.append((at + spans[i][0], at + spans[e - 1][1]))
     return out

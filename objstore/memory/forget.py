@@ -49,6 +49,7 @@ from objstore.core.errors import IntegrityError, InvalidInput, NotFound
 from objstore.core.lostrefs import LostRef, drop_lost, quarantine_naming, read_lost
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn, normalize_value, value_digest
 from objstore.core.text import matcher
+from objstore.core.textwindows import match_weight
 from objstore.core.refs import fact_ref, session_ref, validate_key
 from objstore.core.store import Store, now_ms
 from objstore.index.errors import IndexCorruptError, SearchIndexError
@@ -230,7 +231,7 @@ def text_rule_ahead(store: Store, match: str) -> bool | None:
     False when the text is shorter than ``MIN_TEXT_CHARS`` (it would hide
     common words for good).  Takes the store lock."""
     norm = normalize_value(match)
-    if len(norm) < MIN_TEXT_CHARS:   # a short text would hide common words for good (test30c T1)
+    if match_weight(norm) < MIN_TEXT_CHARS:   # a short text would hide common words for good (test30c T1)
         return False
     digest = value_digest(norm)
     with store.lock("forget"):
@@ -431,10 +432,10 @@ def execute_plan(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str,
                 if v.fact.body and reason != "seal" and tkey == key:   # (a seal writes its own records)
                     # the version by its metadata: another machine cannot match the keyed value digest
                     _version_record(store, res, have, v.fact, now)
-                n = len(normalize_value(v.fact.body))
-                if n >= MIN_TEXT_CHARS and not chosen:   # nor may it come back inside another value
+                norm = normalize_value(v.fact.body)
+                if match_weight(norm) >= MIN_TEXT_CHARS and not chosen:   # nor may it come back inside another value
                     # (a version forget forgets that version: the value may stand elsewhere, test29b Q9)
-                    _text_tombstone(store, res, have, value_digest(v.fact.body), n, now, of_value=True)
+                    _text_tombstone(store, res, have, value_digest(v.fact.body), len(norm), now, of_value=True)
     # a value or turn rewritten redacted (--credentials): its old text may not come back (a pull),
     # the redacted one differs from it (a tombstone names a value by its digest)
     for key, vs in plan.redacted_versions.items():

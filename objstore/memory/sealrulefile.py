@@ -13,7 +13,7 @@ from objstore.core.atomic import atomic_write
 from objstore.core.ids import blake2b
 from objstore.core.store import Store
 from objstore.core.text import confusable_fold, normalized_form
-from objstore.core.textwindows import folded_form
+from objstore.core.textwindows import dotless, folded_form
 
 #: the rules file, under the store's root (docs/format.md, "Local seal rules")
 RULES_FILE = "seal-rules"
@@ -88,8 +88,9 @@ def window_digests(key: bytes, window: str) -> set[bytes]:
     """The rules (:func:`rule_digest` under ``key``) a window
     ``find_matches`` found may have matched: the window's own, and its
     separator-folded form's (``core.textwindows.folded_form``: a run of
-    words joined by separators matches a folded rule)."""
-    return {rule_digest(key, window), rule_digest(key, folded_form(window))}
+    words joined by separators matches a folded rule), each also as its
+    ``core.textwindows.dotless`` form ("i̇stanbul42" holds "istanbul42")."""
+    return {rule_digest(key, f) for w in {window, dotless(window)} for f in (w, folded_form(w))}
 
 
 def rule_labels_in(store: Store, body: str) -> set[str]:

@@ -32,7 +32,7 @@ from objstore.core.codec import object_id
 from objstore.core.objects import Turn, normalize_value
 from objstore.core.store import Store
 from objstore.core.text import normalized_form, normalized_map, replace_spans
-from objstore.core.textwindows import fold_worth
+from objstore.core.textwindows import dotless, fold_worth, match_weight
 from objstore.memory.sealrulefile import FORGOTTEN_LABEL, RULES_FILE, SealRules, load, rule_digest, save, window_digests  # noqa: F401
 from objstore.memory.sessions import FORGOTTEN, WITHHELD
 from objstore.memory.tombstones import MIN_TEXT_CHARS, find_matches
@@ -41,10 +41,12 @@ def add_rules(store: Store, key: str, texts: list[str]) -> int:
     """Add the rule of each of ``texts`` (normalized; fewer than
     ``MIN_TEXT_CHARS`` characters: none), and of its separator-folded form
     (``core.textwindows.fold_worth``: "maple otter" -> "mapleotter", which
-    a later "maple-otter" or "maple_otter" matches too), for the sealed ``key``; the file
+    a later "maple-otter" or "maple_otter" matches too), and of its dotless form
+    (``core.textwindows.dotless``: "İstanbul42" -> "istanbul42"), for the sealed ``key``; the file
     and its random key are made on the first.  Returns how many rules
     were added.  Caller holds the store lock.  Raises OSError."""
-    forms = {norm for x in texts if len(norm := normalize_value(x)) >= MIN_TEXT_CHARS}
+    forms = {f for x in texts if match_weight(norm := normalize_value(x)) >= MIN_TEXT_CHARS
+             for f in (norm, dotless(norm))}   # "i̇stanbul42", "istanbul42" (cjk39)
     forms = sorted(forms | {f for x in forms if (f := fold_worth(x))})   # "maple-otter", "mapleotter" (seal38)
     have = load(store)
     if not forms:   # a sealed key's short value: the file (no line) says the rules are whole (rules_problem)

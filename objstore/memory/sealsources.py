@@ -24,6 +24,7 @@ from objstore.core.errors import IntegrityError, NotFound
 from objstore.core.ids import is_full_id
 from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
 from objstore.core.text import STATEMENT_COPULA
+from objstore.core.textwindows import match_weight
 from objstore.core.refs import session_ref
 from objstore.core.store import Store, now_ms
 from objstore.memory import forget
@@ -224,7 +225,7 @@ def session_rules(store: Store, sessions: list[str], texts: list[str]) -> int:
     its earlier turns; test34 T1: stored in the clear, only masked when
     served).  A rule already there is not written again.  Returns how many
     were written.  Takes the store lock; raises StoreLocked, OSError."""
-    rules = {(value_digest(norm), len(norm)) for x in texts if len(norm := normalize_value(x)) >= MIN_TEXT_CHARS}
+    rules = {(value_digest(norm), len(norm)) for x in texts if match_weight(norm := normalize_value(x)) >= MIN_TEXT_CHARS}
     if not rules or not sessions:
         return 0
     n = 0
@@ -314,8 +315,12 @@ def _two_words(text: str, said_secret: bool, whole: bool) -> list[str]:
 
 def _value_shaped(text: str) -> bool:
     """One word of 6 or more characters holding a digit, a symbol or a
-    hyphen ("pg-zqx-alpha", "Kp9vvLm44y"; not "Tuesday", not "main")."""
-    return len(text.split()) == 1 and len(text) >= 6 and any(not c.isalpha() for c in text)
+    hyphen ("pg-zqx-alpha", "Kp9vvLm44y"; not "Tuesday", not "main"), or
+    of a script written without spaces weighing 12 or more
+    (``core.textwindows.match_weight``: "红色大象九号", a phrase of
+    several words; cjk39)."""
+    return len(text.split()) == 1 and len(text) >= 6 and (any(not c.isalpha() for c in text)
+                                                          or match_weight(text) >= 2 * len(text) >= 12)
 
 
 def withhold_source_turns(store: Store, facts: Iterable[Fact]) -> tuple[int, int]:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 
 from objstore.core.objects import normalize_value
+from objstore.core.textwindows import match_weight
 from objstore.core.store import Store
 from objstore.memory.sealrules import SealRules, load, rule_digest, save, withhold_sealed_values
 from objstore.memory.tombstones import MIN_TEXT_CHARS
@@ -89,7 +90,7 @@ def carried_forms(values, short: bool = False) -> list[str]:
     if short:
         return sorted({norm for v in values if not v.isalpha() and " " not in (norm := normalize_value(v))
                        and SHORT_MIN <= len(norm) < MIN_TEXT_CHARS and not year_shaped(norm)})
-    return sorted({norm for v in values if not v.isalpha() and len(norm := normalize_value(v)) >= MIN_TEXT_CHARS})
+    return sorted({norm for v in values if not v.isalpha() and match_weight(norm := normalize_value(v)) >= MIN_TEXT_CHARS})
 
 
 def value_rules(values) -> SealRules | None:

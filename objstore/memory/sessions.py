@@ -31,6 +31,8 @@ from objstore.core.ids import MIN_PREFIX_LEN, blake2b, sha256
 from objstore.core.objects import Turn
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import session_ref, validate_session_id
+from objstore.core.text import replace_spans
+from objstore.core.wordwindows import joins
 from objstore.memory.provenance import reads_outside
 from objstore.memory.scope import AGENT_SEP, check_agent, is_ancestor, namespace_rank, namespace_root, parent_namespace
 
@@ -92,26 +94,43 @@ class SessionInfo(Frozen):
         set_fields(self, id, project, started, last, turns, head, damaged)
 
 
-def _value_re(value: str, whole: bool = False) -> re.Pattern | None:
+def _value_re(value: str) -> re.Pattern | None:
     """A pattern finding ``value`` in a text: case-insensitive, any run of
-    blanks for one (``whole``: not inside a longer word or number); None
-    for an empty value."""
+    blanks for one; None for an empty value."""
     words = value.split()
     if not words:
         return None
-    pat = r"\s+".join(re.escape(w) for w in words)
-    return re.compile(rf"(?<![\w-]){pat}(?![\w-])" if whole else pat, re.IGNORECASE)
+    return re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
 
 
 def withhold_value(text: str, value: str, whole: bool = False, marker: str = "") -> tuple[str, int]:
     """``text`` with every occurrence of ``value`` (case-insensitive, any
     blanks between its words; ``whole``: only where it is not part of a
-    longer word or number, "4821" not in "14821" nor "pg-1" in "pg-1-b") replaced by
-    ``marker`` (default :data:`WITHHELD`), and how many were."""
-    pat = _value_re(value, whole)
+    longer word or number, "4821" not in "14821" nor "pg-1" in "pg-1-b",
+    a character of a script written without spaces being a word of its own,
+    ``core.wordwindows.joins``: "密码是maple-otter-77请" holds "maple-otter-77",
+    cjk39) replaced by ``marker`` (default :data:`WITHHELD`), and how many were."""
+    pat = _value_re(value)
     if pat is None:
         return text, 0
-    return pat.subn((marker or WITHHELD).replace("\\", "\\\\"), text)
+    if not whole:
+        return pat.subn((marker or WITHHELD).replace("\\", "\\\\"), text)
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while (m := pat.search(text, pos)) is not None:
+        a, b = m.span()
+        if _edge(text, a - 1) and _edge(text, b):
+            spans.append((a, b))
+            pos = b
+        else:
+            pos = a + 1
+    return (replace_spans(text, spans, marker or WITHHELD) if spans else text), len(spans)
+
+
+def _edge(text: str, k: int) -> bool:
+    """Whether ``text[k]`` (none: outside it) is no part of a word a whole value touching it would be
+    inside: not ``-``, ``_`` nor a letter or digit that joins (``core.wordwindows.joins``)."""
+    return not (0 <= k < len(text)) or not (text[k] in "-_" or joins(text[k]))
 
 
 #: characters of a sub-agent's last turn, whitespace collapsed, that its rollup

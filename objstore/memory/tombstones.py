@@ -31,7 +31,8 @@ from objstore.core.objects import Fact, Tombstone, Turn, value_digest
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
 from objstore.core.text import confusable_fold, normalized_form, normalized_map, replace_spans
-from objstore.core.textwindows import WORD_START, find_matches  # noqa: F401  (find_matches: its home; used here)
+from objstore.core.textwindows import find_matches  # noqa: F401  (find_matches: its home; used here)
+from objstore.core.wordwindows import word_starts
 from objstore.memory.tombdigests import all_tombstones, put_tombstone  # noqa: F401  (their home)
 from objstore.memory.withdrawals import SEAL_WITHDRAW, Withdrawals, unsealed_at, withdrawal_digest, withdrawal_tombstone
 
@@ -222,7 +223,7 @@ def text_windows(body: str, n: int) -> set[str]:
     out: set[str] = set()
     for text in {body, confusable_fold(body)}:
         norm = normalized_form(text)
-        out |= {norm[m.start():m.start() + n] for m in WORD_START.finditer(norm) if m.start() + n <= len(norm)}
+        out |= {norm[s:s + n] for s in word_starts(norm) if s + n <= len(norm)}
     return out
 
 

@@ -13,6 +13,7 @@ import random
 from hashlib import blake2b, sha256
 
 from objstore.core.text import normalized_form, normalized_map
+from objstore.core.wordwindows import joins
 from objstore.memory.sealrules import SealRules, rule_digest, withhold_sealed_values
 from objstore.memory.tombstones import find_matches
 
@@ -21,7 +22,25 @@ _ALPHABET = ("ab z_0-9./:\n\t\r \x0b\x1c\u00a0\u2003\u3000Zé\u0301ßİﬁŉΣς
 
 
 def _reference(norm: str, rules, word_starts: bool = False, key: bytes | None = None):
-    """find_matches as it was on batch 030a70a8 (one Python step per character)."""
+    """find_matches as it was on batch 030a70a8 (one Python step per character), with session 39's words
+    (cjk39: a letter or digit of a script written without spaces is a word of its own, ``wordwindows.joins``;
+    a text holding an ``i`` + U+0307 or a ``ı`` also read with each as ``i``, ``textwindows.dotless``)."""
+    read = norm.replace("i\u0307", "i").replace("\u0131", "i")
+    if read != norm:
+        at, stop = [], []
+        for k, c in enumerate(norm):
+            if c == "\u0307" and k and norm[k - 1] == "i" and stop and stop[-1] == k:
+                stop[-1] = k + 1
+            else:
+                at.append(k)
+                stop.append(k + 1)
+        also = [(at[a], stop[b - 1]) for a, b in _reference(read, rules, word_starts, key)]
+        return sorted(set(_reference_of(norm, rules, word_starts, key) + also))
+    return _reference_of(norm, rules, word_starts, key)
+
+
+def _reference_of(norm: str, rules, word_starts: bool = False, key: bytes | None = None):
+    """:func:`_reference` of one reading of the text."""
     if key is None:
         def hashed(data):
             return sha256(data).digest()
@@ -35,7 +54,7 @@ def _reference(norm: str, rules, word_starts: bool = False, key: bytes | None = 
     if not by_len:
         return []
     if word_starts:
-        alnum = [*map(str.isalnum, norm), False]
+        alnum = [*map(joins, norm), False]
         starts = [s for s in range(len(norm)) if norm[s] != " " and (not alnum[s] or not alnum[s - 1])]
     else:
         starts = [s for s in range(len(norm)) if norm[s] != " "]

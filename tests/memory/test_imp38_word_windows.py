@@ -14,7 +14,7 @@ from hashlib import blake2b
 
 from objstore.core.text import normalized_form
 from objstore.memory.tombstones import find_matches
-from objstore.core.wordwindows import word_windows
+from objstore.core.wordwindows import joins, word_windows
 
 from tests.memory.test_idx37_window_starts import _ALPHABET, _reference
 
@@ -22,7 +22,7 @@ _ASCII = "".join(chr(c) for c in range(128))
 
 
 def _windows_by_definition(norm: str, n: int) -> list[int]:
-    alnum = [*map(str.isalnum, norm), False]
+    alnum = [*map(joins, norm), False]   # (session 39: a letter or digit of a script written without spaces, alone)
     return [s for s in range(len(norm) - n + 1) if norm[s] != " " and (not alnum[s] or not alnum[s - 1])
             and not (alnum[s + n - 1] and alnum[s + n])]
 
