@@ -235,7 +235,7 @@ class _KeptPatternsLoader:
 def json_without_re() -> None:
     """Import the stdlib ``json`` (first imported when a recall writes its
     answer or a hook reads its event) without ``re``: its modules use ``re``
-    as they load only to compile five fixed patterns (``json.decoder``'s
+    as they load only to compile six fixed patterns (``json.decoder``'s
     ``STRINGCHUNK`` and ``WHITESPACE``, ``json.scanner``'s ``NUMBER_RE``,
     ``json.encoder``'s ``ESCAPE``, ``ESCAPE_ASCII`` and ``HAS_UTF8``) with
     ``re.VERBOSE | re.MULTILINE | re.DOTALL``, never at a call; and ``re``'s
