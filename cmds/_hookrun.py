@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import time
 from pathlib import Path
@@ -89,7 +88,7 @@ def _clean(text, n: int = 80) -> str:
     text = str(text)
     if text.isascii() and text.isalnum():
         return text[:n]
-    return re.sub(r"[^A-Za-z0-9._:-]", "?", text)[:n] or "-"
+    return "".join(c if c.isascii() and (c.isalnum() or c in "._:-") else "?" for c in text[:n]) or "-"
 
 
 def log_line(root: Path, hook: str, event: str, session: str, what: str) -> None:

@@ -181,6 +181,79 @@ def datetime_from_c() -> None:
         sys.meta_path.insert(0, _DatetimeFromC)
 
 
+class _JsonKeptPatterns:
+    """The finder (on ``sys.meta_path``) of :func:`json_without_re`: it
+    answers the first ``import json`` made while ``re`` is not loaded with
+    the spec the other finders give, its loader wrapped
+    (:class:`_KeptPatternsLoader`); any other import, or a later one, it
+    leaves to them."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        """The ``json`` package's spec, its loader wrapped; else None."""
+        if name != "json" or "re" in sys.modules:
+            return None
+        for finder in sys.meta_path:
+            find = None if finder is _JsonKeptPatterns else getattr(finder, "find_spec", None)
+            spec = find(name, path, target) if find is not None else None
+            if spec is not None:
+                if hasattr(spec.loader, "exec_module"):
+                    spec.loader = _KeptPatternsLoader(spec.loader)
+                return spec
+        return None
+
+
+class _KeptPatternsLoader:
+    """``json``'s own loader, run with a stand-in ``re`` (:func:`json_without_re`)."""
+
+    def __init__(self, loader) -> None:
+        self.loader = loader
+
+    def create_module(self, spec):
+        """What the package's own loader creates (None: a new module)."""
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        """Run the package (and the submodules it imports) with the stand-in
+        in ``sys.modules`` as ``re``; then the finder is off ``sys.meta_path``
+        and the module's loader is its own again."""
+        if _JsonKeptPatterns in sys.meta_path:
+            sys.meta_path.remove(_JsonKeptPatterns)
+        from objstore import compile_pattern
+        stand_in = _deferred_module("re")
+        stand_in.compile = compile_pattern
+        stand_in.VERBOSE, stand_in.MULTILINE, stand_in.DOTALL = 64, 8, 16   # re's flags: the same ints
+        sys.modules.setdefault("re", stand_in)
+        try:
+            self.loader.exec_module(module)
+        finally:
+            if sys.modules.get("re") is stand_in:
+                del sys.modules["re"]
+            module.__loader__ = module.__spec__.loader = self.loader
+
+
+def json_without_re() -> None:
+    """Import the stdlib ``json`` (first imported when a recall writes its
+    answer or a hook reads its event) without ``re``: its modules use ``re``
+    as they load only to compile six fixed patterns (``json.decoder``'s
+    ``STRINGCHUNK`` and ``WHITESPACE``, ``json.scanner``'s ``NUMBER_RE``,
+    ``json.encoder``'s ``ESCAPE``, ``ESCAPE_ASCII`` and ``HAS_UTF8``) with
+    ``re.VERBOSE | re.MULTILINE | re.DOTALL``, never at a call; and ``re``'s
+    import (with ``enum``) was ~20 M instructions (~2.5 ms of CPU) of every
+    recall and prompt hook (docs/benchmarks.md, "Session 39 (branch
+    `lat39`)").  While ``json`` loads, ``re`` is a stand-in
+    (:func:`_deferred_module`) whose ``compile`` is
+    :func:`objstore.core.rxcache.compile_pattern` (the same pattern
+    objects, from the kept programs) and whose flags are the same ints
+    as ``re``'s; any other name read
+    from it imports the real ``re`` (a pattern the file misses: rxcache's
+    own fallback), and any later ``import re`` loads the real one.  Only
+    on the lean and hook paths (:func:`entry` takes the finder back before
+    click runs); nothing when ``json`` or ``re`` is loaded already."""
+    if "json" not in sys.modules and "re" not in sys.modules and _JsonKeptPatterns not in sys.meta_path:
+        sys.meta_path.insert(0, _JsonKeptPatterns)
+
+
 def _via_helper(argv: list[str]) -> None:
     """Exit with the helper's answer when it runs this command line; return
     to run it here otherwise."""
@@ -264,6 +337,7 @@ def entry() -> None:
     _via_helper(argv)
     pathlib_alone()   # the helper did not answer: this process opens the store
     datetime_from_c()
+    json_without_re()
     import gc   # (not before: the helper's client needs none of this)
     default_gc = gc.get_threshold()
     gc.set_threshold(*LEAN_GC_THRESHOLD)
@@ -287,5 +361,7 @@ def entry() -> None:
         sys.meta_path.remove(_DatetimeFromC)
         if "datetime" in sys.modules and sys.modules["datetime"] is sys.modules.get("_datetime"):
             del sys.modules["datetime"]
+    if _JsonKeptPatterns in sys.meta_path:   # click imports re anyway
+        sys.meta_path.remove(_JsonKeptPatterns)
     from cmds.main import entry as cli_entry
     cli_entry()

@@ -57,6 +57,7 @@ _API: dict[str, tuple[str, str]] = {
     "escape_lookalike": ("objstore.core.lookalike", "escape_lookalike"),
     "decode_json_text": ("objstore.core.text", "decode_json_text"),
     "clean_decoded": ("objstore.core.text", "clean_decoded"),
+    "compile_pattern": ("objstore.core.rxcache", "compile_pattern"),
     "MIN_PREFIX_LEN": ("objstore.core.ids", "MIN_PREFIX_LEN"),
     "fact_ref": ("objstore.core.refs", "fact_ref"),
     "validate_key": ("objstore.core.refs", "validate_key"),

@@ -7,7 +7,6 @@ which sync itself calls: so it sits below both."""
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from pathlib import Path
 
@@ -81,6 +80,7 @@ def path_excluded(cfg: CaptureConfig, cwd: str) -> bool:
     ``cwd`` reached through a symlink is matched as typed and resolved."""
     if not cfg.exclude or not cwd:
         return False
+    import fnmatch   # (an exclusion set only: fnmatch imports re, ~20 M instructions of a prompt hook)
     for c in dict.fromkeys((os.path.normpath(cwd), _resolved(cwd))):   # as typed, and through symlinks
         for pat in cfg.exclude:
             if fnmatch.fnmatchcase(c, pat) or fnmatch.fnmatchcase(c, pat.rstrip("/") + "/*"):

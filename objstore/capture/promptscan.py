@@ -17,7 +17,6 @@ is read (docs/benchmarks.md, "Session 32 (branch `lat32`)").
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -48,7 +47,7 @@ def cursor_key(path: Path) -> str:
 
 
 _CMD_RE = LazyPattern(r"\A\s*<command-name>\s*/?([^<]*?)\s*</command-name>.*?"
-                      r"(?:<command-args>([^<]*)</command-args>|\Z)", re.S)
+                      r"(?:<command-args>([^<]*)</command-args>|\Z)", 16)   # re.S
 
 
 def _prompt_norm(text: str) -> str:

@@ -18,7 +18,6 @@ retraction (:func:`retraction_of`).
 
 from __future__ import annotations
 
-import re
 
 from objstore.capture.statements import next_take_back, statement_of
 from objstore.core.objects import Turn
@@ -40,19 +39,19 @@ _STRONG = LazyPattern(
     rf"(?:\s+please)?"
     rf"|forget\s+(?:{_SAID}|that)\s+(?:about|regarding|on)\s+(?P<subj>[\w\s'-]+)"
     rf"|{_DONT}\s+(?P<subj2>(?:the|my|our)\s+[\w\s'-]+)"
-    rf")", re.I)
+    rf")", 2)   # re.I
 #: a clause that takes back something, but is as often said of the agent's work ("revert that", "undo
 #: that", "ignore that", "never mind", "scratch that", "forget it": test34b T14): it never acts alone
 _WEAK = LazyPattern(
     rf"{_LEAD}(?:(?:{'|'.join(TAKE_BACK_PHRASES)})|(?:undo|revert|cancel|drop)\s+(?:that|this|it))"
-    rf"(?:\s+please)?", re.I)
+    rf"(?:\s+please)?", 2)   # re.I
 #: what may stand beside a retraction: a reason, a closing, a lead word alone
 _BESIDE = LazyPattern(
     r"(?:(?:it|that|this)(?:'s|\s+is|\s+was|\s+were)\s+(?:(?:all|just|actually|totally)\s+)?"
     r"(?:wrong|incorrect|not\s+(?:right|true|correct)|outdated|out\s+of\s+date|a\s+mistake|old|stale|a\s+typo|bad|false)"
     r"|i\s+(?:was\s+wrong|misspoke|got\s+it\s+wrong)|wrong\s+(?:one|value|port|host)"
     r"|thanks|thank\s+you|thx|cheers|(?:(?:oh|ok(?:ay)?|so|well|hmm+|um|uh|actually|please|no|wait|sorry|oops|and|just|hey|yeah)\s*)+)",
-    re.I)
+    2)   # re.I
 _CLAUSES = LazyPattern(r"[,.;:!?\u2014\u2013]+|\s-+\s")
 _WORD = LazyPattern(r"[a-z0-9]+")
 _STOP = frozenset(("the", "a", "an", "my", "our", "of", "value", "about", "that", "this", "its"))

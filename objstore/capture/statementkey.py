@@ -6,7 +6,6 @@ Split from ``statements`` (session 34) with the subject rules it grew."""
 from __future__ import annotations
 
 import os
-import re
 import unicodedata
 
 from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the prompt hook 2.5-4 ms
@@ -15,8 +14,9 @@ from objstore.core.refnames import unescape_name
 from objstore.core.refs import PACKED_FACTS, fact_ref, sealed_ref
 from objstore.core.store import Store
 from objstore.core.text import KEY_ABBREVIATIONS, STATEMENT_CHANGED_TO, STATEMENT_COPULA, LazyPattern
-from objstore.capture.statementwords import (MARKER as _MARKER, STOP_WORDS as _STOP, content_words as _content_words,
-                                             guard_secret_subject, same_but_values as _same_but_values, strong_token,
+from objstore.capture.statementwords import (MARKER as _MARKER, NONBLANK_RUN, STOP_WORDS as _STOP, WORD_RUN,
+                                             content_words as _content_words, guard_secret_subject,
+                                             same_but_values as _same_but_values, strong_token,
                                              unpossessive as _unpossessive)
 
 # ("now", "currently", "still": "the db password now is X" was keyed db-password-now, a credential's key
@@ -51,7 +51,8 @@ def named(statement: str, stop: frozenset = _STOP, verbs: bool = True) -> tuple[
     role (:func:`_role_named`)."""
     statement, secret = guard_secret_subject(statement)
     said = statement
-    statement = re.sub(r"\S+", lambda t: " " if strong_token(t.group()) else t.group(), statement)   # never a key's name
+    # never a key's name
+    statement = NONBLANK_RUN.sub(lambda t: " " if strong_token(t.group()) else t.group(), statement)
     from objstore.core.redact import remove_credentials  # deferred: the rules (module doc)
     text = _unpossessive(normalize_value(_MARKER.sub(" ", cleaned := remove_credentials(statement))))
     if verbs and stop is _STOP and not secret:   # (named so since session 35; keys of older stores go on: _STOP_BEFORE)
@@ -64,14 +65,14 @@ def named(statement: str, stop: frozenset = _STOP, verbs: bool = True) -> tuple[
             return role, True      # "Bob is the on-call engineer now": the on-call engineer (test35 T8)
     m = _COPULA.search(f" {text} ")
     if m is not None and secret:
-        return [w for w in re.findall(r"\w+", text[m.end() - 1:]) if w not in stop][:6], False
+        return [w for w in WORD_RUN.findall(text[m.end() - 1:]) if w not in stop][:6], False
     if m is not None:
-        subject = [w for w in re.findall(r"\w+", text[:max(m.start() - 1, 0)]) if w not in stop]
+        subject = [w for w in WORD_RUN.findall(text[:max(m.start() - 1, 0)]) if w not in stop]
         if subject:
             return subject[:6], True
-    elif verbs and stop is _STOP and (verb := _verb_named(re.findall(r"\w+", text))) is not None:
+    elif verbs and stop is _STOP and (verb := _verb_named(WORD_RUN.findall(text))) is not None:
         return verb, True   # "the db runs postgres 15": db, runs (test33b T3; before session 34 db-runs-postgres)
-    return [w for w in re.findall(r"\w+", text) if w not in stop and not w.isdigit()][:3], False
+    return [w for w in WORD_RUN.findall(text) if w not in stop and not w.isdigit()][:3], False
 
 
 #: a statement that ends at "to" once its credential is removed ("we rotated the db password to  .")
@@ -105,7 +106,7 @@ def clauses(statement: str) -> list[str]:
         left, right = statement[start:m.start()], statement[m.end():]
         if _quoted(statement, m.start()):
             continue
-        if _CONDITION.intersection(re.findall(r"\w+", left.casefold())) or not _states(left) \
+        if _CONDITION.intersection(WORD_RUN.findall(left.casefold())) or not _states(left) \
                 or not _states(_JOIN.split(right, 1)[0]):
             continue
         out.append(left.strip())
@@ -134,6 +135,11 @@ def _changes(statement: str) -> list[str]:
     return out if all(_changed_subject(normalize_value(x), _STOP) for x in out) else [statement]
 
 
+#: a quote opening a word (``'``, ``‘`` after a blank or at the start), and one closing it (``'``, ``’``)
+_QUOTE_OPENS = LazyPattern(r"(?:^|\s)['\u2018]\w")
+_QUOTE_CLOSES = LazyPattern(r"\w['\u2019](?:\s|$|[,.;:!?])")
+
+
 def _quoted(text: str, at: int) -> bool:
     """Whether position ``at`` of ``text`` is inside quotes (an odd count of
     ``"`` or a backtick before it, an opening curly quote not closed, or a
@@ -141,7 +147,7 @@ def _quoted(text: str, at: int) -> bool:
     before = text[:at]
     if before.count('"') % 2 or before.count("`") % 2 or before.count("\u201c") > before.count("\u201d"):
         return True
-    return len(re.findall(r"(?:^|\s)['\u2018]\w", before)) > len(re.findall(r"\w['\u2019](?:\s|$|[,.;:!?])", before))
+    return len(_QUOTE_OPENS.findall(before)) > len(_QUOTE_CLOSES.findall(before))
 
 
 def _states(part: str) -> bool:
@@ -149,7 +155,7 @@ def _states(part: str) -> bool:
     "we/I <verb> …" statement of a verb of :data:`_VERBS`."""
     if named(part)[1]:
         return True
-    words = re.findall(r"\w+", part.casefold())
+    words = WORD_RUN.findall(part.casefold())
     return len(words) > 2 and words[0] in _PRONOUNS and words[1] in _VERB_FORMS
 
 
@@ -174,7 +180,7 @@ def _role_named(statement: str, stop: frozenset) -> list[str] | None:
     role = normalize_value(m.group("role"))
     if _COPULA.search(f" {role} ") is not None:
         return None
-    words = [w for w in re.findall(r"\w+", _unpossessive(role)) if w not in stop]
+    words = [w for w in WORD_RUN.findall(_unpossessive(role)) if w not in stop]
     return words if 0 < len(words) <= 5 else None
 
 
@@ -191,7 +197,7 @@ def _changed_subject(text: str, stop: frozenset) -> list[str] | None:
         return None
     if m.group("verb") not in ("upgraded", "downgraded") and not any(c.isdigit() for c in text[m.end("what"):]):
         return None   # "we switched the db to read-only": a mode, another attribute of the db (test35b T8)
-    what = [w for w in re.findall(r"\w+", m.group("what")) if w not in stop]
+    what = [w for w in WORD_RUN.findall(m.group("what")) if w not in stop]
     if not what:
         return None
     if m.group("verb") in ("upgraded", "downgraded") and what[-1] != "version":
@@ -277,7 +283,7 @@ def _verb_named(words: list[str]) -> list[str] | None:
 _ATTRIBUTE = LazyPattern(r"\s(?:is|are|was|were)\s+(?:(?:also|now|still|currently|mostly|all|entirely)\s+)?"
                          r"(?!(?:hosted|deployed|located|based|stored|served|installed|mounted|moved|migrated)\s)"
                          r"(?P<verb>\w+(?:ed|en)|built|made|kept|held|run|written|sold)\s+"
-                         r"(?:in|with|by|under|using|against|for)\s", re.I)
+                         r"(?:in|with|by|under|using|against|for)\s", 2)   # re.I
 
 
 def attribute(statement: str) -> str:
@@ -291,17 +297,17 @@ def attribute(statement: str) -> str:
 
 #: a statement about the person ("my timezone is …", "my editor is emacs now"): an existing ``user/`` key of its
 #: subject is its key, whatever the project it is said in (test36 T17)
-_MINE = LazyPattern(r"\s*my\s+\w", re.I)
+_MINE = LazyPattern(r"\s*my\s+\w", 2)   # re.I
 
 
 #: the person's own setting said by its use ("I use emacs as my editor now", test37b T2): ``v`` its value, ``s`` the
 #: setting (the name of their ``user/`` key)
 _I_USE = LazyPattern(r"\s*i\s+(?:use|prefer)\s+(?P<v>\S+(?:\s+\S+)?)\s+as\s+my\s+(?P<s>[\w -]+?)"
-                     r"(?P<now>\s+(?:now|these\s+days|from\s+now\s+on))?[\s.!]*$", re.I)
+                     r"(?P<now>\s+(?:now|these\s+days|from\s+now\s+on))?[\s.!]*$", 2)   # re.I
 #: a setting said in other words than its ``user/`` key's name ("my tz is UTC": ``user/timezone``, test37b T2)
 _MINE_NAMES = {"tz": "timezone"}
 #: "now" and its like closing a statement's value ("my editor is emacs now"): no part of the value
-_NOW_AFTER = LazyPattern(r"(?:\s*,?\s+(?:now|these\s+days|from\s+now\s+on|as\s+well))+[\s.!]*$", re.I)
+_NOW_AFTER = LazyPattern(r"(?:\s*,?\s+(?:now|these\s+days|from\s+now\s+on|as\s+well))+[\s.!]*$", 2)   # re.I
 
 
 def _mine_key(store: Store, statement: str, name: list[str], of_subject: bool) -> str:

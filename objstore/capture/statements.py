@@ -75,13 +75,13 @@ statement is read, not with this module: the import's catch-up loads it
 
 from __future__ import annotations
 
-import re
 
 from objstore.core.errors import MemError
 from objstore.core.objects import normalize_value
 from objstore.core.refs import fact_ref
 from objstore.capture.statementkey import clauses, name_before, named as _named, own_value, statement_key
-from objstore.capture.statementwords import (ASK_LEAD, JUDGED, STOP_WORDS, content_words as _content_words, guard_secret_subject,
+from objstore.capture.statementwords import (ASK_LEAD, JUDGED, SENTENCE_BREAK, STOP_WORDS, WORD_RUN,
+                                             content_words as _content_words, guard_secret_subject,
                                              taken_value, without_request)
 from objstore.core.takeback import SOFT_TAKE_BACK_PHRASES, TAKE_BACK_PHRASES
 from objstore.core.text import STATEMENT_COPULA, LazyPattern
@@ -108,12 +108,12 @@ STATEMENT_CUE = LazyPattern(r"(?:^|(?<=[.!?])|(?<=\s)(?=and\s+(?:also\s+)?rememb
                    r"|(?P<bare>\s))"
                    r"|(?P<note>note\s+that)|note\s+to\s+self\s*[:,\-\u2013\u2014]|(?P<label>[\[(](?:note|remember)[\])])\s*[:,\-\u2013\u2014]?"
                    r"|(?P<mind>keep\s+in\s+mind\s+that)|(?:don'?t|do\s+not)\s+forget(?:\s+that|\s*[:,]|\s+[-\u2013\u2014]))"
-                   r"\s*(?P<what>.+)", re.I | re.S)
+                   r"\s*(?P<what>.+)", 18)   # re.I | re.S
 #: what a bare "remember X" (no "that", no colon) may not start with: a plan or a question, not a statement
 _NOT_STATED = LazyPattern(r"(?:to|when|what|how|if|why|where|who|whether|me|us|you|him|her|them|the\s+following)\b",
-                          re.I)   # ("remember the following files are generated": a list's opening, no fact)
+                          2)   # re.I: ("remember the following files are generated": a list's opening, no fact)
 #: what the asked form's statement may not be ("can you remember that for me?", "… that too?")
-_NOT_ASKED = LazyPattern(r"(?:for\s+(?:me|us|later|now)|too|as\s+well|please|ok(?:ay)?)?\s*$", re.I)
+_NOT_ASKED = LazyPattern(r"(?:for\s+(?:me|us|later|now)|too|as\s+well|please|ok(?:ay)?)?\s*$", 2)   # re.I
 #: a task's opening verb after a cue with no "that"/"this" ("don't forget: push the tag"): a to-do, not a fact
 _TODO = LazyPattern(r"(?:to\s+)?(?:run|fix|push|deploy|merge|commit|check|call|email|send|buy|ping|tell|ask|"
                     r"review|update|bump|release|tag|rebase|start|stop|skip|pick|book|pay|renew)\b"
@@ -122,7 +122,7 @@ _TODO = LazyPattern(r"(?:to\s+)?(?:run|fix|push|deploy|merge|commit|check|call|e
                     r"reboot|rotate|grab|pull|rewrite|remind|text|message|order|return|collect|print|sign|clear|"
                     r"backport|document|water|feed|walk|pack)\b"
                     r"(?=\s+(?:the|a|an|up|out|all|my|our|your|this|that|these|those|it|them|some)\b)"
-                    r"(?!.*(?:\s(?:is|are|was|were)\s|[=:]))", re.I)
+                    r"(?!.*(?:\s(?:is|are|was|were)\s|[=:]))", 2)   # re.I
 #: (the second list: verbs that also name a thing, "upgrade path is …", "order ids are …": a to-do only with
 #: an object or particle right after them and no copula; cue31's left-out "note to self: clean up the cache dir";
 #: "order of migrations matters", "clean build takes 20 minutes" are facts, test32b Y5)
@@ -138,12 +138,17 @@ _COPULA = STATEMENT_COPULA
 _LABEL = LazyPattern(r"^(?:(?:that|this)\s+)?(?:for\s+(?:later|now|(?:the\s+)?future|next\s+\w+|the\s+record)|"
                      r"important|fyi|note|heads\s+up|btw|(?:as\s+a\s+)?reminder|key\s+point|"
                      r"(?:(?:this|a|one)\s+)?(?:fact|thing))"
-                     r"\s*[:,\-\u2013\u2014]\s+(?=\S)", re.I)
+                     r"\s*[:,\-\u2013\u2014]\s+(?=\S)", 2)   # re.I
 #: an instruction after a bare cue's statement ("… so run only the unit ones", "… and don't push"): a task
 _TASK = LazyPattern(r"\b(?:so|then|and|but)\s+(?:please\s+)?(?:run|do|don'?t|never|always|fix|use|make|push|"
-                    r"deploy|skip|stop|start)\b|\bdo\s+not\b|\bdon'?t\b", re.I)
+                    r"deploy|skip|stop|start)\b|\bdo\s+not\b|\bdon'?t\b", 2)   # re.I
 #: thanks or please closing a statement ("…, thanks!"): not part of it (test30c T3)
-_THANKS = LazyPattern(r"[\s,;.!]*\b(?:thanks|thank\s+you|thx|ty|please|pls)\b[\s.!]*$", re.I)
+_THANKS = LazyPattern(r"[\s,;.!]*\b(?:thanks|thank\s+you|thx|ty|please|pls)\b[\s.!]*$", 2)   # re.I
+
+
+#: a clause's mark after a bare statement's copula; "that"/"this" in a statement's cue
+_CLAUSE_MARK = LazyPattern(r"[,;]")
+_THAT_THIS = LazyPattern(r"\b(?:that|this)\b", 2)   # re.I
 
 
 def _bare_statement(what: str, present: bool = False) -> bool:
@@ -156,22 +161,22 @@ def _bare_statement(what: str, present: bool = False) -> bool:
     session 36, test35 T9)."""
     if _NOT_STATED.match(what):
         return False
-    first = re.split(r"(?<=[.!?])\s", what.split("\n", 1)[0].strip(), maxsplit=1)[0]   # its first sentence
+    first = SENTENCE_BREAK.split(what.split("\n", 1)[0].strip(), maxsplit=1)[0]   # its first sentence
     m = _COPULA.search(f" {first} ")
-    if m is None or first.rstrip().endswith(("?", "!")) or re.search(r"[,;]", first[m.end() - 1:]) \
+    if m is None or first.rstrip().endswith(("?", "!")) or _CLAUSE_MARK.search(first[m.end() - 1:]) \
             or _TASK.search(first) or present and m.group(0).strip() in ("was", "were"):
         return False   # a question, an exclamation, a clause after it ("…, so run only the unit ones"): a task
-    return any(w not in _STOP for w in re.findall(r"\w+", normalize_value(first[:max(m.start() - 1, 0)])))
+    return any(w not in _STOP for w in WORD_RUN.findall(normalize_value(first[:max(m.start() - 1, 0)])))
 
 
 #: a second cue in a statement's sentence ("… is 60s and remember that the queue is sqs")
-_AND_CUE = LazyPattern(r"\s+and\s+(?:also\s+)?remember\s+(?:that|this)\b", re.I)
+_AND_CUE = LazyPattern(r"\s+and\s+(?:also\s+)?remember\s+(?:that|this)\b", 2)   # re.I
 #: a standing rule opening what follows an explicit cue ("remember: don't push to main", "… do not use tabs")
-_RULE = LazyPattern(r"(?:don[\u2019']?t|do\s+not|never|always)\s+(?=\w)", re.I)
+_RULE = LazyPattern(r"(?:don[\u2019']?t|do\s+not|never|always)\s+(?=\w)", 2)   # re.I
 #: what makes a "note that …" context of the task at hand, not a fact to keep: a word pointing at it ("this
 #: function", "for this test", "right now"), the agent addressed ("when you write the client"), the person's
 #: own doing ("I'm using …")
-_HERE_AND_NOW = LazyPattern(r"\b(?:this|these|here|you|your|i|i[\u2019']m|we[\u2019']re)\b|\bright\s+now\b", re.I)
+_HERE_AND_NOW = LazyPattern(r"\b(?:this|these|here|you|your|i|i[\u2019']m|we[\u2019']re)\b|\bright\s+now\b", 2)   # re.I
 
 
 def _note_statement(what: str) -> bool:
@@ -204,7 +209,7 @@ def statement_of(prompt: str) -> str | None:
 #: staging db port is 6543 now": ``staging-db-port``'s next version, not ``actually-staging-db-port``, test35 T2);
 #: "in fact", "indeed", "really" with a comma after them ("in fact tables …" is about fact tables, test35b T13)
 _CORRECTING = LazyPattern(r"^(?:actually\b[\s,:;\u2014\u2013-]*|(?:in\s+fact|indeed|really)\s*[,:;\u2014\u2013-]\s*)(?=\w)",
-                          re.I)
+                          2)   # re.I
 
 
 def _whole_statement(prompt: str) -> str | None:
@@ -227,7 +232,7 @@ def _whole_statement(prompt: str) -> str | None:
         if _NOT_ASKED.match(what):
             return None   # "can you remember that for me?": no statement
     rule = _RULE.match(what)   # "remember: don't push to main" is a standing rule, as "… never push" (test33 T12)
-    if m.group("bare") is None and not re.search(r"\b(?:that|this)\b", m.group(0)[:m.start("what") - m.start()], re.I) \
+    if m.group("bare") is None and not _THAT_THIS.search(m.group(0)[:m.start("what") - m.start()]) \
             and ((rule is None and _TODO.match(what)) or _TASK.search(what.split("\n", 1)[0][rule.end() if rule else 0:])):
         return None   # "don't forget: push the tag", "note to self: run the tests": a task, no fact (test31 U9)
     if m.group("bare") is not None:
@@ -325,33 +330,33 @@ def restated_after(fix: str) -> str | None:
 #: dash); :func:`_corrected` reads what follows (test31c W16; recall's rule 8 reads the same phrases,
 #: ``restated.WRONG_NEXT_RE``; the phrases: ``core.takeback.TAKE_BACK_PHRASES``)
 TAKE_BACK_RE = LazyPattern(r"(?:[.!?;,\u2014\u2013]|\s--?)\s*(?:" + "|".join(TAKE_BACK_PHRASES) +
-                         r")(?=\s*(?:[.!,;:\u2014\u2013-]|$))[.!,;:\u2014\u2013-]*", re.I)
+                         r")(?=\s*(?:[.!,;:\u2014\u2013-]|$))[.!,;:\u2014\u2013-]*", 2)   # re.I
 #: a softer take-back ("Actually, it's 6543", "I mean 6543", "Sorry, 6543", "or rather 6543"): one only when a new
 #: value or the same subject's statement follows (:func:`_corrected`, :func:`_restated`), else no take-back ("… is
 #: ok, sorry for the noise"; "Actually, the cache is lime-3" states another subject: test32b Y2)
 _SOFT_BACK = LazyPattern(r"(?:(?:[.!?;,\u2014\u2013]|\s--?)\s*(?:" + "|".join(SOFT_TAKE_BACK_PHRASES) + r"|err?|erm|uh|um)\b"
                          r"|\s*\(\s*(?:no|sorry)\s*,"   # ("… -- actually make it X", "…, er, bob", "… 3 (no, 5)": test33 T1)
                          r"|(?:\.{2,}|\u2026)(?=\s*[^\s.\u2026]+\s+actually\b))"   # ("b1... b2 actually": test33b T15)
-                         r"[\s,;:.!\u2014\u2013-]*", re.I)
+                         r"[\s,;:.!\u2014\u2013-]*", 2)   # re.I
 #: a request closing a statement ("… pg-3, can you update the config?", "… and could you restart it?"): the
 #: statement before it is said (test32b Y6), a question of the statement's own ("… the db was reset?") none
-_ASK_AFTER = LazyPattern(ASK_LEAD + r"[^?]*\?[\s?!]*$", re.I)
-#: what opens a take-back's new value ("make it 6000", "it is 6000", "I mean 6000", "should be 6000")
+_ASK_AFTER = LazyPattern(ASK_LEAD + r"[^?]*\?[\s?!]*$", 2)   # re.I
+#: what opens a take-back's new value ("make it 6000", "it is 6000", "I mean 6000", "should be 6000"); re.I
 _FIX_LEAD = LazyPattern(r"^(?:(?:make|call)\s+(?:it|that)|(?:it|that)(?:[\u2019']s|\s+is|\s+should\s+be)|"
-                        r"i\s+mean(?:t)?|should\s+be|(?:it\s+)?(?:was|is))?\s*(?:(?:still|actually|really)\s+)?", re.I)
+                        r"i\s+mean(?:t)?|should\s+be|(?:it\s+)?(?:was|is))?\s*(?:(?:still|actually|really)\s+)?", 2)
 
 
 #: where a statement's first sentence ends: . ! ? and a blank, not before a copula ("Hunter2x9! is the admin
 #: password", test16 F12); a take-back counts only within it or opening the next one (test32b Y15)
-_SENTENCE_END = LazyPattern(r"(?<=[.!?])\s(?!\s*(?:is|was|are|were)\s)", re.I)
+_SENTENCE_END = LazyPattern(r"(?<=[.!?])\s(?!\s*(?:is|was|are|were)\s)", 2)   # re.I
 #: closing words after a take-back, no new value ("Never mind, thanks!", "Scratch that, that's all": test32b Y1
 #: stored "the deploy day is thanks")
 _CLOSING = LazyPattern(r"^(?:[\s,;.!]*\b(?:thanks|thank\s+you|thx|ty|please|pls|that[\u2019']?s\s+(?:all|it)|ok(?:ay)?|"
                        r"sorry|cheers|all\s+good|great|cool|perfect|nice|good|fine|awesome|got\s+it|no\s+worries)\b)+"
-                       r"[\s.!]*$", re.I)   # ("Never mind, great.": a closing, no new value, test32b Y1)
+                       r"[\s.!]*$", 2)   # re.I: ("Never mind, great.": a closing, no new value, test32b Y1)
 #: a take-back of a value said BEFORE this prompt ("My mistake, I told you 5433 yesterday"): the statement stands
 _SAID_BEFORE = LazyPattern(r"\b(?:i|we)\s+(?:told|said|wrote|gave|sent)\b|\b(?:yesterday|earlier|before|last\s+time)\b",
-                           re.I)
+                           2)   # re.I
 
 
 def _corrected(statement: str, fix: str) -> str | None:
@@ -377,6 +382,7 @@ def _corrected(statement: str, fix: str) -> str | None:
     held = [t for t in pred.split() if any(c.isdigit() for c in t)]
     if len(held) != 1 or not any(c.isdigit() for c in new):
         return None
+    import re   # (a pattern of the statement's own value)
     return head + re.sub(rf"(?<!\S){re.escape(held[0])}(?!\S)", lambda _m: new, pred, count=1)
 
 

@@ -11,7 +11,6 @@ module (as ``statements``)."""
 
 from __future__ import annotations
 
-import re
 
 from objstore.core.objects import normalize_value
 from objstore.core.text import STATEMENT_COPULA, LazyPattern
@@ -21,10 +20,15 @@ STOP_WORDS = frozenset("a an the is are was were be our my we i to of on in at f
                         "there here they these those now currently still".split())   # ("there are 3 replicas", test30c T15)
 #: a redaction marker in a statement
 MARKER = LazyPattern(r"\[REDACTED:[^\]]*\]")
+#: a statement's words, its runs of non-blank characters, the blank after a sentence's end: kept programs (a
+#: prompt hook imports no ``re``: docs/benchmarks.md, "Session 39 (branch `lat39`)")
+WORD_RUN = LazyPattern(r"\w+")
+NONBLANK_RUN = LazyPattern(r"\S+")
+SENTENCE_BREAK = LazyPattern(r"(?<=[.!?])\s")
 #: a word judging a value, no new one ("Actually, it's fine / correct / deprecated" after a statement stored "the
 #: timeout is fine": test33b T2)
 JUDGED = LazyPattern(r"^(?:correct|right|wrong|true|false|accurate|deprecated|obsolete|outdated|stale|unused|broken|"
-                     r"fixed|done|same|unchanged|wip|tbd|todo|unknown|irrelevant)$", re.I)
+                     r"fixed|done|same|unchanged|wip|tbd|todo|unknown|irrelevant)$", 2)   # re.I
 
 
 #: the head nouns of a predicate that names a secret ("… is the admin password", "… was our door pin")
@@ -70,16 +74,16 @@ def guard_secret_subject(statement: str) -> tuple[str, bool]:
         return statement, False
     cut = max(m.start() - 1, 0)
     from objstore.core.redact import PIN_CODE_OWNERS, hardware_pin  # deferred: the rules (module doc)
-    pred = re.findall(r"\w+", normalize_value(statement[m.end() - 1:]))
+    pred = WORD_RUN.findall(normalize_value(statement[m.end() - 1:]))
     pred = [w for w in pred[:next((i for i, w in enumerate(pred) if w in _OWNER_WORDS), len(pred))]
             if w not in STOP_WORDS]
     if not pred or not (pred[-1] in _SECRET_WORDS or (pred[-1] == "code" and len(pred) > 1
                                                       and pred[-2] in PIN_CODE_OWNERS)):
         return statement, False
-    if pred[-1] == "pin" and any(map(hardware_pin, re.findall(r"\w+", normalize_value(statement)))):
+    if pred[-1] == "pin" and any(map(hardware_pin, WORD_RUN.findall(normalize_value(statement)))):
         return statement, False     # a board's pin, not a PIN: 'GPIO17 is the LED pin' (red17)
-    subject = re.sub(r"\S+", lambda t: _SECRET_MARK if _shaped(t.group()) and MARKER.search(t.group()) is None
-                     else t.group(), statement[:cut])
+    subject = NONBLANK_RUN.sub(lambda t: _SECRET_MARK if _shaped(t.group()) and MARKER.search(t.group()) is None
+                               else t.group(), statement[:cut])
     return subject + statement[cut:], True
 
 
@@ -88,7 +92,7 @@ def content_words(statement: str) -> list[str]:
     with every credential and redaction marker removed first."""
     from objstore.core.redact import remove_credentials  # defer: the rules (module doc)
     text = MARKER.sub(" ", remove_credentials(statement))
-    return [w for w in re.findall(r"\w+", unpossessive(normalize_value(text))) if w not in STOP_WORDS]
+    return [w for w in WORD_RUN.findall(unpossessive(normalize_value(text))) if w not in STOP_WORDS]
 
 
 #: a possessive ``'s`` (or ``’s``) after a word: "the api's port" names what "the api port" names (test30 R5)
@@ -118,7 +122,7 @@ def same_but_values(held: str, statement: str) -> bool:
 #: the old value named after a statement's new one ("…, not 8080", "— not prod", "(not 15)", "instead of 15"):
 #: no part of the value (test33b T1, T14)
 _NOT_OLD = LazyPattern(r"(?:\s*[,;(]|\s+-+|\s*[\u2014\u2013])\s*(?:and\s+)?(?:not|instead\s+of|rather\s+than)\s+"
-                       r"[^\s,;.!?()]+(?:\s+[^\s,;.!?()]+)?\s*\)?[\s.!]*$", re.I)
+                       r"[^\s,;.!?()]+(?:\s+[^\s,;.!?()]+)?\s*\)?[\s.!]*$", 2)   # re.I
 #: a request after a statement's value ("… 8080 and update the config", ", then run the tests", "; please restart
 #: the worker", " so use that in the mailer", " if that's ok"), read in its predicate only (test33b T7)
 #: a request's separator and asking words after a statement (", can you", "; please", " and could you", " - also
@@ -130,13 +134,13 @@ _REQUEST = LazyPattern(r"(?:" + ASK_LEAD +
                        r"|(?:\s*,)?\s+(?:and\s+(?:then\s+)?|then\s+|so\s+)(?:please\s+)?(?:update|run|fix|restart|use|add|change|"
                        r"set|make|deploy|commit|push|check|rebuild|bump|edit|write|remove|delete|create|install|reload|"
                        r"rerun|apply)\b(?!\s+(?:is|are|was|were|=)\b)"
-                       r"|\s+if\s+that[\u2019']?s\s+(?:ok|okay|fine|alright|all\s+right)\b).*$", re.I | re.S)
+                       r"|\s+if\s+that[\u2019']?s\s+(?:ok|okay|fine|alright|all\s+right)\b).*$", 18)   # re.I | re.S
 #: what a take-back's new value says after it ("q2 now", "emacs, sorry", "b2 actually"), and the old one taken back
 #: before it ("it's not ruff, it's flake8")
-_AFTER_NEW = LazyPattern(r"(?:\s*,?\s+(?:now|sorry|then|instead|actually|though|i\s+mean(?:t)?))+[\s.!]*$", re.I)
-_NOT_FIRST = LazyPattern(r"^\s*(?:it[\u2019']s\s+|it\s+is\s+)?not\s+[^\s,;]+\s*[,;]\s*", re.I)
+_AFTER_NEW = LazyPattern(r"(?:\s*,?\s+(?:now|sorry|then|instead|actually|though|i\s+mean(?:t)?))+[\s.!]*$", 2)   # re.I
+_NOT_FIRST = LazyPattern(r"^\s*(?:it[\u2019']s\s+|it\s+is\s+)?not\s+[^\s,;]+\s*[,;]\s*", 2)   # re.I
 #: a correction with the value first ("Correction: mq2 is the host", "10.0.0.2 for the lb ip": test33b T17)
-_INVERTED = LazyPattern(r"^\s*(?P<v>[^\s,;]+)\s+(?:is|are|was|for|as)\s+(?P<s>[^.!?;,]+?)[\s.!]*$", re.I)
+_INVERTED = LazyPattern(r"^\s*(?P<v>[^\s,;]+)\s+(?:is|are|was|for|as)\s+(?P<s>[^.!?;,]+?)[\s.!]*$", 2)   # re.I
 
 
 def without_old(statement: str) -> str:
@@ -171,7 +175,7 @@ def taken_value(statement: str, fix: str, *backs) -> str:
             break
         after = fix[m.end():].strip()
         fix = after if after else fix[:m.start()]
-    fix = re.split(r"(?<=[.!?])\s", fix.strip(), maxsplit=1)[0]
+    fix = SENTENCE_BREAK.split(fix.strip(), maxsplit=1)[0]
     fix = _AFTER_NEW.sub("", without_old(_NOT_FIRST.sub("", fix, count=1)), count=1)
     fix = _REQUEST.sub("", fix, count=1)
     if (inv := _INVERTED.match(fix)) is not None and (c := STATEMENT_COPULA.search(f" {statement} ")) is not None:

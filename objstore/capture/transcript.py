@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -92,7 +91,7 @@ def tool_use_line(name: Any, inp: str) -> str:
 
 #: a ``<system-reminder>`` element Claude Code puts in a user message: CLAUDE.md's text, file and todo
 #: notes, never the person's words (to its end, or the text's end when it is cut short)
-_REMINDER_RE = compile_pattern(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.S)
+_REMINDER_RE = compile_pattern(r"<system-reminder>.*?(?:</system-reminder>|\Z)", 16)   # re.S
 
 
 def strip_harness_context(text: str) -> str:
@@ -124,13 +123,17 @@ def timestamp_ms(v: Any) -> int:
 
 
 
+#: a path's separators (``/``, ``\\``)
+_PATH_PARTS = compile_pattern(r"[\\/]")
+
+
 @functools.lru_cache(maxsize=1024)
 def project_of(cwd: str) -> str:
     """The project a cwd names when the file system cannot say more (the
     capture path resolves it fully, ``objstore.memory.scope``): its last
     component; a Claude Code worktree ``<repo>/.claude/worktrees/<name>``
     belongs to ``<repo>``."""
-    parts = [p for p in re.split(r"[\\/]", cwd) if p]
+    parts = [p for p in _PATH_PARTS.split(cwd) if p]
     for i in range(len(parts) - 2, 0, -1):
         if parts[i] == "worktrees" and parts[i - 1] == ".claude":
             return parts[i - 2] if i >= 2 else ""

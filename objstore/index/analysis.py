@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import _thread   # not threading: its import is ~0.8 ms of every reader's start-up (benchmarks: lat18)
 import os
-import re
 import unicodedata
 
 import tantivy
@@ -29,6 +28,10 @@ from objstore.core.rxcache import compile_pattern
 from objstore.core.text import LazyPattern, strip_escapes
 from objstore.index.folds import dotted_i_variant, greek_fold, sigma_variant  # (re-exported)
 from objstore.index.simpletext import SIMPLE_BLANK, SIMPLE_CJK, simple_text  # (simple_text re-exported)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 __all__ = [
     "ANALYZERS",
@@ -262,6 +265,7 @@ def plain_aligned(text: str) -> bool:
     if text.isascii():
         return True
     if not _PLAIN_SPLIT_RX:
+        import re   # (a non-ASCII text only: a recall or hook that meets none imports no re)
         _PLAIN_SPLIT_RX.append(re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in _PLAIN_SPLIT) + "]"))
     return _PLAIN_SPLIT_RX[0].search(text) is None
 
@@ -536,6 +540,7 @@ def _lower_fold_rx() -> "re.Pattern":
     in this Python's Unicode (one class of BMP characters: a bitmap test a
     character, astral ones never in it).  Built once per process (~1 ms)."""
     if not _LOWER_FOLD_RX:
+        import re
         named = bytearray(0x10000)  # BMP code points in a table of simple_text or plain_aligned
         for a, b in SIMPLE_CJK + SIMPLE_BLANK + _PLAIN_SPLIT:
             if a <= 0xFFFF:
@@ -755,6 +760,7 @@ def glued_in(text: str, pairs: tuple[str, ...]) -> bool:
                 if len(_PAIR_RX) >= _WORDS_MAX:
                     _PAIR_RX.clear()
                 # a literal first: re finds it with a fast scan; the start is checked below
+                import re
                 rx = _PAIR_RX[p] = re.compile(re.escape(a) + r"(?:[^\w\s]|_)+" + re.escape(b) + r"(?![^\W_])")
             for m in rx.finditer(low):
                 i = m.start()

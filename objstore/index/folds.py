@@ -7,7 +7,6 @@ specified in ``docs/format.md`` ("Search index", "Analyzers" and "Queries")."""
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 from objstore.core.text import LazyPattern
@@ -37,6 +36,7 @@ def _fold_tables() -> list:
     that letter; the combining marks (U+0300-U+036F) that follow a Greek
     character."""
     if not _FOLD:
+        import re   # (a Greek text only: a reader that meets none imports no re)
         table = {}
         for a, b in GREEK_RANGES:
             for cp in range(a, b + 1):

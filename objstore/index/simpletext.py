@@ -6,8 +6,6 @@ analyzers themselves are there (``docs/format.md``, "Search index",
 
 from __future__ import annotations
 
-import re
-
 __all__ = ["SIMPLE_BLANK", "SIMPLE_CJK", "simple_text"]
 
 # The characters on which tantivy's ``simple`` tokenizer and the ``mem_words`` regex
@@ -44,6 +42,8 @@ def _simple_rx() -> list:
     BMP characters only, because ``re`` tests a class holding astral ranges
     range by range (~65 ns a character) but a BMP one with a bitmap (~3 ns)."""
     if not _SIMPLE_RX:
+        import re   # (a text holding one of these characters only: a reader that meets none imports no re)
+
         def cls(ranges: tuple, bmp: bool) -> str:
             """The ``re`` class of the BMP (``bmp``) or astral part of ``ranges``."""
             cut = [(a, min(b, 0xFFFF)) if bmp else (max(a, 0x10000), b) for a, b in ranges

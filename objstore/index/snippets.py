@@ -7,8 +7,8 @@ with the index's own analysis (case and accents folded, stems matched).
 
 from __future__ import annotations
 
-import re
 import unicodedata
+from collections.abc import Iterator
 
 from objstore.core.rxcache import compile_pattern
 from objstore.index.analysis import MAX_TOKEN_BYTES, QUERY_STOPWORDS, nfc, stem_tokens, tokenize, word_tokens
@@ -35,14 +35,18 @@ def _find_token(text: str, tokens: set[str]) -> int | None:
     text_ascii = text.isascii()
     if text_ascii and probes:
         # fast path: jump to words that contain a token or stem (case folds only)
-        pat = re.compile("|".join(re.escape(x) for x in probes), re.I)
+        if all(x.isascii() for x in probes):
+            found = _probe_starts(text.lower(), [x.lower() for x in probes])
+        else:   # (re.I matches an ASCII letter by a non-ASCII one: "ſ" finds "s")
+            import re
+            found = (h.start() for h in re.compile("|".join(re.escape(x) for x in probes), re.I).finditer(text))
         word_re = _NONBLANK_RUN
-        starts = (text.rfind(" ", 0, h.start()) + 1 for h in pat.finditer(text))
+        starts = (text.rfind(" ", 0, at) + 1 for at in found)
         matches = (word_re.match(text, st) for st in starts)
     else:
         if not text_ascii and not _may_hold(text, tokens, stems):
             return None  # (else a Python loop over every word of a passage that holds none)
-        matches = re.finditer(r"\S+", text)
+        matches = _NONBLANK_RUN.finditer(text)
     last = -1
     primed = 0  # the stems of text[:primed]'s ASCII runs are memoised (non-ASCII text)
     for m in matches:
@@ -68,6 +72,29 @@ def _find_token(text: str, tokens: set[str]) -> int | None:
         pos = "".join(folded).find(hit)
         return m.start() + (owner[pos] if pos >= 0 else 0)
     return None
+
+
+def _probe_starts(low: str, probes: list[str]) -> Iterator[int]:
+    """Where each match starts that ``re.finditer`` of the probes'
+    alternation (``|`` of each escaped, in ``probes``' order, ``re.I``)
+    finds in an ASCII text whose lower case is ``low``, ``probes`` being
+    non-empty, ASCII and lower case (an ASCII letter matches only its own
+    two cases then): the first occurrence of any probe, the first probe
+    of the list that stands there taken, and the search going on after
+    its end.  Without ``re``, whose import (with ``enum``, ~20 M
+    instructions) a recall paid for this alone (docs/benchmarks.md,
+    "Session 39 (branch `lat39`)")."""
+    nxt = {p: low.find(p) for p in probes}   # each probe's next occurrence at or after ``at``
+    at = 0
+    while True:
+        for p, i in nxt.items():
+            if 0 <= i < at:
+                nxt[p] = low.find(p, at)
+        i = min((i for i in nxt.values() if i >= 0), default=-1)
+        if i < 0:
+            return
+        yield i
+        at = i + len(next(p for p in probes if nxt[p] == i))
 
 
 _ASCII_RUN = compile_pattern(r"[A-Za-z0-9]+")

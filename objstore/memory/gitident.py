@@ -11,7 +11,6 @@ identity").
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from objstore.core.errors import InvalidInput
@@ -21,6 +20,9 @@ from objstore.core.text import LazyPattern
 
 _REMOTE_RE = LazyPattern(r'^\s*\[\s*remote\s+"([^"]*)"\s*\]\s*$')
 _SECTION_RE = LazyPattern(r"^\s*\[")
+#: what separates a remote URL's path components (``/``, ``:``, ``\\``); a ``.git`` file's ``gitdir:`` line
+_URL_PARTS = LazyPattern(r"[/:\\]")
+_GITDIR_LINE = LazyPattern(r"\s*gitdir:\s*(.+?)\s*$", 8)   # re.M
 _URL_RE = LazyPattern(r"^\s*url\s*=\s*(.*?)\s*$")
 
 
@@ -56,7 +58,7 @@ def repo_name_from_url(url: str) -> str:
     u = url.strip().rstrip("/")
     if u.endswith(".git"):
         u = u[:-4]
-    last = re.split(r"[/:\\]", u)[-1] if u else ""
+    last = _URL_PARTS.split(u)[-1] if u else ""
     return clean_name(last)
 
 
@@ -70,7 +72,7 @@ def _git_dirs(start: Path) -> tuple[Path, Path] | None:
                 return d, dot
             if dot.is_file():
                 text = dot.read_text(encoding="utf-8", errors="replace")
-                m = re.match(r"\s*gitdir:\s*(.+?)\s*$", text, re.M)
+                m = _GITDIR_LINE.match(text)
                 if not m:
                     return d, dot
                 gd = Path(m.group(1))
@@ -137,7 +139,10 @@ class ProjectIdentity(Frozen):
         set_fields(self, id, name, qualified, folder, top, git, link)
 
 
-_SCHEME_RE = LazyPattern(r"^[a-z][a-z0-9+.-]*://", re.I)
+_SCHEME_RE = LazyPattern(r"^[a-z][a-z0-9+.-]*://", 2)   # re.I
+#: the host part of the scp form (``user@host:path``), and a Windows drive (``C:\\``), which is not one
+_SCP_HOST = LazyPattern(r"^[^/\\]+:")
+_DRIVE = LazyPattern(r"^[A-Za-z]:[\\/]")
 
 
 def remote_identity(url: str) -> str:
@@ -155,7 +160,7 @@ def remote_identity(url: str) -> str:
     if _SCHEME_RE.match(u):
         rest = u.split("://", 1)[1]
         host, _, path = rest.partition("/")
-    elif re.match(r"^[^/\\]+:", u) and not re.match(r"^[A-Za-z]:[\\/]", u):   # scp form user@host:path
+    elif _SCP_HOST.match(u) and not _DRIVE.match(u):   # scp form user@host:path
         host, _, path = u.partition(":")
     else:
         return "path:" + u

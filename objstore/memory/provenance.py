@@ -28,7 +28,6 @@ carry no label.
 from __future__ import annotations
 
 import json
-import re
 
 from objstore.core.text import LazyPattern
 from objstore.memory.scope import parent_namespace
@@ -42,9 +41,9 @@ _AUTHOR_TRUST = {"person": "user_stated", "parent_agent": "agent_observed", "age
 OUTSIDE_TOOLS = frozenset({"webfetch", "websearch", "web_fetch", "web_search", "fetch", "web.run",
                            "browser", "http_fetch"})
 #: words in an MCP tool's name (``mcp__server__tool``) that mean it reads the web
-_MCP_OUTSIDE = LazyPattern(r"fetch|brows|web|http|url|scrap|crawl|navigat|download", re.I)
+_MCP_OUTSIDE = LazyPattern(r"fetch|brows|web|http|url|scrap|crawl|navigat|download", 2)   # re.I
 #: a shell command that downloads
-_SHELL_OUTSIDE = LazyPattern(r"\b(?:curl|wget|lynx|w3m|aria2c)\b|\bgh\s+api\b|\bhttps?://", re.I)
+_SHELL_OUTSIDE = LazyPattern(r"\b(?:curl|wget|lynx|w3m|aria2c)\b|\bgh\s+api\b|\bhttps?://", 2)   # re.I
 #: path parts of folders whose files the person did not write
 _FOREIGN_PARTS = frozenset({"node_modules", "site-packages", "dist-packages", "vendor", ".cargo", ".npm",
                             ".m2", ".gradle", "downloads", "bower_components", ".rustup"})

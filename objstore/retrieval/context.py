@@ -67,7 +67,6 @@ is an empty one.
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -117,7 +116,7 @@ def is_dormant(fact: Fact) -> bool:
     return bool(getattr(fact, "dormant", False))
 
 
-_TAG_RE = LazyPattern(r"<(/?)(mem-context)", re.I)
+_TAG_RE = LazyPattern(r"<(/?)(mem-context)", 2)   # re.I
 
 
 def escape_text(text: str) -> str:

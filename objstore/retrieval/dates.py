@@ -27,9 +27,11 @@ Pure functions: no store, no clock.
 
 from __future__ import annotations
 
-import re
-
 from objstore.core.text import LazyPattern
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 __all__ = ["time_windows", "DAY_MS"]
 
@@ -46,6 +48,7 @@ _PATTERNS: list[re.Pattern] = []  # compiled on the first text that holds a year
 
 def _patterns() -> list[re.Pattern]:
     if not _PATTERNS:
+        import re
         month = r"(?P<m>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
         day = r"(?P<d>[0-3]?\d)(?:st|nd|rd|th)?"
         year = r"(?P<y>(?:19|20)\d\d)"

@@ -9,8 +9,6 @@ name here; nothing here imports ``timeline``.
 
 from __future__ import annotations
 
-import re
-
 from objstore.core.record import Record
 from objstore.core.text import LazyPattern
 from objstore.retrieval.querywords import stop_stems
@@ -18,6 +16,10 @@ from objstore.retrieval.restated import PAIRS_READ, SENTENCE_RE, WRONG_NEXT_RE, 
 from objstore.retrieval.subjects import normalize
 from objstore.retrieval.subjects import Subject, one_head
 from objstore.retrieval.valueshape import shape_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 #: what the rule reads: a ``timeline.Item`` (typed by its base here: the time rule imports this module)
 Item = Record
@@ -40,6 +42,7 @@ def _changed_from(text: str, old: str, new: str) -> bool:
     ``old -> new`` (or ``=>``, ``→``) or ``from old to new`` (a word, such
     as the attribute, may come before either: "from port 5432 to port
     6543"), within its first 4,000 characters; case aside."""
+    import re
     o, n = re.escape(old), re.escape(new)
     return re.search(rf"(?<![\w.]){o}\s*(?:-{{1,2}}>|=>|\u2192|\u21d2|\u27f6)\s*{n}(?![\w])"
                      rf"|\bfrom\s+(?:[^\W\d]\w*\s+)?{o}\s+to\s+(?:[^\W\d]\w*\s+)?{n}(?![\w])",
@@ -56,6 +59,7 @@ def said_gone(text: str, old: str) -> bool:
     """Whether ``text`` says value ``old`` is gone (:data:`_GONE`):
     "5432 is dead", "(was 5432)"; case aside, the first 4,000 characters
     read."""
+    import re
     return re.search(_GONE.replace("{v}", re.escape(old)), text[:4000], re.I) is not None
 
 
@@ -81,6 +85,7 @@ def _kept(fact: str, text: str, old: str, new: str) -> bool:
     shop DB port changed to 6543. No, it is still 5432." takes the change
     back (test30c T21); "… 6543. It was 5432." and "…; staging stays on
     5432" do not.  The first 4,000 characters read; case aside."""
+    import re
     low = text[:4000].lower()
     at = re.search(rf"(?<![\w.]){re.escape(new)}(?!\w)", low)
     if at is None or old not in low[at.end():]:
@@ -114,6 +119,7 @@ def _value_clause(text: str, value: str) -> tuple[str, re.Match, int] | None:
     """``(text lower-cased, where value first stands in it, where its clause
     begins)`` (:data:`_CLAUSE_END_RE`), the first 4,000 characters read;
     None when ``value`` (lower case) is not there."""
+    import re
     low = text[:4000].lower()
     at = re.search(rf"(?<![\w.]){re.escape(value)}(?!\w)", low)
     if at is None:
@@ -130,6 +136,7 @@ def _narrowed(fact: str, text: str, new: str) -> bool:
     T21), or says "only" after the value; a fact that says it of staging
     itself is changed by its staging turn.  Case aside; the first 4,000
     characters read."""
+    import re
     if (found := _value_clause(text, new)) is None:
         return False
     low, at, start = found
@@ -218,6 +225,7 @@ def _stands_for(text: str, new: str, values) -> str | None:
 
 def _narrows(fact: str, sentence: str) -> bool:
     """Whether lower-cased ``sentence`` holds a :data:`NARROWING` word that ``fact`` does not."""
+    import re
     own = fact.lower()
     return any(not re.search(rf"\b{m.group(0)}\b", own) for m in _NARROW_RE.finditer(sentence))
 

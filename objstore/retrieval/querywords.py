@@ -8,10 +8,14 @@ frequencies).  Never writes, never prints."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from objstore.core.rxcache import IGNORECASE, compile_pattern
 from objstore.core.store import Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 
 #: Words too common in prompts to be cues (beyond the index's stop words):
@@ -93,12 +97,12 @@ def measure_pattern(query: str) -> re.Pattern | None:
     if not _MEASURES:
         n = r"\d+(?:[.,]\d+)?\s*"
         _MEASURES.extend([
-            (re.compile(r"\bhow (?:large|big|much (?:space|disk|memory|storage))\b|\bsizes?\b", re.I),
-             re.compile(n + r"(?:[kmgtp]i?b|bytes?|b)\b", re.I)),
-            (re.compile(r"\bhow (?:long|often)\b|\bdurations?\b", re.I),
-             re.compile(n + r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|"
-                        r"months?|years?)\b", re.I)),
-            (re.compile(r"\bhow many\b|\bnumber of\b", re.I), re.compile(r"(?<![\w.])\d+(?![\w.]\d)")),
+            (compile_pattern(r"\bhow (?:large|big|much (?:space|disk|memory|storage))\b|\bsizes?\b", IGNORECASE),
+             compile_pattern(n + r"(?:[kmgtp]i?b|bytes?|b)\b", IGNORECASE)),
+            (compile_pattern(r"\bhow (?:long|often)\b|\bdurations?\b", IGNORECASE),
+             compile_pattern(n + r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|"
+                            r"months?|years?)\b", IGNORECASE)),
+            (compile_pattern(r"\bhow many\b|\bnumber of\b", IGNORECASE), compile_pattern(r"(?<![\w.])\d+(?![\w.]\d)")),
         ])
     for asks, answer in _MEASURES:
         if asks.search(query):

@@ -63,7 +63,6 @@ is a search for the value and a pass over its sentence.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Collection, Iterable
 
@@ -230,8 +229,10 @@ def subjects_of(text: str, values: Iterable[str], limit: int = 4000, project: st
             at = _find(low, v)
             if at >= 0:
                 found[v] = at
-        elif m := re.search(r"(?<![\w.])" + re.escape(v) + r"(?![\w]|[.+-]\w)", text, re.I):
-            found[v] = m.start()
+        else:
+            import re   # (a non-ASCII text only)
+            if m := re.search(r"(?<![\w.])" + re.escape(v) + r"(?![\w]|[.+-]\w)", text, re.I):
+                found[v] = m.start()
     if rest:   # a value that NFC and case folding may change: found among the normalized tokens
         for m in _TOKEN_RE.finditer(text):
             t = m.group(0)
@@ -276,6 +277,8 @@ def subjects_of(text: str, values: Iterable[str], limit: int = 4000, project: st
 
 #: a value's sentence that says it of "it" ("That is wrong, it moved to port 7000.")
 _IT_RE = LazyPattern(r"\bit\b", 2)   # re.I
+#: what separates the words of a key's name (``db-port``, ``cache_ttl``, ``v1.2``)
+_NAME_PARTS = LazyPattern(r"[-_.]+")
 
 
 def _referred(before: str, sub: Subject, value: str = "") -> Subject | None:
@@ -289,6 +292,7 @@ def _referred(before: str, sub: Subject, value: str = "") -> Subject | None:
     shop cache's host); None where there is none, or it names no word."""
     last = None
     if sub.attribute:
+        import re
         for last in re.finditer(r"\b" + re.escape(sub.attribute) + r"\s+([^\s,;:!?]+?)[.]?(?=[\s,;:!?]|\Z)", before, re.I):
             pass
         got = normalize(last.group(1)) if last else ""
@@ -328,7 +332,7 @@ def key_subject(key: str) -> Subject:
     parts = key.split("/")
     project = [normalize(parts[1])] if parts[:1] == ["project"] and len(parts) > 2 else []
     stop = _stop()
-    name = [normalize(w) for p in parts[1 + len(project):] for w in re.split(r"[-_.]+", p) if w]
+    name = [normalize(w) for p in parts[1 + len(project):] for w in _NAME_PARTS.split(p) if w]
     name = [w for w in name if _kind(w, "", stop, UPDATE_CUES) == "word"]
     if not name:
         return Subject(tuple(project))
@@ -388,7 +392,7 @@ def _key_words(text: str, stop: frozenset[str], cues: frozenset[str]) -> tuple[s
     left out."""
     parts = text.split("\n", 1)[0].split()
     name = parts[2:] if parts[:1] == ["project"] else parts[1:]
-    words = [normalize(w) for p in name for w in re.split(r"[-_.]+", p) if w]
+    words = [normalize(w) for p in name for w in _NAME_PARTS.split(p) if w]
     return tuple(w for w in dict.fromkeys(words) if w not in GENERIC and _kind(w, "", stop, cues) == "word")
 
 

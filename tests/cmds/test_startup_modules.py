@@ -234,6 +234,73 @@ def test_a_remember_imports_no_re_once_its_programs_are_kept(filled, store_path)
     assert got[1] == ["LOADED objstore.core.redact"], got   # the value was scanned, without re
 
 
+def no_site_program(args: list[str], report: str) -> str:
+    """A ``python -S -c`` program running ``mem ARGS`` as a pip install runs
+    it (no ``site``, so no editable finder: the tree and the dependencies
+    reached by plain path entries), with ``report`` (lines of Python,
+    indented by four) run from ``cmds.entry``'s last exit step."""
+    import sysconfig
+    return ("import sys\n"
+            f"sys.path[:0] = [{str(REPO)!r}, {sysconfig.get_paths()['purelib']!r}]\n"
+            f"sys.argv = ['mem', *{args!r}]\n"
+            "import cmds.entry as e\n"
+            "_leave = e._skip_teardown\n"
+            "def _report():\n"
+            + report +
+            "    _leave()\n"
+            "e._skip_teardown = _report\n"
+            "e.entry()\n")
+
+
+@pytest.mark.skipif(sys.dont_write_bytecode, reason="the kept programs are written beside the bytecode")
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="3.12's pathlib compiles patterns as it loads")
+@pytest.mark.parametrize("name", ["recall", "recall-turns", "hook", "hook-quiet"])
+def test_a_reader_imports_no_re_once_its_programs_are_kept(filled, store_path, name):
+    """A recall and a prompt hook read their event and write their answer
+    with ``json``, whose modules compile six fixed patterns as they load
+    (``cmds.entry.json_without_re``: from the kept programs), and their
+    snippets, git identity, capture policy and time rules import ``re``
+    only for a text or a setting that needs a pattern built from it: once
+    a first process kept the programs, a new one imports no ``re`` nor its
+    ``enum`` (~20 M instructions; session 39, lat39), and ``json`` still
+    reads and writes as it does with ``re``.  Run as a pip install runs,
+    as :func:`test_a_remember_imports_no_re_once_its_programs_are_kept`."""
+    if name.startswith("recall"):
+        query = "staging database port" if name == "recall" else "staging listens"
+        args = ["recall", "--all-projects", "--json", query]
+        stdin = None
+    else:
+        args = ["hook", "claude-code"]
+        prompt = "which port does the staging database use?" if name == "hook" else "how do we run the migrations again"
+        stdin = json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "S-startup-4", "cwd": str(filled),
+                            "prompt": prompt})
+    code = no_site_program(args, "    sys.stderr.write('LOADED ' + ' '.join(m for m in ('re', 'enum', 'json', 'tantivy')"
+                                 " if m in sys.modules) + '\\n')\n"
+                                 "    import json\n"
+                                 "    text = json.dumps({'a': 'caf\\u00e9 \"x\"\\n', 'b': [1, 2.5, None, True]})\n"
+                                 "    sys.stderr.write(f'JSON {text} {json.loads(text)!r} "
+                                 "{json.dumps(chr(233), ensure_ascii=False)}\\n')\n")
+    got = []
+
+    def run() -> subprocess.CompletedProcess:
+        p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, input=stdin,
+                           cwd=filled, env=dict(os.environ), timeout=60)
+        wait_remember_done(store_path)   # the hook's capture child
+        got.append(p)
+        return p
+    for _ in (1, 2):   # the first keeps whatever program the file missed (written at its exit)
+        p = until_within_budget("UserPromptSubmit", run, store=store_path)[0] if stdin else run()
+        assert p.returncode == 0, p.stderr
+    lines = p.stderr.splitlines()
+    assert "LOADED json tantivy" in lines, p.stderr   # it searched, and read or wrote json, without re
+    assert ("JSON {\"a\": \"caf\\u00e9 \\\"x\\\"\\n\", \"b\": [1, 2.5, null, true]} "
+            "{'a': 'café \"x\"\\n', 'b': [1, 2.5, None, True]} \"é\"") in lines, p.stderr
+    if name.startswith("recall"):
+        hits = json.loads(p.stdout)["hits"]
+        assert hits and {h["kind"] for h in hits} >= {"turn"}, p.stdout
+        assert "staging" in json.dumps([h["text"] for h in hits]).lower(), p.stdout
+
+
 def test_a_process_without_an_editable_finder_opens_the_store_without_urllib_nor_re(filled):
     """pathlib loads urllib.parse (and ipaddress) for ``Path.as_uri`` alone,
     and ``re`` (with ``enum``) and ``fnmatch`` for ``glob`` and ``match``:
@@ -285,23 +352,13 @@ def test_a_reader_without_an_editable_finder_loads_no_contextlib(filled, store_p
     or a prompt hook loads none (~0.4 ms of each start-up; session 25,
     rcl25).  Run without ``site``, as the test above: this suite's editable
     finder loads ``importlib.util``, which loads ``contextlib`` itself."""
-    import sysconfig
     if name == "recall":
         args, stdin = ["recall", "--all-projects", "--json", "staging database port"], None
     else:
         args, stdin = ["hook", "claude-code"], json.dumps(
             {"hook_event_name": "UserPromptSubmit", "session_id": "S-startup-3", "cwd": str(filled),
              "prompt": "which port does the staging database use?"})
-    code = ("import sys\n"
-            f"sys.path[:0] = [{str(REPO)!r}, {sysconfig.get_paths()['purelib']!r}]\n"
-            f"sys.argv = ['mem', *{args!r}]\n"
-            "import cmds.entry as e\n"
-            "_leave = e._skip_teardown\n"
-            "def _report():\n"
-            "    sys.stderr.write(f\"LOADED {'contextlib' in sys.modules} {'tantivy' in sys.modules}\\n\")\n"
-            "    _leave()\n"
-            "e._skip_teardown = _report\n"
-            "e.entry()\n")
+    code = no_site_program(args, "    sys.stderr.write(f\"LOADED {'contextlib' in sys.modules} {'tantivy' in sys.modules}\\n\")\n")
     def run() -> subprocess.CompletedProcess:
         p = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, input=stdin,
                            cwd=filled, env=dict(os.environ), timeout=60)
