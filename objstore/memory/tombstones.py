@@ -587,7 +587,9 @@ def match_spans(text: str, rules: list[tuple[bytes, int]], *, word_starts: bool 
     """``(start, end)`` offsets into ``text`` (sorted; they may overlap) of
     every span whose normalized form hashes to a rule of ``rules``
     (``[(sha256, length)]``), found by :func:`find_matches` (``word_starts``
-    as there): what :func:`redact_matches` replaces.  A text with a
+    as there), as written or as it reads (its ``confusable_fold``: other
+    dashes, fullwidth forms, invisible characters; test39 T5, as
+    :func:`holds_text` reads a fact's value): what :func:`redact_matches` replaces.  A text with a
     backslash is also read with its JSON string escapes decoded (a tool
     call's input is stored as its JSON text; ``core.text.find_spans``,
     test27 V29): such a span covers whole escapes."""
@@ -595,6 +597,9 @@ def match_spans(text: str, rules: list[tuple[bytes, int]], *, word_starts: bool 
         return []
     norm, starts, ends = normalized_map(text)
     spans = [(starts[s], ends[e - 1]) for s, e in find_matches(norm, rules, word_starts=word_starts)]
+    if not text.isascii() and confusable_fold(text) != text:   # as it reads (test39 T5), as holds_text
+        norm, starts, ends = normalized_map(text, seen=True)
+        spans += [(starts[s], ends[e - 1]) for s, e in find_matches(norm, rules, word_starts=word_starts)]
     if "\\" in text:
         from objstore.core.jsonspan import json_unescaped  # defer: re, dataclasses
         decoded, jst, jend = json_unescaped(text)
