@@ -17,8 +17,8 @@ def command(as_json, store):
     the keys and sessions it holds; proposals in the review queue; for each
     remote, the refs this store would send it (each fact, session,
     tombstone or queue ref whose head the remote did not hold when this
-    store last pushed to it or pulled from it: a forget not pushed yet shows
-    here, as its tombstones); a forget or a pull a killed process stopped
+    store last pushed to it or pulled from it, at the URL remotes.json names
+    now: a forget not pushed yet shows here, as its tombstones); a forget or a pull a killed process stopped
     half way, with the command that finishes it; index updates waiting in
     the index journal; whether the resident helper runs.  What another
     machine pushed since needs the network: mem pull.
@@ -58,7 +58,10 @@ def command(as_json, store):
         click.echo("remotes: none (mem remote add NAME URL)")
     for r in st.remotes:
         where = safe(f"remote {r.name} ({r.url})")   # (test38 T9.4: a URL's control characters went out raw)
-        if not r.synced:
+        if r.moved:   # (fresh38 F1: 'up to date' after the URL was changed in remotes.json)
+            click.echo(f"{where}: not synced since its URL changed; {plural(len(r.to_send), 'ref')} to send "
+                       f"(mem push {r.name})")
+        elif not r.synced:
             click.echo(f"{where}: never synced from here; {plural(len(r.to_send), 'ref')} to send (mem push {r.name})")
         elif r.name in st.stopped_pull_from:   # (test37b T19.10: it said "up to date" beside "stopped")
             click.echo(f"{where}: the last pull from it did not finish (mem pull {r.name})")

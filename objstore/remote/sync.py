@@ -223,7 +223,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
             for name, idx_path in zip(new_names, idx_paths):
                 with Pack(idx_path) as p:
                     cache[name] = b"".join(bytes.fromhex(o) for o in sorted(p))
-            rconfig.save_ids(store, spec.name, cache)
+            rconfig.save_ids(store, spec, cache)
             rconfig.clear_sent(store, spec.name)         # a manifest names them now
             break
         finally:
