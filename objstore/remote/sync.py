@@ -52,14 +52,15 @@ from objstore.remote.digests import send_digests
 from objstore.remote.fetch import RemoteObjects, decided_items, fetch, forget_index, local_refs
 from objstore.remote.layout import MANIFEST, Manifest, Snapshot, bundle, content_name
 from objstore.remote.repair import own_orphan_packs, repair_remote
-from objstore.remote.snapshots import (DAY_MS, TIERS_DAYS, keep_snapshots, list_snapshots,
+from objstore.remote.snapshots import (DAY_MS, TIERS_DAYS, keep_snapshots, list_snapshots, list_snapshots_at,
                                        restore)
 from objstore.remote.snapshots import purge_snapshot as _purge_snapshot   # looked up here by push (a test wraps it)
 from objstore.remote.upload import (delete_orphans, drop_garbage, reachable_from, to_send, upload_check,
                                     upload_pack, write_bundles)
 
 __all__ = ["DAY_MS", "MAX_ATTEMPTS", "TIERS_DAYS", "SyncResult", "backup", "clone", "connect", "keep_snapshots",
-           "list_snapshots", "pull", "push", "remote_info", "restore", "upload_check", "upload_pack"]
+           "list_snapshots", "list_snapshots_at", "pull", "push", "remote_info", "restore", "upload_check",
+           "upload_pack"]
 
 _Remote = Remote   # the opened remote's class under its former name here (tests patch its methods)
 

@@ -29,3 +29,36 @@ def test_status_compares_with_the_remote_remotes_json_names_now(mem, tmp_path):
     mem("--home", str(home), "push", "usb")
     assert "up to date" in mem("--home", str(home), "status").stdout
     assert (r2 / "manifest").is_file()
+
+
+def test_backup_list_of_a_remote_without_its_descriptor_says_damage_not_no_snapshots(mem, tmp_path):
+    home, r = tmp_path / "s", tmp_path / "r"
+    r.mkdir()
+    mem("--home", str(home), "remember", "project/a/db", "Postgres 16")
+    mem("--home", str(home), "remote", "add", "usb", str(r))
+    mem("--home", str(home), "backup", "usb")
+    (r / "mem-remote").unlink()
+    for args in (["backup", "usb", "--list"], ["pull", "usb"]):
+        out = mem("--home", str(home), *args, exit_code=13)
+        assert "mem-remote file (the descriptor) is missing" in out.stderr and "no snapshots" not in out.stderr
+    mem("--home", str(home), "push", "usb")             # writes the descriptor again
+    assert len(json.loads(mem("--home", str(home), "backup", "usb", "--list", "--json").stdout)) == 1
+
+
+def test_backup_list_url_reads_a_remote_with_no_store(mem, tmp_path):
+    home, r, new = tmp_path / "s", tmp_path / "r", tmp_path / "new"
+    r.mkdir()
+    mem("--home", str(home), "remember", "project/a/db", "Postgres 16")
+    mem("--home", str(home), "remote", "add", "usb", str(r))
+    mem("--home", str(home), "backup", "usb")
+    mem("--home", str(home), "remote", "key", "export", "-o", str(tmp_path / "k.key"))
+    out = mem("--home", str(new), "backup", "--list", str(r), exit_code=12)
+    assert "encrypted and no sync key was given" in out.stderr and "--key FILE" in out.stderr
+    got = json.loads(mem("--home", str(new), "backup", "--list", str(r), "--key", str(tmp_path / "k.key"),
+                         "--json").stdout)
+    want = json.loads(mem("--home", str(home), "backup", "usb", "--list", "--json").stdout)
+    assert got == want and len(got) == 1 and not new.exists()
+    (tmp_path / "empty").mkdir()
+    out = mem("--home", str(new), "backup", "--list", str(tmp_path / "empty"), exit_code=4)
+    assert "no mem remote at" in out.stderr
+    mem("--home", str(home), "backup", "usb", "--key", str(tmp_path / "k.key"), exit_code=2)
