@@ -55,7 +55,7 @@ from objstore.remote.repair import own_orphan_packs, repair_remote
 from objstore.remote.snapshots import (DAY_MS, TIERS_DAYS, keep_snapshots, list_snapshots, list_snapshots_at,
                                        restore)
 from objstore.remote.snapshots import purge_snapshot as _purge_snapshot   # looked up here by push (a test wraps it)
-from objstore.remote.upload import (delete_orphans, drop_garbage, reachable_from, to_send, upload_check,
+from objstore.remote.upload import (delete_orphans, drop_garbage, reachable_from, rollup, to_send, upload_check,
                                     upload_pack, write_bundles)
 
 __all__ = ["DAY_MS", "MAX_ATTEMPTS", "TIERS_DAYS", "SyncResult", "backup", "clone", "connect", "keep_snapshots",
@@ -132,6 +132,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
             continue
         if r.adopted and not repair:
             res.remote_packs_adopted = len(m.packs)
+        rolled = rollup(r.t, m.packs)   # many small bundles: their live objects go in new ones
         with store.lock("push"):
             refuse_while_unfinished(store.unfinished, action)   # one stopped since the check above
             tmp = store.root / "tmp" / f"push-{os.getpid()}"
@@ -153,7 +154,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
             # proposal to a key sealed here that a pull refused, fetch.merge)
             gc = rep.remote_rewritten or any(n not in refs and (not n.startswith("queue/") or not store.has(o))
                                              for n, o in m.refs.items()) \
-                or bool(res.snapshots_pruned) or (r.adopted and bool(m.packs))  # adopted: rewritten
+                or bool(res.snapshots_pruned) or (r.adopted and bool(m.packs)) or bool(rolled)  # adopted: rewritten
             replaced: list[str] = []
             try:
                 snaps = [_purge_snapshot(store, s, fidx, refs, RemoteObjects(r, cache)) for s in snaps] if gc else snaps
@@ -167,7 +168,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
                     live |= reachable_from(store, s.refs)
                 for p in m.packs:
                     ids = {cache[p][i:i + 32].hex() for i in range(0, len(cache[p]), 32)}
-                    if ids - live:
+                    if ids - live or p in rolled:
                         replaced.append(p)
                         have -= ids
                         survivors += sorted(ids & live)
