@@ -67,6 +67,9 @@ class SyncResult:
     remote_packs_rewritten: int = 0
     attempts: int = 0
     snapshot: str | None = None
+    #: backup: the sealed keys left out of its snapshot; restore: those the restored snapshot's store
+    #: held (None: a snapshot from before session 39, which did not record them)
+    snapshot_sealed: int | None = None
     snapshots_pruned: list[str] = field(default_factory=list)
     versioning: str | None = None
     #: ``push --repair``: remote packs read back and verified, the damaged

@@ -65,7 +65,7 @@ def purge_snapshot(store: Store, s: Snapshot, fidx: ForgetIndex, live_refs: Mapp
                 refs[name] = out.head
         else:
             refs[name] = head
-    return Snapshot(s.name, s.time, refs)
+    return Snapshot(s.name, s.time, refs, s.sealed)
 
 
 def list_snapshots(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None = None) -> list[dict]:
@@ -151,7 +151,7 @@ def restore(root: str | os.PathLike, url: str, *, snapshot: str | None = None, n
             pick = hits[0] if hits else None
         if pick is None:
             raise NotFound(f"no snapshot {snapshot}", hint="list them: mem backup --list")
-        res = SyncResult(remote=spec.name, snapshot=pick.name, bytes_received=n)
+        res = SyncResult(remote=spec.name, snapshot=pick.name, bytes_received=n, snapshot_sealed=pick.sealed)
         prep = download_packs(store, r, m, spec, res, progress)
         # the snapshot's refs, and every tombstone the remote holds now: a forget made after the
         # snapshot was taken still holds here (merge installs them first and applies them, as a pull does)

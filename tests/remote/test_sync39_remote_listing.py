@@ -62,3 +62,15 @@ def test_backup_list_url_reads_a_remote_with_no_store(mem, tmp_path):
     out = mem("--home", str(new), "backup", "--list", str(tmp_path / "empty"), exit_code=4)
     assert "no mem remote at" in out.stderr
     mem("--home", str(home), "backup", "usb", "--key", str(tmp_path / "k.key"), exit_code=2)
+
+
+def test_restore_says_nothing_of_a_vault_the_store_never_had(mem, tmp_path):
+    home, r = tmp_path / "s", tmp_path / "r"
+    r.mkdir()
+    mem("--home", str(home), "remember", "project/a/db", "Postgres 16")
+    mem("--home", str(home), "remote", "add", "usb", str(r), "--no-encrypt")
+    mem("--home", str(home), "backup", "usb")
+    out = mem("--home", str(tmp_path / "new"), "restore", str(r))
+    assert "restored snapshot" in out.stdout and "vault" not in out.stderr and "sealed" not in out.stderr
+    got = json.loads(mem("--home", str(tmp_path / "new2"), "restore", str(r), "--json").stdout)
+    assert got["snapshot_sealed"] == 0
