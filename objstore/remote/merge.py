@@ -39,7 +39,8 @@ set, so every machine that merges the same inputs writes the same objects
    (``ForgetIndex.unseen_text``, test36 T14).  A version of a key forgotten whole
    (``key_forget``) written on top of the forgotten value before that forget
    (recorded before it, or from a side that did not hold that forget, whatever
-   its clock said) and quoting that value is emptied too, ``forgotten`` = that
+   its clock said, but for a ``user_stated`` write of that value whole, test27
+   V14) and quoting that value is emptied too, ``forgotten`` = that
    forget's time (``ForgetIndex.quoted_forgotten``, test37b T16); one that
    does not quote it stays.
 4. The chain is rebuilt on the prefix: each version re-linked to the one
@@ -285,7 +286,9 @@ class ForgetIndex:
         ``"remote"``, as :meth:`unseen_time`'s; None: the clock alone) did
         not hold that forget (:attr:`keys_unseen`): then it was written
         where the forget had not arrived, whatever that machine's clock said
-        (sync38's limit: a clock ahead kept it).  A pure function of the
+        (sync38's limit: a clock ahead kept it), unless it is a
+        ``user_stated`` write of the forgotten value itself, whole (the
+        person wrote it back: test27 V14 keeps it by the clock).  A pure function of the
         chain, the tombstones and which side held them: every machine
         empties the same versions.
 
@@ -313,7 +316,8 @@ class ForgetIndex:
             digest = value_digest(f.body)
             for d, length, when in sorted(rules, key=lambda r: (r[2], r[0])):
                 unseen = bool(sides and sides[i]) and all(
-                    any((n, when) in self.keys_unseen.get(s, ()) for n in names) for s in sides[i])
+                    any((n, when) in self.keys_unseen.get(s, ()) for n in names) for s in sides[i]) \
+                    and not (f.trust == "user_stated" and d == digest)   # written back whole: test27 V14
                 if (f.recorded_at < when or unseen) and (d == digest or (
                         length >= MIN_TEXT_CHARS and holds_text(f.body, [(d, length)]))):
                     out[i] = when
