@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import ExistingPath, emit_json, home_path, json_option
+from ._common import ExistingPath, emit_json, home_path, json_option, plural
 
 
 @click.command("restore")
@@ -54,7 +54,11 @@ def command(ctx, source, latest, snap, key_file, endpoint, as_json):
         emit_json(res.as_dict())
     else:
         click.echo(f"restored snapshot {res.snapshot} into {home}: {summary(res)}")
-        click.echo("note: a backup holds no sealed value (they never leave the machine that sealed them); "
-                   "if the store had sealed keys, put back your copy of its vault folder, then 'mem sealed "
-                   "import KEY FILE' each saved age file and run 'mem sealed rebuild-rules' (later turns quoting them "
-                   "are withheld again)", err=True)
+    if res.snapshot_sealed == 0:   # (test37b T19.9: the vault note for a store that never had a vault)
+        return
+    had = ("if the store had sealed keys" if res.snapshot_sealed is None else
+           f"the store had {plural(res.snapshot_sealed, 'sealed key')} then")
+    click.echo("note: a backup holds no sealed value (they never leave the machine that sealed them); "
+               f"{had}: put back your copy of its vault folder, then 'mem sealed "
+               "import KEY FILE' each saved age file and run 'mem sealed rebuild-rules' (later turns quoting them "
+               "are withheld again)", err=True)

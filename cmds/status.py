@@ -3,7 +3,7 @@
 import click
 
 from . import _out
-from ._common import emit_json, json_option, safe, with_store
+from ._common import emit_json, json_option, plural, safe, with_store
 
 
 @click.command("status")
@@ -17,8 +17,8 @@ def command(as_json, store):
     the keys and sessions it holds; proposals in the review queue; for each
     remote, the refs this store would send it (each fact, session,
     tombstone or queue ref whose head the remote did not hold when this
-    store last pushed to it or pulled from it: a forget not pushed yet shows
-    here, as its tombstones); a forget or a pull a killed process stopped
+    store last pushed to it or pulled from it, at the URL remotes.json names
+    now: a forget not pushed yet shows here, as its tombstones); a forget or a pull a killed process stopped
     half way, with the command that finishes it; index updates waiting in
     the index journal; whether the resident helper runs.  What another
     machine pushed since needs the network: mem pull.
@@ -48,35 +48,38 @@ def command(as_json, store):
     if as_json:
         emit_json(st.as_dict())
         return
-    sealed = f", {_n(st.sealed, 'sealed key')}" if st.sealed else ""
-    click.echo(f"store {st.root}: {_n(st.keys, 'key')}{sealed}, {_n(st.sessions, 'session')}")
+    sealed = f", {plural(st.sealed, 'sealed key')}" if st.sealed else ""
+    click.echo(f"store {st.root}: {plural(st.keys, 'key')}{sealed}, {plural(st.sessions, 'session')}")
     if st.queued:
-        click.echo(f"review queue: {_n(st.queued, 'proposal')} waiting for you (mem queue, or mem review)")
+        click.echo(f"review queue: {plural(st.queued, 'proposal')} waiting for you (mem queue, or mem review)")
     else:
         click.echo("review queue: empty")
     if not st.remotes:
         click.echo("remotes: none (mem remote add NAME URL)")
     for r in st.remotes:
         where = safe(f"remote {r.name} ({r.url})")   # (test38 T9.4: a URL's control characters went out raw)
-        if not r.synced:
-            click.echo(f"{where}: never synced from here; {_n(len(r.to_send), 'ref')} to send (mem push {r.name})")
+        if r.moved:   # (fresh38 F1: 'up to date' after the URL was changed in remotes.json)
+            click.echo(f"{where}: not synced since its URL changed; {plural(len(r.to_send), 'ref')} to send "
+                       f"(mem push {r.name})")
+        elif not r.synced:
+            click.echo(f"{where}: never synced from here; {plural(len(r.to_send), 'ref')} to send (mem push {r.name})")
         elif r.name in st.stopped_pull_from:   # (test37b T19.10: it said "up to date" beside "stopped")
             click.echo(f"{where}: the last pull from it did not finish (mem pull {r.name})")
         elif r.to_send and st.stopped_forgets:   # (test38 T9.12: a push is refused until the forget is finished)
-            click.echo(f"{where}: {_n(len(r.to_send), 'ref')} changed since the last sync; finish the stopped "
+            click.echo(f"{where}: {plural(len(r.to_send), 'ref')} changed since the last sync; finish the stopped "
                        f"forget below, then mem push {r.name}")
         elif r.to_send:
             forgets = sum(1 for n in r.to_send if n.startswith("tombstones/"))
             extra = (f" ({forgets} of them tombstones of a forget or seal: push so it reaches the remote)"
                      if forgets else "")
-            click.echo(f"{where}: {_n(len(r.to_send), 'ref')} changed since the last sync{extra} (mem push {r.name})")
+            click.echo(f"{where}: {plural(len(r.to_send), 'ref')} changed since the last sync{extra} (mem push {r.name})")
         else:
             click.echo(f"{where}: up to date with the last sync (mem pull {r.name} fetches what others pushed since)")
     for rerun in st.stopped_forgets:
         click.echo(f"stopped: a forget did not finish; finish it: {rerun}")
     if st.stopped_pull:   # (test38 T9.1: 'run mem pull again' where several remotes need a name)
         pulls = " and ".join(f"mem pull {n}" for n in st.stopped_pull_from) or "mem pull again"
-        click.echo(f"stopped: a pull did not finish ({_n(st.stopped_pull, 'ref')} not set); run {pulls}")
+        click.echo(f"stopped: a pull did not finish ({plural(st.stopped_pull, 'ref')} not set); run {pulls}")
     if st.index_waiting:
         click.echo("index: updates waiting in the index journal (the next write applies them)")
     click.echo(f"helper: {'running' if st.helper else 'not running'}")
@@ -95,7 +98,3 @@ def _plain(st) -> list[str]:
     rows += [{"kind": "stopped-pull", "refs": st.stopped_pull, "from": st.stopped_pull_from}] if st.stopped_pull else []
     return plain_lines(rows)
 
-
-def _n(n: int, what: str) -> str:
-    """``1 key``, ``2 keys``."""
-    return f"{n:,} {what}{'' if n == 1 else 's'}"

@@ -283,6 +283,7 @@ _API: dict[str, tuple[str, str]] = {
     "backup": ("objstore.remote.sync", "backup"),
     "restore": ("objstore.remote.sync", "restore"),
     "list_snapshots": ("objstore.remote.sync", "list_snapshots"),
+    "list_snapshots_at": ("objstore.remote.sync", "list_snapshots_at"),
     "remote_info": ("objstore.remote.sync", "remote_info"),
     "reflog": ("objstore.porcelain.history", "reflog"),
     "audit_log": ("objstore.core.audit", "read"),

@@ -14,6 +14,8 @@
   verified it whole (derived: a missing stamp means "read it again"); a
   folder remote's etag is the blake3 hex of the file's bytes
   (``FolderTransport.stamps``), an S3 one the object's ETag.
+* ``<store>/cache/remotes/<name>.url``: the URL and endpoint (one a line)
+  the ``.ids`` were read from (:func:`synced_with`).
 """
 
 from __future__ import annotations
@@ -307,6 +309,7 @@ def remove_remote(store: Store, name: str) -> RemoteSpec:
         atomic_write(_path(store), json.dumps(d, sort_keys=True, indent=1).encode())
         ids_path(store, name).unlink(missing_ok=True)
         seen_path(store, name).unlink(missing_ok=True)
+        where_path(store, name).unlink(missing_ok=True)
     return r
 
 
@@ -387,10 +390,44 @@ def load_ids(store: Store, name: str) -> dict[str, bytes]:
         return {}
 
 
-def save_ids(store: Store, name: str, ids: dict[str, bytes]) -> None:
-    """Write the pack-ids cache of a remote."""
+def save_ids(store: Store, spec: RemoteSpec, ids: dict[str, bytes]) -> None:
+    """Write the pack-ids cache of remote ``spec``, and the URL and
+    endpoint it was read from (:func:`where_path`)."""
     import msgpack
-    atomic_write(ids_path(store, name), msgpack.packb(ids))
+    atomic_write(ids_path(store, spec.name), msgpack.packb(ids))
+    try:
+        same = where_path(store, spec.name).read_bytes() == _where(spec)
+    except OSError:
+        same = False
+    if not same:
+        atomic_write(where_path(store, spec.name), _where(spec))
+
+
+def where_path(store: Store, name: str) -> Path:
+    """``<store>/cache/remotes/<name>.url``: the URL and endpoint the
+    remote's ``.ids`` were read from."""
+    return store.root / "cache" / "remotes" / f"{name}.url"
+
+
+def _where(spec: RemoteSpec) -> bytes:
+    return f"{spec.url}\n{spec.endpoint or ''}\n".encode()
+
+
+def synced_with(store: Store, spec: RemoteSpec) -> bool | None:
+    """Whether this store pushed to or pulled from remote ``spec`` as
+    ``remotes.json`` names it now: True; False when it never synced with
+    that name; None when it synced with the name at another URL or
+    endpoint (``remotes.json`` edited since, fresh38 F1).  A cache from
+    before session 39 (no ``.url``) counts as this URL's."""
+    if not ids_path(store, spec.name).is_file():
+        return False
+    try:
+        where = where_path(store, spec.name).read_bytes()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return None
+    return True if where == _where(spec) else None
 
 
 def seen_path(store: Store, name: str) -> Path:

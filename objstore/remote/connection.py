@@ -67,6 +67,9 @@ class SyncResult:
     remote_packs_rewritten: int = 0
     attempts: int = 0
     snapshot: str | None = None
+    #: backup: the sealed keys left out of its snapshot; restore: those the restored snapshot's store
+    #: held (None: a snapshot from before session 39, which did not record them)
+    snapshot_sealed: int | None = None
     snapshots_pruned: list[str] = field(default_factory=list)
     versioning: str | None = None
     #: ``push --repair``: remote packs read back and verified, the damaged
@@ -255,6 +258,7 @@ def connect(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None, *, cr
     except NotFound:
         t.check()
         if not create:
+            refuse_lost_descriptor(t)
             return Remote(t, None, None)
         if spec.encrypt:
             from objstore.vault import age  # deferred: imports cryptography
@@ -270,12 +274,38 @@ def connect(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None, *, cr
         raise WrongKey(f"the remote {spec.name} is encrypted and this store has no sync key",
                        hint="get it on the first machine with 'mem remote key export -o FILE', then "
                             "'mem remote key import FILE' here (or clone with --key FILE)")
+    return Remote(t, desc, sealer_for(desc, ident, spec.name))
+
+
+def sealer_for(desc: Descriptor, ident: str, name: str) -> Sealer:
+    """The :class:`Sealer` of a remote whose descriptor is ``desc``, with the
+    sync identity ``ident`` (``AGE-SECRET-KEY-1…``; unused for a remote in
+    the clear).  Raises WrongKey when the remote is encrypted to another
+    key (``name`` says which remote)."""
+    if desc.encryption == "none":
+        return Sealer(None, None)
     from objstore.vault import age  # deferred: imports cryptography
     if age.recipient_of(ident) != desc.recipient:
-        raise WrongKey(f"the remote {spec.name} is encrypted to another sync key than this store's",
+        raise WrongKey(f"the remote {name} is encrypted to another sync key than this store's",
                        hint="import the key of the store that created it: 'mem remote key import FILE' "
                             "(or clone with --key FILE)")
-    return Remote(t, desc, Sealer(desc.recipient, ident))
+    return Sealer(desc.recipient, ident)
+
+
+def refuse_lost_descriptor(t: Transport) -> None:
+    """A remote without its ``mem-remote`` file that still holds a manifest
+    is damaged, not empty (fresh38 F16: ``mem backup --list`` said "no
+    snapshots yet", a pull "up to date").  Raises IntegrityError naming
+    the remote; returns when there is no manifest either."""
+    try:
+        t.read(MANIFEST)
+    except NotFound:
+        return
+    raise IntegrityError(f"the remote {t.where} holds a manifest but its mem-remote file (the descriptor) is "
+                         "missing: it cannot be read",
+                         hint="the damage is on the remote, not in this store: put mem-remote back from a copy "
+                              "of the folder or bucket, or run 'mem push' from a machine that synced with it "
+                              "(it writes the descriptor again)")
 
 
 def add_found_remote(store: Store, name: str, url: str, endpoint: str | None,

@@ -174,7 +174,7 @@ def install(store: Store, prep: Prepared, spec: RemoteSpec) -> dict[str, bytes]:
     cache = prep.cache
     if not prep.packs:
         if prep.seen is not None:   # known bundles verified again, none new
-            rconfig.save_ids(store, spec.name, cache)
+            rconfig.save_ids(store, spec, cache)
             rconfig.save_seen(store, spec.name, prep.seen)
         return cache
     pack_dir = store.root / "objects" / "pack"
@@ -189,7 +189,7 @@ def install(store: Store, prep: Prepared, spec: RemoteSpec) -> dict[str, bytes]:
                 os.replace(prep.tmp / f"pack-{checksum}{suffix}", dst)
                 fsync_dir(pack_dir)
         cache[name] = b"".join(bytes.fromhex(o) for o in sorted(ids))
-    rconfig.save_ids(store, spec.name, cache)
+    rconfig.save_ids(store, spec, cache)
     if prep.seen is not None:
         rconfig.save_seen(store, spec.name, prep.seen)
     store.packs.reload()

@@ -67,11 +67,23 @@ class Descriptor:
 
 @dataclass
 class Snapshot:
-    """A dated copy of the refs (``mem backup``)."""
+    """A dated copy of the refs (``mem backup``); ``sealed``: the sealed
+    keys the store held then, none of them in the copy (None: a snapshot
+    from before session 39, which did not record it)."""
 
     name: str
     time: int
     refs: dict[str, str]
+    sealed: int | None = None
+
+
+def _count(v: object) -> int | None:
+    """A snapshot's ``sealed`` (absent: None); raises ValueError unless a uint."""
+    if v is None:
+        return None
+    if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+        raise ValueError("sealed")
+    return v
 
 
 @dataclass
@@ -108,7 +120,8 @@ class Manifest:
             "refs": {k: bytes.fromhex(v) for k, v in self.refs.items()},
             "packs": sorted(self.packs), "done": sorted(self.done), "garbage": sorted(self.garbage),
             "snapshots": [{"name": s.name, "time": s.time,
-                           "refs": {k: bytes.fromhex(v) for k, v in s.refs.items()}}
+                           "refs": {k: bytes.fromhex(v) for k, v in s.refs.items()},
+                           **({} if s.sealed is None else {"sealed": s.sealed})}
                           for s in sorted(self.snapshots, key=lambda s: s.name)],
         }, canonical=True)
 
@@ -126,7 +139,8 @@ class Manifest:
             return cls(seq=int(m["seq"]), time=int(m["time"]),
                        refs={k: v.hex() for k, v in m["refs"].items()},
                        packs=list(m["packs"]), done=list(m["done"]), garbage=list(m["garbage"]),
-                       snapshots=[Snapshot(s["name"], int(s["time"]), {k: v.hex() for k, v in s["refs"].items()})
+                       snapshots=[Snapshot(s["name"], int(s["time"]), {k: v.hex() for k, v in s["refs"].items()},
+                                           _count(s.get("sealed")))
                                   for s in m["snapshots"]])
         except Exception:
             raise CorruptObject("the remote manifest is malformed", hint=REMOTE_DAMAGE_HINT) from None

@@ -38,7 +38,9 @@ set, so every machine that merges the same inputs writes the same objects
    A turn holding such a text has it replaced by ``[forgotten]``
    (``ForgetIndex.unseen_text``, test36 T14).  A version of a key forgotten whole
    (``key_forget``) written on top of the forgotten value before that forget
-   (recorded before it) and quoting that value is emptied too, ``forgotten`` = that
+   (recorded before it, or from a side that did not hold that forget, whatever
+   its clock said, but for a ``user_stated`` write of that value whole, test27
+   V14) and quoting that value is emptied too, ``forgotten`` = that
    forget's time (``ForgetIndex.quoted_forgotten``, test37b T16); one that
    does not quote it stays.
 4. The chain is rebuilt on the prefix: each version re-linked to the one
@@ -261,7 +263,8 @@ class ForgetIndex:
             return None
         return self.blind_turns.get((t.session, t.source))
 
-    def quoted_forgotten(self, chain: list[tuple[str, Fact]]) -> dict[int, int]:
+    def quoted_forgotten(self, chain: list[tuple[str, Fact]], sides: list[tuple[str, ...]] | None = None
+                         ) -> dict[int, int]:
         """The live versions of one fact key's merged ``chain`` (``[(id,
         Fact)]`` oldest first) that a forget of the whole key must empty
         although it never named them: versions written on top of the
@@ -277,10 +280,17 @@ class ForgetIndex:
         key's tombstones whose digests this store reads (their length from
         the ``value:<n>`` text tombstone).  A version that does not quote a
         forgotten value is left alone (a forget of a value is no veto on a
-        new one), and so is one recorded after the forget, on any machine
-        (the person stated it again: the rule of test27 V14, by each
-        machine's clock).  A pure function of the chain and the tombstones:
-        every machine empties the same versions.
+        new one), and so is one recorded after the forget (the person
+        stated it again: the rule of test27 V14, by each machine's clock)
+        unless every side it comes from (``sides[i]``: ``"local"``,
+        ``"remote"``, as :meth:`unseen_time`'s; None: the clock alone) did
+        not hold that forget (:attr:`keys_unseen`): then it was written
+        where the forget had not arrived, whatever that machine's clock said
+        (sync38's limit: a clock ahead kept it), unless it is a
+        ``user_stated`` write of the forgotten value itself, whole (the
+        person wrote it back: test27 V14 keeps it by the clock).  A pure function of the
+        chain, the tombstones and which side held them: every machine
+        empties the same versions.
 
         Returns:
             index in ``chain`` -> forget time (ms) to empty it with
@@ -305,7 +315,10 @@ class ForgetIndex:
                 continue
             digest = value_digest(f.body)
             for d, length, when in sorted(rules, key=lambda r: (r[2], r[0])):
-                if f.recorded_at < when and (d == digest or (
+                unseen = bool(sides and sides[i]) and all(
+                    any((n, when) in self.keys_unseen.get(s, ()) for n in names) for s in sides[i]) \
+                    and not (f.trust == "user_stated" and d == digest)   # written back whole: test27 V14
+                if (f.recorded_at < when or unseen) and (d == digest or (
                         length >= MIN_TEXT_CHARS and holds_text(f.body, [(d, length)]))):
                     out[i] = when
                     break
@@ -434,9 +447,11 @@ def merge_chain(local: list[tuple[str, object]], remote: list[tuple[str, object]
     parent: str | None = None
     changed = False
     number = 0
-    lids, rids = ({o for o, _ in local}, {o for o, _ in remote}) if fidx.unseen else (set(), set())
+    lids, rids = ({o for o, _ in local}, {o for o, _ in remote}) if fidx.unseen or fidx.keys_unseen else (set(), set())
     lone = not local or not remote   # one side holds no such session (a forget removed it there: test36b T4)
-    quoted = fidx.quoted_forgotten(items) if kind == "fact" and fidx.key_forgets else {}
+    quoted = fidx.quoted_forgotten(items, [tuple(s for s, ids in (("local", lids), ("remote", rids)) if o in ids)
+                                           for o, _ in items] if fidx.keys_unseen else None) \
+        if kind == "fact" and fidx.key_forgets else {}
     for i, (oid, obj) in enumerate(items):
         when = fidx.fact_time(obj) if kind == "fact" else fidx.turn_time(obj)
         if when is None and kind == "turn" and lone:

@@ -205,7 +205,7 @@ def repair_remote(store: Store, r: Remote, spec: RemoteSpec, res: SyncResult,
                 cache = {p: v for p, v in rconfig.load_ids(store, spec.name).items() if p in packs}
                 if new_name:
                     cache[new_name] = b"".join(bytes.fromhex(o) for o in sorted(need))
-                rconfig.save_ids(store, spec.name, cache)
+                rconfig.save_ids(store, spec, cache)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         res.remote_packs_repaired = sorted(drop)

@@ -65,13 +65,43 @@ def purge_snapshot(store: Store, s: Snapshot, fidx: ForgetIndex, live_refs: Mapp
                 refs[name] = out.head
         else:
             refs[name] = head
-    return Snapshot(s.name, s.time, refs)
+    return Snapshot(s.name, s.time, refs, s.sealed)
 
 
 def list_snapshots(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None = None) -> list[dict]:
-    """``[{"name", "time", "refs"}]`` of the remote's snapshots, oldest first."""
+    """``[{"name", "time", "refs"}]`` of the remote's snapshots, oldest first
+    (``time``: epoch ms).  Raises as :func:`connect` (IntegrityError for a
+    remote that lost its ``mem-remote`` file beside its manifest)."""
     r = connect(store, spec, env, create=False)
-    m, _e, _n = r.manifest()
+    return _listing(r.manifest()[0])
+
+
+def list_snapshots_at(url: str, *, endpoint: str | None = None, key: str | None = None,
+                      env: Mapping[str, str] | None = None) -> list[dict]:
+    """:func:`list_snapshots` of the remote at ``url`` read with no store (a
+    new machine, before ``mem restore``; fresh38 F25): ``key`` is the sync
+    identity (``AGE-SECRET-KEY-1…``) an encrypted remote needs.  Raises
+    NotFound (no mem remote there), WrongKey (encrypted, and no key or
+    another one), IntegrityError, RemoteUnavailable, UnsupportedVersion."""
+    from objstore.remote.connection import Remote, refuse_lost_descriptor, sealer_for
+    from objstore.remote.layout import DESCRIPTOR, Descriptor
+    from objstore.remote.transport import open_transport
+    t = open_transport(url, endpoint=endpoint, env=env, create=False)
+    try:
+        desc = Descriptor.decode(t.read(DESCRIPTOR)[0])
+    except NotFound:
+        t.check()
+        refuse_lost_descriptor(t)
+        raise NotFound(f"no mem remote at {url}", hint="push to it from the first machine: mem push") from None
+    if desc.encryption != "none" and not key:
+        raise WrongKey(f"the remote {url} is encrypted and no sync key was given",
+                       hint="on the machine that made it run 'mem remote key export -o FILE', then give "
+                            "--key FILE")
+    r = Remote(t, desc, sealer_for(desc, key or "", url))
+    return _listing(r.manifest()[0])
+
+
+def _listing(m: Manifest) -> list[dict]:
     return [{"name": s.name, "time": s.time, "refs": len(s.refs)} for s in sorted(m.snapshots, key=lambda s: s.time)]
 
 
@@ -121,7 +151,7 @@ def restore(root: str | os.PathLike, url: str, *, snapshot: str | None = None, n
             pick = hits[0] if hits else None
         if pick is None:
             raise NotFound(f"no snapshot {snapshot}", hint="list them: mem backup --list")
-        res = SyncResult(remote=spec.name, snapshot=pick.name, bytes_received=n)
+        res = SyncResult(remote=spec.name, snapshot=pick.name, bytes_received=n, snapshot_sealed=pick.sealed)
         prep = download_packs(store, r, m, spec, res, progress)
         # the snapshot's refs, and every tombstone the remote holds now: a forget made after the
         # snapshot was taken still holds here (merge installs them first and applies them, as a pull does)

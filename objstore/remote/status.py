@@ -6,7 +6,10 @@ send when none of the bundles the remote held at this store's last push to
 it or pull from it (``cache/remotes/<name>.ids``, docs/format.md) holds its
 head object.  A ref deleted here (a key forgotten whole) is not seen (the
 remote's ref names are not kept locally); its forget's tombstones are.  A
-remote with no ``.ids`` was never synced from here: every ref is to send.
+remote with no ``.ids`` was never synced from here: every ref is to send;
+nor was one whose URL or endpoint in ``remotes.json`` is not the one its
+``.ids`` were read from (``.url``; fresh38 F1: an edited URL said "up to
+date").
 """
 
 from __future__ import annotations
@@ -14,20 +17,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from objstore.core.store import Store
-from objstore.remote.config import ids_path, list_remotes, load_ids
+from objstore.remote.config import list_remotes, load_ids, synced_with
 from objstore.remote.fetch import local_refs
 
 
 @dataclass
 class RemoteStatus:
     """One remote's line of ``mem status`` (``porcelain.status.store_status``): ``name``, ``url``,
-    ``synced`` (this store pushed to or pulled from it) and ``to_send``
-    (ref names whose head it did not hold then, sorted)."""
+    ``synced`` (this store pushed to or pulled from it at this URL),
+    ``to_send`` (ref names whose head it did not hold then, sorted) and
+    ``moved`` (it synced with this name at another URL or endpoint)."""
 
     name: str
     url: str
     synced: bool
     to_send: list[str] = field(default_factory=list)
+    moved: bool = False
 
     def as_dict(self) -> dict:
         """JSON shape: name, url, synced, to_send (a count), refs (the names)."""
@@ -46,8 +51,9 @@ def remote_status(store: Store, refs: dict[str, str] | None = None) -> list[Remo
     refs = local_refs(store) if refs is None else refs
     out = []
     for spec in specs:
-        if not ids_path(store, spec.name).is_file():
-            out.append(RemoteStatus(spec.name, spec.url, False, sorted(refs)))
+        synced = synced_with(store, spec)
+        if not synced:
+            out.append(RemoteStatus(spec.name, spec.url, False, sorted(refs), moved=synced is None))
             continue
         held = set()
         for raw in load_ids(store, spec.name).values():

@@ -23,6 +23,29 @@ ORPHAN_GRACE_S = 15 * 60
 #: machines' pulls receive, to the bundles that held the forgotten objects (docs/design.md "Remotes")
 BUNDLE_FRAME_BYTES = 4 << 20
 
+#: a push rolls the remote's small bundles into new ones once the manifest names more than this many
+#: (sync39: a remote collected one bundle per push forever, and a new machine's pull read them all)
+ROLLUP_AFTER = 16
+#: a bundle stored this big or bigger is left as it is (a full one, BUNDLE_FRAME_BYTES of frames,
+#: stores ~1.4 MiB): a roll-up rewrites small bundles only, never the bulk of a big remote
+ROLLUP_SMALL_BYTES = 1 << 20
+
+
+def rollup(t: Transport, packs: list[str]) -> set[str]:
+    """The bundles of ``packs`` (a manifest's) a push replaces by new ones
+    holding their live objects: every bundle stored smaller than
+    :data:`ROLLUP_SMALL_BYTES`, once there are more than
+    :data:`ROLLUP_AFTER` of them; else none (no request made when the
+    manifest names no more than that many bundles).  A push rolls up every
+    16 pushes or so at most, rewriting bundles of under 1 MiB each: the
+    bundles a pull reads stay about total size / 1.4 MiB + 16.  Raises
+    RemoteUnavailable (the listing of ``packs/``)."""
+    if len(packs) <= ROLLUP_AFTER:
+        return set()
+    sizes = {n.rsplit("/", 1)[-1]: size for n, size, _mtime in t.list("packs/")}
+    small = {p for p in packs if sizes.get(p, ROLLUP_SMALL_BYTES) < ROLLUP_SMALL_BYTES}
+    return small if len(small) > ROLLUP_AFTER else set()
+
 
 def reachable_from(store: Store, refs: Mapping[str, str]) -> set[str]:
     """The ids of every object the refs' chains reach (``{name: head id}``),
