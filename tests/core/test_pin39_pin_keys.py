@@ -43,7 +43,8 @@ def test_a_labelled_pin_keeps_no_digit(key):
     assert "4471" not in out and "[REDACTED:" in out
 
 
-@pytest.mark.parametrize("value", ["ask the office", "13", "the one on the sticky note", "changed on 2024-05-01"])
+@pytest.mark.parametrize("value", ["ask the office", "13", "the one on the sticky note", "changed on 2024-05-01",
+                                   "4821-kw", "a okapiquetzal-5521", "v1.4471"])
 def test_words_and_short_numbers_under_a_pin_key_are_kept(value):
     assert redact_named(value, "user/pin").text == value
 

@@ -24,8 +24,10 @@ NAMED_RULE = "named-secret"
 
 
 #: pin39 (fresh38 F6/F15): a code in a value under a PIN's key (``PIN: 4471``, ``#4471``, ``it's 4471 now``,
-#: ``{"pin": "4471"}``): a run of letters and digits, or digit groups joined by '-' or a blank, alone between others
-_PIN_TOKEN = LazyPattern(r"(?<![A-Za-z0-9])(?:\d{2,6}(?:[- ]\d{2,6}){1,3}|[A-Za-z0-9]{4,12})(?![A-Za-z0-9])")
+#: ``{"pin": "4471"}``): a run of letters and digits, or digit groups joined by '-' or a blank, alone between others;
+#: not a part of a word joined by '-', '_' or '.' (``4821-kw``, ``okapiquetzal-5521``, ``v1.4471``: a name's)
+_PIN_TOKEN = LazyPattern(r"(?<![A-Za-z0-9_.\-])(?:\d{2,6}(?:[- ]\d{2,6}){1,3}|[A-Za-z0-9]{4,12})"
+                         r"(?![A-Za-z0-9_\-]|\.[A-Za-z0-9])")
 #: a PIN spelled out (``four four seven one``, ``nine-oh-one-one``): 4 to 12 digit words in a row
 _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|niner)"
 _SPELLED_PIN = LazyPattern(r"\b" + _DIGIT_WORD + r"(?:[ ,-]{1,2}" + _DIGIT_WORD + r"){3,11}\b", IFLAGS)
