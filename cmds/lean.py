@@ -221,10 +221,9 @@ def read_value_stdin() -> str:
     twice its length): a longer input is refused (InvalidInput, exit 2)
     before the rest is read, so a 200 MB input costs what the limit costs,
     not its size in memory."""
-    from objstore import MAX_BODY_CHARS, InvalidInput
+    from objstore import MAX_BODY_CHARS, InvalidInput, file_value
     raw = sys.stdin.read(2 * MAX_BODY_CHARS + 2)
-    text = raw.replace("\r\n", "\n") if "\r" in raw else raw
-    text = text[:-1] if text.endswith("\n") else text
+    text = file_value(raw)
     if len(text) > MAX_BODY_CHARS or len(raw) > 2 * MAX_BODY_CHARS + 1:
         raise InvalidInput(f"body is longer than {MAX_BODY_CHARS} characters (standard input was not read further)")
     return text

@@ -121,7 +121,9 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, relate
     before writing, with a warning, and so is the whole value, whatever its shape, under a KEY
     named for a credential (project/api/staging-password, .../github-token, .../api-key) when it
     is one word or a passphrase (in a longer value, each word shaped like a password: 'X since
-    Monday'); seal a secret with --sensitivity secret.  A value and kind
+    Monday'), and under a KEY named for a PIN or an access code (user/bank-pin, .../door-code,
+    .../sim-puk) each code in the value ('PIN: 4471', '#4471', 'four four seven one'); seal a
+    secret with --sensitivity secret.  A value and kind
     identical to the head's writes nothing and says so.
     A value that was forgotten is refused unless --trust user_stated.
     Run by an agent (Claude Code, Codex, Gemini CLI, Cursor, or MEM_AGENT

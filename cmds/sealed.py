@@ -193,12 +193,16 @@ def import_(key, file, kind, trust, valid_from, passphrase_file, as_json, store)
 
     FILE ('-': standard input) is a binary or ASCII-armored age v1 file
     made for the vault's recipient, e.g. by the stock tool:
-    age -r "$(mem vault recipient)".  It is stored as is (armor removed).
-    It is opened first with the vault's key (it asks for the vault
-    passphrase), in memory only: a file made for another recipient is
-    refused, and the value's seal rules are written as 'mem remember
-    --sensitivity secret' writes them, so a turn captured later quoting it
-    is stored with it withheld, and so is every turn already stored.
+    age -r "$(mem vault recipient)".  It is opened with the vault's key (it
+    asks for the vault passphrase), in memory only: a file made for another
+    recipient is refused.  Its value (less one final line end, as 'mem
+    remember KEY -' reads a file) is then written as 'mem remember
+    --sensitivity secret' writes it: the same checks (not empty, UTF-8 text,
+    at most 100,000 characters), encrypted again to the vault's recipient
+    alone, and its seal rules written, so a turn captured later quoting it
+    is stored with it withheld, and so is every turn already stored.  A
+    file also encrypted to other recipients is stored, with a warning that
+    they can read FILE itself.
 
     \b
     Examples:
@@ -212,7 +216,8 @@ def import_(key, file, kind, trust, valid_from, passphrase_file, as_json, store)
 
     Exit status: 0 stored; 2 not an age file (or not a regular file, or
     over 1 MiB), not encrypted to the
-    vault's kind of key or to this vault's key, damaged, an empty
+    vault's kind of key or to this vault's key, damaged, a value 'mem
+    remember --sensitivity secret' refuses, an empty
     passphrase file, or no terminal to ask for the passphrase; 4 no such
     file or no vault; 6 KEY holds plain values (seal it first), a
     lower-trust version over a user_stated one, or --trust user_stated run
@@ -239,9 +244,15 @@ def import_(key, file, kind, trust, valid_from, passphrase_file, as_json, store)
     w = import_sealed(store, key, data, identities, kind=kind, trust=trust, valid_from=valid_from,
                       owner=agent or "user")
     s = w.version.sealed
+    if w.other_recipients:   # pin39 (fresh38 F8): the store's copy is the vault's alone, not the file
+        click.echo(f"warning: {'standard input' if file == '-' else safe(file)} is also encrypted to "
+                   f"{plural(w.other_recipients, 'other recipient')}: whoever holds their keys can read the "
+                   "value from it (the store keeps it encrypted to the vault's key alone); delete it, and "
+                   "change the value if they should not know it", err=True)
     if as_json:
         emit_json({"key": w.key, "id": w.version.id, "version": s.version, "previous": w.previous,
-                   "current": w.current, "sealed": True, "turns_quoting": w.turns_quoting})
+                   "current": w.current, "sealed": True, "turns_quoting": w.turns_quoting,
+                   "other_recipients": w.other_recipients})
         return
     click.echo(f"sealed {w.key} v{s.version} {w.version.id[:12]} (imported)" + withheld_note(w.turns_quoting))
 

@@ -385,6 +385,9 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
     res.sessions = len(seen)
     res.subagent_sessions = sum(1 for sid in seen if parent_namespace(sid) is not None)
     res.sessions_new = sum(1 for sid, new in seen.items() if new and sid in grown)
+    if app.named_values:   # pin39 (prox38's limit): a password or PIN a turn named, from the session's earlier turns
+        from objstore.memory.sessionearlier import withhold_earlier_after  # defer: forget; a password named only
+        withhold_earlier_after(store, app.named_values)
     return res
 
 

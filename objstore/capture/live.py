@@ -28,7 +28,7 @@ from objstore.capture.sync import (PRE_SYNC_MAX_BYTES, hide_forgotten_paths, pro
 from objstore.capture.transcript import project_of, strip_mem_context
 from objstore.core.record import Record, set_fields
 from objstore.core.refs import validate_session_id
-from objstore.core.errors import MemError, StoreLocked
+from objstore.core.errors import StoreLocked
 from objstore.core.hashkey import store_key
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender
@@ -212,11 +212,8 @@ def _capture(store: Store, session_id: str, prompt: str, cwd: str, transcript: P
             save_cursor(store, cur)
     commit_later(later)   # the store lock released: the next prompt's hook does not wait for this commit
     if w.named_values:    # a password or PIN named now: withheld from the session's earlier turns (test37b T7)
-        from objstore.memory.sessionearlier import withhold_earlier  # defer: forget; a password named only
-        try:
-            withhold_earlier(store, w.named_values)
-        except MemError:      # (the lock taken meanwhile: the turn is stored, the earlier ones stay)
-            pass
+        from objstore.memory.sessionearlier import withhold_earlier_after  # defer: forget; a password named only
+        withhold_earlier_after(store, w.named_values)
     return PromptResult(status, oid, key, synced, mine)
 
 

@@ -610,6 +610,9 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
             for group, whole in ((ended_, True), (grew, False)):
                 if group:
                     rollup_files(store, group, final=whole, command=command)
+    if w.named_values:   # pin39 (prox38's limit): a password or PIN a turn named, from the session's earlier turns
+        from objstore.memory.sessionearlier import withhold_earlier_after  # defer: forget; a password named only
+        withhold_earlier_after(store, w.named_values)
     return out
 
 

@@ -187,7 +187,8 @@ def _read(store: Store, said, at: int, cid: str, before: list) -> list[TakenBack
     keys = [statement_key(one, project, store) for one in stated]
     if said.fix:
         heads = [_head(store, key) for key in keys]
-        now = [h.body if h is not None and set(h.sources[:1]) & fixed else one for one, h in zip(stated, heads)]
+        now = [_said_now(store, key, one, h.body) if h is not None and set(h.sources[:1]) & fixed else one
+               for key, one, h in zip(keys, stated, heads)]
         first = prev.text.lstrip().split("\n", 1)[0] if now == stated else "remember that " + " and ".join(now)
         return _corrections(store, now, keys, first, said.fix, (mine, cid), project)
     out: list[TakenBack] = []
@@ -214,6 +215,18 @@ def _read(store: Store, said, at: int, cid: str, before: list) -> list[TakenBack
             out.append(TakenBack(key, head.body, "restored" if filed == 1 else "undone", live[filed].body,
                                  " ".join(f"{key}@v{f.version}" for f in live[:filed])))
     return out
+
+
+def _said_now(store: Store, key: str, stated: str, body: str) -> str:
+    """The statement a correction's version ``body`` of ``key`` says, which a further correction reads (test37b
+    T14): ``body``; pin39 (corr38's limit): under a ``user/`` key holding a value alone (``own_value``: "CET" for
+    "my tz is CET"), the first statement ``stated`` ("my tz is UTC") with its value made ``body`` ("my tz is
+    CET"): the bare value read as a statement was another subject, so "no, I meant EET" wrote nothing."""
+    value = own_value(store, key, stated) if key.startswith("user/") else stated
+    if value == stated or value not in stated:
+        return body
+    i = stated.rindex(value)
+    return stated[:i] + body + stated[i + len(value):]
 
 
 def _corrects(text: str) -> bool:

@@ -143,11 +143,8 @@ def session_withheld(store: Store, turns: list, texts: list[str]) -> list[str]:
         with store.lock("proxy", timeout=min(store.lock_timeout, RULE_LOCK_S)):
             out = run()
             if values.named:   # and the session's turns stored before this batch (test37b T7)
-                from objstore.memory.sessionearlier import withhold_earlier  # defer: forget; a password named
-                try:
-                    withhold_earlier(store, values.named)
-                except MemError:   # (a damaged chain: this batch is still spooled; the earlier turns stay)
-                    pass
+                from objstore.memory.sessionearlier import withhold_earlier_after  # defer: forget; a password named
+                withhold_earlier_after(store, values.named)   # (failing: this batch is still spooled)
             return out
     except StoreLocked:   # (taken on entry only: ``run`` waits for no lock)
         return run()

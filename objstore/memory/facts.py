@@ -85,6 +85,16 @@ def check_text(text: str, what: str = "body") -> str:
     return text
 
 
+def file_value(raw: str) -> str:
+    """The value a file holds, as ``mem remember KEY -`` reads standard
+    input and ``mem sealed import`` an age file's plaintext: every CRLF read
+    as LF (a file saved on Windows: test25 T20, test26b W6), less one final
+    line end (``echo 4471 > pin.txt``).  A lone CR stays.  ``str`` in, ``str``
+    out; raises nothing."""
+    text = raw.replace("\r\n", "\n") if "\r" in raw else raw
+    return text[:-1] if text.endswith("\n") else text
+
+
 def head(store: Store, key: str) -> str | None:
     """Id of the last written version of ``key`` (validated), or None."""
     return store.refs.read(fact_ref(validate_key(key)))

@@ -17,7 +17,7 @@ value as a whole word, its normalized form; "7-7-1-9" or "pin7719" for
 
 from __future__ import annotations
 
-from objstore.core.errors import IntegrityError
+from objstore.core.errors import IntegrityError, MemError
 from objstore.core.refs import session_ref
 from objstore.core.store import Store
 from objstore.memory import forget
@@ -60,6 +60,20 @@ def withhold_earlier(store: Store, named: dict[str, list[str]]) -> int:
         if plan.redacted:
             forget.forget(store, plan=plan, reason="seal", tombstones=False)
     return sum(map(len, plan.redacted.values()))
+
+
+def withhold_earlier_after(store: Store, named: dict[str, list[str]]) -> int:
+    """:func:`withhold_earlier` for a capture whose turns are already stored
+    (the prompt hook, the proxy, the Stop hook's transcript sync and ``mem
+    import``: pin39, prox38's limit), called once its writer is done:
+    a failure (the lock taken meanwhile, a damaged chain: MemError) leaves
+    the earlier turns as they are and returns 0.  Raises OSError."""
+    if not named:
+        return 0
+    try:
+        return withhold_earlier(store, named)
+    except MemError:
+        return 0
 
 
 def _recent(store: Store, sid: str):

@@ -24,7 +24,7 @@ imported, so checking whether a key is sealed costs nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Set as AbstractSet
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 
 from objstore.core.errors import (PERSON_ONLY_HINT, IntegrityError, InvalidInput, NotFound, RefConflict, Refused,
@@ -60,6 +60,9 @@ class SealedWrite:
         turns_quoting: turns of this store captured before the write that
             quoted the value, rewritten with it withheld
             (``memory.sealsources.withhold_quoting_turns``).
+        other_recipients: (:func:`~.imported.import_sealed`) how many
+            recipients besides the vault the imported file was encrypted
+            to: they can read that file (the store's copy is the vault's alone).
     """
 
     key: str
@@ -67,6 +70,7 @@ class SealedWrite:
     previous: str | None
     current: str | None
     turns_quoting: int = 0
+    other_recipients: int = 0
 
 
 @dataclass
@@ -382,64 +386,6 @@ def _withhold_value(store: Store, got: SealedWrite, body: str) -> SealedWrite:
     (test34 T4), and the turns already stored quoting it rewritten with it withheld (test37b T20)."""
     add_rules(store, got.key, quoted_forms(body, said_secret=True))
     return replace(got, turns_quoting=withhold_quoting_turns(store, body))
-
-
-def import_sealed(store: Store, key: str, data: bytes, identities: Callable[[], list[str]], *,
-                  kind: str | None = None, trust: str = "user_stated", valid_from: int | None = None,
-                  owner: str = "user") -> SealedWrite:
-    """Store an age file made elsewhere (e.g. ``age -r <vault recipient>``)
-    as a new sealed version of ``key``, as it is (armor removed).
-
-    ``data`` is a binary or ASCII-armored age v1 file; armor is removed and
-    the header parsed.  It must carry a stanza of the vault's key type
-    (``X25519``, or ``mlkem768x25519`` for a post-quantum vault) and no
-    scrypt stanza (a passphrase-encrypted file is not for the vault).
-    Then ``identities()`` (the vault identity: ``identity.open_identity``,
-    which asks for the passphrase) opens it: a file made for another
-    recipient is refused here, not when it is read (fresh37 F7), and the
-    value's seal rules are written and the turns already quoting it
-    rewritten as :func:`remember_sealed` does (test37b T13: a key brought
-    back by ``sealed import`` after a restore got no rule, and later turns
-    quoting it were stored in the clear).  The value is decrypted in memory
-    only.
-
-    Raises InvalidInput (not an age file, wrong recipient type, not
-    encrypted to this vault's key, damaged), NotFound (no vault), Refused
-    (the key is plain, or ``trust`` is lower than the current sealed
-    value's ``user_stated``), WrongPassphrase (from ``identities``),
-    StoreLocked.
-    """
-    from objstore.vault import age  # deferred: imports cryptography
-    key = validate_key(key)
-    _check_kind(kind)
-    data = bytes(data)
-    try:
-        if not data.startswith(b"age-encryption.org/"):
-            data = age.armor_decode(data)
-        stanzas = age.parse_header(data)[0]
-    except age.AgeError as e:
-        raise InvalidInput(f"not an age v1 file: {e}") from None
-    types = {s.args[0] for s in stanzas}
-    info = vault_info(store)
-    want = "mlkem768x25519" if info.postquantum else "X25519"
-    if "scrypt" in types:
-        raise InvalidInput("this age file is encrypted to a passphrase, not to the vault's recipient",
-                           hint=f"encrypt it with: age -r {info.recipient}")
-    if want not in types:
-        raise InvalidInput(f"this age file has no {want} recipient stanza ({', '.join(sorted(types))}), "
-                           "so the vault cannot open it", hint=f"encrypt it with: age -r {info.recipient}")
-    try:
-        body = age.decrypt(data, identities()).decode("utf-8", "surrogateescape")
-    except age.NoIdentityMatched:
-        raise InvalidInput("this age file is not encrypted to this vault's key (it was made for another "
-                           "recipient): nothing was stored", hint=f"encrypt it with: age -r {info.recipient}") from None
-    except age.AgeError as e:
-        raise InvalidInput(f"damaged age file: {e} (nothing was stored)") from None
-    with store.lock("sealed import"):
-        vault_info(store)   # (still there)
-        got = _write_sealed(store, key, data, kind=kind, trust=trust, valid_from=valid_from,
-                            owner=owner, expect=None, command="sealed import")
-        return _withhold_value(store, got, body)
 
 
 def _drop_seal_tombstones(store: Store, key: str) -> None:

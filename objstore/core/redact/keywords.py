@@ -6,6 +6,7 @@ limit; the scanners, the command-line and ``mem remember`` rules all read these)
 
 from __future__ import annotations
 
+from objstore.core.redact.checks import PIN_CODE_OWNERS, pin_ok
 from objstore.core.redact.rule import FLAGS, Lazy
 
 # ``key`` alone is too common (cache_key, primary_key); it counts only as the
@@ -53,6 +54,38 @@ _NAME_WORDS_RE = Lazy(r"(?:\A|[_.\- ])(?:credentials?|privkey|psk|t?otp(?:[_-]?(
                       r"|(?:wallet|mfa|2fa)[_-]?(?:seed|secret))(?:[_-]?[0-9]{1,3})?\Z", FLAGS)   # red33b: 'wallet-seed2'
 
 
+#: test38 T1: the last words of a key that name a PIN or an access code ('user/pin', 'bank-pin', 'door-code',
+#: 'safe-combination', 'sim-puk', 'cvv', 'ssn'); a code's word counts after a word of PIN_CODE_OWNERS or 'pin'
+_PIN_WORDS = frozenset({"pin", "pincode", "puk", "cvv", "cvv2", "cvc", "cvc2", "ssn"})
+_CODE_WORDS = frozenset({"code", "combination", "combo"})
+#: a PIN's value: 2-6 digit groups joined by '-' or a space, 4-19 digits (a PIN, a card's or an SSN's groups)
+_PIN_GROUPS = Lazy(r"\d{2,6}(?:[- ]\d{2,6}){0,3}", FLAGS)
+
+
+def _pin_name(seg: str) -> bool:
+    """Whether ``seg`` (a key's last part, lowercased) says its value is a PIN or an access code (:data:`_PIN_WORDS`;
+    ``code``/``combination`` after a word of ``checks.PIN_CODE_OWNERS`` or ``pin``): ``pin``, ``bank-pin``,
+    ``door-code``, ``safe_combination``, ``bank-pin-2``; not ``zip-code``, ``error-code``, ``pin-version``."""
+    words = seg.replace("-", " ").replace("_", " ").replace(".", " ").split()
+    while words and words[-1].isdigit():   # 'pin2'-like numbering: 'bank-pin-2'
+        words.pop()
+    if not words:
+        return False
+    last = words[-1].rstrip("0123456789") or words[-1]
+    return last in _PIN_WORDS or (last in _CODE_WORDS and len(words) > 1
+                                  and (words[-2] in PIN_CODE_OWNERS or words[-2] == "pin"))
+
+
+def pin_code_ok(v: str) -> bool:
+    """``v`` is a code a key of kind ``"pin"`` (:func:`credential_name`) holds: a PIN (:func:`~.checks.pin_ok`:
+    ``4471``, ``kq77``), or 2-6 digit groups joined by ``-`` or a blank with 4 to 19 digits in all (``4471-9982``,
+    ``5520 1199 3377``); not ``13`` (an LED's pin), ``2024-05-01`` (a date)."""
+    if pin_ok(v):
+        return True
+    return (_PIN_GROUPS.fullmatch(v) is not None and 4 <= sum(c.isdigit() for c in v) <= 19
+            and not (len(v) == 10 and v[4] == v[7] == "-"))
+
+
 def credential_name(name: str) -> str | None:
     """What the last ``/``-part of ``name`` (a fact key) says its value is,
     by the keywords of the generic-secret rule (:data:`KW`) at its end:
@@ -65,7 +98,11 @@ def credential_name(name: str) -> str | None:
     for a last word naming a credential (:data:`_NAME_WORDS`:
     ``credentials``, ``privkey``, ``wifi-psk``, ``otp-seed``,
     ``recovery-codes``, ``session-cookie``); red34: a number after the
-    name is read past (``db-pass3``, ``pw2``, ``api-key-2``)."""
+    name is read past (``db-pass3``, ``pw2``, ``api-key-2``).  pin39
+    (fresh38 F15): ``"pin"`` for a name of a PIN or an access code
+    (``user/pin``, ``bank-pin``, ``door-code``, ``sim-puk``, ``cvv``: its
+    value is checked by :func:`pin_code_ok`), where no keyword above says
+    more."""
     raw = name.rsplit("/", 1)[-1]
     seg = raw.lower()
     if any(a in seg for a in _NAME_WORD_ANCHORS) and _NAME_WORDS_RE.search(seg):
@@ -75,11 +112,11 @@ def credential_name(name: str) -> str | None:
     # every match of :data:`KW` starts with one of its anchors: a name without any never
     # compiles the pattern (~2-4 ms: remember and the prompt hook check every key and id)
     if not any(a in seg for a in GEN_ANCHORS):
-        return None
+        return "pin" if _pin_name(seg) else None
     # red34 (red33b's left-out): a numbered credential ('db-pass3', 'api-key-2') is read as its name without the
     # number, as ``wallet-seed2`` is; in text the keyword rule keeps 'pass2' a program's pass
     bare = seg.rstrip("0123456789")
     for name in (seg, bare.rstrip("_.-")) if 0 < len(seg) - len(bare) <= 3 else (seg,):
         for m in _NAME_RE.finditer(name):
             return "password" if name.startswith(("pass", "pw"), m.start()) else "secret"
-    return None
+    return "pin" if _pin_name(seg) else None

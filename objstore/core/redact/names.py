@@ -12,9 +12,10 @@ from objstore.core.errors import InvalidInput
 from objstore.core.text import LazyPattern
 from objstore.core.redact import prefilter
 from objstore.core.redact.engine import Hit, RedactResult, redact
-from objstore.core.redact.checks import PIN_CODE_OWNERS, named_value_ok, pin_ok
+from objstore.core.redact.rule import IFLAGS
+from objstore.core.redact.checks import named_value_ok
 from objstore.core.redact.rules import RULES
-from objstore.core.redact.keywords import credential_name
+from objstore.core.redact.keywords import credential_name, pin_code_ok
 from objstore.core.redact.keysuffix import key_suffix_name, key_value_ok
 from objstore.core.redact.beforeword import password_token_ok
 from objstore.core.redact.secondfactors import seed_phrase_ok
@@ -22,28 +23,37 @@ from objstore.core.redact.secondfactors import seed_phrase_ok
 NAMED_RULE = "named-secret"
 
 
-#: test38 T1: the last words of a key that name a PIN or an access code ('user/pin', 'bank-pin', 'door-code',
-#: 'safe-combination', 'sim-puk', 'cvv', 'ssn'); a code's word counts after a word of PIN_CODE_OWNERS or 'pin'
-_PIN_WORDS = frozenset({"pin", "pincode", "puk", "cvv", "cvv2", "cvc", "cvc2", "ssn"})
-_CODE_WORDS = frozenset({"code", "combination", "combo"})
-#: the value of such a key: a PIN (checks.pin_ok), or 2-6 digit groups joined by '-' or a space, 4-19 digits
-_PIN_GROUPS = LazyPattern(r"\d{2,6}(?:[- ]\d{2,6}){0,3}")
+#: pin39 (fresh38 F6/F15): a code in a value under a PIN's key (``PIN: 4471``, ``#4471``, ``it's 4471 now``,
+#: ``{"pin": "4471"}``): a run of letters and digits, or digit groups joined by '-' or a blank, alone between others;
+#: not a part of a word joined by '-', '_' or '.' (``4821-kw``, ``okapiquetzal-5521``, ``v1.4471``: a name's)
+_PIN_TOKEN = LazyPattern(r"(?<![A-Za-z0-9_.\-])(?:\d{2,6}(?:[- ]\d{2,6}){1,3}|[A-Za-z0-9]{4,12})"
+                         r"(?![A-Za-z0-9_\-]|\.[A-Za-z0-9])")
+#: a PIN spelled out (``four four seven one``, ``nine-oh-one-one``): 4 to 12 digit words in a row
+_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|niner)"
+_SPELLED_PIN = LazyPattern(r"\b" + _DIGIT_WORD + r"(?:[ ,-]{1,2}" + _DIGIT_WORD + r"){3,11}\b", IFLAGS)
 
 
-def pin_name(name: str) -> bool:
-    """Whether the last ``/``-part of ``name`` (a fact key) says its value is
-    a PIN or an access code (:data:`_PIN_WORDS`; ``code``/``combination``
-    after a word of ``checks.PIN_CODE_OWNERS`` or ``pin``): ``user/pin``,
-    ``user/bank-pin``, ``project/api/door-code``, ``user/safe_combination``;
-    not ``project/x/zip-code``, ``error-code``, ``pin-version``."""
-    words = [w for w in name.rsplit("/", 1)[-1].lower().replace("-", " ").replace("_", " ").replace(".", " ").split()]
-    while words and words[-1].isdigit():   # 'pin2'-like numbering: 'bank-pin-2'
-        words.pop()
-    if not words:
-        return False
-    last = words[-1].rstrip("0123456789") or words[-1]
-    return last in _PIN_WORDS or (last in _CODE_WORDS and len(words) > 1
-                                  and (words[-2] in PIN_CODE_OWNERS or words[-2] == "pin"))
+def _pin_codes(text: str) -> tuple[Hit, ...]:
+    """pin39 (fresh38 F6/F15): the codes in a value stored under a key of kind ``"pin"`` (:func:`credential_name`),
+    whatever stands around them: each run :func:`~.keywords.pin_code_ok` takes (``#4471``, ``4471#``, ``*4471*``,
+    ``pin=4471``, ``4471 (new)``) and each PIN spelled in digit words (``four four seven one``); not ``13`` nor
+    a word (``ask the office``)."""
+    hits = [Hit(NAMED_RULE, m.start(), m.end()) for m in _PIN_TOKEN.finditer(text) if pin_code_ok(m.group())]
+    hits += [Hit(NAMED_RULE, m.start(), m.end()) for m in _SPELLED_PIN.finditer(text)]
+    return tuple(sorted(hits, key=lambda h: h.start))
+
+
+def _with(text: str, res: RedactResult, extra: tuple[Hit, ...]) -> RedactResult:
+    """``res`` (:func:`redact` over ``text``) with the hits of ``extra`` that overlap none of its own."""
+    extra = tuple(x for x in extra if not any(h.start < x.end and x.start < h.end for h in res.hits))
+    if not extra:
+        return res
+    hits = sorted(res.hits + extra, key=lambda h: h.start)
+    out, p = [], 0
+    for h in hits:
+        out.append(f"{text[p:h.start]}[REDACTED:{h.rule}]")
+        p = h.end
+    return RedactResult("".join(out) + text[p:], tuple(hits))
 
 
 def redact_named(text: str, name: str) -> RedactResult:
@@ -58,6 +68,11 @@ def redact_named(text: str, name: str) -> RedactResult:
     the text rules run as :func:`redact`.  red34c: also a value of one
     random key (:func:`.keysuffix.key_value_ok`) under a name ending
     ``key``/``auth`` (:func:`.keysuffix.key_suffix_name`: ``…/hmac-key``).
+    pin39: under a PIN's name (``credential_name`` says ``"pin"``:
+    ``user/pin``, ``bank-pin``, ``door-code``), a code
+    (:func:`.keywords.pin_code_ok`) alone is withheld whole, and each code
+    in a longer value (``PIN: 4471``, ``#4471``, ``it's 4471 now``,
+    ``four four seven one``) by itself.
 
     Returns:
         A :class:`RedactResult` whose offsets are in ``text``.
@@ -69,10 +84,11 @@ def redact_named(text: str, name: str) -> RedactResult:
         raise TypeError(f"redact_named() takes a str name, not {type(name).__name__}")
     kind = credential_name(name)
     s, e = (len(text) - len(text.lstrip()), len(text.rstrip())) if isinstance(text, str) else (0, 0)
-    if kind is None and s < e and pin_name(name):   # test38 T1: 'mem remember user/pin 4471' was kept in the clear
-        v = text[s:e]
-        if pin_ok(v) or (_PIN_GROUPS.fullmatch(v) and 4 <= sum(c.isdigit() for c in v) <= 19):
+    if kind == "pin" and isinstance(text, str):
+        # test38 T1, pin39 (fresh38 F6/F15): a PIN's key withholds its code whole, or each code in a longer value
+        if s < e and pin_code_ok(text[s:e]):
             return RedactResult(f"{text[:s]}[REDACTED:{NAMED_RULE}]{text[e:]}", (Hit(NAMED_RULE, s, e),))
+        return _with(text, redact(text), _pin_codes(text))
     # red34c (test34 T10): a random key under a name of keysuffix.py's rule ('hmac-key', 'redis-auth')
     if (kind is None and s < e and key_suffix_name(name) and key_value_ok(text[s:e])
             or kind is not None and isinstance(text, str)
@@ -80,15 +96,7 @@ def redact_named(text: str, name: str) -> RedactResult:
         return RedactResult(f"{text[:s]}[REDACTED:{NAMED_RULE}]{text[e:]}", (Hit(NAMED_RULE, s, e),))
     if kind is not None and isinstance(text, str):
         res = redact(text)
-        extra = _named_tokens(text, res.hits)
-        if not extra:
-            return res
-        hits = sorted(res.hits + extra, key=lambda h: h.start)
-        out, p = [], 0
-        for h in hits:
-            out.append(f"{text[p:h.start]}[REDACTED:{h.rule}]")
-            p = h.end
-        return RedactResult("".join(out) + text[p:], tuple(hits))
+        return _with(text, res, _named_tokens(text, res.hits))
     return redact(text)
 
 

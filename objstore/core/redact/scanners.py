@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from objstore.core.redact.checks import (labelled_password_ok, looks_assigned, looks_secret, named_value_ok,
                                          random_letters, short_labelled_ok)
-from objstore.core.redact.keywords import GEN_ANCHORS, KW, credential_name
+from objstore.core.redact.keywords import GEN_ANCHORS, KW, credential_name, pin_code_ok
 from objstore.core.redact.literals import LINE_END, json_unescape, literal_end, quoted_literal_end, whole_json_value
 from objstore.core.redact.passphrases import quoted_passphrase_ok, settings_words_end
 from objstore.core.redact.rule import FLAGS, Lazy, Rule
@@ -564,7 +564,8 @@ def scan_named(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off
     (:func:`credential_name`, the generic rule's keywords, as ``export
     API_KEY=X`` and ``mem remember …/api-key X`` are judged) and whose value
     is one by the rule for a value stored under such a name
-    (:func:`~.checks.named_value_ok`: not ``$OTHER``, a path, a placeholder).
+    (:func:`~.checks.named_value_ok`: not ``$OTHER``, a path, a placeholder;
+    under a PIN's name, :func:`~.keywords.pin_code_ok`).
     A pattern with a ``flags`` group: where it is empty (``set NAME X`` with
     no option), only a name in capitals (``set API_KEY X``; the POSIX
     convention for exported names), not prose ('to set token layout')."""
@@ -591,7 +592,7 @@ def scan_named(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off
                     e = c
             elif (c := words_to_end(text, s, e, we)) > 0:
                 e = c
-        if named_value_ok(text[s:e], password=kind == "password"):
+        if pin_code_ok(text[s:e]) if kind == "pin" else named_value_ok(text[s:e], password=kind == "password"):
             out.append((s, e, rule.priority, rule.name))
 
 
