@@ -260,7 +260,7 @@ def read_keys(path: Path) -> list[KeyRecord]:
         return []
     try:
         return _parse(data)
-    except (ValueError, KeyError, TypeError) as e:
+    except (ValueError, KeyError, TypeError, RecursionError) as e:   # (RecursionError: nested thousands deep, test39 T6)
         raise InvalidInput(f"{path} is not a valid keys file ({e}); no key works until it is fixed") from None
 
 

@@ -88,6 +88,8 @@ def _damage(data: bytes) -> tuple[dict, str]:
         d = json.loads(data.decode("utf-8"))
     except ValueError as e:       # UnicodeDecodeError is one
         return {}, f"not UTF-8 JSON ({e})"
+    except RecursionError:        # arrays nested thousands deep (test39 T6: an internal error, exit 1)
+        return {}, "not UTF-8 JSON (nested too deep)"
     if not isinstance(d, dict):
         return {}, f"a JSON {type(d).__name__}, not an object of remotes"
     for name, e in d.items():
