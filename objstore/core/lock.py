@@ -96,15 +96,18 @@ def pid_alive(pid: int) -> bool:
 def describe_holder(info: dict) -> str:
     """The words a lock-busy message uses for the holder record ``info``
     (see :func:`lock_holder`): ``" by pid N (command)"`` when that process is
-    alive (or on another host, where it cannot be checked), ``" (last held by
-    pid N (command), which has exited)"`` when it is gone from this machine
+    alive (or on another host, where it cannot be checked), ``" by another
+    process (the last recorded holder, pid N (command), has exited: …)"``
+    when it is gone from this machine (test39 m1: "last held by …, which
+    has exited" read as a lock nobody holds)
     (the lock is then held by a child it forked, or by a writer that has not
     yet written its own record), ``""`` when there is no record."""
     who = _who(info)
     if who is None:
         return ""
     what, gone = who
-    return f" (last held by {what}, which has exited)" if gone else f" by {what}"
+    return (f" by another process (the last recorded holder, {what}, has exited: a process it started or "
+            f"another program holds the lock now)") if gone else f" by {what}"
 
 
 def _who(info: dict) -> tuple[str, bool] | None:
@@ -120,8 +123,9 @@ def _who(info: dict) -> tuple[str, bool] | None:
 def _busy(info: dict, holders: int, timeout: float) -> StoreLocked:
     """The StoreLocked of a wait that timed out: ``info`` the last holder
     record, ``holders`` how many different holders the wait saw.  One
-    holder: "store is locked by pid N (command)" (or "last held by …,
-    which has exited": a child it forked holds it).  Several: the lock was
+    holder: "store is locked by pid N (command)" (or "by another process
+    (the last recorded holder, …, has exited …)": a child it forked or
+    another program holds it).  Several: the lock was
     not stuck but busy, taken by one writer after another (a stream of
     hooks, an import beside them), and the last one is named as such."""
     who = _who(info)

@@ -39,7 +39,8 @@ def test_busy_lock_says_the_recorded_holder_has_exited(tmp_path, mem):
     try:
         assert lock_held(home / "locks" / "store.lock")
         r = mem("--lock-timeout", "0", "remember", "user/k", "v", exit_code=11)
-        assert f"last held by pid {parent} (test-holder), which has exited" in r.stderr, r.stderr
+        assert f"by another process (the last recorded holder, pid {parent} (test-holder), has exited" in r.stderr, \
+            r.stderr
         assert f"by pid {parent} (" not in r.stderr.replace("last held by", "")
     finally:
         os.kill(child, 9)
