@@ -46,9 +46,9 @@ from typing import Any, Iterable, Mapping
 
 from objstore.core.atomic import LockFile, atomic_write
 from objstore.core.errors import InvalidInput, MemError, NotFound, Refused
-from objstore.core.lookalike import confusable_skeleton
 from objstore.core.objects import Fact, Turn
 from objstore.core.refs import validate_key
+from objstore.memory.caller import reserved_name
 
 KEY_PREFIX = "memk_"
 ROLES = ("read", "agent", "owner")
@@ -69,10 +69,6 @@ KEYS_FORMAT = 1
 MAX_NAME = 64
 #: the longest key lifetime (days): 100 years (an infinite or huge one overflowed, fresh38 F17)
 MAX_EXPIRES_DAYS = 36_525
-#: the authors mem itself writes under (the person's ``user``, a sub-agent rollup's ``rollup``,
-#: ``derive``, the MCP server, the proxy, imports, ``mem curate``): a key's name is the author of
-#: what it writes (``mem blame``, the MCP ``origin``), so no key may take one (test37 T9.9)
-RESERVED_NAMES = frozenset({"user", "rollup", "derive", "mcp", "mem", "proxy", "import", "curate", "person", "system"})
 
 
 class AuthError(MemError):
@@ -276,8 +272,8 @@ def mint_key(path: Path, name: str, role: str, *, namespaces: Iterable[str] = ()
     Args:
         path: the keys file (:func:`keys_path`); created 0600 in a 0700 folder.
         name: unique, 1-64 printable characters without spaces, none of
-            :data:`RESERVED_NAMES` (in any case, nor one that looks like one:
-            ``core.lookalike.confusable_skeleton``).
+            ``memory.caller.RESERVED_NAMES`` (``caller.reserved_name``: in any
+            case, nor one that looks like one).
         role: one of :data:`ROLES`.
         namespaces: confinement (:func:`check_namespace` each).
         expires_days: lifetime in days (> 0, at most :data:`MAX_EXPIRES_DAYS`),
@@ -291,8 +287,7 @@ def mint_key(path: Path, name: str, role: str, *, namespaces: Iterable[str] = ()
     """
     if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME or not name.isprintable() or " " in name:
         raise InvalidInput("a key name is 1-64 printable characters without spaces, e.g. codex@laptop")
-    if name.casefold() in RESERVED_NAMES or (not name.isascii() and any(   # (test38 T9.5: 'ｕｓｅｒ', Cyrillic 'usеr')
-            confusable_skeleton(name.casefold()) == confusable_skeleton(r) for r in RESERVED_NAMES)):
+    if reserved_name(name):   # (test38 T9.5: 'ｕｓｅｒ', Cyrillic 'usеr')
         raise InvalidInput(f"the key name {name!r} is one mem itself writes under: what the key writes "
                            "would read as written by it", hint="name the key for who holds it, e.g. codex@laptop")
     from objstore.core.redact import check_name  # deferred: the redaction rules compile at import

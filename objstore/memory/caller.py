@@ -38,7 +38,29 @@ AGENT_MARKERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("CURSOR_AGENT", "cursor", ()),
 )
 
-_FALSE = ("", "0", "false", "no", "off", "none", "person", "user")
+#: the values of ``MEM_AGENT`` that say "no agent" (any case).  Not "user" or "person": a harness
+#: configured with such a name is an agent, never given the person's rights (test39 m10)
+_FALSE = ("", "0", "false", "no", "off", "none")
+
+
+#: the authors mem itself writes under (the person's ``user``, a sub-agent rollup's ``rollup``,
+#: ``derive``, the MCP server, the proxy, imports, ``mem curate``): an agent's name is the author of
+#: what it writes (``mem blame``, the MCP ``origin``), so no MCP key (test37 T9.9) and no
+#: ``MEM_AGENT`` (test39 m10) may take one
+RESERVED_NAMES = frozenset({"user", "rollup", "derive", "mcp", "mem", "proxy", "import", "curate", "person", "system"})
+
+
+def reserved_name(name: str) -> bool:
+    """Whether agent name ``name`` is one of :data:`RESERVED_NAMES` in any
+    case, or looks like one (``core.lookalike.confusable_skeleton``:
+    full-width ``ｕｓｅｒ``, Cyrillic ``usеr``; test38 T9.5)."""
+    low = name.casefold()
+    if low in RESERVED_NAMES:
+        return True
+    if name.isascii():
+        return False
+    from objstore.core.lookalike import confusable_skeleton   # deferred: a non-ASCII name only
+    return any(confusable_skeleton(low) == confusable_skeleton(r) for r in RESERVED_NAMES)
 
 
 def agent_of(env: Mapping[str, str]) -> str | None:
@@ -49,7 +71,8 @@ def agent_of(env: Mapping[str, str]) -> str | None:
     value names the agent, whatever the value (a harness sets it; a
     person's shell does not have it, and ``CLAUDECODE=0`` is an agent
     speaking for itself; empty counts as unset);
-    otherwise ``MEM_AGENT`` names one (``0``/``false``/``""`` -> a person,
+    otherwise ``MEM_AGENT`` names one (``0``, ``false``, ``no``, ``off``,
+    ``none``, ``""`` -> a person; any other value, ``user`` too, an agent,
     which cannot cancel a harness marker).  The limit: a caller that strips
     the harness's variables from what it runs with (``env -u CLAUDECODE``,
     ``CLAUDECODE=``)

@@ -65,10 +65,16 @@ def writing_agent(env: Mapping[str, str]) -> str | None:
     ``agent``), as ``--agent`` does.  ``MEM_AGENT`` is where a free name
     comes from (a harness marker names a fixed agent).  Returns None for a
     person.  Raises InvalidInput (exit 2, ``the agent holds a credential``;
-    the message never holds the name) when the name holds one."""
-    from objstore.memory.caller import agent_of   # deferred: a read needs none
+    the message never holds the name) when the name holds one, and (exit 2)
+    when it is one mem writes under (``caller.reserved_name``: ``user``…)."""
+    from objstore.memory.caller import agent_of, reserved_name   # deferred: a read needs none
     agent = agent_of(env)
     if agent is not None:
+        if reserved_name(agent):   # (test39 m10: MEM_AGENT=user wrote as the author "user")
+            raise InvalidInput(f"MEM_AGENT names {agent!r}, an author mem itself writes under: what this agent "
+                               "writes would read as written by it",
+                               hint="set MEM_AGENT to the agent's own name (e.g. MEM_AGENT=aider), or unset it "
+                                    "(MEM_AGENT=0) where a person runs mem")
         check_key_credentials(agent, "agent")
     return agent
 

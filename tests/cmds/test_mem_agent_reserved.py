@@ -1,0 +1,36 @@
+"""test39 m10: ``MEM_AGENT=user`` (or ``person``, any case, a look-alike)
+named a person, so a harness configured with it had the person's rights
+(``queue accept``) and wrote ``user_stated`` facts under the author ``user``.
+It names an agent now; as a write's author it is refused (exit 2), and the
+documented "no agent" values still mean a person."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+def _env(value):
+    e = {k: v for k, v in os.environ.items() if k not in ("CLAUDECODE", "CODEX_SANDBOX", "CODEX_THREAD_ID",
+                                                            "CODEX_CI", "GEMINI_CLI", "CURSOR_AGENT")}
+    e["MEM_AGENT"] = value
+    return e
+
+
+@pytest.mark.parametrize("value", ["user", "User", "person", "\uff55\uff53\uff45\uff52"])
+def test_a_reserved_agent_name_neither_writes_as_the_person_nor_accepts(tmp_path, mem, value):
+    home = str(tmp_path / "s")
+    mem("--home", home, "init")
+    r = mem("--home", home, "remember", "project/x/a", "value one", env=_env(value), exit_code=2)
+    assert "an author mem itself writes under" in r.stderr
+    assert mem("--home", home, "keys", "--json").stdout.strip() in ("[]", "")
+    r = mem("--home", home, "queue", "accept", "0123456789ab", env=_env(value), exit_code=None)
+    assert r.exit_code == 6 and "person" in (r.stderr + r.stdout).lower()
+
+
+@pytest.mark.parametrize("value", ["0", "false", "Off", "none", ""])
+def test_the_no_agent_values_still_mean_a_person(tmp_path, mem, value):
+    home = str(tmp_path / "s")
+    mem("--home", home, "remember", "project/x/a", "value one", env=_env(value))
+    assert "user_stated" in mem("--home", home, "log", "project/x/a").stdout
