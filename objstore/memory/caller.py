@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from objstore.core.errors import PERSON_ONLY_HINT, Refused
+from objstore.core.lookalike import confusable_skeleton
 
 #: (variable, agent name, the values that mark an agent; empty = any non-empty value).
 #: Claude Code sets ``CLAUDECODE=1`` in the variables of every tool it runs;
@@ -59,7 +60,6 @@ def reserved_name(name: str) -> bool:
         return True
     if name.isascii():
         return False
-    from objstore.core.lookalike import confusable_skeleton   # deferred: a non-ASCII name only
     return any(confusable_skeleton(low) == confusable_skeleton(r) for r in RESERVED_NAMES)
 
 

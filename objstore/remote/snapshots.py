@@ -14,9 +14,11 @@ from objstore.core.store import Store
 from objstore.memory.opening import open_store
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
-from objstore.remote.layout import Manifest, Snapshot
+from objstore.remote.layout import DESCRIPTOR, Descriptor, Manifest, Snapshot
 from objstore.remote.merge import ForgetIndex, merge_chain
-from objstore.remote.connection import Progress, SyncResult, add_found_remote, connect
+from objstore.remote.connection import (Progress, Remote, SyncResult, add_found_remote, connect, refuse_lost_descriptor,
+                                        sealer_for)
+from objstore.remote.transport import open_transport
 from objstore.remote.digests import receive_digests
 from objstore.remote.fetch import SYNCED, RemoteObjects, read_chain, download_packs, install, merge
 
@@ -83,9 +85,6 @@ def list_snapshots_at(url: str, *, endpoint: str | None = None, key: str | None 
     identity (``AGE-SECRET-KEY-1…``) an encrypted remote needs.  Raises
     NotFound (no mem remote there), WrongKey (encrypted, and no key or
     another one), IntegrityError, RemoteUnavailable, UnsupportedVersion."""
-    from objstore.remote.connection import Remote, refuse_lost_descriptor, sealer_for
-    from objstore.remote.layout import DESCRIPTOR, Descriptor
-    from objstore.remote.transport import open_transport
     t = open_transport(url, endpoint=endpoint, env=env, create=False)
     try:
         desc = Descriptor.decode(t.read(DESCRIPTOR)[0])

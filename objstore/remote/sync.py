@@ -44,6 +44,7 @@ from objstore.core.store import Store, now_ms
 from objstore.core.sealstate import refuse_while_stopped
 from objstore.core.unfinished import refuse_while_unfinished
 from objstore.memory.opening import open_store
+from objstore.vault.chains import list_sealed
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
 from objstore.remote.connection import (MAX_ATTEMPTS, Progress, Remote, SyncResult, add_found_remote, connect,
@@ -143,7 +144,6 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
             snaps = list(m.snapshots)
             now = _now if _now is not None else now_ms()
             if snapshot:   # (test37b T19.9: with the sealed keys it leaves out, for restore's note)
-                from objstore.vault.chains import list_sealed
                 res.snapshot_sealed = len(list_sealed(store))
                 snaps.append(Snapshot(f"{now:013d}-{os.urandom(4).hex()}", now, dict(refs), res.snapshot_sealed))
                 res.snapshot = snaps[-1].name
