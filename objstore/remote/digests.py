@@ -36,13 +36,22 @@ PREFIX = "digests/"
 KEY_PREFIX = "hashkey/"
 
 
-def _put(r: Remote, name: str, data: bytes, what: str) -> bool:
+def _put(r: Remote, name: str, data: bytes, what: str, *, union: bool = False) -> bool:
     """Put ``data`` sealed at ``name`` unless it is there already; True if
-    written.  Best effort: RemoteUnavailable and a lost race are swallowed."""
+    written.  ``union``: ``data`` is a digests file, and the lines of the one
+    there that it lacks are kept after it (a clone shares its origin's key,
+    so both stores' files have one name: neither drops the other's pairs).
+    Best effort: RemoteUnavailable and a lost race are swallowed."""
     try:
         try:
             stored, etag = r.t.read(name)
-            if r.sealer.open(stored, what) == data:
+            there = r.sealer.open(stored, what)
+            if union:
+                have = set(data.splitlines(keepends=True))
+                data += b"\n" if data and not data.endswith(b"\n") else b""
+                data += b"".join(ln for ln in there.splitlines(keepends=True)[1:]
+                                 if ln.endswith(b"\n") and ln not in have)
+            if there == data:
                 return False
         except (NotFound, CorruptObject):
             etag = None
@@ -62,7 +71,7 @@ def send_digests(store: Store, r: Remote) -> bool:
     data = digests_bytes(store)
     if r.sealer is None or r.sealer.recipient is None or key is None or not data:
         return False
-    return _put(r, f"{PREFIX}{_tag(key)}", data, "tombstone digests")
+    return _put(r, f"{PREFIX}{_tag(key)}", data, "tombstone digests", union=True)
 
 
 def _tag(key: bytes) -> str:

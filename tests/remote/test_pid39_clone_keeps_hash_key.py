@@ -56,3 +56,28 @@ def test_a_restore_keeps_the_backed_up_stores_key(tmp_path):
     _mem(c, "import", "claude-code", str(t))
     assert _roles(c) == _roles(a)
     assert load_key(c) == load_key(a)
+
+
+def test_a_clone_sharing_the_key_keeps_its_origins_digests_on_the_remote(tmp_path, mem):
+    """The digests file's name on a remote comes from the hash key: a clone
+    that took its origin's key writes to the origin's file.  Its push keeps
+    the pairs there it lacks, so a forget its origin pushed meanwhile still
+    reaches a third machine by value (``remote.digests``, test34 T13)."""
+    a, b, c, r = (tmp_path / n for n in ("a", "b", "c", "remote"))
+    r.mkdir()
+    ea, eb, ec = ({"MEM_HOME": str(x)} for x in (a, b, c))
+    mem("remember", "user/locker", "orchid-lantern-5521", env=ea)
+    mem("remote", "add", "origin", str(r), env=ea)
+    mem("push", env=ea)
+    mem("remote", "key", "export", "-o", str(tmp_path / "k.key"), env=ea)
+    mem("clone", str(r), "--key", str(tmp_path / "k.key"), env=eb)
+    assert load_key(b) == load_key(a)
+    mem("remember", "user/b-note", "quartz-meadow-8812", env=eb)
+    mem("forget", "user/b-note", "--yes", env=eb)        # B has digests of its own
+    mem("forget", "user/locker", "--yes", env=ea)
+    mem("push", env=ea)                                   # A's pair on the remote
+    mem("push", env=eb)                                   # B pushes its file to the same name
+    mem("clone", str(r), "--key", str(tmp_path / "k.key"), env=ec)
+    w = mem("remember", "user/locker", "orchid-lantern-5521", env={**ec, "MEM_AGENT": "codex"}, exit_code=6)
+    assert "forgotten" in w.stderr
+    mem("remember", "user/b-note", "quartz-meadow-8812", env={**ec, "MEM_AGENT": "codex"}, exit_code=6)
