@@ -6,8 +6,10 @@ be tried against guesses: without the key, a four-digit PIN's digest is
 one of 2^256 strings, not one of 10,000 (test34 T13).
 
 The key is the local file :data:`KEY_FILE` under the store's root (mode
-0600; docs/format.md, "Hash key"): no object, no ref, so ``mem push``,
-``mem backup`` and ``mem export`` never carry it.  Whoever can read the
+0600; docs/format.md, "Hash key"): no object, no ref, so ``mem export``
+and a bundle never carry it, and a push or backup carries it only sealed
+to the sync key, to an encrypted remote, for a clone or restore to take
+(:func:`adopt_key`; ``objstore.remote.digests``, session 39).  Whoever can read the
 store folder can read it, as they can read the transcripts.  The digest
 is BLAKE2b's keyed mode (RFC 7693 section 2.9, a MAC) over a purpose label
 and the data (:func:`keyed_digest`).
@@ -30,16 +32,10 @@ def load_key(root: Path) -> bytes | None:
     (or its file cannot be read or does not parse: then nothing keyed under
     it can be checked, as with none)."""
     try:
-        text = (Path(root) / KEY_FILE).read_text(encoding="ascii")
-    except (OSError, ValueError):
+        data = (Path(root) / KEY_FILE).read_bytes()
+    except OSError:
         return None
-    if not text.startswith(_HEAD):
-        return None
-    try:
-        key = bytes.fromhex(text[len(_HEAD):].strip())
-    except ValueError:
-        return None
-    return key if len(key) == 32 else None
+    return parse_key(data)
 
 
 def store_key(root: Path) -> bytes:
@@ -52,29 +48,63 @@ def store_key(root: Path) -> bytes:
     have = load_key(root)
     if have is not None:
         return have
+    _link_key(root, os.urandom(32))
+    have = load_key(root)
+    if have is None:
+        raise OSError(f"{Path(root) / KEY_FILE}: the store's hash key cannot be read (a damaged file: move it away "
+                      "only if nothing was forgotten or captured under it)")
+    return have
+
+
+def _link_key(root: Path, key: bytes) -> bool:
+    """Write ``key`` as :data:`KEY_FILE` unless one is there: a finished
+    temporary file (mode 0600, fsynced) hard-linked into place.  True if
+    this call's key is the store's now.  Raises OSError."""
     path = Path(root) / KEY_FILE
     tmp = path.with_name(f".{KEY_FILE}.tmp{os.getpid()}")
-    key = os.urandom(32)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        with os.fdopen(fd, "w", encoding="ascii") as f:
-            f.write(f"{_HEAD}{key.hex()}\n")
+        with os.fdopen(fd, "wb") as f:
+            f.write(key_bytes(key))
             f.flush()
             os.fsync(f.fileno())
         try:
             os.link(tmp, path)
+            return True
         except FileExistsError:
-            pass
+            return False
     finally:
         try:
             os.unlink(tmp)
         except OSError:
             pass
-    have = load_key(root)
-    if have is None:
-        raise OSError(f"{path}: the store's hash key cannot be read (a damaged file: move it away only if "
-                      "nothing was forgotten or captured under it)")
-    return have
+
+
+def key_bytes(key: bytes) -> bytes:
+    """The bytes of a key file holding ``key`` (32 bytes): what :data:`KEY_FILE`
+    holds, and what a remote carries sealed (``remote.digests``)."""
+    return f"{_HEAD}{key.hex()}\n".encode("ascii")
+
+
+def parse_key(data: bytes) -> bytes | None:
+    """The 32-byte key of a key file's bytes (:func:`key_bytes`), or None when
+    they do not parse."""
+    try:
+        text = data.decode("ascii")
+        key = bytes.fromhex(text[len(_HEAD):].strip()) if text.startswith(_HEAD) else b""
+    except ValueError:
+        return None
+    return key if len(key) == 32 else None
+
+
+def adopt_key(root: Path, key: bytes) -> bool:
+    """Make ``key`` (32 bytes: another store's, as a clone or restore reads it
+    from its remote) this store's hash key when it has none yet, so that the
+    prompt ids both key match (docs/format.md, "Hash key"); True if adopted.
+    A store that has a key keeps it.  Raises OSError."""
+    if load_key(root) is not None:
+        return False
+    return _link_key(root, key)
 
 
 def keyed_digest(key: bytes, purpose: str, data: bytes, size: int = 32) -> bytes:

@@ -34,7 +34,7 @@ from objstore.core.atomic import SMALL_FILE_MAX_BYTES, atomic_write, read_regula
 from objstore.core.cborext import cbor2
 from objstore.core.logfiles import append_log, is_store, logs_path  # noqa: F401  (re-exported for callers)
 from objstore.core.codec import decode, encode
-from objstore.core.errors import (AmbiguousId, CorruptObject, IntegrityError, InvalidInput, MemError, NotFound,
+from objstore.core.errors import (AmbiguousId, CorruptObject, IntegrityError, MemError, NotFound,
                                   PackFileMissing, RefConflict, StoreLocked, StoreNotFound, UnsupportedVersion,
                                   WrittenUnlogged)
 from objstore.core.ids import check_prefix, hash_bytes
@@ -44,9 +44,10 @@ from objstore.core.refs import Refs
 # why a path cannot be a store (a file, a link to nothing, no parent folder; session 26); config_missing and
 # SKELETON_DIRS re-exported for callers
 from objstore.core.storepath import (SKELETON_DIRS, config_missing, not_a_store_reason,  # noqa: F401
-                                     folder_damage, refs_dir_damage, refuse_foreign, refuse_to_create)
+                                     folder_damage, refs_dir_damage)
 from objstore.core.repack import PackRewrites
 from objstore.core.chainwalk import ChainWalk
+from objstore.core.storemake import INIT_LOCK, REF_NAMES, STORE_FORMAT, StoreMaking, now_ms  # noqa: F401  (re-exported)
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
 if TYPE_CHECKING:
@@ -61,18 +62,9 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-#: the store format new stores are written with: 2 (session 9) = fact refs
-#: moved in bulk may be packed (``refs/packed-facts``, ``logs/packed-facts``),
-#: which a mem that knows only 1 would not see (and its gc would drop what
-#: they name), so it refuses the store instead
-STORE_FORMAT = 2
 #: store formats this code opens; a format-1 store is written as before
 #: (every fact ref and its reflog a file of its own)
 STORE_FORMATS = (1, 2)
-#: ref file naming: 1 = only '%' and '/' escaped; 2 = also case (``refs.escape_name``)
-REF_NAMES = 2
-#: the lock file processes creating the same store take turns on
-INIT_LOCK = ".mem-init.lock"
 #: the lock's command of ``mem fsck --repair`` (``objstore.memory.repair.repair``): its lock is taken
 #: even when the crash recovery fails on damage that the repair itself sets aside (:meth:`Store.lock`)
 REPAIR_COMMAND = "fsck --repair"
@@ -90,16 +82,11 @@ FACT_COMMIT_WAIT_S = 30.0
 FACT_WRITER = "remember"
 
 
-def now_ms() -> int:
-    """Current time as integer milliseconds since the Unix epoch."""
-    return time.time_ns() // 1_000_000
-
-
 #: indexes a :meth:`Store.close` left open for the process's exit (``keep_index``)
 _LEFT_OPEN: list = []
 
 
-class Store(PackRewrites, ChainWalk):
+class Store(StoreMaking, PackRewrites, ChainWalk):
     """An open store.
 
     Use :meth:`open` (existing store) or :meth:`init` (create if missing).
@@ -117,7 +104,9 @@ class Store(PackRewrites, ChainWalk):
             replays the journal.
 
     Its pack rewrites (:meth:`repack`, :meth:`delete_objects`,
-    :meth:`pack_loose`) come from :class:`objstore.core.repack.PackRewrites`.
+    :meth:`pack_loose`) come from :class:`objstore.core.repack.PackRewrites`;
+    :meth:`init` and :meth:`discard_if_unused` from
+    :class:`objstore.core.storemake.StoreMaking`.
     """
 
     def __init__(self, root: Path, *, lock_timeout: float = 10.0,
@@ -171,91 +160,7 @@ class Store(PackRewrites, ChainWalk):
             self._unfinished = UnfinishedForgets(self.root / DIRNAME, self.journal)
         return self._unfinished
 
-    # -- opening ---------------------------------------------------------
-    @classmethod
-    def init(cls, root: str | os.PathLike, **kw) -> Store:
-        """Create the store at ``root`` if missing (idempotent) and open it.
-
-        Processes creating the same store at once (the first hooks of a new
-        store: a shell's commands, a prompt and its Stop) take turns on an
-        ``flock`` of ``<root>/.mem-init.lock`` (:data:`INIT_LOCK`, left in
-        place: removing a lock file others may hold races), held only while
-        the config is missing: one makes the skeleton and writes the config
-        last, the others then find it and open.  A skeleton left by a
-        creation that died before its config (empty skeleton directories
-        only) is finished; anything else without a config is refused.
-        Raises StoreNotFound (empty path), InvalidInput (a file, a link to
-        nothing, a missing parent folder: only the store's own folder is
-        created; not empty and not a store: :mod:`objstore.core.storepath`),
-        CorruptObject (a store whose config is
-        missing: :func:`config_missing`, as :meth:`open` says it)."""
-        root = Path(root).expanduser()
-        if not str(root):
-            raise StoreNotFound("the store path is empty", hint="set --home or MEM_HOME to a directory")
-        cfg = root / "config"
-        if not cfg.exists():
-            refuse_to_create(root)      # a link to nothing, a file, no parent folder
-            if root.is_dir():
-                refuse_foreign(root)    # before the init lock is made in someone else's folder
-            import fcntl
-            try:
-                root.mkdir(exist_ok=True)
-                fd = os.open(root / INIT_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            except OSError as e:
-                raise InvalidInput(f"cannot use {root} as a store: {e.strerror}") from None
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX)   # another process creating it: wait for its config
-                if not cfg.exists():
-                    cls._make_skeleton(root)
-            finally:
-                os.close(fd)
-        return cls.open(root, **kw)
-
-    @staticmethod
-    def _make_skeleton(root: Path) -> None:
-        """Under the init lock, with no config: the skeleton directories, then
-        the config (written last: its presence says the store exists)."""
-        refuse_foreign(root)
-        for d in ("objects", "refs/facts", "refs/sessions", "refs/tombstones", "logs", "locks", "tmp"):
-            (root / d).mkdir(parents=True, exist_ok=True)
-        atomic_write(root / "config", cbor2.dumps({"format": STORE_FORMAT, "hash": "blake3", "created": now_ms(),
-                                                   "ref_names": REF_NAMES}, canonical=True))
-
-    def discard_if_unused(self, *, remove_root: bool = False) -> bool:
-        """Close this store and delete it if nothing was ever stored in it (no
-        ref, no object): a command that created the store and then failed
-        (a refused write, an import with nothing readable) leaves no empty
-        store behind.  Kept when anything but the skeleton :meth:`init` makes
-        and the derived caches is there (a ``config.toml`` written by
-        ``mem exclude``, ...).  Dot files in ``root`` are kept; ``remove_root`` removes the
-        directory itself when it is left empty.  Returns True if deleted."""
-        import shutil
-        self.close()
-        root = self.root
-        made = {"objects", "refs", "logs", "locks", "tmp", "config", "cache", "index", "index-journal", "index-journal.d",
-                "projects.json", "hash-key"}   # (hash-key: an import keys its prompt ids with it first, pid38)
-        if any(not e.startswith(".") and e not in made for e in os.listdir(root)):
-            return False      # something else was written (a config.toml, a registry...): keep it
-        for sub in ("refs", "objects"):
-            for _dirpath, _dirs, files in os.walk(root / sub):
-                if any(not f.endswith(".lock") for f in files):
-                    return False
-        for e in os.listdir(root):
-            if e.startswith("."):
-                continue
-            p = root / e
-            if p.is_dir() and not p.is_symlink():
-                shutil.rmtree(p, ignore_errors=True)
-            else:
-                p.unlink(missing_ok=True)
-        if remove_root:
-            try:
-                (root / INIT_LOCK).unlink(missing_ok=True)
-                root.rmdir()
-            except OSError:
-                pass
-        return True
-
+    # -- opening (creating and discarding: core.storemake.StoreMaking) -----
     @classmethod
     def open(cls, root: str | os.PathLike, **kw) -> Store:
         """Open an existing store.

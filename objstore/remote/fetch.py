@@ -32,7 +32,7 @@ from objstore.memory.tombstones import (HIDDEN_MARK, TEXT_KEY, all_tombstones, f
                                         holds_text, match_text_rule, text_windows, tombstones_for, turn_target)
 from objstore.remote.merge import ForgetIndex, key_forget, merge_chain
 from objstore.remote.memmerge import merge_entries
-from objstore.remote.digests import receive_digests
+from objstore.remote.digests import receive_digests, receive_hash_key
 from objstore.remote.connection import REPAIR_HINT, Progress, Remote, SyncResult, pack_place
 from objstore.vault.incoming import seal_incoming
 
@@ -659,6 +659,7 @@ def fetch(store: Store, r: Remote, spec: RemoteSpec, res: SyncResult, progress: 
                           now_ms())    # doctor say "mem pull again" (objstore.core.pullstop)
             cache = install(store, prep, spec)
             receive_digests(store, r)   # the other machines' tombstone digests, before their tombstones are read
+            receive_hash_key(store, r)  # a clone's first pull: the origin's key, so its prompt ids match ours
             rep = merge(store, m, res, command, RemoteObjects(r, cache), noted=spec.name, local=local)
     finally:
         shutil.rmtree(prep.tmp, ignore_errors=True)

@@ -19,7 +19,7 @@ from objstore.remote.merge import ForgetIndex, merge_chain
 from objstore.remote.connection import (Progress, Remote, SyncResult, add_found_remote, connect, refuse_lost_descriptor,
                                         sealer_for)
 from objstore.remote.transport import open_transport
-from objstore.remote.digests import receive_digests
+from objstore.remote.digests import receive_digests, receive_hash_key
 from objstore.remote.fetch import SYNCED, RemoteObjects, read_chain, download_packs, install, merge
 
 
@@ -161,6 +161,7 @@ def restore(root: str | os.PathLike, url: str, *, snapshot: str | None = None, n
             with store.lock("restore"):
                 install(store, prep, spec)
                 receive_digests(store, r)   # the tombstones' digests (remote.digests), before they are read
+                receive_hash_key(store, r)  # the backed-up store's key: its prompt ids stay matched
                 merge(store, view, res, "restore")
         finally:
             shutil.rmtree(prep.tmp, ignore_errors=True)

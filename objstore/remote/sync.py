@@ -49,7 +49,7 @@ from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
 from objstore.remote.connection import (MAX_ATTEMPTS, Progress, Remote, SyncResult, add_found_remote, connect,
                                         remote_info)
-from objstore.remote.digests import send_digests
+from objstore.remote.digests import send_digests, send_hash_key
 from objstore.remote.fetch import RemoteObjects, decided_items, fetch, forget_index, local_refs
 from objstore.remote.layout import MANIFEST, Manifest, Snapshot, bundle, content_name
 from objstore.remote.repair import own_orphan_packs, repair_remote
@@ -120,6 +120,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
     r = connect(store, spec, env, create=True)
     res.versioning = r.t.versioning()
     send_digests(store, r)   # before a manifest names tombstones keyed with them (remote.digests)
+    send_hash_key(store, r)  # a clone or restore keys its prompt ids as this store does (remote.digests)
     r.adopt = repair
     if repair:
         repair_remote(store, r, spec, res, progress)

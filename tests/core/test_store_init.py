@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-import objstore.core.store as store_mod
+import objstore.core.storemake as store_mod   # the creation code (Store.init) since pid39
 from objstore import open_store, remember
 from objstore.core.errors import CorruptObject, InvalidInput
 from objstore.core.store import Store
