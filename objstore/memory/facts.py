@@ -89,9 +89,12 @@ def file_value(raw: str) -> str:
     """The value a file holds, as ``mem remember KEY -`` reads standard
     input and ``mem sealed import`` an age file's plaintext: every CRLF read
     as LF (a file saved on Windows: test25 T20, test26b W6), less one final
-    line end (``echo 4471 > pin.txt``).  A lone CR stays.  ``str`` in, ``str``
-    out; raises nothing."""
+    line end (``echo 4471 > pin.txt``), less a leading byte order mark
+    (U+FEFF: Notepad saves UTF-8 with one; a sealed value kept it, and its
+    seal rule then never matched the value in a later text, test39b B4).
+    A lone CR stays.  ``str`` in, ``str`` out; raises nothing."""
     text = raw.replace("\r\n", "\n") if "\r" in raw else raw
+    text = text[1:] if text.startswith("\ufeff") else text
     return text[:-1] if text.endswith("\n") else text
 
 
