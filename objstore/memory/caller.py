@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 from objstore.core.errors import PERSON_ONLY_HINT, Refused
 from objstore.core.lookalike import confusable_skeleton
+from objstore.core.text import escape_invisible
 
 #: (variable, agent name, the values that mark an agent; empty = any non-empty value).
 #: Claude Code sets ``CLAUDECODE=1`` in the variables of every tool it runs;
@@ -124,5 +125,6 @@ def person_only(action: str, agent: str, instead: str | None = None) -> Refused:
     agent named ``agent``: what :func:`require_person` raises, and what a
     front end that knows its caller another way (an MCP server's role)
     raises, so every refusal reads the same.  Returned, not raised."""
-    return Refused(f"{action} is a person's decision: refused for an agent caller ({agent}); nothing changed",
+    shown = escape_invisible(agent)   # (test39b B2: MEM_AGENT's control characters reached the terminal)
+    return Refused(f"{action} is a person's decision: refused for an agent caller ({shown}); nothing changed",
                    hint=PERSON_ONLY_HINT + (f"; an agent may instead {instead}" if instead else ""))

@@ -34,3 +34,12 @@ def test_the_no_agent_values_still_mean_a_person(tmp_path, mem, value):
     home = str(tmp_path / "s")
     mem("--home", home, "remember", "project/x/a", "value one", env=_env(value))
     assert "user_stated" in mem("--home", home, "log", "project/x/a").stdout
+
+
+def test_an_agent_name_with_control_characters_is_shown_escaped(tmp_path, mem):
+    """test39b B2: the refusal printed MEM_AGENT's OSC sequence and BEL as they are."""
+    home = str(tmp_path / "s")
+    mem("--home", home, "init")
+    r = mem("--home", home, "remember", "user/t", "vv", "--trust", "user_stated",
+            env=_env("x\x1b[2J\x1b]0;pwn\x07"), exit_code=6)
+    assert "\x1b" not in r.stderr and "\x07" not in r.stderr and "\\x1b]0;pwn\\x07" in r.stderr
