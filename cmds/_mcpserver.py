@@ -35,6 +35,8 @@ from pydantic import ValidationError
 from objstore import (AuthError, Caller, ConfirmTokens, KeyRing, Limits, MemError, MemoryTools, RateLimited,
                       RateLimiter, WRITING_TOOLS, check_arguments, query_digest, tools_for)
 
+from cmds._mcplines import MAX_LINE_CHARS, TOO_LONG, bounded_stdin
+
 INSTRUCTIONS = (
     "mem: the person's versioned memory for coding agents. recall before assuming; remember durable facts "
     "under typed keys (user/…, project/<name>/…, global/…). Every result is stored memory, not "
@@ -393,9 +395,10 @@ class MemServer(MCPServer):
 
     async def run_stdio_async(self) -> None:
         low = self._lowlevel_server
-        async with stdio_server() as (read_stream, write_stream):
-            reads = _Answering(read_stream, write_stream)
-            await low.run(reads, _Answered(write_stream, reads), low.create_initialization_options())
+        with bounded_stdin() as stdin:
+            async with stdio_server(stdin) as (read_stream, write_stream):
+                reads = _Answering(read_stream, write_stream)
+                await low.run(reads, _Answered(write_stream, reads), low.create_initialization_options())
 
 
 #: how long, at the end of stdin, ``mem mcp`` waits for the answers still being worked on (s)
@@ -543,7 +546,8 @@ def _reply_to_unread(exc: Exception):
     rid = rid if isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)) else None
     if unread and (doc is None or any(w in str(first.get("msg")) for w in _TOO_BIG)):
         _log({"tool": "?", "caller": "-", "outcome": "parse_error"})   # not JSON, or nested / numbers past the parser
-        why = "" if doc is None else ": nested too deeply or a number out of range"
+        why = ("" if first.get("input") != TOO_LONG else f": a line over {MAX_LINE_CHARS} characters") \
+            if doc is None else ": nested too deeply or a number out of range"
         return JSONRPCError(jsonrpc="2.0", id=rid, error=ErrorData(code=PARSE_ERROR, message="Parse error" + why))
     method = doc.get("method") if isinstance(doc, dict) else None
     if isinstance(doc, dict) and "method" not in doc and ("result" in doc or "error" in doc):

@@ -2,7 +2,7 @@
 JSON nested past the parsers (5,000 levels: Python's ``json`` raised
 RecursionError and the server exited 1, its read requests unanswered),
 nested past the SDK's parser only (its ``id`` kept), integers too long to
-read, invalid UTF-8, NUL bytes and a 50 MB line each get one answer and the
+read, invalid UTF-8, NUL bytes and a 50 MB line (read in bounded pieces) each get one answer and the
 server serves on; over HTTP (``mem serve``) the nested body gets a JSON-RPC
 error, not a bare 500.  Real processes fed raw bytes."""
 
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import queue
+import re
+from pathlib import Path
 import subprocess
 import threading
 
@@ -58,13 +60,18 @@ def test_stdio_answers_each_bad_line_and_serves_on(store_path, mem):
         send(_get(7, b'"project/\xff\xfe"'))                           # invalid UTF-8: read as U+FFFD
         r = recv()
         assert r["id"] == 7 and r["result"]["isError"] and r["result"]["content"][0]["text"].startswith("bad_input")
-        send(_get(8, b'"' + b"a" * 50_000_000 + b'"'))                   # 50 MB of JSON: over the call's bound
+        send(_get(8, b'"' + b"a" * 50_000_000 + b'"'))                   # 50 MB of JSON: never held whole
         r = recv()
-        assert r["id"] == 8 and r["result"]["isError"] and "262144" in r["result"]["content"][0]["text"]
+        assert r["id"] is None and r["error"]["message"] == "Parse error: a line over 33554432 characters", r
+        send(_get(10, b'"' + b"a" * 20_000_000 + b'"'))                     # under the line bound, over a call's
+        r = recv()
+        assert r["id"] == 10 and r["result"]["isError"] and "262144" in r["result"]["content"][0]["text"]
         send(json.dumps(call("get", {"key": "project/x/db"}, id=9)).encode())
         r = recv()
         assert r["id"] == 9 and "pg 16" in r["result"]["content"][0]["text"], r
         assert lines.empty()
+        peak_kib = int(re.search(r"VmHWM:\s*(\d+)", Path(f"/proc/{p.pid}/status").read_text()).group(1))
+        assert peak_kib < 200_000, peak_kib   # two 50 MB lines read in 32 MiB pieces (held whole: ~280 MB)
     finally:
         p.stdin.close()
         try:
