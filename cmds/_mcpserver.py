@@ -35,6 +35,8 @@ from pydantic import ValidationError
 from objstore import (AuthError, Caller, ConfirmTokens, KeyRing, Limits, MemError, MemoryTools, RateLimited,
                       RateLimiter, WRITING_TOOLS, check_arguments, query_digest, tools_for)
 
+from cmds._mcplines import MAX_LINE_CHARS, TOO_LONG, bounded_stdin
+
 INSTRUCTIONS = (
     "mem: the person's versioned memory for coding agents. recall before assuming; remember durable facts "
     "under typed keys (user/…, project/<name>/…, global/…). Every result is stored memory, not "
@@ -393,9 +395,10 @@ class MemServer(MCPServer):
 
     async def run_stdio_async(self) -> None:
         low = self._lowlevel_server
-        async with stdio_server() as (read_stream, write_stream):
-            reads = _Answering(read_stream, write_stream)
-            await low.run(reads, _Answered(write_stream, reads), low.create_initialization_options())
+        with bounded_stdin() as stdin:
+            async with stdio_server(stdin) as (read_stream, write_stream):
+                reads = _Answering(read_stream, write_stream)
+                await low.run(reads, _Answered(write_stream, reads), low.create_initialization_options())
 
 
 #: how long, at the end of stdin, ``mem mcp`` waits for the answers still being worked on (s)
@@ -413,7 +416,9 @@ class _Answering:
     ``write``, each line the transport could not parse, which the SDK only
     logs (tester finding U5: a client waited forever):
 
-    * not JSON: JSON-RPC ``-32700`` (parse error), ``id`` null;
+    * not JSON: JSON-RPC ``-32700`` (parse error), ``id`` null; JSON nested
+      deeper or with numbers longer than the parser reads: ``-32700``, with its
+      ``id`` when Python's parser still reads it (test39 T3);
     * JSON, but no message (an array: batches are not served; an object
       without a string ``method``, or with a bad ``id``): ``-32600``
       (invalid request), with the request's ``id`` when it has a usable one;
@@ -519,6 +524,10 @@ class _Answered:
         await self._inner.aclose()
 
 
+#: what the SDK's parser (jiter) says of JSON it will not read though RFC 8259 allows it
+_TOO_BIG = ("recursion limit exceeded", "number out of range")
+
+
 def _reply_to_unread(exc: Exception):
     """The JSON-RPC message answering a line the stdio transport could not
     parse (:class:`_Answering`), or None (a notification, a response, an
@@ -531,13 +540,15 @@ def _reply_to_unread(exc: Exception):
     if unread:   # pydantic's parser (jiter) refused the line: is it JSON at all?
         try:
             doc = json.loads(doc) if isinstance(doc, str) else None
-        except ValueError:
+        except (ValueError, RecursionError):   # RecursionError: nested deeper than Python reads (test39 T3)
             doc = None
-        if doc is None:
-            _log({"tool": "?", "caller": "-", "outcome": "parse_error"})
-            return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message="Parse error"))
     rid = doc.get("id") if isinstance(doc, dict) else None
     rid = rid if isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)) else None
+    if unread and (doc is None or any(w in str(first.get("msg")) for w in _TOO_BIG)):
+        _log({"tool": "?", "caller": "-", "outcome": "parse_error"})   # not JSON, or nested / numbers past the parser
+        why = ("" if first.get("input") != TOO_LONG else f": a line over {MAX_LINE_CHARS} characters") \
+            if doc is None else ": nested too deeply or a number out of range"
+        return JSONRPCError(jsonrpc="2.0", id=rid, error=ErrorData(code=PARSE_ERROR, message="Parse error" + why))
     method = doc.get("method") if isinstance(doc, dict) else None
     if isinstance(doc, dict) and "method" not in doc and ("result" in doc or "error" in doc):
         return None                                 # a client's malformed response: never answered
@@ -610,7 +621,7 @@ class Gate:
                 return await self._deny(send, path, rec.name, 413, f"body over {self.limits.max_body_bytes} bytes")
             try:
                 msgs = json.loads(body) if body else None
-            except ValueError:
+            except (ValueError, RecursionError):   # nested past Python's parser too (test39 T3)
                 msgs = None  # the SDK answers malformed JSON with a JSON-RPC parse error
             batch = msgs if isinstance(msgs, list) else [msgs] if isinstance(msgs, dict) else []
             calls = [m.get("params", {}).get("name") for m in batch

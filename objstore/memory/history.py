@@ -42,9 +42,15 @@ def append_history(store: Store, entry: str) -> None:
     writes it, and a purge rewrites it atomically).  The line is written
     as a captured turn would be: credentials redacted, and a sealed or
     forgotten value the store's seal rules name withheld (test38 T8:
-    ``search maple otter`` of a sealed "maple otter" was kept as typed)."""
-    from objstore.core.redact import redact_value  # deferred: compiles the rules
+    ``search maple otter`` of a sealed "maple otter" was kept as typed).
+    A line with a word, once redacted, that mem refuses as a name holding a credential
+    (``redact.name_hits``, the rule of ``check_name``: ``show user/pin-4711``)
+    is not written at all (test39 T1): every command refuses such a key, so
+    nothing is lost but the secret."""
+    from objstore.core.redact import name_hits, redact_value  # deferred: compiles the rules
     line = redact_value(" ".join(entry.splitlines()).strip())  # a history line never holds a credential
+    if any(name_hits(w.strip("'\"")) for w in line.split()):
+        return
     rules = load_seal_rules(store)
     if rules is not None:
         line = withhold_sealed_values(line, rules)[0]
