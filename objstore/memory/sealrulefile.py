@@ -46,11 +46,11 @@ def load(store: Store, file: str = RULES_FILE, want: str = _HEAD) -> SealRules |
     as far as it parses (a bad line is skipped; a bad head: None).
     ``file`` and its head line ``want``: another rules file of this format
     (``objstore.memory.sessionrules``)."""
-    try:
-        text = (store.root / file).read_text(encoding="ascii")
-    except (OSError, ValueError):
+    try:   # (bytes, each line decoded alone: one torn or foreign line spoils only itself, test39b B10)
+        raw = (store.root / file).read_bytes()
+    except OSError:
         return None
-    head, *rest = text.splitlines() or [""]
+    head, *rest = [ln.decode("ascii", "replace") for ln in raw.split(b"\n")] or [""]
     name, _sp, keyhex = head.rpartition(" ")
     try:
         key = bytes.fromhex(keyhex)
@@ -62,7 +62,8 @@ def load(store: Store, file: str = RULES_FILE, want: str = _HEAD) -> SealRules |
     for ln in rest:
         try:
             digest, n, k = ln.split(" ", 2)
-            lines.append((k, bytes.fromhex(digest), int(n)))
+            if "\ufffd" not in ln:
+                lines.append((k, bytes.fromhex(digest), int(n)))
         except ValueError:
             continue
     return SealRules(key, lines)
