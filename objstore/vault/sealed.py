@@ -44,7 +44,7 @@ from objstore.memory.sealsources import quoted_forms, withhold_quoting_turns, wi
 from objstore.memory.validity import plain_valid_from
 from objstore.memory.tombstones import tombstones_for, withdraw_plain
 from objstore.memory.withdrawals import UNSEALED_SOURCE
-from objstore.memory.writechecks import check_key_lookalike, check_memory_file_write
+from objstore.memory.writechecks import check_key_credentials, check_key_lookalike, check_memory_file_write
 from objstore.vault.chains import SealedVersion, current_sealed, is_empty_place, sealed_versions, walk_sealed
 from objstore.vault.identity import vault_info
 
@@ -360,10 +360,11 @@ def remember_sealed(store: Store, key: str, body: str, *, kind: str | None = Non
             :func:`seal_key`), a lower-trust write of a forgotten value, or
             a lower-trust write over a ``user_stated`` current sealed value
             (sealed values are not queued for review).
-        InvalidInput (also a key that reads as another:
-            ``writechecks.check_key_lookalike``), RefConflict, StoreLocked.
+        InvalidInput (also a key that holds a credential or reads as another:
+            ``writechecks.check_key_credentials``, ``check_key_lookalike``), RefConflict, StoreLocked.
     """
     key = validate_key(key)
+    check_key_credentials(key)   # (test39b B13: a credential as a sealed key's name went to refs/ and the audit log)
     check_key_lookalike(key)
     check_text(body)
     _check_kind(kind)
