@@ -123,7 +123,7 @@ def _parse(text: str, what: str) -> tuple[dict, Node]:
 
     try:
         doc = json.loads(text, object_pairs_hook=pairs) if text.strip() else {}
-    except ValueError as e:
+    except (ValueError, RecursionError) as e:   # (RecursionError: nested thousands deep, test39b B12)
         raise InvalidInput(f"{what} is not valid JSON ({e}); not touching it",
                            hint="fix the file by hand, then run the command again") from None
     if twice:

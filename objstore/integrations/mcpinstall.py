@@ -116,7 +116,7 @@ def _claude_member(path: Path, text: str | None):
     before = read_settings(path) if text is None else text
     try:
         doc = json.loads(before) if before and before.strip() else {}
-    except ValueError:
+    except (ValueError, RecursionError):   # (nested thousands deep: test39b B12)
         return None             # plan_json_member* say what is wrong with the file
     servers = doc.get("mcpServers") if isinstance(doc, dict) else None
     return servers.get(SERVER_NAME) if isinstance(servers, dict) else None

@@ -22,3 +22,14 @@ def test_deeply_nested_keys_file_is_refused(tmp_path, mem):
     (tmp_path / "s" / "mcp" / "keys.json").write_text('{"format": 1, "keys": ' + NESTED + "}\n")
     r = mem("--home", home, "mcp", "keys", "list", exit_code=2)
     assert "not a valid keys file" in r.stderr and "internal error" not in r.stderr
+
+
+def test_deeply_nested_claude_settings_are_refused_untouched(tmp_path, mem):
+    """test39b B12: ``mem hooks install`` on a settings.json nested thousands deep was an internal error."""
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    settings = home / ".claude" / "settings.json"
+    settings.write_text('{"a": ' + NESTED + "}\n")
+    r = mem("--home", str(tmp_path / "s"), "hooks", "install", "claude-code", env={"HOME": str(home)}, exit_code=2)
+    assert "is not valid JSON" in r.stderr and "internal error" not in r.stderr
+    assert settings.read_text() == '{"a": ' + NESTED + "}\n"
