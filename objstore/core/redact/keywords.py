@@ -66,12 +66,22 @@ def _pin_name(seg: str) -> bool:
     """Whether ``seg`` (a key's last part, lowercased) says its value is a PIN or an access code (:data:`_PIN_WORDS`;
     ``code``/``combination`` after a word of ``checks.PIN_CODE_OWNERS`` or ``pin``): ``pin``, ``bank-pin``,
     ``door-code``, ``safe_combination``, ``bank-pin-2``; not ``zip-code``, ``error-code``, ``pin-version``."""
+    if not seg.isascii():   # (test39b B3: full-width 'ｐｉｎ', accented 'pín' read as 'pin')
+        import unicodedata
+        seg = "".join(c for c in unicodedata.normalize("NFKD", seg) if not unicodedata.combining(c)).lower()
     words = seg.replace("-", " ").replace("_", " ").replace(".", " ").split()
     while words and words[-1].isdigit():   # 'pin2'-like numbering: 'bank-pin-2'
         words.pop()
+    if len(words) > 1 and words[-1] in ("number", "no", "num") and words[-2] in _PIN_WORDS:
+        words.pop()   # 'pin-number' (test39b B3)
     if not words:
         return False
     last = words[-1].rstrip("0123456789") or words[-1]
+    if last.endswith("s") and last[:-1] in _PIN_WORDS:   # 'pins' (test39b B3)
+        last = last[:-1]
+    for end in ("pin", *_CODE_WORDS):   # glued to its owner: 'bankpin', 'doorcode' (test39b B3)
+        if last.endswith(end) and last[:-len(end)] in PIN_CODE_OWNERS:
+            return True
     return last in _PIN_WORDS or (last in _CODE_WORDS and len(words) > 1
                                   and (words[-2] in PIN_CODE_OWNERS or words[-2] == "pin"))
 

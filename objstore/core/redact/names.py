@@ -30,6 +30,8 @@ _PIN_TOKEN = LazyPattern(r"(?<![A-Za-z0-9_.\-])(?:\d{2,6}(?:[- ]\d{2,6}){1,3}|[A
                          r"(?![A-Za-z0-9_\-]|\.[A-Za-z0-9])")
 #: a PIN spelled out (``four four seven one``, ``nine-oh-one-one``): 4 to 12 digit words in a row
 _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|niner)"
+#: a PIN typed digit by digit (``4 4 7 1``, ``4.4.7.1``, ``4-4-7-1``; test39b B3): 4 to 12 single digits, one separator
+_DIGIT_BY_DIGIT = LazyPattern(r"(?<![0-9A-Za-z])[0-9](?:[ .\-][0-9]){3,11}(?![0-9A-Za-z])")
 _SPELLED_PIN = LazyPattern(r"\b" + _DIGIT_WORD + r"(?:[ ,-]{1,2}" + _DIGIT_WORD + r"){3,11}\b", IFLAGS)
 
 
@@ -40,7 +42,16 @@ def _pin_codes(text: str) -> tuple[Hit, ...]:
     a word (``ask the office``)."""
     hits = [Hit(NAMED_RULE, m.start(), m.end()) for m in _PIN_TOKEN.finditer(text) if pin_code_ok(m.group())]
     hits += [Hit(NAMED_RULE, m.start(), m.end()) for m in _SPELLED_PIN.finditer(text)]
+    hits += [Hit(NAMED_RULE, m.start(), m.end()) for m in _DIGIT_BY_DIGIT.finditer(text)]
     return tuple(sorted(hits, key=lambda h: h.start))
+
+
+def _ascii_digits(text: str) -> str:
+    """``text`` with every other script's decimal digit (full-width ``４``, Arabic-Indic ``٤``) as its ASCII digit,
+    one character for one, so offsets into it are offsets into ``text`` (test39b B3)."""
+    if text.isascii():
+        return text
+    return "".join(str(int(c)) if c.isdecimal() and not c.isascii() and len(str(int(c))) == 1 else c for c in text)
 
 
 def _with(text: str, res: RedactResult, extra: tuple[Hit, ...]) -> RedactResult:
@@ -86,9 +97,10 @@ def redact_named(text: str, name: str) -> RedactResult:
     s, e = (len(text) - len(text.lstrip()), len(text.rstrip())) if isinstance(text, str) else (0, 0)
     if kind == "pin" and isinstance(text, str):
         # test38 T1, pin39 (fresh38 F6/F15): a PIN's key withholds its code whole, or each code in a longer value
+        text_in, text = text, _ascii_digits(text)   # (test39b B3: '４４７１', '٤٤٧١'; one character for one)
         if s < e and pin_code_ok(text[s:e]):
-            return RedactResult(f"{text[:s]}[REDACTED:{NAMED_RULE}]{text[e:]}", (Hit(NAMED_RULE, s, e),))
-        return _with(text, redact(text), _pin_codes(text))
+            return RedactResult(f"{text_in[:s]}[REDACTED:{NAMED_RULE}]{text_in[e:]}", (Hit(NAMED_RULE, s, e),))
+        return _with(text_in, redact(text_in), _pin_codes(text))
     # red34c (test34 T10): a random key under a name of keysuffix.py's rule ('hmac-key', 'redis-auth')
     if (kind is None and s < e and key_suffix_name(name) and key_value_ok(text[s:e])
             or kind is not None and isinstance(text, str)
