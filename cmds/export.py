@@ -37,7 +37,7 @@ def command(fmt, scope, out, as_json, store):
 
     Exit status: 0 ok; 1 the output cannot be written; 2 bad option (markdown
     needs -o FOLDER, not '-'; a bad --scope; an -o inside the store, which
-    would replace its own files; an -o FILE whose folder does not exist:
+    would replace its own files; an -o FILE whose folder is missing or a file:
     mem creates the file, never the folders above it); 6 a forget was stopped before it finished (rerun it first;
     nothing is written), or the markdown folder holds files and is not a
     previous export (nothing is written); 10 no store.
