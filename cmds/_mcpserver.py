@@ -206,7 +206,7 @@ class ArgumentGate:
             c = getattr(getattr(req, "state", None), "mem_caller", None) or self.runner.caller
             step = "arguments"
             try:
-                check_arguments(args, self.runner.limits)
+                check_arguments(args, self.runner.limits, name if isinstance(name, str) else None)
                 step = "role"
                 if c is not None and isinstance(name, str) and hasattr(MemoryTools, "tool_" + name):
                     MemoryTools.check_allowed(c, name)

@@ -58,14 +58,22 @@ PLAIN = False
 TWO_FORMATS = "--json and --plain are two output formats: give one of them"
 
 
+def redacted_lines(n: int) -> list[str]:
+    """The lines of :func:`warn_redacted` (the review shell shows them in
+    its reply: test39 m4); ``[]`` when ``n`` is 0."""
+    if not n:
+        return []
+    return [f"warning: {n} credential(s) in the value were replaced by [REDACTED:<rule>] before writing",
+            "hint: to keep a secret, seal it: --sensitivity secret (see docs/vault.md)"]
+
+
 def warn_redacted(n: int) -> None:
     """The warning of a write whose value lost ``n`` credentials to
-    ``[REDACTED:<rule>]`` (``remember``, ``memory add|replace``), with the
-    way to keep a secret; nothing when ``n`` is 0."""
-    if n:
-        echo(f"warning: {n} credential(s) in the value were replaced by [REDACTED:<rule>] before writing",
-             err=True)
-        echo("hint: to keep a secret, seal it: --sensitivity secret (see docs/vault.md)", err=True)
+    ``[REDACTED:<rule>]`` (``remember``, ``memory add|replace``, ``queue
+    accept --value``), with the way to keep a secret, on stderr; nothing
+    when ``n`` is 0."""
+    for line in redacted_lines(n):
+        echo(line, err=True)
 
 
 def emit_json(obj) -> None:

@@ -37,8 +37,8 @@ def command(fmt, scope, out, as_json, store):
 
     Exit status: 0 ok; 1 the output cannot be written; 2 bad option (markdown
     needs -o FOLDER, not '-'; a bad --scope; an -o inside the store, which
-    would replace its own files); 4 the output's folder does not
-    exist; 6 a forget was stopped before it finished (rerun it first;
+    would replace its own files; an -o FILE whose folder is missing or a file:
+    mem creates the file, never the folders above it); 6 a forget was stopped before it finished (rerun it first;
     nothing is written), or the markdown folder holds files and is not a
     previous export (nothing is written); 10 no store.
     """
@@ -67,6 +67,11 @@ def command(fmt, scope, out, as_json, store):
                 raise click.BadParameter(f"{out} is a file; markdown is written into a folder", param_hint="-o")
             r = export_markdown(store, out, scope=scope)
         elif out:
+            parent = os.path.dirname(os.path.abspath(out))
+            if not os.path.isdir(parent):   # minor39 (test39 m5): it said 'no such file' and exited 4, as a key's
+                what = "is not a folder" if os.path.exists(parent) else "does not exist"
+                raise click.BadParameter(f"cannot write {out}: {parent} {what} (mem creates the file, never the "
+                                         "folders above it)", param_hint="-o")
             fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with open(fd, "w", encoding="utf-8") as f:
                 r = export_jsonl(store, f, scope=scope)
@@ -74,7 +79,7 @@ def command(fmt, scope, out, as_json, store):
             r = export_jsonl(store, sys.stdout, scope=scope)
     except (IsADirectoryError, NotADirectoryError, PermissionError, OSError) as e:
         if isinstance(e, (FileNotFoundError, BrokenPipeError)):
-            raise   # FileNotFoundError: the CLI's "no such file" (4); a reader gone (`| head -1`): 141, quietly
+            raise   # FileNotFoundError: the CLI's "no such file" (4: a folder gone since the check); a reader gone (`| head -1`): 141, quietly
         raise click.ClickException(f"cannot write {out or 'stdout'}: {e.strerror or e}") from None
     summary = {"format": fmt, "objects": r.objects, "refs": r.refs, "sealed_skipped": r.sealed_skipped}
     if as_json:

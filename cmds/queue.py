@@ -208,6 +208,8 @@ def accept_command(item_id, value, force, as_json, store):
     from objstore import queue_accept as accept, require_person
     require_person(os.environ, "queue accept")
     d = accept(store, item_id, body=value, replace_newer=force)
+    from ._out import warn_redacted
+    warn_redacted(d.redacted)   # an edited value's credentials, as 'mem remember' says (test39 m4)
     if as_json:
         emit_json(decision_json(d))
         return

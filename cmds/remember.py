@@ -26,7 +26,9 @@ class _ValueCommand(click.Command):
     (NUL cannot occur in argv) and the value is put back.  A usage error never
     echoes an argument (one of 6 characters or more, other than an option name
     or choice): a value may hold a credential that would land on the terminal
-    and in its scrollback.  A word given to a choice option (``--trust
+    and in its scrollback; nor the value of an option click quotes, whatever
+    its length (test39 m6: ``--valid-from @-5`` was echoed, ``99999-01-01``
+    hidden).  A word given to a choice option (``--trust
     agentobserved``) is shown: it is the option's value, not a secret, and
     click's message lists the allowed values beside it."""
 
@@ -36,6 +38,7 @@ class _ValueCommand(click.Command):
         options = {o: p for p in params if isinstance(p, click.Option) for o in (*p.opts, *p.secondary_opts)}
         held: dict[str, str] = {}
         chosen: set[str] = set()   # values given to a choice option (--trust, --kind, --sensitivity)
+        valued: set[str] = set()   # values given to any option (hidden where click quotes them, short or long)
         out: list[str] = []
         i, only = 0, False
         while i < len(given):
@@ -50,6 +53,8 @@ class _ValueCommand(click.Command):
                 if not p.is_flag and not p.count and "=" not in a and i + 1 < len(given):
                     i += 1
                     out.append(given[i])   # the option's value, whatever it looks like
+                if not p.is_flag and not p.count:
+                    valued.add(a.split("=", 1)[1] if "=" in a else out[-1])
                 if isinstance(p.type, click.Choice):
                     chosen.add(a.split("=", 1)[1] if "=" in a else out[-1])
             elif _LONG_OPTION(a.split("=", 1)[0]):
@@ -67,6 +72,8 @@ class _ValueCommand(click.Command):
             words = {w for p in params for w in (*p.opts, *p.secondary_opts, *getattr(p.type, "choices", ()))}
             words |= {a for a in given if _LONG_OPTION(a)}   # a misspelt or misplaced option is named, not hidden
             words |= {c for c in chosen if _CHOICE_WORD.fullmatch(c)}  # a mistyped choice is a word, shown
+            for v in valued - words:
+                msg = msg.replace(f"'{v}'", "'<value hidden>'")
             for a in sorted(given, key=len, reverse=True):
                 if len(a) >= 6 and a in msg and a not in words:
                     msg = msg.replace(a, "<value hidden>")

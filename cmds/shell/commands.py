@@ -232,8 +232,9 @@ def _do_accept(state: ShellState, it, body: str | None) -> Reply:
     edited = " (edited)" if body is not None else ""
     from objstore import queue_replaced_note
     note = queue_replaced_note(state.store, d)
-    return Reply([safe(f"accepted {it.id[:12]}{edited}: {what}"), *([safe(f"note: {note}")] if note else []),
-                  *_after_decision(state, it.id, before)], changed=True)
+    from .._out import redacted_lines   # the words of 'mem remember' (test39 m4: an edit said nothing)
+    return Reply([safe(f"accepted {it.id[:12]}{edited}: {what}"), *redacted_lines(d.redacted),
+                  *([safe(f"note: {note}")] if note else []), *_after_decision(state, it.id, before)], changed=True)
 
 
 # -- the commands -----------------------------------------------------------

@@ -73,14 +73,16 @@ class Decision(Frozen):
         tombstone: id of the tombstone written (reject; None if one existed).
         keys: the keys given ``body`` (a contradiction: the side that lost,
             or both for an edited value; else the item's key).
+        redacted: credentials replaced by ``[REDACTED:<rule>]`` in the value
+            written (an edited one: test39 m4; 0 for a reject).
     """
 
-    __slots__ = ("item", "action", "body", "version", "version_number", "written", "tombstone", "keys")
+    __slots__ = ("item", "action", "body", "version", "version_number", "written", "tombstone", "keys", "redacted")
 
     def __init__(self, item: Item, action: str, body: str, version: str | None = None,
                  version_number: int | None = None, written: bool = False, tombstone: str | None = None,
-                 keys: tuple[str, ...] = ()) -> None:
-        set_fields(self, item, action, body, version, version_number, written, tombstone, keys)
+                 keys: tuple[str, ...] = (), redacted: int = 0) -> None:
+        set_fields(self, item, action, body, version, version_number, written, tombstone, keys, redacted)
 
 
 def propose(store: Store, kind: str, key: str, body: str, *, fact_kind: str | None = None,
@@ -311,7 +313,8 @@ def accept(store: Store, prefix: str, *, body: str | None = None, replace_newer:
         r = remember(store, q.key, value, kind=q.fact_kind, trust="user_stated", reviewed=True, sensitivity=q.sensitivity,
                      owner="user", sources=q.sources, command="queue accept")
         close(store, it, "queue accept" if body is None else "queue accept (edited)")
-        return Decision(it, "accepted", value, r.version.id, r.version.fact.version, r.written, keys=(q.key,))
+        return Decision(it, "accepted", value, r.version.id, r.version.fact.version, r.written, keys=(q.key,),
+                        redacted=r.redacted)
 
 
 def replaced_note(store: Store, d: Decision) -> str | None:
@@ -373,7 +376,8 @@ def _settle(store: Store, it: Item, *, keep: str, edited: str | None = None) -> 
     action = "accepted" if keep == q.other or edited is not None else "rejected"
     close(store, it, f"queue {action[:-2]}" + (" (edited)" if edited is not None else ""))
     assert r is not None
-    return Decision(it, action, value, r.version.id, r.version.fact.version, r.written, keys=targets)
+    return Decision(it, action, value, r.version.id, r.version.fact.version, r.written, keys=targets,
+                    redacted=r.redacted)
 
 
 def traces(store: Store) -> Iterator[tuple[str, str | None, set[str], list[QueueItem]]]:

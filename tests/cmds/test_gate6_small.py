@@ -75,3 +75,16 @@ def test_a_global_option_after_the_command_says_where_it_goes(mem, tmp_path):
     assert "No such option '--homer'" in mem("clone", str(src), "--homer", exit_code=2).stderr
     mem("remember", "user/x", "v")
     assert mem("--lock-timeout", "3", "get", "user/x").stdout.strip() == "v"
+
+
+def test_a_bad_time_is_hidden_whatever_its_length(mem):
+    """test39 m6: '--valid-from 99999-01-01' was echoed as '<value hidden>'
+    but '--valid-from @-5' as '@-5' (only arguments of 6+ characters were
+    hidden): an option's value click quotes is hidden, short or long, in
+    both spellings; a mistyped choice word is still shown."""
+    for args in (("--valid-from", "99999-01-01"), ("--valid-from", "@-5"), ("--valid-from=@-5",),
+                 ("--valid-from", "4821")):
+        r = mem("remember", "user/y", "value", *args, exit_code=2)
+        assert "'<value hidden>' is not a time" in r.stderr and "@-5" not in r.stderr and "4821" not in r.stderr, r.stderr
+    r = mem("remember", "user/y", "value", "--trust", "agentobserved", exit_code=2)
+    assert "'agentobserved' is not one of" in r.stderr, r.stderr

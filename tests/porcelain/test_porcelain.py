@@ -385,7 +385,11 @@ def test_bad_input_gets_clear_errors(tour, invoke, tmp_path):
     invoke("export", "--scope", "bad scope", exit_code=2)
     (tmp_path / "afile").write_text("x")
     invoke("export", "--format", "markdown", "-o", str(tmp_path / "afile"), exit_code=2)
-    invoke("export", "-o", str(tmp_path / "no" / "such" / "x.jsonl"), exit_code=4)
+    # test39 m5: a bad output path is a usage error (2, as a store path whose folder is missing), not 'not found' (4)
+    r = invoke("export", "-o", str(tmp_path / "no" / "such" / "x.jsonl"), exit_code=2)
+    assert f"{tmp_path / 'no' / 'such'} does not exist" in r.stderr, r.stderr
+    r = invoke("export", "-o", str(tmp_path / "afile" / "x.jsonl"), exit_code=2)
+    assert "is not a folder" in r.stderr and not (tmp_path / "no").exists(), r.stderr
     r = invoke("scan", input="canary-nothing-here\n")
     assert "found nowhere" in r.stdout and "canary" not in r.stderr
 

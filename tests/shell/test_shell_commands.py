@@ -66,6 +66,26 @@ def test_edit_with_id_and_value(state):
     assert facts.current(state.store, "user/editor").fact.body == "beef cafe"
 
 
+def test_an_edit_with_a_password_says_it_was_redacted(state, tmp_path):
+    """test39 m4: the edited value was stored redacted with no word, where
+    'mem remember' (and now 'mem queue accept --value') warns."""
+    import subprocess
+    import sys
+    iid = queue.items(state.store)[1].id
+    r = dispatch(state, f"edit {iid[:8]} the cache password is Kx9#mmQ2zz")
+    assert "(edited)" in r.lines[0], r.lines
+    assert "warning: 1 credential(s) in the value were replaced by [REDACTED:<rule>] before writing" in r.lines, r.lines
+    assert "Kx9#mmQ2zz" not in facts.current(state.store, "project/acme/cache").fact.body
+    assert not any("credential" in line for line in dispatch(state, f"edit {queue.items(state.store)[0].id[:8]} pg 18").lines)
+    facts.remember(state.store, "project/acme/q", "x")
+    facts.remember(state.store, "project/acme/q", "y", trust="agent_observed")
+    item = next(i for i in queue.items(state.store) if i.item.key == "project/acme/q")
+    env = {k: v for k, v in __import__("os").environ.items() if k not in ("CLAUDECODE", "MEM_AGENT", "CODEX_HOME")}
+    p = subprocess.run([sys.executable, "-m", "cmds", "--home", str(state.store.root), "queue", "accept", item.id[:12],
+                        "--value", "password: Kx9#mmQ2zz"], capture_output=True, text=True, env=env)
+    assert p.returncode == 0 and "warning: 1 credential(s)" in p.stderr and "Kx9#mmQ2zz" not in p.stderr, p.stderr
+
+
 def test_log_diff_search_pin_dormant(state):
     dispatch(state, "accept")
     r = dispatch(state, "log project/acme/db")

@@ -8,6 +8,7 @@ rest): Mailchimp API keys, a PKCS#8 private key's body without its BEGIN line, a
 
 from __future__ import annotations
 
+from objstore.core.redact.checks import cli_secret_ok
 from objstore.core.redact.rule import B64C, B64NL, FLAGS, Lazy, Rule, make_rule, tok
 from objstore.core.redact.scanners import find_each
 from objstore.core.redact.tfoutput import scan_sensitive
@@ -55,8 +56,39 @@ _PKCS1_HEAD = (r"(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{2}[AQgw]IBAAK[BC]"
                r"|MH[cQ]CAQEEI|MIGkAgEBBD|MIHcAgEBBE)")
 _PKCS8_BODY = (B64C + "{0,4096}+={0,2}(?:" + B64NL + B64C + "{64}+(?=" + B64NL + r"|[\"'`]|$)){0,512}+(?:" + B64NL
                + B64C + "{1,64}+={0,2}" + _LINE_END + ")?")
+#: minor39 (test39 m7): 'vault login [options] TOKEN' (Vault's 'login' command: its positional argument, when not
+#: key=value pairs of an auth method, is the token; '-' reads it from standard input), the token of any shape; the
+#: options '-flag', '-flag=value' or '-method NAME' before it
+_VAULT_LOGIN = (r"vault(?<![A-Za-z0-9_.\-]vault)[ \t]{1,4}login(?:[ \t]{1,4}-{1,2}[a-z][a-z0-9_-]{0,30}+"
+                r"(?:=[^\s]{0,128}+|(?<=method)[ \t]{1,4}[a-z0-9_-]{1,32}+)?){0,6}+[ \t]{1,4}(?:\\{0,3}[\"'])?"
+                r"(?P<secret>[^\s\"'`;&|<>()=\\-][^\s\"'`;&|<>()=\\]{7,511}+)(?![^\s\"'`;&|<>()\\])")
+#: minor39 (test39 m7): 'npm config set //registry/:_authToken TOKEN' (npm 'config set key value': the value after a
+#: blank; the '=' form is the settings-name rule's)
+_NPM_AUTH = (r"npm(?<![A-Za-z0-9_.\-]npm)[ \t]{1,4}(?:config[ \t]{1,4})?set[ \t]{1,4}[^\s;|&]{0,256}?:_auth(?:token)?"
+             r"[ \t]{1,4}(?:\\{0,3}[\"'])?(?P<secret>[^\s\"'`;&|<>()\\]{6,512}+)")
+
+
+def _login_token_ok(v: str) -> bool:
+    """A token given on a command line (``vault login X``, ``npm config set …:_authToken X``), not a reference to
+    one (``$VAULT_TOKEN``), a placeholder (``<token>``, ``TOKEN``), a value already redacted or a word of prose
+    (``after vault login succeeded``: letters alone, lowercase or capitalized, and ``-_.`` between them)."""
+    w = v.rstrip(".,:!?")
+    word = w.replace("-", "").replace("_", "").replace(".", "")
+    if word.isalpha() and (w.islower() or w[1:].islower()):
+        return False
+    return "[REDACTED" not in v and cli_secret_ok(v)
+
+
 #: the rules, in table order
 VENDOR_TOKEN_RULES: list[Rule] = [
+    _r("vault-token",
+       "HashiCorp Vault 'login' command: 'vault login [options] [TOKEN]', the positional argument is the token "
+       "(any shape; '-' reads standard input) https://developer.hashicorp.com/vault/docs/commands/login",
+       _VAULT_LOGIN, ci=True, check=_login_token_ok, anchors=("vault",)),
+    _r("npm-token",
+       "npm 'config set <key> <value>' of a registry's ':_authToken' / ':_auth' (npm 'Configuring npm: npmrc', "
+       "auth-related configuration) https://docs.npmjs.com/cli/v10/configuring-npm/npmrc",
+       _NPM_AUTH, ci=True, check=_login_token_ok, anchors=("npm",)),
     _r("figma-token",
        "Figma personal access tokens: figd_ + 40 [A-Za-z0-9_-] "
        "https://www.figma.com/developers/api#access-tokens",
