@@ -87,4 +87,5 @@ def _list(snaps: list[dict], where: str, as_json: bool) -> None:
     for s in snaps:
         click.echo(f"{s['name']}\t{fmt_time(s['time'])}\t{s['refs']} refs")
     if not snaps and not _out.PLAIN:   # (fresh37 F13: an empty list printed nothing)
-        click.echo(f"no snapshots yet on {where} (make one with: mem backup {where})", err=True)
+        how = (f"mem remote add NAME {where}, then mem backup NAME" if _is_url(where) else f"mem backup {where}")
+        click.echo(f"no snapshots yet on {where} (make one with: {how})", err=True)   # (test39b B16: a URL)
