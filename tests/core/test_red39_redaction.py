@@ -13,7 +13,7 @@ import pytest
 from objstore.core.redact import redact
 from objstore.core.redact.keywords import credential_name
 from objstore.core.redact.names import redact_named
-from tests.core._redaction_util import assert_kept, assert_redacted, check_remembered_and_imported
+from tests.core._redaction_util import assert_kept, assert_redacted, check_prompt_hook, check_remembered_and_imported
 
 SECRET = "Kx9#mmQ2zz"
 #: name -> (text, the secret, what stays)
@@ -91,3 +91,10 @@ def test_mem_remember_under_a_creds_key(mem, store_path, key):
     assert "credential" in r.stderr, r
     got = mem("get", key).stdout
     assert "Kx9mmQ2zz" not in got and "[REDACTED:named-secret]" in got, got
+
+
+def test_the_prompt_hook_stores_none_of_them(tmp_path):
+    """The UserPromptSubmit hook runs the same rules: a prompt holding every case stores none of the secrets."""
+    cases = {k: v for k, v in CASES.items() if k in ("passphrase-for", "userinfo", "wifi", "user-secret", "user-pass")}
+    check_prompt_hook(tmp_path / "store", "39393939-1111-4000-8000-000000003939", cases, KEPT[:3],
+                      f"remember that the db user app / pass {SECRET}")
