@@ -23,15 +23,17 @@ from objstore.core.redact.passwordphrases import PHRASE_TOKEN_BANG
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import scan_at
 
-#: the user of ``user:password@host``: a login name (letters, digits, ``_ . -``), not starting with a sign
-_USER = Lazy(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,63}", FLAGS)
 #: the host after the ``@`` (a name or an IPv4 address), an optional port, an optional path or query
 _HOST = Lazy(r"(?P<host>[A-Za-z0-9](?:[A-Za-z0-9\-]{0,62}\.){0,8}[A-Za-z0-9\-]{0,63})(?P<port>:[0-9]{1,5})?"
              r"(?P<path>[/?][^\s\"'`]*)?", FLAGS)
 _IPV4 = Lazy(r"[0-9]{1,3}(?:\.[0-9]{1,3}){3}", FLAGS)
-#: where a run holding ``user:password@host`` starts and ends (a blank, a quote, a bracket, a sign before it)
-_RUN_START = " \t\r\n\"'`(<[=,;|>"
-_RUN_END = " \t\r\n\"'`<>"
+#: what may stand between the ``:`` and the ``@`` of ``user:password@host``, and after the ``@`` (no blank, quote or
+#: bracket: the run of one argument)
+_IN_RUN = Lazy(r"[^ \t\r\n\"'`<>(\[=,;|]*", FLAGS)
+_AFTER = Lazy(r"[^ \t\r\n\"'`<>]{1,300}", FLAGS)
+#: the characters of the user of ``user:password@host`` (a login name: letters, digits, ``_ . -``; not first a sign),
+#: read back from its ``:``
+_USER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 #: labels before ``:`` that make the rest an address, not a user (``email:jdoe42@example.com``, ``mailto:``)
 _ADDRESS_LABELS = frozenset((
     "email e-mail mail mailto from to cc bcc reply-to contact sender recipient author committer address addr "
@@ -64,37 +66,40 @@ def userinfo_ok(user: str, secret: str, host: str, port: str, path: str) -> bool
 def scan_userinfo(rule: Rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
     """The scan of ``user:password@host`` without a scheme (and with one,
     where the password holds ``#`` or ``?``): at each ``@`` of the window,
-    the run of characters around it (up to a blank, a quote or a bracket:
-    :data:`_RUN_START`, :data:`_RUN_END`), split at its last ``@`` into
-    ``user:password`` (the first ``:``) and a host (:data:`_HOST`, read to
-    the run's end, trailing sentence punctuation left out); the password
-    is appended when :func:`userinfo_ok` takes it.  A run is tried once."""
+    the last ``:`` before it with no blank, quote or bracket between
+    (:data:`_IN_RUN`), the user before that ``:`` (:data:`_USER_CHARS`, after a
+    blank, a sign, a quote or ``scheme://``) and the host after the ``@``
+    (:data:`_HOST`, to the run's end, trailing sentence punctuation left out;
+    a later ``@`` in the run is the host's start instead: the password may
+    hold one); the password is appended when :func:`userinfo_ok` takes it.
+    Most ``@`` (an e-mail, ``git@host:``) have no ``:`` in their run before
+    them and cost two string searches."""
     p = text.find("@", ws, we)
-    done = ws
     while p >= 0:
-        if p >= done:
-            q = p
-            while q > ws and p - q < 300 and text[q - 1] not in _RUN_START:
-                q -= 1
-            r = p
-            while r < we and r - p < 300 and text[r] not in _RUN_END:
-                r += 1
-            done = r
-            _userinfo(rule, text, q, text.rfind("@", q, r), r, out)
-        p = text.find("@", max(p + 1, done), we)
+        nxt = text.find("@", p + 1, we)
+        c = text.rfind(":", max(ws, p - 300), p)
+        if c > ws and _IN_RUN.fullmatch(text, c + 1, p):
+            m = _AFTER.match(text, p + 1, we)
+            r = m.end() if m else p + 1
+            last = text.rfind("@", p, r)
+            _userinfo(rule, text, ws, c, last, r, out)
+            if last > p:
+                nxt = text.find("@", r, we)
+        p = nxt
 
 
-def _userinfo(rule: Rule, text: str, q: int, at: int, r: int, out: list) -> None:
-    """:func:`scan_userinfo` for the run ``text[q:r]`` whose last ``@`` is at ``at``."""
-    s = q
-    scheme = text.find("://", q, at)
-    if scheme >= 0:
-        s = scheme + 3
-    c = text.find(":", s, at)
-    if c < 0 or text.startswith("REDACTED:", s) or not _USER.fullmatch(text, s, c):
+def _userinfo(rule: Rule, text: str, ws: int, c: int, at: int, r: int, out: list) -> None:
+    """:func:`scan_userinfo` for the ``:`` at ``c`` and the ``@`` at ``at`` whose run ends at ``r``."""
+    s = c
+    while s > ws and c - s < 64 and text[s - 1] in _USER_CHARS:
+        s -= 1
+    if s == c or text[s] in ".-" or (s > ws and text[s - 1] not in " \t\r\n\"'`(<[=,;|>/"):
         return
-    if scheme >= 0 and not any(ch in "#?" for ch in text[c + 1:at]):
+    scheme = s >= 3 and text[s - 3:s] == "://"
+    if scheme and not any(ch in "#?" for ch in text[c + 1:at]):
         return     # the url-password rule's (RFC 3986 userinfo)
+    if text.startswith("REDACTED:", s) or (s > ws and text[s - 1] == "/" and not scheme):
+        return
     end = r
     while end > at + 1 and text[end - 1] in ".,;:!?)]}":
         end -= 1
@@ -106,14 +111,13 @@ def _userinfo(rule: Rule, text: str, q: int, at: int, r: int, out: list) -> None
 
 
 #: a Wi-Fi network's word and its sign, then its name (1-3 words), a ``/`` between blanks, then the password
-_WIFI = (r"(?:wi-?fi|wlan|ssid)(?<![a-z0-9_\-]wifi)(?<![a-z0-9_\-]wi-fi)(?<![a-z0-9_\-]wlan)(?<![a-z0-9_\-]ssid)"
+_WIFI = (r"(?<![a-z0-9_\-])(?:wi-?fi|wlan|ssid)"
          r"(?:[ \t]{1,4}(?:network|name|ssid))?[ \t]{0,4}(?:[:=]|[ \t]-|(?<=ssid)[ \t])[ \t]{0,4}[\"'`]?[^\s/\"'`]{1,32}"
          r"(?:[ \t][^\s/\"'`]{1,32}){0,2}[\"'`]?[ \t]{0,4}/[ \t]{0,4}[\"'`]?(?P<secret>" + PHRASE_TOKEN_BANG + ")")
 #: a user named, a separator, then a bare password word (the one a user before it makes no verb or noun of prose)
-_USER_PASS = (r"(?:user(?:name)?|usr|login|account|acct)(?<![a-z0-9_\-]user)(?<![a-z0-9_\-]username)"
-              r"(?<![a-z0-9_\-]usr)(?<![a-z0-9_\-]login)(?<![a-z0-9_\-]account)(?<![a-z0-9_\-]acct)"
-              r"[ \t]{0,4}[:=]?[ \t]{0,4}[\"'`]?[a-z0-9_][a-z0-9_.@+\-]{0,63}[\"'`]?"
-              r"[ \t]{0,4}(?:[,/;|&+]|and)?[ \t]{1,4}(?:pass|secret|pwd?)(?![a-z0-9_\-])[ \t]{0,4}[:=]?[ \t]{0,4}[\"'`]?"
+_USER_PASS = (r"(?<![a-z0-9_\-])(?:user(?:name)?|usr|login|account|acct)"
+              r"[ \t]{0,4}+[:=]?[ \t]{0,4}+[\"'`]?[a-z0-9_][a-z0-9_.@+\-]{0,63}+[\"'`]?"   # (possessive: no retries)
+              r"(?:[ \t]{0,4}+(?:[,/;|&+]|and)[ \t]{1,4}+|[ \t]{1,4}+)(?:pass|secret|pwd?)(?![a-z0-9_\-])[ \t]{0,4}[:=]?[ \t]{0,4}[\"'`]?"
               r"(?P<secret>" + PHRASE_TOKEN_BANG + ")")
 
 #: the rules, placed in ``rules.RULES``
@@ -132,6 +136,6 @@ TYPED_PAIR_RULES: list[Rule] = [
               "red39 (test39 T2): a user, then a bare 'pass', 'secret', 'pw' and the password ('db user app / pass "
               "X', 'user app, secret X'); only a token shaped like a password (password_token_ok)",
               _USER_PASS, ci=True, priority=51, check=password_token_ok,
-              anchors=("user", "usr", "login", "account", "acct"),
+              anchors=("pass", "secret", "pw"),   # (in every match: a window without one runs no scan)
               scan=scan_at("user", "usr", "login", "account", "acct")),
 ]
