@@ -45,7 +45,10 @@ KEPT = ["the secret sauce is garlic", "pass the salt", "ssh user@host:22", "admi
         "wifi: Tulip / see the note", "the user account, pass the salt", "user bob, secret santa",
         "user login / pass validation", "passphrase for the key: see the vault",
         "Enter passphrase for key '/home/u/.ssh/id_rsa':", "passphrase for your key: <passphrase>",
-        "see https://x.com/a#b:c1d2e3@foo.com", "mailto:jdoe42@x.io"]
+        "see https://x.com/a#b:c1d2e3@foo.com", "mailto:jdoe42@x.io",
+        "https://0123456789abcdef@pypi.company.com/simple",
+        "(http://lore.kernel.org/git/7vbptlsuyv.fsf@gitster.siamese.dyndns.org/)",
+        "a URL (`s3://AKIA…@bucket`, `https://user@host`)"]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
