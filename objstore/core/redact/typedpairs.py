@@ -123,7 +123,8 @@ _USER_PASS = (r"(?<![a-z0-9_\-])(?:user(?:name)?|usr|login|account|acct)"
 #: the rules, placed in ``rules.RULES``
 TYPED_PAIR_RULES: list[Rule] = [
     make_rule("url-password",
-              "red39 (test39 T2): 'user:password@host' with no scheme ('connect with admin:X@db.internal:5432', "
+              "RFC 3986 s3.2.1 userinfo read without its scheme; red39 (test39 T2): 'user:password@host' with no "
+              "scheme ('connect with admin:X@db.internal:5432', "
               "'root:X@10.0.0.5'), and a URL's password holding '#' or '?' typed unencoded; not an e-mail after a "
               "label, a package alias, a version, a placeholder (userinfo_ok)",
               r"@", priority=30, check=None, anchors=("@",), scan=scan_userinfo),
