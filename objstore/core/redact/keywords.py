@@ -48,10 +48,11 @@ _NAME_RE = Lazy(r"(?:" + KW + r")\Z", FLAGS)
 #: 2FA recovery codes, a cookie (a session's bearer)
 #: red32 (test31b V4): a wallet's seed phrase or mnemonic, a TOTP or 2FA seed ('wallet-seed', 'seed-phrase', 'mnemonic',
 #: 'totp', 'mfa-seed'); not a bare 'seed' (a database's or a random generator's)
+#: red39 (test39 T2): the short 'creds'/'cred' ('db-creds', 'creds2'), and a stage after the word ('db-creds-prod')
 _NAME_WORD_ANCHORS = ("cred", "privkey", "psk", "otp", "codes", "cookie", "mnemonic", "seed", "phrase")   # one is in every match: no compile without
-_NAME_WORDS_RE = Lazy(r"(?:\A|[_.\- ])(?:credentials?|privkey|psk|t?otp(?:[_-]?(?:seed|secret|key))?|recovery[_-]?codes?"
+_NAME_WORDS_RE = Lazy(r"(?:\A|[_.\- ])(?:cred(?:ential)?s?|privkey|psk|t?otp(?:[_-]?(?:seed|secret|key))?|recovery[_-]?codes?"
                       r"|backup[_-]?codes|(?:session[_-]?)?cookies?|mnemonic|(?:seed|recovery)[_-]?(?:phrase|words)"
-                      r"|(?:wallet|mfa|2fa)[_-]?(?:seed|secret))(?:[_-]?[0-9]{1,3})?\Z", FLAGS)   # red33b: 'wallet-seed2'
+                      r"|(?:wallet|mfa|2fa)[_-]?(?:seed|secret))(?:[_-]?[0-9]{1,3})?(?:[_.\-]{1,2}" + _ENV + r")?\Z", FLAGS)   # red33b: 'wallet-seed2'
 
 
 #: test38 T1: the last words of a key that name a PIN or an access code ('user/pin', 'bank-pin', 'door-code',
@@ -107,7 +108,8 @@ def credential_name(name: str) -> str | None:
     ``"password"`` for a camel-case ``…Pass`` (``DbPass``), ``"secret"``
     for a last word naming a credential (:data:`_NAME_WORDS`:
     ``credentials``, ``privkey``, ``wifi-psk``, ``otp-seed``,
-    ``recovery-codes``, ``session-cookie``); red34: a number after the
+    ``recovery-codes``, ``session-cookie``; red39: ``db-creds``,
+    ``creds-prod``); red34: a number after the
     name is read past (``db-pass3``, ``pw2``, ``api-key-2``).  pin39
     (fresh38 F15): ``"pin"`` for a name of a PIN or an access code
     (``user/pin``, ``bank-pin``, ``door-code``, ``sim-puk``, ``cvv``: its

@@ -170,9 +170,11 @@ PASSWORD_RULES: list[Rule] = [
        ci=True, priority=51, check=prose_token_ok, anchors=("passw", "passphrase"),
        scan=with_old_and_new(_plain)),   # red32 (W1): 'db password OLD -> NEW' took OLD only
     _r("password-phrase",
-       "keyword heuristics (no vendor format): 'my passphrase|passcode is <token>' (passcode: test16 F5)",
-       r"(?:passphrase(?<![A-Za-z0-9_\-\]]passphrase)|passcode(?<![A-Za-z0-9_\-\]]passcode))" + _PHRASE_VERB
-       + r"(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
+       "keyword heuristics (no vendor format): 'my passphrase|passcode is <token>' (passcode: test16 F5); red39: with what it opens "
+       "between ('the passphrase for root: <token>', 'passphrase for the key is <token>')",
+       r"(?:passphrase(?<![A-Za-z0-9_\-\]]passphrase)|passcode(?<![A-Za-z0-9_\-\]]passcode))(?:" + _PHRASE_OWNER
+       + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB   # red39 (test39 T2): 'passphrase for root: X'
+       + r")(?P<secret>" + _PHRASE_TOKEN_BANG + ")",
        ci=True, priority=51, check=phrase_secret_bang_ok, anchors=("passphrase", "passcode")),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'my pin|passcode is <4-12 digits>', 'my PIN: <digits>', 'the pin "

@@ -17,6 +17,7 @@ from objstore.core.redact.hashes import HASH_RULES
 from objstore.core.redact.authpairs import AUTH_PAIR_RULES
 from objstore.core.redact.keysuffix import KEY_SUFFIX_RULES
 from objstore.core.redact.passwords import PASSWORD_RULES
+from objstore.core.redact.typedpairs import TYPED_PAIR_RULES
 from objstore.core.redact.rule import B64C, B64NL, LA_CAPS, Rule, make_rule, tok
 from objstore.core.redact.vendortokens import VENDOR_TOKEN_RULES
 from objstore.core.redact.envdefault import ENV_ANCHORS, ENV_DEFAULT, env_default_ok, scan_env_default
@@ -513,5 +514,6 @@ RULES: list[Rule] = [
     *HASH_RULES,
     *KEY_SUFFIX_RULES,
     *AUTH_PAIR_RULES,
+    *TYPED_PAIR_RULES,
     *CARD_RULES,
 ]

@@ -150,6 +150,9 @@ basic-auth                the credential after ``Authorization: Basic``         
                           ``user:password`` (``basic_credentials_ok``)
 url-password              the password in ``scheme://user:password@host``             RFC 3986 s3.2.1 (userinfo)
                           (user and host are kept)
+                          red39 (test39 T2): also with no scheme (``admin:X@db.internal
+                          :5432``, ``root:X@10.0.0.5``; not an e-mail after a label,
+                          ``npm:pkg@1.2.3``), and a password typed with ``#`` or ``?``
 mysql-password            the password attached to ``-p`` on a ``mysql``/``mysqldump``/  MySQL "Command Options for Connection
                           ``mariadb``... command line (``-pS3cret``; not ``-p``        Establishment" (``-p[password]``)
                           alone, ``-P 3306``, ``mkdir -p``)
@@ -202,6 +205,10 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           ``Kennwort``, ``mot de passe`` (German, French prose stays);
                           red34: ``Admin pw:``; UI words in under half its words
                           (``open sesame pretty please``)
+                          red39 (test39 T2; typedpairs.py): ``passphrase for root:
+                          X``; ``wifi: Tulip / X``, ``SSID Tulip / X``; a user, then
+                          a bare ``pass``/``secret``/``pw`` (``user app, secret X``,
+                          ``db user app / pass X``; not ``pass the salt``)
 mem-command               mem's own command lines (test17 T10: shell capture, an      docs/cli.md (``remember``, ``forget``,
                           agent's Bash call): the VALUE of ``mem remember KEY VALUE   ``scan``, ``sealed import``,
                           --sensitivity secret`` or of a KEY named for a              ``--passphrase-file``); bash(1)
