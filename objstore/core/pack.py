@@ -247,8 +247,12 @@ class PackSet:
 
     @staticmethod
     def _release(pack: Pack) -> None:
-        """Close ``pack`` unless :class:`KeptPacks` keeps it for the next store."""
-        kept = kept_packs()
+        """Close ``pack`` unless :class:`KeptPacks` keeps it for the next store,
+        in whatever thread this runs: the resident helper's commit thread
+        closes a ``remember``'s store after its index commit, and closing the
+        request thread's kept packs there left every later request reading a
+        closed mmap ("mmap closed or invalid", fresh39 F7)."""
+        kept = _KEPT[0] if _KEPT else None
         if kept is None or not kept.holds(pack):
             pack.close()
 

@@ -471,6 +471,21 @@ def test_fresh_after_writes_reindex_gc_and_repack(helper, store):
     assert b"7000" in plain_after.stdout
 
 
+def test_remember_through_the_helper_then_gc_keeps_it_serving(helper, store):
+    """fresh39 F7: a ``remember`` the helper served left its store to the commit thread, whose close
+    closed the request thread's kept packs; after a ``gc`` every later request read a closed mmap
+    ("internal error: mmap closed or invalid", exit 1, and the prompt hook dropped the prompt)."""
+    assert run(store, "gc", helper=False).returncode == 0
+    for r in range(4):
+        code, out, err = served(store, "get", "project/p/port")
+        assert (code, out) == (0, b"the api listens on port 5433\n"), err
+        code, _out, err = served(store, "remember", "user/round", f"round {r}")
+        assert code == 0, err
+        assert run(store, "gc", helper=False).returncode == 0
+    code, out, err = served(store, "get", "user/round")
+    assert (code, out) == (0, b"round 3\n"), err
+
+
 def test_sigterm_removes_the_socket(helper, store):
     helper.proc.send_signal(signal.SIGTERM)
     helper.proc.wait(10)
