@@ -98,6 +98,8 @@ def _userinfo(rule: Rule, text: str, ws: int, c: int, at: int, r: int, out: list
     scheme = s >= 3 and text[s - 3:s] == "://"
     if scheme and not any(ch in "#?" for ch in text[c + 1:at]):
         return     # the url-password rule's (RFC 3986 userinfo)
+    if scheme and text[c + 1:at].replace("?", "#").partition("#")[0].isdigit():
+        return     # a port, then a fragment or query holding '@' ('http://host:8080#a@b')
     if "/" in text[c + 1:at] or text.startswith("REDACTED:", s) or (s > ws and text[s - 1] == "/" and not scheme):
         return     # a scheme's own ':' ('https://host@x', the last ':' before the '@'), or a path
     end = r
