@@ -220,10 +220,12 @@ def test_config_ranges_negative_values_and_list(mem, invoke):
 def test_missing_paths_exit_4(mem, tmp_path):
     mem("init")
     for args in (["import", "claude-code", str(tmp_path / "nope")], ["import", "jsonl", str(tmp_path / "x.jsonl")],
-                 ["export", "-o", str(tmp_path / "nodir" / "x.jsonl")],
                  ["scan", "--file", str(tmp_path / "nofile"), "zebra"]):
         r = mem(*args, exit_code=4)
         assert "no such file or directory" in r.stderr, (args, r.stderr)
+    # an output file whose folder is missing is a usage error (exit 2, test39 m5), not a missing input
+    r = mem("export", "-o", str(tmp_path / "nodir" / "x.jsonl"), exit_code=2)
+    assert "does not exist" in r.stderr, r.stderr
     r = mem("import", "jsonl", str(tmp_path / "x.jsonl"), "--json", exit_code=4)
     assert json.loads(r.stderr.splitlines()[-1])["code"] == 4
 
