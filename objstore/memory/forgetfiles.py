@@ -384,9 +384,11 @@ def scan_store(root, needles: list[bytes], unsure: list[str] | None = None,
                 with open_regular(p) as fh:
                     data = fh.read()
             except OSError as e:
-                if e.errno == 22 and irregular is not None:   # EINVAL: not a regular file
+                # EINVAL: not a regular file; ENXIO: a socket (the helper's run/helper.sock, fresh39 F1)
+                not_regular = e.errno == 22 or (e.errno == 6 and p.is_socket())
+                if not_regular and irregular is not None:
                     irregular.append(str(p.relative_to(base)))
-                elif e.errno != 22 and unread is not None:
+                elif not not_regular and unread is not None:
                     unread.append((str(p.relative_to(base)), e.strerror or type(e).__name__))
                 continue
             views = [data]
