@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from objstore.core.errors import IntegrityError
 from objstore.core.ids import blake2b
 
 #: the key file, under the store's root
@@ -43,17 +44,25 @@ def store_key(root: Path) -> bytes:
     ``os.urandom`` written to :data:`KEY_FILE` (mode 0600, fsynced) by a
     hard link of a finished temporary file, so two processes making it at
     once agree on one key (the second reads the first's).  Raises OSError
-    (a read-only store, a full disk); a damaged key file is an OSError too
-    (it is never replaced: digests made under it would stop matching)."""
+    (a read-only store, a full disk); a damaged key file raises
+    :class:`DamagedHashKey` (exit 13, an OSError too: it is never replaced,
+    digests made under it would stop matching)."""
     have = load_key(root)
     if have is not None:
         return have
     _link_key(root, os.urandom(32))
     have = load_key(root)
     if have is None:
-        raise OSError(f"{Path(root) / KEY_FILE}: the store's hash key cannot be read (a damaged file: move it away "
-                      "only if nothing was forgotten or captured under it)")
+        raise DamagedHashKey(f"{Path(root) / KEY_FILE}: the store's hash key cannot be read (a damaged file)",
+                             hint="put back the hash-key file from a backup or a copy of this store (mem backup, "
+                                  "a synced folder); nothing that needs it was changed")
     return have
+
+
+class DamagedHashKey(IntegrityError, OSError):
+    """:data:`KEY_FILE` exists and does not parse (exit 13; still an
+    ``OSError`` for the callers that fail open on one: fresh39 F4, it was an
+    internal error that left a forget unfinished)."""
 
 
 def _link_key(root: Path, key: bytes) -> bool:

@@ -44,6 +44,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from objstore.core import gc as core_gc
+from objstore.core.hashkey import store_key
 from objstore.core.audit import redact_ids
 from objstore.core.errors import IntegrityError, InvalidInput, NotFound
 from objstore.core.lostrefs import LostRef, drop_lost, quarantine_naming, read_lost
@@ -400,6 +401,8 @@ def execute_plan(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str,
     # a forget stopped before its D lines below has tombstones for part of what it removes only,
     # and a --match text cannot be read back: nothing but a rerun can finish it, and this note
     # (no value: a digest for --match) keeps it said after a reader clears the journal
+    if tombstones:   # the digests' key first: a damaged one stops the forget before any change (fresh39 F4)
+        store_key(store.root)
     if plan.selector is not None:
         store.unfinished.mark(*plan.selector, now, "seal" if reason == "seal" else "forget")
     # 0. the keys and sessions this forget touches, before anything changes: a forget stopped
