@@ -293,7 +293,8 @@ def report_error(message: str, hint: str | None, code: int, as_json: bool) -> No
 def unexpected_error(e: BaseException) -> tuple[str, str]:
     """Message and hint for an exception no handler knew (exit 1): a full disk,
     a quota (``ENOSPC``/``EDQUOT``) or a file size limit (``EFBIG``) is the
-    machine's state, not a bug, and
+    machine's state, not a bug, and so is a permission refused (``EACCES``,
+    ``EPERM``: a store file of another owner, or immutable), and
     what was stored before is intact (every write is atomic); anything else is
     an internal error to report (a decoding error by its type and position
     only: its repr holds the bytes read, which may be key material)."""
@@ -306,6 +307,12 @@ def unexpected_error(e: BaseException) -> tuple[str, str]:
         where = f" writing {e.filename}" if e.filename else ""
         return (f"file size limit reached{where} (the shell's 'ulimit -f', or the file system's largest file)",
                 "raise the limit and run the command again; nothing already stored was lost")
+    if isinstance(e, OSError) and e.errno in (errno.EACCES, errno.EPERM):   # fresh39 F15: an unwritable store file
+        where = f" {e.filename}" if e.filename else ""
+        return (f"permission denied{where} ({(e.strerror or 'not permitted').lower()}): a file or folder of the store "
+                "cannot be written or read by this user",
+                "fix its owner, mode or attributes (ls -l, lsattr) and run the command again; nothing already stored "
+                "was lost")
     if isinstance(e, UnicodeError):   # its repr holds the bytes it read (a key file's, say): never echoed
         return (f"internal error: {type(e).__name__}: {getattr(e, 'encoding', '')} {getattr(e, 'reason', '')} "
                 f"at byte {getattr(e, 'start', '?')}", "run with MEM_DEBUG=1 for the traceback, and report it")
