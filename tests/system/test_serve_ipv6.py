@@ -24,7 +24,7 @@ def _ipv6_loopback() -> bool:
 
 @pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback on this machine")
 def test_the_listening_url_of_an_ipv6_address_is_usable(tmp_path):
-    with serve(listen="[::1]:0") as (url, _log):
+    with serve("--create", listen="[::1]:0") as (url, _log):   # (a new store: serve creates none unasked, ui39)
         assert url.startswith("http://[::1]:"), url
         try:
             urllib.request.urlopen(url + "/mcp", timeout=10)
