@@ -64,12 +64,19 @@ def test_backup_list_url_reads_a_remote_with_no_store(mem, tmp_path):
     mem("--home", str(home), "backup", "usb", "--key", str(tmp_path / "k.key"), exit_code=2)
 
 
-def test_restore_says_nothing_of_a_vault_the_store_never_had(mem, tmp_path):
+def _plain_remote(mem, tmp_path, then: str):
+    """A store ``s`` holding one key, with the unencrypted folder remote ``usb`` at ``r``, after ``mem THEN usb``
+    (``backup`` or ``push``); returns ``(home, r)``."""
     home, r = tmp_path / "s", tmp_path / "r"
     r.mkdir()
     mem("--home", str(home), "remember", "project/a/db", "Postgres 16")
     mem("--home", str(home), "remote", "add", "usb", str(r), "--no-encrypt")
-    mem("--home", str(home), "backup", "usb")
+    mem("--home", str(home), then, "usb")
+    return home, r
+
+
+def test_restore_says_nothing_of_a_vault_the_store_never_had(mem, tmp_path):
+    _home, r = _plain_remote(mem, tmp_path, "backup")
     out = mem("--home", str(tmp_path / "new"), "restore", str(r))
     assert "restored snapshot" in out.stdout and "vault" not in out.stderr and "sealed" not in out.stderr
     got = json.loads(mem("--home", str(tmp_path / "new2"), "restore", str(r), "--json").stdout)
@@ -78,11 +85,7 @@ def test_restore_says_nothing_of_a_vault_the_store_never_had(mem, tmp_path):
 
 def test_backup_list_url_of_a_remote_without_snapshots_names_a_command_that_works(mem, tmp_path):
     """test39b B16: the hint said 'mem backup URL', which backup (a remote NAME) refuses."""
-    home, r = tmp_path / "s", tmp_path / "r"
-    r.mkdir()
-    mem("--home", str(home), "remember", "project/a/db", "Postgres 16")
-    mem("--home", str(home), "remote", "add", "usb", str(r), "--no-encrypt")
-    mem("--home", str(home), "push", "usb")
+    home, r = _plain_remote(mem, tmp_path, "push")
     out = mem("--home", str(tmp_path / "new"), "backup", "--list", str(r))
     assert f"mem remote add NAME {r}, then mem backup NAME" in out.stderr, out.stderr
     assert "make one with: mem backup usb" in mem("--home", str(home), "backup", "usb", "--list").stderr
