@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 
 import click
 
@@ -28,6 +29,23 @@ def read_key_file(path: str) -> str:
     except InvalidInput as e:
         raise InvalidInput(f"{path}: {e.message}", hint="give the file 'mem remote key export' wrote on the "
                                                        "other machine") from None
+
+
+@contextmanager
+def given_key(key_file: str | None):
+    """Around a clone, restore or ``backup --list URL`` run with ``--key
+    FILE``: a WrongKey (exit 12) raised inside names FILE, not "this
+    store's" key, and its hint no longer says to do what the user just did
+    (fresh39 F9).  Without ``key_file`` the error passes unchanged."""
+    from objstore import WrongKey
+    try:
+        yield
+    except WrongKey as e:
+        if not key_file:
+            raise
+        raise WrongKey(e.message.replace("than this store's", f"than the one in {key_file}"),
+                       hint="give the key file that 'mem remote key export -o FILE' wrote on the machine that "
+                            "made the remote") from None
 
 
 def s3_env() -> dict[str, str]:

@@ -73,11 +73,13 @@ def _is_url(name: str) -> bool:
 
 def _at(url: str, key_file: str | None, endpoint: str | None, env: dict) -> list[dict]:
     from objstore import list_snapshots_at
-    from ._remote import read_key_file
+    from ._remote import given_key, read_key_file
     if not url.startswith("s3:"):
         import os
         url = os.path.expanduser(url)
-    return list_snapshots_at(url, endpoint=endpoint, key=read_key_file(key_file) if key_file else None, env=env)
+    key = read_key_file(key_file) if key_file else None
+    with given_key(key_file):
+        return list_snapshots_at(url, endpoint=endpoint, key=key, env=env)
 
 
 def _list(snaps: list[dict], where: str, as_json: bool) -> None:

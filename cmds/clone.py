@@ -30,7 +30,7 @@ def command(ctx, url, key_file, endpoint, name, as_json):
     format; 15 remote unreachable.
     """
     from objstore import InvalidInput, clone
-    from ._remote import progress, s3_env, summary
+    from ._remote import given_key, progress, s3_env, summary
     home = home_path(ctx)
     if (home / "config").exists():
         raise InvalidInput(f"a store exists at {home}; clone makes a new one",
@@ -39,8 +39,9 @@ def command(ctx, url, key_file, endpoint, name, as_json):
     if key_file:
         from ._remote import read_key_file
         key = read_key_file(key_file)
-    store, res = clone(home, url, name=name, endpoint=endpoint, key=key, env=s3_env(), progress=progress(),
-                       lock_timeout=lock_timeout(ctx))
+    with given_key(key_file):
+        store, res = clone(home, url, name=name, endpoint=endpoint, key=key, env=s3_env(), progress=progress(),
+                           lock_timeout=lock_timeout(ctx))
     store.close()
     if as_json:
         emit_json(res.as_dict())

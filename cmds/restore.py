@@ -33,7 +33,7 @@ def command(ctx, source, latest, snap, key_file, endpoint, as_json):
     key; 13 damaged remote data; 14 newer remote format; 15 unreachable.
     """
     from objstore import InvalidInput, is_store, list_remotes, open_store, restore
-    from ._remote import progress, s3_env, summary
+    from ._remote import given_key, progress, s3_env, summary
     if latest and snap:
         raise InvalidInput("give --latest or --snapshot, not both")
     home = home_path(ctx)
@@ -47,8 +47,9 @@ def command(ctx, source, latest, snap, key_file, endpoint, as_json):
     if key_file:
         from ._remote import read_key_file
         key = read_key_file(key_file)
-    store, res = restore(home, url, snapshot=snap, name=name, endpoint=endpoint, key=key, env=s3_env(),
-                         progress=progress())
+    with given_key(key_file):
+        store, res = restore(home, url, snapshot=snap, name=name, endpoint=endpoint, key=key, env=s3_env(),
+                             progress=progress())
     store.close()
     if as_json:
         emit_json(res.as_dict())
