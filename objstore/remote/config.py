@@ -429,7 +429,21 @@ def synced_with(store: Store, spec: RemoteSpec) -> bool | None:
         return True
     except OSError:
         return None
-    return True if where == _where(spec) else None
+    return True if where == _where(spec) or _same_place(where, spec) else None
+
+
+def _same_place(where: bytes, spec: RemoteSpec) -> bool:
+    """Whether a ``.url`` file's URL and endpoint name the place ``spec``
+    names, spelled another way: ``/x/`` for ``/x``, ``/tmp/../x``, a
+    ``file://`` URL of the same folder, an endpoint with a trailing ``/``
+    (test39b B7: an equivalent spelling read as "URL changed").  Compared
+    as :func:`parse_url` reads them, the way a push connects."""
+    try:
+        url, endpoint, _ = where.decode().split("\n")
+        return ((parse_url(url), endpoint.rstrip("/")) ==
+                (parse_url(spec.url), (spec.endpoint or "").rstrip("/")))
+    except (UnicodeDecodeError, ValueError, InvalidInput):
+        return False
 
 
 def seen_path(store: Store, name: str) -> Path:

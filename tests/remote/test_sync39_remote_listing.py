@@ -31,6 +31,21 @@ def test_status_compares_with_the_remote_remotes_json_names_now(mem, tmp_path):
     assert (r2 / "manifest").is_file()
 
 
+def test_status_reads_another_spelling_of_the_same_folder_as_the_same_remote(mem, tmp_path):
+    """test39b B7: "/x/" for "/x" (or /tmp/../x, file:///x) read as "URL changed"."""
+    home, r = tmp_path / "s", tmp_path / "r"
+    r.mkdir()
+    mem("--home", str(home), "remember", "project/a/db", "Postgres 16")
+    mem("--home", str(home), "remote", "add", "usb", str(r), "--no-encrypt")
+    mem("--home", str(home), "push", "usb")
+    for spelling in (f"{r}/", f"{tmp_path}/../{tmp_path.name}/r", f"file://{r}"):
+        d = json.loads((home / "remotes.json").read_text())
+        d["usb"]["url"] = spelling
+        (home / "remotes.json").write_text(json.dumps(d))
+        out = mem("--home", str(home), "status").stdout
+        assert "up to date" in out and "URL changed" not in out, (spelling, out)
+
+
 def test_backup_list_of_a_remote_without_its_descriptor_says_damage_not_no_snapshots(mem, tmp_path):
     home, r = tmp_path / "s", tmp_path / "r"
     r.mkdir()
