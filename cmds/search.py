@@ -19,7 +19,9 @@ def command(query, limit, what, exit_code, include_directives, as_json, store):
     """BM25 search over current facts and captured turns.
 
     The query is plain words: quotes, colons, parentheses, AND/OR/NOT and *
-    are searched as text, never parsed as query syntax.  A hit on an old
+    are searched as text, never parsed as query syntax; a word joined by
+    ':' or '=' (port:5432) that no text holds as written is searched as
+    its parts.  A hit on an old
     version of a key shows the key's current value, says so, and counts
     half its score; a hit on a sub-agent's own value of a key shows the
     key's value outside it and names the sub-agent; a fact whose key the query names (project/api/db for

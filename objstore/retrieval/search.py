@@ -41,6 +41,13 @@ def check_searchable(queries: Sequence[str]) -> None:
                            hint="a query needs at least one letter or digit, in a word of at most 64 bytes")
 
 
+def _unjoined(query: str) -> str:
+    """``query`` with ``:`` and ``=`` read as spaces: a pasted config
+    fragment (``port:5432``, ``DB=postgres``) that no text holds joined as
+    written is searched again as its words (fresh39 F11)."""
+    return query.replace(":", " ").replace("=", " ")
+
+
 class SearchResult(Frozen):
     """One hit of :func:`search`.
 
@@ -114,6 +121,9 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
         return got
 
     hits = store.index.search(query, limit=limit * 2 + 5, kinds=search_kinds, texts=texts)
+    if not hits and (loose := _unjoined(query)) != query:   # port:5432, DB=postgres held apart (fresh39 F11)
+        query = loose
+        hits = store.index.search(query, limit=limit * 2 + 5, kinds=search_kinds, texts=texts)
     for h in _fact_order(store, query, hits, limit * 2 + 5, "fact" in kinds, "turn" in kinds):
         if len(out) >= limit:
             break
