@@ -225,7 +225,7 @@ def note_remotes_holding(remotes: list[str], what: str = "the value") -> None:
     went), and the command that purges it there: a push (or a backup, to a
     backup remote) carries the forget and rewrites the remote packs that
     hold it.  Nothing is printed when ``remotes`` is empty.  The note says
-    the remote *held* it at this store's last sync with it: what this store
+    the remote *held* it when this store last synced with it: what this store
     knows (its pack-ids cache), not a read of the remote, which another
     machine's push may have purged since (test33 T5: "holds" while the
     remote no longer did)."""
@@ -233,10 +233,10 @@ def note_remotes_holding(remotes: list[str], what: str = "the value") -> None:
         return
     many = len(remotes) > 1
     push = " and ".join(f"'mem push {n}'" for n in remotes)
-    click.echo(f"note: remote{'s' if many else ''} {', '.join(remotes)} held {what} at this store's last sync "
-               f"with {'them' if many else 'it'} (a push from here sent it); {push} purge{'' if many else 's'} "
-               "it there if another machine's push has not ('mem backup NAME' for a backup; 'mem scan TEXT' "
-               "reads the remotes)", err=True)
+    click.echo(f"note: remote{'s' if many else ''} {', '.join(remotes)} held {what} when this store last synced "
+               f"with {'them' if many else 'it'}; {push} purge{'' if many else 's'} it there unless another "
+               "machine's push has since ('mem backup NAME' for a backup; 'mem scan TEXT' reads the remotes)",
+               err=True)
 
 
 def edit_in_editor(store, data: bytes, *, extension: str = ".md") -> bytes:

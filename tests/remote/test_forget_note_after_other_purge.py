@@ -24,5 +24,5 @@ def test_the_note_says_held_not_holds_when_another_machine_purged(mem, tmp_path)
     assert mem("--home", a, "scan", VALUE).stdout.startswith("found nowhere")
     r = mem("--home", b, "forget", "project/api/cache", "--yes")   # b never pulled
     assert "holds the value" not in r.stderr, r.stderr
-    assert "remote origin held the value at this store's last sync with it" in r.stderr, r.stderr
+    assert "remote origin held the value when this store last synced with it" in r.stderr, r.stderr
     assert mem("--home", b, "scan", VALUE).stdout.startswith("found nowhere")
