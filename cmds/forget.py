@@ -235,6 +235,9 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
             raise click.UsageError("--credentials goes alone (with --dry-run, --yes, --json)")
         _forget_credentials(store, yes, dry_run, as_json)
         return
+    if what and "/" not in what and "@" not in what and what.strip().strip("0123456789abcdefABCDEF"):
+        from objstore import validate_key
+        validate_key(what)   # not an id, so a key without its scope: say that (fresh39 F12), exit 2
     if what and "/" in what and "@" not in what:
         from objstore import fact_ref, validate_key
         from objstore import forget_sealed, is_sealed

@@ -286,7 +286,8 @@ def remember(store, key: str, text: str, kind, trust: str, sensitivity: str, val
             emit_json({"key": r.key, "written": False, "queued": r.queued, "id": r.version and r.version.id,
                        "previous": r.previous, "current": r.current, "redacted": r.redacted})
         else:
-            echo(f"queued for review: {r.queued[:12]} (the value of {shown_key(r.key)} is unchanged; see mem queue)")
+            echo(f"queued for review: {r.queued[:12]} (" + (f"the value of {shown_key(r.key)} is unchanged" if  # (fresh39
+                 r.previous else f"nothing written to {shown_key(r.key)}") + "; see mem queue)")   # F3: a new key)
             if agent and trust != "user_stated":
                 echo(f"note: written from {agent} (an agent), so as {trust}; a person accepts it with "
                      f"mem queue accept {r.queued[:12]}", err=True)

@@ -8,9 +8,11 @@ from ._common import ExistingPath, emit_json, json_option, with_store
 from ._out import refuse_output_in_store
 
 
-@click.group("remote")
-def command():
+@click.group("remote", invoke_without_command=True)
+@click.pass_context
+def command(ctx):
     """Manage remotes: folders or S3 buckets that push, pull and clone use.
+    With no subcommand, list them (as git remote does).
 
     A remote is a folder (a USB disk, a synced folder: a path or
     file:///abs/path; it must exist, mem does not create it) or an
@@ -32,6 +34,8 @@ def command():
     13 a damaged remotes.json or sync-key (mem fsck names it); 15 remote
     unreachable.
     """
+    if ctx.invoked_subcommand is None:   # (fresh39 F3: the whole help, exit 2)
+        ctx.invoke(list_)
 
 
 @command.command("add")

@@ -99,7 +99,8 @@ def show(key, version, show_all, raw, passphrase_file, as_json, store):
       mem sealed show user/bank/pin --all
       mem sealed show user/bank/pin --passphrase-file ~/.config/mem/pass --json
 
-    Exit status: 0 ok; 2 --all with --version or --raw; 4 no such sealed key,
+    Exit status: 0 ok; 2 --all with --version or --raw, an empty passphrase
+    file, or no terminal to ask for the passphrase; 4 no such sealed key,
     version or vault, or no current value (its versions are scheduled ahead, as
     mem get says of a plain key); 12 wrong passphrase, or a version not encrypted to
     the vault; 13 a damaged age file, or the current value (or version N)

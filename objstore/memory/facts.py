@@ -112,8 +112,16 @@ def versions(store: Store, key: str) -> list[Version]:
     oid = store.refs.read(fact_ref(key))
     if oid is None:
         refuse_if_credential(key, "key")   # (echoed below: never a key holding a secret)
-        raise NotFound(f"no key {key}", hint="list keys with: mem keys")
+        raise NotFound(f"no key {key}", hint=_other_case(store, key) or "list keys with: mem keys")
     return own_chain(key, list(walk(store, oid)))
+
+
+def _other_case(store: Store, key: str) -> str | None:
+    """"did you mean user/K?" for a missing ``key`` that exists spelled
+    in another case (keys are case-sensitive: fresh39 F12), else None."""
+    low = fact_ref(key).lower()
+    alike = [n[6:] for n in store.refs.names("facts") if n.lower() == low]
+    return f"keys are case-sensitive: did you mean {' or '.join(alike[:3])}?" if alike else None
 
 
 def own_chain(key: str, chain: list[Version]) -> list[Version]:

@@ -149,7 +149,8 @@ def restore(root: str | os.PathLike, url: str, *, snapshot: str | None = None, n
                                   hint="give more of the name (mem backup --list NAME lists them)")
             pick = hits[0] if hits else None
         if pick is None:
-            raise NotFound(f"no snapshot {snapshot}", hint="list them: mem backup --list")
+            raise NotFound(f"no snapshot {snapshot}",   # (fresh39 F12: 'mem backup --list' needs a store)
+                           hint=f"list them: mem backup --list {url}" + (" --key FILE" if key else ""))
         res = SyncResult(remote=spec.name, snapshot=pick.name, bytes_received=n, snapshot_sealed=pick.sealed)
         prep = download_packs(store, r, m, spec, res, progress)
         # the snapshot's refs, and every tombstone the remote holds now: a forget made after the
