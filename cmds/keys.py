@@ -10,7 +10,7 @@ from ._common import emit_json, json_option, safe, short, shown_key, with_store
 @json_option
 @with_store()
 def command(prefix, as_json, store):
-    """List keys with their current version; PREFIX keeps those under it.
+    """List keys with their current version.
 
     PREFIX is whole segments of a key (user, project/api): project/ap does
     not list project/api/port.
