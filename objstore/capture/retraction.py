@@ -24,7 +24,7 @@ from objstore.core.objects import Turn
 from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import session_ref
 from objstore.core.store import Store
-from objstore.core.takeback import TAKE_BACK_PHRASES
+from objstore.core.takeback import DENIAL, TAKE_BACK_PHRASES
 from objstore.core.text import LazyPattern
 
 _LEAD = r"(?:(?:oh|ok(?:ay)?|so|well|hmm+|um|uh|actually|please|no|wait|sorry|oops|and|just|hey|yeah)\s+)*"
@@ -47,8 +47,7 @@ _WEAK = LazyPattern(
     rf"(?:\s+please)?", 2)   # re.I
 #: what may stand beside a retraction: a reason, a closing, a lead word alone
 _BESIDE = LazyPattern(
-    r"(?:(?:it|that|this)(?:'s|\s+is|\s+was|\s+were)\s+(?:(?:all|just|actually|totally)\s+)?"
-    r"(?:wrong|incorrect|not\s+(?:right|true|correct)|outdated|out\s+of\s+date|a\s+mistake|old|stale|a\s+typo|bad|false)"
+    rf"(?:{DENIAL}"
     r"|i\s+(?:was\s+wrong|misspoke|got\s+it\s+wrong)|wrong\s+(?:one|value|port|host)"
     r"|thanks|thank\s+you|thx|cheers|(?:(?:oh|ok(?:ay)?|so|well|hmm+|um|uh|actually|please|no|wait|sorry|oops|and|just|hey|yeah)\s*)+)",
     2)   # re.I

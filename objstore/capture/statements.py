@@ -301,6 +301,28 @@ def next_take_back(prompt: str) -> str | None:
     return None
 
 
+def taken_back_in(sentence: str) -> tuple[str, str, str | None] | None:
+    """A sentence that takes its own value back, read as the prompt hook reads
+    a statement's (test39b B15: "The db port is 5432 - wait, no, 6543."):
+    ``(what it took back, what follows the take-back, the statement with the
+    new value or None)`` ("The db port is 5432", "6543.", "The db port is
+    6543"), else None: no take-back phrase (:data:`TAKE_BACK_RE`) after its
+    first words, one of a value said before ("… 5432, my mistake, I told
+    you 5433 yesterday": test32b Y1), or a softer one (:data:`_SOFT_BACK`,
+    "…, I mean 6543") no new value follows."""
+    back = TAKE_BACK_RE.search(sentence, 3)
+    if back is not None and _SAID_BEFORE.search(sentence[back.end():]):
+        return None
+    soft = _SOFT_BACK.search(sentence, 3) if back is None else None
+    at = back or soft
+    if at is None:
+        return None
+    head, rest = sentence[:at.start()], sentence[at.end():]
+    said = without_request(head.strip().rstrip(".!").strip())
+    new = _corrected(said, rest) or _in_clauses(said, rest) or _restated(rest, said)
+    return None if soft is not None and new is None else (head, rest, new)
+
+
 def _restated(fix: str, said: str = "") -> str | None:
     """The first sentence of what follows a take-back when it is a whole
     statement (a copula, a subject of content words: "Correction: the db

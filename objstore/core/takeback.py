@@ -17,3 +17,9 @@ TAKE_BACK_PHRASES = (r"(?:oh\s+)?(?:no,?\s+)?wait,?\s+no", r"no,?\s+wait", r"scr
 #: the softer take-backs ("Actually, it's 6543", "I mean 6543", "Sorry, 6543", "or rather 6543"): one only with what
 #: follows (capture: a new value or the same subject's statement; rule 8: a clause saying the old value stands)
 SOFT_TAKE_BACK_PHRASES = (r"actually", r"i\s+meant?", r"sorry", r"(?:or\s+)?rather", r"(?:oh\s+)?wait")   # ("Wait, it's r2": test33b T15)
+#: the person saying what was just said is wrong ("that's wrong", "it is not true", "this was outdated"): beside a
+#: retraction (``capture.retraction``) and, after a value, setting it aside in derive's evidence check
+#: (``derive.evidence``: "The old docs say the db port is 5432, but that's wrong", test39b B15)
+DENIAL = (r"(?:it|that|this)(?:['\u2019]s|\s+is|\s+was|\s+were)\s+(?:(?:all|just|actually|totally)\s+)?"
+          r"(?:wrong|incorrect|not\s+(?:right|true|correct)|outdated|out\s+of\s+date|a\s+mistake|old|stale|a\s+typo|bad|"
+          r"false)")

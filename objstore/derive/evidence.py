@@ -38,6 +38,9 @@ from __future__ import annotations
 
 import re
 
+from objstore.capture.statements import taken_back_in
+from objstore.core.takeback import DENIAL
+
 #: words that are not content: what a value may hold that no cited turn need
 #: show.  Kept short on purpose (every word here goes unchecked), so not the
 #: index's ``QUERY_STOPWORDS``, which drop "only", "more", "same", "over" …
@@ -227,8 +230,12 @@ _WAS = re.compile(r"\b(?:used\s+to\s+be|formerly|previously)\b", re.I)
 #: a turn clause that takes the previous clause's value back ("we evaluated redis … but decided against it")
 _AGAINST = re.compile(r"\b(?:decided|chose|opted|voted)\s+against\s+(?:it|that|them)\b|\bruled\s+(?:it|that|them)\s+out\b"
                       r"|\brejected\s+(?:it|that|them)\b", re.I)
+#: a turn clause saying the one before is wrong ("The old docs say X, but that's wrong": test39b B15)
+_DENIED = re.compile(rf"^\W*(?:(?:but|and|yet|though)\s+)?{DENIAL}\s*(?:[.!,;:\u2014-]|$)", re.I)
 #: a turn clause whose subject is the previous clause's ("… used to be Friday; it is Tuesday now")
-_ANAPHOR = re.compile(r"^\s*(?:it|this|that|they)(?:\s+(?:is|are|was|were|will\s+be)|'s|’s)\b", re.I)
+#: ("…; now it is 6543": test39b B15)
+_ANAPHOR = re.compile(r"^\s*(?:(?:now|but|and|so|today|currently),?\s+)?(?:it|this|that|they)"
+                      r"(?:\s+(?:is|are|was|were|will\s+be)|'s|’s)\b", re.I)
 
 
 def _has_digit(tok: str) -> bool:
@@ -251,8 +258,16 @@ def claims_contradicted(claims: str, turns: list[str], what: str = "its outcome 
       never with it ("black is the linter" from "ruff is the linter and
       black is the formatter").
 
+    A value a turn takes back ("5432 - wait, no, 6543", :func:`_sentences`)
+    or a clause denies ("…, but that's wrong") is dropped; the statement
+    with the new value is read as a turn too (test39b B15).
+
     ``what`` opens the reason (a fact proposal's check says "the value").
     The reason never quotes a value."""
+    # a value taken back in its turn ("… 5432 - wait, no, 6543"): the statement with the new value read as a turn
+    # too, the old value dropped (test39b B15)
+    takes = [(taken, fixed) for text in turns for _s, taken, fixed, _b in _sentences(text) if taken]
+    turns = [*turns, *(fixed for _t, fixed in takes if fixed)]
     said = " ".join(" ".join(turns).split()).casefold()
     stems = content_words(" ".join(turns))
     state: dict[str, bool] = {}                  # token -> dropped, by the turns' last word on it
@@ -265,9 +280,11 @@ def claims_contradicted(claims: str, turns: list[str], what: str = "its outcome 
                 state[tok] = negated or bool(_WAS.search(c))   # "… used to be Friday": its last word drops it
             for tok in dropped:
                 state[tok] = True
-            if _AGAINST.search(c):   # "… evaluated Redis for the cache but decided against it" (test37 T2)
+            if _AGAINST.search(c) or _DENIED.search(c):   # "… but decided against it" (test37 T2), "…, but that's wrong"
                 for tok in prev_vals:
                     state[tok] = True
+                if not current | dropped:
+                    continue   # (the subject carried past it: "…, but that's wrong: it is 6543")
             vals = current | dropped
             subject = cstems - {s for v in vals for s in content_words(v)}
             if _ANAPHOR.search(c):   # "it is Tuesday now": the previous clause's subject
@@ -275,6 +292,10 @@ def claims_contradicted(claims: str, turns: list[str], what: str = "its outcome 
             if vals:
                 pairs.append((vals, subject, cstems | subject))
             prev_vals, prev_subject = vals, subject
+    for taken, fixed in takes:
+        kept = {tok for _c, current, _d, _s, _n in asserted(fixed or "") for tok in current}
+        for tok in {tok for _c, current, _d, _s, _n in asserted(taken) for tok in current} - kept:
+            state[tok] = True
     claimed = asserted(claims)
     missing = {tok for _c, current, _d, _s, _n in claimed for tok in current if not _held(tok, said, stems)}
     # a complement ending in -ed no turn holds, nor its stem ("the cache is memcached now" from a session about
@@ -382,15 +403,19 @@ _ASIDE_MORE = (r"^\W*(?:ignore|disregard|forget|never\s*mind)\s+(?:this|that|the
                r"|\b(?:probably|likely|presumably|might|apparently|hypothetical(?:ly)?|rumou?r)\b"
                r"|\b(?:may|could)\s+be\b|\blet'?s\s+(?:say|assume|pretend)\b|\bfor\s+(?:this|the)\s+example\b"
                r"|\bi\s+(?:heard|hear)\b(?!\s+back)|\b(?:heard|hear)\s+(?:that|from\s+(?:someone|somebody|people))\b"
-               r"|\b(?:someone|somebody|people|folks|they|others)\s+(?:said|say|says|told|tell|claim|claimed|think|"
-               r"thinks|reckon|mentioned)\b|\bword\s+is\b")
+               # "someone said", and with where they said it ("Someone on Slack thinks …": test39b B15)
+               r"|\b(?:someone|somebody|people|folks|they|others)(?:\s+else)?(?:\s+(?:on|in|at|from)\s+(?:the\s+|our\s+)?"
+               r"[\w-]+(?:\s+[\w-]+)?)?\s+(?:said|say|says|told|tell|claim|claimed|think|thinks|thought|reckon|reckons|"
+               r"believe|believes|mentioned|suggested|suggests)\b|\bword\s+is\b")
 _UNASSERTED = re.compile(
     _UNSURE + "|" + _IGNORE + "|" + _ASIDE_MORE + r"|\b(?:maybe|perhaps|possibly|supposedly|reportedly|allegedly|rumou?red|draft)\b"
     r"|\bclaims?\s+(?:that\s+)?(?:the|our|it|this|a|an|we|you)\b"
     r"|^\W*(?:if|suppose|supposing|imagine|what\s+if)\b.*\b(?:were|would)\b"
-    r"|\b(?:was|were)\b.*\buntil\b|\bused\s+to\s+be\b|\b(?:our|my|their)\s+(?:old|former|previous)\b", re.I)
-#: a unit that sets aside the unit before it too ("I'm not decided yet", "I could not confirm it", "ignore it")
-_UNSURE_BACK = re.compile(_UNSURE + "|" + _IGNORE, re.I)
+    # a past value: "was X until …", "we used X for … until March" (test39b B15)
+    r"|\b(?:was|were|used|had)\b.*\buntil\b|\bused\s+to\s+be\b|\b(?:our|my|their)\s+(?:old|former|previous)\b", re.I)
+#: a unit that sets aside the unit before it too ("I'm not decided yet", "I could not confirm it", "ignore it"), or
+#: says it is wrong ("The old docs say …, but that's wrong", test39b B15: ``core.takeback.DENIAL``)
+_UNSURE_BACK = re.compile(_UNSURE + "|" + _IGNORE + "|" + _DENIED.pattern, re.I)
 #: a question that is not a request ("can you replace …?" still evidences "replace …")
 _REQUEST = re.compile(r"\b(?:(?:can|could|would|will)\s+you|please)\b", re.I)
 #: a request that asks whether a value is so ("Can you confirm the region is …?", "could you check whether …?"):
@@ -419,14 +444,42 @@ def _payload(unit: str) -> set[str]:
     return content_words(quoted) - content_words(_QUOTED.sub(" ", unit)) if quoted else set()
 
 
+def _sentences(text: str):
+    """``(sentence, taken back, fixed, back)`` of each sentence of ``text`` (:data:`_UNIT`), a value taken back in
+    its own sentence ("The db port is 5432 - wait, no, 6543.") or by the next one's opening ("… is 5432. Actually,
+    it's 6543.") read as the prompt hook reads it (``capture.statements.taken_back_in``, test39b B15): the sentence
+    less what it took back, what it took back ("" for none; the previous sentence's when ``back``), the statement
+    with the new value ("The db port is 6543", else None)."""
+    prev = ""
+    for m in _UNIT.finditer(text):
+        sentence = m.group(0)
+        took = taken_back_in(sentence)
+        if took is not None:
+            yield took[1], took[0].strip(), took[2], False
+        elif prev and (took := taken_back_in(f"{prev} {sentence}")) is not None \
+                and len(took[0].rstrip(" .!?;")) >= len(prev.rstrip(" .!?;")):   # (the take-back opens this one)
+            yield took[1], prev.strip(), took[2], True
+        else:
+            yield sentence, "", None, False
+        prev = sentence
+
+
 def _units(text: str) -> list[tuple[str, bool]]:
     """``(unit, set aside)`` of each statement unit of ``text`` (:data:`_UNIT`): set aside when it asks (a
     question that is not a request), guesses, supposes, reports hearsay, is to be ignored, or tells a
     removed, past or draft value (:data:`_UNASSERTED`), or when the unit after it says it is undecided,
-    unconfirmed or to be ignored (:data:`_UNSURE_BACK`)."""
+    unconfirmed, to be ignored or wrong (:data:`_UNSURE_BACK`); a value taken back is set aside and the
+    statement with the new value a unit of its own (:func:`_sentences`)."""
     out: list[tuple[str, bool]] = []
-    for m in _UNIT.finditer(text):
-        for unit in _UNIT_TURN.split(m.group(0)):
+    since = 0   # where the sentence before's units start in ``out``
+    for sentence, taken, fixed, back in _sentences(text):
+        start = len(out)
+        if back:   # the previous sentence taken back by this one's opening ("… 5432. Actually, it's 6543.")
+            out[since:] = [(u, True) for u, _a in out[since:]]
+        elif taken:
+            out.append((taken, True))
+        since = start
+        for unit in _UNIT_TURN.split(sentence):
             unit = unit.strip()
             if not unit:
                 continue
@@ -435,6 +488,8 @@ def _units(text: str) -> list[tuple[str, bool]]:
             if out and _UNSURE_BACK.search(unit):
                 out[-1] = (out[-1][0], True)
             out.append((unit, aside))
+        if fixed:
+            out.append((fixed, False))
     return out
 
 
@@ -445,7 +500,8 @@ def unasserted(value: str, cited: list[str]) -> str:
     hearsay, a line to ignore, a tool tried and removed, a past or old
     thing's value, an unapproved draft; test37b T11; test38 T2: a hedge
     "I think …", "probably …", a request to confirm a value, a unit that
-    opens "Ignore this:"); a quoted text a unit says to write, print or
+    opens "Ignore this:"; test39b B15: hearsay with its place, "X - wait,
+    no, Y", "we used X … until March", "…, but that's wrong"); a quoted text a unit says to write, print or
     echo is not stated by it (:func:`_payload`).  A unit that follows
     a set-aside one and is about it ("…, but our config says Y", "… until
     yesterday; it is now Y") carries on its subject: its words less the

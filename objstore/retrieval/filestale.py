@@ -56,7 +56,17 @@ def mark_file_lines(store: Store, text: str, keys: Sequence[str],
     fact marks a line.  The other way round (test37b T3; a fact of any
     trust, test38 T3), a line first held after the fact was said that states
     another value of the fact's subject replaces the fact: the block marks
-    the fact with :data:`FACT_MARK`."""
+    the fact with :data:`FACT_MARK`.  A word of the key's name the line
+    holds is its subject, though it reads as a name ("DB" of "DB port:
+    6543" against ``db-port``, test39b B8)."""
+    marked, used, newer = _marks(store, text, keys, facts)
+    return marked, used, list(newer)
+
+
+def _marks(store: Store, text: str, keys: Sequence[str],
+           facts: Sequence[Fact]) -> tuple[str, list[str], dict[str, str]]:
+    """:func:`mark_file_lines`, the facts a line written later replaces
+    mapped to that line (stripped: what ``mem recall`` quotes)."""
     from objstore.retrieval.timeitems import Said, fact_text, time_items  # defer: the time rules, for files shown
     from objstore.retrieval.timeline import superseders, values_of  # defer: as above
     lines = text.split("\n")
@@ -67,25 +77,27 @@ def mark_file_lines(store: Store, text: str, keys: Sequence[str],
         return text, [], []
     firsts: dict[str, int] | None = None
     used: list[str] = []
-    newer: list[str] = []
+    newer: dict[str, str] = {}
     for i, line in enumerate(lines[:LINES_READ]):
         if not line or line.startswith("#"):
             continue
-        own = values_of(line)
-        kinds = set(own.values())
-        words = " ".join(w for w in line.split() if w.strip(".,;:()").lower() not in own)   # values are no subject
-        mine = _words(words)
+        found = values_of(line)
         for f, vals in stating:
             name = f.key[len(key_scope(f.key)) + 1:]
+            named = _words(name.replace("-", " ").replace("_", " ").replace("/", " "))
+            own = {v: k for v, k in found.items() if v not in named}   # "DB" of "DB port: 6543" is the subject (B8)
+            kinds = set(own.values())
+            words = " ".join(w for w in line.split() if w.strip(".,;:()").lower() not in own)   # values are no subject
+            mine = _words(words)
             if not kinds & set(vals.values()):   # a word ("flake8" against "The linter is ruff."): a later line only
                 if f.key not in newer and _contradicts(line, name, f.body):
                     firsts = _first_seen(store, keys) if firsts is None else firsts
                     if firsts.get(line.strip(), 0) > f.said_at:
-                        newer.append(f.key)
+                        newer[f.key] = line.strip()
                 continue
             if len(mine & _words(f.key.replace("-", " ") + " " + f.body)) < 2:
                 continue   # (two words shared at least before the rule is asked: a file holds dozens of lines)
-            if not _words(name.replace("-", " ").replace("_", " ")) <= mine:
+            if not named <= mine:
                 continue   # the key names another thing of the kind: db/timeout is not "the api timeout" (test37b T18)
             said = [Said(line, 0, "p", "turn", 1.0, role="user"), Said(fact_text(f.key, f.body), f.said_at, "p", "fact")]
             # and the other way: the fact read as "its name: its value", the line after it
@@ -102,7 +114,7 @@ def mark_file_lines(store: Store, text: str, keys: Sequence[str],
                 used.append(f.key)
                 break
             if first > f.said_at and f.key not in newer and (not fwd or superseders(time_items(back, [words]))[0]):
-                newer.append(f.key)   # a line written after the fact replaces it (test37b T3)
+                newer[f.key] = line.strip()   # a line written after the fact replaces it (test37b T3)
     return "\n".join(lines), used, newer
 
 
@@ -169,18 +181,22 @@ def files_first(store: Store, hits: list) -> list:
                 facts[h.key] = f
     out = list(hits)
     for fh in files:
-        stale = set(mark_file_lines(store, fh.text, [fh.key], list(facts.values()))[2])
+        stale = _marks(store, fh.text, [fh.key], list(facts.values()))[2]
         if not stale:
             continue
-        later = {"kind": "fact", "id": fh.id, "time": fh.time, "date": fh.date, "key": fh.key,
-                 "text": fh.text if len(fh.text) <= 200 else fh.text[:199] + "…"}
-        moved = [h.replace(updated_later=h.updated_later or later) for h in out
+        later = {"kind": "fact", "id": fh.id, "time": fh.time, "date": fh.date, "key": fh.key}
+        # the line that replaced the value, not the whole file (test39b B8)
+        moved = [h.replace(updated_later=h.updated_later or dict(later, text=_cut(stale[h.key]))) for h in out
                  if h.kind == "fact" and h.key in stale and out.index(h) < out.index(fh)]
         if moved:
             keep = [h for h in out if not (h.kind == "fact" and h.key in stale and out.index(h) < out.index(fh))]
             at = keep.index(fh) + 1
             out = keep[:at] + moved + keep[at:]
     return out
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def _first_seen(store: Store, keys: Sequence[str]) -> dict[str, int]:
