@@ -41,6 +41,7 @@ from objstore.core.ids import check_prefix, hash_bytes
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
 from objstore.core.refs import Refs
+from objstore.core.setback import ReadOnDemand, descends, set_back_to, version_of
 # why a path cannot be a store (a file, a link to nothing, no parent folder; session 26); config_missing and
 # SKELETON_DIRS re-exported for callers
 from objstore.core.storepath import (SKELETON_DIRS, config_missing, not_a_store_reason,  # noqa: F401
@@ -545,6 +546,8 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
                 self.reflog.check_writable(dest)
             if old is None and new is not None and not (rewrite or restore):
                 self.reflog.refuse_lost_heads([(ref, new)])
+            elif old is not None and new is not None and not (rewrite or restore or audit_only):
+                self._refuse_set_back(ref, old, new)
         except MemError:
             if old is None and new is not None and ref.startswith(("facts/", "sealed/")) and not restore:
                 self.objects.delete(new)   # the write did not happen: no unnamed version for a repair to publish
@@ -568,6 +571,27 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
                            audit_only, idmap)
         except OSError as e:
             raise WrittenUnlogged.of(f"{dest} moved to {(new or 'nothing')[:12]}", new, e, ref=dest) from e
+
+    def _refuse_set_back(self, ref: str, old: str, new: str) -> None:
+        """Raise IntegrityError (exit 13) when fact or sealed ``ref``, at
+        ``old``, was set back to an older version than its reflog's last
+        move (``core.setback.set_back_to``; test39b B6) and ``new`` is not
+        that newer version or one descending from it (``fsck --repair``
+        setting it forward, a pull of a later history): a move from there
+        would reuse a version number and drop the newer versions from
+        ``mem log`` and fsck's view for good.  ``mem fsck --repair`` sets the
+        ref forward first.  One reflog tail read."""
+        if ref.startswith(("facts/", "sealed/")):
+            objs = ReadOnDemand(self)
+            newer = set_back_to(self, ref, old, objs)
+            if newer is None or newer == new or descends(objs, new, newer):
+                return
+            raise IntegrityError(
+                f"ref {ref} was set back to v{version_of(objs, old)} ({old[:12]}), older than "
+                f"v{version_of(objs, newer)} ({newer[:12]}) its reflog's last move set it to (a file-level "
+                "restore or a synced folder's older copy?): nothing was written (a new value on the old one "
+                "would reuse a version number and hide the newer versions)",
+                hint="'mem fsck --repair' sets the ref forward to the newest version; then write again")
 
     def _log_move(self, ref: str, dest: str, old: str | None, new: str | None, message: str | None, t: int,
                   rewrite: bool, audit_only: bool, idmap: dict[str, str] | None) -> None:
