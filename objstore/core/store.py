@@ -198,7 +198,9 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
                                      hint="upgrade mem")
         refs_damage = refs_dir_damage(root)
         if refs_damage is not None:
-            raise CorruptObject(f"{root}/refs {refs_damage}: no key or session can be read",
+            where, what = refs_damage
+            raise CorruptObject(f"{root}/{where} {what}: " + ("no key or session can be read" if where == "refs"
+                                                                  else f"no ref under {where}/ can be read"),
                                 hint="'mem fsck --repair' sets it aside and sets each key's and session's ref "
                                      "again from their reflogs and stored objects")
         for name in ("objects", "logs"):   # a file in place of one: every read or write failed inside (test30c T12)
