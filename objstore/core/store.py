@@ -557,7 +557,12 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
         # 1. the ref(s)
         if dest == ref:
             if old is not None or new is not None:
-                self.refs.set_if_equals(ref, old, new)
+                try:
+                    self.refs.set_if_equals(ref, old, new)
+                except OSError:   # (fresh39 F15: EPERM on the .lock) the new key's version was never published
+                    if old is None and new is not None and ref.startswith(("facts/", "sealed/")) and not restore:
+                        self._drop_unpublished(ref, new)
+                    raise
             elif self.refs.read(ref) is not None:   # (a reflog alone: no ref)
                 raise RefConflict(ref, None, self.refs.read(ref))
         else:
@@ -573,6 +578,18 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
                            audit_only, idmap)
         except OSError as e:
             raise WrittenUnlogged.of(f"{dest} moved to {(new or 'nothing')[:12]}", new, e, ref=dest) from e
+
+    def _drop_unpublished(self, ref: str, new: str) -> None:
+        """Delete loose object ``new``, the first version of a key whose
+        ref ``ref`` could not be created (a write that failed before its ref
+        moved: the person is told nothing was written), when the ref is
+        indeed not there; best effort (a folder that cannot be written keeps
+        it: an unreachable object, ``mem gc``'s to prune)."""
+        try:
+            if self.refs.read(ref) is None:
+                self.objects.delete(new)
+        except (OSError, MemError):
+            pass
 
     def _refuse_set_back(self, ref: str, old: str, new: str) -> None:
         """Raise IntegrityError (exit 13) when fact or sealed ``ref``, at
