@@ -63,8 +63,8 @@ def set_back_to(store, ref: str, head: str, objs: dict | None = None) -> str | N
     (default: a :class:`ReadOnDemand`).  One open and a read of at most
     512 bytes when the two agree; never raises."""
     try:
-        root = str(store.refs.root)   # (str slicing: os.path.relpath cost a get ~0.1 M instructions)
-        with open(f"{store.root}/logs/refs{str(store.refs.path(ref))[len(root):]}", "rb") as f:
+        refs = store.refs   # (str slicing, no Path: os.path.relpath cost a get ~0.1 M instructions)
+        with open(f"{store.root}/logs/refs{refs.path_str(ref)[len(str(refs.root)):]}", "rb") as f:
             f.seek(max(0, f.seek(0, 2) - 512))
             last = f.read().rstrip(b"\n").rsplit(b"\n", 1)[-1].split(b" ")
         newer = last[1].decode("ascii") if len(last) >= 3 else head

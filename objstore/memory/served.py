@@ -136,11 +136,13 @@ def set_back_warning(store: Store, key: str) -> str | None:
     try:
         key = validate_key(key)
         objs = ReadOnDemand(store)
-        for ref in (fact_ref(key), sealed_ref(key)):
+        ref = fact_ref(key)
+        head = store.refs.read(ref)
+        if head is None:   # (a key is plain or sealed: the sealed ref is read only for a key with no fact ref)
+            ref = sealed_ref(key)
             head = store.refs.read(ref)
-            if head is not None and (newer := set_back_to(store, ref, head, objs)) is not None:
-                break
-        else:
+        newer = None if head is None else set_back_to(store, ref, head, objs)
+        if newer is None:
             return None
     except Exception:   # noqa: BLE001 -- a warning: a damaged file is fsck's to name
         return None
