@@ -76,6 +76,18 @@ def warn_redacted(n: int) -> None:
         echo(line, err=True)
 
 
+def warn_set_back(store, keys) -> None:
+    """Say once on stderr, for a command serving the values of ``keys``
+    (``mem recall``, ``keys``, ``search``, ``context``), that one of them
+    was set back to an older version than its reflog's last move
+    (``objstore.set_back_note``; test39b B6).  The values served are
+    unchanged; the hook's injected text says nothing (``mem fsck`` and
+    ``mem doctor`` do)."""
+    from objstore import set_back_note
+    if note := set_back_note(store, keys):
+        echo(f"warning: {safe(note)}", err=True)
+
+
 def emit_json(obj) -> None:
     """Print one JSON document on stdout (or, after ``--plain``, its
     :func:`plain_lines`)."""

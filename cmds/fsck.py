@@ -91,7 +91,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     Also problems: a session or key whose turns or versions are stored
     but that no ref names (e.g. refs/packed-sessions deleted; --repair sets
     the ref again to the head its reflog names, else rebuilds it from the
-    objects as above, and gc deletes nothing unreachable meanwhile), a ref
+    objects as above, and gc deletes nothing unreachable meanwhile; a
+    key's versions no ref and no reflog line ever named are a write that
+    failed before its ref moved: unreachable, never set), a ref
     set back to an older version than its reflog's
     last entry names (--repair moves it forward again), a tombstone object
     whose ref tombstones/ID is missing (--repair sets it again; gc keeps

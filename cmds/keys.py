@@ -3,6 +3,7 @@
 import click
 
 from ._common import emit_json, json_option, safe, short, shown_key, with_store
+from ._out import warn_set_back
 
 
 @click.command("keys")
@@ -44,6 +45,7 @@ def command(prefix, as_json, store):
         why = why_no_current([v.fact for v in chain], now_ms()) if cur is None else ""
         rows.append((key, cur, len(chain), why))
     sealed = _sealed_rows(store, prefix, {k for k, _c, _n, _w in rows})
+    warn_set_back(store, [r[0] for r in rows] + [r[0] for r in sealed])   # (test39b B6)
     if as_json:
         from . import _out
         emit_json([{"key": k, "id": c.id, "version": c.fact.version, "versions": n, "body": c.fact.body}

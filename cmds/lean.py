@@ -21,7 +21,7 @@ import sys
 import unicodedata
 
 from ._hitnotes import namespace_label, older_note, other_namespace_note
-from ._out import TWO_FORMATS, broken_pipe, project_override, warn_redacted, hint_of, rebuild_missing_index, refuse_bad_utf8, unexpected_error, warn_config, warn_damage, wants_json, working_dir
+from ._out import TWO_FORMATS, broken_pipe, project_override, warn_redacted, warn_set_back, hint_of, rebuild_missing_index, refuse_bad_utf8, unexpected_error, warn_config, warn_damage, wants_json, working_dir
 from ._out import (ascii_streams, needs_ascii, echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, missing_path, parse_time, report_error,
                    safe, style, version_json, edges_json, shown_key)
 
@@ -110,6 +110,7 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
                                  reader if agent is not None else None)
     res = _recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of,
                   include_directives=include_directives, namespace=reader, within=within)
+    warn_set_back(store, [h.key for h in res.hits if h.kind == "fact"])   # (test39b B6)
     from objstore import sealed_in_scope, sealed_named, sealed_newer, sealed_over
     scoped = sealed_in_scope(store, projects) if as_of is None else []   # (any words: test30b S3, S4; not --as-of)
     over = sealed_over([h.key for h in res.hits if h.kind == "fact" and h.key], scoped) if scoped else {}
@@ -194,6 +195,7 @@ def search(store, query, limit: int, what: str, exit_code: bool, as_json: bool,
     kinds = {"all": ("fact", "turn"), "facts": ("fact",), "turns": ("turn",)}[what]
     rebuild_missing_index(store)
     hits = _search(store, text, limit=limit, kinds=kinds, include_directives=include_directives)
+    warn_set_back(store, [h.ref for h in hits if h.kind == "fact"])   # (test39b B6)
     if as_json:
         emit_json([{"kind": h.kind, "id": h.id, "key" if h.kind == "fact" else "session": h.ref,
                     "time": h.time, "role": h.role, "project": h.project, "score": round(h.score, 4),
@@ -501,6 +503,7 @@ def context(store, project, budget: int | None, session_id, source: str, prompt,
             echo(text, nl=False)
         return 0
     block = render_context(store, project_aliases(cwd, override=override, store_root=store.root), budget=budget)
+    warn_set_back(store, [k for k, _i in block.facts])   # (test39b B6)
     if as_json:
         emit_json({"text": block.text, "project": block.project, "tokens": block.tokens, "budget": block.budget,
                    "omitted": block.omitted, "stale_moving": block.stale_moving,

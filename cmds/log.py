@@ -37,6 +37,9 @@ def command(key, as_of, as_json, store):
     from objstore import NotFound
     from objstore import current_of, is_lost_stub, log_marks, lost_current, lost_current_message, now_ms, versions
     from objstore import is_sealed
+    from objstore import set_back_warning
+    if back := set_back_warning(store, key):   # said first: the newer version is not in the list below
+        click.echo(f"warning: {safe(back)}", err=True)   # (a sealed key's too: test39b B17)
     if is_sealed(store, key):
         return _sealed_log(store, key, as_of, as_json)
     chain = versions(store, key)
@@ -50,9 +53,6 @@ def command(key, as_of, as_json, store):
     lost = lost_current(chain, None, as_of) if cur is None else None
     if lost is not None:   # said first: no version below is marked current, and why
         click.echo(f"warning: {lost_current_message(key, chain, lost)}", err=True)
-    from objstore import set_back_warning
-    if back := set_back_warning(store, key):   # said first too: the newer version is not in the list below
-        click.echo(f"warning: {safe(back)}", err=True)
     if as_json:
         emit_json([{**version_json(v, current=cur is not None and v.id == cur.id), **mark_json(marks[v.id], v.fact.valid_from, at)}
                    for v in chain])

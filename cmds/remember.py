@@ -170,7 +170,9 @@ def command(key, text, kind, trust, sensitivity, valid_from, expect, pin, relate
     one to a plain key; --trust user_stated or --pin run by an agent; a
     memory-file key (user/memory/soul.md, memory.md, user.md) run by an
     agent; a lower-trust secret over a user_stated sealed value);
-    11 store locked.
+    11 store locked; 13 the key's ref was lost or set back to an older
+    version than its reflog's last move (nothing written: 'mem fsck
+    --repair' sets it again, then write).
     """
     from . import lean
     try:

@@ -117,6 +117,9 @@ def show(key, version, show_all, raw, passphrase_file, as_json, store):
     # --all: a lost or forgotten version's place holds no value (null / "(lost)", "(forgotten)"); alone, a
     # lost one exits 13, a forgotten one 4 (open_value)
     values = [(sv, None if show_all and is_empty_place(sv.sealed) else open_value(identities, sv)) for sv in picked]
+    from objstore import set_back_warning
+    if back := set_back_warning(store, key):   # the old secret is shown, so say it is old (test39b B17)
+        click.echo(f"warning: {safe(back)}", err=True)
     cur = current_sealed(chain)
     cur_id = cur.id if cur is not None else None
     if show_all and cur is None and lost_sealed_message(key, chain):

@@ -18,6 +18,7 @@ from objstore.core.reachability import Reach, kept_by_reflogs, lost_tombstones, 
 from objstore.core.reflog import FILE_LINE_SHAPE, ReflogEntry, line_numbers
 from objstore.core.refs import has_legacy_at, not_utf8, validate_key
 from objstore.core.sealstate import plain_and_sealed
+from objstore.core.setback import ReadOnDemand, descends   # (re-exported: repair, doctor)
 from objstore.core.pullstop import pending_refs, unfinished as unfinished_pulls
 from objstore.core.spool import spooled_sources
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
@@ -504,20 +505,6 @@ def fact_reflog(store: Store, name: str) -> list[ReflogEntry] | None:
         return None
 
 
-def descends(objs: dict, oid: str, ancestor: str | None) -> bool:
-    """Whether version (or turn) ``oid`` descends from ``ancestor``: its
-    ``parent`` links through ``objs`` (decoded objects by id) reach it.
-    False when a link leaves ``objs`` or loops."""
-    seen: set[str] = set()
-    cur = objs.get(oid)
-    while cur is not None and getattr(cur, "parent", None) is not None and cur.parent not in seen:
-        if cur.parent == ancestor:
-            return True
-        seen.add(cur.parent)
-        cur = objs.get(cur.parent)
-    return False
-
-
 def bridge_reflog_gaps(store: Store, name: str, objs: dict) -> int:
     """``fsck --repair`` of :func:`reflog_gaps`: write ``name``'s reflog anew
     (``Reflog.replace``) with, before each entry after a gap, one line of
@@ -581,28 +568,6 @@ def set_back_said(name: str, oid: str, newer: str) -> str:
     that descends from ``oid`` (:func:`rolled_back`)."""
     return (f"ref {name} -> {oid}: set back to an older version; its reflog's last entry moved it to {newer} "
             "('mem fsck --repair' restores that)")
-
-
-class ReadOnDemand(dict):
-    """Decoded objects by id (``objs`` of :func:`rolled_back`, and of
-    ``repair.drop_dangling_edges`` outside a repair's scan) for a caller
-    that decoded none: each read from ``store`` when first asked for.
-    ``get(oid)`` answers None (or its default) for an object that is
-    missing, damaged or of an unknown version, as a lookup in fsck's map of
-    decoded objects does."""
-
-    def __init__(self, store: Store) -> None:
-        super().__init__()
-        self.store = store
-
-    def get(self, oid, default=None):
-        if oid not in self:
-            try:
-                self[oid] = decode(self.store.read_frame(oid)) if self.store.has(oid) else None
-            except (CorruptObject, NotFound, UnsupportedVersion):
-                self[oid] = None
-        obj = self[oid]
-        return default if obj is None else obj
 
 
 def set_back_refs(store: Store, refs: list[tuple[str, str]]) -> list[str]:

@@ -370,6 +370,11 @@ class Refs:
         ``sessions/<id>``, ``tombstones/<id>``, ``queue/<item id>``)."""
         return self._path(ref, escape_name)
 
+    def path_str(self, ref: str) -> str:
+        """:meth:`path` as a string, with no ``Path`` built (a reader's
+        set-back check of each key it serves: ``core.setback``)."""
+        return self._spath(ref, escape_name)
+
     def legacy_path(self, ref: str) -> Path:
         """Where a store written before case escaping kept ``ref``
         (:func:`legacy_name`); equal to :meth:`path` for most refs."""

@@ -41,6 +41,7 @@ from objstore.core.ids import check_prefix, hash_bytes
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
 from objstore.core.refs import Refs
+from objstore.core.setback import ReadOnDemand, descends, set_back_to, version_of
 # why a path cannot be a store (a file, a link to nothing, no parent folder; session 26); config_missing and
 # SKELETON_DIRS re-exported for callers
 from objstore.core.storepath import (SKELETON_DIRS, config_missing, not_a_store_reason,  # noqa: F401
@@ -197,7 +198,9 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
                                      hint="upgrade mem")
         refs_damage = refs_dir_damage(root)
         if refs_damage is not None:
-            raise CorruptObject(f"{root}/refs {refs_damage}: no key or session can be read",
+            where, what = refs_damage
+            raise CorruptObject(f"{root}/{where} {what}: " + ("no key or session can be read" if where == "refs"
+                                                                  else f"no ref under {where}/ can be read"),
                                 hint="'mem fsck --repair' sets it aside and sets each key's and session's ref "
                                      "again from their reflogs and stored objects")
         for name in ("objects", "logs"):   # a file in place of one: every read or write failed inside (test30c T12)
@@ -545,6 +548,8 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
                 self.reflog.check_writable(dest)
             if old is None and new is not None and not (rewrite or restore):
                 self.reflog.refuse_lost_heads([(ref, new)])
+            elif old is not None and new is not None and not (rewrite or restore or audit_only):
+                self._refuse_set_back(ref, old, new)
         except MemError:
             if old is None and new is not None and ref.startswith(("facts/", "sealed/")) and not restore:
                 self.objects.delete(new)   # the write did not happen: no unnamed version for a repair to publish
@@ -552,7 +557,12 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
         # 1. the ref(s)
         if dest == ref:
             if old is not None or new is not None:
-                self.refs.set_if_equals(ref, old, new)
+                try:
+                    self.refs.set_if_equals(ref, old, new)
+                except OSError:   # (fresh39 F15: EPERM on the .lock) the new key's version was never published
+                    if old is None and new is not None and ref.startswith(("facts/", "sealed/")) and not restore:
+                        self._drop_unpublished(ref, new)
+                    raise
             elif self.refs.read(ref) is not None:   # (a reflog alone: no ref)
                 raise RefConflict(ref, None, self.refs.read(ref))
         else:
@@ -568,6 +578,39 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
                            audit_only, idmap)
         except OSError as e:
             raise WrittenUnlogged.of(f"{dest} moved to {(new or 'nothing')[:12]}", new, e, ref=dest) from e
+
+    def _drop_unpublished(self, ref: str, new: str) -> None:
+        """Delete loose object ``new``, the first version of a key whose
+        ref ``ref`` could not be created (a write that failed before its ref
+        moved: the person is told nothing was written), when the ref is
+        indeed not there; best effort (a folder that cannot be written keeps
+        it: an unreachable object, ``mem gc``'s to prune)."""
+        try:
+            if self.refs.read(ref) is None:
+                self.objects.delete(new)
+        except (OSError, MemError):
+            pass
+
+    def _refuse_set_back(self, ref: str, old: str, new: str) -> None:
+        """Raise IntegrityError (exit 13) when fact or sealed ``ref``, at
+        ``old``, was set back to an older version than its reflog's last
+        move (``core.setback.set_back_to``; test39b B6) and ``new`` is not
+        that newer version or one descending from it (``fsck --repair``
+        setting it forward, a pull of a later history): a move from there
+        would reuse a version number and drop the newer versions from
+        ``mem log`` and fsck's view for good.  ``mem fsck --repair`` sets the
+        ref forward first.  One reflog tail read."""
+        if ref.startswith(("facts/", "sealed/")):
+            objs = ReadOnDemand(self)
+            newer = set_back_to(self, ref, old, objs)
+            if newer is None or newer == new or descends(objs, new, newer):
+                return
+            raise IntegrityError(
+                f"ref {ref} was set back to v{version_of(objs, old)} ({old[:12]}), older than "
+                f"v{version_of(objs, newer)} ({newer[:12]}) its reflog's last move set it to (a file-level "
+                "restore or a synced folder's older copy?): nothing was written (a new value on the old one "
+                "would reuse a version number and hide the newer versions)",
+                hint="'mem fsck --repair' sets the ref forward to the newest version; then write again")
 
     def _log_move(self, ref: str, dest: str, old: str | None, new: str | None, message: str | None, t: int,
                   rewrite: bool, audit_only: bool, idmap: dict[str, str] | None) -> None:

@@ -42,18 +42,29 @@ def config_missing(root: Path) -> CorruptObject:
                          hint="'mem fsck --repair' writes the default config back (objects and refs are kept)")
 
 
-def refs_dir_damage(root: Path) -> str | None:
-    """What stands at ``<root>/refs`` in place of a folder, as
-    :func:`_kind`'s clause (a file, a link to nothing, a link that loops);
-    None when it is a folder, or missing (a store whose refs are all gone:
-    ``mem fsck`` names each key and session no ref names).  One ``stat``
-    when it is a folder.  ``Store.open`` refuses such a store (exit 13,
-    every command: it was an internal error, session 29's fresh helper);
-    ``objstore.memory.opening.repair_refs_dir`` sets it aside."""
-    p = Path(root) / "refs"
-    if os.path.isdir(p) or not os.path.lexists(p):
-        return None
-    return _kind(p) or "is not a folder"
+#: the folders under ``refs/`` a file or a link may stand in place of (fresh39 F10: ``refs/facts``)
+REF_FOLDERS = ("facts", "sealed", "sessions", "tombstones", "queue")
+
+
+def refs_dir_damage(root: Path) -> tuple[str, str] | None:
+    """``(where, what)`` when a file, a link to nothing or a link that
+    loops stands at ``<root>/refs`` or at one of its namespace folders
+    (:data:`REF_FOLDERS`, e.g. ``refs/facts``) in place of a folder:
+    ``where`` its path under ``root`` (``"refs"``, ``"refs/facts"``),
+    ``what`` :func:`_kind`'s clause; None when each is a folder or missing
+    (a store whose refs are all gone: ``mem fsck`` names each key and
+    session no ref names).  One ``stat`` each when they are folders.
+    ``Store.open`` refuses such a store (exit 13, every command: it was an
+    internal error, session 29's fresh helper; with ``refs/facts`` a file,
+    ``mem keys`` listed the sealed keys alone, exit 0);
+    ``objstore.memory.repair.repair_refs_dir`` sets it aside."""
+    for where in ("refs", *(f"refs/{ns}" for ns in REF_FOLDERS)):
+        p = Path(root) / where
+        if not (os.path.isdir(p) or not os.path.lexists(p)):
+            return where, _kind(p) or "is not a folder"
+        if where == "refs" and not os.path.isdir(p):   # (no refs/ at all: nothing under it to check)
+            return None
+    return None
 
 
 def folder_damage(path: Path) -> str | None:

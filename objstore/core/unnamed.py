@@ -13,10 +13,12 @@ tombstone forgets (the caller's ``forgotten`` check) is garbage.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from objstore.core.errors import MemError
 from objstore.core.objects import Fact, Turn
+from objstore.core.pullstop import pending_refs
 
 #: ref namespace -> the object type its chains are made of (the ones rebuilt from their objects)
 CHAIN_TYPES = {"sessions": Turn, "facts": Fact}
@@ -36,16 +38,42 @@ def ref_check(store) -> Callable[[str], bool]:
     ``core.store.Store``): True when the ref exists, when it cannot be read
     (a damaged ref file or line: reported and mended as such, not rebuilt
     here), or, for ``facts/<key>``, when the key is sealed (its plain
-    versions were forgotten by the seal)."""
+    versions were forgotten by the seal) or was never published: no reflog
+    line names the key and no stopped writer noted it as a ref to set (an
+    index journal ``N`` line, a stopped pull's note).  Such versions are a
+    write that failed before its ref moved (fresh39 F15: the person was
+    told nothing was written), unreachable objects for ``mem gc``, never a
+    lost ref for ``mem fsck --repair`` to set; unless ``logs/refs/facts``
+    itself is gone (reflogs lost or set aside: every key is rebuilt).  Reads a key's reflog only
+    for a key with no ref."""
     sealed = {n[len("sealed/"):] for n, _ in store.refs.iter("sealed", damaged=[])}
+    waiting: list[set[str] | None] = []
+
+    def noted(name: str) -> bool:   # a ref a stopped writer was to set (None: the journal unreadable)
+        if not waiting:
+            try:
+                jr = store.journal.read()
+                waiting.append(set(jr.new_refs if jr is not None else ()) | set(pending_refs(store.root)))
+            except (MemError, OSError):
+                waiting.append(None)
+        return waiting[0] is None or name in waiting[0]
+
+    def logs_kept() -> bool:   # the fact reflogs' folder is there (lost or set aside: every key is rebuilt)
+        return os.path.isdir(store.root / "logs" / "refs" / "facts")
 
     def has_ref(name: str) -> bool:
         if name.startswith("facts/") and name[len("facts/"):] in sealed:
             return True
         try:
-            return store.refs.read(name) is not None
+            if store.refs.read(name) is not None:
+                return True
         except MemError:
             return True
+        try:
+            return (name.startswith("facts/") and logs_kept() and not store.reflog.read(name)
+                    and not noted(name))
+        except (MemError, OSError):   # an unreadable reflog: named by the reflog checks; the ref is rebuilt
+            return False
     return has_ref
 
 

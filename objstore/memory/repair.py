@@ -707,23 +707,25 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
 
 
 def repair_refs_dir(root: str | os.PathLike) -> str | None:
-    """Set aside what stands at ``<root>/refs`` in place of a folder (a
-    file, a link to nothing, a link that loops:
-    ``core.storepath.refs_dir_damage``, which ``Store.open`` refuses) into
-    the quarantine (``quarantine/<time>-<pid>/refs``, the link itself, not
-    what it points at) and make an empty ``refs/``: ``mem fsck --repair``
-    then sets each key's and session's ref again from its reflog or its
-    objects (``objstore.core.unnamed``).  Returns what was done (a
-    sentence), or None when ``refs`` is a folder or missing, or ``root``
-    holds no ``objects/`` (not a store).  Caller: ``mem fsck --repair``,
-    before it opens the store."""
+    """Set aside what stands at ``<root>/refs`` or at one of its namespace
+    folders (``refs/facts``: fresh39 F10) in place of a folder (a file, a
+    link to nothing, a link that loops: ``core.storepath.refs_dir_damage``,
+    which ``Store.open`` refuses) into the quarantine
+    (``quarantine/<time>-<pid>/refs[/facts]``, the link itself, not what it
+    points at) and make an empty folder there: ``mem fsck --repair`` then
+    sets each key's and session's ref again from its reflog or its objects
+    (``objstore.core.unnamed``).  Returns what was done (a sentence), or
+    None when nothing stands in place of them, or ``root`` holds no
+    ``objects/`` (not a store).  Caller: ``mem fsck --repair``, before it
+    opens the store."""
     root = Path(root).expanduser()
-    what = refs_dir_damage(root)
-    if what is None or not (root / "objects").is_dir():
+    damage = refs_dir_damage(root)
+    if damage is None or not (root / "objects").is_dir():
         return None
+    where, what = damage
     q = Quarantine(root)
-    q.dir.mkdir(parents=True, exist_ok=True)
-    dest = q.dir / "refs"
-    os.replace(root / "refs", dest)
-    (root / "refs").mkdir(mode=0o700)
-    return f"refs {what}: set it aside as {dest.relative_to(root).as_posix()} and made an empty refs/"
+    dest = q.dir / where
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(root / where, dest)
+    (root / where).mkdir(mode=0o700)
+    return f"{where} {what}: set it aside as {dest.relative_to(root).as_posix()} and made an empty {where}/"

@@ -13,6 +13,7 @@ import os
 
 from objstore.core.errors import Refused
 from objstore.core.refs import fact_ref, sealed_ref, validate_key
+from objstore.core.setback import ReadOnDemand, set_back_to, version_of
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path
 if TYPE_CHECKING:
@@ -126,32 +127,44 @@ def sealed_message(key: str) -> str:
 
 
 def set_back_warning(store: Store, key: str) -> str | None:
-    """What ``mem get`` and ``mem log`` say when ``key``'s fact ref holds an
-    older version than its reflog's last move set it to (a file-level
-    restore, a synced folder's older copy: ``core.fsck.rolled_back``), or
-    None.  Cheap on a reader's path: the last line of the ref's reflog file
-    (``logs/refs/…``; a ref whose lines are only in ``logs/packed-facts``
-    is fsck's to check) is compared with the ref, without importing the
-    reflog module; only a mismatch decodes the versions.  Never raises."""
+    """What a reader of ``key``'s value says (on stderr) when its fact or
+    sealed ref holds an older version than its reflog's last move set it
+    to (a file-level restore, a synced folder's older copy:
+    ``core.setback.set_back_to``, the one check), or None.  ``mem get``,
+    ``mem log``, ``mem sealed show``; :func:`set_back_note` for readers of
+    many keys.  Cheap (one reflog tail read a key); never raises."""
     try:
-        ref = fact_ref(validate_key(key))
-        head = store.refs.read(ref)
-        if head is None:
-            return None
-        root = str(store.refs.root)   # (str slicing: os.path.relpath cost a get ~0.1 M instructions)
-        with open(f"{store.root}/logs/refs{str(store.refs.path(ref))[len(root):]}", "rb") as f:
-            f.seek(max(0, f.seek(0, 2) - 512))
-            last = f.read().rstrip(b"\n").rsplit(b"\n", 1)[-1].split(b" ")
-        if len(last) < 3 or last[1].decode("ascii", "replace") == head:
-            return None
-        from objstore.core.fsck import ReadOnDemand, rolled_back   # deferred: only a ref its reflog disagrees with
+        key = validate_key(key)
         objs = ReadOnDemand(store)
-        newer = rolled_back(store, ref, head, objs)
+        ref = fact_ref(key)
+        head = store.refs.read(ref)
+        if head is None:   # (a key is plain or sealed: the sealed ref is read only for a key with no fact ref)
+            ref = sealed_ref(key)
+            head = store.refs.read(ref)
+        newer = None if head is None else set_back_to(store, ref, head, objs)
         if newer is None:
             return None
     except Exception:   # noqa: BLE001 -- a warning: a damaged file is fsck's to name
         return None
-    return (f"{key} was set back: its ref holds v{objs.get(head).version} ({head[:12]}), an older version than "
-            f"v{objs.get(newer).version} ({newer[:12]}) its reflog's last move set it to (a file-level restore or "
+    return (f"{key} was set back: its ref holds v{version_of(objs, head)} ({head[:12]}), an older version than "
+            f"v{version_of(objs, newer)} ({newer[:12]}) its reflog's last move set it to (a file-level restore or "
             f"a synced folder's older copy?); 'mem reflog {key}' shows the moves, 'mem fsck --repair' restores "
             "the newer one")
+
+
+def set_back_note(store: Store, keys) -> str | None:
+    """One warning for a command that serves the values of many ``keys``
+    (``mem recall``, ``keys``, ``search``, ``context``: test39b B6), said
+    once on stderr: the first key set back (:func:`set_back_warning`) and
+    how many more are, or None.  Each distinct key costs one reflog tail
+    read."""
+    said, more = None, 0
+    for key in dict.fromkeys(k for k in keys if k):
+        if (w := set_back_warning(store, key)) is not None:
+            if said is None:
+                said = w
+            else:
+                more += 1
+    if said is not None and more:
+        said += f" ({more} more key{'s' if more > 1 else ''} set back: 'mem fsck' lists them)"
+    return said

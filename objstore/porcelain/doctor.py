@@ -566,16 +566,16 @@ def diagnose_unopened(root: Path, why: str, *, settings: list[Path] = (), hook_c
     remotes) wait for the repair: the error says so."""
     now = time.time() if now is None else now
     root = Path(root)
-    refs = refs_dir_damage(root) is not None
+    refs = (refs_dir_damage(root) or (None,))[0]   # "refs" or "refs/facts" (fresh39 F10), or None
     folder = next((n for n in ("objects", "logs") if folder_damage(root / n) is not None), None)
     out = [Finding("store", "error", f"{why}; the checks that read the store (index, forgets, temp files, "
                    "cursors, transcripts, remotes) were skipped until it is repaired",
-                   "mem fsck --repair  (sets what stands in place of refs/ aside in the quarantine and sets "
+                   f"mem fsck --repair  (sets what stands in place of {refs}/ aside in the quarantine and sets "
                    "each ref again from its reflog or objects)" if refs else
                    f"move {root / folder} out of the way, then restore it from a backup" if folder else
                    "mem fsck --repair  (sets a damaged config aside as config.damaged-<ms> and writes the "
                    "default one; objects and refs are kept)",
-                   (str(root / ("refs" if refs else folder or "config")),))]
+                   (str(root / (refs or folder or "config")),))]
     named = out[0].paths      # (the layout check does not name it twice)
     out += [f for name, check, *args in (("store", lambda r: [f for f in _layout(r) if f.paths != named], root),
                                          ("permissions", _permissions, root),
