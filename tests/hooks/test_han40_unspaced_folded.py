@@ -58,3 +58,19 @@ def test_a_forgotten_unspaced_value_does_not_come_back_with_spaces(tmp_path):
     _mem(env, "forget", "--match", "青龙山数据中心", "--yes")
     _mem(agent, "remember", "project/p/srv3", "机房 青龙山 数据中心", ok=(6,))
     _mem(agent, "remember", "project/p/srv4", "机房在青龙山，数据在中心")   # not the forgotten text
+
+
+def test_forget_match_withholds_the_text_spaced_underscored_or_split_by_an_ideographic_comma(tmp_path):
+    """B11: the match text's folded form gets its rule too (``tombstones.match_forms``), as ``mem forget KEY``'s
+    value has; a text of the session's later turns and a later agent value are withheld or refused."""
+    s, env = sealed_session(tmp_path, [], "k40")
+    s.prompt("the staging box is kestrel-harbor-204 for now")
+    _mem(env, "forget", "--match", "kestrel-harbor-204", "--yes")
+    for said in ("ssh to kestrel harbor 204", "ssh to kestrel_harbor_204", "ssh to kestrel、harbor、204"):
+        s.prompt(said)
+    s.prompt("ssh to kestrelharbor 2045 is another box")   # (not the text: a longer number)
+    _mem(env, "gc", "--prune=now")
+    assert scan_store(s.store, [b"kestrel harbor 204", b"kestrel_harbor_204", "kestrel、harbor、204".encode()]) == []
+    out = _mem(env, "show", s.sid[:8]).stdout
+    assert out.count("ssh to [forgotten]") == 3 and "kestrelharbor 2045" in out, out
+    _mem({**env, "MEM_AGENT": "claude"}, "remember", "project/k/box", "box: kestrel harbor 204", ok=(6,))
