@@ -19,7 +19,10 @@ def command(text, files, no_remotes, as_json, store):
     """Show every place TEXT still exists: store, index, transcripts, shell history.
 
     Searches the store's objects (decoded, matching as forget does: case
-    and white space ignored; the names they carry too: keys, session ids,
+    and white space ignored, and as the seal and forget checks read a text:
+    Turkish dotless i, a value's parts joined by other separators or none,
+    "okapi quetzal" for "okapi-quetzal", "红色 大象" for "红色大象";
+    the names they carry too: keys, session ids,
     sub-agent and agent names; the objects of a temp file a write left
     under objects/, as far as they decompress), every other file of the store (logs,
     caches, the review shell's history, the quarantine's packs by their

@@ -74,3 +74,27 @@ def test_forget_match_withholds_the_text_spaced_underscored_or_split_by_an_ideog
     out = _mem(env, "show", s.sid[:8]).stdout
     assert out.count("ssh to [forgotten]") == 3 and "kestrelharbor 2045" in out, out
     _mem({**env, "MEM_AGENT": "claude"}, "remember", "project/k/box", "box: kestrel harbor 204", ok=(6,))
+
+
+def test_scan_finds_the_spellings_the_seal_and_forget_checks_match(tmp_path):
+    """B14: ``mem scan`` (exit 0: found nowhere) reads a text as the checks do: Turkish dotless ı / İ casing,
+    the separator-folded form, a Han value with spaces or 、 between its parts; a text it does not hold is
+    still found nowhere."""
+    s, env = sealed_session(tmp_path, [], "n40")
+    s.prompt("the wifi is ıstanbul42 and the door 红色、大象、九号")
+    _mem(env, "remember", "project/u/d", "see ISTANBUL42")
+    _mem(env, "remember", "project/u/g", "see okapi、quetzal、5521 there")
+    _mem(env, "remember", "project/u/h", "门禁密码是红色 大象 九号")
+
+    def places(text):
+        r = _mem(env, "scan", text, "--no-remotes", ok=(0, 1))
+        return {ln.split()[-2] + " " + ln.split()[-1] for ln in r.stdout.splitlines() if ln.startswith("object")}
+    turn = {p for p in places("ıstanbul42") if not p.startswith("project/")}
+    assert turn, places("ıstanbul42")
+    for t in ("ıstanbul42", "ISTANBUL42", "istanbul42"):
+        assert "project/u/d v1" in places(t) and turn <= places(t), (t, places(t))
+    assert "project/u/g v1" in places("okapi-quetzal-5521")
+    han = places("红色大象九号")
+    assert "project/u/h v1" in han and turn <= han, han
+    _mem(env, "scan", "紫色大象九号", "--no-remotes", ok=(0,))
+    _mem(env, "scan", "okapi-quetzal-5522", "--no-remotes", ok=(0,))
