@@ -148,6 +148,10 @@ def _next_step(hits, keys: list[str], reflog_only=()) -> str:
     if local:
         out += ("; 'mem forget --match TEXT' removes it from the store" + (" where a value or a turn holds it" if keys else "")
                 + ", --scrub-sources from the transcripts and the shell history")
+    from objstore import scan_spelled_otherwise
+    if any(h.detail.endswith(scan_spelled_otherwise) for h in local):   # (han40: read as the seal/forget checks read)
+        out += ("; a place marked 'spelled otherwise' holds it with other separators, casing or spacing: "
+                "'mem forget --match' of that spelling, or 'mem forget KEY', removes it")
     if keys:
         out += (f"; the name of {plural(len(keys), 'key')} holds it ("
                 + ", ".join(safe(k) for k in keys[:5]) + (", …" if len(keys) > 5 else "")

@@ -156,8 +156,14 @@ def _object_hit(obj: object, m: Callable[[str], bool]) -> str | None:
     return None
 
 
-def _object_hits(store: Store, m: Callable[[str], bool]) -> list[ScanHit]:
-    """The store's objects holding the text (:func:`_object_hit`)."""
+#: what an object hit's detail ends with when only the checks' reading finds the text there (:func:`reading`:
+#: "okapi、quetzal、5521" for "okapi-quetzal-5521"): ``forget --match`` of the text does not find it
+SPELLED_OTHERWISE = " (spelled otherwise)"
+
+
+def _object_hits(store: Store, m: Callable[[str], bool], plain: Callable[[str], bool] | None = None) -> list[ScanHit]:
+    """The store's objects holding the text (:func:`_object_hit`); with ``plain`` (the ``core.text.matcher``
+    of the text), the detail of a hit ``plain`` does not find ends with :data:`SPELLED_OTHERWISE`."""
     hits = []
     for oid in sorted(set(store.objects) | set(store.packs)):
         try:
@@ -166,7 +172,8 @@ def _object_hits(store: Store, m: Callable[[str], bool]) -> list[ScanHit]:
             continue
         what = _object_hit(obj, m)
         if what is not None:
-            hits.append(ScanHit("object", oid, what))
+            hits.append(ScanHit("object", oid, what + (SPELLED_OTHERWISE if plain is not None
+                                                       and _object_hit(obj, plain) is None else "")))
     return hits
 
 
@@ -252,7 +259,7 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
     if not norm:
         raise InvalidInput("nothing to scan for: the text is blank")
     m = reading(text)     # the one matching rule (as it reads too: core.text), and the checks' (B14)
-    hits = _object_hits(store, m) + _name_hits(store, m)
+    hits = _object_hits(store, m, matcher(text)) + _name_hits(store, m)
     needles = sorted({text.encode(), text.strip().encode(), norm.encode()} - {b""})
     unsure: list[str] = []
     irregular: list[str] = []

@@ -88,7 +88,8 @@ def test_scan_finds_the_spellings_the_seal_and_forget_checks_match(tmp_path):
 
     def places(text):
         r = _mem(env, "scan", text, "--no-remotes", ok=(0, 1))
-        return {ln.split()[-2] + " " + ln.split()[-1] for ln in r.stdout.splitlines() if ln.startswith("object")}
+        lines = [ln.removesuffix(" (spelled otherwise)") for ln in r.stdout.splitlines() if ln.startswith("object")]
+        return {ln.split()[-2] + " " + ln.split()[-1] for ln in lines}
     turn = {p for p in places("ıstanbul42") if not p.startswith("project/")}
     assert turn, places("ıstanbul42")
     for t in ("ıstanbul42", "ISTANBUL42", "istanbul42"):
@@ -96,5 +97,7 @@ def test_scan_finds_the_spellings_the_seal_and_forget_checks_match(tmp_path):
     assert "project/u/g v1" in places("okapi-quetzal-5521")
     han = places("红色大象九号")
     assert "project/u/h v1" in han and turn <= han, han
+    r = _mem(env, "scan", "okapi-quetzal-5521", "--no-remotes", ok=(1,))   # forget --match of the text misses it
+    assert "fact project/u/g v1 (spelled otherwise)" in r.stdout and "'mem forget --match' of that spelling" in r.stderr
     _mem(env, "scan", "紫色大象九号", "--no-remotes", ok=(0,))
     _mem(env, "scan", "okapi-quetzal-5522", "--no-remotes", ok=(0,))
