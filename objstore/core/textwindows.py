@@ -214,8 +214,10 @@ def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[
             else:
                 spans = _wide_words(norm, at, at + len(chain))
                 words = [norm[a:b] for a, b in spans]
+                gaps = [0, *accumulate(int(b < c) for (_a, b), (c, _d) in zip(spans, spans[1:]))]
+                weights = [0, *accumulate(len(w) + (len(w) == 1 and w > "\x7f" and unspaced(w)) for w in words)]
                 out += _run_hits(words, lambda sp=spans, a0=at: [(a - a0, b - a0) for a, b in sp], at, lens,
-                                 by_len, hashed, weigh=True)
+                                 by_len, hashed, gaps=(gaps, weights))
         at += len(chain) + 1
     return out
 
@@ -257,10 +259,12 @@ def _wide_words(norm: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 def _run_hits(words: list, spans_of, at: int, lens: list[int], by_len: dict[int, set[bytes]],
-              hashed, weigh: bool = False) -> list[tuple[int, int]]:
+              hashed, gaps: tuple[list[int], list[int]] | None = None) -> list[tuple[int, int]]:
     """:func:`folded_runs` of one run at ``at`` in the text, of ``words`` (``bytes`` of an ASCII text,
-    else ``str``); ``spans_of()``: their spans in the run.  ``weigh``: a joined form is tried only when
-    it weighs :data:`FOLD_MIN_CHARS` (:func:`match_weight`)."""
+    else ``str``); ``spans_of()``: their spans in the run.  ``gaps`` (a run beyond ASCII, whose words may
+    touch: "红色" is two): ``(seps, weights)``, ``seps[k]`` how many of the first ``k`` words a separator
+    follows, ``weights[k]`` their :func:`match_weight` summed; a joined form is tried only when a separator
+    is inside it (else it is one of ``find_matches``' own windows) and it weighs :data:`FOLD_MIN_CHARS`."""
     if len(words) < 2:
         return []
     sums = [0, *accumulate(map(len, words))]
@@ -272,9 +276,10 @@ def _run_hits(words: list, spans_of, at: int, lens: list[int], by_len: dict[int,
             e, i = bisect_left(sums, end), bisect_left(sums, end - n)
             if e - i < 2:   # one word: find_matches' own windows
                 continue
-            joined = words[0][:0].join(words[i:e])
-            if weigh and match_weight(joined) < FOLD_MIN_CHARS:   # "红 色", "ab 12": ordinary text
+            if gaps is not None and (gaps[0][e - 1] == gaps[0][i]   # no separator inside: "红色大象"
+                                     or gaps[1][e] - gaps[1][i] < FOLD_MIN_CHARS):   # "红 色": ordinary text
                 continue
+            joined = words[0][:0].join(words[i:e])
             if hashed(joined if isinstance(joined, bytes) else joined.encode("utf-8", "surrogatepass")) in by_len[n]:
                 spans = spans_of() if spans is None else spans
                 out.append((at + spans[i][0], at + spans[e - 1][1]))
