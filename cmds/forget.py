@@ -172,9 +172,9 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     one) that holds a --match text is captured with it, but never served
     with it: search, recall, show, the prompt hook and the MCP tools show
     the text as [forgotten] (from the start of a word; run the same forget
-    again to remove it from the store).  Not guaranteed: an agent's write
-    with the text's separators changed ("a b" or "a_b" for "a-b") is
-    accepted.  See docs/forget.md, "No resurrection".
+    again to remove it from the store).  An agent's write with the text's
+    separators changed ("a b" or "a_b" for "a-b") is refused too (of 8+
+    characters).  See docs/forget.md, "No resurrection".
 
     \b
     Examples:

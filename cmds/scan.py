@@ -19,7 +19,10 @@ def command(text, files, no_remotes, as_json, store):
     """Show every place TEXT still exists: store, index, transcripts, shell history.
 
     Searches the store's objects (decoded, matching as forget does: case
-    and white space ignored; the names they carry too: keys, session ids,
+    and white space ignored, and as the seal and forget checks read a text:
+    Turkish dotless i, a value's parts joined by other separators or none,
+    "okapi quetzal" for "okapi-quetzal", "红色 大象" for "红色大象";
+    the names they carry too: keys, session ids,
     sub-agent and agent names; the objects of a temp file a write left
     under objects/, as far as they decompress), every other file of the store (logs,
     caches, the review shell's history, the quarantine's packs by their
@@ -145,6 +148,10 @@ def _next_step(hits, keys: list[str], reflog_only=()) -> str:
     if local:
         out += ("; 'mem forget --match TEXT' removes it from the store" + (" where a value or a turn holds it" if keys else "")
                 + ", --scrub-sources from the transcripts and the shell history")
+    from objstore import scan_spelled_otherwise
+    if any(h.detail.endswith(scan_spelled_otherwise) for h in local):   # (han40: read as the seal/forget checks read)
+        out += ("; a place marked 'spelled otherwise' holds it with other separators, casing or spacing: "
+                "'mem forget --match' of that spelling, or 'mem forget KEY', removes it")
     if keys:
         out += (f"; the name of {plural(len(keys), 'key')} holds it ("
                 + ", ".join(safe(k) for k in keys[:5]) + (", …" if len(keys) > 5 else "")

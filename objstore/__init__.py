@@ -302,6 +302,7 @@ _API: dict[str, tuple[str, str]] = {
     "import_jsonl": ("objstore.porcelain.interchange", "import_jsonl"),
     "scan_everywhere": ("objstore.porcelain.scan", "scan"),
     "scan_left_unread": ("objstore.porcelain.scan", "left_unread"),
+    "scan_spelled_otherwise": ("objstore.porcelain.scan", "SPELLED_OTHERWISE"),
     "keys_naming": ("objstore.porcelain.scan", "keys_naming"),
     "kept_only_by_reflogs": ("objstore.porcelain.scan", "kept_only_by_reflogs"),
     "diagnose": ("objstore.porcelain.doctor", "diagnose"),

@@ -29,20 +29,29 @@ from operator import methodcaller
 
 from objstore.core.ids import blake2b
 from objstore.core.text import LazyPattern
-from objstore.core.wordwindows import unspaced, wide_joining, word_windows
+from objstore.core.wordwindows import unspaced, word_windows
 from objstore.core.wordwindows import word_starts as start_offsets
 
 __all__ = ["FOLD_MIN_CHARS", "SEPARATORS", "dotless", "find_matches", "fold_worth", "folded_form",
            "match_weight"]
 
-#: the characters a folded form drops: how a person joins the parts of one value
-SEPARATORS = " -_./"
+#: the characters a folded form drops: how a person joins the parts of one value; the last three are
+#: how a text of a script written without spaces joins them (han40, test39b B1: "红色、大象、九号",
+#: "okapi・quetzal"): the ideographic comma U+3001, the katakana middle dot U+30FB (NFKC of the halfwidth
+#: U+FF65) and the middle dot U+00B7 (a fullwidth space, hyphen or full stop is normalized to its ASCII one)
+SEPARATORS = " -_./\u3001\u30fb\u00b7"
 #: the shortest folded form that gets a rule, and the shortest rule a run of joined words is tried against
 #: (a shorter one, "ab12", would match "ab 12" in ordinary text)
 FOLD_MIN_CHARS = 8
+#: the shortest rule a run of joined words holding a character of a script written without spaces is
+#: tried against (han40): the run's folded form must still weigh :data:`FOLD_MIN_CHARS` (:func:`match_weight`:
+#: "红色 大象 九号" folds to 6 characters weighing 12; "红色 大象", 4 weighing 8; "红 色", 2 weighing 4, never)
+FOLD_MIN_UNSPACED = FOLD_MIN_CHARS // 2
 #: folded_runs of a text (``bytes.translate`` of its ASCII, "?" for the rest): a letter or digit kept, a
 #: separator a space, anything else ``\x02`` (a run's end)
-_RUN_BYTES = bytes(c if chr(c).isalnum() else 32 if chr(c) in SEPARATORS else 2 for c in range(256))
+_RUN_BYTES = bytes(c if chr(c).isalnum() else 32 if chr(c) in SEPARATORS else 2 for c in range(128)) + bytes([2]) * 128
+#: a character beyond ASCII (folded_runs: each is read by :func:`_wide_shadow`)
+_WIDE = LazyPattern(r"[^\x00-\x7f]")
 _ASCII_WORD = LazyPattern(rb"[^ ]+")
 _DROP = str.maketrans("", "", SEPARATORS)
 _UTF8 = methodcaller("encode", "utf-8", "surrogatepass")
@@ -99,7 +108,7 @@ def fold_worth(norm: str) -> str | None:
     ``"rowan8841"``; ``"postgres 16"`` is long enough but gets no seal rule
     in the first place, ``"ab 12"`` none)."""
     folded = folded_form(norm)
-    if folded == norm or len(folded) < FOLD_MIN_CHARS or not folded.strip(SEPARATORS):
+    if folded == norm or match_weight(folded) < FOLD_MIN_CHARS or not folded.strip(SEPARATORS):
         return None
     return folded
 
@@ -177,49 +186,101 @@ def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[
     joined by separators only (:data:`SEPARATORS`), whose words
     concatenated hash (``hashed``: bytes -> digest) to a digest of
     ``by_len`` (``{length: {digest}}``) of at least :data:`FOLD_MIN_CHARS`
-    characters.  Cost: per run of words, its words' lengths summed and one
-    set intersection per rule length (in C: a text is cut into runs and
-    words by ``bytes.translate`` of its ASCII and ``split``, a Python step
-    per joining letter or digit beyond ASCII, ``wordwindows.joins``; a
-    character of a script written without spaces ends a run); a hash only
-    where two or more words' lengths add up to a rule's."""
-    lens = [n for n in by_len if n >= FOLD_MIN_CHARS]
+    characters.  A letter or digit of a script written without spaces
+    (``wordwindows.unspaced``) is a word of its own inside a run (han40, test39b B1/B5:
+    "红色 大象 九号", "红色、大象、九号" and "红 色 大 象 九 号" hold the rule of "红色大象九号"), and a run
+    holding one is tried against a rule of :data:`FOLD_MIN_UNSPACED` characters or more when the
+    words joined weigh :data:`FOLD_MIN_CHARS` (:func:`match_weight`).  Cost: per run of words, its
+    words' lengths summed and one set intersection per rule length (in C: a text is cut into runs and
+    words by ``bytes.translate`` of its ASCII and ``split``, a Python step per character beyond ASCII
+    in a run holding a separator); a hash only where two or more words' lengths add up to a rule's."""
+    ascii_ = norm.isascii()
+    lens = [n for n in by_len if n >= (FOLD_MIN_CHARS if ascii_ else FOLD_MIN_UNSPACED)]
     if not lens:
         return []
     least = min(lens)
     out: list[tuple[int, int]] = []
-    if ascii_ := norm.isascii():   # runs cut by anything but a letter, digit or separator; words by the separators
+    if ascii_:   # runs cut by anything but a letter, digit or separator; words by the separators
         shadow = norm.encode("ascii").translate(_RUN_BYTES)
-    else:   # the same over its ASCII shadow, a joining letter or digit beyond ASCII "a" (wordwindows.joins)
-        shadow = bytearray(norm.encode("ascii", "replace").translate(_RUN_BYTES))
-        for k in wide_joining(norm):
-            shadow[k] = 0x61
-        shadow = bytes(shadow)
+    else:   # the same over its ASCII shadow, a letter or digit beyond ASCII "a", a separator " "
+        shadow = _wide_shadow(norm)
     at = 0
     for chain in shadow.split(b"\x02"):
         if len(chain) >= least and b" " in chain:   # (one word: find_matches' own windows)
-            words = chain.split() if ascii_ else norm[at:at + len(chain)].translate(_SPACED).split()
-            out += _run_hits(chain, words, at, lens, by_len, hashed)
+            if ascii_:
+                words = chain.split()
+                out += _run_hits(words, lambda c=chain: [w.span() for w in _ASCII_WORD.finditer(c)], at, lens,
+                                 by_len, hashed)
+            else:
+                spans = _wide_words(norm, at, at + len(chain))
+                words = [norm[a:b] for a, b in spans]
+                gaps = [0, *accumulate(int(b < c) for (_a, b), (c, _d) in zip(spans, spans[1:]))]
+                weights = [0, *accumulate(len(w) + (len(w) == 1 and w > "\x7f" and unspaced(w)) for w in words)]
+                out += _run_hits(words, lambda sp=spans, a0=at: [(a - a0, b - a0) for a, b in sp], at, lens,
+                                 by_len, hashed, gaps=(gaps, weights))
         at += len(chain) + 1
     return out
 
 
-def _run_hits(chain: bytes, words: list, at: int, lens: list[int], by_len: dict[int, set[bytes]],
-              hashed) -> list[tuple[int, int]]:
-    """:func:`folded_runs` of one run ``chain`` (the ``bytes`` of its shadow, at ``at`` in the text) of
-    ``words`` (``bytes`` of an ASCII text, else ``str``; the spans of ``[^ ]+`` in ``chain``)."""
+def _wide_shadow(norm: str) -> bytes:
+    """:func:`folded_runs`' shadow of a text beyond ASCII: a byte per character, a letter or digit ``a``,
+    a separator (:data:`SEPARATORS`) a space, anything else ``\\x02``."""
+    shadow = bytearray(norm.encode("ascii", "replace").translate(_RUN_BYTES))
+    for m in _WIDE.finditer(norm):
+        c = m.group()
+        if c.isalnum():
+            shadow[m.start()] = 0x61
+        elif c in SEPARATORS:
+            shadow[m.start()] = 0x20
+    return bytes(shadow)
+
+
+def _wide_words(norm: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The spans (offsets in ``norm``) of the words of the run ``norm[start:end]`` (:func:`folded_runs`):
+    letters and digits that join (``wordwindows.joins``), or one of a script written without spaces."""
+    out: list[tuple[int, int]] = []
+    first = -1
+    for k in range(start, end):
+        c = norm[k]
+        if c in SEPARATORS:
+            if first >= 0:
+                out.append((first, k))
+            first = -1
+        elif c > "\x7f" and unspaced(c):
+            if first >= 0:
+                out.append((first, k))
+            out.append((k, k + 1))
+            first = -1
+        elif first < 0:
+            first = k
+    if first >= 0:
+        out.append((first, end))
+    return out
+
+
+def _run_hits(words: list, spans_of, at: int, lens: list[int], by_len: dict[int, set[bytes]],
+              hashed, gaps: tuple[list[int], list[int]] | None = None) -> list[tuple[int, int]]:
+    """:func:`folded_runs` of one run at ``at`` in the text, of ``words`` (``bytes`` of an ASCII text,
+    else ``str``); ``spans_of()``: their spans in the run.  ``gaps`` (a run beyond ASCII, whose words may
+    touch: "红色" is two): ``(seps, weights)``, ``seps[k]`` how many of the first ``k`` words a separator
+    follows, ``weights[k]`` their :func:`match_weight` summed; a joined form is tried only when a separator
+    is inside it (else it is one of ``find_matches``' own windows) and it weighs :data:`FOLD_MIN_CHARS`."""
     if len(words) < 2:
         return []
     sums = [0, *accumulate(map(len, words))]
     have = set(sums)
     out: list[tuple[int, int]] = []
+    spans = None
     for n in lens:
         for end in have.intersection(map(n.__add__, sums)) if n <= sums[-1] else ():
             e, i = bisect_left(sums, end), bisect_left(sums, end - n)
             if e - i < 2:   # one word: find_matches' own windows
                 continue
+            if gaps is not None and (gaps[0][e - 1] == gaps[0][i]   # no separator inside: "红色大象"
+                                     or gaps[1][e] - gaps[1][i] < FOLD_MIN_CHARS):   # "红 色": ordinary text
+                continue
             joined = words[0][:0].join(words[i:e])
             if hashed(joined if isinstance(joined, bytes) else joined.encode("utf-8", "surrogatepass")) in by_len[n]:
-                spans = [w.span() for w in _ASCII_WORD.finditer(chain)]
+                spans = spans_of() if spans is None else spans
                 out.append((at + spans[i][0], at + spans[e - 1][1]))
     return out

@@ -69,7 +69,7 @@ from objstore.memory.sessions import drop_session_cache, walk_turns
 from objstore.memory.tombdigests import as_read, read_digests
 from objstore.memory.turnmeta import drop_sessions
 from objstore.memory.turnmeta import refresh as turnmeta_refresh
-from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, VERSION_REASON, all_tombstones,
+from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, VERSION_REASON, all_tombstones, match_forms,
                                         forgotten_check, hidden_key, put_tombstone, text_tombstone,
                                         turn_tombstone_key)
 from objstore.memory.withdrawals import FORGET_VERSION, forget_version_tombstone
@@ -234,13 +234,13 @@ def text_rule_ahead(store: Store, match: str) -> bool | None:
     norm = normalize_value(match)
     if match_weight(norm) < MIN_TEXT_CHARS:   # a short text would hide common words for good (test30c T1)
         return False
-    digest = value_digest(norm)
     with store.lock("forget"):
-        if any(t.key == TEXT_KEY and t.value_sha256 == digest and t.reason.startswith("text:")
-               for t in all_tombstones(store)):
-            return None
-        put_tombstone(store, text_tombstone(digest, len(norm), now_ms()))
-        return True
+        have = {t.value_sha256 for t in all_tombstones(store) if t.key == TEXT_KEY and t.reason.startswith("text:")}
+        new = [m for m in match_forms(norm) if value_digest(m) not in have]
+        for m in new:
+            put_tombstone(store, text_tombstone(value_digest(m), len(m), now_ms()))
+        return True if new else None
+
 
 
 def scrub_leftovers(store: Store, match: str) -> list[str]:
@@ -450,8 +450,8 @@ def execute_plan(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str,
         for oid, q in red.items():
             if queue_old[oid].body != q.body:
                 _tombstone(store, res, have, q.key, value_digest(queue_old[oid].body), now, reason)
-    if plan.match:   # the match text, in any later value (the rules per session below: in turns)
-        _text_tombstone(store, res, have, value_digest(plan.match), len(plan.match), now)
+    for m in match_forms(plan.match):   # the match text, in any later value (the rules per session below: in turns)
+        _text_tombstone(store, res, have, value_digest(m), len(m), now)
     for sid, tvs in plan.sessions.items():
         _tombstone(store, res, have, f"session:{sid}", value_digest(sid), now, reason)
         for tv in tvs:
@@ -472,8 +472,8 @@ def execute_plan(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str,
     orphan_sessions = [o.session for i, o in plan.orphans.items() if isinstance(o, Turn) and i not in plan.orphan_tail]
     if plan.match:   # the session's later turns: the text, and a cwd/project holding it (plan.meta) too
         for sid in dict.fromkeys((*plan.turns, *plan.meta, *orphan_sessions)):
-            _tombstone(store, res, have, f"match:{sid}", value_digest(plan.match), now,
-                       f"match:{len(plan.match)}")
+            for m in match_forms(plan.match):
+                _tombstone(store, res, have, f"match:{sid}", value_digest(m), now, f"match:{len(m)}")
     doomed: set[str] = set()
     digests = read_digests(store) if plan.retomb else {}
     for tid in plan.retomb:   # an older tombstone naming such a key: by hash now, and the old one goes

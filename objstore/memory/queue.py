@@ -102,7 +102,8 @@ def propose(store: Store, kind: str, key: str, body: str, *, fact_kind: str | No
 
     Raises:
         InvalidInput: bad kind, key or body.
-        Refused: the value was rejected (or forgotten) for this key before.
+        Refused: the value was rejected (or forgotten) for this key before, or it holds a
+            sealed value or (not ``user_stated``) a forgotten one (``sealrulefile.rule_labels_in``).
     """
     if kind not in QUEUE_KINDS:
         raise InvalidInput(f"queue item kind must be one of {', '.join(QUEUE_KINDS)}, not {kind!r}")
@@ -110,7 +111,15 @@ def propose(store: Store, kind: str, key: str, body: str, *, fact_kind: str | No
     check_text(body)
     body, note, red = redact_proposal(kind, key, body, note)
     with store.lock("queue"):
+        from objstore.memory.sealrulefile import FORGOTTEN_LABEL, rule_labels_in   # defer: a store with seal rules
+        labels = rule_labels_in(store, body)
+        sealed = sorted(x for x in labels if not x.startswith(FORGOTTEN_LABEL) and x != key)
+        if sealed:   # a sealed value is never queued in the clear either (han40, test39b B1: a proposal)
+            raise Refused(f"{key}: this proposal holds the sealed value of {sealed[0]}; a sealed value is never "
+                          "written in the clear")
         why = forgotten_in(all_tombstones(store), key, body)
+        if why is None and labels:   # a value mem forget KEY withheld (its rules: sealrulefile)
+            why = "text"
         if why == "key":
             raise Refused(f"{key}: this value was rejected or forgotten before; it is not queued again")
         if why is not None and trust != "user_stated":

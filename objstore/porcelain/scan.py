@@ -47,10 +47,12 @@ from objstore.core.packformat import TEMP_PREFIX
 from objstore.core.reachability import walk
 from objstore.core.salvage import salvage_pack
 from objstore.core.errors import InvalidInput, MemError
-from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, normalize_value
+from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, normalize_value, value_digest
 from objstore.core.store import Store
-from objstore.core.text import matcher
+from objstore.core.text import confusable_fold, matcher
+from objstore.core.textwindows import dotless
 from objstore.memory.forget import scan_store
+from objstore.memory.tombstones import holds_text, match_forms
 from objstore.retrieval.search import search, searchable
 
 
@@ -110,6 +112,24 @@ def kept_only_by_reflogs(store: Store, hits: list[ScanHit]) -> list[ScanHit]:
     return [h for h in objs if h.where in only]
 
 
+def reading(text: str) -> Callable[..., bool]:
+    """A predicate ``f(s, forms=None) -> bool``: whether ``s`` holds ``text`` as ``core.text.matcher``
+    finds it (a substring, case and white space ignored, as it reads), or as the seal and forget checks
+    read a text (han40, test39b B14: ``tombstones.holds_text`` of the rules of ``text``'s normalized and
+    :func:`~objstore.core.textwindows.dotless` forms and their separator-folded ones,
+    ``tombstones.match_forms``): "ıstanbul42" finds "ISTANBUL42" and back, "okapi-quetzal-5521" finds
+    "okapi、quetzal、5521", "红色大象九号" finds "红色 大象 九号".  Cost: one SHA-256 per word start of
+    ``s`` and rule length (:func:`~objstore.core.textwindows.find_matches`) beyond the matcher's test."""
+    m = matcher(text)
+    forms = {f for t in {text, confusable_fold(text)} for x in {normalize_value(t), dotless(normalize_value(t))}
+             for f in match_forms(x)}
+    rules = [(value_digest(f), len(f)) for f in forms]
+
+    def hit(s: str, forms: dict | None = None) -> bool:
+        return m(s, forms) or holds_text(s, rules)
+    return hit
+
+
 def _in(m: Callable[[str], bool], *fields: str) -> bool:
     """The text of ``m`` (``core.text.matcher``) occurs in one of ``fields``."""
     return any(f and m(f) for f in fields)
@@ -136,8 +156,14 @@ def _object_hit(obj: object, m: Callable[[str], bool]) -> str | None:
     return None
 
 
-def _object_hits(store: Store, m: Callable[[str], bool]) -> list[ScanHit]:
-    """The store's objects holding the text (:func:`_object_hit`)."""
+#: what an object hit's detail ends with when only the checks' reading finds the text there (:func:`reading`:
+#: "okapi、quetzal、5521" for "okapi-quetzal-5521"): ``forget --match`` of the text does not find it
+SPELLED_OTHERWISE = " (spelled otherwise)"
+
+
+def _object_hits(store: Store, m: Callable[[str], bool], plain: Callable[[str], bool] | None = None) -> list[ScanHit]:
+    """The store's objects holding the text (:func:`_object_hit`); with ``plain`` (the ``core.text.matcher``
+    of the text), the detail of a hit ``plain`` does not find ends with :data:`SPELLED_OTHERWISE`."""
     hits = []
     for oid in sorted(set(store.objects) | set(store.packs)):
         try:
@@ -146,7 +172,8 @@ def _object_hits(store: Store, m: Callable[[str], bool]) -> list[ScanHit]:
             continue
         what = _object_hit(obj, m)
         if what is not None:
-            hits.append(ScanHit("object", oid, what))
+            hits.append(ScanHit("object", oid, what + (SPELLED_OTHERWISE if plain is not None
+                                                       and _object_hit(obj, plain) is None else "")))
     return hits
 
 
@@ -231,8 +258,8 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
     norm = normalize_value(text)
     if not norm:
         raise InvalidInput("nothing to scan for: the text is blank")
-    m = matcher(text)     # the one matching rule (as it reads too: core.text)
-    hits = _object_hits(store, m) + _name_hits(store, m)
+    m = reading(text)     # the one matching rule (as it reads too: core.text), and the checks' (B14)
+    hits = _object_hits(store, m, matcher(text)) + _name_hits(store, m)
     needles = sorted({text.encode(), text.strip().encode(), norm.encode()} - {b""})
     unsure: list[str] = []
     irregular: list[str] = []

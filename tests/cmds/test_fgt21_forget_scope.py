@@ -38,9 +38,9 @@ def test_forget_help_says_what_match_guarantees(mem, tmp_path):
     found = mem("search", "wombat", "--json").json
     assert [r["snippet"] for r in found] == ["the launch codename is [forgotten]"]
     assert TEXT in mem("cat-object", found[0]["id"]).stdout
-    # an agent's write: the exact text is refused, the text with blanks for hyphens is not
+    # an agent's write: the exact text is refused, and since han40 (test39b B11) the text with blanks for hyphens
     mem("remember", "project/p/name", TEXT, env={"MEM_AGENT": "claude"}, exit_code=6)
-    mem("remember", "project/p/name", TEXT.replace("-", " "), env={"MEM_AGENT": "claude"})
+    mem("remember", "project/p/name", TEXT.replace("-", " "), env={"MEM_AGENT": "claude"}, exit_code=6)
     helptext = " ".join(mem("forget", "--help").stdout.split())
     assert "A forgotten value is not captured again" not in helptext
     assert "A session the forget did not touch (a new one) that holds a --match text is captured with it, " \
