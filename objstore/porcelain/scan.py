@@ -274,7 +274,8 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
     hits += [ScanHit("skipped", str(store.root / rel), "a damaged pack: searched the objects that still "
                      "decompress; the rest cannot be read") for rel in unsure]
     hits += [ScanHit("skipped", str(store.root / rel), NOT_REGULAR + " (a FIFO, a device or a socket): "
-                     "not read, it stores nothing") for rel in irregular]
+                     "not read, it stores nothing") for rel in irregular
+             if not rel.startswith("run/")]   # the resident helper's own socket (fresh40 F1)
     hits += [ScanHit("skipped", str(store.root / rel), f"could not be read ({why}): not searched")
              for rel, why in unread]
     if index and searchable(text):   # punctuation alone is in no index term
