@@ -187,8 +187,8 @@ class SearchIndexReads(SearchIndexLookups):
         # generations answering a multi-token word with the bare conjunction, whose hits are checked
         check = (texts is not None and pairs is not None and any(pairs)
                  and any(not o.fmt.positions and not o.fmt.has_pairs for o in opened))
-        if check:   # (deferred: only a multi-token word's check reads its module)
-            from objstore.index.gluedcheck import GLUED_FETCH, check_glued
+        if check:
+            from objstore.index.gluedcheck import GLUED_FETCH, check_glued  # deferred: a multi-token word's only
         fetch = limit * GLUED_FETCH if check else limit
         rescore: dict[int, tuple] = {}  # generation -> what scoring its hits again needs
         found: list[tuple[float, int, object]] = []  # (score, generation, doc address)
