@@ -12,6 +12,7 @@ whatever the lean path does not fully understand, goes to the click CLI
 """
 
 import atexit
+import gc
 import os
 import sys
 
@@ -66,12 +67,12 @@ def private_umask() -> None:
     os.umask(os.umask(0o077) | 0o077)
 
 
-#: what ``pathlib`` imports and calls only in ``glob``, ``match`` and ``as_uri``, by CPython version:
-#: 3.11's imports ``re`` (with ``enum``), ``fnmatch`` and ``urllib.parse`` (with ``ipaddress``) and calls
+#: what ``pathlib`` imports and calls only in ``glob``, ``match``, ``as_uri`` and its Windows paths, by CPython version:
+#: 3.11's imports ``re`` (with ``enum``), ``fnmatch``, ``urllib.parse`` (with ``ipaddress``) and ``ntpath`` and calls
 #: none as it loads; 3.12's calls ``fnmatch.translate`` as it loads, so only ``urllib.parse`` can wait;
 #: 3.13's pathlib imports ``urllib.parse`` where ``as_uri`` runs, itself: nothing to do there (a stand-in for a
 #: module pathlib uses as it loads would stay bound in pathlib and fnmatch, each call through it)
-PATHLIB_DEFERRED_BY_VERSION = {(3, 11): ("re", "fnmatch", "urllib.parse"), (3, 12): ("urllib.parse",)}
+PATHLIB_DEFERRED_BY_VERSION = {(3, 11): ("re", "fnmatch", "urllib.parse", "ntpath"), (3, 12): ("urllib.parse",)}
 #: this interpreter's: empty on 3.13 and later, where :func:`pathlib_alone` does nothing
 PATHLIB_DEFERRED = PATHLIB_DEFERRED_BY_VERSION.get(sys.version_info[:2], ())
 
@@ -112,10 +113,14 @@ def pathlib_alone() -> None:
     ``ipaddress``) for ``Path.as_uri`` (3.11, 3.12), ``re`` (and ``enum``)
     and ``fnmatch`` for ``glob`` and ``match`` (3.11: 3.12 calls fnmatch as
     pathlib loads); nothing on 3.13 and later, whose pathlib defers
-    ``urllib.parse`` itself.  A store's reads call none of them,
-    and these imports were ~1.5-3 ms (urllib, docs/benchmarks.md, "Session
-    17 (branch `lat17`)") and ~3 ms (re with enum, "Session 21 (branch
-    `lat21`)") of every new process that opens a store.  Each is given a
+    ``urllib.parse`` itself; on 3.11 also ``ntpath``, which only its
+    Windows paths use (its import tries five names of the Windows-only
+    ``nt`` module, each a failed search of ``sys.path``: ~2.3 M
+    instructions, docs/benchmarks.md, "Session 40 (branch `rec40`)").  A
+    store's reads call none of them, and these imports were ~1.5-3 ms
+    (urllib, docs/benchmarks.md, "Session 17 (branch `lat17`)") and ~3 ms
+    (re with enum, "Session 21 (branch `lat21`)") of every new process
+    that opens a store.  Each is given a
     stand-in (:func:`_deferred_module`) while pathlib loads, which leaves
     ``sys.modules`` before pathlib's import returns: pathlib keeps the
     stand-in, whose first use imports the real module, and any later
@@ -332,15 +337,16 @@ def entry() -> None:
         # below take a while (cmds._hookclock)
         from . import _hookclock
         _hookclock.arm_early()
+    # before the helper's client and the stand-ins below: with the default (700, 10, 10) their
+    # imports and a new process's first objects cost four young collections (~0.25 ms of CPU)
+    default_gc = gc.get_threshold()
+    gc.set_threshold(*LEAN_GC_THRESHOLD)
     atexit.register(_skip_teardown)
     private_umask()     # first: a hook the helper does not answer runs here (the helper adds 077 too)
     _via_helper(argv)
     pathlib_alone()   # the helper did not answer: this process opens the store
     datetime_from_c()
     json_without_re()
-    import gc   # (not before: the helper's client needs none of this)
-    default_gc = gc.get_threshold()
-    gc.set_threshold(*LEAN_GC_THRESHOLD)
     if argv == ["hook", "claude-code"]:
         from . import _hookclock, _hookrun
         _hookrun.OWN_PROCESS = True   # os._exit follows: the open index is left to it

@@ -166,7 +166,10 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          # subprocess, threads) and a Claude Code import reads no Codex file (hashlib)
          "objstore.capture.parseworker", "objstore.capture.codex",
          # only a version-7 pack's block needs zstd (session 26): its module's import costs ~1 ms
-         "objstore.core.packzstd")
+         "objstore.core.packzstd",
+         # off the readers' start-up (session 40, rec40): only a multi-token word's glued check and a purge's
+         # tail deletes use them
+         "objstore.index.gluedcheck", "objstore.index.taildeletes")
 
 
 def _module_name(path: Path, root: Path = REPO) -> str:

@@ -186,7 +186,7 @@ from blake3 import blake3
 
 from objstore.core.errors import CorruptObject, InvalidInput, MemError, UnsupportedVersion
 from objstore.core.ids import is_full_id
-from objstore.core.packlines import Spliced, parse_refs, splice
+from objstore.core.packlines import Spliced, first_frames_refs, parse_refs, splice
 from objstore.core.packsources import BlockSources, column_len, join_sources
 
 PACK_MAGIC = b"MPAK"
@@ -501,7 +501,8 @@ class DeflateReader:
         and column (None before version 6), inflated up to the end of frame
         ``k`` (version 8: with the chunks put back; ``lazy``: a
         ``packlines.Spliced`` that puts a frame's back when it is first
-        asked for).  Raises as :meth:`block_frame`."""
+        asked for, its line references read then too:
+        ``packlines.first_frames_refs``).  Raises as :meth:`block_frame`."""
         inf = Inflate(self.decompressor(), data)
         (count,) = U32.unpack(inf.take(4))
         if k >= count:
@@ -512,8 +513,9 @@ class DeflateReader:
         if self.version >= 6:
             codes = inf.take(count)
             src = BlockSources(codes, inf.take(column_len(codes)) if any(codes) else b"")
-        if self.version >= 8:  # the line references (objstore.core.packlines)
-            lines = parse_refs(inf.take(U32.unpack(inf.take(4))[0]), count, k + 1)
+        if self.version >= 8:  # the line references (objstore.core.packlines; lazy: frame k's alone are made)
+            area = inf.take(U32.unpack(inf.take(4))[0])
+            lines = first_frames_refs(area, count, k + 1) if lazy else parse_refs(area, count, k + 1)
         body = inf.take(sum(lens[:k + 1]))
         out, pos = [], 0
         for n in lens[:k + 1]:

@@ -288,6 +288,70 @@ def parse_refs(area, count: int, upto: int | None = None) -> list[list[tuple[int
     return out
 
 
+
+def first_frames_refs(area, count: int, upto: int) -> "list[list[tuple[int, int]]] | FrameRefs":
+    """The line references of a block's first ``upto`` frames (as
+    :func:`parse_refs` with ``upto``) for a read of frame ``upto - 1``:
+    the area's varints are read at once and the frames' places in them
+    found, but a frame's list is made only when it is asked for
+    (:class:`FrameRefs`): a read of frame ``k`` makes frame ``k``'s
+    alone, not the ``k`` lists before it that :func:`parse_refs` makes
+    and the read never uses (docs/benchmarks.md, "Session 40 (branch
+    `rec40`)").  ValueError as :func:`parse_refs` when the area does not
+    split into varints or runs short of the first ``upto`` frames (then
+    parsed again byte by byte, which raises at the place); a frame whose
+    references name a negative chunk raises ValueError when it is asked
+    for."""
+    area = bytes(area)
+    frames = min(upto, count)
+    try:
+        vals = varint_values(area)
+    except ValueError:
+        return _parse_refs_bytewise(area, count, upto)
+    starts = []
+    i, nv = 0, len(vals)
+    for _ in range(frames):
+        if i >= nv:
+            return _parse_refs_bytewise(area, count, upto)
+        j = i + 1 + 2 * vals[i]
+        if j > nv:
+            return _parse_refs_bytewise(area, count, upto)
+        starts.append(i)
+        i = j
+    return FrameRefs(vals, starts)
+
+
+class FrameRefs:
+    """:func:`first_frames_refs`' answer: ``refs[k]``, frame ``k``'s list
+    of ``(offset in the stored frame, chunk number)``, made on first use
+    (the same list :func:`parse_refs` gives it); ``len``: the frames.
+    ValueError for a frame whose references name a negative chunk."""
+
+    __slots__ = ("_vals", "_starts", "_made")
+
+    def __init__(self, vals: list[int], starts: list[int]) -> None:
+        self._vals, self._starts, self._made = vals, starts, {}
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def __getitem__(self, k: int) -> list[tuple[int, int]]:
+        got = self._made.get(k)
+        if got is not None:
+            return got
+        i = self._starts[k]
+        n = self._vals[i]
+        if not n:
+            return []
+        seg = self._vals[i + 1:i + 1 + 2 * n]
+        lcs = list(accumulate([1 + ((z >> 1) if not z & 1 else -((z + 1) >> 1)) for z in seg[1::2]], initial=-1))
+        del lcs[0]
+        if min(lcs) < 0:
+            raise ValueError("a line reference names a negative chunk")
+        got = self._made[k] = list(zip(accumulate(seg[0::2]), lcs))
+        return got
+
+
 #: a LEB128 varint of two to five bytes, as a group: re.split keeps it
 _LONG_VARINT = LazyPattern(rb"([\x80-\xff]{1,4}[\x00-\x7f])")
 _HIGH = bytes(range(128, 256))
@@ -356,7 +420,8 @@ class Spliced:
     frame is first asked for (``[k]``, ``len``): a read of one frame
     loads only the chunk blocks that frame names, not those of the frames
     before it that its block read keeps.  A frame whose chunks cannot be
-    put back (a damaged chunk block) is given as stored: its hash check
+    put back (a damaged chunk block, a reference to a negative chunk)
+    is given as stored: its hash check
     fails (why: :attr:`lost`, by position)."""
 
     __slots__ = ("_s", "_refs", "_chunk", "_done", "lost")
@@ -371,9 +436,11 @@ class Spliced:
     def __getitem__(self, k: int) -> bytes:
         if k < 0:
             k += len(self._s)
-        if k not in self._done and self._refs[k]:
-            try:
-                self._s[k] = splice(self._s[k], self._refs[k], self._chunk)
+        if k not in self._done:
+            try:   # the references of a FrameRefs are read here: a damaged one costs this frame only
+                refs = self._refs[k]
+                if refs:
+                    self._s[k] = splice(self._s[k], refs, self._chunk)
             except ValueError as e:
                 self.lost[k] = f"a line it names cannot be put back ({e})"
                 return self._s[k]

@@ -27,7 +27,7 @@ import tantivy
 from objstore.core.rxcache import compile_pattern
 from objstore.core.text import LazyPattern, strip_escapes
 from objstore.index.folds import dotted_i_variant, greek_fold, sigma_variant  # (re-exported)
-from objstore.index.simpletext import SIMPLE_BLANK, SIMPLE_CJK, simple_text  # (simple_text re-exported)
+from objstore.index.simpletext import SIMPLE_BLANK, SIMPLE_CJK, ascii_stand_in, simple_text  # (re-exported)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -170,15 +170,17 @@ your yours yourself yourselves
 _CJK = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}"
 _TOKEN_PATTERN = r"[" + _CJK + r"]|[\p{L}\p{M}\p{N}&&[^" + _CJK + r"]]+"
 
-def _build_analyzer(stem: bool = False, simple: bool = False) -> "tantivy.TextAnalyzer":
+def _build_analyzer(stem: bool = False, simple: bool = False, whole: bool = False) -> "tantivy.TextAnalyzer":
     """``mem_words``/``mem_stem`` (the regex tokenizer of ``_TOKEN_PATTERN``)
     or, with ``simple``, ``mem_simple_stem`` (``stem``) and its unstemmed
     form (the query side's :func:`simple_tokens`): tantivy's ``simple``
     tokenizer (maximal runs of ``char::is_alphanumeric``, about twice as fast
     as the regex tokenizer) over :func:`simple_text`.  Then lowercase, ASCII
     folding, tokens of MAX_TOKEN_BYTES or more dropped, [Snowball English
-    stemmer]."""
-    tokenizer = tantivy.Tokenizer.simple() if simple else tantivy.Tokenizer.regex(_TOKEN_PATTERN)
+    stemmer].  ``whole``: the text as one token (tantivy's ``raw``), for a
+    text the regex takes whole (:func:`stem_tokens`)."""
+    tokenizer = tantivy.Tokenizer.raw() if whole else tantivy.Tokenizer.simple() if simple \
+        else tantivy.Tokenizer.regex(_TOKEN_PATTERN)
     b = (
         tantivy.TextAnalyzerBuilder(tokenizer)
         .filter(tantivy.Filter.lowercase())
@@ -382,7 +384,8 @@ def _analyzer(stem: bool | str) -> "tantivy.TextAnalyzer":
     """The shared words (False), stemming (True), ``"plain"`` (no filter,
     no length limit), ``"plain_s"`` (``mem_plain_s``), ``"pairs"``,
     ``"simple"`` (``mem_simple_stem`` without the stemmer) or
-    ``"simple_stem"`` (``mem_simple_stem``) analyzer; caller holds
+    ``"simple_stem"`` (``mem_simple_stem``) analyzer, or ``"whole_stem"``
+    (``mem_stem``'s filters over the text as one token); caller holds
     _ANALYZER_LOCK."""
     key = stem if isinstance(stem, str) else ("stem" if stem else "words")
     a = _ANALYZERS.get(key)
@@ -392,6 +395,7 @@ def _analyzer(stem: bool | str) -> "tantivy.TextAnalyzer":
                                else _build_analyzer(stem=True, simple=True) if key == "simple_stem"
                                else _build_pairs_analyzer() if key == "pairs"
                                else _build_analyzer(simple=True) if key == "simple"
+                               else _build_analyzer(stem=True, whole=True) if key == "whole_stem"
                                else _build_analyzer(key == "stem"))
     return a
 
@@ -423,6 +427,8 @@ def tokenize(text: str, greek: bool = True) -> list[str]:
     if not text:
         return []
     text = greek_fold(nfc(text)) if greek else nfc(text)
+    if not text.isascii():
+        text = ascii_stand_in(text) or text
     with _ANALYZER_LOCK:  # ASCII: tantivy's ``simple`` tokenizer cuts as the regex does, at half its CPU
         return list(_analyzer("simple" if text.isascii() else False).analyze(text))
 
@@ -466,6 +472,8 @@ def index_terms(text: str, analyzer: str = "stem") -> list[str]:
     if not text:
         return []
     text = greek_fold(nfc(text))
+    if not text.isascii():
+        text = ascii_stand_in(text) or text
     with _ANALYZER_LOCK:  # ASCII: as tokenize()
         return list(_analyzer("simple_stem" if text.isascii() else True).analyze(text))
 
@@ -487,8 +495,10 @@ def stem_tokens(toks: tuple[str, ...]) -> tuple[str, ...]:
             if len(new) > 1 and len(got := simple.analyze(" ".join(new))) == len(new):
                 memo.update(zip(new, got))
             for t in toks:
-                if t not in memo:
-                    s = (simple if t.isascii() and t.isalnum() else _analyzer(True)).analyze(t)
+                if t not in memo:   # ASCII: ``simple`` cuts as the regex does (tokenize); ASCII letters and
+                    u = t.replace("\u0307", "")   # digits with a U+0307 (a dotted-i variant): one token
+                    s = (simple if t.isascii() else _analyzer("whole_stem")
+                         if u.isascii() and u.isalnum() else _analyzer(True)).analyze(t)
                     memo[t] = s[0] if s else t
             out = [memo[t] for t in toks]
     return tuple(out)

@@ -28,7 +28,6 @@ from objstore.index.generations import (
 )
 from objstore.index.genfiles import generation_files, held_ids, pad_plan, remove_generation, segment_sizes
 from objstore.index.schema import KINDS, IndexDoc, delete_object, id_query, ids_at, to_tantivy_doc
-from objstore.index.taildeletes import tail_deletes, tail_query
 
 __all__ = ["ISOLATED_MERGE", "MERGE_LEVEL_DOCS", "MERGE_SEGMENTS", "PADDED_MERGE", "PAD_ID_BYTES", "PAD_KIND",
            "SearchIndexPurges", "isolated_is_smaller", "pad_document", "pad_merge", "pads_take_values"]
@@ -460,6 +459,7 @@ class SearchIndexPurges:
         searcher of the result (:meth:`_reopen`).  A failed write is rolled
         back and raised as SearchIndexError (``raise_write_failed``).  Caller holds the
         sub-index lock."""
+        from objstore.index.taildeletes import tail_query  # deferred: a purge alone deletes tails
         fmt = sub.fmt(name)
         writer = sub.new_writer(index, heap)
         try:
@@ -509,6 +509,7 @@ class SearchIndexPurges:
         then indexed); False when it is not (the caller rebuilds the shard);
         None when nothing was tried (segments too large, no document to
         commit).  Caller holds the sub-index lock."""
+        from objstore.index.taildeletes import tail_deletes  # deferred: a purge alone deletes tails
         sizes = segment_sizes(sub.dir / name)
         if not sizes or max(n for n, _d in sizes) > MERGE_LEVEL_DOCS:
             return None
@@ -595,6 +596,7 @@ class SearchIndexPurges:
         generation cannot be hard-linked; ``isolated_only``: also when the
         segments holding them cannot be merged alone).  Caller
         holds the sub-index lock."""
+        from objstore.index.taildeletes import tail_deletes, tail_query  # deferred: a purge alone deletes tails
         from objstore.index.genbuild import (  # deferred: not a reader's (rcl22)
             graft_segments, isolate_segments, link_generation)
         sizes = segment_sizes(sub.dir / name)

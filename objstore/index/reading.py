@@ -20,12 +20,11 @@ from objstore.index.analysis import tokenize, word_pairs
 from objstore.index.countcache import GenCounts, count_key
 from objstore.index.errors import IndexCorruptError
 from objstore.index.generations import OpenGeneration, is_panic
-from objstore.index.gluedcheck import GLUED_FETCH, check_glued
 from objstore.index.lookups import REPLACED_RETRIES, SearchIndexLookups
 from objstore.index.query import build_query, filter_clauses, idf, query_words
 from objstore.index.schema import KINDS, Hit, hits_at
 
-__all__ = ["FLAT_FILTERS", "GLUED_FETCH", "REPLACED_RETRIES", "SearchIndexReads"]
+__all__ = ["FLAT_FILTERS", "REPLACED_RETRIES", "SearchIndexReads"]
 
 #: put the filter clauses beside the word clauses (``build_query(required=)``);
 #: False: the word query nested in a MUST clause (the same hits and scores, slower)
@@ -83,7 +82,7 @@ class SearchIndexReads(SearchIndexLookups):
         id left out is taken as it is).  A generation without the ``pairs``
         field (the turns' since session 7) answers a multi-token word with
         the conjunction of its terms; with ``texts``, its hits among the
-        best ``GLUED_FETCH * limit`` are checked, best first and only as
+        best ``gluedcheck.GLUED_FETCH * limit`` are checked, best first and only as
         many as can still reach the best ``limit``, for the word standing
         glued in their text (``glued_in``), and one that fails is scored
         again without that word (dropped when nothing else matched), as the
@@ -188,6 +187,8 @@ class SearchIndexReads(SearchIndexLookups):
         # generations answering a multi-token word with the bare conjunction, whose hits are checked
         check = (texts is not None and pairs is not None and any(pairs)
                  and any(not o.fmt.positions and not o.fmt.has_pairs for o in opened))
+        if check:
+            from objstore.index.gluedcheck import GLUED_FETCH, check_glued  # deferred: a multi-token word's only
         fetch = limit * GLUED_FETCH if check else limit
         rescore: dict[int, tuple] = {}  # generation -> what scoring its hits again needs
         found: list[tuple[float, int, object]] = []  # (score, generation, doc address)

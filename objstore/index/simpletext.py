@@ -1,12 +1,16 @@
 """The text ``mem_simple_stem`` is given (:func:`simple_text`): tantivy's
-``simple`` tokenizer cut where the ``mem_words`` regex cuts.  Split from
-``analysis`` (session 24), which re-exports :func:`simple_text`; the
+``simple`` tokenizer cut where the ``mem_words`` regex cuts; and the ASCII
+text a text holding no other non-ASCII character than separators cuts as
+(:func:`ascii_stand_in`, session 40).  Split from ``analysis`` (session
+24), which re-exports :func:`simple_text`; the
 analyzers themselves are there (``docs/format.md``, "Search index",
 "Analyzers")."""
 
 from __future__ import annotations
 
-__all__ = ["SIMPLE_BLANK", "SIMPLE_CJK", "simple_text"]
+import unicodedata
+
+__all__ = ["SIMPLE_BLANK", "SIMPLE_CJK", "ascii_stand_in", "simple_text"]
 
 # The characters on which tantivy's ``simple`` tokenizer and the ``mem_words`` regex
 # disagree, as code point ranges, found by asking both tokenizers of tantivy-py 0.27
@@ -77,3 +81,28 @@ def simple_text(text: str) -> str:
         cjk, blank = astral_subs
         text = cjk.sub(r" \g<0> ", blank.sub(" ", text))
     return text
+
+
+#: the categories of a character the ``mem_words`` regex takes into no token: not a letter, mark or
+#: number (not Cn: an unassigned one may be a letter to the regex crate's newer tables; nor Cs), out of
+#: the blocks of :data:`_CJK_SYMBOLS`
+_NO_TOKEN = frozenset(("Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "Sm", "Sc", "Sk", "So", "Zs", "Zl", "Zp", "Cc", "Cf"))
+#: blocks holding symbols of the scripts the regex makes a token of each character of (its CJK class:
+#: Kangxi radicals, circled Hangul and katakana, squared katakana; U+16FE2; U+1F200), as (first, last)
+_CJK_SYMBOLS = (("\u2e80", "\u33ff"), ("\U00016fe0", "\U00016fff"), ("\U0001f200", "\U0001f2ff"))
+
+
+def ascii_stand_in(text: str) -> str | None:
+    """``text`` (as the analyzers are given it: NFC, Greek folded) with
+    each non-ASCII character a ``?`` when each is of :data:`_NO_TOKEN`
+    (a dash, a quote, an ellipsis, an arrow), else None: the regex cuts
+    ``text`` into the tokens tantivy's ``simple`` cuts that ASCII text
+    into (an ASCII character other than a letter or digit ends a token in
+    both), without the regex analyzers' build (~0.5 ms each, once a
+    process: a recall built both for a passage holding a "—";
+    docs/benchmarks.md, "Session 40 (branch `rec40`)")."""
+    cat = unicodedata.category
+    for c in set(text):
+        if c > "\x7f" and (cat(c) not in _NO_TOKEN or any(a <= c <= b for a, b in _CJK_SYMBOLS)):
+            return None
+    return text.encode("ascii", "replace").decode("ascii")

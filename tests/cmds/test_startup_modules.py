@@ -323,8 +323,9 @@ def test_a_process_without_an_editable_finder_opens_the_store_without_urllib_nor
             "def _report():\n"
             "    sys.stdout.flush()\n"
             "    print('LOADED', *(m in sys.modules for m in ('urllib.parse', 'ipaddress', 're', 'enum', 'fnmatch',"
-            " 'contextlib', 'pathlib')))\n"
-            "    from pathlib import Path, PurePath\n"
+            " 'contextlib', 'ntpath', 'pathlib')))\n"
+            "    from pathlib import Path, PurePath, PureWindowsPath\n"
+            "    print('WIN', *PureWindowsPath('c:/a/b').parts, PureWindowsPath('C:/A') == PureWindowsPath('c:\\\\a'))\n"
             "    import urllib.parse, re, fnmatch\n"
             "    print('AFTER', Path('/a b').as_uri(), urllib.parse.urlsplit('http://h/p').netloc)\n"
             "    print('GLOB', sorted(p.name for p in Path('.').glob('*.txt')), PurePath('x/y.md').match('*.md'),"
@@ -338,10 +339,11 @@ def test_a_process_without_an_editable_finder_opens_the_store_without_urllib_nor
     assert p.returncode == 0, p.stderr
     out = p.stdout.splitlines()
     # re, enum, fnmatch, contextlib: on 3.11, whose pathlib uses re and fnmatch in glob and match
-    # only (3.12's and 3.13's compile patterns as they load: the stand-in imports the real re then)
-    loaded = "False False False False False False True" if sys.version_info[:2] == (3, 11) else out[1][6:]
+    # only (3.12's and 3.13's compile patterns as they load: the stand-in imports the real re then);
+    # ntpath: on 3.11, whose pathlib uses it in its Windows paths only (session 40, rec40)
+    loaded = "False False False False False False False True" if sys.version_info[:2] == (3, 11) else out[1][6:]
     assert out[1].startswith("LOADED False False ") and out[1].endswith(" True"), out
-    assert out == ["postgres 16 on port 5433", f"LOADED {loaded}", "AFTER file:///a%20b h",
+    assert out == ["postgres 16 on port 5433", f"LOADED {loaded}", "WIN c:\\ a b True", "AFTER file:///a%20b h",
                    "GLOB ['a.txt'] True False True True", "REAL Pattern True True"]
 
 

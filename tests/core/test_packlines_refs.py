@@ -92,3 +92,36 @@ def test_a_sound_area_is_parsed_without_the_byte_by_byte_reader(monkeypatch):
     for a, c in areas:
         assert parse_refs(a, c) == want[a]
         assert parse_refs(a, c, 2) == want[a][:2]
+
+
+def _frame_by_frame(area, count, upto):
+    """``first_frames_refs``' answer as a list (each frame asked for), or the error."""
+    try:
+        refs = packlines.first_frames_refs(area, count, upto)
+        return "ok", [refs[k] for k in range(len(refs))]
+    except ValueError as e:
+        return "error", str(e)
+
+
+def test_a_read_of_one_frame_makes_that_frames_references_alone_the_same_as_parse_refs(monkeypatch):
+    """A block read (``stored_prefix(lazy=True)``) makes only the references
+    of the frame it reads (session 40, rec40): each frame's list is
+    ``parse_refs``', and an area ``parse_refs`` refuses is refused, when
+    read or when the frame holding the damage is asked for."""
+    rnd = random.Random(40)
+    seen = {"ok": 0, "error": 0}
+    for _ in range(3000):
+        count = rnd.randint(1, 8)
+        area = _damaged(rnd, _area(rnd, count))
+        for upto in (1, count, rnd.randint(1, 9)):
+            want = _outcome(parse_refs, area, count, upto)
+            got = _frame_by_frame(area, count, upto)
+            assert got[0] == want[0], (area.hex(), count, upto)
+            if want[0] == "ok":
+                assert got[1] == want[1]
+            seen[want[0]] += 1
+    assert seen["ok"] > 1000 and seen["error"] > 500
+    area = b"".join(bytes([2, 3, 2, 4, 2]) for _ in range(8))   # 8 frames of two references each
+    refs = packlines.first_frames_refs(area, 8, 8)
+    assert refs[7] == parse_refs(area, 8)[7] == [(3, 1), (7, 3)]
+    assert list(refs._made) == [7]   # frame 7's list made, not those of the seven frames before it
