@@ -1,0 +1,64 @@
+"""fsck40 (fresh39 F5, F13): damaged files that keep forgotten values out.
+
+F5: a cut-short or deleted ``tombstone-digests`` let an agent write a
+forgotten value back while fsck and doctor said all was well.  Now fsck warns
+(exit 0: no repair can rebuild a one-way keyed digest) counting the
+tombstones that can no longer stop their value, and doctor says it.
+F13: an unreadable ``forget-unfinished/`` note blocked push, backup and
+export for good, the hint asking for "the forget that was stopped, run
+again".  Now the hint names ``mem fsck --repair``, which sets the note aside
+in the quarantine naming the audit log's last forgets; export then works.
+Real ``mem`` processes on real store folders."""
+
+from __future__ import annotations
+
+import json
+
+VALUE = "Redis 7 at cache-zebra-9911"
+
+
+def _forgotten(mem):
+    mem("remember", "project/api/cache", VALUE)
+    mem("forget", "project/api/cache", "--yes")
+    r = mem("remember", "project/api/cache", VALUE, "--trust", "agent_observed", exit_code=6)
+    assert "forgotten" in r.stderr
+
+
+def test_cut_digests_are_counted(store_path, mem):
+    _forgotten(mem)
+    assert "warning" not in mem("fsck").stdout
+    f = store_path / "tombstone-digests"
+    f.write_bytes(f.read_bytes()[:100])
+    r = mem("fsck")
+    assert "warning: tombstone-digests: 2 tombstones can no longer stop their values from coming back" in r.stdout
+    assert "cut short or damaged" in r.stdout and "cannot be rebuilt" in r.stdout
+    r = mem("doctor", exit_code=None)
+    assert "[tombstones] tombstone-digests: 2 tombstones can no longer stop" in r.stdout, r.stdout
+
+
+def test_deleted_digests_are_counted(store_path, mem):
+    _forgotten(mem)
+    saved = (store_path / "tombstone-digests").read_bytes()
+    (store_path / "tombstone-digests").unlink()
+    doc = json.loads(mem("fsck", "--json").stdout)
+    assert any("the file is missing" in w for w in doc["warnings"]), doc
+    mem("remember", "project/api/cache", VALUE, "--trust", "agent_observed")   # what the warning says
+    (store_path / "tombstone-digests").write_bytes(saved)   # the user's copy put back
+    assert "tombstone-digests" not in mem("fsck").stdout
+
+
+def test_unreadable_forget_note_is_set_aside(store_path, mem, tmp_path):
+    mem("remember", "user/fruit", "apple-kw-1")
+    mem("forget", "user/fruit", "--yes")
+    (store_path / "forget-unfinished" / "zzz").write_text("garbage\n")
+    r = mem("export", "-o", str(tmp_path / "x.jsonl"), exit_code=6)
+    assert "mem fsck --repair" in r.stderr and "run again" not in r.stderr.split("mem fsck --repair")[0], r.stderr
+    assert "mem fsck --repair" in mem("doctor", exit_code=1).stdout
+    r = mem("fsck", "--repair")
+    assert "repair: set aside the unreadable forget note forget-unfinished/zzz" in r.stdout, r.stdout
+    assert "a forget it may have been, recorded at" in r.stdout and "user/fruit" in r.stdout, r.stdout
+    assert "nothing to repair" not in r.stdout
+    assert not (store_path / "forget-unfinished" / "zzz").exists()
+    assert list((store_path / "quarantine").glob("*/forget-unfinished-zzz"))
+    mem("export", "-o", str(tmp_path / "x.jsonl"))
+    assert "ok:" in mem("fsck").stdout
