@@ -43,14 +43,33 @@ def unguarded_tombstones(store: Store) -> list[str]:
         made = int(os.stat(store.root / KEY_FILE).st_mtime * 1000) - 1000   # (the file's clock granularity)
     except OSError:
         return []
-    own = {e.ref[len("tombstones/"):] for e in audit.read(store.reflog.root)
-           if e.command == _OWN and e.ref.startswith("tombstones/") and e.time >= made}
-    if not own:
+    return _unpaired(store, _set_by(store, (_OWN,), made))
+
+
+def imported_unpaired(store: Store, since_ms: int, command: str = "import jsonl") -> list[str]:
+    """Ids of the tombstones ``command`` (``mem import jsonl``) set at or
+    after ``since_ms`` that hold a value digest this store has no pair for:
+    keyed under the exporting store's hash key, which never travels, they
+    stop their values here by key only (fresh39 F8).  Reads the audit log
+    and those tombstones."""
+    return _unpaired(store, _set_by(store, (command,), since_ms))
+
+
+def _set_by(store: Store, commands: tuple[str, ...], since_ms: int) -> set[str]:
+    """Ids of the tombstones whose ref an audit line of one of ``commands`` set at or after ``since_ms``."""
+    return {e.ref[len("tombstones/"):] for e in audit.read(store.reflog.root, since=since_ms)
+            if e.command in commands and e.ref.startswith("tombstones/")}
+
+
+def _unpaired(store: Store, ids: set[str]) -> list[str]:
+    """Those of ``ids`` still named by a ref whose tombstone holds a value digest with no pair in
+    :data:`DIGESTS_FILE` (a version record needs none; an unreadable one is fsck's)."""
+    if not ids:
         return []
     pairs = read_digests(store)
     out = []
     for _name, oid in store.refs.iter("tombstones", damaged=[]):
-        if oid not in own:
+        if oid not in ids:
             continue
         try:
             t = store.get(oid, Tombstone)

@@ -62,3 +62,20 @@ def test_unreadable_forget_note_is_set_aside(store_path, mem, tmp_path):
     assert list((store_path / "quarantine").glob("*/forget-unfinished-zzz"))
     mem("export", "-o", str(tmp_path / "x.jsonl"))
     assert "ok:" in mem("fsck").stdout
+
+
+def test_import_says_the_forget_guard_does_not_travel(mem, tmp_path):
+    """F8: ``mem export`` then ``mem import jsonl`` into another store
+    dropped the guard silently (keyed digests do not travel)."""
+    mem("remember", "project/api/staging-host", "staging-7.internal")
+    mem("forget", "project/api/staging-host", "--yes")
+    out = tmp_path / "exp.jsonl"
+    mem("export", "-o", str(out))
+    other = str(tmp_path / "store2")
+    r = mem("--home", other, "import", "jsonl", str(out))
+    assert ("note: 2 imported tombstones cannot stop their values in this store" in r.stderr
+            and "an agent can write a forgotten value again here" in r.stderr), r.stderr
+    doc = json.loads(mem("--home", str(tmp_path / "store3"), "import", "jsonl", str(out), "--json").stdout)
+    assert doc["tombstones_by_key_only"] == 2, doc
+    text = out.read_text()
+    assert "staging-7.internal" not in text and "hash-key" not in text
