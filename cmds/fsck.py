@@ -106,7 +106,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     A forget stopped before it wrote all its tombstones is no damage, but
     what it removes may still be stored and only the same forget run again
     finishes it: fsck names it as an error with that command and exits 6
-    (push, backup and export refuse meanwhile).
+    (push, backup and export refuse meanwhile).  Its note that does not
+    read names no forget: --repair sets it aside in the quarantine and
+    names the last forgets the audit log records, to run again.
 
     A reflog file (logs/refs/...) holding a line that is not '<old id>
     <new id> <ms> <command>' (garbage, a line cut short) is a problem too:
@@ -135,7 +137,15 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     warning naming 'mem sealed rebuild-rules'.  A missing vault/ folder
     (or its recipient or identity.age) while a key is sealed is a problem
     (exit 13, --repair too): no sealed value can be read until it is put
-    back from where it was copied or backed up.
+    back from where it was copied or backed up.  So is a vault file that
+    is there but damaged (a recipient that is no age recipient, an
+    identity.age whose age header or scrypt stanza does not parse; checked
+    without the passphrase): put back your copy of the vault folder.
+    A tombstone this store wrote whose keyed digest lost its line in
+    tombstone-digests (the file deleted or cut short) can no longer stop
+    its value from coming back: a warning counts them (exit 0; no repair
+    can rebuild a one-way digest: put the file back from a copy, or 'mem
+    pull' from an encrypted remote this store pushed to).
 
     So are a damaged remotes.json (not JSON, or not the shape docs/format.md
     gives) and a damaged sync-key (no age identity in it: garbage, cut

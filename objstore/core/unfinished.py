@@ -32,7 +32,8 @@ forget).  A forget without tombstones (``mem seal``) deletes it once done.  Whil
 fsck`` and ``mem doctor`` say which forget to rerun, and ``mem push``,
 ``mem backup`` and ``mem export`` refuse (:func:`refuse_while_unfinished`,
 exit 6): what the forget removes may still be stored.  Readers only list the
-directory; nothing but the forget deletes a file.
+directory; nothing but the forget deletes a file, except ``mem fsck --repair``,
+which sets a note that does not parse aside (``memory.guardfiles``).
 """
 
 from __future__ import annotations
