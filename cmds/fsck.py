@@ -240,7 +240,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     from objstore import vault_problem
     if vault := vault_problem(store):   # every sealed value unreadable, and fsck said "ok" (fresh35)
         rep.problems.append(vault)
-    from objstore import unguarded_note
+    from objstore import hash_key_damage, unguarded_note
+    if key_bad := hash_key_damage(store):   # every forget exits 13, and fsck said ok (fresh39 F4)
+        rep.problems.append(key_bad)
     if unguarded := unguarded_note(store):   # a forgotten value can come back: no repair rebuilds it (fresh39 F5)
         rep.warnings.append(unguarded)
     from objstore import vault_damage
@@ -314,7 +316,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
             if any("missing (not damaged" in p for p in rep.problems):   # (test33 T17)
                 click.echo("hint: a pack file is missing: put it back; 'mem fsck --repair' keeps every ref and "
                            "reflog as it is while it is missing (it only sets other damaged files aside)", err=True)
-            elif len(rep.problems) > len(remote_damage) + len(rep.lost) + bool(vault) + bool(vault_bad):   # (a vault: put it back)
+            elif len(rep.problems) > len(remote_damage) + len(rep.lost) + bool(vault) + bool(vault_bad) + bool(key_bad):   # (a vault: put it back)
                 click.echo("hint: 'mem fsck --repair' sets the damage aside and keeps everything readable", err=True)
             if rep.lost:   # which value is current is the person's to say: no repair ends it (test34b T18)
                 click.echo("hint: a key whose current value was lost stays so until 'mem pull' from a remote that "

@@ -237,6 +237,7 @@ _API: dict[str, tuple[str, str]] = {
     "vault_damage": ("objstore.vault.identity", "vault_damage"),
     "unguarded_note": ("objstore.memory.guardfiles", "unguarded_note"),
     "unguarded_tombstones": ("objstore.memory.guardfiles", "unguarded_tombstones"),
+    "hash_key_damage": ("objstore.memory.guardfiles", "hash_key_damage"),
     "imported_unpaired": ("objstore.memory.guardfiles", "imported_unpaired"),
     "set_aside_unreadable_notes": ("objstore.memory.guardfiles", "set_aside_unreadable_notes"),
     "vault_paths": ("objstore.vault.identity", "vault_paths"),

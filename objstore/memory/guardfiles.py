@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from objstore.core import audit
 from objstore.core.errors import CorruptObject, NotFound
-from objstore.core.hashkey import KEY_FILE
+from objstore.core.hashkey import KEY_FILE, load_key
 from objstore.core.objects import Tombstone
 from objstore.core.salvage import Quarantine
 from objstore.core.store import Store
@@ -78,6 +78,22 @@ def _unpaired(store: Store, ids: set[str]) -> list[str]:
         if t.reason not in VERSION_RECORDS and t.value_sha256 not in pairs:
             out.append(oid)
     return out
+
+
+def hash_key_damage(store: Store) -> str | None:
+    """What ``mem fsck`` (a problem, exit 13, which ``--repair`` leaves)
+    and ``mem doctor`` say when the store's ``hash-key`` file is there and
+    does not parse (fresh39 F4: fsck said ok while every forget exited 13);
+    None otherwise.  Never replaced by mem: the digests made under it would
+    stop matching."""
+    path = store.root / KEY_FILE
+    if not path.exists() and not path.is_symlink():
+        return None
+    if load_key(store.root) is not None:
+        return None
+    return (f"{KEY_FILE}: the store's hash key cannot be read (a damaged file): every 'mem forget' exits 13 (a new "
+            "tombstone cannot be keyed); the tombstones already written still hold; put the hash-key file back "
+            "from a backup or a copy of this store (mem never replaces it)")
 
 
 def unguarded_note(store: Store) -> str | None:

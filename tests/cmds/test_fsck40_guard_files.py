@@ -79,3 +79,18 @@ def test_import_says_the_forget_guard_does_not_travel(mem, tmp_path):
     assert doc["tombstones_by_key_only"] == 2, doc
     text = out.read_text()
     assert "staging-7.internal" not in text and "hash-key" not in text
+
+
+def test_damaged_hash_key_is_named_by_fsck_and_doctor(store_path, mem):
+    """F4's remainder: a cut hash-key made every forget exit 13 while fsck said ok."""
+    _forgotten(mem)
+    key = store_path / "hash-key"
+    saved = key.read_bytes()
+    key.write_bytes(saved[:10])
+    r = mem("fsck", exit_code=13)
+    assert "error: hash-key: the store's hash key cannot be read" in r.stdout, r.stdout
+    assert "sets the damage aside" not in r.stderr
+    assert "hash-key" in mem("fsck", "--repair", exit_code=13).stdout and key.read_bytes() == saved[:10]
+    assert "[tombstones] hash-key" in mem("doctor", exit_code=1).stdout
+    key.write_bytes(saved)
+    assert "ok:" in mem("fsck").stdout
