@@ -43,7 +43,11 @@ def unguarded_tombstones(store: Store) -> list[str]:
         made = int(os.stat(store.root / KEY_FILE).st_mtime * 1000) - 1000   # (the file's clock granularity)
     except OSError:
         return []
-    return _unpaired(store, _set_by(store, (_OWN,), made))
+    unpaired = _unpaired(store, None)   # (the audit log is read only when a tombstone lacks its pair)
+    if not unpaired:
+        return []
+    own = _set_by(store, (_OWN,), made)
+    return [oid for oid in unpaired if oid in own]
 
 
 def imported_unpaired(store: Store, since_ms: int, command: str = "import jsonl") -> list[str]:
@@ -61,15 +65,15 @@ def _set_by(store: Store, commands: tuple[str, ...], since_ms: int) -> set[str]:
             if e.command in commands and e.ref.startswith("tombstones/")}
 
 
-def _unpaired(store: Store, ids: set[str]) -> list[str]:
-    """Those of ``ids`` still named by a ref whose tombstone holds a value digest with no pair in
-    :data:`DIGESTS_FILE` (a version record needs none; an unreadable one is fsck's)."""
-    if not ids:
+def _unpaired(store: Store, ids: set[str] | None) -> list[str]:
+    """Those of ``ids`` (None: of all) still named by a ref whose tombstone holds a value digest with
+    no pair in :data:`DIGESTS_FILE` (a version record needs none; an unreadable one is fsck's)."""
+    if ids is not None and not ids:
         return []
     pairs = read_digests(store)
     out = []
     for _name, oid in store.refs.iter("tombstones", damaged=[]):
-        if oid not in ids:
+        if ids is not None and oid not in ids:
             continue
         try:
             t = store.get(oid, Tombstone)
