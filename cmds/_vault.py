@@ -72,6 +72,9 @@ def remember_sealed_value(store, key, text, kind, trust, valid_from, expect, as_
     w = remember_sealed(store, key, text, kind=kind, trust=trust, valid_from=valid_from, expect=expect,
                         owner=owner)
     s = w.version.sealed
+    from objstore import vault_damage
+    if bad := vault_damage(store):   # sealed to a key whose identity may no longer open (fresh39 F6)
+        echo(f"warning: {bad}", err=True)
     if as_json:
         emit_json({"key": w.key, "written": True, "id": w.version.id, "version": s.version,
                    "previous": w.previous, "current": w.current, "sealed": True, "turns_quoting": w.turns_quoting})

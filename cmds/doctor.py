@@ -31,7 +31,10 @@ def command(ctx, do_fix, as_json):
     warning); every remote answers and the sync key opens it; derive's
     cache/derive-state.json can be read; with a sealed key, its local seal
     rules (seal-rules) are there and whole (a warning names 'mem sealed
-    rebuild-rules').
+    rebuild-rules'); the vault's recipient and identity.age are there
+    while keys are sealed, and parse (an error: put back your copy); every
+    tombstone this store wrote still has its line in tombstone-digests (a
+    warning: without it the tombstone cannot stop its value coming back).
     --fix repairs permissions, stale locks and unusable cursors, and sets
     a damaged derive-state.json aside; the rest names a command.  A store
     whose config is missing or damaged (every other command exits 13) is a

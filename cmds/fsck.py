@@ -108,7 +108,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     A forget stopped before it wrote all its tombstones is no damage, but
     what it removes may still be stored and only the same forget run again
     finishes it: fsck names it as an error with that command and exits 6
-    (push, backup and export refuse meanwhile).
+    (push, backup and export refuse meanwhile).  Its note that does not
+    read names no forget: --repair sets it aside in the quarantine and
+    names the last forgets the audit log records, to run again.
 
     A reflog file (logs/refs/...) holding a line that is not '<old id>
     <new id> <ms> <command>' (garbage, a line cut short) is a problem too:
@@ -137,7 +139,15 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     warning naming 'mem sealed rebuild-rules'.  A missing vault/ folder
     (or its recipient or identity.age) while a key is sealed is a problem
     (exit 13, --repair too): no sealed value can be read until it is put
-    back from where it was copied or backed up.
+    back from where it was copied or backed up.  So is a vault file that
+    is there but damaged (a recipient that is no age recipient, an
+    identity.age whose age header or scrypt stanza does not parse; checked
+    without the passphrase): put back your copy of the vault folder.
+    A tombstone this store wrote whose keyed digest lost its line in
+    tombstone-digests (the file deleted or cut short) can no longer stop
+    its value from coming back: a warning counts them (exit 0; no repair
+    can rebuild a one-way digest: put the file back from a copy, or 'mem
+    pull' from an encrypted remote this store pushed to).
 
     So are a damaged remotes.json (not JSON, or not the shape docs/format.md
     gives) and a damaged sync-key (no age identity in it: garbage, cut
@@ -188,12 +198,14 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     fixed = reindexed = None
     sealed_finished: list[str] = []
     unseals_finished: list[str] = []
+    notes_aside: list = []
     if repair:
         from objstore import reindex, repair_store
         fixed = repair_store(store, drop_lost_tombstones=drop_lost_tombstones)
         from objstore import finish_plain_and_sealed, finish_stopped_unseals
         unseals_finished = finish_stopped_unseals(store)   # an unseal stopped: its sealed copy goes, if all is plain
         sealed_finished = finish_plain_and_sealed(store)   # a seal stopped half-way: its plain copy goes
+        notes_aside = _set_aside_notes(store, as_json)   # an unreadable forget note (fresh39 F13)
         if fixed.changed or verify_index(store):
             with progress_bar("indexing") as update:
                 reindexed = reindex(store, progress=lambda done: update(done))
@@ -230,6 +242,14 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     from objstore import vault_problem
     if vault := vault_problem(store):   # every sealed value unreadable, and fsck said "ok" (fresh35)
         rep.problems.append(vault)
+    from objstore import hash_key_damage, unguarded_note
+    if key_bad := hash_key_damage(store):   # every forget exits 13, and fsck said ok (fresh39 F4)
+        rep.problems.append(key_bad)
+    if unguarded := unguarded_note(store):   # a forgotten value can come back: no repair rebuilds it (fresh39 F5)
+        rep.warnings.append(unguarded)
+    from objstore import vault_damage
+    if vault_bad := vault_damage(store):   # a damaged vault file: only the user's copy mends it (fresh39 F6)
+        rep.problems.append(vault_bad)
     from objstore import remote_files_damage
     remote_damage = remote_files_damage(store)   # left as they are: only the user can mend them
     rep.problems.extend(p for p, _todo in remote_damage)
@@ -255,6 +275,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "lost_heads": fixed.lost_heads, "gaps_filled": fixed.gaps_filled,
                              "edges_dropped": fixed.edges_dropped, "seals_finished": sealed_finished,
                              "unseals_finished": unseals_finished,
+                             "forget_notes_set_aside": [n.moved_to for n in notes_aside],
                              "refound_refs": fixed.refound,
                              "reflogs_set_aside": [{"file": f, "lines_kept": k, "lines_dropped": d}
                                                    for f, k, d in fixed.reflogs],
@@ -279,7 +300,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                 click.echo(f"repair: {safe(key)}: the plain copy a stopped 'mem seal' left removed (sealed only now)")
             for key in unseals_finished:
                 click.echo(f"repair: {safe(key)}: the sealed copy a stopped 'mem unseal' left removed (plain only now)")
-            _print_repair(fixed, reindexed, config_fixed, rebuilt_registry is not None)
+            _print_repair(fixed, reindexed, config_fixed, rebuilt_registry is not None or bool(notes_aside))
             _print_registry(rebuilt_registry)
             for line in _left_for_you(remote_damage):
                 click.echo(f"repair: {line}")
@@ -297,7 +318,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
             if any("missing (not damaged" in p for p in rep.problems):   # (test33 T17)
                 click.echo("hint: a pack file is missing: put it back; 'mem fsck --repair' keeps every ref and "
                            "reflog as it is while it is missing (it only sets other damaged files aside)", err=True)
-            elif len(rep.problems) > len(remote_damage) + len(rep.lost) + bool(vault):   # (a vault: put it back)
+            elif len(rep.problems) > len(remote_damage) + len(rep.lost) + bool(vault) + bool(vault_bad) + bool(key_bad):   # (a vault: put it back)
                 click.echo("hint: 'mem fsck --repair' sets the damage aside and keeps everything readable", err=True)
             if rep.lost:   # which value is current is the person's to say: no repair ends it (test34b T18)
                 click.echo("hint: a key whose current value was lost stays so until 'mem pull' from a remote that "
@@ -310,6 +331,24 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     if rep.unfinished:   # not damage: the forget run again finishes it (its line names the command)
         from objstore import ForgetUnfinished
         raise click.exceptions.Exit(ForgetUnfinished.exit_code)
+
+
+def _set_aside_notes(store, as_json: bool) -> list:
+    """--repair of an unreadable forget-unfinished note (``objstore.set_aside_unreadable_notes``): it is
+    moved to the quarantine, and what it may have been is said (the audit log's last forgets)."""
+    from objstore import set_aside_unreadable_notes
+    from ._out import fmt_time
+    with store.lock("fsck --repair"):
+        aside = set_aside_unreadable_notes(store)
+    for n in [] if as_json else aside:
+        _say(f"repair: set aside the unreadable forget note forget-unfinished/{n.name} (moved to {n.moved_to}): "
+             "push, backup and export no longer wait for it")
+        for at, keys in n.last_forgets:
+            _say(f"repair:   a forget it may have been, recorded at {fmt_time(at)}: "
+                 + (", ".join(keys) if keys else "a 'mem forget --match' or '--session' (no key named)"))
+        _say("hint: if a value you forgot around then still shows ('mem search', 'mem get'), run that forget "
+             "again", err=True)
+    return aside
 
 
 def _say(text: str, err: bool = False) -> None:

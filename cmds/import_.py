@@ -108,6 +108,9 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     stated user_stated, pinned, curated or standing, a memory file, a
     value that reads like an instruction or holds a credential, or a
     tombstone refuses the whole import (exit 6) before any ref moves.
+    Imported tombstones that hold a value's keyed digest cannot recognize
+    the value in this store (the hash key never travels in an export):
+    a note on stderr counts them.
 
     A transcript whose file name holds a credential (a session id is taken
     from it) is skipped whole, and a session id holding one has its turns
@@ -236,9 +239,10 @@ def _shown_paths(paths) -> str:
 
 
 def _import_jsonl(store, paths, as_json, keep_existing=False):
-    from objstore import agent_of, import_jsonl
+    from objstore import agent_of, import_jsonl, imported_unpaired, now_ms
     if not paths:
         raise click.UsageError("give the export file(s): mem import jsonl FILE")
+    started = now_ms()
     total = {"objects": 0, "present": 0, "refs": 0, "refs_kept": 0, "conflicts": [], "forgotten": [],
              "redacted": [], "turns_with_credentials": 0, "sessions_with_credentials": []}
     for p in paths:
@@ -252,11 +256,18 @@ def _import_jsonl(store, paths, as_json, keep_existing=False):
         total["forgotten"] += r.forgotten
         total["redacted"] += [{"key": k, "version": v} for k, v in r.redacted]
         total["sessions_with_credentials"] += r.sessions_with_credentials
+    unpaired = len(imported_unpaired(store, started))   # (fresh39 F8: the forget guard was dropped silently)
+    total["tombstones_by_key_only"] = unpaired
     if as_json:
         emit_json(total)
         return
     click.echo(f"imported {plural(total['objects'], 'new object')} ({total['present']} already stored) "
                f"and {plural(total['refs'], 'ref')}")
+    if unpaired:
+        click.echo(f"note: {plural(unpaired, 'imported tombstone')} cannot stop {'their values' if unpaired != 1 else 'its value'} "
+                   "in this store (a keyed digest needs the exporting store's hash key, which an export never "
+                   "carries): an agent can write a forgotten value again here; "
+                   "'mem clone' or 'mem restore' from an encrypted remote keeps the guard", err=True)
     if total["forgotten"]:
         click.echo(f"skipped {plural(len(total['forgotten']), 'ref')} whose history holds what this store "
                    "forgot (tombstones): " + ", ".join(total["forgotten"][:5])

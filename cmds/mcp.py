@@ -275,10 +275,25 @@ def _show(plan, agent: str, action: str, dry_run: bool, as_json: bool) -> None:
                    + (" (file deleted: the install created it)" if plan.after is None else ""))
 
 
+def require_server() -> None:
+    """Refuse (exit 1, :data:`NEEDS_SDK`) a stdio install while this
+    Python cannot start the server (:func:`load_server`; fresh39 F14)."""
+    try:
+        load_server()
+    except click.ClickException as e:
+        raise click.ClickException(f"{e.message}; the agent would start 'mem mcp', which would exit at once: "
+                                   "nothing was written (mem mcp install --force writes it anyway)") from None
+
+
 def install_mcp(ctx, agent: str, scope: str, url: str | None, key_env: str, dry_run: bool, as_json: bool,
-                quiet: bool = False):
-    """Install into ``agent``'s configuration; returns the plan."""
+                quiet: bool = False, force: bool = False):
+    """Install into ``agent``'s configuration; returns the plan.  A stdio
+    install (no ``url``) is refused, exit 1, when this Python cannot start
+    the server (:func:`load_server`: the mcp extra is missing; fresh39 F14:
+    the agent then ran a server that exited 1 at once), unless ``force``."""
     import json
+    if url is None and not force:
+        require_server()
 
     from objstore import claude_code_mcp_entry, install_record, plan_claude_code_mcp, plan_codex_mcp, \
         write_settings
@@ -294,8 +309,10 @@ def install_mcp(ctx, agent: str, scope: str, url: str | None, key_env: str, dry_
         with open_store(ctx, create=True).lock("mcp install"):
             rec = _record_path(ctx, agent, path)
             rec.parent.mkdir(parents=True, exist_ok=True)
+            made = plan.before is None and not path.parent.exists()   # (~/.codex: uninstall removes it again)
             write_settings(plan)
-            rec.write_text(json.dumps(install_record(plan)), encoding="utf-8")
+            rec.write_text(json.dumps(dict(install_record(plan), **({"made_dir": True} if made else {}))),
+                           encoding="utf-8")
     if not quiet:
         _show(plan, agent, "install", dry_run, as_json)
         if url and not as_json and not dry_run:
@@ -326,8 +343,9 @@ def _opts(f):
               help="Use a running 'mem serve' at URL (e.g. http://127.0.0.1:8765/mcp) instead of stdio.")
 @click.option("--key-env", default="MEM_MCP_KEY", show_default=True, metavar="VAR",
               help="With --http: the environment variable that holds the key (never the key itself).")
+@click.option("--force", is_flag=True, help="Install the stdio server even when the mcp extra is missing here.")
 @click.pass_context
-def install_cmd(ctx, agent, scope, dry_run, as_json, url, key_env):
+def install_cmd(ctx, agent, scope, dry_run, as_json, url, key_env, force):
     """Register mem's MCP server with Claude Code or Codex.
 
     claude-code writes what 'claude mcp add' would: mcpServers.mem in
@@ -347,12 +365,17 @@ def install_cmd(ctx, agent, scope, dry_run, as_json, url, key_env):
       mem mcp install codex --http http://127.0.0.1:8765/mcp
       mem mcp install claude-code --scope project --dry-run
 
-    Exit status: 0 installed or already there; 2 the file is not valid
+    Without --http, the install is refused (exit 1, nothing written) when
+    the mcp extra is missing (pip install 'memvcs[mcp]'): the agent would
+    start a server that exits at once.  --force installs it anyway.
+
+    Exit status: 0 installed or already there; 1 the mcp extra is missing
+    (without --http or --force); 2 the file is not valid
     JSON/TOML, or holds a different 'mem' server, or the --http URL or the
     store path (--home / $MEM_HOME) holds a credential (never written nor
     shown: the key goes in --key-env's variable).
     """
-    install_mcp(ctx, agent, scope, url, key_env, dry_run, as_json)
+    install_mcp(ctx, agent, scope, url, key_env, dry_run, as_json, force=force)
 
 
 @command.command("uninstall")
@@ -363,7 +386,8 @@ def uninstall_cmd(ctx, agent, scope, dry_run, as_json, force):
     """Remove mem's MCP server from Claude Code's or Codex's configuration.
 
     A file still as the install left it gets back its exact bytes from
-    before (a file the install created is deleted); a file changed since
+    before (a file the install created is deleted, and the folder it made
+    for it, ~/.codex, when nothing else is in it); a file changed since
     loses only mem's entry.  A 'mem' entry that is not mem's (another
     program's server by that name, written by hand) is left alone, exit 2,
     unless --force.
@@ -405,6 +429,11 @@ def uninstall_mcp(ctx, agent: str, scope: str, dry_run: bool, as_json: bool, qui
     if not dry_run:
         if plan.changed:
             write_settings(plan)
+            if plan.after is None and (record or {}).get("made_dir"):   # the folder the install made (fresh39 F14)
+                try:
+                    path.parent.rmdir()   # only when empty: anything put there since is the user's
+                except OSError:
+                    pass
         rec_path.unlink(missing_ok=True)
     if not quiet:
         _show(plan, agent, "uninstall", dry_run, as_json)

@@ -139,7 +139,8 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
     agent (CLAUDECODE, Codex's variables or MEM_AGENT set) it is refused
     with exit 6 and nothing changes (--undo --dry-run is anyone's).
 
-    Exit status: 0 ok; 2 the Claude Code settings file is not a JSON object
+    Exit status: 0 ok; 1 --mcp while the mcp extra is missing (nothing is
+    written: pip install 'memvcs[mcp]'); 2 the Claude Code settings file is not a JSON object
     (it is left untouched), a custom store with --scope project, or a store
     path that holds a credential (not shown; nothing is written);
     6 --undo run by an agent; 16 the store is read-only (nothing changed).
@@ -181,6 +182,9 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
             lines.append(f"mcp ({agent}): {did if plan.changed else 'not in'} {plan.path}")
         lines.append(f"store: kept at {shown_path(str(home_path(ctx)))} (delete it yourself to drop your memory)")
     else:
+        if mcp_agents:   # before anything is written: an agent wired to a server that cannot start (fresh39 F14)
+            from .mcp import require_server
+            require_server()
         from objstore import is_store, open_store
         root = home_path(ctx)
         existed = is_store(root)

@@ -32,7 +32,8 @@ forget).  A forget without tombstones (``mem seal``) deletes it once done.  Whil
 fsck`` and ``mem doctor`` say which forget to rerun, and ``mem push``,
 ``mem backup`` and ``mem export`` refuse (:func:`refuse_while_unfinished`,
 exit 6): what the forget removes may still be stored.  Readers only list the
-directory; nothing but the forget deletes a file.
+directory; nothing but the forget deletes a file, except ``mem fsck --repair``,
+which sets a note that does not parse aside (``memory.guardfiles``).
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ class StoppedForget(Record):
             return f"mem forget --session {self.selector} --yes"
         if self.kind == "what":
             return f"mem forget {self.selector} --yes"
-        return "the forget that was stopped, run again"
+        return ("mem fsck --repair  (its note does not read, so which forget it was is unknown: the repair sets "
+                "the note aside and names the last forgets the audit log records, to run again)")
 
     def stopped(self) -> str:
         """What was left undone, said after :meth:`describe` by ``mem fsck``
@@ -91,6 +93,9 @@ class StoppedForget(Record):
         if self.command == "unseal" and self.kind == "what":
             return ("was stopped before it removed the sealed copy (readers leave the key out meanwhile): "
                     "'mem fsck --repair' finishes it once every plain version is written, else run the unseal again")
+        if self.kind == "?":   # (fresh39 F13: the repair sets the note aside, naming what it may have been)
+            return ("was stopped before it had written all its tombstones: what it removes may still be stored "
+                    "and found, and which forget it was is not known")
         return ("was stopped before it had written all its tombstones: what it removes may still be stored "
                 "and found, and no write or repair can finish it")
 

@@ -109,6 +109,7 @@ from objstore.porcelain.doctorobjects import loose_findings
 from objstore.porcelain.doctorrefs import refs_findings as _refs
 from objstore.porcelain.doctorprojects import copied_findings, moved_findings, orphan_findings, registry_findings
 from objstore.porcelain.finding import Finding
+from objstore.porcelain.guardsay import guard_findings
 
 LOCK_GRACE_S = 60
 #: a hooked transcript this many bytes past its cursor is named (``behind``): more than one
@@ -548,7 +549,8 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
                                             store),
               ("remotes", _remote_files, list(remote_files)), ("remotes", _remotes, list(remotes)),
               ("derive", _derive_state, store, derive_state), ("capture", _shell_spool, store),
-              ("capture", _proxy_spool, store), ("seal", _seal_rules, store))
+              ("capture", _proxy_spool, store), ("seal", _seal_rules, store),
+              ("guards", guard_findings, store))
     out = [f for name, check, *args in checks for f in run_check(name, check, *args)]
     return sorted(out, key=lambda f: f.severity != "error")
 

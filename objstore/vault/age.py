@@ -694,6 +694,35 @@ def looks_encrypted(data: bytes) -> bool:
         _ARMOR_BEGIN.encode())
 
 
+def check_recipient(recipient: str) -> None:
+    """Raise AgeKeyError unless *recipient* is an ``age1…`` or ``age1pq1…``
+    recipient this module can encrypt to (its checksum and key length)."""
+    _parse_recipient(recipient)
+
+
+def check_passphrase_file(data: bytes) -> None:
+    """Check, without the passphrase, that *data* (binary or armored) is
+    shaped as a passphrase-encrypted age file: a header that parses, one
+    ``scrypt`` stanza with a 16-byte salt, a work factor and a
+    32-byte body, and a payload of at least a nonce and one chunk's tag.
+    A flipped byte inside the payload or the MAC is found only by
+    :func:`decrypt`.  Raises AgeFormatError naming what is wrong."""
+    data = bytes(data)
+    if data and not data.startswith(_INTRO_PREFIX):
+        data = armor_decode(data)
+    stanzas, _mac, _end, payload_start = parse_header(data)
+    if len(stanzas) != 1 or stanzas[0].args[0] != "scrypt" or len(stanzas[0].args) != 3:
+        raise AgeFormatError("the header does not hold exactly one scrypt stanza with two arguments")
+    s = stanzas[0]
+    if len(_b64decode(s.args[1], "scrypt salt")) != 16:
+        raise AgeFormatError("scrypt salt is not 16 bytes")
+    if not re.fullmatch(r"[1-9][0-9]{0,2}", s.args[2], flags=re.ASCII):
+        raise AgeFormatError(f"invalid scrypt work factor {s.args[2]!r}")
+    _check_body(s)
+    if len(data) - payload_start < 16 + _TAG:
+        raise AgeFormatError("the payload is cut short")
+
+
 # --------------------------------------------------------------------------- payload
 
 

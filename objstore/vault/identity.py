@@ -79,6 +79,41 @@ def vault_problem(store: Store) -> str | None:
             "new vault ('mem vault init') cannot read them")
 
 
+#: what to do about a damaged vault file (fresh39 F6: the hint sent to 'mem fsck', which saw nothing)
+DAMAGED_VAULT_HINT = ("put back your copy of the vault folder (vault/recipient and vault/identity.age, from where "
+                      "it was copied or backed up); 'mem fsck --repair' cannot mend it, and 'mem vault init' "
+                      "would make a vault that reads none of the sealed values")
+
+
+def vault_damage(store: Store) -> str | None:
+    """What ``mem fsck`` and ``mem doctor`` say when the store has a vault
+    whose ``recipient`` is not an age recipient, or whose ``identity.age``
+    is not shaped as a passphrase-encrypted age file (its header and scrypt
+    stanza, checked without the passphrase: ``age.check_passphrase_file``;
+    fresh39 F6).  None when there is no vault or both files are sound (a
+    missing file is :func:`vault_problem`'s).  Reads the two files."""
+    from objstore.vault import age  # deferred: imports cryptography
+    rpath, ipath = vault_paths(store)
+    bad = []
+    if rpath.is_file():
+        try:
+            text = rpath.read_text("ascii").strip()
+            age.check_recipient(text)
+        except (OSError, UnicodeDecodeError, age.AgeError):
+            bad.append(f"{VAULT_DIR}/{RECIPIENT_FILE} holds no age recipient")
+    if ipath.is_file() and rpath.exists():
+        try:
+            age.check_passphrase_file(ipath.read_bytes())
+        except OSError as e:
+            bad.append(f"{VAULT_DIR}/{IDENTITY_FILE} cannot be read ({e.strerror})")
+        except age.AgeError as e:
+            bad.append(f"{VAULT_DIR}/{IDENTITY_FILE} is not a passphrase-encrypted age file ({e})")
+    if not bad:
+        return None
+    return (f"{'; '.join(bad)}: a damaged vault file; sealed values cannot be read with it, and new secrets "
+            f"are sealed to a key that may no longer open; {DAMAGED_VAULT_HINT}")
+
+
 def check_passphrase(passphrase: str) -> str:
     """Refuse a vault passphrase shorter than :data:`MIN_PASSPHRASE_CHARS`
     characters or not valid Unicode (InvalidInput); return it unchanged.
@@ -159,9 +194,9 @@ def vault_info(store: Store) -> VaultInfo:
     except FileNotFoundError:
         raise NotFound("this store has no vault", hint="create one with: mem vault init") from None
     except (OSError, UnicodeDecodeError) as e:
-        raise CorruptObject(f"{rpath} cannot be read: {e}") from None
+        raise CorruptObject(f"{rpath} cannot be read: {e}", hint=DAMAGED_VAULT_HINT) from None
     if not text.startswith("age1") or not text.isalnum():
-        raise CorruptObject(f"{rpath} does not hold an age recipient")
+        raise CorruptObject(f"{rpath} does not hold an age recipient", hint=DAMAGED_VAULT_HINT)
     if not ipath.is_file():
         raise CorruptObject(f"{ipath} is missing: the vault's sealed values cannot be read",
                             hint="restore it from a backup")
@@ -183,7 +218,7 @@ def open_identity(store: Store, passphrase: str) -> list[str]:
     try:
         data = info.identity_path.read_bytes()
     except OSError as e:
-        raise CorruptObject(f"{info.identity_path} cannot be read: {e.strerror}") from None
+        raise CorruptObject(f"{info.identity_path} cannot be read: {e.strerror}", hint=DAMAGED_VAULT_HINT) from None
     try:
         pw = passphrase.encode("utf-8")
     except UnicodeEncodeError:
@@ -193,11 +228,13 @@ def open_identity(store: Store, passphrase: str) -> list[str]:
     except age.NoIdentityMatched:
         raise WrongPassphrase("wrong vault passphrase", hint="nothing was read or changed") from None
     except age.AgeError as e:
-        raise CorruptObject(f"{info.identity_path} is not a passphrase-encrypted age identity file: {e}") from None
+        raise CorruptObject(f"{info.identity_path} is not a passphrase-encrypted age identity file: {e}",
+                            hint=DAMAGED_VAULT_HINT) from None
     try:
         identities = age.parse_identity_file(text)
     except age.AgeError as e:
-        raise CorruptObject(f"{info.identity_path} holds no usable identity: {e}") from None
+        raise CorruptObject(f"{info.identity_path} holds no usable identity: {e}", hint=DAMAGED_VAULT_HINT) from None
     if info.recipient not in {age.recipient_of(i) for i in identities}:
-        raise CorruptObject(f"{info.identity_path} does not match the vault recipient in {info.recipient_path}")
+        raise CorruptObject(f"{info.identity_path} does not match the vault recipient in {info.recipient_path}",
+                            hint=DAMAGED_VAULT_HINT)
     return identities

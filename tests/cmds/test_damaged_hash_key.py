@@ -14,4 +14,5 @@ def test_a_damaged_hash_key_stops_a_forget_before_it_starts(tmp_path, mem):
     assert "hash key cannot be read" in r.stderr and "internal error" not in r.stderr, r.stderr
     assert not list((home / "forget-unfinished").glob("*")) if (home / "forget-unfinished").exists() else True
     assert mem("--home", str(home), "get", "user/fruit").stdout == "apple\n"
-    assert "0 problems" in mem("--home", str(home), "fsck").stdout
+    r = mem("--home", str(home), "fsck", exit_code=13)   # (fsck40: the damaged file is named, nothing else)
+    assert "1 problem" in r.stdout and "error: hash-key: the store's hash key cannot be read" in r.stdout, r.stdout

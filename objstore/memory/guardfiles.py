@@ -1,0 +1,174 @@
+"""Checks of the local files that keep forgotten values out, for ``mem
+fsck`` and ``mem doctor`` (fresh39 F5, F13): the ``tombstone-digests``
+file a keyed tombstone needs to recognize its value
+(``objstore.memory.tombdigests``), and the notes of ``forget-unfinished/``
+that block push, backup and export (``objstore.core.unfinished``).
+Neither prints; ``cmds/fsck.py`` and ``porcelain/guardsay.py`` say what
+they find.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from objstore.core import audit
+from objstore.core.errors import CorruptObject, NotFound
+from objstore.core.hashkey import KEY_FILE, load_key
+from objstore.core.objects import Tombstone
+from objstore.core.salvage import Quarantine
+from objstore.core.store import Store
+from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR
+from objstore.memory.tombdigests import DIGESTS_FILE, read_digests
+from objstore.memory.withdrawals import VERSION_RECORDS
+
+#: the audit command of a tombstone this store wrote (``tombdigests.put_tombstone``)
+_OWN = "tombstone"
+
+
+def unguarded_tombstones(store: Store) -> list[str]:
+    """Ids of the tombstones this store wrote keyed whose pair is missing
+    from :data:`DIGESTS_FILE` (the file deleted, cut short or damaged):
+    each can no longer recognize the value it forgot, so a lower-trust
+    write of that value is taken again (fresh39 F5).
+
+    A tombstone counts when it holds a value digest (not a version record),
+    the audit log's line that set its ref is this store's own (command
+    ``tombstone``: not a pull's, which brings another store's tombstones,
+    keyed under a key this store need not hold) and was written after the
+    store's ``hash-key`` file was made (a tombstone written before, by a mem
+    before session 35, holds its plain digest and needs no pair).  Reads the
+    tombstones, the digests file and the audit log; [] without a hash key."""
+    try:
+        made = int(os.stat(store.root / KEY_FILE).st_mtime * 1000) - 1000   # (the file's clock granularity)
+    except OSError:
+        return []
+    unpaired = _unpaired(store, None)   # (the audit log is read only when a tombstone lacks its pair)
+    if not unpaired:
+        return []
+    own = _set_by(store, (_OWN,), made)
+    return [oid for oid in unpaired if oid in own]
+
+
+def imported_unpaired(store: Store, since_ms: int, command: str = "import jsonl") -> list[str]:
+    """Ids of the tombstones ``command`` (``mem import jsonl``) set at or
+    after ``since_ms`` that hold a value digest this store has no pair for:
+    keyed under the exporting store's hash key, which never travels, they
+    stop their values here by key only (fresh39 F8).  Reads the audit log
+    and those tombstones."""
+    return _unpaired(store, _set_by(store, (command,), since_ms))
+
+
+def _set_by(store: Store, commands: tuple[str, ...], since_ms: int) -> set[str]:
+    """Ids of the tombstones whose ref an audit line of one of ``commands`` set at or after ``since_ms``."""
+    return {e.ref[len("tombstones/"):] for e in audit.read(store.reflog.root, since=since_ms)
+            if e.command in commands and e.ref.startswith("tombstones/")}
+
+
+def _unpaired(store: Store, ids: set[str] | None) -> list[str]:
+    """Those of ``ids`` (None: of all) still named by a ref whose tombstone holds a value digest with
+    no pair in :data:`DIGESTS_FILE` (a version record needs none; an unreadable one is fsck's)."""
+    if ids is not None and not ids:
+        return []
+    pairs = read_digests(store)
+    out = []
+    for _name, oid in store.refs.iter("tombstones", damaged=[]):
+        if ids is not None and oid not in ids:
+            continue
+        try:
+            t = store.get(oid, Tombstone)
+        except (CorruptObject, NotFound):
+            continue   # fsck reports a lost tombstone
+        if t.reason not in VERSION_RECORDS and t.value_sha256 not in pairs:
+            out.append(oid)
+    return out
+
+
+def hash_key_damage(store: Store) -> str | None:
+    """What ``mem fsck`` (a problem, exit 13, which ``--repair`` leaves)
+    and ``mem doctor`` say when the store's ``hash-key`` file is there and
+    does not parse (fresh39 F4: fsck said ok while every forget exited 13);
+    None otherwise.  Never replaced by mem: the digests made under it would
+    stop matching."""
+    path = store.root / KEY_FILE
+    if not path.exists() and not path.is_symlink():
+        return None
+    if load_key(store.root) is not None:
+        return None
+    return (f"{KEY_FILE}: the store's hash key cannot be read (a damaged file): every 'mem forget' exits 13 (a new "
+            "tombstone cannot be keyed); the tombstones already written still hold; put the hash-key file back "
+            "from a backup or a copy of this store (mem never replaces it)")
+
+
+def unguarded_note(store: Store) -> str | None:
+    """The line ``mem fsck`` (a warning) and ``mem doctor`` give for
+    :func:`unguarded_tombstones`, or None when there are none."""
+    ids = unguarded_tombstones(store)
+    if not ids:
+        return None
+    n = len(ids)
+    state = "is missing" if not (store.root / DIGESTS_FILE).exists() else "lacks their lines (cut short or damaged)"
+    return (f"{DIGESTS_FILE}: {n} tombstone{'s' if n != 1 else ''} can no longer stop {'their values' if n != 1 else 'its value'} "
+            f"from coming back (the file {state}): an agent can write a forgotten value again. The file cannot be "
+            "rebuilt from the tombstones, which hold only a one-way keyed digest; put it back from a backup or "
+            "copy of this store, or 'mem pull' from an encrypted remote this store pushed to (it carries the "
+            "file); else forget such a value again when it comes back")
+
+
+@dataclass
+class SetAsideNote:
+    """An unreadable ``forget-unfinished`` note :func:`set_aside_unreadable_notes` moved.
+
+    Attributes:
+        name: its file name.  moved_to: its path in the quarantine.
+        last_forgets: ``(time ms, keys)`` of the last forgets the audit
+            log records at or before the note's time (keys: the keys their
+            tombstones name; empty for a ``--match`` or a session's), newest first.
+    """
+
+    name: str
+    moved_to: str
+    last_forgets: list[tuple[int, list[str]]]
+
+
+def last_forgets(store: Store, until_ms: int | None = None, count: int = 3) -> list[tuple[int, list[str]]]:
+    """``(time ms, keys)`` of the last ``count`` forgets the audit log
+    records (tombstones this store wrote, grouped by their second; keys
+    from the tombstone objects), at or before ``until_ms`` plus a minute
+    when given, newest first.  What an unreadable note may have been."""
+    groups: dict[int, list[str]] = {}
+    for e in audit.read(store.reflog.root):
+        if e.command != _OWN or not e.ref.startswith("tombstones/") or not e.new:
+            continue
+        if until_ms is not None and e.time > until_ms + 60_000:
+            continue
+        keys = groups.setdefault(e.time // 1000 * 1000, [])
+        try:
+            key = store.get(e.new, Tombstone).key
+        except (CorruptObject, NotFound):
+            key = None
+        if key and key not in keys:
+            keys.append(key)
+    return sorted(groups.items(), reverse=True)[:count]
+
+
+def set_aside_unreadable_notes(store: Store) -> list[SetAsideNote]:
+    """``mem fsck --repair`` of a ``forget-unfinished`` note that does not
+    read (fresh39 F13: push, backup and export refused for good, and the
+    rerun it asked for could not be named): move it into a new quarantine
+    folder, after noting what it may have been (:func:`last_forgets`).
+    Caller holds the store lock.  Raises OSError."""
+    out: list[SetAsideNote] = []
+    q = None
+    for s in store.unfinished.list():
+        if s.kind != "?":
+            continue
+        try:
+            until = int(s.path.stat().st_mtime * 1000)
+        except OSError:
+            until = None
+        forgets = last_forgets(store, until)
+        q = q or Quarantine(store.root)
+        dest = q.move(s.path, f"{UNFINISHED_DIR}-{s.path.name}")
+        out.append(SetAsideNote(s.path.name, str(dest), forgets))
+    return out

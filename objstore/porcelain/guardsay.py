@@ -1,0 +1,29 @@
+"""``mem doctor``'s findings on the files that keep forgotten and sealed
+values safe (fresh39 F5, F6, F13: fsck saw their damage, doctor said
+nothing): the tombstone digests (``memory.guardfiles``), the vault's two
+files (``vault.identity``)."""
+
+from __future__ import annotations
+
+from objstore.core.store import Store
+from objstore.memory.guardfiles import hash_key_damage, unguarded_note
+from objstore.porcelain.finding import Finding
+from objstore.vault.identity import vault_damage, vault_problem
+
+
+def guard_findings(store: Store) -> list[Finding]:
+    """A warning when keyed tombstones lost their digest pairs (no repair
+    rebuilds them), an error for a damaged hash-key, an error for a damaged or missing vault file while
+    keys are sealed,  (A forget note that does not read is
+    ``doctor._unfinished``'s, whose fix ``StoppedForget.rerun`` names.)"""
+    out = []
+    if note := unguarded_note(store):
+        out.append(Finding("tombstones", "warning", note,
+                           "put tombstone-digests back from a backup or copy, or 'mem pull' from an encrypted "
+                           "remote this store pushed to"))
+    if why := hash_key_damage(store):
+        out.append(Finding("tombstones", "error", why, "put hash-key back from a backup or a copy of this store"))
+    for why in filter(None, (vault_problem(store), vault_damage(store))):
+        out.append(Finding("vault", "error", why, "put back your copy of the vault folder (vault/recipient and "
+                           "vault/identity.age)"))
+    return out
