@@ -391,7 +391,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
         click.echo(f"warning: {plural(len(r.plan.unchecked), 'damaged object')} of this store could not be read, "
                    "so forget cannot tell whether they held the forgotten text; 'mem fsck --repair' sets them "
                    "aside, then 'mem gc' deletes whatever of them a tombstone forgets", err=True)
-    if not scrub_sources and (r.plan.turns or r.plan.sessions):
+    if not scrub_sources and (r.plan.turns or r.plan.sessions) and _sources_hold(store, match):
         click.echo("note: the agent's own transcript files still hold the text "
                    "(see --scrub-sources, and docs/forget.md)", err=True)
 
@@ -657,6 +657,15 @@ def _sources(store) -> list[str]:
     if unchecked:
         click.echo(f"warning: {unchecked_note(unchecked)}", err=True)
     return paths
+
+
+def _sources_hold(store, match: str | None) -> bool:
+    """Whether a captured transcript file holds MATCH (read, as scan reads
+    them), or for a forget by key or session whether one still exists: the
+    note said so without looking (fresh40 F9)."""
+    from objstore import find_in_sources
+    paths = _sources(store)
+    return bool(paths) and (match is None or bool(find_in_sources(paths, match)))
 
 
 def _source_hits(store, match: str) -> list:
