@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from objstore.core.redact.checks import (is_placeholder, labelled_phrase_ok, looks_secret, phrase_secret_bang_ok, pin_ok,
                                          prose_word, quoted_phrase_ok, unquoted_passphrase_ok)
-from objstore.core.redact.pinlabels import PIN_LABEL as _PIN_LABEL, PIN_TOKEN
+from objstore.core.redact.pinlabels import PIN_LABEL as _PIN_LABEL, PIN_TOKEN, pin_token_ok
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at
 from objstore.core.rxcache import escape
@@ -30,7 +30,9 @@ PHRASE_OWNER = r"[ \t]{1,4}(?:for|of|to|on|at|in|from|del|de|di|f\u00fcr)(?:[ \t
 # red16b: the owner of a token, api key, secret or pin: 'for|of' and 1-5 words ('the api key for stripe is X'; not
 # 'token at shard use like upload_record is id=…' in a log line)
 PHRASE_OWNER_FOR = r"[ \t]{1,4}(?:for|of)(?:[ \t]{1,4}[^\s,;:!?=]{0,63}[^\s.,;:!?=]){1,5}"
-PHRASE_COLON = r"[ \t]{0,4}:[ \t]{1,4}[\"'`]?"     # 'the password for the staging box: X'
+#: pin40 (red39's left-out): or '=' between blanks ('passphrase for root = X'; not a log's 'token of to id=X'), or
+#: ':' with no blank after it ('Passphrase for root:X'; not a scheme's '://', nor a marker's '[REDACTED:')
+PHRASE_COLON = r"[ \t]{0,4}(?::(?<!redacted:)(?![/\\])[ \t]{0,4}|(?<=[ \t])=[ \t]{1,4})[\"'`]?"     # 'the password for the staging box: X'
 PHRASE_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]]" + r"(?=[.,;:!?)\]]*(?:[\s\"'`]|$))"
 # the same, greedy, and a trailing ``!`` kept with the token (German ``... lautet Geheim123!``)
 PHRASE_TOKEN_BANG = r"[^\s\"'`]{0,127}[^\s\"'`.,;:?)\]]" + r"(?=[.,;:?)\]]*(?:[\s\"'`]|$))"
@@ -348,7 +350,7 @@ COMBINATION_OWNERS = ("safe", "lock", "padlock", "locker", "vault", "lockbox")
 def keypad_code_ok(v: str) -> bool:
     """The value after a keypad's or a safe's label (``door code``, ``safe combination``): a PIN
     (:func:`~.checks.pin_ok`), digits with a ``#``/``*`` key, or a combination (``12-34-56``)."""
-    return pin_ok(v) or _KEYPAD_RE.fullmatch(v) is not None
+    return pin_token_ok(v) or _KEYPAD_RE.fullmatch(v) is not None
 
 
 #: red38 (test37b T19.4): a password named by one or two common words ('the wifi password is python', 'the staging
