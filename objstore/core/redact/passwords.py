@@ -180,7 +180,8 @@ PASSWORD_RULES: list[Rule] = [
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'my pin|passcode is <4-12 digits>', 'my PIN: <digits>', 'the pin "
        "for the door is <digits>' (red16b); red23: 'pincode: 4471', 'pin_code', 'pin-number' (one word); mend24: "
-       "'pin_code = 4471' (an assignment to a name ending code or number); red34: 'CARD_PIN=4711'",
+       "'pin_code = 4471' (an assignment to a name ending code or number); red34: 'CARD_PIN=4711'; pin40 (test39b B9): "
+       "'PIN=4471', 'PIN\uff1a4471', '\u94f6\u884c\u5361PIN\u662f4471', 'my PIN is 4 4 7 1', other scripts' digits ('PIN: \u0664\u0664\u0667\u0661')",
        r"(?:" + PIN_WORD + r"(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number)|\u7801|\u78bc)?|passcode(?<![A-Za-z0-9_\-\]]passcode))"
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
        + _PHRASE_COLON + r"|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r"|" + PIN_JOIN   # pin40: 'PIN=4471', 'PIN\u662f4471'
@@ -190,7 +191,8 @@ PASSWORD_RULES: list[Rule] = [
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the door|alarm|gate|safe... code is <4-12 digits or a short "
        "PIN-like token>', 'my alarm code: <token>', 'door code 4471' (red17: a keypad's code, not 'the exit "
-       "code is 1', 'the status code: 404'); red33b: '2580#' (keypad_code_ok), 'the safe combination is 12-34-56'",
+       "code is 1', 'the status code: 404'); red33b: '2580#' (keypad_code_ok), 'the safe combination is 12-34-56'; "
+       "pin40: 'my door code is 4 4 7 1'",
        _CODE_WORD + r"s?(?![a-z0-9_])"     # red38 (test37b T4): 'the keypad code for the office 77341'
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r"|" + _PIN_BARE + r")|" + _PHRASE_VERB + r"|"
        + _PHRASE_COLON + r"|" + _PIN_BARE + r")(?P<secret>" + PIN_SPACED + "|" + _PHRASE_TOKEN + ")",   # pin40: '4 4 7 1'

@@ -133,7 +133,8 @@ TYPED_PAIR_RULES: list[Rule] = [
               "label, a package alias, a version, a placeholder (userinfo_ok)",
               r"@", priority=30, check=None, anchors=("@",), scan=scan_userinfo),
     make_rule("password-phrase",
-              "red39 (test39 T2): a Wi-Fi network and its password ('wifi: Tulip / X', 'SSID Tulip Home / X'), "
+              "red39 (test39 T2): a Wi-Fi network and its password ('wifi: Tulip / X', 'SSID Tulip Home / X'; pin40: "
+              "'wifi: Tulip, X'), "
               "as 'login: admin / X' (pair_password_ok)",
               _WIFI, ci=True, priority=51, check=pair_password_ok, anchors=("wifi", "wi-fi", "wlan", "ssid"),
               scan=scan_at("wifi", "wi-fi", "wlan", "ssid")),
