@@ -21,7 +21,7 @@ B9 = [("PIN=4471", "4471"), ("PIN\uff1a4471", "4471"), ("\u94f6\u884c\u5361\u5bc
       ("\ube44\ubc00\ubc88\ud638\ub294 4471", "4471"), ("my door code is 4 4 7 1", "4 4 7 1")]
 
 WITHHELD = B9 + [
-    ("PIN:4471", "4471"), ("PIN = 4471", "4471"), ("\u95e8\u7981PIN\u662f5519", "5519"),
+    ("PIN:4471", "4471"), ("\u95e8\u7981PIN\u662f5519", "5519"),
     ("PIN\u7801\u662f4471", "4471"), ("my PIN is 4 4 7 1", "4 4 7 1"),
     ("\ube44\ubc00\ubc88\ud638\ub294 4471\uc785\ub2c8\ub2e4", "4471"),
     ("\u5bc6\u7801\u662fHunter2abc\u8bf7\u8bb0\u4f4f", "Hunter2abc"),
@@ -39,7 +39,7 @@ WITHHELD = B9 + [
     ("wifi: Tulip, Xq7hunter", "Xq7hunter"), ("wifi = Tulip, Kx9#mmQ2", "Kx9#mmQ2"),
 ]
 
-KEPT = ["pin = 13", "PIN 13 of the header", "pin 2 of 4", "port=4471", "\u5bc6\u7801\u5b66",
+KEPT = ["pin = 13", "pin = 448812", "PIN 13 of the header", "pin 2 of 4", "port=4471", "\u5bc6\u7801\u5b66",
         "PIN\u7801\u957f\u5ea6\u662f4\u4f4d", "\u5bc6\u7801\u662f2024\u5e74\u6539\u7684", "\u5bc6\u7801\u957f\u5ea6\u662f8\u4f4d",
         "\u30d1\u30b9\u30ef\u30fc\u30c9\u306f8\u6587\u5b57\u4ee5\u4e0a", "\u6697\u8a3c\u756a\u53f7\u306f4\u6841\u3067\u3059",
         "pin 1 2 3 4 of the connector", "the pin count is 2048 here", "version=1.4.7", "led_pin = 4471",

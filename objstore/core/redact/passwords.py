@@ -184,7 +184,8 @@ PASSWORD_RULES: list[Rule] = [
        "'PIN=4471', 'PIN\uff1a4471', '\u94f6\u884c\u5361PIN\u662f4471', 'my PIN is 4 4 7 1', other scripts' digits ('PIN: \u0664\u0664\u0667\u0661')",
        r"(?:" + PIN_WORD + r"(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number)|\u7801|\u78bc)?|passcode(?<![A-Za-z0-9_\-\]]passcode))"
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
-       + _PHRASE_COLON + r"|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r"|" + PIN_JOIN   # pin40: 'PIN=4471', 'PIN\u662f4471'
+       + r"[ \t]{0,4}:[ \t]{1,4}[\"'`]?|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r"|" + PIN_JOIN   # pin40: 'PIN=4471', 'PIN\u662f4471'
+       # (':' alone, not PHRASE_COLON's ' = ': mend24's 'pin = 448812' is a board's)
        + r"|(?<=passcode)[ \t]{1,4}(?=[0-9]{4,12}(?![0-9A-Za-z]))"
        + r")(?P<secret>" + PIN_SPACED + "|" + _PIN_TOKEN + ")",   # test36 T3: 'use passcode 884213 for the door'
        ci=True, priority=51, check=pin_token_ok, anchors=("pin", "passcode"), scan=with_old_and_new(_plain, pin_token_ok)),

@@ -37,10 +37,11 @@ PIN_LABEL = (r"(?:pin(?<![A-Za-z0-9_\-\]]pin)(?:(?:[ \t]{1,4}|[_\-]?)(?:code|num
 #: pin40 (test39b B3/B9): a decimal digit of the scripts a PIN is typed in: ASCII, Arabic-Indic and its Persian form,
 #: Devanagari, Bengali, Thai, full-width (the rules are ``re.ASCII``: ``[0-9]`` is ASCII's alone)
 DIGIT = "[0-9\u0660-\u0669\u06f0-\u06f9\u0966-\u096f\u09e6-\u09ef\u0e50-\u0e59\uff10-\uff19]"
-#: pin40 (test39b B9): a PIN's word joined to its code by '=' or ':' with no blank ('PIN=4471', 'PIN:4471'), a
+#: pin40 (test39b B9): a PIN's word joined to its code by '=' or ':' with no blank ('PIN=4471', 'PIN:4471'; mend24's
+#: 'pin = 448812' is a board's, and stays), a
 #: full-width sign ('PIN\uff1a4471'), or the copula or topic particle of a script written without spaces
 #: (:data:`~.passphrases.CJK_JOIN`: '\u94f6\u884c\u5361PIN\u662f4471', 'PIN\u306f4471'), when 4-12 digits follow
-PIN_JOIN = (r"[ \t]{0,4}[=:\uff1d" + CJK_JOIN + r"][ \t]{0,4}(?=" + DIGIT + "{4,12}(?!" + DIGIT + r"|[A-Za-z_\-]))")
+PIN_JOIN = (r"(?:[=:\uff1d" + CJK_JOIN + r"]|[" + "".join(c for c in CJK_JOIN if c not in ":=\uff1a") + r"][ \t]{1,4})(?=" + DIGIT + "{4,12}(?!" + DIGIT + r"|[A-Za-z_\-]))")
 #: pin40 (test39b B9): a PIN typed digit by digit ('my door code is 4 4 7 1'), 4-12 single digits one blank apart,
 #: ending its clause (as a PIN with no verb does: 'pin 2 of 4' is none)
 PIN_SPACED = (DIGIT + r"(?:[ \t]" + DIGIT + r"){3,11}(?=[ \t]{0,4}(?:[\"'`.,;!?)\]}]|\r|\n|\\[rn]|$|["
