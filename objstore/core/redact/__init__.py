@@ -6,8 +6,8 @@ built to be cheap on ordinary text and bounded on hostile text.  The package, by
 rule type and regex flags), ``checks`` (value checks: is a match a credential
 or prose; ``tokenshape``: a token's entropy, a placeholder word glued into a random one), ``scanners`` (rule scans other than one ``finditer`` pass; ``pem``: PEM private keys),
 ``rules`` (``RULES``: the token formats; ``ruletable``: their table) and ``passwords``
-(its password labels and phrases; ``passphrases``: a value of several words after a label, read
-whole; at their places, ``commandline``: passwords
+(its password labels and phrases; ``pinlabels``: a PIN's label pieces; ``passphrases``: a value of several words
+after a label, read whole; at their places, ``commandline``: passwords
 on a command line, in SQL and in a .pgpass / .netrc, ``heredocs``: a here-document
 fed to a secret store, and ``memcommand``: mem's own command lines; ``markdown``: labels in Markdown markup, fences, tables), ``prefilter``
 (which rules a window runs), ``names`` (the name rule), ``engine`` (windows,

@@ -154,6 +154,10 @@ markdown-secret           md21 (W1; markdown.py): a credential label in Markdown
                           red33: every row of a table (not the first 200); a
                           tab-separated paste and ``user | password`` LF ``root |
                           X`` (no outer pipes nor delimiter row) as a CSV file
+                          pin40 (test39b B9): Japanese ``\u6697\u8a3c\u756a\u53f7`` (PIN); after a CJK
+                          word a PIN's 4-12 digits of any script (``\u94f6\u884c\u5361\u5bc6\u7801\u662f4471``),
+                          the value ending at the kana, Hangul or Han after it
+                          (``\u30d1\u30b9\u30ef\u30fc\u30c9\u306fX\u3067\u3059``; not a counter: ``\u5bc6\u7801\u662f2024\u5e74``)
 named-secret              not a text rule: :func:`redact_named` (``mem remember``,    (no vendor format: the key's own words)
                           imports, derived facts) replaces the whole value under a
                           key named for a credential (``.../staging-password``,

@@ -10,7 +10,8 @@ import itertools
 
 from objstore.core.redact.checks import (labelled_password_ok, looks_assigned, looks_secret, passphrase_words_ok,
                                          short_labelled_ok)
-from objstore.core.redact.passphrases import QUOTED_PHRASE_MAX, quoted_passphrase_ok
+from objstore.core.redact.passphrases import CJK_JOIN, CJK_NAMES, QUOTED_PHRASE_MAX, quoted_passphrase_ok
+from objstore.core.redact.pinlabels import pin_token_ok
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import KEY_NEXT_LINE_MIN, QUALIFIER, VALUE, anchor_offsets
 
@@ -20,7 +21,7 @@ from objstore.core.redact.scanners import KEY_NEXT_LINE_MIN, QUALIFIER, VALUE, a
 #: red26b (test26 V2): Portuguese senha, Dutch wachtwoord, Russian/Ukrainian \u043f\u0430\u0440\u043e\u043b\u044c, Polish has\u0142o,
 #: Czech heslo, Swedish l\u00f6senord, Norwegian passord, Danish adgangskode, Finnish salasana, and the CJK
 #: words of :data:`_CJK` (the text is lowercased with str.lower, so '\u041f\u0430\u0440\u043e\u043b\u044c', 'SENHA' match too)
-_CJK = "\u5bc6\u7801|\u5bc6\u78bc|\u30d1\u30b9\u30ef\u30fc\u30c9|\ube44\ubc00\ubc88\ud638|\ud328\uc2a4\uc6cc\ub4dc"
+_CJK = "|".join(CJK_NAMES)
 #: red29 (test29 P5): also as a shell variable's name writes them ('MOT_DE_PASSE=X', 'DB_HASLO=X': '_' for the
 #: blanks, ASCII 'l' for '\u0142')
 _FOREIGN = (r"kennwort|mot[ _]de[ _]passe|contrase(?:\u00f1|n)a|senha|wachtwoord|\u043f\u0430\u0440\u043e\u043b\u044c|has(?:\u0142|l)o|heslo|"
@@ -69,13 +70,15 @@ _DEFINITION = Lazy(_WORD + r"[*_`]{0,2}[ \t]{0,4}" + _BREAK + r"[ \t]{0,3}:[ \t]
 #: red26b (test26 V2): after a CJK word also a full-width colon (U+FF1A) or ':' with no blank after it, or the
 #: copula or topic particle that joins it to its value (Chinese \u662f/\u4e3a/\u70ba 'is', Japanese \u306f, Korean \ub294/\uc740:
 #: '\u6570\u636e\u5e93\u5bc6\u7801\u662f X', '\u30d1\u30b9\u30ef\u30fc\u30c9\u306f X'), the value then ending its line as after ':'
-_CJK_JOIN = "\uff1a:=\u662f\u4e3a\u70ba\u306f\ub294\uc740"
 #: a value after a CJK word holds no CJK character (U+3000-9FFF: punctuation, kana, ideographs; Hangul syllables;
 #: compatibility ideographs and full-width forms) and may end at CJK or full-width punctuation ('\u5bc6\u7801\uff1aX\uff0c\u8bf7\u4fdd\u7ba1'):
 #: a run of CJK text after the word is not read 256 characters deep at every word (a line of '\u5bc6\u7801\uff1a' repeated)
 _CJK_CHARS = "\u3000-\u9fff\uac00-\ud7af\uf900-\uffff"
 _CJK_VALUE = "[^\\s\"'`\\\\,;&<>(){}\\[\\]|" + _CJK_CHARS + "]"
-_CJK_EOL = "(?=[\u3000-\u303f\uff00-\uffef]|" + _EOL[3:]
+#: pin40 (test39b B9): or at the kana, Hangul or Han that goes on after it ('\u30d1\u30b9\u30ef\u30fc\u30c9\u306fX\u3067\u3059',
+#: '\u5bc6\u7801\u662fX\u8bf7\u8bb0\u4f4f'), not a counter after a number ('\u5bc6\u7801\u662f2024\u5e74\u6539\u7684': a year, a length)
+_CJK_EOL = ("(?=[\u3000-\u30ff\uac00-\ud7af\uff00-\uffef]|(?![\u5e74\u6708\u65e5\u4f4d\u4e2a\u500b\u6b21\u5929\u5b57\u53f7\u865f\u6841])"
+            "[\u3400-\u9fff]|" + _EOL[3:])
 #: red29 (test29 P5): what the password opens between the word and its sign, a preposition and 1-4 words
 #: ('\u043f\u0430\u0440\u043e\u043b\u044c \u043e\u0442 \u0431\u0430\u0437\u044b: X', 'senha do banco: X', 'Kennwort f\u00fcr die DB: X')
 _OWNER = (r"[ \t]{1,4}(?:\u043e\u0442|\u0434\u043b\u044f|f\u00fcr|von|de|del|do|da|di|van|voor)"
@@ -87,7 +90,7 @@ _OWNER = (r"[ \t]{1,4}(?:\u043e\u0442|\u0434\u043b\u044f|f\u00fcr|von|de|del|do|
 _QUOTED_WORDS = r"[^\s\"'`\\](?:[^\"'`\\\r\n]{2,%d}+)" % QUOTED_PHRASE_MAX
 _ARROW = Lazy(r"(?:(?:" + _WORD + r"[*`]{0,2}[ \t]{0,4}(?:\u2192|\u21d2|=>|->|::)|(?P<f>" + _FOREIGN
               + r")(?:" + _OWNER + r")?(?:[ \t]{0,4}" + QUALIFIER + r"){0,2}(?:\\{0,3}[\"'])?[*`]{0,2}[ \t]{0,4}(?::(?!=)|(?P<eq>:?=)))[*`]{0,2}(?(eq)[ \t]{0,8}|(?:[ \t]{1,8}|(?=\\{0,3}[\"'])))"
-              r"|(?P<j>" + _CJK + r")[*`]{0,2}[ \t]{0,4}[" + _CJK_JOIN + r"][*`]{0,2}[ \t]{0,8})"
+              r"|(?P<j>" + _CJK + r")[*`]{0,2}[ \t]{0,4}[" + CJK_JOIN + r"][*`]{0,2}[ \t]{0,8})"
               r"(?:(?P<q>`)|(?(f)(?P<vq>\\{0,3}[\"'])))?(?P<secret>(?(j)" + _CJK_VALUE + r"{4,256}+|(?(vq)"
               + _QUOTED_WORDS + r"|" + VALUE + r"{4,256}+)))(?(q)`)(?(vq)(?P=vq))(?(j)" + _CJK_EOL + "|(?(vq)|" + _EOL + "))", FLAGS)
 #: a key's or token's word alone on its line (markup around it or not), the value alone on the next
@@ -165,7 +168,8 @@ def _value_ok(word: str, v: str) -> bool:
     if word.startswith(_FOREIGN_STARTS):    # no word list of those languages: not letters alone
         if not v.isascii() and not any(c.isdigit() for c in v):   # red26b: that language's words ('obrigat\u00f3ria')
             return False
-        return looks_secret(v, labelled=True) or looks_assigned(v, password=True, quoted=False) or short_labelled_ok(v)
+        return (looks_secret(v, labelled=True) or looks_assigned(v, password=True, quoted=False) or short_labelled_ok(v)
+                or word >= "\u3000" and pin_token_ok(v))    # pin40 (test39b B9): '\u94f6\u884c\u5361\u5bc6\u7801\u662f4471'
     if word.startswith(("pass", "pwd", "secret")):
         return (looks_secret(v, labelled=True) or looks_assigned(v, password=True, quoted=False, labelled=True)
                 or labelled_password_ok(v) or short_labelled_ok(v))
@@ -287,7 +291,7 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
             if o >= 0 and low[o + len(mk):o + len(mk) + 1] not in (" ", "\t", ""):
                 _keep(rule, text, m, off, out)
         elif (fenced and c in "*_`: \t" and (m := _FENCED.match(low, p, e0)) is not None
-              or arrow and c in " \t*`=\"'\\" + _CJK_JOIN
+              or arrow and c in " \t*`=\"'\\" + CJK_JOIN
               and (m := _ARROW.match(low, p, e0)) is not None
               and (low.find("::", w.end(), m.start("secret")) < 0          # org's '::': the term opens its item
                    or not low[max(s0, _line_start(low, p)):p].strip(" \t-+*"))):

@@ -35,9 +35,14 @@ _NAMES_A_PASSWORD = frozenset((
 #: words of a form's validation message under a password key (``password: "Must be at least 8 characters"``,
 #: ``"This field is required"``)
 _VALIDATION = frozenset("characters chars required invalid".split())
-#: the CJK words for 'password' (a value holding one is the label's translation)
-_CJK_NAMES = ("\u5bc6\u7801", "\u5bc6\u78bc", "\u30d1\u30b9\u30ef\u30fc\u30c9", "\ube44\ubc00\ubc88\ud638",
-              "\ud328\uc2a4\uc6cc\ub4dc")
+#: the CJK words for 'password' (a value holding one is the label's translation; :mod:`.markdown` reads a label of
+#: them); pin40 (test39b B9): and Japanese 'PIN' (\u6697\u8a3c\u756a\u53f7, 'secret identification number')
+CJK_NAMES = ("\u5bc6\u7801", "\u5bc6\u78bc", "\u30d1\u30b9\u30ef\u30fc\u30c9", "\ube44\ubc00\ubc88\ud638",
+             "\ud328\uc2a4\uc6cc\ub4dc", "\u6697\u8a3c\u756a\u53f7")
+#: red26b (test26 V2): what joins a CJK label to its value: a full-width colon (U+FF1A), ':' or '=' with no blank
+#: after it, or the copula or topic particle (Chinese \u662f/\u4e3a/\u70ba 'is', Japanese \u306f, Korean \ub294/\uc740);
+#: moved from :mod:`.markdown` (pin40: a PIN's rule reads it too, :data:`~.pinlabels.PIN_JOIN`)
+CJK_JOIN = "\uff1a:=\u662f\u4e3a\u70ba\u306f\ub294\uc740"
 #: a template or a reference inside a value (``"{{ lookup('env', 'PW') }}"``, ``"${USER} ${PASS}"``, ``"%(pw)s"``)
 _TEMPLATE = ("{{", "${", "%(", "{%", "<%")
 
@@ -66,7 +71,7 @@ def quoted_passphrase_ok(v: str) -> bool:
     words = _letter_words(v)
     if not words or any(w in _NAMES_A_PASSWORD or w in _VALIDATION for w in words):
         return False
-    return v.isascii() or not any(c in v for c in _CJK_NAMES)
+    return v.isascii() or not any(c in v for c in CJK_NAMES)
 
 
 #: where a settings file's unquoted value ends: a line break (raw or JSON-escaped), the end of the JSON string

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from objstore.core.redact.checks import (is_placeholder, labelled_phrase_ok, looks_secret, phrase_secret_bang_ok, pin_ok,
                                          prose_word, quoted_phrase_ok, unquoted_passphrase_ok)
+from objstore.core.redact.pinlabels import PIN_LABEL as _PIN_LABEL, PIN_TOKEN, pin_token_ok
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at
 from objstore.core.rxcache import escape
@@ -29,7 +30,9 @@ PHRASE_OWNER = r"[ \t]{1,4}(?:for|of|to|on|at|in|from|del|de|di|f\u00fcr)(?:[ \t
 # red16b: the owner of a token, api key, secret or pin: 'for|of' and 1-5 words ('the api key for stripe is X'; not
 # 'token at shard use like upload_record is id=…' in a log line)
 PHRASE_OWNER_FOR = r"[ \t]{1,4}(?:for|of)(?:[ \t]{1,4}[^\s,;:!?=]{0,63}[^\s.,;:!?=]){1,5}"
-PHRASE_COLON = r"[ \t]{0,4}:[ \t]{1,4}[\"'`]?"     # 'the password for the staging box: X'
+#: pin40 (red39's left-out): or '=' between blanks ('passphrase for root = X'; not a log's 'token of to id=X'), or
+#: ':' with no blank after it ('Passphrase for root:X'; not a scheme's '://', nor a marker's '[REDACTED:')
+PHRASE_COLON = r"[ \t]{0,4}(?::(?<!redacted:)(?![/\\])[ \t]{0,4}|(?<=[ \t])=[ \t]{1,4})[\"'`]?"     # 'the password for the staging box: X'
 PHRASE_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]]" + r"(?=[.,;:!?)\]]*(?:[\s\"'`]|$))"
 # the same, greedy, and a trailing ``!`` kept with the token (German ``... lautet Geheim123!``)
 PHRASE_TOKEN_BANG = r"[^\s\"'`]{0,127}[^\s\"'`.,;:?)\]]" + r"(?=[.,;:?)\]]*(?:[\s\"'`]|$))"
@@ -39,22 +42,6 @@ PHRASE_TOKEN_BANG = r"[^\s\"'`]{0,127}[^\s\"'`.,;:?)\]]" + r"(?=[.,;:?)\]]*(?:[\
 PASS_OWNERS = ("vpn", "wifi", "wi-fi", "wlan", "my", "admin", "root", "login", "account", "db", "database",
                "ssh", "sudo", "server", "router", "email", "mail", "portal", "user", "app", "vault", "ftp",
                "sftp", "smtp", "imap", "laptop", "bios", "door", "alarm", "master")
-#: mend24: an assignment to a name ending ``code`` or ``number`` (``pin_code = 4471``, ``pincode="4471"``,
-#: ``pin_number = 4471``, ``passcode = 4471``); a bare ``pin = 13`` is a GPIO pin's number, not taken
-#: mend25: also a quoted key, its value quoted, raw or JSON-escaped inside a JSON string (``"pincode": "4471"``,
-#: ``{\\"PINCODE\\": \\"4471\\"}``, ``PINCODE=\\"4471\\"``); moved from :mod:`.passwords` (red33)
-#: red33 (red32's left-out): or to the PIN of a card, a SIM, a bank account, a phone, a door (``card pin = 4711``,
-#: ``sim pin: 1234``; red34: ``card_pin = 4711``), whose owner says it is no board's pin
-_PIN_OWNERS = ("card", "sim", "bank", "atm", "phone", "debit", "credit", "voicemail", "door", "alarm", "garage",
-               "gate", "keypad", "vault", "unlock", "account")
-PIN_ASSIGN = (r"(?:(?<=code|mber)" + "".join(f"|(?<={w}[ _-]pin)" for w in _PIN_OWNERS)
-              + r")(?:\\{0,3}[\"'])?[ \t]{0,4}[=:][ \t]{0,4}(?:\\{0,3}[\"'`])?")
-#: red34 (red33's left-out): the word ``pin``, not the tail of a longer name, or joined to its owner by ``_`` or ``-``
-#: (``CARD_PIN=4711``, ``sim-pin: 1234``); a GPIO ``led_pin = 17`` stays
-PIN_WORD = r"pin(?:(?<![A-Za-z0-9_\-\]]pin)" + "".join(f"|(?<={w}[_-]pin)" for w in _PIN_OWNERS) + ")"
-#: mend25: a PIN's token (:data:`PHRASE_TOKEN`) also ends before a JSON-escaped quote (``\\"4471\\"``); moved from
-#: :mod:`.passwords` (red31: the PIN's verb rule below reads it too)
-PIN_TOKEN = r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]\\]" + r"(?=[.,;:!?)\]]*(?:[\s\"'`]|\\{1,3}[\"'`]|$))"
 
 #: red30b: a password label ('password', 'passwd', 'passphrase', plural too), each alternative starting with its
 #: literal (searched in C), not the tail of a longer name ('db_password', 'x-password'); red31 (test30c T6): 'passcode'
@@ -63,10 +50,6 @@ _PW_LABEL = (r"(?:passw(?<![A-Za-z0-9_\-\]]passw)(?:or)?d|passphrase(?<![A-Za-z0
              r"|passcode(?<![A-Za-z0-9_\-\]]passcode)"
              r"|pass(?:" + "|".join(f"(?<={escape(w)} pass)" for w in PASS_OWNERS) + r")(?![a-z0-9_])"
              r"|cred(?<![A-Za-z0-9_\-\]]cred)(?:ential)?s(?![a-z0-9_]))s?")    # red38 (T4): 'the root credentials are now X'
-#: red31 (test30c T6, red30b's left-out): a PIN's label ('my pin became 4711', 'the pin code has been changed to
-#: 482913'), its token a PIN (4-12 digits, or a short one of letters and digits: pin_ok)
-_PIN_LABEL = (r"(?:pin(?<![A-Za-z0-9_\-\]]pin)(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number))?"
-              r"|passcode(?<![A-Za-z0-9_\-\]]passcode))s?")
 #: red31 (T14, red30's left-out): a qualifier between the label and its verb ('The db password (prod) is X',
 #: 'Password（prod） is X'), as before a sign (:data:`~.scanners.QUALIFIER`)
 _QUALIFIED = r"(?:[ \t]{0,4}" + QUALIFIER + r"){0,2}"
@@ -367,7 +350,7 @@ COMBINATION_OWNERS = ("safe", "lock", "padlock", "locker", "vault", "lockbox")
 def keypad_code_ok(v: str) -> bool:
     """The value after a keypad's or a safe's label (``door code``, ``safe combination``): a PIN
     (:func:`~.checks.pin_ok`), digits with a ``#``/``*`` key, or a combination (``12-34-56``)."""
-    return pin_ok(v) or _KEYPAD_RE.fullmatch(v) is not None
+    return pin_token_ok(v) or _KEYPAD_RE.fullmatch(v) is not None
 
 
 #: red38 (test37b T19.4): a password named by one or two common words ('the wifi password is python', 'the staging

@@ -22,11 +22,12 @@ from objstore.core.redact.memcommand import MEM_COMMAND_RULES
 from objstore.core.redact.passwordphrases import (PHRASE_COLON as _PHRASE_COLON, PHRASE_OWNER as _PHRASE_OWNER,
                                                   PHRASE_OWNER_FOR as _PHRASE_OWNER_FOR, PHRASE_TOKEN as _PHRASE_TOKEN,
                                                   PHRASE_TOKEN_BANG as _PHRASE_TOKEN_BANG, PHRASE_VERB as _PHRASE_VERB,
-                                                  PHRASE_VERB_BARE as _PHRASE_VERB_BARE, PIN_TOKEN as _PIN_TOKEN,
-                                                  PIN_ASSIGN as _PIN_ASSIGN, PIN_WORD, PLAIN_WORDS, QUOTED_WORDS, PASS_OWNERS as _PASS_OWNERS,
+                                                  PHRASE_VERB_BARE as _PHRASE_VERB_BARE, PLAIN_WORDS, QUOTED_WORDS, PASS_OWNERS as _PASS_OWNERS,
                                                   TOKEN_VERB_TAIL, VERB_PHRASE_RULES, changed_token_ok,
                                                   with_old_and_new, COMBINATION_OWNERS as _COMBINATION_OWNERS,
                                                   keypad_code_ok)
+from objstore.core.redact.pinlabels import (PIN_ASSIGN as _PIN_ASSIGN, PIN_JOIN, PIN_SPACED, PIN_TOKEN as _PIN_TOKEN, PIN_WORD,
+                                            pin_token_ok)
 from objstore.core.redact.rule import Rule, make_rule
 from objstore.core.redact.scanners import QUALIFIER, scan_at, scan_plain
 from objstore.core.redact.symbolpasswords import SYMBOL_PASSWORD_RULES
@@ -179,20 +180,23 @@ PASSWORD_RULES: list[Rule] = [
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'my pin|passcode is <4-12 digits>', 'my PIN: <digits>', 'the pin "
        "for the door is <digits>' (red16b); red23: 'pincode: 4471', 'pin_code', 'pin-number' (one word); mend24: "
-       "'pin_code = 4471' (an assignment to a name ending code or number); red34: 'CARD_PIN=4711'",
-       r"(?:" + PIN_WORD + r"(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number))?|passcode(?<![A-Za-z0-9_\-\]]passcode))"
+       "'pin_code = 4471' (an assignment to a name ending code or number); red34: 'CARD_PIN=4711'; pin40 (test39b B9): "
+       "'PIN=4471', 'PIN\uff1a4471', '\u94f6\u884c\u5361PIN\u662f4471', 'my PIN is 4 4 7 1', other scripts' digits ('PIN: \u0664\u0664\u0667\u0661')",
+       r"(?:" + PIN_WORD + r"(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number)|\u7801|\u78bc)?|passcode(?<![A-Za-z0-9_\-\]]passcode))"
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
-       + _PHRASE_COLON + r"|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r"|(?<=passcode)[ \t]{1,4}(?=[0-9]{4,12}(?![0-9A-Za-z]))"
-       + r")(?P<secret>" + _PIN_TOKEN + ")",   # test36 T3: 'use passcode 884213 for the door'
-
-       ci=True, priority=51, check=pin_ok, anchors=("pin", "passcode"), scan=with_old_and_new(_plain, pin_ok)),
+       + r"[ \t]{0,4}:[ \t]{1,4}[\"'`]?|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r"|" + PIN_JOIN   # pin40: 'PIN=4471', 'PIN\u662f4471'
+       # (':' alone, not PHRASE_COLON's ' = ': mend24's 'pin = 448812' is a board's)
+       + r"|(?<=passcode)[ \t]{1,4}(?=[0-9]{4,12}(?![0-9A-Za-z]))"
+       + r")(?P<secret>" + PIN_SPACED + "|" + _PIN_TOKEN + ")",   # test36 T3: 'use passcode 884213 for the door'
+       ci=True, priority=51, check=pin_token_ok, anchors=("pin", "passcode"), scan=with_old_and_new(_plain, pin_token_ok)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the door|alarm|gate|safe... code is <4-12 digits or a short "
        "PIN-like token>', 'my alarm code: <token>', 'door code 4471' (red17: a keypad's code, not 'the exit "
-       "code is 1', 'the status code: 404'); red33b: '2580#' (keypad_code_ok), 'the safe combination is 12-34-56'",
+       "code is 1', 'the status code: 404'); red33b: '2580#' (keypad_code_ok), 'the safe combination is 12-34-56'; "
+       "pin40: 'my door code is 4 4 7 1'",
        _CODE_WORD + r"s?(?![a-z0-9_])"     # red38 (test37b T4): 'the keypad code for the office 77341'
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r"|" + _PIN_BARE + r")|" + _PHRASE_VERB + r"|"
-       + _PHRASE_COLON + r"|" + _PIN_BARE + r")(?P<secret>" + _PHRASE_TOKEN + ")",
+       + _PHRASE_COLON + r"|" + _PIN_BARE + r")(?P<secret>" + PIN_SPACED + "|" + _PHRASE_TOKEN + ")",   # pin40: '4 4 7 1'
        ci=True, priority=51, check=keypad_code_ok, anchors=_CODE_ANCHORS),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the secret/token/api key is <token>', also with what it opens "

@@ -209,6 +209,13 @@ password-phrase           the token after ``password|passwd|passphrase is|was`` 
                           X``; ``wifi: Tulip / X``, ``SSID Tulip / X``; a user, then
                           a bare ``pass``/``secret``/``pw`` (``user app, secret X``,
                           ``db user app / pass X``; not ``pass the salt``)
+                          pin40 (test39b B9): a PIN's 4-12 digits after ``PIN=``,
+                          ``PIN:``, ``PIN\uff1a``, ``\u94f6\u884c\u5361PIN\u662f``, ``PIN\u7801\u662f``, ending at
+                          kana or Han (``PIN\u306f4471\u3067\u3059``); typed digit by digit (``door
+                          code is 4 4 7 1``); in any script's digits (``PIN:
+                          \u0664\u0664\u0667\u0661``); ``passphrase for root = X``, ``root:X`` (not
+                          ``token of to id=X``); ``wifi: Tulip, X`` (not ``wifi Tulip
+                          / X``: it could be hardware)
 mem-command               mem's own command lines (test17 T10: shell capture, an      docs/cli.md (``remember``, ``forget``,
                           agent's Bash call): the VALUE of ``mem remember KEY VALUE   ``scan``, ``sealed import``,
                           --sensitivity secret`` or of a KEY named for a              ``--passphrase-file``); bash(1)

@@ -112,10 +112,12 @@ def _userinfo(rule: Rule, text: str, ws: int, c: int, at: int, r: int, out: list
     out.append((c + 1, at, rule.priority, rule.name))
 
 
-#: a Wi-Fi network's word and its sign, then its name (1-3 words), a ``/`` between blanks, then the password
+#: a Wi-Fi network's word and its sign, then its name (1-3 words), a ``/`` between blanks, then the password;
+#: pin40 (red39's left-out): or a ``,`` after the name when the word has its ':' or '=' ('wifi: Tulip, X'); with no
+#: sign ('wifi Tulip / X') it could be hardware ('wifi adapter / Intel9260'), and stays
 _WIFI = (r"(?<![a-z0-9_\-])(?:wi-?fi|wlan|ssid)"
-         r"(?:[ \t]{1,4}(?:network|name|ssid))?[ \t]{0,4}(?:[:=]|[ \t]-|(?<=ssid)[ \t])[ \t]{0,4}[\"'`]?[^\s/\"'`]{1,32}"
-         r"(?:[ \t][^\s/\"'`]{1,32}){0,2}[\"'`]?[ \t]{0,4}/[ \t]{0,4}[\"'`]?(?P<secret>" + PHRASE_TOKEN_BANG + ")")
+         r"(?:[ \t]{1,4}(?:network|name|ssid))?[ \t]{0,4}(?:(?P<sign>[:=])|[ \t]-|(?<=ssid)[ \t])[ \t]{0,4}[\"'`]?[^\s/,\"'`]{1,32}"
+         r"(?:[ \t][^\s/,\"'`]{1,32}){0,2}[\"'`]?[ \t]{0,4}(?:/|(?(sign),|(?!)))[ \t]{0,4}[\"'`]?(?P<secret>" + PHRASE_TOKEN_BANG + ")")
 #: a user named, a separator, then a bare password word (the one a user before it makes no verb or noun of prose)
 _USER_PASS = (r"(?<![a-z0-9_\-])(?:user(?:name)?|usr|login|account|acct)"
               r"[ \t]{0,4}+[:=]?[ \t]{0,4}+[\"'`]?[a-z0-9_][a-z0-9_.@+\-]{0,63}+[\"'`]?"   # (possessive: no retries)
@@ -131,7 +133,8 @@ TYPED_PAIR_RULES: list[Rule] = [
               "label, a package alias, a version, a placeholder (userinfo_ok)",
               r"@", priority=30, check=None, anchors=("@",), scan=scan_userinfo),
     make_rule("password-phrase",
-              "red39 (test39 T2): a Wi-Fi network and its password ('wifi: Tulip / X', 'SSID Tulip Home / X'), "
+              "red39 (test39 T2): a Wi-Fi network and its password ('wifi: Tulip / X', 'SSID Tulip Home / X'; pin40: "
+              "'wifi: Tulip, X'), "
               "as 'login: admin / X' (pair_password_ok)",
               _WIFI, ci=True, priority=51, check=pair_password_ok, anchors=("wifi", "wi-fi", "wlan", "ssid"),
               scan=scan_at("wifi", "wi-fi", "wlan", "ssid")),
