@@ -291,9 +291,11 @@ def _index(store: Store) -> list[Finding]:
                             "index journal (a hook such as 'mem hook shell' leaves its indexing to the next "
                             "writer): the next search or write indexes them",
                             "nothing to do  (mem reindex indexes them now)")]
-        return [Finding("index", "error", "the search index is behind the refs (an interrupted write)",
-                        "mem reindex  (or any write: the next lock replays the journal)")]
-    damaged = store.index.verify()
+        if not (damaged := store.index.verify()):   # a damaged file is said as such (fresh40 F3)
+            return [Finding("index", "error", "the search index is behind the refs (an interrupted write)",
+                            "mem reindex  (or any write: the next lock replays the journal)")]
+    else:
+        damaged = store.index.verify()
     if damaged:
         return [Finding("index", "error", f"the search index is damaged ({damaged[0]}"
                         + (f"; {len(damaged) - 1} more" if len(damaged) > 1 else "")
