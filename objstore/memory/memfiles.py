@@ -282,8 +282,10 @@ def _apply_plan(entries: list[str], plan: dict) -> tuple[list[str], list[str]]:
         try:
             return entries.index(old)
         except ValueError:
-            raise Refused(f"{name} has no entry {old[:60]!r} (it changed since); nothing changed",
-                          hint=f"see it with: mem memory show {plan['file']}") from None
+            near = [e for e in entries if old.strip() and old.strip().casefold() in e.casefold()]
+            raise Refused(f"{name} has no entry that is exactly {old[:60]!r}; nothing changed",   # (fresh40 F15:
+                          hint=f"give the entry's whole text, e.g. {near[0][:80]!r}" if near else  # "it changed
+                          f"see the entries with: mem memory show {plan['file']}") from None      # since")
 
     new, moved = list(entries), []
     a = plan["action"]

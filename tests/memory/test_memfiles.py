@@ -31,7 +31,7 @@ def test_rules_refuse_and_change_nothing(invoke):
     r = invoke("memory", "add", "memory", "one", exit_code=6)  # a duplicate
     assert "twice" in r.stderr
     r = invoke("memory", "replace", "memory", "zero", "x", exit_code=6)  # a stale OLD
-    assert "no entry 'zero'" in r.stderr and "nothing changed" in r.stderr
+    assert "no entry that is exactly 'zero'" in r.stderr and "nothing changed" in r.stderr
     invoke("memory", "add", "memory", "   ", exit_code=2)  # empty
     invoke("memory", "add", "memory", "a\n§\nb", exit_code=2)  # holds a separator line
     big = "x" * 2300
