@@ -129,7 +129,9 @@ def read_registry(store_root: str | os.PathLike | None) -> Registry:
                 continue
             if k not in ("v", "projects") and clean_name(v) == v and v:
                 salvaged.setdefault(k, v)
-        return Registry(salvaged, f"{path} is damaged ({str(e)[:60]}); {len(salvaged)} entries still readable")
+        why = (f"not UTF-8 text: byte {e.object[e.start]:#04x} at {e.start}" if isinstance(e, UnicodeDecodeError)
+               else str(e)[:60])   # (fresh40 F10: the codec's message was cut mid-word)
+        return Registry(salvaged, f"{path} is damaged ({why}); {len(salvaged)} entries still readable")
 
 
 def load_registry(store_root: str | os.PathLike | None) -> dict[str, str]:

@@ -35,3 +35,12 @@ def test_small_wording(mem, tmp_path):
     r = mem("--home", str(tmp_path / "new"), "restore", str(remote), "--snapshot", "zzz", exit_code=4, env=PERSON)
     assert f"list them: mem backup --list {remote}" in r.stderr, r.stderr
     assert mem("backup", "--list", str(remote), env=PERSON).stdout.count("\n") >= 1
+
+
+def test_a_registry_that_is_not_utf8_is_named_as_such(mem, tmp_path):
+    """fresh40 F10: "…is damaged ('utf-8' codec can't decode byte 0x92 in position 2: invalid )": cut mid-word."""
+    home = tmp_path / "s"
+    mem("--home", str(home), "remember", "user/a", "b", env=PERSON)
+    (home / "projects.json").write_bytes(b'{"v\x92":1}')
+    r = mem("--home", str(home), "fsck", exit_code=13, env=PERSON)
+    assert "projects.json is damaged (not UTF-8 text: byte 0x92 at 3)" in r.stderr + r.stdout, r.stderr
