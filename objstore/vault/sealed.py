@@ -27,8 +27,8 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 
-from objstore.core.errors import (PERSON_ONLY_HINT, IntegrityError, InvalidInput, NotFound, RefConflict, Refused,
-                                  WrongPassphrase)
+from objstore.core.errors import (PERSON_ONLY_HINT, CorruptObject, IntegrityError, InvalidInput, NotFound,
+                                  RefConflict, Refused, WrongPassphrase)
 from objstore.core.ids import check_prefix
 from objstore.core.objects import (KINDS, LOST_SOURCE, Fact, Sealed, Tombstone, forgotten_sealed_age,
                                    forgotten_stub_time, is_lost_stub, lost_sealed_age, value_digest)
@@ -166,7 +166,11 @@ def encrypt_value(recipient: str, body: str) -> bytes:
     One X25519 (or hybrid) stanza, one STREAM chunk for a value up to 64 KiB:
     well under a millisecond for 1 KB (``docs/benchmarks.md``)."""
     from objstore.vault import age  # deferred: imports cryptography
-    return age.encrypt(body.encode("utf-8"), [recipient])
+    try:
+        return age.encrypt(body.encode("utf-8"), [recipient])
+    except age.AgeKeyError as e:   # a damaged vault/recipient: said as damage, not an internal error (test40 T11)
+        from objstore.vault.identity import DAMAGED_VAULT_HINT
+        raise CorruptObject(f"vault/recipient is damaged: {e}", hint=DAMAGED_VAULT_HINT) from None
 
 
 def armor(age_file: bytes) -> bytes:
