@@ -66,7 +66,7 @@ from objstore.memory.memfiles import remove_matching
 from objstore.memory.rewrite import TailWriter, rewrite_chain, rewrite_facts, tail_from
 from objstore.memory.scope import REGISTRY_FILE, forget_projects, is_memory_file_key
 from objstore.memory.sessions import drop_session_cache, walk_turns
-from objstore.memory.tombdigests import as_read, read_digests
+from objstore.memory.tombdigests import as_read, check_digests_file, read_digests
 from objstore.memory.turnmeta import drop_sessions
 from objstore.memory.turnmeta import refresh as turnmeta_refresh
 from objstore.memory.tombstones import (MIN_TEXT_CHARS, TEXT_KEY, VERSION_REASON, all_tombstones, match_forms,
@@ -403,6 +403,7 @@ def execute_plan(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str,
     # (no value: a digest for --match) keeps it said after a reader clears the journal
     if tombstones:   # the digests' key first: a damaged one stops the forget before any change (fresh39 F4)
         store_key(store.root)
+        check_digests_file(store)   # (test40 T10: a folder there stopped the forget half way)
     if plan.selector is not None:
         store.unfinished.mark(*plan.selector, now, "seal" if reason == "seal" else "forget")
     # 0. the keys and sessions this forget touches, before anything changes: a forget stopped

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 
-from objstore.core.errors import CorruptObject, LostTombstone, NotFound
+from objstore.core.errors import CorruptObject, IntegrityError, LostTombstone, NotFound
 from objstore.core.hashkey import keyed_digest, store_key
 from objstore.core.objects import Tombstone
 from objstore.core.store import Store
@@ -43,6 +43,17 @@ def keyed(key: bytes, digest: bytes) -> bytes:
     """The 32 bytes a tombstone stores for the SHA-256 ``digest``:
     ``core.hashkey.keyed_digest`` of it under ``key``, purpose ``tombstone``."""
     return keyed_digest(key, "tombstone", digest)
+
+
+def check_digests_file(store: Store) -> None:
+    """Raise IntegrityError (exit 13) when :data:`DIGESTS_FILE` is there
+    but is no regular file (a folder, a FIFO): a forget stopped by it half
+    way left a forget nothing could finish (test40 T10).  A forget calls
+    it before its first change."""
+    p = store.root / DIGESTS_FILE
+    if (p.exists() or p.is_symlink()) and not p.is_file():
+        raise IntegrityError(f"{p}: not a regular file", hint=f"it holds no digests: move it out of the way "
+                             f"(mv {p} {p}.bad), then run the forget again")
 
 
 def read_digests(store: Store) -> dict[bytes, bytes]:
