@@ -96,6 +96,8 @@ def list_(as_json, store):
     if as_json:
         emit_json([r.as_dict() for r in rs])
         return
+    if not rs:   # (test40 T13: nothing at all was printed)
+        click.echo("no remotes: add one with mem remote add NAME URL", err=True)
     for r in rs:
         extra = (f" (endpoint {r.endpoint})" if r.endpoint else "") + ("" if r.encrypt else " (not encrypted)")
         click.echo(f"{r.name}\t{r.url}{extra}")

@@ -113,7 +113,9 @@ def _validate_key(key: str, existing: bool) -> str:
         n = 2
     else:
         raise InvalidInput(f"{what}: scope must be user, global or project/<name>",
-                           hint="e.g. user/editor, global/timezone, project/api/port")
+                           hint=f"keys are case-sensitive: {parts[0].lower()}/…, not {parts[0]}/…"   # (test40
+                           if parts[0].lower() in ("user", "global", "project") else             # T13)
+                           "e.g. user/editor, global/timezone, project/api/port")
     if len(parts) <= n:
         raise InvalidInput(f"{what}: missing the name after the scope",
                            hint="e.g. project/api/port")

@@ -42,10 +42,13 @@ def check_searchable(queries: Sequence[str]) -> None:
 
 
 def _unjoined(query: str) -> str:
-    """``query`` with ``:`` and ``=`` read as spaces: a pasted config
+    """``query`` with ``:`` and ``=`` (and their fullwidth forms) read as spaces: a pasted config
     fragment (``port:5432``, ``DB=postgres``) that no text holds joined as
     written is searched again as its words (fresh39 F11)."""
-    return query.replace(":", " ").replace("=", " ")
+    return query.translate(_JOINS)
+
+
+_JOINS = str.maketrans(":=：＝", "    ")   # (the fullwidth forms an IME types: test40 T13)
 
 
 class SearchResult(Frozen):

@@ -44,3 +44,15 @@ def test_a_registry_that_is_not_utf8_is_named_as_such(mem, tmp_path):
     (home / "projects.json").write_bytes(b'{"v\x92":1}')
     r = mem("--home", str(home), "fsck", exit_code=13, env=PERSON)
     assert "projects.json is damaged (not UTF-8 text: byte 0x92 at 3)" in r.stderr + r.stdout, r.stderr
+
+
+def test_test40_t13_leftovers(mem, tmp_path):
+    """test40 T13: a fullwidth colon in a search, 'mem remote' with none, a key's scope in capitals."""
+    h = ["--home", str(tmp_path / "s")]
+    mem(*h, "remember", "project/db/port", "5432", env=PERSON)
+    assert [x["key"] for x in mem(*h, "search", "port：5432", "--json", env=PERSON).json] == ["project/db/port"]
+    r = mem(*h, "remote", env=PERSON)
+    assert r.stdout == "" and "no remotes: add one with mem remote add NAME URL" in r.stderr, r.stderr
+    assert mem(*h, "remote", "list", "--json", env=PERSON).json == []
+    r = mem(*h, "get", "Project/DB/Port", exit_code=2, env=PERSON)
+    assert "keys are case-sensitive: project/…, not Project/…" in r.stderr, r.stderr
