@@ -92,7 +92,7 @@ def pull(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
 
 def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None,
          progress: Progress | None = None, snapshot: bool = False, snapshot_tiers: bool = True,
-         repair: bool = False, _now: int | None = None) -> SyncResult:
+         repair: bool = False, new_remote: bool = False, _now: int | None = None) -> SyncResult:
     """Pull, then send what the remote lacks and move its manifest.
 
     A remote with packs and no manifest whose packs this store wrote (a
@@ -112,12 +112,15 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
     (exit 6; nothing sent, the remote unchanged) while a forget stopped
     before it wrote all its tombstones is not run again
     (``objstore.core.unfinished``): what it removes may still be stored.
+    RemoteUnavailable (exit 15) for an empty remote this store synced with
+    before (``connection.refuse_emptied``: an unmounted disk), unless
+    ``new_remote``: then a new remote is made there.
     """
     action = "backup" if snapshot else "push"
     refuse_while_stopped(store, action, journal=False)   # before connecting: nothing is sent
     # (a forget the journal names is finished by the lock below: checked again under it)
     res = SyncResult(remote=spec.name)
-    r = connect(store, spec, env, create=True)
+    r = connect(store, spec, env, create=True, new_remote=new_remote)
     res.versioning = r.t.versioning()
     send_digests(store, r)   # before a manifest names tombstones keyed with them (remote.digests)
     send_hash_key(store, r)  # a clone or restore keys its prompt ids as this store does (remote.digests)
