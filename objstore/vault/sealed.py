@@ -70,7 +70,6 @@ class SealedWrite:
     previous: str | None
     current: str | None
     turns_quoting: int = 0
-    queue_dropped: list[str] = field(default_factory=list)
     other_recipients: int = 0
 
 
@@ -108,6 +107,7 @@ class SealResult:
     index_problems: list[str] = field(default_factory=list)
     turns_withheld: int = 0
     turns_quoting: int = 0
+    queue_dropped: list[str] = field(default_factory=list)
 
 
 @dataclass
