@@ -10,9 +10,12 @@ from ._common import emit_json, json_option, with_store
 @click.option("--repair", is_flag=True,
               help="First read back and verify every pack the remote holds (as a clone would) and replace "
                    "damaged or missing ones with objects from this store.")
+@click.option("--new-remote", is_flag=True,
+              help="Start a new remote at NAME's place although this store synced with one there before and "
+                   "it is empty now (without it: exit 15, as for an unmounted disk).")
 @json_option
 @with_store()
-def command(name, repair, as_json, store):
+def command(name, repair, new_remote, as_json, store):
     """Send new objects and refs to remote NAME (pulls first).
 
     A push first pulls: tombstones from elsewhere purge this store before
@@ -46,18 +49,28 @@ def command(name, repair, as_json, store):
       mem push origin --json
       mem push --repair
 
+    A remote this store pushed to or pulled from before that is now empty
+    (a folder remote on a USB disk whose mount point is there without the
+    disk) is refused by push, backup and pull (exit 15: "is the disk
+    mounted?"), as a missing folder is: nothing is written.  A new remote
+    there on purpose: 'mem push --new-remote' (or remove the remote and
+    add it again).  An empty folder never synced with is a new remote as
+    before.
+
     Exit status: 0 ok; 4 no such remote; 5 lost the race to other pushers
     12 times; 6 a forget was stopped before it finished (run it again
     first: nothing is sent); 12 wrong sync key; 13 damaged remote data (with --repair:
     objects no pack and not this store holds), or a damaged remotes.json or
     sync-key here (mem fsck names it); 14 newer remote
     format; 15 remote unreachable, credentials refused, bucket or folder
-    missing (mem never creates the folder: make it first), or the pack
+    missing (mem never creates the folder: make it first), a remote
+    synced with before that is empty now (see above), or the pack
     did not arrive whole twice (the manifest did not move).
     """
     from objstore import get_remote, push
     from ._remote import progress, s3_env, summary
-    res = push(store, get_remote(store, name), env=s3_env(), progress=progress(), repair=repair)
+    res = push(store, get_remote(store, name), env=s3_env(), progress=progress(), repair=repair,
+               new_remote=new_remote)
     if as_json:
         emit_json(res.as_dict())
     else:

@@ -30,7 +30,10 @@ def command(key, as_json, store):
     to damage ('mem fsck --repair' kept its place as a 'lost' placeholder)
     keeps its place as a sealed placeholder, so the older value does not
     become current by sealing: 'mem sealed show KEY' exits 13 naming both
-    until a newer value is written.
+    until a newer value is written.  A pending review-queue proposal for the
+    key holds its value in the clear: it is withdrawn, and the command says
+    how many on stderr and 'mem audit' records each (--json: queue_dropped;
+    'mem unseal' does not bring it back).
 
     \b
     Examples:
@@ -72,8 +75,11 @@ def command(key, as_json, store):
                    "removed": [{"id": i, "version": n} for i, n in r.removed], "lost": r.lost,
                    "forgotten": r.forgotten, "turns_withheld": r.turns_withheld, "turns_quoting": r.turns_quoting,
                    "objects_deleted": r.objects_deleted, "index_clean": not r.index_problems,
-                   "remotes_holding": remotes, "other_machines": synced})
+                   "remotes_holding": remotes, "other_machines": synced, "queue_dropped": r.queue_dropped})
         return
+    if r.queue_dropped:   # (fresh40 F14: a pending decision went without a word)
+        click.echo(f"withdrew {plural(len(r.queue_dropped), 'pending review-queue proposal')} for {r.key}: a "
+                   "proposal holds its value in the clear ('mem audit' records it)", err=True)
     if r.already:
         click.echo(f"{r.key} is sealed already")
         return

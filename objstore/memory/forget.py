@@ -604,12 +604,12 @@ def execute_plan(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str,
 
     # review-queue items that propose a forgotten value (or concern a forgotten key)
     for key in plan.keys:
-        res.queue_dropped += queue.drop(store, key=key)
+        res.queue_dropped += queue.drop(store, key=key, command=reason)
     qneedles = [v.fact.body for vs in plan.versions.values() for v in vs if v.fact.body]
     if plan.match:
         qneedles.append(plan.match)
     if qneedles or plan.queue_items:   # (and a forgotten session's proposals: forgetderived)
-        res.queue_dropped += queue.drop(store, needles=qneedles, ids=set(plan.queue_items))
+        res.queue_dropped += queue.drop(store, needles=qneedles, ids=set(plan.queue_items), command=reason)
 
     # 3. the search index, physically
     rewritten_keys = [r[len("facts/"):] for r in res.rewritten if r.startswith("facts/")]

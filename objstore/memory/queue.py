@@ -38,6 +38,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 
+from objstore.core import audit
 from objstore.core.errors import AmbiguousId, InvalidInput, MemError, NotFound, Refused
 from objstore.core.ids import check_prefix, is_full_id
 from objstore.core.objects import KINDS, QUEUE_KINDS, TRUST_LEVELS, QueueItem, Tombstone, normalize_value, value_digest
@@ -497,17 +498,22 @@ def doomed(store: Store, *, keys: Iterable[str] = (), needles: Iterable[str] = (
 
 
 def drop(store: Store, *, key: str | None = None, needles: tuple[str, ...] | list[str] = (),
-         ids: frozenset[str] | set[str] = frozenset()) -> list[str]:
+         ids: frozenset[str] | set[str] = frozenset(), command: str = "forget") -> list[str]:
     """Remove every trace of the items :func:`doomed` names for ``key``,
     ``needles`` and ``ids`` (a forgotten session's proposals,
     ``forgetderived``): their refs, their reflogs and their
-    objects.  For ``forget``, which must leave no copy of a value.
+    objects.  For ``forget`` and ``seal``, which must leave no copy of a value.
+    Each removal is one audit line (``<command>: proposal dropped``, the
+    item's ref, old id ``forgotten``: an id is a fingerprint of the value,
+    so the earlier lines naming its objects say ``forgotten`` too; fresh40
+    F14), so ``mem audit`` keeps the decision its reflog loses.
 
     Returns the item ids removed.  Caller may hold the store lock (taken
-    here, re-entrant).
+    here, re-entrant).  Raises AuditUnwritten (an OSError) when the audit
+    log cannot take the line (the item is gone by then).
     """
     removed: list[str] = []
-    with store.lock("forget"):
+    with store.lock(command):
         doomed_ids = set(doomed(store, keys=() if key is None else (key,), needles=needles, ids=ids))
         doomed_oids: set[str] = set()
         for iid, cur, oids, _got in traces(store):
@@ -522,6 +528,9 @@ def drop(store: Store, *, key: str | None = None, needles: tuple[str, ...] | lis
             removed.append(iid)
         if doomed_oids:
             store.delete_objects(doomed_oids)
+        audit.redact_ids(store.reflog.root, doomed_oids)   # the lines that named them keep their place
+        for iid in removed:
+            audit.append(store.reflog.root, now_ms(), f"{command}: proposal dropped", item_ref(iid), audit.FORGOTTEN)
     return removed
 
 

@@ -13,7 +13,7 @@ from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import (DESCRIPTOR, Descriptor, MANIFEST, Manifest, REMOTE_FORMAT, Sealer, content_name,
                                     unbundle)
-from objstore.remote.transport import Transport, open_transport
+from objstore.remote.transport import FolderTransport, Transport, open_transport
 
 
 Progress = Callable[[str, int, int], None]
@@ -244,12 +244,14 @@ def check_encryption(store: Store, spec: RemoteSpec, desc: Descriptor) -> None:
 
 
 def connect(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None, *, create: bool,
-            check: bool = True) -> Remote:
+            check: bool = True, new_remote: bool = False) -> Remote:
     """Open remote ``spec`` (transport, descriptor, sealer); ``create`` makes
     an empty one.  ``check``: refuse a descriptor that contradicts ``spec``
     (:func:`check_encryption`; ``clone`` records what the remote is
-    instead).  Raises RemoteUnavailable, WrongKey, UnsupportedVersion,
-    IntegrityError."""
+    instead).  ``new_remote``: an empty remote this store synced with
+    before is taken as new (``mem push --new-remote``), not refused
+    (:func:`refuse_emptied`).  Raises RemoteUnavailable, WrongKey,
+    UnsupportedVersion, IntegrityError."""
     t = open_transport(spec.url, endpoint=spec.endpoint, env=env, create=create)
     try:
         desc = Descriptor.decode(t.read(DESCRIPTOR)[0])
@@ -259,6 +261,9 @@ def connect(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None, *, cr
         t.check()
         if not create:
             refuse_lost_descriptor(t)
+        if not new_remote:
+            refuse_emptied(store, spec, t)
+        if not create:
             return Remote(t, None, None)
         if spec.encrypt:
             from objstore.vault import age  # deferred: imports cryptography
@@ -290,6 +295,27 @@ def sealer_for(desc: Descriptor, ident: str, name: str) -> Sealer:
                        hint="import the key of the store that created it: 'mem remote key import FILE' "
                             "(or clone with --key FILE)")
     return Sealer(desc.recipient, ident)
+
+
+def refuse_emptied(store: Store, spec: RemoteSpec, t: Transport) -> None:
+    """A remote this store pushed to or pulled from (``config.synced_with``)
+    that now holds neither a descriptor nor a manifest is almost surely not
+    that remote: a USB disk's mount point with the disk absent (fresh40
+    F17: a pull said "up to date", a push wrote a whole new remote onto
+    the machine's own disk).  Raises RemoteUnavailable (exit 15) then;
+    returns for a remote never synced with, or one holding a manifest
+    (:func:`refuse_lost_descriptor` judges that one)."""
+    if rconfig.synced_with(store, spec) is not True:
+        return
+    try:
+        t.read(MANIFEST)
+        return
+    except NotFound:
+        pass
+    why = "is the disk mounted?" if isinstance(t, FolderTransport) else "was it emptied, or is it another one now?"
+    raise RemoteUnavailable(f"{spec.name} was synced from here before but is empty now: {why}",
+                            hint=f"nothing was changed; if it is a new remote on purpose: 'mem push {spec.name} "
+                                 f"--new-remote' (or 'mem remote remove {spec.name}', then add it again)")
 
 
 def refuse_lost_descriptor(t: Transport) -> None:

@@ -628,7 +628,7 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
     # of: dropped as that forget dropped it there (test32 X16), so no machine keeps it queued
     rules = sorted({r for lacked in fidx.unseen.values() for r, _w in lacked})
     if rules and queue.drop(store, ids={iid for iid, _c, _o, got in queue.traces(store)
-                                        if any(holds_text(q.body, rules) for q in got)}):
+                                        if any(holds_text(q.body, rules) for q in got)}, command=command):
         rep.remote_rewritten = True
     # 3. index, and the objects a tombstone forgets (the journal replay does both)
     if journal or not store.journal.is_empty():
@@ -640,7 +640,7 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
              if new is None and n.startswith("facts/") and hidden_key(n[len("facts/"):]) in hashed]
     if emptied:
         res.forgotten += len(emptied)
-        queue.drop(store, needles=[e for e in emptied if e.strip()])
+        queue.drop(store, needles=[e for e in emptied if e.strip()], command=command)
     if emptied or named:
         scrub_derived(store, emptied + named)
     return rep

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from objstore.core.errors import AmbiguousId, InvalidInput, NotFound, WrongKey
-from objstore.core.objects import Fact, Turn
+from objstore.core.objects import Fact, QueueItem, Turn
 from objstore.core.store import Store
 from objstore.memory.opening import open_store
 from objstore.remote import config as rconfig
@@ -42,6 +42,15 @@ def keep_snapshots(times: list[int], now: int) -> set[int]:
     return keep
 
 
+def queue_dropped(store: Store, head: str, fidx: ForgetIndex) -> bool:
+    """True when a snapshot's ``queue/<id>`` ref (its item's object id
+    ``head``) names a proposal this store dropped: its object deleted here
+    (a forget or seal took it, or a pull refused it) or its value forgotten
+    (``ForgetIndex.queue_item_forgotten``).  The snapshot loses the ref, as
+    the live refs did (fresh40 F16).  Raises CorruptObject."""
+    return not store.has(head) or fidx.queue_item_forgotten(store.get(head, QueueItem))
+
+
 def purge_snapshot(store: Store, s: Snapshot, fidx: ForgetIndex, live_refs: Mapping[str, str],
                    remote: RemoteObjects) -> Snapshot:
     """A snapshot with every forgotten value emptied, as the live refs are
@@ -65,6 +74,8 @@ def purge_snapshot(store: Store, s: Snapshot, fidx: ForgetIndex, live_refs: Mapp
                 store.put(obj)
             if out.head is not None:
                 refs[name] = out.head
+        elif name.startswith("queue/") and queue_dropped(store, head, fidx):
+            continue
         else:
             refs[name] = head
     return Snapshot(s.name, s.time, refs, s.sealed)

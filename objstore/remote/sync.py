@@ -54,7 +54,7 @@ from objstore.remote.fetch import RemoteObjects, decided_items, fetch, forget_in
 from objstore.remote.layout import MANIFEST, Manifest, Snapshot, bundle, content_name
 from objstore.remote.repair import own_orphan_packs, repair_remote
 from objstore.remote.snapshots import (DAY_MS, TIERS_DAYS, keep_snapshots, list_snapshots, list_snapshots_at,
-                                       restore)
+                                       queue_dropped, restore)
 from objstore.remote.snapshots import purge_snapshot as _purge_snapshot   # looked up here by push (a test wraps it)
 from objstore.remote.upload import (delete_orphans, drop_garbage, reachable_from, rollup, to_send, upload_check,
                                     upload_pack, write_bundles)
@@ -92,7 +92,7 @@ def pull(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
 
 def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None,
          progress: Progress | None = None, snapshot: bool = False, snapshot_tiers: bool = True,
-         repair: bool = False, _now: int | None = None) -> SyncResult:
+         repair: bool = False, new_remote: bool = False, _now: int | None = None) -> SyncResult:
     """Pull, then send what the remote lacks and move its manifest.
 
     A remote with packs and no manifest whose packs this store wrote (a
@@ -112,12 +112,15 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
     (exit 6; nothing sent, the remote unchanged) while a forget stopped
     before it wrote all its tombstones is not run again
     (``objstore.core.unfinished``): what it removes may still be stored.
+    RemoteUnavailable (exit 15) for an empty remote this store synced with
+    before (``connection.refuse_emptied``: an unmounted disk), unless
+    ``new_remote``: then a new remote is made there.
     """
     action = "backup" if snapshot else "push"
     refuse_while_stopped(store, action, journal=False)   # before connecting: nothing is sent
     # (a forget the journal names is finished by the lock below: checked again under it)
     res = SyncResult(remote=spec.name)
-    r = connect(store, spec, env, create=True)
+    r = connect(store, spec, env, create=True, new_remote=new_remote)
     res.versioning = r.t.versioning()
     send_digests(store, r)   # before a manifest names tombstones keyed with them (remote.digests)
     send_hash_key(store, r)  # a clone or restore keys its prompt ids as this store does (remote.digests)
@@ -135,57 +138,60 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
         if r.adopted and not repair:
             res.remote_packs_adopted = len(m.packs)
         rolled = rollup(r.t, m.packs)   # many small bundles: their live objects go in new ones
-        with store.lock("push"):
-            refuse_while_unfinished(store.unfinished, action)   # one stopped since the check above
-            tmp = store.root / "tmp" / f"push-{os.getpid()}"
-            shutil.rmtree(tmp, ignore_errors=True)
-            tmp.mkdir(parents=True)
-            refs = local_refs(store)
-            fidx = forget_index(store)
-            snaps = list(m.snapshots)
-            now = _now if _now is not None else now_ms()
-            if snapshot:   # (test37b T19.9: with the sealed keys it leaves out, for restore's note)
-                res.snapshot_sealed = len(list_sealed(store))
-                snaps.append(Snapshot(f"{now:013d}-{os.urandom(4).hex()}", now, dict(refs), res.snapshot_sealed))
-                res.snapshot = snaps[-1].name
-            if snapshot_tiers:
-                keep = keep_snapshots([s.time for s in snaps], now)
-                res.snapshots_pruned = [s.name for i, s in enumerate(snaps) if i not in keep]
-                snaps = [s for i, s in enumerate(snaps) if i in keep]
-            have = {cache[p][i:i + 32].hex() for p in m.packs if p in cache for i in range(0, len(cache[p]), 32)}
-            # (a queue item gone here is kept on the remote, unless this store deleted its object: a
-            # proposal to a key sealed here that a pull refused, fetch.merge)
-            gc = rep.remote_rewritten or any(n not in refs and (not n.startswith("queue/") or not store.has(o))
-                                             for n, o in m.refs.items()) \
-                or bool(res.snapshots_pruned) or (r.adopted and bool(m.packs)) or bool(rolled)  # adopted: rewritten
-            replaced: list[str] = []
-            try:
-                snaps = [_purge_snapshot(store, s, fidx, refs, RemoteObjects(r, cache)) for s in snaps] if gc else snaps
-            except RefConflict:   # a pack it read was replaced by another push since the fetch: start again
-                shutil.rmtree(tmp, ignore_errors=True)
-                continue
-            survivors: list[str] = []
-            if gc:
-                live = reachable_from(store, refs)
-                for s in snaps:
-                    live |= reachable_from(store, s.refs)
-                for p in m.packs:
-                    ids = {cache[p][i:i + 32].hex() for i in range(0, len(cache[p]), 32)}
-                    if ids - live or p in rolled:
-                        replaced.append(p)
-                        have -= ids
-                        survivors += sorted(ids & live)
-                snap_refs = {f"{s.name}/{k}": v for s in snaps for k, v in s.refs.items()}
-                send = to_send(store, {**refs, **snap_refs}, have)
-                # a replaced bundle's live objects go again even where the walk above stopped before them
-                # (a chain whose newer part is in a bundle that stays: its older part would be lost)
-                sending = set(send)
-                send += [o for o in survivors if o not in sending]
-            else:
-                send = to_send(store, refs, have)
-            idx_paths = write_bundles(store, send, fidx, tmp, progress)
         new_names: list[str] = []
-        try:
+        tmp = store.root / "tmp" / f"push-{os.getpid()}"
+        try:   # (removed on every way out: an error under the lock left it behind, fresh40 F16)
+            with store.lock("push"):
+                refuse_while_unfinished(store.unfinished, action)   # one stopped since the check above
+                shutil.rmtree(tmp, ignore_errors=True)
+                tmp.mkdir(parents=True)
+                refs = local_refs(store)
+                fidx = forget_index(store)
+                snaps = list(m.snapshots)
+                now = _now if _now is not None else now_ms()
+                if snapshot:   # (test37b T19.9: with the sealed keys it leaves out, for restore's note)
+                    res.snapshot_sealed = len(list_sealed(store))
+                    snaps.append(Snapshot(f"{now:013d}-{os.urandom(4).hex()}", now, dict(refs), res.snapshot_sealed))
+                    res.snapshot = snaps[-1].name
+                if snapshot_tiers:
+                    keep = keep_snapshots([s.time for s in snaps], now)
+                    res.snapshots_pruned = [s.name for i, s in enumerate(snaps) if i not in keep]
+                    snaps = [s for i, s in enumerate(snaps) if i in keep]
+                have = {cache[p][i:i + 32].hex() for p in m.packs if p in cache for i in range(0, len(cache[p]), 32)}
+                # (a queue item gone here is kept on the remote, unless this store deleted its object: a
+                # proposal to a key sealed here that a pull refused, fetch.merge)
+                gc = rep.remote_rewritten or any(n not in refs and (not n.startswith("queue/") or not store.has(o))
+                                                 for n, o in m.refs.items()) \
+                    or bool(res.snapshots_pruned) or (r.adopted and bool(m.packs)) or bool(rolled) \
+                    or any(n.startswith("queue/") and queue_dropped(store, o, fidx)   # a backup's proposal a
+                           for s in snaps for n, o in s.refs.items())   # forget or seal dropped here (fresh40 F16)
+                replaced: list[str] = []
+                try:
+                    snaps = [_purge_snapshot(store, s, fidx, refs, RemoteObjects(r, cache)) for s in snaps] \
+                        if gc else snaps
+                except RefConflict:   # a pack it read was replaced by another push since the fetch: start again
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    continue
+                survivors: list[str] = []
+                if gc:
+                    live = reachable_from(store, refs)
+                    for s in snaps:
+                        live |= reachable_from(store, s.refs)
+                    for p in m.packs:
+                        ids = {cache[p][i:i + 32].hex() for i in range(0, len(cache[p]), 32)}
+                        if ids - live or p in rolled:
+                            replaced.append(p)
+                            have -= ids
+                            survivors += sorted(ids & live)
+                    snap_refs = {f"{s.name}/{k}": v for s in snaps for k, v in s.refs.items()}
+                    send = to_send(store, {**refs, **snap_refs}, have)
+                    # a replaced bundle's live objects go again even where the walk above stopped before them
+                    # (a chain whose newer part is in a bundle that stays: its older part would be lost)
+                    sending = set(send)
+                    send += [o for o in survivors if o not in sending]
+                else:
+                    send = to_send(store, refs, have)
+                idx_paths = write_bundles(store, send, fidx, tmp, progress)
             sizes = [p.stat().st_size + p.with_suffix(".pack").stat().st_size for p in idx_paths]
             for i, idx_path in enumerate(idx_paths):
                 if progress:

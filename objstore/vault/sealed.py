@@ -92,6 +92,9 @@ class SealResult:
             (``memory.sealsources``).
         turns_quoting: other turns of this store quoting the value (an
             agent's reply, a later question), rewritten the same way.
+        queue_dropped: ids of the key's review-queue proposals withdrawn
+            with the plain versions (a proposal holds its value in the
+            clear; each audited as ``seal: proposal dropped``).
     """
 
     key: str
@@ -104,6 +107,7 @@ class SealResult:
     index_problems: list[str] = field(default_factory=list)
     turns_withheld: int = 0
     turns_quoting: int = 0
+    queue_dropped: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -473,7 +477,7 @@ def seal_key(store: Store, key: str, *, previewed: AbstractSet[str] | None = Non
                 refuse_if_credential(key, "key")
                 raise NotFound(f"no key {key}", hint="list keys with: mem keys")
             if store.refs.read(fact_ref(key)) is not None:  # only emptied versions remain
-                forget.forget_key(store, key, reason="seal", tombstones=False)
+                res.queue_dropped = list(forget.forget_key(store, key, reason="seal", tombstones=False).queue_dropped)
             store.unfinished.done("what", key)     # a seal stopped after its plain copy went
             _drop_seal_tombstones(store, key)
             res.already = True
@@ -521,6 +525,7 @@ def seal_key(store: Store, key: str, *, previewed: AbstractSet[str] | None = Non
         fr = forget.forget_key(store, key, reason="seal", tombstones=False)
         res.removed = [(ids.get(n, i), n) for i, n in fr.versions]   # the ids a push may have sent
         res.objects_deleted = fr.objects_deleted
+        res.queue_dropped = list(fr.queue_dropped)
         res.index_problems = list(fr.index_problems)
         _drop_seal_tombstones(store, key)
         return res
