@@ -365,6 +365,7 @@ def blind_rules(store: Store, fidx: ForgetIndex, held: dict[str, Tombstone], loc
              and t.reason.startswith("text:") and t.value_sha256 not in fidx.readable
              and t.reason[len("text:"):].isdigit()]
     out = []
+    unread: set[int] = set()   # forget times: a --match writes its text's folded form too (han40), one forget
     for t in texts:
         n = int(t.reason[len("text:"):])
         keys = sorted({k for (k, _d), w in fidx.sealed.seals.items() if w == t.time})
@@ -389,7 +390,8 @@ def blind_rules(store: Store, fidx: ForgetIndex, held: dict[str, Tombstone], loc
         if common is not None and len(common) == 1:
             out.append(((sha256(common.pop().encode("utf-8")).digest(), n), t.time))
         else:
-            res.match_unread += 1
+            unread.add(t.time)
+    res.match_unread += len(unread - {t for (_r, t) in out})
     return out
 
 
