@@ -25,5 +25,8 @@ def test_an_imported_transcript_quoting_sealed_values_inside_unspaced_text_is_st
     _mem(env, "gc", "--prune=now")
     assert scan_store(s.store, [LATIN.encode(), HAN.encode()]) == []
     shown = _mem(env, "show", SID[:13]).stdout
-    assert shown.count("[REDACTED:sealed-value]") == len(SAID) + 2, shown
-    assert "パスワードは[REDACTED:sealed-value]です" in shown and "好的，[REDACTED:sealed-value]和" in shown, shown
+    # a quote after a password word (密码是, パスワードは, 비밀번호는) is withheld by the credential rule first since
+    # pin40 ends a labelled value where the unspaced text goes on: withheld either way, and nothing else
+    withheld = shown.count("[REDACTED:sealed-value]") + shown.count("[REDACTED:markdown-secret]")
+    assert withheld == shown.count("[REDACTED:") == len(SAID) + 2, shown
+    assert "パスワードは[REDACTED:" in shown and "好的，[REDACTED:sealed-value]和" in shown, shown
