@@ -1,0 +1,83 @@
+"""fresh40 F4, F5, F6, F7, F11: a store folder replaced by a file, through
+real ``mem`` processes on real store folders.  Each refusal names the
+folder (exit 13), and ``mem fsck --repair`` loses nothing already stored:
+session refs come back from their reflogs (F6: they were quarantined and a
+later ``gc`` deleted the turns), a healthy config stays as it is (F5), and
+``cache/`` (derived data) is set aside and made again (F4)."""
+
+from __future__ import annotations
+
+import shutil
+
+from tests.hooks._util import payload, run_hook_done, wait_store_processes_gone
+
+S1 = "40b40b40-1111-2222-3333-444444444444"
+S2 = "40b40b40-5555-6666-7777-888888888888"
+
+
+def _prompt(store_path, cwd, sid: str, text: str) -> None:
+    rc, _o, err, _t = run_hook_done(store_path, payload("UserPromptSubmit", sid, None, cwd=str(cwd), prompt=text))
+    assert rc == 0, err
+    wait_store_processes_gone(store_path)
+
+
+def _sessions(mem, home) -> dict[str, int]:
+    return {s["id"]: s["turns"] for s in mem("--home", str(home), "sessions", "--json").json}
+
+
+def test_refs_sessions_replaced_by_a_file_restores_the_sessions_and_gc_keeps_the_turns(mem, store_path, tmp_path):
+    api = tmp_path / "api"
+    api.mkdir()
+    for sid in (S1, S2):
+        _prompt(store_path, api, sid, f"the wombat plan {sid[-4:]} one")
+        _prompt(store_path, api, sid, f"the wombat plan {sid[-4:]} two")
+    before = _sessions(mem, store_path)
+    assert before == {S1: 2, S2: 2}, before
+    h = ("--home", str(store_path))
+    shutil.rmtree(store_path / "refs" / "sessions")
+    (store_path / "refs" / "sessions").write_text("x\n")
+    for args in (("sessions",), ("fsck",)):
+        r = mem(*h, *args, exit_code=13)
+        assert "refs/sessions is a file, not a folder" in r.stderr, (args, r.stderr)
+    r = mem(*h, "fsck", "--repair")
+    assert "refs/sessions is a file, not a folder: set it aside" in r.stdout, r.stdout
+    assert _sessions(mem, store_path) == before
+    assert mem(*h, "fsck").stdout.startswith("ok:")
+    mem(*h, "gc", "--prune=now")
+    assert _sessions(mem, store_path) == before
+    assert "wombat" in mem(*h, "search", "wombat").stdout
+
+
+def test_cache_replaced_by_a_file_is_named_and_fsck_repair_makes_it_again(mem, store_path):
+    h = ("--home", str(store_path))
+    mem(*h, "remember", "project/api/db", "postgres 16")
+    shutil.rmtree(store_path / "cache", ignore_errors=True)
+    (store_path / "cache").write_text("x\n")
+    for args in (("context", "--project", "api"), ("doctor", "--fix"), ("fsck",), ("search", "postgres")):
+        r = mem(*h, *args, exit_code=None)
+        assert "internal error" not in r.stderr, (args, r.stderr)
+        assert r.exit_code in (1, 13) and "cache" in r.stderr + r.stdout, (args, r.exit_code, r.stderr, r.stdout)
+    assert "cache is a file, not a folder" in mem(*h, "fsck", exit_code=13).stderr
+    r = mem(*h, "doctor", exit_code=1)
+    assert "mem fsck --repair" in r.stdout + r.stderr
+    r = mem(*h, "fsck", "--repair")
+    assert "cache is a file, not a folder: set it aside as quarantine/" in r.stdout, r.stdout
+    assert (store_path / "cache").is_dir()
+    assert mem(*h, "get", "project/api/db").stdout == "postgres 16\n"
+    assert "postgres" in mem(*h, "search", "postgres").stdout
+    mem(*h, "context", "--project", "api")
+
+
+def test_logs_replaced_by_a_file_leaves_a_healthy_config_as_it_is(mem, store_path):
+    h = ("--home", str(store_path))
+    mem(*h, "remember", "project/api/db", "postgres 16")
+    config = (store_path / "config").read_bytes()
+    shutil.move(store_path / "logs", store_path / "logs.saved")
+    (store_path / "logs").write_text("x\n")
+    r = mem(*h, "fsck", "--repair", exit_code=13)
+    assert "logs is a file, not a folder" in r.stderr and "config" not in r.stdout, (r.stdout, r.stderr)
+    assert (store_path / "config").read_bytes() == config
+    assert not list(store_path.glob("config.damaged-*"))
+    (store_path / "logs").unlink()
+    shutil.move(store_path / "logs.saved", store_path / "logs")
+    assert mem(*h, "get", "project/api/db").stdout == "postgres 16\n"
