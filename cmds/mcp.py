@@ -348,7 +348,8 @@ def install_cmd(ctx, agent, scope, dry_run, as_json, url, key_env):
       mem mcp install claude-code --scope project --dry-run
 
     Exit status: 0 installed or already there; 2 the file is not valid
-    JSON/TOML, or holds a different 'mem' server, or the --http URL or the
+    JSON/TOML, holds a different 'mem' server or is a symbolic link into a
+    folder that does not exist (mem does not create it), or the --http URL or the
     store path (--home / $MEM_HOME) holds a credential (never written nor
     shown: the key goes in --key-env's variable).
     """

@@ -81,3 +81,43 @@ def test_logs_replaced_by_a_file_leaves_a_healthy_config_as_it_is(mem, store_pat
     (store_path / "logs").unlink()
     shutil.move(store_path / "logs.saved", store_path / "logs")
     assert mem(*h, "get", "project/api/db").stdout == "postgres 16\n"
+
+
+def _home(tmp_path):
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".codex").mkdir()
+    return home
+
+
+def test_hooks_and_mcp_install_refuse_a_link_into_a_missing_folder(mem, tmp_path):
+    home = _home(tmp_path)
+    env = {"HOME": str(home), "MEM_HOME": str(tmp_path / "store")}
+    gone = tmp_path / "dotfiles" / "deep" / "er"
+    (home / ".claude" / "settings.json").symlink_to(gone / "settings.json")
+    (home / ".codex" / "config.toml").symlink_to(tmp_path / "dot2" / "b" / "config.toml")
+    for args in (("hooks", "install", "claude-code"), ("hooks", "install", "claude-code", "--dry-run"),
+                 ("mcp", "install", "codex"), ("mcp", "install", "codex", "--dry-run")):
+        r = mem(*args, env=env, exit_code=2)
+        assert "is a symbolic link to" in r.stderr and "whose folder does not exist" in r.stderr, (args, r.stderr)
+    assert not (tmp_path / "dotfiles").exists() and not (tmp_path / "dot2").exists()
+    # a link to a missing file in a folder that is there is written through, as before
+    (tmp_path / "dotfiles" / "deep" / "er").mkdir(parents=True)
+    mem("hooks", "install", "claude-code", env=env)
+    assert "SessionStart" in (gone / "settings.json").read_text()
+    assert (home / ".claude" / "settings.json").is_symlink()
+
+
+def test_setup_with_a_dangling_bashrc_link_refuses_before_writing_and_dry_run_says_so(mem, tmp_path):
+    home = _home(tmp_path)
+    store = tmp_path / "store"
+    env = {"HOME": str(home), "MEM_HOME": str(store), "SHELL": "/bin/bash"}
+    (home / ".bashrc").symlink_to(tmp_path / "dot2" / "a" / "bashrc")
+    for args in (("setup", "--dry-run"), ("setup",)):
+        r = mem(*args, env=env, exit_code=2)
+        assert f"{home}/.bashrc is a symbolic link to" in r.stderr, (args, r.stderr)
+    assert not store.exists() and not (home / ".claude" / "settings.json").exists()
+    assert not (tmp_path / "dot2").exists()
+    (home / ".bashrc").unlink()
+    r = mem("setup", env=env)
+    assert "shell: added a line to" in r.stdout
