@@ -121,3 +121,18 @@ def test_setup_with_a_dangling_bashrc_link_refuses_before_writing_and_dry_run_sa
     (home / ".bashrc").unlink()
     r = mem("setup", env=env)
     assert "shell: added a line to" in r.stdout
+
+
+def test_a_refused_vault_init_leaves_no_store_and_a_good_one_keeps_it(mem, tmp_path):
+    home = tmp_path / "ns"
+    short, empty, good = tmp_path / "sp", tmp_path / "ep", tmp_path / "gp"
+    short.write_text("short\n")
+    empty.write_text("\n")
+    good.write_text("correct horse battery fix40b\n")
+    for args in (("--passphrase-file", str(short)), ("--passphrase-file", str(empty)), ()):
+        mem("--home", str(home), "vault", "init", *args, exit_code=2, input="")
+        assert not home.exists(), (args, sorted(p.name for p in home.iterdir()))
+    mem("--home", str(home), "keys", exit_code=10)
+    mem("--home", str(home), "vault", "init", "--passphrase-file", str(good))
+    mem("--home", str(home), "remember", "user/pin", "s3cret-40b", "--sensitivity", "secret")
+    assert "user/pin" in mem("--home", str(home), "keys").stdout
