@@ -136,3 +136,27 @@ def test_a_refused_vault_init_leaves_no_store_and_a_good_one_keeps_it(mem, tmp_p
     mem("--home", str(home), "vault", "init", "--passphrase-file", str(good))
     mem("--home", str(home), "remember", "user/pin", "s3cret-40b", "--sensitivity", "secret")
     assert "user/pin" in mem("--home", str(home), "keys").stdout
+
+
+def test_refs_sealed_or_tombstones_replaced_by_a_file_is_repaired_without_loss(mem, tmp_path):
+    for ns in ("sealed", "tombstones"):
+        home = tmp_path / ns
+        h = ("--home", str(home))
+        pp = tmp_path / "pp"
+        pp.write_text("correct horse pass fix40b\n")
+        mem(*h, "vault", "init", "--passphrase-file", str(pp))
+        mem(*h, "remember", "user/pin", "s3cret-4040", "--sensitivity", "secret")
+        mem(*h, "remember", "user/pin", "s3cret-5050", "--sensitivity", "secret")
+        mem(*h, "remember", "user/fruit", "durian")
+        mem(*h, "forget", "user/fruit", "--yes")
+        shutil.rmtree(home / "refs" / ns)
+        (home / "refs" / ns).write_text("x\n")
+        for args in (("keys",), ("fsck",), ("remember", "user/x", "y")):
+            r = mem(*h, *args, exit_code=13)
+            assert f"refs/{ns} is a file, not a folder" in r.stderr, (ns, args, r.stderr)
+        r = mem(*h, "fsck", "--repair")
+        assert f"refs/{ns} is a file, not a folder: set it aside" in r.stdout, (ns, r.stdout)
+        assert mem(*h, "fsck").stdout.startswith("ok:"), ns
+        mem(*h, "gc", "--prune=now")
+        assert [v["version"] for v in mem(*h, "log", "user/pin", "--json").json] == [2, 1], ns
+        mem(*h, "remember", "user/fruit", "durian", "--trust", "agent_observed", exit_code=6)
