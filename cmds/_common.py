@@ -4,6 +4,7 @@ are in :mod:`cmds._out` and re-exported here."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import os
@@ -88,17 +89,28 @@ def with_store(create: bool = False):
         def wrapper(ctx, *a, **kw):
             if not create:
                 return f(*a, store=open_store(ctx), **kw)
-            home = home_path(ctx)
-            fresh = not (home / "config").exists()
-            root_existed = home.exists()
-            store = open_store(ctx, create=True)
-            try:
+            with first_use_store(ctx) as store:
                 return f(*a, store=store, **kw)
-            finally:
-                if fresh:
-                    store.discard_if_unused(remove_root=not root_existed)
         return wrapper
     return deco
+
+
+@contextlib.contextmanager
+def first_use_store(ctx: click.Context):
+    """The store, created when missing (``open_store(ctx, create=True)``);
+    one this call created is removed again when the block ends with nothing
+    stored in it (``Store.discard_if_unused``), whether it ends by an error
+    or not.  For :func:`with_store` and a command that cannot use it
+    (``mem vault init``, fresh40 F11)."""
+    home = home_path(ctx)
+    fresh = not (home / "config").exists()
+    root_existed = home.exists()
+    store = open_store(ctx, create=True)
+    try:
+        yield store
+    finally:
+        if fresh:
+            store.discard_if_unused(remove_root=not root_existed)
 
 
 def _note_json(ctx: click.Context, _param, value):

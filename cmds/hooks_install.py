@@ -195,9 +195,10 @@ def command():
     nothing changes; --dry-run is anyone's.
 
     Exit status: 0 ok (also when nothing changed); 2 the settings file is
-    not a JSON object (it is left untouched), a custom store with --scope
-    project, or a store path that holds a credential (install; not shown,
-    nothing written); 6 uninstall run by an agent; 16 the store is
+    not a JSON object (it is left untouched) or (install) a symbolic link
+    into a folder that does not exist (mem does not create it), a custom
+    store with --scope project, or a store path that holds a credential
+    (install; not shown, nothing written); 6 uninstall run by an agent; 16 the store is
     read-only (nothing changed).
     """
 
@@ -216,8 +217,9 @@ def install_cmd(ctx, agent, scope, dry_run, undo, as_json):
     Examples:
       mem hooks install claude-code --scope user
 
-    Exit status: 0 ok; 2 the settings file is not a JSON object, or the
-    store path holds a credential (not shown, nothing written); 6
+    Exit status: 0 ok; 2 the settings file is not a JSON object or a
+    symbolic link into a folder that does not exist, or the store path
+    holds a credential (not shown, nothing written); 6
     --uninstall run by an agent.
     """
     (uninstall if undo else install)(ctx, scope, dry_run, as_json)

@@ -371,7 +371,8 @@ def install_cmd(ctx, agent, scope, dry_run, as_json, url, key_env, force):
 
     Exit status: 0 installed or already there; 1 the mcp extra is missing
     (without --http or --force); 2 the file is not valid
-    JSON/TOML, or holds a different 'mem' server, or the --http URL or the
+    JSON/TOML, holds a different 'mem' server or is a symbolic link into a
+    folder that does not exist (mem does not create it), or the --http URL or the
     store path (--home / $MEM_HOME) holds a credential (never written nor
     shown: the key goes in --key-env's variable).
     """

@@ -40,7 +40,9 @@ def _read(p: Path) -> str:
 def add_rc_line(shell: str, dry_run: bool, home: str | None = None) -> tuple[Path, bool]:
     """Append the shell line (for store ``home``, None: the default one) to
     the rc file unless present; (file, changed)."""
+    from objstore import refuse_dangling_link
     p = rc_file(shell)
+    refuse_dangling_link(p)   # a link into a folder not there (fresh40 F13): exit 2, nothing written
     text = _read(p)
     line = rc_line(shell, home)
     if line in text.splitlines():
@@ -141,8 +143,10 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
 
     Exit status: 0 ok; 1 --mcp while the mcp extra is missing (nothing is
     written: pip install 'memvcs[mcp]'); 2 the Claude Code settings file is not a JSON object
-    (it is left untouched), a custom store with --scope project, or a store
-    path that holds a credential (not shown; nothing is written);
+    (it is left untouched), a custom store with --scope project, a store
+    path that holds a credential (not shown; nothing is written), or a
+    file to write is a symbolic link into a folder that does not exist
+    (nothing is written; --dry-run says so too);
     6 --undo run by an agent; 16 the store is read-only (nothing changed).
     """
     from . import hooks_install
@@ -185,7 +189,12 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
         if mcp_agents:   # before anything is written: an agent wired to a server that cannot start (fresh39 F14)
             from .mcp import require_server
             require_server()
-        from objstore import is_store, open_store
+        from objstore import is_store, open_store, refuse_dangling_link
+        from .mcp import config_path
+        # each file setup would write, checked before anything is (fresh40 F13: half done, then exit 4)
+        for f in ([] if no_hooks else [hooks_install.settings_path(scope)]) + (
+                [] if shell == "none" else [rc_file(shell)]) + [config_path(a, scope) for a in mcp_agents]:
+            refuse_dangling_link(f)
         root = home_path(ctx)
         existed = is_store(root)
         if not dry_run:

@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import emit_json, json_option, open_store, with_store
+from ._common import emit_json, first_use_store, json_option, with_store
 from ._vault import passphrase_file_option, read_passphrase
 
 
@@ -63,13 +63,13 @@ def init(ctx, pq, passphrase_file, as_json):
 
     import objstore
     objstore.require_person(os.environ, "mem vault init (choosing the passphrase that opens every sealed value)")
-    store = open_store(ctx, create=True)
-    if objstore.has_vault(store):  # before asking for a passphrase; init_vault checks again under the lock
-        from objstore import Refused
-        raise Refused(f"this store already has a vault ({objstore.vault_paths(store)[0].parent})",
-                      hint="a new vault would make every sealed value unreadable; keep the one you have")
-    pw = read_passphrase(passphrase_file, confirm=True, check=objstore.check_passphrase)
-    info = objstore.init_vault(store, pw, pq=pq)
+    with first_use_store(ctx) as store:   # a refused init leaves no empty store behind (fresh40 F11)
+        if objstore.has_vault(store):  # before asking for a passphrase; init_vault checks again under the lock
+            from objstore import Refused
+            raise Refused(f"this store already has a vault ({objstore.vault_paths(store)[0].parent})",
+                          hint="a new vault would make every sealed value unreadable; keep the one you have")
+        pw = read_passphrase(passphrase_file, confirm=True, check=objstore.check_passphrase)
+        info = objstore.init_vault(store, pw, pq=pq)
     if as_json:
         emit_json({"recipient": info.recipient, "postquantum": info.postquantum,
                    "recipient_file": str(info.recipient_path), "identity_file": str(info.identity_path),

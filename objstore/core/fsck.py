@@ -210,10 +210,14 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
                                     "(a line lost: the versions are kept); 'mem fsck --repair' records the lost move")
     if forgotten is not None:
         _check_unnamed(store, objs, forgotten, rep)
-    for ref, head, what in stale_reflogs(store, objs):   # (test31c W19: the key could never be written again)
+    lost_sealed: list[tuple[str, str]] = []
+    for ref, head, what in stale_reflogs(store, objs, lost_sealed):   # (test31c W19: the key could never be written again)
         rep.problems.append(f"reflog of {ref}: it names {head[:12]} as the head of a ref that is gone; {what}, and no version of the key is stored: "
                             f"every write of {ref.split('/', 1)[1]} is refused; 'mem fsck --repair' sets the "
                             "reflog aside")
+    for ref, head in lost_sealed:
+        rep.problems.append(f"ref {ref} is missing while its reflog names the stored version {head[:12]}: the key "
+                            "cannot be read; 'mem fsck --repair' sets the ref again from its reflog")
     missing: list = []
     def read(oid: str):   # the objects decoded above (each once), else the store's lenient read, as gc's
         obj = objs.get(oid)
@@ -328,7 +332,7 @@ def store_links(root) -> list[tuple[str, str]]:
     return sorted(out)
 
 
-def stale_reflogs(store: Store, objs: dict) -> list[tuple[str, str, str]]:
+def stale_reflogs(store: Store, objs: dict, lost_sealed: list | None = None) -> list[tuple[str, str, str]]:
     """``(ref, head id, what that head is)`` of each fact or sealed ref that
     is gone while its reflog's last move set it (``Reflog.lost_heads``) and
     no version of its key is stored (``objs``: decoded objects by id), so
@@ -339,7 +343,11 @@ def stale_reflogs(store: Store, objs: dict) -> list[tuple[str, str, str]]:
     ``mem fsck --repair`` sets it aside (test31c W19).  A key whose
     versions are stored is :func:`_check_unnamed`'s (the repair sets its
     ref again).  ``what``: ``that object is not stored (forgotten, or
-    lost)``, or ``that is a version of key 'K'``."""
+    lost)``, or ``that is a version of key 'K'``.  ``lost_sealed``, when
+    given, gets ``(ref, head id)`` of each ``sealed/K`` ref that is gone
+    while that head is a stored sealed version of K (``refs/sealed``
+    replaced by a file and set aside, fresh40 F6: fsck said ok, the key was
+    gone): no chain check rebuilds a sealed ref, so its reflog does."""
     out, keys = [], None
     try:
         heads = store.reflog.lost_heads(set())
@@ -356,9 +364,11 @@ def stale_reflogs(store: Store, objs: dict) -> list[tuple[str, str, str]]:
             continue
         if keys is None:
             keys = {(type(o), o.key) for o in objs.values() if isinstance(o, (Fact, Sealed))}
-        if (_EXPECT[ns], label) in keys:
-            continue
         obj = objs.get(head)
+        if (_EXPECT[ns], label) in keys:
+            if lost_sealed is not None and isinstance(obj, Sealed) and obj.key == label:
+                lost_sealed.append((ref, head))
+            continue
         out.append((ref, head, f"that is a version of key {obj.key!r}" if isinstance(obj, (Fact, Sealed))
                     else f"that is a {obj.TYPE_NAME}" if obj is not None
                     else "that object is not stored (forgotten, or lost)"))

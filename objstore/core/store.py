@@ -162,17 +162,14 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
         return self._unfinished
 
     # -- opening (creating and discarding: core.storemake.StoreMaking) -----
-    @classmethod
-    def open(cls, root: str | os.PathLike, **kw) -> Store:
-        """Open an existing store.
-
-        Raises:
-            StoreNotFound: no store at ``root``.
-            UnsupportedVersion: the store's format is newer than this code.
-            CorruptObject: the config cannot be read, or it is missing while
-                ``objects/`` and ``refs/`` are there (:func:`config_missing`).
-        """
-        root = Path(root).expanduser()
+    @staticmethod
+    def read_config(root: Path) -> tuple[dict, int]:
+        """``(config, format)`` of the store at ``root`` (``<root>/config``,
+        CBOR, ``docs/format.md`` "config"), checked as :meth:`open` checks
+        it, and nothing else of the store: ``objstore.memory.opening.repair_config``
+        asks only this (a healthy config beside a ``logs`` file was rewritten
+        as "damaged", fresh40 F5).  Raises what :meth:`open` raises for the
+        config: StoreNotFound, UnsupportedVersion, CorruptObject."""
         if not str(root):
             raise StoreNotFound("the store path is empty", hint="set --home or MEM_HOME to a directory")
         try:
@@ -196,6 +193,20 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
             raise UnsupportedVersion(f"store format {fmt!r} with hash {hash_name!r} is not supported "
                                      f"(this mem knows formats {', '.join(map(str, STORE_FORMATS))}, blake3)",
                                      hint="upgrade mem")
+        return cfg, fmt
+
+    @classmethod
+    def open(cls, root: str | os.PathLike, **kw) -> Store:
+        """Open an existing store.
+
+        Raises:
+            StoreNotFound: no store at ``root``.
+            UnsupportedVersion: the store's format is newer than this code.
+            CorruptObject: the config cannot be read, or it is missing while
+                ``objects/`` and ``refs/`` are there (:func:`config_missing`).
+        """
+        root = Path(root).expanduser()
+        cfg, fmt = cls.read_config(root)
         refs_damage = refs_dir_damage(root)
         if refs_damage is not None:
             where, what = refs_damage
@@ -209,6 +220,10 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
                 raise CorruptObject(f"{root}/{name} {bad}: the store's {name} cannot be read or written",
                                     hint=f"move {root}/{name} out of the way, then restore it from a backup "
                                          "(mem fsck names what is then missing)")
+        if not os.path.isdir(root / "cache") and os.path.lexists(root / "cache"):   # fresh40 F4: internal errors
+            raise CorruptObject(f"{root}/cache {folder_damage(root / 'cache')}: the store's caches cannot be "
+                                "read or written", hint="'mem fsck --repair' sets it aside and makes an empty "
+                                                        "cache/ (derived data: nothing stored is lost)")
         st = cls(root, **kw)
         st._config = cfg
         st.refs.legacy = cfg.get("ref_names", 1) < REF_NAMES

@@ -251,7 +251,7 @@ def plan_install(path: Path, command: str, *, text: str | None = None, home: str
     the cut text, ``repaired`` says why).  Raises InvalidInput for a file
     that is not a JSON object or whose ``hooks`` is not an object of arrays."""
     path = Path(path)
-    before = _read(path) if text is None else text
+    before = _read(path, writing=True) if text is None else text
     t = before if before is not None else ""
     doc, root = _parse(t, str(path))
     hooks = doc.get("hooks", {})
@@ -474,10 +474,26 @@ def _one_removal(t: str, hooks: Node, events: list) -> str | None:
 
 # --------------------------------------------------------------------------- files
 
-def _read(path: Path) -> str | None:
+def refuse_dangling_link(path: Path) -> None:
+    """Raise InvalidInput (exit 2) when ``path`` is a symbolic link whose
+    target's folder does not exist (a dotfiles folder not cloned or mounted
+    yet): mem writes through a link to its target, and never creates the
+    folders a link points into (fresh40 F12: ``hooks install`` made
+    ``/nonexistent``).  A link to a missing file in an existing folder, a
+    plain path or a missing one pass."""
+    if not os.path.islink(path) or os.path.isdir(os.path.dirname(os.path.realpath(path))):
+        return
+    raise InvalidInput(f"{path} is a symbolic link to {os.readlink(path)}, whose folder does not exist; "
+                       "not touching it (mem does not create the folders a link points into)",
+                       hint="clone or mount the folder it points into, or remove the link, then run this again")
+
+
+def _read(path: Path, writing: bool = False) -> str | None:
     try:   # a FIFO, a device or a folder: "not a regular file", never waited on
         raw = read_regular(path, CACHE_FILE_MAX_BYTES)
     except FileNotFoundError:
+        if writing:
+            refuse_dangling_link(path)
         return None
     except OSError as e:
         raise InvalidInput(f"{path} cannot be read: {e.strerror}") from None
@@ -490,7 +506,8 @@ def _read(path: Path) -> str | None:
 def write_settings(plan: Plan) -> None:
     """Apply a plan: write ``after`` atomically (through a symlink to its
     target, keeping the mode; a new file gets 0644), or delete the file
-    when ``after`` is None."""
+    when ``after`` is None.  Raises InvalidInput for a link into a folder
+    that does not exist (:func:`refuse_dangling_link`)."""
     target = Path(os.path.realpath(plan.path))
     if plan.after is None:
         try:
@@ -498,6 +515,7 @@ def write_settings(plan: Plan) -> None:
         except FileNotFoundError:
             pass
         return
+    refuse_dangling_link(Path(plan.path))
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = target.stat().st_mode & 0o7777
@@ -533,7 +551,7 @@ def plan_json_member(path: Path, parents: tuple[str, ...], name: str, value, *,
             object, or a different member ``name`` exists there.
     """
     path = Path(path)
-    before = _read(path) if text is None else text
+    before = _read(path, writing=True) if text is None else text
     t = before if before is not None else ""
     if not t.strip():  # a new (or blank) file: the whole document, indented
         nest = {name: value}
@@ -596,10 +614,11 @@ def plan_json_member_removal(path: Path, parents: tuple[str, ...], name: str, *,
     return Plan(path, before, _cut(before, spans, keys.index(name)), (name,))
 
 
-def read_settings(path: Path) -> str | None:
+def read_settings(path: Path, writing: bool = False) -> str | None:
     """A settings file's text, None when missing.  Raises InvalidInput when
-    it is unreadable or not UTF-8."""
-    return _read(path)
+    it is unreadable or not UTF-8, or (``writing``) a symbolic link into a
+    folder that does not exist (:func:`refuse_dangling_link`)."""
+    return _read(path, writing)
 
 
 def text_sha256(text: str | None) -> str | None:

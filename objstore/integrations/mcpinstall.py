@@ -196,7 +196,7 @@ def plan_codex(path: Path, command: str, url: str | None = None, key_env: str = 
         InvalidInput: not TOML, or a different ``mcp_servers.mem`` exists.
     """
     path = Path(path)
-    before = read_settings(path) if text is None else text
+    before = read_settings(path, writing=True) if text is None else text
     t = before or ""
     values, table = codex_table(command, url, key_env, home)
     have = _codex_doc(path, t).get("mcp_servers", {}).get(SERVER_NAME)

@@ -105,7 +105,7 @@ def repair_config(root: str | os.PathLike) -> str | None:
     if not ((root / "objects").is_dir() and (root / "refs").is_dir()):
         return None
     try:
-        Store.open(root).close()
+        Store.read_config(root)   # the config alone: a damaged logs/ or cache/ is not the config's (fresh40 F5)
         return None
     except UnsupportedVersion:
         return None

@@ -59,6 +59,11 @@ def restore_refs(store: Store, q, objs: dict, rep) -> None:
                     (rep.relost if lost else rep.relogged).append(name)
                 if bridge_reflog_gaps(store, name, objs):
                     rep.relogged.append(name)
+    lost_sealed: list[tuple[str, str]] = []   # a sealed ref gone, its reflog naming a stored version (fresh40 F6)
+    stale_reflogs(store, objs, lost_sealed)
+    for name, head in lost_sealed:
+        store.update_ref(name, None, head, "fsck --repair: ref restored from its reflog", restore=True)
+        rep.restored_refs.append(name)
     for oid in lost_tombstones(store, reachable(store, missing=[]), objs):
         store.update_ref(f"tombstones/{oid}", None, oid, "fsck --repair: tombstone ref restored", audit_only=True)
         rep.restored_refs.append(f"tombstones/{oid}")

@@ -66,7 +66,7 @@ from objstore.core.packback import put_back_packs
 from objstore.core.packmend import mend_packs
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
-from objstore.core.storepath import refs_dir_damage
+from objstore.core.storepath import folder_damage, refs_dir_damage
 from objstore.memory.refrestore import own_history, rebuild, restore_refs, set_aside_stale_reflogs
 from objstore.memory.reflog_drops import drop_forgotten_reflog_entries
 
@@ -710,7 +710,8 @@ def repair_refs_dir(root: str | os.PathLike) -> str | None:
     """Set aside what stands at ``<root>/refs`` or at one of its namespace
     folders (``refs/facts``: fresh39 F10) in place of a folder (a file, a
     link to nothing, a link that loops: ``core.storepath.refs_dir_damage``,
-    which ``Store.open`` refuses) into the quarantine
+    which ``Store.open`` refuses), or at ``<root>/cache`` (fresh40 F4:
+    derived data), into the quarantine
     (``quarantine/<time>-<pid>/refs[/facts]``, the link itself, not what it
     points at) and make an empty folder there: ``mem fsck --repair`` then
     sets each key's and session's ref again from its reflog or its objects
@@ -719,7 +720,9 @@ def repair_refs_dir(root: str | os.PathLike) -> str | None:
     ``objects/`` (not a store).  Caller: ``mem fsck --repair``, before it
     opens the store."""
     root = Path(root).expanduser()
-    damage = refs_dir_damage(root)
+    cache = root / "cache"   # derived data (fresh40 F4: internal errors, fsck said ok)
+    damage = refs_dir_damage(root) or (("cache", folder_damage(cache)) if os.path.lexists(cache)
+                                       and not os.path.isdir(cache) else None)
     if damage is None or not (root / "objects").is_dir():
         return None
     where, what = damage

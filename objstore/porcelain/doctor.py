@@ -571,11 +571,13 @@ def diagnose_unopened(root: Path, why: str, *, settings: list[Path] = (), hook_c
     now = time.time() if now is None else now
     root = Path(root)
     refs = (refs_dir_damage(root) or (None,))[0]   # "refs" or "refs/facts" (fresh39 F10), or None
-    folder = next((n for n in ("objects", "logs") if folder_damage(root / n) is not None), None)
+    folder = next((n for n in ("objects", "logs", "cache") if folder_damage(root / n) is not None), None)
     out = [Finding("store", "error", f"{why}; the checks that read the store (index, forgets, temp files, "
                    "cursors, transcripts, remotes) were skipped until it is repaired",
                    f"mem fsck --repair  (sets what stands in place of {refs}/ aside in the quarantine and sets "
                    "each ref again from its reflog or objects)" if refs else
+                   "mem fsck --repair  (sets it aside and makes an empty cache/: derived data)"
+                   if folder == "cache" else
                    f"move {root / folder} out of the way, then restore it from a backup" if folder else
                    "mem fsck --repair  (sets a damaged config aside as config.damaged-<ms> and writes the "
                    "default one; objects and refs are kept)",
