@@ -46,7 +46,7 @@ from objstore.memory.tombstones import tombstones_for, withdraw_plain
 from objstore.memory.withdrawals import UNSEALED_SOURCE
 from objstore.memory.writechecks import check_key_credentials, check_key_lookalike, check_memory_file_write
 from objstore.vault.chains import SealedVersion, current_sealed, is_empty_place, sealed_versions, walk_sealed
-from objstore.vault.identity import vault_info
+from objstore.vault.identity import DAMAGED_VAULT_HINT, vault_info
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +173,6 @@ def encrypt_value(recipient: str, body: str) -> bytes:
     try:
         return age.encrypt(body.encode("utf-8"), [recipient])
     except age.AgeKeyError as e:   # a damaged vault/recipient: said as damage, not an internal error (test40 T11)
-        from objstore.vault.identity import DAMAGED_VAULT_HINT
         raise CorruptObject(f"vault/recipient is damaged: {e}", hint=DAMAGED_VAULT_HINT) from None
 
 
