@@ -22,6 +22,7 @@ from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import IndexBusyError, SearchIndexError
 from objstore.memory.writechecks import check_key_credentials
 from objstore.memory.scope import AGENT_SEP
+from objstore.memory.sealrulefile import refuse_unreadable
 from objstore.memory.sealrules import SealRules, load as load_seal_rules, withhold_sealed_values
 from objstore.memory.sessionrules import SessionValues
 from objstore.memory.sessions import (CapturedTurn, ChainNotes, SessionState, cap_turn_text, digest_text, load_session,
@@ -381,9 +382,13 @@ class TurnAppender:
 
     def seal_rules(self) -> SealRules | None:
         """The store's local seal rules (``sealrules.load``, read once), or
-        None without a seal."""
+        None without a seal.  Raises IntegrityError when the rules file is
+        there but does not read (``sealrulefile.refuse_unreadable``)."""
         if self._seal is False:
-            self._seal = load_seal_rules(self.store)
+            rules = load_seal_rules(self.store)
+            if rules is None:   # there but unreadable: nothing is captured in the clear (test40 T18)
+                refuse_unreadable(self.store)
+            self._seal = rules
         return self._seal
 
     def sync_objects(self) -> None:

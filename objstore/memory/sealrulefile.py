@@ -10,6 +10,7 @@ importing the turn side (``sealrules`` imports ``sessions``, which imports
 from __future__ import annotations
 
 from objstore.core.atomic import atomic_write
+from objstore.core.errors import IntegrityError
 from objstore.core.ids import blake2b
 from objstore.core.store import Store
 from objstore.core.text import confusable_fold, normalized_form
@@ -94,6 +95,19 @@ def window_digests(key: bytes, window: str) -> set[bytes]:
     return {rule_digest(key, f) for w in {window, dotless(window)} for f in (w, folded_form(w))}
 
 
+def refuse_unreadable(store: Store) -> None:
+    """Raise IntegrityError (exit 13) when :data:`RULES_FILE` is there but
+    :func:`load` reads no rules from it (a folder, a damaged head): a write
+    or a captured turn then cannot tell a sealed or forgotten value from
+    any other and stored it in the clear (test40 T18).  Returns when the
+    file is absent (no seal, no ``forget KEY``: nothing to withhold)."""
+    p = store.root / RULES_FILE
+    if p.exists() or p.is_symlink():
+        raise IntegrityError(f"{p} is damaged (it does not read as seal rules): a value written now could hold "
+                             "a sealed or forgotten value in the clear", hint="'mem sealed rebuild-rules' writes "
+                             f"it again from the sealed values; with no vault, move it away (mv {p} {p}.bad)")
+
+
 def rule_labels_in(store: Store, body: str) -> set[str]:
     """The labels of the local seal rules a span of ``body`` matches (word
     start to word end, as ``sealrules.withhold_sealed_values`` finds them),
@@ -106,8 +120,13 @@ def rule_labels_in(store: Store, body: str) -> set[str]:
     "zebra-lantern-7781" written back by an agent after its key's forget,
     which the turn writer already withheld).  Empty without rules (no file,
     a damaged head).  Cost: the file's read, then one keyed BLAKE2b per
-    word start a rule's length can end at."""
+    word start a rule's length can end at.  Raises IntegrityError (exit
+    13) when the file is there but does not load (a folder, a damaged
+    head): a write then could not tell a sealed value from any other, and
+    stored it in the clear (test40 T18)."""
     rules = load(store)
+    if rules is None:
+        refuse_unreadable(store)
     if rules is None or not rules.lines:
         return set()
     from objstore.memory.tombstones import find_matches  # defer: a store with seal rules only
