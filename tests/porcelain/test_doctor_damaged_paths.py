@@ -37,7 +37,9 @@ def test_doctor_names_a_path_of_the_other_type_and_goes_on(mem, store_path, rel)
     assert "Traceback" not in out and "internal error" not in out
     want = "a folder where the store keeps a file" if (store_path / rel).is_dir() else \
         "a file, not a folder: the store's objects cannot be read" if rel == "objects" else \
-        "a file where the store keeps a folder"   # (objects/: every command refuses the store, test30c T12)
+        "a file, not a folder: the store's caches cannot be read" if rel == "cache" else \
+        "a file where the store keeps a folder"   # (objects/, cache/: every command refuses the store, test30c
+    # T12, fresh40 F4)
     assert f"error: [store] {store_path / rel} is {want}" in r.stdout
     assert "[config]" in r.stdout                 # the other checks ran
     j = mem("doctor", "--json", exit_code=1).json
