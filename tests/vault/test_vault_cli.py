@@ -50,7 +50,10 @@ def test_short_passphrase_and_no_terminal(mem, store_path, tmp_path):
     r = mem("vault", "init", input="", exit_code=2)  # stdin is a pipe: never prompts
     assert "--passphrase-file" in r.stderr and "Traceback" not in r.stderr
     mem("vault", "init", "--passphrase-file", str(tmp_path / "missing"), exit_code=4)
-    mem("vault", "recipient", exit_code=4)
+    mem("vault", "recipient", exit_code=10)   # a refused init leaves no store behind (fresh40 F11)
+    assert not store_path.exists()
+    mem("remember", "user/a", "b")
+    mem("vault", "recipient", exit_code=4)    # a store, and no vault
 
 
 def test_passphrase_from_stdin(mem, store_path):
