@@ -99,3 +99,26 @@ def serve_model(monkeypatch, script: dict):
         yield model
     finally:
         model.close()
+
+
+def derive_decisions(mem, tmp_path: Path, cases: list[tuple[str, str]], tag: str, per_session: int) -> dict[int, str]:
+    """Each ``(turn, value)`` of ``cases`` said by the user in a Claude Code
+    session (``per_session`` to a session) and proposed by the loopback model
+    as ``project/acme-api/c<i>`` citing that turn; real ``mem import`` and
+    ``mem derive --json``.  Returns ``{i: the rule derive decided}``."""
+    script = {}
+    for s, start in enumerate(range(0, len(cases), per_session)):
+        chunk, marker = cases[start:start + per_session], f"{tag}-SESSION-{s}"
+        turns = [("user", f"{marker}: a few facts about acme-api.")] + [("user", turn) for turn, _v in chunk]
+        transcript(tmp_path / "claude" / "projects" / "-home-dev-acme-api" / f"s{s}.jsonl", f"{tag.lower()}-{s}",
+                   turns)
+        script[marker] = {"facts": [{"key": f"project/acme-api/c{start + i}", "kind": "project", "value": value,
+                                     "turns": [i + 2]} for i, (_t, value) in enumerate(chunk)]}
+    mem("import", "claude-code", str(tmp_path / "claude" / "projects"))
+    model = Model(script)
+    try:
+        r = json.loads(mem("derive", "--json", env={"OPENAI_BASE_URL": model.url,
+                                                     "OPENAI_API_KEY": "sk-test-derive"}).stdout)
+    finally:
+        model.close()
+    return {int(d["key"].rsplit("/c", 1)[1]): d["rule"] for d in r["decisions"]}

@@ -12,28 +12,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.derive._util import Model, transcript
+from tests.derive._util import Model, derive_decisions, transcript
 
 CASES = json.loads((Path(__file__).parent / "data" / "der39_evidence_cases.json").read_text())["cases"]
 PER_SESSION = 38   # an answer's proposals past 40 are not read (run.MAX_FACTS_PER_ANSWER)
 
 
 def test_each_labelled_proposal_is_decided_as_labelled(mem, tmp_path):
-    script = {}
-    for s, start in enumerate(range(0, len(CASES), PER_SESSION)):
-        chunk, marker = CASES[start:start + PER_SESSION], f"DER39-SESSION-{s}"
-        turns = [("user", f"{marker}: a few facts about acme-api.")] + [("user", c["turn"]) for c in chunk]
-        transcript(tmp_path / "claude" / "projects" / "-home-dev-acme-api" / f"s{s}.jsonl", f"der39-{s}", turns)
-        script[marker] = {"facts": [{"key": f"project/acme-api/case/{c['id']}", "kind": "project",
-                                     "value": c["value"], "turns": [i + 2]} for i, c in enumerate(chunk)]}
-    mem("import", "claude-code", str(tmp_path / "claude" / "projects"))
-    model = Model(script)
-    try:
-        r = json.loads(mem("derive", "--json", env={"OPENAI_BASE_URL": model.url,
-                                                     "OPENAI_API_KEY": "sk-test-derive"}).stdout)
-    finally:
-        model.close()
-    got = {d["key"].rsplit("/", 1)[1]: d["rule"] for d in r["decisions"]}
+    rules = derive_decisions(mem, tmp_path, [(c["turn"], c["value"]) for c in CASES], "DER39", PER_SESSION)
+    got = {CASES[i]["id"]: rule for i, rule in rules.items()}
     assert len(got) == len(CASES), sorted(set(c["id"] for c in CASES) - set(got))
     wrong = {c["id"]: got[c["id"]] for c in CASES if (got[c["id"]] == "write") != c["admit"]}
     assert not wrong, wrong

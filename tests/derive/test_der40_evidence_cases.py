@@ -10,9 +10,7 @@ proposal per case, citing its turn.  Real ``mem import`` + ``mem derive
 
 from __future__ import annotations
 
-import json
-
-from tests.derive._util import Model, transcript
+from tests.derive._util import derive_decisions
 
 OLD, NEW = "the db port is 5432", "the db port is 6543"
 CASES = [  # (the cited turn, the proposed value, admitted?)
@@ -59,21 +57,7 @@ PER_SESSION = 30   # an answer's proposals past 40 are not read (run.MAX_FACTS_P
 
 
 def test_each_proposal_is_decided_as_the_table_says(mem, tmp_path):
-    script = {}
-    for s, start in enumerate(range(0, len(CASES), PER_SESSION)):
-        chunk, marker = CASES[start:start + PER_SESSION], f"DER40-SESSION-{s}"
-        turns = [("user", f"{marker}: a few facts about acme-api.")] + [("user", turn) for turn, _v, _a in chunk]
-        transcript(tmp_path / "claude" / "projects" / "-home-dev-acme-api" / f"s{s}.jsonl", f"der40-{s}", turns)
-        script[marker] = {"facts": [{"key": f"project/acme-api/c{start + i}", "kind": "project", "value": value,
-                                     "turns": [i + 2]} for i, (_t, value, _a) in enumerate(chunk)]}
-    mem("import", "claude-code", str(tmp_path / "claude" / "projects"))
-    model = Model(script)
-    try:
-        r = json.loads(mem("derive", "--json", env={"OPENAI_BASE_URL": model.url,
-                                                     "OPENAI_API_KEY": "sk-test-derive"}).stdout)
-    finally:
-        model.close()
-    got = {int(d["key"].rsplit("/c", 1)[1]): d["rule"] for d in r["decisions"]}
+    got = derive_decisions(mem, tmp_path, [(turn, value) for turn, value, _a in CASES], "DER40", PER_SESSION)
     assert sorted(got) == list(range(len(CASES))), got
     wrong = {CASES[i][0] + " -> " + CASES[i][1]: got[i] for i in got if (got[i] == "write") != CASES[i][2]}
     assert not wrong, wrong
