@@ -27,8 +27,8 @@ def command(as_json, store):
     escaped as every --plain output is): "store", root, keys, sealed keys,
     sessions, proposals waiting, index journal waiting (true/false),
     helper running (true/false); then "remote", name, URL, synced before
-    (true/false), refs to send, their names (comma-separated), one a
-    remote; "stopped-forget", the command that finishes it, one each;
+    (true/false), refs to send, their names (comma-separated), why its
+    URL cannot be used (empty when it can), one a remote; "stopped-forget", the command that finishes it, one each;
     "stopped-pull", the refs it did not set, the remotes (comma-separated).
 
     \b
@@ -58,7 +58,10 @@ def command(as_json, store):
         click.echo("remotes: none (mem remote add NAME URL)")
     for r in st.remotes:
         where = safe(f"remote {r.name} ({r.url})")   # (test38 T9.4: a URL's control characters went out raw)
-        if r.moved:   # (fresh38 F1: 'up to date' after the URL was changed in remotes.json)
+        if r.unusable:   # (test40 T13: an unusable URL read as "URL changed; N refs to send")
+            click.echo(f"{where}: its URL cannot be used ({safe(r.unusable)}): mem remote remove {r.name}, "
+                       f"then mem remote add {r.name} URL")
+        elif r.moved:   # (fresh38 F1: 'up to date' after the URL was changed in remotes.json)
             click.echo(f"{where}: not synced since its URL changed; {plural(len(r.to_send), 'ref')} to send "
                        f"(mem push {r.name})")
         elif not r.synced:

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from objstore.core.errors import InvalidInput
 from objstore.core.store import Store
 from objstore.remote.config import list_remotes, load_ids, synced_with
 from objstore.remote.fetch import local_refs
+from objstore.remote.transport import parse_url
 
 
 @dataclass
@@ -26,18 +28,22 @@ class RemoteStatus:
     """One remote's line of ``mem status`` (``porcelain.status.store_status``): ``name``, ``url``,
     ``synced`` (this store pushed to or pulled from it at this URL),
     ``to_send`` (ref names whose head it did not hold then, sorted) and
-    ``moved`` (it synced with this name at another URL or endpoint)."""
+    ``moved`` (it synced with this name at another URL or endpoint) and
+    ``unusable`` (why its URL cannot be used, :func:`parse_url`'s message;
+    empty when it can: test40 T13, an unusable URL read as "URL changed")."""
 
     name: str
     url: str
     synced: bool
     to_send: list[str] = field(default_factory=list)
     moved: bool = False
+    unusable: str = ""
 
     def as_dict(self) -> dict:
-        """JSON shape: name, url, synced, to_send (a count), refs (the names)."""
+        """JSON shape: name, url, synced, to_send (a count), refs (the names),
+        unusable (why the URL cannot be used; "" when it can)."""
         return {"name": self.name, "url": self.url, "synced": self.synced, "to_send": len(self.to_send),
-                "refs": self.to_send}
+                "refs": self.to_send, "unusable": self.unusable}
 
 
 def remote_status(store: Store, refs: dict[str, str] | None = None) -> list[RemoteStatus]:
@@ -51,6 +57,11 @@ def remote_status(store: Store, refs: dict[str, str] | None = None) -> list[Remo
     refs = local_refs(store) if refs is None else refs
     out = []
     for spec in specs:
+        try:
+            parse_url(spec.url)
+        except InvalidInput as e:
+            out.append(RemoteStatus(spec.name, spec.url, False, sorted(refs), unusable=str(e)))
+            continue
         synced = synced_with(store, spec)
         if not synced:
             out.append(RemoteStatus(spec.name, spec.url, False, sorted(refs), moved=synced is None))

@@ -61,9 +61,14 @@ class RemoteURL:
 
 def parse_url(url: str) -> RemoteURL:
     """``s3://bucket[/prefix]``, ``file:///abs/path`` or a plain path
-    (made absolute).  Raises InvalidInput."""
+    (made absolute; a leading ``//`` is ``/``, as Linux reads it).  The
+    scheme is read in any case (``FILE://``, ``S3://``: RFC 3986 §3.1).
+    Raises InvalidInput."""
     if not url or not url.strip():
         raise InvalidInput("the remote URL is empty")
+    scheme, sep, rest = url.partition("://")
+    if sep and scheme.lower() in ("s3", "file") and scheme != scheme.lower():
+        url = scheme.lower() + sep + rest   # (test40 T13: 'FILE:///x' was refused)
     if url.startswith("s3://"):
         u = urlparse(url)
         if not u.netloc:
@@ -73,12 +78,14 @@ def parse_url(url: str) -> RemoteURL:
         u = urlparse(url)
         if u.netloc not in ("", "localhost"):
             raise InvalidInput(f"bad file URL {url!r}: want file:///absolute/path")
-        return RemoteURL("folder", path=os.path.abspath(u.path))
+        path = os.path.abspath(u.path)
+        return RemoteURL("folder", path="/" + path.lstrip("/") if path.startswith("//") else path)
     if "://" in url:
         # the scheme only: the rest may hold a user or a key (test16b B10)
         raise InvalidInput(f"unsupported remote URL scheme {url.partition('://')[0][:20]!r}",
                            hint="use s3://bucket/prefix or a folder path")
-    return RemoteURL("folder", path=os.path.abspath(os.path.expanduser(url)))
+    path = os.path.abspath(os.path.expanduser(url))
+    return RemoteURL("folder", path="/" + path.lstrip("/") if path.startswith("//") else path)
 
 
 class Transport:

@@ -34,7 +34,7 @@ def test_status_names_what_a_push_would_send_and_a_forget_not_pushed_yet(mem, tm
     mem("--home", str(home), "remember", "project/api/db-port", "6543")
     got = json.loads(_status(mem, home, "--json").stdout)
     assert got["remotes"] == [{"name": "origin", "url": str(remote), "synced": True, "to_send": 1,
-                               "refs": ["facts/project/api/db-port"]}], got
+                               "refs": ["facts/project/api/db-port"], "unusable": ""}], got
     assert got["keys"] == 2 and got["queued"] == 0 and got["stopped_forgets"] == [], got
 
     mem("--home", str(home), "push", "origin")
@@ -75,7 +75,7 @@ def test_status_plain_prints_the_store_record_then_one_a_remote_and_plain_errors
     mem("--home", str(home), "remote", "add", "usb", str(remote), "--no-encrypt")
     lines = _status(mem, home, "--plain").stdout.splitlines()
     assert lines == [f"store\t{home}\t1\t0\t0\t1\tfalse\tfalse",
-                     f"remote\tusb\t{remote}\tfalse\t2\tfacts/project/api/db-port,queue/{_queued(home)}"], lines
+                     f"remote\tusb\t{remote}\tfalse\t2\tfacts/project/api/db-port,queue/{_queued(home)}\t"], lines
     pp = tmp_path / "pp"
     pp.write_text("correct horse battery staple\n")
     mem("--home", str(home), "vault", "init", "--passphrase-file", str(pp))
@@ -136,3 +136,28 @@ def test_status_of_a_remote_whose_pull_stopped_says_so_not_up_to_date(mem, tmp_p
     assert "stopped: a pull did not finish (2 refs not set); run mem pull origin and mem pull second" in out, out
     assert "\x1b" not in out and "PWNED" in out
     assert _status(mem, home, "--plain").stdout.splitlines()[-1] == "stopped-pull\t2\torigin,second"
+
+
+def test_status_reads_a_capitalised_scheme_and_names_an_unusable_url(mem, tmp_path):
+    """test40 T13: ``FILE:///x`` in remotes.json (a scheme is read in any
+    case, RFC 3986) and ``//x`` (Linux's ``/x``) read as "not synced since
+    its URL changed"; a URL no push can use said "N refs to send (mem push)"."""
+    home, remote = tmp_path / "store", tmp_path / "remote"
+    remote.mkdir()
+    mem("--home", str(home), "remember", "project/api/db-port", "5432")
+    mem("--home", str(home), "remote", "add", "origin", str(remote), "--no-encrypt")
+    mem("--home", str(home), "push", "origin")
+    cfg = home / "remotes.json"
+    d = json.loads(cfg.read_text())
+    for spelling in (f"FILE://{remote}", f"/{remote}", f"File://localhost{remote}/"):
+        d["origin"]["url"] = spelling
+        cfg.write_text(json.dumps(d))
+        out = _status(mem, home).stdout
+        assert "up to date with the last sync" in out, (spelling, out)
+    d["origin"]["url"] = f"ftp://{remote}"
+    cfg.write_text(json.dumps(d))
+    out = _status(mem, home).stdout
+    assert "its URL cannot be used (unsupported remote URL scheme 'ftp')" in out, out
+    assert "mem push" not in out, out
+    row = json.loads(_status(mem, home, "--json").stdout)["remotes"][0]
+    assert row["unusable"].startswith("unsupported remote URL scheme") and row["synced"] is False, row
