@@ -292,8 +292,14 @@ def install_mcp(ctx, agent: str, scope: str, url: str | None, key_env: str, dry_
     the server (:func:`load_server`: the mcp extra is missing; fresh39 F14:
     the agent then ran a server that exited 1 at once), unless ``force``."""
     import json
+    refused = None
     if url is None and not force:
-        require_server()
+        try:
+            require_server()
+        except click.ClickException as e:
+            if not dry_run:
+                raise
+            refused = e   # (test40 T13: a dry run showed nothing; it shows the plan, then the refusal)
 
     from objstore import claude_code_mcp_entry, install_record, plan_claude_code_mcp, plan_codex_mcp, \
         write_settings
@@ -319,6 +325,8 @@ def install_mcp(ctx, agent: str, scope: str, url: str | None, key_env: str, dry_
             click.echo(f"hint: export {key_env}=<key> where {agent} starts (mint one: "
                        "mem mcp keys mint --name NAME --role agent); the file holds only the variable's name",
                        err=True)
+    if refused is not None:
+        raise refused
     return plan
 
 

@@ -9,8 +9,10 @@ from ._out import refuse_output_in_store
 
 
 @click.group("remote", invoke_without_command=True)
+@click.option("-v", "--verbose", is_flag=True,
+              help="Accepted as git remote -v is: the list always shows each URL.")
 @click.pass_context
-def command(ctx):
+def command(ctx, verbose):
     """Manage remotes: folders or S3 buckets that push, pull and clone use.
     With no subcommand, list them (as git remote does).
 
@@ -34,7 +36,7 @@ def command(ctx):
     13 a damaged remotes.json or sync-key (mem fsck names it); 15 remote
     unreachable.
     """
-    if ctx.invoked_subcommand is None:   # (fresh39 F3: the whole help, exit 2)
+    if ctx.invoked_subcommand is None:   # (fresh39 F3: the whole help, exit 2; test40 T13: -v refused)
         ctx.invoke(list_)
 
 

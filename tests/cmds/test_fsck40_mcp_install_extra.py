@@ -54,3 +54,14 @@ def test_uninstall_removes_the_folder_the_install_made(tmp_path):
     assert _mem(tmp_path, "mcp", "install", "codex").returncode == 0
     assert _mem(tmp_path, "mcp", "uninstall", "codex").returncode == 0
     assert (tmp_path / ".codex").is_dir() and not (tmp_path / ".codex" / "config.toml").exists()
+
+
+def test_a_dry_run_without_the_extra_shows_the_plan_then_the_refusal(tmp_path):
+    """test40 T13: ``mcp install codex --dry-run`` without the extra was
+    refused with nothing shown; it shows the diff, then says a real run is
+    refused (exit 1, as the real run), writing nothing."""
+    p = _mem(tmp_path, "mcp", "install", "codex", "--dry-run", hide="anyio")
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "+[mcp_servers.mem]" in p.stdout, p.stdout
+    assert "pip install 'memvcs[mcp]'" in p.stderr and "nothing was written" in p.stderr, p.stderr
+    assert not (tmp_path / ".codex").exists()

@@ -54,5 +54,8 @@ def test_test40_t13_leftovers(mem, tmp_path):
     r = mem(*h, "remote", env=PERSON)
     assert r.stdout == "" and "no remotes: add one with mem remote add NAME URL" in r.stderr, r.stderr
     assert mem(*h, "remote", "list", "--json", env=PERSON).json == []
+    (tmp_path / "r").mkdir()
+    mem(*h, "remote", "add", "origin", str(tmp_path / "r"), "--no-encrypt", env=PERSON)
+    assert mem(*h, "remote", "-v", env=PERSON).stdout == f"origin\t{tmp_path / 'r'} (not encrypted)\n"   # (git's habit)
     r = mem(*h, "get", "Project/DB/Port", exit_code=2, env=PERSON)
     assert "keys are case-sensitive: project/…, not Project/…" in r.stderr, r.stderr
