@@ -75,10 +75,15 @@ def progress():
 def summary(res) -> str:
     """One human line for a :class:`objstore.remote.sync.SyncResult`."""
     parts = []
-    if res.objects_sent or res.bytes_sent:
+    # (fresh40 F10: "sent 0 objects (3.1 KiB)" read oddly: those bytes are the manifest's, or packs already held)
+    if res.objects_sent:
         parts.append(f"sent {plural(res.objects_sent, 'object')} ({size(res.bytes_sent)})")
-    if res.objects_received or res.bytes_received:
+    elif res.bytes_sent:
+        parts.append(f"sent no object ({size(res.bytes_sent)}: the remote's manifest)")
+    if res.objects_received:
         parts.append(f"received {plural(res.objects_received, 'object')} ({size(res.bytes_received)})")
+    elif res.bytes_received:
+        parts.append(f"received no new object ({size(res.bytes_received)} read)")
     if res.refs_updated:
         parts.append(f"{plural(len(res.refs_updated), 'ref')} updated")
     if res.merged:
