@@ -157,7 +157,7 @@ def scrubbed_session_state(store: Store, data: bytes, hit) -> bytes | None:
     was shown (its start block's pairs, then ``shown``): the version id
     where it is still there and its value does not ``hit``, else
     :data:`FORGOTTEN_SHOWN` (no forgotten version's id is kept: test36b
-    T8); a key whose name ``hit``\ s is left out (a ``--match`` forgets such
+    T8); a key whose name ``hit`` matches is left out (a ``--match`` forgets such
     a key whole, and no file may name it).  So a prompt that serves the key's new value still says it changed
     since shown (test36b T19).  None: not a state this can read (then it is
     deleted, as before).  Never raises."""
