@@ -26,20 +26,24 @@ from __future__ import annotations
 from bisect import bisect_left
 from itertools import accumulate
 from operator import methodcaller
+from unicodedata import category
 
 from objstore.core.ids import blake2b
 from objstore.core.text import LazyPattern
 from objstore.core.wordwindows import unspaced, word_windows
 from objstore.core.wordwindows import word_starts as start_offsets
 
-__all__ = ["FOLD_MIN_CHARS", "SEPARATORS", "dotless", "find_matches", "fold_worth", "folded_form",
+__all__ = ["FOLD_MIN_CHARS", "FOLD_MIN_PROSE", "SEPARATORS", "dotless", "find_matches", "fold_worth", "folded_form",
            "match_weight"]
 
 #: the characters a folded form drops: how a person joins the parts of one value; the last three are
 #: how a text of a script written without spaces joins them (han40, test39b B1: "红色、大象、九号",
 #: "okapi・quetzal"): the ideographic comma U+3001, the katakana middle dot U+30FB (NFKC of the halfwidth
-#: U+FF65) and the middle dot U+00B7 (a fullwidth space, hyphen or full stop is normalized to its ASCII one)
-SEPARATORS = " -_./\u3001\u30fb\u00b7"
+#: U+FF65) and the middle dot U+00B7 (a fullwidth space, hyphen or full stop is normalized to its ASCII one);
+#: then (han41, test40 T2/T3) the comma, semicolon, bar, tilde and plus, ASCII and fullwidth ，；｜～＋ (which a
+#: normalized text keeps: "青龙，白虎，七号门", "okapi|quetzal|5521"), and the corner brackets 「」『』｢｣
+#: ("「青龙」「白虎」「七号门」")
+SEPARATORS = " -_./\u3001\u30fb\u00b7,;|~+\uff0c\uff1b\uff5c\uff5e\uff0b\u300c\u300d\u300e\u300f\uff62\uff63"
 #: the shortest folded form that gets a rule, and the shortest rule a run of joined words is tried against
 #: (a shorter one, "ab12", would match "ab 12" in ordinary text)
 FOLD_MIN_CHARS = 8
@@ -47,6 +51,12 @@ FOLD_MIN_CHARS = 8
 #: tried against (han40): the run's folded form must still weigh :data:`FOLD_MIN_CHARS` (:func:`match_weight`:
 #: "红色 大象 九号" folds to 6 characters weighing 12; "红色 大象", 4 weighing 8; "红 色", 2 weighing 4, never)
 FOLD_MIN_UNSPACED = FOLD_MIN_CHARS // 2
+#: the least weight (:func:`match_weight`) of a joined form read across a comma or semicolon (:data:`PROSE`):
+#: prose lists words so ("我去过北京，上海和广州", "we saw maple, otter and deer"); a value so split is
+#: longer ("青龙，白虎，七号门" weighs 14, "okapi,quetzal,5521" 16) (han41, test40 T21)
+FOLD_MIN_PROSE = 12
+#: the separators of :data:`SEPARATORS` that prose lists words with (:data:`FOLD_MIN_PROSE`)
+PROSE = ",;\uff0c\uff1b"
 #: folded_runs of a text (``bytes.translate`` of its ASCII, "?" for the rest): a letter or digit kept, a
 #: separator a space, anything else ``\x02`` (a run's end)
 _RUN_BYTES = bytes(c if chr(c).isalnum() else 32 if chr(c) in SEPARATORS else 2 for c in range(128)) + bytes([2]) * 128
@@ -219,16 +229,23 @@ def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[
                 out += _run_hits(words, lambda sp=spans, a0=at: [(a - a0, b - a0) for a, b in sp], at, lens,
                                  by_len, hashed, gaps=(gaps, weights))
         at += len(chain) + 1
-    return out
+    return [(a, b) for a, b in out if not _prose_list(norm[a:b])] if out else out
+
+
+def _prose_list(window: str) -> bool:
+    """Whether a window :func:`folded_runs` found is words of prose listed across a comma or semicolon
+    (:data:`PROSE`) that weigh less than :data:`FOLD_MIN_PROSE`: "北京，上海" of a rule "北京上海" (han41)."""
+    return any(c in PROSE for c in window) and match_weight(folded_form(window)) < FOLD_MIN_PROSE
 
 
 def _wide_shadow(norm: str) -> bytes:
-    """:func:`folded_runs`' shadow of a text beyond ASCII: a byte per character, a letter or digit ``a``,
+    """:func:`folded_runs`' shadow of a text beyond ASCII: a byte per character, a letter, digit or
+    combining mark (a vowel or tone mark of Thai, Lao, Khmer or Myanmar, written in a word) ``a``,
     a separator (:data:`SEPARATORS`) a space, anything else ``\\x02``."""
     shadow = bytearray(norm.encode("ascii", "replace").translate(_RUN_BYTES))
     for m in _WIDE.finditer(norm):
         c = m.group()
-        if c.isalnum():
+        if c.isalnum() or category(c)[0] == "M":   # a mark: Thai "ช้าง"'s U+0E49 (han41, test40 T1)
             shadow[m.start()] = 0x61
         elif c in SEPARATORS:
             shadow[m.start()] = 0x20
