@@ -23,7 +23,7 @@ rules and tombstones stay valid.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from itertools import accumulate
 from operator import methodcaller
 from unicodedata import category
@@ -58,11 +58,14 @@ FOLD_MIN_PROSE = 12
 #: the separators of :data:`SEPARATORS` that prose lists words with (:data:`FOLD_MIN_PROSE`)
 PROSE = ",;\uff0c\uff1b"
 #: folded_runs of a text (``bytes.translate`` of its ASCII, "?" for the rest): a letter or digit kept, a
-#: separator a space, anything else ``\x02`` (a run's end)
-_RUN_BYTES = bytes(c if chr(c).isalnum() else 32 if chr(c) in SEPARATORS else 2 for c in range(128)) + bytes([2]) * 128
+#: comma or semicolon (:data:`PROSE`) ``,``, another separator a space, anything else ``\x02`` (a run's end)
+_RUN_BYTES = bytes(c if chr(c).isalnum() else 0x2c if chr(c) in PROSE else 32 if chr(c) in SEPARATORS else 2
+                   for c in range(128)) + bytes([2]) * 128
 #: a character beyond ASCII (folded_runs: each is read by :func:`_wide_shadow`)
 _WIDE = LazyPattern(r"[^\x00-\x7f]")
 _ASCII_WORD = LazyPattern(rb"[^ ]+")
+#: a part of a run of the shadow (folded_runs): letters and digits between separators
+_PART = LazyPattern(rb"[^ ,]+")
 _DROP = str.maketrans("", "", SEPARATORS)
 _UTF8 = methodcaller("encode", "utf-8", "surrogatepass")
 _SPACED = str.maketrans(SEPARATORS, " " * len(SEPARATORS))
@@ -214,8 +217,9 @@ def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[
         shadow = norm.encode("ascii").translate(_RUN_BYTES)
     else:   # the same over its ASCII shadow, a letter or digit beyond ASCII "a", a separator " "
         shadow = _wide_shadow(norm)
+    prose = b"," in shadow
     at = 0
-    for chain in shadow.split(b"\x02"):
+    for chain in (shadow.replace(b",", b"\x02") if prose else shadow).split(b"\x02"):
         if len(chain) >= least and b" " in chain:   # (one word: find_matches' own windows)
             if ascii_:
                 words = chain.split()
@@ -229,13 +233,55 @@ def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[
                 out += _run_hits(words, lambda sp=spans, a0=at: [(a - a0, b - a0) for a, b in sp], at, lens,
                                  by_len, hashed, gaps=(gaps, weights))
         at += len(chain) + 1
-    return [(a, b) for a, b in out if not _prose_list(norm[a:b])] if out else out
+    if prose:
+        at = 0
+        for chain in shadow.split(b"\x02"):
+            if b"," in chain:
+                out += _prose_hits(norm, chain, at, lens, by_len, hashed)
+            at += len(chain) + 1
+    return out
 
 
-def _prose_list(window: str) -> bool:
-    """Whether a window :func:`folded_runs` found is words of prose listed across a comma or semicolon
-    (:data:`PROSE`) that weigh less than :data:`FOLD_MIN_PROSE`: "北京，上海" of a rule "北京上海" (han41)."""
-    return any(c in PROSE for c in window) and match_weight(folded_form(window)) < FOLD_MIN_PROSE
+def _prose_hits(norm: str, chain: bytes, at: int, lens: list[int], by_len: dict[int, set[bytes]],
+                hashed) -> list[tuple[int, int]]:
+    """:func:`folded_runs`' windows across a comma or semicolon (:data:`PROSE`) of the run ``chain`` (its
+    shadow) at ``at`` in ``norm``: ``(start, end)`` of each window of its parts (letters and digits between
+    separators) that crosses such a separator, starts where a part starts or ends where one ends (the
+    other end inside a part only beside a character of a script written without spaces: "密码是青龙，
+    白虎，七号门"), weighs :data:`FOLD_MIN_PROSE` (:func:`match_weight`) and hashes to a digest of
+    ``by_len``.  Cost: a few integer steps per part and rule length, a hash only for a window that passes
+    (han41: not a window starting and ending anywhere, which in Chinese prose is a hash per character)."""
+    parts = [m.span() for m in _PART.finditer(chain)]
+    if len(parts) < 2:
+        return []
+    cum = [0, *accumulate(b - a for a, b in parts)]
+    crossed = [0, *accumulate(b"," in chain[b:c] for (_a, b), (c, _d) in zip(parts, parts[1:]))]
+    out: list[tuple[int, int]] = []
+    tried: set[tuple[int, int]] = set()
+    for n in lens:
+        if n * 2 < FOLD_MIN_PROSE or n > cum[-1]:
+            continue
+        for f, g in [*((cum[k + 1] - n, cum[k + 1]) for k in range(len(parts))),
+                     *((cum[j], cum[j] + n) for j in range(len(parts)))]:
+            if f < 0 or g > cum[-1] or (f, g) in tried:
+                continue
+            tried.add((f, g))
+            j, k = bisect_right(cum, f) - 1, bisect_left(cum, g) - 1
+            if j >= k or crossed[k] == crossed[j]:
+                continue
+            start, end = at + parts[j][0] + f - cum[j], at + parts[k][0] + g - cum[k]
+            if ((f > cum[j] and not (_cut(norm, start))) or (g < cum[k + 1] and not _cut(norm, end))):
+                continue
+            joined = "".join(norm[at + a:at + b] for a, b in parts[j:k + 1])[f - cum[j]:g - cum[j]]
+            if match_weight(joined) >= FOLD_MIN_PROSE and hashed(_UTF8(joined)) in by_len[n]:
+                out.append((start, end))
+    return out
+
+
+def _cut(norm: str, k: int) -> bool:
+    """Whether a window may start or end at ``norm[k]`` inside a part: beside a character of a script
+    written without spaces ("密码是青龙", "是okapi"; not "xokapi") (:func:`_prose_hits`)."""
+    return any(c > "\x7f" and unspaced(c) for c in norm[k - 1:k + 1])
 
 
 def _wide_shadow(norm: str) -> bytes:
@@ -248,7 +294,7 @@ def _wide_shadow(norm: str) -> bytes:
         if c.isalnum() or category(c)[0] == "M":   # a mark: Thai "ช้าง"'s U+0E49 (han41, test40 T1)
             shadow[m.start()] = 0x61
         elif c in SEPARATORS:
-            shadow[m.start()] = 0x20
+            shadow[m.start()] = 0x2c if c in PROSE else 0x20
     return bytes(shadow)
 
 

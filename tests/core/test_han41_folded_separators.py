@@ -32,6 +32,7 @@ def holds(value: str, text: str) -> bool:
     ("ဆင်နီကိုးနံပါတ်", "ဆင် နီ ကိုး နံပါတ်"), ("हाथीलालनौ९", "कोड हाथी-लाल-नौ-९"),
     ("okapi-quetzal-5521", "wifi okapi,quetzal,5521"), ("okapi-quetzal-5521", "okapi，quetzal，5521"),
     ("okapi-quetzal-5521", "okapi|quetzal|5521"), ("okapi-quetzal-5521", "okapi ~ quetzal ~ 5521"),
+    ("青龙白虎七号门", "密码是青龙，白虎，七号门"), ("青龙白虎七号门", "青龙，白虎，七号门请记住"), ("okapi-quetzal-5521", "是okapi，quetzal，5521"),
     ("青龙山数据中心", "机房：青龙山，数据中心"), ("北京上海", "密码 北京 上海"), ("maple otter", "maple+otter"),
 ])
 def test_a_value_split_by_common_punctuation_is_held(value, text):
@@ -41,7 +42,7 @@ def test_a_value_split_by_common_punctuation_is_held(value, text):
 @pytest.mark.parametrize("value,text", [
     ("北京上海", "我去过北京，上海和广州"), ("北京上海", "北京；上海"), ("maple otter", "we saw maple, otter and deer"),
     ("青龙白虎七号门", "我们用青龙山的服务器，白虎队负责七号门的维护。"), ("青龙白虎七号门", "青龙 白虎 很好看，七号门在左边"),
-    ("okapi-quetzal-5521", "okapi, quetzal, 55210"), ("ช้างแดงเก้าหมายเลข", "ช้างตัวนี้สีแดง"),
+    ("okapi-quetzal-5521", "okapi, quetzal, 55210"), ("okapi-quetzal-5521", "xokapi,quetzal,5521"), ("ช้างแดงเก้าหมายเลข", "ช้างตัวนี้สีแดง"),
 ])
 def test_ordinary_text_beside_the_value_is_not_held(value, text):
     assert not holds(value, text)
