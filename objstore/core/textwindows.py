@@ -66,6 +66,7 @@ _WIDE = LazyPattern(r"[^\x00-\x7f]")
 _ASCII_WORD = LazyPattern(rb"[^ ]+")
 #: a part of a run of the shadow (folded_runs): letters and digits between separators
 _PART = LazyPattern(rb"[^ ,]+")
+_COMMA = LazyPattern(rb",")
 _DROP = str.maketrans("", "", SEPARATORS)
 _UTF8 = methodcaller("encode", "utf-8", "surrogatepass")
 _SPACED = str.maketrans(SEPARATORS, " " * len(SEPARATORS))
@@ -255,25 +256,30 @@ def _prose_hits(norm: str, chain: bytes, at: int, lens: list[int], by_len: dict[
     if len(parts) < 2:
         return []
     cum = [0, *accumulate(b - a for a, b in parts)]
-    crossed = [0, *accumulate(b"," in chain[b:c] for (_a, b), (c, _d) in zip(parts, parts[1:]))]
+    firsts = [a for a, _b in parts]
+    gaps = sorted({cum[m] for c in _COMMA.finditer(chain) if 0 < (m := bisect_left(firsts, c.start())) < len(parts)})
+    wide = not norm[at:at + len(chain)].isascii()
+    have = set(cum)
     out: list[tuple[int, int]] = []
-    tried: set[tuple[int, int]] = set()
     for n in lens:
-        if n * 2 < FOLD_MIN_PROSE or n > cum[-1]:
+        if n * (1 + wide) < FOLD_MIN_PROSE or n > cum[-1]:
             continue
-        for f, g in [*((cum[k + 1] - n, cum[k + 1]) for k in range(len(parts))),
-                     *((cum[j], cum[j] + n) for j in range(len(parts)))]:
-            if f < 0 or g > cum[-1] or (f, g) in tried:
-                continue
-            tried.add((f, g))
+        pairs = set()
+        if not wide:   # whole words only (in C: the part starts n before a part's end)
+            pairs.update((f, f + n) for f in have.intersection(map((-n).__add__, cum)))
+        else:
+            for p in gaps:   # windows holding the comma at p: ending at a part's end, or starting at a part's start
+                pairs.update((cum[x] - n, cum[x]) for x in range(bisect_right(cum, p), bisect_left(cum, p + n)))
+                pairs.update((cum[x], cum[x] + n) for x in range(bisect_right(cum, p - n), bisect_left(cum, p)))
+        for f, g in sorted(pairs):
+            if f < 0 or g > cum[-1] or not (gx := bisect_right(gaps, f)) < len(gaps) or gaps[gx] >= g:
+                continue   # (not holding a comma)
             j, k = bisect_right(cum, f) - 1, bisect_left(cum, g) - 1
-            if j >= k or crossed[k] == crossed[j]:
-                continue
             start, end = at + parts[j][0] + f - cum[j], at + parts[k][0] + g - cum[k]
-            if ((f > cum[j] and not (_cut(norm, start))) or (g < cum[k + 1] and not _cut(norm, end))):
+            if (f > cum[j] and not _cut(norm, start)) or (g < cum[k + 1] and not _cut(norm, end)):
                 continue
-            joined = "".join(norm[at + a:at + b] for a, b in parts[j:k + 1])[f - cum[j]:g - cum[j]]
-            if match_weight(joined) >= FOLD_MIN_PROSE and hashed(_UTF8(joined)) in by_len[n]:
+            joined = norm[start:end].translate(_DROP)
+            if (n >= FOLD_MIN_PROSE or match_weight(joined) >= FOLD_MIN_PROSE) and hashed(_UTF8(joined)) in by_len[n]:
                 out.append((start, end))
     return out
 
