@@ -204,7 +204,8 @@ def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[
     (``wordwindows.unspaced``) is a word of its own inside a run (han40, test39b B1/B5:
     "红色 大象 九号", "红色、大象、九号" and "红 色 大 象 九 号" hold the rule of "红色大象九号"), and a run
     holding one is tried against a rule of :data:`FOLD_MIN_UNSPACED` characters or more when the
-    words joined weigh :data:`FOLD_MIN_CHARS` (:func:`match_weight`).  Cost: per run of words, its
+    words joined weigh :data:`FOLD_MIN_CHARS` (:func:`match_weight`).  A run is cut at a comma or
+    semicolon (:data:`PROSE`); windows across one are :func:`_prose_hits`'.  Cost: per run of words, its
     words' lengths summed and one set intersection per rule length (in C: a text is cut into runs and
     words by ``bytes.translate`` of its ASCII and ``split``, a Python step per character beyond ASCII
     in a run holding a separator); a hash only where two or more words' lengths add up to a rule's."""
