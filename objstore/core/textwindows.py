@@ -23,23 +23,27 @@ rules and tombstones stay valid.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from itertools import accumulate
 from operator import methodcaller
+from unicodedata import category
 
 from objstore.core.ids import blake2b
 from objstore.core.text import LazyPattern
 from objstore.core.wordwindows import unspaced, word_windows
 from objstore.core.wordwindows import word_starts as start_offsets
 
-__all__ = ["FOLD_MIN_CHARS", "SEPARATORS", "dotless", "find_matches", "fold_worth", "folded_form",
+__all__ = ["FOLD_MIN_CHARS", "FOLD_MIN_PROSE", "SEPARATORS", "dotless", "find_matches", "fold_worth", "folded_form",
            "match_weight"]
 
 #: the characters a folded form drops: how a person joins the parts of one value; the last three are
 #: how a text of a script written without spaces joins them (han40, test39b B1: "红色、大象、九号",
 #: "okapi・quetzal"): the ideographic comma U+3001, the katakana middle dot U+30FB (NFKC of the halfwidth
-#: U+FF65) and the middle dot U+00B7 (a fullwidth space, hyphen or full stop is normalized to its ASCII one)
-SEPARATORS = " -_./\u3001\u30fb\u00b7"
+#: U+FF65) and the middle dot U+00B7 (a fullwidth space, hyphen or full stop is normalized to its ASCII one);
+#: then (han41, test40 T2/T3) the comma, semicolon, bar, tilde and plus, ASCII and fullwidth ，；｜～＋ (which a
+#: normalized text keeps: "青龙，白虎，七号门", "okapi|quetzal|5521"), and the corner brackets 「」『』｢｣
+#: ("「青龙」「白虎」「七号门」")
+SEPARATORS = " -_./\u3001\u30fb\u00b7,;|~+\uff0c\uff1b\uff5c\uff5e\uff0b\u300c\u300d\u300e\u300f\uff62\uff63"
 #: the shortest folded form that gets a rule, and the shortest rule a run of joined words is tried against
 #: (a shorter one, "ab12", would match "ab 12" in ordinary text)
 FOLD_MIN_CHARS = 8
@@ -47,12 +51,22 @@ FOLD_MIN_CHARS = 8
 #: tried against (han40): the run's folded form must still weigh :data:`FOLD_MIN_CHARS` (:func:`match_weight`:
 #: "红色 大象 九号" folds to 6 characters weighing 12; "红色 大象", 4 weighing 8; "红 色", 2 weighing 4, never)
 FOLD_MIN_UNSPACED = FOLD_MIN_CHARS // 2
+#: the least weight (:func:`match_weight`) of a joined form read across a comma or semicolon (:data:`PROSE`):
+#: prose lists words so ("我去过北京，上海和广州", "we saw maple, otter and deer"); a value so split is
+#: longer ("青龙，白虎，七号门" weighs 14, "okapi,quetzal,5521" 16) (han41, test40 T21)
+FOLD_MIN_PROSE = 12
+#: the separators of :data:`SEPARATORS` that prose lists words with (:data:`FOLD_MIN_PROSE`)
+PROSE = ",;\uff0c\uff1b"
 #: folded_runs of a text (``bytes.translate`` of its ASCII, "?" for the rest): a letter or digit kept, a
-#: separator a space, anything else ``\x02`` (a run's end)
-_RUN_BYTES = bytes(c if chr(c).isalnum() else 32 if chr(c) in SEPARATORS else 2 for c in range(128)) + bytes([2]) * 128
+#: comma or semicolon (:data:`PROSE`) ``,``, another separator a space, anything else ``\x02`` (a run's end)
+_RUN_BYTES = bytes(c if chr(c).isalnum() else 0x2c if chr(c) in PROSE else 32 if chr(c) in SEPARATORS else 2
+                   for c in range(128)) + bytes([2]) * 128
 #: a character beyond ASCII (folded_runs: each is read by :func:`_wide_shadow`)
 _WIDE = LazyPattern(r"[^\x00-\x7f]")
 _ASCII_WORD = LazyPattern(rb"[^ ]+")
+#: a part of a run of the shadow (folded_runs): letters and digits between separators
+_PART = LazyPattern(rb"[^ ,]+")
+_COMMA = LazyPattern(rb",")
 _DROP = str.maketrans("", "", SEPARATORS)
 _UTF8 = methodcaller("encode", "utf-8", "surrogatepass")
 _SPACED = str.maketrans(SEPARATORS, " " * len(SEPARATORS))
@@ -190,7 +204,8 @@ def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[
     (``wordwindows.unspaced``) is a word of its own inside a run (han40, test39b B1/B5:
     "红色 大象 九号", "红色、大象、九号" and "红 色 大 象 九 号" hold the rule of "红色大象九号"), and a run
     holding one is tried against a rule of :data:`FOLD_MIN_UNSPACED` characters or more when the
-    words joined weigh :data:`FOLD_MIN_CHARS` (:func:`match_weight`).  Cost: per run of words, its
+    words joined weigh :data:`FOLD_MIN_CHARS` (:func:`match_weight`).  A run is cut at a comma or
+    semicolon (:data:`PROSE`); windows across one are :func:`_prose_hits`'.  Cost: per run of words, its
     words' lengths summed and one set intersection per rule length (in C: a text is cut into runs and
     words by ``bytes.translate`` of its ASCII and ``split``, a Python step per character beyond ASCII
     in a run holding a separator); a hash only where two or more words' lengths add up to a rule's."""
@@ -204,8 +219,9 @@ def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[
         shadow = norm.encode("ascii").translate(_RUN_BYTES)
     else:   # the same over its ASCII shadow, a letter or digit beyond ASCII "a", a separator " "
         shadow = _wide_shadow(norm)
+    prose = b"," in shadow
     at = 0
-    for chain in shadow.split(b"\x02"):
+    for chain in (shadow.replace(b",", b"\x02") if prose else shadow).split(b"\x02"):
         if len(chain) >= least and b" " in chain:   # (one word: find_matches' own windows)
             if ascii_:
                 words = chain.split()
@@ -219,19 +235,73 @@ def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[
                 out += _run_hits(words, lambda sp=spans, a0=at: [(a - a0, b - a0) for a, b in sp], at, lens,
                                  by_len, hashed, gaps=(gaps, weights))
         at += len(chain) + 1
+    if prose:
+        at = 0
+        for chain in shadow.split(b"\x02"):
+            if b"," in chain:
+                out += _prose_hits(norm, chain, at, lens, by_len, hashed)
+            at += len(chain) + 1
     return out
 
 
+def _prose_hits(norm: str, chain: bytes, at: int, lens: list[int], by_len: dict[int, set[bytes]],
+                hashed) -> list[tuple[int, int]]:
+    """:func:`folded_runs`' windows across a comma or semicolon (:data:`PROSE`) of the run ``chain`` (its
+    shadow) at ``at`` in ``norm``: ``(start, end)`` of each window of its parts (letters and digits between
+    separators) that crosses such a separator, starts where a part starts or ends where one ends (the
+    other end inside a part only beside a character of a script written without spaces: "密码是青龙，
+    白虎，七号门"), weighs :data:`FOLD_MIN_PROSE` (:func:`match_weight`) and hashes to a digest of
+    ``by_len``.  Cost: a few integer steps per part and rule length, a hash only for a window that passes
+    (han41: not a window starting and ending anywhere, which in Chinese prose is a hash per character)."""
+    parts = [m.span() for m in _PART.finditer(chain)]
+    if len(parts) < 2:
+        return []
+    cum = [0, *accumulate(b - a for a, b in parts)]
+    firsts = [a for a, _b in parts]
+    gaps = sorted({cum[m] for c in _COMMA.finditer(chain) if 0 < (m := bisect_left(firsts, c.start())) < len(parts)})
+    wide = not norm[at:at + len(chain)].isascii()
+    have = set(cum)
+    out: list[tuple[int, int]] = []
+    for n in lens:
+        if n * (1 + wide) < FOLD_MIN_PROSE or n > cum[-1]:
+            continue
+        pairs = set()
+        if not wide:   # whole words only (in C: the part starts n before a part's end)
+            pairs.update((f, f + n) for f in have.intersection(map((-n).__add__, cum)))
+        else:
+            for p in gaps:   # windows holding the comma at p: ending at a part's end, or starting at a part's start
+                pairs.update((cum[x] - n, cum[x]) for x in range(bisect_right(cum, p), bisect_left(cum, p + n)))
+                pairs.update((cum[x], cum[x] + n) for x in range(bisect_right(cum, p - n), bisect_left(cum, p)))
+        for f, g in sorted(pairs):
+            if f < 0 or g > cum[-1] or not (gx := bisect_right(gaps, f)) < len(gaps) or gaps[gx] >= g:
+                continue   # (not holding a comma)
+            j, k = bisect_right(cum, f) - 1, bisect_left(cum, g) - 1
+            start, end = at + parts[j][0] + f - cum[j], at + parts[k][0] + g - cum[k]
+            if (f > cum[j] and not _cut(norm, start)) or (g < cum[k + 1] and not _cut(norm, end)):
+                continue
+            joined = norm[start:end].translate(_DROP)
+            if (n >= FOLD_MIN_PROSE or match_weight(joined) >= FOLD_MIN_PROSE) and hashed(_UTF8(joined)) in by_len[n]:
+                out.append((start, end))
+    return out
+
+
+def _cut(norm: str, k: int) -> bool:
+    """Whether a window may start or end at ``norm[k]`` inside a part: beside a character of a script
+    written without spaces ("密码是青龙", "是okapi"; not "xokapi") (:func:`_prose_hits`)."""
+    return any(c > "\x7f" and unspaced(c) for c in norm[k - 1:k + 1])
+
+
 def _wide_shadow(norm: str) -> bytes:
-    """:func:`folded_runs`' shadow of a text beyond ASCII: a byte per character, a letter or digit ``a``,
+    """:func:`folded_runs`' shadow of a text beyond ASCII: a byte per character, a letter, digit or
+    combining mark (a vowel or tone mark of Thai, Lao, Khmer or Myanmar, written in a word) ``a``,
     a separator (:data:`SEPARATORS`) a space, anything else ``\\x02``."""
     shadow = bytearray(norm.encode("ascii", "replace").translate(_RUN_BYTES))
     for m in _WIDE.finditer(norm):
         c = m.group()
-        if c.isalnum():
+        if c.isalnum() or category(c)[0] == "M":   # a mark: Thai "ช้าง"'s U+0E49 (han41, test40 T1)
             shadow[m.start()] = 0x61
         elif c in SEPARATORS:
-            shadow[m.start()] = 0x20
+            shadow[m.start()] = 0x2c if c in PROSE else 0x20
     return bytes(shadow)
 
 

@@ -300,17 +300,26 @@ def _labelled_code(text: str) -> list[str]:
 
 def _two_words(text: str, said_secret: bool, whole: bool) -> list[str]:
     """:func:`quoted_forms`' forms of ``text`` alone: itself when it is 3+ words (``whole``), one word shaped as a
-    value, or two words one of which is shaped as a value or a number of 4+ digits (or any two, ``said_secret``);
+    value, or two words one of which is shaped as a value or a number of 4+ digits (or any two, or one word of
+    4+ characters of a script written without spaces, ``said_secret``);
     and the value-shaped word of two."""
     words = text.split()
     bare = [w.strip(".,;:!?\"'()[]{}<>") for w in words] if len(words) == 2 else []
     shaped = [w for w in bare if _value_shaped(w)]
     pin = [w for w in bare if len(w.replace("-", "")) >= 4 and w.replace("-", "").isdigit()]
     out = [text] if len(normalize_value(text)) >= 4 and ((whole and (len(words) >= 3 or _value_shaped(text)))
-                                                         or shaped or pin or (bare and said_secret)) else []
+                                                         or shaped or pin or (bare and said_secret)
+                                                         or (said_secret and _unspaced_phrase(words))) else []
     if out and bare:   # said the other way round: "otter maple", "8841 rowan" (test37b T15)
         out.append(f"{bare[1]} {bare[0]}")
     return out + shaped   # "8841-2290 rowan", "PIN 7731-0042": a PIN or passphrase with its label (test36 T8)
+
+
+def _unspaced_phrase(words: list[str]) -> bool:
+    """One word of 4 or more characters all of a script written without spaces ("北京上海", "코끼리구번"):
+    weighing 8 (``core.textwindows.match_weight``), as two ordinary words; a form when said as a secret
+    (han41, test40 T21: a sealed value of 4 or 5 such characters had no rule and was stored as written)."""
+    return len(words) == 1 and match_weight(words[0]) >= 2 * len(words[0]) >= 8
 
 
 def _value_shaped(text: str) -> bool:
