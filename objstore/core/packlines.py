@@ -171,10 +171,18 @@ class LinePass:
             out_frames.append(b"".join(pieces))
             _varint(len(refs), area)
             lo, lc = 0, -1
-            for o, c in refs:
-                _varint(o - lo, area)
+            for o, c in refs:   # (imp41) the two varints, a one-byte one (most) appended here
+                x = o - lo
+                if x < 0x80:
+                    area.append(x)
+                else:
+                    _varint(x, area)
                 d = c - lc - 1
-                _varint(d * 2 if d >= 0 else -d * 2 - 1, area)
+                x = d * 2 if d >= 0 else -d * 2 - 1
+                if x < 0x80:
+                    area.append(x)
+                else:
+                    _varint(x, area)
                 lo, lc = o, c
         self._used = LINE_MAP_MAX - room
         return out_frames, bytes(area)

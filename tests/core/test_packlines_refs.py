@@ -125,3 +125,38 @@ def test_a_read_of_one_frame_makes_that_frames_references_alone_the_same_as_pars
     refs = packlines.first_frames_refs(area, 8, 8)
     assert refs[7] == parse_refs(area, 8)[7] == [(3, 1), (7, 3)]
     assert list(refs._made) == [7]   # frame 7's list made, not those of the seven frames before it
+
+
+def test_strip_writes_one_byte_and_longer_varints_that_read_back_every_frame():
+    """imp41: ``LinePass.strip`` appends a reference's one-byte varints (a step under 128) itself and
+    hands longer ones to ``_varint``; frames whose repeated lines lie at offset steps and chunk steps
+    on both sides of 128 (backward chunk steps too) read back byte for byte, and the area is exactly
+    the varints of the references ``parse_refs`` reads from it."""
+    rnd = random.Random(41)
+    lines = [b"line %04d " % i + b"x" * rnd.choice([6, 20, 90, 300]) + b"\n" for i in range(400)]
+    lp = packlines.LinePass()
+    blocks = []
+    for _b in range(6):
+        frames = [b"".join(rnd.choice(lines) if rnd.random() < 0.8 else b"short\n"
+                           for _ in range(rnd.randint(0, 30))) + b"tail" for _f in range(40)]
+        blocks.append((frames, *lp.strip(frames)))
+    table = [line for _first, content in lp.chunk_blocks(final=True)
+             for line in packlines.parse_chunk_block(content)[1]]
+    seen = set()
+    for frames, stored, area in blocks:
+        refs = parse_refs(area, len(frames))
+        again = bytearray()
+        for got, frame, rs in zip(stored, frames, refs):
+            assert packlines.splice(got, rs, lambda c: table[c] + b"\n") == frame
+            _varint(len(rs), again)
+            lo, lc = 0, -1
+            for o, c in rs:
+                d = c - lc - 1
+                seen.update((("offset", o - lo >= 128), ("chunk", (d * 2 if d >= 0 else -d * 2 - 1) >= 128),
+                             ("back", d < 0)))
+                _varint(o - lo, again)
+                _varint(d * 2 if d >= 0 else -d * 2 - 1, again)
+                lo, lc = o, c
+        assert bytes(again) == area
+    # one-byte and longer varints of both values, and chunk steps backwards, were all written
+    assert seen == {(k, v) for k in ("offset", "chunk", "back") for v in (True, False)}
