@@ -88,7 +88,7 @@ def open_guard(value, passphrase: str, lineno: int) -> Guard:
     Raises WrongPassphrase (exit 12) when ``passphrase`` does not open it,
     InvalidInput (exit 2) when it is not a guard (not base64, not an age
     file, not the JSON above)."""
-    from objstore.vault.age import AgeError, NoIdentityMatched, decrypt
+    from objstore.vault.age import AgeError, NoIdentityMatched, decrypt   # deferred: off the start-up paths
     bad = f"line {lineno}: the export's forget guard is damaged"
     try:
         raw = base64.b64decode(value.encode("ascii"), validate=True) if isinstance(value, str) else None

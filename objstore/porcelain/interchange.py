@@ -5,6 +5,8 @@ JSON lines (format ``mem-export/1``, ``docs/format.md``)
 One JSON object per line, UTF-8, in this order:
 
 1. a header ``{"format": "mem-export/1", "created": MS, "scope": S|null}``;
+   with a guard passphrase only, ``{"guard": "<base64>"}``: the exported
+   tombstones' forget guard sealed to it (``porcelain.carriedguard``);
 2. every object the exported refs reach, each **after** the objects it links
    to (a version after its parent, a turn after the previous turn):
    ``{"object": TYPE, "id": ID, "fields": {...}}`` where TYPE is ``fact``,
