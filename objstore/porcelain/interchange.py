@@ -365,10 +365,12 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
 
     Forget guard (``porcelain.carriedguard``): with ``guard_passphrase``
     the export's ``guard`` record is opened as it is read (before anything
-    is written) and kept as this store's own once the objects are durable
-    and before any ref moves (``carriedguard.apply_guard``); its tombstones
-    then recognize their values here as where they were written.  Without
-    it the record is skipped (``ImportResult.guard`` "sealed").
+    is written) and kept as this store's own once every line is checked,
+    before the pack is installed and any ref moves
+    (``carriedguard.apply_guard``; a refused import keeps none of it); its
+    tombstones then recognize their values here as where they were
+    written.  Without it the record is skipped (``ImportResult.guard``
+    "sealed").
 
     Raises:
         InvalidInput: not a ``mem-export/1`` stream, a malformed line, an
@@ -495,6 +497,11 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                               f"(first: {clash[0]}); nothing was imported",
                               hint="import into an empty store, or keep this store's refs with --keep-existing "
                                    "(the export's versions of those refs are then not kept)")
+            if guard is not None:   # before the journal's notes and the pack: no tombstone of this import is
+                done = apply_guard(store, guard, set(tomb_ids))   # ever live here without what recognizes its value
+                res.guard_pairs, res.guard_rules, res.guard_rules_left = done.pairs, done.rules, done.rules_left
+            elif guard_passphrase is not None:
+                res.guard = "none"
             firsts = {name: oid for name, oid in reversed(refs) if store.refs.read(name) is None}
             new = [(name, firsts.pop(name)) for name, _oid in refs if name in firsts]   # the first of each name
             # before any of their objects can be read: an import stopped in its ref phase (SIGTERM, kill -9)
@@ -508,11 +515,6 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
         except BaseException:
             pw.abort()    # the temp pack goes: nothing of the refused import stays
             raise
-        if guard is not None:   # before the tombstones' refs: none is live here without what recognizes its value
-            done = apply_guard(store, guard, set(tomb_ids))
-            res.guard_pairs, res.guard_rules, res.guard_rules_left = done.pairs, done.rules, done.rules_left
-        elif guard_passphrase is not None:
-            res.guard = "none"
         will = {**{n: store.refs.read(n) for n, _o in refs}, **dict(new)}   # each ref's id once this import is done
         res.conflicts = [n for n, o in refs if will[n] != o]
         res.refs_kept = len(res.conflicts)
@@ -527,8 +529,11 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
             res.refs += len(moves)
         if guard is not None:   # what mem fsck counts (carriedguard.carried_guard_state)
             paired = {k for k, _d in guard.pairs}
-            note_guarded(store, sorted(o for k, ids in tomb_ids.items() if k in paired for o in ids
-                                       if store.refs.read(f"tombstones/{o}") == o), now)
+            try:
+                note_guarded(store, sorted(o for k, ids in tomb_ids.items() if k in paired for o in ids
+                                           if store.refs.read(f"tombstones/{o}") == o), now)
+            except OSError:
+                pass   # (the audit log unwritable: fsck then counts nothing of it, the guard itself is kept)
         for name, oid in refs:   # the imported head of a fact (also set before, by an import stopped
             if name.startswith("facts/") and store.refs.read(name) == oid:   # after its refs): redact on top
                 _redact_on_top(store, name[len("facts/"):], res, command)
