@@ -317,7 +317,8 @@ def _say_guard(g, unpaired):
     if g["rules_left"]:
         click.echo(f"note: {plural(g['rules_left'], 'forgotten-value rule')} of the export not kept (this store's "
                    "seal-rules holds rules under its own key): a turn captured here quoting a value 'mem forget KEY' "
-                   "forgot there is stored as typed; the value itself is still refused by its tombstone", err=True)
+                   "forgot there, or an agent's write of it spelled otherwise, is taken; the value as spelled "
+                   "is still refused by its tombstone", err=True)
     if g["none"]:
         click.echo("note: the export carries no forget guard (made without --guard-passphrase-file, or by a mem "
                    "before session 41)", err=True)
