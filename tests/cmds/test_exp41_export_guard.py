@@ -128,9 +128,16 @@ def test_a_guarded_export_imported_without_its_passphrase_says_how(store_path, m
     out = tmp_path / "guarded.jsonl"
     mem("export", "-o", str(out), "--guard-passphrase-file", str(pp))
     c = str(tmp_path / "c")
+    mem("--home", c, "remember", "project/c/own", "otter-lantern-5521-quay")   # seal-rules of its own key
+    mem("--home", c, "forget", "project/c/own", "--yes")
     r = mem("--home", c, "import", "jsonl", str(out))
     assert "the export carries its forget guard sealed: import it again with --guard-passphrase-file" in r.stderr
     mem("--home", c, "remember", "project/q/a", VALUE, env=AGENT)     # not applied: stated
+    r = mem("--home", c, "import", "jsonl", str(out), "--guard-passphrase-file", str(pp))
+    assert "kept the export's forget guard: 3 tombstone digests, 0 forgotten-value rules" in r.stderr, r.stderr
+    assert "forgotten-value rules of the export not kept" in r.stderr
+    for v in (VALUE, f"the box is {VALUE}", "see ferret maple 9090"):   # as spelled: by the tombstones
+        mem("--home", c, "remember", "project/q/b", v, env=AGENT, exit_code=6)
     mem("export", "--format", "markdown", "-o", str(tmp_path / "md"), "--guard-passphrase-file", str(pp), exit_code=2)
     (tmp_path / "short").write_text("abc\n")
     r = mem("export", "-o", str(tmp_path / "x.jsonl"), "--guard-passphrase-file", str(tmp_path / "short"), exit_code=2)
