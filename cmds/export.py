@@ -52,9 +52,10 @@ def command(fmt, scope, out, guard_file, as_json, store):
     needs -o FOLDER, not '-'; a bad --scope; an -o inside the store, which
     would replace its own files; an -o FILE whose folder is missing or a file:
     mem creates the file, never the folders above it; --guard-passphrase-file
-    with markdown, or a passphrase shorter than 8 characters); 6 a forget was stopped before it finished (rerun it first;
-    nothing is written), or the markdown folder holds files and is not a
-    previous export (nothing is written); 10 no store.
+    with markdown, or a passphrase shorter than the vault's minimum); 6 a
+    forget was stopped before it finished (rerun it first; nothing is
+    written), or the markdown folder holds files and is not a previous
+    export (nothing is written); 10 no store.
     """
     import json
 
