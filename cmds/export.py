@@ -4,7 +4,7 @@ import sys
 
 import click
 
-from ._common import emit_json, with_store
+from ._common import emit_json, plural, with_store
 from ._out import refuse_output_in_store
 
 
@@ -14,9 +14,12 @@ from ._out import refuse_output_in_store
 @click.option("--scope", metavar="SCOPE", help="Only keys in SCOPE or under a key prefix (user, project/NAME, …).")
 @click.option("-o", "--output", "out", type=click.Path(dir_okay=True, allow_dash=True),
               help="File (jsonl) or folder (markdown); jsonl goes to stdout without it or with '-'.")
+@click.option("--guard-passphrase-file", "guard_file", metavar="FILE", type=click.Path(dir_okay=False, allow_dash=True),
+              help="jsonl: carry the forget guard (what lets a store recognize a forgotten value), sealed to the "
+                   "passphrase on FILE's first line ('-': stdin); give the same to 'mem import jsonl'.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stderr (counts).")
 @with_store()
-def command(fmt, scope, out, as_json, store):
+def command(fmt, scope, out, guard_file, as_json, store):
     """Export the store: JSON lines that import back exactly, or Markdown.
 
     The jsonl export holds every fact version, tombstone, session turn and
@@ -28,19 +31,31 @@ def command(fmt, scope, out, as_json, store):
     keys forgotten since leave no file.  Sealed values are never exported.  The
     export holds your memory in the clear: keep it as private as the store.
 
+    A forgotten value is never in the file, nor is what lets a store
+    recognize it (the hash key, tombstone-digests, seal-rules): those
+    would give a short forgotten value, a PIN, back in a few thousand
+    tries.  So in a store that imports a plain export an agent can write
+    a forgotten value back, and export says so on stderr.
+    --guard-passphrase-file FILE carries that guard sealed to a passphrase
+    (age, scrypt); 'mem import jsonl F --guard-passphrase-file FILE' keeps
+    it, and the forgets then stop their values there too.
+
     \b
     Examples:
       mem export -o memory.jsonl
       mem export -o - | gzip > memory.jsonl.gz
       mem export --format markdown -o ~/memory-export
       mem export --scope project/acme-api > acme.jsonl
+      mem export -o memory.jsonl --guard-passphrase-file ~/.guard-pass
 
     Exit status: 0 ok; 1 the output cannot be written; 2 bad option (markdown
     needs -o FOLDER, not '-'; a bad --scope; an -o inside the store, which
     would replace its own files; an -o FILE whose folder is missing or a file:
-    mem creates the file, never the folders above it); 6 a forget was stopped before it finished (rerun it first;
-    nothing is written), or the markdown folder holds files and is not a
-    previous export (nothing is written); 10 no store.
+    mem creates the file, never the folders above it; --guard-passphrase-file
+    with markdown, or a passphrase shorter than the vault's minimum); 6 a
+    forget was stopped before it finished (rerun it first; nothing is
+    written), or the markdown folder holds files and is not a previous
+    export (nothing is written); 10 no store.
     """
     import json
 
@@ -49,6 +64,13 @@ def command(fmt, scope, out, as_json, store):
     from objstore import InvalidInput, export_jsonl, export_markdown, refuse_while_stopped, validate_key
     refuse_while_stopped(store, "export")   # before -o truncates a file
     refuse_output_in_store(store, out)
+    guard_pw = None
+    if guard_file is not None:
+        if fmt != "jsonl":
+            raise click.BadParameter("only the jsonl export carries a forget guard", param_hint="--guard-passphrase-file")
+        from objstore import check_passphrase
+        from ._vault import read_passphrase
+        guard_pw = read_passphrase(guard_file, check=check_passphrase)
     if out == "-" and fmt == "jsonl":
         out = None   # '-' is stdout, as 'mem import -' reads stdin (tester finding W10)
     if scope is not None:
@@ -74,17 +96,31 @@ def command(fmt, scope, out, as_json, store):
                                          "folders above it)", param_hint="-o")
             fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with open(fd, "w", encoding="utf-8") as f:
-                r = export_jsonl(store, f, scope=scope)
+                r = export_jsonl(store, f, scope=scope, guard_passphrase=guard_pw)
         else:
-            r = export_jsonl(store, sys.stdout, scope=scope)
+            r = export_jsonl(store, sys.stdout, scope=scope, guard_passphrase=guard_pw)
     except (IsADirectoryError, NotADirectoryError, PermissionError, OSError) as e:
         if isinstance(e, (FileNotFoundError, BrokenPipeError)):
             raise   # FileNotFoundError: the CLI's "no such file" (4: a folder gone since the check); a reader gone (`| head -1`): 141, quietly
         raise click.ClickException(f"cannot write {out or 'stdout'}: {e.strerror or e}") from None
     summary = {"format": fmt, "objects": r.objects, "refs": r.refs, "sealed_skipped": r.sealed_skipped}
+    tombs = r.objects.get("tombstone", 0)
+    if fmt == "jsonl":
+        summary["guard"] = {"carried": r.guard_carried, "pairs": r.guard_pairs, "rules": r.guard_rules}
     if as_json:
         click.echo(json.dumps(summary), err=True)
-    elif out:
+        return
+    if out:
         n = sum(r.objects.values())
         click.echo(f"exported {n} objects and {r.refs} refs to {out}"
                    + (f"; {r.sealed_skipped} sealed key(s) left out" if r.sealed_skipped else ""), err=True)
+    if fmt == "jsonl" and r.guard_carried:
+        click.echo(f"the file carries the forget guard of its {plural(tombs, 'tombstone')} sealed to your passphrase "
+                   f"({plural(r.guard_pairs, 'digest')}, {plural(r.guard_rules, 'forgotten-value rule')}; never a "
+                   "forgotten value, never the hash key): import it with 'mem import jsonl FILE "
+                   "--guard-passphrase-file FILE'", err=True)
+    elif fmt == "jsonl" and (r.guard_pairs or r.guard_rules):   # (test40 T12, fresh40 F8: it said nothing)
+        click.echo(f"note: the file holds {plural(tombs, 'tombstone')} but not the forget guard that lets a store "
+                   "recognize their values (no forgotten value, hash key, tombstone-digests or seal-rules is in it): "
+                   "in a store that imports it, an agent can write a forgotten value back; "
+                   "--guard-passphrase-file FILE carries the guard sealed to a passphrase", err=True)

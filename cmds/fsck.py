@@ -247,6 +247,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
         rep.problems.append(key_bad)
     if unguarded := unguarded_note(store):   # a forgotten value can come back: no repair rebuilds it (fresh39 F5)
         rep.warnings.append(unguarded)
+    guard_held, guard_bad = _carried_guard(store, rep)
     from objstore import vault_damage
     if vault_bad := vault_damage(store):   # a damaged vault file: only the user's copy mends it (fresh39 F6)
         rep.problems.append(vault_bad)
@@ -256,7 +257,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     if as_json:
         doc = {"ok": rep.ok and not rep.unfinished, "objects": rep.objects, "refs": rep.refs,   # (test27b X6)
                "unreachable": rep.unreachable, "problems": rep.problems, "warnings": rep.warnings,
-               "unfinished_forgets": rep.unfinished}
+               "unfinished_forgets": rep.unfinished, "carried_guard": guard_held}
         if fixed is not None:
             doc["repair"] = {"quarantine": fixed.quarantine, "quarantined": fixed.quarantined,
                              "salvaged": fixed.salvaged, "dropped_objects": fixed.dropped_objects,
@@ -310,6 +311,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
             click.echo(f"error: {safe(u)}")
         for w in rep.warnings:
             click.echo(f"warning: {safe(w)}")
+        if guard_held:
+            click.echo(f"guard: {plural(guard_held, 'imported tombstone')} recognize{'s' if guard_held == 1 else ''} "
+                       f"{'its value' if guard_held == 1 else 'their values'} by the forget guard its export carried")
         click.echo(f"{'CORRUPT' if not rep.ok else 'UNFINISHED' if rep.unfinished else 'ok'}: "
                    f"{plural(rep.objects, 'object')}, {plural(rep.refs, 'ref')}, "
                    f"{rep.unreachable} unreachable, {plural(len(rep.problems), 'problem')}"
@@ -318,7 +322,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
             if any("missing (not damaged" in p for p in rep.problems):   # (test33 T17)
                 click.echo("hint: a pack file is missing: put it back; 'mem fsck --repair' keeps every ref and "
                            "reflog as it is while it is missing (it only sets other damaged files aside)", err=True)
-            elif len(rep.problems) > len(remote_damage) + len(rep.lost) + bool(vault) + bool(vault_bad) + bool(key_bad):   # (a vault: put it back)
+            elif len(rep.problems) > len(remote_damage) + len(rep.lost) + bool(vault) + bool(vault_bad) + bool(key_bad) + bool(guard_bad):   # (a vault: put it back)
                 click.echo("hint: 'mem fsck --repair' sets the damage aside and keeps everything readable", err=True)
             if rep.lost:   # which value is current is the person's to say: no repair ends it (test34b T18)
                 click.echo("hint: a key whose current value was lost stays so until 'mem pull' from a remote that "
@@ -356,6 +360,18 @@ def _say(text: str, err: bool = False) -> None:
     :func:`safe`: a ref name from a file name that is not UTF-8 as
     ``bad\\udcff``, as every command shows it."""
     click.echo(safe(text), err=err)
+
+
+def _carried_guard(store, rep) -> tuple[int, str | None]:
+    """The tombstones 'mem import jsonl' brought with their export's forget
+    guard that still recognize their values, counted; those that no longer
+    do are a problem (exit 13; --repair leaves it: only the export mends
+    it).  Returns ``(count, problem or None)``."""
+    from objstore import carried_guard_state
+    held, bad = carried_guard_state(store)
+    if bad:
+        rep.problems.append(bad)
+    return held, bad
 
 
 def _left_for_you(remote_damage: list[tuple[str, str]]) -> list[str]:

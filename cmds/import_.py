@@ -58,9 +58,12 @@ _FOLDER_FILES = {"claude-code": "*.jsonl files", "codex": "rollout-*.jsonl files
 @click.option("--mine", is_flag=True, help="markdown: the notes are your own words (trust user_stated); "
               "by default imported notes are agent_observed and never overrule you.")
 @click.option("--reread", is_flag=True, help="Transcripts: read every file, also those unchanged since the last import.")
+@click.option("--guard-passphrase-file", "guard_file", metavar="FILE", type=click.Path(dir_okay=False, allow_dash=True),
+              help="jsonl: open the forget guard 'mem export --guard-passphrase-file' sealed into the file with the "
+                   "passphrase on FILE's first line ('-': stdin), so its forgets stop their values here too.")
 @json_option
 @with_store(create=True)
-def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
+def command(harness, paths, scope, keep_existing, mine, reread, guard_file, as_json, store):
     """Import agent transcripts as sessions of turns.
 
     PATHS are transcript files or folders: for claude-code a whole
@@ -109,8 +112,10 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     value that reads like an instruction or holds a credential, or a
     tombstone refuses the whole import (exit 6) before any ref moves.
     Imported tombstones that hold a value's keyed digest cannot recognize
-    the value in this store (the hash key never travels in an export):
-    a note on stderr counts them.
+    the value in this store (what does never travels in the clear): a
+    note on stderr counts them, unless the export carries its forget guard
+    (mem export --guard-passphrase-file) and --guard-passphrase-file gives
+    its passphrase: then the tombstones stop their values here as there.
 
     A transcript whose file name holds a credential (a session id is taken
     from it) is skipped whole, and a session id holding one has its turns
@@ -141,10 +146,13 @@ def command(harness, paths, scope, keep_existing, mine, reread, as_json, store):
     no ref changed); 4 a path does not exist;
     6 a jsonl ref exists here at another version (see --keep-existing), an
     agent imports a jsonl holding forgotten or person-only content (above),
-    or --mine run by an agent; 11 store locked.
+    or --mine run by an agent; 11 store locked; 12 the guard passphrase is
+    wrong (nothing imported).
     """
+    if guard_file is not None and harness != "jsonl":
+        raise click.BadParameter("only 'mem import jsonl' reads a forget guard", param_hint="--guard-passphrase-file")
     if harness == "jsonl":
-        return _import_jsonl(store, paths, as_json, keep_existing)
+        return _import_jsonl(store, paths, as_json, keep_existing, guard_file)
     if harness == "claude-memory":
         return _import_claude_memory(store, paths, as_json)
     if harness in ("markdown", "codex-memory"):
@@ -238,18 +246,31 @@ def _shown_paths(paths) -> str:
     return ", ".join(shown_path(str(p)) for p in paths)
 
 
-def _import_jsonl(store, paths, as_json, keep_existing=False):
+def _import_jsonl(store, paths, as_json, keep_existing=False, guard_file=None):
     from objstore import agent_of, import_jsonl, imported_unpaired, now_ms
     if not paths:
         raise click.UsageError("give the export file(s): mem import jsonl FILE")
+    if guard_file is not None:
+        from ._vault import read_passphrase
+        guard_pw = read_passphrase(guard_file)
+    else:
+        guard_pw = None
     started = now_ms()
     total = {"objects": 0, "present": 0, "refs": 0, "refs_kept": 0, "conflicts": [], "forgotten": [],
-             "redacted": [], "turns_with_credentials": 0, "sessions_with_credentials": []}
+             "redacted": [], "turns_with_credentials": 0, "sessions_with_credentials": [],
+             "guard": {"sealed": 0, "applied": 0, "none": 0, "pairs": 0, "rules": 0, "rules_left": 0}}
     for p in paths:
         if not os.path.isfile(p):
             raise click.BadParameter(f"{p} is not a file (give the file 'mem export' wrote)", param_hint="PATHS")
         with open(p, encoding="utf-8", errors="replace") as f, progress_bar(f"importing {p}") as update:
-            r = import_jsonl(store, f, progress=update, keep_existing=keep_existing, agent=agent_of(os.environ))
+            r = import_jsonl(store, f, progress=update, keep_existing=keep_existing, agent=agent_of(os.environ),
+                             guard_passphrase=guard_pw)
+        g = total["guard"]
+        if r.guard:
+            g[r.guard] += 1
+        g["pairs"] += r.guard_pairs
+        g["rules"] += r.guard_rules
+        g["rules_left"] += r.guard_rules_left
         for k in ("objects", "present", "refs", "refs_kept", "turns_with_credentials"):
             total[k] += getattr(r, k)
         total["conflicts"] += r.conflicts
@@ -263,11 +284,7 @@ def _import_jsonl(store, paths, as_json, keep_existing=False):
         return
     click.echo(f"imported {plural(total['objects'], 'new object')} ({total['present']} already stored) "
                f"and {plural(total['refs'], 'ref')}")
-    if unpaired:
-        click.echo(f"note: {plural(unpaired, 'imported tombstone')} cannot stop {'their values' if unpaired != 1 else 'its value'} "
-                   "in this store (a keyed digest needs the exporting store's hash key, which an export never "
-                   "carries): an agent can write a forgotten value again here; "
-                   "'mem clone' or 'mem restore' from an encrypted remote keeps the guard", err=True)
+    _say_guard(total["guard"], unpaired)
     if total["forgotten"]:
         click.echo(f"skipped {plural(len(total['forgotten']), 'ref')} whose history holds what this store "
                    "forgot (tombstones): " + ", ".join(total["forgotten"][:5])
@@ -288,6 +305,30 @@ def _import_jsonl(store, paths, as_json, keep_existing=False):
                    f"{plural(len(ss), 'session')}: " + ", ".join(ss[:5]) + (" …" if len(ss) > 5 else ""), err=True)
         click.echo(f"hint: a turn keeps its id, so it cannot be redacted in place: mem forget --session {ss[0]}",
                    err=True)
+
+
+def _say_guard(g, unpaired):
+    """The stderr lines of a jsonl import about the exports' forget guard
+    (``g``: the counts of ``_import_jsonl``) and the ``unpaired`` imported
+    tombstones that recognize no value here (fresh39 F8, test40 T12)."""
+    if g["applied"]:
+        click.echo(f"kept the export's forget guard: {plural(g['pairs'], 'tombstone digest')}, "
+                   f"{plural(g['rules'], 'forgotten-value rule')}", err=True)
+    if g["rules_left"]:
+        click.echo(f"note: {plural(g['rules_left'], 'forgotten-value rule')} of the export not kept (this store's "
+                   "seal-rules holds rules under its own key): a turn captured here quoting a value 'mem forget KEY' "
+                   "forgot there, or an agent's write of it spelled otherwise, is taken; the value as spelled "
+                   "is still refused by its tombstone", err=True)
+    if g["none"]:
+        click.echo("note: the export carries no forget guard (made without --guard-passphrase-file, or by a mem "
+                   "before session 41)", err=True)
+    if unpaired:
+        click.echo(f"note: {plural(unpaired, 'imported tombstone')} cannot stop {'their values' if unpaired != 1 else 'its value'} "
+                   "in this store (what recognizes a value never travels in the clear): an agent can write a "
+                   "forgotten value again here; "
+                   + ("the export carries its forget guard sealed: import it again with --guard-passphrase-file FILE"
+                      if g["sealed"] else "an export made with 'mem export --guard-passphrase-file FILE', or 'mem "
+                      "clone'/'mem restore' from an encrypted remote, keeps the guard"), err=True)
 
 
 def _import_markdown(store, harness, paths, scope, mine, as_json):

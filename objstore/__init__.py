@@ -239,6 +239,7 @@ _API: dict[str, tuple[str, str]] = {
     "unguarded_tombstones": ("objstore.memory.guardfiles", "unguarded_tombstones"),
     "hash_key_damage": ("objstore.memory.guardfiles", "hash_key_damage"),
     "imported_unpaired": ("objstore.memory.guardfiles", "imported_unpaired"),
+    "carried_guard_state": ("objstore.porcelain.carriedguard", "carried_guard_state"),
     "set_aside_unreadable_notes": ("objstore.memory.guardfiles", "set_aside_unreadable_notes"),
     "vault_paths": ("objstore.vault.identity", "vault_paths"),
     "vault_info": ("objstore.vault.identity", "vault_info"),

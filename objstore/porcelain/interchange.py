@@ -5,6 +5,8 @@ JSON lines (format ``mem-export/1``, ``docs/format.md``)
 One JSON object per line, UTF-8, in this order:
 
 1. a header ``{"format": "mem-export/1", "created": MS, "scope": S|null}``;
+   with a guard passphrase only, ``{"guard": "<base64>"}``: the exported
+   tombstones' forget guard sealed to it (``porcelain.carriedguard``);
 2. every object the exported refs reach, each **after** the objects it links
    to (a version after its parent, a turn after the previous turn):
    ``{"object": TYPE, "id": ID, "fields": {...}}`` where TYPE is ``fact``,
@@ -56,6 +58,7 @@ from objstore.memory.sessions import session_project, walk_turns
 from objstore.memory.tombstones import all_tombstones, forgotten_check, forgotten_in
 from objstore.memory.validity import why_no_current
 from objstore.memory.writechecks import check_key_credentials
+from objstore.porcelain.carriedguard import apply_guard, build_guard, note_guarded, open_guard, seal_guard
 from objstore.retrieval.search import reindex
 
 FORMAT = "mem-export/1"
@@ -69,6 +72,11 @@ class ExportResult:
     objects: dict[str, int] = field(default_factory=dict)
     refs: int = 0
     sealed_skipped: int = 0
+    #: the forget guard of the exported tombstones (``carriedguard``): its pairs and
+    #: ``forgotten:`` rules, and whether the export carries it (sealed to a passphrase)
+    guard_pairs: int = 0
+    guard_rules: int = 0
+    guard_carried: bool = False
 
 
 @dataclass
@@ -92,6 +100,13 @@ class ImportResult:
     #: a turn cannot be rewritten; ``mem forget --session`` or ``--match`` removes them)
     turns_with_credentials: int = 0
     sessions_with_credentials: list[str] = field(default_factory=list)
+    #: the export's forget guard (``carriedguard``): ``guard`` "sealed" (carried, no passphrase
+    #: given: not applied), "applied", "none" (a passphrase given, the export carries none) or
+    #: None; pairs noted, ``forgotten:`` rules added and rules not applied (``guard_rules_left``)
+    guard: str | None = None
+    guard_pairs: int = 0
+    guard_rules: int = 0
+    guard_rules_left: int = 0
 
 
 def _fields_json(obj) -> dict[str, Any]:
@@ -118,7 +133,8 @@ def _chain_oldest_first(items: Iterable) -> list:
 
 
 def iter_export(store: Store, *, scope: str | None = None, sessions: bool = True,
-                result: ExportResult | None = None) -> Iterator[dict[str, Any]]:
+                result: ExportResult | None = None, guard_passphrase: str | None = None
+                ) -> Iterator[dict[str, Any]]:
     """The records of a ``mem-export/1`` JSON-lines export (see module doc).
 
     Args:
@@ -127,11 +143,26 @@ def iter_export(store: Store, *, scope: str | None = None, sessions: bool = True
             that project when the scope is ``project/<name>``, none for other
             scopes.  None: everything.
         sessions: include sessions and their turns.
-        result: filled with counts as records are produced.
+        result: filled with counts as records are produced (the guard's
+            counts whether it is carried or not).
+        guard_passphrase: carry the exported tombstones' forget guard
+            sealed to it, in a ``guard`` record after the header
+            (``porcelain.carriedguard``); None: no guard record.
     """
     res = result if result is not None else ExportResult()
     yield {"format": FORMAT, "created": now_ms(), "scope": scope}
     refs: list[tuple[str, str]] = []
+    keys = {n[len("facts/"):] for n, _ in store.refs.iter("facts") if _in_scope(n[len("facts/"):], scope)}
+    tombs = []   # (first: the guard record, which needs them, comes before every object)
+    for name, oid in store.refs.iter("tombstones"):
+        t = store.get(oid, Tombstone)
+        if scope is None or t.key in keys or _in_scope(t.key, scope):
+            tombs.append((name, oid, t))
+    guard = build_guard(store, [t for _n, _o, t in tombs], lambda k: _in_scope(k, scope))
+    res.guard_pairs, res.guard_rules = len(guard.pairs), len(guard.rules)
+    if guard_passphrase is not None:
+        res.guard_carried = True
+        yield {"guard": seal_guard(guard, guard_passphrase)}
 
     def emit(kind: str, oid: str, obj) -> dict[str, Any]:
         res.objects[kind] = res.objects.get(kind, 0) + 1
@@ -144,12 +175,9 @@ def iter_export(store: Store, *, scope: str | None = None, sessions: bool = True
         for v in _chain_oldest_first(own_chain(key, list(walk(store, oid)))):   # (never another key's: test31b V1)
             yield emit("fact", v.id, v.fact)
         refs.append((name, oid))
-    keys = {n[len("facts/"):] for n, _ in refs}
-    for name, oid in store.refs.iter("tombstones"):
-        t = store.get(oid, Tombstone)
-        if scope is None or t.key in keys or _in_scope(t.key, scope):
-            yield emit("tombstone", oid, t)
-            refs.append((name, oid))
+    for name, oid, t in tombs:
+        yield emit("tombstone", oid, t)
+        refs.append((name, oid))
     res.sealed_skipped = sum(1 for n, _ in store.refs.iter("sealed") if _in_scope(n[len("sealed/"):], scope))
     project = scope.split("/")[1] if scope and scope.startswith("project/") and scope.count("/") == 1 else None
     if sessions and (scope is None or project):
@@ -169,14 +197,16 @@ def iter_export(store: Store, *, scope: str | None = None, sessions: bool = True
         yield {"ref": name, "id": oid}
 
 
-def export_jsonl(store: Store, out: IO[str], *, scope: str | None = None) -> ExportResult:
-    """Write a ``mem-export/1`` export of ``store`` to the text stream ``out``.
+def export_jsonl(store: Store, out: IO[str], *, scope: str | None = None,
+                 guard_passphrase: str | None = None) -> ExportResult:
+    """Write a ``mem-export/1`` export of ``store`` to the text stream ``out``
+    (``guard_passphrase``: with the forget guard sealed to it, :func:`iter_export`).
 
     Raises ForgetUnfinished (exit 6, nothing written) while a forget is
     unfinished (``objstore.core.unfinished``)."""
     refuse_while_stopped(store, "export")
     res = ExportResult()
-    for rec in iter_export(store, scope=scope, result=res):
+    for rec in iter_export(store, scope=scope, result=res, guard_passphrase=guard_passphrase):
         out.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
     return res
 
@@ -294,7 +324,8 @@ def _check_names(obj, lineno: int) -> None:
 
 
 def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import jsonl",
-                 progress=None, keep_existing: bool = False, agent: str | None = None) -> ImportResult:
+                 progress=None, keep_existing: bool = False, agent: str | None = None,
+                 guard_passphrase: str | None = None) -> ImportResult:
     """Bring a ``mem-export/1`` export into ``store`` (see module doc).
 
     Objects are written into one new pack, installed (durable) only once
@@ -332,6 +363,15 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
     it could write itself, ``agent_observed``, unpinned, reviewed; the
     refusal is ``caller.person_only``'s, exit 6).
 
+    Forget guard (``porcelain.carriedguard``): with ``guard_passphrase``
+    the export's ``guard`` record is opened as it is read (before anything
+    is written) and kept as this store's own once every line is checked,
+    before the pack is installed and any ref moves
+    (``carriedguard.apply_guard``; a refused import keeps none of it); its
+    tombstones then recognize their values here as where they were
+    written.  Without it the record is skipped (``ImportResult.guard``
+    "sealed").
+
     Raises:
         InvalidInput: not a ``mem-export/1`` stream, a malformed line, an
             object whose id is not the one recorded, or a name that holds a
@@ -340,6 +380,8 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
         Refused: refs of the export exist here at other versions (and not
             ``keep_existing``); or ``agent`` and the export holds forgotten
             or person-only content (no ref is changed).
+        WrongPassphrase: ``guard_passphrase`` does not open the guard
+            (exit 12, nothing is written).
         StoreLocked: the store lock was not obtained in time.
         LostTombstone: a tombstone ref names an object that cannot be read
             (what it forgot is unknown: nothing is imported).
@@ -348,6 +390,8 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
     refs: list[tuple[str, str]] = []
     header_seen = False
     tainted: set[str] = set()   # forgotten objects and those whose history holds one
+    guard = None
+    tomb_ids: dict[bytes, list[str]] = {}   # the export's tombstones by stored digest (the guard's pairs)
     with store.lock(command):
         tombs = all_tombstones(store, strict=True)   # a lost tombstone: nothing is imported
         gone = forgotten_check(store)
@@ -381,6 +425,13 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                                            hint="make one with: mem export --format jsonl")
                     header_seen = True
                     continue
+                if "guard" in rec:   # (session 41: the forget guard, sealed to a passphrase)
+                    if res.guard is not None:
+                        raise InvalidInput(f"line {lineno}: a second forget guard")
+                    res.guard = "sealed" if guard_passphrase is None else "applied"
+                    if guard_passphrase is not None:
+                        guard = open_guard(rec["guard"], guard_passphrase, lineno)
+                    continue
                 if "ref" in rec:
                     if not isinstance(rec.get("ref"), str) or not isinstance(rec.get("id"), str):
                         raise InvalidInput(f"line {lineno}: bad ref record")
@@ -397,6 +448,8 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                     raise InvalidInput(f"line {lineno}: the {rec['object']} does not hash to its recorded id "
                                        f"{rec['id'][:12]} (the line was changed or damaged)")
                 _check_names(obj, lineno)
+                if isinstance(obj, Tombstone):
+                    tomb_ids.setdefault(obj.value_sha256, []).append(oid)
                 heads[oid] = ref_name_of(obj, oid)   # what a ref naming it must be called (a chain's older
                 heads.pop(getattr(obj, "parent", None) or "", None)   # versions come first: only heads stay)
                 if agent is not None:
@@ -444,6 +497,11 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                               f"(first: {clash[0]}); nothing was imported",
                               hint="import into an empty store, or keep this store's refs with --keep-existing "
                                    "(the export's versions of those refs are then not kept)")
+            if guard is not None:   # before the journal's notes and the pack: no tombstone of this import is
+                done = apply_guard(store, guard, set(tomb_ids))   # ever live here without what recognizes its value
+                res.guard_pairs, res.guard_rules, res.guard_rules_left = done.pairs, done.rules, done.rules_left
+            elif guard_passphrase is not None:
+                res.guard = "none"
             firsts = {name: oid for name, oid in reversed(refs) if store.refs.read(name) is None}
             new = [(name, firsts.pop(name)) for name, _oid in refs if name in firsts]   # the first of each name
             # before any of their objects can be read: an import stopped in its ref phase (SIGTERM, kill -9)
@@ -469,6 +527,13 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
             moves = [(n, None, o) for n, o in new if n.partition("/")[0] == ns]
             store.update_refs(moves, command, time_ms=now)
             res.refs += len(moves)
+        if guard is not None:   # what mem fsck counts (carriedguard.carried_guard_state)
+            paired = {k for k, _d in guard.pairs}
+            try:
+                note_guarded(store, sorted(o for k, ids in tomb_ids.items() if k in paired for o in ids
+                                           if store.refs.read(f"tombstones/{o}") == o), now)
+            except OSError:
+                pass   # (the audit log unwritable: fsck then counts nothing of it, the guard itself is kept)
         for name, oid in refs:   # the imported head of a fact (also set before, by an import stopped
             if name.startswith("facts/") and store.refs.read(name) == oid:   # after its refs): redact on top
                 _redact_on_top(store, name[len("facts/"):], res, command)
