@@ -17,6 +17,7 @@ from objstore.core.packback import packs_to_put_back
 from objstore.core.reachability import Reach, kept_by_reflogs, lost_tombstones, walk
 from objstore.core.reflog import FILE_LINE_SHAPE, ReflogEntry, line_numbers
 from objstore.core.refs import has_legacy_at, not_utf8, validate_key
+from objstore.core.refsfolders import folder_problem
 from objstore.core.sealstate import plain_and_sealed
 from objstore.core.setback import ReadOnDemand, descends   # (re-exported: repair, doctor)
 from objstore.core.pullstop import pending_refs, unfinished as unfinished_pulls
@@ -87,16 +88,18 @@ def ref_file_problems(store: Store) -> tuple[list[str], dict[str, list[tuple[str
                  if os.path.islink(p) else f"{store.reflog.shown(p)}: not a regular file (damaged reflog)"
                  for p, bad in store.reflog.file_damage()]
     by_ns: dict[str, list[tuple[str, str]]] = {}
+    folders: list[str] = []   # a file in place of refs/facts/<scope> or …/project/<name> (test40 T9)
     for ns in _EXPECT:
         damaged: list[str] = []
         try:
-            by_ns[ns] = list(store.refs.iter(ns, damaged=damaged))
+            by_ns[ns] = list(store.refs.iter(ns, damaged=damaged, folders=folders))
         except MemError as e:
             problems.append(f"refs/{ns}: {e}")
             continue
         problems += [f"ref {name.encode('utf-8', 'backslashreplace').decode()}: its file name is not UTF-8 "
                      "(damaged ref file)" if not_utf8(name) else
                      f"ref {name}: does not hold an object id (damaged ref file)" for name in damaged]
+    problems += [folder_problem(where) for where in folders]
     return problems, by_ns
 
 

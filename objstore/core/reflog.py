@@ -32,6 +32,7 @@ from objstore.core.atomic import atomic_write, fsync_dir, read_store_file
 from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, MemError
 from objstore.core.ids import ZERO_ID
 from objstore.core.record import Frozen, set_fields
+from objstore.core.refsfolders import is_folder_level
 
 
 #: ``logs/PACKED_SESSIONS``: reflog lines of session refs written by bulk moves (module doc)
@@ -355,7 +356,9 @@ class Reflog:
             for d, dirs, fs in os.walk(self.root / "refs"):
                 files += [Path(d) / f for f in fs]
                 # a folder where a ref's reflog file should be (test29b Q4): its ref is a file
-                files += [Path(d) / x for x in dirs if os.path.isfile(self._ref_file_of(Path(d) / x))]
+                # (not a scope's or project's folder, where a file in place of the ref folder is the damage: T9)
+                files += [Path(d) / x for x in dirs if os.path.isfile(self._ref_file_of(Path(d) / x))
+                          and not is_folder_level((Path(d) / x).relative_to(self.root / "refs").as_posix())]
         out = []
         for p in sorted(files):
             try:

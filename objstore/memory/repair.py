@@ -66,6 +66,7 @@ from objstore.core.packback import put_back_packs
 from objstore.core.packmend import mend_packs
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
+from objstore.core.refsfolders import find as find_ref_folders
 from objstore.core.storepath import folder_damage, refs_dir_damage
 from objstore.memory.refrestore import own_history, rebuild, restore_refs, set_aside_stale_reflogs
 from objstore.memory.reflog_drops import drop_forgotten_reflog_entries
@@ -710,7 +711,10 @@ def repair_refs_dir(root: str | os.PathLike) -> str | None:
     """Set aside what stands at ``<root>/refs`` or at one of its namespace
     folders (``refs/facts``: fresh39 F10) in place of a folder (a file, a
     link to nothing, a link that loops: ``core.storepath.refs_dir_damage``,
-    which ``Store.open`` refuses), or at ``<root>/cache`` (fresh40 F4:
+    which ``Store.open`` refuses), else at each scope or project folder
+    below ``refs/facts`` and ``refs/sealed`` (``refs/facts/project``:
+    test40 T9, ``core.refsfolders.find``; the sound reflogs stay where they
+    are), or at ``<root>/cache`` (fresh40 F4:
     derived data), into the quarantine
     (``quarantine/<time>-<pid>/refs[/facts]``, the link itself, not what it
     points at) and make an empty folder there: ``mem fsck --repair`` then
@@ -723,10 +727,20 @@ def repair_refs_dir(root: str | os.PathLike) -> str | None:
     cache = root / "cache"   # derived data (fresh40 F4: internal errors, fsck said ok)
     damage = refs_dir_damage(root) or (("cache", folder_damage(cache)) if os.path.lexists(cache)
                                        and not os.path.isdir(cache) else None)
-    if damage is None or not (root / "objects").is_dir():
+    if not (root / "objects").is_dir():
         return None
+    if damage is None:   # below refs/facts and refs/sealed: a file in place of a scope or project folder (T9)
+        deep = [(where, folder_damage(root / where) or "is not a folder") for where in find_ref_folders(root)]
+        q = Quarantine(root) if deep else None
+        return "; ".join(_set_folder_aside(root, q, where, what) for where, what in deep) or None
     where, what = damage
-    q = Quarantine(root)
+    return _set_folder_aside(root, Quarantine(root), where, what)
+
+
+def _set_folder_aside(root: Path, q: Quarantine, where: str, what: str) -> str:
+    """Move what stands at ``root/where`` into the quarantine ``q`` (the
+    link itself, not its target) and make an empty folder in its place;
+    returns the sentence :func:`repair_refs_dir` gives."""
     dest = q.dir / where
     dest.parent.mkdir(parents=True, exist_ok=True)
     os.replace(root / where, dest)

@@ -267,7 +267,7 @@ def _writer_at_work(store: Store) -> bool:
 def _index(store: Store) -> list[Finding]:
     d = store.root / "index"
     if not d.is_dir() or not any(d.iterdir()):
-        has_content = any(True for ns in ("facts", "sessions") for _ in store.refs.iter(ns, damaged=[]))
+        has_content = any(True for ns in ("facts", "sessions") for _ in store.refs.iter(ns, damaged=[], folders=[]))
         if not has_content:
             return []  # a new, empty store: nothing to index yet
         return [Finding("index", "error", "the search index is missing", "mem reindex")]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from objstore.core.errors import CorruptObject, InvalidInput, NotFound
+from objstore.core.refsfolders import RefFolderDamaged
 from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
 from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
@@ -157,6 +158,8 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
                     hide = hider(store)
                 out.append(SearchResult("turn", h.id, t.session, t.timestamp, t.role, t.project, h.score,
                                         make_snippet(t.text, query, hide=hide)))
+        except RefFolderDamaged:   # a file in place of refs/facts/<scope>: every key under it unreadable (T9)
+            raise
         except (NotFound, CorruptObject):
             continue  # index ahead of the objects (e.g. after a crash): reindex repairs it
     return out

@@ -65,7 +65,7 @@ def vault_problem(store: Store) -> str | None:
     left behind by a copy, and fsck said "ok"): no sealed value can be
     read, nor a new one sealed to the same key.  None when no key is sealed
     or both files are there.  Reads only the refs and the two names."""
-    sealed = sum(1 for _n, _h in store.refs.iter("sealed", damaged=[]))
+    sealed = sum(1 for _n, _h in store.refs.iter("sealed", damaged=[], folders=[]))
     if not sealed:
         return None
     missing = [f"{VAULT_DIR}/{p.name}" for p in vault_paths(store) if not p.is_file()]
