@@ -22,6 +22,7 @@ from objstore.core.sealstate import plain_and_sealed
 from objstore.core.setback import ReadOnDemand, descends   # (re-exported: repair, doctor)
 from objstore.core.pullstop import pending_refs, unfinished as unfinished_pulls
 from objstore.core.spool import spooled_sources
+from objstore.core.storepath import scratch_damage
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
 from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR
@@ -103,6 +104,15 @@ def ref_file_problems(store: Store) -> tuple[list[str], dict[str, list[tuple[str
     return problems, by_ns
 
 
+def scratch_problem(name: str, what: str) -> str:
+    """fsck's line for ``tmp`` or ``locks`` (``core.storepath.SCRATCH_DIRS``)
+    not a folder: what stops, and that ``--repair`` sets it aside."""
+    stops = "every write stops (the store lock cannot be taken)" if name == "locks" else \
+        "push, pull and gc stop (their scratch files cannot be written)"
+    return (f"{name} {what}: {stops}; 'mem fsck --repair' sets it aside and makes an empty {name}/ "
+            "(it holds no data)")
+
+
 def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
          forgotten: Callable[[object], bool] | None = None) -> FsckReport:
     """Check the whole store.  See the module doc.  Raises UnsupportedVersion
@@ -168,6 +178,7 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
     packs.close()
     problems, by_ns = ref_file_problems(store)
     rep.problems += problems
+    rep.problems += [scratch_problem(name, what) for name, what in scratch_damage(store.root)]   # fix40b's leftover
     for ns, refs in by_ns.items():
         cls = _EXPECT[ns]
         for name, oid in refs:

@@ -67,7 +67,7 @@ from objstore.core.packmend import mend_packs
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
 from objstore.core.refsfolders import find as find_ref_folders
-from objstore.core.storepath import folder_damage, refs_dir_damage
+from objstore.core.storepath import folder_damage, refs_dir_damage, scratch_damage
 from objstore.memory.refrestore import own_history, rebuild, restore_refs, set_aside_stale_reflogs
 from objstore.memory.reflog_drops import drop_forgotten_reflog_entries
 
@@ -714,8 +714,9 @@ def repair_refs_dir(root: str | os.PathLike) -> str | None:
     which ``Store.open`` refuses), else at each scope or project folder
     below ``refs/facts`` and ``refs/sealed`` (``refs/facts/project``:
     test40 T9, ``core.refsfolders.find``; the sound reflogs stay where they
-    are), or at ``<root>/cache`` (fresh40 F4:
-    derived data), into the quarantine
+    are), and at ``<root>/cache`` (fresh40 F4:
+    derived data), ``<root>/tmp`` and ``<root>/locks`` (scratch and lock
+    files, ``core.storepath.scratch_damage``), into the quarantine
     (``quarantine/<time>-<pid>/refs[/facts]``, the link itself, not what it
     points at) and make an empty folder there: ``mem fsck --repair`` then
     sets each key's and session's ref again from its reflog or its objects
@@ -725,16 +726,17 @@ def repair_refs_dir(root: str | os.PathLike) -> str | None:
     opens the store."""
     root = Path(root).expanduser()
     cache = root / "cache"   # derived data (fresh40 F4: internal errors, fsck said ok)
-    damage = refs_dir_damage(root) or (("cache", folder_damage(cache)) if os.path.lexists(cache)
-                                       and not os.path.isdir(cache) else None)
     if not (root / "objects").is_dir():
         return None
-    if damage is None:   # below refs/facts and refs/sealed: a file in place of a scope or project folder (T9)
-        deep = [(where, folder_damage(root / where) or "is not a folder") for where in find_ref_folders(root)]
-        q = Quarantine(root) if deep else None
-        return "; ".join(_set_folder_aside(root, q, where, what) for where, what in deep) or None
-    where, what = damage
-    return _set_folder_aside(root, Quarantine(root), where, what)
+    refs = refs_dir_damage(root)
+    # else below refs/facts and refs/sealed: a file in place of a scope or project folder (test40 T9)
+    damage = [refs] if refs else [(where, folder_damage(root / where) or "is not a folder")
+                                  for where in find_ref_folders(root)]
+    if os.path.lexists(cache) and not os.path.isdir(cache):
+        damage.append(("cache", folder_damage(cache)))
+    damage += scratch_damage(root)   # tmp/, locks/: no data (fix40b's leftover: the repair itself could not lock)
+    q = Quarantine(root) if damage else None
+    return "; ".join(_set_folder_aside(root, q, where, what) for where, what in damage) or None
 
 
 def _set_folder_aside(root: Path, q: Quarantine, where: str, what: str) -> str:

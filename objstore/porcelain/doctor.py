@@ -154,7 +154,7 @@ def _permissions(root: Path) -> list[Finding]:
 #: mends it; else the path is moved aside by hand (caches and locks are made
 #: again; the audit log's history stays in the moved file).
 LAYOUT = (("objects", "dir", True), ("refs", "dir", True), ("logs", "dir", False), ("logs/audit", "file", False),
-          ("locks", "dir", False), ("locks/store.lock", "file", False), ("tmp", "dir", False),
+          ("locks", "dir", True), ("locks/store.lock", "file", False), ("tmp", "dir", True),
           ("index", "dir", False), ("index-journal", "file", True), ("index-journal.d", "dir", False),
           ("cache", "dir", False), ("config", "file", True), ("config.toml", "file", False),
           ("projects.json", "file", True), ("remotes.json", "file", False))
