@@ -295,6 +295,7 @@ _API: dict[str, tuple[str, str]] = {
     "remote_info": ("objstore.remote.sync", "remote_info"),
     "reflog": ("objstore.porcelain.history", "reflog"),
     "audit_log": ("objstore.core.audit", "read"),
+    "audit_damage_note": ("objstore.core.audit", "damage_note"),
     "audit_record": ("objstore.core.audit", "append"),
     "diff_versions": ("objstore.porcelain.history", "diff_versions"),
     "blame": ("objstore.porcelain.history", "blame"),

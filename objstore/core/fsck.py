@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from objstore.core.audit import damage_note as audit_damage_note
 from objstore.core.codec import decode
 from objstore.core.gc import stale_temps_note
 from objstore.core.journal import STOPPED_FORGET, STOPPED_FORGET_FIX, JournalEntries
@@ -179,6 +180,8 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
     problems, by_ns = ref_file_problems(store)
     rep.problems += problems
     rep.problems += [scratch_problem(name, what) for name, what in scratch_damage(store.root)]   # fix40b's leftover
+    if audit_note := audit_damage_note(store.reflog.root):   # garbage lines in logs/audit (fresh40 F10)
+        rep.warnings.append(audit_note)
     for ns, refs in by_ns.items():
         cls = _EXPECT[ns]
         for name, oid in refs:
