@@ -39,7 +39,8 @@ def check_searchable(queries: Sequence[str]) -> None:
     if not any(searchable(q) for q in queries):
         raise InvalidInput("no searchable word in the query" if len(queries) == 1  # (never echoed: it
                            else "no searchable word in any query",             # may be long, or a secret)
-                           hint="a query needs at least one letter or digit, in a word of at most 64 bytes")
+                           hint="a query needs at least one letter or digit, in a word of at most 64 bytes "
+                                "(emoji and punctuation are not indexed: search a word beside them)")
 
 
 def _unjoined(query: str) -> str:

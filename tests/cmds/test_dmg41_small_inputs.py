@@ -30,3 +30,13 @@ def test_garbage_in_the_audit_log_is_named_by_line(mem, store_path):
     with open(store_path / "logs" / "audit", "ab") as f:
         f.write(b"123\tcut sho")   # a last line torn by a crash: not damage
     assert "lines 2, 3:" in mem("audit").stderr
+
+
+def test_an_emoji_query_is_refused_in_the_readmes_words(mem):
+    mem("remember", "project/a/launch", "ship it 🚀 friday")
+    r = mem("search", "🚀", exit_code=2)
+    assert "emoji and punctuation are not indexed" in r.stderr, r.stderr
+    assert "project/a/launch" in mem("search", "ship").stdout
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert "any text as the\n  query" not in readme and "mem search 🚀` alone is\n  refused" in readme
