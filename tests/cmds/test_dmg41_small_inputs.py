@@ -40,3 +40,11 @@ def test_an_emoji_query_is_refused_in_the_readmes_words(mem):
     from pathlib import Path
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert "any text as the\n  query" not in readme and "mem search 🚀` alone is\n  refused" in readme
+
+
+def test_a_value_that_is_a_redaction_marker_alone_is_left_out_of_the_context(mem):
+    mem("remember", "project/api/staging-password", "hunter2")   # the README's tour: stored as the marker alone
+    mem("remember", "project/api/url", "https://api.example.com")
+    assert mem("get", "project/api/staging-password").stdout == "[REDACTED:named-secret]\n"
+    out = mem("context", "--project", "api").stdout
+    assert "project/api/url" in out and "staging-password" not in out, out
