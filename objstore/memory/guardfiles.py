@@ -96,7 +96,8 @@ def hash_key_damage(store: Store) -> str | None:
     if load_key(store.root) is not None:
         return None
     return (f"{KEY_FILE}: the store's hash key cannot be read (a damaged file): every 'mem forget' exits 13 (a new "
-            "tombstone cannot be keyed); the tombstones already written still hold; put the hash-key file back "
+            "tombstone cannot be keyed) and the hooks capture no turn (each one is logged in logs/hooks.log: "
+            "fresh40 F2); the tombstones already written still hold; put the hash-key file back "
             "from a backup or a copy of this store (mem never replaces it)")
 
 
