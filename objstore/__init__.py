@@ -74,7 +74,7 @@ _API: dict[str, tuple[str, str]] = {
     "finish_stopped_unseals": ("objstore.vault.sealed", "finish_stopped_unseals"),
     "drop_forgotten_reflog_entries": ("objstore.memory.reflog_drops", "drop_forgotten_reflog_entries"),
     "repair_config": ("objstore.memory.opening", "repair_config"),
-    "repair_refs_dir": ("objstore.memory.repair", "repair_refs_dir"),
+    "repair_refs_dir": ("objstore.memory.repairfolders", "repair_refs_dir"),
     "RepairReport": ("objstore.memory.repair", "RepairReport"),
     "ReadOnlyStore": ("objstore.core.errors", "ReadOnlyStore"),
     "gc": ("objstore.memory.forget", "gc"),

@@ -13,7 +13,7 @@ Sessions, tombstones and queue items are flat: they have no such level.
 * ``mem fsck`` and ``mem doctor`` name each such path (:func:`find`), and the
   reflog check leaves the sound reflog folder of that path alone
   (:func:`is_folder_level`);
-* ``mem fsck --repair`` sets each aside (``memory.repair.repair_refs_dir``)
+* ``mem fsck --repair`` sets each aside (``memory.repairfolders.repair_refs_dir``)
   and sets the keys' refs again from their reflogs."""
 
 from __future__ import annotations

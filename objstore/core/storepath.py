@@ -57,7 +57,7 @@ def refs_dir_damage(root: Path) -> tuple[str, str] | None:
     ``Store.open`` refuses such a store (exit 13, every command: it was an
     internal error, session 29's fresh helper; with ``refs/facts`` a file,
     ``mem keys`` listed the sealed keys alone, exit 0);
-    ``objstore.memory.repair.repair_refs_dir`` sets it aside."""
+    ``objstore.memory.repairfolders.repair_refs_dir`` sets it aside."""
     for where in ("refs", *(f"refs/{ns}" for ns in REF_FOLDERS)):
         p = Path(root) / where
         if not (os.path.isdir(p) or not os.path.lexists(p)):
@@ -76,7 +76,7 @@ def folder_damage(path: Path) -> str | None:
 
 
 #: store folders that hold no data, only what a command makes and removes (scratch files, lock files):
-#: a file in their place is set aside by ``mem fsck --repair`` (``memory.repair.repair_refs_dir``)
+#: a file in their place is set aside by ``mem fsck --repair`` (``memory.repairfolders.repair_refs_dir``)
 SCRATCH_DIRS = ("tmp", "locks")
 
 
