@@ -114,7 +114,6 @@ def damage_note(logs_root: Path) -> str | None:
     bad = damaged_lines(logs_root)
     if not bad:
         return None
-    from objstore.core.reflog import line_numbers   # (reflog imports this module)
     return (f"logs/audit {line_numbers(bad)}: not '{LINE_SHAPE}' (damaged audit "
             f"line{'s' if len(bad) != 1 else ''}): 'mem audit' and every reader skip "
             f"{'them' if len(bad) != 1 else 'it'} and read the rest")
@@ -142,3 +141,13 @@ def redact_ids(logs_root: Path, ids: Iterable[str]) -> int:
     if n:
         atomic_write(p, ("\n".join(out) + "\n").encode("utf-8"))
     return n
+
+
+def line_numbers(bad: list[int]) -> str:
+    """``line 3`` or ``lines 1, 2, 5`` (the first five, then ``and N more``)
+    for the damaged lines of a reflog file or of the audit log, as messages
+    give them."""
+    if len(bad) == 1:
+        return f"line {bad[0]}"
+    more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+    return "lines " + ", ".join(map(str, bad[:5])) + more

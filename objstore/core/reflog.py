@@ -28,6 +28,7 @@ import stat
 from pathlib import Path
 
 from objstore.core import audit
+from objstore.core.audit import line_numbers  # noqa: F401  (re-exported: fsck, the reflog readers)
 from objstore.core.atomic import atomic_write, fsync_dir, read_store_file
 from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, MemError
 from objstore.core.ids import ZERO_ID
@@ -113,15 +114,6 @@ def log_bytes(p: Path) -> bytes:
     if os.path.islink(p):
         raise CorruptObject(f"reflog {os.fsdecode(p)} is not readable: a symbolic link (never followed)")
     return read_store_file(p, LOG_FILE_MAX_BYTES, "reflog")
-
-
-def line_numbers(bad: list[int]) -> str:
-    """``line 3`` or ``lines 1, 2, 5`` (the first five, then ``and N more``)
-    for the damaged lines of a reflog file, as messages give them."""
-    if len(bad) == 1:
-        return f"line {bad[0]}"
-    more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
-    return "lines " + ", ".join(map(str, bad[:5])) + more
 
 
 class ReflogEntry(Frozen):

@@ -18,7 +18,7 @@ from objstore.core.hashkey import KEY_FILE, load_key
 from objstore.core.objects import Tombstone
 from objstore.core.salvage import Quarantine
 from objstore.core.store import Store
-from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR
+from objstore.core.unfinished import CREDENTIALS, DIRNAME as UNFINISHED_DIR, UnfinishedForgets
 from objstore.memory.tombdigests import DIGESTS_FILE, read_digests
 from objstore.memory.withdrawals import VERSION_RECORDS
 
@@ -148,7 +148,6 @@ def note_named(store: Store, name: str) -> str | None:
     note is named alike), ``mem forget --session ID``, ``mem forget
     --credentials``; None when none matches (a ``--match`` text, a
     ``KEY@vN``, an id, a key no ref names any more).  Reads ref names only."""
-    from objstore.core.unfinished import CREDENTIALS, UnfinishedForgets
     if UnfinishedForgets.name(*CREDENTIALS) == name:
         return "mem forget --credentials"
     for ns in ("facts", "sealed"):
