@@ -163,15 +163,16 @@ def note_named(store: Store, name: str) -> str | None:
 def last_forgets(store: Store, since_ms: int | None = None, count: int = 3) -> list[tuple[int, list[str]]]:
     """``(time ms, keys)`` of the last ``count`` forgets the audit log
     records (tombstones this store wrote, grouped by their second; keys
-    from the tombstone objects), from ``since_ms`` less a second on when
-    given (a stopped forget writes its note before its first tombstone:
+    from the tombstone objects), from ``since_ms`` on when given (a
+    file's mtime, never later than the write; a stopped forget writes its
+    note before its first tombstone:
     an earlier one is another forget, finished: test40 T19), newest
     first.  What an unreadable note's forget wrote before it stopped."""
     groups: dict[int, list[str]] = {}
     for e in audit.read(store.reflog.root):
         if e.command != _OWN or not e.ref.startswith("tombstones/") or not e.new:
             continue
-        if since_ms is not None and e.time < since_ms - 1000:
+        if since_ms is not None and e.time < since_ms:
             continue
         keys = groups.setdefault(e.time // 1000 * 1000, [])
         try:
