@@ -506,14 +506,24 @@ def home_from_env(home: str | None = None) -> str:
 
 def lock_timeout_from_env(value: float | None = None) -> float:
     """Seconds to wait for the store lock: ``value`` (``--lock-timeout``), else
-    ``$MEM_LOCK_TIMEOUT``, else 10."""
+    ``$MEM_LOCK_TIMEOUT``, else 10.  One rule for both (fresh40 F10: the
+    variable's ``banana``, ``-5``, ``99999`` were taken as 10 silently):
+    a number from 0 to 3600, else InvalidInput (exit 2, as ``--lock-timeout
+    abc`` is); an empty variable is unset."""
     if value is not None:
         return value
-    try:
-        v = float(os.environ.get("MEM_LOCK_TIMEOUT", "10"))
-    except ValueError:
+    raw = os.environ.get("MEM_LOCK_TIMEOUT", "").strip()
+    if not raw:
         return 10.0
-    return v if 0 <= v <= 3600 else 10.0   # nan, inf, negative: the default
+    try:
+        v = float(raw)
+    except ValueError:
+        v = float("nan")
+    if not 0 <= v <= 3600:   # nan, inf, negative, above an hour
+        from objstore import InvalidInput
+        raise InvalidInput(f"$MEM_LOCK_TIMEOUT={raw[:40]!r} is not a number of seconds from 0 to 3600",
+                           hint="set it to seconds (e.g. MEM_LOCK_TIMEOUT=30), or unset it (default 10)")
+    return v
 
 
 def version_json(v, *, current: bool) -> dict:

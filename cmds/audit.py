@@ -26,10 +26,16 @@ def command(since, limit, as_json, store):
       mem audit -n 50
       mem audit --json
 
+    Lines that are not audit lines (garbage, a mangled line) are skipped
+    with a warning naming them.
+
     Exit status: 0 ok; 2 a bad TIME; 10 no store.
     """
-    from objstore import audit_log, logs_path
-    entries = audit_log(logs_path(home_path(click.get_current_context())), since=since)
+    from objstore import audit_damage_note, audit_log, logs_path
+    logs = logs_path(home_path(click.get_current_context()))
+    entries = audit_log(logs, since=since)
+    if note := audit_damage_note(logs):   # (fresh40 F10: skipped silently)
+        click.echo(f"warning: {note}", err=True)
     if limit:
         entries = entries[-limit:]
     if as_json:

@@ -339,7 +339,8 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
 
 def _set_aside_notes(store, as_json: bool) -> list:
     """--repair of an unreadable forget-unfinished note (``objstore.set_aside_unreadable_notes``): it is
-    moved to the quarantine, and what it may have been is said (the audit log's last forgets)."""
+    moved to the quarantine, and which forget it was is said: the one its name is that of, else the tombstones
+    the audit log records from its time on, else that it cannot be told (never a forget finished before it)."""
     from objstore import set_aside_unreadable_notes
     from ._out import fmt_time
     with store.lock("fsck --repair"):
@@ -347,10 +348,18 @@ def _set_aside_notes(store, as_json: bool) -> list:
     for n in [] if as_json else aside:
         _say(f"repair: set aside the unreadable forget note forget-unfinished/{n.name} (moved to {n.moved_to}): "
              "push, backup and export no longer wait for it")
+        if n.forget:   # its name is that of this forget (test40 T19)
+            _say(f"repair:   it was the note of '{n.forget}' (or of a 'mem seal' of that key), stopped"
+                 + (f" at {fmt_time(n.at_ms)}" if n.at_ms else "") + " before it finished: its value may still "
+                 "be stored and leave in push, backup and export")
         for at, keys in n.last_forgets:
-            _say(f"repair:   a forget it may have been, recorded at {fmt_time(at)}: "
+            _say(f"repair:   tombstones that forget wrote before it stopped, at {fmt_time(at)}: "
                  + (", ".join(keys) if keys else "a 'mem forget --match' or '--session' (no key named)"))
-        _say("hint: if a value you forgot around then still shows ('mem search', 'mem get'), run that forget "
+        if not n.forget and not n.last_forgets:
+            _say("repair:   which forget it was cannot be told: it wrote no tombstone"
+                 + (f" (its note dates from {fmt_time(n.at_ms)})" if n.at_ms else ""))
+        _say(f"hint: run '{n.forget}' again to finish it" if n.forget else
+             "hint: if a value you forgot around then still shows ('mem search', 'mem get'), run that forget "
              "again", err=True)
     return aside
 

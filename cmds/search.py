@@ -35,8 +35,10 @@ def command(query, limit, what, exit_code, include_directives, as_json, store):
       mem search "auth.py" --what turns --json
       mem search "should we migrate" --include-directives
 
-    A query with no letter or digit ('!!!', '"') is refused with exit 2,
-    as recall refuses it: it could match nothing.
+    A query with no letter or digit ('!!!', '"', an emoji alone such as
+    '🚀') is refused with exit 2, as recall refuses it: emoji and
+    punctuation are not indexed, so it could match nothing (search a word
+    beside them).
 
     Exit status: 0 ok (also with no hits, unless --exit-code); 1 no hits
     with --exit-code; 2 no searchable word; 10 no store.

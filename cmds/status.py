@@ -21,7 +21,8 @@ def command(as_json, store):
     now: a forget not pushed yet shows here, as its tombstones); a forget or a pull a killed process stopped
     half way, with the command that finishes it; index updates waiting in
     the index journal; whether the resident helper runs.  What another
-    machine pushed since needs the network: mem pull.
+    machine pushed since needs the network: mem pull.  A damaged hash-key
+    file, which stops capture, is warned about on stderr.
 
     --plain prints one tab-separated record a line, its kind first (fields
     escaped as every --plain output is): "store", root, keys, sealed keys,
@@ -39,8 +40,10 @@ def command(as_json, store):
 
     Exit status: 0 ok; 10 no store; 13 a damaged remotes.json.
     """
-    from objstore import helper_running, remote_status, store_status
+    from objstore import hash_key_damage, helper_running, remote_status, store_status
     st = store_status(store, remotes=remote_status(store), helper=helper_running(store.root))
+    if why := hash_key_damage(store):   # capture stopped, only logged (fresh40 F2): said in every mode
+        click.echo(f"warning: capture is stopped: {why}", err=True)
     if _out.PLAIN:
         for line in _plain(st):
             click.echo(line)

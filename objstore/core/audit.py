@@ -73,7 +73,7 @@ def read(logs_root: Path, *, since: int | None = None) -> list[AuditEntry]:
     out = []
     for ln in data.splitlines():
         p = ln.split("\t")
-        if len(p) != 5 or not p[0].isdigit():
+        if not _is_line(p):
             continue
         t = int(p[0])
         if since is not None and t < since:
@@ -81,6 +81,42 @@ def read(logs_root: Path, *, since: int | None = None) -> list[AuditEntry]:
         out.append(AuditEntry(t, p[1], "" if p[2] == "-" else p[2], None if p[3] == "-" else p[3],
                               None if p[4] == "-" else p[4]))
     return out
+
+
+def _is_line(fields: list[str]) -> bool:
+    """Whether a line's tab-separated ``fields`` are an audit line (five,
+    the first a time): what :func:`read` reads, the rest it skips."""
+    return len(fields) == 5 and fields[0].isdigit()
+
+
+#: the shape of an audit line, as messages give it
+LINE_SHAPE = "<ms> TAB <command> TAB <ref> TAB <old id> TAB <new id>"
+
+
+def damaged_lines(logs_root: Path) -> list[int]:
+    """The numbers (from 1) of the lines of ``<logs_root>/audit`` that are
+    not audit lines (garbage appended, a line mangled), which :func:`read`
+    skips: ``mem audit`` warns, ``mem fsck`` and ``mem doctor`` name them
+    (fresh40 F10: skipped silently).  A last line without its LF (torn by
+    a crash mid-append) and empty lines are not counted.  ``[]`` when the
+    file is missing or not readable (``mem doctor`` names that)."""
+    try:
+        data = (logs_root / AUDIT_FILE).read_text("utf-8", "replace")
+    except OSError:
+        return []
+    lines = data.split("\n")[:-1]   # the last piece: "" after a final LF, else a torn line
+    return [i for i, ln in enumerate(lines, 1) if ln and not _is_line(ln.split("\t"))]
+
+
+def damage_note(logs_root: Path) -> str | None:
+    """The warning for :func:`damaged_lines` (``logs/audit line 3: not
+    '…' (damaged audit lines) …``), or None when there are none."""
+    bad = damaged_lines(logs_root)
+    if not bad:
+        return None
+    return (f"logs/audit {line_numbers(bad)}: not '{LINE_SHAPE}' (damaged audit "
+            f"line{'s' if len(bad) != 1 else ''}): 'mem audit' and every reader skip "
+            f"{'them' if len(bad) != 1 else 'it'} and read the rest")
 
 
 def redact_ids(logs_root: Path, ids: Iterable[str]) -> int:
@@ -105,3 +141,13 @@ def redact_ids(logs_root: Path, ids: Iterable[str]) -> int:
     if n:
         atomic_write(p, ("\n".join(out) + "\n").encode("utf-8"))
     return n
+
+
+def line_numbers(bad: list[int]) -> str:
+    """``line 3`` or ``lines 1, 2, 5`` (the first five, then ``and N more``)
+    for the damaged lines of a reflog file or of the audit log, as messages
+    give them."""
+    if len(bad) == 1:
+        return f"line {bad[0]}"
+    more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+    return "lines " + ", ".join(map(str, bad[:5])) + more

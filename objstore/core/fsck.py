@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from objstore.core.audit import damage_note as audit_damage_note
 from objstore.core.codec import decode
 from objstore.core.gc import stale_temps_note
 from objstore.core.journal import STOPPED_FORGET, STOPPED_FORGET_FIX, JournalEntries
@@ -17,10 +18,12 @@ from objstore.core.packback import packs_to_put_back
 from objstore.core.reachability import Reach, kept_by_reflogs, lost_tombstones, walk
 from objstore.core.reflog import FILE_LINE_SHAPE, ReflogEntry, line_numbers
 from objstore.core.refs import has_legacy_at, not_utf8, validate_key
+from objstore.core.refsfolders import folder_problem
 from objstore.core.sealstate import plain_and_sealed
 from objstore.core.setback import ReadOnDemand, descends   # (re-exported: repair, doctor)
 from objstore.core.pullstop import pending_refs, unfinished as unfinished_pulls
 from objstore.core.spool import spooled_sources
+from objstore.core.storepath import scratch_damage
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
 from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR
@@ -87,17 +90,28 @@ def ref_file_problems(store: Store) -> tuple[list[str], dict[str, list[tuple[str
                  if os.path.islink(p) else f"{store.reflog.shown(p)}: not a regular file (damaged reflog)"
                  for p, bad in store.reflog.file_damage()]
     by_ns: dict[str, list[tuple[str, str]]] = {}
+    folders: list[str] = []   # a file in place of refs/facts/<scope> or …/project/<name> (test40 T9)
     for ns in _EXPECT:
         damaged: list[str] = []
         try:
-            by_ns[ns] = list(store.refs.iter(ns, damaged=damaged))
+            by_ns[ns] = list(store.refs.iter(ns, damaged=damaged, folders=folders))
         except MemError as e:
             problems.append(f"refs/{ns}: {e}")
             continue
         problems += [f"ref {name.encode('utf-8', 'backslashreplace').decode()}: its file name is not UTF-8 "
                      "(damaged ref file)" if not_utf8(name) else
                      f"ref {name}: does not hold an object id (damaged ref file)" for name in damaged]
+    problems += [folder_problem(where) for where in folders]
     return problems, by_ns
+
+
+def scratch_problem(name: str, what: str) -> str:
+    """fsck's line for ``tmp`` or ``locks`` (``core.storepath.SCRATCH_DIRS``)
+    not a folder: what stops, and that ``--repair`` sets it aside."""
+    stops = "every write stops (the store lock cannot be taken)" if name == "locks" else \
+        "push, pull and gc stop (their scratch files cannot be written)"
+    return (f"{name} {what}: {stops}; 'mem fsck --repair' sets it aside and makes an empty {name}/ "
+            "(it holds no data)")
 
 
 def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
@@ -165,6 +179,9 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
     packs.close()
     problems, by_ns = ref_file_problems(store)
     rep.problems += problems
+    rep.problems += [scratch_problem(name, what) for name, what in scratch_damage(store.root)]   # fix40b's leftover
+    if audit_note := audit_damage_note(store.reflog.root):   # garbage lines in logs/audit (fresh40 F10)
+        rep.warnings.append(audit_note)
     for ns, refs in by_ns.items():
         cls = _EXPECT[ns]
         for name, oid in refs:

@@ -46,6 +46,7 @@ from objstore.core.salvage import quarantine_files
 from objstore.core.store import Store
 from objstore.core.unfinished import DIRNAME
 from objstore.core.unnamed import ref_check, unnamed_chains
+from objstore.core.storepath import refuse_scratch
 
 DEFAULT_GRACE_S = 14 * 24 * 3600
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -373,6 +374,7 @@ def new_scratch(store: Store, kind: str) -> Path:
     path = store.root / "tmp" / f"{kind}-{os.getpid()}-{os.urandom(3).hex()}"
     if _SCRATCH.fullmatch(path.name) is None:
         raise ValueError(f"{kind!r} is not a scratch kind")
+    refuse_scratch(path.parent)   # a file in place of tmp/: named, exit 13
     path.parent.mkdir(mode=0o700, exist_ok=True)
     path.mkdir(mode=0o700)
     return path

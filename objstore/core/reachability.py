@@ -25,8 +25,8 @@ def roots(store: Store, *, include_reflogs: bool = True,
     """``(where, id)`` pairs: ``where`` is a ref name or ``reflog``.  A ref
     that does not hold an id raises CorruptObject, unless ``damaged`` is a
     list (its name is appended; its reflog still counts)."""
-    for ns in NAMESPACES:
-        yield from store.refs.iter(ns, damaged=damaged)
+    for ns in NAMESPACES:   # a file in place of a scope or project folder counts as a damaged ref (test40 T9)
+        yield from store.refs.iter(ns, damaged=damaged, folders=damaged)
     if include_reflogs:
         for oid in store.reflog.iter_all_ids():
             yield "reflog", oid

@@ -28,10 +28,12 @@ import stat
 from pathlib import Path
 
 from objstore.core import audit
+from objstore.core.audit import line_numbers  # noqa: F401  (re-exported: fsck, the reflog readers)
 from objstore.core.atomic import atomic_write, fsync_dir, read_store_file
 from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, MemError
 from objstore.core.ids import ZERO_ID
 from objstore.core.record import Frozen, set_fields
+from objstore.core.refsfolders import is_folder_level
 
 
 #: ``logs/PACKED_SESSIONS``: reflog lines of session refs written by bulk moves (module doc)
@@ -112,15 +114,6 @@ def log_bytes(p: Path) -> bytes:
     if os.path.islink(p):
         raise CorruptObject(f"reflog {os.fsdecode(p)} is not readable: a symbolic link (never followed)")
     return read_store_file(p, LOG_FILE_MAX_BYTES, "reflog")
-
-
-def line_numbers(bad: list[int]) -> str:
-    """``line 3`` or ``lines 1, 2, 5`` (the first five, then ``and N more``)
-    for the damaged lines of a reflog file, as messages give them."""
-    if len(bad) == 1:
-        return f"line {bad[0]}"
-    more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
-    return "lines " + ", ".join(map(str, bad[:5])) + more
 
 
 class ReflogEntry(Frozen):
@@ -355,7 +348,9 @@ class Reflog:
             for d, dirs, fs in os.walk(self.root / "refs"):
                 files += [Path(d) / f for f in fs]
                 # a folder where a ref's reflog file should be (test29b Q4): its ref is a file
-                files += [Path(d) / x for x in dirs if os.path.isfile(self._ref_file_of(Path(d) / x))]
+                # (not a scope's or project's folder, where a file in place of the ref folder is the damage: T9)
+                files += [Path(d) / x for x in dirs if os.path.isfile(self._ref_file_of(Path(d) / x))
+                          and not is_folder_level((Path(d) / x).relative_to(self.root / "refs").as_posix())]
         out = []
         for p in sorted(files):
             try:

@@ -57,6 +57,7 @@ from objstore.core.refkeys import (  # noqa: F401  (re-exported: the ref names' 
     validate_session_id,
 )
 from objstore.core.refnames import escape_name, legacy_name, not_utf8, unescape_name
+from objstore.core.refsfolders import SCOPE_DIRS, file_above, folder_error, misplaced
 
 
 def _holds_no_name_char(name: str) -> bool:
@@ -477,8 +478,8 @@ class Refs:
             data = read_store_file(p, SMALL_FILE_MAX_BYTES, f"ref {ref}:")
         except FileNotFoundError:
             return None
-        except NotADirectoryError:
-            raise CorruptObject(f"ref {ref} is not readable as an id: a file stands where a folder of {p} should") from None
+        except NotADirectoryError:   # a file in place of a folder above it: every key under it (test40 T9)
+            raise folder_error(file_above(p)) from None
         except OSError as e:
             if e.errno == errno.ENAMETOOLONG:   # no ref file can have that name (a long legacy KEY@vN)
                 return None
@@ -668,11 +669,15 @@ class Refs:
         _packed, names, _badname, _loose, _own, _other = self._listing(namespace)
         return sorted(names)
 
-    def _listing(self, namespace: str) -> tuple[dict, set, set, set, dict, dict]:
+    def _listing(self, namespace: str, folders: list[str] | None = None) -> tuple[dict, set, set, set, dict, dict]:
         """What :meth:`iter` and :meth:`names` list: ``(packed table, ref
         names, names of loose files that are not UTF-8, names of the loose
         files, ref name -> its packed name when that is canonical as it is,
-        ref name -> the other packed names)``."""
+        ref name -> the other packed names)``.  A file in place of a scope
+        or project folder raises CorruptObject (exit 13,
+        ``core.refsfolders.folder_error``), unless ``folders`` is a list:
+        then its path (``refs/facts/project``) is appended there and the
+        keys under it are left out."""
         base = self.root / namespace
         packed = self._packed_state(namespace)[1] if namespace in PACKED_FILES else {}
         if not base.is_dir() and not packed:
@@ -696,9 +701,16 @@ class Refs:
             for scope_dir in sorted(os.listdir(base) if base.is_dir() else ()):
                 d = base / scope_dir
                 if not d.is_dir():   # a file or a FIFO beside the scopes is no ref
+                    if scope_dir in SCOPE_DIRS:   # ... but in place of a scope folder: damage (test40 T9)
+                        self._bad_folder(f"refs/{namespace}/{scope_dir}", folders)
                     continue
                 if scope_dir == "project":
-                    subs = [(f"project/{unescape_name(p)}", d / p) for p in sorted(os.listdir(d)) if (d / p).is_dir()]
+                    entries = sorted(os.listdir(d))
+                    subs = [(f"project/{unescape_name(p)}", d / p) for p in entries if (d / p).is_dir()]
+                    if len(subs) < len(entries):   # a file in place of a project's folder (test40 T9)?
+                        for p in entries:
+                            if misplaced(d, p, scope_level=False):
+                                self._bad_folder(f"refs/{namespace}/project/{p}", folders)
                 else:
                     subs = [(scope_dir, d)]
                 for scope, sd in subs:
@@ -724,15 +736,28 @@ class Refs:
             names = loose | own.keys() | other.keys()
         return packed, names, badname, loose, own, other
 
-    def iter(self, namespace: str, *, damaged: list[str] | None = None) -> Iterator[tuple[str, str]]:
+    def _bad_folder(self, where: str, folders: list[str] | None) -> None:
+        """A file at ``where`` (under the store's root) in place of a scope
+        or project folder: raise :func:`folder_error`, or append it to
+        ``folders`` when that is a list."""
+        if folders is None:
+            raise folder_error(self.root.parent / where)
+        folders.append(where)
+
+    def iter(self, namespace: str, *, damaged: list[str] | None = None,
+             folders: list[str] | None = None) -> Iterator[tuple[str, str]]:
         """``(ref name, id)`` for every ref under ``facts``, ``sealed``,
         ``sessions``, ``tombstones`` or ``queue``, sorted by name.
 
         A ref file that does not hold an id raises CorruptObject, unless
         ``damaged`` is a list: then its name is appended there and the other
         refs are still yielded (readers go on with the healthy part;
-        ``mem fsck --repair`` restores it from its reflog)."""
-        packed, names, badname, loose, own, other = self._listing(namespace)
+        ``mem fsck --repair`` restores it from its reflog).  A file in
+        place of a scope or project folder (``refs/facts/project``: test40
+        T9) raises CorruptObject for every reader, unless ``folders`` is a
+        list (fsck, doctor, the reachability walk): then its path is
+        appended there and the keys under it are left out."""
+        packed, names, badname, loose, own, other = self._listing(namespace, folders)
         for name in sorted(names | badname):
             try:
                 if name in badname:

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from objstore.core.errors import CorruptObject, InvalidInput, StoreNotFound
 
-__all__ = ["SKELETON_DIRS", "config_missing", "not_a_store_reason", "refs_dir_damage", "refuse_foreign",
-           "refuse_to_create"]
+__all__ = ["SCRATCH_DIRS", "SKELETON_DIRS", "config_missing", "not_a_store_reason", "refs_dir_damage",
+           "refuse_foreign", "refuse_scratch", "refuse_to_create", "scratch_damage"]
 
 #: what :meth:`Store.init` makes before the config (a creation that died
 #: leaves a subset of these, empty)
@@ -57,7 +57,7 @@ def refs_dir_damage(root: Path) -> tuple[str, str] | None:
     ``Store.open`` refuses such a store (exit 13, every command: it was an
     internal error, session 29's fresh helper; with ``refs/facts`` a file,
     ``mem keys`` listed the sealed keys alone, exit 0);
-    ``objstore.memory.repair.repair_refs_dir`` sets it aside."""
+    ``objstore.memory.repairfolders.repair_refs_dir`` sets it aside."""
     for where in ("refs", *(f"refs/{ns}" for ns in REF_FOLDERS)):
         p = Path(root) / where
         if not (os.path.isdir(p) or not os.path.lexists(p)):
@@ -73,6 +73,34 @@ def folder_damage(path: Path) -> str | None:
     nothing.  ``Store.open`` refuses such a store with exit 13 (test30c
     T12: every read or write failed inside, an internal error)."""
     return _kind(Path(path)) if os.path.lexists(path) else None
+
+
+#: store folders that hold no data, only what a command makes and removes (scratch files, lock files):
+#: a file in their place is set aside by ``mem fsck --repair`` (``memory.repairfolders.repair_refs_dir``)
+SCRATCH_DIRS = ("tmp", "locks")
+
+
+def scratch_damage(root: Path) -> list[tuple[str, str]]:
+    """``(name, what)`` of each of :data:`SCRATCH_DIRS` under the store
+    ``root`` that is a file, a link to nothing or a link that loops in
+    place of a folder (``what``: :func:`_kind`'s clause); ``[]`` when each
+    is a folder or missing.  One ``stat`` each.  ``mem fsck`` names them
+    (fix40b's leftover: only doctor did)."""
+    return [(name, _kind(Path(root) / name) or "is not a folder") for name in SCRATCH_DIRS
+            if os.path.lexists(Path(root) / name) and not os.path.isdir(Path(root) / name)]
+
+
+def refuse_scratch(tmp: Path) -> None:
+    """Raise CorruptObject (exit 13) naming ``tmp`` (``<store>/tmp``) when
+    it is not a folder, before a writer makes its scratch folder in it
+    (``mem push``, ``pull``, ``push --repair``, ``gc``: it was an internal
+    error, ``NotADirectoryError``).  Returns when it is a folder or
+    missing (the writer makes it)."""
+    bad = folder_damage(tmp)
+    if bad is not None:
+        raise CorruptObject(f"{tmp} {bad}: the store's scratch folder cannot be written, nothing was done",
+                            hint="'mem fsck --repair' sets it aside and makes an empty tmp/ "
+                                 "(it holds only scratch files: nothing stored is lost)")
 
 
 def _kind(root: Path) -> str | None:

@@ -46,7 +46,7 @@ def ref_check(store) -> Callable[[str], bool]:
     lost ref for ``mem fsck --repair`` to set; unless ``logs/refs/facts``
     itself is gone (reflogs lost or set aside: every key is rebuilt).  Reads a key's reflog only
     for a key with no ref."""
-    sealed = {n[len("sealed/"):] for n, _ in store.refs.iter("sealed", damaged=[])}
+    sealed = {n[len("sealed/"):] for n, _ in store.refs.iter("sealed", damaged=[], folders=[])}
     waiting: list[set[str] | None] = []
 
     def noted(name: str) -> bool:   # a ref a stopped writer was to set (None: the journal unreadable)

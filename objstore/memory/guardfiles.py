@@ -18,7 +18,7 @@ from objstore.core.hashkey import KEY_FILE, load_key
 from objstore.core.objects import Tombstone
 from objstore.core.salvage import Quarantine
 from objstore.core.store import Store
-from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR
+from objstore.core.unfinished import CREDENTIALS, DIRNAME as UNFINISHED_DIR, UnfinishedForgets
 from objstore.memory.tombdigests import DIGESTS_FILE, read_digests
 from objstore.memory.withdrawals import VERSION_RECORDS
 
@@ -96,7 +96,8 @@ def hash_key_damage(store: Store) -> str | None:
     if load_key(store.root) is not None:
         return None
     return (f"{KEY_FILE}: the store's hash key cannot be read (a damaged file): every 'mem forget' exits 13 (a new "
-            "tombstone cannot be keyed); the tombstones already written still hold; put the hash-key file back "
+            "tombstone cannot be keyed) and the hooks capture no turn (each one is logged in logs/hooks.log: "
+            "fresh40 F2); the tombstones already written still hold; put the hash-key file back "
             "from a backup or a copy of this store (mem never replaces it)")
 
 
@@ -121,26 +122,57 @@ class SetAsideNote:
 
     Attributes:
         name: its file name.  moved_to: its path in the quarantine.
-        last_forgets: ``(time ms, keys)`` of the last forgets the audit
-            log records at or before the note's time (keys: the keys their
-            tombstones name; empty for a ``--match`` or a session's), newest first.
+        last_forgets: ``(time ms, keys)`` of the tombstones the audit log
+            records from the note's time on (keys: the keys they name;
+            empty for a ``--match`` or a session's), newest first: the
+            part the stopped forget wrote, never a forget finished before
+            it (test40 T19).
+        forget: the forget the note's name is that of (``mem forget KEY``,
+            ``mem forget --session ID``, ``mem forget --credentials``:
+            :func:`note_named`), or None when it cannot be told.
+        at_ms: the note's time (its file's mtime, ms), or None.
     """
 
     name: str
     moved_to: str
     last_forgets: list[tuple[int, list[str]]]
+    forget: str | None = None
+    at_ms: int | None = None
 
 
-def last_forgets(store: Store, until_ms: int | None = None, count: int = 3) -> list[tuple[int, list[str]]]:
+def note_named(store: Store, name: str) -> str | None:
+    """The forget whose note has the file name ``name`` (the first 32 hex
+    of SHA-256 of ``kind TAB selector``: ``core.unfinished``), found by
+    trying each key with a fact or sealed ref, each session and
+    ``--credentials``: ``mem forget KEY`` (or ``mem seal KEY``, whose
+    note is named alike), ``mem forget --session ID``, ``mem forget
+    --credentials``; None when none matches (a ``--match`` text, a
+    ``KEY@vN``, an id, a key no ref names any more).  Reads ref names only."""
+    if UnfinishedForgets.name(*CREDENTIALS) == name:
+        return "mem forget --credentials"
+    for ns in ("facts", "sealed"):
+        for ref in store.refs.iter(ns, damaged=[], folders=[]):
+            if UnfinishedForgets.name("what", ref[0].split("/", 1)[1]) == name:
+                return f"mem forget {ref[0].split('/', 1)[1]}"
+    for ref in store.refs.names("sessions"):
+        if UnfinishedForgets.name("session", ref.split("/", 1)[1]) == name:
+            return f"mem forget --session {ref.split('/', 1)[1]}"
+    return None
+
+
+def last_forgets(store: Store, since_ms: int | None = None, count: int = 3) -> list[tuple[int, list[str]]]:
     """``(time ms, keys)`` of the last ``count`` forgets the audit log
     records (tombstones this store wrote, grouped by their second; keys
-    from the tombstone objects), at or before ``until_ms`` plus a minute
-    when given, newest first.  What an unreadable note may have been."""
+    from the tombstone objects), from ``since_ms`` on when given (a
+    file's mtime, never later than the write; a stopped forget writes its
+    note before its first tombstone:
+    an earlier one is another forget, finished: test40 T19), newest
+    first.  What an unreadable note's forget wrote before it stopped."""
     groups: dict[int, list[str]] = {}
     for e in audit.read(store.reflog.root):
         if e.command != _OWN or not e.ref.startswith("tombstones/") or not e.new:
             continue
-        if until_ms is not None and e.time > until_ms + 60_000:
+        if since_ms is not None and e.time < since_ms:
             continue
         keys = groups.setdefault(e.time // 1000 * 1000, [])
         try:
@@ -156,7 +188,8 @@ def set_aside_unreadable_notes(store: Store) -> list[SetAsideNote]:
     """``mem fsck --repair`` of a ``forget-unfinished`` note that does not
     read (fresh39 F13: push, backup and export refused for good, and the
     rerun it asked for could not be named): move it into a new quarantine
-    folder, after noting what it may have been (:func:`last_forgets`).
+    folder, after noting which forget it was (:func:`note_named`) and the
+    tombstones it wrote (:func:`last_forgets`).
     Caller holds the store lock.  Raises OSError."""
     out: list[SetAsideNote] = []
     q = None
@@ -164,11 +197,12 @@ def set_aside_unreadable_notes(store: Store) -> list[SetAsideNote]:
         if s.kind != "?":
             continue
         try:
-            until = int(s.path.stat().st_mtime * 1000)
+            since = int(s.path.stat().st_mtime * 1000)
         except OSError:
-            until = None
-        forgets = last_forgets(store, until)
+            since = None
+        forgets = last_forgets(store, since) if since is not None else []
+        named = note_named(store, s.path.name)
         q = q or Quarantine(store.root)
         dest = q.move(s.path, f"{UNFINISHED_DIR}-{s.path.name}")
-        out.append(SetAsideNote(s.path.name, str(dest), forgets))
+        out.append(SetAsideNote(s.path.name, str(dest), forgets, named, since))
     return out

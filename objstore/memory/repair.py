@@ -50,7 +50,6 @@ was readable is dropped.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,7 +65,6 @@ from objstore.core.packback import put_back_packs
 from objstore.core.packmend import mend_packs
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
-from objstore.core.storepath import folder_damage, refs_dir_damage
 from objstore.memory.refrestore import own_history, rebuild, restore_refs, set_aside_stale_reflogs
 from objstore.memory.reflog_drops import drop_forgotten_reflog_entries
 
@@ -704,31 +702,3 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
     elif parent != head:
         store.update_ref(name, head, parent, "fsck --repair", time_ms=now)
         rep.mended.append(name)
-
-
-def repair_refs_dir(root: str | os.PathLike) -> str | None:
-    """Set aside what stands at ``<root>/refs`` or at one of its namespace
-    folders (``refs/facts``: fresh39 F10) in place of a folder (a file, a
-    link to nothing, a link that loops: ``core.storepath.refs_dir_damage``,
-    which ``Store.open`` refuses), or at ``<root>/cache`` (fresh40 F4:
-    derived data), into the quarantine
-    (``quarantine/<time>-<pid>/refs[/facts]``, the link itself, not what it
-    points at) and make an empty folder there: ``mem fsck --repair`` then
-    sets each key's and session's ref again from its reflog or its objects
-    (``objstore.core.unnamed``).  Returns what was done (a sentence), or
-    None when nothing stands in place of them, or ``root`` holds no
-    ``objects/`` (not a store).  Caller: ``mem fsck --repair``, before it
-    opens the store."""
-    root = Path(root).expanduser()
-    cache = root / "cache"   # derived data (fresh40 F4: internal errors, fsck said ok)
-    damage = refs_dir_damage(root) or (("cache", folder_damage(cache)) if os.path.lexists(cache)
-                                       and not os.path.isdir(cache) else None)
-    if damage is None or not (root / "objects").is_dir():
-        return None
-    where, what = damage
-    q = Quarantine(root)
-    dest = q.dir / where
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(root / where, dest)
-    (root / where).mkdir(mode=0o700)
-    return f"{where} {what}: set it aside as {dest.relative_to(root).as_posix()} and made an empty {where}/"

@@ -104,7 +104,8 @@ def rules_problem(store: Store) -> str | None:
     what ``mem fsck``, ``mem doctor`` and the hooks name (test34b T23:
     silent, and the next turns stored the sealed value in the clear).  A
     message naming the way to rebuild it.  Reads only."""
-    sealed = sum(1 for _n, _h in store.refs.iter("sealed", damaged=[]))
+    folders: list[str] = []   # a file in place of refs/sealed/<scope> (test40 T9): fsck names it; its keys count
+    sealed = sum(1 for _n, _h in store.refs.iter("sealed", damaged=[], folders=folders)) + len(folders)
     try:
         raw = (store.root / RULES_FILE).read_bytes()
     except FileNotFoundError:

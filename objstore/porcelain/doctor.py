@@ -103,6 +103,7 @@ from objstore.core.store import FACT_COMMIT_WAIT_S, FACT_WRITER, INIT_LOCK
 from objstore.core.sealstate import plain_and_sealed
 from objstore.memory.sealrules import rules_problem
 from objstore.core.store import Store
+from objstore.core.audit import damage_note as audit_damage_note
 from objstore.core.storepath import folder_damage, refs_dir_damage
 from objstore.integrations.install import EVENT_TIMEOUTS, handler_home, is_mem_handler
 from objstore.porcelain.doctorobjects import loose_findings
@@ -154,7 +155,7 @@ def _permissions(root: Path) -> list[Finding]:
 #: mends it; else the path is moved aside by hand (caches and locks are made
 #: again; the audit log's history stays in the moved file).
 LAYOUT = (("objects", "dir", True), ("refs", "dir", True), ("logs", "dir", False), ("logs/audit", "file", False),
-          ("locks", "dir", False), ("locks/store.lock", "file", False), ("tmp", "dir", False),
+          ("locks", "dir", True), ("locks/store.lock", "file", False), ("tmp", "dir", True),
           ("index", "dir", False), ("index-journal", "file", True), ("index-journal.d", "dir", False),
           ("cache", "dir", False), ("config", "file", True), ("config.toml", "file", False),
           ("projects.json", "file", True), ("remotes.json", "file", False))
@@ -184,6 +185,14 @@ def _layout(root: Path) -> list[Finding]:
                            f"mv {p} {p}.damaged  (mem makes it again{'; the old audit lines stay in the moved file' if rel == 'logs/audit' else ''})",
                            (str(p),)))
     return out
+
+
+def _audit(store: Store) -> list[Finding]:
+    """A warning naming the lines of ``logs/audit`` that are not audit lines
+    (``core.audit.damage_note``: fresh40 F10, skipped silently)."""
+    note = audit_damage_note(store.reflog.root)
+    return [Finding("audit", "warning", note, "nothing needed: the other lines are read (to start a clean log, "
+                    "move logs/audit aside: mem makes it again; the old lines stay in the moved file)")] if note else []
 
 
 def _codec(store: Store) -> list[Finding]:
@@ -267,7 +276,7 @@ def _writer_at_work(store: Store) -> bool:
 def _index(store: Store) -> list[Finding]:
     d = store.root / "index"
     if not d.is_dir() or not any(d.iterdir()):
-        has_content = any(True for ns in ("facts", "sessions") for _ in store.refs.iter(ns, damaged=[]))
+        has_content = any(True for ns in ("facts", "sessions") for _ in store.refs.iter(ns, damaged=[], folders=[]))
         if not has_content:
             return []  # a new, empty store: nothing to index yet
         return [Finding("index", "error", "the search index is missing", "mem reindex")]
@@ -545,7 +554,7 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
               ("index", _index, store), ("config", _config, store.root), ("projects", registry_findings, store.root),
               ("projects", moved_findings, store.root), ("projects", copied_findings, store),
               ("projects", orphan_findings, store),
-              ("locks", _locks, store.root, now), ("temps", _temps, store),
+              ("locks", _locks, store.root, now), ("temps", _temps, store), ("audit", _audit, store),
               ("hooks", _hooks, list(settings), hook_command, hook_store), ("cursors", _cursors, store),
               ("behind", _behind, store), ("transcripts", lambda s: _transcripts(imported_sources(s, hooked=False)),
                                             store),

@@ -36,7 +36,7 @@ def copied_findings(store: Store) -> list[Finding]:
     """A folder's repository that went by another name in a folder now gone,
     whose memory is there while its own name holds none (test31c W6's cases
     the carry leaves: ``scope.copies_of_gone``)."""
-    have = {n.removeprefix("facts/").split("/")[1] for n, _ in store.refs.iter("facts", damaged=[])
+    have = {n.removeprefix("facts/").split("/")[1] for n, _ in store.refs.iter("facts", damaged=[], folders=[])
             if n.removeprefix("facts/").startswith("project/")}
     return [Finding("projects", "warning", f"{f} is project {n!r}, which holds no memory, and is the repository "
                     f"project {o!r} was ({oid}, its folder gone), whose memory is not read there",

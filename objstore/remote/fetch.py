@@ -19,6 +19,7 @@ from objstore.core.ids import sha256
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn
 from objstore.core.pack import Pack
 from objstore.core.store import Store, now_ms
+from objstore.core.storepath import refuse_scratch
 from objstore.memory import queue
 from objstore.memory.forget import scrub_derived
 from objstore.memory.recovery import recover
@@ -105,6 +106,7 @@ def download_packs(store: Store, r: Remote, m: Manifest, spec: RemoteSpec, res: 
     seen = {k: v for k, v in rconfig.load_seen(store, spec.name).items() if k in cache and listed.get(k) == v}
     fidx = forget_index(store, strict=False)   # objects only: the merge reads them all (strict)
     shutil.rmtree(tmp, ignore_errors=True)
+    refuse_scratch(tmp.parent)   # a file in place of tmp/: named, exit 13
     tmp.mkdir(parents=True)
     loose: set[str] | None = None
     for i, name in enumerate(todo):

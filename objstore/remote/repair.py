@@ -13,6 +13,7 @@ from objstore.core.objects import Fact, QueueItem, Tombstone, Turn
 from objstore.core.pack import Pack
 from objstore.core.packwriter import PackWriter
 from objstore.core.store import Store, now_ms
+from objstore.core.storepath import refuse_scratch
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import MANIFEST, Manifest, bundle, content_name
@@ -64,6 +65,7 @@ def read_remote_pack(r: Remote, name: str, tmp: Path, heads: AdoptedRefs | None 
     RemoteUnavailable."""
     pack, idx, _n = r.pack(name)
     shutil.rmtree(tmp, ignore_errors=True)
+    refuse_scratch(tmp.parent)   # a file in place of tmp/: named, exit 13
     tmp.mkdir(parents=True)
     try:
         checksum = idx[-64:-32].hex() if len(idx) >= 64 else "0" * 64
@@ -176,6 +178,7 @@ def repair_remote(store: Store, r: Remote, spec: RemoteSpec, res: SyncResult,
         new_name = None
         tmp = scratch.with_name(scratch.name + "-pack")
         shutil.rmtree(tmp, ignore_errors=True)
+        refuse_scratch(tmp.parent)   # a file in place of tmp/: named, exit 13
         tmp.mkdir(parents=True)
         try:
             if need:

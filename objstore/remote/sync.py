@@ -43,6 +43,7 @@ from objstore.core.pack import Pack
 from objstore.core.store import Store, now_ms
 from objstore.core.sealstate import refuse_while_stopped
 from objstore.core.unfinished import refuse_while_unfinished
+from objstore.core.storepath import refuse_scratch
 from objstore.memory.opening import open_store
 from objstore.vault.chains import list_sealed
 from objstore.remote import config as rconfig
@@ -144,6 +145,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
             with store.lock("push"):
                 refuse_while_unfinished(store.unfinished, action)   # one stopped since the check above
                 shutil.rmtree(tmp, ignore_errors=True)
+                refuse_scratch(tmp.parent)   # a file in place of tmp/: named, exit 13
                 tmp.mkdir(parents=True)
                 refs = local_refs(store)
                 fidx = forget_index(store)

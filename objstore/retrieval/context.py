@@ -190,11 +190,17 @@ def save_state(store: Store, session_id: str, state: dict) -> None:
 
 # -- facts in scope ---------------------------------------------------------------
 
+#: a value that is redaction markers alone (``[REDACTED:named-secret]``): it tells the agent nothing, and
+#: cost a line of every session's context (fresh40 F10); ``mem get KEY`` still shows it
+_ONLY_MARKERS = LazyPattern(r"(?:[\s.,;:]*\[REDACTED:[^\]\s]*\])+[\s.,;:]*")
+
+
 def _current_facts(store: Store, projects: Sequence[str] | None,
                    reader: str | None = None) -> list[tuple[str, Fact]]:
     """(id, Fact) of the current, visible version of every key that applies,
     as namespace ``reader`` sees it (``scope.visibility``; None: every
-    namespace)."""
+    namespace); a value that is redaction markers alone is left out
+    (:data:`_ONLY_MARKERS`)."""
     from objstore.memory.facts import current_of, list_keys, listed_chain, visible  # defer: off the prompt hook
     out = []
     for key, head in list_keys(store):
@@ -202,7 +208,8 @@ def _current_facts(store: Store, projects: Sequence[str] | None,
             continue
         chain = listed_chain(store, f"facts/{key}", head)   # None: a damaged ref, noted and skipped
         cur = None if chain is None else current_of(chain, reader=reader)
-        if cur is not None and visible(cur.fact) and namespace_rank(reader, cur.fact.namespace) is not None:
+        if cur is not None and visible(cur.fact) and namespace_rank(reader, cur.fact.namespace) is not None \
+                and not _ONLY_MARKERS.fullmatch(cur.fact.body):
             out.append((cur.id, cur.fact))
     return out
 

@@ -103,6 +103,7 @@ from collections.abc import Callable, Iterable, Sequence
 from blake3 import blake3
 
 from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, NotFound
+from objstore.core.refsfolders import RefFolderDamaged
 from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store
@@ -727,5 +728,7 @@ def _materialize(store: Store, c: _Cand, query: str, projects: tuple[str, ...] |
                          seq=t.seq, role=t.role, harness=t.harness, cwd=t.cwd, source=t.source,
                          queries=tuple(sorted(c.queries)), author=turn_author(t),
                          untrusted=t.untrusted, namespace=t.session), t.text, []
+    except RefFolderDamaged:   # a file in place of refs/facts/<scope>: every key under it unreadable (T9)
+        raise
     except (NotFound, CorruptObject, IntegrityError):
         return None  # the index is ahead of the objects (a crash, a forget): skip

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from objstore.core.errors import CorruptObject, InvalidInput, NotFound
+from objstore.core.refsfolders import RefFolderDamaged
 from objstore.core.objects import HELD_OUT_KINDS, Fact, Turn
 from objstore.core.record import Frozen, set_fields
 from objstore.core.store import Store
@@ -38,7 +39,8 @@ def check_searchable(queries: Sequence[str]) -> None:
     if not any(searchable(q) for q in queries):
         raise InvalidInput("no searchable word in the query" if len(queries) == 1  # (never echoed: it
                            else "no searchable word in any query",             # may be long, or a secret)
-                           hint="a query needs at least one letter or digit, in a word of at most 64 bytes")
+                           hint="a query needs at least one letter or digit, in a word of at most 64 bytes "
+                                "(emoji and punctuation are not indexed: search a word beside them)")
 
 
 def _unjoined(query: str) -> str:
@@ -157,6 +159,8 @@ def search(store: Store, query: str, *, limit: int = 10, kinds: tuple[str, ...] 
                     hide = hider(store)
                 out.append(SearchResult("turn", h.id, t.session, t.timestamp, t.role, t.project, h.score,
                                         make_snippet(t.text, query, hide=hide)))
+        except RefFolderDamaged:   # a file in place of refs/facts/<scope>: every key under it unreadable (T9)
+            raise
         except (NotFound, CorruptObject):
             continue  # index ahead of the objects (e.g. after a crash): reindex repairs it
     return out

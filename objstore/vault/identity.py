@@ -65,7 +65,7 @@ def vault_problem(store: Store) -> str | None:
     left behind by a copy, and fsck said "ok"): no sealed value can be
     read, nor a new one sealed to the same key.  None when no key is sealed
     or both files are there.  Reads only the refs and the two names."""
-    sealed = sum(1 for _n, _h in store.refs.iter("sealed", damaged=[]))
+    sealed = sum(1 for _n, _h in store.refs.iter("sealed", damaged=[], folders=[]))
     if not sealed:
         return None
     missing = [f"{VAULT_DIR}/{p.name}" for p in vault_paths(store) if not p.is_file()]
@@ -192,6 +192,10 @@ def vault_info(store: Store) -> VaultInfo:
     try:
         text = rpath.read_text("ascii").strip()
     except FileNotFoundError:
+        if any(True for _ in store.refs.iter("sealed", damaged=[], folders=[])):   # its folder lost (fresh40 F19)
+            raise NotFound("this store has no vault, but keys are sealed to one ('mem sealed list')",
+                           hint=f"restore {rpath.parent} from a backup or a copy of this store: a new 'mem vault "
+                                "init' makes a new key, which cannot open them") from None
         raise NotFound("this store has no vault", hint="create one with: mem vault init") from None
     except (OSError, UnicodeDecodeError) as e:
         raise CorruptObject(f"{rpath} cannot be read: {e}", hint=DAMAGED_VAULT_HINT) from None
@@ -225,8 +229,11 @@ def open_identity(store: Store, passphrase: str) -> list[str]:
         raise InvalidInput("the passphrase is not valid UTF-8 text") from None
     try:
         text = age.decrypt(data, passphrase=pw)
-    except age.NoIdentityMatched:
-        raise WrongPassphrase("wrong vault passphrase", hint="nothing was read or changed") from None
+    except age.NoIdentityMatched:   # a changed byte in the scrypt stanza's body reads the same (fresh40 F19)
+        raise WrongPassphrase(f"wrong vault passphrase, or {info.identity_path.parent.name}/"
+                              f"{info.identity_path.name} is damaged (the two cannot be told apart here)",
+                              hint="nothing was read or changed; if the passphrase is right, put back your copy "
+                                   "of the vault folder ('mem fsck' checks the file's structure)") from None
     except age.AgeError as e:
         raise CorruptObject(f"{info.identity_path} is not a passphrase-encrypted age identity file: {e}",
                             hint=DAMAGED_VAULT_HINT) from None

@@ -1,0 +1,62 @@
+"""``mem fsck --repair``'s first step, before it opens the store: a file
+(a link to nothing, a link that loops) standing where the store keeps a
+folder is set aside into the quarantine and an empty folder made in its
+place: ``refs/`` or a namespace folder under it (fresh39 F10), a scope or
+project folder below ``refs/facts`` or ``refs/sealed`` (test40 T9),
+``cache/`` (fresh40 F4), ``tmp/`` and ``locks/`` (fix40b's leftover).
+Moved out of ``memory.repair`` (session 41) to keep it under the module
+size limit."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from objstore.core.refsfolders import find as find_ref_folders
+from objstore.core.salvage import Quarantine
+from objstore.core.storepath import folder_damage, refs_dir_damage, scratch_damage
+
+__all__ = ["repair_refs_dir"]
+
+
+def repair_refs_dir(root: str | os.PathLike) -> str | None:
+    """Set aside what stands at ``<root>/refs`` or at one of its namespace
+    folders (``refs/facts``: fresh39 F10) in place of a folder (a file, a
+    link to nothing, a link that loops: ``core.storepath.refs_dir_damage``,
+    which ``Store.open`` refuses), else at each scope or project folder
+    below ``refs/facts`` and ``refs/sealed`` (``refs/facts/project``:
+    test40 T9, ``core.refsfolders.find``; the sound reflogs stay where they
+    are), and at ``<root>/cache`` (fresh40 F4:
+    derived data), ``<root>/tmp`` and ``<root>/locks`` (scratch and lock
+    files, ``core.storepath.scratch_damage``), into the quarantine
+    (``quarantine/<time>-<pid>/refs[/facts]``, the link itself, not what it
+    points at) and make an empty folder there: ``mem fsck --repair`` then
+    sets each key's and session's ref again from its reflog or its objects
+    (``objstore.core.unnamed``).  Returns what was done (a sentence), or
+    None when nothing stands in place of them, or ``root`` holds no
+    ``objects/`` (not a store).  Caller: ``mem fsck --repair``, before it
+    opens the store."""
+    root = Path(root).expanduser()
+    cache = root / "cache"   # derived data (fresh40 F4: internal errors, fsck said ok)
+    if not (root / "objects").is_dir():
+        return None
+    refs = refs_dir_damage(root)
+    # else below refs/facts and refs/sealed: a file in place of a scope or project folder (test40 T9)
+    damage = [refs] if refs else [(where, folder_damage(root / where) or "is not a folder")
+                                  for where in find_ref_folders(root)]
+    if os.path.lexists(cache) and not os.path.isdir(cache):
+        damage.append(("cache", folder_damage(cache)))
+    damage += scratch_damage(root)   # tmp/, locks/: no data (fix40b's leftover: the repair itself could not lock)
+    q = Quarantine(root) if damage else None
+    return "; ".join(_set_folder_aside(root, q, where, what) for where, what in damage) or None
+
+
+def _set_folder_aside(root: Path, q: Quarantine, where: str, what: str) -> str:
+    """Move what stands at ``root/where`` into the quarantine ``q`` (the
+    link itself, not its target) and make an empty folder in its place;
+    returns the sentence :func:`repair_refs_dir` gives."""
+    dest = q.dir / where
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(root / where, dest)
+    (root / where).mkdir(mode=0o700)
+    return f"{where} {what}: set it aside as {dest.relative_to(root).as_posix()} and made an empty {where}/"
