@@ -111,9 +111,11 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
     res = _recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of,
                   include_directives=include_directives, namespace=reader, within=within)
     warn_set_back(store, [h.key for h in res.hits if h.kind == "fact"])   # (test39b B6)
-    from objstore import sealed_in_scope, sealed_named, sealed_newer, sealed_over
+    from objstore import sealed_in_scope, sealed_named, sealed_over
     scoped = sealed_in_scope(store, projects) if as_of is None else []   # (any words: test30b S3, S4; not --as-of)
     over = sealed_over([h.key for h in res.hits if h.kind == "fact" and h.key], scoped) if scoped else {}
+    if scoped:   # (sealedmarks: loaded only then)
+        from objstore import sealed_newer
     newer = sealed_newer(store, res.hits, scoped) if scoped else {}
     sealed = sealed_named(store, queries, projects) if scoped and what != "turns" else []
     if as_json:
