@@ -35,7 +35,7 @@ def order_hits_by_time(store: Store, hits: list[RecallHit], extra: Sequence, que
     # unknown time every fact outdates (test37b T19.3: a fact recorded before it shown as updating it)
     ahead = [j for j, h in enumerate(hits) if h.kind == "turn" and times[j] > now_ms() + FUTURE_SLACK_MS]
     if ahead:
-        from objstore.retrieval.storedat import stored_by   # (deferred: a turn stamped ahead, a later one, only)
+        from objstore.retrieval.storedat import stored_by   # deferred: for a turn stamped ahead only
         at = stored_by(store, [(hits[j].id, hits[j].session or "") for j in ahead])
         times = [at.get(h.id, t) if j in ahead else t for j, (h, t) in enumerate(zip(hits, times))]
 
@@ -51,7 +51,7 @@ def order_hits_by_time(store: Store, hits: list[RecallHit], extra: Sequence, que
     late = {j: i for i, by in enumerate(sup) if hits[i].kind == "fact" for j in by
             if hits[j].kind == "turn" and times[j] > times[i]}
     if late:
-        from objstore.retrieval.storedat import stored_by
+        from objstore.retrieval.storedat import stored_by   # deferred: for a turn stamped after the fact only
         at = stored_by(store, [(hits[j].id, hits[j].session or "") for j in late])
         moved = [j for j, i in late.items() if hits[j].id in at and at[hits[j].id] < times[i]]
         for j in moved:
