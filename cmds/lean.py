@@ -20,7 +20,6 @@ import os
 import sys
 import unicodedata
 
-from ._hitnotes import namespace_label, older_note, other_namespace_note
 from ._out import TWO_FORMATS, broken_pipe, project_override, warn_redacted, warn_set_back, hint_of, rebuild_missing_index, refuse_bad_utf8, unexpected_error, warn_config, warn_damage, wants_json, working_dir
 from ._out import (ascii_streams, needs_ascii, echo, emit_json, fmt_time, home_from_env, lock_timeout_from_env, missing_path, parse_time, report_error,
                    safe, style, version_json, edges_json, shown_key)
@@ -111,9 +110,11 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
     res = _recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of,
                   include_directives=include_directives, namespace=reader, within=within)
     warn_set_back(store, [h.key for h in res.hits if h.kind == "fact"])   # (test39b B6)
-    from objstore import sealed_in_scope, sealed_named, sealed_newer, sealed_over
+    from objstore import sealed_in_scope, sealed_named, sealed_over
     scoped = sealed_in_scope(store, projects) if as_of is None else []   # (any words: test30b S3, S4; not --as-of)
     over = sealed_over([h.key for h in res.hits if h.kind == "fact" and h.key], scoped) if scoped else {}
+    if scoped:   # (sealedmarks: loaded only then)
+        from objstore import sealed_newer
     newer = sealed_newer(store, res.hits, scoped) if scoped else {}
     sealed = sealed_named(store, queries, projects) if scoped and what != "turns" else []
     if as_json:
@@ -141,6 +142,7 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
                 hint = " (try --all-projects)"
         echo(f"nothing recalled{scope}{hint}", err=True)
         return 0
+    from ._hitnotes import namespace_label, older_note   # (the text's notes: not for --json)
     for h in res.hits:
         ns = namespace_label(h.namespace, with_session=h.kind == "fact")  # a turn's session is shown already
         ns = style(safe(f"  {ns}"), fg="blue") if ns else ""
@@ -202,6 +204,7 @@ def search(store, query, limit: int, what: str, exit_code: bool, as_json: bool,
                     "snippet": h.snippet, "resolved_from": h.resolved_from,
                     "matched_namespace": h.matched_namespace} for h in hits])
     else:
+        from ._hitnotes import older_note, other_namespace_note
         for h in hits:
             label = "fact" if h.kind == "fact" else f"turn/{h.role}"
             echo(style(safe(f"{label}  {shown_key(h.ref) if h.kind == 'fact' else h.ref}"), fg="yellow")

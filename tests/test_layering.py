@@ -169,7 +169,10 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          "objstore.core.packzstd",
          # off the readers' start-up (session 40, rec40): only a multi-token word's glued check and a purge's
          # tail deletes use them
-         "objstore.index.gluedcheck", "objstore.index.taildeletes")
+         "objstore.index.gluedcheck", "objstore.index.taildeletes",
+         # off a recall's start-up (session 41, rec41): the stored-time bound, for a turn stamped ahead of the
+         # clock or later than a fact it supersedes
+         "objstore.retrieval.storedat")
 
 
 def _module_name(path: Path, root: Path = REPO) -> str:

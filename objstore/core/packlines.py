@@ -300,8 +300,11 @@ def parse_refs(area, count: int, upto: int | None = None) -> list[list[tuple[int
 def first_frames_refs(area, count: int, upto: int) -> "list[list[tuple[int, int]]] | FrameRefs":
     """The line references of a block's first ``upto`` frames (as
     :func:`parse_refs` with ``upto``) for a read of frame ``upto - 1``:
-    the area's varints are read at once and the frames' places in them
-    found, but a frame's list is made only when it is asked for
+    the area's varints are read at once (of a frame short of the block's
+    last: the area's first ``upto / count`` part, cut between two varints,
+    and the rest only when the frames run past it; docs/benchmarks.md,
+    "Session 41 (branch `rec41`)") and the frames' places in them found,
+    but a frame's list is made only when it is asked for
     (:class:`FrameRefs`): a read of frame ``k`` makes frame ``k``'s
     alone, not the ``k`` lists before it that :func:`parse_refs` makes
     and the read never uses (docs/benchmarks.md, "Session 40 (branch
@@ -312,21 +315,39 @@ def first_frames_refs(area, count: int, upto: int) -> "list[list[tuple[int, int]
     for."""
     area = bytes(area)
     frames = min(upto, count)
+    cut = _varint_end(area, len(area) * frames // count) if frames < count else len(area)
     try:
-        vals = varint_values(area)
+        vals = varint_values(area[:cut] if cut < len(area) else area)
     except ValueError:
         return _parse_refs_bytewise(area, count, upto)
     starts = []
     i, nv = 0, len(vals)
     for _ in range(frames):
-        if i >= nv:
-            return _parse_refs_bytewise(area, count, upto)
-        j = i + 1 + 2 * vals[i]
+        j = i + 1 + 2 * vals[i] if i < nv else i + 1
+        if j > nv and cut < len(area):   # the frames run past the part read: read the rest of the area too
+            try:
+                vals += varint_values(area[cut:])
+            except ValueError:
+                return _parse_refs_bytewise(area, count, upto)
+            cut, nv = len(area), len(vals)
+            j = i + 1 + 2 * vals[i] if i < nv else i + 1
         if j > nv:
             return _parse_refs_bytewise(area, count, upto)
         starts.append(i)
         i = j
     return FrameRefs(vals, starts)
+
+
+def _varint_end(area: bytes, at: int) -> int:
+    """Where the varint of ``area`` holding byte ``at`` ends (every byte
+    below 0x80 ends one): a place to cut the area between two varints, so
+    that its first part reads as the same varints (:func:`varint_values`);
+    ``len(area)`` when no such byte is within five bytes (the area's end,
+    or a run that is no varint, which the whole area's read refuses)."""
+    for i in range(at, min(at + 5, len(area))):
+        if area[i] < 0x80:
+            return i + 1
+    return len(area)
 
 
 class FrameRefs:

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 
 from objstore.core.store import Store, now_ms
 from objstore.retrieval.recalltypes import RecallHit, RecallOptions
-from objstore.retrieval.storedat import stored_by
 from objstore.retrieval.timeitems import FUTURE_SLACK_MS, Said, time_items
 from objstore.retrieval.timeline import order_by_time
 
@@ -36,6 +35,7 @@ def order_hits_by_time(store: Store, hits: list[RecallHit], extra: Sequence, que
     # unknown time every fact outdates (test37b T19.3: a fact recorded before it shown as updating it)
     ahead = [j for j, h in enumerate(hits) if h.kind == "turn" and times[j] > now_ms() + FUTURE_SLACK_MS]
     if ahead:
+        from objstore.retrieval.storedat import stored_by   # deferred: for a turn stamped ahead only
         at = stored_by(store, [(hits[j].id, hits[j].session or "") for j in ahead])
         times = [at.get(h.id, t) if j in ahead else t for j, (h, t) in enumerate(zip(hits, times))]
 
@@ -51,6 +51,7 @@ def order_hits_by_time(store: Store, hits: list[RecallHit], extra: Sequence, que
     late = {j: i for i, by in enumerate(sup) if hits[i].kind == "fact" for j in by
             if hits[j].kind == "turn" and times[j] > times[i]}
     if late:
+        from objstore.retrieval.storedat import stored_by   # deferred: for a turn stamped after the fact only
         at = stored_by(store, [(hits[j].id, hits[j].session or "") for j in late])
         moved = [j for j, i in late.items() if hits[j].id in at and at[hits[j].id] < times[i]]
         for j in moved:

@@ -71,6 +71,10 @@ for _path in ("get", "recall", "hook"):
 BANNED["recall-turns"] = BANNED["recall"] | {"objstore.memory.facts", "objstore.memory.writechecks",
                                              "objstore.core.settings"}
 BANNED["recall"] |= {"objstore.core.settings"}
+# the stored-time bound (a turn stamped ahead of the clock, or later than a fact it supersedes) and the marks
+# of a newer sealed value (a scope with sealed names) are imported where met (session 41, rec41)
+BANNED["recall"] |= {"objstore.retrieval.storedat", "objstore.retrieval.sealedmarks",
+                     "cmds._hitnotes"}   # (the notes under a hit in the text answer, not in --json)
 # a prompt hook whose prompt clears no fact nor passage runs none of the time rules, reads no fact, no
 # settings table (no config.toml) and no tombstone, and scans its transcript's prompts without the
 # reader's turn building and withholding chain (session 32, lat32)

@@ -160,3 +160,32 @@ def test_strip_writes_one_byte_and_longer_varints_that_read_back_every_frame():
         assert bytes(again) == area
     # one-byte and longer varints of both values, and chunk steps backwards, were all written
     assert seen == {(k, v) for k in ("offset", "chunk", "back") for v in (True, False)}
+def test_a_read_of_an_early_frame_decodes_the_area_only_up_to_its_frame_references(monkeypatch):
+    """A block read of frame ``k`` short of the block's last decodes the
+    line-reference area's first ``(k + 1) / count`` part, cut between two
+    varints, and the rest only when the frames run past it (session 41,
+    rec41): the same lists as the whole area's read, and a read no longer
+    depends on the bytes past its frames' references."""
+    rnd = random.Random(41)
+    for _ in range(2000):   # sound areas: each frame's list as parse_refs gives it, whatever the cut
+        count = rnd.randint(1, 12)
+        area = _area(rnd, count, sound=True)
+        for upto in range(1, count + 1):
+            assert _frame_by_frame(area, count, upto) == ("ok", parse_refs(area, count)[:upto])
+    frames = [bytes([2, 3, 2, 4, 2])] * 16                       # 16 frames of two references each
+    area = b"".join(frames)
+    decoded: list[int] = []
+    real = packlines.varint_values
+    monkeypatch.setattr(packlines, "varint_values", lambda part: decoded.append(len(part)) or real(part))
+    refs = packlines.first_frames_refs(area, 16, 4)              # a read of frame 3 of 16
+    assert refs[3] == [(3, 1), (7, 3)] and sum(decoded) < len(area) // 2
+    damaged = area + b"\xff" * 7                                 # no varint after the last frame's references
+    assert packlines.first_frames_refs(damaged, 16, 4)[3] == [(3, 1), (7, 3)]
+    # frame 1 names a negative chunk (zigzag 7: a step of -4): its own read fails; frame 3's (that does
+    # not name it) reads, as in a sound area (before: the tail's damage sent the read to the byte-by-byte
+    # parse, which refused every frame of the block)
+    bad = frames[0] + bytes([2, 3, 7, 4, 2]) + b"".join(frames[2:]) + b"\xff" * 7
+    refs = packlines.first_frames_refs(bad, 16, 4)
+    assert refs[3] == [(3, 1), (7, 3)]
+    with pytest.raises(ValueError, match="negative chunk"):
+        refs[1]
