@@ -433,8 +433,9 @@ _HEAR = r"(?:say|tell|claim|think|reckon|believe|suggest|write|insist|swear|figu
 #: where a source said it ("on Slack", "in the channel", "on the infra team")
 _WHERE = r"(?:\s+(?:on|in|at|from|over)\s+(?:the\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?)?"
 #: hearsay: a source and its verb, where they said it between ("Someone on Slack thinks …", test39b B15; "Bob said on
-#: Slack …", "My colleague thinks …"), "according to"/"as per" a person, "I was told" (test40 T14)
-_HEARSAY = (rf"\b(?:{_SOURCE}(?:\s+else)?|{_NAME}){_WHERE}\s+{_HEARS}\b|\b{_SOURCE}(?:\s+else)?{_WHERE}\s+{_HEAR}\b"
+#: Slack …", "My colleague thinks …"; not "As Bob said, …", the person agreeing), "according to"/"as per" a person,
+#: "I was told" (test40 T14)
+_HEARSAY = (rf"\b(?<!\bas\s)(?<!\blike\s)(?:{_SOURCE}(?:\s+else)?|{_NAME}){_WHERE}\s+{_HEARS}\b|\b{_SOURCE}(?:\s+else)?{_WHERE}\s+{_HEAR}\b"
             rf"|\b(?:according\s+to|as\s+per|per)\s+(?:{_SOURCE}|{_NAME}|him|her|them)\b"
             r"|\b(?:i|we)\s*(?:was|were|am|are|have\s+been|['\u2019]ve\s+been|had\s+been|['\u2019]m)\s+told\b"
             r"|\btold\s+(?:me|us)\b")

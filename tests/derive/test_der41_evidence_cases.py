@@ -39,6 +39,8 @@ CASES = [  # (the cited turn, the proposed value, admitted?)
     ("Before the migration the db port was 5432.", OLD, False),
     ("The db port is 5432, which is incorrect.", OLD, False),
     ("The db port was 5432, now it is 6543.", OLD, False),
+    ("Jane from infra said the db port is 5432.", OLD, False),
+    ("Until we migrated, the db port was 5432.", OLD, False),
     # what the same turns assert, and their asserted neighbours: still admitted
     ("Until March the db port was 5432, but now it is 6543.", NEW, True),
     ("The db port was 5432, now it is 6543.", NEW, True),
@@ -51,6 +53,8 @@ CASES = [  # (the cited turn, the proposed value, admitted?)
     ("Please tell the team the db port is 6543.", NEW, True),
     ("Tell Bob the db port is 6543.", NEW, True),
     ("I told Bob the db port is 6543.", NEW, True),
+    ("As Bob said, the db port is 6543.", NEW, True),
+    ("Bob confirmed the db port is 6543.", NEW, True),
     ("The db port is 6543, which Alice confirmed.", NEW, True),
     ("The db port is 6543, which is correct.", NEW, True),
     ("The db port is 6543 until further notice.", NEW, True),
