@@ -149,7 +149,7 @@ def _spelt_as(text: str, name: str) -> str:
     return _WORD_RE.sub(lambda m: spell.get(_SPELLING.get(m.group(0).lower(), ""), m.group(0)), text)
 
 
-#: words that make a line's subject another thing of the fact's kind (an environment, a copy, a stand-in: "Staging
+#: words that make a line's subject another thing of the fact's kind (a stage such as staging, a copy, a stand-in: "Staging
 #: DB port: 6543", "Test DB port: …" against ``db-port``), unless the fact's key or value says them (test40 T15);
 #: spelled as :func:`_words` gives them ("production" -> "prod")
 _OTHER_THING = frozenset("""test tests testing staging stage prod dev local ci qa uat preview sandbox demo e2e
