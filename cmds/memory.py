@@ -211,7 +211,9 @@ def consolidate_cmd(file, plan_path, project, as_json, store):
 @click.argument("action", type=click.Choice(["add", "replace", "remove", "consolidate"]))
 @click.argument("file", type=FILE)
 @click.argument("args", nargs=-1)
-@click.option("--by", "owner", default="agent", show_default=True, help="Who proposes it (recorded).")
+@click.option("--by", "owner", default=None,
+              help="Who proposes it (recorded; default 'agent'). Run by an agent, the agent's own name is recorded, "
+                   "a different --by only beside it: 'claude (said: user)'.")
 @scope_option
 @json_option
 @with_store(create=True)
@@ -228,9 +230,16 @@ def propose_cmd(action, file, args, owner, project, as_json, store):
       mem memory propose add memory "CI needs Postgres 16." --by codex@laptop
       mem memory propose replace user "Editor: vim" "Editor: helix"
 
-    Exit status: 0 queued; 2 wrong arguments; 6 refused (soul.md, stale, over the limit).
+    Run by an agent (CLAUDECODE, Codex's variables or MEM_AGENT set), the
+    proposal is recorded and shown as the agent's, whatever --by says
+    (its trust is agent_observed either way).
+
+    Exit status: 0 queued; 2 wrong arguments, a name holding a credential,
+    or MEM_AGENT naming an author mem writes under ('user'); 6 refused
+    (soul.md, stale, over the limit).
     """
-    from objstore import memory_propose
+    from objstore import memory_propose, proposal_owner, writing_agent
+    owner = proposal_owner(writing_agent(os.environ), owner)   # an agent is never shown as the person (test40 T25)
     want = {"add": 1, "replace": 2, "remove": 1, "consolidate": 1}[action]
     if len(args) != want:
         raise click.UsageError(f"propose {action} takes {want} argument(s) after FILE")

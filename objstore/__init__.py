@@ -168,6 +168,7 @@ _API: dict[str, tuple[str, str]] = {
     "config_known_good": ("objstore.core.configcheck", "config_known_good"),
     "agent_of": ("objstore.memory.caller", "agent_of"),
     "default_trust": ("objstore.memory.caller", "default_trust"),
+    "proposal_owner": ("objstore.memory.caller", "proposal_owner"),
     "require_person": ("objstore.memory.caller", "require_person"),
     "person_only": ("objstore.memory.caller", "person_only"),
     "project_aliases": ("objstore.memory.scope", "project_aliases"),

@@ -20,6 +20,7 @@ SOFT_TAKE_BACK_PHRASES = (r"actually", r"i\s+meant?", r"sorry", r"(?:or\s+)?rath
 #: the person saying what was just said is wrong ("that's wrong", "it is not true", "this was outdated"): beside a
 #: retraction (``capture.retraction``) and, after a value, setting it aside in derive's evidence check
 #: (``derive.evidence``: "The old docs say the db port is 5432, but that's wrong", test39b B15)
-DENIAL = (r"(?:it|that|this)(?:['\u2019]s|\s+is|\s+was|\s+were)\s+(?:(?:all|just|actually|totally)\s+)?"
-          r"(?:wrong|incorrect|not\s+(?:right|true|correct)|outdated|out\s+of\s+date|a\s+mistake|old|stale|a\s+typo|bad|"
-          r"false)")
+#: (what the denial says of it: derive's evidence check reads it after "which is" too: "5432, which is wrong")
+DENIAL_WORDS = (r"(?:(?:all|just|actually|totally)\s+)?(?:wrong|incorrect|not\s+(?:right|true|correct)|outdated|"
+                r"out\s+of\s+date|a\s+mistake|old|stale|a\s+typo|bad|false)")
+DENIAL = rf"(?:it|that|this)(?:['\u2019]s|\s+is|\s+was|\s+were)\s+{DENIAL_WORDS}"

@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 
 from objstore.capture.statements import taken_back_in
-from objstore.core.takeback import DENIAL
+from objstore.core.takeback import DENIAL, DENIAL_WORDS
 
 #: words that are not content: what a value may hold that no cited turn need
 #: show.  Kept short on purpose (every word here goes unchecked), so not the
@@ -230,11 +230,16 @@ _WAS = re.compile(r"\b(?:used\s+to\s+be|formerly|previously)\b", re.I)
 #: a turn clause that takes the previous clause's value back ("we evaluated redis … but decided against it")
 _AGAINST = re.compile(r"\b(?:decided|chose|opted|voted)\s+against\s+(?:it|that|them)\b|\bruled\s+(?:it|that|them)\s+out\b"
                       r"|\brejected\s+(?:it|that|them)\b", re.I)
-#: a turn clause saying the one before is wrong ("The old docs say X, but that's wrong": test39b B15)
-_DENIED = re.compile(rf"^\W*(?:(?:but|and|yet|though)\s+)?{DENIAL}\s*(?:[.!,;:\u2014-]|$)", re.I)
+#: a denial of what was just said: "that's wrong" (``core.takeback.DENIAL``), "which is wrong" (test40 T14)
+_DENIES = rf"(?:{DENIAL}|which\s+(?:is|was)\s+{DENIAL_WORDS})"
+#: a turn clause saying the one before is wrong ("The old docs say X, but that's wrong": test39b B15; "X, which is
+#: wrong", test40 T14)
+_DENIED = re.compile(rf"^\W*(?:(?:but|and|yet|though)\s+)?{_DENIES}\s*(?:[.!,;:\u2014\u2013)-]|$)", re.I)
 #: a turn clause whose subject is the previous clause's ("… used to be Friday; it is Tuesday now")
 #: ("…; now it is 6543": test39b B15)
-_ANAPHOR = re.compile(r"^\s*(?:(?:now|but|and|so|today|currently),?\s+)?(?:it|this|that|they)"
+#: ("…; since then it is 6543", "…, but now it is 6543": test40 T14)
+_ANAPHOR = re.compile(r"^\s*(?:(?:now|but|and|so|today|currently|nowadays|these\s+days|since\s+then|since\s+\w+|"
+                      r"from\s+then\s+on|after\s+that|ever\s+since),?\s+){0,3}(?:it|this|that|they)"
                       r"(?:\s+(?:is|are|was|were|will\s+be)|'s|’s)\b", re.I)
 
 
@@ -376,7 +381,11 @@ def episode_unevidenced(body: str, turns: list[str], claims: str = "") -> str:
 #: a statement unit of a turn: a sentence (cut at ``. ; ! ?`` before a space and at line ends; "pg-9.internal" and
 #: "3.11" stay whole), cut again before a turn word ("…, but our config says Y")
 _UNIT = re.compile(r"(?:[^.;!?\n]|[.;!?]+(?=\S))+[.;!?]*")
-_UNIT_TURN = re.compile(r",?\s+(?=(?:but|yet|however|whereas|although|though)\s)", re.I)
+#: and before a denial ("5432, which is wrong", "5432 — that's wrong") or a new time ("…, since then it is 6543")
+#: (test40 T14)
+_UNIT_TURN = re.compile(rf",?\s+(?=(?:but|yet|however|whereas|although|though)\s)|\s*(?:[,(\u2014\u2013]|\s-+\s)\s*"
+                        rf"(?={_DENIES}\b)|,\s+(?=(?:and\s+|so\s+)?(?:since\s+then|from\s+then\s+on|now|nowadays|"
+                        r"these\s+days|today)\b)", re.I)
 #: what makes a unit not a statement that its value is so: a question that is not a request ("Should we switch
 #: … to 6543?"), a hedge or guess ("Maybe …, I am guessing"), a counterfactual ("If the ttl were 900 … would"),
 #: hearsay ("Someone on the forum claims the region is …"), a line set aside ("… (stale fork, ignore)"), a tool
@@ -403,12 +412,39 @@ _ASIDE_MORE = (r"^\W*(?:ignore|disregard|forget|never\s*mind)\s+(?:this|that|the
                r"|\b(?:probably|likely|presumably|might|apparently|hypothetical(?:ly)?|rumou?r)\b"
                r"|\b(?:may|could)\s+be\b|\blet'?s\s+(?:say|assume|pretend)\b|\bfor\s+(?:this|the)\s+example\b"
                r"|\bi\s+(?:heard|hear)\b(?!\s+back)|\b(?:heard|hear)\s+(?:that|from\s+(?:someone|somebody|people))\b"
-               # "someone said", and with where they said it ("Someone on Slack thinks …": test39b B15)
-               r"|\b(?:someone|somebody|people|folks|they|others)(?:\s+else)?(?:\s+(?:on|in|at|from)\s+(?:the\s+|our\s+)?"
-               r"[\w-]+(?:\s+[\w-]+)?)?\s+(?:said|say|says|told|tell|claim|claimed|think|thinks|thought|reckon|reckons|"
-               r"believe|believes|mentioned|suggested|suggests)\b|\bword\s+is\b")
+               r"|\bword\s+is\b")
+#: who hearsay comes from (test40 T14): a person or a group, by name ("Bob", "Alice": a capitalised word that is not a
+#: document's or a pronoun) or by role ("my colleague", "the team lead"); not a document ("The docs say …",
+#: "According to the runbook …" are the person pointing at a source, admitted)
+_SOURCE = (r"(?:someone|somebody|people|folks|they|others|everyone|everybody|he|she"
+           r"|(?:my|our|the|a|an|some|one\s+of\s+(?:my|our|the))\s+(?:[\w-]+\s+){0,2}?(?:colleague|co-?worker|teammate|"
+           r"manager|boss|lead|cto|ceo|vp|admin|sysadmin|dba|sre|devops|ops|vendor|client|customer|friend|contractor|intern|"
+           r"consultant|architect|predecessor|team|engineer|developer|dev|person|support|reviewer|maintainer)s?)")
+#: a person's name ("Bob said on Slack …"): a capitalised word that is not a document's or a pronoun; its verb must
+#: agree with it ("Bob says", "Alice told"), so "Please tell …" is not hearsay
+_NAME = (r"(?!(?:the|this|that|these|those|it|its|our|my|your|their|docs?|readme|wiki|runbook|config|manual|spec|"
+         r"changelog|ticket|issue|log|logs|output|dashboard|code|file|page|guide|tests?|ci|error|message|script|"
+         r"makefile|dockerfile|compose|helm|terraform|please|also|just|then|so|now)\b)(?-i:[A-Z][a-z]+)")
+#: what hearsay's source does: says, thinks, tells (test40 T14)
+_HEARS = (r"(?:said|says|told|tells|claims|claimed|thinks|thought|reckons|believes|believed|mentioned|mentions|suggested|"
+          r"suggests|wrote|writes|posted|insists|insisted|swears|swore|figures|guesses|guessed|assumes|assumed)")
+#: (the same, said of many: "people say", "they think")
+_HEAR = r"(?:say|tell|claim|think|reckon|believe|suggest|write|insist|swear|figure|guess|assume)"
+#: where a source said it ("on Slack", "in the channel", "on the infra team")
+_WHERE = r"(?:\s+(?:on|in|at|from|over)\s+(?:the\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?)?"
+#: hearsay: a source and its verb, where they said it between ("Someone on Slack thinks …", test39b B15; "Bob said on
+#: Slack …", "My colleague thinks …"; not "As Bob said, …", the person agreeing), "according to"/"as per" a person,
+#: "I was told" (test40 T14)
+_HEARSAY = (rf"\b(?<!\bas\s)(?<!\blike\s)(?:{_SOURCE}(?:\s+else)?|{_NAME}){_WHERE}\s+{_HEARS}\b|\b{_SOURCE}(?:\s+else)?{_WHERE}\s+{_HEAR}\b"
+            rf"|\b(?:according\s+to|as\s+per|per)\s+(?:{_SOURCE}|{_NAME}|him|her|them)\b"
+            r"|\b(?:i|we)\s*(?:was|were|am|are|have\s+been|['\u2019]ve\s+been|had\s+been|['\u2019]m)\s+told\b"
+            r"|\btold\s+(?:me|us)\b")
+#: a past value told with its time first: "Until March the db port was 5432", "Last year we used …" (test40 T14)
+_PAST_FIRST = (r"^\W*(?:(?:up\s+)?until|till|before(?!\s+(?:i|we|you|they|he|she|it)\b)|prior\s+to|"
+               r"last\s+(?:week|month|year|quarter|sprint|time)|back\s+(?:then|in)|originally|initially|at\s+first|"
+               r"in\s+the\s+past|formerly|previously)\b.*\b(?:was|were|used|had)\b")
 _UNASSERTED = re.compile(
-    _UNSURE + "|" + _IGNORE + "|" + _ASIDE_MORE + r"|\b(?:maybe|perhaps|possibly|supposedly|reportedly|allegedly|rumou?red|draft)\b"
+    _UNSURE + "|" + _IGNORE + "|" + _ASIDE_MORE + "|" + _HEARSAY + "|" + _PAST_FIRST + r"|\b(?:maybe|perhaps|possibly|supposedly|reportedly|allegedly|rumou?red|draft)\b"
     r"|\bclaims?\s+(?:that\s+)?(?:the|our|it|this|a|an|we|you)\b"
     r"|^\W*(?:if|suppose|supposing|imagine|what\s+if)\b.*\b(?:were|would)\b"
     # a past value: "was X until …", "we used X for … until March" (test39b B15)
@@ -416,6 +452,10 @@ _UNASSERTED = re.compile(
 #: a unit that sets aside the unit before it too ("I'm not decided yet", "I could not confirm it", "ignore it"), or
 #: says it is wrong ("The old docs say …, but that's wrong", test39b B15: ``core.takeback.DENIAL``)
 _UNSURE_BACK = re.compile(_UNSURE + "|" + _IGNORE + "|" + _DENIED.pattern, re.I)
+#: a unit that tells the value now ("…, now it is 6543", "since then it is 6543") after one that told it in the past
+#: ("The db port was 5432"): that one is a past value (test40 T14)
+_NOW = re.compile(r"^\W*(?:(?:and|but|so)\s+)?(?:now|nowadays|these\s+days|today|since\s+then|from\s+then\s+on)\b", re.I)
+_WAS_THEN = re.compile(r"\b(?:was|were|used\s+to|had\s+been)\b", re.I)
 #: a question that is not a request ("can you replace …?" still evidences "replace …")
 _REQUEST = re.compile(r"\b(?:(?:can|could|would|will)\s+you|please)\b", re.I)
 #: a request that asks whether a value is so ("Can you confirm the region is …?", "could you check whether …?"):
@@ -485,7 +525,7 @@ def _units(text: str) -> list[tuple[str, bool]]:
                 continue
             aside = bool(_UNASSERTED.search(unit)) or unit.endswith("?") and (
                 not _REQUEST.search(unit) or bool(_ASKS_IF.search(unit)))
-            if out and _UNSURE_BACK.search(unit):
+            if out and (_UNSURE_BACK.search(unit) or _NOW.search(unit) and _WAS_THEN.search(out[-1][0])):
                 out[-1] = (out[-1][0], True)
             out.append((unit, aside))
         if fixed:
@@ -501,7 +541,8 @@ def unasserted(value: str, cited: list[str]) -> str:
     thing's value, an unapproved draft; test37b T11; test38 T2: a hedge
     "I think …", "probably …", a request to confirm a value, a unit that
     opens "Ignore this:"; test39b B15: hearsay with its place, "X - wait,
-    no, Y", "we used X … until March", "…, but that's wrong"); a quoted text a unit says to write, print or
+    no, Y", "we used X … until March", "…, but that's wrong"; test40 T14: hearsay by role or name, "I was told",
+    "Until March X was …", "X, which is wrong", "X was A, now it is B"); a quoted text a unit says to write, print or
     echo is not stated by it (:func:`_payload`).  A unit that follows
     a set-aside one and is about it ("…, but our config says Y", "… until
     yesterday; it is now Y") carries on its subject: its words less the

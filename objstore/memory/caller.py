@@ -94,6 +94,23 @@ def agent_of(env: Mapping[str, str]) -> str | None:
     return None
 
 
+def proposal_owner(agent: str | None, said: str | None) -> str:
+    """The name a proposal is recorded and shown under (``mem memory
+    propose --by``): for an agent caller (``agent``, :func:`agent_of`'s
+    name) its own name, and a different name it gave (``said``) only beside
+    it, so an agent's "--by user" reads ``claude (said: user)``, never as
+    the person's (test40 T25; its trust stays ``agent_observed``).  A
+    person's (``agent`` None): ``said``, else ``"agent"``.
+    ``proposal_owner("claude", "user") == "claude (said: user)"``;
+    ``proposal_owner("claude", None) == "claude"``; ``proposal_owner(None,
+    "codex@laptop") == "codex@laptop"``.  Never raises."""
+    if agent is None:
+        return said or "agent"
+    if not said or said.strip().casefold() == agent.casefold():
+        return agent
+    return f"{agent} (said: {said})"
+
+
 def default_trust(env: Mapping[str, str]) -> str:
     """The trust a write gets when its caller did not choose one:
     ``agent_observed`` inside an agent (:func:`agent_of`), else

@@ -14,8 +14,10 @@ another value)``; a line written after a fact (of any trust: a derived
 or an agent's fact too, test38 T3) that states another value of its
 subject marks the fact, a word value ("flake8") compared as
 :func:`_contradicts` reads it, and ``mem recall`` lists such a fact after
-the file (:func:`files_first`).  The file is unchanged: it is the
-person's to edit.
+the file (:func:`files_first`).  A line that does not restate a fact's
+value (:func:`_not_restated`: it names the fact's own value, another
+thing of the kind, or negates; test40 T15) is compared with neither way.
+The file is unchanged: it is the person's to edit.
 Pure but for that walk; never raises for a damaged file history (the
 line is then read as of the file's oldest version readable).
 """
@@ -28,7 +30,7 @@ from objstore.core.errors import MemError
 from objstore.core.objects import Fact
 from objstore.core.refs import key_scope
 from objstore.core.store import Store
-from objstore.core.text import LazyPattern
+from objstore.core.text import KEY_ABBREVIATIONS, LazyPattern
 
 #: what a replaced line is marked with (``{key}``: the fact's key)
 FILE_LINE_MARK = " (MAY BE OUT OF DATE: {key}, recorded later, holds another value)"
@@ -85,7 +87,10 @@ def _marks(store: Store, text: str, keys: Sequence[str],
         for f, vals in stating:
             name = f.key[len(key_scope(f.key)) + 1:]
             named = _words(name.replace("-", " ").replace("_", " ").replace("/", " "))
-            own = {v: k for v, k in found.items() if v not in named}   # "DB" of "DB port: 6543" is the subject (B8)
+            # "DB" of "DB port: 6543" is the subject (B8), and "DB-Port" of "DB-Port 6543" (test40 T15)
+            own = {v: k for v, k in found.items() if v not in named and not set() < _words(v) <= named}
+            if _not_restated(line, f, vals, own, named):
+                continue   # names the fact's own value, another thing of the kind or a negation (test40 T15)
             kinds = set(own.values())
             words = " ".join(w for w in line.split() if w.strip(".,;:()").lower() not in own)   # values are no subject
             mine = _words(words)
@@ -99,10 +104,12 @@ def _marks(store: Store, text: str, keys: Sequence[str],
                 continue   # (two words shared at least before the rule is asked: a file holds dozens of lines)
             if not named <= mine:
                 continue   # the key names another thing of the kind: db/timeout is not "the api timeout" (test37b T18)
-            said = [Said(line, 0, "p", "turn", 1.0, role="user"), Said(fact_text(f.key, f.body), f.said_at, "p", "fact")]
+            # (the line's spelling of a key word as the key spells it: "Database port" for db-port, test40 T15)
+            spelt, words = _spelt_as(line, name), _spelt_as(words, name)
+            said = [Said(spelt, 0, "p", "turn", 1.0, role="user"), Said(fact_text(f.key, f.body), f.said_at, "p", "fact")]
             # and the other way: the fact read as "its name: its value", the line after it
             back = [Said(f"{name.replace('/', ' ')}: {f.body}", 0, "p", "turn", 1.0, role="user"),
-                    Said(line, f.said_at + 1, "p", "fact")]
+                    Said(spelt, f.said_at + 1, "p", "fact")]
             fwd = f.trust == "user_stated" and bool(superseders(time_items(said, [words]))[0])
             if not fwd and (f.key in newer or not superseders(time_items(back, [words]))[0]):
                 continue
@@ -122,11 +129,65 @@ def _marks(store: Store, text: str, keys: Sequence[str],
 _WORD_RE = LazyPattern(r"[^\W\d_]{2,}")
 #: words too common to tie a line to a fact
 _COMMON = frozenset("the is are was were to of on in at for and or we our use uses it this that project user".split())
+#: each spelling of a key word -> its group's first (``core.text.KEY_ABBREVIATIONS``: "Database port" is ``db-port``'s)
+_SPELLING = {w: group[0] for group in KEY_ABBREVIATIONS for w in group}
 
 
 def _words(text: str) -> set[str]:
-    """The lower-cased words of ``text``, :data:`_COMMON` ones aside."""
-    return {w.lower() for w in _WORD_RE.findall(text[:4000])} - _COMMON
+    """The lower-cased words of ``text``, :data:`_COMMON` ones aside, each
+    spelling of a key word as its group's first ("database" -> "db")."""
+    return {_SPELLING.get(w, w) for w in (w.lower() for w in _WORD_RE.findall(text[:4000]))} - _COMMON
+
+
+def _spelt_as(text: str, name: str) -> str:
+    """``text`` with each other spelling of a word of the key name ``name``
+    (:data:`_SPELLING`) written as the name writes it ("Database port:
+    6543" -> "db port: 6543" for ``db-port``)."""
+    spell = {_SPELLING.get(w, w): w for w in (w.lower() for w in _WORD_RE.findall(name))}
+    if not any(_SPELLING.get(w, w) in spell and w not in spell for w in (w.lower() for w in _WORD_RE.findall(text))):
+        return text
+    return _WORD_RE.sub(lambda m: spell.get(_SPELLING.get(m.group(0).lower(), ""), m.group(0)), text)
+
+
+#: words that make a line's subject another thing of the fact's kind (a stage such as staging, a copy, a stand-in: "Staging
+#: DB port: 6543", "Test DB port: …" against ``db-port``), unless the fact's key or value says them (test40 T15);
+#: spelled as :func:`_words` gives them ("production" -> "prod")
+_OTHER_THING = frozenset("""test tests testing staging stage prod dev local ci qa uat preview sandbox demo e2e
+integration perf canary replica secondary standby backup old legacy previous former deprecated example sample default
+fallback mock fake dummy temporary temp""".split())
+#: a negation: the line says what its value is not, or not to use it ("Do not use DB port 6543.")
+_NEGATION = LazyPattern(r"\b(?:not|never|no|nor|avoid|don['\u2019]?t|doesn['\u2019]?t|isn['\u2019]?t|aren['\u2019]?t|"
+                        r"won['\u2019]?t|shouldn['\u2019]?t|mustn['\u2019]?t|cannot|can['\u2019]?t)\b", 2)
+#: the words before (or the arrow after) a value that say it is the old one ("from 5432 to 6543", "not 5432",
+#: "(was 5432)", "5432 -> 6543")
+_OLD_BEFORE = (r"(?:\bfrom|\bnot|\bno\s+longer|\binstead\s+of|\bwas|\bwere|\bformerly|\bpreviously|\bold|"
+               r"\breplac(?:es|ed|ing)|->|\u2192|=>)\s*(?:the\s+)?")
+_OLD_AFTER = r"\s*(?:->|\u2192|=>)"
+
+
+def _not_restated(line: str, f: Fact, vals: dict[str, str], own: dict[str, str], named: set[str]) -> bool:
+    """Whether the memory-file ``line`` (its values ``own``, the subject's
+    aside) does not restate the value of fact ``f`` (values ``vals``, key
+    name words ``named``), so is never compared with it (test40 T15): it
+    names the fact's own values of a kind it states, not as the old ones
+    ("DB port 5432 is blocked on 6543 hosts", "… (the production one stays
+    5432)"; "from 5432 to 6543" and "6543, not 5432" do replace it); it
+    names another thing of the kind (:data:`_OTHER_THING` not in the fact's
+    key or value: "Staging DB port: 6543"); or it negates ("Do not use DB
+    port 6543.").  ``line``'s case is ignored."""
+    import re  # defer: a line beside a fact only
+    low = line.casefold()
+    for kind in set(own.values()) & set(vals.values()):
+        theirs = {v for v, k in vals.items() if k == kind}
+        if theirs <= set(own) and len(own) > len(theirs):
+            esc = "|".join(re.escape(v.casefold()) for v in theirs)
+            old = rf"{_OLD_BEFORE}(?<![\w.-])(?:{esc})(?![\w-])|(?<![\w.-])(?:{esc})(?![\w-]){_OLD_AFTER}"
+            if not re.search(old, low):
+                return True
+            return False   # the fact's value said to be the old one: the line replaces it, negation or not
+    if (_words(line) & _OTHER_THING) - named - _words(f.key.replace("-", " ") + " " + f.body):
+        return True
+    return bool(_NEGATION.search(line))
 
 
 #: a line or value that names its subject's value: "The linter is ruff.", "Linter: ruff", "We use pnpm now"

@@ -122,3 +122,17 @@ def derive_decisions(mem, tmp_path: Path, cases: list[tuple[str, str]], tag: str
     finally:
         model.close()
     return {int(d["key"].rsplit("/c", 1)[1]): d["rule"] for d in r["decisions"]}
+
+
+def assert_decided_as_table(mem, tmp_path: Path, cases: list[tuple[str, str, bool]], tag: str,
+                            per_session: int = 30) -> None:
+    """Each ``(turn, value, admitted?)`` of ``cases`` decided by real ``mem
+    derive`` (:func:`derive_decisions`) as the table says: "write" when
+    admitted, else a rule of the evidence check (not a key or scope rule).
+    ``per_session`` 30: an answer's proposals past 40 are not read
+    (``run.MAX_FACTS_PER_ANSWER``)."""
+    got = derive_decisions(mem, tmp_path, [(turn, value) for turn, value, _a in cases], tag, per_session)
+    assert sorted(got) == list(range(len(cases))), got
+    wrong = {cases[i][0] + " -> " + cases[i][1]: got[i] for i in got if (got[i] == "write") != cases[i][2]}
+    assert not wrong, wrong
+    assert {got[i] for i in got if not cases[i][2]} <= {"no-evidence", "negated", "suspicious"}, got

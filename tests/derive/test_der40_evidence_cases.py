@@ -10,7 +10,7 @@ proposal per case, citing its turn.  Real ``mem import`` + ``mem derive
 
 from __future__ import annotations
 
-from tests.derive._util import derive_decisions
+from tests.derive._util import assert_decided_as_table
 
 OLD, NEW = "the db port is 5432", "the db port is 6543"
 CASES = [  # (the cited turn, the proposed value, admitted?)
@@ -53,13 +53,7 @@ CASES = [  # (the cited turn, the proposed value, admitted?)
     ("The cache is redis. That is bad for latency.", "the cache is redis", True),
     ("The docs say the db port is 6543.", NEW, True),
 ]
-PER_SESSION = 30   # an answer's proposals past 40 are not read (run.MAX_FACTS_PER_ANSWER)
 
 
 def test_each_proposal_is_decided_as_the_table_says(mem, tmp_path):
-    got = derive_decisions(mem, tmp_path, [(turn, value) for turn, value, _a in CASES], "DER40", PER_SESSION)
-    assert sorted(got) == list(range(len(CASES))), got
-    wrong = {CASES[i][0] + " -> " + CASES[i][1]: got[i] for i in got if (got[i] == "write") != CASES[i][2]}
-    assert not wrong, wrong
-    # the rejections are the evidence check's (not a key or scope rule)
-    assert {got[i] for i in got if not CASES[i][2]} <= {"no-evidence", "negated", "suspicious"}, got
+    assert_decided_as_table(mem, tmp_path, CASES, "DER40")
