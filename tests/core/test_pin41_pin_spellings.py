@@ -43,6 +43,7 @@ ABROAD = [("mi PIN es 4471", "4471"), ("le code PIN est 4471", "4471"), ("mon co
           # a PIN's clause with a word of both kinds, or an owner: still a PIN (the rule's ambiguous side)
           ("reset my PIN to 4471", "4471"), ("my PIN is 4471 and the LED blinks", "4471"),
           ("SIM PIN=1234 for the GSM module", "1234"), ("card pin: 4471 (the chip card)", "4471"),
+          ("send it in the header PIN: 4471", "4471"),      # an HTTP header's as well as a board's: a PIN
           ("set PIN=1024 in the config", "1024")]       # no board's word: withheld (pin40's limit, kept so)
 
 #: test40 T6's lines (a board's pin), and its kept lines
@@ -54,7 +55,7 @@ KEPT = T6 + ["LED_PIN=13", "PIN 4471 of the BGA", "port:4471", "PIN\u7801\u957f\
              "pinned to 4471", "clave para la API", "\u015fifreleme 4471", "la clave es usar cach\u00e9",
              "\u5f15\u811a4471", "PIN ist erforderlich", "PIN-Nummer: siehe Brief", "pin #1234 on the mcu",
              "Geheimzahl ist geheim", "version 4-4-7-1 of the spec", "led pin is 4.4.7.1", "\u015fifre: gizli",
-             "m\u1eadt kh\u1ea9u l\u00e0 g\u00ec", "GPIO17 PIN: 4471 on the header"]
+             "m\u1eadt kh\u1ea9u l\u00e0 g\u00ec", "GPIO17 PIN: 4471 on the header", "pin=1234 on the pin header"]
 
 
 @pytest.mark.parametrize("line,value", T5 + ABROAD)

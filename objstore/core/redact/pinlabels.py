@@ -104,9 +104,12 @@ def pin_token_ok(v: str) -> bool:
 
 
 #: pin41 (test40 T6): the words of :data:`~.checks.HARDWARE_WORDS` that also name a PIN's things ('reset my PIN', 'input
-#: your PIN', 'the card's chip', 'press the button'): not a board's by themselves; before 'line' they are ('the reset line')
+#: your PIN', 'the card's chip', 'press the button', an HTTP header, a database's connector): not a board's by
+#: themselves; before 'line' they are ('the reset line')
 _BOTH_WAYS = frozenset("reset data clock power ground input output signal enable interrupt button board boards chip "
-                       "digital analog sensor motor cs tx rx".split())
+                       "digital analog sensor motor cs tx rx header headers connector".split())
+#: pin41: what holds a board's pins, after 'pin' ('the pin header', 'a 2x20 pin connector')
+_PIN_HOLDERS = frozenset(("header", "headers", "connector", "connectors", "socket", "sockets"))
 #: pin41 (test40 T6): a word of these in a PIN's clause makes it a board's pin: :data:`~.checks.HARDWARE_WORDS` but
 #: :data:`_BOTH_WAYS`, and more of a board's parts and buses (an FPGA, a BGA package, JTAG)
 BOARD_WORDS = (HARDWARE_WORDS - _BOTH_WAYS) | frozenset("fpga fpgas bga cpld jtag swd asic qfn qfp tqfp lqfp soic".split())
@@ -121,9 +124,9 @@ _RUN = Lazy(r"[a-z0-9]+", FLAGS)
 
 def on_board(low: str, s: int, e: int, lo: int, hi: int) -> bool:
     """pin41 (test40 T6): whether the PIN-shaped digits at ``low[s:e]`` (``low`` lowercased, read within ``lo:hi``)
-    are a board's pin: a word of :data:`BOARD_WORDS` (``gpio``, ``header``, ``fpga``, ``relay``), a pin's name
+    are a board's pin: a word of :data:`BOARD_WORDS` (``gpio``, ``pinout``, ``fpga``, ``relay``), a pin's name
     (``gpio17``, ``pa15``: :func:`~.checks.hardware_pin`) or a word of :data:`_BOTH_WAYS` before ``line`` (``the reset
-    line``) stands in its clause (up to :data:`BOARD_SPAN` characters each side, to a clause's end: ``.``, ``,``, ``;``,
+    line``, ``pin header``) stands in its clause (up to :data:`BOARD_SPAN` characters each side, to a clause's end: ``.``, ``,``, ``;``,
     a line break, ``and``, ``but`` ...), or a Chinese or Japanese word for a chip's pin (:data:`BOARD_CJK`: ``\u5f15\u811a``)
     does; not when the word right before ``pin`` says whose PIN it is (``SIM PIN``, ``card pin``). ``GPIO PIN=4471
     drives the relay``, ``PIN:2048 on the FPGA header``, ``\u5f15\u811aPIN\u662f4471``: True; ``set PIN=1024 in the config``,
@@ -142,7 +145,8 @@ def on_board(low: str, s: int, e: int, lo: int, hi: int) -> bool:
         return False
     words += _RUN.findall(after)
     return any(w in BOARD_WORDS or (w not in HARDWARE_WORDS and hardware_pin(w))
-               or (w in _BOTH_WAYS and nxt in ("line", "lines")) for w, nxt in zip(words, words[1:] + [""]))
+               or (w in _BOTH_WAYS and nxt in ("line", "lines")) or (w in ("pin", "pins") and nxt in _PIN_HOLDERS)
+               for w, nxt in zip(words, words[1:] + [""]))
 
 
 def off_board(inner):
