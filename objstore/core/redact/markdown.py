@@ -10,8 +10,8 @@ import itertools
 
 from objstore.core.redact.checks import (labelled_password_ok, looks_assigned, looks_secret, passphrase_words_ok,
                                          short_labelled_ok)
-from objstore.core.redact.passphrases import CJK_JOIN, CJK_NAMES, QUOTED_PHRASE_MAX, quoted_passphrase_ok
-from objstore.core.redact.pinlabels import pin_token_ok
+from objstore.core.redact.passphrases import ABROAD_NAMES, CJK_JOIN, CJK_JOINS, CJK_NAMES, QUOTED_PHRASE_MAX, THAI_IS, quoted_passphrase_ok
+from objstore.core.redact.pinlabels import DIGIT, pin_token_ok
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import KEY_NEXT_LINE_MIN, QUALIFIER, VALUE, anchor_offsets
 
@@ -25,7 +25,7 @@ _CJK = "|".join(CJK_NAMES)
 #: red29 (test29 P5): also as a shell variable's name writes them ('MOT_DE_PASSE=X', 'DB_HASLO=X': '_' for the
 #: blanks, ASCII 'l' for '\u0142')
 _FOREIGN = (r"kennwort|mot[ _]de[ _]passe|contrase(?:\u00f1|n)a|senha|wachtwoord|\u043f\u0430\u0440\u043e\u043b\u044c|has(?:\u0142|l)o|heslo|"
-            r"l\u00f6senord|passord|adgangskode|salasana|" + _CJK)
+            r"l\u00f6senord|passord|adgangskode|salasana|" + "|".join(ABROAD_NAMES) + "|" + _CJK)
 _PW_WORDS = r"passw(?:or)?[dt]|passphrase|pwd|secret|" + _FOREIGN
 #: redb22 (tester finding X9): 'pass' and 'PIN' as a label or a column's header (``**pass**: `X```, ``| PIN |``),
 #: their values held to :func:`_weak_value_ok` (a bare 'pass' is also a test's result, a 'pin' a board's pin)
@@ -73,12 +73,14 @@ _DEFINITION = Lazy(_WORD + r"[*_`]{0,2}[ \t]{0,4}" + _BREAK + r"[ \t]{0,3}:[ \t]
 #: a value after a CJK word holds no CJK character (U+3000-9FFF: punctuation, kana, ideographs; Hangul syllables;
 #: compatibility ideographs and full-width forms) and may end at CJK or full-width punctuation ('\u5bc6\u7801\uff1aX\uff0c\u8bf7\u4fdd\u7ba1'):
 #: a run of CJK text after the word is not read 256 characters deep at every word (a line of '\u5bc6\u7801\uff1a' repeated)
-_CJK_CHARS = "\u3000-\u9fff\uac00-\ud7af\uf900-\uffff"
+_CJK_CHARS = "\u0e00-\u0e7f\u3000-\u9fff\uac00-\ud7af\uf900-\uffff"   # pin41: and Thai's (U+0E00-0E7F)
 _CJK_VALUE = "[^\\s\"'`\\\\,;&<>(){}\\[\\]|" + _CJK_CHARS + "]"
 #: pin40 (test39b B9): or at the kana, Hangul or Han that goes on after it ('\u30d1\u30b9\u30ef\u30fc\u30c9\u306fX\u3067\u3059',
 #: '\u5bc6\u7801\u662fX\u8bf7\u8bb0\u4f4f'), not a counter after a number ('\u5bc6\u7801\u662f2024\u5e74\u6539\u7684': a year, a length)
-_CJK_EOL = ("(?=[\u3000-\u30ff\uac00-\ud7af\uff00-\uffef]|(?![\u5e74\u6708\u65e5\u4f4d\u4e2a\u500b\u6b21\u5929\u5b57\u53f7\u865f\u6841])"
+_CJK_EOL = ("(?=[\u0e00-\u0e7f\u3000-\u30ff\uac00-\ud7af\uff00-\uffef]|(?![\u5e74\u6708\u65e5\u4f4d\u4e2a\u500b\u6b21\u5929\u5b57\u53f7\u865f\u6841])"
             "[\u3400-\u9fff]|" + _EOL[3:])
+#: pin41 (test40 T5): or blanks alone before a PIN's digits ('\u6697\u8a3c\u756a\u53f7 4471'), 4-12 of them ending the value
+_CJK_BARE = r"[ \t]{1,4}(?=" + DIGIT + "{4,12}(?!" + DIGIT + r"|[A-Za-z_\-]))"
 #: red29 (test29 P5): what the password opens between the word and its sign, a preposition and 1-4 words
 #: ('\u043f\u0430\u0440\u043e\u043b\u044c \u043e\u0442 \u0431\u0430\u0437\u044b: X', 'senha do banco: X', 'Kennwort f\u00fcr die DB: X')
 _OWNER = (r"[ \t]{1,4}(?:\u043e\u0442|\u0434\u043b\u044f|f\u00fcr|von|de|del|do|da|di|van|voor)"
@@ -90,7 +92,7 @@ _OWNER = (r"[ \t]{1,4}(?:\u043e\u0442|\u0434\u043b\u044f|f\u00fcr|von|de|del|do|
 _QUOTED_WORDS = r"[^\s\"'`\\](?:[^\"'`\\\r\n]{2,%d}+)" % QUOTED_PHRASE_MAX
 _ARROW = Lazy(r"(?:(?:" + _WORD + r"[*`]{0,2}[ \t]{0,4}(?:\u2192|\u21d2|=>|->|::)|(?P<f>" + _FOREIGN
               + r")(?:" + _OWNER + r")?(?:[ \t]{0,4}" + QUALIFIER + r"){0,2}(?:\\{0,3}[\"'])?[*`]{0,2}[ \t]{0,4}(?::(?!=)|(?P<eq>:?=)))[*`]{0,2}(?(eq)[ \t]{0,8}|(?:[ \t]{1,8}|(?=\\{0,3}[\"'])))"
-              r"|(?P<j>" + _CJK + r")[*`]{0,2}[ \t]{0,4}[" + CJK_JOIN + r"][*`]{0,2}[ \t]{0,8})"
+              r"|(?P<j>" + _CJK + r")[*`]{0,2}(?:[ \t]{0,4}" + CJK_JOINS + r"[*`]{0,2}[ \t]{0,8}|" + _CJK_BARE + "))"
               r"(?:(?P<q>`)|(?(f)(?P<vq>\\{0,3}[\"'])))?(?P<secret>(?(j)" + _CJK_VALUE + r"{4,256}+|(?(vq)"
               + _QUOTED_WORDS + r"|" + VALUE + r"{4,256}+)))(?(q)`)(?(vq)(?P=vq))(?(j)" + _CJK_EOL + "|(?(vq)|" + _EOL + "))", FLAGS)
 #: a key's or token's word alone on its line (markup around it or not), the value alone on the next
@@ -111,7 +113,7 @@ _JSON_TAIL = Lazy(r"\\{0,3}\"[ \t}\],]*\Z", FLAGS)
 #: pattern that starts with an alternation has no literal prefix, and ``re`` would try it at every offset)
 _FOREIGN_STARTS = ("kennwort", "mot de passe", "mot_de_passe", "contrase", "senha", "wachtwoord",
                    "\u043f\u0430\u0440\u043e\u043b\u044c", "has\u0142o", "haslo", "heslo", "l\u00f6senord", "passord",
-                   "adgangskode", "salasana", *_CJK.split("|"))
+                   "adgangskode", "salasana", *ABROAD_NAMES, *_CJK.split("|"))
 _ARROWS = ("\u2192", "\u21d2", "=>", "->")
 _STARTS = ("passw", "passphrase", "pwd", "secret", *_FOREIGN_STARTS, "api", "access", "token")
 #: red26b: those an ASCII window (``str.isascii``, a flag CPython keeps) can hold: a hook's prompt scan (no
@@ -291,7 +293,7 @@ def scan_markdown(rule: Rule, text: str, ws: int, we: int, out: list, low: str, 
             if o >= 0 and low[o + len(mk):o + len(mk) + 1] not in (" ", "\t", ""):
                 _keep(rule, text, m, off, out)
         elif (fenced and c in "*_`: \t" and (m := _FENCED.match(low, p, e0)) is not None
-              or arrow and c in " \t*`=\"'\\" + CJK_JOIN
+              or arrow and c in " \t*`=\"'\\" + CJK_JOIN + THAI_IS[0]
               and (m := _ARROW.match(low, p, e0)) is not None
               and (low.find("::", w.end(), m.start("secret")) < 0          # org's '::': the term opens its item
                    or not low[max(s0, _line_start(low, p)):p].strip(" \t-+*"))):

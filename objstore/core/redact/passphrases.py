@@ -37,12 +37,24 @@ _NAMES_A_PASSWORD = frozenset((
 _VALIDATION = frozenset("characters chars required invalid".split())
 #: the CJK words for 'password' (a value holding one is the label's translation; :mod:`.markdown` reads a label of
 #: them); pin40 (test39b B9): and Japanese 'PIN' (\u6697\u8a3c\u756a\u53f7, 'secret identification number')
+#: pin41 (test40 T5): and Chinese '\u53e3\u4ee4' ('password', '\u53e3\u4ee4\u662fX'), Thai '\u0e23\u0e2b\u0e31\u0e2a\u0e1c\u0e48\u0e32\u0e19' ('password', a script
+#: written without spaces too: '\u0e23\u0e2b\u0e31\u0e2a\u0e1c\u0e48\u0e32\u0e19\u0e04\u0e37\u0e2d X')
 CJK_NAMES = ("\u5bc6\u7801", "\u5bc6\u78bc", "\u30d1\u30b9\u30ef\u30fc\u30c9", "\ube44\ubc00\ubc88\ud638",
-             "\ud328\uc2a4\uc6cc\ub4dc", "\u6697\u8a3c\u756a\u53f7")
+             "\ud328\uc2a4\uc6cc\ub4dc", "\u6697\u8a3c\u756a\u53f7", "\u53e3\u4ee4", "\u0e23\u0e2b\u0e31\u0e2a\u0e1c\u0e48\u0e32\u0e19")
+#: pin41 (test40 T5): the word for 'password' in Turkish, Vietnamese, Indonesian, Arabic and Hindi (Wiktionary
+#: 'password', translations), read as the other languages' words are (:mod:`.markdown`'s label and ':'; the copulas
+#: of :mod:`.passwords`); lowercased
+ABROAD_NAMES = ("\u015fifre", "m\u1eadt kh\u1ea9u", "kata sandi", "\u0643\u0644\u0645\u0629 \u0627\u0644\u0645\u0631\u0648\u0631",
+                "\u0643\u0644\u0645\u0629 \u0627\u0644\u0633\u0631", "\u092a\u093e\u0938\u0935\u0930\u094d\u0921")
 #: red26b (test26 V2): what joins a CJK label to its value: a full-width colon (U+FF1A), ':' or '=' with no blank
 #: after it, or the copula or topic particle (Chinese \u662f/\u4e3a/\u70ba 'is', Japanese \u306f, Korean \ub294/\uc740);
 #: moved from :mod:`.markdown` (pin40: a PIN's rule reads it too, :data:`~.pinlabels.PIN_JOIN`)
-CJK_JOIN = "\uff1a:=\u662f\u4e3a\u70ba\u306f\ub294\uc740"
+#: pin41 (test40 T5): and the Korean subject particle (\uac00/\uc774: '\ube44\ubc00\ubc88\ud638\uac00 4471')
+CJK_JOIN = "\uff1a:=\u662f\u4e3a\u70ba\u306f\ub294\uc740\uac00\uc774"
+#: pin41 (test40 T5): a join of more than one character: the Thai copula \u0e04\u0e37\u0e2d ('is')
+THAI_IS = "\u0e04\u0e37\u0e2d"
+#: what joins a CJK label to its value, as a regex: a character of :data:`CJK_JOIN` or :data:`THAI_IS`
+CJK_JOINS = "(?:[" + CJK_JOIN + "]|" + THAI_IS + ")"
 #: a template or a reference inside a value (``"{{ lookup('env', 'PW') }}"``, ``"${USER} ${PASS}"``, ``"%(pw)s"``)
 _TEMPLATE = ("{{", "${", "%(", "{%", "<%")
 

@@ -26,8 +26,8 @@ from objstore.core.redact.passwordphrases import (PHRASE_COLON as _PHRASE_COLON,
                                                   TOKEN_VERB_TAIL, VERB_PHRASE_RULES, changed_token_ok,
                                                   with_old_and_new, COMBINATION_OWNERS as _COMBINATION_OWNERS,
                                                   keypad_code_ok)
-from objstore.core.redact.pinlabels import (PIN_ASSIGN as _PIN_ASSIGN, PIN_JOIN, PIN_SPACED, PIN_TOKEN as _PIN_TOKEN, PIN_WORD,
-                                            pin_token_ok)
+from objstore.core.redact.pinlabels import (PIN_ABROAD, PIN_ABROAD_STARTS, PIN_ASSIGN as _PIN_ASSIGN, PIN_JOIN, PIN_MORE,
+                                            PIN_SPACED, PIN_SUFFIX, PIN_TOKEN as _PIN_TOKEN, PIN_WORD, off_board, pin_token_ok)
 from objstore.core.redact.rule import Rule, make_rule
 from objstore.core.redact.scanners import QUALIFIER, scan_at, scan_plain
 from objstore.core.redact.symbolpasswords import SYMBOL_PASSWORD_RULES
@@ -120,7 +120,14 @@ _COPULAS = ((r"passwort(?<![a-z0-9_\-\]]passwort)", "wurde[ \t]{1,4}(?:ge\u00e4n
             (r"passord(?<![a-z0-9_\-\]]passord)(?:et)?", "er|var", "n\u00e5|fortsatt|stadig", ("passord",)),
             (r"(?:adgangskode(?<![a-z0-9_\-\]]adgangskode)|kodeord(?<![a-z0-9_\-\]]kodeord))(?:e?[nt])?", "er|var",
              "nu|stadig|fortsat", ("adgangskode", "kodeord")),
-            (r"salasana(?<![a-z0-9_\-\]]salasana)(?:ni|mme|si)?", "on|oli", "nyt|yh\u00e4|edelleen", ("salasana",)))
+            (r"salasana(?<![a-z0-9_\-\]]salasana)(?:ni|mme|si)?", "on|oli", "nyt|yh\u00e4|edelleen", ("salasana",)),
+            # pin41 (test40 T5): Vietnamese 'm\u1eadt kh\u1ea9u l\u00e0 X', Indonesian 'kata sandi adalah X', Arabic '\u0643\u0644\u0645\u0629 \u0627\u0644\u0645\u0631\u0648\u0631 \u0647\u064a X'
+            (r"m\u1eadt kh\u1ea9u(?<![a-z0-9_\-\]]m\u1eadt kh\u1ea9u)(?:[ \t]{1,4}c\u1ee7a[ \t]{1,4}[^\s,;:!?]{1,16})?", "l\u00e0", "b\u00e2y gi\u1edd|v\u1eabn",
+             ("m\u1eadt kh\u1ea9u",)),
+            (r"kata sandi(?<![a-z0-9_\-\]]kata sandi)(?:[ \t]{1,4}(?:saya|aku|anda|kamu))?", "adalah|ialah", "sekarang|masih",
+             ("kata sandi",)),
+            (r"\u0643\u0644\u0645\u0629 (?:\u0627\u0644\u0645\u0631\u0648\u0631|\u0627\u0644\u0633\u0631)", "\u0647\u064a", "\u0627\u0644\u0622\u0646",
+             ("\u0643\u0644\u0645\u0629 \u0627\u0644",)))
 #: red29 (test29 P5): what the password opens, between the word and its verb ('das Passwort f\u00fcr die DB lautet X',
 #: 'la contrase\u00f1a de la base de datos es X'): a preposition and 1-5 words; red30: Polish, Czech and Nordic ones
 #: ('has\u0142o do bazy to X', 'heslo k datab\u00e1zi je X', 'passordet til databasen er X')
@@ -181,14 +188,24 @@ PASSWORD_RULES: list[Rule] = [
        "keyword heuristics (no vendor format): 'my pin|passcode is <4-12 digits>', 'my PIN: <digits>', 'the pin "
        "for the door is <digits>' (red16b); red23: 'pincode: 4471', 'pin_code', 'pin-number' (one word); mend24: "
        "'pin_code = 4471' (an assignment to a name ending code or number); red34: 'CARD_PIN=4711'; pin40 (test39b B9): "
-       "'PIN=4471', 'PIN\uff1a4471', '\u94f6\u884c\u5361PIN\u662f4471', 'my PIN is 4 4 7 1', other scripts' digits ('PIN: \u0664\u0664\u0667\u0661')",
-       r"(?:" + PIN_WORD + r"(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number)|\u7801|\u78bc)?|passcode(?<![A-Za-z0-9_\-\]]passcode))"
+       "'PIN=4471', 'PIN\uff1a4471', '\u94f6\u884c\u5361PIN\u662f4471', 'my PIN is 4 4 7 1', other scripts' digits ('PIN: \u0664\u0664\u0667\u0661'); "
+       "pin41 (test40 T5): 'PIN-Nummer: 4471', 'PIN\u756a\u53f7\u306f4471', 'PIN \u2192 4471', 'PIN #4471', 'PIN=\'4471\'', \"my pin's 4471\", "
+       "'mi PIN es 4471', '4-4-7-1'; (test40 T6) not a board's pin ('GPIO PIN=4471 drives the relay': pinlabels.on_board)",
+       r"(?:" + PIN_WORD + PIN_SUFFIX + r"|passcode(?<![A-Za-z0-9_\-\]]passcode))"
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
        + r"[ \t]{0,4}:[ \t]{1,4}[\"'`]?|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r"|" + PIN_JOIN   # pin40: 'PIN=4471', 'PIN\u662f4471'
        # (':' alone, not PHRASE_COLON's ' = ': mend24's 'pin = 448812' is a board's)
-       + r"|(?<=passcode)[ \t]{1,4}(?=[0-9]{4,12}(?![0-9A-Za-z]))"
+       + r"|(?<=passcode)[ \t]{1,4}(?=[0-9]{4,12}(?![0-9A-Za-z]))|" + PIN_MORE   # pin41: 'PIN \u2192 4471', 'PIN ist 4471'
        + r")(?P<secret>" + PIN_SPACED + "|" + _PIN_TOKEN + ")",   # test36 T3: 'use passcode 884213 for the door'
-       ci=True, priority=51, check=pin_token_ok, anchors=("pin", "passcode"), scan=with_old_and_new(_plain, pin_token_ok)),
+       ci=True, priority=51, check=pin_token_ok, anchors=("pin", "passcode"),
+       scan=with_old_and_new(off_board(_plain), pin_token_ok)),
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): pin41 (test40 T5): a PIN's word of another language with no 'PIN' in it "
+       "(pinlabels.PIN_WORDS_ABROAD: 'Geheimzahl ist 4471', '\u041f\u0418\u041d-\u043a\u043e\u0434 4471', 'code secret : 4471', '\u015fifrem 4471'), "
+       "its digits after a sign, a copula or blanks; not a board's pin (pinlabels.on_board)",
+       PIN_ABROAD + r"(?P<secret>" + PIN_SPACED + "|" + _PIN_TOKEN + ")",
+       ci=True, priority=51, check=pin_token_ok, anchors=PIN_ABROAD_STARTS,
+       scan=off_board(scan_at(*PIN_ABROAD_STARTS))),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the door|alarm|gate|safe... code is <4-12 digits or a short "
        "PIN-like token>', 'my alarm code: <token>', 'door code 4471' (red17: a keypad's code, not 'the exit "

@@ -5,8 +5,9 @@ label before a verb, and the token a PIN reads as. Split from :mod:`.passwordphr
 
 from __future__ import annotations
 
-from objstore.core.redact.checks import pin_ok
-from objstore.core.redact.passphrases import CJK_JOIN
+from objstore.core.redact.checks import HARDWARE_WORDS, PIN_CODE_OWNERS, hardware_pin, pin_ok
+from objstore.core.redact.passphrases import CJK_JOIN, THAI_IS
+from objstore.core.redact.rule import FLAGS, Lazy
 
 #: pin40: a character of a script written without spaces that ends a PIN's token ('4471\u3067\u3059'): CJK punctuation,
 #: kana, Han, Hangul, full-width punctuation (not a full-width digit or letter: the token's own)
@@ -41,18 +42,120 @@ DIGIT = "[0-9\u0660-\u0669\u06f0-\u06f9\u0966-\u096f\u09e6-\u09ef\u0e50-\u0e59\u
 #: 'pin = 448812' is a board's, and stays), a
 #: full-width sign ('PIN\uff1a4471'), or the copula or topic particle of a script written without spaces
 #: (:data:`~.passphrases.CJK_JOIN`: '\u94f6\u884c\u5361PIN\u662f4471', 'PIN\u306f4471'), when 4-12 digits follow
-PIN_JOIN = (r"(?:[=:\uff1d" + CJK_JOIN + r"]|[" + "".join(c for c in CJK_JOIN if c not in ":=\uff1a") + r"][ \t]{1,4})(?=" + DIGIT + "{4,12}(?!" + DIGIT + r"|[A-Za-z_\-]))")
+#: pin41 (test40 T5): or such a copula between blanks ('\u94f6\u884c\u5361 PIN \u662f 4471')
+PIN_JOIN = (r"(?:[=:\uff1d" + CJK_JOIN + r"]|[ \t]{0,4}[" + "".join(c for c in CJK_JOIN if c not in ":=\uff1a")
+            + r"][ \t]{1,4}|[ \t]{1,4}[" + "".join(c for c in CJK_JOIN if c not in ":=\uff1a") + r"])(?=" + DIGIT
+            + "{4,12}(?!" + DIGIT + r"|[A-Za-z_\-]))")
 #: pin40 (test39b B9): a PIN typed digit by digit ('my door code is 4 4 7 1'), 4-12 single digits one blank apart,
 #: ending its clause (as a PIN with no verb does: 'pin 2 of 4' is none)
-PIN_SPACED = (DIGIT + r"(?:[ \t]" + DIGIT + r"){3,11}(?=[ \t]{0,4}(?:[\"'`.,;!?)\]}]|\r|\n|\\[rn]|$|["
-              + UNSPACED_END + "]))")
+#: pin41 (test40 T5): or one '-' or '.' apart ('my PIN is 4-4-7-1', '4.4.7.1'), the same sign throughout
+PIN_SPACED = ("(?:" + "|".join(DIGIT + "(?:" + sep + DIGIT + "){3,11}" for sep in (r"[ \t]", "-", r"\.")) + r")(?=[ \t]{0,4}"
+              r"(?:[\"'`.,;!?)\]}]|\r|\n|\\[rn]|$|[" + UNSPACED_END + "]))")
+#: pin41 (test40 T5): what a PIN's word may carry before its join: the word for 'code' or 'number' of the languages
+#: that write it after 'PIN' (German 'PIN-Nummer', Russian 'PIN-\u043a\u043e\u0434', Polish and Turkish 'kod', 'kodu', Japanese
+#: 'PIN\u756a\u53f7', 'PIN\u30b3\u30fc\u30c9', Korean 'PIN \ubc88\ud638'; Chinese 'PIN\u7801', pin40's), over the lowercased text
+PIN_SUFFIX = (r"(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number|nummer|\u043a\u043e\u0434|kodu|kod)|\u7801|\u78bc|\u756a\u53f7"
+              r"|\u30b3\u30fc\u30c9|[ \t]{0,4}\ubc88\ud638)?")
+#: pin41 (test40 T5): the copula that joins a PIN's word to its digits in the other languages of mem's password rules,
+#: a table (language, its copulas): 'PIN ist 4471', 'mi PIN es 4471', 'le code PIN est 4471', 'il PIN \u00e8 4471',
+#: 'o PIN \u00e9 4471', 'PIN to 4471', 'm\u00e3 PIN l\u00e0 4471', 'PIN saya adalah 4471', '\u0440\u0438\u043d PIN \u044d\u0442\u043e 4471', Thai 'PIN \u0e04\u0e37\u0e2d 4471'
+PIN_COPULAS = (("de", "ist|lautet|war"), ("fr", "est|\u00e9tait"), ("es", "es|era"), ("pt", "\u00e9|era"), ("it", "\u00e8|era"),
+               ("pl", "to|jest"), ("nl", "is|was"), ("vi", "l\u00e0"), ("id", "adalah|ialah"), ("ru", "\u044d\u0442\u043e"),
+               ("th", THAI_IS), ("tr", "\u015fu"), ("ar", "\u0647\u0648|\u0647\u064a"), ("hi", "\u0939\u0948"))
+_COPULA = "|".join(dict.fromkeys(v for _lang, verbs in PIN_COPULAS for v in verbs.split("|")))
+#: pin41: the possessive that follows the noun, before the copula or the digits ('PIN saya adalah 4471', 'PIN saya
+#: 4471', Vietnamese 'm\u00e3 PIN c\u1ee7a t\u00f4i l\u00e0 4471'), as (language, words)
+PIN_MINE = (("id", "saya|aku|anda|kamu"), ("vi", "c\u1ee7a t\u00f4i|c\u1ee7a b\u1ea1n|c\u1ee7a anh|c\u1ee7a em"))
+_MINE = "|".join(w for _lang, words in PIN_MINE for w in words.split("|"))
+#: pin41 (test40 T5): the other signs a PIN's digits follow its word by: an arrow ('PIN \u2192 4471', 'PIN => 4471'), a
+#: dash between blanks ('PIN - 4471', Russian '\u041f\u0418\u041d-\u043a\u043e\u0434 \u2014 4471'), '#' ('PIN #4471'), a quote ('PIN "4471"',
+#: "PIN='4471'"), "'s" ("my pin's 4471"), a copula of :data:`PIN_COPULAS` between blanks; the digits must follow
+PIN_MORE = (r"(?:[ \t]{0,4}(?:\u2192|\u21d2|=>|->)[ \t]{0,4}[\"'`]?|[ \t]{1,4}[\-\u2013\u2014][ \t]{1,4}|[ \t]{0,4}#"
+            r"|[ \t]{1,4}[\"'`]|[=:\uff1a\uff1d][\"'`]|['\u2019]s[ \t]{1,4}|[ \t]{1,4}(?:" + _COPULA + r")[ \t]{1,4}[\"'`]?"
+            r"|[ \t]{1,4}(?:" + _MINE + r")(?:[ \t]{1,4}(?:" + _COPULA + r"))?[ \t]{0,4}:?[ \t]{1,4})(?="
+            + DIGIT + ")")
+#: pin41 (test40 T5): a PIN's word of another language, with no 'PIN' in it: German Geheimzahl, Geheimnummer; Russian
+#: \u041f\u0418\u041d (and -\u043a\u043e\u0434); French 'code secret'; Spanish 'clave', 'n\u00famero secreto'; Portuguese 'c\u00f3digo secreto'; Italian
+#: 'codice segreto'; Turkish \u015fifre ('password', a card's PIN too: \u015fifrem, \u015fifresi); Arabic \u0627\u0644\u0631\u0642\u0645 \u0627\u0644\u0633\u0631\u064a ('the secret
+#: number'); Hindi \u092a\u093f\u0928 ('PIN'); as (language, words); lowercased
+PIN_WORDS_ABROAD = (("de", ("geheimzahl", "geheimnummer")), ("ru", ("\u043f\u0438\u043d",)), ("fr", ("code secret",)),
+                    ("es", ("clave", "n\u00famero secreto", "numero secreto")), ("pt", ("c\u00f3digo secreto", "codigo secreto")),
+                    ("it", ("codice segreto",)), ("tr", ("\u015fifre",)),
+                    ("ar", ("\u0627\u0644\u0631\u0642\u0645 \u0627\u0644\u0633\u0631\u064a",)), ("hi", ("\u092a\u093f\u0928",)))
+PIN_ABROAD_STARTS = tuple(w for _lang, words in PIN_WORDS_ABROAD for w in words)
+#: pin41: such a word (not inside a longer word of its script: Turkish '\u015fifrem' is one, '\u015fifreleme', 'encryption', is
+#: not), then ':' or '=', a copula, a dash between blanks or blanks alone before the PIN's 4-12 digits
+PIN_ABROAD = (r"(?<!(?u:[\w\-]))(?:" + "|".join(PIN_ABROAD_STARTS) + r")(?:-?\u043a\u043e\u0434|m|si|niz|in)?(?!(?u:\w))(?:"
+              + PIN_MORE + r"|[ \t]{0,4}[:=\uff1a\uff1d][ \t]{0,4}|[ \t]{1,4}(?=" + DIGIT + "{4,12}(?!" + DIGIT
+              + r"|[A-Za-z_\-])))")
 
 
 def pin_token_ok(v: str) -> bool:
     """The token after a PIN's or a keypad's label is a PIN: :func:`~.checks.pin_ok` (``4471``, ``kq77``), or
     4-12 decimal digits of any script (``\uff14\uff14\uff17\uff11``, ``\u0664\u0664\u0667\u0661``) or typed one blank apart
-    (``4 4 7 1``, :data:`PIN_SPACED`); not ``13``."""
+    (``4 4 7 1``, :data:`PIN_SPACED`), or one ``-`` or ``.`` apart (``4-4-7-1``); not ``13``."""
     if pin_ok(v):
         return True
     digits = v.replace(" ", "").replace("\t", "")
+    if v[1:2] in ("-", "."):      # pin41: '4-4-7-1', '4.4.7.1'
+        digits = v[::2]
+        return 4 <= len(digits) <= 12 and digits.isdecimal() and v[1::2] == v[1] * (len(digits) - 1)
     return 4 <= len(digits) <= 12 and digits.isdecimal() and (digits == v or v[1::2].strip(" \t") == "")
+
+
+#: pin41 (test40 T6): the words of :data:`~.checks.HARDWARE_WORDS` that also name a PIN's things ('reset my PIN', 'input
+#: your PIN', 'the card's chip', 'press the button', an HTTP header, a database's connector): not a board's by
+#: themselves; before 'line' they are ('the reset line')
+_BOTH_WAYS = frozenset("reset data clock power ground input output signal enable interrupt button board boards chip "
+                       "digital analog sensor motor cs tx rx header headers connector".split())
+#: pin41: what holds a board's pins, after 'pin' ('the pin header', 'a 2x20 pin connector')
+_PIN_HOLDERS = frozenset(("header", "headers", "connector", "connectors", "socket", "sockets"))
+#: pin41 (test40 T6): a word of these in a PIN's clause makes it a board's pin: :data:`~.checks.HARDWARE_WORDS` but
+#: :data:`_BOTH_WAYS`, and more of a board's parts and buses (an FPGA, a BGA package, JTAG)
+BOARD_WORDS = (HARDWARE_WORDS - _BOTH_WAYS) | frozenset("fpga fpgas bga cpld jtag swd asic qfn qfp tqfp lqfp soic".split())
+#: pin41 (test40 T6): the words for a chip's pin in Chinese (\u5f15\u811a, \u7ba1\u811a, \u9488\u811a; traditional too) and Japanese (\u30d4\u30f3)
+BOARD_CJK = ("\u5f15\u811a", "\u5f15\u8173", "\u7ba1\u811a", "\u7ba1\u8173", "\u9488\u811a", "\u91dd\u8173", "\u30d4\u30f3")
+#: how far a PIN's clause is read on each side of its digits for those words (characters; a clause ends before)
+BOARD_SPAN = 48
+_CLAUSE_END = Lazy(r"[.;!?,\r\n\u3002\uff0c\uff1b\uff01\uff1f\u3001]|\\[rn]|(?<![a-z0-9_])(?:and|but|so|then|or|while|because)"
+                   r"(?![a-z0-9_])", FLAGS)
+_RUN = Lazy(r"[a-z0-9]+", FLAGS)
+
+
+def on_board(low: str, s: int, e: int, lo: int, hi: int) -> bool:
+    """pin41 (test40 T6): whether the PIN-shaped digits at ``low[s:e]`` (``low`` lowercased, read within ``lo:hi``)
+    are a board's pin: a word of :data:`BOARD_WORDS` (``gpio``, ``pinout``, ``fpga``, ``relay``), a pin's name
+    (``gpio17``, ``pa15``: :func:`~.checks.hardware_pin`) or a word of :data:`_BOTH_WAYS` before ``line`` (``the reset
+    line``, ``pin header``) stands in its clause (up to :data:`BOARD_SPAN` characters each side, to a clause's end: ``.``, ``,``, ``;``,
+    a line break, ``and``, ``but`` ...), or a Chinese or Japanese word for a chip's pin (:data:`BOARD_CJK`: ``\u5f15\u811a``)
+    does; not when the word right before ``pin`` says whose PIN it is (``SIM PIN``, ``card pin``). ``GPIO PIN=4471
+    drives the relay``, ``PIN:2048 on the FPGA header``, ``\u5f15\u811aPIN\u662f4471``: True; ``set PIN=1024 in the config``,
+    ``my PIN is 4471 and the LED blinks``: False."""
+    a, b = max(lo, s - BOARD_SPAN), min(hi, e + BOARD_SPAN)
+    for m in _CLAUSE_END.finditer(low, a, s):
+        a = m.end()
+    if (m := _CLAUSE_END.search(low, e, b)) is not None:
+        b = m.start()
+    before, after = low[a:s], low[e:b]
+    if any(w in before or w in after for w in BOARD_CJK):
+        return True
+    words = _RUN.findall(before)
+    if "pin" in words and (i := len(words) - 1 - words[::-1].index("pin")) > 0 \
+            and (words[i - 1] in PIN_CODE_OWNERS or words[i - 1] in PIN_OWNERS):
+        return False
+    words += _RUN.findall(after)
+    return any(w in BOARD_WORDS or (w not in HARDWARE_WORDS and hardware_pin(w))
+               or (w in _BOTH_WAYS and nxt in ("line", "lines")) or (w in ("pin", "pins") and nxt in _PIN_HOLDERS)
+               for w, nxt in zip(words, words[1:] + [""]))
+
+
+def off_board(inner):
+    """pin41 (test40 T6): a rule's ``scan`` (the scanners' signature) that runs ``inner`` and drops each value it took
+    that :func:`on_board` reads as a board's pin."""
+    def scan(rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
+        n = len(out)
+        inner(rule, text, ws, we, out, low, off, at)
+        if len(out) > n:
+            out[n:] = [h for h in out[n:] if not on_board(low, h[0] - off, h[1] - off, ws - off, we - off)]
+    scan.leftmost, scan.starts = getattr(inner, "leftmost", False), getattr(inner, "starts", ())
+    return scan
