@@ -633,6 +633,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                 and prev.namespace == namespace and not (redacted and _new_turn(store, sources, prev.sources)):
             # (red37, test36b T17: a redacted value said again from a new turn, 'we set the db password to
             # <another>', reads the same but is a new change: the next version, not "remembered" and unwritten)
+            store.refuse_set_back(ref, old)   # "unchanged" on a set-back head: not the person's value (test40 T8)
             cur = current_of(chain)   # (redacted counted: 'user/pin 8812' after 4471 reads the same, withheld)
             return RememberResult(key, False, chain[0], old, cur.id if cur else old, redacted=redacted)
         from objstore.memory.sealrulefile import FORGOTTEN_LABEL, rule_labels_in   # defer: a write's
