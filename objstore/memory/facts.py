@@ -731,4 +731,5 @@ def resolve_version(store: Store, spec: str) -> Version:
     for ver in versions(store, key):
         if ver.fact.version == v:
             return ver
-    raise NotFound(f"{key} has no version {v}", hint=f"list its versions with: mem log {key}")
+    from objstore.memory.served import no_version   # (a set-back ref is named: test40 T23)
+    raise no_version(store, key, v, f"list its versions with: mem log {key}")

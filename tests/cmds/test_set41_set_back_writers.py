@@ -126,3 +126,19 @@ def test_a_crash_cut_line_naming_the_refs_own_id_is_still_dropped(mem, store_pat
     log.write_bytes(log.read_bytes()[:-20])   # a crash in the middle of the append: the ref moved first
     mem("remember", KEY, "7777")
     assert mem("get", KEY).stdout == "7777\n"
+
+
+def test_a_set_back_ref_whose_reflog_is_only_packed_is_said_and_refused(mem, store_path, tmp_path):
+    """ref40's limit: a fact ref whose reflog lines are only in
+    ``logs/packed-facts`` (a bulk import's) got no check from readers or the
+    writer: a write on it reused v3 and dropped the newest value."""
+    _set_back(mem, store_path, tmp_path)
+    log = store_path / "logs" / "refs" / "facts" / KEY
+    lines = [ln.split(" ", 3) for ln in log.read_text().splitlines()]
+    (store_path / "logs" / "packed-facts").write_text("".join(f"{o} {n} {t} {KEY}\t{c}\n" for o, n, t, c in lines))
+    log.unlink()
+    assert [e["command"] for e in mem("reflog", KEY, "--json").json][:1] == ["remember"]
+    assert "was set back" in mem("get", KEY).stderr
+    _refused(mem("remember", KEY, "9999", exit_code=13))
+    _refused(mem("reinforce", KEY, exit_code=13))
+    _newest_kept(mem)
