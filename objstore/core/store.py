@@ -652,7 +652,8 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
         entries are appended with the filesystem synced three times in all
         instead of three fsyncs per ref (``Refs.set_many_if_equals``).  The
         same order as :meth:`update_ref` (refs durable, then reflogs); one
-        move is exactly :meth:`update_ref`.  Caller holds the store lock."""
+        move is exactly :meth:`update_ref` (IntegrityError on a set-back
+        ref: :meth:`refuse_set_back`).  Caller holds the store lock."""
         if len(moves) == 1:
             self.update_ref(*moves[0], message, time_ms=time_ms, restore=restore)
             return
@@ -663,6 +664,9 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
                 self.reflog.check_writable(ref)
         if not restore:
             self.reflog.refuse_lost_heads([(r, n) for r, o, n in moves if o is None and n is not None])
+            for ref, old, new in moves:   # (an import's rollups of a set-back key: test40 T7's kind)
+                if old is not None:
+                    refuse_set_back(self, ref, old, new)
         self.refs.set_many_if_equals(moves, lambda: syncfs(self.root))
         if message is None:
             return
