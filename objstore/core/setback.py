@@ -7,12 +7,18 @@ Cheap on a reader's path: the last line of the ref's reflog file
 (``logs/refs/…``) is compared with the ref's id, without importing the
 reflog module; only a mismatch decodes objects, to tell a ref set back
 (the reflog's id descends from the ref's) from one *ahead* of its reflog
-(a crash between the two).  A ref whose reflog lines are only in
-``logs/packed-facts`` is fsck's to check (``core.fsck.rolled_back``, the
-same rule over a whole reflog).  Also the on-demand object map and the
-parent walk fsck uses (:class:`ReadOnDemand`, :func:`descends`)."""
+(a crash between the two).  The reflog's last *move* counts: a line
+recording activity (old = new: reinforce, inject) does not (test40 T16).
+A fact ref whose reflog lines are only in ``logs/packed-facts`` (a bulk
+import's) is read there, by a byte search (session 41).  fsck's
+``core.fsck.rolled_back`` is the same rule over a whole reflog.
+:func:`refuse_set_back` is the writers' one refusal.  Also the on-demand
+object map and the parent walk fsck uses (:class:`ReadOnDemand`,
+:func:`descends`)."""
 
 from __future__ import annotations
+
+import os
 
 from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, IntegrityError, NotFound, UnsupportedVersion
@@ -80,18 +86,21 @@ def _last_moves(data: bytes) -> tuple[bytes | None, bytes | None]:
 def _packed_tail(store, ref: str) -> bytes:
     """``ref``'s lines in ``logs/packed-facts`` (a fact ref whose reflog has
     no file of its own: a bulk import's), as ``old new time`` lines; the
-    packed file is read once a store (``store._packed_facts``)."""
-    where = store.reflog._packed_name(ref)
+    packed file is read once while its size and time stay
+    (``store._packed_facts``: a long-lived server sees a later import)."""
+    where = store.reflog.packed_name(ref)
     if where is None:
         return b""
-    data = getattr(store, "_packed_facts", None)
-    if data is None:
-        try:
-            with open(store.reflog.root / where[0], "rb") as f:
-                data = f.read()
-        except OSError:
-            data = b""
-        store._packed_facts = data
+    path = f"{store.reflog.root}/{where[0]}"
+    try:
+        st = os.stat(path)
+    except OSError:
+        return b""
+    seen = getattr(store, "_packed_facts", None)
+    if seen is None or seen[0] != (st.st_size, st.st_mtime_ns):
+        with open(path, "rb") as f:
+            seen = store._packed_facts = ((st.st_size, st.st_mtime_ns), f.read())
+    data = seen[1]
     key, out, end = f" {where[1]}\t".encode(), [], len(data)
     while (at := data.rfind(key, 0, end)) >= 0:   # newest first, until a move (C-speed search: no parse)
         start = data.rfind(b"\n", 0, at) + 1

@@ -23,7 +23,7 @@ from objstore.core.refs import (fact_ref, key_scope, parse_version_spec, refuse_
 from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.memory.lost import lost_current, lost_message
-from objstore.memory.served import sealed_plain
+from objstore.memory.served import no_version, sealed_plain
 from objstore.memory.supersede import Version, current_of, weighed
 from objstore.memory.validity import plain_valid_from, why_no_current
 from objstore.memory.writechecks import check_key_credentials, check_key_lookalike, check_memory_file_write
@@ -731,5 +731,4 @@ def resolve_version(store: Store, spec: str) -> Version:
     for ver in versions(store, key):
         if ver.fact.version == v:
             return ver
-    from objstore.memory.served import no_version   # (a set-back ref is named: test40 T23)
     raise no_version(store, key, v, f"list its versions with: mem log {key}")

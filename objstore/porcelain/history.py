@@ -21,6 +21,7 @@ from objstore.core.refs import fact_ref, parse_version_spec, refuse_if_credentia
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import restate
 from objstore.memory.facts import Version, current_of, remember, versions
+from objstore.memory.served import no_version
 from objstore.memory.supersede import sibling_disagreement
 from objstore.memory.tombdigests import as_read, read_digests
 from objstore.memory.tombstones import key_names
@@ -165,8 +166,8 @@ def _pick(chain: list[Version], n: int, key: str, store: Store) -> Version:
     for v in chain:
         if v.fact.version == n:
             return v
-    from objstore.memory.served import no_version   # (a set-back ref is named: test40 T23)
-    raise no_version(store, key, n, f"see its versions with: mem log {key}")
+    raise no_version(   # (a set-back ref is named: test40 T23)
+        store, key, n, f"see its versions with: mem log {key}")
 
 
 def in_force_before(chain: list[Version], v: Version) -> Version | None:
