@@ -71,6 +71,10 @@ def _last_moves(data: bytes) -> tuple[bytes | None, bytes | None]:
     inject), and is passed over.  ``cut``: the new-id field (maybe only its
     first hex digits) of a last line without its LF (a crash, or a partly
     synced file), else None."""
+    if data.endswith(b"\n"):   # the common case: a whole last line that moved the ref, no split of the rest
+        last = data[data.rfind(b"\n", 0, len(data) - 1) + 1:].split(b" ", 3)
+        if len(last) >= 3 and last[0] != last[1]:
+            return last[1], None
     lines = data.split(b"\n")
     cut = None
     if lines and lines[-1]:   # no LF at its end: cut short
