@@ -76,16 +76,19 @@ def warn_redacted(n: int) -> None:
         echo(line, err=True)
 
 
-def warn_set_back(store, keys) -> None:
+def warn_set_back(store, keys) -> dict:
     """Say once on stderr, for a command serving the values of ``keys``
     (``mem recall``, ``keys``, ``search``, ``context``), that one of them
     was set back to an older version than its reflog's last move
     (``objstore.set_back_note``; test39b B6).  The values served are
     unchanged; the hook's injected text says nothing (``mem fsck`` and
-    ``mem doctor`` do)."""
+    ``mem doctor`` do).  Returns ``{key: its "set_back" field}`` of the
+    keys set back, for ``--json`` (``objstore.set_back_of``; test40 T23)."""
     from objstore import set_back_note
-    if note := set_back_note(store, keys):
+    found: dict = {}
+    if note := set_back_note(store, keys, found):
         echo(f"warning: {safe(note)}", err=True)
+    return found
 
 
 def emit_json(obj) -> None:

@@ -45,15 +45,17 @@ def command(prefix, as_json, store):
         why = why_no_current([v.fact for v in chain], now_ms()) if cur is None else ""
         rows.append((key, cur, len(chain), why))
     sealed = _sealed_rows(store, prefix, {k for k, _c, _n, _w in rows})
-    warn_set_back(store, [r[0] for r in rows] + [r[0] for r in sealed])   # (test39b B6)
+    back = warn_set_back(store, [r[0] for r in rows] + [r[0] for r in sealed])   # (test39b B6)
     if as_json:
         from . import _out
-        emit_json([{"key": k, "id": c.id, "version": c.fact.version, "versions": n, "body": c.fact.body}
+        emit_json([{"key": k, "id": c.id, "version": c.fact.version, "versions": n, "body": c.fact.body,
+                    **({"set_back": back[k]} if k in back else {})}
                    if c is not None else   # (--plain: the same columns, the reason in the body's)
                    {"key": k, "id": None, "version": None, "versions": n, "body": f"(no current value: {why})"}
                    if _out.PLAIN else {"key": k, "id": None, "version": None, "versions": n, "body": None, "why": why}
                    for k, c, n, why in rows]
-                  + [{"key": k, "id": i, "version": v, "versions": n, "body": None, "sealed": True}
+                  + [{"key": k, "id": i, "version": v, "versions": n, "body": None, "sealed": True,
+                      **({"set_back": back[k]} if k in back else {})}
                      for k, i, v, n in sealed])
         return
     if not rows and not sealed:   # (a first-day user saw nothing at all: ux36)

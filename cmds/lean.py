@@ -52,16 +52,17 @@ def get(store, key: str, as_json: bool, as_of: int | None = None, session: str |
         if lost is None:
             raise
         raise lost from e
+    from objstore import set_back_of
+    back = set_back_of(store, key)   # (test40 T23: an agent reads --json, not stderr)
     if as_json:
-        emit_json(version_json(v, current=True))
+        emit_json({**version_json(v, current=True), **({"set_back": back} if back else {})})
     elif sys.stdout.isatty():
         echo(safe(v.fact.body))
     else:  # exactly the stored value (echo would strip escape sequences)
         sys.stdout.write(v.fact.body + "\n")
         sys.stdout.flush()
-    from objstore import set_back_warning
-    if back := set_back_warning(store, key):   # (test38: said by fsck and doctor only)
-        echo(f"warning: {safe(back)}", err=True)
+    if back:   # (test38: said by fsck and doctor only)
+        echo(f"warning: {safe(back['warning'])}", err=True)
     return 0
 
 
@@ -109,7 +110,7 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
                                  reader if agent is not None else None)
     res = _recall(store, list(queries), what=what, projects=projects, limit=limit, as_of=as_of,
                   include_directives=include_directives, namespace=reader, within=within)
-    warn_set_back(store, [h.key for h in res.hits if h.kind == "fact"])   # (test39b B6)
+    back = warn_set_back(store, [h.key for h in res.hits if h.kind == "fact"])   # (test39b B6)
     from objstore import sealed_in_scope, sealed_named, sealed_over
     scoped = sealed_in_scope(store, projects) if as_of is None else []   # (any words: test30b S3, S4; not --as-of)
     over = sealed_over([h.key for h in res.hits if h.kind == "fact" and h.key], scoped) if scoped else {}
@@ -122,7 +123,8 @@ def recall(store, queries, what: str, limit: int, project: str | None, all_proje
                    "projects": list(projects) if projects else None, "resolved": res.resolved,
                    "superseded": res.superseded, "as_of": as_of, "sealed": sealed,
                    "hits": [{**h.to_json(), **({"overridden_by": over[h.key]} if h.key in over else {}),
-                             **({"sealed_later": newer[h.id]} if h.id in newer else {})} for h in res.hits]})
+                             **({"sealed_later": newer[h.id]} if h.id in newer else {}),
+                             **({"set_back": back[h.key]} if h.kind == "fact" and h.key in back else {})} for h in res.hits]})
         return 0
     for key in sealed:   # never recalled: say so rather than "nothing recalled" alone
         from objstore import sealed_message   # (for a sealed key named only)
@@ -197,12 +199,13 @@ def search(store, query, limit: int, what: str, exit_code: bool, as_json: bool,
     kinds = {"all": ("fact", "turn"), "facts": ("fact",), "turns": ("turn",)}[what]
     rebuild_missing_index(store)
     hits = _search(store, text, limit=limit, kinds=kinds, include_directives=include_directives)
-    warn_set_back(store, [h.ref for h in hits if h.kind == "fact"])   # (test39b B6)
+    back = warn_set_back(store, [h.ref for h in hits if h.kind == "fact"])   # (test39b B6)
     if as_json:
         emit_json([{"kind": h.kind, "id": h.id, "key" if h.kind == "fact" else "session": h.ref,
                     "time": h.time, "role": h.role, "project": h.project, "score": round(h.score, 4),
                     "snippet": h.snippet, "resolved_from": h.resolved_from,
-                    "matched_namespace": h.matched_namespace} for h in hits])
+                    "matched_namespace": h.matched_namespace,
+                    **({"set_back": back[h.ref]} if h.kind == "fact" and h.ref in back else {})} for h in hits])
     else:
         from ._hitnotes import older_note, other_namespace_note
         for h in hits:
@@ -699,32 +702,10 @@ def parse(argv: list[str]):
 
 # --------------------------------------------------------------------------- running
 
-def help_text() -> str | None:
-    """``mem --help`` as click prints it at 80 columns or more
-    (``cmds/data/help.txt``, written by ``python -m cmds.docgen``), or None
-    when the terminal (as ``shutil.get_terminal_size`` sees it) is narrower
-    or the file is missing."""
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
-        except (AttributeError, ValueError, OSError):
-            columns = 80
-    if columns < 80:
-        return None
-    try:
-        with open(os.path.join(os.path.dirname(__file__), "data", "help.txt"), encoding="utf-8") as f:
-            return f.read()
-    except OSError:
-        return None
-
-
 def main(argv: list[str]) -> int | None:
     """Run ``mem ARGV`` on the lean path; None when click must run it."""
     if argv in (["--help"], ["-h"]):
+        from ._leanhelp import help_text
         text = help_text()
         if text is None:
             return None

@@ -263,6 +263,7 @@ _API: dict[str, tuple[str, str]] = {
     "refuse_if_sealed": ("objstore.memory.served", "refuse_if_sealed"),
     "set_back_warning": ("objstore.memory.served", "set_back_warning"),
     "set_back_note": ("objstore.memory.served", "set_back_note"),
+    "set_back_of": ("objstore.memory.served", "set_back_of"),
     "remember_sealed": ("objstore.vault.sealed", "remember_sealed"),
     "seal_key": ("objstore.vault.sealed", "seal_key"),
     "rebuild_seal_rules": ("objstore.vault.sealed", "rebuild_rules"),

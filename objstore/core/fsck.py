@@ -570,9 +570,11 @@ def rolled_back(store: Store, name: str, oid: str, objs: dict,
     message) is not a rollback.  ``objs``: decoded objects by id;
     ``entries``: as for :func:`unlogged`."""
     entries = fact_reflog(store, name) if entries is None else entries
-    if not entries or entries[-1].new is None or entries[-1].new == oid:
-        return None
-    newer = entries[-1].new
+    entries = entries or []   # (None: a reflog that cannot be read, named elsewhere)
+    moves = [e for e in entries[-64:] if e.old != e.new] or [e for e in entries if e.old != e.new]
+    if not moves or moves[-1].new is None or moves[-1].new == oid:   # (an activity line, old = new: no move,
+        return None                                                   #  test40 T16; core.setback's rule)
+    newer = moves[-1].new
     return newer if descends(objs, newer, oid) else None
 
 

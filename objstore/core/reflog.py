@@ -219,13 +219,13 @@ class Reflog:
         lines = "".join(f"{m.get(e.old, e.old) or ZERO_ID} {m.get(e.new, e.new) or ZERO_ID} {e.time} "
                         f"{self._clean(e.command)}\n" for e in entries
                         if not any(x in m and m[x] is None for x in (e.old, e.new))).encode("utf-8", "replace")
-        if self._packed_name(ref) is not None:
+        if self.packed_name(ref) is not None:
             self.drop(ref)
         p = self.path(ref)
         p.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(p, lines)
 
-    def _packed_name(self, ref: str) -> tuple[str, str] | None:
+    def packed_name(self, ref: str) -> tuple[str, str] | None:
         """(packed file, name) of the lines of a session or fact ref: the
         file under ``logs/`` (:data:`PACKED_FILES`) and the name its lines
         carry there (the ref file's path under ``refs/<namespace>/``: a
@@ -246,7 +246,7 @@ class Reflog:
         cmd = self._clean(command)
         packed: dict[str, list[str]] = {}
         for ref, old, new in moves:
-            where = self._packed_name(ref)
+            where = self.packed_name(ref)
             if where is None or self.path(ref).exists():
                 self.append(ref, old, new, time_ms, command, durable=False)
                 continue
@@ -410,7 +410,7 @@ class Reflog:
         file (``logs/packed-sessions``, ``logs/packed-facts``), then its
         file's; malformed lines are skipped.  (A reflog not yet migrated to
         its escaped name, ``Refs.migrate_names``, is read from its old one.)"""
-        where = self._packed_name(ref)
+        where = self.packed_name(ref)
         out = [e for n, e in self._packed_lines(where[0], only=where[1]) if n == where[1]] if where is not None else []
         try:
             data = log_bytes(self.path(ref)).decode("utf-8", "replace")
@@ -435,7 +435,7 @@ class Reflog:
         (each packed file at most once)."""
         refs = [r for r, _new in moves if r.startswith(("facts/", "sealed/"))]
         if len(refs) == 1 and not self.refs.legacy and not os.path.lexists(self.path(refs[0])):
-            where = self._packed_name(refs[0])   # a byte search of the packed reflog, no parse: a new key
+            where = self.packed_name(refs[0])   # a byte search of the packed reflog, no parse: a new key
             try:                                 # of a 1M-turn store paid 22 ms for a read + parse (load 32)
                 raw = log_bytes(self.root / where[0]) if where is not None else b""
             except FileNotFoundError:
@@ -486,7 +486,7 @@ class Reflog:
         first), reading each packed file once rather than once per ref."""
         wanted = {}
         for ref in refs:
-            where = self._packed_name(ref)
+            where = self.packed_name(ref)
             if where is not None:
                 wanted[where] = ref
         out: dict[str, list[ReflogEntry]] = {ref: [] for ref in refs}
@@ -523,7 +523,7 @@ class Reflog:
             except OSError:
                 break
             d = d.parent
-        where = self._packed_name(ref)
+        where = self.packed_name(ref)
         if where is None:
             return found
         packed, name = self.root / where[0], where[1]

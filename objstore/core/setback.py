@@ -7,15 +7,21 @@ Cheap on a reader's path: the last line of the ref's reflog file
 (``logs/refs/…``) is compared with the ref's id, without importing the
 reflog module; only a mismatch decodes objects, to tell a ref set back
 (the reflog's id descends from the ref's) from one *ahead* of its reflog
-(a crash between the two).  A ref whose reflog lines are only in
-``logs/packed-facts`` is fsck's to check (``core.fsck.rolled_back``, the
-same rule over a whole reflog).  Also the on-demand object map and the
-parent walk fsck uses (:class:`ReadOnDemand`, :func:`descends`)."""
+(a crash between the two).  The reflog's last *move* counts: a line
+recording activity (old = new: reinforce, inject) does not (test40 T16).
+A fact ref whose reflog lines are only in ``logs/packed-facts`` (a bulk
+import's) is read there, by a byte search (session 41).  fsck's
+``core.fsck.rolled_back`` is the same rule over a whole reflog.
+:func:`refuse_set_back` is the writers' one refusal.  Also the on-demand
+object map and the parent walk fsck uses (:class:`ReadOnDemand`,
+:func:`descends`)."""
 
 from __future__ import annotations
 
+import os
+
 from objstore.core.codec import decode
-from objstore.core.errors import CorruptObject, NotFound, UnsupportedVersion
+from objstore.core.errors import CorruptObject, IntegrityError, NotFound, UnsupportedVersion
 
 
 def descends(objs: dict, oid: str, ancestor: str | None) -> bool:
@@ -54,21 +60,100 @@ class ReadOnDemand(dict):
         return default if obj is None else obj
 
 
-def set_back_to(store, ref: str, head: str, objs: dict | None = None) -> str | None:
-    """The id ``ref``'s reflog's last move set it to, when ``head`` (the
-    id the ref holds) is an older version of that history: the ref was
-    set back; else None (also for a reflog file that is missing, damaged
-    or unreadable: fsck names those).  ``store``: a ``core.store.Store``;
-    ``ref``: ``facts/…`` or ``sealed/…``; ``objs``: decoded objects by id
-    (default: a :class:`ReadOnDemand`).  One open and a read of at most
-    512 bytes when the two agree; never raises."""
+def _is_hex(b: bytes) -> bool:
+    return bool(b) and all(c in b"0123456789abcdef" for c in b)
+
+
+def _last_moves(data: bytes) -> tuple[bytes | None, bytes | None]:
+    """``(new id of the last move, cut)`` of reflog text ``data`` (a file's
+    tail, or one ref's packed lines): a line whose old and new ids are the
+    same records activity, not a move (``Store.touch_ref``: reinforce,
+    inject), and is passed over.  ``cut``: the new-id field (maybe only its
+    first hex digits) of a last line without its LF (a crash, or a partly
+    synced file), else None."""
+    if data.endswith(b"\n"):   # the common case: a whole last line that moved the ref, no split of the rest
+        last = data[data.rfind(b"\n", 0, len(data) - 1) + 1:].split(b" ", 3)
+        if len(last) >= 3 and last[0] != last[1]:
+            return last[1], None
+    lines = data.split(b"\n")
+    cut = None
+    if lines and lines[-1]:   # no LF at its end: cut short
+        part = lines.pop().split(b" ")
+        cut = part[1] if len(part) >= 2 and _is_hex(part[1]) else None
+    for line in reversed(lines):
+        part = line.split(b" ", 3)
+        if len(part) >= 3 and part[0] != part[1]:
+            return part[1], cut
+    return None, cut
+
+
+def _packed_tail(store, ref: str) -> bytes:
+    """``ref``'s lines in ``logs/packed-facts`` (a fact ref whose reflog has
+    no file of its own: a bulk import's), as ``old new time`` lines; the
+    packed file is read once while its size and time stay
+    (``store._packed_facts``: a long-lived server sees a later import)."""
+    where = store.reflog.packed_name(ref)
+    if where is None:
+        return b""
+    path = f"{store.reflog.root}/{where[0]}"
     try:
-        refs = store.refs   # (str slicing, no Path: os.path.relpath cost a get ~0.1 M instructions)
-        with open(f"{store.root}/logs/refs{refs.path_str(ref)[len(str(refs.root)):]}", "rb") as f:
-            f.seek(max(0, f.seek(0, 2) - 512))
-            last = f.read().rstrip(b"\n").rsplit(b"\n", 1)[-1].split(b" ")
-        newer = last[1].decode("ascii") if len(last) >= 3 else head
-        if newer == head or newer.strip("0") == "":
+        st = os.stat(path)
+    except OSError:
+        return b""
+    seen = getattr(store, "_packed_facts", None)
+    if seen is None or seen[0] != (st.st_size, st.st_mtime_ns):
+        with open(path, "rb") as f:
+            seen = store._packed_facts = ((st.st_size, st.st_mtime_ns), f.read())
+    data = seen[1]
+    key, out, end = f" {where[1]}\t".encode(), [], len(data)
+    while (at := data.rfind(key, 0, end)) >= 0:   # newest first, until a move (C-speed search: no parse)
+        start = data.rfind(b"\n", 0, at) + 1
+        out.append(data[start:at])
+        end = start
+        if out[-1].split(b" ")[0:1] != out[-1].split(b" ")[1:2]:
+            break
+    return b"".join(ln + b" \n" for ln in reversed(out))
+
+
+def last_move(store, ref: str) -> tuple[str | None, str | None]:
+    """``(id, cut)``: the id ``ref``'s reflog's last *move* set it to (None:
+    no reflog, or none that moved it) and, when its file's last line is cut
+    short, that line's new id as far as it goes (else None).  Lines that
+    record activity only (old id = new id) are passed over; a fact ref
+    with no reflog file of its own is read from ``logs/packed-facts``.  One
+    read of at most 512 bytes in the common case; raises OSError."""
+    refs = store.refs   # (str slicing, no Path: os.path.relpath cost a get ~0.1 M instructions)
+    try:
+        f = open(f"{store.root}/logs/refs{refs.path_str(ref)[len(str(refs.root)):]}", "rb")
+    except FileNotFoundError:
+        got, _cut = _last_moves(_packed_tail(store, ref))
+        return (None if got is None else got.decode("ascii")), None
+    with f:
+        size, want = f.seek(0, 2), 512
+        while True:
+            f.seek(max(0, size - want))
+            data = f.read()
+            if want < size:
+                data = data[data.find(b"\n") + 1:]   # (the first line may be partial)
+            got, cut = _last_moves(data)
+            if got is not None or want >= size:
+                break
+            want *= 8
+    dec = (lambda b: None if b is None else b.decode("ascii"))
+    return dec(got), dec(cut)
+
+
+def set_back_to(store, ref: str, head: str, objs: dict | None = None) -> str | None:
+    """The id ``ref``'s reflog's last move set it to (:func:`last_move`),
+    when ``head`` (the id the ref holds) is an older version of that
+    history: the ref was set back; else None (also for a reflog file that
+    is missing, damaged or unreadable: fsck names those).  ``store``: a
+    ``core.store.Store``; ``ref``: ``facts/…`` or ``sealed/…``; ``objs``:
+    decoded objects by id (default: a :class:`ReadOnDemand`).  One open and
+    a read of at most 512 bytes when the two agree; never raises."""
+    try:
+        newer = last_move(store, ref)[0]
+        if newer is None or newer == head or newer.strip("0") == "":
             return None
         return newer if descends(ReadOnDemand(store) if objs is None else objs, newer, head) else None
     except Exception:   # noqa: BLE001 -- a check: a damaged file is fsck's to name
@@ -80,3 +165,32 @@ def version_of(objs: dict, oid: str) -> int | str:
     (decoded objects by id), or ``"?"`` when it cannot be read (for the
     messages that name both versions)."""
     return getattr(objs.get(oid), "version", "?")
+
+
+def refuse_set_back(store, ref: str, old: str, new: str | None = None) -> None:
+    """``Store.refuse_set_back`` (its doc): raise IntegrityError (exit 13)
+    when ``ref`` at ``old`` is set back, or its reflog ends in a cut line
+    naming another id, unless ``new`` sets it forward.  One reflog tail
+    read (:func:`last_move`); objects are decoded only on a mismatch."""
+    if not ref.startswith(("facts/", "sealed/")):
+        return
+    try:
+        newer, cut = last_move(store, ref)
+    except Exception:   # noqa: BLE001 -- a check: a damaged file is fsck's to name
+        return
+    objs = ReadOnDemand(store)
+    if newer is not None and newer != old and newer.strip("0") and descends(objs, newer, old):
+        if newer == new or (new is not None and descends(objs, new, newer)):
+            return
+        raise IntegrityError(
+            f"ref {ref} was set back to v{version_of(objs, old)} ({old[:12]}), older than "
+            f"v{version_of(objs, newer)} ({newer[:12]}) its reflog's last move set it to (a file-level "
+            "restore or a synced folder's older copy?): nothing was written (a change made on the old "
+            "version would reuse a version number or hide the newer versions)",
+            hint="'mem fsck --repair' sets the ref forward to the newest version; then run it again")
+    if cut is None or old.startswith(cut) or (new or "").startswith(cut) or cut.strip("0") == "":
+        return
+    raise IntegrityError(
+        f"the reflog of {ref} ends in a line cut short naming {cut[:12]}, not the ref's {old[:12]} (a "
+        "partly synced file?): nothing was written (a write would drop that line and the version "
+        "it names)", hint="'mem fsck' names it; put the whole reflog file back, or 'mem fsck --repair'")

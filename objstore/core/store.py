@@ -41,7 +41,7 @@ from objstore.core.ids import check_prefix, hash_bytes
 from objstore.core.loose import LooseObjects
 from objstore.core.objects import MemObject
 from objstore.core.refs import Refs
-from objstore.core.setback import ReadOnDemand, descends, set_back_to, version_of
+from objstore.core.setback import refuse_set_back
 # why a path cannot be a store (a file, a link to nothing, no parent folder; session 26); config_missing and
 # SKELETON_DIRS re-exported for callers
 from objstore.core.storepath import (SKELETON_DIRS, config_missing, not_a_store_reason,  # noqa: F401
@@ -563,8 +563,8 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
                 self.reflog.check_writable(dest)
             if old is None and new is not None and not (rewrite or restore):
                 self.reflog.refuse_lost_heads([(ref, new)])
-            elif old is not None and new is not None and not (rewrite or restore or audit_only):
-                self._refuse_set_back(ref, old, new)
+            elif old is not None and not (restore or audit_only):   # (a rewrite, a deletion too: test40 T7, T17)
+                self.refuse_set_back(ref, old, None if rewrite else new)
         except MemError:
             if old is None and new is not None and ref.startswith(("facts/", "sealed/")) and not restore:
                 self.objects.delete(new)   # the write did not happen: no unnamed version for a repair to publish
@@ -606,26 +606,22 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
         except (OSError, MemError):
             pass
 
-    def _refuse_set_back(self, ref: str, old: str, new: str) -> None:
+    def refuse_set_back(self, ref: str, old: str, new: str | None = None) -> None:
         """Raise IntegrityError (exit 13) when fact or sealed ``ref``, at
         ``old``, was set back to an older version than its reflog's last
         move (``core.setback.set_back_to``; test39b B6) and ``new`` is not
         that newer version or one descending from it (``fsck --repair``
-        setting it forward, a pull of a later history): a move from there
-        would reuse a version number and drop the newer versions from
-        ``mem log`` and fsck's view for good.  ``mem fsck --repair`` sets the
-        ref forward first.  One reflog tail read."""
-        if ref.startswith(("facts/", "sealed/")):
-            objs = ReadOnDemand(self)
-            newer = set_back_to(self, ref, old, objs)
-            if newer is None or newer == new or descends(objs, new, newer):
-                return
-            raise IntegrityError(
-                f"ref {ref} was set back to v{version_of(objs, old)} ({old[:12]}), older than "
-                f"v{version_of(objs, newer)} ({newer[:12]}) its reflog's last move set it to (a file-level "
-                "restore or a synced folder's older copy?): nothing was written (a new value on the old one "
-                "would reuse a version number and hide the newer versions)",
-                hint="'mem fsck --repair' sets the ref forward to the newest version; then write again")
+        setting it forward, a pull of a later history; None: no move, or a
+        rewrite or deletion, refused): a change from there would reuse a
+        version number or rewrite the history from the old version, and
+        drop the newer versions for good.  Also when the reflog's last line
+        is cut short naming another id than ``old`` (test40 T24: a partly
+        synced file; an append would drop it).  ``mem fsck --repair`` sets
+        the ref forward first.  The one check of every change of a ref:
+        :meth:`update_ref`, :meth:`touch_ref`, and the writers that decide
+        a change (or none: "unchanged") on the head they read (seal, unseal,
+        forget, remember, pin/unpin, reinforce).  One reflog tail read."""
+        refuse_set_back(self, ref, old, new)
 
     def _log_move(self, ref: str, dest: str, old: str | None, new: str | None, message: str | None, t: int,
                   rewrite: bool, audit_only: bool, idmap: dict[str, str] | None) -> None:
@@ -656,7 +652,8 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
         entries are appended with the filesystem synced three times in all
         instead of three fsyncs per ref (``Refs.set_many_if_equals``).  The
         same order as :meth:`update_ref` (refs durable, then reflogs); one
-        move is exactly :meth:`update_ref`.  Caller holds the store lock."""
+        move is exactly :meth:`update_ref` (IntegrityError on a set-back
+        ref: :meth:`refuse_set_back`).  Caller holds the store lock."""
         if len(moves) == 1:
             self.update_ref(*moves[0], message, time_ms=time_ms, restore=restore)
             return
@@ -667,6 +664,9 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
                 self.reflog.check_writable(ref)
         if not restore:
             self.reflog.refuse_lost_heads([(r, n) for r, o, n in moves if o is None and n is not None])
+            for ref, old, new in moves:   # (an import's rollups of a set-back key: test40 T7's kind)
+                if old is not None:
+                    refuse_set_back(self, ref, old, new)
         self.refs.set_many_if_equals(moves, lambda: syncfs(self.root))
         if message is None:
             return
@@ -680,7 +680,9 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
     def touch_ref(self, ref: str, head: str, message: str, *, time_ms: int | None = None) -> None:
         """Record activity on ``ref`` without moving it: a reflog entry whose
         old and new ids are both ``head`` (not fsynced: losing one in a crash
-        only makes a fact look idle a little longer)."""
+        only makes a fact look idle a little longer).  Raises IntegrityError
+        (exit 13) on a set-back ref (:meth:`refuse_set_back`, test40 T16)."""
+        self.refuse_set_back(ref, head)
         self.reflog.append(ref, head, head, now_ms() if time_ms is None else time_ms, message, durable=False)
 
     # -- search index ----------------------------------------------------

@@ -38,6 +38,7 @@ from objstore.memory.forget import forget, plan_forget
 from objstore.memory.sealsources import plan_forget_turns_too, rule_source_values
 from objstore.memory.forgetplan import check_previewed, revived_values
 from objstore.memory.lost import lost_keys, lost_keys_warning
+from objstore.memory.served import set_back_of
 from objstore.memory.memfiles import accept_item, apply_edit, promote, propose_edit
 from objstore.memory.provenance import turn_author, turn_trust
 from objstore.memory.queue import items, reject, resolve
@@ -66,6 +67,15 @@ def _iso(ms: int | None) -> str | None:
         return dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     except (ValueError, OverflowError, OSError):
         return None
+
+
+def _set_back(store: Store, key: str, item: dict) -> dict:
+    """``item`` with a ``set_back`` field when ``key``'s ref was set back
+    (``served.set_back_of``: the version served, the newer one its reflog
+    names, a warning); an agent never sees the CLI's stderr (test40 T23)."""
+    if (back := set_back_of(store, key)) is not None:
+        item["set_back"] = back
+    return item
 
 
 def _fact_item(oid: str, f, *, current: bool | None = None) -> dict:
@@ -233,7 +243,7 @@ class MemoryTools:
                 f = self.store.get(h.id, Fact)
                 if f.sensitivity == "secret":
                     continue
-                item = _fact_item(h.id, f)
+                item = _set_back(self.store, h.key, _fact_item(h.id, f))
                 item["dormant"] = h.dormant
                 if h.key in over:   # a narrower sealed value of its name is in force there (test30b S3)
                     item["overridden_by"] = over[h.key]
@@ -274,7 +284,7 @@ class MemoryTools:
         v = current(self.store, key, reader=reader)
         if v.fact.sensitivity == "secret":
             raise NotFound(f"no key {key}")
-        return {"item": _fact_item(v.id, v.fact, current=True)}
+        return {"item": _set_back(self.store, key, _fact_item(v.id, v.fact, current=True))}
 
     def tool_log(self, caller: Caller, key: str, limit: int = 20, session: str | None = None,
                  agent: str | None = None) -> dict:
@@ -292,7 +302,7 @@ class MemoryTools:
         cur = current_of(chain, reader=reader)
         items = [_fact_item(v.id, v.fact, current=(cur is not None and v.id == cur.id))
                  for v in chain[: self._limit(limit, 20)] if v.fact.sensitivity != "secret"]
-        return {"key": key, "versions": len(chain), "items": items}
+        return _set_back(self.store, key, {"key": key, "versions": len(chain), "items": items})
 
     def tool_search(self, caller: Caller, query: str, what: str = "all", limit: int = 10,
                     include_directives: bool = False, session: str | None = None,
@@ -323,7 +333,7 @@ class MemoryTools:
                     f, fid = v.fact, v.id
                 if f.sensitivity == "secret":
                     continue
-                item = _fact_item(fid, f)
+                item = _set_back(self.store, r.ref, _fact_item(fid, f))
             else:
                 if not caller.sees_project(r.project):
                     continue

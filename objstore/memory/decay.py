@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from objstore.core.errors import InvalidInput, NotFound
+from objstore.core.errors import IntegrityError, InvalidInput, NotFound
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import fact_ref, refuse_if_credential, validate_key
 from objstore.core.store import Store, now_ms
@@ -143,6 +143,8 @@ def _chain(store: Store, key: str, command: str | None = None) -> tuple[str, lis
         if command in SEALED_INSTEAD:   # a sealed key is one, not "no key" (fresh38 F20)
             refuse_if_sealed(store, key, command)
         raise NotFound(f"no key {key}", hint="list keys with: mem keys")
+    if command is not None:   # a writer: its change, or "unchanged", decided on a set-back head loses one (test40 T16)
+        store.refuse_set_back(fact_ref(key), head)
     chain = own_chain(key, list(walk(store, head)))
     cur = current_of(chain)
     if cur is None:
@@ -208,7 +210,12 @@ def touch(store: Store, keys: Iterable[str], *, command: str = "inject", time_ms
             head = store.refs.read(ref)
             if head is None:
                 continue
-            store.touch_ref(ref, head, command, time_ms=t)
+            try:
+                store.touch_ref(ref, head, command, time_ms=t)
+            except IntegrityError:   # a set-back ref (or a cut reflog line): not touched (test40 T16)
+                if command == "reinforce":
+                    raise
+                continue
             n += 1
     return n
 

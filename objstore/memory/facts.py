@@ -23,7 +23,7 @@ from objstore.core.refs import (fact_ref, key_scope, parse_version_spec, refuse_
 from objstore.core.codec import encode
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.memory.lost import lost_current, lost_message
-from objstore.memory.served import sealed_plain
+from objstore.memory.served import no_version, sealed_plain
 from objstore.memory.supersede import Version, current_of, weighed
 from objstore.memory.validity import plain_valid_from, why_no_current
 from objstore.memory.writechecks import check_key_credentials, check_key_lookalike, check_memory_file_write
@@ -633,6 +633,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                 and prev.namespace == namespace and not (redacted and _new_turn(store, sources, prev.sources)):
             # (red37, test36b T17: a redacted value said again from a new turn, 'we set the db password to
             # <another>', reads the same but is a new change: the next version, not "remembered" and unwritten)
+            store.refuse_set_back(ref, old)   # "unchanged" on a set-back head: not the person's value (test40 T8)
             cur = current_of(chain)   # (redacted counted: 'user/pin 8812' after 4471 reads the same, withheld)
             return RememberResult(key, False, chain[0], old, cur.id if cur else old, redacted=redacted)
         from objstore.memory.sealrulefile import FORGOTTEN_LABEL, rule_labels_in   # defer: a write's
@@ -730,4 +731,4 @@ def resolve_version(store: Store, spec: str) -> Version:
     for ver in versions(store, key):
         if ver.fact.version == v:
             return ver
-    raise NotFound(f"{key} has no version {v}", hint=f"list its versions with: mem log {key}")
+    raise no_version(store, key, v, f"list its versions with: mem log {key}")

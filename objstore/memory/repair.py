@@ -253,7 +253,7 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
                 head = objs.get(oid)   # a name damaged into another valid name (one flipped character)
                 if isinstance(head, kind.cls) and f"{kind.ns}/{kind.label(head)}" != name:
                     store.update_ref(name, oid, None, f"fsck --repair: its {kind.what} is of "
-                                                      f"{kind.ns[:-1]} {kind.label(head)}")
+                                                      f"{kind.ns[:-1]} {kind.label(head)}", restore=True)
                     rep.misnamed.append(name)
             rebuild(store, objs, rep, kind)   # a damaged ref no reflog restored, or one deleted outright
         set_aside_stale_reflogs(store, q, objs, rep)   # a gone key's reflog that can set nothing again
@@ -513,7 +513,7 @@ def _mend(store: Store, objs: dict, rep: RepairReport, fetch: Fetch | None, drop
                 if cls is Tombstone and not drop_lost_tombstones:   # forget fails closed: the ref stays
                     rep.lost_tombstones.append(name)
                     continue
-                store.update_ref(name, oid, None, rewrite=True)  # the ref and its reflog go
+                store.update_ref(name, oid, None, rewrite=True, restore=True)  # the ref and its reflog go
                 rep.dropped_refs.append(name)
 
 
@@ -696,7 +696,7 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
             rep.stubs += 1
             rep.stubs_in[name] = rep.stubs_in.get(name, 0) + 1
     if parent is None:
-        store.update_ref(name, head, None, rewrite=True)  # the ref and its reflog go
+        store.update_ref(name, head, None, rewrite=True, restore=True)  # the ref and its reflog go
         rep.dropped_refs.append(name)
         rep.dropped_heads[name] = head
     elif parent != head:

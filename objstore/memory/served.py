@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from objstore.core.errors import Refused
+from objstore.core.errors import NotFound, Refused
 from objstore.core.refs import fact_ref, sealed_ref, validate_key
 from objstore.core.setback import ReadOnDemand, set_back_to, version_of
 
@@ -126,13 +126,16 @@ def sealed_message(key: str) -> str:
     return f"{key} is sealed: its value is shown only by 'mem sealed show {key}', which asks for the vault passphrase"
 
 
-def set_back_warning(store: Store, key: str) -> str | None:
-    """What a reader of ``key``'s value says (on stderr) when its fact or
-    sealed ref holds an older version than its reflog's last move set it
-    to (a file-level restore, a synced folder's older copy:
-    ``core.setback.set_back_to``, the one check), or None.  ``mem get``,
-    ``mem log``, ``mem sealed show``; :func:`set_back_note` for readers of
-    many keys.  Cheap (one reflog tail read a key); never raises."""
+def set_back_of(store: Store, key: str) -> dict | None:
+    """The ``set_back`` field of ``key`` in an answer an agent reads
+    (``--json`` of get, recall, search, keys; the MCP tools: test40 T23),
+    when its fact or sealed ref holds an older version than its reflog's
+    last move set it to (a file-level restore, a synced folder's older
+    copy: ``core.setback.set_back_to``, the one check), or None:
+    ``{"version": int, "id": str, "newer_version": int | "?", "newer_id":
+    str, "warning": str}`` (the version served, the newer one the reflog
+    names, what a reader says on stderr).  Cheap (one reflog tail read a
+    key); never raises."""
     try:
         key = validate_key(key)
         objs = ReadOnDemand(store)
@@ -146,23 +149,48 @@ def set_back_warning(store: Store, key: str) -> str | None:
             return None
     except Exception:   # noqa: BLE001 -- a warning: a damaged file is fsck's to name
         return None
-    return (f"{key} was set back: its ref holds v{version_of(objs, head)} ({head[:12]}), an older version than "
-            f"v{version_of(objs, newer)} ({newer[:12]}) its reflog's last move set it to (a file-level restore or "
-            f"a synced folder's older copy?); 'mem reflog {key}' shows the moves, 'mem fsck --repair' restores "
-            "the newer one")
+    old, new = version_of(objs, head), version_of(objs, newer)
+    return {"version": old, "id": head, "newer_version": new, "newer_id": newer, "warning": (
+        f"{key} was set back: its ref holds v{old} ({head[:12]}), an older version than v{new} ({newer[:12]}) "
+        f"its reflog's last move set it to (a file-level restore or a synced folder's older copy?); "
+        f"'mem reflog {key}' shows the moves, 'mem fsck --repair' restores the newer one")}
 
 
-def set_back_note(store: Store, keys) -> str | None:
+def no_version(store: Store, key: str, n: int, hint: str) -> NotFound:
+    """The NotFound for version ``n`` of ``key`` its ref's history lacks
+    (``mem show KEY@vN``, ``mem diff``): when the ref was set back and its
+    reflog names a newer version (:func:`set_back_of`), it says so and
+    names the repair instead of "no version N" (test40 T23)."""
+    back = set_back_of(store, key)
+    if back is None or not (isinstance(back["newer_version"], int) and back["version"] < n <= back["newer_version"]):
+        return NotFound(f"{key} has no version {n}", hint=hint)
+    return NotFound(f"{key} v{n} is not in its ref's history: {back['warning']}",
+                    hint="'mem fsck --repair' sets the ref forward; then run it again")
+
+
+def set_back_warning(store: Store, key: str) -> str | None:
+    """What a reader of ``key``'s value says (on stderr) when its ref was
+    set back (:func:`set_back_of`'s ``warning``), or None.  ``mem get``,
+    ``mem log``, ``mem sealed show``; :func:`set_back_note` for readers of
+    many keys.  Never raises."""
+    back = set_back_of(store, key)
+    return None if back is None else back["warning"]
+
+
+def set_back_note(store: Store, keys, found: dict | None = None) -> str | None:
     """One warning for a command that serves the values of many ``keys``
     (``mem recall``, ``keys``, ``search``, ``context``: test39b B6), said
     once on stderr: the first key set back (:func:`set_back_warning`) and
-    how many more are, or None.  Each distinct key costs one reflog tail
-    read."""
+    how many more are, or None.  ``found``: a dict that receives
+    :func:`set_back_of` of each key set back (its ``--json`` field).  Each
+    distinct key costs one reflog tail read."""
     said, more = None, 0
+    found = {} if found is None else found
     for key in dict.fromkeys(k for k in keys if k):
-        if (w := set_back_warning(store, key)) is not None:
+        if (back := set_back_of(store, key)) is not None:
+            found[key] = back
             if said is None:
-                said = w
+                said = back["warning"]
             else:
                 more += 1
     if said is not None and more:

@@ -21,6 +21,7 @@ from objstore.core.refs import fact_ref, parse_version_spec, refuse_if_credentia
 from objstore.core.store import Store, now_ms
 from objstore.memory.decay import restate
 from objstore.memory.facts import Version, current_of, remember, versions
+from objstore.memory.served import no_version
 from objstore.memory.supersede import sibling_disagreement
 from objstore.memory.tombdigests import as_read, read_digests
 from objstore.memory.tombstones import key_names
@@ -161,11 +162,12 @@ def word_diff(a: str, b: str) -> list[DiffOp]:
     return out
 
 
-def _pick(chain: list[Version], n: int, key: str) -> Version:
+def _pick(chain: list[Version], n: int, key: str, store: Store) -> Version:
     for v in chain:
         if v.fact.version == n:
             return v
-    raise NotFound(f"{key} has no version {n}", hint=f"see its versions with: mem log {key}")
+    raise no_version(   # (a set-back ref is named: test40 T23)
+        store, key, n, f"see its versions with: mem log {key}")
 
 
 def in_force_before(chain: list[Version], v: Version) -> Version | None:
@@ -210,9 +212,9 @@ def diff_versions(store: Store, key: str, a: int | None = None, b: int | None = 
     if cur is None and b is None:
         raise NotFound(f"{key} has no current value ({why_no_current([v.fact for v in chain], now_ms())})",
                        hint=f"name the two versions to compare: mem diff {key} vA vB (mem log {key} lists them)")
-    vb = _pick(chain, b, key) if b is not None else cur
+    vb = _pick(chain, b, key, store) if b is not None else cur
     if a is not None:
-        va = _pick(chain, a, key)
+        va = _pick(chain, a, key, store)
         return VersionDiff(key, va, vb, word_diff(va.fact.body, vb.fact.body))
     older = [v for v in chain if v.fact.version < vb.fact.version]
     va = in_force_before(chain, vb) if older else vb
@@ -298,7 +300,7 @@ def blame(store: Store, key: str) -> Blame:
         key, n = parse_version_spec(key)
     chain = versions(store, key)
     key = chain[0].fact.key
-    cur = current_of(chain) if n is None else _pick(chain, n, key)
+    cur = current_of(chain) if n is None else _pick(chain, n, key, store)
     if cur is None:
         raise NotFound(f"{key} has no current value ({why_no_current([v.fact for v in chain], now_ms())})")
     command, when = "", 0
@@ -340,7 +342,7 @@ def _target(store: Store, spec: str) -> tuple[list[Version], Version]:
     if "@" in spec:
         key, n = parse_version_spec(spec)
         chain = versions(store, key)
-        return chain, _pick(chain, n, chain[0].fact.key)
+        return chain, _pick(chain, n, chain[0].fact.key, store)
     if all(c in "0123456789abcdef" for c in spec) and 4 <= len(spec) <= 64 and "/" not in spec:
         oid = store.resolve(spec)
         try:

@@ -465,6 +465,8 @@ def seal_key(store: Store, key: str, *, previewed: AbstractSet[str] | None = Non
     key = validate_key(key)
     with store.lock("seal"):
         recipient = vault_info(store).recipient
+        if (head := store.refs.read(fact_ref(key))) is not None:   # the newest value is not sealed alone, or
+            store.refuse_set_back(fact_ref(key), head)              # dropped (test40 T7): nothing done
         plain = _plain_versions(store, key, lost=True)
         if previewed is not None:
             check_previewed(previewed, {v.id for v in plain}, verb="seal", done="sealed")
@@ -568,6 +570,8 @@ def unseal_key(store: Store, key: str, identities: list[str], *, credentials: st
         raise InvalidInput(f"credentials must be one of {', '.join(UNSEAL_CREDENTIALS)}")
     with store.lock("unseal"):
         chain = sealed_versions(store, key)
+        if chain:   # a set-back sealed ref: the newest value is not dropped (test40 T7); nothing done
+            store.refuse_set_back(sealed_ref(key), chain[0].id)
         # a lost placeholder holds no value: it becomes a plain one in its place (as seal_key maps a
         # plain one to a sealed one), so the older value never becomes current by unsealing
         texts = {s.id: open_text(identities, s) for s in chain if not is_empty_place(s.sealed)}
