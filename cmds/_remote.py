@@ -72,14 +72,22 @@ def progress():
     return update
 
 
-def summary(res) -> str:
-    """One human line for a :class:`objstore.remote.sync.SyncResult`."""
+def summary(res, sends: bool = False) -> str:
+    """One human line for a :class:`objstore.remote.sync.SyncResult`;
+    ``sends``: the command was to send (push, backup), so a line with
+    nothing sent says so ("sent no object: up to date")."""
     parts = []
-    # (fresh40 F10: "sent 0 objects (3.1 KiB)" read oddly: those bytes are the manifest's, or packs already held)
+    # (fresh40 F10: "sent 0 objects (3.1 KiB)" read oddly: those bytes are the manifest's, or packs already held;
+    # fresh41 F28: not "sent no object" beside a repair's "N objects sent again"; test41 T16: a push that sent
+    # nothing said only what it read)
     if res.objects_sent:
         parts.append(f"sent {plural(res.objects_sent, 'object')} ({size(res.bytes_sent)})")
+    elif res.remote_packs_repaired:
+        pass   # the repair's part below says what was sent again
     elif res.bytes_sent:
         parts.append(f"sent no object ({size(res.bytes_sent)}: the remote's manifest)")
+    elif sends:
+        parts.append("sent no object: the remote had everything")
     if res.objects_received:
         parts.append(f"received {plural(res.objects_received, 'object')} ({size(res.bytes_received)})")
     elif res.bytes_received:

@@ -58,7 +58,7 @@ def command(ctx, name, list_, key_file, endpoint, as_json):
     if as_json:
         emit_json({**res.as_dict(), "sealed_not_included": len(sealed)})
     else:
-        click.echo(f"{res.remote}: snapshot {res.snapshot}; {summary(res)}"
+        click.echo(f"{res.remote}: snapshot {res.snapshot}; {summary(res, sends=True)}"
                    + (f"; pruned {plural(len(res.snapshots_pruned), 'old snapshot')}" if res.snapshots_pruned else ""))
     if sealed:   # (test37 T8: a restore after a lost disk lost every sealed value, and nothing had said so)
         click.echo(f"note: {len(sealed)} sealed key{'s are' if len(sealed) != 1 else ' is'} not in the backup "

@@ -74,7 +74,7 @@ def command(name, repair, new_remote, as_json, store):
     if as_json:
         emit_json(res.as_dict())
     else:
-        click.echo(f"{res.remote}: {summary(res)}")
+        click.echo(f"{res.remote}: {summary(res, sends=True)}")
     if res.versioning == "Enabled":
         click.echo("warning: the bucket keeps old versions of what mem replaces or deletes (versioning is "
                    "on): a forgotten value stays readable there to whoever holds the sync key; "

@@ -42,6 +42,7 @@ def test_a_pull_after_push_repair_installs_no_pack_of_objects_held(mem, tmp_path
     p.write_bytes(bytes(data))
     r = mem(*b, "push", "--repair")
     assert "1 damaged remote pack replaced" in r.stdout, r.stdout
+    assert "sent no object" not in r.stdout, r.stdout   # (fresh41 F28: beside "N objects sent again")
     packs_before = sorted((tmp_path / "a" / "objects" / "pack").glob("pack-*.idx"))
     r = mem(*a, "pull")
     assert "received no new object (" in r.stdout, r.stdout
