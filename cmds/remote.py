@@ -4,7 +4,7 @@ import os
 
 import click
 
-from ._common import ExistingPath, emit_json, json_option, with_store
+from ._common import ExistingPath, emit_json, json_option, safe, with_store
 from ._out import refuse_output_in_store
 
 
@@ -102,7 +102,8 @@ def list_(as_json, store):
         click.echo("no remotes: add one with mem remote add NAME URL", err=True)
     for r in rs:
         extra = (f" (endpoint {r.endpoint})" if r.endpoint else "") + ("" if r.encrypt else " (not encrypted)")
-        click.echo(f"{r.name}\t{r.url}{extra}")
+        url = safe(r.url).replace("\n", "\\n").replace("\t", "\\t")   # (test41 T15: a hand-edited URL's newline)
+        click.echo(f"{r.name}\t{url}{extra}")
 
 
 @command.command("remove")

@@ -60,7 +60,7 @@ def command(as_json, store):
     if not st.remotes:
         click.echo("remotes: none (mem remote add NAME URL)")
     for r in st.remotes:
-        where = safe(f"remote {r.name} ({r.url})")   # (test38 T9.4: a URL's control characters went out raw)
+        where = safe(f"remote {r.name} ({r.url})").replace("\n", "\\n").replace("\t", "\\t")   # (test38 T9.4, test41 T15)
         if r.unusable:   # (test40 T13: an unusable URL read as "URL changed; N refs to send")
             click.echo(f"{where}: its URL cannot be used ({safe(r.unusable)}): mem remote remove {r.name}, "
                        f"then mem remote add {r.name} URL")

@@ -63,9 +63,13 @@ def parse_url(url: str) -> RemoteURL:
     """``s3://bucket[/prefix]``, ``file:///abs/path`` or a plain path
     (made absolute; a leading ``//`` is ``/``, as Linux reads it).  The
     scheme is read in any case (``FILE://``, ``S3://``: RFC 3986 §3.1).
-    Raises InvalidInput."""
+    Raises InvalidInput (empty, a control character, ``file://`` with no
+    path, another scheme)."""
     if not url or not url.strip():
         raise InvalidInput("the remote URL is empty")
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in url):   # (test41 T15: a newline forged a status line)
+        raise InvalidInput("the remote URL holds a control character (a newline, a tab)",
+                           hint="name a folder or s3://bucket/prefix on one line")
     scheme, sep, rest = url.partition("://")
     if sep and scheme.lower() in ("s3", "file") and scheme != scheme.lower():
         url = scheme.lower() + sep + rest   # (test40 T13: 'FILE:///x' was refused)
@@ -78,6 +82,8 @@ def parse_url(url: str) -> RemoteURL:
         u = urlparse(url)
         if u.netloc not in ("", "localhost"):
             raise InvalidInput(f"bad file URL {url!r}: want file:///absolute/path")
+        if not u.path:   # (test41 T15: 'file://' became the working folder)
+            raise InvalidInput(f"the file URL {url!r} names no folder: want file:///absolute/path")
         path = os.path.abspath(u.path)
         return RemoteURL("folder", path="/" + path.lstrip("/") if path.startswith("//") else path)
     if "://" in url:

@@ -16,3 +16,25 @@ def test_a_push_with_nothing_to_send_says_so(mem, tmp_path):
     out = mem(*h, "push", env=PERSON).stdout
     assert out.startswith("origin: sent no object: the remote had everything"), out
     assert "sent no object" not in mem(*h, "pull", env=PERSON).stdout
+
+
+def test_a_remote_url_names_a_folder_on_one_line(mem, tmp_path):
+    """test41 T15: ``mem remote add r file://`` recorded the working folder;
+    a newline in a folder's path was printed raw by status and ``remote -v``,
+    forging a line that read as another remote."""
+    import json
+    h = ["--home", str(tmp_path / "s")]
+    mem(*h, "remember", "user/a", "b", env=PERSON)
+    r = mem(*h, "remote", "add", "r10", "file://", exit_code=2, env=PERSON)
+    assert "names no folder" in r.stderr, r.stderr
+    odd = tmp_path / "x\nremote fake: in sync"
+    odd.mkdir()
+    r = mem(*h, "remote", "add", "nl", str(odd), exit_code=2, env=PERSON)
+    assert "control character" in r.stderr, r.stderr
+    assert mem(*h, "remote", "list", "--json", env=PERSON).json == []
+    # a hand-edited remotes.json: shown escaped, named unusable
+    (tmp_path / "s" / "remotes.json").write_text(json.dumps({"nl": {"url": str(odd), "encrypt": False}}))
+    for args in (("status",), ("remote", "-v")):
+        out = mem(*h, *args, env=PERSON).stdout
+        assert not any(line.startswith("remote fake") for line in out.splitlines()), out
+        assert "\\nremote fake: in sync" in out, out
