@@ -256,7 +256,7 @@ def scrub_leftovers(store: Store, match: str) -> list[str]:
     if len(norm) < MIN_MATCH_CHARS:
         raise InvalidInput(f"--match needs at least {MIN_MATCH_CHARS} characters (ignoring case and spaces)")
     with store.lock("forget"):
-        out = scrub_derived(store, [norm])
+        out = scrub_derived(store, [norm], keep_names=True)
         if forget_projects(store, matcher(norm)):
             out.append(REGISTRY_FILE)
     return out
@@ -660,7 +660,7 @@ def execute_plan(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str,
     for text in needles:
         rare.update(tok for tok, df in store.index.term_doc_freq(text[:20_000]).items()
                     if df == 0 and len(tok) >= 6)
-    res.scrubbed = scrub_derived(store, needles + sorted(rare))
+    res.scrubbed = scrub_derived(store, needles + sorted(rare), keep_names=bool(plan.match))
     res.temps_deleted = drop_leftover_temps(store)   # a killed writer's pack may hold the text too
     drop_sessions(store, {*plan.sessions, *plan.turns, *plan.meta, *plan.redacted})   # their lines name replaced heads
     if plan.keys or plan.sessions:   # a ref a repair recorded as lost, set since: fsck must not ask for it back

@@ -38,7 +38,7 @@ MIN_MATCH_CHARS = 3
 SOURCES_FILE = "cache/imported-files"
 
 
-def scrub_derived(store: Store, needles: list[str]) -> list[str]:
+def scrub_derived(store: Store, needles: list[str], keep_names: bool = False) -> list[str]:
     """Remove forgotten texts from derived files: every file under
     ``<store>/cache`` and every file in ``<store>/logs``.  A line-oriented
     text file loses the lines that contain a needle (rewritten atomically;
@@ -55,7 +55,11 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
     forget hung on a FIFO in ``cache/``).
     Matching is ``objstore.core.text.matcher`` (NFC, case folding,
     whitespace runs), except for a needle of hex digits alone (a number, a
-    piece of a hash): :func:`derived_matcher`.  Returns the files changed,
+    piece of a hash): :func:`derived_matcher`.  ``keep_names`` (a ``--match``
+    that empties no value): a line whose hits all lie inside the names of
+    live keys (plain or sealed) is kept, as ``forget --match`` never empties
+    a name, which the refs and reflogs keep in the clear (fresh41 F29: a
+    live key's write left the audit log).  Returns the files changed,
     relative to the store.
     """
     # each needle once (a --match text is also a rare word of the turn it names)
@@ -73,6 +77,16 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
     def hit(s: str) -> bool:
         forms: dict = {}    # s folded once for all the tests (core.text.text_form)
         return any(t(s, forms) for t in tests)
+
+    names = [n for ns in ("facts", "sealed") for n in (r.split("/", 1)[1] for r, _o in store.refs.iter(ns, damaged=[]))
+             if hit(n)] if keep_names else []
+
+    def line_hit(s: str) -> bool:   # hit(), outside the live names (``keep_names``)
+        if not hit(s):
+            return False
+        for name in names:
+            s = s.replace(name, "")
+        return hit(s)
 
     def cannot_hit(data: bytes) -> bool:
         if not data.isascii() or b"\x1b" in data:
@@ -136,7 +150,9 @@ def scrub_derived(store: Store, needles: list[str]) -> list[str]:
             atomic_write(p, st_kept, durable=False)   # what the session was shown, less the forgotten (test36b T19)
         elif text_like:
             lines = data.splitlines(keepends=True)
-            kept = b"".join(ln for ln in lines if not hit(ln.decode("utf-8", "replace")))
+            kept = b"".join(ln for ln in lines if not line_hit(ln.decode("utf-8", "replace")))
+            if kept == data:
+                continue   # its hits all lie in live keys' names
             atomic_write(p, deflate_z(kept) if packed else kept)
         else:
             p.unlink()

@@ -38,3 +38,19 @@ def test_a_remote_url_names_a_folder_on_one_line(mem, tmp_path):
         out = mem(*h, *args, env=PERSON).stdout
         assert not any(line.startswith("remote fake") for line in out.splitlines()), out
         assert "\\nremote fake: in sync" in out, out
+
+
+def test_forget_match_keeps_the_audit_line_of_a_live_key_whose_name_holds_it(mem, tmp_path):
+    """fresh41 F29: a ``--match`` text found only in a live key's name (which
+    --match never empties: the refs and reflogs keep it) removed that key's
+    write from the audit log; a value holding it still goes."""
+    h = ["--home", str(tmp_path / "s")]
+    mem(*h, "remember", "project/api/notes-for-zanzibar-7731", "some note", env=PERSON)
+    mem(*h, "forget", "--match", "zanzibar-7731", "--yes", env=PERSON)
+    assert "project/api/notes-for-zanzibar-7731" in mem(*h, "audit", env=PERSON).stdout
+    mem(*h, "remember", "project/api/other", "zanzibar-7731 is here", env=PERSON)
+    mem(*h, "forget", "--match", "zanzibar-7731", "--yes", env=PERSON)
+    audit = (tmp_path / "s" / "logs" / "audit").read_text()
+    assert "project/api/notes-for-zanzibar-7731" in audit, audit
+    assert "zanzibar-7731 is here" not in audit
+    assert mem(*h, "get", "project/api/notes-for-zanzibar-7731", env=PERSON).stdout == "some note\n"
