@@ -64,6 +64,27 @@ def reserved_name(name: str) -> bool:
     return any(confusable_skeleton(low) == confusable_skeleton(r) for r in RESERVED_NAMES)
 
 
+#: words that name the person, refused as an agent's own name (``MEM_AGENT``) beside
+#: :data:`RESERVED_NAMES`: the owner reads that name beside a proposal (test41 T13)
+PERSON_WORDS = frozenset({"me", "myself", "i", "you", "owner", "human"})
+
+
+def names_the_person(name: str) -> bool:
+    """Whether agent name ``name`` (``MEM_AGENT``) is :func:`reserved_name`
+    or reads as the person: a :data:`PERSON_WORDS` word or a reserved name,
+    with "the " or "my " before it (``the user``), or before ``@``
+    (``user@laptop``, ``me@host``; test41 T13).  ``codex@laptop`` is not.
+    An MCP key's name is checked by :func:`reserved_name` alone (the person
+    may call their own owner key "me")."""
+    if reserved_name(name):
+        return True
+    low = " ".join(name.casefold().split())
+    for lead in ("the ", "my "):
+        low = low.removeprefix(lead)
+    low = low.partition("@")[0].strip() or low
+    return low in PERSON_WORDS or reserved_name(low)
+
+
 def agent_of(env: Mapping[str, str]) -> str | None:
     """The name of the agent whose tool process has the variables ``env``, or None
     for a person.

@@ -66,13 +66,14 @@ def writing_agent(env: Mapping[str, str]) -> str | None:
     comes from (a harness marker names a fixed agent).  Returns None for a
     person.  Raises InvalidInput (exit 2, ``the agent holds a credential``;
     the message never holds the name) when the name holds one, and (exit 2)
-    when it is one mem writes under (``caller.reserved_name``: ``user``…)."""
-    from objstore.memory.caller import agent_of, reserved_name   # deferred: a read needs none
+    when it is one mem writes under or names the person
+    (``caller.names_the_person``: ``user``, ``the user``, ``me``…)."""
+    from objstore.memory.caller import agent_of, names_the_person   # deferred: a read needs none
     agent = agent_of(env)
     if agent is not None:
-        if reserved_name(agent):   # (test39 m10: MEM_AGENT=user wrote as the author "user")
-            raise InvalidInput(f"MEM_AGENT names {agent!r}, an author mem itself writes under: what this agent "
-                               "writes would read as written by it",
+        if names_the_person(agent):   # (test39 m10: MEM_AGENT=user wrote as "user"; test41 T13: "the user", "me")
+            raise InvalidInput(f"MEM_AGENT names {agent!r}, an author mem itself writes under or the person: what "
+                               "this agent writes would read as written by them",
                                hint="set MEM_AGENT to the agent's own name (e.g. MEM_AGENT=aider), or unset it "
                                     "(MEM_AGENT=0) where a person runs mem")
         check_key_credentials(agent, "agent")

@@ -18,13 +18,16 @@ def _env(value):
     return e
 
 
-@pytest.mark.parametrize("value", ["user", "User", "person", "\uff55\uff53\uff45\uff52"])
+@pytest.mark.parametrize("value", ["user", "User", "person", "\uff55\uff53\uff45\uff52",
+                                   "the user", "me", "Owner", "user@laptop", "my  user"])   # (test41 T13)
 def test_a_reserved_agent_name_neither_writes_as_the_person_nor_accepts(tmp_path, mem, value):
     home = str(tmp_path / "s")
     mem("--home", home, "init")
     r = mem("--home", home, "remember", "project/x/a", "value one", env=_env(value), exit_code=2)
     assert "an author mem itself writes under" in r.stderr
     assert mem("--home", home, "keys", "--json").stdout.strip() in ("[]", "")
+    r = mem("--home", home, "memory", "propose", "add", "memory", "x 2", env=_env(value), exit_code=2)
+    assert "an author mem itself writes under" in r.stderr
     r = mem("--home", home, "queue", "accept", "0123456789ab", env=_env(value), exit_code=None)
     assert r.exit_code == 6 and "person" in (r.stderr + r.stdout).lower()
 
@@ -43,3 +46,10 @@ def test_an_agent_name_with_control_characters_is_shown_escaped(tmp_path, mem):
     r = mem("--home", home, "remember", "user/t", "vv", "--trust", "user_stated",
             env=_env("x\x1b[2J\x1b]0;pwn\x07"), exit_code=6)
     assert "\x1b" not in r.stderr and "\x07" not in r.stderr and "\\x1b]0;pwn\\x07" in r.stderr
+
+
+@pytest.mark.parametrize("value", ["codex@laptop", "claude", "meadow", "users-bot"])
+def test_an_agent_name_that_only_starts_like_the_persons_still_writes(tmp_path, mem, value):
+    home = str(tmp_path / "s")
+    mem("--home", home, "remember", "project/x/a", "value one", env=_env(value))
+    assert "agent_observed" in mem("--home", home, "log", "project/x/a").stdout
