@@ -54,3 +54,21 @@ def test_forget_match_keeps_the_audit_line_of_a_live_key_whose_name_holds_it(mem
     assert "project/api/notes-for-zanzibar-7731" in audit, audit
     assert "zanzibar-7731 is here" not in audit
     assert mem(*h, "get", "project/api/notes-for-zanzibar-7731", env=PERSON).stdout == "some note\n"
+
+
+def test_a_scoped_guarded_export_carries_the_forget_match_texts(mem, tmp_path):
+    """test41 T12: ``export --scope user --guard-passphrase-file`` left out
+    the text tombstone of a ``forget --match`` that emptied a user key (it
+    names no key), so the importing store let an agent write the text back."""
+    a, b = ["--home", str(tmp_path / "a")], ["--home", str(tmp_path / "b")]
+    pp = tmp_path / "pp"
+    pp.write_text("correct horse battery\n")
+    mem(*a, "remember", "user/pin-hint", "my locker code is quetzal-okapi-88", env=PERSON)
+    mem(*a, "forget", "--match", "quetzal-okapi-88", "--yes", env=PERSON)
+    out = tmp_path / "u.jsonl"
+    mem(*a, "export", "--scope", "user", "--guard-passphrase-file", str(pp), "-o", str(out), env=PERSON)
+    assert b"quetzal" not in out.read_bytes().lower()
+    mem(*b, "import", "jsonl", str(out), "--guard-passphrase-file", str(pp), env=PERSON)
+    for v in ("quetzal-okapi-88", "quetzal okapi 88"):
+        r = mem(*b, "remember", "project/z/a", v, env={"MEM_AGENT": "claude"}, exit_code=6)
+        assert "forgotten" in r.stderr, (v, r.stderr)
