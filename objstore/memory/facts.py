@@ -26,7 +26,8 @@ from objstore.memory.lost import lost_current, lost_message
 from objstore.memory.served import no_version, sealed_plain
 from objstore.memory.supersede import Version, current_of, weighed
 from objstore.memory.validity import plain_valid_from, why_no_current
-from objstore.memory.writechecks import check_key_credentials, check_key_lookalike, check_memory_file_write
+from objstore.memory.writechecks import check_key_credentials, check_key_lookalike, check_memory_file_write, \
+    check_names_hold_no_secret
 
 DEFAULT_KIND = {"user": "user", "global": "reference", "project": "project"}
 MAX_BODY_CHARS = 100_000
@@ -643,6 +644,7 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
             raise Refused(f"{key}: this value holds the sealed value of {sealed[0]}; a sealed value is never "
                           "written in the clear", hint=f"write it sealed: mem remember {key} - --sensitivity secret",
                           agent_hint=PERSON_ONLY_HINT)
+        check_names_hold_no_secret(store, key, (namespace, owner), trust)   # (test41 T26)
         if trust != "user_stated":
             from objstore.memory.tombstones import all_tombstones, forgotten_in   # deferred: a write's
             why = forgotten_in(all_tombstones(store), key, body)

@@ -109,3 +109,25 @@ def is_memory_file_lookalike(key: str) -> bool:
     want = key_skeleton(key)
     head = "user/memory" if len(parts) == 3 else f"project/{parts[1]}/memory"
     return any(key_skeleton(f"{head}/{name}") == want for name in RESERVED)
+
+
+def check_names_hold_no_secret(store, key: str, names: tuple, trust: str) -> None:
+    """Refuse (Refused, exit 6) a write whose key or other stored name
+    (``names``: the session namespace, the agent's name) holds a sealed
+    value (anyone) or a forgotten value's form (below ``user_stated``): a
+    name is stored in the clear (a ref's file name, reflogs, the audit log,
+    ``mem keys``, every session's injected block), as a value is checked
+    (``facts.remember``; test41 T26: ``user/okapi-quetzal-5521`` was
+    written beside the sealed ``okapi-quetzal-5521``).  The same matcher as
+    the value (``sealrulefile.rule_labels_in``; ``/`` separates a key's
+    parts as a space does).  Raises IntegrityError for unreadable rules."""
+    from objstore.core.errors import PERSON_ONLY_HINT
+    from objstore.memory.sealrulefile import FORGOTTEN_LABEL, rule_labels_in   # deferred: a write's
+    text = "\n".join(n for n in (key, *names) if n)
+    hits = sorted(x for x in rule_labels_in(store, text) if x != key)
+    sealed = [x for x in hits if not x.startswith(FORGOTTEN_LABEL)]
+    if sealed or (hits and trust != "user_stated"):
+        what = f"the sealed value of {sealed[0]}" if sealed else "a forgotten value"
+        raise Refused(f"the key's name (or its session or agent name) holds {what}; a name is stored and "
+                      "shown in the clear, so nothing was written", hint="name it otherwise",
+                      agent_hint=PERSON_ONLY_HINT)   # (the name itself is not echoed)

@@ -72,3 +72,29 @@ def test_a_scoped_guarded_export_carries_the_forget_match_texts(mem, tmp_path):
     for v in ("quetzal-okapi-88", "quetzal okapi 88"):
         r = mem(*b, "remember", "project/z/a", v, env={"MEM_AGENT": "claude"}, exit_code=6)
         assert "forgotten" in r.stderr, (v, r.stderr)
+
+
+def test_a_sealed_or_forgotten_value_as_a_key_session_or_agent_name_is_refused(mem, tmp_path):
+    """test41 T26: ``mem remember user/okapi-quetzal-5521 v`` beside the
+    sealed ``okapi-quetzal-5521`` wrote the secret into a ref's file name,
+    the reflogs, the audit log and every session's block; an agent wrote a
+    forgotten value as a key name.  Refused as the value would be (exit 6),
+    the name not echoed."""
+    h = ["--home", str(tmp_path / "s")]
+    pp = tmp_path / "pp"
+    pp.write_text("correct horse battery staple\n")
+    mem(*h, "vault", "init", "--passphrase-file", str(pp), env=PERSON)
+    mem(*h, "remember", "user/h1", "okapi-quetzal-5521", "--sensitivity", "secret", env=PERSON)
+    for args, env in ((("user/okapi-quetzal-5521", "v"), PERSON),
+                      (("project/okapi-quetzal-5521/note", "v"), PERSON),
+                      (("project/x/a", "v", "--session", "okapi-quetzal-5521"), PERSON),
+                      (("project/x/b", "v"), {"MEM_AGENT": "okapi-quetzal-5521"})):
+        r = mem(*h, "remember", *args, env=env, exit_code=6)
+        assert "holds the sealed value of user/h1" in r.stderr and "okapi" not in r.stderr, r.stderr
+    assert not list((tmp_path / "s" / "refs" / "facts").rglob("*okapi*"))
+    mem(*h, "remember", "project/box/host", "kestrel-harbor-204.internal", env=PERSON)
+    mem(*h, "forget", "project/box/host", "--yes", env=PERSON)
+    r = mem(*h, "remember", "project/kestrel-harbor-204.internal/x", "v", env={"MEM_AGENT": "claude"}, exit_code=6)
+    assert "holds a forgotten value" in r.stderr, r.stderr
+    mem(*h, "remember", "project/kestrel-harbor-204.internal/x", "v", env=PERSON)   # the person may
+    mem(*h, "remember", "project/x/fine", "v", env={"MEM_AGENT": "claude"})
