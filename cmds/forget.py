@@ -174,8 +174,8 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     the text as [forgotten] (from the start of a word; run the same forget
     again to remove it from the store).  An agent's write with the text's
     separators changed ("a b" or "a_b" for "a-b") is refused too (of 8+
-    characters, with a digit, symbol or CJK).  See docs/forget.md, "No
-    resurrection".
+    characters; "over night" withholds "overnight" too, as "Marco Rossi"
+    withholds "marco.rossi").  See docs/forget.md, "No resurrection".
 
     \b
     Examples:

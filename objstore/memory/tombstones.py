@@ -31,7 +31,7 @@ from objstore.core.objects import Fact, Tombstone, Turn, value_digest
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
 from objstore.core.text import confusable_fold, normalized_form, normalized_map, replace_spans
-from objstore.core.textwindows import find_matches, fold_worth, match_weight  # noqa: F401  (find_matches: its home; used here)
+from objstore.core.textwindows import find_matches, fold_worth  # noqa: F401  (find_matches: its home; used here)
 from objstore.core.wordwindows import word_starts
 from objstore.memory.tombdigests import all_tombstones, put_tombstone  # noqa: F401  (their home)
 from objstore.memory.withdrawals import SEAL_WITHDRAW, Withdrawals, unsealed_at, withdrawal_digest, withdrawal_tombstone
@@ -206,14 +206,13 @@ def match_forms(norm: str | None) -> list[str]:
     """The normalized texts a ``forget --match`` of ``norm`` (normalized) writes a rule of: ``norm``, and
     its separator-folded form when distinct enough (``core.textwindows.fold_worth``: "kestrel-harbor-204"
     -> "kestrelharbor204", which a later "kestrel harbor 204", "kestrel_harbor_204" or "kestrel、harbor、204"
-    matches as a run of joined words; han40, test39b B11); ``[]`` for None or ``""``.  The folded form only
-    when it holds a character that is not a letter ("kestrel harbor 204") or one of a script written without
-    spaces ("青龙山 数据中心"): letters of words joined are an ordinary word as often as not ("over night" ->
-    "overnight", "Sales Force" -> "Salesforce", withheld from every later turn: han41, test40 T22)."""
+    matches as a run of joined words; han40, test39b B11); ``[]`` for None or ``""``.  Two ordinary words
+    fold too: a forgotten name comes back joined ("Marco Rossi" -> "marco.rossi@…", "MarcoRossi": test41
+    T35), which weighs more than "over night" withholding "overnight" (test40 T22, kept as the cost)."""
     if not norm:
         return []
     folded = fold_worth(norm)
-    return [norm, folded] if folded and (not folded.isalpha() or match_weight(folded) > len(folded)) else [norm]
+    return [norm, folded] if folded else [norm]
 
 def holds_text(body: str, rules: list[tuple[bytes, int]], seen: str | None = None) -> bool:
     """True when ``body`` holds a forgotten text of ``rules``
