@@ -154,7 +154,11 @@ def _spelt_as(text: str, name: str) -> str:
 #: spelled as :func:`_words` gives them ("production" -> "prod")
 _OTHER_THING = frozenset("""test tests testing staging stage prod dev local ci qa uat preview sandbox demo e2e
 integration perf canary replica secondary standby backup old legacy previous former deprecated example sample default
-fallback mock fake dummy temporary temp""".split())
+fallback mock fake dummy temporary temp laptop desktop docker compose container localhost vm""".split())
+#: a line that states no value now: a question, a condition, a plan or a guess ("Maybe the DB port is 7000?", "If the
+#: DB port is 7000, restart the app.", "The DB port moves to 7000 next month."; test41 T31)
+_NOT_NOW = LazyPattern(r"\?|\b(?:if|unless|when|whenever|maybe|perhaps|might|could|will|would|going\s+to|next|"
+                       r"tomorrow|soon|later|eventually|planned|planning|plan\s+to)\b", 2)
 #: a negation: the line says what its value is not, or not to use it ("Do not use DB port 6543.")
 _NEGATION = LazyPattern(r"\b(?:not|never|no|nor|avoid|don['\u2019]?t|doesn['\u2019]?t|isn['\u2019]?t|aren['\u2019]?t|"
                         r"won['\u2019]?t|shouldn['\u2019]?t|mustn['\u2019]?t|cannot|can['\u2019]?t)\b", 2)
@@ -173,8 +177,10 @@ def _not_restated(line: str, f: Fact, vals: dict[str, str], own: dict[str, str],
     ("DB port 5432 is blocked on 6543 hosts", "… (the production one stays
     5432)"; "from 5432 to 6543" and "6543, not 5432" do replace it); it
     names another thing of the kind (:data:`_OTHER_THING` not in the fact's
-    key or value: "Staging DB port: 6543"); or it negates ("Do not use DB
-    port 6543.").  ``line``'s case is ignored."""
+    key or value: "Staging DB port: 6543", "… on my laptop …"); or it
+    negates ("Do not use DB port 6543."), asks, sets a condition or plans
+    (:data:`_NOT_NOW`: "If the DB port is 7000, …", "… next month.";
+    test41 T31).  ``line``'s case is ignored."""
     import re  # defer: a line beside a fact only
     low = line.casefold()
     for kind in set(own.values()) & set(vals.values()):
@@ -187,7 +193,7 @@ def _not_restated(line: str, f: Fact, vals: dict[str, str], own: dict[str, str],
             return False   # the fact's value said to be the old one: the line replaces it, negation or not
     if (_words(line) & _OTHER_THING) - named - _words(f.key.replace("-", " ") + " " + f.body):
         return True
-    return bool(_NEGATION.search(line))
+    return bool(_NEGATION.search(line) or _NOT_NOW.search(line))
 
 
 #: a line or value that names its subject's value: "The linter is ruff.", "Linter: ruff", "We use pnpm now"

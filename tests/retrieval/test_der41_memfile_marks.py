@@ -57,3 +57,18 @@ def test_the_persons_later_value_does_not_mark_a_negation_or_another_environment
     block = mem("context", "--project", "acme", env=env).stdout
     marked = {x for x in block.splitlines() if LINE_MARK in x}
     assert marked == {f"Database port: 5432 {LINE_MARK}, recorded later, holds another value)"}, block
+
+
+@pytest.mark.parametrize("line", ["The DB port moves to 6543 next month.", "If the DB port is 6543, restart the app.",
+                                  "Maybe the DB port is 6543?", "The DB port on my laptop is 6543.",
+                                  "The DB port in docker-compose is 6543."])
+def test_a_plan_a_condition_a_question_or_another_machine_marks_nothing(mem, tmp_path, line):
+    """test41 T31 (a regression of der41's key spellings): these lines state
+    no value now, or another machine's; they marked the person's fact, and
+    the person's later fact marked them (an instruction told as stale)."""
+    assert MARK not in _fact_line(_after_fact(mem, tmp_path / "s", [line])), line
+    env = {"MEM_HOME": str(tmp_path / "t")}
+    mem("memory", "add", "memory", line, "--project", "acme", env=env)
+    time.sleep(0.05)
+    mem("remember", "project/acme/db-port", "5432", env=env)
+    assert LINE_MARK not in mem("context", "--project", "acme", env=env).stdout, line
