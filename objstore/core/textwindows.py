@@ -327,8 +327,10 @@ def _prose_ascii(chain: bytes, at: int, lens: list[int], hashed,
 
 def _cut(norm: str, k: int) -> bool:
     """Whether a window may start or end at ``norm[k]`` inside a part: beside a character of a script
-    written without spaces ("密码是青龙", "是okapi"; not "xokapi") (:func:`_prose_hits`)."""
-    return any(c > "\x7f" and unspaced(c) for c in norm[k - 1:k + 1])
+    written without spaces ("密码是青龙", "是okapi"; not "xokapi") (:func:`_prose_hits`; ``0 < k < len(norm)``,
+    as inside a part; no generator per call, seal41)."""
+    a, b = norm[k - 1], norm[k]
+    return (a > "\x7f" and unspaced(a)) or (b > "\x7f" and unspaced(b))
 
 
 def _wide_shadow(norm: str) -> bytes:
