@@ -251,44 +251,86 @@ def _prose_hits(norm: str, chain: bytes, at: int, lens: list[int], by_len: dict[
     separators) that crosses such a separator, starts where a part starts or ends where one ends (the
     other end inside a part only beside a character of a script written without spaces: "密码是青龙，
     白虎，七号门"), weighs :data:`FOLD_MIN_PROSE` (:func:`match_weight`) and hashes to a digest of
-    ``by_len``.  Cost: a few integer steps per part and rule length, a hash only for a window that passes
-    (han41: not a window starting and ending anywhere, which in Chinese prose is a hash per character)."""
+    ``by_len``.  Cost: per comma and rule length, a few integer steps per part edge less than the rule's
+    length from the comma, and a hash for a window that passes (han41: not a window starting and ending
+    anywhere, which in Chinese prose is a hash per character; seal41: only the part edges near a comma
+    are visited, and a window's joined form is a slice of the run's parts joined once)."""
+    run = norm[at:at + len(chain)]
+    if run.isascii():   # whole words only: a window from a part's start to a part's end holding a comma
+        return _prose_ascii(chain, at, lens, hashed, by_len)
     parts = [m.span() for m in _PART.finditer(chain)]
     if len(parts) < 2:
         return []
     cum = [0, *accumulate(b - a for a, b in parts)]
     firsts = [a for a, _b in parts]
     gaps = sorted({cum[m] for c in _COMMA.finditer(chain) if 0 < (m := bisect_left(firsts, c.start())) < len(parts)})
-    wide = not norm[at:at + len(chain)].isascii()
-    have = set(cum)
+    total = cum[-1]
     out: list[tuple[int, int]] = []
+    joined = "".join(run[a:b] for a, b in parts)   # the parts' characters: a window's folded form is a slice
     for n in lens:
-        if n * (1 + wide) < FOLD_MIN_PROSE or n > cum[-1]:
+        if n * 2 < FOLD_MIN_PROSE or n > total:
             continue
-        pairs = set()
-        if not wide:   # whole words only (in C: the part starts n before a part's end)
-            pairs.update((f, f + n) for f in have.intersection(map((-n).__add__, cum)))
-        else:
-            for p in gaps:   # windows holding the comma at p: ending at a part's end, or starting at a part's start
-                pairs.update((cum[x] - n, cum[x]) for x in range(bisect_right(cum, p), bisect_left(cum, p + n)))
-                pairs.update((cum[x], cum[x] + n) for x in range(bisect_right(cum, p - n), bisect_left(cum, p)))
-        for f, g in sorted(pairs):
-            if f < 0 or g > cum[-1] or not (gx := bisect_right(gaps, f)) < len(gaps) or gaps[gx] >= g:
-                continue   # (not holding a comma)
-            j, k = bisect_right(cum, f) - 1, bisect_left(cum, g) - 1
+        pairs: dict[tuple[int, int], tuple[int, int]] = {}   # (f, g): (first part, last part)
+        for p in gaps:   # windows holding the comma at p: ending at a part's end, or starting at a part's start
+            for x in range(bisect_right(cum, p), bisect_left(cum, p + n)):
+                if cum[x] >= n:
+                    pairs[(cum[x] - n, cum[x])] = (bisect_right(cum, cum[x] - n) - 1, x - 1)
+            for x in range(bisect_right(cum, p - n), bisect_left(cum, p)):
+                if cum[x] + n <= total:
+                    pairs[(cum[x], cum[x] + n)] = (x, bisect_left(cum, cum[x] + n) - 1)
+        digests = by_len[n]
+        for (f, g), (j, k) in sorted(pairs.items()):
             start, end = at + parts[j][0] + f - cum[j], at + parts[k][0] + g - cum[k]
             if (f > cum[j] and not _cut(norm, start)) or (g < cum[k + 1] and not _cut(norm, end)):
                 continue
-            joined = norm[start:end].translate(_DROP)
-            if (n >= FOLD_MIN_PROSE or match_weight(joined) >= FOLD_MIN_PROSE) and hashed(_UTF8(joined)) in by_len[n]:
+            form = joined[f:g]
+            if (n >= FOLD_MIN_PROSE or match_weight(form) >= FOLD_MIN_PROSE) and hashed(_UTF8(form)) in digests:
                 out.append((start, end))
+    return out
+
+
+def _prose_ascii(chain: bytes, at: int, lens: list[int], hashed,
+                 by_len: dict[int, set[bytes]]) -> list[tuple[int, int]]:
+    """:func:`_prose_hits` of a run of ASCII text: each window from a part's start to a part's end that
+    holds a comma or semicolon and whose joined length is a rule length of at least :data:`FOLD_MIN_PROSE`.
+    Cost (seal41): the run's parts counted by ``bytes.split`` (no match object per part), then per comma
+    a few integer steps per pair of part edges less than the longest rule apart around it."""
+    words = chain.replace(b",", b" ").split()
+    if len(words) < 2:
+        return []
+    cum = [0, *accumulate(map(len, words))]
+    total = cum[-1]
+    want = {n for n in lens if FOLD_MIN_PROSE <= n <= total}
+    if not want:
+        return []
+    top = max(want)
+    letters = [len(s) - s.count(b" ") for s in chain.split(b",")]   # each comma's place: the letters before it
+    joined = chain.translate(None, b" ,")   # the parts' letters and digits (the shadow keeps them)
+    tried: set[tuple[int, int]] = set()
+    out: list[tuple[int, int]] = []
+    spans = None
+    for p in sorted({g for g in accumulate(letters[:-1]) if 0 < g < total}):
+        mid = bisect_left(cum, p)   # (cum[mid] == p)
+        for x in range(bisect_right(cum, p - top), mid):
+            f = cum[x]
+            for y in range(mid + 1, len(cum)):
+                n = cum[y] - f
+                if n > top:
+                    break
+                if n in want and (f, n) not in tried:
+                    tried.add((f, n))
+                    if hashed(joined[f:f + n]) in by_len[n]:
+                        spans = [m.span() for m in _PART.finditer(chain)] if spans is None else spans
+                        out.append((at + spans[x][0], at + spans[y - 1][1]))
     return out
 
 
 def _cut(norm: str, k: int) -> bool:
     """Whether a window may start or end at ``norm[k]`` inside a part: beside a character of a script
-    written without spaces ("密码是青龙", "是okapi"; not "xokapi") (:func:`_prose_hits`)."""
-    return any(c > "\x7f" and unspaced(c) for c in norm[k - 1:k + 1])
+    written without spaces ("密码是青龙", "是okapi"; not "xokapi") (:func:`_prose_hits`; ``0 < k < len(norm)``,
+    as inside a part; no generator per call, seal41)."""
+    a, b = norm[k - 1], norm[k]
+    return (a > "\x7f" and unspaced(a)) or (b > "\x7f" and unspaced(b))
 
 
 def _wide_shadow(norm: str) -> bytes:
