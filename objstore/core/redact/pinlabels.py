@@ -102,7 +102,7 @@ PIN_OF = (("pt", "do|da|dos|das|de|no|na"), ("es", "de|del|de la"), ("fr", "de|d
           ("nl", "van|van de|van het|voor|voor de|voor het"))
 PIN_OF_NOUNS = (("ru", "\u043a\u0430\u0440\u0442\u044b|\u043a\u0430\u0440\u0442\u043e\u0447\u043a\u0438|\u0442\u0435\u043b\u0435\u0444\u043e\u043d\u0430|\u0441\u0438\u043c-\u043a\u0430\u0440\u0442\u044b"), ("pl", "karty|telefonu"))
 _OF_WORD = r"(?u:[^\W\d_]){2,32}"
-PIN_OWNER = (r"[ \t]{1,4}(?:(?:" + "|".join(sorted({p for _lang, ps in PIN_OF for p in ps.split("|")}, key=len, reverse=True))
+PIN_OWNER = (r"[ \t]{1,4}(?:(?:" + "|".join(sorted({p for _lang, ps in PIN_OF for p in ps.split("|")}, key=lambda p: (-len(p), p)))
              + r")(?:[ \t]{1,4}|(?<='))" + _OF_WORD + r"(?:[ \t]{1,4}" + _OF_WORD + r"){0,2}|(?:"
              + "|".join(n for _lang, ns in PIN_OF_NOUNS for n in ns.split("|")) + r")(?!(?u:\w)))")
 #: pin41: such a word (not inside a longer word of its script: Turkish '\u015fifrem' is one, '\u015fifreleme', 'encryption', is
