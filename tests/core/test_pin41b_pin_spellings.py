@@ -6,12 +6,10 @@ length ("the pin is 4471 mm long") is a measure, not a PIN (pinlabels.measured).
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from objstore.core.redact import redact
+from tests.core.test_pin41_pin_spellings import _mem_get_all   # remember, then get, each line
 
 #: test41 T3's lines, each with the value that must not be kept
 T3 = [("PIN do cart\u00e3o: 4471", "4471"), ("PIN (4471)", "4471"), ("PIN[4471]", "4471"),
@@ -48,23 +46,6 @@ def test_a_pin_in_t3s_spellings_is_withheld(line, value):
 @pytest.mark.parametrize("line", KEPT)
 def test_a_measure_or_no_pin_stays_as_written(line):
     assert redact(line).text == line
-
-
-def _mem_get_all(tmp_path, lines):
-    from tests.conftest import REPO
-    from tests.hooks._util import hook_env, mem_runner
-    home = tmp_path / "store"
-    mem = mem_runner(home)
-    mem("init")
-    for i, line in enumerate(lines):
-        mem("remember", f"project/p/n{i}", line)
-    out = []
-    for i in range(len(lines)):
-        r = subprocess.run([sys.executable, "-m", "cmds", "get", f"project/p/n{i}"], env=hook_env(home), cwd=REPO,
-                           capture_output=True, text=True, timeout=120)
-        assert r.returncode == 0, r.stderr
-        out.append(r.stdout)
-    return home, out
 
 
 def test_mem_remember_keeps_none_of_t3s_values(tmp_path):
