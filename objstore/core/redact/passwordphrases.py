@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from objstore.core.redact.checks import (is_placeholder, labelled_phrase_ok, looks_secret, phrase_secret_bang_ok, pin_ok,
                                          prose_word, quoted_phrase_ok, unquoted_passphrase_ok)
-from objstore.core.redact.pinlabels import PIN_LABEL as _PIN_LABEL, PIN_TOKEN, pin_token_ok
+from objstore.core.redact.pinlabels import PIN_LABEL as _PIN_LABEL, PIN_TOKEN, off_board, pin_token_ok
 from objstore.core.redact.rule import FLAGS, Lazy, Rule, make_rule
 from objstore.core.redact.scanners import QUALIFIER, find_each, scan_at
 from objstore.core.rxcache import escape
@@ -439,10 +439,11 @@ VERB_PHRASE_RULES: list[Rule] = [
     make_rule("password-phrase",
               "keyword heuristics (no vendor format): a PIN's label and the same verbs ('my pin became 4711', 'the "
               "pin code has been changed to 482913', 'the alarm passcode was reset to 482913'; red31, test30c T6), "
-              "where the token is a PIN (pin_ok: 4-12 digits, or a short run of letters and digits, no GPIO pin)",
+              "where the token is a PIN (pin_ok: 4-12 digits, or a short run of letters and digits, no GPIO pin); pin41b "
+              "(test41 T4): not a board's pin nor a measure ('the pin is 4471 mm long': pinlabels.off_board)",
               _PIN_LABEL + _NEXT + _QUALIFIED + _WIDE_TAIL + r"[\"'`]?(?P<secret>" + PIN_TOKEN + ")",
               ci=True, priority=51, check=pin_ok, anchors=("pin", "passcode"),
-              scan=with_old_and_new(scan_at("pin", "passcode"), pin_ok)),
+              scan=with_old_and_new(off_board(scan_at("pin", "passcode")), pin_ok)),   # pin41b: not a measure
     make_rule("password-phrase",
               "keyword heuristics (no vendor format): the verb before a token's, a secret's or an API key's label "
               "('we rotated the api token to <token>', 'I changed the webhook secret to <token>'; red32, test31c "

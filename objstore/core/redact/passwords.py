@@ -26,7 +26,7 @@ from objstore.core.redact.passwordphrases import (PHRASE_COLON as _PHRASE_COLON,
                                                   TOKEN_VERB_TAIL, VERB_PHRASE_RULES, changed_token_ok,
                                                   with_old_and_new, COMBINATION_OWNERS as _COMBINATION_OWNERS,
                                                   keypad_code_ok)
-from objstore.core.redact.pinlabels import (PIN_ABROAD, PIN_ABROAD_STARTS, PIN_ASSIGN as _PIN_ASSIGN, PIN_JOIN, PIN_MORE,
+from objstore.core.redact.pinlabels import (PIN_ABROAD, PIN_ABROAD_STARTS, PIN_ASSIGN as _PIN_ASSIGN, PIN_JOIN, PIN_MORE, PIN_OWNER,
                                             PIN_SPACED, PIN_SUFFIX, PIN_TOKEN as _PIN_TOKEN, PIN_WORD, off_board, pin_token_ok)
 from objstore.core.redact.rule import Rule, make_rule
 from objstore.core.redact.scanners import QUALIFIER, scan_at, scan_plain
@@ -190,19 +190,24 @@ PASSWORD_RULES: list[Rule] = [
        "'pin_code = 4471' (an assignment to a name ending code or number); red34: 'CARD_PIN=4711'; pin40 (test39b B9): "
        "'PIN=4471', 'PIN\uff1a4471', '\u94f6\u884c\u5361PIN\u662f4471', 'my PIN is 4 4 7 1', other scripts' digits ('PIN: \u0664\u0664\u0667\u0661'); "
        "pin41 (test40 T5): 'PIN-Nummer: 4471', 'PIN\u756a\u53f7\u306f4471', 'PIN \u2192 4471', 'PIN #4471', 'PIN=\'4471\'', \"my pin's 4471\", "
-       "'mi PIN es 4471', '4-4-7-1'; (test40 T6) not a board's pin ('GPIO PIN=4471 drives the relay': pinlabels.on_board)",
+       "'mi PIN es 4471', '4-4-7-1'; (test40 T6) not a board's pin ('GPIO PIN=4471 drives the relay': pinlabels.on_board); "
+       "pin41b (test41 T3): 'PIN do cart\u00e3o: 4471', 'PIN (4471)', 'PIN = \"4 4 7 1\"', 'SIM PUK 12345678', 'PIN-kode: 4471', "
+       "'pinkoden \u00e4r 4471'; (T4) not a measure ('the pin is 4471 mm long': pinlabels.measured)",
        r"(?:" + PIN_WORD + PIN_SUFFIX + r"|passcode(?<![A-Za-z0-9_\-\]]passcode))"
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
        + r"[ \t]{0,4}:[ \t]{1,4}[\"'`]?|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r"|" + PIN_JOIN   # pin40: 'PIN=4471', 'PIN\u662f4471'
        # (':' alone, not PHRASE_COLON's ' = ': mend24's 'pin = 448812' is a board's)
        + r"|(?<=passcode)[ \t]{1,4}(?=[0-9]{4,12}(?![0-9A-Za-z]))|" + PIN_MORE   # pin41: 'PIN \u2192 4471', 'PIN ist 4471'
+       + r"|" + PIN_OWNER + r"(?:" + PIN_MORE + r"|" + _PHRASE_VERB + r"|[ \t]{0,4}:[ \t]{1,4}[\"'`]?|" + _PIN_BARE
+       + r")"   # pin41b (test41 T3): 'PIN do cart\u00e3o: 4471'
        + r")(?P<secret>" + PIN_SPACED + "|" + _PIN_TOKEN + ")",   # test36 T3: 'use passcode 884213 for the door'
-       ci=True, priority=51, check=pin_token_ok, anchors=("pin", "passcode"),
+       ci=True, priority=51, check=pin_token_ok, anchors=("pin", "puk", "passcode"),
        scan=with_old_and_new(off_board(_plain), pin_token_ok)),
     _r("password-phrase",
        "keyword heuristics (no vendor format): pin41 (test40 T5): a PIN's word of another language with no 'PIN' in it "
        "(pinlabels.PIN_WORDS_ABROAD: 'Geheimzahl ist 4471', '\u041f\u0418\u041d-\u043a\u043e\u0434 4471', 'code secret : 4471', '\u015fifrem 4471'), "
-       "its digits after a sign, a copula or blanks; not a board's pin (pinlabels.on_board)",
+       "its digits after a sign, a copula or blanks; not a board's pin (pinlabels.on_board); pin41b: '\u043a\u043e\u0434 \u043a\u0430\u0440\u0442\u044b 4471', "
+       "'clave de la tarjeta: 4471' (pinlabels.PIN_OWNER)",
        PIN_ABROAD + r"(?P<secret>" + PIN_SPACED + "|" + _PIN_TOKEN + ")",
        ci=True, priority=51, check=pin_token_ok, anchors=PIN_ABROAD_STARTS,
        scan=off_board(scan_at(*PIN_ABROAD_STARTS))),

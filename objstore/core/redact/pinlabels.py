@@ -25,7 +25,10 @@ PIN_ASSIGN = (r"(?:(?<=code|mber)" + "".join(f"|(?<={w}[ _-]pin)" for w in PIN_O
               + r")(?:\\{0,3}[\"'])?[ \t]{0,4}[=:][ \t]{0,4}(?:\\{0,3}[\"'`])?")
 #: red34 (red33's left-out): the word ``pin``, not the tail of a longer name, or joined to its owner by ``_`` or ``-``
 #: (``CARD_PIN=4711``, ``sim-pin: 1234``); a GPIO ``led_pin = 17`` stays
-PIN_WORD = r"pin(?:(?<![A-Za-z0-9_\-\]]pin)" + "".join(f"|(?<={w}[_-]pin)" for w in PIN_OWNERS) + ")"
+PIN_WORD = (r"(?:pin(?:(?<![A-Za-z0-9_\-\]]pin)" + "".join(f"|(?<={w}[_-]pin)" for w in PIN_OWNERS) + ")"
+            + r"|puk(?<![A-Za-z0-9_\-\]]puk)2?)")
+#: pin41b (test41 T3): a SIM's PUK (its unlock key, as secret as its PIN: 'SIM PUK 12345678', 'PUK: 12345678') is a PIN's
+#: word too, read as 'pin' (PUK2 as well)
 #: mend25: a PIN's token (:data:`PHRASE_TOKEN`) also ends before a JSON-escaped quote (``\\"4471\\"``); moved from
 #: :mod:`.passwords` (red31: the PIN's verb rule below reads it too)
 #: pin40 (test39b B9): or before a character of a script written without spaces ('\u6697\u8a3c\u756a\u53f7\u306f4471\u3067\u3059')
@@ -54,14 +57,16 @@ PIN_SPACED = ("(?:" + "|".join(DIGIT + "(?:" + sep + DIGIT + "){3,11}" for sep i
 #: pin41 (test40 T5): what a PIN's word may carry before its join: the word for 'code' or 'number' of the languages
 #: that write it after 'PIN' (German 'PIN-Nummer', Russian 'PIN-\u043a\u043e\u0434', Polish and Turkish 'kod', 'kodu', Japanese
 #: 'PIN\u756a\u53f7', 'PIN\u30b3\u30fc\u30c9', Korean 'PIN \ubc88\ud638'; Chinese 'PIN\u7801', pin40's), over the lowercased text
-PIN_SUFFIX = (r"(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number|nummer|\u043a\u043e\u0434|kodu|kod)|\u7801|\u78bc|\u756a\u53f7"
+#: pin41b (test41 T3): and the Nordic ones, with their definite '-en' ('PIN-kode', 'PIN-koodi', 'pinkoden', 'PIN-numero')
+PIN_SUFFIX = (r"(?:(?:[ \t]{1,4}|[_\-]?)(?:code|number|nummer|numero|\u043a\u043e\u0434|koden|kode|koodi|kodu|kod)|\u7801|\u78bc|\u756a\u53f7"
               r"|\u30b3\u30fc\u30c9|[ \t]{0,4}\ubc88\ud638)?")
 #: pin41 (test40 T5): the copula that joins a PIN's word to its digits in the other languages of mem's password rules,
 #: a table (language, its copulas): 'PIN ist 4471', 'mi PIN es 4471', 'le code PIN est 4471', 'il PIN \u00e8 4471',
 #: 'o PIN \u00e9 4471', 'PIN to 4471', 'm\u00e3 PIN l\u00e0 4471', 'PIN saya adalah 4471', '\u0440\u0438\u043d PIN \u044d\u0442\u043e 4471', Thai 'PIN \u0e04\u0e37\u0e2d 4471'
 PIN_COPULAS = (("de", "ist|lautet|war"), ("fr", "est|\u00e9tait"), ("es", "es|era"), ("pt", "\u00e9|era"), ("it", "\u00e8|era"),
                ("pl", "to|jest"), ("nl", "is|was"), ("vi", "l\u00e0"), ("id", "adalah|ialah"), ("ru", "\u044d\u0442\u043e"),
-               ("th", THAI_IS), ("tr", "\u015fu"), ("ar", "\u0647\u0648|\u0647\u064a"), ("hi", "\u0939\u0948"))
+               ("th", THAI_IS), ("tr", "\u015fu"), ("ar", "\u0647\u0648|\u0647\u064a"), ("hi", "\u0939\u0948"),
+               ("da", "er|var"), ("no", "er|var"), ("sv", "\u00e4r|var"), ("fi", "on|oli"))   # pin41b (test41 T3)
 _COPULA = "|".join(dict.fromkeys(v for _lang, verbs in PIN_COPULAS for v in verbs.split("|")))
 #: pin41: the possessive that follows the noun, before the copula or the digits ('PIN saya adalah 4471', 'PIN saya
 #: 4471', Vietnamese 'm\u00e3 PIN c\u1ee7a t\u00f4i l\u00e0 4471'), as (language, words)
@@ -70,22 +75,39 @@ _MINE = "|".join(w for _lang, words in PIN_MINE for w in words.split("|"))
 #: pin41 (test40 T5): the other signs a PIN's digits follow its word by: an arrow ('PIN \u2192 4471', 'PIN => 4471'), a
 #: dash between blanks ('PIN - 4471', Russian '\u041f\u0418\u041d-\u043a\u043e\u0434 \u2014 4471'), '#' ('PIN #4471'), a quote ('PIN "4471"',
 #: "PIN='4471'"), "'s" ("my pin's 4471"), a copula of :data:`PIN_COPULAS` between blanks; the digits must follow
+#: pin41b (test41 T3): or a bracket ('PIN (4471)', 'PIN[4471]'), a quote after '=' or ':' between blanks ('PIN = "4 4 7 1"':
+#: a quoted string, not a board's 'pin = 13')
 PIN_MORE = (r"(?:[ \t]{0,4}(?:\u2192|\u21d2|=>|->)[ \t]{0,4}[\"'`]?|[ \t]{1,4}[\-\u2013\u2014][ \t]{1,4}|[ \t]{0,4}#"
-            r"|[ \t]{1,4}[\"'`]|[=:\uff1a\uff1d][\"'`]|['\u2019]s[ \t]{1,4}|[ \t]{1,4}(?:" + _COPULA + r")[ \t]{1,4}[\"'`]?"
+            r"|[ \t]{0,4}[(\[][ \t]{0,4}[\"'`]?|[ \t]{1,4}[\"'`]|[ \t]{0,4}[=:\uff1a\uff1d][ \t]{0,4}[\"'`]|['\u2019]s[ \t]{1,4}|[ \t]{1,4}(?:" + _COPULA + r")[ \t]{1,4}[\"'`]?"
             r"|[ \t]{1,4}(?:" + _MINE + r")(?:[ \t]{1,4}(?:" + _COPULA + r"))?[ \t]{0,4}:?[ \t]{1,4})(?="
             + DIGIT + ")")
 #: pin41 (test40 T5): a PIN's word of another language, with no 'PIN' in it: German Geheimzahl, Geheimnummer; Russian
 #: \u041f\u0418\u041d (and -\u043a\u043e\u0434); French 'code secret'; Spanish 'clave', 'n\u00famero secreto'; Portuguese 'c\u00f3digo secreto'; Italian
 #: 'codice segreto'; Turkish \u015fifre ('password', a card's PIN too: \u015fifrem, \u015fifresi); Arabic \u0627\u0644\u0631\u0642\u0645 \u0627\u0644\u0633\u0631\u064a ('the secret
 #: number'); Hindi \u092a\u093f\u0928 ('PIN'); as (language, words); lowercased
-PIN_WORDS_ABROAD = (("de", ("geheimzahl", "geheimnummer")), ("ru", ("\u043f\u0438\u043d",)), ("fr", ("code secret",)),
+#: pin41b (test41 T3): Russian 'the card's code' and the other keypads' ('\u043a\u043e\u0434 \u043a\u0430\u0440\u0442\u044b 4471', '\u043a\u043e\u0434 \u0434\u043e\u043c\u043e\u0444\u043e\u043d\u0430':
+#: the intercom's; :data:`~.checks.PIN_CODE_OWNERS` in English), not a bare '\u043a\u043e\u0434' ('\u043a\u043e\u0434 \u043e\u0448\u0438\u0431\u043a\u0438 4471', an error's)
+PIN_WORDS_ABROAD = (("de", ("geheimzahl", "geheimnummer")), ("fr", ("code secret",)),
+                    ("ru", ("\u043f\u0438\u043d", "\u043a\u043e\u0434 \u043a\u0430\u0440\u0442\u044b", "\u043a\u043e\u0434 \u043a\u0430\u0440\u0442\u043e\u0447\u043a\u0438", "\u043a\u043e\u0434 \u043e\u0442 \u043a\u0430\u0440\u0442\u044b",
+                            "\u043a\u043e\u0434 \u0434\u0432\u0435\u0440\u0438", "\u043a\u043e\u0434 \u0434\u043e\u043c\u043e\u0444\u043e\u043d\u0430", "\u043a\u043e\u0434 \u0441\u0435\u0439\u0444\u0430", "\u043a\u043e\u0434 \u0441\u0438\u0433\u043d\u0430\u043b\u0438\u0437\u0430\u0446\u0438\u0438")),
                     ("es", ("clave", "n\u00famero secreto", "numero secreto")), ("pt", ("c\u00f3digo secreto", "codigo secreto")),
                     ("it", ("codice segreto",)), ("tr", ("\u015fifre",)),
                     ("ar", ("\u0627\u0644\u0631\u0642\u0645 \u0627\u0644\u0633\u0631\u064a",)), ("hi", ("\u092a\u093f\u0928",)))
 PIN_ABROAD_STARTS = tuple(w for _lang, words in PIN_WORDS_ABROAD for w in words)
+#: pin41b (test41 T3): whose PIN it is, after its word, in the languages that say it so: a preposition of the table
+#: (language, prepositions) and 1-3 words ('PIN do cart\u00e3o: 4471', 'PIN de la carte est 4471', 'PIN der Karte: 4471',
+#: 'PIN della carta', 'PIN van de kaart'), or a genitive of the table (language, nouns) ('PIN-\u043a\u043e\u0434 \u043a\u0430\u0440\u0442\u044b 4471')
+PIN_OF = (("pt", "do|da|dos|das|de|no|na"), ("es", "de|del|de la"), ("fr", "de|du|des|de la|de l'"),
+          ("de", "der|des|vom|von|von der|f\u00fcr|f\u00fcr die|f\u00fcr den|f\u00fcrs"), ("it", "di|del|della|dello|dell'"),
+          ("nl", "van|van de|van het|voor|voor de|voor het"))
+PIN_OF_NOUNS = (("ru", "\u043a\u0430\u0440\u0442\u044b|\u043a\u0430\u0440\u0442\u043e\u0447\u043a\u0438|\u0442\u0435\u043b\u0435\u0444\u043e\u043d\u0430|\u0441\u0438\u043c-\u043a\u0430\u0440\u0442\u044b"), ("pl", "karty|telefonu"))
+_OF_WORD = r"(?u:[^\W\d_]){2,32}"
+PIN_OWNER = (r"[ \t]{1,4}(?:(?:" + "|".join(sorted({p for _lang, ps in PIN_OF for p in ps.split("|")}, key=lambda p: (-len(p), p)))
+             + r")(?:[ \t]{1,4}|(?<='))" + _OF_WORD + r"(?:[ \t]{1,4}" + _OF_WORD + r"){0,2}|(?:"
+             + "|".join(n for _lang, ns in PIN_OF_NOUNS for n in ns.split("|")) + r")(?!(?u:\w)))")
 #: pin41: such a word (not inside a longer word of its script: Turkish '\u015fifrem' is one, '\u015fifreleme', 'encryption', is
 #: not), then ':' or '=', a copula, a dash between blanks or blanks alone before the PIN's 4-12 digits
-PIN_ABROAD = (r"(?<!(?u:[\w\-]))(?:" + "|".join(PIN_ABROAD_STARTS) + r")(?:-?\u043a\u043e\u0434|m|si|niz|in)?(?!(?u:\w))(?:"
+PIN_ABROAD = (r"(?<!(?u:[\w\-]))(?:" + "|".join(PIN_ABROAD_STARTS) + r")(?:-?\u043a\u043e\u0434|m|si|niz|in)?(?!(?u:\w))(?:" + PIN_OWNER + ")?(?:"
               + PIN_MORE + r"|[ \t]{0,4}[:=\uff1a\uff1d][ \t]{0,4}|[ \t]{1,4}(?=" + DIGIT + "{4,12}(?!" + DIGIT
               + r"|[A-Za-z_\-])))")
 
@@ -149,13 +171,31 @@ def on_board(low: str, s: int, e: int, lo: int, hi: int) -> bool:
                for w, nxt in zip(words, words[1:] + [""]))
 
 
+#: pin41b (test41 T4): a unit after a number says it is a measure ('the pin is 4471 mm long', '2540 um', '3300 mV',
+#: '85 \u00b0C', '40 %'), not a PIN; 'in' and 'm' are not read as units ('my PIN is 4471 in the app')
+_UNIT = Lazy(r"[ \t]{0,2}(?:[mcn\u00b5\u03bcu]m|mils?|inch(?:es)?|[mk\u00b5u]?[va]|k?ohms?|k?\u03c9|\u2126|\u00b0[cfk]?|[\u2103%]|[kmg]?hz"
+             r"|[pnu\u00b5]f|[mk]?w|px|[mun]s)(?![a-z0-9_\u00b5\u03bc])", FLAGS)
+
+
+def measured(low: str, s: int, e: int, hi: int) -> bool:
+    """pin41b (test41 T4): whether the PIN-shaped digits at ``low[s:e]`` (``low`` lowercased, read up to ``hi``) are
+    followed by a unit (:data:`_UNIT`), right after them or a blank on, so a measure: ``the pin is 4471 mm long``,
+    ``pin: 3300mV``: True; ``pin: 4471``, ``my PIN is 4471 in the app``: False."""
+    i = s
+    while i < e and (low[i].isdecimal() or low[i] in " \t.-"):
+        i += 1
+    m = _UNIT.match(low, i, hi)
+    return m is not None and m.end() >= e
+
+
 def off_board(inner):
     """pin41 (test40 T6): a rule's ``scan`` (the scanners' signature) that runs ``inner`` and drops each value it took
-    that :func:`on_board` reads as a board's pin."""
+    that :func:`on_board` reads as a board's pin, or (pin41b) :func:`measured` as a measure."""
     def scan(rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
         n = len(out)
         inner(rule, text, ws, we, out, low, off, at)
         if len(out) > n:
-            out[n:] = [h for h in out[n:] if not on_board(low, h[0] - off, h[1] - off, ws - off, we - off)]
+            out[n:] = [h for h in out[n:] if not on_board(low, h[0] - off, h[1] - off, ws - off, we - off)
+                       and not measured(low, h[0] - off, h[1] - off, we - off)]
     scan.leftmost, scan.starts = getattr(inner, "leftmost", False), getattr(inner, "starts", ())
     return scan
