@@ -126,6 +126,9 @@ HEAVY = ("objstore.memory.recovery", "objstore.index.analysis", "objstore.index.
          "objstore.retrieval.laterturns", "objstore.retrieval.timeitems", "objstore.memory.decay",
          # the time rules on the memory files' lines, for a block that shows a file (session 37, test36 T15)
          "objstore.retrieval.filestale",
+         # off a recall whose items state no value (a needle's turns; session 41, rec41b): the rules that compare
+         # two items' values, for relations when an item states one
+         "objstore.retrieval.restated", "objstore.retrieval.factchange",
          # off `mem get`'s and `mem log`'s start-up (session 39): fsck's set-back check runs only for a ref its
          # reflog's last line disagrees with (served.set_back_warning)
          "objstore.core.fsck",

@@ -80,6 +80,9 @@ from objstore.retrieval.querywords import text_terms
 from objstore.retrieval.storedat import stored_before
 from objstore.retrieval.timeitems import Said, fact_text, time_items
 from objstore.retrieval.timeline import relations, values_of
+# (relations imports these two where it compares values: loaded here, as a verdict's digest reads their files)
+import objstore.retrieval.factchange  # noqa: F401,E402
+import objstore.retrieval.restated  # noqa: F401,E402
 
 #: the person's later turns of a fact's project compared with each fact, at most
 TURNS_READ = 3
@@ -343,7 +346,7 @@ class _Verdicts:
             sig = []
             for name in _RULE_MODULES:
                 try:
-                    st = os.stat(sys.modules[name].__file__)   # (each is imported by the time a verdict is asked)
+                    st = os.stat(sys.modules[name].__file__)   # (each is imported with this module)
                     sig.append(f"{name} {st.st_size} {st.st_mtime_ns}")
                 except (KeyError, AttributeError, TypeError, OSError):
                     sig.append(f"{name} ?")

@@ -61,7 +61,7 @@ class Said(Record):
             trust (``user_stated``, ``agent_observed``, …; ``""``: the
             person's), read as the role ``agent`` unless the person's.
         session: a turn's session (``""``: unknown; the exchange rule,
-            ``timeline.answer_to``, reads it with ``seq``).
+            ``restated.answer_to``, reads it with ``seq``).
     """
 
     __slots__ = ("text", "time", "project", "kind", "relevance", "old_bodies", "seq", "role", "session")

@@ -152,13 +152,12 @@ from collections.abc import Collection, Iterable, Sequence
 from objstore.core.record import Record, set_fields
 from objstore.core.text import LazyPattern
 from objstore.retrieval.valueshape import another_id, identifiers, shape_of  # noqa: F401  (re-exported)
-from objstore.retrieval.restated import (ASKING_WORDS, PAIRS_READ, SENTENCE_RE, answer_to, may_restate,  # noqa: F401
-                                         restates, states)   # (ASKING_WORDS, PAIRS_READ, states: re-exported)
+# the rules that compare two items' values (restated, factchange) are imported where values are compared (relations):
+# a recall whose items state none (a needle's turns) loads neither (session 41, rec41b)
+from objstore.retrieval.querywords import ASKING_WORDS
 # UPDATE_CUES and normalize are defined with the subjects, which read them too
 from objstore.retrieval.subjects import (COPULAS, GENERIC, UPDATE_CUES, VERBS, Subject, compare,  # noqa: F401  (re-exported)
                                          item_subject, normalize, one_head, subjects_of)
-# rule 8 (a later turn that says a fact's value changed) and the value pairs rule 2 compares
-from objstore.retrieval.factchange import FACT_COVER, SUPERSEDES, ValuePairs, measured, updates_fact  # noqa: F401
 
 
 #: a token with a digit: 8080, 3.12, v2, 5433/tcp is two
@@ -369,6 +368,11 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
     common = {v for v, n in vdf.items() if n > max(2, COMMON_VALUE_SHARE * len(items))}
     if common:  # a value most candidates hold (a speaker's name) tells no statement from another
         items = [it.replace(values={v: t for v, t in it.values.items() if v not in common}) for it in items]
+    if not any(it.values for it in items):   # every rule below compares a stated value: none applies
+        return [[] for _ in items], [[] for _ in items]
+    # rules 9, 10 and the sentences read (restated); rule 8 and the value pairs of rule 2 (factchange)
+    from objstore.retrieval.restated import PAIRS_READ, answer_to, may_restate, restates, states  # deferred: values
+    from objstore.retrieval.factchange import SUPERSEDES, ValuePairs, measured, updates_fact  # deferred: values
     first: dict[str, int] = {}
     for it in items:
         for v in it.values:
@@ -584,6 +588,7 @@ def asks(text: str, terms: Collection[str]) -> bool:
     prompt typed as "which port does the api use").  The caller has
     checked that it states no value."""
     from objstore.index.analysis import index_terms  # deferred: tantivy
+    from objstore.retrieval.restated import SENTENCE_RE  # deferred: a turn that may ask only (relations)
     want = set(terms)
     asked = False
     for m in SENTENCE_RE.finditer(text[:4000]):
