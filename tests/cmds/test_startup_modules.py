@@ -75,6 +75,9 @@ BANNED["recall"] |= {"objstore.core.settings"}
 # of a newer sealed value (a scope with sealed names) are imported where met (session 41, rec41)
 BANNED["recall"] |= {"objstore.retrieval.storedat", "objstore.retrieval.sealedmarks",
                      "cmds._hitnotes"}   # (the notes under a hit in the text answer, not in --json)
+# a recall whose items state no value (a needle's) runs none of the rules that compare two items' values: they are
+# imported where an item states one (session 41, rec41b)
+BANNED["recall-no-values"] = BANNED["recall"] | {"objstore.retrieval.restated", "objstore.retrieval.factchange"}
 # a prompt hook whose prompt clears no fact nor passage runs none of the time rules, reads no fact, no
 # settings table (no config.toml) and no tombstone, and scans its transcript's prompts without the
 # reader's turn building and withholding chain (session 32, lat32)
@@ -92,7 +95,7 @@ BANNED["hook-quiet"] |= {"objstore.capture.claude_code", "objstore.capture.curso
 # a reader opens the index without the writer's modules (a new generation, a stream, a batch): they are
 # imported where the index writes (session 22, rcl22)
 INDEX_WRITERS = {"objstore.index.genwriter", "objstore.index.genbuild", "objstore.index.stream"}
-for _path in ("recall", "recall-turns", "hook", "hook-quiet"):
+for _path in ("recall", "recall-turns", "recall-no-values", "hook", "hook-quiet"):
     BANNED[_path] = BANNED[_path] | INDEX_WRITERS
 # get reads one ref and a chain of loose objects: no lock, no index journal, no pack code (its chain is
 # read loose first while the packs are not open: Store.walk_chain), no project scope, no index errors
@@ -123,6 +126,7 @@ def filled(store_path, tmp_path):
                        "prompt": "the staging database listens on port 5433"})
     env = {**os.environ, "MEM_HOOK_FORK": "0"}
     for args, stdin in ((["remember", "project/startup/db", "postgres 16 on port 5433"], None),
+                        (["remember", "project/startup/wiki", "the owners keep the runbook in the wiki"], None),
                         (["hook", "claude-code"], hook)):
         def run(args=args, stdin=stdin) -> subprocess.CompletedProcess:
             return subprocess.run([sys.executable, "-m", "cmds", *args], input=stdin, capture_output=True, text=True,
@@ -148,6 +152,13 @@ def test_a_new_process_leaves_these_modules_unimported(filled, store_path, name)
     elif name == "recall":
         mods = modules_of("recall", "--all-projects", "--json", "staging database port")
         assert "tantivy" in mods and "objstore.index.searchindex" in mods   # it did search
+    elif name == "recall-no-values":
+        p = subprocess.run([sys.executable, "-m", "cmds", "recall", "--all-projects", "--json", "runbook wiki"],
+                           capture_output=True, text=True, cwd=REPO, env=dict(os.environ), timeout=60)
+        assert p.returncode == 0, p.stderr
+        assert [h["key"] for h in json.loads(p.stdout)["hits"]] == ["project/startup/wiki"], p.stdout
+        mods = modules_of("recall", "--all-projects", "--json", "runbook wiki")
+        assert "objstore.retrieval.timeline" in mods   # the time rules ran, and found no value to compare
     elif name == "recall-turns":
         p = subprocess.run([sys.executable, "-m", "cmds", "recall", "--all-projects", "--json", "staging listens"],
                            capture_output=True, text=True, cwd=REPO, env=dict(os.environ), timeout=60)
