@@ -368,11 +368,6 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
     common = {v for v, n in vdf.items() if n > max(2, COMMON_VALUE_SHARE * len(items))}
     if common:  # a value most candidates hold (a speaker's name) tells no statement from another
         items = [it.replace(values={v: t for v, t in it.values.items() if v not in common}) for it in items]
-    if not any(it.values for it in items):   # every rule below compares a stated value: none applies
-        return [[] for _ in items], [[] for _ in items]
-    # rules 9, 10 and the sentences read (restated); rule 8 and the value pairs of rule 2 (factchange)
-    from objstore.retrieval.restated import PAIRS_READ, answer_to, may_restate, restates, states  # deferred: values
-    from objstore.retrieval.factchange import SUPERSEDES, ValuePairs, measured, updates_fact  # deferred: values
     first: dict[str, int] = {}
     for it in items:
         for v in it.values:
@@ -439,6 +434,7 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
         ("The postgres analytics replica uses port 5439, separate from the
         primary." does not answer "which port does the postgres primary
         use?")."""
+        from objstore.retrieval.restated import PAIRS_READ  # deferred: loaded by only_asks (asks) already
         asked = Subject(tuple(sorted(need - _generic_stems())), "", True)
         sibling, n = False, 0
         for v, t in items[b].values.items():
@@ -469,6 +465,13 @@ def relations(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3
             need = A.matched - _verb_stems()
             ahead[a] = [b for b, B in enumerate(items) if b != a and B.values and B.role != "tool"
                         and B.project == A.project and need <= B.matched and of_question(b, need)]
+    if sum(1 for it in items if it.values and it.matched) > 1 or any(
+            it.values and it.matched and (it.kind == "fact" or i in strict) for i, it in enumerate(items)):
+        # every rule below compares a value stated by an item the question matched (a fact's, or a turn's with
+        # another's): rules 9, 10 and the sentences read (restated); rule 8 and rule 2's value pairs (factchange),
+        # imported only then (a needle's turns state values around words the question does not match)
+        from objstore.retrieval.restated import PAIRS_READ, answer_to, may_restate, restates, states  # deferred: above
+        from objstore.retrieval.factchange import SUPERSEDES, ValuePairs, measured, updates_fact  # deferred: above
     replaced: dict[str, set[int]] = {}  # value -> items that superseded an item holding it
     for a, A in enumerate(items):
         if not A.values or A.kind != "turn" or not A.matched:
