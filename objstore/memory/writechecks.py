@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from objstore.core.errors import InvalidInput, Refused
+from objstore.core.errors import PERSON_ONLY_HINT, InvalidInput, Refused
 from objstore.core.lookalike import escape_lookalike, key_skeleton, lookalike_mix
 
 
@@ -121,7 +121,6 @@ def check_names_hold_no_secret(store, key: str, names: tuple, trust: str) -> Non
     written beside the sealed ``okapi-quetzal-5521``).  The same matcher as
     the value (``sealrulefile.rule_labels_in``; ``/`` separates a key's
     parts as a space does).  Raises IntegrityError for unreadable rules."""
-    from objstore.core.errors import PERSON_ONLY_HINT
     from objstore.memory.sealrulefile import FORGOTTEN_LABEL, rule_labels_in   # deferred: a write's
     text = "\n".join(n for n in (key, *names) if n)
     hits = sorted(x for x in rule_labels_in(store, text) if x != key)
