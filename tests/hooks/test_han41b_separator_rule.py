@@ -58,3 +58,17 @@ def test_a_forgotten_value_split_by_any_punctuation_is_refused_and_scan_finds_it
     _mem(env, "remember", "project/p/c", "wifi okapi*quetzal*5521")
     r = _mem(env, "scan", LATIN, "--no-remotes", ok=(1,))
     assert "fact project/p/c v1" in r.stdout, r.stdout
+
+
+def test_the_ideographic_comma_lists_words_as_the_fullwidth_comma_does(tmp_path):
+    """test41 T2: a sealed 4-character Han value listed in prose across 、 (or 。：！？) is not refused, as
+    across ，; split by a space, / or a bracket it still is (a joined form across a prose mark must weigh 12)."""
+    s, env = sealed_session(tmp_path, ["北京上海"], "t2")
+    agent = {**env, "MEM_AGENT": "claude"}
+    for i, said in enumerate(["我去过北京、上海和广州", "我去过北京，上海和广州", "我住在北京。上海太远了", "城市：北京！上海？广州"]):
+        _mem(env, "remember", f"project/ok/p{i}", said)
+        _mem(agent, "remember", f"project/ok/a{i}", said)
+    for i, said in enumerate(["北京/上海两地的同事", "密码【北京】【上海】"]):
+        _mem(env, "remember", f"project/no/p{i}", said, ok=(6,))
+    s.prompt("我去过北京、上海和广州")
+    assert "北京、上海和广州" in _mem(env, "show", s.sid[:8]).stdout
