@@ -33,8 +33,8 @@ from objstore.core.text import LazyPattern
 from objstore.core.wordwindows import unspaced, word_windows
 from objstore.core.wordwindows import word_starts as start_offsets
 
-__all__ = ["FOLD_MIN_CHARS", "FOLD_MIN_PROSE", "SEPARATOR_CATEGORIES", "dotless", "find_matches", "fold_worth", "folded_form", "is_separator",
-           "match_weight"]
+__all__ = ["FOLD_MIN_CHARS", "FOLD_MIN_PROSE", "SEPARATOR_CATEGORIES", "dotless", "find_matches", "fold_worth",
+           "folded_form", "is_separator", "match_weight"]
 
 #: the Unicode general categories (their first letter) of a separator, the characters a folded form drops:
 #: punctuation, symbol and space (han41b, test41 T1/T10: not a list of the ways a person joins the parts of
@@ -59,7 +59,7 @@ FOLD_MIN_PROSE = 12
 #: halfwidth ､｡) and the ellipsis …
 PROSE = ",;:!?\uff0c\uff1b\uff1a\uff01\uff1f\u3001\u3002\uff64\uff61\u2026"
 #: folded_runs of a text (``bytes.translate`` of its ASCII, "?" for the rest): a letter or digit kept, a
-#: comma or semicolon (:data:`PROSE`) ``,``, another separator (:func:`is_separator`: every ASCII punctuation
+#: prose mark (:data:`PROSE`) ``,``, another separator (:func:`is_separator`: every ASCII punctuation
 #: mark and symbol, and the space) a space, anything else (a control character) ``\x02`` (a run's end)
 _RUN_BYTES = bytes(c if chr(c).isalnum() else 0x2c if chr(c) in PROSE else 32
                    if category(chr(c))[0] in SEPARATOR_CATEGORIES else 2 for c in range(128)) + bytes([2]) * 128
@@ -228,8 +228,8 @@ def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[
     (``wordwindows.unspaced``) is a word of its own inside a run (han40, test39b B1/B5:
     "红色 大象 九号", "红色、大象、九号" and "红 色 大 象 九 号" hold the rule of "红色大象九号"), and a run
     holding one is tried against a rule of :data:`FOLD_MIN_UNSPACED` characters or more when the
-    words joined weigh :data:`FOLD_MIN_CHARS` (:func:`match_weight`).  A run is cut at a comma or
-    semicolon (:data:`PROSE`); windows across one are :func:`_prose_hits`'.  Cost: per run of words, its
+    words joined weigh :data:`FOLD_MIN_CHARS` (:func:`match_weight`).  A run is cut at a prose mark
+    (:data:`PROSE`); windows across one are :func:`_prose_hits`'.  Cost: per run of words, its
     words' lengths summed and one set intersection per rule length (in C: a text is cut into runs and
     words by ``bytes.translate`` of its ASCII and ``split``, a Python step per character beyond ASCII
     in a run holding a separator); a hash only where two or more words' lengths add up to a rule's."""
@@ -270,7 +270,7 @@ def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[
 
 def _prose_hits(norm: str, chain: bytes, at: int, lens: list[int], by_len: dict[int, set[bytes]],
                 hashed) -> list[tuple[int, int]]:
-    """:func:`folded_runs`' windows across a comma or semicolon (:data:`PROSE`) of the run ``chain`` (its
+    """:func:`folded_runs`' windows across a prose mark (:data:`PROSE`) of the run ``chain`` (its
     shadow) at ``at`` in ``norm``: ``(start, end)`` of each window of its parts (letters and digits between
     separators) that crosses such a separator, starts where a part starts or ends where one ends (the
     other end inside a part only beside a character of a script written without spaces: "密码是青龙，
