@@ -8,7 +8,7 @@ a rule's.  A person or a model re-says ``zebra-lantern-7781`` as
 ``zebra lantern 7781``, ``zebra_lantern_7781``, ``zebra.lantern.7781`` or
 ``zebralantern7781``, and ``maple otter`` as ``maple-otter`` or
 ``mapleotter``: :func:`folded_form` is a normalized text with every
-separator (:data:`SEPARATORS`: space, ``-``, ``_``, ``.``, ``/``) removed,
+separator (:func:`is_separator`: punctuation, symbol, space) removed,
 and a writer of rules adds the rule of a value's folded form when
 :func:`fold_worth` says it is distinct enough (the value has two parts or
 more, and the folded form is at least :data:`FOLD_MIN_CHARS` characters).
@@ -33,17 +33,15 @@ from objstore.core.text import LazyPattern
 from objstore.core.wordwindows import unspaced, word_windows
 from objstore.core.wordwindows import word_starts as start_offsets
 
-__all__ = ["FOLD_MIN_CHARS", "FOLD_MIN_PROSE", "SEPARATORS", "dotless", "find_matches", "fold_worth", "folded_form",
-           "match_weight"]
+__all__ = ["FOLD_MIN_CHARS", "FOLD_MIN_PROSE", "SEPARATOR_CATEGORIES", "dotless", "find_matches", "fold_worth",
+           "folded_form", "is_separator", "match_weight"]
 
-#: the characters a folded form drops: how a person joins the parts of one value; the last three are
-#: how a text of a script written without spaces joins them (han40, test39b B1: "红色、大象、九号",
-#: "okapi・quetzal"): the ideographic comma U+3001, the katakana middle dot U+30FB (NFKC of the halfwidth
-#: U+FF65) and the middle dot U+00B7 (a fullwidth space, hyphen or full stop is normalized to its ASCII one);
-#: then (han41, test40 T2/T3) the comma, semicolon, bar, tilde and plus, ASCII and fullwidth ，；｜～＋ (which a
-#: normalized text keeps: "青龙，白虎，七号门", "okapi|quetzal|5521"), and the corner brackets 「」『』｢｣
-#: ("「青龙」「白虎」「七号门」")
-SEPARATORS = " -_./\u3001\u30fb\u00b7,;|~+\uff0c\uff1b\uff5c\uff5e\uff0b\u300c\u300d\u300e\u300f\uff62\uff63"
+#: the Unicode general categories (their first letter) of a separator, the characters a folded form drops:
+#: punctuation, symbol and space (han41b, test41 T1/T10: not a list of the ways a person joins the parts of
+#: one value, which has no end: "okapi:quetzal:5521", "【青龙】【白虎】【七号门】", "《青龙山》《数据中心》"); a letter,
+#: digit or combining mark (Thai "ช้าง"'s U+0E49) is kept, anything else (a control or format character)
+#: ends a run of joined words
+SEPARATOR_CATEGORIES = "PSZ"
 #: the shortest folded form that gets a rule, and the shortest rule a run of joined words is tried against
 #: (a shorter one, "ab12", would match "ab 12" in ordinary text)
 FOLD_MIN_CHARS = 8
@@ -51,25 +49,51 @@ FOLD_MIN_CHARS = 8
 #: tried against (han40): the run's folded form must still weigh :data:`FOLD_MIN_CHARS` (:func:`match_weight`:
 #: "红色 大象 九号" folds to 6 characters weighing 12; "红色 大象", 4 weighing 8; "红 色", 2 weighing 4, never)
 FOLD_MIN_UNSPACED = FOLD_MIN_CHARS // 2
-#: the least weight (:func:`match_weight`) of a joined form read across a comma or semicolon (:data:`PROSE`):
-#: prose lists words so ("我去过北京，上海和广州", "we saw maple, otter and deer"); a value so split is
-#: longer ("青龙，白虎，七号门" weighs 14, "okapi,quetzal,5521" 16) (han41, test40 T21)
+#: the least weight (:func:`match_weight`) of a joined form read across a list or sentence mark (:data:`PROSE`):
+#: prose lists words so ("我去过北京，上海和广州", "我去过北京、上海和广州", "we saw maple, otter and deer"); a
+#: value so split is longer ("青龙，白虎，七号门" weighs 14, "okapi,quetzal,5521" 16) (han41, test40 T21)
 FOLD_MIN_PROSE = 12
-#: the separators of :data:`SEPARATORS` that prose lists words with (:data:`FOLD_MIN_PROSE`)
-PROSE = ",;\uff0c\uff1b"
+#: the separators prose lists words or ends a sentence with (:data:`FOLD_MIN_PROSE`): the comma and
+#: semicolon; since han41b (test41 T2: one rule for the list commas) the colon, ! and ? (ASCII and fullwidth:
+#: a text is also read NFKC, "北京：上海" as "北京:上海"), the ideographic comma 、 and full stop 。 (and their
+#: halfwidth ､｡) and the ellipsis …
+PROSE = ",;:!?\uff0c\uff1b\uff1a\uff01\uff1f\u3001\u3002\uff64\uff61\u2026"
 #: folded_runs of a text (``bytes.translate`` of its ASCII, "?" for the rest): a letter or digit kept, a
-#: comma or semicolon (:data:`PROSE`) ``,``, another separator a space, anything else ``\x02`` (a run's end)
-_RUN_BYTES = bytes(c if chr(c).isalnum() else 0x2c if chr(c) in PROSE else 32 if chr(c) in SEPARATORS else 2
-                   for c in range(128)) + bytes([2]) * 128
+#: prose mark (:data:`PROSE`) ``,``, another separator (:func:`is_separator`: every ASCII punctuation
+#: mark and symbol, and the space) a space, anything else (a control character) ``\x02`` (a run's end)
+_RUN_BYTES = bytes(c if chr(c).isalnum() else 0x2c if chr(c) in PROSE else 32
+                   if category(chr(c))[0] in SEPARATOR_CATEGORIES else 2 for c in range(128)) + bytes([2]) * 128
 #: a character beyond ASCII (folded_runs: each is read by :func:`_wide_shadow`)
 _WIDE = LazyPattern(r"[^\x00-\x7f]")
 _ASCII_WORD = LazyPattern(rb"[^ ]+")
 #: a part of a run of the shadow (folded_runs): letters and digits between separators
 _PART = LazyPattern(rb"[^ ,]+")
 _COMMA = LazyPattern(rb",")
-_DROP = str.maketrans("", "", SEPARATORS)
 _UTF8 = methodcaller("encode", "utf-8", "surrogatepass")
-_SPACED = str.maketrans(SEPARATORS, " " * len(SEPARATORS))
+
+
+class _SeparatorTable(dict):
+    """A ``str.translate`` table of the separators (:func:`is_separator`), filled as characters are met:
+    a separator's code point maps to ``to`` (None: dropped), another to itself."""
+
+    def __init__(self, to: str | None) -> None:
+        super().__init__()
+        self.to = to
+
+    def __missing__(self, code: int) -> str | int | None:
+        self[code] = got = self.to if category(chr(code))[0] in SEPARATOR_CATEGORIES else code
+        return got
+
+
+_DROP = _SeparatorTable(None)
+
+
+def is_separator(c: str) -> bool:
+    """Whether the character ``c`` is a separator of a folded form (:data:`SEPARATOR_CATEGORIES`: its
+    Unicode general category is punctuation, symbol or space): ``is_separator("【") is True``,
+    ``is_separator("a")``, ``is_separator("\u0e49")`` (a Thai tone mark) and ``is_separator("\n")`` are
+    False.  Raises TypeError unless ``c`` is one character."""
+    return category(c)[0] in SEPARATOR_CATEGORIES
 
 
 def dotless(norm: str) -> str:
@@ -108,8 +132,8 @@ def match_weight(norm: str) -> int:
 
 def folded_form(norm: str) -> str:
     """``norm`` (a normalized text: ``core.text.normalize_value``) with
-    every character of :data:`SEPARATORS` removed:
-    ``folded_form("zebra lantern-7781") == "zebralantern7781"``."""
+    every separator (:func:`is_separator`) removed:
+    ``folded_form("zebra lantern-7781") == "zebralantern7781"``, ``folded_form("【青龙】【白虎】") == "青龙白虎"``."""
     return norm.translate(_DROP)
 
 
@@ -122,7 +146,7 @@ def fold_worth(norm: str) -> str | None:
     ``"rowan8841"``; ``"postgres 16"`` is long enough but gets no seal rule
     in the first place, ``"ab 12"`` none)."""
     folded = folded_form(norm)
-    if folded == norm or match_weight(folded) < FOLD_MIN_CHARS or not folded.strip(SEPARATORS):
+    if folded == norm or match_weight(folded) < FOLD_MIN_CHARS or not folded:
         return None
     return folded
 
@@ -197,15 +221,15 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
 def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[int, int]]:
     """:func:`find_matches`' windows of joined words: ``(start, end)`` of
     each run of two or more whole words (letters and digits) of ``norm``
-    joined by separators only (:data:`SEPARATORS`), whose words
+    joined by separators only (:func:`is_separator`), whose words
     concatenated hash (``hashed``: bytes -> digest) to a digest of
     ``by_len`` (``{length: {digest}}``) of at least :data:`FOLD_MIN_CHARS`
     characters.  A letter or digit of a script written without spaces
     (``wordwindows.unspaced``) is a word of its own inside a run (han40, test39b B1/B5:
     "红色 大象 九号", "红色、大象、九号" and "红 色 大 象 九 号" hold the rule of "红色大象九号"), and a run
     holding one is tried against a rule of :data:`FOLD_MIN_UNSPACED` characters or more when the
-    words joined weigh :data:`FOLD_MIN_CHARS` (:func:`match_weight`).  A run is cut at a comma or
-    semicolon (:data:`PROSE`); windows across one are :func:`_prose_hits`'.  Cost: per run of words, its
+    words joined weigh :data:`FOLD_MIN_CHARS` (:func:`match_weight`).  A run is cut at a prose mark
+    (:data:`PROSE`); windows across one are :func:`_prose_hits`'.  Cost: per run of words, its
     words' lengths summed and one set intersection per rule length (in C: a text is cut into runs and
     words by ``bytes.translate`` of its ASCII and ``split``, a Python step per character beyond ASCII
     in a run holding a separator); a hash only where two or more words' lengths add up to a rule's."""
@@ -246,7 +270,7 @@ def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[
 
 def _prose_hits(norm: str, chain: bytes, at: int, lens: list[int], by_len: dict[int, set[bytes]],
                 hashed) -> list[tuple[int, int]]:
-    """:func:`folded_runs`' windows across a comma or semicolon (:data:`PROSE`) of the run ``chain`` (its
+    """:func:`folded_runs`' windows across a prose mark (:data:`PROSE`) of the run ``chain`` (its
     shadow) at ``at`` in ``norm``: ``(start, end)`` of each window of its parts (letters and digits between
     separators) that crosses such a separator, starts where a part starts or ends where one ends (the
     other end inside a part only beside a character of a script written without spaces: "密码是青龙，
@@ -336,13 +360,13 @@ def _cut(norm: str, k: int) -> bool:
 def _wide_shadow(norm: str) -> bytes:
     """:func:`folded_runs`' shadow of a text beyond ASCII: a byte per character, a letter, digit or
     combining mark (a vowel or tone mark of Thai, Lao, Khmer or Myanmar, written in a word) ``a``,
-    a separator (:data:`SEPARATORS`) a space, anything else ``\\x02``."""
+    a separator (:func:`is_separator`) a space, anything else ``\\x02``."""
     shadow = bytearray(norm.encode("ascii", "replace").translate(_RUN_BYTES))
     for m in _WIDE.finditer(norm):
         c = m.group()
         if c.isalnum() or category(c)[0] == "M":   # a mark: Thai "ช้าง"'s U+0E49 (han41, test40 T1)
             shadow[m.start()] = 0x61
-        elif c in SEPARATORS:
+        elif category(c)[0] in SEPARATOR_CATEGORIES:   # (han41b, test41 T1: "【青龙】【白虎】")
             shadow[m.start()] = 0x2c if c in PROSE else 0x20
     return bytes(shadow)
 
@@ -354,7 +378,7 @@ def _wide_words(norm: str, start: int, end: int) -> list[tuple[int, int]]:
     first = -1
     for k in range(start, end):
         c = norm[k]
-        if c in SEPARATORS:
+        if _DROP[ord(c)] is None:   # a separator (is_separator, read once a character)
             if first >= 0:
                 out.append((first, k))
             first = -1
