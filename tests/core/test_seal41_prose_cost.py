@@ -37,8 +37,10 @@ def test_an_english_turn_with_a_semicolon_and_a_comma_costs_about_what_it_did_be
     assert _calls(EN, [9, 10, 12, 14, 16, 18]) <= 1500
 
 
-def test_a_chinese_turn_with_commas_costs_less_than_on_batch():
-    assert _calls(ZH, [6, 9, 12, 14, 16, 18]) <= 3600
+def test_a_chinese_turn_with_commas_costs_no_more_than_its_windows_need():
+    # 3,428 calls on seal41's branch; 4,188 once han41b's rule also tries windows across 。 (test41 T1: a
+    # value split by 。 was stored in the clear), which need their hashes; han41 alone made 4,158 with fewer windows
+    assert _calls(ZH, [6, 9, 12, 14, 16, 18]) <= 4400
 
 
 def _rule(value: str) -> tuple[bytes, int]:
