@@ -123,22 +123,23 @@ def last_move(store, ref: str) -> tuple[str | None, str | None]:
     with no reflog file of its own is read from ``logs/packed-facts``.  One
     read of at most 512 bytes in the common case; raises OSError."""
     refs = store.refs   # (str slicing, no Path: os.path.relpath cost a get ~0.1 M instructions)
-    try:
-        f = open(f"{store.root}/logs/refs{refs.path_str(ref)[len(str(refs.root)):]}", "rb")
+    try:   # (os.open and pread: half the cost of a buffered file object, read once per served fact)
+        fd = os.open(f"{store.root}/logs/refs{refs.path_str(ref)[len(str(refs.root)):]}", os.O_RDONLY)
     except FileNotFoundError:
         got, _cut = _last_moves(_packed_tail(store, ref))
         return (None if got is None else got.decode("ascii")), None
-    with f:
-        size, want = f.seek(0, 2), 512
+    try:
+        size, want = os.fstat(fd).st_size, 512
         while True:
-            f.seek(max(0, size - want))
-            data = f.read()
+            data = os.pread(fd, want, max(0, size - want))
             if want < size:
                 data = data[data.find(b"\n") + 1:]   # (the first line may be partial)
             got, cut = _last_moves(data)
             if got is not None or want >= size:
                 break
             want *= 8
+    finally:
+        os.close(fd)
     dec = (lambda b: None if b is None else b.decode("ascii"))
     return dec(got), dec(cut)
 
