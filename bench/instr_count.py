@@ -13,7 +13,8 @@ budget fails open and does less.  A first run of each command (not counted)
 writes the copy's bytecode and kept patterns, as after an install's first
 use.  Then each round runs, per tree in turn, ``mem recall --all-projects
 --json -n 10 QUERY`` for each ``--query``, ``mem get KEY`` for each
-``--get``, ``mem remember KEY VALUE`` for each ``--remember`` (a new
+``--get``, ``mem context --project PROJECT`` (the session-start block) for
+each ``--context``, ``mem remember KEY VALUE`` for each ``--remember`` (a new
 value each time), the UserPromptSubmit hook for each ``--hook`` prompt (capture
 off, a new session id each time, the ``--cwd`` folder) and ``python -c
 pass``, each under ``valgrind --tool=callgrind`` with ``PYTHONHASHSEED=0``,
@@ -105,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--get", action="append", default=[], metavar="KEY", help="a mem get of KEY (repeatable)")
     ap.add_argument("--remember", action="append", default=[], metavar="KEY",
                     help="a mem remember of KEY, a new value each time (repeatable; the store grows)")
+    ap.add_argument("--context", action="append", default=[], metavar="PROJECT",
+                    help="a mem context --project PROJECT, the session-start block (repeatable)")
     ap.add_argument("--cwd", type=Path, help="the hook's and the commands' folder (default: WORK/home)")
     ap.add_argument("--capture", action="store_true",
                     help="prompt hooks with capture on and a transcript (module doc); else MEM_NO_CAPTURE=1")
@@ -128,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     commands: dict[str, tuple] = {f"recall {q!r}": (["recall", "--all-projects", "--json", "-n", "10", q], None)
                                   for q in args.query}
     commands.update({f"get {k!r}": (["get", k], None) for k in args.get})
+    commands.update({f"context {p!r}": (["context", "--project", p], None) for p in args.context})
     for prompt in args.hook:
         commands[f"hook {prompt!r}"] = (["hook", "claude-code"], prompt)
     commands.update({f"remember {k!r}": (["remember", k], None) for k in args.remember})

@@ -55,7 +55,9 @@ def command(fmt, scope, out, guard_file, as_json, store):
     with markdown, or a passphrase shorter than the vault's minimum); 6 a
     forget was stopped before it finished (rerun it first; nothing is
     written), or the markdown folder holds files and is not a previous
-    export (nothing is written); 10 no store.
+    export (nothing is written); 10 no store; 13 a key set back to an older
+    version (its older value would be exported as current; nothing is
+    written: mem fsck --repair first).
     """
     import json
 

@@ -26,7 +26,9 @@ def command(name, as_json, store):
       mem pull origin --json
 
     Exit status: 0 ok; 4 no such remote; 12 wrong sync key; 13 damaged
-    remote data, or a damaged remotes.json or sync-key here; 14 newer remote format; 15 remote unreachable.
+    remote data, or a damaged remotes.json or sync-key here, or a key here set
+    back to an older version that the pull would move (no ref moved: mem fsck
+    --repair first); 14 newer remote format; 15 remote unreachable.
     """
     from objstore import get_remote, pull
     from ._remote import progress, s3_env, summary

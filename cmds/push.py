@@ -61,7 +61,8 @@ def command(name, repair, new_remote, as_json, store):
     12 times; 6 a forget was stopped before it finished (run it again
     first: nothing is sent); 12 wrong sync key; 13 damaged remote data (with --repair:
     objects no pack and not this store holds), or a damaged remotes.json or
-    sync-key here (mem fsck names it); 14 newer remote
+    sync-key here (mem fsck names it), or a key here set back to an older
+    version (nothing is sent: mem fsck --repair first); 14 newer remote
     format; 15 remote unreachable, credentials refused, bucket or folder
     missing (mem never creates the folder: make it first), a remote
     synced with before that is empty now (see above), or the pack

@@ -52,7 +52,8 @@ def command(what, run_id, yes, as_json, store):
     created key changed while the prompt waited; 6 refused (forgotten,
     first version, changed since, sub-agents disagree, a sealed key, a derive run of
     which nothing could be undone, run by an agent);
-    10 no store; 11 store locked.
+    10 no store; 11 store locked; 13 the key's ref was set back to an older
+    version (mem fsck --repair restores the newest).
     """
     from objstore import refuse_if_sealed, require_person, revert
     if (what is None) == (run_id is None):

@@ -22,7 +22,9 @@ def command(as_json, store):
     half way, with the command that finishes it; index updates waiting in
     the index journal; whether the resident helper runs.  What another
     machine pushed since needs the network: mem pull.  A damaged hash-key
-    file, which stops capture, is warned about on stderr.
+    file, which stops capture, is warned about on stderr, and so is a key
+    set back to an older version (a synced folder's older copy of its ref
+    file: served as current, refused by push; mem fsck --repair).
 
     --plain prints one tab-separated record a line, its kind first (fields
     escaped as every --plain output is): "store", root, keys, sealed keys,
@@ -40,10 +42,16 @@ def command(as_json, store):
 
     Exit status: 0 ok; 10 no store; 13 a damaged remotes.json.
     """
-    from objstore import hash_key_damage, helper_running, remote_status, store_status
+    from objstore import hash_key_damage, helper_running, remote_status, set_back_line, set_back_list, store_status
     st = store_status(store, remotes=remote_status(store), helper=helper_running(store.root))
     if why := hash_key_damage(store):   # capture stopped, only logged (fresh40 F2): said in every mode
         click.echo(f"warning: capture is stopped: {why}", err=True)
+    back = set_back_list(store)   # (test41 T6: said by fsck and get only): in every mode, as the hash key
+    for ref in back[:3]:
+        click.echo(f"warning: {set_back_line(store, *ref)}: the older value is served as current and push, backup "
+                   "and export are refused; 'mem fsck --repair' restores the newest version", err=True)
+    if len(back) > 3:
+        click.echo(f"warning: {len(back) - 3} more refs are set back ('mem fsck' names them)", err=True)
     if _out.PLAIN:
         for line in _plain(st):
             click.echo(line)

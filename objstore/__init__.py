@@ -264,6 +264,8 @@ _API: dict[str, tuple[str, str]] = {
     "set_back_warning": ("objstore.memory.served", "set_back_warning"),
     "set_back_note": ("objstore.memory.served", "set_back_note"),
     "set_back_of": ("objstore.memory.served", "set_back_of"),
+    "set_back_list": ("objstore.core.setback", "set_back_list"),
+    "set_back_line": ("objstore.core.setback", "set_back_line"),
     "remember_sealed": ("objstore.vault.sealed", "remember_sealed"),
     "seal_key": ("objstore.vault.sealed", "seal_key"),
     "rebuild_seal_rules": ("objstore.vault.sealed", "rebuild_rules"),

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from objstore.core.errors import ForgetUnfinished, MemError
 from objstore.core.objects import Fact
 from objstore.core.refs import fact_ref
+from objstore.core.setback import refuse_set_back_refs
 from objstore.core.unfinished import refuse_while_unfinished
 
 if TYPE_CHECKING:
@@ -63,10 +64,14 @@ def refuse_while_stopped(store: Store, action: str, journal: bool = True) -> Non
     (ForgetUnfinished, exit 6) for a key both sealed and plain
     (:func:`plain_and_sealed`: a seal an older ``mem`` left half-way, no
     note): ``action`` (``push``, ``backup``, ``export``) would copy its
-    plaintext.  Costs one walk of ``refs/sealed`` more."""
+    plaintext.  Costs one walk of ``refs/sealed`` more.  Then IntegrityError
+    (exit 13) for a set-back fact ref (``core.setback.refuse_set_back_refs``:
+    its older value would leave as the current one; test41 T5), one reflog
+    tail read per fact ref."""
     refuse_while_unfinished(store.unfinished, action, journal)
     both = plain_and_sealed(store)
     if both:
         raise ForgetUnfinished(f"{action} refused: {both[0]} is both sealed and plain (a 'mem seal' was stopped "
                                f"before it removed the plaintext), so {action} would copy the plaintext",
                                hint=f"finish it first: mem seal {both[0]}  (or: mem fsck --repair)")
+    refuse_set_back_refs(store, action)

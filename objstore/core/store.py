@@ -623,6 +623,15 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
         forget, remember, pin/unpin, reinforce).  One reflog tail read."""
         refuse_set_back(self, ref, old, new)
 
+    def refuse_set_back_keys(self, keys) -> None:
+        """:meth:`refuse_set_back` of each fact key of ``keys`` (None is
+        passed over) at the id its ref holds (a key with no ref: nothing):
+        a forget's keys, and the keys of the loose versions it would delete
+        (a set-back ref's newer version is one: test41 T7)."""
+        for key in dict.fromkeys(k for k in keys if k is not None):
+            if (head := self.refs.read(f"facts/{key}")) is not None:
+                refuse_set_back(self, f"facts/{key}", head)
+
     def _log_move(self, ref: str, dest: str, old: str | None, new: str | None, message: str | None, t: int,
                   rewrite: bool, audit_only: bool, idmap: dict[str, str] | None) -> None:
         """Step 2 of :meth:`update_ref`: the move's reflog (or audit) line."""

@@ -621,6 +621,8 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
             raise Refused(f"{key} is sealed: a plain write would store a value of it in the clear",
                           hint=f"write it sealed with --sensitivity secret, or first run: mem unseal {key}")
         old = store.refs.read(ref)
+        if old is not None:   # a set-back head: no "unchanged" (test40 T8), no object written (test41 T7)
+            store.refuse_set_back(ref, old)
         if expect is not None:
             want = None if expect.lower() in ("none", "0") else check_prefix(expect)
             if (want is None) != (old is None) or (want is not None and not old.startswith(want)):
@@ -634,7 +636,6 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
                 and prev.namespace == namespace and not (redacted and _new_turn(store, sources, prev.sources)):
             # (red37, test36b T17: a redacted value said again from a new turn, 'we set the db password to
             # <another>', reads the same but is a new change: the next version, not "remembered" and unwritten)
-            store.refuse_set_back(ref, old)   # "unchanged" on a set-back head: not the person's value (test40 T8)
             cur = current_of(chain)   # (redacted counted: 'user/pin 8812' after 4471 reads the same, withheld)
             return RememberResult(key, False, chain[0], old, cur.id if cur else old, redacted=redacted)
         from objstore.memory.sealrulefile import FORGOTTEN_LABEL, rule_labels_in   # defer: a write's

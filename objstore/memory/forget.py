@@ -404,9 +404,8 @@ def execute_plan(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str,
     if tombstones:   # the digests' key first: a damaged one stops the forget before any change (fresh39 F4)
         store_key(store.root)
         check_digests_file(store)   # (test40 T10: a folder there stopped the forget half way)
-    for key in dict.fromkeys((*plan.keys, *plan.versions, *plan.redacted_versions)):   # (test40 T17)
-        if (head := store.refs.read(fact_ref(key))) is not None:   # a set-back ref: no history rewritten
-            store.refuse_set_back(fact_ref(key), head)              # from its old version, nothing done
+    store.refuse_set_back_keys((*plan.keys, *plan.versions, *plan.redacted_versions,   # (test40 T17; an orphan:
+                                *(getattr(o, "key", None) for o in plan.orphans.values())))   # test41 T7)
     if plan.selector is not None:
         store.unfinished.mark(*plan.selector, now, "seal" if reason == "seal" else "forget")
     # 0. the keys and sessions this forget touches, before anything changes: a forget stopped

@@ -382,10 +382,13 @@ def revert(store: Store, spec: str, *, command: str = "revert") -> RevertResult:
             ``mem remember``).
         InvalidInput: a bad key or spec, or an id that is not a fact version.
         StoreLocked: the store lock was not obtained in time.
+        IntegrityError: the key's ref is set back (exit 13,
+            ``Store.refuse_set_back``).
     """
     with store.lock(command):
         chain, target = _target(store, spec)
         key = target.fact.key
+        store.refuse_set_back_keys([key])   # first: a set-back head is not the value to revert (test41 T7)
         tf = target.fact
         # no current value now, or none before the change (sub-agents disagreed): writing one of
         # their values back as the person's would pick a side silently (test35 T12)

@@ -471,6 +471,9 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
     rep = MergeReport()
     now = now_ms()
     local = local_refs(store) if local is None else local
+    for name, rh in m.refs.items():   # a set-back key the merge would move, not forward from its newer version:
+        if name.startswith("facts/") and (lh := local.get(name)) is not None and lh != rh:   # refused (exit 13)
+            store.refuse_set_back(name, lh, rh)   # before the merge's first change (test41 T5), not half-way
     # 1. tombstones first
     for name, oid in sorted(m.refs.items()):
         if name.startswith("tombstones/") and name not in local:

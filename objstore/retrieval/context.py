@@ -77,6 +77,7 @@ from objstore.core.lookalike import escape_lookalike
 from objstore.core.objects import Fact
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import validate_session_id
+from objstore.core.setback import set_back_marks
 from objstore.core.store import Store, now_ms
 from objstore.core.text import LazyPattern, escape_invisible
 from objstore.memory.scope import key_project, namespace_rank, namespace_root, project_aliases, visibility
@@ -552,6 +553,7 @@ def render_context(store: Store, projects: Sequence[str] | None, *, budget: int 
             f for items in tiers for _o, f in items])
         head = head.replace(HEAD_CURRENT, HEAD_FILES) if marked or new else head
         newer = dict.fromkeys(new, FACT_MARK)
+    newer.update(set_back_marks(store, [x for x in served if x[0] in first]))   # (test41 T6)
     used = estimate_tokens(head + files + tail)
 
     def fill(limit: int) -> tuple[list[str], list[tuple[str, str]], int, int]:
