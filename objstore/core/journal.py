@@ -67,7 +67,7 @@ import stat
 from pathlib import Path
 
 from objstore.core.atomic import read_regular, read_store_file
-from objstore.core.errors import InvalidInput
+from objstore.core.errors import CorruptObject, InvalidInput
 from objstore.core.refkeys import validate_key, validate_session_id
 
 try:
@@ -184,7 +184,7 @@ class IndexJournal:
         this process holds (module doc); the caller holds the store lock
         and calls this before it moves the refs.  None where ``flock`` does
         not exist: the caller then notes them with :meth:`sessions` and
-        indexes under the lock.  Raises OSError."""
+        indexes under the lock.  Raises OSError, CorruptObject (:meth:`_own`)."""
         return self._own([f"S\t{sid}\t{old or '-'}" for sid, old in moves])
 
     def own_facts(self, keys: list[str]) -> OwnedEntries | None:
@@ -194,16 +194,24 @@ class IndexJournal:
         (``commit_version(later=...)``).  The caller holds the store lock
         and calls this before the ref moves.  None where ``flock`` does not
         exist (the caller then notes them with :meth:`fact` and indexes
-        under the lock).  Raises OSError."""
+        under the lock).  Raises OSError, CorruptObject (:meth:`_own`)."""
         return self._own([f"F\t{key}" for key in keys])
 
     def _own(self, lines: list[str]) -> OwnedEntries | None:
         """An owned file holding ``lines`` (records without newlines), durable
         (file and directory fsynced) and ``flock``ed by this process before
-        its name is visible."""
+        its name is visible.  Raises CorruptObject when ``index-journal.d``
+        is no folder (exit 13, ``mem fsck --repair`` sets it aside)."""
         if fcntl is None:
             return None
-        self.owned_dir.mkdir(exist_ok=True)
+        try:
+            self.owned_dir.mkdir(exist_ok=True)
+        except FileExistsError:   # a file in its place (fresh41 F5): named, never an internal error
+            from objstore.core.storepath import folder_damage
+            raise CorruptObject(f"{self.owned_dir} {folder_damage(self.owned_dir) or 'is not a folder'}: the "
+                                "index journal's folder cannot be written, nothing was done",
+                                hint="'mem fsck --repair' sets it aside and makes an empty index-journal.d/ "
+                                     "(it holds only running writers' notes: nothing stored is lost)") from None
         name = f"{os.getpid()}-{os.urandom(6).hex()}"  # secrets.token_hex, without its ~3 ms import (hmac, OpenSSL, random)
         tmp = self.owned_dir / f".tmp-{name}"
         fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)

@@ -96,3 +96,18 @@ def test_a_journal_entry_naming_a_damaged_version_never_wedges_the_store(mem, st
     assert "cannot decompress" not in r.stderr and "Error" not in r.stderr, r.stderr
     assert "its current value (v2) was lost" in mem("fsck", exit_code=13).stdout   # what remains: documented
     _writes_work(mem, store_path)
+
+
+def test_index_journal_folder_a_file_is_named_by_remember_and_fsck_and_repaired(mem, store_path):
+    """fresh41 F5: ``index-journal.d`` replaced by a file gave ``remember``
+    an internal error (FileExistsError) while fsck said ok."""
+    _store(store_path)
+    (store_path / "index-journal.d").mkdir(exist_ok=True)
+    (store_path / "index-journal.d").rmdir()
+    (store_path / "index-journal.d").write_text("junk\n")
+    r = mem("remember", "project/api/zz", "a new value", exit_code=13)
+    assert "index-journal.d is a file" in r.stderr and "internal error" not in r.stderr, r.stderr
+    assert "index-journal.d is a file" in mem("fsck", exit_code=13).stdout
+    assert "set it aside" in mem("fsck", "--repair").stdout
+    mem("fsck")
+    _writes_work(mem, store_path)
