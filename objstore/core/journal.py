@@ -69,6 +69,7 @@ from pathlib import Path
 from objstore.core.atomic import read_regular, read_store_file
 from objstore.core.errors import CorruptObject, InvalidInput
 from objstore.core.refkeys import validate_key, validate_session_id
+from objstore.core.storepath import folder_damage
 
 try:
     import fcntl
@@ -207,7 +208,6 @@ class IndexJournal:
         try:
             self.owned_dir.mkdir(exist_ok=True)
         except FileExistsError:   # a file in its place (fresh41 F5): named, never an internal error
-            from objstore.core.storepath import folder_damage
             raise CorruptObject(f"{self.owned_dir} {folder_damage(self.owned_dir) or 'is not a folder'}: the "
                                 "index journal's folder cannot be written, nothing was done",
                                 hint="'mem fsck --repair' sets it aside and makes an empty index-journal.d/ "
