@@ -109,6 +109,7 @@ def scratch_problem(name: str, what: str) -> str:
     """fsck's line for ``tmp`` or ``locks`` (``core.storepath.SCRATCH_DIRS``)
     not a folder: what stops, and that ``--repair`` sets it aside."""
     stops = "every write stops (the store lock cannot be taken)" if name == "locks" else \
+        "remember stops (its index-journal entry cannot be written)" if name == "index-journal.d" else \
         "push, pull and gc stop (their scratch files cannot be written)"
     return (f"{name} {what}: {stops}; 'mem fsck --repair' sets it aside and makes an empty {name}/ "
             "(it holds no data)")

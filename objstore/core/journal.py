@@ -50,9 +50,11 @@ the next holder of the store lock replays the file like the main journal
 and deletes it (:meth:`IndexJournal.clear`).
 
 **Damage.**  A line that does not decode as UTF-8 or is not one of the
-forms above is a damaged record.  An unterminated last line is a *torn*
-append (a writer died inside ``append``, before it moved any ref): nothing
-it names moved, so it is ignored.  A damaged record followed by a newline
+forms above, or names no valid key or session id (a cut line,
+``F<TAB>project/lo``, a NUL), is a damaged record.  An unterminated last
+line is a *torn* append (a writer died inside ``append``, before it moved
+any ref), even one that reads as a record: nothing it names moved, so it is
+ignored.  A damaged record followed by a newline
 may have named anything, so recovery rebuilds the whole search index from
 the objects and sets the journal aside in the quarantine before it clears
 it; ``fsck`` reports both kinds (``--repair`` replays them so).
@@ -65,6 +67,9 @@ import stat
 from pathlib import Path
 
 from objstore.core.atomic import read_regular, read_store_file
+from objstore.core.errors import CorruptObject, InvalidInput
+from objstore.core.refkeys import validate_key, validate_session_id
+from objstore.core.storepath import folder_damage
 
 try:
     import fcntl
@@ -180,7 +185,7 @@ class IndexJournal:
         this process holds (module doc); the caller holds the store lock
         and calls this before it moves the refs.  None where ``flock`` does
         not exist: the caller then notes them with :meth:`sessions` and
-        indexes under the lock.  Raises OSError."""
+        indexes under the lock.  Raises OSError, CorruptObject (:meth:`_own`)."""
         return self._own([f"S\t{sid}\t{old or '-'}" for sid, old in moves])
 
     def own_facts(self, keys: list[str]) -> OwnedEntries | None:
@@ -190,16 +195,23 @@ class IndexJournal:
         (``commit_version(later=...)``).  The caller holds the store lock
         and calls this before the ref moves.  None where ``flock`` does not
         exist (the caller then notes them with :meth:`fact` and indexes
-        under the lock).  Raises OSError."""
+        under the lock).  Raises OSError, CorruptObject (:meth:`_own`)."""
         return self._own([f"F\t{key}" for key in keys])
 
     def _own(self, lines: list[str]) -> OwnedEntries | None:
         """An owned file holding ``lines`` (records without newlines), durable
         (file and directory fsynced) and ``flock``ed by this process before
-        its name is visible."""
+        its name is visible.  Raises CorruptObject when ``index-journal.d``
+        is no folder (exit 13, ``mem fsck --repair`` sets it aside)."""
         if fcntl is None:
             return None
-        self.owned_dir.mkdir(exist_ok=True)
+        try:
+            self.owned_dir.mkdir(exist_ok=True)
+        except FileExistsError:   # a file in its place (fresh41 F5): named, never an internal error
+            raise CorruptObject(f"{self.owned_dir} {folder_damage(self.owned_dir) or 'is not a folder'}: the "
+                                "index journal's folder cannot be written, nothing was done",
+                                hint="'mem fsck --repair' sets it aside and makes an empty index-journal.d/ "
+                                     "(it holds only running writers' notes: nothing stored is lost)") from None
         name = f"{os.getpid()}-{os.urandom(6).hex()}"  # secrets.token_hex, without its ~3 ms import (hmac, OpenSSL, random)
         tmp = self.owned_dir / f".tmp-{name}"
         fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
@@ -355,33 +367,44 @@ class IndexJournal:
 def parse_journal(data: bytes, out: JournalEntries) -> None:
     """Add the records of journal bytes ``data`` to ``out`` (module doc):
     ``out.damaged`` counts newline-terminated lines that are not a record,
-    ``out.torn`` is set when the unterminated last line is not one."""
+    ``out.torn`` is set when ``data`` ends in an unterminated line (which is
+    not replayed, whatever it holds)."""
     lines = data.split(b"\n")
-    for i, raw in enumerate(lines):
+    if lines[-1]:   # every writer appends whole lines: an unterminated last one is torn, never replayed
+        out.torn = True
+    for raw in lines[:-1]:
         if not raw:
             continue
         try:
             ok = _parse_line(raw.decode("utf-8", "surrogatepass"), out)
-        except UnicodeDecodeError:
+        except (UnicodeDecodeError, InvalidInput):
             ok = False
-        if ok:
-            continue
-        if i == len(lines) - 1:
-            out.torn = True
-        else:
+        if not ok:
             out.damaged += 1
 
 
+def _named(check, name: str) -> str:
+    """``name`` as written, once ``check`` (a key's or session id's
+    validation) has passed it; raises InvalidInput."""
+    check(name, existing=True) if check is validate_key else check(name)
+    return name
+
+
 def _parse_line(line: str, out: JournalEntries) -> bool:
+    """Add one record to ``out``; False when ``line`` is none.  Raises
+    InvalidInput when it names no valid key or session id (a line cut short,
+    ``F<TAB>project/lo``, or holding a NUL: damage, never a path opened)."""
     parts = line.split("\t")
+    if "\x00" in line:
+        return False
     if parts[0] == "F" and len(parts) == 2:
-        out.facts.add(parts[1])
+        out.facts.add(_named(validate_key, parts[1]))
     elif parts[0] == "S" and len(parts) == 3:
-        out.sessions.setdefault(parts[1], None if parts[2] == "-" else parts[2])
+        out.sessions.setdefault(_named(validate_session_id, parts[1]), None if parts[2] == "-" else parts[2])
     elif parts[0] == "P" and len(parts) == 2:
-        out.forgets.add(parts[1])
+        out.forgets.add(_named(validate_key, parts[1]))
     elif parts[0] == "T" and len(parts) == 2:
-        out.turn_forgets.add(parts[1])
+        out.turn_forgets.add(_named(validate_session_id, parts[1]))
     elif parts[0] == "D" and len(parts) == 2:
         out.deletes.add(parts[1])
     elif parts[0] == "Q" and len(parts) == 3:

@@ -75,9 +75,10 @@ def folder_damage(path: Path) -> str | None:
     return _kind(Path(path)) if os.path.lexists(path) else None
 
 
-#: store folders that hold no data, only what a command makes and removes (scratch files, lock files):
+#: store folders that hold no data, only what a command makes and removes (scratch files, lock files,
+#: the index-journal entries of running writers, ``core.journal``'s owned entries: fresh41 F5):
 #: a file in their place is set aside by ``mem fsck --repair`` (``memory.repairfolders.repair_refs_dir``)
-SCRATCH_DIRS = ("tmp", "locks")
+SCRATCH_DIRS = ("tmp", "locks", "index-journal.d")
 
 
 def scratch_damage(root: Path) -> list[tuple[str, str]]:

@@ -20,6 +20,7 @@ import fcntl
 import json
 import _thread   # not threading: its import is ~0.8 ms of every reader's start-up (benchmarks: lat18)
 import os
+import stat
 import time as _time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -197,7 +198,10 @@ class SubIndex:
         docs/benchmarks.md)."""
         try:
             st = os.stat(self._current)
-        except (FileNotFoundError, NotADirectoryError):
+        except FileNotFoundError:
+            return None
+        except NotADirectoryError:
+            self.refuse_stray()
             return None
         sig = (st.st_ino, st.st_size, st.st_mtime_ns)
         seen = self._manifest_seen
@@ -209,6 +213,22 @@ class SubIndex:
             return None
         self._manifest_seen = (sig, m)  # replaced between stat and read: the next stat differs, read again
         return m
+
+    def stray(self) -> bool:
+        """Whether something that is no folder (a file, a link) stands where
+        this sub-index's folder belongs (fresh41 F4).  One ``lstat``."""
+        try:
+            return not stat.S_ISDIR(os.lstat(self.dir).st_mode)
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+
+    def refuse_stray(self) -> None:
+        """Raise ``IndexCorruptError`` naming the folder when :meth:`stray`:
+        every search and index write is stopped by it, and ``mem reindex``
+        (``SearchIndex.rebuild``) replaces it (the index is derived data)."""
+        if self.stray():
+            raise IndexCorruptError(f"the search index {self.dir} is a file where the index keeps a folder",
+                                    hint="'mem reindex' replaces it (the index is derived from the store)")
 
     def manifest_lenient(self) -> Manifest | None:
         """Like manifest(), but a corrupt CURRENT counts as absent (used by
@@ -337,7 +357,11 @@ class SubIndex:
 
     def _locked(self) -> Iterator[None]:
         """The generator of :meth:`locked`."""
-        self.dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            self.refuse_stray()
+            raise
         fd = os.open(self.dir / "LOCK", os.O_RDWR | os.O_CREAT, 0o644)
         try:
             deadline = _time.monotonic() + self.lock_timeout

@@ -493,6 +493,9 @@ class SearchIndex(SearchIndexPurges, SearchIndexMerges, SearchIndexReads):
         """
         if not self.root.is_dir() and (self.root.exists() or self.root.is_symlink()):
             self.root.unlink()    # a stray file where the index belongs: derived data, replaced
+        for sub in self._subs.values():   # ... or where one of its folders belongs (fresh41 F4)
+            if sub.stray():
+                sub.dir.unlink()
         n = self._rebuild({k: None for k in KINDS}, docs, progress)
         (self.root / PARTIAL_FILE).unlink(missing_ok=True)
         return n

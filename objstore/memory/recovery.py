@@ -44,7 +44,10 @@ def recover(store: Store) -> RecoveryReport:
     raised, so writers keep working; searches then report the damage.  A
     journal with a damaged record (``journal.py``, "Damage": it may have
     named any key or session) is replayed the same way: the index is
-    rebuilt, the journal is copied to the quarantine, then cleared."""
+    rebuilt, the journal is copied to the quarantine, then cleared.  A key
+    or session whose ref or object is damaged is skipped and noted in
+    ``store.damaged`` (``mem fsck`` names it, ``--repair`` sets it aside):
+    damage never stops the replay, so it never stops every writer."""
     j = store.journal.read()
     if j.new_refs:   # a bulk writer stopped between its objects and its refs: set what it was setting
         _set_new_refs(store, j.new_refs)
@@ -201,8 +204,12 @@ def _replay(store: Store) -> RecoveryReport:
     elif j.facts:
         adds, deletes = [], []
         for key in sorted(j.facts):
-            head = store.refs.read(fact_ref(key))
-            chain = list(walk(store, head)) if head else []
+            try:
+                head = store.refs.read(fact_ref(key))
+                chain = list(walk(store, head)) if head else []
+            except MemError as e:   # a damaged ref or version: fsck names it, --repair sets it aside (F22)
+                store.damaged.setdefault(f"ref {fact_ref(key)}", str(e))
+                continue
             cur = current_of(chain)
             past = [v for v in chain if cur is None or v.id != cur.id]
             deletes.extend(v.id for v in past)
@@ -218,10 +225,13 @@ def _replay(store: Store) -> RecoveryReport:
     elif j.sessions:
         docs = []
         for sid, old in sorted(j.sessions.items()):
-            for tv in walk_turns(store, store.refs.read(session_ref(sid))):
-                if tv.id == old:
-                    break
-                docs.append(turn_doc(tv.id, tv.turn))
+            try:
+                for tv in walk_turns(store, store.refs.read(session_ref(sid))):
+                    if tv.id == old:
+                        break
+                    docs.append(turn_doc(tv.id, tv.turn))
+            except MemError as e:   # as a fact's: the turns read before the damage are indexed
+                store.damaged.setdefault(f"ref {session_ref(sid)}", str(e))
         for i in range(0, len(docs), 5000):  # (a new index, e.g. a clone's: laid out for all of them)
             store.index.add(docs[i:i + 5000], expected_docs=len(docs))
         rep.turns = len(docs)
