@@ -15,7 +15,9 @@ from tests.hooks.test_seal_two_word_values import sealed_session
 LATIN = "maple-otter-77"
 HAN = "红色大象九号"
 SAID = [f"密码是{LATIN}请记住", f"パスワードは{LATIN}です", f"我家的密码是{HAN}。", f"{HAN}就是密码",
-        f"비밀번호는{LATIN}입니다", f"รหัสผ่านคือ{LATIN}ครับ"]
+        f"비밀번호는{LATIN}입니다", f"ส่ง{LATIN}ครับ"]
+# (the Thai one names no password since pin41 made "รหัสผ่าน" a password word: one quote of LATIN must stay for
+# the credential rules to miss, so the secret write and forget --match below have a turn in the clear to find)
 NEEDLES = [LATIN.encode(), HAN.encode(), b"mapleotter77"]
 
 
