@@ -10,17 +10,13 @@ is said by ``sealed show`` and ``log`` too."""
 from __future__ import annotations
 
 import shutil
+from tests._setback import set_back
 
 SAID = "project/a/db was set back: its ref holds v1"
 
 
 def _set_back(mem, store_path, tmp_path):
-    mem("remember", "project/a/db", "postgres 15")
-    ref = store_path / "refs" / "facts" / "project" / "a" / "db"
-    shutil.copy(ref, tmp_path / "old-ref")
-    mem("remember", "project/a/db", "postgres 16")
-    mem("remember", "project/a/db", "postgres 17")
-    shutil.copy(tmp_path / "old-ref", ref)
+    set_back(mem, store_path, tmp_path, "project/a/db", ("postgres 15", "postgres 16", "postgres 17"), keep=1)
 
 
 def test_a_write_on_a_set_back_ref_refuses_and_loses_no_version(mem, store_path, tmp_path):

@@ -10,17 +10,13 @@ nothing changed, and after ``fsck --repair`` the newest value is current."""
 from __future__ import annotations
 
 import shutil
+from tests._setback import set_back
 
 KEY = "project/db/port"
 
 
 def _set_back(mem, store_path, tmp_path, key=KEY, ns="facts", values=("5432", "6543", "7654"), extra=()):
-    ref = store_path / "refs" / ns / key
-    mem("remember", key, values[0], *extra)
-    mem("remember", key, values[1], *extra)
-    shutil.copy(ref, tmp_path / "old-ref")
-    mem("remember", key, values[2], *extra)
-    shutil.copy(tmp_path / "old-ref", ref)
+    ref = set_back(mem, store_path, tmp_path, key, values, ns=ns, extra=extra)
     mem("fsck", exit_code=13)
     return ref
 

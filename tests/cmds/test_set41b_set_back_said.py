@@ -9,18 +9,13 @@ and each writer refuses with exit 13 before it writes anything."""
 
 from __future__ import annotations
 
-import shutil
+from tests._setback import set_back
 
 KEY = "project/app/db-port"
 
 
 def _set_back(mem, store_path, tmp_path):
-    ref = store_path / "refs" / "facts" / KEY
-    mem("remember", KEY, "5432")
-    shutil.copy(ref, tmp_path / "old-ref")
-    mem("remember", KEY, "6543")
-    shutil.copy(tmp_path / "old-ref", ref)   # set back to v1
-    return ref
+    return set_back(mem, store_path, tmp_path, KEY, ("5432", "6543"), keep=1)   # set back to v1
 
 
 def _objects(store_path):

@@ -9,18 +9,13 @@ set-back ref off its newer version is refused before its first change."""
 from __future__ import annotations
 
 import shutil
+from tests._setback import set_back
 
 KEY = "project/app/db-port"
 
 
 def _set_back(mem, store_path, tmp_path):
-    ref = store_path / "refs" / "facts" / KEY
-    mem("remember", KEY, "5432")
-    mem("remember", KEY, "6543")
-    shutil.copy(ref, tmp_path / "old-ref")
-    mem("remember", KEY, "7654")
-    shutil.copy(tmp_path / "old-ref", ref)
-    return ref
+    return set_back(mem, store_path, tmp_path, KEY, ("5432", "6543", "7654"))
 
 
 def _refused(r, action):

@@ -10,23 +10,17 @@ names, and show/diff name the set-back and the repair."""
 from __future__ import annotations
 
 import json
-import shutil
-
 import anyio
 import pytest
 
 from tests.system.mcp_helpers import stdio_session
+from tests._setback import set_back
 
 KEY = "project/db/port"
 
 
 def _set_back(mem, store_path, tmp_path):
-    ref = store_path / "refs" / "facts" / KEY
-    mem("remember", KEY, "db port 5432")
-    mem("remember", KEY, "db port 6543")
-    shutil.copy(ref, tmp_path / "old-ref")
-    mem("remember", KEY, "db port 7654")
-    shutil.copy(tmp_path / "old-ref", ref)
+    set_back(mem, store_path, tmp_path, KEY, ("db port 5432", "db port 6543", "db port 7654"))
 
 
 def _said(back):
