@@ -31,46 +31,64 @@ def detect_shell() -> str:
 
 
 def _read(p: Path) -> str:
-    try:
-        return p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return ""
+    """The rc file's text ('' when there is none).  Raises InvalidInput
+    (exit 2) for a folder, FIFO or device in its place, a link into a
+    folder that does not exist, or text that is not UTF-8."""
+    from objstore import read_config_text
+    return read_config_text(p) or ""
+
+
+def _strip_ours(shell: str, text: str) -> tuple[str, bool, list[str]]:
+    """``text`` without the lines :func:`add_rc_line` wrote (for any store)
+    and their marks; (new text, whether a mark said setup made the file,
+    the shell lines taken out)."""
+    out, lines, made, gone = [], text.splitlines(keepends=True), False, []
+    for i, ln in enumerate(lines):
+        ours = ln.rstrip("\n") == RC_LINES[shell] or (i > 0 and lines[i - 1].rstrip("\n") in (MARK, MARK_NEW)
+                                                     and f"shell-init {shell}" in ln)
+        if ours and out and out[-1].rstrip("\n") in (MARK, MARK_NEW):
+            # pop first: `made or out.pop()` skipped the pop once made was set (fresh41 F17)
+            made = out.pop().rstrip("\n") == MARK_NEW or made
+        if ours:
+            gone.append(ln.rstrip("\n"))
+        else:
+            out.append(ln)
+    return "".join(out), made, gone
 
 
 def add_rc_line(shell: str, dry_run: bool, home: str | None = None) -> tuple[Path, bool]:
-    """Append the shell line (for store ``home``, None: the default one) to
-    the rc file unless present; (file, changed)."""
-    from objstore import refuse_dangling_link
+    """Make the rc file hold the shell line for store ``home`` (None: the
+    default one) once: a line setup wrote for another store is replaced,
+    never kept beside it (fresh41 F17: two stores' shell capture at once);
+    (file, changed).  Raises InvalidInput (exit 2) for an rc path that is
+    no file (:func:`_read`), before anything is written."""
     p = rc_file(shell)
-    refuse_dangling_link(p)   # a link into a folder not there (fresh40 F13): exit 2, nothing written
     text = _read(p)
     line = rc_line(shell, home)
-    if line in text.splitlines():
-        return p, False
+    rest, made, gone = _strip_ours(shell, text)
+    if gone == [line] or (not gone and line in text.splitlines()):
+        return p, False   # already there, and the only one
     if not dry_run:
         p.parent.mkdir(parents=True, exist_ok=True)
-        sep = "" if not text or text.endswith("\n") else "\n"
-        mark = MARK if os.path.lexists(p) else MARK_NEW   # an empty file the person had is theirs
-        with open(p, "a", encoding="utf-8") as f:
-            f.write(f"{sep}{mark}\n{line}\n")
+        sep = "" if not rest or rest.endswith("\n") else "\n"
+        # an empty file the person had is theirs; a file setup made stays setup's
+        mark = MARK_NEW if made or not os.path.lexists(p) else MARK
+        new = f"{rest}{sep}{mark}\n{line}\n"
+        if rest == text:
+            with open(p, "a", encoding="utf-8") as f:
+                f.write(new[len(rest):])
+        else:
+            p.write_text(new, encoding="utf-8")
     return p, True
 
 
 def remove_rc_line(shell: str, dry_run: bool) -> tuple[Path, bool]:
     """Remove the lines :func:`add_rc_line` wrote (for any store); (file,
     changed).  A file that setup created (its mark says so) and that holds
-    nothing else is deleted."""
+    nothing else is deleted.  Raises InvalidInput as :func:`_read` does."""
     p = rc_file(shell)
     text = _read(p)
-    out, lines, made = [], text.splitlines(keepends=True), False
-    for i, ln in enumerate(lines):
-        ours = ln.rstrip("\n") == RC_LINES[shell] or (i > 0 and lines[i - 1].rstrip("\n") in (MARK, MARK_NEW)
-                                                     and f"shell-init {shell}" in ln)
-        if ours and out and out[-1].rstrip("\n") in (MARK, MARK_NEW):
-            made = made or out.pop().rstrip("\n") == MARK_NEW
-        if not ours:
-            out.append(ln)
-    new = "".join(out)
+    new, made, _gone = _strip_ours(shell, text)
     if new == text:
         return p, False
     if not dry_run:
@@ -163,15 +181,16 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
     report: dict = {"store": shown_path(str(home_path(ctx))), "dry_run": dry_run, "undo": undo}
     lines: list[str] = []
     if undo:
+        undo_shells = [sh for sh in ([chosen] if chosen else sorted(RC_LINES)) if sh != "none"]
+        for sh in undo_shells:   # every rc file readable before anything is removed (fresh41 F12)
+            _read(rc_file(sh))
         if not no_hooks:
             plan = hooks_install.uninstall(ctx, scope, dry_run, False, quiet=True)
             report["hooks"] = {"path": str(plan.path), "changed": plan.changed}
             did = _did("removed from", "would remove from", dry_run)
             lines.append(f"hooks: {did if plan.changed else 'not in'} {plan.path}")
         # without --shell: every shell's rc file (setup may have run under another $SHELL before)
-        for sh in ([chosen] if chosen else sorted(RC_LINES)):
-            if sh == "none":
-                continue
+        for sh in undo_shells:
             p, changed = remove_rc_line(sh, dry_run)
             if changed or sh == shell or chosen:
                 report.setdefault("shells", []).append({"shell": sh, "file": str(p), "changed": changed})
@@ -189,12 +208,13 @@ def command(ctx, shell, scope, no_hooks, mcp_agents, undo, dry_run, as_json):
         if mcp_agents:   # before anything is written: an agent wired to a server that cannot start (fresh39 F14)
             from .mcp import require_server
             require_server()
-        from objstore import is_store, open_store, refuse_dangling_link
+        from objstore import is_store, open_store, read_config_text
         from .mcp import config_path
-        # each file setup would write, checked before anything is (fresh40 F13: half done, then exit 4)
+        # each file setup would write, checked before anything is (fresh40 F13: half done, then exit 4;
+        # fresh41 F12: a folder in place of ~/.bashrc)
         for f in ([] if no_hooks else [hooks_install.settings_path(scope)]) + (
                 [] if shell == "none" else [rc_file(shell)]) + [config_path(a, scope) for a in mcp_agents]:
-            refuse_dangling_link(f)
+            read_config_text(f)
         root = home_path(ctx)
         existed = is_store(root)
         if not dry_run:

@@ -389,6 +389,7 @@ _API: dict[str, tuple[str, str]] = {
     "plan_uninstall": ("objstore.integrations.install", "plan_uninstall"),
     "write_settings": ("objstore.integrations.install", "write_settings"),
     "refuse_dangling_link": ("objstore.integrations.install", "refuse_dangling_link"),
+    "read_config_text": ("objstore.integrations.install", "read_config_text"),
     "AuthError": ("objstore.integrations.access", "AuthError"),
     "Caller": ("objstore.integrations.access", "Caller"),
     "ConfirmTokens": ("objstore.integrations.access", "ConfirmTokens"),

@@ -488,6 +488,15 @@ def refuse_dangling_link(path: Path) -> None:
                        hint="clone or mount the folder it points into, or remove the link, then run this again")
 
 
+def read_config_text(path: Path) -> str | None:
+    """A config or rc file's text, None when there is none.  Raises
+    InvalidInput (exit 2) for a folder, FIFO or device in its place
+    (fresh41 F12: setup's internal error after the hooks were written), a
+    symbolic link into a folder that does not exist, an unreadable file or
+    text that is not UTF-8, so a caller checks before it writes anything."""
+    return _read(path, writing=True)
+
+
 def _read(path: Path, writing: bool = False) -> str | None:
     try:   # a FIFO, a device or a folder: "not a regular file", never waited on
         raw = read_regular(path, CACHE_FILE_MAX_BYTES)
@@ -496,6 +505,9 @@ def _read(path: Path, writing: bool = False) -> str | None:
             refuse_dangling_link(path)
         return None
     except OSError as e:
+        if os.path.isdir(path):
+            raise InvalidInput(f"{path} is a folder, not a file; not touching it",
+                               hint="move the folder aside, then run this again") from None
         raise InvalidInput(f"{path} cannot be read: {e.strerror}") from None
     try:
         return raw.decode("utf-8")
