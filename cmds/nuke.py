@@ -32,8 +32,8 @@ def command(ctx, confirm_text):
     --yes-really or a confirmation on standard input.
 
     Exit status: 0 deleted; 1 not confirmed (nothing deleted) or not
-    deletable; 2 the store path is a symbolic link; 4 no store at that
-    path; 6 run by an agent; 11 the store is locked by a writer.
+    deletable; 2 the store path is a symbolic link; 6 run by an agent;
+    10 no store at that path; 11 the store is locked by a writer.
     """
     from objstore import is_store, require_person
     require_person(os.environ, "mem nuke", instead="tell the user the command to run")
@@ -43,8 +43,8 @@ def command(ctx, confirm_text):
                    err=True)
         raise click.exceptions.Exit(2)
     if not is_store(root):
-        click.echo(f"Error: no store at {root}", err=True)
-        raise click.exceptions.Exit(4)
+        from objstore import StoreNotFound
+        raise StoreNotFound(f"no mem store at {root}: nothing to delete")
     click.echo(f"This deletes the store at {root} and everything in it.", err=True)
     click.echo("It does not touch: the agents' transcripts, installed hooks, your shell rc line, "
                "remotes, backups or exports.", err=True)
