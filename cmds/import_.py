@@ -73,7 +73,8 @@ def command(harness, paths, scope, keep_existing, mine, reread, guard_file, as_j
     is searched for Codex's names, rollout-*.jsonl, and a file named
     directly is read whatever its name); for
     jsonl the files 'mem export' wrote (ids are checked, so the histories
-    come back exactly; a ref the store already has elsewhere is kept).
+    come back exactly; a ref the store already has at another version
+    refuses the import, exit 6, unless --keep-existing keeps the store's).
     Importing the same files again adds nothing, and a transcript unchanged
     since this store last read it (same size, times, inode and first and
     last bytes) is not read at all; --reread reads it anyway.  After 'mem fsck

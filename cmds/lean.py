@@ -233,7 +233,7 @@ def read_value_stdin() -> str:
     raw = sys.stdin.read(2 * MAX_BODY_CHARS + 2)
     text = file_value(raw)
     if len(text) > MAX_BODY_CHARS or len(raw) > 2 * MAX_BODY_CHARS + 1:
-        raise InvalidInput(f"body is longer than {MAX_BODY_CHARS} characters (standard input was not read further)")
+        raise InvalidInput(f"the value is longer than {MAX_BODY_CHARS} characters (standard input was not read further)")
     return text
 
 

@@ -15,6 +15,8 @@ def _LONG_OPTION(a: str) -> bool:
 #: a value given to a choice option that is shown in a usage error: a word (agentobserved,
 #: user-stated), not text that may be a value meant for KEY TEXT
 _CHOICE_WORD = re.compile(r"[A-Za-z0-9_.-]{1,40}")
+#: a calendar date (and time) as --valid-from takes it: shown in the error, not hidden as a value (fresh41 F19)
+_DATE_WORD = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
 
 
 class _ValueCommand(click.Command):
@@ -72,6 +74,7 @@ class _ValueCommand(click.Command):
             words = {w for p in params for w in (*p.opts, *p.secondary_opts, *getattr(p.type, "choices", ()))}
             words |= {a for a in given if _LONG_OPTION(a)}   # a misspelt or misplaced option is named, not hidden
             words |= {c for c in chosen if _CHOICE_WORD.fullmatch(c)}  # a mistyped choice is a word, shown
+            words |= {v for v in valued if _DATE_WORD.fullmatch(v)}    # a date out of range, shown as typed
             for v in valued - words:
                 msg = msg.replace(f"'{v}'", "'<value hidden>'")
             for a in sorted(given, key=len, reverse=True):

@@ -393,7 +393,7 @@ class MemoryTools:
             raise Refused(f"{key} is outside this key's namespaces ({', '.join(caller.namespaces)})")
         if not isinstance(value, str):
             raise InvalidInput("value must be text")
-        check_text(value, "value")    # named as the caller knows it (remember would say "body")
+        check_text(value, "value")    # named as the caller knows it
         pairs = self._edge_pairs(caller, edges)
         r = remember(self.store, key, value, kind=kind, trust=caller.trust, valid_from=valid_from,
                      expect=expect, owner=caller.name, command=f"mcp remember ({caller.name})",

@@ -73,8 +73,10 @@ def _turn(store: Store, oid: str):
         return None
 
 
-def check_text(text: str, what: str = "body") -> str:
-    """Refuse text that is empty or not valid Unicode; return it unchanged."""
+def check_text(text: str, what: str = "the value") -> str:
+    """Refuse text that is empty, not valid Unicode or longer than
+    MAX_BODY_CHARS (InvalidInput, exit 2, naming it ``what``: "the value",
+    as the help calls TEXT, never "body": fresh41 F11); return it unchanged."""
     if not text.strip():
         raise InvalidInput(f"{what} is empty")
     try:
