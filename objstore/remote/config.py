@@ -287,7 +287,7 @@ def add_remote(store: Store, name: str, url: str, *, endpoint: str | None = None
         raise InvalidInput(f"bad remote name {name!r}: letters, digits, '.', '_' and '-', at most 64")
     u = parse_url(url)
     if u.kind == "folder":
-        FolderTransport(u.path).check()
+        FolderTransport(u.path, create=True).check()   # a remote added is pushed to: mkdir is the fix
     if key is not None:
         key = check_identity(key)
     with store.lock("remote add"):

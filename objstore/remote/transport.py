@@ -154,6 +154,7 @@ class FolderTransport(Transport):
     def __init__(self, root: str, *, create: bool = False) -> None:
         self.root = Path(root)
         self.where = str(self.root)
+        self.for_writer = create   # (not `create`: a Transport method of that name)
 
     def check(self) -> None:
         if not self.root.is_dir():
@@ -162,7 +163,11 @@ class FolderTransport(Transport):
                                         hint="a folder remote names a folder, not a file ('mem remote list' shows the "
                                              "remotes' paths)")
             raise RemoteUnavailable(f"the remote folder {self.root} does not exist",
-                                    hint=f"create it first (mkdir -p {self.root}), or mount its disk")
+                                    # a reader (pull, clone, restore) gets no mkdir hint: an empty folder
+                                    # holds no remote either (fresh41 F10)
+                                    hint=f"create it first (mkdir -p {self.root}), or mount its disk" if self.for_writer
+                                    else "check the path, or mount its disk: a pull, clone or restore reads a "
+                                         "folder a push wrote")
 
     def _mkdir(self, d: Path) -> None:
         """Create ``d`` inside the remote folder, never the folder itself."""
