@@ -382,8 +382,19 @@ def install_cmd(ctx, agent, scope, dry_run, as_json, url, key_env, force):
     JSON/TOML, holds a different 'mem' server or is a symbolic link into a
     folder that does not exist (mem does not create it), or the --http URL or the
     store path (--home / $MEM_HOME) holds a credential (never written nor
-    shown: the key goes in --key-env's variable).
+    shown: the key goes in --key-env's variable), or is no http(s) URL
+    with a host.
     """
+    if url is not None:   # what the agent would fail on at start (fresh41 F24: "not a url", "ftp://x", "")
+        from urllib.parse import urlsplit
+        try:
+            u = urlsplit(url)
+            ok = u.scheme.lower() in ("http", "https") and bool(u.hostname) and url.isprintable() and " " not in url
+        except ValueError:
+            ok = False
+        if not ok:
+            raise click.BadParameter("not an http(s) URL with a host, such as http://127.0.0.1:8765/mcp "
+                                     "(where 'mem serve' listens)", param_hint="'--http'")
     install_mcp(ctx, agent, scope, url, key_env, dry_run, as_json, force=force)
 
 
