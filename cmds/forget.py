@@ -73,7 +73,8 @@ def _preview(plan, dry_run: bool, store=None) -> None:
                + (f"; and take it out of {_meta_phrase(c['meta'])}" if c["meta"] else "")
                + (f"; and withhold the value in {plural(c['redacted'], 'turn')} holding it" if c["redacted"] else "")
                + (f"; and {plural(c['unreferenced'], 'unreferenced object')}" if c["unreferenced"] else "")
-               + (f"; and drop {plural(len(plan.queue_items), 'review-queue proposal')}" if plan.queue_items else ""))
+               + (f"; and delete {plural(len(plan.queue_items), 'proposal')} for it (queued or decided)"
+                  if plan.queue_items else ""))
     if store is not None:
         from objstore import later_turns
         _say_later(later_turns(store, plan), "would write" if dry_run else "will write")
@@ -97,7 +98,7 @@ def _preview(plan, dry_run: bool, store=None) -> None:
               if tv.id not in {x.id for x in plan.turns.get(sid, ())}]
     lines += [f"  turn {sid} #{tv.turn.seq} {tv.turn.role}  {tv.id[:12]}  (the value withheld in its text)"
               for sid, tvs in plan.redacted.items() for tv in tvs]
-    lines += [f"  review-queue proposal {iid[:12]} (dropped)" for iid in plan.queue_items]
+    lines += [f"  proposal {iid[:12]} (queued or decided: deleted)" for iid in plan.queue_items]
     lines += [f"  unreferenced {'turn ' + o.session + ' #' + str(o.seq) if hasattr(o, 'seq') else 'version of ' + o.key}"
               f"  {oid[:12]}  " + ("(unpublished, after one that holds it: deleted, not forgotten; a writer still "
                                    "running writes it again)" if oid in plan.orphan_tail else

@@ -239,7 +239,7 @@ def _do_accept(state: ShellState, it, body: str | None) -> Reply:
 
 # -- the commands -----------------------------------------------------------
 
-@meta_command("queue", usage="queue", aliases=("q", "ls"), binding="Alt-q")
+@meta_command("queue", usage="queue", aliases=("q", "ls", "list"), binding="Alt-q")
 def cmd_queue(state: ShellState, arg: str) -> Reply:
     """List the review queue (> marks the current item)."""
     its = _items(state)

@@ -20,8 +20,8 @@ def test_the_cli_preview_counts_and_names_the_proposals_forget_drops(mem, store_
     queued = mem("remember", "project/api/db", "MariaDB 11 on db-quokka-88", "--json", env=AGENT).stdout
     iid = json.loads(queued)["queued"]
     text = mem("forget", "project/api/db", "--dry-run").stdout
-    assert "and drop 1 review-queue proposal" in text, text
-    assert f"review-queue proposal {iid[:12]} (dropped)" in text, text
+    assert "and delete 1 proposal for it (queued or decided)" in text, text
+    assert f"proposal {iid[:12]} (queued or decided: deleted)" in text, text
     assert json.loads(mem("forget", "project/api/db", "--dry-run", "--json").stdout)["queue_items"] == [iid]
     done = mem("forget", "project/api/db", "--yes", "--json").stdout
     assert json.loads(done)["queue_items"] == [iid]
