@@ -1,0 +1,65 @@
+"""fresh41's small findings, each through a real `mem` process:
+F2 (the review shell's `list`), F10 (clone's hint for a missing folder),
+F11 ("body" in messages), F19 (a typed date hidden as a value), F20 (import
+--help's default for a ref already here), F24 (`mcp install --http` of no
+URL), F26 (`nuke` with no store exits 10, as every command)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def test_an_empty_or_long_value_is_called_the_value_not_body(mem, tmp_path):
+    mem("init")
+    r = mem("remember", "project/api/db", "", exit_code=2)
+    assert "the value is empty" in r.stderr and "body" not in r.stderr
+    r = mem("remember", "project/api/db", "-", input="x" * 100_001, exit_code=2)
+    assert "the value is longer than 100000 characters" in r.stderr and "body" not in r.stderr
+
+
+def test_a_date_out_of_range_is_echoed_as_typed_and_a_word_stays_hidden(mem):
+    mem("init")
+    r = mem("remember", "project/api/db", "Postgres 21", "--valid-from", "1969-12-31", exit_code=2)
+    assert "'1969-12-31' is not a time" in r.stderr and "value hidden" not in r.stderr
+    r = mem("remember", "project/api/db", "Postgres 21", "--valid-from", "hunter2-sesame", exit_code=2)
+    assert "hunter2-sesame" not in r.stderr and "'<value hidden>' is not a time" in r.stderr
+
+
+def test_import_help_says_a_ref_here_at_another_version_refuses_unless_keep_existing(mem):
+    text = " ".join(mem("import", "--help").stdout.split())
+    assert "a ref the store already has elsewhere is kept" not in text
+    assert "refuses the import, exit 6, unless --keep-existing" in text
+
+
+def test_clone_of_a_missing_folder_gives_no_mkdir_hint_but_remote_add_does(mem, tmp_path):
+    gone = tmp_path / "nonexist"
+    r = mem("--home", str(tmp_path / "c3"), "clone", str(gone), exit_code=15)
+    assert "does not exist" in r.stderr and "mkdir" not in r.stderr and "check the path" in r.stderr
+    assert not gone.exists() and not (tmp_path / "c3").exists()
+    mem("init")
+    r = mem("remote", "add", "x", str(gone), exit_code=15)
+    assert f"mkdir -p {gone}" in r.stderr
+
+
+def test_mcp_install_http_refuses_what_is_no_http_url(mem, tmp_path):
+    cfg = Path(os.environ["HOME"]) / ".codex" / "config.toml"
+    for bad in ("not a url", "ftp://x", "", "http://", "http://exa mple.com/mcp"):
+        r = mem("mcp", "install", "codex", "--http", bad, "--force", exit_code=2)
+        assert "not an http(s) URL with a host" in r.stderr, (bad, r.stderr)
+        assert not cfg.exists()
+    mem("mcp", "install", "codex", "--http", "http://127.0.0.1:8765/mcp", "--force")
+    assert 'url = "http://127.0.0.1:8765/mcp"' in cfg.read_text()
+
+
+def test_nuke_with_no_store_exits_10_like_every_command(mem, tmp_path):
+    r = mem("--home", str(tmp_path / "nothere"), "nuke", exit_code=10)
+    assert "no mem store at" in r.stderr
+    assert mem("--home", str(tmp_path / "nothere"), "get", "x", exit_code=10)
+
+
+def test_the_review_shell_takes_list_as_mem_queue_list_does(mem):
+    mem("init")
+    r = mem("review", input="list\nquit\n")
+    assert "unknown command" not in r.stdout + r.stderr
+    assert "the review queue is empty" in r.stdout
