@@ -92,10 +92,23 @@ class SearchIndexLookups:
         """Whether every live generation was built with terminal escape sequences
         removed before analysis (``GenFormat.no_escapes``; True with none): when
         False, ``mem reindex`` makes words inside colour codes findable."""
+        return self._every_live(lambda f: f.no_escapes)
+
+    def folds_greek(self) -> bool:
+        """Whether every live generation of a ``simple`` format folds Greek
+        diacritics (``GenFormat.greek_fold``, since 2026-12-05; True with
+        none): when False, an accented Greek word is found only as spelled
+        until ``mem reindex`` (README, "Search"; ``mem doctor`` says so:
+        fresh41 F21)."""
+        return self._every_live(lambda f: f.greek_fold or not f.simple)
+
+    def _every_live(self, ok) -> bool:
+        """Whether ``ok(GenFormat)`` holds for every live generation of
+        every sub-index (True with none)."""
         for kind in KINDS:
             sub = self._subs[kind]
             opened = sub.open_current()
-            if opened is not None and not all(sub.fmt(n).no_escapes for _s, n in opened[0].live()):
+            if opened is not None and not all(ok(sub.fmt(n)) for _s, n in opened[0].live()):
                 return False
         return True
 

@@ -311,12 +311,15 @@ def _index(store: Store) -> list[Finding]:
                         + "): search and recall fail with exit 13",
                         "mem fsck --repair  (or mem reindex)")]
     try:
-        old = not store.index.strips_escapes()
+        old, greek = not store.index.strips_escapes(), not store.index.folds_greek()
     except Exception:       # an index damaged in a way verify cannot see: search reports it
-        old = False
+        old = greek = False
     if old:
         return [Finding("index", "warning", "the search index was built before terminal escape codes were "
                         "removed from texts: words inside colour codes are not found", "mem reindex")]
+    if greek:   # (the README's "a store indexed by a mem from before 2026-12-05": fresh41 F21)
+        return [Finding("index", "warning", "the search index was built before Greek accents were folded: "
+                        "an accented Greek word is found only as it is spelled", "mem reindex")]
     return []
 
 
