@@ -16,7 +16,8 @@ def command(ref, limit, as_json, store):
     REF is a key (project/api/db) or a ref name (facts/…, sessions/ID,
     queue/ID, tombstones/ID); without it, the moves of every ref.  A move
     whose old and new ids are equal records a use (an injection or a
-    reinforce), not a change.  Reflogs hold ids, never values.
+    reinforce), not a change; "(rewritten)" marks a forget's history
+    rewrite, whose reflog names no id the rewrite removed.  Reflogs hold ids, never values.
 
     \b
     Examples:
@@ -32,14 +33,15 @@ def command(ref, limit, as_json, store):
     Exit status: 0 ok; 2 a bad key or ref name; 4 the ref has no reflog;
     10 no store; 13 the ref's reflog file is damaged.
     """
-    from objstore import reflog
+    from objstore import REWRITE_NOTE, reflog
     moves = reflog(store, ref, limit=limit)
     if as_json:
         emit_json([{"ref": m.ref, "old": m.old, "new": m.new, "time": m.time, "command": m.command}
                    for m in moves])
         return
     for m in moves:
-        old = m.old[:12] if m.old else "(created)"
+        # a forget's rewrite replaced the ref's reflog: its zero old id is no creation (fresh41 F14)
+        old = m.old[:12] if m.old else "(rewritten)" if m.command.endswith(REWRITE_NOTE) else "(created)"
         new = m.new[:12] if m.new else "(deleted)"
         what = "" if ref else f"{m.ref}  "
         click.echo(f"{fmt_time(m.time)}  {what}{old} -> {new}  {m.command}")

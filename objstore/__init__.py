@@ -299,6 +299,7 @@ _API: dict[str, tuple[str, str]] = {
     "list_snapshots_at": ("objstore.remote.sync", "list_snapshots_at"),
     "remote_info": ("objstore.remote.sync", "remote_info"),
     "reflog": ("objstore.porcelain.history", "reflog"),
+    "REWRITE_NOTE": ("objstore.core.reflog", "REWRITE_NOTE"),
     "audit_log": ("objstore.core.audit", "read"),
     "audit_damage_note": ("objstore.core.audit", "damage_note"),
     "audit_record": ("objstore.core.audit", "append"),

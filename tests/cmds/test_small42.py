@@ -63,3 +63,14 @@ def test_the_review_shell_takes_list_as_mem_queue_list_does(mem):
     r = mem("review", input="list\nquit\n")
     assert "unknown command" not in r.stdout + r.stderr
     assert "the review queue is empty" in r.stdout
+
+
+def test_reflog_shows_a_forget_rewrite_as_rewritten_not_created(mem):
+    """F14: after `forget KEY@vN`, the rewrite's line read "(created) -> …"."""
+    mem("init")
+    for v in ("alpha-one", "bravo-two", "charlie-three"):
+        mem("remember", "project/api/host", v)
+    mem("forget", "project/api/host@v2", "--yes")
+    lines = mem("reflog", "project/api/host").stdout.splitlines()
+    assert "(rewritten) -> " in lines[0] and lines[0].endswith("forget: history rewritten"), lines
+    assert "(created) -> " in lines[-1] and lines[-1].endswith("remember"), lines   # the key's first write
