@@ -305,6 +305,17 @@ def report_error(message: str, hint: str | None, code: int, as_json: bool) -> No
         echo(f"hint: {hint}", err=True)
 
 
+def _stdout_fails() -> bool:
+    """Whether a "no space" error with no file name is standard output's:
+    it is a character device that is no terminal (``> /dev/full``), where
+    a store file never is; a terminal never runs out of space."""
+    import stat
+    try:
+        return stat.S_ISCHR(os.fstat(1).st_mode) and not os.isatty(1)
+    except (OSError, ValueError):
+        return False
+
+
 def unexpected_error(e: BaseException) -> tuple[str, str]:
     """Message and hint for an exception no handler knew (exit 1): a full disk,
     a quota (``ENOSPC``/``EDQUOT``) or a file size limit (``EFBIG``) is the
@@ -314,6 +325,10 @@ def unexpected_error(e: BaseException) -> tuple[str, str]:
     an internal error to report (a decoding error by its type and position
     only: its repr holds the bytes read, which may be key material)."""
     import errno
+    if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT) and not e.filename \
+            and _stdout_fails():   # `> /dev/full`: the disk is fine, the output is what failed (fresh41 F18)
+        return (f"standard output could not be written ({(e.strerror or 'write failed').lower()}): the command's "
+                "output was lost", "what it stored before it printed is kept: check with 'mem log' or 'mem get'")
     if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
         where = f" writing {e.filename}" if e.filename else ""
         return (f"no space left on device{where}",

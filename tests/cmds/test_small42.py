@@ -74,3 +74,18 @@ def test_reflog_shows_a_forget_rewrite_as_rewritten_not_created(mem):
     lines = mem("reflog", "project/api/host").stdout.splitlines()
     assert "(rewritten) -> " in lines[0] and lines[0].endswith("forget: history rewritten"), lines
     assert "(created) -> " in lines[-1] and lines[-1].endswith("remember"), lines   # the key's first write
+
+
+def test_remember_into_a_full_stdout_says_the_output_was_lost_not_the_disk(mem, tmp_path):
+    """F18: `mem remember … > /dev/full` said "no space left on device … free some
+    space" though the value was stored: it is the output that failed."""
+    import subprocess
+    import sys
+    from tests.conftest import REPO
+    mem("init")
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([sys.executable, "-m", "cmds", "remember", "project/odd/full", "v-full"], stdout=full,
+                           stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=120)
+    assert p.returncode == 1
+    assert "standard output could not be written" in p.stderr and "free some space" not in p.stderr, p.stderr
+    assert mem("get", "project/odd/full").stdout.strip() == "v-full"
