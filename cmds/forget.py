@@ -5,6 +5,7 @@ import contextlib
 import click
 
 from ._forgetlost import forget_lost, say_quarantine
+from ._forgetsay import plan_json, tombstones_written
 
 from ._common import (changed_nothing, confirm_or_exit, complete_key, finishes_when_stdout_closes, emit_json, fmt_time, holding_remotes, json_option, note_remotes_holding, plural, safe,
                       short, with_store)
@@ -123,20 +124,6 @@ def _say_later(n: int, verb: str) -> None:
 
 def _meta_phrase(n: int) -> str:
     return f"{plural(n, 'turn')}' working directory or project name (their text kept)"
-
-
-def _plan_json(plan) -> dict:
-    return {"keys": {k: [v.id for v in vs] for k, vs in plan.keys.items()},
-            "versions": [{"key": k, "id": v.id, "version": v.fact.version}
-                         for k, vs in plan.versions.items() for v in vs],
-            "sessions": {s: len(t) for s, t in plan.sessions.items()},
-            "turns": [{"session": s, "id": tv.id, "seq": tv.turn.seq} for s, tvs in plan.turns.items() for tv in tvs],
-            "metadata": [{"session": s, "id": tv.id, "seq": tv.turn.seq} for s, tvs in plan.meta.items() for tv in tvs],
-            "unreadable": {s: ids for s, ids in plan.unreadable.items()}, "unchecked": list(plan.unchecked),
-            "tombstones_renamed": list(plan.retomb), "queue_items": list(plan.queue_items),
-            "already_forgotten": ({"name": plan.already_forgotten[0], "time_ms": plan.already_forgotten[1]}
-                                  if plan.already_forgotten else None),
-            **plan.counts()}
 
 
 @click.command("forget")
@@ -287,7 +274,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
             if as_json:
                 emit_json({"dry_run": dry_run, "forgotten": False, "scrubbed": left, "text_rule_written": bool(ruled),
                            **({"text_rule_held": True} if ruled is None else {}),
-                           "temps_deleted": [p for p, _n in temps], **_plan_json(plan),
+                           "temps_deleted": [p for p, _n in temps], **plan_json(plan),
                            **({"keys_naming": _keys_naming(store, match), "sealed_not_searched": _sealed(store)}
                               if match is not None else {})})
             elif plan.already_forgotten:   # e.g. a forget killed mid-way, which this command's lock finished
@@ -324,7 +311,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
             if dry_run:
                 hits = _source_hits(store, match) if scrub_sources and match is not None else None
                 if as_json:
-                    emit_json({"dry_run": True, **_plan_json(plan), "later_turns": later_turns(store, plan),
+                    emit_json({"dry_run": True, **plan_json(plan), "later_turns": later_turns(store, plan),
                                **({"sources": [str(h.path) for h, _p in hits]} if hits is not None else {})})
                 elif hits is not None:
                     _say_would_scrub("and then", hits)
@@ -355,7 +342,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
         scrubbed_files = _scrub_sources(store, match, yes, quiet_stdout=as_json)
     if as_json:
         from objstore import revived_values
-        emit_json({"dry_run": False, "forgotten": True, **_plan_json(r.plan), "later_turns": r.later_turns,
+        emit_json({"dry_run": False, "forgotten": True, **plan_json(r.plan), "later_turns": r.later_turns,
                    "now_current": {k: {"version": v.fact.version, "id": v.id}
                                    for k, v in revived_values(store, r.plan).items()},
                    "tombstones": r.tombstones, "version_records": r.records,
@@ -382,7 +369,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     click.echo(f"forgot {plural(c['versions'], 'fact version')} and {plural(c['turns'], 'turn')}"
                + (f", took it out of {_meta_phrase(c['meta'])}" if c["meta"] else "")
                + (f", and {plural(c['unreferenced'], 'unreferenced object')}" if c["unreferenced"] else "") + ": "
-               f"{plural(len(r.tombstones), 'tombstone')} written, {len(r.rewritten)} "
+               f"{tombstones_written(r)}, {len(r.rewritten)} "
                f"{'history' if len(r.rewritten) == 1 else 'histories'} rewritten"
                + (f" ({plural(r.later_turns, 'later turn')} written again)" if r.later_turns else "")
                + f", {plural(r.objects_deleted, 'object')} deleted, search index purged")
@@ -492,7 +479,7 @@ def _forget_credentials(store, yes: bool, dry_run: bool, as_json: bool) -> None:
                    "index_clean": not r.index_problems, "scrubbed": r.scrubbed, "remotes_holding": remotes})
         return
     click.echo(f"redacted {plural(nv, 'fact version')} and {plural(nt, 'turn')}{_queue_part(nq)}: "
-               f"{plural(len(r.tombstones), 'tombstone')} written, {len(r.rewritten)} "
+               f"{tombstones_written(r)}, {len(r.rewritten)} "
                f"{'history' if len(r.rewritten) == 1 else 'histories'} rewritten, "
                f"{plural(r.objects_deleted, 'object')} deleted, search index purged")
     note_remotes_holding(remotes, "the old text")

@@ -543,8 +543,9 @@ def do_forget(state: ShellState, key: str) -> Reply:
     r = forget_key(state.store, key)
     dropped = list(r.queue_dropped) + queue_drop(state.store, key=key)
     scrubbed = purge_history(state.store, needles)
-    lines = [safe(f"forgot {key}: {plural(len(r.versions), 'version')}, {plural(len(r.tombstones), 'tombstone')} "
-                  f"written, {plural(r.objects_deleted, 'object')} deleted")]
+    from .._forgetsay import tombstones_written   # (counted as `mem forget` counts them)
+    lines = [safe(f"forgot {key}: {plural(len(r.versions), 'version')}, {tombstones_written(r)}, "
+                  f"{plural(r.objects_deleted, 'object')} deleted")]
     if dropped:
         lines.append(f"dropped {plural(len(dropped), 'queued proposal')} for it")
     if scrubbed:

@@ -89,3 +89,15 @@ def test_remember_into_a_full_stdout_says_the_output_was_lost_not_the_disk(mem, 
     assert p.returncode == 1
     assert "standard output could not be written" in p.stderr and "free some space" not in p.stderr, p.stderr
     assert mem("get", "project/odd/full").stdout.strip() == "v-full"
+
+
+def test_forget_counts_every_tombstone_it_writes(mem):
+    """F1: "2 tombstones written" where three tombstone refs were written (the
+    version's record was left out of the count)."""
+    import os
+    from pathlib import Path
+    mem("init")
+    mem("remember", "project/api/staging-host", "staging-7.internal")
+    r = mem("forget", "project/api/staging-host", "--yes")
+    refs = [p for p in (Path(os.environ["MEM_HOME"]) / "refs" / "tombstones").rglob("*") if p.is_file()]
+    assert f"{len(refs)} tombstones written" in r.stdout, (len(refs), r.stdout)
