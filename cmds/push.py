@@ -57,7 +57,9 @@ def command(name, repair, new_remote, as_json, store):
     add it again).  An empty folder never synced with is a new remote as
     before.
 
-    Exit status: 0 ok; 4 no such remote; 5 lost the race to other pushers
+    Exit status: 0 ok; 2 a first push into a folder that holds other
+    files (nothing written: a remote is made in an empty folder); 4 no
+    such remote; 5 lost the race to other pushers
     12 times; 6 a forget was stopped before it finished (run it again
     first: nothing is sent); 12 wrong sync key; 13 damaged remote data (with --repair:
     objects no pack and not this store holds), or a damaged remotes.json or

@@ -4,10 +4,12 @@ read with the waits and checks of ``docs/design.md`` "Remotes") and what a sync 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from objstore.core.errors import CorruptObject, IntegrityError, NotFound, RefConflict, RemoteUnavailable, WrongKey
+from objstore.core.errors import (CorruptObject, IntegrityError, InvalidInput, NotFound, RefConflict, RemoteUnavailable,
+                                  WrongKey)
 from objstore.core.store import Store
 from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
@@ -265,6 +267,7 @@ def connect(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None, *, cr
             refuse_emptied(store, spec, t)
         if not create:
             return Remote(t, None, None)
+        refuse_foreign_folder(t)
         if spec.encrypt:
             from objstore.vault import age  # deferred: imports cryptography
             desc = Descriptor(REMOTE_FORMAT, "age-x25519", age.recipient_of(rconfig.ensure_key(store)))
@@ -316,6 +319,33 @@ def refuse_emptied(store: Store, spec: RemoteSpec, t: Transport) -> None:
     raise RemoteUnavailable(f"{spec.name} was synced from here before but is empty now: {why}",
                             hint=f"nothing was changed; if it is a new remote on purpose: 'mem push {spec.name} "
                                  f"--new-remote' (or 'mem remote remove {spec.name}', then add it again)")
+
+
+#: the top-level names of a folder remote (a first push killed part way leaves some of them)
+REMOTE_NAMES = frozenset({DESCRIPTOR, MANIFEST, f"{MANIFEST}.lock", "packs", "hashkey", "digests"})
+
+
+def refuse_foreign_folder(t: Transport) -> None:
+    """A first push makes a remote in an empty folder (or one a first push
+    of ours left part way: only :data:`REMOTE_NAMES`), never in a folder
+    that holds other files (fresh41 F9: mem wrote its files among the
+    person's, then said "try again in a minute").  Dot files and a disk's
+    ``lost+found`` do not count; a bucket (a prefix of one) is not checked.
+    Raises InvalidInput (exit 2) naming a few of the other entries, with
+    nothing written."""
+    if not isinstance(t, FolderTransport):
+        return
+    try:
+        names = os.listdir(t.root)
+    except OSError:
+        return   # (what fails here fails again at the first write, named there)
+    other = sorted(n for n in names if n not in REMOTE_NAMES and not n.startswith(".") and n != "lost+found")
+    if other:
+        shown = ", ".join(other[:3]) + (f" and {len(other) - 3} more" if len(other) > 3 else "")
+        raise InvalidInput(f"the folder {t.where} holds files that are not a mem remote's ({shown}): "
+                           "a first push makes its remote in an empty folder; nothing was written",
+                           hint=f"push to an empty folder: mkdir {t.where}/mem, then 'mem remote remove' this "
+                                "remote and 'mem remote add' it with that path")
 
 
 def refuse_lost_descriptor(t: Transport) -> None:

@@ -101,3 +101,25 @@ def test_forget_counts_every_tombstone_it_writes(mem):
     r = mem("forget", "project/api/staging-host", "--yes")
     refs = [p for p in (Path(os.environ["MEM_HOME"]) / "refs" / "tombstones").rglob("*") if p.is_file()]
     assert f"{len(refs)} tombstones written" in r.stdout, (len(refs), r.stdout)
+
+
+def test_a_first_push_into_a_folder_of_other_files_writes_nothing(mem, tmp_path):
+    """F9: a push into a folder holding the person's files wrote mem's files among
+    them, then said "try again in a minute"."""
+    junk = tmp_path / "junk"
+    (junk / "packs").mkdir(parents=True)
+    (junk / "notes.txt").write_text("hello\n")
+    (junk / "packs" / "a").write_text("x\n")
+    mem("remember", "project/api/db", "Postgres 16")
+    mem("remote", "add", "j", str(junk))
+    for cmd in ("push", "backup"):
+        r = mem(cmd, "j", exit_code=2)
+        assert "holds files that are not a mem remote's (notes.txt)" in r.stderr and "try again" not in r.stderr
+    assert sorted(p.name for p in junk.rglob("*")) == ["a", "notes.txt", "packs"]   # nothing written
+    empty = tmp_path / "usb"
+    empty.mkdir()
+    (empty / ".DS_Store").write_text("")      # a dot file does not count
+    mem("remote", "add", "u", str(empty))
+    mem("push", "u")
+    assert (empty / "mem-remote").is_file()
+    mem("push", "u")                           # the remote's own files do not count either
