@@ -452,12 +452,13 @@ _PAST_FIRST = (r"^\W*(?:(?:up\s+)?until|till|before(?!\s+(?:i|we|you|they|he|she
                r"in\s+the\s+past|formerly|previously|(?:back\s+)?in\s+(?:(?:early|late|mid)[-\s]+)?(?:(?:19|20)\d\d|"
                r"jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|"
                r"september|october|november|december))\b.*\b(?:was|were|used|had)\b")
-#: a chat line quoted: "Bob: the db port is 5432" (a name, a colon, a clause; not a label such as "Note:", test41 T18)
+#: a chat line quoted: "Bob: the db port is 5432" (a name, a colon, a clause in lower case; not a label such as
+#: "Note:", test41 T18)
 _QUOTE = (r"^\W*(?!(?:note|notes|update|edit|correction|confirmed|answer|reminder|important|fyi|summary|context|actually|"
           r"yes|no|ok|okay|done|fixed|result|status|decision|conclusion|ps|nb|question|reason|problem|solution|fact|rule|"
           r"tip|warning|caution|hint|goal|plan|change|changes|outcome|lesson|today|current|currently|correct|right|"
-          rf"memory|remember|background|setup|user|me|final|info|todo|fix|details|again|also|so|now)\b){_NAME}\s*:\s+"
-          r"(?=.*\b(?:is|are|was|were)\b)")
+          rf"memory|remember|background|setup|user|me|final|info|todo|fix|details|again|also|so|now|example|caveat|"
+          rf"string|links?|source|sources|quote|hint|tldr|edit|aside)\b){_NAME}\s*:\s+(?-i:[a-z])(?=.*\b(?:is|are|was|were)\b)")
 _UNASSERTED = re.compile(
     _UNSURE + "|" + _IGNORE + "|" + _ASIDE_MORE + "|" + _HEARSAY + "|" + _PAST_FIRST + "|" + _QUOTE + r"|\b(?:maybe|perhaps|possibly|supposedly|reportedly|allegedly|rumou?red|draft)\b"
     r"|\bclaims?\s+(?:that\s+)?(?:the|our|it|this|a|an|we|you)\b"
@@ -580,7 +581,8 @@ def unasserted(value: str, cited: list[str]) -> str:
     "I think …", "probably …", a request to confirm a value, a unit that
     opens "Ignore this:"; test39b B15: hearsay with its place, "X - wait,
     no, Y", "we used X … until March", "…, but that's wrong"; test40 T14: hearsay by role or name, "I was told",
-    "Until March X was …", "X, which is wrong", "X was A, now it is B"); a quoted text a unit says to write, print or
+    "Until March X was …", "X, which is wrong", "X was A, now it is B"; test41 T18: "In 2023 X was …", "Bob: X",
+    "ChatGPT said X", "X, which is no longer true"; a source governs its own clause only, :func:`_own_clauses`); a quoted text a unit says to write, print or
     echo is not stated by it (:func:`_payload`).  A unit that follows
     a set-aside one and is about it ("…, but our config says Y", "… until
     yesterday; it is now Y") carries on its subject: its words less the
