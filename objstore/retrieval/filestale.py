@@ -108,7 +108,7 @@ def _marks(store: Store, text: str, keys: Sequence[str],
                 continue
             if len(mine & _words(f.key.replace("-", " ") + " " + f.body)) < 2:
                 continue   # (two words shared at least before the rule is asked: a file holds dozens of lines)
-            if not named - _GENERIC <= mine or named <= _GENERIC:
+            if not (named - _GENERIC or named) <= mine:   # ("version" may be left out, not be all the name)
                 continue   # the key names another thing of the kind: db/timeout is not "the api timeout" (test37b T18)
             # (the line's spelling of a key word as the key spells it: "Database port" for db-port, test40 T15)
             spelt, words = _spelt_as(line, name), _spelt_as(words, name)
@@ -224,7 +224,7 @@ def _contradicts(line: str, name: str, body: str) -> bool:
     against ``db-host`` "pg.internal", "CI runs on Node 18." against
     ``ci-node-version`` "Node 20"): the line is "<subject> is <value>"
     (:data:`_SLOT`), its subject holds every word of the name
-    (:data:`_GENERIC` ones aside), the fact is such a sentence about the
+    (:data:`_GENERIC` ones aside, unless the name has no other), the fact is such a sentence about the
     name too or a bare value (two words at most), the two values share no
     token (the name's words aside), neither value's tokens are the other's
     text's, and neither value's parts (letters or digits) hold the other's
@@ -232,11 +232,12 @@ def _contradicts(line: str, name: str, body: str) -> bool:
     reads them, tokens case-folded, punctuation at their ends aside."""
     m = _SLOT.match(line.strip())
     own = _words(name.replace("-", " ").replace("_", " ").replace("/", " "))
-    if not m or not own - _GENERIC or not own - _GENERIC <= _words(m.group(1)):
+    need = own - _GENERIC or own
+    if not m or not own or not need <= _words(m.group(1)):
         return False
     said = _tokens(m.group(2)) - own
     b = _SLOT.match(body.strip())
-    if b and own - _GENERIC <= _words(b.group(1)):
+    if b and need <= _words(b.group(1)):
         theirs = _tokens(b.group(2)) - own
     elif len(body.split()) <= 2:   # a bare value ("flake8", "ruff format"); a sentence is no value to compare
         theirs = _tokens(body) - own
