@@ -231,7 +231,8 @@ _WAS = re.compile(r"\b(?:used\s+to\s+be|formerly|previously)\b", re.I)
 _AGAINST = re.compile(r"\b(?:decided|chose|opted|voted)\s+against\s+(?:it|that|them)\b|\bruled\s+(?:it|that|them)\s+out\b"
                       r"|\brejected\s+(?:it|that|them)\b", re.I)
 #: a denial of what was just said: "that's wrong" (``core.takeback.DENIAL``), "which is wrong" (test40 T14)
-_DENIES = rf"(?:{DENIAL}|which\s+(?:is|was)\s+{DENIAL_WORDS})"
+_DENIES = (rf"(?:{DENIAL}|which\s+(?:is|was)\s+{DENIAL_WORDS}|(?:which|that|it|this)(?:['\u2019]s|\s+is|\s+was)\s+no\s+"
+           r"longer\s+(?:true|right|correct|accurate|valid|the\s+case))")   # ("…, which is no longer true", test41 T18)
 #: a turn clause saying the one before is wrong ("The old docs say X, but that's wrong": test39b B15; "X, which is
 #: wrong", test40 T14)
 _DENIED = re.compile(rf"^\W*(?:(?:but|and|yet|though)\s+)?{_DENIES}\s*(?:[.!,;:\u2014\u2013)-]|$)", re.I)
@@ -417,6 +418,9 @@ _ASIDE_MORE = (r"^\W*(?:ignore|disregard|forget|never\s*mind)\s+(?:this|that|the
 #: document's or a pronoun) or by role ("my colleague", "the team lead"); not a document ("The docs say …",
 #: "According to the runbook …" are the person pointing at a source, admitted)
 _SOURCE = (r"(?:someone|somebody|people|folks|they|others|everyone|everybody|he|she"
+           # a tool or a model as the source ("ChatGPT said …", "the AI thinks …"; test41 T18)
+           r"|chatgpt|gpt[-\s]?\d[\w.]*|copilot|claude|gemini|bard|llama|perplexity|google|stack\s?overflow"
+           r"|(?:the|an?|some)\s+(?:ai|llm|bot|chatbot|model|assistant)"
            r"|(?:my|our|the|a|an|some|one\s+of\s+(?:my|our|the))\s+(?:[\w-]+\s+){0,2}?(?:colleague|co-?worker|teammate|"
            r"manager|boss|lead|cto|ceo|vp|admin|sysadmin|dba|sre|devops|ops|vendor|client|customer|friend|contractor|intern|"
            r"consultant|architect|predecessor|team|engineer|developer|dev|person|support|reviewer|maintainer)s?)")
@@ -427,7 +431,10 @@ _NAME = (r"(?!(?:the|this|that|these|those|it|its|our|my|your|their|docs?|readme
          r"makefile|dockerfile|compose|helm|terraform|please|also|just|then|so|now)\b)(?-i:[A-Z][a-z]+)")
 #: what hearsay's source does: says, thinks, tells (test40 T14)
 _HEARS = (r"(?:said|says|told|tells|claims|claimed|thinks|thought|reckons|believes|believed|mentioned|mentions|suggested|"
-          r"suggests|wrote|writes|posted|insists|insisted|swears|swore|figures|guesses|guessed|assumes|assumed)")
+          r"suggests|wrote|writes|posted|insists|insisted|swears|swore|figures|guesses|guessed|assumes|assumed)"
+          # (not a confirmation of what the person said: "… - Bob said that's right", test41 T18)
+          r"(?!\s+(?:so|(?:that|it|this)(?:['\u2019]s|\s+is|\s+was)\s+(?:(?:all|exactly|quite)\s+)?(?:right|correct|true|"
+          r"accurate))\b)")
 #: (the same, said of many: "people say", "they think")
 _HEAR = r"(?:say|tell|claim|think|reckon|believe|suggest|write|insist|swear|figure|guess|assume)"
 #: where a source said it ("on Slack", "in the channel", "on the infra team")
@@ -437,18 +444,28 @@ _WHERE = r"(?:\s+(?:on|in|at|from|over)\s+(?:the\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?
 #: "I was told" (test40 T14)
 _HEARSAY = (rf"\b(?<!\bas\s)(?<!\blike\s)(?:{_SOURCE}(?:\s+else)?|{_NAME}){_WHERE}\s+{_HEARS}\b|\b{_SOURCE}(?:\s+else)?{_WHERE}\s+{_HEAR}\b"
             rf"|\b(?:according\s+to|as\s+per|per)\s+(?:{_SOURCE}|{_NAME}|him|her|them)\b"
-            r"|\b(?:i|we)\s*(?:was|were|am|are|have\s+been|['\u2019]ve\s+been|had\s+been|['\u2019]m)\s+told\b"
+            r"|\b(?:i|we)\s*(?:was|were|am|are|have\s+been|['\u2019]ve\s+been|had\s+been|['\u2019]m)\s+told\b(?!\s+to\b)"
             r"|\btold\s+(?:me|us)\b")
 #: a past value told with its time first: "Until March the db port was 5432", "Last year we used …" (test40 T14)
 _PAST_FIRST = (r"^\W*(?:(?:up\s+)?until|till|before(?!\s+(?:i|we|you|they|he|she|it)\b)|prior\s+to|"
                r"last\s+(?:week|month|year|quarter|sprint|time)|back\s+(?:then|in)|originally|initially|at\s+first|"
-               r"in\s+the\s+past|formerly|previously)\b.*\b(?:was|were|used|had)\b")
+               r"in\s+the\s+past|formerly|previously|(?:back\s+)?in\s+(?:(?:early|late|mid)[-\s]+)?(?:(?:19|20)\d\d|"
+               r"jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|"
+               r"september|october|november|december))\b.*\b(?:was|were|used|had)\b")
+#: a chat line quoted: "Bob: the db port is 5432" (a name, a colon, a clause in lower case; not a label such as
+#: "Note:", test41 T18)
+_QUOTE = (r"^\W*(?!(?:note|notes|update|edit|correction|confirmed|answer|reminder|important|fyi|summary|context|actually|"
+          r"yes|no|ok|okay|done|fixed|result|status|decision|conclusion|ps|nb|question|reason|problem|solution|fact|rule|"
+          r"tip|warning|caution|hint|goal|plan|change|changes|outcome|lesson|today|current|currently|correct|right|"
+          rf"memory|remember|background|setup|user|me|final|info|todo|fix|details|again|also|so|now|example|caveat|"
+          rf"string|links?|source|sources|quote|hint|tldr|edit|aside)\b){_NAME}\s*:\s+(?-i:[a-z])(?=.*\b(?:is|are|was|were)\b)")
 _UNASSERTED = re.compile(
-    _UNSURE + "|" + _IGNORE + "|" + _ASIDE_MORE + "|" + _HEARSAY + "|" + _PAST_FIRST + r"|\b(?:maybe|perhaps|possibly|supposedly|reportedly|allegedly|rumou?red|draft)\b"
+    _UNSURE + "|" + _IGNORE + "|" + _ASIDE_MORE + "|" + _HEARSAY + "|" + _PAST_FIRST + "|" + _QUOTE + r"|\b(?:maybe|perhaps|possibly|supposedly|reportedly|allegedly|rumou?red|draft)\b"
     r"|\bclaims?\s+(?:that\s+)?(?:the|our|it|this|a|an|we|you)\b"
     r"|^\W*(?:if|suppose|supposing|imagine|what\s+if)\b.*\b(?:were|would)\b"
     # a past value: "was X until …", "we used X for … until March" (test39b B15)
     r"|\b(?:was|were|used|had)\b.*\buntil\b|\bused\s+to\s+be\b|\b(?:our|my|their)\s+(?:old|former|previous)\b", re.I)
+_HEARSAY_RE = re.compile(_HEARSAY, re.I)
 #: a unit that sets aside the unit before it too ("I'm not decided yet", "I could not confirm it", "ignore it"), or
 #: says it is wrong ("The old docs say …, but that's wrong", test39b B15: ``core.takeback.DENIAL``)
 _UNSURE_BACK = re.compile(_UNSURE + "|" + _IGNORE + "|" + _DENIED.pattern, re.I)
@@ -504,6 +521,28 @@ def _sentences(text: str):
         prev = sentence
 
 
+#: where a clause after hearsay starts ("Dave said it's fine, and the db port is …"), where a parenthetical before it
+#: does ("The db port is 6543 (Bob thinks it is 5432 …)"), and a clause verb after the source's (test41 T18)
+_AND_CLAUSE = re.compile(r",\s+(?=and\s)", re.I)
+_CLAUSE_VERB = re.compile(r"\b(?:is|are|was|were)\b", re.I)
+
+
+def _own_clauses(unit: str) -> list[str]:
+    """``unit`` cut so that a hearsay verb governs its own clause only
+    (test41 T18): before ", and …" after the hearsay, and before a "("
+    that opens a hearsay with a clause of its own ("(Bob thinks it is
+    5432)"; "(per Alice)" names the unit's source and is not cut)."""
+    m = _HEARSAY_RE.search(unit)
+    if not m:
+        return [unit]
+    if (paren := unit.rfind("(", 0, m.start())) > 0 and _CLAUSE_VERB.search(unit, m.end()) \
+            and not _HEARSAY_RE.search(unit[:paren]):
+        return [unit[:paren], unit[paren:]]
+    if (cut := _AND_CLAUSE.search(unit, m.end())):
+        return [unit[:cut.start()], unit[cut.end():]]
+    return [unit]
+
+
 def _units(text: str) -> list[tuple[str, bool]]:
     """``(unit, set aside)`` of each statement unit of ``text`` (:data:`_UNIT`): set aside when it asks (a
     question that is not a request), guesses, supposes, reports hearsay, is to be ignored, or tells a
@@ -519,7 +558,7 @@ def _units(text: str) -> list[tuple[str, bool]]:
         elif taken:
             out.append((taken, True))
         since = start
-        for unit in _UNIT_TURN.split(sentence):
+        for unit in (c for u in _UNIT_TURN.split(sentence) for c in _own_clauses(u)):
             unit = unit.strip()
             if not unit:
                 continue
@@ -542,7 +581,8 @@ def unasserted(value: str, cited: list[str]) -> str:
     "I think …", "probably …", a request to confirm a value, a unit that
     opens "Ignore this:"; test39b B15: hearsay with its place, "X - wait,
     no, Y", "we used X … until March", "…, but that's wrong"; test40 T14: hearsay by role or name, "I was told",
-    "Until March X was …", "X, which is wrong", "X was A, now it is B"); a quoted text a unit says to write, print or
+    "Until March X was …", "X, which is wrong", "X was A, now it is B"; test41 T18: "In 2023 X was …", "Bob: X",
+    "ChatGPT said X", "X, which is no longer true"; a source governs its own clause only, :func:`_own_clauses`); a quoted text a unit says to write, print or
     echo is not stated by it (:func:`_payload`).  A unit that follows
     a set-aside one and is about it ("…, but our config says Y", "… until
     yesterday; it is now Y") carries on its subject: its words less the

@@ -12,8 +12,9 @@ that held the line (its history walked only for a line a fact would
 supersede), marks it ``(MAY BE OUT OF DATE: KEY, recorded later, holds
 another value)``; a line written after a fact (of any trust: a derived
 or an agent's fact too, test38 T3) that states another value of its
-subject marks the fact, a word value ("flake8") compared as
-:func:`_contradicts` reads it, and ``mem recall`` lists such a fact after
+subject marks the fact, a value that is no number ("flake8",
+"pg.internal", a URL) compared as :func:`_contradicts` reads it, both ways
+(test41 T21), and ``mem recall`` lists such a fact after
 the file (:func:`files_first`).  A line that does not restate a fact's
 value (:func:`_not_restated`: it names the fact's own value, another
 thing of the kind, or negates; test40 T15) is compared with neither way.
@@ -94,18 +95,25 @@ def _marks(store: Store, text: str, keys: Sequence[str],
             kinds = set(own.values())
             words = " ".join(w for w in line.split() if w.strip(".,;:()").lower() not in own)   # values are no subject
             mine = _words(words)
-            if not kinds & set(vals.values()):   # a word ("flake8" against "The linter is ruff."): a later line only
+            if not kinds & set(vals.values()):   # a word ("flake8" against "The linter is ruff."), a host, a URL
                 if f.key not in newer and _contradicts(line, name, f.body):
                     firsts = _first_seen(store, keys) if firsts is None else firsts
-                    if firsts.get(line.strip(), 0) > f.said_at:
+                    first = firsts.get(line.strip(), 0)
+                    if first > f.said_at:
                         newer[f.key] = line.strip()
+                    elif f.trust == "user_stated" and first < f.said_at:   # the person's later value (test41 T21)
+                        lines[i] = line + FILE_LINE_MARK.format(key=f.key)
+                        used.append(f.key)
+                        break
                 continue
             if len(mine & _words(f.key.replace("-", " ") + " " + f.body)) < 2:
                 continue   # (two words shared at least before the rule is asked: a file holds dozens of lines)
-            if not named <= mine:
+            if not (named - _GENERIC or named) <= mine:   # ("version" may be left out, not be all the name)
                 continue   # the key names another thing of the kind: db/timeout is not "the api timeout" (test37b T18)
             # (the line's spelling of a key word as the key spells it: "Database port" for db-port, test40 T15)
             spelt, words = _spelt_as(line, name), _spelt_as(words, name)
+            if "prod" not in named:   # an unqualified key is production's: "Prod DB port is 5432" is db-port's (test41 T14)
+                spelt, words = _PROD.sub("", spelt), _PROD.sub("", words)
             said = [Said(spelt, 0, "p", "turn", 1.0, role="user"), Said(fact_text(f.key, f.body), f.said_at, "p", "fact")]
             # and the other way: the fact read as "its name: its value", the line after it
             back = [Said(f"{name.replace('/', ' ')}: {f.body}", 0, "p", "turn", 1.0, role="user"),
@@ -127,6 +135,8 @@ def _marks(store: Store, text: str, keys: Sequence[str],
 
 #: a word (letters), lower-cased by :func:`_words`
 _WORD_RE = LazyPattern(r"[^\W\d_]{2,}")
+#: words of a key's name a line may leave out ("CI runs on Node 18." against ``ci-node-version``; test41 T21)
+_GENERIC = frozenset("version value number setting".split())
 #: words too common to tie a line to a fact
 _COMMON = frozenset("the is are was were to of on in at for and or we our use uses it this that project user".split())
 #: each spelling of a key word -> its group's first (``core.text.KEY_ABBREVIATIONS``: "Database port" is ``db-port``'s)
@@ -151,14 +161,18 @@ def _spelt_as(text: str, name: str) -> str:
 
 #: words that make a line's subject another thing of the fact's kind (a stage such as staging, a copy, a stand-in: "Staging
 #: DB port: 6543", "Test DB port: …" against ``db-port``), unless the fact's key or value says them (test40 T15);
-#: spelled as :func:`_words` gives them ("production" -> "prod")
-_OTHER_THING = frozenset("""test tests testing staging stage prod dev local ci qa uat preview sandbox demo e2e
+#: production is none: an unqualified key is production's ("Prod DB port is 5432" is db-port's, test41 T14)
+_OTHER_THING = frozenset("""test tests testing staging stage dev local ci qa uat preview sandbox demo e2e
 integration perf canary replica secondary standby backup old legacy previous former deprecated example sample default
 fallback mock fake dummy temporary temp laptop desktop docker compose container localhost vm""".split())
+#: production's words: not another thing of the kind, an unqualified key's own (test41 T14)
+_PROD = LazyPattern(r"\b(?:prod|production|live)\b\s*", 2)
 #: a line that states no value now: a question, a condition, a plan or a guess ("Maybe the DB port is 7000?", "If the
 #: DB port is 7000, restart the app.", "The DB port moves to 7000 next month."; test41 T31)
 _NOT_NOW = LazyPattern(r"\?|\b(?:if|unless|when|whenever|maybe|perhaps|might|could|will|would|going\s+to|next|"
                        r"tomorrow|soon|later|eventually|planned|planning|plan\s+to)\b", 2)
+#: a token that is a value (a host, a URL, a path): its words name no other thing ("https://old.example.com")
+_VALUE_LIKE = LazyPattern(r"\w[./:@]\w")
 #: a negation: the line says what its value is not, or not to use it ("Do not use DB port 6543.")
 _NEGATION = LazyPattern(r"\b(?:not|never|no|nor|avoid|don['\u2019]?t|doesn['\u2019]?t|isn['\u2019]?t|aren['\u2019]?t|"
                         r"won['\u2019]?t|shouldn['\u2019]?t|mustn['\u2019]?t|cannot|can['\u2019]?t)\b", 2)
@@ -191,37 +205,59 @@ def _not_restated(line: str, f: Fact, vals: dict[str, str], own: dict[str, str],
             if not re.search(old, low):
                 return True
             return False   # the fact's value said to be the old one: the line replaces it, negation or not
-    if (_words(line) & _OTHER_THING) - named - _words(f.key.replace("-", " ") + " " + f.body):
+    subject = " ".join(w for w in line.split() if not _VALUE_LIKE.search(w))   # not a URL's words ("old.example")
+    if (_words(subject) & _OTHER_THING) - named - _words(f.key.replace("-", " ") + " " + f.body):
         return True
     return bool(_NEGATION.search(line) or _NOT_NOW.search(line))
 
 
 #: a line or value that names its subject's value: "The linter is ruff.", "Linter: ruff", "We use pnpm now"
-_SLOT = LazyPattern(r"^\W*(.*?)\s*(?:\bis|\bare|:|=|\buses?|\bswitched\s+to|\bmoved\s+to)\s+(?:now\s+)?"
-                    r"([\w.+/@-]+(?:\s+[\w.+/@-]+){0,2}?)(?:\s+now)?\W*$", 2)   # (2: re.IGNORECASE)
+_SLOT = LazyPattern(r"^\W*(.*?)\s*(?:\bis|\bare|:|=|\buses?|\bruns?\s+on|\bswitched\s+to|\bmoved\s+to)\s+(?:now\s+)?"
+                    r"([\w.+/@:-]+(?:\s+[\w.+/@:-]+){0,2}?)(?:\s+now)?\W*$", 2)   # (2: re.IGNORECASE)
 
 
 def _contradicts(line: str, name: str, body: str) -> bool:
     """Whether the memory-file ``line`` names another value for the fact
     of key name ``name`` (scope aside) and value ``body`` whose value is a
-    word (test38 T3: "The linter is ruff." against ``linter`` "flake8"):
-    the line is "<subject> is <value>" (:data:`_SLOT`), its subject holds
-    every word of the name, the fact is such a sentence about the name too
-    or a bare value (two words at most), and neither value's words are the
-    other's text's.  Words compared as :func:`_words` reads them."""
+    word, a host, a URL or a version (test38 T3: "The linter is ruff."
+    against ``linter`` "flake8"; test41 T21: "The DB host is db.internal."
+    against ``db-host`` "pg.internal", "CI runs on Node 18." against
+    ``ci-node-version`` "Node 20"): the line is "<subject> is <value>"
+    (:data:`_SLOT`), its subject holds every word of the name
+    (:data:`_GENERIC` ones aside, unless the name has no other), the fact is such a sentence about the
+    name too or a bare value (two words at most), the two values share no
+    token (the name's words aside), neither value's tokens are the other's
+    text's, and neither value's parts (letters or digits) hold the other's
+    ("ruff" against "ruff-format").  Words compared as :func:`_words`
+    reads them, tokens case-folded, punctuation at their ends aside."""
     m = _SLOT.match(line.strip())
     own = _words(name.replace("-", " ").replace("_", " ").replace("/", " "))
-    if not m or not own or not own <= _words(m.group(1)):
+    need = own - _GENERIC or own
+    if not m or not own or not need <= _words(m.group(1)):
         return False
-    said = _words(m.group(2)) - own
+    said = _tokens(m.group(2)) - own
     b = _SLOT.match(body.strip())
-    if b and own <= _words(b.group(1)):
-        theirs = _words(b.group(2)) - own
+    if b and need <= _words(b.group(1)):
+        theirs = _tokens(b.group(2)) - own
     elif len(body.split()) <= 2:   # a bare value ("flake8", "ruff format"); a sentence is no value to compare
-        theirs = _words(body) - own
+        theirs = _tokens(body) - own
     else:
         return False
-    return bool(said) and bool(theirs) and not (theirs & _words(line) or said & _words(body))
+    if not said or not theirs or theirs & _tokens(line) or said & _tokens(body):
+        return False
+    mine, other = _PARTS.findall(" ".join(said)), _PARTS.findall(" ".join(theirs))
+    return not (set(mine) <= set(other) or set(other) <= set(mine))
+
+
+#: a value's parts: its runs of letters or digits ("db.internal" -> db, internal)
+_PARTS = LazyPattern(r"[^\W_]+")
+
+
+def _tokens(text: str) -> set[str]:
+    """The case-folded whitespace tokens of ``text``, punctuation at their
+    ends aside, each word spelt as :func:`_words` spells it."""
+    out = {t.strip(".,;:!?()[]{}'\"`").casefold() for t in text[:4000].split()}
+    return {_SPELLING.get(t, t) for t in out} - {""}
 
 
 def files_first(store: Store, hits: list) -> list:
