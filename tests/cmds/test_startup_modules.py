@@ -419,7 +419,7 @@ def test_a_search_runs_no_datetime_py_and_click_gets_it_back(filled):
 def test_a_recall_loads_the_projects_modules_through_their_bytecode_finder(filled):
     """A new ``mem recall``, once a first one wrote the bytecode, loads its
     ``objstore`` and ``cmds`` submodules through ``cmds._ownpyc`` (not
-    importlib's general path: ~55 k instructions a module less, session 42,
+    importlib's general path: ~67 k instructions a module less, session 42,
     rec42), and answers as the first process did."""
     code = PROBE.replace("'MODULES ' + ' '.join(sorted(sys.modules))",
                          "'MODULES ' + ' '.join(sorted(n for n, m in sys.modules.items() if n.startswith("
