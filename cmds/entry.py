@@ -347,6 +347,8 @@ def entry() -> None:
     pathlib_alone()   # the helper did not answer: this process opens the store
     datetime_from_c()
     json_without_re()
+    from . import _ownpyc   # here: a process the helper answers loads nothing more
+    _ownpyc.install()
     if argv == ["hook", "claude-code"]:
         from . import _hookclock, _hookrun
         _hookrun.OWN_PROCESS = True   # os._exit follows: the open index is left to it
@@ -369,5 +371,6 @@ def entry() -> None:
             del sys.modules["datetime"]
     if _JsonKeptPatterns in sys.meta_path:   # click imports re anyway
         sys.meta_path.remove(_JsonKeptPatterns)
+    _ownpyc.uninstall()
     from cmds.main import entry as cli_entry
     cli_entry()

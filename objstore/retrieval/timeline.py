@@ -162,11 +162,15 @@ from objstore.retrieval.subjects import (COPULAS, GENERIC, UPDATE_CUES, VERBS, S
 
 #: a token with a digit: 8080, 3.12, v2, 5433/tcp is two
 _DIGIT_RE = LazyPattern(r"(?<![\w.])[\w.+-]*\d[\w.+-]*(?<![.+-])")
+# The two patterns below open with the character they consume first, its "not after" test a two-character
+# look-behind behind it: the same matches as the look-behind first ("(?<![\w.~/:-])~?/…", "(?<![\w.])([A-Z]…"),
+# but re's search then skips to the next "/" or "~" (a capital) in C instead of trying the pattern at every
+# position (tests/retrieval/test_value_patterns.py; docs/benchmarks.md, "Session 42 (branch rec42)").
 #: an absolute path of two parts or more ("/srv/shop-new", "~/work/shop"), not a URL's or a relative one's tail;
 #: a file's ("/Users/u/app/index.html": the last part holds a dot) is a mention far more often than a setting
-_PATH_RE = LazyPattern(r"(?<![\w.~/:-])~?/[A-Za-z_][\w.-]*(?:/[\w.-]+)+/?")
+_PATH_RE = LazyPattern(r"(?:~(?<![\w.~/:-]~)/|/(?<![\w.~/:-]/))[A-Za-z_][\w.-]*(?:/[\w.-]+)+/?")
 #: a capitalised word (possibly with dots or internal capitals: Fly.io, RabbitMQ)
-_NAME_RE = LazyPattern(r"(?<![\w.])([A-Z][\w+-]*(?:\.[A-Za-z]\w*)*)")
+_NAME_RE = LazyPattern(r"([A-Z](?<![\w.][A-Z])[\w+-]*(?:\.[A-Za-z]\w*)*)")
 _SENTENCE_START_RE = LazyPattern(r"(?:\A|[.!?]\s+|\n\s*|[\"'(\[]\s*)\Z")
 
 
@@ -271,7 +275,7 @@ def lower_words_of(texts: Iterable[str]) -> set[str]:
     return out
 
 
-_LOWER_RE = LazyPattern(r"(?<![\w.])[a-z][\w.+-]*")
+_LOWER_RE = LazyPattern(r"[a-z](?<![\w.][a-z])[\w.+-]*")   # "(?<![\w.])[a-z][\w.+-]*", its first letter first (_PATH_RE)
 _WORD_RE = LazyPattern(r"\w+")
 
 

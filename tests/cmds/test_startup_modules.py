@@ -413,3 +413,23 @@ def test_a_search_runs_no_datetime_py_and_click_gets_it_back(filled):
     p = run("log", "project/startup/db")   # not a lean command: click's
     assert "DATETIME datetime datetime" in p.stderr.splitlines(), p.stderr
     assert "postgres 16 on port 5433" in p.stdout
+
+
+@pytest.mark.skipif(sys.flags.optimize or sys.pycache_prefix is not None, reason="the finder stands aside")
+def test_a_recall_loads_the_projects_modules_through_their_bytecode_finder(filled):
+    """A new ``mem recall``, once a first one wrote the bytecode, loads its
+    ``objstore`` and ``cmds`` submodules through ``cmds._ownpyc`` (not
+    importlib's general path: ~67 k instructions a module less, session 42,
+    rec42), and answers as the first process did."""
+    code = PROBE.replace("'MODULES ' + ' '.join(sorted(sys.modules))",
+                         "'MODULES ' + ' '.join(sorted(n for n, m in sys.modules.items() if n.startswith("
+                         "('objstore.', 'cmds.')) and type(getattr(m, '__loader__', None)).__name__ == '_Loader'))")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    args = ["recall", "--all-projects", "--json", "staging database port"]
+    runs = [subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=REPO, env=env,
+                           timeout=60) for _ in range(2)]
+    assert all(p.returncode == 0 for p in runs), runs[-1].stderr
+    assert runs[0].stdout == runs[1].stdout and json.loads(runs[1].stdout)["hits"], runs[1].stdout
+    own = next(ln for ln in runs[1].stderr.splitlines() if ln.startswith("MODULES ")).split()[1:]
+    assert {"objstore.retrieval.recall", "objstore.core.store", "objstore.index.searchindex", "cmds.lean"} <= set(own)
+    assert len(own) >= 60, own
