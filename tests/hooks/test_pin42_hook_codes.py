@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import uuid
 
-from tests.hooks._util import turns, vault_project, wait_store_processes_gone
+from tests.hooks._util import vault_project
+from tests.hooks.test_pin41_hook_pins import _users     # the user turns of one session, in order
 
 SECRETS = [("the PIN 4471 for the door lock, and PIN do cart\u00e3o: 5582", ("4471", "5582")),
            ("PIN 6613 works", ("6613",)), ('{"pin": "7714"}', ("7714",)), ("access code 8815", ("8815",)),
@@ -22,8 +23,7 @@ def test_pins_and_codes_are_withheld_and_board_pins_years_keywords_kept(tmp_path
         prompt(line, sid)
     for line in KEPT:
         prompt(line, sid)
-    wait_store_processes_gone(home)
-    got = [t[3] for t in sorted(turns(home)) if t[0] == sid and t[2] == "user"]
+    got = _users(home, sid)
     assert len(got) == len(SECRETS) + len(KEPT), got
     for (line, values), t in zip(SECRETS, got):
         assert "[REDACTED:" in t and not any(v in t for v in values), (line, t)
