@@ -26,7 +26,8 @@ T27 = [("access code 6472", "6472"), ("the access code is 6473", "6473"), ("ACCE
        ('{"access_code": "6475"}', "6475"), ("DOOR_CODE=6476", "6476"), ("door-code: 6477", "6477"),
        ("door code 6478 for the back entrance", "6478"), ("the card's security code 739", "739"),
        ("security code: 738", "738"), ("SECURITY_CODE=737", "737"), ('{"cvv": "736"}', "736"), ('"cvv":735', "735"),
-       ("<cvv>734</cvv>", "734"), ("Zugangscode 6479", "6479"), ("der T\u00fcrcode ist 6480", "6480")]
+       ("<cvv>734</cvv>", "734"), ("Zugangscode 6479", "6479"), ("der T\u00fcrcode ist 6480", "6480"),
+       ("<access_code>6481</access_code>", "6481"), ("<door_code>6482</door_code>", "6482")]
 
 #: kept as written: board pins, holders of pins, years and editions, the other senses of 'clave', ordinary numbers
 KEPT = ["pin 13 on the Arduino", "GPIO pin 4471", "4471 mm", "PIN 4471 on the header", "PIN 4471 of the connector",

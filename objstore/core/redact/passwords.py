@@ -26,7 +26,7 @@ from objstore.core.redact.passwordphrases import (PHRASE_COLON as _PHRASE_COLON,
                                                   TOKEN_VERB_TAIL, VERB_PHRASE_RULES, changed_token_ok,
                                                   with_old_and_new, COMBINATION_OWNERS as _COMBINATION_OWNERS,
                                                   keypad_code_ok)
-from objstore.core.redact.pinlabels import (PIN_ABROAD, PIN_ABROAD_STARTS, PIN_ASSIGN as _PIN_ASSIGN, PIN_ENDS, PIN_JOIN, PIN_KEYED, PIN_MORE, PIN_OWNER,
+from objstore.core.redact.pinlabels import (PIN_ABROAD, PIN_ABROAD_STARTS, PIN_ASSIGN as _PIN_ASSIGN, PIN_ENDS, PIN_IN_TAG, PIN_JOIN, PIN_KEYED, PIN_MORE, PIN_OWNER,
                                             PIN_SPACED, PIN_SUFFIX, PIN_TOKEN as _PIN_TOKEN, PIN_WORD, off_board, pin_token_ok)
 from objstore.core.redact.rule import Rule, make_rule
 from objstore.core.redact.scanners import QUALIFIER, scan_at, scan_plain
@@ -202,7 +202,7 @@ PASSWORD_RULES: list[Rule] = [
        + r"|(?<=passcode)[ \t]{1,4}(?=[0-9]{4,12}(?![0-9A-Za-z]))|" + PIN_MORE   # pin41: 'PIN \u2192 4471', 'PIN ist 4471'
        + r"|" + PIN_OWNER + r"(?:" + PIN_MORE + r"|" + _PHRASE_VERB + r"|[ \t]{0,4}:[ \t]{1,4}[\"'`]?|" + _PIN_BARE
        + r")"   # pin41b (test41 T3): 'PIN do cart\u00e3o: 4471'
-       + r")(?P<secret>" + PIN_SPACED + r"|(?<=>)[0-9]{4,12}(?=</)|" + _PIN_TOKEN + ")",   # test36 T3: 'use passcode 884213 for the door'
+       + r")(?P<secret>" + PIN_SPACED + "|" + PIN_IN_TAG + "|" + _PIN_TOKEN + ")",   # test36 T3: 'use passcode 884213 for the door'
        ci=True, priority=51, check=pin_token_ok, anchors=("pin", "puk", "passcode"),
        scan=with_old_and_new(off_board(_plain), pin_token_ok)),
     _r("password-phrase",
@@ -220,8 +220,8 @@ PASSWORD_RULES: list[Rule] = [
        "pin40: 'my door code is 4 4 7 1'",
        _CODE_WORD + r"s?(?![a-z0-9_])"     # red38 (test37b T4): 'the keypad code for the office 77341'
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r"|" + _PIN_BARE + r")|" + _PHRASE_VERB + r"|"
-       + _PHRASE_COLON + r"|" + _PIN_BARE + r"|" + _PIN_ASSIGN   # pin42: 'ACCESS_CODE=4471', '"door_code": "4471"'
-       + r")(?P<secret>" + PIN_SPACED + "|" + _PHRASE_TOKEN + ")",   # pin40: '4 4 7 1'
+       + _PHRASE_COLON + r"|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r"|" + PIN_KEYED   # pin42: 'ACCESS_CODE=4471', '<door_code>'
+       + r")(?P<secret>" + PIN_SPACED + "|" + PIN_IN_TAG + "|" + _PHRASE_TOKEN + ")",   # pin40: '4 4 7 1'
        ci=True, priority=51, check=keypad_code_ok, anchors=_CODE_ANCHORS),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the secret/token/api key is <token>', also with what it opens "

@@ -96,6 +96,8 @@ PIN_ENDS = (r"(?:[\"'`.,;!?)\]}]|[ \t]*(?:\r|\n|\\[rn]|$)|[ \t]{1,4}(?:" + _THEN
 #: "'pin' => '4471'", JSON-escaped '\\"pin\\": 4471') or an XML element ('<pin>4471</pin>'), its value 4-12 digits
 PIN_KEYED = (r"(?:\\{0,3}[\"'][ \t]{0,4}(?::|=>?)[ \t]{0,4}(?:\\{0,3}[\"'])?(?=" + DIGIT + r"{4,12}(?!" + DIGIT
              + r"|[A-Za-z_\-]))|>(?=[0-9]{4,12}</))")
+#: pin42: the value of such an XML element, 4-12 digits between its tags (a PIN's token would run on into '</pin>')
+PIN_IN_TAG = r"(?<=>)[0-9]{4,12}(?=</)"
 #: pin41 (test40 T5): a PIN's word of another language, with no 'PIN' in it: German Geheimzahl, Geheimnummer; Russian
 #: \u041f\u0418\u041d (and -\u043a\u043e\u0434); French 'code secret'; Spanish 'clave', 'n\u00famero secreto'; Portuguese 'c\u00f3digo secreto'; Italian
 #: 'codice segreto'; Turkish \u015fifre ('password', a card's PIN too: \u015fifrem, \u015fifresi); Arabic \u0627\u0644\u0631\u0642\u0645 \u0627\u0644\u0633\u0631\u064a ('the secret
