@@ -21,7 +21,7 @@ SPELLINGS = [
     ("4471#", "[REDACTED:named-secret]#"),
     ("*4471*", "*[REDACTED:named-secret]*"),
     ("pin=4471", "pin=[REDACTED:password-phrase]"),   # pin40: the text rule reads it first (test39b B9)
-    ('{"pin": "4471"}', '{"pin": "[REDACTED:named-secret]"}'),
+    ('{"pin": "4471"}', '{"pin": "[REDACTED:password-phrase]"}'),   # pin42: the text rule reads it first (test41 T19)
     ("it's 4471 now", "it's [REDACTED:named-secret] now"),
     ("4471 (new)", "[REDACTED:named-secret] (new)"),
     ("four four seven one", "[REDACTED:named-secret]"),

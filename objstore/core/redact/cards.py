@@ -21,7 +21,12 @@ _CARD_WORDS = ("card", "visa", "mastercard", "amex")
 _CARD = (r"(?:card|visa|mastercard|amex)(?![a-z0-9_])(?:[ \t]{1,4}(?:number|num|no\.?|#))?"
          r"(?:[ \t]{1,4}(?:is|was)|[ \t]{0,4}[:=#])?[ \t]{1,4}"
          r"(?P<secret>[0-9]{4}(?:[ \-]?[0-9]{2,7}){1,4}|[0-9]{13,19})(?![0-9a-z_\-])")
-_CVV = (r"(?:cvv2?|cvc2?)(?![a-z0-9_])(?:[ \t]{1,4}(?:code|is)|[ \t]{0,4}[:=#])?[ \t]{0,4}"
+#: pin42 (test41 T27): the words of a card's security code, as (word, anchor): CVV/CVC, and the name printed on the
+#: card's back and asked by shops ('the card's security code 447', 'SECURITY_CODE=447'; Amex's CID is 4 digits)
+CVV_WORDS = ((r"cvv2?", "cvv"), (r"cvc2?", "cvc"), (r"(?<![a-z0-9])security[ _\-]?code", "security"))
+#: pin42 (test41 T19): also as a key of JSON or XML ('{"cvv": "447"}', '"cvv":447', '<cvv>447</cvv>')
+_CVV = (r"(?:" + "|".join(w for w, _a in CVV_WORDS) + r")(?![a-z0-9_])(?:\\{0,3}[\"'])?"
+        r"(?:[ \t]{1,4}(?:code|is)|[ \t]{0,4}(?::|=>?|#|>))?[ \t]{0,4}(?:\\{0,3}[\"'])?"
         r"(?P<secret>[0-9]{3,4})(?![0-9])")
 _WIFI = (r"(?:wi-?fi|wlan|ssid)(?![a-z0-9_])[^\n\r.;]{0,60}?(?<![a-z0-9_])key(?:[ \t]{1,4}(?:is|was)|[ \t]{0,4}[:=])"
          r"[ \t]{1,4}[\"'`]?(?P<secret>[^\s\"'`]{0,127}[^\s\"'`.,;:!?)\]])(?=[.,;:!?)\]]*(?:[\s\"'`]|$))")
@@ -46,9 +51,9 @@ CARD_RULES: list[Rule] = [
               "red33b, test33 T15)",
               _CARD, ci=True, priority=50, check=card_number_ok, anchors=_CARD_WORDS, scan=scan_at(*_CARD_WORDS)),
     make_rule("payment-card",
-              "a card's security code after cvv/cvc ('cvv 123', 'CVC2: 1234'), which PCI DSS forbids storing "
+              "a card's security code after cvv/cvc ('cvv 123', 'CVC2: 1234'; pin42: 'security code 447', '{\"cvv\": \"447\"}'), which PCI DSS forbids storing "
               "https://www.pcisecuritystandards.org/ (red33b, test33 T15)",
-              _CVV, ci=True, priority=50, anchors=("cvv", "cvc"), scan=scan_at("cvv", "cvc")),
+              _CVV, ci=True, priority=50, anchors=tuple(a for _w, a in CVV_WORDS), scan=scan_at(*(a for _w, a in CVV_WORDS))),
     make_rule("password-phrase",
               "a Wi-Fi network's key ('the wifi key is X', 'the wifi is called Tulip and its key is X': 'key' after "
               "wifi|wlan|ssid within 60 characters of its line), shaped like a password (password_token_ok; red33b, "

@@ -236,7 +236,7 @@ HARDWARE_WORDS = frozenset((
 #: red17: what a keypad code opens ('the door code is 4471', 'my alarm code: 4471'); not 'exit', 'status', 'zip'
 PIN_CODE_OWNERS = ("door", "gate", "garage", "alarm", "safe", "lock", "lockbox", "keypad", "entry", "building",
                    "locker", "padlock", "combination", "combo", "atm", "sim", "voicemail", "unlock", "phone",
-                   "card", "bank", "vault")
+                   "card", "bank", "vault", "access")     # pin42 (test41 T27): 'access code 4471'
 
 
 def hardware_pin(word: str) -> bool:

@@ -26,7 +26,7 @@ from objstore.core.redact.passwordphrases import (PHRASE_COLON as _PHRASE_COLON,
                                                   TOKEN_VERB_TAIL, VERB_PHRASE_RULES, changed_token_ok,
                                                   with_old_and_new, COMBINATION_OWNERS as _COMBINATION_OWNERS,
                                                   keypad_code_ok)
-from objstore.core.redact.pinlabels import (PIN_ABROAD, PIN_ABROAD_STARTS, PIN_ASSIGN as _PIN_ASSIGN, PIN_JOIN, PIN_MORE, PIN_OWNER,
+from objstore.core.redact.pinlabels import (PIN_ABROAD, PIN_ABROAD_STARTS, PIN_ASSIGN as _PIN_ASSIGN, PIN_ENDS, PIN_IN_TAG, PIN_JOIN, PIN_KEYED, PIN_MORE, PIN_OWNER,
                                             PIN_SPACED, PIN_SUFFIX, PIN_TOKEN as _PIN_TOKEN, PIN_WORD, off_board, pin_token_ok)
 from objstore.core.redact.rule import Rule, make_rule
 from objstore.core.redact.scanners import QUALIFIER, scan_at, scan_plain
@@ -41,13 +41,15 @@ _RANDOM_RUN = (r"s?[ \t]{1,4}[\"'`]?(?=[a-z0-9]{0,255}?[0-9])(?=[a-z0-9]{0,255}?
 #: red17: the code of a keypad ('door code', 'alarm code': :data:`~.checks.PIN_CODE_OWNERS`), and its anchors
 #: (each phrase, not 'code': a literal that most transcript lines hold costs the matcher a Python step per
 #: occurrence, and every rule it gates a run)
-_CODE_WORD = r"(?:code(?:" + "|".join(f"(?<={escape(w)} code)" for w in PIN_CODE_OWNERS) + ")|combination(?:" + "|".join(
+_CODE_WORD = r"(?:code(?:" + "|".join(f"(?<={escape(w)}[ _-]code)" for w in PIN_CODE_OWNERS) + ")|combination(?:" + "|".join(
     f"(?<={w} combination)" for w in _COMBINATION_OWNERS) + "))"     # red33b (T15): 'the safe combination is 12-34-56'
-_CODE_ANCHORS = tuple(f"{w} code" for w in PIN_CODE_OWNERS) + tuple(f"{w} combination" for w in _COMBINATION_OWNERS)
+#: pin42 (test41 T19): also a key's spelling ('DOOR_CODE=4471', '{"access-code": "4471"}')
+_CODE_ANCHORS = tuple(f"{w}{sep}code" for w in PIN_CODE_OWNERS for sep in " _-") + tuple(f"{w} combination" for w in _COMBINATION_OWNERS)
 #: red17: a PIN right after its word with no verb ('my pin 4471', 'door code 4471'): 4-12 digits alone
 #: and where the clause ends ('pin 2024 release' is no PIN); red38 (test37b T4): after a comma ('my bank PIN, 4471'),
-#: and groups of 4-6 digits ('the door code 5520-1199-3377')
-_PIN_BARE = r"(?:[ \t]{0,4},)?[ \t]{1,4}(?=[0-9]{4,12}(?:-[0-9]{4,6}){0,3}(?:[\"'`.,;!?)\]}]|[ \t]*(?:\r|\n|\\[rn]|$)))"
+#: and groups of 4-6 digits ('the door code 5520-1199-3377'); pin42 (test41 T19): or a word going on about the PIN
+#: follows (pinlabels.PIN_ENDS: 'PIN 4471 for the door lock', 'PIN 4471 works')
+_PIN_BARE = r"(?:[ \t]{0,4},)?[ \t]{1,4}(?=[0-9]{4,12}(?:-[0-9]{4,6}){0,3}" + PIN_ENDS + ")"
 # a dash label ('Password - X', 'password \u2013 X': red10) and what follows it: blanks, or the end of
 # its line and the next line's indentation ('Password -' LF 'X', scan12); the labels: password, passwd,
 # passwort, passphrase, pwd, secret (each alternative starts with its literal: _DASH_LABELS)
@@ -195,12 +197,12 @@ PASSWORD_RULES: list[Rule] = [
        "'pinkoden \u00e4r 4471'; (T4) not a measure ('the pin is 4471 mm long': pinlabels.measured)",
        r"(?:" + PIN_WORD + PIN_SUFFIX + r"|passcode(?<![A-Za-z0-9_\-\]]passcode))"
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r")|" + _PHRASE_VERB + r"|"
-       + r"[ \t]{0,4}:[ \t]{1,4}[\"'`]?|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r"|" + PIN_JOIN   # pin40: 'PIN=4471', 'PIN\u662f4471'
+       + r"[ \t]{0,4}:[ \t]{1,4}[\"'`]?|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r"|" + PIN_JOIN + r"|" + PIN_KEYED   # pin40: 'PIN=4471', 'PIN\u662f4471'   # pin42: '"pin": "4471"', '<pin>4471</pin>'
        # (':' alone, not PHRASE_COLON's ' = ': mend24's 'pin = 448812' is a board's)
        + r"|(?<=passcode)[ \t]{1,4}(?=[0-9]{4,12}(?![0-9A-Za-z]))|" + PIN_MORE   # pin41: 'PIN \u2192 4471', 'PIN ist 4471'
        + r"|" + PIN_OWNER + r"(?:" + PIN_MORE + r"|" + _PHRASE_VERB + r"|[ \t]{0,4}:[ \t]{1,4}[\"'`]?|" + _PIN_BARE
        + r")"   # pin41b (test41 T3): 'PIN do cart\u00e3o: 4471'
-       + r")(?P<secret>" + PIN_SPACED + "|" + _PIN_TOKEN + ")",   # test36 T3: 'use passcode 884213 for the door'
+       + r")(?P<secret>" + PIN_SPACED + "|" + PIN_IN_TAG + "|" + _PIN_TOKEN + ")",   # test36 T3: 'use passcode 884213 for the door'
        ci=True, priority=51, check=pin_token_ok, anchors=("pin", "puk", "passcode"),
        scan=with_old_and_new(off_board(_plain), pin_token_ok)),
     _r("password-phrase",
@@ -218,7 +220,8 @@ PASSWORD_RULES: list[Rule] = [
        "pin40: 'my door code is 4 4 7 1'",
        _CODE_WORD + r"s?(?![a-z0-9_])"     # red38 (test37b T4): 'the keypad code for the office 77341'
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r"|" + _PIN_BARE + r")|" + _PHRASE_VERB + r"|"
-       + _PHRASE_COLON + r"|" + _PIN_BARE + r")(?P<secret>" + PIN_SPACED + "|" + _PHRASE_TOKEN + ")",   # pin40: '4 4 7 1'
+       + _PHRASE_COLON + r"|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r"|" + PIN_KEYED   # pin42: 'ACCESS_CODE=4471', '<door_code>'
+       + r")(?P<secret>" + PIN_SPACED + "|" + PIN_IN_TAG + "|" + _PHRASE_TOKEN + ")",   # pin40: '4 4 7 1'
        ci=True, priority=51, check=keypad_code_ok, anchors=_CODE_ANCHORS),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the secret/token/api key is <token>', also with what it opens "

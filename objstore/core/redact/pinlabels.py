@@ -81,13 +81,32 @@ PIN_MORE = (r"(?:[ \t]{0,4}(?:\u2192|\u21d2|=>|->)[ \t]{0,4}[\"'`]?|[ \t]{1,4}[\
             r"|[ \t]{0,4}[(\[][ \t]{0,4}[\"'`]?|[ \t]{1,4}[\"'`]|[ \t]{0,4}[=:\uff1a\uff1d][ \t]{0,4}[\"'`]|['\u2019]s[ \t]{1,4}|[ \t]{1,4}(?:" + _COPULA + r")[ \t]{1,4}[\"'`]?"
             r"|[ \t]{1,4}(?:" + _MINE + r")(?:[ \t]{1,4}(?:" + _COPULA + r"))?[ \t]{0,4}:?[ \t]{1,4})(?="
             + DIGIT + ")")
+#: pin42 (test41 T19): the words after a PIN's digits that go on about the PIN, so the digits are its value, as (kind,
+#: words): a preposition saying what it opens ('PIN 4471 for the door lock', 'enter PIN 4471 on the keypad'), a verb,
+#: an adverb or a conjunction ('PIN 4471 works', 'PIN 4471 is for the front door', 'PIN 4471 please'); a noun is none
+#: ('PIN 2024 release notes'), and a board's word in the clause still keeps the digits (:func:`on_board`: 'PIN 4471
+#: on the GPIO header')
+PIN_THEN = (("preposition", "for|on|to|at|in|into|from|with|of|via|inside"),
+            ("verb", "is|was|works|worked|opens|opened|unlocks|unlocked|should|will|would|does|did|doesn't|didn't|"
+                     "isn't|wasn't|won't|please|again|too|also|now|still|and|or|but|then"))
+_THEN = "|".join(w for _kind, words in PIN_THEN for w in words.split("|"))
+#: pin42: a PIN's digits with no verb before them end their clause, or (:data:`PIN_THEN`) a word going on about them follows
+PIN_ENDS = (r"(?:[\"'`.,;!?)\]}]|[ \t]*(?:\r|\n|\\[rn]|$)|[ \t]{1,4}(?:" + _THEN + r")(?![a-z0-9_]))")
+#: pin42 (test41 T19): a PIN's word as a key of JSON, a Python dict or a PHP array ('{"pin": "4471"}', '"pin":4471',
+#: "'pin' => '4471'", JSON-escaped '\\"pin\\": 4471') or an XML element ('<pin>4471</pin>'), its value 4-12 digits
+PIN_KEYED = (r"(?:\\{0,3}[\"'][ \t]{0,4}(?::|=>?)[ \t]{0,4}(?:\\{0,3}[\"'])?(?=" + DIGIT + r"{4,12}(?!" + DIGIT
+             + r"|[A-Za-z_\-]))|>(?=[0-9]{4,12}</))")
+#: pin42: the value of such an XML element, 4-12 digits between its tags (a PIN's token would run on into '</pin>')
+PIN_IN_TAG = r"(?<=>)[0-9]{4,12}(?=</)"
 #: pin41 (test40 T5): a PIN's word of another language, with no 'PIN' in it: German Geheimzahl, Geheimnummer; Russian
 #: \u041f\u0418\u041d (and -\u043a\u043e\u0434); French 'code secret'; Spanish 'clave', 'n\u00famero secreto'; Portuguese 'c\u00f3digo secreto'; Italian
 #: 'codice segreto'; Turkish \u015fifre ('password', a card's PIN too: \u015fifrem, \u015fifresi); Arabic \u0627\u0644\u0631\u0642\u0645 \u0627\u0644\u0633\u0631\u064a ('the secret
 #: number'); Hindi \u092a\u093f\u0928 ('PIN'); as (language, words); lowercased
 #: pin41b (test41 T3): Russian 'the card's code' and the other keypads' ('\u043a\u043e\u0434 \u043a\u0430\u0440\u0442\u044b 4471', '\u043a\u043e\u0434 \u0434\u043e\u043c\u043e\u0444\u043e\u043d\u0430':
 #: the intercom's; :data:`~.checks.PIN_CODE_OWNERS` in English), not a bare '\u043a\u043e\u0434' ('\u043a\u043e\u0434 \u043e\u0448\u0438\u0431\u043a\u0438 4471', an error's)
-PIN_WORDS_ABROAD = (("de", ("geheimzahl", "geheimnummer")), ("fr", ("code secret",)),
+#: pin42 (test41 T27): German keypads' codes ('Zugangscode 4471', 'T\u00fcrcode ist 4471'; 'Fehlercode 4471' is an error's)
+PIN_WORDS_ABROAD = (("de", ("geheimzahl", "geheimnummer", "zugangscode", "t\u00fcrcode", "tuercode", "torcode", "alarmcode",
+                            "tresorcode")), ("fr", ("code secret",)),
                     ("ru", ("\u043f\u0438\u043d", "\u043a\u043e\u0434 \u043a\u0430\u0440\u0442\u044b", "\u043a\u043e\u0434 \u043a\u0430\u0440\u0442\u043e\u0447\u043a\u0438", "\u043a\u043e\u0434 \u043e\u0442 \u043a\u0430\u0440\u0442\u044b",
                             "\u043a\u043e\u0434 \u0434\u0432\u0435\u0440\u0438", "\u043a\u043e\u0434 \u0434\u043e\u043c\u043e\u0444\u043e\u043d\u0430", "\u043a\u043e\u0434 \u0441\u0435\u0439\u0444\u0430", "\u043a\u043e\u0434 \u0441\u0438\u0433\u043d\u0430\u043b\u0438\u0437\u0430\u0446\u0438\u0438")),
                     ("es", ("clave", "n\u00famero secreto", "numero secreto")), ("pt", ("c\u00f3digo secreto", "codigo secreto")),
@@ -107,7 +126,15 @@ PIN_OWNER = (r"[ \t]{1,4}(?:(?:" + "|".join(sorted({p for _lang, ps in PIN_OF fo
              + "|".join(n for _lang, ns in PIN_OF_NOUNS for n in ns.split("|")) + r")(?!(?u:\w)))")
 #: pin41: such a word (not inside a longer word of its script: Turkish '\u015fifrem' is one, '\u015fifreleme', 'encryption', is
 #: not), then ':' or '=', a copula, a dash between blanks or blanks alone before the PIN's 4-12 digits
-PIN_ABROAD = (r"(?<!(?u:[\w\-]))(?:" + "|".join(PIN_ABROAD_STARTS) + r")(?:-?\u043a\u043e\u0434|m|si|niz|in)?(?!(?u:\w))(?:" + PIN_OWNER + ")?(?:"
+#: pin42 (test41 T27): the words around a PIN's word of :data:`PIN_WORDS_ABROAD` that give it its other sense, as
+#: (language, words before, words after): Spanish 'palabra clave' ('keyword'), 'clave de b\u00fasqueda' ('search key'),
+#: 'la clave del \u00e9xito' ('the key to success'), a database's 'clave primaria'/'for\u00e1nea'/'p\u00fablica'
+PIN_WORD_NOT = (("es", "palabra|palabras", "de b\u00fasqueda|de busqueda|del \u00e9xito|del exito|primaria|for\u00e1nea|foranea"
+                 "|p\u00fablica|publica"),)
+_NOT_BEFORE = "".join(f"(?<!{w} )" for _lang, ws, _a in PIN_WORD_NOT for w in ws.split("|"))
+_NOT_AFTER = r"(?![ \t]{1,4}(?:" + "|".join(a for _lang, _b, a in PIN_WORD_NOT) + r")(?!(?u:\w)))"
+PIN_ABROAD = (r"(?<!(?u:[\w\-]))" + _NOT_BEFORE + "(?:" + "|".join(PIN_ABROAD_STARTS) + r")(?:-?\u043a\u043e\u0434|m|si|niz|in)?(?!(?u:\w))"
+              + _NOT_AFTER + "(?:" + PIN_OWNER + ")?(?:"
               + PIN_MORE + r"|[ \t]{0,4}[:=\uff1a\uff1d][ \t]{0,4}|[ \t]{1,4}(?=" + DIGIT + "{4,12}(?!" + DIGIT
               + r"|[A-Za-z_\-])))")
 
@@ -151,7 +178,8 @@ def on_board(low: str, s: int, e: int, lo: int, hi: int) -> bool:
     line``, ``pin header``) stands in its clause (up to :data:`BOARD_SPAN` characters each side, to a clause's end: ``.``, ``,``, ``;``,
     a line break, ``and``, ``but`` ...), or a Chinese or Japanese word for a chip's pin (:data:`BOARD_CJK`: ``\u5f15\u811a``)
     does; not when the word right before ``pin`` says whose PIN it is (``SIM PIN``, ``card pin``). ``GPIO PIN=4471
-    drives the relay``, ``PIN:2048 on the FPGA header``, ``\u5f15\u811aPIN\u662f4471``: True; ``set PIN=1024 in the config``,
+    drives the relay``, ``PIN:2048 on the FPGA header``, ``\u5f15\u811aPIN\u662f4471``, (pin42) a holder of pins
+    (:data:`_PIN_HOLDERS`) right after the digits' ``on``/``of``/``at`` (``PIN 4471 on the header``): True; ``set PIN=1024 in the config``,
     ``my PIN is 4471 and the LED blinks``: False."""
     a, b = max(lo, s - BOARD_SPAN), min(hi, e + BOARD_SPAN)
     for m in _CLAUSE_END.finditer(low, a, s):
@@ -165,7 +193,13 @@ def on_board(low: str, s: int, e: int, lo: int, hi: int) -> bool:
     if "pin" in words and (i := len(words) - 1 - words[::-1].index("pin")) > 0 \
             and (words[i - 1] in PIN_CODE_OWNERS or words[i - 1] in PIN_OWNERS):
         return False
-    words += _RUN.findall(after)
+    aw = _RUN.findall(after)
+    held = aw[1:3] if aw[:1] in (["on"], ["of"], ["at"]) else []     # pin42 (test41 T19): 'PIN 4471 on the header'
+    if held[:1] in (["the"], ["a"], ["its"], ["this"]):
+        held = held[1:]
+    if held and held[0] in _PIN_HOLDERS:
+        return True
+    words += aw
     return any(w in BOARD_WORDS or (w not in HARDWARE_WORDS and hardware_pin(w))
                or (w in _BOTH_WAYS and nxt in ("line", "lines")) or (w in ("pin", "pins") and nxt in _PIN_HOLDERS)
                for w, nxt in zip(words, words[1:] + [""]))
@@ -173,8 +207,14 @@ def on_board(low: str, s: int, e: int, lo: int, hi: int) -> bool:
 
 #: pin41b (test41 T4): a unit after a number says it is a measure ('the pin is 4471 mm long', '2540 um', '3300 mV',
 #: '85 \u00b0C', '40 %'), not a PIN; 'in' and 'm' are not read as units ('my PIN is 4471 in the app')
+#: pin42 (test41 T4): the nouns after a number that make it a year, an edition or a count, as (language, nouns):
+#: 'the pin: 2024 edition', '\u041f\u0418\u041d 2024 \u0433\u043e\u0434\u0430 \u0432\u044b\u043f\u0443\u0441\u043a\u0430' (of the 2024 release), read as :data:`_UNIT`'s
+PIN_NOT_AFTER = (("en", "edition|editions|release|releases|model|version|year|years|times"),
+                 ("ru", "\u0433\u043e\u0434\u0430|\u0433\u043e\u0434\u0443|\u0433\u043e\u0434|\u0433\u043e\u0434\u043e\u0432"),
+                 ("es", "a\u00f1o|a\u00f1os"), ("de", "jahr|jahre|ausgabe"))
+_YEARS = "(?:" + "|".join(w for _lang, ws in PIN_NOT_AFTER for w in ws.split("|")) + ")"
 _UNIT = Lazy(r"[ \t]{0,2}(?:[mcn\u00b5\u03bcu]m|mils?|inch(?:es)?|[mk\u00b5u]?[va]|k?ohms?|k?\u03c9|\u2126|\u00b0[cfk]?|[\u2103%]|[kmg]?hz"
-             r"|[pnu\u00b5]f|[mk]?w|px|[mun]s)(?![a-z0-9_\u00b5\u03bc])", FLAGS)
+             r"|[pnu\u00b5]f|[mk]?w|px|[mun]s|[ \t]" + _YEARS + r")(?![a-z0-9_\u00b5\u03bc\u0430-\u044f])", FLAGS)
 
 
 def measured(low: str, s: int, e: int, hi: int) -> bool:
