@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 
 from objstore.core.codec import decode
-from objstore.core.errors import CorruptObject, IntegrityError, NotFound, UnsupportedVersion
+from objstore.core.errors import CorruptObject, IntegrityError, NotFound, SetBack, UnsupportedVersion
 
 
 def descends(objs: dict, oid: str, ancestor: str | None) -> bool:
@@ -169,7 +169,7 @@ def version_of(objs: dict, oid: str) -> int | str:
 
 
 def refuse_set_back(store, ref: str, old: str, new: str | None = None) -> None:
-    """``Store.refuse_set_back`` (its doc): raise IntegrityError (exit 13)
+    """``Store.refuse_set_back`` (its doc): raise SetBack (exit 13)
     when ``ref`` at ``old`` is set back, or its reflog ends in a cut line
     naming another id, unless ``new`` sets it forward.  One reflog tail
     read (:func:`last_move`); objects are decoded only on a mismatch."""
@@ -183,7 +183,7 @@ def refuse_set_back(store, ref: str, old: str, new: str | None = None) -> None:
     if newer is not None and newer != old and newer.strip("0") and descends(objs, newer, old):
         if newer == new or (new is not None and descends(objs, new, newer)):
             return
-        raise IntegrityError(
+        raise SetBack(
             f"ref {ref} was set back to v{version_of(objs, old)} ({old[:12]}), older than "
             f"v{version_of(objs, newer)} ({newer[:12]}) its reflog's last move set it to (a file-level "
             "restore or a synced folder's older copy?): nothing was written (a change made on the old "
