@@ -42,11 +42,12 @@ def context(store, project, budget: int | None, session_id, source: str, prompt,
             echo(text, nl=False)
         return 0
     block = render_context(store, project_aliases(cwd, override=override, store_root=store.root), budget=budget)
-    warn_set_back(store, [k for k, _i in block.facts])   # (test39b B6)
-    if as_json:
+    back = warn_set_back(store, [k for k, _i in block.facts])   # (test39b B6)
+    if as_json:   # (each fact's set_back field: test41 T6)
         emit_json({"text": block.text, "project": block.project, "tokens": block.tokens, "budget": block.budget,
                    "omitted": block.omitted, "stale_moving": block.stale_moving,
-                   "facts": [{"key": k, "id": i} for k, i in block.facts]})
+                   "facts": [{"key": k, "id": i, **({"set_back": back[k]} if k in back else {})}
+                             for k, i in block.facts]})
     elif block.text:
         echo(block.text, nl=False)
     else:   # say where it looked, as recall does (test25 T13: the README's tour printed nothing at all)
