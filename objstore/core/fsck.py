@@ -20,7 +20,7 @@ from objstore.core.reflog import FILE_LINE_SHAPE, ReflogEntry, line_numbers
 from objstore.core.refs import has_legacy_at, not_utf8, validate_key
 from objstore.core.refsfolders import folder_problem
 from objstore.core.sealstate import plain_and_sealed
-from objstore.core.setback import ReadOnDemand, descends, set_back_to   # (re-exported: repair, doctor)
+from objstore.core.setback import ReadOnDemand, descends, packed_last_moves, set_back_to   # (re-exported: repair, doctor)
 from objstore.core.pullstop import pending_refs, unfinished as unfinished_pulls
 from objstore.core.spool import spooled_sources
 from objstore.core.storepath import scratch_damage
@@ -183,6 +183,7 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
     rep.problems += [scratch_problem(name, what) for name, what in scratch_damage(store.root)]   # fix40b's leftover
     if audit_note := audit_damage_note(store.reflog.root):   # garbage lines in logs/audit (fresh40 F10)
         rep.warnings.append(audit_note)
+    packed = packed_last_moves(store) if by_ns.get("sessions") else {}   # (sessions' last moves, one read)
     for ns, refs in by_ns.items():
         cls = _EXPECT[ns]
         for name, oid in refs:
@@ -213,7 +214,7 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
                 rep.warnings.append(cut)
             log = fact_reflog(store, name) if ns in ROLLBACK_CHECKED else None   # read once, for three checks
             newer = rolled_back(store, name, oid, objs, log) if ns in ROLLBACK_CHECKED else \
-                set_back_to(store, name, oid, objs) if ns == "sessions" else None   # (its last move only: test41 T33)
+                set_back_to(store, name, oid, objs, packed) if ns == "sessions" else None   # (last move: test41 T33)
             if newer is not None:
                 rep.problems.append(set_back_said(name, oid, newer))
             elif ns in ROLLBACK_CHECKED and (move := unlogged(store, name, oid, objs, log)):
@@ -611,8 +612,9 @@ def set_back_refs(store: Store, refs: list[tuple[str, str]]) -> list[str]:
     ahead of its log)."""
     objs = ReadOnDemand(store)
     out = []
+    packed = packed_last_moves(store) if any(n.startswith("sessions/") for n, _o in refs) else {}
     for name, oid in refs:
-        newer = set_back_to(store, name, oid, objs) if name.startswith("sessions/") else \
+        newer = set_back_to(store, name, oid, objs, packed) if name.startswith("sessions/") else \
             rolled_back(store, name, oid, objs)
         if newer is not None:
             out.append(set_back_said(name, oid, newer))

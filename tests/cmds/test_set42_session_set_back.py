@@ -2,9 +2,10 @@
 the ref file; test41 T33): fsck said "ok", the repair "nothing to repair",
 ``mem show`` lost the later turns, and the next captured turn forked past
 them, so they left the session for good.  Now fsck and doctor name it,
-``mem fsck --repair`` sets it forward, and the prompt hook (failing open)
+``mem fsck --repair`` sets it forward, and the turn writer (failing open)
 goes on from the reflog's last move and says so in ``logs/hooks.log``.
-Real ``mem hook claude-code`` and ``mem`` processes on a real store."""
+Real ``mem import claude-code`` (the hooks' turn writer) and ``mem``
+processes on a real store."""
 
 from __future__ import annotations
 
@@ -12,14 +13,21 @@ import json
 import shutil
 
 SID = "dddddddd-0000-4000-8000-00000000423b"
-HOOK_ENV = {"MEM_NO_HELPER": "1", "MEM_HOOK_FORK": "0"}
+PERSON = {"MEM_AGENT": "0", "CLAUDECODE": ""}
 
 
-def _prompt(mem, tmp_path, words: str) -> None:
-    (tmp_path / "acme").mkdir(exist_ok=True)
-    mem("hook", "claude-code", input=json.dumps({
-        "hook_event_name": "UserPromptSubmit", "session_id": SID, "transcript_path": None,
-        "cwd": str(tmp_path / "acme"), "prompt": words}), env=HOOK_ENV)
+def _say(mem, tmp_path, words: str) -> None:
+    """One more user turn in the session's Claude Code transcript, then
+    ``mem import claude-code`` of it: the turn writer the hooks use, with
+    no hook budget to run out under a loaded machine."""
+    d = tmp_path / "claude" / "-tmp-acme"
+    d.mkdir(parents=True, exist_ok=True)
+    n = len((d / f"{SID}.jsonl").read_text().splitlines()) if (d / f"{SID}.jsonl").exists() else 0
+    with open(d / f"{SID}.jsonl", "a", encoding="utf-8") as f:
+        f.write(json.dumps({"type": "user", "sessionId": SID, "uuid": f"u-{n}", "cwd": "/tmp/acme",
+                            "timestamp": "2026-12-07T09:00:%02d.000Z" % n,
+                            "message": {"role": "user", "content": words}}) + "\n")
+    mem("import", "claude-code", str(d), env=PERSON)
 
 
 def _texts(mem) -> list[str]:
@@ -28,10 +36,10 @@ def _texts(mem) -> list[str]:
 
 def test_a_set_back_session_ref_is_named_repaired_and_never_forked(mem, store_path, tmp_path):
     ref = store_path / "refs" / "sessions" / SID
-    _prompt(mem, tmp_path, "first real question about alpha")
+    _say(mem, tmp_path, "first real question about alpha")
     shutil.copy(ref, tmp_path / "old-ref")
-    _prompt(mem, tmp_path, "second question about bravo")
-    _prompt(mem, tmp_path, "third question about charlie")
+    _say(mem, tmp_path, "second question about bravo")
+    _say(mem, tmp_path, "third question about charlie")
     words = ["alpha", "bravo", "charlie"]
     assert [w for w in words if any(w in t for t in _texts(mem))] == words
 
@@ -45,7 +53,7 @@ def test_a_set_back_session_ref_is_named_repaired_and_never_forked(mem, store_pa
     assert "ok:" in mem("fsck").stdout
 
     shutil.copy(tmp_path / "old-ref", ref)                          # set back again; then the next capture
-    _prompt(mem, tmp_path, "fourth question about delta")
+    _say(mem, tmp_path, "fourth question about delta")
     texts = _texts(mem)
     words.append("delta")
     assert [w for w in words if any(w in t for t in texts)] == words, texts   # no fork: nothing dropped
