@@ -415,7 +415,9 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
         ``open_store``) replays it before the caller proceeds.  For
         :data:`REPAIR_COMMAND` a recovery stopped by damage (CorruptObject: a
         reflog it rewrites cannot be read) leaves the journal to the next
-        lock holder, so the repair can set that damage aside; every other
+        lock holder, so the repair can set that damage aside; stopped by a
+        set-back ref (SetBack), to the repair, which sets the ref forward,
+        then replays it (test41 T28); every other
         command gets the error, with the repair's hint."""
         me = get_ident()
         held = self._locks.get(me)
