@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import complete_key, emit_json, fmt_time, json_option, with_store
+from ._common import complete_key, emit_json, fmt_time, json_option, safe, with_store
 
 
 @click.command("blame")
@@ -39,13 +39,17 @@ def command(key, as_json, store):
     refuse_if_sealed(store, key.split("@", 1)[0], "blame")
     b = blame(store, key)
     f = b.version.fact
+    from objstore import set_back_of
+    if back := set_back_of(store, b.key):   # (test41 T6: blame named the older version as the key's, no word)
+        click.echo(f"warning: {safe(back['warning'])}", err=True)
     if as_json:
         emit_json({"key": b.key, "id": b.version.id, "version": f.version, "versions": b.versions,
                    "trust": f.trust, "owner": f.owner, "kind": f.kind, "recorded_at": f.recorded_at,
                    "valid_from": f.valid_from, "command": b.command, "moved_at": b.time, "review": b.review,
                    "history_rewritten_at": b.rewritten_at,
                    "sources": [{"source": s.source, "session": s.session, "seq": s.seq, "role": s.role,
-                                "harness": s.harness, "timestamp": s.timestamp} for s in b.sources]})
+                                "harness": s.harness, "timestamp": s.timestamp} for s in b.sources],
+                   **({"set_back": back} if back else {})})
         return
     click.echo(f"{b.key}  v{f.version} of {b.versions}  {b.version.id[:12]}")
     click.echo(f"  trust     {f.trust}")

@@ -203,7 +203,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     stopped it (the message says whether it was noted as unfinished); 5 confirmed at the prompt, but a
     version or turn the preview did not show was written meanwhile
     (nothing forgotten);
-    6 run by an agent; 11 store locked; 74 standard output could not be
+    6 run by an agent; 11 store locked; 13 a key's ref set back (mem fsck --repair); 74 standard output could not be
     written (mem forget ... --yes > /dev/full): a confirmed forget is still
     carried out whole first, and stderr says whether it changed anything
     (a dry run did not); 130 interrupted; 141 standard output closed early

@@ -37,11 +37,12 @@ def command(key, as_of, as_json, store):
     from objstore import NotFound
     from objstore import current_of, is_lost_stub, log_marks, lost_current, lost_current_message, now_ms, versions
     from objstore import is_sealed
-    from objstore import set_back_warning
-    if back := set_back_warning(store, key):   # said first: the newer version is not in the list below
-        click.echo(f"warning: {safe(back)}", err=True)   # (a sealed key's too: test39b B17)
-    if is_sealed(store, key):
-        return _sealed_log(store, key, as_of, as_json)
+    from objstore import set_back_of
+    if back := set_back_of(store, key):   # said first: the newer version is not in the list below
+        click.echo(f"warning: {safe(back['warning'])}", err=True)   # (a sealed key's too: test39b B17)
+    marked = (lambda v: {"set_back": back} if back and v.id == back["id"] else {})   # (--json: the version its
+    if is_sealed(store, key):                                                        #  ref holds; test41 T6)
+        return _sealed_log(store, key, as_of, as_json, marked)
     chain = versions(store, key)
     if as_of is not None:
         chain = [v for v in chain if v.fact.recorded_at <= as_of]
@@ -54,8 +55,8 @@ def command(key, as_of, as_json, store):
     if lost is not None:   # said first: no version below is marked current, and why
         click.echo(f"warning: {lost_current_message(key, chain, lost)}", err=True)
     if as_json:
-        emit_json([{**version_json(v, current=cur is not None and v.id == cur.id), **mark_json(marks[v.id], v.fact.valid_from, at)}
-                   for v in chain])
+        emit_json([{**version_json(v, current=cur is not None and v.id == cur.id), **mark_json(marks[v.id], v.fact.valid_from, at),
+                    **marked(v)} for v in chain])
         return
     for v in chain:
         f = v.fact
@@ -102,7 +103,7 @@ def sealed_json(sv, *, current: bool) -> dict:
             "owner": s.owner, "parent": s.parent, "current": current}
 
 
-def _sealed_log(store, key, as_of, as_json):
+def _sealed_log(store, key, as_of, as_json, marked=lambda v: {}):
     from objstore import NotFound
     from objstore import current_sealed, forgotten_stub_time, is_lost_stub, lost_sealed_message, now_ms
     from objstore import sealed_marks, sealed_versions
@@ -119,7 +120,8 @@ def _sealed_log(store, key, as_of, as_json):
     if lost:   # said first: no version below is marked current, and why
         click.echo(f"warning: {lost}", err=True)
     if as_json:
-        emit_json([{**sealed_json(v, current=v.id == cur), **mark_json(marks[v.id], v.sealed.valid_from, at)} for v in chain])
+        emit_json([{**sealed_json(v, current=v.id == cur), **mark_json(marks[v.id], v.sealed.valid_from, at), **marked(v)}
+                   for v in chain])
         return
     for v in chain:
         s = v.sealed

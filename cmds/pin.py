@@ -45,7 +45,9 @@ def command(key, as_json, store):
     6 run by an agent
     (CLAUDECODE, Codex's variables or MEM_AGENT set: what is always injected
     is the person's choice), or a sealed key (never put in a session); 11
-    store locked.
+    store locked;
+    13 the key's ref was set back to an older version (mem fsck --repair
+    sets it forward).
     """
     from objstore import pin, require_person
     require_person(os.environ, "mem pin", instead="ask the user to pin it")

@@ -33,7 +33,9 @@ def command(key, standing, demote, as_json, store):
       mem promote project/api/db --demote
 
     Exit status: 0 ok; 4 no such key; 6 refused (an agent caller, untrusted
-    origin, a memory file, a sealed key); 10 no store.
+    origin, a memory file, a sealed key); 10 no store;
+    13 the key's ref was set back to an older version (mem fsck --repair
+    sets it forward).
     """
     from objstore import promote, require_person
     require_person(os.environ, "mem promote --demote" if demote else "mem promote",

@@ -24,7 +24,9 @@ def command(key, as_json, store):
       mem reinforce project/api/db
 
     Exit status: 0 ok; 2 invalid key; 4 no such key; 6 a sealed key
-    (it never goes dormant); 11 store locked.
+    (it never goes dormant); 11 store locked;
+    13 the key's ref was set back to an older version (mem fsck --repair
+    sets it forward).
     """
     from objstore import reinforce
     r = reinforce(store, key)

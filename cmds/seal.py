@@ -57,7 +57,9 @@ def command(key, as_json, store):
 
     Exit status: 0 sealed (or sealed already); 4 no such key or no vault;
     6 the key is both plain and sealed with different versions, or run by
-    an agent; 11 store locked.
+    an agent; 11 store locked;
+    13 the key's ref was set back to an older version (mem fsck --repair
+    sets it forward).
     """
     import os
 

@@ -50,10 +50,16 @@ def list_(prefix, as_json, store):
       mem sealed list
       mem sealed list user/ --json
 
+    A key whose ref was set back to an older version (a synced folder's
+    older copy) is marked, and said on stderr (--json: its set_back field).
+
     Exit status: 0 ok (also when nothing is sealed); 10 no store.
     """
-    from objstore import list_sealed, lost_sealed_message, now_ms, sealed_versions, why_no_sealed
+    from objstore import list_sealed, lost_sealed_message, now_ms, sealed_versions, set_back_note, why_no_sealed
     rows = list_sealed(store, prefix)
+    back: dict = {}   # key -> its set_back field (test41 T24: list said v1 of a key set back from v2)
+    if said := set_back_note(store, [r.key for r in rows], back):
+        click.echo(f"warning: {safe(said)}", err=True)
     why = {}   # key -> why it has no current value when that was not a loss (scheduled ahead)
     for r in rows:
         chain = sealed_versions(store, r.key) if r.current is None else []
@@ -66,15 +72,18 @@ def list_(prefix, as_json, store):
         emit_json([{"key": r.key, "versions": r.versions,
                     "current_version": r.current.sealed.version if r.current else None,
                     "id": r.current.id if r.current else None,
-                    "valid_from": r.current.sealed.valid_from if r.current else None} for r in rows])
+                    "valid_from": r.current.sealed.valid_from if r.current else None,
+                    **({"set_back": back[r.key]} if r.key in back else {})} for r in rows])
         return
     for r in rows:
         if r.current is None:
             click.echo(safe(f"{r.key}  -/{r.versions}  sealed  no current value ({why[r.key]})" if r.key in why
                             else f"{r.key}  lost/{r.versions}  sealed  current value lost"))
             continue
+        mark = (f"  SET BACK: newer v{back[r.key]['newer_version']} is stored ('mem fsck --repair')"
+                if r.key in back else "")
         click.echo(safe(f"{r.key}  v{r.current.sealed.version}/{r.versions}  sealed  "
-                        f"valid {fmt_time(r.current.sealed.valid_from)}"))
+                        f"valid {fmt_time(r.current.sealed.valid_from)}{mark}"))
 
 
 @command.command("show")
@@ -281,11 +290,20 @@ def export(key, version, output, armor, store):
       mem sealed export user/bank/pin | age -d -i ~/.mem/vault/identity.age
 
     Exit status: 0 written; 2 binary output to a terminal (use -o or
-    --armor), or an -o inside the store; 4 no such sealed key or version.
+    --armor), or an -o inside the store; 4 no such sealed key or version;
+    13 the key's ref was set back to an older version (a synced folder's
+    older copy): without --version nothing is written (mem fsck --repair
+    sets it forward; --version N writes that version, with a warning).
     """
-    from objstore import InvalidInput
+    from objstore import InvalidInput, IntegrityError, set_back_warning
     from objstore import NotFound, armor_sealed, forgotten_stub_time, pick_version, sealed_versions
     refuse_output_in_store(store, output)
+    if back := set_back_warning(store, key):   # the older secret as "the current one" (test41 T24)
+        if version is None:
+            raise IntegrityError(f"sealed export refused: {back}; nothing was written",
+                                 hint="'mem fsck --repair' sets the ref forward; then run it again "
+                                      "(or --version N for that version)")
+        click.echo(f"warning: {safe(back)}", err=True)
     sv = pick_version(sealed_versions(store, key), version)
     if forgotten_stub_time(sv.sealed) is not None:
         raise NotFound(f"{key} v{sv.sealed.version} was forgotten (mem forget): it holds no age file")

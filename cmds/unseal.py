@@ -48,7 +48,9 @@ def command(key, passphrase_file, keep_credentials, redact_credentials, as_json,
     --redact-credentials; 4 not a sealed key or no vault; 6 the key is both
     plain and sealed with different versions, a version holds a credential
     and neither flag was given, or run by an agent; 12 wrong passphrase or a
-    version not encrypted to the vault; 11 store locked.
+    version not encrypted to the vault; 11 store locked;
+    13 the key's ref was set back to an older version (mem fsck --repair
+    sets it forward).
     """
     import os
 

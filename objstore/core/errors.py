@@ -134,6 +134,13 @@ class IntegrityError(MemError):
     default_hint = "'mem fsck' lists the damage; 'mem fsck --repair' sets it aside and keeps the rest"
 
 
+class SetBack(IntegrityError):
+    """A fact or sealed ref set back to an older version than its reflog's
+    last move, refused by the one check (``core.setback.refuse_set_back``;
+    exit 13): ``mem fsck --repair`` sets the ref forward, so its own lock's
+    recovery (a stopped forget's rewrite of that ref) waits for that."""
+
+
 class AuditUnwritten(OSError):
     """The audit line could not be appended (a full disk, a log file that
     refuses writes): the ``OSError`` ``core.audit.append`` raises, so a

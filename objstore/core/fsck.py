@@ -20,7 +20,7 @@ from objstore.core.reflog import FILE_LINE_SHAPE, ReflogEntry, line_numbers
 from objstore.core.refs import has_legacy_at, not_utf8, validate_key
 from objstore.core.refsfolders import folder_problem
 from objstore.core.sealstate import plain_and_sealed
-from objstore.core.setback import ReadOnDemand, descends   # (re-exported: repair, doctor)
+from objstore.core.setback import ReadOnDemand, descends, packed_last_moves, set_back_to   # (re-exported: repair, doctor)
 from objstore.core.pullstop import pending_refs, unfinished as unfinished_pulls
 from objstore.core.spool import spooled_sources
 from objstore.core.storepath import scratch_damage
@@ -183,6 +183,7 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
     rep.problems += [scratch_problem(name, what) for name, what in scratch_damage(store.root)]   # fix40b's leftover
     if audit_note := audit_damage_note(store.reflog.root):   # garbage lines in logs/audit (fresh40 F10)
         rep.warnings.append(audit_note)
+    packed = packed_last_moves(store) if by_ns.get("sessions") else {}   # (sessions' last moves, one read)
     for ns, refs in by_ns.items():
         cls = _EXPECT[ns]
         for name, oid in refs:
@@ -212,7 +213,8 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
             if ns == "sessions" and (cut := cut_short_said(name, obj)):   # (test34 T11: said once, by the repair)
                 rep.warnings.append(cut)
             log = fact_reflog(store, name) if ns in ROLLBACK_CHECKED else None   # read once, for three checks
-            newer = rolled_back(store, name, oid, objs, log) if ns in ROLLBACK_CHECKED else None
+            newer = rolled_back(store, name, oid, objs, log) if ns in ROLLBACK_CHECKED else \
+                set_back_to(store, name, oid, objs, packed) if ns == "sessions" else None   # (last move: test41 T33)
             if newer is not None:
                 rep.problems.append(set_back_said(name, oid, newer))
             elif ns in ROLLBACK_CHECKED and (move := unlogged(store, name, oid, objs, log)):
@@ -317,10 +319,11 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
     return rep
 
 
-#: the ref namespaces whose refs are compared with their reflog's last entry
-#: (a session's reflog may live in one shared file: reading it once per
-#: session would cost O(sessions x lines); a session set back loses no turn
-#: object, the next import or hook moves it on)
+#: the ref namespaces whose refs are compared with their whole reflog (a
+#: session's reflog may live in one shared file: reading it once per session
+#: would cost O(sessions x lines); a session ref is compared with its
+#: reflog's last move only, ``core.setback.set_back_to``: test41 T33, the
+#: next capture forked past a set-back session ref)
 ROLLBACK_CHECKED = ("facts", "sealed")
 
 
@@ -602,15 +605,17 @@ def set_back_said(name: str, oid: str, newer: str) -> str:
 
 def set_back_refs(store: Store, refs: list[tuple[str, str]]) -> list[str]:
     """:func:`set_back_said` of each ``(ref name, object id)`` of ``refs``
-    (fact and sealed refs: :data:`ROLLBACK_CHECKED`) set back to an older
+    (fact and sealed refs: :data:`ROLLBACK_CHECKED`; session refs) set back to an older
     version than its reflog's last entry: fsck's check for ``mem doctor``
     (test34b T25), one reflog read per ref; objects are decoded only for a
     ref whose id is not its reflog's last (to tell a ref set back from one
     ahead of its log)."""
     objs = ReadOnDemand(store)
     out = []
+    packed = packed_last_moves(store) if any(n.startswith("sessions/") for n, _o in refs) else {}
     for name, oid in refs:
-        newer = rolled_back(store, name, oid, objs)
+        newer = set_back_to(store, name, oid, objs, packed) if name.startswith("sessions/") else \
+            rolled_back(store, name, oid, objs)
         if newer is not None:
             out.append(set_back_said(name, oid, newer))
     return out

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 
 from objstore.core.codec import decode
-from objstore.core.errors import CorruptObject, IntegrityError, NotFound, UnsupportedVersion
+from objstore.core.errors import CorruptObject, IntegrityError, NotFound, SetBack, UnsupportedVersion
 
 
 def descends(objs: dict, oid: str, ancestor: str | None) -> bool:
@@ -115,17 +115,45 @@ def _packed_tail(store, ref: str) -> bytes:
     return b"".join(ln + b" \n" for ln in reversed(out))
 
 
-def last_move(store, ref: str) -> tuple[str | None, str | None]:
+def packed_last_moves(store, ns: str = "sessions") -> dict[str, str]:
+    """``{name: new id}`` of the last move (old id != new id) of each ref
+    of namespace ``ns`` in its packed reflog (``logs/packed-sessions``;
+    ``name`` as its lines carry it, ``Reflog.packed_name``): one read of
+    the file for a check of every ref (fsck, doctor and the repair of
+    session refs; a search of the file per ref cost O(refs x lines)).  {}
+    when there is none, or it cannot be read (fsck names a damaged one)."""
+    try:
+        with open(f"{store.reflog.root}/{PACKED_LOGS[ns]}", "rb") as f:
+            data = f.read()
+    except OSError:
+        return {}
+    out: dict[str, str] = {}
+    for line in data.split(b"\n"):
+        part = line.split(b" ", 3)
+        if len(part) == 4 and part[0] != part[1] and _is_hex(part[1]):
+            out[part[3].split(b"\t", 1)[0].decode("utf-8", "replace")] = part[1].decode("ascii")
+    return out
+
+
+#: the packed reflog file under ``logs/`` of each namespace (``core.reflog.PACKED_FILES``, not imported: cost)
+PACKED_LOGS = {"sessions": "packed-sessions", "facts": "packed-facts"}
+
+
+def last_move(store, ref: str, packed: dict | None = None) -> tuple[str | None, str | None]:
     """``(id, cut)``: the id ``ref``'s reflog's last *move* set it to (None:
     no reflog, or none that moved it) and, when its file's last line is cut
     short, that line's new id as far as it goes (else None).  Lines that
     record activity only (old id = new id) are passed over; a fact ref
-    with no reflog file of its own is read from ``logs/packed-facts``.  One
+    with no reflog file of its own is read from ``logs/packed-facts`` (or
+    from ``packed``, :func:`packed_last_moves` of its namespace).  One
     read of at most 512 bytes in the common case; raises OSError."""
     refs = store.refs   # (str slicing, no Path: os.path.relpath cost a get ~0.1 M instructions)
     try:   # (os.open and pread: half the cost of a buffered file object, read once per served fact)
         fd = os.open(f"{store.root}/logs/refs{refs.path_str(ref)[len(str(refs.root)):]}", os.O_RDONLY)
     except FileNotFoundError:
+        if packed is not None:   # (:func:`packed_last_moves`, read once by the caller)
+            where = store.reflog.packed_name(ref)
+            return (packed.get(where[1]) if where else None), None
         got, _cut = _last_moves(_packed_tail(store, ref))
         return (None if got is None else got.decode("ascii")), None
     try:
@@ -144,16 +172,17 @@ def last_move(store, ref: str) -> tuple[str | None, str | None]:
     return dec(got), dec(cut)
 
 
-def set_back_to(store, ref: str, head: str, objs: dict | None = None) -> str | None:
+def set_back_to(store, ref: str, head: str, objs: dict | None = None, packed: dict | None = None) -> str | None:
     """The id ``ref``'s reflog's last move set it to (:func:`last_move`),
     when ``head`` (the id the ref holds) is an older version of that
     history: the ref was set back; else None (also for a reflog file that
     is missing, damaged or unreadable: fsck names those).  ``store``: a
-    ``core.store.Store``; ``ref``: ``facts/…`` or ``sealed/…``; ``objs``:
-    decoded objects by id (default: a :class:`ReadOnDemand`).  One open and
-    a read of at most 512 bytes when the two agree; never raises."""
+    ``core.store.Store``; ``ref``: ``facts/…``, ``sealed/…`` or ``sessions/…``; ``objs``:
+    decoded objects by id (default: a :class:`ReadOnDemand`); ``packed``:
+    as for :func:`last_move`.  One open and a read of at most 512 bytes
+    when the two agree; never raises."""
     try:
-        newer = last_move(store, ref)[0]
+        newer = last_move(store, ref, packed)[0]
         if newer is None or newer == head or newer.strip("0") == "":
             return None
         return newer if descends(ReadOnDemand(store) if objs is None else objs, newer, head) else None
@@ -169,7 +198,7 @@ def version_of(objs: dict, oid: str) -> int | str:
 
 
 def refuse_set_back(store, ref: str, old: str, new: str | None = None) -> None:
-    """``Store.refuse_set_back`` (its doc): raise IntegrityError (exit 13)
+    """``Store.refuse_set_back`` (its doc): raise SetBack (exit 13)
     when ``ref`` at ``old`` is set back, or its reflog ends in a cut line
     naming another id, unless ``new`` sets it forward.  One reflog tail
     read (:func:`last_move`); objects are decoded only on a mismatch."""
@@ -183,7 +212,7 @@ def refuse_set_back(store, ref: str, old: str, new: str | None = None) -> None:
     if newer is not None and newer != old and newer.strip("0") and descends(objs, newer, old):
         if newer == new or (new is not None and descends(objs, new, newer)):
             return
-        raise IntegrityError(
+        raise SetBack(
             f"ref {ref} was set back to v{version_of(objs, old)} ({old[:12]}), older than "
             f"v{version_of(objs, newer)} ({newer[:12]}) its reflog's last move set it to (a file-level "
             "restore or a synced folder's older copy?): nothing was written (a change made on the old "

@@ -34,7 +34,7 @@ from objstore.core.atomic import SMALL_FILE_MAX_BYTES, atomic_write, read_regula
 from objstore.core.cborext import cbor2
 from objstore.core.logfiles import append_log, is_store, logs_path  # noqa: F401  (re-exported for callers)
 from objstore.core.codec import decode, encode
-from objstore.core.errors import (AmbiguousId, CorruptObject, IntegrityError, MemError, NotFound,
+from objstore.core.errors import (AmbiguousId, CorruptObject, IntegrityError, MemError, NotFound, SetBack,
                                   PackFileMissing, RefConflict, StoreLocked, StoreNotFound, UnsupportedVersion,
                                   WrittenUnlogged)
 from objstore.core.ids import check_prefix, hash_bytes
@@ -415,7 +415,9 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
         ``open_store``) replays it before the caller proceeds.  For
         :data:`REPAIR_COMMAND` a recovery stopped by damage (CorruptObject: a
         reflog it rewrites cannot be read) leaves the journal to the next
-        lock holder, so the repair can set that damage aside; every other
+        lock holder, so the repair can set that damage aside; stopped by a
+        set-back ref (SetBack), to the repair, which sets the ref forward,
+        then replays it (test41 T28); every other
         command gets the error, with the repair's hint."""
         me = get_ident()
         held = self._locks.get(me)
@@ -445,7 +447,7 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
     def _recover_past_damage(self) -> None:
         try:
             self._recover_if_needed()
-        except CorruptObject:
+        except (CorruptObject, SetBack):   # (a set-back ref: the repair sets it forward, then replays: test41 T28)
             pass   # the journal is kept (every step is idempotent): replayed by the next lock holder
 
     def try_recover(self, *, wait: float | None = None) -> bool:

@@ -358,7 +358,8 @@ class MemoryTools:
         block = render_context(self.store, projects or (), namespace=self._namespace(session, agent),
                                sees=caller.sees_key if caller.namespaces else None)
         return {"project": block.project or None, "text": block.text,
-                "facts": [{"key": k, "id": i} for k, i in block.facts], "omitted": block.omitted}
+                "facts": [_set_back(self.store, k, {"key": k, "id": i}) for k, i in block.facts],   # (test41 T6)
+                "omitted": block.omitted}
 
     # ------------------------------------------------------------------ write
     def _queued_note(self, item_id: str) -> str:

@@ -14,6 +14,7 @@ from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
 from objstore.core.ids import ZERO_ID
 from objstore.core.pullstop import pending_refs
 from objstore.core.reachability import lost_tombstones, reachable
+from objstore.core.setback import packed_last_moves, set_back_to
 from objstore.core.store import Store, now_ms
 from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.memory.tombstones import forgotten_check
@@ -46,6 +47,13 @@ def restore_refs(store: Store, q, objs: dict, rep) -> None:
                 continue
             store.update_ref(name, None, target, "fsck --repair: ref restored from its reflog", restore=True)
             rep.restored_refs.append(name)
+        if ns == "sessions":   # a session set back to an older turn of its chain (test41 T33): its last move
+            packed = packed_last_moves(store)
+            for name, oid in list(store.refs.iter(ns, damaged=[])):
+                if (newer := set_back_to(store, name, oid, objs, packed)) is not None \
+                        and isinstance(objs.get(newer), cls):
+                    store.update_ref(name, oid, newer, "fsck --repair: ref restored from its reflog (set back)")
+                    rep.restored_refs.append(name)
         if ns in ROLLBACK_CHECKED:   # a ref set back to an older version of its history
             for name, oid in list(store.refs.iter(ns, damaged=[])):
                 log = fact_reflog(store, name)   # once for both (the gap check reads it after a line added)

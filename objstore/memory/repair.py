@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from objstore.core.codec import decode
-from objstore.core.errors import CorruptObject, NotFound, PackFileMissing, UnsupportedVersion
+from objstore.core.errors import CorruptObject, NotFound, PackFileMissing, SetBack, UnsupportedVersion
 from objstore.core.fsck import ReadOnDemand
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, lost_sealed_age
@@ -247,6 +247,8 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
             return rep
         objs = _scan(store)
         restore_refs(store, q, objs, rep)
+        if rep.restored_refs and _finish_stopped_forget(store):   # its rewrite waited for a set-back ref
+            objs = _scan(store)
         own_history(store, objs, rep)   # a ref reaching another key's versions: the key's own set again
         for kind in _REBUILT:
             for name, oid in list(store.refs.iter(kind.ns, damaged=[])):
@@ -275,6 +277,24 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         rep.quarantined = [str(p) for p in q.moved]
         rep.quarantine = str(q.dir) if q.moved else ""
     return rep
+
+
+def _finish_stopped_forget(store: Store) -> bool:
+    """Replay the index journal again (the store's recovery: a stopped
+    forget's rewrite, purge and deletes) once :func:`restore_refs` has set
+    refs forward: the lock's own recovery kept the journal when a set-back
+    ref refused that forget's rewrite (``Store.lock``; test41 T28: no write,
+    not even this repair, could finish it).  True when the journal is now
+    empty (the forget is finished; the caller scans the objects again);
+    False when there was none, or it stopped again (damage, another ref
+    still set back: kept for the next lock holder, as before)."""
+    if store.recovery is None or store.journal.is_empty():
+        return False
+    try:
+        store.recovery(store)
+    except (CorruptObject, SetBack):
+        return False
+    return store.journal.is_empty()
 
 
 # -- 1. damaged files ----------------------------------------------------------

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,11 +27,13 @@ from blake3 import blake3
 
 from objstore.core.atomic import CACHE_FILE_MAX_BYTES, atomic_write, read_regular
 from objstore.core.codec import encode
+from objstore.core.logfiles import append_log
 from objstore.core.errors import AmbiguousId, IntegrityError, InvalidInput, MemError, NotFound
 from objstore.core.ids import MIN_PREFIX_LEN, blake2b, sha256
 from objstore.core.objects import Turn
 from objstore.core.record import Frozen, Record, set_fields
 from objstore.core.refs import session_ref, validate_session_id
+from objstore.core.setback import set_back_to
 from objstore.core.text import replace_spans
 from objstore.core.wordwindows import joins
 from objstore.memory.provenance import reads_outside
@@ -561,10 +564,11 @@ def load_session(store: Store, sid: str) -> SessionState:
         if cached:
             drop_session_cache(store, sid)      # the session was forgotten: nothing of it stays
         return SessionState(sid, ref, None, None, 0, set())
-    if cached and cached.get("head") == head and "taints" in cached:
+    if cached and cached.get("head") == head and "taints" in cached:   # (the common case: no reflog read)
         return SessionState(sid, ref, start, head, int(cached["seq"]), set(cached["sources"]),
                             str(cached.get("head_role", "")), str(cached.get("head_source", "")),
                             bool(cached["taints"]))
+    head = _set_forward(store, ref, sid, head)
     stop = cached.get("head") if cached else None
     sources: set[str] = set()
     seq = 0
@@ -586,6 +590,26 @@ def load_session(store: Store, sid: str) -> SessionState:
                       taints_after(top) if top else False)
     save_session_state(store, st)
     return st
+
+
+def _set_forward(store: Store, ref: str, sid: str, head: str) -> str:
+    """The head the next turn of session ``sid`` goes on: ``head`` (what
+    ``ref`` holds), or the later turn its reflog's last move set it to when
+    the ref was set back to an older turn of that chain
+    (``core.setback.set_back_to``: a synced folder's older copy; test41
+    T33, the next capture forked past it and the later turns left the
+    session for good).  Its chain holds ``head``'s, so nothing is dropped;
+    the write moves the ref from ``head`` (its ``start_head``) past it.  Said
+    in ``logs/hooks.log`` (capture fails open: no error).  One reflog tail
+    read, only when the state cache does not name ``head``."""
+    newer = set_back_to(store, ref, head)
+    if newer is None:
+        return head
+    t = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    append_log(store.root, "hooks.log", f"{t} capture set-back {sid} {ref} was set back to {head[:12]}, older "
+               f"than {newer[:12]} its reflog's last move set it to: the turns go on from {newer[:12]} (none "
+               "dropped)\n", max_bytes=1 << 20)
+    return newer
 
 
 def _logged_head(store: Store, ref: str, sid: str) -> str | None:

@@ -57,7 +57,7 @@ def refs_findings(store: Store) -> list[Finding]:
                            f"{sorted(held.values())[0]} (the refs are intact; first: {min(held)})",
                            "put the pack file back (see [packs]), then: mem fsck", ()))
     if len(others) * max(1, len(store.packs.packs)) <= REF_LOOKUPS:   # (test34b T25: fsck's check, one reflog read a ref)
-        back = set_back_refs(store, [r for ns in ROLLBACK_CHECKED for r in by_ns.get(ns, [])])
+        back = set_back_refs(store, [r for ns in (*ROLLBACK_CHECKED, "sessions") for r in by_ns.get(ns, [])])
         if back:
             out.append(Finding("refs", "error", f"{len(back)} ref(s) serve an older value than their last write: "
                                f"{back[0]}" + (f"; {len(back) - 1} more" if len(back) > 1 else ""),
