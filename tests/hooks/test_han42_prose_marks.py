@@ -68,4 +68,4 @@ def test_a_short_han_value_sealed_with_mem_seal_gets_the_rule_of_a_secret(tmp_pa
     _mem(env, "remember", "project/x/ok", "我去过东京，大阪和京都")   # a prose list: weighs 8, not the value
     s.prompt("门禁密码是东京大阪")
     out = _mem(env, "show", s.sid[:8]).stdout
-    assert (stored, "东京大阪" in out) == ([], False), out
+    assert (stored, "东京大阪" in out, "门禁密码是" in out) == ([], False, True), out
