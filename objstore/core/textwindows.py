@@ -39,8 +39,9 @@ __all__ = ["FOLD_MIN_CHARS", "FOLD_MIN_PROSE", "SEPARATOR_CATEGORIES", "dotless"
 #: the Unicode general categories (their first letter) of a separator, the characters a folded form drops:
 #: punctuation, symbol and space (han41b, test41 T1/T10: not a list of the ways a person joins the parts of
 #: one value, which has no end: "okapi:quetzal:5521", "【青龙】【白虎】【七号门】", "《青龙山》《数据中心》"); a letter,
-#: digit or combining mark (Thai "ช้าง"'s U+0E49) is kept, anything else (a control or format character)
-#: ends a run of joined words
+#: digit or combining mark (Thai "ช้าง"'s U+0E49) is kept; a format character (Cf: a zero-width space or
+#: joiner, a soft hyphen) is dropped too (han42, han41b's limit: "ok\u200bapi-quetzal-5521" is the value);
+#: anything else (a control or private-use character) ends a run of joined words
 SEPARATOR_CATEGORIES = "PSZ"
 #: the shortest folded form that gets a rule, and the shortest rule a run of joined words is tried against
 #: (a shorter one, "ab12", would match "ab 12" in ordinary text)
@@ -56,7 +57,9 @@ FOLD_MIN_PROSE = 12
 #: the separators prose lists words or ends a sentence with (:data:`FOLD_MIN_PROSE`): the comma and
 #: semicolon; since han41b (test41 T2: one rule for the list commas) the colon, ! and ? (ASCII and fullwidth:
 #: a text is also read NFKC, "北京：上海" as "北京:上海"), the ideographic comma 、 and full stop 。 (and their
-#: halfwidth ､｡) and the ellipsis …
+#: halfwidth ､｡) and the ellipsis …; since han42 (test41 T22: one rule for sentence ends) a full stop a space
+#: follows ("syrup. seven"; not "okapi.quetzal"). A window across one is read only when shaped as a value
+#: (:func:`_prose_hits`: a digit, or a character of a script written without spaces; not prose words)
 PROSE = ",;:!?\uff0c\uff1b\uff1a\uff01\uff1f\u3001\u3002\uff64\uff61\u2026"
 #: folded_runs of a text (``bytes.translate`` of its ASCII, "?" for the rest): a letter or digit kept, a
 #: prose mark (:data:`PROSE`) ``,``, another separator (:func:`is_separator`: every ASCII punctuation
@@ -81,19 +84,35 @@ class _SeparatorTable(dict):
         self.to = to
 
     def __missing__(self, code: int) -> str | int | None:
-        self[code] = got = self.to if category(chr(code))[0] in SEPARATOR_CATEGORIES else code
+        self[code] = got = self.to if is_separator(chr(code)) else code
         return got
 
 
 _DROP = _SeparatorTable(None)
 
 
+class _KindTable(dict):
+    """A ``str.translate`` table of what a letter, mark or digit is to the prose rule (:func:`_prose_hits`),
+    filled as characters are met: ``u`` a character of a script written without spaces (``unspaced``), ``d``
+    a digit (``str.isdigit``: not "七"), ``l`` anything else (a letter or mark of a script written with spaces)."""
+
+    def __missing__(self, code: int) -> str:
+        c = chr(code)
+        self[code] = got = "u" if c > "\x7f" and unspaced(c) else "d" if c.isdigit() else "l"
+        return got
+
+
+_KINDS = _KindTable()
+
+
 def is_separator(c: str) -> bool:
     """Whether the character ``c`` is a separator of a folded form (:data:`SEPARATOR_CATEGORIES`: its
-    Unicode general category is punctuation, symbol or space): ``is_separator("【") is True``,
+    Unicode general category is punctuation, symbol or space, or it is a format character, Cf):
+    ``is_separator("【")`` and ``is_separator("\u200b")`` (a zero-width space) are True,
     ``is_separator("a")``, ``is_separator("\u0e49")`` (a Thai tone mark) and ``is_separator("\n")`` are
     False.  Raises TypeError unless ``c`` is one character."""
-    return category(c)[0] in SEPARATOR_CATEGORIES
+    cat = category(c)
+    return cat[0] in SEPARATOR_CATEGORIES or cat == "Cf"
 
 
 def dotless(norm: str) -> str:
@@ -240,7 +259,7 @@ def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[
     least = min(lens)
     out: list[tuple[int, int]] = []
     if ascii_:   # runs cut by anything but a letter, digit or separator; words by the separators
-        shadow = norm.encode("ascii").translate(_RUN_BYTES)
+        shadow = norm.encode("ascii").replace(b". ", b", ").translate(_RUN_BYTES)   # a sentence's end: prose
     else:   # the same over its ASCII shadow, a letter or digit beyond ASCII "a", a separator " "
         shadow = _wide_shadow(norm)
     prose = b"," in shadow
@@ -274,8 +293,11 @@ def _prose_hits(norm: str, chain: bytes, at: int, lens: list[int], by_len: dict[
     shadow) at ``at`` in ``norm``: ``(start, end)`` of each window of its parts (letters and digits between
     separators) that crosses such a separator, starts where a part starts or ends where one ends (the
     other end inside a part only beside a character of a script written without spaces: "密码是青龙，
-    白虎，七号门"), weighs :data:`FOLD_MIN_PROSE` (:func:`match_weight`) and hashes to a digest of
-    ``by_len``.  Cost: per comma and rule length, a few integer steps per part edge less than the rule's
+    白虎，七号门"), is shaped as a value and weighs :data:`FOLD_MIN_PROSE` (:func:`match_weight`), or
+    holds a digit and is the whole run ("blue otter; 42" alone: no prose list), and hashes to a digest of
+    ``by_len``.  Shaped as a value (han42, test41 T36): its joined form holds a digit ("okapi, quetzal,
+    5521") or a character of a script written without spaces ("青龙，白虎，七号门"); words of a script
+    written with spaces only ("a kestrel, harbor seals too", "maple syrup. seven pancakes") are prose.  Cost: per comma and rule length, a few integer steps per part edge less than the rule's
     length from the comma, and a hash for a window that passes (han41: not a window starting and ending
     anywhere, which in Chinese prose is a hash per character; seal41: only the part edges near a comma
     are visited, and a window's joined form is a slice of the run's parts joined once)."""
@@ -291,8 +313,9 @@ def _prose_hits(norm: str, chain: bytes, at: int, lens: list[int], by_len: dict[
     total = cum[-1]
     out: list[tuple[int, int]] = []
     joined = "".join(run[a:b] for a, b in parts)   # the parts' characters: a window's folded form is a slice
+    kinds = joined.translate(_KINDS)   # u, d or l a character (one C pass a run, no call per window)
     for n in lens:
-        if n * 2 < FOLD_MIN_PROSE or n > total:
+        if (n * 2 < FOLD_MIN_PROSE and n != total) or n > total:
             continue
         pairs: dict[tuple[int, int], tuple[int, int]] = {}   # (f, g): (first part, last part)
         for p in gaps:   # windows holding the comma at p: ending at a part's end, or starting at a part's start
@@ -307,8 +330,12 @@ def _prose_hits(norm: str, chain: bytes, at: int, lens: list[int], by_len: dict[
             start, end = at + parts[j][0] + f - cum[j], at + parts[k][0] + g - cum[k]
             if (f > cum[j] and not _cut(norm, start)) or (g < cum[k + 1] and not _cut(norm, end)):
                 continue
-            form = joined[f:g]
-            if (n >= FOLD_MIN_PROSE or match_weight(form) >= FOLD_MIN_PROSE) and hashed(_UTF8(form)) in digests:
+            kind = kinds[f:g]
+            weight = n + kind.count("u")   # (match_weight)
+            if not ((weight >= FOLD_MIN_PROSE and ("u" in kind or "d" in kind))
+                    or (n == total and "d" in kind and weight >= FOLD_MIN_CHARS)):   # the whole run: "42" alone
+                continue
+            if hashed(_UTF8(joined[f:g])) in digests:
                 out.append((start, end))
     return out
 
@@ -316,7 +343,9 @@ def _prose_hits(norm: str, chain: bytes, at: int, lens: list[int], by_len: dict[
 def _prose_ascii(chain: bytes, at: int, lens: list[int], hashed,
                  by_len: dict[int, set[bytes]]) -> list[tuple[int, int]]:
     """:func:`_prose_hits` of a run of ASCII text: each window from a part's start to a part's end that
-    holds a comma or semicolon and whose joined length is a rule length of at least :data:`FOLD_MIN_PROSE`.
+    holds a prose mark and whose joined form is a rule length of at least :data:`FOLD_MIN_PROSE` holding a
+    digit (:func:`_prose_hits`: shaped as a value), or the whole run holding one, of any rule length (han42:
+    "blue otter; 42" alone).
     Cost (seal41): the run's parts counted by ``bytes.split`` (no match object per part), then per comma
     a few integer steps per pair of part edges less than the longest rule apart around it."""
     words = chain.replace(b",", b" ").split()
@@ -325,13 +354,18 @@ def _prose_ascii(chain: bytes, at: int, lens: list[int], hashed,
     cum = [0, *accumulate(map(len, words))]
     total = cum[-1]
     want = {n for n in lens if FOLD_MIN_PROSE <= n <= total}
-    if not want:
+    joined = chain.translate(None, b" ,")   # the parts' letters and digits (the shadow keeps them)
+    out: list[tuple[int, int]] = []
+    if joined.isalpha():   # words only: prose (test41 T36), no window of it is shaped as a value
         return []
+    if total >= FOLD_MIN_CHARS and total in lens and hashed(joined) in by_len[total]:   # the whole run: any rule
+        spans = [m.span() for m in _PART.finditer(chain)]
+        out.append((at + spans[0][0], at + spans[-1][1]))
+    if not want:
+        return out
     top = max(want)
     letters = [len(s) - s.count(b" ") for s in chain.split(b",")]   # each comma's place: the letters before it
-    joined = chain.translate(None, b" ,")   # the parts' letters and digits (the shadow keeps them)
     tried: set[tuple[int, int]] = set()
-    out: list[tuple[int, int]] = []
     spans = None
     for p in sorted({g for g in accumulate(letters[:-1]) if 0 < g < total}):
         mid = bisect_left(cum, p)   # (cum[mid] == p)
@@ -341,9 +375,10 @@ def _prose_ascii(chain: bytes, at: int, lens: list[int], hashed,
                 n = cum[y] - f
                 if n > top:
                     break
-                if n in want and (f, n) not in tried:
+                if n in want and (f, n) not in tried and n != total:
                     tried.add((f, n))
-                    if hashed(joined[f:f + n]) in by_len[n]:
+                    form = joined[f:f + n]
+                    if not form.isalpha() and hashed(form) in by_len[n]:
                         spans = [m.span() for m in _PART.finditer(chain)] if spans is None else spans
                         out.append((at + spans[x][0], at + spans[y - 1][1]))
     return out
@@ -361,13 +396,15 @@ def _wide_shadow(norm: str) -> bytes:
     """:func:`folded_runs`' shadow of a text beyond ASCII: a byte per character, a letter, digit or
     combining mark (a vowel or tone mark of Thai, Lao, Khmer or Myanmar, written in a word) ``a``,
     a separator (:func:`is_separator`) a space, anything else ``\\x02``."""
-    shadow = bytearray(norm.encode("ascii", "replace").translate(_RUN_BYTES))
+    shadow = bytearray(norm.encode("ascii", "replace").replace(b". ", b", ").translate(_RUN_BYTES))
     for m in _WIDE.finditer(norm):
         c = m.group()
         if c.isalnum() or category(c)[0] == "M":   # a mark: Thai "ช้าง"'s U+0E49 (han41, test40 T1)
             shadow[m.start()] = 0x61
-        elif category(c)[0] in SEPARATOR_CATEGORIES:   # (han41b, test41 T1: "【青龙】【白虎】")
+        elif _DROP[ord(c)] is None:   # (han41b, test41 T1: "【青龙】【白虎】"; han42: a zero-width space)
             shadow[m.start()] = 0x2c if c in PROSE else 0x20
+        else:   # a control or private-use character ends a run (its "?" read a prose mark before han42)
+            shadow[m.start()] = 2
     return bytes(shadow)
 
 

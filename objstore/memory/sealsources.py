@@ -39,7 +39,8 @@ def plan_source_turns(store: Store, facts: Iterable[Fact], marker: str = "",
     """A forget plan rewriting, in its place, each turn of this store that
     one of ``facts`` cites in ``sources`` and whose text holds that fact's
     value, with the value withheld (``sessions.withhold_value``), and each
-    other turn quoting a form of it (:func:`quoted_forms`, whole words),
+    other turn quoting a form of it (:func:`quoted_forms` ``said_secret``: the person seals it, test41 T17;
+    whole words),
     and how many of its turns are such other turns.  A source that
     is not a turn of this store (a file, a lost placeholder, a turn gone or
     damaged, one no longer in its session's chain) is skipped.  ``marker``:
@@ -85,7 +86,7 @@ def plan_source_turns(store: Store, facts: Iterable[Fact], marker: str = "",
                 plan.texts[src] = new
     cited = set(plan.texts)
     needles = sorted(forgotten_forms(facts, held) if sourced_only else
-                     {n for f in facts if f.body and not f.forgotten for n in quoted_forms(f.body)},
+                     {n for f in facts if f.body and not f.forgotten for n in quoted_forms(f.body, said_secret=True)},
                      key=len, reverse=True)
     _plan_quoting(store, plan, chains, needles, marker)
     return plan, len(set(plan.texts) - cited)
@@ -344,7 +345,7 @@ def withhold_source_turns(store: Store, facts: Iterable[Fact]) -> tuple[int, int
     facts = list(facts)
     for f in facts:   # first: a turn captured from now on is stored with the value withheld (test34 T4)
         if f.body and not f.forgotten:
-            add_rules(store, f.key, quoted_forms(f.body))
+            add_rules(store, f.key, quoted_forms(f.body, said_secret=True))   # the person seals it (test41 T17)
     plan, quoting = plan_source_turns(store, facts)
     n = sum(map(len, plan.redacted.values()))
     if n:
