@@ -31,6 +31,7 @@ import _signal as signal
 from cmds._hookclock import BUDGET_S, DEFAULT_BUDGET_S, HARD_STOP_AFTER_S  # noqa: F401
 from cmds._hookstdin import (MAX_STDIN_BYTES, STDIN_TIMEOUT_S, HookInputError, cwd_holds_credential,  # noqa: F401
                              holds_credential, read_stdin_bytes)
+from cmds._hooktranscript import resolve_transcript  # noqa: F401  (moved: session 42, dmg42)
 from cmds._hookstatement import (capture_statement, capture_take_back, garbled_answer, prompt_statement,
                                  remember_statement, stop_take_backs, take_back_answer, take_back_now,
                                  take_back_prompt, unread_config_answer)
@@ -247,37 +248,6 @@ def context_output(event: str, text: str) -> dict | None:
     if not text:
         return None
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-
-
-def resolve_transcript(data: dict, env) -> Path | None:
-    """The session's transcript.  ``transcript_path`` can be stale after
-    ``/clear`` or a resume (it names the previous session's file) or missing:
-    prefer ``<its folder>/<session_id>.jsonl``, then search
-    ``$CLAUDE_CONFIG_DIR/projects/*/<session_id>.jsonl``.  The caller skips
-    the event when the file found holds a credential in its path
-    (``objstore.transcript_refused``, the rule of the given path)."""
-    sid = _s(data.get("session_id"))
-    p = _s(data.get("transcript_path"))
-    safe_sid = bool(sid) and "/" not in sid and "\\" not in sid and sid not in (".", "..")
-    if p:
-        path = Path(p).expanduser()
-        if safe_sid and path.stem != sid:
-            sib = path.parent / f"{sid}.jsonl"
-            if sib.is_file():
-                return sib
-        if path.is_file():
-            return path
-    if not safe_sid:
-        return None
-    projects = Path(env.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser() / "projects"
-    try:
-        for d in sorted(os.listdir(projects)):
-            cand = projects / d / f"{sid}.jsonl"
-            if cand.is_file():
-                return cand
-    except OSError:
-        pass
-    return None
 
 
 def fork_off(run: "HookRun", what: str, fn, *a, budget: float | None = None, lock_wait: float | None = None,
