@@ -101,7 +101,7 @@ from objstore.core.settings import config_problem, value
 from objstore.core.lock import lock_held, lock_holder
 from objstore.core.store import FACT_COMMIT_WAIT_S, FACT_WRITER, INIT_LOCK
 from objstore.core.sealstate import plain_and_sealed
-from objstore.memory.sealrules import rules_problem
+from objstore.memory.sealrules import rules_problem, rules_refused
 from objstore.core.store import Store
 from objstore.core.audit import damage_note as audit_damage_note
 from objstore.core.storepath import folder_damage, refs_dir_damage
@@ -481,7 +481,8 @@ def _derive_state(store: Store, why: str | None) -> list[Finding]:
 
 def _seal_rules(store: Store) -> list[Finding]:
     why = rules_problem(store)   # test34b T23: a sealed value quoted later is stored in the clear
-    return [Finding("seal", "warning", why, "mem sealed rebuild-rules")] if why else []
+    return [Finding("seal", "error" if rules_refused(store) else "warning", why, "mem sealed rebuild-rules")] \
+        if why else []   # an error when every write is refused (fresh41 F6)
 
 
 def run_check(name: str, check, *args) -> list[Finding]:
