@@ -32,6 +32,7 @@ from cmds._hookclock import BUDGET_S, DEFAULT_BUDGET_S, HARD_STOP_AFTER_S  # noq
 from cmds._hookstdin import (MAX_STDIN_BYTES, STDIN_TIMEOUT_S, HookInputError, cwd_holds_credential,  # noqa: F401
                              holds_credential, read_stdin_bytes)
 from cmds._hooktranscript import resolve_transcript  # noqa: F401  (moved: session 42, dmg42)
+from cmds._helperclient import blank_home
 from cmds._hookstatement import (capture_statement, capture_take_back, garbled_answer, prompt_statement,
                                  remember_statement, stop_take_backs, take_back_answer, take_back_now,
                                  take_back_prompt, unread_config_answer)
@@ -550,6 +551,9 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
         raise HookInputError("transcript-path-credential")   # (its ledger and cursor would keep the path)
     if ev not in ("SessionStart", "SubagentStart", "UserPromptSubmit") + CAPTURE_EVENTS:
         return None                       # not an event mem acts on
+    if (home := run.env.get("MEM_HOME")) and (why := blank_home(home)):   # never a store named " " (test41 T30)
+        sys.stderr.write(f"mem: {why}: nothing captured, no memory served\n")
+        raise HookInputError("blank-home")
     store = open_hook_store(run.root, LOCK_TIMEOUT_S.get(ev, DEFAULT_LOCK_TIMEOUT_S), run.create)
     try:
         capture = not no_capture(run.env)

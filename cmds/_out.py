@@ -503,7 +503,14 @@ DEFAULT_HOME = "~/.mem"
 
 
 def home_from_env(home: str | None = None) -> str:
-    """The store directory: ``home`` (``--home``), else ``$MEM_HOME``, else ``~/.mem``."""
+    """The store directory: ``home`` (``--home``), else ``$MEM_HOME``, else
+    ``~/.mem``.  Raises InvalidInput (exit 2) when the one given is blank
+    (``cmds._helperclient.blank_home``: ``--home ''``, ``MEM_HOME=' '``;
+    an empty ``$MEM_HOME`` is unset)."""
+    from ._helperclient import blank_home
+    if why := blank_home(home):
+        from objstore import InvalidInput
+        raise InvalidInput(f"{why}; nothing was read or written", hint="give --home / MEM_HOME the store's folder, or leave both out for ~/.mem")
     return os.path.expanduser(home or os.environ.get("MEM_HOME") or DEFAULT_HOME)
 
 
