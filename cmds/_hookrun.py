@@ -603,6 +603,8 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             # take-back the person only, and no block (it would hold the values going: test36b T15)
             problem = run.guarded("config", objstore.config_problem, store.root)
             notice = f"mem: {problem.message()}" if problem is not None else ""
+            if stopped := run.guarded("stopped", objstore.capture_stopped, store):   # said to both (test41 T34)
+                notice = "; ".join(x for x in (notice, f"mem: capture is stopped: {stopped}") if x)
             said = "; ".join(x for x in (notice, took.get("systemMessage", "")) if x)
             if no_inject(run.env) or took:
                 return {"systemMessage": said} if said else None

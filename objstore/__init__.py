@@ -271,6 +271,7 @@ _API: dict[str, tuple[str, str]] = {
     "rebuild_seal_rules": ("objstore.vault.sealed", "rebuild_rules"),
     "seal_rules_problem": ("objstore.memory.sealrules", "rules_problem"),
     "seal_rules_refused": ("objstore.memory.sealrules", "rules_refused"),
+    "capture_stopped": ("objstore.porcelain.capturestop", "capture_stopped"),
     "sealed_message": ("objstore.memory.served", "sealed_message"),
     "sealed_named": ("objstore.retrieval.keyrank", "sealed_named"),
     "sealed_over": ("objstore.retrieval.keyrank", "sealed_over"),

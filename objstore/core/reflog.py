@@ -199,7 +199,7 @@ class Reflog:
         raise CorruptObject(f"{self.shown(p)}: {why} (damaged {kind}): {ref} was not moved, so the write "
                             "did not happen",
                             hint="'mem fsck --repair' sets it aside (its readable lines are kept)" if kind == "reflog"
-                            else f"move {self.shown(p)} out of the store (it is no file), then run it again")
+                            else f"'mem fsck --repair' sets {self.shown(p)} aside (it is no file), then run it again")
 
     def append(self, ref: str, old: str | None, new: str | None, time_ms: int, command: str,
                *, durable: bool = True) -> None:

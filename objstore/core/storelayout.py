@@ -52,10 +52,10 @@ class LayoutDamage(NamedTuple):
     by_fsck: bool
 
 
-def layout_damage(root: Path, only: tuple[str, ...] | None = None) -> list[LayoutDamage]:
+def layout_damage(root: Path, only: tuple[str, ...] | None = None, deep: bool = True) -> list[LayoutDamage]:
     """Each path of :data:`LAYOUT` (those named in ``only``, when given)
-    under the store ``root`` that is present and not of its type, then each
-    of :func:`reflog_folder_damage`.  One ``lstat`` a path; a path whose
+    under the store ``root`` that is present and not of its type, then
+    (``deep``) each of :func:`reflog_folder_damage`.  One ``lstat`` a path; a path whose
     parent is of the other type is left out (its parent is named).  An OSError other than a missing path or
     ``ENOTDIR`` propagates (``mem doctor`` names it)."""
     out = []
@@ -72,7 +72,8 @@ def layout_damage(root: Path, only: tuple[str, ...] | None = None) -> list[Layou
         other = ("a folder" if stat.S_ISDIR(mode) else "a symlink" if stat.S_ISLNK(mode)
                  else "a file" if stat.S_ISREG(mode) else "a special file")
         out.append(LayoutDamage(rel, p, other, "a folder" if kind == "dir" else "a file", by_fsck))
-    return out + [LayoutDamage(rel, Path(root) / rel, "a file", "a folder", True) for rel in reflog_folder_damage(root)]
+    return out + [LayoutDamage(rel, Path(root) / rel, "a file", "a folder", True)
+                  for rel in (reflog_folder_damage(root) if deep else ())]
 
 
 def reflog_folder_damage(root: Path) -> list[str]:
