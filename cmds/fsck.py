@@ -554,9 +554,12 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
     summary = _lost_summary(r)
     if summary:
         _say(f"repair: lost in all: {summary}")
-    if r.recorded:   # (test33b T13)
+    if r.recorded:   # (test33b T13; sealed: no pull brings them, fresh41 F3)
+        from objstore import sealed_way_back
         _say("hint: the removed refs are recorded in lost-refs: 'mem fsck' and 'mem doctor' name them until "
              "'mem pull REMOTE' from a remote or backup that holds them puts them back", err=True)
+        if way := sealed_way_back([n for n in r.recorded if n.startswith("sealed/")]):
+            _say(f"hint: {way}", err=True)
 
 
 def _lost_places(name: str, n: int) -> str:

@@ -272,6 +272,7 @@ _API: dict[str, tuple[str, str]] = {
     "seal_rules_problem": ("objstore.memory.sealrules", "rules_problem"),
     "seal_rules_refused": ("objstore.memory.sealrules", "rules_refused"),
     "capture_stopped": ("objstore.porcelain.capturestop", "capture_stopped"),
+    "sealed_way_back": ("objstore.core.lostrefs", "sealed_way_back"),
     "sealed_message": ("objstore.memory.served", "sealed_message"),
     "sealed_named": ("objstore.retrieval.keyrank", "sealed_named"),
     "sealed_over": ("objstore.retrieval.keyrank", "sealed_over"),
