@@ -31,6 +31,7 @@ import os
 from objstore.core.codec import object_id
 from objstore.core.objects import Turn, normalize_value
 from objstore.core.store import Store
+from objstore.core.storeperms import denied
 from objstore.core.text import normalized_form, normalized_map, replace_spans
 from objstore.core.textwindows import dotless, fold_worth, match_weight
 from objstore.memory.sealrulefile import FORGOTTEN_LABEL, RULES_FILE, SealRules, load, rule_digest, save, window_digests  # noqa: F401
@@ -109,6 +110,8 @@ def rules_problem(store: Store) -> str | None:
     sealed = sum(1 for _n, _h in store.refs.iter("sealed", damaged=[], folders=folders)) + len(folders)
     try:
         raw = (store.root / RULES_FILE).read_bytes()
+    except PermissionError:   # not damage: core.storeperms names it (fresh41 F7)
+        return None
     except FileNotFoundError:
         if not sealed:
             return None   # (no seal, no forget KEY since session 35: no rules)
@@ -144,7 +147,7 @@ def rules_refused(store: Store) -> bool:
     fsck`` and ``mem doctor`` call :func:`rules_problem` an error, not a
     warning (fresh41 F6: "ok").  One read of the file."""
     p = store.root / RULES_FILE
-    return load(store) is None and (p.exists() or p.is_symlink())
+    return load(store) is None and (p.exists() or p.is_symlink()) and not denied(p)
 
 
 def withhold_sealed_values(text: str, rules: SealRules, folded: bool = True) -> tuple[str, int]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from objstore.core.store import Store
 from objstore.core.storelayout import FSCK_NAMES, layout_damage
+from objstore.core.storeperms import denied_notes
 from objstore.memory.guardfiles import hash_key_damage
 from objstore.memory.sealrulefile import RULES_FILE
 from objstore.memory.sealrules import rules_refused
@@ -29,6 +30,8 @@ def capture_stopped(store: Store) -> str | None:
         return why
     for d in layout_damage(store.root, FSCK_NAMES, deep=False):
         return f"{d.rel} is {d.other} where the store keeps {d.want}: no write is possible; 'mem fsck --repair' sets it aside"
+    if notes := denied_notes(store.root)[:1]:   # a hash-key or seal-rules this user may not read (fresh41 F7)
+        return notes[0] if not notes[0].startswith("vault/") else None
     if rules_refused(store):
         return (f"{RULES_FILE} does not read as seal rules: every write is refused; 'mem sealed rebuild-rules' "
                 "writes it again")

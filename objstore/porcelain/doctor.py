@@ -106,6 +106,7 @@ from objstore.core.store import Store
 from objstore.core.audit import damage_note as audit_damage_note
 from objstore.core.storepath import folder_damage, refs_dir_damage
 from objstore.core.storelayout import layout_damage
+from objstore.core.storeperms import denied_notes
 from objstore.integrations.install import EVENT_TIMEOUTS, handler_home, is_mem_handler
 from objstore.porcelain.doctorobjects import loose_findings
 from objstore.porcelain.doctorrefs import refs_findings as _refs
@@ -143,9 +144,11 @@ def _permissions(root: Path) -> list[Finding]:
             loose.insert(0, str(root))
     except OSError:
         pass
+    denied = [Finding("permissions", "error", note, note.rsplit("; ", 2)[-2], ())   # (fresh41 F7)
+              for note in denied_notes(root)]
     if not loose:
-        return []
-    return [Finding("permissions", "error",
+        return denied
+    return denied + [Finding("permissions", "error",
                     f"{len(loose)} file(s) or folder(s) of the store can be read by other users "
                     f"(e.g. {loose[0]})", f"chmod -R go-rwx {root}  (or: mem doctor --fix)", tuple(loose))]
 
