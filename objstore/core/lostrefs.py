@@ -157,7 +157,7 @@ def lost_refs_note(store) -> str | None:
     names = ", ".join(r.name for r in lost if not r.name.startswith("sealed/"))
     reread = ("; a session's turns also come back with 'mem import claude-code --reread' (or codex) of its "
               "transcript" if any(r.name.startswith("sessions/") for r in lost) else "")
-    pulled = (f"{names}: 'mem pull REMOTE' from a remote or backup that holds them puts them back "
+    pulled = (f"{names}; 'mem pull REMOTE' from a remote or backup that holds them puts them back "
               f"(a backup's snapshot: 'mem --home NEWDIR restore SOURCE --snapshot ID', then look them up there)"
               f"{reread}") if names else ""
     return (f"{len(lost)} ref(s) removed by 'mem fsck --repair' ({when}) with nothing readable and not set "

@@ -30,7 +30,7 @@ def test_a_lost_sealed_key_is_not_promised_back_by_a_pull(mem, tmp_path):
     out = mem(*h, "fsck", env=PERSON).stdout
     said = out[out.index("sealed/user/pin"):]
     assert "mem sealed import KEY FILE" in said and "a pull cannot put them back" in said, out
-    assert "facts/user/editor: 'mem pull REMOTE'" in out, out   # a plain key: a pull still can
+    assert "facts/user/editor; 'mem pull REMOTE'" in out, out   # a plain key: a pull still can
     mem(*h, "sealed", "import", "user/pin", str(copy), "--passphrase-file", str(pp), env=PERSON)
     out = mem(*h, "fsck", env=PERSON).stdout
     assert "sealed/user/pin" not in out, out
