@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from . import _out
-from ._out import (warn_config, warn_damage, emit_json, fmt_time, home_from_env, lock_timeout_from_env, parse_time, plural, safe,  # noqa: F401
+from ._out import (warn_config, warn_damage, emit_json, fmt_time, home_from_env, lock_timeout_from_env, store_lock_timeout, parse_time, plural, safe,  # noqa: F401
                    short, shown_key)
 
 
@@ -69,7 +69,9 @@ def exit_with(code: int | None) -> None:
 def open_store(ctx: click.Context, *, create: bool = False):
     """Open (or with ``create`` create on first use) the store of this invocation."""
     from objstore import open_store as open_
-    store = open_(home_path(ctx), create=create, lock_timeout=lock_timeout(ctx))
+    store = open_(home_path(ctx), create=create)
+    root = ctx.find_root()   # a bad $MEM_LOCK_TIMEOUT: a read goes on (test41 T25)
+    store_lock_timeout(store, root.params.get("lock_timeout") if root.params else None)
     ctx.call_on_close(store.close)
     ctx.call_on_close(lambda: warn_damage(store))  # runs first (LIFO)
     if ctx.command.name not in ("doctor", "config"):   # those two say it themselves

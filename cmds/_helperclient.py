@@ -55,6 +55,25 @@ def store_root(home: str | None) -> str:
     return os.path.expanduser(home or os.environ.get("MEM_HOME") or "~/.mem")
 
 
+def blank_home(home: str | None) -> str | None:
+    """Why ``home`` (``--home``; click hands a set ``$MEM_HOME`` in as it)
+    or ``$MEM_HOME`` names no store, or None: ``--home`` empty or spaces
+    alone, ``$MEM_HOME`` spaces alone (test41 T30: ``--home ''`` wrote into
+    ``~/.mem``, ``--home ' '`` made a store named " " in the working
+    folder).  An empty ``$MEM_HOME`` is unset, as click and
+    ``$MEM_LOCK_TIMEOUT`` read one.  The one check: ``cmds._out.home_from_env``
+    refuses it (exit 2), :func:`command_of` sends no such command on."""
+    env = os.environ.get("MEM_HOME")
+    if home is not None and not home.strip():
+        what = "$MEM_HOME" if home and home == env else "--home"
+    elif home is None and env and not env.strip():
+        what, home = "$MEM_HOME", env
+    else:
+        return None
+    return (f"{what} is {'empty' if not home else 'spaces alone'} ({home!r}): it names no store "
+            "(an unset variable in a script?)")
+
+
 def command_of(argv: list[str]) -> tuple[str | None, str | None]:
     """``(command, --home value)`` of a command line the helper may run:
     one of :data:`FORWARDED` after the root options, or ``"hook"`` for
@@ -77,7 +96,7 @@ def command_of(argv: list[str]) -> tuple[str | None, str | None]:
         else:
             break
     rest = argv[i:]
-    if not rest:
+    if not rest or blank_home(home):   # refused here (exit 2), never sent to ~/.mem's helper (test41 T30)
         return None, None
     if rest == ["hook", "claude-code"]:
         return "hook", home

@@ -31,6 +31,8 @@ import _signal as signal
 from cmds._hookclock import BUDGET_S, DEFAULT_BUDGET_S, HARD_STOP_AFTER_S  # noqa: F401
 from cmds._hookstdin import (MAX_STDIN_BYTES, STDIN_TIMEOUT_S, HookInputError, cwd_holds_credential,  # noqa: F401
                              holds_credential, read_stdin_bytes)
+from cmds._hooktranscript import resolve_transcript  # noqa: F401  (moved: session 42, dmg42)
+from cmds._helperclient import blank_home
 from cmds._hookstatement import (capture_statement, capture_take_back, garbled_answer, prompt_statement,
                                  remember_statement, stop_take_backs, take_back_answer, take_back_now,
                                  take_back_prompt, unread_config_answer)
@@ -247,37 +249,6 @@ def context_output(event: str, text: str) -> dict | None:
     if not text:
         return None
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-
-
-def resolve_transcript(data: dict, env) -> Path | None:
-    """The session's transcript.  ``transcript_path`` can be stale after
-    ``/clear`` or a resume (it names the previous session's file) or missing:
-    prefer ``<its folder>/<session_id>.jsonl``, then search
-    ``$CLAUDE_CONFIG_DIR/projects/*/<session_id>.jsonl``.  The caller skips
-    the event when the file found holds a credential in its path
-    (``objstore.transcript_refused``, the rule of the given path)."""
-    sid = _s(data.get("session_id"))
-    p = _s(data.get("transcript_path"))
-    safe_sid = bool(sid) and "/" not in sid and "\\" not in sid and sid not in (".", "..")
-    if p:
-        path = Path(p).expanduser()
-        if safe_sid and path.stem != sid:
-            sib = path.parent / f"{sid}.jsonl"
-            if sib.is_file():
-                return sib
-        if path.is_file():
-            return path
-    if not safe_sid:
-        return None
-    projects = Path(env.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser() / "projects"
-    try:
-        for d in sorted(os.listdir(projects)):
-            cand = projects / d / f"{sid}.jsonl"
-            if cand.is_file():
-                return cand
-    except OSError:
-        pass
-    return None
 
 
 def fork_off(run: "HookRun", what: str, fn, *a, budget: float | None = None, lock_wait: float | None = None,
@@ -580,6 +551,9 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
         raise HookInputError("transcript-path-credential")   # (its ledger and cursor would keep the path)
     if ev not in ("SessionStart", "SubagentStart", "UserPromptSubmit") + CAPTURE_EVENTS:
         return None                       # not an event mem acts on
+    if (home := run.env.get("MEM_HOME")) and (why := blank_home(home)):   # never a store named " " (test41 T30)
+        sys.stderr.write(f"mem: {why}: nothing captured, no memory served\n")
+        raise HookInputError("blank-home")
     store = open_hook_store(run.root, LOCK_TIMEOUT_S.get(ev, DEFAULT_LOCK_TIMEOUT_S), run.create)
     try:
         capture = not no_capture(run.env)
@@ -629,6 +603,8 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             # take-back the person only, and no block (it would hold the values going: test36b T15)
             problem = run.guarded("config", objstore.config_problem, store.root)
             notice = f"mem: {problem.message()}" if problem is not None else ""
+            if stopped := run.guarded("stopped", objstore.capture_stopped, store):   # said to both (test41 T34)
+                notice = "; ".join(x for x in (notice, f"mem: capture is stopped: {stopped}") if x)
             said = "; ".join(x for x in (notice, took.get("systemMessage", "")) if x)
             if no_inject(run.env) or took:
                 return {"systemMessage": said} if said else None

@@ -518,8 +518,29 @@ DEFAULT_HOME = "~/.mem"
 
 
 def home_from_env(home: str | None = None) -> str:
-    """The store directory: ``home`` (``--home``), else ``$MEM_HOME``, else ``~/.mem``."""
+    """The store directory: ``home`` (``--home``), else ``$MEM_HOME``, else
+    ``~/.mem``.  Raises InvalidInput (exit 2) when the one given is blank
+    (``cmds._helperclient.blank_home``: ``--home ''``, ``MEM_HOME=' '``;
+    an empty ``$MEM_HOME`` is unset)."""
+    from ._helperclient import blank_home
+    if why := blank_home(home):
+        from objstore import InvalidInput
+        raise InvalidInput(f"{why}; nothing was read or written", hint="give --home / MEM_HOME the store's folder, or leave both out for ~/.mem")
     return os.path.expanduser(home or os.environ.get("MEM_HOME") or DEFAULT_HOME)
+
+
+def store_lock_timeout(store, value: float | None = None) -> None:
+    """Set ``store``'s lock wait from ``value`` (``--lock-timeout``) or
+    ``$MEM_LOCK_TIMEOUT`` (:func:`lock_timeout_from_env`); a bad variable
+    is warned about on stderr and kept as ``store.lock_refused``, raised
+    when a write takes the lock (exit 2): a read takes none and goes on
+    (test41 T25: ``mem get`` exited 2)."""
+    from objstore import InvalidInput
+    try:
+        store.lock_timeout = lock_timeout_from_env(value)
+    except InvalidInput as e:
+        store.lock_refused = e
+        sys.stderr.write(f"warning: {e.message}: a read goes on, a write is refused\n")
 
 
 def lock_timeout_from_env(value: float | None = None) -> float:

@@ -355,6 +355,10 @@ def entry() -> None:
         _exit(_hookrun.run_claude_code(started=_hookclock.armed()))
     if len(argv) == 4 and argv[0] == "--home" and argv[2:] == ["hook", "claude-code"]:  # a custom store
         from . import _hookclock, _hookrun
+        if not argv[1]:   # --home '': not ~/.mem (test41 T30; spaces alone: the hook's own check)
+            from ._helperclient import blank_home
+            sys.stderr.write(f"mem: {blank_home(argv[1])}: nothing captured, no memory served\n")
+            _exit(0)
         _hookrun.OWN_PROCESS = True
         _exit(_hookrun.run_claude_code(env={**os.environ, "MEM_HOME": argv[1]}, started=_hookclock.armed(),
                                        create=False))

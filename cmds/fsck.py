@@ -236,9 +236,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
         from objstore import orphan_advice, registry_orphans
         rep.warnings.extend("project registry: {}; {}".format(*orphan_advice(store.root, name, folder))
                             for name, folder in registry_orphans(store))
-    from objstore import seal_rules_problem
+    from objstore import seal_rules_problem, seal_rules_refused
+    sealing_bad = False
     if sealing := seal_rules_problem(store):   # sealed values quoted later would be stored in the clear (test34b T23)
-        rep.warnings.append(sealing)
+        (rep.problems if (sealing_bad := seal_rules_refused(store)) else rep.warnings).append(sealing)   # (fresh41 F6)
     from objstore import vault_problem
     if vault := vault_problem(store):   # every sealed value unreadable, and fsck said "ok" (fresh35)
         rep.problems.append(vault)
@@ -322,7 +323,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
             if any("missing (not damaged" in p for p in rep.problems):   # (test33 T17)
                 click.echo("hint: a pack file is missing: put it back; 'mem fsck --repair' keeps every ref and "
                            "reflog as it is while it is missing (it only sets other damaged files aside)", err=True)
-            elif len(rep.problems) > len(remote_damage) + len(rep.lost) + bool(vault) + bool(vault_bad) + bool(key_bad) + bool(guard_bad):   # (a vault: put it back)
+            elif len(rep.problems) > len(remote_damage) + len(rep.lost) + bool(vault) + bool(vault_bad) + bool(key_bad) + bool(guard_bad) + sealing_bad:   # (a vault: put it back)
                 click.echo("hint: 'mem fsck --repair' sets the damage aside and keeps everything readable", err=True)
             if rep.lost:   # which value is current is the person's to say: no repair ends it (test34b T18)
                 click.echo("hint: a key whose current value was lost stays so until 'mem pull' from a remote that "
@@ -553,9 +554,12 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
     summary = _lost_summary(r)
     if summary:
         _say(f"repair: lost in all: {summary}")
-    if r.recorded:   # (test33b T13)
+    if r.recorded:   # (test33b T13; sealed: no pull brings them, fresh41 F3)
+        from objstore import sealed_way_back
         _say("hint: the removed refs are recorded in lost-refs: 'mem fsck' and 'mem doctor' name them until "
              "'mem pull REMOTE' from a remote or backup that holds them puts them back", err=True)
+        if way := sealed_way_back([n for n in r.recorded if n.startswith("sealed/")]):
+            _say(f"hint: {way}", err=True)
 
 
 def _lost_places(name: str, n: int) -> str:

@@ -21,8 +21,10 @@ def command(as_json, store):
     now: a forget not pushed yet shows here, as its tombstones); a forget or a pull a killed process stopped
     half way, with the command that finishes it; index updates waiting in
     the index journal; whether the resident helper runs.  What another
-    machine pushed since needs the network: mem pull.  A damaged hash-key
-    file, which stops capture, is warned about on stderr, and so is a key
+    machine pushed since needs the network: mem pull.  Damage that stops
+    every write and capture (a damaged hash-key, logs/audit a folder, a
+    seal-rules file that does not read) is warned about on stderr (--json:
+    "capture_stopped", else null), and so is a key
     set back to an older version (a synced folder's older copy of its ref
     file: served as current, refused by push; mem fsck --repair).
 
@@ -42,10 +44,10 @@ def command(as_json, store):
 
     Exit status: 0 ok; 10 no store; 13 a damaged remotes.json.
     """
-    from objstore import hash_key_damage, helper_running, remote_status, set_back_line, set_back_list, store_status
+    from objstore import helper_running, remote_status, set_back_line, set_back_list, store_status
     st = store_status(store, remotes=remote_status(store), helper=helper_running(store.root))
-    if why := hash_key_damage(store):   # capture stopped, only logged (fresh40 F2): said in every mode
-        click.echo(f"warning: capture is stopped: {why}", err=True)
+    if st.capture_stopped:   # only logged (fresh40 F2): said in every mode (and in --json, test41 T25)
+        click.echo(f"warning: capture is stopped: {st.capture_stopped}", err=True)
     back = set_back_list(store)   # (test41 T6: said by fsck and get only): in every mode, as the hash key
     for ref in back[:3]:
         click.echo(f"warning: {set_back_line(store, *ref)}: the older value is served as current and push, backup "

@@ -23,11 +23,13 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from objstore.core.atomic import atomic_write
-from objstore.core.errors import AuditUnwritten
+from objstore.core.atomic import atomic_write, read_store_file
+from objstore.core.errors import AuditUnwritten, CorruptObject
 from objstore.core.record import Frozen, set_fields
 
 AUDIT_FILE = "audit"
+#: what a reader of an audit log that is no file is told (``core.storelayout``'s check names it)
+REPAIR_HINT = "'mem fsck --repair' sets it aside (its lines are kept in the quarantine) and a new log is started"
 FORGOTTEN = "forgotten"
 
 
@@ -65,11 +67,17 @@ def append(logs_root: Path, time_ms: int, command: str, ref: str = "", old: str 
 
 
 def read(logs_root: Path, *, since: int | None = None) -> list[AuditEntry]:
-    """Every entry, oldest first (``since``: only entries at or after it, ms)."""
+    """Every entry, oldest first (``since``: only entries at or after it, ms).
+    Raises CorruptObject (exit 13) naming the file when a folder, a FIFO or
+    a device stands in its place (test41 T29: an internal error), with the
+    hint ``mem fsck --repair`` (``core.storelayout``); other OSErrors of
+    ``open`` (a permission) propagate."""
     try:
-        data = (logs_root / AUDIT_FILE).read_text("utf-8", "replace")
+        data = read_store_file(logs_root / AUDIT_FILE, 1 << 32, "audit log").decode("utf-8", "replace")
     except FileNotFoundError:
         return []
+    except CorruptObject as e:
+        raise CorruptObject(str(e), hint=REPAIR_HINT) from None
     out = []
     for ln in data.splitlines():
         p = ln.split("\t")

@@ -24,6 +24,8 @@ from objstore.core.setback import ReadOnDemand, descends, packed_last_moves, set
 from objstore.core.pullstop import pending_refs, unfinished as unfinished_pulls
 from objstore.core.spool import spooled_sources
 from objstore.core.storepath import scratch_damage
+from objstore.core.storelayout import fsck_problems as layout_problems
+from objstore.core.storeperms import denied_notes
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
 from objstore.core.unnamed import ref_check, unnamed_chains
 from objstore.core.unfinished import DIRNAME as UNFINISHED_DIR
@@ -181,6 +183,8 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
     problems, by_ns = ref_file_problems(store)
     rep.problems += problems
     rep.problems += [scratch_problem(name, what) for name, what in scratch_damage(store.root)]   # fix40b's leftover
+    rep.problems += layout_problems(store.root)   # logs/audit, locks/store.lock, logs/refs… (test41 T8, T9, T29)
+    rep.warnings += denied_notes(store.root)   # unreadable, not damaged (fresh41 F7)
     if audit_note := audit_damage_note(store.reflog.root):   # garbage lines in logs/audit (fresh40 F10)
         rep.warnings.append(audit_note)
     packed = packed_last_moves(store) if by_ns.get("sessions") else {}   # (sessions' last moves, one read)

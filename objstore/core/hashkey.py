@@ -22,6 +22,7 @@ from pathlib import Path
 
 from objstore.core.errors import IntegrityError
 from objstore.core.ids import blake2b
+from objstore.core.storeperms import refuse_denied
 
 #: the key file, under the store's root
 KEY_FILE = "hash-key"
@@ -53,6 +54,7 @@ def store_key(root: Path) -> bytes:
     _link_key(root, os.urandom(32))
     have = load_key(root)
     if have is None:
+        refuse_denied(Path(root) / KEY_FILE)   # unreadable, not damaged: exit 1 (fresh41 F7)
         raise DamagedHashKey(f"{Path(root) / KEY_FILE}: the store's hash key cannot be read (a damaged file)",
                              hint="put back the hash-key file from a backup or a copy of this store (mem backup, "
                                   "a synced folder); nothing that needs it was changed")

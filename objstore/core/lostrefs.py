@@ -153,13 +153,29 @@ def lost_refs_note(store) -> str | None:
     if not lost:
         return None
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(max(r.time_ms for r in lost) / 1000))
-    names = ", ".join(r.name for r in lost)
+    sealed = [r.name for r in lost if r.name.startswith("sealed/")]
+    names = ", ".join(r.name for r in lost if not r.name.startswith("sealed/"))
     reread = ("; a session's turns also come back with 'mem import claude-code --reread' (or codex) of its "
               "transcript" if any(r.name.startswith("sessions/") for r in lost) else "")
+    pulled = (f"{names}; 'mem pull REMOTE' from a remote or backup that holds them puts them back "
+              f"(a backup's snapshot: 'mem --home NEWDIR restore SOURCE --snapshot ID', then look them up there)"
+              f"{reread}") if names else ""
     return (f"{len(lost)} ref(s) removed by 'mem fsck --repair' ({when}) with nothing readable and not set "
-            f"since: {names}; 'mem pull REMOTE' from a remote or backup that holds them puts them back "
-            f"(a backup's snapshot: 'mem --home NEWDIR restore SOURCE --snapshot ID', then look them up there)"
-            f"{reread}; delete {FILENAME} in the store to accept the loss")
+            f"since: {'; '.join(x for x in (pulled, sealed_way_back(sealed)) if x)}; delete {FILENAME} in the "
+            "store to accept the loss")
+
+
+def sealed_way_back(names: list[str]) -> str:
+    """How lost sealed refs ``names`` (``sealed/…``) come back, or "" for
+    none: never by a pull or a backup's snapshot, which hold no sealed
+    value (they stay on the machine that sealed them; fresh41 F3: fsck
+    named a pull, which cannot), but by ``mem sealed import KEY FILE`` of
+    a ``mem sealed export`` file, or from a copy of this store's folder."""
+    if not names:
+        return ""
+    return (f"{', '.join(names)}: no remote or backup snapshot holds a sealed value (it never leaves this "
+            "machine), so a pull cannot put them back; 'mem sealed import KEY FILE' of a 'mem sealed export' "
+            "file does, or a copy of this store's folder (its objects/) taken before the damage")
 
 
 #: the marker a repair writes in the quarantine folder it filled when it removed refs (test34 T7)

@@ -108,12 +108,17 @@ def log_bytes(p: Path) -> bytes:
     read by ``core.atomic.read_regular``: a FIFO, a device or a folder in its
     place is never waited on nor read.  Raises FileNotFoundError when there is
     none, CorruptObject naming the file when it is not a regular file or is
-    over :data:`LOG_FILE_MAX_BYTES` (4 GiB), or when it is a symbolic link
+    over :data:`LOG_FILE_MAX_BYTES` (4 GiB), or a file stands in place of a
+    folder above it, or when it is a symbolic link
     (never followed: a writer would append through it to a file outside the
     store, test31c W9; one ``lstat``); other OSErrors propagate."""
     if os.path.islink(p):
         raise CorruptObject(f"reflog {os.fsdecode(p)} is not readable: a symbolic link (never followed)")
-    return read_store_file(p, LOG_FILE_MAX_BYTES, "reflog")
+    try:
+        return read_store_file(p, LOG_FILE_MAX_BYTES, "reflog")
+    except NotADirectoryError:   # a file where a folder above it should be (test41 T8: an internal error)
+        raise CorruptObject(f"reflog {os.fsdecode(p)} is not readable: a file stands where a folder above it "
+                            "should", hint="'mem fsck --repair' sets it aside") from None
 
 
 class ReflogEntry(Frozen):
@@ -194,7 +199,7 @@ class Reflog:
         raise CorruptObject(f"{self.shown(p)}: {why} (damaged {kind}): {ref} was not moved, so the write "
                             "did not happen",
                             hint="'mem fsck --repair' sets it aside (its readable lines are kept)" if kind == "reflog"
-                            else f"move {self.shown(p)} out of the store (it is no file), then run it again")
+                            else f"'mem fsck --repair' sets {self.shown(p)} aside (it is no file), then run it again")
 
     def append(self, ref: str, old: str | None, new: str | None, time_ms: int, command: str,
                *, durable: bool = True) -> None:
@@ -346,7 +351,8 @@ class Reflog:
         else:
             files = []
             for d, dirs, fs in os.walk(self.root / "refs"):
-                files += [Path(d) / f for f in fs]
+                # (a file where the ref tree has a folder is no reflog: ``core.storelayout`` names it, test41 T8)
+                files += [Path(d) / f for f in fs if not os.path.isdir(self._ref_file_of(Path(d) / f))]
                 # a folder where a ref's reflog file should be (test29b Q4): its ref is a file
                 # (not a scope's or project's folder, where a file in place of the ref folder is the damage: T9)
                 files += [Path(d) / x for x in dirs if os.path.isfile(self._ref_file_of(Path(d) / x))

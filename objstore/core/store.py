@@ -120,6 +120,8 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
         self._journal: IndexJournal | None = None
         self._unfinished: UnfinishedForgets | None = None
         self.lock_timeout = lock_timeout
+        #: raised by :meth:`lock` (a bad ``$MEM_LOCK_TIMEOUT``: a read goes on, a write stops, test41 T25)
+        self.lock_refused: Exception | None = None
         self.index_factory = index_factory
         self.recovery = recovery
         #: thread id -> the store lock that thread took (re-entrant per thread only)
@@ -419,6 +421,8 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
         set-back ref (SetBack), to the repair, which sets the ref forward,
         then replays it (test41 T28); every other
         command gets the error, with the repair's hint."""
+        if self.lock_refused is not None:
+            raise self.lock_refused
         me = get_ident()
         held = self._locks.get(me)
         if held is not None and held.depth > 0:

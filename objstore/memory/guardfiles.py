@@ -18,6 +18,7 @@ from objstore.core.hashkey import KEY_FILE, load_key
 from objstore.core.objects import Tombstone
 from objstore.core.salvage import Quarantine
 from objstore.core.store import Store
+from objstore.core.storeperms import denied
 from objstore.core.unfinished import CREDENTIALS, DIRNAME as UNFINISHED_DIR, UnfinishedForgets
 from objstore.memory.tombdigests import DIGESTS_FILE, read_digests
 from objstore.memory.withdrawals import VERSION_RECORDS
@@ -93,7 +94,7 @@ def hash_key_damage(store: Store) -> str | None:
     path = store.root / KEY_FILE
     if not path.exists() and not path.is_symlink():
         return None
-    if load_key(store.root) is not None:
+    if load_key(store.root) is not None or denied(path):   # unreadable: storeperms names it (fresh41 F7)
         return None
     return (f"{KEY_FILE}: the store's hash key cannot be read (a damaged file): every 'mem forget' exits 13 (a new "
             "tombstone cannot be keyed) and the hooks capture no turn (each one is logged in logs/hooks.log: "

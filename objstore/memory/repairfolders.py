@@ -3,7 +3,9 @@
 folder is set aside into the quarantine and an empty folder made in its
 place: ``refs/`` or a namespace folder under it (fresh39 F10), a scope or
 project folder below ``refs/facts`` or ``refs/sealed`` (test40 T9),
-``cache/`` (fresh40 F4), ``tmp/`` and ``locks/`` (fix40b's leftover).
+``cache/`` (fresh40 F4), ``tmp/`` and ``locks/`` (fix40b's leftover),
+``logs/refs`` or a folder below it (test41 T8); a folder where the store
+keeps a file: ``logs/audit``, ``locks/store.lock`` (test41 T9, T29).
 Moved out of ``memory.repair`` (session 41) to keep it under the module
 size limit."""
 
@@ -14,6 +16,7 @@ from pathlib import Path
 
 from objstore.core.refsfolders import find as find_ref_folders
 from objstore.core.salvage import Quarantine
+from objstore.core.storelayout import FSCK_NAMES, layout_damage
 from objstore.core.storepath import folder_damage, refs_dir_damage, scratch_damage
 
 __all__ = ["repair_refs_dir"]
@@ -47,16 +50,28 @@ def repair_refs_dir(root: str | os.PathLike) -> str | None:
     if os.path.lexists(cache) and not os.path.isdir(cache):
         damage.append(("cache", folder_damage(cache)))
     damage += scratch_damage(root)   # tmp/, locks/: no data (fix40b's leftover: the repair itself could not lock)
-    q = Quarantine(root) if damage else None
-    return "; ".join(_set_folder_aside(root, q, where, what) for where, what in damage) or None
+    # logs/audit or locks/store.lock a folder, logs/refs or a folder below it a file (test41 T8, T9, T29)
+    layout = layout_damage(root, FSCK_NAMES)
+    files = [(d.rel, f"is {d.other} where the store keeps a file") for d in layout if d.want == "a file"]
+    damage += [(d.rel, f"is {d.other}, not a folder") for d in layout if d.want == "a folder"]
+    q = Quarantine(root) if damage or files else None
+    return "; ".join([_set_folder_aside(root, q, where, what) for where, what in damage]
+                     + [_set_aside(root, q, where, what) + " (mem starts it anew)" for where, what in files]) or None
 
 
 def _set_folder_aside(root: Path, q: Quarantine, where: str, what: str) -> str:
+    """:func:`_set_aside`, then make an empty folder in its place; returns
+    the sentence :func:`repair_refs_dir` gives."""
+    said = _set_aside(root, q, where, what)
+    (root / where).mkdir(mode=0o700)
+    return f"{said} and made an empty {where}/"
+
+
+def _set_aside(root: Path, q: Quarantine, where: str, what: str) -> str:
     """Move what stands at ``root/where`` into the quarantine ``q`` (the
-    link itself, not its target) and make an empty folder in its place;
-    returns the sentence :func:`repair_refs_dir` gives."""
+    link itself, not its target); returns ``"WHERE WHAT: set it aside as
+    quarantine/…"``."""
     dest = q.dir / where
     dest.parent.mkdir(parents=True, exist_ok=True)
     os.replace(root / where, dest)
-    (root / where).mkdir(mode=0o700)
-    return f"{where} {what}: set it aside as {dest.relative_to(root).as_posix()} and made an empty {where}/"
+    return f"{where} {what}: set it aside as {dest.relative_to(root).as_posix()}"

@@ -13,6 +13,7 @@ from objstore.core.atomic import atomic_write
 from objstore.core.errors import IntegrityError
 from objstore.core.ids import blake2b
 from objstore.core.store import Store
+from objstore.core.storeperms import refuse_denied
 from objstore.core.text import confusable_fold, normalized_form
 from objstore.core.textwindows import dotless, folded_form
 
@@ -102,6 +103,7 @@ def refuse_unreadable(store: Store) -> None:
     any other and stored it in the clear (test40 T18).  Returns when the
     file is absent (no seal, no ``forget KEY``: nothing to withhold)."""
     p = store.root / RULES_FILE
+    refuse_denied(p)   # unreadable, not damaged: exit 1, never "move it away" (fresh41 F7)
     if p.exists() or p.is_symlink():
         raise IntegrityError(f"{p} is damaged (it does not read as seal rules): a value written now could hold "
                              "a sealed or forgotten value in the clear", hint="'mem sealed rebuild-rules' writes "

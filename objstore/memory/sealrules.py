@@ -31,6 +31,7 @@ import os
 from objstore.core.codec import object_id
 from objstore.core.objects import Turn, normalize_value
 from objstore.core.store import Store
+from objstore.core.storeperms import denied
 from objstore.core.text import normalized_form, normalized_map, replace_spans
 from objstore.core.textwindows import dotless, fold_worth, match_weight
 from objstore.memory.sealrulefile import FORGOTTEN_LABEL, RULES_FILE, SealRules, load, rule_digest, save, window_digests  # noqa: F401
@@ -103,11 +104,14 @@ def rules_problem(store: Store) -> str | None:
     not, or it is cut short);
     what ``mem fsck``, ``mem doctor`` and the hooks name (test34b T23:
     silent, and the next turns stored the sealed value in the clear).  A
-    message naming the way to rebuild it.  Reads only."""
+    message naming the way to rebuild it; when :func:`rules_refused`, one
+    saying every write is refused.  Reads only."""
     folders: list[str] = []   # a file in place of refs/sealed/<scope> (test40 T9): fsck names it; its keys count
     sealed = sum(1 for _n, _h in store.refs.iter("sealed", damaged=[], folders=folders)) + len(folders)
     try:
         raw = (store.root / RULES_FILE).read_bytes()
+    except PermissionError:   # not damage: core.storeperms names it (fresh41 F7)
+        return None
     except FileNotFoundError:
         if not sealed:
             return None   # (no seal, no forget KEY since session 35: no rules)
@@ -122,12 +126,28 @@ def rules_problem(store: Store) -> str | None:
             what = "is damaged (cut short, or a line does not parse)"
         else:
             return None
+    if rules_refused(store):   # every write refuses (``sealrulefile.refuse_unreadable``): fresh41 F6 said "stored in the clear"
+        return (f"{RULES_FILE} {what}: every write and every captured turn is refused (exit 13) until it reads "
+                "again (no sealed or forgotten value can be told from any other); 'mem sealed rebuild-rules' writes "
+                "it again from the sealed values (it asks for the vault passphrase; the rules of values 'mem forget "
+                f"KEY' withheld cannot be rebuilt); with no vault, move it away (mv {RULES_FILE} {RULES_FILE}.bad): "
+                "the writes then work, and a sealed value quoted later is stored in the clear")
     held = f"while {sealed} key{'s are' if sealed != 1 else ' is'} sealed: a sealed value" if sealed else \
         "while it holds the rules of forgotten values (mem forget KEY): a forgotten value"   # (test35b T2)
     return (f"{RULES_FILE} {what} {held} "
             "quoted in a turn captured or pulled from now on is stored in the clear; 'mem sealed rebuild-rules' "
             "writes it again from the sealed values (it asks for the vault passphrase; the rules of values "
             "'mem forget KEY' withheld cannot be rebuilt)")
+
+
+def rules_refused(store: Store) -> bool:
+    """Whether :data:`RULES_FILE` is there but reads as no rules (a folder,
+    an unreadable file, a damaged head): then every write and captured turn
+    is refused, exit 13 (``sealrulefile.refuse_unreadable``), and ``mem
+    fsck`` and ``mem doctor`` call :func:`rules_problem` an error, not a
+    warning (fresh41 F6: "ok").  One read of the file."""
+    p = store.root / RULES_FILE
+    return load(store) is None and (p.exists() or p.is_symlink()) and not denied(p)
 
 
 def withhold_sealed_values(text: str, rules: SealRules, folded: bool = True) -> tuple[str, int]:

@@ -3,7 +3,7 @@ finding with the command that fixes it.
 
 Checks (each returns findings, never raises for what it finds):
 
-* ``store``: each path of :data:`LAYOUT` present is of its type (a folder
+* ``store``: each path of ``core.storelayout.LAYOUT`` present is of its type (a folder
   where a file should be stops the commands that use it); a check stopped
   by damage it reads is a finding of that check (:func:`run_check`):
   doctor reports, never stops.
@@ -101,10 +101,12 @@ from objstore.core.settings import config_problem, value
 from objstore.core.lock import lock_held, lock_holder
 from objstore.core.store import FACT_COMMIT_WAIT_S, FACT_WRITER, INIT_LOCK
 from objstore.core.sealstate import plain_and_sealed
-from objstore.memory.sealrules import rules_problem
+from objstore.memory.sealrules import rules_problem, rules_refused
 from objstore.core.store import Store
 from objstore.core.audit import damage_note as audit_damage_note
 from objstore.core.storepath import folder_damage, refs_dir_damage
+from objstore.core.storelayout import layout_damage
+from objstore.core.storeperms import denied_notes
 from objstore.integrations.install import EVENT_TIMEOUTS, handler_home, is_mem_handler
 from objstore.porcelain.doctorobjects import loose_findings
 from objstore.porcelain.doctorrefs import refs_findings as _refs
@@ -142,49 +144,28 @@ def _permissions(root: Path) -> list[Finding]:
             loose.insert(0, str(root))
     except OSError:
         pass
+    denied = [Finding("permissions", "error", note, note.rsplit("; ", 2)[-2], ())   # (fresh41 F7)
+              for note in denied_notes(root)]
     if not loose:
-        return []
-    return [Finding("permissions", "error",
+        return denied
+    return denied + [Finding("permissions", "error",
                     f"{len(loose)} file(s) or folder(s) of the store can be read by other users "
                     f"(e.g. {loose[0]})", f"chmod -R go-rwx {root}  (or: mem doctor --fix)", tuple(loose))]
 
 
-#: paths of the store and the type each must have (``dir``/``file``), when
-#: present: one replaced by the other type stops the commands that use it
-#: (test30 R1, R2), so doctor names it first.  ``fsck``: ``mem fsck --repair``
-#: mends it; else the path is moved aside by hand (caches and locks are made
-#: again; the audit log's history stays in the moved file).
-LAYOUT = (("objects", "dir", True), ("refs", "dir", True), ("logs", "dir", False), ("logs/audit", "file", False),
-          ("locks", "dir", True), ("locks/store.lock", "file", False), ("tmp", "dir", True),
-          ("index", "dir", False), ("index-journal", "file", True), ("index-journal.d", "dir", False),
-          ("cache", "dir", False), ("config", "file", True), ("config.toml", "file", False),
-          ("projects.json", "file", True), ("remotes.json", "file", False))
-
-
 def _layout(root: Path) -> list[Finding]:
-    out = []
-    for rel, kind, by_fsck in LAYOUT:
-        p = root / rel
-        try:
-            mode = os.lstat(p).st_mode
-        except FileNotFoundError:
-            continue
-        except OSError as e:      # a parent of the other type (ENOTDIR) is named on its own line
-            if e.errno == 20:
-                continue
-            out.append(Finding("store", "error", f"{p} cannot be read ({e.strerror})", f"check {p}", (str(p),)))
-            continue
-        if (stat.S_ISDIR(mode) if kind == "dir" else stat.S_ISREG(mode)):
-            continue
-        other = ("a folder" if stat.S_ISDIR(mode) else "a symlink" if stat.S_ISLNK(mode)
-                 else "a file" if stat.S_ISREG(mode) else "a special file")
-        want = "a folder" if kind == "dir" else "a file"
-        out.append(Finding("store", "error", f"{p} is {other} where the store keeps {want}: the commands "
-                           "that use it stop with an error",
-                           "mem fsck --repair  (sets it aside)" if by_fsck else
-                           f"mv {p} {p}.damaged  (mem makes it again{'; the old audit lines stay in the moved file' if rel == 'logs/audit' else ''})",
-                           (str(p),)))
-    return out
+    """An error for each path of ``core.storelayout.LAYOUT`` of the wrong
+    type (``layout_damage``), with its fix; one naming a path that cannot
+    be read."""
+    try:
+        damage = layout_damage(root)
+    except OSError as e:
+        p = e.filename or root
+        return [Finding("store", "error", f"{p} cannot be read ({e.strerror})", f"check {p}", (str(p),))]
+    return [Finding("store", "error", f"{d.path} is {d.other} where the store keeps {d.want}: the commands "
+                    "that use it stop with an error",
+                    "mem fsck --repair  (sets it aside)" if d.by_fsck else
+                    f"mv {d.path} {d.path}.damaged  (mem makes it again)", (str(d.path),)) for d in damage]
 
 
 def _audit(store: Store) -> list[Finding]:
@@ -506,7 +487,8 @@ def _derive_state(store: Store, why: str | None) -> list[Finding]:
 
 def _seal_rules(store: Store) -> list[Finding]:
     why = rules_problem(store)   # test34b T23: a sealed value quoted later is stored in the clear
-    return [Finding("seal", "warning", why, "mem sealed rebuild-rules")] if why else []
+    return [Finding("seal", "error" if rules_refused(store) else "warning", why, "mem sealed rebuild-rules")] \
+        if why else []   # an error when every write is refused (fresh41 F6)
 
 
 def run_check(name: str, check, *args) -> list[Finding]:

@@ -18,7 +18,9 @@ object body or the network:
   (``forget-unfinished/``, each with the command that finishes it), refs a
   stopped pull was to set, and index updates waiting in the index journal
   (the next writer applies them);
-* whether the resident helper runs.
+* whether the resident helper runs;
+* why no write nor capture is possible (``porcelain.capturestop``: a
+  damaged hash-key, ``logs/audit`` a folder, …), or None.
 
 The remotes' part is :func:`objstore.remote.status.remote_status` and the
 helper's ``objstore.resident.server.helper_running`` (packages of the same
@@ -35,6 +37,7 @@ from dataclasses import dataclass
 
 from objstore.core.pullstop import pending_refs
 from objstore.core.store import Store
+from objstore.porcelain.capturestop import capture_stopped
 from objstore.memory.queue import count as queue_count
 
 
@@ -45,7 +48,8 @@ class StoreStatus:
     the command that finishes each stopped forget; ``stopped_pull``: refs a
     stopped pull was to set; ``stopped_pull_from``: the remotes those pulls were from (sorted;
     test37b T19.10: such a remote read "up to date with the last sync"); ``index_waiting``: the index journal holds
-    updates; ``helper``: the resident helper runs."""
+    updates; ``helper``: the resident helper runs; ``capture_stopped``: why no write nor capture is possible
+    (``porcelain.capturestop``), or None."""
 
     root: str
     keys: int
@@ -58,6 +62,7 @@ class StoreStatus:
     stopped_pull_from: list[str]
     index_waiting: bool
     helper: bool
+    capture_stopped: str | None = None
 
     def as_dict(self) -> dict:
         """JSON shape (docs/cli.md, ``mem status --json``)."""
@@ -65,7 +70,7 @@ class StoreStatus:
                 "queued": self.queued, "remotes": [r.as_dict() for r in self.remotes],
                 "stopped_forgets": self.stopped_forgets, "stopped_pull": self.stopped_pull,
                 "stopped_pull_from": self.stopped_pull_from, "index_waiting": self.index_waiting,
-                "helper": self.helper}
+                "helper": self.helper, "capture_stopped": self.capture_stopped}
 
 
 def store_status(store: Store, *, remotes: list | None = None, helper: bool = False) -> StoreStatus:
@@ -82,7 +87,7 @@ def store_status(store: Store, *, remotes: list | None = None, helper: bool = Fa
         stopped_forgets=[s.rerun() for s in store.unfinished.list()],
         stopped_pull=len(pending), stopped_pull_from=sorted({r for _h, r in pending.values() if r}),
         index_waiting=not store.journal.is_empty(),
-        helper=helper)
+        helper=helper, capture_stopped=capture_stopped(store))
 
 
 def _unset(store: Store, name: str) -> bool:

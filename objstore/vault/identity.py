@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
+from objstore.core.storeperms import denied
 from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound, Refused, WrongPassphrase
 from objstore.core.store import Store
 
@@ -95,13 +96,13 @@ def vault_damage(store: Store) -> str | None:
     from objstore.vault import age  # deferred: imports cryptography
     rpath, ipath = vault_paths(store)
     bad = []
-    if rpath.is_file():
+    if rpath.is_file() and not denied(rpath):   # unreadable: core.storeperms names it (fresh41 F7)
         try:
             text = rpath.read_text("ascii").strip()
             age.check_recipient(text)
         except (OSError, UnicodeDecodeError, age.AgeError):
             bad.append(f"{VAULT_DIR}/{RECIPIENT_FILE} holds no age recipient")
-    if ipath.is_file() and rpath.exists():
+    if ipath.is_file() and rpath.exists() and not denied(ipath):
         try:
             age.check_passphrase_file(ipath.read_bytes())
         except OSError as e:
@@ -197,6 +198,8 @@ def vault_info(store: Store) -> VaultInfo:
                            hint=f"restore {rpath.parent} from a backup or a copy of this store: a new 'mem vault "
                                 "init' makes a new key, which cannot open them") from None
         raise NotFound("this store has no vault", hint="create one with: mem vault init") from None
+    except PermissionError:   # not damage: exit 1, never "put back your copy" (fresh41 F7)
+        raise
     except (OSError, UnicodeDecodeError) as e:
         raise CorruptObject(f"{rpath} cannot be read: {e}", hint=DAMAGED_VAULT_HINT) from None
     if not text.startswith("age1") or not text.isalnum():
@@ -221,6 +224,8 @@ def open_identity(store: Store, passphrase: str) -> list[str]:
     info = vault_info(store)
     try:
         data = info.identity_path.read_bytes()
+    except PermissionError:   # not damage (fresh41 F7)
+        raise
     except OSError as e:
         raise CorruptObject(f"{info.identity_path} cannot be read: {e.strerror}", hint=DAMAGED_VAULT_HINT) from None
     try:

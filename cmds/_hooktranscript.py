@@ -1,0 +1,38 @@
+"""The session's transcript for a Claude Code hook event
+(:func:`resolve_transcript`).  Moved out of :mod:`cmds._hookrun` (session
+42) to keep it under the module size limit; imported from there."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def resolve_transcript(data: dict, env) -> Path | None:
+    """The session's transcript.  ``transcript_path`` can be stale after
+    ``/clear`` or a resume (it names the previous session's file) or missing:
+    prefer ``<its folder>/<session_id>.jsonl``, then search
+    ``$CLAUDE_CONFIG_DIR/projects/*/<session_id>.jsonl``.  The caller skips
+    the event when the file found holds a credential in its path
+    (``objstore.transcript_refused``, the rule of the given path)."""
+    sid, p = (v if isinstance(v, str) else "" for v in (data.get("session_id"), data.get("transcript_path")))
+    safe_sid = bool(sid) and "/" not in sid and "\\" not in sid and sid not in (".", "..")
+    if p:
+        path = Path(p).expanduser()
+        if safe_sid and path.stem != sid:
+            sib = path.parent / f"{sid}.jsonl"
+            if sib.is_file():
+                return sib
+        if path.is_file():
+            return path
+    if not safe_sid:
+        return None
+    projects = Path(env.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser() / "projects"
+    try:
+        for d in sorted(os.listdir(projects)):
+            cand = projects / d / f"{sid}.jsonl"
+            if cand.is_file():
+                return cand
+    except OSError:
+        pass
+    return None
