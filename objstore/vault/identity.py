@@ -205,9 +205,12 @@ def sealing_recipient(store: Store) -> str:
     return info.recipient
 
 
-def check_passphrase(passphrase: str) -> str:
-    """Refuse a vault passphrase shorter than :data:`MIN_PASSPHRASE_CHARS`
+def check_passphrase(passphrase: str, what: str = "vault") -> str:
+    """Refuse a passphrase shorter than :data:`MIN_PASSPHRASE_CHARS`
     characters or not valid Unicode (InvalidInput); return it unchanged.
+    ``what`` names it in the message: ``vault``, or ``guard`` for the
+    forget guard of ``mem export`` (test41 T32: called "the vault
+    passphrase" in a store that may have no vault).
 
     The passphrase is used as its UTF-8 bytes, exactly as typed (no
     normalization), so the stock ``age`` tool accepts the same text."""
@@ -218,7 +221,7 @@ def check_passphrase(passphrase: str) -> str:
     except UnicodeEncodeError:
         raise InvalidInput("the passphrase is not valid UTF-8 text") from None
     if len(passphrase) < MIN_PASSPHRASE_CHARS:
-        raise InvalidInput(f"the vault passphrase must have at least {MIN_PASSPHRASE_CHARS} characters "
+        raise InvalidInput(f"the {what} passphrase must have at least {MIN_PASSPHRASE_CHARS} characters "
                            f"(this one has {len(passphrase)})",
                            hint="a few random words make a long passphrase that is easy to type")
     return passphrase
