@@ -69,7 +69,8 @@ def drop_rules(store: Store, key: str) -> int:
     if have is None:
         return 0
     keep = [ln for ln in have.lines if ln[0] != key]
-    if keep or have.count() > len(have.lines) or any(n != f"sealed/{key}" for n, _h in store.refs.iter("sealed", damaged=[])):
+    if keep or have.count() > len(have.lines) or \
+            any(n != f"sealed/{key}" for n, _h in store.refs.iter("sealed", damaged=[])):   # (an import's section)
         if len(keep) != len(have.lines):   # (another sealed key keeps the file, lines or none: rules_problem)
             save(store, SealRules(have.key, keep, have.more))
     else:
