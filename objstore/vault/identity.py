@@ -149,9 +149,10 @@ def _recorded_pair(store: Store) -> tuple[str, str] | None:
 
 
 def _pair_mismatch(store: Store) -> str | None:
-    """What of the vault differs from :data:`PAIR_FILE`'s record (a file
-    or the folder), or None: no record, a file that does not read (what
-    :func:`vault_problem` and :func:`vault_damage` name), or the same pair."""
+    """What of the vault differs from :data:`PAIR_FILE`'s record
+    (``vault/recipient``, ``vault/identity.age`` or the folder), or None:
+    no record, a file that does not read (what :func:`vault_problem` and
+    :func:`vault_damage` name), or the same pair."""
     rec = _recorded_pair(store)
     if rec is None:
         return None
@@ -173,6 +174,14 @@ PAIR_HINT = ("put back your copy of the vault folder (the recipient that goes wi
              "records it")
 
 
+def _pair_said(which: str) -> str:
+    recorded = f"({PAIR_FILE} records the recipient and identity that were made together)"
+    if which == f"{VAULT_DIR}/{IDENTITY_FILE}":   # the recipient is the store's: a new value is sealed to its key
+        return (f"{which} is not the identity file {PAIR_FILE} recorded with this store's recipient {recorded}: "
+                "it may open none of the sealed values")
+    return f"{which} is not this store's {recorded}"
+
+
 def pair_problem(store: Store) -> str | None:
     """Why the vault's two files are not the pair :data:`PAIR_FILE`
     recorded (test41 T20: another vault's valid ``vault/recipient`` from a
@@ -181,21 +190,31 @@ def pair_problem(store: Store) -> str | None:
     and ``mem doctor`` name (through :func:`vault_damage`).  No
     passphrase: the SHA-256 of the two files."""
     which = _pair_mismatch(store)
-    return None if which is None else (
-        f"{which} is not this store's ({PAIR_FILE} records the recipient and identity that were made "
-        "together): a value sealed now would be sealed to a key this store's identity cannot open; " + PAIR_HINT)
+    if which is None:
+        return None
+    if which == f"{VAULT_DIR}/{IDENTITY_FILE}":
+        return f"{_pair_said(which)}; {PAIR_HINT}"
+    return (f"{_pair_said(which)}: a value sealed now would be sealed to a key this store's identity cannot open "
+            f"(sealing is refused until then); {PAIR_HINT}")
 
 
 def sealing_recipient(store: Store) -> str:
-    """The vault recipient a new sealed value is encrypted to, once the
-    vault's files are the pair :data:`PAIR_FILE` recorded (no record yet:
-    the pair as it is, recorded now).  Caller holds the store lock.
+    """The vault recipient a new sealed value is encrypted to, once it is
+    the recipient :data:`PAIR_FILE` recorded (no record yet: the pair as it
+    is, recorded now).  An ``identity.age`` other than the recorded one
+    does not stop a seal (the value is sealed to the store's own key; the
+    caller warns: :func:`vault_damage`).  Caller holds the store lock.
     Raises NotFound (no vault), CorruptObject (a damaged recipient file),
-    IntegrityError (exit 13: not the recorded pair; nothing is sealed)."""
+    IntegrityError (exit 13: another recipient; nothing is sealed)."""
+    from objstore.vault import age  # deferred: imports cryptography
     info = vault_info(store)
-    if which := _pair_mismatch(store):
-        raise IntegrityError(f"{which} is not this store's ({PAIR_FILE} records the recipient and identity that "
-                             "were made together): nothing was sealed, as the value would be sealed to a key "
+    try:
+        age.check_recipient(info.recipient)
+    except age.AgeError as e:   # (said as encrypting to it says it: test40 T11)
+        raise CorruptObject(f"vault/recipient is damaged: {e}", hint=DAMAGED_VAULT_HINT) from None
+    which = _pair_mismatch(store)
+    if which is not None and which != f"{VAULT_DIR}/{IDENTITY_FILE}":
+        raise IntegrityError(f"{_pair_said(which)}: nothing was sealed, as the value would be sealed to a key "
                              "this store's identity cannot open", hint=PAIR_HINT)
     if _recorded_pair(store) is None:
         try:
