@@ -264,6 +264,21 @@ def refuse_output_in_store(store, out: str | None) -> None:
                                  param_hint="-o")
 
 
+def refuse_missing_folder(out: str | None) -> None:
+    """Refuse an ``-o FILE`` whose folder does not exist or is not a folder
+    (minor39, test39 m5; fresh41 F8 for ``mem sealed export``: it said "no
+    such file" and exited 4, as for a key).  Raises ``click.BadParameter``
+    (exit 2); ``None`` and ``-`` pass."""
+    if not out or out == "-":
+        return
+    parent = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(parent):
+        import click
+        what = "is not a folder" if os.path.exists(parent) else "does not exist"
+        raise click.BadParameter(f"cannot write {out}: {parent} {what} (mem creates the file, never the "
+                                 "folders above it)", param_hint="-o")
+
+
 def missing_path(e: FileNotFoundError) -> str:
     """The path a ``FileNotFoundError`` names, for its message: never one
     holding a credential (``objstore.shown_path``)."""

@@ -5,7 +5,7 @@ import sys
 import click
 
 from ._common import emit_json, plural, with_store
-from ._out import refuse_output_in_store
+from ._out import refuse_missing_folder, refuse_output_in_store
 
 
 @click.command("export")
@@ -72,7 +72,7 @@ def command(fmt, scope, out, guard_file, as_json, store):
             raise click.BadParameter("only the jsonl export carries a forget guard", param_hint="--guard-passphrase-file")
         from objstore import check_passphrase
         from ._vault import read_passphrase
-        guard_pw = read_passphrase(guard_file, check=check_passphrase)
+        guard_pw = read_passphrase(guard_file, check=lambda pw: check_passphrase(pw, "guard"))   # (test41 T32)
     if out == "-" and fmt == "jsonl":
         out = None   # '-' is stdout, as 'mem import -' reads stdin (tester finding W10)
     if scope is not None:
@@ -91,11 +91,7 @@ def command(fmt, scope, out, guard_file, as_json, store):
                 raise click.BadParameter(f"{out} is a file; markdown is written into a folder", param_hint="-o")
             r = export_markdown(store, out, scope=scope)
         elif out:
-            parent = os.path.dirname(os.path.abspath(out))
-            if not os.path.isdir(parent):   # minor39 (test39 m5): it said 'no such file' and exited 4, as a key's
-                what = "is not a folder" if os.path.exists(parent) else "does not exist"
-                raise click.BadParameter(f"cannot write {out}: {parent} {what} (mem creates the file, never the "
-                                         "folders above it)", param_hint="-o")
+            refuse_missing_folder(out)   # minor39 (test39 m5): it said 'no such file' and exited 4, as a key's
             fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with open(fd, "w", encoding="utf-8") as f:
                 r = export_jsonl(store, f, scope=scope, guard_passphrase=guard_pw)

@@ -317,9 +317,9 @@ def _say_guard(g, unpaired):
                    f"{plural(g['rules'], 'forgotten-value rule')}", err=True)
     if g["rules_left"]:
         click.echo(f"note: {plural(g['rules_left'], 'forgotten-value rule')} of the export not kept (this store's "
-                   "seal-rules holds rules under its own key): a turn captured here quoting a value 'mem forget KEY' "
-                   "forgot there, or an agent's write of it spelled otherwise, is taken; the value as spelled "
-                   "is still refused by its tombstone", err=True)
+                   "seal-rules does not read: 'mem fsck' names it): a turn captured here quoting a value "
+                   "'mem forget KEY' forgot there, or an agent's write of it spelled otherwise, is taken; the "
+                   "value as spelled is still refused by its tombstone", err=True)
     if g["none"]:
         click.echo("note: the export carries no forget guard (made without --guard-passphrase-file, or by a mem "
                    "before session 41)", err=True)

@@ -5,7 +5,7 @@ import sys
 import click
 
 from ._common import confirm_or_exit, TimeType, emit_json, fmt_time, json_option, plural, safe, with_store
-from ._out import refuse_output_in_store
+from ._out import refuse_missing_folder, refuse_output_in_store
 from ._vault import passphrase_file_option, read_passphrase, withheld_note
 
 
@@ -290,14 +290,16 @@ def export(key, version, output, armor, store):
       mem sealed export user/bank/pin | age -d -i ~/.mem/vault/identity.age
 
     Exit status: 0 written; 2 binary output to a terminal (use -o or
-    --armor), or an -o inside the store; 4 no such sealed key or version;
-    13 the key's ref was set back to an older version (a synced folder's
-    older copy): without --version nothing is written (mem fsck --repair
-    sets it forward; --version N writes that version, with a warning).
+    --armor), an -o inside the store or in a folder that does not exist;
+    4 no such sealed key or version; 13 the key's ref was set back to an
+    older version (a synced folder's older copy): without --version
+    nothing is written (mem fsck --repair sets it forward; --version N
+    writes that version, with a warning).
     """
     from objstore import InvalidInput, IntegrityError, set_back_warning
     from objstore import NotFound, armor_sealed, forgotten_stub_time, pick_version, sealed_versions
     refuse_output_in_store(store, output)
+    refuse_missing_folder(output)   # (fresh41 F8: "no such file", exit 4, as for a key)
     if back := set_back_warning(store, key):   # the older secret as "the current one" (test41 T24)
         if version is None:
             raise IntegrityError(f"sealed export refused: {back}; nothing was written",
@@ -319,6 +321,8 @@ def export(key, version, output, armor, store):
         fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        click.echo(f"wrote {key} v{sv.sealed.version}'s age file ({plural(len(data), 'byte')}, still encrypted"
+                   f"{', armored' if armor else ''}) to {output}", err=True)   # (fresh41 F8: it said nothing)
 
 
 @command.command("forget")

@@ -26,58 +26,89 @@ FORGOTTEN_LABEL = "forgotten:"
 
 class SealRules:
     """The parsed :data:`RULES_FILE`: ``key`` (32 bytes) and ``lines``
-    ``[(sealed key, digest, length)]``."""
+    ``[(sealed key, digest, length)]`` of its first section (this store's
+    own key), and ``more``: its further sections (session 42, test41 T23),
+    each a :class:`SealRules` of its own key holding the ``forgotten:``
+    rules ``mem import jsonl`` kept from an export's guard made under
+    another store's key (no ``more`` of their own)."""
 
-    __slots__ = ("key", "lines")
+    __slots__ = ("key", "lines", "more")
 
-    def __init__(self, key: bytes, lines: list[tuple[str, bytes, int]]) -> None:
-        self.key, self.lines = key, lines
+    def __init__(self, key: bytes, lines: list[tuple[str, bytes, int]], more: list[SealRules] | None = None) -> None:
+        self.key, self.lines, self.more = key, lines, list(more or ())
 
     def rules(self) -> list[tuple[bytes, int]]:
-        """``[(digest, length)]`` of every line, distinct."""
+        """``[(digest, length)]`` of every line of the first section, distinct."""
         return sorted({(d, n) for _k, d, n in self.lines})
 
     def sealed_keys(self) -> set[str]:
         """The sealed keys that have a rule here (not the forgotten ones)."""
         return {k for k, _d, _n in self.lines if not k.startswith(FORGOTTEN_LABEL)}
 
+    def sections(self) -> list[SealRules]:
+        """Each section with a line as a :class:`SealRules` without ``more``:
+        the first, then the others; what matching tries, one key each."""
+        return [r for r in (SealRules(self.key, self.lines), *self.more) if r.lines]
+
+    def count(self) -> int:
+        """How many lines, in every section."""
+        return len(self.lines) + sum(len(r.lines) for r in self.more)
+
 
 def load(store: Store, file: str = RULES_FILE, want: str = _HEAD) -> SealRules | None:
     """The store's seal rules, or None when it has none (one failed open:
     the turn writer's whole cost without a seal).  A damaged file is read
-    as far as it parses (a bad line is skipped; a bad head: None).
+    as far as it parses (a bad line is skipped; a bad head: None; a later
+    head line that does not parse: its section's lines are skipped).
     ``file`` and its head line ``want``: another rules file of this format
-    (``objstore.memory.sessionrules``)."""
+    (``objstore.memory.sessionrules``).  A later head line ``want KEY``
+    starts a further section under ``KEY`` (:attr:`SealRules.more`; one
+    whose key is the first's adds to the first)."""
     try:   # (bytes, each line decoded alone: one torn or foreign line spoils only itself, test39b B10)
         raw = (store.root / file).read_bytes()
     except OSError:
         return None
     head, *rest = [ln.decode("ascii", "replace") for ln in raw.split(b"\n")] or [""]
-    name, _sp, keyhex = head.rpartition(" ")
+    key = _head_key(head, want)
+    if key is None:
+        return None
+    sections: dict[bytes, list[tuple[str, bytes, int]]] = {key: []}
+    lines: list | None = sections[key]
+    for ln in rest:
+        if ln.startswith(want + " "):   # a further section (session 42); a bad head: its lines are skipped
+            more = _head_key(ln, want)
+            lines = None if more is None else sections.setdefault(more, [])
+            continue
+        try:
+            digest, n, k = ln.split(" ", 2)
+            if "\ufffd" not in ln and lines is not None:
+                lines.append((k, bytes.fromhex(digest), int(n)))
+        except ValueError:
+            continue
+    return SealRules(key, sections.pop(key), [SealRules(k, v) for k, v in sections.items()])
+
+
+def _head_key(line: str, want: str) -> bytes | None:
+    """The key of a head line ``want <64 hex>``, or None."""
+    name, _sp, keyhex = line.rpartition(" ")
     try:
         key = bytes.fromhex(keyhex)
     except ValueError:
         return None
-    if name != want or len(key) != 32:
-        return None
-    lines = []
-    for ln in rest:
-        try:
-            digest, n, k = ln.split(" ", 2)
-            if "\ufffd" not in ln:
-                lines.append((k, bytes.fromhex(digest), int(n)))
-        except ValueError:
-            continue
-    return SealRules(key, lines)
+    return key if name == want and len(key) == 32 else None
 
 
 def save(store: Store, rules: SealRules, file: str = RULES_FILE, head: str = _HEAD, ordered: bool = False) -> None:
     """Write ``rules`` as ``file`` (head line ``head``), its lines sorted
-    (``ordered``: in ``rules.lines``' order, the first duplicate kept): the one
-    atomic write, a temporary file of mode 0600, fsync of file and folder,
-    then rename.  Caller holds the store lock.  Raises OSError."""
+    (``ordered``: in ``rules.lines``' order, the first duplicate kept), then
+    each further section with a line (:attr:`SealRules.more`), sorted by
+    key, under its own head line: the one atomic write, a temporary file of
+    mode 0600, fsync of file and folder, then rename.  Caller holds the
+    store lock.  Raises OSError."""
     lines = list(dict.fromkeys(rules.lines)) if ordered else sorted(set(rules.lines))
     body = "".join(f"{d.hex()} {n} {k}\n" for k, d, n in lines)
+    for more in sorted((r for r in rules.more if r.lines and r.key != rules.key), key=lambda r: r.key):
+        body += f"{head} {more.key.hex()}\n" + "".join(f"{d.hex()} {n} {k}\n" for k, d, n in sorted(set(more.lines)))
     atomic_write(store.root / file, f"{head} {rules.key.hex()}\n{body}".encode("ascii"))
 
 
@@ -129,8 +160,16 @@ def rule_labels_in(store: Store, body: str) -> set[str]:
     rules = load(store)
     if rules is None:
         refuse_unreadable(store)
-    if rules is None or not rules.lines:
+    if rules is None:
         return set()
+    out: set[str] = set()
+    for sec in rules.sections():   # (one pass per key: the store's own, then an import's, test41 T23)
+        out |= _labels_in(sec, body)
+    return out
+
+
+def _labels_in(rules: SealRules, body: str) -> set[str]:
+    """:func:`rule_labels_in` for one section (one key)."""
     from objstore.memory.tombstones import find_matches  # defer: a store with seal rules only
     by_digest: dict[bytes, set[str]] = {}
     for k, d, _n in rules.lines:

@@ -58,7 +58,7 @@ def add_rules(store: Store, key: str, texts: list[str]) -> int:
     lines = set(have.lines)
     new = {(key, rule_digest(have.key, x), len(x)) for x in forms} - lines
     if new:
-        save(store, SealRules(have.key, [*lines, *new]))
+        save(store, SealRules(have.key, [*lines, *new], have.more))
     return len(new)
 
 
@@ -70,9 +70,10 @@ def drop_rules(store: Store, key: str) -> int:
     if have is None:
         return 0
     keep = [ln for ln in have.lines if ln[0] != key]
-    if keep or any(n != f"sealed/{key}" for n, _h in store.refs.iter("sealed", damaged=[])):
+    if keep or have.count() > len(have.lines) or \
+            any(n != f"sealed/{key}" for n, _h in store.refs.iter("sealed", damaged=[])):   # (an import's section)
         if len(keep) != len(have.lines):   # (another sealed key keeps the file, lines or none: rules_problem)
-            save(store, SealRules(have.key, keep))
+            save(store, SealRules(have.key, keep, have.more))
     else:
         (store.root / RULES_FILE).unlink(missing_ok=True)
     return len(have.lines) - len(keep)
@@ -91,7 +92,7 @@ def forget_rules(store: Store, key: str) -> int:
     lines = {(FORGOTTEN_LABEL + k if k == key else k, d, n) for k, d, n in have.lines}
     n = sum(1 for k, _d, _n in have.lines if k == key)
     if n:
-        save(store, SealRules(have.key, sorted(lines)))
+        save(store, SealRules(have.key, sorted(lines), have.more))
     return n
 
 
@@ -122,7 +123,7 @@ def rules_problem(store: Store) -> str | None:
         rules = load(store)
         if rules is None:
             what = "is damaged (its first line does not parse)"
-        elif not raw.endswith(b"\n") or len(rules.lines) != raw.count(b"\n") - 1:
+        elif not raw.endswith(b"\n") or rules.count() + len(rules.more) != raw.count(b"\n") - 1:
             what = "is damaged (cut short, or a line does not parse)"
         else:
             return None
@@ -160,7 +161,15 @@ def withhold_sealed_values(text: str, rules: SealRules, folded: bool = True) -> 
     (the store's rules hold folded forms: :func:`add_rules`; a session's
     rules, ``sessionrules``, hold none).  Cost: one keyed
     BLAKE2b per word start whose window of a rule's length ends a word."""
-    if not text or not rules.lines:
+    if not text:
+        return text, 0
+    if rules.more:   # sections under other keys (an import's, test41 T23): one pass each, the store's own first
+        n = 0
+        for sec in rules.sections():
+            text, got = withhold_sealed_values(text, sec, folded)
+            n += got
+        return text, n
+    if not rules.lines:
         return text, 0
     norm = normalized_form(text)
     found = find_matches(norm, rules.rules(), word_starts=True, key=rules.key, folded=folded)
@@ -192,7 +201,7 @@ def withhold_in_chain(chain: list[tuple[str, Turn]], rules: SealRules | None
     to the turns it takes in (test34b T22: a session captured on a machine
     without the rules, quoting a value sealed here, was stored and served
     here in the clear).  Reads and writes nothing."""
-    if rules is None or not rules.lines:
+    if rules is None or not rules.count():
         return chain, {}
     out, new = [], {}
     for oid, t in chain:

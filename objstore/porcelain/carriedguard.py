@@ -22,9 +22,10 @@ exported scope with their key; never the hash key, never a sealed key's
 line, never a value.  ``mem import jsonl FILE --guard-passphrase-file
 FILE`` opens it before anything is written and keeps it as its own:
 the pairs appended to its ``tombstone-digests`` (as a pull from an
-encrypted remote does), the lines into its ``seal-rules`` when that file
-is absent, empty of lines or under the same key (else they are not
-applied, and the import says so), and one audit line ``import jsonl
+encrypted remote does), the lines into its ``seal-rules`` beside its own
+when that file is absent, empty of lines or under the same key, else
+(session 42, test41 T23) in a further section under the export's key
+(``sealrulefile.SealRules.more``), and one audit line ``import jsonl
 guard`` per tombstone whose pair it noted, which ``mem fsck`` counts
 (:func:`carried_guard_state`).
 """
@@ -57,6 +58,17 @@ class Guard:
     pairs: list[tuple[bytes, bytes]] = field(default_factory=list)
     rules_key: bytes | None = None
     rules: list[tuple[str, bytes, int]] = field(default_factory=list)
+    #: (session 42) ``[(key, rules)]``: rules of the exporting store's further ``seal-rules``
+    #: sections (an earlier import's, kept under its own key), each key other than ``rules_key``
+    more: list[tuple[bytes, list[tuple[str, bytes, int]]]] = field(default_factory=list)
+
+    def sections(self) -> list[tuple[bytes, list[tuple[str, bytes, int]]]]:
+        """``[(key, rules)]`` of every set of rules, ``rules_key``'s first."""
+        return ([(self.rules_key, self.rules)] if self.rules_key and self.rules else []) + self.more
+
+    def count(self) -> int:
+        """How many rules, under every key."""
+        return len(self.rules) + sum(len(r) for _k, r in self.more)
 
 
 def build_guard(store: Store, tombstones: list[Tombstone], in_scope) -> Guard:
@@ -67,9 +79,13 @@ def build_guard(store: Store, tombstones: list[Tombstone], in_scope) -> Guard:
     digests = read_digests(store)
     pairs = sorted({(t.value_sha256, digests[t.value_sha256]) for t in tombstones if t.value_sha256 in digests})
     have = load_rules(store)
-    rules = sorted((k, d, n) for k, d, n in (have.lines if have else [])
-                   if k.startswith(FORGOTTEN_LABEL) and in_scope(k[len(FORGOTTEN_LABEL):]))
-    return Guard(pairs, have.key if have and rules else None, rules)
+
+    def kept(lines):
+        return sorted((k, d, n) for k, d, n in lines
+                      if k.startswith(FORGOTTEN_LABEL) and in_scope(k[len(FORGOTTEN_LABEL):]))
+    rules = kept(have.lines if have else [])
+    more = [(r.key, got) for r in (have.more if have else []) if (got := kept(r.lines))]
+    return Guard(pairs, have.key if have and rules else None, rules, more)
 
 
 def seal_guard(guard: Guard, passphrase: str) -> str:
@@ -79,6 +95,8 @@ def seal_guard(guard: Guard, passphrase: str) -> str:
     doc = {"format": GUARD_FORMAT, "pairs": [[k.hex(), d.hex()] for k, d in guard.pairs],
            "rules_key": guard.rules_key.hex() if guard.rules_key else None,
            "rules": [[d.hex(), n, k] for k, d, n in guard.rules]}
+    if guard.more:   # (only then: a guard without it is byte for byte session 41's)
+        doc["more"] = [[key.hex(), [[d.hex(), n, k] for k, d, n in rules]] for key, rules in guard.more]
     data = json.dumps(doc, separators=(",", ":"), sort_keys=True).encode("utf-8")
     return base64.b64encode(encrypt(data, passphrase=passphrase)).decode("ascii")
 
@@ -99,9 +117,12 @@ def open_guard(value, passphrase: str, lineno: int) -> Guard:
     try:
         doc = json.loads(decrypt(raw, passphrase=passphrase).decode("utf-8"))
     except NoIdentityMatched:
+        odd = "starts with a byte-order mark" if passphrase.startswith("\ufeff") else "starts or ends with a " \
+            "space" if passphrase != passphrase.strip() else None   # (test41 T32: no word of the file's bytes)
         raise WrongPassphrase("wrong passphrase for the export's forget guard",
-                              hint="give the passphrase 'mem export --guard-passphrase-file' was given; "
-                                   "nothing was imported") from None
+                              hint="give the passphrase 'mem export --guard-passphrase-file' was given; nothing was "
+                                   "imported" + (f"; the passphrase file's first line {odd}, which is used as it "
+                                                 "is" if odd else "")) from None
     except (AgeError, ValueError) as e:
         raise InvalidInput(f"{bad} ({e})") from None
     try:
@@ -110,49 +131,65 @@ def open_guard(value, passphrase: str, lineno: int) -> Guard:
         pairs = [(bytes.fromhex(k), bytes.fromhex(d)) for k, d in doc["pairs"]]
         key = bytes.fromhex(doc["rules_key"]) if doc["rules_key"] else None
         rules = [(str(lab), bytes.fromhex(d), int(n)) for d, n, lab in doc["rules"]]
+        more = [(bytes.fromhex(k), [(str(lab), bytes.fromhex(d), int(n)) for d, n, lab in rs])
+                for k, rs in doc.get("more", [])]
     except (KeyError, TypeError, ValueError, AttributeError):
         raise InvalidInput(f"{bad} (not a {GUARD_FORMAT} guard)") from None
     if any(len(k) != 32 or len(d) != 32 for k, d in pairs) or (key is not None and len(key) != 32) \
             or any(len(d) != 32 or n < 1 or not lab.startswith(FORGOTTEN_LABEL) or any(c.isspace() for c in lab)
-                   for lab, d, n in rules) or (rules and key is None):
+                   for lab, d, n in [*rules, *(r for _k, rs in more for r in rs)]) or (rules and key is None) \
+            or any(len(k) != 32 or not rs for k, rs in more):
         raise InvalidInput(f"{bad} (a pair or rule of the wrong shape)")
-    return Guard(pairs, key, rules)
+    return Guard(pairs, key, rules, more)
 
 
 @dataclass
 class Applied:
     """What :func:`apply_guard` kept: ``pairs`` noted, ``rules`` added,
-    ``rules_left`` not applied (this store's ``seal-rules`` has lines
-    under another key, or does not read)."""
+    ``rules_left`` not applied (this store's ``seal-rules`` does not
+    read), ``sections``: how many rules went into a section of their own
+    key (this store's own rules are under another: test41 T23)."""
 
     pairs: int = 0
     rules: int = 0
     rules_left: int = 0
+    sections: int = 0
 
 
 def apply_guard(store: Store, guard: Guard, tombstone_digests: set[bytes]) -> Applied:
     """Keep ``guard`` as this store's own: its pairs whose keyed digest one
     of the imported tombstones holds (``tombstone_digests``) appended to
-    ``tombstone-digests``, its rules added to ``seal-rules`` when that file
-    is absent, has no line, or has the guard's key (else counted in
-    ``rules_left``).  Caller holds the store lock.  Raises OSError."""
+    ``tombstone-digests``, its rules added to ``seal-rules``: to its first
+    section when the file is absent, that section has no line (it then
+    takes the guard's key) or has the guard's key; else (session 42, test41
+    T23: this store's own rules are under its own key) to a further section
+    under the guard's key (:attr:`SealRules.more`), made when there is
+    none.  A ``seal-rules`` that does not read keeps none (``rules_left``:
+    fsck names the file).  Caller holds the store lock.  Raises OSError."""
     out = Applied()
     out.pairs = add_digests(store, b"mem-tombstone-digests 1\n" + b"".join(
         f"{k.hex()} {d.hex()}\n".encode("ascii") for k, d in guard.pairs if k in tombstone_digests))
-    if not guard.rules:
+    if not guard.count():
         return out
     have = load_rules(store)
     path = store.root / RULES_FILE
     if have is None and (path.exists() or path.is_symlink()):
-        out.rules_left = len(guard.rules)   # a damaged file: left as it is (fsck names it)
+        out.rules_left = guard.count()   # a damaged file: left as it is (fsck names it)
         return out
-    if have is not None and have.lines and have.key != guard.rules_key:
-        out.rules_left = len(guard.rules)
-        return out
-    lines = set(have.lines if have else []) | set(guard.rules)
-    out.rules = len(lines) - len(have.lines if have else [])
+    for key, rules in guard.sections():
+        if have is None:
+            have = SealRules(key, [])
+        sec = have if have.key == key else next((r for r in have.more if r.key == key), None)
+        if sec is None and not have.lines:   # an empty first section takes the key (as in session 41)
+            have = sec = SealRules(key, [], have.more)
+        if sec is None:
+            have.more.append(sec := SealRules(key, []))
+        new = set(rules) - set(sec.lines)
+        sec.lines = sorted(set(sec.lines) | new)
+        out.rules += len(new)
+        out.sections += len(new) if sec is not have else 0
     if out.rules:
-        save_rules(store, SealRules(guard.rules_key, sorted(lines)))
+        save_rules(store, have)
     return out
 
 

@@ -161,7 +161,7 @@ def iter_export(store: Store, *, scope: str | None = None, sessions: bool = True
         if scope is None or t.key in keys or _in_scope(t.key, scope) or t.key == TEXT_KEY or t.key.startswith("match:"):
             tombs.append((name, oid, t))
     guard = build_guard(store, [t for _n, _o, t in tombs], lambda k: _in_scope(k, scope))
-    res.guard_pairs, res.guard_rules = len(guard.pairs), len(guard.rules)
+    res.guard_pairs, res.guard_rules = len(guard.pairs), guard.count()
     if guard_passphrase is not None:
         res.guard_carried = True
         yield {"guard": seal_guard(guard, guard_passphrase)}

@@ -15,17 +15,22 @@ imported, so checking whether a store has a vault costs nothing.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from objstore.core.atomic import atomic_write
 from objstore.core.storeperms import denied
-from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound, Refused, WrongPassphrase
+from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, MemError, NotFound, Refused, \
+    WrongPassphrase
 from objstore.core.store import Store
 
 VAULT_DIR = "vault"
 RECIPIENT_FILE = "recipient"
 IDENTITY_FILE = "identity.age"
+#: at the store root (session 42, test41 T20): what ties the vault's two files together without the passphrase
+PAIR_FILE = "vault-pair"
+_PAIR_HEAD = "mem-vault-pair 1"
 #: shortest vault passphrase accepted, in characters
 MIN_PASSPHRASE_CHARS = 12
 #: log2 of scrypt's N for the vault passphrase: age's default (2^18: about a
@@ -69,11 +74,12 @@ def vault_problem(store: Store) -> str | None:
     sealed = sum(1 for _n, _h in store.refs.iter("sealed", damaged=[], folders=[]))
     if not sealed:
         return None
-    missing = [f"{VAULT_DIR}/{p.name}" for p in vault_paths(store) if not p.is_file()]
+    missing = [p for p in vault_paths(store) if not p.is_file()]
     if not missing:
         return None
-    what = f"the vault folder {VAULT_DIR}/ is missing" if not (store.root / VAULT_DIR).is_dir() else \
-        f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing"
+    gone = [p for p in missing if not (p.exists() or p.is_symlink())]   # (test41 T20: a folder read "is missing")
+    said = [f"{VAULT_DIR}/{p.name} {'is missing' if p in gone else 'is not a regular file'}" for p in missing]
+    what = f"the vault folder {VAULT_DIR}/ is missing" if not (store.root / VAULT_DIR).is_dir() else " and ".join(said)
     return (f"{what} while {sealed} key{'s are' if sealed != 1 else ' is'} sealed: no sealed value can be read "
             f"and none sealed to the same key; put the folder back from where it was copied or "
             f"backed up ({VAULT_DIR}/{RECIPIENT_FILE} and {VAULT_DIR}/{IDENTITY_FILE}, with its passphrase): a "
@@ -110,14 +116,121 @@ def vault_damage(store: Store) -> str | None:
         except age.AgeError as e:
             bad.append(f"{VAULT_DIR}/{IDENTITY_FILE} is not a passphrase-encrypted age file ({e})")
     if not bad:
-        return None
+        return pair_problem(store)
     return (f"{'; '.join(bad)}: a damaged vault file; sealed values cannot be read with it, and new secrets "
             f"are sealed to a key that may no longer open; {DAMAGED_VAULT_HINT}")
 
 
-def check_passphrase(passphrase: str) -> str:
-    """Refuse a vault passphrase shorter than :data:`MIN_PASSPHRASE_CHARS`
+def _pair_line(recipient: str, identity_file: bytes) -> str:
+    return (f"{hashlib.sha256(recipient.encode('ascii')).hexdigest()} "
+            f"{hashlib.sha256(identity_file).hexdigest()}")
+
+
+def record_pair(store: Store) -> None:
+    """Write :data:`PAIR_FILE` (docs/format.md, "Vault pair"): the SHA-256
+    of the vault's recipient and of its ``identity.age`` bytes, what
+    :func:`pair_problem` compares with.  Called where the two are known to
+    belong together: ``vault init``, an identity the passphrase opened that
+    matches the recipient, a store sealing with no record yet.  Caller
+    holds the store lock.  Raises OSError."""
+    rpath, ipath = vault_paths(store)
+    line = _pair_line(rpath.read_text("ascii").strip(), ipath.read_bytes())
+    atomic_write(store.root / PAIR_FILE, f"{_PAIR_HEAD}\n{line}\n".encode("ascii"))
+
+
+def _recorded_pair(store: Store) -> tuple[str, str] | None:
+    """``(recipient digest, identity digest)`` of :data:`PAIR_FILE` (hex),
+    or None (absent: a vault made before session 42; unreadable)."""
+    try:
+        head, line, *_rest = (store.root / PAIR_FILE).read_text("ascii").split("\n")
+        r, i = line.split(" ")
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return (r, i) if head == _PAIR_HEAD else None
+
+
+def _pair_mismatch(store: Store) -> str | None:
+    """What of the vault differs from :data:`PAIR_FILE`'s record
+    (``vault/recipient``, ``vault/identity.age`` or the folder), or None:
+    no record, a file that does not read (what :func:`vault_problem` and
+    :func:`vault_damage` name), or the same pair."""
+    rec = _recorded_pair(store)
+    if rec is None:
+        return None
+    rpath, ipath = vault_paths(store)
+    try:
+        now = tuple(_pair_line(rpath.read_text("ascii").strip(), ipath.read_bytes()).split(" "))
+    except (OSError, UnicodeError):
+        return None
+    if now == rec:
+        return None
+    return f"{VAULT_DIR}/{RECIPIENT_FILE}" if now[1] == rec[1] else f"{VAULT_DIR}/{IDENTITY_FILE}" \
+        if now[0] == rec[0] else f"the vault folder {VAULT_DIR}/"
+
+
+#: what to do when the vault is not the recorded pair (:func:`pair_problem`, :func:`sealing_recipient`)
+PAIR_HINT = ("put back your copy of the vault folder (the recipient that goes with vault/identity.age is what "
+             "'age-keygen -y' prints for its identity); if this vault is the store's own, 'mem sealed "
+             "rebuild-rules' (it asks for the vault passphrase) checks that it opens every sealed value and "
+             "records it")
+
+
+def _pair_said(which: str) -> str:
+    recorded = f"({PAIR_FILE} records the recipient and identity that were made together)"
+    if which == f"{VAULT_DIR}/{IDENTITY_FILE}":   # the recipient is the store's: a new value is sealed to its key
+        return (f"{which} is not the identity file {PAIR_FILE} recorded with this store's recipient {recorded}: "
+                "it may open none of the sealed values")
+    return f"{which} is not this store's {recorded}"
+
+
+def pair_problem(store: Store) -> str | None:
+    """Why the vault's two files are not the pair :data:`PAIR_FILE`
+    recorded (test41 T20: another vault's valid ``vault/recipient`` from a
+    synced folder, and new secrets were sealed to a key this store cannot
+    open), or None (no record, no vault, the same pair).  What ``mem fsck``
+    and ``mem doctor`` name (through :func:`vault_damage`).  No
+    passphrase: the SHA-256 of the two files."""
+    which = _pair_mismatch(store)
+    if which is None:
+        return None
+    if which == f"{VAULT_DIR}/{IDENTITY_FILE}":
+        return f"{_pair_said(which)}; {PAIR_HINT}"
+    return (f"{_pair_said(which)}: a value sealed now would be sealed to a key this store's identity cannot open "
+            f"(sealing is refused until then); {PAIR_HINT}")
+
+
+def sealing_recipient(store: Store) -> str:
+    """The vault recipient a new sealed value is encrypted to, once it is
+    the recipient :data:`PAIR_FILE` recorded (no record yet: the pair as it
+    is, recorded now).  An ``identity.age`` other than the recorded one
+    does not stop a seal (the value is sealed to the store's own key; the
+    caller warns: :func:`vault_damage`).  Caller holds the store lock.
+    Raises NotFound (no vault), CorruptObject (a damaged recipient file),
+    IntegrityError (exit 13: another recipient; nothing is sealed)."""
+    from objstore.vault import age  # deferred: imports cryptography
+    info = vault_info(store)
+    try:
+        age.check_recipient(info.recipient)
+    except age.AgeError as e:   # (said as encrypting to it says it: test40 T11)
+        raise CorruptObject(f"vault/recipient is damaged: {e}", hint=DAMAGED_VAULT_HINT) from None
+    which = _pair_mismatch(store)
+    if which is not None and which != f"{VAULT_DIR}/{IDENTITY_FILE}":
+        raise IntegrityError(f"{_pair_said(which)}: nothing was sealed, as the value would be sealed to a key "
+                             "this store's identity cannot open", hint=PAIR_HINT)
+    if _recorded_pair(store) is None:
+        try:
+            record_pair(store)
+        except OSError:
+            pass   # (the seal goes on as before session 42; the next one records it)
+    return info.recipient
+
+
+def check_passphrase(passphrase: str, what: str = "vault") -> str:
+    """Refuse a passphrase shorter than :data:`MIN_PASSPHRASE_CHARS`
     characters or not valid Unicode (InvalidInput); return it unchanged.
+    ``what`` names it in the message: ``vault``, or ``guard`` for the
+    forget guard of ``mem export`` (test41 T32: called "the vault
+    passphrase" in a store that may have no vault).
 
     The passphrase is used as its UTF-8 bytes, exactly as typed (no
     normalization), so the stock ``age`` tool accepts the same text."""
@@ -128,7 +241,7 @@ def check_passphrase(passphrase: str) -> str:
     except UnicodeEncodeError:
         raise InvalidInput("the passphrase is not valid UTF-8 text") from None
     if len(passphrase) < MIN_PASSPHRASE_CHARS:
-        raise InvalidInput(f"the vault passphrase must have at least {MIN_PASSPHRASE_CHARS} characters "
+        raise InvalidInput(f"the {what} passphrase must have at least {MIN_PASSPHRASE_CHARS} characters "
                            f"(this one has {len(passphrase)})",
                            hint="a few random words make a long passphrase that is easy to type")
     return passphrase
@@ -184,6 +297,7 @@ def init_vault(store: Store, passphrase: str, *, pq: bool = False,
         atomic_write(ipath, age.encrypt(ident_file, passphrase=passphrase.encode("utf-8"),
                                         work_factor=work_factor))
         atomic_write(rpath, recipient.encode("ascii") + b"\n")
+        record_pair(store)
     return VaultInfo(recipient, recipient.startswith("age1pq1"), rpath, ipath)
 
 
@@ -205,7 +319,8 @@ def vault_info(store: Store) -> VaultInfo:
     if not text.startswith("age1") or not text.isalnum():
         raise CorruptObject(f"{rpath} does not hold an age recipient", hint=DAMAGED_VAULT_HINT)
     if not ipath.is_file():
-        raise CorruptObject(f"{ipath} is missing: the vault's sealed values cannot be read",
+        raise CorruptObject(f"{ipath} {'is not a regular file' if ipath.exists() else 'is missing'}: the vault's "
+                            "sealed values cannot be read",
                             hint="restore it from a backup")
     return VaultInfo(text, text.startswith("age1pq1"), rpath, ipath)
 
@@ -249,4 +364,10 @@ def open_identity(store: Store, passphrase: str) -> list[str]:
     if info.recipient not in {age.recipient_of(i) for i in identities}:
         raise CorruptObject(f"{info.identity_path} does not match the vault recipient in {info.recipient_path}",
                             hint=DAMAGED_VAULT_HINT)
+    rec = _recorded_pair(store)
+    if rec is None or rec[0] == hashlib.sha256(info.recipient.encode("ascii")).hexdigest():
+        try:   # the two proved a pair (the same key re-encrypted, or a vault made before session 42): recorded
+            record_pair(store)
+        except OSError:
+            pass
     return identities

@@ -25,7 +25,7 @@ from objstore.core.store import Store, now_ms
 from objstore.memory.lost import lost_current
 from objstore.memory.tombstones import withdraw_plain
 from objstore.vault.chains import SealedVersion, current_sealed, walk_sealed
-from objstore.vault.identity import vault_info
+from objstore.vault.identity import sealing_recipient
 from objstore.vault.sealed import encrypt_value
 
 
@@ -57,7 +57,7 @@ def seal_incoming(store: Store, key: str, facts: list[Fact], command: str = "pul
     Raises:
         NotFound: the store has no vault (nothing written).
     """
-    recipient = vault_info(store).recipient
+    recipient = sealing_recipient(store)
     ref = sealed_ref(key)
     first = head = store.refs.read(ref)
     chain = walk_sealed(store, head, key) if head else []

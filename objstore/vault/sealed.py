@@ -46,7 +46,7 @@ from objstore.memory.tombstones import tombstones_for, withdraw_plain
 from objstore.memory.withdrawals import UNSEALED_SOURCE
 from objstore.memory.writechecks import check_key_credentials, check_key_lookalike, check_memory_file_write
 from objstore.vault.chains import SealedVersion, current_sealed, is_empty_place, sealed_versions, walk_sealed
-from objstore.vault.identity import DAMAGED_VAULT_HINT, vault_info
+from objstore.vault.identity import DAMAGED_VAULT_HINT, record_pair, sealing_recipient
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +237,7 @@ def rebuild_rules(store: Store, identities: list[str]) -> tuple[int, int]:
                     continue
                 body = open_value(identities, sv).decode("utf-8", "surrogateescape")
                 added += add_rules(store, key, quoted_forms(body, said_secret=True))
+        record_pair(store)   # every sealed value opened: this vault is the store's own (test41 T20)
         rules = load_rules(store)
         if rules is not None:   # what parses, written whole again: a cut or bad line goes (test35b T3: it stayed,
             save_rules(store, rules)   # and the warning naming this command never cleared)
@@ -376,7 +377,7 @@ def remember_sealed(store: Store, key: str, body: str, *, kind: str | None = Non
     check_text(body)
     _check_kind(kind)
     with store.lock(command):
-        recipient = vault_info(store).recipient
+        recipient = sealing_recipient(store)
         if trust != "user_stated":
             digest = value_digest(body)
             if any(t.value_sha256 == digest for t in tombstones_for(store, key)):
@@ -464,7 +465,7 @@ def seal_key(store: Store, key: str, *, previewed: AbstractSet[str] | None = Non
     """
     key = validate_key(key)
     with store.lock("seal"):
-        recipient = vault_info(store).recipient
+        recipient = sealing_recipient(store)
         if (head := store.refs.read(fact_ref(key))) is not None:   # the newest value is not sealed alone, or
             store.refuse_set_back(fact_ref(key), head)              # dropped (test40 T7): nothing done
         plain = _plain_versions(store, key, lost=True)

@@ -134,9 +134,9 @@ def test_a_guarded_export_imported_without_its_passphrase_says_how(store_path, m
     assert "the export carries its forget guard sealed: import it again with --guard-passphrase-file" in r.stderr
     mem("--home", c, "remember", "project/q/a", VALUE, env=AGENT)     # not applied: stated
     r = mem("--home", c, "import", "jsonl", str(out), "--guard-passphrase-file", str(pp))
-    assert "kept the export's forget guard: 3 tombstone digests, 0 forgotten-value rules" in r.stderr, r.stderr
-    assert "forgotten-value rules of the export not kept" in r.stderr
-    for v in (VALUE, f"the box is {VALUE}", "see ferret maple 9090"):   # as spelled: by the tombstones
+    assert "kept the export's forget guard: 3 tombstone digests, " in r.stderr, r.stderr
+    assert " 0 forgotten-value rules" not in r.stderr and "not kept" not in r.stderr   # (vlt42, test41 T23)
+    for v in (VALUE, f"the box is {VALUE}", "see ferret maple 9090", "the box is wombat cedar 6612 anchor"):
         mem("--home", c, "remember", "project/q/b", v, env=AGENT, exit_code=6)
     mem("export", "--format", "markdown", "-o", str(tmp_path / "md"), "--guard-passphrase-file", str(pp), exit_code=2)
     (tmp_path / "short").write_text("abc\n")
