@@ -422,41 +422,21 @@ class CaptureFilter(Record):
         turns: the forgotten turns (:class:`TurnForgets`): a record is
             captured emptied when :meth:`forgets` says so.
         rules: session id -> [(sha256, length)] of ``--match`` texts to redact.
-        text: [(sha256, length)] of every ``--match`` text of the store
-            (:func:`served_rules`' set: a ``text:`` rule a forget wrote
-            ahead or beside its ``match:`` rules), withheld in every
-            session (:meth:`session_rules`; txt42).
         scrubbed: ``(session, source_digest(source as read))`` -> ``(stored
             source, time)`` of the scrubbed-record tombstones
             (:func:`scrubbed_tombstone`; :meth:`as_stored`).
     """
 
-    __slots__ = ("sessions", "turns", "rules", "scrubbed", "text")
+    __slots__ = ("sessions", "turns", "rules", "scrubbed")
 
     def __init__(self, sessions: set[str] | None = None, turns: TurnForgets | None = None,
                  rules: dict[str, list[tuple[bytes, int]]] | None = None,
-                 scrubbed: dict[tuple[str, bytes], tuple[str, int]] | None = None,
-                 text: list[tuple[bytes, int]] | None = None) -> None:
+                 scrubbed: dict[tuple[str, bytes], tuple[str, int]] | None = None) -> None:
         set_fields(self, set() if sessions is None else sessions, TurnForgets() if turns is None else turns,
-                   {} if rules is None else rules, {} if scrubbed is None else scrubbed,
-                   [] if text is None else text)
+                   {} if rules is None else rules, {} if scrubbed is None else scrubbed)
 
     def __bool__(self) -> bool:
-        return bool(self.sessions or self.turns or self.rules or self.scrubbed or self.text)
-
-    def session_rules(self, session: str) -> list[tuple[bytes, int]] | None:
-        """The ``[(sha256, length)]`` rules a turn of ``session`` is captured
-        with (``redact_matches``: ``[forgotten]`` in its text, a cwd or
-        project holding one stored empty): the session's ``match:`` rules
-        and every ``--match`` text of the store (:attr:`text`), so a text
-        forgotten before it was ever said (``forget.text_rule_ahead``) or
-        said first in a session the forget did not touch is never stored in
-        the clear, in any turn writer (hook, import, proxy, MCP).  None when
-        there is none (nothing to do: the cost of a store without them)."""
-        mine = self.rules.get(session)
-        if not self.text:
-            return mine
-        return self.text if mine is None else mine + self.text
+        return bool(self.sessions or self.turns or self.rules or self.scrubbed)
 
     def as_stored(self, session: str, source: str) -> tuple[str, int] | None:
         """``(stored source, time)`` when a scrubbed-record tombstone names
@@ -498,13 +478,10 @@ def capture_filter(store: Store, *, strict: bool = True) -> CaptureFilter:
 
 def _filter(tombstones: list[Tombstone]) -> CaptureFilter:
     flt = CaptureFilter()
-    texts = False
     for t in tombstones:
         if flt.turns.add(t):
             continue
-        if t.key == TEXT_KEY:
-            texts = True
-        elif t.key.startswith("session:"):
+        if t.key.startswith("session:"):
             flt.sessions.add(t.key[len("session:"):])
         elif t.key.startswith("match:"):
             r = _rule(t)
@@ -514,9 +491,6 @@ def _filter(tombstones: list[Tombstone]) -> CaptureFilter:
             sid, sep, stored = t.key[len(SCRUBBED_PREFIX):].partition("/")
             if sep and sid and stored:
                 flt.scrubbed[(sid, t.value_sha256)] = (stored, t.time)
-    if texts or flt.rules:   # the rules serving redacts (served_rules), withheld at capture too (txt42)
-        values = fact_value_digests(tombstones)
-        flt.text = sorted({r for t in tombstones if (r := match_text_rule(t, values)) is not None})
     return flt
 
 
