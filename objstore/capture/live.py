@@ -185,7 +185,7 @@ def _capture(store: Store, session_id: str, prompt: str, cwd: str, transcript: P
             key = f"cc:p:{h}:" + str(1 + max((int(x.rsplit(":", 1)[1]) for x in st.sources
                                               if x.startswith((f"cc:p:{h}:", f"cc:p:{plain}:"))
                                               and x.rsplit(":", 1)[1].isdigit()), default=0))
-        rules = w.filter().rules.get(sid)
+        rules = w.filter().session_rules(sid)
         gone = bool(rules and cwd and match_spans(cwd, rules))   # the writer empties it: not registered either
         ct = CapturedTurn(sid, key, "user", prompt, time_ms if time_ms is not None else now_ms(),
                           cwd, "" if gone else project_namer(store)(cwd, project_of(cwd)), entrypoint=entrypoint[:40],
@@ -196,7 +196,7 @@ def _capture(store: Store, session_id: str, prompt: str, cwd: str, transcript: P
                 oid = w.add(ct)
                 if statement and oid and statement_of(prompt) is not None:
                     stated.append((oid, ct.replace(alias=key)))
-                mine = write_stated(store, stated, command, own=key if statement else "", rules=w.filter().rules,
+                mine = write_stated(store, stated, command, own=key if statement else "", rules=w.filter(),
                                     later=later)
                 w.publish(index=index)
             status = "captured" if oid else "known"

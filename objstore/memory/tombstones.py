@@ -422,21 +422,41 @@ class CaptureFilter(Record):
         turns: the forgotten turns (:class:`TurnForgets`): a record is
             captured emptied when :meth:`forgets` says so.
         rules: session id -> [(sha256, length)] of ``--match`` texts to redact.
+        text: [(sha256, length)] of every ``--match`` text of the store
+            (:func:`served_rules`' set: a ``text:`` rule a forget wrote
+            ahead or beside its ``match:`` rules), withheld in every
+            session (:meth:`session_rules`; txt42).
         scrubbed: ``(session, source_digest(source as read))`` -> ``(stored
             source, time)`` of the scrubbed-record tombstones
             (:func:`scrubbed_tombstone`; :meth:`as_stored`).
     """
 
-    __slots__ = ("sessions", "turns", "rules", "scrubbed")
+    __slots__ = ("sessions", "turns", "rules", "scrubbed", "text")
 
     def __init__(self, sessions: set[str] | None = None, turns: TurnForgets | None = None,
                  rules: dict[str, list[tuple[bytes, int]]] | None = None,
-                 scrubbed: dict[tuple[str, bytes], tuple[str, int]] | None = None) -> None:
+                 scrubbed: dict[tuple[str, bytes], tuple[str, int]] | None = None,
+                 text: list[tuple[bytes, int]] | None = None) -> None:
         set_fields(self, set() if sessions is None else sessions, TurnForgets() if turns is None else turns,
-                   {} if rules is None else rules, {} if scrubbed is None else scrubbed)
+                   {} if rules is None else rules, {} if scrubbed is None else scrubbed,
+                   [] if text is None else text)
 
     def __bool__(self) -> bool:
-        return bool(self.sessions or self.turns or self.rules or self.scrubbed)
+        return bool(self.sessions or self.turns or self.rules or self.scrubbed or self.text)
+
+    def session_rules(self, session: str) -> list[tuple[bytes, int]] | None:
+        """The ``[(sha256, length)]`` rules a turn of ``session`` is captured
+        with (``redact_matches``: ``[forgotten]`` in its text, a cwd or
+        project holding one stored empty): the session's ``match:`` rules
+        and every ``--match`` text of the store (:attr:`text`), so a text
+        forgotten before it was ever said (``forget.text_rule_ahead``) or
+        said first in a session the forget did not touch is never stored in
+        the clear, in any turn writer (hook, import, proxy, MCP).  None when
+        there is none (nothing to do: the cost of a store without them)."""
+        mine = self.rules.get(session)
+        if not self.text:
+            return mine
+        return self.text if mine is None else mine + self.text
 
     def as_stored(self, session: str, source: str) -> tuple[str, int] | None:
         """``(stored source, time)`` when a scrubbed-record tombstone names
@@ -478,10 +498,13 @@ def capture_filter(store: Store, *, strict: bool = True) -> CaptureFilter:
 
 def _filter(tombstones: list[Tombstone]) -> CaptureFilter:
     flt = CaptureFilter()
+    texts = False
     for t in tombstones:
         if flt.turns.add(t):
             continue
-        if t.key.startswith("session:"):
+        if t.key == TEXT_KEY:
+            texts = True
+        elif t.key.startswith("session:"):
             flt.sessions.add(t.key[len("session:"):])
         elif t.key.startswith("match:"):
             r = _rule(t)
@@ -491,7 +514,19 @@ def _filter(tombstones: list[Tombstone]) -> CaptureFilter:
             sid, sep, stored = t.key[len(SCRUBBED_PREFIX):].partition("/")
             if sep and sid and stored:
                 flt.scrubbed[(sid, t.value_sha256)] = (stored, t.time)
+    if texts or flt.rules:   # the rules serving redacts (served_rules), withheld at capture too (txt42)
+        flt.text = match_texts(tombstones)
     return flt
+
+
+def match_texts(tombstones: list[Tombstone]) -> list[tuple[bytes, int]]:
+    """``[(sha256, length)]`` of every ``mem forget --match`` text named by
+    ``tombstones`` (:func:`match_text_rule`), distinct, sorted: what
+    serving redacts (:func:`served_rules`), capture withholds in every
+    session (:meth:`CaptureFilter.session_rules`) and ``mem import jsonl``
+    does not bring back in a turn.  Reads nothing."""
+    values = fact_value_digests(tombstones)
+    return sorted({r for t in tombstones if (r := match_text_rule(t, values)) is not None})
 
 
 #: the ``reason`` prefix of the fact key's tombstone a forget of chosen versions writes (``mem forget
@@ -691,9 +726,7 @@ def served_rules(store: Store, names: list[str]) -> list[tuple[bytes, int]]:
             return [(bytes.fromhex(d), int(n)) for d, n in (ln.split(" ") for ln in lines)]
     except (OSError, ValueError):
         pass
-    tombs = all_tombstones(store)
-    values = fact_value_digests(tombs)
-    rules = sorted({r for t in tombs if (r := match_text_rule(t, values)) is not None})
+    rules = match_texts(all_tombstones(store))
     try:
         atomic_write(path, "".join(f"{x}\n" for x in [key, *(f"{d.hex()} {n}" for d, n in rules)]).encode("ascii"),
                      durable=False)

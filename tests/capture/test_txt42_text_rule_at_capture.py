@@ -72,3 +72,45 @@ def test_a_text_forgotten_ahead_is_withheld_at_capture_hook_and_import(tmp_path)
     shown = _mem(env, "show", sid[:8]).stdout
     assert "call [forgotten] back" in shown and "[forgotten] was called." in shown, shown
     assert _mem(env, "fsck").returncode == 0
+
+
+def test_an_agent_cannot_put_a_text_forgotten_ahead_in_a_name(tmp_path):
+    """T26 for a ``forget --match`` text: a key, session or agent name an agent writes holding it (as typed or
+    folded) is refused, nothing stored; the person's own write is kept, as for a value."""
+    store = tmp_path / "store"
+    env = {k: v for k, v in hook_env(store).items() if k != "MEM_AGENT"}
+    _mem(env, "init")
+    _mem(env, "forget", "--match", "quetzal-okapi-88", "--yes")
+    agent = {**env, "MEM_AGENT": "claude"}
+    for args in (("user/quetzal-okapi-88", "v"), ("project/acme/quetzal_okapi_88", "v"),
+                 ("project/quetzalokapi88/k", "v"), ("user/x", "v", "--session", "Quetzal-Okapi-88")):
+        r = _mem(agent, "remember", *args, ok=(6,))
+        assert "holds a forgotten value" in r.stderr and "quetzal" not in r.stderr.lower(), r.stderr
+    _mem({**env, "MEM_AGENT": "quetzal-okapi-88"}, "remember", "user/y", "v", ok=(6,))
+    assert _raw_hits(store, [b"quetzal", b"okapi"]) == []
+    _mem(agent, "remember", "user/quetzal-okapi", "v")     # not the forgotten text
+    _mem(env, "remember", "user/quetzal-okapi-88", "v")    # the person's own
+    assert "v" in _mem(env, "get", "user/quetzal-okapi-88").stdout
+
+
+def test_import_jsonl_brings_no_turn_holding_a_text_forgotten_ahead(tmp_path):
+    """An export made elsewhere holds a session saying the text: ``mem import jsonl`` into a store that forgot it
+    ahead skips that session's ref (a turn keeps its id, so it cannot be rewritten), as for a forgotten turn."""
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    env_src = {k: v for k, v in hook_env(src).items() if k != "MEM_AGENT"}
+    env_dst = {**env_src, "MEM_HOME": str(dst)}
+    _mem(env_src, "init")
+    sids = ["eeeeeeee-0000-4000-8000-000000000043", "eeeeeeee-0000-4000-8000-000000000044"]
+    for sid, said in zip(sids, (f"ask zephyrine.quillborough@example.com", "nothing to hide here")):
+        tr = tmp_path / f"{sid}.jsonl"
+        tr.write_bytes(line(user("i1", said, sid)))
+        _mem(env_src, "import", "claude-code", str(tr))
+    exported = tmp_path / "exp.jsonl"
+    exported.write_text(_mem(env_src, "export").stdout)
+    _mem(env_dst, "init")
+    _mem(env_dst, "forget", "--match", NAME, "--yes")
+    r = _mem(env_dst, "import", "jsonl", str(exported))
+    assert sids[0] in r.stderr + r.stdout, r.stderr + r.stdout
+    _mem(env_dst, "gc", "--prune=now")
+    assert _raw_hits(dst, FORMS) == []
+    assert "nothing to hide here" in _mem(env_dst, "show", sids[1][:8]).stdout
