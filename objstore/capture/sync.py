@@ -87,7 +87,7 @@ from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender, message_digest
 from objstore.memory.provenance import is_subagent_session
 from objstore.memory.sessions import CapturedTurn, walk_turns
-from objstore.memory.tombstones import CaptureFilter, match_spans, redact_matches
+from objstore.memory.tombstones import CaptureFilter, redact_matches
 
 __all__ = ["Cursor", "SyncResult", "catch_up", "import_filter", "subagent_files", "sync_files", "MAX_SYNC_BYTES"]
 
@@ -390,10 +390,10 @@ def hide_forgotten_paths(store: Store, w: TurnAppender, cursors: list[Cursor]) -
     if not fresh:
         return
     flt = w.filter()
-    rules = [r for rs in flt.rules.values() for r in rs] + flt.text   # every --match text (txt42)
-    if rules:
+    rules = [r for rs in flt.rules.values() for r in rs]
+    if rules or flt.text:   # (flt.text: every --match text, of a session or none: txt42)
         for c in fresh:
-            c.hidden = bool(redact_matches(c.path, rules)[1])
+            c.hidden = bool(rules and redact_matches(c.path, rules)[1]) or flt.holds(None, c.path)
 
 
 def _open_cursor(store: Store, path: Path, st: os.stat_result) -> tuple[Cursor, bool]:
@@ -644,7 +644,7 @@ def write_stated(store: Store, stated: list, command: str, own: str = "",
     index journal, which must not hold their sessions yet).
 
     ``rules``: the writer's forget filter (``TurnAppender.filter()``), its
-    ``--match`` rules (``session_rules``) applied here as the turn writer
+    ``--match`` rules (``CaptureFilter.holds``) applied here as the turn writer
     applies them to the turn (the one place a captured prompt's text becomes
     a fact): a statement holding a forgotten text is not written (``forget
     --match`` leaves no value holding it), and one whose cwd holds it is
@@ -656,10 +656,10 @@ def write_stated(store: Store, stated: list, command: str, own: str = "",
     mine = None
     for oid, ct in stated:
         is_own = bool(own) and own in (ct.source, ct.alias)
-        mine_rules, cwd = rules.session_rules(ct.session) if rules is not None else None, ct.cwd
-        if mine_rules and match_spans(ct.text, mine_rules):
+        cwd = ct.cwd
+        if rules is not None and rules.holds(ct.session, ct.text):
             continue
-        if mine_rules and cwd and match_spans(cwd, mine_rules):
+        if rules is not None and rules.holds(ct.session, cwd):
             cwd = ""
         try:
             r = write_statement(store, ct.text, cwd=cwd, source=oid, command=f"{command} remember",

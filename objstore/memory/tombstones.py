@@ -425,7 +425,7 @@ class CaptureFilter(Record):
         text: [(sha256, length)] of every ``--match`` text of the store
             (:func:`served_rules`' set: a ``text:`` rule a forget wrote
             ahead or beside its ``match:`` rules), withheld in every
-            session (:meth:`session_rules`; txt42).
+            session (:meth:`withhold`; txt42).
         scrubbed: ``(session, source_digest(source as read))`` -> ``(stored
             source, time)`` of the scrubbed-record tombstones
             (:func:`scrubbed_tombstone`; :meth:`as_stored`).
@@ -444,19 +444,33 @@ class CaptureFilter(Record):
     def __bool__(self) -> bool:
         return bool(self.sessions or self.turns or self.rules or self.scrubbed or self.text)
 
-    def session_rules(self, session: str) -> list[tuple[bytes, int]] | None:
-        """The ``[(sha256, length)]`` rules a turn of ``session`` is captured
-        with (``redact_matches``: ``[forgotten]`` in its text, a cwd or
-        project holding one stored empty): the session's ``match:`` rules
-        and every ``--match`` text of the store (:attr:`text`), so a text
-        forgotten before it was ever said (``forget.text_rule_ahead``) or
-        said first in a session the forget did not touch is never stored in
-        the clear, in any turn writer (hook, import, proxy, MCP).  None when
-        there is none (nothing to do: the cost of a store without them)."""
+    def withhold(self, session: str, text: str) -> tuple[str, int]:
+        """``text`` of a turn of ``session`` as capture stores it, and how
+        many spans it withheld: each span of the session's ``match:`` rules
+        (:func:`redact_matches`, any position) and of every ``--match`` text
+        of the store (:attr:`text`, from the start of a word, as serving
+        hides it: :func:`served_spans`) replaced by ``[forgotten]``, so a
+        text forgotten before it was said (``forget.text_rule_ahead``) or
+        said in a session the forget did not touch is never stored in the
+        clear by a turn writer (hook, import, proxy, MCP; txt42).  Cost:
+        nothing without rules; else :func:`served_spans`' (one SHA-256 per
+        word start and distinct rule length)."""
+        n = 0
         mine = self.rules.get(session)
-        if not self.text:
-            return mine
-        return self.text if mine is None else mine + self.text
+        if mine:
+            text, n = redact_matches(text, mine)
+        if self.text and text:
+            spans = served_spans(text, self.text)
+            if spans:
+                text, n = replace_spans(text, spans, REDACTED), n + len(spans)
+        return text, n
+
+    def holds(self, session: str | None, value: str) -> bool:
+        """True when :meth:`withhold` would change ``value`` (a ``cwd``, a
+        project name, a transcript's path): capture stores it empty."""
+        mine = self.rules.get(session) if session is not None else None
+        return bool(value) and (bool(mine and match_spans(value, mine))
+                                or bool(self.text and served_spans(value, self.text)))
 
     def as_stored(self, session: str, source: str) -> tuple[str, int] | None:
         """``(stored source, time)`` when a scrubbed-record tombstone names
@@ -523,7 +537,7 @@ def match_texts(tombstones: list[Tombstone]) -> list[tuple[bytes, int]]:
     """``[(sha256, length)]`` of every ``mem forget --match`` text named by
     ``tombstones`` (:func:`match_text_rule`), distinct, sorted: what
     serving redacts (:func:`served_rules`), capture withholds in every
-    session (:meth:`CaptureFilter.session_rules`) and ``mem import jsonl``
+    session (:meth:`CaptureFilter.withhold`) and ``mem import jsonl``
     does not bring back in a turn.  Reads nothing."""
     values = fact_value_digests(tombstones)
     return sorted({r for t in tombstones if (r := match_text_rule(t, values)) is not None})
