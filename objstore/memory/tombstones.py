@@ -15,8 +15,8 @@ forgotten fact value of at least :data:`MIN_TEXT_CHARS` characters).
 value holding a forgotten text); every turn writer (``appender.TurnAppender``:
 import, hooks, evaluations) applies the :class:`CaptureFilter`, so a
 forgotten session or record is never captured again, nor a ``--match``
-text in a session that forget touched (a session it did not touch is not
-checked: docs/forget.md, "No resurrection").  The matching
+text, in any session (:meth:`CaptureFilter.withhold`; txt42: a session the
+forget did not touch was stored with it: docs/forget.md, "No resurrection").  The matching
 rules are written down in ``docs/format.md`` ("Tombstone") and
 ``docs/forget.md`` ("No resurrection").
 """

@@ -101,7 +101,7 @@ def test_import_jsonl_brings_no_turn_holding_a_text_forgotten_ahead(tmp_path):
     env_dst = {**env_src, "MEM_HOME": str(dst)}
     _mem(env_src, "init")
     sids = ["eeeeeeee-0000-4000-8000-000000000043", "eeeeeeee-0000-4000-8000-000000000044"]
-    for sid, said in zip(sids, (f"ask zephyrine.quillborough@example.com", "nothing to hide here")):
+    for sid, said in zip(sids, ("ask zephyrine.quillborough@example.com", "nothing to hide here")):
         tr = tmp_path / f"{sid}.jsonl"
         tr.write_bytes(line(user("i1", said, sid)))
         _mem(env_src, "import", "claude-code", str(tr))
