@@ -157,10 +157,8 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     transcript that still holds it stores the turn emptied (a session: not
     at all), and a --match text is redacted from later turns of the
     sessions it was found in.  A session the forget did not touch (a new
-    one) that holds a --match text is captured with it, but never served
-    with it: search, recall, show, the prompt hook and the MCP tools show
-    the text as [forgotten] (from the start of a word; run the same forget
-    again to remove it from the store).  An agent's write with the text's
+    one) that holds a --match text is captured with it withheld: stored,
+    indexed and shown as [forgotten] (from the start of a word).  An agent's write with the text's
     separators changed ("a b" or "a_b" for "a-b") is refused too (of 8+
     characters; "over night" withholds "overnight" too, as "Marco Rossi"
     withholds "marco.rossi").  See docs/forget.md, "No resurrection".
@@ -289,11 +287,11 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                            f"that named it ({', '.join(left[:5])})")
                 _say_keys_naming(named)
                 if ruled:
-                    click.echo("wrote its text rule (a hash): a turn captured later that holds it is never served "
-                               "with it; 'mem scan TEXT' also reads the agents' transcripts, which may hold it")
+                    click.echo("wrote its text rule (a hash): a turn captured later that holds it is stored and "
+                               "served without it; 'mem scan TEXT' also reads the agents' transcripts, which may hold it")
                 elif ruled is None:   # run again: the first run's rule holds (test32 X19 was told the opposite)
                     click.echo("its text rule (a hash) is already written: a turn captured later that holds it is "
-                               "never served with it")
+                               "stored and served without it")
                 elif match is not None and not plan.already_forgotten and not dry_run:
                     click.echo("no text rule written (it needs --yes and 8 or more characters, a Chinese, Japanese or "
                                "Korean one counting two): a turn captured "
@@ -364,7 +362,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     if r.queue_dropped and not (c["versions"] or c["turns"] or c["meta"]):
         click.echo(f"dropped {plural(len(r.queue_dropped), 'queued proposal')} holding the text"
                    + ("; wrote its text rule (a hash): a value or turn written later that holds it is refused or "
-                      "never served with it" if r.tombstones else ""))
+                      "withheld" if r.tombstones else ""))
         return
     click.echo(f"forgot {plural(c['versions'], 'fact version')} and {plural(c['turns'], 'turn')}"
                + (f", took it out of {_meta_phrase(c['meta'])}" if c["meta"] else "")

@@ -349,7 +349,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
                 if held:
                     read_ledger.save()
             if stated:   # after the index: a fact's index commit clears the journal, which the batches had
-                write_stated(store, stated, command, rules=app.filter().rules)
+                write_stated(store, stated, command, rules=app.filter())
         finally:
             if worker is not None:
                 worker.close()

@@ -35,7 +35,7 @@ from objstore.memory.appender import TurnAppender
 from objstore.memory.facts import commit_later
 from objstore.memory.served import tombstone_names
 from objstore.memory.sessions import CapturedTurn
-from objstore.memory.tombstones import match_late_capture, match_spans
+from objstore.memory.tombstones import match_late_capture
 
 __all__ = ["PromptResult", "PromptSnapshot", "SNAPSHOT_MAX_BYTES", "capture_prompt", "prompt_snapshot"]
 
@@ -185,8 +185,7 @@ def _capture(store: Store, session_id: str, prompt: str, cwd: str, transcript: P
             key = f"cc:p:{h}:" + str(1 + max((int(x.rsplit(":", 1)[1]) for x in st.sources
                                               if x.startswith((f"cc:p:{h}:", f"cc:p:{plain}:"))
                                               and x.rsplit(":", 1)[1].isdigit()), default=0))
-        rules = w.filter().rules.get(sid)
-        gone = bool(rules and cwd and match_spans(cwd, rules))   # the writer empties it: not registered either
+        gone = w.filter().holds(sid, cwd)   # the writer empties it: not registered either
         ct = CapturedTurn(sid, key, "user", prompt, time_ms if time_ms is not None else now_ms(),
                           cwd, "" if gone else project_namer(store)(cwd, project_of(cwd)), entrypoint=entrypoint[:40],
                           legacy=f"cc:p:{plain}:{key.rsplit(':', 1)[1]}")
@@ -196,7 +195,7 @@ def _capture(store: Store, session_id: str, prompt: str, cwd: str, transcript: P
                 oid = w.add(ct)
                 if statement and oid and statement_of(prompt) is not None:
                     stated.append((oid, ct.replace(alias=key)))
-                mine = write_stated(store, stated, command, own=key if statement else "", rules=w.filter().rules,
+                mine = write_stated(store, stated, command, own=key if statement else "", rules=w.filter(),
                                     later=later)
                 w.publish(index=index)
             status = "captured" if oid else "known"

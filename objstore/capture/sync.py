@@ -87,7 +87,7 @@ from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender, message_digest
 from objstore.memory.provenance import is_subagent_session
 from objstore.memory.sessions import CapturedTurn, walk_turns
-from objstore.memory.tombstones import match_spans, redact_matches
+from objstore.memory.tombstones import CaptureFilter, redact_matches
 
 __all__ = ["Cursor", "SyncResult", "catch_up", "import_filter", "subagent_files", "sync_files", "MAX_SYNC_BYTES"]
 
@@ -380,7 +380,7 @@ def hide_forgotten_paths(store: Store, w: TurnAppender, cursors: list[Cursor]) -
     """A cursor about to be saved for the first time (none is saved: a new
     transcript, or one whose cursor a forget deleted because it named a
     forgotten text) whose path holds a ``forget --match`` text of any
-    session (the ``match:`` rules: ``tombstones.redact_matches``, the match
+    session or none (the ``match:`` and ``text:`` rules: ``tombstones.redact_matches``, the match
     the appender applies to a turn's ``cwd``) is saved hidden
     (``Cursor.hidden``: its path by hash), so the hook that goes on
     capturing a session in a folder named after a forgotten text does not
@@ -389,10 +389,11 @@ def hide_forgotten_paths(store: Store, w: TurnAppender, cursors: list[Cursor]) -
     fresh = [c for c in cursors if not c.hidden and not cursor_saved(store, Path(c.path))]
     if not fresh:
         return
-    rules = [r for rs in w.filter().rules.values() for r in rs]
-    if rules:
+    flt = w.filter()
+    rules = [r for rs in flt.rules.values() for r in rs]
+    if rules or flt.text:   # (flt.text: every --match text, of a session or none: txt42)
         for c in fresh:
-            c.hidden = bool(redact_matches(c.path, rules)[1])
+            c.hidden = bool(rules and redact_matches(c.path, rules)[1]) or flt.holds(None, c.path)
 
 
 def _open_cursor(store: Store, path: Path, st: os.stat_result) -> tuple[Cursor, bool]:
@@ -577,7 +578,7 @@ def sync_files(store: Store, paths: Iterable[Path], *, final: bool = False, cfg:
             def commit() -> None:
                 # (the statements before the turns' publish: a crash between writes both again)
                 backs = [x for x in stated if takes_back(x[1].text) is not None]
-                write_stated(store, stated, command, rules=w.filter().rules if stated else None)
+                write_stated(store, stated, command, rules=w.filter() if stated else None)
                 stated.clear()
                 w.publish(index=index)   # an index failure leaves the journal: the next writer replays it
                 hide_forgotten_paths(store, w, cursors)
@@ -631,7 +632,7 @@ def states_fact(ct: CapturedTurn) -> bool:
 
 
 def write_stated(store: Store, stated: list, command: str, own: str = "",
-                 rules: dict[str, list[tuple[bytes, int]]] | None = None, later: list | None = None) -> object:
+                 rules: CaptureFilter | None = None, later: list | None = None) -> object:
     """Write the statements of prompts a sync added (``sync_one``'s
     ``stated``), each citing its turn: late (``statements.write_statement``:
     never over a value said after the prompt or forgotten since), except the prompt whose
@@ -642,8 +643,8 @@ def write_stated(store: Store, stated: list, command: str, own: str = "",
     publishes the turns after this (the fact's index commit clears the
     index journal, which must not hold their sessions yet).
 
-    ``rules``: the writer's ``--match`` rules by session
-    (``TurnAppender.filter().rules``), applied here as the turn writer
+    ``rules``: the writer's forget filter (``TurnAppender.filter()``), its
+    ``--match`` rules (``CaptureFilter.holds``) applied here as the turn writer
     applies them to the turn (the one place a captured prompt's text becomes
     a fact): a statement holding a forgotten text is not written (``forget
     --match`` leaves no value holding it), and one whose cwd holds it is
@@ -653,13 +654,12 @@ def write_stated(store: Store, stated: list, command: str, own: str = "",
     ``later``: a list to receive the facts' index commits
     (``facts.remember``'s), for a caller that publishes the turns first."""
     mine = None
-    rules = rules or {}
     for oid, ct in stated:
         is_own = bool(own) and own in (ct.source, ct.alias)
-        mine_rules, cwd = rules.get(ct.session), ct.cwd
-        if mine_rules and match_spans(ct.text, mine_rules):
+        cwd = ct.cwd
+        if rules is not None and rules.holds(ct.session, ct.text):
             continue
-        if mine_rules and cwd and match_spans(cwd, mine_rules):
+        if rules is not None and rules.holds(ct.session, cwd):
             cwd = ""
         try:
             r = write_statement(store, ct.text, cwd=cwd, source=oid, command=f"{command} remember",

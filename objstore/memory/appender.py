@@ -27,7 +27,7 @@ from objstore.memory.sealrules import SealRules, load as load_seal_rules, withho
 from objstore.memory.sessionrules import SessionValues
 from objstore.memory.sessions import (CapturedTurn, ChainNotes, SessionState, cap_turn_text, digest_text, load_session,
                                       save_session_state, taints_after, turn_doc, turn_doc_fields, walk_turns)
-from objstore.memory.tombstones import CaptureFilter, capture_filter, redact_matches
+from objstore.memory.tombstones import CaptureFilter, capture_filter
 from objstore.memory.turnmeta import record_written, source_marks
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
@@ -535,8 +535,8 @@ class TurnAppender:
         if gone is not None:
             text, forgotten = "", gone      # kept as an emptied turn (its tombstone's time): it never comes back
             self.forgotten += 1
-        elif sid in flt.rules:
-            text, n = redact_matches(text, flt.rules[sid])
+        elif flt.text or sid in flt.rules:   # a --match text: never stored in the clear (txt42)
+            text, n = flt.withhold(sid, text)
             self.matches_redacted += bool(n)
             red = None if n else red
         if text:
@@ -551,8 +551,8 @@ class TurnAppender:
             self._prompt_marks[sid] = redaction_marks(text)
         harness = harness or self.harness
         cwd, project = ct.cwd, ct.project
-        if (cwd or project) and sid in flt.rules:   # a --match forget empties a cwd/project holding its text
-            cwd, project = ("" if v and redact_matches(v, flt.rules[sid])[1] else v for v in (cwd, project))
+        if (cwd or project) and (flt.text or sid in flt.rules):   # a --match forget empties a cwd/project
+            cwd, project = ("" if flt.holds(sid, v) else v for v in (cwd, project))   # holding its text
         if (cwd or project) and self._path_refused(cwd, project):
             cwd = project = ""              # a credential in the path: written nowhere (counted)
         seq = st.next_seq

@@ -647,10 +647,11 @@ def remember(store: Store, key: str, body: str, *, kind: str | None = None,
             raise Refused(f"{key}: this value holds the sealed value of {sealed[0]}; a sealed value is never "
                           "written in the clear", hint=f"write it sealed: mem remember {key} - --sensitivity secret",
                           agent_hint=PERSON_ONLY_HINT)
-        check_names_hold_no_secret(store, key, (namespace, owner), trust)   # (test41 T26)
+        from objstore.memory.tombstones import all_tombstones, forgotten_in   # deferred: a write's
+        tombs = all_tombstones(store) if trust != "user_stated" else []
+        check_names_hold_no_secret(store, key, (namespace, owner), trust, tombs)   # (test41 T26)
         if trust != "user_stated":
-            from objstore.memory.tombstones import all_tombstones, forgotten_in   # deferred: a write's
-            why = forgotten_in(all_tombstones(store), key, body)
+            why = forgotten_in(tombs, key, body)
             if why is None and any(x.startswith(FORGOTTEN_LABEL) for x in labels):
                 why = "text"
             if why is not None:

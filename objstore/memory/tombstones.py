@@ -15,8 +15,8 @@ forgotten fact value of at least :data:`MIN_TEXT_CHARS` characters).
 value holding a forgotten text); every turn writer (``appender.TurnAppender``:
 import, hooks, evaluations) applies the :class:`CaptureFilter`, so a
 forgotten session or record is never captured again, nor a ``--match``
-text in a session that forget touched (a session it did not touch is not
-checked: docs/forget.md, "No resurrection").  The matching
+text, in any session (:meth:`CaptureFilter.withhold`; txt42: a session the
+forget did not touch was stored with it: docs/forget.md, "No resurrection").  The matching
 rules are written down in ``docs/format.md`` ("Tombstone") and
 ``docs/forget.md`` ("No resurrection").
 """
@@ -422,21 +422,55 @@ class CaptureFilter(Record):
         turns: the forgotten turns (:class:`TurnForgets`): a record is
             captured emptied when :meth:`forgets` says so.
         rules: session id -> [(sha256, length)] of ``--match`` texts to redact.
+        text: [(sha256, length)] of every ``--match`` text of the store
+            (:func:`served_rules`' set: a ``text:`` rule a forget wrote
+            ahead or beside its ``match:`` rules), withheld in every
+            session (:meth:`withhold`; txt42).
         scrubbed: ``(session, source_digest(source as read))`` -> ``(stored
             source, time)`` of the scrubbed-record tombstones
             (:func:`scrubbed_tombstone`; :meth:`as_stored`).
     """
 
-    __slots__ = ("sessions", "turns", "rules", "scrubbed")
+    __slots__ = ("sessions", "turns", "rules", "scrubbed", "text")
 
     def __init__(self, sessions: set[str] | None = None, turns: TurnForgets | None = None,
                  rules: dict[str, list[tuple[bytes, int]]] | None = None,
-                 scrubbed: dict[tuple[str, bytes], tuple[str, int]] | None = None) -> None:
+                 scrubbed: dict[tuple[str, bytes], tuple[str, int]] | None = None,
+                 text: list[tuple[bytes, int]] | None = None) -> None:
         set_fields(self, set() if sessions is None else sessions, TurnForgets() if turns is None else turns,
-                   {} if rules is None else rules, {} if scrubbed is None else scrubbed)
+                   {} if rules is None else rules, {} if scrubbed is None else scrubbed,
+                   [] if text is None else text)
 
     def __bool__(self) -> bool:
-        return bool(self.sessions or self.turns or self.rules or self.scrubbed)
+        return bool(self.sessions or self.turns or self.rules or self.scrubbed or self.text)
+
+    def withhold(self, session: str, text: str) -> tuple[str, int]:
+        """``text`` of a turn of ``session`` as capture stores it, and how
+        many spans it withheld: each span of the session's ``match:`` rules
+        (:func:`redact_matches`, any position) and of every ``--match`` text
+        of the store (:attr:`text`, from the start of a word, as serving
+        hides it: :func:`served_spans`) replaced by ``[forgotten]``, so a
+        text forgotten before it was said (``forget.text_rule_ahead``) or
+        said in a session the forget did not touch is never stored in the
+        clear by a turn writer (hook, import, proxy, MCP; txt42).  Cost:
+        nothing without rules; else :func:`served_spans`' (one SHA-256 per
+        word start and distinct rule length)."""
+        n = 0
+        mine = self.rules.get(session)
+        if mine:
+            text, n = redact_matches(text, mine)
+        if self.text and text:
+            spans = served_spans(text, self.text)
+            if spans:
+                text, n = replace_spans(text, spans, REDACTED), n + len(spans)
+        return text, n
+
+    def holds(self, session: str | None, value: str) -> bool:
+        """True when :meth:`withhold` would change ``value`` (a ``cwd``, a
+        project name, a transcript's path): capture stores it empty."""
+        mine = self.rules.get(session) if session is not None else None
+        return bool(value) and (bool(mine and match_spans(value, mine))
+                                or bool(self.text and served_spans(value, self.text)))
 
     def as_stored(self, session: str, source: str) -> tuple[str, int] | None:
         """``(stored source, time)`` when a scrubbed-record tombstone names
@@ -478,10 +512,13 @@ def capture_filter(store: Store, *, strict: bool = True) -> CaptureFilter:
 
 def _filter(tombstones: list[Tombstone]) -> CaptureFilter:
     flt = CaptureFilter()
+    texts = False
     for t in tombstones:
         if flt.turns.add(t):
             continue
-        if t.key.startswith("session:"):
+        if t.key == TEXT_KEY:
+            texts = True
+        elif t.key.startswith("session:"):
             flt.sessions.add(t.key[len("session:"):])
         elif t.key.startswith("match:"):
             r = _rule(t)
@@ -491,7 +528,19 @@ def _filter(tombstones: list[Tombstone]) -> CaptureFilter:
             sid, sep, stored = t.key[len(SCRUBBED_PREFIX):].partition("/")
             if sep and sid and stored:
                 flt.scrubbed[(sid, t.value_sha256)] = (stored, t.time)
+    if texts or flt.rules:   # the rules serving redacts (served_rules), withheld at capture too (txt42)
+        flt.text = match_texts(tombstones)
     return flt
+
+
+def match_texts(tombstones: list[Tombstone]) -> list[tuple[bytes, int]]:
+    """``[(sha256, length)]`` of every ``mem forget --match`` text named by
+    ``tombstones`` (:func:`match_text_rule`), distinct, sorted: what
+    serving redacts (:func:`served_rules`), capture withholds in every
+    session (:meth:`CaptureFilter.withhold`) and ``mem import jsonl``
+    does not bring back in a turn.  Reads nothing."""
+    values = fact_value_digests(tombstones)
+    return sorted({r for t in tombstones if (r := match_text_rule(t, values)) is not None})
 
 
 #: the ``reason`` prefix of the fact key's tombstone a forget of chosen versions writes (``mem forget
@@ -691,9 +740,7 @@ def served_rules(store: Store, names: list[str]) -> list[tuple[bytes, int]]:
             return [(bytes.fromhex(d), int(n)) for d, n in (ln.split(" ") for ln in lines)]
     except (OSError, ValueError):
         pass
-    tombs = all_tombstones(store)
-    values = fact_value_digests(tombs)
-    rules = sorted({r for t in tombs if (r := match_text_rule(t, values)) is not None})
+    rules = match_texts(all_tombstones(store))
     try:
         atomic_write(path, "".join(f"{x}\n" for x in [key, *(f"{d.hex()} {n}" for d, n in rules)]).encode("ascii"),
                      durable=False)

@@ -111,10 +111,13 @@ def is_memory_file_lookalike(key: str) -> bool:
     return any(key_skeleton(f"{head}/{name}") == want for name in RESERVED)
 
 
-def check_names_hold_no_secret(store, key: str, names: tuple, trust: str) -> None:
+def check_names_hold_no_secret(store, key: str, names: tuple, trust: str, tombs=()) -> None:
     """Refuse (Refused, exit 6) a write whose key or other stored name
     (``names``: the session namespace, the agent's name) holds a sealed
-    value (anyone) or a forgotten value's form (below ``user_stated``): a
+    value (anyone) or a forgotten value's form (below ``user_stated``; and
+    a forgotten text of ``tombs``, the store's tombstones, as
+    ``tombstones.forgotten_in`` finds it in a value: a ``forget --match``
+    text, written ahead or not; txt42): a
     name is stored in the clear (a ref's file name, reflogs, the audit log,
     ``mem keys``, every session's injected block), as a value is checked
     (``facts.remember``; test41 T26: ``user/okapi-quetzal-5521`` was
@@ -125,6 +128,9 @@ def check_names_hold_no_secret(store, key: str, names: tuple, trust: str) -> Non
     text = "\n".join(n for n in (key, *names) if n)
     hits = sorted(x for x in rule_labels_in(store, text) if x != key)
     sealed = [x for x in hits if not x.startswith(FORGOTTEN_LABEL)]
+    if not hits and trust != "user_stated" and tombs:
+        from objstore.memory.tombstones import holds_text, text_rule   # deferred: a write's
+        hits = ["text"] if holds_text(text, [r for t in tombs if (r := text_rule(t)) is not None]) else []
     if sealed or (hits and trust != "user_stated"):
         what = f"the sealed value of {sealed[0]}" if sealed else "a forgotten value"
         raise Refused(f"the key's name (or its session or agent name) holds {what}; a name is stored and "

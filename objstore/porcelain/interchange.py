@@ -55,7 +55,8 @@ from objstore.memory.scope import is_memory_file_key
 from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.served import hider
 from objstore.memory.sessions import session_project, walk_turns
-from objstore.memory.tombstones import TEXT_KEY, all_tombstones, forgotten_check, forgotten_in
+from objstore.memory.tombstones import (TEXT_KEY, all_tombstones, forgotten_check, forgotten_in, match_spans,
+                                        match_texts)
 from objstore.memory.validity import why_no_current
 from objstore.memory.writechecks import check_key_credentials
 from objstore.porcelain.carriedguard import apply_guard, build_guard, note_guarded, open_guard, seal_guard
@@ -397,9 +398,13 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
     with store.lock(command):
         tombs = all_tombstones(store, strict=True)   # a lost tombstone: nothing is imported
         gone = forgotten_check(store)
+        texts = match_texts(tombs)   # a turn holding a --match text: its id keeps it, so it stays out (txt42)
 
         def forgotten(obj) -> bool:
             if getattr(obj, "parent", None) in tainted or gone(obj):
+                return True
+            if texts and isinstance(obj, Turn) and not obj.forgotten and \
+                    any(match_spans(v, texts, word_starts=True) for v in (obj.text, obj.cwd, obj.project) if v):
                 return True
             return isinstance(obj, Fact) and obj.trust != "user_stated" and bool(obj.body) \
                 and forgotten_in(tombs, obj.key, obj.body, obj.recorded_at) is not None
