@@ -76,7 +76,9 @@ def _package_file(name: str) -> str | None:
 
 #: Unicode name words that are no script's name: the script is the next word
 _NAME_PREFIXES = frozenset({"FULLWIDTH", "HALFWIDTH", "MATHEMATICAL", "SMALL", "CAPITAL", "MODIFIER"})
-_NAME_SCRIPTS = {"CJK": "HAN"}
+#: (``KATAKANA-HIRAGANA PROLONGED SOUND MARK`` ー and the voiced sound marks are Common in
+#: Scripts.txt, used by both kana: read as a script, every サーバー was a mix: fresh42 F6)
+_NAME_SCRIPTS = {"CJK": "HAN", "KATAKANA-HIRAGANA": "COMMON"}
 
 
 def script_by_name(ch: str) -> str:
