@@ -389,8 +389,10 @@ def _hooks(settings: list[Path], command: str, hook_store: str | None = "") -> l
         try:
             doc = json.loads(path.read_text("utf-8"))
         except FileNotFoundError:
-            out.append(Finding("hooks", "error", f"no agent settings at {path}: capture is not installed",
-                               "mem setup"))
+            # not installed is a choice (MCP only, imports, after `mem setup --undo`), not damage: a
+            # warning, exit 0 (fresh42 F7); hooks installed but broken stay errors below
+            out.append(Finding("hooks", "warning", f"no agent settings at {path}: capture hooks are not installed "
+                               "(Claude Code sessions are not captured)", "mem setup  (if you want them)"))
             continue
         except (OSError, ValueError) as e:
             out.append(Finding("hooks", "error", f"{path} is not readable JSON ({e})", f"fix {path} by hand"))
@@ -405,7 +407,10 @@ def _hooks(settings: list[Path], command: str, hook_store: str | None = "") -> l
                 missing.append(ev)
             commands |= {h["command"] for h in hs}
             homes |= {handler_home(h) for h in hs if isinstance(h.get("args"), list)}
-        if missing:
+        if missing and len(missing) == len(EVENT_TIMEOUTS):
+            out.append(Finding("hooks", "warning", f"{path}: capture hooks are not installed (Claude Code "
+                               "sessions are not captured)", "mem setup  (if you want them)"))
+        elif missing:
             out.append(Finding("hooks", "error", f"{path}: mem's hook is missing for {', '.join(missing)}",
                                "mem setup"))
         for cmd in sorted(commands):

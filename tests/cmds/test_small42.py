@@ -123,3 +123,24 @@ def test_a_first_push_into_a_folder_of_other_files_writes_nothing(mem, tmp_path)
     mem("push", "u")
     assert (empty / "mem-remote").is_file()
     mem("push", "u")                           # the remote's own files do not count either
+
+
+def test_doctor_without_capture_hooks_warns_and_exits_0(mem, tmp_path):
+    """fresh42 F7: doctor exited 1 ("error") whenever the hooks were not
+    installed, even right after `mem setup --undo`; hooks installed but broken
+    stay an error."""
+    import json
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "SHELL": "/bin/bash"}
+    mem("remember", "project/a/b", "c-value", env=env)
+    r = mem("doctor", env=env)                      # exit 0
+    assert "warning: [hooks]" in r.stdout and "capture hooks are not installed" in r.stdout, r.stdout
+    mem("setup", "--shell", "none", env=env)
+    mem("setup", "--undo", "--shell", "none", env=env)
+    assert "capture hooks are not installed" in mem("doctor", env=env).stdout
+    mem("setup", "--shell", "none", env=env)
+    settings = tmp_path / "claude" / "settings.json"
+    doc = json.loads(settings.read_text())
+    doc["hooks"].pop("Stop")                        # one event's hook gone: broken, an error
+    settings.write_text(json.dumps(doc))
+    r = mem("doctor", env=env, exit_code=1)
+    assert "error: [hooks]" in r.stdout and "missing for Stop" in r.stdout, r.stdout
