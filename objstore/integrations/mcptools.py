@@ -119,6 +119,10 @@ def _sees_turn(store: Store, caller: Caller, oid) -> bool:
         return False
 
 
+#: what the get and log tools answer for a sealed key, in place of its value or versions
+SEALED_NOTE = "sealed: its value never leaves through MCP (the owner reads it with mem sealed show)"
+
+
 @dataclass
 class MemoryTools:
     """The tools over one store.
@@ -279,8 +283,7 @@ class MemoryTools:
         key = self._need_key(caller, key)
         reader = self._namespace(session, agent)
         if is_sealed(self.store, key):
-            return {"key": key, "sealed": True, "value": None,
-                    "note": "sealed: its value never leaves through MCP (the owner reads it with mem sealed show)"}
+            return {"key": key, "sealed": True, "value": None, "note": SEALED_NOTE}
         v = current(self.store, key, reader=reader)
         if v.fact.sensitivity == "secret":
             raise NotFound(f"no key {key}")
@@ -294,6 +297,8 @@ class MemoryTools:
         it reads it; a key it may read none of is ``no key`` (test29b Q3)."""
         key = self._need_key(caller, key)
         reader = self._namespace(session, agent)
+        if is_sealed(self.store, key):   # as get says it: not "no key" (fresh42 F8)
+            return {"key": key, "sealed": True, "versions": None, "items": [], "note": SEALED_NOTE}
         chain = versions(self.store, key)
         if reader:
             chain = [v for v in chain if namespace_rank(reader, v.fact.namespace) is not None]

@@ -154,7 +154,9 @@ def test_seal_two_calls_and_sealed_values_never_leave(store):
     assert done["done"] and done["sealed"] == 1
     got = tools.call(admin, "get", {"key": "user/bank/pin"})
     assert got["sealed"] is True and got["value"] is None
-    everything = json.dumps([got, tools.call(admin, "recall", {"queries": ["bank pin"], "all_projects": True}),
+    log = tools.call(admin, "log", {"key": "user/bank/pin"})   # "sealed", not "no key" (fresh42 F8)
+    assert log["sealed"] is True and log["items"] == [] and "sealed" in log["note"]
+    everything = json.dumps([got, log, tools.call(admin, "recall", {"queries": ["bank pin"], "all_projects": True}),
                              tools.call(admin, "search", {"query": "pin"}),
                              tools.call(admin, "list_sealed", {}), tools.call(admin, "context", {})])
     assert not word_in("4711", everything) and "user/bank/pin" in everything
