@@ -117,11 +117,7 @@ def command(ctx, listen, upstream, trace, no_capture, timeout):
                url=True)
     if not upstream.lower().startswith(("http://", "https://")):
         raise click.BadParameter(f"{upstream!r} is not an http(s) URL", param_hint="--upstream")
-    try:
-        import aiohttp  # noqa: F401
-    except ImportError:
-        raise click.ClickException("mem proxy needs aiohttp: pip install 'memvcs[proxy]' "
-                                   "(from a clone of mem: pip install '.[proxy]' in it)") from None
+    require_aiohttp()
     from objstore import open_store
     store = open_store(home_path(ctx), create=True, lock_timeout=lock_timeout(ctx))
     ctx.call_on_close(store.close)
@@ -505,11 +501,23 @@ PLIST = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
+def require_aiohttp(hint: str = "") -> None:
+    """Raise ClickException (exit 1) when the proxy extra (aiohttp) is not
+    installed in this Python: ``mem proxy`` cannot run, and a service
+    written for it would restart a failing process every 2 s (fresh42 F20)."""
+    try:
+        import aiohttp  # noqa: F401
+    except ImportError:
+        raise click.ClickException("mem proxy needs aiohttp: pip install 'memvcs[proxy]' "
+                                   "(from a clone of mem: pip install '.[proxy]' in it)" + hint) from None
+
+
 @command.command("install")
 @click.option("--listen", default=DEFAULT_LISTEN, show_default=True, metavar="HOST:PORT")
 @click.option("--dry-run", is_flag=True, help="Print the file instead of writing it.")
+@click.option("--force", is_flag=True, help="Write the service even when the proxy extra is missing here.")
 @click.pass_context
-def install_cmd(ctx, listen, dry_run):
+def install_cmd(ctx, listen, dry_run, force):
     """Write a user service that keeps the proxy running (systemd on Linux, launchd on macOS).
 
     The service runs 'mem proxy' with this store and restarts it when it
@@ -521,10 +529,17 @@ def install_cmd(ctx, listen, dry_run):
       mem proxy install
       mem proxy install --dry-run
 
-    Exit status: 0 written (or printed); 2 a non-loopback --listen, or a store
-    path holding a credential (never shown).
+    Without the proxy extra (pip install 'memvcs[proxy]') the service is
+    not written (exit 1): it would start a 'mem proxy' that exits at once;
+    --force writes it anyway.
+
+    Exit status: 0 written (or printed); 1 the proxy extra is missing (not
+    with --dry-run or --force); 2 a non-loopback --listen, or a store path
+    holding a credential (never shown).
     """
     parse_listen(listen)
+    if not (dry_run or force):
+        require_aiohttp("; nothing was written ('--force' writes the service anyway)")
     import shutil
 
     from .hooks_install import store_arg

@@ -144,3 +144,25 @@ def test_doctor_without_capture_hooks_warns_and_exits_0(mem, tmp_path):
     settings.write_text(json.dumps(doc))
     r = mem("doctor", env=env, exit_code=1)
     assert "error: [hooks]" in r.stdout and "missing for Stop" in r.stdout, r.stdout
+
+
+def test_proxy_install_without_the_proxy_extra_writes_no_service(tmp_path):
+    """fresh42 F20: `mem proxy install` wrote a systemd unit for a `mem proxy` that
+    exits at once (aiohttp missing) and told the person to enable it."""
+    import os
+    import subprocess
+    import sys
+    from tests.conftest import REPO
+    code = ("import sys; sys.modules['aiohttp'] = None; sys.argv = ['mem'] + sys.argv[1:]; "
+            "from cmds.entry import entry; entry()")   # a Python without the proxy extra
+    unit = Path(os.environ["XDG_CONFIG_HOME"]) / "systemd" / "user" / "mem-proxy.service"
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=REPO,
+                              timeout=120)
+    r = run("proxy", "install")
+    assert r.returncode == 1 and "memvcs[proxy]" in r.stderr and "nothing was written" in r.stderr, r.stderr
+    assert not unit.exists()
+    assert run("proxy", "install", "--dry-run").returncode == 0 and not unit.exists()
+    r = run("proxy", "install", "--force")
+    assert r.returncode == 0 and unit.is_file(), r.stderr
