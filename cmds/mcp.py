@@ -390,6 +390,7 @@ def install_cmd(ctx, agent, scope, dry_run, as_json, url, key_env, force):
         try:
             u = urlsplit(url)
             ok = u.scheme.lower() in ("http", "https") and bool(u.hostname) and url.isprintable() and " " not in url
+            u.port   # (raises ValueError for a port that is no number from 0 to 65535: test42 T8)
         except ValueError:
             ok = False
         if not ok:

@@ -323,14 +323,25 @@ def refuse_emptied(store: Store, spec: RemoteSpec, t: Transport) -> None:
 
 #: the top-level names of a folder remote (a first push killed part way leaves some of them)
 REMOTE_NAMES = frozenset({DESCRIPTOR, MANIFEST, f"{MANIFEST}.lock", "packs", "hashkey", "digests"})
+#: what a disk's file system or desktop puts in a folder by itself (not the person's files)
+_SYSTEM_NAMES = frozenset({"lost+found", ".DS_Store", ".Trashes", ".Spotlight-V100", ".fseventsd", ".TemporaryItems",
+                           "System Volume Information", "$RECYCLE.BIN"})
+
+
+def _ours_or_system(name: str) -> bool:
+    """Whether a folder entry is a remote's own (its temporary ``.NAME.tmpPID`` files too) or the
+    file system's; a ``.git`` or ``.env`` is the person's (test42 T22)."""
+    return name in REMOTE_NAMES or name in _SYSTEM_NAMES or (
+        name.startswith(".") and ".tmp" in name and name[1:].split(".tmp")[0] in REMOTE_NAMES)
 
 
 def refuse_foreign_folder(t: Transport) -> None:
     """A first push makes a remote in an empty folder (or one a first push
     of ours left part way: only :data:`REMOTE_NAMES`), never in a folder
     that holds other files (fresh41 F9: mem wrote its files among the
-    person's, then said "try again in a minute").  Dot files and a disk's
-    ``lost+found`` do not count; a bucket (a prefix of one) is not checked.
+    person's, then said "try again in a minute").  What a file system puts
+    there (``lost+found``, ``.DS_Store``: ``_SYSTEM_NAMES``) does not count;
+    a ``.git`` does; a bucket (a prefix of one) is not checked.
     Raises InvalidInput (exit 2) naming a few of the other entries, with
     nothing written."""
     if not isinstance(t, FolderTransport):
@@ -339,7 +350,7 @@ def refuse_foreign_folder(t: Transport) -> None:
         names = os.listdir(t.root)
     except OSError:
         return   # (what fails here fails again at the first write, named there)
-    other = sorted(n for n in names if n not in REMOTE_NAMES and not n.startswith(".") and n != "lost+found")
+    other = sorted(n for n in names if not _ours_or_system(n))
     if other:
         shown = ", ".join(other[:3]) + (f" and {len(other) - 3} more" if len(other) > 3 else "")
         raise InvalidInput(f"the folder {t.where} holds files that are not a mem remote's ({shown}): "

@@ -44,7 +44,8 @@ def test_clone_of_a_missing_folder_gives_no_mkdir_hint_but_remote_add_does(mem, 
 
 def test_mcp_install_http_refuses_what_is_no_http_url(mem, tmp_path):
     cfg = Path(os.environ["HOME"]) / ".codex" / "config.toml"
-    for bad in ("not a url", "ftp://x", "", "http://", "http://exa mple.com/mcp"):
+    for bad in ("not a url", "ftp://x", "", "http://", "http://exa mple.com/mcp", "http://127.0.0.1:abc/mcp",
+                "http://127.0.0.1:99999/mcp"):
         r = mem("mcp", "install", "codex", "--http", bad, "--force", exit_code=2)
         assert "not an http(s) URL with a host" in r.stderr, (bad, r.stderr)
         assert not cfg.exists()
@@ -118,7 +119,11 @@ def test_a_first_push_into_a_folder_of_other_files_writes_nothing(mem, tmp_path)
     assert sorted(p.name for p in junk.rglob("*")) == ["a", "notes.txt", "packs"]   # nothing written
     empty = tmp_path / "usb"
     empty.mkdir()
-    (empty / ".DS_Store").write_text("")      # a dot file does not count
+    (empty / ".DS_Store").write_text("")      # what a desktop puts there does not count
+    git = tmp_path / "repo"
+    (git / ".git").mkdir(parents=True)         # a .git is the person's (test42 T22)
+    mem("remote", "add", "g", str(git))
+    assert "(.git)" in mem("push", "g", exit_code=2).stderr
     mem("remote", "add", "u", str(empty))
     mem("push", "u")
     assert (empty / "mem-remote").is_file()
