@@ -17,7 +17,7 @@ from objstore.core.errors import MemError
 from objstore.core.pack import Pack
 from objstore.core.store import Store
 from objstore.remote.config import RemoteSpec
-from objstore.remote.connection import connect
+from objstore.remote.connection import connect, refuse_foreign_folder
 from objstore.remote.layout import DESCRIPTOR, unbundle
 
 
@@ -53,6 +53,7 @@ def remote_reachable(store: Store, spec: RemoteSpec, env: Mapping[str, str] | No
     try:
         r = connect(store, spec, env, create=False)
         if r.desc is None:
+            refuse_foreign_folder(r.t)   # a folder push refuses is not "push to create it" (test42 T21)
             return "it holds no mem remote yet (push to create it)"
     except MemError as e:
         return e.message

@@ -171,3 +171,15 @@ def test_proxy_install_without_the_proxy_extra_writes_no_service(tmp_path):
     assert run("proxy", "install", "--dry-run").returncode == 0 and not unit.exists()
     r = run("proxy", "install", "--force")
     assert r.returncode == 0 and unit.is_file(), r.stderr
+
+
+def test_doctor_names_a_remote_folder_push_would_refuse(mem, tmp_path):
+    """test42 T21: doctor said "push to create it" for a folder that push refuses."""
+    junk = tmp_path / "junk"
+    junk.mkdir()
+    (junk / "notes.txt").write_text("hello\n")
+    mem("remember", "project/api/db", "Postgres 16")
+    mem("remote", "add", "j", str(junk))
+    r = mem("doctor", exit_code=None)
+    assert "holds files that are not a mem remote's (notes.txt)" in r.stdout + r.stderr, r.stdout
+    assert "push to create it" not in r.stdout
