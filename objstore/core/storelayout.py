@@ -17,7 +17,10 @@ import stat
 from pathlib import Path
 from typing import NamedTuple
 
-__all__ = ["FSCK_NAMES", "LAYOUT", "LayoutDamage", "fsck_problems", "layout_damage", "reflog_folder_damage"]
+from objstore.core.errors import CorruptObject
+
+__all__ = ["FSCK_NAMES", "LAYOUT", "LayoutDamage", "WRITE_NAMES", "fsck_problems", "layout_damage",
+           "reflog_folder_damage", "refuse"]
 
 #: paths of the store and the type each must have (``dir``/``file``), when
 #: present: one replaced by the other type stops the commands that use it
@@ -28,16 +31,24 @@ LAYOUT = (("objects", "dir", True), ("refs", "dir", True), ("logs", "dir", False
           ("logs/refs", "dir", True), ("locks", "dir", True), ("locks/store.lock", "file", True), ("tmp", "dir", True),
           ("index", "dir", False), ("index-journal", "file", True), ("index-journal.d", "dir", False),
           ("cache", "dir", False), ("config", "file", True), ("config.toml", "file", False),
-          ("projects.json", "file", True), ("remotes.json", "file", False))
+          ("projects.json", "file", True), ("remotes.json", "file", False), ("pull-unfinished", "dir", True),
+          ("forget-unfinished", "dir", True), ("quarantine", "dir", True))
 
 #: the paths of :data:`LAYOUT` only this module's check names in ``mem fsck`` (the others: ``Store.open``
 #: refuses the store, or fsck names them with their own words) and ``--repair`` sets aside
-FSCK_NAMES = ("logs/audit", "logs/refs", "locks/store.lock")
+#: those of them that stop every write and capture (``porcelain.capturestop``)
+WRITE_NAMES = ("logs/audit", "logs/refs", "locks/store.lock")
+#: ``pull-unfinished``, ``forget-unfinished``, ``quarantine`` a file: pull, push, backup (fresh42 F10), every
+#: forget (F12) and any repair with something to set aside (F11) stopped, while fsck said "ok"
+FSCK_NAMES = WRITE_NAMES + ("pull-unfinished", "forget-unfinished", "quarantine")
 
 #: what each path stops, as fsck says it
 _STOPS = {"logs/audit": "every write and capture stops (each move is logged there), 'mem audit' cannot read it",
           "logs/refs": "the reflogs cannot be read or written: every write of a key stops",
-          "locks/store.lock": "the store lock cannot be taken: every write and capture stops"}
+          "locks/store.lock": "the store lock cannot be taken: every write and capture stops",
+          "pull-unfinished": "'mem pull', 'mem push' and 'mem backup' stop (a pull notes the refs it sets there)",
+          "forget-unfinished": "every 'mem forget' stops (a stopped forget is noted there)",
+          "quarantine": "'mem fsck --repair' cannot set damaged files aside"}
 
 
 class LayoutDamage(NamedTuple):
@@ -100,3 +111,14 @@ def fsck_problems(root: Path) -> list[str]:
     return [f"{d.rel} is {d.other} where the store keeps {d.want}: "
             f"{_STOPS.get(d.rel, 'the reflogs below it cannot be read or written')}; 'mem fsck --repair' sets it "
             "aside" for d in layout_damage(root, FSCK_NAMES)]
+
+
+def refuse(root: Path, rel: str) -> None:
+    """Raise CorruptObject (exit 13) naming ``root/rel`` (one of
+    :data:`FSCK_NAMES`) when it is not of its type, before a command that
+    writes in it moves anything (``mem pull``: fresh42 F10, an internal
+    error after its merge).  One ``lstat``; returns when it is of its type
+    or missing."""
+    for d in layout_damage(root, (rel,), deep=False):
+        raise CorruptObject(f"{d.path} is {d.other} where the store keeps {d.want}: {_STOPS[rel]}; nothing was done",
+                            hint="'mem fsck --repair' sets it aside (it holds no stored data)")

@@ -5,7 +5,9 @@ place: ``refs/`` or a namespace folder under it (fresh39 F10), a scope or
 project folder below ``refs/facts`` or ``refs/sealed`` (test40 T9),
 ``cache/`` (fresh40 F4), ``tmp/`` and ``locks/`` (fix40b's leftover),
 ``logs/refs`` or a folder below it (test41 T8); a folder where the store
-keeps a file: ``logs/audit``, ``locks/store.lock`` (test41 T9, T29).
+keeps a file: ``logs/audit``, ``locks/store.lock`` (test41 T9, T29);
+``pull-unfinished``, ``forget-unfinished``, ``quarantine`` a file (fresh42
+F10, F11, F12; ``quarantine`` first, into a quarantine of its own).
 Moved out of ``memory.repair`` (session 41) to keep it under the module
 size limit."""
 
@@ -52,11 +54,28 @@ def repair_refs_dir(root: str | os.PathLike) -> str | None:
     damage += scratch_damage(root)   # tmp/, locks/: no data (fix40b's leftover: the repair itself could not lock)
     # logs/audit or locks/store.lock a folder, logs/refs or a folder below it a file (test41 T8, T9, T29)
     layout = layout_damage(root, FSCK_NAMES)
+    first = [_quarantine_aside(root, d.other) for d in layout if d.rel == "quarantine"]   # fresh42 F11
+    layout = [d for d in layout if d.rel != "quarantine"]
     files = [(d.rel, f"is {d.other} where the store keeps a file") for d in layout if d.want == "a file"]
     damage += [(d.rel, f"is {d.other}, not a folder") for d in layout if d.want == "a folder"]
     q = Quarantine(root) if damage or files else None
-    return "; ".join([_set_folder_aside(root, q, where, what) for where, what in damage]
+    return "; ".join(first + [_set_folder_aside(root, q, where, what) for where, what in damage]
                      + [_set_aside(root, q, where, what) + " (mem starts it anew)" for where, what in files]) or None
+
+
+def _quarantine_aside(root: Path, other: str) -> str:
+    """Set aside what stands at ``root/quarantine`` in place of a folder
+    (``other``: ``"a file"``, ``"a symlink"``) into a new quarantine of its
+    own (moved out of the way, an empty folder made, then moved in: every
+    setting aside went into it, fresh42 F11: an internal error); returns
+    the sentence :func:`repair_refs_dir` gives."""
+    q = Quarantine(root)
+    away = root / f"{q.dir.name}.quarantine"
+    os.replace(root / "quarantine", away)
+    (root / "quarantine").mkdir(mode=0o700)
+    dest = q.move(away, "quarantine")
+    return (f"quarantine is {other}, not a folder: set it aside as {dest.relative_to(root).as_posix()} "
+            "and made an empty quarantine/")
 
 
 def _set_folder_aside(root: Path, q: Quarantine, where: str, what: str) -> str:

@@ -8,7 +8,7 @@ it in the agent's block and the person's ``systemMessage``."""
 from __future__ import annotations
 
 from objstore.core.store import Store
-from objstore.core.storelayout import FSCK_NAMES, layout_damage
+from objstore.core.storelayout import WRITE_NAMES, layout_damage
 from objstore.core.storeperms import denied_notes
 from objstore.memory.guardfiles import hash_key_damage
 from objstore.memory.sealrulefile import RULES_FILE
@@ -28,7 +28,7 @@ def capture_stopped(store: Store) -> str | None:
     hash-key and seal-rules files, three ``lstat``."""
     if why := hash_key_damage(store):
         return why
-    for d in layout_damage(store.root, FSCK_NAMES, deep=False):
+    for d in layout_damage(store.root, WRITE_NAMES, deep=False):
         return f"{d.rel} is {d.other} where the store keeps {d.want}: no write is possible; 'mem fsck --repair' sets it aside"
     if notes := denied_notes(store.root)[:1]:   # a hash-key or seal-rules this user may not read (fresh41 F7)
         return notes[0] if not notes[0].startswith("vault/") else None

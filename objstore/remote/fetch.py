@@ -19,6 +19,7 @@ from objstore.core.ids import sha256
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn
 from objstore.core.pack import Pack
 from objstore.core.store import Store, now_ms
+from objstore.core.storelayout import refuse as refuse_layout
 from objstore.core.storepath import refuse_scratch
 from objstore.memory import queue
 from objstore.memory.forget import scrub_derived
@@ -655,6 +656,7 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
 
 def fetch(store: Store, r: Remote, spec: RemoteSpec, res: SyncResult, progress: Progress | None,
           command: str) -> tuple[Manifest, str | None, dict[str, bytes], MergeReport]:
+    refuse_layout(store.root, pullstop.DIRNAME)   # a file there: named before anything moves (fresh42 F10)
     m, etag, n = r.manifest()
     res.bytes_received += n
     prep = download_packs(store, r, m, spec, res, progress)
