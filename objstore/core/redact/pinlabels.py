@@ -31,8 +31,9 @@ PIN_WORD = (r"(?:pin(?:(?<![A-Za-z0-9_\-\]]pin)" + "".join(f"|(?<={w}[_-]pin)" f
 #: word too, read as 'pin' (PUK2 as well)
 #: mend25: a PIN's token (:data:`PHRASE_TOKEN`) also ends before a JSON-escaped quote (``\\"4471\\"``); moved from
 #: :mod:`.passwords` (red31: the PIN's verb rule below reads it too)
+#: pin42b (test42 T3): or before a closing brace ('{"pin": 4471}', the last member of a JSON object or a dict)
 #: pin40 (test39b B9): or before a character of a script written without spaces ('\u6697\u8a3c\u756a\u53f7\u306f4471\u3067\u3059')
-PIN_TOKEN = (r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]\\]" + r"(?=[.,;:!?)\]]*(?:[\s\"'`]|\\{1,3}[\"'`]|$|["
+PIN_TOKEN = (r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]}\\]" + r"(?=[.,;:!?)\]}]*(?:[\s\"'`]|\\{1,3}[\"'`]|$|["
              + UNSPACED_END + "]))")
 #: red31 (test30c T6, red30b's left-out): a PIN's label ('my pin became 4711', 'the pin code has been changed to
 #: 482913'), its token a PIN (4-12 digits, or a short one of letters and digits: pin_ok)
