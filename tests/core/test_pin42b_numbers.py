@@ -44,3 +44,28 @@ def test_mem_remember_keeps_none_of_the_values_and_all_kept_lines(tmp_path):
     assert kept.splitlines() == KEPT
     from objstore import scan_store
     assert scan_store(home, [b'"pin": 4471', b'"password": 84471923', b"84471925, "]) == []
+
+
+#: test42 T5: ordinary text about a PIN or an access code whose clause names the number as a year, a port or a proxy
+#: (pinlabels.named_else); each was withheld on batch.  What a PIN opens still withholds it (test41 T19's lines above
+#: and in test_pin42_pins_and_codes)
+T5_KEPT = ["PIN 2024 is the year the feature shipped", "pin 8080 for the proxy", "pin 3000 is the port",
+           "PIN 2024 for the year", "access code 2024 for the conference"]
+T5_WITHHELD = [("PIN 4471 is for the front door. See page 3", "4471"), ("access code 4472 for the door", "4472")]
+
+
+@pytest.mark.parametrize("line", T5_KEPT)
+def test_a_pin_named_as_a_year_or_a_port_stays(line):
+    assert redact(line).text == line
+
+
+@pytest.mark.parametrize("line,value", T5_WITHHELD)
+def test_a_noun_in_the_next_clause_does_not_keep_a_pin(line, value):
+    r = redact(line)
+    assert value not in r.text and "[REDACTED:" in r.text, r.text
+
+
+def test_mem_remember_keeps_t5s_ordinary_lines(tmp_path):
+    """T5's lines through ``mem remember`` (a real process) and ``mem get``: stored and served as written."""
+    _home, (got,) = _mem_get_all(tmp_path, ["\n".join(T5_KEPT)])
+    assert got.splitlines() == T5_KEPT

@@ -10,7 +10,7 @@ from tests.hooks._util import vault_project
 from tests.hooks.test_pin41_hook_pins import _users     # the user turns of one session, in order
 
 SECRETS = [('config: {"user": "bob", "pin": 4471}', ("4471",)), ('{"password": 84471923}', ("84471923",))]
-KEPT = ['{"pin": 13, "port": 8080}']
+KEPT = ['{"pin": 13, "port": 8080}', "PIN 2024 is the year the feature shipped"]   # (T5)
 
 
 def test_json_pins_and_passwords_withheld_board_pins_kept(tmp_path):

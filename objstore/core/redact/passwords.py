@@ -222,7 +222,8 @@ PASSWORD_RULES: list[Rule] = [
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r"|" + _PIN_BARE + r")|" + _PHRASE_VERB + r"|"
        + _PHRASE_COLON + r"|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r"|" + PIN_KEYED   # pin42: 'ACCESS_CODE=4471', '<door_code>'
        + r")(?P<secret>" + PIN_SPACED + "|" + PIN_IN_TAG + "|" + _PIN_TOKEN + ")",   # pin40: '4 4 7 1'
-       ci=True, priority=51, check=keypad_code_ok, anchors=_CODE_ANCHORS),
+       ci=True, priority=51, check=keypad_code_ok, anchors=_CODE_ANCHORS,
+       scan=off_board(_plain)),   # pin42b (test42 T5): not "access code 2024 for the conference" (pinlabels.named_else)
     _r("password-phrase",
        "keyword heuristics (no vendor format): pin42b (test42 T3): a password's key of JSON, a Python dict, a PHP array "
        "or XML holding a number, 4-12 digits, wherever it sits ('{\"password\": 84471923}', '{\"db_password\": 84471923, "
