@@ -221,8 +221,16 @@ PASSWORD_RULES: list[Rule] = [
        _CODE_WORD + r"s?(?![a-z0-9_])"     # red38 (test37b T4): 'the keypad code for the office 77341'
        + r"(?:" + _PHRASE_OWNER_FOR + r"(?:" + _PHRASE_VERB + r"|" + _PHRASE_COLON + r"|" + _PIN_BARE + r")|" + _PHRASE_VERB + r"|"
        + _PHRASE_COLON + r"|" + _PIN_BARE + r"|" + _PIN_ASSIGN + r"|" + PIN_KEYED   # pin42: 'ACCESS_CODE=4471', '<door_code>'
-       + r")(?P<secret>" + PIN_SPACED + "|" + PIN_IN_TAG + "|" + _PHRASE_TOKEN + ")",   # pin40: '4 4 7 1'
-       ci=True, priority=51, check=keypad_code_ok, anchors=_CODE_ANCHORS),
+       + r")(?P<secret>" + PIN_SPACED + "|" + PIN_IN_TAG + "|" + _PIN_TOKEN + ")",   # pin40: '4 4 7 1'
+       ci=True, priority=51, check=keypad_code_ok, anchors=_CODE_ANCHORS,
+       scan=off_board(_plain)),   # pin42b (test42 T5): not "access code 2024 for the conference" (pinlabels.named_else)
+    _r("password-phrase",
+       "keyword heuristics (no vendor format): pin42b (test42 T3): a password's key of JSON, a Python dict, a PHP array "
+       "or XML holding a number, 4-12 digits, wherever it sits ('{\"password\": 84471923}', '{\"db_password\": 84471923, "
+       "\"x\": 1}', '<password>84471923</password>'): the key says the number is a password (a number after a password's "
+       "word in text or an assignment stays: checks.looks_assigned)",
+       r"(?:passw(?:or[dt]|d)|passphrase|pwd)" + PIN_KEYED + r"(?P<secret>" + PIN_IN_TAG + "|" + _PIN_TOKEN + ")",
+       ci=True, priority=51, check=pin_token_ok, anchors=("passw", "passphrase", "pwd")),
     _r("password-phrase",
        "keyword heuristics (no vendor format): 'the secret/token/api key is <token>', also with what it opens "
        "between ('the api key for stripe is <token>', 'the token for the deploy bot: <token>'), or a random run "

@@ -31,8 +31,9 @@ PIN_WORD = (r"(?:pin(?:(?<![A-Za-z0-9_\-\]]pin)" + "".join(f"|(?<={w}[_-]pin)" f
 #: word too, read as 'pin' (PUK2 as well)
 #: mend25: a PIN's token (:data:`PHRASE_TOKEN`) also ends before a JSON-escaped quote (``\\"4471\\"``); moved from
 #: :mod:`.passwords` (red31: the PIN's verb rule below reads it too)
+#: pin42b (test42 T3): or before a closing brace ('{"pin": 4471}', the last member of a JSON object or a dict)
 #: pin40 (test39b B9): or before a character of a script written without spaces ('\u6697\u8a3c\u756a\u53f7\u306f4471\u3067\u3059')
-PIN_TOKEN = (r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]\\]" + r"(?=[.,;:!?)\]]*(?:[\s\"'`]|\\{1,3}[\"'`]|$|["
+PIN_TOKEN = (r"[^\s\"'`]{0,127}?[^\s\"'`.,;:!?)\]}\\]" + r"(?=[.,;:!?)\]}]*(?:[\s\"'`]|\\{1,3}[\"'`]|$|["
              + UNSPACED_END + "]))")
 #: red31 (test30c T6, red30b's left-out): a PIN's label ('my pin became 4711', 'the pin code has been changed to
 #: 482913'), its token a PIN (4-12 digits, or a short one of letters and digits: pin_ok)
@@ -228,14 +229,31 @@ def measured(low: str, s: int, e: int, hi: int) -> bool:
     return m is not None and m.end() >= e
 
 
+#: pin42b (test42 T5): the nouns that, later in the clause a word of :data:`PIN_THEN` opens after the digits, say the number
+#: is something else: a year, a port, a page ('PIN 2024 is the year the feature shipped', 'pin 8080 for the proxy', 'pin
+#: 3000 is the port'), as (language, nouns); 'PIN 4471 for the door lock' names no such noun and stays withheld
+PIN_THEN_NOT = (("en", "year|years|port|ports|proxy|conference|page|chapter|version|release|edition"),)
+_THEN_NOT = Lazy(r"[ \t]{1,4}(?:" + _THEN + r")(?![a-z0-9_])[^.;!?\n]{0,40}?(?<![a-z0-9_])(?:"
+                 + "|".join(w for _lang, ws in PIN_THEN_NOT for w in ws.split("|")) + r")(?![a-z0-9_])", FLAGS)
+
+
+def named_else(low: str, e: int, hi: int) -> bool:
+    """pin42b (test42 T5): whether the words after the PIN-shaped digits ending at ``low[:e]`` (``low`` lowercased, read
+    up to ``hi``) go on to name the number as something else (:data:`PIN_THEN_NOT`): ``PIN 2024 is the year the
+    feature shipped``, ``pin 8080 for the proxy``: True; ``PIN 4471 for the door lock``: False."""
+    return _THEN_NOT.match(low, e, hi) is not None
+
+
 def off_board(inner):
     """pin41 (test40 T6): a rule's ``scan`` (the scanners' signature) that runs ``inner`` and drops each value it took
-    that :func:`on_board` reads as a board's pin, or (pin41b) :func:`measured` as a measure."""
+    that :func:`on_board` reads as a board's pin, or (pin41b) :func:`measured` as a measure, or (pin42b)
+    :func:`named_else` as a year or a port."""
     def scan(rule, text: str, ws: int, we: int, out: list, low: str, off: int, at=None) -> None:
         n = len(out)
         inner(rule, text, ws, we, out, low, off, at)
         if len(out) > n:
             out[n:] = [h for h in out[n:] if not on_board(low, h[0] - off, h[1] - off, ws - off, we - off)
-                       and not measured(low, h[0] - off, h[1] - off, we - off)]
+                       and not measured(low, h[0] - off, h[1] - off, we - off)
+                       and not named_else(low, h[1] - off, we - off)]
     scan.leftmost, scan.starts = getattr(inner, "leftmost", False), getattr(inner, "starts", ())
     return scan
