@@ -288,6 +288,7 @@ def add_remote(store: Store, name: str, url: str, *, endpoint: str | None = None
     u = parse_url(url)
     if u.kind == "folder":
         FolderTransport(u.path, create=True).check()   # a remote added is pushed to: mkdir is the fix
+        refuse_folder_in_store(store, u.path)
     if key is not None:
         key = check_identity(key)
     with store.lock("remote add"):
@@ -299,6 +300,21 @@ def add_remote(store: Store, name: str, url: str, *, endpoint: str | None = None
         d[name] = {"url": str(u) if u.kind == "s3" else u.path, "endpoint": endpoint, "encrypt": encrypt}
         atomic_write(_path(store), json.dumps(d, sort_keys=True, indent=1).encode())
     return get_remote(store, name)
+
+
+def refuse_folder_in_store(store: Store, path: str) -> None:
+    """Refuse a folder remote that is ``store``'s folder, inside it or holds
+    it (symlinks resolved; fresh42 F15): a backup there dies with the store
+    (``mem nuke``, ``rm -rf``, a lost disk) while the person believes they
+    have one.  Raises InvalidInput (exit 2) naming the store."""
+    root = os.path.realpath(store.root)
+    real = os.path.realpath(path)
+    if real == root or real.startswith(os.path.join(root, "")):
+        raise InvalidInput(f"{path} is inside the store at {store.root}: a remote must be outside the store "
+                           "(a backup there is lost with it)", hint="give a folder on another disk or a bucket")
+    if root.startswith(os.path.join(real, "")):
+        raise InvalidInput(f"{path} holds the store at {store.root}: a remote must be outside the store",
+                           hint=f"give an empty folder beside the store: mkdir {os.path.join(path, 'mem-remote')}")
 
 
 def remove_remote(store: Store, name: str) -> RemoteSpec:

@@ -255,6 +255,8 @@ def connect(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None, *, cr
     (:func:`refuse_emptied`).  Raises RemoteUnavailable, WrongKey,
     UnsupportedVersion, IntegrityError."""
     t = open_transport(spec.url, endpoint=spec.endpoint, env=env, create=create)
+    if create and isinstance(t, FolderTransport):
+        rconfig.refuse_folder_in_store(store, str(t.root))   # one added before the check (fresh42 F15)
     try:
         desc = Descriptor.decode(t.read(DESCRIPTOR)[0])
         if check:
