@@ -83,6 +83,9 @@ class SyncResult:
     #: ``push --repair`` of a lost or damaged manifest: the backup snapshots put back from this
     #: store's copy (``config.load_snapshots``), and whether it had none (those the manifest held are lost)
     snapshots_recovered: int = 0
+    #: a pull, clone or restore: tombstones that arrived without their digest pair (the remote's
+    #: ``digests/`` missing or cut; ``digests.count_unguarded``): they stop their values by key only
+    tombstones_unguarded: int = 0
     snapshots_unknown: bool = False
     #: packs a first push of this store left without a manifest (killed between
     #: them), verified and adopted by a plain push (``repair.own_orphan_packs``)

@@ -114,6 +114,18 @@ def receive_hash_key(store: Store, r: Remote) -> bool:
     return False
 
 
+def count_unguarded(store: Store, r: Remote, refs: list[str]) -> int:
+    """Of the ref names ``refs`` a pull, clone or restore from ``r`` just
+    set, how many tombstones came without their digest pair (the remote's
+    ``digests/`` missing or cut: fresh42 F22, the clone said nothing and an
+    agent wrote the forgotten value back).  0 for an unencrypted remote,
+    which carries no digests by design."""
+    if r.sealer is None or r.sealer.recipient is None:
+        return 0
+    from objstore.memory.guardfiles import unpaired_of
+    return len(unpaired_of(store, [n[len("tombstones/"):] for n in refs if n.startswith("tombstones/")]))
+
+
 def receive_digests(store: Store, r: Remote) -> int:
     """Note every pair of the remote's digests files that this store lacks
     (``tombdigests.add_digests``); returns how many.  Caller holds the
