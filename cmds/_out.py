@@ -264,8 +264,6 @@ def refuse_output_in_store(store, out: str | None) -> None:
         import click
         raise click.BadParameter(f"{out} is inside the store at {store.root}; write it elsewhere",
                                  param_hint="-o")
-    if not (store.root / "remotes.json").is_file():
-        return
     from objstore import IntegrityError, list_remotes
     try:
         remotes = list_remotes(store)

@@ -27,6 +27,7 @@ from __future__ import annotations
 from objstore.core.errors import CorruptObject, NotFound, RefConflict, RemoteUnavailable
 from objstore.core.hashkey import adopt_key, key_bytes, keyed_digest, load_key, parse_key, store_key
 from objstore.core.store import Store
+from objstore.memory.guardfiles import unpaired_of
 from objstore.memory.tombdigests import add_digests, digests_bytes
 from objstore.remote.connection import Remote
 
@@ -122,7 +123,6 @@ def count_unguarded(store: Store, r: Remote, refs: list[str]) -> int:
     which carries no digests by design."""
     if r.sealer is None or r.sealer.recipient is None:
         return 0
-    from objstore.memory.guardfiles import unpaired_of
     return len(unpaired_of(store, [n[len("tombstones/"):] for n in refs if n.startswith("tombstones/")]))
 
 
