@@ -307,8 +307,9 @@ def add_remote(store: Store, name: str, url: str, *, endpoint: str | None = None
 
 
 def refuse_folder_in_store(store: Store, path: str) -> None:
-    """Refuse a folder remote that is ``store``'s folder, inside it or holds
-    it (symlinks resolved; fresh42 F15): a backup there dies with the store
+    """Refuse a folder remote that is ``store``'s folder or inside it
+    (symlinks resolved; fresh42 F15; one holding it is refused at its first
+    push: ``connection.refuse_foreign_folder``): a backup there dies with the store
     (``mem nuke``, ``rm -rf``, a lost disk) while the person believes they
     have one.  Raises InvalidInput (exit 2) naming the store."""
     root = os.path.realpath(store.root)
@@ -316,9 +317,6 @@ def refuse_folder_in_store(store: Store, path: str) -> None:
     if real == root or real.startswith(os.path.join(root, "")):
         raise InvalidInput(f"{path} is inside the store at {store.root}: a remote must be outside the store "
                            "(a backup there is lost with it)", hint="give a folder on another disk or a bucket")
-    if root.startswith(os.path.join(real, "")):
-        raise InvalidInput(f"{path} holds the store at {store.root}: a remote must be outside the store",
-                           hint=f"give an empty folder beside the store: mkdir {os.path.join(path, 'mem-remote')}")
 
 
 def remove_remote(store: Store, name: str) -> RemoteSpec:

@@ -18,7 +18,7 @@ def test_a_remote_inside_the_store_is_refused(mem, tmp_path):
     home = tmp_path / "store"
     env = {**PERSON, "MEM_HOME": str(home)}
     mem("remember", "user/editor", "vim", env=env)
-    for url in (home, home / "objects", tmp_path):
+    for url in (home, home / "objects"):
         r = mem("remote", "add", "bk", str(url), env=env, exit_code=2)
         assert "a remote must be outside the store" in r.stderr, r.stderr
     assert not (home / "remotes.json").exists() or "bk" not in json.loads((home / "remotes.json").read_text())
