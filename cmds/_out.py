@@ -252,7 +252,9 @@ def refuse_output_in_store(store, out: str | None) -> None:
     """Refuse an ``-o`` path inside ``store``'s folder (symlinks resolved):
     writing there would replace one of the store's own files (its
     ``config.toml`` and with it the capture exclusions, its ``config``, a
-    ref; test25 T18).  Raises ``click.BadParameter`` (exit 2) naming the
+    ref; test25 T18); or inside a folder remote's folder (its manifest, or
+    plain memory where the provider sees only encrypted files; fresh42
+    F16).  Raises ``click.BadParameter`` (exit 2) naming the
     store; ``None`` and ``-`` (standard output) pass."""
     if not out or out == "-":
         return
@@ -262,6 +264,29 @@ def refuse_output_in_store(store, out: str | None) -> None:
         import click
         raise click.BadParameter(f"{out} is inside the store at {store.root}; write it elsewhere",
                                  param_hint="-o")
+    from objstore import IntegrityError, list_remotes
+    try:
+        remotes = list_remotes(store)
+    except IntegrityError:
+        return   # (a damaged remotes.json is named by the commands that use it)
+    for r in remotes:   # a folder remote holds only what leaves the machine encrypted (fresh42 F16)
+        if "://" not in r.url:
+            folder = os.path.realpath(r.url)
+            if real == folder or real.startswith(os.path.join(folder, "")):
+                import click
+                raise click.BadParameter(f"{out} is inside the folder of remote {r.name} ({r.url}); "
+                                         "write it elsewhere", param_hint="-o")
+
+
+def refuse_existing_file(out: str | None, force: bool) -> None:
+    """Refuse an ``-o FILE`` that exists unless ``force`` (fresh42 F16: an
+    export or a sync key replaced a person's file, a remote's manifest
+    included, without a word).  Raises ``click.BadParameter`` (exit 2);
+    ``None``, ``-`` and a path that does not exist pass."""
+    if not out or out == "-" or force or not os.path.lexists(out):
+        return
+    import click
+    raise click.BadParameter(f"{out} exists; nothing was written (--force replaces it)", param_hint="-o")
 
 
 def refuse_missing_folder(out: str | None) -> None:

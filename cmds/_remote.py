@@ -129,6 +129,11 @@ def summary(res, sends: bool = False) -> str:
     if res.sealed_refused:
         parts.append(f"{plural(res.sealed_refused, 'plain value')} written elsewhere to a key sealed here refused "
                      f"and withdrawn (below user_stated, or a proposal for review: refused here too)")
+    if res.tombstones_unguarded:   # (fresh42 F22: a clone lost the forget guard without a word)
+        parts.append(f"warning: {plural(res.tombstones_unguarded, 'tombstone')} arrived without the digests that "
+                     "let this store recognize their forgotten values (the remote's digests/ is missing or "
+                     "damaged): an agent can write one back here; 'mem push' from a machine that made those "
+                     "forgets puts them back, then 'mem pull'")
     if res.remote_packs_rewritten:
         parts.append(f"{plural(res.remote_packs_rewritten, 'remote pack')} rewritten")
     if res.remote_packs_adopted:

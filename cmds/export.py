@@ -5,7 +5,7 @@ import sys
 import click
 
 from ._common import emit_json, plural, with_store
-from ._out import refuse_missing_folder, refuse_output_in_store
+from ._out import refuse_existing_file, refuse_missing_folder, refuse_output_in_store
 
 
 @click.command("export")
@@ -17,9 +17,10 @@ from ._out import refuse_missing_folder, refuse_output_in_store
 @click.option("--guard-passphrase-file", "guard_file", metavar="FILE", type=click.Path(dir_okay=False, allow_dash=True),
               help="jsonl: carry the forget guard (what lets a store recognize a forgotten value), sealed to the "
                    "passphrase on FILE's first line ('-': stdin); give the same to 'mem import jsonl'.")
+@click.option("--force", is_flag=True, help="jsonl: replace an existing -o FILE (refused without it).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stderr (counts).")
 @with_store()
-def command(fmt, scope, out, guard_file, as_json, store):
+def command(fmt, scope, out, guard_file, force, as_json, store):
     """Export the store: JSON lines that import back exactly, or Markdown.
 
     The jsonl export holds every fact version, tombstone, session turn and
@@ -49,8 +50,9 @@ def command(fmt, scope, out, guard_file, as_json, store):
       mem export -o memory.jsonl --guard-passphrase-file ~/.guard-pass
 
     Exit status: 0 ok; 1 the output cannot be written; 2 bad option (markdown
-    needs -o FOLDER, not '-'; a bad --scope; an -o inside the store, which
-    would replace its own files; an -o FILE whose folder is missing or a file:
+    needs -o FOLDER, not '-'; a bad --scope; an -o inside the store or a
+    folder remote, which would replace their own files; an -o FILE that
+    exists, without --force; an -o FILE whose folder is missing or a file:
     mem creates the file, never the folders above it; --guard-passphrase-file
     with markdown, or a passphrase shorter than the vault's minimum); 6 a
     forget was stopped before it finished (rerun it first; nothing is
@@ -91,6 +93,7 @@ def command(fmt, scope, out, guard_file, as_json, store):
                 raise click.BadParameter(f"{out} is a file; markdown is written into a folder", param_hint="-o")
             r = export_markdown(store, out, scope=scope)
         elif out:
+            refuse_existing_file(out, force)   # (fresh42 F16: a person's file, a remote's manifest, replaced)
             refuse_missing_folder(out)   # minor39 (test39 m5): it said 'no such file' and exited 4, as a key's
             fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with open(fd, "w", encoding="utf-8") as f:

@@ -143,8 +143,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     is there but damaged (a recipient that is no age recipient, an
     identity.age whose age header or scrypt stanza does not parse; checked
     without the passphrase): put back your copy of the vault folder.
-    A tombstone this store wrote whose keyed digest lost its line in
-    tombstone-digests (the file deleted or cut short) can no longer stop
+    A tombstone this store wrote (or pulled from a remote whose digests/
+    was missing) whose keyed digest has no line in tombstone-digests (the
+    file deleted or cut short) can no longer stop
     its value from coming back: a warning counts them (exit 0; no repair
     can rebuild a one-way digest: put the file back from a copy, or 'mem
     pull' from an encrypted remote this store pushed to).

@@ -5,7 +5,7 @@ import os
 import click
 
 from ._common import ExistingPath, emit_json, json_option, safe, with_store
-from ._out import refuse_output_in_store
+from ._out import refuse_existing_file, refuse_output_in_store
 
 
 @click.group("remote", invoke_without_command=True)
@@ -172,21 +172,24 @@ def key():
 @key.command("export")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
               help="File to write (created with mode 0600; '-' for stdout).")
+@click.option("--force", is_flag=True, help="Replace an existing FILE (refused without it).")
 @with_store()
-def key_export(output, store):
+def key_export(output, force, store):
     """Write the sync key to a file, for a second machine's clone --key.
 
     \b
     Examples:
       mem remote key export -o mem-sync.key
 
-    Exit status: 0 ok; 2 an -o inside the store; 4 no sync key yet (push
+    Exit status: 0 ok; 2 an -o inside the store or a folder remote, or
+    one that exists (without --force); 4 no sync key yet (push
     first); 6 run by an agent (whoever holds the key reads every remote);
     13 the sync-key file is damaged.
     """
     from objstore import require_person
     require_person(os.environ, "mem remote key export", instead="ask the user to export it")
     refuse_output_in_store(store, output)
+    refuse_existing_file(output, force)   # (fresh42 F16)
     from objstore import export_sync_key
     text = export_sync_key(store)
     if output == "-":

@@ -35,8 +35,9 @@ def unguarded_tombstones(store: Store) -> list[str]:
 
     A tombstone counts when it holds a value digest (not a version record),
     the audit log's line that set its ref is this store's own (command
-    ``tombstone``: not a pull's, which brings another store's tombstones,
-    keyed under a key this store need not hold) and was written after the
+    ``tombstone``) or a pull's, clone's or restore's (``pull``, ``push``,
+    ``restore``: a remote whose ``digests/`` was missing brings them
+    unpaired, fresh42 F22), and was written after the
     store's ``hash-key`` file was made (a tombstone written before, by a mem
     before session 35, holds its plain digest and needs no pair).  Reads the
     tombstones, the digests file and the audit log; [] without a hash key."""
@@ -47,7 +48,7 @@ def unguarded_tombstones(store: Store) -> list[str]:
     unpaired = _unpaired(store, None)   # (the audit log is read only when a tombstone lacks its pair)
     if not unpaired:
         return []
-    own = _set_by(store, (_OWN,), made)
+    own = _set_by(store, (_OWN, "pull", "push", "restore"), made)
     return [oid for oid in unpaired if oid in own]
 
 
@@ -58,6 +59,15 @@ def imported_unpaired(store: Store, since_ms: int, command: str = "import jsonl"
     stop their values here by key only (fresh39 F8).  Reads the audit log
     and those tombstones."""
     return _unpaired(store, _set_by(store, (command,), since_ms))
+
+
+def unpaired_of(store: Store, ids: list[str]) -> list[str]:
+    """Those of the tombstone ids ``ids`` still named by a ref that hold a
+    value digest with no pair in :data:`DIGESTS_FILE`: they stop their
+    values by key only, so an agent can write a forgotten value back (a
+    pull of tombstones from a remote whose ``digests/`` is missing: fresh42
+    F22).  Reads those tombstones and the digests file."""
+    return _unpaired(store, set(ids))
 
 
 def _set_by(store: Store, commands: tuple[str, ...], since_ms: int) -> set[str]:

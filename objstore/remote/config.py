@@ -14,6 +14,10 @@
   verified it whole (derived: a missing stamp means "read it again"); a
   folder remote's etag is the blake3 hex of the file's bytes
   (``FolderTransport.stamps``), an S3 one the object's ETag.
+* ``<store>/cache/remotes/<name>.snapshots``: a copy of the backup
+  snapshots the remote's manifest held when this store last read or wrote
+  it, as a manifest holding only them (``Manifest.encode``, unsealed), so
+  ``mem push --repair`` of a damaged manifest keeps them (fresh42 F21).
 * ``<store>/cache/remotes/<name>.url``: the URL and endpoint (one a line)
   the ``.ids`` were read from (:func:`synced_with`).
 """
@@ -31,7 +35,7 @@ from objstore.core.atomic import atomic_write
 from objstore.core.errors import IntegrityError, InvalidInput, NotFound, WrongKey
 from objstore.core.refs import refuse_if_credential
 from objstore.core.store import Store
-from objstore.remote.layout import DESCRIPTOR, Descriptor, check_identity
+from objstore.remote.layout import DESCRIPTOR, Descriptor, Manifest, check_identity
 from objstore.remote.transport import FolderTransport, parse_url
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -288,6 +292,7 @@ def add_remote(store: Store, name: str, url: str, *, endpoint: str | None = None
     u = parse_url(url)
     if u.kind == "folder":
         FolderTransport(u.path, create=True).check()   # a remote added is pushed to: mkdir is the fix
+        refuse_folder_in_store(store, u.path)
     if key is not None:
         key = check_identity(key)
     with store.lock("remote add"):
@@ -301,6 +306,19 @@ def add_remote(store: Store, name: str, url: str, *, endpoint: str | None = None
     return get_remote(store, name)
 
 
+def refuse_folder_in_store(store: Store, path: str) -> None:
+    """Refuse a folder remote that is ``store``'s folder or inside it
+    (symlinks resolved; fresh42 F15; one holding it is refused at its first
+    push: ``connection.refuse_foreign_folder``): a backup there dies with the store
+    (``mem nuke``, ``rm -rf``, a lost disk) while the person believes they
+    have one.  Raises InvalidInput (exit 2) naming the store."""
+    root = os.path.realpath(store.root)
+    real = os.path.realpath(path)
+    if real == root or real.startswith(os.path.join(root, "")):
+        raise InvalidInput(f"{path} is inside the store at {store.root}: a remote must be outside the store "
+                           "(a backup there is lost with it)", hint="give a folder on another disk or a bucket")
+
+
 def remove_remote(store: Store, name: str) -> RemoteSpec:
     """Forget a remote's configuration and its cache (nothing remote is
     deleted).  Raises NotFound."""
@@ -311,6 +329,7 @@ def remove_remote(store: Store, name: str) -> RemoteSpec:
         atomic_write(_path(store), json.dumps(d, sort_keys=True, indent=1).encode())
         ids_path(store, name).unlink(missing_ok=True)
         seen_path(store, name).unlink(missing_ok=True)
+        snapshots_path(store, name).unlink(missing_ok=True)
         where_path(store, name).unlink(missing_ok=True)
     return r
 
@@ -444,6 +463,28 @@ def _same_place(where: bytes, spec: RemoteSpec) -> bool:
                 (parse_url(spec.url), (spec.endpoint or "").rstrip("/")))
     except (UnicodeDecodeError, ValueError, InvalidInput):
         return False
+
+
+def snapshots_path(store: Store, name: str) -> Path:
+    """``<store>/cache/remotes/<name>.snapshots``."""
+    return store.root / "cache" / "remotes" / f"{name}.snapshots"
+
+
+def save_snapshots(store: Store, name: str, snapshots: list) -> None:
+    """Keep a copy of the snapshots (``layout.Snapshot``) remote ``name``'s
+    manifest holds, for :func:`load_snapshots`."""
+    p = snapshots_path(store, name)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(p, Manifest(snapshots=list(snapshots)).encode())
+
+
+def load_snapshots(store: Store, name: str) -> list | None:
+    """The snapshots :func:`save_snapshots` kept for remote ``name``; None
+    when there is no readable copy (never kept, or damaged: it is a copy)."""
+    try:
+        return list(Manifest.decode(snapshots_path(store, name).read_bytes()).snapshots)
+    except (OSError, ValueError, IntegrityError):
+        return None
 
 
 def seen_path(store: Store, name: str) -> Path:

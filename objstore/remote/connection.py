@@ -80,6 +80,13 @@ class SyncResult:
     remote_packs_repaired: list[str] = field(default_factory=list)
     remote_objects_resent: int = 0
     remote_objects_lost: list[str] = field(default_factory=list)
+    #: ``push --repair`` of a lost or damaged manifest: the backup snapshots put back from this
+    #: store's copy (``config.load_snapshots``), and whether it had none (those the manifest held are lost)
+    snapshots_recovered: int = 0
+    #: a pull, clone or restore: tombstones that arrived without their digest pair (the remote's
+    #: ``digests/`` missing or cut; ``digests.count_unguarded``): they stop their values by key only
+    tombstones_unguarded: int = 0
+    snapshots_unknown: bool = False
     #: packs a first push of this store left without a manifest (killed between
     #: them), verified and adopted by a plain push (``repair.own_orphan_packs``)
     remote_packs_adopted: int = 0
@@ -111,6 +118,8 @@ class Remote:
         self.adopted = False
         #: the refs ``push --repair`` read back from the adopted packs (``repair.adopted_refs``)
         self.adopted_refs: dict[str, str] = {}
+        #: the snapshots an adopted manifest gets: this store's copy (``config.load_snapshots``; fresh42 F21)
+        self.adopted_snapshots: list = []
         #: set by a plain push: ``own_packs(names)`` -> the refs of packs without a
         #: manifest when this store wrote them (``repair.own_orphan_packs``), else None
         self.own_packs: Callable[[list[str]], dict[str, str] | None] | None = None
@@ -162,7 +171,8 @@ class Remote:
             packs = sorted(n.rsplit("/", 1)[-1] for n, _size, _mtime in listed)
             if self.adopt:   # push --repair: every pack, whatever its age
                 self.adopted = True
-                return Manifest(packs=packs, refs=dict(self.adopted_refs)), etag, size
+                return Manifest(packs=packs, refs=dict(self.adopted_refs),
+                                snapshots=list(self.adopted_snapshots)), etag, size
             if self.own_packs is not None and etag is None:   # no manifest at all, not a damaged one
                 check, self.own_packs = self.own_packs, None     # once (it reads packs: no recursion)
                 refs = check(packs)
@@ -255,6 +265,8 @@ def connect(store: Store, spec: RemoteSpec, env: Mapping[str, str] | None, *, cr
     (:func:`refuse_emptied`).  Raises RemoteUnavailable, WrongKey,
     UnsupportedVersion, IntegrityError."""
     t = open_transport(spec.url, endpoint=spec.endpoint, env=env, create=create)
+    if create and isinstance(t, FolderTransport):
+        rconfig.refuse_folder_in_store(store, str(t.root))   # one added before the check (fresh42 F15)
     try:
         desc = Descriptor.decode(t.read(DESCRIPTOR)[0])
         if check:

@@ -27,6 +27,7 @@ from __future__ import annotations
 from objstore.core.errors import CorruptObject, NotFound, RefConflict, RemoteUnavailable
 from objstore.core.hashkey import adopt_key, key_bytes, keyed_digest, load_key, parse_key, store_key
 from objstore.core.store import Store
+from objstore.memory.guardfiles import unpaired_of
 from objstore.memory.tombdigests import add_digests, digests_bytes
 from objstore.remote.connection import Remote
 
@@ -112,6 +113,17 @@ def receive_hash_key(store: Store, r: Remote) -> bool:
         if key is not None:
             return adopt_key(store.root, key)
     return False
+
+
+def count_unguarded(store: Store, r: Remote, refs: list[str]) -> int:
+    """Of the ref names ``refs`` a pull, clone or restore from ``r`` just
+    set, how many tombstones came without their digest pair (the remote's
+    ``digests/`` missing or cut: fresh42 F22, the clone said nothing and an
+    agent wrote the forgotten value back).  0 for an unencrypted remote,
+    which carries no digests by design."""
+    if r.sealer is None or r.sealer.recipient is None:
+        return 0
+    return len(unpaired_of(store, [n[len("tombstones/"):] for n in refs if n.startswith("tombstones/")]))
 
 
 def receive_digests(store: Store, r: Remote) -> int:

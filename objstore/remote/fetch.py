@@ -34,7 +34,7 @@ from objstore.memory.tombstones import (HIDDEN_MARK, TEXT_KEY, all_tombstones, f
                                         holds_text, match_text_rule, text_windows, tombstones_for, turn_target)
 from objstore.remote.merge import ForgetIndex, key_forget, merge_chain
 from objstore.remote.memmerge import merge_entries
-from objstore.remote.digests import receive_digests, receive_hash_key
+from objstore.remote.digests import count_unguarded, receive_digests, receive_hash_key
 from objstore.remote.connection import REPAIR_HINT, Progress, Remote, SyncResult, pack_place
 from objstore.vault.incoming import seal_incoming
 
@@ -670,6 +670,7 @@ def fetch(store: Store, r: Remote, spec: RemoteSpec, res: SyncResult, progress: 
             receive_digests(store, r)   # the other machines' tombstone digests, before their tombstones are read
             receive_hash_key(store, r)  # a clone's first pull: the origin's key, so its prompt ids match ours
             rep = merge(store, m, res, command, RemoteObjects(r, cache), noted=spec.name, local=local)
+            res.tombstones_unguarded = count_unguarded(store, r, res.refs_updated)
     finally:
         shutil.rmtree(prep.tmp, ignore_errors=True)
     return m, etag, cache, rep

@@ -19,7 +19,7 @@ from objstore.remote.merge import ForgetIndex, merge_chain
 from objstore.remote.connection import (Progress, Remote, SyncResult, add_found_remote, connect, refuse_lost_descriptor,
                                         sealer_for)
 from objstore.remote.transport import open_transport
-from objstore.remote.digests import receive_digests, receive_hash_key
+from objstore.remote.digests import count_unguarded, receive_digests, receive_hash_key
 from objstore.remote.fetch import SYNCED, RemoteObjects, read_chain, download_packs, install, merge
 
 
@@ -175,6 +175,7 @@ def restore(root: str | os.PathLike, url: str, *, snapshot: str | None = None, n
                 receive_digests(store, r)   # the tombstones' digests (remote.digests), before they are read
                 receive_hash_key(store, r)  # the backed-up store's key: its prompt ids stay matched
                 merge(store, view, res, "restore")
+                res.tombstones_unguarded = count_unguarded(store, r, res.refs_updated)
         finally:
             shutil.rmtree(prep.tmp, ignore_errors=True)
         return store, res

@@ -127,6 +127,8 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
     send_hash_key(store, r)  # a clone or restore keys its prompt ids as this store does (remote.digests)
     r.adopt = repair
     if repair:
+        kept = rconfig.load_snapshots(store, spec.name)
+        r.adopted_snapshots = kept or []
         repair_remote(store, r, spec, res, progress)
     else:   # a first push of ours killed between its packs and its manifest: the manifest read finishes it
         r.own_packs = lambda names: own_orphan_packs(store, r, names, rconfig.sent_packs(store, spec.name))
@@ -138,6 +140,8 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
             continue
         if r.adopted and not repair:
             res.remote_packs_adopted = len(m.packs)
+        if r.adopted and repair:   # (fresh42 F21: the snapshots lived only in the damaged manifest)
+            res.snapshots_recovered, res.snapshots_unknown = len(r.adopted_snapshots), kept is None
         rolled = rollup(r.t, m.packs)   # many small bundles: their live objects go in new ones
         new_names: list[str] = []
         tmp = store.root / "tmp" / f"push-{os.getpid()}"
@@ -215,6 +219,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
             if new.refs == m.refs and new.packs == sorted(m.packs) and not m.garbage and not new_names \
                     and new.done == sorted(m.done) and len(snaps) == len(m.snapshots) and not snapshot \
                     and not r.adopted:   # an adopted manifest is written even when it says the same
+                rconfig.save_snapshots(store, spec.name, snaps)
                 break   # nothing to do
             data = r.sealer.seal(new.encode())
             try:
@@ -237,6 +242,7 @@ def push(store: Store, spec: RemoteSpec, *, env: Mapping[str, str] | None = None
                 with Pack(idx_path) as p:
                     cache[name] = b"".join(bytes.fromhex(o) for o in sorted(p))
             rconfig.save_ids(store, spec, cache)
+            rconfig.save_snapshots(store, spec.name, snaps)   # for a repair of a damaged manifest (fresh42 F21)
             rconfig.clear_sent(store, spec.name)         # a manifest names them now
             break
         finally:
