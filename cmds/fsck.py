@@ -287,6 +287,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "stale_reflogs_set_aside": [{"ref": n, "head": h, "why": w}
                                                          for n, h, w in fixed.stale_reflogs],
                              "absent_packs": fixed.absent_packs, "put_back": fixed.put_back,
+                             "pack_dir": fixed.pack_dir,
                              "reindexed": reindexed,
                              "config": config_fixed, "left_for_you": _left_for_you(remote_damage),
                              "project_registry": None if rebuilt_registry is None else {
@@ -424,6 +425,9 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
              "the quarantine")
     for pack in r.put_back:
         _say(f"repair: put back {pack} and its index from the quarantine (they verify)")
+    if r.pack_dir:   # nothing touched: its objects are missing, not lost (fresh42 F3)
+        _say(f"repair: stopped: {r.pack_dir}; no ref, reflog or file was changed")
+        return
     for pack in r.absent_packs:   # missing, not damaged: nothing that needs it is touched (test33 T17)
         _say(f"repair: {pack} is missing (its index is intact): every ref and reflog is kept as it is, and "
              "the refs are not checked or mended while it is missing; put the file back, then run 'mem fsck'")
