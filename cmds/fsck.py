@@ -287,7 +287,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "stale_reflogs_set_aside": [{"ref": n, "head": h, "why": w}
                                                          for n, h, w in fixed.stale_reflogs],
                              "absent_packs": fixed.absent_packs, "put_back": fixed.put_back,
-                             "pack_dir": fixed.pack_dir,
+                             "pack_dir": fixed.pack_dir, "found_again": fixed.found_again,
                              "reindexed": reindexed,
                              "config": config_fixed, "left_for_you": _left_for_you(remote_damage),
                              "project_registry": None if rebuilt_registry is None else {
@@ -465,6 +465,8 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
         _say(f"repair: read {plural(r.unindexed, 'object')} back from a pack whose index was missing or damaged")
     if len(r.refetched) > r.unindexed:
         _say(f"repair: re-fetched {plural(len(r.refetched) - r.unindexed, 'object')}")
+    for name in r.found_again:
+        _say(f"repair: set {name} again: its objects read again (an older repair removed it, recorded in lost-refs)")
     for name in r.restored_refs:
         if name.startswith("tombstones/"):
             _say(f"repair: restored {name} (the ref of a tombstone still stored was missing)")
