@@ -33,7 +33,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     <store>/quarantine (what a damaged pack still holds is salvaged first);
     a history that reaches a lost version or turn keeps a "lost" placeholder
     in its place (empty, never current) and its later versions are
-    rewritten onto it; a ref with nothing left is deleted.  A pack file
+    rewritten onto it; a ref with nothing left is deleted.  With
+    objects/pack not a folder, or moved away, --repair changes nothing
+    (exit 13).  A pack file
     that is missing while its index is intact (a sync not finished) is not
     damage: fsck names it, and --repair keeps every ref and reflog as it is
     while it is missing; a sound pack an older repair set aside is put
@@ -287,7 +289,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "stale_reflogs_set_aside": [{"ref": n, "head": h, "why": w}
                                                          for n, h, w in fixed.stale_reflogs],
                              "absent_packs": fixed.absent_packs, "put_back": fixed.put_back,
-                             "pack_dir": fixed.pack_dir, "found_again": fixed.found_again,
+                             "pack_dir": fixed.pack_dir,
                              "reindexed": reindexed,
                              "config": config_fixed, "left_for_you": _left_for_you(remote_damage),
                              "project_registry": None if rebuilt_registry is None else {
@@ -321,7 +323,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                    f"{rep.unreachable} unreachable, {plural(len(rep.problems), 'problem')}"
                    + (f", {plural(len(rep.unfinished), 'unfinished forget')}" if rep.unfinished else ""))
         if not rep.ok and not repair:
-            if any("missing (not damaged" in p for p in rep.problems):   # (test33 T17)
+            if any("/objects/pack is " in p for p in rep.problems):   # its objects are away, not lost (fresh42 F3)
+                click.echo("hint: put the pack folder back first: 'mem fsck --repair' changes nothing while it "
+                           "is away", err=True)
+            elif any("missing (not damaged" in p for p in rep.problems):   # (test33 T17)
                 click.echo("hint: a pack file is missing: put it back; 'mem fsck --repair' keeps every ref and "
                            "reflog as it is while it is missing (it only sets other damaged files aside)", err=True)
             elif len(rep.problems) > len(remote_damage) + len(rep.lost) + bool(vault) + bool(vault_bad) + bool(key_bad) + bool(guard_bad) + sealing_bad:   # (a vault: put it back)
@@ -465,8 +470,6 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
         _say(f"repair: read {plural(r.unindexed, 'object')} back from a pack whose index was missing or damaged")
     if len(r.refetched) > r.unindexed:
         _say(f"repair: re-fetched {plural(len(r.refetched) - r.unindexed, 'object')}")
-    for name in r.found_again:
-        _say(f"repair: set {name} again: its objects read again (an older repair removed it, recorded in lost-refs)")
     for name in r.restored_refs:
         if name.startswith("tombstones/"):
             _say(f"repair: restored {name} (the ref of a tombstone still stored was missing)")

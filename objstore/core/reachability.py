@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from objstore.core import audit
 from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, NotFound
-from objstore.core.lostrefs import read_lost
 from objstore.core.objects import Fact, Sealed, Tombstone, Turn
 from objstore.core.store import Store
 
@@ -32,9 +31,6 @@ def roots(store: Store, *, include_reflogs: bool = True,
     if include_reflogs:
         for oid in store.reflog.iter_all_ids():
             yield "reflog", oid
-        for lost in read_lost(store.root):   # a weak root too: the next repair sets it again when it reads
-            if lost.head:                    # (a pack moved away with its .idx, then put back: fresh42 F3)
-                yield "reflog", lost.head
 
 
 @dataclass

@@ -59,7 +59,7 @@ from objstore.core.errors import CorruptObject, NotFound, PackFileMissing, SetBa
 from objstore.core.fsck import ReadOnDemand
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, lost_sealed_age
-from objstore.core.lostrefs import RECORDED, mark_quarantine, prune_found, record_lost, still_lost
+from objstore.core.lostrefs import RECORDED, mark_quarantine, prune_found, record_lost
 from objstore.core.pack import PackSet
 from objstore.core.packback import put_back_packs
 from objstore.core.packmend import mend_packs
@@ -195,8 +195,6 @@ class RepairReport:
     #: ``objects/pack`` not a folder, or moved away while refs name what it held (fresh42 F3): the sentence
     #: naming it; the repair then stops before anything is touched (no ref, reflog or file)
     pack_dir: str = ""
-    #: refs an older repair removed (``lost-refs``) set again: their recorded head reads again (fresh42 F3)
-    found_again: list[str] = field(default_factory=list)
     #: ``.pack`` files (in ``objects/pack`` now) of sound packs put back from the quarantine (``packback``)
     put_back: list[str] = field(default_factory=list)
     #: session ref -> the seq of the 'lost' placeholder put where its lost head's turns were: the
@@ -211,7 +209,7 @@ class RepairReport:
         """True when anything was changed."""
         return bool(self.quarantined or self.salvaged or self.dropped_objects or self.misindexed or self.refetched
                     or self.stubs or self.mended or self.dropped_refs or self.restored_refs or self.relogged
-                    or self.relost or self.rebuilt or self.found_again
+                    or self.relost or self.rebuilt
                     or self.misnamed or self.unresolved or self.reset_refs or self.refound or self.lost_heads
                     or self.edges_dropped or self.reflogs or self.forgotten_entries or self.stale_reflogs
                     or self.own_history or self.put_back or self.unflipped)
@@ -255,7 +253,6 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
             rep.quarantine = str(q.dir) if q.moved else ""
             return rep
         objs = _scan(store)
-        _found_again(store, objs, rep)   # a ref an older repair removed whose head reads again (fresh42 F3)
         restore_refs(store, q, objs, rep)
         if rep.restored_refs and _finish_stopped_forget(store):   # its rewrite waited for a set-back ref
             objs = _scan(store)
@@ -518,22 +515,6 @@ class _Kind:
 
 
 _KINDS = (_Kind("facts", Fact, 1), _Kind("sessions", Turn, 0), _Kind("sealed", Sealed, None))
-
-
-def _found_again(store: Store, objs: dict, rep: RepairReport) -> None:
-    """Set again each ref ``lost-refs`` records as still unset whose
-    recorded head is now stored, sound and of the ref's key or session (a
-    pack moved away with its ``.idx`` put back, fresh42 F3): a reflog line
-    ``fsck --repair: …``, ``rep.found_again``; the next step drops its line
-    (``prune_found``).  A ref a forget removed has no line (``drop_lost``)."""
-    kinds = {k.ns: k for k in _KINDS}
-    for r in still_lost(store):
-        kind = kinds[r.name.split("/", 1)[0]]
-        obj = objs.get(r.head)
-        if isinstance(obj, kind.cls) and f"{kind.ns}/{kind.label(obj)}" == r.name:
-            store.update_ref(r.name, None, r.head, "fsck --repair: set again, its objects read again "
-                                                   "(recorded in lost-refs)", restore=True)
-            rep.found_again.append(r.name)
 #: the namespaces whose refs are rebuilt from their objects (``_rebuild``)
 _REBUILT = _KINDS[:2]
 
@@ -742,10 +723,7 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
             rep.stubs += 1
             rep.stubs_in[name] = rep.stubs_in.get(name, 0) + 1
     if parent is None:
-        # its reflog stays (a deletion line ends it): a pack moved away with its .idx only looks like
-        # loss, and once it is back the next repair sets the ref again (_found_again, fresh42 F3)
-        store.update_ref(name, head, None, "fsck --repair: nothing of it readable (recorded in lost-refs)",
-                         restore=True)
+        store.update_ref(name, head, None, rewrite=True, restore=True)  # the ref and its reflog go
         rep.dropped_refs.append(name)
         rep.dropped_heads[name] = head
     elif parent != head:
