@@ -205,8 +205,15 @@ def pack_dir_problem(store: Store) -> str | None:
     if os.path.lexists(d) and not d.is_dir():
         return (f"{d} is not a folder (a file is in its place): the objects of its packs cannot be read; "
                 "move it out of the way and put the pack folder back, then run 'mem fsck' again")
-    if not os.path.lexists(d) and any(not store.has(oid) for _w, oid in roots(store, include_reflogs=False,
-                                                                               damaged=[])):
+    if not os.path.lexists(d) and any(not _held(store, oid) for _w, oid in roots(store, include_reflogs=False,
+                                                                                 damaged=[])):
         return (f"{d} is missing, and refs name objects the store does not hold (was the pack folder moved "
                 "away?): put it back, then run 'mem fsck' again")
     return None
+
+
+def _held(store: Store, oid: str) -> bool:
+    try:
+        return store.has(oid)
+    except CorruptObject:   # a damaged loose file (a FIFO, a folder): damage, not a folder moved away
+        return True
