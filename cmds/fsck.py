@@ -33,7 +33,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     <store>/quarantine (what a damaged pack still holds is salvaged first);
     a history that reaches a lost version or turn keeps a "lost" placeholder
     in its place (empty, never current) and its later versions are
-    rewritten onto it; a ref with nothing left is deleted.  A pack file
+    rewritten onto it; a ref with nothing left is deleted.  With
+    objects/pack not a folder, or moved away, --repair changes nothing
+    (exit 13).  A pack file
     that is missing while its index is intact (a sync not finished) is not
     damage: fsck names it, and --repair keeps every ref and reflog as it is
     while it is missing; a sound pack an older repair set aside is put
@@ -288,6 +290,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "stale_reflogs_set_aside": [{"ref": n, "head": h, "why": w}
                                                          for n, h, w in fixed.stale_reflogs],
                              "absent_packs": fixed.absent_packs, "put_back": fixed.put_back,
+                             "pack_dir": fixed.pack_dir,
                              "reindexed": reindexed,
                              "config": config_fixed, "left_for_you": _left_for_you(remote_damage),
                              "project_registry": None if rebuilt_registry is None else {
@@ -321,7 +324,10 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                    f"{rep.unreachable} unreachable, {plural(len(rep.problems), 'problem')}"
                    + (f", {plural(len(rep.unfinished), 'unfinished forget')}" if rep.unfinished else ""))
         if not rep.ok and not repair:
-            if any("missing (not damaged" in p for p in rep.problems):   # (test33 T17)
+            if any("/objects/pack is " in p for p in rep.problems):   # its objects are away, not lost (fresh42 F3)
+                click.echo("hint: put the pack folder back first: 'mem fsck --repair' changes nothing while it "
+                           "is away", err=True)
+            elif any("missing (not damaged" in p for p in rep.problems):   # (test33 T17)
                 click.echo("hint: a pack file is missing: put it back; 'mem fsck --repair' keeps every ref and "
                            "reflog as it is while it is missing (it only sets other damaged files aside)", err=True)
             elif len(rep.problems) > len(remote_damage) + len(rep.lost) + bool(vault) + bool(vault_bad) + bool(key_bad) + bool(guard_bad) + sealing_bad:   # (a vault: put it back)
@@ -425,6 +431,9 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
              "the quarantine")
     for pack in r.put_back:
         _say(f"repair: put back {pack} and its index from the quarantine (they verify)")
+    if r.pack_dir:   # nothing touched: its objects are missing, not lost (fresh42 F3)
+        _say(f"repair: stopped: {r.pack_dir}; no ref, reflog or file was changed")
+        return
     for pack in r.absent_packs:   # missing, not damaged: nothing that needs it is touched (test33 T17)
         _say(f"repair: {pack} is missing (its index is intact): every ref and reflog is kept as it is, and "
              "the refs are not checked or mended while it is missing; put the file back, then run 'mem fsck'")

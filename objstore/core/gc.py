@@ -39,7 +39,7 @@ from objstore.core.errors import IntegrityError, InvalidInput
 from objstore.core.lock import lock_held, pid_alive
 from objstore.core.lostrefs import needed_quarantine
 from objstore.core.packback import packs_to_put_back
-from objstore.core.reachability import lost_tombstones, reachable
+from objstore.core.reachability import lost_tombstones, pack_dir_problem, reachable
 from objstore.core.refs import PACKED_FILES
 from objstore.core.repack import MAX_PACKS, small_packs
 from objstore.core.salvage import quarantine_files
@@ -163,6 +163,8 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
     unreachable object whose value a tombstone forgets: it goes now
     (:attr:`GcPlan.purge`), whatever its age, also while damage holds the
     rest back."""
+    if (pack_dir := pack_dir_problem(store)) is not None:   # its objects are missing, not garbage (fresh42 F3)
+        raise IntegrityError(f"gc refused: {pack_dir}")
     missing: list = []
     bad_refs: list[str] = []
     store.packs.reload()

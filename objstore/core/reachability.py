@@ -8,6 +8,7 @@ a turn's ``parent``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -189,3 +190,30 @@ def set_tombstones(store: Store) -> set[str]:
         if e.ref.startswith("tombstones/"):
             last[e.ref[len("tombstones/"):]] = e.new
     return {tid for tid, new in last.items() if new == tid}
+
+
+def pack_dir_problem(store: Store) -> str | None:
+    """The sentence naming ``<store>/objects/pack`` when its objects
+    cannot be there (fresh42 F3): something other than a folder in its
+    place (a file, a FIFO, a link to no folder), or no folder at all while
+    a ref names an object the store does not hold (the folder was moved
+    away).  None when it is a folder, or missing with
+    nothing missing (a store that never packed).  Its objects are then
+    missing, not lost: ``mem fsck --repair`` removes no ref or reflog
+    while this holds, and gc deletes nothing."""
+    d = store.root / "objects" / "pack"
+    if os.path.lexists(d) and not d.is_dir():
+        return (f"{d} is not a folder (a file is in its place): the objects of its packs cannot be read; "
+                "move it out of the way and put the pack folder back, then run 'mem fsck' again")
+    if not os.path.lexists(d) and any(not _held(store, oid) for _w, oid in roots(store, include_reflogs=False,
+                                                                                 damaged=[])):
+        return (f"{d} is missing, and refs name objects the store does not hold (was the pack folder moved "
+                "away?): put it back, then run 'mem fsck' again")
+    return None
+
+
+def _held(store: Store, oid: str) -> bool:
+    try:
+        return store.has(oid)
+    except CorruptObject:   # a damaged loose file (a FIFO, a folder): damage, not a folder moved away
+        return True

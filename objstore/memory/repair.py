@@ -63,6 +63,7 @@ from objstore.core.lostrefs import RECORDED, mark_quarantine, prune_found, recor
 from objstore.core.pack import PackSet
 from objstore.core.packback import put_back_packs
 from objstore.core.packmend import mend_packs
+from objstore.core.reachability import pack_dir_problem
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
 from objstore.memory.refrestore import own_history, rebuild, restore_refs, set_aside_stale_reflogs
@@ -191,6 +192,9 @@ class RepairReport:
     #: ``.pack`` files missing while their intact ``.idx`` is there: each index stays, and while one is
     #: missing the repair stops after setting damaged files aside: no ref or reflog is touched (test33 T17)
     absent_packs: list[str] = field(default_factory=list)
+    #: ``objects/pack`` not a folder, or moved away while refs name what it held (fresh42 F3): the sentence
+    #: naming it; the repair then stops before anything is touched (no ref, reflog or file)
+    pack_dir: str = ""
     #: ``.pack`` files (in ``objects/pack`` now) of sound packs put back from the quarantine (``packback``)
     put_back: list[str] = field(default_factory=list)
     #: session ref -> the seq of the 'lost' placeholder put where its lost head's turns were: the
@@ -232,6 +236,9 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         # one's too: no writer can use it, so it goes to the quarantine first (test30 R2)
         q.move(journal)
     with store.lock(REPAIR_COMMAND):
+        rep.pack_dir = pack_dir_problem(store) or ""
+        if rep.pack_dir:   # its objects are missing, not lost: nothing is touched until it is back (fresh42 F3)
+            return rep
         ps = PackSet(store.root / "objects" / "pack", skip_broken=True)
         try:
             ps.refuse_newer("fsck --repair")  # a newer mem's pack is not damage to set aside
