@@ -70,11 +70,8 @@ def resume_forget(store: Store, keys: set[str], sessions: set[str],
         return new if counts and new != text else None
     plan = ForgetPlan()
     values: list[Fact] = []   # a stopped KEY forget's live values: withheld in the turns it tombstoned
-    # a stopped 'mem forget KEY' whose note is still there keeps its key: its rerun (the note's hint)
-    # finishes it with the value at hand (fresh42 F4: removed here, the rerun blamed "an older mem", exit 3)
-    rerun = {n.selector for n in store.unfinished.list() if n.kind == "what" and n.command == "forget"}
     for key in sorted(keys):
-        head = store.refs.read(fact_ref(key)) if key not in rerun else None
+        head = store.refs.read(fact_ref(key))
         if head is None:
             continue
         try:
