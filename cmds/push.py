@@ -40,7 +40,7 @@ def command(name, repair, new_remote, as_json, store):
     a new manifest replaces the damaged one, with the backup snapshots
     this store's copy of them holds (it keeps one at every push and
     backup); when it has none, those the damaged manifest held are lost:
-    push says so and exits 13 after the repair.  Packs without a manifest that a push of this store sent and
+    push says so in a warning after the repair.  Packs without a manifest that a push of this store sent and
     was killed before naming (a first push killed before its manifest)
     need no --repair: a plain push verifies them, finds it holds every
     object in them, adopts them and finishes.
@@ -66,9 +66,7 @@ def command(name, repair, new_remote, as_json, store):
     first: nothing is sent); 12 wrong sync key; 13 damaged remote data (with --repair:
     objects no pack and not this store holds), or a damaged remotes.json or
     sync-key here (mem fsck names it), or a key here set back to an older
-    version (nothing is sent: mem fsck --repair first), or a lost or
-    damaged manifest repaired without this store's copy of its backup
-    snapshots (they are lost); 14 newer remote
+    version (nothing is sent: mem fsck --repair first); 14 newer remote
     format; 15 remote unreachable, credentials refused, bucket or folder
     missing (mem never creates the folder: make it first), a remote
     synced with before that is empty now (see above), or the pack
@@ -89,9 +87,9 @@ def command(name, repair, new_remote, as_json, store):
         click.echo("warning: the bucket keeps old versions of what mem replaces or deletes (versioning is "
                    "on): a forgotten value stays readable there to whoever holds the sync key; "
                    "see docs/forget.md", err=True)
-    if res.snapshots_unknown:   # (fresh42 F21: they were dropped without a word)
-        from objstore import IntegrityError
-        raise IntegrityError(f"the remote {res.remote} is repaired, but the backup snapshots its damaged manifest "
-                             "recorded are lost: this store kept no copy of them ('mem backup --list' shows none)",
-                             hint="run 'mem push --repair' on a machine that made or saw those backups, or "
-                                  "restore the remote's manifest from a copy; 'mem backup' makes a new snapshot")
+    if res.snapshots_unknown:   # (fresh42 F21: they were dropped without a word; a warning: a remote that never
+        # had a backup has no snapshot to lose, and this store cannot tell which it was)
+        click.echo(f"warning: the remote {res.remote} is repaired, but any backup snapshots its damaged manifest "
+                   "recorded are lost: this store kept no copy of them ('mem backup --list' shows none now); "
+                   "run 'mem push --repair' on a machine that made or saw those backups, or restore the remote's "
+                   "manifest from a copy; 'mem backup' makes a new snapshot", err=True)

@@ -2,7 +2,7 @@
 every backup snapshot without a word (``mem backup --list``: "no snapshots
 yet").  Now the store keeps a copy of the snapshots at every push and
 backup and the repair puts them back; without a copy it says they are lost
-and exits 13 after the repair."""
+and warns after the repair."""
 
 from __future__ import annotations
 
@@ -43,8 +43,8 @@ def test_repair_keeps_the_snapshots(mem, tmp_path):
 def test_repair_without_a_copy_says_they_are_lost(mem, tmp_path):
     env, home, _listed = _two_backups(mem, tmp_path)
     (home / "cache" / "remotes" / "o.snapshots").unlink()   # a store from before the copy, another machine
-    r = mem("push", "--repair", env=env, exit_code=13)
-    assert "the backup snapshots its damaged manifest recorded are lost" in r.stderr, r.stderr
+    r = mem("push", "--repair", env=env)   # a warning: this store cannot tell a remote that had none
+    assert "any backup snapshots its damaged manifest recorded are lost" in r.stderr, r.stderr
     assert "remote packs verified" in r.stdout
     mem("pull", env=env)   # the remote is repaired
     mem("push", env=env)
