@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from objstore.core import audit
 from objstore.core.codec import decode
-from objstore.core.errors import CorruptObject, NotFound
+from objstore.core.errors import CorruptObject, MemError, NotFound
 from objstore.core.objects import Fact, Sealed, Tombstone, Turn
 from objstore.core.store import Store
 
@@ -205,10 +205,14 @@ def pack_dir_problem(store: Store) -> str | None:
     if os.path.lexists(d) and not d.is_dir():
         return (f"{d} is not a folder (a file is in its place): the objects of its packs cannot be read; "
                 "move it out of the way and put the pack folder back, then run 'mem fsck' again")
-    if not os.path.lexists(d) and any(not _held(store, oid) for _w, oid in roots(store, include_reflogs=False,
-                                                                                 damaged=[])):
-        return (f"{d} is missing, and refs name objects the store does not hold (was the pack folder moved "
-                "away?): put it back, then run 'mem fsck' again")
+    if not os.path.lexists(d):
+        try:
+            gone = any(not _held(store, oid) for _w, oid in roots(store, include_reflogs=False, damaged=[]))
+        except (MemError, OSError):   # refs that do not read (a FIFO of packed refs): fsck names that itself
+            gone = False
+        if gone:
+            return (f"{d} is missing, and refs name objects the store does not hold (was the pack folder moved "
+                    "away?): put it back, then run 'mem fsck' again")
     return None
 
 
