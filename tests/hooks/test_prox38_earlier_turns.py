@@ -33,12 +33,12 @@ def test_a_password_named_later_is_withheld_from_the_sessions_earlier_turns(tmp_
     assert _users(home, sid) == [f"try {SV} as the login", "my password is [REDACTED:password-phrase]",
                                  f"ok {SV} worked"]
     other = str(uuid.uuid4())       # another session's words are not this session's to rewrite
-    prompt("the pin 4410 is not a password here", other)
+    prompt("the room 4410 is not a password here", other)   # (not "the pin 4410 is …": a PIN since pin42)
     pin = str(uuid.uuid4())
     prompt("try 7719 on the keypad first", pin)
     prompt("my pin is 7719", pin)
     assert _users(home, pin)[0] == f"try {SV} on the keypad first", _users(home, pin)
-    assert _users(home, other) == ["the pin 4410 is not a password here"]
+    assert _users(home, other) == ["the room 4410 is not a password here"]
     subprocess.run([sys.executable, "-m", "cmds", "gc", "--prune=now"], env=hook_env(home), cwd=REPO, check=True,
                    capture_output=True, timeout=180)
     assert scan_store(home, [b"Quartz-Lily-5521"]) == []
