@@ -34,7 +34,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     a history that reaches a lost version or turn keeps a "lost" placeholder
     in its place (empty, never current) and its later versions are
     rewritten onto it; a ref with nothing left is deleted.  With
-    objects/pack not a folder, or moved away, --repair changes nothing
+    a file in place of objects/pack, --repair changes nothing
     (exit 13).  A pack file
     that is missing while its index is intact (a sync not finished) is not
     damage: fsck names it, and --repair keeps every ref and reflog as it is

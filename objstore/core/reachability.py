@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from objstore.core import audit
 from objstore.core.codec import decode
-from objstore.core.errors import CorruptObject, MemError, NotFound
+from objstore.core.errors import CorruptObject, NotFound
 from objstore.core.objects import Fact, Sealed, Tombstone, Turn
 from objstore.core.store import Store
 
@@ -193,26 +193,17 @@ def set_tombstones(store: Store) -> set[str]:
 
 
 def pack_dir_problem(store: Store) -> str | None:
-    """The sentence naming ``<store>/objects/pack`` when its objects
-    cannot be there (fresh42 F3): something other than a folder in its
-    place (a file, a FIFO, a link to no folder), or no folder at all while
-    a ref names an object the store does not hold (the folder was moved
-    away).  None when it is a folder, or missing with
-    nothing missing (a store that never packed).  Its objects are then
-    missing, not lost: ``mem fsck --repair`` removes no ref or reflog
-    while this holds, and gc deletes nothing."""
+    """The sentence naming ``<store>/objects/pack`` when something other
+    than a folder is in its place (a file, a FIFO, a link to no folder:
+    fresh42 F3), so its packs' objects cannot be read; None otherwise.
+    Its objects are then missing, not lost: ``mem fsck --repair`` removes
+    no ref or reflog while this holds, and gc deletes nothing.  A folder
+    moved away is not told from a store that lost a loose object (no file
+    records that a store packed), so it is not caught here."""
     d = store.root / "objects" / "pack"
     if os.path.lexists(d) and not d.is_dir():
         return (f"{d} is not a folder (a file is in its place): the objects of its packs cannot be read; "
                 "move it out of the way and put the pack folder back, then run 'mem fsck' again")
-    if not os.path.lexists(d):
-        try:
-            gone = any(not _held(store, oid) for _w, oid in roots(store, include_reflogs=False, damaged=[]))
-        except (MemError, OSError):   # refs that do not read (a FIFO of packed refs): fsck names that itself
-            gone = False
-        if gone:
-            return (f"{d} is missing, and refs name objects the store does not hold (was the pack folder moved "
-                    "away?): put it back, then run 'mem fsck' again")
     return None
 
 
