@@ -57,7 +57,7 @@ def test_export_of_a_set_back_ref_refuses_and_leaves_the_file(mem, store_path, t
     _refused(mem("export", "--format", "markdown", "-o", str(tmp_path / "md"), exit_code=None), "export")
     assert not (tmp_path / "md").exists()
     mem("fsck", "--repair", exit_code=None)
-    mem("export", "-o", str(out))
+    mem("export", "-o", str(out), "--force")   # over the earlier export (rem42: -o replaces a file only when told)
     imported = tmp_path / "imp"
     mem("--home", str(imported), "import", "jsonl", str(out))
     assert mem("--home", str(imported), "get", KEY).stdout == "7654\n"
