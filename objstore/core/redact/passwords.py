@@ -20,7 +20,7 @@ from objstore.core.redact.commandline import COMMAND_LINE_RULES
 from objstore.core.redact.heredocs import HEREDOC_RULES
 from objstore.core.redact.memcommand import MEM_COMMAND_RULES
 from objstore.core.redact.passwordphrases import (PHRASE_COLON as _PHRASE_COLON, PHRASE_OWNER as _PHRASE_OWNER,
-                                                  PHRASE_OWNER_FOR as _PHRASE_OWNER_FOR, PHRASE_TOKEN as _PHRASE_TOKEN,
+                                                  PHRASE_OWNER_FOR as _PHRASE_OWNER_FOR,
                                                   PHRASE_TOKEN_BANG as _PHRASE_TOKEN_BANG, PHRASE_VERB as _PHRASE_VERB,
                                                   PHRASE_VERB_BARE as _PHRASE_VERB_BARE, PLAIN_WORDS, QUOTED_WORDS, PASS_OWNERS as _PASS_OWNERS,
                                                   TOKEN_VERB_TAIL, VERB_PHRASE_RULES, changed_token_ok,
