@@ -5,10 +5,7 @@ clave" are captured as written."""
 
 from __future__ import annotations
 
-import uuid
-
-from tests.hooks._util import vault_project
-from tests.hooks.test_pin41_hook_pins import _users     # the user turns of one session, in order
+from tests.hooks.test_pin41_hook_pins import prompts_withheld_and_kept
 
 SECRETS = [("the PIN 4471 for the door lock, and PIN do cart\u00e3o: 5582", ("4471", "5582")),
            ("PIN 6613 works", ("6613",)), ('{"pin": "7714"}', ("7714",)), ("access code 8815", ("8815",)),
@@ -17,14 +14,4 @@ KEPT = ["PIN 2207 on the header", "the pin: 2024 edition", "palabra clave 3390"]
 
 
 def test_pins_and_codes_are_withheld_and_board_pins_years_keywords_kept(tmp_path):
-    home, _cwd, prompt = vault_project(tmp_path)
-    sid = str(uuid.uuid4())
-    for line, _v in SECRETS:
-        prompt(line, sid)
-    for line in KEPT:
-        prompt(line, sid)
-    got = _users(home, sid)
-    assert len(got) == len(SECRETS) + len(KEPT), got
-    for (line, values), t in zip(SECRETS, got):
-        assert "[REDACTED:" in t and not any(v in t for v in values), (line, t)
-    assert got[len(SECRETS):] == KEPT
+    prompts_withheld_and_kept(tmp_path, SECRETS, KEPT)
