@@ -114,7 +114,9 @@ def show(key, version, show_all, raw, passphrase_file, as_json, store):
     mem get says of a plain key); 12 wrong passphrase, or a version not encrypted to
     the vault; 13 a damaged age file, or the current value (or version N)
     was lost to damage (mem fsck --repair kept its place: the older value
-    is not shown as current).
+    is not shown as current), or the key's ref was set back to an older
+    version (a synced folder's older copy): without --version or --all
+    nothing is shown (mem fsck --repair sets it forward).
     """
     from objstore import current_sealed, is_empty_place, is_lost_stub, lost_sealed_message, open_identity, open_value
     from objstore import pick_version, sealed_versions
@@ -122,12 +124,17 @@ def show(key, version, show_all, raw, passphrase_file, as_json, store):
         raise click.UsageError("--all shows every version; it does not go with --version or --raw")
     chain = sealed_versions(store, key)
     picked = chain if show_all else [pick_version(chain, version)]
+    from objstore import IntegrityError, set_back_warning
+    back = set_back_warning(store, key)
+    if back and version is None and not show_all:   # the older secret printed as the current one (test42 T13)
+        raise IntegrityError(f"sealed show refused: {back}; nothing was shown",
+                             hint="'mem fsck --repair' sets the ref forward; then run it again "
+                                  "(or --version N for that version)")
     identities = open_identity(store, read_passphrase(passphrase_file))
     # --all: a lost or forgotten version's place holds no value (null / "(lost)", "(forgotten)"); alone, a
     # lost one exits 13, a forgotten one 4 (open_value)
     values = [(sv, None if show_all and is_empty_place(sv.sealed) else open_value(identities, sv)) for sv in picked]
-    from objstore import set_back_warning
-    if back := set_back_warning(store, key):   # the old secret is shown, so say it is old (test39b B17)
+    if back:   # an older secret asked for by --version or --all is shown, so say it is old (test39b B17)
         click.echo(f"warning: {safe(back)}", err=True)
     cur = current_sealed(chain)
     cur_id = cur.id if cur is not None else None

@@ -5,7 +5,8 @@ version number and dropped the newer versions from ``log`` and fsck for
 good; ``recall``, ``keys``, ``search`` and ``context`` served the old value
 with no word.  Now the write refuses (exit 13, nothing written, the repair
 named), every reader warns once on stderr, and a sealed key's set-back ref
-is said by ``sealed show`` and ``log`` too."""
+is said by ``sealed show`` and ``log`` too; ``sealed show`` without ``--version`` refuses it (test42 T13,
+exit 13) as ``sealed export`` does."""
 
 from __future__ import annotations
 
@@ -57,8 +58,12 @@ def test_a_sealed_keys_set_back_ref_is_said_by_sealed_show_and_log(mem, store_pa
     shutil.copy(ref, tmp_path / "old-ref")
     mem("remember", "user/k", "new-secret-222", "--sensitivity", "secret")
     shutil.copy(tmp_path / "old-ref", ref)
-    r = mem("sealed", "show", "user/k", "--passphrase-file", str(pp))
+    r = mem("sealed", "show", "user/k", "--passphrase-file", str(pp), exit_code=13)   # test42 T13: never as current
+    assert r.stdout == "" and "user/k was set back: its ref holds v1" in r.stderr and "--version N" in r.stderr, r
+    r = mem("sealed", "show", "user/k", "--version", "1", "--passphrase-file", str(pp))   # asked for: shown, said old
     assert r.stdout == "old-secret-111\n" and "user/k was set back: its ref holds v1" in r.stderr, r.stderr
+    r = mem("sealed", "show", "user/k", "--all", "--passphrase-file", str(pp))
+    assert "old-secret-111" in r.stdout and "set back" in r.stderr, r   # the ref's chain, said to be set back
     assert "user/k was set back" in mem("log", "user/k").stderr
     r = mem("remember", "user/k", "third-secret-333", "--sensitivity", "secret", exit_code=13)
     assert "set back" in r.stderr
