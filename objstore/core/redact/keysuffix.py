@@ -61,8 +61,23 @@ def key_suffix_name(name: str) -> bool:
     return len(words) >= 2 and words[-1] in ("key", "auth") and words[-2] != "" and words[-2] not in _NOT_SECRET
 
 
+#: a setting or variable named ``COOKIE``/``COOKIES`` or ending ``_cookie(s)``/``-cookie(s)`` (fresh42 F19:
+#: ``COOKIE=sessionid=8f14…``, ``SESSION_COOKIE=8f14…``, ``export COOKIES="sid=8f14…"`` were stored as typed, while
+#: the ``Cookie:`` header is :data:`.commandline` ``http-cookie``'s), then its sign (``=``, ``:``, ``:=``, ``=>``: a
+#: shell, YAML or JSON setting), then an optional cookie name and ``=`` (a cookie pair, RFC 6265 s4.2.1); the value
+#: is judged as a ``_KEY``'s (:func:`key_value_ok`: a random 16+-character run, so ``COOKIE_DOMAIN=example.com``
+#: and ``COOKIE_SECURE=true`` are kept)
+_COOKIE_NAME = (r"(?<![a-z0-9])(?:[a-z0-9]{1,32}[_-]){0,3}cookies?(?![a-z0-9_\-])(?:\\{0,3}[\"'])?[ \t]{0,4}"
+                r"(?:=>|:=|[=:])[ \t]{0,4}(?:\\{0,3}[\"'])?(?:[A-Za-z0-9_.!#$%&*+^`|~\-]{1,128}+=)?")
+
 #: the rule, placed in ``rules.RULES``
 KEY_SUFFIX_RULES: list[Rule] = [
+    make_rule("http-cookie",
+              "fresh42 F19: a session cookie in a setting or variable named COOKIE/COOKIES or ending _COOKIE "
+              "(SESSION_COOKIE=…, COOKIE=sessionid=…): a random value of 16+ characters, the cookie's name kept "
+              "(RFC 6265 s8.4: whoever holds the cookie is the session) https://www.rfc-editor.org/rfc/rfc6265#section-8.4",
+              _COOKIE_NAME + _VALUE,
+              ci=True, priority=51, check=key_value_ok, anchors=("cookie",), scan=scan_at("cookie")),
     make_rule("generic-secret",
               "red34c (test34 T10): a settings name ending _KEY/-key/_AUTH (ALGOLIA_ADMIN_KEY=, HMAC_KEY=, "
               "REDIS_AUTH=) with a random hex/base64 value of 16+ characters; public keys and database keys kept",
