@@ -237,6 +237,8 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     # with --yes nothing waits on a person: the plan shown is made under the store lock
     # and carried out under it, planned once; otherwise forget plans again after the answer
     held = store.lock("forget") if yes and not dry_run else contextlib.nullcontext()
+    # a forget stopped before it was done is finished by taking the lock (the journal's replay): say so (fresh42 F9)
+    resumed = yes and not dry_run and store.journal.read().has_forget()
     with held:
         try:
             plan = _planned(store, what, match, session)
@@ -277,8 +279,10 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                               if match is not None else {})})
             elif plan.already_forgotten:   # e.g. a forget killed mid-way, which this command's lock finished
                 name, when = plan.already_forgotten
-                click.echo(f"{safe(name.replace('session:', 'session ', 1))} was already forgotten "
-                           f"({fmt_time(when)}); nothing left to forget")
+                said = safe(name.replace('session:', 'session ', 1))
+                click.echo(f"finished the forget of {said} stopped earlier ({fmt_time(when)}): its value is gone"
+                           if resumed else
+                           f"{said} was already forgotten ({fmt_time(when)}); nothing left to forget")
             else:
                 named = _keys_naming(store, match) if match is not None else []
                 click.echo(("nothing matches" if not named else "no value holds it") + "; nothing forgotten"

@@ -1,7 +1,8 @@
 """fresh7 F7 (notes/fresh7-attack.md): a ``mem forget --session X --yes``
 killed mid-way is finished by the next command that takes the store lock;
-when that command is the same forget run again, it says the session was
-already forgotten and exits 0 (it exited 4 "no session", so a script
+when that command is the same forget run again, it says it finished the
+stopped forget (fresh42 F9), and a run after that says the session was
+already forgotten; both exit 0 (it exited 4 "no session", so a script
 thought the forget had failed).  Real ``mem`` processes, a real SIGKILL
 sent once the forget has journalled what it deletes."""
 
@@ -45,8 +46,11 @@ def test_rerun_of_a_killed_session_forget_says_already_forgotten(mem, store_path
     _kill_forget_midway(store_path, "--session", SID)
     assert "forget was stopped" in mem("doctor", exit_code=None).stdout
     r = mem("forget", "--session", SID, "--yes", env=PERSON)       # was: "Error: no session ...", exit 4
+    # this run's lock finished the forget, and it says so (fresh42 F9: it said "nothing left to forget")
+    assert f"finished the forget of session {SID} stopped earlier" in r.stdout, r.stdout
+    assert "nothing left" not in r.stdout and (store_path / "index-journal").stat().st_size == 0
+    r = mem("forget", "--session", SID, "--yes", env=PERSON)       # once more: nothing was left this time
     assert f"session {SID} was already forgotten" in r.stdout and "nothing left to forget" in r.stdout
-    assert (store_path / "index-journal").stat().st_size == 0       # this run's lock finished the forget
     j = mem("forget", "--session", SID[:8], "--yes", "--json", env=PERSON).json   # a prefix, as the first run
     assert j["forgotten"] is False and j["already_forgotten"]["name"] == f"session:{SID}"
     assert j["turns"] == 0
