@@ -18,7 +18,8 @@ def command(since, limit, as_json, store):
     and of syncs, oldest first: time, command, ref, old and new id.  It
     never holds a value.  It outlives its refs (a closed queue item, a
     forgotten key); a forget keeps the lines and replaces the forgotten
-    ids with 'forgotten'.
+    ids with 'forgotten', and the ids of what it wrote again with a new id
+    (a later version of the key) with 'rewritten'.
 
     \b
     Examples:
@@ -42,7 +43,8 @@ def command(since, limit, as_json, store):
         emit_json([{"time": e.time, "command": e.command, "ref": e.ref or None, "old": e.old, "new": e.new}
                    for e in entries])
         return
-    for e in entries:
-        old = (e.old or "(none)")[:12]
+    from objstore import is_rewrite
+    for e in entries:   # a history rewrite's first line has no old id: "(rewritten)", as mem reflog (test42 T15)
+        old = "(rewritten)" if is_rewrite(e) else (e.old or "(none)")[:12]
         new = (e.new or "(none)")[:12]
         click.echo(f"{fmt_time(e.time)}  {e.command:<24} {e.ref or '-'}  {old} -> {new}")

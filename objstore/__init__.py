@@ -304,6 +304,7 @@ _API: dict[str, tuple[str, str]] = {
     "reflog": ("objstore.porcelain.history", "reflog"),
     "REWRITE_NOTE": ("objstore.core.reflog", "REWRITE_NOTE"),
     "audit_log": ("objstore.core.audit", "read"),
+    "is_rewrite": ("objstore.core.reflog", "is_rewrite"),
     "audit_damage_note": ("objstore.core.audit", "damage_note"),
     "audit_record": ("objstore.core.audit", "append"),
     "diff_versions": ("objstore.porcelain.history", "diff_versions"),

@@ -127,10 +127,18 @@ def damage_note(logs_root: Path) -> str | None:
             f"{'them' if len(bad) != 1 else 'it'} and read the rest")
 
 
-def redact_ids(logs_root: Path, ids: Iterable[str]) -> int:
-    """Replace every id in ``ids`` by ``forgotten`` in the audit log, keeping
-    the lines.  Returns the number of lines changed."""
-    gone = set(ids)
+#: what an id of ``rewritten`` becomes (:func:`redact_ids`): an object a forget's history rewrite replaced by one
+#: with a new id whose value was not forgotten (a later version, a later turn: test42 T15 read "forgotten")
+REWRITTEN = "rewritten"
+
+
+def redact_ids(logs_root: Path, ids: Iterable[str], rewritten: Iterable[str] = ()) -> int:
+    """Replace every id in ``ids`` by ``forgotten`` in the audit log, and every
+    one in ``rewritten`` (a subset of ``ids``: objects written again with a new
+    id, their value kept) by ``rewritten``, keeping the lines.  Returns the
+    number of lines changed."""
+    kept = set(rewritten)
+    gone = set(ids) | kept
     p = logs_root / AUDIT_FILE
     try:
         lines = p.read_text("utf-8", "replace").splitlines()
@@ -141,8 +149,8 @@ def redact_ids(logs_root: Path, ids: Iterable[str]) -> int:
     for ln in lines:
         parts = ln.split("\t")
         if len(parts) == 5 and (parts[3] in gone or parts[4] in gone):
-            parts[3] = FORGOTTEN if parts[3] in gone else parts[3]
-            parts[4] = FORGOTTEN if parts[4] in gone else parts[4]
+            for i in (3, 4):
+                parts[i] = (REWRITTEN if parts[i] in kept else FORGOTTEN) if parts[i] in gone else parts[i]
             ln = "\t".join(parts)
             n += 1
         out.append(ln)

@@ -668,7 +668,8 @@ def execute_plan(store: Store, plan: ForgetPlan, res: ForgetResult, reason: str,
         res.quarantine_deleted = drop_lost_quarantine(store, names)   # it may hold a value (test34 T7)
     if plan.match and forget_projects(store, matcher(plan.match)):   # the registry names projects by path
         res.scrubbed.append(REGISTRY_FILE)
-    redact_ids(store.root / "logs", doomed)  # the audit keeps its lines; an id is a fingerprint of the value
+    held = plan.object_ids()   # the audit keeps its lines (an id is a value's fingerprint; test42 T15)
+    redact_ids(store.root / "logs", doomed, {o for o, n in idmap.items() if n != "forgotten" and o not in held})
     if clear_journal:
         store.journal.clear()
     if plan.selector is not None and not tombstones:   # (no tombstone lets recovery finish it: only now)
