@@ -451,20 +451,24 @@ _PAST_FIRST = (r"^\W*(?:(?:up\s+)?until|till|before(?!\s+(?:i|we|you|they|he|she
                r"last\s+(?:week|month|year|quarter|sprint|time)|back\s+(?:then|in)|originally|initially|at\s+first|"
                r"in\s+the\s+past|formerly|previously|(?:back\s+)?in\s+(?:(?:early|late|mid)[-\s]+)?(?:(?:19|20)\d\d|"
                r"jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|"
-               r"september|october|november|december))\b.*\b(?:was|were|used|had)\b")
+               r"september|october|november|december))\b.*\b(?:was|were|used|had)\b"
+               # (not a change TO the value, which is its current one: "In March the port was changed to 6543", T11)
+               r"(?!\s+(?:changed|updated|moved|switched|set|bumped|raised|lowered|migrated)\s+to\b)")
 #: a chat line quoted: "Bob: the db port is 5432" (a name, a colon, a clause in lower case; not a label such as
 #: "Note:", test41 T18)
 _QUOTE = (r"^\W*(?!(?:note|notes|update|edit|correction|confirmed|answer|reminder|important|fyi|summary|context|actually|"
           r"yes|no|ok|okay|done|fixed|result|status|decision|conclusion|ps|nb|question|reason|problem|solution|fact|rule|"
           r"tip|warning|caution|hint|goal|plan|change|changes|outcome|lesson|today|current|currently|correct|right|"
           rf"memory|remember|background|setup|user|me|final|info|todo|fix|details|again|also|so|now|example|caveat|"
-          rf"string|links?|source|sources|quote|hint|tldr|edit|aside)\b){_NAME}\s*:\s+(?-i:[a-z])(?=.*\b(?:is|are|was|were)\b)")
+          rf"string|links?|source|sources|quote|hint|tldr|edit|aside|re|fwd?|subject)\b){_NAME}\s*:\s+(?-i:[a-z])(?=.*\b(?:is|are|was|were)\b)")
 _UNASSERTED = re.compile(
     _UNSURE + "|" + _IGNORE + "|" + _ASIDE_MORE + "|" + _HEARSAY + "|" + _PAST_FIRST + "|" + _QUOTE + r"|\b(?:maybe|perhaps|possibly|supposedly|reportedly|allegedly|rumou?red|draft)\b"
     r"|\bclaims?\s+(?:that\s+)?(?:the|our|it|this|a|an|we|you)\b"
     r"|^\W*(?:if|suppose|supposing|imagine|what\s+if)\b.*\b(?:were|would)\b"
     # a past value: "was X until …", "we used X for … until March" (test39b B15)
-    r"|\b(?:was|were|used|had)\b.*\buntil\b|\bused\s+to\s+be\b|\b(?:our|my|their)\s+(?:old|former|previous)\b", re.I)
+    r"|\b(?:was|were|used|had)\b.*\buntil\b|\bused\s+to\s+be\b|\b(?:our|my|their)\s+(?:old|former|previous)\b"
+    # "X (no longer true)", "X - no longer true" (test42 T11; "X, which is no longer true" is :data:`_DENIED`'s)
+    r"|(?:[(\u2014\u2013]|\s-)\s*no\s+longer\s+(?:true|right|correct|accurate|valid|the\s+case)\b", re.I)
 _HEARSAY_RE = re.compile(_HEARSAY, re.I)
 #: a unit that sets aside the unit before it too ("I'm not decided yet", "I could not confirm it", "ignore it"), or
 #: says it is wrong ("The old docs say …, but that's wrong", test39b B15: ``core.takeback.DENIAL``)
