@@ -40,7 +40,7 @@ from importlib.machinery import EXTENSION_SUFFIXES, ModuleSpec, SourceFileLoader
 
 _TOPS = ("objstore.", "cmds.")
 _TAG = f".{sys.implementation.cache_tag}.pyc"
-_listings: dict[str, frozenset[str]] = {}   # a package folder -> its plain modules (_plain)
+_listings: dict[str, tuple[frozenset[str], bool]] = {}   # a package folder -> (its entries, any extension)
 
 
 class _Loader(SourceFileLoader):
@@ -65,22 +65,25 @@ class _Loader(SourceFileLoader):
         return super().get_code(fullname)   # importlib's own reading of the same file, and its errors
 
 
-def _plain(folder: str) -> frozenset[str]:
-    """The names of the plain modules in ``folder`` (read once a process):
-    each ``NAME.py`` with no entry ``NAME`` (a package's or a namespace's
-    folder, which importlib looks at first) and no extension module
-    ``NAME.<suffix>`` (importlib's first loader) beside it; empty when the
-    folder cannot be listed."""
+def _plain(folder: str, leaf: str) -> bool:
+    """Whether ``leaf`` is a plain module of ``folder``: a ``leaf.py``
+    with no entry ``leaf`` (a package's or a namespace's folder, which
+    importlib looks at first) and no extension module ``leaf.<suffix>``
+    (importlib's first loader) beside it; False when the folder cannot be
+    listed.  The folder is listed once a process; its names are looked up
+    in a set, not filtered in Python (a recall's six folders: ~10 k
+    bytecodes less; docs/benchmarks.md, "Session 43 (branch rec43)")."""
     got = _listings.get(folder)
     if got is None:
         try:
             names = os.listdir(folder)
         except OSError:
             names = []
-        stems = {n[:-3] for n in names if n.endswith(".py")}
-        taken = set(names).union(*({n[:-len(s)] for n in names if n.endswith(s)} for s in EXTENSION_SUFFIXES))
-        got = _listings[folder] = frozenset(stems - taken)
-    return got
+        blob = "/".join(names) + "/"   # (no name holds a "/": a suffix followed by one ends a name)
+        got = _listings[folder] = (frozenset(names), any(s + "/" in blob for s in EXTENSION_SUFFIXES))
+    names, extensions = got
+    return f"{leaf}.py" in names and leaf not in names \
+        and not (extensions and any(leaf + s in names for s in EXTENSION_SUFFIXES))
 
 
 class OwnBytecode:
@@ -93,7 +96,7 @@ class OwnBytecode:
         if not name.startswith(_TOPS) or path is None or len(path) != 1:
             return None
         folder, leaf = path[0], name.rpartition(".")[2]
-        if leaf not in _plain(folder):
+        if not _plain(folder, leaf):
             return None
         source = f"{folder}/{leaf}.py"
         cached = f"{folder}/__pycache__/{leaf}{_TAG}"

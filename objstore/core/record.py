@@ -33,7 +33,8 @@ or copying of frozen records.  :func:`fields` names a record's fields.
 
 from __future__ import annotations
 
-from operator import attrgetter
+from itertools import repeat
+from operator import attrgetter, call
 
 
 class FrozenInstanceError(AttributeError):
@@ -124,9 +125,12 @@ class Frozen(Record):
 
 def set_fields(obj: Record, *values) -> None:
     """Store ``values`` into ``obj``'s fields, in field order (its
-    ``__init__``'s parameter order); works on frozen records."""
-    for put, v in zip(obj.__record_setters__, values):
-        put(obj, v)
+    ``__init__``'s parameter order); works on frozen records.  The slot
+    setters are called by ``map`` in C (each returns None, so ``any`` runs
+    them all), not by a Python loop: every record a recall decodes comes
+    through here (a broad recall: ~550 records, ~78 k bytecodes of the
+    loop; docs/benchmarks.md, "Session 43 (branch rec43)")."""
+    any(map(call, obj.__record_setters__, repeat(obj), values))
 
 
 def fields(obj) -> tuple[str, ...]:

@@ -150,8 +150,10 @@ class _Cand(Record):
     def __init__(self, kind: str, ref: str, seq: int = 0, hit_id: str | None = None, score: float = 0.0,
                  session: str = "", queries: set | None = None, rel: float = 0.0, own: float = 0.0,
                  named: bool = False) -> None:
-        set_fields(self, kind, ref, seq, hit_id, score, session, set() if queries is None else queries, rel, own,
-                   named)
+        # (a mutable record: attribute stores, ~15x cheaper than set_fields' slot setters; ~280 a broad recall)
+        self.kind, self.ref, self.seq, self.hit_id, self.score = kind, ref, seq, hit_id, score
+        self.session, self.queries = session, set() if queries is None else queries
+        self.rel, self.own, self.named = rel, own, named
 
 
 def _cand_order(c: _Cand) -> tuple:

@@ -37,7 +37,7 @@ from __future__ import annotations
 import time as _time
 from collections.abc import Sequence
 
-from objstore.core.record import Record, set_fields
+from objstore.core.record import Record
 from objstore.core.text import LazyPattern
 from objstore.memory.provenance import is_subagent_session
 from objstore.retrieval.querywords import question_terms, stop_stems, text_terms
@@ -68,7 +68,9 @@ class Said(Record):
 
     def __init__(self, text: str, time: int, project: str, kind: str = "turn", relevance: float = 1.0,
                  old_bodies: Sequence[str] = (), seq: int = 0, role: str = "", session: str = "") -> None:
-        set_fields(self, text, time, project, kind, relevance, list(old_bodies), seq, role, session)
+        # (a mutable record: attribute stores, ~15x cheaper than set_fields' slot setters)
+        self.text, self.time, self.project, self.kind, self.relevance = text, time, project, kind, relevance
+        self.old_bodies, self.seq, self.role, self.session = list(old_bodies), seq, role, session
 
 
 def _role(s: Said) -> str:

@@ -149,7 +149,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Iterable, Sequence
 
-from objstore.core.record import Record, set_fields
+from objstore.core.record import Record
 from objstore.core.text import LazyPattern
 from objstore.retrieval.valueshape import another_id, identifiers, shape_of  # noqa: F401  (re-exported)
 # the rules that compare two items' values (restated, factchange) are imported where values are compared (relations):
@@ -343,8 +343,11 @@ class Item(Record):
                  kind: str = "turn", old_values: set[str] | None = None, seq: int = 0, terms: set[str] | None = None,
                  cue: bool = False, role: str = "", text: str = "", session: str = "",
                  ids: frozenset[str] = frozenset(), others: frozenset[str] = frozenset()) -> None:
-        set_fields(self, time, project, values, matched, relevance, kind, set() if old_values is None else old_values,
-                   seq, set() if terms is None else terms, cue, role, text, session, ids, others)
+        # (a mutable record: attribute stores, ~15x cheaper than set_fields' slot setters)
+        self.time, self.project, self.values, self.matched, self.relevance = time, project, values, matched, relevance
+        self.kind, self.old_values = kind, set() if old_values is None else old_values
+        self.seq, self.terms, self.cue, self.role = seq, set() if terms is None else terms, cue, role
+        self.text, self.session, self.ids, self.others = text, session, ids, others
 
 
 def superseders(items: Sequence[Item], *, share: float = 0.2, similar: float = 0.3) -> list[list[int]]:

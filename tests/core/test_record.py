@@ -94,13 +94,31 @@ def _records():
 
 def test_every_record_stores_each_parameter_in_its_own_field():
     """set_fields is positional: each argument of the call in ``__init__``
-    must be (or be computed from) the parameter of its field."""
+    must be (or be computed from) the parameter of its field.  A mutable
+    record on a recall's hot path may store its fields as attributes
+    instead (``self.a, self.b = a, b``: ~15x cheaper a field than the slot
+    setters; docs/benchmarks.md, "Session 43 (branch rec43)"): then each
+    field is stored once, from its own parameter."""
     seen = 0
     for cls in _records():
         if "__init__" not in cls.__dict__:
             continue
         tree = ast.parse(textwrap.dedent(inspect.getsource(cls.__init__)))
         calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "set_fields"]
+        if not calls and not issubclass(cls, Frozen):
+            stores = []
+            for n in ast.walk(tree):
+                if isinstance(n, ast.Assign) and len(n.targets) == 1:
+                    tg = n.targets[0]
+                    pairs = zip(tg.elts, n.value.elts) if isinstance(tg, ast.Tuple) and isinstance(n.value, ast.Tuple) \
+                        else [(tg, n.value)]
+                    stores += [(t.attr, v) for t, v in pairs if isinstance(t, ast.Attribute)
+                               and isinstance(t.value, ast.Name) and t.value.id == "self"]
+            assert sorted(a for a, _v in stores) == sorted(fields(cls)), cls
+            for name, v in stores:
+                assert name in {n.id for n in ast.walk(v) if isinstance(n, ast.Name)}, (cls, name)
+            seen += 1
+            continue
         assert len(calls) == 1, cls
         args = calls[0].args[1:]
         assert len(args) == len(fields(cls)), cls

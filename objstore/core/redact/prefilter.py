@@ -31,17 +31,19 @@ def _gates(anchors: tuple[str, ...]) -> tuple[str, ...]:
     prefix (``gh`` for ``ghp_ gho_ …``, ``gl`` for the 11 GitLab prefixes),
     so a window without any of them costs one scan, not one per anchor.
     Every match holds an anchor, so it holds one of these."""
+    if len(anchors) == 1 and type(anchors) is tuple:   # (most rules: their one anchor, as sorted(set()) gives it)
+        return anchors
     out: list[str] = []
+    prev = ""   # (shares no 2 characters with any anchor)
     for a in sorted(set(anchors)):
-        if out:
-            prev = out[-1]
-            n = 0
-            while n < min(len(prev), len(a)) and prev[n] == a[n]:
+        if a[:2] == prev[:2] and len(a) >= 2 and len(prev) >= 2:   # the common prefix is 2 long or more
+            n, m = 2, min(len(prev), len(a))
+            while n < m and prev[n] == a[n]:
                 n += 1
-            if n >= 2:
-                out[-1] = prev[:n]
-                continue
-        out.append(a)
+            prev = out[-1] = prev[:n]
+        else:
+            out.append(a)
+            prev = a
     return tuple(out)
 
 
@@ -99,13 +101,23 @@ class Plan:
     frozenset of present gate indices to the entries to run, in ``RULES``
     order."""
 
-    __slots__ = ("rules", "n", "entries", "tests", "ascii_tests", "slow_sets", "fast_gates", "fast_sets", "slow_runs",
-                 "fast_runs", "literals", "tracked")
+    __slots__ = ("rules", "n", "entries", "tests", "ascii_tests", "slow_sets", "fast_gates", "slow_runs",
+                 "fast_runs", "_matcher")
 
     def __init__(self, rules: list[Rule]) -> None:
         self.rules, self.n = rules, len(rules)
         self.entries = [(r, r.scan, r.check, r.priority, r.name) for r in rules]
-        merged = [None if r.anchors is None else _gates(r.anchors) for r in rules]
+        merged: list = []   # per rule its gates, or None
+        of: dict[tuple[str, ...], tuple[str, ...]] = {}   # anchors -> their gates (rules share anchors)
+        for r in rules:
+            a = r.anchors
+            if type(a) is tuple:
+                gs = of.get(a)
+                if gs is None:
+                    gs = of[a] = _gates(a)
+                merged.append(gs)
+            else:
+                merged.append(None if a is None else _gates(a))
         gates = tuple(sorted({g for gs in merged if gs is not None for g in gs}, key=lambda g: (len(g), g)))
         at = {g: i for i, g in enumerate(gates)}
         self.slow_sets = [None if gs is None else frozenset(at[g] for g in gs) for gs in merged]
@@ -114,15 +126,33 @@ class Plan:
         # ASCII (the CJK and Cyrillic password words), and an ASCII gate holds only ASCII gates
         self.ascii_tests = tuple(t for t in self.tests if t[1].isascii())
         self.fast_gates = tuple(sorted({a for r in rules if r.anchors is not None for a in r.anchors}))
-        at = {g: i for i, g in enumerate(self.fast_gates)}
-        self.fast_sets = [None if r.anchors is None else frozenset(at[a] for a in r.anchors) for r in rules]
-        # the matcher also finds the other literals the case-insensitive rules' scanners look for (their
-        # starts: 'api', 'access' ...), so that they need no str.find of their own
-        extra = {lit for r in rules if r.ci for lit in getattr(r.scan, "starts", ()) if lit == lit.lower()}
-        self.literals = self.fast_gates + tuple(sorted(extra - set(self.fast_gates)))
-        self.tracked = frozenset(self.literals)
+        self._matcher: tuple | None = None   # (fast_sets, literals, tracked), made on first use
         self.slow_runs: dict[frozenset[int], tuple] = {}
         self.fast_runs: dict[frozenset[int], tuple] = {}
+
+    def _matcher_part(self) -> tuple:
+        """``(fast_sets, literals, tracked)`` (the class doc), worked out on
+        first use: only the optional matcher's prefilter reads them, which a
+        process scanning less than ``_FAST_AFTER`` characters (a prompt
+        hook, a remember) never loads (~16 k bytecodes of each such
+        process; docs/benchmarks.md, "Session 43 (branch rec43)")."""
+        got = self._matcher
+        if got is None:
+            rules = self.rules
+            at = {g: i for i, g in enumerate(self.fast_gates)}
+            fast_sets = [None if r.anchors is None else frozenset(at[a] for a in r.anchors) for r in rules]
+            # the matcher also finds the other literals the case-insensitive rules' scanners look for (their
+            # starts: 'api', 'access' ...), so that they need no str.find of their own
+            extra = {lit for r in rules if r.ci for lit in getattr(r.scan, "starts", ()) if lit == lit.lower()}
+            literals = self.fast_gates + tuple(sorted(extra - set(self.fast_gates)))
+            got = self._matcher = (fast_sets, literals, frozenset(literals))
+        return got
+
+    fast_sets = property(lambda self: self._matcher_part()[0], doc="Per rule the indices of its anchors in "
+                         "``fast_gates``, or None (the class doc).")
+    literals = property(lambda self: self._matcher_part()[1], doc="``fast_gates``, then the other literals the "
+                        "case-insensitive rules' scanners look for (the class doc).")
+    tracked = property(lambda self: self._matcher_part()[2], doc="The set of ``literals``.")
 
     def todo(self, present: frozenset[int], fast: bool) -> tuple:
         """The entries of the rules one of whose gates is in ``present``."""
