@@ -33,6 +33,9 @@ from objstore.memory.sealrules import FORGOTTEN_LABEL, add_rules
 from objstore.memory.sessions import FORGOTTEN, walk_turns, withhold_value
 from objstore.memory.tombstones import MIN_TEXT_CHARS, all_tombstones, put_tombstone
 
+#: the letters a name before a word's digits is made of (:func:`_secret_word`)
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
 
 def plan_source_turns(store: Store, facts: Iterable[Fact], marker: str = "",
                       sourced_only: bool = False) -> tuple[ForgetPlan, int]:
@@ -143,13 +146,16 @@ def forgotten_forms(facts: Iterable[Fact], held: set[str] | None = None) -> set[
     turns quoting them: every :func:`quoted_forms` form of a value whose
     fact cites a captured turn (or one a forget took: ``held``, the values
     so cited; None: read from ``facts``' sources), the value-shaped forms
-    (:func:`_value_shaped`) of a value a person or an agent typed, none of
-    a derived fact's value (derive's evidence).  Reads nothing."""
+    (:func:`_value_shaped`) of a value a person or an agent typed, and every
+    form of one holding a secret word (:func:`secret_parts`: the whole of
+    "gate 7731-4402 north" too, in any spacing, test42 T12), none of a
+    derived fact's value (derive's evidence).  Reads nothing."""
     facts = [f for f in facts if f.body and not f.forgotten]
     if held is None:
         held = {f.body for f in facts if any(s.startswith("forgotten:") or is_full_id(s) for s in f.sources)}
     return {n for f in facts if f.body in held or f.trust != "derived"
-            for n in quoted_forms(f.body) if f.body in held or _value_shaped(n)}
+            for whole in (f.body in held or bool(secret_parts(f.body)),)
+            for n in quoted_forms(f.body) if whole or _value_shaped(n)}
 
 
 def add_source_turns(store: Store, plan: ForgetPlan) -> int:
@@ -266,7 +272,10 @@ def quoted_forms(body: str, said_secret: bool = False) -> list[str]:
     A form of two words is a form said the other way round too ("otter
     maple", "8841 rowan": test37b T15).  A code after a label of words
     and no copula ("door code 5520-1199-3377") is a form too
-    (:func:`_labelled_code`, test37 T3)."""
+    (:func:`_labelled_code`, test37 T3).  So is each word of a body of two
+    words or more shaped as its secret (:func:`secret_parts`: "7731-4402"
+    of "gate 7731-4402 north"; val43).  The one derivation of a value's
+    rules for ``mem seal`` and ``mem forget KEY`` (:func:`forgotten_forms`)."""
     out = _two_words(body, said_secret, whole=True)
     padded = f" {body} "   # the statement's copula, the capture's reading (a verb of change too: test32b Y10)
     m = STATEMENT_COPULA.search(padded)
@@ -277,7 +286,51 @@ def quoted_forms(body: str, said_secret: bool = False) -> list[str]:
         out += _two_words(pred, said_secret, whole=False)
     elif not m:
         out += _labelled_code(body)
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(out + secret_parts(body)))
+
+
+def secret_parts(body: str) -> list[str]:
+    """The words of a value of two words or more that are shaped as its
+    secret, each a form of its own (:func:`quoted_forms`, so the same for
+    ``mem forget KEY`` and ``mem seal``; val43: test42 T12, fresh42 F17/F18:
+    "gate 7731-4402 north", "router admin at 10.0.0.1, code Osprey-6621"
+    had a rule of the whole value only, or none, and a later turn quoting
+    the code kept it): a word stripped of the marks around it, of 8 or more
+    characters (``MIN_TEXT_CHARS``) holding a digit (:func:`_secret_word`:
+    a code, a word and digits, an address); a word of letters only never
+    ("use the north gate": no word of it is a form), nor a number, a date, a
+    time, a version or a port.  In the body's order, each once.  Reads
+    nothing."""
+    words = [w.strip(".,;:!?\"'()[]{}<>") for w in body.split()]
+    return list(dict.fromkeys(w for w in words if _secret_word(w))) if len(words) >= 2 else []
+
+
+def _secret_word(word: str) -> bool:
+    """:func:`secret_parts`' test of one word (no space): 8 or more
+    characters once normalized and a digit: "7731-4402", "Osprey-6621",
+    "10.0.0.1", "pg-zqx-alpha7", "db-7781-prod.internal" are; not digits
+    alone ("12345678": a count, an id, a time stamp; a PIN said with its
+    label is :func:`_labelled_code`'s), a number ("10,000,000"), a date
+    ("2024-01-05", "05/01/2024"), a time ("12:30:45"), a version after a
+    name ("python3.11", "ubuntu-22.04", "server01": groups of at most 2
+    digits, or 1 group of 2 after a name), a port ("localhost:8080"), the
+    loopback address ("127.0.0.1")."""
+    if len(normalize_value(word)) < MIN_TEXT_CHARS or not any(c.isdigit() for c in word) or word.isdigit() \
+            or word.startswith("127."):
+        return False
+    name = len(word) - len(word.lstrip(_LETTERS))   # a name before the digits: "python", "ubuntu-", "Heron-"
+    rest = word[name:].lstrip("-_")
+    if any(c.isalpha() for c in rest):   # letters and digits mixed past the name: "zqx-alpha7", "7781-prod.internal"
+        return True
+    groups = "".join(c if c.isdigit() else " " for c in rest).split()
+    seps = {c for c in rest if not c.isdigit()}
+    if name and len(groups) == 1:   # a name and a number: "Heron-8812" is, "server01", "localhost:8080" are not
+        return len(groups[0]) >= 3 and rest[0].isdigit()
+    if seps <= set(".:") and len(groups) <= 3 and all(len(g) <= 2 for g in groups):   # "3.11", "12:30:45"
+        return False
+    if seps <= set("-/.") and len(groups) == 3 and sorted(map(len, groups)) in ([1, 1, 4], [1, 2, 4], [2, 2, 4]):
+        return False   # a date: 2024-01-05, 5.1.2024
+    return not (seps == {","} and all(len(g) == 3 for g in groups[1:]))   # a number: 10,000,000
 
 
 def _labelled_code(text: str) -> list[str]:
