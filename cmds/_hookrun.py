@@ -556,6 +556,9 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
         raise HookInputError("blank-home")
     store = open_hook_store(run.root, LOCK_TIMEOUT_S.get(ev, DEFAULT_LOCK_TIMEOUT_S), run.create)
     try:
+        # a session id / cwd holding a forget --match text: a hidden id, no project registered (test42 T1)
+        sid, hid = run.guarded("hidden", objstore.hook_ids, store, sid, cwd) or (sid, False)
+        run.session, place = sid, "" if hid else cwd   # (place: what the context blocks name a project by)
         capture = not no_capture(run.env)
         if not capture:
             run.guarded("no-capture", objstore.mark_no_capture, store, sid)
@@ -591,9 +594,10 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
 
             def start_decay() -> None:  # at most once a day (objstore.memory.decay's stamp)
                 from objstore import decay, project_aliases, record_activity, register_project
-                register_project(store, cwd or None)   # its identity gets its name in this store, once
-                # a session in this project: an active day for its facts' decay clock
-                record_activity(store, project_aliases(cwd or None, store_root=store.root))
+                if not hid:   # (hid: its path holds a forgotten text)
+                    register_project(store, cwd or None)   # its identity gets its name in this store, once
+                    # a session in this project: an active day for its facts' decay clock
+                    record_activity(store, project_aliases(cwd or None, store_root=store.root))
                 decay(store, if_due=True)
             run.guarded("decay", start_decay)
             if capture:
@@ -608,7 +612,7 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             said = "; ".join(x for x in (notice, took.get("systemMessage", "")) if x)
             if no_inject(run.env) or took:
                 return {"systemMessage": said} if said else None
-            block = run.guarded("context", _session_start_block, store, sid, _s(data.get("source")), cwd,
+            block = run.guarded("context", _session_start_block, store, sid, _s(data.get("source")), place,
                                 run.env.get("MEM_TRACE"))
             out = context_output(ev, f"{notice}\n{block or ''}" if notice else block or "")
             return {**(out or {}), "systemMessage": said} if said else out
@@ -617,7 +621,7 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             child = _subagent_namespace(sid, data)
             if child is None or no_inject(run.env):
                 return None
-            block = run.guarded("context", _subagent_block, store, child, cwd, run.env.get("MEM_TRACE"))
+            block = run.guarded("context", _subagent_block, store, child, place, run.env.get("MEM_TRACE"))
             return context_output(ev, block or "")
 
         if ev == "UserPromptSubmit":
@@ -680,7 +684,7 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
                 return None
             clean = prompt.encode("utf-8", "replace").decode("utf-8")     # no lone surrogates past here
             child = _subagent_namespace(sid, data)   # inside a subagent: as it may read
-            text = run.guarded("context", _inject_for_prompt, store, child or sid, clean, cwd,
+            text = run.guarded("context", _inject_for_prompt, store, child or sid, clean, place,
                                run.env.get("MEM_TRACE"), child, forked, run.log)
             if stated:
                 text = f"{stated}\n{text}" if text else stated

@@ -69,6 +69,7 @@ _API: dict[str, tuple[str, str]] = {
     "fsck": ("objstore.core.fsck", "fsck"),
     "forgotten_check": ("objstore.memory.tombstones", "forgotten_check"),
     "hider": ("objstore.memory.served", "hider"),
+    "hook_ids": ("objstore.memory.hiddenids", "hook_ids"),
     "repair_store": ("objstore.memory.repair", "repair"),
     "finish_plain_and_sealed": ("objstore.memory.sealstop", "finish_plain_and_sealed"),
     "finish_stopped_unseals": ("objstore.vault.sealed", "finish_stopped_unseals"),

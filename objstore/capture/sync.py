@@ -85,6 +85,7 @@ from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the p
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender, message_digest
+from objstore.memory.hiddenids import hide_places
 from objstore.memory.provenance import is_subagent_session
 from objstore.memory.sessions import CapturedTurn, walk_turns
 from objstore.memory.tombstones import CaptureFilter, redact_matches
@@ -305,7 +306,8 @@ def project_namer(store: Store):
 
 
 def _filtered(turns: Iterable[CapturedTurn], *, cfg: CaptureConfig, no_capture: set[str],
-              saved: dict, lineage: _Lineage | None, namer=None, key: bytes) -> Iterator[CapturedTurn]:
+              saved: dict, lineage: _Lineage | None, namer=None, key: bytes,
+              w: TurnAppender | None = None) -> Iterator[CapturedTurn]:
     """A prompt's alias as stored: keyed with the store's hash ``key``
     (``promptscan.keyed_alias``), the reader's plain alias kept as ``legacy``
     (what an older mem stored: matched, never stored).  Apply the exclusions: no-capture sessions, excluded paths, the ignore
@@ -328,6 +330,11 @@ def _filtered(turns: Iterable[CapturedTurn], *, cfg: CaptureConfig, no_capture: 
                 saved["by"] = ct.session
             if saved.get("skipping"):
                 continue
+            if w is not None and (flt := w.filter()) and (flt.text or flt.rules):   # hidden ids (hiddenids)
+                sid = w.valid_sid(ct.session) or ct.session
+                cwd, project = hide_places(flt, ct.session, ct.cwd, ct.project)
+                if (sid, cwd, project) != (ct.session, ct.cwd, ct.project):
+                    ct = ct.replace(session=sid, cwd=cwd, project=project)
             if namer is not None:
                 project = namer(ct.cwd, ct.project)
                 if project != ct.project:
@@ -354,7 +361,8 @@ def import_filter(store: Store, appender: TurnAppender):
         saved: dict = {}
         if path is not None:   # a sub-agent started by a #nomem answer: its namespace joins ``ids``
             subagent_excluded(store, path, cfg, ids)
-        return _filtered(turns, cfg=cfg, no_capture=ids, saved=saved, lineage=_Lineage(w, saved), namer=namer, key=key)
+        return _filtered(turns, cfg=cfg, no_capture=ids, saved=saved, lineage=_Lineage(w, saved), namer=namer, key=key,
+                         w=w)
     return wrap
 
 
@@ -449,7 +457,7 @@ def sync_one(store: Store, writer: TurnAppender, path: Path, *, final: bool, cfg
     for attempt in (0, 1):
         turns = parse_file(path, stats, start=cur.offset, end=end, state=rs)
         for ct in _filtered(turns, cfg=cfg, no_capture=no_capture, saved=saved, lineage=lineage,
-                            namer=project_namer(store), key=store_key(store.root)):
+                            namer=project_namer(store), key=store_key(store.root), w=writer):
             res.turns_seen += 1
             if not res.session:
                 res.session = ct.session
