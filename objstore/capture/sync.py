@@ -85,7 +85,7 @@ from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the p
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender, message_digest
-from objstore.memory.hiddenids import hide_places
+from objstore.memory.hiddenids import hide_turn
 from objstore.memory.provenance import is_subagent_session
 from objstore.memory.sessions import CapturedTurn, walk_turns
 from objstore.memory.tombstones import CaptureFilter, redact_matches
@@ -322,6 +322,10 @@ def _filtered(turns: Iterable[CapturedTurn], *, cfg: CaptureConfig, no_capture: 
         for ct in turns:
             if no_capture_of(ct.session, no_capture) or path_excluded(cfg, ct.cwd):
                 continue
+            if w is not None:   # an id or cwd holding a --match text: hidden (hiddenids), no-capture as such
+                ct = hide_turn(w, ct)
+                if no_capture_of(ct.session, no_capture):
+                    continue
             if ct.alias.startswith("cc:p:") and not ct.legacy:    # (a parse worker's row: keyed there)
                 ct = ct.replace(alias=keyed_alias(ct.alias, key), legacy=ct.alias)
             if ct.role == "user" and not (saved.get("skipping") and saved.get("by")
@@ -330,11 +334,6 @@ def _filtered(turns: Iterable[CapturedTurn], *, cfg: CaptureConfig, no_capture: 
                 saved["by"] = ct.session
             if saved.get("skipping"):
                 continue
-            if w is not None and (flt := w.filter()) and (flt.text or flt.rules):   # hidden ids (hiddenids)
-                sid = w.valid_sid(ct.session) or ct.session
-                cwd, project = hide_places(flt, ct.session, ct.cwd, ct.project)
-                if (sid, cwd, project) != (ct.session, ct.cwd, ct.project):
-                    ct = ct.replace(session=sid, cwd=cwd, project=project)
             if namer is not None:
                 project = namer(ct.cwd, ct.project)
                 if project != ct.project:

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from objstore.core.store import Store
+    from objstore.memory.appender import TurnAppender
+    from objstore.memory.sessions import CapturedTurn
     from objstore.memory.tombstones import CaptureFilter
 
 #: a hidden session id's prefix, then :data:`HIDDEN_HEX` lowercase hex digits
@@ -92,3 +94,20 @@ def path_holds(flt: CaptureFilter) -> Callable[[str], bool] | None:
     if not (flt.text or flt.rules):
         return None
     return lambda path: flt.holds(None, path)
+
+
+def hide_turn(w: TurnAppender, ct: CapturedTurn) -> CapturedTurn:
+    """``ct`` as the transcript readers hand it on (``capture.sync``: the
+    hooks' sync, an import), before the lineage log, the cursors or a
+    project's registration see it: its session id as the writer ``w``
+    stores it (``TurnAppender.valid_sid``: :func:`hide_sid`), its ``cwd``
+    and ``project`` by :func:`hide_places`.  ``ct`` itself without text
+    rules."""
+    flt = w.filter()
+    if not (flt.text or flt.rules):
+        return ct
+    sid = w.valid_sid(ct.session) or ct.session
+    cwd, project = hide_places(flt, ct.session, ct.cwd, ct.project)
+    if (sid, cwd, project) == (ct.session, ct.cwd, ct.project):
+        return ct
+    return ct.replace(session=sid, cwd=cwd, project=project)

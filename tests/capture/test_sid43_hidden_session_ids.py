@@ -108,3 +108,7 @@ def test_hooks_store_a_session_named_after_a_forgotten_text_under_a_hidden_id(tm
     got = _sessions(env)
     assert len(got) == 1 and got[0]["id"].startswith("hidden-") and got[0]["turns"] >= 3, got
     assert not os.path.exists(store / "projects.json") or b"zephyrine" not in (store / "projects.json").read_bytes()
+    # an import of the same transcript maps it to the same hidden id: nothing new, one session
+    _mem(env, "import", "claude-code", str(t))
+    assert [(x["id"], x["turns"]) for x in _sessions(env)] == [(got[0]["id"], got[0]["turns"])]
+    assert _all_hits(store) == []
