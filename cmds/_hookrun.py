@@ -496,7 +496,7 @@ class HookRun:
         #: a missing store is created (False: the store was named by ``--home``)
         self.create = create
         self.event = "-"
-        self.session = "-"
+        self.session, self.raw = "-", False   # raw: not yet looked at (logged_sid)
         self.t0 = time.monotonic()
         #: the process's start (a new hook process: cmds._hookclock), else t0
         self.started = self.t0 if started is None else started
@@ -508,6 +508,9 @@ class HookRun:
         return self.started + self.budget + HARD_STOP_AFTER_S
 
     def log(self, what: str) -> None:
+        if self.raw:
+            from objstore.memory.hiddenids import logged_sid
+            self.session, self.raw = logged_sid(self.root, self.session), False
         log_line(self.root, self.hook, self.event, self.session, what)
 
     def left(self) -> float:
@@ -556,9 +559,9 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
         raise HookInputError("blank-home")
     store = open_hook_store(run.root, LOCK_TIMEOUT_S.get(ev, DEFAULT_LOCK_TIMEOUT_S), run.create)
     try:
-        # a session id / cwd holding a forget --match text: a hidden id, no project registered (test42 T1)
+        # an id or cwd holding a --match text: a hidden id, no project (test42 T1)
         sid, hid = run.guarded("hidden", objstore.hook_ids, store, sid, cwd) or (sid, False)
-        run.session, place = sid, "" if hid else cwd   # (place: what the context blocks name a project by)
+        run.session, run.raw, place = sid, False, "" if hid else cwd
         capture = not no_capture(run.env)
         if not capture:
             run.guarded("no-capture", objstore.mark_no_capture, store, sid)
@@ -741,6 +744,7 @@ def run_claude_code(env=None, stdin_fd: int | None = None, out=None, read=None, 
         data = read() if read is not None else read_stdin(sys.stdin.fileno() if stdin_fd is None else stdin_fd)
         run.event = _clean(_s(data.get("hook_event_name")) or "-", 40)
         run.session = _s(data.get("session_id")) or "-"
+        run.raw = run.session != "-"
         run.budget = BUDGET_S.get(run.event, DEFAULT_BUDGET_S)
         dog.hard_at = run.hard_stop_at() if started is not None else None
         dog.arm(run.left())

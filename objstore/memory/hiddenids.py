@@ -111,3 +111,36 @@ def hide_turn(w: TurnAppender, ct: CapturedTurn) -> CapturedTurn:
     if (sid, cwd, project) == (ct.session, ct.cwd, ct.project):
         return ct
     return ct.replace(session=sid, cwd=cwd, project=project)
+
+
+def sessions_holding(store: Store) -> list[str]:
+    """The stored session ids that hold a ``--match`` text of the store
+    (the served rules: ``memory.served.hider``, every spelling the text
+    rule covers), sorted: sessions stored under their id before its text was
+    forgotten (or pulled so), which a forget does not rename (docs/forget.md,
+    "No resurrection").  ``[]`` without text rules.  Raises CorruptObject for
+    a damaged session ref (``RefStore.iter``)."""
+    from objstore.memory.served import hider
+    h = hider(store)
+    if h is None:
+        return []
+    return [sid for n, _oid in store.refs.iter("sessions") if h.spans(sid := n.split("/", 1)[1])]
+
+
+def logged_sid(root: Path, sid: str) -> str:
+    """``sid`` as a hook's log line names it when the hook stopped before
+    it looked at the store (:func:`hook_ids`; a stop on its budget under
+    load): as it is while the store has no tombstone, else its hidden form,
+    or ``-`` when the store cannot be read.  Never raises."""
+    import os
+    try:
+        if not [n for n in os.listdir(os.path.join(root, "refs", "tombstones")) if not n.startswith(".")]:
+            return sid
+    except OSError:
+        return sid
+    try:
+        from objstore.memory.opening import open_store
+        with open_store(root, create=False) as store:
+            return hook_ids(store, sid, "")[0]
+    except Exception:  # noqa: BLE001 - a log line never fails the hook
+        return "-"

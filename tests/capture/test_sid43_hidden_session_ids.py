@@ -106,9 +106,26 @@ def test_hooks_store_a_session_named_after_a_forgotten_text_under_a_hidden_id(tm
     _mem(env, "gc", "--prune=now")
     assert _all_hits(store) == []
     got = _sessions(env)
-    assert len(got) == 1 and got[0]["id"].startswith("hidden-") and got[0]["turns"] >= 3, got
+    assert len(got) == 1 and got[0]["id"].startswith("hidden-"), got   # (turns: a hook past its budget stores fewer)
     assert not os.path.exists(store / "projects.json") or b"zephyrine" not in (store / "projects.json").read_bytes()
-    # an import of the same transcript maps it to the same hidden id: nothing new, one session
+    # an import of the same transcript maps it to the same hidden id: one session, every turn
     _mem(env, "import", "claude-code", str(t))
-    assert [(x["id"], x["turns"]) for x in _sessions(env)] == [(got[0]["id"], got[0]["turns"])]
+    assert [(x["id"], x["turns"]) for x in _sessions(env)] == [(got[0]["id"], 3)]
     assert _all_hits(store) == []
+
+
+def test_a_forget_after_the_session_was_stored_says_its_id_holds_the_text(tmp_path):
+    """The forget renames no session yet (docs/forget.md): it says so, not "nothing matches" alone."""
+    store = tmp_path / "store"
+    env = {k: v for k, v in hook_env(store).items() if k != "MEM_AGENT"}
+    _mem(env, "init")
+    folder = tmp_path / "w" / "zephyrine-quillborough"
+    _transcript(folder, "zephyrine-quillborough-5", str(folder))
+    _mem(env, "import", "claude-code", str(folder))
+    out = _mem(env, "forget", "--match", NAME, "--yes").stdout
+    assert "1 session id stored before holds it and is kept" in out, out
+    assert "mem forget --session ID" in out
+    _transcript(folder, "zephyrine-quillborough-5", str(folder), 1)
+    _mem(env, "import", "claude-code", str(folder))
+    ids = sorted(x["id"] for x in _sessions(env))
+    assert ids[0].startswith("hidden-") and ids[1] == "zephyrine-quillborough-5", ids
