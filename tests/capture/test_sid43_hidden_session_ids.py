@@ -14,24 +14,14 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import zlib
 from pathlib import Path
 
-from tests.capture.test_txt42_text_rule_at_capture import _raw_hits
+from tests.capture.test_txt42_text_rule_at_capture import _mem, _raw_hits
 from tests.hooks._util import asst, hook_env, line, payload, run_hook_done, text, user, wait_store_processes_gone
 
-REPO = Path(__file__).resolve().parents[2]
 NAME = "Zephyrine Quillborough"
 FORMS = [b"zephyrine", b"Zephyrine", b"ZEPHYRINE"]
-
-
-def _mem(env, *args, ok=(0,)):
-    r = subprocess.run([sys.executable, "-m", "cmds", *args], env=env, cwd=REPO, capture_output=True, text=True,
-                       timeout=180)
-    assert r.returncode in ok, (args, r.stdout + r.stderr)
-    return r
 
 
 def _all_hits(root: Path) -> list[str]:
