@@ -509,8 +509,8 @@ class HookRun:
 
     def log(self, what: str) -> None:
         if self.raw:
-            from objstore.memory.hiddenids import logged_sid
-            self.session, self.raw = logged_sid(self.root, self.session), False
+            import objstore
+            self.session, self.raw = objstore.logged_sid(self.root, self.session), False
         log_line(self.root, self.hook, self.event, self.session, what)
 
     def left(self) -> float:

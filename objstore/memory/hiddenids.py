@@ -17,8 +17,12 @@ is hidden alone, so the agent's chain stays under its session's.  A turn's
 
 from __future__ import annotations
 
+import os
+
 from objstore.core.hashkey import keyed_digest, store_key
+from objstore.memory.opening import open_store
 from objstore.memory.scope import AGENT_SEP
+from objstore.memory.served import hider
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,7 +30,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from objstore.core.store import Store
-    from objstore.memory.appender import TurnAppender
     from objstore.memory.sessions import CapturedTurn
     from objstore.memory.tombstones import CaptureFilter
 
@@ -70,7 +73,6 @@ def hook_ids(store: Store, sid: str, cwd: str) -> tuple[str, bool]:
     capture withholds), and whether its ``cwd`` holds one of them (then the
     hook registers no project for it).  Costs a listing of
     ``refs/tombstones/`` without text rules.  Raises OSError as :func:`hide_sid`."""
-    from objstore.memory.served import hider   # (the hook's serving reads it too)
     h = hider(store)
     if h is None:
         return sid, False
@@ -96,11 +98,11 @@ def path_holds(flt: CaptureFilter) -> Callable[[str], bool] | None:
     return lambda path: flt.holds(None, path)
 
 
-def hide_turn(w: TurnAppender, ct: CapturedTurn) -> CapturedTurn:
+def hide_turn(w, ct: CapturedTurn) -> CapturedTurn:
     """``ct`` as the transcript readers hand it on (``capture.sync``: the
     hooks' sync, an import), before the lineage log, the cursors or a
-    project's registration see it: its session id as the writer ``w``
-    stores it (``TurnAppender.valid_sid``: :func:`hide_sid`), its ``cwd``
+    project's registration see it: its session id as the writer ``w`` (a
+    ``memory.appender.TurnAppender``) stores it (``TurnAppender.valid_sid``: :func:`hide_sid`), its ``cwd``
     and ``project`` by :func:`hide_places`.  ``ct`` itself without text
     rules."""
     flt = w.filter()
@@ -120,7 +122,6 @@ def sessions_holding(store: Store) -> list[str]:
     forgotten (or pulled so), which a forget does not rename (docs/forget.md,
     "No resurrection").  ``[]`` without text rules.  Raises CorruptObject for
     a damaged session ref (``RefStore.iter``)."""
-    from objstore.memory.served import hider
     h = hider(store)
     if h is None:
         return []
@@ -132,14 +133,12 @@ def logged_sid(root: Path, sid: str) -> str:
     it looked at the store (:func:`hook_ids`; a stop on its budget under
     load): as it is while the store has no tombstone, else its hidden form,
     or ``-`` when the store cannot be read.  Never raises."""
-    import os
     try:
         if not [n for n in os.listdir(os.path.join(root, "refs", "tombstones")) if not n.startswith(".")]:
             return sid
     except OSError:
         return sid
     try:
-        from objstore.memory.opening import open_store
         with open_store(root, create=False) as store:
             return hook_ids(store, sid, "")[0]
     except Exception:  # noqa: BLE001 - a log line never fails the hook
