@@ -496,7 +496,7 @@ class HookRun:
         #: a missing store is created (False: the store was named by ``--home``)
         self.create = create
         self.event = "-"
-        self.session = "-"
+        self.session, self.raw = "-", False   # raw: not yet looked at (logged_sid)
         self.t0 = time.monotonic()
         #: the process's start (a new hook process: cmds._hookclock), else t0
         self.started = self.t0 if started is None else started
@@ -508,6 +508,9 @@ class HookRun:
         return self.started + self.budget + HARD_STOP_AFTER_S
 
     def log(self, what: str) -> None:
+        if self.raw:
+            import objstore
+            self.session, self.raw = objstore.logged_sid(self.root, self.session), False
         log_line(self.root, self.hook, self.event, self.session, what)
 
     def left(self) -> float:
@@ -556,6 +559,9 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
         raise HookInputError("blank-home")
     store = open_hook_store(run.root, LOCK_TIMEOUT_S.get(ev, DEFAULT_LOCK_TIMEOUT_S), run.create)
     try:
+        # an id or cwd holding a --match text: a hidden id, no project (test42 T1)
+        sid, hid = run.guarded("hidden", objstore.hook_ids, store, sid, cwd) or (sid, False)
+        run.session, run.raw, place = sid, False, "" if hid else cwd
         capture = not no_capture(run.env)
         if not capture:
             run.guarded("no-capture", objstore.mark_no_capture, store, sid)
@@ -591,9 +597,10 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
 
             def start_decay() -> None:  # at most once a day (objstore.memory.decay's stamp)
                 from objstore import decay, project_aliases, record_activity, register_project
-                register_project(store, cwd or None)   # its identity gets its name in this store, once
-                # a session in this project: an active day for its facts' decay clock
-                record_activity(store, project_aliases(cwd or None, store_root=store.root))
+                if not hid:   # (hid: its path holds a forgotten text)
+                    register_project(store, cwd or None)   # its identity gets its name in this store, once
+                    # a session in this project: an active day for its facts' decay clock
+                    record_activity(store, project_aliases(cwd or None, store_root=store.root))
                 decay(store, if_due=True)
             run.guarded("decay", start_decay)
             if capture:
@@ -608,7 +615,7 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             said = "; ".join(x for x in (notice, took.get("systemMessage", "")) if x)
             if no_inject(run.env) or took:
                 return {"systemMessage": said} if said else None
-            block = run.guarded("context", _session_start_block, store, sid, _s(data.get("source")), cwd,
+            block = run.guarded("context", _session_start_block, store, sid, _s(data.get("source")), place,
                                 run.env.get("MEM_TRACE"))
             out = context_output(ev, f"{notice}\n{block or ''}" if notice else block or "")
             return {**(out or {}), "systemMessage": said} if said else out
@@ -617,7 +624,7 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             child = _subagent_namespace(sid, data)
             if child is None or no_inject(run.env):
                 return None
-            block = run.guarded("context", _subagent_block, store, child, cwd, run.env.get("MEM_TRACE"))
+            block = run.guarded("context", _subagent_block, store, child, place, run.env.get("MEM_TRACE"))
             return context_output(ev, block or "")
 
         if ev == "UserPromptSubmit":
@@ -680,7 +687,7 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
                 return None
             clean = prompt.encode("utf-8", "replace").decode("utf-8")     # no lone surrogates past here
             child = _subagent_namespace(sid, data)   # inside a subagent: as it may read
-            text = run.guarded("context", _inject_for_prompt, store, child or sid, clean, cwd,
+            text = run.guarded("context", _inject_for_prompt, store, child or sid, clean, place,
                                run.env.get("MEM_TRACE"), child, forked, run.log)
             if stated:
                 text = f"{stated}\n{text}" if text else stated
@@ -737,6 +744,7 @@ def run_claude_code(env=None, stdin_fd: int | None = None, out=None, read=None, 
         data = read() if read is not None else read_stdin(sys.stdin.fileno() if stdin_fd is None else stdin_fd)
         run.event = _clean(_s(data.get("hook_event_name")) or "-", 40)
         run.session = _s(data.get("session_id")) or "-"
+        run.raw = run.session != "-"
         run.budget = BUDGET_S.get(run.event, DEFAULT_BUDGET_S)
         dog.hard_at = run.hard_stop_at() if started is not None else None
         dog.arm(run.left())

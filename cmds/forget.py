@@ -290,6 +290,12 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                            f"nothing stored holds it as a value; scrubbed {plural(len(left), 'derived file')} "
                            f"that named it ({', '.join(left[:5])})")
                 _say_keys_naming(named)
+                if ruled or ruled is None:   # a session id holding it, stored before (test42 T1): said, kept
+                    from objstore import sessions_holding
+                    if held := sessions_holding(store):
+                        click.echo(f"{plural(len(held), 'session id')} stored before holds it and is kept (a forget "
+                                   "renames no session; its later turns are captured under a hidden id): 'mem "
+                                   "forget --session ID' forgets one whole")
                 if ruled:
                     click.echo("wrote its text rule (a hash): a turn captured later that holds it is stored and "
                                "served without it; 'mem scan TEXT' also reads the agents' transcripts, which may hold it")

@@ -45,6 +45,7 @@ from objstore.memory.documents import grow_turn_layout
 from objstore.memory.forget import merge_index_segments
 from objstore.memory.indexbatch import IndexBatch
 from objstore.memory.refill import Refill
+from objstore.memory.hiddenids import path_holds
 from objstore.memory.scope import parent_namespace, read_registry
 from objstore.capture.sealedprompt import withhold_sealed
 from objstore.memory.appender import TurnAppender
@@ -191,7 +192,8 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
         wrap = import_filter(store, app)
         ledger: set[str] = set()
         read_ledger = ReadLedger(ledger_path(store.root / "cache", harness), _ledger_salt(store, harness))
-        lkey = _ledger_key(store, res.errors)   # a path a forget hid is keyed hidden in the read ledger too
+        holds = path_holds(app.filter())   # a path holding a --match text: hidden in every list (test42 T1)
+        lkey = _ledger_key(store, res.errors, holds)   # a path a forget hid is keyed hidden in the read ledger too
         files, named = _credential_named(found, reals, _vouched(read_ledger, lkey))
         _vouch(read_ledger, {reals[p] for p in files})
         if not files and not named:
@@ -354,7 +356,7 @@ def import_transcripts(store: Store, harness: str, paths: Iterable[str | os.Path
             if worker is not None:
                 worker.close()
             app.close()
-            record_sources(store, ledger, res.errors, roots=paths)
+            record_sources(store, ledger, res.errors, roots=paths, holds=holds)
         if stated:   # "forget that" right after a "remember that" (test34b T28): the prompt hook's rule
             res.taken_back = take_back_stated(store, stated)
         # the run's lists and ledgers are done with: freed before the end merges, which reuse their memory
@@ -637,17 +639,19 @@ def _from_worker(worker: ParseWorker, app: TurnAppender, stats) -> Iterator[Capt
                 raise OSError(err)
 
 
-def _ledger_key(store: Store, damaged: list[str] | None = None) -> Callable[[str], str]:
+def _ledger_key(store: Store, damaged: list[str] | None = None,
+                holds: Callable[[str], bool] | None = None) -> Callable[[str], str]:
     """``key(real path) -> str``: the key of a transcript in the import read
     ledger (``cache/read-ledger-<harness>.json.z``): its real path, or, for a
     path a forget hid in ``cache/imported-files`` (it names a forgotten
     text: ``forgetfiles``, ``core.fileid.hidden_source``), the same hidden
-    form, so a re-import never writes a forgotten path back in the clear.
+    form, so a re-import never writes a forgotten path back in the clear;
+    so is a path ``holds`` says holds a ``--match`` text (``hiddenids.path_holds``).
     ``damaged``: as :func:`~objstore.capture.sourcelist.ledger_sources` (a damaged list is rebuilt here)."""
     hidden = {x for x in ledger_sources(store, damaged) if is_hidden_source(x)}
-    if not hidden:
+    if not hidden and holds is None:
         return lambda real: real
-    return lambda real: h if (h := hidden_source(real)) in hidden else real
+    return lambda real: h if (h := hidden_source(real)) in hidden or (holds and holds(real)) else real
 
 
 def _mark(read_ledger: ReadLedger, lkey: Callable[[str], str], real: str, ident: list | None,

@@ -156,6 +156,7 @@ def _capture(store: Store, session_id: str, prompt: str, cwd: str, transcript: P
             match_late_capture(store, tombstone_names(store), sid, _said_before(time_ms, held.waited_for),
                                (prompt, cwd, project_of(cwd)))
         w = TurnAppender(store, command=command, withhold=withhold_sealed)
+        sid = w.valid_sid(sid) or sid   # its hidden id when it holds a --match text (memory.hiddenids)
         synced = 0
         cur = None
         stated: list = []

@@ -9,7 +9,7 @@ and ``mem doctor``.  Split out of :mod:`objstore.capture.importer`.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from objstore.capture.cursors import iter_cursors
 from objstore.capture.transcript import transcript_refused
@@ -163,13 +163,18 @@ def import_roots(store: Store) -> list[str]:
 
 
 def record_sources(store: Store, paths: set[str], damaged: list[str] | None = None,
-                   roots: Iterable[str | os.PathLike] = ()) -> None:
+                   roots: Iterable[str | os.PathLike] = (), holds: Callable[[str], bool] | None = None) -> None:
     """Add transcript paths to the ledger of imported files (a damaged
     ledger is rebuilt first: :func:`ledger_sources`), and ``roots`` (the
     paths named to the import: a folder as it is, a file by its folder,
-    made absolute) to :func:`import_roots`."""
-    _record_roots(store, roots, paths)
+    made absolute) to :func:`import_roots`.  ``holds(path)``: whether a
+    path holds a ``--match`` text (``memory.hiddenids.path_holds``): such a
+    path is listed by ``hidden_source``, such a root by its nearest folder
+    that holds none (where scan still finds its files), test42 T1."""
+    _record_roots(store, roots, paths, holds)
     listed = set(ledger_sources(store, damaged))
+    if holds is not None:
+        paths = {hidden_source(x) if holds(x) else x for x in paths}
     new = {x for x in paths - listed if hidden_source(x) not in listed}   # a hidden one stays hidden
     if not new:
         return
@@ -179,16 +184,20 @@ def record_sources(store: Store, paths: set[str], damaged: list[str] | None = No
         f.write("".join(x.replace("\n", " ") + "\n" for x in sorted(new)))
 
 
-def _record_roots(store: Store, roots: Iterable[str | os.PathLike], paths: set[str]) -> None:
+def _record_roots(store: Store, roots: Iterable[str | os.PathLike], paths: set[str],
+                  holds: Callable[[str], bool] | None = None) -> None:
     """Append the folders of ``roots`` not listed yet to ``cache/import-roots``:
     only a folder that holds one of the transcript ``paths`` read (test26b W10:
-    a folder where nothing was found was listed, and walked by every scan)."""
+    a folder where nothing was found was listed, and walked by every scan);
+    one that ``holds`` a ``--match`` text by its nearest parent that holds none."""
     folders = set()
     for r in roots:
         a = os.path.abspath(os.fsdecode(r))
         folder = a if os.path.isdir(a) else os.path.dirname(a)
         top = folder.rstrip(os.sep) + os.sep
         if any(p.startswith(top) for p in paths):
+            while holds is not None and holds(folder) and folder != os.path.dirname(folder):
+                folder = os.path.dirname(folder)
             folders.add(folder)
     # a folder whose name holds a credential is written nowhere (as a transcript path so named, never read)
     new = {f for f in folders - set(import_roots(store)) - {"", os.sep} if not transcript_refused(f)}

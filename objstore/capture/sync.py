@@ -85,6 +85,7 @@ from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the p
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender, message_digest
+from objstore.memory.hiddenids import hide_turn
 from objstore.memory.provenance import is_subagent_session
 from objstore.memory.sessions import CapturedTurn, walk_turns
 from objstore.memory.tombstones import CaptureFilter, redact_matches
@@ -305,7 +306,8 @@ def project_namer(store: Store):
 
 
 def _filtered(turns: Iterable[CapturedTurn], *, cfg: CaptureConfig, no_capture: set[str],
-              saved: dict, lineage: _Lineage | None, namer=None, key: bytes) -> Iterator[CapturedTurn]:
+              saved: dict, lineage: _Lineage | None, namer=None, key: bytes,
+              w: TurnAppender | None = None) -> Iterator[CapturedTurn]:
     """A prompt's alias as stored: keyed with the store's hash ``key``
     (``promptscan.keyed_alias``), the reader's plain alias kept as ``legacy``
     (what an older mem stored: matched, never stored).  Apply the exclusions: no-capture sessions, excluded paths, the ignore
@@ -320,6 +322,10 @@ def _filtered(turns: Iterable[CapturedTurn], *, cfg: CaptureConfig, no_capture: 
         for ct in turns:
             if no_capture_of(ct.session, no_capture) or path_excluded(cfg, ct.cwd):
                 continue
+            if w is not None:   # an id or cwd holding a --match text: hidden (hiddenids), no-capture as such
+                ct = hide_turn(w, ct)
+                if no_capture_of(ct.session, no_capture):
+                    continue
             if ct.alias.startswith("cc:p:") and not ct.legacy:    # (a parse worker's row: keyed there)
                 ct = ct.replace(alias=keyed_alias(ct.alias, key), legacy=ct.alias)
             if ct.role == "user" and not (saved.get("skipping") and saved.get("by")
@@ -354,7 +360,8 @@ def import_filter(store: Store, appender: TurnAppender):
         saved: dict = {}
         if path is not None:   # a sub-agent started by a #nomem answer: its namespace joins ``ids``
             subagent_excluded(store, path, cfg, ids)
-        return _filtered(turns, cfg=cfg, no_capture=ids, saved=saved, lineage=_Lineage(w, saved), namer=namer, key=key)
+        return _filtered(turns, cfg=cfg, no_capture=ids, saved=saved, lineage=_Lineage(w, saved), namer=namer, key=key,
+                         w=w)
     return wrap
 
 
@@ -449,7 +456,7 @@ def sync_one(store: Store, writer: TurnAppender, path: Path, *, final: bool, cfg
     for attempt in (0, 1):
         turns = parse_file(path, stats, start=cur.offset, end=end, state=rs)
         for ct in _filtered(turns, cfg=cfg, no_capture=no_capture, saved=saved, lineage=lineage,
-                            namer=project_namer(store), key=store_key(store.root)):
+                            namer=project_namer(store), key=store_key(store.root), w=writer):
             res.turns_seen += 1
             if not res.session:
                 res.session = ct.session

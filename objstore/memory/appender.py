@@ -21,6 +21,7 @@ from objstore.core.refs import session_ref, validate_session_id
 from objstore.core.store import Store, now_ms, syncfs
 from objstore.index.errors import IndexBusyError, SearchIndexError
 from objstore.memory.writechecks import check_key_credentials
+from objstore.memory.hiddenids import hide_places, hide_sid
 from objstore.memory.scope import AGENT_SEP
 from objstore.memory.sealrulefile import refuse_unreadable
 from objstore.memory.sealrules import SealRules, load as load_seal_rules, withhold_sealed_values
@@ -464,7 +465,8 @@ class TurnAppender:
         one name rule, :func:`objstore.memory.writechecks.check_key_credentials`:
         a session id names ref files, reflogs, the audit log and the index,
         none of which is redacted); such an id is added to
-        :attr:`credential_sids`, so a caller can say why without showing it."""
+        :attr:`credential_sids`, so a caller can say why without showing it.
+        One holding a ``--match`` text is its hidden id (``hiddenids.hide_sid``)."""
         if sid not in self._valid:
             try:
                 ok: str | None = validate_session_id(sid)
@@ -477,6 +479,7 @@ class TurnAppender:
             if ok is not None:
                 try:
                     check_key_credentials(ok, "namespace")
+                    ok = hide_sid(self.filter(), self.store.root, ok)   # holding a --match text (test42 T1)
                 except InvalidInput:
                     ok = None
                     self.credential_sids.add(sid)
@@ -551,8 +554,8 @@ class TurnAppender:
             self._prompt_marks[sid] = redaction_marks(text)
         harness = harness or self.harness
         cwd, project = ct.cwd, ct.project
-        if (cwd or project) and (flt.text or sid in flt.rules):   # a --match forget empties a cwd/project
-            cwd, project = ("" if flt.holds(sid, v) else v for v in (cwd, project))   # holding its text
+        if cwd or project:   # a --match forget empties a cwd/project holding its text
+            cwd, project = hide_places(flt, sid, cwd, project)
         if (cwd or project) and self._path_refused(cwd, project):
             cwd = project = ""              # a credential in the path: written nowhere (counted)
         seq = st.next_seq
