@@ -31,7 +31,7 @@ from objstore.core.objects import Fact, Tombstone, Turn, value_digest
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
 from objstore.core.text import confusable_fold, normalized_form, normalized_map, replace_spans
-from objstore.core.textwindows import find_matches, fold_worth  # noqa: F401  (find_matches: its home; used here)
+from objstore.core.textwindows import find_matches, fold_worth, may_match  # noqa: F401  (find_matches: its home; used here)
 from objstore.core.wordwindows import word_starts
 from objstore.memory.tombdigests import all_tombstones, put_tombstone  # noqa: F401  (their home)
 from objstore.memory.withdrawals import SEAL_WITHDRAW, Withdrawals, unsealed_at, withdrawal_digest, withdrawal_tombstone
@@ -654,7 +654,7 @@ def match_spans(text: str, rules: list[tuple[bytes, int]], *, word_starts: bool 
     backslash is also read with its JSON string escapes decoded (a tool
     call's input is stored as its JSON text; ``core.text.find_spans``,
     test27 V29): such a span covers whole escapes."""
-    if not rules or not text:
+    if not may_match(text, rules, word_starts=word_starts):   # (no maps made for a text holding none: txt42b)
         return []
     norm, starts, ends = normalized_map(text)
     spans = [(starts[s], ends[e - 1]) for s, e in find_matches(norm, rules, word_starts=word_starts)]
