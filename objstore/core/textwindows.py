@@ -73,6 +73,7 @@ _ASCII_WORD = LazyPattern(rb"[^ ]+")
 _PART = LazyPattern(rb"[^ ,]+")
 _COMMA = LazyPattern(rb",")
 _UTF8 = methodcaller("encode", "utf-8", "surrogatepass")
+_UTF8_STRICT = methodcaller("encode", "utf-8")   # (a lone surrogate raises, as the per-window encode did)
 _DIGEST = methodcaller("digest")
 
 
@@ -243,6 +244,11 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
         return sorted(set(out))
     for n, digests in by_len.items():
         last = len(norm) - n
+        if key is None:   # (as ASCII: in C, each window encoded by map; imp43)
+            first = tried[n][:bisect_right(tried[n], last)]
+            out += _hits(map(_UTF8_STRICT, map(norm.__getitem__, map(slice, first, map(n.__add__, first)))),
+                         first, n, digests)
+            continue
         out += [(s, s + n) for s in tried[n] if s <= last and hashed(norm[s:s + n].encode("utf-8")) in digests]
     return sorted(set(out))
 
