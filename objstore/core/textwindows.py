@@ -73,8 +73,6 @@ _ASCII_WORD = LazyPattern(rb"[^ ]+")
 _PART = LazyPattern(rb"[^ ,]+")
 _COMMA = LazyPattern(rb",")
 _UTF8 = methodcaller("encode", "utf-8", "surrogatepass")
-_UTF8_STRICT = methodcaller("encode", "utf-8")   # (a lone surrogate raises, as the per-window encode did)
-_DIGEST = methodcaller("digest")
 
 
 class _SeparatorTable(dict):
@@ -225,43 +223,18 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
     if len(raw) == len(norm):   # ASCII (most text): a window is a slice of the bytes, no encode per window
         for n, digests in by_len.items():
             last = len(raw) - n
-            if key is None:   # every window hashed in C, a Python step only for a hit (txt42b)
-                at = tried[n][:bisect_right(tried[n], last)]
-                out += _hits(map(raw.__getitem__, map(slice, at, map(n.__add__, at))), at, n, digests)
-                continue
             out += [(s, s + n) for s in tried[n] if s <= last and hashed(raw[s:s + n]) in digests]
         return sorted(set(out))
     if sum(map(len, tried.values())) > len(norm):   # many windows (a script written without spaces): each a
         at = [0, *accumulate(map(len, map(_UTF8, norm)))]   # slice of the bytes, no encode per window (cjk39)
         for n, digests in by_len.items():
             last = len(norm) - n
-            if key is None:   # (as ASCII: in C)
-                first = tried[n][:bisect_right(tried[n], last)]
-                out += _hits(map(raw.__getitem__, map(slice, map(at.__getitem__, first),
-                                                      map(at.__getitem__, map(n.__add__, first)))), first, n, digests)
-                continue
             out += [(s, s + n) for s in tried[n] if s <= last and hashed(raw[at[s]:at[s + n]]) in digests]
         return sorted(set(out))
     for n, digests in by_len.items():
         last = len(norm) - n
-        if key is None:   # (as ASCII: in C, each window encoded by map; imp43)
-            first = tried[n][:bisect_right(tried[n], last)]
-            out += _hits(map(_UTF8_STRICT, map(norm.__getitem__, map(slice, first, map(n.__add__, first)))),
-                         first, n, digests)
-            continue
         out += [(s, s + n) for s in tried[n] if s <= last and hashed(norm[s:s + n].encode("utf-8")) in digests]
     return sorted(set(out))
-
-
-def _hits(windows, starts: list[int], n: int, digests: set[bytes]) -> list[tuple[int, int]]:
-    """``(s, s + n)`` of each start ``s`` of ``starts`` whose window (``windows``: their UTF-8, in order)
-    hashes (SHA-256) to one of ``digests``: :func:`find_matches`' windows without a key, hashed by ``map`` (no
-    Python step per window, ~3x fewer instructions a window: txt42b)."""
-    from hashlib import sha256  # deferred, as find_matches'
-    found = list(map(_DIGEST, map(sha256, windows)))
-    if digests.isdisjoint(found):
-        return []
-    return [(s, s + n) for s, d in zip(starts, found) if d in digests]
 
 
 def text_spans(text: str, rules: list[tuple[bytes, int]], *, word_starts: bool = False) -> list[tuple[int, int]]:
