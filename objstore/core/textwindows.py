@@ -29,11 +29,11 @@ from operator import methodcaller
 from unicodedata import category
 
 from objstore.core.ids import blake2b
-from objstore.core.text import LazyPattern
+from objstore.core.text import LazyPattern, confusable_fold, normalized_form, normalized_map
 from objstore.core.wordwindows import unspaced, word_windows
 from objstore.core.wordwindows import word_starts as start_offsets
 
-__all__ = ["FOLD_MIN_CHARS", "FOLD_MIN_PROSE", "SEPARATOR_CATEGORIES", "dotless", "find_matches", "fold_worth",
+__all__ = ["FOLD_MIN_CHARS", "FOLD_MIN_PROSE", "SEPARATOR_CATEGORIES", "dotless", "find_matches", "fold_worth", "text_spans",
            "folded_form", "is_separator", "match_weight"]
 
 #: the Unicode general categories (their first letter) of a separator, the characters a folded form drops:
@@ -235,6 +235,45 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
         last = len(norm) - n
         out += [(s, s + n) for s in tried[n] if s <= last and hashed(norm[s:s + n].encode("utf-8")) in digests]
     return sorted(set(out))
+
+
+def text_spans(text: str, rules: list[tuple[bytes, int]], *, word_starts: bool = False) -> list[tuple[int, int]]:
+    """``tombstones.match_spans(text, rules, word_starts=...)`` (its home since imp43): ``(start, end)``
+    offsets into ``text`` (sorted, possibly overlapping) of each window :func:`find_matches` finds in a
+    normalized form of ``text``: as written, as it reads (its ``confusable_fold``, when that differs) and,
+    for a text holding a backslash, with its JSON string escapes decoded (a span then covers whole escapes).
+    Each form is made without its two offset maps per character (``normalized_form``: most of a form's
+    cost) and matched; the maps are made only for a form that holds a window, and a form equal to one
+    matched before is not matched again (txt42b, imp43: a turn's text checked at capture against a store's
+    ``--match`` texts, which almost never holds one)."""
+    if not rules or not text:
+        return []
+    tried: dict[str, list[tuple[int, int]]] = {}
+
+    def spans_of(form: str, mapped) -> list[tuple[int, int]]:
+        # the windows of form through the maps of mapped() (made only for a hit): (norm, starts, ends)
+        found = tried[form] if form in tried else tried.setdefault(form, find_matches(form, rules,
+                                                                                      word_starts=word_starts))
+        if not found:
+            return []
+        norm, starts, ends = mapped()
+        if norm != form:   # (never expected: the form is the map's; matched again so the spans stay exact)
+            found = find_matches(norm, rules, word_starts=word_starts)
+        return [(starts[s], ends[e - 1]) for s, e in found]
+
+    spans = spans_of(normalized_form(text), lambda: normalized_map(text))
+    if not text.isascii() and (seen := confusable_fold(text)) != text:   # as it reads (test39 T5), as holds_text
+        # normalized_map(text, seen=True)'s form: its parts are the confusable_fold of text (its NFKC, an NFC text)
+        form = (normalized_map(text, seen=True)[0] if "\x1b" in text + seen or "\x9b" in text + seen
+                else normalized_form(seen))
+        spans += spans_of(form, lambda: normalized_map(text, seen=True))
+    if "\\" in text:
+        from objstore.core.jsonspan import json_unescaped  # defer: re, dataclasses
+        decoded, jst, jend = json_unescaped(text)
+        if decoded != text:
+            spans += [(jst[a], jend[b - 1]) for a, b in spans_of(normalized_form(decoded),
+                                                                  lambda: normalized_map(decoded))]
+    return sorted(spans)
 
 
 def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[int, int]]:

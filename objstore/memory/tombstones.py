@@ -30,8 +30,8 @@ from objstore.core.ids import sha256   # not hashlib: OpenSSL's load costs the p
 from objstore.core.objects import Fact, Tombstone, Turn, value_digest
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
-from objstore.core.text import confusable_fold, normalized_form, normalized_map, replace_spans
-from objstore.core.textwindows import find_matches, fold_worth  # noqa: F401  (find_matches: its home; used here)
+from objstore.core.text import confusable_fold, normalized_form, replace_spans
+from objstore.core.textwindows import find_matches, fold_worth, text_spans  # noqa: F401  (find_matches: its home; used here)
 from objstore.core.wordwindows import word_starts
 from objstore.memory.tombdigests import all_tombstones, put_tombstone  # noqa: F401  (their home)
 from objstore.memory.withdrawals import SEAL_WITHDRAW, Withdrawals, unsealed_at, withdrawal_digest, withdrawal_tombstone
@@ -654,21 +654,7 @@ def match_spans(text: str, rules: list[tuple[bytes, int]], *, word_starts: bool 
     backslash is also read with its JSON string escapes decoded (a tool
     call's input is stored as its JSON text; ``core.text.find_spans``,
     test27 V29): such a span covers whole escapes."""
-    if not rules or not text:
-        return []
-    norm, starts, ends = normalized_map(text)
-    spans = [(starts[s], ends[e - 1]) for s, e in find_matches(norm, rules, word_starts=word_starts)]
-    if not text.isascii() and confusable_fold(text) != text:   # as it reads (test39 T5), as holds_text
-        norm, starts, ends = normalized_map(text, seen=True)
-        spans += [(starts[s], ends[e - 1]) for s, e in find_matches(norm, rules, word_starts=word_starts)]
-    if "\\" in text:
-        from objstore.core.jsonspan import json_unescaped  # defer: re, dataclasses
-        decoded, jst, jend = json_unescaped(text)
-        if decoded != text:
-            norm, starts, ends = normalized_map(decoded)
-            spans += [(jst[starts[s]], jend[ends[e - 1] - 1])
-                      for s, e in find_matches(norm, rules, word_starts=word_starts)]
-    return sorted(spans)
+    return text_spans(text, rules, word_starts=word_starts)   # (maps made only for a form with a hit: imp43)
 
 
 def match_late_capture(store: Store, names: list[str], session: str, time_ms: int, texts: tuple[str, ...]) -> int:
