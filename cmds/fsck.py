@@ -290,7 +290,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "stale_reflogs_set_aside": [{"ref": n, "head": h, "why": w}
                                                          for n, h, w in fixed.stale_reflogs],
                              "absent_packs": fixed.absent_packs, "put_back": fixed.put_back,
-                             "pack_dir": fixed.pack_dir,
+                             "pack_dir": fixed.pack_dir, "found_again": fixed.found_again,
                              "reindexed": reindexed,
                              "config": config_fixed, "left_for_you": _left_for_you(remote_damage),
                              "project_registry": None if rebuilt_registry is None else {
@@ -324,9 +324,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                    f"{rep.unreachable} unreachable, {plural(len(rep.problems), 'problem')}"
                    + (f", {plural(len(rep.unfinished), 'unfinished forget')}" if rep.unfinished else ""))
         if not rep.ok and not repair:
-            if any("/objects/pack is " in p for p in rep.problems):   # its objects are away, not lost (fresh42 F3)
-                click.echo("hint: put the pack folder back first: 'mem fsck --repair' changes nothing while it "
-                           "is away", err=True)
+            if any("/objects/pack is " in p or "/info/packs records" in p for p in rep.problems):   # (fresh42 F3)
+                click.echo("hint: put the pack folder or the packs named back first: 'mem fsck --repair' changes "
+                           "nothing while they are away", err=True)
             elif any("missing (not damaged" in p for p in rep.problems):   # (test33 T17)
                 click.echo("hint: a pack file is missing: put it back; 'mem fsck --repair' keeps every ref and "
                            "reflog as it is while it is missing (it only sets other damaged files aside)", err=True)
@@ -471,6 +471,8 @@ def _print_repair(r, reindexed: int | None, config_fixed: str | None = None, oth
         _say(f"repair: read {plural(r.unindexed, 'object')} back from a pack whose index was missing or damaged")
     if len(r.refetched) > r.unindexed:
         _say(f"repair: re-fetched {plural(len(r.refetched) - r.unindexed, 'object')}")
+    for name in r.found_again:
+        _say(f"repair: set {name} again: its objects read again (an older repair found them lost)")
     for name in r.restored_refs:
         if name.startswith("tombstones/"):
             _say(f"repair: restored {name} (the ref of a tombstone still stored was missing)")

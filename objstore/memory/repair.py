@@ -57,10 +57,11 @@ from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, NotFound, SetBack, UnsupportedVersion
 from objstore.core.fsck import ReadOnDemand
 from objstore.core.ids import hash_bytes
-from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, lost_sealed_age
-from objstore.core.lostrefs import RECORDED, mark_quarantine, prune_found, record_lost
+from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, is_lost_stub, lost_sealed_age
+from objstore.core.lostrefs import RECORDED, mark_quarantine, prune_found, record_lost, still_lost
 from objstore.core.pack import PackSet
 from objstore.core.packback import put_back_packs
+from objstore.core.packrecord import unrecord_packs
 from objstore.core.reachability import pack_dir_problem
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
@@ -194,6 +195,8 @@ class RepairReport:
     #: ``objects/pack`` not a folder, or moved away while refs name what it held (fresh42 F3): the sentence
     #: naming it; the repair then stops before anything is touched (no ref, reflog or file)
     pack_dir: str = ""
+    #: refs an older repair removed (``lost-refs``) set again: their recorded head reads again (fresh42 F3)
+    found_again: list[str] = field(default_factory=list)
     #: ``.pack`` files (in ``objects/pack`` now) of sound packs put back from the quarantine (``packback``)
     put_back: list[str] = field(default_factory=list)
     #: session ref -> the seq of the 'lost' placeholder put where its lost head's turns were: the
@@ -208,7 +211,7 @@ class RepairReport:
         """True when anything was changed."""
         return bool(self.quarantined or self.salvaged or self.dropped_objects or self.misindexed or self.refetched
                     or self.stubs or self.mended or self.dropped_refs or self.restored_refs or self.relogged
-                    or self.relost or self.rebuilt
+                    or self.relost or self.rebuilt or self.found_again
                     or self.misnamed or self.unresolved or self.reset_refs or self.refound or self.lost_heads
                     or self.edges_dropped or self.reflogs or self.forgotten_entries or self.stale_reflogs
                     or self.own_history or self.put_back or self.unflipped)
@@ -252,6 +255,7 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
             rep.quarantine = str(q.dir) if q.moved else ""
             return rep
         objs = _scan(store)
+        _found_again(store, objs, rep)   # a ref an older repair removed whose head reads again (fresh42 F3)
         restore_refs(store, q, objs, rep)
         if rep.restored_refs and _finish_stopped_forget(store):   # its rewrite waited for a set-back ref
             objs = _scan(store)
@@ -270,6 +274,7 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         _mend(store, objs, rep, _from_orphans(sources, fetch, rep) if sources else fetch, drop_lost_tombstones)
         _drop_dangling_edges(store, objs, rep, now_ms())
         rep.forgotten_entries = drop_forgotten_reflog_entries(store, objs.get)
+        unrecord_packs(store.root / "objects" / "pack", [p.stem for p in orphans])
         for pack in orphans:
             q.move(pack)
         prune_found(store)   # a ref set again since an older repair removed it (a pull): no longer lost
@@ -390,6 +395,41 @@ class _Kind:
 _KINDS = (_Kind("facts", Fact, 1), _Kind("sessions", Turn, 0), _Kind("sealed", Sealed, None))
 #: the namespaces whose refs are rebuilt from their objects (``_rebuild``)
 _REBUILT = _KINDS[:2]
+
+
+def _found_again(store: Store, objs: dict, rep: RepairReport) -> None:
+    """Set again each ref ``lost-refs`` records as still unset whose
+    recorded head is now stored, sound and of the ref's key or session (a
+    pack moved away with its ``.idx`` put back, fresh42 F3): a reflog line
+    ``fsck --repair: …``, ``rep.found_again``; the next step drops its line
+    (``prune_found``).  A ref a forget removed has no line (``drop_lost``).
+    Likewise a ref whose chain holds a 'lost' placeholder and whose last
+    move was a repair's: set back to the head it moved from, when that
+    chain now reads whole (session 43: an older store, no pack record)."""
+    kinds = {k.ns: k for k in _KINDS}
+    for r in still_lost(store):
+        kind = kinds.get(r.name.split("/", 1)[0])
+        obj = objs.get(r.head)
+        if kind is not None and isinstance(obj, kind.cls) and f"{kind.ns}/{kind.label(obj)}" == r.name:
+            store.update_ref(r.name, None, r.head, "fsck --repair: set again, its objects read again "
+                                                   "(recorded in lost-refs)", restore=True)
+            rep.found_again.append(r.name)
+    for kind in _KINDS:   # a chain an older repair mended with 'lost' placeholders, not written to since
+        for name, head in list(store.refs.iter(kind.ns, damaged=[])):
+            oid, seen = head, set()
+            while isinstance(obj := objs.get(oid), kind.cls) and not is_lost_stub(obj) and oid not in seen:
+                seen.add(oid)
+                oid = obj.parent
+            if not is_lost_stub(obj):
+                continue
+            last = next(iter(store.reflog.read(name)[-1:]), None)
+            was = last.old if last and last.new == head and last.command == "fsck --repair" else None
+            got = objs.get(was)
+            if (isinstance(got, kind.cls) and kind.label(got) == name.split("/", 1)[1]
+                    and _walk(store, objs, was, rep, None, kind.cls)[1] is None):
+                store.update_ref(name, head, was, "fsck --repair: set back, the objects an older repair "
+                                                  "found lost read again", restore=True)
+                rep.found_again.append(name)
 
 
 def _mend(store: Store, objs: dict, rep: RepairReport, fetch: Fetch | None, drop_lost_tombstones: bool) -> None:
@@ -596,7 +636,10 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
             rep.stubs += 1
             rep.stubs_in[name] = rep.stubs_in.get(name, 0) + 1
     if parent is None:
-        store.update_ref(name, head, None, rewrite=True, restore=True)  # the ref and its reflog go
+        # its reflog stays (a deletion line ends it): a pack moved away with its .idx only looks like
+        # loss, and once it is back the next repair sets the ref again (_found_again, fresh42 F3)
+        store.update_ref(name, head, None, "fsck --repair: nothing of it readable (recorded in lost-refs)",
+                         restore=True)
         rep.dropped_refs.append(name)
         rep.dropped_heads[name] = head
     elif parent != head:

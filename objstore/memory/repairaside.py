@@ -14,6 +14,7 @@ from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, NotFound, PackFileMissing, UnsupportedVersion
 from objstore.core.pack import PackSet
 from objstore.core.packmend import mend_packs
+from objstore.core.packrecord import unrecord_packs
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import Store
 
@@ -66,6 +67,7 @@ def set_aside(store: Store, q: Quarantine, rep) -> list[Path]:
                 rep.absent_packs.append(str(err.pack_path))
                 continue
             pack = idx.with_suffix(".pack")
+            unrecord_packs(idx.parent, [idx.stem])   # set aside on purpose: not a pack moved away (packrecord)
             if pack.exists():
                 try:
                     for oid, frame in salvage_pack(pack):
@@ -100,6 +102,7 @@ def set_aside(store: Store, q: Quarantine, rep) -> list[Path]:
                     rep.salvaged += 1
     finally:
         ps.close()
+    unrecord_packs(store.root / "objects" / "pack", [f"pack-{p.name}" for p in resealed])
     for pack in resealed:
         q.move(pack.pack_path)
         q.move(pack.idx_path)
