@@ -34,8 +34,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     <store>/quarantine (what a damaged pack still holds is salvaged first);
     a history that reaches a lost version or turn keeps a "lost" placeholder
     in its place (empty, never current) and its later versions are
-    rewritten onto it; a ref with nothing left is deleted.  With
-    a file in place of objects/pack, --repair changes nothing
+    rewritten onto it; a ref with nothing left is deleted (its reflog
+    stays).  With a file in place of objects/pack, or a pack
+    objects/info/packs records moved away, --repair changes nothing
     (exit 13).  A pack file
     that is missing while its index is intact (a sync not finished) is not
     damage: fsck names it, and --repair keeps every ref and reflog as it is
