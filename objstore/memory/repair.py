@@ -255,10 +255,10 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
             rep.quarantine = str(q.dir) if q.moved else ""
             return rep
         objs = _scan(store)
-        _found_again(store, objs, rep)   # a ref an older repair removed whose head reads again (fresh42 F3)
         restore_refs(store, q, objs, rep)
         if rep.restored_refs and _finish_stopped_forget(store):   # its rewrite waited for a set-back ref
             objs = _scan(store)
+        _found_again(store, objs, rep)   # a ref an older repair removed whose head reads again (fresh42 F3)
         own_history(store, objs, rep)   # a ref reaching another key's versions: the key's own set again
         for kind in _REBUILT:
             for name, oid in list(store.refs.iter(kind.ns, damaged=[])):
