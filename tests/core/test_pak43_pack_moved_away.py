@@ -16,12 +16,7 @@ from __future__ import annotations
 
 import shutil
 
-PERSON = {"MEM_AGENT": "0"}
-
-
-def _files(root):
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()
-                  and p.parts[len(root.parts)] in ("refs", "logs", "objects"))
+from tests.core.test_fsk42_pack_folder_away import PERSON, _files
 
 
 def _two_packs(mem, tmp_path):
