@@ -39,6 +39,8 @@ from objstore.core.errors import IntegrityError, InvalidInput
 from objstore.core.lock import lock_held, pid_alive
 from objstore.core.lostrefs import needed_quarantine
 from objstore.core.packback import packs_to_put_back
+from objstore.core.packformat import pack_name_id
+from objstore.core.packrecord import unrecord_packs
 from objstore.core.reachability import lost_tombstones, pack_dir_problem, reachable
 from objstore.core.refs import PACKED_FILES
 from objstore.core.repack import MAX_PACKS, small_packs
@@ -164,7 +166,7 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
     (:attr:`GcPlan.purge`), whatever its age, also while damage holds the
     rest back."""
     if (pack_dir := pack_dir_problem(store)) is not None:   # its objects are missing, not garbage (fresh42 F3)
-        raise IntegrityError(f"gc refused: {pack_dir}")
+        raise IntegrityError(f"gc refused: {pack_dir}", hint="'mem fsck --repair' changes nothing while it is away")
     missing: list = []
     bad_refs: list[str] = []
     store.packs.reload()
@@ -472,7 +474,10 @@ def remove_temp(p: Path) -> None:
     """Delete a temp file, or a scratch folder with what it holds (a symlink
     is unlinked, never followed; a FIFO, a device or a socket is unlinked,
     never opened: ``shutil.rmtree`` of its path waits on a FIFO).  Also
-    how gc removes an old quarantine entry.  Raises OSError."""
+    how gc removes an old quarantine entry.  An incomplete pack's
+    ``.pack`` leaves ``objects/info/packs`` first (``packrecord``).  Raises OSError."""
+    if pack_name_id(p.name, ".pack") is not None:
+        unrecord_packs(p.parent, [p.name[:-5]])
     if p.is_dir() and not p.is_symlink():
         shutil.rmtree(p)
     else:

@@ -23,6 +23,7 @@ from objstore.core.errors import AmbiguousId, CodecMissing, CorruptObject, MemEr
 from objstore.core.ids import check_prefix
 from objstore.core.packbytes import PackBytes
 from objstore.core.packfile import Pack, PackInfo, prepare_prefixes
+from objstore.core.packrecord import unrecord_packs
 from objstore.core.packformat import (BLOCK_BYTES, BLOCK_CACHE, DICT_MIN_BYTES, HEADER_LEN, IDX_MAGIC, KEPT_BLOCKS,
                                       PACK_MAGIC, PARENT_MARK, TEMP_PREFIX, TRAIN_FRAMES, U32, UPGRADE_HINT,
                                       idx_size, pack_name_id, raw_id)
@@ -380,6 +381,7 @@ class PackSet:
         if kept is not None:
             kept.drop(pack)
         pack.close()
+        unrecord_packs(self.pack_dir, [f"pack-{pack.name}"])   # before its .idx goes (packrecord, fresh42 F3)
         pack.idx_path.unlink(missing_ok=True)
         fsync_dir(self.pack_dir)
         pack.pack_path.unlink(missing_ok=True)

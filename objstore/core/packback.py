@@ -24,6 +24,7 @@ from pathlib import Path
 from objstore.core.errors import MemError
 from objstore.core.packfile import Pack
 from objstore.core.packformat import pack_name_id
+from objstore.core.packrecord import record_packs
 
 
 @dataclass(frozen=True)
@@ -119,4 +120,5 @@ def put_back_packs(store_root: Path | str) -> list[PackBack]:
             if src.parent != pack_dir:
                 shutil.move(str(src), pack_dir / src.name)
         done.append(pb)
+    record_packs(pack_dir, [f"pack-{pb.name}" for pb in done])   # objects/info/packs (fresh42 F3)
     return done

@@ -20,6 +20,7 @@ from blake3 import blake3
 from objstore.core.atomic import fsync_dir
 from objstore.core.errors import CodecMissing, InvalidInput
 from objstore.core.packfile import PackInfo
+from objstore.core.packrecord import record_packs
 from objstore.core.packlines import LINES_VERSION, LinePass, deflate_chunk_block
 from objstore.core.packsources import split_sources
 from objstore.core.packencode import deflate_block, deflate_stored, dict_bytes, make_dictionary, split_parents
@@ -673,6 +674,7 @@ class PackWriter:
             self.abort()
             raise
         self._state = "finished"
+        record_packs(self.pack_dir, [f"pack-{self.info.name}"])   # after its .idx: objects/info/packs (fresh42 F3)
         return self.info
 
     def _write_idx(self, f, pack_checksum: bytes) -> None:

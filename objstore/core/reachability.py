@@ -15,7 +15,10 @@ from dataclasses import dataclass, field
 from objstore.core import audit
 from objstore.core.codec import decode
 from objstore.core.errors import CorruptObject, NotFound
+from objstore.core.lostrefs import read_lost
 from objstore.core.objects import Fact, Sealed, Tombstone, Turn
+from objstore.core.packback import packs_to_put_back
+from objstore.core.packrecord import missing_packs
 from objstore.core.store import Store
 
 NAMESPACES = ("facts", "sealed", "sessions", "tombstones", "queue")
@@ -31,6 +34,9 @@ def roots(store: Store, *, include_reflogs: bool = True,
     if include_reflogs:
         for oid in store.reflog.iter_all_ids():
             yield "reflog", oid
+        for lost in read_lost(store.root):   # a weak root too: the next repair sets it again when it reads
+            if lost.head:                    # (a pack moved away with its .idx, then put back: fresh42 F3)
+                yield "reflog", lost.head
 
 
 @dataclass
@@ -196,15 +202,31 @@ def pack_dir_problem(store: Store) -> str | None:
     """The sentence naming ``<store>/objects/pack`` when something other
     than a folder is in its place (a file, a FIFO, a link to no folder:
     fresh42 F3), so its packs' objects cannot be read; None otherwise.
-    Its objects are then missing, not lost: ``mem fsck --repair`` removes
-    no ref or reflog while this holds, and gc deletes nothing.  A folder
-    moved away is not told from a store that lost a loose object (no file
-    records that a store packed), so it is not caught here."""
+    Also the sentence naming the packs ``objects/info/packs`` records of
+    which neither file is in the folder, or the folder itself when it is
+    gone (``packrecord.missing_packs``: moved away, session 43).
+    Their objects are then missing, not lost: ``mem fsck --repair`` removes
+    no ref or reflog while this holds, and gc deletes nothing.  A store
+    without the record (an older mem's, one that never packed) is not
+    told from a store that lost a loose object."""
     d = store.root / "objects" / "pack"
     if os.path.lexists(d) and not d.is_dir():
         return (f"{d} is not a folder (a file is in its place): the objects of its packs cannot be read; "
                 "move it out of the way and put the pack folder back, then run 'mem fsck' again")
-    return None
+    gone = missing_packs(d)
+    if gone:   # a sound pair an older repair set aside: the repair puts it back (packback, test33 T17)
+        back = {f"pack-{pb.name}" for pb in packs_to_put_back(store.root)}
+        gone = [n for n in gone if n not in back]
+    if not gone:
+        return None
+    rec = store.root / "objects" / "info" / "packs"
+    if not os.path.lexists(d):
+        return (f"{d} is missing, and {rec} records {len(gone)} pack{'s' if len(gone) > 1 else ''} in it "
+                "(was the folder moved away?): put it back, then run 'mem fsck' again")
+    names = ", ".join(f"{n}.pack" for n in gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
+    return (f"{names} (and {'its' if len(gone) == 1 else 'their'} .idx) missing from {d}, which {rec} records "
+            "(moved away?): put the files back, then run 'mem fsck' again; a pack lost for good is given up by "
+            f"deleting its line from {rec}")
 
 
 def _held(store: Store, oid: str) -> bool:

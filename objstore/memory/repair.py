@@ -52,20 +52,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from objstore.core.codec import decode
-from objstore.core.errors import CorruptObject, NotFound, PackFileMissing, SetBack, UnsupportedVersion
+from objstore.core.errors import CorruptObject, NotFound, SetBack, UnsupportedVersion
 from objstore.core.fsck import ReadOnDemand
 from objstore.core.ids import hash_bytes
-from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, lost_sealed_age
-from objstore.core.lostrefs import RECORDED, mark_quarantine, prune_found, record_lost
+from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, is_lost_stub, lost_sealed_age
+from objstore.core.lostrefs import RECORDED, mark_quarantine, prune_found, record_lost, still_lost
 from objstore.core.pack import PackSet
 from objstore.core.packback import put_back_packs
-from objstore.core.packmend import mend_packs
+from objstore.core.packrecord import unrecord_packs
 from objstore.core.reachability import pack_dir_problem
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
+from objstore.memory.repairaside import set_aside, sound
 from objstore.memory.refrestore import own_history, rebuild, restore_refs, set_aside_stale_reflogs
 from objstore.memory.reflog_drops import drop_forgotten_reflog_entries
 
@@ -195,6 +195,8 @@ class RepairReport:
     #: ``objects/pack`` not a folder, or moved away while refs name what it held (fresh42 F3): the sentence
     #: naming it; the repair then stops before anything is touched (no ref, reflog or file)
     pack_dir: str = ""
+    #: refs an older repair removed (``lost-refs``) set again: their recorded head reads again (fresh42 F3)
+    found_again: list[str] = field(default_factory=list)
     #: ``.pack`` files (in ``objects/pack`` now) of sound packs put back from the quarantine (``packback``)
     put_back: list[str] = field(default_factory=list)
     #: session ref -> the seq of the 'lost' placeholder put where its lost head's turns were: the
@@ -209,7 +211,7 @@ class RepairReport:
         """True when anything was changed."""
         return bool(self.quarantined or self.salvaged or self.dropped_objects or self.misindexed or self.refetched
                     or self.stubs or self.mended or self.dropped_refs or self.restored_refs or self.relogged
-                    or self.relost or self.rebuilt
+                    or self.relost or self.rebuilt or self.found_again
                     or self.misnamed or self.unresolved or self.reset_refs or self.refound or self.lost_heads
                     or self.edges_dropped or self.reflogs or self.forgotten_entries or self.stale_reflogs
                     or self.own_history or self.put_back or self.unflipped)
@@ -246,7 +248,7 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
             ps.close()
         # a sound pack an older repair set aside while its other file was only missing: back first (test33 T17)
         rep.put_back = [str(store.root / "objects" / "pack" / pb.pack.name) for pb in put_back_packs(store.root)]
-        rewritten = _set_aside(store, q, rep)
+        rewritten = set_aside(store, q, rep)
         if rep.absent_packs:   # its objects are missing, not lost: no ref or reflog is touched (test33 T17)
             store.damaged.clear()
             rep.quarantined = [str(p) for p in q.moved]
@@ -256,6 +258,7 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         restore_refs(store, q, objs, rep)
         if rep.restored_refs and _finish_stopped_forget(store):   # its rewrite waited for a set-back ref
             objs = _scan(store)
+        _found_again(store, objs, rep)   # a ref an older repair removed whose head reads again (fresh42 F3)
         own_history(store, objs, rep)   # a ref reaching another key's versions: the key's own set again
         for kind in _REBUILT:
             for name, oid in list(store.refs.iter(kind.ns, damaged=[])):
@@ -271,6 +274,7 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         _mend(store, objs, rep, _from_orphans(sources, fetch, rep) if sources else fetch, drop_lost_tombstones)
         _drop_dangling_edges(store, objs, rep, now_ms())
         rep.forgotten_entries = drop_forgotten_reflog_entries(store, objs.get)
+        unrecord_packs(store.root / "objects" / "pack", [p.stem for p in orphans])
         for pack in orphans:
             q.move(pack)
         prune_found(store)   # a ref set again since an older repair removed it (a pull): no longer lost
@@ -305,132 +309,6 @@ def _finish_stopped_forget(store: Store) -> bool:
 
 
 # -- 1. damaged files ----------------------------------------------------------
-
-def _sound(frame: bytes) -> bool:
-    try:
-        decode(frame)
-        return True
-    except UnsupportedVersion:
-        return True  # a newer mem's object is not damage
-    except CorruptObject:
-        return False
-
-
-def _set_aside(store: Store, q: Quarantine, rep: RepairReport) -> list[Path]:
-    """Step 1 (module doc).  Returns the quarantine copies of the packs
-    rewritten without their damaged entries: a damaged id in a ``.idx`` id
-    table leaves the entry's frame intact under an id the index no longer
-    names, so step 3 reads them like a pack with no index (``_from_orphans``:
-    only an object a chain needs, by its BLAKE3, is taken; a damaged entry
-    that happens to decode is not)."""
-    bad_loose = []
-    resealed: list = []
-    for oid in list(store.objects):
-        try:
-            ok = _sound(store.objects.get(oid))
-        except NotFound:
-            continue
-        except CorruptObject:
-            ok = False
-        if not ok:
-            bad_loose.append(oid)
-    for oid in bad_loose:   # set aside first: a FIFO or folder in its place is damage to ``contains`` too,
-        q.move(store.objects.path(oid), name=oid)   # and a sound packed copy salvaged below takes its place
-    store.packs.close()
-    # one flipped bit in a block: found and flipped back (the pack's name proves it), nothing lost (test34b T24)
-    rep.unflipped = mend_packs(store.root / "objects" / "pack", q.copy)
-    ps = PackSet(store.root / "objects" / "pack", skip_broken=True)
-    try:
-        for idx, err in list(ps.broken):
-            if isinstance(err, PackFileMissing):   # absent, not damaged: its index stays
-                rep.absent_packs.append(str(err.pack_path))
-                continue
-            pack = idx.with_suffix(".pack")
-            if pack.exists():
-                try:
-                    for oid, frame in salvage_pack(pack):
-                        if _sound(frame) and not store.objects.contains(oid):
-                            store.objects.put(frame)
-                            rep.salvaged += 1
-                except OSError:
-                    pass
-                q.move(pack)
-            q.move(idx)
-        damaged_in: dict[str, list[str]] = {}
-        wrong: dict[str, list[str]] = {}
-        for pack in ps.packs:
-            for oid, frame in pack.frames_in_body_order():  # a version-3 block inflated once
-                ok = not isinstance(frame, CorruptObject) and _sound(frame)
-                if not ok:
-                    damaged_in.setdefault(pack.name, []).append(oid)
-                if isinstance(frame, CorruptObject) and "cannot decompress object" in str(frame):
-                    rep.uninflated[pack.name] = rep.uninflated.get(pack.name, 0) + 1   # (test34 T2)
-                elif isinstance(frame, CorruptObject) and "content hashes to" in str(frame):
-                    wrong.setdefault(pack.name, []).append(oid)   # (test34b T24)
-            if pack.name in damaged_in:
-                rep.misindexed.update(_misindexed(pack))
-        # a pack whose every object reads but whose checksums do not match (a byte of its index's
-        # checksum, of its trailer, of dictionary bytes no block refers to): its objects go loose
-        # (gc packs them again) and the files are set aside, so fsck is clean again
-        resealed = [p for p in ps.packs if p.name not in damaged_in and p.verify(max_problems=1)]
-        for pack in resealed:
-            for oid, frame in pack.frames_in_body_order():
-                if not store.objects.contains(oid):
-                    store.objects.put(frame)
-                    rep.salvaged += 1
-    finally:
-        ps.close()
-    for pack in resealed:
-        q.move(pack.pack_path)
-        q.move(pack.idx_path)
-    store.packs.reload()
-    rewritten = []
-    for p in store.packs.packs:
-        if p.name in damaged_in:
-            rewritten.append(q.copy(p.pack_path))
-            q.copy(p.idx_path)
-    rep.dropped_objects += [oid for oid in bad_loose if not store.objects.contains(oid)]
-    bad_packed = sorted({o for ids in damaged_in.values() for o in ids})
-    if bad_packed:
-        keep = {}
-        for oid in bad_packed:  # a sound copy elsewhere (loose, another pack) survives the rewrite
-            try:
-                keep[oid] = store.read_frame(oid)
-            except _DAMAGE:
-                pass
-        store.delete_objects(bad_packed)
-        for frame in keep.values():
-            store.objects.put(frame)
-        rep.dropped_objects.extend(o for o in bad_packed if o not in keep and o not in rep.misindexed)
-    dropped = set(rep.dropped_objects)
-    rep.miscopied = {p: n for p, ids in wrong.items() if (n := sum(o in dropped for o in ids))}
-    store.packs.reload()
-    return rewritten
-
-
-def _misindexed(pack) -> dict[str, str]:
-    """The entries of ``pack`` (an open ``Pack``) whose id in the ``.idx``
-    is not the id of the intact frame they point at (a damaged id table):
-    index id -> the frame's BLAKE3 id.  Paired by position, the index's
-    body order against the frames the body yields read without its index
-    (:func:`salvage_pack`), of frames that decode (a damaged frame that
-    still inflates hashes to another id too, but does not decode); {} when
-    the body does not read whole (then the damage is not the index's
-    alone), and {} when the ``.idx`` passes its own checksum: then the
-    index is as written and a frame that hashes to another id is the
-    body's damage (a frame read without the index joined to a lost
-    parent), never "a damaged .idx" (test33b T5).  Reads the pack once."""
-    if not any(p.endswith("index checksum mismatch") for p in pack.verify_checksums()):
-        return {}
-    try:
-        real = [oid if _sound(frame) else None for oid, frame in salvage_pack(pack.pack_path)]
-    except OSError:
-        return {}
-    listed = pack.ids_in_body_order()
-    if len(real) != len(listed):
-        return {}
-    return {a: b for a, b in zip(listed, real) if b is not None and a != b}
-
 
 def _scan(store: Store) -> dict[str, object]:
     objs: dict[str, object] = {}
@@ -475,7 +353,7 @@ def _get(store: Store, objs: dict, oid: str, rep: RepairReport, fetch: Fetch | N
         frame = fetch(oid)
     except Exception:  # noqa: BLE001 - a failing source is "no copy"
         frame = None
-    if not frame or hash_bytes(frame) != oid or not _sound(frame):
+    if not frame or hash_bytes(frame) != oid or not sound(frame):
         return None
     store.objects.put(frame)
     objs[oid] = obj = decode(frame)
@@ -517,6 +395,41 @@ class _Kind:
 _KINDS = (_Kind("facts", Fact, 1), _Kind("sessions", Turn, 0), _Kind("sealed", Sealed, None))
 #: the namespaces whose refs are rebuilt from their objects (``_rebuild``)
 _REBUILT = _KINDS[:2]
+
+
+def _found_again(store: Store, objs: dict, rep: RepairReport) -> None:
+    """Set again each ref ``lost-refs`` records as still unset whose
+    recorded head is now stored, sound and of the ref's key or session (a
+    pack moved away with its ``.idx`` put back, fresh42 F3): a reflog line
+    ``fsck --repair: …``, ``rep.found_again``; the next step drops its line
+    (``prune_found``).  A ref a forget removed has no line (``drop_lost``).
+    Likewise a ref whose chain holds a 'lost' placeholder and whose last
+    move was a repair's: set back to the head it moved from, when that
+    chain now reads whole (session 43: an older store, no pack record)."""
+    kinds = {k.ns: k for k in _KINDS}
+    for r in still_lost(store):
+        kind = kinds.get(r.name.split("/", 1)[0])
+        obj = objs.get(r.head)
+        if kind is not None and isinstance(obj, kind.cls) and f"{kind.ns}/{kind.label(obj)}" == r.name:
+            store.update_ref(r.name, None, r.head, "fsck --repair: set again, its objects read again "
+                                                   "(recorded in lost-refs)", restore=True)
+            rep.found_again.append(r.name)
+    for kind in _KINDS:   # a chain an older repair mended with 'lost' placeholders, not written to since
+        for name, head in list(store.refs.iter(kind.ns, damaged=[])):
+            oid, seen = head, set()
+            while isinstance(obj := objs.get(oid), kind.cls) and not is_lost_stub(obj) and oid not in seen:
+                seen.add(oid)
+                oid = obj.parent
+            if not is_lost_stub(obj):
+                continue
+            last = next(iter(store.reflog.read(name)[-1:]), None)
+            was = last.old if last and last.new == head and last.command == "fsck --repair" else None
+            got = objs.get(was)
+            if (isinstance(got, kind.cls) and kind.label(got) == name.split("/", 1)[1]
+                    and _walk(store, objs, was, rep, None, kind.cls)[1] is None):
+                store.update_ref(name, head, was, "fsck --repair: set back, the objects an older repair "
+                                                  "found lost read again", restore=True)
+                rep.found_again.append(name)
 
 
 def _mend(store: Store, objs: dict, rep: RepairReport, fetch: Fetch | None, drop_lost_tombstones: bool) -> None:
@@ -723,7 +636,10 @@ def _mend_chain(store: Store, kind: _Kind, name: str, head: str, objs: dict, can
             rep.stubs += 1
             rep.stubs_in[name] = rep.stubs_in.get(name, 0) + 1
     if parent is None:
-        store.update_ref(name, head, None, rewrite=True, restore=True)  # the ref and its reflog go
+        # its reflog stays (a deletion line ends it): a pack moved away with its .idx only looks like
+        # loss, and once it is back the next repair sets the ref again (_found_again, fresh42 F3)
+        store.update_ref(name, head, None, "fsck --repair: nothing of it readable (recorded in lost-refs)",
+                         restore=True)
         rep.dropped_refs.append(name)
         rep.dropped_heads[name] = head
     elif parent != head:

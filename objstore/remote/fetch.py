@@ -18,6 +18,7 @@ from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, No
 from objstore.core.ids import sha256
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn
 from objstore.core.pack import Pack
+from objstore.core.packrecord import record_packs
 from objstore.core.store import Store, now_ms
 from objstore.core.storelayout import refuse as refuse_layout
 from objstore.core.storepath import refuse_scratch
@@ -192,6 +193,7 @@ def install(store: Store, prep: Prepared, spec: RemoteSpec) -> dict[str, bytes]:
                 os.replace(prep.tmp / f"pack-{checksum}{suffix}", dst)
                 fsync_dir(pack_dir)
         cache[name] = b"".join(bytes.fromhex(o) for o in sorted(ids))
+    record_packs(pack_dir, [f"pack-{c}" for _n, c, _i, _d in prep.packs])   # objects/info/packs (fresh42 F3)
     rconfig.save_ids(store, spec, cache)
     if prep.seen is not None:
         rconfig.save_seen(store, spec.name, prep.seen)
