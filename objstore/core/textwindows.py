@@ -302,7 +302,9 @@ def _prose_hits(norm: str, chain: bytes, at: int, lens: list[int], by_len: dict[
     other end inside a part only beside a character of a script written without spaces: "密码是青龙，
     白虎，七号门"), is shaped as a value and weighs :data:`FOLD_MIN_PROSE` (:func:`match_weight`), or
     holds a digit and is the whole run ("blue otter; 42" alone: no prose list), and hashes to a digest of
-    ``by_len``.  Shaped as a value (han42, test41 T36): its joined form holds a digit ("okapi, quetzal,
+    ``by_len``; since cma43 (test42 T7) from a weight of :data:`FOLD_MIN_CHARS` also the whole run holding a
+    character of a script written without spaces ("北京。天安门" alone), or whole parts across one comma alone
+    (:func:`_one_comma`: "wi-fi is 7391, 8842", "密码：北京，天安门").  Shaped as a value (han42, test41 T36): its joined form holds a digit ("okapi, quetzal,
     5521") or a character of a script written without spaces ("青龙，白虎，七号门"); words of a script
     written with spaces only ("a kestrel, harbor seals too", "maple syrup. seven pancakes") are prose.  Cost: per comma and rule length, a few integer steps per part edge less than the rule's
     length from the comma, and a hash for a window that passes (han41: not a window starting and ending
