@@ -15,6 +15,7 @@ Every table answers otherwise on batch 8174a171."""
 from __future__ import annotations
 
 from objstore import scan_store
+from tests.hooks._util import wait_store_processes_gone
 from tests.hooks.test_seal_later_turns import _mem
 from tests.hooks.test_seal_two_word_values import sealed_session
 
@@ -42,7 +43,8 @@ def test_a_sealed_value_split_by_one_comma_in_a_sentence_is_refused_and_withheld
                 wrong.append(("not as written", got, said))
     s.prompt("the guest wifi code is 7391, 8842 for now")
     s.prompt("门禁密码：北京，天安门。我去过北京，上海和广州")
-    s.prompt("thanks")   # (a prompt waits for the one before it to be stored)
+    s.stop("noted")   # (the Stop hook captures the transcript's turns too)
+    wait_store_processes_gone(s.store)
     out = _mem(env, "show", s.sid[:8]).stdout
     if "我去过北京，上海和广州" not in out:
         wrong.append(("hook withheld prose", out))
@@ -57,7 +59,8 @@ def test_a_forgotten_text_is_not_withheld_inside_a_longer_word(tmp_path):
     _mem(env, "forget", "--match", "Marco Rossi", "--yes")
     s.prompt("Marco Rossini is a different person")
     s.prompt("write to marco.rossi@example.com about it")
-    s.prompt("thanks")
+    s.stop("noted")
+    wait_store_processes_gone(s.store)
     out = _mem(env, "show", s.sid[:8]).stdout
     assert "Marco Rossini is a different person" in out and "[forgotten]ni" not in out, out
     assert "write to [forgotten]@example.com" in out, out
@@ -88,7 +91,8 @@ def test_a_pin_before_a_note_or_in_groups_and_a_keypad_code_abroad_are_withheld(
         if (got := _mem(env, "get", f"project/not/n{i}").stdout.strip()) != said:
             wrong.append(("withheld", said, got))
     s.prompt("the garage PIN 4471 (door lock) and le code de la porte est 5520")
-    s.prompt("thanks")
+    s.stop("noted")
+    wait_store_processes_gone(s.store)
     if "the garage PIN [REDACTED:" not in (out := _mem(env, "show", s.sid[:8]).stdout):
         wrong.append(("hook", out))
     assert not wrong, "\n".join(map(repr, wrong))
