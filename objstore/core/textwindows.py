@@ -31,10 +31,9 @@ from unicodedata import category
 from objstore.core.ids import blake2b
 from objstore.core.text import LazyPattern, confusable_fold, normalized_form, normalized_map
 from objstore.core.wordwindows import unspaced, word_windows
-from objstore.core.wordwindows import word_starts as start_offsets
 
-__all__ = ["FOLD_MIN_CHARS", "FOLD_MIN_PROSE", "SEPARATOR_CATEGORIES", "dotless", "find_matches", "fold_worth", "text_spans",
-           "folded_form", "is_separator", "match_weight"]
+__all__ = ["COMMAS", "FOLD_MIN_CHARS", "FOLD_MIN_PROSE", "SEPARATOR_CATEGORIES", "dotless", "find_matches", "fold_worth",
+           "folded_form", "is_separator", "match_weight", "text_spans"]
 
 #: the Unicode general categories (their first letter) of a separator, the characters a folded form drops:
 #: punctuation, symbol and space (han41b, test41 T1/T10: not a list of the ways a person joins the parts of
@@ -61,6 +60,12 @@ FOLD_MIN_PROSE = 12
 #: follows ("syrup. seven"; not "okapi.quetzal"). A window across one is read only when shaped as a value
 #: (:func:`_prose_hits`: a digit, or a character of a script written without spaces; not prose words)
 PROSE = ",;:!?\uff0c\uff1b\uff1a\uff01\uff1f\u3001\u3002\uff64\uff61\u2026"
+#: the commas of :data:`PROSE` (ASCII, fullwidth, ideographic and halfwidth ideographic): a window of whole
+#: parts across exactly one of them, each side shaped as a value (a digit, or a character of a script written
+#: without spaces) needs weigh only :data:`FOLD_MIN_CHARS` (cma43, test42 T7: "wi-fi is 7391, 8842", "密码：北京，
+#: 天安门" hold the sealed "7391-8842" and "北京天安门"; "我去过北京，上海和广州" cuts its parts, "a kestrel, harbor
+#: seals" has no digit, "城市：北京！上海" lists across a sentence mark: prose, as before)
+COMMAS = ",\uff0c\u3001\uff64"
 #: folded_runs of a text (``bytes.translate`` of its ASCII, "?" for the rest): a letter or digit kept, a
 #: prose mark (:data:`PROSE`) ``,``, another separator (:func:`is_separator`: every ASCII punctuation
 #: mark and symbol, and the space) a space, anything else (a control character) ``\x02`` (a run's end)
@@ -177,11 +182,13 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
     rule's SHA-256, the rule giving the window's length in characters; a
     window never starts at a collapsed space.  With ``word_starts`` a window
     starts only where a word starts or at a character that is not a letter
-    or digit (so ``xzebrafrog`` holds no ``zebrafrog``; ``-pS3cret`` is found
-    in ``mysql -pS3cret``): about a sixth of the positions of a prose text.
-    ``key``: the rules are keyed BLAKE2b-256 digests under it
-    (``sealrules``), and a window also ends where a word ends (the whole
-    word, as ``word_starts``, which ``key`` needs, starts it).
+    or digit, and ends where a word ends or at such a character (so
+    ``xzebrafrog`` and ``zebrafrogs`` hold no ``zebrafrog``; ``-pS3cret`` is
+    found in ``mysql -pS3cret``; a character of a script written without
+    spaces is a word of its own: ``wordwindows.word_windows``; cma43, test42
+    T10: "Marco Rossini" holds no "marco rossi"): about a sixth of the
+    positions of a prose text.  ``key``: the rules are keyed BLAKE2b-256
+    digests under it (``sealrules``; ``key`` needs ``word_starts``).
     A text :func:`dotless` changes is also read so (its windows mapped back onto ``norm``).
     With ``folded`` also every run of two or more whole words joined by
     separators only whose :func:`folded_form` hashes to a rule of at least
@@ -215,10 +222,10 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
         also = []
     out = also + (folded_runs(norm, by_len, hashed) if folded else [])
     raw = norm.encode("utf-8", "surrogatepass")
-    if key is not None:   # (a key needs word_starts) windows that start and end a word
+    if word_starts or key is not None:   # (a key needs word_starts) windows that start and end a word
         tried = word_windows(norm, by_len)   # no regex over every start, no Python step per start (imp38)
     else:
-        starts = start_offsets(norm) if word_starts else [s for s in range(len(norm)) if norm[s] != " "]
+        starts = [s for s in range(len(norm)) if norm[s] != " "]
         tried = {n: starts for n in by_len}
     if len(raw) == len(norm):   # ASCII (most text): a window is a slice of the bytes, no encode per window
         for n, digests in by_len.items():
@@ -334,7 +341,9 @@ def _prose_hits(norm: str, chain: bytes, at: int, lens: list[int], by_len: dict[
     other end inside a part only beside a character of a script written without spaces: "密码是青龙，
     白虎，七号门"), is shaped as a value and weighs :data:`FOLD_MIN_PROSE` (:func:`match_weight`), or
     holds a digit and is the whole run ("blue otter; 42" alone: no prose list), and hashes to a digest of
-    ``by_len``.  Shaped as a value (han42, test41 T36): its joined form holds a digit ("okapi, quetzal,
+    ``by_len``; since cma43 (test42 T7) from a weight of :data:`FOLD_MIN_CHARS` also the whole run holding a
+    character of a script written without spaces ("北京。天安门" alone), or whole parts across one comma alone
+    (:func:`_one_comma`: "wi-fi is 7391, 8842", "密码：北京，天安门").  Shaped as a value (han42, test41 T36): its joined form holds a digit ("okapi, quetzal,
     5521") or a character of a script written without spaces ("青龙，白虎，七号门"); words of a script
     written with spaces only ("a kestrel, harbor seals too", "maple syrup. seven pancakes") are prose.  Cost: per comma and rule length, a few integer steps per part edge less than the rule's
     length from the comma, and a hash for a window that passes (han41: not a window starting and ending
@@ -342,7 +351,7 @@ def _prose_hits(norm: str, chain: bytes, at: int, lens: list[int], by_len: dict[
     are visited, and a window's joined form is a slice of the run's parts joined once)."""
     run = norm[at:at + len(chain)]
     if run.isascii():   # whole words only: a window from a part's start to a part's end holding a comma
-        return _prose_ascii(chain, at, lens, hashed, by_len)
+        return _prose_ascii(chain, at, lens, hashed, by_len, run)
     parts = [m.span() for m in _PART.finditer(chain)]
     if len(parts) < 2:
         return []
@@ -354,7 +363,7 @@ def _prose_hits(norm: str, chain: bytes, at: int, lens: list[int], by_len: dict[
     joined = "".join(run[a:b] for a, b in parts)   # the parts' characters: a window's folded form is a slice
     kinds = joined.translate(_KINDS)   # u, d or l a character (one C pass a run, no call per window)
     for n in lens:
-        if (n * 2 < FOLD_MIN_PROSE and n != total) or n > total:
+        if n * 2 < FOLD_MIN_CHARS or n > total:
             continue
         pairs: dict[tuple[int, int], tuple[int, int]] = {}   # (f, g): (first part, last part)
         for p in gaps:   # windows holding the comma at p: ending at a part's end, or starting at a part's start
@@ -371,20 +380,47 @@ def _prose_hits(norm: str, chain: bytes, at: int, lens: list[int], by_len: dict[
                 continue
             kind = kinds[f:g]
             weight = n + kind.count("u")   # (match_weight)
-            if not ((weight >= FOLD_MIN_PROSE and ("u" in kind or "d" in kind))
-                    or (n == total and "d" in kind and weight >= FOLD_MIN_CHARS)):   # the whole run: "42" alone
+            if weight < FOLD_MIN_CHARS or not ("u" in kind or "d" in kind):   # words of a script with spaces
+                continue
+            if not (weight >= FOLD_MIN_PROSE or n == total   # the whole run: "42", "北京。天安门" alone
+                    or (f == cum[j] and g == cum[k + 1] and _one_comma(norm, at, parts, cum, gaps, f, g, kind))):
                 continue
             if hashed(_UTF8(joined[f:g])) in digests:
                 out.append((start, end))
     return out
 
 
+def _one_comma(norm: str, at: int, parts: list[tuple[int, int]], cum: list[int], gaps: list[int], f: int, g: int,
+               kind: str) -> bool:
+    """Whether the window ``f:g`` of a run's joined parts (:func:`_prose_hits`; ``parts`` their spans in the
+    run at ``at`` in ``norm``, ``cum`` their lengths summed, ``gaps`` the sorted places of its prose marks,
+    ``kind`` the window's :data:`_KINDS`) crosses exactly one prose mark, a comma (:data:`COMMAS`) alone
+    between two parts, each side holding a digit or a character of a script written without spaces (``d``
+    or ``u``): "7391, 8842", "北京，天安门" (cma43, test42 T7)."""
+    inside = gaps[bisect_right(gaps, f):bisect_left(gaps, g)]
+    if len(inside) != 1:
+        return False
+    p = inside[0]
+    left, right = kind[:p - f], kind[p - f:]
+    if not (("d" in left or "u" in left) and ("d" in right or "u" in right)):
+        return False
+    m = bisect_left(cum, p)   # the first part after the mark (cum[m] == p)
+    return _comma_alone(norm[at + parts[m - 1][1]:at + parts[m][0]])
+
+
+def _comma_alone(between: str) -> bool:
+    """Whether the separators ``between`` two parts hold one prose mark (:data:`PROSE`), a comma
+    (:data:`COMMAS`): ", " and "，" are; ";", ". ", "!" and ", ;" are not (:func:`_one_comma`)."""
+    return sum(map(between.count, PROSE)) == 1 and any(c in between for c in COMMAS) and ". " not in between
+
+
 def _prose_ascii(chain: bytes, at: int, lens: list[int], hashed,
-                 by_len: dict[int, set[bytes]]) -> list[tuple[int, int]]:
-    """:func:`_prose_hits` of a run of ASCII text: each window from a part's start to a part's end that
-    holds a prose mark and whose joined form is a rule length of at least :data:`FOLD_MIN_PROSE` holding a
-    digit (:func:`_prose_hits`: shaped as a value), or the whole run holding one, of any rule length (han42:
-    "blue otter; 42" alone).
+                 by_len: dict[int, set[bytes]], run: str) -> list[tuple[int, int]]:
+    """:func:`_prose_hits` of a run of ASCII text (``run``, its shadow ``chain``): each window from a part's
+    start to a part's end that holds a prose mark and whose joined form is a rule length of at least
+    :data:`FOLD_MIN_PROSE` holding a digit (:func:`_prose_hits`: shaped as a value), or of at least
+    :data:`FOLD_MIN_CHARS` across one comma alone with a digit on each side (cma43: "wi-fi is 7391, 8842"),
+    or the whole run holding one, of any rule length (han42: "blue otter; 42" alone).
     Cost (seal41): the run's parts counted by ``bytes.split`` (no match object per part), then per comma
     a few integer steps per pair of part edges less than the longest rule apart around it."""
     words = chain.replace(b",", b" ").split()
@@ -393,6 +429,7 @@ def _prose_ascii(chain: bytes, at: int, lens: list[int], hashed,
     cum = [0, *accumulate(map(len, words))]
     total = cum[-1]
     want = {n for n in lens if FOLD_MIN_PROSE <= n <= total}
+    near = {n for n in lens if FOLD_MIN_CHARS <= n < min(FOLD_MIN_PROSE, total)}   # across one comma (cma43)
     joined = chain.translate(None, b" ,")   # the parts' letters and digits (the shadow keeps them)
     out: list[tuple[int, int]] = []
     if joined.isalpha():   # words only: prose (test41 T36), no window of it is shaped as a value
@@ -400,26 +437,41 @@ def _prose_ascii(chain: bytes, at: int, lens: list[int], hashed,
     if total >= FOLD_MIN_CHARS and total in lens and hashed(joined) in by_len[total]:   # the whole run: any rule
         spans = [m.span() for m in _PART.finditer(chain)]
         out.append((at + spans[0][0], at + spans[-1][1]))
-    if not want:
+    if not want and not near:
         return out
-    top = max(want)
+    top = max(want | near)
     letters = [len(s) - s.count(b" ") for s in chain.split(b",")]   # each comma's place: the letters before it
     tried: set[tuple[int, int]] = set()
     spans = None
-    for p in sorted({g for g in accumulate(letters[:-1]) if 0 < g < total}):
+    places = sorted({g for g in accumulate(letters[:-1]) if 0 < g < total})
+    for i, p in enumerate(places):
         mid = bisect_left(cum, p)   # (cum[mid] == p)
+        lo, hi = places[i - 1] if i else 0, places[i + 1] if i + 1 < len(places) else total   # the next marks
         for x in range(bisect_right(cum, p - top), mid):
             f = cum[x]
             for y in range(mid + 1, len(cum)):
                 n = cum[y] - f
                 if n > top:
                     break
-                if n in want and (f, n) not in tried and n != total:
-                    tried.add((f, n))
+                if (f, n) in tried or n == total:
+                    continue
+                if n in want:
                     form = joined[f:f + n]
-                    if not form.isalpha() and hashed(form) in by_len[n]:
-                        spans = [m.span() for m in _PART.finditer(chain)] if spans is None else spans
-                        out.append((at + spans[x][0], at + spans[y - 1][1]))
+                    if form.isalpha():
+                        continue
+                elif n in near and lo <= f and f + n <= hi:   # one mark inside: a digit each side, a comma
+                    form = joined[f:f + n]
+                    if form[:p - f].isalpha() or form[p - f:].isalpha():
+                        continue
+                    spans = [m.span() for m in _PART.finditer(chain)] if spans is None else spans
+                    if not _comma_alone(run[spans[mid - 1][1]:spans[mid][0]]):
+                        continue
+                else:
+                    continue
+                tried.add((f, n))
+                if hashed(form) in by_len[n]:
+                    spans = [m.span() for m in _PART.finditer(chain)] if spans is None else spans
+                    out.append((at + spans[x][0], at + spans[y - 1][1]))
     return out
 
 

@@ -40,7 +40,7 @@ def test_a_value_split_by_common_punctuation_is_held(value, text):
 
 
 @pytest.mark.parametrize("value,text", [
-    ("北京上海", "我去过北京，上海和广州"), ("北京上海", "北京；上海"), ("maple otter", "we saw maple, otter and deer"),
+    ("北京上海", "我去过北京，上海和广州"), ("北京上海", "城市：北京；上海；广州"), ("maple otter", "we saw maple, otter and deer"),
     ("青龙白虎七号门", "我们用青龙山的服务器，白虎队负责七号门的维护。"), ("青龙白虎七号门", "青龙 白虎 很好看，七号门在左边"),
     ("okapi-quetzal-5521", "okapi, quetzal, 55210"), ("okapi-quetzal-5521", "xokapi,quetzal,5521"), ("ช้างแดงเก้าหมายเลข", "ช้างตัวนี้สีแดง"),
 ])
@@ -50,8 +50,11 @@ def test_ordinary_text_beside_the_value_is_not_held(value, text):
 
 def test_a_comma_needs_the_weight_of_twelve():
     assert textwindows.FOLD_MIN_PROSE == 12
-    assert holds("北京上海七", "北京 上海七") and not holds("北京上海七", "北京，上海七")   # weighs 10
-    assert holds("北京上海七号", "北京，上海七号")   # weighs 12
+    assert holds("北京上海七", "北京 上海七") and not holds("北京上海七", "我去过北京，上海七个城市")   # weighs 10
+    assert holds("北京上海七号", "我去过北京，上海七号")   # weighs 12
+    # cma43 (test42 T7): whole parts across one comma alone, or the whole text, weigh 8 (han41 held neither)
+    assert holds("北京上海七", "北京，上海七") and holds("北京上海七", "门：北京，上海七") and holds("北京上海", "北京；上海")
+    assert not holds("北京上海七", "门：北京；上海七") and not holds("北京上海七", "城市：北京！上海七？")
 
 
 @pytest.mark.parametrize("value", ["北京上海", "青龙白虎七", "코끼리구번", "東京大阪"])

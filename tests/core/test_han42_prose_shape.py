@@ -55,12 +55,13 @@ KEPT = [
     ("青龙白虎七号门", "密码是青龙，白虎，七号门", True),
     ("maple syrup seven", "maple-syrup-seven", True),
     ("maple syrup seven", "the maple syrup seven code", True),
+    # cma43 (test42 T7) undid han41's decision for these two: the whole text is the value split by one comma
+    ("北京上海", "北京，上海", True),
+    ("北京上海七", "北京，上海七", True),
     # ordinary prose stays unmatched
     ("青龙白虎七号门", "我们用青龙山的服务器，白虎队负责七号门的维护。", False),
     ("北京上海", "我去过北京，上海和广州", False),
     ("北京上海", "我去过北京、上海和广州", False),
-    ("北京上海", "北京，上海", False),   # the whole text, but no digit: han41's decision (a list of two cities)
-    ("北京上海七", "北京，上海七", False),   # "七" is no digit (str.isdigit)
     ("blue otter 42", "blue otter; 42 of them", False),   # not the whole text, and weighs 11
     ("maple otter", "we saw maple, otter and deer", False),
     ("blue otter 42", "a blue otter; 42 of them, and more", False),   # weighs 11: a list in a sentence

@@ -49,7 +49,9 @@ _CODE_ANCHORS = tuple(f"{w}{sep}code" for w in PIN_CODE_OWNERS for sep in " _-")
 #: and where the clause ends ('pin 2024 release' is no PIN); red38 (test37b T4): after a comma ('my bank PIN, 4471'),
 #: and groups of 4-6 digits ('the door code 5520-1199-3377'); pin42 (test41 T19): or a word going on about the PIN
 #: follows (pinlabels.PIN_ENDS: 'PIN 4471 for the door lock', 'PIN 4471 works')
-_PIN_BARE = r"(?:[ \t]{0,4},)?[ \t]{1,4}(?=[0-9]{4,12}(?:-[0-9]{4,6}){0,3}" + PIN_ENDS + ")"
+#: cma43 (test42 T4): or groups of 2-4 digits one blank apart ('PIN 44 71', pinlabels.PIN_GROUPS)
+_PIN_BARE = (r"(?:[ \t]{0,4},)?[ \t]{1,4}(?=(?:[0-9]{4,12}(?:-[0-9]{4,6}){0,3}|[0-9]{2,4}(?:[ \t][0-9]{2,4}){1,5})"
+             + PIN_ENDS + ")")
 # a dash label ('Password - X', 'password \u2013 X': red10) and what follows it: blanks, or the end of
 # its line and the next line's indentation ('Password -' LF 'X', scan12); the labels: password, passwd,
 # passwort, passphrase, pwd, secret (each alternative starts with its literal: _DASH_LABELS)

@@ -53,7 +53,10 @@ PIN_JOIN = (r"(?:[=:\uff1d" + CJK_JOIN + r"]|[ \t]{0,4}[" + "".join(c for c in C
 #: pin40 (test39b B9): a PIN typed digit by digit ('my door code is 4 4 7 1'), 4-12 single digits one blank apart,
 #: ending its clause (as a PIN with no verb does: 'pin 2 of 4' is none)
 #: pin41 (test40 T5): or one '-' or '.' apart ('my PIN is 4-4-7-1', '4.4.7.1'), the same sign throughout
-PIN_SPACED = ("(?:" + "|".join(DIGIT + "(?:" + sep + DIGIT + "){3,11}" for sep in (r"[ \t]", "-", r"\.")) + r")(?=[ \t]{0,4}"
+#: cma43 (test42 T4): or in groups of 2-4 one blank apart ('PIN 44 71', 'PIN 4471 2290'; :func:`pin_token_ok` counts 4-12)
+PIN_GROUPS = DIGIT + "{2,4}(?:[ \t]" + DIGIT + "{2,4}){1,5}"
+PIN_SPACED = ("(?:" + "|".join(DIGIT + "(?:" + sep + DIGIT + "){3,11}" for sep in (r"[ \t]", "-", r"\.")) + "|" + PIN_GROUPS
+              + r")(?=[ \t]{0,4}"
               r"(?:[\"'`.,;!?)\]}]|\r|\n|\\[rn]|$|[" + UNSPACED_END + "]))")
 #: pin41 (test40 T5): what a PIN's word may carry before its join: the word for 'code' or 'number' of the languages
 #: that write it after 'PIN' (German 'PIN-Nummer', Russian 'PIN-\u043a\u043e\u0434', Polish and Turkish 'kod', 'kodu', Japanese
@@ -92,7 +95,10 @@ PIN_THEN = (("preposition", "for|on|to|at|in|into|from|with|of|via|inside"),
                      "isn't|wasn't|won't|please|again|too|also|now|still|and|or|but|then"))
 _THEN = "|".join(w for _kind, words in PIN_THEN for w in words.split("|"))
 #: pin42: a PIN's digits with no verb before them end their clause, or (:data:`PIN_THEN`) a word going on about them follows
-PIN_ENDS = (r"(?:[\"'`.,;!?)\]}]|[ \t]*(?:\r|\n|\\[rn]|$)|[ \t]{1,4}(?:" + _THEN + r")(?![a-z0-9_]))")
+#: cma43 (test42 T4): or a note about them in brackets or after a dash between blanks ('PIN 4471 (door lock)', 'PIN 4471 -
+#: door lock'), as after a comma; :func:`named_else` reads that note too ('PIN 2024 (release notes)' stays)
+PIN_ENDS = (r"(?:[\"'`.,;!?)\]}]|[ \t]*(?:\r|\n|\\[rn]|$)|[ \t]{1,4}(?:" + _THEN + r")(?![a-z0-9_])"
+            r"|[ \t]{1,4}(?:\(|[\-\u2013\u2014][ \t]))")
 #: pin42 (test41 T19): a PIN's word as a key of JSON, a Python dict or a PHP array ('{"pin": "4471"}', '"pin":4471',
 #: "'pin' => '4471'", JSON-escaped '\\"pin\\": 4471') or an XML element ('<pin>4471</pin>'), its value 4-12 digits
 PIN_KEYED = (r"(?:\\{0,3}[\"'][ \t]{0,4}(?::|=>?)[ \t]{0,4}(?:\\{0,3}[\"'])?(?=" + DIGIT + r"{4,12}(?!" + DIGIT
@@ -107,10 +113,14 @@ PIN_IN_TAG = r"(?<=>)[0-9]{4,12}(?=</)"
 #: the intercom's; :data:`~.checks.PIN_CODE_OWNERS` in English), not a bare '\u043a\u043e\u0434' ('\u043a\u043e\u0434 \u043e\u0448\u0438\u0431\u043a\u0438 4471', an error's)
 #: pin42 (test41 T27): German keypads' codes ('Zugangscode 4471', 'T\u00fcrcode ist 4471'; 'Fehlercode 4471' is an error's)
 PIN_WORDS_ABROAD = (("de", ("geheimzahl", "geheimnummer", "zugangscode", "t\u00fcrcode", "tuercode", "torcode", "alarmcode",
-                            "tresorcode")), ("fr", ("code secret",)),
+                            "tresorcode")),
+                    ("fr", ("code secret", "code d'acc\u00e8s", "code d'acces", "code d\u2019acc\u00e8s", "code de la porte",
+                            "code de porte", "code d'entr\u00e9e", "code d\u2019entr\u00e9e", "code de l'alarme", "digicode")),
                     ("ru", ("\u043f\u0438\u043d", "\u043a\u043e\u0434 \u043a\u0430\u0440\u0442\u044b", "\u043a\u043e\u0434 \u043a\u0430\u0440\u0442\u043e\u0447\u043a\u0438", "\u043a\u043e\u0434 \u043e\u0442 \u043a\u0430\u0440\u0442\u044b",
                             "\u043a\u043e\u0434 \u0434\u0432\u0435\u0440\u0438", "\u043a\u043e\u0434 \u0434\u043e\u043c\u043e\u0444\u043e\u043d\u0430", "\u043a\u043e\u0434 \u0441\u0435\u0439\u0444\u0430", "\u043a\u043e\u0434 \u0441\u0438\u0433\u043d\u0430\u043b\u0438\u0437\u0430\u0446\u0438\u0438")),
-                    ("es", ("clave", "n\u00famero secreto", "numero secreto")), ("pt", ("c\u00f3digo secreto", "codigo secreto")),
+                    ("es", ("clave", "n\u00famero secreto", "numero secreto", "c\u00f3digo de acceso", "codigo de acceso",
+                            "c\u00f3digo de la puerta", "codigo de la puerta", "c\u00f3digo de la alarma", "codigo de la alarma",
+                            "c\u00f3digo del portal", "codigo del portal")), ("pt", ("c\u00f3digo secreto", "codigo secreto")),
                     ("it", ("codice segreto",)), ("tr", ("\u015fifre",)),
                     ("ar", ("\u0627\u0644\u0631\u0642\u0645 \u0627\u0644\u0633\u0631\u064a",)), ("hi", ("\u092a\u093f\u0928",)))
 PIN_ABROAD_STARTS = tuple(w for _lang, words in PIN_WORDS_ABROAD for w in words)
@@ -143,14 +153,16 @@ PIN_ABROAD = (r"(?<!(?u:[\w\-]))" + _NOT_BEFORE + "(?:" + "|".join(PIN_ABROAD_ST
 def pin_token_ok(v: str) -> bool:
     """The token after a PIN's or a keypad's label is a PIN: :func:`~.checks.pin_ok` (``4471``, ``kq77``), or
     4-12 decimal digits of any script (``\uff14\uff14\uff17\uff11``, ``\u0664\u0664\u0667\u0661``) or typed one blank apart
-    (``4 4 7 1``, :data:`PIN_SPACED`), or one ``-`` or ``.`` apart (``4-4-7-1``); not ``13``."""
+    (``4 4 7 1``, :data:`PIN_SPACED`), or one ``-`` or ``.`` apart (``4-4-7-1``), or in groups of 2-4 one blank apart
+    (``44 71``, cma43); not ``13``."""
     if pin_ok(v):
         return True
     digits = v.replace(" ", "").replace("\t", "")
     if v[1:2] in ("-", "."):      # pin41: '4-4-7-1', '4.4.7.1'
         digits = v[::2]
         return 4 <= len(digits) <= 12 and digits.isdecimal() and v[1::2] == v[1] * (len(digits) - 1)
-    return 4 <= len(digits) <= 12 and digits.isdecimal() and (digits == v or v[1::2].strip(" \t") == "")
+    return 4 <= len(digits) <= 12 and digits.isdecimal() and (digits == v or v[1::2].strip(" \t") == ""
+                                                                or all(2 <= len(g) <= 4 for g in v.split()))
 
 
 #: pin41 (test40 T6): the words of :data:`~.checks.HARDWARE_WORDS` that also name a PIN's things ('reset my PIN', 'input
@@ -233,7 +245,7 @@ def measured(low: str, s: int, e: int, hi: int) -> bool:
 #: is something else: a year, a port, a page ('PIN 2024 is the year the feature shipped', 'pin 8080 for the proxy', 'pin
 #: 3000 is the port'), as (language, nouns); 'PIN 4471 for the door lock' names no such noun and stays withheld
 PIN_THEN_NOT = (("en", "year|years|port|ports|proxy|conference|page|chapter|version|release|edition"),)
-_THEN_NOT = Lazy(r"[ \t]{1,4}(?:" + _THEN + r")(?![a-z0-9_])[^.;!?\n]{0,40}?(?<![a-z0-9_])(?:"
+_THEN_NOT = Lazy(r"[ \t]{1,4}(?:(?:" + _THEN + r")(?![a-z0-9_])|\(|[\-\u2013\u2014][ \t])[^.;!?\n]{0,40}?(?<![a-z0-9_])(?:"
                  + "|".join(w for _lang, ws in PIN_THEN_NOT for w in ws.split("|")) + r")(?![a-z0-9_])", FLAGS)
 
 
