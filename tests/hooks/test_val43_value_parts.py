@@ -82,7 +82,7 @@ def test_a_sealed_values_secret_word_quoted_alone_is_withheld(tmp_path):
     _mem(env, "remember", "project/s/gate", "gate 7731-4402 north")   # a plain key sealed afterwards
     _mem(env, "seal", "project/s/gate")
     for body in ("the router code is Kestrel-5517 ok", "use Falcon-7734 at the side door",
-                 "the lab vpn wants Marlin-4490", "gate code 7731 4402"):
+                 "the lab vpn wants Marlin-4490", "the gate takes 7731 4402"):   # (a "gate code" is a PIN: cma43)
         r = _mem({**env, **AGENT}, "remember", "project/s/x", body, ok=(6,))
         assert "sealed" in r.stderr, (body, r.stderr)
     _mem({**env, **AGENT}, "remember", "project/s/y", "the side entrance by the north gate is open")
@@ -92,7 +92,8 @@ def test_a_sealed_values_secret_word_quoted_alone_is_withheld(tmp_path):
     s.stop("Done: Kestrel-5517, Falcon-7734.")
     wait_store_processes_gone(s.store)
     _mem(env, "gc", "--prune=now")
-    found = scan_store(s.store, [b"Kestrel-5517", b"Falcon-7734", b"Marlin-4490", b"7731-4402", b"10.0.0.1"])
+    found = scan_store(s.store, [b"Kestrel-5517", b"Falcon-7734", b"Marlin-4490", b"7731-4402", b"7731 4402",
+                                 b"10.0.0.1"])
     assert found == [], found
     assert "Falcon" not in _mem(env, "search", "Falcon", ok=(0, 1)).stdout
     shown = _mem(env, "show", s.sid[:8]).stdout
