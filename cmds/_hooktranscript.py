@@ -21,7 +21,7 @@ def resolve_transcript(data: dict, env) -> Path | None:
     rewrites (fresh42 F13)."""
     path = _resolve(data, env)
     from objstore import is_transcript_file
-    return path if path is not None and is_transcript_file(path, env) else None
+    return path if path is not None and is_transcript_file(path, _roots(env)) else None
 
 
 def agent_transcript(data: dict, env) -> str:
@@ -29,7 +29,7 @@ def agent_transcript(data: dict, env) -> str:
     (``objstore.is_transcript_file``, as :func:`resolve_transcript`), else ""."""
     from objstore import is_transcript_file
     agent = data.get("agent_transcript_path")
-    return agent if isinstance(agent, str) and agent and is_transcript_file(agent, env) else ""
+    return agent if isinstance(agent, str) and agent and is_transcript_file(agent, _roots(env)) else ""
 
 
 def _resolve(data: dict, env) -> Path | None:
@@ -54,3 +54,10 @@ def _resolve(data: dict, env) -> Path | None:
     except OSError:
         pass
     return None
+
+
+def _roots(env) -> list[str]:
+    """The harnesses' transcript folders: ~/.claude/projects, $CLAUDE_CONFIG_DIR, ~/.codex/sessions, $CODEX_HOME."""
+    home = env.get("HOME") or os.path.expanduser("~")
+    return [os.path.join(home, ".claude", "projects"), os.path.join(home, ".codex", "sessions"),
+            *(os.path.expanduser(env[v]) for v in ("CLAUDE_CONFIG_DIR", "CODEX_HOME") if env.get(v))]

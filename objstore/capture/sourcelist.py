@@ -52,6 +52,7 @@ def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: 
     yet (test16b B9: ``mem scan`` said "found nowhere" and
     ``--scrub-sources`` left such a file holding the text, which the next
     import stored).  Never raises for the files' content."""
+    roots = list(roots)
     paths = set(ledger_sources(store, damaged))
     hooks = [c.path for c in iter_cursors(store)] if hooked else []
     hidden = {x for x in (*paths, *hooks) if is_hidden_source(x)}   # a hidden cursor too (Cursor.hidden)
@@ -62,9 +63,9 @@ def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: 
         if unfound is not None:
             unfound.append(len(hidden) - len({hidden_source(p) for p in found} & hidden))
     # a hook's path only while it is a transcript: an event may name any file, an older mem kept it (fresh42 F13)
-    paths.update(p for p in hooks if os.path.isabs(p) and "\0" not in p and is_transcript_file(p))
+    paths.update(p for p in hooks if os.path.isabs(p) and "\0" not in p and is_transcript_file(p, roots))
     if neighbours:
-        paths |= {p for p in _neighbours(paths) if is_transcript_file(p)}
+        paths |= {p for p in _neighbours(paths) if is_transcript_file(p, roots)}
     return sorted(paths)
 
 
