@@ -14,7 +14,25 @@ def resolve_transcript(data: dict, env) -> Path | None:
     prefer ``<its folder>/<session_id>.jsonl``, then search
     ``$CLAUDE_CONFIG_DIR/projects/*/<session_id>.jsonl``.  The caller skips
     the event when the file found holds a credential in its path
-    (``objstore.transcript_refused``, the rule of the given path)."""
+    (``objstore.transcript_refused``, the rule of the given path).  A file
+    that is no transcript (``objstore.is_transcript_file``: outside the
+    harnesses' folders and not parsing as one) is None: an event may name any
+    file, and a synced one becomes a source scan reads and --scrub-sources
+    rewrites (fresh42 F13)."""
+    path = _resolve(data, env)
+    from objstore import is_transcript_file
+    return path if path is not None and is_transcript_file(path, _roots(env)) else None
+
+
+def agent_transcript(data: dict, env) -> str:
+    """A SubagentStop's ``agent_transcript_path`` when it names a transcript
+    (``objstore.is_transcript_file``, as :func:`resolve_transcript`), else ""."""
+    from objstore import is_transcript_file
+    agent = data.get("agent_transcript_path")
+    return agent if isinstance(agent, str) and agent and is_transcript_file(agent, _roots(env)) else ""
+
+
+def _resolve(data: dict, env) -> Path | None:
     sid, p = (v if isinstance(v, str) else "" for v in (data.get("session_id"), data.get("transcript_path")))
     safe_sid = bool(sid) and "/" not in sid and "\\" not in sid and sid not in (".", "..")
     if p:
@@ -36,3 +54,10 @@ def resolve_transcript(data: dict, env) -> Path | None:
     except OSError:
         pass
     return None
+
+
+def _roots(env) -> list[str]:
+    """The harnesses' transcript folders: ~/.claude/projects, $CLAUDE_CONFIG_DIR, ~/.codex/sessions, $CODEX_HOME."""
+    home = env.get("HOME") or os.path.expanduser("~")
+    return [os.path.join(home, ".claude", "projects"), os.path.join(home, ".codex", "sessions"),
+            *(os.path.expanduser(env[v]) for v in ("CLAUDE_CONFIG_DIR", "CODEX_HOME") if env.get(v))]

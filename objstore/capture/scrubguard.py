@@ -25,6 +25,7 @@ from pathlib import Path
 from objstore.capture import claude_code, codex
 from objstore.capture.promptscan import keyed_alias
 from objstore.capture.scrub import open_regular, scrub, scrubbed
+from objstore.capture.transcriptfile import is_transcript_file
 from objstore.core.hashkey import store_key
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender
@@ -89,9 +90,13 @@ def scrub_captured(store: Store, path: str | os.PathLike, text: str) -> int:
     """:func:`objstore.capture.scrub.scrub` of one transcript ``path`` the
     store captured from, after writing (under the store lock) the
     scrubbed-record tombstones its rewritten records need
-    (:func:`scrubbed_records`).  Returns the lines rewritten.  Raises as
-    ``scrub`` does, and StoreLocked."""
+    (:func:`scrubbed_records`).  Returns the lines rewritten: 0, the file
+    untouched, when it is no transcript (``is_transcript_file``: a hook
+    event may have named any file, fresh42 F13).  Raises as ``scrub`` does,
+    and StoreLocked."""
     path = Path(os.path.realpath(path))
+    if not is_transcript_file(path):
+        return 0
     with open_regular(path) as f:
         data = f.read()
     new, changed = scrubbed(data, text)

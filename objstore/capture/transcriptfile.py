@@ -1,0 +1,73 @@
+"""Whether a file is an agent's transcript (:func:`is_transcript_file`):
+the check a path must pass before a hook syncs it (its cursor makes it a
+source of ``mem scan`` and ``--scrub-sources``), before ``imported_sources``
+lists a hook's path (an older mem's cursors included), and before
+``--scrub-sources`` rewrites a file.  A hook event's ``transcript_path`` is
+not authenticated: any process that can run ``mem hook claude-code`` can name
+any file (fresh42 F13: /etc/shadow was scanned, a config file scrubbed)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from objstore.capture.transcript import decode_record
+from objstore.core.atomic import open_regular
+
+__all__ = ["RECORD_TYPES", "is_record", "is_transcript_file"]
+
+#: the record ``type`` s Claude Code writes (agent-formats §2.2, observed 1.0.24 -> 2.1.177, and
+#: those seen in third-party fixtures): a line of none of them, without ``sessionId`` or ``uuid``,
+#: is no Claude Code record (a file of only such lines is no transcript)
+RECORD_TYPES = frozenset({"user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation",
+                          "progress", "attachment", "permission-mode", "last-prompt", "ai-title", "custom-title",
+                          "mode", "worktree-state", "file-history-delete"})
+
+
+def is_record(rec: dict) -> bool:
+    """Whether the JSON object ``rec`` is a Claude Code transcript record: its
+    ``type`` is one of :data:`RECORD_TYPES`, or another text with the
+    envelope's ``sessionId`` or ``uuid`` (a type a later version adds)."""
+    kind = rec.get("type")
+    return isinstance(kind, str) and (kind in RECORD_TYPES or "sessionId" in rec or "uuid" in rec)
+
+
+#: bytes and non-blank lines read from a file outside the harnesses' folders to tell a transcript
+SNIFF_BYTES = 1 << 16
+SNIFF_LINES = 20
+
+
+def is_transcript_file(path: str | os.PathLike, roots: Iterable[str | os.PathLike] = ()) -> bool:
+    """Whether ``path`` may be read and rewritten as a transcript: a regular
+    file (a link followed) under one of ``roots`` (the harnesses' transcript
+    folders, the caller's: ``cmds.import_.transcript_roots``), or elsewhere
+    one whose first records (up to :data:`SNIFF_LINES` non-blank lines in
+    its first :data:`SNIFF_BYTES` bytes; a last line without its newline is
+    not judged) are all Claude Code records or all Codex rollout records
+    (``claude_code.is_record``, ``codex.is_record``).  An empty or unreadable
+    file, a FIFO or a device, a path holding a NUL is not.  Never raises."""
+    try:
+        p = os.fsdecode(path)
+        if "\0" in p:
+            return False
+        real = os.path.realpath(p)
+        if not os.path.isfile(real):
+            return False
+        if any(real.startswith(os.path.realpath(r).rstrip(os.sep) + os.sep) for r in roots):
+            return True
+        with open_regular(real) as f:
+            data = f.read(SNIFF_BYTES)
+    except (OSError, ValueError):
+        return False
+    return _records_of_one_harness(data)
+
+
+def _records_of_one_harness(data: bytes) -> bool:
+    lines = [ln for ln in data.split(b"\n")[:-1] if ln.strip()][:SNIFF_LINES]
+    recs = [decode_record(ln) for ln in lines]
+    if not recs or any(r is None for r in recs):
+        return False
+    if all(is_record(r) for r in recs):
+        return True
+    from objstore.capture import codex   # deferred: heavy, only for a file that is no Claude Code transcript
+    return all(codex.is_record(r) for r in recs)

@@ -1,0 +1,142 @@
+"""A hook event's ``transcript_path`` names a transcript or nothing (fresh42
+F13): the file an event names becomes a source ``mem scan`` reads and
+``forget --scrub-sources`` rewrites only when it is under the harnesses'
+folders or its first records parse as a transcript; a path an older mem
+recorded is checked again at scan and scrub time.  And a transcript whose
+path holds a newline is scanned and scrubbed like any other (fresh42 F23).
+Real hook processes (JSON events on stdin), real ``mem scan`` / ``forget``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.hooks._util import REPO, asst, line, payload, run_hook, text, user
+
+SID = "7a0c1f3e-0000-4000-8000-0000000f1300"
+SECRET = "victimsecret123"
+
+
+def _env(tmp_path: Path) -> dict:
+    """The hooks' environment with HOME (and so the harnesses' folders) under ``tmp_path``."""
+    env = {k: v for k, v in os.environ.items()
+           if (not k.startswith("MEM_") or k == "MEM_NO_HELPER") and k not in ("CLAUDE_CONFIG_DIR", "CODEX_HOME")}
+    (tmp_path / "home").mkdir(exist_ok=True)
+    env.update(MEM_HOME=str(tmp_path / "store"), HOME=str(tmp_path / "home"), HISTFILE=str(tmp_path / "nohist"))
+    return env
+
+
+def _mem(env: dict, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cmds", *args], env=env, cwd=REPO, capture_output=True,
+                          text=True, timeout=180)
+
+
+def _store(tmp_path: Path) -> dict:
+    env = _env(tmp_path)
+    assert _mem(env, "init").returncode == 0
+    r = _mem(env, "remember", "project/v/x", f"{SECRET} is a thing")
+    assert r.returncode == 0, r.stderr
+    return env
+
+
+def _victim(tmp_path: Path) -> tuple[Path, bytes]:
+    conf = tmp_path / "victim" / "app.conf"
+    conf.parent.mkdir()
+    body = f"db_host=prod\napi_note={SECRET} here\nother=keep\n".encode()
+    conf.write_bytes(body)
+    return conf, body
+
+
+def _scan_and_scrub(env: dict) -> tuple[str, str]:
+    scan = _mem(env, "scan", SECRET)
+    scrub = _mem(env, "forget", "--match", SECRET, "--scrub-sources", "--yes")
+    assert scrub.returncode == 0, scrub.stderr
+    return scan.stdout + scan.stderr, scrub.stdout + scrub.stderr
+
+
+def test_hook_event_naming_a_config_file_makes_no_source(tmp_path):
+    env = _store(tmp_path)
+    conf, body = _victim(tmp_path)
+    for ev in ("Stop", "SessionEnd"):
+        rc, _out, err, _t = run_hook(tmp_path / "store", payload(ev, SID, conf, cwd=str(tmp_path)), env=env)
+        assert rc == 0, err
+    cursors = tmp_path / "store" / "cache" / "cursors"
+    assert not (cursors.is_dir() and any(str(conf) in p.read_text("utf-8", "replace") for p in cursors.glob("*.json")))
+    scanned, scrubbed = _scan_and_scrub(env)
+    assert str(conf) not in scanned and str(conf) not in scrubbed
+    assert conf.read_bytes() == body
+
+
+def test_cursor_an_older_mem_saved_is_checked_again(tmp_path):
+    """A cursor naming a config file (what an older mem's hook saved) is no source."""
+    env = _store(tmp_path)
+    conf, body = _victim(tmp_path)
+    code = ("import sys; from objstore import Store; from objstore.capture.cursors import Cursor, save_cursor; "
+            "save_cursor(Store.open(sys.argv[1]), Cursor(sys.argv[2], session=sys.argv[3]))")
+    subprocess.run([sys.executable, "-c", code, str(tmp_path / "store"), str(conf), SID], cwd=REPO, env=env,
+                   check=True, timeout=60)
+    scanned, scrubbed = _scan_and_scrub(env)
+    assert str(conf) not in scanned and str(conf) not in scrubbed
+    assert conf.read_bytes() == body
+
+
+def test_a_transcript_outside_the_harness_folders_is_still_one(tmp_path):
+    """The hook captures, scan lists and the scrub rewrites a real transcript wherever it is."""
+    env = _store(tmp_path)
+    t = tmp_path / "elsewhere" / f"{SID}.jsonl"
+    t.parent.mkdir()
+    t.write_bytes(line(user("u1", f"remember {SECRET} for the deploy", SID))
+                  + line(asst("a1", "msg_1", [text("noted")], SID)))
+    rc, _out, err, _t = run_hook(tmp_path / "store", payload("Stop", SID, t, cwd=str(tmp_path)), env=env)
+    assert rc == 0, err
+    scanned, scrubbed = _scan_and_scrub(env)
+    assert str(t) in scanned and "redacted 1 line" in scrubbed
+    assert SECRET not in t.read_text()
+
+
+def test_a_transcript_path_holding_a_newline_is_scanned_and_scrubbed(tmp_path):
+    env = _store(tmp_path)
+    folder = tmp_path / "tn" / "proj\nx"
+    folder.mkdir(parents=True)
+    t = folder / "a\nb.jsonl"
+    t.write_bytes(line(user("u1", f"keep {SECRET} in personal scratch space", SID))
+                  + line(asst("a1", "msg_1", [text("ok")], SID)))
+    r = _mem(env, "import", "claude-code", str(tmp_path / "tn"))
+    assert r.returncode == 0, r.stderr
+    scan = _mem(env, "scan", SECRET)
+    assert "found nowhere" not in scan.stdout + scan.stderr
+    scrub = _mem(env, "forget", "--match", SECRET, "--scrub-sources", "--yes")
+    assert scrub.returncode == 0, scrub.stderr
+    assert SECRET not in t.read_text()
+    ledger = (tmp_path / "store" / "cache" / "imported-files").read_bytes()
+    assert b"proj x" not in ledger
+
+
+def test_a_jsonl_file_beside_a_transcript_that_is_none_is_left_alone(tmp_path):
+    """Scan reads the ``*.jsonl`` files beside a captured transcript (the next import's); one that parses as no
+    transcript (an app's JSONL log) is neither listed nor rewritten."""
+    env = _store(tmp_path)
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / f"{SID}.jsonl").write_bytes(line(user("u1", "hello there", SID)) + line(asst("a1", "m1", [text("hi")], SID)))
+    log = folder / "app-log.jsonl"
+    body = json.dumps({"level": "info", "msg": f"token {SECRET} rotated"}).encode() + b"\n"
+    log.write_bytes(body)
+    r = _mem(env, "import", "claude-code", str(folder / f"{SID}.jsonl"))
+    assert r.returncode == 0, r.stderr
+    scanned, scrubbed = _scan_and_scrub(env)
+    assert str(log) not in scanned and str(log) not in scrubbed
+    assert log.read_bytes() == body
+
+
+def test_scrub_captured_never_rewrites_a_file_that_is_no_transcript(tmp_path, monkeypatch):
+    """The writer's own check (a list made before the file changed, or by another caller)."""
+    from objstore import Store, scrub_captured
+    env = _store(tmp_path)
+    conf, body = _victim(tmp_path)
+    monkeypatch.setenv("HOME", env["HOME"])
+    assert scrub_captured(Store.open(tmp_path / "store"), conf, SECRET) == 0
+    assert conf.read_bytes() == body
