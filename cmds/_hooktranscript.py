@@ -1,6 +1,8 @@
 """The session's transcript for a Claude Code hook event
-(:func:`resolve_transcript`).  Moved out of :mod:`cmds._hookrun` (session
-42) to keep it under the module size limit; imported from there."""
+(:func:`resolve_transcript`), and where each harness keeps its transcripts
+(:func:`harness_folders`: the hook's and ``mem import``'s one rule).  Moved
+out of :mod:`cmds._hookrun` (session 42) to keep it under the module size
+limit; imported from there."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ def resolve_transcript(data: dict, env) -> Path | None:
     rewrites (fresh42 F13)."""
     path = _resolve(data, env)
     from objstore import is_transcript_file
-    return path if path is not None and is_transcript_file(path, _roots(env)) else None
+    return path if path is not None and is_transcript_file(path, harness_folders(env).values()) else None
 
 
 def agent_transcript(data: dict, env) -> str:
@@ -29,7 +31,8 @@ def agent_transcript(data: dict, env) -> str:
     (``objstore.is_transcript_file``, as :func:`resolve_transcript`), else ""."""
     from objstore import is_transcript_file
     agent = data.get("agent_transcript_path")
-    return agent if isinstance(agent, str) and agent and is_transcript_file(agent, _roots(env)) else ""
+    ok = isinstance(agent, str) and agent and is_transcript_file(agent, harness_folders(env).values())
+    return agent if ok else ""
 
 
 def _resolve(data: dict, env) -> Path | None:
@@ -45,7 +48,7 @@ def _resolve(data: dict, env) -> Path | None:
             return path
     if not safe_sid:
         return None
-    projects = Path(env.get("CLAUDE_CONFIG_DIR") or "~/.claude").expanduser() / "projects"
+    projects = Path(harness_folders(env)["claude-code"])
     try:
         for d in sorted(os.listdir(projects)):
             cand = projects / d / f"{sid}.jsonl"
@@ -56,8 +59,19 @@ def _resolve(data: dict, env) -> Path | None:
     return None
 
 
-def _roots(env) -> list[str]:
-    """The harnesses' transcript folders: ~/.claude/projects, $CLAUDE_CONFIG_DIR, ~/.codex/sessions, $CODEX_HOME."""
+def harness_folders(env) -> dict[str, str]:
+    """Where each harness keeps its transcripts, by the environment ``env`` (a
+    mapping: ``os.environ``, or a hook's): ``{"claude-code":
+    "$CLAUDE_CONFIG_DIR/projects", "codex": "$CODEX_HOME/sessions"}``, each
+    variable unset or empty meaning ``~/.claude`` or ``~/.codex`` (``~``:
+    ``env``'s ``HOME``).  Absolute paths, not checked to exist.  Only these
+    folders, not the harnesses' whole folders: those hold settings and
+    credentials (``settings.json``, ``auth.json``), never a transcript."""
     home = env.get("HOME") or os.path.expanduser("~")
-    return [os.path.join(home, ".claude", "projects"), os.path.join(home, ".codex", "sessions"),
-            *(os.path.expanduser(env[v]) for v in ("CLAUDE_CONFIG_DIR", "CODEX_HOME") if env.get(v))]
+
+    def folder(var: str, default: str, sub: str) -> str:
+        base = env.get(var) or default
+        base = home + base[1:] if base == "~" or base.startswith("~/") else os.path.expanduser(base)
+        return os.path.join(os.path.abspath(base), sub)
+    return {"claude-code": folder("CLAUDE_CONFIG_DIR", "~/.claude", "projects"),
+            "codex": folder("CODEX_HOME", "~/.codex", "sessions")}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from objstore.capture import claude_code, codex
@@ -86,16 +87,18 @@ def scrubbed_records(store: Store, path: Path, data: bytes, new: bytes) -> list:
     return out
 
 
-def scrub_captured(store: Store, path: str | os.PathLike, text: str) -> int:
+def scrub_captured(store: Store, path: str | os.PathLike, text: str,
+                   roots: Iterable[str | os.PathLike] = ()) -> int:
     """:func:`objstore.capture.scrub.scrub` of one transcript ``path`` the
     store captured from, after writing (under the store lock) the
     scrubbed-record tombstones its rewritten records need
     (:func:`scrubbed_records`).  Returns the lines rewritten: 0, the file
-    untouched, when it is no transcript (``is_transcript_file``: a hook
+    untouched, when it is no transcript (``is_transcript_file`` with the
+    harnesses' folders ``roots``, as ``imported_sources`` listed it: a hook
     event may have named any file, fresh42 F13).  Raises as ``scrub`` does,
     and StoreLocked."""
     path = Path(os.path.realpath(path))
-    if not is_transcript_file(path):
+    if not is_transcript_file(path, roots):
         return 0
     with open_regular(path) as f:
         data = f.read()

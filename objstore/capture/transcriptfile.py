@@ -39,9 +39,11 @@ SNIFF_LINES = 20
 
 def is_transcript_file(path: str | os.PathLike, roots: Iterable[str | os.PathLike] = ()) -> bool:
     """Whether ``path`` may be read and rewritten as a transcript: a regular
-    file (a link followed) under one of ``roots`` (the harnesses' transcript
-    folders, the caller's: ``cmds.import_.transcript_roots``), or elsewhere
-    one whose first records (up to :data:`SNIFF_LINES` non-blank lines in
+    ``*.jsonl`` file (a link followed: the name of its target) under one of
+    ``roots`` (the harnesses' transcript folders, the caller's:
+    ``cmds._hooktranscript.harness_folders``; a Claude Code project folder
+    holds other files too, its ``memory/*.md``), or any other file
+    whose first records (up to :data:`SNIFF_LINES` non-blank lines in
     its first :data:`SNIFF_BYTES` bytes; a last line without its newline is
     not judged) are all Claude Code records or all Codex rollout records
     (``claude_code.is_record``, ``codex.is_record``).  An empty or unreadable
@@ -53,7 +55,8 @@ def is_transcript_file(path: str | os.PathLike, roots: Iterable[str | os.PathLik
         real = os.path.realpath(p)
         if not os.path.isfile(real):
             return False
-        if any(real.startswith(os.path.realpath(r).rstrip(os.sep) + os.sep) for r in roots):
+        if real.endswith(".jsonl") and any(real.startswith(os.path.realpath(r).rstrip(os.sep) + os.sep)
+                                           for r in roots):
             return True
         with open_regular(real) as f:
             data = f.read(SNIFF_BYTES)

@@ -140,3 +140,59 @@ def test_scrub_captured_never_rewrites_a_file_that_is_no_transcript(tmp_path, mo
     monkeypatch.setenv("HOME", env["HOME"])
     assert scrub_captured(Store.open(tmp_path / "store"), conf, SECRET) == 0
     assert conf.read_bytes() == body
+
+
+def test_the_harnesses_own_settings_are_no_transcripts(tmp_path):
+    """Only the harnesses' transcript folders are trusted by place (``projects``, ``sessions``), not their whole
+    folders: ``$CLAUDE_CONFIG_DIR/settings.json`` or ``$CODEX_HOME/auth.json`` named by an event gets no cursor
+    (session 42's first version trusted ``$CLAUDE_CONFIG_DIR`` and ``$CODEX_HOME`` whole)."""
+    env = _store(tmp_path)
+    cc, cx = tmp_path / "cc", tmp_path / "cx"
+    (cc / "projects").mkdir(parents=True)
+    (cx / "sessions").mkdir(parents=True)
+    env.update(CLAUDE_CONFIG_DIR=str(cc), CODEX_HOME=str(cx))
+    settings, auth = cc / "settings.json", cx / "auth.json"
+    bodies = {settings: f'{{\n  "env": {{"NOTE": "{SECRET}"}}\n}}\n'.encode(),
+              auth: f'{{"OPENAI_API_KEY": "{SECRET}"}}\n'.encode()}
+    for f, b in bodies.items():
+        f.write_bytes(b)
+    for data in (payload("Stop", SID, settings, cwd=str(tmp_path)),
+                 payload("SubagentStop", SID, None, cwd=str(tmp_path), agent_id="a1", agent_transcript_path=str(auth))):
+        rc, _out, err, _t = run_hook(tmp_path / "store", data, env=env)
+        assert rc == 0, err
+    cursors = tmp_path / "store" / "cache" / "cursors"
+    named = [p.read_text("utf-8", "replace") for p in cursors.glob("*.json")] if cursors.is_dir() else []
+    assert not any(str(f) in c for f in bodies for c in named)
+    scanned, scrubbed = _scan_and_scrub(env)
+    assert all(str(f) not in scanned + scrubbed and f.read_bytes() == b for f, b in bodies.items())
+
+
+def test_a_file_in_a_project_folder_that_is_no_transcript_is_left_alone(tmp_path):
+    """A Claude Code project folder holds other files too (``memory/MEMORY.md``): by place only a ``*.jsonl`` file
+    is a transcript; another one must parse as one."""
+    env = _store(tmp_path)
+    notes = Path(env["HOME"]) / ".claude" / "projects" / "-tmp-p" / "memory" / "MEMORY.md"
+    notes.parent.mkdir(parents=True)
+    body = f"# notes\n- the staging token is {SECRET}\n".encode()
+    notes.write_bytes(body)
+    rc, _out, err, _t = run_hook(tmp_path / "store", payload("Stop", SID, notes, cwd=str(tmp_path)), env=env)
+    assert rc == 0, err
+    scanned, scrubbed = _scan_and_scrub(env)
+    assert str(notes) not in scanned and str(notes) not in scrubbed
+    assert notes.read_bytes() == body
+
+
+def test_a_transcript_in_the_harness_folder_with_a_damaged_first_line_is_scrubbed(tmp_path):
+    """Under the harness's folder a ``*.jsonl`` file is a transcript whatever its first lines: what scan lists
+    the scrub rewrites (it gets the same folders)."""
+    env = _store(tmp_path)
+    t = Path(env["HOME"]) / ".claude" / "projects" / "-tmp-p" / f"{SID}.jsonl"
+    t.parent.mkdir(parents=True)
+    t.write_bytes(b'{"type": "user", "message": {"role": "user", "cont\n'
+                  + line(user("u1", f"remember {SECRET} for the deploy", SID))
+                  + line(asst("a1", "msg_1", [text("noted")], SID)))
+    rc, _out, err, _t = run_hook(tmp_path / "store", payload("Stop", SID, t, cwd=str(tmp_path)), env=env)
+    assert rc == 0, err
+    scanned, scrubbed = _scan_and_scrub(env)
+    assert str(t) in scanned and "redacted 1 line" in scrubbed
+    assert SECRET not in t.read_text()
