@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from objstore.capture.transcript import decode_record
+from objstore.capture.transcript import MAX_LINE_BYTES, decode_record
 from objstore.core.atomic import open_regular
 
 __all__ = ["RECORD_TYPES", "is_record", "is_transcript_file"]
@@ -43,10 +43,12 @@ def is_transcript_file(path: str | os.PathLike, roots: Iterable[str | os.PathLik
     ``roots`` (the harnesses' transcript folders, the caller's:
     ``cmds._hooktranscript.harness_folders``; a Claude Code project folder
     holds other files too, its ``memory/*.md``), or any other file
-    whose first records (up to :data:`SNIFF_LINES` non-blank lines in
-    its first :data:`SNIFF_BYTES` bytes; a last line without its newline is
-    not judged) are all Claude Code records or all Codex rollout records
-    (``claude_code.is_record``, ``codex.is_record``).  An empty or unreadable
+    whose first lines (up to :data:`SNIFF_LINES` non-blank lines in its
+    first :data:`SNIFF_BYTES` bytes, or its first line when longer, up to
+    the parser's ``MAX_LINE_BYTES``; a last line without its newline is not
+    judged) are mostly JSON objects, all of them Claude Code records or all
+    Codex rollout records (:func:`is_record`, ``codex.is_record``; a torn
+    line among them is let through).  An empty or unreadable
     file, a FIFO or a device, a path holding a NUL is not.  Never raises."""
     try:
         p = os.fsdecode(path)
@@ -60,15 +62,22 @@ def is_transcript_file(path: str | os.PathLike, roots: Iterable[str | os.PathLik
             return True
         with open_regular(real) as f:
             data = f.read(SNIFF_BYTES)
+            if b"\n" not in data and len(data) == SNIFF_BYTES and data.lstrip()[:1] == b"{":
+                data += f.readline(MAX_LINE_BYTES - SNIFF_BYTES)   # a longer first record (a pasted log)
     except (OSError, ValueError):
         return False
     return _records_of_one_harness(data)
 
 
 def _records_of_one_harness(data: bytes) -> bool:
+    """Whether most of the first :data:`SNIFF_LINES` complete non-blank lines
+    of ``data`` are JSON objects and every one of those a record of one
+    harness: a torn line (a crash mid-write; the shipped sample transcript
+    has one) is let through, an INI or shell file (no line an object) and a
+    JSONL file of other records (an app's log) are not."""
     lines = [ln for ln in data.split(b"\n")[:-1] if ln.strip()][:SNIFF_LINES]
-    recs = [decode_record(ln) for ln in lines]
-    if not recs or any(r is None for r in recs):
+    recs = [r for r in map(decode_record, lines) if r is not None]
+    if not recs or 2 * len(recs) <= len(lines):
         return False
     if all(is_record(r) for r in recs):
         return True

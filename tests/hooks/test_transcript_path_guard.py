@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.hooks._util import REPO, asst, line, payload, run_hook, text, user
+from tests.hooks._util import REPO, asst, line, payload, run_hook_done, text, user
 
 SID = "7a0c1f3e-0000-4000-8000-0000000f1300"
 SECRET = "victimsecret123"
@@ -61,7 +61,7 @@ def test_hook_event_naming_a_config_file_makes_no_source(tmp_path):
     env = _store(tmp_path)
     conf, body = _victim(tmp_path)
     for ev in ("Stop", "SessionEnd"):
-        rc, _out, err, _t = run_hook(tmp_path / "store", payload(ev, SID, conf, cwd=str(tmp_path)), env=env)
+        rc, _out, err, _t = run_hook_done(tmp_path / "store", payload(ev, SID, conf, cwd=str(tmp_path)), env=env)
         assert rc == 0, err
     cursors = tmp_path / "store" / "cache" / "cursors"
     assert not (cursors.is_dir() and any(str(conf) in p.read_text("utf-8", "replace") for p in cursors.glob("*.json")))
@@ -90,7 +90,7 @@ def test_a_transcript_outside_the_harness_folders_is_still_one(tmp_path):
     t.parent.mkdir()
     t.write_bytes(line(user("u1", f"remember {SECRET} for the deploy", SID))
                   + line(asst("a1", "msg_1", [text("noted")], SID)))
-    rc, _out, err, _t = run_hook(tmp_path / "store", payload("Stop", SID, t, cwd=str(tmp_path)), env=env)
+    rc, _out, err, _t = run_hook_done(tmp_path / "store", payload("Stop", SID, t, cwd=str(tmp_path)), env=env)
     assert rc == 0, err
     scanned, scrubbed = _scan_and_scrub(env)
     assert str(t) in scanned and "redacted 1 line" in scrubbed
@@ -158,7 +158,7 @@ def test_the_harnesses_own_settings_are_no_transcripts(tmp_path):
         f.write_bytes(b)
     for data in (payload("Stop", SID, settings, cwd=str(tmp_path)),
                  payload("SubagentStop", SID, None, cwd=str(tmp_path), agent_id="a1", agent_transcript_path=str(auth))):
-        rc, _out, err, _t = run_hook(tmp_path / "store", data, env=env)
+        rc, _out, err, _t = run_hook_done(tmp_path / "store", data, env=env)
         assert rc == 0, err
     cursors = tmp_path / "store" / "cache" / "cursors"
     named = [p.read_text("utf-8", "replace") for p in cursors.glob("*.json")] if cursors.is_dir() else []
@@ -175,7 +175,7 @@ def test_a_file_in_a_project_folder_that_is_no_transcript_is_left_alone(tmp_path
     notes.parent.mkdir(parents=True)
     body = f"# notes\n- the staging token is {SECRET}\n".encode()
     notes.write_bytes(body)
-    rc, _out, err, _t = run_hook(tmp_path / "store", payload("Stop", SID, notes, cwd=str(tmp_path)), env=env)
+    rc, _out, err, _t = run_hook_done(tmp_path / "store", payload("Stop", SID, notes, cwd=str(tmp_path)), env=env)
     assert rc == 0, err
     scanned, scrubbed = _scan_and_scrub(env)
     assert str(notes) not in scanned and str(notes) not in scrubbed
@@ -191,8 +191,40 @@ def test_a_transcript_in_the_harness_folder_with_a_damaged_first_line_is_scrubbe
     t.write_bytes(b'{"type": "user", "message": {"role": "user", "cont\n'
                   + line(user("u1", f"remember {SECRET} for the deploy", SID))
                   + line(asst("a1", "msg_1", [text("noted")], SID)))
-    rc, _out, err, _t = run_hook(tmp_path / "store", payload("Stop", SID, t, cwd=str(tmp_path)), env=env)
+    rc, _out, err, _t = run_hook_done(tmp_path / "store", payload("Stop", SID, t, cwd=str(tmp_path)), env=env)
     assert rc == 0, err
     scanned, scrubbed = _scan_and_scrub(env)
     assert str(t) in scanned and "redacted 1 line" in scrubbed
     assert SECRET not in t.read_text()
+
+
+def test_a_transcript_whose_first_prompt_is_longer_than_the_sniff_is_one(tmp_path):
+    """Outside the harnesses' folders a transcript is told by its first records: a first prompt longer than the
+    64 KiB first read (a pasted log) is read to its end, not taken for no transcript."""
+    env = _store(tmp_path)
+    t = tmp_path / "elsewhere" / f"{SID}.jsonl"
+    t.parent.mkdir()
+    t.write_bytes(line(user("u1", f"here is the log, {SECRET} included: " + "x" * 100_000, SID))
+                  + line(asst("a1", "msg_1", [text("read it")], SID)))
+    rc, _out, err, _t = run_hook_done(tmp_path / "store", payload("Stop", SID, t, cwd=str(tmp_path)), env=env)
+    assert rc == 0, err
+    assert "here is the log" in _mem(env, "show", SID).stdout   # captured
+    scanned, scrubbed = _scan_and_scrub(env)
+    assert str(t) in scanned and "redacted 1 line" in scrubbed
+    assert SECRET not in t.read_text()
+
+
+def test_a_torn_line_leaves_a_transcript_one_and_a_pasted_record_makes_no_notes_file_one(tmp_path):
+    """The shipped sample transcript has a torn line (a crash mid-write) among its first records: still a
+    transcript outside the harnesses' folders (session 42's first version said no, and the scrub left it holding
+    the text: tests/cmds/test_fix16_scrubbed_records.py).  A notes file holding one record among its lines is
+    none."""
+    from objstore import is_transcript_file
+    sample = Path(REPO) / "cmds" / "data" / "sample-projects" / "-home-dev-acme-api" / \
+        "5f0c9a52-7a43-4d6e-9b1e-2d1f8c0e4a11.jsonl"
+    copy = tmp_path / "t.jsonl"
+    copy.write_bytes(sample.read_bytes())
+    assert b"truncated line" in copy.read_bytes() and is_transcript_file(copy)
+    notes = tmp_path / "notes.md"
+    notes.write_bytes(b"# notes\nthe record we saw:\n" + line(user("u1", "hello", SID)) + b"that was it\n")
+    assert not is_transcript_file(notes)
