@@ -46,9 +46,9 @@ def is_transcript_file(path: str | os.PathLike, roots: Iterable[str | os.PathLik
     whose first lines (up to :data:`SNIFF_LINES` non-blank lines in its
     first :data:`SNIFF_BYTES` bytes, or its first line when longer, up to
     the parser's ``MAX_LINE_BYTES``; a last line without its newline is not
-    judged) are mostly JSON objects, all of them Claude Code records or all
-    Codex rollout records (:func:`is_record`, ``codex.is_record``; a torn
-    line among them is let through).  An empty or unreadable
+    judged) are mostly Claude Code records or mostly Codex rollout records
+    (:func:`is_record`, ``codex.is_record``; a torn line among them is let
+    through: :func:`_records_of_one_harness`).  An empty or unreadable
     file, a FIFO or a device, a path holding a NUL is not.  Never raises."""
     try:
         p = os.fsdecode(path)
@@ -71,15 +71,19 @@ def is_transcript_file(path: str | os.PathLike, roots: Iterable[str | os.PathLik
 
 def _records_of_one_harness(data: bytes) -> bool:
     """Whether most of the first :data:`SNIFF_LINES` complete non-blank lines
-    of ``data`` are JSON objects and every one of those a record of one
-    harness: a torn line (a crash mid-write; the shipped sample transcript
-    has one) is let through, an INI or shell file (no line an object) and a
-    JSONL file of other records (an app's log) are not."""
+    of ``data`` are records of one harness: a torn line (a crash mid-write;
+    the shipped sample transcript has one) or an odd object among them is let
+    through; an INI or shell file (no line an object), a JSONL file of other
+    records (an app's log, rows of ``{"id": …}``) and a notes file quoting a
+    record are not.  Claude Code's: one at least with its envelope
+    (``sessionId``, ``uuid``, a summary's ``leafUuid``), not a one-line
+    ``{"type": "user"}`` config; Codex's: a bare ``{"id": …}`` (its legacy
+    header) counts on the first line only, and not alone."""
     lines = [ln for ln in data.split(b"\n")[:-1] if ln.strip()][:SNIFF_LINES]
     recs = [r for r in map(decode_record, lines) if r is not None]
-    if not recs or 2 * len(recs) <= len(lines):
-        return False
-    if all(is_record(r) for r in recs):
-        return True
+    claude = [r for r in recs if is_record(r)]
+    if 2 * len(claude) > len(lines):
+        return any("sessionId" in r or "uuid" in r or "leafUuid" in r for r in claude)
     from objstore.capture import codex   # deferred: heavy, only for a file that is no Claude Code transcript
-    return all(codex.is_record(r) for r in recs)
+    typed = [codex.is_record(r) and (i == 0 or "type" in r or "record_type" in r) for i, r in enumerate(recs)]
+    return 2 * sum(typed) > len(lines) and any("type" in r or "record_type" in r for r in recs)

@@ -217,14 +217,21 @@ def test_a_transcript_whose_first_prompt_is_longer_than_the_sniff_is_one(tmp_pat
 def test_a_torn_line_leaves_a_transcript_one_and_a_pasted_record_makes_no_notes_file_one(tmp_path):
     """The shipped sample transcript has a torn line (a crash mid-write) among its first records: still a
     transcript outside the harnesses' folders (session 42's first version said no, and the scrub left it holding
-    the text: tests/cmds/test_fix16_scrubbed_records.py).  A notes file holding one record among its lines is
-    none."""
+    the text: tests/cmds/test_fix16_scrubbed_records.py).  A notes file quoting a record, an app's rows of
+    ``{"id": …}`` (Codex's legacy header shape) and one-line JSON configs are none."""
     from objstore import is_transcript_file
     sample = Path(REPO) / "cmds" / "data" / "sample-projects" / "-home-dev-acme-api" / \
         "5f0c9a52-7a43-4d6e-9b1e-2d1f8c0e4a11.jsonl"
     copy = tmp_path / "t.jsonl"
     copy.write_bytes(sample.read_bytes())
     assert b"truncated line" in copy.read_bytes() and is_transcript_file(copy)
-    notes = tmp_path / "notes.md"
-    notes.write_bytes(b"# notes\nthe record we saw:\n" + line(user("u1", "hello", SID)) + b"that was it\n")
-    assert not is_transcript_file(notes)
+    odd = tmp_path / "odd.jsonl"   # an odd object among records: still one
+    odd.write_bytes(line(user("u1", "hello", SID)) + b'{"silly": 1}\n' + line(asst("a1", "m1", [text("hi")], SID)))
+    assert is_transcript_file(odd)
+    others = {"notes.md": b"# notes\nthe record we saw:\n" + line(user("u1", "hello", SID)) + b"that was it\n",
+              "rows.jsonl": b'{"id": "c1", "name": "acme"}\n{"id": "c2", "name": "initech"}\n',   # no Codex header
+              "device.json": b'{"id": "d1", "key": "k"}\n', "prefs.json": b'{"type": "user", "theme": "dark"}\n',
+              "app.log": b'{"level": "info", "msg": "up"}\n' * 3}
+    for name, body in others.items():
+        (tmp_path / name).write_bytes(body)
+        assert not is_transcript_file(tmp_path / name), name
