@@ -16,8 +16,10 @@ use.  Then each round runs, per tree in turn, ``mem recall --all-projects
 ``--get``, ``mem context --project PROJECT`` (the session-start block) for
 each ``--context``, ``mem remember KEY VALUE`` for each ``--remember`` (a new
 value each time), the UserPromptSubmit hook for each ``--hook`` prompt (capture
-off, a new session id each time, the ``--cwd`` folder) and ``python -c
-pass``, each under ``valgrind --tool=callgrind`` with ``PYTHONHASHSEED=0``,
+off, a new session id each time, the ``--cwd`` folder), for ``--stop`` a
+Stop hook of the transcript's session (``--capture``: the hook checks and
+syncs that transcript, whose cursor is at its end after the warm-up) and
+``python -c pass``, each under ``valgrind --tool=callgrind`` with ``PYTHONHASHSEED=0``,
 with ``PYTHONPATH`` = the copy and ``MEM_HOME`` = ``--store`` (the hook
 writes its session state there: give it a copy).  Counted: every thread of the process (tantivy's too);
 not counted: the kernel's work (system calls, page faults), so a change of
@@ -109,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--context", action="append", default=[], metavar="PROJECT",
                     help="a mem context --project PROJECT, the session-start block (repeatable)")
     ap.add_argument("--cwd", type=Path, help="the hook's and the commands' folder (default: WORK/home)")
+    ap.add_argument("--stop", action="store_true",
+                    help="a Stop hook of the transcript's session (with --capture: it syncs WORK/transcript.jsonl)")
     ap.add_argument("--capture", action="store_true",
                     help="prompt hooks with capture on and a transcript (module doc); else MEM_NO_CAPTURE=1")
     ap.add_argument("--work", type=Path, default=Path("/tmp/mem-instr"))
@@ -134,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     commands.update({f"context {p!r}": (["context", "--project", p], None) for p in args.context})
     for prompt in args.hook:
         commands[f"hook {prompt!r}"] = (["hook", "claude-code"], prompt)
+    if args.stop:
+        commands["hook Stop"] = (["hook", "claude-code"], None)
     commands.update({f"remember {k!r}": (["remember", k], None) for k in args.remember})
     got: dict[tuple[str, str], list[int]] = {}
 
@@ -151,6 +157,9 @@ def main(argv: list[str] | None = None) -> int:
             stdin = None if prompt is None else json.dumps(
                 {"hook_event_name": "UserPromptSubmit", "session_id": f"instr-{uuid.uuid4().hex[:12]}",
                  "cwd": str(cwd), "transcript_path": str(transcript), "prompt": prompt}).encode()
+            if name == "hook Stop":   # the transcript's own session: after the warm-up its cursor is at the end
+                stdin = json.dumps({"hook_event_name": "Stop", "session_id": "instr", "cwd": str(cwd),
+                                    "transcript_path": str(transcript), "stop_hook_active": False}).encode()
         n = run(argv, env, cwd, stdin, valgrind)
         if valgrind and n is not None:
             got.setdefault((name, tree), []).append(n)

@@ -31,7 +31,7 @@ import _signal as signal
 from cmds._hookclock import BUDGET_S, DEFAULT_BUDGET_S, HARD_STOP_AFTER_S  # noqa: F401
 from cmds._hookstdin import (MAX_STDIN_BYTES, STDIN_TIMEOUT_S, HookInputError, cwd_holds_credential,  # noqa: F401
                              holds_credential, read_stdin_bytes)
-from cmds._hooktranscript import resolve_transcript  # noqa: F401  (moved: session 42, dmg42)
+from cmds._hooktranscript import agent_transcript, resolve_transcript  # noqa: F401  (moved: s42, dmg42)
 from cmds._helperclient import blank_home
 from cmds._hookstatement import (capture_statement, capture_take_back, garbled_answer, prompt_statement,
                                  remember_statement, stop_take_backs, take_back_answer, take_back_now,
@@ -699,8 +699,8 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             paths: list[Path] = []
             if transcript is not None:
                 paths = [transcript, *objstore.subagent_files(transcript)]
-            agent = _s(data.get("agent_transcript_path"))
-            if ev == "SubagentStop" and agent and Path(agent).is_file():
+            agent = agent_transcript(data, run.env)
+            if ev == "SubagentStop" and agent:
                 run.guarded(None, objstore.sync_files, store, [Path(agent)], cfg=cfg, final=True, deadline=deadline,
                             max_bytes=SYNC_BYTES[ev], rollup=False)
                 paths = [p for p in paths if os.path.realpath(p) != os.path.realpath(agent)]

@@ -689,6 +689,8 @@ def _inode(path) -> tuple[int, int] | None:
 
 def _scrub_sources(store, match: str, yes: bool, quiet_stdout: bool = False) -> list[str]:
     from objstore import scrub_captured, scrub_source
+    from .import_ import transcript_roots
+    roots = transcript_roots()   # as scan's list: a file under them is a transcript (scrub_captured)
     done = []
     shells = False
     for hit, plain in _source_hits(store, match):
@@ -703,7 +705,7 @@ def _scrub_sources(store, match: str, yes: bool, quiet_stdout: bool = False) -> 
                 continue
         # a transcript: its rewritten records are named first, so no capture takes them for new ones
         before = _inode(hit.path)
-        n = scrub_source(hit.path, match, plain=True) if plain else scrub_captured(store, hit.path, match)
+        n = scrub_source(hit.path, match, plain=True) if plain else scrub_captured(store, hit.path, match, roots)
         click.echo(f"  redacted {plural(n, 'line')}", err=quiet_stdout)
         if not plain and before is not None and _inode(hit.path) != before:
             click.echo(f"warning: {safe(str(hit.path))} was replaced, not rewritten in place (a line could not keep its "

@@ -10,10 +10,10 @@ from ._out import refill_summary
 
 
 def default_paths(harness: str) -> list[str]:
-    """Where the harness keeps its transcripts on this machine."""
-    if harness == "codex":
-        return [str(Path(os.environ.get("CODEX_HOME", "~/.codex")).expanduser() / "sessions")]
-    return [str(Path(os.environ.get("CLAUDE_CONFIG_DIR", "~/.claude")).expanduser() / "projects")]
+    """Where the harness keeps its transcripts on this machine (one folder:
+    ``cmds._hooktranscript.harness_folders``, the hook's rule too)."""
+    from ._hooktranscript import harness_folders
+    return [harness_folders(os.environ)["codex" if harness == "codex" else "claude-code"]]
 
 
 def transcript_roots() -> list[str]:

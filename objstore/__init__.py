@@ -197,6 +197,7 @@ _API: dict[str, tuple[str, str]] = {
     "import_transcripts": ("objstore.capture.importer", "import_transcripts"),
     "other_harness": ("objstore.capture.importer", "other_harness"),
     "imported_sources": ("objstore.capture.sourcelist", "imported_sources"),
+    "is_transcript_file": ("objstore.capture.transcriptfile", "is_transcript_file"),
     "list_sessions": ("objstore.memory.sessions", "list_sessions"),
     "session_turns": ("objstore.memory.sessions", "session_turns"),
     "count_sessions": ("objstore.memory.sessions", "count_sessions"),

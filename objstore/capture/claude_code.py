@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 # the prompt records' scan, text and hash: the prompt hook's, split off (scan_prompts: re-exported)
+from objstore.capture.transcriptfile import RECORD_TYPES, is_record  # noqa: F401 (moved, hk42)
 from objstore.capture.promptscan import is_turn_record, prompt_hash, scan_prompts, user_parts  # noqa: F401
 from objstore.capture.transcript import (ABSENT, MAX_LINE_BYTES, READ_BUFFER, TOOL_RESULT_MAX_CHARS, ParseStats,
                                          RecordFields, as_str, decode_line, decode_record, discover_files,
@@ -367,20 +368,7 @@ def tree_key(path: str | os.PathLike) -> str:
     return p
 
 
-#: the record ``type`` s Claude Code writes (agent-formats §2.2, observed 1.0.24 -> 2.1.177, and
-#: those seen in third-party fixtures): a line of none of them, without ``sessionId`` or ``uuid``,
-#: is no Claude Code record (a file of only such lines is no transcript)
-RECORD_TYPES = frozenset({"user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation",
-                          "progress", "attachment", "permission-mode", "last-prompt", "ai-title", "custom-title",
-                          "mode", "worktree-state", "file-history-delete"})
-
-
-def is_record(rec: dict) -> bool:
-    """Whether the JSON object ``rec`` is a Claude Code transcript record: its
-    ``type`` is one of :data:`RECORD_TYPES`, or another text with the
-    envelope's ``sessionId`` or ``uuid`` (a type a later version adds)."""
-    kind = rec.get("type")
-    return isinstance(kind, str) and (kind in RECORD_TYPES or "sessionId" in rec or "uuid" in rec)
+# RECORD_TYPES, is_record: in objstore.capture.transcriptfile (the hook's check reads them without this module)
 
 
 #: the keys :func:`parse_file` reads from a record, in the order it unpacks them (``msgspec``

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from objstore.capture import claude_code, codex
 from objstore.capture.promptscan import keyed_alias
 from objstore.capture.scrub import open_regular, scrub, scrubbed
+from objstore.capture.transcriptfile import is_transcript_file
 from objstore.core.hashkey import store_key
 from objstore.core.store import Store, now_ms
 from objstore.memory.appender import TurnAppender
@@ -85,13 +87,19 @@ def scrubbed_records(store: Store, path: Path, data: bytes, new: bytes) -> list:
     return out
 
 
-def scrub_captured(store: Store, path: str | os.PathLike, text: str) -> int:
+def scrub_captured(store: Store, path: str | os.PathLike, text: str,
+                   roots: Iterable[str | os.PathLike] = ()) -> int:
     """:func:`objstore.capture.scrub.scrub` of one transcript ``path`` the
     store captured from, after writing (under the store lock) the
     scrubbed-record tombstones its rewritten records need
-    (:func:`scrubbed_records`).  Returns the lines rewritten.  Raises as
-    ``scrub`` does, and StoreLocked."""
+    (:func:`scrubbed_records`).  Returns the lines rewritten: 0, the file
+    untouched, when it is no transcript (``is_transcript_file`` with the
+    harnesses' folders ``roots``, as ``imported_sources`` listed it: a hook
+    event may have named any file, fresh42 F13).  Raises as ``scrub`` does,
+    and StoreLocked."""
     path = Path(os.path.realpath(path))
+    if not is_transcript_file(path, roots):
+        return 0
     with open_regular(path) as f:
         data = f.read()
     new, changed = scrubbed(data, text)

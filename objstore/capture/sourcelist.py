@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 
 from objstore.capture.cursors import iter_cursors
 from objstore.capture.transcript import transcript_refused
+from objstore.capture.transcriptfile import is_transcript_file
 from objstore.core.atomic import atomic_write
 from objstore.core.fileid import hidden_source, is_hidden_source, load_ledger
 from objstore.core.store import Store
@@ -31,7 +32,8 @@ def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: 
     """Every transcript file this store has captured from (absolute paths,
     sorted): those ``mem import`` read (:func:`ledger_sources`) and those
     the hooks read (Claude Code capture: the path of each transcript cursor,
-    ``cache/cursors``, :func:`objstore.capture.cursors.iter_cursors`).  The
+    ``cache/cursors``, :func:`objstore.capture.cursors.iter_cursors`, each
+    while it is a transcript: ``transcriptfile.is_transcript_file``).  The
     one list ``mem scan`` and ``mem forget --scrub-sources`` read, so a
     transcript is scanned and scrubbed the same way whoever captured it.
     ``damaged``: as :func:`ledger_sources`; ``hooked=False``: the imported
@@ -50,6 +52,7 @@ def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: 
     yet (test16b B9: ``mem scan`` said "found nowhere" and
     ``--scrub-sources`` left such a file holding the text, which the next
     import stored).  Never raises for the files' content."""
+    roots = list(roots)
     paths = set(ledger_sources(store, damaged))
     hooks = [c.path for c in iter_cursors(store)] if hooked else []
     hidden = {x for x in (*paths, *hooks) if is_hidden_source(x)}   # a hidden cursor too (Cursor.hidden)
@@ -59,9 +62,10 @@ def imported_sources(store: Store, damaged: list[str] | None = None, *, hooked: 
         paths |= found
         if unfound is not None:
             unfound.append(len(hidden) - len({hidden_source(p) for p in found} & hidden))
-    paths.update(p for p in hooks if os.path.isabs(p) and "\0" not in p)
+    # a hook's path only while it is a transcript: an event may name any file, an older mem kept it (fresh42 F13)
+    paths.update(p for p in hooks if os.path.isabs(p) and "\0" not in p and is_transcript_file(p, roots))
     if neighbours:
-        paths |= _neighbours(paths)
+        paths |= {p for p in _neighbours(paths) if is_transcript_file(p, roots)}
     return sorted(paths)
 
 
@@ -180,8 +184,9 @@ def record_sources(store: Store, paths: set[str], damaged: list[str] | None = No
         return
     p = store.root / LEDGER_FILE
     p.parent.mkdir(parents=True, exist_ok=True)
+    # a path holding a newline is kept by its hidden form (found again by walking the folders: fresh42 F23)
     with open(p, "a", encoding="utf-8", errors="surrogateescape") as f:
-        f.write("".join(x.replace("\n", " ") + "\n" for x in sorted(new)))
+        f.write("".join((hidden_source(x) if "\n" in x else x) + "\n" for x in sorted(new)))
 
 
 def _record_roots(store: Store, roots: Iterable[str | os.PathLike], paths: set[str],
