@@ -82,12 +82,22 @@ def _pairs(data: bytes):
 def _note(store: Store, pairs: list[tuple[bytes, bytes]]) -> None:
     """Append a ``keyed plain`` line per pair to :data:`DIGESTS_FILE` (made
     with its head, mode 0600), fsynced before the tombstone that needs it
-    is written."""
+    is written.  A file whose head line is damaged (none of its lines is
+    read) is moved to ``tombstone-digests.bad`` first, and a last line cut
+    short gets its ``\n``: the pairs noted are read (test42 T18: a forget
+    run again to write a lost text rule anew)."""
     path = store.root / DIGESTS_FILE
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        data = b""
+    if data and not data.startswith(_HEAD):
+        os.replace(path, path.with_name(DIGESTS_FILE + ".bad"))
+        data = b""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         line = "".join(f"{k.hex()} {d.hex()}\n" for k, d in pairs).encode("ascii")
-        os.write(fd, line if os.fstat(fd).st_size else _HEAD + line)
+        os.write(fd, (b"\n" if not data.endswith(b"\n") else b"") + line if data else _HEAD + line)
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -116,6 +126,12 @@ def put_tombstone(store: Store, tombstone: Tombstone) -> str:
     return tid
 
 
+def is_text_rule(t: Tombstone) -> bool:
+    """Whether ``t`` is a ``mem forget --match`` text rule: key ``text``,
+    reason ``text:<n>`` (docs/format.md, "Tombstones")."""
+    return t.key == "text" and t.reason.startswith("text:")
+
+
 def as_read(t: Tombstone, digests: dict[bytes, bytes]) -> Tombstone:
     """``t`` as the matching rules read it: with the plain digest
     ``digests`` (:func:`read_digests`) names for its stored one, else as
@@ -124,8 +140,8 @@ def as_read(t: Tombstone, digests: dict[bytes, bytes]) -> Tombstone:
     return t if plain is None else Tombstone(key=t.key, value_sha256=plain, time=t.time, reason=t.reason)
 
 
-def all_tombstones(store: Store, *, strict: bool = False, named: dict[str, Tombstone] | None = None
-                   ) -> list[Tombstone]:
+def all_tombstones(store: Store, *, strict: bool = False, named: dict[str, Tombstone] | None = None,
+                   guard: bool = False) -> list[Tombstone]:
     """Every readable tombstone in the store, as the matching rules read it
     (:func:`as_read`; ``named``, when given, gets each one under its ref
     name, ``tombstones/<id>``).
@@ -134,13 +150,19 @@ def all_tombstones(store: Store, *, strict: bool = False, named: dict[str, Tombs
     ``fsck`` reports it and ``fsck --repair`` keeps the ref) is skipped,
     unless ``strict``: what it forgot is unknown, so a caller that must not
     let anything forgotten back (capture: :func:`capture_filter`, importing
-    an export) asks for ``strict``.
+    an export) asks for ``strict``.  ``guard`` (capture, a lower-trust
+    write): a ``mem forget --match`` text rule this store wrote whose pair
+    :data:`DIGESTS_FILE` lost fails closed too (test42 T18: the text was
+    captured and written again, silently); the audit log is read only when
+    a text rule lacks its pair (``guardfiles.lost_text_rules``).
 
     Raises:
         LostTombstone: ``strict`` and a tombstone ref names an unreadable
-            object (the message names each id)."""
+            object (the message names each id).
+        LostTextRule: ``guard`` and such a text rule lost its pair."""
     out: list[Tombstone] = []
     lost: list[str] = []
+    unpaired: list[str] = []
     digests: dict[bytes, bytes] | None = None
     for n, oid in store.refs.iter("tombstones"):
         try:
@@ -151,8 +173,13 @@ def all_tombstones(store: Store, *, strict: bool = False, named: dict[str, Tombs
         if digests is None:
             digests = read_digests(store)
         out.append(as_read(t, digests))
+        if guard and out[-1] is t and is_text_rule(t):
+            unpaired.append(oid)
         if named is not None:
             named[n] = out[-1]
+    if unpaired:
+        from objstore.memory.guardfiles import refuse_lost_text_rules   # deferred: only then (it reads the audit log)
+        refuse_lost_text_rules(store, unpaired)
     if lost and strict:
         raise LostTombstone(f"{'a tombstone' if len(lost) == 1 else f'{len(lost)} tombstones'} of this store "
                             f"cannot be read ({', '.join(f'tombstones/{o}' for o in lost)}): what "
