@@ -110,7 +110,7 @@ def rules_problem(store: Store) -> str | None:
     folders: list[str] = []   # a file in place of refs/sealed/<scope> (test40 T9): fsck names it; its keys count
     sealed = sum(1 for _n, _h in store.refs.iter("sealed", damaged=[], folders=folders)) + len(folders)
     try:
-        raw = (store.root / RULES_FILE).read_bytes()
+        (store.root / RULES_FILE).read_bytes()   # (whether it reads: the errors below)
     except PermissionError:   # not damage: core.storeperms names it (fresh41 F7)
         return None
     except FileNotFoundError:
