@@ -20,7 +20,7 @@ from objstore.core.salvage import Quarantine
 from objstore.core.store import Store
 from objstore.core.storeperms import denied
 from objstore.core.unfinished import CREDENTIALS, DIRNAME as UNFINISHED_DIR, UnfinishedForgets
-from objstore.memory.tombdigests import DIGESTS_FILE, is_text_rule, read_digests
+from objstore.memory.tombdigests import DIGESTS_FILE, is_text_rule, lost_rules_said, own_since_key, read_digests
 from objstore.memory.withdrawals import VERSION_RECORDS
 
 #: the audit command of a tombstone this store wrote (``tombdigests.put_tombstone``)
@@ -54,49 +54,24 @@ def unguarded_tombstones(store: Store) -> list[str]:
 
 def lost_text_rules(store: Store, ids: list[str] | None = None) -> list[str]:
     """Ids of the ``mem forget --match`` text rules (``tombdigests.is_text_rule``)
-    among :func:`unguarded_tombstones` that this store wrote itself (audit
-    command ``tombstone``, not a pull's: another store's key never pairs
-    here): a rule that can no longer recognize its text, which capture and a
-    lower-trust write fail closed on (test42 T18).  ``ids``: only those
-    (unpaired text rules a reader met), else every tombstone is read.
-    Reads the audit log, the tombstones and the digests file."""
-    try:
-        made = int(os.stat(store.root / KEY_FILE).st_mtime * 1000) - 1000   # (as unguarded_tombstones)
-    except OSError:
-        return []
+    that hold a value digest with no pair in :data:`DIGESTS_FILE` and that
+    this store wrote itself since its hash key (``tombdigests.own_since_key``):
+    a rule that can no longer recognize its text, which capture and a
+    lower-trust write fail closed on (test42 T18).  ``ids``: only those,
+    else every tombstone is read.  Reads the tombstones, the digests file
+    and (only when one lacks its pair) the audit log."""
     unpaired = _unpaired(store, None if ids is None else set(ids), is_text_rule)
-    if not unpaired:
-        return []
-    try:
-        own = _set_by(store, (_OWN,), made)
-    except CorruptObject:   # no audit log to tell them by: fsck names it (core.storelayout)
-        return []
-    return [oid for oid in unpaired if oid in own]
+    return own_since_key(store, unpaired) if unpaired else []
 
 
 def lost_text_rules_note(store: Store, ids: list[str] | None = None, *, fix: bool = False) -> str | None:
-    """What ``mem fsck`` (a problem, exit 13), ``mem doctor`` (an error),
-    capture and a refused write say of :func:`lost_text_rules`, or None;
-    ``fix``: with what to do (``LostTextRule.default_hint``) after it."""
+    """What ``mem fsck`` (a problem, exit 13), ``mem doctor`` (an error)
+    and ``mem status`` say of :func:`lost_text_rules`, or None; ``fix``:
+    with what to do (``LostTextRule.default_hint``) after it."""
     lost = lost_text_rules(store, ids)
     if not lost:
         return None
-    n = len(lost)
-    p = store.root / DIGESTS_FILE
-    state = "is missing" if not (p.exists() or p.is_symlink()) else "lacks their lines (cut short or damaged)"
-    return (f"{DIGESTS_FILE} {state}: {n} forgotten-text rule{'s' if n != 1 else ''} of this store (a 'mem forget' "
-            f"of a text) can no longer recognize {'their texts' if n != 1 else 'its text'} (the rule holds only a keyed "
-            "digest, from which the text cannot be rebuilt), so no turn is captured and no lower-trust value "
-            "is written until it is restored" + (f"; {LostTextRule.default_hint}" if fix else ""))
-
-
-def refuse_lost_text_rules(store: Store, ids: list[str]) -> None:
-    """Raise LostTextRule (exit 13, its hint: run the ``forget --match``
-    again, or put the file back) when some of ``ids`` (unpaired text rules
-    ``tombdigests.all_tombstones`` met with ``guard``) are
-    :func:`lost_text_rules`; else return."""
-    if why := lost_text_rules_note(store, ids):
-        raise LostTextRule(why)
+    return lost_rules_said(store, len(lost)) + (f"; {LostTextRule.default_hint}" if fix else "")
 
 
 def imported_unpaired(store: Store, since_ms: int, command: str = "import jsonl") -> list[str]:

@@ -66,6 +66,7 @@ from objstore.core.packmend import mend_packs
 from objstore.core.reachability import pack_dir_problem
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
+from objstore.memory.guardfiles import lost_text_rules
 from objstore.memory.refrestore import own_history, rebuild, restore_refs, set_aside_stale_reflogs
 from objstore.memory.reflog_drops import drop_forgotten_reflog_entries
 
@@ -275,7 +276,6 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         sources = orphans + rewritten
         _mend(store, objs, rep, _from_orphans(sources, fetch, rep) if sources else fetch, drop_lost_tombstones)
         if drop_lost_tombstones:   # a text rule whose digest line is lost fails capture closed too (test42 T18)
-            from objstore.memory.guardfiles import lost_text_rules
             for oid in lost_text_rules(store):
                 store.update_ref(f"tombstones/{oid}", oid, None, "fsck --repair: text rule dropped", audit_only=True)
                 rep.dropped_rules.append(f"tombstones/{oid}")

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import os
 
-from objstore.core.errors import CorruptObject, IntegrityError, LostTombstone, NotFound
-from objstore.core.hashkey import keyed_digest, store_key
+from objstore.core import audit
+from objstore.core.errors import CorruptObject, IntegrityError, LostTextRule, LostTombstone, NotFound
+from objstore.core.hashkey import KEY_FILE, keyed_digest, store_key
 from objstore.core.objects import Tombstone
 from objstore.core.store import Store
 from objstore.memory.withdrawals import VERSION_RECORDS
@@ -132,6 +133,34 @@ def is_text_rule(t: Tombstone) -> bool:
     return t.key == "text" and t.reason.startswith("text:")
 
 
+def own_since_key(store: Store, ids: list[str]) -> list[str]:
+    """Those of the tombstone ids ``ids`` whose ref this store's own forget
+    set (audit command ``tombstone``, not a pull's or an import's: another
+    store's key never pairs here) since its ``hash-key`` file was made
+    (less 1 s, the file's clock granularity; one written before, by a mem
+    before session 35, holds its plain digest).  [] without a hash key or
+    an audit log that reads.  Reads the audit log."""
+    try:
+        made = int(os.stat(store.root / KEY_FILE).st_mtime * 1000) - 1000
+        entries = audit.read(store.reflog.root, since=made)
+    except (OSError, CorruptObject):   # (fsck names a damaged audit log: core.storelayout)
+        return []
+    own = {e.ref[len("tombstones/"):] for e in entries if e.command == "tombstone" and e.ref.startswith("tombstones/")}
+    return [i for i in ids if i in own]
+
+
+def lost_rules_said(store: Store, n: int) -> str:
+    """What is said of ``n`` (> 0) ``forget --match`` text rules of this
+    store whose pair :data:`DIGESTS_FILE` lost (``LostTextRule``'s message,
+    ``mem fsck``'s problem, ``mem doctor``'s error; test42 T18)."""
+    p = store.root / DIGESTS_FILE
+    state = "is missing" if not (p.exists() or p.is_symlink()) else "lacks their lines (cut short or damaged)"
+    return (f"{DIGESTS_FILE} {state}: {n} forgotten-text rule{'s' if n != 1 else ''} of this store (a 'mem forget' "
+            f"of a text) can no longer recognize {'their texts' if n != 1 else 'its text'} (the rule holds only a "
+            "keyed digest, from which the text cannot be rebuilt), so no turn is captured and no lower-trust value "
+            "is written until it is restored")
+
+
 def as_read(t: Tombstone, digests: dict[bytes, bytes]) -> Tombstone:
     """``t`` as the matching rules read it: with the plain digest
     ``digests`` (:func:`read_digests`) names for its stored one, else as
@@ -177,9 +206,8 @@ def all_tombstones(store: Store, *, strict: bool = False, named: dict[str, Tombs
             unpaired.append(oid)
         if named is not None:
             named[n] = out[-1]
-    if unpaired:
-        from objstore.memory.guardfiles import refuse_lost_text_rules   # deferred: only then (it reads the audit log)
-        refuse_lost_text_rules(store, unpaired)
+    if unpaired and (own := own_since_key(store, unpaired)):   # (the audit log is read only then)
+        raise LostTextRule(lost_rules_said(store, len(own)))
     if lost and strict:
         raise LostTombstone(f"{'a tombstone' if len(lost) == 1 else f'{len(lost)} tombstones'} of this store "
                             f"cannot be read ({', '.join(f'tombstones/{o}' for o in lost)}): what "
