@@ -172,6 +172,8 @@ def print_repair(r, reindexed: int | None, config_fixed: str | None = None, othe
     if any(name.startswith("sessions/") for name in r.mended):
         say("hint: 'mem import claude-code --reread' (or codex) of the sessions' transcripts puts "
                    "their lost turns back in their places", err=True)
+    for name in r.dropped_rules:
+        say(f"repair: removed {name}: a text rule whose digest line is lost; its text may be captured again")
     for name in r.dropped_refs:
         if name.startswith("tombstones/"):
             say(f"repair: removed {name}: its object is lost; what it forgot is no longer filtered and "

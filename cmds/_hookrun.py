@@ -35,7 +35,7 @@ from cmds._hooktranscript import agent_transcript, resolve_transcript  # noqa: F
 from cmds._helperclient import blank_home
 from cmds._hookstatement import (capture_statement, capture_take_back, garbled_answer, prompt_statement,
                                  remember_statement, stop_take_backs, take_back_answer, take_back_now,
-                                 take_back_prompt, unread_config_answer)
+                                 take_back_prompt, unopened_answer, unread_config_answer)
 
 #: seconds to wait for the store lock before giving up quietly
 LOCK_TIMEOUT_S = {"UserPromptSubmit": 0.25, "SessionStart": 0.5, "SubagentStart": 0.5, "SessionEnd": 0.3}
@@ -557,7 +557,11 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
     if (home := run.env.get("MEM_HOME")) and (why := blank_home(home)):   # never a store named " " (test41 T30)
         sys.stderr.write(f"mem: {why}: nothing captured, no memory served\n")
         raise HookInputError("blank-home")
-    store = open_hook_store(run.root, LOCK_TIMEOUT_S.get(ev, DEFAULT_LOCK_TIMEOUT_S), run.create)
+    try:
+        store = open_hook_store(run.root, LOCK_TIMEOUT_S.get(ev, DEFAULT_LOCK_TIMEOUT_S), run.create)
+    except objstore.IntegrityError as e:   # a damaged config: the person is told (test42 T17)
+        run.log(failure_of(e))
+        return unopened_answer(ev, _s(data.get("prompt")), e)
     try:
         # an id or cwd holding a --match text: a hidden id, no project (test42 T1)
         sid, hid = run.guarded("hidden", objstore.hook_ids, store, sid, cwd) or (sid, False)

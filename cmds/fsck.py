@@ -152,7 +152,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     file deleted or cut short) can no longer stop
     its value from coming back: a warning counts them (exit 0; no repair
     can rebuild a one-way digest: put the file back from a copy, or 'mem
-    pull' from an encrypted remote this store pushed to).
+    pull' from an encrypted remote this store pushed to).  A 'forget
+    --match' text rule so lost is a problem (exit 13: capture stops):
+    forget the text again, or --drop-lost-tombstones.
 
     So are a damaged remotes.json (not JSON, or not the shape docs/format.md
     gives) and a damaged sync-key (no age identity in it: garbage, cut
@@ -248,11 +250,13 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     from objstore import vault_problem
     if vault := vault_problem(store):   # every sealed value unreadable, and fsck said "ok" (fresh35)
         rep.problems.append(vault)
-    from objstore import hash_key_damage, unguarded_note
+    from objstore import hash_key_damage, lost_text_rules_note, unguarded_note
     if key_bad := hash_key_damage(store):   # every forget exits 13, and fsck said ok (fresh39 F4)
         rep.problems.append(key_bad)
     if unguarded := unguarded_note(store):   # a forgotten value can come back: no repair rebuilds it (fresh39 F5)
         rep.warnings.append(unguarded)
+    if lost_rules := lost_text_rules_note(store, fix=True):
+        rep.problems.append(lost_rules)
     guard_held, guard_bad = _carried_guard(store, rep)
     from objstore import vault_damage
     if vault_bad := vault_damage(store):   # a damaged vault file: only the user's copy mends it (fresh39 F6)
@@ -275,7 +279,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                              "placeholders": fixed.stubs_in,
                              "mended": fixed.mended, "dropped_refs": fixed.dropped_refs, "recorded_lost": fixed.recorded,
                              "restored_refs": fixed.restored_refs, "relogged": fixed.relogged, "relost": fixed.relost,
-                             "lost_tombstones": fixed.lost_tombstones,
+                             "lost_tombstones": fixed.lost_tombstones, "dropped_rules": fixed.dropped_rules,
                              "rebuilt_refs": fixed.rebuilt, "misnamed_refs": fixed.misnamed,
                              "unresolved_refs": fixed.unresolved,
                              "reset_refs": [{"ref": n, "was": a, "now": b} for n, a, b in fixed.reset_refs],

@@ -225,6 +225,20 @@ class LostTombstone(IntegrityError):
                     "be captured again")
 
 
+class LostTextRule(LostTombstone):
+    """A ``mem forget --match`` text rule this store wrote (its tombstone
+    ``text``, reason ``text:<n>``) has lost its line in ``tombstone-digests``
+    (the file deleted, cut short or damaged), so its text can no longer be
+    recognized: capture and every lower-trust write fail closed until it is
+    restored (exit 13; test42 T18)."""
+
+    default_hint = ("run the forget of each such text again (mem forget --match, with the text: it writes "
+                    "the rule anew), put "
+                    "tombstone-digests back from a copy, or 'mem pull' from an encrypted remote this store "
+                    "pushed to; 'mem fsck --repair --drop-lost-tombstones' drops the rule, and its text may "
+                    "then be captured again")
+
+
 class ReadOnlyStore(MemError):
     """A write to a store this process cannot write (a read-only mount, or
     files it has no write permission on); reading goes on (exit 16)."""

@@ -23,8 +23,8 @@ from objstore.index.errors import IndexBusyError, SearchIndexError
 from objstore.memory.writechecks import check_key_credentials
 from objstore.memory.hiddenids import hide_places, hide_sid
 from objstore.memory.scope import AGENT_SEP
-from objstore.memory.sealrulefile import refuse_unreadable
-from objstore.memory.sealrules import SealRules, load as load_seal_rules, withhold_sealed_values
+from objstore.memory.sealrulefile import load_checked
+from objstore.memory.sealrules import SealRules, withhold_sealed_values
 from objstore.memory.sessionrules import SessionValues
 from objstore.memory.sessions import (CapturedTurn, ChainNotes, SessionState, cap_turn_text, digest_text, load_session,
                                       save_session_state, taints_after, turn_doc, turn_doc_fields, walk_turns)
@@ -386,9 +386,7 @@ class TurnAppender:
         None without a seal.  Raises IntegrityError when the rules file is
         there but does not read (``sealrulefile.refuse_unreadable``)."""
         if self._seal is False:
-            rules = load_seal_rules(self.store)
-            if rules is None:   # there but unreadable: nothing is captured in the clear (test40 T18)
-                refuse_unreadable(self.store)
+            rules = load_checked(self.store)   # unreadable, or damaged with a seal: nothing captured (test42 T25)
             self._seal = rules
         return self._seal
 

@@ -13,14 +13,14 @@ import os
 from dataclasses import dataclass
 
 from objstore.core import audit
-from objstore.core.errors import CorruptObject, NotFound
+from objstore.core.errors import CorruptObject, LostTextRule, NotFound
 from objstore.core.hashkey import KEY_FILE, load_key
 from objstore.core.objects import Tombstone
 from objstore.core.salvage import Quarantine
 from objstore.core.store import Store
 from objstore.core.storeperms import denied
 from objstore.core.unfinished import CREDENTIALS, DIRNAME as UNFINISHED_DIR, UnfinishedForgets
-from objstore.memory.tombdigests import DIGESTS_FILE, read_digests
+from objstore.memory.tombdigests import DIGESTS_FILE, is_text_rule, lost_rules_said, own_since_key, read_digests
 from objstore.memory.withdrawals import VERSION_RECORDS
 
 #: the audit command of a tombstone this store wrote (``tombdigests.put_tombstone``)
@@ -52,6 +52,28 @@ def unguarded_tombstones(store: Store) -> list[str]:
     return [oid for oid in unpaired if oid in own]
 
 
+def lost_text_rules(store: Store, ids: list[str] | None = None) -> list[str]:
+    """Ids of the ``mem forget --match`` text rules (``tombdigests.is_text_rule``)
+    that hold a value digest with no pair in :data:`DIGESTS_FILE` and that
+    this store wrote itself since its hash key (``tombdigests.own_since_key``):
+    a rule that can no longer recognize its text, which capture and a
+    lower-trust write fail closed on (test42 T18).  ``ids``: only those,
+    else every tombstone is read.  Reads the tombstones, the digests file
+    and (only when one lacks its pair) the audit log."""
+    unpaired = _unpaired(store, None if ids is None else set(ids), is_text_rule)
+    return own_since_key(store, unpaired) if unpaired else []
+
+
+def lost_text_rules_note(store: Store, ids: list[str] | None = None, *, fix: bool = False) -> str | None:
+    """What ``mem fsck`` (a problem, exit 13), ``mem doctor`` (an error)
+    and ``mem status`` say of :func:`lost_text_rules`, or None; ``fix``:
+    with what to do (``LostTextRule.default_hint``) after it."""
+    lost = lost_text_rules(store, ids)
+    if not lost:
+        return None
+    return lost_rules_said(store, len(lost)) + (f"; {LostTextRule.default_hint}" if fix else "")
+
+
 def imported_unpaired(store: Store, since_ms: int, command: str = "import jsonl") -> list[str]:
     """Ids of the tombstones ``command`` (``mem import jsonl``) set at or
     after ``since_ms`` that hold a value digest this store has no pair for:
@@ -76,9 +98,10 @@ def _set_by(store: Store, commands: tuple[str, ...], since_ms: int) -> set[str]:
             if e.command in commands and e.ref.startswith("tombstones/")}
 
 
-def _unpaired(store: Store, ids: set[str] | None) -> list[str]:
+def _unpaired(store: Store, ids: set[str] | None, which=None) -> list[str]:
     """Those of ``ids`` (None: of all) still named by a ref whose tombstone holds a value digest with
-    no pair in :data:`DIGESTS_FILE` (a version record needs none; an unreadable one is fsck's)."""
+    no pair in :data:`DIGESTS_FILE` (a version record needs none; an unreadable one is fsck's);
+    ``which(tombstone)``, when given, says which tombstones count."""
     if ids is not None and not ids:
         return []
     pairs = read_digests(store)
@@ -90,7 +113,7 @@ def _unpaired(store: Store, ids: set[str] | None) -> list[str]:
             t = store.get(oid, Tombstone)
         except (CorruptObject, NotFound):
             continue   # fsck reports a lost tombstone
-        if t.reason not in VERSION_RECORDS and t.value_sha256 not in pairs:
+        if t.reason not in VERSION_RECORDS and t.value_sha256 not in pairs and (which is None or which(t)):
             out.append(oid)
     return out
 
@@ -116,6 +139,8 @@ def unguarded_note(store: Store) -> str | None:
     """The line ``mem fsck`` (a warning) and ``mem doctor`` give for
     :func:`unguarded_tombstones`, or None when there are none."""
     ids = unguarded_tombstones(store)
+    if ids and (rules := set(lost_text_rules(store, ids))):   # said apart, as a problem (test42 T18)
+        ids = [i for i in ids if i not in rules]
     if not ids:
         return None
     n = len(ids)

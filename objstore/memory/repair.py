@@ -65,6 +65,7 @@ from objstore.core.packrecord import unrecord_packs
 from objstore.core.reachability import pack_dir_problem
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
+from objstore.memory.guardfiles import lost_text_rules
 from objstore.memory.repairaside import set_aside, sound
 from objstore.memory.refrestore import own_history, rebuild, restore_refs, set_aside_stale_reflogs
 from objstore.memory.reflog_drops import drop_forgotten_reflog_entries
@@ -103,6 +104,8 @@ class RepairReport:
         stubs_in: ref name -> how many of ``stubs`` its history holds.
         mended: refs whose chain was rewritten.
         dropped_refs: refs deleted because nothing of them was left.
+        dropped_rules: ``tombstones/<id>`` refs of ``forget --match`` text rules
+            whose digest line was lost, ``drop_lost_tombstones`` deleted.
         dropped_heads: ref name -> the id it named, of ``dropped_refs``.
         recorded: the fact, sealed and session refs of ``dropped_refs``
             written to ``lost-refs`` (``objstore.core.lostrefs``: fsck and
@@ -166,6 +169,7 @@ class RepairReport:
     stubs_in: dict[str, int] = field(default_factory=dict)
     mended: list[str] = field(default_factory=list)
     dropped_refs: list[str] = field(default_factory=list)
+    dropped_rules: list[str] = field(default_factory=list)
     dropped_heads: dict[str, str] = field(default_factory=dict)
     recorded: list[str] = field(default_factory=list)
     restored_refs: list[str] = field(default_factory=list)
@@ -210,8 +214,8 @@ class RepairReport:
     def changed(self) -> bool:
         """True when anything was changed."""
         return bool(self.quarantined or self.salvaged or self.dropped_objects or self.misindexed or self.refetched
-                    or self.stubs or self.mended or self.dropped_refs or self.restored_refs or self.relogged
-                    or self.relost or self.rebuilt or self.found_again
+                    or self.stubs or self.mended or self.dropped_refs or self.dropped_rules or self.restored_refs
+                    or self.relogged or self.relost or self.rebuilt or self.found_again
                     or self.misnamed or self.unresolved or self.reset_refs or self.refound or self.lost_heads
                     or self.edges_dropped or self.reflogs or self.forgotten_entries or self.stale_reflogs
                     or self.own_history or self.put_back or self.unflipped)
@@ -224,7 +228,9 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         fetch: optional source of lost objects by id (remotes plug in here).
         drop_lost_tombstones: delete a ``tombstones/<id>`` ref whose object
             is lost (``dropped_refs``) instead of keeping it
-            (``lost_tombstones``): what it forgot may then be captured again.
+            (``lost_tombstones``): what it forgot may then be captured again;
+            and a ``forget --match`` text rule whose digest line is lost
+            (``guardfiles.lost_text_rules``).
     Raises:
         StoreLocked, ReadOnlyStore: the store lock cannot be taken.
         UnsupportedVersion: a pack is of a version a newer mem writes
@@ -272,6 +278,10 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         orphans = store.packs.incomplete_packs()   # under the lock no writer is between its renames
         sources = orphans + rewritten
         _mend(store, objs, rep, _from_orphans(sources, fetch, rep) if sources else fetch, drop_lost_tombstones)
+        if drop_lost_tombstones:   # a text rule whose digest line is lost fails capture closed too (test42 T18)
+            for oid in lost_text_rules(store):
+                store.update_ref(f"tombstones/{oid}", oid, None, "fsck --repair: text rule dropped", audit_only=True)
+                rep.dropped_rules.append(f"tombstones/{oid}")
         _drop_dangling_edges(store, objs, rep, now_ms())
         rep.forgotten_entries = drop_forgotten_reflog_entries(store, objs.get)
         unrecord_packs(store.root / "objects" / "pack", [p.stem for p in orphans])

@@ -30,12 +30,14 @@ class SealRules:
     own key), and ``more``: its further sections (session 42, test41 T23),
     each a :class:`SealRules` of its own key holding the ``forgotten:``
     rules ``mem import jsonl`` kept from an export's guard made under
-    another store's key (no ``more`` of their own)."""
+    another store's key (no ``more`` of their own).  ``damaged``: the
+    file :func:`load` read it from was cut short (its last line without
+    its ``\n``) or held a line that does not parse (test42 T25)."""
 
-    __slots__ = ("key", "lines", "more")
+    __slots__ = ("key", "lines", "more", "damaged")
 
     def __init__(self, key: bytes, lines: list[tuple[str, bytes, int]], more: list[SealRules] | None = None) -> None:
-        self.key, self.lines, self.more = key, lines, list(more or ())
+        self.key, self.lines, self.more, self.damaged = key, lines, list(more or ()), False
 
     def rules(self) -> list[tuple[bytes, int]]:
         """``[(digest, length)]`` of every line of the first section, distinct."""
@@ -74,18 +76,24 @@ def load(store: Store, file: str = RULES_FILE, want: str = _HEAD) -> SealRules |
         return None
     sections: dict[bytes, list[tuple[str, bytes, int]]] = {key: []}
     lines: list | None = sections[key]
+    bad = not rest or rest.pop() != ""   # (the last line without its LF: cut short)
     for ln in rest:
         if ln.startswith(want + " "):   # a further section (session 42); a bad head: its lines are skipped
             more = _head_key(ln, want)
             lines = None if more is None else sections.setdefault(more, [])
+            bad = bad or more is None
             continue
         try:
             digest, n, k = ln.split(" ", 2)
             if "\ufffd" not in ln and lines is not None:
                 lines.append((k, bytes.fromhex(digest), int(n)))
+            else:
+                bad = True
         except ValueError:
-            continue
-    return SealRules(key, sections.pop(key), [SealRules(k, v) for k, v in sections.items()])
+            bad = True
+    out = SealRules(key, sections.pop(key), [SealRules(k, v) for k, v in sections.items()])
+    out.damaged = bad
+    return out
 
 
 def _head_key(line: str, want: str) -> bytes | None:
@@ -141,6 +149,51 @@ def refuse_unreadable(store: Store) -> None:
                              f"it again from the sealed values; with no vault, move it away (mv {p} {p}.bad)")
 
 
+def load_checked(store: Store) -> SealRules | None:
+    """:func:`load` for a write or a captured turn: None without the file;
+    raises IntegrityError (exit 13) when it is there but reads as no rules
+    (:func:`refuse_unreadable`), or when it is damaged (``damaged``: cut
+    short, a line that does not parse) while a key is sealed: a lost line
+    may have been a sealed value's rule, so nothing is written in the clear
+    until ``mem sealed rebuild-rules`` writes it again (test42 T25: the
+    sealed value was written by an agent and captured in the clear).  The
+    refs of sealed keys are listed only for a damaged file."""
+    rules = load(store)
+    if rules is None:
+        refuse_unreadable(store)
+    elif rules.damaged and any_sealed(store):
+        refuse_damaged(store)
+    return rules
+
+
+def refuse_damaged(store: Store) -> None:
+    """Raise :func:`load_checked`'s IntegrityError (exit 13) of a damaged
+    :data:`RULES_FILE` while a key is sealed."""
+    p = store.root / RULES_FILE
+    raise IntegrityError(f"{p} is damaged ({damage_said(store)}) while a key is sealed: a value written now "
+                         "could hold a sealed value whose rule was lost", hint="'mem sealed rebuild-rules' "
+                         "writes it again from the sealed values (it asks for the vault passphrase)")
+
+
+def any_sealed(store: Store) -> bool:
+    """Whether a key of ``store`` is sealed (a ``refs/sealed/`` ref, or a
+    file in place of a scope's folder there).  Lists those refs."""
+    folders: list[str] = []
+    return any(True for _n, _h in store.refs.iter("sealed", damaged=[], folders=folders)) or bool(folders)
+
+
+def damage_said(store: Store) -> str:
+    """What is wrong with a damaged :data:`RULES_FILE` (``SealRules.damaged``),
+    as a clause: cut short (its last line lost its end, and the lines after
+    it with it), or a line that does not parse (garbage, or a rule mangled)."""
+    try:
+        raw = (store.root / RULES_FILE).read_bytes()
+    except OSError:
+        return "it cannot be read"
+    return "cut short: its last line lost its end, and any line after it" if not raw.endswith(b"\n") else \
+        "a line does not parse: garbage, or a rule mangled"
+
+
 def rule_labels_in(store: Store, body: str) -> set[str]:
     """The labels of the local seal rules a span of ``body`` matches (word
     start to word end, as ``sealrules.withhold_sealed_values`` finds them),
@@ -156,15 +209,17 @@ def rule_labels_in(store: Store, body: str) -> set[str]:
     word start a rule's length can end at.  Raises IntegrityError (exit
     13) when the file is there but does not load (a folder, a damaged
     head): a write then could not tell a sealed value from any other, and
-    stored it in the clear (test40 T18)."""
+    stored it in the clear (test40 T18), or is damaged while a key is
+    sealed (:func:`load_checked`)."""
     rules = load(store)
     if rules is None:
         refuse_unreadable(store)
-    if rules is None:
         return set()
     out: set[str] = set()
     for sec in rules.sections():   # (one pass per key: the store's own, then an import's, test41 T23)
         out |= _labels_in(sec, body)
+    if not out and rules.damaged and any_sealed(store):   # (a rule it names is said first: exit 6)
+        refuse_damaged(store)
     return out
 
 

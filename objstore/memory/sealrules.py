@@ -34,7 +34,7 @@ from objstore.core.store import Store
 from objstore.core.storeperms import denied
 from objstore.core.text import normalized_form, normalized_map, replace_spans
 from objstore.core.textwindows import dotless, fold_worth, match_weight
-from objstore.memory.sealrulefile import FORGOTTEN_LABEL, RULES_FILE, SealRules, load, rule_digest, save, window_digests  # noqa: F401
+from objstore.memory.sealrulefile import FORGOTTEN_LABEL, RULES_FILE, SealRules, any_sealed, damage_said, load, rule_digest, save, window_digests  # noqa: F401
 from objstore.memory.sessions import FORGOTTEN, WITHHELD
 from objstore.memory.tombstones import MIN_TEXT_CHARS, find_matches
 
@@ -110,7 +110,7 @@ def rules_problem(store: Store) -> str | None:
     folders: list[str] = []   # a file in place of refs/sealed/<scope> (test40 T9): fsck names it; its keys count
     sealed = sum(1 for _n, _h in store.refs.iter("sealed", damaged=[], folders=folders)) + len(folders)
     try:
-        raw = (store.root / RULES_FILE).read_bytes()
+        (store.root / RULES_FILE).read_bytes()   # (whether it reads: the errors below)
     except PermissionError:   # not damage: core.storeperms names it (fresh41 F7)
         return None
     except FileNotFoundError:
@@ -123,8 +123,8 @@ def rules_problem(store: Store) -> str | None:
         rules = load(store)
         if rules is None:
             what = "is damaged (its first line does not parse)"
-        elif not raw.endswith(b"\n") or rules.count() + len(rules.more) != raw.count(b"\n") - 1:
-            what = "is damaged (cut short, or a line does not parse)"
+        elif rules.damaged:
+            what = f"is damaged ({damage_said(store)})"
         else:
             return None
     if rules_refused(store):   # every write refuses (``sealrulefile.refuse_unreadable``): fresh41 F6 said "stored in the clear"
@@ -135,6 +135,8 @@ def rules_problem(store: Store) -> str | None:
                 "the writes then work, and a sealed value quoted later is stored in the clear")
     held = f"while {sealed} key{'s are' if sealed != 1 else ' is'} sealed: a sealed value" if sealed else \
         "while it holds the rules of forgotten values (mem forget KEY): a forgotten value"   # (test35b T2)
+    if "garbage" in what:   # no rule need be lost: said as it may be (test42 T25)
+        held += " whose rule was on the line that does not parse,"
     return (f"{RULES_FILE} {what} {held} "
             "quoted in a turn captured or pulled from now on is stored in the clear; 'mem sealed rebuild-rules' "
             "writes it again from the sealed values (it asks for the vault passphrase; the rules of values "
@@ -143,12 +145,16 @@ def rules_problem(store: Store) -> str | None:
 
 def rules_refused(store: Store) -> bool:
     """Whether :data:`RULES_FILE` is there but reads as no rules (a folder,
-    an unreadable file, a damaged head): then every write and captured turn
+    an unreadable file, a damaged head) or is damaged while a key is sealed
+    (``sealrulefile.load_checked``): then every write and captured turn
     is refused, exit 13 (``sealrulefile.refuse_unreadable``), and ``mem
     fsck`` and ``mem doctor`` call :func:`rules_problem` an error, not a
     warning (fresh41 F6: "ok").  One read of the file."""
     p = store.root / RULES_FILE
-    return load(store) is None and (p.exists() or p.is_symlink()) and not denied(p)
+    rules = load(store)
+    if rules is not None:   # damaged while a key is sealed: refused as well (test42 T25, ``load_checked``)
+        return rules.damaged and any_sealed(store)
+    return (p.exists() or p.is_symlink()) and not denied(p)
 
 
 def withhold_sealed_values(text: str, rules: SealRules, folded: bool = True) -> tuple[str, int]:

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import os
 
-from objstore.core.errors import CorruptObject, IntegrityError, LostTombstone, NotFound
-from objstore.core.hashkey import keyed_digest, store_key
+from objstore.core import audit
+from objstore.core.errors import CorruptObject, IntegrityError, LostTextRule, LostTombstone, NotFound
+from objstore.core.hashkey import KEY_FILE, keyed_digest, store_key
 from objstore.core.objects import Tombstone
 from objstore.core.store import Store
 from objstore.memory.withdrawals import VERSION_RECORDS
@@ -82,12 +83,22 @@ def _pairs(data: bytes):
 def _note(store: Store, pairs: list[tuple[bytes, bytes]]) -> None:
     """Append a ``keyed plain`` line per pair to :data:`DIGESTS_FILE` (made
     with its head, mode 0600), fsynced before the tombstone that needs it
-    is written."""
+    is written.  A file whose head line is damaged (none of its lines is
+    read) is moved to ``tombstone-digests.bad`` first, and a last line cut
+    short gets its ``\n``: the pairs noted are read (test42 T18: a forget
+    run again to write a lost text rule anew)."""
     path = store.root / DIGESTS_FILE
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        data = b""
+    if data and not data.startswith(_HEAD):
+        os.replace(path, path.with_name(DIGESTS_FILE + ".bad"))
+        data = b""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         line = "".join(f"{k.hex()} {d.hex()}\n" for k, d in pairs).encode("ascii")
-        os.write(fd, line if os.fstat(fd).st_size else _HEAD + line)
+        os.write(fd, (b"\n" if not data.endswith(b"\n") else b"") + line if data else _HEAD + line)
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -116,6 +127,40 @@ def put_tombstone(store: Store, tombstone: Tombstone) -> str:
     return tid
 
 
+def is_text_rule(t: Tombstone) -> bool:
+    """Whether ``t`` is a ``mem forget --match`` text rule: key ``text``,
+    reason ``text:<n>`` (docs/format.md, "Tombstones")."""
+    return t.key == "text" and t.reason.startswith("text:")
+
+
+def own_since_key(store: Store, ids: list[str]) -> list[str]:
+    """Those of the tombstone ids ``ids`` whose ref this store's own forget
+    set (audit command ``tombstone``, not a pull's or an import's: another
+    store's key never pairs here) since its ``hash-key`` file was made
+    (less 1 s, the file's clock granularity; one written before, by a mem
+    before session 35, holds its plain digest).  [] without a hash key or
+    an audit log that reads.  Reads the audit log."""
+    try:
+        made = int(os.stat(store.root / KEY_FILE).st_mtime * 1000) - 1000
+        entries = audit.read(store.reflog.root, since=made)
+    except (OSError, CorruptObject):   # (fsck names a damaged audit log: core.storelayout)
+        return []
+    own = {e.ref[len("tombstones/"):] for e in entries if e.command == "tombstone" and e.ref.startswith("tombstones/")}
+    return [i for i in ids if i in own]
+
+
+def lost_rules_said(store: Store, n: int) -> str:
+    """What is said of ``n`` (> 0) ``forget --match`` text rules of this
+    store whose pair :data:`DIGESTS_FILE` lost (``LostTextRule``'s message,
+    ``mem fsck``'s problem, ``mem doctor``'s error; test42 T18)."""
+    p = store.root / DIGESTS_FILE
+    state = "is missing" if not (p.exists() or p.is_symlink()) else "lacks their lines (cut short or damaged)"
+    return (f"{DIGESTS_FILE} {state}: {n} forgotten-text rule{'s' if n != 1 else ''} of this store (a 'mem forget' "
+            f"of a text) can no longer recognize {'their texts' if n != 1 else 'its text'} (the rule holds only a "
+            "keyed digest, from which the text cannot be rebuilt), so no turn is captured and no lower-trust value "
+            "is written until it is restored")
+
+
 def as_read(t: Tombstone, digests: dict[bytes, bytes]) -> Tombstone:
     """``t`` as the matching rules read it: with the plain digest
     ``digests`` (:func:`read_digests`) names for its stored one, else as
@@ -124,8 +169,8 @@ def as_read(t: Tombstone, digests: dict[bytes, bytes]) -> Tombstone:
     return t if plain is None else Tombstone(key=t.key, value_sha256=plain, time=t.time, reason=t.reason)
 
 
-def all_tombstones(store: Store, *, strict: bool = False, named: dict[str, Tombstone] | None = None
-                   ) -> list[Tombstone]:
+def all_tombstones(store: Store, *, strict: bool = False, named: dict[str, Tombstone] | None = None,
+                   guard: bool = False) -> list[Tombstone]:
     """Every readable tombstone in the store, as the matching rules read it
     (:func:`as_read`; ``named``, when given, gets each one under its ref
     name, ``tombstones/<id>``).
@@ -134,13 +179,19 @@ def all_tombstones(store: Store, *, strict: bool = False, named: dict[str, Tombs
     ``fsck`` reports it and ``fsck --repair`` keeps the ref) is skipped,
     unless ``strict``: what it forgot is unknown, so a caller that must not
     let anything forgotten back (capture: :func:`capture_filter`, importing
-    an export) asks for ``strict``.
+    an export) asks for ``strict``.  ``guard`` (capture, a lower-trust
+    write): a ``mem forget --match`` text rule this store wrote whose pair
+    :data:`DIGESTS_FILE` lost fails closed too (test42 T18: the text was
+    captured and written again, silently); the audit log is read only when
+    a text rule lacks its pair (``guardfiles.lost_text_rules``).
 
     Raises:
         LostTombstone: ``strict`` and a tombstone ref names an unreadable
-            object (the message names each id)."""
+            object (the message names each id).
+        LostTextRule: ``guard`` and such a text rule lost its pair."""
     out: list[Tombstone] = []
     lost: list[str] = []
+    unpaired: list[str] = []
     digests: dict[bytes, bytes] | None = None
     for n, oid in store.refs.iter("tombstones"):
         try:
@@ -151,8 +202,12 @@ def all_tombstones(store: Store, *, strict: bool = False, named: dict[str, Tombs
         if digests is None:
             digests = read_digests(store)
         out.append(as_read(t, digests))
+        if guard and out[-1] is t and is_text_rule(t):
+            unpaired.append(oid)
         if named is not None:
             named[n] = out[-1]
+    if unpaired and (own := own_since_key(store, unpaired)):   # (the audit log is read only then)
+        raise LostTextRule(lost_rules_said(store, len(own)))
     if lost and strict:
         raise LostTombstone(f"{'a tombstone' if len(lost) == 1 else f'{len(lost)} tombstones'} of this store "
                             f"cannot be read ({', '.join(f'tombstones/{o}' for o in lost)}): what "

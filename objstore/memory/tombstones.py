@@ -506,8 +506,9 @@ def capture_filter(store: Store, *, strict: bool = True) -> CaptureFilter:
 
     Raises:
         LostTombstone: ``strict`` and a tombstone ref names an object that
-            cannot be read: capture fails closed (:func:`all_tombstones`)."""
-    return _filter(all_tombstones(store, strict=strict))
+            cannot be read, or (LostTextRule) a text rule lost its digest:
+            capture fails closed (:func:`all_tombstones`)."""
+    return _filter(all_tombstones(store, strict=strict, guard=strict))
 
 
 def _filter(tombstones: list[Tombstone]) -> CaptureFilter:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from objstore.core.store import Store
 from objstore.core.storelayout import WRITE_NAMES, layout_damage
 from objstore.core.storeperms import denied_notes
-from objstore.memory.guardfiles import hash_key_damage
+from objstore.memory.guardfiles import hash_key_damage, lost_text_rules_note
 from objstore.memory.sealrulefile import RULES_FILE
 from objstore.memory.sealrules import rules_refused
 
@@ -22,8 +22,9 @@ def capture_stopped(store: Store) -> str | None:
     fix, or None: a damaged ``hash-key`` (``guardfiles.hash_key_damage``),
     ``logs/audit``, ``logs/refs`` or ``locks/store.lock`` of the other type
     (``core.storelayout``; not the folders below ``logs/refs``, which stop
-    one scope's keys, and never a walk of them), a ``seal-rules`` that reads
-    as no rules (``sealrules.rules_refused``).  An unusable ``config.toml``
+    one scope's keys, and never a walk of them), a ``forget --match`` text
+    rule that lost its digest line (``guardfiles.lost_text_rules``: reads
+    the tombstones), a ``seal-rules`` that reads as no rules (``sealrules.rules_refused``).  An unusable ``config.toml``
     is said by its own check (``settings.config_problem``).  Reads the
     hash-key and seal-rules files, three ``lstat``."""
     if why := hash_key_damage(store):
@@ -32,6 +33,8 @@ def capture_stopped(store: Store) -> str | None:
         return f"{d.rel} is {d.other} where the store keeps {d.want}: no write is possible; 'mem fsck --repair' sets it aside"
     if notes := denied_notes(store.root)[:1]:   # a hash-key or seal-rules this user may not read (fresh41 F7)
         return notes[0] if not notes[0].startswith("vault/") else None
+    if why := lost_text_rules_note(store, fix=True):   # (test42 T18)
+        return why
     if rules_refused(store):
         return (f"{RULES_FILE} does not read as seal rules: every write is refused; 'mem sealed rebuild-rules' "
                 "writes it again")

@@ -45,8 +45,9 @@ def test_a_damaged_seal_rules_file_is_named_and_rebuilt(tmp_path, damage):
         rules.write_bytes(whole[:len(whole) - 20])
     else:
         rules.unlink()
-    out = _mem(env, "fsck").stdout
-    assert "warning: seal-rules is " in out and "mem sealed rebuild-rules" in out, out
+    out = _mem(env, "fsck", ok=(13,) if damage == "cut" else (0,)).stdout   # cut with a seal: every write stops
+    assert f"{'error' if damage == 'cut' else 'warning'}: seal-rules is " in out, out   # (test42 T25)
+    assert "mem sealed rebuild-rules" in out, out
     doc = json.loads(_mem(env, "doctor", "--json", ok=(0, 1)).stdout)
     assert any(f["check"] == "seal" and "mem sealed rebuild-rules" in f["fix"] for f in doc["findings"]), doc
     s.prompt("open the locker notes again")   # fails open: the prompt goes on, one line in the hook log
@@ -70,7 +71,7 @@ def test_a_bad_line_goes_with_the_rebuild_and_a_forget_only_file_is_named(tmp_pa
     rules = s.store / RULES_FILE
     head, *rest = rules.read_text().splitlines(keepends=True)
     rules.write_text(head + "garbage line here\n" + "".join(rest))
-    assert "warning: seal-rules is damaged" in _mem(env, "fsck").stdout
+    assert "error: seal-rules is damaged" in _mem(env, "fsck", ok=(13,)).stdout   # a seal: refused (test42 T25)
     _mem(env, "sealed", "rebuild-rules", "--passphrase-file", str(pp))
     assert "garbage" not in rules.read_text() and "seal-rules" not in _mem(env, "fsck").stdout
     other = tmp_path / "other"
