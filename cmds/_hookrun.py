@@ -340,34 +340,6 @@ def open_hook_store(root: Path, lock_timeout: float, create: bool = True):
         raise
 
 
-def start_derive_auto(run: "HookRun", store) -> bool:
-    """``derive.auto``: when a run is due (``objstore.derive.auto``), start
-    ``mem derive --auto`` as a detached process (new session, stdio on
-    /dev/null) and return at once: the hook never waits for a model and
-    takes no lock for it (the child claims the day under the lock, then
-    calls the model holding none).  True when a process was started."""
-    import objstore
-    cfg = objstore.derive_config(store.root)
-    if cfg.get("auto") is not True:
-        return False
-    prov = objstore.derive_provider(cfg, run.env)
-    status = objstore.derive_auto_status(store, cfg, prov)
-    if status == "state-damaged":   # said, not run: mem doctor names the file
-        run.log("derive-state-damaged")
-    if status != "due":
-        return False
-    import subprocess
-
-    import cmds
-    env = {**run.env, "MEM_HOME": str(store.root)}
-    here = str(Path(cmds.__file__).resolve().parent.parent)   # the child imports the same mem
-    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    subprocess.Popen([sys.executable, "-m", "cmds", "derive", "--auto"], stdin=subprocess.DEVNULL,
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                     close_fds=True, env=env, cwd=str(store.root))
-    return True
-
-
 def start_helper(run: "HookRun", store) -> bool:
     """Start the store's resident helper (``mem helper``) detached when it is
     not running, unless ``helper.autostart`` is false or ``MEM_NO_HELPER``
@@ -608,6 +580,7 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
                 decay(store, if_due=True)
             run.guarded("decay", start_decay)
             if capture:
+                from cmds._hookderive import start_derive_auto   # (SessionStart only)
                 run.guarded("derive-auto", start_derive_auto, run, store)
             run.guarded("helper", start_helper, run, store)
             # an unusable config.toml: the person is told (systemMessage) and the agent (the block); a
