@@ -58,7 +58,7 @@ def _reference_of(norm: str, rules, word_starts: bool = False, key: bytes | None
         starts = [s for s in range(len(norm)) if norm[s] != " " and (not alnum[s] or not alnum[s - 1])]
     else:
         starts = [s for s in range(len(norm)) if norm[s] != " "]
-    if word_starts:   # (cma43, test42 T10: unkeyed too, as the keyed windows always did) ending a word
+    if key is not None:
         ends = {e for e in range(1, len(norm) + 1) if not alnum[e] or not alnum[e - 1]}
         tried = {n: [s for s in starts if s + n in ends] for n in by_len}
     else:
