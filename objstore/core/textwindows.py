@@ -31,6 +31,7 @@ from unicodedata import category
 from objstore.core.ids import blake2b
 from objstore.core.text import LazyPattern, confusable_fold, normalized_form, normalized_map
 from objstore.core.wordwindows import unspaced, word_windows
+from objstore.core.wordwindows import word_starts as start_offsets
 
 __all__ = ["COMMAS", "FOLD_MIN_CHARS", "FOLD_MIN_PROSE", "SEPARATOR_CATEGORIES", "dotless", "find_matches", "fold_worth",
            "folded_form", "is_separator", "match_weight", "text_spans"]
@@ -182,13 +183,11 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
     rule's SHA-256, the rule giving the window's length in characters; a
     window never starts at a collapsed space.  With ``word_starts`` a window
     starts only where a word starts or at a character that is not a letter
-    or digit, and ends where a word ends or at such a character (so
-    ``xzebrafrog`` and ``zebrafrogs`` hold no ``zebrafrog``; ``-pS3cret`` is
-    found in ``mysql -pS3cret``; a character of a script written without
-    spaces is a word of its own: ``wordwindows.word_windows``; cma43, test42
-    T10: "Marco Rossini" holds no "marco rossi"): about a sixth of the
-    positions of a prose text.  ``key``: the rules are keyed BLAKE2b-256
-    digests under it (``sealrules``; ``key`` needs ``word_starts``).
+    or digit (so ``xzebrafrog`` holds no ``zebrafrog``; ``-pS3cret`` is found
+    in ``mysql -pS3cret``): about a sixth of the positions of a prose text.
+    ``key``: the rules are keyed BLAKE2b-256 digests under it
+    (``sealrules``), and a window also ends where a word ends (the whole
+    word, as ``word_starts``, which ``key`` needs, starts it).
     A text :func:`dotless` changes is also read so (its windows mapped back onto ``norm``).
     With ``folded`` also every run of two or more whole words joined by
     separators only whose :func:`folded_form` hashes to a rule of at least
@@ -222,10 +221,10 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
         also = []
     out = also + (folded_runs(norm, by_len, hashed) if folded else [])
     raw = norm.encode("utf-8", "surrogatepass")
-    if word_starts or key is not None:   # (a key needs word_starts) windows that start and end a word
+    if key is not None:   # (a key needs word_starts) windows that start and end a word
         tried = word_windows(norm, by_len)   # no regex over every start, no Python step per start (imp38)
     else:
-        starts = [s for s in range(len(norm)) if norm[s] != " "]
+        starts = start_offsets(norm) if word_starts else [s for s in range(len(norm)) if norm[s] != " "]
         tried = {n: starts for n in by_len}
     if len(raw) == len(norm):   # ASCII (most text): a window is a slice of the bytes, no encode per window
         for n, digests in by_len.items():
