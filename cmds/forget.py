@@ -158,7 +158,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     at all), and a --match text is redacted from later turns of the
     sessions it was found in.  A session the forget did not touch (a new
     one) that holds a --match text is captured with it withheld: stored,
-    indexed and shown as [forgotten] (as whole words, not in Rossini).  An agent's write with the text's
+    indexed and shown as [forgotten] (from the start of a word).  An agent's write with the text's
     separators changed ("a b" or "a_b" for "a-b") is refused too (of 8+
     characters; "over night" withholds "overnight" too, as "Marco Rossi"
     withholds "marco.rossi").  See docs/forget.md, "No resurrection".

@@ -4,8 +4,8 @@ hook, forget --match, gc) and the store's bytes, both sides of each table:
 - T7: a sealed 8-digit code or a 5-character Han value split by ONE comma inside a sentence ("Wi-Fi is 7391,
   8842", "密码：北京，天安门"), or the Han value alone split by one prose mark ("北京。天安门"), was stored in the clear;
   prose stays as written ("we saw a kestrel, harbor seals too", "我去过北京，上海和广州", "城市：北京！上海？广州").
-- T10: a ``forget --match`` text was withheld inside a longer word ("Marco Rossini" -> "[forgotten]ni"); a match
-  now ends where a word ends, and the joined and dotted spellings stay withheld.
+- T10 is left open: a match ending at a word end let "Quillboroughs" and "MarcoRossi2024" back (test43 T9), so a
+  ``forget --match`` text run into letters or digits is withheld still ("Marco Rossini" -> "[forgotten]ni").
 - T4: "PIN 4471 (door lock)", "PIN 4471 - door lock", "PIN 44 71" and a Spanish or French keypad's code
   ("el código de la puerta es 4471", "le code de la porte est 4471") were kept in the clear by redaction;
   "PIN 2024 (release notes)", "código de error 4471" and "GPIO pin 17 - door lock" stay as written.
@@ -53,24 +53,25 @@ def test_a_sealed_value_split_by_one_comma_in_a_sentence_is_refused_and_withheld
     assert scan_store(s.store, [b"7391, 8842", "北京，天安门".encode(), "北京、天安门".encode()]) == []
 
 
-def test_a_forgotten_text_is_not_withheld_inside_a_longer_word(tmp_path):
+def test_a_forgotten_text_run_into_letters_or_digits_is_still_withheld(tmp_path):
+    """test43 T9: cma43 made a match end at a word end (test42 T10, "Marco Rossini"), which let "Quillboroughs",
+    "MarcoRossi2024" and a code run into letters back in the clear; taken back: a plural, a handle with digits or
+    a code glued to letters is the forgotten text still (so "Marco Rossini" is withheld as "[forgotten]ni")."""
     s, env = sealed_session(tmp_path, [], "w43")
     agent = {**env, "MEM_AGENT": "claude"}
-    _mem(env, "forget", "--match", "Marco Rossi", "--yes")
-    s.prompt("Marco Rossini is a different person")
+    for text in ("Zephyrine Quillborough", "Marco Rossi", "AB12-CD34-EF56"):
+        _mem(env, "forget", "--match", text, "--yes")
+    s.prompt("ping Zephyrine Quillboroughs team, the handle is MarcoRossi2024 and token AB12-CD34-EF56xyz")
     s.prompt("write to marco.rossi@example.com about it")
     s.stop("noted")
     wait_store_processes_gone(s.store)
     out = _mem(env, "show", s.sid[:8]).stdout
-    assert "Marco Rossini is a different person" in out and "[forgotten]ni" not in out, out
     assert "write to [forgotten]@example.com" in out, out
-    assert "marco.rossi" not in out.lower(), out
-    for i, said in enumerate(["mail marco.rossi@example.com", "ping MarcoRossi", "MARCO ROSSI!", "marco_rossi"]):
-        _mem(agent, "remember", f"project/q/x{i}", said, ok=(6,))
-    _mem(agent, "remember", "project/q/ok", "Marco Rossini wrote the opera")
-    assert _mem(env, "get", "project/q/ok").stdout.strip() == "Marco Rossini wrote the opera"
+    for said in ("met Zephyrine Quillboroughs team", "MarcoRossi2024 is his handle", "token AB12-CD34-EF56xyz",
+                 "Marco Rossis", "mail marco.rossi@example.com", "ping MarcoRossi", "MARCO ROSSI!", "marco_rossi"):
+        _mem(agent, "remember", "project/q/x", said, ok=(6,))
     _mem(env, "gc", "--prune=now")
-    assert scan_store(s.store, [b"marco.rossi@", b"MarcoRossi"]) == []
+    assert scan_store(s.store, [b"uillborough", b"marco.rossi@", b"MarcoRossi", b"Rossi2024", b"AB12-CD34"]) == []
 
 
 PINS = ["PIN 4471 (door lock)", "PIN 4471 - door lock", "door PIN 4471 - garage", "PIN 44 71",
