@@ -367,16 +367,18 @@ def _session_start_block(store, sid: str, source: str, cwd: str, trace: str | No
     return session_start_block(store, sid, source, cwd, namespace=sid, **kw) or ""
 
 
-def _subagent_namespace(sid: str, data: dict) -> str | None:
+def _subagent_namespace(sid: str, data: dict, store) -> str | None:
     """``<session>.agent-<agent_id>`` of a hook event fired inside (or about)
-    a subagent, or None (no or unusable ``agent_id``)."""
+    a subagent, as capture names it (an agent id holding a ``--match`` text
+    hidden: test43 T7, its cache file was named by it), or None (no or
+    unusable ``agent_id``, or no hidden form can be made)."""
     agent = _s(data.get("agent_id"))
     if not agent:
         return None
-    from objstore import InvalidInput, child_namespace
+    from objstore import InvalidInput, child_namespace, hook_ids
     try:
-        return child_namespace(sid, agent)
-    except InvalidInput:
+        return hook_ids(store, child_namespace(sid, agent), "")[0]
+    except (InvalidInput, OSError):
         return None
 
 
@@ -598,7 +600,7 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             return {**(out or {}), "systemMessage": said} if said else out
 
         if ev == "SubagentStart":
-            child = _subagent_namespace(sid, data)
+            child = _subagent_namespace(sid, data, store)
             if child is None or no_inject(run.env):
                 return None
             block = run.guarded("context", _subagent_block, store, child, place, run.env.get("MEM_TRACE"))
@@ -663,7 +665,7 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
             if not prompt or no_inject(run.env):
                 return None
             clean = prompt.encode("utf-8", "replace").decode("utf-8")     # no lone surrogates past here
-            child = _subagent_namespace(sid, data)   # inside a subagent: as it may read
+            child = _subagent_namespace(sid, data, store)   # inside a subagent: as it may read
             text = run.guarded("context", _inject_for_prompt, store, child or sid, clean, place,
                                run.env.get("MEM_TRACE"), child, forked, run.log)
             if stated:
@@ -681,7 +683,7 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
                 run.guarded(None, objstore.sync_files, store, [Path(agent)], cfg=cfg, final=True, deadline=deadline,
                             max_bytes=SYNC_BYTES[ev], rollup=False)
                 paths = [p for p in paths if os.path.realpath(p) != os.path.realpath(agent)]
-            child = _subagent_namespace(sid, data) if ev == "SubagentStop" else None
+            child = _subagent_namespace(sid, data, store) if ev == "SubagentStop" else None
             if child is not None:   # its summary, once, in the parent's namespace
                 run.guarded("rollup", _rollup_stop, store, child, data, agent)
             stopped = None
