@@ -139,14 +139,21 @@ def refuse_unreadable(store: Store) -> None:
     """Raise IntegrityError (exit 13) when :data:`RULES_FILE` is there but
     :func:`load` reads no rules from it (a folder, a damaged head): a write
     or a captured turn then cannot tell a sealed or forgotten value from
-    any other and stored it in the clear (test40 T18).  Returns when the
-    file is absent (no seal, no ``forget KEY``: nothing to withhold)."""
+    any other and stored it in the clear (test40 T18), or when it is absent
+    while a key is sealed (test43 T11: deleted, the sealed value was written
+    and captured in the clear; a seal always writes the file, rule or none).
+    Returns when the file is absent and no key is sealed (no seal, no
+    ``forget KEY``: nothing to withhold)."""
     p = store.root / RULES_FILE
     refuse_denied(p)   # unreadable, not damaged: exit 1, never "move it away" (fresh41 F7)
     if p.exists() or p.is_symlink():
         raise IntegrityError(f"{p} is damaged (it does not read as seal rules): a value written now could hold "
                              "a sealed or forgotten value in the clear", hint="'mem sealed rebuild-rules' writes "
                              f"it again from the sealed values; with no vault, move it away (mv {p} {p}.bad)")
+    if any_sealed(store):
+        raise IntegrityError(f"{p} is missing while a key is sealed: a value written now could hold a sealed "
+                             "value in the clear", hint="'mem sealed rebuild-rules' writes it again from the "
+                             "sealed values (it asks for the vault passphrase)")
 
 
 def load_checked(store: Store) -> SealRules | None:

@@ -127,6 +127,11 @@ def rules_problem(store: Store) -> str | None:
             what = f"is damaged ({damage_said(store)})"
         else:
             return None
+    if rules_refused(store) and what == "is missing":   # (test43 T11: it said "stored in the clear", and was)
+        return (f"{RULES_FILE} is missing while {sealed} key{'s are' if sealed != 1 else ' is'} sealed: every write "
+                "and every captured turn is refused (exit 13) until 'mem sealed rebuild-rules' writes it again from "
+                "the sealed values (it asks for the vault passphrase; the rules of values 'mem forget KEY' withheld "
+                "cannot be rebuilt)")
     if rules_refused(store):   # every write refuses (``sealrulefile.refuse_unreadable``): fresh41 F6 said "stored in the clear"
         return (f"{RULES_FILE} {what}: every write and every captured turn is refused (exit 13) until it reads "
                 "again (no sealed or forgotten value can be told from any other); 'mem sealed rebuild-rules' writes "
@@ -154,7 +159,9 @@ def rules_refused(store: Store) -> bool:
     rules = load(store)
     if rules is not None:   # damaged while a key is sealed: refused as well (test42 T25, ``load_checked``)
         return rules.damaged and any_sealed(store)
-    return (p.exists() or p.is_symlink()) and not denied(p)
+    if not (p.exists() or p.is_symlink()):   # missing while a key is sealed: refused too (test43 T11)
+        return any_sealed(store)
+    return not denied(p)
 
 
 def withhold_sealed_values(text: str, rules: SealRules, folded: bool = True) -> tuple[str, int]:

@@ -39,8 +39,9 @@ def test_a_seal_rules_file_that_refuses_every_write_is_an_error_in_fsck_and_doct
     mem(*h, "sealed", "rebuild-rules", "--passphrase-file", str(pp), env=PERSON) if damage == "bytes" else None
     if damage == "folder":
         os.rmdir(rules)
-        r = mem(*h, "fsck")   # missing: writes go on, so a warning (exit 0)
-        assert "warning: seal-rules is missing" in r.stdout, r.stdout
+        r = mem(*h, "fsck", exit_code=13)   # missing while a key is sealed: writes stop too (test43 T11)
+        assert "error: seal-rules is missing while 1 key is sealed" in r.stdout, r.stdout
+        mem(*h, "remember", "project/api/x", "vv", env=PERSON, exit_code=13)
         mem(*h, "sealed", "rebuild-rules", "--passphrase-file", str(pp), env=PERSON)
     assert "seal-rules" not in mem(*h, "fsck").stdout
     mem(*h, "remember", "project/api/x", "vv", env=PERSON)
