@@ -140,7 +140,8 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
 
     With a sealed key, a missing, cut or damaged seal-rules (the local
     rules by which a sealed value quoted in a later turn is withheld) is a
-    warning naming 'mem sealed rebuild-rules'.  A missing vault/ folder
+    problem (exit 13: every write and captured turn is refused until 'mem
+    sealed rebuild-rules' writes it again).  A missing vault/ folder
     (or its recipient or identity.age) while a key is sealed is a problem
     (exit 13, --repair too): no sealed value can be read until it is put
     back from where it was copied or backed up.  So is a vault file that
