@@ -308,7 +308,8 @@ def secret_parts(body: str) -> list[str]:
 def _secret_word(word: str) -> bool:
     """:func:`secret_parts`' test of one word (no space): 8 or more
     characters once normalized and a digit: "7731-4402", "Osprey-6621",
-    "10.0.0.1", "pg-zqx-alpha7", "db-7781-prod.internal" are; not digits
+    "10.0.0.1", "db-7781-prod.internal" are (letters and digits mixed:
+    :func:`_mixed_secret`, 4 digits or more); not digits
     alone ("12345678": a count, an id, a time stamp; a PIN said with its
     label is :func:`_labelled_code`'s), a number ("10,000,000"), a date
     ("2024-01-05", "05/01/2024"), a time ("12:30:45"), a version after a
@@ -320,17 +321,44 @@ def _secret_word(word: str) -> bool:
         return False
     name = len(word) - len(word.lstrip(_LETTERS))   # a name before the digits: "python", "ubuntu-", "Heron-"
     rest = word[name:].lstrip("-_")
-    if any(c.isalpha() for c in rest):   # letters and digits mixed past the name: "zqx-alpha7", "7781-prod.internal"
-        return True
+    if any(c.isalpha() for c in rest):   # letters and digits mixed past the name: "Zq81-xx19-pp04", "7781-prod.internal"
+        return _mixed_secret(word.lower(), rest.lower())
     groups = "".join(c if c.isdigit() else " " for c in rest).split()
     seps = {c for c in rest if not c.isdigit()}
     if name and len(groups) == 1:   # a name and a number: "Heron-8812" is, "server01", "localhost:8080" are not
         return len(groups[0]) >= 3 and rest[0].isdigit()
     if seps <= set(".:") and len(groups) <= 3 and all(len(g) <= 2 for g in groups):   # "3.11", "12:30:45"
         return False
+    if word[:name] in ("v", "V") and seps <= {"."}:   # a version: "v1.2.3.4" (test43 T1; "10.0.0.1" is an address)
+        return False
     if seps <= set("-/.") and len(groups) == 3 and sorted(map(len, groups)) in ([1, 1, 4], [1, 2, 4], [2, 2, 4]):
         return False   # a date: 2024-01-05, 5.1.2024
     return not (seps == {","} and all(len(g) == 3 for g in groups[1:]))   # a number: 10,000,000
+
+
+#: words of letters and digits that name a platform, an architecture or a build, not a secret (test43 T1)
+_PLATFORMS = ("x86_64", "x86-64", "aarch64", "arm64", "amd64", "i686", "win32", "win64")
+
+
+def _mixed_secret(word: str, rest: str) -> bool:
+    """:func:`_secret_word` of a word (lower case) whose part past its name
+    (``rest``) mixes letters and digits: a secret when that part holds 4
+    or more digits ("zq81-xx19-pp04", "db-7781-prod.internal"), unless it is
+    shaped as a version ("v18.17.0", "v2.14.3-rc1"), a size or a range with
+    its unit ("300x250px", "100-200ms"), a time stamp ("2024-01-05t10:00")
+    or a platform (:data:`_PLATFORMS`).  Fewer digits is a name, not a
+    secret (test43 T1: "oauth2-proxy", "k8s-cluster", "utf8mb4_unicode_ci",
+    "e2e-tests", "gpt-4o-mini", "ipv6-only" were withheld in every later
+    turn once a value holding them was forgotten)."""
+    if sum(c.isdigit() for c in rest) < 4 or word.startswith(_PLATFORMS):
+        return False
+    head = rest.split("-", 1)[0].split("+", 1)[0].lstrip("v")
+    if "." in head and all(p.isdigit() for p in head.split(".")):   # a version
+        return False
+    bare = rest.rstrip("abcdefghijklmnopqrstuvwxyz")
+    if len(rest) - len(bare) <= 3 and any(all(p.isdigit() for p in bare.split(sep)) for sep in "x-"):
+        return False   # "300x250px", "100-200ms", "1920x1080"
+    return not (len(rest) >= 16 and rest[4] == rest[7] == "-" and rest[10] == "t" and rest[:4].isdigit())
 
 
 def _labelled_code(text: str) -> list[str]:

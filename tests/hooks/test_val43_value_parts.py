@@ -112,3 +112,33 @@ def test_a_values_secret_words_are_forms_and_its_ordinary_words_are_not():
               "we sold 10,000,000 copies"):
         for said_secret in (False, True):
             assert all(len(f.split()) > 1 for f in quoted_forms(v, said_secret)), (v, quoted_forms(v, said_secret))
+
+
+def test_names_of_tools_platforms_and_versions_in_a_value_are_no_secret_words():
+    """test43 T1: every word of 8+ characters with a digit was a form, so a forgotten value naming "oauth2-proxy"
+    or "k8s-cluster" withheld those words in every later turn and refused an agent's fact about them.  Letters and
+    digits mixed count from 4 digits, and not as a version, a size, a range, a time stamp or a platform."""
+    value = "deploy oauth2-proxy to the k8s-cluster with token Zq81-xx19-pp04 using utf8mb4_unicode_ci"
+    assert quoted_forms(value)[1:] == ["Zq81-xx19-pp04"], quoted_forms(value)
+    names = ("e2e-tests x86_64-linux arm64-v8a 3rd-party GPT-4o-mini IPv6-only node-v18.17.0 v2.14.3-rc1 v1.2.3.4 "
+             "/usr/lib64 2x-large 100-200ms 300x250px 1920x1080")
+    assert quoted_forms(f"build {names}")[1:] == [], quoted_forms(f"build {names}")
+    assert quoted_forms("built 2024-01-05T10:00 on arm64")[1:] == [], quoted_forms("built 2024-01-05T10:00 on arm64")
+    assert "db-7781-prod.internal" in quoted_forms("the replica is db-7781-prod.internal now")
+
+
+def test_a_forgotten_values_tool_names_stay_writable_and_captured(tmp_path):
+    s, env = sealed_session(tmp_path, [], "t1")
+    _mem(env, "remember", "project/infra/deploy",
+         "deploy oauth2-proxy to the k8s-cluster with token Zq81-xx19-pp04 using utf8mb4_unicode_ci")
+    _mem(env, "forget", "project/infra/deploy", "--yes")
+    agent = {**env, **AGENT}
+    _mem(agent, "remember", "project/infra/notes", "the oauth2-proxy sidecar runs on the k8s-cluster")
+    _mem(agent, "remember", "project/db/collation", "tables use utf8mb4_unicode_ci")
+    _mem(agent, "remember", "project/infra/tok", "the proxy wants Zq81-xx19-pp04", ok=(6,))
+    s.prompt("the oauth2-proxy sidecar on the k8s-cluster keeps crashing, token Zq81-xx19-pp04")
+    s.stop("noted")
+    wait_store_processes_gone(s.store)
+    shown = _mem(env, "show", s.sid[:8]).stdout
+    assert "the oauth2-proxy sidecar on the k8s-cluster keeps crashing" in shown, shown
+    assert "Zq81-xx19-pp04" not in shown, shown
