@@ -109,10 +109,10 @@ class JournalEntries(Record):
         return bool(self.facts or self.sessions or self.forgets or self.turn_forgets or self.deletes
                     or self.damaged or self.settled or self.queue or self.new_refs)
 
-    def has_forget(self) -> bool:
-        """Whether the entries note a forget stopped before it was done (a key's, a session's or a queue item's
-        rewrite): the next holder of the store lock finishes it (``memory.recovery.recover``)."""
-        return bool(self.forgets or self.turn_forgets or self.queue)
+    def stopped_forgets(self) -> set[str]:
+        """The keys and session ids of the forgets the entries note as stopped before they were done (a key's or
+        a session's rewrite): the next holder of the store lock finishes them (``memory.recovery.recover``)."""
+        return {*self.forgets, *self.turn_forgets}
 
 
 class OwnedEntries:

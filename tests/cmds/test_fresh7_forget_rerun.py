@@ -88,3 +88,14 @@ def test_a_forgotten_version_forgotten_again_is_left_as_it_is(mem):
     after = json.loads(mem("log", "project/shop/port", "--json").stdout)
     assert [v["id"] for v in after] == ids and after == before
     assert json.loads(mem("get", "project/shop/port", "--json").stdout)["body"] == "port 6543"
+
+
+def test_another_forget_run_after_a_killed_one_is_not_said_to_finish_it(mem, store_path, tmp_path):
+    """test43 T5: "finished the forget of … stopped earlier" was said by whichever forget took the lock next
+    (any forget in the journal), naming its own target, which was never stopped."""
+    _import_session(mem, tmp_path)
+    mem("remember", "project/f7/other", "a value forgotten whole", env=PERSON)
+    mem("forget", "project/f7/other", "--yes", env=PERSON)
+    _kill_forget_midway(store_path, "--session", SID)
+    r = mem("forget", "project/f7/other", "--yes", env=PERSON)     # its lock finishes the session's forget
+    assert "project/f7/other was already forgotten" in r.stdout and "finished" not in r.stdout, r.stdout
