@@ -115,8 +115,8 @@ def show(key, version, show_all, raw, passphrase_file, as_json, store):
     the vault; 13 a damaged age file, or the current value (or version N)
     was lost to damage (mem fsck --repair kept its place: the older value
     is not shown as current), or the key's ref was set back to an older
-    version (a synced folder's older copy): without --version or --all
-    nothing is shown (mem fsck --repair sets it forward).
+    version (a synced folder's older copy): without --version nothing is
+    shown (mem fsck --repair sets it forward).
     """
     from objstore import current_sealed, is_empty_place, is_lost_stub, lost_sealed_message, open_identity, open_value
     from objstore import pick_version, sealed_versions
@@ -126,15 +126,15 @@ def show(key, version, show_all, raw, passphrase_file, as_json, store):
     picked = chain if show_all else [pick_version(chain, version)]
     from objstore import IntegrityError, set_back_warning
     back = set_back_warning(store, key)
-    if back and version is None and not show_all:   # the older secret printed as the current one (test42 T13)
+    if back and version is None:   # the older secret printed as the current one (test42 T13; --all: test43 T4)
         raise IntegrityError(f"sealed show refused: {back}; nothing was shown",
                              hint="'mem fsck --repair' sets the ref forward; then run it again "
-                                  "(or --version N for that version)")
+                                  "(or --version N for a version the ref's chain holds)")
     identities = open_identity(store, read_passphrase(passphrase_file))
     # --all: a lost or forgotten version's place holds no value (null / "(lost)", "(forgotten)"); alone, a
     # lost one exits 13, a forgotten one 4 (open_value)
     values = [(sv, None if show_all and is_empty_place(sv.sealed) else open_value(identities, sv)) for sv in picked]
-    if back:   # an older secret asked for by --version or --all is shown, so say it is old (test39b B17)
+    if back:   # an older secret asked for by --version is shown, so say it is old (test39b B17)
         click.echo(f"warning: {safe(back)}", err=True)
     cur = current_sealed(chain)
     cur_id = cur.id if cur is not None else None
