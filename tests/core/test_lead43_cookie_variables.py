@@ -18,8 +18,14 @@ CASES = {
     "export-cookies": ('export COOKIES="sid=', SID, '"'),
     "yaml": ("session_cookie: ", SID, ""),
     "json": ('{"auth-cookie": "sid=', SID, '"}'),
+    # test43 T2: after another pair, camelCase, a _COOKIE_VALUE name, blanks around the signs
+    "second-pair": ('COOKIE="theme=dark; sessionid=', SID, '"'),
+    "camel-case": ('{"sessionCookie": "', SID, '"}'),
+    "cookie-value": ("AUTH_COOKIE_VALUE=", SID, ""),
+    "spaced": ("COOKIE = sessionid : ", SID, ""),
 }
-KEPT = ["COOKIE_DOMAIN=example.com", "COOKIE_SECURE=true", "SESSION_COOKIE_NAME=sessionid", "COOKIE_MAX_AGE=86400",
+KEPT = ['COOKIE="theme=dark; lang=en"', "CSRF_COOKIE_NAME=csrftoken", "COOKIE_JAR=/tmp/cookies.txt",
+        "fortunecookie: tasty and sweet today", "COOKIE_DOMAIN=example.com", "COOKIE_SECURE=true", "SESSION_COOKIE_NAME=sessionid", "COOKIE_MAX_AGE=86400",
         "the cookie = chocolatechipcookies", "cookie_name=sessionid_abcdefghijklmnop"]
 
 

@@ -61,14 +61,18 @@ def key_suffix_name(name: str) -> bool:
     return len(words) >= 2 and words[-1] in ("key", "auth") and words[-2] != "" and words[-2] not in _NOT_SECRET
 
 
-#: a setting or variable named ``COOKIE``/``COOKIES`` or ending ``_cookie(s)``/``-cookie(s)`` (fresh42 F19:
-#: ``COOKIE=sessionid=8f14…``, ``SESSION_COOKIE=8f14…``, ``export COOKIES="sid=8f14…"`` were stored as typed, while
-#: the ``Cookie:`` header is :data:`.commandline` ``http-cookie``'s), then its sign (``=``, ``:``, ``:=``, ``=>``: a
-#: shell, YAML or JSON setting), then an optional cookie name and ``=`` (a cookie pair, RFC 6265 s4.2.1); the value
-#: is judged as a ``_KEY``'s (:func:`key_value_ok`: a random 16+-character run, so ``COOKIE_DOMAIN=example.com``
-#: and ``COOKIE_SECURE=true`` are kept)
-_COOKIE_NAME = (r"(?<![a-z0-9])(?:[a-z0-9]{1,32}[_-]){0,3}cookies?(?![a-z0-9_\-])(?:\\{0,3}[\"'])?[ \t]{0,4}"
-                r"(?:=>|:=|[=:])[ \t]{0,4}(?:\\{0,3}[\"'])?(?:[A-Za-z0-9_.!#$%&*+^`|~\-]{1,128}+=)?")
+#: a setting or variable named ``COOKIE``/``COOKIES``, ending ``cookie(s)`` (``SESSION_COOKIE``, ``sessionCookie``:
+#: the match starts at the word, :func:`.scanners.scan_at`) or ``cookie_value`` (fresh42 F19: ``COOKIE=sessionid=…``,
+#: ``SESSION_COOKIE=…``, ``export COOKIES="sid=…"`` were stored as typed, while the ``Cookie:`` header is
+#: :data:`.commandline` ``http-cookie``'s), then its sign (``=``, ``:``, ``:=``, ``=>``: a shell, YAML or JSON
+#: setting), then the cookie pairs before it and its own name and ``=`` (RFC 6265 s4.2.1; test43 T2: ``theme=dark;
+#: sessionid=…``); the value is judged as a ``_KEY``'s (:func:`key_value_ok`: a random 16+-character run, so
+#: ``COOKIE_DOMAIN=example.com`` and ``COOKIE_SECURE=true`` are kept)
+_COOKIE_NAME = (r"cookies?(?:[_-]?value)?(?![a-z0-9_\-])(?:\\{0,3}[\"'])?"
+                r"[ \t]{0,4}(?:=>|:=|[=:])[ \t]{0,4}(?:\\{0,3}[\"'])?"
+                # (test43 T2: the pairs before it, "theme=dark; sessionid=…")
+                r"(?:[A-Za-z0-9_.!#$%&*+^`|~\-]{1,128}+=[^;\s\"'`\\]{0,256}+;[ \t]?){0,8}+"
+                r"(?:[A-Za-z0-9_.!#$%&*+^`|~\-]{1,128}+[ \t]?[=:][ \t]?)?")
 
 #: the rule, placed in ``rules.RULES``
 KEY_SUFFIX_RULES: list[Rule] = [
