@@ -81,7 +81,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from objstore.core.errors import MemError, ReadOnlyStore, StoreLocked
+from objstore.core.errors import CorruptObject, MemError, ReadOnlyStore, StoreLocked
 from objstore.core.objects import Fact, Turn
 from objstore.core.record import Frozen, Record, fields, set_fields
 from objstore.core.store import FACT_WAIT_S, Store, now_ms
@@ -403,7 +403,11 @@ def _gate(store: Store, session_id: str, sources: dict, weight: dict[str, float]
         from objstore.memory.facts import current_version, visible  # defer: the facts module, for a fact the gate reads (not on a prompt without one)
         c = Candidate("fact", "", key, bm25=bm25)
         cands.append(c)
-        cur = current_version(store, key, namespace)
+        try:
+            cur = current_version(store, key, namespace)
+        except CorruptObject:   # one damaged ref costs its key, not the prompt's whole injection (fresh43 F9)
+            c.reason = "damaged ref"
+            continue
         if cur is None:
             # the warning is for a key the prompt names (keyrank's rule), not for every weak candidate
             c.reason = LOST_REASON if f"lost facts/{key}" in store.damaged and names_key(key, weight) \
