@@ -81,7 +81,9 @@ def _records_of_one_harness(data: bytes) -> bool:
     header) counts on the first line only, and not alone."""
     lines = [ln for ln in data.split(b"\n")[:-1] if ln.strip()][:SNIFF_LINES]
     recs = [r for r in map(decode_record, lines) if r is not None]
-    claude = [r for r in recs if is_record(r)]
+    # a type no version of Claude Code wrote counts only with the whole envelope (test43 T12: an app's event log,
+    # rows {"type": "request", "uuid": …}, was read and rewritten as a transcript)
+    claude = [r for r in recs if is_record(r) and (r["type"] in RECORD_TYPES or "sessionId" in r and "uuid" in r)]
     if 2 * len(claude) > len(lines):
         return any("sessionId" in r or "uuid" in r or "leafUuid" in r for r in claude)
     from objstore.capture import codex   # deferred: heavy, only for a file that is no Claude Code transcript

@@ -235,3 +235,22 @@ def test_a_torn_line_leaves_a_transcript_one_and_a_pasted_record_makes_no_notes_
     for name, body in others.items():
         (tmp_path / name).write_bytes(body)
         assert not is_transcript_file(tmp_path / name), name
+
+
+def test_an_event_log_whose_rows_carry_type_and_uuid_is_no_transcript(tmp_path):
+    """test43 T12: an app's event log, rows ``{"type": "request", "uuid": …}``, passed the check (any ``type`` with
+    ``uuid`` was a Claude Code record), so scan read it and the scrub rewrote it.  A type Claude Code never wrote
+    now counts only with the whole envelope (``sessionId`` and ``uuid``)."""
+    env = _store(tmp_path)
+    log = tmp_path / "app" / "events.jsonl"
+    log.parent.mkdir()
+    body = b"".join(json.dumps({"type": "request", "uuid": f"5f0c1a2b-0000-4000-8000-00000000000{i}", "ts": i,
+                                "path": "/api/login", "note": f"token {SECRET} sent", "status": 200}).encode() + b"\n"
+                    for i in range(6))
+    log.write_bytes(body)
+    for ev in ("SessionStart", "Stop"):
+        rc, _out, err, _t = run_hook_done(tmp_path / "store", payload(ev, SID, log, cwd=str(tmp_path)), env=env)
+        assert rc == 0, err
+    scanned, scrubbed = _scan_and_scrub(env)
+    assert str(log) not in scanned and str(log) not in scrubbed
+    assert log.read_bytes() == body
