@@ -48,6 +48,7 @@ from objstore.core.salvage import quarantine_files
 from objstore.core.store import Store
 from objstore.core.unfinished import DIRNAME
 from objstore.core.unnamed import ref_check, unnamed_chains
+from objstore.core.storelayout import refuse
 from objstore.core.storepath import refuse_scratch
 
 DEFAULT_GRACE_S = 14 * 24 * 3600
@@ -167,6 +168,7 @@ def plan_gc(store: Store, *, grace_s: float = DEFAULT_GRACE_S,
     rest back."""
     if (pack_dir := pack_dir_problem(store)) is not None:   # its objects are missing, not garbage (fresh42 F3)
         raise IntegrityError(f"gc refused: {pack_dir}", hint="'mem fsck --repair' changes nothing while it is away")
+    refuse(store.root, "objects/info/packs")   # a folder there: named before a pack is written (test43 T19)
     missing: list = []
     bad_refs: list[str] = []
     store.packs.reload()

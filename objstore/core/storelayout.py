@@ -32,7 +32,7 @@ LAYOUT = (("objects", "dir", True), ("refs", "dir", True), ("logs", "dir", False
           ("index", "dir", False), ("index-journal", "file", True), ("index-journal.d", "dir", False),
           ("cache", "dir", False), ("config", "file", True), ("config.toml", "file", False),
           ("projects.json", "file", True), ("remotes.json", "file", False), ("pull-unfinished", "dir", True),
-          ("forget-unfinished", "dir", True), ("quarantine", "dir", True))
+          ("forget-unfinished", "dir", True), ("quarantine", "dir", True), ("objects/info/packs", "file", True))
 
 #: the paths of :data:`LAYOUT` only this module's check names in ``mem fsck`` (the others: ``Store.open``
 #: refuses the store, or fsck names them with their own words) and ``--repair`` sets aside
@@ -40,7 +40,7 @@ LAYOUT = (("objects", "dir", True), ("refs", "dir", True), ("logs", "dir", False
 WRITE_NAMES = ("logs/audit", "logs/refs", "locks/store.lock")
 #: ``pull-unfinished``, ``forget-unfinished``, ``quarantine`` a file: pull, push, backup (fresh42 F10), every
 #: forget (F12) and any repair with something to set aside (F11) stopped, while fsck said "ok"
-FSCK_NAMES = WRITE_NAMES + ("pull-unfinished", "forget-unfinished", "quarantine")
+FSCK_NAMES = WRITE_NAMES + ("pull-unfinished", "forget-unfinished", "quarantine", "objects/info/packs")
 
 #: what each path stops, as fsck says it
 _STOPS = {"logs/audit": "every write and capture stops (each move is logged there), 'mem audit' cannot read it",
@@ -48,7 +48,10 @@ _STOPS = {"logs/audit": "every write and capture stops (each move is logged ther
           "locks/store.lock": "the store lock cannot be taken: every write and capture stops",
           "pull-unfinished": "'mem pull', 'mem push' and 'mem backup' stop (a pull notes the refs it sets there)",
           "forget-unfinished": "every 'mem forget' stops (a stopped forget is noted there)",
-          "quarantine": "'mem fsck --repair' cannot set damaged files aside"}
+          "quarantine": "'mem fsck --repair' cannot set damaged files aside",
+          # (test43 T19: gc wrote and installed its pack, then ended in an internal error; fsck said ok)
+          "objects/info/packs": "'mem gc' stops (each pack it writes is recorded there), and a pack moved away can "
+                                "no longer be told from one lost"}
 
 
 class LayoutDamage(NamedTuple):

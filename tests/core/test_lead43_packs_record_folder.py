@@ -1,0 +1,31 @@
+"""test43 T19: a folder in place of ``objects/info/packs`` (pak43's record of the packs) made every ``mem gc`` an
+internal error, after it had written and installed its pack, while fsck, ``--repair`` and doctor said ok.  Now gc
+refuses before it writes anything (exit 13), fsck names it, and the repair sets it aside; the next gc records the
+packs again.  Real ``mem`` processes."""
+
+from __future__ import annotations
+
+PERSON = {"MEM_AGENT": "0"}
+
+
+def test_a_folder_in_place_of_the_packs_record_is_named_and_set_aside(mem, tmp_path):
+    home = tmp_path / "s"
+    h = ["--home", str(home)]
+    mem(*h, "init")
+    for i in range(3):
+        mem(*h, "remember", f"project/p/k{i}", f"value {i}", env=PERSON)
+    mem(*h, "gc", env=PERSON)
+    record = home / "objects" / "info" / "packs"
+    packs = sorted(p.name for p in (home / "objects" / "pack").glob("*.pack"))
+    record.unlink()
+    record.mkdir()
+    mem(*h, "remember", "project/p/k5", "five", env=PERSON)
+    r = mem(*h, "gc", env=PERSON, exit_code=13)
+    assert "objects/info/packs is a folder" in r.stderr and "internal error" not in r.stderr, r.stderr
+    assert sorted(p.name for p in (home / "objects" / "pack").glob("*.pack")) == packs   # nothing written
+    assert "objects/info/packs is a folder" in mem(*h, "fsck", exit_code=13).stdout
+    assert "set it aside" in mem(*h, "fsck", "--repair", env=PERSON).stdout
+    mem(*h, "gc", env=PERSON)
+    assert record.is_file() and len(record.read_text().splitlines()) == len(list((home / "objects" / "pack").glob("*.pack")))
+    assert mem(*h, "get", "project/p/k5").stdout.strip() == "five"
+    assert "ok:" in mem(*h, "fsck").stdout
