@@ -31,7 +31,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from objstore.core.atomic import atomic_write
+from objstore.core.atomic import atomic_write, read_regular
 from objstore.core.errors import IntegrityError, InvalidInput, NotFound, WrongKey
 from objstore.core.refs import refuse_if_credential
 from objstore.core.store import Store
@@ -342,12 +342,18 @@ def key_path(store: Store) -> Path:
 def read_key(store: Store) -> str | None:
     """The sync identity (``AGE-SECRET-KEY-1…``), or None when the store has
     no ``sync-key``.  Raises IntegrityError (the file holds no such identity:
-    garbage, cut short, empty; exit 13, never deleted here)."""
+    garbage, cut short, empty; or it is no regular file: a folder; exit 13,
+    never deleted here), PermissionError (unreadable)."""
     p = key_path(store)
     try:
-        data = p.read_bytes()
+        data = read_regular(p, 1 << 16)
     except FileNotFoundError:
         return None
+    except (PermissionError, NotADirectoryError):
+        raise
+    except OSError as e:   # a folder, a FIFO, a device in its place: said as fsck says it (fresh43 F3: internal error)
+        raise IntegrityError(f"{p} is damaged: cannot be read ({e.strerror or type(e).__name__})",
+                             hint=KEY_HINT) from None
     try:
         return check_identity(data.decode("utf-8"))
     except (InvalidInput, UnicodeDecodeError) as e:
