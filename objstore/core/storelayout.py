@@ -32,7 +32,8 @@ LAYOUT = (("objects", "dir", True), ("refs", "dir", True), ("logs", "dir", False
           ("index", "dir", False), ("index-journal", "file", True), ("index-journal.d", "dir", False),
           ("cache", "dir", False), ("config", "file", True), ("config.toml", "file", False),
           ("projects.json", "file", True), ("remotes.json", "file", False), ("pull-unfinished", "dir", True),
-          ("forget-unfinished", "dir", True), ("quarantine", "dir", True), ("objects/info/packs", "file", True))
+          ("forget-unfinished", "dir", True), ("quarantine", "dir", True), ("objects/info", "dir", True),
+          ("objects/info/packs", "file", True))
 
 #: the paths of :data:`LAYOUT` only this module's check names in ``mem fsck`` (the others: ``Store.open``
 #: refuses the store, or fsck names them with their own words) and ``--repair`` sets aside
@@ -40,7 +41,7 @@ LAYOUT = (("objects", "dir", True), ("refs", "dir", True), ("logs", "dir", False
 WRITE_NAMES = ("logs/audit", "logs/refs", "locks/store.lock")
 #: ``pull-unfinished``, ``forget-unfinished``, ``quarantine`` a file: pull, push, backup (fresh42 F10), every
 #: forget (F12) and any repair with something to set aside (F11) stopped, while fsck said "ok"
-FSCK_NAMES = WRITE_NAMES + ("pull-unfinished", "forget-unfinished", "quarantine", "objects/info/packs")
+FSCK_NAMES = WRITE_NAMES + ("pull-unfinished", "forget-unfinished", "quarantine", "objects/info", "objects/info/packs")
 
 #: what each path stops, as fsck says it
 _STOPS = {"logs/audit": "every write and capture stops (each move is logged there), 'mem audit' cannot read it",
@@ -50,6 +51,9 @@ _STOPS = {"logs/audit": "every write and capture stops (each move is logged ther
           "forget-unfinished": "every 'mem forget' stops (a stopped forget is noted there)",
           "quarantine": "'mem fsck --repair' cannot set damaged files aside",
           # (test43 T19: gc wrote and installed its pack, then ended in an internal error; fsck said ok)
+          # (fresh43 F4: fsck said ok while push and gc stopped)
+          "objects/info": "'mem gc' and 'mem push' stop (packs cannot be written), and a pack moved away can no "
+                          "longer be told from one lost",
           "objects/info/packs": "'mem gc' stops (each pack it writes is recorded there), and a pack moved away can "
                                 "no longer be told from one lost"}
 

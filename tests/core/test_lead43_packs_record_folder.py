@@ -29,3 +29,22 @@ def test_a_folder_in_place_of_the_packs_record_is_named_and_set_aside(mem, tmp_p
     assert record.is_file() and len(record.read_text().splitlines()) == len(list((home / "objects" / "pack").glob("*.pack")))
     assert mem(*h, "get", "project/p/k5").stdout.strip() == "five"
     assert "ok:" in mem(*h, "fsck").stdout
+
+
+def test_a_file_in_place_of_objects_info_is_named_and_set_aside(mem, tmp_path):
+    """fresh43 F4: ``objects/info`` a file: fsck and ``--repair`` said ok while push and gc stopped."""
+    home = tmp_path / "s"
+    h = ["--home", str(home)]
+    mem(*h, "init")
+    mem(*h, "remember", "project/p/k", "a value", env=PERSON)
+    mem(*h, "gc", env=PERSON)
+    info = home / "objects" / "info"
+    (info / "packs").unlink()
+    info.rmdir()
+    info.write_text("junk\n")
+    assert "objects/info is a file where the store keeps a folder" in mem(*h, "fsck", exit_code=13).stdout
+    assert "set it aside" in mem(*h, "fsck", "--repair", env=PERSON).stdout
+    assert info.is_dir()
+    mem(*h, "remember", "project/p/k2", "another", env=PERSON)
+    mem(*h, "gc", env=PERSON)
+    assert "ok:" in mem(*h, "fsck").stdout and mem(*h, "get", "project/p/k").stdout.strip() == "a value"
