@@ -11,6 +11,7 @@ from objstore.core.audit import damage_note as audit_damage_note
 from objstore.core.codec import decode
 from objstore.core.gc import stale_temps_note
 from objstore.core.journal import STOPPED_FORGET, STOPPED_FORGET_FIX, JournalEntries
+from objstore.core.lostqueue import lost_queue_items
 from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound, PackFileMissing, UnsupportedVersion
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, is_lost_stub
 from objstore.core.pack import PackSet
@@ -241,9 +242,10 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
         rep.problems.append(f"reflog of {ref}: it names {head[:12]} as the head of a ref that is gone; {what}, and no version of the key is stored: "
                             f"every write of {ref.split('/', 1)[1]} is refused; 'mem fsck --repair' sets the "
                             "reflog aside")
-    for ref, head in lost_sealed:
-        rep.problems.append(f"ref {ref} is missing while its reflog names the stored version {head[:12]}: the key "
-                            "cannot be read; 'mem fsck --repair' sets the ref again from its reflog")
+    for ref, head in lost_sealed + lost_queue_items(store, objs):   # (a proposal: fresh43 F2)
+        rep.problems.append(f"ref {ref} is missing while its reflog names the stored version {head[:12]}: the "
+                            f"{'proposal is not in mem queue' if ref[0] == 'q' else 'key cannot be read'}; "
+                            "'mem fsck --repair' sets the ref again from its reflog")
     missing: list = []
     def read(oid: str):   # the objects decoded above (each once), else the store's lenient read, as gc's
         obj = objs.get(oid)

@@ -459,22 +459,26 @@ class Reflog:
                                      hint="'mem fsck --repair' sets the ref again from its reflog (or sets the "
                                           "reflog aside when no version of the key is stored)")
 
-    def lost_heads(self, present: set[str]) -> list[tuple[str, str]]:
-        """``(ref, head id)`` of each fact, sealed or session ref not in
+    def lost_heads(self, present: set[str], namespaces: tuple[str, ...] = ("facts", "sealed", "sessions")
+                   ) -> list[tuple[str, str]]:
+        """``(ref, head id)`` of each ref of ``namespaces`` (fact, sealed,
+        session; ``("queue",)``: review-queue items, fresh43 F2) not in
         ``present`` whose reflog's last move set it (no deletion): a ref
         file deleted, ``refs/facts`` or ``refs/packed-sessions`` removed
         (``mem doctor``; ``mem fsck`` finds them from the objects).  Reads
-        every packed reflog and reflog file once; unreadable ones are
+        every packed reflog and reflog file of them once; unreadable ones are
         passed over (:meth:`file_damage` names them)."""
         last: dict[str, str | None] = {}
         for ns, fname in PACKED_FILES.items():
+            if ns not in namespaces:
+                continue
             for name, e in self._packed_lines(fname):
                 try:
                     last[self.refs.name_of(self.refs.root / ns / name)] = e.new
                 except (InvalidInput, ValueError):
                     continue
         base = self.root / "refs"
-        for ns in ("facts", "sealed", "sessions"):
+        for ns in namespaces:
             for d, _dirs, fs in os.walk(base / ns):
                 for f in fs:
                     p = Path(d) / f

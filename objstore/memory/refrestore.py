@@ -12,6 +12,7 @@ from objstore.core.fsck import (ROLLBACK_CHECKED, add_unlogged_line, bridge_refl
                                 stale_reflogs, unlogged)
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn
 from objstore.core.ids import ZERO_ID
+from objstore.core.lostqueue import lost_queue_items
 from objstore.core.pullstop import pending_refs
 from objstore.core.reachability import lost_tombstones, reachable
 from objstore.core.setback import packed_last_moves, set_back_to
@@ -37,6 +38,10 @@ def restore_refs(store: Store, q, objs: dict, rep) -> None:
             pass
         damaged += [n for n in bad_packed if n.startswith(ns + "/") and n not in damaged
                     and store.refs.read(n) is None]
+        if ns == "queue":   # a proposal whose ref is gone (refs/queue set aside, its file deleted: fresh43 F2)
+            for name, head in lost_queue_items(store, objs):
+                store.update_ref(name, None, head, "fsck --repair: ref restored from its reflog", restore=True)
+                rep.restored_refs.append(name)
         for name in damaged:
             for p in store.refs.damaged_files(name):
                 q.move(p, "ref-" + name.replace("/", "%2F"))
