@@ -24,14 +24,15 @@ RULES = _rules("青龙白虎七号门", "okapi-quetzal-5521", "北京上海", "k
                                   "okapi&quetzal&5521", "okapi$quetzal€5521", "okapi🔑quetzal🔑5521", "okapi<quetzal>5521",
                                   "okapi\u00a0quetzal\u20095521", "门：【青龙】【白虎】【七号门】", "门：《青龙》《白虎》《七号门》",
                                   '门："青龙""白虎""七号门"', "门：青龙。白虎。七号门", "门：〈青龙〉〈白虎〉〈七号门〉",
-                                  "kestrel:harbor:204.internal", "北京/上海", "【北京】【上海】"])
+                                  "kestrel:harbor:204.internal", "北京/上海", "【北京】【上海】",
+                                  "北京？上海！"])   # (the value alone, split by prose marks: cma43, test42 T7)
 def test_a_value_split_by_any_punctuation_symbol_or_space_is_found(text):
     assert find_matches(normalize_value(text), RULES), text
 
 
 @pytest.mark.parametrize("text", ["Note: the okapi (a forest giraffe) & the quetzal are \"rare\"; see page 5521.",
                                   "我读了《三体》和【新闻】。青龙山很高，白虎队赢了。七号门在左边。", "我去过北京、上海和广州",
-                                  "我去过北京，上海和广州", "我去过北京。上海也很好！", "北京：上海的同事明天到。", "北京？上海！"])
+                                  "我去过北京，上海和广州", "我去过北京。上海也很好！", "北京：上海的同事明天到。"])
 def test_ordinary_prose_with_punctuation_is_not_found(text):
     assert find_matches(normalize_value(text), RULES) == [], text
 
