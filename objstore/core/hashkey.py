@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from objstore.core.atomic import read_regular
 from objstore.core.errors import IntegrityError
 from objstore.core.ids import blake2b
 from objstore.core.storeperms import refuse_denied
@@ -34,7 +35,7 @@ def load_key(root: Path) -> bytes | None:
     (or its file cannot be read or does not parse: then nothing keyed under
     it can be checked, as with none)."""
     try:
-        data = (Path(root) / KEY_FILE).read_bytes()
+        data = read_regular(Path(root) / KEY_FILE, 4096)
     except OSError:
         return None
     return parse_key(data)

@@ -9,7 +9,7 @@ importing the turn side (``sealrules`` imports ``sessions``, which imports
 
 from __future__ import annotations
 
-from objstore.core.atomic import atomic_write
+from objstore.core.atomic import atomic_write, read_regular
 from objstore.core.errors import IntegrityError
 from objstore.core.ids import blake2b
 from objstore.core.store import Store
@@ -19,6 +19,8 @@ from objstore.core.textwindows import dotless, folded_form
 
 #: the rules file, under the store's root (docs/format.md, "Local seal rules")
 RULES_FILE = "seal-rules"
+#: the most bytes read of the file (a FIFO or a folder in its place raises, never waits: test43 T20)
+_MAX_BYTES = 1 << 31
 _HEAD = "mem-seal-rules 1"
 #: the label of a forgotten key's rules: ``forgotten:<key>`` (a sealed key's rules carry the key alone)
 FORGOTTEN_LABEL = "forgotten:"
@@ -67,7 +69,7 @@ def load(store: Store, file: str = RULES_FILE, want: str = _HEAD) -> SealRules |
     starts a further section under ``KEY`` (:attr:`SealRules.more`; one
     whose key is the first's adds to the first)."""
     try:   # (bytes, each line decoded alone: one torn or foreign line spoils only itself, test39b B10)
-        raw = (store.root / file).read_bytes()
+        raw = read_regular(store.root / file, _MAX_BYTES)
     except OSError:
         return None
     head, *rest = [ln.decode("ascii", "replace") for ln in raw.split(b"\n")] or [""]
@@ -194,7 +196,7 @@ def damage_said(store: Store) -> str:
     as a clause: cut short (its last line lost its end, and the lines after
     it with it), or a line that does not parse (garbage, or a rule mangled)."""
     try:
-        raw = (store.root / RULES_FILE).read_bytes()
+        raw = read_regular(store.root / RULES_FILE, _MAX_BYTES)
     except OSError:
         return "it cannot be read"
     return "cut short: its last line lost its end, and any line after it" if not raw.endswith(b"\n") else \

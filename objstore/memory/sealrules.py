@@ -37,6 +37,7 @@ from objstore.core.textwindows import dotless, fold_worth, match_weight
 from objstore.memory.sealrulefile import FORGOTTEN_LABEL, RULES_FILE, SealRules, any_sealed, damage_said, load, rule_digest, save, window_digests  # noqa: F401
 from objstore.memory.sessions import FORGOTTEN, WITHHELD
 from objstore.memory.tombstones import MIN_TEXT_CHARS, find_matches
+from objstore.core.atomic import read_regular
 
 def add_rules(store: Store, key: str, texts: list[str]) -> int:
     """Add the rule of each of ``texts`` (normalized; fewer than
@@ -110,7 +111,7 @@ def rules_problem(store: Store) -> str | None:
     folders: list[str] = []   # a file in place of refs/sealed/<scope> (test40 T9): fsck names it; its keys count
     sealed = sum(1 for _n, _h in store.refs.iter("sealed", damaged=[], folders=folders)) + len(folders)
     try:
-        (store.root / RULES_FILE).read_bytes()   # (whether it reads: the errors below)
+        read_regular(store.root / RULES_FILE, 1 << 31)   # (whether it reads: the errors below)
     except PermissionError:   # not damage: core.storeperms names it (fresh41 F7)
         return None
     except FileNotFoundError:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 
 from objstore.core import audit
+from objstore.core.atomic import read_regular
 from objstore.core.errors import CorruptObject, IntegrityError, LostTextRule, LostTombstone, NotFound
 from objstore.core.hashkey import KEY_FILE, keyed_digest, store_key
 from objstore.core.objects import Tombstone
@@ -38,6 +39,9 @@ from objstore.memory.withdrawals import VERSION_RECORDS
 #: the local file of the store's keyed tombstone digests, under its root
 DIGESTS_FILE = "tombstone-digests"
 _HEAD = b"mem-tombstone-digests 1\n"
+
+#: the most bytes read of the file (a FIFO or a folder in its place raises, never waits: test43 T20)
+_MAX_BYTES = 1 << 31
 
 
 def keyed(key: bytes, digest: bytes) -> bytes:
@@ -62,7 +66,7 @@ def read_digests(store: Store) -> dict[bytes, bytes]:
     damaged line is skipped: its tombstone is read as stored, matching
     nothing by value)."""
     try:
-        data = (store.root / DIGESTS_FILE).read_bytes()
+        data = read_regular(store.root / DIGESTS_FILE, _MAX_BYTES)
     except OSError:
         return {}
     return dict(_pairs(data))
@@ -89,7 +93,7 @@ def _note(store: Store, pairs: list[tuple[bytes, bytes]]) -> None:
     run again to write a lost text rule anew)."""
     path = store.root / DIGESTS_FILE
     try:
-        data = path.read_bytes()
+        data = read_regular(path, _MAX_BYTES)
     except FileNotFoundError:
         data = b""
     if data and not data.startswith(_HEAD):
@@ -221,7 +225,7 @@ def digests_bytes(store: Store) -> bytes:
     encrypted remote carries to this store's other machines
     (``objstore.remote.digests``)."""
     try:
-        return (store.root / DIGESTS_FILE).read_bytes()
+        return read_regular(store.root / DIGESTS_FILE, _MAX_BYTES)
     except OSError:
         return b""
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+from tests.hooks._util import wait_store_processes_gone
+
 
 def test_a_damaged_hash_key_is_said_by_status_and_fsck(mem, store_path, tmp_path):
     env = {"HOME": str(tmp_path / "home")}
@@ -14,6 +16,7 @@ def test_a_damaged_hash_key_is_said_by_status_and_fsck(mem, store_path, tmp_path
     prompt = {"session_id": "s-hk", "hook_event_name": "UserPromptSubmit", "cwd": str(tmp_path),
               "prompt": "hello there prompt"}
     mem("hook", "claude-code", input=json.dumps(prompt), env=env)
+    wait_store_processes_gone(store_path)   # (the prompt is stored by a capture child, which makes the key)
     assert (store_path / "hash-key").is_file()
     assert "capture is stopped" not in mem("status").stderr
     (store_path / "hash-key").write_bytes(b"mem")
