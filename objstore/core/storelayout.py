@@ -54,8 +54,8 @@ _STOPS = {"logs/audit": "every write and capture stops (each move is logged ther
           # (fresh43 F4: fsck said ok while push and gc stopped)
           "objects/info": "'mem gc' and 'mem push' stop (packs cannot be written), and a pack moved away can no "
                           "longer be told from one lost",
-          "objects/info/packs": "'mem gc' stops (each pack it writes is recorded there), and a pack moved away can "
-                                "no longer be told from one lost"}
+          "objects/info/packs": "'mem gc', 'mem pull' and 'mem push' stop (each pack written is recorded there), "
+                                "and a pack moved away can no longer be told from one lost"}
 
 
 class LayoutDamage(NamedTuple):

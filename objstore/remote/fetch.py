@@ -659,6 +659,8 @@ def merge(store: Store, m: Manifest, res: SyncResult, command: str,
 def fetch(store: Store, r: Remote, spec: RemoteSpec, res: SyncResult, progress: Progress | None,
           command: str) -> tuple[Manifest, str | None, dict[str, bytes], MergeReport]:
     refuse_layout(store.root, pullstop.DIRNAME)   # a file there: named before anything moves (fresh42 F10)
+    for rel in ("objects/info", "objects/info/packs"):   # the received packs are recorded there (fresh43 F12)
+        refuse_layout(store.root, rel)
     m, etag, n = r.manifest()
     res.bytes_received += n
     prep = download_packs(store, r, m, spec, res, progress)

@@ -24,6 +24,11 @@ def test_a_folder_in_place_of_the_packs_record_is_named_and_set_aside(mem, tmp_p
     assert "objects/info/packs is a folder" in r.stderr and "internal error" not in r.stderr, r.stderr
     assert sorted(p.name for p in (home / "objects" / "pack").glob("*.pack")) == packs   # nothing written
     assert "objects/info/packs is a folder" in mem(*h, "fsck", exit_code=13).stdout
+    (tmp_path / "remote").mkdir()   # fresh43 F12: a pull ended in an internal error after installing its pack
+    mem(*h, "remote", "add", "origin", str(tmp_path / "remote"), env=PERSON)
+    for args in (("push",), ("pull",)):
+        r = mem(*h, *args, env=PERSON, exit_code=13)
+        assert "objects/info/packs is a folder" in r.stderr and "internal error" not in r.stderr, (args, r.stderr)
     assert "set it aside" in mem(*h, "fsck", "--repair", env=PERSON).stdout
     mem(*h, "gc", env=PERSON)
     assert record.is_file() and len(record.read_text().splitlines()) == len(list((home / "objects" / "pack").glob("*.pack")))
