@@ -307,8 +307,9 @@ def add_remote(store: Store, name: str, url: str, *, endpoint: str | None = None
 
 
 def refuse_folder_in_store(store: Store, path: str) -> None:
-    """Refuse a folder remote that is ``store``'s folder or inside it
-    (symlinks resolved; fresh42 F15; one holding it is refused at its first
+    """Refuse a folder remote that is ``store``'s folder or inside it, or
+    that holds the store (fresh43 F14: a clone into the remote's folder put
+    the sync key beside the packs it opens) (symlinks resolved; fresh42 F15; one holding it is refused at its first
     push: ``connection.refuse_foreign_folder``): a backup there dies with the store
     (``mem nuke``, ``rm -rf``, a lost disk) while the person believes they
     have one.  Raises InvalidInput (exit 2) naming the store."""
@@ -317,6 +318,10 @@ def refuse_folder_in_store(store: Store, path: str) -> None:
     if real == root or real.startswith(os.path.join(root, "")):
         raise InvalidInput(f"{path} is inside the store at {store.root}: a remote must be outside the store "
                            "(a backup there is lost with it)", hint="give a folder on another disk or a bucket")
+    if root.startswith(os.path.join(real, "")):   # the store inside the remote (fresh43 F14: a clone there)
+        raise InvalidInput(f"the store at {store.root} is inside the remote folder {path}: whoever gets the remote "
+                           "would get the store's sync key and its plain text with it",
+                           hint="keep the store outside the remote folder (the default, ~/.mem, is)")
 
 
 def remove_remote(store: Store, name: str) -> RemoteSpec:
