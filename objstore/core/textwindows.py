@@ -382,7 +382,8 @@ def _prose_hits(norm: str, chain: bytes, at: int, lens: list[int], by_len: dict[
             if weight < FOLD_MIN_CHARS or not ("u" in kind or "d" in kind):   # words of a script with spaces
                 continue
             if not (weight >= FOLD_MIN_PROSE or n == total   # the whole run: "42", "北京。天安门" alone
-                    or (f == cum[j] and g == cum[k + 1] and _one_comma(norm, at, parts, cum, gaps, f, g, kind))):
+                    # (one end may cut a part beside a CJK character, test43 T10: "密码是北京，天安门"; not both)
+                    or ((f == cum[j] or g == cum[k + 1]) and _one_comma(norm, at, parts, cum, gaps, f, g, kind))):
                 continue
             if hashed(_UTF8(joined[f:g])) in digests:
                 out.append((start, end))

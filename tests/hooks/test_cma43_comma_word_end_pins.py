@@ -21,7 +21,9 @@ from tests.hooks.test_seal_two_word_values import sealed_session
 
 SEALED = ["7391-8842", "北京天安门", "kestrel harbor", "北京上海"]
 REFUSED = ["Wi-Fi is 7391, 8842", "remember that the guest wifi code is 7391, 8842", "北京，天安门", "北京、天安门",
-           "北京。天安门", "密码：北京，天安门", "门禁密码是 北京，天安门 别忘了"]
+           "北京。天安门", "密码：北京，天安门", "门禁密码是 北京，天安门 别忘了",
+           # test43 T10: the part before the comma glued to the sentence (one end may cut a part beside CJK)
+           "密码是北京，天安门", "他说密码是北京，天安门。", "网络是7391，8842"]
 STORED = ["we saw a kestrel, harbor seals too", "orange, kettle", "Ran 7391 tests. 8842 skipped.",
           "我去过北京，上海和广州", "城市：北京！上海？广州", "我去过北京、上海和广州"]
 
