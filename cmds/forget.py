@@ -237,7 +237,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     # with --yes nothing waits on a person: the plan shown is made under the store lock
     # and carried out under it, planned once; otherwise forget plans again after the answer
     held = store.lock("forget") if yes and not dry_run else contextlib.nullcontext()
-    # a forget stopped before it was done is finished by taking the lock (the journal's replay): say so (fresh42 F9)
+    # a stopped forget is finished by taking the lock (the journal's replay): its rerun says so (fresh42 F9, test43 T5)
     resumed = store.journal.read().stopped_forgets() if yes and not dry_run else set()
     with held:
         try:
@@ -281,7 +281,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                 name, when = plan.already_forgotten
                 said = safe(name.replace('session:', 'session ', 1))
                 click.echo(f"finished the forget of {said} stopped earlier ({fmt_time(when)}): its value is gone"
-                           if name.replace("session:", "", 1).partition("@")[0] in resumed else   # (test43 T5)
+                           if name.replace("session:", "", 1).partition("@")[0] in resumed else
                            f"{said} was already forgotten ({fmt_time(when)}); nothing left to forget")
             else:
                 named = _keys_naming(store, match) if match is not None else []
