@@ -22,7 +22,8 @@ KEYS = [b"garbage\xff\x00", b"AGE-SECRET-KEY-1QQQ", b"", b"# created: 2026-01-01
 def test_every_damaged_shape_is_an_integrity_error_and_damage_names_it(store, tmp_path):
     """On the real files of a store: each damaged remotes.json or sync-key
     is IntegrityError (exit 13) for its readers and one line of damage()."""
-    add_remote(store, "origin", str(tmp_path))
+    (tmp_path / "remote").mkdir()   # (beside the store: one holding it is refused, fresh43 F14)
+    add_remote(store, "origin", str(tmp_path / "remote"))
     good_remotes = (store.root / "remotes.json").read_bytes()
     good_key = (store.root / "sync-key").read_bytes() if ensure_key(store) else b""
     assert damage(store) == []
