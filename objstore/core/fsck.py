@@ -378,19 +378,8 @@ def stale_reflogs(store: Store, objs: dict, lost_sealed: list | None = None) -> 
     replaced by a file and set aside, fresh40 F6: fsck said ok, the key was
     gone): no chain check rebuilds a sealed ref, so its reflog does."""
     out, keys = [], None
-    try:
-        heads = store.reflog.lost_heads(set())
-    except CorruptObject:   # a packed reflog that is no regular file: named by ``Reflog.packed_damage``
-        return []
-    for ref, head in heads:
+    for ref, head in store.reflog.gone_heads(ROLLBACK_CHECKED):
         ns, _, label = ref.partition("/")
-        if ns not in ROLLBACK_CHECKED:
-            continue
-        try:
-            if store.refs.read(ref) is not None:
-                continue
-        except MemError:   # a damaged ref file: named by the ref checks, restored from this reflog
-            continue
         if keys is None:
             keys = {(type(o), o.key) for o in objs.values() if isinstance(o, (Fact, Sealed))}
         obj = objs.get(head)

@@ -8,7 +8,6 @@ copy.  ``mem fsck`` names each (:func:`lost_queue_items`), ``mem fsck
 
 from __future__ import annotations
 
-from objstore.core.errors import CorruptObject, MemError
 from objstore.core.objects import QueueItem
 from objstore.core.store import Store
 
@@ -22,22 +21,9 @@ def lost_queue_items(store: Store, objs: dict) -> list[tuple[str, str]]:
     its reflog ends in a deletion) is none, nor one a stopped forget is
     rewriting (the index journal's ``Q`` lines: the next lock holder ends it).  Reads the queue's reflog files;
     a packed reflog that is no regular file: none (named elsewhere)."""
-    try:
-        heads = store.reflog.lost_heads(set(), namespaces=("queue",))
-    except CorruptObject:
-        return []
+    heads = store.reflog.gone_heads(("queue",))
     if not heads:
         return []
     rewriting = store.journal.read().queue   # a stopped forget's items (their refs set again when it is finished)
-    out = []
-    for ref, head in heads:
-        if ref.partition("/")[2] in rewriting:
-            continue
-        try:
-            if store.refs.read(ref) is not None:
-                continue
-        except MemError:   # a damaged ref file: named by the ref checks, restored from this reflog
-            continue
-        if isinstance(objs.get(head), QueueItem):
-            out.append((ref, head))
-    return out
+    return [(ref, head) for ref, head in heads
+            if ref.partition("/")[2] not in rewriting and isinstance(objs.get(head), QueueItem)]

@@ -491,6 +491,25 @@ class Reflog:
                         last[ref] = entries[-1].new
         return [(r, h) for r, h in last.items() if h is not None and r not in present]
 
+    def gone_heads(self, namespaces: tuple[str, ...] = ("facts", "sealed", "sessions")) -> list[tuple[str, str]]:
+        """:meth:`lost_heads` of ``namespaces`` whose ref is really gone: one
+        that reads, or whose file is damaged (named by the ref checks), is
+        left out; a packed reflog that is no regular file gives none (named
+        by ``packed_damage``).  The one filter of ``mem fsck``'s lost fact,
+        sealed and queue refs (fresh43 F2)."""
+        try:
+            heads = self.lost_heads(set(), namespaces)
+        except CorruptObject:
+            return []
+        out = []
+        for ref, head in heads:
+            try:
+                if self.refs.read(ref) is None:
+                    out.append((ref, head))
+            except MemError:
+                continue
+        return out
+
     def read_many(self, refs: list[str]) -> dict[str, list[ReflogEntry]]:
         """:meth:`read` of each of ``refs`` (ref name -> entries, oldest
         first), reading each packed file once rather than once per ref."""
