@@ -384,6 +384,9 @@ def episode_unevidenced(body: str, turns: list[str], claims: str = "") -> str:
 _UNIT = re.compile(r"(?:[^.;!?\n]|[.;!?]+(?=\S))+[.;!?]*")
 #: and before a denial ("5432, which is wrong", "5432 — that's wrong") or a new time ("…, since then it is 6543")
 #: (test40 T14)
+#: a value undone after it was set ("… and later reverted", "…, then changed back to 5432"; test43 T3)
+_REVERT = (r"(?:reverted|rolled\s+(?:it\s+)?back|undone|undid|backed\s+out|(?:changed|switched|moved|set|put)\s+"
+           r"(?:it\s+)?back)\b")
 _UNIT_TURN = re.compile(rf",?\s+(?=(?:but|yet|however|whereas|although|though)\s)|\s*(?:[,(\u2014\u2013]|\s-+\s)\s*"
                         rf"(?={_DENIES}\b)|,\s+(?=(?:and\s+|so\s+)?(?:since\s+then|from\s+then\s+on|now|nowadays|"
                         r"these\s+days|today)\b)", re.I)
@@ -468,11 +471,19 @@ _UNASSERTED = re.compile(
     # a past value: "was X until …", "we used X for … until March" (test39b B15)
     r"|\b(?:was|were|used|had)\b.*\buntil\b|\bused\s+to\s+be\b|\b(?:our|my|their)\s+(?:old|former|previous)\b"
     # "X (no longer true)", "X - no longer true" (test42 T11; "X, which is no longer true" is :data:`_DENIED`'s)
-    r"|(?:[(\u2014\u2013]|\s-)\s*no\s+longer\s+(?:true|right|correct|accurate|valid|the\s+case)\b", re.I)
+    r"|(?:[(\u2014\u2013]|\s-)\s*no\s+longer\s+(?:true|right|correct|accurate|valid|the\s+case)\b"
+    # stale, asked about, to come or on a condition: "X (outdated)", "X, not true anymore", "someone asked if X",
+    # "X will be / should be changed to Y", "if X was changed to Y, …" (test43 T3)
+    r"|(?:[(,\u2014\u2013]|\s-)\s*(?:not\s+(?:true|valid|right|correct)\s+any\s*more|outdated|obsolete|out\s+of\s+date)\b"
+    r"|\b(?:ask(?:s|ed|ing)?|wonder(?:s|ed|ing)?)\s+(?:(?:me|us|you|him|her|them)\s+)?(?:if|whether)\b"
+    r"|\b(?:will|shall|should|must|(?:is|are|am)\s+going\s+to|plan(?:s|ned)?\s+to|needs?\s+to)\s+(?:be\s+|get\s+)?"
+    r"(?:chang|updat|mov|switch|set|bump|rais|lower|migrat)\w*\s+to\b|^\W*(?:if|unless|in\s+case)\s"
+    r"|\b(?:and|then|later|but)\s+(?:\w+\s+){0,2}?" + _REVERT, re.I)
 _HEARSAY_RE = re.compile(_HEARSAY, re.I)
 #: a unit that sets aside the unit before it too ("I'm not decided yet", "I could not confirm it", "ignore it"), or
 #: says it is wrong ("The old docs say …, but that's wrong", test39b B15: ``core.takeback.DENIAL``)
-_UNSURE_BACK = re.compile(_UNSURE + "|" + _IGNORE + "|" + _DENIED.pattern, re.I)
+_UNSURE_BACK = re.compile(_UNSURE + "|" + _IGNORE + "|" + _DENIED.pattern + r"|^\W*(?:(?:and|but|then|later|it|this|that|was|"
+                          r"were|got)\s+)*" + _REVERT, re.I)
 #: a unit that tells the value now ("…, now it is 6543", "since then it is 6543") after one that told it in the past
 #: ("The db port was 5432"): that one is a past value (test40 T14)
 _NOW = re.compile(r"^\W*(?:(?:and|but|so)\s+)?(?:now|nowadays|these\s+days|today|since\s+then|from\s+then\s+on)\b", re.I)
