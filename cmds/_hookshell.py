@@ -84,6 +84,8 @@ def run_shell(*, session: str, cwd: str, status: int, started_ms: int, duration_
             raise HookInputError("session-id-credential")
         if cwd and cwd_holds_credential(cwd):   # the path is never written, not even to the log
             raise HookInputError("cwd-credential")
+        if not 0 <= status <= 255:   # no shell's: a wrong call, not a command's outcome (fresh43 F11)
+            raise HookInputError("status-not-0-255")
         import objstore
         store = open_hook_store(run.root, SHELL_LOCK_WAIT_S)
         try:

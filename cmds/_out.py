@@ -171,8 +171,9 @@ def parse_time(text: str) -> int:
         import datetime as _dt
         try:
             d = _dt.datetime.fromisoformat(t.replace("Z", "+00:00") if t.endswith("Z") else t)
-        except ValueError:
-            raise bad from None
+        except ValueError:   # the shape of a date, but none ("2026-02-30": fresh43 F16)
+            raise ValueError(f"{text!r} is not a valid date or time (use ISO 8601 like 2026-03-01 or "
+                             "2026-03-01T12:00Z, '@<ms since epoch>', or 'now')") from None
         if d.tzinfo is None:
             d = d.replace(tzinfo=_dt.timezone.utc)
         ms = int(d.timestamp() * 1000)

@@ -158,7 +158,20 @@ def uninstall(ctx: click.Context, scope: str, dry_run: bool, as_json: bool, quie
 _scope = click.option("--scope", type=click.Choice(["user", "project"]), default="user", show_default=True,
                       help="user: ~/.claude/settings.json; project: ./.claude/settings.json.")
 _dry = click.option("--dry-run", is_flag=True, help="Show the change as a diff; write nothing.")
-_agent = click.argument("agent", type=click.Choice(AGENTS))
+
+
+class _Agent(click.Choice):
+    """The agents whose hooks mem installs; Codex gets its memory through MCP (fresh43 F11: click's own "'codex'
+    is not 'claude-code'" said nothing of where to go)."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and value.strip().lower() == "codex":
+            self.fail("Codex has no hooks mem installs: give it memory with 'mem mcp install codex' "
+                      "(and 'mem import codex' for its sessions)", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+_agent = click.argument("agent", type=_Agent(AGENTS))
 
 
 @click.group("hooks")

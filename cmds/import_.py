@@ -72,7 +72,7 @@ def command(harness, paths, scope, keep_existing, mine, reread, guard_file, as_j
     codex the rollout files under ~/.codex/sessions (the default; a folder
     is searched for Codex's names, rollout-*.jsonl, and a file named
     directly is read whatever its name); for
-    jsonl the files 'mem export' wrote (ids are checked, so the histories
+    jsonl the files 'mem export' wrote ('-': standard input; ids are checked, so the histories
     come back exactly; a ref the store already has at another version
     refuses the import, exit 6, unless --keep-existing keeps the store's).
     Importing the same files again adds nothing, and a transcript unchanged
@@ -148,7 +148,7 @@ def command(harness, paths, scope, keep_existing, mine, reread, guard_file, as_j
     6 a jsonl ref exists here at another version (see --keep-existing), an
     agent imports a jsonl holding forgotten or person-only content (above),
     or --mine run by an agent; 11 store locked; 12 the guard passphrase is
-    wrong (nothing imported).
+    wrong (nothing imported); 14 a jsonl export written by a newer mem.
     """
     if guard_file is not None and harness != "jsonl":
         raise click.BadParameter("only 'mem import jsonl' reads a forget guard", param_hint="--guard-passphrase-file")
@@ -251,6 +251,9 @@ def _import_jsonl(store, paths, as_json, keep_existing=False, guard_file=None):
     from objstore import agent_of, import_jsonl, imported_unpaired, now_ms
     if not paths:
         raise click.UsageError("give the export file(s): mem import jsonl FILE")
+    if guard_file == "-" and "-" in paths:
+        raise click.BadParameter("the export and the passphrase cannot both come from standard input",
+                                 param_hint="--guard-passphrase-file")
     if guard_file is not None:
         from ._vault import read_passphrase
         guard_pw = read_passphrase(guard_file)
@@ -261,9 +264,15 @@ def _import_jsonl(store, paths, as_json, keep_existing=False, guard_file=None):
              "redacted": [], "turns_with_credentials": 0, "sessions_with_credentials": [],
              "guard": {"sealed": 0, "applied": 0, "none": 0, "pairs": 0, "rules": 0, "rules_left": 0}}
     for p in paths:
-        if not os.path.isfile(p):
-            raise click.BadParameter(f"{p} is not a file (give the file 'mem export' wrote)", param_hint="PATHS")
-        with open(p, encoding="utf-8", errors="replace") as f, progress_bar(f"importing {p}") as update:
+        if p == "-":   # (mem export | mem import jsonl -: fresh42 F14)
+            import io
+            src = io.TextIOWrapper(click.get_binary_stream("stdin"), encoding="utf-8", errors="replace")
+        elif not os.path.isfile(p):
+            raise click.BadParameter(f"{p} is not a file (give the file 'mem export' wrote, or - for standard input)",
+                                     param_hint="PATHS")
+        else:
+            src = open(p, encoding="utf-8", errors="replace")
+        with src as f, progress_bar(f"importing {'standard input' if p == '-' else p}") as update:
             r = import_jsonl(store, f, progress=update, keep_existing=keep_existing, agent=agent_of(os.environ),
                              guard_passphrase=guard_pw)
         g = total["guard"]

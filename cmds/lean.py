@@ -45,7 +45,8 @@ def get(store, key: str, as_json: bool, as_of: int | None = None, session: str |
     reader = namespace_of(session, agent)
     refuse_if_sealed(store, key)
     try:
-        v = current(store, key, as_of, fmt_time(as_of) if as_of is not None else "", reader)
+        v = current(store, key, as_of, fmt_time(as_of) if as_of else
+                    ("" if as_of is None else "1970-01-01T00:00:00Z"), reader)
     except NotFound as e:   # a key 'mem fsck --repair' removed is not "no key" (test34 T2)
         from objstore import fact_ref, lost_ref_error
         lost = lost_ref_error(store.root, fact_ref(key))

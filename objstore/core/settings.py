@@ -413,6 +413,12 @@ def set_setting(root: str | Path, name: str, text: str) -> tuple[object, bool]:
     check_name(text.strip(), f"setting {name}", where="config.toml", hint=_SECRET_HINT.get(name, _SECRET_HINT[""]),
                url=name.endswith("url"))
     v = parse(name, text)
+    if name == "capture.ignore_marker" and v and (v.strip()[:1].isalnum() or not v.isprintable()):
+        # "a" would keep every prompt starting "add …" from capture and memory, silently (fresh43 F11)
+        raise InvalidInput("capture.ignore_marker must be printable text without control characters, like #nomem"
+                           if not v.isprintable() else "capture.ignore_marker must begin with a sign such as # or !, "
+                           "not a letter or digit: every prompt starting with it would go uncaptured, silently",
+                           hint="set it with: mem config capture.ignore_marker '#nomem'")
     if name == "store.pack_codec" and v == "zstd":  # refused now, not at the first pack write
         from objstore.core.packzstd import missing  # deferred: only this setting needs the codec
         problem = missing(f"setting {name} = zstd")

@@ -121,6 +121,9 @@ def _parse(text: str, what: str) -> tuple[dict, Node]:
             seen[k] = v
         return seen
 
+    if text.startswith("\ufeff"):   # (fresh42 F14: Python's "decode using utf-8-sig" said nothing to a user)
+        raise InvalidInput(f"{what} starts with a byte order mark (BOM), which JSON does not allow; not touching it",
+                           hint="save the file as UTF-8 without a BOM, then run the command again")
     try:
         doc = json.loads(text, object_pairs_hook=pairs) if text.strip() else {}
     except (ValueError, RecursionError) as e:   # (RecursionError: nested thousands deep, test39b B12)

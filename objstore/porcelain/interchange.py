@@ -42,7 +42,7 @@ from typing import IO, Any
 from objstore.core.atomic import atomic_write
 from objstore.core.codec import encode, object_id
 from objstore.core.redact import redact, redact_named
-from objstore.core.errors import PERSON_ONLY_HINT, InvalidInput, MemError, Refused
+from objstore.core.errors import PERSON_ONLY_HINT, InvalidInput, MemError, Refused, UnsupportedVersion
 from objstore.core.objects import Fact, QueueItem, Sealed, TYPE_NAMES, Tombstone, Turn
 from objstore.core.record import fields
 from objstore.core.refs import key_scope
@@ -427,7 +427,12 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                 if not isinstance(rec, dict):
                     raise InvalidInput(f"line {lineno}: not a JSON object")
                 if not header_seen:
-                    if rec.get("format") != FORMAT:
+                    fmt = rec.get("format")
+                    if isinstance(fmt, str) and fmt.startswith("mem-export/") and fmt != FORMAT:
+                        # a newer mem's export (fresh43 F11): exit 14, as for a remote written by a newer mem
+                        raise UnsupportedVersion(f"{fmt} is an export format newer than this mem reads ({FORMAT})",
+                                                 hint="upgrade mem on this machine, then import it again")
+                    if fmt != FORMAT:
                         raise InvalidInput(f"not a {FORMAT} export (line {lineno} has format {rec.get('format')!r})",
                                            hint="make one with: mem export --format jsonl")
                     header_seen = True
