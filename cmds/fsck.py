@@ -313,7 +313,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                 click.echo(f"repair: {safe(key)}: the plain copy a stopped 'mem seal' left removed (sealed only now)")
             for key in unseals_finished:
                 click.echo(f"repair: {safe(key)}: the sealed copy a stopped 'mem unseal' left removed (plain only now)")
-            print_repair(fixed, reindexed, config_fixed, rebuilt_registry is not None or bool(notes_aside))
+            # (a file left for the user is not "nothing to repair": fresh43 F3)
+            print_repair(fixed, reindexed, config_fixed, rebuilt_registry is not None or bool(notes_aside)
+                         or bool(remote_damage))
             print_registry(rebuilt_registry)
             for line in _left_for_you(remote_damage):
                 click.echo(f"repair: {line}")

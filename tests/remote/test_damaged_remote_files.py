@@ -74,6 +74,7 @@ def test_damaged_remotes_json_exits_13_and_fsck_reports_it(mem, pushed):
     assert "hint: remotes.json: it holds no secret" in r.stderr and "--repair" not in r.stderr
     r = mem("--home", str(home), "fsck", "--repair", exit_code=13)
     assert "repair: left remotes.json as it is" in r.stdout
+    assert "nothing to repair" not in r.stdout, r.stdout   # (it said both: fresh43 F3)
     r = mem("--home", str(home), "doctor", exit_code=1)          # a finding, not the end of doctor
     assert "[remotes] remotes.json is damaged: empty" in r.stdout and "mem remote add" in r.stdout
     assert (home / "remotes.json").read_bytes() == b""        # never rewritten
