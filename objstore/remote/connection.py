@@ -205,6 +205,7 @@ class Remote:
             stored, _e = self.t.read(f"packs/{name}")
         except NotFound:
             if name in self.manifest()[0].packs:   # still named: lost on the remote, not replaced by a push
+                self.t.check()   # the packs folder a file, not a pack lost (fresh43 F12)
                 raise IntegrityError(f"remote pack {pack_place(self.t, name)} is missing (its manifest names it)",
                                      hint=REPAIR_HINT) from None
             raise RefConflict("remote pack", name, None) from None  # replaced under us: retry from the manifest

@@ -83,6 +83,7 @@ def changed_packs(store: Store, r: Remote, m: Manifest, spec: RemoteSpec) -> tup
     if missing:
         if sorted(r.manifest()[0].packs) != sorted(m.packs):
             raise RefConflict("remote manifest", None, None)   # a push replaced them: read it again
+        r.t.check()   # the packs folder a file, not a pack lost (fresh43 F12)
         raise IntegrityError(f"remote pack {pack_place(r.t, missing[0])} is missing (its manifest names it)"
                              + (f"; {len(missing) - 1} more" if len(missing) > 1 else ""), hint=REPAIR_HINT)
     seen = rconfig.load_seen(store, spec.name)

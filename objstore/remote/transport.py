@@ -143,6 +143,11 @@ class Transport:
         return None
 
 
+def _why(e: OSError) -> str:
+    """``e``'s reason and the path it names ("Is a directory (…/manifest.lock)": fresh43 F12), else its reason."""
+    return f"{e.strerror} ({e.filename})" if e.filename else str(e.strerror or e)
+
+
 class FolderTransport(Transport):
     """A remote in a local folder (a USB disk, a synced folder).
 
@@ -168,6 +173,11 @@ class FolderTransport(Transport):
                                     hint=f"create it first (mkdir -p {self.root}), or mount its disk" if self.for_writer
                                     else "check the path, or mount its disk: a pull, clone or restore reads a "
                                          "folder a push wrote")
+        packs = self.root / "packs"
+        if packs.exists() and not packs.is_dir():   # (it read as "remote pack … is missing": fresh43 F12)
+            raise RemoteUnavailable(f"{packs} is not a folder, where the remote keeps its packs",
+                                    hint="move it out of the way, then run 'mem push --repair' from a machine "
+                                         "that has the data")
 
     def _mkdir(self, d: Path) -> None:
         """Create ``d`` inside the remote folder, never the folder itself."""
@@ -212,7 +222,7 @@ class FolderTransport(Transport):
             fsync_dir(p.parent)
             return created
         except OSError as e:
-            raise RemoteUnavailable(f"cannot write {name} to {self.where}: {e.strerror}") from None
+            raise RemoteUnavailable(f"cannot write {name} to {self.where}: {_why(e)}") from None
 
     def swap(self, name: str, data: bytes, etag: str | None) -> str:
         p = self._p(name)
@@ -220,7 +230,7 @@ class FolderTransport(Transport):
             self._mkdir(p.parent)
             fd = os.open(p.with_name(p.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as e:
-            raise RemoteUnavailable(f"cannot write {name} to {self.where}: {e.strerror}") from None
+            raise RemoteUnavailable(f"cannot write {name} to {self.where}: {_why(e)}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)   # the kernel drops it if we die
             try:
