@@ -68,6 +68,15 @@ def handler_home(h: dict) -> str | None:
     return None
 
 
+def _same_folder(a: str | None, b: str | None) -> bool:
+    """Whether two stores' paths (None: ~/.mem) are one folder (a symlink to it: fresh43 F13 "repaired" hooks that
+    used the very store, by another path)."""
+    try:
+        return os.path.samefile(os.path.expanduser(a or "~/.mem"), os.path.expanduser(b or "~/.mem"))
+    except (OSError, ValueError):
+        return False
+
+
 def stale_reason(h: dict, home: str | None, exists=None, portable: bool = False) -> str | None:
     """Why an installed exec-form mem handler must be replaced, or None.
 
@@ -81,7 +90,7 @@ def stale_reason(h: dict, home: str | None, exists=None, portable: bool = False)
     if not isinstance(h.get("args"), list):
         return None
     cmd = h.get("command", "")
-    if handler_home(h) != home:
+    if handler_home(h) != home and not _same_folder(handler_home(h), home):
         return f"it uses the store {handler_home(h) or '~/.mem (the default)'}, not {home or '~/.mem (the default)'}"
     if portable and "/" in cmd:
         return f"it runs {cmd}, a personal path, in a shared settings file"

@@ -72,3 +72,22 @@ def test_hook_without_home_still_creates_its_store(tmp_path):
              "cwd": str(tmp_path), "prompt": "hello there"}
     p = _hook(["hook", "claude-code"], hook_env(s), event)
     assert p.returncode == 0 and (s / "config").is_file()
+
+
+def test_hooks_naming_this_store_by_a_link_are_left_as_they_are(tmp_path, mem):
+    """fresh43 F13: ``MEM_HOME=link mem hooks install`` (link → the store the hooks already use) said "repaired mem
+    hooks …: it uses the store S, not LINK" and rewrote them: nothing was broken.  Now nothing changes, and doctor
+    run through the link is quiet about the hooks."""
+    s, link = tmp_path / "s", tmp_path / "link"
+    claude = tmp_path / "claude"
+    claude.mkdir()
+    env = {"CLAUDE_CONFIG_DIR": str(claude), "MEM_HOOK_COMMAND": sys.executable}
+    mem("--home", str(s), "init", env=env)
+    mem("--home", str(s), "hooks", "install", "claude-code", env=env)
+    before = (claude / "settings.json").read_bytes()
+    link.symlink_to(s)
+    r = mem("--home", str(link), "hooks", "install", "claude-code", env=env)
+    assert "repaired" not in r.stdout + r.stderr, r
+    assert (claude / "settings.json").read_bytes() == before
+    doc = json.loads(mem("--home", str(link), "doctor", "--json", env=env, exit_code=None).stdout)
+    assert not [f for f in doc["findings"] if f["check"] == "hooks"], doc
