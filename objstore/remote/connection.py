@@ -388,6 +388,21 @@ def refuse_lost_descriptor(t: Transport) -> None:
                               "(it writes the descriptor again)")
 
 
+def no_remote(t: Transport, url: str) -> NotFound:
+    """The error for ``url`` holding no ``mem-remote`` file: an empty place is a remote not pushed yet; one holding
+    other files is more likely a wrong path (fresh43 F11: "push to it" was said of any folder)."""
+    other = False
+    if isinstance(t, FolderTransport):   # (one entry read: never a walk of a home folder given by mistake)
+        try:
+            with os.scandir(t.root) as it:
+                other = next(it, None) is not None
+        except OSError:
+            pass
+    return NotFound(f"no mem remote at {url}" + (" (it holds other files, but no mem-remote file)" if other else ""),
+                    hint="check the path: a clone or restore reads a folder or bucket 'mem push' wrote" if other
+                    else "push to it from the first machine: mem remote add NAME URL, then mem push")
+
+
 def add_found_remote(store: Store, name: str, url: str, endpoint: str | None,
                      env: Mapping[str, str] | None) -> tuple[RemoteSpec, Remote]:
     """Record remote ``name`` at ``url`` for a store made from it (clone,
@@ -399,7 +414,7 @@ def add_found_remote(store: Store, name: str, url: str, endpoint: str | None,
     rconfig.refuse_credentials(name, url, endpoint)
     r = connect(store, RemoteSpec(name, url, endpoint), env, create=False, check=False)
     if r.desc is None:
-        raise NotFound(f"no mem remote at {url}", hint="push to it from the first machine: mem push")
+        raise no_remote(r.t, url)
     spec = rconfig.add_remote(store, name, url, endpoint=endpoint, encrypt=r.desc.encryption != "none")
     return spec, r
 

@@ -16,8 +16,8 @@ from objstore.remote import config as rconfig
 from objstore.remote.config import RemoteSpec
 from objstore.remote.layout import DESCRIPTOR, Descriptor, Manifest, Snapshot
 from objstore.remote.merge import ForgetIndex, merge_chain
-from objstore.remote.connection import (Progress, Remote, SyncResult, add_found_remote, connect, refuse_lost_descriptor,
-                                        sealer_for)
+from objstore.remote.connection import (Progress, Remote, SyncResult, add_found_remote, connect, no_remote,
+                                        refuse_lost_descriptor, sealer_for)
 from objstore.remote.transport import open_transport
 from objstore.remote.digests import count_unguarded, receive_digests, receive_hash_key
 from objstore.remote.fetch import SYNCED, RemoteObjects, read_chain, download_packs, install, merge
@@ -102,7 +102,7 @@ def list_snapshots_at(url: str, *, endpoint: str | None = None, key: str | None 
     except NotFound:
         t.check()
         refuse_lost_descriptor(t)
-        raise NotFound(f"no mem remote at {url}", hint="push to it from the first machine: mem push") from None
+        raise no_remote(t, url) from None
     if desc.encryption != "none" and not key:
         raise WrongKey(f"the remote {url} is encrypted and no sync key was given",
                        hint="on the machine that made it run 'mem remote key export -o FILE', then give "

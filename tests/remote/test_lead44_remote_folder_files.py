@@ -29,3 +29,18 @@ def test_a_lock_folder_and_a_packs_file_are_named(mem, tmp_path):
     other = str(tmp_path / "b")
     mem("--home", other, "clone", str(remote))
     assert mem("--home", other, "get", "project/a/c").stdout.strip() == "the host is db1"
+
+
+def test_clone_or_restore_of_a_folder_that_is_no_remote_says_which(mem, tmp_path):
+    """fresh43 F11: a restore from a folder holding other files (a wrong path, more likely than a remote not pushed
+    yet) was told "push to it from the first machine"."""
+    other, empty = tmp_path / "photos", tmp_path / "empty"
+    other.mkdir()
+    (other / "a.jpg").write_bytes(b"x")
+    empty.mkdir()
+    for args in (["clone", str(other)], ["restore", str(other), "--latest"]):
+        r = mem("--home", str(tmp_path / "s"), *args, exit_code=4)
+        assert "no mem-remote file" in r.stderr and "check the path" in r.stderr, (args, r.stderr)
+    r = mem("--home", str(tmp_path / "s2"), "clone", str(empty), exit_code=4)
+    assert "push to it from the first machine" in r.stderr and "check the path" not in r.stderr, r.stderr
+    assert sorted(p.name for p in other.iterdir()) == ["a.jpg"]
