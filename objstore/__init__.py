@@ -381,6 +381,7 @@ _API: dict[str, tuple[str, str]] = {
     "LaterCommit": ("objstore.memory.facts", "LaterCommit"),
     "remember_statement": ("objstore.capture.statements", "remember_statement"),
     "write_statement": ("objstore.capture.statements", "write_statement"),
+    "ForgottenTextStatement": ("objstore.capture.statements", "ForgottenTextStatement"),
     "statement_of": ("objstore.capture.statements", "statement_of"),
     "further_statements": ("objstore.capture.statements", "further_statements"),
     "statement_key": ("objstore.capture.statementkey", "statement_key"),
