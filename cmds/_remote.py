@@ -116,8 +116,10 @@ def summary(res, sends: bool = False) -> str:
     if res.match_unread:
         texts = plural(res.match_unread, "'forget --match' text")
         parts.append(f"{texts} forgotten elsewhere that this store cannot read (no digest travels over an "
-                     f"unencrypted remote): what was written here before it arrived may still hold it; run the "
-                     f"same 'mem forget --match TEXT' here")
+                     f"unencrypted remote): what was written here before it arrived may still hold it, and every "
+                     f"turn captured or value written here from now on that holds it is NOT guarded (stored in the "
+                     f"clear) until you run the same 'mem forget --match TEXT' here (mem doctor and mem status "
+                     f"remind you until then)")
     if res.back_after_forget:
         keys = ", ".join(res.back_after_forget[:3]) + (" …" if len(res.back_after_forget) > 3 else "")
         parts.append(f"{plural(len(res.back_after_forget), 'key')} forgotten here current again ({keys}) with a "

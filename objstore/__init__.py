@@ -245,6 +245,7 @@ _API: dict[str, tuple[str, str]] = {
     "lost_text_rules": ("objstore.memory.guardfiles", "lost_text_rules"),
     "LostTextRule": ("objstore.core.errors", "LostTextRule"),
     "unguarded_tombstones": ("objstore.memory.guardfiles", "unguarded_tombstones"),
+    "unread_texts_note": ("objstore.memory.guardfiles", "unread_texts_note"),
     "hash_key_damage": ("objstore.memory.guardfiles", "hash_key_damage"),
     "imported_unpaired": ("objstore.memory.guardfiles", "imported_unpaired"),
     "carried_guard_state": ("objstore.porcelain.carriedguard", "carried_guard_state"),
