@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from objstore.core import audit
 from objstore.core.errors import CorruptObject, LostTextRule, NotFound
-from objstore.core.hashkey import KEY_FILE, load_key
+from objstore.core.hashkey import KEY_FILE, key_lost, load_key
 from objstore.core.objects import Tombstone
 from objstore.core.salvage import Quarantine
 from objstore.core.store import Store
@@ -167,12 +167,13 @@ def _unpaired(store: Store, ids: set[str] | None, which=None) -> list[str]:
 def hash_key_damage(store: Store) -> str | None:
     """What ``mem fsck`` (a problem, exit 13, which ``--repair`` leaves)
     and ``mem doctor`` say when the store's ``hash-key`` file is there and
-    does not parse (fresh39 F4: fsck said ok while every forget exited 13);
+    does not parse (fresh39 F4: fsck said ok while every forget exited 13),
+    or is missing while data keyed under it exists (``hashkey.key_lost``);
     None otherwise.  Never replaced by mem: the digests made under it would
     stop matching."""
     path = store.root / KEY_FILE
     if not path.exists() and not path.is_symlink():
-        return None
+        return key_lost(store.root)   # missing while keyed data needs it (test43 T21)
     if load_key(store.root) is not None or denied(path):   # unreadable: storeperms names it (fresh41 F7)
         return None
     return (f"{KEY_FILE}: the store's hash key cannot be read (a damaged file): every 'mem forget' exits 13 (a new "

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from objstore.core.store import Store
 from objstore.core.errors import LostTextRule
+from objstore.core.hashkey import LOST_HINT, key_lost
 from objstore.memory.guardfiles import hash_key_damage, lost_text_rules_note, unguarded_note, unread_texts_note
 from objstore.porcelain.finding import Finding
 from objstore.vault.identity import vault_damage, vault_problem
@@ -28,7 +29,8 @@ def guard_findings(store: Store) -> list[Finding]:
         out.append(Finding("tombstones", "warning", why, "mem forget --match TEXT  (the text forgotten on the "
                            "other machine)"))
     if why := hash_key_damage(store):
-        out.append(Finding("tombstones", "error", why, "put hash-key back from a backup or a copy of this store"))
+        out.append(Finding("tombstones", "error", why, LOST_HINT if key_lost(store.root) else
+                           "put hash-key back from a backup or a copy of this store"))
     for why in filter(None, (vault_problem(store), vault_damage(store))):
         out.append(Finding("vault", "error", why, "put back your copy of the vault folder (vault/recipient and "
                            "vault/identity.age)"))
