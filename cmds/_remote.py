@@ -72,6 +72,23 @@ def progress():
     return update
 
 
+def held_ids_note(store, res) -> str | None:
+    """What a pull says of the sessions it brought whose id holds a
+    ``forget --match`` text of this store (sid43's left-out: kept under
+    that id, in the clear, without a word), or None.  A pull renames no
+    session, as a forget renames none stored before it (docs/forget.md)."""
+    got = {n.split("/", 1)[1] for n in res.refs_updated if n.startswith("sessions/")}
+    if not got:
+        return None
+    from objstore import sessions_holding
+    held = [s for s in sessions_holding(store) if s in got]
+    if not held:
+        return None
+    return (f"note: {plural(len(held), 'session')} pulled whose id holds a text 'mem forget --match' forgot here: "
+            "kept under that id, in the clear (a pull renames no session, as a forget renames none stored before "
+            "it); 'mem forget --session ID' forgets one whole")
+
+
 def summary(res, sends: bool = False) -> str:
     """One human line for a :class:`objstore.remote.sync.SyncResult`;
     ``sends``: the command was to send (push, backup), so a line with
