@@ -72,6 +72,23 @@ def progress():
     return update
 
 
+def held_ids_note(store, res) -> str | None:
+    """What a pull says of the sessions it brought whose id holds a
+    ``forget --match`` text of this store (sid43's left-out: kept under
+    that id, in the clear, without a word), or None.  A pull renames no
+    session, as a forget renames none stored before it (docs/forget.md)."""
+    got = {n.split("/", 1)[1] for n in res.refs_updated if n.startswith("sessions/")}
+    if not got:
+        return None
+    from objstore import sessions_holding
+    held = [s for s in sessions_holding(store) if s in got]
+    if not held:
+        return None
+    return (f"note: {plural(len(held), 'session')} pulled whose id holds a text 'mem forget --match' forgot here: "
+            "kept under that id, in the clear (a pull renames no session, as a forget renames none stored before "
+            "it); 'mem forget --session ID' forgets one whole")
+
+
 def summary(res, sends: bool = False) -> str:
     """One human line for a :class:`objstore.remote.sync.SyncResult`;
     ``sends``: the command was to send (push, backup), so a line with
@@ -116,8 +133,10 @@ def summary(res, sends: bool = False) -> str:
     if res.match_unread:
         texts = plural(res.match_unread, "'forget --match' text")
         parts.append(f"{texts} forgotten elsewhere that this store cannot read (no digest travels over an "
-                     f"unencrypted remote): what was written here before it arrived may still hold it; run the "
-                     f"same 'mem forget --match TEXT' here")
+                     f"unencrypted remote): what was written here before it arrived may still hold it, and every "
+                     f"turn captured or value written here from now on that holds it is NOT guarded (stored in the "
+                     f"clear) until you run the same 'mem forget --match TEXT' here (mem doctor and mem status "
+                     f"remind you until then)")
     if res.back_after_forget:
         keys = ", ".join(res.back_after_forget[:3]) + (" …" if len(res.back_after_forget) > 3 else "")
         parts.append(f"{plural(len(res.back_after_forget), 'key')} forgotten here current again ({keys}) with a "

@@ -34,7 +34,10 @@ def command(ctx, do_fix, as_json):
     rebuild-rules'); the vault's recipient and identity.age are there
     while keys are sealed, and parse (an error: put back your copy); every
     tombstone this store wrote still has its line in tombstone-digests (a
-    warning: without it the tombstone cannot stop its value coming back).
+    warning: without it the tombstone cannot stop its value coming back);
+    no 'forget --match' text forgotten on another machine is held here
+    unread (pulled over an unencrypted remote: a warning until the same
+    forget runs here, as what is captured holding it is kept in the clear).
     --fix repairs permissions, stale locks and unusable cursors, and sets
     a damaged derive-state.json aside; the rest names a command.  A store
     whose config is missing or damaged (every other command exits 13) is a

@@ -156,6 +156,11 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     pull' from an encrypted remote this store pushed to).  A 'forget
     --match' text rule so lost is a problem (exit 13: capture stops):
     forget the text again, or --drop-lost-tombstones.
+    A missing hash-key while the store holds data keyed under it (a
+    hidden session id, its own forgets' keyed digests) is a problem (exit
+    13: none is made anew, so no forget, import or capture that needs it
+    runs): put the file back from a copy; if it is lost for good, --repair
+    makes a new one (a hidden session captured again then gets a second id).
 
     So are a damaged remotes.json (not JSON, or not the shape docs/format.md
     gives) and a damaged sync-key (no age identity in it: garbage, cut
@@ -253,7 +258,13 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
         rep.problems.append(vault)
     from objstore import hash_key_damage, lost_text_rules_note, unguarded_note
     if key_bad := hash_key_damage(store):   # every forget exits 13, and fsck said ok (fresh39 F4)
-        rep.problems.append(key_bad)
+        from objstore import HASH_KEY_LOST_HINT, hash_key_lost, store_hash_key
+        if repair and hash_key_lost(store.root):   # lost for good: made anew, said (test43 T21)
+            store_hash_key(store.root, anew=True)
+            rep.warnings.append("hash-key was missing (lost): a new one was made; a hidden session captured "
+                                "again is stored under a second id (mem forget --session removes the older)")
+        else:
+            rep.problems.append(f"{key_bad}; {HASH_KEY_LOST_HINT}" if hash_key_lost(store.root) else key_bad)
     if unguarded := unguarded_note(store):   # a forgotten value can come back: no repair rebuilds it (fresh39 F5)
         rep.warnings.append(unguarded)
     if lost_rules := lost_text_rules_note(store, fix=True):

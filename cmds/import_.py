@@ -117,6 +117,11 @@ def command(harness, paths, scope, keep_existing, mine, reread, guard_file, as_j
     note on stderr counts them, unless the export carries its forget guard
     (mem export --guard-passphrase-file) and --guard-passphrase-file gives
     its passphrase: then the tombstones stop their values here as there.
+    A jsonl fact version of any trust that holds a text 'mem forget
+    --match' forgot here and was recorded before that forget is left out
+    with its key's later versions, as a pull forgets it (named on stderr;
+    a value the person stated after the forget is kept, as mem remember
+    keeps it).
 
     A transcript whose file name holds a credential (a session id is taken
     from it) is skipped whole, and a session id holding one has its turns
@@ -260,7 +265,7 @@ def _import_jsonl(store, paths, as_json, keep_existing=False, guard_file=None):
     else:
         guard_pw = None
     started = now_ms()
-    total = {"objects": 0, "present": 0, "refs": 0, "refs_kept": 0, "conflicts": [], "forgotten": [],
+    total = {"objects": 0, "present": 0, "refs": 0, "refs_kept": 0, "conflicts": [], "forgotten": [], "forgotten_text": [],
              "redacted": [], "turns_with_credentials": 0, "sessions_with_credentials": [],
              "guard": {"sealed": 0, "applied": 0, "none": 0, "pairs": 0, "rules": 0, "rules_left": 0}}
     for p in paths:
@@ -285,6 +290,7 @@ def _import_jsonl(store, paths, as_json, keep_existing=False, guard_file=None):
             total[k] += getattr(r, k)
         total["conflicts"] += r.conflicts
         total["forgotten"] += r.forgotten
+        total["forgotten_text"] += r.forgotten_text
         total["redacted"] += [{"key": k, "version": v} for k, v in r.redacted]
         total["sessions_with_credentials"] += r.sessions_with_credentials
     unpaired = len(imported_unpaired(store, started))   # (fresh39 F8: the forget guard was dropped silently)
@@ -299,6 +305,11 @@ def _import_jsonl(store, paths, as_json, keep_existing=False, guard_file=None):
         click.echo(f"skipped {plural(len(total['forgotten']), 'ref')} whose history holds what this store "
                    "forgot (tombstones): " + ", ".join(total["forgotten"][:5])
                    + (" …" if len(total["forgotten"]) > 5 else ""), err=True)
+    if total["forgotten_text"]:   # (test42 T2: a pull forgets these, an import brought them back)
+        click.echo(f"of those, {plural(len(total['forgotten_text']), 'key')} held a text 'mem forget --match' "
+                   "forgot here, written where that forget had not arrived: left out, as a pull forgets them ("
+                   + ", ".join(total["forgotten_text"][:5]) + (" …" if len(total["forgotten_text"]) > 5 else "")
+                   + ")", err=True)
     if total["refs_kept"]:
         click.echo(f"kept {plural(total['refs_kept'], 'ref')} this store already had at another version: "
                    + ", ".join(total["conflicts"][:5]) + (" …" if len(total["conflicts"]) > 5 else ""), err=True)

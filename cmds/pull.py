@@ -31,9 +31,11 @@ def command(name, as_json, store):
     --repair first); 14 newer remote format; 15 remote unreachable.
     """
     from objstore import get_remote, pull
-    from ._remote import progress, s3_env, summary
+    from ._remote import held_ids_note, progress, s3_env, summary
     res = pull(store, get_remote(store, name), env=s3_env(), progress=progress())
     if as_json:
         emit_json(res.as_dict())
     else:
         click.echo(f"{res.remote}: {summary(res)}")
+        if note := held_ids_note(store, res):
+            click.echo(note, err=True)

@@ -26,7 +26,10 @@ def command(as_json, store):
     seal-rules file that does not read) is warned about on stderr (--json:
     "capture_stopped", else null), and so is a key
     set back to an older version (a synced folder's older copy of its ref
-    file: served as current, refused by push; mem fsck --repair).
+    file: served as current, refused by push; mem fsck --repair), and a
+    'forget --match' text forgotten on another machine that this store
+    cannot read (pulled over an unencrypted remote: what is captured here
+    holding it is stored in the clear until the same forget runs here).
 
     --plain prints one tab-separated record a line, its kind first (fields
     escaped as every --plain output is): "store", root, keys, sealed keys,
@@ -44,10 +47,12 @@ def command(as_json, store):
 
     Exit status: 0 ok; 10 no store; 13 a damaged remotes.json.
     """
-    from objstore import helper_running, remote_status, set_back_line, set_back_list, store_status
+    from objstore import helper_running, remote_status, set_back_line, set_back_list, store_status, unread_texts_note
     st = store_status(store, remotes=remote_status(store), helper=helper_running(store.root))
     if st.capture_stopped:   # only logged (fresh40 F2): said in every mode (and in --json, test41 T25)
         click.echo(f"warning: capture is stopped: {st.capture_stopped}", err=True)
+    if unread := unread_texts_note(store):   # (test42 T24: the pull said it once)
+        click.echo(f"warning: {unread}", err=True)
     back = set_back_list(store)   # (test41 T6: said by fsck and get only): in every mode, as the hash key
     for ref in back[:3]:
         click.echo(f"warning: {set_back_line(store, *ref)}: the older value is served as current and push, backup "

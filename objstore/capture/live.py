@@ -21,7 +21,7 @@ from objstore.capture.policy import (CaptureConfig, has_marker, load_config, no_
                                     no_capture_sessions, path_excluded)
 from objstore.capture.promptorder import drop_ticket, wait_earlier
 from objstore.capture.sealedprompt import withhold_sealed
-from objstore.capture.statements import statement_of
+from objstore.capture.statements import forgotten_text_refusal, statement_of
 from objstore.capture.snapshot import SNAPSHOT_MAX_BYTES, PromptSnapshot, is_subagent, prompt_snapshot
 from objstore.capture.sync import (PRE_SYNC_MAX_BYTES, hide_forgotten_paths, project_namer, sync_one,
                                    valid_text, write_stated)
@@ -198,6 +198,9 @@ def _capture(store: Store, session_id: str, prompt: str, cwd: str, transcript: P
                     stated.append((oid, ct.replace(alias=key)))
                 mine = write_stated(store, stated, command, own=key if statement else "", rules=w.filter(),
                                     later=later)
+                if mine is None and statement and oid and statement_of(prompt) is not None \
+                        and w.filter().holds(sid, prompt):   # said, not dropped (test42 T23)
+                    mine = forgotten_text_refusal()
                 w.publish(index=index)
             status = "captured" if oid else "known"
             if cur is not None:

@@ -76,7 +76,7 @@ statement is read, not with this module: the import's catch-up loads it
 from __future__ import annotations
 
 
-from objstore.core.errors import MemError
+from objstore.core.errors import MemError, Refused
 from objstore.core.objects import normalize_value
 from objstore.core.refs import fact_ref
 from objstore.capture.statementkey import clauses, name_before, named as _named, own_value, statement_key
@@ -87,6 +87,7 @@ from objstore.core.takeback import SOFT_TAKE_BACK_PHRASES, TAKE_BACK_PHRASES
 from objstore.core.text import STATEMENT_COPULA, LazyPattern
 from objstore.core.store import Store, now_ms
 from objstore.memory.scope import project_aliases
+from objstore.memory.served import hider
 
 MAX_CHARS = 600
 #: compiled on first use: most prompts are ASCII and hold none of :data:`CUE_WORDS`
@@ -490,6 +491,23 @@ def _remember(store: Store, what: str, project: str | None, source: str, command
     return done
 
 
+class ForgottenTextStatement(Refused):
+    """A "remember that …" prompt holding a ``forget --match`` text: its
+    turn is kept with the text withheld, no fact is written (exit 6)."""
+
+
+def forgotten_text_refusal() -> ForgottenTextStatement:
+    """The refusal a "remember that …" prompt holding a ``forget --match``
+    text gets (``sync.write_stated`` skips it, :func:`write_statement`
+    raises it), for the prompt hook to say in words, as its other
+    refusals (test42 T23: it was dropped without a word, so the agent
+    answered as if stored, or the hook wrote it in the clear when the
+    transcript sync had stored the turn first).  Never quotes the text."""
+    return ForgottenTextStatement("it holds a text you forgot (mem forget --match); this prompt is kept with that text withheld",
+                   hint="to keep it anyway, run 'mem remember KEY VALUE' yourself (your own write is allowed "
+                        "after a forget)")
+
+
 def further_statements(prompt: str) -> list[str]:
     """The statements a prompt states after its first (:func:`statement_of`),
     in order, each once and none equal to the first: a later sentence of the
@@ -577,13 +595,17 @@ def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "
     A prompt that states nothing (most of them) returns None before its
     project is looked up (the registry read, the identity and path rules:
     the prompt hook runs this on every prompt).  ``later``: as
-    ``facts.remember``'s.  Raises as ``facts.remember``."""
+    ``facts.remember``'s.  Raises as ``facts.remember``; a prompt typed now
+    (not ``late``) holding a ``forget --match`` text of the store raises
+    :class:`ForgottenTextStatement` (:func:`forgotten_text_refusal`)."""
     what = statement_of(prompt)
     if what is None:
         return None
     aliases = project_aliases(cwd or None, store_root=store.root) if cwd else ()
     project = aliases[0] if aliases else None
     if not late:
+        if (h := hider(store)) is not None and h.spans(prompt):   # (test42 T23: written in the clear)
+            raise forgotten_text_refusal()
         return remember_statement(store, prompt, project=project, source=source, command=command, later=later,
                                   said_at=said_at)
     first = _late(store, what, project, source, command, said_at, later=later)

@@ -41,17 +41,22 @@ def load_key(root: Path) -> bytes | None:
     return parse_key(data)
 
 
-def store_key(root: Path) -> bytes:
+def store_key(root: Path, *, anew: bool = False) -> bytes:
     """The store's hash key, made now when it has none: 32 bytes of
     ``os.urandom`` written to :data:`KEY_FILE` (mode 0600, fsynced) by a
     hard link of a finished temporary file, so two processes making it at
     once agree on one key (the second reads the first's).  Raises OSError
     (a read-only store, a full disk); a damaged key file raises
     :class:`DamagedHashKey` (exit 13, an OSError too: it is never replaced,
-    digests made under it would stop matching)."""
+    digests made under it would stop matching), and so does a missing one
+    while the store holds data keyed under it (:func:`key_lost`: a new key
+    would give every hidden session a second id, test43 T21), unless
+    ``anew`` (``mem fsck --repair``, told the key is lost for good)."""
     have = load_key(root)
     if have is not None:
         return have
+    if not anew and (why := key_lost(root)):
+        raise DamagedHashKey(why, hint=LOST_HINT)
     _link_key(root, os.urandom(32))
     have = load_key(root)
     if have is None:
@@ -60,6 +65,55 @@ def store_key(root: Path) -> bytes:
                              hint="put back the hash-key file from a backup or a copy of this store (mem backup, "
                                   "a synced folder); nothing that needs it was changed")
     return have
+
+
+#: what to do about a lost key (:func:`key_lost`)
+LOST_HINT = ("put the hash-key file back from a backup or a copy of this store (mem backup, a synced folder); if it "
+             "is lost for good, 'mem fsck --repair' makes a new one (a hidden session captured again then gets a "
+             "second id)")
+#: a hidden session id's prefix (``memory.hiddenids.HIDDEN_SID``), as a ref's last part or an ``.agent-`` part
+_HIDDEN = b"hidden-"
+
+
+def key_lost(root: Path) -> str | None:
+    """Why the store at ``root`` has lost its hash key, or None: no
+    :data:`KEY_FILE` (nor a link in its place) while the store holds data
+    keyed under one: a hidden session id (a ref ``sessions/hidden-…``,
+    loose or in ``refs/packed-sessions``, or an ``.agent-hidden-…`` part),
+    or a pair in ``tombstone-digests`` with a forget of this store's own in
+    its audit log (a tombstone keyed here; pairs a pull or an import's
+    guard brought are another store's).  Never made anew silently (test43
+    T21: a re-import then stored a whole session again under a second hidden
+    id).  Reads a folder listing and, only without a key, two or three
+    small files; never raises."""
+    path = Path(root) / KEY_FILE
+    if path.exists() or path.is_symlink():
+        return None
+    try:
+        names = [n.encode("utf-8", "surrogateescape") for n in os.listdir(Path(root) / "refs" / "sessions")]
+    except OSError:
+        names = []
+    try:
+        names += [ln.rpartition(b" ")[2].rpartition(b"/")[2] for ln in
+                  read_regular(Path(root) / "refs" / "packed-sessions", 1 << 30).splitlines()]
+    except OSError:
+        pass
+    hidden = sum(1 for n in names if n.startswith(_HIDDEN) or b".agent-" + _HIDDEN in n)
+    if hidden:
+        what = f"{hidden} hidden session id{'s' if hidden != 1 else ''}"
+    else:
+        try:
+            pairs = read_regular(Path(root) / "tombstone-digests", 1 << 30).count(b"\n") - 1
+            own = b"\ttombstone\ttombstones/" in read_regular(Path(root) / "logs" / "audit", 1 << 32)
+        except OSError:
+            return None
+        if pairs <= 0 or not own:
+            return None
+        what = "forgotten values' keyed digests (tombstone-digests)"
+    return (f"{path}: the store's hash key is missing while the store holds {what} made under it: a new key would "
+            "not match them (every hidden session captured again would be stored a second time under another id), "
+            "so none is made: every 'mem forget', 'mem import' and hook capture that needs it exits 13 or captures "
+            "nothing")
 
 
 class DamagedHashKey(IntegrityError, OSError):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from objstore.core import audit
 from objstore.core.errors import CorruptObject, LostTextRule, NotFound
-from objstore.core.hashkey import KEY_FILE, load_key
+from objstore.core.hashkey import KEY_FILE, key_lost, load_key
 from objstore.core.objects import Tombstone
 from objstore.core.salvage import Quarantine
 from objstore.core.store import Store
@@ -74,6 +74,52 @@ def lost_text_rules_note(store: Store, ids: list[str] | None = None, *, fix: boo
     return lost_rules_said(store, len(lost)) + (f"; {LostTextRule.default_hint}" if fix else "")
 
 
+def unread_text_forgets(store: Store) -> int:
+    """How many ``mem forget --match`` runs made elsewhere this store holds
+    the text rules of but cannot read, and has not run itself since (test42
+    T24): rules (``tombdigests.is_text_rule``) with no pair in
+    :data:`DIGESTS_FILE` that are not this store's own (a pull, clone or
+    import over an unencrypted remote brought them: no digest travels, the
+    keyed digest is another store's), whose length (``text:<n>``) no rule
+    of this store that it reads has: a later capture or agent write here
+    that holds such a text is not stopped.  The person running the same
+    ``forget --match`` here writes a rule of the same length, which counts
+    as done (another text of that length does too: the text itself cannot
+    be told).  Counted by the forget (one second), as a ``--match`` writes
+    its text's folded form too.  Reads the tombstones, the digests file and
+    (only when a rule lacks its pair) the audit log."""
+    unpaired = _unpaired(store, None, is_text_rule)
+    if not unpaired:
+        return 0
+    own = set(own_since_key(store, unpaired))
+    pairs = read_digests(store)
+    mine, blind = set(), []
+    for _name, oid in store.refs.iter("tombstones", damaged=[]):
+        try:
+            t = store.get(oid, Tombstone)
+        except (CorruptObject, NotFound):
+            continue
+        if not is_text_rule(t):
+            continue
+        if t.value_sha256 in pairs or oid in own:
+            mine.add(t.reason)
+        elif oid in unpaired:
+            blind.append(t)
+    return len({t.time // 1000 for t in blind if t.reason not in mine})
+
+
+def unread_texts_note(store: Store) -> str | None:
+    """What ``mem doctor`` (a warning) and ``mem status`` (stderr) say of
+    :func:`unread_text_forgets`, or None when there are none."""
+    n = unread_text_forgets(store)
+    if not n:
+        return None
+    return (f"{n} 'forget --match' text{'s' if n != 1 else ''} forgotten on another machine that this store cannot "
+            "read (no digest travels over an unencrypted remote): every turn captured and every value written here "
+            f"that holds {'one' if n != 1 else 'it'} is stored in the clear until you run the same "
+            "'mem forget --match TEXT' here")
+
+
 def imported_unpaired(store: Store, since_ms: int, command: str = "import jsonl") -> list[str]:
     """Ids of the tombstones ``command`` (``mem import jsonl``) set at or
     after ``since_ms`` that hold a value digest this store has no pair for:
@@ -121,12 +167,13 @@ def _unpaired(store: Store, ids: set[str] | None, which=None) -> list[str]:
 def hash_key_damage(store: Store) -> str | None:
     """What ``mem fsck`` (a problem, exit 13, which ``--repair`` leaves)
     and ``mem doctor`` say when the store's ``hash-key`` file is there and
-    does not parse (fresh39 F4: fsck said ok while every forget exited 13);
+    does not parse (fresh39 F4: fsck said ok while every forget exited 13),
+    or is missing while data keyed under it exists (``hashkey.key_lost``);
     None otherwise.  Never replaced by mem: the digests made under it would
     stop matching."""
     path = store.root / KEY_FILE
     if not path.exists() and not path.is_symlink():
-        return None
+        return key_lost(store.root)   # missing while keyed data needs it (test43 T21)
     if load_key(store.root) is not None or denied(path):   # unreadable: storeperms names it (fresh41 F7)
         return None
     return (f"{KEY_FILE}: the store's hash key cannot be read (a damaged file): every 'mem forget' exits 13 (a new "

@@ -55,8 +55,8 @@ from objstore.memory.scope import is_memory_file_key
 from objstore.memory.proposals import looks_like_instruction
 from objstore.memory.served import hider
 from objstore.memory.sessions import session_project, walk_turns
-from objstore.memory.tombstones import (TEXT_KEY, all_tombstones, forgotten_check, forgotten_in, match_spans,
-                                        match_texts)
+from objstore.memory.tombstones import (TEXT_KEY, all_tombstones, fact_value_digests, forgotten_check, forgotten_in,
+                                        holds_text, match_spans, match_text_rule, match_texts)
 from objstore.memory.validity import why_no_current
 from objstore.memory.writechecks import check_key_credentials
 from objstore.porcelain.carriedguard import apply_guard, build_guard, note_guarded, open_guard, seal_guard
@@ -105,6 +105,9 @@ class ImportResult:
     #: given: not applied), "applied", "none" (a passphrase given, the export carries none) or
     #: None; pairs noted, ``forgotten:`` rules added and rules not applied (``guard_rules_left``)
     guard: str | None = None
+    #: keys among ``forgotten`` (without ``facts/``) left out for a version holding a ``forget --match``
+    #: text of this store recorded before that forget (:func:`_text_times`; a pull forgets it alike)
+    forgotten_text: list[str] = field(default_factory=list)
     guard_pairs: int = 0
     guard_rules: int = 0
     guard_rules_left: int = 0
@@ -393,12 +396,14 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
     refs: list[tuple[str, str]] = []
     header_seen = False
     tainted: set[str] = set()   # forgotten objects and those whose history holds one
+    text_keys: set[str] = set()   # keys with a version left out for holding a --match text (test42 T2)
     guard = None
     tomb_ids: dict[bytes, list[str]] = {}   # the export's tombstones by stored digest (the guard's pairs)
     with store.lock(command):
         tombs = all_tombstones(store, strict=True)   # a lost tombstone: nothing is imported
         gone = forgotten_check(store)
         texts = match_texts(tombs)   # a turn holding a --match text: its id keeps it, so it stays out (txt42)
+        text_times = _text_times(tombs)
 
         def forgotten(obj) -> bool:
             if getattr(obj, "parent", None) in tainted or gone(obj):
@@ -406,8 +411,17 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
             if texts and isinstance(obj, Turn) and not obj.forgotten and \
                     any(match_spans(v, texts, word_starts=True) for v in (obj.text, obj.cwd, obj.project) if v):
                 return True
-            return isinstance(obj, Fact) and obj.trust != "user_stated" and bool(obj.body) \
-                and forgotten_in(tombs, obj.key, obj.body, obj.recorded_at) is not None
+            if not isinstance(obj, Fact) or not obj.body or obj.forgotten:
+                return False
+            if obj.trust != "user_stated" and forgotten_in(tombs, obj.key, obj.body, obj.recorded_at) is not None:
+                return True
+            # any trust: a value holding a --match text, recorded before that text's forget here, is left out as a
+            # pull forgets it ("forgotten as it would have been", test42 T2); one stated after it is the person's
+            early = [r for r, when in text_times.items() if obj.recorded_at < when]
+            if early and holds_text(obj.body, early):
+                text_keys.add(obj.key)
+                return True
+            return False
         # the objects go into one new pack, installed only once every line was read and checked: a refused
         # import (a bad line, a clash) leaves nothing behind (test27 V23: its objects, stored without refs,
         # made fsck call a good store damaged, and the advised repair made half the refused file live)
@@ -493,6 +507,7 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
             if not header_seen:
                 raise InvalidInput(f"empty input: not a {FORMAT} export")
             res.forgotten = [n for n, o in refs if o in tainted]
+            res.forgotten_text = sorted(k for k in text_keys if f"facts/{k}" in res.forgotten)
             refs = [(n, o) for n, o in refs if o not in tainted]
             missing = [(n, o) for n, o in refs if o not in written and not store.has(o)]
             if missing:
@@ -552,6 +567,20 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
         if res.refs:   # under the import's lock: the journal's notes of its refs are not replayed first
             reindex(store)
     return res
+
+
+def _text_times(tombs: list[Tombstone]) -> dict[tuple[bytes, int], int]:
+    """``{(sha256, length): ms}``: each ``forget --match`` text of ``tombs``
+    (``tombstones.match_text_rule``) and its earliest forget here.  An
+    imported fact version of any trust recorded before it that holds the
+    text was written where that forget had not arrived: left out, as a pull
+    forgets it (``merge.ForgetIndex.unseen_time``).  Reads nothing."""
+    values = fact_value_digests(tombs)
+    out: dict[tuple[bytes, int], int] = {}
+    for t in tombs:
+        if (r := match_text_rule(t, values)) is not None:
+            out[r] = min(out.get(r, t.time), t.time)
+    return out
 
 
 def _redact_on_top(store: Store, key: str, res: ImportResult, command: str) -> None:

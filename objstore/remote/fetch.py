@@ -397,7 +397,7 @@ def blind_rules(store: Store, fidx: ForgetIndex, held: dict[str, Tombstone], loc
             out.append(((sha256(common.pop().encode("utf-8")).digest(), n), t.time))
         else:
             unread.add(t.time)
-    res.match_unread += len(unread - {t for (_r, t) in out})
+    res.match_unread += len({w // 1000 for w in unread - {t for (_r, t) in out}})   # one forget: one second
     return out
 
 
