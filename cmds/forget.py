@@ -58,14 +58,6 @@ def _planned(store, what, match, session):
     return plan_forget_turns_too(store, what=what, match=match, session=session)
 
 
-def _rule_values(store, plan) -> None:
-    """Before the forget: the text rules of the values it withholds in their
-    source turns (``rule_source_values``), so a turn synced later holding one
-    is never served with it, even when this forget is stopped (test33b T4)."""
-    from objstore import rule_source_values
-    rule_source_values(store, plan)
-
-
 def _preview(plan, dry_run: bool, store=None) -> None:
     c = plan.counts()
     verb = "would forget" if dry_run else "will forget"
@@ -326,7 +318,6 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                 return
             if yes:
                 with _rerun_when_unlogged(), _signals_deferred():
-                    _rule_values(store, plan)
                     r = carry_out(store, plan, forget, what, match, session)
             else:
                 confirm_or_exit("forget these for good?")
@@ -335,7 +326,6 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                     shown, plan = plan.object_ids() | set(plan.queue_items), _planned(store, what, match, session)
                     check_previewed(shown, plan)
                     with _rerun_when_unlogged(), _signals_deferred():
-                        _rule_values(store, plan)
                         r = carry_out(store, plan, forget, what, match, session)
     if match is not None and not scrub_only:
         settle_key_notes(store, match)
