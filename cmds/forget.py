@@ -242,7 +242,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
         remotes = holding_remotes(store, plan.object_ids())  # before forget deletes them: who got them from here
         finished = False
         if plan.already_forgotten and what and not dry_run:   # stopped before, by an older mem (test33b T6)?
-            _finish_old_stop(store, what, as_json)
+            _finish_old_stop(store, what, as_json, what.partition("@")[0] in resumed)
         if plan.is_empty() and not dry_run:   # nothing is left: the same forget, if one was stopped
             from objstore import nothing_left  # before it wrote all its tombstones, is finished
             finished = nothing_left(store, plan)
@@ -383,14 +383,19 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                    "(see --scrub-sources, and docs/forget.md)", err=True)
 
 
-def _finish_old_stop(store, what: str, as_json: bool) -> None:
+def _finish_old_stop(store, what: str, as_json: bool, ours: bool) -> None:
     """A KEY forget stopped before it finished whose key an older mem then
     removed, the turns quoting its value left (test33b T6): finish them by
     the hashes kept (``objstore.finish_forgotten_key``); when there is none,
-    keep the note, say what to run, exit 3."""
+    keep the note, say what to run, exit 3.  ``ours``: this command's lock
+    removed the key from its tombstones (the journal's replay), which come
+    after the turns': the note goes (fresh42 F4)."""
     from objstore import finish_forgotten_key
     n = finish_forgotten_key(store, what)
-    if n is None:
+    if n is None and ours:
+        with store.lock("forget"):
+            store.unfinished.done("what", what)
+    elif n is None:
         click.echo(f"error: the forget of {safe(what)} was stopped before it finished, and an older mem then "
                    "removed the key: turns quoting its value may still hold it, and its value is too short "
                    "for a hash to find them; run: mem forget --match 'THE VALUE' --yes (the note stays "
