@@ -5,7 +5,7 @@ import contextlib
 import click
 
 from ._forgetlost import forget_lost, say_quarantine
-from ._forgetsay import plan_json, tombstones_written
+from ._forgetsay import plan_json, settle_match, tombstones_written
 
 from ._common import (changed_nothing, confirm_or_exit, complete_key, finishes_when_stdout_closes, emit_json, fmt_time, holding_remotes, json_option, note_remotes_holding, plural, safe,
                       short, with_store)
@@ -201,7 +201,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     out whole first.
     """
     from cmds._forgetstop import carry_out
-    from objstore import NotFound, forget, later_turns, settle_key_notes
+    from objstore import NotFound, forget, later_turns
     if scrub_sources and match is None:
         raise click.UsageError("--scrub-sources goes with --match")
     if not dry_run:
@@ -258,11 +258,11 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
             if match is not None and not dry_run:   # caches, logs and the registry may still name it
                 from objstore import drop_leftover_temps, scrub_leftovers, text_rule_ahead
                 left = scrub_leftovers(store, match)
-                settle_key_notes(store, match)   # a KEY forget an older mem left stopped (_finish_old_stop)
                 temps = drop_leftover_temps(store)   # and a killed writer's temp pack may hold it
                 # a sync yet to come (test30b S16), only when confirmed and at least as long as a value's
                 # text rule (test30c T1: "run" hid every later "running", unasked)
                 ruled = bool(yes) and not plan.already_forgotten and text_rule_ahead(store, match)
+                settle_match(store, match, as_json)   # (a KEY forget an older mem left stopped: _finish_old_stop)
             if as_json:
                 emit_json({"dry_run": dry_run, "forgotten": False, "scrubbed": left, "text_rule_written": bool(ruled),
                            **({"text_rule_held": True} if ruled is None else {}),
@@ -328,7 +328,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                     with _rerun_when_unlogged(), _signals_deferred():
                         r = carry_out(store, plan, forget, what, match, session)
     if match is not None and not scrub_only:
-        settle_key_notes(store, match)
+        settle_match(store, match, as_json)
     if scrub_only:
         _scrub_only(store, match, yes, dry_run, as_json)
         return
@@ -387,9 +387,8 @@ def _finish_old_stop(store, what: str, as_json: bool, ours: bool) -> None:
     """A KEY forget stopped before it finished whose key an older mem then
     removed, the turns quoting its value left (test33b T6): finish them by
     the hashes kept (``objstore.finish_forgotten_key``); when there is none,
-    keep the note, say what to run, exit 3.  ``ours``: this command's lock
-    removed the key from its tombstones (the journal's replay), which come
-    after the turns': the note goes (fresh42 F4)."""
+    keep the note, say what to run, exit 3; but not when this command's
+    lock removed the key (``ours``: fresh42 F4)."""
     from objstore import finish_forgotten_key
     n = finish_forgotten_key(store, what)
     if n is None and ours:
