@@ -70,7 +70,7 @@ _API: dict[str, tuple[str, str]] = {
     "forgotten_check": ("objstore.memory.tombstones", "forgotten_check"),
     "hider": ("objstore.memory.served", "hider"),
     "hook_ids": ("objstore.memory.hiddenids", "hook_ids"),
-    "hide_forgotten_ids": ("objstore.memory.hiddenids", "hide_forgotten_ids"),
+    "hide_forgotten_ids": ("objstore.memory.hiddentombs", "hide_forgotten_ids"),
     "logged_sid": ("objstore.memory.hiddenids", "logged_sid"),
     "sessions_holding": ("objstore.memory.hiddenids", "sessions_holding"),
     "repair_store": ("objstore.memory.repair", "repair"),
