@@ -7,7 +7,6 @@ KiB free (skipped where this runner may not mount one)."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hooks._util import REPO, hook_env
+from tests.hooks._util import REPO, hook_env, line, user
 
 SID = "dddddddd-0000-4000-8000-00000000f016"
 
@@ -43,10 +42,11 @@ def test_a_forget_stopped_by_a_full_disk_among_its_rules_is_noted_unfinished(tmp
     for i in (1, 2, 3):
         assert _mem("remember", "project/df/k", f"the df value is wolverine-77{i}", home=seed,
                     cwd=tmp_path).returncode == 0
-    (tmp_path / "acme").mkdir()
-    _mem("hook", "claude-code", home=seed, cwd=tmp_path, stdin=json.dumps({
-        "hook_event_name": "UserPromptSubmit", "session_id": SID, "transcript_path": None,
-        "cwd": str(tmp_path / "acme"), "prompt": "please use the df value is wolverine-773 here"}))
+    acme = tmp_path / "acme"   # a turn quoting the value (imported: a hook may run out of its budget here)
+    acme.mkdir()
+    (acme / "t.jsonl").write_bytes(line(user("u0", "please use the df value is wolverine-773 here", SID,
+                                             cwd=str(acme))))
+    assert _mem("import", "claude-code", str(acme / "t.jsonl"), home=seed, cwd=tmp_path).returncode == 0
     assert "withhold the value in 1 turn" in _mem("forget", "project/df/k", "--dry-run", home=seed,
                                                  cwd=tmp_path).stdout
     home, seen = tmpfs / "s", []
