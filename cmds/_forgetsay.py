@@ -27,3 +27,17 @@ def tombstones_written(r) -> str:
     ``mem audit`` and the next push count them (fresh41 F1: "2 written"
     where the audit showed 3)."""
     return f"{plural(len(r.tombstones) + len(getattr(r, 'records', ())), 'tombstone')} written"
+
+
+def settle_match(store, match: str, as_json: bool) -> None:
+    """After a ``forget --match``, whatever it found: the notes of stopped
+    KEY forgets it finishes (``objstore.settle_key_notes``), and the
+    tombstones of sessions forgotten before whose ids hold the text, named
+    by their hidden ids now (``objstore.hide_forgotten_ids``: test43 T8),
+    said unless ``as_json``.  Raises StoreLocked, OSError."""
+    import click
+
+    from objstore import hide_forgotten_ids, settle_key_notes
+    settle_key_notes(store, match)
+    if (n := hide_forgotten_ids(store)) and not as_json:
+        click.echo(f"named {plural(n, 'tombstone')} of forgotten sessions by their hidden ids (their ids held it)")

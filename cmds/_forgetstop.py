@@ -42,7 +42,9 @@ def _cause(e: BaseException) -> str:
 
 def carry_out(store, plan, forget, what, match, session):
     """``forget(store, what=, match=, session=, plan=)`` (the caller holds
-    the store lock); returns its ``ForgetResult``.  A write failing with
+    the store lock), its note (``objstore.core.unfinished``) written first
+    and then the text rules of the values it withholds in their source
+    turns (``rule_source_values``); returns its ``ForgetResult``.  A write failing with
     ``ENOSPC``, ``EDQUOT`` or ``EFBIG``, or the search index's write
     failing (``SearchIndexError``), part way is said by the state it left:
     noted as unfinished (raises ``MemError``, exit 1, naming the rerun);
@@ -51,8 +53,13 @@ def carry_out(store, plan, forget, what, match, session):
     ``MemError``, exit 1: the next ``mem`` command that writes finishes it);
     or stopped before it changed anything (raises ``MemError``, exit 1).
     Any other error is raised as it is."""
-    from objstore import MemError
+    from objstore import MemError, now_ms, rule_source_values
     try:
+        if plan.selector is not None:   # noted before the rules below, which are tombstones too (fresh43 F16)
+            store.unfinished.mark(*plan.selector, now_ms(), "forget")
+        # the text rules of the values it withholds in their source turns, so a turn synced later
+        # holding one is never served with it, even when this forget is stopped (test33b T4)
+        rule_source_values(store, plan)
         return forget(store, what=what, match=match, session=session, plan=plan)
     except (OSError, MemError) as e:
         if not _stopping(e):
@@ -63,7 +70,9 @@ def carry_out(store, plan, forget, what, match, session):
             raise MemError(f"the forget was stopped part way ({cause}) before it wrote all its tombstones: "
                            "it is noted as unfinished ('mem doctor' names it); what it removes may still be "
                            "stored", hint=f"{_fix(e)}, then run it again: {stopped[0].rerun()}") from e
-        if store.journal.is_empty():
+        # (its note not written, nor settled by the journal's U line: it stopped at the note, fresh43 F16)
+        if store.journal.is_empty() or plan.selector is not None and (
+                store.unfinished.name(*plan.selector) not in store.journal.read().settled):
             raise MemError(f"the forget was stopped ({cause}) before it changed anything: nothing was forgotten",
                            hint=f"{_fix(e)}, then run it again") from e
         try:   # every tombstone is written: recovery finishes it (steps 2-5), now if the space allows

@@ -5,7 +5,7 @@ import contextlib
 import click
 
 from ._forgetlost import forget_lost, say_quarantine
-from ._forgetsay import plan_json, tombstones_written
+from ._forgetsay import plan_json, settle_match, tombstones_written
 
 from ._common import (changed_nothing, confirm_or_exit, complete_key, finishes_when_stdout_closes, emit_json, fmt_time, holding_remotes, json_option, note_remotes_holding, plural, safe,
                       short, with_store)
@@ -56,14 +56,6 @@ def _planned(store, what, match, session):
     (``plan_forget_turns_too``: test33 T7)."""
     from objstore import plan_forget_turns_too
     return plan_forget_turns_too(store, what=what, match=match, session=session)
-
-
-def _rule_values(store, plan) -> None:
-    """Before the forget: the text rules of the values it withholds in their
-    source turns (``rule_source_values``), so a turn synced later holding one
-    is never served with it, even when this forget is stopped (test33b T4)."""
-    from objstore import rule_source_values
-    rule_source_values(store, plan)
 
 
 def _preview(plan, dry_run: bool, store=None) -> None:
@@ -209,7 +201,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
     out whole first.
     """
     from cmds._forgetstop import carry_out
-    from objstore import NotFound, forget, later_turns, settle_key_notes
+    from objstore import NotFound, forget, later_turns
     if scrub_sources and match is None:
         raise click.UsageError("--scrub-sources goes with --match")
     if not dry_run:
@@ -250,7 +242,7 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
         remotes = holding_remotes(store, plan.object_ids())  # before forget deletes them: who got them from here
         finished = False
         if plan.already_forgotten and what and not dry_run:   # stopped before, by an older mem (test33b T6)?
-            _finish_old_stop(store, what, as_json)
+            _finish_old_stop(store, what, as_json, what.partition("@")[0] in resumed)
         if plan.is_empty() and not dry_run:   # nothing is left: the same forget, if one was stopped
             from objstore import nothing_left  # before it wrote all its tombstones, is finished
             finished = nothing_left(store, plan)
@@ -266,11 +258,11 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
             if match is not None and not dry_run:   # caches, logs and the registry may still name it
                 from objstore import drop_leftover_temps, scrub_leftovers, text_rule_ahead
                 left = scrub_leftovers(store, match)
-                settle_key_notes(store, match)   # a KEY forget an older mem left stopped (_finish_old_stop)
                 temps = drop_leftover_temps(store)   # and a killed writer's temp pack may hold it
                 # a sync yet to come (test30b S16), only when confirmed and at least as long as a value's
                 # text rule (test30c T1: "run" hid every later "running", unasked)
                 ruled = bool(yes) and not plan.already_forgotten and text_rule_ahead(store, match)
+                settle_match(store, match, as_json)   # (a KEY forget an older mem left stopped: _finish_old_stop)
             if as_json:
                 emit_json({"dry_run": dry_run, "forgotten": False, "scrubbed": left, "text_rule_written": bool(ruled),
                            **({"text_rule_held": True} if ruled is None else {}),
@@ -326,7 +318,6 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                 return
             if yes:
                 with _rerun_when_unlogged(), _signals_deferred():
-                    _rule_values(store, plan)
                     r = carry_out(store, plan, forget, what, match, session)
             else:
                 confirm_or_exit("forget these for good?")
@@ -335,10 +326,9 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                     shown, plan = plan.object_ids() | set(plan.queue_items), _planned(store, what, match, session)
                     check_previewed(shown, plan)
                     with _rerun_when_unlogged(), _signals_deferred():
-                        _rule_values(store, plan)
                         r = carry_out(store, plan, forget, what, match, session)
     if match is not None and not scrub_only:
-        settle_key_notes(store, match)
+        settle_match(store, match, as_json)
     if scrub_only:
         _scrub_only(store, match, yes, dry_run, as_json)
         return
@@ -393,14 +383,18 @@ def command(what, match, session, credentials, scrub_sources, yes, dry_run, as_j
                    "(see --scrub-sources, and docs/forget.md)", err=True)
 
 
-def _finish_old_stop(store, what: str, as_json: bool) -> None:
+def _finish_old_stop(store, what: str, as_json: bool, ours: bool) -> None:
     """A KEY forget stopped before it finished whose key an older mem then
     removed, the turns quoting its value left (test33b T6): finish them by
     the hashes kept (``objstore.finish_forgotten_key``); when there is none,
-    keep the note, say what to run, exit 3."""
+    keep the note, say what to run, exit 3; but not when this command's
+    lock removed the key (``ours``: fresh42 F4)."""
     from objstore import finish_forgotten_key
     n = finish_forgotten_key(store, what)
-    if n is None:
+    if n is None and ours:
+        with store.lock("forget"):
+            store.unfinished.done("what", what)
+    elif n is None:
         click.echo(f"error: the forget of {safe(what)} was stopped before it finished, and an older mem then "
                    "removed the key: turns quoting its value may still hold it, and its value is too short "
                    "for a hash to find them; run: mem forget --match 'THE VALUE' --yes (the note stays "

@@ -138,6 +138,8 @@ def _next_step(hits, keys: list[str], reflog_only=()) -> str:
     from ._out import plural, safe
     remotes = sorted({h.place.split(" ", 1)[1] for h in hits if h.place.startswith("remote ")})
     kept = set(map(id, reflog_only))
+    from objstore import scan_name_holds   # (a name: no forget renames a file, test43 T8)
+    kept.update(id(h) for h in hits if h.detail.startswith(scan_name_holds))
     local = [h for h in hits if not h.place.startswith("remote ") and id(h) not in kept]
     out = f"found in {plural(len(hits), 'place')}"
     if reflog_only:

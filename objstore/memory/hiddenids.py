@@ -3,7 +3,7 @@
 
 The session is still captured (a person who forgets a text that is part of
 a project's path must not lose every session there): its id is stored as a
-*hidden id* (:func:`hidden_sid`), ``hidden-`` and 32 hex digits of the
+*hidden id* (``hiddensid.hidden_sid``), ``hidden-`` and 32 hex digits of the
 store's keyed digest (``core.hashkey.keyed_digest``, purpose
 :data:`PURPOSE`) of the id's UTF-8 bytes.  The digest is keyed, so it
 cannot be tried against guesses of a name without the store's hash key,
@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import os
 
-from objstore.core.hashkey import keyed_digest, store_key
 from objstore.memory.opening import open_store
-from objstore.memory.scope import AGENT_SEP
+from objstore.memory.hiddensid import hidden_form
 from objstore.memory.served import hider
 
 TYPE_CHECKING = False
@@ -33,38 +32,16 @@ if TYPE_CHECKING:
     from objstore.memory.sessions import CapturedTurn
     from objstore.memory.tombstones import CaptureFilter
 
-#: a hidden session id's prefix, then :data:`HIDDEN_HEX` lowercase hex digits
-HIDDEN_SID = "hidden-"
-HIDDEN_HEX = 32
-#: the ``keyed_digest`` purpose of a hidden session id (docs/format.md, "Hash key")
-PURPOSE = "session-id"
-
-
-def hidden_sid(key: bytes, part: str) -> str:
-    """``hidden-`` + 32 hex: the hidden form of session id (or agent name)
-    ``part`` under the store's hash ``key``.  Raises ValueError for a bad key."""
-    data = part.encode("utf-8", "surrogateescape")
-    return HIDDEN_SID + keyed_digest(key, PURPOSE, data, HIDDEN_HEX // 2).hex()
-
-
 def hide_sid(flt: CaptureFilter, root: Path, sid: str) -> str:
     """``sid`` as capture stores it: unchanged unless it holds a ``--match``
     text of ``flt`` (:meth:`CaptureFilter.holds`, every spelling the text
     rule covers); then each ``.agent-`` part that holds it is hidden
-    (:func:`hidden_sid`), or the whole id when no part alone does.  Costs
+    (``hiddensid.hidden_sid``), or the whole id when no part alone does.  Costs
     nothing without text rules.  Raises OSError when the store's hash key
     cannot be made (a read-only store)."""
     if not (flt.text or flt.rules):
         return sid
-    return _hidden(lambda v: flt.holds(sid, v), root, sid)
-
-
-def _hidden(holds: Callable[[str], bool], root: Path, sid: str) -> str:
-    if not holds(sid):
-        return sid
-    key = store_key(root)
-    out = AGENT_SEP.join(hidden_sid(key, p) if holds(p) else p for p in sid.split(AGENT_SEP))
-    return hidden_sid(key, sid) if holds(out) else out
+    return hidden_form(lambda v: flt.holds(sid, v), root, sid)
 
 
 def hook_ids(store: Store, sid: str, cwd: str) -> tuple[str, bool]:
@@ -77,7 +54,7 @@ def hook_ids(store: Store, sid: str, cwd: str) -> tuple[str, bool]:
     if h is None:
         return sid, False
     holds = lambda v: bool(h.spans(v))   # noqa: E731
-    return _hidden(holds, store.root, sid), bool(cwd) and holds(cwd)
+    return hidden_form(holds, store.root, sid), bool(cwd) and holds(cwd)
 
 
 def hide_places(flt: CaptureFilter, session: str, cwd: str, project: str) -> tuple[str, str]:
@@ -143,3 +120,4 @@ def logged_sid(root: Path, sid: str) -> str:
             return hook_ids(store, sid, "")[0]
     except Exception:  # noqa: BLE001 - a log line never fails the hook
         return "-"
+

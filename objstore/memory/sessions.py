@@ -36,6 +36,7 @@ from objstore.core.refs import session_ref, validate_session_id
 from objstore.core.setback import set_back_to
 from objstore.core.text import replace_spans
 from objstore.core.wordwindows import joins
+from objstore.memory.hiddensid import stored_sid
 from objstore.memory.provenance import reads_outside
 from objstore.memory.scope import AGENT_SEP, check_agent, is_ancestor, namespace_rank, namespace_root, parent_namespace
 
@@ -395,7 +396,9 @@ def session_turns(store: Store, sid: str) -> list[TurnVersion]:
 
 
 def resolve_session(store: Store, prefix: str, *, required: bool = False) -> str | None:
-    """A session id: an exact id, or an unambiguous prefix of >= 4 chars.
+    """A session id: an exact id (or the hidden id a session holding a
+    ``--match`` text is stored under: ``hiddensid.stored_sid``), or an
+    unambiguous prefix of >= 4 chars.
     A prefix that matches one session and only its own sub-agent
     namespaces (``<id>.agent-…``, which start with its id) names that
     session.  The one resolver of session ids (``mem show``, ``mem forget
@@ -404,6 +407,9 @@ def resolve_session(store: Store, prefix: str, *, required: bool = False) -> str
     Returns None when nothing matches (``required``: raises NotFound);
     raises AmbiguousId when several do."""
     sid = _resolve_session(store, prefix)
+    if sid is None and required and 0 < len(prefix) < MIN_PREFIX_LEN:   # as mem show says it (fresh43 F11)
+        raise NotFound(f"no session {prefix}: an id or session prefix is too short (at least {MIN_PREFIX_LEN} "
+                       "characters)", hint="give more of the id: mem sessions lists session ids")
     if sid is None and required:
         raise NotFound(f"no session {prefix}", hint="list sessions with: mem sessions")
     return sid
@@ -415,6 +421,8 @@ def _resolve_session(store: Store, prefix: str) -> str | None:
     try:
         if store.refs.read(session_ref(validate_session_id(prefix))) is not None:
             return validate_session_id(prefix)
+        if (hidden := stored_sid(store, prefix)) != prefix and store.refs.read(session_ref(hidden)) is not None:
+            return hidden
     except MemError:
         return None
     if len(prefix) < MIN_PREFIX_LEN:

@@ -159,6 +159,9 @@ def _object_hit(obj: object, m: Callable[[str], bool]) -> str | None:
 #: what an object hit's detail ends with when only the checks' reading finds the text there (:func:`reading`:
 #: "okapi、quetzal、5521" for "okapi-quetzal-5521"): ``forget --match`` of the text does not find it
 SPELLED_OTHERWISE = " (spelled otherwise)"
+#: what a transcript hit's detail starts with when its file or folder name holds the text (no forget
+#: changes a name: test43 T8)
+NAME_HOLDS = "its name holds it"
 
 
 def _object_hits(store: Store, m: Callable[[str], bool], plain: Callable[[str], bool] | None = None) -> list[ScanHit]:
@@ -297,7 +300,7 @@ def scan(store: Store, text: str, *, transcripts: Iterable[str] = (), files: Ite
         fm = matcher(folder) if folder.strip("-") and folder != text else None
         named = {str(q) for q in (Path(t) for t in transcripts) for q in (q.parent, q)
                  if m(q.name) or (fm is not None and fm(q.name))}
-        hits += [ScanHit("transcript", n, "its name holds it (Claude Code names a project's folder after the "
+        hits += [ScanHit("transcript", n, f"{NAME_HOLDS} (Claude Code names a project's folder after the "
                          "working directory): mem cannot rename it; rename or delete it yourself")
                  for n in sorted(named)]
     for place, name, data in blobs:
