@@ -53,7 +53,8 @@ class StoreMaking:
         it, and nothing else of the store: ``objstore.memory.opening.repair_config``
         asks only this (a healthy config beside a ``logs`` file was rewritten
         as "damaged", fresh40 F5).  Raises what :meth:`open` raises for the
-        config: StoreNotFound, UnsupportedVersion, CorruptObject."""
+        config: StoreNotFound, UnsupportedVersion, CorruptObject; PermissionError
+        when this user may not read it (no damage: ``mem fsck --repair`` keeps it)."""
         if not str(root):
             raise StoreNotFound("the store path is empty", hint="set --home or MEM_HOME to a directory")
         try:
@@ -62,6 +63,8 @@ class StoreMaking:
             if (root / "objects").is_dir() and (root / "refs").is_dir():
                 raise config_missing(root) from None
             raise not_a_store_reason(root) from None   # names a link to nothing, a file
+        except PermissionError:   # no damage: exit 1, "permission denied" and its fix, never repaired (fresh43 F5)
+            raise
         except OSError as e:
             if e.errno == errno.ELOOP:                                  # the store path loops (test26b W4)
                 raise not_a_store_reason(root) from None
