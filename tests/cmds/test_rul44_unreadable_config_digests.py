@@ -64,7 +64,7 @@ def test_unreadable_digests_is_a_permission_not_lost_lines(mem, tmp_path):
             r = run(*args)
             out = r.stdout + r.stderr
             assert r.returncode == 0, (args, r.returncode, out)
-            assert f"tombstone-digests cannot be read by this user (permission denied)" in out, out
+            assert "tombstone-digests cannot be read by this user (permission denied)" in out, out
             assert f"chmod u+rw {p}" in out and "cut short" not in out and "cannot be rebuilt" not in out, out
             assert "dropped" not in out, out
         d = run("doctor")
