@@ -36,7 +36,9 @@ from objstore.core.text import normalized_form, normalized_map, replace_spans
 from objstore.core.textwindows import dotless, fold_worth, match_weight
 from objstore.memory.sealrulefile import FORGOTTEN_LABEL, RULES_FILE, SealRules, any_sealed, damage_said, load, rule_digest, save, window_digests  # noqa: F401
 from objstore.memory.sessions import FORGOTTEN, WITHHELD
+from objstore.memory.tombdigests import all_tombstones
 from objstore.memory.tombstones import MIN_TEXT_CHARS, find_matches
+from objstore.memory.withdrawals import VERSION_RECORDS
 from objstore.core.atomic import read_regular
 
 def add_rules(store: Store, key: str, texts: list[str]) -> int:
@@ -237,8 +239,6 @@ def forgets_unruled(store: Store) -> list[str]:
     rebuilt (the value is gone); a value under ``MIN_TEXT_CHARS`` never
     had one (fresh43 F7: ``mem sealed rebuild-rules`` said nothing of
     them).  Sorted.  Reads the tombstones and the file."""
-    from objstore.memory.tombdigests import all_tombstones   # deferred: a rebuild's question only
-    from objstore.memory.withdrawals import VERSION_RECORDS
     have = load(store)
     ruled = {k[len(FORGOTTEN_LABEL):] for s in ([have, *have.more] if have else ()) for k, _d, _n in s.lines
              if k.startswith(FORGOTTEN_LABEL)}
