@@ -148,6 +148,9 @@ def summary(res, sends: bool = False) -> str:
     if res.sealed_refused:
         parts.append(f"{plural(res.sealed_refused, 'plain value')} written elsewhere to a key sealed here refused "
                      f"and withdrawn (below user_stated, or a proposal for review: refused here too)")
+    if res.digests_received:   # (fresh43 F8: a mended tombstone-digests went unsaid)
+        parts.append(f"{plural(res.digests_received, 'tombstone digest')} this store lacked taken in "
+                     "(tombstone-digests)")
     if res.tombstones_unguarded:   # (fresh42 F22: a clone lost the forget guard without a word)
         parts.append(f"warning: {plural(res.tombstones_unguarded, 'tombstone')} arrived without the digests that "
                      "let this store recognize their forgotten values (the remote's digests/ is missing or "

@@ -385,7 +385,10 @@ def rebuild_rules(passphrase_file, as_json, store):
     sealed version (it asks for the vault passphrase) and writes the rules
     again, whole: a line that does not parse goes.  The rules of values
     'mem forget KEY' withheld cannot be rebuilt (their values are gone);
-    those that parse are kept.
+    those that parse are kept, and when the file was lost or damaged it
+    names each forgotten key left with no rule (its value, quoted in a
+    later turn, is stored in the clear: 'mem forget --match VALUE'
+    withholds it again; --json: forgotten_unruled).
 
     \b
     Examples:
@@ -403,8 +406,10 @@ def rebuild_rules(passphrase_file, as_json, store):
     sealed keys are stored, or no such passphrase file; 12 wrong
     passphrase; 13 a damaged age file; 11 store locked.
     """
-    from objstore import NotFound, list_sealed, open_identity, rebuild_seal_rules, vault_info
+    from objstore import (NotFound, list_sealed, open_identity, rebuild_seal_rules, seal_forgets_unruled,
+                          seal_rules_problem, vault_info)
     sealed = list_sealed(store)
+    lost = seal_rules_problem(store) is not None   # (the rules of forgotten values went with it: fresh43 F7)
     try:
         vault_info(store)
     except NotFound:   # asked for no passphrase to a vault that is not there (fresh35 F5)
@@ -418,11 +423,19 @@ def rebuild_rules(passphrase_file, as_json, store):
         identity = open_identity(store, read_passphrase(passphrase_file))
         keys, added = rebuild_seal_rules(store, identity) if sealed else (0, 0)
         checked = True
+    unruled = seal_forgets_unruled(store) if lost and sealed else []
     if as_json:
-        emit_json({"sealed_keys": keys, "rules_added": added})
+        emit_json({"sealed_keys": keys, "rules_added": added, "forgotten_unruled": unruled})
         return
     if not sealed:
         click.echo("nothing is sealed: no seal rules to write" + (" (the passphrase opens the vault)"
                                                                   if checked else " (and this store has no vault)"))
         return
     click.echo(f"seal rules of {plural(keys, 'sealed key')} written ({plural(added, 'rule')} added)")
+    if unruled:
+        names = ", ".join(unruled[:5]) + (" …" if len(unruled) > 5 else "")
+        click.echo(f"warning: {plural(len(unruled), 'key')} forgotten with 'mem forget KEY' now {'have' if len(unruled) != 1 else 'has'} "
+                   f"no rule withholding the forgotten value ({names}): it was in the lost part of seal-rules and "
+                   "cannot be rebuilt (the value is gone; a value under 8 characters never had one), so a turn "
+                   "captured or pulled from now on, or an agent's sentence, quoting it is stored in the clear; "
+                   "'mem forget --match VALUE' withholds it again", err=True)

@@ -282,6 +282,7 @@ _API: dict[str, tuple[str, str]] = {
     "seal_key": ("objstore.vault.sealed", "seal_key"),
     "rebuild_seal_rules": ("objstore.vault.sealed", "rebuild_rules"),
     "seal_rules_problem": ("objstore.memory.sealrules", "rules_problem"),
+    "seal_forgets_unruled": ("objstore.memory.sealrules", "forgets_unruled"),
     "seal_rules_refused": ("objstore.memory.sealrules", "rules_refused"),
     "capture_stopped": ("objstore.porcelain.capturestop", "capture_stopped"),
     "sealed_way_back": ("objstore.core.lostrefs", "sealed_way_back"),

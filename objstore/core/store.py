@@ -23,14 +23,13 @@ reflogs, then the index entries, then objects.
 
 from __future__ import annotations
 
-import errno
 import os
 import time
 from _thread import get_ident   # the running thread's id (the threading module costs start-up)
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from objstore.core.atomic import SMALL_FILE_MAX_BYTES, atomic_write, read_regular, syncfs  # noqa: F401  (syncfs: re-exported for callers)
+from objstore.core.atomic import atomic_write, syncfs  # noqa: F401  (syncfs: re-exported for callers)
 from objstore.core.cborext import cbor2
 from objstore.core.logfiles import append_log, is_store, logs_path  # noqa: F401  (re-exported for callers)
 from objstore.core.codec import decode, encode
@@ -48,7 +47,7 @@ from objstore.core.storepath import (SKELETON_DIRS, config_missing, not_a_store_
                                      folder_damage, refs_dir_damage)
 from objstore.core.repack import PackRewrites
 from objstore.core.chainwalk import ChainWalk
-from objstore.core.storemake import INIT_LOCK, REF_NAMES, STORE_FORMAT, StoreMaking, now_ms  # noqa: F401  (re-exported)
+from objstore.core.storemake import INIT_LOCK, REF_NAMES, STORE_FORMAT, STORE_FORMATS, StoreMaking, now_ms  # noqa: F401  (re-exported)
 
 TYPE_CHECKING = False  # typing's, without importing typing on a start-up path (docs/benchmarks.md, session 16)
 if TYPE_CHECKING:
@@ -63,9 +62,6 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-#: store formats this code opens; a format-1 store is written as before
-#: (every fact ref and its reflog a file of its own)
-STORE_FORMATS = (1, 2)
 #: the lock's command of ``mem fsck --repair`` (``objstore.memory.repair.repair``): its lock is taken
 #: even when the crash recovery fails on damage that the repair itself sets aside (:meth:`Store.lock`)
 REPAIR_COMMAND = "fsck --repair"
@@ -163,40 +159,7 @@ class Store(StoreMaking, PackRewrites, ChainWalk):
             self._unfinished = UnfinishedForgets(self.root / DIRNAME, self.journal)
         return self._unfinished
 
-    # -- opening (creating and discarding: core.storemake.StoreMaking) -----
-    @staticmethod
-    def read_config(root: Path) -> tuple[dict, int]:
-        """``(config, format)`` of the store at ``root`` (``<root>/config``,
-        CBOR, ``docs/format.md`` "config"), checked as :meth:`open` checks
-        it, and nothing else of the store: ``objstore.memory.opening.repair_config``
-        asks only this (a healthy config beside a ``logs`` file was rewritten
-        as "damaged", fresh40 F5).  Raises what :meth:`open` raises for the
-        config: StoreNotFound, UnsupportedVersion, CorruptObject."""
-        if not str(root):
-            raise StoreNotFound("the store path is empty", hint="set --home or MEM_HOME to a directory")
-        try:
-            raw = read_regular(root / "config", SMALL_FILE_MAX_BYTES)   # a FIFO or device: no hang (test17 T11)
-        except (FileNotFoundError, NotADirectoryError):
-            if (root / "objects").is_dir() and (root / "refs").is_dir():
-                raise config_missing(root) from None
-            raise not_a_store_reason(root) from None   # names a link to nothing, a file
-        except OSError as e:
-            if e.errno == errno.ELOOP:                                  # the store path loops (test26b W4)
-                raise not_a_store_reason(root) from None
-            raise CorruptObject(f"{root}/config cannot be read: {e.strerror}") from None
-        try:
-            cfg = cbor2.loads(raw)
-            fmt, hash_name = cfg["format"], cfg.get("hash", "blake3")
-        except Exception:
-            raise CorruptObject(f"{root}/config is not a mem store config",
-                                hint="'mem fsck --repair' sets it aside and writes the default config "
-                                     "(objects and refs are kept)") from None
-        if type(fmt) is not int or fmt not in STORE_FORMATS or hash_name != "blake3":
-            raise UnsupportedVersion(f"store format {fmt!r} with hash {hash_name!r} is not supported "
-                                     f"(this mem knows formats {', '.join(map(str, STORE_FORMATS))}, blake3)",
-                                     hint="upgrade mem")
-        return cfg, fmt
-
+    # -- opening (creating, discarding and the config: core.storemake.StoreMaking) -----
     @classmethod
     def open(cls, root: str | os.PathLike, **kw) -> Store:
         """Open an existing store.

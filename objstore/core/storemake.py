@@ -1,7 +1,8 @@
 """Making and discarding a store directory: :meth:`StoreMaking.init` (create
-if missing, under the init lock, then open), the skeleton it writes, and
+if missing, under the init lock, then open), the skeleton it writes,
 :meth:`StoreMaking.discard_if_unused` (a command that made the store and
-then failed leaves none behind).
+then failed leaves none behind), and :meth:`StoreMaking.read_config` (the
+store's ``config`` checked alone; moved here in session 44).
 
 Split from ``objstore.core.store`` in session 39 (pid39), whose ``Store``
 takes these from :class:`StoreMaking`, as it takes its pack rewrites from
@@ -11,21 +12,25 @@ config's ``created`` time) are re-exported there.
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from pathlib import Path
 
-from objstore.core.atomic import atomic_write
+from objstore.core.atomic import SMALL_FILE_MAX_BYTES, atomic_write, read_regular
 from objstore.core.cborext import cbor2
-from objstore.core.errors import InvalidInput, StoreNotFound
+from objstore.core.errors import CorruptObject, InvalidInput, StoreNotFound, UnsupportedVersion
 from objstore.core.hashkey import KEY_FILE
-from objstore.core.storepath import refuse_foreign, refuse_to_create
+from objstore.core.storepath import config_missing, not_a_store_reason, refuse_foreign, refuse_to_create
 
 #: the store format new stores are written with: 2 (session 9) = fact refs
 #: moved in bulk may be packed (``refs/packed-facts``, ``logs/packed-facts``),
 #: which a mem that knows only 1 would not see (and its gc would drop what
 #: they name), so it refuses the store instead
 STORE_FORMAT = 2
+#: store formats this code opens; a format-1 store is written as before
+#: (every fact ref and its reflog a file of its own)
+STORE_FORMATS = (1, 2)
 #: ref file naming: 1 = only '%' and '/' escaped; 2 = also case (``refs.escape_name``)
 REF_NAMES = 2
 #: the lock file processes creating the same store take turns on
@@ -40,6 +45,42 @@ def now_ms() -> int:
 class StoreMaking:
     """``Store``'s creation and discarding (a mixin: ``cls.open``, ``self.close``
     and ``self.root`` are ``Store``'s)."""
+
+    @staticmethod
+    def read_config(root: Path) -> tuple[dict, int]:
+        """``(config, format)`` of the store at ``root`` (``<root>/config``,
+        CBOR, ``docs/format.md`` "config"), checked as :meth:`open` checks
+        it, and nothing else of the store: ``objstore.memory.opening.repair_config``
+        asks only this (a healthy config beside a ``logs`` file was rewritten
+        as "damaged", fresh40 F5).  Raises what :meth:`open` raises for the
+        config: StoreNotFound, UnsupportedVersion, CorruptObject; PermissionError
+        when this user may not read it (no damage: ``mem fsck --repair`` keeps it)."""
+        if not str(root):
+            raise StoreNotFound("the store path is empty", hint="set --home or MEM_HOME to a directory")
+        try:
+            raw = read_regular(root / "config", SMALL_FILE_MAX_BYTES)   # a FIFO or device: no hang (test17 T11)
+        except (FileNotFoundError, NotADirectoryError):
+            if (root / "objects").is_dir() and (root / "refs").is_dir():
+                raise config_missing(root) from None
+            raise not_a_store_reason(root) from None   # names a link to nothing, a file
+        except PermissionError:   # no damage: exit 1, "permission denied" and its fix, never repaired (fresh43 F5)
+            raise
+        except OSError as e:
+            if e.errno == errno.ELOOP:                                  # the store path loops (test26b W4)
+                raise not_a_store_reason(root) from None
+            raise CorruptObject(f"{root}/config cannot be read: {e.strerror}") from None
+        try:
+            cfg = cbor2.loads(raw)
+            fmt, hash_name = cfg["format"], cfg.get("hash", "blake3")
+        except Exception:
+            raise CorruptObject(f"{root}/config is not a mem store config",
+                                hint="'mem fsck --repair' sets it aside and writes the default config "
+                                     "(objects and refs are kept)") from None
+        if type(fmt) is not int or fmt not in STORE_FORMATS or hash_name != "blake3":
+            raise UnsupportedVersion(f"store format {fmt!r} with hash {hash_name!r} is not supported "
+                                     f"(this mem knows formats {', '.join(map(str, STORE_FORMATS))}, blake3)",
+                                     hint="upgrade mem")
+        return cfg, fmt
 
     @classmethod
     def init(cls, root: str | os.PathLike, **kw) -> StoreMaking:   # the opened core.store.Store

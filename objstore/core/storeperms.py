@@ -16,7 +16,7 @@ from pathlib import Path
 __all__ = ["GUARDED_FILES", "denied", "denied_notes", "refuse_denied"]
 
 #: the store files whose unreadable state was called damage (the others: ``cmds._out``'s permission message)
-GUARDED_FILES = ("hash-key", "seal-rules", "vault/recipient", "vault/identity.age")
+GUARDED_FILES = ("hash-key", "seal-rules", "vault/recipient", "vault/identity.age", "tombstone-digests")
 
 
 def _open(path: Path) -> None:

@@ -40,7 +40,11 @@ def unguarded_tombstones(store: Store) -> list[str]:
     unpaired, fresh42 F22), and was written after the
     store's ``hash-key`` file was made (a tombstone written before, by a mem
     before session 35, holds its plain digest and needs no pair).  Reads the
-    tombstones, the digests file and the audit log; [] without a hash key."""
+    tombstones, the digests file and the audit log; [] without a hash key,
+    or with a digests file this user may not read (no damage, named by
+    ``storeperms.denied_notes``: fresh43 F5)."""
+    if denied(store.root / DIGESTS_FILE):
+        return []
     try:
         made = int(os.stat(store.root / KEY_FILE).st_mtime * 1000) - 1000   # (the file's clock granularity)
     except OSError:
@@ -59,9 +63,13 @@ def lost_text_rules(store: Store, ids: list[str] | None = None) -> list[str]:
     a rule that can no longer recognize its text, which capture and a
     lower-trust write fail closed on (test42 T18).  ``ids``: only those,
     else every tombstone is read.  Reads the tombstones, the digests file
-    and (only when one lacks its pair) the audit log."""
-    unpaired = _unpaired(store, None if ids is None else set(ids), is_text_rule)
-    return own_since_key(store, unpaired) if unpaired else []
+    and (only when one lacks its pair) the audit log.  [] when this user
+    may not read the digests file (no damage: ``mem fsck --repair
+    --drop-lost-tombstones`` then drops nothing; fresh43 F5)."""
+    if denied(store.root / DIGESTS_FILE):
+        return []
+    unpaired = _unpaired(store, None if ids is None else set(ids), is_text_rule, times := {})
+    return own_since_key(store, {i: times[i] for i in unpaired}) if unpaired else []
 
 
 def lost_text_rules_note(store: Store, ids: list[str] | None = None, *, fix: bool = False) -> str | None:
@@ -144,10 +152,10 @@ def _set_by(store: Store, commands: tuple[str, ...], since_ms: int) -> set[str]:
             if e.command in commands and e.ref.startswith("tombstones/")}
 
 
-def _unpaired(store: Store, ids: set[str] | None, which=None) -> list[str]:
+def _unpaired(store: Store, ids: set[str] | None, which=None, times: dict[str, int] | None = None) -> list[str]:
     """Those of ``ids`` (None: of all) still named by a ref whose tombstone holds a value digest with
     no pair in :data:`DIGESTS_FILE` (a version record needs none; an unreadable one is fsck's);
-    ``which(tombstone)``, when given, says which tombstones count."""
+    ``which(tombstone)``, when given, says which tombstones count; ``times`` gets each one's ``time``."""
     if ids is not None and not ids:
         return []
     pairs = read_digests(store)
@@ -161,6 +169,8 @@ def _unpaired(store: Store, ids: set[str] | None, which=None) -> list[str]:
             continue   # fsck reports a lost tombstone
         if t.reason not in VERSION_RECORDS and t.value_sha256 not in pairs and (which is None or which(t)):
             out.append(oid)
+            if times is not None:
+                times[oid] = t.time
     return out
 
 

@@ -36,7 +36,9 @@ from objstore.core.text import normalized_form, normalized_map, replace_spans
 from objstore.core.textwindows import dotless, fold_worth, match_weight
 from objstore.memory.sealrulefile import FORGOTTEN_LABEL, RULES_FILE, SealRules, any_sealed, damage_said, load, rule_digest, save, window_digests  # noqa: F401
 from objstore.memory.sessions import FORGOTTEN, WITHHELD
+from objstore.memory.tombdigests import all_tombstones
 from objstore.memory.tombstones import MIN_TEXT_CHARS, find_matches
+from objstore.memory.withdrawals import VERSION_RECORDS
 from objstore.core.atomic import read_regular
 
 def add_rules(store: Store, key: str, texts: list[str]) -> int:
@@ -226,3 +228,20 @@ def withhold_in_chain(chain: list[tuple[str, Turn]], rules: SealRules | None
             new[oid] = t
         out.append((oid, t))
     return out, new
+
+
+def forgets_unruled(store: Store) -> list[str]:
+    """The keys a ``mem forget KEY`` of this store forgot (a fact key's
+    tombstone, not a queue rejection or a version record) whose value has
+    no ``forgotten:KEY`` line in :data:`RULES_FILE` (any section): after
+    the file was deleted, cut short or damaged, the rules that withheld
+    those values in later turns were lost with it, and none can be
+    rebuilt (the value is gone); a value under ``MIN_TEXT_CHARS`` never
+    had one (fresh43 F7: ``mem sealed rebuild-rules`` said nothing of
+    them).  Sorted.  Reads the tombstones and the file."""
+    have = load(store)
+    ruled = {k[len(FORGOTTEN_LABEL):] for s in ([have, *have.more] if have else ()) for k, _d, _n in s.lines
+             if k.startswith(FORGOTTEN_LABEL)}
+    return sorted({t.key for t in all_tombstones(store) if t.key.split("/", 1)[0] in ("user", "global", "project")
+                   and "/key-sha256:" not in t.key and t.reason != "rejected" and t.reason not in VERSION_RECORDS}
+                  - ruled)

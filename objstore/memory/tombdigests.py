@@ -34,6 +34,7 @@ from objstore.core.errors import CorruptObject, IntegrityError, LostTextRule, Lo
 from objstore.core.hashkey import KEY_FILE, keyed_digest, store_key
 from objstore.core.objects import Tombstone
 from objstore.core.store import Store
+from objstore.core.storeperms import refuse_denied
 from objstore.memory.withdrawals import VERSION_RECORDS
 
 #: the local file of the store's keyed tombstone digests, under its root
@@ -137,20 +138,33 @@ def is_text_rule(t: Tombstone) -> bool:
     return t.key == "text" and t.reason.startswith("text:")
 
 
-def own_since_key(store: Store, ids: list[str]) -> list[str]:
-    """Those of the tombstone ids ``ids`` whose ref this store's own forget
-    set (audit command ``tombstone``, not a pull's or an import's: another
-    store's key never pairs here) since its ``hash-key`` file was made
-    (less 1 s, the file's clock granularity; one written before, by a mem
-    before session 35, holds its plain digest).  [] without a hash key or
-    an audit log that reads.  Reads the audit log."""
+#: audit commands that set a tombstone ref another store wrote (keyed under its key: never paired here)
+_FOREIGN = ("pull", "push", "restore", "clone", "import")
+
+
+def own_since_key(store: Store, rules: dict[str, int]) -> list[str]:
+    """Those of the tombstones ``rules`` (id -> the tombstone's ``time``,
+    ms) that this store's own forget wrote keyed: its audit line (command
+    ``tombstone``) at or after the ``hash-key`` file was made (less 1 s,
+    the file's clock granularity; one written before, by a mem before
+    session 35, holds its plain digest), or, whatever the audit log holds,
+    a tombstone made since then whose ref no pull, push, clone, restore or
+    import set (another store's key never pairs here).  So a deleted,
+    emptied or unreadable audit log fails closed (test43 T14).  [] without
+    a hash key.  Reads the audit log."""
     try:
         made = int(os.stat(store.root / KEY_FILE).st_mtime * 1000) - 1000
+    except OSError:
+        return []
+    try:
         entries = audit.read(store.reflog.root, since=made)
     except (OSError, CorruptObject):   # (fsck names a damaged audit log: core.storelayout)
-        return []
-    own = {e.ref[len("tombstones/"):] for e in entries if e.command == "tombstone" and e.ref.startswith("tombstones/")}
-    return [i for i in ids if i in own]
+        entries = []
+    own, foreign = set(), set()
+    for e in entries:
+        if e.ref.startswith("tombstones/"):
+            (own if e.command == "tombstone" else foreign if e.command.startswith(_FOREIGN) else set()).add(e.ref[11:])
+    return [i for i, t in rules.items() if i in own or (t >= made and i not in foreign)]
 
 
 def lost_rules_said(store: Store, n: int) -> str:
@@ -192,10 +206,12 @@ def all_tombstones(store: Store, *, strict: bool = False, named: dict[str, Tombs
     Raises:
         LostTombstone: ``strict`` and a tombstone ref names an unreadable
             object (the message names each id).
-        LostTextRule: ``guard`` and such a text rule lost its pair."""
+        LostTextRule: ``guard`` and such a text rule lost its pair.
+        PermissionError: that, with :data:`DIGESTS_FILE` unreadable to
+            this user (no damage: exit 1, ``chmod``; fresh43 F5)."""
     out: list[Tombstone] = []
     lost: list[str] = []
-    unpaired: list[str] = []
+    unpaired: dict[str, int] = {}
     digests: dict[bytes, bytes] | None = None
     for n, oid in store.refs.iter("tombstones"):
         try:
@@ -207,10 +223,11 @@ def all_tombstones(store: Store, *, strict: bool = False, named: dict[str, Tombs
             digests = read_digests(store)
         out.append(as_read(t, digests))
         if guard and out[-1] is t and is_text_rule(t):
-            unpaired.append(oid)
+            unpaired[oid] = t.time
         if named is not None:
             named[n] = out[-1]
     if unpaired and (own := own_since_key(store, unpaired)):   # (the audit log is read only then)
+        refuse_denied(store.root / DIGESTS_FILE)   # unreadable, not damaged: exit 1 (fresh43 F5)
         raise LostTextRule(lost_rules_said(store, len(own)))
     if lost and strict:
         raise LostTombstone(f"{'a tombstone' if len(lost) == 1 else f'{len(lost)} tombstones'} of this store "

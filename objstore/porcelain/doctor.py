@@ -513,6 +513,10 @@ def run_check(name: str, check, *args) -> list[Finding]:
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
         where = f" ({e.filename})" if isinstance(e, OSError) and e.filename else ""
         what = (e.strerror or type(e).__name__) if isinstance(e, OSError) else f"{type(e).__name__}: {str(e)[:80]}"
+        if isinstance(e, PermissionError):   # no damage (fresh43 F5): its fix is a mode or an owner
+            return [Finding(name, "error", f"the check could not run: {what}{where}: this user may not read or "
+                            "write it, which is no damage", f"chmod u+rw {e.filename or 'the path'} (or fix its "
+                            "owner or attributes: ls -l, lsattr); do not delete or replace it")]
         return [Finding(name, "error", f"the check could not run: {what}{where}: a file or folder of the "
                         "store is damaged or of the other type",
                         "mem fsck  (it names the damage; mem fsck --repair sets it aside), or move the path "

@@ -86,6 +86,9 @@ class SyncResult:
     #: a pull, clone or restore: tombstones that arrived without their digest pair (the remote's
     #: ``digests/`` missing or cut; ``digests.count_unguarded``): they stop their values by key only
     tombstones_unguarded: int = 0
+    #: a pull, clone or restore: the tombstone digest pairs this store lacked that the remote's
+    #: ``digests/`` gave (``digests.receive_digests``; a cut or deleted file mended: fresh43 F8)
+    digests_received: int = 0
     snapshots_unknown: bool = False
     #: packs a first push of this store left without a manifest (killed between
     #: them), verified and adopted by a plain push (``repair.own_orphan_packs``)

@@ -672,7 +672,7 @@ def fetch(store: Store, r: Remote, spec: RemoteSpec, res: SyncResult, progress: 
                                                   if n.startswith(("facts/", "sessions/")) and n not in local},
                           now_ms())    # doctor say "mem pull again" (objstore.core.pullstop)
             cache = install(store, prep, spec)
-            receive_digests(store, r)   # the other machines' tombstone digests, before their tombstones are read
+            res.digests_received = receive_digests(store, r)   # the other machines' tombstone digests, before their tombstones are read
             receive_hash_key(store, r)  # a clone's first pull: the origin's key, so its prompt ids match ours
             rep = merge(store, m, res, command, RemoteObjects(r, cache), noted=spec.name, local=local)
             res.tombstones_unguarded = count_unguarded(store, r, res.refs_updated)

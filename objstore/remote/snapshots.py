@@ -172,7 +172,7 @@ def restore(root: str | os.PathLike, url: str, *, snapshot: str | None = None, n
         try:
             with store.lock("restore"):
                 install(store, prep, spec)
-                receive_digests(store, r)   # the tombstones' digests (remote.digests), before they are read
+                res.digests_received = receive_digests(store, r)   # the tombstones' digests (remote.digests), before they are read
                 receive_hash_key(store, r)  # the backed-up store's key: its prompt ids stay matched
                 merge(store, view, res, "restore")
                 res.tombstones_unguarded = count_unguarded(store, r, res.refs_updated)

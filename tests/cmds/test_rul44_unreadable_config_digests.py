@@ -1,0 +1,76 @@
+"""fresh43 F5: an unreadable (``chmod 000``, not damaged) ``config`` was
+called damaged (exit 13) and ``mem fsck --repair`` set the good config
+aside and wrote a default one; an unreadable ``tombstone-digests`` was
+called "cut short or damaged … cannot be rebuilt", sending the person to
+a backup for a ``chmod``.  Now both are the documented permission error
+(exit 1, ``permission denied PATH``), the repair leaves the file alone,
+and fsck/doctor name ``chmod``, never damage.  As root a mode never
+refuses a read, so the commands run without ``CAP_DAC_OVERRIDE``
+(``setpriv``).  Real ``mem`` processes on a real store."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from tests.vault.test_dmg42_unreadable_not_damaged import REPO, _prefix
+
+TEXT = "Zephyrine Quillborough"
+
+
+def _runner(home):
+    pre = _prefix()
+    e = {**os.environ, "PYTHONPATH": REPO, "MEM_AGENT": "0", "MEM_HOME": str(home)}
+
+    def run(*args, **extra):
+        return subprocess.run([*pre, sys.executable, "-m", "cmds", *args], capture_output=True, text=True,
+                              env={**e, **extra}, cwd=REPO, timeout=120)
+    return run
+
+
+def test_an_unreadable_config_is_a_permission_and_the_repair_keeps_it(mem, tmp_path):
+    home = tmp_path / "s"
+    mem("--home", str(home), "remember", "project/web/host", "alpha-1", env={"MEM_AGENT": "0"})
+    run, cfg = _runner(home), home / "config"
+    before = cfg.read_bytes()
+    os.chmod(cfg, 0)
+    try:
+        r = run("get", "project/web/host")
+        assert r.returncode == 1 and f"permission denied {cfg}" in r.stderr, (r.returncode, r.stderr)
+        assert "damaged" not in r.stderr and "--repair" not in r.stderr, r.stderr
+        r = run("fsck", "--repair")
+        assert r.returncode == 1 and f"permission denied {cfg}" in r.stderr, (r.returncode, r.stdout, r.stderr)
+        assert "was damaged" not in r.stdout + r.stderr
+        assert not list(home.glob("config.damaged-*"))
+    finally:
+        os.chmod(cfg, 0o600)
+    assert cfg.read_bytes() == before                       # the good config kept, byte for byte
+    assert run("get", "project/web/host").stdout.strip().endswith("alpha-1")
+
+
+def test_unreadable_digests_is_a_permission_not_lost_lines(mem, tmp_path):
+    home = tmp_path / "s"
+    env = {"MEM_AGENT": "0", "MEM_HOME": str(home)}
+    mem("remember", "project/web/host", "beta-host-9922 main", env=env)
+    mem("forget", "project/web/host", "--yes", env=env)
+    mem("forget", "--match", TEXT, "--yes", env=env)
+    run, p = _runner(home), home / "tombstone-digests"
+    os.chmod(p, 0)
+    try:
+        r = run("remember", "project/t/z", f"{TEXT} leads billing", MEM_AGENT="claude")
+        assert r.returncode == 1 and f"permission denied {p}" in r.stderr, (r.returncode, r.stderr)
+        for args in (("fsck",), ("fsck", "--repair", "--drop-lost-tombstones")):
+            r = run(*args)
+            out = r.stdout + r.stderr
+            assert r.returncode == 0, (args, r.returncode, out)
+            assert "tombstone-digests cannot be read by this user (permission denied)" in out, out
+            assert f"chmod u+rw {p}" in out and "cut short" not in out and "cannot be rebuilt" not in out, out
+            assert "dropped" not in out, out
+        d = run("doctor")
+        assert "tombstone-digests cannot be read by this user" in d.stdout and "cut short" not in d.stdout, d.stdout
+        assert "damaged or of the other type" not in d.stdout, d.stdout
+    finally:
+        os.chmod(p, 0o600)
+    mem("fsck", env=env)                                   # the rule kept: nothing was dropped
+    mem("remember", "project/t/z", f"{TEXT} leads billing", env={**env, "MEM_AGENT": "claude"}, exit_code=6)
