@@ -2,8 +2,9 @@
 of a turn's id only (``docs/format.md``, "Search index", ``prefix_id``) and
 asks the object store for the rest, a few prefixes per search and a whole
 segment's per forget.  One pass over the packs' indexes
-(:meth:`objstore.core.pack.PackSet.prefixes_raw`, each pack asked once) and
-one listing per loose fan-out directory, shared by the prefixes of a call.
+(:meth:`objstore.core.pack.PackSet.prefixes_raw`, each pack asked once), one
+listing of the objects folder and one per loose fan-out folder it holds,
+shared by the prefixes of a call.
 Imported by every ``open_store`` (``objstore.memory.opening``): no ``typing``
 (~5 ms of a new process's start-up, which ``mem get`` does not import otherwise).
 """
@@ -38,13 +39,23 @@ def expand_prefixes(store: object, prefixes: list[str]) -> list[str | None]:
     Raises nothing of its own; what ``Store.packs`` raises when the store's
     packs are first opened."""
     fans: dict[str, list[str]] = {}
-    loose_root = store.objects.root
+    loose_root = os.path.join(os.fspath(store.objects.root), "")
+    listed: list = []   # [the names in the objects folder, or None when it cannot be listed], once a call
 
     def loose(p: str) -> set[bytes]:
         names = fans.get(p[:2])
         if names is None:
+            # the objects folder is listed once and a fan-out folder it lacks is not opened (a recall's
+            # ~30 prefixes: ~15 fans a store without many loose objects lacks, a failed open each)
+            if not listed:
+                try:
+                    listed.append(frozenset(os.listdir(loose_root)))
+                except OSError:
+                    listed.append(None)
             try:
-                names = fans[p[:2]] = os.listdir(loose_root / p[:2])
+                if listed[0] is not None and p[:2] not in listed[0]:
+                    raise FileNotFoundError
+                names = fans[p[:2]] = os.listdir(loose_root + p[:2])
             except OSError:   # none (or unreadable: the ids it holds are then not found here)
                 names = fans[p[:2]] = []
         tail = p[2:]

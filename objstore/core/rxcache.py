@@ -35,6 +35,12 @@ a process compiles as ``re`` does.
 For patterns fixed in the code (module constants, the redaction rules), not
 ones built from input (a query's words): each distinct pattern is one entry
 for good.
+
+The same file keeps a few values derived from the code that cost more to
+work out than to load (:func:`kept_value`, :func:`keep_value`: the
+redaction prefilter's plan, ~1.5 ms of every process that redacts): an
+index entry ``{(name, None): (offset, length, crc)}`` whose bytes are a
+``marshal`` dump of ``(key, value)``, given back only for an equal key.
 """
 
 from __future__ import annotations
@@ -47,7 +53,8 @@ from array import array
 
 import _sre
 
-__all__ = ["ASCII", "DOTALL", "IGNORECASE", "MAX_ENTRIES", "MULTILINE", "cache_path", "compile_pattern", "escape"]
+__all__ = ["ASCII", "DOTALL", "IGNORECASE", "MAX_ENTRIES", "MULTILINE", "cache_path", "compile_pattern", "escape",
+           "keep_value", "kept_value"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,7 +75,8 @@ _NOT_KEPT = 128 | 4 | 1   # re.DEBUG | re.LOCALE | re.TEMPLATE (3.11, 3.12; unus
 #: the array type of an SRE code word, or None (no programs kept)
 _WORD = next((t for t in ("I", "L") if array(t).itemsize == _sre.CODESIZE), None)
 
-#: (pattern, flags) -> (flags, groups, groupindex, indexgroup, program: bytes, or (offset, words, crc) in _raw)
+#: (pattern, flags) -> (flags, groups, groupindex, indexgroup, program: bytes, or (offset, words, crc) in _raw);
+#: (name, None) -> (its kept bytes,), or (offset, length, crc) in _raw (:func:`kept_value`)
 _entries: dict | None = None
 _raw: list = [b"", 0]            # the file's bytes, where its programs start
 _new: dict = {}                  # this process's programs the file did not hold
@@ -100,11 +108,17 @@ def _read() -> tuple[dict, bytes, int]:
     return (got, raw, 14 + n) if isinstance(got, dict) else ({}, b"", 0)
 
 
-def _program(where, raw: bytes, base: int) -> bytes | None:
-    """The code words ``where`` (an index entry's ``(offset, words, crc)``) names in ``raw``, or None."""
+def _program(where, raw: bytes, base: int, width: int = _sre.CODESIZE) -> bytes | None:
+    """The code words ``where`` (an index entry's ``(offset, words, crc)``) names in ``raw`` (``width``
+    bytes a word; 1: a kept value's bytes), or None."""
     off, words, crc = where
-    blob = raw[base + off:base + off + words * _sre.CODESIZE]
-    return blob if len(blob) == words * _sre.CODESIZE and zlib.crc32(blob) == crc else None
+    blob = raw[base + off:base + off + words * width]
+    return blob if len(blob) == words * width and zlib.crc32(blob) == crc else None
+
+
+def _is_value(key, e) -> bool:
+    """Whether index entry ``key: e`` of the file is a kept value's (:func:`kept_value`)."""
+    return type(key) is tuple and len(key) == 2 and key[1] is None and type(e) is tuple and len(e) == 3
 
 
 def _write() -> None:
@@ -118,13 +132,20 @@ def _write() -> None:
         merged = {}
         if len(index) + len(_new) <= MAX_ENTRIES:
             for key, e in index.items():
+                if _is_value(key, e):
+                    blob = _program(e, raw, base, 1)
+                    if blob is not None:
+                        merged[key] = (blob,)
+                    continue
                 blob = _program(e[4:], raw, base) if isinstance(e, tuple) and len(e) == 7 else None
                 if blob is not None:
                     merged[key] = (*e[:4], blob)
         merged.update(_new)
         out, blobs, off = {}, [], 0
-        for key, (flags, groups, groupindex, indexgroup, blob) in merged.items():
-            out[key] = (flags, groups, groupindex, indexgroup, off, len(blob) // _sre.CODESIZE, zlib.crc32(blob))
+        for key, e in merged.items():
+            blob = e[-1]
+            out[key] = (off, len(blob), zlib.crc32(blob)) if len(e) == 1 else \
+                (*e[:4], off, len(blob) // _sre.CODESIZE, zlib.crc32(blob))
             blobs.append(blob)
             off += len(blob)
         head = marshal.dumps(out)
@@ -186,8 +207,54 @@ def compile_pattern(pattern: str | bytes, flags: int = 0) -> re.Pattern:
         raise
     except Exception:  # noqa: BLE001 - another interpreter's internals: re compiles, nothing is kept
         return re.compile(pattern, flags)
+    _keep(key, entry)
+    return rx
+
+
+def _keep(key, entry: tuple) -> None:
+    """Hold ``entry`` for ``key`` in this process and write it to the file when the process exits."""
     if not _new:
         import atexit
         atexit.register(_write)
     _entries[key] = _new[key] = entry
-    return rx
+
+
+def kept_value(name: str, key):
+    """The value :func:`keep_value` kept as ``name`` (in this process or an
+    earlier one) with a key equal to ``key``; None when there is none, its
+    key differs, or its bytes are damaged or do not load (then the caller
+    works the value out again and keeps it).  For a value derived from the
+    code alone (the same in every process of an install) that costs more to
+    work out than to load: ``key`` holds everything it is derived from (the
+    redaction prefilter's plan: the rules' anchors and its module's source
+    stamp).  Raises nothing."""
+    global _entries
+    if _entries is None:
+        _entries, _raw[0], _raw[1] = _read()
+    e = _entries.get((name, None))
+    if e is None:
+        return None
+    try:
+        blob = e[0] if len(e) == 1 else _program(e, *_raw, 1)
+        got = marshal.loads(blob) if blob is not None else None
+    except (ValueError, EOFError, TypeError, IndexError):
+        return None
+    return got[1] if type(got) is tuple and len(got) == 2 and got[0] == key else None
+
+
+def keep_value(name: str, key, value) -> None:
+    """Keep ``value`` as ``name`` for ``key`` (:func:`kept_value`), in the
+    file when this process exits (as a new pattern's program: not with
+    ``PYTHONDONTWRITEBYTECODE``, nothing when the folder cannot be
+    written); the one kept before as ``name`` is replaced.  ``key`` and
+    ``value``: what ``marshal`` dumps (None, bool, int, str, bytes, and
+    tuples, lists, dicts, frozensets of them); anything else is not kept.
+    Raises nothing."""
+    global _entries
+    try:
+        blob = marshal.dumps((key, value))
+    except ValueError:
+        return
+    if _entries is None:
+        _entries, _raw[0], _raw[1] = _read()
+    _keep((name, None), (blob,))

@@ -226,14 +226,17 @@ def _glued_hits(plain: str) -> tuple[Hit, ...]:
     in ``plain``; the first such place with one wins.  Cost: one scan of a
     suffix per glued anchor found (a key holds few)."""
     low = prefilter.lower(plain)
-    for a in prefilter.plan(RULES).fast_gates:
-        at = low.find(a, 1)
-        while at > 0:
-            if plain[at - 1].isalnum() or plain[at - 1] == "_":
-                hits = redact(plain[at:]).hits
-                if hits:
-                    return tuple(Hit(h.rule, h.start + at, h.end + at) for h in hits)
-            at = low.find(a, at + 1)
+    for start, run in prefilter.plan(RULES).gate_runs:   # the anchors in order, a run skipped when its start is absent
+        if start not in low:
+            continue
+        for a in run:
+            at = low.find(a, 1)
+            while at > 0:
+                if plain[at - 1].isalnum() or plain[at - 1] == "_":
+                    hits = redact(plain[at:]).hits
+                    if hits:
+                        return tuple(Hit(h.rule, h.start + at, h.end + at) for h in hits)
+                at = low.find(a, at + 1)
     return ()
 
 

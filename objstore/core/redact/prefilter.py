@@ -4,6 +4,9 @@ the anchors that occur in it (the stdlib substring tests, or the optional one-pa
 
 from __future__ import annotations
 
+import os
+
+from objstore.core import rxcache
 from objstore.core.redact.rule import Rule
 
 
@@ -99,14 +102,33 @@ class Plan:
     ``slow_sets`` / ``fast_sets``: per rule the indices of its gates, or
     None (no anchors: always runs).  ``slow_runs`` / ``fast_runs`` map a
     frozenset of present gate indices to the entries to run, in ``RULES``
-    order."""
+    order.  ``gate_runs``: ``fast_gates`` in order, as ``(start, anchors)``
+    per run of anchors that open with the same 2 characters (``start``;
+    the whole anchor when shorter): a text without ``start`` holds none of
+    them (``names._glued_hits``)."""
 
-    __slots__ = ("rules", "n", "entries", "tests", "ascii_tests", "slow_sets", "fast_gates", "slow_runs",
-                 "fast_runs", "_matcher")
+    __slots__ = ("rules", "n", "entries", "tests", "ascii_tests", "slow_sets", "fast_gates", "gate_runs",
+                 "slow_runs", "fast_runs", "_matcher")
 
     def __init__(self, rules: list[Rule]) -> None:
         self.rules, self.n = rules, len(rules)
         self.entries = [(r, r.scan, r.check, r.priority, r.name) for r in rules]
+        # the gates, tests and sets depend on the rules' anchors alone: kept across processes (~1.5 ms of
+        # every process that redacts; docs/benchmarks.md, "Session 44 (branch rec44)")
+        key = _plan_key(rules)
+        got = rxcache.kept_value(_KEPT, key) if key is not None else None
+        if type(got) is not tuple or len(got) != 5 or type(got[0]) is not list or len(got[0]) != self.n:
+            got = self._derive(rules)
+            if key is not None:
+                rxcache.keep_value(_KEPT, key, got)
+        self.slow_sets, self.tests, self.ascii_tests, self.fast_gates, self.gate_runs = got
+        self._matcher: tuple | None = None   # (fast_sets, literals, tracked), made on first use
+        self.slow_runs: dict[frozenset[int], tuple] = {}
+        self.fast_runs: dict[frozenset[int], tuple] = {}
+
+    @staticmethod
+    def _derive(rules: list[Rule]) -> tuple:
+        """``(slow_sets, tests, ascii_tests, fast_gates, gate_runs)`` of ``rules`` (the class doc), worked out."""
         merged: list = []   # per rule its gates, or None
         of: dict[tuple[str, ...], tuple[str, ...]] = {}   # anchors -> their gates (rules share anchors)
         for r in rules:
@@ -120,15 +142,19 @@ class Plan:
                 merged.append(None if a is None else _gates(a))
         gates = tuple(sorted({g for gs in merged if gs is not None for g in gs}, key=lambda g: (len(g), g)))
         at = {g: i for i, g in enumerate(gates)}
-        self.slow_sets = [None if gs is None else frozenset(at[g] for g in gs) for gs in merged]
-        self.tests = _tests(gates, at)
+        slow_sets = [None if gs is None else frozenset(at[g] for g in gs) for gs in merged]
+        tests = _tests(gates, at)
         # red26b: an ASCII window (str.isascii: a flag CPython keeps, no scan) holds no gate with a letter beyond
         # ASCII (the CJK and Cyrillic password words), and an ASCII gate holds only ASCII gates
-        self.ascii_tests = tuple(t for t in self.tests if t[1].isascii())
-        self.fast_gates = tuple(sorted({a for r in rules if r.anchors is not None for a in r.anchors}))
-        self._matcher: tuple | None = None   # (fast_sets, literals, tracked), made on first use
-        self.slow_runs: dict[frozenset[int], tuple] = {}
-        self.fast_runs: dict[frozenset[int], tuple] = {}
+        ascii_tests = tuple(t for t in tests if t[1].isascii())
+        fast_gates = tuple(sorted({a for r in rules if r.anchors is not None for a in r.anchors}))
+        runs: list = []
+        for a in fast_gates:   # (sorted: the anchors of one 2-character start are next to each other)
+            if runs and runs[-1][0] == a[:2]:
+                runs[-1][1].append(a)
+            else:
+                runs.append((a[:2], [a]))
+        return slow_sets, tests, ascii_tests, fast_gates, tuple((p, tuple(run)) for p, run in runs)
 
     def _matcher_part(self) -> tuple:
         """``(fast_sets, literals, tracked)`` (the class doc), worked out on
@@ -168,6 +194,34 @@ class Plan:
 
 
 _PLAN: list = [None]
+_KEPT = "redact.prefilter.plan"   # the plan's name among the kept values (objstore.core.rxcache)
+
+
+def _plan_key(rules: list[Rule]) -> tuple | None:
+    """What a :class:`Plan`'s gates, tests and sets are derived from: the
+    code that derives them (this module's source, its size and mtime in ns,
+    and the bytecode and constants of :meth:`Plan._derive`, :func:`_gates`
+    and :func:`_tests`, which a copy with an old mtime cannot hide) and
+    each rule's anchors (None, or a tuple of str); None when the source
+    cannot be stat'ed or an anchor is not a str (then nothing is kept)."""
+    try:
+        st = os.stat(__file__)
+    except (OSError, NameError, TypeError):
+        return None
+    anchors = tuple(a if a is None or type(a) is tuple else tuple(a) for a in [r.anchors for r in rules])
+    if not all(type(x) is str for a in anchors if a is not None for x in a):
+        return None
+    code: list = []
+    todo = [Plan._derive.__code__, _gates.__code__, _tests.__code__]
+    while todo:
+        co = todo.pop()
+        code += (co.co_code, co.co_names)
+        for c in co.co_consts:
+            if type(c) is type(co):
+                todo.append(c)
+            else:
+                code.append(c)
+    return st.st_size, st.st_mtime_ns, tuple(code), anchors
 
 
 def plan(rules: list[Rule]) -> Plan:
