@@ -298,6 +298,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                                                          for n, h, w in fixed.stale_reflogs],
                              "absent_packs": fixed.absent_packs, "put_back": fixed.put_back,
                              "pack_dir": fixed.pack_dir, "found_again": fixed.found_again,
+                             "rerecorded": fixed.rerecorded, "written_since": [n for n, _ in fixed.written_since],
                              "reindexed": reindexed,
                              "config": config_fixed, "left_for_you": _left_for_you(remote_damage),
                              "project_registry": None if rebuilt_registry is None else {
