@@ -413,11 +413,18 @@ def broken_pipe() -> int:
     return EXIT_BROKEN_PIPE
 
 
-def hint_of(e) -> str | None:
+def hint_of(e, root=None) -> str | None:
     """The hint of the MemError ``e`` for this process's caller: an agent
     (``objstore.agent_of``) is never told how to pass a person-only gate
-    (``MemError.hint_for``)."""
-    from objstore import agent_of
+    (``MemError.hint_for``).  Damage's default hint, "'mem fsck --repair'
+    sets it aside", or none of a missing object (exit 4), is the sentence naming the store at
+    ``root``'s pack folder or packs moved away, when they are, as fsck names
+    them: the repair changes nothing then (test43 T16)."""
+    from objstore import IntegrityError, agent_of
+    if root is not None and (e.hint == IntegrityError.default_hint or e.hint is None and e.exit_code == 4):
+        from objstore import pack_dir_problem_at
+        if why := pack_dir_problem_at(root):
+            return why
     return e.hint_for(agent_of(os.environ) is not None)
 
 

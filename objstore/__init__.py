@@ -106,6 +106,7 @@ _API: dict[str, tuple[str, str]] = {
     "lost_keys_warning": ("objstore.memory.lost", "lost_keys_warning"),
     "damage_causes": ("objstore.core.damagesay", "damage_causes"),
     "damage_advice": ("objstore.core.damagesay", "damage_advice"),
+    "pack_dir_problem_at": ("objstore.core.reachability", "pack_dir_problem_at"),
     "lost_ref_error": ("objstore.core.lostrefs", "lost_ref_error"),
     "lost_current_message": ("objstore.memory.facts", "lost_current_message"),
     "successor_of": ("objstore.memory.supersede", "successor_of"),
