@@ -540,8 +540,13 @@ def warn_damage(store) -> None:
         objs = [k for k in store.damaged if not k.startswith(("ref ", "lost "))]
         what = ([f"{plural(len(objs), 'damaged object')} (first: {objs[0][:12]})"] if objs else []) + \
                ([f"{plural(len(refs), 'damaged ref')} ({refs[0]}{', …' if len(refs) > 1 else ''})"] if refs else [])
-        # each cause in its own words, with what --repair truly does (test33 T17, test34 T2/T3)
-        echo(safe(f"warning: {' and '.join(what)} skipped; {damage_advice(damage_causes(store))}"), err=True)
+        # each cause in its own words, with what --repair truly does (test33 T17, test34 T2/T3); the pack
+        # folder moved away, as fsck says it: nothing else holds while it is away (test43 T16)
+        from objstore import pack_dir_problem_at
+        away = pack_dir_problem_at(store.root)
+        advice = f"{away} ('mem fsck --repair' changes nothing while it is away)" if away else \
+            damage_advice(damage_causes(store))
+        echo(safe(f"warning: {' and '.join(what)} skipped; {advice}"), err=True)
 
 
 def warn_config(root) -> None:

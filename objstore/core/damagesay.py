@@ -40,12 +40,7 @@ def damage_causes(store) -> dict[str, list[str]]:
     pack and no loose file, its reflog naming that same id: the object was
     written here and is now nowhere, e.g. a pack moved away with its
     ``.idx``: ref names), ``other``.  Reads a reflog for each ref of an
-    id found nowhere; raises nothing.  While the pack folder, or a pack
-    ``objects/info/packs`` records, is away (``reachability.pack_dir_problem``)
-    the one cause is ``pack-dir``, its sentence."""
-    from objstore.core.reachability import pack_dir_problem   # (deferred: start-up, tests/cmds/test_startup_modules)
-    if store.damaged and (why := pack_dir_problem(store)):   # the pack folder moved away: said as fsck says it
-        return {"pack-dir": [why]}                              # (test43 T16)
+    id found nowhere; raises nothing."""
     out: dict[str, list[str]] = {}
 
     def add(cause: str, what: str) -> None:
@@ -81,8 +76,6 @@ def damage_advice(causes: dict[str, list[str]]) -> str:
     def first(names: list[str]) -> str:
         return names[0] + (f" and {len(names) - 1} more" if len(names) > 1 else "")
 
-    if "pack-dir" in causes:   # nothing else holds while it is away: the repair changes nothing
-        return causes["pack-dir"][0] + " ('mem fsck --repair' changes nothing while it is away)"
     says = []
     if "missing-pack" in causes:
         says.append(f"pack file {first(causes['missing-pack'])} is missing (its index is intact): put it back; "
