@@ -262,6 +262,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     from objstore import vault_damage
     if vault_bad := vault_damage(store):   # a damaged vault file: only the user's copy mends it (fresh39 F6)
         rep.problems.append(vault_bad)
+    from objstore import unproven_pair_note
+    if unproven := unproven_pair_note(store):   # a swapped recipient cannot be told (fresh43 F15)
+        rep.warnings.append(unproven)
     from objstore import remote_files_damage
     remote_damage = remote_files_damage(store)   # left as they are: only the user can mend them
     rep.problems.extend(p for p, _todo in remote_damage)

@@ -241,6 +241,7 @@ _API: dict[str, tuple[str, str]] = {
     "has_vault": ("objstore.vault.identity", "has_vault"),
     "vault_problem": ("objstore.vault.identity", "vault_problem"),
     "vault_damage": ("objstore.vault.identity", "vault_damage"),
+    "unproven_pair_note": ("objstore.vault.identity", "unproven_pair_note"),
     "unguarded_note": ("objstore.memory.guardfiles", "unguarded_note"),
     "lost_text_rules_note": ("objstore.memory.guardfiles", "lost_text_rules_note"),
     "lost_text_rules": ("objstore.memory.guardfiles", "lost_text_rules"),

@@ -199,6 +199,22 @@ def pair_problem(store: Store) -> str | None:
             f"(sealing is refused until then); {PAIR_HINT}")
 
 
+def unproven_pair_note(store: Store) -> str | None:
+    """``mem fsck``'s warning (``mem doctor``'s) when the store has a vault
+    and sealed values but no :data:`PAIR_FILE` (a vault from before session
+    42, or the file lost): a swapped ``vault/recipient`` cannot be told
+    without the passphrase, and ``mem seal`` refuses until the pair is
+    proven (fresh43 F15).  None otherwise.  Reads the refs and two names."""
+    if _recorded_pair(store) is not None or not has_vault(store):
+        return None
+    sealed = sum(1 for _n, _h in store.refs.iter("sealed", damaged=[], folders=[]))
+    if not sealed:
+        return None
+    return (f"{PAIR_FILE} is missing while {sealed} key{'s are' if sealed != 1 else ' is'} sealed: "
+            f"{VAULT_DIR}/{RECIPIENT_FILE} cannot be told to be this store's without the passphrase, and "
+            f"'mem seal' refuses until it is; {UNPROVEN_HINT}")
+
+
 #: ``mem seal`` of a store whose pair is not recorded while values are sealed (fresh43 F15)
 UNPROVEN_HINT = ("'mem sealed rebuild-rules' (it asks for the vault passphrase) checks that vault/identity.age "
                  "matches vault/recipient and opens every sealed value, and records the pair; then seal again")

@@ -11,16 +11,12 @@ from __future__ import annotations
 
 import shutil
 
+from tests.core.test_fil44_packs_record import _packed
 from tests.core.test_fsk42_pack_folder_away import PERSON
 
 
 def _pushed(mem, tmp_path):
-    home = tmp_path / "s"
-    h = ["--home", str(home)]
-    for k in (1, 2, 3):
-        mem(*h, "remember", f"project/p/k{k}", f"value {k} a", env=PERSON)
-        mem(*h, "remember", f"project/p/k{k}", f"value {k} b", env=PERSON)
-    mem(*h, "gc", "--prune=now", env=PERSON)
+    home, h, _record, _text = _packed(mem, tmp_path)
     (tmp_path / "rem").mkdir()
     mem(*h, "remote", "add", "r", str(tmp_path / "rem"), env=PERSON)
     mem(*h, "push", "r", env=PERSON)

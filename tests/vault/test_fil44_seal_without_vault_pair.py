@@ -25,6 +25,10 @@ def test_seal_without_vault_pair_removes_no_plaintext_until_the_pair_is_proven(m
     own = (a / "vault" / "recipient").read_bytes()
     (a / "vault-pair").unlink()
     shutil.copy(b / "vault" / "recipient", a / "vault" / "recipient")
+    r = mem(*h, "fsck", env=PERSON)
+    assert "vault-pair is missing while 1 key is sealed" in r.stdout + r.stderr, r.stdout + r.stderr
+    r = mem(*h, "doctor", exit_code=None, env=PERSON)
+    assert "warning: [vault] vault-pair is missing while 1 key is sealed" in r.stdout, r.stdout
     r = mem(*h, "seal", "project/web/port", exit_code=13, env=PERSON)
     assert "vault-pair is missing while values are sealed" in r.stderr and "no plain version removed" in r.stderr
     assert "mem sealed rebuild-rules" in r.stderr, r.stderr
@@ -36,6 +40,7 @@ def test_seal_without_vault_pair_removes_no_plaintext_until_the_pair_is_proven(m
     (a / "vault" / "recipient").write_bytes(own)   # the store's own put back: proven, then sealed
     mem(*h, "sealed", "rebuild-rules", "--passphrase-file", str(pp), env=PERSON)
     assert (a / "vault-pair").is_file()
+    assert "vault-pair" not in mem(*h, "doctor", exit_code=None, env=PERSON).stdout
     mem(*h, "seal", "project/web/port", env=PERSON)
     r = mem(*h, "sealed", "show", "project/web/port", "--passphrase-file", str(pp), env=PERSON)
     assert "port-8443-zq" in r.stdout
