@@ -91,6 +91,13 @@ def print_repair(r, reindexed: int | None, config_fixed: str | None = None, othe
         say(f"repair: re-fetched {plural(len(r.refetched) - r.unindexed, 'object')}")
     for name in r.found_again:
         say(f"repair: set {name} again: its objects read again (an older repair found them lost)")
+    for name, head in r.written_since:   # not set back: the later writes would be rewritten (test43 T6)
+        say(f"repair: {name}: the history an older repair removed reads again (head {head[:12]}), but it was "
+             f"written since, so it is not set back; 'mem show {head[:12]}' reads its last value, its reflog "
+             "keeps the older versions")
+    if r.rerecorded:
+        say(f"repair: wrote back {len(r.rerecorded)} pack{'s' if len(r.rerecorded) > 1 else ''} "
+             "into objects/info/packs (the record was deleted, emptied or incomplete)")
     for name in r.restored_refs:
         if name.startswith("tombstones/"):
             say(f"repair: restored {name} (the ref of a tombstone still stored was missing)")

@@ -414,11 +414,18 @@ def broken_pipe() -> int:
     return EXIT_BROKEN_PIPE
 
 
-def hint_of(e) -> str | None:
+def hint_of(e, root=None) -> str | None:
     """The hint of the MemError ``e`` for this process's caller: an agent
     (``objstore.agent_of``) is never told how to pass a person-only gate
-    (``MemError.hint_for``)."""
-    from objstore import agent_of
+    (``MemError.hint_for``).  Damage's default hint, "'mem fsck --repair'
+    sets it aside", or none of a missing object (exit 4), is the sentence naming the store at
+    ``root``'s pack folder or packs moved away, when they are, as fsck names
+    them: the repair changes nothing then (test43 T16)."""
+    from objstore import IntegrityError, agent_of
+    if root is not None and (e.hint == IntegrityError.default_hint or e.hint is None and e.exit_code == 4):
+        from objstore import pack_dir_problem_at
+        if why := pack_dir_problem_at(root):
+            return why
     return e.hint_for(agent_of(os.environ) is not None)
 
 
@@ -534,8 +541,13 @@ def warn_damage(store) -> None:
         objs = [k for k in store.damaged if not k.startswith(("ref ", "lost "))]
         what = ([f"{plural(len(objs), 'damaged object')} (first: {objs[0][:12]})"] if objs else []) + \
                ([f"{plural(len(refs), 'damaged ref')} ({refs[0]}{', …' if len(refs) > 1 else ''})"] if refs else [])
-        # each cause in its own words, with what --repair truly does (test33 T17, test34 T2/T3)
-        echo(safe(f"warning: {' and '.join(what)} skipped; {damage_advice(damage_causes(store))}"), err=True)
+        # each cause in its own words, with what --repair truly does (test33 T17, test34 T2/T3); the pack
+        # folder moved away, as fsck says it: nothing else holds while it is away (test43 T16)
+        from objstore import pack_dir_problem_at
+        away = pack_dir_problem_at(store.root)
+        advice = f"{away} ('mem fsck --repair' changes nothing while it is away)" if away else \
+            damage_advice(damage_causes(store))
+        echo(safe(f"warning: {' and '.join(what)} skipped; {advice}"), err=True)
 
 
 def warn_config(root) -> None:

@@ -156,6 +156,13 @@ def summary(res, sends: bool = False) -> str:
                      "let this store recognize their forgotten values (the remote's digests/ is missing or "
                      "damaged): an agent can write one back here; 'mem push' from a machine that made those "
                      "forgets puts them back, then 'mem pull'")
+    if res.packs_replaced:   # (test43 T16)
+        one = len(res.packs_replaced) == 1
+        parts.append(f"{plural(len(res.packs_replaced), 'pack')} moved away ({res.packs_replaced[0]}.pack"
+                     f"{'' if one else ', …'}): every object a key needs came back from the remote, so "
+                     f"objects/info/packs no longer names {'it' if one else 'them'}")
+    elif res.pack_dir_still:
+        parts.append(f"warning: objects this store's keys need are still missing: {res.pack_dir_still}")
     if res.remote_packs_rewritten:
         parts.append(f"{plural(res.remote_packs_rewritten, 'remote pack')} rewritten")
     if res.remote_packs_adopted:

@@ -273,6 +273,9 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     from objstore import vault_damage
     if vault_bad := vault_damage(store):   # a damaged vault file: only the user's copy mends it (fresh39 F6)
         rep.problems.append(vault_bad)
+    from objstore import unproven_pair_note
+    if unproven := unproven_pair_note(store):   # a swapped recipient cannot be told (fresh43 F15)
+        rep.warnings.append(unproven)
     from objstore import remote_files_damage
     remote_damage = remote_files_damage(store)   # left as they are: only the user can mend them
     rep.problems.extend(p for p, _todo in remote_damage)
@@ -309,6 +312,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                                                          for n, h, w in fixed.stale_reflogs],
                              "absent_packs": fixed.absent_packs, "put_back": fixed.put_back,
                              "pack_dir": fixed.pack_dir, "found_again": fixed.found_again,
+                             "rerecorded": fixed.rerecorded, "written_since": [n for n, _ in fixed.written_since],
                              "reindexed": reindexed,
                              "config": config_fixed, "left_for_you": _left_for_you(remote_damage),
                              "project_registry": None if rebuilt_registry is None else {

@@ -100,7 +100,7 @@ def _report(plan, grace, dry_run, as_json, store, stopped: list) -> None:
                    "bytes_freed": plan.bytes_freed, "deleted": plan.deleted, "packed": plan.packed,
                    "damaged": plan.damaged, "unnamed": plan.unnamed,
                    "segments_merged": plan.segments_merged,
-                   "turn_meta_sessions_read": plan.turn_meta_read,
+                   "turn_meta_sessions_read": plan.turn_meta_read, "rerecorded": plan.rerecorded,
                    "segment_merges": [{"generation": g, "segments": n, "documents": d}
                                       for g, n, d in plan.segment_merges],
                    "unfinished_forgets": [f"{s.describe()} {s.stopped()}; run it again: {s.rerun()}"
@@ -126,6 +126,9 @@ def _report(plan, grace, dry_run, as_json, store, stopped: list) -> None:
                    f"{plural(len(names), 'ref')} 'mem fsck --repair' removed and lost-refs still names "
                    f"({safe(', '.join(names))}); 'mem forget KEY' of one deletes it, and so does gc once none is "
                    "lost (set again by a pull, forgotten, or lost-refs deleted to accept the loss)")
+    if plan.rerecorded:
+        click.echo(f"wrote back {plural(len(plan.rerecorded), 'pack')} into objects/info/packs (the record was "
+                   "deleted, emptied or incomplete)")
     if plan.segments_merged:
         click.echo(f"merged small search index segments: {plural(plan.segments_merged, 'segment')} fewer")
     for g, n, d in plan.segment_merges:

@@ -695,6 +695,7 @@ def main(argv: list[str]) -> int | None:
     body, _pos, _opts, _defaults, create = SPECS[name]
     os.umask(0o077)  # the store holds private text: files and folders are the owner's only
     from objstore import MemError
+    root = None   # (the store's folder, once known: the hint of damage names its moved pack folder)
     try:
         try:
             from objstore import open_store
@@ -712,7 +713,7 @@ def main(argv: list[str]) -> int | None:
                 if fresh:  # a first command that stored nothing (refused, failed) leaves no store
                     store.discard_if_unused(remove_root=not root_existed)
         except MemError as e:
-            report_error(e.message, hint_of(e), e.exit_code, params.get("as_json", False))
+            report_error(e.message, hint_of(e, root), e.exit_code, params.get("as_json", False))
             return e.exit_code
         except UsageProblem as e:
             report_error(str(e), None, 2, wants_json(argv))

@@ -109,7 +109,7 @@ class MemGroup(click.Group):
         try:
             return super().invoke(ctx)
         except MemError as e:
-            report_error(e.message, hint_of(e), e.exit_code, bool(ctx.meta.get("mem_json")))
+            report_error(e.message, hint_of(e, _home_or_none(ctx)), e.exit_code, bool(ctx.meta.get("mem_json")))
             ctx.exit(e.exit_code)
         except FileNotFoundError as e:
             report_error(f"no such file or directory: {missing_path(e)}", None, 4, bool(ctx.meta.get("mem_json")))
@@ -174,6 +174,15 @@ def main(argv: list[str] | None = None) -> int:
         code = _main(args)
         return 0 if code not in (0, EXIT_INTERRUPTED) else code
     return _main(args)
+
+
+def _home_or_none(ctx: click.Context):
+    """The store's folder for an error's hint, or None when it cannot be told."""
+    from ._common import home_path
+    try:
+        return home_path(ctx)
+    except Exception:  # noqa: BLE001 - a hint is never worth a second error
+        return None
 
 
 def command_name(args: list[str]) -> str | None:

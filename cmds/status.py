@@ -21,9 +21,9 @@ def command(as_json, store):
     now: a forget not pushed yet shows here, as its tombstones); a forget or a pull a killed process stopped
     half way, with the command that finishes it; index updates waiting in
     the index journal; whether the resident helper runs.  What another
-    machine pushed since needs the network: mem pull.  Damage that stops
-    every write and capture (a damaged hash-key, logs/audit a folder, a
-    seal-rules file that does not read) is warned about on stderr (--json:
+    machine pushed since needs the network: mem pull.  What stops every
+    write and capture (a store this user cannot write, a damaged hash-key,
+    logs/audit a folder, a seal-rules file that does not read) is warned about on stderr (--json:
     "capture_stopped", else null), and so is a key
     set back to an older version (a synced folder's older copy of its ref
     file: served as current, refused by push; mem fsck --repair), and a

@@ -16,6 +16,7 @@ from objstore.core.errors import CorruptObject, InvalidInput, MemError, NotFound
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, is_lost_stub
 from objstore.core.pack import PackSet
 from objstore.core.packback import packs_to_put_back
+from objstore.core.packrecord import unrecorded_note
 from objstore.core.reachability import Reach, kept_by_reflogs, lost_tombstones, pack_dir_problem, walk
 from objstore.core.reflog import FILE_LINE_SHAPE, ReflogEntry, line_numbers
 from objstore.core.refs import has_legacy_at, not_utf8, validate_key
@@ -139,6 +140,8 @@ def fsck(store: Store, progress: Callable[[int, int], None] | None = None,
         raise
     if (pack_dir := pack_dir_problem(store)) is not None:   # named first: it is why objects are missing (fresh42 F3)
         rep.problems.append(pack_dir)
+    elif note := unrecorded_note(store.root / "objects" / "pack"):   # deleted or emptied (test43 T6)
+        rep.warnings.append(note)
     for idx, err in packs.broken:
         rep.problems.append(f"pack {idx.name}: {err}" + (f"; {err.hint}" if isinstance(err, PackFileMissing) else ""))
     back = packs_to_put_back(store.root)   # (test33 T17) named with the command that puts it back

@@ -40,7 +40,7 @@ from objstore.core.lock import lock_held, pid_alive
 from objstore.core.lostrefs import needed_quarantine
 from objstore.core.packback import packs_to_put_back
 from objstore.core.packformat import pack_name_id
-from objstore.core.packrecord import unrecord_packs
+from objstore.core.packrecord import record_present, unrecord_packs
 from objstore.core.reachability import lost_tombstones, pack_dir_problem, reachable
 from objstore.core.refs import PACKED_FILES
 from objstore.core.repack import MAX_PACKS, small_packs
@@ -151,6 +151,8 @@ class GcPlan:
     #: sessions ``objstore.gc`` read to bring ``cache/turn-meta`` up to date
     #: (``objstore.memory.turnmeta.refresh``; 0: it was current)
     turn_meta_read: int = 0
+    #: packs (``pack-<64 hex>``) written back into ``objects/info/packs``, deleted or emptied (test43 T6)
+    rerecorded: list[str] = field(default_factory=list)
 
     @property
     def changes(self) -> bool:
@@ -330,6 +332,7 @@ def execute(store: Store, plan: GcPlan, progress: Callable[[int, int], None] | N
         except OSError:
             pass
     _remove_empty_fanout(store.root / "objects")
+    plan.rerecorded = record_present(store.root / "objects" / "pack")   # after the repack: what is there now
     if progress and total:
         progress(total, total)
     plan.executed = True

@@ -26,7 +26,8 @@ from pathlib import Path
 from objstore.core.atomic import atomic_write, read_regular
 from objstore.core.packformat import pack_name_id
 
-__all__ = ["MAX_BYTES", "missing_packs", "packs_file", "record_packs", "recorded_packs", "unrecord_packs"]
+__all__ = ["MAX_BYTES", "missing_packs", "packs_file", "record_packs", "record_present", "recorded_packs",
+           "unrecord_packs", "unrecorded_note", "unrecorded_packs"]
 
 #: a record larger than this is not read (a damaged or foreign file): nothing is recorded then
 MAX_BYTES = 4 << 20
@@ -113,3 +114,43 @@ def missing_packs(pack_dir: Path) -> list[str]:
     except OSError:
         names = set()
     return sorted(n for n in have if n + ".idx" not in names and n + ".pack" not in names)
+
+
+def unrecorded_packs(pack_dir: Path) -> list[str]:
+    """The complete packs (``pack-<64 hex>``, sorted) in ``pack_dir`` that
+    the record does not hold: all of them when ``objects/info/packs`` was
+    deleted or emptied (test43 T6), one installed by a write that stopped
+    between its ``.idx`` and its line.  Moved away, such a pack would read
+    as lost.  [] when none, or when the record's place holds something
+    other than a file or a file too large (named elsewhere).  Never raises."""
+    present = _present(pack_dir)
+    if not present:
+        return []
+    f = packs_file(pack_dir)
+    if os.path.lexists(f) and not f.is_file() or f.is_file() and f.stat().st_size > MAX_BYTES:
+        return []
+    return sorted(present - (recorded_packs(pack_dir) or set()))
+
+
+def unrecorded_note(pack_dir: Path) -> str | None:
+    """fsck's warning for :func:`unrecorded_packs`, or None."""
+    names = unrecorded_packs(pack_dir)
+    if not names:
+        return None
+    f = packs_file(pack_dir)
+    why = "is missing" if not os.path.lexists(f) else "does not list " + (
+        "them" if len(names) > 1 else "it") if recorded_packs(pack_dir) else "is empty"
+    return (f"{f} {why} while {pack_dir} holds {len(names)} pack{'s' if len(names) > 1 else ''} it should "
+            f"list ({', '.join(n + '.pack' for n in names[:2])}{', …' if len(names) > 2 else ''}): a pack "
+            "moved away would then read as lost; 'mem fsck --repair' or 'mem gc' writes the record back")
+
+
+def record_present(pack_dir: Path) -> list[str]:
+    """Write back into the record every complete pack in ``pack_dir`` it
+    lacks (:func:`unrecorded_packs`); returns their names ([] when none:
+    nothing is written).  Caller holds the store lock (``mem fsck
+    --repair``, gc).  Raises OSError as ``atomic_write``."""
+    names = unrecorded_packs(pack_dir)
+    if names and _is_store_pack_dir(pack_dir):
+        _write(pack_dir, (recorded_packs(pack_dir) or set()) | set(names))
+    return names

@@ -9,6 +9,7 @@ a turn's ``parent``.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -209,17 +210,24 @@ def pack_dir_problem(store: Store) -> str | None:
     no ref or reflog while this holds, and gc deletes nothing.  A store
     without the record (an older mem's, one that never packed) is not
     told from a store that lost a loose object."""
-    d = store.root / "objects" / "pack"
+    return pack_dir_problem_at(store.root)
+
+
+def pack_dir_problem_at(root: str | os.PathLike) -> str | None:
+    """:func:`pack_dir_problem` of the store at ``root`` (no open store:
+    the CLI's hint for an object found missing, test43 T16).  Never raises."""
+    root = Path(root)
+    d = root / "objects" / "pack"
     if os.path.lexists(d) and not d.is_dir():
         return (f"{d} is not a folder (a file is in its place): the objects of its packs cannot be read; "
                 "move it out of the way and put the pack folder back, then run 'mem fsck' again")
     gone = missing_packs(d)
     if gone:   # a sound pair an older repair set aside: the repair puts it back (packback, test33 T17)
-        back = {f"pack-{pb.name}" for pb in packs_to_put_back(store.root)}
+        back = {f"pack-{pb.name}" for pb in packs_to_put_back(root)}
         gone = [n for n in gone if n not in back]
     if not gone:
         return None
-    rec = store.root / "objects" / "info" / "packs"
+    rec = root / "objects" / "info" / "packs"
     if not os.path.lexists(d):
         return (f"{d} is missing, and {rec} records {len(gone)} pack{'s' if len(gone) > 1 else ''} in it "
                 "(was the folder moved away?): put it back, then run 'mem fsck' again")

@@ -13,7 +13,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["GUARDED_FILES", "denied", "denied_notes", "refuse_denied"]
+__all__ = ["GUARDED_FILES", "WRITTEN_PATHS", "denied", "denied_notes", "refuse_denied", "unwritable_note"]
+
+#: what every write and captured turn writes (the store lock, objects, refs and their reflogs)
+WRITTEN_PATHS = ("", "locks", "locks/store.lock", "objects", "refs", "logs")
 
 #: the store files whose unreadable state was called damage (the others: ``cmds._out``'s permission message)
 GUARDED_FILES = ("hash-key", "seal-rules", "vault/recipient", "vault/identity.age", "tombstone-digests")
@@ -59,3 +62,28 @@ def denied_notes(root: str | os.PathLike) -> list[str]:
             "the commands that need it stop (exit 1) until it can be read; "
             f"chmod u+rw {Path(root) / rel} (or fix its owner); do not delete or replace it"
             for rel in GUARDED_FILES if denied(Path(root) / rel)]
+
+
+def unwritable_note(root: str | os.PathLike) -> str | None:
+    """Why this user cannot write the store at ``root`` (a read-only mount,
+    ``chmod -R a-w``, files left root-owned by a ``sudo mem``), as one
+    clause with its fix, or None: the first of :data:`WRITTEN_PATHS`
+    present that ``access(W_OK)`` refuses (fresh43 F10: every prompt was
+    then silently not captured, the hooks failing open, and no command
+    said so).  Checks permissions only, writes nothing; as root a mode
+    never refuses, a read-only mount does."""
+    eff = os.access in os.supports_effective_ids
+    for rel in WRITTEN_PATHS:
+        p = Path(root) / rel
+        if not os.path.lexists(p):
+            continue
+        if not os.access(p, os.W_OK, effective_ids=eff):
+            try:
+                ro = os.statvfs(p).f_flag & os.ST_RDONLY
+            except OSError:
+                ro = False
+            why = "on a read-only file system" if ro else f"{p} cannot be written by this user"
+            fix = "mount it read-write" if ro else f"chmod -R u+w {root} (or fix its owner)"
+            return (f"the store is read-only ({why}): no write is possible and the hooks capture nothing "
+                    f"(they fail open); {fix}")
+    return None

@@ -54,14 +54,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from objstore.core.codec import decode
-from objstore.core.errors import CorruptObject, NotFound, SetBack, UnsupportedVersion
+from objstore.core.errors import CorruptObject, MemError, NotFound, SetBack, UnsupportedVersion
 from objstore.core.fsck import ReadOnDemand
 from objstore.core.ids import hash_bytes
 from objstore.core.objects import Fact, QueueItem, Sealed, Tombstone, Turn, is_lost_stub, lost_sealed_age
-from objstore.core.lostrefs import RECORDED, mark_quarantine, prune_found, record_lost, still_lost
+from objstore.core.lostrefs import RECORDED, mark_quarantine, prune_found, read_lost, record_lost, still_lost
 from objstore.core.pack import PackSet
 from objstore.core.packback import put_back_packs
-from objstore.core.packrecord import unrecord_packs
+from objstore.core.packrecord import record_present, unrecord_packs
 from objstore.core.reachability import pack_dir_problem
 from objstore.core.salvage import Quarantine, salvage_pack
 from objstore.core.store import REPAIR_COMMAND, Store, now_ms
@@ -201,6 +201,11 @@ class RepairReport:
     pack_dir: str = ""
     #: refs an older repair removed (``lost-refs``) set again: their recorded head reads again (fresh42 F3)
     found_again: list[str] = field(default_factory=list)
+    #: refs an older repair removed (``lost-refs``) whose recorded head reads again, but which were written
+    #: since: ``(ref, head)``; not set back (the later writes would be rewritten), said (test43 T6)
+    written_since: list[tuple[str, str]] = field(default_factory=list)
+    #: packs (``pack-<64 hex>``) in ``objects/pack`` written back into ``objects/info/packs`` (test43 T6)
+    rerecorded: list[str] = field(default_factory=list)
     #: ``.pack`` files (in ``objects/pack`` now) of sound packs put back from the quarantine (``packback``)
     put_back: list[str] = field(default_factory=list)
     #: session ref -> the seq of the 'lost' placeholder put where its lost head's turns were: the
@@ -218,7 +223,7 @@ class RepairReport:
                     or self.relogged or self.relost or self.rebuilt or self.found_again
                     or self.misnamed or self.unresolved or self.reset_refs or self.refound or self.lost_heads
                     or self.edges_dropped or self.reflogs or self.forgotten_entries or self.stale_reflogs
-                    or self.own_history or self.put_back or self.unflipped)
+                    or self.own_history or self.put_back or self.unflipped or self.rerecorded or self.written_since)
 
 
 def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bool = False) -> RepairReport:
@@ -287,7 +292,9 @@ def repair(store: Store, *, fetch: Fetch | None = None, drop_lost_tombstones: bo
         unrecord_packs(store.root / "objects" / "pack", [p.stem for p in orphans])
         for pack in orphans:
             q.move(pack)
+        _written_since(store, objs, rep)
         prune_found(store)   # a ref set again since an older repair removed it (a pull): no longer lost
+        rep.rerecorded = record_present(store.root / "objects" / "pack")   # record deleted or emptied (test43 T6)
         # (test33b T13) a history of which nothing could be read; not a damaged ref file's name (restore_refs)
         rep.recorded = [n for n in rep.dropped_heads if n in rep.dropped_refs and n.startswith(RECORDED)]
         lost_heads, when = {n: rep.dropped_heads[n] for n in rep.recorded}, now_ms()
@@ -440,6 +447,29 @@ def _found_again(store: Store, objs: dict, rep: RepairReport) -> None:
                 store.update_ref(name, head, was, "fsck --repair: set back, the objects an older repair "
                                                   "found lost read again", restore=True)
                 rep.found_again.append(name)
+
+
+def _written_since(store: Store, objs: dict, rep: RepairReport) -> None:
+    """``rep.written_since``: each ``lost-refs`` line whose ref was set
+    again by a write (not by a repair) while its recorded head, now read
+    again, is not in the new chain: the older history is not set back
+    (pak43's left-out), so it is said (test43 T6)."""
+    kinds = {k.ns: k for k in _KINDS}
+    lost = {r.name for r in still_lost(store)}
+    for r in {r.name: r for r in read_lost(store.root)}.values():
+        kind = kinds.get(r.name.split("/", 1)[0])
+        if r.name in lost or not r.head or kind is None or not isinstance(objs.get(r.head), kind.cls):
+            continue
+        try:
+            now = store.refs.read(r.name)
+        except MemError:
+            continue
+        oid, seen = now, set()
+        while oid and oid != r.head and oid not in seen and isinstance(obj := objs.get(oid), kind.cls):
+            seen.add(oid)
+            oid = obj.parent
+        if oid != r.head:
+            rep.written_since.append((r.name, r.head))
 
 
 def _mend(store: Store, objs: dict, rep: RepairReport, fetch: Fetch | None, drop_lost_tombstones: bool) -> None:

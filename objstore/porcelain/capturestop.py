@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from objstore.core.store import Store
 from objstore.core.storelayout import WRITE_NAMES, layout_damage
-from objstore.core.storeperms import denied_notes
+from objstore.core.storeperms import denied_notes, unwritable_note
 from objstore.memory.guardfiles import hash_key_damage, lost_text_rules_note
 from objstore.memory.sealrulefile import RULES_FILE
 from objstore.memory.sealrules import rules_refused
@@ -19,7 +19,7 @@ __all__ = ["capture_stopped"]
 
 def capture_stopped(store: Store) -> str | None:
     """Why every write and capture of ``store`` stops, as one clause with its
-    fix, or None: a damaged ``hash-key`` (``guardfiles.hash_key_damage``),
+    fix, or None: a store this user cannot write (``storeperms.unwritable_note``), a damaged ``hash-key`` (``guardfiles.hash_key_damage``),
     ``logs/audit``, ``logs/refs`` or ``locks/store.lock`` of the other type
     (``core.storelayout``; not the folders below ``logs/refs``, which stop
     one scope's keys, and never a walk of them), a ``forget --match`` text
@@ -27,6 +27,8 @@ def capture_stopped(store: Store) -> str | None:
     the tombstones), a ``seal-rules`` that reads as no rules (``sealrules.rules_refused``).  An unusable ``config.toml``
     is said by its own check (``settings.config_problem``).  Reads the
     hash-key and seal-rules files, three ``lstat``."""
+    if why := unwritable_note(store.root):   # (fresh43 F10)
+        return why
     if why := hash_key_damage(store):
         return why
     for d in layout_damage(store.root, WRITE_NAMES, deep=False):

@@ -6,7 +6,9 @@ Checks (each returns findings, never raises for what it finds):
 * ``store``: each path of ``core.storelayout.LAYOUT`` present is of its type (a folder
   where a file should be stops the commands that use it); a check stopped
   by damage it reads is a finding of that check (:func:`run_check`):
-  doctor reports, never stops.
+  doctor reports, never stops.  A store this user cannot write
+  (``storeperms.unwritable_note``): an error while mem's hooks are
+  installed, since every prompt is then lost, else a warning (fresh43 F10).
 * ``permissions``: the store directory is the owner's only (0700 folders,
   0600 files); the store holds private text.
 * ``index``: the derived search index exists, is complete (no ``PARTIAL``
@@ -106,7 +108,7 @@ from objstore.core.store import Store
 from objstore.core.audit import damage_note as audit_damage_note
 from objstore.core.storepath import folder_damage, refs_dir_damage
 from objstore.core.storelayout import layout_damage
-from objstore.core.storeperms import denied_notes
+from objstore.core.storeperms import denied_notes, unwritable_note
 from objstore.integrations.install import EVENT_TIMEOUTS, handler_home, is_mem_handler
 from objstore.porcelain.doctorobjects import loose_findings
 from objstore.porcelain.doctorrefs import refs_findings as _refs
@@ -371,6 +373,27 @@ def _proxy_spool(store: Store) -> list[Finding]:
                     "mem proxy  (a proxy started on this store stores them first)")]
 
 
+def _read_only(root: Path, settings: list[Path]) -> list[Finding]:
+    """The store cannot be written (``storeperms.unwritable_note``): an
+    error while mem's hooks are installed in one of ``settings`` (every
+    prompt is then lost), else a warning (fresh43 F10)."""
+    note = unwritable_note(root)
+    if note is None:
+        return []
+    hooked = False
+    for path in settings:
+        try:
+            doc = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            continue
+        hooks = doc.get("hooks") if isinstance(doc, dict) else None
+        hooked = hooked or isinstance(hooks, dict) and any(
+            is_mem_handler(h) for gs in hooks.values() if isinstance(gs, list) for g in gs if isinstance(g, dict)
+            for h in (g.get("hooks") if isinstance(g.get("hooks"), list) else []))
+    what, fix = note.rsplit("; ", 1)
+    return [Finding("store", "error" if hooked else "warning", what, fix, (str(root),))]
+
+
 def _same_store(a: str | None, b: str | None) -> bool:
     """True when two stores as handlers name them (None: the default) are one."""
     if a is None or b is None:
@@ -550,6 +573,7 @@ def diagnose(store: Store, *, settings: list[Path] = (), hook_command: str = "me
               ("projects", orphan_findings, store),
               ("locks", _locks, store.root, now), ("temps", _temps, store), ("audit", _audit, store),
               ("hooks", _hooks, list(settings), hook_command, hook_store), ("cursors", _cursors, store),
+              ("store", _read_only, store.root, list(settings)),
               ("behind", _behind, store), ("transcripts", lambda s: _transcripts(imported_sources(s, hooked=False)),
                                             store),
               ("remotes", _remote_files, list(remote_files)), ("remotes", _remotes, list(remotes)),

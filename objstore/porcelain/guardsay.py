@@ -10,7 +10,7 @@ from objstore.core.errors import LostTextRule
 from objstore.core.hashkey import LOST_HINT, key_lost
 from objstore.memory.guardfiles import hash_key_damage, lost_text_rules_note, unguarded_note, unread_texts_note
 from objstore.porcelain.finding import Finding
-from objstore.vault.identity import vault_damage, vault_problem
+from objstore.vault.identity import unproven_pair_note, vault_damage, vault_problem
 
 
 def guard_findings(store: Store) -> list[Finding]:
@@ -34,4 +34,6 @@ def guard_findings(store: Store) -> list[Finding]:
     for why in filter(None, (vault_problem(store), vault_damage(store))):
         out.append(Finding("vault", "error", why, "put back your copy of the vault folder (vault/recipient and "
                            "vault/identity.age)"))
+    if why := unproven_pair_note(store):   # (fresh43 F15)
+        out.append(Finding("vault", "warning", why.rsplit("; ", 1)[0], why.rsplit("; ", 1)[1]))
     return out

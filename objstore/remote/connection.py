@@ -89,6 +89,11 @@ class SyncResult:
     #: a pull, clone or restore: the tombstone digest pairs this store lacked that the remote's
     #: ``digests/`` gave (``digests.receive_digests``; a cut or deleted file mended: fresh43 F8)
     digests_received: int = 0
+    #: a pull while the pack folder, or packs ``objects/info/packs`` names, was away: those packs, given
+    #: up in the record because every object a ref or reflog needs came from the remote (test43 T16)
+    packs_replaced: list[str] = field(default_factory=list)
+    #: ... and the sentence naming what is still away when objects are still missing after the pull
+    pack_dir_still: str = ""
     snapshots_unknown: bool = False
     #: packs a first push of this store left without a manifest (killed between
     #: them), verified and adopted by a plain push (``repair.own_orphan_packs``)

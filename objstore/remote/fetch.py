@@ -18,7 +18,8 @@ from objstore.core.errors import CorruptObject, IntegrityError, InvalidInput, No
 from objstore.core.ids import sha256
 from objstore.core.objects import Fact, QueueItem, Tombstone, Turn
 from objstore.core.pack import Pack
-from objstore.core.packrecord import record_packs
+from objstore.core.packrecord import missing_packs, record_packs, unrecord_packs
+from objstore.core.reachability import pack_dir_problem, reachable
 from objstore.core.store import Store, now_ms
 from objstore.core.storelayout import refuse as refuse_layout
 from objstore.core.storepath import refuse_scratch
@@ -96,11 +97,15 @@ def download_packs(store: Store, r: Remote, m: Manifest, spec: RemoteSpec, res: 
     """Download the remote packs this store lacks, and those it knows whose
     stamp changed on the remote (:func:`changed_packs`), into a scratch
     directory, each checked against its name, decrypted and every entry
-    re-hashed (no lock held: nothing of the store changes).  Raises
+    re-hashed (no lock held: nothing of the store changes).  While the
+    pack folder, or a pack the record names, is away, every bundle is read
+    again and those holding objects this store lacks are installed.  Raises
     IntegrityError naming the remote file (``packs/<name> on the remote
     <where>``) when one is missing or damaged: nothing is taken."""
     again, listed = changed_packs(store, r, m, spec)
     cache = {k: v for k, v in rconfig.load_ids(store, spec.name).items() if k in m.packs and k not in again}
+    if cache and pack_dir_problem(store) is not None:   # the objects of a pack moved away may be in bundles
+        cache = {}                                      # this store knows: each is read again (test43 T16)
     tmp = store.root / "tmp" / f"remote-{os.getpid()}-{os.urandom(3).hex()}"
     prep = Prepared(tmp, cache)
     todo = [p for p in m.packs if p not in cache]
@@ -676,6 +681,28 @@ def fetch(store: Store, r: Remote, spec: RemoteSpec, res: SyncResult, progress: 
             receive_hash_key(store, r)  # a clone's first pull: the origin's key, so its prompt ids match ours
             rep = merge(store, m, res, command, RemoteObjects(r, cache), noted=spec.name, local=local)
             res.tombstones_unguarded = count_unguarded(store, r, res.refs_updated)
+            _refilled(store, res)
     finally:
         shutil.rmtree(prep.tmp, ignore_errors=True)
     return m, etag, cache, rep
+
+
+def _refilled(store: Store, res: SyncResult) -> None:
+    """After a pull while the pack folder, or a pack the record names, was
+    away (test43 T16; caller holds the store lock): when every object the
+    refs and reflogs reach is held again (the remote had them), the packs
+    away are taken out of ``objects/info/packs`` (``res.packs_replaced``):
+    nothing is missing, so the repair and gc need not wait for them (put
+    back later, ``record_present`` records them again).  Else
+    ``res.pack_dir_still`` names what is away."""
+    if pack_dir_problem(store) is None:
+        return
+    missing: list = []
+    store.packs.reload()
+    reachable(store, missing=missing, damaged=[])
+    if missing:
+        res.pack_dir_still = pack_dir_problem(store) or ""
+        return
+    pack_dir = store.root / "objects" / "pack"
+    res.packs_replaced = missing_packs(pack_dir)
+    unrecord_packs(pack_dir, res.packs_replaced)

@@ -199,10 +199,36 @@ def pair_problem(store: Store) -> str | None:
             f"(sealing is refused until then); {PAIR_HINT}")
 
 
-def sealing_recipient(store: Store) -> str:
+def unproven_pair_note(store: Store) -> str | None:
+    """``mem fsck``'s warning (``mem doctor``'s) when the store has a vault
+    and sealed values but no :data:`PAIR_FILE` (a vault from before session
+    42, or the file lost): a swapped ``vault/recipient`` cannot be told
+    without the passphrase, and ``mem seal`` refuses until the pair is
+    proven (fresh43 F15).  None otherwise.  Reads the refs and two names."""
+    if _recorded_pair(store) is not None or not has_vault(store):
+        return None
+    sealed = sum(1 for _n, _h in store.refs.iter("sealed", damaged=[], folders=[]))
+    if not sealed:
+        return None
+    return (f"{PAIR_FILE} is missing while {sealed} key{'s are' if sealed != 1 else ' is'} sealed: "
+            f"{VAULT_DIR}/{RECIPIENT_FILE} cannot be told to be this store's without the passphrase, and "
+            f"'mem seal' refuses until it is; {UNPROVEN_HINT}")
+
+
+#: ``mem seal`` of a store whose pair is not recorded while values are sealed (fresh43 F15)
+UNPROVEN_HINT = ("'mem sealed rebuild-rules' (it asks for the vault passphrase) checks that vault/identity.age "
+                 "matches vault/recipient and opens every sealed value, and records the pair; then seal again")
+
+
+def sealing_recipient(store: Store, *, removes_plain: bool = False) -> str:
     """The vault recipient a new sealed value is encrypted to, once it is
-    the recipient :data:`PAIR_FILE` recorded (no record yet: the pair as it
-    is, recorded now).  An ``identity.age`` other than the recorded one
+    the recipient :data:`PAIR_FILE` recorded (no record yet and no value
+    sealed: the pair as it is, recorded now).  No record while values are
+    sealed (a vault from before session 42, or the file lost; fresh43 F15:
+    a swapped recipient went unseen): the recipient cannot be checked
+    without the passphrase, so nothing is recorded and, for a seal that
+    ``removes_plain`` (``mem seal``), IntegrityError: no plaintext is
+    removed until the pair is proven (:data:`UNPROVEN_HINT`).  An ``identity.age`` other than the recorded one
     does not stop a seal (the value is sealed to the store's own key; the
     caller warns: :func:`vault_damage`).  Caller holds the store lock.
     Raises NotFound (no vault), CorruptObject (a damaged recipient file),
@@ -218,6 +244,12 @@ def sealing_recipient(store: Store) -> str:
         raise IntegrityError(f"{_pair_said(which)}: nothing was sealed, as the value would be sealed to a key "
                              "this store's identity cannot open", hint=PAIR_HINT)
     if _recorded_pair(store) is None:
+        if any(True for _ in store.refs.iter("sealed", damaged=[], folders=[])):
+            if removes_plain:
+                raise IntegrityError(f"{PAIR_FILE} is missing while values are sealed, so {VAULT_DIR}/"
+                                     f"{RECIPIENT_FILE} cannot be told to be this store's without the passphrase: "
+                                     "nothing was sealed and no plain version removed", hint=UNPROVEN_HINT)
+            return info.recipient   # (not recorded: the next passphrase that opens the identity records it)
         try:
             record_pair(store)
         except OSError:

@@ -460,12 +460,14 @@ def seal_key(store: Store, key: str, *, previewed: AbstractSet[str] | None = Non
     Raises:
         NotFound: no vault, or no such key.
         Refused: the key has sealed versions that differ from its plain ones.
+        IntegrityError: the vault is not the recorded pair, or no pair is
+            recorded while values are sealed (``identity.sealing_recipient``).
         ChangedSincePreview: ``previewed`` lacks a version it would seal.
         InvalidInput, StoreLocked.
     """
     key = validate_key(key)
     with store.lock("seal"):
-        recipient = sealing_recipient(store)
+        recipient = sealing_recipient(store, removes_plain=True)   # (fresh43 F15)
         if (head := store.refs.read(fact_ref(key))) is not None:   # the newest value is not sealed alone, or
             store.refuse_set_back(fact_ref(key), head)              # dropped (test40 T7): nothing done
         plain = _plain_versions(store, key, lost=True)
