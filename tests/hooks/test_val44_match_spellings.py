@@ -54,3 +54,29 @@ def test_a_forgotten_name_escaped_or_surname_first_never_comes_back(tmp_path):
     shown = _mem(env, "show", s.sid[:8]).stdout
     assert "the directory lists [forgotten]; ok" in shown, shown
     assert _mem(env, "get", "project/t/ok0").stdout.strip() == "AT&T 100% up; the Quillborough estate"
+
+
+def test_mem_scan_names_an_escaped_or_surname_first_place_spelled_otherwise(tmp_path):
+    env = {"MEM_HOME": str(tmp_path / "s"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    _mem(env, "init")
+    _mem(env, "remember", "project/t/a", "see https://x.example/u?name=Zephyrine%20Quillborough")
+    _mem(env, "remember", "project/t/b", "Quillborough, Zephyrine")
+    out = _mem(env, "scan", "Zephyrine Quillborough", ok=(1,)).stdout
+    assert out.count("(spelled otherwise)") == 2 and "project/t/a" in out and "project/t/b" in out, out
+
+
+def test_a_sealed_value_spelled_with_escapes_is_withheld(tmp_path):
+    from tests.hooks.test_seal_two_word_values import sealed_session
+    s, env = sealed_session(tmp_path, ["Kestrel-5517", "maple otter"], "e44")
+    agent = {**env, **AGENT}
+    for body in ("use Kestrel%2D5517 now", "maple%20otter", "<b>maple&nbsp;otter</b>", 'x "maple\\\\u0020otter"'):
+        r = _mem(agent, "remember", "project/t/s", body, ok=(6,))
+        assert "sealed" in r.stderr, (body, r.stderr)
+    _mem(agent, "remember", "project/t/ok", "AT&T 100% up, maple, otter and deer")
+    s.prompt("the page says maple&#32;otter and Kestrel%2D5517")
+    s.stop("ok")
+    wait_store_processes_gone(s.store)
+    _mem(env, "gc", "--prune=now")
+    assert scan_store(s.store, [b"maple&#32;otter", b"Kestrel%2D5517", b"maple%20otter", b"maple&nbsp;otter"]) == []
+    shown = _mem(env, "show", s.sid[:8]).stdout
+    assert "the page says [REDACTED:sealed-value] and [REDACTED:sealed-value]" in shown, shown
