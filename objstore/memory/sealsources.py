@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from objstore.core.cardnumber import card_number_ok
 from objstore.core.errors import IntegrityError, NotFound
 from objstore.core.ids import is_full_id
 from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
@@ -344,7 +345,7 @@ def _said_secret_word(word: str, before: list[str]) -> bool:
     "dragon_99") whose letters are no ordinary technical name
     (:data:`TECH_NAMES`: "server01", "python27", "windows10" stay), or
     digits alone that are a card's number (13 to 19 passing the Luhn check,
-    ``redact.cards.card_number_ok``), or a word holding a digit or a mark
+    ``core.cardnumber.card_number_ok``), or a word holding a digit or a mark
     said after a secret's word (:data:`SECRET_LABELS`, ``before``: the one
     or two words before it, "password hunter22", "the safe is Heron-88",
     "password server01", "account 12345678").  Words of letters alone never
@@ -356,7 +357,6 @@ def _said_secret_word(word: str, before: list[str]) -> bool:
                                                    and labels[0] in SECRET_LABELS)):
         return True
     if word.isdigit():
-        from objstore.core.redact.cards import card_number_ok  # deferred: the redaction's rules
         return card_number_ok(word)
     name = len(word) - len(word.lstrip(_LETTERS))
     rest = word[name:]
