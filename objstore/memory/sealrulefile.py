@@ -241,7 +241,7 @@ def _labels_in(rules: SealRules, body: str) -> set[str]:
     for k, d, _n in rules.lines:
         by_digest.setdefault(d, set()).add(k)
     out: set[str] = set()
-    read = escapes_read(body) if "\\" in body or may_hold_escapes(body) else None   # "%20", "&nbsp;" (test43 T13)
+    read = escapes_read(body) if may_hold_escapes(body) else None   # "%20", "&nbsp;" (test43 T13)
     for text in dict.fromkeys((body, confusable_fold(body), *(read[:1] if read else ()))):
         norm = normalized_form(text)
         for st, en in find_matches(norm, rules.rules(), word_starts=True, key=rules.key):
