@@ -30,10 +30,11 @@ from unicodedata import category
 
 from objstore.core.ids import blake2b
 from objstore.core.text import LazyPattern, confusable_fold, normalized_form, normalized_map
+from objstore.core.webescapes import escapes_read, may_hold_escapes
 from objstore.core.wordwindows import unspaced, word_windows
 from objstore.core.wordwindows import word_starts as start_offsets
 
-__all__ = ["COMMAS", "FOLD_MIN_CHARS", "FOLD_MIN_PROSE", "SEPARATOR_CATEGORIES", "dotless", "find_matches", "fold_worth",
+__all__ = ["COMMAS", "FOLD_MIN_CHARS", "PAIR_MARKS", "FOLD_MIN_PROSE", "SEPARATOR_CATEGORIES", "dotless", "find_matches", "fold_worth",
            "folded_form", "is_separator", "match_weight", "text_spans"]
 
 #: the Unicode general categories (their first letter) of a separator, the characters a folded form drops:
@@ -67,6 +68,10 @@ PROSE = ",;:!?\uff0c\uff1b\uff1a\uff01\uff1f\u3001\u3002\uff64\uff61\u2026"
 #: 天安门" hold the sealed "7391-8842" and "北京天安门"; "我去过北京，上海和广州" cuts its parts, "a kestrel, harbor
 #: seals" has no digit, "城市：北京！上海" lists across a sentence mark: prose, as before)
 COMMAS = ",\uff0c\u3001\uff64"
+#: the prose marks :func:`_comma_pairs` reads two words across: the commas and the semicolons (ASCII, fullwidth)
+PAIR_MARKS = COMMAS + ";\uff1b"
+#: a whole word of a shadow (folded_runs), the separators and one prose mark after it, and the next word (ahead)
+_PAIR = LazyPattern(rb"(?<![^ ,\x02])([^ ,\x02]+) *, *(?=([^ ,\x02]+))")
 #: folded_runs of a text (``bytes.translate`` of its ASCII, "?" for the rest): a letter or digit kept, a
 #: prose mark (:data:`PROSE`) ``,``, another separator (:func:`is_separator`: every ASCII punctuation
 #: mark and symbol, and the space) a space, anything else (a control character) ``\x02`` (a run's end)
@@ -246,8 +251,10 @@ def find_matches(norm: str, rules: list[tuple[bytes, int]], *, word_starts: bool
 def text_spans(text: str, rules: list[tuple[bytes, int]], *, word_starts: bool = False) -> list[tuple[int, int]]:
     """``tombstones.match_spans(text, rules, word_starts=...)`` (its home since imp43): ``(start, end)``
     offsets into ``text`` (sorted, possibly overlapping) of each window :func:`find_matches` finds in a
-    normalized form of ``text``: as written, as it reads (its ``confusable_fold``, when that differs) and,
-    for a text holding a backslash, with its JSON string escapes decoded (a span then covers whole escapes).
+    normalized form of ``text``: as written, as it reads (its ``confusable_fold``, when that differs),
+    for a text holding a backslash with its JSON string escapes decoded (a span then covers whole escapes),
+    and with its URL, HTML and JSON escapes read (``webescapes.escapes_read``: ``%20``, ``&nbsp;``, ``&#32;``,
+    a JSON string's ``\\u0020`` inside a JSON string; val44, test43 T13), when it may hold one.
     Each form is made without its two offset maps per character (``normalized_form``: most of a form's
     cost) and matched; the maps are made only for a form that holds a window, and a form equal to one
     matched before is not matched again (txt42b, imp43: a turn's text checked at capture against a store's
@@ -279,6 +286,9 @@ def text_spans(text: str, rules: list[tuple[bytes, int]], *, word_starts: bool =
         if decoded != text:
             spans += [(jst[a], jend[b - 1]) for a, b in spans_of(normalized_form(decoded),
                                                                   lambda: normalized_map(decoded))]
+    if may_hold_escapes(text) and (read := escapes_read(text)) is not None:   # %20, &nbsp;, \\u0020 (test43 T13)
+        got, est, eend = read
+        spans += [(est[a], eend[b - 1]) for a, b in spans_of(normalized_form(got), lambda: normalized_map(got))]
     return sorted(spans)
 
 
@@ -329,7 +339,30 @@ def folded_runs(norm: str, by_len: dict[int, set[bytes]], hashed) -> list[tuple[
             if b"," in chain:
                 out += _prose_hits(norm, chain, at, lens, by_len, hashed)
             at += len(chain) + 1
+        out += _comma_pairs(norm, shadow, by_len, hashed)
     return out
+
+
+def _comma_pairs(norm: str, shadow: bytes, by_len: dict[int, set[bytes]], hashed) -> list[tuple[int, int]]:
+    """:func:`folded_runs`' windows of two whole words across one comma or semicolon alone (:data:`PAIR_MARKS`,
+    the separators around it aside: "rossi, marco", "marco; rossi", "北京，天安门"), read as the two words joined by
+    ``,``: only a rule written so matches (``tombstones.match_forms``: a two-word ``forget --match`` text, val44,
+    test43 T17: "Quillborough, Zephyrine"); prose ("a kestrel, harbor seals") holds no other rule's form, as
+    :func:`_prose_hits` keeps it.  ``shadow``: the text's (one byte a character).  Cost: one C scan of the
+    shadow, and per pair of words a length test, a hash only when their length is a rule's."""
+    out: list[tuple[int, int]] = []
+    for m in _PAIR.finditer(shadow):
+        (a, b), (c, d) = m.span(1), m.span(2)
+        n = b - a + 1 + d - c
+        if n in by_len and _pair_mark(norm[b:c]) and hashed(_UTF8(f"{norm[a:b]},{norm[c:d]}")) in by_len[n]:
+            out.append((a, d))
+    return out
+
+
+def _pair_mark(between: str) -> bool:
+    """Whether the separators ``between`` two words hold one prose mark (:data:`PROSE`), a comma or a
+    semicolon (:data:`PAIR_MARKS`), and no sentence end (:func:`_comma_pairs`)."""
+    return sum(map(between.count, PROSE)) == 1 and any(c in between for c in PAIR_MARKS) and ". " not in between
 
 
 def _prose_hits(norm: str, chain: bytes, at: int, lens: list[int], by_len: dict[int, set[bytes]],

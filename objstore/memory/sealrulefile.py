@@ -16,6 +16,7 @@ from objstore.core.store import Store
 from objstore.core.storeperms import refuse_denied
 from objstore.core.text import confusable_fold, normalized_form
 from objstore.core.textwindows import dotless, folded_form
+from objstore.core.webescapes import escapes_read, may_hold_escapes
 
 #: the rules file, under the store's root (docs/format.md, "Local seal rules")
 RULES_FILE = "seal-rules"
@@ -206,8 +207,9 @@ def damage_said(store: Store) -> str:
 def rule_labels_in(store: Store, body: str) -> set[str]:
     """The labels of the local seal rules a span of ``body`` matches (word
     start to word end, as ``sealrules.withhold_sealed_values`` finds them),
-    as written or as it reads (``core.text.confusable_fold``: fullwidth
-    letters, invisible characters): a sealed key's name, or
+    as written, as it reads (``core.text.confusable_fold``: fullwidth
+    letters, invisible characters) or with its URL, HTML and JSON escapes
+    read (``core.webescapes``; test43 T13): a sealed key's name, or
     ``forgotten:KEY`` for a forgotten key's value-shaped forms.
     ``facts.remember`` refuses a plain write holding a sealed value (test37
     T13: the code of a sealed key written in the clear under another key)
@@ -239,7 +241,8 @@ def _labels_in(rules: SealRules, body: str) -> set[str]:
     for k, d, _n in rules.lines:
         by_digest.setdefault(d, set()).add(k)
     out: set[str] = set()
-    for text in dict.fromkeys((body, confusable_fold(body))):
+    read = escapes_read(body) if may_hold_escapes(body) else None   # "%20", "&nbsp;" (test43 T13)
+    for text in dict.fromkeys((body, confusable_fold(body), *(read[:1] if read else ()))):
         norm = normalized_form(text)
         for st, en in find_matches(norm, rules.rules(), word_starts=True, key=rules.key):
             for d in window_digests(rules.key, norm[st:en]):

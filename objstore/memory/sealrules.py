@@ -34,6 +34,7 @@ from objstore.core.store import Store
 from objstore.core.storeperms import denied
 from objstore.core.text import normalized_form, normalized_map, replace_spans
 from objstore.core.textwindows import dotless, fold_worth, match_weight
+from objstore.core.webescapes import escapes_read, may_hold_escapes
 from objstore.memory.sealrulefile import FORGOTTEN_LABEL, RULES_FILE, SealRules, any_sealed, damage_said, load, rule_digest, save, window_digests  # noqa: F401
 from objstore.memory.sessions import FORGOTTEN, WITHHELD
 from objstore.memory.tombdigests import all_tombstones
@@ -175,8 +176,10 @@ def withhold_sealed_values(text: str, rules: SealRules, folded: bool = True) -> 
     forgotten key's rule matches it), and how many spans.  ``folded``
     (``find_matches``): runs of words joined by separators are tried too
     (the store's rules hold folded forms: :func:`add_rules`; a session's
-    rules, ``sessionrules``, hold none).  Cost: one keyed
-    BLAKE2b per word start whose window of a rule's length ends a word."""
+    rules, ``sessionrules``, hold none).  A text that may hold a URL, HTML
+    or JSON escape is also read with them read (:func:`_withhold_escaped`).
+    Cost: one keyed BLAKE2b per word start whose window of a rule's length
+    ends a word."""
     if not text:
         return text, 0
     if rules.more:   # sections under other keys (an import's, test41 T23): one pass each, the store's own first
@@ -187,6 +190,34 @@ def withhold_sealed_values(text: str, rules: SealRules, folded: bool = True) -> 
         return text, n
     if not rules.lines:
         return text, 0
+    text, n = _withhold_written(text, rules, folded)
+    if may_hold_escapes(text):   # as a URL, a web page, a JSON string in a JSON string spell it (test43 T13)
+        text, m = _withhold_escaped(text, rules, folded)
+        n += m
+    return text, n
+
+
+def _withhold_escaped(text: str, rules: SealRules, folded: bool) -> tuple[str, int]:
+    """:func:`withhold_sealed_values` of one section in ``text`` read with its escapes read
+    (``core.webescapes.escapes_read``: "maple%20otter", "maple&nbsp;otter"; val44): each span found there
+    replaced whole, escapes and all, by ``[REDACTED:sealed-value]`` (``[REDACTED:forgotten-value]`` when
+    only forgotten keys' rules match); ``(text, spans)``."""
+    read = escapes_read(text)
+    if read is None:
+        return text, 0
+    got, st, en = read
+    norm = normalized_form(got)
+    found = find_matches(norm, rules.rules(), word_starts=True, key=rules.key, folded=folded)
+    if not found:
+        return text, 0
+    _norm, starts, ends = normalized_map(got)
+    sealed = {d for k, d, _n in rules.lines if not k.startswith(FORGOTTEN_LABEL)}
+    mark = WITHHELD if any(window_digests(rules.key, norm[s:e]) & sealed for s, e in found) else FORGOTTEN
+    return replace_spans(text, [(st[starts[s]], en[ends[e - 1] - 1]) for s, e in found], mark), len(found)
+
+
+def _withhold_written(text: str, rules: SealRules, folded: bool) -> tuple[str, int]:
+    """:func:`withhold_sealed_values` of one section (``rules.lines`` not empty) in ``text`` as written."""
     norm = normalized_form(text)
     found = find_matches(norm, rules.rules(), word_starts=True, key=rules.key, folded=folded)
     if not found:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from objstore.core.cardnumber import card_number_ok
 from objstore.core.errors import IntegrityError, NotFound
 from objstore.core.ids import is_full_id
 from objstore.core.objects import Fact, Tombstone, Turn, normalize_value, value_digest
@@ -286,10 +287,10 @@ def quoted_forms(body: str, said_secret: bool = False) -> list[str]:
         out += _two_words(pred, said_secret, whole=False)
     elif not m:
         out += _labelled_code(body)
-    return list(dict.fromkeys(out + secret_parts(body)))
+    return list(dict.fromkeys(out + secret_parts(body, said_secret)))
 
 
-def secret_parts(body: str) -> list[str]:
+def secret_parts(body: str, said_secret: bool = False) -> list[str]:
     """The words of a value of two words or more that are shaped as its
     secret, each a form of its own (:func:`quoted_forms`, so the same for
     ``mem forget KEY`` and ``mem seal``; val43: test42 T12, fresh42 F17/F18:
@@ -299,10 +300,69 @@ def secret_parts(body: str) -> list[str]:
     characters (``MIN_TEXT_CHARS``) holding a digit (:func:`_secret_word`:
     a code, a word and digits, an address); a word of letters only never
     ("use the north gate": no word of it is a form), nor a number, a date, a
-    time, a version or a port.  In the body's order, each once.  Reads
-    nothing."""
+    time, a version or a port.  ``said_secret`` (the person sealed the
+    value: :func:`quoted_forms`): also each word :func:`_said_secret_word`
+    reads as a password, a code or a card's number ("hunter22", "Heron-88",
+    "4111111111111111": test43 T15).  In the body's order, each once.
+    Reads nothing."""
     words = [w.strip(".,;:!?\"'()[]{}<>") for w in body.split()]
-    return list(dict.fromkeys(w for w in words if _secret_word(w))) if len(words) >= 2 else []
+    if len(words) < 2:
+        return []
+    return list(dict.fromkeys(w for i, w in enumerate(words) if _secret_word(w)
+                              or (said_secret and _said_secret_word(w, words[max(0, i - 2):i]))))
+
+
+#: the words a secret is said after in a value sealed as secret ("admin password hunter22", "the safe is
+#: Heron-88", "card 4111111111111111"): a word after one (or after one and "is") is read as that secret
+#: whatever its shape (:func:`_said_secret_word`; test43 T15)
+SECRET_LABELS = frozenset(("password", "passwd", "pass", "passphrase", "passcode", "pw", "pwd", "pin", "code",
+                           "combination", "combo", "safe", "lock", "card", "key", "secret", "token", "account",
+                           "acct", "iban", "login"))
+#: the names a number of one or two digits follows in an ordinary technical word, not a secret, even in a
+#: value sealed as secret (:func:`_said_secret_word`; test43 T1: "server01", "python27", "ubuntu22", "windows10"
+#: are a host, a tool or a platform): hosts and their roles, operating systems, languages, databases, models,
+#: encodings and protocols, and the numbered parts of a text or a plan
+TECH_NAMES = frozenset((
+    "server", "srv", "host", "node", "worker", "replica", "shard", "master", "primary", "secondary", "backend",
+    "frontend", "database", "cluster", "router", "switch", "gateway", "proxy", "runner", "builder", "agent",
+    "broker", "bastion", "jumpbox", "webserver", "web", "app", "api", "cache", "queue", "storage", "compute",
+    "instance", "machine", "container", "desktop", "laptop", "printer", "mailserver", "dbserver", "appserver",
+    "python", "ubuntu", "debian", "centos", "rocky", "fedora", "windows", "macos", "android", "office", "rhel",
+    "alpine", "linux", "kernel", "freebsd", "postgres", "postgresql", "mysql", "mariadb", "redis", "mongodb",
+    "sqlite", "nodejs", "java", "openjdk", "jdk", "ruby", "perl", "php", "dotnet", "angular", "react", "gcc",
+    "clang", "llvm", "cuda", "gpt", "claude", "llama", "gemini", "mistral", "utf", "latin", "iso", "ipv", "sha",
+    "http", "tls", "ssl", "oauth", "html", "ecmascript", "es", "level", "phase", "stage", "step", "sprint",
+    "week", "room", "floor", "page", "chapter", "section", "table", "figure", "item", "version", "release",
+    "build", "revision", "test", "tests", "case", "region", "zone", "rack", "slot", "port", "disk", "volume",
+    "partition", "channel", "team", "group", "batch", "session", "lesson", "episode", "season", "model"))
+
+
+def _said_secret_word(word: str, before: list[str]) -> bool:
+    """:func:`secret_parts`' test of a word (marks around it stripped) of a
+    value the person sealed as secret, beside :func:`_secret_word`: 8 or
+    more characters once normalized (``MIN_TEXT_CHARS``) and either a word
+    of letters and one group of one or two digits ("hunter22", "Heron-88",
+    "dragon_99") whose letters are no ordinary technical name
+    (:data:`TECH_NAMES`: "server01", "python27", "windows10" stay), or
+    digits alone that are a card's number (13 to 19 passing the Luhn check,
+    ``core.cardnumber.card_number_ok``), or a word holding a digit or a mark
+    said after a secret's word (:data:`SECRET_LABELS`, ``before``: the one
+    or two words before it, "password hunter22", "the safe is Heron-88",
+    "password server01", "account 12345678").  Words of letters alone never
+    ("the password is stored in the vault")."""
+    if len(normalize_value(word)) < MIN_TEXT_CHARS or word.isalpha():
+        return False
+    labels = [w.strip(".,;:!?\"'()[]{}<>=").lower() for w in before]
+    if labels and (labels[-1] in SECRET_LABELS or (labels[-1] in ("is", "was", "") and len(labels) == 2
+                                                   and labels[0] in SECRET_LABELS)):
+        return True
+    if word.isdigit():
+        return card_number_ok(word)
+    name = len(word) - len(word.lstrip(_LETTERS))
+    rest = word[name:]
+    digits = rest.lstrip("-_.")
+    return 0 < name and digits.isdigit() and len(digits) <= 2 and len(rest) - len(digits) <= 1 \
+        and word[:name].lower() not in TECH_NAMES
 
 
 def _secret_word(word: str) -> bool:

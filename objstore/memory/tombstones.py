@@ -31,7 +31,7 @@ from objstore.core.objects import Fact, Tombstone, Turn, value_digest
 from objstore.core.record import Record, set_fields
 from objstore.core.store import Store, now_ms
 from objstore.core.text import confusable_fold, normalized_form, replace_spans
-from objstore.core.textwindows import find_matches, fold_worth, text_spans  # noqa: F401  (find_matches: its home; used here)
+from objstore.core.textwindows import find_matches, fold_worth, text_spans  # noqa: F401  (find_matches: re-exported)
 from objstore.core.wordwindows import word_starts
 from objstore.memory.tombdigests import all_tombstones, put_tombstone  # noqa: F401  (their home)
 from objstore.memory.withdrawals import SEAL_WITHDRAW, Withdrawals, unsealed_at, withdrawal_digest, withdrawal_tombstone
@@ -160,7 +160,7 @@ def forgotten_in(tombstones: list[Tombstone], key: str, body: str, recorded_at: 
             other = True
     if other:
         return "value"
-    if rules and holds_text(body, rules, seen):
+    if rules and holds_text(body, rules):
         return "text"
     return None
 
@@ -208,23 +208,26 @@ def match_forms(norm: str | None) -> list[str]:
     -> "kestrelharbor204", which a later "kestrel harbor 204", "kestrel_harbor_204" or "kestrel、harbor、204"
     matches as a run of joined words; han40, test39b B11); ``[]`` for None or ``""``.  Two ordinary words
     fold too: a forgotten name comes back joined ("Marco Rossi" -> "marco.rossi@…", "MarcoRossi": test41
-    T35), which weighs more than "over night" withholding "overnight" (test40 T22, kept as the cost)."""
+    T35), which weighs more than "over night" withholding "overnight" (test40 T22, kept as the cost).
+    A text of two words is also said the other way round, and each order across one comma ("rossi marco",
+    "marco,rossi", "rossi,marco": ``textwindows.folded_runs`` reads "Rossi, Marco" or "Marco; Rossi" so;
+    val44, test43 T17: a directory's or a citation's "Quillborough, Zephyrine"), the same lengths."""
     if not norm:
         return []
-    folded = fold_worth(norm)
-    return [norm, folded] if folded else [norm]
+    w = norm.split(" ")
+    said = [norm] if len(w) != 2 else [norm, f"{w[1]} {w[0]}", f"{w[0]},{w[1]}", f"{w[1]},{w[0]}"]
+    return list(dict.fromkeys(f for x in said for f in (x, fold_worth(x)) if f))
 
-def holds_text(body: str, rules: list[tuple[bytes, int]], seen: str | None = None) -> bool:
+
+def holds_text(body: str, rules: list[tuple[bytes, int]]) -> bool:
     """True when ``body`` holds a forgotten text of ``rules``
     (``[(sha256, length)]``: :func:`text_rule`) starting where a word starts,
-    as written or as it reads (``seen``: its
-    :func:`objstore.core.text.confusable_fold`, computed when None): the
+    in a form :func:`match_spans` reads (``core.textwindows.text_spans``: as
+    written, as it reads, with its JSON, URL and HTML escapes read; val44,
+    test43 T13: an agent's "Zephyrine%20Quillborough" was written): the
     test :func:`forgotten_in` makes for ``"text"``.  Cost: one SHA-256 per
     word start of the normalized ``body`` and distinct rule length."""
-    if not rules or not body:
-        return False
-    seen = confusable_fold(body) if seen is None else seen
-    return any(find_matches(normalized_form(text), rules, word_starts=True) for text in {body, seen})
+    return bool(rules and body and text_spans(body, rules, word_starts=True))
 
 
 def text_windows(body: str, n: int) -> set[str]:

@@ -11,6 +11,7 @@ same line, within 60 characters), where the value is shaped like a password
 
 from __future__ import annotations
 
+from objstore.core.cardnumber import card_number_ok
 from objstore.core.redact.beforeword import password_token_ok
 from objstore.core.redact.rule import Rule, make_rule
 from objstore.core.redact.scanners import scan_at
@@ -30,17 +31,6 @@ _CVV = (r"(?:" + "|".join(w for w, _a in CVV_WORDS) + r")(?![a-z0-9_])(?:\\{0,3}
         r"(?P<secret>[0-9]{3,4})(?![0-9])")
 _WIFI = (r"(?:wi-?fi|wlan|ssid)(?![a-z0-9_])[^\n\r.;]{0,60}?(?<![a-z0-9_])key(?:[ \t]{1,4}(?:is|was)|[ \t]{0,4}[:=])"
          r"[ \t]{1,4}[\"'`]?(?P<secret>[^\s\"'`]{0,127}[^\s\"'`.,;:!?)\]])(?=[.,;:!?)\]]*(?:[\s\"'`]|$))")
-
-
-def card_number_ok(v: str) -> bool:
-    """13 to 19 digits (blanks and ``-`` aside) that pass the Luhn check, not one digit repeated."""
-    digits = [int(c) for c in v if c.isdigit()]
-    if not 13 <= len(digits) <= 19 or len(set(digits)) < 2:
-        return False
-    total = 0
-    for i, d in enumerate(reversed(digits)):
-        total += (d * 2 - 9 if d > 4 else d * 2) if i % 2 else d
-    return total % 10 == 0
 
 
 #: the rules, placed in ``rules.RULES``
