@@ -4,10 +4,12 @@ import faster must not change what it stores)::
     python bench/import_same.py --tree base=/path --tree branch=. [--corpus DIR] [--work DIR]
 
 For each tree (``NAME=PATH``, two), in a new process with ``PYTHONPATH`` = the tree and ``MEM_HOME`` =
-``WORK/NAME`` (removed first): ``mem import claude-code CORPUS`` (default ``/tmp/bench-corpus``,
+``WORK/NAME`` (removed first): ``mem init`` (the second store then given the first's ``hash-key``: a
+prompt's source key, and so its turn's id, is keyed by it), ``mem import claude-code CORPUS`` (default ``/tmp/bench-corpus``,
 ``bench/gen_corpus.py``), then ``mem fsck``, and the sorted ids of every object of the store
 (``Store.iter_ids``).  Prints each tree's import CPU (the process and its children, user + system), its
-fsck's counts, how many objects and a SHA-256 of the sorted ids; then ``same`` or ``DIFFERENT`` for the
+fsck's counts, how many objects and a SHA-256 of the sorted ids (an object holding the time it was
+written, a rollup's summary fact, by its other fields: :data:`IDS`); then ``same`` or ``DIFFERENT`` for the
 fsck output and the ids (with how many ids each side alone holds); exits 1 when any differ.  The stores are
 kept for ``bench/recall_same.py --tree-store`` and ``bench/search_same.py`` (idx44).
 """
@@ -22,8 +24,23 @@ import subprocess
 import sys
 
 PY = sys.executable
-IDS = "import sys; from pathlib import Path; from objstore.core.store import Store; " \
-      "s = Store(Path(sys.argv[1])); print('\\n'.join(sorted(s.iter_ids()))); s.close()"
+#: an object's id, or for one holding the time it was written (``recorded_at``: a rollup's summary fact) a
+#: SHA-256 of its other fields but ``parent`` (an earlier version's id, which holds that time too)
+IDS = """
+import hashlib, sys
+from pathlib import Path
+from objstore.core.store import Store
+s = Store(Path(sys.argv[1]))
+out = []
+for oid in s.iter_ids():
+    o = s.get(oid)
+    if hasattr(o, "recorded_at"):
+        oid = "t:" + hashlib.sha256(repr([(f, getattr(o, f)) for f in o.__slots__
+                                          if f not in ("recorded_at", "parent")]).encode()).hexdigest()
+    out.append(oid)
+print("\\n".join(sorted(out)))
+s.close()
+"""
 
 
 def run(tree: str, home: str, args: list[str]) -> str:
@@ -47,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
         tree, home = os.path.abspath(tree), os.path.join(a.work, name)
         shutil.rmtree(home, ignore_errors=True)
         os.makedirs(a.work, exist_ok=True)
+        run(tree, home, ["init"])
+        if got:   # the first store's hash key: a prompt's source key ("cc:p:...") is keyed by it, so the ids too
+            shutil.copyfile(os.path.join(a.work, next(iter(got)), "hash-key"), os.path.join(home, "hash-key"))
         before = os.times()
         run(tree, home, ["import", "claude-code", a.corpus])
         after = os.times()
