@@ -41,6 +41,13 @@ def collect(tree: str, home: str, out: str, corpus: str) -> None:
         calls.append((text, rules.key, list(rules.lines)))
         return f0(text, rules, *args, **kwargs)
     sr.withhold_sealed_values = spy
+    import_and_keep(home, corpus, calls, out)
+    print(f"{len(calls)} calls, {sum(len(c[0]) for c in calls):,} characters -> {out}")
+
+
+def import_and_keep(home: str, corpus: str, calls: list, out: str) -> None:
+    """Import ``corpus`` (Claude Code transcripts) into a new store at ``home`` in this process, with whatever spy
+    the caller set, then pickle ``calls`` (what the spy kept) to ``out``.  Shared with session_values_ab.py."""
     shutil.rmtree(home, ignore_errors=True)
     os.makedirs(home)
     os.environ.update(MEM_HOME=home, MEM_AGENT="0")
@@ -50,7 +57,6 @@ def collect(tree: str, home: str, out: str, corpus: str) -> None:
         entry()
     with open(out, "wb") as f:
         pickle.dump(calls, f)
-    print(f"{len(calls)} calls, {sum(len(c[0]) for c in calls):,} characters -> {out}")
 
 
 def child(tree: str, pkl: str, every: int, run: bool, fold: str = "default") -> None:

@@ -17,12 +17,9 @@ prints the replay's CPU (best of 3 passes, each on its own new store), the load 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
-import io
 import os
 import pickle
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -39,15 +36,8 @@ def collect(tree: str, home: str, out: str, corpus: str) -> None:
         calls.append((args, kwargs))
         return f0(self, *args, **kwargs)
     SessionValues.apply = spy
-    shutil.rmtree(home, ignore_errors=True)
-    os.makedirs(home)
-    os.environ.update(MEM_HOME=home, MEM_AGENT="0")
-    sys.argv = ["mem", "import", "claude-code", corpus, "--json"]
-    from cmds.entry import entry
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
-        entry()
-    with open(out, "wb") as f:
-        pickle.dump(calls, f)
+    from import_withhold import import_and_keep   # (bench/ is this script's folder: on sys.path)
+    import_and_keep(home, corpus, calls, out)
     print(f"{len(calls)} calls, {sum(len(a[1]) for a, _k in calls):,} characters -> {out}")
 
 
