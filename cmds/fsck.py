@@ -257,10 +257,12 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
     if vault := vault_problem(store):   # every sealed value unreadable, and fsck said "ok" (fresh35)
         rep.problems.append(vault)
     from objstore import hash_key_damage, lost_text_rules_note, unguarded_note
+    key_made = False
     if key_bad := hash_key_damage(store):   # every forget exits 13, and fsck said ok (fresh39 F4)
         from objstore import HASH_KEY_LOST_HINT, hash_key_lost, store_hash_key
         if repair and hash_key_lost(store.root):   # lost for good: made anew, said (test43 T21)
             store_hash_key(store.root, anew=True)
+            key_made = True
             rep.warnings.append("hash-key was missing (lost): a new one was made; a hidden session captured "
                                 "again is stored under a second id (mem forget --session removes the older)")
         else:
@@ -330,7 +332,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                 click.echo(f"repair: {safe(key)}: the sealed copy a stopped 'mem unseal' left removed (plain only now)")
             # (a file left for the user is not "nothing to repair": fresh43 F3)
             print_repair(fixed, reindexed, config_fixed, rebuilt_registry is not None or bool(notes_aside)
-                         or bool(remote_damage))
+                         or bool(remote_damage) or key_made)
             print_registry(rebuilt_registry)
             for line in _left_for_you(remote_damage):
                 click.echo(f"repair: {line}")

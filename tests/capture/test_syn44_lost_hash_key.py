@@ -38,6 +38,7 @@ def test_a_lost_hash_key_is_damage_while_hidden_sessions_need_it(tmp_path):
                for x in json.loads(d.stdout)["findings"]), d.stdout
     fixed = _mem(env, "fsck", "--repair", ok=(0, 6))
     assert "a new one was made" in fixed.stdout + fixed.stderr
+    assert "nothing to repair" not in fixed.stdout, fixed.stdout   # (a key was made: not "nothing")
     assert (store / "hash-key").exists()
     _mem(env, "fsck")
 
