@@ -96,10 +96,11 @@ def unread_text_forgets(store: Store) -> int:
     be told).  Counted by the forget (one second), as a ``--match`` writes
     its text's folded form too.  Reads the tombstones, the digests file and
     (only when a rule lacks its pair) the audit log."""
-    unpaired = _unpaired(store, None, is_text_rule)
+    times: dict[str, int] = {}
+    unpaired = _unpaired(store, None, is_text_rule, times)
     if not unpaired:
         return 0
-    own = set(own_since_key(store, unpaired))
+    own = set(own_since_key(store, times))   # (id -> time: syn44 and rul44 met here, fresh44 F3)
     pairs = read_digests(store)
     mine, blind = set(), []
     for _name, oid in store.refs.iter("tombstones", damaged=[]):

@@ -7,7 +7,13 @@ status`` keep saying it until then.  Real ``mem`` processes, a folder
 remote."""
 
 
-def test_unread_text_rule_is_said_until_forgotten_here(mem, tmp_path):
+import pytest
+
+
+@pytest.mark.parametrize("keyed", [False, True])
+def test_unread_text_rule_is_said_until_forgotten_here(mem, tmp_path, keyed):
+    """``keyed``: B forgot something of its own first, so it holds a hash key (fresh44 F3: status was then an
+    internal error and doctor's guards check "could not run")."""
     rem = tmp_path / "rem"
     rem.mkdir()
     a, b = {"MEM_HOME": str(tmp_path / "a")}, {"MEM_HOME": str(tmp_path / "b")}
@@ -16,6 +22,10 @@ def test_unread_text_rule_is_said_until_forgotten_here(mem, tmp_path):
     mem("remote", "add", "origin", str(rem), "--no-encrypt", env=a)
     mem("push", env=a)
     mem("clone", str(rem), env=b)
+    if keyed:
+        mem("remember", "project/u/z", "temp value here", env=b)
+        mem("forget", "project/u/z", "--yes", env=b)
+        assert (tmp_path / "b" / "hash-key").exists()
     mem("forget", "--match", "Ottoline Vandersnatch", "--yes", env=a)
     mem("push", env=a)
     out = mem("pull", env=b).stdout
