@@ -53,9 +53,13 @@ def carry_out(store, plan, forget, what, match, session):
     ``MemError``, exit 1: the next ``mem`` command that writes finishes it);
     or stopped before it changed anything (raises ``MemError``, exit 1).
     Any other error is raised as it is."""
-    from objstore import MemError, now_ms, rule_source_values
+    from objstore import MemError, check_digests_file, now_ms, rule_source_values, store_hash_key
     try:
         if plan.selector is not None:   # noted before the rules below, which are tombstones too (fresh43 F16)
+            # ... after what stops a forget before any change: a damaged hash key (fresh39 F4), a folder for the
+            # digests file (test40 T10); else the note stayed for a forget that never started
+            store_hash_key(store.root)
+            check_digests_file(store)
             store.unfinished.mark(*plan.selector, now_ms(), "forget")
         # the text rules of the values it withholds in their source turns, so a turn synced later
         # holding one is never served with it, even when this forget is stopped (test33b T4)

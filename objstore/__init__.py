@@ -252,6 +252,7 @@ _API: dict[str, tuple[str, str]] = {
     "hash_key_damage": ("objstore.memory.guardfiles", "hash_key_damage"),
     "hash_key_lost": ("objstore.core.hashkey", "key_lost"),
     "store_hash_key": ("objstore.core.hashkey", "store_key"),
+    "check_digests_file": ("objstore.memory.tombdigests", "check_digests_file"),
     "HASH_KEY_LOST_HINT": ("objstore.core.hashkey", "LOST_HINT"),
     "imported_unpaired": ("objstore.memory.guardfiles", "imported_unpaired"),
     "carried_guard_state": ("objstore.porcelain.carriedguard", "carried_guard_state"),
