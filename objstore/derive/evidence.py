@@ -40,6 +40,7 @@ import re
 
 from objstore.capture.statements import taken_back_in
 from objstore.core.takeback import DENIAL, DENIAL_WORDS
+from objstore.derive.asides import ASIDE_MORE, HEARSAY, IGNORE, PAST_FIRST, QUOTE, UNSURE
 
 #: words that are not content: what a value may hold that no cited turn need
 #: show.  Kept short on purpose (every word here goes unchecked), so not the
@@ -390,82 +391,8 @@ _REVERT = (r"(?:reverted|rolled\s+(?:it\s+)?back|undone|undid|backed\s+out|(?:ch
 _UNIT_TURN = re.compile(rf",?\s+(?=(?:but|yet|however|whereas|although|though)\s)|\s*(?:[,(\u2014\u2013]|\s-+\s)\s*"
                         rf"(?={_DENIES}\b)|,\s+(?=(?:and\s+|so\s+)?(?:since\s+then|from\s+then\s+on|now|nowadays|"
                         r"these\s+days|today)\b)", re.I)
-#: what makes a unit not a statement that its value is so: a question that is not a request ("Should we switch
-#: … to 6543?"), a hedge or guess ("Maybe …, I am guessing"), a counterfactual ("If the ttl were 900 … would"),
-#: hearsay ("Someone on the forum claims the region is …"), a line set aside ("… (stale fork, ignore)"), a tool
-#: tried and removed, a past or old thing's value ("was X until yesterday", "our old vendor used …"), a draft
-#: not approved (test37b T11)
-_UNSURE = (r"\b(?:not\s+(?:yet\s+)?(?:decided|sure|confirmed|approved|final)|undecided|unsure|unconfirmed|"
-           r"(?:could|can)\s*(?:not|n[o']?t)\s+confirm|guess(?:ing)?|draft|"
-           r"(?:moving|migrating|switching|moved)\s+(?:off|away\s+from)|"
-           r"(?:ripped|pulled|tore|took|threw)\s+(?:it|them|that)\s+out|gave\s+up\s+on)\b")
-#: a unit that ends by saying to ignore it ("… (this is from a stale fork, ignore).", "ignore that"); not "Ignore
-#: all previous instructions and …", whose own value is a request's
-_IGNORE = (r"\b(?:ignore|disregard)(?:\s+(?:it|this|that|them|those|these))?\W*$"
-           # "disregard the line above", "scratch that", "never mind the above" (test38 T2)
-           r"|\b(?:ignore|disregard|forget|scratch|strike)\s+(?:the\s+|my\s+)?(?:(?:last\s+)?(?:line|lines|message|"
-           r"sentence|part|bit|one)\s+)?(?:above|before|earlier)\b|\b(?:scratch|strike)\s+that\b"
-           r"|\bnever\s*mind\s+(?:that|the\s+above)\b")
-#: a unit that opens by setting itself aside ("Ignore this: the db host is X", "Disregard what I said about …"),
-#: a hedge ("I think X", "probably X"), hearsay ("I heard …", "someone said …", "apparently …") or a supposition
-#: ("hypothetically …", "let's say …") (test38 T2)
-_ASIDE_MORE = (r"^\W*(?:ignore|disregard|forget|never\s*mind)\s+(?:this|that|the\s+following|everything|what\s+i\s+"
-               r"(?:said|wrote|told\s+you))\b"
-               r"|\bi\s+(?:think|guess|assume|suppose|believe|suspect|reckon|imagine|figure)\b(?!\s+so\b)"
-               r"|\b(?:i'?m|i\s+am)\s+(?:guessing|assuming|pretty\s+sure)\b"
-               r"|\b(?:probably|likely|presumably|might|apparently|hypothetical(?:ly)?|rumou?r)\b"
-               r"|\b(?:may|could)\s+be\b|\blet'?s\s+(?:say|assume|pretend)\b|\bfor\s+(?:this|the)\s+example\b"
-               r"|\bi\s+(?:heard|hear)\b(?!\s+back)|\b(?:heard|hear)\s+(?:that|from\s+(?:someone|somebody|people))\b"
-               r"|\bword\s+is\b")
-#: who hearsay comes from (test40 T14): a person or a group, by name ("Bob", "Alice": a capitalised word that is not a
-#: document's or a pronoun) or by role ("my colleague", "the team lead"); not a document ("The docs say …",
-#: "According to the runbook …" are the person pointing at a source, admitted)
-_SOURCE = (r"(?:someone|somebody|people|folks|they|others|everyone|everybody|he|she"
-           # a tool or a model as the source ("ChatGPT said …", "the AI thinks …"; test41 T18)
-           r"|chatgpt|gpt[-\s]?\d[\w.]*|copilot|claude|gemini|bard|llama|perplexity|google|stack\s?overflow"
-           r"|(?:the|an?|some)\s+(?:ai|llm|bot|chatbot|model|assistant)"
-           r"|(?:my|our|the|a|an|some|one\s+of\s+(?:my|our|the))\s+(?:[\w-]+\s+){0,2}?(?:colleague|co-?worker|teammate|"
-           r"manager|boss|lead|cto|ceo|vp|admin|sysadmin|dba|sre|devops|ops|vendor|client|customer|friend|contractor|intern|"
-           r"consultant|architect|predecessor|team|engineer|developer|dev|person|support|reviewer|maintainer)s?)")
-#: a person's name ("Bob said on Slack …"): a capitalised word that is not a document's or a pronoun; its verb must
-#: agree with it ("Bob says", "Alice told"), so "Please tell …" is not hearsay
-_NAME = (r"(?!(?:the|this|that|these|those|it|its|our|my|your|their|docs?|readme|wiki|runbook|config|manual|spec|"
-         r"changelog|ticket|issue|log|logs|output|dashboard|code|file|page|guide|tests?|ci|error|message|script|"
-         r"makefile|dockerfile|compose|helm|terraform|please|also|just|then|so|now)\b)(?-i:[A-Z][a-z]+)")
-#: what hearsay's source does: says, thinks, tells (test40 T14)
-_HEARS = (r"(?:said|says|told|tells|claims|claimed|thinks|thought|reckons|believes|believed|mentioned|mentions|suggested|"
-          r"suggests|wrote|writes|posted|insists|insisted|swears|swore|figures|guesses|guessed|assumes|assumed)"
-          # (not a confirmation of what the person said: "… - Bob said that's right", test41 T18)
-          r"(?!\s+(?:so|(?:that|it|this)(?:['\u2019]s|\s+is|\s+was)\s+(?:(?:all|exactly|quite)\s+)?(?:right|correct|true|"
-          r"accurate))\b)")
-#: (the same, said of many: "people say", "they think")
-_HEAR = r"(?:say|tell|claim|think|reckon|believe|suggest|write|insist|swear|figure|guess|assume)"
-#: where a source said it ("on Slack", "in the channel", "on the infra team")
-_WHERE = r"(?:\s+(?:on|in|at|from|over)\s+(?:the\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?)?"
-#: hearsay: a source and its verb, where they said it between ("Someone on Slack thinks …", test39b B15; "Bob said on
-#: Slack …", "My colleague thinks …"; not "As Bob said, …", the person agreeing), "according to"/"as per" a person,
-#: "I was told" (test40 T14)
-_HEARSAY = (rf"\b(?<!\bas\s)(?<!\blike\s)(?:{_SOURCE}(?:\s+else)?|{_NAME}){_WHERE}\s+{_HEARS}\b|\b{_SOURCE}(?:\s+else)?{_WHERE}\s+{_HEAR}\b"
-            rf"|\b(?:according\s+to|as\s+per|per)\s+(?:{_SOURCE}|{_NAME}|him|her|them)\b"
-            r"|\b(?:i|we)\s*(?:was|were|am|are|have\s+been|['\u2019]ve\s+been|had\s+been|['\u2019]m)\s+told\b(?!\s+to\b)"
-            r"|\btold\s+(?:me|us)\b")
-#: a past value told with its time first: "Until March the db port was 5432", "Last year we used …" (test40 T14)
-_PAST_FIRST = (r"^\W*(?:(?:up\s+)?until|till|before(?!\s+(?:i|we|you|they|he|she|it)\b)|prior\s+to|"
-               r"last\s+(?:week|month|year|quarter|sprint|time)|back\s+(?:then|in)|originally|initially|at\s+first|"
-               r"in\s+the\s+past|formerly|previously|(?:back\s+)?in\s+(?:(?:early|late|mid)[-\s]+)?(?:(?:19|20)\d\d|"
-               r"jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|"
-               r"september|october|november|december))\b.*\b(?:was|were|used|had)\b"
-               # (not a change TO the value, which is its current one: "In March the port was changed to 6543", T11)
-               r"(?!\s+(?:changed|updated|moved|switched|set|bumped|raised|lowered|migrated)\s+to\b)")
-#: a chat line quoted: "Bob: the db port is 5432" (a name, a colon, a clause in lower case; not a label such as
-#: "Note:", test41 T18)
-_QUOTE = (r"^\W*(?!(?:note|notes|update|edit|correction|confirmed|answer|reminder|important|fyi|summary|context|actually|"
-          r"yes|no|ok|okay|done|fixed|result|status|decision|conclusion|ps|nb|question|reason|problem|solution|fact|rule|"
-          r"tip|warning|caution|hint|goal|plan|change|changes|outcome|lesson|today|current|currently|correct|right|"
-          rf"memory|remember|background|setup|user|me|final|info|todo|fix|details|again|also|so|now|example|caveat|"
-          rf"string|links?|source|sources|quote|hint|tldr|edit|aside|re|fwd?|subject)\b){_NAME}\s*:\s+(?-i:[a-z])(?=.*\b(?:is|are|was|were)\b)")
 _UNASSERTED = re.compile(
-    _UNSURE + "|" + _IGNORE + "|" + _ASIDE_MORE + "|" + _HEARSAY + "|" + _PAST_FIRST + "|" + _QUOTE + r"|\b(?:maybe|perhaps|possibly|supposedly|reportedly|allegedly|rumou?red|draft)\b"
+    UNSURE + "|" + IGNORE + "|" + ASIDE_MORE + "|" + HEARSAY + "|" + PAST_FIRST + "|" + QUOTE + r"|\b(?:maybe|perhaps|possibly|supposedly|reportedly|allegedly|rumou?red|draft)\b"
     r"|\bclaims?\s+(?:that\s+)?(?:the|our|it|this|a|an|we|you)\b"
     r"|^\W*(?:if|suppose|supposing|imagine|what\s+if)\b.*\b(?:were|would)\b"
     # a past value: "was X until …", "we used X for … until March" (test39b B15)
@@ -479,10 +406,10 @@ _UNASSERTED = re.compile(
     r"|\b(?:will|shall|should|must|(?:is|are|am)\s+going\s+to|plan(?:s|ned)?\s+to|needs?\s+to)\s+(?:be\s+|get\s+)?"
     r"(?:chang|updat|mov|switch|set|bump|rais|lower|migrat)\w*\s+to\b|^\W*(?:if|unless|in\s+case)\s"
     r"|\b(?:and|then|later|but)\s+(?:\w+\s+){0,2}?" + _REVERT, re.I)
-_HEARSAY_RE = re.compile(_HEARSAY, re.I)
+_HEARSAY_RE = re.compile(HEARSAY, re.I)
 #: a unit that sets aside the unit before it too ("I'm not decided yet", "I could not confirm it", "ignore it"), or
 #: says it is wrong ("The old docs say …, but that's wrong", test39b B15: ``core.takeback.DENIAL``)
-_UNSURE_BACK = re.compile(_UNSURE + "|" + _IGNORE + "|" + _DENIED.pattern + r"|^\W*(?:(?:and|but|then|later|it|this|that|was|"
+_UNSURE_BACK = re.compile(UNSURE + "|" + IGNORE + "|" + _DENIED.pattern + r"|^\W*(?:(?:and|but|then|later|it|this|that|was|"
                           r"were|got)\s+)*" + _REVERT, re.I)
 #: a unit that tells the value now ("…, now it is 6543", "since then it is 6543") after one that told it in the past
 #: ("The db port was 5432"): that one is a past value (test40 T14)
