@@ -398,19 +398,26 @@ _UNASSERTED = re.compile(
     # a past value: "was X until …", "we used X for … until March" (test39b B15)
     r"|\b(?:was|were|used|had)\b.*\buntil\b|\bused\s+to\s+be\b|\b(?:our|my|their)\s+(?:old|former|previous)\b"
     # "X (no longer true)", "X - no longer true" (test42 T11; "X, which is no longer true" is :data:`_DENIED`'s)
-    r"|(?:[(\u2014\u2013]|\s-)\s*no\s+longer\s+(?:true|right|correct|accurate|valid|the\s+case)\b"
-    # stale, asked about, to come or on a condition: "X (outdated)", "X, not true anymore", "someone asked if X",
-    # "X will be / should be changed to Y", "if X was changed to Y, …" (test43 T3)
-    r"|(?:[(,\u2014\u2013]|\s-)\s*(?:not\s+(?:true|valid|right|correct)\s+any\s*more|outdated|obsolete|out\s+of\s+date)\b"
+    r"|(?:[(\u2014\u2013]|\s-)\s*no\s+longer\s+(?:true|right|correct|accurate|valid|the\s+case)\b", re.I)
+#: a clause that does not state its value so (test43 T3): stale ("X (outdated)"), asked about ("someone asked if
+#: X"), to come ("X will be / should be changed to Y"), on a condition ("if X was changed to Y, …") or undone ("X,
+#: then rolled back"); matched per clause of a unit (:data:`_CLAUSE_OF`), not its whole sentence, since "If you
+#: need it, the port is X" and "the port is X, so clients should be updated to use it" state X (test44 T2)
+_NOT_SO = re.compile(
+    r"(?:[(,\u2014\u2013]|\s-)\s*(?:not\s+(?:true|valid|right|correct)\s+any\s*more|outdated|obsolete|out\s+of\s+date)\b"
     r"|\b(?:ask(?:s|ed|ing)?|wonder(?:s|ed|ing)?)\s+(?:(?:me|us|you|him|her|them)\s+)?(?:if|whether)\b"
     r"|\b(?:will|shall|should|must|(?:is|are|am)\s+going\s+to|plan(?:s|ned)?\s+to|needs?\s+to)\s+(?:be\s+|get\s+)?"
     r"(?:chang|updat|mov|switch|set|bump|rais|lower|migrat)\w*\s+to\b|^\W*(?:if|unless|in\s+case)\s"
     r"|\b(?:and|then|later|but)\s+(?:\w+\s+){0,2}?" + _REVERT, re.I)
+#: a clause that only says the one before is stale ("…, not true anymore")
+_STALE_BACK = r"|^\W*(?:not\s+(?:true|valid|right|correct)\s+any\s*more|outdated|obsolete|out\s+of\s+date)\W*$"
+#: where a unit is cut into clauses for :data:`_NOT_SO` (and for nothing else: the unit's other rules read it whole)
+_CLAUSE_OF = re.compile(r"\s*[,:;]\s+|\s+(?=(?:and|so|but|then)\s)", re.I)
 _HEARSAY_RE = re.compile(HEARSAY, re.I)
 #: a unit that sets aside the unit before it too ("I'm not decided yet", "I could not confirm it", "ignore it"), or
 #: says it is wrong ("The old docs say …, but that's wrong", test39b B15: ``core.takeback.DENIAL``)
 _UNSURE_BACK = re.compile(UNSURE + "|" + IGNORE + "|" + _DENIED.pattern + r"|^\W*(?:(?:and|but|then|later|it|this|that|was|"
-                          r"were|got)\s+)*" + _REVERT, re.I)
+                          r"were|got)\s+)*" + _REVERT + _STALE_BACK, re.I)
 #: a unit that tells the value now ("…, now it is 6543", "since then it is 6543") after one that told it in the past
 #: ("The db port was 5432"): that one is a past value (test40 T14)
 _NOW = re.compile(r"^\W*(?:(?:and|but|so)\s+)?(?:now|nowadays|these\s+days|today|since\s+then|from\s+then\s+on)\b", re.I)
@@ -506,9 +513,12 @@ def _units(text: str) -> list[tuple[str, bool]]:
                 continue
             aside = bool(_UNASSERTED.search(unit)) or unit.endswith("?") and (
                 not _REQUEST.search(unit) or bool(_ASKS_IF.search(unit)))
-            if out and (_UNSURE_BACK.search(unit) or _NOW.search(unit) and _WAS_THEN.search(out[-1][0])):
-                out[-1] = (out[-1][0], True)
-            out.append((unit, aside))
+            for part in (_CLAUSE_OF.split(unit) if not aside and _NOT_SO.search(unit) else (unit,)):
+                if not part.strip():
+                    continue
+                if out and (_UNSURE_BACK.search(part) or _NOW.search(part) and _WAS_THEN.search(out[-1][0])):
+                    out[-1] = (out[-1][0], True)
+                out.append((part, aside or bool(_NOT_SO.search(part))))
         if fixed:
             out.append((fixed, False))
     return out
