@@ -341,9 +341,11 @@ def _said_secret_word(word: str, before: list[str]) -> bool:
     """:func:`secret_parts`' test of a word (marks around it stripped) of a
     value the person sealed as secret, beside :func:`_secret_word`: 8 or
     more characters once normalized (``MIN_TEXT_CHARS``) and either a word
-    of letters and one group of one or two digits ("hunter22", "Heron-88",
+    of letters, one mark and one group of one or two digits ("Heron-88",
     "dragon_99") whose letters are no ordinary technical name
-    (:data:`TECH_NAMES`: "server01", "python27", "windows10" stay), or
+    (:data:`TECH_NAMES`: "server-01", "python-27" stay; without the mark,
+    "jenkins02", "iphone15", "tomcat10" are names, not secrets: test44 T3,
+    and "hunter22" is a part when said after a secret's word), or
     digits alone that are a card's number (13 to 19 passing the Luhn check,
     ``core.cardnumber.card_number_ok``), or a word holding a digit or a mark
     said after a secret's word (:data:`SECRET_LABELS`, ``before``: the one
@@ -361,7 +363,7 @@ def _said_secret_word(word: str, before: list[str]) -> bool:
     name = len(word) - len(word.lstrip(_LETTERS))
     rest = word[name:]
     digits = rest.lstrip("-_.")
-    return 0 < name and digits.isdigit() and len(digits) <= 2 and len(rest) - len(digits) <= 1 \
+    return 0 < name and digits.isdigit() and len(digits) <= 2 and len(rest) - len(digits) == 1 \
         and word[:name].lower() not in TECH_NAMES
 
 

@@ -66,3 +66,24 @@ def test_which_words_of_a_sealed_value_are_its_parts():
         assert [p for p in quoted_forms(v, said_secret=True) if " " not in p] == [], (v, quoted_forms(v, True))
     # a value forgotten, not sealed, keeps val43's rule: its password-shaped word is no part alone
     assert [p for p in quoted_forms(VALUES[0]) if " " not in p] == [], quoted_forms(VALUES[0])
+
+
+def test_names_with_a_number_in_a_sealed_description_stay_writable(tmp_path):
+    """test44 T3: "jenkins02", "iphone15", "tomcat10" … of a sealed description (no mark between letters and digits,
+    not said after a secret's word) were withheld in every later prompt and refused in every write, the person's too;
+    the description's real secrets stay held."""
+    s, env = sealed_session(tmp_path, [
+        "my iphone15 passcode is 771904 and the jenkins02 admin password is Kx81-lumen-quartz; the nginx01 box runs "
+        "tomcat10, access code Lantern-7",
+        "vpn: user jdoe, password Maple-Crown-Sixty on the thinkpad14 laptop (kubernetes1 cluster, firefox91)"], "t3")
+    agent = {**env, **AGENT}
+    for i, body in enumerate(("the jenkins02 build is red", "upgrade the iphone15 to iOS 18", "restart tomcat10",
+                              "thinkpad14 battery is swollen", "firefox91 is too old", "the kubernetes1 cluster")):
+        _mem(agent, "remember", f"project/t/n{i}", body)
+    _mem(env, "remember", "project/ci/host", "jenkins02 is the CI host")
+    for body in ("the admin password is Kx81-lumen-quartz", "use Kx81-lumen-quartz", "code Lantern-7",
+                 "vpn Maple-Crown-Sixty"):
+        _mem(agent, "remember", "project/t/x", body, ok=(0, 6))   # refused, or written with it redacted
+    wait_store_processes_gone(s.store)
+    _mem(env, "gc", "--prune=now")
+    assert scan_store(s.store, [b"Kx81-lumen-quartz", b"Lantern-7", b"Maple-Crown-Sixty"]) == []
