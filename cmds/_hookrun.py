@@ -536,6 +536,11 @@ def _claude_dispatch(run: HookRun, data: dict) -> dict | None:
     except objstore.IntegrityError as e:   # a damaged config: the person is told (test42 T17)
         run.log(failure_of(e))
         return unopened_answer(ev, _s(data.get("prompt")), e)
+    except PermissionError as e:   # an unreadable config (no damage since rul44): told as well (test44 T15)
+        run.log(failure_of(e))
+        return unopened_answer(ev, _s(data.get("prompt")), objstore.MemError(
+            f"{e.filename or 'a file of the store'} cannot be read by this user (permission denied)",
+            hint=f"fix its owner or mode (chmod u+rw {e.filename})" if e.filename else None))
     try:
         # an id or cwd holding a --match text: a hidden id, no project (test42 T1)
         sid, hid = run.guarded("hidden", objstore.hook_ids, store, sid, cwd) or (sid, False)

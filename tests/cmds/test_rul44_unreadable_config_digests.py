@@ -74,3 +74,26 @@ def test_unreadable_digests_is_a_permission_not_lost_lines(mem, tmp_path):
         os.chmod(p, 0o600)
     mem("fsck", env=env)                                   # the rule kept: nothing was dropped
     mem("remember", "project/t/z", f"{TEXT} leads billing", env={**env, "MEM_AGENT": "claude"}, exit_code=6)
+
+
+def test_an_unreadable_config_is_said_by_the_session_start_hook(mem, tmp_path):
+    """test44 T15: since the permission error is no damage, the hooks' open let it through: every event captured
+    nothing and SessionStart said nothing (before, "capture is stopped: config cannot be read").  Now SessionStart
+    and a "remember that …" prompt say so, with the chmod; the hook still exits 0."""
+    import json
+    home = tmp_path / "s"
+    mem("--home", str(home), "remember", "project/web/host", "alpha-1", env={"MEM_AGENT": "0"})
+    run, cfg = _runner(home), home / "config"
+    os.chmod(cfg, 0)
+    try:
+        for event in ({"hook_event_name": "SessionStart", "source": "startup"},
+                      {"hook_event_name": "UserPromptSubmit", "prompt": "remember that the web host is beta-2"}):
+            ev = {**event, "session_id": "aaaaaaaa-1111-2222-3333-444444444444", "cwd": str(tmp_path)}
+            r = subprocess.run([*_prefix(), sys.executable, "-m", "cmds", "hook", "claude-code"], input=json.dumps(ev),
+                               capture_output=True, text=True, cwd=REPO, timeout=120,
+                               env={**os.environ, "PYTHONPATH": REPO, "MEM_HOME": str(home), "MEM_NO_HELPER": "1"})
+            assert r.returncode == 0, r
+            out = json.loads(r.stdout)
+            assert "capture is stopped" in out["systemMessage"] and f"chmod u+rw {cfg}" in out["systemMessage"], out
+    finally:
+        os.chmod(cfg, 0o600)
