@@ -109,13 +109,27 @@ def _head_key(line: str, want: str) -> bytes | None:
     return key if name == want and len(key) == 32 else None
 
 
+def check_writable(store: Store, file: str = RULES_FILE) -> None:
+    """Raise IntegrityError (exit 13) when ``file`` stands as a folder (or
+    another non-file) where the store keeps the rules: :func:`save` could
+    not replace it (fresh44 F14: ``mem seal`` crashed half way, every way
+    out an internal error).  Called by :func:`save` and before a seal
+    changes anything.  Reads only."""
+    p = store.root / file
+    if p.is_dir() or (p.exists() and not p.is_file()):
+        raise IntegrityError(f"{file} is a folder (or no regular file) where the store keeps a file: it cannot be "
+                             "written", hint=f"move it out of the way (mv {p} {p}.bad), then 'mem sealed "
+                             "rebuild-rules' writes it again from the sealed values")
+
+
 def save(store: Store, rules: SealRules, file: str = RULES_FILE, head: str = _HEAD, ordered: bool = False) -> None:
     """Write ``rules`` as ``file`` (head line ``head``), its lines sorted
     (``ordered``: in ``rules.lines``' order, the first duplicate kept), then
     each further section with a line (:attr:`SealRules.more`), sorted by
     key, under its own head line: the one atomic write, a temporary file of
     mode 0600, fsync of file and folder, then rename.  Caller holds the
-    store lock.  Raises OSError."""
+    store lock.  Raises OSError, IntegrityError (:func:`check_writable`)."""
+    check_writable(store, file)
     lines = list(dict.fromkeys(rules.lines)) if ordered else sorted(set(rules.lines))
     body = "".join(f"{d.hex()} {n} {k}\n" for k, d, n in lines)
     for more in sorted((r for r in rules.more if r.lines and r.key != rules.key), key=lambda r: r.key):

@@ -40,6 +40,7 @@ from objstore.memory import forget
 from objstore.memory.forgetplan import check_previewed
 from objstore.memory.lost import lost_current
 from objstore.memory.sealrules import add_rules, drop_rules, forget_rules, load as load_rules, save as save_rules
+from objstore.memory.sealrulefile import check_writable
 from objstore.memory.sealsources import quoted_forms, withhold_quoting_turns, withhold_source_turns
 from objstore.memory.validity import plain_valid_from
 from objstore.memory.tombstones import tombstones_for, withdraw_plain
@@ -468,6 +469,7 @@ def seal_key(store: Store, key: str, *, previewed: AbstractSet[str] | None = Non
     key = validate_key(key)
     with store.lock("seal"):
         recipient = sealing_recipient(store, removes_plain=True)   # (fresh43 F15)
+        check_writable(store)   # a folder for seal-rules: refused before any change (fresh44 F14)
         if (head := store.refs.read(fact_ref(key))) is not None:   # the newest value is not sealed alone, or
             store.refuse_set_back(fact_ref(key), head)              # dropped (test40 T7): nothing done
         plain = _plain_versions(store, key, lost=True)
