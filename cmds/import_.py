@@ -256,6 +256,8 @@ def _import_jsonl(store, paths, as_json, keep_existing=False, guard_file=None):
     from objstore import agent_of, import_jsonl, imported_unpaired, now_ms
     if not paths:
         raise click.UsageError("give the export file(s): mem import jsonl FILE")
+    if list(paths).count("-") > 1:   # (an internal error: test44 T5)
+        raise click.BadParameter("standard input (-) can be read once", param_hint="PATHS")
     if guard_file == "-" and "-" in paths:
         raise click.BadParameter("the export and the passphrase cannot both come from standard input",
                                  param_hint="--guard-passphrase-file")

@@ -442,7 +442,8 @@ def import_jsonl(store: Store, lines: Iterable[str], *, command: str = "import j
                     raise InvalidInput(f"line {lineno}: not a JSON object")
                 if not header_seen:
                     fmt = rec.get("format")
-                    if isinstance(fmt, str) and fmt.startswith("mem-export/") and fmt != FORMAT:
+                    if isinstance(fmt, str) and fmt.startswith("mem-export/") and fmt[11:].isdigit() \
+                            and int(fmt[11:]) > int(FORMAT[11:]):   # (mem-export/0, /x: not newer, test44 T5)
                         # a newer mem's export (fresh43 F11): exit 14, as for a remote written by a newer mem
                         raise UnsupportedVersion(f"{fmt} is an export format newer than this mem reads ({FORMAT})",
                                                  hint="upgrade mem on this machine, then import it again")

@@ -43,6 +43,12 @@ def test_import_jsonl_of_a_newer_export_and_from_stdin(mem, tmp_path):
     assert "newer than this mem reads" in r.stderr and "upgrade mem" in r.stderr, r.stderr
     r = mem("--home", b, "import", "jsonl", "-", "--guard-passphrase-file", "-", input=out, exit_code=2)
     assert "both come from standard input" in r.stderr, r.stderr
+    r = mem("--home", b, "import", "jsonl", "-", "-", input=out, exit_code=2)   # (test44 T5)
+    assert "can be read once" in r.stderr, r.stderr
+    for other in ("mem-export/0", "mem-export/beta"):   # not newer: not "upgrade mem" (test44 T5)
+        newer.write_text(out.replace('"format":"mem-export/1"', f'"format":"{other}"', 1))
+        r = mem("--home", b, "import", "jsonl", str(newer), exit_code=2)
+        assert "upgrade" not in r.stderr and "not a mem-export/1 export" in r.stderr, r.stderr
 
 
 def test_times_told_as_they_are(mem, tmp_path):
