@@ -397,6 +397,20 @@ def value(root: str | Path, name: str):
                            hint=f"set it with: mem config {name} VALUE") from None
 
 
+def marker_problem(marker) -> str | None:
+    """Why ``marker`` (``capture.ignore_marker``) would drop ordinary prompts, or None: one that begins with a
+    letter or digit ("a" keeps every prompt starting "add …" from capture and memory, silently: fresh43 F11) or holds
+    control characters; what ``mem config`` refuses and ``mem doctor`` warns of in a hand-edited file (test44 T5)."""
+    if not isinstance(marker, str) or not marker.strip():
+        return None
+    if not marker.isprintable():
+        return "must be printable text without control characters, like #nomem"
+    if marker.strip()[:1].isalnum():
+        return ("must begin with a sign such as # or !, not a letter or digit: every prompt starting with it would "
+                "go uncaptured, silently")
+    return None
+
+
 def set_setting(root: str | Path, name: str, text: str) -> tuple[object, bool]:
     """Set ``name`` from its text form (:func:`parse`); returns the typed
     value and whether the file changed.  Raises InvalidInput (also for a
@@ -413,12 +427,8 @@ def set_setting(root: str | Path, name: str, text: str) -> tuple[object, bool]:
     check_name(text.strip(), f"setting {name}", where="config.toml", hint=_SECRET_HINT.get(name, _SECRET_HINT[""]),
                url=name.endswith("url"))
     v = parse(name, text)
-    if name == "capture.ignore_marker" and v and (v.strip()[:1].isalnum() or not v.isprintable()):
-        # "a" would keep every prompt starting "add …" from capture and memory, silently (fresh43 F11)
-        raise InvalidInput("capture.ignore_marker must be printable text without control characters, like #nomem"
-                           if not v.isprintable() else "capture.ignore_marker must begin with a sign such as # or !, "
-                           "not a letter or digit: every prompt starting with it would go uncaptured, silently",
-                           hint="set it with: mem config capture.ignore_marker '#nomem'")
+    if name == "capture.ignore_marker" and (why := marker_problem(v)):
+        raise InvalidInput(f"capture.ignore_marker {why}", hint="set it with: mem config capture.ignore_marker '#nomem'")
     if name == "store.pack_codec" and v == "zstd":  # refused now, not at the first pack write
         from objstore.core.packzstd import missing  # deferred: only this setting needs the codec
         problem = missing(f"setting {name} = zstd")

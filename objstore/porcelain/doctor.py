@@ -99,7 +99,7 @@ from objstore.core.gc import stale_temps_note
 from objstore.core import packzstd, pullstop
 from objstore.core.packformat import ZSTD_VERSION, header_version
 from objstore.core.packback import packs_to_put_back
-from objstore.core.settings import config_problem, value
+from objstore.core.settings import config_problem, marker_problem, value
 from objstore.core.lock import lock_held, lock_holder
 from objstore.core.store import FACT_COMMIT_WAIT_S, FACT_WRITER, INIT_LOCK
 from objstore.core.sealstate import plain_and_sealed
@@ -309,7 +309,9 @@ def _index(store: Store) -> list[Finding]:
 def _config(root: Path) -> list[Finding]:
     p = config_problem(root, stamp=False)   # stopped: error; defaults: a warning
     if p is None:
-        return []
+        why = marker_problem(value(root, "capture.ignore_marker"))   # written by hand (test44 T5)
+        return [Finding("config", "warning", f"capture.ignore_marker {why}",
+                        "mem config capture.ignore_marker '#nomem'")] if why else []
     where = f"{p.path} line {p.line}" if p.line else p.path
     if p.capture_stopped:
         return [Finding("config", "error", f"{where}: {p.reason}: capture is stopped until it can be read",

@@ -25,6 +25,9 @@ def test_an_ignore_marker_an_ordinary_prompt_starts_with_is_refused(mem, tmp_pat
         assert mem("--home", home, "config", "capture.ignore_marker").stdout.strip() == "#nomem"
     mem("--home", home, "config", "capture.ignore_marker", "!skip")
     assert mem("--home", home, "config", "capture.ignore_marker").stdout.strip() == "!skip"
+    (tmp_path / "s" / "config.toml").write_text('[capture]\nignore_marker = "a"\n')   # by hand (test44 T5)
+    r = mem("--home", home, "doctor", exit_code=None)
+    assert "[config] capture.ignore_marker must begin with a sign" in r.stdout, r.stdout
 
 
 def test_import_jsonl_of_a_newer_export_and_from_stdin(mem, tmp_path):
