@@ -31,7 +31,7 @@ import os
 from objstore.core import audit
 from objstore.core.atomic import read_regular
 from objstore.core.errors import CorruptObject, IntegrityError, LostTextRule, LostTombstone, NotFound
-from objstore.core.hashkey import KEY_FILE, key_lost, keyed_digest, store_key
+from objstore.core.hashkey import KEY_FILE, keyed_digest, store_key
 from objstore.core.objects import Tombstone
 from objstore.core.store import Store
 from objstore.core.storeperms import refuse_denied
@@ -151,14 +151,9 @@ def own_since_key(store: Store, rules: dict[str, int]) -> list[str]:
     a tombstone made since then whose ref no pull, push, clone, restore or
     import set (another store's key never pairs here).  So a deleted,
     emptied or unreadable audit log fails closed (test43 T14).  [] without
-    a hash key, unless it is lost (``hashkey.key_lost``: then every rule
-    since the store began, test44 T4).  Reads the audit log."""
+    a hash key.  Reads the audit log."""
     try:
         made = int(os.stat(store.root / KEY_FILE).st_mtime * 1000) - 1000
-    except FileNotFoundError:   # lost with the digests (``key_lost``): every rule of its own counts (test44 T4)
-        if key_lost(store.root) is None:
-            return []
-        made = 0
     except OSError:
         return []
     try:
