@@ -226,9 +226,10 @@ def sealing_recipient(store: Store, *, removes_plain: bool = False) -> str:
     sealed: the pair as it is, recorded now).  No record while values are
     sealed (a vault from before session 42, or the file lost; fresh43 F15:
     a swapped recipient went unseen): the recipient cannot be checked
-    without the passphrase, so nothing is recorded and, for a seal that
-    ``removes_plain`` (``mem seal``), IntegrityError: no plaintext is
-    removed until the pair is proven (:data:`UNPROVEN_HINT`).  An ``identity.age`` other than the recorded one
+    without the passphrase, so nothing is recorded and IntegrityError:
+    nothing is sealed (``removes_plain``, ``mem seal``: no plaintext is
+    removed; a new secret, test44 T6: none is sealed to a key that may be
+    another's) until the pair is proven (:data:`UNPROVEN_HINT`).  An ``identity.age`` other than the recorded one
     does not stop a seal (the value is sealed to the store's own key; the
     caller warns: :func:`vault_damage`).  Caller holds the store lock.
     Raises NotFound (no vault), CorruptObject (a damaged recipient file),
@@ -245,11 +246,12 @@ def sealing_recipient(store: Store, *, removes_plain: bool = False) -> str:
                              "this store's identity cannot open", hint=PAIR_HINT)
     if _recorded_pair(store) is None:
         if any(True for _ in store.refs.iter("sealed", damaged=[], folders=[])):
-            if removes_plain:
-                raise IntegrityError(f"{PAIR_FILE} is missing while values are sealed, so {VAULT_DIR}/"
-                                     f"{RECIPIENT_FILE} cannot be told to be this store's without the passphrase: "
-                                     "nothing was sealed and no plain version removed", hint=UNPROVEN_HINT)
-            return info.recipient   # (not recorded: the next passphrase that opens the identity records it)
+            # a new secret too: sealed to a swapped recipient, its owner could read it and the person not
+            # (test44 T6; fresh43 F15 was mem seal's plaintext)
+            raise IntegrityError(f"{PAIR_FILE} is missing while values are sealed, so {VAULT_DIR}/"
+                                 f"{RECIPIENT_FILE} cannot be told to be this store's without the passphrase: "
+                                 f"nothing was sealed{' and no plain version removed' if removes_plain else ''}",
+                                 hint=UNPROVEN_HINT)
         try:
             record_pair(store)
         except OSError:

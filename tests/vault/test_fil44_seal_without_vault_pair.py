@@ -34,6 +34,12 @@ def test_seal_without_vault_pair_removes_no_plaintext_until_the_pair_is_proven(m
     assert "mem sealed rebuild-rules" in r.stderr, r.stderr
     assert mem(*h, "get", "project/web/port", env=PERSON).stdout.strip() == "port-8443-zq"   # nothing lost
     assert not (a / "vault-pair").exists()   # the foreign pair is not recorded as the store's
+    # a new secret is not sealed to the recipient no pair proves either (test44 T6: the other vault's owner could
+    # read it, the person not); nothing is stored
+    r = mem(*h, "remember", "user/pin", "pin-kestrel-55172", "--sensitivity", "secret", exit_code=13, env=PERSON)
+    assert "nothing was sealed" in r.stderr and "mem sealed rebuild-rules" in r.stderr, r.stderr
+    assert not (a / "refs" / "sealed" / "user" / "pin").exists()
+    mem(*h, "get", "user/pin", exit_code=4, env=PERSON)
     r = mem(*h, "sealed", "rebuild-rules", "--passphrase-file", str(pp), exit_code=None, env=PERSON)
     assert r.exit_code == 13 and "does not match the vault recipient" in r.stderr, r.stderr
     assert not (a / "vault-pair").exists()
