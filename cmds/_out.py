@@ -384,6 +384,14 @@ def unexpected_error(e: BaseException) -> tuple[str, str]:
                 "cannot be written or read by this user",
                 "fix its owner, mode or attributes (ls -l, lsattr) and run the command again; nothing already stored "
                 "was lost")
+    if isinstance(e, OSError) and (e.errno in (errno.EISDIR, errno.ENOTDIR, errno.EEXIST) or e.errno == errno.EINVAL
+                                   and e.strerror == "not a regular file") and (e.filename2 or e.filename):
+        # a folder where the store keeps a file or the other way round, on a path no check named yet (fresh44
+        # F13, F15, F16: push, pull, setup ended in "internal error")
+        where = e.filename2 or e.filename   # (os.replace(tmp, path): the path is the second)
+        return (f"{where}: {(e.strerror or 'not a file').lower()}: a folder stands where the store keeps a file, or a "
+                "file where it keeps a folder", f"move {where} out of the way ('mem fsck' names what it knows; "
+                "'mem fsck --repair' sets it aside), then run the command again; nothing already stored was lost")
     if isinstance(e, UnicodeError):   # its repr holds the bytes it read (a key file's, say): never echoed
         return (f"internal error: {type(e).__name__}: {getattr(e, 'encoding', '')} {getattr(e, 'reason', '')} "
                 f"at byte {getattr(e, 'start', '?')}", "run with MEM_DEBUG=1 for the traceback, and report it")
