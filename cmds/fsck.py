@@ -339,7 +339,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
                 click.echo(f"repair: {safe(key)}: the sealed copy a stopped 'mem unseal' left removed (plain only now)")
             # (a file left for the user is not "nothing to repair": fresh43 F3)
             print_repair(fixed, reindexed, config_fixed, rebuilt_registry is not None or bool(notes_aside)
-                         or bool(remote_damage) or key_made)
+                         or bool(remote_damage) or key_made or bool(rep.problems))   # (left: not "nothing", fresh44 F2)
             print_registry(rebuilt_registry)
             for line in _left_for_you(remote_damage):
                 click.echo(f"repair: {line}")

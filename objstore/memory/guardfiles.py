@@ -188,9 +188,9 @@ def hash_key_damage(store: Store) -> str | None:
     if load_key(store.root) is not None or denied(path):   # unreadable: storeperms names it (fresh41 F7)
         return None
     return (f"{KEY_FILE}: the store's hash key cannot be read (a damaged file): every 'mem forget' exits 13 (a new "
-            "tombstone cannot be keyed) and the hooks capture no turn (each one is logged in logs/hooks.log: "
-            "fresh40 F2); the tombstones already written still hold; put the hash-key file back "
-            "from a backup or a copy of this store (mem never replaces it)")
+            "tombstone cannot be keyed) and the hooks capture no turn (each one is logged in logs/hooks.log); "
+            "the tombstones already written still hold; put the hash-key file back "
+            "from a backup or a copy of this store (mem never replaces a damaged one)")   # (no finding ids: fresh44 F2)
 
 
 def unguarded_note(store: Store) -> str | None:

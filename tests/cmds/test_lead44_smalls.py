@@ -92,3 +92,15 @@ def test_a_settings_file_with_a_bom_is_named_as_such(mem, tmp_path):
     r = mem("--home", str(tmp_path / "s"), "hooks", "install", "claude-code", env={"HOME": str(tmp_path)}, exit_code=2)
     assert "byte order mark" in r.stderr and "utf-8-sig" not in r.stderr, r.stderr
     assert settings.read_bytes() == b'\xef\xbb\xbf{"hooks": {}}'
+
+
+def test_a_repair_that_leaves_a_damaged_hash_key_says_no_nothing(mem, tmp_path):
+    """fresh44 F2: a damaged hash-key: ``fsck --repair`` printed "repair: nothing to repair" before the error it
+    leaves, and the error cited an internal finding id ("fresh40 F2")."""
+    home = tmp_path / "s"
+    mem("--home", str(home), "forget", "--match", "Zephyrine Quillborough", "--yes")
+    with open(home / "hash-key", "r+b") as f:
+        f.truncate(5)
+    r = mem("--home", str(home), "fsck", "--repair", exit_code=13)
+    assert "nothing to repair" not in r.stdout and "hash key cannot be read" in r.stdout, r.stdout
+    assert "fresh40" not in r.stdout + r.stderr, r.stdout
