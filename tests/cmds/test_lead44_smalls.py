@@ -98,6 +98,7 @@ def test_a_repair_that_leaves_a_damaged_hash_key_says_no_nothing(mem, tmp_path):
     """fresh44 F2: a damaged hash-key: ``fsck --repair`` printed "repair: nothing to repair" before the error it
     leaves, and the error cited an internal finding id ("fresh40 F2")."""
     home = tmp_path / "s"
+    mem("--home", str(home), "init")
     mem("--home", str(home), "forget", "--match", "Zephyrine Quillborough", "--yes")
     with open(home / "hash-key", "r+b") as f:
         f.truncate(5)
