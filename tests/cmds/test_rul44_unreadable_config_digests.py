@@ -83,7 +83,7 @@ def test_an_unreadable_config_is_said_by_the_session_start_hook(mem, tmp_path):
     import json
     home = tmp_path / "s"
     mem("--home", str(home), "remember", "project/web/host", "alpha-1", env={"MEM_AGENT": "0"})
-    run, cfg = _runner(home), home / "config"
+    cfg = home / "config"
     os.chmod(cfg, 0)
     try:
         for event in ({"hook_event_name": "SessionStart", "source": "startup"},
