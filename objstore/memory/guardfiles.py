@@ -175,6 +175,22 @@ def _unpaired(store: Store, ids: set[str] | None, which=None, times: dict[str, i
     return out
 
 
+def lost_tombstones_note(store: Store) -> str | None:
+    """What ``mem status`` says when a tombstone's object cannot be read (its pack away, a loose file cut short): the
+    hooks then capture no turn (``LostTombstone``: the tombstone's value cannot be told), or None (fresh44 F1: status
+    said only "N damaged objects skipped").  Reads every tombstone."""
+    lost = 0
+    for _name, oid in store.refs.iter("tombstones", damaged=[]):
+        try:
+            store.get(oid, Tombstone)
+        except (CorruptObject, NotFound):
+            lost += 1
+    if not lost:
+        return None
+    return (f"{lost} tombstone{'s' if lost != 1 else ''} cannot be read (its object lost, or its pack away): no turn "
+            "is captured until it reads again; 'mem fsck' names it (put the pack back, or 'mem pull' from a remote)")
+
+
 def hash_key_damage(store: Store) -> str | None:
     """What ``mem fsck`` (a problem, exit 13, which ``--repair`` leaves)
     and ``mem doctor`` say when the store's ``hash-key`` file is there and

@@ -10,7 +10,7 @@ from __future__ import annotations
 from objstore.core.store import Store
 from objstore.core.storelayout import WRITE_NAMES, layout_damage
 from objstore.core.storeperms import denied_notes, unwritable_note
-from objstore.memory.guardfiles import hash_key_damage, lost_text_rules_note
+from objstore.memory.guardfiles import hash_key_damage, lost_text_rules_note, lost_tombstones_note
 from objstore.memory.sealrulefile import RULES_FILE
 from objstore.memory.sealrules import rules_refused
 
@@ -31,7 +31,7 @@ def capture_stopped(store: Store) -> str | None:
         return why
     if why := hash_key_damage(store):
         return why
-    for d in layout_damage(store.root, WRITE_NAMES, deep=False):
+    for d in layout_damage(store.root, (*WRITE_NAMES, "locks"), deep=False):   # (locks a file: fresh44 F1)
         return f"{d.rel} is {d.other} where the store keeps {d.want}: no write is possible; 'mem fsck --repair' sets it aside"
     if notes := denied_notes(store.root)[:1]:   # a hash-key or seal-rules this user may not read (fresh41 F7)
         return notes[0] if not notes[0].startswith("vault/") else None
@@ -40,4 +40,4 @@ def capture_stopped(store: Store) -> str | None:
     if rules_refused(store):
         return (f"{RULES_FILE} does not read as seal rules: every write is refused; 'mem sealed rebuild-rules' "
                 "writes it again")
-    return None
+    return lost_tombstones_note(store)   # (fresh44 F1)
