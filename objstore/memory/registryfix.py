@@ -40,6 +40,7 @@ from objstore.core.atomic import atomic_write
 from objstore.core.errors import MemError
 from objstore.core.record import Frozen, set_fields
 from objstore.core.salvage import Quarantine
+from objstore.core.storeperms import denied
 from objstore.memory.gitident import ProjectIdentity, clean_name, git_witness, identity_of, repo_birth
 from objstore.memory.scope import GONE, REGISTRY_FILE, REGISTRY_MADE, REGISTRY_REMADE, read_registry, write_registry
 
@@ -221,7 +222,11 @@ def rebuild_registry(store) -> RegistryRebuild | None:
     """Rebuild ``<store>/projects.json`` when it is damaged, or absent while
     captured sessions name projects (:func:`registry_missing`; module doc);
     None when it is sound, or absent with nothing to rebuild (nothing done).
-    Takes the store lock (``project``).  Raises StoreLocked, OSError."""
+    Takes the store lock (``project``).  Raises StoreLocked, OSError.  A
+    file this user may not read is no damage: left as it is (fresh44 F4: a
+    healthy registry was set aside and its chosen names replaced)."""
+    if denied(Path(store.root) / REGISTRY_FILE):
+        return None
     if not read_registry(store.root).damage and not registry_missing(store):
         return None
     with store.lock("project"):

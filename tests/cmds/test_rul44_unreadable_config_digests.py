@@ -97,3 +97,30 @@ def test_an_unreadable_config_is_said_by_the_session_start_hook(mem, tmp_path):
             assert "capture is stopped" in out["systemMessage"] and f"chmod u+rw {cfg}" in out["systemMessage"], out
     finally:
         os.chmod(cfg, 0o600)
+
+
+def test_an_unreadable_project_registry_is_kept_by_the_repair(mem, tmp_path):
+    """fresh44 F4: ``projects.json`` this user may not read was called damaged and ``fsck --repair`` set the healthy
+    file aside, naming the projects again from folders (a chosen name lost).  Now it is a permission, kept."""
+    import json
+    import time
+    home = tmp_path / "s"
+    mem("--home", str(home), "init")
+    ev = {"hook_event_name": "UserPromptSubmit", "session_id": "aaaaaaaa-1111-2222-3333-444444444444",
+          "cwd": str(tmp_path), "prompt": "hello there"}
+    subprocess.run([sys.executable, "-m", "cmds", "--home", str(home), "hook", "claude-code"], input=json.dumps(ev),
+                   text=True, capture_output=True, cwd=REPO, timeout=120, env={**os.environ, "MEM_NO_HELPER": "1"})
+    reg = home / "projects.json"
+    for _ in range(100):
+        if reg.exists():
+            break
+        time.sleep(0.1)
+    before = reg.read_bytes()
+    os.chmod(reg, 0)
+    try:
+        r = _runner(home)("fsck", "--repair")
+        assert "cannot be read by this user (permission denied), which is no damage" in r.stdout, r.stdout
+        assert "rebuilt the project registry" not in r.stdout, r.stdout
+    finally:
+        os.chmod(reg, 0o600)
+    assert reg.read_bytes() == before
