@@ -20,7 +20,7 @@ def remember_statement(store, prompt: str, cwd: str, source: str = "") -> str | 
         r = e
     except objstore.StoreLocked:
         raise
-    except objstore.ForgottenTextStatement as e:   # said as refused, not as damage (test42 T23)
+    except objstore.Refused as e:   # said as refused, not as damage (test42 T23; a sealed value's: test44 T9)
         return confirmation(e)
     except objstore.MemError as e:   # damage stops the write: said, not dropped (test41 T34)
         return not_stored(e)

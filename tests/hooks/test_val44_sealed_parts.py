@@ -87,3 +87,19 @@ def test_names_with_a_number_in_a_sealed_description_stay_writable(tmp_path):
     wait_store_processes_gone(s.store)
     _mem(env, "gc", "--prune=now")
     assert scan_store(s.store, [b"Kx81-lumen-quartz", b"Lantern-7", b"Maple-Crown-Sixty"]) == []
+
+
+def test_a_remember_that_prompt_holding_a_sealed_value_is_refused_before_the_redaction(tmp_path):
+    """test44 T9: "remember that the garage code is KESTREL 5517 HARBOR" (sealed: kestrel-5517-harbor) was stored as
+    "the garage code is KESTREL [REDACTED:named-secret] HARBOR" and answered "Remembered as you asked": the
+    redaction took a part first and the sealed-value check then saw no whole value.  Now the statement is checked as
+    typed: refused ("Not stored, though asked"), and no part of it is written."""
+    s, env = sealed_session(tmp_path, ["kestrel-5517-harbor"], "t9")
+    out = s.prompt("remember that the garage code is KESTREL 5517 HARBOR")
+    assert "Not stored, though asked" in out and "holds the sealed value of user/t90" in out, out
+    assert "Remembered" not in out, out
+    wait_store_processes_gone(s.store)
+    keys = _mem(env, "keys").stdout
+    assert "garage" not in keys, keys
+    _mem(env, "gc", "--prune=now")
+    assert scan_store(s.store, [b"KESTREL", b"HARBOR"]) == []
