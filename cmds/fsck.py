@@ -242,10 +242,7 @@ def command(ctx, repair, drop_lost_tombstones, as_json):
         from objstore import rebuild_registry
         rebuilt_registry = rebuild_registry(store)
     why = registry_damage(store.root)
-    if why and "Permission denied" in why:   # no damage: the repair leaves it (fresh44 F4)
-        rep.problems.append(f"project registry: {store.root / 'projects.json'} cannot be read by this user (permission "
-                            f"denied), which is no damage: fix its owner or mode (chmod u+rw {store.root / 'projects.json'})")
-    elif why:       # names would be handed out again: never silently reset (mem doctor says how to fix)
+    if why:       # names would be handed out again: never silently reset (mem doctor says how to fix)
         rep.problems.append(f"project registry: {why}")
     elif not repair:   # deleted: the next hook starts a new one, and moved repositories get new names
         from objstore import registry_missing

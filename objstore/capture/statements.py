@@ -606,8 +606,8 @@ def write_statement(store: Store, prompt: str, *, cwd: str = "", source: str = "
     if not late:
         if (h := hider(store)) is not None and h.spans(prompt):   # (test42 T23: written in the clear)
             raise forgotten_text_refusal()
-        from objstore.memory.sealrulefile import FORGOTTEN_LABEL, rule_labels_in   # (test44 T9: checked before the
-        key = statement_key(what, project, store)   # redaction took a part and the rest went in the clear)
+        from objstore.memory.sealrulefile import FORGOTTEN_LABEL, rule_labels_in   # defer: a statement's (test44 T9)
+        key = statement_key(what, project, store)   # checked as typed: the redaction took a part, the rest went clear
         if sealed := sorted(x for x in rule_labels_in(store, prompt) if not x.startswith(FORGOTTEN_LABEL) and x != key):
             raise Refused(f"{key}: this statement holds the sealed value of {sealed[0]}; a sealed value is never "
                           "written in the clear", hint=f"write it sealed: mem remember {key} - --sensitivity secret")

@@ -48,6 +48,7 @@ from objstore.core.atomic import atomic_write
 from objstore.core.errors import InvalidInput
 from objstore.core.record import Frozen, set_fields
 from objstore.core.refs import refuse_if_credential
+from objstore.core.storeperms import denied
 from objstore.core.text import LazyPattern
 from objstore.memory.gitident import (ProjectIdentity, clean_name, cloned_from, git_witness, identity_of, repo_birth,
                                       same_birth, same_repository, time_copied)
@@ -141,8 +142,13 @@ def load_registry(store_root: str | os.PathLike | None) -> dict[str, str]:
 
 
 def registry_damage(store_root: str | os.PathLike | None) -> str:
-    """Why the store's project registry is damaged, or "" (``mem doctor``, ``mem fsck``)."""
-    return read_registry(store_root).damage
+    """Why the store's project registry is damaged, or "" (``mem doctor``, ``mem fsck``); a file this user may not
+    read is said as no damage, with the fix (fresh44 F4: "damaged", and the repair set a healthy file aside)."""
+    damage = read_registry(store_root).damage
+    if damage and store_root is not None and denied(p := Path(store_root) / REGISTRY_FILE):
+        return f"{p} cannot be read by this user (permission denied), which is no damage: fix its owner or mode " \
+               f"(chmod u+rw {p})"
+    return damage
 
 
 def name_in(ident: ProjectIdentity, registry: dict[str, str], damaged: bool = False) -> str:
